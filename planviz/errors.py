@@ -1,0 +1,117 @@
+"""The exceptions planviz raises.
+
+Every error is a :class:`PlanvizError`; each subclass also inherits the builtin
+it resembles, so ``except ValueError`` keeps working for callers who do not
+know planviz.
+
+>>> issubclass(PlanFormatError, ValueError) and issubclass(PlanFormatError, PlanvizError)
+True
+>>> str(PlanFormatError("expected a number, got 'soon'", source="plan.yaml", line=4, column=15,
+...                     path="steps[1].duration"))
+"plan.yaml:4:15: steps[1].duration: expected a number, got 'soon'"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "PlanvizError",
+    "PlanFormatError",
+    "TraceFormatError",
+    "SchemaError",
+    "SemanticError",
+    "UnknownStepError",
+    "RenderError",
+    "LayoutTimeout",
+]
+
+
+class PlanvizError(Exception):
+    """Base class of every error planviz raises on purpose."""
+
+
+class PlanFormatError(PlanvizError, ValueError):
+    """A plan, contract or trace could not be read.
+
+    Carries where: ``source`` (file name or ``<string>``), ``line`` and
+    ``column`` (1-based, when known) and ``path``, the field path inside the
+    document (``steps[3].depends_on``). The message says what was expected.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        self.path = path
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        place = ""
+        if self.source:
+            place = self.source
+            if self.line is not None:
+                place += f":{self.line}"
+                if self.column is not None:
+                    place += f":{self.column}"
+            place += ": "
+        if self.path:
+            place += f"{self.path}: "
+        return place + self.message
+
+    def located(self, **where: Any) -> PlanFormatError:
+        """A copy of this error with the missing location fields filled in."""
+        fields = {k: getattr(self, k) for k in ("source", "line", "column", "path")}
+        for key, value in where.items():
+            if fields.get(key) is None:
+                fields[key] = value
+        return type(self)(self.message, **fields)
+
+    def __reduce__(self):  # keep location through pickling (child processes)
+        return (_rebuild, (type(self), self.message, self.source, self.line, self.column, self.path))
+
+
+def _rebuild(cls, message, source, line, column, path):
+    return cls(message, source=source, line=line, column=column, path=path)
+
+
+class TraceFormatError(PlanFormatError):
+    """A run trace (JSON Lines) could not be read; ``line`` names the bad line."""
+
+
+class _ReportError(PlanvizError, ValueError):
+    def __init__(self, message: str, report: Any) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class SchemaError(_ReportError):
+    """The plan's structure is broken (cycle, unknown or duplicate ids); ``.report`` has the findings."""
+
+
+class SemanticError(_ReportError):
+    """The plan does not satisfy its contract; ``.report`` has the findings."""
+
+
+class UnknownStepError(PlanvizError, KeyError):
+    """A step id that the plan does not have."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class RenderError(PlanvizError, RuntimeError):
+    """A picture could not be made (unknown format, layout failed)."""
+
+
+class LayoutTimeout(RenderError, TimeoutError):
+    """Graphviz did not lay the plan out within its time limit."""
