@@ -1,0 +1,64 @@
+"""Benchmark: one frame of a run vs a full layout, on a 300-step plan (issue 4: frame <= 0.25x layout).
+
+A frame restyles the picture laid out once for the plan version (by node id);
+a full render builds the graph and runs the Graphviz ``dot`` layout. Both are
+measured through the public :func:`planviz.render`, best of a few repeats.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from types import SimpleNamespace
+
+from planviz.model import Plan, Step
+from planviz.render import render
+from planviz.runtime import simulate
+
+
+def plan_of(n: int = 300, width: int = 10, seed: int = 7, goal: str = "benchmark goal") -> Plan:
+    """A layered random DAG: ``n`` steps in waves of ``width``, each depending on 1-3 earlier steps."""
+    rnd = random.Random(seed)
+    steps: list[Step] = []
+    for i in range(n):
+        layer = i // width
+        pool = [s.id for s in steps[max(0, (layer - 3) * width): layer * width]]
+        deps = rnd.sample(pool, min(len(pool), rnd.randint(1, 3))) if pool else []
+        steps.append(Step(f"S{i}", f"step {i}: do the thing number {i} carefully", expected_evidence="ok",
+                          depends_on=deps, requires=[f"f{d[1:]}" for d in deps], produces=[f"f{i}"],
+                          duration=rnd.randint(1, 9)))
+    return Plan(goal, steps, time_unit="min")
+
+
+def _best(fn, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main(n: int = 300, repeats: int = 2) -> dict:
+    plan = plan_of(n)
+    run = simulate(plan)
+    # A new goal text makes a new plan value, so each of these misses the layout memo: a full layout.
+    fresh = iter([plan.replace(goal=f"benchmark goal {i}") for i in range(2 * repeats)])
+    full_plan = _best(lambda: render(next(fresh)), repeats)
+    fresh_runs = iter([SimpleNamespace(events=run.events[:1], plans=[p], outcome=None)
+                       for p in [plan.replace(goal=f"run goal {i}") for i in range(repeats)]])
+    full_frame = _best(lambda: render(plan, run=next(fresh_runs), at=0), repeats)
+    render(plan, run=run, at=0)  # lay out once
+    frames = list(range(0, len(run.events), max(1, len(run.events) // 10)))
+    frame = _best(lambda: [render(plan, run=run, at=i) for i in frames], repeats) / len(frames)
+    ratio = frame / full_frame
+    print(f"render benchmark: {n}-step plan, {len(run.events)} events; best of {repeats}")
+    print(f"  {'full layout + render (plan)':<34}{full_plan:>9.3f} s")
+    print(f"  {'full layout + render (run frame)':<34}{full_frame:>9.3f} s")
+    print(f"  {'one frame, layout reused':<34}{frame:>9.3f} s")
+    print(f"  {'frame / full layout':<34}{ratio:>9.2f} x   (target <= 0.25)")
+    return {"steps": n, "full_plan_s": full_plan, "full_frame_s": full_frame, "frame_s": frame, "ratio": ratio}
+
+
+if __name__ == "__main__":
+    main()
