@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .errors import PlanFormatError, UnknownStepError
 
