@@ -17,6 +17,8 @@ widget stack loads only when ``explore`` is first used.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 __version__ = "0.1.0"
@@ -54,3 +56,20 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Keeps ``planviz.render``/``validate``/``metrics`` the public functions.
+
+    Importing a submodule sets it as a package attribute, so loading
+    ``planviz.render`` as a side effect (``explore`` does) would otherwise
+    shadow the function ``render`` with the module of the same name.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _WHERE.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -1,0 +1,168 @@
+"""The timeline chart of the explorer and the HTML report: a run against its critical path.
+
+One row per step: a thin bar for when the plan's schedule (forward pass)
+puts it, dark when the step is critical, and a thick bar for each time the
+run actually ran it, coloured by how the attempt ended (done, failed, still
+running at the end, or done but later voided by a failure). A vertical line
+marks the current frame's clock; the root ``<svg>`` carries ``data-x0`` and
+``data-scale`` so a script can move it (``x = x0 + time * scale``).
+
+Every piece of text is escaped: step ids come from untrusted plan text.
+
+>>> from planviz import examples, simulate, critical_path
+>>> plan = examples.load("cache_isolation")
+>>> svg = gantt_svg(simulate(plan), critical_path(plan), now=13.0, unit="min")
+>>> svg.startswith("<svg") and svg.count('class="pv-row"') == 5
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+__all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
+
+#: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2"}
+_LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One attempt of one step: from its start event to its end (or the end of the run)."""
+
+    step: str
+    start: float
+    end: float
+    result: str
+
+
+def bars(run: Any) -> tuple[Bar, ...]:
+    """The attempts in a run, in start order, read from its start/complete/fail events.
+
+    A completed attempt whose step a later event voids is ``voided``; one still
+    open at the end is ``running``.
+    """
+    events = list(run.events)
+    if not events:
+        return ()
+    end = float(events[-1].time)
+    open_: dict[str, float] = {}
+    out: list[Bar] = []
+    for e in events:
+        voided = getattr(e, "voided", None)
+        if voided:
+            out = [Bar(b.step, b.start, b.end, "voided") if b.result == "done" and b.step in voided else b
+                   for b in out]
+        if not e.step:
+            continue
+        if e.kind == "start":
+            open_[e.step] = float(e.time)
+        elif e.kind in ("complete", "fail") and e.step in open_:
+            out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
+    out.extend(Bar(s, t, end, "running") for s, t in open_.items())
+    return tuple(sorted(out, key=lambda b: (b.start, b.step)))
+
+
+def _rows(schedule: Any, attempts: tuple[Bar, ...]) -> list[str]:
+    planned = sorted(schedule.steps, key=lambda s: (schedule.steps[s].es, s))
+    rows, seen = list(planned), set(planned)
+    for b in attempts:
+        if b.step not in seen:
+            seen.add(b.step)
+            rows.append(b.step)
+    return rows
+
+
+def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = "") -> str:
+    """An inline SVG Gantt chart of ``run`` against ``schedule`` (a :class:`planviz.Schedule`).
+
+    ``now`` places the cursor (hidden when None); ``unit`` labels the time axis.
+    """
+    attempts = bars(run)
+    rows = _rows(schedule, attempts)
+    last = float(run.events[-1].time) if run.events else 0.0
+    span = max([float(schedule.makespan), last] + [b.end for b in attempts] + [1e-9])
+    scale = _CHART_W / span
+    x0 = _LABEL_W
+    height = _TOP + _ROW_H * len(rows) + 24
+    width = _LABEL_W + _CHART_W + _PAD
+    critical = set(schedule.critical)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
+           f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
+    out.append(_legend())
+    out.append(_axis(span, scale, x0, height, unit))
+    for i, step in enumerate(rows):
+        y = _TOP + i * _ROW_H
+        sid = escape(step)
+        label = escape(step if len(step) <= 16 else step[:15] + "\u2026")
+        weight = ' font-weight="bold"' if step in critical else ""
+        out.append(f'<g class="pv-row" data-step="{sid}"><title>{sid}</title>'
+                   f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end"{weight}>{label}</text>')
+        timing = schedule.steps.get(step)
+        if timing is not None:
+            fill = "#222222" if step in critical else "#b3b3b3"
+            out.append(f'<rect class="pv-planned" x="{x0 + timing.es * scale:.2f}" y="{y + 2}" '
+                       f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
+                       f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
+                       f'</title></rect>')
+        for b in attempts:
+            if b.step != step:
+                continue
+            dash = ' stroke="#555555" stroke-dasharray="3 2"' if b.result == "voided" else ""
+            out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
+                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10" fill="{PALETTE[b.result]}"'
+                       f'{dash}><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
+        out.append("</g>")
+    cursor = x0 + (now or 0.0) * scale
+    hidden = ' visibility="hidden"' if now is None else ""
+    out.append(f'<line class="planviz-now" x1="{cursor:.2f}" x2="{cursor:.2f}" y1="{_TOP - 4}" '
+               f'y2="{height - 20}" stroke="#CC79A7" stroke-width="2"{hidden}/>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _legend() -> str:
+    items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
+             (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
+             (PALETTE["voided"], "voided", 10)]
+    out, x = ['<g class="pv-legend">'], 4
+    for colour, text, h in items:
+        stroke = ' stroke="#555555" stroke-dasharray="3 2"' if text == "voided" else ""
+        out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}" fill="{colour}"{stroke}/>'
+                   f'<text x="{x + 18}" y="13">{text}</text>')
+        x += 26 + 6 * len(text)
+    out.append("</g>")
+    return "".join(out)
+
+
+def _axis(span: float, scale: float, x0: float, height: int, unit: str) -> str:
+    step = _tick(span)
+    out = ['<g class="pv-axis" stroke="#dddddd">']
+    t = 0.0
+    while t <= span + 1e-9:
+        x = x0 + t * scale
+        out.append(f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{_TOP - 8}" y2="{height - 20}"/>'
+                   f'<text x="{x:.2f}" y="{_TOP - 12}" text-anchor="middle" stroke="none" fill="#555555">'
+                   f'{_num(round(t, 6))}</text>')
+        t += step
+    label = f"time ({escape(unit)})" if unit else "time"
+    out.append(f'<text x="{x0}" y="{height - 6}" stroke="none" fill="#555555">{label}</text></g>')
+    return "".join(out)
+
+
+def _tick(span: float) -> float:
+    """A round tick spacing giving at most ~10 ticks."""
+    raw = span / 10
+    base = 10 ** int(f"{raw:e}".split("e")[1])
+    for m in (1, 2, 5, 10):
+        if base * m >= raw:
+            return base * m
+    return base * 10
