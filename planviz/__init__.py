@@ -25,7 +25,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "errors": ("PlanvizError", "PlanFormatError", "TraceFormatError", "SchemaError", "SemanticError",
-               "UnknownStepError", "RenderError", "LayoutTimeout"),
+               "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError", "StructureError",
+               "SimulationError", "FrameIndexError"),
     "model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
     "io": ("load_plan", "load_plans", "load_contract", "dump_plan", "plan_schema"),
     "graph": ("to_graph", "from_graph"),

@@ -22,28 +22,11 @@ from typing import Any, Iterable, Iterator
 
 import networkx as nx
 
-from .errors import PlanvizError
+from .errors import AnalysisError, StructureError
 from .model import Plan, Step
 
 __all__ = ["AnalysisError", "StructureError", "DagIndex", "build_index", "unique_steps", "unknown_error",
            "paused_gc", "reach_pass", "state_of"]
-
-
-class AnalysisError(PlanvizError, ValueError):
-    """An analysis was asked something it cannot answer (bad durations, unknown failure category...)."""
-
-
-class StructureError(AnalysisError):
-    """The plan is not a DAG over known ids (a cycle or an unknown dependency).
-
-    ``steps`` names the steps involved; ``edges`` the cycle's edges, if any.
-    Run :func:`planviz.validate` to see every structural finding.
-    """
-
-    def __init__(self, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None:
-        super().__init__(message)
-        self.steps = tuple(steps)
-        self.edges = tuple(edges)
 
 
 class DagIndex:

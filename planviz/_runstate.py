@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 import networkx as nx
 
 from .analysis import reachable
-from .errors import PlanvizError
+from .errors import SimulationError
 from .graph import to_graph
 from .model import Contract, Plan
 
@@ -43,10 +43,6 @@ EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "inv
                "stop")
 OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
             "forbidden_state", "replan_limit", "no_new_route")
-
-
-class SimulationError(PlanvizError, ValueError):
-    """A run was asked for something it cannot do (unknown strategy, malformed fault, bad outcome...)."""
 
 
 def _facts(value: Any, where: str) -> frozenset[str]:

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 __all__ = [
     "PlanvizError",
@@ -24,6 +24,10 @@ __all__ = [
     "UnknownStepError",
     "RenderError",
     "LayoutTimeout",
+    "AnalysisError",
+    "StructureError",
+    "SimulationError",
+    "FrameIndexError",
 ]
 
 
@@ -115,3 +119,28 @@ class RenderError(PlanvizError, RuntimeError):
 
 class LayoutTimeout(RenderError, TimeoutError):
     """Graphviz did not lay the plan out within its time limit."""
+
+
+class AnalysisError(PlanvizError, ValueError):
+    """An analysis was asked something it cannot answer (bad durations, unknown failure category...)."""
+
+
+class StructureError(AnalysisError):
+    """The plan is not a DAG over known ids (a cycle or an unknown dependency).
+
+    ``steps`` names the steps involved; ``edges`` the cycle's edges, if any.
+    Run :func:`planviz.validate` to see every structural finding.
+    """
+
+    def __init__(self, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.steps = tuple(steps)
+        self.edges = tuple(edges)
+
+
+class SimulationError(PlanvizError, ValueError):
+    """A run was asked for something it cannot do (unknown strategy, malformed fault, bad outcome...)."""
+
+
+class FrameIndexError(PlanvizError, IndexError):
+    """An event index outside the run."""

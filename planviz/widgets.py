@@ -39,7 +39,7 @@ import ipywidgets as w
 
 from ._gantt import gantt_svg
 from .analysis import critical_path
-from .errors import PlanvizError
+from .errors import FrameIndexError, PlanvizError
 from .report import event_row, frame_svg, metrics_rows, report_html
 from .runtime import FAULT_KINDS, Fault, simulate
 from .trace import load_trace
@@ -69,10 +69,6 @@ _STYLE = """<style>
 .planviz-explorer .pv-scope { font-size: 12px; }
 .planviz-explorer .pv-error { color: #b03000; }
 </style>"""
-
-
-class FrameIndexError(PlanvizError, IndexError):
-    """An event index outside the run."""
 
 
 def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
