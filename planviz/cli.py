@@ -69,12 +69,13 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     plan, contract = _load(args)
     run = load_trace(args.trace) if args.trace else None
-    if run is not None and args.at is None:
-        args.at = len(run.events) - 1
+    # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
     report = validate(plan, contract) if run is None else None
-    diagram = render(run.plans[-1] if run is not None and run.plans else plan, run=run, at=args.at, report=report)
-    diagram.save(args.output)
-    print(f"wrote {args.output}")
+    diagram = render(plan, run=run, at=args.at, report=report)
+    path = diagram.save(args.output)
+    if diagram.notice:
+        print(f"planviz: note: {diagram.notice}", file=sys.stderr)
+    print(f"wrote {path}")
     return 0
 
 
@@ -86,23 +87,24 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     faults = [Fault.parse(text) for text in args.fault]
     run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in ([e.step] if e.step else [])})
+    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
     if args.json:
         print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
     else:
         print(f"outcome: {run.outcome}")
         print(f"voided: {', '.join(voided) if voided else '(none)'}")
         print(m.to_text())
+    note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
     if args.trace:
         from .trace import save_trace
 
         save_trace(run, args.trace)
-        print(f"wrote {args.trace}")
+        print(f"wrote {args.trace}", file=note)
     if args.report:
         from .widgets import report_html
 
         report_html(run, args.report)
-        print(f"wrote {args.report}")
+        print(f"wrote {args.report}", file=note)
     return 0 if run.outcome == "plan_complete" else 1
 
 
