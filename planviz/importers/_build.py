@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..model import Finding, Plan, Step
 
@@ -193,3 +193,12 @@ def texts_in(text: str, data: Any, pattern: re.Pattern[str]) -> list[tuple[str, 
                 if isinstance(v, str) and pattern.search(v):
                     found.append((f"{label}.{k}", v))
     return found or [("", text)]
+
+
+def plans_in_texts(text: str, data: Any, pattern: re.Pattern[str],
+                   read: Callable[[str, str], list[Plan]]) -> list[Plan]:
+    """Every plan of every planner text in the input: ``read(body, where_prefix)`` for each of :func:`texts_in`."""
+    plans: list[Plan] = []
+    for label, body in texts_in(text, data, pattern):
+        plans.extend(read(body, f"{label}, " if label else ""))
+    return plans

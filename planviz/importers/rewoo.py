@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from ..model import Finding, Plan
-from ._build import Draft, Ref, build, finding, texts_in
+from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
@@ -45,10 +45,7 @@ def looks_like(text: str, data: Any) -> bool:
 
 def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan]:
     """One plan per question of every ReWOO text in the input."""
-    plans: list[Plan] = []
-    for label, body in texts_in(text, data, PATTERN):
-        plans.extend(_plans(body, f"{label}, " if label else ""))
-    return plans
+    return plans_in_texts(text, data, PATTERN, _plans)
 
 
 def _plans(body: str, prefix: str) -> list[Plan]:
