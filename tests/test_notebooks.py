@@ -1,0 +1,172 @@
+"""Every teaching notebook runs top to bottom in a fresh python3 kernel, as a teacher would run it.
+
+Each notebook is executed once per test session (nbclient, cwd = notebooks/,
+widget state stored); the tests then read the executed copies. A notebook
+passes when no cell produced an error output; stderr streams are allowed,
+because pygraphviz's bundled fontconfig prints a harmless warning there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+EXPECTED = (
+    "01_checklist_to_plan.ipynb",
+    "02_validation.ipynb",
+    "03_critical_path.ipynb",
+    "04_simulated_run.ipynb",
+    "05_debugging_a_failed_run.ipynb",
+    "06_is_planning_worth_it.ipynb",
+)
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+pytestmark = pytest.mark.notebooks
+
+
+def execute_notebook(path: Path, kernel_name: str = "python3", timeout: int = 120) -> nbformat.NotebookNode:
+    """Run one notebook in a new kernel with cwd = its folder; raises CellExecutionError on the first error."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    return nb
+
+
+def outputs(nb: nbformat.NotebookNode):
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            yield from cell.get("outputs", [])
+
+
+def text_of(nb: nbformat.NotebookNode) -> str:
+    """Everything the notebook printed or displayed as text (stdout and text/plain results)."""
+    parts = []
+    for out in outputs(nb):
+        if out.output_type == "stream" and out.name == "stdout":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.append(str(out.get("data", {}).get("text/plain", "")))
+            parts.append(str(out.get("data", {}).get("text/html", "")))
+    return "\n".join(parts)
+
+
+def mimetypes(nb: nbformat.NotebookNode) -> set[str]:
+    return {mime for out in outputs(nb) for mime in out.get("data", {})}
+
+
+_executed: dict[str, nbformat.NotebookNode] = {}
+
+
+@pytest.fixture(scope="module")
+def executed():
+    """name -> executed notebook, each run at most once per module; checks the run left no file in notebooks/."""
+    before = sorted(p.name for p in NOTEBOOK_DIR.iterdir())
+
+    def run(name: str) -> nbformat.NotebookNode:
+        if name not in _executed:
+            _executed[name] = execute_notebook(NOTEBOOK_DIR / name)
+        return _executed[name]
+
+    yield run
+    after = sorted(p.name for p in NOTEBOOK_DIR.iterdir())
+    assert after == before, "a notebook wrote into notebooks/; write under ../out/ or a temp dir"
+
+
+def test_the_six_notebooks_are_there():
+    assert tuple(sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))) == EXPECTED
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_committed_clean(name):
+    """Committed with the python3 kernelspec (no kernel dialog), no outputs, a title and an exercise."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    nbformat.validate(nb)
+    assert dict(nb.metadata["kernelspec"]) == KERNELSPEC
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code, f"{name} has no code"
+    assert all(c.outputs == [] and c.execution_count is None for c in code), f"{name} is committed with outputs"
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    tail = "\n".join(c.source for c in nb.cells[-3:])
+    assert "Exercise" in tail, f"{name} does not end with an exercise"
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_runs_top_to_bottom(executed, name):
+    nb = executed(name)
+    errors = [out for out in outputs(nb) if out.output_type == "error"]
+    assert errors == [], f"{name}: {[e.ename + ': ' + e.evalue for e in errors]}"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code)
+
+
+def test_checklist_notebook_finds_what_a_checklist_lacks_and_draws_the_plan(executed):
+    nb = executed("01_checklist_to_plan.ipynb")
+    text = text_of(nb)
+    assert len(re.findall(r"structure\s+no_evidence", text)) == 4
+    assert "S2 -> S3   carries ['isolation_test_written']" in text
+    assert "<svg" in json.dumps([o.get("data", {}) for o in outputs(nb)])
+
+
+def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
+    text = text_of(executed("02_validation.ipynb"))
+    for layer, code in [("structure", "cycle"), ("feasibility", "infeasible_fact"),
+                        ("semantics", "unmet_requirement"), ("semantics", "forbidden_step"),
+                        ("static", "resource_conflict"), ("static", "high_risk_unguarded")]:
+        assert re.search(rf"^{layer}\s+{code}\s", text, re.M), f"{layer}/{code} not shown"
+    assert "'S2' produces it but is not an ancestor of 'S3'" in text
+    assert "refused: True | unsatisfiable: ('deploy_credentials',)" in text
+    assert "ok: no findings" in text  # the fixed plan
+
+
+def test_critical_path_notebook_prints_29_of_32(executed):
+    text = text_of(executed("03_critical_path.ipynb"))
+    assert re.search(r"serial time .*:\s+32 min", text) and re.search(r"makespan .*:\s+29 min", text)
+    assert "critical path: S0 -> S1 -> S3 -> S4" in text
+    assert re.search(r"^S2\s+5\s+8\s+10\s+13\s+5$", text, re.M), "S2's slack of 5 not shown"
+    assert "1 worker(s): finished at 32 min" in text and "2 worker(s): finished at 29 min" in text
+
+
+def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
+    nb = executed("04_simulated_run.ipynb")
+    assert WIDGET_MIME in mimetypes(nb)
+    assert nb.metadata.get("widgets"), "widget state was not stored"
+    text = text_of(nb)
+    assert re.search(r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text)
+    for category, action in [("transient", "retry"), ("precondition", "return_to_source"), ("goal_change", "replan")]:
+        assert re.search(rf"^{category}\s+S\d\s+{action}\s", text, re.M)
+    assert "version 2: ['S0', 'S1', 'S2', 'S3.v2', 'S4.v2']" in text
+
+
+def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(executed):
+    nb = executed("05_debugging_a_failed_run.ipynb")
+    assert WIDGET_MIME in mimetypes(nb)  # the replay viewer
+    text = text_of(nb)
+    assert "outcome: expected_evidence_missing" in text
+    assert "'executor'" in text
+    assert "return_to_source -> restart at S1" in text
+    assert "report.html" in text and "trace.jsonl" in text
+    report = ROOT / "out" / "05_failed_run" / "report.html"
+    assert report.is_file() and report.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
+    text = text_of(executed("06_is_planning_worth_it.ipynb"))
+    for word in ("direct", "workflow", "planner", "tool_calls", "recovery_distance"):
+        assert word in text
+    assert re.search(r"^S0:premise_false\s+plan_complete \(5 calls\)\s+plan_complete \(5 calls\)\s+"
+                     r"premise_failed \(1 calls\)$", text, re.M)
+    assert "replan_limit" in text  # the structural side effect: more tool calls, still failed
