@@ -19,18 +19,49 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable
 
 import pygraphviz as pgv
 
 from ._escape import SVG_NS, XLINK_NS, dom_id
 from .errors import LayoutTimeout, RenderError
+
+
+def _init_fontconfig_quietly() -> None:
+    """Initialise the fontconfig bundled in pygraphviz's wheel with stderr silenced.
+
+    That fontconfig is older than many systems' configuration and warns about
+    elements it does not know ("reset-dirs") when it first loads, which shows
+    as a red stderr box in every notebook. It loads once per process, so only
+    this one call is silenced; Graphviz's own messages are untouched.
+    """
+    libs = Path(pgv.__file__).resolve().parent.parent / "pygraphviz.libs"
+    for lib in sorted(libs.glob("libfontconfig*.so*")):
+        try:
+            fontconfig = ctypes.CDLL(str(lib))
+        except OSError:
+            return
+        sys.stderr.flush()
+        saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 2)
+            fontconfig.FcInit()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(devnull)
+
+
+_init_fontconfig_quietly()
 
 __all__ = ["Layout", "lay_out", "draw_positioned", "frame_template", "serialise_svg", "SLOT"]
 
