@@ -20,7 +20,7 @@ from planviz.io import FORMATS, dump_plan, load_contract, load_plan, load_plans,
 from planviz.model import Contract, Plan, Step
 from planviz.source import MAX_ALIAS_NODES, MAX_DEPTH, parse_document, read_text
 
-from test_fromdict import plans
+from .test_fromdict import plans
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN_YAML = """\
