@@ -111,7 +111,7 @@ class Fault:
         >>> Fault.parse("S4:explode")
         Traceback (most recent call last):
         ...
-        planviz._runstate.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact
+        planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact
         """
         if not isinstance(text, str) or ":" not in text:
             raise SimulationError(f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}")
