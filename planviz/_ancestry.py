@@ -30,29 +30,16 @@ on the order of steps in the file.
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import chain
 from operator import attrgetter
 from typing import Sequence
 
+from ._index import plan_index
 from .model import Plan, Step
 
 CHUNK_BITS = 1024
 WALK_BUDGET = 48
+_produces = attrgetter("produces")
 GIVE_UP = 4  # after this many walks of one group run out of budget, its queries go to the bitset pass
-_deps = attrgetter("depends_on")
-
-
-def _in_order(steps: dict[str, Step], pos: dict[str, int]) -> bool:
-    """True when every dependency is a known step listed earlier in the file."""
-    try:
-        for sid, s in steps.items():
-            i = pos[sid]
-            for p in s.depends_on:
-                if pos[p] >= i:
-                    return False
-    except KeyError:
-        return False
-    return True
 
 
 class Index:
@@ -61,64 +48,31 @@ class Index:
     ``parents`` drops unknown ids and self-dependencies (both reported as
     findings); ``pos`` covers the acyclic part; ``cyclic_nodes`` the steps in
     or behind a cycle; ``producer_of`` maps a fact to one producer and
-    ``producers(fact)`` to all of them.
+    ``producers(fact)`` to all of them. The structural part comes from the
+    plan's shared :class:`~planviz._index.PlanIndex` (built once per plan).
     """
 
-    __slots__ = ("plan", "steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos",
-                 "cyclic_nodes", "producer_of", "_multi", "_levels", "_kinds", "_groups")
+    __slots__ = ("plan", "core", "steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos",
+                 "cyclic_nodes", "producer_of", "_multi", "_kinds", "_groups")
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        steps = {s.id: s for s in plan.steps}
-        self.duplicated = len(steps) != len(plan.steps)
-        if self.duplicated:  # the first step of an id wins, as in to_graph
-            steps = {}
-            for s in plan.steps:
-                steps.setdefault(s.id, s)
-        self.steps: dict[str, Step] = steps
-        values = steps.values()
-        pos = dict(zip(steps, range(len(steps))))
-        if not self.duplicated and _in_order(steps, pos):
-            # The common case, checked cheaply: known ids, no self-dependency, file order topological.
-            self.unknown, self.self_deps = set(), []
-            self.parents = {sid: s.depends_on for sid, s in steps.items()}
-            self.order, self.pos, self.cyclic_nodes = list(steps), pos, []
-        else:
-            everything = plan.steps if self.duplicated else values  # a later duplicate's defects count too
-            self.unknown = set(chain.from_iterable(map(_deps, everything))).difference(steps)
-            self.self_deps = [s.id for s in everything if s.id in s.depends_on]
-            self.parents = {sid: tuple(d for d in s.depends_on if d in steps and d != sid)
-                            for sid, s in steps.items()}
-            self._sort()
+        core = self.core = plan_index(plan)
+        self.steps: dict[str, Step] = core.steps
+        self.duplicated = core.duplicated
+        self.unknown, self.self_deps, self.parents = core.unknown, core.self_deps, core.parents
+        self.order, self.pos, self.cyclic_nodes = core.order, core.pos, core.cyclic_nodes
+        steps = self.steps
         self.producer_of = {f: sid for sid, s in steps.items() for f in s.produces}
         self._multi: dict[str, list[str]] | None = None
-        if len(self.producer_of) != sum(len(s.produces) for s in values):
+        if len(self.producer_of) != sum(map(len, map(_produces, steps.values()))):
             multi: dict[str, list[str]] = defaultdict(list)
             for sid, s in steps.items():
                 for f in dict.fromkeys(s.produces):
                     multi[f].append(sid)
             self._multi = {f: ps for f, ps in multi.items() if len(ps) > 1}
-        self._levels: dict[str, int] | None = None
         self._kinds: dict[str, list[str]] | None = None
         self._groups: dict[str, frozenset[str]] = {}
-
-    def _sort(self) -> None:
-        """A topological order of the acyclic part (Kahn's algorithm); the rest is ``cyclic_nodes``."""
-        parents = self.parents
-        children: dict[str, list[str]] = {sid: [] for sid in parents}
-        for sid, ps in parents.items():
-            for p in ps:
-                children[p].append(sid)
-        indeg = {sid: len(ps) for sid, ps in parents.items()}
-        order = [sid for sid, d in indeg.items() if not d]
-        for u in order:  # the list grows while we walk it
-            for c in children[u]:
-                indeg[c] -= 1
-                if not indeg[c]:
-                    order.append(c)
-        self.order = order
-        self.pos = dict(zip(order, range(len(order))))
-        self.cyclic_nodes = [sid for sid in parents if sid not in self.pos] if len(order) < len(parents) else []
 
     def producers(self, fact: str) -> list[str]:
         """Every step producing ``fact`` (a step listing it twice counts once)."""
@@ -146,12 +100,7 @@ class Index:
 
     def levels(self) -> dict[str, int]:
         """Longest-path depth of each step: a topological key independent of file order."""
-        if self._levels is None:
-            lv: dict[str, int] = {}
-            for u in self.order:
-                lv[u] = 1 + max((lv[p] for p in self.parents[u]), default=-1)
-            self._levels = lv
-        return self._levels
+        return self.core.levels()
 
 
 def _walk(ix: Index, group: frozenset[str], node: str, lo: int) -> bool | None:

@@ -15,18 +15,17 @@ the file.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict, deque
-from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import networkx as nx
 
+from ._index import paused_gc, plan_index
 from .errors import AnalysisError, StructureError
 from .model import Plan, Step
 
-__all__ = ["AnalysisError", "StructureError", "DagIndex", "build_index", "unique_steps", "unknown_error",
-           "paused_gc", "reach_pass", "state_of"]
+__all__ = ["AnalysisError", "StructureError", "DagIndex", "build_index", "dag_index", "sorted_dag",
+           "unique_steps", "unknown_error", "paused_gc", "reach_pass", "state_of"]
 
 
 class DagIndex:
@@ -158,29 +157,43 @@ def build_index(plan: Plan) -> DagIndex:
     return DagIndex(steps, succ, indeg)
 
 
+def dag_index(plan: Plan) -> DagIndex:
+    """Like :func:`build_index`, but from the plan's shared index when it is clean (no rebuild)."""
+    ix = plan_index(plan)
+    if not ix.clean:
+        return build_index(plan)
+    parents = ix.parents
+    return DagIndex(list(ix.steps.values()), ix.children(), {v: len(ps) for v, ps in parents.items()})
+
+
+def sorted_dag(plan: Plan) -> tuple[list[Step], list[str], list[list[int]], list[int], list[int]]:
+    """The plan over integers: (steps, ids, successors, a topological order, dependency counts).
+
+    Step ``i`` is ``steps[i]`` with id ``ids[i]`` (first step per id);
+    ``successors[i]`` lists ``i``'s successors once per dependency entry.
+    Comes from the plan's shared index when it is clean; otherwise raises
+    :class:`StructureError` as :func:`build_index` and ``generations`` do.
+    """
+    ix = plan_index(plan)
+    if ix.clean:
+        keys, kids, order, npred = ix.ints()
+        return list(ix.steps.values()), keys, kids, order, npred
+    index = build_index(plan)
+    waves = index.generations()
+    steps = list(index.steps)
+    keys = [s.id for s in steps]
+    at = dict(zip(keys, range(len(keys))))
+    succ = index.succ
+    return (steps, keys, [[at[v] for v in succ[k]] for k in keys], [at[v] for wave in waves for v in wave],
+            [index.indeg[k] for k in keys])
+
+
 def unknown_error(steps: Iterable[Step], known: dict[str, object]) -> StructureError:
     """The error naming every dependency on an id the plan does not have."""
     unknown = sorted((s.id, d) for s in steps for d in s.depends_on if d not in known)
     shown = "; ".join(f"step {sid!r} depends on unknown step {dep!r}" for sid, dep in unknown[:10])
     return StructureError(f"{shown}; run planviz.validate(plan) to see every structural finding, "
                           "then fix or remove those dependencies", steps=sorted({s for s, _ in unknown}))
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a pass allocates many acyclic objects.
-
-    A 100k-step pass creates hundreds of thousands of small objects, which
-    triggers full collections over the whole heap; none of them form cycles.
-    The collector's previous state is restored.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def reach_pass(steps: Iterable[Step], succ: dict[str, list], completed: Iterable[str],

@@ -16,7 +16,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ._dagindex import AnalysisError, DagIndex, build_index, reach_pass, state_of, unique_steps
+from ._dagindex import (
+    AnalysisError,
+    DagIndex,
+    dag_index,
+    reach_pass,
+    state_of,
+    unique_steps,
+)
 from .model import Plan
 
 __all__ = ["why_blocked", "failure_scope", "BlockReason", "Scope", "CATEGORIES", "ACTIONS"]
@@ -164,7 +171,7 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
         raise AnalysisError(f"unknown failure category {category!r}; choose one of "
                             f"{', '.join(map(repr, CATEGORIES))}")
     target = plan.step(step)
-    index = build_index(plan)
+    index = dag_index(plan)
     index.generations()  # scopes follow dependencies: refuse a cyclic plan
     ids = set(index.succ)
     if state is None:

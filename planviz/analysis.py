@@ -31,9 +31,21 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Iterable, Iterator, Mapping
 
-from ._dagindex import AnalysisError, StructureError, build_index, paused_gc, reach_pass, state_of, unique_steps
+from ._dagindex import (
+    AnalysisError,
+    StructureError,
+    build_index,
+    dag_index,
+    paused_gc,
+    reach_pass,
+    sorted_dag,
+    state_of,
+    unique_steps,
+)
+from ._index import plan_index
 from ._scopes import ACTIONS, CATEGORIES, BlockReason, Scope, failure_scope, why_blocked
 from .errors import UnknownStepError
 from .model import Plan
@@ -133,6 +145,10 @@ class Reach:
         return iter((self.facts, self.steps))
 
 
+_duration = attrgetter("duration")
+_TIMING_SLOTS = tuple(StepTiming.__dict__[k].__set__ for k in ("es", "ef", "ls", "lf", "slack"))
+
+
 # --------------------------------------------------------------------------- schedule
 
 def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> Schedule:
@@ -154,60 +170,65 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> S
     ('C',)
     """
     with paused_gc():
-        index = build_index(plan)
-        succ = index.succ
-        dur = {s.id: s.duration for s in index.steps}
-        if durations:
-            _override(dur, durations)
-        indeg = dict(index.indeg)
-        es = dict.fromkeys(succ, 0.0)
-        ef = {}
-        order = [v for v, k in indeg.items() if not k]
-        for u in order:  # Kahn's algorithm with the forward pass folded in; appends extend the loop
+        dur_of = None
+        if durations:  # checked after unknown dependencies and before cycles, as they are found
+            ix = plan_index(plan)
+            if not ix.clean:
+                build_index(plan)
+            dur_of = {sid: s.duration for sid, s in ix.steps.items()}
+            _override(dur_of, durations)
+        steps, ids, out, order, npred = sorted_dag(plan)
+        dur = list(map(dur_of.__getitem__, ids)) if dur_of else list(map(_duration, steps))
+        n = len(ids)
+        es = [0.0] * n
+        ef = [0.0] * n
+        for u in order:  # forward pass; steps are integers, see sorted_dag
             f = es[u] + dur[u]
             ef[u] = f
-            for v in succ[u]:
+            for v in out[u]:
                 if f > es[v]:
                     es[v] = f
-                k = indeg[v] - 1
-                indeg[v] = k
-                if not k:
-                    order.append(v)
-        if len(order) != len(succ):
-            raise index.cycle_error([v for v, k in indeg.items() if k])
-        makespan = max(ef.values(), default=0.0)
+        makespan = max(ef, default=0.0)
         eps = _EPS * max(1.0, makespan)
-        ls = {}
-        timings = {}
-        critical = set()
-        for v in reversed(order):  # backward pass
+        ls = [0.0] * n
+        made: list[Any] = [None] * n
+        critical_at = []
+        new = object.__new__
+        set_es, set_ef, set_ls, set_lf, set_slack = _TIMING_SLOTS
+        for u in reversed(order):  # backward pass, building each StepTiming without the frozen __setattr__
             finish = makespan
-            for w in succ[v]:
-                late = ls[w]
+            for v in out[u]:
+                late = ls[v]
                 if late < finish:
                     finish = late
-            start = es[v]
-            late = ls[v] = finish - dur[v]
+            start = es[u]
+            late = ls[u] = finish - dur[u]
             slack = late - start
             if -eps < slack < eps:
                 slack = 0.0
-                critical.add(v)
-            timings[v] = StepTiming(start, ef[v], late, finish, slack)
-        ids = sorted(timings)
-        timings = dict(zip(ids, map(timings.__getitem__, ids)))
+                critical_at.append(u)
+            t = made[u] = new(StepTiming)
+            set_es(t, start)
+            set_ef(t, ef[u])
+            set_ls(t, late)
+            set_lf(t, finish)
+            set_slack(t, slack)
+        by_id = sorted(range(n), key=ids.__getitem__)
+        timings = dict(zip(map(ids.__getitem__, by_id), map(made.__getitem__, by_id)))
+        critical = frozenset(map(ids.__getitem__, critical_at))
+        crit = set(critical_at)
         path: list[str] = []
-        starts = [v for v in critical if not index.indeg[v]]
+        starts = [u for u in critical_at if not npred[u]]
         if starts:
-            v = min(starts)
+            u = min(starts, key=ids.__getitem__)
             while True:
-                path.append(v)
-                finish = ef[v]
-                tight = [w for w in succ[v] if w in critical and abs(es[w] - finish) < eps]
+                path.append(ids[u])
+                finish = ef[u]
+                tight = [v for v in out[u] if v in crit and abs(es[v] - finish) < eps]
                 if not tight:
                     break
-                v = min(tight)
-        return Schedule(_FrozenMap(timings), makespan, math.fsum(dur.values()), tuple(path),
-                        frozenset(critical))
+                u = min(tight, key=ids.__getitem__)
+        return Schedule(_FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical)
 
 
 def ready_waves(plan: Plan) -> tuple[frozenset[str], ...]:
@@ -219,7 +240,14 @@ def ready_waves(plan: Plan) -> tuple[frozenset[str], ...]:
     [['A', 'B'], ['C']]
     """
     with paused_gc():
-        return tuple(frozenset(wave) for wave in build_index(plan).generations())
+        ix = plan_index(plan)
+        if not ix.clean:
+            return tuple(frozenset(wave) for wave in build_index(plan).generations())
+        levels = ix.int_levels()  # a step's generation is its longest-path depth
+        waves: list[list[str]] = [[] for _ in range(max(levels, default=-1) + 1)]
+        for v, k in zip(ix.ints()[0], levels):
+            waves[k].append(v)
+        return tuple(map(frozenset, waves))
 
 
 def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoint, ...]:
@@ -241,7 +269,7 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {workers!r}")
-    index = build_index(plan)
+    index = dag_index(plan)
     index.generations()  # a cycle would leave steps never ready: refuse it up front
     succ = index.succ
     dur = {s.id: s.duration for s in index.steps}

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import _checks as C
+from ._index import paused_gc
 from .errors import PlanFormatError, SchemaError, SemanticError
 from .model import Contract, Finding, Plan
 
@@ -210,6 +211,11 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     False
     """
     contract = contract if contract is not None else plan.contract
+    with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
+        return _validate(plan, contract)
+
+
+def _validate(plan: Plan, contract: Contract | None) -> Report:
     ix = C.Index(plan)
     findings = list(plan.import_findings)
     skipped: list[str] = []

@@ -532,3 +532,20 @@ def test_failure_scopes(case, category):
             for c in universe:  # a step whose facts still hold, not downstream of a producer, is kept
                 if fact not in plan.step(c).produces and not any(nx.has_path(g, p, c) for p in producers):
                     assert c in scope.kept
+
+
+def test_shared_index_gives_the_same_answers_on_repeat_pickled_and_replaced_plans(cache_plan):
+    import pickle
+
+    from planviz import validate
+
+    fresh = critical_path(cache_plan.replace())
+    again = critical_path(cache_plan)
+    assert critical_path(cache_plan) == again == fresh
+    assert ready_waves(cache_plan) == ready_waves(cache_plan.replace())
+    assert validate(cache_plan) == validate(cache_plan.replace())
+    clone = pickle.loads(pickle.dumps(cache_plan))
+    assert clone == cache_plan and critical_path(clone) == fresh
+    shorter = cache_plan.replace(steps=cache_plan.steps[:3])  # a derived plan never sees the old index
+    assert critical_path(shorter).makespan == 13.0
+    assert sorted(critical_path(shorter).steps) == ["S0", "S1", "S2"]
