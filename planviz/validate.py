@@ -34,7 +34,7 @@ True
 >>> plan = Plan("g", [Step("S1", "build", expected_evidence="log", produces="built"),
 ...                   Step("S2", "ship", expected_evidence="log", requires="built", produces="shipped")])
 >>> print(validate(plan).to_text())
-error  unmet_requirement  S2, S1  step 'S2' requires 'built', which no dependency ancestor produces: 'S1' produces it but is not an ancestor of 'S2'; add 'S1' to S2.depends_on
+error  unmet_requirement  S2, S1  step 'S2' requires 'built', which no dependency ancestor produces: 'S1' produces it but is not an ancestor of 'S2'; add 'S1' to S2.depends_on  [S2.requires]
 skipped: checks that need a contract (feasibility, milestones, order, tools, forbidden states): no contract given
 not ok: 1 error
 """
@@ -172,7 +172,8 @@ class Report:
 
         Control characters in plan text are shown escaped, one finding per line.
         """
-        lines = [_printable(f"{f.severity}  {f.code}  {', '.join(f.steps) if f.steps else '-'}  {f.message}")
+        lines = [_printable(f"{f.severity}  {f.code}  {', '.join(f.steps) if f.steps else '-'}  {f.message}"
+                            + (f"  [{f.where}]" if f.where else ""))
                  for f in self.findings]
         lines += [_printable(f"skipped: {s}") for s in self.skipped]
         lines.append(self.verdict())
@@ -258,24 +259,28 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
 class Summary:
     """Validation of many plans at a glance: how many have errors, and which codes, how often.
 
-    ``counts`` maps code -> number of findings; ``plans_by_code`` code -> number of plans with it.
+    ``counts`` maps code -> number of findings; ``plans_by_code`` code -> number of plans with it;
+    ``severities`` code -> ``error`` or ``warning`` (``error`` if it was ever one).
     """
 
     plans: int
     plans_with_errors: int
     counts: Mapping[str, int] = field(default_factory=dict)
     plans_by_code: Mapping[str, int] = field(default_factory=dict)
+    severities: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"plans": self.plans, "plans_with_errors": self.plans_with_errors,
-                "counts": dict(self.counts), "plans_by_code": dict(self.plans_by_code)}
+                "counts": dict(self.counts), "plans_by_code": dict(self.plans_by_code),
+                "severities": dict(self.severities)}
 
     def to_text(self) -> str:
         lines = [f"{self.plans} plans, {self.plans_with_errors} with errors"]
         if self.counts:
             width = max(len(c) for c in self.counts)
-            lines.append(f"{'code':<{width}}  findings  plans")
-            lines += [f"{code:<{width}}  {n:>8}  {self.plans_by_code.get(code, 0):>5}"
+            lines.append(f"{'code':<{width}}  severity  findings  plans")
+            lines += [f"{code:<{width}}  {self.severities.get(code, ''):<8}  {n:>8}  "
+                      f"{self.plans_by_code.get(code, 0):>5}"
                       for code, n in self.counts.items()]
         return "\n".join(lines)
 
@@ -290,12 +295,17 @@ def summarize(reports: Iterable[Report]) -> Summary:
     plans = bad = 0
     counts: Counter[str] = Counter()
     per_plan: Counter[str] = Counter()
+    severities: dict[str, str] = {}
     for r in reports:
         plans += 1
         bad += not r.ok
         counts.update(f.code for f in r.findings)
         per_plan.update(r.codes)
-    return Summary(plans, bad, dict(sorted(counts.items())), dict(sorted(per_plan.items())))
+        for f in r.findings:
+            if severities.get(f.code) != "error":
+                severities[f.code] = f.severity
+    return Summary(plans, bad, dict(sorted(counts.items())), dict(sorted(per_plan.items())),
+                   dict(sorted(severities.items())))
 
 
 @dataclass(frozen=True)

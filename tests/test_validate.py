@@ -416,6 +416,13 @@ def test_to_dict_is_json():
     assert data["skipped"] == list(report.skipped)
 
 
+def test_to_text_names_the_place_of_a_finding():
+    found = Finding("dangling_reference", "import", "error", "no task 7", ("node-1",), where="record 17, task_links[2]")
+    report = validate(plan(step("A")).replace(import_findings=(found,)))
+    assert report.findings[0].where == "record 17, task_links[2]"
+    assert report.to_text().splitlines()[0].endswith("no task 7  [record 17, task_links[2]]")
+
+
 class _Table(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -470,10 +477,12 @@ def test_summarize_many_reports():
     assert dict(s.counts) == {"no_artifact": 3, "self_dependency": 1}
     assert dict(s.plans_by_code) == {"no_artifact": 2, "self_dependency": 1}
     assert s.to_dict() == {"plans": 3, "plans_with_errors": 1, "counts": {"no_artifact": 3, "self_dependency": 1},
-                           "plans_by_code": {"no_artifact": 2, "self_dependency": 1}}
+                           "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
+                           "severities": {"no_artifact": "warning", "self_dependency": "error"}}
     text = s.to_text().splitlines()
     assert text[0] == "3 plans, 1 with errors"
-    assert re.match(r"no_artifact\s+3\s+2$", text[2])
+    assert re.match(r"no_artifact\s+warning\s+3\s+2$", text[2])
+    assert re.match(r"self_dependency\s+error\s+1\s+1$", text[3])
 
 
 # -- prepare ----------------------------------------------------------------------------------------
