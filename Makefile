@@ -16,14 +16,20 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# JupyterLab refuses to start as root without --allow-root (containers, Binder-like machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 demo: $(STAMP)
 	$(BIN)/python -m planviz.demo out/
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+binder-check: $(STAMP)
+	$(BIN)/python -m pytest -m binder tests/test_binder.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis *.egg-info
