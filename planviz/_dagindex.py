@@ -25,7 +25,7 @@ from .errors import AnalysisError, StructureError
 from .model import Plan, Step
 
 __all__ = ["AnalysisError", "StructureError", "DagIndex", "build_index", "dag_index", "sorted_dag",
-           "unique_steps", "unknown_error", "paused_gc", "reach_pass", "state_of"]
+           "unique_steps", "unknown_error", "paused_gc", "reach_pass", "state_of", "collection"]
 
 
 class DagIndex:
@@ -205,10 +205,8 @@ def reach_pass(steps: Iterable[Step], succ: dict[str, list], completed: Iterable
     when the first reachable step produces it. ``succ`` (an empty list per
     id) is filled with the edges between remaining steps.
     """
-    if isinstance(completed, str):
-        raise AnalysisError(f"completed must be a collection of step ids, got the string {completed!r}")
-    done = {c for c in completed if c in succ}
-    facts = set(held)
+    done = {c for c in collection(completed, "completed", "step ids") if c in succ}
+    facts = set(collection(held, "facts", "fact strings"))
     unmet: dict[str, int] = {}
     watchers: defaultdict[str, list[Step]] = defaultdict(list)
     queue: list[Step] = []
@@ -251,11 +249,18 @@ def reach_pass(steps: Iterable[Step], succ: dict[str, list], completed: Iterable
     return facts, [s.id for s in queue], done
 
 
+def collection(value: Any, what: str, of: str) -> Any:
+    """``value`` itself, refusing a lone string (iterating it would give its characters)."""
+    if isinstance(value, str):
+        raise AnalysisError(f"{what} must be a collection of {of}, got the string {value!r}; wrap it in a list")
+    return value
+
+
 def state_of(state: Any) -> tuple[Iterable[str], set[str]]:
     """(completed, facts) from an execution state (``.completed``/``.facts``) or a pair."""
     if hasattr(state, "completed") and hasattr(state, "facts"):
-        return state.completed, set(state.facts)
+        return state.completed, set(collection(state.facts, "facts", "fact strings"))
     if isinstance(state, (tuple, list)) and len(state) == 2:
-        return state[0], set(state[1])
+        return state[0], set(collection(state[1], "facts", "fact strings"))
     raise AnalysisError(f"expected an execution state (with .completed and .facts) or a (completed, facts) "
                         f"pair, got {state!r}")

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
-from .analysis import reachable
+from .analysis import invalidated, reachable
 from .errors import SimulationError
 from .graph import to_graph
 from .model import Contract, Plan
@@ -117,6 +117,7 @@ class Fault:
             raise SimulationError(f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}")
         step, _, rest = text.strip().partition(":")
         kind, _, fact = rest.partition(":")
+        step, kind = step.strip(), kind.strip()
         times = 1
         m = re.fullmatch(r"(.*?)x(\d+)", kind)
         if kind not in FAULT_KINDS and m and m.group(1) in FAULT_KINDS:
@@ -130,7 +131,7 @@ class Fault:
 
     def __str__(self) -> str:
         text = f"{self.step}:{self.kind}" + (f":{self.fact}" if self.fact else "")
-        if self.times != 1:
+        if self.times != 1 or (self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)):  # "a:x2" needs ":x1"
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
 
@@ -285,7 +286,7 @@ class Machine:
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
-        self._steps: tuple[Plan, list[tuple[str, tuple[str, ...], tuple[str, ...]]], Any, Any] | None = None
+        self._steps: tuple[Plan, list[tuple[str, tuple[str, ...], tuple[str, ...]]], Any, Any, set[str]] | None = None
         self._reach: tuple[Plan, frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None = None
 
     # ------------------------------------------------------------------ views
@@ -302,8 +303,17 @@ class Machine:
             for st in plan.steps:
                 first.setdefault(st.id, (st.id, st.depends_on, st.requires))
             produced = {st.id: st.produces for st in reversed(plan.steps)}
-            self._steps = (plan, list(first.values()), to_graph(plan), produced)
+            g = to_graph(plan)
+            broken = {sid for sid, deps, _ in first.values() if any(d not in first for d in deps)}
+            broken.update(*(nx.descendants(g, b) for b in list(broken)))  # they wait on a step that does not exist
+            self._steps = (plan, list(first.values()), g, produced, broken)
         return self._steps[1]
+
+    def _runnable(self, plan: Plan) -> Plan:
+        """``plan`` without the steps that wait on an id it does not have (they stay blocked)."""
+        self._shape(plan)
+        broken = self._steps[4]  # type: ignore[index]
+        return plan.replace(steps=tuple(st for st in plan.steps if st.id not in broken)) if broken else plan
 
     def _reachable(self, plan: Plan, done: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
         """Reachable remaining steps, recomputed only when the state left the last closure.
@@ -321,7 +331,7 @@ class Machine:
             if new <= last[4] and all(set(produced[s]) <= facts for s in new):
                 self._reach = (plan, done, facts, last[3], last[4] - new)
                 return self._reach[4]
-        reach = reachable(plan, done, facts)
+        reach = reachable(self._runnable(plan), done, facts)
         self._reach = (plan, done, facts, reach.facts | facts, reach.steps)
         return reach.steps
 
@@ -334,7 +344,7 @@ class Machine:
         done = frozenset(sid for sid, _, _ in shape if sid in self.completed)
         facts = self.facts
         reach = self._reachable(plan, done, facts)
-        doomed: set[str] = set()
+        doomed: set[str] = set(self._steps[4])  # type: ignore[index]
         if self.dead:
             g = self._steps[2]  # type: ignore[index]
             for d in self.dead:
@@ -372,9 +382,11 @@ class Machine:
         self.events.append(event)
         return event
 
-    def _stopped(self) -> None:
+    def _stopped(self, verb: str | None = None, sid: str | None = None) -> None:
         if self.outcome is not None:
             raise SimulationError(f"the run already stopped ({self.outcome}); no event can follow the stop")
+        if verb is not None and self.plan is None:
+            raise SimulationError(f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first")
 
     # ------------------------------------------------------------- operations
     def propose(self, plan: Plan) -> Event:
@@ -391,9 +403,7 @@ class Machine:
         return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
 
     def start(self, sid: str) -> Event:
-        self._stopped()
-        if self.plan is None:
-            raise SimulationError(f"cannot start {sid!r}: no plan was proposed yet")
+        self._stopped("start", sid)
         self.attempts[sid] += 1
         self.running[sid] = self.attempts[sid]
         self.failed.discard(sid)
@@ -405,7 +415,7 @@ class Machine:
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
         """Apply a step's observation: complete or fail it, then its withdrawals and conflicts."""
-        self._stopped()
+        self._stopped("finish", sid)
         attempt = self.running.pop(sid, self.attempts[sid])
         self.observations.append((sid, obs))
         step = self.plan.step(sid) if self.plan is not None and sid in self.plan else None
@@ -422,9 +432,11 @@ class Machine:
         events = []
         if obs.ok and (not missing or not check_evidence):
             self.completed.add(sid)
-            extra = sorted(set(accepted) - set(step.produces if step else ()))
+            produced = set(step.produces) if step else set(accepted)
+            main = [f for f in accepted if f in produced]
+            extra = [f for f in accepted if f not in produced]
             note = f"; also observed {', '.join(extra)}" if extra else ""
-            events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(accepted) or 'no facts'}{note}",
+            events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
                                      attempt=attempt, observation=obs))
         else:
             self.failed.add(sid)
@@ -450,20 +462,20 @@ class Machine:
         return self._emit("withdraw", sid, f"withdrawn{who}: {', '.join(map(repr, facts))} no longer hold(s)")
 
     def fail(self, sid: str, message: str, category: str) -> Event:
-        self._stopped()
+        self._stopped("fail", sid)
         attempt = self.running.pop(sid, self.attempts[sid])
         self.failed.add(sid)
         return self._emit("fail", sid, message, attempt=attempt, category=category)
 
     def retry(self, sid: str, message: str) -> Event:
-        self._stopped()
+        self._stopped("retry", sid)
         self.failed.discard(sid)
         return self._emit("retry", sid, message, attempt=self.attempts[sid] + 1)
 
     def invalidate(self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str) -> Event:
         """Void steps: they lose completion and every fact only they established; running ones are cancelled."""
-        self._stopped()
         voided = set(voided)
+        self._stopped("invalidate", ", ".join(sorted(voided)))
         self.completed -= voided
         self.failed -= voided
         for v in voided:
@@ -474,6 +486,15 @@ class Machine:
                 del self.sources[f]
         self.voided |= voided
         return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept))
+
+    def void_unreachable(self, sid: str) -> Event | None:
+        """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
+        plan = self.plan
+        lost = invalidated(self._runnable(plan), self.state()) - self.failed - set(self.running) - self.voided
+        if not lost:
+            return None
+        return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
+                               f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
 
     def replan(self, plan: Plan, message: str) -> Event:
         """Switch to a new plan version; steps it drops stop running."""

@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from ._dagindex import (
     AnalysisError,
     DagIndex,
+    collection,
     dag_index,
     reach_pass,
     state_of,
@@ -179,9 +180,7 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
         universe = ids
     else:
         done, _ = state_of(state)
-        if isinstance(done, str):
-            raise AnalysisError(f"completed must be a collection of step ids, got the string {done!r}")
-        completed = ids.intersection(done)
+        completed = ids.intersection(collection(done, "completed", "step ids"))
         universe = completed
 
     def scope(action: str, restart: str | None, voided: set[str], message: str,
@@ -205,8 +204,10 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
                      f"({_names(voided)}); resume from {roots[0]!r}")
     if fact is None:
         if len(set(target.requires)) != 1:
-            raise AnalysisError(f"a precondition failure at {step!r} needs the fact that was false: pass "
-                                f"fact=, one of {sorted(set(target.requires))!r}")
+            which = (f"one of {sorted(set(target.requires))!r}" if target.requires
+                     else f"{step!r} requires no fact, so name the one found false")
+            raise AnalysisError(f"a precondition failure at {step!r} needs the fact that was false: pass fact=, "
+                                f"{which}")
         fact = target.requires[0]
     source = _nearest_producer(index, step, fact, universe)
     if source is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
 from .analysis import critical_path
+from .errors import StructureError
 from .model import Contract, Plan
 from .runtime import STRATEGIES, Fault, Run, simulate
 from .validate import validate
@@ -34,7 +35,7 @@ _DOC = {
     "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
-    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run)",
+    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
     "tool_calls": "step attempts started",
     "time": "clock at the last event",
 }
@@ -107,14 +108,13 @@ def metrics(run: Run) -> Metrics:
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = invalid = starts = recovery = replans = 0
+    precondition_errors = starts = recovery = replans = 0
     started_roots: set[str] = set()
     versions = {p.version: p for p in run.plans}
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             starts += 1
-            if e.step not in e.statuses:
-                invalid += 1
+            if e.step not in e.statuses:  # not a step of its plan version: invalid
                 continue
             started_roots.add(roots.get(e.step, e.step))
             if i > 0 and e.plan_version in versions:
@@ -130,8 +130,11 @@ def metrics(run: Run) -> Metrics:
     success = run.outcome == "plan_complete"
     delay = None
     if success and run.plans:
-        delay = run.time - critical_path(run.plans[0]).makespan
-    return Metrics(success, executability, precondition_errors, invalid + (starts - invalid - len(started_roots)),
+        try:
+            delay = run.time - critical_path(run.plans[0]).makespan
+        except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
+            delay = None
+    return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
                    replans, recovery, delay, starts, run.time)
 
 
@@ -172,10 +175,14 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         head, body = self._table()
-        th = "".join(f"<th title='{html.escape(_DOC.get(h, h), quote=True)}'>{html.escape(h)}</th>" for h in head)
-        trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+        # long names and values may wrap at '_', so the whole table fits a notebook's width
+        th = "".join(f"<th title='{html.escape(_DOC.get(h, h), quote=True)}'>{html.escape(h).replace('_', '_<wbr>')}"
+                     "</th>" for h in head)
+        trs = "".join("<tr>" + "".join(f"<td>{html.escape(c).replace('_', '_<wbr>')}</td>" for c in row) + "</tr>"
+                      for row in body)
         caption = html.escape(f"faults: {', '.join(map(str, self.faults)) or '(none)'}")
-        return f"<table class='planviz-comparison'><caption>{caption}</caption><tr>{th}</tr>{trs}</table>"
+        return (f"<table class='planviz-comparison' style='font-size:90%'><caption>{caption}</caption>"
+                f"<tr>{th}</tr>{trs}</table>")
 
 
 def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] = STRATEGIES,

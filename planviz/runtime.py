@@ -63,11 +63,12 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from operator import attrgetter
 from typing import Callable, Iterable
 
 from ._runstate import (EVENT_KINDS, FAULT_KINDS, OUTCOMES, Conflict, Event, ExecutionState, Fault, Machine,
                         Observation, Run, SimulationError, negation, state_from_events)
-from .analysis import failure_scope, invalidated
+from .analysis import failure_scope
 from .errors import SchemaError, SemanticError
 from .model import Contract, Plan, Step
 from .replan import changed_completed, complete_revision, lineage_root, redundant_work, reissue
@@ -80,6 +81,8 @@ __all__ = [
 ]
 
 STRATEGIES = ("direct", "workflow", "planner")
+
+_by_id = attrgetter("id")
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
 
@@ -138,6 +141,9 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise SimulationError(f"workers must be None (unlimited) or an integer >= 1, got {workers!r}")
     contract = contract if contract is not None else plan.contract
+    if isinstance(faults, (str, Fault)):
+        one = f"Fault.parse({faults!r})" if isinstance(faults, str) else repr(faults)
+        raise SimulationError(f"faults must be a list of Fault values, got {faults!r}; write faults=[{one}]")
     faults = tuple(faults)
     for f in faults:
         if not isinstance(f, Fault):
@@ -152,8 +158,16 @@ def _fact_for(plan: Plan, fault: Fault) -> str | None:
         revised = {s.revises for s in plan.steps}
         if fault.step not in revised:
             plan.step(fault.step)  # raises UnknownStepError naming the valid ids
-    if fault.fact is not None or fault.kind not in ("withdraw", "premise_false"):
+    if fault.fact is not None:
+        if fault.kind == "premise_false" and fault.fact not in plan.premises:
+            raise SimulationError(f"fault {str(fault)!r}: {fault.fact!r} is not a premise of the plan; "
+                                  f"its premises are {list(plan.premises)!r}")
+        if fault.kind == "missing_evidence" and step is not None and fault.fact not in step.produces:
+            raise SimulationError(f"fault {str(fault)!r}: {fault.step!r} does not produce {fault.fact!r}; "
+                                  f"it produces {list(step.produces)!r}")
         return fault.fact
+    if fault.kind not in ("withdraw", "premise_false"):
+        return None
     if fault.kind == "withdraw":
         if step is None or not step.requires:
             raise SimulationError(f"fault {str(fault)!r}: step {fault.step!r} requires no fact to withdraw; "
@@ -230,16 +244,15 @@ class _Simulation:
         for step in self.plan.steps:
             m.start(step.id)
             m.time += step.duration
-            unmet = [d for d in step.depends_on if d not in m.completed]
-            unmet += [f for f in step.requires if f not in m.sources]
+            unmet = [f"dependency {d!r} not done" for d in step.depends_on if d not in m.completed]
+            unmet += [f"fact {f!r} not held" for f in step.requires if f not in m.sources]
             if unmet:
-                m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {', '.join(map(repr, unmet))}",
-                       "unmet_precondition")
+                m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}", "unmet_precondition")
                 continue
             obs = self._observe(step)
             m.finish(step.id, obs, check_evidence=False)
             if obs.withdrawn:
-                self._void_unreachable(step.id)
+                self.m.void_unreachable(step.id)
         done = all(s in m.completed for s in self.plan.ids)
         m.stop("plan_complete" if done else "step_failed",
                "every step ran" if done else f"steps not done: {', '.join(s for s in self.plan.ids if s not in m.completed)}")
@@ -298,7 +311,7 @@ class _Simulation:
                 self._recover(sid, "precondition", c.contradicts,
                               f"{sid!r} observed {c.fact!r}, contradicting {c.contradicts!r} ({c.verified_by})")
             elif obs.withdrawn:
-                self._void_unreachable(sid)
+                self.m.void_unreachable(sid)
             return
         category = next(e.category for e in events if e.kind == "fail")
         if category == "evidence":
@@ -307,7 +320,7 @@ class _Simulation:
             self._retry(step)
         elif category == "tool_error" or not planner:
             if obs.withdrawn:
-                self._void_unreachable(sid)
+                self.m.void_unreachable(sid)
             m.stop("step_failed", f"{sid!r} failed ({category}) and the {self.strategy} strategy does not "
                    "recover from that", sid)
         else:
@@ -320,20 +333,14 @@ class _Simulation:
             m.stop("step_failed", f"{sid!r} failed transiently but is not safe to retry: it writes "
                    f"({', '.join(step.resources) or step.tool}) and has no rollback", sid)
         elif self.retries[sid] >= self.limits.max_retries:
-            m.stop("step_failed", f"{sid!r} failed {self.retries[sid] + 1} times; retries are capped at "
-                   f"max_retries={self.limits.max_retries}", sid)
+            tries = self.retries[sid] + 1
+            m.stop("step_failed", f"{sid!r} failed {'once' if tries == 1 else f'{tries} times'}; retries are capped "
+                   f"at max_retries={self.limits.max_retries}", sid)
         else:
             self.retries[sid] += 1
             why = (failure_scope(self.plan, sid, "transient", state=m.state()).message
                    if self.strategy == "planner" else f"transient failure at {sid!r}: retry it")
             m.retry(sid, f"{why} (retry {self.retries[sid]} of {self.limits.max_retries})")
-
-    def _void_unreachable(self, sid: str) -> None:
-        m = self.m
-        lost = invalidated(self.plan, m.state()) - m.failed - set(m.running) - m.voided
-        if lost:
-            kept = m.completed.intersection(self.plan.ids)
-            m.invalidate(sid, lost, kept, f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
 
     def _recover(self, sid: str, category: str, fact: str | None, trigger: str) -> None:
         m, plan = self.m, self.plan
@@ -344,7 +351,8 @@ class _Simulation:
             return
         m.invalidate(sid, scope.voided, scope.kept, scope.message)
         if self.replans >= self.limits.max_replans:
-            m.stop("replan_limit", f"a revision is needed but max_replans={self.limits.max_replans} were used", sid)
+            m.stop("replan_limit", f"a revision is needed but the run already made {self.replans} "
+                   f"(max_replans={self.limits.max_replans})", sid)
             return
         voided = set(scope.voided)
         if self.propose is None:
@@ -354,8 +362,9 @@ class _Simulation:
             if not isinstance(proposed, Plan):
                 raise SimulationError(f"propose() must return a Plan, got {proposed!r}")
             new = complete_revision(plan, proposed, trigger, voided)
-        if new.steps == plan.steps:
-            m.stop("no_new_route", f"the revision after {trigger} proposes the same steps", sid)
+        if sorted(new.steps, key=_by_id) == sorted(plan.steps, key=_by_id):  # file order carries no meaning
+            m.stop("no_new_route", f"the replanner proposed the same steps as plan v{plan.version} "
+                   f"(trigger: {trigger})", sid)
             return
         changed = changed_completed(plan, new, m.completed)
         if changed:

@@ -27,11 +27,10 @@ import time as _time
 from dataclasses import fields
 from typing import Any, Callable, Iterable, Mapping
 
-from ._runstate import (OUTCOMES, Conflict, Event, Fault, Machine, Observation, Run, SimulationError,
+from ._runstate import (EVENT_KINDS, OUTCOMES, Conflict, Event, Fault, Machine, Observation, Run, SimulationError,
                         state_from_events)
-from .analysis import invalidated
 from .errors import PlanFormatError, TraceFormatError
-from .model import Contract, Finding, Plan, Step, ToolSpec
+from .model import STATUSES, Contract, Finding, Plan, Step, ToolSpec
 from .replan import complete_revision
 
 __all__ = ["save_trace", "load_trace", "Recorder", "SCHEMA", "SCHEMA_VERSION", "run_to_lines"]
@@ -154,6 +153,12 @@ def _plan_from(d: Mapping[str, Any], known: list[Plan]) -> Plan:
                 import_findings=findings, **{k: d[k] for k in _PLAN_SCALARS[1:] if k in d})
 
 
+def _object(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a JSON object, got {value!r}"[:200])
+    return value
+
+
 _EVENT_REQUIRED = ("index", "time", "kind", "step", "message", "plan_version", "statuses")
 
 
@@ -162,11 +167,17 @@ def _event_from(d: Mapping[str, Any]) -> Event:
     for name in _EVENT_REQUIRED:
         if name not in d:
             raise KeyError(name)
-    for name in ("facts", "ready", "voided", "kept"):
-        d[name] = frozenset(d.get(name) or ())
+    for name in _EVENT_SETS:
+        items = d.get(name) or []
+        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise ValueError(f"{name} must be a list of strings, got {items!r}")
+        d[name] = frozenset(items)
     obs = d.get("observation")
-    d["observation"] = None if obs is None else Observation(**obs)
-    d["conflicts"] = tuple(Conflict(**c) for c in d.get("conflicts") or ())
+    d["observation"] = None if obs is None else Observation(**_object(obs, "observation"))
+    conflicts = d.get("conflicts") or []
+    if not isinstance(conflicts, list):
+        raise ValueError(f"conflicts must be a list of objects, got {conflicts!r}")
+    d["conflicts"] = tuple(Conflict(**_object(c, "a conflict")) for c in conflicts)
     if not isinstance(d.get("statuses"), dict):
         raise ValueError(f"statuses must be an object of step id -> status, got {d.get('statuses')!r}")
     event = Event(**d)
@@ -174,6 +185,13 @@ def _event_from(d: Mapping[str, Any]) -> Event:
         raise ValueError(f"index must be an integer and kind a string, got {event.index!r} and {event.kind!r}")
     if isinstance(event.time, bool) or not isinstance(event.time, (int, float)):
         raise ValueError(f"time must be a number, got {event.time!r}")
+    if event.kind not in EVENT_KINDS:
+        raise ValueError(f"unknown event kind {event.kind!r}; expected one of {', '.join(EVENT_KINDS)}")
+    bad = next(((k, v) for k, v in event.statuses.items() if v not in STATUSES), None)
+    if bad:
+        raise ValueError(f"step {bad[0]!r} has unknown status {bad[1]!r}; expected one of {', '.join(STATUSES)}")
+    if event.outcome is not None and event.outcome not in OUTCOMES:
+        raise ValueError(f"unknown outcome {event.outcome!r}; expected one of {', '.join(OUTCOMES)}")
     return event
 
 
@@ -225,9 +243,9 @@ def load_trace(path: str | os.PathLike[str]) -> Run:
             continue
         try:
             if kind == "plan":
-                plans.append(_plan_from(record["plan"], plans))
+                plans.append(_plan_from(_object(record["plan"], "plan"), plans))
             elif kind == "event":
-                event = _event_from(record["event"])
+                event = _event_from(_object(record["event"], "event"))
                 if event.index != len(events):
                     raise ValueError(f"event index {event.index} out of order; expected {len(events)}")
                 if event.plan_version and not any(p.version == event.plan_version for p in plans):
@@ -242,8 +260,12 @@ def load_trace(path: str | os.PathLike[str]) -> Run:
     if header is None:
         raise TraceFormatError("empty trace: expected a header line", source=source, line=1)
     try:
-        faults = tuple(Fault(**f) for f in header.get("faults") or ())
-        contract = _contract_from(header.get("contract"))
+        faults = header.get("faults") or []
+        if not isinstance(faults, list):
+            raise ValueError(f"faults must be a list of objects, got {faults!r}")
+        faults = tuple(Fault(**_object(f, "a fault")) for f in faults)
+        contract = header.get("contract")
+        contract = None if contract is None else _contract_from(_object(contract, "contract"))
     except (TypeError, ValueError, PlanFormatError) as exc:
         raise TraceFormatError(f"bad header: {exc}", source=source, line=1) from None
     state = state_from_events(events)
@@ -322,12 +344,8 @@ class Recorder:
         self._tick()
         m = self._m
         events = m.finish(step_id, observation)
-        if observation.withdrawn and m.plan is not None:
-            lost = invalidated(m.plan, m.state()) - m.failed - set(m.running) - m.voided
-            if lost:
-                kept = m.completed.intersection(m.plan.ids)
-                events.append(m.invalidate(step_id, lost, kept, f"no longer reachable: {', '.join(sorted(lost))}"))
-        return self._done(events)
+        voided = m.void_unreachable(step_id) if observation.withdrawn else None
+        return self._done(events + [voided] if voided else events)
 
     def complete(self, step_id: str, facts: Iterable[str] | None = None, **data: Any) -> tuple[Event, ...]:
         """Shortcut: ``step_id`` succeeded and established ``facts`` (default: what it produces)."""

@@ -198,6 +198,10 @@ def test_side_effect_without_patch_voids_direct_dependencies():
     (lambda p: ready_timeline(p, workers=0), AnalysisError, r"positive integer.*got 0"),
     (lambda p: invalidated(p, object()), AnalysisError, r"\(completed, facts\) pair"),
     (lambda p: reachable(p, "S0", ()), AnalysisError, r"got the string 'S0'"),
+    (lambda p: reachable(p, (), "leak_reproduced"), AnalysisError, r"facts must be .*got the string 'leak_reproduced'"),
+    (lambda p: invalidated(p, ((), "leak_reproduced")), AnalysisError, r"facts must be .*the string"),
+    (lambda p: failure_scope(p, "S4", "side_effect", state=("S0", ())), AnalysisError, r"completed must be .*'S0'"),
+    (lambda p: failure_scope(p, "S0", "precondition"), AnalysisError, r"pass fact=, 'S0' requires no fact"),
 ])
 def test_bad_arguments(example, call, error, match):
     with pytest.raises(error, match=match):

@@ -64,6 +64,17 @@ def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
     assert attribute(rec.run) == "executor"
 
 
+@pytest.mark.parametrize("depends_on", ["ghost", "A"])  # a missing step; a cycle
+def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on=depends_on)])
+    rec = Recorder(clock=lambda: 1.0)
+    rec.propose(plan)
+    rec.stop("plan_complete")
+    m = metrics(rec.run)
+    assert (m.success, m.critical_path_delay, m.time) == (True, None, 1.0)
+    assert attribute(rec.run) == "planner"
+
+
 def test_metrics_render():
     m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 45.0)
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"

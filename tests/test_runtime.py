@@ -37,6 +37,8 @@ def kinds(run) -> list[str]:
     ("S1:transientx3", Fault("S1", "transient", times=3)),
     ("S3:withdraw:a:b:x2", Fault("S3", "withdraw", "a:b", 2)),
     ("S2:extra_fact:not leak_reproduced", Fault("S2", "extra_fact", "not leak_reproduced")),
+    (" S4 : side_effect", Fault("S4", "side_effect")),
+    ("S3:withdraw:a:x2:x1", Fault("S3", "withdraw", "a:x2")),  # a fact that looks like a repeat count
 ])
 def test_fault_parse(text, expected):
     assert Fault.parse(text) == expected
@@ -96,6 +98,32 @@ def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
     assert starts(run)["S0"] == 1  # no fault here ever voids the reproduction
 
 
+@pytest.mark.parametrize("strategy, outcome, statuses", [
+    ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
+    ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
+    ("direct", "step_failed", {"A": "failed", "B": "failed", "C": "done"}),
+])
+def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strategy, outcome, statuses):
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x"),
+                      Step("C", "c", expected_evidence="e", produces="y")])
+    run = simulate(plan, strategy=strategy)
+    assert (run.outcome, final(run)) == (outcome, statuses)
+
+
+def test_direct_says_which_dependency_and_fact_were_unmet(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S1", "tool_error")], strategy="direct")
+    fail = next(e for e in run.events if e.kind == "fail" and e.step == "S3")
+    assert fail.message == ("'S3' ran with unmet preconditions: dependency 'S1' not done; "
+                            "fact 'key_builder_located' not held")
+
+
+def test_complete_message_names_each_extra_fact_once(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "extra_fact", "cache_warm")])
+    done = next(e for e in run.events if e.kind == "complete" and e.step == "S4")
+    assert done.message == "'S4' complete: hit_rate_ok, isolation_verified; also observed cache_warm"
+
+
 def test_side_effect_redoes_the_patch_and_its_verification_only(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     inv = next(e for e in run.events if e.kind == "invalidate")
@@ -138,6 +166,10 @@ def test_retries_are_capped_by_the_contract(cache_plan, max_retries, outcome, s1
     contract = cache_plan.contract.__class__(**{**cache_plan.contract.__dict__, "max_retries": max_retries})
     run = simulate(cache_plan, contract, faults=[Fault("S1", "transient", times=3)])
     assert run.outcome == outcome and starts(run)["S1"] == s1_starts
+    if outcome == "step_failed":
+        tries = "once" if s1_starts == 1 else f"{s1_starts} times"
+        assert run.events[-1].message == (f"step_failed: 'S1' failed {tries}; retries are capped at "
+                                          f"max_retries={max_retries}")
 
 
 def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
@@ -185,13 +217,20 @@ def test_refused_before_anything_runs(cache_plan):
 def test_replan_limit(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect", times=3)])
     assert run.outcome == "replan_limit" and kinds(run).count("replan") == 2
+    assert run.events[-1].message == "replan_limit: a revision is needed but the run already made 2 (max_replans=2)"
     assert [p.ids[-2:] for p in run.plans] == [("S3", "S4"), ("S3.v2", "S4.v2"), ("S3.v3", "S4.v3")]
     assert run.plans[2].step("S3.v3").revises == "S3.v2"
 
 
-def test_an_identical_revision_ends_the_run(cache_plan):
-    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=lambda goal, contract, state, plan: plan)
+@pytest.mark.parametrize("propose", [
+    lambda goal, contract, state, plan: plan,
+    lambda goal, contract, state, plan: plan.replace(steps=tuple(reversed(plan.steps))),  # same steps, reordered
+])
+def test_an_identical_revision_ends_the_run(cache_plan, propose):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
     assert run.outcome == "no_new_route" and "replan" not in kinds(run)
+    assert run.events[-1].message.startswith("no_new_route: the replanner proposed the same steps as plan v1 "
+                                             "(trigger: side_effect at 'S4': ")
 
 
 def test_a_user_replanner_gets_the_state_and_its_route_runs(cache_plan):
@@ -281,6 +320,10 @@ def test_workers_limit_starts_the_lower_id_first(cache_plan):
     ({"faults": [Fault("S9", "transient")]}, UnknownStepError, "no step 'S9'"),
     ({"faults": [Fault("S0", "withdraw")]}, SimulationError, "requires no fact"),
     ({"faults": ["S4:side_effect"]}, SimulationError, "expected Fault values"),
+    ({"faults": "S4:side_effect"}, SimulationError, r"faults must be a list of Fault values, got 'S4:side_effect'; write faults=\[Fault.parse\('S4:side_effect'\)\]"),
+    ({"faults": [Fault("S1", "premise_false", "nope")]}, SimulationError, "'nope' is not a premise.*level-1 cache"),
+    ({"faults": [Fault("S1", "missing_evidence", "nope")]}, SimulationError,
+     "'S1' does not produce 'nope'; it produces \\['key_builder_located'\\]"),
 ])
 def test_bad_arguments(cache_plan, kwargs, error, match):
     with pytest.raises(error, match=match):

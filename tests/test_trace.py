@@ -87,6 +87,20 @@ def _event_line(lines, n, **changes):
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, plan_version=5)), 4, "plan version 5"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, time="soon")), 4, "time must be a number"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses=["S0"])), 4, "statuses must be an object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind="explode")), 4, "unknown event kind 'explode'; expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses={"S0": "exploded"})), 4,
+     "step 'S0' has unknown status 'exploded'; expected one of pending"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, outcome="won")), 4, "unknown outcome 'won'; expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, facts="abc")), 4, "facts must be a list of strings, got 'abc'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, ready=[1])), 4, r"ready must be a list of strings, got \[1\]"),
+    (lambda ls: _bad(ls, 4, '{"type": "event", "event": [1]}'), 4, r"bad event record: event must be a JSON object, got \[1\]"),
+    (lambda ls: _bad(ls, 2, '{"type": "plan", "plan": null}'), 2, "bad plan record: plan must be a JSON object, got None"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, observation=[1])), 4, "observation must be a JSON object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, conflicts="c")), 4, "conflicts must be a list of objects, got 'c'"),
+    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "faults": 5})), 1,
+     "bad header: faults must be a list of objects, got 5"),
+    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "contract": [1]})), 1,
+     r"bad header: contract must be a JSON object, got \[1\]"),
 ])
 def test_a_bad_trace_says_which_line_and_why(tmp_path, cache_plan, edit, line, match):
     lines = run_to_lines(simulate(cache_plan))
@@ -251,12 +265,33 @@ def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan)
     events = rec.observe("S1", Observation(True, {"key_builder_located"}, withdrawn={"isolation_test_written"}))
     assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"]
     assert events[-1].voided == {"S3"} and events[-1].statuses["S3"] == "invalidated"
+    assert events[-1].message == "no longer reachable after the observation of 'S1': S3"
+
+
+def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="ghost"),
+                      Step("C", "c", expected_evidence="e", depends_on="A", requires="x")])
+    rec = Recorder(clock=lambda: 0.0)
+    assert rec.propose(plan).statuses == {"A": "ready", "B": "blocked", "C": "pending"}
+    rec.start("A")
+    events = rec.observe("A", Observation(True, {"x"}, withdrawn={"x"}))
+    assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"] and events[-1].voided == {"C"}
 
 
 def test_recorder_refuses_misuse(small_plan):
     rec = Recorder(clock=lambda: 0.0)
-    with pytest.raises(SimulationError, match="no plan was proposed"):
+    with pytest.raises(SimulationError, match="cannot start 'S0': no plan was proposed"):
         rec.start("S0")
+    with pytest.raises(SimulationError, match="cannot finish 'S0': no plan was proposed"):
+        rec.complete("S0")
+    with pytest.raises(SimulationError, match="cannot fail 'S0': no plan was proposed"):
+        rec.fail("S0", "boom")
+    with pytest.raises(SimulationError, match="cannot retry 'S0': no plan was proposed"):
+        rec.retry("S0")
+    with pytest.raises(SimulationError, match="cannot invalidate 'S0, S1': no plan was proposed"):
+        rec.invalidate(["S1", "S0"], "void")
+    assert rec.run.events == ()
     rec.propose(small_plan)
     with pytest.raises(SimulationError, match="unknown outcome 'done'.*plan_complete"):
         rec.stop("done")
