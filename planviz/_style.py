@@ -23,7 +23,8 @@ from ._escape import escape_label
 from .model import STATUSES, Plan
 
 __all__ = ["Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "FrameState",
-           "frame_state", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs", "tip"]
+           "frame_state", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
+           "tip"]
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,21 @@ def frame_state(events: Any, index: int) -> FrameState:
     return FrameState(dict(event.statuses or {}), voided, kept, frozenset(conflict))
 
 
-def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple) -> tuple[str, ...]:
-    keys = list(RUN_LEGEND) if run_mode else ["step"]
+def run_looks(events: Any) -> frozenset[str]:
+    """The status looks some frame of a run uses: its legend lists those, not all nine."""
+    seen = {status for e in events for status in (e.statuses or {}).values()}
+    for e in events:
+        if e.kind == "invalidate":
+            seen |= {"invalidated"} if getattr(e, "voided", None) else set()
+            seen |= {"kept"} if getattr(e, "kept", None) else set()
+        elif e.kind == "conflict" and e.step:
+            seen.add("conflict")
+    return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
+
+
+def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
+                shown: frozenset[str] | None = None) -> tuple[str, ...]:
+    keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
     keys += ["critical"] if critical else []
     keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
     keys += [sev for sev in ("error", "warning") if any(f.severity == sev for f in findings)]

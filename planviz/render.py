@@ -34,11 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+import networkx as nx
 import pygraphviz as pgv
 
 from ._escape import check_svg, checked_attrs, dom_id, escape_label
 from ._style import (EDGE_COLOUR, LEGEND_TEXT, LOOKS, STATUS_PLACEHOLDER, FrameState, Look, Mark, edge_marks,
-                     frame_state, legend_keys, node_attrs, node_marks, num, step_tooltip, tip)
+                     frame_state, legend_keys, node_attrs, run_looks, node_marks, num, step_tooltip, tip)
 from ._layout import SLOT, Layout, draw_positioned, frame_template, lay_out
 from .analysis import critical_path, ready_waves
 from .errors import LayoutTimeout, PlanvizError, RenderError
@@ -188,7 +189,8 @@ def render(plan: Plan, run: Any = None, at: int | None = None, report: Any = Non
         return _summary(plan, frame, f"This plan has {n} steps, more than {10 * max_nodes} (ten times "
                                      f"max_nodes={max_nodes}): it is too big to draw in full.", index)
     crit_nodes, crit_edges = _critical(plan, schedule)
-    legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings)
+    legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings,
+                         run_looks(run.events) if frame is not None else None)
     caption = _caption(plan, schedule, why_not, findings)
     notes = _slack_notes(plan, schedule) + _finding_notes(findings)
     key = (plan, frame is not None, legend, crit_edges, caption, notes, n > max_nodes, float(timeout))
@@ -264,7 +266,8 @@ def _caption(plan: Plan, schedule: Any, why_not: str, findings: tuple = ()) -> t
         errors = sum(f.severity == "error" for f in findings)
         warnings = len(findings) - errors
         lines.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}: "
-                     "outlined in red (error) or orange (warning); hover a step for the message")
+                     "outlined in red-orange (error) or yellow-orange (warning), named in the step's label; "
+                     "hover a step for the message")
     return tuple(lines)
 
 
@@ -334,7 +337,7 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
             attrs["label"] = "\\n".join(shown)
         a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs(attrs))
         edges.append((u, v))
-    _add_legend(a, legend)
+    _add_legend(a, legend, _ranks(g))
     try:
         layout = lay_out(a, in_child=in_child, timeout=timeout)
     except LayoutTimeout as exc:  # remembered, so the next frame does not wait for the time limit again
@@ -343,8 +346,18 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
     return _Base(layout, labels, tips, tuple(edges), cap, run_mode, template=template, slots=slots)
 
 
-def _add_legend(a: pgv.AGraph, keys: tuple[str, ...]) -> None:
-    per_row = max(3, math.ceil(len(keys) / 2))
+def _ranks(g: Any) -> int:
+    """How many columns the plan itself takes (its longest chain), or its size when it has a cycle."""
+    try:
+        return sum(1 for _ in nx.topological_generations(g))
+    except nx.NetworkXUnfeasible:
+        return len(g)
+
+
+def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
+    # Legend nodes share dot's ranks (columns) with the plan: no more columns than the plan has,
+    # so the legend never makes the picture wider than the plan (and the plan smaller on screen).
+    per_row = min(max(3, math.ceil(len(keys) / 2)), max(3, ranks))
     rows = [keys[i:i + per_row] for i in range(0, len(keys), per_row)]
     rows.reverse()  # dot stacks the rows of a left-to-right graph bottom-up
     names = [f"~legend-{k}" for row in rows for k in row]

@@ -58,7 +58,9 @@ _STYLE = """<style>
 .planviz-explorer .pv-ok { background: #d6eaf8; } .planviz-explorer .pv-bad { background: #fbe3d6; }
 .planviz-explorer .widget-html-content { line-height: 1.4; }
 .planviz-diagram { border: 1px solid #ddd; background: #fff; box-sizing: border-box; }
-.planviz-diagram .pv-frame svg { max-width: 100%; height: auto; display: block; }
+/* the whole picture fits the panel (no inner scrolling), keeping its proportions */
+.planviz-diagram .pv-frame svg { max-width: 100%; max-height: 450px; width: auto; height: auto;
+  display: block; }
 .planviz-explorer table.pv-log { border-collapse: collapse; font-size: 12px; width: 100%; }
 .planviz-explorer table.pv-log td, .planviz-explorer table.pv-log th { padding: 1px 6px; text-align: left;
   border-bottom: 1px solid #eee; vertical-align: top; }
@@ -359,7 +361,7 @@ class Explorer(w.VBox):
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f'<p class="pv-title">{escape(self._plan.goal)}</p><p class="pv-sub">{mode} &middot; '
                 f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(str(run.outcome))}</span>'
-                f' &middot; {len(run.events)} events{self._makespan()}</p>')
+                f' &middot; events 0..{len(run.events) - 1}{self._makespan()}</p>')
 
     def _makespan(self) -> str:
         if self._schedule is None:

@@ -167,6 +167,6 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     text = text_of(executed("06_is_planning_worth_it.ipynb"))
     for word in ("direct", "workflow", "planner", "tool_calls", "recovery_distance"):
         assert word in text
-    assert re.search(r"^S0:premise_false\s+plan_complete \(5 calls\)\s+plan_complete \(5 calls\)\s+"
-                     r"premise_failed \(1 calls\)$", text, re.M)
+    assert re.search(r"^S0:premise_false\s+plan_complete \(5\)\s+plan_complete \(5\)\s+"
+                     r"premise_failed \(1\)$", text, re.M)
     assert "replan_limit" in text  # the structural side effect: more tool calls, still failed
