@@ -30,6 +30,7 @@ on the order of steps in the file.
 from __future__ import annotations
 
 from collections import defaultdict
+from difflib import get_close_matches
 from operator import attrgetter
 from typing import Sequence
 
@@ -40,6 +41,7 @@ CHUNK_BITS = 1024
 WALK_BUDGET = 48
 _produces = attrgetter("produces")
 GIVE_UP = 4  # after this many walks of one group run out of budget, its queries go to the bitset pass
+SUGGEST_BUDGET = 100_000  # id comparisons spent on "did you mean" hints per Index (difflib is O(steps) per name)
 
 
 class Index:
@@ -53,7 +55,7 @@ class Index:
     """
 
     __slots__ = ("plan", "core", "steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos",
-                 "cyclic_nodes", "producer_of", "_multi", "_kinds", "_groups")
+                 "cyclic_nodes", "producer_of", "_multi", "_kinds", "_groups", "_close", "_budget")
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -73,6 +75,8 @@ class Index:
             self._multi = {f: ps for f, ps in multi.items() if len(ps) > 1}
         self._kinds: dict[str, list[str]] | None = None
         self._groups: dict[str, frozenset[str]] = {}
+        self._close: dict[str, str | None] = {}
+        self._budget = SUGGEST_BUDGET
 
     def producers(self, fact: str) -> list[str]:
         """Every step producing ``fact`` (a step listing it twice counts once)."""
@@ -101,6 +105,22 @@ class Index:
     def levels(self) -> dict[str, int]:
         """Longest-path depth of each step: a topological key independent of file order."""
         return self.core.levels()
+
+    def close_id(self, name: str) -> str | None:
+        """The step id most like ``name``, for a "did you mean" hint; memoized per name.
+
+        Each new name costs one comparison per step, so hints stop (None) once
+        ``SUGGEST_BUDGET`` comparisons are spent: thousands of dangling ids in
+        a big plan must not make validation quadratic.
+        """
+        if name in self._close:
+            return self._close[name]
+        if self._budget < len(self.steps):
+            return None
+        self._budget -= len(self.steps)
+        close = get_close_matches(name, self.steps, n=1)
+        found = self._close[name] = close[0] if close else None
+        return found
 
 
 def _walk(ix: Index, group: frozenset[str], node: str, lo: int) -> bool | None:

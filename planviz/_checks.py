@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from difflib import get_close_matches
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -43,11 +42,9 @@ def _f(code: str, layer: str, message: str, steps: Iterable[str] = (), *, severi
 
 
 def _known(ix: Index, name: str) -> str:
-    """' (did you mean 'S3'?)' when a close id exists; cheap enough only for modest plans."""
-    if len(ix.steps) > 5000:
-        return ""
-    close = get_close_matches(name, ix.steps, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """' (did you mean 'S3'?)' when a close id exists (and the hint budget is not spent)."""
+    close = ix.close_id(name)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 # -- structure ---------------------------------------------------------------
@@ -153,11 +150,17 @@ def feasibility(ix: Index, contract: Contract) -> list[Finding]:
     """infeasible_fact: a fact some step requires that the world can neither give nor yield."""
     out = []
     for fact, who in infeasible_facts(ix.plan, contract).items():
+        makers = ix.producers(fact)
+        if makers:  # the plan claims a step establishes it: the contract says the world cannot
+            fix = (f"{_names(sorted(makers))} produces it, but contract.obtainable_facts does not list it: add it "
+                   f"there if a permitted step may establish it, or find a route that does not need it")
+        else:
+            fix = ("obtain it outside the plan and list it in contract.given_facts, or find a route that does "
+                   "not need it")
         out.append(_f("infeasible_fact", "feasibility",
                       f"fact {fact!r}, required by {_names(who)}, is neither given nor obtainable under the "
-                      f"contract, so no route can establish it: the plan is refused; obtain it outside the "
-                      f"plan and list it in contract.given_facts, or find a route that does not need it",
-                      who))
+                      f"contract, so no route can establish it: the plan is refused; {fix}",
+                      who, where=f"{who[0]}.requires"))
     return out
 
 
@@ -234,6 +237,7 @@ def unmet_requirements(ix: Index, given: set[str]) -> list[Finding]:
     parents = ix.parents
     producer = ix.producer_of.get
     pending: list[tuple[str, str, frozenset[str]]] = []
+    failing: set[tuple[str, str]] = set()
     out = []
     for sid, s in ix.steps.items():
         req = s.requires
@@ -252,6 +256,9 @@ def unmet_requirements(ix: Index, given: set[str]) -> list[Finding]:
                     one = None
                 if one is not None:
                     continue
+            if (sid, fact) in failing:  # listed twice: one finding
+                continue
+            failing.add((sid, fact))
             group = ix.producer_group(fact)
             if not group:
                 out.append(_f("unmet_requirement", "semantics",
@@ -381,11 +388,10 @@ def placeholders(ix: Index) -> list[Finding]:
         for path, text in _strings_in(s.arguments, f"{sid}.arguments"):
             if "{{" not in text:
                 continue
-            for m in _PLACEHOLDER.finditer(text):
-                ref = _placeholder_step(ix, m.group(1))
-                shown = m.group(0)
+            for shown, inner in dict.fromkeys(m.group(0, 1) for m in _PLACEHOLDER.finditer(text)):  # once each
+                ref = _placeholder_step(ix, inner)
                 if ref is None:
-                    head = m.group(1).strip().split(".")[0]
+                    head = inner.strip().split(".")[0]
                     out.append(_f("bad_placeholder", "static",
                                   f"{path} uses {shown!r}, but there is no step {head!r}{_known(ix, head)}; "
                                   f"name an earlier step of this plan", [sid], where=path))

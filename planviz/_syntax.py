@@ -131,6 +131,10 @@ class _NonFinite(ValueError):
     pass
 
 
+class _TooLong(ValueError):
+    pass
+
+
 class _Duplicate(ValueError):
     pass
 
@@ -146,6 +150,13 @@ def _reject_constant(token: str) -> Any:
     raise _NonFinite(token)
 
 
+def _bounded_int(token: str) -> int:
+    try:
+        return int(token)
+    except ValueError:  # more digits than int() converts
+        raise _TooLong(token) from None
+
+
 def _finite_float(token: str) -> float:
     value = float(token)
     if not math.isfinite(value):
@@ -157,16 +168,17 @@ def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
     _check_json_depth(text, name, line_offset)
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                          object_pairs_hook=_unique_pairs)
+                          parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
     except _Duplicate:
         key, first, (line, column), path = _find_json_duplicate(text)
         raise PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear once",
                               source=name, line=line + line_offset, column=column, path=join_path(path)) from None
-    except _NonFinite as exc:
+    except (_NonFinite, _TooLong) as exc:
         token = exc.args[0]
         line, column = _find_bare_token(text, token)
-        raise PlanFormatError(f"non-finite number {token}: expected a finite number",
-                              source=name, line=line + line_offset, column=column) from None
+        problem = (f"integer of {len(token.lstrip('-'))} digits is too large: quote it to keep it as text"
+                   if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
+        raise PlanFormatError(problem, source=name, line=line + line_offset, column=column) from None
     except json.JSONDecodeError as exc:
         raise PlanFormatError(f"invalid JSON: {exc.msg}", source=name,
                               line=exc.lineno + line_offset, column=exc.colno) from None
@@ -322,7 +334,8 @@ def resolve_scalar(text: str) -> Any:
             try:
                 return int(text)
             except ValueError:  # more digits than int() converts
-                raise ValueError(f"integer of {len(text)} digits is too large: quote it to keep it as text") from None
+                digits = len(text.lstrip("+-"))
+                raise ValueError(f"integer of {digits} digits is too large: quote it to keep it as text") from None
         if FLOAT_PATTERN.fullmatch(text):
             value = float(text)
             if not math.isfinite(value):

@@ -1,8 +1,9 @@
 """The ``planviz`` command: validate, grade, render, simulate and report plans from a shell.
 
 Exit codes: 0 clean, 1 findings (or a run that did not complete), 2 unreadable
-input or bad usage. Errors are one line on stderr naming the file and place,
-never a traceback.
+input or bad usage; 141 when the reader of the output left early, 130 on
+Ctrl-C. Errors are one line on stderr naming the file and place, never a
+traceback.
 
 >>> main(["schema"]) == 0  # doctest: +ELLIPSIS
 {...
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -120,7 +122,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="planviz", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    formats = ["planviz", "toolcall", "taskbench", "llmcompiler", "rewoo", "nestful"]
+    from .io import FORMATS as formats
 
     def add(name: str, func, help: str, *, plan: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help)
@@ -156,7 +158,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit code.
+
+    >>> main(["validate", "no_such_plan.yaml"])
+    2
+    """
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -164,11 +170,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) and 2
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
+        _silence_stdout()
+        return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
         print(f"planviz: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush into the closed pipe stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import PlanFormatError
-from .model import HORIZONS, INTENTS, RISKS, Contract, Plan, Step, ToolSpec
+from .model import HORIZONS, INTENTS, RISKS, Contract, Plan, Step, ToolSpec, _duration
 from .source import MAX_DEPTH, join_path
 
 __all__ = [
@@ -290,9 +290,10 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        number = _duration(value)
+        if number is None:
             raise _fail(f"expected a finite number >= 0 (in the plan's time_unit), got {_show(value)}", path)
-        return float(value)
+        return number
     if kind in ("version", "count", "n"):
         low = 1 if kind == "version" else 0
         if isinstance(value, bool) or not isinstance(value, int) or value < low:

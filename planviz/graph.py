@@ -33,6 +33,11 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     Graph attributes hold the plan-level fields (``goal``, ``premises``,
     ``unknowns``, ``version``, ``time_unit``). Duplicate ids keep their first
     step; dependencies on unknown ids add no edge (``validate`` reports both).
+
+    >>> g = to_graph(Plan("g", [Step("A", "a", produces=["x", "y"]),
+    ...                         Step("B", "b", depends_on=["A", "ghost"], requires="x")]))
+    >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
+    ([('A', 'B', ('x',))], ('x',))
     """
     g = nx.DiGraph(
         goal=plan.goal,

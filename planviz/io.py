@@ -186,8 +186,10 @@ def _load(source: Any, format: str | None, *, single: bool) -> list[Plan]:
                 fmt = "planviz"
             else:
                 hint = ""
-                if isinstance(source, str) and name == STRING_NAME and "\n" not in source.strip():
-                    hint = f" (and no file named {source.strip()[:80]!r} exists)"
+                stripped = source.strip() if isinstance(source, str) else ""
+                could_be_path = "\n" not in stripped and stripped[:1] not in "{[\"'-" and ": " not in stripped
+                if name == STRING_NAME and could_be_path:
+                    hint = f" (and no file named {stripped[:80]!r} exists)"  # a mistyped path, perhaps
                 raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
                                       f"with goal and steps, got {_describe(data)}{hint}", source=name,
                                       line=1 if doc is not None else None, column=1 if doc is not None else None)

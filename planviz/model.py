@@ -67,6 +67,29 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     return value
 
 
+def _copy_arguments(value: Any) -> Any:
+    """A deep copy of argument data, tuples as lists (as a plan file gives them back, so round trips compare equal)."""
+    if isinstance(value, Mapping):
+        return {k: _copy_arguments(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy_arguments(v) for v in value]
+    return value
+
+
+def _duration(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number >= 0 (not a bool), else None.
+
+    An int too large for a float (``10**400``) is None too, instead of an OverflowError.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
 def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
     if value not in choices:
         raise PlanFormatError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}", path=where)
@@ -125,13 +148,13 @@ class Step:
             set_(self, name, _text(getattr(self, name), f"{where}.{name}"))
         for name in ("tool", "kind", "approval", "revises"):
             _text(getattr(self, name), f"{where}.{name}", optional=True)
-        d = self.duration
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d < 0:
-            raise PlanFormatError(f"expected a finite number >= 0, got {d!r}", path=f"{where}.duration")
-        set_(self, "duration", float(d))
+        d = _duration(self.duration)
+        if d is None:
+            raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}", path=f"{where}.duration")
+        set_(self, "duration", d)
         if not isinstance(self.arguments, Mapping):
             raise PlanFormatError(f"expected a mapping, got {self.arguments!r}", path=f"{where}.arguments")
-        set_(self, "arguments", dict(self.arguments))
+        set_(self, "arguments", _copy_arguments(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
 
@@ -241,13 +264,27 @@ class Plan:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """What the contract says about one tool: may it be used, does it write, which tools must come first."""
+    """What the contract says about one tool: may it be used, does it write, which tools must come first.
+
+    ``permitted`` and ``writes`` are real booleans: the string ``"no"`` is
+    truthy, so it is refused rather than read as permission.
+
+    >>> ToolSpec(writes=True, preconditions="backup").preconditions
+    ('backup',)
+    >>> ToolSpec(permitted="no")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: ToolSpec.permitted: expected True or False, got 'no'
+    """
 
     permitted: bool = True
     writes: bool = False
     preconditions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("permitted", "writes"):
+            if not isinstance(getattr(self, name), bool):
+                raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
         object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
 
 

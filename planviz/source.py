@@ -35,6 +35,7 @@ from ._syntax import (
     FLOAT_PATTERN,
     MAX_ALIAS_NODES,
     MAX_DEPTH,
+    _show,
     join_path,
     json_events,
     line_col,
@@ -182,11 +183,6 @@ def _read_file(path: Path) -> tuple[str, str]:
     if len(data) > MAX_BYTES:
         raise PlanFormatError(f"file is larger than the {_mib(MAX_BYTES)} cap", source=name)
     return decode(data, name), name
-
-
-def _show(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _mib(n: int) -> str:

@@ -183,17 +183,30 @@ class Report:
         esc = html.escape
         rows = "".join(
             f"<tr class='{esc(f.severity)}'><td>{esc(f.severity)}</td><td>{esc(f.layer)}</td>"
-            f"<td><code>{esc(f.code)}</code></td><td>{esc(', '.join(f.steps))}</td><td>{esc(f.message)}</td></tr>"
+            f"<td><code>{esc(f.code)}</code></td><td>{esc(', '.join(f.steps))}</td>"
+            f"<td style='text-align:left'>{esc(f.message)}</td></tr>"
             for f in self.findings
         )
         skipped = "".join(f"<li>{esc(s)}</li>" for s in self.skipped)
         return (
             "<table class='planviz-report'>"
             f"<caption>{esc(self.verdict())}</caption>"
-            "<thead><tr><th>severity</th><th>layer</th><th>code</th><th>steps</th><th>message</th></tr></thead>"
+            "<thead><tr><th>severity</th><th>layer</th><th>code</th><th>steps</th>"
+            "<th style='text-align:left'>message</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"
             + (f"<p>skipped:</p><ul class='planviz-skipped'>{skipped}</ul>" if skipped else "")
         )
+
+
+def _arguments(what: str, plan: Any, contract: Any) -> Contract | None:
+    """The contract to use (default: the plan's own), after checking both arguments are planviz values."""
+    if not isinstance(plan, Plan):
+        raise PlanFormatError(f"{what} expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
+                              "load a file with planviz.load_plan(path)", path="plan")
+    if contract is not None and not isinstance(contract, Contract):
+        raise PlanFormatError(f"{what} expects a planviz Contract or None, got {type(contract).__name__} "
+                              f"{contract!r:.80}; load a file with planviz.load_contract(path)", path="contract")
+    return contract if contract is not None else plan.contract
 
 
 def validate(plan: Plan, contract: Contract | None = None) -> Report:
@@ -210,8 +223,12 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     ['missing_required', 'unknown_dependency']
     >>> validate(examples.load("delete_failing_test")).ok
     False
+    >>> validate(plan, "contract.yaml")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: contract: validate expects a planviz Contract or None, got str 'contract.yaml'; load a file with planviz.load_contract(path)
     """
-    contract = contract if contract is not None else plan.contract
+    contract = _arguments("validate", plan, contract)
     with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
         return _validate(plan, contract)
 
@@ -335,7 +352,7 @@ def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFail
     >>> prepare(examples.load("release_no_credentials")).unsatisfiable
     ('deploy_credentials',)
     """
-    contract = contract if contract is not None else plan.contract
+    contract = _arguments("prepare", plan, contract)
     report = validate(plan, contract)
     bad = [f for f in report.errors if f.layer in ("import", "structure")]
     if bad:
@@ -399,7 +416,7 @@ def grade(plan: Plan, contract: Contract | None = None) -> Grade:
     >>> g.admissible, g.required_recall, g.forbidden_present
     (False, 0.5, ('S2',))
     """
-    contract = contract if contract is not None else plan.contract
+    contract = _arguments("grade", plan, contract)
     if contract is None:
         raise PlanFormatError("grading needs a contract: pass one (planviz grade FILE --contract F) "
                               "or add a contract: section to the plan file", path="contract")
@@ -460,9 +477,10 @@ class GradeTable:
 
 
 def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
-    """Grade a batch: each case is ``(name, plan, contract)`` or ``(plan, contract)`` (named ``#1``, ``#2``...).
+    """Grade a batch: each case is ``(name, plan, contract)``, ``(plan, contract)``, ``(name, plan)`` or a plan.
 
-    ``contract`` may be None to use the plan's own.
+    Unnamed cases are named ``#1``, ``#2``...; a missing or None ``contract``
+    means the plan's own.
 
     >>> from planviz import examples
     >>> t = grade_many([("cache", examples.load("cache_isolation"), None),
@@ -472,13 +490,15 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
     """
     rows = []
     for i, case in enumerate(cases, 1):
-        case = tuple(case)
+        case = (case, None) if isinstance(case, Plan) else case
+        if not isinstance(case, (list, tuple)) or len(case) not in (2, 3):
+            raise PlanFormatError(f"expected (name, plan, contract), (plan, contract), (name, plan) or a Plan, "
+                                  f"got {case!r:.80}", path=f"cases[{i - 1}]")
         if len(case) == 3:
             name, plan, contract = case
-        elif len(case) == 2:
-            (plan, contract), name = case, f"#{i}"
+        elif isinstance(case[1], Plan):
+            (name, plan), contract = case, None
         else:
-            raise PlanFormatError(f"expected (name, plan, contract) or (plan, contract), got {len(case)} items",
-                                  path=f"cases[{i - 1}]")
+            (plan, contract), name = case, f"#{i}"
         rows.append((str(name), grade(plan, contract)))
     return GradeTable(tuple(rows))

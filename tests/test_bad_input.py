@@ -75,6 +75,8 @@ CASES = [
      r"{path}:6:15: steps\[0\]\.duration: expected a finite number >= 0.*got -5"),
     ("nan_duration", ".json", '{"goal": "g", "steps": [{"id": "A", "action": "a",\n "duration": NaN}]}', 2,
      r"{path}:2:14: non-finite number NaN"),
+    ("huge_integer_duration", ".yaml", _yaml_step("    duration: " + "9" * 400 + "\n"), 2,
+     r"{path}:6:15: steps\[0\]\.duration: expected a finite number >= 0"),
     ("inf_duration", ".yaml", _yaml_step("    duration: .inf\n"), 2, r"{path}:6:15: steps\[0\]\.duration: .*'\.inf'"),
     ("sexagesimal_duration", ".yaml", _yaml_step("    duration: 1:20\n"), 2,
      r"{path}:6:15: steps\[0\]\.duration: .*'1:20'"),

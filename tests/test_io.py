@@ -164,7 +164,7 @@ def test_yaml_numbers_resolve_like_json(written, expected):
     assert load_plan(yaml_plan(f"    duration: {written}\n")).steps[0].duration == expected
 
 
-@pytest.mark.parametrize("written", ["1:20", ".inf", ".nan", "five", "'5'", "-1", "true", "null"])
+@pytest.mark.parametrize("written", ["1:20", ".inf", ".nan", "five", "'5'", "-1", "true", "null", "9" * 400])
 def test_bad_durations(written):
     text = yaml_plan(f"    duration: {written}\n")
     if written == "null":  # null means "not given": the default
@@ -180,6 +180,25 @@ def test_overflowing_yaml_numbers_are_refused(written):
     with pytest.raises(PlanFormatError, match="out of range: expected a finite number") as info:
         load_plan(yaml_plan(f"    duration: {written}\n"))
     assert info.value.line == 5
+
+
+@pytest.mark.parametrize("digits", [310, 400])
+def test_json_integers_too_large_for_a_float_are_refused(digits):
+    text = '{"goal": "g", "steps": [{"id": "A", "action": "a",\n  "duration": %s}]}' % ("9" * digits)
+    with pytest.raises(PlanFormatError, match="expected a finite number >= 0") as info:
+        load_plan(text)
+    assert (info.value.line, info.value.column, info.value.path) == (2, 15, "steps[0].duration")
+
+
+@pytest.mark.parametrize("text, line, column", [
+    ('{"goal": "g", "steps": [{"id": "A", "action": "a",\n  "duration": %s}]}' % ("9" * 5000), 2, 15),
+    ('{"goal": "g", "steps": [{"id": "A", "action": "a",\n  "duration": -%s}]}' % ("9" * 5000), 2, 15),
+    ("goal: g\nsteps:\n  - id: A\n    action: a\n    duration: -%s\n" % ("9" * 5000), 5, 15),
+])
+def test_integers_with_too_many_digits_name_their_place(text, line, column):
+    with pytest.raises(PlanFormatError, match="integer of 5000 digits is too large: quote it") as info:
+        load_plan(text)
+    assert (info.value.line, info.value.column) == (line, column)
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e999"])
@@ -341,6 +360,17 @@ def test_not_a_plan(text, match, line):
     with pytest.raises(PlanFormatError, match=match) as info:
         load_plan(text)
     assert info.value.line == line
+
+
+# one line of text that is not a plan -> whether the message wonders if it was meant as a file name
+@pytest.mark.parametrize("text, hinted", [
+    ("plans/fix", True), ("just some words", True),
+    ("[]", False), ("{}", False), ('"hello"', False), ("---", False), ("- a", False), ("x: 1", False),
+])
+def test_missing_file_hint_only_for_text_that_could_be_a_path(text, hinted):
+    with pytest.raises(PlanFormatError, match="not a plan in any known format") as info:
+        load_plan(text)
+    assert ("and no file named" in str(info.value)) == hinted
 
 
 def test_json_lines():

@@ -187,6 +187,25 @@ def test_unknown_dependency_skips_ancestry_checks():
     assert any("some dependencies name unknown steps" in s for s in report.skipped)
 
 
+# (budget, dangling ids named by S5..S8, how many unknown_dependency messages keep a "did you mean")
+HINT_BUDGETS = [
+    (100_000, ["S1x", "S2x", "S3x", "S4x"], 4),
+    (8, ["S1x", "S2x", "S3x", "S4x"], 1),  # one lookup over 8 ids, then the budget is spent
+    (8, ["S1x", "S1x", "S1x", "S1x"], 4),  # one name asked four times costs one lookup
+    (7, ["S1x", "S2x", "S3x", "S4x"], 0),
+]
+
+
+@pytest.mark.parametrize("budget, dangling, hinted", HINT_BUDGETS)
+def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget, dangling, hinted):
+    monkeypatch.setattr(_ancestry, "SUGGEST_BUDGET", budget)
+    p = plan(*[step(f"S{i}") for i in range(1, 5)],
+             *[step(f"S{i}", depends_on=d) for i, d in enumerate(dangling, 5)])
+    messages = [f.message for f in validate(p).findings if f.code == "unknown_dependency"]
+    assert len(messages) == 4
+    assert sum("did you mean" in m for m in messages) == hinted
+
+
 def test_without_contract_unmet_requirement_uses_premises():
     p = plan(step("S1", requires=["assumed", "other"]), premises=["assumed"])
     report = validate(p)
@@ -555,3 +574,89 @@ def test_grade_many_table(cache_plan):
     assert parser.rows[1] == ["cache", "yes", "1.00", "0", "0"]
     with pytest.raises(PlanFormatError, match="expected"):
         grade_many([(cache_plan,)])
+
+
+# (function, plan argument, contract argument, the message)
+WRONG_ARGUMENTS = [
+    (validate, "plan.yaml", None, r"^plan: validate expects a planviz Plan, got str 'plan\.yaml'; .*load_plan"),
+    (validate, None, None, r"^plan: validate expects a planviz Plan, got NoneType None"),
+    (validate, "PLAN", "contract.yaml",
+     r"^contract: validate expects a planviz Contract or None, got str 'contract\.yaml'; .*load_contract"),
+    (prepare, "PLAN", {"required": ["verify"]}, r"^contract: prepare expects a planviz Contract or None, got dict"),
+    (grade, "PLAN", 3, r"^contract: grade expects a planviz Contract or None, got int 3"),
+    (grade, {"goal": "g"}, Contract(), r"^plan: grade expects a planviz Plan, got dict"),
+]
+
+
+@pytest.mark.parametrize("func, plan_arg, contract_arg, match", WRONG_ARGUMENTS)
+def test_wrong_argument_types_are_named(cache_plan, func, plan_arg, contract_arg, match):
+    with pytest.raises(PlanFormatError, match=match):
+        func(cache_plan if plan_arg == "PLAN" else plan_arg, contract_arg)
+
+
+# (plan, contract, how the infeasible_fact finding says to fix it)
+INFEASIBLE_FIXES = [
+    (plan(step("A", produces="x"), step("B", depends_on="A", requires="x")), Contract(given_facts=["g"]),
+     r"'A' produces it, but contract\.obtainable_facts does not list it: add it there"),
+    (plan(step("B", requires="creds")), Contract(obtainable_facts=["B_done"]),
+     r"obtain it outside the plan and list it in contract\.given_facts"),
+]
+
+
+@pytest.mark.parametrize("p, contract, fix", INFEASIBLE_FIXES)
+def test_infeasible_fact_names_the_fix_and_the_place(p, contract, fix):
+    [f] = validate(p, contract).by_layer("feasibility")
+    assert f.code == "infeasible_fact" and f.steps == ("B",) and f.where == "B.requires"
+    assert re.search(fix, f.message), f.message
+
+
+# cases as a user may write them -> (names, admissible)
+GRADE_CASE_SHAPES = [
+    (lambda good, bad: [good, bad], ["#1", "#2"], [True, False]),
+    (lambda good, bad: [("good", good), ("bad", bad)], ["good", "bad"], [True, False]),
+    (lambda good, bad: [(good, None), ("bad", bad, good.contract)], ["#1", "bad"], [True, False]),
+    (lambda good, bad: [[good, good.contract]], ["#1"], [True]),
+]
+
+
+@pytest.mark.parametrize("make, names, admissible", GRADE_CASE_SHAPES)
+def test_grade_many_case_shapes(cache_plan, make, names, admissible):
+    bad = plan(step("X", kind="delete_test"), contract=cache_plan.contract)
+    table = grade_many(make(cache_plan, bad))
+    assert [name for name, _ in table.rows] == names
+    assert [g.admissible for _, g in table.rows] == admissible
+
+
+@pytest.mark.parametrize("case", [("only-a-name",), ("a", "b", "c", "d"), "cache", 42, None])
+def test_grade_many_names_a_malformed_case(case):
+    with pytest.raises(PlanFormatError, match=r"^cases\[0\]: expected \(name, plan, contract\), .* got "):
+        grade_many([case])
+
+
+# a step listing a fact twice -> one finding per (step, fact)
+REPEATED_REQUIREMENTS = [
+    (plan(step("B", requires=["y", "y"])), [("B",)]),
+    (plan(step("A", produces="x"), step("B", requires=["x", "x", "y", "y"])), [("B",), ("B", "A")]),
+    (plan(step("A", produces="x"), step("B", depends_on=["A", "A"], requires=["x", "x"])), []),
+]
+
+
+@pytest.mark.parametrize("p, expected", REPEATED_REQUIREMENTS)
+def test_a_requirement_listed_twice_is_reported_once(p, expected):
+    found = [f for f in validate(p).findings if f.code == "unmet_requirement"]
+    assert sorted(f.steps for f in found) == sorted(expected)
+
+
+# arguments -> the bad_placeholder findings' places: a placeholder repeated in one string is one finding
+REPEATED_PLACEHOLDERS = [
+    ({"x": "{{Z.v}} and {{Z.v}}"}, ["B.arguments.x"]),
+    ({"x": "{{C.v}}, {{C.v}}, {{Z.v}}"}, ["B.arguments.x", "B.arguments.x"]),
+    ({"x": "{{Z.v}}", "y": "{{Z.v}}"}, ["B.arguments.x", "B.arguments.y"]),
+    ({"x": "{{A.v}} {{A.v}}"}, []),
+]
+
+
+@pytest.mark.parametrize("arguments, places", REPEATED_PLACEHOLDERS)
+def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places):
+    p = plan(step("A"), step("B", depends_on="A", arguments=arguments), step("C"))
+    assert sorted(f.where for f in validate(p).findings if f.code == "bad_placeholder") == places

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import PlanvizError
+from ..model import Plan
 
 __all__ = ["names", "load", "path"]
 
@@ -20,12 +21,24 @@ _SUFFIXES = (".yaml", ".json")
 
 
 def names() -> list[str]:
-    """The names of the bundled examples, sorted."""
+    """The names of the bundled examples, sorted.
+
+    >>> {"cache_isolation", "past_due_account"} <= set(names())
+    True
+    """
     return sorted(p.stem for p in _folder().iterdir() if p.suffix in _SUFFIXES)
 
 
 def path(name: str) -> Path:
-    """The file of one bundled example."""
+    """The file of one bundled example.
+
+    >>> path("past_due_account").name
+    'past_due_account.json'
+    >>> path("cache")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanvizError: no example named 'cache'; choose one of cache_isolation, delete_failing_test, ...
+    """
     for suffix in _SUFFIXES:
         candidate = _folder() / f"{name}{suffix}"
         if candidate.is_file():
@@ -33,8 +46,13 @@ def path(name: str) -> Path:
     raise PlanvizError(f"no example named {name!r}; choose one of {', '.join(names())}")
 
 
-def load(name: str):
-    """Load a bundled example as a :class:`planviz.Plan` (its contract, if any, is ``plan.contract``)."""
+def load(name: str) -> Plan:
+    """Load a bundled example as a :class:`planviz.Plan` (its contract, if any, is ``plan.contract``).
+
+    >>> plan = load("release_no_credentials")
+    >>> plan.ids, plan.contract.given_facts
+    (('B1', 'T1', 'N1', 'D1'), ('the main branch is green',))
+    """
     from ..io import load_plan
 
     return load_plan(path(name))
