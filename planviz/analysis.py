@@ -48,7 +48,7 @@ from ._dagindex import (
 from ._index import plan_index
 from ._scopes import ACTIONS, CATEGORIES, BlockReason, Scope, failure_scope, why_blocked
 from .errors import UnknownStepError
-from .model import Plan
+from .model import Plan, as_duration
 
 __all__ = [
     "critical_path",
@@ -360,6 +360,7 @@ def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:
             shown = ", ".join(map(repr, sorted(dur)[:20]))
             raise UnknownStepError(f"durations names {sid!r}, which is not a step of this plan; "
                                    f"its steps are {shown}")
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d < 0:
+        number = as_duration(d)
+        if number is None:
             raise AnalysisError(f"durations[{sid!r}] must be a finite number >= 0, got {d!r}")
-        dur[sid] = float(d)
+        dur[sid] = number

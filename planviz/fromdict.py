@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import PlanFormatError
-from .model import HORIZONS, INTENTS, RISKS, Contract, Plan, Step, ToolSpec, _duration
+from .model import HORIZONS, INTENTS, RISKS, Contract, Plan, Step, ToolSpec, as_duration
 from .source import MAX_DEPTH, join_path
 
 __all__ = [
@@ -290,7 +290,7 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
-        number = _duration(value)
+        number = as_duration(value)
         if number is None:
             raise _fail(f"expected a finite number >= 0 (in the plan's time_unit), got {_show(value)}", path)
         return number

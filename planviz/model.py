@@ -76,10 +76,14 @@ def _copy_arguments(value: Any) -> Any:
     return value
 
 
-def _duration(value: Any) -> float | None:
+def as_duration(value: Any) -> float | None:
     """``value`` as a float when it is a finite number >= 0 (not a bool), else None.
 
     An int too large for a float (``10**400``) is None too, instead of an OverflowError.
+    The one check of durations, shared by steps, loaders and analysis overrides.
+
+    >>> as_duration(5), as_duration(-1), as_duration(float("nan")), as_duration(10**400), as_duration(True)
+    (5.0, None, None, None, None)
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -148,7 +152,7 @@ class Step:
             set_(self, name, _text(getattr(self, name), f"{where}.{name}"))
         for name in ("tool", "kind", "approval", "revises"):
             _text(getattr(self, name), f"{where}.{name}", optional=True)
-        d = _duration(self.duration)
+        d = as_duration(self.duration)
         if d is None:
             raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}", path=f"{where}.duration")
         set_(self, "duration", d)

@@ -195,6 +195,8 @@ def test_side_effect_without_patch_voids_direct_dependencies():
     (lambda p: why_blocked(p, ((), ()), "S9"), UnknownStepError, r"no step 'S9'"),
     (lambda p: critical_path(p, durations={"S9": 1}), UnknownStepError, r"durations names 'S9'"),
     (lambda p: critical_path(p, durations={"S1": -1}), AnalysisError, r"durations\['S1'\].*got -1"),
+    (lambda p: critical_path(p, durations={"S1": 10**400}), AnalysisError, r"durations\['S1'\] must be a finite"),
+    (lambda p: critical_path(p, durations={"S1": True}), AnalysisError, r"durations\['S1'\].*got True"),
     (lambda p: ready_timeline(p, workers=0), AnalysisError, r"positive integer.*got 0"),
     (lambda p: invalidated(p, object()), AnalysisError, r"\(completed, facts\) pair"),
     (lambda p: reachable(p, "S0", ()), AnalysisError, r"got the string 'S0'"),
