@@ -184,7 +184,7 @@ class Report:
         rows = "".join(
             f"<tr class='{esc(f.severity)}'><td>{esc(f.severity)}</td><td>{esc(f.layer)}</td>"
             f"<td><code>{esc(f.code)}</code></td><td>{esc(', '.join(f.steps))}</td>"
-            f"<td style='text-align:left'>{esc(f.message)}</td></tr>"
+            f"<td style='text-align:left'>{esc(f.message)}</td><td>{esc(f.where)}</td></tr>"
             for f in self.findings
         )
         skipped = "".join(f"<li>{esc(s)}</li>" for s in self.skipped)
@@ -192,7 +192,7 @@ class Report:
             "<table class='planviz-report'>"
             f"<caption>{esc(self.verdict())}</caption>"
             "<thead><tr><th>severity</th><th>layer</th><th>code</th><th>steps</th>"
-            "<th style='text-align:left'>message</th></tr></thead>"
+            "<th style='text-align:left'>message</th><th>where</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"
             + (f"<p>skipped:</p><ul class='planviz-skipped'>{skipped}</ul>" if skipped else "")
         )

@@ -474,10 +474,11 @@ def test_repr_html_is_an_escaped_table():
     parser = _Table()
     parser.feed(html_text)
     assert "script" not in parser.tags and "img" not in parser.tags
-    assert parser.rows[0] == ["severity", "layer", "code", "steps", "message"]
+    assert parser.rows[0] == ["severity", "layer", "code", "steps", "message", "where"]
     [row] = parser.rows[1:]
     assert row[:4] == ["error", "structure", "unknown_dependency", "<b>x</b>"]
     assert "'<img src=x onerror=alert(1)>'" in row[4]
+    assert row[5] == "<b>x</b>.depends_on"
 
 
 def test_evil_action_in_a_message_is_escaped():
