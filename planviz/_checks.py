@@ -25,9 +25,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import networkx as nx
 
 from ._ancestry import Index, ancestor_queries
-from .model import Contract, Finding, Plan
+from .model import LAYERS, Contract, Finding, Plan
 
-LAYERS = ("import", "structure", "feasibility", "semantics", "static")
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
 NAMED = 8  # a finding names (and lists in .steps) at most this many other steps

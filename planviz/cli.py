@@ -23,10 +23,15 @@ from .errors import PlanvizError
 __all__ = ["main"]
 
 
+def _source(file: str):
+    """The plan source a FILE argument names: ``-`` is standard input."""
+    return sys.stdin.buffer if file == "-" else file
+
+
 def _load(args: argparse.Namespace):
     from .io import load_contract, load_plan
 
-    plan = load_plan(args.file, format=getattr(args, "format", None))
+    plan = load_plan(_source(args.file), format=getattr(args, "format", None))
     contract = load_contract(args.contract) if getattr(args, "contract", None) else plan.contract
     return plan, contract
 
@@ -42,7 +47,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .io import load_contract, load_plans
     from .validate import summarize, validate
 
-    plans = load_plans(args.file, format=args.format)
+    plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
         contract = load_contract(args.contract) if args.contract else None
         summary = summarize([validate(p, contract or p.contract) for p in plans])
@@ -128,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help)
         sp.set_defaults(func=func)
         if plan:
-            sp.add_argument("file", help="plan file (YAML, JSON, JSON Lines or planner text)")
+            sp.add_argument("file", help="plan file (YAML, JSON, JSON Lines or planner text); - reads standard input")
             sp.add_argument("--format", choices=formats, default=None, help="input format (detected when omitted)")
             sp.add_argument("--contract", metavar="F", help="contract file (default: the plan file's own contract)")
         return sp

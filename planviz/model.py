@@ -34,6 +34,7 @@ __all__ = [
     "HORIZONS",
     "INTENTS",
     "SEVERITIES",
+    "LAYERS",
 ]
 
 STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blocked")
@@ -41,16 +42,19 @@ RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
 SEVERITIES = ("error", "warning")
+LAYERS = ("import", "structure", "feasibility", "semantics", "static")
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
-    """Normalise a string or an iterable of strings to a tuple of strings."""
+    """Normalise a string or an iterable of strings to a tuple of strings (a set is sorted, so order is stable)."""
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise PlanFormatError(f"expected a string or a list of strings, got {value!r}", path=where)
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value, key=str)
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
@@ -182,6 +186,7 @@ class Finding:
 
     def __post_init__(self) -> None:
         _choice(self.severity, SEVERITIES, "Finding.severity")
+        _choice(self.layer, LAYERS, "Finding.layer")
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "edges", tuple(tuple(e) for e in self.edges))
 

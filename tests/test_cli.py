@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,18 @@ def test_a_reader_that_leaves_early_gets_no_error_message(argv):
         os.close(write_end)
     assert out.stderr == ""
     assert out.returncode == 141
+
+
+@pytest.mark.parametrize("name, stdin, code, stdout, stderr", [
+    ("cache_isolation", None, 0, r"ok: no findings", r"^$"),
+    ("delete_failing_test", None, 1, r"forbidden_step", r"^$"),
+    (None, b"goal: g\nsteps:\n  - id: A\n    duration: soon\n", 2, r"^$",
+     r"^planviz: error: <stdin>:4:15: steps\[0\]\.duration: expected a finite number"),
+])
+def test_validate_reads_standard_input_as_dash(name, stdin, code, stdout, stderr):
+    data = examples.path(name).read_bytes() if name else stdin
+    out = subprocess.run([sys.executable, "-m", "planviz.cli", "validate", "-"], input=data,
+                         capture_output=True, cwd=ROOT, timeout=120)
+    assert out.returncode == code
+    assert re.search(stdout, out.stdout.decode(), re.M)
+    assert re.search(stderr, out.stderr.decode())

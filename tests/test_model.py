@@ -6,7 +6,7 @@ import pytest
 
 from planviz.errors import PlanFormatError
 from planviz.io import dump_plan, load_plan
-from planviz.model import Plan, Step, ToolSpec
+from planviz.model import Finding, Plan, Step, ToolSpec
 
 
 @pytest.mark.parametrize("kwargs, expected", [
@@ -57,3 +57,24 @@ def test_step_arguments_do_not_share_nested_containers():
     step = Step("A", "a", arguments={"q": inner})
     inner["x"].append(2)
     assert step.arguments == {"q": {"x": [1]}}
+
+
+@pytest.mark.parametrize("depends_on, expected", [
+    ("S0", ("S0",)),
+    (["S2", "S0"], ("S2", "S0")),  # a list keeps the author's order
+    ({"S2", "S0", "S1"}, ("S0", "S1", "S2")),  # a set has none, so it is sorted: runs stay deterministic
+    (frozenset({"b", "a"}), ("a", "b")),
+    ((), ()),
+])
+def test_step_string_fields_normalise_to_tuples(depends_on, expected):
+    assert Step("A", "a", depends_on=depends_on).depends_on == expected
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"layer": "semantic"}, r"Finding\.layer: expected one of 'import', 'structure', .*got 'semantic'"),
+    ({"severity": "fatal"}, r"Finding\.severity: expected one of 'error', 'warning', got 'fatal'"),
+])
+def test_finding_refuses_unknown_layers_and_severities(kwargs, match):
+    values = {"code": "cycle", "layer": "structure", "severity": "error", "message": "m", **kwargs}
+    with pytest.raises(PlanFormatError, match=match):
+        Finding(**values)
