@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import networkx as nx
 
 from ._ancestry import Index, ancestor_queries
-from .model import LAYERS, Contract, Finding, Plan
+from .model import Contract, Finding, Plan
 
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")

@@ -49,7 +49,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from . import _checks as C
 from ._index import paused_gc
 from .errors import PlanFormatError, SchemaError, SemanticError
-from .model import Contract, Finding, Plan
+from .model import LAYERS, Contract, Finding, Plan
 
 __all__ = [
     "validate",
@@ -66,7 +66,6 @@ __all__ = [
     "CODES",
 ]
 
-LAYERS = C.LAYERS
 CODES: Mapping[str, tuple[str, ...]] = {
     "structure": ("duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action", "no_evidence"),
     "feasibility": ("infeasible_fact",),
