@@ -30,7 +30,8 @@ from typing import Any, Callable, Iterable, Mapping
 from ._runstate import (EVENT_KINDS, OUTCOMES, Conflict, Event, Fault, Machine, Observation, Run, SimulationError,
                         state_from_events)
 from .errors import PlanFormatError, TraceFormatError
-from .model import STATUSES, Contract, Finding, Plan, Step, ToolSpec
+from .fromdict import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from .model import STATUSES, Contract, Finding, Plan
 from .replan import complete_revision
 
 __all__ = ["save_trace", "load_trace", "Recorder", "SCHEMA", "SCHEMA_VERSION", "run_to_lines"]
@@ -38,9 +39,6 @@ __all__ = ["save_trace", "load_trace", "Recorder", "SCHEMA", "SCHEMA_VERSION", "
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 1
 MAX_LINE = 16 * 1024 * 1024
-
-_PLAN_SCALARS = ("goal", "premises", "unknowns", "version", "trigger", "invalidated", "time_unit")
-
 
 # --------------------------------------------------------------------------- to plain data
 
@@ -59,18 +57,13 @@ def _plain(value: Any) -> Any:
 
 
 def _contract_dict(c: Contract | None) -> dict[str, Any] | None:
-    if c is None:
-        return None
-    d = {f.name: _plain(getattr(c, f.name)) for f in fields(c) if f.name != "tools"}
-    d["tools"] = {name: {"permitted": t.permitted, "writes": t.writes, "preconditions": list(t.preconditions)}
-                  for name, t in c.tools.items()}
-    return d
+    return None if c is None else contract_to_dict(c)
 
 
 def _plan_dict(plan: Plan, known: list[Plan]) -> dict[str, Any]:
-    d: dict[str, Any] = {name: _plain(getattr(plan, name)) for name in _PLAN_SCALARS}
-    d["steps"] = [{f.name: _plain(getattr(s, f.name)) for f in fields(Step)} for s in plan.steps]
-    d["contract"] = _contract_dict(plan.contract)
+    """The plan as in a plan file (:func:`planviz.fromdict.plan_to_dict`), plus what a trace keeps too:
+    its import findings and its parent (by reference to an earlier plan record when there is one)."""
+    d = plan_to_dict(plan)
     d["import_findings"] = [{f.name: _plain(getattr(x, f.name)) for f in fields(Finding)}
                             for x in plan.import_findings]
     parent = next((i for i, p in enumerate(known) if p is plan.parent), None)
@@ -132,11 +125,7 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------- from plain data
 
 def _contract_from(d: Any) -> Contract | None:
-    if d is None:
-        return None
-    d = dict(d)
-    tools = {name: ToolSpec(**spec) for name, spec in (d.pop("tools", None) or {}).items()}
-    return Contract(**d, tools=tools)
+    return None if d is None else contract_from_dict(d)
 
 
 def _plan_from(d: Mapping[str, Any], known: list[Plan]) -> Plan:
@@ -147,10 +136,9 @@ def _plan_from(d: Mapping[str, Any], known: list[Plan]) -> Plan:
         parent = known[ref]
     else:
         parent = _plan_from(d["parent"], known) if d.get("parent") is not None else None
-    steps = [Step(**s) for s in d["steps"]]
     findings = [Finding(**f) for f in d.get("import_findings") or ()]
-    return Plan(d["goal"], steps, parent=parent, contract=_contract_from(d.get("contract")),
-                import_findings=findings, **{k: d[k] for k in _PLAN_SCALARS[1:] if k in d})
+    body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings")}
+    return plan_from_dict(body, shape="planviz").replace(parent=parent, import_findings=findings)
 
 
 def _object(value: Any, what: str) -> Mapping[str, Any]:
