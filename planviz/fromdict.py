@@ -31,6 +31,7 @@ planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mea
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from dataclasses import fields
@@ -39,7 +40,10 @@ from typing import Any
 
 from .errors import PlanFormatError
 from .model import HORIZONS, INTENTS, RISKS, Contract, Plan, Step, ToolSpec, as_duration
+from ._syntax import _show as _show_repr
 from .source import MAX_DEPTH, join_path
+
+_show = functools.partial(_show_repr, limit=60)
 
 __all__ = [
     "plan_from_dict",
@@ -397,11 +401,6 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return f"a {type(value).__name__}"
-
-
-def _show(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _quote_hint(value: Any) -> str:
