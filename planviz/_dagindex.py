@@ -158,10 +158,15 @@ def build_index(plan: Plan) -> DagIndex:
 
 
 def dag_index(plan: Plan) -> DagIndex:
-    """Like :func:`build_index`, but from the plan's shared index when it is clean (no rebuild)."""
+    """The plan's DAG, from its shared index when it is clean (no rebuild, already known acyclic).
+
+    Raises :class:`StructureError` on an unknown dependency or a cycle.
+    """
     ix = plan_index(plan)
     if not ix.clean:
-        return build_index(plan)
+        index = build_index(plan)
+        index.generations()  # raises on the cycle
+        return index
     parents = ix.parents
     return DagIndex(list(ix.steps.values()), ix.children(), {v: len(ps) for v, ps in parents.items()})
 

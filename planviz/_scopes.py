@@ -172,8 +172,7 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
         raise AnalysisError(f"unknown failure category {category!r}; choose one of "
                             f"{', '.join(map(repr, CATEGORIES))}")
     target = plan.step(step)
-    index = dag_index(plan)
-    index.generations()  # scopes follow dependencies: refuse a cyclic plan
+    index = dag_index(plan)  # scopes follow dependencies: a cyclic plan is refused
     ids = set(index.succ)
     if state is None:
         completed = None

@@ -269,8 +269,7 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {workers!r}")
-    index = dag_index(plan)
-    index.generations()  # a cycle would leave steps never ready: refuse it up front
+    index = dag_index(plan)  # a cycle would leave steps never ready: refused up front
     succ = index.succ
     dur = {s.id: s.duration for s in index.steps}
     missing = dict(index.indeg)
