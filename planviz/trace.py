@@ -62,8 +62,9 @@ def _contract_dict(c: Contract | None) -> dict[str, Any] | None:
 
 def _plan_dict(plan: Plan, known: list[Plan]) -> dict[str, Any]:
     """The plan as in a plan file (:func:`planviz.fromdict.plan_to_dict`), plus what a trace keeps too:
-    its import findings and its parent (by reference to an earlier plan record when there is one)."""
-    d = plan_to_dict(plan)
+    its version (always written: a trace reader tells versions apart by it), its import findings and
+    its parent (by reference to an earlier plan record when there is one)."""
+    d = {"version": plan.version, **plan_to_dict(plan)}
     d["import_findings"] = [{f.name: _plain(getattr(x, f.name)) for f in fields(Finding)}
                             for x in plan.import_findings]
     parent = next((i for i, p in enumerate(known) if p is plan.parent), None)

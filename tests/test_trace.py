@@ -298,3 +298,15 @@ def test_recorder_refuses_misuse(small_plan):
     rec.stop("step_failed")
     with pytest.raises(SimulationError, match="already stopped"):
         rec.start("S0")
+
+
+def test_every_plan_record_names_its_version(cache_plan, tmp_path):
+    import json
+
+    from planviz import Fault, save_trace, simulate
+
+    path = tmp_path / "run.jsonl"
+    save_trace(simulate(cache_plan, faults=[Fault("S4", "side_effect")]), path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    plans = [r["plan"] for r in records if r["type"] == "plan"]
+    assert [p["version"] for p in plans] == [1, 2]
