@@ -23,7 +23,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 demo: $(STAMP)
-	$(BIN)/python -m planviz.demo out/
+	$(BIN)/python -m planviz.frontends.demo out/
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -23,14 +23,13 @@ from dataclasses import replace
 
 import networkx as nx
 
-from planviz.analysis import critical_path, invalidated, reachable, ready_waves
-from planviz.model import Plan, Step
+from planviz import Plan, Step, critical_path, invalidated, reachable, ready_waves
 
 try:  # written by another engineer; the benchmark still runs without it
-    from planviz.validate import validate
+    from planviz import validate
 except ImportError as exc:  # pragma: no cover - depends on the tree's state
     validate = None
-    VALIDATE_MISSING = f"planviz.validate unavailable ({exc}); validate is left out of the sums"
+    VALIDATE_MISSING = f"validate unavailable ({exc}); validate is left out of the sums"
 else:
     VALIDATE_MISSING = ""
 

@@ -11,9 +11,7 @@ import random
 import time
 from types import SimpleNamespace
 
-from planviz.model import Plan, Step
-from planviz.render import render
-from planviz.runtime import simulate
+from planviz import Plan, Step, render, simulate
 
 
 def plan_of(n: int = 300, width: int = 10, seed: int = 7, goal: str = "benchmark goal") -> Plan:

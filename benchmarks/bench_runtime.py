@@ -1,4 +1,4 @@
-"""Speed of planviz.runtime (simulate) and planviz.trace (save/load) on layered plans.
+"""Speed of simulate and of traces (save_trace/load_trace) on layered plans.
 
 Every event of a run is a complete frame (the status of every step), so a run
 of n steps makes about 2n frames of n statuses: the work is O(n^2) by design.
@@ -19,10 +19,7 @@ import time
 
 import networkx as nx
 
-from planviz.graph import to_graph
-from planviz.model import Plan, Step
-from planviz.runtime import Fault, simulate
-from planviz.trace import load_trace, save_trace
+from planviz import Fault, Plan, Step, load_trace, save_trace, simulate, to_graph
 
 SIZES = (100, 300, 1000)
 

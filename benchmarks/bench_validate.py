@@ -25,9 +25,7 @@ from typing import Any, Callable
 
 import networkx as nx
 
-from planviz.graph import to_graph
-from planviz.model import Contract, Plan, Step
-from planviz.validate import validate
+from planviz import Contract, Plan, Step, to_graph, validate
 
 SIZES = (1_000, 10_000, 100_000)
 NAIVE_BUDGET = 20.0

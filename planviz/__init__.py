@@ -10,35 +10,49 @@ sets, draws it with Graphviz, replays runs with injected faults and measures the
 >>> planviz.critical_path(plan).makespan
 29.0
 
-Public names are imported lazily, so ``import planviz`` stays fast and the
-widget stack loads only when ``explore`` is first used.
+Every public name is importable from here; the subpackages follow the one-way
+flow of the work (docs/architecture.md): ``plan`` (model and files) ->
+``structure`` -> ``checks`` and ``analysis`` -> ``runs`` -> ``pictures`` ->
+``frontends``. Names are imported lazily, so ``import planviz`` stays fast and
+the widget stack loads only when ``explore`` is first used.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS = {
-    "errors": ("PlanvizError", "PlanFormatError", "TraceFormatError", "SchemaError", "SemanticError",
-               "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError", "StructureError",
-               "SimulationError", "FrameIndexError"),
-    "model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
-    "io": ("load_plan", "load_plans", "load_contract", "dump_plan", "plan_schema"),
-    "graph": ("to_graph", "from_graph"),
-    "validate": ("validate", "prepare", "grade", "grade_many", "Report", "Grade", "PlanningFailure"),
-    "analysis": ("critical_path", "ready_waves", "ready_timeline", "reachable", "invalidated",
-                 "failure_scope", "why_blocked", "Schedule", "StepTiming", "Scope"),
-    "runtime": ("simulate", "Fault", "Run", "Event", "Observation", "ExecutionState",
-                "redundant_work", "changed_completed"),
-    "trace": ("save_trace", "load_trace", "Recorder"),
-    "metrics": ("metrics", "compare", "attribute", "Metrics"),
-    "render": ("render", "Diagram"),
-    "widgets": ("explore", "replay", "report_html"),
+    "errors": ("PlanvizError", "PlanvizTypeError", "PlanFormatError", "TraceFormatError", "SchemaError",
+               "SemanticError", "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError",
+               "StructureError", "SimulationError", "FrameIndexError"),
+    "plan.model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
+    "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
+                   "dump_plan"),
+    "plan.schema": ("plan_schema",),
+    "structure.graph": ("to_graph", "from_graph"),
+    "checks.report": ("Report", "Summary", "summarize"),
+    "checks.validation": ("validate", "prepare", "PlanningFailure"),
+    "checks.grading": ("grade", "grade_many", "Grade", "GradeTable"),
+    "analysis.schedule": ("critical_path", "Schedule", "StepTiming"),
+    "analysis.timeline": ("ready_waves", "ready_timeline", "TimelinePoint"),
+    "analysis.reach": ("reachable", "invalidated", "Reach"),
+    "analysis.scope": ("failure_scope", "Scope"),
+    "analysis.blocking": ("why_blocked", "BlockReason"),
+    "runs.fault": ("Fault",),
+    "runs.events": ("Run", "Event", "Observation", "ExecutionState", "Conflict"),
+    "runs.revision": ("redundant_work", "changed_completed", "reissue"),
+    "runs.simulation": ("simulate",),
+    "runs.recorder": ("Recorder",),
+    "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
+    "runs.measures": ("metrics", "attribute", "Metrics"),
+    "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
+    "pictures.drawing": ("render",),
+    "pictures.diagram": ("Diagram",),
+    "frontends.htmlreport": ("report_html",),
+    "frontends.explorer": ("explore", "replay", "Explorer"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["examples"]
@@ -57,20 +71,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """Keeps ``planviz.render``/``validate``/``metrics`` the public functions.
-
-    Importing a submodule sets it as a package attribute, so loading
-    ``planviz.render`` as a side effect (``explore`` does) would otherwise
-    shadow the function ``render`` with the module of the same name.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and _WHERE.get(name) == name:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 __all__ = [
     "PlanvizError",
+    "PlanvizTypeError",
     "PlanFormatError",
     "TraceFormatError",
     "SchemaError",
@@ -28,11 +29,42 @@ __all__ = [
     "StructureError",
     "SimulationError",
     "FrameIndexError",
+    "expect_type",
 ]
 
 
 class PlanvizError(Exception):
     """Base class of every error planviz raises on purpose."""
+
+
+class PlanvizTypeError(PlanvizError, TypeError):
+    """A public function got an argument of the wrong Python type.
+
+    The one rule for argument types: whatever the function, a value of the
+    wrong type raises this, naming the function, the argument, the type
+    expected and what was given (a wrong *value* of the right type is the
+    function's own error: :class:`PlanFormatError`, :class:`AnalysisError`...).
+
+    >>> expect_type("plan.yaml", (int,), "validate", "plan", "a planviz Plan", "load it with planviz.load_plan(path)")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanvizTypeError: validate(plan=...) expects a planviz Plan, got str 'plan.yaml'; load it with planviz.load_plan(path)
+    """
+
+
+def expect_type(value: Any, types: type | tuple[type, ...], function: str, argument: str, expected: str,
+                fix: str = "") -> Any:
+    """``value`` when it is an instance of ``types``, else :class:`PlanvizTypeError` (see there)."""
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in _as_tuple(types)):
+        return value
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:80] + "..."
+    raise PlanvizTypeError(f"{function}({argument}=...) expects {expected}, got {type(value).__name__} {shown}"
+                           + (f"; {fix}" if fix else ""))
+
+
+def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
 
 
 class PlanFormatError(PlanvizError, ValueError):

@@ -124,7 +124,7 @@ CASES = [
 
 
 def _run(path: Path, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "planviz.cli", "validate", str(path)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "planviz", "validate", str(path)], capture_output=True,
                           text=True, cwd=ROOT, timeout=timeout)
 
 

@@ -18,13 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from planviz.analysis import critical_path
-from planviz.graph import to_graph
-from planviz.importers import detect, import_plans
-from planviz.io import load_plans
-from planviz.model import Plan, Step
-from planviz.source import parse_document
-from planviz.validate import CODES, summarize, validate
+from planviz import Plan, Step, critical_path, load_plans, summarize, to_graph, validate
+from planviz.checks.validation import CODES
+from planviz.plan.document import parse_document
+from planviz.plan.importers import detect, import_plans
 
 pytestmark = pytest.mark.corpus
 
@@ -308,7 +305,7 @@ def test_hand_verified_sample_is_large_enough():
 
 @pytest.mark.parametrize("name", TASKBENCH[:1])
 def test_cli_validate_summarizes_a_json_lines_file(corpus, name, capsys):
-    from planviz.cli import main
+    from planviz.frontends.cli import main
 
     code = main(["validate", "--format", "taskbench", str(corpus / name)])
     out = capsys.readouterr().out

@@ -8,10 +8,8 @@ import sys
 
 import pytest
 
-from planviz import examples
+from planviz import PlanningFailure, dump_plan, examples, grade, prepare, validate
 from planviz.errors import SemanticError
-from planviz.io import dump_plan
-from planviz.validate import PlanningFailure, grade, prepare, validate
 
 # name -> (validates ok?, the finding codes it must produce, with the file's own contract)
 VERDICTS = {
@@ -74,7 +72,7 @@ def test_clean_examples_pass_prepare_and_grade(name):
 
 
 def planviz(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "planviz.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "planviz", *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd)
 
 

@@ -13,7 +13,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import PlanvizError
-from ..model import Plan
+from ..plan.files import load_plan
+from ..plan.model import Plan
 
 __all__ = ["names", "load", "path"]
 
@@ -53,8 +54,6 @@ def load(name: str) -> Plan:
     >>> plan.ids, plan.contract.given_facts
     (('B1', 'T1', 'N1', 'D1'), ('the main branch is green',))
     """
-    from ..io import load_plan
-
     return load_plan(path(name))
 
 

@@ -1,0 +1,173 @@
+"""The critical path: a forward and a backward pass give each step's earliest and latest times.
+
+The makespan is the earliest finish with unlimited workers, a lower bound for
+any schedule; a step's slack is how late it may finish without delaying the
+goal; the critical path is a chain of zero-slack steps.
+
+>>> from planviz import examples
+>>> schedule = critical_path(examples.load("cache_isolation"))
+>>> schedule.makespan, schedule.serial_time, schedule.path, schedule.steps["S2"].slack
+(29.0, 32.0, ('S0', 'S1', 'S3', 'S4'), 5.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Iterator, Mapping
+
+from ..errors import AnalysisError, UnknownStepError
+from ..plan.model import Plan, as_duration
+from ..structure.dag import require_dag
+from ..structure.index import paused_gc
+
+__all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]
+
+_EPS = 1e-9
+
+
+class FrozenMap(Mapping):
+    """A read-only mapping (picklable, unlike ``types.MappingProxyType``)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict) -> None:
+        self._data = data
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    def __reduce__(self):
+        return (FrozenMap, (self._data,))
+
+
+@dataclass(frozen=True, slots=True)
+class StepTiming:
+    """Earliest/latest start and finish of one step, and its slack (``ls - es``, 0 on the critical path)."""
+
+    es: float
+    ef: float
+    ls: float
+    lf: float
+    slack: float
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The result of :func:`critical_path`.
+
+    ``steps`` maps each id to its :class:`StepTiming` (read-only, in id order);
+    ``path`` is one critical path, ties broken by id; ``critical`` holds every
+    step with zero slack.
+    """
+
+    steps: Mapping[str, StepTiming] = field(hash=False)
+    makespan: float
+    serial_time: float
+    path: tuple[str, ...]
+    critical: frozenset[str]
+
+
+_duration = attrgetter("duration")
+_TIMING_SLOTS = tuple(StepTiming.__dict__[k].__set__ for k in ("es", "ef", "ls", "lf", "slack"))
+
+
+def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> Schedule:
+    """Forward and backward pass over a topological order: timings, makespan, critical path.
+
+    ``durations`` (id -> duration) overrides ``step.duration`` for some steps.
+    ``steps`` of the result is in id order. Slack within 1e-9 (relative to the
+    makespan) of zero counts as zero, so float durations do not hide critical
+    steps. Raises :class:`StructureError` when the plan has a cycle or an
+    unknown dependency (run :func:`planviz.validate` to see it).
+
+    >>> from planviz import Plan, Step
+    >>> plan = Plan("g", [Step("B", "b", depends_on="A", duration=2), Step("A", "a", duration=3),
+    ...                   Step("C", "c", duration=1)])
+    >>> s = critical_path(plan)
+    >>> s.makespan, s.path, sorted(s.critical), s.steps["C"]
+    (5.0, ('A', 'B'), ['A', 'B'], StepTiming(es=0.0, ef=1.0, ls=4.0, lf=5.0, slack=4.0))
+    >>> critical_path(plan, durations={"C": 9}).path
+    ('C',)
+    """
+    with paused_gc():
+        ix = require_dag(plan)
+        ids, out, order, npred = ix.ints()
+        if durations:
+            dur_of = {sid: s.duration for sid, s in ix.steps.items()}
+            _override(dur_of, durations)
+            dur = list(map(dur_of.__getitem__, ids))
+        else:
+            dur = list(map(_duration, ix.steps.values()))
+        n = len(ids)
+        es = [0.0] * n
+        ef = [0.0] * n
+        for u in order:  # forward pass; steps are integers, see sorted_dag
+            f = es[u] + dur[u]
+            ef[u] = f
+            for v in out[u]:
+                if f > es[v]:
+                    es[v] = f
+        makespan = max(ef, default=0.0)
+        eps = _EPS * max(1.0, makespan)
+        ls = [0.0] * n
+        made: list[Any] = [None] * n
+        critical_at = []
+        new = object.__new__
+        set_es, set_ef, set_ls, set_lf, set_slack = _TIMING_SLOTS
+        for u in reversed(order):  # backward pass, building each StepTiming without the frozen __setattr__
+            finish = makespan
+            for v in out[u]:
+                late = ls[v]
+                if late < finish:
+                    finish = late
+            start = es[u]
+            late = ls[u] = finish - dur[u]
+            slack = late - start
+            if -eps < slack < eps:
+                slack = 0.0
+                critical_at.append(u)
+            t = made[u] = new(StepTiming)
+            set_es(t, start)
+            set_ef(t, ef[u])
+            set_ls(t, late)
+            set_lf(t, finish)
+            set_slack(t, slack)
+        by_id = sorted(range(n), key=ids.__getitem__)
+        timings = dict(zip(map(ids.__getitem__, by_id), map(made.__getitem__, by_id)))
+        critical = frozenset(map(ids.__getitem__, critical_at))
+        crit = set(critical_at)
+        path: list[str] = []
+        starts = [u for u in critical_at if not npred[u]]
+        if starts:
+            u = min(starts, key=ids.__getitem__)
+            while True:
+                path.append(ids[u])
+                finish = ef[u]
+                tight = [v for v in out[u] if v in crit and abs(es[v] - finish) < eps]
+                if not tight:
+                    break
+                u = min(tight, key=ids.__getitem__)
+        return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical)
+
+
+def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:
+    for sid, d in durations.items():
+        if sid not in dur:
+            shown = ", ".join(map(repr, sorted(dur)[:20]))
+            raise UnknownStepError(f"durations names {sid!r}, which is not a step of this plan; "
+                                   f"its steps are {shown}")
+        number = as_duration(d)
+        if number is None:
+            raise AnalysisError(f"durations[{sid!r}] must be a finite number >= 0, got {d!r}")
+        dur[sid] = number

@@ -1,0 +1,96 @@
+"""What every validation check shares: the plan's structural index plus validation-only caches and helpers.
+
+A :class:`Context` is made once per :func:`planviz.validate` call. It holds the
+plan's one :class:`~planviz.structure.index.StructureIndex` (shared with
+analysis) and what only the checks need: a fast fact-to-producer map, shared
+producer groups for batched ancestor queries, and a bounded budget of "did you
+mean" hints. Findings are built with :func:`finding`.
+
+>>> from planviz import Plan, Step
+>>> cx = Context(Plan("g", [Step("fetch", "a", produces="x"), Step("parse", "b", produces="x")]))
+>>> cx.producers("x"), cx.close_id("fetchh")
+(['fetch', 'parse'], 'fetch')
+"""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+from typing import Iterable, Mapping, Sequence
+
+from ..plan.model import Contract, Finding, Plan
+from ..structure.index import structure_index
+
+__all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "NAMED", "SUGGEST_BUDGET"]
+
+NAMED = 8  # a finding names (and lists in .steps) at most this many other steps
+SUGGEST_BUDGET = 100_000  # id comparisons spent on "did you mean" hints per check (difflib is O(steps) per name)
+
+
+class Context:
+    """The plan, its structural index (``ix``; its fields are mirrored here for the checks) and check caches."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        ix = self.ix = structure_index(plan)
+        self.steps, self.duplicated, self.unknown, self.self_deps = ix.steps, ix.duplicated, ix.unknown, ix.self_deps
+        self.parents, self.order, self.pos, self.cyclic_nodes = ix.parents, ix.order, ix.pos, ix.cyclic_nodes
+        self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
+        self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
+        self._groups: dict[str, frozenset[str]] = {}
+        self._close: dict[str, str | None] = {}
+        self._budget = SUGGEST_BUDGET
+
+    def producer_group(self, fact: str) -> frozenset[str]:
+        """The producers of ``fact`` as one shared frozenset (batched queries group by it)."""
+        group = self._groups.get(fact)
+        if group is None:
+            group = self._groups[fact] = frozenset(self.producers(fact))
+        return group
+
+    def close_id(self, name: str) -> str | None:
+        """The step id most like ``name``, for a "did you mean" hint; memoized per name.
+
+        Each new name costs one comparison per step, so hints stop (None) once
+        ``SUGGEST_BUDGET`` comparisons are spent: thousands of dangling ids in
+        a big plan must not make validation quadratic.
+        """
+        if name in self._close:
+            return self._close[name]
+        if self._budget < len(self.steps):
+            return None
+        self._budget -= len(self.steps)
+        close = get_close_matches(name, self.steps, n=1)
+        found = self._close[name] = close[0] if close else None
+        return found
+
+
+def finding(code: str, layer: str, message: str, steps: Iterable[str] = (), *, severity: str = "error",
+            edges: Iterable[tuple[str, str]] = (), where: str = "") -> Finding:
+    """A validation finding."""
+    return Finding(code, layer, severity, message, tuple(steps), tuple(edges), where)
+
+
+def known(cx: Context, name: str) -> str:
+    """' (did you mean 'S3'?)' when a close id exists (and the hint budget is not spent)."""
+    close = cx.close_id(name)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def matches(cx: Context, name: str, by_kind: Mapping[str, list[str]]) -> list[str]:
+    """The steps a contract entry names: the step with that id and every step of that kind, sorted."""
+    found = set(by_kind.get(name, ()))
+    if name in cx.steps:
+        found.add(name)
+    return sorted(found)
+
+
+def given_facts(plan: Plan, contract: Contract | None) -> set[str]:
+    """Facts held before any step runs: the plan's premises and the contract's given facts."""
+    return set(plan.premises) | (set(contract.given_facts) if contract else set())
+
+
+def names(ids: Sequence[str], total: int | None = None) -> str:
+    """Up to NAMED ids, quoted, and how many more of ``total`` there are."""
+    shown = ", ".join(map(repr, ids[:NAMED]))
+    extra = (len(ids) if total is None else total) - min(len(ids), NAMED)
+    return f"{shown} and {extra} more" if extra > 0 else shown

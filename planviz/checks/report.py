@@ -1,0 +1,197 @@
+"""What validation found: a :class:`Report` per plan, and a :class:`Summary` of many.
+
+A report holds every finding, sorted by layer, code and steps; ``ok`` when
+none is an error. It prints as text (``planviz validate``), as JSON data and
+as a table in a notebook.
+
+>>> r = Report((Finding("no_artifact", "static", "warning", "step 'A' produces no fact", ("A",)),))
+>>> r.ok, len(r.warnings), r.for_step("A")[0].code
+(True, 1, 'no_artifact')
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ..plan.model import LAYERS, Finding
+
+__all__ = ["Report", "Summary", "summarize", "printable", "plural"]
+
+_LAYER_RANK = {name: i for i, name in enumerate(LAYERS)}
+
+
+def _sort_key(f: Finding) -> tuple:
+    return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, f.steps, f.edges, f.message, f.where)
+
+
+def printable(text: str) -> str:
+    """Control characters shown as escapes, so plan text cannot move a terminal's cursor or colour it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every finding about one plan, sorted by layer, code and steps; ``ok`` when none is an error.
+
+    ``skipped`` lists the checks that could not run and why (a cycle, unknown
+    ids, no contract).
+
+    >>> r = Report((Finding("no_artifact", "static", "warning", "step 'A' produces no fact", ("A",)),))
+    >>> r.ok, len(r.warnings), r.for_step("A")[0].code
+    (True, 1, 'no_artifact')
+    """
+
+    findings: tuple[Finding, ...] = ()
+    skipped: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "findings", tuple(sorted(self.findings, key=_sort_key)))
+        object.__setattr__(self, "skipped", tuple(self.skipped))
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is an error (warnings allowed)."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def codes(self) -> frozenset[str]:
+        """The distinct finding codes."""
+        return frozenset(f.code for f in self.findings)
+
+    def by_code(self) -> dict[str, tuple[Finding, ...]]:
+        """Findings grouped by code, codes sorted."""
+        groups: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            groups.setdefault(f.code, []).append(f)
+        return {code: tuple(groups[code]) for code in sorted(groups)}
+
+    def by_layer(self, layer: str) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.layer == layer)
+
+    def for_step(self, step_id: str) -> tuple[Finding, ...]:
+        """Findings that involve this step."""
+        return tuple(f for f in self.findings if step_id in f.steps)
+
+    def __iter__(self):
+        return iter(self.findings)
+
+    def verdict(self) -> str:
+        """One line: ``ok`` or ``not ok`` with the counts."""
+        e, w = len(self.errors), len(self.warnings)
+        if e:
+            return f"not ok: {plural(e, 'error')}" + (f", {plural(w, 'warning')}" if w else "")
+        return "ok" + (f" ({plural(w, 'warning')})" if w else ": no findings")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data (what ``planviz validate --json`` prints)."""
+        return {
+            "ok": self.ok,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "findings": [
+                {"code": f.code, "layer": f.layer, "severity": f.severity, "steps": list(f.steps),
+                 "edges": [list(e) for e in f.edges], "message": f.message, "where": f.where}
+                for f in self.findings
+            ],
+            "skipped": list(self.skipped),
+        }
+
+    def to_text(self) -> str:
+        """What ``planviz validate`` prints: one line per finding, then skipped checks, then the verdict.
+
+        Control characters in plan text are shown escaped, one finding per line.
+        """
+        lines = [printable(f"{f.severity}  {f.code}  {', '.join(f.steps) if f.steps else '-'}  {f.message}"
+                            + (f"  [{f.where}]" if f.where else ""))
+                 for f in self.findings]
+        lines += [printable(f"skipped: {s}") for s in self.skipped]
+        lines.append(self.verdict())
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        rows = "".join(
+            f"<tr class='{esc(f.severity)}'><td>{esc(f.severity)}</td><td>{esc(f.layer)}</td>"
+            f"<td><code>{esc(f.code)}</code></td><td>{esc(', '.join(f.steps))}</td>"
+            f"<td style='text-align:left'>{esc(f.message)}</td><td>{esc(f.where)}</td></tr>"
+            for f in self.findings
+        )
+        skipped = "".join(f"<li>{esc(s)}</li>" for s in self.skipped)
+        return (
+            "<table class='planviz-report'>"
+            f"<caption>{esc(self.verdict())}</caption>"
+            "<thead><tr><th>severity</th><th>layer</th><th>code</th><th>steps</th>"
+            "<th style='text-align:left'>message</th><th>where</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+            + (f"<p>skipped:</p><ul class='planviz-skipped'>{skipped}</ul>" if skipped else "")
+        )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Validation of many plans at a glance: how many have errors, and which codes, how often.
+
+    ``counts`` maps code -> number of findings; ``plans_by_code`` code -> number of plans with it;
+    ``severities`` code -> ``error`` or ``warning`` (``error`` if it was ever one).
+    """
+
+    plans: int
+    plans_with_errors: int
+    counts: Mapping[str, int] = field(default_factory=dict)
+    plans_by_code: Mapping[str, int] = field(default_factory=dict)
+    severities: Mapping[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plans": self.plans, "plans_with_errors": self.plans_with_errors,
+                "counts": dict(self.counts), "plans_by_code": dict(self.plans_by_code),
+                "severities": dict(self.severities)}
+
+    def to_text(self) -> str:
+        lines = [f"{self.plans} plans, {self.plans_with_errors} with errors"]
+        if self.counts:
+            width = max(len(c) for c in self.counts)
+            lines.append(f"{'code':<{width}}  severity  findings  plans")
+            lines += [f"{code:<{width}}  {self.severities.get(code, ''):<8}  {n:>8}  "
+                      f"{self.plans_by_code.get(code, 0):>5}"
+                      for code, n in self.counts.items()]
+        return "\n".join(lines)
+
+
+def summarize(reports: Iterable[Report]) -> Summary:
+    """Tabulate many reports (``planviz validate`` on a JSON Lines file of plans prints this).
+
+    >>> s = summarize([Report(), Report((Finding("cycle", "structure", "error", "m", ("A", "B")),))])
+    >>> (s.plans, s.plans_with_errors, dict(s.counts))
+    (2, 1, {'cycle': 1})
+    """
+    plans = bad = 0
+    counts: Counter[str] = Counter()
+    per_plan: Counter[str] = Counter()
+    severities: dict[str, str] = {}
+    for r in reports:
+        plans += 1
+        bad += not r.ok
+        counts.update(f.code for f in r.findings)
+        per_plan.update(r.codes)
+        for f in r.findings:
+            if severities.get(f.code) != "error":
+                severities[f.code] = f.severity
+    return Summary(plans, bad, dict(sorted(counts.items())), dict(sorted(per_plan.items())),
+                   dict(sorted(severities.items())))

@@ -1,0 +1,179 @@
+"""The feasibility and semantics layers: facts the world can give, the contract's milestones and order,
+and the ancestor rule for required facts.
+
+>>> from planviz import Plan, Step
+>>> from planviz.checks.context import Context
+>>> plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+...                   Step("B", "b", expected_evidence="e"),
+...                   Step("C", "c", expected_evidence="e", depends_on="B", requires="x")])
+>>> [f.message for f in unmet_requirements(Context(plan), set())]
+["step 'C' requires 'x', which no dependency ancestor produces: 'A' produces it but is not an ancestor of 'C'; add 'A' to C.depends_on"]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import chain
+from operator import attrgetter
+
+from ..plan.model import Contract, Finding, Plan
+from ..structure.ancestry import ancestor_queries
+from .context import NAMED, Context, finding, given_facts, matches, names
+
+__all__ = ["infeasible_facts", "feasibility", "contract_semantics", "order_violations", "unmet_requirements",
+           "ANCESTRY_SEMANTICS"]
+
+ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
+_requires = attrgetter("requires")
+
+
+def infeasible_facts(plan: Plan, contract: Contract) -> dict[str, list[str]]:
+    """Fact -> the steps requiring it, for facts neither given nor obtainable, sorted."""
+    known = given_facts(plan, contract).union(contract.obtainable_facts)
+    bad = set(chain.from_iterable(map(_requires, plan.steps))).difference(known)
+    if not bad:
+        return {}
+    needers: dict[str, set[str]] = defaultdict(set)
+    for s in plan.steps:
+        for f in bad.intersection(s.requires):
+            needers[f].add(s.id)
+    return {f: sorted(needers[f]) for f in sorted(needers)}
+
+
+def feasibility(cx: Context, contract: Contract) -> list[Finding]:
+    """infeasible_fact: a fact some step requires that the world can neither give nor yield."""
+    out = []
+    for fact, who in infeasible_facts(cx.plan, contract).items():
+        makers = cx.producers(fact)
+        if makers:  # the plan claims a step establishes it: the contract says the world cannot
+            fix = (f"{names(sorted(makers))} produces it, but contract.obtainable_facts does not list it: add it "
+                   f"there if a permitted step may establish it, or find a route that does not need it")
+        else:
+            fix = ("obtain it outside the plan and list it in contract.given_facts, or find a route that does "
+                   "not need it")
+        out.append(finding("infeasible_fact", "feasibility",
+                      f"fact {fact!r}, required by {names(who)}, is neither given nor obtainable under the "
+                      f"contract, so no route can establish it: the plan is refused; {fix}",
+                      who, where=f"{who[0]}.requires"))
+    return out
+
+
+def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:
+    """missing_required and forbidden_step (no ancestry needed)."""
+    by_kind = cx.by_kind()
+    out = []
+    for name in dict.fromkeys(contract.required):
+        if not matches(cx, name, by_kind):
+            out.append(finding("missing_required", "semantics",
+                          f"the contract requires a step with id or kind {name!r}, and the plan has none; "
+                          f"add a step with kind: {name}", [], where="contract.required"))
+    for name in dict.fromkeys(contract.forbidden):
+        for sid in matches(cx, name, by_kind):
+            how = "is forbidden by the contract" if sid == name else f"has kind {name!r}, which the contract forbids"
+            out.append(finding("forbidden_step", "semantics",
+                          f"step {sid!r} {how}; remove it and reach the goal another way",
+                          [sid], where=f"{sid}.kind" if sid != name else f"{sid}.id"))
+    return out
+
+
+def order_violations(cx: Context, contract: Contract) -> tuple[list[Finding], list[tuple[str, str]]]:
+    """order_violation: for (a, b), every step matching b needs a step matching a among its ancestors."""
+    by_kind = cx.by_kind()
+    queries, meta = [], []
+    for pair in dict.fromkeys(contract.must_precede):
+        a, b = pair
+        ranked = matches(cx, a, by_kind)
+        firsts = frozenset(ranked)
+        for sid in matches(cx, b, by_kind):
+            queries.append((firsts, sid))
+            meta.append((pair, ranked, sid))
+    out, violated = [], []
+    failed = [(pair, [f for f in ranked[:NAMED + 1] if f != sid][:NAMED], sid, len(ranked) - (sid in ranked))
+              for ok, (pair, ranked, sid) in zip(ancestor_queries(cx.ix, queries), meta) if not ok]
+    later = iter(ancestor_queries(cx.ix, [(frozenset((sid,)), firsts[0]) for _, firsts, sid, _ in failed if firsts]))
+    for pair, firsts, sid, total in failed:
+        a, b = pair
+        if pair not in violated:
+            violated.append(pair)
+        if not firsts:
+            out.append(finding("order_violation", "semantics",
+                          f"step {sid!r} ({b!r}) must come after a {a!r} step, and the plan has no other; "
+                          f"add a step with kind: {a} and list it in {sid}.depends_on", [sid],
+                          where=f"{sid}.depends_on"))
+        else:
+            out.append(finding("order_violation", "semantics",
+                          f"the contract says {a!r} must precede {b!r}, but {names(firsts, total)} is not an ancestor "
+                          f"of step {sid!r}; " + (f"{firsts[0]!r} runs after {sid!r}, so reorder them" if next(later)
+                          else f"add {firsts[0]!r} to {sid}.depends_on (directly or through a chain)"),
+                          [sid, *firsts[:NAMED]], where=f"{sid}.depends_on"))
+    return out, violated
+
+
+def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
+    """unmet_requirement: the ancestor rule, with the producer that is not an ancestor named."""
+    parents = cx.parents
+    producer = cx.producer_of.get
+    pending: list[tuple[str, str, frozenset[str]]] = []
+    failing: set[tuple[str, str]] = set()
+    out = []
+    for sid, s in cx.steps.items():
+        req = s.requires
+        if not req:
+            continue
+        ps = parents[sid]
+        for fact in req:
+            one = producer(fact)
+            if one in ps or fact in given:
+                continue
+            if one is not None:  # two hops, the next commonest case
+                for p in ps:
+                    if one in parents[p]:
+                        break
+                else:
+                    one = None
+                if one is not None:
+                    continue
+            if (sid, fact) in failing:  # listed twice: one finding
+                continue
+            failing.add((sid, fact))
+            group = cx.producer_group(fact)
+            if not group:
+                out.append(finding("unmet_requirement", "semantics",
+                              f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
+                              f"add a step producing it to {sid}.depends_on, or list it in premises "
+                              f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
+            else:
+                pending.append((sid, fact, group))
+    answers = ancestor_queries(cx.ix, [(group, sid) for sid, _, group in pending])
+    ranked: dict[frozenset[str], list[str]] = {}
+    failed = []
+    for ok, (sid, fact, group) in zip(answers, pending):
+        if not ok:
+            if group not in ranked:
+                ranked[group] = sorted(group)[:NAMED + 1]
+            others = [p for p in ranked[group] if p != sid][:NAMED]
+            failed.append((sid, fact, others, len(group) - (sid in group)))
+    # Which named producers come after the consumer (an edge to them would close a cycle)?
+    after_q = [(frozenset((sid,)), p) for sid, _, prods, _ in failed for p in prods]
+    after = iter(ancestor_queries(cx.ix, after_q))
+    for sid, fact, prods, total in failed:
+        later = [p for p in prods if next(after)]
+        if not prods:  # only the consumer itself produces it
+            out.append(finding("unmet_requirement", "semantics",
+                          f"step {sid!r} requires {fact!r}, which only {sid!r} itself produces; a step cannot "
+                          f"need its own result: add an earlier step producing it to {sid}.depends_on, "
+                          f"or list it in premises", [sid], where=f"{sid}.requires"))
+            continue
+        usable = [p for p in prods if p not in later]
+        if usable:
+            fix = f"add {usable[0]!r} to {sid}.depends_on"
+        else:
+            fix = (f"the producer runs after {sid!r} (it depends on it), so reorder: produce {fact!r} "
+                   f"before {sid!r}")
+        out.append(finding("unmet_requirement", "semantics",
+                      f"step {sid!r} requires {fact!r}, which no dependency ancestor produces: "
+                      f"{names(prods, total)} produces it but is not an ancestor of {sid!r}; {fix}", [sid, *prods],
+                      where=f"{sid}.requires"))
+    return out
+
+

@@ -1,0 +1,176 @@
+"""The static layer: tools and permissions, placeholders, artifacts, shared resources, risk, forbidden states.
+
+>>> from planviz import Plan, Step
+>>> from planviz.checks.context import Context
+>>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", arguments={"q": "{{ A.out }}"}, produces="y")])
+>>> [f.code for f in placeholders(Context(plan))]
+['bad_placeholder']
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..plan.model import Contract, Finding
+from ..plan.placeholder import placeholders_in, split_reference
+from ..structure.ancestry import ancestor_queries
+from .context import NAMED, Context, finding, known, names
+
+__all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
+
+ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
+PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above it, as a chain
+
+
+def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Finding]:
+    """unknown_tool, not_permitted, outside_intent and (with ancestry) tool_precondition."""
+    tools = contract.tools
+    out = []
+    users: dict[str, list[str]] = defaultdict(list)
+    for sid, s in cx.steps.items():
+        if s.tool is not None:
+            users[s.tool].append(sid)
+    queries, meta = [], []
+    groups: dict[str, frozenset[str]] = {}
+    ranked: dict[str, list[str]] = {}
+    choices = ", ".join(map(repr, sorted(tools)))
+    for tool, sids in users.items():
+        spec = tools.get(tool)
+        for sid in sids:
+            if spec is None:
+                out.append(finding("unknown_tool", "static",
+                              f"step {sid!r} calls tool {tool!r}, which the contract's tool registry does not "
+                              f"list; use one of {choices} or register it", [sid], where=f"{sid}.tool"))
+                continue
+            if not spec.permitted:
+                out.append(finding("not_permitted", "static",
+                              f"step {sid!r} calls tool {tool!r}, which the contract does not permit; "
+                              f"remove the call or use a permitted tool", [sid], where=f"{sid}.tool"))
+            if spec.writes and contract.intent == "read":
+                out.append(finding("outside_intent", "static",
+                              f"step {sid!r} calls {tool!r}, which writes, but the contract's intent is read-only; "
+                              f"use a read-only tool or drop the step", [sid], where=f"{sid}.tool"))
+            if ancestry:
+                for pre in dict.fromkeys(spec.preconditions):
+                    if pre not in groups:
+                        groups[pre] = frozenset(users.get(pre, ()))
+                        ranked[pre] = sorted(groups[pre])
+                    queries.append((groups[pre], sid))
+                    meta.append((sid, tool, pre, ranked[pre]))
+    for ok, (sid, tool, pre, group) in zip(ancestor_queries(cx.ix, queries), meta):
+        if ok:
+            continue
+        others = [g for g in group[:NAMED + 1] if g != sid][:NAMED]
+        if others:
+            fix = (f"{names(others, len(groups[pre]) - (sid in groups[pre]))} calls {pre!r} but is not an "
+                   f"ancestor of {sid!r}; add {others[0]!r} to {sid}.depends_on")
+        else:
+            fix = f"no earlier step calls {pre!r}; add one and list it in {sid}.depends_on"
+        out.append(finding("tool_precondition", "static",
+                      f"step {sid!r} calls {tool!r}, which needs {pre!r} to have run first; {fix}",
+                      [sid, *others], where=f"{sid}.depends_on"))
+    return out
+
+
+def placeholders(cx: Context) -> list[Finding]:
+    """bad_placeholder: ``{{S.field}}`` in a string argument whose step S is unknown or not an ancestor."""
+    out, queries, meta = [], [], []
+    for sid, s in cx.steps.items():
+        if not s.arguments:
+            continue
+        seen = set()
+        for path, p in placeholders_in(s.arguments, f"{sid}.arguments"):
+            if (path, p.text) in seen:  # the same placeholder twice in one string: one finding
+                continue
+            seen.add((path, p.text))
+            ref = split_reference(p.inner, cx.steps)
+            if ref is None:
+                head = p.inner.split(".")[0]
+                out.append(finding("bad_placeholder", "static",
+                                   f"{path} uses {p.text!r}, but there is no step {head!r}{known(cx, head)}; "
+                                   f"name an earlier step of this plan", [sid], where=path))
+            else:
+                queries.append((frozenset((ref[0],)), sid))
+                meta.append((sid, path, p.text, ref[0]))
+    for ok, (sid, path, shown, ref) in zip(ancestor_queries(cx.ix, queries), meta):
+        if not ok:
+            fix = ("a step cannot use its own result" if ref == sid
+                   else f"add {ref!r} to {sid}.depends_on so its result exists when {sid!r} runs")
+            out.append(finding("bad_placeholder", "static",
+                               f"{path} uses {shown!r}, but step {ref!r} is not an ancestor of {sid!r}; {fix}",
+                               [sid] if ref == sid else [sid, ref], where=path))
+    return out
+
+
+def resource_conflicts(cx: Context) -> list[Finding]:
+    """resource_conflict: two steps that may run in parallel (neither an ancestor of the other) share a resource.
+
+    Steps sharing a resource must form a chain. Up to ``PAIRWISE_LIMIT``
+    sharers every pair is checked; beyond it, consecutive sharers in a
+    canonical topological order (a chain is fine iff every consecutive pair is).
+    """
+    holders: dict[str, list[str]] = defaultdict(list)
+    for sid, s in cx.steps.items():
+        if s.resources:
+            for r in dict.fromkeys(s.resources):
+                holders[r].append(sid)
+    pos = cx.pos
+    chains: list[tuple[str, list[str]]] = []
+    for res, sids in holders.items():
+        if len(sids) > 1:
+            if len(sids) <= PAIRWISE_LIMIT:
+                sids.sort(key=pos.__getitem__)
+            else:
+                lv = cx.levels()
+                sids.sort(key=lambda x: (lv[x], x))
+            chains.append((res, sids))
+    # Consecutive sharers first: when each is an ancestor of the next, the sharers form a chain.
+    parents = cx.parents
+    links = [(a, b) for _, sids in chains for a, b in zip(sids, sids[1:]) if a not in parents[b]]
+    far = dict(zip(links, ancestor_queries(cx.ix, [(frozenset((a,)), b) for a, b in links])))
+    linked = iter([a in parents[b] or far[a, b] for _, sids in chains for a, b in zip(sids, sids[1:])])
+    pairs: list[tuple[str, str, str]] = []
+    for res, sids in chains:
+        broken = not all([next(linked) for _ in range(len(sids) - 1)])
+        if not broken:
+            continue
+        if len(sids) <= PAIRWISE_LIMIT:
+            pairs.extend((res, a, b) for i, a in enumerate(sids) for b in sids[i + 1:])
+        else:
+            pairs.extend((res, a, b) for a, b in zip(sids, sids[1:]))
+    answers = ancestor_queries(cx.ix, [(frozenset((a,)), b) for _, a, b in pairs])
+    out = []
+    for ok, (res, a, b) in zip(answers, pairs):
+        if not ok:
+            a, b = sorted((a, b))
+            out.append(finding("resource_conflict", "static",
+                          f"steps {a!r} and {b!r} both hold {res!r} and may run in parallel (neither depends on "
+                          f"the other); order them, e.g. add {a!r} to {b}.depends_on", [a, b],
+                          where=f"{b}.resources"))
+    return out
+
+
+def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
+    """no_artifact, high_risk_unguarded and (with a contract) forbidden_state."""
+    out = []
+    for sid, s in cx.steps.items():
+        if not s.produces:
+            out.append(finding("no_artifact", "static",
+                          f"step {sid!r} produces no fact, so no observation can show it succeeded and it "
+                          f"cannot be accepted; list what its success establishes in {sid}.produces",
+                          [sid], severity="warning", where=f"{sid}.produces"))
+        if s.risk == "high":
+            missing = [n for n, v in (("rollback", s.rollback), ("approval", s.approval or "")) if not v.strip()]
+            if missing:
+                out.append(finding("high_risk_unguarded", "static",
+                              f"step {sid!r} is high risk but has no {' and no '.join(missing)}; give it "
+                              f"{' and '.join(f'{sid}.{m}' for m in missing)} before it may run",
+                              [sid], where=f"{sid}.{missing[0]}"))
+    forbidden = set(contract.forbidden_states) if contract else set()
+    if forbidden:
+        for sid, s in cx.steps.items():
+            for fact in forbidden.intersection(s.produces):
+                out.append(finding("forbidden_state", "static",
+                              f"step {sid!r} produces {fact!r}, a state the contract forbids; remove the step or "
+                              f"change it so {fact!r} never holds", [sid], where=f"{sid}.produces"))
+    return out

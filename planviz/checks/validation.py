@@ -1,0 +1,208 @@
+"""Layered validation: every defect of a plan, found before anything runs.
+
+:func:`validate` reports all findings of every layer at once, it does not stop
+at the first: ``import`` (what an importer could not map, passed through),
+``structure`` (ids, dependencies, cycles, empty fields), ``feasibility`` (facts
+no route can establish), ``semantics`` (the contract's milestones and order;
+the ancestor rule for required facts) and ``static`` (tools, placeholders,
+artifacts, shared resources, risk, forbidden states).
+
+The ancestor rule is the heart of it: a fact a step requires counts only when
+it is given (a premise or ``contract.given_facts``) or produced by one of the
+step's dependency *ancestors*; a producer that merely comes earlier in some
+order does not count, and the finding names it and the edge to add.
+
+Contract entries (``required``, ``forbidden``, both sides of ``must_precede``)
+name a step id or a step kind. A ``must_precede`` pair ``(a, b)`` holds when
+every step matching ``b`` has some step matching ``a`` among its dependency
+ancestors (not merely earlier in a topological order).
+
+Severities: every finding is an error except ``no_artifact``, a warning (the
+plan is well formed, but that step can never be accepted by an observation).
+``no_evidence`` is an error, since expected evidence is required.
+
+Layers that need a topological order (``order_violation``,
+``unmet_requirement``, ``tool_precondition``, ``bad_placeholder``,
+``resource_conflict``) are skipped when the plan has a cycle or unknown ids,
+and ``Report.skipped`` says so; so are the checks that need a contract when
+there is none.
+
+>>> from planviz import examples
+>>> validate(examples.load("cache_isolation")).ok
+True
+>>> from planviz import Step, Plan
+>>> plan = Plan("g", [Step("S1", "build", expected_evidence="log", produces="built"),
+...                   Step("S2", "ship", expected_evidence="log", requires="built", produces="shipped")])
+>>> print(validate(plan).to_text())
+error  unmet_requirement  S2, S1  step 'S2' requires 'built', which no dependency ancestor produces: 'S1' produces it but is not an ancestor of 'S2'; add 'S1' to S2.depends_on  [S2.requires]
+skipped: checks that need a contract (feasibility, milestones, order, tools, forbidden states): no contract given
+not ok: 1 error
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..errors import PlanvizTypeError, SchemaError, SemanticError
+from ..plan.model import LAYERS, Contract, Plan
+from ..structure.index import paused_gc
+from .context import Context, given_facts
+from .report import Report, plural
+from .semantic import (
+    ANCESTRY_SEMANTICS,
+    contract_semantics,
+    feasibility,
+    infeasible_facts,
+    order_violations,
+    unmet_requirements,
+)
+from .static import ANCESTRY_STATIC, placeholders, resource_conflicts, step_static, tool_checks
+from .structural import structure
+
+__all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
+
+CODES: Mapping[str, tuple[str, ...]] = {
+    "structure": ("duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action", "no_evidence"),
+    "feasibility": ("infeasible_fact",),
+    "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement"),
+    "static": ("unknown_tool", "not_permitted", "outside_intent", "tool_precondition", "bad_placeholder",
+               "no_artifact", "resource_conflict", "high_risk_unguarded", "forbidden_state"),
+}
+
+
+def checked_arguments(what: str, plan: Any, contract: Any) -> Contract | None:
+    """The contract to use (default: the plan's own), after checking both arguments are planviz values."""
+    if not isinstance(plan, Plan):
+        raise PlanvizTypeError(f"{what}(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
+                               "load a file with planviz.load_plan(path)")
+    if contract is not None and not isinstance(contract, Contract):
+        raise PlanvizTypeError(f"{what}(contract=...) expects a planviz Contract or None, got "
+                               f"{type(contract).__name__} {contract!r:.80}; load a file with "
+                               "planviz.load_contract(path)")
+    return contract if contract is not None else plan.contract
+
+
+def validate(plan: Plan, contract: Contract | None = None) -> Report:
+    """Check a plan, layer by layer, and report every finding at once.
+
+    ``contract`` defaults to ``plan.contract`` (the one shipped in the plan
+    file). Without any contract the checks that need one are skipped (and
+    ``Report.skipped`` says so); ``unmet_requirement`` still runs, with the
+    plan's premises as the given facts.
+
+    >>> from planviz import examples
+    >>> plan = examples.load("cache_isolation")
+    >>> sorted(validate(plan.replace(steps=plan.steps[1:])).codes)
+    ['missing_required', 'unknown_dependency']
+    >>> validate(examples.load("delete_failing_test")).ok
+    False
+    >>> validate(plan, "contract.yaml")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load a file with planviz.load_contract(path)
+    """
+    contract = checked_arguments("validate", plan, contract)
+    with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
+        return _validate(plan, contract)
+
+
+def _validate(plan: Plan, contract: Contract | None) -> Report:
+    cx = Context(plan)
+    findings = list(plan.import_findings)
+    skipped: list[str] = []
+    findings += structure(cx)
+    broken = []
+    if cx.cyclic_nodes:
+        broken.append("the plan has a cycle")
+    if cx.unknown:
+        broken.append("some dependencies name unknown steps")
+    ancestry = not broken
+    if not ancestry:
+        why = " and ".join(broken)
+        skipped.append(f"semantics: {', '.join(ANCESTRY_SEMANTICS)} not checked: {why}")
+        skipped.append(f"static: {', '.join(ANCESTRY_STATIC)} not checked: {why}")
+    if contract is None:
+        skipped.append("checks that need a contract (feasibility, milestones, order, tools, forbidden states): "
+                       "no contract given")
+    else:
+        if contract.given_facts or contract.obtainable_facts:
+            findings += feasibility(cx, contract)
+        else:
+            skipped.append("feasibility: not checked: the contract lists no given or obtainable facts")
+        findings += contract_semantics(cx, contract)
+        if ancestry:
+            findings += order_violations(cx, contract)[0]
+        if contract.tools:
+            findings += tool_checks(cx, contract, ancestry=ancestry)
+        elif any(s.tool is not None for s in cx.steps.values()):
+            skipped.append("static: unknown_tool, not_permitted, outside_intent, tool_precondition not "
+                           "checked: the contract has no tool registry")
+    if ancestry:
+        findings += unmet_requirements(cx, given_facts(plan, contract))
+        findings += placeholders(cx)
+        findings += resource_conflicts(cx)
+    findings += step_static(cx, contract)
+    return Report(tuple(findings), tuple(skipped))
+
+
+@dataclass(frozen=True)
+class PlanningFailure:
+    """The plan is refused, not retried: some facts it needs can be neither given nor obtained."""
+
+    reason: str
+    unsatisfiable: tuple[str, ...] = ()
+    report: Report | None = field(default=None, repr=False, compare=False)
+
+    def __bool__(self) -> bool:  # a failure is falsy, so `if prepare(...)` reads naturally
+        return False
+
+
+def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFailure:
+    """Gate a plan before execution: structure, then feasibility, then semantics.
+
+    Raises :class:`SchemaError` on structure (or import) errors and
+    :class:`SemanticError` on semantic errors, both carrying ``.report``;
+    returns :class:`PlanningFailure` when a needed fact is infeasible; else the
+    plan. Static findings (tools, resources, forbidden states) do not stop it:
+    the runtime enforces those as it runs. ``contract`` defaults to ``plan.contract``.
+
+    >>> from planviz import examples
+    >>> prepare(examples.load("cache_isolation")).goal.startswith("Tenants")
+    True
+    >>> prepare(examples.load("release_no_credentials")).unsatisfiable
+    ('deploy_credentials',)
+    """
+    contract = checked_arguments("prepare", plan, contract)
+    report = validate(plan, contract)
+    bad = [f for f in report.errors if f.layer in ("import", "structure")]
+    if bad:
+        raise SchemaError(f"the plan's structure is broken: {bad[0].message}"
+                          + (f" (and {plural(len(bad) - 1, 'more error')})" if len(bad) > 1 else ""), report)
+    infeasible = report.by_layer("feasibility")
+    if infeasible:
+        facts = tuple(infeasible_facts(plan, contract))
+        return PlanningFailure("; ".join(f.message for f in infeasible), facts, report)
+    sem = [f for f in report.errors if f.layer == "semantics"]
+    if sem:
+        raise SemanticError(f"the plan does not satisfy its contract: {sem[0].message}"
+                            + (f" (and {plural(len(sem) - 1, 'more error')})" if len(sem) > 1 else ""), report)
+    return plan
+
+
+def refusal(plan: Plan, contract: Contract | None) -> str | None:
+    """Why :func:`prepare` refuses the plan, in one line, or None when it may run.
+
+    >>> from planviz import examples
+    >>> refusal(examples.load("cache_isolation"), None) is None
+    True
+    >>> refusal(examples.load("release_no_credentials"), None).startswith("infeasible: ")
+    True
+    """
+    try:
+        result = prepare(plan, contract)
+    except (SchemaError, SemanticError) as exc:
+        return str(exc)
+    if isinstance(result, PlanningFailure):
+        return f"infeasible: {result.reason}"
+    return None

@@ -1,0 +1,200 @@
+"""The ``planviz`` command: validate, grade, render, simulate and report plans from a shell.
+
+Exit codes: 0 clean, 1 findings (or a run that did not complete), 2 unreadable
+input or bad usage; 141 when the reader of the output left early, 130 on
+Ctrl-C. Errors are one line on stderr naming the file and place, never a
+traceback.
+
+>>> main(["schema"]) == 0  # doctest: +ELLIPSIS
+{...
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+from ..errors import PlanvizError
+
+__all__ = ["main"]
+
+
+def _source(file: str):
+    """The plan source a FILE argument names: ``-`` is standard input."""
+    return sys.stdin.buffer if file == "-" else file
+
+
+def _load(args: argparse.Namespace):
+    from ..plan.files import load_contract, load_plan
+
+    plan = load_plan(_source(args.file), format=getattr(args, "format", None))
+    contract = load_contract(args.contract) if getattr(args, "contract", None) else plan.contract
+    return plan, contract
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from ..plan.schema import plan_schema
+
+    print(json.dumps(plan_schema(), indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..checks.report import summarize
+    from ..checks.validation import validate
+    from ..plan.files import load_contract, load_plans
+
+    plans = load_plans(_source(args.file), format=args.format)
+    if len(plans) != 1 or args.summary:
+        contract = load_contract(args.contract) if args.contract else None
+        summary = summarize([validate(p, contract or p.contract) for p in plans])
+        print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_text())
+        return 0 if summary.plans_with_errors == 0 else 1
+    plan = plans[0]
+    contract = load_contract(args.contract) if args.contract else plan.contract
+    report = validate(plan, contract)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
+    return 0 if report.ok else 1
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from ..checks.grading import grade
+
+    plan, contract = _load(args)
+    g = grade(plan, contract)
+    print(json.dumps(g.to_dict(), indent=2) if args.json else g.to_text())
+    return 0 if g.admissible else 1
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from ..checks.validation import validate
+    from ..pictures.drawing import render
+    from ..runs.tracefile import load_trace
+
+    plan, contract = _load(args)
+    run = load_trace(args.trace) if args.trace else None
+    # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
+    report = validate(plan, contract) if run is None else None
+    diagram = render(plan, run=run, at=args.at, report=report)
+    path = diagram.save(args.output)
+    if diagram.notice:
+        print(f"planviz: note: {diagram.notice}", file=sys.stderr)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..runs.fault import Fault
+    from ..runs.measures import metrics
+    from ..runs.simulation import simulate
+
+    plan, contract = _load(args)
+    faults = [Fault.parse(text) for text in args.fault]
+    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
+    m = metrics(run)
+    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
+    if args.json:
+        print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
+    else:
+        print(f"outcome: {run.outcome}")
+        print(f"voided: {', '.join(voided) if voided else '(none)'}")
+        print(m.to_text())
+    note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
+    if args.trace:
+        from ..runs.tracefile import save_trace
+
+        save_trace(run, args.trace)
+        print(f"wrote {args.trace}", file=note)
+    if args.report:
+        from .htmlreport import report_html
+
+        report_html(run, args.report)
+        print(f"wrote {args.report}", file=note)
+    return 0 if run.outcome == "plan_complete" else 1
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..runs.tracefile import load_trace
+    from .htmlreport import report_html
+
+    report_html(load_trace(args.file), args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="planviz", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from ..plan.files import FORMATS as formats
+
+    def add(name: str, func, help: str, *, plan: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        sp.set_defaults(func=func)
+        if plan:
+            sp.add_argument("file", help="plan file (YAML, JSON, JSON Lines or planner text); - reads standard input")
+            sp.add_argument("--format", choices=formats, default=None, help="input format (detected when omitted)")
+            sp.add_argument("--contract", metavar="F", help="contract file (default: the plan file's own contract)")
+        return sp
+
+    sp = add("validate", cmd_validate, "report every defect of a plan, layer by layer")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.add_argument("--summary", action="store_true", help="summary table even for a single plan")
+    sp = add("grade", cmd_grade, "grade a planner's output against a contract without running it")
+    sp.add_argument("--json", action="store_true")
+    sp = add("render", cmd_render, "draw a plan (or one frame of a recorded run) as SVG, PNG or DOT")
+    sp.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png or OUT.dot")
+    sp.add_argument("--trace", "--run", dest="trace", metavar="TRACE", help="a run trace (JSON Lines)")
+    sp.add_argument("--at", type=int, default=None, help="event index to show (default: the last)")
+    sp = add("simulate", cmd_simulate, "simulate a run with injected faults")
+    sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
+                    help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")
+    sp.add_argument("--strategy", choices=["direct", "workflow", "planner"], default="planner")
+    sp.add_argument("--workers", type=int, default=None)
+    sp.add_argument("--trace", metavar="OUT.jsonl", help="save the run as a trace")
+    sp.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report")
+    sp.add_argument("--json", action="store_true")
+    sp = add("report", cmd_report, "write a self-contained HTML stepper for a run trace", plan=False)
+    sp.add_argument("file", help="run trace (JSON Lines)")
+    sp.add_argument("-o", "--output", required=True, help="OUT.html")
+    add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit code.
+
+    >>> main(["validate", "no_such_plan.yaml"])
+    2
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage error
+        return int(exc.code or 0) and 2
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
+        _silence_stdout()
+        return 141
+    except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
+        print(f"planviz: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush into the closed pipe stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

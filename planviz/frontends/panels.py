@@ -1,0 +1,103 @@
+"""What the explorer and the HTML report both show: a frame's picture, an event's row, the metrics.
+
+The two front ends present the same run the same way; these functions are
+the one place that turns a run into what they display. Nothing here imports
+ipywidgets.
+
+>>> from planviz import examples, simulate
+>>> run = simulate(examples.load("cache_isolation"))
+>>> event_row(run.events[1])["kind"], frame_svg(run, 1).startswith("<svg")
+('start', True)
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any, Iterable, Sequence
+
+from ..errors import PlanvizError
+from ..pictures.drawing import render
+from ..runs.measures import metrics
+
+__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html"]
+
+_LOG_WINDOW = 40
+
+_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+
+
+def plan_of(run: Any, index: int) -> Any:
+    """The plan version shown by event ``index`` of ``run``."""
+    if not run.plans:
+        raise PlanvizError("this run carries no plan, so its frames cannot be drawn; "
+                           "record the plan with the run (Recorder.propose) and load the trace again")
+    version = run.events[index].plan_version if run.events else run.plans[-1].version
+    for plan in run.plans:
+        if plan.version == version:
+            return plan
+    return run.plans[-1]
+
+
+def frame_svg(run: Any, index: int) -> str:
+    """The inline SVG (no XML prolog) of event ``index``: render's picture, laid out once per plan version."""
+    svg = render(plan_of(run, index), run=run, at=index).svg
+    return _PROLOG.sub("", svg, count=1)
+
+
+def event_row(event: Any) -> dict:
+    """The JSON-able summary of one event (sorted lists, plain types)."""
+    return {
+        "index": int(event.index), "time": float(event.time), "kind": str(event.kind),
+        "step": event.step or "", "message": str(event.message or ""), "version": int(event.plan_version),
+        "facts": sorted(event.facts), "ready": sorted(event.ready),
+        "voided": sorted(getattr(event, "voided", ()) or ()), "kept": sorted(getattr(event, "kept", ()) or ()),
+    }
+
+
+def metrics_rows(run: Any) -> list[tuple[str, str]]:
+    """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
+    out = []
+    for name, value in metrics(run).to_dict().items():
+        if isinstance(value, float):
+            value = f"{value:.3g}"
+        out.append((name.replace("_", " "), str(value)))
+    return out
+
+
+def list_html(items: Iterable[str]) -> str:
+    """An HTML list of escaped items, or a note that there are none."""
+    items = list(items)
+    if not items:
+        return '<ul class="pv-list"><li class="pv-empty">(none)</li></ul>'
+    return '<ul class="pv-list">' + "".join(f"<li>{escape(str(x))}</li>" for x in items) + "</ul>"
+
+
+def caption_html(e: dict, n: int, time_unit: str = "") -> str:
+    """The caption of one frame: event, time, message, plan version and what it voided and kept."""
+    unit = f" {escape(time_unit)}" if time_unit else ""
+    what = escape(e["kind"] + (f" {e['step']}" if e["step"] else ""))
+    text = (f'<span class="pv-caption"><b>Event {e["index"]} of {n - 1}: {what}</b> at t={e["time"]:g}{unit}')
+    if e["message"]:
+        text += f" &mdash; {escape(e['message'])}"
+    if e["version"] > 1:
+        text += f" (plan v{e['version']})"
+    if e["voided"] or e["kept"]:
+        text += (f'<br><span class="pv-scope">voided: {escape(", ".join(e["voided"]) or "(none)")}; '
+                 f'kept: {escape(", ".join(e["kept"]) or "(none)")}</span>')
+    return text + "</span>"
+
+
+def log_html(events: Sequence[Any], index: int) -> str:
+    """A window of the event log around event ``index``, the current row marked."""
+    lo = max(0, index - 3)  # the current event stays near the top of the box
+    rows = []
+    for e in events[lo:lo + _LOG_WINDOW]:
+        mark = ' class="pv-current"' if e.index == index else ""
+        rows.append(f"<tr{mark}><td>{'&#x25B6;' if mark else ''}{int(e.index)}</td><td>{float(e.time):g}</td>"
+                    f"<td>{escape(str(e.kind))}</td><td>{escape(e.step or '')}</td>"
+                    f"<td>{escape(str(e.message or ''))}</td></tr>")
+    more = (f'<p class="pv-empty">events {lo}..{lo + len(rows) - 1} of 0..{len(events) - 1}</p>'
+            if len(rows) < len(events) else "")
+    return (f'{more}<table class="pv-log"><thead><tr><th>#</th><th>time</th><th>kind</th><th>step</th>'
+            f'<th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')

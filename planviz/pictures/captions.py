@@ -1,0 +1,93 @@
+"""What a picture says besides its shapes: the caption, slack and finding notes, the event lines of a frame.
+
+>>> from planviz import examples
+>>> from planviz.analysis.schedule import critical_path
+>>> plan = examples.load("cache_isolation")
+>>> caption_lines(plan, critical_path(plan), "")[1]
+'plan v1 · 5 steps · makespan 29 min (serial 32 min) · critical path: S0 → S1 → S3 → S4'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analysis.schedule import critical_path
+from ..errors import PlanvizError
+from ..plan.model import Plan
+from .escape import escape_label
+from .style import num
+
+__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_lines",
+           "EVENT_LINES", "EVENT_WIDTH"]
+
+EVENT_LINES, EVENT_WIDTH = 2, 80
+
+
+def schedule_of(plan: Plan) -> tuple[Any, str]:
+    try:
+        return critical_path(plan), ""
+    except PlanvizError as exc:  # a cycle or an unknown dependency: still draw the plan, say why
+        return None, str(exc)
+
+
+def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    if schedule is None:
+        return frozenset(), frozenset()
+    crit, timing = schedule.critical, schedule.steps
+    eps = 1e-9 * max(1.0, schedule.makespan)
+    edges = frozenset((u, s.id) for s in plan.steps if s.id in crit for u in s.depends_on
+                      if u in crit and abs(timing[u].ef - timing[s.id].es) <= eps)
+    return frozenset(crit), edges
+
+
+def slack_notes(plan: Plan, schedule: Any) -> tuple[tuple[str, str], ...]:
+    """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal."""
+    if schedule is None:
+        return ()
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    return tuple((sid, f"slack {num(t.slack)}{unit}") for sid, t in sorted(schedule.steps.items()) if t.slack > 0)
+
+
+def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
+    """One label line per step with findings (``error: cycle, unmet_requirement``), so a printed picture says why."""
+    codes: dict[str, dict[str, None]] = {}
+    for f in findings:
+        for sid in f.steps:
+            codes.setdefault(sid, {})[f"{f.severity}: {f.code}"] = None
+    notes = []
+    for sid, found in codes.items():
+        shown = sorted(found, key=lambda c: (not c.startswith("error"), c))
+        notes.append((sid, ", ".join(shown[:2]) + (f" +{len(shown) - 2} more" if len(shown) > 2 else "")))
+    return tuple(sorted(notes))
+
+
+def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ()) -> tuple[str, ...]:
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    head = f"plan v{plan.version} · {len(plan.ids)} steps"
+    if schedule is not None:
+        path = " → ".join(schedule.path)
+        head += (f" · makespan {num(schedule.makespan)}{unit} (serial {num(schedule.serial_time)}{unit})"
+                 f" · critical path: {path or '(none)'}")
+    elif why_not:
+        head += f" · no critical path: {why_not}"
+    lines = [f"Goal: {plan.goal}", head]
+    if findings:
+        errors = sum(f.severity == "error" for f in findings)
+        warnings = len(findings) - errors
+        lines.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}: "
+                     "outlined in red-orange (error) or yellow-orange (warning), named in the step's label; "
+                     "hover a step for the message")
+    return tuple(lines)
+
+
+def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    last = len(run.events) - 1
+    what = f"{event.kind} {event.step}" if getattr(event, "step", None) else f"{event.kind}"
+    text = f"event {index} of {last} · t = {num(float(event.time or 0))}{unit} · {what}: {event.message or ''}"
+    outcome = getattr(run, "outcome", None)
+    if index == last and outcome and str(outcome) not in text:
+        text += f" · outcome: {outcome}"
+    lines = escape_label(text, limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
+                         max_lines=EVENT_LINES, target="text").split("\n")
+    return tuple(lines + [" "] * (EVENT_LINES - len(lines)))

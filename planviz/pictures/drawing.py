@@ -1,0 +1,317 @@
+"""Pictures of plans, validation findings and run frames, drawn by Graphviz and safe with untrusted text.
+
+:func:`render` turns a plan (and optionally a run and an event index, or a
+validation report) into a :class:`Diagram`: one left-to-right ``dot`` picture
+that shows itself in a notebook and saves as SVG, PNG or DOT. Each node shows
+the step id, kind and duration, its action (wrapped) and, in a run frame, its
+status; edges carry the facts that flow along them; the critical path (from
+:func:`planviz.critical_path`) is bold; a legend explains the colours
+(Okabe-Ito, safe for colour-blind readers, on a white card that reads on dark
+notebook themes too).
+
+Every SVG node group is ``<g id="node-<id>" class="node status-<status> ...">``
+(the id encoded by :func:`planviz.pictures.escape.dom_id`), every edge group
+``<g id="edge-<u>-><v>" class="edge ...">``, so a test or a browser can query
+them. The layout is computed once per plan version and kept (a small memo of
+a pure function); every frame of a run restyles that picture by node id, so
+stepping through a run never lays the graph out again. Plan text is untrusted:
+see :mod:`planviz.pictures.escape`.
+
+>>> from planviz import examples
+>>> d = render(examples.load("cache_isolation"))
+>>> d.svg.count('class="node status-pending critical')
+4
+>>> 'id="edge-S0->S1"' in d.svg.replace("&#45;", "-").replace("&gt;", ">")
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import networkx as nx
+import pygraphviz as pgv
+
+from ..errors import LayoutTimeout, PlanvizTypeError, RenderError
+from ..plan.model import Plan
+from ..structure.graph import to_graph
+from .captions import (
+    EVENT_LINES,
+    EVENT_WIDTH,
+    caption_lines,
+    critical_marks,
+    event_lines,
+    finding_notes,
+    schedule_of,
+    slack_notes,
+)
+from .diagram import Diagram
+from .escape import check_svg, checked_attrs, dom_id, escape_label
+from .layout import SLOT, Layout, frame_template, lay_out
+from .style import (
+    EDGE_COLOUR,
+    FONT,
+    LEGEND_TEXT,
+    LOOKS,
+    STATUS_PLACEHOLDER,
+    Mark,
+    edge_marks,
+    frame_state,
+    legend_keys,
+    node_attrs,
+    node_marks,
+    num,
+    run_looks,
+    step_tooltip,
+    tip,
+)
+from .summary import summary_diagram
+
+__all__ = ["render", "HIGHLIGHTS"]
+
+HIGHLIGHTS = ("critical",)
+_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
+
+
+@dataclass(frozen=True)
+class _Base:
+    """A plan drawn once: the layout plus what frames need to restyle it (``layout`` None: it timed out)."""
+
+    layout: Layout | None
+    labels: Mapping[str, str]
+    tips: Mapping[Any, str]  # step id or (u, v) -> tooltip text
+    edges: tuple[tuple[str, str], ...]
+    caption: str
+    run_mode: bool
+    notice: str = ""
+    template: str = ""
+    slots: tuple[tuple[str, Any], ...] = ()
+
+
+def render(plan: Plan, run: Any = None, at: int | None = None, report: Any = None,
+           highlight: Iterable[str] = ("critical",), *, max_nodes: int = 2000, timeout: float = 60.0) -> Diagram:
+    """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
+
+    In a run frame, statuses come from ``run.events[at].statuses``, the voided
+    and kept steps from the latest ``invalidate`` event of that plan version,
+    conflicts from its ``conflict`` events; the plan drawn is the run's plan of
+    that version when the run holds it. ``report`` (a validation
+    :class:`~planviz.Report`) and ``plan.import_findings`` outline the
+    steps they name (red for errors, orange for warnings) with the messages as
+    tooltips, and colour a cycle's edges red. ``highlight`` may contain
+    ``"critical"`` (bold critical path).
+
+    Plans with more than ``max_nodes`` steps are laid out in a child process
+    killed after ``timeout`` seconds; if it does not finish, or the plan has
+    more than ten times ``max_nodes`` steps, the diagram is a summary (one
+    node per group of ready waves, with counts) and ``diagram.notice`` says why.
+
+    >>> from planviz import Plan, Step
+    >>> d = render(Plan("g", [Step("A", "a", duration=2), Step("B", "b", depends_on="A")]))
+    >>> d.svg.count('class="node status-pending')
+    2
+    >>> d.save("out.gif")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.RenderError: cannot save a diagram as 'out.gif': unknown suffix '.gif'; use one of .svg, .png, .dot
+    """
+    if not isinstance(plan, Plan):
+        raise PlanvizTypeError(f"render(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
+                               "load a file with planviz.load_plan(path)")
+    wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
+    unknown = [h for h in wanted if h not in HIGHLIGHTS]
+    if unknown:
+        raise RenderError(f"unknown highlight {unknown[0]!r}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
+    frame, event, index = None, None, None
+    if run is not None and getattr(run, "events", None):
+        events = run.events
+        index = len(events) - 1 if at is None else at
+        if not isinstance(index, int) or not -len(events) <= index < len(events):
+            raise RenderError(f"at={at!r} is outside the run's events; choose 0..{len(events) - 1}")
+        index %= len(events)
+        event = events[index]
+        plan = {p.version: p for p in getattr(run, "plans", ()) or ()}.get(event.plan_version, plan)
+        frame = frame_state(events, index)
+    elif at is not None:
+        raise RenderError(f"at={at!r} needs a run with events; pass run=simulate(plan) or a loaded trace")
+
+    findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
+    schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")
+    n = len(plan.ids)
+    if n > 10 * max_nodes:
+        return summary_diagram(plan, frame, f"This plan has {n} steps, more than {10 * max_nodes} (ten times "
+                                     f"max_nodes={max_nodes}): it is too big to draw in full.", index)
+    crit_nodes, crit_edges = critical_marks(plan, schedule)
+    legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings,
+                         run_looks(run.events) if frame is not None else None)
+    caption = caption_lines(plan, schedule, why_not, findings)
+    notes = slack_notes(plan, schedule) + finding_notes(findings)
+    key = (plan, frame is not None, legend, crit_edges, caption, notes, n > max_nodes, float(timeout))
+    try:
+        hash(key)
+    except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
+        base = _base.__wrapped__(*key)
+    else:
+        base = _base(*key)
+    if base.layout is None:
+        return summary_diagram(plan, frame, f"{base.notice}. Showing one node per group of ready waves instead; "
+                                     "render a sub-plan, or raise timeout= to try again.", index)
+    marks = node_marks(plan, frame, crit_nodes, findings)
+    edges = edge_marks(plan, base.edges, crit_edges, findings)
+    lines = event_lines(event, index, run, plan) if frame is not None else ()
+    svg = _fill(base, marks, edges, lines)
+    check_svg(svg)
+    return Diagram(svg, functools.partial(_dot_frame, base, marks, edges, lines), at=index)
+
+
+# --- the base picture (laid out once per plan version) -------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
+          notes: tuple[tuple[str, str], ...], in_child: bool, timeout: float) -> _Base:
+    """Build and lay out the neutral picture of a plan (memoised: the result depends only on the arguments)."""
+    g = to_graph(plan)
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    cap = "".join(escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption)
+    placeholder = escape_label("n" * EVENT_WIDTH, align="left") * EVENT_LINES if run_mode else ""
+    a = pgv.AGraph(directed=True, strict=False, name="plan")
+    a.graph_attr.update(checked_attrs({
+        "rankdir": "LR", "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
+        "fontname": FONT, "fontsize": 12, "labelloc": "t", "labeljust": "l", "label": cap + placeholder}))
+    a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fontname": FONT,
+                                      "fontsize": 10, "margin": "0.12,0.05", "fillcolor": "white"}))
+    a.edge_attr.update(checked_attrs({"fontname": FONT, "fontsize": 9, "color": EDGE_COLOUR, "fontcolor": "#333333",
+                                      "arrowsize": 0.7}))
+    labels, tips, noted = {}, {}, {}
+    for sid, note in notes:
+        noted[sid] = f"{noted[sid]}; {note}" if sid in noted else note
+    for sid in g:
+        step = plan.step(sid)
+        head = " · ".join(x for x in (sid, step.kind or "", f"{num(step.duration)}{unit}") if x)
+        parts = [escape_label(head, limit=60),
+                 escape_label(step.action or "(no action)", width=28, max_lines=3, limit=90)]
+        if step.horizon == "far":
+            parts.append(escape_label("(far-horizon goal)"))
+        if sid in noted:
+            parts.append(escape_label(noted[sid], width=34, max_lines=2, limit=80))
+        labels[sid] = "\\n".join(parts)
+        label = labels[sid] + ("\\n" + escape_label(STATUS_PLACEHOLDER) if run_mode else "")
+        name = dom_id(sid)
+        a.add_node(name)
+        tips[sid] = tip(step_tooltip(step), "text")
+        attrs = node_attrs(LOOKS["step"], ["status-pending"], tip(step_tooltip(step)))
+        a.get_node(name).attr.update(checked_attrs({**attrs, "label": label, "id": f"node-{name}",
+                                                     "peripheries": 2 if run_mode else 1}))
+    edges = []
+    for u, v, facts in sorted(g.edges(data="facts")):
+        shown = [escape_label(f, limit=32) for f in (facts or ())[:3]]
+        if len(facts or ()) > 3:
+            shown.append(escape_label(f"+{len(facts) - 3} more"))
+        a.add_edge(dom_id(u), dom_id(v))
+        line = f"{u} → {v}" + (f": {', '.join(facts)}" if facts else "")
+        tips[(u, v)] = tip([line], "text")
+        attrs = {"id": f"edge-{dom_id(u)}->{dom_id(v)}", "tooltip": tip([line]), "class": "",
+                 "penwidth": 3.0 if (u, v) in crit_edges else 1.2}
+        if shown:
+            attrs["label"] = "\\n".join(shown)
+        a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs(attrs))
+        edges.append((u, v))
+    _add_legend(a, legend, _ranks(g))
+    try:
+        layout = lay_out(a, in_child=in_child, timeout=timeout)
+    except LayoutTimeout as exc:  # remembered, so the next frame does not wait for the time limit again
+        return _Base(None, labels, tips, tuple(edges), cap, run_mode, notice=str(exc))
+    template, slots = frame_template(layout.svg, run_mode, labels, edges, EVENT_LINES)
+    return _Base(layout, labels, tips, tuple(edges), cap, run_mode, template=template, slots=slots)
+
+
+def _ranks(g: Any) -> int:
+    """How many columns the plan itself takes (its longest chain), or its size when it has a cycle."""
+    try:
+        return sum(1 for _ in nx.topological_generations(g))
+    except nx.NetworkXUnfeasible:
+        return len(g)
+
+
+def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
+    # Legend nodes share dot's ranks (columns) with the plan: no more columns than the plan has,
+    # so the legend never makes the picture wider than the plan (and the plan smaller on screen).
+    per_row = min(max(3, math.ceil(len(keys) / 2)), max(3, ranks))
+    rows = [keys[i:i + per_row] for i in range(0, len(keys), per_row)]
+    rows.reverse()  # dot stacks the rows of a left-to-right graph bottom-up
+    names = [f"~legend-{k}" for row in rows for k in row]
+    a.add_nodes_from(names)
+    sub = a.add_subgraph(names, name="cluster_legend")
+    sub.graph_attr.update(checked_attrs({"label": "Legend", "style": "rounded", "color": "#BBBBBB",
+                                         "fontsize": 10, "fontname": FONT, "labeljust": "l"}))
+    for row in rows:
+        for i, key in enumerate(row):
+            look, name = LOOKS[key], f"~legend-{key}"
+            a.get_node(name).attr.update(checked_attrs({
+                **node_attrs(look, ["legend", f"legend-{key}"], tip([LEGEND_TEXT[key]])),
+                "label": escape_label(LEGEND_TEXT[key]), "id": f"legend-{key}", "fontsize": 9,
+                "peripheries": 2 if look.double else 1, "height": 0.3, "margin": "0.08,0.03"}))
+            if i:
+                sub.add_edge(f"~legend-{row[i - 1]}", name)
+                sub.get_edge(f"~legend-{row[i - 1]}", name).attr.update(checked_attrs({"style": "invis"}))
+
+
+# --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
+
+
+def _value(kind: str, m: Mark, base_tip: str) -> str:
+    look = m.look
+    if kind in ("class", "edge-class"):
+        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
+    if kind in ("tooltip", "edge-tooltip"):
+        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
+    kind = kind.removeprefix("edge-")
+    if kind == "outer-stroke":
+        return look.stroke if look.double else "none"
+    if kind.endswith("stroke-dasharray"):
+        return _DASH_SVG.get(look.dash) or "none"
+    if kind.endswith("stroke-width"):
+        return num(look.penwidth)
+    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
+
+
+def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
+    """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
+    values = []
+    for kind, key in base.slots:
+        if kind == "event":
+            text = event_lines[key] if key < len(event_lines) else " "
+        else:
+            m = edges[key] if kind.startswith("edge-") else marks[key]
+            text = _value(kind, m, base.tips[key])
+        values.append(html.escape(text, quote=True).replace("\n", "&#10;"))
+    return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
+
+
+def _dot_frame(base: _Base, marks: dict[str, Mark], edges: dict,
+               event_lines: tuple[str, ...]) -> tuple[str, tuple, tuple, str]:
+    node_attrs_list = []
+    for sid, m in marks.items():
+        label = base.labels.get(sid)
+        if label is None:
+            continue
+        attrs = node_attrs(m.look, m.classes, tip(base.tips[sid].split("\n") + list(m.extra)))
+        attrs["peripheries"] = 2 if m.look.double else 1
+        attrs["fixedsize"] = "true"
+        if base.run_mode:
+            attrs["label"] = label + "\\n" + escape_label(m.look.text)
+        node_attrs_list.append((dom_id(sid), tuple(attrs.items())))
+    edge_attrs_list = []
+    for (u, v), m in edges.items():
+        edge_attrs_list.append(((dom_id(u), dom_id(v)), (
+            ("color", m.look.stroke), ("penwidth", num(m.look.penwidth)), ("style", m.look.dash or "solid"),
+            ("class", " ".join(m.classes)), ("tooltip", tip(base.tips[(u, v)].split("\n") + list(m.extra))))))
+    caption = ""
+    if event_lines:
+        caption = base.caption + "".join(escape_label(line, align="left") for line in event_lines)
+    return base.layout.dot, tuple(node_attrs_list), tuple(edge_attrs_list), caption

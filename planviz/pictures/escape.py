@@ -1,0 +1,177 @@
+"""Escaping: untrusted text in, safe picture out.
+
+Plan text is written by an LLM, so every label goes through one function,
+:func:`escape_label`, before it reaches Graphviz or the SVG; only the
+attributes in :data:`ALLOWED_ATTRIBUTES` are ever set (:func:`checked_attrs`),
+and the finished SVG is parsed and checked (:func:`check_svg`) so that no
+script, event handler, ``javascript:`` link, ``foreignObject`` or image can
+appear in it.
+
+>>> escape_label('say "hi" \\\\N <b>x</b>')
+'say "hi" \\\\\\\\N <b>x</b>'
+>>> escape_label("<b>x</b>").startswith("<")
+False
+>>> escape_label("a\\x00b\\x07", target="text")
+'a␀b␇'
+>>> escape_label("x" * 50, limit=10, target="text")
+'xxxxxxxxx…'
+>>> dom_id("S3.v2"), dom_id("<b>")
+('S3.v2', '~3c~b~3e~')
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import unicodedata
+import xml.etree.ElementTree as ET
+from typing import Mapping
+
+from ..errors import RenderError
+
+__all__ = ["escape_label", "dom_id", "checked_attrs", "check_svg", "ALLOWED_ATTRIBUTES", "SVG_NS"]
+
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+
+#: The only Graphviz attributes planviz sets (graph, node, edge and cluster).
+#: URL, href, image, stylesheet, imagepath, fontpath... are never among them.
+ALLOWED_ATTRIBUTES = frozenset({
+    "label", "tooltip", "id", "class", "shape", "style", "fillcolor", "color", "fontcolor",
+    "fontname", "fontsize", "penwidth", "peripheries", "width", "height", "fixedsize", "margin",
+    "pos", "lp", "bb", "rankdir", "ranksep", "nodesep", "labelloc", "labeljust", "bgcolor",
+    "pad", "arrowsize", "arrowhead", "splines", "rank", "newrank", "xlabel", "charset", "outputorder",
+    "dir", "weight", "constraint", "minlen", "dpi",
+})
+
+_WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
+# Bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"); they are shown as codes.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _visible(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode "control pictures": NUL -> ␀
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if 0x80 <= code < 0xA0 or 0xD800 <= code < 0xE000 or code in (0xFFFE, 0xFFFF):
+        return "\ufffd"  # C1 controls, lone surrogates, non-characters: not valid XML
+    if ch in _BIDI:
+        return f"<U+{code:04X}>"
+    return ch
+
+
+def escape_label(text: object, *, limit: int = 160, width: int | None = None, max_lines: int | None = None,
+                 target: str = "dot", align: str = "center") -> str:
+    """Make untrusted text safe to show: the one escaping function of planviz pictures.
+
+    Whitespace runs (including newlines) become one space; other control
+    characters are shown as visible symbols (``\\x00`` -> ``␀``); bidi
+    overrides are shown as their code point; text longer than ``limit``
+    characters ends with ``…``. With ``width`` the text is wrapped into lines
+    (at most ``max_lines``, the last ending with ``…`` when cut).
+
+    ``target="dot"`` (the default) escapes for a Graphviz label: every
+    backslash doubled, so ``\\N``, ``\\G``, ``\\l``... stay literal; ``&``
+    written as ``&amp;`` (Graphviz would decode entities such as ``&#0;``); a
+    leading ``<`` preceded by a zero-width space, so the text is never read
+    as an HTML-like label; lines joined by Graphviz's ``\\n`` (with
+    ``align="left"``, each line ended by ``\\l``, left-justified).
+    ``target="text"`` returns the visible plain text (lines joined by a
+    newline), for XML text nodes written through ElementTree.
+
+    >>> escape_label("a long action that needs wrapping", width=12)
+    'a long\\\\naction that\\\\nneeds\\\\nwrapping'
+    >>> escape_label("one two three four", width=8, max_lines=2, target="text")
+    'one two\\nthree…'
+    """
+    if target not in ("dot", "text") or align not in ("center", "left"):
+        raise RenderError(f"escape_label needs target 'dot' or 'text' and align 'center' or 'left', "
+                          f"got target={target!r}, align={align!r}")
+    s = _WHITESPACE.sub(" ", str(text)).strip()
+    s = unicodedata.normalize("NFC", "".join(map(_visible, s)))
+    if len(s) > limit:
+        s = s[: max(limit - 1, 0)].rstrip() + "…"
+    lines = [s]
+    if width:
+        lines = textwrap.wrap(s, width=width, break_long_words=True, break_on_hyphens=True) or [""]
+        if max_lines and len(lines) > max_lines:
+            last = lines[max_lines - 1]
+            lines = lines[: max_lines - 1] + [last[: max(width - 1, 0)] + "…"]
+    if target == "text":
+        return "\n".join(lines)
+    out = []
+    for line in lines:
+        line = line.replace("\\", "\\\\").replace("&", "&amp;")
+        if line.startswith("<"):
+            line = "\u200b" + line
+        out.append(line)
+    if align == "left":
+        return "".join(line + "\\l" for line in out)
+    return "\\n".join(out)
+
+
+def dom_id(step_id: str) -> str:
+    """An injective, selector-friendly encoding of a step id for SVG ``id`` attributes and Graphviz names.
+
+    Letters, digits, ``_``, ``.`` and ``-`` stay; every other character is
+    written ``~<hex code point>~``. Two different ids never share an encoding.
+    """
+    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
+                   for ch in str(step_id))
+
+
+def checked_attrs(attrs: Mapping[str, object]) -> dict[str, str]:
+    """The attributes as strings, after checking every name is in :data:`ALLOWED_ATTRIBUTES`."""
+    bad = sorted(k for k in attrs if k not in ALLOWED_ATTRIBUTES)
+    if bad:
+        raise RenderError(f"refusing to set Graphviz attribute(s) {', '.join(map(repr, bad))}: "
+                          f"not in the allowlist {sorted(ALLOWED_ATTRIBUTES)}")
+    return {k: str(v) for k, v in attrs.items()}
+
+
+_FORBIDDEN_ELEMENTS = frozenset({"script", "foreignobject", "image", "iframe", "object", "embed", "use",
+                                 "animate", "set", "handler", "listener", "style"})
+_LINK_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "from", "to", "values"})
+
+
+def _local(name: str) -> str:
+    return name.rsplit("}", 1)[-1].lower()
+
+
+def check_svg(svg: str) -> ET.Element:
+    """Parse the SVG and refuse it if it could run code or load anything.
+
+    Raises :class:`~planviz.errors.RenderError` when the SVG is not XML, or
+    when it holds a ``script``, ``foreignObject``, ``image``, ``use`` or
+    ``style`` element, an ``on*`` event handler, or any link (``href``,
+    ``xlink:href``, ``src``). Returns the parsed root element.
+    """
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as exc:
+        raise RenderError(f"Graphviz produced SVG that does not parse as XML ({exc}); "
+                          "please report the plan that caused it") from None
+    tags: set[str] = set()
+    names: set[str] = set()
+    for el in root.iter():  # one pass collecting names; the checks below run on the (small) sets
+        tags.add(el.tag)
+        names.update(el.attrib)
+    for tag in sorted(tags):
+        if _local(str(tag)) in _FORBIDDEN_ELEMENTS:
+            raise RenderError(f"refusing SVG with a <{_local(str(tag))}> element: pictures must not run code "
+                              "or load files")
+    for name in sorted(names):
+        attr = _local(name)
+        if attr.startswith("on") or attr in _LINK_ATTRIBUTES or attr == "style":
+            value = next(el.get(name) for el in root.iter() if name in el.attrib)
+            if attr.startswith("on"):
+                raise RenderError(f"refusing SVG with an event handler {attr}={value!r}")
+            if attr in _LINK_ATTRIBUTES:
+                raise RenderError(f"refusing SVG with a link {attr}={value!r}: planviz sets no links")
+            for el in root.iter():
+                squeezed = "".join(el.get(name, "").lower().split())
+                if any(bad in squeezed for bad in ("url(", "javascript:", "expression(")):
+                    raise RenderError(f"refusing SVG with an active style {el.get(name)!r}")
+    return root

@@ -1,0 +1,220 @@
+"""The visual vocabulary, and the style of each node and edge in a frame.
+
+One :class:`Look` per status (Okabe-Ito colours, safe for colour-blind
+readers; light fills so black text reads on a white card in light and dark
+notebook themes), plus the looks of plan pictures (step, critical, far
+horizon, error and warning findings). :func:`node_marks` and
+:func:`edge_marks` resolve what each node and edge looks like in one frame;
+they do no Graphviz work, so a frame costs no layout.
+
+>>> LOOKS["invalidated"].dash, LOOKS["kept"].double
+('dashed', True)
+>>> num(6.0), num(2.5)
+('6', '2.5')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+from ..plan.model import STATUSES, Plan
+from .escape import escape_label
+
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "FrameState",
+           "frame_state", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
+           "tip"]
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one kind of node is drawn: fill, outline colour, width and dash, double outline, status word."""
+
+    fill: str
+    stroke: str
+    penwidth: float = 1.2
+    dash: str = ""
+    double: bool = False
+    text: str = ""
+
+
+# Okabe-Ito: orange E69F00, sky blue 56B4E9, bluish green 009E73, yellow F0E442, blue 0072B2,
+# vermillion D55E00, reddish purple CC79A7; fills are light tints so black text stays readable.
+LOOKS: Mapping[str, Look] = {
+    "pending": Look("#FFFFFF", "#7A7A7A", 1.2, text="pending"),
+    "ready": Look("#D4ECFA", "#0072B2", 2.0, text="ready"),
+    "running": Look("#FAF1A0", "#0072B2", 3.5, text="running"),
+    "done": Look("#C2E8DA", "#009E73", 1.6, text="done"),
+    "failed": Look("#F7CDB3", "#D55E00", 4.0, text="FAILED"),
+    "invalidated": Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="VOIDED"),
+    "kept": Look("#C2E8DA", "#00563F", 2.0, double=True, text="kept (verified)"),
+    "blocked": Look("#F2D9E8", "#CC79A7", 2.5, dash="dotted", text="blocked"),
+    "conflict": Look("#F9DEA6", "#E69F00", 4.0, text="CONFLICT"),
+    "step": Look("#FFFFFF", "#555555", 1.2),
+    "critical": Look("#FFFFFF", "#000000", 3.0),
+    "far": Look("#FFFFFF", "#555555", 1.5, dash="dashed"),
+    "error": Look("#FFFFFF", "#D55E00", 4.5),
+    "warning": Look("#FFFFFF", "#E69F00", 4.0),
+}
+LEGEND_TEXT = {
+    "pending": "pending", "ready": "ready", "running": "running", "done": "done",
+    "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
+    "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
+    "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
+    "warning": "warning (hover: message)",
+}
+RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
+EDGE_COLOUR = "#666666"
+FONT = "Helvetica,Arial,sans-serif"
+STATUS_PLACEHOLDER = max((look.text for look in LOOKS.values()), key=len)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The resolved style of one node or edge in one frame."""
+
+    classes: tuple[str, ...]
+    look: Look
+    extra: tuple[str, ...]  # tooltip lines added to the step's own (status, findings)
+
+
+@dataclass(frozen=True)
+class FrameState:
+    statuses: Mapping[str, str]
+    voided: frozenset[str]
+    kept: frozenset[str]
+    conflict: frozenset[str]
+
+
+def frame_state(events: Any, index: int) -> FrameState:
+    event = events[index]
+    version = event.plan_version
+    voided: frozenset[str] = frozenset()
+    kept: frozenset[str] = frozenset()
+    conflict: set[str] = set()
+    for e in events[: index + 1]:
+        if e.plan_version != version:
+            continue
+        if e.kind == "invalidate":
+            voided = frozenset(getattr(e, "voided", None) or ())
+            kept = frozenset(getattr(e, "kept", None) or ())
+        elif e.kind == "conflict" and e.step:
+            conflict.add(e.step)
+    return FrameState(dict(event.statuses or {}), voided, kept, frozenset(conflict))
+
+
+def run_looks(events: Any) -> frozenset[str]:
+    """The status looks some frame of a run uses: its legend lists those, not all nine."""
+    seen = {status for e in events for status in (e.statuses or {}).values()}
+    for e in events:
+        if e.kind == "invalidate":
+            seen |= {"invalidated"} if getattr(e, "voided", None) else set()
+            seen |= {"kept"} if getattr(e, "kept", None) else set()
+        elif e.kind == "conflict" and e.step:
+            seen.add("conflict")
+    return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
+
+
+def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
+                shown: frozenset[str] | None = None) -> tuple[str, ...]:
+    keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
+    keys += ["critical"] if critical else []
+    keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
+    keys += [sev for sev in ("error", "warning") if any(f.severity == sev for f in findings)]
+    return tuple(keys)
+
+
+def num(x: float) -> str:
+    return f"{x:g}" if math.isfinite(x) else str(x)
+
+
+def step_tooltip(step: Any) -> list[str]:
+    lines = [f"{step.id}: {step.action}"]
+    for name, value in (("evidence", step.expected_evidence), ("check", step.check),
+                        ("requires", ", ".join(step.requires)), ("produces", ", ".join(step.produces)),
+                        ("rollback", step.rollback)):
+        if value:
+            lines.append(f"{name}: {value}")
+    return lines
+
+
+def node_marks(plan: Plan, frame: FrameState | None, critical: frozenset[str],
+                findings: tuple) -> dict[str, Mark]:
+    by_step: dict[str, list] = {}
+    for f in findings:
+        for sid in f.steps:
+            by_step.setdefault(sid, []).append(f)
+    marks = {}
+    for sid in dict.fromkeys(plan.ids):
+        step = plan.step(sid)
+        classes: list[str] = []
+        tooltip: list[str] = []
+        if frame is None:
+            classes.append("status-pending")
+            look = LOOKS["critical"] if sid in critical else LOOKS["step"]
+        else:
+            status = frame.statuses.get(sid, "pending")
+            status = status if status in STATUSES else "unknown"
+            classes.append(f"status-{status}")
+            tooltip.append(f"status: {status}")
+            flags = [name for name, ids in (("voided", frame.voided), ("kept", frame.kept),
+                                            ("conflict", frame.conflict)) if sid in ids]
+            classes += flags
+            key = ("conflict" if "conflict" in flags else "failed" if status == "failed"
+                   else "invalidated" if ("voided" in flags or status == "invalidated")
+                   else "kept" if ("kept" in flags and status == "done")
+                   else status if status in LOOKS else "pending")
+            look = LOOKS[key]
+            if key == "failed" and "voided" in flags:
+                look = replace(look, text="FAILED · voided")
+        if sid in critical:
+            classes.append("critical")
+        if step.horizon == "far":
+            classes.append("far")
+            if not look.dash:
+                look = replace(look, dash="dashed")
+        found = by_step.get(sid, [])
+        if found:
+            severity = "error" if any(f.severity == "error" for f in found) else "warning"
+            classes += ["finding", f"finding-{severity}"]
+            look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
+            tooltip += [f"{f.severity} {f.code}: {f.message}" for f in found]
+        marks[sid] = Mark(tuple(classes), look, tuple(tooltip))
+    return marks
+
+
+def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozenset[tuple[str, str]],
+                findings: tuple) -> dict[tuple[str, str], Mark]:
+    flagged: dict[tuple[str, str], list] = {}
+    for f in findings:
+        for e in f.edges:
+            flagged.setdefault(tuple(e), []).append(f)
+    marks = {}
+    for u, v in edges:
+        classes, look = [], Look("none", EDGE_COLOUR, 1.2)
+        if (u, v) in critical:
+            classes.append("critical")
+            look = Look("none", "#000000", 3.0)
+        if v in plan and plan.step(v).horizon == "far":
+            classes.append("far")
+            look = replace(look, dash="dashed")
+        found = flagged.get((u, v), [])
+        if found:
+            classes += ["finding"] + sorted({f.code for f in found})
+            look = Look("none", LOOKS["error"].stroke, 3.0, dash=look.dash)
+        tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
+        marks[(u, v)] = Mark(tuple(classes), look, tooltip)
+    return marks
+
+
+def node_attrs(look: Look, classes: Iterable[str], tooltip: str) -> dict[str, object]:
+    style = "rounded,filled" + (f",{look.dash}" if look.dash else "")
+    return {"fillcolor": look.fill, "color": look.stroke, "penwidth": look.penwidth, "style": style,
+            "class": " ".join(classes), "tooltip": tooltip}
+
+
+def tip(lines: Iterable[str], target: str = "dot") -> str:
+    """Tooltip lines escaped and joined (Graphviz ``\\n`` for DOT, a newline for SVG text)."""
+    return ("\\n" if target == "dot" else "\n").join(escape_label(line, limit=400, target=target)
+                                                   for line in lines)

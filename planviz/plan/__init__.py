@@ -1,0 +1,20 @@
+"""Stage 1, the plan: the model (steps, plans, contracts, findings) and reading and writing plan files.
+
+=====================  ==========================================================================
+module                 owns
+=====================  ==========================================================================
+``model``              ``Step``, ``Plan``, ``Contract``, ``ToolSpec``, ``Finding``: immutable values
+``placeholder``        ``{{S1.field}}``: find, split, rename (the one placeholder syntax)
+``lineage``            revision lineage: the original step a re-issued step stands for
+``text``               untrusted bytes, paths and streams to checked text
+``syntax``             safe JSON/YAML parsing with caps; field paths back to line and column
+``document``           a parsed plan file and where each field is
+``fields``             the field tables of plan files (loader, writer and schema read them)
+``records``            parsed data to ``Plan``/``Contract`` and back
+``files``              ``parse_plan``/``load_plan``/``dump_plan`` and friends, format detection
+``schema``             the JSON Schema of plan files
+``importers``          planner outputs in the wild (one module per format)
+=====================  ==========================================================================
+
+Nothing here imports a later stage (structure, checks, analysis, runs, pictures, front ends).
+"""

@@ -1,0 +1,332 @@
+"""Plan files in and out: ``parse_*`` read text, ``load_*`` read paths, open files and parsed data.
+
+A plan file is YAML or JSON (or JSON Lines, one plan per line) in the
+planviz shape or the tool-call shape LLM agents emit; planner outputs in
+the formats of :mod:`planviz.plan.importers` (TaskBench, LLMCompiler, ReWOO,
+NESTFUL) load too. The format is detected when not given.
+
+Text is never a path: :func:`parse_plan` takes the text of a plan and never
+touches the file system; :func:`load_plan` takes a path (``str`` or
+``os.PathLike``), an open file, or data already parsed (a mapping or a list),
+so untrusted text such as ``"."`` or ``"/etc/hostname"`` is never read from
+disk by accident. Input is untrusted (:mod:`planviz.plan.text`): every
+failure is a :class:`~planviz.errors.PlanFormatError` naming the file, line,
+column and field path, and saying what was expected.
+
+>>> plan = parse_plan("goal: g\\nsteps:\\n  - {id: A, action: do it, expected_evidence: done}\\n")
+>>> parse_plan(dump_plan(plan)) == plan
+True
+>>> parse_plan("goal: g\\nsteps:\\n  - id: A\\n    action: a\\n    duration: soon\\n")
+Traceback (most recent call last):
+...
+planviz.errors.PlanFormatError: <string>:5:15: steps[0].duration: expected a finite number >= 0 (in the plan's time_unit), got 'soon'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import PlanFormatError, PlanvizTypeError
+from . import importers
+from .document import Document, parse_document
+from .fields import plan_shape
+from .model import Contract, Plan
+from .records import contract_from_dict, plan_from_dict, plan_to_dict
+from .syntax import FLOAT_PATTERN, show_value
+from .text import STRING_NAME, read_path, read_stream, text_of
+
+__all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
+           "dump_plan"]
+
+FORMATS = ("planviz", "toolcall") + tuple(importers.FORMATS)
+"""Every input format ``parse_plan``/``load_plan(..., format=)`` accepts."""
+
+
+def parse_plan(text: str | bytes, format: str | None = None, source: str = STRING_NAME) -> Plan:
+    """Read one plan from its text (or bytes); ``source`` names it in messages. Never reads a file.
+
+    ``format`` is one of :data:`FORMATS`, or None to detect it. Text holding
+    several plans is an error: use :func:`parse_plans`.
+
+    >>> parse_plan('{"goal": "g", "steps": [{"n": 1, "tool": "ping", "why": "pong"}]}').step("step_1").action
+    'ping()'
+    >>> parse_plan('{"goal": "g", "steps": []}\\n{"goal": "h", "steps": []}\\n')
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: <string>: holds 2 plans, expected one: use parse_plans to read them all
+    """
+    return _from_text(_text("parse_plan", text, source), source, format, single="parse_plans")[0]
+
+
+def parse_plans(text: str | bytes, format: str | None = None, source: str = STRING_NAME) -> list[Plan]:
+    """Read every plan in a text: one per JSON Lines line, YAML document or item of a list of plans.
+
+    >>> [p.goal for p in parse_plans('{"goal": "g", "steps": []}\\n\\n{"goal": "h", "steps": []}\\n')]
+    ['g', 'h']
+    """
+    return _from_text(_text("parse_plans", text, source), source, format, single=None)
+
+
+def load_plan(source: Any, format: str | None = None) -> Plan:
+    """Load one plan from a path, an open file, or parsed data (a mapping, a list, a :class:`Plan`).
+
+    A string is always a path; to read plan text use :func:`parse_plan`.
+
+    >>> load_plan({"goal": "g", "steps": [{"id": "A", "action": "a", "expected_evidence": "e"}]}).ids
+    ('A',)
+    >>> load_plan("no/such/plan.yaml")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: no/such/plan.yaml: cannot read the file: No such file or directory
+    """
+    return _load("load_plan", source, format, single="load_plans")[0]
+
+
+def load_plans(source: Any, format: str | None = None) -> list[Plan]:
+    """Load every plan of a path, an open file or parsed data (see :func:`load_plan`)."""
+    return _load("load_plans", source, format, single=None)
+
+
+def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
+    """Read a contract from text: a file of contract fields, a ``contract:`` mapping, or a plan file's contract.
+
+    >>> parse_contract("required: [verify]\\nintent: read\\n").intent
+    'read'
+    >>> parse_contract("contract: {forbidden: [delete_tests]}").forbidden
+    ('delete_tests',)
+    """
+    return _contract(parse_document(_text("parse_contract", text, source), source))
+
+
+def load_contract(source: Any) -> Contract:
+    """Load a contract from a path, an open file, a mapping of its fields, a :class:`Contract` or a plan's own.
+
+    >>> load_contract({"required": ["verify"]}).required
+    ('verify',)
+    """
+    if isinstance(source, Contract):
+        return source
+    if isinstance(source, Plan):
+        if source.contract is None:
+            raise PlanFormatError("this plan has no contract: expected a contract mapping", source=STRING_NAME)
+        return source.contract
+    if isinstance(source, Mapping):
+        return _contract_data(source, None, STRING_NAME)
+    text, name = _read("load_contract", source)
+    return _contract(parse_document(text, name))
+
+
+def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | None = None) -> str:
+    """The plan as YAML (default) or JSON text, written to ``path`` too when given.
+
+    ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
+    ``.json`` means JSON. Keys come in a stable, readable order and fields at
+    their default are left out; loading the text gives back an equal plan,
+    contract included (``parent`` and ``import_findings`` are not written).
+
+    >>> from planviz import Step
+    >>> print(dump_plan(Plan("g", [Step("012", "ask", expected_evidence="yes")])), end="")
+    goal: g
+    steps:
+    - id: '012'
+      action: ask
+      expected_evidence: 'yes'
+    """
+    if format is None:
+        format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
+    data = plan_to_dict(plan)
+    if format == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    elif format == "yaml":
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                         width=100)
+    else:
+        raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Quotes every string planviz's loader would read as a non-string (``1e3``), besides YAML 1.1's."""
+
+
+_Dumper.add_implicit_resolver("tag:yaml.org,2002:float", FLOAT_PATTERN, list("-+.0123456789"))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _text(function: str, text: Any, source: str) -> str:
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
+        what = "contract" if "contract" in function else "plan"
+        raise PlanvizTypeError(f"{function}(text=...) expects the text of a {what} (str or bytes), got "
+                               f"{type(text).__name__} {show_value(text)}; for a path, a file or parsed data "
+                               f"use {function.replace('parse_', 'load_')}")
+    return text_of(text, source)
+
+
+def _read(function: str, source: Any) -> tuple[str, str]:
+    """(text, name) of a path or an open file."""
+    if isinstance(source, str) and _looks_like_text(source):
+        raise PlanFormatError(f"{function} reads a path, and no file is named {show_value(source, 60)}: it looks "
+                              f"like the text itself; to read text use planviz.{function.replace('load_', 'parse_')}"
+                              "(text)", source=STRING_NAME)
+    if isinstance(source, (str, os.PathLike)):
+        return read_path(source)
+    if hasattr(source, "read"):
+        return read_stream(source)
+    hint = (f"; for text use {function.replace('load_', 'parse_')}"
+            if isinstance(source, (bytes, bytearray, memoryview)) else "")
+    raise PlanvizTypeError(f"{function}(source=...) expects a path, an open file or parsed data, got "
+                           f"{type(source).__name__} {show_value(source)}{hint}")
+
+
+def _looks_like_text(source: str) -> bool:
+    """A string that cannot be a file name a user meant: several lines, or a JSON/YAML mapping, and no such file."""
+    head = source.lstrip()[:1]
+    if not ("\n" in source or head in ("{", "[") or (": " in source and not source.strip().endswith(_SUFFIXES))):
+        return False
+    try:
+        return not os.path.exists(source)
+    except (OSError, ValueError):
+        return True
+
+
+_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".txt")
+
+
+def _load(function: str, source: Any, format: str | None, *, single: str | None) -> list[Plan]:
+    _check_format(format)
+    if isinstance(source, Plan):
+        return [source]
+    if isinstance(source, (Mapping, list, tuple)):
+        return _from_data(source, format, single=single)
+    text, name = _read(function, source)
+    return _from_text(text, name, format, single=single)
+
+
+def _check_format(format: str | None) -> None:
+    if format is not None and format not in FORMATS:
+        raise PlanFormatError(f"unknown format {format!r}: expected one of {', '.join(map(repr, FORMATS))}")
+
+
+def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Plan]:
+    """Plans from parsed data (no text: errors name field paths, not lines)."""
+    records = _records(None, data)
+    fmt = format or _detect("", data, records)
+    if fmt is None:
+        raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
+                              f"with goal and steps, got {_describe(data)}", source=STRING_NAME)
+    return _plans(fmt, format, "", data, records, None, STRING_NAME, single)
+
+
+def _from_text(text: str, name: str, format: str | None, *, single: str | None) -> list[Plan]:
+    _check_format(format)
+    doc: Document | None = None
+    parse_error: PlanFormatError | None = None
+    try:
+        doc = parse_document(text, name)
+    except PlanFormatError as exc:
+        parse_error = exc
+    data = doc.data if doc is not None else None
+    records = _records(doc, data)
+    fmt = format or _detect(text, data, records)
+    if fmt is None:
+        if parse_error is not None:
+            raise parse_error
+        raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
+                              f"with goal and steps, got {_describe(data)}", source=name, line=1, column=1)
+    if fmt in ("planviz", "toolcall") and parse_error is not None:
+        raise parse_error
+    return _plans(fmt, format, text, data, records, doc, name, single)
+
+
+def _detect(text: str, data: Any, records: list | None) -> str | None:
+    if records is not None and all(plan_shape(r[0]) for r in records):
+        return "planviz"
+    found = importers.detect(text, data)
+    if found is None and records is not None and any(_plan_like(r[0]) for r in records):
+        return "planviz"
+    return found
+
+
+def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list | None, doc: Document | None,
+           name: str, single: str | None) -> list[Plan]:
+    if fmt in ("planviz", "toolcall"):
+        if records is None:
+            raise PlanFormatError(f"not a {fmt} plan: expected a mapping with goal and steps, "
+                                  f"got {_describe(data)}", source=name)
+        if single and len(records) != 1:
+            raise PlanFormatError(f"holds {len(records)} plans, expected one: use {single} to read them all",
+                                  source=name)
+        plans = []
+        for value, record, prefix in records:
+            shape = forced or plan_shape(value) or "planviz"
+            try:
+                plans.append(plan_from_dict(value, shape=shape))
+            except PlanFormatError as exc:
+                raise (doc.error(exc, record, prefix) if doc is not None else exc.located(source=name)) from None
+        return plans
+    plans = importers.import_plans(fmt, text, data, source=name)
+    if single and len(plans) != 1:
+        raise PlanFormatError(f"holds {len(plans)} plans, expected one: use {single} to read them all"
+                              if plans else f"no plan found in this {fmt} input", source=name)
+    return plans
+
+
+def _contract(doc: Document) -> Contract:
+    if doc.multi:
+        raise PlanFormatError(f"holds {len(doc.values)} documents, expected one contract", source=doc.name)
+    return _contract_data(doc.data, doc, doc.name)
+
+
+def _contract_data(data: Any, doc: Document | None, name: str) -> Contract:
+    try:
+        if not isinstance(data, Mapping):
+            return contract_from_dict(data)
+        if "steps" in data or (set(data) - {"contract", "$schema"} and "contract" in data):
+            if data.get("contract") is None:
+                raise PlanFormatError("this plan file has no 'contract' mapping: expected the contract's fields")
+            return contract_from_dict(data["contract"], _prefix=("contract",))
+        if "contract" in data:
+            return contract_from_dict(data["contract"], _prefix=("contract",))
+        return contract_from_dict({k: v for k, v in data.items() if k != "$schema"})
+    except PlanFormatError as exc:
+        raise (doc.error(exc) if doc is not None else exc.located(source=name)) from None
+
+
+def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple]] | None:
+    """The candidate plans in parsed data: (value, record number, path prefix), or None if not plan-shaped."""
+    if doc is not None and doc.multi:
+        return [(value, i, ()) for i, value in enumerate(doc.values)]
+    if isinstance(data, (list, tuple)):
+        if data and all(isinstance(item, Mapping) and "steps" in item for item in data):
+            return [(item, 0, (i,)) for i, item in enumerate(data)]
+        return None
+    if data is None and doc is None:
+        return None
+    return [(data, 0, ())]
+
+
+def _plan_like(value: Any) -> bool:
+    return isinstance(value, Mapping) and ("steps" in value or "goal" in value)
+
+
+def _describe(data: Any) -> str:
+    if isinstance(data, Mapping):
+        keys = ", ".join(map(str, list(data)[:8]))
+        return f"a mapping with keys {keys}" if keys else "an empty mapping"
+    if isinstance(data, (list, tuple)):
+        return f"a list of {len(data)} items"
+    if isinstance(data, str):
+        return f"the text {data[:40]!r}" + ("..." if len(data) > 40 else "")
+    return repr(data)
+
+

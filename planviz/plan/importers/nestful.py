@@ -1,0 +1,170 @@
+"""NESTFUL nested API-call sequences as plans.
+
+A NESTFUL sample has an ``input`` (the user's request) and an ``output``: calls
+``{name, arguments, label}`` run in order, where ``$varN.field$`` in an
+argument is the field of call ``varN``'s result (``$varN$`` the whole result)
+and a final ``var_result`` call gathers what the user gets. Step ``varN`` is
+the call labelled ``varN`` and produces the fact ``varN`` (its result);
+``$varN.field$`` becomes a dependency on it plus the fact ``varN.field``
+(``varN`` for the whole result; facts are named by
+step id, so two calls sharing a label never share a fact).
+
+Labels are variables: a reference reads the latest call with that label
+before it. A label used twice is a ``duplicate_label`` error (the later call
+gets the id ``varN#2`` and shadows the earlier one); a call without a label is
+a ``missing_label`` warning (its result cannot be referenced; id ``callK``).
+
+>>> sample = {"input": "hotels in Costa Rica", "output": [
+...     {"name": "SearchLocation", "arguments": {"query": "Costa Rica"}, "label": "var1"},
+...     {"name": "SearchHotels", "arguments": {"geoId": "$var1.geoId$"}, "label": "var2"},
+...     {"name": "var_result", "arguments": {"hotels": "$var2$"}}]}
+>>> [plan] = import_plans("", sample)
+>>> plan.ids, plan.step("var2").requires, plan.step("var1").produces
+(('var1', 'var2', 'var_result'), ('var1.geoId',), ('var1', 'var1.geoId'))
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model import Finding, Plan
+from ._build import Draft, Ref, build, call_text, finding, short, strings_in
+
+__all__ = ["import_plans", "looks_like"]
+
+_REF = re.compile(r"\$([A-Za-z_]\w*?)(?:\.([^$\s]+))?\$")
+_KEYS = {"name", "arguments", "label"}
+_RESULT = "var_result"
+
+
+def _is_call(x: Any) -> bool:
+    return isinstance(x, dict) and isinstance(x.get("name"), str) and "arguments" in x and (
+        "label" in x or x.get("name") == _RESULT or _REF.search(str(x.get("arguments"))) is not None)
+
+
+def _is_sample(x: Any) -> bool:
+    return isinstance(x, dict) and isinstance(x.get("output"), list) and any(_is_call(c) for c in x["output"])
+
+
+def _samples(data: Any) -> list[tuple[str, Any]] | None:
+    """The samples in the input with their place, or None when it is not NESTFUL."""
+    if _is_sample(data):
+        return [("", data)]
+    if isinstance(data, list) and data:
+        if all(_is_sample(x) for x in data):
+            return [(f"[{i}]", x) for i, x in enumerate(data)]
+        if any(_is_call(x) for x in data) and all(isinstance(x, dict) for x in data):
+            return [("", {"input": "", "output": data})]
+    if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):
+        found = [(f"{k}[{i}]", x) for k, v in data.items() for i, x in enumerate(v)]
+        if found and all(_is_sample(x) for _, x in found):
+            return found
+    return None
+
+
+def looks_like(text: str, data: Any) -> bool:
+    """Whether the parsed input is NESTFUL samples (or one sample, or a bare list of calls)."""
+    return _samples(data) is not None
+
+
+def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan]:
+    """One plan per NESTFUL sample in the input."""
+    samples = _samples(data)
+    if samples is None:
+        return [Plan("", import_findings=[finding(
+            "malformed_record", "error",
+            f"expected NESTFUL samples ({{input, output: [calls]}}), got {short(data)}")])]
+    plans = []
+    for place, sample in samples:
+        if isinstance(sample.get("_index"), int):
+            place = f"{place} (_index {sample['_index']})"
+        plans.append(_plan(sample, f"{place}, " if place else ""))
+    return plans
+
+
+def _plan(sample: dict, prefix: str) -> Plan:
+    goal = sample.get("input") if isinstance(sample.get("input"), str) else ""
+    findings: list[Finding] = []
+    calls = sample["output"]
+    ids: list[str] = []
+    labels: list[str | None] = []
+    first: dict[str, tuple[str, int]] = {}
+    for i, call in enumerate(calls):
+        where = f"{prefix}output[{i}]"
+        label = call.get("label") if isinstance(call, dict) else None
+        name = call.get("name") if isinstance(call, dict) else None
+        if isinstance(label, str) and label:
+            sid = label
+            if label in first:
+                n = sum(1 for x in labels if x == label) + 1
+                sid = f"{label}#{n}"
+                findings.append(finding(
+                    "duplicate_label", "error",
+                    f"label {label!r} is given to call {i} as well as to call {first[label][1]} "
+                    f"({first[label][0]!r}); "
+                    f"references to ${label}$ after call {i} read it (id {sid!r}), earlier ones the first; "
+                    "give each call its own label", [first[label][0], sid], where))
+            else:
+                first[label] = (sid, i)
+        elif name == _RESULT:
+            sid = _RESULT
+        else:
+            sid = f"call{i + 1}"
+            findings.append(finding("missing_label", "warning",
+                                    f"call {i} ({short(name)}) has no label, so nothing can read its result; "
+                                    f"called {sid!r}", [sid], where))
+        ids.append(sid)
+        labels.append(label if isinstance(label, str) else None)
+    drafts = []
+    for i, call in enumerate(calls):
+        drafts.append(_draft(i, call, ids, labels, f"{prefix}output[{i}]", findings))
+    return build(goal, drafts, findings)
+
+
+def _draft(i: int, call: Any, ids: list[str], labels: list[str | None], where: str,
+           findings: list[Finding]) -> Draft:
+    sid = ids[i]
+    if not isinstance(call, dict):
+        findings.append(finding("malformed_node", "error", f"call {i} is not a call object: {short(call)}",
+                                [sid], where))
+        return Draft(sid, f"unreadable call {short(call)}", "nothing: the call could not be read")
+    for key in sorted(k for k in call if k not in _KEYS):
+        findings.append(finding("unknown_field", "warning",
+                                f"call {sid!r} has field {key!r} = {short(call[key])}, which NESTFUL does not "
+                                "define (expected name, arguments, label); it is ignored", [sid], f"{where}.{key}"))
+    name = call.get("name")
+    if not isinstance(name, str) or not name:
+        findings.append(finding("malformed_node", "error", f"call {sid!r} has no name (got {short(name)})",
+                                [sid], f"{where}.name"))
+        name = None
+    arguments = call.get("arguments")
+    if not isinstance(arguments, dict):
+        if arguments is not None:
+            findings.append(finding("malformed_arguments", "warning",
+                                    f"arguments of {sid!r} should be a mapping, got {short(arguments)}; "
+                                    "read as one argument", [sid], f"{where}.arguments"))
+        arguments = {} if arguments is None else {"0": arguments}
+    refs = []
+    for path, text in strings_in(arguments, f"{where}.arguments", keys=True):
+        for m in _REF.finditer(text):
+            label, field = m.group(1), m.group(2)
+            producer = _resolve(label, i, ids, labels)
+            refs.append(Ref(producer, f"{producer}.{field}" if field else producer, path, m.group(0)))
+    if name == _RESULT:
+        shown = ", ".join(f"{k}={short(v)}" for k, v in arguments.items())
+        return Draft(sid, f"return {shown}" if shown else "return", "the final result holds every named output",
+                     tool=None, arguments=arguments, refs=refs, where=where, result=sid)
+    tool = name or "unnamed call"
+    return Draft(sid, call_text(tool, arguments), f"the {tool} result ({sid})", tool=name, arguments=arguments,
+                 refs=refs, where=where, result=sid)
+
+
+def _resolve(label: str, i: int, ids: list[str], labels: list[str | None]) -> str:
+    """The id a ``$label...$`` reference in call i reads: the latest call with that label before i,
+    else the first one at or after i (a self or forward reference), else the label itself (dangling)."""
+    earlier = [ids[j] for j in range(i) if labels[j] == label]
+    if earlier:
+        return earlier[-1]
+    later = [ids[j] for j in range(i, len(ids)) if labels[j] == label]
+    return later[0] if later else label

@@ -1,0 +1,299 @@
+"""The core of the TaskBench/HuggingGPT importer: one task list (with its links) into a plan.
+
+:mod:`planviz.plan.importers.taskbench` finds the task lists in an input
+(records, chat messages, text that is not quite JSON); this module turns one
+list into drafts, resolves its references and links, and builds the plan with
+every defect as an import finding.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model import Finding, Plan
+from ._build import Draft, Ref, build, call_text, finding, short, strings_in
+
+__all__ = ["record_plan", "nodes_plan"]
+
+_REF = re.compile(r"<node-(\d+)>|<GENERATED>-(\d+)|<GENERATED-(\d+)>|<node_?(\d+)>"
+                  r"|<output[ _\-]of[ _\-]node[ _\-]?(\d+)>|\$\{\{\s*TaskNodes\[(\d+)\][^}]{0,60}\}\}", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"<([A-Za-z][\w \-]{0,40})>|%\{[^}]{0,60}\}%?|\$\([^)]{0,60}\)|\$\{[^}]{0,60}\}")
+_NODE_KEYS = {"task", "arguments", "id"}
+_HGPT_KEYS = {"task", "id", "dep", "args"}
+_LINK_KEYS = {"source", "target"}
+
+
+def record_plan(rec: Any, *, prefix: str) -> Plan:
+    place = prefix.rstrip(", ")
+    if not isinstance(rec, dict):
+        return Plan("", import_findings=[finding(
+            "malformed_record", "error", f"expected a TaskBench record (a mapping), got {short(rec)}", where=place)])
+    goal = rec.get("user_request") if isinstance(rec.get("user_request"), str) else ""
+    nodes = rec.get("task_nodes")
+    findings: list[Finding] = []
+    if not isinstance(nodes, list):
+        findings.append(finding("malformed_record", "error",
+                                f"task_nodes should be a list of tasks, got {short(nodes)}",
+                                where=f"{prefix}task_nodes"))
+        nodes = []
+    links = rec.get("task_links", [])
+    if not isinstance(links, list):
+        findings.append(finding("malformed_link", "error",
+                                f"task_links should be a list of links, got {short(links)}; links ignored",
+                                where=f"{prefix}task_links"))
+        links = []
+    return nodes_plan(nodes, goal=goal, prefix=prefix, findings=findings, links=links,
+                  field=f"{prefix}task_nodes", has_links="task_links" in rec)
+
+
+def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: list[Any] = (),
+           field: str | None = None, has_links: bool = False) -> Plan:
+    field = field if field is not None else prefix
+    hgpt = any(isinstance(n, dict) and ("dep" in n or "args" in n) for n in nodes)
+    drafts: list[Draft] = []
+    explicit: dict[str, str] = {}
+    deps: list[tuple[int, Any]] = []
+    for i, node in enumerate(nodes):
+        where = f"{field}[{i}]"
+        sid = f"node-{i}"
+        if not isinstance(node, dict):
+            findings.append(finding("malformed_node", "error",
+                                    f"task {i} is not a task object: {short(node)}", [sid], where))
+            drafts.append(Draft(sid, f"unreadable task {short(node)}", "nothing: the task could not be read"))
+            continue
+        if hgpt:
+            nid = node.get("id")
+            if isinstance(nid, int) and not isinstance(nid, bool):
+                sid = f"node-{nid}"
+            else:
+                findings.append(finding("malformed_node", "error",
+                                        f"HuggingGPT task {i} has no integer id (got {short(nid)}); called {sid!r}",
+                                        [sid], f"{where}.id"))
+            deps.append((len(drafts), node.get("dep", [])))
+        elif isinstance(node.get("id"), str):
+            explicit[node["id"]] = sid
+        known = _HGPT_KEYS if hgpt else _NODE_KEYS
+        for key in sorted(k for k in node if k not in known):
+            findings.append(finding("unknown_field", "warning",
+                                    f"task {sid!r} has field {key!r} = {short(node[key])}, which the format does "
+                                    f"not define (expected {', '.join(sorted(known))}); it is ignored",
+                                    [sid], f"{where}.{key}"))
+        tool = node.get("task")
+        if not isinstance(tool, str) or not tool.strip():
+            findings.append(finding("malformed_node", "error",
+                                    f"task {sid!r} names no tool (task = {short(tool)})", [sid], f"{where}.task"))
+            tool = None
+        arg_field = "args" if hgpt else "arguments"
+        arguments, positional = _arguments(node.get(arg_field), sid, f"{where}.{arg_field}", findings)
+        for key, value in arguments.items():
+            if value == "" or value == []:
+                place = f"{where}.{arg_field}[{key}]" if key.isdigit() else f"{where}.{arg_field}.{key}"
+                findings.append(finding("empty_argument", "warning",
+                                        f"argument {key!r} of {sid!r} is empty: no value is given and no "
+                                        "output is referenced", [sid], place))
+        refs = _refs(arguments, sid, f"{where}.{arg_field}", hgpt, findings)
+        name = tool or "unnamed tool"
+        drafts.append(Draft(sid, call_text(name, arguments, positional), f"the {name} result", tool=tool,
+                            arguments=arguments, refs=refs, where=where, result=f"{sid}.output"))
+    ids = [d.id for d in drafts]
+    ref_edges = {(r.producer, d.id) for d in drafts for r in d.refs if r.producer in ids and r.producer != d.id}
+    covered: set[tuple[str, str]] = set()
+    for pos, dep in deps:
+        _deps(drafts, pos, dep, f"{drafts[pos].where}.dep", ref_edges, covered, findings)
+    tools = [(d.id, d.tool) for d in drafts]
+    seen_links: set[tuple[str, str]] = set()
+    literal = not any(d.refs for d in drafts)
+    for j, link in enumerate(links):
+        _link(drafts, tools, explicit, link, f"{prefix}task_links[{j}]", ref_edges, covered, seen_links, findings,
+              compare=not literal)
+    if has_links and literal:
+        edges = sorted(covered, key=lambda e: (ids.index(e[1]), ids.index(e[0])))
+        if edges:
+            findings.append(finding(
+                "link_mismatch", "warning",
+                f"task_links connects {len(edges)} pair(s) of tasks, but no argument reads another task's output "
+                "(every argument is a literal value): the data flow is stated only by the links; "
+                "write <node-k> where a task consumes task k's output",
+                sorted({s for e in edges for s in e}, key=ids.index), f"{prefix}task_links", edges))
+    elif has_links or deps:
+        for producer, consumer in sorted(ref_edges - covered, key=lambda e: (ids.index(e[1]), ids.index(e[0]))):
+            kind = "dep" if deps else "task_links"
+            findings.append(finding(
+                "link_mismatch", "warning",
+                f"step {consumer!r} reads the output of {producer!r}, but {kind} has no link "
+                f"{producer!r} -> {consumer!r}; links and argument references disagree",
+                [producer, consumer], drafts[ids.index(consumer)].where, [(producer, consumer)]))
+    _one_based(drafts, findings, field)
+    return build(goal, drafts, findings)
+
+
+def _one_based(drafts: list[Draft], findings: list[Finding], where: str) -> None:
+    """Say so when the references are wrong as written but every one would point back if counted from 1."""
+    pairs = [(i, int(r.producer.removeprefix("node-"))) for i, d in enumerate(drafts) for r in d.refs
+             if r.producer.removeprefix("node-").isdigit()]
+    if pairs and not all(k < i for i, k in pairs) and all(0 <= k - 1 < i for i, k in pairs):
+        findings.append(finding(
+            "one_based_references", "warning",
+            "every reference in this plan would name an earlier task if node numbers counted from 1, but "
+            "they count from 0 (<node-0> is the first task): the planner probably numbered from 1; the "
+            "reference findings read them as written", [d.id for d in drafts if d.refs], where))
+
+
+def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> tuple[dict[str, Any], bool]:
+    """Arguments as a mapping, and whether they were positional (a list of values)."""
+    if raw is None:
+        return {}, True
+    if isinstance(raw, dict):
+        if set(raw) <= {"name", "value"} and "name" in raw:
+            findings.append(finding("malformed_arguments", "warning",
+                                    f"arguments of {sid!r} are one name/value object, not a list of them; "
+                                    "read as that one argument", [sid], where))
+            raw = [raw]
+        else:
+            return dict(raw), False
+    if not isinstance(raw, list):
+        findings.append(finding("malformed_arguments", "warning",
+                                f"arguments of {sid!r} should be a list, got {short(raw)}; read as one argument",
+                                [sid], where))
+        return {"0": raw}, True
+    out: dict[str, Any] = {}
+    positional = True
+    for k, item in enumerate(raw):
+        if isinstance(item, dict) and set(item) == {"name", "value"} and isinstance(item["name"], str) \
+                and item["name"] and item["name"] not in out:
+            out[item["name"]] = item["value"]
+            positional = False
+            continue
+        if isinstance(item, dict) and set(item) == {"name", "value"}:
+            out[str(k)] = item["value"]
+            continue
+        if isinstance(item, dict):
+            findings.append(finding("malformed_arguments", "warning",
+                                    f"argument {k} of {sid!r} is {short(item)}, not a {{name, value}} object; "
+                                    "kept as written", [sid], f"{where}[{k}]"))
+        out[str(k)] = item
+    return out, positional
+
+
+def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings: list[Finding]) -> list[Ref]:
+    refs: list[Ref] = []
+    for key, value in arguments.items():
+        name = key if re.fullmatch(r"[A-Za-z_]\w*", key) else "output"
+        place = f"{where}[{key}]" if key.isdigit() else f"{where}.{key}"
+        for _path, text in strings_in(value, keys=True):
+            for m in _REF.finditer(text):
+                k = next(g for g in m.groups() if g is not None)
+                standard = m.group(2) if hgpt else m.group(1)
+                if standard is None:
+                    expected = "<GENERATED>-k" if hgpt else "<node-k>"
+                    findings.append(finding("nonstandard_reference", "warning",
+                                            f"step {sid!r} writes {m.group(0)!r}, not the format's {expected}; "
+                                            f"read as a reference to node-{k}", [sid], place))
+                refs.append(Ref(f"node-{k}", f"node-{k}.{name}", place, m.group(0)))
+            for m in _PLACEHOLDER.finditer(_REF.sub("", text)):
+                if (m.group(1) or "").lower().startswith(("node", "generated")):
+                    continue
+                findings.append(finding("unresolved_placeholder", "warning",
+                                        f"step {sid!r} has the template placeholder {m.group(0)!r} as an argument: "
+                                        "no input is bound to it; reference a step's output or give the value",
+                                        [sid], place))
+    return refs
+
+
+def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set, covered: set,
+          findings: list[Finding]) -> None:
+    consumer = drafts[pos].id
+    ids = [d.id for d in drafts]
+    if isinstance(dep, int) and not isinstance(dep, bool):
+        dep = [dep]
+    if not isinstance(dep, list):
+        findings.append(finding("malformed_link", "error",
+                                f"dep of {consumer!r} should be a list of task ids, got {short(dep)}; ignored",
+                                [consumer], where))
+        return
+    for k in dep:
+        if k == -1:
+            continue
+        producer = f"node-{k}"
+        if isinstance(k, bool) or not isinstance(k, int) or producer not in ids:
+            findings.append(finding("dangling_link", "error",
+                                    f"{consumer!r} depends on task {k!r}, which the list does not have", [consumer],
+                                    where))
+        elif producer == consumer:
+            findings.append(finding("self_link", "error", f"{consumer!r} lists itself in dep", [consumer], where,
+                                    [(consumer, consumer)]))
+        else:
+            covered.add((producer, consumer))
+            drafts[pos].links.append((producer, where))
+            if (producer, consumer) not in ref_edges:
+                findings.append(finding(
+                    "link_mismatch", "warning",
+                    f"{consumer!r} depends on {producer!r} (dep), but none of its arguments reads "
+                    f"<GENERATED>-{k}; links and argument references disagree",
+                    [producer, consumer], where, [(producer, consumer)]))
+
+
+def _link(drafts: list[Draft], tools: list[tuple[str, str | None]], explicit: dict[str, str], link: Any,
+          where: str, ref_edges: set, covered: set, seen: set, findings: list[Finding], compare: bool) -> None:
+    if not isinstance(link, dict):
+        findings.append(finding("malformed_link", "error", f"expected a {{source, target}} link, got {short(link)}",
+                                where=where))
+        return
+    for key in sorted(k for k in link if k not in _LINK_KEYS | {"targets"}):
+        findings.append(finding("unknown_field", "warning",
+                                f"link has field {key!r} = {short(link[key])}, which the format does not define "
+                                "(expected source, target); it is ignored", where=f"{where}.{key}"))
+    source, targets = link.get("source"), [link.get("target")]
+    for key in ("target", "targets"):
+        if isinstance(link.get(key), list) and (key == "target" or "target" not in link):
+            targets = link[key]
+            findings.append(finding("malformed_link", "warning",
+                                    f"link from {short(source)} has {key!r} = {short(link[key])}, a list instead "
+                                    "of one tool name; read as one link per target", where=f"{where}.{key}"))
+    ids = [d.id for d in drafts]
+
+    def resolve(name: Any) -> list[str]:
+        if isinstance(name, str) and name in explicit:
+            return [explicit[name]]
+        return [sid for sid, tool in tools if tool is not None and tool == name]
+
+    for target in targets:
+        sources, sinks = resolve(source), resolve(target)
+        if not sources or not sinks:
+            missing = [repr(n) for n, found in ((source, sources), (target, sinks)) if not found]
+            findings.append(finding(
+                "dangling_link", "error",
+                f"link {short(source)} -> {short(target)} names {' and '.join(missing)}, which no task in the plan "
+                "uses; the link is not drawn", sources + sinks, where))
+            continue
+        if len(sources) > 1 or len(sinks) > 1:
+            pairs = [(s, t) for s in sources for t in sinks if s != t]
+            backed = [p for p in pairs if p in ref_edges]
+            covered.update(backed)
+            used = [f"{n!r} is used by {', '.join(c)}" for n, c in ((source, sources), (target, sinks)) if len(c) > 1]
+            verdict = (f"the argument reference {' and '.join(f'{s} -> {t}' for s, t in backed)} matches it"
+                       if backed else "no argument reference matches any reading")
+            findings.append(finding(
+                "ambiguous_link", "warning",
+                f"link {short(source)} -> {short(target)} is ambiguous: {'; '.join(used)}; no edge is guessed from "
+                f"it ({verdict}); name tasks by id or reference outputs in arguments",
+                sorted(set(sources + sinks), key=ids.index), where))
+            continue
+        s, t = sources[0], sinks[0]
+        if s == t:
+            findings.append(finding("self_link", "error", f"link {short(source)} -> {short(target)} connects "
+                                    f"{s!r} to itself; it is not drawn", [s], where, [(s, s)]))
+            continue
+        if (s, t) in seen:
+            findings.append(finding("duplicate_link", "warning", f"link {s!r} -> {t!r} is listed twice",
+                                    [s, t], where, [(s, t)]))
+            continue
+        seen.add((s, t))
+        covered.add((s, t))
+        drafts[ids.index(t)].links.append((s, where))
+        if compare and (s, t) not in ref_edges:
+            findings.append(finding(
+                "link_mismatch", "warning",
+                f"link {s!r} -> {t!r} ({source} -> {target}), but {t!r}'s arguments do not read {s!r}'s output; "
+                "links and argument references disagree", [s, t], where, [(s, t)]))

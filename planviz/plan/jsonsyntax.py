@@ -1,0 +1,176 @@
+"""JSON and JSON Lines for untrusted plan text: depth capped before parsing, finite numbers, unique keys.
+
+>>> parse_json('{"a": [1, 2.5]}', "<string>")
+{'a': [1, 2.5]}
+>>> parse_json('{"a": 1, "a": 2}', "p.json")
+Traceback (most recent call last):
+...
+planviz.errors.PlanFormatError: p.json:1:10: a: duplicate key 'a' (first at line 1): each key may appear once
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from itertools import accumulate
+from typing import Any, Iterator
+
+from ..errors import PlanFormatError
+from .syntax import MAX_DEPTH, join_path, line_col
+
+__all__ = ["parse_json", "parse_json_lines", "json_events"]
+
+_JSON_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.S)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NOT_STRUCTURE = re.compile(r'[^\[\]{}"\\]+')
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+class _TooLong(ValueError):
+    pass
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _Duplicate()
+    return value
+
+
+def _reject_constant(token: str) -> Any:
+    raise _NonFinite(token)
+
+
+def _bounded_int(token: str) -> int:
+    try:
+        return int(token)
+    except ValueError:  # more digits than int() converts
+        raise _TooLong(token) from None
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NonFinite(token)
+    return value
+
+
+def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
+    _check_json_depth(text, name, line_offset)
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
+    except _Duplicate:
+        key, first, (line, column), path = _find_json_duplicate(text)
+        raise PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear once",
+                              source=name, line=line + line_offset, column=column, path=join_path(path)) from None
+    except (_NonFinite, _TooLong) as exc:
+        token = exc.args[0]
+        line, column = _find_bare_token(text, token)
+        problem = (f"integer of {len(token.lstrip('-'))} digits is too large: quote it to keep it as text"
+                   if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
+        raise PlanFormatError(problem, source=name, line=line + line_offset, column=column) from None
+    except json.JSONDecodeError as exc:
+        raise PlanFormatError(f"invalid JSON: {exc.msg}", source=name,
+                              line=exc.lineno + line_offset, column=exc.colno) from None
+    except (ValueError, RecursionError) as exc:
+        raise PlanFormatError(f"invalid JSON: {exc}", source=name, line=1 + line_offset) from None
+
+
+def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
+    """JSON Lines as (records, their line numbers), or None when even the first line is not JSON."""
+    values, lines = [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            values.append(parse_json(line, name, number - 1))
+        except PlanFormatError as exc:
+            if not values and exc.message.startswith("invalid JSON"):
+                return None
+            raise PlanFormatError(f"JSON Lines record on line {number}: {exc.message}", source=name,
+                                  line=exc.line, column=exc.column) from None
+        lines.append(number)
+    return tuple(values), tuple(lines)
+
+
+def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
+    """Refuse nesting deeper than MAX_DEPTH before json.loads builds (or recurses into) it."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    skeleton = _JSON_STRING.sub("", _NOT_STRUCTURE.sub("", text))  # brackets outside strings
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):
+        punct = m.group(2)
+        if punct in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line, column = line_col(text, m.start(2))
+                raise PlanFormatError(f"nesting deeper than {MAX_DEPTH} levels: expected a plan, not a deep structure",
+                                      source=name, line=line + line_offset, column=column)
+        elif punct in ("]", "}"):
+            depth -= 1
+
+
+def _json_tokens(text: str) -> Iterator[tuple[str, str, int]]:
+    pos = 0
+    while True:
+        m = _JSON_TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            return
+        pos = m.end()
+        for kind, group in (("string", 1), ("punct", 2), ("bare", 3)):
+            if m.group(group) is not None:
+                yield kind, m.group(group), m.start(group)
+
+
+def _find_bare_token(text: str, token: str) -> tuple[int, int]:
+    for kind, value, offset in _json_tokens(text):
+        if kind == "bare" and value == token:
+            return line_col(text, offset)
+    return 1, 1
+
+
+def json_events(text: str) -> Iterator[tuple[str, Any, tuple[int, int]]]:
+    for kind, value, offset in _json_tokens(text):
+        if kind == "punct":
+            if value in "{[":
+                yield ("map" if value == "{" else "seq"), None, line_col(text, offset)
+            elif value in "}]":
+                yield "end", None, (0, 0)
+        else:
+            yield "scalar", json.loads(value) if kind == "string" else value, line_col(text, offset)
+
+
+def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple]:
+    stack: list[list] = []  # [is_map, key_or_index, expecting_key, seen keys -> position]
+    for kind, value, pos in json_events(text):
+        if kind == "end":
+            stack.pop()
+        elif stack and stack[-1][0] and stack[-1][2]:
+            top = stack[-1]
+            if value in top[3]:
+                return value, top[3][value], pos, tuple(f[1] for f in stack[:-1]) + (value,)
+            top[1], top[2], top[3][value] = value, False, pos
+            continue
+        elif kind != "scalar":
+            stack.append([kind == "map", None if kind == "map" else 0, True, {}])
+            continue
+        if stack:
+            if stack[-1][0]:
+                stack[-1][2] = True
+            else:
+                stack[-1][1] += 1
+    return "?", (1, 1), (1, 1), ()  # pragma: no cover - json.loads saw a duplicate

@@ -1,0 +1,372 @@
+"""Plans, steps and contracts as immutable values.
+
+A :class:`Plan` is a hypothesis about how to reach a goal: steps with the facts
+they need and the facts their success must establish. A :class:`Contract` is
+what the goal demands, whatever the route. Both are frozen dataclasses built
+from tuples, so they can be hashed, compared and shared between frames of a run.
+
+>>> s0 = Step("S0", "reproduce the bug", expected_evidence="a failing test", produces=["bug_reproduced"])
+>>> s1 = Step("S1", "patch", expected_evidence="diff applied", depends_on="S0", requires=["bug_reproduced"])
+>>> plan = Plan("fix the bug", [s0, s1])
+>>> plan.ids
+('S0', 'S1')
+>>> plan.step("S1").depends_on
+('S0',)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import KW_ONLY, dataclass, field, fields, replace
+from typing import Any
+
+from ..errors import PlanFormatError, UnknownStepError
+
+__all__ = [
+    "Step",
+    "Plan",
+    "Contract",
+    "ToolSpec",
+    "Finding",
+    "STATUSES",
+    "RISKS",
+    "HORIZONS",
+    "INTENTS",
+    "SEVERITIES",
+    "LAYERS",
+    "as_duration",
+    "natural_key",
+]
+
+STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blocked")
+RISKS = ("low", "high")
+HORIZONS = ("near", "far")
+INTENTS = ("read", "write")
+SEVERITIES = ("error", "warning")
+LAYERS = ("import", "structure", "feasibility", "semantics", "static")
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    """Normalise a string or an iterable of strings to a tuple of strings (a set is sorted, so order is stable)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise PlanFormatError(f"expected a string or a list of strings, got {value!r}", path=where)
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value, key=str)
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise PlanFormatError(f"expected a string, got {item!r}", path=f"{where}[{i}]")
+        out.append(item)
+    return tuple(out)
+
+
+def _text(value: Any, where: str, *, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise PlanFormatError(f"expected a string, got {value!r}", path=where)
+    return value
+
+
+def _copy_arguments(value: Any) -> Any:
+    """A deep copy of argument data, tuples as lists (as a plan file gives them back, so round trips compare equal)."""
+    if isinstance(value, Mapping):
+        return {k: _copy_arguments(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy_arguments(v) for v in value]
+    return value
+
+
+def as_duration(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number >= 0 (not a bool), else None.
+
+    An int too large for a float (``10**400``) is None too, instead of an OverflowError.
+    The one check of durations, shared by steps, loaders and analysis overrides.
+
+    >>> as_duration(5), as_duration(-1), as_duration(float("nan")), as_duration(10**400), as_duration(True)
+    (5.0, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """A sort key that orders the numbers inside ids by value: ``step_9`` before ``step_10``.
+
+    >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2"], key=natural_key)
+    ['S1.v2', 'S2', 'S10', 'step_9', 'step_10']
+    """
+    return tuple((0, int(part), part) if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text) if part)
+
+
+def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
+    if value not in choices:
+        raise PlanFormatError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}", path=where)
+    return value
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node of a plan: what to do, what it needs, what its success establishes.
+
+    ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string
+    or any iterable of strings and are stored as tuples.
+
+    >>> Step("S2", "write the contract test", expected_evidence="test fails before the patch",
+    ...      duration=3, kind="diagnose").duration
+    3.0
+    >>> Step("S3", "patch", duration="soon")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: step 'S3'.duration: expected a finite number >= 0, got 'soon'
+
+    An empty ``action`` or ``expected_evidence`` is allowed here and reported by
+    ``validate`` (``empty_action``, ``no_evidence``), so a loaded plan shows all
+    its defects at once.
+    """
+
+    id: str
+    action: str
+    _: KW_ONLY
+    expected_evidence: str = ""
+    depends_on: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    produces: tuple[str, ...] = ()
+    check: str = ""
+    rollback: str = ""
+    duration: float = 1.0
+    tool: str | None = None
+    arguments: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    resources: tuple[str, ...] = ()
+    kind: str | None = None
+    risk: str = "low"
+    approval: str | None = None
+    horizon: str = "near"
+    revises: str | None = None
+
+    def __post_init__(self) -> None:
+        where = f"step {self.id!r}"
+        if not isinstance(self.id, str) or not self.id:
+            raise PlanFormatError(f"expected a non-empty string id, got {self.id!r}", path="id")
+        if not isinstance(self.action, str):
+            raise PlanFormatError(f"expected a string, got {self.action!r}", path=f"{where}.action")
+        set_ = object.__setattr__
+        for name in ("depends_on", "requires", "produces", "resources"):
+            set_(self, name, _strings(getattr(self, name), f"{where}.{name}"))
+        for name in ("expected_evidence", "check", "rollback"):
+            set_(self, name, _text(getattr(self, name), f"{where}.{name}"))
+        for name in ("tool", "kind", "approval", "revises"):
+            _text(getattr(self, name), f"{where}.{name}", optional=True)
+        d = as_duration(self.duration)
+        if d is None:
+            raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}", path=f"{where}.duration")
+        set_(self, "duration", d)
+        if not isinstance(self.arguments, Mapping):
+            raise PlanFormatError(f"expected a mapping, got {self.arguments!r}", path=f"{where}.arguments")
+        set_(self, "arguments", _copy_arguments(self.arguments))
+        _choice(self.risk, RISKS, f"{where}.risk")
+        _choice(self.horizon, HORIZONS, f"{where}.horizon")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One defect found in a plan: what, where, and how to fix it.
+
+    ``layer`` is ``import``, ``structure``, ``feasibility``, ``semantics`` or
+    ``static``; ``steps`` the ids involved; ``edges`` the (u, v) pairs involved
+    (a cycle's edges); ``where`` an optional place in the source (line, record).
+    """
+
+    code: str
+    layer: str
+    severity: str
+    message: str
+    steps: tuple[str, ...] = ()
+    edges: tuple[tuple[str, str], ...] = ()
+    where: str = ""
+
+    def __post_init__(self) -> None:
+        _choice(self.severity, SEVERITIES, "Finding.severity")
+        _choice(self.layer, LAYERS, "Finding.layer")
+        object.__setattr__(self, "steps", tuple(self.steps))
+        object.__setattr__(self, "edges", tuple(tuple(e) for e in self.edges))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A goal and the steps meant to reach it, plus what the planner assumed.
+
+    ``premises`` are facts the plan assumes true (a falsified premise stops a
+    run); ``unknowns`` what the planner says it cannot determine. A revision is
+    a new Plan with ``version`` + 1, its ``parent``, the ``trigger`` evidence
+    and the ids it ``invalidated``. ``contract`` is the contract shipped in the
+    same file, if any; ``import_findings`` what an importer could not map.
+    """
+
+    goal: str
+    steps: tuple[Step, ...] = ()
+    _: KW_ONLY
+    premises: tuple[str, ...] = ()
+    unknowns: tuple[str, ...] = ()
+    version: int = 1
+    parent: Plan | None = field(default=None, repr=False)
+    trigger: str = ""
+    invalidated: tuple[str, ...] = ()
+    time_unit: str = ""
+    contract: Contract | None = field(default=None, repr=False)
+    import_findings: tuple[Finding, ...] = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        _text(self.goal, "goal")
+        steps = tuple(self.steps)
+        for i, s in enumerate(steps):
+            if not isinstance(s, Step):
+                raise PlanFormatError(f"expected a Step, got {s!r}", path=f"steps[{i}]")
+        set_(self, "steps", steps)
+        for name in ("premises", "unknowns", "invalidated"):
+            set_(self, name, _strings(getattr(self, name), name))
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
+            raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
+        set_(self, "import_findings", tuple(self.import_findings))
+        # First occurrence wins; duplicates are reported by validate().
+        by_id: dict[str, Step] = {}
+        for s in steps:
+            by_id.setdefault(s.id, s)
+        set_(self, "_by_id", by_id)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Step ids in file order."""
+        return tuple(s.id for s in self.steps)
+
+    @property
+    def by_id(self) -> Mapping[str, Step]:
+        """The first step of each id, in file order: the one map from id to step that everything uses.
+
+        A duplicate id keeps its first step (``validate`` reports ``duplicate_id``). Read-only.
+
+        >>> Plan("g", [Step("A", "first"), Step("A", "second")]).by_id["A"].action
+        'first'
+        """
+        return self._by_id  # type: ignore[attr-defined]
+
+    def step(self, step_id: str) -> Step:
+        """The step with this id; raises :class:`UnknownStepError` naming the valid ids."""
+        try:
+            return self._by_id[step_id]  # type: ignore[attr-defined]
+        except KeyError:
+            shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))  # type: ignore[attr-defined]
+            raise UnknownStepError(f"no step {step_id!r} in this plan; its steps are {shown}") from None
+
+    def __contains__(self, step_id: object) -> bool:
+        return step_id in self._by_id  # type: ignore[attr-defined]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def replace(self, **changes: Any) -> Plan:
+        """A copy with some fields changed (``dataclasses.replace``)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Plan:
+        """Build a plan from plain data, in the planviz shape or the numbered tool-call shape.
+
+        >>> Plan.from_dict({"goal": "g", "steps": [{"id": "A", "action": "a", "expected_evidence": "e"}]}).ids
+        ('A',)
+        >>> Plan.from_dict({"goal": "g", "steps": [{"n": 1, "tool": "lookup", "arguments": {}, "why": "w"}]}).ids
+        ('step_1',)
+        """
+        from .records import plan_from_dict
+
+        return plan_from_dict(data, source=source)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the contract says about one tool: may it be used, does it write, which tools must come first.
+
+    ``permitted`` and ``writes`` are real booleans: the string ``"no"`` is
+    truthy, so it is refused rather than read as permission.
+
+    >>> ToolSpec(writes=True, preconditions="backup").preconditions
+    ('backup',)
+    >>> ToolSpec(permitted="no")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: ToolSpec.permitted: expected True or False, got 'no'
+    """
+
+    permitted: bool = True
+    writes: bool = False
+    preconditions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("permitted", "writes"):
+            if not isinstance(getattr(self, name), bool):
+                raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
+        object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What the goal demands, independent of any route.
+
+    ``required``/``forbidden`` name step ids or step kinds; ``must_precede``
+    holds (first, second) pairs of ids or kinds; facts are plain strings.
+
+    >>> c = Contract(required=["reproduce", "verify"], must_precede=[("reproduce", "patch")])
+    >>> c.must_precede
+    (('reproduce', 'patch'),)
+    """
+
+    required: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    must_precede: tuple[tuple[str, str], ...] = ()
+    given_facts: tuple[str, ...] = ()
+    obtainable_facts: tuple[str, ...] = ()
+    forbidden_states: tuple[str, ...] = ()
+    tools: Mapping[str, ToolSpec] = field(default_factory=dict, hash=False)
+    intent: str = "write"
+    max_retries: int = 2
+    max_replans: int = 2
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        for f in fields(self):
+            if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
+                set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))
+        pairs = []
+        for i, pair in enumerate(self.must_precede):
+            pair = _strings(pair, f"contract.must_precede[{i}]")
+            if len(pair) != 2:
+                raise PlanFormatError(f"expected a [first, second] pair, got {list(pair)!r}",
+                                      path=f"contract.must_precede[{i}]")
+            pairs.append(pair)
+        set_(self, "must_precede", tuple(pairs))
+        if not isinstance(self.tools, Mapping):
+            raise PlanFormatError(f"expected a mapping of tool name to spec, got {self.tools!r}", path="contract.tools")
+        for name, spec in self.tools.items():
+            if not isinstance(spec, ToolSpec):
+                raise PlanFormatError(f"expected a ToolSpec, got {spec!r}", path=f"contract.tools.{name}")
+        set_(self, "tools", dict(self.tools))
+        _choice(self.intent, INTENTS, "contract.intent")
+        for name in ("max_retries", "max_replans"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise PlanFormatError(f"expected an integer >= 0, got {v!r}", path=f"contract.{name}")

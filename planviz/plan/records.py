@@ -1,0 +1,410 @@
+"""Plain data to :class:`planviz.Plan` and :class:`planviz.Contract`, and back.
+
+Two plan shapes are read. The planviz shape is the plan file of SPEC section 2
+(``goal``, ``time_unit``, ``premises``, ``unknowns``, ``steps`` with the
+:class:`planviz.Step` fields, optional ``contract``). The tool-call
+shape is what LLM agents emit: steps numbered ``n`` with ``tool``,
+``arguments``, ``why`` and ``dependsOn``. Step ``n`` becomes ``step_n``, ``why``
+the expected evidence, the action reads as the call, and each placeholder
+``{{step_k.field}}`` in an argument makes the step require the fact
+``step_k.field`` and step ``k`` produce it. A missing dependency is not
+repaired here: ``validate`` reports it.
+
+Every defect is a :class:`~planviz.errors.PlanFormatError` naming the field
+path (``steps[3].depends_on``) and what was expected; :mod:`planviz.plan.files` adds
+the line and column.
+
+>>> plan = plan_from_dict({"premises": ["account C-17 is past due"], "steps": [
+...     {"n": 1, "tool": "lookup_account", "arguments": {"customer_id": "C-17"}, "why": "balance shown"},
+...     {"n": 2, "tool": "offer_plan", "arguments": {"amount": "{{step_1.balance}}"}, "why": "offer sent",
+...      "dependsOn": [1]}]})
+>>> plan.step("step_1").action, plan.step("step_1").produces
+("lookup_account(customer_id='C-17')", ('step_1.balance',))
+>>> plan.step("step_2").depends_on, plan.step("step_2").requires
+(('step_1',), ('step_1.balance',))
+>>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})
+Traceback (most recent call last):
+...
+planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, revises
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from ..errors import PlanFormatError
+from .fields import (
+    CHOICES,
+    CONTRACT_FIELDS,
+    PLAN_FIELDS,
+    REQUIRED,
+    STEP_FIELDS,
+    TOOLCALL_STEP_FIELDS,
+    TOOLSPEC_FIELDS,
+    plan_shape,
+)
+from .model import Contract, Plan, Step, ToolSpec, as_duration
+from .placeholder import find_placeholders, split_reference, strings_in
+from .syntax import MAX_DEPTH, join_path, show_value
+
+_show = functools.partial(show_value, limit=60)
+
+__all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
+
+_STEP_DEFAULTS = {f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")}
+_CONTRACT_DEFAULTS = {f.name: f.default for f in fields(Contract) if f.name != "tools"}
+_TOOLSPEC_DEFAULTS = {f.name: f.default for f in fields(ToolSpec)}
+
+
+def plan_from_dict(data: Any, *, source: str | None = None, shape: str | None = None) -> Plan:
+    """Build a :class:`Plan` from parsed data in either shape (``shape`` forces one).
+
+    Raises :class:`PlanFormatError` naming the field path; ``source`` names the file.
+
+    >>> plan_from_dict({"goal": "g", "steps": [{"id": 3, "action": "a"}]})
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: steps[0].id: step ids are strings, got the number 3: quote it ("3")
+    """
+    try:
+        return _plan(data, shape)
+    except PlanFormatError as exc:
+        raise exc.located(source=source) from None
+
+
+def contract_from_dict(data: Any, *, source: str | None = None, _prefix: tuple = ()) -> Contract:
+    """Build a :class:`Contract` from parsed data: the fields of SPEC section 1.
+
+    ``tools`` maps a tool name to ``{permitted, writes, preconditions}``.
+
+    >>> c = contract_from_dict({"required": "verify", "tools": {"db_write": {"writes": True}}, "intent": "read"})
+    >>> c.required, c.tools["db_write"].writes
+    (('verify',), True)
+    >>> contract_from_dict({"intent": "delete"})
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: intent: expected one of 'read', 'write', got 'delete'
+    """
+    try:
+        return _contract(data, _prefix)
+    except PlanFormatError as exc:
+        raise exc.located(source=source) from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _plan(data: Any, shape: str | None) -> Plan:
+    if not isinstance(data, Mapping):
+        raise _fail(f"expected a plan: a mapping with goal and steps, got {_kind(data)} {_show(data)}", ())
+    shape = shape or plan_shape(data) or "planviz"
+    if shape not in ("planviz", "toolcall"):
+        raise _fail(f"unknown plan shape {shape!r}: expected 'planviz' or 'toolcall'", ())
+    _check_keys(data, PLAN_FIELDS, ())
+    _check_required(data, REQUIRED["plan" if shape == "planviz" else "toolcall_plan"], ())
+    raw_steps = data["steps"]
+    if not isinstance(raw_steps, (list, tuple)):
+        raise _fail(f"expected a list of step mappings, got {_kind(raw_steps)} {_show(raw_steps)}", ("steps",))
+    if shape == "planviz":
+        steps = tuple(_planviz_step(s, ("steps", i)) for i, s in enumerate(raw_steps))
+    else:
+        steps = _toolcall_steps(raw_steps)
+    kwargs = {name: _convert(PLAN_FIELDS[name], name, data[name], (name,))
+              for name in ("goal", "time_unit", "version", "trigger", "invalidated", "premises", "unknowns")
+              if data.get(name) is not None}
+    if data.get("contract") is not None:
+        kwargs["contract"] = _contract(data["contract"], ("contract",))
+    goal = kwargs.pop("goal", "")
+    return Plan(goal, steps, **kwargs)
+
+
+def _step_kwargs(raw: Any, table: dict[str, str], required: tuple[str, ...], path: tuple) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise _fail(f"expected a step mapping, got {_kind(raw)} {_show(raw)}", path)
+    _check_keys(raw, table, path)
+    _check_required(raw, required, path)
+    return {name: _convert(table[name], name, value, path + (name,))
+            for name, value in raw.items() if value is not None}
+
+
+def _planviz_step(raw: Any, path: tuple) -> Step:
+    kwargs = _step_kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
+    return _make_step(kwargs.pop("id"), kwargs.pop("action", ""), kwargs, path)
+
+
+def _make_step(step_id: str, action: str, kwargs: dict[str, Any], path: tuple) -> Step:
+    try:
+        return Step(step_id, action, **kwargs)
+    except PlanFormatError as exc:  # the checks above should have caught it; keep the place anyway
+        raise _fail(exc.message, path) from None
+
+
+def _toolcall_steps(raw_steps: list | tuple) -> tuple[Step, ...]:
+    prepared = []
+    for i, raw in enumerate(raw_steps):
+        path = ("steps", i)
+        kwargs = _step_kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
+        arguments = kwargs.get("arguments", {})
+        wanted = tuple(f"{ref[0]}.{ref[1]}" for _, text in strings_in(arguments)
+                       for p in find_placeholders(text) if (ref := split_reference(p.inner)) is not None)
+        step = {
+            "id": f"step_{kwargs.pop('n')}",
+            "action": _call_text(kwargs["tool"], arguments),
+            "expected_evidence": kwargs.pop("why", ""),
+            "depends_on": kwargs.pop("dependsOn", ()),
+            **kwargs,
+        }
+        step["requires"] = _unique(tuple(step.get("requires", ())) + wanted)
+        prepared.append((step, wanted, path))
+    produced: dict[str, list[str]] = {}
+    for _, wanted, _ in prepared:
+        for fact in wanted:
+            produced.setdefault(fact.split(".", 1)[0], []).append(fact)
+    steps = []
+    for step, _, path in prepared:
+        step["produces"] = _unique(tuple(step.get("produces", ())) + tuple(produced.get(step["id"], ())))
+        steps.append(_make_step(step.pop("id"), step.pop("action"), step, path))
+    return tuple(steps)
+
+
+def _call_text(tool: str, arguments: Mapping[str, Any]) -> str:
+    return f"{tool}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+
+
+def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _contract(data: Any, prefix: tuple) -> Contract:
+    if not isinstance(data, Mapping):
+        raise _fail(f"expected a contract mapping ({', '.join(CONTRACT_FIELDS)}), got {_kind(data)} {_show(data)}",
+                    prefix)
+    _check_keys(data, CONTRACT_FIELDS, prefix)
+    kwargs = {name: _convert(CONTRACT_FIELDS[name], name, value, prefix + (name,))
+              for name, value in data.items() if value is not None}
+    return Contract(**kwargs)
+
+
+def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple) -> None:
+    for key in data:
+        if not isinstance(key, str):
+            raise _fail(f"keys are strings, got {_show(key)}", path)
+        if key not in table:
+            close = difflib.get_close_matches(key, [k for k in table if not k.startswith("$")], n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            valid = ", ".join(k for k in table if not k.startswith("$"))
+            raise _fail(f"unknown key {key!r}{hint}; valid keys: {valid}", path + (key,))
+
+
+def _check_required(data: Mapping[str, Any], required: tuple[str, ...], path: tuple) -> None:
+    for key in required:
+        if data.get(key) is None:
+            where = f"missing required key {key!r}" if key not in data else f"{key!r} is empty"
+            raise _fail(f"{where}: expected {_EXPECTED.get(key, 'a value')}", path)
+
+
+_EXPECTED = {
+    "goal": "the goal as a string", "steps": "a list of step mappings", "id": "a string step id",
+    "n": "the step number (an integer)", "tool": "the tool's name",
+}
+
+
+def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
+    if kind in ("text", "name"):
+        if not isinstance(value, str):
+            raise _fail(f"expected a string, got {_show(value)}{_quote_hint(value)}", path)
+        return value
+    if kind == "id":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            how = f'("{value}")' if isinstance(value, int) else "as written in the file"
+            raise _fail(f"step ids are strings, got the number {value!r}: quote it {how}", path)
+        if not isinstance(value, str) or not value:
+            raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
+        return value
+    if kind == "strings":
+        return _strings(value, path)
+    if kind == "duration":
+        number = as_duration(value)
+        if number is None:
+            raise _fail(f"expected a finite number >= 0 (in the plan's time_unit), got {_show(value)}", path)
+        return number
+    if kind in ("version", "count", "n"):
+        low = 1 if kind == "version" else 0
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            what = "the step number, an integer" if kind == "n" else "an integer"
+            raise _fail(f"expected {what} >= {low}, got {_show(value)}", path)
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _fail(f"expected true or false, got {_show(value)}", path)
+        return value
+    if kind == "choice":
+        choices = CHOICES[name]
+        if value not in choices:
+            raise _fail(f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}", path)
+        return value
+    if kind == "arguments":
+        if not isinstance(value, Mapping):
+            raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
+        return _plain(value, path, 0)
+    if kind == "refs":
+        items = value if isinstance(value, (list, tuple)) else [value]
+        out = []
+        for i, item in enumerate(items):
+            where = path + (i,) if isinstance(value, (list, tuple)) else path
+            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "":
+                raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
+            out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
+        return tuple(out)
+    if kind == "pairs":
+        if not isinstance(value, (list, tuple)):
+            raise _fail(f"expected a list of [first, second] pairs, got {_show(value)}", path)
+        pairs = []
+        for i, pair in enumerate(value):
+            pair = _strings(pair, path + (i,)) if not isinstance(pair, str) else None
+            if pair is None or len(pair) != 2:
+                raise _fail(f"expected a [first, second] pair of ids or kinds, got {_show(value[i])}", path + (i,))
+            pairs.append(pair)
+        return tuple(pairs)
+    if kind == "tools":
+        if not isinstance(value, Mapping):
+            raise _fail(f"expected a mapping of tool name to {{permitted, writes, preconditions}}, got {_show(value)}",
+                        path)
+        tools = {}
+        for tool, spec in value.items():
+            where = path + (tool,)
+            if spec is None:
+                spec = {}
+            if not isinstance(spec, Mapping):
+                raise _fail(f"expected a mapping with permitted, writes, preconditions, got {_show(spec)}", where)
+            _check_keys(spec, TOOLSPEC_FIELDS, where)
+            tools[tool] = ToolSpec(**{k: _convert(TOOLSPEC_FIELDS[k], k, v, where + (k,))
+                                      for k, v in spec.items() if v is not None})
+        return tools
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _strings(value: Any, path: tuple) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple)):
+        raise _fail(f"expected a string or a list of strings, got {_show(value)}", path)
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise _fail(f"expected a string, got {_show(item)}{_quote_hint(item)}", path + (i,))
+    return tuple(value)
+
+
+def _plain(value: Any, path: tuple, depth: int) -> Any:
+    """A deep copy of JSON-like data; anything else (or too deep) is an error."""
+    if depth > MAX_DEPTH:
+        raise _fail(f"nesting deeper than {MAX_DEPTH} levels", path)
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _fail(f"expected a finite number, got {value!r}", path)
+        return value
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _fail(f"keys are strings, got {_show(k)}", path)
+            out[k] = _plain(v, path + (k,), depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, path + (i,), depth + 1) for i, v in enumerate(value)]
+    raise _fail(f"expected plain data (string, number, true/false, null, list or mapping), got {_show(value)}", path)
+
+
+def _fail(message: str, path: tuple) -> PlanFormatError:
+    return PlanFormatError(message, path=join_path(path) or None)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}"
+
+
+def _quote_hint(value: Any) -> str:
+    if isinstance(value, (bool, int, float)):
+        return " (quote it to make it text)"
+    return ""
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The plan as plain data in the planviz shape: readable key order, defaults left out.
+
+    ``parent`` and ``import_findings`` are not written (they are not part of a plan file).
+
+    >>> plan_to_dict(Plan("g", [Step("A", "do it", expected_evidence="done", duration=2)]))
+    {'goal': 'g', 'steps': [{'id': 'A', 'action': 'do it', 'expected_evidence': 'done', 'duration': 2}]}
+    """
+    out: dict[str, Any] = {"goal": plan.goal}
+    if plan.time_unit:
+        out["time_unit"] = plan.time_unit
+    if plan.version != 1:
+        out["version"] = plan.version
+    if plan.trigger:
+        out["trigger"] = plan.trigger
+    for name in ("invalidated", "premises", "unknowns"):
+        if getattr(plan, name):
+            out[name] = list(getattr(plan, name))
+    out["steps"] = [_step_to_dict(s) for s in plan.steps]
+    if plan.contract is not None:
+        out["contract"] = contract_to_dict(plan.contract)
+    return out
+
+
+def _step_to_dict(step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": step.id, "action": step.action}
+    for name in STEP_FIELDS:
+        if name in ("id", "action"):
+            continue
+        value = getattr(step, name)
+        if name == "arguments":
+            if value:
+                out[name] = _plain(value, (), 0)
+        elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
+            out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def contract_to_dict(contract: Contract) -> dict[str, Any]:
+    """The contract as plain data, defaults left out.
+
+    >>> contract_to_dict(Contract(required=["verify"], must_precede=[("patch", "verify")]))
+    {'required': ['verify'], 'must_precede': [['patch', 'verify']]}
+    """
+    out: dict[str, Any] = {}
+    for name in CONTRACT_FIELDS:
+        value = getattr(contract, name)
+        if name == "tools":
+            if value:
+                out[name] = {tool: {k: list(v) if isinstance(v, tuple) else v
+                                    for k in TOOLSPEC_FIELDS
+                                    if (v := getattr(spec, k)) != _TOOLSPEC_DEFAULTS[k]}
+                             for tool, spec in value.items()}
+        elif value != _CONTRACT_DEFAULTS[name]:
+            out[name] = [list(p) for p in value] if name == "must_precede" else (
+                list(value) if isinstance(value, tuple) else value)
+    return out
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value

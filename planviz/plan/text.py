@@ -1,0 +1,128 @@
+"""Untrusted input to text: paths, open files and bytes, with size caps and encoding checks.
+
+Plans are often written by a model, so nothing here trusts its input: files
+are capped at :data:`MAX_BYTES`, encodings are checked (UTF-8, or UTF-16/32
+with a byte-order mark), NUL characters are refused, and text that cannot be
+written back as UTF-8 (a lone surrogate) is refused with its place. A string
+is never guessed to be a path: :func:`read_path` reads a path, :func:`text_of`
+takes text.
+
+>>> text_of(b"\\xef\\xbb\\xbfgoal: g")
+'goal: g'
+>>> text_of("goal: g".encode("utf-16"))
+'goal: g'
+>>> text_of(b"goal: caf\\xe9")
+Traceback (most recent call last):
+...
+planviz.errors.PlanFormatError: <string>:1:10: invalid UTF-8 at byte offset 9 (byte 0xe9): expected UTF-8 text (save the file as UTF-8)
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from typing import Any
+
+from ..errors import PlanFormatError
+from .syntax import line_col, show_value
+
+__all__ = ["MAX_BYTES", "STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "mib"]
+
+MAX_BYTES = 20 * 1024 * 1024
+"""Largest plan file read, in bytes (text: characters)."""
+STRING_NAME = "<string>"
+
+_BOMS = (  # longest first: the UTF-32-LE mark starts with the UTF-16-LE one
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def text_of(content: str | bytes | bytearray | memoryview, name: str = STRING_NAME) -> str:
+    """Plan text given as text or bytes, checked: size cap, encoding, no NUL, a leading byte-order mark dropped."""
+    if isinstance(content, (bytes, bytearray, memoryview)):
+        content = bytes(content)
+        if len(content) > MAX_BYTES:
+            raise PlanFormatError(f"{len(content):,} bytes is larger than the {mib(MAX_BYTES)} cap", source=name)
+        return decode(content, name)
+    if len(content) > MAX_BYTES:
+        raise PlanFormatError(f"text of {len(content):,} characters is larger than the {mib(MAX_BYTES)} cap",
+                              source=name)
+    return check_text(content.removeprefix("\ufeff"), name)
+
+
+def read_path(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """``(text, name)`` of the file at ``path``; a missing or unreadable file is a located error."""
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise PlanFormatError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
+    if len(data) > MAX_BYTES:
+        raise PlanFormatError(f"file is larger than the {mib(MAX_BYTES)} cap", source=name)
+    return decode(data, name), name
+
+
+def read_stream(stream: Any) -> tuple[str, str]:
+    """``(text, name)`` of an open file (binary or text), read up to the cap."""
+    name = str(getattr(stream, "name", STRING_NAME))
+    try:
+        content = stream.read(MAX_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        raise PlanFormatError(f"cannot read: {exc}", source=name) from None
+    if not isinstance(content, (str, bytes, bytearray)):
+        raise PlanFormatError(f"reading gave {show_value(content)}, expected text or bytes", source=name)
+    if len(content) > MAX_BYTES:
+        raise PlanFormatError(f"larger than the {mib(MAX_BYTES)} cap", source=name)
+    return text_of(content, name), name
+
+
+def decode(data: bytes, name: str = STRING_NAME) -> str:
+    """Decode file bytes: UTF-8, or the encoding a byte-order mark names; the mark is dropped.
+
+    >>> decode(b"\\xff\\xfeg\\x00")
+    'g'
+    """
+    codec, start = "utf-8", 0
+    for bom, bom_codec in _BOMS:
+        if data.startswith(bom):
+            codec, start = bom_codec, len(bom)
+            break
+    try:
+        text = data[start:].decode(codec)
+    except UnicodeDecodeError as exc:
+        offset = start + exc.start
+        line = data.count(b"\n", 0, offset) + 1
+        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        bad = data[offset:offset + 1].hex()
+        expected = ("UTF-8 text (save the file as UTF-8)" if codec == "utf-8"
+                    else f"{codec} text, as its byte-order mark says")
+        raise PlanFormatError(f"invalid {codec.upper().replace('-LE', '').replace('-BE', '')} at byte offset "
+                              f"{offset} (byte 0x{bad}): expected {expected}",
+                              source=name, line=line, column=column) from None
+    return check_text(text, name)
+
+
+def check_text(text: str, name: str = STRING_NAME) -> str:
+    """``text`` itself, after refusing a NUL character or a lone surrogate (text that is not Unicode) with its place."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        line, column = line_col(text, nul)
+        raise PlanFormatError("NUL character: expected text, got binary data (or UTF-16 without a byte-order mark)",
+                              source=name, line=line, column=column)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line, column = line_col(text, exc.start)
+        raise PlanFormatError(f"lone surrogate {text[exc.start]!r}: expected Unicode text that can be written "
+                              "as UTF-8", source=name, line=line, column=column) from None
+    return text
+
+
+def mib(n: int) -> str:
+    """``n`` bytes in MiB, for messages."""
+    return f"{n / 2**20:g} MiB"

@@ -1,0 +1,80 @@
+"""Strategies side by side: the same plan and faults under direct, workflow and planner execution.
+
+>>> from planviz import examples, Fault
+>>> table = compare(examples.load("cache_isolation"), [Fault("S4", "side_effect")])
+>>> [(r.strategy, r.outcome) for r in table.rows]
+[('direct', 'step_failed'), ('workflow', 'step_failed'), ('planner', 'plan_complete')]
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, fields
+from typing import Any, Iterable
+
+from ..plan.model import Contract, Plan
+from .fault import Fault
+from .measures import METRIC_DOCS, Metrics, attribute, metrics
+from .simulation import STRATEGIES, simulate
+
+__all__ = ["compare", "Comparison", "ComparisonRow"]
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One strategy's run on the shared faults: its outcome, metrics and attribution."""
+
+    strategy: str
+    outcome: str | None
+    metrics: Metrics
+    attribution: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Strategies run on the same plan and faults, side by side; renders as a table in a notebook."""
+
+    rows: tuple[ComparisonRow, ...]
+    faults: tuple[Fault, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"faults": [str(f) for f in self.faults],
+                "rows": [{"strategy": r.strategy, "outcome": r.outcome, "attribution": r.attribution,
+                          **r.metrics.to_dict()} for r in self.rows]}
+
+    def _table(self) -> tuple[list[str], list[list[str]]]:
+        head = ["strategy", "outcome"] + [f.name for f in fields(Metrics)] + ["attribution"]
+        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics._cells()] + [r.attribution]
+                for r in self.rows]
+        return head, body
+
+    def to_text(self) -> str:
+        head, body = self._table()
+        widths = [max(len(c) for c in col) for col in zip(head, *body)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
+        title = f"faults: {', '.join(map(str, self.faults)) or '(none)'}"
+        return "\n".join([title, *lines])
+
+    def _repr_html_(self) -> str:
+        head, body = self._table()
+        # long names and values may wrap at '_', so the whole table fits a notebook's width
+        th = "".join(f"<th title='{html.escape(METRIC_DOCS.get(h, h), quote=True)}'>{html.escape(h).replace('_', '_<wbr>')}"
+                     "</th>" for h in head)
+        trs = "".join("<tr>" + "".join(f"<td>{html.escape(c).replace('_', '_<wbr>')}</td>" for c in row) + "</tr>"
+                      for row in body)
+        caption = html.escape(f"faults: {', '.join(map(str, self.faults)) or '(none)'}")
+        return (f"<table class='planviz-comparison' style='font-size:90%'><caption>{caption}</caption>"
+                f"<tr>{th}</tr>{trs}</table>")
+
+
+def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] = STRATEGIES,
+            contract: Contract | None = None, workers: int | None = None) -> Comparison:
+    """Simulate ``plan`` under each strategy with the same ``faults`` and tabulate the metrics.
+
+    """
+    faults = tuple(faults)
+    rows = []
+    for strategy in strategies:
+        run = simulate(plan, contract, faults=faults, workers=workers, strategy=strategy)
+        rows.append(ComparisonRow(strategy, run.outcome, metrics(run), attribute(run, contract)))
+    return Comparison(tuple(rows), faults)

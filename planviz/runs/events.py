@@ -1,0 +1,178 @@
+"""The values of a run: observations, the execution state, conflicts, events (frames) and the run itself.
+
+Every :class:`Event` is a frame: what happened and the state just after it,
+so a viewer can jump to any point. A :class:`Run` is its events, its outcome,
+its final state and every plan version, whether simulated or recorded.
+
+>>> negation("cache is shared"), negation("not cache is shared")
+('not cache is shared', 'cache is shared')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ..errors import SimulationError
+from ..plan.model import Contract, Plan
+from .fault import Fault
+
+__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Run", "state_from_events", "negation",
+           "EVENT_KINDS", "OUTCOMES"]
+
+EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
+               "stop")
+OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
+            "forbidden_state", "replan_limit", "no_new_route")
+
+
+def _facts(value: Any, where: str) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if isinstance(value, str):
+        return frozenset((value,))
+    out = frozenset(value)
+    for f in out:
+        if not isinstance(f, str):
+            raise SimulationError(f"{where}: expected fact strings, got {f!r}")
+    return out
+
+
+def negation(fact: str) -> str:
+    """The fact that contradicts ``fact``: ``X`` and ``not X`` contradict each other.
+
+    >>> negation("cache is shared"), negation("not cache is shared")
+    ('not cache is shared', 'cache is shared')
+    """
+    return fact[4:] if fact.startswith("not ") else "not " + fact
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the observer made of a step's trace: ``ok``, the ``facts`` it establishes, the facts ``withdrawn``
+    (no longer true), a ``kind`` (``ok`` or a failure category) and free-form ``data``."""
+
+    ok: bool = True
+    facts: frozenset[str] = frozenset()
+    withdrawn: frozenset[str] = frozenset()
+    kind: str = "ok"
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "facts", _facts(self.facts, "Observation.facts"))
+        object.__setattr__(self, "withdrawn", _facts(self.withdrawn, "Observation.withdrawn"))
+        object.__setattr__(self, "data", dict(self.data or {}))
+        if not isinstance(self.ok, bool):
+            raise SimulationError(f"Observation.ok must be True or False, got {self.ok!r}")
+
+
+@dataclass(frozen=True)
+class ExecutionState:
+    """Where a run stands: ``completed`` ids, the ``facts`` held, ``observations`` as (step, Observation)
+    pairs in order, and the ``outcome`` once it stopped."""
+
+    completed: frozenset[str] = frozenset()
+    facts: frozenset[str] = frozenset()
+    observations: tuple[tuple[str, Observation], ...] = ()
+    outcome: str | None = None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An observed ``fact`` (from step ``source``) contradicting a held one (``contradicts``, established by
+    ``verified_by``: step ids, ``given`` or ``premise``). Neither is overwritten."""
+
+    fact: str
+    source: str
+    contradicts: str
+    verified_by: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """One frame of a run: what happened (``kind``, ``step``, ``message``) and the whole state just after it.
+
+    ``statuses`` maps every step of plan version ``plan_version`` to its status;
+    ``facts`` and ``ready`` are complete sets, so a viewer can jump to any
+    frame. Kind-specific fields: ``attempt`` (start, fail, retry), ``category``
+    (fail: the failure class), ``voided``/``kept`` (invalidate: the ids voided
+    and the verified work kept; replan: the ids the revision invalidated),
+    ``observation`` (complete, fail), ``outcome`` (stop). ``conflicts`` holds
+    every conflict recorded so far.
+    """
+
+    index: int
+    time: float
+    kind: str
+    step: str | None
+    message: str
+    plan_version: int
+    statuses: Mapping[str, str] = field(default_factory=dict, hash=False)
+    facts: frozenset[str] = frozenset()
+    ready: frozenset[str] = frozenset()
+    voided: frozenset[str] = frozenset()
+    kept: frozenset[str] = frozenset()
+    attempt: int = 0
+    category: str | None = None
+    observation: Observation | None = None
+    outcome: str | None = None
+    conflicts: tuple[Conflict, ...] = ()
+
+
+def state_from_events(events: Iterable[Event]) -> ExecutionState:
+    """The execution state a sequence of frames ends in (used for live and loaded runs alike)."""
+    completed: set[str] = set()
+    observations: list[tuple[str, Observation]] = []
+    facts: frozenset[str] = frozenset()
+    outcome = None
+    for e in events:
+        facts = e.facts
+        if e.kind == "complete" and e.step is not None:
+            completed.add(e.step)
+        elif e.kind == "invalidate":
+            completed -= e.voided
+        elif e.kind == "stop":
+            outcome = e.outcome
+        if e.observation is not None and e.step is not None:
+            observations.append((e.step, e.observation))
+    return ExecutionState(frozenset(completed), facts, tuple(observations), outcome)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run, simulated or recorded: its frames, how it ended, the final state and every plan version.
+
+    ``strategy`` is ``direct``, ``workflow``, ``planner`` or ``recorded``;
+    ``faults`` the faults injected; ``contract`` the contract it ran under.
+    """
+
+    events: tuple[Event, ...]
+    outcome: str | None
+    state: ExecutionState
+    plans: tuple[Plan, ...]
+    strategy: str = "planner"
+    faults: tuple[Fault, ...] = ()
+    contract: Contract | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def plan(self) -> Plan | None:
+        """The last plan version."""
+        return self.plans[-1] if self.plans else None
+
+    def plan_at(self, index: int) -> Plan | None:
+        """The plan version shown by event ``index``."""
+        version = self.events[index].plan_version
+        return next((p for p in self.plans if p.version == version), None)
+
+    @property
+    def time(self) -> float:
+        """The clock at the last event."""
+        return self.events[-1].time if self.events else 0.0
+
+    def to_text(self) -> str:
+        """The event log, one line per event."""
+        return "\n".join(f"{e.index:>3} t={e.time:g} v{e.plan_version} {e.kind:<10} {e.message}"
+                         for e in self.events)

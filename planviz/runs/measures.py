@@ -1,0 +1,154 @@
+"""How a run went, in numbers, and who is to blame.
+
+Every figure is computed from the run's frames alone, so it works for a
+simulated run and for one recorded from a real agent.
+
+>>> from planviz import examples
+>>> from planviz import Fault, simulate
+>>> m = metrics(simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")]))
+>>> m.success, m.duplicate_steps, m.replans, m.recovery_distance, m.critical_path_delay
+(True, 2, 1, 1, 16.0)
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..analysis.schedule import critical_path
+from ..checks.validation import validate
+from ..errors import StructureError
+from ..plan.lineage import lineage_roots
+from ..plan.model import Contract
+from .events import Run
+
+__all__ = ["metrics", "attribute", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
+
+ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
+_EXECUTOR = frozenset({"evidence", "tool_error", "unmet_precondition"})
+_ENVIRONMENT = frozenset({"transient", "precondition", "side_effect", "goal_change", "premise_false"})
+
+METRIC_DOCS = {
+    "success": "the run ended plan_complete",
+    "executability": "planned steps (of the first version) completed, directly or through a revision, / planned",
+    "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
+    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
+    "replans": "plan revisions",
+    "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
+    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
+    "tool_calls": "step attempts started",
+    "time": "clock at the last event",
+}
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The figures of one run; see ``Metrics.describe()`` for each definition."""
+
+    success: bool
+    executability: float
+    precondition_errors: int
+    duplicate_steps: int
+    replans: int
+    recovery_distance: int
+    critical_path_delay: float | None
+    tool_calls: int
+    time: float
+
+    @staticmethod
+    def describe() -> dict[str, str]:
+        """Each field and what it counts."""
+        return dict(METRIC_DOCS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def _cells(self) -> list[tuple[str, str]]:
+        return [(name, f"{value:.2f}" if name == "executability" else format_value(value))
+                for name, value in self.to_dict().items()]
+
+    def to_text(self) -> str:
+        cells = self._cells()
+        width = max(len(n) for n, _ in cells)
+        return "\n".join(f"{n:<{width}}  {v}" for n, v in cells)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th title='{html.escape(METRIC_DOCS[n], quote=True)}'>{html.escape(n)}</th>"
+                       f"<td>{html.escape(v)}</td></tr>" for n, v in self._cells())
+        return f"<table class='planviz-metrics'>{rows}</table>"
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}" if value != int(value) else f"{value:g}"
+    return str(value)
+
+
+def metrics(run: Run) -> Metrics:
+    """The figures of ``run`` (see :data:`Metrics.describe`)."""
+    roots = lineage_roots(run.plans)
+    planned = set(run.plans[0].ids) if run.plans else set()
+    done_roots = {roots.get(s, s) for s in run.state.completed}
+    executability = len(done_roots & planned) / len(planned) if planned else 0.0
+    precondition_errors = starts = recovery = replans = 0
+    started_roots: set[str] = set()
+    versions = {p.version: p for p in run.plans}
+    for i, e in enumerate(run.events):
+        if e.kind == "start" and e.step is not None:
+            starts += 1
+            if e.step not in e.statuses:  # not a step of its plan version: invalid
+                continue
+            started_roots.add(roots.get(e.step, e.step))
+            if i > 0 and e.plan_version in versions:
+                before, step = run.events[i - 1], versions[e.plan_version].step(e.step)
+                if (any(before.statuses.get(d) != "done" for d in step.depends_on)
+                        or not set(step.requires) <= before.facts):
+                    precondition_errors += 1
+        elif e.kind == "invalidate" and i > 0:
+            before = run.events[i - 1].statuses
+            recovery += sum(1 for s in e.voided if before.get(s) == "done")
+        elif e.kind == "replan":
+            replans += 1
+    success = run.outcome == "plan_complete"
+    delay = None
+    if success and run.plans:
+        try:
+            delay = run.time - critical_path(run.plans[0]).makespan
+        except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
+            delay = None
+    return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
+                   replans, recovery, delay, starts, run.time)
+
+
+def attribute(run: Run, contract: Contract | None = None) -> str:
+    """Who the outcome of ``run`` is down to: ``planner``, ``executor``, ``environment`` or ``contract``.
+
+    In order: the planner, when the first plan does not pass ``validate``
+    against the contract (or was refused); the executor, when a step started
+    unready or off-plan, did not produce its evidence, its tool errored, or it
+    established a forbidden state;
+    the environment, when a fact was withdrawn, an observation conflicted, a
+    premise failed, or a failure was transient, a side effect or a goal
+    change; else the contract, which missed a requirement (a run that
+    completes its milestones yet misses the user's goal lands here).
+
+    ``contract`` defaults to the run's own.
+    """
+    contract = contract if contract is not None else run.contract
+    if run.outcome == "refused" or (run.plans and not validate(run.plans[0], contract).ok):
+        return "planner"
+    m = metrics(run)
+    categories = {e.category for e in run.events if e.kind == "fail"}
+    if (m.precondition_errors or categories & _EXECUTOR
+            or run.outcome in ("expected_evidence_missing", "forbidden_state")
+            or any(e.kind == "start" and e.step not in e.statuses for e in run.events)):
+        return "executor"
+    if (categories & _ENVIRONMENT or run.outcome == "premise_failed"
+            or any(e.kind in ("withdraw", "conflict") for e in run.events)):
+        return "environment"
+    return "contract"

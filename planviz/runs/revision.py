@@ -1,0 +1,112 @@
+"""Plan revisions: re-issue voided work under new ids, and check what a revision changes.
+
+A revision is a new :class:`planviz.Plan` version: ``version`` + 1, its
+``parent``, the ``trigger`` (the evidence that caused it) and the ids it
+``invalidated``. Completed ids keep their meaning, so redone work gets new ids
+(``S3`` becomes ``S3.v2``) whose ``revises`` field names the step they replace.
+The default replanner, :func:`reissue`, does exactly that for a voided subgraph.
+
+>>> from planviz import Plan, Step
+>>> a = Step("A", "reproduce", expected_evidence="failing test", produces="seen")
+>>> b = Step("B", "patch", expected_evidence="diff", depends_on="A", requires="seen", produces="patched")
+>>> v2 = reissue(Plan("fix", [a, b]), {"B"}, "the patch broke the build")
+>>> v2.ids, v2.version, v2.invalidated, v2.step("B.v2").revises
+(('A', 'B.v2'), 2, ('B',), 'B')
+>>> changed_completed(Plan("fix", [a, b]), v2, {"A"})
+()
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import AbstractSet, Iterable, Protocol
+
+from ..plan.lineage import all_ids, lineage_roots, versions
+from ..plan.model import Plan
+from ..plan.placeholder import rename_placeholders
+
+__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision"]
+
+
+class _HasFacts(Protocol):
+    completed: AbstractSet[str]
+    facts: AbstractSet[str]
+
+
+def reissue(plan: Plan, voided: Iterable[str], trigger: str) -> Plan:
+    """The default replanner: the same route with every voided step re-issued under a new id.
+
+    A voided step ``X`` becomes ``<root>.v<version>`` (``root`` being the
+    original id it revises) with ``revises=X``; dependencies and ``{{X.field}}``
+    placeholders that named a voided step are renamed with it (whatever the
+    spacing inside the braces, see :mod:`planviz.plan.placeholder`). Every other step
+    is kept as it is, so completed ids keep their meaning.
+    """
+    voided = set(voided)
+    version = plan.version + 1
+    taken = all_ids(plan)
+    roots = lineage_roots(versions(plan))
+    rename: dict[str, str] = {}
+    for step in plan.steps:
+        if step.id in voided and step.id not in rename:
+            base = f"{roots.get(step.id, step.id)}.v{version}"
+            new, k = base, 2
+            while new in taken:
+                new, k = f"{base}.{k}", k + 1
+            taken.add(new)
+            rename[step.id] = new
+    steps = []
+    for step in plan.steps:
+        deps = tuple(rename.get(d, d) for d in step.depends_on)
+        args = rename_placeholders(step.arguments, rename, plan.by_id)
+        if step.id in rename:
+            steps.append(replace(step, id=rename[step.id], revises=step.id, depends_on=deps, arguments=args))
+        elif deps != step.depends_on or args != step.arguments:
+            steps.append(replace(step, depends_on=deps, arguments=args))
+        else:
+            steps.append(step)
+    return plan.replace(steps=tuple(steps), version=version, parent=plan, trigger=trigger,
+                        invalidated=tuple(sorted(voided & set(plan.ids))))
+
+
+def complete_revision(old: Plan, new: Plan, trigger: str, voided: Iterable[str]) -> Plan:
+    """``new`` as a proper revision of ``old``: version, parent, trigger and invalidated filled in when missing.
+
+    A user's replanner may return a bare plan; the controller records the
+    lineage for it. A plan that already names ``old`` as its parent is kept.
+    """
+    if new.parent is old and new.version == old.version + 1:
+        return new
+    return new.replace(
+        version=old.version + 1,
+        parent=old,
+        trigger=new.trigger if new.trigger and new.trigger != old.trigger else trigger,
+        invalidated=new.invalidated if new.invalidated != old.invalidated and new.invalidated
+        else tuple(sorted(set(voided) & set(old.ids))),
+    )
+
+
+def redundant_work(state: _HasFacts, revised: Plan) -> tuple[str, ...]:
+    """Remaining steps of ``revised`` whose every produced fact is already held (work that would be redone for nothing).
+
+    >>> from types import SimpleNamespace
+    >>> from planviz import Plan, Step
+    >>> p = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+    ...                Step("B", "b", expected_evidence="e", produces="y")])
+    >>> redundant_work(SimpleNamespace(completed=frozenset(), facts=frozenset({"x"})), p)
+    ('A',)
+    """
+    return tuple(s.id for s in revised.steps
+                 if s.id not in state.completed and s.produces and set(s.produces) <= set(state.facts))
+
+
+def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tuple[str, ...]:
+    """Completed steps that ``new`` tries to redefine (same id, different step): such a revision is refused.
+
+    >>> from planviz import Plan, Step
+    >>> a = Step("A", "reproduce", expected_evidence="e")
+    >>> changed_completed(Plan("g", [a]), Plan("g", [replace(a, action="guess")]), {"A"})
+    ('A',)
+    """
+    return tuple(s.id for s in new.steps if s.id in completed and s.id in old and old.step(s.id) != s)
+

@@ -1,0 +1,105 @@
+"""Plans as NetworkX DAGs, and back.
+
+One node per step id carrying the step's fields as attributes; an edge
+``u -> v`` for each ``u`` in ``v.depends_on``, carrying ``facts``: the facts
+``u`` produces that ``v`` requires (the data flowing along the edge).
+
+>>> from planviz import examples
+>>> g = to_graph(examples.load("cache_isolation"))
+>>> sorted(g.successors("S0"))
+['S1', 'S2']
+>>> g.edges["S1", "S3"]["facts"]
+('key_builder_located',)
+>>> from_graph(g).steps == examples.load("cache_isolation").steps
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import networkx as nx
+
+from ..plan.model import Plan, Step
+
+__all__ = ["to_graph", "from_graph", "NODE_FIELDS"]
+
+NODE_FIELDS = tuple(f.name for f in fields(Step) if f.name != "id")
+
+
+def to_graph(plan: Plan) -> nx.DiGraph:
+    """The plan as a ``networkx.DiGraph``.
+
+    Graph attributes hold the plan-level fields (``goal``, ``premises``,
+    ``unknowns``, ``version``, ``time_unit``). Duplicate ids keep their first
+    step; dependencies on unknown ids add no edge (``validate`` reports both).
+
+    >>> g = to_graph(Plan("g", [Step("A", "a", produces=["x", "y"]),
+    ...                         Step("B", "b", depends_on=["A", "ghost"], requires="x")]))
+    >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
+    ([('A', 'B', ('x',))], ('x',))
+    """
+    g = nx.DiGraph(
+        goal=plan.goal,
+        premises=plan.premises,
+        unknowns=plan.unknowns,
+        version=plan.version,
+        trigger=plan.trigger,
+        invalidated=plan.invalidated,
+        time_unit=plan.time_unit,
+    )
+    seen: set[str] = set()
+    for step in plan.steps:
+        if step.id in seen:
+            continue
+        seen.add(step.id)
+        g.add_node(step.id, **{name: getattr(step, name) for name in NODE_FIELDS})
+    produced = {sid: set(g.nodes[sid]["produces"]) for sid in g}
+    for sid in g:
+        requires = g.nodes[sid]["requires"]
+        for dep in g.nodes[sid]["depends_on"]:
+            if dep in g:
+                g.add_edge(dep, sid, facts=tuple(f for f in requires if f in produced[dep]))
+    return g
+
+
+def from_graph(g: nx.DiGraph) -> Plan:
+    """Rebuild a :class:`Plan` from a graph made by :func:`to_graph` (or by hand).
+
+    Steps come out in topological order (ties by id) when the graph is acyclic,
+    else sorted by id. The edges are the truth for dependencies between nodes:
+    a node's ``depends_on`` keeps its listed order for ids that are still
+    predecessors (and for ids that are not nodes, so unknown dependencies
+    survive a round trip), drops the ones whose edge was removed, and appends
+    new predecessors sorted. Node ids become strings.
+
+    >>> g = to_graph(Plan("g", [Step("A", "a"), Step("B", "b", depends_on=["A", "ghost"])]))
+    >>> g.add_edge("C", "B")
+    >>> from_graph(g).step("B").depends_on
+    ('A', 'ghost', 'C')
+    """
+    try:
+        order = list(nx.lexicographical_topological_sort(g, key=str))
+    except nx.NetworkXUnfeasible:
+        order = sorted(g, key=str)
+    steps = []
+    for sid in order:
+        attrs = dict(g.nodes[sid])
+        preds = {str(p) for p in g.predecessors(sid)}
+        listed = attrs.get("depends_on") or ()
+        listed = [d for d in ((listed,) if isinstance(listed, str) else listed) if d in preds or d not in g]
+        attrs["depends_on"] = tuple(listed) + tuple(sorted(preds.difference(listed)))
+        attrs.setdefault("action", str(sid))
+        known = {k: v for k, v in attrs.items() if k in NODE_FIELDS}
+        steps.append(Step(str(sid), **known))
+    meta = g.graph
+    return Plan(
+        meta.get("goal", ""),
+        steps,
+        premises=meta.get("premises", ()),
+        unknowns=meta.get("unknowns", ()),
+        version=meta.get("version", 1),
+        trigger=meta.get("trigger", ""),
+        invalidated=meta.get("invalidated", ()),
+        time_unit=meta.get("time_unit", ""),
+    )

@@ -1,0 +1,652 @@
+"""validate, prepare, grade: one case per finding code, the ancestor rule against NetworkX, reports."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planviz import (
+    Contract,
+    Finding,
+    Grade,
+    GradeTable,
+    Plan,
+    PlanningFailure,
+    Report,
+    Step,
+    ToolSpec,
+    grade,
+    grade_many,
+    prepare,
+    summarize,
+    to_graph,
+    validate,
+)
+from planviz.checks import context
+from planviz.checks.validation import CODES
+from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
+from planviz.structure import ancestry
+
+
+def step(sid: str, **kw) -> Step:
+    """A well-formed step: has evidence and produces ``<id>_done`` unless told otherwise."""
+    kw.setdefault("expected_evidence", f"{sid} evidence")
+    kw.setdefault("produces", (f"{sid}_done",))
+    return Step(sid, kw.pop("action", f"do {sid}"), **kw)
+
+
+def plan(*steps: Step, **kw) -> Plan:
+    return Plan("goal", steps, **kw)
+
+
+TOOLS = {
+    "read_db": ToolSpec(),
+    "write_db": ToolSpec(writes=True, preconditions=["backup"]),
+    "backup": ToolSpec(),
+    "shell": ToolSpec(permitted=False),
+}
+
+# name -> (plan, contract, expected {(code, steps)}, a regex one finding of the code must match)
+CASES = {
+    "duplicate_id": (plan(step("A"), step("A", action="again")), None,
+                     {("duplicate_id", ("A",))}, r"2 steps share the id 'A'.*rename"),
+    "unknown_dependency": (plan(step("S1"), step("S2", depends_on="S11")), None,
+                           {("unknown_dependency", ("S2",))},
+                           r"'S2' depends on 'S11', which is not a step.*did you mean 'S1'.*S2\.depends_on"),
+    "self_dependency": (plan(step("S1", depends_on="S1")), None,
+                        {("self_dependency", ("S1",))}, r"depends on itself; remove 'S1' from S1\.depends_on"),
+    "cycle": (plan(step("A", depends_on="C"), step("B", depends_on="A"), step("C", depends_on="B"), step("D")), None,
+              {("cycle", ("A", "B", "C"))}, r"'A' -> 'B' -> 'C' -> 'A'.*removing a dependency"),
+    "empty_action": (plan(step("S1", action="   ")), None,
+                     {("empty_action", ("S1",))}, r"'S1' has an empty action"),
+    "no_evidence": (plan(step("S1", expected_evidence="")), None,
+                    {("no_evidence", ("S1",))}, r"'S1' has no expected_evidence"),
+    "infeasible_fact": (plan(step("S1", requires="keys")), Contract(obtainable_facts=["S1_done"]),
+                        {("infeasible_fact", ("S1",)), ("unmet_requirement", ("S1",))},
+                        r"'keys', required by 'S1', is neither given nor obtainable"),
+    "missing_required": (plan(step("S1", kind="patch")), Contract(required=["patch", "verify"]),
+                         {("missing_required", ())}, r"requires a step with id or kind 'verify'.*kind: verify"),
+    "forbidden_step": (plan(step("S1", kind="delete_test"), step("S2")), Contract(forbidden=["delete_test", "S2"]),
+                       {("forbidden_step", ("S1",)), ("forbidden_step", ("S2",))},
+                       r"'S1' has kind 'delete_test', which the contract forbids"),
+    "order_violation": (plan(step("P", kind="patch"), step("V", kind="verify"), step("R", kind="reproduce")),
+                        Contract(must_precede=[("reproduce", "patch"), ("patch", "verify")]),
+                        {("order_violation", ("P", "R")), ("order_violation", ("V", "P"))},
+                        r"'reproduce' must precede 'patch', but 'R' is not an ancestor of step 'P'; "
+                        r"add 'R' to P\.depends_on"),
+    "unmet_requirement": (plan(step("S1"), step("S2", produces="built"), step("S5", depends_on="S1",
+                                                                            requires=["built", "S1_done"])),
+                          None, {("unmet_requirement", ("S5", "S2"))},
+                          r"'S5' requires 'built', which no dependency ancestor produces: 'S2' produces it but "
+                          r"is not an ancestor of 'S5'; add 'S2' to S5\.depends_on"),
+    "unknown_tool": (plan(step("S1", tool="rm_rf")), Contract(tools=TOOLS),
+                     {("unknown_tool", ("S1",))}, r"tool 'rm_rf', which the contract's tool registry does not list"),
+    "not_permitted": (plan(step("S1", tool="shell")), Contract(tools=TOOLS),
+                      {("not_permitted", ("S1",))}, r"'shell', which the contract does not permit"),
+    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B")),
+                       Contract(tools=TOOLS, intent="read"),
+                       {("outside_intent", ("S1",))}, r"'write_db', which writes, but the contract's intent is read"),
+    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db"), step("X", tool="write_db")),
+                          Contract(tools={"write_db": TOOLS["write_db"], "backup": ToolSpec()}),
+                          {("tool_precondition", ("W", "B")), ("tool_precondition", ("X", "B"))},
+                          r"'W' calls 'write_db', which needs 'backup' to have run first; 'B' calls 'backup' but "
+                          r"is not an ancestor of 'W'; add 'B' to W\.depends_on"),
+    "bad_placeholder": (plan(step("S1"), step("S2", arguments={"q": {"deep": ["{{S1.id}}", "x {{S9.id}}"]}}),
+                             step("S3", depends_on="S1", arguments={"ok": "{{S1.id}}"})), None,
+                        {("bad_placeholder", ("S2", "S1")), ("bad_placeholder", ("S2",))},
+                        r"S2\.arguments\.q\.deep\[0\] uses '\{\{S1\.id\}\}', but step 'S1' is not an ancestor of "
+                        r"'S2'; add 'S1' to S2\.depends_on"),
+    "no_artifact": (plan(step("S1", produces=())), None,
+                    {("no_artifact", ("S1",))}, r"'S1' produces no fact.*S1\.produces"),
+    "resource_conflict": (plan(step("S1", resources="db"), step("S2", resources="db"),
+                               step("S3", resources="db", depends_on=["S1", "S2"])), None,
+                          {("resource_conflict", ("S1", "S2"))},
+                          r"'S1' and 'S2' both hold 'db' and may run in parallel.*add 'S1' to S2\.depends_on"),
+    "high_risk_unguarded": (plan(step("S1", risk="high", rollback="revert"), step("S2", risk="high",
+                                                                              approval="CHG-1", rollback="r")),
+                            None, {("high_risk_unguarded", ("S1",))}, r"'S1' is high risk but has no approval"),
+    "forbidden_state": (plan(step("S1", produces="tests_deleted")), Contract(forbidden_states=["tests_deleted"]),
+                        {("forbidden_state", ("S1",))}, r"'S1' produces 'tests_deleted', a state the contract forbids"),
+}
+
+
+def test_every_code_has_a_case():
+    assert set(CASES) == {code for codes in CODES.values() for code in codes}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_finding_code(code):
+    p, contract, expected, pattern = CASES[code]
+    report = validate(p, contract)
+    assert {(f.code, f.steps) for f in report.findings} == expected
+    found = report.by_code()[code]
+    assert any(re.search(pattern, f.message) for f in found), [f.message for f in found]
+    layer = next(layer for layer, codes in CODES.items() if code in codes)
+    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code == "no_artifact" else "error")}
+    assert report.ok is (code == "no_artifact")
+
+
+def test_everything_at_once():
+    """Findings of every layer in one report; it does not stop at the first."""
+    p = plan(step("S1", action="", tool="shell"), step("S1"), step("S2", requires="nowhere", risk="high",
+                                                                   produces="tests_deleted"))
+    contract = Contract(required=["verify"], forbidden=["S2"], given_facts=["x"], forbidden_states=["tests_deleted"],
+                        tools=TOOLS)
+    codes = validate(p, contract).codes
+    assert codes == {"duplicate_id", "empty_action", "infeasible_fact", "missing_required", "forbidden_step",
+                     "unmet_requirement", "not_permitted", "high_risk_unguarded", "forbidden_state"}
+
+
+def test_cycle_lists_its_edges_and_skips_ancestry_layers():
+    p = plan(step("A", depends_on="B"), step("B", depends_on="A"), step("C", depends_on=["B", "E"]),
+             step("D", depends_on="E"), step("E", depends_on="D"), step("F", requires="nothing"))
+    report = validate(p, Contract(must_precede=[("A", "F")]))
+    cycles = report.by_code()["cycle"]
+    assert [(f.steps, f.edges) for f in cycles] == [(("A", "B"), (("A", "B"), ("B", "A"))),
+                                                    (("D", "E"), (("D", "E"), ("E", "D")))]
+    assert "unmet_requirement" not in report.codes and "order_violation" not in report.codes
+    assert any(s.startswith("semantics: order_violation, unmet_requirement not checked: the plan has a cycle")
+               for s in report.skipped)
+    assert any("resource_conflict" in s for s in report.skipped)
+
+
+def test_cycle_shown_is_the_shortest_through_the_smallest_id():
+    p = plan(step("A", depends_on=["B", "D"]), step("B", depends_on="A"), step("C", depends_on="A"),
+             step("D", depends_on="C"))
+    [f] = validate(p).findings
+    assert f.steps == ("A", "B", "C", "D") and f.edges == (("A", "B"), ("B", "A"))
+    assert "(4 steps are caught in it)" in f.message
+
+
+def test_a_long_cycle_is_elided_in_the_message_but_listed_in_full():
+    n = 30
+    [f] = validate(plan(*[step(f"S{i:02}", depends_on=f"S{(i - 1) % n:02}") for i in range(n)])).findings
+    assert len(f.edges) == n and f.edges[0] == ("S00", "S01") and f.edges[-1] == ("S29", "S00")
+    assert "'S00' -> 'S01' -> 'S02' -> 'S03' -> 'S04' -> ... (21 more) -> 'S26' -> 'S27' -> 'S28' -> 'S29' -> 'S00'" \
+        in f.message
+
+
+def test_findings_name_at_most_eight_other_steps():
+    producers = [step(f"P{i:02}", produces="x") for i in range(20)]
+    [f] = validate(plan(*producers, step("C", requires="x"))).findings
+    assert f.steps == ("C", *(f"P{i:02}" for i in range(8)))
+    assert "'P07' and 12 more produces it" in f.message and "add 'P00' to C.depends_on" in f.message
+
+
+def test_a_later_duplicate_is_checked_too():
+    report = validate(plan(step("A"), step("A", depends_on="ghost"), step("B", depends_on="B")))
+    assert {(f.code, f.steps) for f in report.findings} == {
+        ("duplicate_id", ("A",)), ("unknown_dependency", ("A",)), ("self_dependency", ("B",))}
+
+
+def test_unknown_dependency_skips_ancestry_checks():
+    report = validate(plan(step("A", depends_on="Z"), step("B", requires="A_done")))
+    assert report.codes == {"unknown_dependency"}
+    assert any("some dependencies name unknown steps" in s for s in report.skipped)
+
+
+# (budget, dangling ids named by S5..S8, how many unknown_dependency messages keep a "did you mean")
+HINT_BUDGETS = [
+    (100_000, ["S1x", "S2x", "S3x", "S4x"], 4),
+    (8, ["S1x", "S2x", "S3x", "S4x"], 1),  # one lookup over 8 ids, then the budget is spent
+    (8, ["S1x", "S1x", "S1x", "S1x"], 4),  # one name asked four times costs one lookup
+    (7, ["S1x", "S2x", "S3x", "S4x"], 0),
+]
+
+
+@pytest.mark.parametrize("budget, dangling, hinted", HINT_BUDGETS)
+def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget, dangling, hinted):
+    monkeypatch.setattr(context, "SUGGEST_BUDGET", budget)
+    p = plan(*[step(f"S{i}") for i in range(1, 5)],
+             *[step(f"S{i}", depends_on=d) for i, d in enumerate(dangling, 5)])
+    messages = [f.message for f in validate(p).findings if f.code == "unknown_dependency"]
+    assert len(messages) == 4
+    assert sum("did you mean" in m for m in messages) == hinted
+
+
+def test_without_contract_unmet_requirement_uses_premises():
+    p = plan(step("S1", requires=["assumed", "other"]), premises=["assumed"])
+    report = validate(p)
+    assert [(f.code, f.steps) for f in report.findings] == [("unmet_requirement", ("S1",))]
+    assert "'other', which no step produces and which is not given" in report.findings[0].message
+    assert any("no contract" in s for s in report.skipped)
+    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).ok
+
+
+def test_given_facts_satisfy_requirements():
+    p = plan(step("S1", requires="creds"))
+    assert not validate(p).ok
+    assert validate(p, Contract(given_facts=["creds"])).ok
+
+
+def test_fact_from_a_distant_ancestor_counts():
+    chain = [step("S0", produces="root")] + [step(f"S{i}", depends_on=f"S{i - 1}") for i in range(1, 80)]
+    chain.append(step("END", depends_on="S79", requires="root"))
+    assert validate(plan(*chain)).ok
+
+
+def test_producer_after_the_consumer_suggests_reordering():
+    p = plan(step("A", requires="late"), step("B", depends_on="A", produces="late"))
+    [f] = validate(p).findings
+    assert f.steps == ("A", "B")
+    assert "runs after 'A'" in f.message and "add 'B'" not in f.message
+
+
+def test_a_step_cannot_need_its_own_result():
+    [f] = validate(plan(step("A", requires="x", produces="x"))).findings
+    assert f.code == "unmet_requirement" and "which only 'A' itself produces" in f.message
+
+
+def test_order_violation_with_no_first_step():
+    [f] = validate(plan(step("V", kind="verify")), Contract(must_precede=[("patch", "verify")])).findings
+    assert f.code == "order_violation" and f.steps == ("V",) and "the plan has no other" in f.message
+
+
+def test_placeholder_ids_may_contain_dots():
+    p = plan(step("S3.v2"), step("S4", depends_on="S3.v2", arguments={"x": "{{S3.v2.result}}"}))
+    assert validate(p).ok
+
+
+def test_resource_chain_is_fine_and_big_resources_are_checked_as_a_chain():
+    n = 260  # above the pairwise limit: consecutive sharers are checked
+    chain = [step(f"S{i}", resources="repo", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
+    assert validate(plan(*chain)).ok
+    chain[130] = step("S130", resources="repo", depends_on="S128")  # S129 and S130 now parallel
+    chain[131] = step("S131", resources="repo", depends_on=["S129", "S130"])
+    report = validate(plan(*chain))
+    assert [f.steps for f in report.findings] == [("S129", "S130")]
+
+
+# -- properties, with NetworkX as the oracle -------------------------------------------------------
+
+@st.composite
+def random_plans(draw, acyclic: bool):
+    """A plan over n steps with random dependencies, facts, resources, kinds and placeholders."""
+    n = draw(st.integers(1, 14))
+    ids = [f"S{i}" for i in range(n)]
+    facts = [f"f{i}" for i in range(draw(st.integers(1, 6)))]
+    steps = []
+    for i, sid in enumerate(ids):
+        pool = ids[:i] if acyclic else ids
+        deps = draw(st.lists(st.sampled_from(pool), max_size=3, unique=True)) if pool else []
+        if not acyclic:
+            deps = [d for d in deps if d != sid]
+        ref = draw(st.sampled_from(ids))
+        steps.append(Step(
+            sid, f"do {sid}", expected_evidence="e", depends_on=deps,
+            requires=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+            produces=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+            resources=draw(st.lists(st.sampled_from(["r1", "r2"]), max_size=1)),
+            kind=draw(st.sampled_from([None, "a", "b"])),
+            arguments={"x": f"{{{{{ref}.out}}}}"} if draw(st.booleans()) else {},
+        ))
+    return Plan("g", steps, premises=draw(st.lists(st.sampled_from(facts), max_size=1)))
+
+
+def naive(p: Plan, contract: Contract) -> dict[str, set]:
+    """The obvious reference: per-step ancestor sets from NetworkX."""
+    g = to_graph(p)
+    anc = {v: nx.ancestors(g, v) for v in g}
+    given = set(p.premises) | set(contract.given_facts)
+    out: dict[str, set] = {"unmet_requirement": set(), "order_violation": set(), "resource_conflict": set(),
+                           "bad_placeholder": set()}
+    for s in p.steps:
+        for f in s.requires:
+            if f not in given and not any(f in g.nodes[a]["produces"] for a in anc[s.id]):
+                out["unmet_requirement"].add((s.id, f))
+        ref = s.arguments.get("x", "{{.}}")[2:].split(".")[0]
+        if s.arguments and ref not in anc[s.id]:
+            out["bad_placeholder"].add((s.id, ref))
+    for a, b in contract.must_precede:
+        firsts = {v for v in g if v == a or g.nodes[v]["kind"] == a}
+        for v in g:
+            if (v == b or g.nodes[v]["kind"] == b) and not firsts & anc[v]:
+                out["order_violation"].add((v, (a, b)))
+    for u in g:
+        for v in g:
+            if u < v and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
+                if u not in anc[v] and v not in anc[u]:
+                    out["resource_conflict"].add((u, v))
+    return out
+
+
+def observed(report: Report, contract: Contract) -> dict[str, set]:
+    out: dict[str, set] = {code: set() for code in ("unmet_requirement", "order_violation", "resource_conflict",
+                                                    "bad_placeholder")}
+    for f in report.findings:
+        if f.code == "unmet_requirement":
+            out[f.code].add((f.steps[0], re.search(r"requires '([^']*)'", f.message).group(1)))
+        elif f.code == "order_violation":
+            pair = next(p for p in contract.must_precede if f"'{p[0]}' must precede '{p[1]}'" in f.message
+                        or f"({p[1]!r}) must come after a {p[0]!r}" in f.message)
+            out[f.code].add((f.steps[0], pair))
+        elif f.code == "resource_conflict":
+            out[f.code].add(f.steps)
+        elif f.code == "bad_placeholder":
+            out[f.code].add((f.steps[0], re.search(r"\{\{([^.]*)\.", f.message).group(1)))
+    return out
+
+
+CONTRACT = Contract(must_precede=[("a", "b"), ("S0", "S3")], given_facts=["f0"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_plans(acyclic=False))
+def test_cycle_detection_agrees_with_networkx(p):
+    report = validate(p)
+    g = to_graph(p)
+    cycles = report.by_code().get("cycle", ())
+    assert (not cycles) == nx.is_directed_acyclic_graph(g)
+    sccs = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
+    assert [list(f.steps) for f in cycles] == sccs
+    for f in cycles:
+        assert all(g.has_edge(u, v) for u, v in f.edges)
+        assert [v for _, v in f.edges] == [u for u, _ in f.edges[1:]] + [f.edges[0][0]]  # a closed walk
+        assert len({u for u, _ in f.edges}) == len(f.edges)  # a simple cycle
+
+
+@pytest.mark.parametrize("tier", ["default", "bitsets"])
+@settings(max_examples=60, deadline=None)
+@given(p=random_plans(acyclic=True))
+def test_ancestor_rule_agrees_with_networkx(tier, p):
+    with pytest.MonkeyPatch.context() as mp:
+        if tier == "bitsets":  # no walks, tiny chunks: every far question goes through the bitset passes
+            mp.setattr(ancestry, "WALK_BUDGET", 1)
+            mp.setattr(ancestry, "GIVE_UP", 0)
+            mp.setattr(ancestry, "CHUNK_BITS", 2)
+        report = validate(p, CONTRACT)
+    assert observed(report, CONTRACT) == naive(p, CONTRACT)
+
+
+@settings(max_examples=50, deadline=None)
+@given(random_plans(acyclic=False), st.randoms(use_true_random=False))
+def test_findings_do_not_depend_on_step_order(p, rnd):
+    steps = list(p.steps)
+    rnd.shuffle(steps)
+    shuffled = p.replace(steps=tuple(steps))
+    assert validate(shuffled, CONTRACT) == validate(p, CONTRACT)
+    assert validate(p, CONTRACT).to_dict() == validate(p, CONTRACT).to_dict()
+
+
+# -- Report ---------------------------------------------------------------------------------------
+
+def test_report_sorted_by_layer_then_code_then_steps():
+    p = plan(step("B", produces=()), step("A", produces=(), expected_evidence=""), step("C", depends_on="Z"))
+    report = validate(p)
+    assert [(f.layer, f.code, f.steps) for f in report.findings] == [
+        ("structure", "no_evidence", ("A",)), ("structure", "unknown_dependency", ("C",)),
+        ("static", "no_artifact", ("A",)), ("static", "no_artifact", ("B",))]
+    assert [f.code for f in report.errors] == ["no_evidence", "unknown_dependency"]
+    assert len(report.warnings) == 2 and not report.ok
+    assert [f.code for f in report.for_step("A")] == ["no_evidence", "no_artifact"]
+    assert list(report.by_code()) == ["no_artifact", "no_evidence", "unknown_dependency"]
+
+
+def test_import_findings_pass_through_first():
+    imported = Finding("dangling_reference", "import", "error", "step 'S2' names <node-9>", ("S2",))
+    report = validate(plan(step("S1"), step("S2")).replace(import_findings=(imported,)))
+    assert report.findings == (imported,) and not report.ok
+
+
+def test_to_text_lines_and_verdict():
+    report = validate(plan(step("A", depends_on="B"), step("B", depends_on="A"), step("C", produces=())))
+    lines = report.to_text().splitlines()
+    assert lines[0].startswith("error  cycle  A, B  steps depend on each other in a cycle: 'A' -> 'B' -> 'A'")
+    assert lines[1].startswith("warning  no_artifact  C  step 'C' produces no fact")
+    assert lines[-1] == "not ok: 1 error, 1 warning"
+    assert any(line.startswith("skipped: semantics") for line in lines)
+    assert validate(plan(step("A"))).to_text().splitlines()[-1] == "ok: no findings"
+    assert validate(plan(step("A", produces=()))).verdict() == "ok (1 warning)"
+
+
+def test_to_text_escapes_control_characters():
+    sid = "S1\x1b[31m\nfake line"
+    report = validate(plan(step(sid, depends_on=sid), step("S2", arguments={"k\r": "{{S9.x}}"})))
+    text = report.to_text()
+    assert "\x1b" not in text and "\r" not in text
+    assert len(text.splitlines()) == len(report.findings) + len(report.skipped) + 1
+    assert "S1\\x1b[31m\\nfake line" in text
+
+
+def test_to_dict_is_json():
+    report = validate(plan(step("A", depends_on="B"), step("B", depends_on="A")))
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["ok"] is False and data["errors"] == 1 and data["warnings"] == 0
+    assert data["findings"][0] == {"code": "cycle", "layer": "structure", "severity": "error",
+                                   "steps": ["A", "B"], "edges": [["A", "B"], ["B", "A"]],
+                                   "message": report.findings[0].message, "where": "A.depends_on"}
+    assert data["skipped"] == list(report.skipped)
+
+
+def test_to_text_names_the_place_of_a_finding():
+    found = Finding("dangling_reference", "import", "error", "no task 7", ("node-1",), where="record 17, task_links[2]")
+    report = validate(plan(step("A")).replace(import_findings=(found,)))
+    assert report.findings[0].where == "record 17, task_links[2]"
+    assert report.to_text().splitlines()[0].endswith("no task 7  [record 17, task_links[2]]")
+
+
+class _Table(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_repr_html_is_an_escaped_table():
+    evil = "<script>alert(1)</script>"
+    p = plan(step("<b>x</b>", action=evil, depends_on="<img src=x onerror=alert(1)>"))
+    html_text = validate(p)._repr_html_()
+    assert "<script>" not in html_text and "<img" not in html_text and "<b>" not in html_text
+    parser = _Table()
+    parser.feed(html_text)
+    assert "script" not in parser.tags and "img" not in parser.tags
+    assert parser.rows[0] == ["severity", "layer", "code", "steps", "message", "where"]
+    [row] = parser.rows[1:]
+    assert row[:4] == ["error", "structure", "unknown_dependency", "<b>x</b>"]
+    assert "'<img src=x onerror=alert(1)>'" in row[4]
+    assert row[5] == "<b>x</b>.depends_on"
+
+
+def test_evil_action_in_a_message_is_escaped():
+    evil = "<script>alert(1)</script>"
+    p = plan(step("S1"), step("S2", arguments={"q": f"{{{{{evil}.x}}}}"}))
+    report = validate(p)
+    assert evil in report.findings[0].message
+    assert evil not in report._repr_html_() and "&lt;script&gt;" in report._repr_html_()
+
+
+def test_summarize_many_reports():
+    reports = [validate(plan(step("A"))), validate(plan(step("A", depends_on="A"), step("B", produces=()))),
+               validate(plan(step("A", produces=()), step("B", produces=())))]
+    s = summarize(reports)
+    assert (s.plans, s.plans_with_errors) == (3, 1)
+    assert dict(s.counts) == {"no_artifact": 3, "self_dependency": 1}
+    assert dict(s.plans_by_code) == {"no_artifact": 2, "self_dependency": 1}
+    assert s.to_dict() == {"plans": 3, "plans_with_errors": 1, "counts": {"no_artifact": 3, "self_dependency": 1},
+                           "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
+                           "severities": {"no_artifact": "warning", "self_dependency": "error"}}
+    text = s.to_text().splitlines()
+    assert text[0] == "3 plans, 1 with errors"
+    assert re.match(r"no_artifact\s+warning\s+3\s+2$", text[2])
+    assert re.match(r"self_dependency\s+error\s+1\s+1$", text[3])
+
+
+# -- prepare ----------------------------------------------------------------------------------------
+
+def test_prepare_returns_a_good_plan(cache_plan):
+    assert prepare(cache_plan, cache_plan.contract) is cache_plan
+
+
+def test_prepare_raises_schema_error_on_structure():
+    with pytest.raises(SchemaError, match=r"structure is broken: .*cycle") as info:
+        prepare(plan(step("A", depends_on="B"), step("B", depends_on="A")), Contract())
+    assert info.value.report.codes == {"cycle"}
+
+
+def test_prepare_refuses_an_infeasible_plan():
+    p = plan(step("S1"), step("S2", depends_on="S1", requires=["creds", "S1_done"]), step("S3", requires="creds"))
+    out = prepare(p, Contract(obtainable_facts=["S1_done", "S2_done", "S3_done"], forbidden=["S3"]))
+    assert isinstance(out, PlanningFailure) and not out
+    assert out.unsatisfiable == ("creds",)
+    assert "'creds', required by 'S2', 'S3'" in out.reason
+    assert out.report.by_code()["infeasible_fact"]
+
+
+def test_prepare_raises_semantic_error():
+    with pytest.raises(SemanticError, match=r"does not satisfy its contract: .*'verify'") as info:
+        prepare(plan(step("S1")), Contract(required=["verify"]))
+    assert info.value.report.codes == {"missing_required"}
+
+
+def test_prepare_lets_static_findings_through_for_the_runtime():
+    p = plan(step("S1", produces="tests_deleted"))
+    assert prepare(p, Contract(forbidden_states=["tests_deleted"])) is p
+
+
+# -- grading ----------------------------------------------------------------------------------------
+
+def test_grade():
+    p = plan(step("R", kind="reproduce"), step("P", kind="patch"), step("D", kind="delete_test", depends_on="R"))
+    contract = Contract(required=["reproduce", "patch", "verify"], forbidden=["delete_test"],
+                        must_precede=[("reproduce", "patch")])
+    g = grade(p, contract)
+    assert g == Grade(False, 2 / 3, ("D",), (("reproduce", "patch"),), ("verify",))
+    assert g.to_dict()["order_violations"] == [["reproduce", "patch"]]
+    text = g.to_text()
+    assert "admissible: no" in text and "required recall: 0.67 (missing: verify)" in text
+    assert "forbidden steps present: D" in text and "order violations: reproduce < patch" in text
+    ok = grade(plan(step("R", kind="reproduce")), Contract(required=["reproduce"]))
+    assert (ok.admissible, ok.required_recall, ok.forbidden_present, ok.order_violations) == (True, 1.0, (), ())
+
+
+def test_grade_needs_a_contract():
+    with pytest.raises(PlanFormatError, match="grading needs a contract"):
+        grade(plan(step("A")))
+
+
+def test_grade_many_table(cache_plan):
+    bad = plan(step("X", kind="delete_test"))
+    table = grade_many([("cache", cache_plan, cache_plan.contract), (bad, cache_plan.contract)])
+    assert isinstance(table, GradeTable)
+    assert [(name, g.admissible) for name, g in table.rows] == [("cache", True), ("#2", False)]
+    assert table.admissible_rate == 0.5
+    lines = table.to_text().splitlines()
+    assert lines[0].split() == ["plan", "admissible", "recall", "forbidden", "order", "violations"]
+    assert lines[1].split() == ["cache", "yes", "1.00", "0", "0"]
+    assert lines[2].split() == ["#2", "no", "0.00", "0", "0"]
+    assert lines[-1] == "2 plans, 50% admissible, mean required recall 0.50"
+    assert json.loads(json.dumps(table.to_dict()))["rows"][1]["name"] == "#2"
+    parser = _Table()
+    parser.feed(table._repr_html_())
+    assert parser.rows[1] == ["cache", "yes", "1.00", "0", "0"]
+    with pytest.raises(PlanFormatError, match="expected"):
+        grade_many([(cache_plan,)])
+
+
+# (function, plan argument, contract argument, the message)
+WRONG_ARGUMENTS = [
+    (validate, "plan.yaml", None, r"^validate\(plan=...\) expects a planviz Plan, got str 'plan\.yaml'; .*load_plan"),
+    (validate, None, None, r"^validate\(plan=...\) expects a planviz Plan, got NoneType None"),
+    (validate, "PLAN", "contract.yaml",
+     r"^validate\(contract=...\) expects a planviz Contract or None, got str 'contract\.yaml'; .*load_contract"),
+    (prepare, "PLAN", {"required": ["verify"]}, r"^prepare\(contract=...\) expects a planviz Contract or None, got dict"),
+    (grade, "PLAN", 3, r"^grade\(contract=...\) expects a planviz Contract or None, got int 3"),
+    (grade, {"goal": "g"}, Contract(), r"^grade\(plan=...\) expects a planviz Plan, got dict"),
+]
+
+
+@pytest.mark.parametrize("func, plan_arg, contract_arg, match", WRONG_ARGUMENTS)
+def test_wrong_argument_types_are_named(cache_plan, func, plan_arg, contract_arg, match):
+    with pytest.raises(PlanvizTypeError, match=match):
+        func(cache_plan if plan_arg == "PLAN" else plan_arg, contract_arg)
+
+
+# (plan, contract, how the infeasible_fact finding says to fix it)
+INFEASIBLE_FIXES = [
+    (plan(step("A", produces="x"), step("B", depends_on="A", requires="x")), Contract(given_facts=["g"]),
+     r"'A' produces it, but contract\.obtainable_facts does not list it: add it there"),
+    (plan(step("B", requires="creds")), Contract(obtainable_facts=["B_done"]),
+     r"obtain it outside the plan and list it in contract\.given_facts"),
+]
+
+
+@pytest.mark.parametrize("p, contract, fix", INFEASIBLE_FIXES)
+def test_infeasible_fact_names_the_fix_and_the_place(p, contract, fix):
+    [f] = validate(p, contract).by_layer("feasibility")
+    assert f.code == "infeasible_fact" and f.steps == ("B",) and f.where == "B.requires"
+    assert re.search(fix, f.message), f.message
+
+
+# cases as a user may write them -> (names, admissible)
+GRADE_CASE_SHAPES = [
+    (lambda good, bad: [good, bad], ["#1", "#2"], [True, False]),
+    (lambda good, bad: [("good", good), ("bad", bad)], ["good", "bad"], [True, False]),
+    (lambda good, bad: [(good, None), ("bad", bad, good.contract)], ["#1", "bad"], [True, False]),
+    (lambda good, bad: [[good, good.contract]], ["#1"], [True]),
+]
+
+
+@pytest.mark.parametrize("make, names, admissible", GRADE_CASE_SHAPES)
+def test_grade_many_case_shapes(cache_plan, make, names, admissible):
+    bad = plan(step("X", kind="delete_test"), contract=cache_plan.contract)
+    table = grade_many(make(cache_plan, bad))
+    assert [name for name, _ in table.rows] == names
+    assert [g.admissible for _, g in table.rows] == admissible
+
+
+@pytest.mark.parametrize("case", [("only-a-name",), ("a", "b", "c", "d"), "cache", 42, None])
+def test_grade_many_names_a_malformed_case(case):
+    with pytest.raises(PlanFormatError, match=r"^cases\[0\]: expected \(name, plan, contract\), .* got "):
+        grade_many([case])
+
+
+# a step listing a fact twice -> one finding per (step, fact)
+REPEATED_REQUIREMENTS = [
+    (plan(step("B", requires=["y", "y"])), [("B",)]),
+    (plan(step("A", produces="x"), step("B", requires=["x", "x", "y", "y"])), [("B",), ("B", "A")]),
+    (plan(step("A", produces="x"), step("B", depends_on=["A", "A"], requires=["x", "x"])), []),
+]
+
+
+@pytest.mark.parametrize("p, expected", REPEATED_REQUIREMENTS)
+def test_a_requirement_listed_twice_is_reported_once(p, expected):
+    found = [f for f in validate(p).findings if f.code == "unmet_requirement"]
+    assert sorted(f.steps for f in found) == sorted(expected)
+
+
+# arguments -> the bad_placeholder findings' places: a placeholder repeated in one string is one finding
+REPEATED_PLACEHOLDERS = [
+    ({"x": "{{Z.v}} and {{Z.v}}"}, ["B.arguments.x"]),
+    ({"x": "{{C.v}}, {{C.v}}, {{Z.v}}"}, ["B.arguments.x", "B.arguments.x"]),
+    ({"x": "{{Z.v}}", "y": "{{Z.v}}"}, ["B.arguments.x", "B.arguments.y"]),
+    ({"x": "{{A.v}} {{A.v}}"}, []),
+]
+
+
+@pytest.mark.parametrize("arguments, places", REPEATED_PLACEHOLDERS)
+def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places):
+    p = plan(step("A"), step("B", depends_on="A", arguments=arguments), step("C"))
+    assert sorted(f.where for f in validate(p).findings if f.code == "bad_placeholder") == places

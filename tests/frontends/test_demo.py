@@ -1,0 +1,123 @@
+"""The first ten minutes: `make demo` writes its files and they parse; the README's code runs as written."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from planviz import load_trace, parse_plan, validate
+from planviz.frontends.demo import FILES, main
+
+ROOT = Path(__file__).resolve().parents[2]
+SVG = "{http://www.w3.org/2000/svg}svg"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """Run ``python -m planviz.frontends.demo OUT`` once, as ``make demo`` does; (out dir, stdout)."""
+    out = tmp_path_factory.mktemp("demo") / "out"
+    done = subprocess.run([sys.executable, "-m", "planviz.frontends.demo", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out, done.stdout
+
+
+def test_writes_every_file_and_says_so(demo):
+    out, stdout = demo
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    for name in FILES:
+        assert f"wrote {out / name}" in stdout
+
+
+@pytest.mark.parametrize("name", ["plan.svg", "side_effect.svg"])
+def test_svgs_are_xml(demo, name):
+    root = ET.parse(demo[0] / name).getroot()
+    assert root.tag == SVG
+    assert root.iter("{http://www.w3.org/2000/svg}g")
+
+
+def test_side_effect_picture_shows_voided_and_kept(demo):
+    svg = (demo[0] / "side_effect.svg").read_text(encoding="utf-8")
+    assert "status-invalidated" in svg
+    plan_svg = (demo[0] / "plan.svg").read_text(encoding="utf-8")
+    assert "status-invalidated" not in plan_svg
+
+
+def test_png_is_a_png(demo):
+    assert (demo[0] / "plan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_is_self_contained_html_with_the_stepper(demo):
+    html = (demo[0] / "report.html").read_text(encoding="utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html")
+    assert "<script" in html and "range" in html  # the stepper's slider
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
+
+
+def test_trace_is_json_lines_and_loads_back(demo):
+    path = demo[0] / "trace.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert all(isinstance(json.loads(line), dict) for line in lines)
+    run = load_trace(path)
+    assert run.outcome == "plan_complete"
+    assert [p.version for p in run.plans] == [1, 2]
+
+
+@pytest.mark.parametrize("needle", [
+    "makespan 29 min", "serial time 32 min", "S0 -> S1 -> S3 -> S4",  # critical path
+    "forbidden_step", "missing_required",                             # the broken plan's findings
+    "refused by prepare(), unsatisfiable=('deploy_credentials',)",    # refusal
+    "voided: S3, S4; kept: S0, S1, S2",                               # the side effect's scope
+    "direct", "workflow", "planner",                                  # the comparison
+])
+def test_prints_what_it_found(demo, needle):
+    assert needle in demo[1]
+
+
+def test_bad_usage_exits_2(capsys):
+    assert main(["a", "b"]) == 2
+    assert "usage" in capsys.readouterr().err
+
+
+def _readme_blocks() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+def test_readme_python_runs_and_prints_what_it_says(tmp_path):
+    """The README's API tour and import example run as written (in a scratch dir) and print their comments."""
+    blocks = _readme_blocks()
+    assert len(blocks) >= 2
+    for block in blocks:
+        done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        for line in block.splitlines():
+            call, _, comment = line.partition("  # ")
+            if call.startswith("print(") and comment.strip():
+                assert comment.strip() in done.stdout, f"README says {comment.strip()!r} for {call.strip()}"
+    assert {"plan.svg", "trace.jsonl", "report.html"} <= {p.name for p in tmp_path.iterdir()}
+
+
+def _section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else None]
+
+
+@pytest.mark.parametrize("title", ["Plan files", "Importing planner outputs"])
+def test_readme_plan_examples_load_and_validate_clean(title):
+    """Every YAML/JSON/text plan shown in these README sections loads as shown and has no error."""
+    blocks = re.findall(r"```(yaml|json|text)\n(.*?)```", _section(title), re.S)
+    assert blocks
+    for lang, block in blocks:
+        plan = parse_plan(block)
+        report = validate(plan, plan.contract)
+        assert report.ok, f"README {lang} example does not validate:\n{block}\n{report.to_text()}"

@@ -1,0 +1,126 @@
+"""metrics, compare, attribute: the figures of a run (hand-computed on the worked example)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Comparison, Contract, Fault, Metrics, Plan, Recorder, Step, attribute, compare, metrics, simulate
+
+# Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
+# fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
+#         critical_path_delay, tool_calls, time
+TABLE = [
+    # no fault: the critical path, nothing repeated
+    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 29.0)),
+    # S4 fails at 29; S3.v2 29-35, S4.v2 35-45; S3 was done when voided (S4 had failed): distance 1
+    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 45.0)),
+    # S3 fails at 19; S1.v2 19-27, S3.v2 27-33, S4.v2 33-43; of S1, S3, S4 only S1 was done
+    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 43.0)),
+    # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
+    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 37.0)),
+    # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
+    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 29.0)),
+    # S2 fails at 8 while S1 runs; everything not done is void (nothing completed lost); v2 from S0: 8+8+6+10
+    ("planner", ("S2:goal_change",), (True, 1.0, 0, 2, 1, 0, 3.0, 7, 32.0)),
+    # direct, file order: S3 fails at 22, S4 then runs with S3 not done: one precondition error
+    ("direct", ("S3:withdraw",), (False, 0.6, 1, 0, 0, 0, None, 5, 32.0)),
+    # workflow stops at the side effect: S0..S3 done
+    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 29.0)),
+]
+
+
+@pytest.mark.parametrize("strategy, faults, expected", TABLE, ids=lambda v: str(v))
+def test_metrics_on_the_worked_example(cache_plan, strategy, faults, expected):
+    m = metrics(simulate(cache_plan, faults=[Fault.parse(f) for f in faults], strategy=strategy))
+    assert m == Metrics(*expected)
+
+
+def test_direct_in_a_bad_file_order_counts_precondition_errors(cache_plan):
+    shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
+    m = metrics(simulate(shuffled, strategy="direct"))
+    # S3 runs before S1 and S2 (error), fails; S4 then runs with S3 not done (error)
+    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (2, 0.6, False, 5)
+
+
+def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
+    rec = Recorder(clock=lambda: 1.0)
+    rec.propose(plan)
+    rec.start("B")  # not ready: a precondition error
+    rec.fail("B", "x missing", "unmet_precondition")
+    rec.start("rm -rf cache")  # not a step of the plan: an invalid step
+    rec.fail("rm -rf cache", "not in the plan", "tool_error")
+    rec.start("A")
+    rec.complete("A")
+    rec.start("B")
+    rec.complete("B")
+    rec.stop("plan_complete")
+    m = metrics(rec.run)
+    assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success) == (1, 2, 4, True)
+    assert attribute(rec.run) == "executor"
+
+
+@pytest.mark.parametrize("depends_on", ["ghost", "A"])  # a missing step; a cycle
+def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on=depends_on)])
+    rec = Recorder(clock=lambda: 1.0)
+    rec.propose(plan)
+    rec.stop("plan_complete")
+    m = metrics(rec.run)
+    assert (m.success, m.critical_path_delay, m.time) == (True, None, 1.0)
+    assert attribute(rec.run) == "planner"
+
+
+def test_metrics_render():
+    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 45.0)
+    assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
+    text = m.to_text()
+    assert "executability        0.80" in text and "critical_path_delay  -" in text and "success              yes" in text
+    html = m._repr_html_()
+    assert html.count("<tr>") == 9 and "<td>45</td>" in html
+    assert set(Metrics.describe()) == set(m.to_dict())
+
+
+@pytest.mark.parametrize("strategy, faults, contract, expected", [
+    ("planner", (), None, "contract"),
+    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), "planner"),
+    ("workflow", (), Contract(required=["deploy"]), "planner"),
+    ("planner", ("S1:missing_evidence",), None, "executor"),
+    ("planner", ("S3:tool_error",), None, "executor"),
+    ("planner", ("S2:extra_fact:tests_deleted",), None, "executor"),
+    ("direct", ("S1:transient",), None, "executor"),
+    ("planner", ("S4:side_effect",), None, "environment"),
+    ("planner", ("S3:withdraw",), None, "environment"),
+    ("planner", ("S1:premise_false",), None, "environment"),
+    ("workflow", ("S1:transient",), None, "environment"),
+    ("workflow", ("S3:extra_fact:not key_builder_located",), None, "environment"),
+])
+def test_attribute(cache_plan, strategy, faults, contract, expected):
+    run = simulate(cache_plan, contract, faults=[Fault.parse(f) for f in faults], strategy=strategy)
+    assert attribute(run, contract) == expected
+
+
+def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
+    table = compare(cache_plan, [Fault("S4", "side_effect")])
+    assert isinstance(table, Comparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
+    planner = table.rows[-1]
+    assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
+    assert [r.outcome for r in table.rows] == ["step_failed", "step_failed", "plan_complete"]
+    assert [r.attribution for r in table.rows] == ["environment"] * 3
+    text = table.to_text().splitlines()
+    assert text[0] == "faults: S4:side_effect"
+    assert text[1].split()[:3] == ["strategy", "outcome", "success"]
+    assert text[-1].split()[:4] == ["planner", "plan_complete", "yes", "1.00"]
+    d = table.to_dict()
+    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][0]["success"] is False
+    one = compare(cache_plan, (), strategies=("planner",), workers=1)
+    assert len(one.rows) == 1 and one.rows[0].metrics.time == 32.0
+
+
+def test_compare_html_escapes_plan_text():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x")])
+    table = compare(plan, [Fault("A", "extra_fact", "<script>alert(1)</script>")])
+    html = table._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert html.count("<tr>") == 1 + 3

@@ -1,0 +1,456 @@
+"""simulate: simulated runs, faults, scoped recovery, replanning, frames."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planviz import (
+    Contract,
+    ExecutionState,
+    Fault,
+    Observation,
+    Plan,
+    SimulationError,
+    Step,
+    changed_completed,
+    critical_path,
+    reachable,
+    redundant_work,
+    simulate,
+)
+from planviz.errors import UnknownStepError
+from planviz.runs.events import OUTCOMES
+from planviz.runs.simulation import STRATEGIES, idempotent
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def starts(run) -> Counter:
+    return Counter(e.step for e in run.events if e.kind == "start")
+
+
+def final(run) -> dict[str, str]:
+    return dict(run.events[-1].statuses)
+
+
+def kinds(run) -> list[str]:
+    return [e.kind for e in run.events]
+
+
+# --------------------------------------------------------------------------- faults
+
+@pytest.mark.parametrize("text, expected", [
+    ("S4:side_effect", Fault("S4", "side_effect")),
+    ("S3:withdraw:key_builder_located", Fault("S3", "withdraw", "key_builder_located")),
+    ("S1:transientx3", Fault("S1", "transient", times=3)),
+    ("S3:withdraw:a:b:x2", Fault("S3", "withdraw", "a:b", 2)),
+    ("S2:extra_fact:not leak_reproduced", Fault("S2", "extra_fact", "not leak_reproduced")),
+    (" S4 : side_effect", Fault("S4", "side_effect")),
+    ("S3:withdraw:a:x2:x1", Fault("S3", "withdraw", "a:x2")),  # a fact that looks like a repeat count
+])
+def test_fault_parse(text, expected):
+    assert Fault.parse(text) == expected
+    assert Fault.parse(str(expected)) == expected
+
+
+@pytest.mark.parametrize("text, match", [
+    ("S4", "STEP:KIND"),
+    ("S4:explode", "unknown fault kind 'explode'.*side_effect"),
+    ("S4:extra_fact", "needs the fact observed"),
+    ("S1:transientx0", "times must be an integer >= 1"),
+])
+def test_fault_parse_rejects(text, match):
+    with pytest.raises(SimulationError, match=match):
+        Fault.parse(text)
+
+
+# --------------------------------------------------------------------------- the worked example, planner
+
+ALL_DONE = {s: "done" for s in ("S0", "S1", "S2", "S3", "S4")}
+
+# fault -> (outcome, final statuses, plan ids at the end, number of starts per original step, end time)
+PLANNER_TABLE = [
+    ((), "plan_complete", ALL_DONE, 29.0),
+    (("S1:transient",), "plan_complete", ALL_DONE, 37.0),
+    (("S1:transientx3",), "step_failed",
+     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}, 29.0),
+    (("S3:tool_error",), "step_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}, 19.0),
+    (("S3:withdraw",), "plan_complete",
+     {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"}, 43.0),
+    (("S4:side_effect",), "plan_complete",
+     {"S0": "done", "S1": "done", "S2": "done", "S3.v2": "done", "S4.v2": "done"}, 45.0),
+    (("S4:side_effectx3",), "replan_limit",
+     {"S0": "done", "S1": "done", "S2": "done", "S3.v3": "invalidated", "S4.v3": "invalidated"}, 61.0),
+    (("S1:missing_evidence",), "expected_evidence_missing",
+     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}, 13.0),
+    (("S2:goal_change",), "plan_complete",
+     {"S0": "done", "S1.v2": "done", "S2.v2": "done", "S3.v2": "done", "S4.v2": "done"}, 32.0),
+    (("S1:premise_false",), "premise_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "ready", "S4": "pending"}, 13.0),
+    (("S2:extra_fact:tests_deleted",), "forbidden_state",
+     {"S0": "done", "S1": "ready", "S2": "done", "S3": "pending", "S4": "pending"}, 8.0),
+    (("S3:extra_fact:cache_warm",), "plan_complete", ALL_DONE, 29.0),
+    (("S3:extra_fact:not key_builder_located",), "plan_complete",
+     {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"}, 43.0),
+]
+
+
+@pytest.mark.parametrize("faults, outcome, statuses, end", PLANNER_TABLE, ids=lambda v: str(v)[:40])
+def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
+    run = simulate(cache_plan, faults=[Fault.parse(f) for f in faults])
+    assert run.outcome == outcome
+    assert final(run) == statuses
+    assert run.events[-1].time == end
+    assert run.events[-1].kind == "stop" and run.events[-1].outcome == outcome
+    assert starts(run)["S0"] == 1  # no fault here ever voids the reproduction
+
+
+@pytest.mark.parametrize("strategy, outcome, statuses", [
+    ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
+    ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
+    ("direct", "step_failed", {"A": "failed", "B": "failed", "C": "done"}),
+])
+def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strategy, outcome, statuses):
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x"),
+                      Step("C", "c", expected_evidence="e", produces="y")])
+    run = simulate(plan, strategy=strategy)
+    assert (run.outcome, final(run)) == (outcome, statuses)
+
+
+def test_direct_says_which_dependency_and_fact_were_unmet(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S1", "tool_error")], strategy="direct")
+    fail = next(e for e in run.events if e.kind == "fail" and e.step == "S3")
+    assert fail.message == ("'S3' ran with unmet preconditions: dependency 'S1' not done; "
+                            "fact 'key_builder_located' not held")
+
+
+def test_complete_message_names_each_extra_fact_once(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "extra_fact", "cache_warm")])
+    done = next(e for e in run.events if e.kind == "complete" and e.step == "S4")
+    assert done.message == "'S4' complete: hit_rate_ok, isolation_verified; also observed cache_warm"
+
+
+def test_side_effect_redoes_the_patch_and_its_verification_only(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    inv = next(e for e in run.events if e.kind == "invalidate")
+    assert inv.voided == {"S3", "S4"} and inv.kept == {"S0", "S1", "S2"}
+    assert inv.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3": "invalidated", "S4": "invalidated"}
+    assert "patch_applied" not in inv.facts and {"leak_reproduced", "key_builder_located"} <= inv.facts
+    assert starts(run) == Counter({"S0": 1, "S1": 1, "S2": 1, "S3": 1, "S4": 1, "S3.v2": 1, "S4.v2": 1})
+    v2 = run.plans[-1]
+    assert (v2.version, v2.parent, v2.invalidated) == (2, run.plans[0], ("S3", "S4"))
+    assert v2.step("S3.v2").revises == "S3" and v2.step("S4.v2").depends_on == ("S3.v2",)
+    assert "side_effect at 'S4'" in v2.trigger
+    assert kinds(run).count("replan") == 1
+
+
+def test_withdrawn_fact_returns_to_its_producer_and_keeps_the_other_branch(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S3", "withdraw", "key_builder_located")])
+    fail = next(e for e in run.events if e.kind == "fail")
+    assert (fail.step, fail.category) == ("S3", "precondition")
+    withdraw = next(e for e in run.events if e.kind == "withdraw")
+    assert "key_builder_located" not in withdraw.facts
+    inv = next(e for e in run.events if e.kind == "invalidate")
+    assert inv.voided == {"S1", "S3", "S4"} and inv.kept == {"S0", "S2"}
+    assert inv.statuses["S2"] == "done" and inv.statuses["S1"] == "invalidated"
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S1.v2", "S3.v2", "S4.v2"]
+    assert starts(run)["S2"] == 1 and run.outcome == "plan_complete"
+
+
+def test_transient_fault_retries_without_replanning(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S1", "transient", times=2)])
+    assert run.outcome == "plan_complete"
+    assert starts(run)["S1"] == 3 and kinds(run).count("retry") == 2
+    assert "replan" not in kinds(run) and "invalidate" not in kinds(run) and len(run.plans) == 1
+    retry = next(e for e in run.events if e.kind == "retry")
+    assert retry.statuses["S1"] == "ready" and retry.attempt == 2
+
+
+@pytest.mark.parametrize("max_retries, outcome, s1_starts", [(0, "step_failed", 1), (1, "step_failed", 2),
+                                                             (2, "step_failed", 3), (3, "plan_complete", 4)])
+def test_retries_are_capped_by_the_contract(cache_plan, max_retries, outcome, s1_starts):
+    contract = cache_plan.contract.__class__(**{**cache_plan.contract.__dict__, "max_retries": max_retries})
+    run = simulate(cache_plan, contract, faults=[Fault("S1", "transient", times=3)])
+    assert run.outcome == outcome and starts(run)["S1"] == s1_starts
+    if outcome == "step_failed":
+        tries = "once" if s1_starts == 1 else f"{s1_starts} times"
+        assert run.events[-1].message == (f"step_failed: 'S1' failed {tries}; retries are capped at "
+                                          f"max_retries={max_retries}")
+
+
+def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
+    plan = cache_plan.replace(steps=[s if s.id != "S3" else s.__class__(**{**s.__dict__, "rollback": ""})
+                                     for s in cache_plan.steps])
+    assert not idempotent(plan.step("S3")) and idempotent(cache_plan.step("S3"))
+    run = simulate(plan, faults=[Fault("S3", "transient")])
+    assert run.outcome == "step_failed" and "retry" not in kinds(run)
+    assert "not safe to retry" in run.events[-1].message
+    assert simulate(cache_plan, faults=[Fault("S3", "transient")]).outcome == "plan_complete"
+
+
+def test_conflict_records_both_sources_and_overwrites_nothing(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S3", "extra_fact", "not key_builder_located")], strategy="workflow")
+    conflict = next(e for e in run.events if e.kind == "conflict")
+    (c,) = conflict.conflicts
+    assert (c.fact, c.source, c.contradicts, c.verified_by) == ("not key_builder_located", "S3",
+                                                                 "key_builder_located", "S1")
+    assert "key_builder_located" in conflict.facts and "not key_builder_located" not in conflict.facts
+    assert run.events[-1].conflicts == (c,)
+
+
+def test_a_given_fact_withdrawn_blocks_the_route():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", requires="g", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
+    run = simulate(plan, Contract(given_facts=["g"], obtainable_facts=["x", "y"]), faults=[Fault("A", "withdraw")])
+    assert run.outcome == "blocked"
+    assert final(run) == {"A": "failed", "B": "invalidated"}
+    assert "'g'" in run.events[-1].message
+
+
+def test_refused_before_anything_runs(cache_plan):
+    contract = Contract(given_facts=["the service uses the level-1 cache"], obtainable_facts=["leak_reproduced"])
+    run = simulate(cache_plan, contract)
+    assert run.outcome == "refused" and kinds(run) == ["propose", "stop"]
+    assert "infeasible" in run.events[-1].message and "key_builder_located" in run.events[-1].message
+    cyclic = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="B"),
+                        Step("B", "b", expected_evidence="e", depends_on="A")])
+    assert simulate(cyclic).outcome == "refused"
+    assert simulate(cyclic, strategy="workflow").outcome == "blocked"
+
+
+# --------------------------------------------------------------------------- replanning
+
+def test_replan_limit(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect", times=3)])
+    assert run.outcome == "replan_limit" and kinds(run).count("replan") == 2
+    assert run.events[-1].message == "replan_limit: a revision is needed but the run already made 2 (max_replans=2)"
+    assert [p.ids[-2:] for p in run.plans] == [("S3", "S4"), ("S3.v2", "S4.v2"), ("S3.v3", "S4.v3")]
+    assert run.plans[2].step("S3.v3").revises == "S3.v2"
+
+
+@pytest.mark.parametrize("propose", [
+    lambda goal, contract, state, plan: plan,
+    lambda goal, contract, state, plan: plan.replace(steps=tuple(reversed(plan.steps))),  # same steps, reordered
+])
+def test_an_identical_revision_ends_the_run(cache_plan, propose):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
+    assert run.outcome == "no_new_route" and "replan" not in kinds(run)
+    assert run.events[-1].message.startswith("no_new_route: the replanner proposed the same steps as plan v1 "
+                                             "(trigger: side_effect at 'S4': ")
+
+
+def test_a_user_replanner_gets_the_state_and_its_route_runs(cache_plan):
+    seen = {}
+
+    def propose(goal, contract, state, plan):
+        seen.update(goal=goal, completed=state.completed, facts=state.facts)
+        fix = Step("S3b", "Patch the key builder and the warm-up path", kind="patch", duration=4,
+                   depends_on=["S1", "S2"], requires=["key_builder_located", "isolation_test_written"],
+                   produces=["patch_applied"], expected_evidence="a diff", rollback="git revert", revises="S3")
+        verify = Step("S4b", "Verify again", kind="verify", duration=10, depends_on=["S3b"], requires="patch_applied",
+                      produces=["isolation_verified", "hit_rate_ok"], expected_evidence="both tests pass")
+        return Plan(goal, [*plan.steps[:3], fix, verify], premises=plan.premises)
+
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
+    assert run.outcome == "plan_complete" and run.plans[-1].ids == ("S0", "S1", "S2", "S3b", "S4b")
+    assert seen["completed"] == {"S0", "S1", "S2"} and "patch_applied" not in seen["facts"]
+    v2 = run.plans[-1]
+    assert v2.version == 2 and v2.parent is run.plans[0] and v2.invalidated == ("S3", "S4")
+    assert run.events[-1].time == 29 + 4 + 10
+
+
+def test_a_revision_redefining_completed_work_is_refused(cache_plan):
+    def propose(goal, contract, state, plan):
+        s0 = plan.step("S0").__class__(**{**plan.step("S0").__dict__, "action": "pretend it was reproduced"})
+        return plan.replace(steps=(s0, *plan.steps[1:3]))
+
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
+    assert run.outcome == "refused" and "S0" in run.events[-1].message
+
+
+def test_redundant_work_and_changed_completed(cache_plan):
+    state = ExecutionState(frozenset({"S0"}), frozenset({"leak_reproduced", "key_builder_located"}))
+    assert redundant_work(state, cache_plan) == ("S1",)
+    other = cache_plan.replace(steps=(cache_plan.steps[0].__class__("S0", "guess", expected_evidence="e"),
+                                      *cache_plan.steps[1:]))
+    assert changed_completed(cache_plan, other, {"S0"}) == ("S0",)
+    assert changed_completed(cache_plan, other, {"S1"}) == ()
+
+
+# --------------------------------------------------------------------------- strategies
+
+STRATEGY_TABLE = [
+    ("workflow", "S4:side_effect", "step_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "done", "S4": "failed"}),
+    ("workflow", "S3:withdraw", "step_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "invalidated"}),
+    ("workflow", "S1:transient", "plan_complete", ALL_DONE),
+    ("workflow", "S1:premise_false", "plan_complete", ALL_DONE),
+    ("workflow", "S1:missing_evidence", "expected_evidence_missing",
+     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}),
+    ("direct", "S1:transient", "step_failed",
+     {"S0": "done", "S1": "failed", "S2": "done", "S3": "failed", "S4": "failed"}),
+    ("direct", "S1:missing_evidence", "step_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "failed"}),
+    ("direct", "S3:withdraw", "step_failed",
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "failed"}),
+]
+
+
+@pytest.mark.parametrize("strategy, fault, outcome, statuses", STRATEGY_TABLE)
+def test_strategy_table(cache_plan, strategy, fault, outcome, statuses):
+    run = simulate(cache_plan, faults=[Fault.parse(fault)], strategy=strategy)
+    assert (run.strategy, run.outcome, final(run)) == (strategy, outcome, statuses)
+    assert "replan" not in kinds(run)
+
+
+def test_direct_runs_in_file_order_one_at_a_time_without_checks(cache_plan):
+    shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
+    run = simulate(shuffled, strategy="direct")
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S3", "S1", "S2", "S4"]
+    assert run.outcome == "step_failed" and final(run)["S3"] == "failed"
+    assert next(e for e in run.events if e.kind == "fail").category == "unmet_precondition"
+    assert run.events[-1].time == 32.0
+    assert simulate(shuffled, strategy="workflow").outcome == "plan_complete"
+
+
+def test_workers_limit_starts_the_lower_id_first(cache_plan):
+    run = simulate(cache_plan, workers=1)
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S4"]
+    assert max(sum(v == "running" for v in e.statuses.values()) for e in run.events) == 1
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"strategy": "yolo"}, SimulationError, "unknown strategy 'yolo'.*planner"),
+    ({"workers": 0}, SimulationError, "workers must be"),
+    ({"faults": [Fault("S9", "transient")]}, UnknownStepError, "no step 'S9'"),
+    ({"faults": [Fault("S0", "withdraw")]}, SimulationError, "requires no fact"),
+    ({"faults": ["S4:side_effect"]}, SimulationError, "expected Fault values"),
+    ({"faults": "S4:side_effect"}, SimulationError, r"faults must be a list of Fault values, got 'S4:side_effect'; write faults=\[Fault.parse\('S4:side_effect'\)\]"),
+    ({"faults": [Fault("S1", "premise_false", "nope")]}, SimulationError, "'nope' is not a premise.*level-1 cache"),
+    ({"faults": [Fault("S1", "missing_evidence", "nope")]}, SimulationError,
+     "'S1' does not produce 'nope'; it produces \\['key_builder_located'\\]"),
+])
+def test_bad_arguments(cache_plan, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        simulate(cache_plan, **kwargs)
+
+
+def test_observation_normalises_facts():
+    obs = Observation(True, "x", ["y"])
+    assert obs.facts == {"x"} and obs.withdrawn == {"y"} and obs.kind == "ok"
+
+
+# --------------------------------------------------------------------------- properties
+
+@st.composite
+def plans(draw, max_steps=8):
+    n = draw(st.integers(1, max_steps))
+    steps = []
+    for i in range(n):
+        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
+        requires = [f"f{j}" for j in deps if draw(st.booleans())]
+        steps.append(Step(f"S{i}", f"step {i}", expected_evidence=f"f{i} observed", depends_on=[f"S{j}" for j in deps],
+                          requires=requires, produces=[f"f{i}"], duration=draw(st.integers(0, 9)),
+                          kind=draw(st.sampled_from([None, "patch", "verify"]))))
+    order = draw(st.permutations(range(n)))
+    return Plan("random goal", [steps[i] for i in order], premises=["p"])
+
+
+@st.composite
+def plans_and_faults(draw):
+    plan = draw(plans())
+    ids = sorted(plan.ids)
+    faults = []
+    for _ in range(draw(st.integers(0, 3))):
+        step = plan.step(draw(st.sampled_from(ids)))
+        kinds_ = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false",
+                  "extra_fact"] + (["withdraw"] if step.requires else [])
+        kind = draw(st.sampled_from(kinds_))
+        fact = draw(st.sampled_from(["noise", "not f0", "not p"])) if kind == "extra_fact" else None
+        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3))))
+    return plan, faults
+
+
+def _check_frames(run):
+    assert [e.index for e in run.events] == list(range(len(run.events)))
+    assert run.events[0].kind == "propose" and run.events[-1].kind == "stop"
+    assert run.outcome in OUTCOMES and run.outcome == run.state.outcome
+    times = [e.time for e in run.events]
+    assert times == sorted(times)
+    for e in run.events:
+        plan = next(p for p in run.plans if p.version == e.plan_version)
+        assert set(e.statuses) == set(plan.ids)
+        assert e.ready == {s for s, v in e.statuses.items() if v == "ready"}
+        if e.kind != "stop":  # blocked = remaining steps the analysis says can no longer be reached
+            done = {s for s, v in e.statuses.items() if v == "done"}
+            reach = reachable(plan, done, e.facts).steps
+            rest = {s for s, v in e.statuses.items() if v in ("pending", "ready", "blocked")}
+            assert {s for s in rest if e.statuses[s] == "blocked"} == rest - reach
+    assert run.state.completed >= {s for s, v in run.events[-1].statuses.items() if v == "done"}
+
+
+@SETTINGS
+@given(plans_and_faults(), st.sampled_from(["workflow", "planner"]), st.sampled_from([None, 1, 2]))
+def test_no_step_starts_unready(pf, strategy, workers):
+    plan, faults = pf
+    run = simulate(plan, faults=faults, workers=workers, strategy=strategy)
+    _check_frames(run)
+    for before, e in zip(run.events, run.events[1:]):
+        if e.kind == "start":
+            assert e.step in before.ready, (e.step, before.statuses)
+            step = next(p for p in run.plans if p.version == e.plan_version).step(e.step)
+            assert set(step.requires) <= before.facts
+        if workers is not None:
+            assert sum(v == "running" for v in e.statuses.values()) <= workers
+    assert sum(e.kind == "replan" for e in run.events) <= Contract().max_replans
+
+
+@SETTINGS
+@given(plans_and_faults(), st.sampled_from(STRATEGIES), st.sampled_from([None, 1, 3]))
+def test_same_inputs_same_run(pf, strategy, workers):
+    plan, faults = pf
+    first = simulate(plan, faults=faults, workers=workers, strategy=strategy)
+    _check_frames(first)
+    assert simulate(plan, faults=faults, workers=workers, strategy=strategy) == first
+
+
+@SETTINGS
+@given(plans(), st.sampled_from(["workflow", "planner"]))
+def test_without_faults_the_run_ends_at_the_makespan_or_the_serial_time(plan, strategy):
+    schedule = critical_path(plan)
+    run = simulate(plan, strategy=strategy)
+    assert run.outcome == "plan_complete" and run.events[-1].time == schedule.makespan
+    assert simulate(plan, workers=1, strategy=strategy).events[-1].time == schedule.serial_time
+    direct = simulate(plan, strategy="direct")
+    assert direct.events[-1].time == schedule.serial_time
+    assert direct.events[-1].statuses == run.events[-1].statuses or direct.outcome == "step_failed"
+
+
+# --------------------------------------------------------------------------- command line
+
+def test_cli_simulate(tmp_path, capsys):
+    import json
+
+    from planviz import load_trace
+    from planviz.examples import path
+    from planviz.frontends.cli import main
+
+    trace = tmp_path / "run.jsonl"
+    code = main(["simulate", str(path("cache_isolation")), "--fault", "S4:side_effect", "--json", "--trace", str(trace)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["outcome"] == "plan_complete" and out["voided"] == ["S3", "S4"]
+    assert out["metrics"]["replans"] == 1 and out["metrics"]["time"] == 45.0
+    assert load_trace(trace).plans[-1].ids == ("S0", "S1", "S2", "S3.v2", "S4.v2")
+    code = main(["simulate", str(path("cache_isolation")), "--fault", "S3:withdraw:key_builder_located",
+                 "--strategy", "workflow"])
+    text = capsys.readouterr().out
+    assert code == 1 and "outcome: step_failed" in text and "voided: S4" in text and "executability        0.60" in text
+    assert main(["simulate", str(path("cache_isolation")), "--fault", "S4:explode"]) == 2
+    assert "unknown fault kind 'explode'" in capsys.readouterr().err

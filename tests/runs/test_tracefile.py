@@ -1,0 +1,323 @@
+"""save_trace, load_trace, parse_trace: JSON Lines traces (round trip, truncation, errors) and the Recorder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planviz import (
+    Contract,
+    Fault,
+    Observation,
+    Plan,
+    Recorder,
+    SimulationError,
+    Step,
+    ToolSpec,
+    load_trace,
+    save_trace,
+    simulate,
+)
+from planviz.errors import TraceFormatError
+from planviz.runs.tracefile import SCHEMA, SCHEMA_VERSION, run_to_lines
+
+FAULTS = ["", "S4:side_effect", "S3:withdraw", "S1:transientx2", "S2:goal_change", "S1:premise_false",
+          "S3:extra_fact:not key_builder_located", "S4:side_effectx3", "S1:missing_evidence"]
+
+
+@pytest.mark.parametrize("strategy", ["direct", "workflow", "planner"])
+@pytest.mark.parametrize("fault", FAULTS)
+def test_round_trip(tmp_path, cache_plan, strategy, fault):
+    run = simulate(cache_plan, faults=[Fault.parse(fault)] if fault else [], strategy=strategy)
+    path = tmp_path / "run.jsonl"
+    save_trace(run, path)
+    loaded = load_trace(path)
+    assert loaded == run
+    assert [p.version for p in loaded.plans] == [p.version for p in run.plans]
+    assert all(a.parent is None if i == 0 else a.parent is loaded.plans[i - 1] for i, a in enumerate(loaded.plans))
+    assert loaded.contract == cache_plan.contract and loaded.strategy == strategy
+
+
+def test_the_file_is_a_header_then_one_record_per_line(tmp_path, cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    path = tmp_path / "run.jsonl"
+    save_trace(run, path)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["type"] == "header"
+    assert (records[0]["schema"], records[0]["version"]) == (SCHEMA, SCHEMA_VERSION)
+    assert records[0]["faults"] == [{"step": "S4", "kind": "side_effect", "fact": None, "times": 1}]
+    types = [r["type"] for r in records[1:]]
+    assert types.count("event") == len(run.events) and types.count("plan") == 2
+    # each plan version is written just before the first event that shows it
+    replan_at = next(i for i, r in enumerate(records) if r["type"] == "event" and r["event"]["kind"] == "replan")
+    assert records[replan_at - 1]["type"] == "plan" and records[replan_at - 1]["plan"]["version"] == 2
+    assert records[replan_at - 1]["plan"]["parent_ref"] == 0
+
+
+def test_a_truncated_trace_loads_up_to_its_last_whole_event(tmp_path, cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    text = "".join(run_to_lines(run))
+    lines = text.splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2], encoding="utf-8")
+    loaded = load_trace(cut)
+    whole_events = sum(1 for line in lines[:-3] if '"type":"event"' in line)
+    assert loaded.events == run.events[:whole_events]
+    assert loaded.outcome is None and loaded.state.outcome is None
+    assert loaded.plans == run.plans
+    cut.write_text("".join(lines[:-1]), encoding="utf-8")  # cut exactly at a line end
+    assert load_trace(cut).events == run.events[:-1]
+
+
+def _bad(lines: list[str], n: int, text: str) -> list[str]:
+    out = list(lines)
+    out[n - 1] = text + "\n"
+    return out
+
+
+def _event_line(lines, n, **changes):
+    record = json.loads(lines[n - 1])
+    record["event"].update(changes)
+    for key in [k for k, v in changes.items() if v is ...]:
+        del record["event"][key]
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize("edit, line, match", [
+    (lambda ls: _bad(ls, 4, "{not json"), 4, "not a JSON object"),
+    (lambda ls: _bad(ls, 4, "[1, 2]"), 4, "expected a JSON object, got list"),
+    (lambda ls: _bad(ls, 1, '{"type": "event"}'), 1, "expected a trace header"),
+    (lambda ls: _bad(ls, 1, json.dumps({"type": "header", "schema": SCHEMA, "version": 99})), 1,
+     "schema version 99 is not supported; this planviz reads version 1"),
+    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "unknown record type 'frame'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind=...)), 4, "missing field 'kind'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, index=7)), 4, "event index 7 out of order; expected 1"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, plan_version=5)), 4, "plan version 5"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time="soon")), 4, "time must be a number"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses=["S0"])), 4, "statuses must be an object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind="explode")), 4, "unknown event kind 'explode'; expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses={"S0": "exploded"})), 4,
+     "step 'S0' has unknown status 'exploded'; expected one of pending"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, outcome="won")), 4, "unknown outcome 'won'; expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, facts="abc")), 4, "facts must be a list of strings, got 'abc'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, ready=[1])), 4, r"ready must be a list of strings, got \[1\]"),
+    (lambda ls: _bad(ls, 4, '{"type": "event", "event": [1]}'), 4, r"bad event record: event must be a JSON object, got \[1\]"),
+    (lambda ls: _bad(ls, 2, '{"type": "plan", "plan": null}'), 2, "bad plan record: plan must be a JSON object, got None"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, observation=[1])), 4, "observation must be a JSON object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, conflicts="c")), 4, "conflicts must be a list of objects, got 'c'"),
+    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "faults": 5})), 1,
+     "bad header: faults must be a list of objects, got 5"),
+    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "contract": [1]})), 1,
+     r"bad header: contract must be a JSON object, got \[1\]"),
+])
+def test_a_bad_trace_says_which_line_and_why(tmp_path, cache_plan, edit, line, match):
+    lines = run_to_lines(simulate(cache_plan))
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(l if l.endswith("\n") else l + "\n" for l in edit(lines)), encoding="utf-8")
+    with pytest.raises(TraceFormatError, match=match) as info:
+        load_trace(path)
+    assert info.value.line == line and str(path) in str(info.value) and f":{line}:" in str(info.value)
+
+
+def test_an_empty_trace_is_an_error(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(TraceFormatError, match="empty trace"):
+        load_trace(tmp_path / "empty.jsonl")
+
+
+def test_contract_tools_and_step_arguments_survive(tmp_path):
+    plan = Plan("g", [Step("step_1", "lookup", expected_evidence="e", tool="search", arguments={"q": "x", "n": [1, 2]},
+                           produces="r"),
+                      Step("step_2", "use", expected_evidence="e", depends_on="step_1", requires="r",
+                           arguments={"v": "{{step_1.r}}"}, produces="done")],
+                time_unit="s", unknowns=["u"])
+    contract = Contract(tools={"search": ToolSpec(writes=False, preconditions=["auth"])}, intent="read",
+                        obtainable_facts=["r", "done"], given_facts=["g0"])
+    run = simulate(plan, contract, faults=[Fault("step_2", "goal_change")])
+    save_trace(run, tmp_path / "t.jsonl")
+    loaded = load_trace(tmp_path / "t.jsonl")
+    assert loaded == run and loaded.contract.tools["search"].preconditions == ("auth",)
+    assert loaded.plans[-1].step("step_2.v2").arguments == {"v": "{{step_1.r}}"}
+
+
+@st.composite
+def random_runs(draw):
+    n = draw(st.integers(1, 6))
+    steps = []
+    for i in range(n):
+        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=2))) if i else []
+        steps.append(Step(f"S{i}", f"step {i}", expected_evidence="e", depends_on=[f"S{j}" for j in deps],
+                          requires=[f"f{j}" for j in deps], produces=[f"f{i}"], duration=draw(st.integers(0, 5)),
+                          kind=draw(st.sampled_from([None, "patch"]))))
+    plan = Plan("g", steps, premises=["p"])
+    kinds = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false"]
+    faults = [Fault(f"S{draw(st.integers(0, n - 1))}", draw(st.sampled_from(kinds)), times=draw(st.integers(1, 3)))
+              for _ in range(draw(st.integers(0, 2)))]
+    return simulate(plan, faults=faults, strategy=draw(st.sampled_from(["direct", "workflow", "planner"])),
+                    workers=draw(st.sampled_from([None, 1])))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(random_runs())
+def test_random_runs_round_trip(tmp_path, run):
+    path = tmp_path / "r.jsonl"
+    save_trace(run, path)
+    assert load_trace(path) == run
+
+
+# --------------------------------------------------------------------------- recorder
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def fake_agent(rec: Recorder, clock: FakeClock, plan: Plan) -> None:
+    """A small agent: reproduces, locates, hits a tool error, retries, patches, then finds its premise fact gone."""
+    rec.propose(plan)
+    rec.start("S0")
+    clock.now = 5
+    rec.complete("S0")
+    rec.start("S1")
+    clock.now = 7
+    rec.fail("S1", "grep timed out", "transient")
+    rec.retry("S1")
+    rec.start("S1")
+    clock.now = 12
+    rec.observe("S1", Observation(True, {"key_builder_located", "uses_l1"}, kind="ok", data={"file": "keys.py:42"}))
+    rec.start("S2")
+    clock.now = 15
+    rec.observe("S2", Observation(True, set(), kind="ok"))  # the test was not written: evidence missing
+    rev = Plan(plan.goal, [*plan.steps[:2], Step("S2b", "write the test again", expected_evidence="a failing test",
+                                                 depends_on="S0", produces="isolation_test_written"),
+                           Step("S3", "patch", expected_evidence="diff", depends_on=["S1", "S2b"],
+                                requires=["key_builder_located", "isolation_test_written"], produces="patched")])
+    rec.replan(rev, "S2 produced no test")
+    rec.start("S2b")
+    clock.now = 18
+    rec.complete("S2b")
+    rec.start("S3")
+    clock.now = 20
+    rec.observe("S3", Observation(False, withdrawn={"key_builder_located"}, kind="precondition",
+                                  data={"message": "the key is built elsewhere"}))
+    rec.stop("blocked", "the agent gave up")
+
+
+@pytest.fixture
+def small_plan() -> Plan:
+    return Plan("fix the cache", [
+        Step("S0", "reproduce", expected_evidence="failing test", produces="leak_reproduced"),
+        Step("S1", "locate", expected_evidence="file:line", depends_on="S0", requires="leak_reproduced",
+             produces="key_builder_located"),
+        Step("S2", "write the test", expected_evidence="a failing test", depends_on="S0",
+             produces="isolation_test_written"),
+        Step("S3", "patch", expected_evidence="diff", depends_on=["S1", "S2"],
+             requires=["key_builder_located", "isolation_test_written"], produces="patched")])
+
+
+def test_recorder_frames_a_real_failed_run(tmp_path, small_plan):
+    clock = FakeClock()
+    rec = Recorder(path=tmp_path / "live.jsonl", clock=clock)
+    fake_agent(rec, clock, small_plan)
+    run = rec.run
+    assert run.strategy == "recorded" and run.outcome == "blocked"
+    assert [e.kind for e in run.events] == [
+        "propose", "start", "complete", "start", "fail", "retry", "start", "complete", "start", "fail", "replan",
+        "start", "complete", "start", "fail", "withdraw", "stop"]
+    by_kind = {}
+    for e in run.events:
+        by_kind.setdefault(e.kind, []).append(e)
+    assert by_kind["fail"][0].category == "transient" and by_kind["fail"][0].time == 7
+    assert by_kind["fail"][1].category == "evidence" and "isolation_test_written" in by_kind["fail"][1].message
+    assert by_kind["retry"][0].statuses["S1"] == "ready"
+    assert "uses_l1" in by_kind["complete"][1].facts  # extra observed facts are kept
+    replan = by_kind["replan"][0]
+    assert (replan.plan_version, replan.voided) == (2, {"S2"})
+    assert run.plans[1].parent is run.plans[0] and run.plans[1].trigger == "S2 produced no test"
+    assert replan.statuses == {"S0": "done", "S1": "done", "S2b": "ready", "S3": "pending"}
+    withdraw = by_kind["withdraw"][0]
+    assert "key_builder_located" not in withdraw.facts and withdraw.statuses["S3"] == "failed"
+    assert run.events[-1].statuses == {"S0": "done", "S1": "done", "S2b": "done", "S3": "failed"}
+    assert run.state.completed == {"S0", "S1", "S2b"} and run.state.observations[1][1].data == {"file": "keys.py:42"}
+    # streamed as it happened, and saved on demand: both load back to the same run
+    assert load_trace(tmp_path / "live.jsonl") == run
+    rec.save(tmp_path / "saved.jsonl")
+    assert load_trace(tmp_path / "saved.jsonl") == run
+
+
+def test_a_crashed_recording_loads_up_to_its_last_event(tmp_path, small_plan):
+    clock = FakeClock()
+    path = tmp_path / "live.jsonl"
+    rec = Recorder(path=path, clock=clock)
+    rec.propose(small_plan)
+    rec.start("S0")
+    clock.now = 5
+    rec.complete("S0")
+    with open(path, "a", encoding="utf-8") as fh:  # the process died while writing the next line
+        fh.write('{"type":"event","event":{"index":3,"ti')
+    loaded = load_trace(path)
+    assert loaded.events == rec.run.events and loaded.outcome is None
+    assert loaded.events[-1].statuses == {"S0": "done", "S1": "ready", "S2": "ready", "S3": "pending"}
+
+
+def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan):
+    rec = Recorder(clock=lambda: 0.0)
+    rec.propose(small_plan)
+    for sid in ("S0", "S2"):
+        rec.start(sid)
+        rec.complete(sid)
+    rec.start("S1")
+    events = rec.observe("S1", Observation(True, {"key_builder_located"}, withdrawn={"isolation_test_written"}))
+    assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"]
+    assert events[-1].voided == {"S3"} and events[-1].statuses["S3"] == "invalidated"
+    assert events[-1].message == "no longer reachable after the observation of 'S1': S3"
+
+
+def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="ghost"),
+                      Step("C", "c", expected_evidence="e", depends_on="A", requires="x")])
+    rec = Recorder(clock=lambda: 0.0)
+    assert rec.propose(plan).statuses == {"A": "ready", "B": "blocked", "C": "pending"}
+    rec.start("A")
+    events = rec.observe("A", Observation(True, {"x"}, withdrawn={"x"}))
+    assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"] and events[-1].voided == {"C"}
+
+
+def test_recorder_refuses_misuse(small_plan):
+    rec = Recorder(clock=lambda: 0.0)
+    with pytest.raises(SimulationError, match="cannot start 'S0': no plan was proposed"):
+        rec.start("S0")
+    with pytest.raises(SimulationError, match="cannot finish 'S0': no plan was proposed"):
+        rec.complete("S0")
+    with pytest.raises(SimulationError, match="cannot fail 'S0': no plan was proposed"):
+        rec.fail("S0", "boom")
+    with pytest.raises(SimulationError, match="cannot retry 'S0': no plan was proposed"):
+        rec.retry("S0")
+    with pytest.raises(SimulationError, match="cannot invalidate 'S0, S1': no plan was proposed"):
+        rec.invalidate(["S1", "S0"], "void")
+    assert rec.run.events == ()
+    rec.propose(small_plan)
+    with pytest.raises(SimulationError, match="unknown outcome 'done'.*plan_complete"):
+        rec.stop("done")
+    rec.stop("step_failed")
+    with pytest.raises(SimulationError, match="already stopped"):
+        rec.start("S0")
+
+
+def test_every_plan_record_names_its_version(cache_plan, tmp_path):
+    import json
+
+    from planviz import Fault, save_trace, simulate
+
+    path = tmp_path / "run.jsonl"
+    save_trace(simulate(cache_plan, faults=[Fault("S4", "side_effect")]), path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    plans = [r["plan"] for r in records if r["type"] == "plan"]
+    assert [p["version"] for p in plans] == [1, 2]

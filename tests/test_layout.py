@@ -1,0 +1,164 @@
+"""The package layout keeps its promises (docs/architecture.md).
+
+- the stages flow one way: no module imports a later stage, not even inside a function;
+- no module is much over 400 lines;
+- no module shares its name with a public function, so ``import planviz.X`` never shadows ``planviz.X``;
+- every planviz class a public function takes or returns is exported from ``planviz`` and lives in a public module;
+- validate, render, simulate and the HTML report work with ipywidgets unavailable.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+
+import planviz
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "planviz"
+
+# stage of each top-level part of the package; a module may import its own stage or an earlier one
+STAGES = {"errors": 0, "plan": 1, "examples": 1, "structure": 2, "checks": 3, "analysis": 3, "runs": 4,
+          "pictures": 5, "frontends": 6, "__init__": 7, "__main__": 7}
+SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but neither reads the other
+MAX_LINES = 420
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def part_of(module: str) -> str:
+    """``planviz.runs.machine`` -> ``runs``; ``planviz.errors`` -> ``errors``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def dotted(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """Every planviz module ``path`` imports, anywhere in the file (functions included), with its line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = dotted(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "planviz"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "planviz":
+                continue
+            if target == "planviz":
+                out += [(node.lineno, f"planviz.{a.name}") for a in node.names]
+            else:
+                out.append((node.lineno, target))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("planviz"):
+                out.append((node.lineno, first.value))
+    return out
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_flow_one_way(path):
+    mine = part_of(dotted(path))
+    for line, target in imported(path):
+        theirs = part_of(target)
+        if theirs not in STAGES:  # a public name imported lazily by planviz/__init__
+            continue
+        assert STAGES[theirs] <= STAGES[mine] and (mine, theirs) not in SIBLINGS, (
+            f"{path.relative_to(ROOT)}:{line} ({mine}, stage {STAGES[mine]}) imports {target} "
+            f"({theirs}, stage {STAGES[theirs]}): a stage reads only itself and earlier stages, "
+            "and checks and analysis never read each other")
+
+
+def test_every_part_has_a_stage():
+    parts = {part_of(dotted(p)) for p in modules()}
+    assert parts <= set(STAGES), f"parts without a stage in STAGES (and docs/architecture.md): {parts - set(STAGES)}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_stay_small(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by concept (about 400 at most)"
+
+
+def test_no_module_is_named_like_a_public_function():
+    functions = {name for name in planviz.__all__ if callable(getattr(planviz, name))
+                 and not isinstance(getattr(planviz, name), type)}
+    clashes = sorted(f"{dotted(p)}" for p in modules() if p.stem in functions)
+    assert not clashes, f"modules named like public functions (name modules for nouns): {clashes}"
+
+
+def _planviz_classes(annotation: object) -> set[type]:
+    found: set[type] = set()
+    stack = [annotation]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, type) and a.__module__.startswith("planviz") and not getattr(a, "_is_protocol", False):
+            found.add(a)
+        stack.extend(typing.get_args(a))
+    return found
+
+
+PUBLIC_FUNCTIONS = sorted(name for name in planviz.__all__
+                          if callable(getattr(planviz, name)) and not isinstance(getattr(planviz, name), type))
+
+
+def test_the_type_check_sees_the_types():
+    seen = set().union(*(_planviz_classes(h) for n in PUBLIC_FUNCTIONS
+                         for h in typing.get_type_hints(getattr(planviz, n)).values()))
+    assert {planviz.Run, planviz.Schedule, planviz.TimelinePoint, planviz.Explorer, planviz.Report} <= seen
+
+
+@pytest.mark.parametrize("name", PUBLIC_FUNCTIONS)
+def test_types_a_public_function_takes_or_returns_are_exported(name):
+    hints = typing.get_type_hints(getattr(planviz, name))
+    for cls in set().union(*map(_planviz_classes, hints.values())):
+        assert getattr(planviz, cls.__name__, None) is cls, f"{name} uses {cls.__qualname__}, not exported from planviz"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in planviz.__all__ if isinstance(getattr(planviz, n), type)))
+def test_public_types_live_in_public_modules(name):
+    cls = getattr(planviz, name)
+    assert not any(part.startswith("_") for part in cls.__module__.split(".")), (
+        f"{name} is defined in {cls.__module__}; public types live in public modules")
+
+
+NO_WIDGETS = """
+import sys, tempfile, pathlib
+sys.modules["ipywidgets"] = None
+import planviz
+plan = planviz.examples.load("cache_isolation")
+assert planviz.validate(plan).ok
+planviz.render(plan).svg
+run = planviz.simulate(plan, faults=[planviz.Fault("S4", "side_effect")])
+out = pathlib.Path(tempfile.mkdtemp())
+planviz.report_html(run, out / "run.html")
+planviz.save_trace(run, out / "run.jsonl")
+from planviz.frontends.cli import main
+assert main(["report", str(out / "run.jsonl"), "-o", str(out / "again.html")]) == 0
+assert "ipywidgets" not in {m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}
+print("ok")
+"""
+
+
+def test_everything_but_the_explorer_works_without_ipywidgets():
+    done = subprocess.run([sys.executable, "-c", NO_WIDGETS], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
