@@ -42,7 +42,7 @@ _EXPORTS = {
     "analysis.scope": ("failure_scope", "Scope"),
     "analysis.blocking": ("why_blocked", "BlockReason"),
     "runs.fault": ("Fault",),
-    "runs.events": ("Run", "Event", "Observation", "ExecutionState", "Conflict"),
+    "runs.events": ("Run", "Event", "Frame", "Observation", "ExecutionState", "Conflict"),
     "runs.revision": ("redundant_work", "changed_completed", "reissue"),
     "runs.simulation": ("simulate",),
     "runs.recorder": ("Recorder",),

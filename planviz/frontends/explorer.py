@@ -321,7 +321,7 @@ class Explorer(w.VBox):
         if not events:
             self.caption.value = '<span class="pv-empty">this run has no events</span>'
             return
-        e = event_row(events[index])
+        e = event_row(self._run, index)
         n = len(events)
         self.diagram.value = f'<div class="pv-frame">{self._frame(index)}</div>'
         self.caption.value = caption_html(e, n, self._plan.time_unit)

@@ -110,7 +110,7 @@ def report_html(run: Any, path: str | Path) -> Path:
     chunks, frames = pack_frames([frame_svg(run, i) for i in range(len(run.events))])
     first = run.plans[0] if run.plans else plan_of(run, 0)
     unit = first.time_unit
-    data = {"chunks": chunks, "frames": frames, "events": [event_row(e) for e in run.events], "unit": unit}
+    data = {"chunks": chunks, "frames": frames, "events": [event_row(run, i) for i in range(len(run.events))], "unit": unit}
     try:
         gantt = gantt_svg(run, critical_path(first), now=0.0, unit=unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart

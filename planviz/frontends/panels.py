@@ -6,7 +6,7 @@ ipywidgets.
 
 >>> from planviz import examples, simulate
 >>> run = simulate(examples.load("cache_isolation"))
->>> event_row(run.events[1])["kind"], frame_svg(run, 1).startswith("<svg")
+>>> event_row(run, 1)["kind"], frame_svg(run, 1).startswith("<svg")
 ('start', True)
 """
 
@@ -18,6 +18,7 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import PlanvizError
 from ..pictures.drawing import render
+from ..runs.events import Run
 from ..runs.measures import metrics
 
 __all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html"]
@@ -45,12 +46,13 @@ def frame_svg(run: Any, index: int) -> str:
     return _PROLOG.sub("", svg, count=1)
 
 
-def event_row(event: Any) -> dict:
-    """The JSON-able summary of one event (sorted lists, plain types)."""
+def event_row(run: Run, index: int) -> dict:
+    """The JSON-able summary of event ``index`` and the frame after it (sorted lists, plain types)."""
+    event, frame = run.events[index], run.frame(index)
     return {
         "index": int(event.index), "time": float(event.time), "kind": str(event.kind),
         "step": event.step or "", "message": str(event.message or ""), "version": int(event.plan_version),
-        "facts": sorted(event.facts), "ready": sorted(event.ready),
+        "facts": sorted(frame.facts), "ready": sorted(frame.ready),
         "voided": sorted(getattr(event, "voided", ()) or ()), "kept": sorted(getattr(event, "kept", ()) or ()),
     }
 

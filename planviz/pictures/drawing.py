@@ -38,6 +38,7 @@ import pygraphviz as pgv
 
 from ..errors import LayoutTimeout, PlanvizTypeError, RenderError
 from ..plan.model import Plan
+from ..runs.events import Run
 from ..structure.graph import to_graph
 from .captions import (
     EVENT_LINES,
@@ -60,7 +61,6 @@ from .style import (
     STATUS_PLACEHOLDER,
     Mark,
     edge_marks,
-    frame_state,
     legend_keys,
     node_attrs,
     node_marks,
@@ -92,13 +92,12 @@ class _Base:
     slots: tuple[tuple[str, Any], ...] = ()
 
 
-def render(plan: Plan, run: Any = None, at: int | None = None, report: Any = None,
+def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
            highlight: Iterable[str] = ("critical",), *, max_nodes: int = 2000, timeout: float = 60.0) -> Diagram:
     """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
 
-    In a run frame, statuses come from ``run.events[at].statuses``, the voided
-    and kept steps from the latest ``invalidate`` event of that plan version,
-    conflicts from its ``conflict`` events; the plan drawn is the run's plan of
+    In a run frame, statuses, the voided and kept steps and the conflicts
+    come from ``run.frame(at)``; the plan drawn is the run's plan of
     that version when the run holds it. ``report`` (a validation
     :class:`~planviz.Report`) and ``plan.import_findings`` outline the
     steps they name (red for errors, orange for warnings) with the messages as
@@ -135,7 +134,7 @@ def render(plan: Plan, run: Any = None, at: int | None = None, report: Any = Non
         index %= len(events)
         event = events[index]
         plan = {p.version: p for p in getattr(run, "plans", ()) or ()}.get(event.plan_version, plan)
-        frame = frame_state(events, index)
+        frame = run.frame(index)
     elif at is not None:
         raise RenderError(f"at={at!r} needs a run with events; pass run=simulate(plan) or a loaded trace")
 
@@ -147,7 +146,7 @@ def render(plan: Plan, run: Any = None, at: int | None = None, report: Any = Non
                                      f"max_nodes={max_nodes}): it is too big to draw in full.", index)
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings,
-                         run_looks(run.events) if frame is not None else None)
+                         run_looks(run) if frame is not None else None)
     caption = caption_lines(plan, schedule, why_not, findings)
     notes = slack_notes(plan, schedule) + finding_notes(findings)
     key = (plan, frame is not None, legend, crit_edges, caption, notes, n > max_nodes, float(timeout))

@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 from ..plan.model import STATUSES, Plan
+from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "FrameState",
-           "frame_state", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
            "tip"]
 
 
@@ -79,40 +79,15 @@ class Mark:
     extra: tuple[str, ...]  # tooltip lines added to the step's own (status, findings)
 
 
-@dataclass(frozen=True)
-class FrameState:
-    statuses: Mapping[str, str]
-    voided: frozenset[str]
-    kept: frozenset[str]
-    conflict: frozenset[str]
-
-
-def frame_state(events: Any, index: int) -> FrameState:
-    event = events[index]
-    version = event.plan_version
-    voided: frozenset[str] = frozenset()
-    kept: frozenset[str] = frozenset()
-    conflict: set[str] = set()
-    for e in events[: index + 1]:
-        if e.plan_version != version:
-            continue
-        if e.kind == "invalidate":
-            voided = frozenset(getattr(e, "voided", None) or ())
-            kept = frozenset(getattr(e, "kept", None) or ())
-        elif e.kind == "conflict" and e.step:
-            conflict.add(e.step)
-    return FrameState(dict(event.statuses or {}), voided, kept, frozenset(conflict))
-
-
-def run_looks(events: Any) -> frozenset[str]:
+def run_looks(run: Run) -> frozenset[str]:
     """The status looks some frame of a run uses: its legend lists those, not all nine."""
-    seen = {status for e in events for status in (e.statuses or {}).values()}
-    for e in events:
-        if e.kind == "invalidate":
-            seen |= {"invalidated"} if getattr(e, "voided", None) else set()
-            seen |= {"kept"} if getattr(e, "kept", None) else set()
-        elif e.kind == "conflict" and e.step:
-            seen.add("conflict")
+    seen: set[str] = set()
+    for i in range(len(run.events)):
+        frame = run.frame(i)
+        seen.update(frame.statuses.values())
+        seen |= {"invalidated"} if frame.voided else set()
+        seen |= {"kept"} if frame.kept else set()
+        seen |= {"conflict"} if frame.conflicted else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 
@@ -139,7 +114,7 @@ def step_tooltip(step: Any) -> list[str]:
     return lines
 
 
-def node_marks(plan: Plan, frame: FrameState | None, critical: frozenset[str],
+def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
                 findings: tuple) -> dict[str, Mark]:
     by_step: dict[str, list] = {}
     for f in findings:
@@ -159,7 +134,7 @@ def node_marks(plan: Plan, frame: FrameState | None, critical: frozenset[str],
             classes.append(f"status-{status}")
             tooltip.append(f"status: {status}")
             flags = [name for name, ids in (("voided", frame.voided), ("kept", frame.kept),
-                                            ("conflict", frame.conflict)) if sid in ids]
+                                            ("conflict", frame.conflicted)) if sid in ids]
             classes += flags
             key = ("conflict" if "conflict" in flags else "failed" if status == "failed"
                    else "invalidated" if ("voided" in flags or status == "invalidated")

@@ -18,12 +18,13 @@ from ..plan.model import STATUSES, Plan
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, escape_label
 from .layout import lay_out
-from .style import FONT, FrameState
+from ..runs.events import Frame
+from .style import FONT
 
 __all__ = ["summary_diagram"]
 
 
-def summary_diagram(plan: Plan, frame: FrameState | None, notice: str, index: int | None, groups: int = 40) -> Diagram:
+def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | None, groups: int = 40) -> Diagram:
     try:
         waves = [sorted(w) for w in ready_waves(plan)]
     except PlanvizError:

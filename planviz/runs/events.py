@@ -10,14 +10,15 @@ its final state and every plan version, whether simulated or recorded.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ..errors import SimulationError
+from ..errors import FrameIndexError, SimulationError
 from ..plan.model import Contract, Plan
 from .fault import Fault
 
-__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Run", "state_from_events", "negation",
+__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run", "state_from_events", "negation",
            "EVENT_KINDS", "OUTCOMES"]
 
 EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
@@ -139,6 +140,30 @@ def state_from_events(events: Iterable[Event]) -> ExecutionState:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """The state of a run just after one event: what a viewer shows at that point.
+
+    ``statuses`` maps every step of plan version ``plan_version`` to its
+    status; ``facts`` and ``ready`` are the facts held and the steps ready.
+    ``voided`` and ``kept`` are what the latest failure of this plan version
+    voided and the verified work it kept (empty before any); ``conflicted``
+    the steps whose observations conflicted with a held fact in this version.
+    Read frames with :meth:`Run.frame`, never from events directly: how a run
+    stores its frames is its own business.
+    """
+
+    index: int
+    time: float
+    plan_version: int
+    statuses: Mapping[str, str] = field(hash=False)
+    facts: frozenset[str]
+    ready: frozenset[str]
+    voided: frozenset[str] = frozenset()
+    kept: frozenset[str] = frozenset()
+    conflicted: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Run:
     """A run, simulated or recorded: its frames, how it ended, the final state and every plan version.
 
@@ -171,6 +196,42 @@ class Run:
     def time(self) -> float:
         """The clock at the last event."""
         return self.events[-1].time if self.events else 0.0
+
+    def frame(self, index: int) -> Frame:
+        """The state just after event ``index`` (negative counts from the end, like a list).
+
+        >>> from planviz import examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"))
+        >>> f = run.frame(-1)
+        >>> f.index, f.statuses["S4"], sorted(f.ready)
+        (11, 'done', [])
+        """
+        n = len(self.events)
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise FrameIndexError(f"a frame index is an int, got {index!r}")
+        if not -n <= index < n:
+            raise FrameIndexError(f"no event {index!r} in this run; it has events 0..{n - 1}")
+        index %= n
+        e = self.events[index]
+        voided, kept, conflicted = self._marks[index]
+        return Frame(index, e.time, e.plan_version, e.statuses, e.facts, e.ready, voided, kept, conflicted)
+
+    @functools.cached_property
+    def _marks(self) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
+        """Per event: (voided, kept, conflicted) of its plan version so far; one pass over the events."""
+        out = []
+        version = None
+        voided = kept = frozenset()
+        conflicted: frozenset[str] = frozenset()
+        for e in self.events:
+            if e.plan_version != version:
+                version, voided, kept, conflicted = e.plan_version, frozenset(), frozenset(), frozenset()
+            if e.kind == "invalidate":
+                voided, kept = frozenset(e.voided), frozenset(e.kept)
+            elif e.kind == "conflict" and e.step:
+                conflicted = conflicted | {e.step}
+            out.append((voided, kept, conflicted))
+        return out
 
     def to_text(self) -> str:
         """The event log, one line per event."""

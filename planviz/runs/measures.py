@@ -101,16 +101,16 @@ def metrics(run: Run) -> Metrics:
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             starts += 1
-            if e.step not in e.statuses:  # not a step of its plan version: invalid
+            if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 continue
             started_roots.add(roots.get(e.step, e.step))
             if i > 0 and e.plan_version in versions:
-                before, step = run.events[i - 1], versions[e.plan_version].step(e.step)
+                before, step = run.frame(i - 1), versions[e.plan_version].step(e.step)
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1
         elif e.kind == "invalidate" and i > 0:
-            before = run.events[i - 1].statuses
+            before = run.frame(i - 1).statuses
             recovery += sum(1 for s in e.voided if before.get(s) == "done")
         elif e.kind == "replan":
             replans += 1
@@ -146,7 +146,7 @@ def attribute(run: Run, contract: Contract | None = None) -> str:
     categories = {e.category for e in run.events if e.kind == "fail"}
     if (m.precondition_errors or categories & _EXECUTOR
             or run.outcome in ("expected_evidence_missing", "forbidden_state")
-            or any(e.kind == "start" and e.step not in e.statuses for e in run.events)):
+            or any(e.kind == "start" and e.step not in run.frame(i).statuses for i, e in enumerate(run.events))):
         return "executor"
     if (categories & _ENVIRONMENT or run.outcome == "premise_failed"
             or any(e.kind in ("withdraw", "conflict") for e in run.events)):

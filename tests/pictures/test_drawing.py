@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planviz import Diagram, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
+from planviz import Event, ExecutionState, Run, Diagram, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
 from planviz.errors import PlanvizTypeError, RenderError
 from planviz.frontends.cli import main
 from planviz.pictures import drawing as render_module
@@ -173,10 +173,9 @@ def test_frames_reuse_one_layout_per_plan_version(cache_plan, side_effect_run, m
 def test_conflict_and_far_horizon_marks():
     plan = Plan("g", [Step("A", "a", expected_evidence="e", produces=["x"]),
                       Step("B", "b", expected_evidence="e", depends_on="A", horizon="far")])
-    event = SimpleNamespace(index=0, time=1.0, kind="conflict", step="A", message="x contradicts not x",
-                            plan_version=1, statuses={"A": "done", "B": "pending"}, voided=frozenset(),
-                            kept=frozenset())
-    run = SimpleNamespace(events=[event], plans=[plan], outcome=None)
+    event = Event(index=0, time=1.0, kind="conflict", step="A", message="x contradicts not x", plan_version=1,
+                  statuses={"A": "done", "B": "pending"})
+    run = Run((event,), None, ExecutionState(), (plan,))
     nodes = groups(render(plan, run=run, at=0).svg, "node-")
     assert {"status-done", "conflict"} <= classes(nodes["A"])
     assert outline(nodes["A"]).get("stroke") == LOOKS["conflict"].stroke
@@ -307,9 +306,9 @@ FORBIDDEN = {"script", "foreignObject", "image", "iframe", "use", "style"}
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_text_renders_safely(text):
     plan = hostile_plan(text)
-    event = SimpleNamespace(index=0, time=0, kind="fail", step=text, message=text, plan_version=1,
-                            statuses={text: text, "B": "failed"}, voided=frozenset(), kept=frozenset())
-    for d in (render(plan), render(plan, run=SimpleNamespace(events=[event], plans=[], outcome=text))):
+    event = Event(index=0, time=0, kind="fail", step=text, message=text, plan_version=1,
+                  statuses={text: text, "B": "failed"})
+    for d in (render(plan), render(plan, run=Run((event,), text, ExecutionState(), ()))):
         root = ET.fromstring(d.svg)
         for el in root.iter():
             assert el.tag.split("}")[-1] not in FORBIDDEN
