@@ -19,6 +19,8 @@ the file beyond which duplicate id wins (the first, :attr:`Plan.by_id`).
 (True, [], ['A', 'B', 'C'])
 >>> ix.children()["A"], ix.levels()["C"], ix.clean, ix.ints()[0]
 (['B'], 2, True, ['C', 'B', 'A'])
+>>> structure_index(Plan("g", [Step("A", "a", resources="db"), Step("B", "b", resources=["db", "log"])])).holders()
+{'db': ['A', 'B']}
 >>> plan == Plan("g", plan.steps)
 True
 """
@@ -119,7 +121,7 @@ class StructureIndex:
     """
 
     __slots__ = ("steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos", "cyclic_nodes",
-                 "clean", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds")
+                 "clean", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
 
     def __init__(self, plan: Plan) -> None:
         steps = self.steps = plan.by_id
@@ -130,6 +132,7 @@ class StructureIndex:
         self._ints: tuple[list[str], list[list[int]], list[int], list[int]] | None = None
         self._producers: dict[str, list[str]] | None = None
         self._kinds: dict[str, list[str]] | None = None
+        self._holders: dict[str, list[str]] | None = None
         self.unknown: set[str] = set()
         self.self_deps: list[str] = []
         if not self.duplicated and (self._in_file_order() or self._sort_raw()):
@@ -280,6 +283,19 @@ class StructureIndex:
                     kinds[s.kind].append(sid)
             self._kinds = kinds
         return self._kinds
+
+    def holders(self) -> dict[str, list[str]]:
+        """Resource -> the steps that write or hold it exclusively (in file order), for resources held by two or more.
+
+        The exclusive-resource rule reads it: two of these steps never run at the same time.
+        """
+        if self._holders is None:
+            holders: dict[str, list[str]] = defaultdict(list)
+            for sid, s in self.steps.items():
+                for r in dict.fromkeys(s.resources):
+                    holders[r].append(sid)
+            self._holders = {r: ids for r, ids in holders.items() if len(ids) > 1}
+        return self._holders
 
     def descendants(self, roots: Iterable[str]) -> set[str]:
         """The roots and everything downstream of them."""
