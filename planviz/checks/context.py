@@ -15,6 +15,7 @@ mean" hints. Findings are built with :func:`finding`.
 from __future__ import annotations
 
 from difflib import get_close_matches
+from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
 from ..plan.model import Contract, Finding, Plan
@@ -26,6 +27,9 @@ NAMED = 8  # a finding names (and lists in .steps) at most this many other steps
 SUGGEST_BUDGET = 100_000  # id comparisons spent on "did you mean" hints per check (difflib is O(steps) per name)
 
 
+_produces = attrgetter("produces")
+
+
 class Context:
     """The plan, its structural index (``ix``; its fields are mirrored here for the checks) and check caches."""
 
@@ -35,6 +39,7 @@ class Context:
         self.steps, self.duplicated, self.unknown, self.self_deps = ix.steps, ix.duplicated, ix.unknown, ix.self_deps
         self.parents, self.order, self.pos, self.cyclic_nodes = ix.parents, ix.order, ix.pos, ix.cyclic_nodes
         self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
+        self._one_each = len(self.producer_of) == sum(map(len, map(_produces, ix.steps.values())))
         self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
         self._groups: dict[str, frozenset[str]] = {}
         self._close: dict[str, str | None] = {}
@@ -44,7 +49,12 @@ class Context:
         """The producers of ``fact`` as one shared frozenset (batched queries group by it)."""
         group = self._groups.get(fact)
         if group is None:
-            group = self._groups[fact] = frozenset(self.producers(fact))
+            if self._one_each:  # every fact has at most one producer: no need for the full producer index
+                one = self.producer_of.get(fact)
+                group = frozenset() if one is None else frozenset((one,))
+            else:
+                group = frozenset(self.producers(fact))
+            self._groups[fact] = group
         return group
 
     def close_id(self, name: str) -> str | None:

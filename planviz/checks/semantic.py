@@ -113,15 +113,14 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     """unmet_requirement: the ancestor rule, with the producer that is not an ancestor named."""
     parents = cx.parents
     producer = cx.producer_of.get
-    pending: list[tuple[str, str, frozenset[str]]] = []
-    failing: set[tuple[str, str]] = set()
+    pending: list[tuple[str, str]] = []
     out = []
     for sid, s in cx.steps.items():
         req = s.requires
         if not req:
             continue
         ps = parents[sid]
-        for fact in req:
+        for fact in req if len(req) == 1 else dict.fromkeys(req):  # a fact listed twice: one finding
             one = producer(fact)
             if one in ps or fact in given:
                 continue
@@ -130,21 +129,15 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                     if one in parents[p]:
                         break
                 else:
-                    one = None
-                if one is not None:
-                    continue
-            if (sid, fact) in failing:  # listed twice: one finding
+                    pending.append((sid, fact))
                 continue
-            failing.add((sid, fact))
-            group = cx.producer_group(fact)
-            if not group:
-                out.append(finding("unmet_requirement", "semantics",
-                              f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
-                              f"add a step producing it to {sid}.depends_on, or list it in premises "
-                              f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
-            else:
-                pending.append((sid, fact, group))
-    answers = ancestor_queries(cx.ix, [(group, sid) for sid, _, group in pending])
+            out.append(finding("unmet_requirement", "semantics",
+                          f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
+                          f"add a step producing it to {sid}.depends_on, or list it in premises "
+                          f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
+    group_of = cx.producer_group
+    pending = [(sid, fact, group_of(fact)) for sid, fact in pending]
+    answers = ancestor_queries(cx.ix, [(group, sid) for sid, _, group in pending], near=False)  # looked at above
     ranked: dict[frozenset[str], list[str]] = {}
     failed = []
     for ok, (sid, fact, group) in zip(answers, pending):

@@ -1,23 +1,30 @@
 """Ancestor queries: "is some step of this group a strict ancestor of that step?", asked in batches.
 
 The ancestor rule of validation (facts, placeholders, tool preconditions,
-must_precede, shared resources) asks this thousands of times on big plans.
-It must stay near-linear on 100,000-step plans and never store per-step
-ancestor sets (O(V^2) memory). "Is some step of this
-group a strict ancestor of that step?" is answered in three tiers:
+must_precede, shared resources) asks this thousands of times on big plans,
+whatever their shape: facts from the step before, or from 20 levels up. It
+must stay near-linear on 100,000-step plans and never store per-step
+ancestor sets (O(V^2) memory). A query is answered in two tiers:
 
 1. the step's direct dependencies (where facts normally flow), then their
    dependencies (a fact that skips one step);
-2. a short backward walk from the step (at most ``WALK_BUDGET`` steps, pruned
-   below the group's first topological position), until ``GIVE_UP`` walks of
-   the same group have run out of budget;
-3. the rest together: one pass in topological order carrying a bitset (a
-   Python int, one bit per asked group) per step, ``CHUNK_BITS`` groups per
-   pass, over the window between the chunk's first member and last asker.
-   Memory is O(steps x CHUNK_BITS / 8) bytes at most.
+2. every other query at once, in one sweep of the steps in topological
+   order. Each asked group owns one bit (of a Python int) while it is live:
+   from its first member's position to its last asker's. A step pushes the
+   bits it carries (its own groups' and all its ancestors') to its
+   successors; an asker reads the bit of its group in what it received.
+   A group's bit is freed once its last asker has read it and is given to a
+   group that starts later, so an int holds about as many bits as there are
+   groups live at one point of the order, not as many as were asked. Freed
+   bits are cleared from the steps still waiting (at most once per ``EPOCH``
+   steps, or per as many steps as are waiting), so that work stays linear.
+   At most ``MAX_BITS`` groups are live in one sweep; the rest wait for
+   another sweep.
 
-Answers never depend on which topological order is used, so nothing depends
-on the order of steps in the file.
+Time is O(V + E) per sweep plus the int operations (each O(live groups / 64)
+machine words); memory is the waiting steps' ints, at most
+O(waiting steps x MAX_BITS / 8) bytes. Answers never depend on which
+topological order is used, so nothing depends on the order of steps in the file.
 
 >>> from planviz import Step, Plan
 >>> from planviz.structure.index import structure_index
@@ -29,101 +36,137 @@ on the order of steps in the file.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from heapq import heappop, heappush
 from typing import Sequence
 
 from .index import StructureIndex
 
-__all__ = ["ancestor_queries", "CHUNK_BITS", "WALK_BUDGET", "GIVE_UP"]
+__all__ = ["ancestor_queries", "MAX_BITS", "EPOCH"]
 
-CHUNK_BITS = 1024
-WALK_BUDGET = 48
-GIVE_UP = 4  # after this many walks of one group run out of budget, its queries go to the bitset pass
-
-
-def _walk(ix: StructureIndex, group: frozenset[str], node: str, lo: int) -> bool | None:
-    """Search node's ancestors for a member of group, giving up (None) after WALK_BUDGET steps."""
-    parents, pos = ix.parents, ix.pos
-    stack = [p for p in parents[node] if pos[p] >= lo]
-    seen = set(stack)
-    budget = WALK_BUDGET
-    while stack:
-        u = stack.pop()
-        if u in group:
-            return True
-        budget -= 1
-        if not budget:
-            return None
-        for p in parents[u]:
-            if p not in seen and pos[p] >= lo:
-                seen.add(p)
-                stack.append(p)
-    return False
+MAX_BITS = 1 << 14
+"""Most groups one sweep follows at once (a waiting step's int is at most MAX_BITS / 8 bytes)."""
+EPOCH = 1024
+"""Fewest steps between two reuses of freed bits (each reuse clears them from every waiting step)."""
 
 
-def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str], str]]) -> list[bool]:
+def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str], str]], *,
+                     near: bool = True) -> list[bool]:
     """For each ``(group, step)``: is some member of ``group`` a strict ancestor of ``step``?
 
-    Needs an acyclic index (``ix.cyclic_nodes`` empty).
+    Needs an acyclic index (``ix.cyclic_nodes`` empty). ``near=False`` skips
+    tier 1, for callers that have already looked at the step's dependencies
+    and theirs (the answers are the same either way).
     """
     pos, parents = ix.pos, ix.parents
     answers = [False] * len(queries)
     gid: dict[frozenset[str], int] = {}
-    lo: list[int] = []
-    asked: dict[int, list[int]] = defaultdict(list)
-    given_up: list[int] = []  # walks per group that ran out of budget
+    lo: list[int] = []  # each group's first position in the order
+    asked: list[tuple[int, int, int]] = []  # (asker's position, group, query) still open
     for qi, (group, node) in enumerate(queries):
-        ps = parents[node]
-        if any(p in group for p in ps) if len(ps) <= len(group) else any(m in ps for m in group):
-            answers[qi] = True
-            continue
-        if len(ps) < 8 and any(m in group for p in ps for m in parents[p]):  # two hops
+        if near and _near(parents, group, node):
             answers[qi] = True
             continue
         g = gid.get(group)
         if g is None:
             g = gid[group] = len(lo)
-            lo.append(min((pos[m] for m in group), default=len(pos)))
-        if pos[node] <= lo[g]:
-            continue
-        if len(given_up) > g and given_up[g] >= GIVE_UP:
-            asked[g].append(qi)
-            continue
-        found = _walk(ix, group, node, lo[g])
-        if found is None:
-            asked[g].append(qi)
-            given_up.extend([0] * (g + 1 - len(given_up)))
-            given_up[g] += 1
-        else:
-            answers[qi] = found
-    live = sorted(asked, key=lo.__getitem__)
-    groups = list(gid)
-    order = ix.order
-    for start in range(0, len(live), CHUNK_BITS):
-        chunk = live[start:start + CHUNK_BITS]
-        own: dict[str, int] = defaultdict(int)
-        for bit, g in enumerate(chunk):
-            for m in groups[g]:
-                own[m] |= 1 << bit
-        first = lo[chunk[0]]
-        last = max(pos[queries[qi][1]] for g in chunk for qi in asked[g])
-        carried: dict[str, int] = {}
-        strict: dict[str, int] = {}
-        get = carried.get
-        for u in order[first:last + 1]:
-            a = 0
-            for p in parents[u]:
-                b = get(p)
-                if b:
-                    a |= b
-            if a:
-                strict[u] = a
-            b = a | own.get(u, 0)
-            if b:
-                carried[u] = b
-        for bit, g in enumerate(chunk):
-            mask = 1 << bit
-            for qi in asked[g]:
-                if strict.get(queries[qi][1], 0) & mask:
-                    answers[qi] = True
+            lo.append(min(map(pos.__getitem__, group), default=len(pos)))
+        at = pos[node]
+        if at > lo[g]:  # an ancestor comes earlier in every topological order
+            asked.append((at, g, qi))
+    members = list(gid)
+    while asked:
+        asked = _sweep(ix, asked, members, lo, answers)
     return answers
+
+
+def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str], node: str) -> bool:
+    """Tier 1: is a member of ``group`` a dependency of ``node``, or a dependency of one?"""
+    ps = parents[node]
+    if len(ps) <= len(group):
+        for p in ps:
+            if p in group:
+                return True
+    elif not group.isdisjoint(ps):
+        return True
+    if len(ps) < 8:
+        for p in ps:
+            if not group.isdisjoint(parents[p]):
+                return True
+    return False
+
+
+def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], members: list[frozenset[str]], lo: list[int],
+           answers: list[bool]) -> list[tuple[int, int, int]]:
+    """Answer the ``(position, group, query)`` asked in one pass; returns those left for another."""
+    pos = ix.pos
+    _, kids, order, _ = ix.ints()
+    asked.sort()
+    hi = {g: at for at, g, _ in asked}  # group -> its last asker's position
+    groups = sorted(hi, key=lo.__getitem__)
+    owners = sorted((at, g) for g in groups for at in map(pos.__getitem__, members[g]) if at <= hi[g])
+    end = asked[-1][0]
+    owners.append((end + 1, -1))
+    asked.append((end + 1, -1, -1))
+    bit = dict.fromkeys(groups, -1)  # group -> its bit while live
+    free: list[int] = []  # freed bits, lowest first
+    freed: list[int] = []  # bits of groups whose last asker has just read them
+    dirty: set[int] = set()  # freed bits that waiting steps may still carry
+    used, nxt, ai, oi = 0, 0, 0, 0
+    later: list[tuple[int, int, int]] = []
+    acc: dict[int, int] = {}  # waiting step -> the bits its done predecessors carry
+    pop = acc.pop
+    t = lo[groups[0]]
+    while t <= end:
+        stop = min(t + max(EPOCH, len(acc)), end + 1)
+        for b in freed:
+            if b not in dirty:
+                dirty.add(b)
+                heappush(free, b)
+        freed.clear()
+        reused = 0
+        while nxt < len(groups) and lo[groups[nxt]] < stop:
+            g = groups[nxt]
+            nxt += 1
+            if free:
+                b = heappop(free)
+                dirty.discard(b)
+                reused |= 1 << b
+            elif used < MAX_BITS:
+                b, used = used, used + 1
+            else:
+                continue
+            bit[g] = b
+        if reused:
+            keep = ~reused
+            for v, a in acc.items():
+                acc[v] = a & keep
+        ask_at, own_at = asked[ai][0], owners[oi][0]
+        for t in range(t, stop):
+            u = order[t]
+            a = pop(u, 0)
+            while ask_at == t:
+                _, g, qi = query = asked[ai]
+                b = bit[g]
+                if b < 0:
+                    later.append(query)
+                else:
+                    if a >> b & 1:
+                        answers[qi] = True
+                    if hi[g] == t:
+                        freed.append(b)
+                ai += 1
+                ask_at = asked[ai][0]
+            while own_at == t:
+                b = bit[owners[oi][1]]
+                if b >= 0:
+                    a |= 1 << b
+                oi += 1
+                own_at = owners[oi][0]
+            if a:
+                for v in kids[u]:
+                    if v in acc:
+                        acc[v] |= a
+                    else:
+                        acc[v] = a
+        t = stop
+    return later

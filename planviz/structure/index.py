@@ -204,23 +204,24 @@ class StructureIndex:
     # -- derived, on first use --------------------------------------------------------------------
 
     def ints(self) -> tuple[list[str], list[list[int]], list[int], list[int]]:
-        """A clean plan over integers: (ids, successors, topological order, dependency counts).
+        """An acyclic plan over integers: (ids, successors, topological order, dependency counts).
 
         Step ``i`` is ``ids[i]`` (the order of ``steps``); ``successors[i]``
-        lists it once per dependency entry naming it. Only for clean plans
-        (see :func:`planviz.structure.dag.require_dag`).
+        lists it once per (cleaned) dependency entry naming it. Analyses take it
+        from clean plans only (see :func:`planviz.structure.dag.require_dag`).
         """
         if self._ints is None:
-            if not self.clean:
-                raise ValueError("the integer form needs a clean plan; call require_dag(plan) first")
+            if self.cyclic_nodes:
+                raise ValueError("the integer form needs an acyclic plan; call require_dag(plan) first")
             keys = list(self.steps)
-            at = dict(zip(keys, range(len(keys))))
+            at = self.pos if self.order == keys else dict(zip(keys, range(len(keys))))
             kids: list[list[int]] = [[] for _ in keys]
-            parents = self.parents
-            for i, sid in enumerate(keys):
-                for p in parents[sid]:
-                    kids[at[p]].append(i)
-            self._ints = (keys, kids, list(map(at.__getitem__, self.order)), [len(parents[k]) for k in keys])
+            parents = list(map(self.parents.__getitem__, keys))
+            index = at.__getitem__
+            for i, ps in enumerate(parents):
+                for j in map(index, ps):
+                    kids[j].append(i)
+            self._ints = (keys, kids, list(map(index, self.order)), list(map(len, parents)))
         return self._ints
 
     def children(self) -> dict[str, list[str]]:

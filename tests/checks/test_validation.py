@@ -356,10 +356,9 @@ def test_cycle_detection_agrees_with_networkx(p):
 @given(p=random_plans(acyclic=True))
 def test_ancestor_rule_agrees_with_networkx(tier, p):
     with pytest.MonkeyPatch.context() as mp:
-        if tier == "bitsets":  # no walks, tiny chunks: every far question goes through the bitset passes
-            mp.setattr(ancestry, "WALK_BUDGET", 1)
-            mp.setattr(ancestry, "GIVE_UP", 0)
-            mp.setattr(ancestry, "CHUNK_BITS", 2)
+        if tier == "bitsets":  # two bits, reused at every step: far questions take several sweeps
+            mp.setattr(ancestry, "MAX_BITS", 2)
+            mp.setattr(ancestry, "EPOCH", 1)
         report = validate(p, CONTRACT)
     assert observed(report, CONTRACT) == naive(p, CONTRACT)
 
