@@ -31,7 +31,11 @@ _produces = attrgetter("produces")
 
 
 class Context:
-    """The plan, its structural index (``ix``; its fields are mirrored here for the checks) and check caches."""
+    """The plan, its structural index (``ix``; its fields are mirrored here for the checks) and check caches.
+
+    ``producer_of`` maps each fact to one step producing it (the last);
+    ``one_producer_each`` is true when no fact has two producers, so that step is all of them.
+    """
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -39,7 +43,7 @@ class Context:
         self.steps, self.duplicated, self.unknown, self.self_deps = ix.steps, ix.duplicated, ix.unknown, ix.self_deps
         self.parents, self.order, self.pos, self.cyclic_nodes = ix.parents, ix.order, ix.pos, ix.cyclic_nodes
         self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
-        self._one_each = len(self.producer_of) == sum(map(len, map(_produces, ix.steps.values())))
+        self.one_producer_each = len(self.producer_of) == sum(map(len, map(_produces, ix.steps.values())))
         self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
         self._groups: dict[str, frozenset[str]] = {}
         self._close: dict[str, str | None] = {}
@@ -49,7 +53,7 @@ class Context:
         """The producers of ``fact`` as one shared frozenset (batched queries group by it)."""
         group = self._groups.get(fact)
         if group is None:
-            if self._one_each:  # every fact has at most one producer: no need for the full producer index
+            if self.one_producer_each:  # no need for the full producer index
                 one = self.producer_of.get(fact)
                 group = frozenset() if one is None else frozenset((one,))
             else:

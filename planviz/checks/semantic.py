@@ -135,13 +135,15 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
                           f"add a step producing it to {sid}.depends_on, or list it in premises "
                           f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
+    one = cx.producer_of if cx.one_producer_each else None  # then a step id is the whole group
     group_of = cx.producer_group
-    pending = [(sid, fact, group_of(fact)) for sid, fact in pending]
-    answers = ancestor_queries(cx.ix, [(group, sid) for sid, _, group in pending], near=False)  # looked at above
+    queries = [(one[fact] if one else group_of(fact), sid) for sid, fact in pending]
+    answers = ancestor_queries(cx.ix, queries, near=False)  # tier 1 looked at above
     ranked: dict[frozenset[str], list[str]] = {}
     failed = []
-    for ok, (sid, fact, group) in zip(answers, pending):
+    for ok, (sid, fact) in zip(answers, pending):
         if not ok:
+            group = group_of(fact)
             if group not in ranked:
                 ranked[group] = sorted(group)[:NAMED + 1]
             others = [p for p in ranked[group] if p != sid][:NAMED]

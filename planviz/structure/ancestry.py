@@ -37,7 +37,7 @@ topological order is used, so nothing depends on the order of steps in the file.
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from .index import StructureIndex
 
@@ -49,17 +49,18 @@ EPOCH = 1024
 """Fewest steps between two reuses of freed bits (each reuse clears them from every waiting step)."""
 
 
-def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str], str]], *,
+def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] | str, str]], *,
                      near: bool = True) -> list[bool]:
     """For each ``(group, step)``: is some member of ``group`` a strict ancestor of ``step``?
 
-    Needs an acyclic index (``ix.cyclic_nodes`` empty). ``near=False`` skips
-    tier 1, for callers that have already looked at the step's dependencies
-    and theirs (the answers are the same either way).
+    A group is a frozenset of step ids, or one step id. Needs an acyclic index
+    (``ix.cyclic_nodes`` empty). ``near=False`` skips tier 1, for callers that
+    have already looked at the step's dependencies and theirs (the answers are
+    the same either way).
     """
     pos, parents = ix.pos, ix.parents
     answers = [False] * len(queries)
-    gid: dict[frozenset[str], int] = {}
+    gid: dict[frozenset[str] | str, int] = {}
     lo: list[int] = []  # each group's first position in the order
     asked: list[tuple[int, int, int]] = []  # (asker's position, group, query) still open
     for qi, (group, node) in enumerate(queries):
@@ -69,19 +70,27 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str],
         g = gid.get(group)
         if g is None:
             g = gid[group] = len(lo)
-            lo.append(min(map(pos.__getitem__, group), default=len(pos)))
+            lo.append(pos[group] if type(group) is str else min(map(pos.__getitem__, group), default=len(pos)))
         at = pos[node]
         if at > lo[g]:  # an ancestor comes earlier in every topological order
             asked.append((at, g, qi))
-    members = list(gid)
+    members = [(group,) if type(group) is str else group for group in gid]
     while asked:
         asked = _sweep(ix, asked, members, lo, answers)
     return answers
 
 
-def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str], node: str) -> bool:
+def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str] | str, node: str) -> bool:
     """Tier 1: is a member of ``group`` a dependency of ``node``, or a dependency of one?"""
     ps = parents[node]
+    if type(group) is str:
+        if group in ps:
+            return True
+        if len(ps) < 8:
+            for p in ps:
+                if group in parents[p]:
+                    return True
+        return False
     if len(ps) <= len(group):
         for p in ps:
             if p in group:
@@ -95,7 +104,7 @@ def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str], node: str)
     return False
 
 
-def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], members: list[frozenset[str]], lo: list[int],
+def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], members: list[Iterable[str]], lo: list[int],
            answers: list[bool]) -> list[tuple[int, int, int]]:
     """Answer the ``(position, group, query)`` asked in one pass; returns those left for another."""
     pos = ix.pos
