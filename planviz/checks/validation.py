@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..errors import PlanvizTypeError, SchemaError, SemanticError
+from ..plan.bulk import paused_gc
 from ..plan.model import LAYERS, Contract, Plan
-from ..structure.index import paused_gc
 from .context import Context, given_facts
 from .report import Report, plural
 from .semantic import (

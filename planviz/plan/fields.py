@@ -56,10 +56,9 @@ def plan_shape(data: Any) -> str | None:
     """
     if not isinstance(data, Mapping) or not isinstance(data.get("steps"), (list, tuple)):
         return None
-    items = [s for s in data["steps"] if isinstance(s, Mapping)]
-    if not items:
+    first = next((s for s in data["steps"] if isinstance(s, Mapping)), None)
+    if first is None:
         return "planviz" if not data["steps"] and "goal" in data else None
-    first = items[0]
     if "id" in first or "action" in first:
         return "planviz"
     if "n" in first or "tool" in first or "dependsOn" in first or "why" in first:

@@ -34,6 +34,7 @@ import yaml
 
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
+from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
 from .model import Contract, Plan
@@ -212,6 +213,11 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
     return _from_text(text, name, format, single=single)
 
 
+def _from_text(text: str, name: str, format: str | None, *, single: str | None) -> list[Plan]:
+    with paused_gc():  # parsed data and plans are many small acyclic containers
+        return _parse(text, name, format, single=single)
+
+
 def _check_format(format: str | None) -> None:
     if format is not None and format not in FORMATS:
         raise PlanFormatError(f"unknown format {format!r}: expected one of {', '.join(map(repr, FORMATS))}")
@@ -227,7 +233,7 @@ def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Pla
     return _plans(fmt, format, "", data, records, None, STRING_NAME, single)
 
 
-def _from_text(text: str, name: str, format: str | None, *, single: str | None) -> list[Plan]:
+def _parse(text: str, name: str, format: str | None, *, single: str | None) -> list[Plan]:
     _check_format(format)
     doc: Document | None = None
     parse_error: PlanFormatError | None = None

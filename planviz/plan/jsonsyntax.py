@@ -22,9 +22,9 @@ from .syntax import MAX_DEPTH, join_path, line_col
 __all__ = ["parse_json", "parse_json_lines", "json_events"]
 
 _JSON_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.S)
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_QUOTED = re.compile(r'"[^"]*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_NOT_STRUCTURE = re.compile(r'[^\[\]{}"\\]+')
+_NOT_STRUCTURE = re.compile(r'[^\[\]{}"]+')
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -66,25 +66,33 @@ def _finite_float(token: str) -> float:
 
 
 def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
-    _check_json_depth(text, name, line_offset)
+    shallow = _provably_shallow(text)
+    if not shallow:
+        _check_json_depth(text, name, line_offset)
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
-    except _Duplicate:
+    except (ValueError, RecursionError) as exc:
+        if shallow:  # the proof holds for valid JSON only: a nesting error still comes first
+            _check_json_depth(text, name, line_offset)
+        raise _json_error(exc, text, name, line_offset) from None
+
+
+def _json_error(exc: Exception, text: str, name: str, line_offset: int) -> PlanFormatError:
+    if isinstance(exc, _Duplicate):
         key, first, (line, column), path = _find_json_duplicate(text)
-        raise PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear once",
-                              source=name, line=line + line_offset, column=column, path=join_path(path)) from None
-    except (_NonFinite, _TooLong) as exc:
+        return PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear "
+                               "once", source=name, line=line + line_offset, column=column, path=join_path(path))
+    if isinstance(exc, (_NonFinite, _TooLong)):
         token = exc.args[0]
         line, column = _find_bare_token(text, token)
         problem = (f"integer of {len(token.lstrip('-'))} digits is too large: quote it to keep it as text"
                    if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
-        raise PlanFormatError(problem, source=name, line=line + line_offset, column=column) from None
-    except json.JSONDecodeError as exc:
-        raise PlanFormatError(f"invalid JSON: {exc.msg}", source=name,
-                              line=exc.lineno + line_offset, column=exc.colno) from None
-    except (ValueError, RecursionError) as exc:
-        raise PlanFormatError(f"invalid JSON: {exc}", source=name, line=1 + line_offset) from None
+        return PlanFormatError(problem, source=name, line=line + line_offset, column=column)
+    if isinstance(exc, json.JSONDecodeError):
+        return PlanFormatError(f"invalid JSON: {exc.msg}", source=name, line=exc.lineno + line_offset,
+                               column=exc.colno)
+    return PlanFormatError(f"invalid JSON: {exc}", source=name, line=1 + line_offset)
 
 
 def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
@@ -104,11 +112,48 @@ def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, 
     return tuple(values), tuple(lines)
 
 
+_KEEP_BRACKETS_AND_QUOTES = bytes(b for b in range(256) if chr(b) not in '[]{}"')
+
+
+def _provably_shallow(text: str) -> bool:
+    """True only when ``text``, if it is valid JSON, nests at most MAX_DEPTH deep (cheap: C-speed passes).
+
+    Escaped backslashes and quotes removed, every quote left delimits a string;
+    when each string's quotes are adjacent among the brackets and quotes, no
+    string holds a bracket, so the brackets left are the structure. Each
+    ``replace`` of innermost ``[]`` (or ``{}``) pairs takes at most one level off
+    every nesting: empty after at most MAX_DEPTH such rounds means shallow.
+    Anything else: False, and the exact check decides.
+    """
+    if "\\" in text:
+        text = text.replace("\\\\", "").replace('\\"', "")
+    try:
+        skeleton = text.encode("utf-8").translate(None, _KEEP_BRACKETS_AND_QUOTES).replace(b'""', b"")
+    except UnicodeError:
+        return False
+    if b'"' in skeleton:
+        return False
+    levels, idle, pair = 0, 0, b"[]"
+    while skeleton:
+        inner = skeleton.replace(pair, b"")
+        pair = b"{}" if pair == b"[]" else b"[]"
+        if len(inner) == len(skeleton):
+            idle += 1
+            if idle == 2:  # neither kind of pair is innermost anywhere: unbalanced
+                return False
+            continue
+        idle, levels, skeleton = 0, levels + 1, inner
+        if levels > MAX_DEPTH:
+            return False
+    return True
+
+
 def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
     """Refuse nesting deeper than MAX_DEPTH before json.loads builds (or recurses into) it."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    skeleton = _JSON_STRING.sub("", _NOT_STRUCTURE.sub("", text))  # brackets outside strings
+    plain = text.replace("\\\\", "").replace('\\"', "")  # without the escapes that could hide a string's end
+    skeleton = _QUOTED.sub("", _NOT_STRUCTURE.sub("", plain))  # brackets outside strings
     if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= MAX_DEPTH:
         return
     depth = 0

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
+from operator import attrgetter
 from typing import Any
 
 from ..errors import PlanFormatError, UnknownStepError
@@ -102,6 +103,7 @@ def as_duration(value: Any) -> float | None:
 
 
 _DIGITS = re.compile(r"(\d+)")
+_step_id = attrgetter("id")
 
 
 def natural_key(text: str) -> tuple:
@@ -234,9 +236,10 @@ class Plan:
         set_ = object.__setattr__
         _text(self.goal, "goal")
         steps = tuple(self.steps)
-        for i, s in enumerate(steps):
-            if not isinstance(s, Step):
-                raise PlanFormatError(f"expected a Step, got {s!r}", path=f"steps[{i}]")
+        if not set(map(type, steps)) <= {Step}:  # checked in bulk; a subclass or a stranger, one by one
+            for i, s in enumerate(steps):
+                if not isinstance(s, Step):
+                    raise PlanFormatError(f"expected a Step, got {s!r}", path=f"steps[{i}]")
         set_(self, "steps", steps)
         for name in ("premises", "unknowns", "invalidated"):
             set_(self, name, _strings(getattr(self, name), name))
@@ -244,9 +247,11 @@ class Plan:
             raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
         set_(self, "import_findings", tuple(self.import_findings))
         # First occurrence wins; duplicates are reported by validate().
-        by_id: dict[str, Step] = {}
-        for s in steps:
-            by_id.setdefault(s.id, s)
+        by_id = dict(zip(map(_step_id, steps), steps))
+        if len(by_id) != len(steps):
+            by_id = {}
+            for s in steps:
+                by_id.setdefault(s.id, s)
         set_(self, "_by_id", by_id)
 
     @property

@@ -38,6 +38,7 @@ from dataclasses import fields
 from typing import Any
 
 from ..errors import PlanFormatError
+from .bulk import paused_gc, planviz_steps
 from .fields import (
     CHOICES,
     CONTRACT_FIELDS,
@@ -72,7 +73,8 @@ def plan_from_dict(data: Any, *, source: str | None = None, shape: str | None = 
     planviz.errors.PlanFormatError: steps[0].id: step ids are strings, got the number 3: quote it ("3")
     """
     try:
-        return _plan(data, shape)
+        with paused_gc():
+            return _plan(data, shape)
     except PlanFormatError as exc:
         raise exc.located(source=source) from None
 
@@ -111,7 +113,7 @@ def _plan(data: Any, shape: str | None) -> Plan:
     if not isinstance(raw_steps, (list, tuple)):
         raise _fail(f"expected a list of step mappings, got {_kind(raw_steps)} {_show(raw_steps)}", ("steps",))
     if shape == "planviz":
-        steps = tuple(_planviz_step(s, ("steps", i)) for i, s in enumerate(raw_steps))
+        steps = planviz_steps(raw_steps, _planviz_step)
     else:
         steps = _toolcall_steps(raw_steps)
     kwargs = {name: _convert(PLAN_FIELDS[name], name, data[name], (name,))

@@ -27,16 +27,15 @@ True
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict, deque
-from contextlib import contextmanager
 from itertools import chain
 from operator import attrgetter
-from typing import Iterable, Iterator
+from typing import Iterable
 
+from ..plan.bulk import paused_gc  # used here; analysis imports it from here too
 from ..plan.model import Plan, Step
 
-__all__ = ["StructureIndex", "structure_index", "topological_order", "paused_gc"]
+__all__ = ["StructureIndex", "structure_index", "topological_order"]
 
 _KEY = "_planviz_index"
 _deps = attrgetter("depends_on")
@@ -68,23 +67,6 @@ def structure_index(plan: Plan) -> StructureIndex:
         with paused_gc():
             ix = holder.index = StructureIndex(plan)
     return ix
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a pass allocates many acyclic objects.
-
-    A 100k-step pass creates hundreds of thousands of small containers, which
-    triggers full collections over the whole heap; none of them form cycles.
-    The collector's previous state is restored.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def topological_order(kids: list[list[int]], indeg: list[int]) -> list[int]:

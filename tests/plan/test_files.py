@@ -649,3 +649,18 @@ def test_random_plan_shaped_data_gives_a_plan_or_a_located_error(data, fmt):
         parse_contract(text)
     except PlanFormatError:
         pass
+
+
+def test_parsed_data_is_read_as_it_is_never_written_out_as_text_first(monkeypatch):
+    """load_plan(mapping) builds the plan from the data itself: no JSON or YAML text is made or parsed."""
+    from planviz.plan import files
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("load_plan(data) turned the data into text")
+
+    for owner, name in [(json, "dumps"), (json, "dump"), (json.JSONEncoder, "encode"), (json, "loads"),
+                        (yaml, "dump"), (yaml, "safe_dump"), (files, "parse_document")]:
+        monkeypatch.setattr(owner, name, refuse)
+    step = {"id": "A", "action": "a", "expected_evidence": "e", "arguments": {"pair": (1, 2)}}
+    assert load_plan({"goal": "g", "steps": [step]}).step("A").arguments == {"pair": [1, 2]}
+    assert [p.goal for p in load_plans([{"goal": "g", "steps": [step]}, {"goal": "h", "steps": []}])] == ["g", "h"]

@@ -1,0 +1,171 @@
+"""Big plans in bulk: the fast path of reading steps, and the garbage collector's pause.
+
+:func:`planviz.plan.records.plan_from_dict` checks every field of every step
+and names the first defect by its field path (the careful path). A plan of
+100,000 well-formed steps should not pay for that machinery step by step, so
+:func:`planviz_steps` first builds each step directly from a mapping whose
+keys and values are exactly what the careful path accepts without a word
+(plain ``str`` text, lists of ``str``, finite durations, known choices,
+JSON-like arguments). Anything else, a step at a time, goes to the careful
+path, which then either builds the same step or raises the same error it
+always raised: the fast path only skips work it can prove would find nothing.
+Checks it defers (the items of lists) run before any careful call, so the
+first error reported is always the first in the file.
+
+>>> from planviz.plan.records import plan_from_dict
+>>> steps = [{"id": "A", "action": "a", "produces": ["x"]}, {"id": "B", "depends_on": "A", "requires": ["x"]}]
+>>> plan = plan_from_dict({"goal": "g", "steps": steps})
+>>> plan.step("B").depends_on, plan.step("A").duration
+(('A',), 1.0)
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from contextlib import contextmanager
+from dataclasses import fields
+from itertools import chain
+from typing import Any, Callable, Iterator, Sequence
+
+from .fields import CHOICES, STEP_FIELDS
+from .model import Step, as_duration
+from .syntax import MAX_DEPTH
+
+__all__ = ["planviz_steps", "paused_gc"]
+
+_TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
+_TEMPLATE.update(id=None, action="", arguments=None)  # a required id; arguments get a fresh dict each
+_KINDS = dict(STEP_FIELDS)
+_new = object.__new__
+_set = object.__setattr__
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pass allocates many acyclic objects.
+
+    A 100k-step plan is hundreds of thousands of small containers (parsed
+    data, steps, index entries); allocating them triggers full collections
+    over the whole heap, and none of them form cycles. The collector's
+    previous state is restored.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step]) -> tuple[Step, ...]:
+    """The steps of a planviz-shape plan: built directly when provably fine, else by ``careful(raw, path)``.
+
+    ``careful`` is the field-by-field reader, which raises the located error.
+    """
+    steps = _fast(raw_steps, careful)
+    if steps is None:  # a deferred check failed: let the careful path find and name the first defect
+        steps = [careful(raw, ("steps", i)) for i, raw in enumerate(raw_steps)]
+    return tuple(steps)
+
+
+def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step]) -> list[Step] | None:
+    lists: list[tuple] = []  # lists of strings whose items are checked in bulk
+    out = []
+    for i, raw in enumerate(raw_steps):
+        fields_ = _step_fields(raw, lists) if type(raw) is dict else None
+        if fields_ is not None:
+            step = _new(Step)
+            _set(step, "__dict__", fields_)
+        else:  # the careful path builds it or names its defect; every step before it must be clean first
+            if not _all_strings(lists):
+                return None
+            lists.clear()
+            step = careful(raw, ("steps", i))
+        out.append(step)
+    return out if _all_strings(lists) else None
+
+
+def _all_strings(lists: list[tuple]) -> bool:
+    return set(map(type, chain.from_iterable(lists))) <= {str}
+
+
+def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
+    """A step's ``__dict__`` when the careful path would accept ``raw`` as it is, else None."""
+    out = _TEMPLATE.copy()
+    kinds = _KINDS
+    for key, value in raw.items():
+        kind = kinds.get(key)
+        if kind is None:  # an unknown key (or not a string)
+            return None
+        if value is None:
+            continue
+        if kind == "strings":
+            cls = type(value)
+            if cls is list or cls is tuple:
+                value = tuple(value)
+                lists.append(value)
+            elif cls is str:
+                value = (value,)
+            else:
+                return None
+        elif kind == "text" or kind == "name":
+            if type(value) is not str:
+                return None
+        elif kind == "id":
+            if type(value) is not str or not value:
+                return None
+        elif kind == "duration":
+            value = as_duration(value)
+            if value is None:
+                return None
+        elif kind == "choice":
+            if type(value) is not str or value not in CHOICES[key]:
+                return None
+        else:  # arguments
+            if type(value) is not dict:
+                return None
+            value = _plain_copy(value, 0)
+            if value is None:
+                return None
+        out[key] = value
+    if out["id"] is None:
+        return None
+    if out["arguments"] is None:
+        out["arguments"] = {}
+    return out
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """A copy of JSON-like data as the careful path makes it (tuples become lists), or None when in doubt."""
+    if depth >= MAX_DEPTH:
+        return None
+    out: Any
+    if type(value) is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                return None
+            cls = type(v)
+            if cls is str or cls is int or cls is bool or v is None or (cls is float and math.isfinite(v)):
+                out[k] = v
+            else:
+                v = _plain_copy(v, depth + 1)
+                if v is None:
+                    return None
+                out[k] = v
+        return out
+    if type(value) is list or type(value) is tuple:
+        out = []
+        for v in value:
+            cls = type(v)
+            if cls is str or cls is int or cls is bool or v is None or (cls is float and math.isfinite(v)):
+                out.append(v)
+            else:
+                v = _plain_copy(v, depth + 1)
+                if v is None:
+                    return None
+                out.append(v)
+        return out
+    return None
