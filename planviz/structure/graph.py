@@ -16,10 +16,13 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
+from operator import attrgetter
 
 import networkx as nx
 
+from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 
 __all__ = ["to_graph", "from_graph", "NODE_FIELDS"]
@@ -48,19 +51,46 @@ def to_graph(plan: Plan) -> nx.DiGraph:
         invalidated=plan.invalidated,
         time_unit=plan.time_unit,
     )
-    seen: set[str] = set()
-    for step in plan.steps:
-        if step.id in seen:
-            continue
-        seen.add(step.id)
-        g.add_node(step.id, **{name: getattr(step, name) for name in NODE_FIELDS})
-    produced = {sid: set(g.nodes[sid]["produces"]) for sid in g}
-    for sid in g:
-        requires = g.nodes[sid]["requires"]
-        for dep in g.nodes[sid]["depends_on"]:
-            if dep in g:
-                g.add_edge(dep, sid, facts=tuple(f for f in requires if f in produced[dep]))
+    steps = plan.by_id
+    with paused_gc():  # hundreds of thousands of small dicts, none in a cycle
+        g.add_nodes_from(list(steps))  # plain ids first: NetworkX's quick path
+        attrs = g.nodes
+        for sid, step in steps.items():
+            node = attrs[sid]
+            if type(step) is Step:  # its __dict__ is exactly its fields
+                node.update(vars(step))
+                del node["id"]
+            else:
+                node.update(zip(NODE_FIELDS, _node_fields(step)))
+        g.add_edges_from(_edges(steps))
     return g
+
+
+_node_fields = attrgetter(*NODE_FIELDS)
+_NO_FACTS = {"facts": ()}  # NetworkX copies an edge's attributes, so one dict serves every edge without facts
+
+
+def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict]]:
+    """``(dependency, step, {"facts": ...})`` for each dependency on a known step, in step order.
+
+    The facts are those the step requires (in its order) that the dependency produces.
+    """
+    out: list[tuple[str, str, dict]] = []
+    add = out.append
+    for sid, step in steps.items():
+        requires = step.requires
+        for dep in step.depends_on:
+            if dep not in steps:
+                continue
+            produced = steps[dep].produces
+            if not requires or not produced:
+                add((dep, sid, _NO_FACTS))
+            elif len(produced) == 1:
+                n = requires.count(produced[0])
+                add((dep, sid, {"facts": produced * n} if n else _NO_FACTS))
+            else:
+                add((dep, sid, {"facts": tuple(filter(produced.__contains__, requires))}))
+    return out
 
 
 def from_graph(g: nx.DiGraph) -> Plan:

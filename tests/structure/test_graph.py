@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 import pytest
 from hypothesis import given, settings
@@ -118,3 +120,55 @@ def test_graph_matches_the_plan_and_round_trips(p, rnd):
     shuffled = to_graph(p.replace(steps=tuple(steps)))
     assert nx.utils.graphs_equal(shuffled, g)
     assert from_graph(shuffled) == back
+
+
+def reference_graph(plan: Plan) -> nx.DiGraph:
+    """The obvious construction, one add_node / add_edge at a time: what to_graph must build."""
+    g = nx.DiGraph(goal=plan.goal, premises=plan.premises, unknowns=plan.unknowns, version=plan.version,
+                   trigger=plan.trigger, invalidated=plan.invalidated, time_unit=plan.time_unit)
+    for step in plan.steps:
+        if step.id not in g:
+            g.add_node(step.id, **{name: getattr(step, name) for name in STEP_FIELDS})
+    for sid in list(g):
+        for dep in g.nodes[sid]["depends_on"]:
+            if dep in g:
+                g.add_edge(dep, sid, facts=tuple(f for f in g.nodes[sid]["requires"]
+                                                 if f in set(g.nodes[dep]["produces"])))
+    return g
+
+
+@dataclass(frozen=True)
+class LabelledStep(Step):
+    """A subclass with a field of its own: its nodes carry the Step fields only."""
+
+    label: str = "mine"
+
+
+@st.composite
+def messy_plans(draw):
+    """Duplicate ids, unknown and self dependencies, facts listed twice, several facts per step, a subclass."""
+    ids = [f"S{i}" for i in range(draw(st.integers(0, 10)))]
+    names = st.sampled_from(ids + ["ghost"]) if ids else st.just("ghost")
+    facts = st.lists(st.sampled_from(["x", "y", "z"]), max_size=3)
+    steps = [draw(st.sampled_from([Step, LabelledStep]))(
+        draw(st.sampled_from(ids)) if ids and draw(st.integers(0, 6)) == 0 else sid, f"do {sid}",
+        depends_on=draw(st.lists(names, max_size=3)), requires=draw(facts), produces=draw(facts),
+        arguments=draw(st.dictionaries(st.sampled_from("ab"), st.integers(), max_size=1)))
+        for sid in ids]
+    return Plan("g", steps, premises=["p"], unknowns=["u"], version=2, trigger="t", time_unit="min")
+
+
+@settings(max_examples=150, deadline=None)
+@given(messy_plans())
+def test_to_graph_builds_exactly_the_obvious_graph(plan):
+    g, expected = to_graph(plan), reference_graph(plan)
+    assert g.graph == expected.graph
+    assert list(g.nodes(data=True)) == list(expected.nodes(data=True))
+    assert [list(d) for _, d in g.nodes(data=True)] == [list(d) for _, d in expected.nodes(data=True)]
+    assert list(g.edges(data=True)) == list(expected.edges(data=True))
+    assert [list(g.predecessors(n)) for n in g] == [list(expected.predecessors(n)) for n in expected]
+    first = {}
+    for step in plan.steps:
+        first.setdefault(step.id, step)
+    for sid, step in first.items():
+        assert all(g.nodes[sid][name] is getattr(step, name) for name in STEP_FIELDS)
