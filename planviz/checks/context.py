@@ -14,7 +14,6 @@ mean" hints. Findings are built with :func:`finding`.
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
@@ -73,6 +72,8 @@ class Context:
         if self._budget < len(self.steps):
             return None
         self._budget -= len(self.steps)
+        from difflib import get_close_matches  # only a plan with a dangling name pays for it
+
         close = get_close_matches(name, self.steps, n=1)
         found = self._close[name] = close[0] if close else None
         return found

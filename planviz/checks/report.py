@@ -11,7 +11,6 @@ as a table in a notebook.
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -126,7 +125,8 @@ class Report:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        esc = html.escape
+        from html import escape as esc  # notebooks only: the command line never pays for it
+
         rows = "".join(
             f"<tr class='{esc(f.severity)}'><td>{esc(f.severity)}</td><td>{esc(f.layer)}</td>"
             f"<td><code>{esc(f.code)}</code></td><td>{esc(', '.join(f.steps))}</td>"

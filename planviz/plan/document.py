@@ -20,13 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-import yaml
-
 from ..errors import PlanFormatError
 from .jsonsyntax import json_events, parse_json, parse_json_lines
 from .syntax import join_path, locate, split_exact, split_path
 from .text import MAX_BYTES, STRING_NAME, mib
-from .yamlsyntax import parse_yaml, yaml_events
 
 __all__ = ["Document", "parse_document"]
 
@@ -68,8 +65,8 @@ class Document:
                 line = self.lines[record]
                 found = locate(json_events(self.text.split("\n")[line - 1]), target)
                 return (line, found[1]) if found else (line, 1)
-            return locate(yaml_events(self.text, self.lines[record] if self.lines else record), target)
-        except (yaml.YAMLError, IndexError, ValueError, RecursionError):
+            return _locate_yaml(self.text, self.lines[record] if self.lines else record, target)
+        except (IndexError, ValueError, RecursionError):
             return None
 
     def error(self, exc: PlanFormatError, record: int = 0, prefix: Iterable[str | int] = ()) -> PlanFormatError:
@@ -90,6 +87,23 @@ class Document:
             if found is not None:
                 line, column = found
         return type(exc)(exc.message, source=exc.source or self.name, line=line, column=column, path=path)
+
+
+def _locate_yaml(text: str, record: int, target: tuple) -> tuple[int, int] | None:
+    import yaml  # only YAML documents need it (JSON ones load without PyYAML)
+
+    from .yamlsyntax import yaml_events
+
+    try:
+        return locate(yaml_events(text, record), target)
+    except yaml.YAMLError:
+        return None
+
+
+def _parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    from .yamlsyntax import parse_yaml
+
+    return parse_yaml(text, name)
 
 
 def parse_document(text: str, name: str = STRING_NAME) -> Document:
@@ -124,11 +138,11 @@ def parse_document(text: str, name: str = STRING_NAME) -> Document:
                 if records is not None:
                     return Document(name, "jsonl", records[0], text, records[1])
             try:
-                values, indexes = parse_yaml(text, name)
+                values, indexes = _parse_yaml(text, name)
             except PlanFormatError:
                 raise json_error from None
             return Document(name, "yaml", values, text, indexes)
-    values, indexes = parse_yaml(text, name)
+    values, indexes = _parse_yaml(text, name)
     if not values:
         raise PlanFormatError("empty document (only comments): expected a plan (a mapping with goal and steps)",
                               source=name, line=1, column=1)

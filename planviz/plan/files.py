@@ -24,13 +24,11 @@ planviz.errors.PlanFormatError: <string>:5:15: steps[0].duration: expected a fin
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
@@ -145,20 +143,31 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
     if format == "json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     elif format == "yaml":
-        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+        import yaml
+
+        text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False,
                          width=100)
     else:
         raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
     return text
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Quotes every string planviz's loader would read as a non-string (``1e3``), besides YAML 1.1's."""
+@functools.cache
+def _dumper() -> type:
+    """The YAML dumper: quotes every string planviz's loader would read as a non-string (``1e3``), besides YAML 1.1's.
 
+    Made on first use, so reading plans (JSON ones above all) never imports PyYAML's writer.
+    """
+    import yaml
 
-_Dumper.add_implicit_resolver("tag:yaml.org,2002:float", FLOAT_PATTERN, list("-+.0123456789"))
+    class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        pass
+
+    _Dumper.add_implicit_resolver("tag:yaml.org,2002:float", FLOAT_PATTERN, list("-+.0123456789"))
+    return _Dumper
 
 
 # --------------------------------------------------------------------------- reading

@@ -30,7 +30,6 @@ planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mea
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 from collections.abc import Mapping
@@ -197,6 +196,8 @@ def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple) 
         if not isinstance(key, str):
             raise _fail(f"keys are strings, got {_show(key)}", path)
         if key not in table:
+            import difflib  # only a misspelt key pays for it
+
             close = difflib.get_close_matches(key, [k for k in table if not k.startswith("$")], n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             valid = ", ".join(k for k in table if not k.startswith("$"))

@@ -30,15 +30,21 @@ of the plan still loads. Codes: ``dangling_reference``, ``forward_reference``,
 
 from __future__ import annotations
 
+from importlib import import_module
+from types import ModuleType
+
 from ...errors import PlanFormatError
 from ..model import Plan
-from . import llmcompiler, nestful, rewoo, taskbench
 
 __all__ = ["FORMATS", "detect", "import_plans"]
 
 FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful")
+_DETECTION = ("taskbench", "nestful", "rewoo", "llmcompiler")  # the first that recognises an input names it
 
-_MODULES = {"taskbench": taskbench, "llmcompiler": llmcompiler, "rewoo": rewoo, "nestful": nestful}
+
+def _module(fmt: str) -> ModuleType:
+    """A format's module, imported on first use: plans in planviz's own shapes never load one."""
+    return import_module(f".{fmt}", __name__)
 
 
 def detect(text: str, data: object | None) -> str | None:
@@ -60,15 +66,7 @@ def detect(text: str, data: object | None) -> str | None:
     data = list(data) if isinstance(data, tuple) else data
     if isinstance(data, dict) and ("steps" in data or "goal" in data):
         return None
-    if taskbench.looks_like(text, data):
-        return "taskbench"
-    if nestful.looks_like(text, data):
-        return "nestful"
-    if rewoo.looks_like(text, data):
-        return "rewoo"
-    if llmcompiler.looks_like(text, data):
-        return "llmcompiler"
-    return None
+    return next((fmt for fmt in _DETECTION if _module(fmt).looks_like(text, data)), None)
 
 
 def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<string>") -> list[Plan]:
@@ -77,9 +75,8 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
     Defects of the input are findings in each plan's ``import_findings``;
     only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`).
     """
-    module = _MODULES.get(fmt)
-    if module is None:
+    if fmt not in FORMATS:
         raise PlanFormatError(f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
                               source=source)
     data = list(data) if isinstance(data, tuple) else data
-    return module.import_plans(text if isinstance(text, str) else "", data, source=source)
+    return _module(fmt).import_plans(text if isinstance(text, str) else "", data, source=source)
