@@ -113,7 +113,9 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     """unmet_requirement: the ancestor rule, with the producer that is not an ancestor named."""
     parents = cx.parents
     producer = cx.producer_of.get
+    whole = cx.one_producer_each  # then the one producer is the whole group
     pending: list[tuple[str, str]] = []
+    queries: list[tuple[frozenset[str] | str, str]] = []
     out = []
     for sid, s in cx.steps.items():
         req = s.requires
@@ -130,20 +132,18 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                         break
                 else:
                     pending.append((sid, fact))
+                    queries.append((one if whole else cx.producer_group(fact), sid))
                 continue
             out.append(finding("unmet_requirement", "semantics",
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
                           f"add a step producing it to {sid}.depends_on, or list it in premises "
                           f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
-    one = cx.producer_of if cx.one_producer_each else None  # then a step id is the whole group
-    group_of = cx.producer_group
-    queries = [(one[fact] if one else group_of(fact), sid) for sid, fact in pending]
     answers = ancestor_queries(cx.ix, queries, near=False)  # tier 1 looked at above
     ranked: dict[frozenset[str], list[str]] = {}
     failed = []
-    for ok, (sid, fact) in zip(answers, pending):
+    for ok, (sid, fact) in [] if all(answers) else zip(answers, pending):
         if not ok:
-            group = group_of(fact)
+            group = cx.producer_group(fact)
             if group not in ranked:
                 ranked[group] = sorted(group)[:NAMED + 1]
             others = [p for p in ranked[group] if p != sid][:NAMED]

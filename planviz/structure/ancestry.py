@@ -36,8 +36,7 @@ topological order is used, so nothing depends on the order of steps in the file.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .index import StructureIndex
 
@@ -59,24 +58,29 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] 
     the same either way).
     """
     pos, parents = ix.pos, ix.parents
+    n = len(pos)
     answers = [False] * len(queries)
-    gid: dict[frozenset[str] | str, int] = {}
-    lo: list[int] = []  # each group's first position in the order
+    sets: dict[frozenset[str], int] = {}  # a group of several steps -> n + its number
+    first: list[int] = []  # each such group's first position in the order
     asked: list[tuple[int, int, int]] = []  # (asker's position, group, query) still open
     for qi, (group, node) in enumerate(queries):
         if near and _near(parents, group, node):
             answers[qi] = True
             continue
-        g = gid.get(group)
-        if g is None:
-            g = gid[group] = len(lo)
-            lo.append(pos[group] if type(group) is str else min(map(pos.__getitem__, group), default=len(pos)))
+        if type(group) is str:  # a one-step group is known by its step's position
+            g = lo = pos[group]
+        else:
+            g = sets.get(group, -1)
+            if g < 0:
+                g = sets[group] = n + len(first)
+                first.append(min(map(pos.__getitem__, group), default=n))
+            lo = first[g - n]
         at = pos[node]
-        if at > lo[g]:  # an ancestor comes earlier in every topological order
+        if at > lo:  # an ancestor comes earlier in every topological order
             asked.append((at, g, qi))
-    members = [(group,) if type(group) is str else group for group in gid]
+    members = [tuple(map(pos.__getitem__, group)) for group in sets]
     while asked:
-        asked = _sweep(ix, asked, members, lo, answers)
+        asked = _sweep(ix, asked, first, members, answers)
     return answers
 
 
@@ -104,22 +108,33 @@ def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str] | str, node
     return False
 
 
-def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], members: list[Iterable[str]], lo: list[int],
+def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[int], members: list[tuple[int, ...]],
            answers: list[bool]) -> list[tuple[int, int, int]]:
-    """Answer the ``(position, group, query)`` asked in one pass; returns those left for another."""
-    pos = ix.pos
+    """Answer the ``(position, group, query)`` asked in one pass; returns those left for another.
+
+    A group ``g`` below ``n`` (the number of steps) is the one step at position ``g``; group ``n + k``
+    has members at the positions ``members[k]``, the first at ``first[k]``.
+    """
     _, kids, order, _ = ix.ints()
+    n = len(order)
     asked.sort()
-    hi = {g: at for at, g, _ in asked}  # group -> its last asker's position
-    groups = sorted(hi, key=lo.__getitem__)
-    owners = sorted((at, g) for g in groups for at in map(pos.__getitem__, members[g]) if at <= hi[g])
+    last = {g: at for at, g, _ in asked}  # group -> its last asker's position
+    lo = {g: g if g < n else first[g - n] for g in last}
+    groups = sorted(last, key=lo.__getitem__)
+    owners = [(lo[g], g) for g in groups]  # (a member's position, group), for members up to the last asker
+    extra = [(at, g) for g in groups if g >= n for at in members[g - n] if lo[g] < at <= last[g]]
+    if extra:
+        owners += extra
+        owners.sort()
+    hi = [0] * (n + len(first))  # as lists, by group: quicker to read in the loop below
+    bit = [-1] * (n + len(first))  # group -> its bit while live
+    for g, at in last.items():
+        hi[g] = at
     end = asked[-1][0]
     owners.append((end + 1, -1))
     asked.append((end + 1, -1, -1))
-    bit = dict.fromkeys(groups, -1)  # group -> its bit while live
-    free: list[int] = []  # freed bits, lowest first
+    free: list[int] = []  # bits free to reuse; waiting steps may still carry them
     freed: list[int] = []  # bits of groups whose last asker has just read them
-    dirty: set[int] = set()  # freed bits that waiting steps may still carry
     used, nxt, ai, oi = 0, 0, 0, 0
     later: list[tuple[int, int, int]] = []
     acc: dict[int, int] = {}  # waiting step -> the bits its done predecessors carry
@@ -127,18 +142,15 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], members: list[
     t = lo[groups[0]]
     while t <= end:
         stop = min(t + max(EPOCH, len(acc)), end + 1)
-        for b in freed:
-            if b not in dirty:
-                dirty.add(b)
-                heappush(free, b)
-        freed.clear()
+        if freed:
+            free += set(freed)  # a group asked twice at its last position frees its bit once
+            freed.clear()
         reused = 0
         while nxt < len(groups) and lo[groups[nxt]] < stop:
             g = groups[nxt]
             nxt += 1
             if free:
-                b = heappop(free)
-                dirty.discard(b)
+                b = free.pop()
                 reused |= 1 << b
             elif used < MAX_BITS:
                 b, used = used, used + 1

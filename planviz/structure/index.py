@@ -137,19 +137,29 @@ class StructureIndex:
             self._ints = (keys, kids, [at[k] for k in self.order], [len(ps) for ps in self.parents.values()])
 
     def _in_file_order(self) -> bool:
-        """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
+        """The common case, checked cheaply: known ids, every dependency listed earlier in the file.
+
+        The integer form (successor lists) is built in the same pass: every
+        schedule and the ancestor sweep of validation need it, and a second
+        pass over the dependencies would cost more than the appends.
+        """
         steps = self.steps
-        pos = dict(zip(steps, range(len(steps))))
+        keys = list(steps)
+        pos = dict(zip(keys, range(len(keys))))
+        kids: list[list[int]] = [[] for _ in keys]
+        deps = list(map(_deps, steps.values()))
         try:
-            for sid, s in steps.items():
-                i = pos[sid]
-                for p in s.depends_on:
-                    if pos[p] >= i:
+            for i, ds in enumerate(deps):
+                for p in ds:
+                    j = pos[p]
+                    if j >= i:
                         return False
+                    kids[j].append(i)
         except KeyError:
             return False
-        self.parents = dict(zip(steps, map(_deps, steps.values())))
-        self.order, self.pos, self.cyclic_nodes = list(steps), pos, []
+        self.parents = dict(zip(keys, deps))
+        self.order, self.pos, self.cyclic_nodes = keys, pos, []
+        self._ints = (keys, kids, list(range(len(keys))), list(map(len, deps)))
         return True
 
     def _sort_raw(self) -> bool:
@@ -196,14 +206,16 @@ class StructureIndex:
             if self.cyclic_nodes:
                 raise ValueError("the integer form needs an acyclic plan; call require_dag(plan) first")
             keys = list(self.steps)
-            at = self.pos if self.order == keys else dict(zip(keys, range(len(keys))))
+            same = self.order == keys  # the file lists every step after its dependencies
+            at = self.pos if same else dict(zip(keys, range(len(keys))))
             kids: list[list[int]] = [[] for _ in keys]
             parents = list(map(self.parents.__getitem__, keys))
             index = at.__getitem__
             for i, ps in enumerate(parents):
                 for j in map(index, ps):
                     kids[j].append(i)
-            self._ints = (keys, kids, list(map(index, self.order)), list(map(len, parents)))
+            order = list(range(len(keys))) if same else list(map(index, self.order))
+            self._ints = (keys, kids, order, list(map(len, parents)))
         return self._ints
 
     def children(self) -> dict[str, list[str]]:
