@@ -123,12 +123,14 @@ def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
         elif kind == "choice":
             if type(value) is not str or value not in CHOICES[key]:
                 return None
-        else:  # arguments
+        elif kind == "arguments":
             if type(value) is not dict:
                 return None
             value = _plain_copy(value, 0)
             if value is None:
                 return None
+        else:  # a kind of field this path does not know: the careful path reads it
+            return None
         out[key] = value
     if out["id"] is None:
         return None
