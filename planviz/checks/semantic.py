@@ -116,13 +116,14 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     whole = cx.one_producer_each  # then the one producer is the whole group
     pending: list[tuple[str, str]] = []
     queries: list[tuple[frozenset[str] | str, str]] = []
+    failing: set[tuple[str, str]] = set()
     out = []
     for sid, s in cx.steps.items():
         req = s.requires
         if not req:
             continue
         ps = parents[sid]
-        for fact in req if len(req) == 1 else dict.fromkeys(req):  # a fact listed twice: one finding
+        for fact in req:
             one = producer(fact)
             if one in ps or fact in given:
                 continue
@@ -131,8 +132,16 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                     if one in parents[p]:
                         break
                 else:
-                    pending.append((sid, fact))
-                    queries.append((one if whole else cx.producer_group(fact), sid))
+                    one = None
+                if one is not None:
+                    continue
+            if len(req) > 1:  # a fact listed twice: one finding
+                if (sid, fact) in failing:
+                    continue
+                failing.add((sid, fact))
+            if fact in cx.producer_of:
+                pending.append((sid, fact))
+                queries.append((cx.producer_of[fact] if whole else cx.producer_group(fact), sid))
                 continue
             out.append(finding("unmet_requirement", "semantics",
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
