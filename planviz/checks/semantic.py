@@ -132,17 +132,17 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                     if one in parents[p]:
                         break
                 else:
-                    one = None
-                if one is not None:
-                    continue
-            if len(req) > 1:  # a fact listed twice: one finding
+                    if len(req) > 1:  # a fact listed twice: asked once
+                        if (sid, fact) in failing:
+                            continue
+                        failing.add((sid, fact))
+                    pending.append((sid, fact))
+                    queries.append((one if whole else cx.producer_group(fact), sid))
+                continue
+            if len(req) > 1:
                 if (sid, fact) in failing:
                     continue
                 failing.add((sid, fact))
-            if fact in cx.producer_of:
-                pending.append((sid, fact))
-                queries.append((cx.producer_of[fact] if whole else cx.producer_group(fact), sid))
-                continue
             out.append(finding("unmet_requirement", "semantics",
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
                           f"add a step producing it to {sid}.depends_on, or list it in premises "

@@ -363,6 +363,50 @@ def test_ancestor_rule_agrees_with_networkx(tier, p):
     assert observed(report, CONTRACT) == naive(p, CONTRACT)
 
 
+@st.composite
+def far_fact_plans(draw):
+    """Layers of 2-8 steps; each step requires facts from 2 to 20 levels up along a random path of
+    dependencies, or from a stranger of that level, sometimes twice, some facts with two producers."""
+    rnd = draw(st.randoms(use_true_random=False))
+    width, n = rnd.randint(2, 8), rnd.randint(20, 160)
+    parents: dict[str, list[str]] = {}
+    layers: list[list[str]] = []
+    steps = []
+    for i in range(n):
+        if i % width == 0:
+            layers.append([])
+        sid, layer = f"S{i}", len(layers) - 1
+        deps = rnd.sample(layers[-2], rnd.randint(1, min(3, len(layers[-2])))) if layer else []
+        requires = []
+        for _ in range(rnd.randint(0, 2) if layer >= 2 else 0):
+            up = rnd.randint(2, min(20, layer))
+            source = rnd.choice(deps)
+            for _ in range(up - 1):
+                source = rnd.choice(parents[source])
+            if rnd.random() < 0.2:
+                source = rnd.choice(layers[layer - up])  # same level: an ancestor or not
+            requires += [f"f{source[1:]}"] * rnd.choice([1, 1, 1, 2])
+        produces = [f"f{i}"] + ([f"f{rnd.randrange(n)}"] if rnd.random() < 0.1 else [])
+        steps.append(Step(sid, f"do {sid}", expected_evidence="e", depends_on=deps, requires=requires,
+                          produces=produces))
+        parents[sid] = deps
+        layers[-1].append(sid)
+    rnd.shuffle(steps)
+    return Plan("g", steps)
+
+
+@pytest.mark.parametrize("tier", ["default", "bitsets"])
+@settings(max_examples=40, deadline=None)
+@given(p=far_fact_plans())
+def test_facts_from_far_up_agree_with_networkx(tier, p):
+    with pytest.MonkeyPatch.context() as mp:
+        if tier == "bitsets":
+            mp.setattr(ancestry, "MAX_BITS", 3)
+            mp.setattr(ancestry, "EPOCH", 2)
+        report = validate(p, CONTRACT)
+    assert observed(report, CONTRACT)["unmet_requirement"] == naive(p, CONTRACT)["unmet_requirement"]
+
+
 @settings(max_examples=50, deadline=None)
 @given(random_plans(acyclic=False), st.randoms(use_true_random=False))
 def test_findings_do_not_depend_on_step_order(p, rnd):
