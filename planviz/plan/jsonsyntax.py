@@ -21,8 +21,11 @@ from .syntax import MAX_DEPTH, join_path, line_col
 
 __all__ = ["parse_json", "parse_json_lines", "json_events"]
 
-_JSON_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.S)
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# Every non-space character starts a token and an unterminated string runs to the end, so no match ever
+# fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
+_JSON_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*"?)|([{}\[\],:])|([^\s{}\[\],:"]+)', re.S)
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
+_TOKEN_KINDS = (None, "string", "punct", "bare")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NOT_STRUCTURE = re.compile(r'[^\[\]{}"\\]+')
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -117,7 +120,7 @@ def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
         if punct in ("[", "{"):
             depth += 1
             if depth > MAX_DEPTH:
-                line, column = line_col(text, m.start(2))
+                line, column = line_col(text, m.start())
                 raise PlanFormatError(f"nesting deeper than {MAX_DEPTH} levels: expected a plan, not a deep structure",
                                       source=name, line=line + line_offset, column=column)
         elif punct in ("]", "}"):
@@ -125,15 +128,8 @@ def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
 
 
 def _json_tokens(text: str) -> Iterator[tuple[str, str, int]]:
-    pos = 0
-    while True:
-        m = _JSON_TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            return
-        pos = m.end()
-        for kind, group in (("string", 1), ("punct", 2), ("bare", 3)):
-            if m.group(group) is not None:
-                yield kind, m.group(group), m.start(group)
+    for m in _JSON_TOKEN.finditer(text):
+        yield _TOKEN_KINDS[m.lastindex], m.group(), m.start()
 
 
 def _find_bare_token(text: str, token: str) -> tuple[int, int]:
@@ -144,14 +140,31 @@ def _find_bare_token(text: str, token: str) -> tuple[int, int]:
 
 
 def json_events(text: str) -> Iterator[tuple[str, Any, tuple[int, int]]]:
+    """(kind, scalar value, (line, column)) of each JSON token, for :func:`~planviz.plan.syntax.locate`;
+    positions are counted as the tokens go (linear in the text); stops at a string that is not JSON."""
+    line, line_start, seen = 1, 0, 0
+
+    def place(offset: int) -> tuple[int, int]:
+        nonlocal line, line_start, seen
+        line += text.count("\n", seen, offset)
+        line_start = max(line_start, text.rfind("\n", seen, offset) + 1)
+        seen = offset
+        return line, offset - line_start + 1
+
     for kind, value, offset in _json_tokens(text):
         if kind == "punct":
             if value in "{[":
-                yield ("map" if value == "{" else "seq"), None, line_col(text, offset)
+                yield ("map" if value == "{" else "seq"), None, place(offset)
             elif value in "}]":
                 yield "end", None, (0, 0)
+        elif kind == "string":
+            try:
+                scalar = json.loads(value)
+            except ValueError:  # unterminated or a bad escape: the text ends being JSON here
+                return
+            yield "scalar", scalar, place(offset)
         else:
-            yield "scalar", json.loads(value) if kind == "string" else value, line_col(text, offset)
+            yield "scalar", value, place(offset)
 
 
 def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple]:
