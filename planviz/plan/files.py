@@ -37,6 +37,7 @@ from . import importers
 from .document import Document, parse_document
 from .fields import plan_shape
 from .model import Contract, Plan
+from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
 from .syntax import FLOAT_PATTERN, show_value
 from .text import STRING_NAME, read_path, read_stream, text_of
@@ -220,6 +221,11 @@ def _check_format(format: str | None) -> None:
 def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Plan]:
     """Plans from parsed data (no text: errors name field paths, not lines)."""
     records = _records(None, data)
+    if format not in ("planviz", "toolcall") and not (records and all(plan_shape(r[0]) for r in records)):
+        try:  # importers read whatever they are given; plan records check each field themselves
+            check_plain(data)
+        except PlanFormatError as exc:
+            raise exc.located(source=STRING_NAME) from None
     fmt = format or _detect("", data, records)
     if fmt is None:
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "

@@ -17,7 +17,9 @@ from itertools import accumulate
 from typing import Any, Iterator
 
 from ..errors import PlanFormatError
-from .syntax import MAX_DEPTH, join_path, line_col
+from . import limits
+from .plaindata import check_plain
+from .syntax import join_path, line_col, locate, split_path
 
 __all__ = ["parse_json", "parse_json_lines", "json_events"]
 
@@ -26,6 +28,7 @@ __all__ = ["parse_json", "parse_json_lines", "json_events"]
 _JSON_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*"?)|([{}\[\],:])|([^\s{}\[\],:"]+)', re.S)
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
 _TOKEN_KINDS = (None, "string", "punct", "bare")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NOT_STRUCTURE = re.compile(r'[^\[\]{}"\\]+')
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -71,8 +74,15 @@ def _finite_float(token: str) -> float:
 def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
     _check_json_depth(text, name, line_offset)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
+        if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+            check_plain(data)  # finds an escaped lone surrogate ("A\udc00"); pairs are fine
+        return data
+    except PlanFormatError as exc:
+        line, column = locate(json_events(text), split_path(exc.path or "")) or (1, 1)
+        raise PlanFormatError(exc.message, source=name, line=line + line_offset, column=column,
+                              path=exc.path) from None
     except _Duplicate:
         key, first, (line, column), path = _find_json_duplicate(text)
         raise PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear once",
@@ -108,20 +118,20 @@ def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, 
 
 
 def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
-    """Refuse nesting deeper than MAX_DEPTH before json.loads builds (or recurses into) it."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    """Refuse nesting deeper than the cap before json.loads builds (or recurses into) it."""
+    if text.count("[") + text.count("{") <= limits.MAX_DEPTH:
         return
     skeleton = _JSON_STRING.sub("", _NOT_STRUCTURE.sub("", text))  # brackets outside strings
-    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= MAX_DEPTH:
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= limits.MAX_DEPTH:
         return
     depth = 0
     for m in _JSON_TOKEN.finditer(text):
         punct = m.group(2)
         if punct in ("[", "{"):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > limits.MAX_DEPTH:
                 line, column = line_col(text, m.start())
-                raise PlanFormatError(f"nesting deeper than {MAX_DEPTH} levels: expected a plan, not a deep structure",
+                raise PlanFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep structure",
                                       source=name, line=line + line_offset, column=column)
         elif punct in ("]", "}"):
             depth -= 1

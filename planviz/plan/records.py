@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -50,7 +49,8 @@ from .fields import (
 )
 from .model import Contract, Plan, Step, ToolSpec, as_duration
 from .placeholder import find_placeholders, split_reference, strings_in
-from .syntax import MAX_DEPTH, join_path, show_value
+from .plaindata import check_plain, check_unicode, copy_plain
+from .syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
 
@@ -218,14 +218,14 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind in ("text", "name"):
         if not isinstance(value, str):
             raise _fail(f"expected a string, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             how = f'("{value}")' if isinstance(value, int) else "as written in the file"
             raise _fail(f"step ids are strings, got the number {value!r}: quote it {how}", path)
         if not isinstance(value, str) or not value:
             raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
@@ -251,7 +251,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind == "arguments":
         if not isinstance(value, Mapping):
             raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
-        return _plain(value, path, 0)
+        check_plain(value, path)
+        return value
     if kind == "refs":
         items = value if isinstance(value, (list, tuple)) else [value]
         out = []
@@ -278,6 +279,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         tools = {}
         for tool, spec in value.items():
             where = path + (tool,)
+            if not isinstance(tool, str):
+                raise _fail(f"tool names are strings, got {_show(tool)}", path)
             if spec is None:
                 spec = {}
             if not isinstance(spec, Mapping):
@@ -291,35 +294,14 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
 
 def _strings(value: Any, path: tuple) -> tuple[str, ...]:
     if isinstance(value, str):
-        return (value,)
+        return (check_unicode(value, path),)
     if not isinstance(value, (list, tuple)):
         raise _fail(f"expected a string or a list of strings, got {_show(value)}", path)
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise _fail(f"expected a string, got {_show(item)}{_quote_hint(item)}", path + (i,))
+        check_unicode(item, path + (i,))
     return tuple(value)
-
-
-def _plain(value: Any, path: tuple, depth: int) -> Any:
-    """A deep copy of JSON-like data; anything else (or too deep) is an error."""
-    if depth > MAX_DEPTH:
-        raise _fail(f"nesting deeper than {MAX_DEPTH} levels", path)
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _fail(f"expected a finite number, got {value!r}", path)
-        return value
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise _fail(f"keys are strings, got {_show(k)}", path)
-            out[k] = _plain(v, path + (k,), depth + 1)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, path + (i,), depth + 1) for i, v in enumerate(value)]
-    raise _fail(f"expected plain data (string, number, true/false, null, list or mapping), got {_show(value)}", path)
 
 
 def _fail(message: str, path: tuple) -> PlanFormatError:
@@ -379,7 +361,7 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
         value = getattr(step, name)
         if name == "arguments":
             if value:
-                out[name] = _plain(value, (), 0)
+                out[name] = copy_plain(value)
         elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
             out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
     return out
