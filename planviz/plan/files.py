@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -37,6 +36,7 @@ from . import importers
 from .document import Document, parse_document
 from .fields import plan_shape
 from .model import Contract, Plan
+from .output import write_output
 from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
 from .syntax import FLOAT_PATTERN, show_value
@@ -150,7 +150,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
     else:
         raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_output(path, text)
     return text
 
 
