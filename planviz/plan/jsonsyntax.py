@@ -131,7 +131,8 @@ def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
             depth += 1
             if depth > limits.MAX_DEPTH:
                 line, column = line_col(text, m.start())
-                raise PlanFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep structure",
+                raise PlanFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep "
+                                      f"structure; {limits.raise_hint('MAX_DEPTH')}",
                                       source=name, line=line + line_offset, column=column)
         elif punct in ("]", "}"):
             depth -= 1
