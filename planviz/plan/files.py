@@ -221,7 +221,9 @@ def _check_format(format: str | None) -> None:
 def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Plan]:
     """Plans from parsed data (no text: errors name field paths, not lines)."""
     records = _records(None, data)
-    if format not in ("planviz", "toolcall") and not (records and all(plan_shape(r[0]) for r in records)):
+    plan_shaped = format in ("planviz", "toolcall") or (
+        format is None and records is not None and all(plan_shape(r[0]) for r in records))
+    if not plan_shaped:
         try:  # importers read whatever they are given; plan records check each field themselves
             check_plain(data)
         except PlanFormatError as exc:

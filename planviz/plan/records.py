@@ -56,6 +56,7 @@ _show = functools.partial(show_value, limit=60)
 
 __all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
 
+_MAX_INT = 2**63 - 1  # step numbers, versions and counts: anything larger is not a count but hostile input
 _STEP_DEFAULTS = {f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")}
 _CONTRACT_DEFAULTS = {f.name: f.default for f in fields(Contract) if f.name != "tools"}
 _TOOLSPEC_DEFAULTS = {f.name: f.default for f in fields(ToolSpec)}
@@ -235,7 +236,7 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         return number
     if kind in ("version", "count", "n"):
         low = 1 if kind == "version" else 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= _MAX_INT:
             what = "the step number, an integer" if kind == "n" else "an integer"
             raise _fail(f"expected {what} >= {low}, got {_show(value)}", path)
         return value
@@ -258,7 +259,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         out = []
         for i, item in enumerate(items):
             where = path + (i,) if isinstance(value, (list, tuple)) else path
-            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "":
+            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
+                    isinstance(item, int) and abs(item) > _MAX_INT):
                 raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
             out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
         return tuple(out)

@@ -75,11 +75,16 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
     """Every plan in the input, read as format ``fmt`` (one of :data:`FORMATS`).
 
     Defects of the input are findings in each plan's ``import_findings``;
-    only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`).
+    only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`),
+    and text no plan can hold: an escape inside the planner's own JSON that
+    makes a lone surrogate (``"\\udc00"``), named by step and field.
     """
     module = _MODULES.get(fmt)
     if module is None:
         raise PlanFormatError(f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
                               source=source)
     data = list(data) if isinstance(data, tuple) else data
-    return module.import_plans(text if isinstance(text, str) else "", data, source=source)
+    try:
+        return module.import_plans(text if isinstance(text, str) else "", data, source=source)
+    except PlanFormatError as exc:
+        raise exc.located(source=source) from None
