@@ -35,18 +35,24 @@ def writes(step: Step, contract: Contract | None = None) -> bool:
     return bool(step.resources) or bool(spec is not None and spec.writes)
 
 
-def tool_refusal(step: Step, contract: Contract | None) -> str | None:
-    """Why the contract's tool registry refuses ``step``'s tool call (unknown, not permitted, a write under
-    read intent), or None: what the environment says when the call is made."""
+def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
+    """Why the contract's tool registry refuses ``step``'s tool call, as (finding code, reason), or None:
+    what the environment answers when the call is made (an unknown tool, one not permitted, a write
+    under read intent).
+
+    >>> from planviz import Contract, ToolSpec
+    >>> tool_refusal(Step("S1", "push", tool="git_push"), Contract(tools={"git_push": ToolSpec(permitted=False)}))
+    ('not_permitted', "the contract does not permit 'git_push'")
+    """
     if contract is None or not contract.tools or step.tool is None:
         return None
     spec = contract.tools.get(step.tool)
     if spec is None:
-        return f"unknown_tool: {step.tool!r} is not in the contract's tool registry"
+        return "unknown_tool", f"{step.tool!r} is not in the contract's tool registry"
     if not spec.permitted:
-        return f"not_permitted: the contract does not permit {step.tool!r}"
+        return "not_permitted", f"the contract does not permit {step.tool!r}"
     if spec.writes and contract.intent == "read":
-        return f"outside_intent: {step.tool!r} writes, but the contract's intent is read-only"
+        return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
     return None
 
 

@@ -130,7 +130,7 @@ def test_worked_example_precondition_returns_to_producer(example):
 
 @pytest.mark.parametrize("category, action, restart, voided, kept", [
     ("transient", "retry", "S3", set(), {"S0", "S1", "S2"}),
-    ("goal_change", "replan", None, {"S3", "S4"}, {"S0", "S1", "S2"}),
+    ("goal_change", "replan", None, {"S0", "S1", "S2", "S3", "S4"}, set()),  # global: kept only once re-checked
     ("side_effect", "invalidate_subgraph", "S3", {"S3", "S4"}, {"S0", "S1", "S2"}),  # S3 is the patch itself
     ("precondition", "return_to_source", "S2", {"S2", "S3", "S4"}, {"S0", "S1"}),
 ])
@@ -507,14 +507,14 @@ def test_failure_scopes(case, category):
     scope = failure_scope(plan, step, category, fact=fact, state=None if completed is None else (completed, ()))
     universe = set(g) if completed is None else completed
     assert scope.category == category and not (scope.voided & scope.kept)
-    assert scope.kept == universe - scope.voided
+    assert scope.kept == (frozenset() if category == "goal_change" else universe - scope.voided)
     for v in scope.voided:
         assert nx.descendants(g, v) <= scope.voided  # closed downstream
     upstream = nx.ancestors(g, step) | {step}
     if category == "transient":
         assert (scope.action, scope.restart, scope.voided) == ("retry", step, frozenset())
     elif category == "goal_change":
-        assert scope.voided == set(g) - (completed or set()) and scope.restart is None
+        assert scope.voided == set(g) and scope.restart is None and scope.action == "replan"
     elif category == "side_effect":
         patches = [v for v in upstream if plan.step(v).kind == "patch"]
         roots = [nearest(g, step, patches) if step not in patches else step] if patches else (
