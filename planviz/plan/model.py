@@ -20,13 +20,15 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanFormatError, UnknownStepError
 
+if TYPE_CHECKING:
+    from .horizon import Budget
+
 __all__ = [
     "Step",
-    "Budget",
     "Plan",
     "Contract",
     "ToolSpec",
@@ -121,51 +123,14 @@ def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
 
 
 @dataclass(frozen=True)
-class Budget:
-    """What a far-horizon step may cost once expanded: at most ``steps`` concrete steps, whose durations add
-    up to at most ``duration`` (None: no limit on that count).
-
-    >>> Budget(steps=3, duration=40)
-    Budget(steps=3, duration=40.0)
-    >>> Budget(steps=-1)
-    Traceback (most recent call last):
-    ...
-    planviz.errors.PlanFormatError: budget.steps: expected an integer >= 0, got -1
-    """
-
-    steps: int | None = None
-    duration: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)
-                                       or self.steps < 0):
-            raise PlanFormatError(f"expected an integer >= 0, got {self.steps!r:.60}", path="budget.steps")
-        if self.duration is not None:
-            d = as_duration(self.duration)
-            if d is None:
-                raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}",
-                                      path="budget.duration")
-            object.__setattr__(self, "duration", d)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The budget as plan-file data (limits that are None left out)."""
-        out: dict[str, Any] = {}
-        if self.steps is not None:
-            out["steps"] = self.steps
-        if self.duration is not None:
-            out["duration"] = int(self.duration) if self.duration.is_integer() and self.duration < 2**53 \
-                else self.duration
-        return out
-
-
-@dataclass(frozen=True)
 class Step:
     """One node of a plan: what to do, what it needs, what its success establishes.
 
     ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string
     or any iterable of strings and are stored as tuples. A far-horizon step
     (``horizon="far"``) is a placeholder: it may carry a ``budget`` (a
-    :class:`Budget` or a mapping) and its concrete steps, ``expands_to``.
+    :class:`~planviz.Budget` or a mapping) and its concrete steps,
+    ``expands_to`` (see :mod:`planviz.plan.horizon`).
 
     >>> Step("S2", "write the contract test", expected_evidence="test fails before the patch",
     ...      duration=3, kind="diagnose").duration
@@ -223,30 +188,12 @@ class Step:
         set_(self, "arguments", _copy_arguments(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
-        self._far_fields(where)
+        if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
+            from .horizon import far_fields  # a far step's fields live with their concept
 
-    def _far_fields(self, where: str) -> None:
-        """budget and expands_to: only on a far-horizon step (a placeholder), checked here for every way in."""
-        if isinstance(self.budget, Mapping):
-            unknown = sorted(set(self.budget) - {"steps", "duration"}, key=str)
-            if unknown:
-                raise PlanFormatError(f"unknown key {unknown[0]!r}; a budget has steps and duration",
-                                      path=f"{where}.budget")
-            object.__setattr__(self, "budget", Budget(**self.budget))
-        if self.budget is not None and not isinstance(self.budget, Budget):
-            raise PlanFormatError(f"expected a Budget or a mapping {{steps, duration}}, got {self.budget!r:.60}",
-                                  path=f"{where}.budget")
-        if isinstance(self.expands_to, (str, Mapping)) or not isinstance(self.expands_to, Iterable):
-            raise PlanFormatError(f"expected a list of steps, got {self.expands_to!r:.60}", path=f"{where}.expands_to")
-        expansion = tuple(self.expands_to)
-        for i, s in enumerate(expansion):
-            if not isinstance(s, Step):
-                raise PlanFormatError(f"expected a Step, got {s!r:.60}", path=f"{where}.expands_to[{i}]")
-        object.__setattr__(self, "expands_to", expansion)
-        for name in ("budget", "expands_to"):
-            if getattr(self, name) and self.horizon != "far":
-                raise PlanFormatError(f"only a far-horizon step (horizon: far) has {name}; this step is near",
-                                      path=f"{where}.{name}")
+            budget, expansion = far_fields(self, where)
+            set_(self, "budget", budget)
+            set_(self, "expands_to", expansion)
 
 
 @dataclass(frozen=True)

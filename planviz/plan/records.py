@@ -49,7 +49,8 @@ from .fields import (
     TOOLSPEC_FIELDS,
     plan_shape,
 )
-from .model import Budget, Contract, Plan, Step, ToolSpec, as_duration
+from .horizon import Budget
+from .model import Contract, Plan, Step, ToolSpec, as_duration
 from .placeholder import find_placeholders, split_reference, strings_in
 from .syntax import MAX_DEPTH, join_path, show_value
 
@@ -386,7 +387,8 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
                 out[name] = _plain(value, (), 0)
         elif name in ("budget", "expands_to"):
             if value:
-                out[name] = value.to_dict() if name == "budget" else [_step_to_dict(s) for s in value]
+                out[name] = ({k: _number(v) for k, v in vars(value).items() if v is not None} if name == "budget"
+                             else [_step_to_dict(s) for s in value])
         elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
             out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
     return out
