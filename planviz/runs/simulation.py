@@ -31,26 +31,7 @@ same time (the lower id starts first); a far-horizon step never runs as
 concrete work (:mod:`planviz.runs.horizon`).
 
 What each fault kind makes the step's observation say, and what the planner
-does about it (workflow retries transient failures and otherwise stops with
-``step_failed``; direct records the failure and runs the next step):
-
-=================  ===========================================  ==============================================
-fault              observation                                  planner
-=================  ===========================================  ==============================================
-transient          failed, kind ``transient``                   retry up to ``max_retries`` if :func:`idempotent`
-tool_error         failed, kind ``tool_error``                  ``step_failed`` (the executor's error)
-withdraw           failed, the precondition fact withdrawn      return to its producer, replan (given: blocked)
-side_effect        failed, kind ``side_effect``                 void the patch subgraph, replan
-missing_evidence   ok, without the produced fact(s)             ``expected_evidence_missing``
-goal_change        failed, kind ``goal_change``                 global (:mod:`planviz.runs.goalchange`): void
-                                                                every step, re-check completed ones, replan
-                                                                for the new goal; none given: ``goal_changed``
-premise_false      ok, the premise withdrawn                    ``premise_failed``
-extra_fact         ok, plus the fact                            ``not X`` against a held ``X``: conflict, then
-                                                                return to X's producer; a forbidden state:
-                                                                ``forbidden_state``
-approval_denied    (at the approval, before the start)          ``approval_denied``, the work before it kept
-=================  ===========================================  ==============================================
+does about it, is tabled in :mod:`planviz.runs.observer`.
 
 Premises and the contract's given facts are held from the start (validation
 treats them as given); every other fact comes from an observation. The
@@ -81,6 +62,7 @@ from .fault import Fault, fault_facts
 from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine
+from .observer import observation
 from .revision import changed_completed, complete_revision, redundant_work, reissue
 from .strategies import STRATEGIES, run_direct
 
@@ -202,37 +184,13 @@ class _Simulation:
 
     def observe(self, step: Step) -> Observation:
         """The observation of one attempt of ``step``: a tool call the contract refuses, else the first fault
-        naming it, else a clean success."""
-        produced = frozenset(step.produces)
+        naming it (kept in ``hit``), else a clean success."""
         refused = tool_refusal(step, self.contract)
         if refused is not None:
             return Observation(False, kind=refused[0], data={"message": f"the tool call was refused: {refused[1]}"})
         hit = self.take_fault(step, None)
-        if hit is None:
-            return Observation(True, produced)
-        fault, fact = self.faults[hit], self.fact_of[hit]
-        self.hit = fault
-        data = {"fault": str(fault)}
-        kind = fault.kind
-        if kind == "transient":
-            return Observation(False, kind="transient", data={**data, "message": "timed out; may pass on retry"})
-        if kind == "tool_error":
-            return Observation(False, kind="tool_error", data={**data, "message": f"tool {step.tool!r} errored"})
-        if kind == "withdraw":
-            return Observation(False, withdrawn={fact}, kind="precondition",
-                               data={**data, "message": f"precondition {fact!r} does not hold"})
-        if kind == "side_effect":
-            return Observation(False, kind="side_effect",
-                               data={**data, "message": "its check shows an earlier change broke something"})
-        if kind == "goal_change":
-            new = f": the new goal is {fault.goal!r}" if fault.goal else (": the contract changed" if fault.contract
-                                                                          else "")
-            return Observation(False, kind="goal_change", data={**data, "message": f"the goal changed{new}"})
-        if kind == "missing_evidence":
-            return Observation(True, produced - {fact} if fact else frozenset(), data=data)
-        if kind == "premise_false":
-            return Observation(True, produced, withdrawn={fact}, kind="premise_false", data=data)
-        return Observation(True, produced | {fact}, data=data)  # extra_fact
+        self.hit = None if hit is None else self.faults[hit]
+        return observation(step, self.hit, None if hit is None else self.fact_of[hit])
 
     def falsified(self, sid: str, obs: Observation) -> bool:
         """Stop the run (``premise_failed``) when ``obs`` falsified a premise of the plan."""
