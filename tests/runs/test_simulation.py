@@ -358,7 +358,8 @@ def plans(draw, max_steps=8):
         requires = [f"f{j}" for j in deps if draw(st.booleans())]
         steps.append(Step(f"S{i}", f"step {i}", expected_evidence=f"f{i} observed", depends_on=[f"S{j}" for j in deps],
                           requires=requires, produces=[f"f{i}"], duration=draw(st.integers(0, 9)),
-                          kind=draw(st.sampled_from([None, "patch", "verify"]))))
+                          kind=draw(st.sampled_from([None, "patch", "verify"])),
+                          approval=draw(st.sampled_from([None, None, None, "lead"]))))
     order = draw(st.permutations(range(n)))
     return Plan("random goal", [steps[i] for i in order], premises=["p"])
 
@@ -371,10 +372,11 @@ def plans_and_faults(draw):
     for _ in range(draw(st.integers(0, 3))):
         step = plan.step(draw(st.sampled_from(ids)))
         kinds_ = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false",
-                  "extra_fact"] + (["withdraw"] if step.requires else [])
+                  "extra_fact"] + (["withdraw"] if step.requires else []) + (["approval_denied"] if step.approval else [])
         kind = draw(st.sampled_from(kinds_))
         fact = draw(st.sampled_from(["noise", "not f0", "not p"])) if kind == "extra_fact" else None
-        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3))))
+        goal = draw(st.sampled_from([None, "a new goal"])) if kind == "goal_change" else None
+        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3)), goal=goal))
     return plan, faults
 
 
@@ -572,3 +574,25 @@ def test_a_refused_plan_never_has_a_start_event(pf, defect):
         assert run.outcome == "refused" and "start" not in kinds(run) and run.events[-1].category
     else:
         assert run.events[1].kind == "start"
+
+
+@SETTINGS
+@given(plans(), st.data(), st.sampled_from([None, "a new goal"]))
+def test_a_goal_change_voids_every_pending_step_and_rechecks_every_completed_one(plan, data, goal):
+    sid = data.draw(st.sampled_from(sorted(plan.ids)))
+    run = simulate(plan, faults=[Fault(sid, "goal_change", goal=goal)])
+    fail = next((e for e in run.events if e.kind == "fail" and e.category == "goal_change"), None)
+    if fail is None:  # the step never ran (the plan stopped earlier)
+        return
+    before = run.frame(fail.index)
+    done = {s for s, v in before.statuses.items() if v == "done"}
+    inv = run.events[fail.index + 1]
+    assert inv.kind == "invalidate" and inv.kept == set()
+    if goal is None:
+        assert inv.voided == set(before.statuses) and run.outcome == "goal_changed"
+        assert set(run.frame(-1).statuses.values()) == {"invalidated"}
+    else:
+        assert inv.voided == set(before.statuses) - done
+        rechecked = [e.step for e in run.events[fail.index + 2:] if e.kind == "recheck"]
+        assert sorted(rechecked) == sorted(done)
+        assert run.plans[1].goal == "a new goal" if len(run.plans) > 1 else run.outcome in ("refused", "replan_limit")
