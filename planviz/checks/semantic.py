@@ -71,6 +71,8 @@ def premise_reliance(cx: Context, ancestry: bool = True) -> dict[str, list[str]]
     Without ``ancestry`` (a cycle or unknown ids), a step relies on a premise no step produces.
     """
     premises = set(cx.plan.premises)
+    if not premises:
+        return {}
     asks = [(sid, f) for sid, s in cx.steps.items() for f in dict.fromkeys(s.requires) if f in premises]
     groups = [cx.producer_group(f) for _, f in asks]
     if ancestry:
