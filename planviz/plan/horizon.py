@@ -63,7 +63,8 @@ def far_fields(step: Step, where: str) -> tuple[Budget | None, tuple[Step, ...]]
     if isinstance(budget, Mapping):
         unknown = sorted(set(budget) - {f.name for f in fields(Budget)}, key=str)
         if unknown:
-            raise PlanFormatError(f"unknown key {unknown[0]!r}; a budget has steps and duration", path=f"{where}.budget")
+            raise PlanFormatError(f"unknown key {unknown[0]!r}; a budget has steps and duration",
+                                  path=f"{where}.budget")
         budget = Budget(**budget)
     if budget is not None and not isinstance(budget, Budget):
         raise PlanFormatError(f"expected a Budget or a mapping {{steps, duration}}, got {budget!r:.60}",
