@@ -27,13 +27,18 @@ are kept apart from the state's channels.
 
 from __future__ import annotations
 
+import heapq
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import TraceFormatError
+from ..plan.model import Finding
 
-__all__ = ["Checkpoint", "Task", "checkpoint_of", "is_internal", "SNAPSHOT_FIELDS"]
+__all__ = ["Checkpoint", "Task", "checkpoint_of", "history_of", "is_internal", "SNAPSHOT_FIELDS"]
+
+_LISTS = ("history", "checkpoints", "snapshots", "states")
 
 SNAPSHOT_FIELDS = ("values", "next", "config", "metadata", "created_at", "parent_config", "tasks", "interrupts")
 TASK_FIELDS = ("id", "name", "path", "error", "interrupts", "state", "result")
@@ -233,3 +238,89 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
     return Checkpoint(cid, parent, thread, ns, step, _time(cp.get("ts"), f"{where}.checkpoint.ts", source), src,
                       {k: v for k, v in values.items() if not is_internal(k)}, scheduled, list(tasks.values()),
                       node_writes, seen, versions if isinstance(versions, dict) else None, where, index)
+
+
+def _finding(code: str, message: str, where: str = "") -> Finding:
+    return Finding(code, "import", "warning", message, (), (), where)
+
+
+def history_of(data: Any, source: str = "<history>") -> tuple[list[Checkpoint], list[Finding]]:
+    """The checkpoints of one thread in the order they were written (parents first), and what was odd.
+
+    ``data`` is a list of records, or an object holding one under ``history``,
+    ``checkpoints``, ``snapshots`` or ``states``. Records of several threads
+    are refused (a run is one thread); subgraph checkpoints, repeated ids,
+    missing parents and cycles of parents are reported as findings.
+    """
+    items = data
+    if isinstance(data, dict):
+        items = next((data[k] for k in _LISTS if isinstance(data.get(k), list)), [data])
+    if not isinstance(items, list) or not items:
+        raise TraceFormatError("expected a list of state snapshots or checkpoint tuples (get_state_history() or "
+                               "a checkpointer's list()), got " + ("an empty list" if items == [] else
+                                                                     type(items).__name__), source=source)
+    cps = [checkpoint_of(raw, i, source) for i, raw in enumerate(items)]
+    threads = {c.thread for c in cps if c.thread is not None}
+    if len(threads) > 1:
+        first = next(c for c in cps if c.thread is not None)
+        other = next(c for c in cps if c.thread not in (None, first.thread))
+        raise TraceFormatError(f"thread_id {other.thread!r} differs from {first.thread!r} (record {first.where}): "
+                               "a run is one thread; export one thread's history", source=source,
+                               path=f"{other.where}.config.configurable.thread_id")
+    findings: list[Finding] = []
+    nested = [c for c in cps if c.namespace]
+    if nested:
+        findings.append(_finding("subgraph_checkpoints", f"{len(nested)} checkpoint(s) of subgraphs (checkpoint_ns "
+                                 f"{nested[0].namespace!r}...) are left out: the run shows the top-level graph",
+                                 nested[0].where))
+    by_id: dict[str, Checkpoint] = {}
+    for c in cps:
+        if not c.namespace and c.id not in by_id:
+            by_id[c.id] = c
+    if len(by_id) < len(cps) - len(nested):
+        findings.append(_finding("duplicate_checkpoint", "some checkpoint ids appear twice; the first record of "
+                                 "each is kept"))
+    return _chronological(by_id, findings), findings
+
+
+def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding]) -> list[Checkpoint]:
+    """Parents before children; among the ready ones, the earliest (time, step, record order) first."""
+    children: dict[str | None, list[Checkpoint]] = defaultdict(list)
+    roots, missing = [], []
+    for c in by_id.values():
+        if c.parent in by_id and c.parent != c.id:
+            children[c.parent].append(c)
+        else:
+            if c.parent is not None:
+                missing.append(c)
+            roots.append(c)
+    if len(missing) > 1 or (missing and len(roots) > 1):
+        findings.append(_finding("missing_parent", f"{len(missing)} checkpoint(s) name a parent that is not in the "
+                                 f"history (first: {missing[0].where}); each starts a branch of its own",
+                                 missing[0].where))
+    steps = [c.step for c in by_id.values() if c.step is not None]
+    newest_first = len(steps) > 1 and steps[0] > steps[-1]
+
+    def key(c: Checkpoint) -> tuple:
+        return (c.time if c.time is not None else float("-inf"), c.step if c.step is not None else 0,
+                -c.index if newest_first else c.index)
+
+    ready = [(key(c), c.id) for c in roots]
+    heapq.heapify(ready)
+    out, done = [], set()
+    while ready:
+        _, cid = heapq.heappop(ready)
+        if cid in done:
+            continue
+        done.add(cid)
+        out.append(by_id[cid])
+        for child in children.get(cid, ()):
+            heapq.heappush(ready, (key(child), child.id))
+    if len(out) < len(by_id):  # the rest hang off a cycle of parents
+        left = sorted((c for c in by_id.values() if c.id not in done), key=key)
+        findings.append(_finding("parent_cycle", f"{len(left)} checkpoint(s) form a cycle of parents (first: "
+                                 f"{left[0].where}); they are read in time order as one branch", left[0].where))
+        for c in left:
+            c.parent = out[-1].id if out else None
+            out.append(c)
+    return out

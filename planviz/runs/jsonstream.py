@@ -195,12 +195,12 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
     if char != "{":
         yield buf.value(where), context, where, line
         return
-    start = buf.pos  # an object: a record unless one of its members is a container
+    start = buf.offset + buf.pos  # an object: a record unless one of its members is a container
     ok, value = buf.try_value(CHUNK)
     if ok:
         yield from _walk_value(value, containers, context, where, line)
         return
-    buf.pos = start
+    buf.pos = start - buf.offset  # reading ahead may have dropped text before the object, never the object
     buf.take("{", where)
     members: dict[str, Any] = {}
     streamed = False

@@ -37,22 +37,17 @@ replays it through the run state machine:
 
 from __future__ import annotations
 
-import heapq
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import TraceFormatError
 from ..plan.model import Finding, Plan, Step
-from .checkpoints import Checkpoint, Task, checkpoint_of
+from .checkpoints import Checkpoint, Task, history_of
 from .events import Observation, Run
 from .playback import Action, play
 
 __all__ = ["run_of_history", "fact_of"]
-
-_LISTS = ("history", "checkpoints", "snapshots", "states")
-
 
 def fact_of(channel: str, value: Any) -> str:
     """The fact a state channel's value stands for: ``channel = value``, the value as short JSON.
@@ -82,45 +77,15 @@ class _Step:
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
     """The recorded :class:`~planviz.Run` of a LangGraph history (snapshots or checkpoint tuples, any order)."""
-    return _Builder(_checkpoints(data, source), source).run()
-
-
-def _checkpoints(data: Any, source: str) -> list[Checkpoint]:
-    items = data
-    if isinstance(data, dict):
-        items = next((data[k] for k in _LISTS if isinstance(data.get(k), list)), [data])
-    if not isinstance(items, list) or not items:
-        raise TraceFormatError("expected a list of state snapshots or checkpoint tuples (get_state_history() or "
-                               "a checkpointer's list()), got " + ("an empty list" if items == [] else
-                                                                     type(items).__name__), source=source)
-    cps = [checkpoint_of(raw, i, source) for i, raw in enumerate(items)]
-    threads = {c.thread for c in cps if c.thread is not None}
-    if len(threads) > 1:
-        first = next(c for c in cps if c.thread is not None)
-        other = next(c for c in cps if c.thread not in (None, first.thread))
-        raise TraceFormatError(f"thread_id {other.thread!r} differs from {first.thread!r} (record {first.where}): "
-                               "a run is one thread; export one thread's history", source=source,
-                               path=f"{other.where}.config.configurable.thread_id")
-    return cps
+    return _Builder(*history_of(data, source), source).run()
 
 
 class _Builder:
-    def __init__(self, cps: list[Checkpoint], source: str) -> None:
+    def __init__(self, order: list[Checkpoint], findings: list[Finding], source: str) -> None:
         self.source = source
-        self.findings: list[Finding] = []
-        nested = [c for c in cps if c.namespace]
-        if nested:
-            self.findings.append(_finding("subgraph_checkpoints", f"{len(nested)} checkpoint(s) of subgraphs "
-                                          f"(checkpoint_ns {nested[0].namespace!r}...) are left out: the run shows "
-                                          "the top-level graph", where=nested[0].where))
-        self.by_id: dict[str, Checkpoint] = {}
-        for c in cps:
-            if not c.namespace and c.id not in self.by_id:
-                self.by_id[c.id] = c
-        if len(self.by_id) < len(cps) - len(nested):
-            self.findings.append(_finding("duplicate_checkpoint", "some checkpoint ids appear twice; the first "
-                                          "record of each is kept"))
-        self.order = self._chronological()
+        self.findings = findings
+        self.order = order
+        self.by_id = {c.id: c for c in order}
         self.position = {c.id: i for i, c in enumerate(self.order)}
         self.timed = all(c.time is not None for c in self.order)
         if not self.timed:
@@ -140,53 +105,6 @@ class _Builder:
         self.emitted: set[tuple[str, str]] = set()
         self.failed: set[str] = set()  # steps with a failure or wait recorded
         self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
-
-    # -- order -----------------------------------------------------------------------------------------
-
-    def _chronological(self) -> list[Checkpoint]:
-        """Parents before children; among the ready ones, the earliest (time, step, record order) first."""
-        by_id = self.by_id
-        children: dict[str | None, list[Checkpoint]] = defaultdict(list)
-        roots = []
-        missing = []
-        for c in by_id.values():
-            if c.parent in by_id and c.parent != c.id:
-                children[c.parent].append(c)
-            else:
-                if c.parent is not None:
-                    missing.append(c)
-                roots.append(c)
-        if len(missing) > 1 or (missing and len(roots) > 1):
-            self.findings.append(_finding("missing_parent", f"{len(missing)} checkpoint(s) name a parent that is "
-                                          f"not in the history (first: {missing[0].where}); each starts a branch of "
-                                          "its own", where=missing[0].where))
-        steps = [c.step for c in by_id.values() if c.step is not None]
-        newest_first = len(steps) > 1 and steps[0] > steps[-1]
-
-        def key(c: Checkpoint) -> tuple:
-            return (c.time if c.time is not None else float("-inf"), c.step if c.step is not None else 0,
-                    -c.index if newest_first else c.index)
-
-        ready = [(key(c), c.id) for c in roots]
-        heapq.heapify(ready)
-        out, done = [], set()
-        while ready:
-            _, cid = heapq.heappop(ready)
-            if cid in done:
-                continue
-            done.add(cid)
-            out.append(by_id[cid])
-            for child in children.get(cid, ()):
-                heapq.heappush(ready, (key(child), child.id))
-        if len(out) < len(by_id):  # the rest hang off a cycle of parents
-            left = sorted((c for c in by_id.values() if c.id not in done), key=key)
-            self.findings.append(_finding("parent_cycle", f"{len(left)} checkpoint(s) form a cycle of parents "
-                                          f"(first: {left[0].where}); they are read in time order as one branch",
-                                          where=left[0].where))
-            for c in left:
-                c.parent = out[-1].id if out else None
-                out.append(c)
-        return out
 
     def _time(self, c: Checkpoint) -> float:
         return (c.time - self.t0) if self.timed else float(self.position[c.id])

@@ -39,15 +39,15 @@ Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 from __future__ import annotations
 
 import bisect
-import heapq
 import json
 from collections import Counter, defaultdict
 from typing import Any, Iterable
 
 from ..plan.model import Finding, Plan, Step
 from .events import Observation, Run
-from .otelspans import AGENT, ATTRIBUTES, MODEL, SHORT, TOOL, Span
+from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span
 from .playback import Action, play
+from .spandependencies import data_flow, timing_edges
 
 __all__ = ["run_of_spans", "CONTAINERS"]
 
@@ -113,8 +113,8 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     if steps_spans and not any(s.call_id for s in steps_spans):
         findings.append(_finding("no_call_ids", f"no tool call carries {ATTRIBUTES['call_id'][0]!r}: a declared "
                                  "plan is matched to these calls by tool name and arguments"))
-    flow = _data_flow(steps_spans, step_of, attempts)
-    timing = _timing(order, parent, step_of, attempts, set(flow))
+    flow = data_flow(steps_spans, step_of, attempts)
+    timing = timing_edges(order, parent, step_of, attempts, set(flow))
     deps: dict[str, dict[str, None]] = defaultdict(dict)
     needs: dict[str, list[str]] = defaultdict(list)
     for u, v in list(flow) + timing:
@@ -223,114 +223,6 @@ def _step_ids(spans: list[Span], parent: dict) -> tuple[dict[str, str], dict[str
     return step_of, attempts, retried
 
 
-def _leaves(value: Any, out: set, depth: int = 0) -> set:
-    """Scalar values inside ``value`` distinctive enough to show data flowing (no booleans, short strings)."""
-    if depth > 20:
-        return out
-    if isinstance(value, dict):
-        for v in value.values():
-            _leaves(v, out, depth + 1)
-    elif isinstance(value, list):
-        for v in value:
-            _leaves(v, out, depth + 1)
-    elif isinstance(value, str):
-        if len(value.strip()) >= 4:
-            out.add(value.strip())
-    elif isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 100:
-        out.add(str(value))
-    return out
-
-
-def _data_flow(spans: list[Span], step_of: dict, attempts: dict) -> dict[tuple[str, str], None]:
-    """Edges producer -> consumer where the consumer's arguments hold a value the producer returned.
-
-    A value the producer was itself given (passed through) is no evidence; the latest producer of a value wins.
-    """
-    produced: dict[str, str] = {}
-    ends: list[tuple[int, str, set]] = []  # (end, step, leaves) not yet visible to consumers
-    edges: dict[tuple[str, str], None] = {}
-    for s in spans:
-        sid = step_of[s.span_id]
-        while ends and ends[0][0] <= s.start:
-            _, producer, values = heapq.heappop(ends)
-            for v in values:
-                produced[v] = producer
-        if attempts[sid][0] is s:
-            for v in sorted(_leaves(s.arguments, set())):
-                u = produced.get(v)
-                if u is not None and u != sid:
-                    edges[(u, sid)] = None
-        if s.end is not None and s.status != "error" and s.result is not None:
-            values = _leaves(s.result, set()) - _leaves(s.arguments, set())
-            if values:
-                heapq.heappush(ends, (s.end, sid, values))
-    return edges
-
-
-def _timing(order: list[Span], parent: dict, step_of: dict, attempts: dict,
-            known: set[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Edges from the latest calls that ended before a call started, among siblings, scoped by nesting.
-
-    Siblings are a parent span's children that are steps or contain steps; a
-    container's first and last steps stand for it. A failed call is no
-    predecessor (the agent went on without its result), nor are later attempts of a retried step counted.
-    """
-    children: dict[str | None, list[Span]] = defaultdict(list)
-    for s in order:
-        children[parent[s.span_id]].append(s)
-    edges: dict[tuple[str, str], None] = {}
-    memo: dict[str | None, tuple[set[str], set[str]]] = {}
-
-    def ends_of(node: Span) -> tuple[set[str], set[str]]:
-        sid = step_of.get(node.span_id)
-        if sid is not None:
-            return ({sid}, {sid}) if attempts[sid][0] is node and node.status != "error" else (set(), set())
-        return memo.get(node.span_id, (set(), set()))
-
-    stack: list[tuple[str | None, bool]] = [(None, False)]
-    while stack:  # post-order over the span tree, without recursion (traces can nest deeply)
-        key, done = stack.pop()
-        if not done:
-            stack.append((key, True))
-            stack.extend((c.span_id, False) for c in children.get(key, ()) if c.span_id in children)
-            continue
-        units = [(c, *ends_of(c)) for c in children.get(key, ())]
-        units = [(c, first, last) for c, first, last in units if first or last]
-        memo[key] = _order_units(units, edges, known)
-    return [e for e in edges if e not in known]
-
-
-def _order_units(units: list, edges: dict, known: set) -> tuple[set[str], set[str]]:
-    """Add edges between sibling units; return the units' (entry steps, exit steps)."""
-    if not units:
-        return set(), set()
-    closing: list[tuple[int, int]] = []  # heap of (end, unit index)
-    closed_ends: list[int] = []
-    closed: list[int] = []
-    max_start = None
-    entries: set[str] = set()
-    for j, (c, first, _) in enumerate(units):
-        while closing and closing[0][0] <= c.start:
-            end, i = heapq.heappop(closing)
-            closed.append(i)
-            closed_ends.append(end)
-            s = units[i][0].start
-            max_start = s if max_start is None else max(max_start, s)
-        if not closed:
-            entries |= first
-        else:
-            for i in closed[bisect.bisect_right(closed_ends, max_start):]:
-                for u in units[i][2]:
-                    for v in first:
-                        if u != v and (u, v) not in known:
-                            edges[(u, v)] = None
-        if c.end is not None and units[j][2]:
-            heapq.heappush(closing, (c.end, j))
-    last_start = max(c.start for c, _, _ in units)
-    exits = set().union(*(last for c, _, last in units if c.end is None or c.end > last_start))
-    return entries, exits
-
-
 def _model_calls(order: list[Span], steps: list[Span], parent: dict, step_of: dict, t0: int) -> dict[str, list]:
     """Each model call, attached to the step it led to: the next call under its parent, else the last one."""
     under: dict[str | None, list[Span]] = defaultdict(list)
@@ -395,8 +287,7 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, model_calls: dict
             if value:
                 data[key] = value
         if s.result is not None:
-            text = s.result if isinstance(s.result, str) else json.dumps(s.result, ensure_ascii=False, default=str)
-            data["result"] = text[:SHORT] + ("…" if len(text) > SHORT else "")
+            data["result"] = s.result
         if k == len(attempts[sid]) - 1 and model_calls.get(sid):
             data["model_calls"] = model_calls[sid]
         actions.append(Action(t_end, "finish", sid, Observation(True, {f"{sid}.result"}, data=data)))

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 
 from ..errors import TraceFormatError
 
-__all__ = ["Span", "span_of", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
+__all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
 SHORT = 2000  # characters of a result or message kept for display
 
@@ -88,7 +88,7 @@ class Span:
 
     __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
-                 "cost", "error", "goal", "where", "line", "deviations")
+                 "cost", "error", "goal", "where", "line", "deviations", "leaves")
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -177,6 +177,8 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     tool = get("tool") if operation == TOOL else None
     if tool is None and operation == TOOL and name.startswith("execute_tool "):
         tool = name[len("execute_tool "):]
+    arguments = _arguments(get("arguments")) if operation == TOOL else None
+    result = _value(get("result")) if operation == TOOL else None
     cost = get("cost")
     if cost is None and any(k in attrs for k in _SPLIT_COST):
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in _SPLIT_COST)
@@ -184,8 +186,8 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=name,
         start=start, end=end, status=state, message=_text(message)[:SHORT], operation=operation,
         tool=_text(tool) if tool is not None else None, call_id=_text(get("call_id")),
-        arguments=_arguments(get("arguments")) if operation == TOOL else None,
-        result=_value(get("result")) if operation == TOOL else None,
+        arguments=arguments, result=None if result is None else _brief(result),
+        leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else frozenset(),
         agent=_text(get("agent")), model=_text(get("model")) if operation == MODEL else None,
         input_tokens=_count(get("input_tokens"), "input_tokens", bad),
         output_tokens=_count(get("output_tokens"), "output_tokens", bad),
@@ -196,9 +198,39 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
 
 # --------------------------------------------------------------------------- field readers
 
+def leaves(value: Any, out: set | None = None, depth: int = 0) -> set[str]:
+    """Scalar values inside ``value`` distinctive enough to show data flowing: strings of 4 to 1,000
+    characters and numbers of three digits or more (no booleans, no short strings).
+
+    >>> sorted(leaves({"a": "Paris", "b": [True, 2, 2025, "ok"]}))
+    ['2025', 'Paris']
+    """
+    out = set() if out is None else out
+    if depth > 20:
+        return out
+    if isinstance(value, dict):
+        for v in value.values():
+            leaves(v, out, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            leaves(v, out, depth + 1)
+    elif isinstance(value, str):
+        if 4 <= len(value.strip()) <= 1000:
+            out.add(value.strip())
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 100:
+        out.add(str(value))
+    return out
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _brief(value: Any) -> str:
+    """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text[:SHORT] + "…" if len(text) > SHORT else text
 
 
 def _text(value: Any) -> str:
