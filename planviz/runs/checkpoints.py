@@ -164,9 +164,9 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
     where = f"[{index}]"
     if isinstance(raw, list) and 7 <= len(raw) <= 8:
         raw = dict(zip(SNAPSHOT_FIELDS, raw))
-    if not isinstance(raw, dict):
-        raise TraceFormatError(f"expected a state snapshot or checkpoint tuple object, got {_show(raw)}",
-                               source=source, path=where)
+    if not isinstance(raw, dict) or not ("config" in raw or "checkpoint" in raw):
+        raise TraceFormatError(f"expected a state snapshot (values, next, config, ...) or checkpoint tuple "
+                               f"(config, checkpoint, ...) object, got {_show(raw)}", source=source, path=where)
     metadata = _get(raw, "metadata", where, source, required=False) or {}
     step = metadata.get("step")
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):

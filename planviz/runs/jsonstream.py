@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, Iterator
 
 from ..errors import TraceFormatError
 
-__all__ = ["records", "MAX_RECORD", "CHUNK"]
+__all__ = ["records", "values", "MAX_RECORD", "CHUNK"]
 
 CHUNK = 1 << 20
 MAX_RECORD = 16 * 1024 * 1024
@@ -229,3 +229,17 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def values(stream: BinaryIO, source: str = "<stream>") -> list[Any]:
+    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines).
+
+    >>> import io
+    >>> values(io.BytesIO(b'[[1, 2], 3]'))
+    [[[1, 2], 3]]
+    """
+    buf = _Buffer(stream, source)
+    out = []
+    while buf.peek():
+        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=1 << 62))
+    return out

@@ -263,6 +263,8 @@ class _Builder:
                 if not first:
                     self.forks.append((c.id, self.branch[c.id]))
                 start = self._time(p) if first or previous is None else max(self._time(p), self._time(previous))
+                if c.source in ("update", "input", "fork"):  # the user wrote the state at that moment
+                    start = self._time(c)
                 self.started_at[c.id] = start
                 self._superstep(p, c, start)
             previous = head = c

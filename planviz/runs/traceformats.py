@@ -14,8 +14,10 @@ never sits in memory as one parsed document.
 
 >>> sniff(b'{"type": "header", "schema": "planviz-trace", "version": 1}')
 'planviz'
->>> sniff(b'{"resourceSpans": [{"scopeSpans": []}]}'), sniff(b'[{"values": {}, "next": [], "config": {}}]')
-('otel', 'langgraph')
+>>> sniff(b'{"resourceSpans": [{"scopeSpans": []}]}')
+'otel'
+>>> sniff(b'[{"values": {}, "next": [], "config": {"configurable": {"thread_id": "1"}}}]')
+'langgraph'
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any, BinaryIO
 from ..errors import PlanvizTypeError, TraceFormatError
 from ..plan.syntax import show_value
 from .events import Run
-from .jsonstream import records
+from .jsonstream import records, values
 from .langgraph import run_of_history
 from .otel import CONTAINERS, run_of_spans
 from .otelspans import span_of
@@ -40,7 +42,8 @@ TRACE_FORMATS = ("planviz", "otel", "langgraph")
 _HEAD = 64 * 1024
 _KEY = r'"{}"\s*:'
 _MARKS = (  # (format, keys: any of them shows the shape); the first format whose key appears first wins
-    ("langgraph", ("channel_values", "versions_seen", "pending_writes", "parent_config", "checkpoint_ns")),
+    ("langgraph", ("channel_values", "versions_seen", "pending_writes", "parent_config", "checkpoint_ns",
+                   "configurable", "checkpoint_id")),
     ("otel", ("resourceSpans", "scopeSpans", "spanId", "span_id", "traceId", "startTimeUnixNano", "start_time")),
 )
 _PATTERNS = [(fmt, re.compile("|".join(_KEY.format(k) for k in keys))) for fmt, keys in _MARKS]
@@ -144,7 +147,7 @@ def _read(stream: BinaryIO, fmt: str, name: str) -> Run:
     if fmt == "otel":
         return run_of_spans((span_of(raw, ctx, where, line, name)
                              for raw, ctx, where, line in records(stream, set(CONTAINERS), name)), name)
-    items = [raw for raw, _, _, _ in records(stream, set(), name)]
+    items = values(stream, name)
     data = items[0] if len(items) == 1 else items
     return _from_data(data, fmt, name)
 
