@@ -72,7 +72,7 @@ def test_an_imported_run_saves_as_a_planviz_trace_and_loads_back_equal(tmp_path)
     (lambda: load_trace({"unrelated": 1}), TraceFormatError, "neither OpenTelemetry spans nor a LangGraph"),
     (lambda: load_trace(42), PlanvizTypeError, "path, an open file or parsed trace data"),
     (lambda: parse_trace(json.dumps(LINE), format="otel"), TraceFormatError, "span"),
-    (lambda: parse_trace(text(SPANS), format="langgraph"), TraceFormatError, "snapshot or checkpoint"),
+    (lambda: parse_trace(text(SPANS), format="langgraph"), TraceFormatError, "state snapshot .* or checkpoint tuple"),
     (lambda: load_trace("/no/such/trace.json"), TraceFormatError, "cannot read the trace"),
 ])
 def test_wrong_formats_and_types_are_explained(call, error, why):
