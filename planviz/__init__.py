@@ -56,6 +56,7 @@ _EXPORTS = {
     "pictures.fatepicture": ("render_alignment",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
+    "frontends.sidebyside": ("compare_runs", "RunComparison"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["examples"]
