@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
@@ -79,6 +80,7 @@ OPERATIONS: Mapping[str, str] = {
 }
 _DOCUMENTED_OPERATIONS = frozenset({"execute_tool", "chat", "text_completion", "generate_content", "embeddings",
                                     "invoke_agent", "invoke_workflow", "create_agent", "plan"})
+_HEX = re.compile(r"[0-9a-f]{1,32}")
 _STATUS = {0: "unset", 1: "ok", 2: "error", "unset": "unset", "ok": "ok", "error": "error",
            "status_code_unset": "unset", "status_code_ok": "ok", "status_code_error": "error"}
 
@@ -253,7 +255,7 @@ def _id(value: Any, field: str, bad: Any, required: bool = False) -> str | None:
         return f"{value:016x}"
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
-        if text and len(text) <= 32 and all(c in "0123456789abcdef" for c in text):
+        if _HEX.fullmatch(text):
             return text.rjust(16, "0")
     raise bad(field, f"expected a hex id or an integer, got {_short(value)}")
 
