@@ -221,3 +221,46 @@ def test_a_50_mb_trace_is_streamed_in_bounded_memory(tmp_path):
     steps, outcome, peak = out.stdout.split()
     assert int(steps) == 200 and outcome == "plan_complete"
     assert int(peak) < size / 2, f"the heap peaked at {int(peak) / 1e6:.0f} MB reading a {size / 1e6:.0f} MB trace"
+
+
+# --------------------------------------------------------------------------- any trace: a run over a DAG
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def random_traces(draw):
+    """Spans with random parents (missing ones and cycles included), times, tools, arguments and results."""
+    n = draw(st.integers(1, 25))
+    spans = []
+    for i in range(2, n + 2):
+        start = draw(st.integers(0, 40)) / 4
+        end = None if draw(st.integers(0, 15)) == 0 else start + draw(st.integers(0, 12)) / 4
+        parent = draw(st.sampled_from([None, 1, 99] + list(range(2, n + 2))))
+        kind = draw(st.sampled_from(["tool", "tool", "tool", "chat", "agent"]))
+        value = draw(st.sampled_from(["alpha-1", "beta-22", "gamma", 1234, "x"]))
+        if kind == "tool":
+            spans.append(tool(i, draw(st.sampled_from("abc")), start, end, parent, args={"v": value},
+                              result={"out": draw(st.sampled_from(["alpha-1", "beta-22", "zeta"]))},
+                              error="E: bad" if draw(st.integers(0, 5)) == 0 else ""))
+        elif kind == "chat":
+            spans.append(chat(i, start, end if end is not None else start, parent))
+        else:
+            spans.append(agent(i, start, end if end is not None else start + 1, parent))
+    return spans
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_traces())
+def test_any_trace_loads_as_a_run_over_a_dag(spans):
+    """Inferred dependencies never form a cycle, never name a missing step, and the run obeys the machine."""
+    run = parse_trace(text(spans))
+    report = validate(run.plan)
+    assert not [f for f in report.findings if f.layer == "structure"], report.to_text()
+    ids = set(run.plan.ids)
+    assert all(d in ids for s in run.plan.steps for d in s.depends_on)
+    assert [e.index for e in run.events] == list(range(len(run.events)))
+    assert all(a.time <= b.time for a, b in zip(run.events, run.events[1:]))
+    unfinished = any(s["endTimeUnixNano"] == "" for s in spans if s["name"].startswith("execute_tool"))
+    assert (run.outcome is None) == unfinished

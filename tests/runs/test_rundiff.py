@@ -55,3 +55,27 @@ def test_runs_of_different_lengths_diverge_where_the_shorter_ends(cache_plan):
 def test_wrong_types_are_refused(cache_plan):
     with pytest.raises(PlanvizTypeError, match="diff_runs\\(b=...\\)"):
         diff_runs(simulate(cache_plan), "b.jsonl")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from planviz import examples  # noqa: E402
+
+KINDS = ("transient", "tool_error", "side_effect", "missing_evidence")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["S0", "S1", "S2", "S3", "S4"]), st.sampled_from(KINDS)), max_size=2))
+def test_a_run_diffs_equal_to_itself_and_the_divergence_is_where_events_first_differ(faults):
+    plan = examples.load("cache_isolation")
+    run = simulate(plan, faults=[Fault(s, k) for s, k in faults])
+    assert diff_runs(run, run).same
+    clean = simulate(plan)
+    d = diff_runs(clean, run)
+    pairs = list(zip(clean.events, run.events))
+    first = next((i for i, (x, y) in enumerate(pairs)
+                  if (x.kind, x.step, x.category, x.outcome) != (y.kind, y.step, y.category, y.outcome)), None)
+    if first is None and len(clean.events) != len(run.events):
+        first = len(pairs)
+    assert d.first_divergence == first
