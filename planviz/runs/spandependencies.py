@@ -52,27 +52,40 @@ def data_flow(spans: list[Span], step_of: dict, attempts: dict) -> dict[tuple[st
 
 
 def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
-            known: set[tuple[str, str]]) -> list[tuple[str, str]]:
+                 known: set[tuple[str, str]]) -> list[tuple[str, str]]:
     """Edges from the latest calls that ended before a call started, among siblings, scoped by nesting.
 
     Siblings are a parent span's children that are steps or contain steps; a
-    container's first and last steps stand for it. A failed call is no
-    predecessor (the agent went on without its result); only the first attempt
-    of a retried step is placed.
+    container stands for its first and last steps and spans from its first
+    start to its last end (a child that outlives its parent counts). A failed
+    call is no predecessor (the agent went on without its result); only the
+    first attempt of a retried step is placed. Every edge goes forward in the
+    order the calls started, so the edges never form a cycle.
     """
+    rank = {}
+    for i, s in enumerate(order):
+        sid = step_of.get(s.span_id)
+        if sid is not None:
+            rank.setdefault(sid, i)
     children: dict[str | None, list[Span]] = defaultdict(list)
     for s in order:
         children[parent[s.span_id]].append(s)
     edges: dict[tuple[str, str], None] = {}
-    memo: dict[str | None, tuple[set[str], set[str]]] = {}
+    memo: dict[str | None, tuple] = {}
 
-    def ends_of(node: Span) -> tuple[set[str], set[str]]:
+    def unit(node: Span) -> tuple | None:
+        """(start, end or None, entry steps, exit steps) of a child span, None when it holds no step."""
         sid = step_of.get(node.span_id)
         if sid is not None:  # a failed call may wait for others, but nothing waits for it
             if attempts[sid][0] is not node:
-                return set(), set()
-            return {sid}, (set() if node.status == "error" else {sid})
-        return memo.get(node.span_id, (set(), set()))
+                return None
+            return node.start, node.end, {sid}, (set() if node.status == "error" else {sid})
+        inner = memo.get(node.span_id)
+        if inner is None or not (inner[2] or inner[3]):
+            return None
+        start = min(node.start, inner[0])
+        end = None if node.end is None or inner[1] is None else max(node.end, inner[1])
+        return start, end, inner[2], inner[3]
 
     stack: list[tuple[str | None, bool]] = [(None, False)]
     while stack:  # post-order over the span tree, without recursion (traces can nest deeply)
@@ -81,38 +94,36 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
             stack.append((key, True))
             stack.extend((c.span_id, False) for c in children.get(key, ()) if c.span_id in children)
             continue
-        units = [(c, *ends_of(c)) for c in children.get(key, ())]
-        units = [(c, first, last) for c, first, last in units if first or last]
-        memo[key] = _order_units(units, edges, known)
-    return [e for e in edges if e not in known]
+        units = sorted((u for u in map(unit, children.get(key, ())) if u is not None), key=lambda u: u[0])
+        memo[key] = _order_units(units, edges)
+    return [(u, v) for u, v in edges if (u, v) not in known and u != v and rank[u] < rank[v]]
 
 
-def _order_units(units: list, edges: dict, known: set) -> tuple[set[str], set[str]]:
-    """Add edges between sibling units; return the units' (entry steps, exit steps)."""
+def _order_units(units: list[tuple], edges: dict) -> tuple:
+    """Add edges between sibling units (sorted by start); return (first start, last end, entries, exits)."""
     if not units:
-        return set(), set()
+        return 0, 0, set(), set()
     closing: list[tuple[int, int]] = []  # heap of (end, unit index)
     closed_ends: list[int] = []
     closed: list[int] = []
     max_start = None
     entries: set[str] = set()
-    for j, (c, first, _) in enumerate(units):
-        while closing and closing[0][0] <= c.start:
-            end, i = heapq.heappop(closing)
+    for j, (start, end, first, last) in enumerate(units):
+        while closing and closing[0][0] <= start:
+            done, i = heapq.heappop(closing)
             closed.append(i)
-            closed_ends.append(end)
-            s = units[i][0].start
-            max_start = s if max_start is None else max(max_start, s)
+            closed_ends.append(done)
+            max_start = units[i][0] if max_start is None else max(max_start, units[i][0])
         if not closed:
             entries |= first
         else:
             for i in closed[bisect.bisect_right(closed_ends, max_start):]:
-                for u in units[i][2]:
+                for u in units[i][3]:
                     for v in first:
-                        if u != v and (u, v) not in known:
-                            edges[(u, v)] = None
-        if c.end is not None and units[j][2]:
-            heapq.heappush(closing, (c.end, j))
-    last_start = max(c.start for c, _, _ in units)
-    exits = set().union(*(last for c, _, last in units if c.end is None or c.end > last_start))
-    return entries, exits
+                        edges[(u, v)] = None
+        if end is not None and last:
+            heapq.heappush(closing, (end, j))
+    last_start = max(u[0] for u in units)
+    exits = set().union(*(last for _, end, _, last in units if end is None or end > last_start))
+    ends = [end for _, end, _, _ in units]
+    return units[0][0], None if None in ends else max(ends), entries, exits

@@ -102,6 +102,8 @@ def load_foreign(source: Any, format: str | None = None) -> Run | None:
         return _from_data(source, fmt, "<data>")
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
+        if not os.path.isfile(name):  # missing, a directory, a FIFO...: the JSON Lines reader says which
+            return None
         try:
             fh = open(source, "rb")
         except OSError as exc:

@@ -114,6 +114,16 @@ def test_sub_agents_scope_the_timing_edges():
     assert plan.step("x").depends_on == ()
 
 
+def test_a_child_outliving_its_parent_never_makes_a_cycle():
+    """Found by the property below: a call nested in a span that ended before it did, at the same instant as
+    a sibling of that span, once gave a -> b and b -> a."""
+    spans = [span(16, "chat", 0, 0.25, gen_ai__operation__name="chat"),
+             tool(9, "a", 0.25, 0.25, parent=None, args={"v": "alpha-1"}, result={"out": "beta-22"}),
+             tool(11, "a", 0.25, None, parent=16, args={"v": "beta-22"}, result={"out": "alpha-1"})]
+    run = parse_trace(text(spans))
+    assert validate(run.plan).ok and run.plan.step("a#2").depends_on == ("a",)
+
+
 def test_model_calls_without_tools_are_the_steps():
     run = parse_trace(text([agent(1, 0, 5), chat(2, 0, 1, user="hi"), chat(3, 2, 4)]))
     assert len(run.plan) == 2 and "no_tool_calls" in codes(run)
