@@ -204,6 +204,7 @@ COMMANDS = [
      r"-o .*run\.jsonl is the input --trace"),
     ("two_outputs_one_file", ["simulate", "{plan}", "--trace", "{tmp}/out", "--report", "{tmp}/out"], 2,
      r"--report .*out is also the output --trace .*out: give each output its own file"),
+    ("alignment_over_its_run", ["align", "{plan}", "{trace}", "-o", "{trace}"], 2, r"-o .*run\.jsonl is the input RUN"),
 ]
 
 

@@ -241,7 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
-        print(f"planviz: error: {exc}", file=sys.stderr)
+        message = str(exc) or ("out of memory: the input stands for more than this machine holds"
+                               if isinstance(exc, MemoryError) else type(exc).__name__)
+        print(f"planviz: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -249,9 +251,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # command -> (input options, output options); an output may be neither an input nor another output
 _FILES = {"render": (("file", "contract", "trace"), ("output",)),
-          "simulate": (("file", "contract"), ("trace", "report")),
-          "report": (("file",), ("output",))}
-_FLAGS = {"file": "FILE", "contract": "--contract", "trace": "--trace", "output": "-o", "report": "--report"}
+          "simulate": (("file", "contract", "new_contract"), ("trace", "report")),
+          "report": (("file",), ("output",)),
+          "align": (("file", "contract", "run"), ("output",))}
+_FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contract", "trace": "--trace",
+          "run": "RUN", "output": "-o", "report": "--report"}
 
 
 def _refuse_overwriting(args: argparse.Namespace) -> None:
