@@ -276,11 +276,13 @@ HAND_VERIFIED = [
     (MM_CL, 328, {"link_mismatch"}, set(), True),
     (MM_MI, 98, {"link_mismatch"}, set(), True),   # "output of Text-to-Image task" in prose
     # link source "Image Downloader or URL Extractor" names no task; %{audio_file}% templates
-    (MM_MI, 199, {"dangling_link", "unresolved_placeholder", "link_mismatch"}, set(), False),
+    # task_steps describes a URL Extractor call that task_nodes lacks (4 steps, 3 nodes)
+    (MM_MI, 199, {"dangling_link", "unresolved_placeholder", "link_mismatch", "steps_nodes_mismatch"}, set(), False),
     (MM_MI, 232, {"empty_argument", "link_mismatch"}, set(), True),  # topic "" and expanded_topic ""
     (MM_MI, 249, {"link_mismatch"}, set(), True),
     (MM_MI, 253, {"link_mismatch"}, set(), True),
-    (MM_MI, 293, {"unresolved_placeholder", "link_mismatch"}, set(), True),  # %{previous_step.output%}
+    # %{previous_step.output%}; task_steps 5 and 6 ("Save the generated image/audio") have no task node
+    (MM_MI, 293, {"unresolved_placeholder", "link_mismatch", "steps_nodes_mismatch"}, set(), True),
 ]
 
 

@@ -67,6 +67,12 @@ def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:
             out.append(finding("missing_required", "semantics",
                           f"the contract requires a step with id or kind {name!r}, and the plan has none; "
                           f"add a step with kind: {name}", [], where="contract.required"))
+    final = contract.final
+    if final and final not in contract.required and not matches(cx, final, by_kind):
+        out.append(finding("missing_required", "semantics",
+                      f"the contract's final milestone {final!r} names no step of the plan (no id or kind "
+                      f"{final!r}), so the plan has no end to reach; add a step with kind: {final}",
+                      [], where="contract.final"))
     for name in dict.fromkeys(contract.forbidden):
         for sid in matches(cx, name, by_kind):
             how = "is forbidden by the contract" if sid == name else f"has kind {name!r}, which the contract forbids"

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ..plan.importers import unstated_fields
 from ..plan.model import Contract, Finding
 from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
-from .context import NAMED, Context, finding, known, names
+from .context import NAMED, Context, finding, known, names, unstated_note
 
 __all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
 
@@ -153,8 +154,12 @@ def resource_conflicts(cx: Context) -> list[Finding]:
 def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     """no_artifact, high_risk_unguarded and (with a contract) forbidden_state."""
     out = []
+    silent = "produces" in unstated_fields(cx.plan.source_format)
+    unproductive: list[str] = []
     for sid, s in cx.steps.items():
-        if not s.produces:
+        if not s.produces and silent:
+            unproductive.append(sid)
+        elif not s.produces:
             out.append(finding("no_artifact", "static",
                           f"step {sid!r} produces no fact, so no observation can show it succeeded and it "
                           f"cannot be accepted; list what its success establishes in {sid}.produces",
@@ -166,6 +171,9 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
                               f"step {sid!r} is high risk but has no {' and no '.join(missing)}; give it "
                               f"{' and '.join(f'{sid}.{m}' for m in missing)} before it may run",
                               [sid], where=f"{sid}.{missing[0]}"))
+    if unproductive:
+        out.append(unstated_note("no_artifact", "static", cx.plan.source_format, "the facts a step produces",
+                                 unproductive, "no observation can show that they succeeded", "a warning"))
     forbidden = set(contract.forbidden_states) if contract else set()
     if forbidden:
         for sid, s in cx.steps.items():

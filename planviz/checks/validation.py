@@ -17,9 +17,14 @@ name a step id or a step kind. A ``must_precede`` pair ``(a, b)`` holds when
 every step matching ``b`` has some step matching ``a`` among its dependency
 ancestors (not merely earlier in a topological order).
 
-Severities: every finding is an error except ``no_artifact``, a warning (the
-plan is well formed, but that step can never be accepted by an observation).
-``no_evidence`` is an error, since expected evidence is required.
+Severities: every finding is an error except the warnings ``no_artifact``
+(the plan is well formed, but that step can never be accepted by an
+observation), ``dead_end`` and ``isolated_step`` (when the plan has terminal
+steps, see :mod:`planviz.structure.terminal`, a step whose work never reaches
+one). ``no_evidence`` is an error, since expected evidence is required. When
+the plan's source format has no field for evidence or outputs (WorFBench,
+T-Eval, ...), ``no_evidence`` and ``no_artifact`` are one ``info`` note per
+plan instead: the format cannot say it, so the steps are not blamed one by one.
 
 Layers that need a topological order (``order_violation``,
 ``unmet_requirement``, ``tool_precondition``, ``bad_placeholder``,
@@ -58,12 +63,13 @@ from .semantic import (
     unmet_requirements,
 )
 from .static import ANCESTRY_STATIC, placeholders, resource_conflicts, step_static, tool_checks
-from .structural import structure
+from .structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
 
 CODES: Mapping[str, tuple[str, ...]] = {
-    "structure": ("duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action", "no_evidence"),
+    "structure": ("no_steps", "duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action",
+                  "no_evidence", "dead_end", "isolated_step"),
     "feasibility": ("infeasible_fact",),
     "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement"),
     "static": ("unknown_tool", "not_permitted", "outside_intent", "tool_precondition", "bad_placeholder",
@@ -112,6 +118,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
     findings = list(plan.import_findings)
     skipped: list[str] = []
     findings += structure(cx)
+    findings += dead_ends(cx, contract)
     broken = []
     if cx.cyclic_nodes:
         broken.append("the plan has a cycle")

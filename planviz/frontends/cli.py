@@ -51,7 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
         contract = load_contract(args.contract) if args.contract else None
-        summary = summarize([validate(p, contract or p.contract) for p in plans])
+        summary = summarize([validate(p, contract or p.contract) for p in plans], names=[p.name for p in plans])
         print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_text())
         return 0 if summary.plans_with_errors == 0 else 1
     plan = plans[0]

@@ -55,7 +55,9 @@ class Draft:
     ``task_links``, HuggingGPT ``dep``), as ``(producer id, where)`` pairs,
     already resolved and checked by the importer: they add ``depends_on`` only.
     ``result`` is the fact naming the step's own result (``$3``, ``#E2``),
-    which it produces whether or not another step reads it.
+    which it produces whether or not another step reads it. ``kind`` and
+    ``duration`` pass to the step (``kind="finish"`` marks a terminal step,
+    such as WorFBench's END, with duration 0).
     """
 
     id: str
@@ -67,6 +69,8 @@ class Draft:
     links: list[tuple[str, str]] = field(default_factory=list)
     where: str = ""
     result: str | None = None
+    kind: str | None = None
+    duration: float = 1.0
 
 
 def finding(code: str, severity: str, message: str, steps: Iterable[str] = (), where: str = "",
@@ -76,7 +80,7 @@ def finding(code: str, severity: str, message: str, steps: Iterable[str] = (), w
                    steps=tuple(steps), edges=tuple(edges), where=where)
 
 
-def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
+def build(goal: str, drafts: list[Draft], findings: list[Finding], *, name: str = "") -> Plan:
     """Resolve the drafts' references into a Plan carrying every import finding.
 
     A reference to a step that does not exist (``dangling_reference``), to the
@@ -84,7 +88,7 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
     these formats name only earlier outputs) is an error finding. The consumer
     still ``requires`` the fact in every case (it does need that input); the
     dependency edge, and the fact on the producer, are added only when the
-    producer exists and is another step.
+    producer exists and is another step. ``name`` names the plan (its record id).
     """
     findings = list(findings)
     position: dict[str, int] = {}
@@ -124,10 +128,11 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
             _add(depends[i], producer)
     steps = [
         Step(d.id, d.action, expected_evidence=d.evidence, depends_on=depends[i], requires=requires[i],
-             produces=produces[d.id] if position[d.id] == i else (), tool=d.tool, arguments=d.arguments)
+             produces=produces[d.id] if position[d.id] == i else (), tool=d.tool, arguments=d.arguments,
+             kind=d.kind, duration=d.duration)
         for i, d in enumerate(drafts)
     ]
-    return Plan(goal, steps, import_findings=findings)
+    return Plan(goal, steps, import_findings=findings, name=name)
 
 
 def _add(items: list[str], item: str) -> None:
