@@ -56,16 +56,22 @@ _TASK_ENDS = ("The action list", "The api list", "The tool list", "api_list", "T
 
 
 def looks_like(text: str, data: Any) -> bool:
-    """Whether the input reads as WorFBench: records with ``conversations``, or graph text with ``(START, k)``."""
+    """Whether the input reads as WorFBench: records with ``conversations``, or graph text (``Node:`` and
+    ``Edge:`` headers, or one of them and a ``(START, k)`` edge)."""
     if isinstance(data, dict) and isinstance(data.get("conversations"), list):
         return True
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
         return all(isinstance(x.get("conversations"), list) for x in data)
-    return isinstance(text, str) and _GRAPH.search(text) is not None and _header_lines(text)
+    if not isinstance(text, str):
+        return False
+    kinds = _headers(text)
+    return {"node", "edge"} <= kinds or (bool(kinds) and _GRAPH.search(text) is not None)
 
 
-def _header_lines(text: str) -> bool:
-    return any(_HEADER.match(line.strip()) for line in text.splitlines())
+def _headers(text: str) -> set[str]:
+    """The kinds of graph headers in a text: ``node``, ``edge``, ``graph``."""
+    found = (_HEADER.match(line.strip()) for line in text.splitlines())
+    return {m.group(1).lower().rstrip("s") for m in found if m}
 
 
 def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan]:
@@ -131,8 +137,9 @@ class _Reader:
     def node(self, number: int, key: str, text: str) -> None:
         if key in self.nodes:
             first, line = self.nodes[key]
-            self.skipped.append((number, f"{key}: {text}"))
-            if text != first:
+            if text == first:  # the same node again: a repeat, noted with the other skipped lines
+                self.skipped.append((number, f"{key}: {text}"))
+            else:
                 self.findings.append(finding(
                     "duplicate_label", "warning",
                     f"node {key} is numbered twice in the node list: line {line} says {short(first)}, this line "
@@ -215,8 +222,8 @@ def _report_skipped(reader: _Reader) -> None:
             what, severity = (f"it holds {edges} edge pair(s) outside the Edge: list, which are not read; move them "
                               "into the Edge: list if they belong to the graph"), "warning"
         elif listed:
-            what, severity = (f"a numbered list repeating node(s) {', '.join(listed[:8])} in prose; the nodes are "
-                              "read from the node list"), "info"
+            what, severity = (f"a numbered list in prose, items {', '.join(listed[:8])}; nodes are read from the "
+                              "node list only"), "info"
         else:
             what, severity = "prose, not part of the graph", "info"
         reader.findings.append(finding("unparsed_line", severity, f"{span} not read ({what}): {short(texts[0])}",
