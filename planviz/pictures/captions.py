@@ -23,6 +23,7 @@ __all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "cap
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
+_WHOLE_PLAN = 3  # findings about the whole plan said in the caption, at most
 
 
 def schedule_of(plan: Plan) -> tuple[Any, str]:
@@ -86,6 +87,11 @@ def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ())
                          if n or sev != "info")
         lines.append(f"{said}: outlined in vermillion (error), purple (warning) or sky blue (note), named in the "
                      "step's label; hover a step for the message")
+        # findings about the whole plan outline nothing, so the caption says them (notes are only counted)
+        whole = [f for f in findings if not f.steps and not f.edges and f.severity != "info"]
+        lines += [f"{f.severity} {f.code}: {f.message}" for f in whole[:_WHOLE_PLAN]]
+        if len(whole) > _WHOLE_PLAN:
+            lines.append(f"... and {len(whole) - _WHOLE_PLAN} more about the whole plan (see validate)")
     return tuple(lines)
 
 
