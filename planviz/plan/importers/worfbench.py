@@ -193,14 +193,14 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
             if phase == "edges":
                 phase = "after"
             reader.skipped.append((number, line))
-    _report_skipped(reader)
-    if not reader.nodes:
-        what = "no edges either" if not reader.edges else f"{len(reader.edges)} edge(s) but no node to join"
+    if not reader.nodes:  # the one finding says it all; the skipped text is what it quotes
+        what = "no edge either" if not reader.edges else f"{len(reader.edges)} edge(s) with no node to join"
         reader.findings.append(finding(
             "no_steps", "error",
-            f"read as WorFBench, the text holds no numbered node (`1: subtask`), and {what}: it begins "
-            f"{short(text.strip()[:60])}", where=prefix.rstrip(", ") or "text"))
+            f"read as WorFBench (format='worfbench'), the text holds no numbered node (`1: subtask`) and {what}; "
+            f"it begins {short(text.strip()[:60])}", where=prefix.rstrip(", ") or "text"))
         return Plan(goal, import_findings=reader.findings, name=name)
+    _report_skipped(reader)
     return _build(goal, reader, name)
 
 
