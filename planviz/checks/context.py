@@ -18,7 +18,7 @@ from difflib import get_close_matches
 from typing import Iterable, Mapping, Sequence
 
 from ..plan.importers import format_title
-from ..plan.model import Contract, Finding, Plan
+from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.index import structure_index
 
 __all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "unstated_note", "NAMED",
@@ -83,7 +83,7 @@ def matches(cx: Context, name: str, by_kind: Mapping[str, list[str]]) -> list[st
     found = set(by_kind.get(name, ()))
     if name in cx.steps:
         found.add(name)
-    return sorted(found)
+    return sorted(found, key=natural_key)
 
 
 def given_facts(plan: Plan, contract: Contract | None) -> set[str]:

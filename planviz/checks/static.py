@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..plan.importers import unstated_fields
-from ..plan.model import Contract, Finding
+from ..plan.model import Contract, Finding, natural_key
 from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, known, names, unstated_note
@@ -55,7 +55,7 @@ def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Find
                 for pre in dict.fromkeys(spec.preconditions):
                     if pre not in groups:
                         groups[pre] = frozenset(users.get(pre, ()))
-                        ranked[pre] = sorted(groups[pre])
+                        ranked[pre] = sorted(groups[pre], key=natural_key)
                     queries.append((groups[pre], sid))
                     meta.append((sid, tool, pre, ranked[pre]))
     for ok, (sid, tool, pre, group) in zip(ancestor_queries(cx.ix, queries), meta):
@@ -143,7 +143,7 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     out = []
     for ok, (res, a, b) in zip(answers, pairs):
         if not ok:
-            a, b = sorted((a, b))
+            a, b = sorted((a, b), key=natural_key)
             out.append(finding("resource_conflict", "static",
                           f"steps {a!r} and {b!r} both hold {res!r} and may run in parallel (neither depends on "
                           f"the other); order them, e.g. add {a!r} to {b}.depends_on", [a, b],

@@ -7,7 +7,7 @@
 >>> plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c"),
 ...                   Step("END", "end", depends_on="A", kind="finish")])
 >>> [(f.code, f.steps) for f in dead_ends(Context(plan), None)]
-[('dead_end', ('B',)), ('isolated_step', ('C',))]
+[('isolated_step', ('C',)), ('dead_end', ('B',))]
 """
 
 from __future__ import annotations

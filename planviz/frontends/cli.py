@@ -88,6 +88,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..plan.model import natural_key
     from ..runs.fault import Fault
     from ..runs.measures import metrics
     from ..runs.simulation import simulate
@@ -96,7 +97,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     faults = [Fault.parse(text) for text in args.fault]
     run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
+    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided}, key=natural_key)
     if args.json:
         print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
     else:

@@ -320,7 +320,7 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
                 out["order_violation"].add((v, (a, b)))
     for u in g:
         for v in g:
-            if u < v and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
+            if natural_key(u) < natural_key(v) and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
                 if u not in anc[v] and v not in anc[u]:
                     out["resource_conflict"].add((u, v))
     return out
@@ -688,3 +688,17 @@ REPEATED_PLACEHOLDERS = [
 def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places):
     p = plan(step("A"), step("B", depends_on="A", arguments=arguments), step("C"))
     assert sorted(f.where for f in validate(p).findings if f.code == "bad_placeholder") == places
+
+
+# -- ids listed in natural order ------------------------------------------------------------------------------
+
+def test_ids_are_listed_in_natural_order_step_9_before_step_10():
+    ids = [f"step_{i}" for i in (10, 9, 2, 1)]
+    p = plan(*(step(sid, resources="db") for sid in ids), step("END", depends_on=["step_1"], kind="finish"))
+    report = validate(p)
+    assert [f.steps for f in report.by_code()["resource_conflict"]][:3] == [
+        ("step_1", "step_2"), ("step_1", "step_9"), ("step_1", "step_10")]
+    assert [f.steps for f in report.by_code()["isolated_step"]] == [("step_2",), ("step_9",), ("step_10",)]
+    cycle = plan(step("S10", depends_on="S9"), step("S9", depends_on="S10"))
+    assert validate(cycle).by_code()["cycle"][0].steps == ("S9", "S10")
+
