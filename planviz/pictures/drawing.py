@@ -102,7 +102,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     come from ``run.frame(at)``; the plan drawn is the run's plan of
     that version when the run holds it. ``report`` (a validation
     :class:`~planviz.Report`) and ``plan.import_findings`` outline the
-    steps they name (red for errors, orange for warnings) with the messages as
+    steps they name (vermillion for errors, purple for warnings, sky blue for notes) with the messages as
     tooltips, and colour a cycle's edges red. ``highlight`` may contain
     ``"critical"`` (bold critical path). ``reduce=True`` leaves out the
     transitive edges that carry no fact (``"all"``: every transitive edge;
