@@ -255,3 +255,20 @@ def test_mutated_real_graph_text_never_crashes(rec, data):
     for plan in import_plans("worfbench", text, None):
         assert all(f.layer == "import" for f in plan.import_findings)
         validate(plan)
+
+
+@pytest.mark.slow
+def test_a_huge_noisy_graph_reads_in_bounded_time(tmp_path):
+    """20,000 nodes with prose between them and 40,000 edges: linear work, in a child process with a time limit."""
+    import subprocess
+    import sys
+
+    n = 20_000
+    lines = ["Node:"] + [line for i in range(1, n + 1) for line in (f"{i}: subtask {i}", f"note about {i}")]
+    lines.append("Edge: " + " ".join(f"(START,{i}) ({i},END)" for i in range(1, n + 1)))
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(lines))
+    done = subprocess.run([sys.executable, "-m", "planviz", "validate", "--format", "worfbench", str(path)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"ok ({n + 2} notes)")

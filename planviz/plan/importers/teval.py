@@ -42,7 +42,7 @@ UNSTATED = ("expected_evidence", "produces")
 FINISH_ACTION = "FinishAction"
 _KEYS = ("id", "prev", "name", "args")
 _MAX_LITERAL = 20_000  # characters of an args string decoded as a Python literal
-_MAX_ATTEMPTS = 1_000
+_MAX_ATTEMPTS = 50  # "[" positions tried when looking for the list in a reply (each try may read to the end)
 
 
 def _is_step(x: Any) -> bool:
@@ -155,7 +155,7 @@ def _actions(items: list[Any], goal: str, field: str, name: str) -> Plan:
                             where=where, kind="finish" if finish else None, duration=0.0 if finish else 1.0))
         if "prev" in item:
             prevs.append((len(drafts) - 1, item["prev"], f"{where}.prev"))
-    ids = [d.id for d in drafts]
+    ids = {d.id for d in drafts}
     for pos, prev, where in prevs:
         _links(drafts[pos], prev, where, ids, findings)
     if ordered and len(drafts) > 1:
@@ -225,7 +225,7 @@ def _plain(value: Any, depth: int) -> bool:
     return False
 
 
-def _links(draft: Draft, prev: Any, where: str, ids: list[str], findings: list[Finding]) -> None:
+def _links(draft: Draft, prev: Any, where: str, ids: set[str], findings: list[Finding]) -> None:
     sid = draft.id
     if not isinstance(prev, list):
         findings.append(finding("malformed_link", "error",

@@ -34,6 +34,7 @@ a step that also follows another step after START (``redundant_start_edge``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -207,8 +208,9 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
 def _report_skipped(reader: _Reader) -> None:
     """One finding per block of skipped lines (blank lines join a block)."""
     blocks: list[list[tuple[int, str]]] = []
-    for number, line in reader.skipped:
-        if blocks and _gap_is_blank(blocks[-1][-1][0], number, reader):
+    read = sorted({n for _, n in reader.nodes.values()} | {n for *_, n in reader.edges})
+    for number, line in sorted(reader.skipped):
+        if blocks and _nothing_read_between(read, blocks[-1][-1][0], number):
             blocks[-1].append((number, line))
         else:
             blocks.append([(number, line)])
@@ -231,10 +233,10 @@ def _report_skipped(reader: _Reader) -> None:
                                        else f"{reader.prefix}lines {first}-{last}"))
 
 
-def _gap_is_blank(previous: int, number: int, reader: _Reader) -> bool:
-    """Whether only blank lines lie between two skipped lines (nothing read in between)."""
-    read = {n for _, n in reader.nodes.values()} | {n for *_, n in reader.edges}
-    return not any(previous < n < number for n in read)
+def _nothing_read_between(read: list[int], previous: int, number: int) -> bool:
+    """Whether no line read as part of the graph lies between two skipped lines (``read`` is sorted)."""
+    at = bisect.bisect_right(read, previous)
+    return at == len(read) or read[at] >= number
 
 
 def _build(goal: str, reader: _Reader, name: str) -> Plan:
@@ -296,9 +298,9 @@ def _start_findings(reader: _Reader, ids: list[str], deps: dict[str, list[tuple[
                 f"edge (START, {sid}) says {sid} is a first step, but {sid} also follows {others[0]}, which comes "
                 f"after START; the START edge adds nothing: drop it, or the edge ({others[0]}, {sid}) if {sid} "
                 "really comes first", [sid, others[0]], starts[0], [(START, sid)]))
-    lost = [sid for sid in ids if sid not in reached and (deps[sid] or children[sid])]
+    lost = {sid for sid in ids if sid not in reached and (deps[sid] or children[sid])}
     done: set[str] = set()
-    for sid in lost:
+    for sid in sorted(lost, key=natural_key):
         if sid in done:
             continue
         branch, stack = [], [sid]
