@@ -207,3 +207,9 @@ def test_mutated_real_records_never_crash(value, data):
 @given(st.sampled_from([QUERY_0_2, QUERY_101_2]), st.data())
 def test_mutated_real_text_never_crashes(rec, data):
     assert_only_format_errors(mutated_text(json.dumps(rec, indent=1), data), "teval")
+
+
+def test_a_broken_record_among_good_ones_is_a_finding_and_the_others_read():
+    plans = import_plans("teval", "", [QUERY_0_2, 3])
+    assert [len(p.steps) for p in plans] == [6, 0]
+    assert [(f.code, f.where) for f in plans[1].import_findings] == [("malformed_record", "[1]")]

@@ -272,3 +272,10 @@ def test_a_huge_noisy_graph_reads_in_bounded_time(tmp_path):
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith(f"ok ({n + 2} notes)")
+
+
+def test_a_broken_record_among_good_ones_is_a_finding_and_the_others_read():
+    plans = import_plans("worfbench", "", [SEAL_TOOLS_9, "oops", {"id": "x", "conversations": "no"}])
+    assert [len(p.steps) for p in plans] == [6, 0, 0]
+    assert [[(f.code, f.where) for f in p.import_findings] for p in plans[1:]] == [
+        [("malformed_record", "record 1")], [("malformed_record", "record 2")]]

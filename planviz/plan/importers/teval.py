@@ -73,14 +73,20 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
         return [_record(data, "", "")]
     if isinstance(data, dict) and data and all(_is_record(v) for v in data.values()):
         return [_record(v, f"{k}, ", str(k)) for k, v in data.items()]
-    if isinstance(data, list) and data and all(_is_record(x) for x in data):
-        return [_record(x, f"[{i}], ", _name(x)) for i, x in enumerate(data)]
+    if isinstance(data, list) and any(_is_record(x) for x in data):
+        return [_record(x, f"[{i}], ", _name(x)) if _is_record(x) else _malformed(x, f"[{i}]")
+                for i, x in enumerate(data)]
     if isinstance(data, list):
         return [_actions(data, "", "", "")]
     found, where = _scan(text)
     if found:
         return [_actions(found, "", where, "")]
     return [Plan("")]
+
+
+def _malformed(value: Any, where: str) -> Plan:
+    return Plan("", import_findings=[finding("malformed_record", "error", "expected a T-Eval record with a "
+                                             f"ground_truth list of actions, got {short(value)}", where=where)])
 
 
 def _name(rec: dict) -> str:

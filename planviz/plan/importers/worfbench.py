@@ -79,8 +79,10 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     """One plan per WorFBench record (or one for the bare graph text)."""
     if isinstance(data, dict) and isinstance(data.get("conversations"), list):
         return [_record(data, "")]
-    if isinstance(data, list) and data and all(isinstance(x, dict) and "conversations" in x for x in data):
-        return [_record(rec, f"record {i}, ") for i, rec in enumerate(data)]
+    if isinstance(data, list) and any(isinstance(x, dict) and "conversations" in x for x in data):
+        return [_record(rec, f"record {i}, ") if isinstance(rec, dict) else
+                _failed(f"record {i}, ", f"expected a WorFBench record (a mapping), got {short(rec)}", "")
+                for i, rec in enumerate(data)]
     return [_plan(text, "", "", "")]
 
 
