@@ -118,6 +118,12 @@ GRAPH = "Node:\n1: find the key\n2: open the door\nEdge: (START,1) (1,2) (2,END)
     (GRAPH.replace("(START,1)", "(START,1) (START,2)"), {("START", "1"), ("START", "2"), ("1", "2"), ("2", "END")},
      {("redundant_start_edge", "warning")}),
     (GRAPH.replace("(START,1)", ""), {("1", "2"), ("2", "END")}, {("not_from_start", "warning")}),
+    ("Let me think:\n1. find it\n2. open it\n" + GRAPH, {("START", "1"), ("1", "2"), ("2", "END")},
+     {("unparsed_line", "info")}),  # a numbered list before the Node: list is prose
+    ("Node: 1: find the key\n2: open the door\nEdges: (START,1), (1,2) and (2,END)",
+     {("START", "1"), ("1", "2"), ("2", "END")}, set()),
+    (GRAPH.replace("Edge: ", "Edge: here they are "), {("START", "1"), ("1", "2"), ("2", "END")},
+     {("unparsed_line", "info")}),  # the pairs of the Edge: line are read, the other words noted
 ])
 def test_noisy_graph_text(text, expected_edges, expected_codes):
     plan = one(text)

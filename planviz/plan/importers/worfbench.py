@@ -50,7 +50,7 @@ START, END = "START", "END"
 _HEADER = re.compile(r"(?:\*\*)?(nodes?|edges?|graph)(?:\*\*)?\s*:(.*)", re.IGNORECASE)
 _NUMBERED = re.compile(r"(\d{1,6})\s*(?::|\.(?!\d)|\))(.*)")
 _PAIR = re.compile(r"\(([^(),\n]{0,80}),([^(),\n]{0,80})\)")
-_SEPARATORS = re.compile(r"[\s,;.]*")
+_SEPARATORS = re.compile(r"(?:[\s,;.]|\band\b)*", re.IGNORECASE)
 _GRAPH = re.compile(r"\(\s{0,5}START\s{0,5},", re.IGNORECASE)
 _TASK_MARKERS = ("Your task is to:", "My problem is:", "Instruction: [SEP]", "Instruction:", "Task:")
 _TASK_ENDS = ("The action list", "The api list", "The tool list", "api_list", "The database tables", "[SEP]", "\n")
@@ -151,15 +151,20 @@ class _Reader:
             return
         self.nodes[key] = (text, number)
 
-    def pairs(self, number: int, line: str) -> bool:
-        """Read the edge pairs of a line; False (nothing read) when the line holds other text."""
+    def pairs(self, number: int, line: str, *, header: bool = False) -> bool:
+        """Read the edge pairs of a line; False (nothing read) when the line holds other text too.
+
+        On the ``Edge:`` line itself every pair is read, and only the other text is skipped.
+        """
         found = list(_PAIR.finditer(line))
         rest = _PAIR.sub(" ", line)
-        if not found or not _SEPARATORS.fullmatch(rest):
+        if not header and (not found or not _SEPARATORS.fullmatch(rest)):
             return False
+        if header and not _SEPARATORS.fullmatch(rest):
+            self.skipped.append((number, " ".join(rest.split())))
         for m in found:
             self.edges.append((_token(m.group(1)), _token(m.group(2)), number))
-        return True
+        return bool(found)
 
 
 def _token(text: str) -> str:
@@ -169,27 +174,33 @@ def _token(text: str) -> str:
 
 def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
     reader = _Reader(prefix)
+    lines = text.splitlines()
+    # with a Node: header, numbered lines before it are prose (a plan talked through), not nodes
+    listed = "node" in _headers(text)
     phase = "before"
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line:
             continue
         header = _HEADER.match(line)
         numbered = _NUMBERED.fullmatch(line)
-        if numbered and phase in ("before", "nodes"):
+        if numbered and (phase == "nodes" or (phase == "before" and not listed)):
             phase = "nodes"
             reader.node(number, str(int(numbered.group(1))), numbered.group(2).strip())
         elif header and header.group(1).lower().startswith("node") and phase == "before":
             phase = "nodes"
-            if header.group(2).strip():
+            first = _NUMBERED.fullmatch(header.group(2).strip())
+            if first:  # Node: 1: subtask, on one line
+                reader.node(number, str(int(first.group(1))), first.group(2).strip())
+            elif header.group(2).strip():
                 reader.skipped.append((number, line))
         elif header and header.group(1).lower() == "graph" and not header.group(2).strip() and phase != "after":
             continue
         elif header and header.group(1).lower().startswith("edge") and phase in ("before", "nodes"):
             phase = "edges"
             rest = header.group(2).strip()
-            if rest and not reader.pairs(number, rest):
-                reader.skipped.append((number, line))
+            if rest:
+                reader.pairs(number, rest, header=True)
         elif phase in ("before", "nodes", "edges") and reader.pairs(number, line):
             phase = "edges"
         else:
