@@ -16,8 +16,9 @@ edge ``(u, v)`` makes v depend on u. The task in the user turn is the goal and
 the record's ``id`` the plan's name. The bare graph text reads too.
 
 Real text is noisy, and what is not read is said: prose around the graph and
-numbered lists repeated in it (``unparsed_line``, an info note per block, or a
-warning when it holds edges that are not read), an edge naming no node
+numbered lists in it, before the ``Node:`` list or after the edges
+(``unparsed_line``, an info note per block, or a warning when it holds edges
+that are not read), an edge naming no node
 (``dangling_link``), a node to itself (``self_link``), an edge listed twice
 (``duplicate_link``), an edge into START or out of END (``malformed_link``,
 not drawn), a node numbered twice (``duplicate_label``, the first is read),
