@@ -25,6 +25,7 @@ EXPECTED = (
     "04_simulated_run.ipynb",
     "05_debugging_a_failed_run.ipynb",
     "06_is_planning_worth_it.ipynb",
+    "07_debugging_a_real_trace.ipynb",
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -86,7 +87,7 @@ def executed():
     assert after == before, "a notebook wrote into notebooks/; write under ../out/ or a temp dir"
 
 
-def test_the_six_notebooks_are_there():
+def test_the_notebooks_are_there():
     assert tuple(sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))) == EXPECTED
 
 
@@ -170,3 +171,14 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert re.search(r"^S0:premise_false\s+plan_complete \(5\)\s+plan_complete \(5\)\s+"
                      r"premise_failed \(1\)$", text, re.M)
     assert "replan_limit" in text  # the structural side effect: more tool calls, still failed
+
+
+def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
+    nb = executed("07_debugging_a_real_trace.ipynb")
+    text = text_of(nb)
+    assert "steps:   ('get_current_time', 'write_file')" in text
+    assert "inferred_dependency" in text and "deviating_attribute" in text
+    assert re.search(r"^check\s+not run\s+-\s+never called", text, re.M)
+    assert "first divergence: event 4" in text
+    assert WIDGET_MIME in mimetypes(nb)  # compare_runs
+    assert (ROOT / "out" / "07_real_trace" / "two_runs.html").is_file()

@@ -127,6 +127,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_align(args: argparse.Namespace) -> int:
+    from ..pictures.fatepicture import render_alignment
+    from ..runs.alignment import align
+    from ..runs.tracefile import load_trace
+
+    plan, _ = _load(args)
+    alignment = align(plan, load_trace(args.run, format=args.trace_format))
+    print(json.dumps(alignment.to_dict(), indent=2) if args.json else alignment.to_text())
+    if args.output:
+        path = render_alignment(alignment).save(args.output)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0 if all(f.fate == "as_planned" for f in alignment.fates) and not alignment.unplanned else 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..runs.rundiff import diff_runs
+    from ..runs.tracefile import load_trace
+
+    diff = diff_runs(load_trace(args.a, format=args.trace_format), load_trace(args.b, format=args.trace_format))
+    print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.to_text())
+    return 0 if diff.same else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="planviz", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -159,8 +182,20 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report")
     sp.add_argument("--json", action="store_true")
     sp = add("report", cmd_report, "write a self-contained HTML stepper for a run trace", plan=False)
-    sp.add_argument("file", help="run trace (JSON Lines)")
+    sp.add_argument("file", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
     sp.add_argument("-o", "--output", required=True, help="OUT.html")
+    trace_formats = ("planviz", "otel", "langgraph")
+    sp = add("align", cmd_align, "match a declared plan to what a run did: each step's fate, the unplanned calls")
+    sp.add_argument("run", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
+    sp.add_argument("-o", "--output", help="also draw the alignment: OUT.svg, OUT.png or OUT.dot")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
+    sp = add("diff", cmd_diff, "compare two runs: first divergence, steps in one only, changed steps, time and cost",
+             plan=False)
+    sp.add_argument("a", help="first run trace (any trace format)")
+    sp.add_argument("b", help="second run trace")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
     return p
 

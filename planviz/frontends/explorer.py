@@ -44,12 +44,12 @@ from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
+from .panels import alignment_html, caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
 
 __all__ = ["explore", "replay", "Explorer"]
 
 _FRAME_CACHE = 32  # frames kept drawn (a big plan's frame is ~1 MB of SVG)
-_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics")
+_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics", "Alignment")
 
 _STYLE = """<style>
 .planviz-explorer { font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
@@ -85,18 +85,20 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy)
 
 
-def replay(trace: Any) -> Explorer:
-    """Open the explorer on a recorded run: a trace file (JSON Lines) or a :class:`planviz.Run`.
+def replay(trace: Any, plan: Any = None) -> Explorer:
+    """Open the explorer on a recorded run: a trace file (planviz JSON Lines, OpenTelemetry spans, a LangGraph
+    history) or a :class:`planviz.Run`.
 
     Injecting a fault turns it into a what-if simulation of the recorded plan;
-    ``clear_faults()`` brings the recorded run back.
+    ``clear_faults()`` brings the recorded run back. With ``plan`` (the plan
+    the agent declared), the Alignment tab shows what became of each of its steps.
     """
     if isinstance(trace, (str, Path)):
         trace = load_trace(trace)
     if not hasattr(trace, "events"):
         raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
                                f"{type(trace).__name__} {trace!r:.80}")
-    return Explorer(recorded=trace)
+    return Explorer(recorded=trace, declared=plan)
 
 
 class Explorer(w.VBox):
@@ -110,13 +112,15 @@ class Explorer(w.VBox):
     """
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
-                 recorded: Any = None, workers: int | None = None, strategy: str = "planner") -> None:
+                 recorded: Any = None, workers: int | None = None, strategy: str = "planner",
+                 declared: Any = None) -> None:
         if plan is None and recorded is None:
             raise PlanvizError("explorer needs a plan (explore(plan)) or a recorded run (replay(trace))")
         if recorded is not None and not recorded.plans:
             raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
                                "record the plan with the run (Recorder.propose) and load the trace again")
         self._recorded = recorded
+        self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
@@ -250,9 +254,10 @@ class Explorer(w.VBox):
         self.ready_panel = w.HTML()
         self.timeline_panel = w.HTML(layout=w.Layout(overflow="auto"))
         self.metrics_panel = w.HTML()
+        self.alignment_panel = w.HTML()
         self.tabs = w.Tab(children=[w.Box([p], layout=w.Layout(max_height="260px", overflow="auto"))
                                     for p in (self.log_panel, self.facts_panel, self.ready_panel,
-                                              self.timeline_panel, self.metrics_panel)],
+                                              self.timeline_panel, self.metrics_panel, self.alignment_panel)],
                           titles=_TABS, layout=w.Layout(flex="1 1 auto", min_width="0"))
         self.tabs.observe(lambda _: self._refresh_lazy(), names="selected_index")
 
@@ -297,7 +302,7 @@ class Explorer(w.VBox):
         self.title.value = self._title_html()
         self.metrics_panel.value = self._metrics_html()
         self.fault_status.value = self._fault_html()
-        self._dirty = {"timeline"}
+        self._dirty = {"timeline", "alignment"}
         self._show(index)
 
     def _on_index(self, change: dict) -> None:
@@ -341,6 +346,9 @@ class Explorer(w.VBox):
                 gantt_svg(self._run, self._schedule, now=now, unit=self._plan.time_unit) if self._schedule
                 else f'<span class="pv-error">no timeline: {escape(self._no_schedule)}</span>')
             self._dirty.discard("timeline")
+        if "alignment" in self._dirty and self.tabs.selected_index == _TABS.index("Alignment"):
+            self.alignment_panel.value = alignment_html(self._declared or self._plan, self._run)
+            self._dirty.discard("alignment")
 
     # -- HTML (every piece of text escaped) ---------------------------------------------------------
 

@@ -19,10 +19,13 @@ from typing import Any, Iterable, Sequence
 from ..errors import PlanvizError
 from ..plan.model import natural_key
 from ..pictures.drawing import render
+from ..pictures.fatepicture import render_alignment
+from ..runs.alignment import align
 from ..runs.events import Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html"]
+__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html",
+           "alignment_html"]
 
 _LOG_WINDOW = 40
 
@@ -105,3 +108,13 @@ def log_html(events: Sequence[Any], index: int) -> str:
             if len(rows) < len(events) else "")
     return (f'{more}<table class="pv-log"><thead><tr><th>#</th><th>time</th><th>kind</th><th>step</th>'
             f'<th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def alignment_html(plan: Any, run: Run) -> str:
+    """The alignment of ``plan`` with ``run``: its picture (inline SVG) and the table of fates."""
+    try:
+        alignment = align(plan, run)
+        svg = _PROLOG.sub("", render_alignment(alignment).svg, count=1)
+    except PlanvizError as exc:
+        return f'<p class="pv-empty">no alignment: {escape(str(exc))}</p>'
+    return f'<div class="pv-alignment">{svg}{alignment._repr_html_()}</div>'

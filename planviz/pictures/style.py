@@ -25,7 +25,7 @@ from ..runs.events import Frame, Run
 from .escape import escape_label
 
 __all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
-           "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
+           "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
            "node_attrs", "tip"]
 
 
@@ -59,6 +59,7 @@ LOOKS: Mapping[str, Look] = {
     "error": Look("#FFFFFF", "#D55E00", 4.5),  # vermillion, widest
     "warning": Look("#FFFFFF", "#CC79A7", 3.5),  # reddish purple
     "info": Look("#FFFFFF", "#56B4E9", 2.5),  # sky blue, thinnest
+    "inferred": Look("#FFFFFF", "#666666", 1.2, dash="dashed"),
 }
 SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
@@ -67,7 +68,9 @@ LEGEND_TEXT = {
     "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
     "warning": "warning (hover: message)", "info": "note (hover: message)",
+    "inferred": "dashed edge: inferred dependency",
 }
+INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
@@ -100,7 +103,9 @@ def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
     keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
     keys += ["critical"] if critical else []
     keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
-    keys += [sev for sev in SEVERITY_LOOKS if any(f.severity == sev and _marks(f, plan) for f in findings)]
+    keys += [sev for sev in SEVERITY_LOOKS
+             if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)]
+    keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
 
 
@@ -190,8 +195,11 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
             classes.append("far")
             look = replace(look, dash="dashed")
         found = flagged.get((u, v), [])
-        if found:
-            severity = gravest(found)
+        if found and all(f.code == INFERRED for f in found):
+            classes.append("inferred")
+            look = replace(look, dash="dashed")
+        elif found:
+            severity = gravest(f for f in found if f.code != INFERRED)
             classes += ["finding", f"finding-{severity}"] + sorted({f.code for f in found})
             look = Look("none", LOOKS[severity].stroke, 3.0 if severity != "info" else 2.0, dash=look.dash)
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)

@@ -30,6 +30,7 @@ from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict,
 from ..plan.syntax import show_value
 from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation, Run, state_from_events
 from .fault import Fault
+from .traceformats import load_foreign, parse_foreign
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "SCHEMA", "SCHEMA_VERSION", "run_to_lines", "plan_record",
            "event_record", "header_record", "json_line"]
@@ -182,8 +183,12 @@ def _event_from(d: Mapping[str, Any]) -> Event:
     return event
 
 
-def load_trace(source: str | os.PathLike[str] | Any) -> Run:
-    """Read a JSON Lines trace from a path or an open binary file into a :class:`~planviz.Run`.
+def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None) -> Run:
+    """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
+
+    Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
+    LangGraph histories (:mod:`planviz.runs.traceformats`), detected by shape;
+    ``format`` (``"planviz"``, ``"otel"``, ``"langgraph"``) forces one.
 
     Raises :class:`~planviz.errors.TraceFormatError` naming the line and the
     reason when a line is not a valid record. A last line cut short (no final
@@ -191,6 +196,9 @@ def load_trace(source: str | os.PathLike[str] | Any) -> Run:
     loads up to its last whole event, with ``outcome`` None if it never stopped.
     A string is always a path; for the text of a trace use :func:`parse_trace`.
     """
+    foreign = load_foreign(source, format)
+    if foreign is not None:
+        return foreign
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         try:
@@ -210,14 +218,15 @@ def load_trace(source: str | os.PathLike[str] | Any) -> Run:
     return _read(raw, name)
 
 
-def parse_trace(text: str | bytes, source: str = "<string>") -> Run:
-    """Read a JSON Lines trace from its text (never a path); see :func:`load_trace`."""
+def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>") -> Run:
+    """Read a trace from its text (never a path); see :func:`load_trace`."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
     if not isinstance(text, (bytes, bytearray)):
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
-    return _read(bytes(text), source)
+    foreign = parse_foreign(text, format, source)
+    return foreign if foreign is not None else _read(bytes(text), source)
 
 
 def _read(raw: bytes, source: str) -> Run:

@@ -94,3 +94,45 @@ def test_validate_many_plans_names_the_records_that_failed(cli, tmp_path):
     data = json.loads(cli("validate", "--json", str(path)).stdout)
     assert data["failed"] == [{"index": 1, "id": "r1", "errors": ["self_reference", "unmet_requirement"]},
                               {"index": 3, "id": "r3", "errors": ["dangling_reference", "unmet_requirement"]}]
+
+
+# --------------------------------------------------------------------------- align and diff (real runs)
+
+PLAN_FOR_TRACE = """\
+goal: year to file
+steps:
+  - {id: now, action: get the time, tool: get_current_time, arguments: {timezone: America/New_York},
+     expected_evidence: a datetime, produces: [year]}
+  - {id: save, action: write the year, tool: write_file, arguments: {text: "{{now.year}}"},
+     expected_evidence: written, depends_on: [now], requires: [year], produces: [saved]}
+  - {id: check, action: read it back, tool: read_file, expected_evidence: same, depends_on: [save], requires: [saved]}
+"""
+
+
+@pytest.mark.corpus
+def test_align_prints_fates_and_draws_them(cli, corpus, tmp_path):
+    (tmp_path / "plan.yaml").write_text(PLAN_FOR_TRACE)
+    trace = str(corpus / "otel" / "any-agent_OPENAI_trace.json")
+    result = cli("align", str(tmp_path / "plan.yaml"), trace, "-o", str(tmp_path / "fates.svg"))
+    assert result.returncode == 1  # check never ran
+    assert "check  not run" in result.stdout and (tmp_path / "fates.svg").read_text().count("fate-as_planned") == 2
+    as_json = cli("align", str(tmp_path / "plan.yaml"), trace, "--json")
+    import json
+
+    assert json.loads(as_json.stdout)["counts"] == {"as_planned": 2, "other_arguments": 0, "failed": 0,
+                                                    "voided": 0, "unfinished": 0, "not_run": 1, "unplanned": 0}
+
+
+@pytest.mark.corpus
+def test_diff_compares_two_traces_of_the_same_task(cli, corpus):
+    a, b = (str(corpus / "otel" / f"any-agent_{x}_trace.json") for x in ("OPENAI", "LANGCHAIN"))
+    result = cli("diff", a, b)
+    assert result.returncode == 0 and "first divergence: none" in result.stdout  # same steps; only cost differs
+    assert "model calls: a 3, b 4 (+1)" in result.stdout
+    assert cli("diff", a, a).returncode == 0
+
+
+def test_diff_of_an_unreadable_trace_is_a_located_error(cli, tmp_path):
+    (tmp_path / "bad.json").write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": 5}]}]}]}')
+    result = cli("diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json"))
+    assert result.returncode == 2 and "spans[0].startTimeUnixNano" in result.stderr
