@@ -29,6 +29,7 @@ _EXPORTS = {
                "SemanticError", "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError",
                "StructureError", "SimulationError", "FrameIndexError"),
     "plan.model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
+    "plan.horizon": ("Budget",),
     "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
                    "dump_plan"),
     "plan.schema": ("plan_schema",),

@@ -94,14 +94,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..runs.simulation import simulate
 
     plan, contract = _load(args)
-    faults = [Fault.parse(text) for text in args.fault]
-    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
+    faults = _goal_changes([Fault.parse(text) for text in args.fault], args)
+    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
+                   approval_time=args.approval_time)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided}, key=natural_key)
+    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided}, key=natural_key)
+    stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
+    reason = None if stop is None or run.outcome == "plan_complete" else stop.message.removeprefix(f"{run.outcome}: ")
     if args.json:
-        print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
+        print(json.dumps({"outcome": run.outcome, "reason": reason, "refused_by": stop.category if stop else None,
+                          "voided": voided, "metrics": m.to_dict()}, indent=2))
     else:
         print(f"outcome: {run.outcome}")
+        if reason:
+            print(f"reason: {reason}")
         print(f"voided: {', '.join(voided) if voided else '(none)'}")
         print(m.to_text())
     note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
@@ -116,6 +122,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         report_html(run, args.report)
         print(f"wrote {args.report}", file=note)
     return 0 if run.outcome == "plan_complete" else 1
+
+
+def _goal_changes(faults: list, args: argparse.Namespace) -> list:
+    """The goal_change faults carry --new-goal and --new-contract (each needs such a fault)."""
+    from dataclasses import replace
+
+    from ..plan.files import load_contract
+
+    if args.new_goal is None and args.new_contract is None:
+        return faults
+    if not any(f.kind == "goal_change" for f in faults):
+        raise PlanvizError("--new-goal and --new-contract go with a goal_change fault, e.g. --fault S3:goal_change")
+    contract = load_contract(args.new_contract) if args.new_contract else None
+    return [replace(f, goal=args.new_goal, contract=contract) if f.kind == "goal_change" else f for f in faults]
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -178,6 +198,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")
     sp.add_argument("--strategy", choices=["direct", "workflow", "planner"], default="planner")
     sp.add_argument("--workers", type=int, default=None)
+    sp.add_argument("--new-goal", metavar="TEXT", help="the new goal a goal_change fault brings")
+    sp.add_argument("--new-contract", metavar="F", help="the new contract a goal_change fault brings (a file)")
+    sp.add_argument("--approval-time", type=float, default=0.0, metavar="T",
+                    help="how long each approval takes (default 0)")
     sp.add_argument("--trace", metavar="OUT.jsonl", help="save the run as a trace")
     sp.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report")
     sp.add_argument("--json", action="store_true")

@@ -66,6 +66,7 @@ _STYLE = """<style>
 .planviz-explorer table.pv-log td, .planviz-explorer table.pv-log th { padding: 1px 6px; text-align: left;
   border-bottom: 1px solid #eee; vertical-align: top; }
 .planviz-explorer tr.pv-current { background: #fff3c4; font-weight: 600; }
+.planviz-explorer tr:is(.pv-kind-recheck, .pv-kind-expand, .pv-kind-approval) td:nth-child(3) { color: #0072B2; }
 .planviz-explorer ul.pv-list { margin: 0; padding-left: 18px; font-size: 12px; }
 .planviz-explorer .pv-empty { color: #777; font-style: italic; margin: 0 0 2px; }
 .planviz-explorer .pv-caption { font-size: 13px; }
@@ -75,14 +76,15 @@ _STYLE = """<style>
 
 
 def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
-            strategy: str = "planner") -> Explorer:
+            strategy: str = "planner", **options: Any) -> Explorer:
     """Simulate ``plan`` (with ``faults``) and open the explorer on the run.
 
     ``contract`` defaults to the plan's own (``plan.contract``); a fault is a
     :class:`planviz.Fault` or its command-line spelling (``"S4:side_effect"``).
-    With faults, the view opens where the first one voids work.
+    With faults, the view opens where the first one voids work. ``options``
+    go to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
     """
-    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy)
+    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
 
 
 def replay(trace: Any, plan: Any = None) -> Explorer:
@@ -113,7 +115,7 @@ class Explorer(w.VBox):
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
                  recorded: Any = None, workers: int | None = None, strategy: str = "planner",
-                 declared: Any = None) -> None:
+                 declared: Any = None, **options: Any) -> None:
         if plan is None and recorded is None:
             raise PlanvizError("explorer needs a plan (explore(plan)) or a recorded run (replay(trace))")
         if recorded is not None and not recorded.plans:
@@ -124,7 +126,7 @@ class Explorer(w.VBox):
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
-        self._workers, self._strategy = workers, strategy
+        self._workers, self._strategy, self._options = workers, strategy, options
         try:
             self._schedule, self._no_schedule = critical_path(self._plan), ""
         except PlanvizError as exc:  # a cycle or an unknown dependency: the run and the diagram still show
@@ -199,7 +201,8 @@ class Explorer(w.VBox):
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded
-        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy)
+        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy,
+                        **self._options)
 
     def _build(self) -> None:
         n = len(self._run.events)

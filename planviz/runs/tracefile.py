@@ -89,10 +89,26 @@ def event_record(e: Event) -> dict[str, Any]:
     return d
 
 
+def _fault_record(fault: Fault) -> dict[str, Any]:
+    """A fault as plain data; a goal change's new goal and contract only when it has them."""
+    d = {name: getattr(fault, name) for name in ("step", "kind", "fact", "times")}
+    if fault.goal is not None:
+        d["goal"] = fault.goal
+    if fault.contract is not None:
+        d["contract"] = contract_to_dict(fault.contract)
+    return d
+
+
+def _fault_from(d: Mapping[str, Any]) -> Fault:
+    d = dict(d)
+    if d.get("contract") is not None:
+        d["contract"] = contract_from_dict(_object(d["contract"], "a fault's contract"))
+    return Fault(**d)
+
+
 def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
     return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
-            "faults": [{f.name: getattr(x, f.name) for f in fields(Fault)} for x in faults],
-            "contract": _contract_dict(contract)}
+            "faults": [_fault_record(x) for x in faults], "contract": _contract_dict(contract)}
 
 
 def json_line(record: Mapping[str, Any]) -> str:
@@ -287,7 +303,7 @@ def _read(raw: bytes, source: str) -> Run:
         faults = header.get("faults") or []
         if not isinstance(faults, list):
             raise ValueError(f"faults must be a list of objects, got {faults!r}")
-        faults = tuple(Fault(**_object(f, "a fault")) for f in faults)
+        faults = tuple(_fault_from(_object(f, "a fault")) for f in faults)
         contract = header.get("contract")
         contract = None if contract is None else _contract_from(_object(contract, "contract"))
     except (TypeError, ValueError, PlanFormatError) as exc:

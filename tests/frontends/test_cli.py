@@ -96,6 +96,50 @@ def test_validate_many_plans_names_the_records_that_failed(cli, tmp_path):
                               {"index": 3, "id": "r3", "errors": ["dangling_reference", "unmet_requirement"]}]
 
 
+def test_simulate_says_why_a_plan_is_refused(capsys):
+    from planviz.frontends.cli import main
+
+    code = main(["simulate", str(examples.path("release_no_credentials"))])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and out[0] == "outcome: refused"
+    assert out[1].startswith("reason: the plan is refused before step 1: infeasible_fact (D1): fact "
+                             "'deploy_credentials'")
+    assert main(["simulate", str(examples.path("release_no_credentials")), "--json"]) == 1
+    data = __import__("json").loads(capsys.readouterr().out)
+    assert data["refused_by"] == "infeasible_fact" and "deploy_credentials" in data["reason"]
+
+
+def test_simulate_takes_a_new_goal_and_contract_for_a_goal_change(tmp_path, capsys):
+    from planviz import load_trace
+    from planviz.frontends.cli import main
+
+    contract = tmp_path / "new.yaml"
+    contract.write_text("required: [reproduce]\nobtainable_facts: [leak_reproduced, patch_applied, isolation_verified,"
+                        " hit_rate_ok, key_builder_located, isolation_test_written]\n")
+    trace = tmp_path / "run.jsonl"
+    code = main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:goal_change", "--new-goal",
+                 "isolate sessions too", "--new-contract", str(contract), "--trace", str(trace)])
+    assert code == 0 and "outcome: plan_complete" in capsys.readouterr().out
+    run = load_trace(trace)
+    assert run.plan.goal == "isolate sessions too" and run.faults[0].goal == "isolate sessions too"
+    assert [e.step for e in run.events if e.kind == "recheck"] == ["S0", "S1", "S2"]
+    assert main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:goal_change"]) == 1
+    assert "reason: the goal changed at 'S3' and no new goal was given" in capsys.readouterr().out
+    assert main(["simulate", str(examples.path("cache_isolation")), "--new-goal", "x"]) == 2
+    assert "go with a goal_change fault" in capsys.readouterr().err
+
+
+def test_simulate_approval_time(tmp_path, capsys):
+    from planviz.frontends.cli import main
+
+    plan = tmp_path / "deploy.yaml"
+    plan.write_text("goal: g\nsteps:\n  - {id: D, action: deploy, expected_evidence: e, produces: d, approval: CHG-1}\n")
+    assert main(["simulate", str(plan), "--approval-time", "3", "--json"]) == 0
+    assert __import__("json").loads(capsys.readouterr().out)["metrics"]["time"] == 4.0
+    assert main(["simulate", str(plan), "--fault", "D:approval_denied"]) == 1
+    assert "reason: 'D' may not run without the approval of 'CHG-1'" in capsys.readouterr().out
+
+
 # --------------------------------------------------------------------------- align and diff (real runs)
 
 PLAN_FOR_TRACE = """\
