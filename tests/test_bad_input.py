@@ -341,7 +341,7 @@ SLOW_INPUTS = [
     ("llmcompiler_line_of_spaces", ["validate", "{path}"], ".txt", "1. a(" + " " * 200_000 + "b\n2. join()\n", 1,
      r"unparsed_line"),
     ("llmcompiler_100000_questions", ["validate", "{path}"], ".txt",
-     "1. f($1)\n2. join()\n" + "Question: q\n" * 100_000, 1, r"2 plans, 1 with errors"),
+     "1. f($1)\n2. join()\n" + "Question: q\n" * 100_000, 1, r"2 plans, 2 with errors"),
     ("rewoo_40000_steps", ["validate", "{path}"], ".txt", "#E1 = f[x]\n" * 40_000, 1, r"not ok"),
     ("json_unterminated_escapes", ["validate", "{path}"], ".json", "[" * 101 + '"' + '\\"' * 100_000, 2,
      r"{path}:1:101: nesting deeper than 100 levels"),
