@@ -195,7 +195,8 @@ SHAPED_DATA = twisted(st.one_of(
         {}, {"required": MAYBE_LIST, "tools": st.dictionaries(st.text(max_size=4), VALUE)})}),
     records({"steps": st.lists(TOOLCALL_STEP, max_size=4)}, {"goal": VALUE}),
     records({"task_nodes": st.lists(TASK, max_size=4) | VALUE}, {
-        "user_request": VALUE, "task_links": st.lists(records({"source": VALUE, "target": VALUE}), max_size=3) | VALUE}),
+        "user_request": VALUE,
+        "task_links": st.lists(records({"source": VALUE, "target": VALUE}), max_size=3) | VALUE}),
     st.lists(TASK, min_size=1, max_size=4),
     st.lists(records({"role": st.sampled_from(["user", "assistant", "system"]) | VALUE,
                       "content": VALUE | st.lists(TASK, max_size=3)}), min_size=1, max_size=4),

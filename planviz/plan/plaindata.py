@@ -66,7 +66,7 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
         is_map = isinstance(frame[0], Mapping)
         for key, child in frame[1]:
             if is_map:
-                if type(key) is not str:
+                if not isinstance(key, str):
                     raise fail(f"keys are strings, got {show_value(key, 60)}", frame[2])
                 if not key.isascii():
                     _text(key, frame[2] + (key,), fail)
@@ -81,24 +81,19 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
                 size = sizes.get(id(child))
                 if size is None:
                     where = frame[2] + (key,)
-                    if len(stack) >= max_depth:
-                        if any(f[0] is child for f in stack):
-                            what = "mapping" if isinstance(child, Mapping) else "list"
-                            raise fail(f"this {what} contains itself: expected plain data (a tree of lists and "
-                                       "mappings)", where)
-                        raise fail(f"nesting deeper than {max_depth} levels: expected plan data, not a deep "
-                                   f"structure; {limits.raise_hint('MAX_DEPTH')}", where)
                     if any(f[0] is child for f in stack):
                         what = "mapping" if isinstance(child, Mapping) else "list"
                         raise fail(f"this {what} contains itself: expected plain data (a tree of lists and "
                                    "mappings)", where)
+                    if len(stack) >= max_depth:
+                        raise fail(f"nesting deeper than {max_depth} levels: expected plan data, not a deep "
+                                   f"structure; {limits.raise_hint('MAX_DEPTH')}", where)
                     stack.append([child, _items(child), where, 2])
                     total += 2
                     break
-                frame[3] += size
             else:
                 size = _leaf(child, frame[2] + (key,), fail)
-                frame[3] += size
+            frame[3] += size
             total += size
             if total > cap:
                 raise fail(f"this data stands for more than {limits.mib(cap)} of text (lists or mappings used "
