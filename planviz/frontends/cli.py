@@ -244,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
         message = str(exc) or ("out of memory: the input stands for more than this machine holds"
                                if isinstance(exc, MemoryError) else type(exc).__name__)
-        print(f"planviz: error: {message}", file=sys.stderr)
+        print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
         return 2
     except KeyboardInterrupt:
         return 130

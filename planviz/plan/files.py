@@ -329,12 +329,12 @@ def _plan_like(value: Any) -> bool:
 
 def _describe(data: Any) -> str:
     if isinstance(data, Mapping):
-        keys = ", ".join(map(str, list(data)[:8]))
+        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else show_value(k, 30) for k in list(data)[:8])
         return f"a mapping with keys {keys}" if keys else "an empty mapping"
     if isinstance(data, (list, tuple)):
         return f"a list of {len(data)} items"
     if isinstance(data, str):
         return f"the text {data[:40]!r}" + ("..." if len(data) > 40 else "")
-    return repr(data)
+    return show_value(data)
 
 

@@ -146,7 +146,8 @@ def _looks(text: str, data: object, fmt: str) -> str:
     if isinstance(data, dict) and ("steps" in data or "goal" in data):
         return "it is a planviz plan (goal and steps): read it without format="
     if isinstance(data, dict):
-        return f"it is a mapping with keys {', '.join(map(str, list(data)[:8]))}" if data else "it is an empty mapping"
+        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else short(k) for k in list(data)[:8])
+        return f"it is a mapping with keys {keys}" if data else "it is an empty mapping"
     if isinstance(data, list):
         return f"it is a list of {len(data)} item(s)"
     stripped = text.strip()
