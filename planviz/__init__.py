@@ -52,6 +52,7 @@ _EXPORTS = {
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
+    "pictures.animation": ("animate", "Animation"),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "teaching.feedback": ("Feedback",),
