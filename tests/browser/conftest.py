@@ -143,6 +143,21 @@ class Server:
     def describe(self) -> str:
         return f"server at {self.url} (log {self.log}):\n" + self.log.read_text(errors="replace")[-3000:]
 
+    def wait_for_kernel(self, timeout: float = 90.0) -> None:
+        """Until a kernel of this server is idle with a browser connected (the REST view of "ready to run").
+
+        A front end's own idle indicator can read idle before its kernel has even started, so a "run all"
+        clicked then does nothing; the server's sessions say what is really there.
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{self.url}/api/sessions?token={self.token}", timeout=5) as r:
+                kernels = [s.get("kernel") or {} for s in json.load(r)]
+            if any(k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels):
+                return
+            time.sleep(0.25)
+        raise TimeoutError(f"no kernel was idle and connected within {timeout:.0f} s; " + self.describe())
+
 
 def _environment(tmp: Path) -> dict:
     env = dict(os.environ)
@@ -215,6 +230,27 @@ def jupyterlab(chromium, lab_dir) -> Server:
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp / 'nb'}",
                f"--LabApp.workspaces_dir={tmp / 'ws'}", f"--LabApp.user_settings_dir={tmp / 'settings'}"]
+    server = _start(command, tmp=tmp, token=token, port=port, status_path="/api/status")
+    try:
+        yield server
+    finally:
+        _stop(server.process)
+
+
+@pytest.fixture(scope="session")
+def notebook7(chromium, tmp_path_factory) -> Server:
+    """Jupyter Notebook 7 (the ``notebook`` package) on 127.0.0.1 with a random token; terminated at teardown."""
+    tmp, token, port = tmp_path_factory.mktemp("notebook7"), secrets.token_hex(16), _free_port()
+    (tmp / "nb").mkdir()
+    write_notebook(tmp / "nb", "explore.ipynb", EXPLORE_CELL)
+    notify = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notify.parent.mkdir(parents=True)
+    notify.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    command = [sys.executable, "-m", "notebook", "--no-browser", "--allow-root",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp / 'nb'}",
+               f"--JupyterNotebookApp.workspaces_dir={tmp / 'ws'}",
+               f"--JupyterNotebookApp.user_settings_dir={tmp / 'settings'}"]
     server = _start(command, tmp=tmp, token=token, port=port, status_path="/api/status")
     try:
         yield server
