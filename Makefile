@@ -11,15 +11,20 @@ LAB_ARGS ?=
 
 .PHONY: install test test-quick lab demo bench binder-check clean
 
+# A current pip installs the lab in about half the time of the pip a new venv starts with; skipping the
+# byte-compilation of every installed file saves a third more (Python compiles what it imports, once).
+PIP := $(BIN)/python -m pip install -q --no-compile
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
 
 $(LAB_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[lab]'
+	$(PIP) -e '.[lab]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test,lab]'
+	$(PIP) -e '.[test,lab]'
 	touch $@ $(LAB_STAMP)
 
 # .venv with planviz and the lab; then `source .venv/bin/activate` puts `planviz` and `jupyter` on PATH.
