@@ -100,8 +100,8 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     if str(attribution) != expected:
         return wrong(ex, f"planviz.attribute does not say {attribution!r} for this run",
                      "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
-    return right(ex, "the stricter observer stops the run where the route died, 19 minutes of work earlier, and "
-                     "planviz blames the step that did not produce its evidence.")
+    return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
+                     f"patch and its verification are spent, and attribute says {expected!r}.")
 
 
 _CRASH = {
