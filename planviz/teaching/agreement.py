@@ -19,8 +19,12 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable, Sequence
 
+import networkx as nx
+
+from ..pictures.drawing import render
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
+from .feedback import Feedback, is_blank, right, unanswered, wrong
 
 __all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "as_id_set", "plan_text",
            "IDS", "FACTS"]
@@ -58,8 +62,7 @@ def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozense
     rng = random.Random(seed + 1)
     cases = []
     for plan in random_plans(count, seed=seed, facts=True):
-        g = to_graph(plan)
-        order = [sid for sid in _topological(g)]
+        order = list(nx.lexicographical_topological_sort(to_graph(plan)))
         completed = frozenset(order[:rng.randint(0, len(order))])  # a prefix: every dependency done first
         held = {f for sid in completed for f in plan.step(sid).produces}
         if held and rng.random() < 0.6:
@@ -68,12 +71,6 @@ def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozense
             held.add(rng.choice(FACTS))  # given from the start
         cases.append((plan, completed, frozenset(held)))
     return cases
-
-
-def _topological(g: Any) -> list[str]:
-    import networkx as nx
-
-    return list(nx.lexicographical_topological_sort(g))
 
 
 def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
@@ -117,20 +114,19 @@ def plan_text(plan: Plan) -> str:
 
 
 def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
-              name: str, question: Callable[..., str], hint: Callable[..., str]) -> Any:
+              name: str, question: Callable[..., str], hint: Callable[..., str]) -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
     On the first disagreement the feedback shows the plan (as text and as a
     picture), the question asked (``question(*case)``), what planviz answers
     and what the student's function answered, and ``hint(case, expected, got)``.
     """
-    from ..pictures.drawing import render
-    from .feedback import unanswered, wrong, right, is_blank
-
-    if is_blank(student) or not callable(student):
-        what = f"define your function {name}(...) in the cell above and pass it (the function, not a call)"
-        return unanswered(exercise, what, "write it, run the cell, then run this check again") if is_blank(
-            student) else wrong(exercise, f"expected a function, got {type(student).__name__} {student!r:.60}", what)
+    if is_blank(student):
+        return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
+                          "write it, run the cell, then run this check again")
+    if not callable(student):
+        return wrong(exercise, f"expected a function, got {type(student).__name__} {student!r:.60}",
+                     f"pass the function itself, not what it returns: check_{name}({name})")
     found = first_disagreement(cases, lambda *case: as_id_set(student(*case)), oracle)
     plans = len({id(case[0]) for case in cases})
     if found is None:
