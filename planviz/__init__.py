@@ -51,6 +51,7 @@ _EXPORTS = {
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
+    "pictures.focus": ("View",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
 }

@@ -35,17 +35,20 @@ class Diagram:
     handler, link, ``foreignObject`` or image); ``dot`` the positioned
     Graphviz source; :meth:`save` writes ``.svg``, ``.png`` or ``.dot``. In a
     notebook it shows itself inline (``text/html`` with the ``<svg>`` element,
-    so the DOM can be inspected, plus ``image/svg+xml``). ``notice`` says why a
-    summary picture was drawn instead of the full plan (``summarized``).
+    so the DOM can be inspected, plus ``image/svg+xml``). ``notice`` says why
+    the picture is not the whole plan: a focused ``view`` (a :class:`~planviz.View`
+    naming exactly the steps drawn and those summed up), or a summary of
+    ready waves (``summarized``, ``view`` None).
     """
 
     def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple, tuple, str]], *, notice: str = "",
-                 summarized: bool = False, at: int | None = None) -> None:
+                 summarized: bool = False, at: int | None = None, view: Any = None) -> None:
         self.svg = svg
         self._frame = frame
         self.notice = notice
         self.summarized = summarized
         self.at = at
+        self.view = view
 
     def _graph(self) -> pgv.AGraph:
         positioned, nodes, edges, caption = self._frame()

@@ -56,13 +56,14 @@ LOOKS: Mapping[str, Look] = {
     "far": Look("#FFFFFF", "#555555", 1.5, dash="dashed"),
     "error": Look("#FFFFFF", "#D55E00", 4.5),
     "warning": Look("#FFFFFF", "#E69F00", 4.0),
+    "summary": Look("#EEEEEE", "#555555", 1.5, dash="dashed"),
 }
 LEGEND_TEXT = {
     "pending": "pending", "ready": "ready", "running": "running", "done": "done",
     "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
     "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
-    "warning": "warning (hover: message)",
+    "warning": "warning (hover: message)", "summary": "steps summed up (count inside)",
 }
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
 EDGE_COLOUR = "#666666"

@@ -1,0 +1,175 @@
+"""Measure Graphviz layouts and fit planviz's layout cost model (run by hand; `make bench` only checks it).
+
+For each plan shape (benchmarks/shapes.py) this builds the picture
+:func:`planviz.render` would lay out, computes the features the cost model
+uses (:func:`planviz.pictures.budget.view_features`), and lays it out in a
+child process (:func:`planviz.pictures.layout.lay_out`), which reports the
+CPU time of ``dot`` and its peak memory. It then fits
+
+    ln seconds = a + b ln N + c ln W + d (ln N)(ln W)     (least squares on the log)
+    bytes      = m0 + m1 N + m2 S                         (least squares on relative error)
+
+and writes every measurement and both fits to benchmarks/layout_cost.json.
+Copy the printed coefficients into planviz/pictures/budget.py.
+
+    .venv/bin/python benchmarks/fit_layout_cost.py            # measure (about 15 min on 2 cores) and fit
+    .venv/bin/python benchmarks/fit_layout_cost.py --refit    # fit the stored measurements again
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import shapes  # noqa: E402
+
+from planviz import render  # noqa: E402
+from planviz.errors import LayoutTimeout  # noqa: E402
+from planviz.pictures import drawing  # noqa: E402
+from planviz.pictures.budget import estimate, view_features  # noqa: E402
+from planviz.pictures.focus import plan_view  # noqa: E402
+
+DATA = HERE / "layout_cost.json"
+TIMEOUT, MEMORY = 150.0, 6 * 2**30
+MIN_SECONDS = 0.01  # shorter layouts are timer noise, left out of the time fit
+
+# name, plan, render options (the view is the one render draws with them)
+CASES = [
+    *((f"layered-{n}", lambda n=n: shapes.layered(n), {}) for n in (100, 300, 500, 800, 1200)),
+    *((f"layered-wide-{n}", lambda n=n: shapes.layered(n, 30), {}) for n in (300, 1000)),
+    *((f"layered-nofacts-{n}", lambda n=n: shapes.layered(n, facts=False), {}) for n in (1000, 2000, 4000)),
+    ("layered-deep-300", lambda: shapes.layered(300, back=10, fan_in=(2, 5)), {}),
+    ("layered-short-labels-500", lambda: shapes.layered(500, action="x"), {}),
+    ("layered-long-labels-500", lambda: shapes.layered(500, action="{i} " + "a long action text " * 15), {}),
+    *((f"chain-{n}", lambda n=n: shapes.chain(n), {}) for n in (500, 2000, 8000)),
+    *((f"fan-{n}", lambda n=n: shapes.fan(n), {}) for n in (500, 2000)),
+    *((f"far-back-{k}-{n}", lambda n=n, k=k: shapes.far_back(n, k), {})
+      for k, n in ((2, 100), (2, 200), (4, 60), (4, 100), (4, 200), (8, 30), (8, 60))),
+    ("far-back-nofacts-4-200", lambda: shapes.far_back(200, 4, facts=False), {}),
+    *((f"dense-{n}", lambda n=n: shapes.dense(n), {}) for n in (15, 20, 25, 30, 35, 40)),
+    *((f"dense-facts-{n}", lambda n=n: shapes.dense(n, facts=True), {}) for n in (15, 20, 25)),
+    *((f"skips-{n}x{k}", lambda n=n, k=k: shapes.skips(n, k), {}) for n, k in ((300, 5), (600, 5), (300, 10), (1200, 2))),
+    ("focused-layered-2000", lambda: shapes.layered(2000), {"max_steps": 300}),
+    ("focused-layered-5000-S2500", lambda: shapes.layered(5000), {"focus": "S2500", "hops": 3}),
+    ("focused-far-back-2000-S1000", lambda: shapes.far_back(2000, 3), {"focus": "S1000", "hops": 2}),
+]
+_MAX = {"max_steps": None}
+
+
+def measure(name: str, plan, options: dict) -> dict:
+    """Lay the picture render draws out in a child process; its features, CPU seconds and peak bytes."""
+    view = plan_view(plan, **{**_MAX, **options})
+    features = view_features(plan, view)
+    got: dict = {}
+
+    def in_child(graph, **_):
+        started = time.perf_counter()
+        try:
+            got["layout"] = real(graph, in_child=True, timeout=TIMEOUT, memory=MEMORY)
+        except LayoutTimeout as exc:
+            got["error"] = str(exc)
+            raise
+        finally:
+            got["wall"] = time.perf_counter() - started
+        return got["layout"]
+
+    real = drawing.lay_out
+    drawing.lay_out = in_child
+    drawing._base.cache_clear()
+    try:
+        d = render(plan, **{**_MAX, **options}, budget=None, memory=None)
+        assert d.view == view or "error" in got, f"{name}: render drew another view than the one measured"
+    finally:
+        drawing.lay_out = real
+    layout = got.get("layout")
+    return {"name": name, **vars(features), "seconds": layout.seconds if layout else None,
+            "wall": round(got["wall"], 3), "peak": layout.peak if layout else None, "error": got.get("error", "")}
+
+
+def solve(rows: list[list[float]], ys: list[float], weights: list[float]) -> list[float]:
+    """Weighted least squares by the normal equations (a handful of unknowns; no numpy needed)."""
+    k = len(rows[0])
+    a = [[sum(w * r[i] * r[j] for r, w in zip(rows, weights)) for j in range(k)] for i in range(k)]
+    b = [sum(w * r[i] * y for r, y, w in zip(rows, ys, weights)) for i in range(k)]
+    for i in range(k):
+        p = max(range(i, k), key=lambda r: abs(a[r][i]))
+        a[i], a[p], b[i], b[p] = a[p], a[i], b[p], b[i]
+        for r in range(k):
+            if r != i:
+                f = a[r][i] / a[i][i]
+                a[r] = [x - f * y for x, y in zip(a[r], a[i])]
+                b[r] -= f * b[i]
+    return [b[i] / a[i][i] for i in range(k)]
+
+
+def time_terms(c: dict) -> list[float]:
+    n, w = math.log(max(c["nodes"], 1)), math.log(max(c["width"], 1))
+    return [1.0, n, w, n * w]
+
+
+def fit(cases: list[dict]) -> dict:
+    timed = [c for c in cases if c["seconds"] and c["seconds"] >= MIN_SECONDS]
+    coef = solve([time_terms(c) for c in timed], [math.log(c["seconds"]) for c in timed], [1.0] * len(timed))
+    loo = []
+    for i, c in enumerate(timed):
+        rest = timed[:i] + timed[i + 1:]
+        ci = solve([time_terms(r) for r in rest], [math.log(r["seconds"]) for r in rest], [1.0] * len(rest))
+        loo.append(math.exp(abs(sum(x * y for x, y in zip(ci, time_terms(c))) - math.log(c["seconds"]))))
+    sized = [c for c in cases if c["peak"] and c["peak"] > 20e6]
+    mem = solve([[1.0, c["nodes"], c["segments"]] for c in sized], [c["peak"] for c in sized],
+                [1 / c["peak"] ** 2 for c in sized])
+    return {"time_model": [round(x, 4) for x in coef], "memory_model": [round(x, 1) for x in mem],
+            "time_cases": len(timed), "memory_cases": len(sized),
+            "leave_one_out_ratio": {"median": round(sorted(loo)[len(loo) // 2], 2), "max": round(max(loo), 2)}}
+
+
+def table(cases: list[dict], model: dict) -> None:
+    a, b, c, d = model["time_model"]
+    m0, m1, m2 = model["memory_model"]
+    print(f"{'case':<30}{'steps':>6}{'edges':>7}{'N':>9}{'W':>6}  {'measured s':>10}{'model s':>9}{'ratio':>7}"
+          f"{'peak MB':>9}{'model MB':>9}")
+    ratios = []
+    for x in cases:
+        ln_n, ln_w = math.log(max(x["nodes"], 1)), math.log(max(x["width"], 1))
+        model_s = math.exp(a + b * ln_n + c * ln_w + d * ln_n * ln_w)
+        model_b = m0 + m1 * x["nodes"] + m2 * x["segments"]
+        measured = f"{x['seconds']:10.3f}" if x["seconds"] is not None else f"{'> ' + str(int(TIMEOUT)):>10}"
+        ratio = model_s / x["seconds"] if x["seconds"] else None
+        if ratio and x["seconds"] >= MIN_SECONDS:
+            ratios.append(max(ratio, 1 / ratio))
+        peak = f"{x['peak'] / 1e6:9.1f}" if x["peak"] else f"{'-':>9}"
+        print(f"{x['name']:<30}{x['steps']:>6}{x['edges']:>7}{x['nodes']:>9}{x['width']:>6}  {measured}"
+              f"{model_s:9.2f}{(f'{ratio:7.2f}' if ratio else '      -')}{peak}{model_b / 1e6:9.1f}")
+    ratios.sort()
+    print(f"model / measured (or its inverse) over {len(ratios)} timed cases: median {ratios[len(ratios) // 2]:.2f}, "
+          f"90th percentile {ratios[int(0.9 * (len(ratios) - 1))]:.2f}, max {ratios[-1]:.2f}; "
+          f"leave-one-out median {model['leave_one_out_ratio']['median']}, max {model['leave_one_out_ratio']['max']}")
+
+
+def main(argv: list[str]) -> int:
+    if "--refit" in argv:
+        cases = json.loads(DATA.read_text())["cases"]
+    else:
+        cases = []
+        for name, make, options in CASES:
+            cases.append(measure(name, make(), options))
+            print(json.dumps(cases[-1]), flush=True)
+    model = fit(cases)
+    DATA.write_text(json.dumps({"machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                                "python": platform.python_version(), "timeout_s": TIMEOUT, **model,
+                                "cases": cases}, indent=1) + "\n")
+    table(cases, model)
+    print(f"\nTIME_MODEL = {tuple(model['time_model'])}\nMEMORY_MODEL = {tuple(model['memory_model'])}")
+    print(f"wrote {DATA}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
