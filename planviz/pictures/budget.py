@@ -189,21 +189,23 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
 def _notice(view: Any, skipped: list[str]) -> str:
     text = " ".join(view.describe().split()) if view is not None and not view.whole else ""
     if not skipped:
-        return text + (" render(plan, max_steps=None) draws every step." if text and view.focus else "")
+        return text + (" max_steps=None (planviz render --full) draws every step." if text and view.focus else "")
     why = skipped[0][0].upper() + skipped[0][1:]
     shown = text if view is not None else "Showing one node per group of ready waves instead."
     return (f"{why}. {shown} To draw every step whatever it takes, write it to a file: "
-            "render(plan, max_steps=None, budget=None).save('plan.svg').")
+            "render(plan, max_steps=None, budget=None).save('plan.svg') or planviz render --full.")
 
 
 def duration_text(seconds: float) -> str:
     """A rough duration for people: ``'under a second'``, ``'about 40 s'``, ``'about 12 min'``, ``'about 9 days'``.
 
-    >>> [duration_text(s) for s in (0.2, 40, 725, 3 * 3600, 9 * 86400)]
-    ['under a second', 'about 40 s', 'about 12 min', 'about 3 h', 'about 9 days']
+    >>> [duration_text(s) for s in (0.2, 40, 725, 3 * 3600, 9 * 86400, 1e9)]
+    ['under a second', 'about 40 s', 'about 12 min', 'about 3 h', 'about 9 days', 'more than a year']
     """
     if seconds < 1:
         return "under a second"
+    if seconds > 366 * 86400:
+        return "more than a year"
     for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
         if seconds >= 2 * size:
             return f"about {seconds / size:,.0f} {unit}"

@@ -44,3 +44,36 @@ def test_validate_reads_standard_input_as_dash(name, stdin, code, stdout, stderr
     assert out.returncode == code
     assert re.search(stdout, out.stdout.decode(), re.M)
     assert re.search(stderr, out.stderr.decode())
+
+
+def _steps_drawn(svg: Path) -> set[str]:
+    import xml.etree.ElementTree as ET
+
+    return {g.find("{http://www.w3.org/2000/svg}title").text
+            for g in ET.fromstring(svg.read_text()).iter("{http://www.w3.org/2000/svg}g")
+            if (g.get("id") or "").startswith("node-")}
+
+
+@pytest.mark.parametrize("args, drawn, note", [
+    ([], {"S0", "S1", "S2", "S3", "S4"}, r"^$"),
+    (["--focus", "S3", "--hops", "1"], {"S1", "S2", "S3", "S4"}, r"^planviz: note: Showing the 1-hop neighbourhood"),
+    (["--max-steps", "2"], {"S0", "S1"}, r"^planviz: note: Showing the first 2 steps of the critical path"),
+    (["--max-steps", "2", "--full"], {"S0", "S1", "S2", "S3", "S4"}, r"^$"),
+    (["--collapse", "chains", "--group-by", "kind"], {"S0", "S1", "S2"}, r"^$"),  # S3 -> S4 is a chain
+])
+def test_render_view_options(tmp_path, args, drawn, note):
+    out = tmp_path / "plan.svg"
+    done = subprocess.run([sys.executable, "-m", "planviz", "render", str(examples.path("cache_isolation")),
+                           "-o", str(out), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _steps_drawn(out) == drawn
+    assert re.search(note, done.stderr), done.stderr
+
+
+def test_render_focus_on_an_unknown_step_is_a_one_line_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "planviz", "render", str(examples.path("cache_isolation")),
+                           "-o", str(tmp_path / "x.svg"), "--focus", "S9"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 2
+    assert re.fullmatch(r"planviz: error: render\(focus='S9'\): no step 'S9' in this plan; its steps are .*\n",
+                        done.stderr)
