@@ -59,7 +59,8 @@ def _steps_drawn(svg: Path) -> set[str]:
     (["--focus", "S3", "--hops", "1"], {"S1", "S2", "S3", "S4"}, r"^planviz: note: Showing the 1-hop neighbourhood"),
     (["--max-steps", "2"], {"S0", "S1"}, r"^planviz: note: Showing the first 2 steps of the critical path"),
     (["--max-steps", "2", "--full"], {"S0", "S1", "S2", "S3", "S4"}, r"^$"),
-    (["--collapse", "chains", "--group-by", "kind"], {"S0", "S1", "S2"}, r"^$"),  # S3 -> S4 is a chain
+    (["--collapse", "chains", "--group-by", "kind"], {"S0", "S1", "S2"},  # S3 -> S4 is a chain
+     r"^planviz: note: Showing all 5 steps; 2 steps in 1 chain are drawn one node per chain\.$"),
 ])
 def test_render_view_options(tmp_path, args, drawn, note):
     out = tmp_path / "plan.svg"
