@@ -429,3 +429,15 @@ def test_layout_time_limit_falls_back_and_is_remembered(monkeypatch):
         assert sum(int(texts(g)[1].split()[0]) for g in groups(d.svg, "wave-").values()) == 40
         tried.append(len(children))
     assert tried == [2, 2, 2]  # views of 30 and 15 steps tried once; remembered: later frames do not wait again
+
+
+def test_a_picture_too_big_to_show_inline_says_to_save_it(monkeypatch):
+    from planviz.pictures import diagram
+
+    d = render(chain(3))
+    assert "<svg" in d._repr_mimebundle_()["text/html"]
+    monkeypatch.setattr(diagram, "MAX_INLINE", 100)
+    bundle = d._repr_mimebundle_()
+    assert "<svg" not in bundle["text/html"] and "image/svg+xml" not in bundle
+    assert "too big to show here" in bundle["text/plain"] and ".save('plan.svg')" in bundle["text/plain"]
+    assert repr(render(chain(12), max_steps=5)).startswith("<planviz.Diagram (plan, 5 of 12 steps drawn one by one)")
