@@ -62,19 +62,16 @@ def _steps_drawn(svg: Path) -> set[str]:
     (["--collapse", "chains", "--group-by", "kind"], {"S0", "S1", "S2"},  # S3 -> S4 is a chain
      r"^planviz: note: Showing all 5 steps; 2 steps in 1 chain are drawn one node per chain\.$"),
 ])
-def test_render_view_options(tmp_path, args, drawn, note):
+def test_render_view_options(cli, tmp_path, args, drawn, note):
     out = tmp_path / "plan.svg"
-    done = subprocess.run([sys.executable, "-m", "planviz", "render", str(examples.path("cache_isolation")),
-                           "-o", str(out), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = cli("render", str(examples.path("cache_isolation")), "-o", str(out), *args)
     assert done.returncode == 0, done.stderr
     assert _steps_drawn(out) == drawn
     assert re.search(note, done.stderr), done.stderr
 
 
-def test_render_focus_on_an_unknown_step_is_a_one_line_error(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "planviz", "render", str(examples.path("cache_isolation")),
-                           "-o", str(tmp_path / "x.svg"), "--focus", "S9"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+def test_render_focus_on_an_unknown_step_is_a_one_line_error(cli, tmp_path):
+    done = cli("render", str(examples.path("cache_isolation")), "-o", str(tmp_path / "x.svg"), "--focus", "S9")
     assert done.returncode == 2
     assert re.fullmatch(r"planviz: error: render\(focus='S9'\): no step 'S9' in this plan; its steps are .*\n",
                         done.stderr)
