@@ -188,7 +188,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     if base is None:
         return summary_diagram(plan, frame, notice, index)
     marks = node_marks(plan, frame, crit_nodes, findings)
-    for sid in base.view.focus:
+    for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
     marks.update(group_marks(base.view, frame, marks))
     edges = edge_marks(plan, base.edges, crit_edges, findings)
