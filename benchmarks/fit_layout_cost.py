@@ -37,6 +37,7 @@ from planviz.pictures.budget import estimate, view_features  # noqa: E402
 from planviz.pictures.focus import plan_view  # noqa: E402
 
 DATA = HERE / "layout_cost.json"
+REPORT = HERE / "layout_cost.md"
 TIMEOUT, MEMORY = 600.0, 6 * 2**30
 MIN_SECONDS = 0.01  # shorter layouts are timer noise, left out of the time fit
 
@@ -130,27 +131,32 @@ def fit(cases: list[dict]) -> dict:
             "leave_one_out_ratio": {"median": round(sorted(loo)[len(loo) // 2], 2), "max": round(max(loo), 2)}}
 
 
-def table(cases: list[dict], model: dict) -> None:
+def table(cases: list[dict], model: dict) -> list[str]:
+    """The measurements beside the model's predictions, as Markdown table lines."""
     a, b, c, d = model["time_model"]
     m0, m1, m2 = model["memory_model"]
-    print(f"{'case':<30}{'steps':>6}{'edges':>7}{'N':>9}{'W':>6}  {'measured s':>10}{'model s':>9}{'ratio':>7}"
-          f"{'peak MB':>9}{'model MB':>9}")
+    lines = ["| case | steps | edges | N (dot nodes) | W (widest rank) | dot CPU s | model s | model / measured "
+             "| peak MB | model MB |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ratios = []
     for x in cases:
         ln_n, ln_w = math.log(max(x["nodes"], 1)), math.log(max(x["width"], 1))
         model_s = math.exp(a + b * ln_n + c * ln_w + d * ln_n * ln_w)
         model_b = m0 + m1 * x["nodes"] + m2 * x["segments"]
-        measured = f"{x['seconds']:10.3f}" if x["seconds"] is not None else f"{'> ' + str(int(TIMEOUT)):>10}"
+        measured = f"{x['seconds']:.3f}" if x["seconds"] is not None else f"> {TIMEOUT:.0f} (stopped)"
         ratio = model_s / x["seconds"] if x["seconds"] else None
         if ratio and x["seconds"] >= MIN_SECONDS:
             ratios.append(max(ratio, 1 / ratio))
-        peak = f"{x['peak'] / 1e6:9.1f}" if x["peak"] else f"{'-':>9}"
-        print(f"{x['name']:<30}{x['steps']:>6}{x['edges']:>7}{x['nodes']:>9}{x['width']:>6}  {measured}"
-              f"{model_s:9.2f}{(f'{ratio:7.2f}' if ratio else '      -')}{peak}{model_b / 1e6:9.1f}")
+        peak = f"{x['peak'] / 1e6:.1f}" if x["peak"] else "-"
+        lines.append(f"| {x['name']} | {x['steps']} | {x['edges']} | {x['nodes']} | {x['width']} | {measured} | "
+                     f"{model_s:.3f} | {f'{ratio:.2f}' if ratio else '-'} | {peak} | {model_b / 1e6:.1f} |")
     ratios.sort()
-    print(f"model / measured (or its inverse) over {len(ratios)} timed cases: median {ratios[len(ratios) // 2]:.2f}, "
-          f"90th percentile {ratios[int(0.9 * (len(ratios) - 1))]:.2f}, max {ratios[-1]:.2f}; "
-          f"leave-one-out median {model['leave_one_out_ratio']['median']}, max {model['leave_one_out_ratio']['max']}")
+    lines.append("")
+    lines.append(f"Model / measured, or its inverse when below 1, over the {len(ratios)} layouts of at least "
+                 f"{MIN_SECONDS} s: median {ratios[len(ratios) // 2]:.2f}, 90th percentile "
+                 f"{ratios[int(0.9 * (len(ratios) - 1))]:.2f}, max {ratios[-1]:.2f}; leaving each case out of the "
+                 f"fit in turn: median {model['leave_one_out_ratio']['median']}, max "
+                 f"{model['leave_one_out_ratio']['max']}.")
+    return lines
 
 
 def main(argv: list[str]) -> int:
@@ -165,9 +171,17 @@ def main(argv: list[str]) -> int:
     DATA.write_text(json.dumps({"machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
                                 "python": platform.python_version(), "timeout_s": TIMEOUT, **model,
                                 "cases": cases}, indent=1) + "\n")
-    table(cases, model)
+    lines = table(cases, model)
+    print("\n".join(lines))
+    REPORT.write_text(f"# Layout cost measurements\n\nWritten by `benchmarks/fit_layout_cost.py` "
+                      f"({json.loads(DATA.read_text())['machine']}, Python {platform.python_version()}); data in "
+                      f"`layout_cost.json`. CPU seconds of Graphviz `dot` alone, measured in a child process; "
+                      f"peak memory above the child's start.\n\n    ln seconds = {model['time_model'][0]} + "
+                      f"{model['time_model'][1]} ln N + {model['time_model'][2]} ln W + {model['time_model'][3]} "
+                      f"ln N ln W\n    bytes = {model['memory_model'][0]:.0f} + {model['memory_model'][1]} N + "
+                      f"{model['memory_model'][2]} S\n\n" + "\n".join(lines) + "\n")
     print(f"\nTIME_MODEL = {tuple(model['time_model'])}\nMEMORY_MODEL = {tuple(model['memory_model'])}")
-    print(f"wrote {DATA}")
+    print(f"wrote {DATA} and {REPORT}")
     return 0
 
 

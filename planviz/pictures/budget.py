@@ -34,13 +34,14 @@ True
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..plan.model import Plan
 
 __all__ = ["LayoutFeatures", "LayoutCost", "layout_features", "view_features", "estimate", "pick_layout",
-           "duration_text", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS"]
+           "duration_text", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS", "QUICK_SECONDS"]
 
 #: ``(a, b, c, d)`` of the time model (see the module docstring); from ``benchmarks/layout_cost.json``.
 TIME_MODEL = (-8.03, 0.755, -1.11, 0.212)
@@ -48,6 +49,8 @@ TIME_MODEL = (-8.03, 0.755, -1.11, 0.212)
 MEMORY_MODEL = (60e6, 600.0, 200.0)
 #: Layouts estimated to take longer than this run in a child process (with a time and memory limit).
 IN_PROCESS_SECONDS = 0.5
+#: Layouts estimated under this are tried even when the budget is spent (the summary costs as much).
+QUICK_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -160,17 +163,21 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
                 attempt: Callable[[Any, bool], Any]) -> tuple[Any, str]:
     """Lay out the first of ``views`` that fits the budget; returns its picture (None if none did) and a notice.
 
-    A view is tried when its estimate is within half of ``budget`` seconds
-    (None: any time) and within ``memory`` bytes (None: any size);
+    A view is tried when its estimate is within half of what is left of
+    ``budget`` seconds (None: any time; a view estimated under
+    :data:`QUICK_SECONDS` always) and within ``memory`` bytes (None: any size);
+    so after a layout ran out of time only quick views are tried.
     ``attempt(view, in_child)`` lays it out, in a child process when the
     estimate is above :data:`IN_PROCESS_SECONDS`, and returns a picture whose
     ``layout`` is None when the child ran out of time or memory. The notice
     says what is shown, what was not tried and why, and how to draw it all.
     """
     skipped: list[str] = []
+    started = time.monotonic()
     for view in views:
         cost = estimate(view_features(plan, view))
-        if budget is not None and cost.seconds > budget / 2:
+        left = None if budget is None else budget - (time.monotonic() - started)
+        if left is not None and cost.seconds > max(left / 2, QUICK_SECONDS):
             skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds)} "
                            f"(estimated from its size), more than the budget of {budget:g} s allows")
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from types import SimpleNamespace
 
 import networkx as nx
@@ -127,3 +128,13 @@ def test_memory_limit_skips_views_estimated_above_it():
                                            (9 * 86400, "about 9 days"), (1e9, "more than a year")])
 def test_duration_text(seconds, text):
     assert duration_text(seconds) == text
+
+
+def test_after_a_layout_ran_out_of_time_only_quick_views_are_tried(monkeypatch):
+    plan = dense(40)
+    clock = itertools.chain([0.0, 0.0], itertools.repeat(10.0))  # the first view tried uses up the budget
+    monkeypatch.setattr(budget.time, "monotonic", lambda: next(clock))
+    tried, attempt = attempts(ok=lambda view: False)
+    _, notice = pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
+    seconds = [estimate(view_features(plan, v)).seconds for v, _ in tried]
+    assert seconds[0] <= 5.0 and all(s <= budget.QUICK_SECONDS for s in seconds[1:])

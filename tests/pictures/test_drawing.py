@@ -399,6 +399,7 @@ def test_layout_estimated_slow_runs_in_a_child_process(monkeypatch):
 def test_layout_over_budget_is_not_tried_and_a_summary_says_how_long_it_would_take(monkeypatch):
     calls = []
     monkeypatch.setattr(render_module, "lay_out", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(budget, "QUICK_SECONDS", 0.0)
     render_module._base.cache_clear()
     d = render(chain(101), budget=1e-9)
     assert d.summarized and d.view is None and not calls
