@@ -139,7 +139,7 @@ def add_groups(a: pgv.AGraph, view: View, run_mode: bool) -> tuple[dict[int, str
         attrs: dict[str, Any] = {"id": f"link-{k}", "class": "link", "tooltip": tip([text]), "style": "dashed",
                                  "penwidth": 1.2}
         if count > 1:
-            attrs["label"] = escape_label(f"×{count:,}")
+            attrs["xlabel"] = escape_label(f"×{count:,}")  # an xlabel: no label rank, which would double the ranks
         a.get_edge(node_name(view, u), node_name(view, v)).attr.update(checked_attrs(attrs))
     for k, (kind, nodes) in enumerate(view.clusters):
         sub = a.add_subgraph([node_name(view, x) for x in nodes], name=f"cluster_kind_{k}")
