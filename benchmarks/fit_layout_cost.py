@@ -6,14 +6,17 @@ uses (:func:`planviz.pictures.budget.view_features`), and lays it out in a
 child process (:func:`planviz.pictures.layout.lay_out`), which reports the
 CPU time of ``dot`` and its peak memory. It then fits
 
-    ln seconds = a + b ln N + c ln W + d (ln N)(ln W)     (least squares on the log)
-    bytes      = m0 + m1 N + m2 S                         (least squares on relative error)
+    ln seconds = a + b ln N + c ln W + d (ln N)(ln W) + e ln(1 + X)    (least squares on the log)
+    bytes      = m0 + m1 V + m2 X + m3 E                               (least squares on relative error)
+
+(N: nodes dot lays out, virtual ones included; X: the virtual ones; V: the real ones; W: the widest rank;
+E: edges).
 
 and writes every measurement and both fits to benchmarks/layout_cost.json.
 Copy the printed coefficients into planviz/pictures/budget.py.
 
-    .venv/bin/python benchmarks/fit_layout_cost.py            # measure (about 15 min on 2 cores) and fit
-    .venv/bin/python benchmarks/fit_layout_cost.py --refit    # fit the stored measurements again
+    .venv/bin/python benchmarks/fit_layout_cost.py --measure  # measure every case (15 min to an hour) and fit
+    .venv/bin/python benchmarks/fit_layout_cost.py            # measure only the cases not stored yet, and fit
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ sys.path.insert(0, str(HERE))
 
 import shapes  # noqa: E402
 
-from planviz import render  # noqa: E402
+from planviz import critical_path, render  # noqa: E402
 from planviz.errors import LayoutTimeout  # noqa: E402
 from planviz.pictures import drawing  # noqa: E402
 from planviz.pictures.budget import estimate, view_features  # noqa: E402
@@ -66,7 +69,7 @@ _MAX = {"max_steps": None}
 
 def measure(name: str, plan, options: dict) -> dict:
     """Lay the picture render draws out in a child process; its features, CPU seconds and peak bytes."""
-    view = plan_view(plan, **{**_MAX, **options})
+    view = plan_view(plan, **{**_MAX, **options}, critical=critical_path(plan).path)  # as render chooses it
     features = view_features(plan, view)
     got: dict = {}
 
@@ -112,7 +115,11 @@ def solve(rows: list[list[float]], ys: list[float], weights: list[float]) -> lis
 
 def time_terms(c: dict) -> list[float]:
     n, w = math.log(max(c["nodes"], 1)), math.log(max(c["width"], 1))
-    return [1.0, n, w, n * w]
+    return [1.0, n, w, n * w, math.log(1 + c["nodes"] - c["steps"])]
+
+
+def memory_terms(c: dict) -> list[float]:
+    return [1.0, c["steps"], c["nodes"] - c["steps"], c["edges"]]
 
 
 def fit(cases: list[dict]) -> dict:
@@ -123,9 +130,8 @@ def fit(cases: list[dict]) -> dict:
         rest = timed[:i] + timed[i + 1:]
         ci = solve([time_terms(r) for r in rest], [math.log(r["seconds"]) for r in rest], [1.0] * len(rest))
         loo.append(math.exp(abs(sum(x * y for x, y in zip(ci, time_terms(c))) - math.log(c["seconds"]))))
-    sized = [c for c in cases if c["peak"] and c["peak"] > 20e6]
-    mem = solve([[1.0, c["nodes"], c["segments"]] for c in sized], [c["peak"] for c in sized],
-                [1 / c["peak"] ** 2 for c in sized])
+    sized = [c for c in cases if c["peak"]]
+    mem = solve([memory_terms(c) for c in sized], [c["peak"] for c in sized], [1 / c["peak"] ** 2 for c in sized])
     return {"time_model": [round(x, 4) for x in coef], "memory_model": [round(x, 1) for x in mem],
             "time_cases": len(timed), "memory_cases": len(sized),
             "leave_one_out_ratio": {"median": round(sorted(loo)[len(loo) // 2], 2), "max": round(max(loo), 2)}}
@@ -133,15 +139,12 @@ def fit(cases: list[dict]) -> dict:
 
 def table(cases: list[dict], model: dict) -> list[str]:
     """The measurements beside the model's predictions, as Markdown table lines."""
-    a, b, c, d = model["time_model"]
-    m0, m1, m2 = model["memory_model"]
     lines = ["| case | steps | edges | N (dot nodes) | W (widest rank) | dot CPU s | model s | model / measured "
              "| peak MB | model MB |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ratios = []
     for x in cases:
-        ln_n, ln_w = math.log(max(x["nodes"], 1)), math.log(max(x["width"], 1))
-        model_s = math.exp(a + b * ln_n + c * ln_w + d * ln_n * ln_w)
-        model_b = m0 + m1 * x["nodes"] + m2 * x["segments"]
+        model_s = math.exp(sum(k * t for k, t in zip(model["time_model"], time_terms(x))))
+        model_b = sum(k * t for k, t in zip(model["memory_model"], memory_terms(x)))
         measured = f"{x['seconds']:.3f}" if x["seconds"] is not None else f"> {TIMEOUT:.0f} (stopped)"
         ratio = model_s / x["seconds"] if x["seconds"] else None
         if ratio and x["seconds"] >= MIN_SECONDS:
@@ -160,13 +163,14 @@ def table(cases: list[dict], model: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if "--refit" in argv:
-        cases = json.loads(DATA.read_text())["cases"]
-    else:
-        cases = []
-        for name, make, options in CASES:
-            cases.append(measure(name, make(), options))
-            print(json.dumps(cases[-1]), flush=True)
+    stored = json.loads(DATA.read_text())["cases"] if DATA.exists() and "--measure" not in argv else []
+    done = {c["name"] for c in stored}
+    cases = []
+    for name, make, options in CASES:  # measures the cases not stored yet (all with --measure)
+        if name not in done:
+            stored.append(measure(name, make(), options))
+            print(json.dumps(stored[-1]), flush=True)
+        cases.append(next(c for c in stored if c["name"] == name))
     model = fit(cases)
     DATA.write_text(json.dumps({"machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
                                 "python": platform.python_version(), "timeout_s": TIMEOUT, **model,
@@ -178,8 +182,8 @@ def main(argv: list[str]) -> int:
                       f"`layout_cost.json`. CPU seconds of Graphviz `dot` alone, measured in a child process; "
                       f"peak memory above the child's start.\n\n    ln seconds = {model['time_model'][0]} + "
                       f"{model['time_model'][1]} ln N + {model['time_model'][2]} ln W + {model['time_model'][3]} "
-                      f"ln N ln W\n    bytes = {model['memory_model'][0]:.0f} + {model['memory_model'][1]} N + "
-                      f"{model['memory_model'][2]} S\n\n" + "\n".join(lines) + "\n")
+                      f"ln N ln W + {model['time_model'][4]} ln(1 + X)\n    bytes = {model['memory_model'][0]:.0f} + "
+                      f"{model['memory_model'][1]} V + {model['memory_model'][2]} X + {model['memory_model'][3]} E\n\n" + "\n".join(lines) + "\n")
     print(f"\nTIME_MODEL = {tuple(model['time_model'])}\nMEMORY_MODEL = {tuple(model['memory_model'])}")
     print(f"wrote {DATA} and {REPORT}")
     return 0

@@ -123,9 +123,10 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     kind's steps in a cluster.
 
     No layout blocks the caller beyond ``budget`` seconds. Before laying out,
-    a cost model fitted on measured layouts (:mod:`planviz.pictures.budget`,
-    data in ``benchmarks/layout_cost.json``) estimates ``dot``'s time and
-    memory from the nodes, edges, their rank spans and edge labels. A layout
+    a cost model fitted on 42 measured layouts (:mod:`planviz.pictures.budget`;
+    data and fit in ``benchmarks/layout_cost.json`` and ``.md``: within a
+    factor of 2 for nine in ten) estimates ``dot``'s time and memory from the
+    nodes, edges, how many ranks each edge spans and the edge labels. A layout
     estimated above half the budget (room for the model's error and a busy
     machine) or above ``memory`` bytes is not tried: a smaller view is (fewer
     hops, then fewer steps), else a summary of ready waves, and the notice says how long the

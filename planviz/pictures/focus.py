@@ -36,7 +36,7 @@ __all__ = ["View", "Group", "plan_view", "candidate_views", "RELATIONS", "BANDS"
 
 RELATIONS = ("upstream", "between", "downstream", "elsewhere")
 #: Hidden steps of one relation are split into at most this many bands of ready waves, of at least BAND_WAVES.
-BANDS, BAND_WAVES = 8, 10
+BANDS, BAND_WAVES = 16, 5
 COLLAPSE = ("chains",)
 GROUP_BY = ("kind",)
 _TITLES = {"upstream": "{n} step{s} upstream", "between": "{n} step{s} in between",
@@ -153,7 +153,7 @@ def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
         smaller = ({**options, "hops": h} for h in range((first.hops or 0) - 1, -1, -1))
     else:
         caps = []
-        cap = (len(first.steps) + len(first.groups)) // 2
+        cap = len(first.steps) // 2
         while cap >= 8:
             caps.append(cap)
             cap //= 2
