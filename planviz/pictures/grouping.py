@@ -20,7 +20,7 @@ how many of them are in each status, frame by frame, without a new layout.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pygraphviz as pgv
 
@@ -28,9 +28,6 @@ from ..plan.model import STATUSES
 from ..structure.index import StructureIndex
 from .escape import checked_attrs, dom_id, escape_label
 from .style import FONT, LOOKS, Look, Mark, node_attrs, tip
-
-if TYPE_CHECKING:  # a type only: focus imports this module at run time
-    from .focus import View
 
 __all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", "group_marks", "status_counts",
            "COUNT_ORDER"]
@@ -94,8 +91,11 @@ def kind_clusters(ix: StructureIndex, drawn: Sequence[str],
     return tuple((k, tuple(v)) for k, v in sorted(by_kind.items()))
 
 
-def node_name(view: View, node: str | int) -> str:
-    """The Graphviz name of a drawn step (its :func:`dom_id`) or of ``view.groups[node]`` (never a step's)."""
+def node_name(view: Any, node: str | int) -> str:
+    """The Graphviz name of a drawn step (its :func:`dom_id`) or of ``view.groups[node]`` (never a step's).
+
+    ``view`` is a :class:`~planviz.View` (not imported here: :mod:`.focus` builds views from this module).
+    """
     return dom_id(node) if isinstance(node, str) else f"~group-{view.groups[node].name}"
 
 
@@ -116,7 +116,7 @@ def _placeholder(size: int) -> str:
     return "n" * (2 * len(str(size)) + 18)
 
 
-def add_groups(a: pgv.AGraph, view: View, run_mode: bool) -> tuple[dict[int, str], dict[int, str]]:
+def add_groups(a: pgv.AGraph, view: Any, run_mode: bool) -> tuple[dict[int, str], dict[int, str]]:
     """Add the view's group nodes, links and kind clusters to ``a``; returns each group's label and tooltip."""
     labels: dict[int, str] = {}
     tips: dict[int, str] = {}
@@ -149,7 +149,7 @@ def add_groups(a: pgv.AGraph, view: View, run_mode: bool) -> tuple[dict[int, str
     return labels, tips
 
 
-def group_marks(view: View, frame: Any, step_marks: Mapping[str, Mark]) -> dict[int, Mark]:
+def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[int, Mark]:
     """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
     out = {}
     for i, g in enumerate(view.groups):
