@@ -170,10 +170,12 @@ def _dense(n: int) -> str:
                         "depends_on": [f"S{j}" for j in range(i)]} for i in range(n)])
 
 
-RENDER_CASES = [("dense_40", _dense(40), 120), ("dense_60", _dense(60), 120), ("dense_600", _dense(600), 180)]
+RENDER_CASES = [pytest.param("dense_40", _dense(40), 120, id="dense_40"),
+                pytest.param("dense_60", _dense(60), 120, id="dense_60"),
+                pytest.param("dense_600", _dense(600), 180, id="dense_600", marks=pytest.mark.slow)]
 
 
-@pytest.mark.parametrize("name, content, limit", RENDER_CASES, ids=[c[0] for c in RENDER_CASES])
+@pytest.mark.parametrize("name, content, limit", RENDER_CASES)
 def test_cli_render_ends_with_a_picture_and_a_note(tmp_path, name, content, limit):
     path, out = tmp_path / f"{name}.json", tmp_path / f"{name}.svg"
     path.write_text(content, encoding="utf-8")
