@@ -26,7 +26,7 @@ half of them and within 2.0 for nine in ten (leaving each layout out of the
 fit in turn: 1.52 for half); long edges over a narrow graph are the worst
 case (4.3 times under). Seconds are CPU seconds of ``dot`` alone; on a busy
 machine the wall time is longer (up to five times under a load of 8 on 2
-cores), which the budget's margin and the child's time limit absorb. Labels
+cores): :func:`pick_layout` scales the estimate by the load average per core. Labels
 enter through the edges: an edge label doubles the ranks. Node labels are
 capped at three wrapped lines by :func:`~planviz.pictures.escape.escape_label`,
 and their length has no measurable effect (1.45 s vs 1.44 s for 500 steps of
@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
@@ -49,7 +50,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from ..plan.model import Plan
 
 __all__ = ["LayoutFeatures", "LayoutCost", "layout_features", "view_features", "estimate", "pick_layout",
-           "duration_text", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS", "QUICK_SECONDS"]
+           "duration_text", "slowdown", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS", "QUICK_SECONDS"]
 
 #: ``(a, b, c, d, e)`` of the time model (see the module docstring); from ``benchmarks/layout_cost.json``.
 TIME_MODEL = (-12.638, 1.4261, -0.4353, 0.0878, 0.1433)
@@ -175,8 +176,8 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
                 attempt: Callable[[Any, bool], Any]) -> tuple[Any, str]:
     """Lay out the first of ``views`` that fits the budget; returns its picture (None if none did) and a notice.
 
-    A view is tried when its estimate is within half of what is left of
-    ``budget`` seconds (None: any time; a view estimated under
+    A view is tried when its estimate, scaled by :func:`slowdown`, is within
+    half of what is left of ``budget`` seconds (None: any time; a view estimated under
     :data:`QUICK_SECONDS` always) and within ``memory`` bytes (None: any size);
     so after a layout ran out of time only quick views are tried.
     ``attempt(view, in_child)`` lays it out, in a child process when the
@@ -186,11 +187,13 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
     """
     skipped: list[str] = []
     started = time.monotonic()
+    slower = slowdown()
     for view in views:
         cost = estimate(view_features(plan, view))
         left = None if budget is None else budget - (time.monotonic() - started)
-        if left is not None and cost.seconds > max(left / 2, QUICK_SECONDS):
-            skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds)} "
+        if left is not None and cost.seconds * slower > max(left / 2, QUICK_SECONDS):
+            busy = f" on this busy machine ({slower:.1f}x slower)" if slower > 1.5 else ""
+            skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds * slower)}{busy} "
                            f"(estimated from its size), more than the budget of {budget:g} s allows")
             continue
         if memory is not None and cost.memory > memory:
@@ -203,6 +206,19 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
             continue
         return base, _notice(view, skipped)
     return None, _notice(None, skipped)
+
+
+def slowdown() -> float:
+    """How much slower than an idle core a layout runs now: the load average per core, at least 1.
+
+    The estimates are CPU seconds and the budget is wall time; on a machine
+    busy with other work (a shared server, a test run) a layout takes that much
+    longer. 1 where the load average is unknown.
+    """
+    try:
+        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    except (AttributeError, OSError):
+        return 1.0
 
 
 def _notice(view: Any, skipped: list[str]) -> str:

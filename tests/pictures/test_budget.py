@@ -14,6 +14,14 @@ from planviz.pictures import budget
 from planviz.pictures.budget import duration_text, estimate, layout_features, pick_layout, view_features
 from planviz.pictures.focus import candidate_views, plan_view
 
+SLOWDOWN = budget.slowdown  # the real one: tests below pin it to an idle machine
+
+
+@pytest.fixture(autouse=True)
+def idle_machine(monkeypatch):
+    """Decisions as on an idle machine (the load average of a shared test machine would move them)."""
+    monkeypatch.setattr(budget, "slowdown", lambda: 1.0)
+
 
 def dense(n: int) -> Plan:
     return Plan("dense", [Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{j}" for j in range(i)])
@@ -144,3 +152,26 @@ def test_after_a_layout_ran_out_of_time_only_quick_views_are_tried(monkeypatch):
     seconds = [estimate(view_features(plan, v)).seconds for v in tried]
     assert len(seconds) >= 2 and budget.QUICK_SECONDS < seconds[0] <= 5.0
     assert all(s <= budget.QUICK_SECONDS for s in seconds[1:])
+
+
+def test_a_busy_machine_makes_estimates_longer(monkeypatch):
+    plan = dense(24)  # its whole view is estimated at about 1.6 s: tried on an idle machine, not at 4x slower
+    tried, attempt = attempts()
+    pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
+    assert tried[0][0].whole
+    monkeypatch.setattr(budget, "slowdown", lambda: 4.0)
+    tried, attempt = attempts()
+    _, notice = pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
+    assert not tried[0][0].whole and "on this busy machine (4.0x slower)" in notice
+
+
+@pytest.mark.parametrize("load, cores, factor", [(8.0, 2, 4.0), (0.5, 2, 1.0), (3.0, None, 3.0)])
+def test_slowdown_is_the_load_per_core_and_at_least_one(monkeypatch, load, cores, factor):
+    monkeypatch.setattr(budget.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(budget.os, "cpu_count", lambda: cores)
+    assert SLOWDOWN() == factor
+
+
+def test_slowdown_without_a_load_average_is_one(monkeypatch):
+    monkeypatch.delattr(budget.os, "getloadavg")
+    assert SLOWDOWN() == 1.0
