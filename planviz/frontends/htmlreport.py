@@ -101,8 +101,13 @@ def script_json(data: Any) -> str:
 def report_html(run: Any, path: str | Path) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
-    The page works opened from disk with no kernel and no network.
+    The page works opened from disk with no kernel and no network. ``run`` may
+    also be a pair ``[a, b]``: the two-run report (:mod:`planviz.frontends.pairreport`).
     """
+    if isinstance(run, (list, tuple)):
+        from .pairreport import pair_report  # the two-run page builds on this module's frame packing
+
+        return pair_report(run, path)
     path = Path(path)
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "

@@ -113,14 +113,25 @@ class ViewPanel(w.VBox):
 class ViewHooks:
     """The explorer's scripting API for the view (mixed into :class:`~planviz.Explorer`).
 
-    Expects ``view_panel`` (a :class:`ViewPanel`), ``index`` and ``_frame(index)`` returning the diagram.
+    Expects ``view_panel`` (a :class:`ViewPanel` whose ``on_change`` is :meth:`_set_view`), ``index``,
+    ``_frame(index)`` returning the diagram, ``_frames`` (the frames drawn) and ``_show(index)``.
     """
 
     view_panel: ViewPanel
     index: int
 
+    _frames: dict
+
     def _frame(self, index: int) -> Any:  # pragma: no cover - the explorer's
         raise NotImplementedError
+
+    def _show(self, index: int) -> None:  # pragma: no cover - the explorer's
+        raise NotImplementedError
+
+    def _set_view(self) -> None:
+        """The view changed: forget the frames drawn and draw the current one again."""
+        self._frames = {}
+        self._show(self.index)
 
     @property
     def view(self) -> Any:

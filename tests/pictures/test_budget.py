@@ -14,13 +14,7 @@ from planviz.pictures import budget
 from planviz.pictures.budget import duration_text, estimate, layout_features, pick_layout, view_features
 from planviz.pictures.focus import candidate_views, plan_view
 
-SLOWDOWN = budget.slowdown  # the real one: tests below pin it to an idle machine
-
-
-@pytest.fixture(autouse=True)
-def idle_machine(monkeypatch):
-    """Decisions as on an idle machine (the load average of a shared test machine would move them)."""
-    monkeypatch.setattr(budget, "slowdown", lambda: 1.0)
+SLOWDOWN = budget.slowdown  # the real one (tests/conftest.py pins it to an idle machine during tests)
 
 
 def dense(n: int) -> Plan:

@@ -442,3 +442,25 @@ def test_a_picture_too_big_to_show_inline_says_to_save_it(monkeypatch):
     assert "<svg" not in bundle["text/html"] and "image/svg+xml" not in bundle
     assert "too big to show here" in bundle["text/plain"] and ".save('plan.svg')" in bundle["text/plain"]
     assert repr(render(chain(12), max_steps=5)).startswith("<planviz.Diagram (plan, 5 of 12 steps drawn one by one)")
+
+
+def test_the_picture_keeps_the_plans_unknowns_in_view(cache_plan):
+    root = ET.fromstring(render(cache_plan).svg)
+    caption = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "Unknowns: whether other services share the cache key scheme" in caption
+    plain = cache_plan.replace(unknowns=())
+    assert "Unknowns" not in " ".join(t.text or "" for t in ET.fromstring(render(plain).svg).iter(f"{SVG}text"))
+
+
+def test_a_far_step_shows_its_budget():
+    far = examples.load("far_horizon")
+    nodes = groups(render(far).svg, "node-")
+    assert "(far-horizon goal, budget 3 steps, 40 h)" in " ".join(texts(nodes["F1"]))
+
+
+def test_an_expanded_version_draws_the_concrete_steps():
+    run = simulate(examples.load("far_horizon"))
+    at = next(e.index for e in run.events if e.kind == "expand")
+    nodes = groups(render(run.plans[0], run=run, at=at).svg, "node-")
+    assert {"F1.a", "F1.b"} <= set(nodes) and "F1" not in nodes
+    assert "status-ready" in classes(nodes["F1.a"])
