@@ -192,9 +192,9 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
         cost = estimate(view_features(plan, view))
         left = None if budget is None else budget - (time.monotonic() - started)
         if left is not None and cost.seconds * slower > max(left / 2, QUICK_SECONDS):
-            busy = f" on this busy machine ({slower:.1f}x slower)" if slower > 1.5 else ""
-            skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds * slower)}{busy} "
-                           f"(estimated from its size), more than the budget of {budget:g} s allows")
+            busy = f"; this machine is busy, {slower:.1f} times slower than idle" if slower > 1.5 else ""
+            skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds * slower)} "
+                           f"(estimated from its size{busy}), more than the budget of {budget:g} s allows")
             continue
         if memory is not None and cost.memory > memory:
             skipped.append(f"laying out {view.name} would need about {_bytes_text(cost.memory)}, more than "

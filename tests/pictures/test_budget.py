@@ -156,7 +156,7 @@ def test_a_busy_machine_makes_estimates_longer(monkeypatch):
     monkeypatch.setattr(budget, "slowdown", lambda: 4.0)
     tried, attempt = attempts()
     _, notice = pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
-    assert not tried[0][0].whole and "on this busy machine (4.0x slower)" in notice
+    assert not tried[0][0].whole and "this machine is busy, 4.0 times slower than idle)" in notice
 
 
 @pytest.mark.parametrize("load, cores, factor", [(8.0, 2, 4.0), (0.5, 2, 1.0), (3.0, None, 3.0)])
