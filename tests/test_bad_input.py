@@ -189,5 +189,7 @@ def test_cli_render_ends_with_a_picture_and_a_note(tmp_path, name, content, limi
     assert re.search(r"would take (about [\d,]+ (s|min|h|days)|more than a year)", notes[0]), notes[0]
     assert "planviz render --full" in notes[0]
     root = check_svg(out.read_text(encoding="utf-8"))
-    steps = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if (g.get("id") or "").startswith("node-")]
-    assert 0 < len(steps) < int(name.split("_")[1])  # a smaller view of the plan, not nothing
+    ids = [g.get("id") or "" for g in root.iter("{http://www.w3.org/2000/svg}g")]
+    steps, waves = sum(i.startswith("node-") for i in ids), sum(i.startswith("wave-") for i in ids)
+    # a smaller view of the plan, or on a very busy machine its summary by ready waves: never nothing
+    assert 0 < steps < int(name.split("_")[1]) or (not steps and waves), ids

@@ -127,10 +127,11 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     data and fit in ``benchmarks/layout_cost.json`` and ``.md``: within a
     factor of 2 for nine in ten) estimates ``dot``'s time and memory from the
     nodes, edges, how many ranks each edge spans and the edge labels. A layout
-    estimated above half the budget (room for the model's error and a busy
-    machine) or above ``memory`` bytes is not tried: a smaller view is (fewer
-    hops, then fewer steps), else a summary of ready waves, and the notice says how long the
-    full layout would take. A layout estimated above half a second runs in a
+    estimated above half the budget (room for the model's error; on a busy
+    machine the estimate is scaled by the load average per core) or above
+    ``memory`` bytes is not tried: a smaller view is (fewer hops, then fewer
+    steps), else a summary of ready waves, and the notice says how long the
+    whole layout would take. A layout estimated above half a second runs in a
     child process killed at ``budget`` seconds or ``memory`` bytes. To draw
     every step of a big plan whatever it costs, and write it to a file:
     ``render(plan, max_steps=None, budget=None).save("plan.svg")``.
