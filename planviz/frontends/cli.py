@@ -51,7 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
         contract = load_contract(args.contract) if args.contract else None
-        summary = summarize([validate(p, contract or p.contract) for p in plans])
+        summary = summarize([validate(p, contract or p.contract) for p in plans], names=[p.name for p in plans])
         print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_text())
         return 0 if summary.plans_with_errors == 0 else 1
     plan = plans[0]
@@ -90,6 +90,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..plan.model import natural_key
     from ..runs.fault import Fault
     from ..runs.measures import metrics
     from ..runs.simulation import simulate
@@ -99,7 +100,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
                    approval_time=args.approval_time)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided})
+    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided}, key=natural_key)
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
     reason = None if stop is None or run.outcome == "plan_complete" else stop.message.removeprefix(f"{run.outcome}: ")
     if args.json:

@@ -42,6 +42,7 @@ import ipywidgets as w
 
 from ..analysis.schedule import critical_path
 from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
+from ..plan.model import natural_key
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
@@ -391,8 +392,8 @@ class Explorer(ViewHooks, w.VBox):
             return f'<span class="pv-error">{escape(error)}</span>'
         if not self._faults:
             return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
-        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())})
-        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided))
+        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
         faults = ", ".join(str(f) for f in self._faults)
         return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
                 f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '

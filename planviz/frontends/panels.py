@@ -17,6 +17,7 @@ from html import escape
 from typing import Any, Iterable, Sequence
 
 from ..errors import PlanvizError
+from ..plan.model import natural_key
 from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
@@ -65,8 +66,9 @@ def event_row(run: Run, index: int) -> dict:
     return {
         "index": int(event.index), "time": float(event.time), "kind": str(event.kind),
         "step": event.step or "", "message": str(event.message or ""), "version": int(event.plan_version),
-        "facts": sorted(frame.facts), "ready": sorted(frame.ready),
-        "voided": sorted(getattr(event, "voided", ()) or ()), "kept": sorted(getattr(event, "kept", ()) or ()),
+        "facts": sorted(frame.facts), "ready": sorted(frame.ready, key=natural_key),
+        "voided": sorted(getattr(event, "voided", ()) or (), key=natural_key),
+        "kept": sorted(getattr(event, "kept", ()) or (), key=natural_key),
     }
 
 

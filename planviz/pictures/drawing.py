@@ -50,6 +50,7 @@ from .captions import (
     schedule_of,
     slack_notes,
 )
+from .arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
 from .budget import pick_layout
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, dom_id, escape_label
@@ -98,17 +99,21 @@ class _Base:
 
 def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
            highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
-           collapse: str | None = None, group_by: str | None = None, max_steps: int | None = 300,
-           budget: float | None = 10.0, memory: int | None = 2 * 2**30) -> Diagram:
+           collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
+           max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30) -> Diagram:
     """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
 
     In a run frame, statuses, the voided and kept steps and the conflicts
     come from ``run.frame(at)``; the plan drawn is the run's plan of
     that version when the run holds it. ``report`` (a validation
     :class:`~planviz.Report`) and ``plan.import_findings`` outline the
-    steps they name (red for errors, orange for warnings) with the messages as
+    steps they name (vermillion for errors, purple for warnings, sky blue for notes) with the messages as
     tooltips, and colour a cycle's edges red. ``highlight`` may contain
-    ``"critical"`` (bold critical path).
+    ``"critical"`` (bold critical path). ``reduce=True`` leaves out the
+    transitive edges that carry no fact (``"all"``: every transitive edge;
+    critical and flagged edges always stay), see
+    :mod:`planviz.pictures.arrangement`; a plan whose longest chain is long is
+    drawn top to bottom.
 
     Big plans stay readable: with ``focus`` (a step id, or several) the
     picture shows their ``hops``-hop neighbourhood; without it, a plan of
@@ -148,6 +153,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     if not isinstance(plan, Plan):
         raise PlanvizTypeError(f"render(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
                                "load a file with planviz.load_plan(path)")
+    reduce = check_reduce(reduce)
     wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
     unknown = [h for h in wanted if h not in HIGHLIGHTS]
     if unknown:
@@ -168,15 +174,16 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
     schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")
     crit_nodes, crit_edges = critical_marks(plan, schedule)
-    caption = caption_lines(plan, schedule, why_not, findings)
-    notes = slack_notes(plan, schedule) + finding_notes(findings)
+    hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
+    caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
+    notes = slack_notes(plan, schedule, findings) + finding_notes(findings)
     looks = run_looks(run) if frame is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:
         legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks)
         legend += ("summary",) if view.hidden else ()
         lines = caption if view.whole else caption + (view.describe(),)
-        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory)
+        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory, hidden)
         try:
             hash(key)
         except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
@@ -185,7 +192,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
     views = candidate_views(plan, focus=focus, hops=hops, collapse=collapse, group_by=group_by,
                             max_steps=max_steps, run=run if frame is not None else None, findings=findings,
-                            critical=schedule.path if schedule is not None else ())
+                            critical=schedule.path if schedule is not None else (), hidden=hidden)
     base, notice = pick_layout(plan, views, budget, memory, attempt)
     if base is None:
         return summary_diagram(plan, frame, notice, index)
@@ -207,15 +214,17 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 @functools.lru_cache(maxsize=8)
 def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
           notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
-          memory: int | None) -> _Base:
+          memory: int | None, hidden: frozenset = frozenset()) -> _Base:
     """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
     g = to_graph(plan if view.whole else plan.replace(steps=[plan.by_id[s] for s in view.steps]))
+    g.remove_edges_from(hidden)
+    ranks = _ranks(g)
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     cap = "".join(escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption)
     placeholder = escape_label("n" * EVENT_WIDTH, align="left") * EVENT_LINES if run_mode else ""
     a = pgv.AGraph(directed=True, strict=False, name="plan")
     a.graph_attr.update(checked_attrs({
-        "rankdir": "LR", "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
+        "rankdir": rank_direction(ranks), "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
         "fontname": FONT, "fontsize": 12, "labelloc": "t", "labeljust": "l", "label": cap + placeholder}))
     a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fontname": FONT,
                                       "fontsize": 10, "margin": "0.12,0.05", "fillcolor": "white"}))
@@ -260,7 +269,7 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs(attrs))
         edges.append((u, v))
     group_labels, group_tips = add_groups(a, view, run_mode)
-    _add_legend(a, legend, _ranks(g))
+    _add_legend(a, legend, ranks)
     try:
         layout = lay_out(a, in_child=in_child, timeout=timeout, memory=memory)
     except LayoutTimeout as exc:  # remembered, so the next frame does not wait for the time limit again

@@ -108,7 +108,7 @@ class View:
 
 def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int = 2, collapse: str | None = None,
               group_by: str | None = None, max_steps: int | None = 300, run: Any = None,
-              findings: Sequence[Any] = (), critical: Sequence[str] = ()) -> View:
+              findings: Sequence[Any] = (), critical: Sequence[str] = (), hidden: frozenset = frozenset()) -> View:
     """Choose what a picture of ``plan`` draws one by one; see :func:`planviz.render` for the options.
 
     With ``focus`` (a step id or several), the view is their ``hops``-hop
@@ -118,7 +118,8 @@ def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int
     voided in this plan version with the steps that feed them (else the
     steps that failed, else steps reissued by a replan), the steps
     ``findings`` name, the ``critical`` path, the first steps. A neighbourhood
-    that would hold more than ``max_steps`` steps uses fewer hops.
+    that would hold more than ``max_steps`` steps uses fewer hops. Edges in
+    ``hidden`` (``reduce=``: transitive ones) are not drawn between steps.
 
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="B")])
@@ -137,7 +138,7 @@ def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int
         seeds, shown, used, reason = (), set(ids), None, "the whole plan"
     else:
         seeds, shown, used, reason = _auto(plan, ix, run, findings, critical, hops, cap)
-    return assemble(ix, ids, shown, seeds, used, reason, collapse, group_by)
+    return assemble(ix, ids, shown, seeds, used, reason, collapse, group_by, hidden)
 
 
 def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
@@ -166,7 +167,8 @@ def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
 
 
 def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequence[str], hops: int | None,
-             reason: str, collapse: str | None = None, group_by: str | None = None) -> View:
+             reason: str, collapse: str | None = None, group_by: str | None = None,
+             hidden: frozenset = frozenset()) -> View:
     """The view drawing ``shown`` one by one, the rest summed up by relation, chains and kinds as asked."""
     groups = _summaries(ix, ids, shown) if len(shown) < len(ids) else []
     drawn = [s for s in ids if s in shown]
@@ -185,7 +187,8 @@ def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequenc
         for p in dict.fromkeys(ix.parents[v]):
             a = owner[p]
             if type(a) is str and type(b) is str:
-                edges.append((p, v))
+                if (p, v) not in hidden:
+                    edges.append((p, v))
             elif a != b:
                 counts[(a, b)] = counts.get((a, b), 0) + 1
     edges += [(s, s) for s in dict.fromkeys(ix.self_deps) if type(owner.get(s)) is str]
