@@ -191,5 +191,5 @@ def test_cli_render_ends_with_a_picture_and_a_note(tmp_path, name, content, limi
     root = check_svg(out.read_text(encoding="utf-8"))
     ids = [g.get("id") or "" for g in root.iter("{http://www.w3.org/2000/svg}g")]
     steps, waves = sum(i.startswith("node-") for i in ids), sum(i.startswith("wave-") for i in ids)
-    # a smaller view of the plan, or on a very busy machine its summary by ready waves: never nothing
-    assert 0 < steps < int(name.split("_")[1]) or (not steps and waves), ids
+    # the steps without their transitive edges, a smaller view, or (very busy machine) the ready waves
+    assert steps or waves, ids

@@ -222,7 +222,7 @@ def slowdown() -> float:
 
 
 def _notice(view: Any, skipped: list[str]) -> str:
-    text = " ".join(view.describe().split()) if view is not None and not view.whole else ""
+    text = " ".join(view.describe().split()) if view is not None and not (view.whole and not view.omitted) else ""
     if not skipped:
         return text + (" max_steps=None (planviz render --full) draws every step." if text and view.focus else "")
     why = skipped[0][0].upper() + skipped[0][1:]

@@ -31,7 +31,7 @@ import functools
 import html
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
 import pygraphviz as pgv
@@ -134,9 +134,10 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     nodes, edges, how many ranks each edge spans and the edge labels. A layout
     estimated above half the budget (room for the model's error; on a busy
     machine the estimate is scaled by the load average per core) or above
-    ``memory`` bytes is not tried: a smaller view is (fewer hops, then fewer
-    steps), else a summary of ready waves, and the notice says how long the
-    whole layout would take. A layout estimated above half a second runs in a
+    ``memory`` bytes is not tried: the same view without the edges that a path
+    through other drawn steps implies is, then smaller ones (fewer hops, then
+    fewer steps), else a summary of ready waves, and the notice says how long
+    the whole layout would take. A layout estimated above half a second runs in a
     child process killed at ``budget`` seconds or ``memory`` bytes. To draw
     every step of a big plan whatever it costs, and write it to a file:
     ``render(plan, max_steps=None, budget=None).save("plan.svg")``.
@@ -182,18 +183,25 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     def attempt(view: View, in_child: bool) -> _Base:
         legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks)
         legend += ("summary",) if view.hidden else ()
-        lines = caption if view.whole else caption + (view.describe(),)
-        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory, hidden)
+        lines = caption if view.whole and not (view.omitted and not reduce) else caption + (view.describe(),)
+        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory)
         try:
             hash(key)
         except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
             return _base.__wrapped__(*key)
         return _base(*key)
 
-    views = candidate_views(plan, focus=focus, hops=hops, collapse=collapse, group_by=group_by,
-                            max_steps=max_steps, run=run if frame is not None else None, findings=findings,
-                            critical=schedule.path if schedule is not None else (), hidden=hidden)
-    base, notice = pick_layout(plan, views, budget, memory, attempt)
+    options = dict(focus=focus, hops=hops, collapse=collapse, group_by=group_by, max_steps=max_steps,
+                   run=run if frame is not None else None, findings=findings,
+                   critical=schedule.path if schedule is not None else ())
+
+    def views() -> Iterator[View]:
+        """The view asked for, then (it costs too much) smaller ones without the edges other drawn edges imply."""
+        yield next(candidate_views(plan, **options, hidden=hidden))
+        yield from candidate_views(plan, **options, hidden=hidden, thin=True,
+                                   keep=crit_edges | {tuple(e) for f in findings for e in f.edges})
+
+    base, notice = pick_layout(plan, views(), budget, memory, attempt)
     if base is None:
         return summary_diagram(plan, frame, notice, index)
     marks = node_marks(plan, frame, crit_nodes, findings)
@@ -214,10 +222,12 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 @functools.lru_cache(maxsize=8)
 def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
           notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
-          memory: int | None, hidden: frozenset = frozenset()) -> _Base:
+          memory: int | None) -> _Base:
     """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
     g = to_graph(plan if view.whole else plan.replace(steps=[plan.by_id[s] for s in view.steps]))
-    g.remove_edges_from(hidden)
+    if view.omitted:
+        drawn = set(view.edges)
+        g.remove_edges_from([e for e in g.edges if e not in drawn])
     ranks = _ranks(g)
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     cap = "".join(escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption)

@@ -26,6 +26,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
+import networkx as nx
+
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
 from ..plan.model import Plan
 from ..structure.index import StructureIndex, structure_index
@@ -57,6 +59,7 @@ class View:
     around, ``hops`` the neighbourhood radius used, ``reason`` says in words
     what is shown, and ``total`` is the number of steps in the plan. Every
     step of the plan is in exactly one of ``steps`` or a group's members.
+    ``omitted`` counts the transitive edges between drawn steps left out.
     """
 
     steps: tuple[str, ...]
@@ -68,6 +71,7 @@ class View:
     focus: tuple[str, ...] = ()
     hops: int | None = None
     reason: str = "the whole plan"
+    omitted: int = 0
 
     @property
     def whole(self) -> bool:
@@ -103,12 +107,16 @@ class View:
         if chains:
             text += (f"; {sum(len(g.members) for g in chains):,} steps in {len(chains)} "
                      f"chain{'s' * (len(chains) != 1)} are drawn one node per chain")
+        if self.omitted:
+            text += (f"; {self.omitted:,} transitive dependenc{'y is' if self.omitted == 1 else 'ies are'} left out "
+                     "(a path through other steps states the same order)")
         return text + "."
 
 
 def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int = 2, collapse: str | None = None,
               group_by: str | None = None, max_steps: int | None = 300, run: Any = None,
-              findings: Sequence[Any] = (), critical: Sequence[str] = (), hidden: frozenset = frozenset()) -> View:
+              findings: Sequence[Any] = (), critical: Sequence[str] = (), hidden: frozenset = frozenset(),
+              thin: bool = False, keep: frozenset = frozenset()) -> View:
     """Choose what a picture of ``plan`` draws one by one; see :func:`planviz.render` for the options.
 
     With ``focus`` (a step id or several), the view is their ``hops``-hop
@@ -119,7 +127,9 @@ def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int
     steps that failed, else steps reissued by a replan), the steps
     ``findings`` name, the ``critical`` path, the first steps. A neighbourhood
     that would hold more than ``max_steps`` steps uses fewer hops. Edges in
-    ``hidden`` (``reduce=``: transitive ones) are not drawn between steps.
+    ``hidden`` (``reduce=``: transitive ones) are not drawn between steps;
+    with ``thin``, neither is any edge between drawn steps that a path
+    through other drawn steps implies (except those in ``keep``).
 
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="B")])
@@ -138,7 +148,7 @@ def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int
         seeds, shown, used, reason = (), set(ids), None, "the whole plan"
     else:
         seeds, shown, used, reason = _auto(plan, ix, run, findings, critical, hops, cap)
-    return assemble(ix, ids, shown, seeds, used, reason, collapse, group_by, hidden)
+    return assemble(ix, ids, shown, seeds, used, reason, collapse, group_by, hidden, thin, keep)
 
 
 def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
@@ -168,7 +178,7 @@ def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
 
 def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequence[str], hops: int | None,
              reason: str, collapse: str | None = None, group_by: str | None = None,
-             hidden: frozenset = frozenset()) -> View:
+             hidden: frozenset = frozenset(), thin: bool = False, keep: frozenset = frozenset()) -> View:
     """The view drawing ``shown`` one by one, the rest summed up by relation, chains and kinds as asked."""
     groups = _summaries(ix, ids, shown) if len(shown) < len(ids) else []
     drawn = [s for s in ids if s in shown]
@@ -181,20 +191,29 @@ def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequenc
     for i, g in enumerate(groups):
         owner.update(dict.fromkeys(g.members, i))
     edges: list[tuple[str, str]] = []
+    omitted = 0
     counts: dict[tuple[str | int, str | int], int] = {}
     for v in ids:
         b = owner[v]
         for p in dict.fromkeys(ix.parents[v]):
             a = owner[p]
             if type(a) is str and type(b) is str:
-                if (p, v) not in hidden:
+                if (p, v) in hidden:
+                    omitted += 1
+                else:
                     edges.append((p, v))
             elif a != b:
                 counts[(a, b)] = counts.get((a, b), 0) + 1
+    if thin:
+        drawn_graph = nx.DiGraph(edges)
+        if nx.is_directed_acyclic_graph(drawn_graph):
+            needed = set(nx.transitive_reduction(drawn_graph).edges) | keep
+            omitted += len(edges) - len(needed & set(edges))
+            edges = [e for e in edges if e in needed]
     edges += [(s, s) for s in dict.fromkeys(ix.self_deps) if type(owner.get(s)) is str]
     clusters = kind_clusters(ix, drawn, groups) if group_by == "kind" else ()
     return View(tuple(drawn), len(ids), tuple(edges), tuple(groups), tuple((a, b, n) for (a, b), n in counts.items()),
-                clusters, tuple(seeds), hops, reason)
+                clusters, tuple(seeds), hops, reason, omitted)
 
 
 # --- choosing the steps shown ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from planviz import Fault, Plan, Step, View, render, simulate, to_graph
 from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError
 from planviz.pictures import drawing
+from planviz.pictures.focus import plan_view
 
 SVG = "{http://www.w3.org/2000/svg}"
 COUNT = re.compile(r"^([\d,]+) (?:other )?steps?\b")
@@ -200,3 +201,25 @@ BAD = [
 def test_bad_view_options_say_what_is_valid(options, error, message):
     with pytest.raises(error, match=message):
         render(layered(5), **options)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dags(), st.data())
+def test_thin_views_leave_out_exactly_the_edges_other_drawn_edges_imply(plan, data):
+    g = to_graph(plan)
+    keep = frozenset(data.draw(st.lists(st.sampled_from(sorted(g.edges)), max_size=2)) if g.edges else [])
+    view = plan_view(plan, max_steps=None, thin=True, keep=keep)
+    assert set(view.edges) == set(nx.transitive_reduction(g).edges) | keep
+    assert view.omitted == g.number_of_edges() - len(view.edges)
+
+
+def test_a_dense_plan_too_costly_to_lay_out_is_drawn_without_its_transitive_edges():
+    plan = Plan("dense", [Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{j}" for j in range(i)])
+                          for i in range(40)])  # 780 dependencies: about a minute of dot
+    d = render(plan)
+    steps, counts, _ = parsed(d.svg)
+    assert steps == set(plan.ids) and not counts and d.view.omitted == 780 - 39
+    edges = {g.get("id") for g in ET.fromstring(d.svg).iter(f"{SVG}g") if (g.get("id") or "").startswith("edge-")}
+    assert edges == {f"edge-S{i}->S{i + 1}" for i in range(39)}
+    assert re.match(r"Laying out all 40 steps would take about \d+ s .*Showing all 40 steps; 741 transitive "
+                    r"dependencies are left out", d.notice)
