@@ -54,6 +54,7 @@ _EXPORTS = {
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
+    "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
