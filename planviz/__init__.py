@@ -56,6 +56,7 @@ _EXPORTS = {
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("animate", "Animation"),
+    "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
