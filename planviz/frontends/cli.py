@@ -79,7 +79,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     run = load_trace(args.trace) if args.trace else None
     # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
     report = validate(plan, contract) if run is None else None
-    diagram = render(plan, run=run, at=args.at, report=report)
+    view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
+            "max_steps": None if args.full else args.max_steps, "budget": None if args.full else args.budget}
+    diagram = render(plan, run=run, at=args.at, report=report, **view)
     path = diagram.save(args.output)
     if diagram.notice:
         print(f"planviz: note: {diagram.notice}", file=sys.stderr)
@@ -193,6 +195,15 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png or OUT.dot")
     sp.add_argument("--trace", "--run", dest="trace", metavar="TRACE", help="a run trace (JSON Lines)")
     sp.add_argument("--at", type=int, default=None, help="event index to show (default: the last)")
+    sp.add_argument("--focus", action="append", metavar="STEP", help="draw the steps around STEP (repeatable)")
+    sp.add_argument("--hops", type=int, default=2, help="how far around --focus (default 2)")
+    sp.add_argument("--collapse", choices=["chains"], help="draw each chain of steps as one node")
+    sp.add_argument("--group-by", choices=["kind"], help="one cluster per step kind")
+    sp.add_argument("--max-steps", type=int, default=300, metavar="N",
+                    help="above N steps draw a focused view (default 300)")
+    sp.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                    help="time allowed for the layout (default 10); a bigger one falls back to a smaller view")
+    sp.add_argument("--full", action="store_true", help="every step, however long the layout takes")
     sp = add("simulate", cmd_simulate, "simulate a run with injected faults")
     sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")

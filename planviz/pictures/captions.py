@@ -22,8 +22,8 @@ from ..plan.model import Plan, natural_key
 from .escape import escape_label
 from .style import num
 
-__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_lines",
-           "EVENT_LINES", "EVENT_WIDTH"]
+__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_caption",
+           "event_lines", "EVENT_LINES", "EVENT_WIDTH"]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
@@ -101,7 +101,8 @@ def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ())
     return tuple(lines)
 
 
-def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
+def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
+    """The whole caption of a run's frame, on one line: event number, clock, what happened, the outcome at the end."""
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     last = len(run.events) - 1
     what = f"{event.kind} {event.step}" if getattr(event, "step", None) else f"{event.kind}"
@@ -109,6 +110,11 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
     outcome = getattr(run, "outcome", None)
     if index == last and outcome and str(outcome) not in text:
         text += f" · outcome: {outcome}"
-    lines = escape_label(text, limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
+    return text
+
+
+def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
+    """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
+    lines = escape_label(event_caption(event, index, run, plan), limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
                          max_lines=EVENT_LINES, target="text").split("\n")
     return tuple(lines + [" "] * (EVENT_LINES - len(lines)))

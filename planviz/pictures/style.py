@@ -60,6 +60,7 @@ LOOKS: Mapping[str, Look] = {
     "warning": Look("#FFFFFF", "#CC79A7", 3.5),  # reddish purple
     "info": Look("#FFFFFF", "#56B4E9", 2.5),  # sky blue, thinnest
     "inferred": Look("#FFFFFF", "#666666", 1.2, dash="dashed"),
+    "summary": Look("#EEEEEE", "#555555", 1.5, dash="dashed"),
 }
 SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
@@ -69,6 +70,7 @@ LEGEND_TEXT = {
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
     "warning": "warning (hover: message)", "info": "note (hover: message)",
     "inferred": "dashed edge: inferred dependency",
+    "summary": "steps summed up (count inside)",
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
