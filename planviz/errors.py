@@ -135,7 +135,8 @@ class SchemaError(_ReportError):
 
 
 class SemanticError(_ReportError):
-    """The plan does not satisfy its contract; ``.report`` has the findings."""
+    """The plan does not satisfy its contract (milestones, order, tools, permissions, risk, forbidden states);
+    ``.report`` has the findings."""
 
 
 class UnknownStepError(PlanvizError, KeyError):
@@ -150,7 +151,7 @@ class RenderError(PlanvizError, RuntimeError):
 
 
 class LayoutTimeout(RenderError, TimeoutError):
-    """Graphviz did not lay the plan out within its time limit."""
+    """Graphviz did not lay the plan out within its time or memory limit."""
 
 
 class AnalysisError(PlanvizError, ValueError):

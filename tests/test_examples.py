@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from planviz import PlanningFailure, dump_plan, examples, grade, prepare, validate
 from planviz.errors import SemanticError
+
+from .conftest import run_cli
 
 # name -> (validates ok?, the finding codes it must produce, with the file's own contract)
 VERDICTS = {
@@ -18,7 +18,7 @@ VERDICTS = {
     "far_horizon": (True, set()),
     "past_due_account": (True, set()),
     "release_no_credentials": (False, {"infeasible_fact", "unmet_requirement"}),
-    "delete_failing_test": (False, {"forbidden_step", "missing_required", "forbidden_state"}),
+    "delete_failing_test": (False, {"forbidden_step", "missing_required", "forbidden_state", "no_check"}),
 }
 
 
@@ -71,9 +71,8 @@ def test_clean_examples_pass_prepare_and_grade(name):
     assert (g.admissible, g.required_recall, g.forbidden_present, g.order_violations) == (True, 1.0, (), ())
 
 
-def planviz(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "planviz", *args], capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+def planviz(*args: str):
+    return run_cli(*args)
 
 
 @pytest.mark.parametrize("name", sorted(VERDICTS))
@@ -134,7 +133,8 @@ def test_cli_validate_many_plans_prints_a_summary(tmp_path):
     data = json.loads(planviz("validate", str(path), "--json").stdout)
     assert data == {"plans": 2, "plans_with_errors": 1, "counts": {"no_artifact": 1, "self_dependency": 1},
                     "plans_by_code": {"no_artifact": 1, "self_dependency": 1},
-                    "severities": {"no_artifact": "warning", "self_dependency": "error"}}
+                    "severities": {"no_artifact": "warning", "self_dependency": "error"},
+                    "failed": [{"index": 1, "id": "", "errors": ["self_dependency"]}]}
     clean = tmp_path / "clean.jsonl"
     clean.write_text(lines[0] + "\n" + lines[0] + "\n")
     assert planviz("validate", str(clean)).returncode == 0

@@ -1,5 +1,12 @@
-"""The feasibility and semantics layers: facts the world can give, the contract's milestones and order,
-and the ancestor rule for required facts.
+"""The feasibility and semantics layers: facts the world can give, premises the plan leans on, the contract's
+milestones and order, and the ancestor rule for required facts.
+
+A premise is an assumption, not a fact: a plan cannot vouch for its own
+facts. Under a contract that lists facts, a premise a step relies on must be
+in ``given_facts`` or ``obtainable_facts`` (else ``unsupported_premise``, an
+error: ``prepare`` refuses); without one, each step relying on a premise
+gets the warning ``assumed_fact``. A step relies on a premise it requires
+when no dependency ancestor produces that fact.
 
 >>> from planviz import Plan, Step
 >>> from planviz.checks.context import Context
@@ -16,12 +23,12 @@ from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
 
-from ..plan.model import Contract, Finding, Plan
+from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, given_facts, matches, names
 
-__all__ = ["infeasible_facts", "feasibility", "contract_semantics", "order_violations", "unmet_requirements",
-           "ANCESTRY_SEMANTICS"]
+__all__ = ["infeasible_facts", "feasibility", "premise_reliance", "unsupported_premises", "premise_support",
+           "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS"]
 
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
 _requires = attrgetter("requires")
@@ -37,7 +44,7 @@ def infeasible_facts(plan: Plan, contract: Contract) -> dict[str, list[str]]:
     for s in plan.steps:
         for f in bad.intersection(s.requires):
             needers[f].add(s.id)
-    return {f: sorted(needers[f]) for f in sorted(needers)}
+    return {f: sorted(needers[f], key=natural_key) for f in sorted(needers)}
 
 
 def feasibility(cx: Context, contract: Contract) -> list[Finding]:
@@ -46,7 +53,7 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
     for fact, who in infeasible_facts(cx.plan, contract).items():
         makers = cx.producers(fact)
         if makers:  # the plan claims a step establishes it: the contract says the world cannot
-            fix = (f"{names(sorted(makers))} produces it, but contract.obtainable_facts does not list it: add it "
+            fix = (f"{names(sorted(makers, key=natural_key))} produces it, but contract.obtainable_facts does not list it: add it "
                    f"there if a permitted step may establish it, or find a route that does not need it")
         else:
             fix = ("obtain it outside the plan and list it in contract.given_facts, or find a route that does "
@@ -58,6 +65,56 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
     return out
 
 
+def premise_reliance(cx: Context, ancestry: bool = True) -> dict[str, list[str]]:
+    """Premise -> the steps relying on it (requiring it with no dependency ancestor producing it), sorted.
+
+    Without ``ancestry`` (a cycle or unknown ids), a step relies on a premise no step produces.
+    """
+    premises = set(cx.plan.premises)
+    if not premises:
+        return {}
+    asks = [(sid, f) for sid, s in cx.steps.items() for f in dict.fromkeys(s.requires) if f in premises]
+    groups = [cx.producer_group(f) for _, f in asks]
+    if ancestry:
+        produced = iter(ancestor_queries(cx.ix, [(g, sid) for (sid, _), g in zip(asks, groups) if g]))
+        found = [bool(g) and next(produced) for g in groups]
+    else:
+        found = [bool(g) for g in groups]
+    out: dict[str, list[str]] = defaultdict(list)
+    for (sid, fact), made in zip(asks, found):
+        if not made:
+            out[fact].append(sid)
+    return {f: sorted(out[f]) for f in sorted(out)}
+
+
+def _lists_facts(contract: Contract | None) -> bool:
+    return contract is not None and bool(contract.given_facts or contract.obtainable_facts)
+
+
+def unsupported_premises(cx: Context, contract: Contract | None, ancestry: bool = True) -> dict[str, list[str]]:
+    """Premise -> relying steps, for premises a contract listing facts neither gives nor lets a step obtain."""
+    if not _lists_facts(contract):
+        return {}
+    known = set(contract.given_facts).union(contract.obtainable_facts)
+    return {f: who for f, who in premise_reliance(cx, ancestry).items() if f not in known}
+
+
+def premise_support(cx: Context, contract: Contract | None, ancestry: bool = True) -> list[Finding]:
+    """unsupported_premise (error, under a contract listing facts) or assumed_fact (warning, otherwise)."""
+    if _lists_facts(contract):
+        return [finding("unsupported_premise", "feasibility",
+                        f"{names(who)} relies on the premise {fact!r}, which the contract neither gives nor lets "
+                        f"any step obtain: a plan cannot vouch for its own facts, so the plan is refused; list "
+                        f"it in contract.given_facts if it really holds, or add a step establishing it (and list "
+                        f"it in contract.obtainable_facts)", who, where=f"{who[0]}.requires")
+                for fact, who in unsupported_premises(cx, contract, ancestry).items()]
+    return [finding("assumed_fact", "feasibility",
+                    f"step {sid!r} relies on the premise {fact!r}, which nothing gives or checks: it is an "
+                    f"assumption, re-checked as the run goes; give a contract whose given_facts list it, or a "
+                    f"step that establishes it", [sid], severity="warning", where=f"{sid}.requires")
+            for fact, who in premise_reliance(cx, ancestry).items() for sid in who]
+
+
 def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:
     """missing_required and forbidden_step (no ancestry needed)."""
     by_kind = cx.by_kind()
@@ -67,6 +124,12 @@ def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:
             out.append(finding("missing_required", "semantics",
                           f"the contract requires a step with id or kind {name!r}, and the plan has none; "
                           f"add a step with kind: {name}", [], where="contract.required"))
+    final = contract.final
+    if final and final not in contract.required and not matches(cx, final, by_kind):
+        out.append(finding("missing_required", "semantics",
+                      f"the contract's final milestone {final!r} names no step of the plan (no id or kind "
+                      f"{final!r}), so the plan has no end to reach; add a step with kind: {final}",
+                      [], where="contract.final"))
     for name in dict.fromkeys(contract.forbidden):
         for sid in matches(cx, name, by_kind):
             how = "is forbidden by the contract" if sid == name else f"has kind {name!r}, which the contract forbids"
@@ -154,7 +217,7 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
         if not ok:
             group = cx.producer_group(fact)
             if group not in ranked:
-                ranked[group] = sorted(group)[:NAMED + 1]
+                ranked[group] = sorted(group, key=natural_key)[:NAMED + 1]
             others = [p for p in ranked[group] if p != sid][:NAMED]
             failed.append((sid, fact, others, len(group) - (sid in group)))
     # Which named producers come after the consumer (an edge to them would close a cycle)?

@@ -51,7 +51,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
         contract = load_contract(args.contract) if args.contract else None
-        summary = summarize([validate(p, contract or p.contract) for p in plans])
+        summary = summarize([validate(p, contract or p.contract) for p in plans], names=[p.name for p in plans])
         print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_text())
         return 0 if summary.plans_with_errors == 0 else 1
     plan = plans[0]
@@ -79,7 +79,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     run = load_trace(args.trace) if args.trace else None
     # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
     report = validate(plan, contract) if run is None else None
-    diagram = render(plan, run=run, at=args.at, report=report)
+    view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
+            "max_steps": None if args.full else args.max_steps, "budget": None if args.full else args.budget}
+    diagram = render(plan, run=run, at=args.at, report=report, **view)
     path = diagram.save(args.output)
     if diagram.notice:
         print(f"planviz: note: {diagram.notice}", file=sys.stderr)
@@ -88,19 +90,26 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..plan.model import natural_key
     from ..runs.fault import Fault
     from ..runs.measures import metrics
     from ..runs.simulation import simulate
 
     plan, contract = _load(args)
-    faults = [Fault.parse(text) for text in args.fault]
-    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
+    faults = _goal_changes([Fault.parse(text) for text in args.fault], args)
+    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
+                   approval_time=args.approval_time)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
+    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided}, key=natural_key)
+    stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
+    reason = None if stop is None or run.outcome == "plan_complete" else stop.message.removeprefix(f"{run.outcome}: ")
     if args.json:
-        print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
+        print(json.dumps({"outcome": run.outcome, "reason": reason, "refused_by": stop.category if stop else None,
+                          "voided": voided, "metrics": m.to_dict()}, indent=2))
     else:
         print(f"outcome: {run.outcome}")
+        if reason:
+            print(f"reason: {reason}")
         print(f"voided: {', '.join(voided) if voided else '(none)'}")
         print(m.to_text())
     note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
@@ -117,6 +126,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0 if run.outcome == "plan_complete" else 1
 
 
+def _goal_changes(faults: list, args: argparse.Namespace) -> list:
+    """The goal_change faults carry --new-goal and --new-contract (each needs such a fault)."""
+    from dataclasses import replace
+
+    from ..plan.files import load_contract
+
+    if args.new_goal is None and args.new_contract is None:
+        return faults
+    if not any(f.kind == "goal_change" for f in faults):
+        raise PlanvizError("--new-goal and --new-contract go with a goal_change fault, e.g. --fault S3:goal_change")
+    contract = load_contract(args.new_contract) if args.new_contract else None
+    return [replace(f, goal=args.new_goal, contract=contract) if f.kind == "goal_change" else f for f in faults]
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
     from .htmlreport import report_html
@@ -124,6 +147,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     report_html(load_trace(args.file), args.output)
     print(f"wrote {args.output}")
     return 0
+
+
+def cmd_align(args: argparse.Namespace) -> int:
+    from ..pictures.fatepicture import render_alignment
+    from ..runs.alignment import align
+    from ..runs.tracefile import load_trace
+
+    plan, _ = _load(args)
+    alignment = align(plan, load_trace(args.run, format=args.trace_format))
+    print(json.dumps(alignment.to_dict(), indent=2) if args.json else alignment.to_text())
+    if args.output:
+        path = render_alignment(alignment).save(args.output)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0 if all(f.fate == "as_planned" for f in alignment.fates) and not alignment.unplanned else 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..runs.rundiff import diff_runs
+    from ..runs.tracefile import load_trace
+
+    diff = diff_runs(load_trace(args.a, format=args.trace_format), load_trace(args.b, format=args.trace_format))
+    print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.to_text())
+    return 0 if diff.same else 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -149,17 +195,42 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png or OUT.dot")
     sp.add_argument("--trace", "--run", dest="trace", metavar="TRACE", help="a run trace (JSON Lines)")
     sp.add_argument("--at", type=int, default=None, help="event index to show (default: the last)")
+    sp.add_argument("--focus", action="append", metavar="STEP", help="draw the steps around STEP (repeatable)")
+    sp.add_argument("--hops", type=int, default=2, help="how far around --focus (default 2)")
+    sp.add_argument("--collapse", choices=["chains"], help="draw each chain of steps as one node")
+    sp.add_argument("--group-by", choices=["kind"], help="one cluster per step kind")
+    sp.add_argument("--max-steps", type=int, default=300, metavar="N",
+                    help="above N steps draw a focused view (default 300)")
+    sp.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                    help="time allowed for the layout (default 10); a bigger one falls back to a smaller view")
+    sp.add_argument("--full", action="store_true", help="every step, however long the layout takes")
     sp = add("simulate", cmd_simulate, "simulate a run with injected faults")
     sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")
     sp.add_argument("--strategy", choices=["direct", "workflow", "planner"], default="planner")
     sp.add_argument("--workers", type=int, default=None)
+    sp.add_argument("--new-goal", metavar="TEXT", help="the new goal a goal_change fault brings")
+    sp.add_argument("--new-contract", metavar="F", help="the new contract a goal_change fault brings (a file)")
+    sp.add_argument("--approval-time", type=float, default=0.0, metavar="T",
+                    help="how long each approval takes (default 0)")
     sp.add_argument("--trace", metavar="OUT.jsonl", help="save the run as a trace")
     sp.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report")
     sp.add_argument("--json", action="store_true")
     sp = add("report", cmd_report, "write a self-contained HTML stepper for a run trace", plan=False)
-    sp.add_argument("file", help="run trace (JSON Lines)")
+    sp.add_argument("file", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
     sp.add_argument("-o", "--output", required=True, help="OUT.html")
+    trace_formats = ("planviz", "otel", "langgraph")
+    sp = add("align", cmd_align, "match a declared plan to what a run did: each step's fate, the unplanned calls")
+    sp.add_argument("run", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
+    sp.add_argument("-o", "--output", help="also draw the alignment: OUT.svg, OUT.png or OUT.dot")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
+    sp = add("diff", cmd_diff, "compare two runs: first divergence, steps in one only, changed steps, time and cost",
+             plan=False)
+    sp.add_argument("a", help="first run trace (any trace format)")
+    sp.add_argument("b", help="second run trace")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
     return p
 
@@ -176,15 +247,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse already printed the usage error
         return int(exc.code or 0) and 2
     try:
+        _refuse_overwriting(args)
         return args.func(args)
     except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
         _silence_stdout()
         return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
-        print(f"planviz: error: {exc}", file=sys.stderr)
+        message = str(exc) or ("out of memory: the input stands for more than this machine holds"
+                               if isinstance(exc, MemoryError) else type(exc).__name__)
+        print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+# command -> (input options, output options); an output may be neither an input nor another output
+_FILES = {"render": (("file", "contract", "trace"), ("output",)),
+          "simulate": (("file", "contract", "new_contract"), ("trace", "report")),
+          "report": (("file",), ("output",)),
+          "align": (("file", "contract", "run"), ("output",))}
+_FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contract", "trace": "--trace",
+          "run": "RUN", "output": "-o", "report": "--report"}
+
+
+def _refuse_overwriting(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output path that names an input file or another output."""
+    inputs, outputs = _FILES.get(args.command, ((), ()))
+    seen: list[tuple[str, str]] = [(name, getattr(args, name)) for name in inputs
+                                   if getattr(args, name, None) not in (None, "-")]
+    for name in outputs:
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        for other, other_path in seen:
+            if _same_file(path, other_path):
+                if other in inputs:
+                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {other_path}: write "
+                                       "the output to another file (planviz never overwrites its input)")
+                raise PlanvizError(f"{_FLAGS[name]} {path} is also the output {_FLAGS[other]} {other_path}: "
+                                   "give each output its own file")
+        seen.append((name, path))
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return os.path.realpath(a) == os.path.realpath(b)
+    except ValueError:
+        return False
 
 
 def _silence_stdout() -> None:

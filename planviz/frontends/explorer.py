@@ -13,7 +13,8 @@ from :mod:`planviz.runs`, :mod:`planviz.analysis` and :mod:`planviz.pictures`
 a step only recolours a laid-out picture). A step updates the diagram, the
 caption and the panels whose text changed; hidden tabs update when shown.
 Everything put into an HTML widget is escaped (plan text is untrusted); the
-diagram is render's SVG, which render has already sanitised.
+diagram is render's SVG, which render has already sanitised. Big plans show
+render's default focused view; the view controls (:mod:`.viewpanel`) change it.
 
 It is scriptable, for notebooks and tests:
 
@@ -27,6 +28,8 @@ It is scriptable, for notebooks and tests:
 >>> _ = ex.inject(Fault("S4", "side_effect"))
 >>> 'status-invalidated' in ex.svg
 True
+>>> ex.focus_on("S3", hops=1).steps
+('S1', 'S2', 'S3', 'S4')
 """
 
 from __future__ import annotations
@@ -39,16 +42,19 @@ import ipywidgets as w
 
 from ..analysis.schedule import critical_path
 from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
+from ..plan.model import natural_key
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
+from .panels import (alignment_html, caption_html, event_row, frame_diagram, inline_svg, list_html, log_html,
+                     metrics_rows)
+from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
 
 _FRAME_CACHE = 32  # frames kept drawn (a big plan's frame is ~1 MB of SVG)
-_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics")
+_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics", "Alignment")
 
 _STYLE = """<style>
 .planviz-explorer { font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
@@ -58,6 +64,7 @@ _STYLE = """<style>
 .planviz-explorer .pv-ok { background: #d6eaf8; } .planviz-explorer .pv-bad { background: #fbe3d6; }
 .planviz-explorer .widget-html-content { line-height: 1.4; }
 .planviz-diagram { border: 1px solid #ddd; background: #fff; box-sizing: border-box; }
+.planviz-diagram g.focus > path, .planviz-diagram g.focus > polygon { stroke-width: 5px; }
 /* the whole picture fits the panel (no inner scrolling), keeping its proportions */
 .planviz-diagram .pv-frame svg { max-width: 100%; max-height: 450px; width: auto; height: auto;
   display: block; }
@@ -65,6 +72,7 @@ _STYLE = """<style>
 .planviz-explorer table.pv-log td, .planviz-explorer table.pv-log th { padding: 1px 6px; text-align: left;
   border-bottom: 1px solid #eee; vertical-align: top; }
 .planviz-explorer tr.pv-current { background: #fff3c4; font-weight: 600; }
+.planviz-explorer tr:is(.pv-kind-recheck, .pv-kind-expand, .pv-kind-approval) td:nth-child(3) { color: #0072B2; }
 .planviz-explorer ul.pv-list { margin: 0; padding-left: 18px; font-size: 12px; }
 .planviz-explorer .pv-empty { color: #777; font-style: italic; margin: 0 0 2px; }
 .planviz-explorer .pv-caption { font-size: 13px; }
@@ -74,57 +82,63 @@ _STYLE = """<style>
 
 
 def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
-            strategy: str = "planner") -> Explorer:
+            strategy: str = "planner", **options: Any) -> Explorer:
     """Simulate ``plan`` (with ``faults``) and open the explorer on the run.
 
     ``contract`` defaults to the plan's own (``plan.contract``); a fault is a
     :class:`planviz.Fault` or its command-line spelling (``"S4:side_effect"``).
-    With faults, the view opens where the first one voids work.
+    With faults, the view opens where the first one voids work. ``options``
+    go to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
     """
-    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy)
+    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
 
 
-def replay(trace: Any) -> Explorer:
-    """Open the explorer on a recorded run: a trace file (JSON Lines) or a :class:`planviz.Run`.
+def replay(trace: Any, plan: Any = None) -> Explorer:
+    """Open the explorer on a recorded run: a trace file (planviz JSON Lines, OpenTelemetry spans, a LangGraph
+    history) or a :class:`planviz.Run`.
 
     Injecting a fault turns it into a what-if simulation of the recorded plan;
-    ``clear_faults()`` brings the recorded run back.
+    ``clear_faults()`` brings the recorded run back. With ``plan`` (the plan
+    the agent declared), the Alignment tab shows what became of each of its steps.
     """
     if isinstance(trace, (str, Path)):
         trace = load_trace(trace)
     if not hasattr(trace, "events"):
         raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
                                f"{type(trace).__name__} {trace!r:.80}")
-    return Explorer(recorded=trace)
+    return Explorer(recorded=trace, declared=plan)
 
 
-class Explorer(w.VBox):
+class Explorer(ViewHooks, w.VBox):
     """The explorer app (an ``ipywidgets.VBox``); build it with :func:`explore` or :func:`replay`.
 
     Scripting API: :attr:`run`, :attr:`index` (settable), :meth:`inject`,
-    :meth:`clear_faults`, :attr:`faults`, :attr:`svg`. The controls are
-    attributes too (``back``, ``forward``, ``play``, ``slider``, ``fault_step``,
-    ``fault_kind``, ``fault_fact``, ``fault_times``, ``inject_button``,
-    ``clear_button``, ``tabs``) so a test can drive it as a user would.
+    :meth:`clear_faults`, :attr:`faults`, :attr:`svg`; for the view :meth:`focus_on`,
+    :meth:`auto_view`, :meth:`whole_plan`, :attr:`view`, :attr:`notice`. The controls
+    are attributes too (``back``, ``forward``, ``play``, ``slider``, ``fault_step``,
+    ``fault_kind``, ``fault_fact``, ``fault_times``, ``inject_button``, ``clear_button``,
+    ``tabs``, ``view_panel``) so a test can drive it as a user would.
     """
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
-                 recorded: Any = None, workers: int | None = None, strategy: str = "planner") -> None:
+                 recorded: Any = None, workers: int | None = None, strategy: str = "planner",
+                 declared: Any = None, **options: Any) -> None:
         if plan is None and recorded is None:
             raise PlanvizError("explorer needs a plan (explore(plan)) or a recorded run (replay(trace))")
         if recorded is not None and not recorded.plans:
             raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
                                "record the plan with the run (Recorder.propose) and load the trace again")
         self._recorded = recorded
+        self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
-        self._workers, self._strategy = workers, strategy
+        self._workers, self._strategy, self._options = workers, strategy, options
         try:
             self._schedule, self._no_schedule = critical_path(self._plan), ""
         except PlanvizError as exc:  # a cycle or an unknown dependency: the run and the diagram still show
             self._schedule, self._no_schedule = None, str(exc)
-        self._frames: dict[int, str] = {}
+        self._frames: dict[int, Any] = {}
         self._quiet = False
         self._dirty: set[str] = set()
         self._run = self._simulate()
@@ -162,7 +176,7 @@ class Explorer(w.VBox):
     @property
     def svg(self) -> str:
         """The SVG of the diagram shown now."""
-        return self._frame(self.index)
+        return inline_svg(self._frame(self.index).svg)
 
     def inject(self, fault: Any) -> Any:
         """Re-simulate with one more fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
@@ -194,7 +208,8 @@ class Explorer(w.VBox):
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded
-        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy)
+        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy,
+                        **self._options)
 
     def _build(self) -> None:
         n = len(self._run.events)
@@ -241,6 +256,7 @@ class Explorer(w.VBox):
                              (self.clear_button, "clear")):
             widget.add_class(f"planviz-fault-{name}")
         self.fault_status.add_class("planviz-fault-status")
+        self.view_panel = ViewPanel(self._plan.ids, on_change=self._set_view)
         self.inject_button.on_click(lambda _: self._inject_from_ui())
         self.clear_button.on_click(lambda _: self._clear_from_ui())
 
@@ -249,9 +265,10 @@ class Explorer(w.VBox):
         self.ready_panel = w.HTML()
         self.timeline_panel = w.HTML(layout=w.Layout(overflow="auto"))
         self.metrics_panel = w.HTML()
+        self.alignment_panel = w.HTML()
         self.tabs = w.Tab(children=[w.Box([p], layout=w.Layout(max_height="260px", overflow="auto"))
                                     for p in (self.log_panel, self.facts_panel, self.ready_panel,
-                                              self.timeline_panel, self.metrics_panel)],
+                                              self.timeline_panel, self.metrics_panel, self.alignment_panel)],
                           titles=_TABS, layout=w.Layout(flex="1 1 auto", min_width="0"))
         self.tabs.observe(lambda _: self._refresh_lazy(), names="selected_index")
 
@@ -261,7 +278,7 @@ class Explorer(w.VBox):
         fault_box = w.VBox([w.HTML("<b>Inject a fault</b>"), self.fault_step, self.fault_kind, self.fault_fact,
                             self.fault_times, w.HBox([self.inject_button, self.clear_button]), self.fault_status],
                            layout=w.Layout(width="290px", min_width="290px", margin="0 12px 0 0"))
-        return [w.HTML(_STYLE), self.title, stepper, self.caption, self.diagram,
+        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, self.diagram,
                 w.HBox([fault_box, self.tabs], layout=w.Layout(margin="8px 0 0 0"))]
 
     # -- updating ------------------------------------------------------------------------------
@@ -296,7 +313,7 @@ class Explorer(w.VBox):
         self.title.value = self._title_html()
         self.metrics_panel.value = self._metrics_html()
         self.fault_status.value = self._fault_html()
-        self._dirty = {"timeline"}
+        self._dirty = {"timeline", "alignment"}
         self._show(index)
 
     def _on_index(self, change: dict) -> None:
@@ -308,13 +325,13 @@ class Explorer(w.VBox):
         if 0 <= target < len(self._run.events):
             self.slider.value = target
 
-    def _frame(self, index: int) -> str:
-        svg = self._frames.get(index)
-        if svg is None:
+    def _frame(self, index: int) -> Any:
+        diagram = self._frames.get(index)
+        if diagram is None:
             if len(self._frames) >= _FRAME_CACHE:
                 del self._frames[next(iter(self._frames))]
-            svg = self._frames[index] = frame_svg(self._run, index)
-        return svg
+            diagram = self._frames[index] = frame_diagram(self._run, index, **self.view_panel.options())
+        return diagram
 
     def _show(self, index: int) -> None:
         events = self._run.events
@@ -323,7 +340,8 @@ class Explorer(w.VBox):
             return
         e = event_row(self._run, index)
         n = len(events)
-        self.diagram.value = f'<div class="pv-frame">{self._frame(index)}</div>'
+        self.diagram.value = f'<div class="pv-frame">{self.svg}</div>'
+        self.view_panel.show(self.notice)
         self.caption.value = caption_html(e, n, self._plan.time_unit)
         self.facts_panel.value = list_html(e["facts"])
         self.ready_panel.value = list_html(e["ready"])
@@ -340,6 +358,9 @@ class Explorer(w.VBox):
                 gantt_svg(self._run, self._schedule, now=now, unit=self._plan.time_unit) if self._schedule
                 else f'<span class="pv-error">no timeline: {escape(self._no_schedule)}</span>')
             self._dirty.discard("timeline")
+        if "alignment" in self._dirty and self.tabs.selected_index == _TABS.index("Alignment"):
+            self.alignment_panel.value = alignment_html(self._declared or self._plan, self._run)
+            self._dirty.discard("alignment")
 
     # -- HTML (every piece of text escaped) ---------------------------------------------------------
 
@@ -371,8 +392,8 @@ class Explorer(w.VBox):
             return f'<span class="pv-error">{escape(error)}</span>'
         if not self._faults:
             return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
-        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())})
-        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided))
+        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
         faults = ", ".join(str(f) for f in self._faults)
         return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
                 f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '

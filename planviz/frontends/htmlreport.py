@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
+from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
 from .panels import event_row, frame_svg, metrics_rows, plan_of
 
@@ -101,8 +102,13 @@ def script_json(data: Any) -> str:
 def report_html(run: Any, path: str | Path) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
-    The page works opened from disk with no kernel and no network.
+    The page works opened from disk with no kernel and no network. ``run`` may
+    also be a pair ``[a, b]``: the two-run report (:mod:`planviz.frontends.pairreport`).
     """
+    if isinstance(run, (list, tuple)):
+        from .pairreport import pair_report  # the two-run page builds on this module's frame packing
+
+        return pair_report(run, path)
     path = Path(path)
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "
@@ -115,7 +121,7 @@ def report_html(run: Any, path: str | Path) -> Path:
         gantt = gantt_svg(run, critical_path(first), now=0.0, unit=unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="empty">no timeline: {escape(str(exc))}</p>'
-    path.write_text(_page(first.goal, run.outcome, data, gantt, metrics_rows(run)), encoding="utf-8")
+    write_output(path, _page(first.goal, run.outcome, data, gantt, metrics_rows(run)))
     return path
 
 

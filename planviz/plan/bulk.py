@@ -5,8 +5,8 @@ and names the first defect by its field path (the careful path). A plan of
 100,000 well-formed steps should not pay for that machinery step by step, so
 :func:`planviz_steps` first builds each step directly from a mapping whose
 keys and values are exactly what the careful path accepts without a word
-(plain ``str`` text, lists of ``str``, finite durations, known choices,
-JSON-like arguments). Anything else, a step at a time, goes to the careful
+(plain ``str`` Unicode text, lists of it, finite durations, known choices,
+plain-data arguments). Anything else, a step at a time, goes to the careful
 path, which then either builds the same step or raises the same error it
 always raised: the fast path only skips work it can prove would find nothing.
 Checks it defers (the items of lists) run before any careful call, so the
@@ -22,15 +22,15 @@ first error reported is always the first in the file.
 from __future__ import annotations
 
 import gc
-import math
 from contextlib import contextmanager
 from dataclasses import fields
-from itertools import chain
+from itertools import chain, filterfalse
 from typing import Any, Callable, Iterator, Sequence
 
+from ..errors import PlanFormatError
 from .fields import CHOICES, STEP_FIELDS
 from .model import Step, as_duration
-from .syntax import MAX_DEPTH
+from .plaindata import check_plain, copy_plain
 
 __all__ = ["planviz_steps", "paused_gc"]
 
@@ -59,39 +59,51 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step]) -> tuple[Step, ...]:
-    """The steps of a planviz-shape plan: built directly when provably fine, else by ``careful(raw, path)``.
+def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step],
+                  path: tuple = ("steps",)) -> tuple[Step, ...]:
+    """Planviz-shape steps (at field path ``path``): built directly when provably fine, else by ``careful``.
 
-    ``careful`` is the field-by-field reader, which raises the located error.
+    ``careful(raw, path)`` is the field-by-field reader, which raises the located error.
     """
-    steps = _fast(raw_steps, careful)
+    steps = _fast(raw_steps, careful, path)
     if steps is None:  # a deferred check failed: let the careful path find and name the first defect
-        steps = [careful(raw, ("steps", i)) for i, raw in enumerate(raw_steps)]
+        steps = [careful(raw, path + (i,)) for i, raw in enumerate(raw_steps)]
     return tuple(steps)
 
 
-def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step]) -> list[Step] | None:
-    lists: list[tuple] = []  # lists of strings whose items are checked in bulk
+def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step], path: tuple) -> list[Step] | None:
+    texts: list[str] = []  # strings and lists of strings whose types and text are checked in bulk
+    lists: list[tuple] = []
     out = []
     for i, raw in enumerate(raw_steps):
-        fields_ = _step_fields(raw, lists) if type(raw) is dict else None
+        fields_ = _step_fields(raw, texts, lists) if type(raw) is dict else None
         if fields_ is not None:
             step = _new(Step)
             _set(step, "__dict__", fields_)
         else:  # the careful path builds it or names its defect; every step before it must be clean first
-            if not _all_strings(lists):
+            if not _all_text(texts, lists):
                 return None
+            texts.clear()
             lists.clear()
-            step = careful(raw, ("steps", i))
+            step = careful(raw, path + (i,))
         out.append(step)
-    return out if _all_strings(lists) else None
+    return out if _all_text(texts, lists) else None
 
 
-def _all_strings(lists: list[tuple]) -> bool:
-    return set(map(type, chain.from_iterable(lists))) <= {str}
+def _all_text(texts: list[str], lists: list[tuple]) -> bool:
+    """Every item is a ``str`` that is Unicode text (no lone surrogate), as the careful path demands."""
+    if not set(map(type, chain.from_iterable(lists))) <= {str}:
+        return False
+    for values in (texts, chain.from_iterable(lists)):
+        for text in filterfalse(str.isascii, values):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
 
 
-def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
+def _step_fields(raw: dict, texts: list[str], lists: list[tuple]) -> dict[str, Any] | None:
     """A step's ``__dict__`` when the careful path would accept ``raw`` as it is, else None."""
     out = _TEMPLATE.copy()
     kinds = _KINDS
@@ -107,15 +119,18 @@ def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
                 value = tuple(value)
                 lists.append(value)
             elif cls is str:
+                texts.append(value)
                 value = (value,)
             else:
                 return None
         elif kind == "text" or kind == "name":
             if type(value) is not str:
                 return None
+            texts.append(value)
         elif kind == "id":
             if type(value) is not str or not value:
                 return None
+            texts.append(value)
         elif kind == "duration":
             value = as_duration(value)
             if value is None:
@@ -126,10 +141,13 @@ def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
         elif kind == "arguments":
             if type(value) is not dict:
                 return None
-            value = _plain_copy(value, 0)
-            if value is None:
-                return None
-        else:  # a kind of field this path does not know: the careful path reads it
+            if value:
+                try:
+                    check_plain(value)
+                except PlanFormatError:  # the careful path names it, in its turn
+                    return None
+            value = copy_plain(value)
+        else:  # a kind of field this path does not know (a far step's budget, its steps): the careful path
             return None
         out[key] = value
     if out["id"] is None:
@@ -137,37 +155,3 @@ def _step_fields(raw: dict, lists: list[tuple]) -> dict[str, Any] | None:
     if out["arguments"] is None:
         out["arguments"] = {}
     return out
-
-
-def _plain_copy(value: Any, depth: int) -> Any:
-    """A copy of JSON-like data as the careful path makes it (tuples become lists), or None when in doubt."""
-    if depth >= MAX_DEPTH:
-        return None
-    out: Any
-    if type(value) is dict:
-        out = {}
-        for k, v in value.items():
-            if type(k) is not str:
-                return None
-            cls = type(v)
-            if cls is str or cls is int or cls is bool or v is None or (cls is float and math.isfinite(v)):
-                out[k] = v
-            else:
-                v = _plain_copy(v, depth + 1)
-                if v is None:
-                    return None
-                out[k] = v
-        return out
-    if type(value) is list or type(value) is tuple:
-        out = []
-        for v in value:
-            cls = type(v)
-            if cls is str or cls is int or cls is bool or v is None or (cls is float and math.isfinite(v)):
-                out.append(v)
-            else:
-                v = _plain_copy(v, depth + 1)
-                if v is None:
-                    return None
-                out.append(v)
-        return out
-    return None

@@ -20,10 +20,16 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
-from operator import attrgetter
-from typing import Any
+from functools import reduce
+from operator import add, attrgetter
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanFormatError, UnknownStepError
+from .plaindata import check_plain, check_unicode, copy_plain
+from .syntax import show_value
+
+if TYPE_CHECKING:
+    from .horizon import Budget
 
 __all__ = [
     "Step",
@@ -45,8 +51,11 @@ STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blo
 RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
+MAX_TOTAL_DURATION = 1e300
+"""Most a plan's durations may add up to: far beyond any real plan, and far enough inside the float
+range (about 1.8e308) that schedules, runs with retries and pictures can add and scale them."""
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -62,8 +71,8 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise PlanFormatError(f"expected a string, got {item!r}", path=f"{where}[{i}]")
-        out.append(item)
+            raise PlanFormatError(f"expected a string, got {show_value(item)}", path=f"{where}[{i}]")
+        out.append(check_unicode(item, f"{where}[{i}]"))
     return tuple(out)
 
 
@@ -71,17 +80,8 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise PlanFormatError(f"expected a string, got {value!r}", path=where)
-    return value
-
-
-def _copy_arguments(value: Any) -> Any:
-    """A deep copy of argument data, tuples as lists (as a plan file gives them back, so round trips compare equal)."""
-    if isinstance(value, Mapping):
-        return {k: _copy_arguments(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy_arguments(v) for v in value]
-    return value
+        raise PlanFormatError(f"expected a string, got {show_value(value)}", path=where)
+    return check_unicode(value, where)
 
 
 def as_duration(value: Any) -> float | None:
@@ -103,7 +103,6 @@ def as_duration(value: Any) -> float | None:
 
 
 _DIGITS = re.compile(r"(\d+)")
-_step_id = attrgetter("id")
 
 
 def natural_key(text: str) -> tuple:
@@ -126,7 +125,10 @@ class Step:
     """One node of a plan: what to do, what it needs, what its success establishes.
 
     ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string
-    or any iterable of strings and are stored as tuples.
+    or any iterable of strings and are stored as tuples. A far-horizon step
+    (``horizon="far"``) is a placeholder: it may carry a ``budget`` (a
+    :class:`~planviz.Budget` or a mapping) and its concrete steps,
+    ``expands_to`` (see :mod:`planviz.plan.horizon`).
 
     >>> Step("S2", "write the contract test", expected_evidence="test fails before the patch",
     ...      duration=3, kind="diagnose").duration
@@ -158,14 +160,16 @@ class Step:
     risk: str = "low"
     approval: str | None = None
     horizon: str = "near"
+    budget: Budget | None = None
+    expands_to: tuple[Step, ...] = ()
     revises: str | None = None
 
     def __post_init__(self) -> None:
         where = f"step {self.id!r}"
         if not isinstance(self.id, str) or not self.id:
-            raise PlanFormatError(f"expected a non-empty string id, got {self.id!r}", path="id")
-        if not isinstance(self.action, str):
-            raise PlanFormatError(f"expected a string, got {self.action!r}", path=f"{where}.action")
+            raise PlanFormatError(f"expected a non-empty string id, got {show_value(self.id)}", path="id")
+        check_unicode(self.id, "id")
+        _text(self.action, f"{where}.action")
         set_ = object.__setattr__
         for name in ("depends_on", "requires", "produces", "resources"):
             set_(self, name, _strings(getattr(self, name), f"{where}.{name}"))
@@ -175,13 +179,22 @@ class Step:
             _text(getattr(self, name), f"{where}.{name}", optional=True)
         d = as_duration(self.duration)
         if d is None:
-            raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}", path=f"{where}.duration")
+            raise PlanFormatError(f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
+                                  path=f"{where}.duration")
         set_(self, "duration", d)
         if not isinstance(self.arguments, Mapping):
-            raise PlanFormatError(f"expected a mapping, got {self.arguments!r}", path=f"{where}.arguments")
-        set_(self, "arguments", _copy_arguments(self.arguments))
+            raise PlanFormatError(f"expected a mapping, got {show_value(self.arguments)}", path=f"{where}.arguments")
+        if self.arguments:
+            check_plain(self.arguments, prefix=f"{where}.arguments")
+        set_(self, "arguments", copy_plain(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
+        if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
+            from .horizon import far_fields  # a far step's fields live with their concept
+
+            budget, expansion = far_fields(self, where)
+            set_(self, "budget", budget)
+            set_(self, "expands_to", expansion)
 
 
 @dataclass(frozen=True)
@@ -189,7 +202,10 @@ class Finding:
     """One defect found in a plan: what, where, and how to fix it.
 
     ``layer`` is ``import``, ``structure``, ``feasibility``, ``semantics`` or
-    ``static``; ``steps`` the ids involved; ``edges`` the (u, v) pairs involved
+    ``static``; ``severity`` is ``error`` (the plan cannot run as written),
+    ``warning`` (it can, but something is likely wrong) or ``info`` (a note:
+    what the source format has no field for, text an importer skipped);
+    ``steps`` the ids involved; ``edges`` the (u, v) pairs involved
     (a cycle's edges); ``where`` an optional place in the source (line, record).
     """
 
@@ -217,6 +233,10 @@ class Plan:
     a new Plan with ``version`` + 1, its ``parent``, the ``trigger`` evidence
     and the ids it ``invalidated``. ``contract`` is the contract shipped in the
     same file, if any; ``import_findings`` what an importer could not map.
+    ``source_format`` names the planner format an importer read it from
+    (``"worfbench"``, ``"teval"``, ...; empty for planviz files and plans built
+    in code) and ``name`` the record it came from (its id, when the record has
+    one), so a list of many plans can say which one failed.
     """
 
     goal: str
@@ -231,15 +251,27 @@ class Plan:
     time_unit: str = ""
     contract: Contract | None = field(default=None, repr=False)
     import_findings: tuple[Finding, ...] = ()
+    source_format: str = ""
+    name: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         _text(self.goal, "goal")
+        _text(self.source_format, "source_format")
+        _text(self.name, "name")
         steps = tuple(self.steps)
-        if not set(map(type, steps)) <= {Step}:  # checked in bulk; a subclass or a stranger, one by one
+        durations = map(attrgetter("duration"), steps)  # in bulk when all are Steps whose sum (as below) fits
+        if not set(map(type, steps)) <= {Step} or reduce(add, durations, 0.0) > MAX_TOTAL_DURATION:
+            total = 0.0
             for i, s in enumerate(steps):
                 if not isinstance(s, Step):
-                    raise PlanFormatError(f"expected a Step, got {s!r}", path=f"steps[{i}]")
+                    raise PlanFormatError(f"expected a Step, got {show_value(s)}", path=f"steps[{i}]")
+                total += s.duration
+                if total > MAX_TOTAL_DURATION:
+                    raise PlanFormatError(f"step {s.id!r} brings the plan's total duration to {total:.3g}: expected "
+                                          f"durations that add up to at most {MAX_TOTAL_DURATION:g} (in the plan's "
+                                          "time_unit), so schedules and runs can add them",
+                                          path=f"steps[{i}].duration")
         set_(self, "steps", steps)
         for name in ("premises", "unknowns", "invalidated"):
             set_(self, name, _strings(getattr(self, name), name))
@@ -247,7 +279,7 @@ class Plan:
             raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
         set_(self, "import_findings", tuple(self.import_findings))
         # First occurrence wins; duplicates are reported by validate().
-        by_id = dict(zip(map(_step_id, steps), steps))
+        by_id = dict(zip(map(attrgetter("id"), steps), steps))
         if len(by_id) != len(steps):
             by_id = {}
             for s in steps:
@@ -334,6 +366,9 @@ class Contract:
 
     ``required``/``forbidden`` name step ids or step kinds; ``must_precede``
     holds (first, second) pairs of ids or kinds; facts are plain strings.
+    ``final`` names the milestone (an id or a kind) that ends the plan: those
+    steps are its terminals, so every other step must lead to one of them
+    (``dead_end``) and the critical path ends there.
 
     >>> c = Contract(required=["reproduce", "verify"], must_precede=[("reproduce", "patch")])
     >>> c.must_precede
@@ -350,9 +385,11 @@ class Contract:
     intent: str = "write"
     max_retries: int = 2
     max_replans: int = 2
+    final: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        _text(self.final, "contract.final", optional=True)
         for f in fields(self):
             if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
                 set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))
@@ -367,6 +404,9 @@ class Contract:
         if not isinstance(self.tools, Mapping):
             raise PlanFormatError(f"expected a mapping of tool name to spec, got {self.tools!r}", path="contract.tools")
         for name, spec in self.tools.items():
+            if not isinstance(name, str):
+                raise PlanFormatError(f"tool names are strings, got {show_value(name)}", path="contract.tools")
+            check_unicode(name, "contract.tools")
             if not isinstance(spec, ToolSpec):
                 raise PlanFormatError(f"expected a ToolSpec, got {spec!r}", path=f"contract.tools.{name}")
         set_(self, "tools", dict(self.tools))

@@ -25,13 +25,12 @@ the line and column.
 >>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, revises
+planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, budget, expands_to, revises
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 from ..errors import PlanFormatError
 from .bulk import paused_gc, planviz_steps
 from .fields import (
+    BUDGET_FIELDS,
     CHOICES,
     CONTRACT_FIELDS,
     PLAN_FIELDS,
@@ -48,14 +48,17 @@ from .fields import (
     TOOLSPEC_FIELDS,
     plan_shape,
 )
+from .horizon import Budget
 from .model import Contract, Plan, Step, ToolSpec, as_duration
 from .placeholder import find_placeholders, split_reference, strings_in
-from .syntax import MAX_DEPTH, join_path, show_value
+from .plaindata import check_plain, check_unicode, copy_plain
+from .syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
 
 __all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
 
+_MAX_INT = 2**63 - 1  # step numbers, versions and counts: anything larger is not a count but hostile input
 _STEP_DEFAULTS = {f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")}
 _CONTRACT_DEFAULTS = {f.name: f.default for f in fields(Contract) if f.name != "tools"}
 _TOOLSPEC_DEFAULTS = {f.name: f.default for f in fields(ToolSpec)}
@@ -108,13 +111,10 @@ def _plan(data: Any, shape: str | None) -> Plan:
         raise _fail(f"unknown plan shape {shape!r}: expected 'planviz' or 'toolcall'", ())
     _check_keys(data, PLAN_FIELDS, ())
     _check_required(data, REQUIRED["plan" if shape == "planviz" else "toolcall_plan"], ())
-    raw_steps = data["steps"]
-    if not isinstance(raw_steps, (list, tuple)):
-        raise _fail(f"expected a list of step mappings, got {_kind(raw_steps)} {_show(raw_steps)}", ("steps",))
-    if shape == "planviz":
-        steps = planviz_steps(raw_steps, _planviz_step)
+    if shape == "planviz" or not isinstance(data["steps"], (list, tuple)):
+        steps = _convert("steps", "steps", data["steps"], ("steps",))  # checks the list too
     else:
-        steps = _toolcall_steps(raw_steps)
+        steps = _toolcall_steps(data["steps"])
     kwargs = {name: _convert(PLAN_FIELDS[name], name, data[name], (name,))
               for name in ("goal", "time_unit", "version", "trigger", "invalidated", "premises", "unknowns")
               if data.get(name) is not None}
@@ -124,9 +124,9 @@ def _plan(data: Any, shape: str | None) -> Plan:
     return Plan(goal, steps, **kwargs)
 
 
-def _step_kwargs(raw: Any, table: dict[str, str], required: tuple[str, ...], path: tuple) -> dict[str, Any]:
+def _kwargs(raw: Any, table: dict[str, str], required: tuple, path: tuple, what: str = "a step mapping") -> dict:
     if not isinstance(raw, Mapping):
-        raise _fail(f"expected a step mapping, got {_kind(raw)} {_show(raw)}", path)
+        raise _fail(f"expected {what}, got {_kind(raw)} {_show(raw)}", path)
     _check_keys(raw, table, path)
     _check_required(raw, required, path)
     return {name: _convert(table[name], name, value, path + (name,))
@@ -134,7 +134,7 @@ def _step_kwargs(raw: Any, table: dict[str, str], required: tuple[str, ...], pat
 
 
 def _planviz_step(raw: Any, path: tuple) -> Step:
-    kwargs = _step_kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
+    kwargs = _kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
     return _make_step(kwargs.pop("id"), kwargs.pop("action", ""), kwargs, path)
 
 
@@ -149,7 +149,7 @@ def _toolcall_steps(raw_steps: list | tuple) -> tuple[Step, ...]:
     prepared = []
     for i, raw in enumerate(raw_steps):
         path = ("steps", i)
-        kwargs = _step_kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
+        kwargs = _kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
         arguments = kwargs.get("arguments", {})
         wanted = tuple(f"{ref[0]}.{ref[1]}" for _, text in strings_in(arguments)
                        for p in find_placeholders(text) if (ref := split_reference(p.inner)) is not None)
@@ -221,14 +221,15 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind in ("text", "name"):
         if not isinstance(value, str):
             raise _fail(f"expected a string, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            how = f'("{value}")' if isinstance(value, int) else "as written in the file"
-            raise _fail(f"step ids are strings, got the number {value!r}: quote it {how}", path)
+            shown = _show(value)  # an integer too long to print is described, not printed
+            how = f'("{shown}")' if isinstance(value, int) and shown[0] != "<" else "as written in the file"
+            raise _fail(f"step ids are strings, got the number {shown}: quote it {how}", path)
         if not isinstance(value, str) or not value:
             raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
@@ -238,7 +239,7 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         return number
     if kind in ("version", "count", "n"):
         low = 1 if kind == "version" else 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= _MAX_INT:
             what = "the step number, an integer" if kind == "n" else "an integer"
             raise _fail(f"expected {what} >= {low}, got {_show(value)}", path)
         return value
@@ -254,16 +255,24 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind == "arguments":
         if not isinstance(value, Mapping):
             raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
-        return _plain(value, path, 0)
+        check_plain(value, path)
+        return value
     if kind == "refs":
         items = value if isinstance(value, (list, tuple)) else [value]
         out = []
         for i, item in enumerate(items):
             where = path + (i,) if isinstance(value, (list, tuple)) else path
-            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "":
+            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
+                    isinstance(item, int) and abs(item) > _MAX_INT):
                 raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
             out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
         return tuple(out)
+    if kind == "steps":  # a plan's steps, or a far step's expands_to
+        if not isinstance(value, (list, tuple)):
+            raise _fail(f"expected a list of step mappings, got {_kind(value)} {_show(value)}", path)
+        return planviz_steps(value, _planviz_step, path)  # well-formed steps in bulk, the rest one by one
+    if kind == "budget":
+        return Budget(**_kwargs(value, BUDGET_FIELDS, (), path, "a budget mapping (steps, duration)"))
     if kind == "pairs":
         if not isinstance(value, (list, tuple)):
             raise _fail(f"expected a list of [first, second] pairs, got {_show(value)}", path)
@@ -281,6 +290,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         tools = {}
         for tool, spec in value.items():
             where = path + (tool,)
+            if not isinstance(tool, str):
+                raise _fail(f"tool names are strings, got {_show(tool)}", path)
             if spec is None:
                 spec = {}
             if not isinstance(spec, Mapping):
@@ -294,35 +305,14 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
 
 def _strings(value: Any, path: tuple) -> tuple[str, ...]:
     if isinstance(value, str):
-        return (value,)
+        return (check_unicode(value, path),)
     if not isinstance(value, (list, tuple)):
         raise _fail(f"expected a string or a list of strings, got {_show(value)}", path)
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise _fail(f"expected a string, got {_show(item)}{_quote_hint(item)}", path + (i,))
+        check_unicode(item, path + (i,))
     return tuple(value)
-
-
-def _plain(value: Any, path: tuple, depth: int) -> Any:
-    """A deep copy of JSON-like data; anything else (or too deep) is an error."""
-    if depth > MAX_DEPTH:
-        raise _fail(f"nesting deeper than {MAX_DEPTH} levels", path)
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _fail(f"expected a finite number, got {value!r}", path)
-        return value
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise _fail(f"keys are strings, got {_show(k)}", path)
-            out[k] = _plain(v, path + (k,), depth + 1)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, path + (i,), depth + 1) for i, v in enumerate(value)]
-    raise _fail(f"expected plain data (string, number, true/false, null, list or mapping), got {_show(value)}", path)
 
 
 def _fail(message: str, path: tuple) -> PlanFormatError:
@@ -382,7 +372,11 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
         value = getattr(step, name)
         if name == "arguments":
             if value:
-                out[name] = _plain(value, (), 0)
+                out[name] = copy_plain(value)
+        elif name in ("budget", "expands_to"):
+            if value:
+                out[name] = ({k: _number(v) for k, v in vars(value).items() if v is not None} if name == "budget"
+                             else [_step_to_dict(s) for s in value])
         elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
             out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
     return out

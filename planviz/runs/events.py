@@ -22,9 +22,10 @@ __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run",
            "EVENT_KINDS", "OUTCOMES"]
 
 EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
-               "stop")
+               "stop", "recheck", "expand", "approval")
 OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
-            "forbidden_state", "replan_limit", "no_new_route")
+            "forbidden_state", "replan_limit", "no_new_route", "goal_changed", "awaiting_expansion",
+            "approval_denied")
 
 
 def _facts(value: Any, where: str) -> frozenset[str]:
@@ -96,10 +97,15 @@ class Event:
     ``statuses`` maps every step of plan version ``plan_version`` to its status;
     ``facts`` and ``ready`` are complete sets, so a viewer can jump to any
     frame. Kind-specific fields: ``attempt`` (start, fail, retry), ``category``
-    (fail: the failure class), ``voided``/``kept`` (invalidate: the ids voided
-    and the verified work kept; replan: the ids the revision invalidated),
+    (fail: the failure class; stop of a refused run: the code of the finding
+    that refused it; approval: ``granted`` or ``denied``), ``voided``/``kept``
+    (invalidate: the ids voided and the verified work kept; replan: the ids
+    the revision invalidated; recheck: the step, in one of the two),
     ``observation`` (complete, fail), ``outcome`` (stop). ``conflicts`` holds
-    every conflict recorded so far.
+    every conflict recorded so far. Kinds beyond the first round: ``recheck``
+    (a completed step re-checked against a changed goal), ``expand`` (a
+    far-horizon step replaced by concrete steps: a new plan version) and
+    ``approval`` (a step's approval, before its start).
     """
 
     index: int
@@ -130,7 +136,7 @@ def state_from_events(events: Iterable[Event]) -> ExecutionState:
         facts = e.facts
         if e.kind == "complete" and e.step is not None:
             completed.add(e.step)
-        elif e.kind == "invalidate":
+        elif e.kind in ("invalidate", "recheck"):
             completed -= e.voided
         elif e.kind == "stop":
             outcome = e.outcome
@@ -228,6 +234,8 @@ class Run:
                 version, voided, kept, conflicted = e.plan_version, frozenset(), frozenset(), frozenset()
             if e.kind == "invalidate":
                 voided, kept = frozenset(e.voided), frozenset(e.kept)
+            elif e.kind == "recheck":  # a goal change's voiding, refined one re-checked step at a time
+                voided, kept = (voided - e.kept) | e.voided, (kept - e.voided) | e.kept
             elif e.kind == "conflict" and e.step:
                 conflicted = conflicted | {e.step}
             out.append((voided, kept, conflicted))

@@ -1,5 +1,5 @@
-"""The run state machine: operations in (propose, start, finish, fail, retry, invalidate, replan, stop),
-complete frames out.
+"""The run state machine: operations in (propose, approve, start, finish, fail, retry, invalidate, recheck,
+replan, expand, stop), complete frames out.
 
 :class:`Machine` is shared by the simulator (:mod:`planviz.runs.simulation`) and by
 :class:`planviz.Recorder`,
@@ -249,8 +249,37 @@ class Machine:
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
                                f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
 
-    def replan(self, plan: Plan, message: str) -> Event:
-        """Switch to a new plan version; steps it drops stop running."""
+    def recheck(self, sid: str, keep: bool, message: str) -> Event:
+        """A completed step re-checked against a changed goal: kept, or voided (its facts leave the state)."""
+        self._stopped("recheck", sid)
+        if not keep:
+            self.completed.discard(sid)
+            for f in list(self.sources):
+                self.sources[f].discard(sid)
+                if not self.sources[f]:
+                    del self.sources[f]
+            self.voided.add(sid)
+        one = frozenset((sid,))
+        return self._emit("recheck", sid, message, voided=frozenset() if keep else one, kept=one if keep else frozenset())
+
+    def approve(self, sid: str, granted: bool, message: str) -> Event:
+        """The approval a step waits for before it starts: granted, or denied."""
+        self._stopped("approve", sid)
+        return self._emit("approval", sid, message, category="granted" if granted else "denied")
+
+    def expand(self, plan: Plan, far: str, message: str) -> Event:
+        """A far-horizon step replaced by its concrete steps: ``plan`` is the new version."""
+        self._switch(plan)
+        return self._emit("expand", far, message)
+
+    def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
+        """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
+        for f in given:
+            self.sources.setdefault(f, set()).add("given")
+        self._switch(plan)
+        return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
+
+    def _switch(self, plan: Plan) -> None:
         self._stopped()
         self.plan = plan
         self.plans.append(plan)
@@ -260,9 +289,8 @@ class Machine:
         self.dead &= ids
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]
-        return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
 
-    def stop(self, outcome: str, message: str, sid: str | None = None) -> Event:
+    def stop(self, outcome: str, message: str, sid: str | None = None, category: str | None = None) -> Event:
         self._stopped()
         if outcome not in OUTCOMES:
             raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
@@ -272,7 +300,7 @@ class Machine:
         self.outcome = outcome
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
-        return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome)
+        return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
 
     def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
         events = tuple(self.events)

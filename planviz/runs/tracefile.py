@@ -27,9 +27,11 @@ from typing import Any, Iterable, Mapping
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import STATUSES, Contract, Finding, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from ..plan.output import open_output
 from ..plan.syntax import show_value
 from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation, Run, state_from_events
 from .fault import Fault
+from .traceformats import load_foreign, parse_foreign
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "SCHEMA", "SCHEMA_VERSION", "run_to_lines", "plan_record",
            "event_record", "header_record", "json_line"]
@@ -88,10 +90,26 @@ def event_record(e: Event) -> dict[str, Any]:
     return d
 
 
+def _fault_record(fault: Fault) -> dict[str, Any]:
+    """A fault as plain data; a goal change's new goal and contract only when it has them."""
+    d = {name: getattr(fault, name) for name in ("step", "kind", "fact", "times")}
+    if fault.goal is not None:
+        d["goal"] = fault.goal
+    if fault.contract is not None:
+        d["contract"] = contract_to_dict(fault.contract)
+    return d
+
+
+def _fault_from(d: Mapping[str, Any]) -> Fault:
+    d = dict(d)
+    if d.get("contract") is not None:
+        d["contract"] = contract_from_dict(_object(d["contract"], "a fault's contract"))
+    return Fault(**d)
+
+
 def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
     return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
-            "faults": [{f.name: getattr(x, f.name) for f in fields(Fault)} for x in faults],
-            "contract": _contract_dict(contract)}
+            "faults": [_fault_record(x) for x in faults], "contract": _contract_dict(contract)}
 
 
 def json_line(record: Mapping[str, Any]) -> str:
@@ -117,7 +135,7 @@ def run_to_lines(run: Run) -> list[str]:
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8)."""
-    with open(path, "w", encoding="utf-8") as fh:
+    with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
 
@@ -182,8 +200,12 @@ def _event_from(d: Mapping[str, Any]) -> Event:
     return event
 
 
-def load_trace(source: str | os.PathLike[str] | Any) -> Run:
-    """Read a JSON Lines trace from a path or an open binary file into a :class:`~planviz.Run`.
+def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None) -> Run:
+    """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
+
+    Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
+    LangGraph histories (:mod:`planviz.runs.traceformats`), detected by shape;
+    ``format`` (``"planviz"``, ``"otel"``, ``"langgraph"``) forces one.
 
     Raises :class:`~planviz.errors.TraceFormatError` naming the line and the
     reason when a line is not a valid record. A last line cut short (no final
@@ -191,6 +213,9 @@ def load_trace(source: str | os.PathLike[str] | Any) -> Run:
     loads up to its last whole event, with ``outcome`` None if it never stopped.
     A string is always a path; for the text of a trace use :func:`parse_trace`.
     """
+    foreign = load_foreign(source, format)
+    if foreign is not None:
+        return foreign
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         try:
@@ -210,14 +235,15 @@ def load_trace(source: str | os.PathLike[str] | Any) -> Run:
     return _read(raw, name)
 
 
-def parse_trace(text: str | bytes, source: str = "<string>") -> Run:
-    """Read a JSON Lines trace from its text (never a path); see :func:`load_trace`."""
+def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>") -> Run:
+    """Read a trace from its text (never a path); see :func:`load_trace`."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
     if not isinstance(text, (bytes, bytearray)):
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
-    return _read(bytes(text), source)
+    foreign = parse_foreign(text, format, source)
+    return foreign if foreign is not None else _read(bytes(text), source)
 
 
 def _read(raw: bytes, source: str) -> Run:
@@ -278,7 +304,7 @@ def _read(raw: bytes, source: str) -> Run:
         faults = header.get("faults") or []
         if not isinstance(faults, list):
             raise ValueError(f"faults must be a list of objects, got {faults!r}")
-        faults = tuple(Fault(**_object(f, "a fault")) for f in faults)
+        faults = tuple(_fault_from(_object(f, "a fault")) for f in faults)
         contract = header.get("contract")
         contract = None if contract is None else _contract_from(_object(contract, "contract"))
     except (TypeError, ValueError, PlanFormatError) as exc:

@@ -6,6 +6,7 @@ random DAGs (in random step order) with NetworkX as the oracle.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import networkx as nx
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from planviz import (
     AnalysisError,
     BlockReason,
+    Contract,
     Plan,
     Reach,
     Step,
@@ -30,6 +32,7 @@ from planviz import (
     why_blocked,
 )
 from planviz.errors import PlanvizError, PlanvizTypeError, UnknownStepError
+from planviz.plan.model import natural_key
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALL = frozenset({"S0", "S1", "S2", "S3", "S4"})
@@ -130,7 +133,7 @@ def test_worked_example_precondition_returns_to_producer(example):
 
 @pytest.mark.parametrize("category, action, restart, voided, kept", [
     ("transient", "retry", "S3", set(), {"S0", "S1", "S2"}),
-    ("goal_change", "replan", None, {"S3", "S4"}, {"S0", "S1", "S2"}),
+    ("goal_change", "replan", None, {"S0", "S1", "S2", "S3", "S4"}, set()),  # global: kept only once re-checked
     ("side_effect", "invalidate_subgraph", "S3", {"S3", "S4"}, {"S0", "S1", "S2"}),  # S3 is the patch itself
     ("precondition", "return_to_source", "S2", {"S2", "S3", "S4"}, {"S0", "S1"}),
 ])
@@ -381,7 +384,7 @@ def split_longest(g: nx.DiGraph) -> float:
 
 
 @PROPS
-@given(plans(max_steps=8))
+@given(plans(max_steps=12))
 def test_schedule_matches_networkx(plan):
     g = oracle_graph(plan)
     s = critical_path(plan)
@@ -397,8 +400,35 @@ def test_schedule_matches_networkx(plan):
     sinks = [v for v in g if not g.out_degree(v)]
     full = [tuple(p) for a in sources for b in sinks for p in ([[a]] if a == b else nx.all_simple_paths(g, a, b))
             if sum(g.nodes[v]["d"] for v in p) == pytest.approx(s.makespan)]
-    assert s.path == (min(full) if full else ())
+    assert s.path == (min(full, key=lambda p: [natural_key(v) for v in p]) if full else ())
     assert set(s.path) <= s.critical
+
+
+@PROPS
+@given(plans(max_steps=10), st.data())
+def test_with_a_terminal_the_schedule_ends_there(plan, data):
+    """NetworkX as the oracle: the makespan is the longest path into the terminal; other steps never count."""
+    if not plan.steps:
+        return
+    end = data.draw(st.sampled_from(plan.ids))
+    plan = plan.replace(steps=[x if x.id != end else x.__class__(x.id, x.action, depends_on=x.depends_on,
+                                                                 duration=x.duration, kind="finish")
+                               for x in plan.steps])
+    g = oracle_graph(plan)
+    route = nx.ancestors(g, end) | {end}
+    s = critical_path(plan)
+    assert s.makespan == pytest.approx(split_longest(g.subgraph(route)))
+    assert s.path[-1] == end and set(s.path) <= route
+    assert s.critical <= route
+    assert {v for v, t in s.steps.items() if t.slack == math.inf} == set(g) - route
+
+
+def test_the_contract_final_milestone_is_the_terminal():
+    plan = Plan("g", [Step("A", "a", duration=1), Step("B", "b", depends_on="A", kind="verify"),
+                      Step("C", "c", depends_on="A", duration=9)])
+    assert critical_path(plan).path == ("A", "C")
+    assert critical_path(plan, contract=Contract(final="verify")).path == ("A", "B")
+    assert critical_path(plan.replace(contract=Contract(final="B"))).makespan == 2.0
 
 
 @PROPS
@@ -507,14 +537,14 @@ def test_failure_scopes(case, category):
     scope = failure_scope(plan, step, category, fact=fact, state=None if completed is None else (completed, ()))
     universe = set(g) if completed is None else completed
     assert scope.category == category and not (scope.voided & scope.kept)
-    assert scope.kept == universe - scope.voided
+    assert scope.kept == (frozenset() if category == "goal_change" else universe - scope.voided)
     for v in scope.voided:
         assert nx.descendants(g, v) <= scope.voided  # closed downstream
     upstream = nx.ancestors(g, step) | {step}
     if category == "transient":
         assert (scope.action, scope.restart, scope.voided) == ("retry", step, frozenset())
     elif category == "goal_change":
-        assert scope.voided == set(g) - (completed or set()) and scope.restart is None
+        assert scope.voided == set(g) and scope.restart is None and scope.action == "replan"
     elif category == "side_effect":
         patches = [v for v in upstream if plan.step(v).kind == "patch"]
         roots = [nearest(g, step, patches) if step not in patches else step] if patches else (
@@ -553,3 +583,37 @@ def test_shared_index_gives_the_same_answers_on_repeat_pickled_and_replaced_plan
     shorter = cache_plan.replace(steps=cache_plan.steps[:3])  # a derived plan never sees the old index
     assert critical_path(shorter).makespan == 13.0
     assert sorted(critical_path(shorter).steps) == ["S0", "S1", "S2"]
+
+
+# --------------------------------------------------------------------------- exclusive resources
+
+def test_critical_path_stays_the_resource_free_bound_and_says_when_resources_stretch_it(example):
+    from dataclasses import replace
+
+    shared = example.replace(steps=tuple(replace(s, resources=["staging-cache"]) if s.id in ("S1", "S2") else s
+                                         for s in example.steps))
+    schedule = critical_path(shared)
+    assert schedule.makespan == 29.0 and schedule.contended == (("staging-cache", "S1", "S2"),)
+    assert "'S1' and 'S2' both hold 'staging-cache'" in schedule.note and "may take longer" in schedule.note
+    chained = shared.replace(steps=tuple(replace(s, depends_on=("S0", "S1")) if s.id == "S2" else s
+                                         for s in shared.steps))
+    assert critical_path(chained).contended == () and critical_path(chained).note == ""
+    assert critical_path(example).contended == ()
+
+
+@PROPS
+@given(plans(), st.data())
+def test_contended_names_exactly_the_holders_whose_earliest_intervals_overlap(plan, data):
+    from dataclasses import replace
+
+    plan = plan.replace(steps=[replace(s, resources=data.draw(st.lists(st.sampled_from(["db", "repo"]), max_size=2,
+                                                                     unique=True))) for s in plan.steps])
+    schedule = critical_path(plan)
+    t = schedule.steps
+    overlapping = {res for s in plan.steps for o in plan.steps if s.id < o.id
+                   for res in set(s.resources) & set(o.resources)
+                   if t[s.id].es < t[o.id].ef and t[o.id].es < t[s.id].ef and t[s.id].es < t[s.id].ef
+                   and t[o.id].es < t[o.id].ef}
+    assert {res for res, _, _ in schedule.contended} == overlapping
+    for res, a, b in schedule.contended:
+        assert res in plan.step(a).resources and res in plan.step(b).resources

@@ -29,7 +29,8 @@ from planviz import (
     validate,
 )
 from planviz.checks import context
-from planviz.checks.validation import CODES
+from planviz.checks.validation import CODES, refusal
+from planviz.plan.model import natural_key
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
 from planviz.structure import ancestry
 
@@ -63,6 +64,14 @@ CASES = {
                         {("self_dependency", ("S1",))}, r"depends on itself; remove 'S1' from S1\.depends_on"),
     "cycle": (plan(step("A", depends_on="C"), step("B", depends_on="A"), step("C", depends_on="B"), step("D")), None,
               {("cycle", ("A", "B", "C"))}, r"'A' -> 'B' -> 'C' -> 'A'.*removing a dependency"),
+    "no_steps": (plan(), None, {("no_steps", ())}, r"the plan has no steps.*at least one step"),
+    "dead_end": (plan(step("S1"), step("S2", depends_on="S1"), step("S3", depends_on="S2"),
+                      step("S4", depends_on="S1"), step("END", action="END", depends_on=["S2"], kind="finish")), None,
+                 {("dead_end", ("S3",)), ("dead_end", ("S4",))},
+                 r"step 'S3' never reaches 'END' \(it leaves the route after 'S2'\).*make 'END'.*depend on 'S3'"),
+    "isolated_step": (plan(step("S1"), step("S2"), step("F", action="F", depends_on="S1")), Contract(final="F"),
+                      {("isolated_step", ("S2",))},
+                      r"'S2' has no dependency and nothing depends on it.*never reaches 'F'"),
     "empty_action": (plan(step("S1", action="   ")), None,
                      {("empty_action", ("S1",))}, r"'S1' has an empty action"),
     "no_evidence": (plan(step("S1", expected_evidence="")), None,
@@ -89,10 +98,11 @@ CASES = {
                      {("unknown_tool", ("S1",))}, r"tool 'rm_rf', which the contract's tool registry does not list"),
     "not_permitted": (plan(step("S1", tool="shell")), Contract(tools=TOOLS),
                       {("not_permitted", ("S1",))}, r"'shell', which the contract does not permit"),
-    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B")),
+    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B", check="row there")),
                        Contract(tools=TOOLS, intent="read"),
                        {("outside_intent", ("S1",))}, r"'write_db', which writes, but the contract's intent is read"),
-    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db"), step("X", tool="write_db")),
+    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db", check="c"),
+                               step("X", tool="write_db", check="c")),
                           Contract(tools={"write_db": TOOLS["write_db"], "backup": ToolSpec()}),
                           {("tool_precondition", ("W", "B")), ("tool_precondition", ("X", "B"))},
                           r"'W' calls 'write_db', which needs 'backup' to have run first; 'B' calls 'backup' but "
@@ -104,16 +114,36 @@ CASES = {
                         r"'S2'; add 'S1' to S2\.depends_on"),
     "no_artifact": (plan(step("S1", produces=())), None,
                     {("no_artifact", ("S1",))}, r"'S1' produces no fact.*S1\.produces"),
-    "resource_conflict": (plan(step("S1", resources="db"), step("S2", resources="db"),
-                               step("S3", resources="db", depends_on=["S1", "S2"])), None,
+    "resource_conflict": (plan(step("S1", resources="db", check="c"), step("S2", resources="db", check="c"),
+                               step("S3", resources="db", depends_on=["S1", "S2"], check="c")), None,
                           {("resource_conflict", ("S1", "S2"))},
-                          r"'S1' and 'S2' both hold 'db' and may run in parallel.*add 'S1' to S2\.depends_on"),
+                          r"'S1' and 'S2' both hold 'db' and could run in parallel.*never lets them overlap.*"
+                          r"add 'S1' to S2\.depends_on"),
     "high_risk_unguarded": (plan(step("S1", risk="high", rollback="revert"), step("S2", risk="high",
                                                                               approval="CHG-1", rollback="r")),
                             None, {("high_risk_unguarded", ("S1",))}, r"'S1' is high risk but has no approval"),
     "forbidden_state": (plan(step("S1", produces="tests_deleted")), Contract(forbidden_states=["tests_deleted"]),
                         {("forbidden_state", ("S1",))}, r"'S1' produces 'tests_deleted', a state the contract forbids"),
+    "unsupported_premise": (plan(step("S1", requires="creds"), step("S2", requires="p"), premises=["creds", "p"]),
+                            Contract(given_facts=["p"], obtainable_facts=["S1_done", "S2_done"]),
+                            {("unsupported_premise", ("S1",))},
+                            r"'S1' relies on the premise 'creds', which the contract neither gives nor lets any "
+                            r"step obtain: a plan cannot vouch for its own facts"),
+    "assumed_fact": (plan(step("S1", requires="p"), step("S2", requires="p"),
+                          step("S3", depends_on="S4", requires="q"), step("S4", produces="q"), premises=["p", "q"]),
+                     None, {("assumed_fact", ("S1",)), ("assumed_fact", ("S2",))},
+                     r"'S1' relies on the premise 'p', which nothing gives or checks"),
+    "no_check": (plan(step("S1", resources="db"), step("S2", tool="write_db", depends_on="B"), step("B", tool="backup"),
+                      step("S3", resources="log", check="the log has the line")),
+                 Contract(tools=TOOLS), {("no_check", ("S1",)), ("no_check", ("S2",))},
+                 r"'S2' writes \(write_db\) but has no check.*S2\.check"),
+    "over_budget": (plan(step("N"), step("F", horizon="far", budget={"steps": 1, "duration": 3}, depends_on="N",
+                                        expands_to=[step("F1", duration=2), step("F2", duration=2)])), None,
+                    {("over_budget", ("F", "F1", "F2"))},
+                    r"expansion of 'F' has 2 steps, over its budget of 1 and durations adding up to 4, over its "
+                    r"budget of 3"),
 }
+WARNINGS = {"no_artifact", "assumed_fact", "resource_conflict", "no_check", "over_budget", "dead_end", "isolated_step"}
 
 
 def test_every_code_has_a_case():
@@ -128,8 +158,8 @@ def test_finding_code(code):
     found = report.by_code()[code]
     assert any(re.search(pattern, f.message) for f in found), [f.message for f in found]
     layer = next(layer for layer, codes in CODES.items() if code in codes)
-    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code == "no_artifact" else "error")}
-    assert report.ok is (code == "no_artifact")
+    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code in WARNINGS else "error")}
+    assert report.ok is (code in WARNINGS)
 
 
 def test_everything_at_once():
@@ -213,10 +243,11 @@ def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget,
 def test_without_contract_unmet_requirement_uses_premises():
     p = plan(step("S1", requires=["assumed", "other"]), premises=["assumed"])
     report = validate(p)
-    assert [(f.code, f.steps) for f in report.findings] == [("unmet_requirement", ("S1",))]
-    assert "'other', which no step produces and which is not given" in report.findings[0].message
+    assert [(f.code, f.steps) for f in report.findings] == [("assumed_fact", ("S1",)), ("unmet_requirement", ("S1",))]
+    assert "'other', which no step produces and which is not given" in report.findings[1].message
     assert any("no contract" in s for s in report.skipped)
-    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).ok
+    assert validate(p, Contract(given_facts=["other", "assumed"], obtainable_facts=["S1_done"])).ok
+    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).codes == {"unsupported_premise"}
 
 
 def test_given_facts_satisfy_requirements():
@@ -255,10 +286,10 @@ def test_placeholder_ids_may_contain_dots():
 
 def test_resource_chain_is_fine_and_big_resources_are_checked_as_a_chain():
     n = 260  # above the pairwise limit: consecutive sharers are checked
-    chain = [step(f"S{i}", resources="repo", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
+    chain = [step(f"S{i}", resources="repo", check="c", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
     assert validate(plan(*chain)).ok
-    chain[130] = step("S130", resources="repo", depends_on="S128")  # S129 and S130 now parallel
-    chain[131] = step("S131", resources="repo", depends_on=["S129", "S130"])
+    chain[130] = step("S130", resources="repo", check="c", depends_on="S128")  # S129 and S130 now parallel
+    chain[131] = step("S131", resources="repo", check="c", depends_on=["S129", "S130"])
     report = validate(plan(*chain))
     assert [f.steps for f in report.findings] == [("S129", "S130")]
 
@@ -310,7 +341,7 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
                 out["order_violation"].add((v, (a, b)))
     for u in g:
         for v in g:
-            if u < v and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
+            if natural_key(u) < natural_key(v) and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
                 if u not in anc[v] and v not in anc[u]:
                     out["resource_conflict"].add((u, v))
     return out
@@ -343,7 +374,8 @@ def test_cycle_detection_agrees_with_networkx(p):
     g = to_graph(p)
     cycles = report.by_code().get("cycle", ())
     assert (not cycles) == nx.is_directed_acyclic_graph(g)
-    sccs = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
+    sccs = sorted((sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
+                  key=lambda c: [natural_key(x) for x in c])
     assert [list(f.steps) for f in cycles] == sccs
     for f in cycles:
         assert all(g.has_edge(u, v) for u, v in f.edges)
@@ -524,17 +556,44 @@ def test_evil_action_in_a_message_is_escaped():
 def test_summarize_many_reports():
     reports = [validate(plan(step("A"))), validate(plan(step("A", depends_on="A"), step("B", produces=()))),
                validate(plan(step("A", produces=()), step("B", produces=())))]
-    s = summarize(reports)
+    s = summarize(reports, names=["first", "second", "third"])
     assert (s.plans, s.plans_with_errors) == (3, 1)
     assert dict(s.counts) == {"no_artifact": 3, "self_dependency": 1}
     assert dict(s.plans_by_code) == {"no_artifact": 2, "self_dependency": 1}
     assert s.to_dict() == {"plans": 3, "plans_with_errors": 1, "counts": {"no_artifact": 3, "self_dependency": 1},
                            "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
-                           "severities": {"no_artifact": "warning", "self_dependency": "error"}}
+                           "severities": {"no_artifact": "warning", "self_dependency": "error"},
+                           "failed": [{"index": 1, "id": "second", "errors": ["self_dependency"]}]}
     text = s.to_text().splitlines()
     assert text[0] == "3 plans, 1 with errors"
     assert re.match(r"no_artifact\s+warning\s+3\s+2$", text[2])
     assert re.match(r"self_dependency\s+error\s+1\s+1$", text[3])
+    assert text[4:] == ["failed (record index, id: error codes):", "  1  second: self_dependency"]
+    assert summarize(reports).failed == ((1, "", ("self_dependency",)),)
+
+
+@pytest.mark.parametrize("severities, gravest", [
+    (["info", "warning"], "warning"), (["warning", "info"], "warning"), (["info", "error", "warning"], "error"),
+    (["info"], "info")])
+def test_summary_names_the_gravest_severity_of_a_code(severities, gravest):
+    reports = [Report((Finding("no_evidence", "structure", sev, "m"),)) for sev in severities]
+    assert summarize(reports).severities == {"no_evidence": gravest}
+
+
+@pytest.mark.parametrize("severities, verdict, counts", [
+    ((), "ok: no findings", (0, 0, 0)),
+    (("info",), "ok (1 note)", (0, 0, 1)),
+    (("warning", "info", "info"), "ok (1 warning, 2 notes)", (0, 1, 2)),
+    (("error", "warning", "info"), "not ok: 1 error, 1 warning, 1 note", (1, 1, 1)),
+])
+def test_report_counts_three_severities(severities, verdict, counts):
+    report = Report(tuple(Finding(f"c{i}", "structure", sev, "m") for i, sev in enumerate(severities)))
+    assert report.verdict() == verdict
+    assert (len(report.errors), len(report.warnings), len(report.infos)) == counts
+    data = report.to_dict()
+    assert (data["errors"], data["warnings"], data["infos"]) == counts
+    assert report.ok is (counts[0] == 0)
+    assert [line.split()[0] for line in report.to_text().splitlines()[:-1]] == list(severities)
 
 
 # -- prepare ----------------------------------------------------------------------------------------
@@ -564,9 +623,45 @@ def test_prepare_raises_semantic_error():
     assert info.value.report.codes == {"missing_required"}
 
 
-def test_prepare_lets_static_findings_through_for_the_runtime():
-    p = plan(step("S1", produces="tests_deleted"))
-    assert prepare(p, Contract(forbidden_states=["tests_deleted"])) is p
+@pytest.mark.parametrize("code", ["not_permitted", "outside_intent", "unknown_tool", "high_risk_unguarded",
+                                  "forbidden_step", "forbidden_state", "tool_precondition", "bad_placeholder"])
+def test_prepare_refuses_every_gate_error_with_semantic_error(code):
+    p, contract, _, _ = CASES[code]
+    with pytest.raises(SemanticError, match="does not satisfy its contract") as info:
+        prepare(p, contract)
+    assert code in info.value.report.codes
+    assert refusal(p, contract).code == code
+
+
+@pytest.mark.parametrize("code", ["infeasible_fact", "unsupported_premise"])
+def test_prepare_refuses_facts_no_route_can_have_with_a_planning_failure(code):
+    p, contract, _, _ = CASES[code]
+    out = prepare(p, contract)
+    assert isinstance(out, PlanningFailure) and out.unsatisfiable == (("keys",) if code == "infeasible_fact"
+                                                                       else ("creds",))
+    assert refusal(p, contract).code == code
+
+
+@pytest.mark.parametrize("code", sorted(WARNINGS))
+def test_warnings_never_refuse(code):
+    p, contract, _, _ = CASES[code]
+    assert prepare(p, contract) is p and refusal(p, contract) is None
+
+
+def test_the_gate_refuses_exactly_when_the_report_is_not_ok():
+    for code, (p, contract, _, _) in CASES.items():
+        assert (refusal(p, contract) is None) is validate(p, contract).ok, code
+
+
+def test_a_plan_cannot_vouch_for_its_own_facts():
+    from planviz import examples
+
+    release = examples.load("release_no_credentials")
+    vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
+    report = validate(vouched)
+    assert report.codes == {"unsupported_premise"} and report.findings[0].steps == ("D1",)
+    out = prepare(vouched)
+    assert isinstance(out, PlanningFailure) and out.unsatisfiable == ("deploy_credentials",)
 
 
 # -- grading ----------------------------------------------------------------------------------------
@@ -693,3 +788,17 @@ REPEATED_PLACEHOLDERS = [
 def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places):
     p = plan(step("A"), step("B", depends_on="A", arguments=arguments), step("C"))
     assert sorted(f.where for f in validate(p).findings if f.code == "bad_placeholder") == places
+
+
+# -- ids listed in natural order ------------------------------------------------------------------------------
+
+def test_ids_are_listed_in_natural_order_step_9_before_step_10():
+    ids = [f"step_{i}" for i in (10, 9, 2, 1)]
+    p = plan(*(step(sid, resources="db") for sid in ids), step("END", depends_on=["step_1"], kind="finish"))
+    report = validate(p)
+    assert [f.steps for f in report.by_code()["resource_conflict"]][:3] == [
+        ("step_1", "step_2"), ("step_1", "step_9"), ("step_1", "step_10")]
+    assert [f.steps for f in report.by_code()["isolated_step"]] == [("step_2",), ("step_9",), ("step_10",)]
+    cycle = plan(step("S10", depends_on="S9"), step("S9", depends_on="S10"))
+    assert validate(cycle).by_code()["cycle"][0].steps == ("S9", "S10")
+

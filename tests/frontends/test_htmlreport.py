@@ -189,3 +189,11 @@ def test_pack_unpack_round_trip(svgs):
     chunks, frames = pack_frames(svgs)
     assert unpack_frames(chunks, frames) == svgs
     assert len(set(chunks)) == len(chunks)
+
+
+def test_event_rows_list_ready_steps_naturally():
+    from planviz import Plan, Step, simulate
+    from planviz.frontends.panels import event_row
+
+    run = simulate(Plan("g", [Step(f"S{i}", "s", expected_evidence="e", produces=[f"f{i}"]) for i in (10, 9, 1)]))
+    assert event_row(run, 0)["ready"] == ["S1", "S9", "S10"]

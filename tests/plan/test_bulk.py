@@ -21,8 +21,8 @@ class Text(str):
     """A str subclass: the careful path accepts it, the fast path leaves it to the careful path."""
 
 
-def careful_steps(raw_steps, careful):
-    return tuple(careful(raw, ("steps", i)) for i, raw in enumerate(raw_steps))
+def careful_steps(raw_steps, careful, path=("steps",)):
+    return tuple(careful(raw, path + (i,)) for i, raw in enumerate(raw_steps))
 
 
 def outcome(data):
@@ -65,26 +65,31 @@ _json = st.recursive(_scalar, lambda c: st.one_of(st.lists(c, max_size=3), st.li
 _strings = st.one_of(_text, st.lists(_text, max_size=3), st.lists(_text, max_size=3).map(tuple))
 VALID = {
     "id": st.text(min_size=1, max_size=4), "text": _text, "name": _text, "strings": _strings,
-    "duration": st.one_of(st.integers(0, 2**70), st.floats(0, 1e300), st.just(-0.0)),
+    "duration": st.one_of(st.integers(0, 10**9), st.floats(0, 1e9), st.just(-0.0)),
     "arguments": st.one_of(st.dictionaries(_text, _json, max_size=3),
-                           st.integers(90, 99).map(lambda d: {"x": nested(d)})),
+                           st.integers(90, 97).map(lambda d: {"x": nested(d)})),
     "choice": None,
+    "budget": st.fixed_dictionaries({}, optional={"steps": st.integers(0, 5), "duration": st.integers(0, 9)}),
+    "steps": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["X1", "X2"])}), max_size=2),  # expands_to
 }
 _stranger = st.one_of(st.just(Text("low")), st.just(object()), st.just({"a"}), st.just(MappingProxyType({"a": 1})))
+_surrogate = st.sampled_from(["A\udc00", "\ud800", "é\udfff"])  # not Unicode text: refused by the careful path
 BAD = {
-    "id": st.one_of(st.integers(), st.floats(), st.just(""), st.booleans(), st.just(Text("A")), _stranger),
-    "text": st.one_of(st.integers(), st.booleans(), st.lists(_text, max_size=1), st.floats(), _stranger),
+    "id": st.one_of(st.integers(), st.floats(), st.just(""), st.booleans(), st.just(Text("A")), _stranger, _surrogate),
+    "text": st.one_of(st.integers(), st.booleans(), st.lists(_text, max_size=1), st.floats(), _stranger,
+                      _surrogate),
     "strings": st.one_of(
         st.tuples(st.lists(_text, max_size=2), st.one_of(st.integers(), st.none(), st.just(Text("x")),
                                                           st.lists(_text, max_size=1), st.booleans())).map(
             lambda t: t[0] + [t[1]]),
-        st.integers(), st.dictionaries(_text, _text, max_size=1), st.just(Text("x")), _stranger),
+        st.integers(), st.dictionaries(_text, _text, max_size=1), st.just(Text("x")), _stranger, _surrogate,
+        st.lists(_text, max_size=2).flatmap(lambda good: _surrogate.map(lambda bad: good + [bad]))),
     "duration": st.one_of(st.integers(-10, -1), st.floats(allow_nan=True).filter(lambda f: not 0 <= f < math.inf),
-                          st.booleans(), _text, st.just(10**400), _stranger),
+                          st.booleans(), _text, st.just(10**400), st.just(2e300), _stranger),
     "choice": st.one_of(_text, st.integers(), st.just(Text("low")), st.just("LOW"), _stranger),
     "arguments": st.one_of(
         st.lists(_text, max_size=1), _text, st.just(MappingProxyType({"a": 1})),
-        st.integers(100, 104).map(lambda d: {"x": nested(d)})),
+        st.integers(99, 103).map(lambda d: {"x": nested(d)})),
 }
 
 
@@ -93,7 +98,7 @@ def planted_arguments(draw):
     """Valid arguments with one bad leaf (or one non-string key) somewhere inside."""
     args = draw(st.dictionaries(_text, _json, min_size=1, max_size=3))
     bad = draw(st.sampled_from([math.nan, math.inf, -math.inf, object(), {"x"}, Text("t"), b"x", 1j, {1: "a"},
-                                MappingProxyType({"a": 1})]))
+                                MappingProxyType({"a": 1}), "A\udc00", 10**5000]))
     holder, key = args, draw(st.sampled_from(sorted(args)))
     while isinstance(holder[key], (dict, list)) and holder[key] and draw(st.booleans()):
         holder = holder[key]
@@ -109,6 +114,9 @@ BAD["arguments"] = st.one_of(BAD["arguments"], planted_arguments(), planted_argu
 BAD["name"] = BAD["text"]
 
 
+SIMPLE_KEYS = [k for k in STEP_FIELDS if k != "id" and STEP_FIELDS[k] not in ("budget", "steps")]  # not far steps
+
+
 def good_value(key):
     kind = STEP_FIELDS[key]
     return st.sampled_from(CHOICES[key]) if kind == "choice" else VALID[kind]
@@ -117,7 +125,7 @@ def good_value(key):
 @st.composite
 def good_steps(draw):
     """A step the careful path accepts: an id and any valid form of any other fields (or null)."""
-    keys = draw(st.lists(st.sampled_from([k for k in STEP_FIELDS if k != "id"]), max_size=8, unique=True))
+    keys = draw(st.lists(st.sampled_from(SIMPLE_KEYS), max_size=8, unique=True))
     out = {key: draw(st.one_of(good_value(key), good_value(key), good_value(key), st.none())) for key in keys}
     out["id"] = draw(VALID["id"])
     return draw(st.permutations(list(out.items()))) if draw(st.booleans()) else list(out.items())
@@ -198,3 +206,15 @@ def test_paused_gc_restores_the_collector():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("step", [
+    {"id": "F", "horizon": "far", "budget": {"steps": 3, "duration": 5}},
+    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1", "action": "a"}, {"id": "F2", "depends_on": "F1"}]},
+    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1"}, {"id": 3}]},
+    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1", "requires": ["x", "\udc00"]}]},
+    {"id": "F", "budget": {"steps": -1}},
+])
+def test_far_steps_and_their_expansions_fare_alike(step):
+    fast, slow = both_paths({"goal": "g", "steps": [{"id": "A", "produces": "x"}, step]})
+    assert fast == slow

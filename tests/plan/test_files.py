@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,11 +27,11 @@ from planviz import (
     parse_plans,
     plan_schema,
 )
-from planviz.plan import text as text_module
+from planviz.plan import limits
 from planviz.plan.document import parse_document
 from planviz.plan.fields import PLAN_FIELDS, STEP_FIELDS, TOOLCALL_STEP_FIELDS
 from planviz.plan.files import FORMATS
-from planviz.plan.syntax import MAX_ALIAS_NODES, MAX_DEPTH
+from planviz.plan.limits import MAX_ALIAS_NODES, MAX_DEPTH
 from planviz.plan.text import text_of
 
 from .test_records import plans
@@ -110,7 +108,7 @@ def test_plan_text_given_to_load_plan_says_to_use_parse_plan(text):
 
 
 def test_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(text_module, "MAX_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", 100)
     big = "goal: " + "x" * 200
     with pytest.raises(PlanFormatError, match="larger than the .* cap"):
         parse_plan(big)
@@ -374,7 +372,7 @@ def test_explicit_format_is_used():
 def test_unknown_format_lists_the_valid_ones():
     with pytest.raises(PlanFormatError, match="unknown format 'yaml': expected one of 'planviz', 'toolcall'"):
         parse_plan(PLAN_YAML, format="yaml")
-    assert set(FORMATS) == {"planviz", "toolcall", "taskbench", "llmcompiler", "rewoo", "nestful"}
+    assert set(FORMATS) == {"planviz", "toolcall", "taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval"}
 
 
 def test_planner_text_goes_to_the_importers():
@@ -607,9 +605,8 @@ def test_schema_rejects_what_the_loader_rejects(data):
         load_plan(data)
 
 
-def test_cli_schema_prints_the_schema():
-    out = subprocess.run([sys.executable, "-m", "planviz", "schema"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=60)
+def test_cli_schema_prints_the_schema(cli):
+    out = cli("schema")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == plan_schema()
 
