@@ -36,7 +36,6 @@ from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
 from .model import Contract, Plan
-from .output import write_output
 from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
 from .syntax import FLOAT_PATTERN, show_value
@@ -152,6 +151,8 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
     else:
         raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
     if path is not None:
+        from .output import write_output  # reading plans never needs the writer (nor its random names)
+
         write_output(path, text)
     return text
 
