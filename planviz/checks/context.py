@@ -14,6 +14,7 @@ mean" hints. Findings are built with :func:`finding`.
 
 from __future__ import annotations
 
+import functools
 from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
@@ -44,11 +45,15 @@ class Context:
         self.steps, self.duplicated, self.unknown, self.self_deps = ix.steps, ix.duplicated, ix.unknown, ix.self_deps
         self.parents, self.order, self.pos, self.cyclic_nodes = ix.parents, ix.order, ix.pos, ix.cyclic_nodes
         self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
-        self.one_producer_each = len(self.producer_of) == sum(map(len, map(_produces, ix.steps.values())))
         self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
         self._groups: dict[str, frozenset[str]] = {}
         self._close: dict[str, str | None] = {}
         self._budget = SUGGEST_BUDGET
+
+    @functools.cached_property
+    def one_producer_each(self) -> bool:
+        """True when no fact has two producers (so ``producer_of`` names all of them)."""
+        return len(self.producer_of) == sum(map(len, map(_produces, self.steps.values())))
 
     def producer_group(self, fact: str) -> frozenset[str]:
         """The producers of ``fact`` as one shared frozenset (batched queries group by it)."""

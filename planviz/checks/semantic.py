@@ -176,7 +176,6 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     """unmet_requirement: the ancestor rule, with the producer that is not an ancestor named."""
     parents = cx.parents
     producer = cx.producer_of.get
-    whole = cx.one_producer_each  # then the one producer is the whole group
     pending: list[tuple[str, str]] = []
     queries: list[tuple[frozenset[str] | str, str]] = []
     failing: set[tuple[str, str]] = set()
@@ -200,7 +199,7 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                             continue
                         failing.add((sid, fact))
                     pending.append((sid, fact))
-                    queries.append((one if whole else cx.producer_group(fact), sid))
+                    queries.append((one, sid))
                 continue
             if len(req) > 1:
                 if (sid, fact) in failing:
@@ -210,6 +209,8 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
                           f"add a step producing it to {sid}.depends_on, or list it in premises "
                           f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
+    if queries and not cx.one_producer_each:  # then a fact's group is all its producers, not the one above
+        queries = [(cx.producer_group(fact), sid) for sid, fact in pending]
     answers = ancestor_queries(cx.ix, queries, near=False)  # tier 1 looked at above
     ranked: dict[frozenset[str], list[str]] = {}
     failed = []

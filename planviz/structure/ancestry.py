@@ -40,12 +40,15 @@ from typing import Sequence
 
 from .index import StructureIndex
 
-__all__ = ["ancestor_queries", "MAX_BITS", "EPOCH"]
+__all__ = ["ancestor_queries", "MAX_BITS", "EPOCH", "FEW"]
 
 MAX_BITS = 1 << 14
 """Most groups one sweep follows at once (a waiting step's int is at most MAX_BITS / 8 bytes)."""
 EPOCH = 1024
 """Fewest steps between two reuses of freed bits (each reuse clears them from every waiting step)."""
+FEW = 64
+"""Up to this many groups, a sweep keeps one small int per step instead of reusing bits (and needs no
+successor lists)."""
 
 
 def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] | str, str]], *,
@@ -115,8 +118,7 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     A group ``g`` below ``n`` (the number of steps) is the one step at position ``g``; group ``n + k``
     has members at the positions ``members[k]``, the first at ``first[k]``.
     """
-    _, kids, order, _ = ix.ints()
-    n = len(order)
+    n = len(ix.order)
     asked.sort()
     last = {g: at for at, g, _ in asked}  # group -> its last asker's position
     lo = {g: g if g < n else first[g - n] for g in last}
@@ -126,6 +128,10 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     if extra:
         owners += extra
         owners.sort()
+    if len(groups) <= FEW:
+        _few(ix, asked, groups, owners, answers)
+        return []
+    _, kids, order, _ = ix.ints()
     hi = [0] * (n + len(first))  # as lists, by group: quicker to read in the loop below
     bit = [-1] * (n + len(first))  # group -> its bit while live
     for g, at in last.items():
@@ -191,3 +197,35 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
                         acc[v] = a
         t = stop
     return later
+
+
+def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int], owners: list[tuple[int, int]],
+         answers: list[bool]) -> None:
+    """The sweep for a handful of groups, one bit each, pulled from the dependencies (no successor lists).
+
+    Every step from the first member to the last asker keeps its few bits, a small int each.
+    """
+    order, parents = ix.order, ix.parents
+    bit = {g: 1 << i for i, g in enumerate(groups)}
+    own: dict[int, int] = {}
+    for at, g in owners:
+        own[at] = own.get(at, 0) | bit[g]
+    asks: dict[int, list[tuple[int, int]]] = {}
+    for at, g, qi in asked:
+        asks.setdefault(at, []).append((qi, bit[g]))
+    carried: dict[str, int] = {}
+    get = carried.get
+    for t in range(owners[0][0], asked[-1][0] + 1):
+        u = order[t]
+        a = 0
+        for p in parents[u]:
+            b = get(p)
+            if b:
+                a |= b
+        if t in asks:
+            for qi, mask in asks[t]:
+                if a & mask:
+                    answers[qi] = True
+        a |= own.get(t, 0)
+        if a:
+            carried[u] = a

@@ -137,29 +137,18 @@ class StructureIndex:
             self._ints = (keys, kids, [at[k] for k in self.order], [len(ps) for ps in self.parents.values()])
 
     def _in_file_order(self) -> bool:
-        """The common case, checked cheaply: known ids, every dependency listed earlier in the file.
-
-        The integer form (successor lists) is built in the same pass: every
-        schedule and the ancestor sweep of validation need it, and a second
-        pass over the dependencies would cost more than the appends.
-        """
+        """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
         steps = self.steps
-        keys = list(steps)
-        pos = dict(zip(keys, range(len(keys))))
-        kids: list[list[int]] = [[] for _ in keys]
-        deps = list(map(_deps, steps.values()))
+        pos = dict(zip(steps, range(len(steps))))
         try:
-            for i, ds in enumerate(deps):
-                for p in ds:
-                    j = pos[p]
-                    if j >= i:
+            for i, deps in enumerate(map(_deps, steps.values())):
+                for p in deps:
+                    if pos[p] >= i:
                         return False
-                    kids[j].append(i)
         except KeyError:
             return False
-        self.parents = dict(zip(keys, deps))
-        self.order, self.pos, self.cyclic_nodes = keys, pos, []
-        self._ints = (keys, kids, list(range(len(keys))), list(map(len, deps)))
+        self.parents = dict(zip(steps, map(_deps, steps.values())))
+        self.order, self.pos, self.cyclic_nodes = list(steps), pos, []
         return True
 
     def _sort_raw(self) -> bool:

@@ -383,7 +383,7 @@ def test_cycle_detection_agrees_with_networkx(p):
         assert len({u for u, _ in f.edges}) == len(f.edges)  # a simple cycle
 
 
-@pytest.mark.parametrize("tier", ["default", "bitsets"])
+@pytest.mark.parametrize("tier", ["default", "bitsets", "few"])
 @settings(max_examples=60, deadline=None)
 @given(p=random_plans(acyclic=True))
 def test_ancestor_rule_agrees_with_networkx(tier, p):
@@ -391,6 +391,9 @@ def test_ancestor_rule_agrees_with_networkx(tier, p):
         if tier == "bitsets":  # two bits, reused at every step: far questions take several sweeps
             mp.setattr(ancestry, "MAX_BITS", 2)
             mp.setattr(ancestry, "EPOCH", 1)
+            mp.setattr(ancestry, "FEW", 0)
+        elif tier == "few":  # every sweep pulls one bit per group from the dependencies
+            mp.setattr(ancestry, "FEW", 10**9)
         report = validate(p, CONTRACT)
     assert observed(report, CONTRACT) == naive(p, CONTRACT)
 
@@ -427,7 +430,7 @@ def far_fact_plans(draw):
     return Plan("g", steps)
 
 
-@pytest.mark.parametrize("tier", ["default", "bitsets"])
+@pytest.mark.parametrize("tier", ["default", "bitsets", "few"])
 @settings(max_examples=40, deadline=None)
 @given(p=far_fact_plans())
 def test_facts_from_far_up_agree_with_networkx(tier, p):
@@ -435,6 +438,9 @@ def test_facts_from_far_up_agree_with_networkx(tier, p):
         if tier == "bitsets":
             mp.setattr(ancestry, "MAX_BITS", 3)
             mp.setattr(ancestry, "EPOCH", 2)
+            mp.setattr(ancestry, "FEW", 0)
+        elif tier == "few":
+            mp.setattr(ancestry, "FEW", 10**9)
         report = validate(p, CONTRACT)
     assert observed(report, CONTRACT)["unmet_requirement"] == naive(p, CONTRACT)["unmet_requirement"]
 

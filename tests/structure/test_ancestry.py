@@ -1,4 +1,5 @@
-"""Batched ancestor queries against NetworkX: every tier, bit reuse, several sweeps, any file order."""
+"""Batched ancestor queries against NetworkX: every tier, bit reuse, several sweeps, the few-groups sweep, any
+file order."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from planviz import Plan, Step, to_graph
 from planviz.structure import ancestry
 from planviz.structure.index import structure_index
 
-# (MAX_BITS, EPOCH): the defaults; one bit (every group waits for its own sweep); bits reused at every step
-LIMITS = [(ancestry.MAX_BITS, ancestry.EPOCH), (1, 1), (2, 1), (3, 5)]
+# (MAX_BITS, EPOCH, FEW): the defaults; one bit (every group waits for its own sweep); bits reused at every
+# step; every sweep pulling one bit per group from the dependencies
+LIMITS = [(ancestry.MAX_BITS, ancestry.EPOCH, ancestry.FEW), (1, 1, 0), (2, 1, 0), (3, 5, 0), (1, 1, 10**9)]
 
 
 def oracle(g: nx.DiGraph, queries):
@@ -26,6 +28,7 @@ def asked(plan: Plan, queries, limits=None, near=True):
         if limits is not None:
             mp.setattr(ancestry, "MAX_BITS", limits[0])
             mp.setattr(ancestry, "EPOCH", limits[1])
+            mp.setattr(ancestry, "FEW", limits[2])
         return ancestry.ancestor_queries(structure_index(plan), queries, near=near)
 
 
@@ -103,4 +106,4 @@ def test_plans_with_duplicates_and_self_dependencies_are_answered_on_their_first
     plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on=["A", "B"]), Step("C", "c", depends_on="B"),
                       Step("A", "again", depends_on="C")])
     queries = [(frozenset("A"), "C"), (frozenset("C"), "A"), (frozenset("B"), "B"), (frozenset(), "C")]
-    assert asked(plan, queries) == asked(plan, queries, (1, 1)) == [True, False, False, False]
+    assert asked(plan, queries) == asked(plan, queries, (1, 1, 0)) == [True, False, False, False]
