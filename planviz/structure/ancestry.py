@@ -19,7 +19,8 @@ ancestor sets (O(V^2) memory). A query is answered in two tiers:
    bits are cleared from the steps still waiting (at most once per ``EPOCH``
    steps, or per as many steps as are waiting), so that work stays linear.
    At most ``MAX_BITS`` groups are live in one sweep; the rest wait for
-   another sweep.
+   another sweep. Up to ``FEW`` groups, the sweep is simpler: each step
+   pulls its dependencies' bits and keeps them (a small int per step).
 
 Time is O(V + E) per sweep plus the int operations (each O(live groups / 64)
 machine words); memory is the waiting steps' ints, at most
