@@ -142,6 +142,20 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert "refused: the plan is refused before step 1: outside_intent (R4)" in text
     assert "refused by: outside_intent" in text
     assert "'R4' failed (outside_intent): the tool call was refused" in text
+    # which layers stop prepare: any error, and how it refuses
+    for name, gate, why in [("cycle", "SchemaError", "structure cycle"),
+                            ("release", "PlanningFailure", "feasibility infeasible_fact"),
+                            ("forgot S2 -> S3", "SemanticError", "semantics unmet_requirement"),
+                            ("resource clash", "SemanticError", "static high_risk_unguarded"),
+                            ("fixed", "runs", "(warnings at most)")]:
+        assert re.search(rf"^{re.escape(name)}\s+{gate}\s+{re.escape(why)}$", text, re.M), name
+    # recall 1.0 with three order violations against 0.5 with none
+    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
+           "diagnose < patch, patch < verify" in text
+    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
+           "order violations: (none)" in text
+    # the real outputs ship with the package: the cells run in a clone and on Binder
+    assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
 
 
 def test_critical_path_notebook_prints_29_of_32(executed):
