@@ -184,6 +184,24 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
     assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
     assert "warning over_budget" in text and "-> approval_denied" in text
+    # the identity rule and redundant work after a replan
+    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
+    assert "redundant (facts already held): S1.v2, S2.v2" in text
+    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
+    # direct, workflow and planner side by side on the same fault, for slides
+    assert "image/gif" in mimetypes(nb)
+    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
+
+
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "06_is_planning_worth_it.ipynb"])
+def test_user_facing_text_says_voided(name):
+    """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
+    status, event kind or field), in backquotes or in a code cell."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    prose = "\n".join(re.sub(r"`[^`]*`", "", c.source) for c in nb.cells if c.cell_type == "markdown")
+    printed = "\n".join(re.findall(r"print\(f?\"([^\"]*)\"", "\n".join(c.source for c in nb.cells
+                                                                         if c.cell_type == "code")))
+    assert not re.search(r"invalidat", prose + re.sub(r"\{[^}]*\}", "", printed), re.I)
 
 
 def _svgs(nb: nbformat.NotebookNode) -> list[ET.Element]:
