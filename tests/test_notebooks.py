@@ -263,14 +263,20 @@ def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
 
 
 def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
-    text = text_of(executed("06_is_planning_worth_it.ipynb"))
+    nb = executed("06_is_planning_worth_it.ipynb")
+    text = text_of(nb)
     for word in ("direct", "workflow", "planner", "tool_calls", "model_calls", "recovery_distance"):
         assert word in text
     # the adaptive direct agent stops on the false premise too; the fixed workflow does not look
-    assert re.search(r"^S0:premise_false\s+premise_failed \(1\)\s+plan_complete \(5\)\s+"
-                     r"premise_failed \(1\)$", text, re.M)
+    assert re.search(r"^S0:premise_false\s+premise_failed \(1/1\)\s+plan_complete \(5/0\)\s+"
+                     r"premise_failed \(1/1\)$", text, re.M)
+    # without the graph, the direct agent calls two steps whose preconditions never held
+    assert "precondition_errors=2, duplicate_steps=0, replans=0, recovery_distance=0, critical_path_delay=None, " \
+           "tool_calls=5, model_calls=5, time=32.0), attribution='executor'" in text
     assert "attribution='contract'" in text  # the release refusal: a correct refusal, not a planner defect
-    assert "replan_limit" in text  # the structural side effect: more tool calls, still failed
+    assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
+    assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
+    assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):

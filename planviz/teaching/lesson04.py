@@ -26,6 +26,7 @@ from ..runs.measures import metrics
 from ..runs.revision import redundant_work
 from ..runs.simulation import simulate
 from .agreement import as_id_set
+from .answers import stop_reason
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
@@ -188,7 +189,7 @@ def _replan_verdict(ex: str, run: Run, how: str) -> Feedback:
     if redundant:
         return wrong(ex, f"the revision redoes work whose facts are already held: {', '.join(redundant)}", how)
     if run.outcome != "plan_complete":
-        return wrong(ex, f"the run ends {run.outcome}: {stop.message}", how)
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
     m = metrics(run)
     return right(ex, f"the run completes at t={run.time:g} with {m.duplicate_steps} repeated step(s), only the "
                      "voided ones. Completed ids keep their meaning, and a revision redoes only what the failure "
@@ -211,7 +212,7 @@ def check_exercise_6(steps: Any = None) -> Feedback:
         return wrong(ex, f"that expansion cannot be used: {exc}", how)
     over = [f for f in run.plan.import_findings if f.code == "over_budget"]
     if run.outcome != "plan_complete":
-        return wrong(ex, f"the run ends {run.outcome}: {run.events[-1].message}", how)
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
     if over:
         return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
     promised = [f for f in far.step("F2").produces if f not in run.state.facts]
