@@ -29,6 +29,7 @@ EXPECTED = (
     "05_debugging_a_failed_run.ipynb",
     "06_is_planning_worth_it.ipynb",
     "07_debugging_a_real_trace.ipynb",
+    "08_capstone_past_due_account.ipynb",
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -288,6 +289,23 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert "first divergence: event 4" in text
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
     assert (ROOT / "out" / "07_real_trace" / "two_runs.html").is_file()
+
+
+def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and_the_cap(executed):
+    nb = executed("08_capstone_past_due_account.ipynb")
+    text = text_of(nb)
+    # the permission failure: refused before step 1 by the planner, met at step 4 by the direct agent
+    assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text
+    assert "'step_4' failed (outside_intent): the tool call was refused" in text
+    assert re.search(r"^read-only request\s+step_failed 5/5 pe=1\s+step_failed 4/0 pe=0\s+refused 0/1 pe=0$", text, re.M)
+    # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
+    assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
+    assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",
+                     text, re.M)
+    # the replan cap
+    assert "replan_limit: a revision is needed but the run already made 2 (max_replans=2)" in text
+    assert re.search(r"^collections hold\s+step_failed 5/5 pe=2\s+step_failed 3/0 pe=0\s+replan_limit 7/3 pe=0$", text, re.M)
+    assert "image/gif" in mimetypes(nb)
 
 
 # --- exercises: every check is called in its notebook, and every solution passes its check -------------------

@@ -61,7 +61,7 @@ def traces() -> list[str]:
     """The names of the bundled sample traces of real agents (see ``traces/README.md`` for their source and licence).
 
     >>> traces()
-    ['any-agent_OPENAI_trace', 'langgraph_docs_get_state_history_example']
+    ['any-agent_LANGCHAIN_trace', 'any-agent_OPENAI_trace', 'langgraph_docs_get_state_history_example']
     """
     return sorted(p.stem for p in (_folder() / "traces").glob("*/*.json"))
 

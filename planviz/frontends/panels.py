@@ -21,11 +21,13 @@ from ..plan.model import natural_key
 from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
+from ..pictures.style import LEGEND_TEXT, LOOKS
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "list_html",
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "metrics_html",
+           "fault_html", "legend_html", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
@@ -80,6 +82,41 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
             value = f"{value:.3g}"
         out.append((name.replace("_", " "), str(value)))
     return out
+
+
+def metrics_html(run: Any) -> str:
+    """The metrics of ``run`` as a small table."""
+    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
+    return f'<table class="pv-log"><tbody>{rows}</tbody></table>'
+
+
+def fault_html(faults: Sequence[Any], run: Any, error: str = "") -> str:
+    """What the injected faults did to ``run`` (voided, kept, outcome), or an ``error`` to show instead."""
+    if error:
+        return f'<span class="pv-error">{escape(error)}</span>'
+    if not faults:
+        return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
+    voided = sorted({s for e in run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+    kept = sorted({s for e in run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
+    return (f'<span class="pv-scope">faults: {escape(", ".join(str(f) for f in faults))}<br>voided: '
+            f'{escape(", ".join(voided) or "(none)")}<br>kept: {escape(", ".join(kept) or "(none)")}<br>'
+            f'outcome: {escape(str(run.outcome))}</span>')
+
+
+def legend_html(keys: Iterable[str]) -> str:
+    """A legend of the looks ``keys`` (a diagram's ``legend``: what is on screen), one swatch per look drawn
+    with its fill, outline colour, width and dash."""
+    items = []
+    for key in keys:
+        look = LOOKS[key]
+        style = "double" if look.double else look.dash or "solid"
+        width = 4 if look.double else max(1, round(look.penwidth))
+        items.append(f'<li class="pv-legend-{key}"><span class="pv-swatch" style="display:inline-block;'
+                     f'width:22px;height:12px;margin-right:6px;vertical-align:middle;border-radius:3px;'
+                     f'background:{look.fill};border:{width}px {style} {look.stroke}"></span>'
+                     f'{escape(LEGEND_TEXT[key])}</li>')
+    return ('<ul class="pv-legend" style="list-style:none;margin:0;padding:0;font-size:12px;line-height:2">'
+            + "".join(items) + "</ul>") if items else ""
 
 
 def list_html(items: Iterable[str]) -> str:
