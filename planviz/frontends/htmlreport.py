@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
+from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
 from .panels import event_row, frame_svg, metrics_rows, plan_of
 
@@ -120,7 +121,7 @@ def report_html(run: Any, path: str | Path) -> Path:
         gantt = gantt_svg(run, critical_path(first), now=0.0, unit=unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="empty">no timeline: {escape(str(exc))}</p>'
-    path.write_text(_page(first.goal, run.outcome, data, gantt, metrics_rows(run)), encoding="utf-8")
+    write_output(path, _page(first.goal, run.outcome, data, gantt, metrics_rows(run)))
     return path
 
 

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import STATUSES, Contract, Finding, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from ..plan.output import open_output
 from ..plan.syntax import show_value
 from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation, Run, state_from_events
 from .fault import Fault
@@ -134,7 +135,7 @@ def run_to_lines(run: Run) -> list[str]:
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8)."""
-    with open(path, "w", encoding="utf-8") as fh:
+    with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
 
