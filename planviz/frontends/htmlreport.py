@@ -3,7 +3,9 @@
 ``report_html(run, path)`` writes a page with the diagram of every frame, a
 stepper (first/previous/play/next/last, a slider, arrow keys, Home/End), the
 event log, the current facts and ready set, a timeline of the run against the
-critical path and the metrics. It needs no kernel and no network: no CDN, no
+critical path and the metrics. "fit width" (the default) shrinks a wide picture
+to the page but never its text below 9 pixels (:func:`~planviz.frontends.panels.legible_width`):
+a bigger plan scrolls instead. It needs no kernel and no network: no CDN, no
 external file; a restrictive Content-Security-Policy allows only the page's
 own inline script (by its sha256 hash), inline styles and ``data:`` images.
 
@@ -37,7 +39,7 @@ from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
 from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
-from .panels import event_row, frame_svg, metrics_rows, plan_of
+from .panels import event_row, frame_svg, legible_width, metrics_rows, plan_of
 
 __all__ = ["report_html", "pack_frames", "unpack_frames", "script_json"]
 
@@ -113,10 +115,15 @@ def report_html(run: Any, path: str | Path) -> Path:
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "
                            "simulate or record at least one event first")
-    chunks, frames = pack_frames([frame_svg(run, i) for i in range(len(run.events))])
+    svgs = [frame_svg(run, i) for i in range(len(run.events))]
+    chunks, frames = pack_frames(svgs)
     first = run.plans[0] if run.plans else plan_of(run, 0)
     unit = first.time_unit
-    data = {"chunks": chunks, "frames": frames, "events": [event_row(run, i) for i in range(len(run.events))], "unit": unit}
+    events = [event_row(run, i) for i in range(len(run.events))]
+    legible = {}  # plan version -> the narrowest width "fit width" may shrink its picture to
+    for e, svg in zip(events, svgs):
+        legible.setdefault(str(e["version"]), legible_width(svg))
+    data = {"chunks": chunks, "frames": frames, "events": events, "unit": unit, "legible": legible}
     try:
         gantt = gantt_svg(run, critical_path(first), now=0.0, unit=unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
@@ -186,7 +193,7 @@ def _log_rows(events: Sequence[dict]) -> str:
 
 _STYLE = """
 :root { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a; }
-body { margin: 0 auto; max-width: 1200px; padding: 12px 16px; }
+body { margin: 0 auto; max-width: 1600px; padding: 12px 16px; }
 h1 { font-size: 1.25rem; margin: 0 0 4px; }
 h2 { font-size: 0.95rem; margin: 0 0 6px; }
 header p { margin: 0 0 10px; color: #444; }
@@ -198,7 +205,7 @@ header p { margin: 0 0 10px; color: #444; }
 #pv-slider { flex: 1; min-width: 200px; }
 .caption { margin: 6px 0; min-height: 1.3em; }
 .caption b { font-weight: 600; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) 300px; gap: 12px; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) 260px; gap: 12px; }
 .diagram { border: 1px solid #ddd; overflow: auto; max-height: 62vh; background: #fff; }
 .diagram.fit svg { max-width: 100%; height: auto; }
 .panels section { margin-bottom: 10px; }
@@ -256,6 +263,8 @@ _SCRIPT = """
     index = Math.max(0, Math.min(n - 1, i));
     var e = data.events[index];
     diagram.innerHTML = frames[index].map(function (c) { return data.chunks[c]; }).join('');
+    var svg = diagram.querySelector('svg');  // fit width shrinks the picture, never its text below 9 px: then it scrolls
+    if (svg) { svg.style.minWidth = (data.legible[String(e.version)] || 0) + 'px'; }
     slider.value = String(index);
     var cap = $('pv-caption'); cap.textContent = '';
     var b = document.createElement('b');

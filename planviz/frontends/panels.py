@@ -12,6 +12,7 @@ ipywidgets.
 
 from __future__ import annotations
 
+import math
 import re
 from html import escape
 from typing import Any, Iterable, Sequence
@@ -26,13 +27,17 @@ from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "metrics_html",
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row", "metrics_rows", "metrics_html",
            "fault_html", "legend_html", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
 
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_VIEWBOX = re.compile(r'<svg\b[^>]*?\bviewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+"')
+_FONT_SIZE = re.compile(r'\bfont-size="([0-9.]+)"')
+#: The smallest text a picture shown in a page may have, in CSS pixels: below it, shrink no further and scroll.
+LEGIBLE_PX = 9.0
 
 
 def plan_of(run: Any, index: int) -> Any:
@@ -60,6 +65,23 @@ def frame_svg(run: Any, index: int, **options: Any) -> str:
 def inline_svg(svg: str) -> str:
     """The SVG without its XML prolog, to sit inside HTML."""
     return _PROLOG.sub("", svg, count=1)
+
+
+def legible_width(svg: str, smallest: float = LEGIBLE_PX) -> int:
+    """The narrowest width (CSS pixels) at which every text of ``svg`` still shows at ``smallest`` pixels or
+    more: a page that fits a picture to its width stops shrinking there and scrolls instead.
+
+    >>> from planviz import examples, render
+    >>> svg = render(examples.load("cache_isolation")).svg
+    >>> width = legible_width(svg)
+    >>> 0 < width < float(_VIEWBOX.search(svg).group(1)) * 4 / 3  # narrower than its natural size (1 pt = 4/3 px)
+    True
+    """
+    box = _VIEWBOX.search(svg)
+    sizes = [float(x) for x in _FONT_SIZE.findall(svg) if float(x) > 0]
+    if box is None or not sizes:
+        return 0
+    return math.ceil(float(box.group(1)) * smallest / min(sizes))
 
 
 def event_row(run: Run, index: int) -> dict:

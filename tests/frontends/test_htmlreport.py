@@ -197,3 +197,15 @@ def test_event_rows_list_ready_steps_naturally():
 
     run = simulate(Plan("g", [Step(f"S{i}", "s", expected_evidence="e", produces=[f"f{i}"]) for i in (10, 9, 1)]))
     assert event_row(run, 0)["ready"] == ["S1", "S9", "S10"]
+
+
+def test_fit_width_knows_how_narrow_each_plan_version_may_get(failed_run, tmp_path):
+    """One legible width per plan version (a replan lays the plan out anew), each the width at which the
+    version's smallest text shows at 9 pixels."""
+    from planviz.frontends.panels import frame_svg, legible_width
+
+    data = _data(report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8"))
+    versions = {str(e["version"]): e["index"] for e in reversed(data["events"])}  # the first event of each
+    assert set(data["legible"]) == set(versions) == {"1", "2"}
+    for version, index in versions.items():
+        assert data["legible"][version] == legible_width(frame_svg(failed_run, index)) > 0
