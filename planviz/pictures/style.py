@@ -80,14 +80,12 @@ class Mark:
 
 
 def run_looks(run: Run) -> frozenset[str]:
-    """The status looks some frame of a run uses: its legend lists those, not all nine."""
-    seen: set[str] = set()
-    for i in range(len(run.events)):
-        frame = run.frame(i)
-        seen.update(frame.statuses.values())
-        seen |= {"invalidated"} if frame.voided else set()
-        seen |= {"kept"} if frame.kept else set()
-        seen |= {"conflict"} if frame.conflicted else set()
+    """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
+    seen = set(run.statuses_seen())
+    events = run.events
+    seen |= {"invalidated"} if any(e.kind == "invalidate" and e.voided for e in events) else set()
+    seen |= {"kept"} if any(e.kind == "invalidate" and e.kept for e in events) else set()
+    seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 

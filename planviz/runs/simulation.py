@@ -71,6 +71,7 @@ from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.lineage import lineage_roots, versions
 from ..plan.model import Contract, Plan, Step
+from ..structure.index import paused_gc
 from .events import ExecutionState, Observation, Run, negation
 from .fault import Fault
 from .machine import Machine
@@ -181,28 +182,34 @@ class _Simulation:
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
         self.replans = 0
+        self.clean: dict[tuple[str, tuple[str, ...]], Observation] = {}
 
     def run(self) -> Run:
         m = self.m
-        m.propose(self.plan)
-        why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
-        if why is not None:
-            m.stop("refused", f"the plan is refused before anything runs: {why}")
-        elif self.strategy == "direct":
-            self._direct()
-        else:
-            self._scheduled()
-        return m.run(self.strategy, self.faults)
+        with paused_gc():  # many small acyclic objects: no full collections of the heap while they pile up
+            why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
+            m.propose(self.plan, feasible=self.strategy == "planner" and why is None)
+            if why is not None:
+                m.stop("refused", f"the plan is refused before anything runs: {why}")
+            elif self.strategy == "direct":
+                self._direct()
+            else:
+                self._scheduled()
+            return m.run(self.strategy, self.faults)
 
     # ----------------------------------------------------------- faults
     def _observe(self, step: Step) -> Observation:
         """The observation of one attempt of ``step``: the first fault naming it (or its original) with
         attempts left, else a clean success."""
-        produced = frozenset(step.produces)
         names = (step.id, self.root.get(step.id, step.id))
         hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0 and f.step in names), None)
-        if hit is None:
-            return Observation(True, produced)
+        if hit is None:  # a clean success: one shared (immutable) observation per step
+            key = (step.id, step.produces)
+            clean = self.clean.get(key)
+            if clean is None:
+                clean = self.clean[key] = Observation(True, frozenset(step.produces))
+            return clean
+        produced = frozenset(step.produces)
         self.left[hit] -= 1
         fault, fact = self.faults[hit], self.fact_of[hit]
         data = {"fault": str(fault)}
@@ -283,12 +290,13 @@ class _Simulation:
         new_conflicts = m.conflicts[before:]
         if planner:
             premises = set(self.plan.premises)
-            false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises})
+            false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises}
+                           ) if premises else ()
             if false:
                 m.stop("premise_failed", f"{sid!r} falsified the premise {false[0]!r}; stopping before more work "
                        "is spent", sid)
                 return
-            forbidden = sorted(obs.facts & set(self.limits.forbidden_states))
+            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return

@@ -75,8 +75,9 @@ def test_buttons_and_slider_move_through_the_events(ex):
 
 
 def test_each_frame_shows_that_events_statuses_and_panels(ex):
-    for i, event in enumerate(ex.run.events):
+    for i in range(len(ex.run.events)):
         ex.index = i
+        event = ex.run.frame(i)
         for step, st in event.statuses.items():
             assert status(ex.svg, step) == st, (i, step)
         assert items(ex.facts_panel.value) == (sorted(event.facts) or ["(none)"])

@@ -136,7 +136,7 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # shown, escaped, in the log and title
     data = _data(text)
     assert any(HOSTILE in e["message"] or any(HOSTILE in f for f in e["facts"]) for e in data["events"])
-    assert data["events"][-1]["facts"] == sorted(run.events[-1].facts)
+    assert data["events"][-1]["facts"] == sorted(run.frame(-1).facts)
 
 
 def test_report_of_an_empty_run_says_why(tmp_path, cache_plan):
