@@ -24,7 +24,7 @@ from ..runs.events import Frame, Run
 from .escape import escape_label
 
 __all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
-           "tip"]
+           "tip", "slot_value"]
 
 
 @dataclass(frozen=True)
@@ -113,13 +113,14 @@ def step_tooltip(step: Any) -> list[str]:
 
 
 def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
-                findings: tuple) -> dict[str, Mark]:
+                findings: tuple, ids: Iterable[str] | None = None) -> dict[str, Mark]:
+    """The mark of each step (of ``ids`` only, when given) in ``frame`` (None: the plan alone)."""
     by_step: dict[str, list] = {}
     for f in findings:
         for sid in f.steps:
             by_step.setdefault(sid, []).append(f)
     marks = {}
-    for sid in dict.fromkeys(plan.ids):
+    for sid in dict.fromkeys(plan.ids) if ids is None else ids:
         step = plan.step(sid)
         classes: list[str] = []
         tooltip: list[str] = []
@@ -179,6 +180,32 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
         marks[(u, v)] = Mark(tuple(classes), look, tooltip)
     return marks
+
+
+_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
+
+
+def slot_value(kind: str, m: Mark, base_tip: str) -> str:
+    """What one slot of a frame template (:func:`~planviz.pictures.layout.frame_template`) holds for a node or
+    edge with mark ``m``: its class, a colour, width or dash of its outline, its status word or its tooltip
+    (``base_tip`` plus the mark's extra lines). Not yet escaped for SVG text.
+
+    >>> slot_value("fill", Mark(("status-done",), LOOKS["done"], ()), ""), slot_value("class", Mark(("x",), LOOKS["done"], ()), "")
+    ('#C2E8DA', 'node x')
+    """
+    look = m.look
+    if kind in ("class", "edge-class"):
+        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
+    if kind in ("tooltip", "edge-tooltip"):
+        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
+    kind = kind.removeprefix("edge-")
+    if kind == "outer-stroke":
+        return look.stroke if look.double else "none"
+    if kind.endswith("stroke-dasharray"):
+        return _DASH_SVG.get(look.dash) or "none"
+    if kind.endswith("stroke-width"):
+        return num(look.penwidth)
+    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
 
 
 def node_attrs(look: Look, classes: Iterable[str], tooltip: str) -> dict[str, object]:

@@ -19,7 +19,7 @@ from typing import AbstractSet, Any, Iterable, Mapping
 from ..errors import FrameIndexError, SimulationError
 from ..plan.model import Contract, Plan
 from .fault import Fault
-from .frames import FrameStore
+from .frames import FrameDelta, FrameStore
 
 __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run", "state_from_events", "negation",
            "EVENT_KINDS", "OUTCOMES"]
@@ -261,31 +261,27 @@ class Run:
         e = self.events[index]
         return Frame(index, e.time, e.plan_version, *self._store.views(index))
 
-    def changed(self, index: int) -> frozenset[str]:
-        """The steps whose look may differ between frame ``index - 1`` and frame ``index`` of the same plan
-        version (status, voided, kept, conflicted); every step of the version at its first frame.
+    def delta(self, index: int) -> FrameDelta:
+        """What changed from frame ``index - 1`` to frame ``index``: the steps to restyle, the facts that
+        came and went, the steps that became or stopped being ready (see :class:`~planviz.runs.frames.FrameDelta`).
 
-        A viewer stepping forward restyles only these.
+        A viewer stepping forward updates only these.
 
         >>> from planviz import examples, simulate
         >>> run = simulate(examples.load("cache_isolation"))
-        >>> sorted(run.changed(1)), run.events[1].kind
-        (['S0'], 'start')
+        >>> d = run.delta(2)
+        >>> run.events[2].kind, sorted(d.steps), sorted(d.gained), sorted(d.ready_in), sorted(d.ready_out)
+        ('complete', ['S0', 'S1', 'S2'], ['leak_reproduced'], ['S1', 'S2'], [])
         """
         frame = self.frame(index)
-        e = self.events[frame.index]
-        if frame.index == 0 or self.events[frame.index - 1].plan_version != e.plan_version:
-            return frozenset(frame.statuses)
-        out = set(e.changes)
-        if e.kind == "invalidate":
-            before = self.frame(frame.index - 1)
-            out |= (before.voided ^ frame.voided) | (before.kept ^ frame.kept)
-        elif e.kind == "conflict" and e.step in frame.statuses:
-            out.add(e.step)
-        return frozenset(out)
+        return self._store.delta(frame.index, self.events[frame.index])
 
     def statuses_seen(self) -> frozenset[str]:
-        """Every status some frame of the run shows (in one pass over the changes, not the frames)."""
+        """Every status some frame of the run shows (one pass over the changes, not the frames, done once)."""
+        return self._seen
+
+    @functools.cached_property
+    def _seen(self) -> frozenset[str]:
         return frozenset(v for e in self.events for v in e.changes.values())
 
     @property

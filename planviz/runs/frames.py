@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Set
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..errors import SimulationError
 
-__all__ = ["FrameStore", "StatusView", "SetView"]
+__all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -50,6 +51,27 @@ class _Segment:
         self.hist: dict[str, tuple[list[int], list[str]]] = {}
         self.first_conflict: dict[str, int] = {}
         self.conflict_at: list[int] = []
+
+
+@dataclass(frozen=True)
+class FrameDelta:
+    """What changed from frame ``index - 1`` to frame ``index`` of a run (:meth:`planviz.Run.delta`).
+
+    ``new_version``: frame ``index`` is the first of its plan version (or of
+    the run); ``steps`` are then every step of that version, else the steps
+    whose status, voided, kept or conflict mark may differ, so a viewer
+    stepping forward restyles only those. ``gained``/``lost`` are the facts
+    that came and went, ``ready_in``/``ready_out`` the steps that became and
+    stopped being ready.
+    """
+
+    index: int
+    new_version: bool
+    steps: frozenset[str]
+    gained: frozenset[str]
+    lost: frozenset[str]
+    ready_in: frozenset[str]
+    ready_out: frozenset[str]
 
 
 class FrameStore:
@@ -117,6 +139,30 @@ class FrameStore:
         self._marks.append(marks)
         self._nfacts.append(len(self._held))
         self._nready.append(self._ready)
+
+    def delta(self, i: int, event: Any) -> FrameDelta:
+        """What changed from frame ``i - 1`` to frame ``i`` (``event`` is event ``i``)."""
+        seg = self._segments[bisect_right(self._starts, i) - 1]
+        if seg.start == i:
+            ready = frozenset(self.views(i)[2])
+            before = frozenset(self.views(i - 1)[2]) if i else frozenset()
+            return FrameDelta(i, True, frozenset(seg.hist), frozenset(event.gained), frozenset(event.lost),
+                              ready - before, before - ready)
+        steps, ready_in, ready_out = set(event.changes), set(), set()
+        for sid, new in event.changes.items():
+            at, values = seg.hist[sid]
+            old = values[bisect_right(at, i - 1) - 1]
+            if new == "ready" and old != "ready":
+                ready_in.add(sid)
+            elif old == "ready" and new != "ready":
+                ready_out.add(sid)
+        (voided, kept), (was_voided, was_kept) = self._marks[i], self._marks[i - 1]
+        if voided is not was_voided or kept is not was_kept:
+            steps |= (voided ^ was_voided) | (kept ^ was_kept)
+        if event.step is not None and seg.first_conflict.get(event.step) == i:
+            steps.add(event.step)
+        return FrameDelta(i, False, frozenset(steps & seg.hist.keys()), frozenset(event.gained),
+                          frozenset(event.lost), frozenset(ready_in), frozenset(ready_out))
 
     def _toggle(self, facts: Iterable[str], held: bool, i: int) -> None:
         for f in facts:

@@ -90,11 +90,19 @@ def assert_frames_match(run, copies) -> None:
             conflicted.add(e.step)
         assert (f.voided, f.kept, f.conflicted) == (voided, kept, conflicted), i
         assert len(f.conflicted) == len(conflicted)
-        if i and run.events[i - 1].plan_version == e.plan_version:
-            before = run.frame(i - 1)
+        delta = run.delta(i)
+        before = run.frame(i - 1) if i else None
+        assert delta.new_version == (not i or run.events[i - 1].plan_version != e.plan_version), i
+        if delta.new_version:
+            assert delta.steps == set(statuses), i
+        else:
             moved = {s for s in statuses if before.statuses[s] != statuses[s]}
             moved |= (before.voided ^ f.voided) | (before.kept ^ f.kept) | (set(f.conflicted) - set(before.conflicted))
-            assert moved <= run.changed(i), i
+            assert moved & set(statuses) <= delta.steps <= set(statuses), i
+        held = copies[i - 1][1] if i else frozenset()
+        assert (delta.gained, delta.lost) == (facts - held, held - facts), i
+        ready_before = set(before.ready) if before is not None else set()
+        assert (delta.ready_in, delta.ready_out) == (set(f.ready) - ready_before, ready_before - set(f.ready)), i
     # random access, in any order, gives the same frames
     for i in reversed(range(len(run.events))):
         assert dict(run.frame(i).statuses) == copies[i][0]
