@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PlanvizError
+from .terminal import Progress
 
 __all__ = ["main"]
 
@@ -94,7 +95,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     plan, contract = _load(args)
     faults = [Fault.parse(text) for text in args.fault]
-    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy)
+    with Progress() as progress:
+        run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
+                       progress=progress)
     m = metrics(run)
     voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
     if args.json:
@@ -112,7 +115,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.report:
         from .htmlreport import report_html
 
-        report_html(run, args.report)
+        with Progress() as progress:
+            report_html(run, args.report, progress=progress)
         print(f"wrote {args.report}", file=note)
     return 0 if run.outcome == "plan_complete" else 1
 
@@ -121,7 +125,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
     from .htmlreport import report_html
 
-    report_html(load_trace(args.file), args.output)
+    with Progress() as progress:
+        report_html(load_trace(args.file), args.output, progress=progress)
     print(f"wrote {args.output}")
     return 0
 
@@ -183,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
         print(f"planviz: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all
+        print("planviz: interrupted", file=sys.stderr)
         return 130
 
 

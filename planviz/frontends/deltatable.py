@@ -41,6 +41,7 @@ from ..pictures.drawing import render
 from ..pictures.escape import dom_id
 from ..pictures.style import FONT, Mark, node_marks, slot_value, tip
 from ..runs.events import Run
+from ..runs.machine import ProgressCallback
 from .panels import plan_of
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
@@ -120,8 +121,12 @@ def _versions(run: Run) -> list[tuple[int, int]]:
     return bounds
 
 
-def delta_table(run: Run) -> tuple[dict[str, Any], list[VersionPicture]]:
-    """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``."""
+def delta_table(run: Run, progress: ProgressCallback | None = None
+                ) -> tuple[dict[str, Any], list[VersionPicture]]:
+    """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``.
+
+    ``progress(what, done, total)`` hears of each layout and of every 256 frames.
+    """
     looks = _Looks()
     events: list[dict[str, Any]] = [{} for _ in run.events]
     pictures: list[VersionPicture] = []
@@ -131,6 +136,8 @@ def delta_table(run: Run) -> tuple[dict[str, Any], list[VersionPicture]]:
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     for k, (first, last) in enumerate(_versions(run)):
         plan = plan_of(run, first)
+        if progress is not None:
+            progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
         diagram = render(plan, run=run, at=last)
         svg = minify_svg(diagram.svg)
         by_dom = {dom_id(sid): sid for sid in plan.ids}
@@ -144,6 +151,8 @@ def delta_table(run: Run) -> tuple[dict[str, Any], list[VersionPicture]]:
         number = {sid: j for j, sid in enumerate(nodes)}
         events[first]["v"] = k
         for i in range(first + 1, last + 1):
+            if progress is not None and not i % 256:
+                progress("report: frames", i, len(run.events))
             changed = [sid for sid in sorted(deltas[i].steps) if sid in drawn]
             if not changed:
                 continue

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
 from ..pictures.gantt import gantt_svg
+from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
 from .panels import metrics_rows
 
@@ -72,16 +73,18 @@ def _asset(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def report_html(run: Any, path: str | Path) -> Path:
+def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
     The page works opened from disk with no kernel and no network.
+    ``progress(what, done, total)`` hears of the work on long runs (the
+    command line shows it on a terminal).
     """
     path = Path(path)
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "
                            "simulate or record at least one event first")
-    data, pictures = delta_table(run)
+    data, pictures = delta_table(run, progress)
     first = run.plans[0]
     data["unit"] = first.time_unit
     end = float(run.events[-1].time)

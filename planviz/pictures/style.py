@@ -190,8 +190,9 @@ def slot_value(kind: str, m: Mark, base_tip: str) -> str:
     edge with mark ``m``: its class, a colour, width or dash of its outline, its status word or its tooltip
     (``base_tip`` plus the mark's extra lines). Not yet escaped for SVG text.
 
-    >>> slot_value("fill", Mark(("status-done",), LOOKS["done"], ()), ""), slot_value("class", Mark(("x",), LOOKS["done"], ()), "")
-    ('#C2E8DA', 'node x')
+    >>> done = Mark(("status-done",), LOOKS["done"], ("status: done",))
+    >>> slot_value("fill", done, ""), slot_value("class", done, ""), slot_value("tooltip", done, "S1: patch")
+    ('#C2E8DA', 'node status-done', 'S1: patch\\nstatus: done')
     """
     look = m.look
     if kind in ("class", "edge-class"):

@@ -25,7 +25,7 @@ track of what the last event showed, so an event costs what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..analysis.reach import invalidated
 from ..errors import SimulationError
@@ -34,7 +34,10 @@ from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run,
 from .fault import Fault
 from .ledger import Ledger, Shape
 
-__all__ = ["Machine"]
+__all__ = ["Machine", "ProgressCallback"]
+
+ProgressCallback = Callable[[str, int, "int | None"], None]
+"""A progress callback: ``(what, done, total or None)``, called now and then during long work."""
 
 
 class Machine:
@@ -44,8 +47,9 @@ class Machine:
     may affect, which is how the next event knows what changed.
     """
 
-    def __init__(self, contract: Contract | None) -> None:
+    def __init__(self, contract: Contract | None, progress: ProgressCallback | None = None) -> None:
         self.contract = contract
+        self.progress = progress
         self.plan: Plan | None = None
         self.plans: list[Plan] = []
         self.events: list[Event] = []
@@ -114,6 +118,8 @@ class Machine:
         event = Event(len(self.events), self.time, kind, step, message,
                       0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
         self.events.append(event)
+        if self.progress is not None and not event.index % 1024:
+            self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
         return event
 
     def _stopped(self, verb: str | None = None, sid: str | None = None) -> None:

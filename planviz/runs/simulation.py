@@ -74,7 +74,7 @@ from ..plan.model import Contract, Plan, Step
 from ..structure.index import paused_gc
 from .events import ExecutionState, Observation, Run, negation
 from .fault import Fault
-from .machine import Machine
+from .machine import Machine, ProgressCallback
 from .revision import changed_completed, complete_revision, redundant_work, reissue
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
@@ -102,7 +102,8 @@ def idempotent(step: Step, contract: Contract | None = None) -> bool:
 
 
 def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), workers: int | None = None,
-             strategy: str = "planner", propose: Proposer | None = None) -> Run:
+             strategy: str = "planner", propose: Proposer | None = None, *,
+             progress: ProgressCallback | None = None) -> Run:
     """Run ``plan`` on its durations, with ``faults`` injected, under ``strategy``; deterministic.
 
     A discrete-event simulation: ready steps start (lowest id first when
@@ -113,6 +114,8 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     plan's premises are held from the start, its ``max_retries`` and
     ``max_replans`` cap recovery (defaults 2 and 2). ``propose(goal, contract,
     state, plan) -> Plan`` replaces the default replanner (:func:`reissue`).
+    ``progress(what, done, total)`` is called every 1,024 events (the command
+    line shows it on a terminal: :class:`planviz.frontends.terminal.Progress`).
 
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
@@ -136,7 +139,7 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     for f in faults:
         if not isinstance(f, Fault):
             raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
-    return _Simulation(plan, contract, faults, workers, strategy, propose).run()
+    return _Simulation(plan, contract, faults, workers, strategy, propose, progress).run()
 
 
 def _fact_for(plan: Plan, fault: Fault) -> str | None:
@@ -171,14 +174,14 @@ class _Simulation:
     """One simulated run: the controller around a :class:`Machine`."""
 
     def __init__(self, plan: Plan, contract: Contract | None, faults: tuple[Fault, ...], workers: int | None,
-                 strategy: str, propose: Proposer | None) -> None:
+                 strategy: str, propose: Proposer | None, progress: ProgressCallback | None = None) -> None:
         self.plan, self.contract = plan, contract
         self.faults, self.workers, self.strategy, self.propose = faults, workers, strategy, propose
         self.limits = contract if contract is not None else Contract()
         self.left = [f.times for f in faults]
         self.fact_of = [_fact_for(plan, f) for f in faults]
         self.root = lineage_roots(versions(plan))
-        self.m = Machine(contract)
+        self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
         self.replans = 0
