@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: test lab demo bench binder-check clean
+.PHONY: test test-quick lab demo bench binder-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The edit-test loop: everything but the slow group (100k-step inputs), real browsers and the Binder venv.
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not browser and not binder" $(PYTEST_ARGS)
 
 # JupyterLab refuses to start as root without --allow-root (containers, Binder-like machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)

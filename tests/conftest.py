@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,32 @@ def corpus() -> Path:
         pytest.skip(f"the shared corpus is not beside this clone ({CORPUS} missing); "
                     "corpus tests run only in the project's workspace")
     return CORPUS
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a run of the ``planviz`` command gave: exit code, standard output and standard error."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str) -> CliResult:
+    """Run the ``planviz`` command in this process (as ``planviz ARGS`` would run) and capture its output.
+
+    A subprocess proves nothing more for a command's exit code and output; tests about pipes, standard
+    input or time bounds start a real process instead.
+    """
+    from planviz.frontends.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def cli():
+    """``cli("validate", "plan.yaml")`` -> CliResult(returncode, stdout, stderr), in process."""
+    return run_cli

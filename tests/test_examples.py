@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from planviz import PlanningFailure, dump_plan, examples, grade, prepare, validate
 from planviz.errors import SemanticError
+
+from .conftest import run_cli
 
 # name -> (validates ok?, the finding codes it must produce, with the file's own contract)
 VERDICTS = {
@@ -71,9 +71,8 @@ def test_clean_examples_pass_prepare_and_grade(name):
     assert (g.admissible, g.required_recall, g.forbidden_present, g.order_violations) == (True, 1.0, (), ())
 
 
-def planviz(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "planviz", *args], capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+def planviz(*args: str):
+    return run_cli(*args)
 
 
 @pytest.mark.parametrize("name", sorted(VERDICTS))

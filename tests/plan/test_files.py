@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -607,9 +605,8 @@ def test_schema_rejects_what_the_loader_rejects(data):
         load_plan(data)
 
 
-def test_cli_schema_prints_the_schema():
-    out = subprocess.run([sys.executable, "-m", "planviz", "schema"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=60)
+def test_cli_schema_prints_the_schema(cli):
+    out = cli("schema")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == plan_schema()
 
