@@ -99,8 +99,15 @@ class _Looks:
 
     def __init__(self) -> None:
         self.ids: dict[tuple, int] = {}
+        self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
 
     def of(self, m: Mark) -> int:
+        known = self._marks.get(m)
+        if known is None:
+            known = self._marks[m] = self._of(m)
+        return known
+
+    def _of(self, m: Mark) -> int:
         status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
         flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
         end = tip(m.extra, "text") if m.extra else ""

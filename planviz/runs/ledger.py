@@ -64,7 +64,7 @@ class Ledger:
         self.status: dict[str, str] = {}
         self.ready: set[str] = set()
         self._held: set[str] = set()
-        self._touched: set[str] = set()
+        self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
         self._facts_touched: set[str] = set()
         self._snapshot = True  # the next event starts a plan version: it lists every status
         self._everything = False
@@ -79,16 +79,16 @@ class Ledger:
     # -- what the machine reports -------------------------------------------------------------------
 
     def touch(self, sid: str) -> None:
-        self._touched.add(sid)
+        self._touched[sid] = None
 
     def completed(self, sid: str, shape: Shape | None) -> None:
         self._new_done.append(sid)
         touched = self._touched
-        touched.add(sid)
+        touched[sid] = None
         if shape is not None:
             kids = shape.children.get(sid)
             if kids:
-                touched.update(kids)
+                touched.update(dict.fromkeys(kids))
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         self._facts_touched.add(fact)
@@ -97,7 +97,7 @@ class Ledger:
         if shape is not None:
             needing = shape.requirers.get(fact)
             if needing:
-                self._touched.update(needing)
+                self._touched.update(dict.fromkeys(needing))
 
     def everything(self) -> None:
         """Completed steps or facts changed wholesale: re-derive the reachable set and every status."""
@@ -117,7 +117,7 @@ class Ledger:
         doomed = shape.broken
         if m.dead:
             doomed = shape.broken | shape.ix.descendants(m.dead.intersection(shape.steps))
-        self._touched.update(doomed.symmetric_difference(self._doomed))
+        self._touched.update(dict.fromkeys(sorted(doomed.symmetric_difference(self._doomed))))
         self._doomed = doomed
 
     # -- what the next event holds ----------------------------------------------------------------
@@ -143,14 +143,11 @@ class Ledger:
             changes = dict(status)
         else:
             changes = {}
-            if self._everything:
-                candidates: Any = steps
-            elif len(touched) == 1:
-                candidates = [s for s in touched if s in steps]
-            else:
-                candidates = sorted([s for s in touched if s in steps])
-            for sid in candidates:
-                new = status_of(m, sid, steps[sid])
+            for sid in steps if self._everything else touched:
+                step = steps.get(sid)
+                if step is None:
+                    continue  # not a step of this version (an off-plan start)
+                new = status_of(m, sid, step)
                 old = status[sid]
                 if old != new:
                     if new == "ready":

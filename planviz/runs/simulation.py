@@ -185,7 +185,6 @@ class _Simulation:
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
         self.replans = 0
-        self.clean: dict[tuple[str, tuple[str, ...]], Observation] = {}
 
     def run(self) -> Run:
         m = self.m
@@ -206,13 +205,9 @@ class _Simulation:
         attempts left, else a clean success."""
         names = (step.id, self.root.get(step.id, step.id))
         hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0 and f.step in names), None)
-        if hit is None:  # a clean success: one shared (immutable) observation per step
-            key = (step.id, step.produces)
-            clean = self.clean.get(key)
-            if clean is None:
-                clean = self.clean[key] = Observation(True, frozenset(step.produces))
-            return clean
         produced = frozenset(step.produces)
+        if hit is None:
+            return Observation(True, produced)
         self.left[hit] -= 1
         fault, fact = self.faults[hit], self.fact_of[hit]
         data = {"fault": str(fault)}

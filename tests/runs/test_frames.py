@@ -54,8 +54,8 @@ def reference_statuses(m) -> dict[str, str]:
 class ReferenceMachine(machine_module.Machine):
     """The machine, plus a full copy of the state computed from scratch at every event."""
 
-    def __init__(self, contract) -> None:
-        super().__init__(contract)
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
         self.copies: list[tuple[dict[str, str], frozenset[str]]] = []
 
     def _emit(self, kind, step, message, **extra):
@@ -68,7 +68,7 @@ def recording(module):
     """While active, every Machine the module makes is a ReferenceMachine; yields the list of them."""
     made: list[ReferenceMachine] = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(module, "Machine", lambda contract: made.append(ReferenceMachine(contract)) or made[-1])
+        mp.setattr(module, "Machine", lambda *args: made.append(ReferenceMachine(*args)) or made[-1])
         yield made
 
 
