@@ -29,6 +29,7 @@ _EXPORTS = {
                "SemanticError", "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError",
                "StructureError", "SimulationError", "FrameIndexError"),
     "plan.model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
+    "plan.horizon": ("Budget",),
     "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
                    "dump_plan"),
     "plan.schema": ("plan_schema",),
@@ -50,10 +51,14 @@ _EXPORTS = {
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.measures": ("metrics", "attribute", "Metrics"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
+    "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
+    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
+    "pictures.fatepicture": ("render_alignment",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
+    "frontends.sidebyside": ("compare_runs", "RunComparison"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["examples"]

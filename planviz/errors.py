@@ -135,7 +135,8 @@ class SchemaError(_ReportError):
 
 
 class SemanticError(_ReportError):
-    """The plan does not satisfy its contract; ``.report`` has the findings."""
+    """The plan does not satisfy its contract (milestones, order, tools, permissions, risk, forbidden states);
+    ``.report`` has the findings."""
 
 
 class UnknownStepError(PlanvizError, KeyError):

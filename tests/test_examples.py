@@ -18,7 +18,7 @@ VERDICTS = {
     "far_horizon": (True, set()),
     "past_due_account": (True, set()),
     "release_no_credentials": (False, {"infeasible_fact", "unmet_requirement"}),
-    "delete_failing_test": (False, {"forbidden_step", "missing_required", "forbidden_state"}),
+    "delete_failing_test": (False, {"forbidden_step", "missing_required", "forbidden_state", "no_check"}),
 }
 
 

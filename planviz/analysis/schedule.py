@@ -2,7 +2,10 @@
 
 The makespan is the earliest finish with unlimited workers, a lower bound for
 any schedule; a step's slack is how late it may finish without delaying the
-goal; the critical path is a chain of zero-slack steps.
+goal; the critical path is a chain of zero-slack steps. Exclusive resources
+are left out (the bound stays resource-free); ``Schedule.contended`` names
+the holders of one resource this schedule would run at the same time, which a
+run serializes, so it may finish later (``Schedule.note`` says so).
 
 >>> from planviz import examples
 >>> schedule = critical_path(examples.load("cache_isolation"))
@@ -68,7 +71,8 @@ class Schedule:
 
     ``steps`` maps each id to its :class:`StepTiming` (read-only, in id order);
     ``path`` is one critical path, ties broken by id; ``critical`` holds every
-    step with zero slack.
+    step with zero slack; ``contended`` the ``(resource, a, b)`` holders that
+    overlap at their earliest times (a run never lets them).
     """
 
     steps: Mapping[str, StepTiming] = field(hash=False)
@@ -76,6 +80,22 @@ class Schedule:
     serial_time: float
     path: tuple[str, ...]
     critical: frozenset[str]
+    contended: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def note(self) -> str:
+        """What exclusive resources do to this lower bound, in one sentence ("" when nothing is contended).
+
+        >>> from planviz import Plan, Step
+        >>> critical_path(Plan("g", [Step("A", "a", resources="db"), Step("B", "b", resources="db")])).note
+        "the makespan ignores exclusive resources: 'A' and 'B' both hold 'db' and overlap here; a run serializes them, so it may take longer"
+        """
+        if not self.contended:
+            return ""
+        shown = "; ".join(f"{a!r} and {b!r} both hold {r!r}" for r, a, b in self.contended[:3])
+        more = f" (and {len(self.contended) - 3} more)" if len(self.contended) > 3 else ""
+        return (f"the makespan ignores exclusive resources: {shown}{more} and overlap here; a run serializes "
+                "them, so it may take longer")
 
 
 _duration = attrgetter("duration")
@@ -158,7 +178,24 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> S
                 if not tight:
                     break
                 u = min(tight, key=ids.__getitem__)
-        return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical)
+        return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical,
+                        _contended(ix.holders(), timings, eps))
+
+
+def _contended(holders: Mapping[str, list[str]], timings: Mapping[str, StepTiming], eps: float
+               ) -> tuple[tuple[str, str, str], ...]:
+    """(resource, a, b) for holders of one resource whose earliest intervals overlap, in a sweep per resource."""
+    out = []
+    for res in sorted(holders):
+        ranked = sorted(holders[res], key=lambda s: (timings[s].es, s))
+        busy_until, holder = -math.inf, ""
+        for sid in ranked:
+            t = timings[sid]
+            if t.es < busy_until - eps and t.ef > t.es:
+                out.append((res, holder, sid))
+            if t.ef > busy_until:
+                busy_until, holder = t.ef, sid
+    return tuple(out)
 
 
 def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:

@@ -59,7 +59,9 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     - ``side_effect``: void the patch (the nearest step of kind ``patch``
       among the step itself and its ancestors; if none, the step's direct
       dependencies) and everything downstream of it.
-    - ``goal_change``: void every step not completed; replan.
+    - ``goal_change``: global: void every step, completed or not, and keep
+      none until each completed step is re-checked against the new goal and
+      contract (the simulator's ``recheck`` events); replan for the new goal.
 
     ``state`` (``.completed``/``.facts`` or a ``(completed, facts)`` pair)
     says which steps completed; ``kept`` is the completed steps not voided.
@@ -97,10 +99,9 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     if category == "transient":
         return scope("retry", step, set(), f"transient failure at {step!r}: retry it; nothing is voided")
     if category == "goal_change":
-        voided = ids if completed is None else ids - completed
-        return scope("replan", None, voided,
-                     f"the goal changed at {step!r}: replan; {len(voided)} step(s) not completed are void, "
-                     "completed facts stay for the new plan to reuse")
+        return Scope(category, "replan", None, frozenset(ids), frozenset(),
+                     message=f"the goal changed at {step!r}: every step is void ({len(ids)}); completed work is "
+                     "kept only once re-checked against the new goal and contract; replan for the new goal")
     if category == "side_effect":
         roots = _patch_roots(index, step)
         voided = index.descendants(roots)

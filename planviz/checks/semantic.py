@@ -1,5 +1,12 @@
-"""The feasibility and semantics layers: facts the world can give, the contract's milestones and order,
-and the ancestor rule for required facts.
+"""The feasibility and semantics layers: facts the world can give, premises the plan leans on, the contract's
+milestones and order, and the ancestor rule for required facts.
+
+A premise is an assumption, not a fact: a plan cannot vouch for its own
+facts. Under a contract that lists facts, a premise a step relies on must be
+in ``given_facts`` or ``obtainable_facts`` (else ``unsupported_premise``, an
+error: ``prepare`` refuses); without one, each step relying on a premise
+gets the warning ``assumed_fact``. A step relies on a premise it requires
+when no dependency ancestor produces that fact.
 
 >>> from planviz import Plan, Step
 >>> from planviz.checks.context import Context
@@ -20,8 +27,8 @@ from ..plan.model import Contract, Finding, Plan
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, given_facts, matches, names
 
-__all__ = ["infeasible_facts", "feasibility", "contract_semantics", "order_violations", "unmet_requirements",
-           "ANCESTRY_SEMANTICS"]
+__all__ = ["infeasible_facts", "feasibility", "premise_reliance", "unsupported_premises", "premise_support",
+           "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS"]
 
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
 _requires = attrgetter("requires")
@@ -56,6 +63,56 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
                       f"contract, so no route can establish it: the plan is refused; {fix}",
                       who, where=f"{who[0]}.requires"))
     return out
+
+
+def premise_reliance(cx: Context, ancestry: bool = True) -> dict[str, list[str]]:
+    """Premise -> the steps relying on it (requiring it with no dependency ancestor producing it), sorted.
+
+    Without ``ancestry`` (a cycle or unknown ids), a step relies on a premise no step produces.
+    """
+    premises = set(cx.plan.premises)
+    if not premises:
+        return {}
+    asks = [(sid, f) for sid, s in cx.steps.items() for f in dict.fromkeys(s.requires) if f in premises]
+    groups = [cx.producer_group(f) for _, f in asks]
+    if ancestry:
+        produced = iter(ancestor_queries(cx.ix, [(g, sid) for (sid, _), g in zip(asks, groups) if g]))
+        found = [bool(g) and next(produced) for g in groups]
+    else:
+        found = [bool(g) for g in groups]
+    out: dict[str, list[str]] = defaultdict(list)
+    for (sid, fact), made in zip(asks, found):
+        if not made:
+            out[fact].append(sid)
+    return {f: sorted(out[f]) for f in sorted(out)}
+
+
+def _lists_facts(contract: Contract | None) -> bool:
+    return contract is not None and bool(contract.given_facts or contract.obtainable_facts)
+
+
+def unsupported_premises(cx: Context, contract: Contract | None, ancestry: bool = True) -> dict[str, list[str]]:
+    """Premise -> relying steps, for premises a contract listing facts neither gives nor lets a step obtain."""
+    if not _lists_facts(contract):
+        return {}
+    known = set(contract.given_facts).union(contract.obtainable_facts)
+    return {f: who for f, who in premise_reliance(cx, ancestry).items() if f not in known}
+
+
+def premise_support(cx: Context, contract: Contract | None, ancestry: bool = True) -> list[Finding]:
+    """unsupported_premise (error, under a contract listing facts) or assumed_fact (warning, otherwise)."""
+    if _lists_facts(contract):
+        return [finding("unsupported_premise", "feasibility",
+                        f"{names(who)} relies on the premise {fact!r}, which the contract neither gives nor lets "
+                        f"any step obtain: a plan cannot vouch for its own facts, so the plan is refused; list "
+                        f"it in contract.given_facts if it really holds, or add a step establishing it (and list "
+                        f"it in contract.obtainable_facts)", who, where=f"{who[0]}.requires")
+                for fact, who in unsupported_premises(cx, contract, ancestry).items()]
+    return [finding("assumed_fact", "feasibility",
+                    f"step {sid!r} relies on the premise {fact!r}, which nothing gives or checks: it is an "
+                    f"assumption, re-checked as the run goes; give a contract whose given_facts list it, or a "
+                    f"step that establishes it", [sid], severity="warning", where=f"{sid}.requires")
+            for fact, who in premise_reliance(cx, ancestry).items() for sid in who]
 
 
 def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:

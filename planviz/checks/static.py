@@ -1,4 +1,5 @@
-"""The static layer: tools and permissions, placeholders, artifacts, shared resources, risk, forbidden states.
+"""The static layer: tools and permissions, placeholders, artifacts, shared resources, risk, completion checks,
+far-horizon budgets, forbidden states.
 
 >>> from planviz import Plan, Step
 >>> from planviz.checks.context import Context
@@ -10,16 +11,49 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Sequence
 
-from ..plan.model import Contract, Finding
+from ..plan.model import Contract, Finding, Step
 from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, known, names
 
-__all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
+__all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "writes", "tool_refusal",
+           "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
 
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
 PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above it, as a chain
+
+
+def writes(step: Step, contract: Contract | None = None) -> bool:
+    """Whether ``step`` writes: it holds ``resources``, or the contract registers its tool as writing.
+
+    >>> writes(Step("S3", "patch", resources=["keys.py"])), writes(Step("S1", "locate"))
+    (True, False)
+    """
+    spec = contract.tools.get(step.tool) if contract is not None and step.tool else None
+    return bool(step.resources) or bool(spec is not None and spec.writes)
+
+
+def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
+    """Why the contract's tool registry refuses ``step``'s tool call, as (finding code, reason), or None:
+    what the environment answers when the call is made (an unknown tool, one not permitted, a write
+    under read intent).
+
+    >>> from planviz import Contract, ToolSpec
+    >>> tool_refusal(Step("S1", "push", tool="git_push"), Contract(tools={"git_push": ToolSpec(permitted=False)}))
+    ('not_permitted', "the contract does not permit 'git_push'")
+    """
+    if contract is None or not contract.tools or step.tool is None:
+        return None
+    spec = contract.tools.get(step.tool)
+    if spec is None:
+        return "unknown_tool", f"{step.tool!r} is not in the contract's tool registry"
+    if not spec.permitted:
+        return "not_permitted", f"the contract does not permit {step.tool!r}"
+    if spec.writes and contract.intent == "read":
+        return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
+    return None
 
 
 def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Finding]:
@@ -103,7 +137,8 @@ def placeholders(cx: Context) -> list[Finding]:
 
 
 def resource_conflicts(cx: Context) -> list[Finding]:
-    """resource_conflict: two steps that may run in parallel (neither an ancestor of the other) share a resource.
+    """resource_conflict (a warning): two steps that may run in parallel (neither an ancestor of the other)
+    share a resource. Runs schedule exclusive resources, so it does not refuse the plan.
 
     Steps sharing a resource must form a chain. Up to ``PAIRWISE_LIMIT``
     sharers every pair is checked; beyond it, consecutive sharers in a
@@ -144,16 +179,51 @@ def resource_conflicts(cx: Context) -> list[Finding]:
         if not ok:
             a, b = sorted((a, b))
             out.append(finding("resource_conflict", "static",
-                          f"steps {a!r} and {b!r} both hold {res!r} and may run in parallel (neither depends on "
-                          f"the other); order them, e.g. add {a!r} to {b}.depends_on", [a, b],
-                          where=f"{b}.resources"))
+                          f"steps {a!r} and {b!r} both hold {res!r} and could run in parallel (neither depends on "
+                          f"the other); a run never lets them overlap (the lower id goes first), which can "
+                          f"stretch the schedule; to choose the order, add {a!r} to {b}.depends_on", [a, b],
+                          severity="warning", where=f"{b}.resources"))
     return out
 
 
+def over_budget(step: Step, expansion: Sequence[Step]) -> Finding | None:
+    """over_budget (a warning): the concrete steps of far step ``step`` exceed its budget (more steps, or
+    durations adding up to more), or None.
+
+    >>> far = Step("F", "migrate", horizon="far", budget={"steps": 1})
+    >>> over_budget(far, [Step("F1", "a"), Step("F2", "b")]).message
+    "the expansion of 'F' has 2 steps, over its budget of 1; the plan has grown past what was estimated: re-estimate, or split the goal"
+    """
+    budget = step.budget
+    if budget is None:
+        return None
+    over = []
+    if budget.steps is not None and len(expansion) > budget.steps:
+        over.append(f"{len(expansion)} steps, over its budget of {budget.steps}")
+    total = sum(s.duration for s in expansion)
+    if budget.duration is not None and total > budget.duration:
+        over.append(f"durations adding up to {total:g}, over its budget of {budget.duration:g}")
+    if not over:
+        return None
+    return finding("over_budget", "static",
+                   f"the expansion of {step.id!r} has {' and '.join(over)}; the plan has grown past what was "
+                   f"estimated: re-estimate, or split the goal", [step.id, *(s.id for s in expansion)],
+                   severity="warning", where=f"{step.id}.budget")
+
+
 def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
-    """no_artifact, high_risk_unguarded and (with a contract) forbidden_state."""
+    """no_artifact, high_risk_unguarded, no_check, over_budget and (with a contract) forbidden_state."""
     out = []
     for sid, s in cx.steps.items():
+        if writes(s, contract) and not s.check.strip():
+            out.append(finding("no_check", "static",
+                          f"step {sid!r} writes ({', '.join(s.resources) or s.tool}) but has no check: nothing "
+                          f"says how to tell its change worked; state the completion predicate about the world "
+                          f"in {sid}.check", [sid], severity="warning", where=f"{sid}.check"))
+        if s.expands_to:
+            overrun = over_budget(s, s.expands_to)
+            if overrun is not None:
+                out.append(overrun)
         if not s.produces:
             out.append(finding("no_artifact", "static",
                           f"step {sid!r} produces no fact, so no observation can show it succeeded and it "

@@ -17,9 +17,28 @@ name a step id or a step kind. A ``must_precede`` pair ``(a, b)`` holds when
 every step matching ``b`` has some step matching ``a`` among its dependency
 ancestors (not merely earlier in a topological order).
 
-Severities: every finding is an error except ``no_artifact``, a warning (the
-plan is well formed, but that step can never be accepted by an observation).
+Severities: every finding is an error except these warnings: ``no_artifact``
+(that step can never be accepted by an observation), ``assumed_fact`` (a step
+relies on a premise and no contract backs it), ``resource_conflict`` (runs
+never let two holders of a resource overlap, so it is scheduled, not
+refused), ``no_check`` (a writing step without a completion predicate) and
+``over_budget`` (a far step's expansion exceeds its budget).
 ``no_evidence`` is an error, since expected evidence is required.
+
+The gate, :func:`prepare`, refuses a plan exactly when the report has an
+error (``Report.ok`` is false), with one rule for how:
+
+- ``import`` or ``structure`` errors raise :class:`~planviz.errors.SchemaError`
+  (the plan is malformed);
+- ``feasibility`` errors (``infeasible_fact``, ``unsupported_premise``) return
+  :class:`PlanningFailure` naming the facts: no retry can make them hold;
+- every other error, ``semantics`` and ``static`` (``forbidden_step``,
+  ``unknown_tool``, ``not_permitted``, ``outside_intent``,
+  ``high_risk_unguarded``, ``forbidden_state``...), raises
+  :class:`~planviz.errors.SemanticError`: the route breaks the contract's rules.
+
+:func:`refusal` names the finding that refuses: the simulator stops a
+refused run before step 1 with it, and the CLI prints it.
 
 Layers that need a topological order (``order_violation``,
 ``unmet_requirement``, ``tool_precondition``, ``bad_placeholder``,
@@ -45,7 +64,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..errors import PlanvizTypeError, SchemaError, SemanticError
-from ..plan.model import LAYERS, Contract, Plan
+from ..plan.model import LAYERS, Contract, Finding, Plan
 from ..structure.index import paused_gc
 from .context import Context, given_facts
 from .report import Report, plural
@@ -55,7 +74,9 @@ from .semantic import (
     feasibility,
     infeasible_facts,
     order_violations,
+    premise_support,
     unmet_requirements,
+    unsupported_premises,
 )
 from .static import ANCESTRY_STATIC, placeholders, resource_conflicts, step_static, tool_checks
 from .structural import structure
@@ -64,10 +85,11 @@ __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailu
 
 CODES: Mapping[str, tuple[str, ...]] = {
     "structure": ("duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action", "no_evidence"),
-    "feasibility": ("infeasible_fact",),
+    "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
     "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement"),
     "static": ("unknown_tool", "not_permitted", "outside_intent", "tool_precondition", "bad_placeholder",
-               "no_artifact", "resource_conflict", "high_risk_unguarded", "forbidden_state"),
+               "no_artifact", "resource_conflict", "high_risk_unguarded", "no_check", "over_budget",
+               "forbidden_state"),
 }
 
 
@@ -123,6 +145,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
         skipped.append(f"semantics: {', '.join(ANCESTRY_SEMANTICS)} not checked: {why}")
         skipped.append(f"static: {', '.join(ANCESTRY_STATIC)} not checked: {why}")
     if contract is None:
+        findings += premise_support(cx, None, ancestry)
         skipped.append("checks that need a contract (feasibility, milestones, order, tools, forbidden states): "
                        "no contract given")
     else:
@@ -130,6 +153,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
             findings += feasibility(cx, contract)
         else:
             skipped.append("feasibility: not checked: the contract lists no given or obtainable facts")
+        findings += premise_support(cx, contract, ancestry)
         findings += contract_semantics(cx, contract)
         if ancestry:
             findings += order_violations(cx, contract)[0]
@@ -148,7 +172,9 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
 
 @dataclass(frozen=True)
 class PlanningFailure:
-    """The plan is refused, not retried: some facts it needs can be neither given nor obtained."""
+    """The plan is refused, not retried: some facts it needs can be neither given nor obtained
+    (``infeasible_fact``), or it leans on premises the contract does not back (``unsupported_premise``).
+    ``unsatisfiable`` names those facts."""
 
     reason: str
     unsatisfiable: tuple[str, ...] = ()
@@ -159,50 +185,67 @@ class PlanningFailure:
 
 
 def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFailure:
-    """Gate a plan before execution: structure, then feasibility, then semantics.
+    """Gate a plan before execution: it runs only when :func:`validate` finds no error.
 
-    Raises :class:`SchemaError` on structure (or import) errors and
-    :class:`SemanticError` on semantic errors, both carrying ``.report``;
-    returns :class:`PlanningFailure` when a needed fact is infeasible; else the
-    plan. Static findings (tools, resources, forbidden states) do not stop it:
-    the runtime enforces those as it runs. ``contract`` defaults to ``plan.contract``.
+    Raises :class:`SchemaError` on structure (or import) errors; returns
+    :class:`PlanningFailure` on feasibility errors (facts no route can have:
+    ``infeasible_fact``, ``unsupported_premise``); raises
+    :class:`SemanticError` on every other error (the contract's milestones and
+    order, tools, permissions, intent, risk, forbidden states). Both
+    exceptions carry ``.report``. Warnings never refuse. ``contract``
+    defaults to ``plan.contract``.
 
     >>> from planviz import examples
     >>> prepare(examples.load("cache_isolation")).goal.startswith("Tenants")
     True
     >>> prepare(examples.load("release_no_credentials")).unsatisfiable
     ('deploy_credentials',)
+    >>> prepare(examples.load("delete_failing_test"))
+    Traceback (most recent call last):
+    ...
+    planviz.errors.SemanticError: the plan does not satisfy its contract: step 'S2' has kind 'delete_test', which the contract forbids; remove it and reach the goal another way (and 2 more errors)
     """
     contract = checked_arguments("prepare", plan, contract)
     report = validate(plan, contract)
-    bad = [f for f in report.errors if f.layer in ("import", "structure")]
-    if bad:
-        raise SchemaError(f"the plan's structure is broken: {bad[0].message}"
-                          + (f" (and {plural(len(bad) - 1, 'more error')})" if len(bad) > 1 else ""), report)
-    infeasible = report.by_layer("feasibility")
-    if infeasible:
-        facts = tuple(infeasible_facts(plan, contract))
-        return PlanningFailure("; ".join(f.message for f in infeasible), facts, report)
-    sem = [f for f in report.errors if f.layer == "semantics"]
-    if sem:
-        raise SemanticError(f"the plan does not satisfy its contract: {sem[0].message}"
-                            + (f" (and {plural(len(sem) - 1, 'more error')})" if len(sem) > 1 else ""), report)
-    return plan
+    gate = _refusing(report)
+    if gate is None:
+        return plan
+    kind, bad = gate
+    more = f" (and {plural(len(bad) - 1, 'more error')})" if len(bad) > 1 else ""
+    if kind == "schema":
+        raise SchemaError(f"the plan's structure is broken: {bad[0].message}{more}", report)
+    if kind == "infeasible":
+        cx = Context(plan)
+        facts = set(infeasible_facts(plan, contract)) if contract is not None else set()
+        facts.update(unsupported_premises(cx, contract, not (cx.cyclic_nodes or cx.unknown)))
+        return PlanningFailure("; ".join(f.message for f in bad), tuple(sorted(facts)), report)
+    raise SemanticError(f"the plan does not satisfy its contract: {bad[0].message}{more}", report)
 
 
-def refusal(plan: Plan, contract: Contract | None) -> str | None:
-    """Why :func:`prepare` refuses the plan, in one line, or None when it may run.
+_GATES = (("schema", ("import", "structure")), ("infeasible", ("feasibility",)), ("semantic", ("semantics", "static")))
+
+
+def _refusing(report: Report) -> tuple[str, list[Finding]] | None:
+    """How prepare refuses (``schema``, ``infeasible``, ``semantic``) and the errors that make it, or None."""
+    errors = report.errors
+    for kind, layers in _GATES:
+        bad = [f for f in errors if f.layer in layers]
+        if bad:
+            return kind, bad
+    return None
+
+
+def refusal(plan: Plan, contract: Contract | None) -> Finding | None:
+    """The finding that makes :func:`prepare` refuse the plan (the first error of the refusing layer), or None.
+
+    The one place the simulator and the CLI learn why a plan may not run.
 
     >>> from planviz import examples
     >>> refusal(examples.load("cache_isolation"), None) is None
     True
-    >>> refusal(examples.load("release_no_credentials"), None).startswith("infeasible: ")
-    True
+    >>> refusal(examples.load("release_no_credentials"), None).code
+    'infeasible_fact'
     """
-    try:
-        result = prepare(plan, contract)
-    except (SchemaError, SemanticError) as exc:
-        return str(exc)
-    if isinstance(result, PlanningFailure):
-        return f"infeasible: {result.reason}"
-    return None
+    contract = checked_arguments("refusal", plan, contract)
+    gate = _refusing(validate(plan, contract))
+    return None if gate is None else gate[1][0]

@@ -16,7 +16,7 @@ from ..errors import PlanvizError
 from ..plan.files import load_plan
 from ..plan.model import Plan
 
-__all__ = ["names", "load", "path"]
+__all__ = ["names", "load", "path", "traces", "trace"]
 
 _SUFFIXES = (".yaml", ".json")
 
@@ -55,6 +55,27 @@ def load(name: str) -> Plan:
     (('B1', 'T1', 'N1', 'D1'), ('the main branch is green',))
     """
     return load_plan(path(name))
+
+
+def traces() -> list[str]:
+    """The names of the bundled sample traces of real agents (see ``traces/README.md`` for their source and licence).
+
+    >>> traces()
+    ['any-agent_OPENAI_trace', 'langgraph_docs_get_state_history_example']
+    """
+    return sorted(p.stem for p in (_folder() / "traces").glob("*/*.json"))
+
+
+def trace(name: str) -> Path:
+    """The file of one bundled sample trace, for :func:`planviz.load_trace`.
+
+    >>> trace("any-agent_OPENAI_trace").parent.name
+    'otel'
+    """
+    found = sorted((_folder() / "traces").glob(f"*/{name}.json"))
+    if not found:
+        raise PlanvizError(f"no sample trace named {name!r}; choose one of {', '.join(traces())}")
+    return found[0]
 
 
 def _folder() -> Path:

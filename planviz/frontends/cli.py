@@ -94,16 +94,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..runs.simulation import simulate
 
     plan, contract = _load(args)
-    faults = [Fault.parse(text) for text in args.fault]
+    faults = _goal_changes([Fault.parse(text) for text in args.fault], args)
     with Progress() as progress:
         run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
-                       progress=progress)
+                       approval_time=args.approval_time, progress=progress)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind == "invalidate" for s in e.voided})
+    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided})
+    stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
+    reason = None if stop is None or run.outcome == "plan_complete" else stop.message.removeprefix(f"{run.outcome}: ")
     if args.json:
-        print(json.dumps({"outcome": run.outcome, "voided": voided, "metrics": m.to_dict()}, indent=2))
+        print(json.dumps({"outcome": run.outcome, "reason": reason, "refused_by": stop.category if stop else None,
+                          "voided": voided, "metrics": m.to_dict()}, indent=2))
     else:
         print(f"outcome: {run.outcome}")
+        if reason:
+            print(f"reason: {reason}")
         print(f"voided: {', '.join(voided) if voided else '(none)'}")
         print(m.to_text())
     note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
@@ -121,6 +126,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0 if run.outcome == "plan_complete" else 1
 
 
+def _goal_changes(faults: list, args: argparse.Namespace) -> list:
+    """The goal_change faults carry --new-goal and --new-contract (each needs such a fault)."""
+    from dataclasses import replace
+
+    from ..plan.files import load_contract
+
+    if args.new_goal is None and args.new_contract is None:
+        return faults
+    if not any(f.kind == "goal_change" for f in faults):
+        raise PlanvizError("--new-goal and --new-contract go with a goal_change fault, e.g. --fault S3:goal_change")
+    contract = load_contract(args.new_contract) if args.new_contract else None
+    return [replace(f, goal=args.new_goal, contract=contract) if f.kind == "goal_change" else f for f in faults]
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
     from .htmlreport import report_html
@@ -129,6 +148,29 @@ def cmd_report(args: argparse.Namespace) -> int:
         report_html(load_trace(args.file), args.output, progress=progress)
     print(f"wrote {args.output}")
     return 0
+
+
+def cmd_align(args: argparse.Namespace) -> int:
+    from ..pictures.fatepicture import render_alignment
+    from ..runs.alignment import align
+    from ..runs.tracefile import load_trace
+
+    plan, _ = _load(args)
+    alignment = align(plan, load_trace(args.run, format=args.trace_format))
+    print(json.dumps(alignment.to_dict(), indent=2) if args.json else alignment.to_text())
+    if args.output:
+        path = render_alignment(alignment).save(args.output)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0 if all(f.fate == "as_planned" for f in alignment.fates) and not alignment.unplanned else 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..runs.rundiff import diff_runs
+    from ..runs.tracefile import load_trace
+
+    diff = diff_runs(load_trace(args.a, format=args.trace_format), load_trace(args.b, format=args.trace_format))
+    print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.to_text())
+    return 0 if diff.same else 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -159,12 +201,28 @@ def _parser() -> argparse.ArgumentParser:
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")
     sp.add_argument("--strategy", choices=["direct", "workflow", "planner"], default="planner")
     sp.add_argument("--workers", type=int, default=None)
+    sp.add_argument("--new-goal", metavar="TEXT", help="the new goal a goal_change fault brings")
+    sp.add_argument("--new-contract", metavar="F", help="the new contract a goal_change fault brings (a file)")
+    sp.add_argument("--approval-time", type=float, default=0.0, metavar="T",
+                    help="how long each approval takes (default 0)")
     sp.add_argument("--trace", metavar="OUT.jsonl", help="save the run as a trace")
     sp.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report")
     sp.add_argument("--json", action="store_true")
     sp = add("report", cmd_report, "write a self-contained HTML stepper for a run trace", plan=False)
-    sp.add_argument("file", help="run trace (JSON Lines)")
+    sp.add_argument("file", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
     sp.add_argument("-o", "--output", required=True, help="OUT.html")
+    trace_formats = ("planviz", "otel", "langgraph")
+    sp = add("align", cmd_align, "match a declared plan to what a run did: each step's fate, the unplanned calls")
+    sp.add_argument("run", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
+    sp.add_argument("-o", "--output", help="also draw the alignment: OUT.svg, OUT.png or OUT.dot")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
+    sp = add("diff", cmd_diff, "compare two runs: first divergence, steps in one only, changed steps, time and cost",
+             plan=False)
+    sp.add_argument("a", help="first run trace (any trace format)")
+    sp.add_argument("b", help="second run trace")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
     return p
 

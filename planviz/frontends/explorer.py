@@ -43,12 +43,12 @@ from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
+from .panels import alignment_html, caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
 
 __all__ = ["explore", "replay", "Explorer"]
 
 _FRAME_CACHE = 32  # frames kept drawn (a big plan's frame is ~1 MB of SVG)
-_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics")
+_TABS = ("Event log", "Facts", "Ready", "Timeline", "Metrics", "Alignment")
 
 _STYLE = """<style>
 .planviz-explorer { font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
@@ -65,6 +65,7 @@ _STYLE = """<style>
 .planviz-explorer table.pv-log td, .planviz-explorer table.pv-log th { padding: 1px 6px; text-align: left;
   border-bottom: 1px solid #eee; vertical-align: top; }
 .planviz-explorer tr.pv-current { background: #fff3c4; font-weight: 600; }
+.planviz-explorer tr:is(.pv-kind-recheck, .pv-kind-expand, .pv-kind-approval) td:nth-child(3) { color: #0072B2; }
 .planviz-explorer ul.pv-list { margin: 0; padding-left: 18px; font-size: 12px; }
 .planviz-explorer .pv-empty { color: #777; font-style: italic; margin: 0 0 2px; }
 .planviz-explorer .pv-caption { font-size: 13px; }
@@ -74,28 +75,31 @@ _STYLE = """<style>
 
 
 def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
-            strategy: str = "planner") -> Explorer:
+            strategy: str = "planner", **options: Any) -> Explorer:
     """Simulate ``plan`` (with ``faults``) and open the explorer on the run.
 
     ``contract`` defaults to the plan's own (``plan.contract``); a fault is a
     :class:`planviz.Fault` or its command-line spelling (``"S4:side_effect"``).
-    With faults, the view opens where the first one voids work.
+    With faults, the view opens where the first one voids work. ``options``
+    go to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
     """
-    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy)
+    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
 
 
-def replay(trace: Any) -> Explorer:
-    """Open the explorer on a recorded run: a trace file (JSON Lines) or a :class:`planviz.Run`.
+def replay(trace: Any, plan: Any = None) -> Explorer:
+    """Open the explorer on a recorded run: a trace file (planviz JSON Lines, OpenTelemetry spans, a LangGraph
+    history) or a :class:`planviz.Run`.
 
     Injecting a fault turns it into a what-if simulation of the recorded plan;
-    ``clear_faults()`` brings the recorded run back.
+    ``clear_faults()`` brings the recorded run back. With ``plan`` (the plan
+    the agent declared), the Alignment tab shows what became of each of its steps.
     """
     if isinstance(trace, (str, Path)):
         trace = load_trace(trace)
     if not hasattr(trace, "events"):
         raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
                                f"{type(trace).__name__} {trace!r:.80}")
-    return Explorer(recorded=trace)
+    return Explorer(recorded=trace, declared=plan)
 
 
 class Explorer(w.VBox):
@@ -109,17 +113,19 @@ class Explorer(w.VBox):
     """
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
-                 recorded: Any = None, workers: int | None = None, strategy: str = "planner") -> None:
+                 recorded: Any = None, workers: int | None = None, strategy: str = "planner",
+                 declared: Any = None, **options: Any) -> None:
         if plan is None and recorded is None:
             raise PlanvizError("explorer needs a plan (explore(plan)) or a recorded run (replay(trace))")
         if recorded is not None and not recorded.plans:
             raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
                                "record the plan with the run (Recorder.propose) and load the trace again")
         self._recorded = recorded
+        self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
-        self._workers, self._strategy = workers, strategy
+        self._workers, self._strategy, self._options = workers, strategy, options
         try:
             self._schedule, self._no_schedule = critical_path(self._plan), ""
         except PlanvizError as exc:  # a cycle or an unknown dependency: the run and the diagram still show
@@ -194,7 +200,8 @@ class Explorer(w.VBox):
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded
-        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy)
+        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy,
+                        **self._options)
 
     def _build(self) -> None:
         n = len(self._run.events)
@@ -249,9 +256,10 @@ class Explorer(w.VBox):
         self.ready_panel = w.HTML()
         self.timeline_panel = w.HTML(layout=w.Layout(overflow="auto"))
         self.metrics_panel = w.HTML()
+        self.alignment_panel = w.HTML()
         self.tabs = w.Tab(children=[w.Box([p], layout=w.Layout(max_height="260px", overflow="auto"))
                                     for p in (self.log_panel, self.facts_panel, self.ready_panel,
-                                              self.timeline_panel, self.metrics_panel)],
+                                              self.timeline_panel, self.metrics_panel, self.alignment_panel)],
                           titles=_TABS, layout=w.Layout(flex="1 1 auto", min_width="0"))
         self.tabs.observe(lambda _: self._refresh_lazy(), names="selected_index")
 
@@ -296,7 +304,7 @@ class Explorer(w.VBox):
         self.title.value = self._title_html()
         self.metrics_panel.value = self._metrics_html()
         self.fault_status.value = self._fault_html()
-        self._dirty = {"timeline"}
+        self._dirty = {"timeline", "alignment"}
         self._show(index)
 
     def _on_index(self, change: dict) -> None:
@@ -340,6 +348,9 @@ class Explorer(w.VBox):
                 gantt_svg(self._run, self._schedule, now=now, unit=self._plan.time_unit) if self._schedule
                 else f'<span class="pv-error">no timeline: {escape(self._no_schedule)}</span>')
             self._dirty.discard("timeline")
+        if "alignment" in self._dirty and self.tabs.selected_index == _TABS.index("Alignment"):
+            self.alignment_panel.value = alignment_html(self._declared or self._plan, self._run)
+            self._dirty.discard("alignment")
 
     # -- HTML (every piece of text escaped) ---------------------------------------------------------
 

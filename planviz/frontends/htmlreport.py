@@ -76,10 +76,15 @@ def _asset(name: str) -> str:
 def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
-    The page works opened from disk with no kernel and no network.
+    The page works opened from disk with no kernel and no network. ``run`` may
+    also be a pair ``[a, b]``: the two-run report (:mod:`planviz.frontends.pairreport`).
     ``progress(what, done, total)`` hears of the work on long runs (the
     command line shows it on a terminal).
     """
+    if isinstance(run, (list, tuple)):
+        from .pairreport import pair_report  # the two-run page uses this module's script_json
+
+        return pair_report(run, path)
     path = Path(path)
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "

@@ -18,10 +18,13 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import PlanvizError
 from ..pictures.drawing import render
-from ..runs.events import Run
+from ..pictures.fatepicture import render_alignment
+from ..runs.alignment import align
+from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html"]
+__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "list_html", "caption_html", "log_html",
+           "alignment_html"]
 
 _LOG_WINDOW = 40
 
@@ -91,15 +94,28 @@ def caption_html(e: dict, n: int, time_unit: str = "") -> str:
 
 
 def log_html(events: Sequence[Any], index: int) -> str:
-    """A window of the event log around event ``index``, the current row marked."""
+    """A window of the event log around event ``index``, the current row marked; each row's class names its
+    kind (``pv-kind-recheck``...), so the new kinds of a run (recheck, expand, approval) stand out."""
     lo = max(0, index - 3)  # the current event stays near the top of the box
     rows = []
     for e in events[lo:lo + _LOG_WINDOW]:
-        mark = ' class="pv-current"' if e.index == index else ""
-        rows.append(f"<tr{mark}><td>{'&#x25B6;' if mark else ''}{int(e.index)}</td><td>{float(e.time):g}</td>"
+        current = e.index == index
+        kind = e.kind if e.kind in EVENT_KINDS else "other"  # a class name, so only the known kinds
+        mark = f' class="pv-kind-{kind}{" pv-current" if current else ""}"'
+        rows.append(f"<tr{mark}><td>{'&#x25B6;' if current else ''}{int(e.index)}</td><td>{float(e.time):g}</td>"
                     f"<td>{escape(str(e.kind))}</td><td>{escape(e.step or '')}</td>"
                     f"<td>{escape(str(e.message or ''))}</td></tr>")
     more = (f'<p class="pv-empty">events {lo}..{lo + len(rows) - 1} of 0..{len(events) - 1}</p>'
             if len(rows) < len(events) else "")
     return (f'{more}<table class="pv-log"><thead><tr><th>#</th><th>time</th><th>kind</th><th>step</th>'
             f'<th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def alignment_html(plan: Any, run: Run) -> str:
+    """The alignment of ``plan`` with ``run``: its picture (inline SVG) and the table of fates."""
+    try:
+        alignment = align(plan, run)
+        svg = _PROLOG.sub("", render_alignment(alignment).svg, count=1)
+    except PlanvizError as exc:
+        return f'<p class="pv-empty">no alignment: {escape(str(exc))}</p>'
+    return f'<div class="pv-alignment">{svg}{alignment._repr_html_()}</div>'

@@ -1,10 +1,14 @@
 """What a picture says besides its shapes: the caption, slack and finding notes, the event lines of a frame.
 
+The caption keeps the plan's ``unknowns`` in view: what the planner says it
+cannot determine is part of the hypothesis, so every picture of the plan
+shows it.
+
 >>> from planviz import examples
 >>> from planviz.analysis.schedule import critical_path
 >>> plan = examples.load("cache_isolation")
->>> caption_lines(plan, critical_path(plan), "")[1]
-'plan v1 · 5 steps · makespan 29 min (serial 32 min) · critical path: S0 → S1 → S3 → S4'
+>>> caption_lines(plan, critical_path(plan), "")[1:]
+('plan v1 · 5 steps · makespan 29 min (serial 32 min) · critical path: S0 → S1 → S3 → S4', 'Unknowns: whether other services share the cache key scheme')
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ())
     elif why_not:
         head += f" · no critical path: {why_not}"
     lines = [f"Goal: {plan.goal}", head]
+    if plan.unknowns:
+        lines.append(f"Unknowns: {'; '.join(plan.unknowns)}")
     if findings:
         errors = sum(f.severity == "error" for f in findings)
         warnings = len(findings) - errors

@@ -195,7 +195,11 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         parts = [escape_label(head, limit=60),
                  escape_label(step.action or "(no action)", width=28, max_lines=3, limit=90)]
         if step.horizon == "far":
-            parts.append(escape_label("(far-horizon goal)"))
+            budget = step.budget
+            limits = [f"{budget.steps} steps" if budget and budget.steps is not None else "",
+                      f"{num(budget.duration)}{unit}" if budget and budget.duration is not None else ""]
+            parts.append(escape_label("(far-horizon goal" + (f", budget {', '.join(filter(None, limits))}"
+                                                             if any(limits) else "") + ")", width=34, max_lines=2))
         if sid in noted:
             parts.append(escape_label(noted[sid], width=34, max_lines=2, limit=80))
         labels[sid] = "\\n".join(parts)

@@ -23,7 +23,7 @@ from ..plan.model import STATUSES, Plan
 from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "Mark", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "INFERRED", "Mark", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
            "tip", "slot_value"]
 
 
@@ -56,14 +56,16 @@ LOOKS: Mapping[str, Look] = {
     "far": Look("#FFFFFF", "#555555", 1.5, dash="dashed"),
     "error": Look("#FFFFFF", "#D55E00", 4.5),
     "warning": Look("#FFFFFF", "#E69F00", 4.0),
+    "inferred": Look("#FFFFFF", "#666666", 1.2, dash="dashed"),
 }
 LEGEND_TEXT = {
     "pending": "pending", "ready": "ready", "running": "running", "done": "done",
     "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
     "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
-    "warning": "warning (hover: message)",
+    "warning": "warning (hover: message)", "inferred": "dashed edge: inferred dependency",
 }
+INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
@@ -83,8 +85,8 @@ def run_looks(run: Run) -> frozenset[str]:
     """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
     seen = set(run.statuses_seen())
     events = run.events
-    seen |= {"invalidated"} if any(e.kind == "invalidate" and e.voided for e in events) else set()
-    seen |= {"kept"} if any(e.kind == "invalidate" and e.kept for e in events) else set()
+    seen |= {"invalidated"} if any(e.kind in ("invalidate", "recheck") and e.voided for e in events) else set()
+    seen |= {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
     seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
@@ -95,6 +97,7 @@ def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
     keys += ["critical"] if critical else []
     keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
     keys += [sev for sev in ("error", "warning") if any(f.severity == sev for f in findings)]
+    keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
 
 
@@ -174,7 +177,10 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
             classes.append("far")
             look = replace(look, dash="dashed")
         found = flagged.get((u, v), [])
-        if found:
+        if found and all(f.code == INFERRED for f in found):
+            classes.append("inferred")
+            look = replace(look, dash="dashed")
+        elif found:
             classes += ["finding"] + sorted({f.code for f in found})
             look = Look("none", LOOKS["error"].stroke, 3.0, dash=look.dash)
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)

@@ -4,6 +4,7 @@
 module                 owns
 =====================  ==========================================================================
 ``model``              ``Step``, ``Plan``, ``Contract``, ``ToolSpec``, ``Finding``: immutable values
+``horizon``            ``Budget`` and the checks of a far-horizon step's own fields
 ``placeholder``        ``{{S1.field}}``: find, split, rename (the one placeholder syntax)
 ``lineage``            revision lineage: the original step a re-issued step stands for
 ``text``               untrusted bytes, paths and streams to checked text

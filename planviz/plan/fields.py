@@ -16,7 +16,8 @@ from typing import Any
 
 from .model import HORIZONS, INTENTS, RISKS
 
-__all__ = ["PLAN_FIELDS", "STEP_FIELDS", "TOOLCALL_STEP_FIELDS", "CONTRACT_FIELDS", "TOOLSPEC_FIELDS", "CHOICES",
+__all__ = ["PLAN_FIELDS", "STEP_FIELDS", "TOOLCALL_STEP_FIELDS", "CONTRACT_FIELDS", "TOOLSPEC_FIELDS", "BUDGET_FIELDS",
+           "CHOICES",
            "REQUIRED", "plan_shape"]
 
 # Field name -> kind; the order is the order plan files are written in.
@@ -29,7 +30,8 @@ STEP_FIELDS: dict[str, str] = {
     "id": "id", "action": "text", "kind": "name", "depends_on": "strings", "requires": "strings",
     "produces": "strings", "expected_evidence": "text", "check": "text", "rollback": "text",
     "duration": "duration", "tool": "name", "arguments": "arguments", "resources": "strings",
-    "risk": "choice", "approval": "name", "horizon": "choice", "revises": "name",
+    "risk": "choice", "approval": "name", "horizon": "choice", "budget": "budget", "expands_to": "steps",
+    "revises": "name",
 }
 TOOLCALL_STEP_FIELDS: dict[str, str] = {
     "n": "n", "tool": "name", "arguments": "arguments", "why": "text", "dependsOn": "refs",
@@ -42,6 +44,7 @@ CONTRACT_FIELDS: dict[str, str] = {
     "max_retries": "count", "max_replans": "count",
 }
 TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "preconditions": "strings"}
+BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}
 CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS}
 REQUIRED = {"plan": ("goal", "steps"), "toolcall_plan": ("steps",), "step": ("id",), "toolcall_step": ("n", "tool")}
 

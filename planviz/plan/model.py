@@ -20,9 +20,12 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanFormatError, UnknownStepError
+
+if TYPE_CHECKING:
+    from .horizon import Budget
 
 __all__ = [
     "Step",
@@ -124,7 +127,10 @@ class Step:
     """One node of a plan: what to do, what it needs, what its success establishes.
 
     ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string
-    or any iterable of strings and are stored as tuples.
+    or any iterable of strings and are stored as tuples. A far-horizon step
+    (``horizon="far"``) is a placeholder: it may carry a ``budget`` (a
+    :class:`~planviz.Budget` or a mapping) and its concrete steps,
+    ``expands_to`` (see :mod:`planviz.plan.horizon`).
 
     >>> Step("S2", "write the contract test", expected_evidence="test fails before the patch",
     ...      duration=3, kind="diagnose").duration
@@ -156,6 +162,8 @@ class Step:
     risk: str = "low"
     approval: str | None = None
     horizon: str = "near"
+    budget: Budget | None = None
+    expands_to: tuple[Step, ...] = ()
     revises: str | None = None
 
     def __post_init__(self) -> None:
@@ -180,6 +188,12 @@ class Step:
         set_(self, "arguments", _copy_arguments(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
+        if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
+            from .horizon import far_fields  # a far step's fields live with their concept
+
+            budget, expansion = far_fields(self, where)
+            set_(self, "budget", budget)
+            set_(self, "expands_to", expansion)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ the line and column.
 >>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, revises
+planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, budget, expands_to, revises
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Any
 
 from ..errors import PlanFormatError
 from .fields import (
+    BUDGET_FIELDS,
     CHOICES,
     CONTRACT_FIELDS,
     PLAN_FIELDS,
@@ -48,6 +49,7 @@ from .fields import (
     TOOLSPEC_FIELDS,
     plan_shape,
 )
+from .horizon import Budget
 from .model import Contract, Plan, Step, ToolSpec, as_duration
 from .placeholder import find_placeholders, split_reference, strings_in
 from .syntax import MAX_DEPTH, join_path, show_value
@@ -107,13 +109,10 @@ def _plan(data: Any, shape: str | None) -> Plan:
         raise _fail(f"unknown plan shape {shape!r}: expected 'planviz' or 'toolcall'", ())
     _check_keys(data, PLAN_FIELDS, ())
     _check_required(data, REQUIRED["plan" if shape == "planviz" else "toolcall_plan"], ())
-    raw_steps = data["steps"]
-    if not isinstance(raw_steps, (list, tuple)):
-        raise _fail(f"expected a list of step mappings, got {_kind(raw_steps)} {_show(raw_steps)}", ("steps",))
-    if shape == "planviz":
-        steps = tuple(_planviz_step(s, ("steps", i)) for i, s in enumerate(raw_steps))
+    if shape == "planviz" or not isinstance(data["steps"], (list, tuple)):
+        steps = _convert("steps", "steps", data["steps"], ("steps",))  # checks the list too
     else:
-        steps = _toolcall_steps(raw_steps)
+        steps = _toolcall_steps(data["steps"])
     kwargs = {name: _convert(PLAN_FIELDS[name], name, data[name], (name,))
               for name in ("goal", "time_unit", "version", "trigger", "invalidated", "premises", "unknowns")
               if data.get(name) is not None}
@@ -123,9 +122,9 @@ def _plan(data: Any, shape: str | None) -> Plan:
     return Plan(goal, steps, **kwargs)
 
 
-def _step_kwargs(raw: Any, table: dict[str, str], required: tuple[str, ...], path: tuple) -> dict[str, Any]:
+def _kwargs(raw: Any, table: dict[str, str], required: tuple, path: tuple, what: str = "a step mapping") -> dict:
     if not isinstance(raw, Mapping):
-        raise _fail(f"expected a step mapping, got {_kind(raw)} {_show(raw)}", path)
+        raise _fail(f"expected {what}, got {_kind(raw)} {_show(raw)}", path)
     _check_keys(raw, table, path)
     _check_required(raw, required, path)
     return {name: _convert(table[name], name, value, path + (name,))
@@ -133,7 +132,7 @@ def _step_kwargs(raw: Any, table: dict[str, str], required: tuple[str, ...], pat
 
 
 def _planviz_step(raw: Any, path: tuple) -> Step:
-    kwargs = _step_kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
+    kwargs = _kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
     return _make_step(kwargs.pop("id"), kwargs.pop("action", ""), kwargs, path)
 
 
@@ -148,7 +147,7 @@ def _toolcall_steps(raw_steps: list | tuple) -> tuple[Step, ...]:
     prepared = []
     for i, raw in enumerate(raw_steps):
         path = ("steps", i)
-        kwargs = _step_kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
+        kwargs = _kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
         arguments = kwargs.get("arguments", {})
         wanted = tuple(f"{ref[0]}.{ref[1]}" for _, text in strings_in(arguments)
                        for p in find_placeholders(text) if (ref := split_reference(p.inner)) is not None)
@@ -261,6 +260,12 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
                 raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
             out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
         return tuple(out)
+    if kind == "steps":  # a plan's steps, or a far step's expands_to
+        if not isinstance(value, (list, tuple)):
+            raise _fail(f"expected a list of step mappings, got {_kind(value)} {_show(value)}", path)
+        return tuple(_planviz_step(s, path + (i,)) for i, s in enumerate(value))
+    if kind == "budget":
+        return Budget(**_kwargs(value, BUDGET_FIELDS, (), path, "a budget mapping (steps, duration)"))
     if kind == "pairs":
         if not isinstance(value, (list, tuple)):
             raise _fail(f"expected a list of [first, second] pairs, got {_show(value)}", path)
@@ -380,6 +385,10 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
         if name == "arguments":
             if value:
                 out[name] = _plain(value, (), 0)
+        elif name in ("budget", "expands_to"):
+            if value:
+                out[name] = ({k: _number(v) for k, v in vars(value).items() if v is not None} if name == "budget"
+                             else [_step_to_dict(s) for s in value])
         elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
             out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
     return out

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .fields import CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS, TOOLSPEC_FIELDS
+from .fields import (BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS,
+                     TOOLSPEC_FIELDS)
 
 __all__ = ["plan_schema"]
 
@@ -52,6 +53,7 @@ def plan_schema() -> dict[str, Any]:
             "toolcall_step": obj(TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], "tool-call step"),
             "contract": obj(CONTRACT_FIELDS, (), "contract", nullable=True),
             "tool": obj(TOOLSPEC_FIELDS, (), "tool spec", nullable=True),
+            "budget": obj(BUDGET_FIELDS, (), "far-horizon budget", nullable=True),
         },
     }
 
@@ -85,6 +87,8 @@ def _field_schema(name: str, kind: str, required: bool) -> dict[str, Any]:
         return {"type": ["object", *null], "additionalProperties": {"$ref": "#/$defs/tool"}}
     if kind == "contract":
         return {"$ref": "#/$defs/contract"}
-    if kind == "steps":
-        return {"type": "array"}
+    if kind == "steps":  # a step's expands_to (the plan's own steps are set by plan_schema)
+        return {"type": ["array", *null], "items": {"$ref": "#/$defs/step"}}
+    if kind == "budget":
+        return {"$ref": "#/$defs/budget"}
     raise AssertionError(kind)  # pragma: no cover

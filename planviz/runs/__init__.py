@@ -1,21 +1,39 @@
 """Stage 4, runs: simulated and recorded runs, their traces, and what they measure.
 
-==============  ==================================================================================
-module          owns
-==============  ==================================================================================
-``fault``       ``Fault``: what to inject, at which step, how often
-``events``      the values of a run: ``Observation``, ``ExecutionState``, ``Conflict``, ``Event``, ``Frame``, ``Run``
-``frames``      how a run keeps its frames: snapshots plus deltas, indexed once (``Run.frame`` reads them)
-``machine``     the run state machine shared by the simulator and the recorder (events hold what changed)
-``ledger``      what the last event showed and what changed since: how the machine emits deltas
-``revision``    plan revisions: ``reissue``, redundant work, completed steps a revision may not change
-``simulation``  ``simulate``: the controller (strategies, faults, scoped recovery, replanning)
-``recorder``    ``Recorder``: a real agent's run, framed by the same machine
-``tracefile``   planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace`` (caps, streaming)
-``tracefields`` every field of a trace record, checked on the way in and written compactly on the way out
-``measures``    ``metrics`` and ``attribute``: the figures of one run, and who is to blame
-``comparison``  ``compare``: strategies side by side on the same faults
-==============  ==================================================================================
+======================  ==================================================================================
+module                  owns
+======================  ==================================================================================
+``fault``               ``Fault``: what to inject, at which step, how often; checked against the plan
+``events``              the values of a run: ``Observation``, ``ExecutionState``, ``Conflict``, ``Event``, ``Frame``,
+                        ``Run``
+``frames``              how a run keeps its frames: snapshots plus deltas, indexed once (``Run.frame`` reads them)
+``machine``             the run state machine shared by the simulator and the recorder (events hold what changed)
+``ledger``              what the last event showed and what changed since: how the machine emits deltas
+``observer``            what an injected fault makes a step's observation say
+``revision``            plan revisions: ``reissue``, redundant work, completed steps a revision may not change
+``simulation``          ``simulate``: the controller (faults, resources, scoped recovery, replanning)
+``strategies``          direct (an adaptive implicit agent), workflow, planner
+``approval``            approvals waited for before a step starts; a denial stops the run
+``horizon``             far-horizon steps expanded into new plan versions (``expand``, ``awaiting_expansion``)
+``goalchange``          a changed goal: everything void, completed work re-checked, a version for the new goal
+``recorder``            ``Recorder``: a real agent's run, framed by the same machine
+``tracefile``           planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace`` (schema
+                        versions, size caps, streaming)
+``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
+``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
+``comparison``          ``compare``: strategies side by side on the same faults
+``traceformats``        which trace format a file is in; ``load_trace``'s readers of other tools' traces
+``jsonstream``          big JSON trace files read record by record
+``otelspans``           OpenTelemetry spans (SDK JSON, OTLP/JSON), GenAI attributes and their deviations
+``otel``                spans to a run: tool calls as steps, model calls, failures, the goal
+``spandependencies``    dependencies a trace does not record, inferred from data and timing
+``checkpoints``         LangGraph state snapshots and checkpoint tuples, in the order they were written
+``langgraph``           a LangGraph history to a run: nodes as steps, channels as facts, forks as plan versions
+``playback``            a recorded timeline played through the machine (how foreign traces become runs)
+``matching``            which step of one side is which of the other (plan and run, run and run)
+``alignment``           ``align``: each planned step's fate, the unplanned calls
+``rundiff``             ``diff_runs``: first divergence, steps in one run only, changes, ``Usage``
+======================  ==================================================================================
 
 Reads the plan, structure, checks and analysis stages; never pictures or front ends.
 """

@@ -22,12 +22,12 @@ __all__ = ["compare", "Comparison", "ComparisonRow"]
 
 @dataclass(frozen=True)
 class ComparisonRow:
-    """One strategy's run on the shared faults: its outcome, metrics and attribution."""
+    """One strategy's run on the shared faults: its outcome, metrics and attribution (None: it succeeded)."""
 
     strategy: str
     outcome: str | None
     metrics: Metrics
-    attribution: str
+    attribution: str | None
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Comparison:
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         head = ["strategy", "outcome"] + [f.name for f in fields(Metrics)] + ["attribution"]
-        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics._cells()] + [r.attribution]
+        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics._cells()] + [r.attribution or "-"]
                 for r in self.rows]
         return head, body
 
@@ -71,6 +71,15 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
             contract: Contract | None = None, workers: int | None = None) -> Comparison:
     """Simulate ``plan`` under each strategy with the same ``faults`` and tabulate the metrics.
 
+    ``model_calls`` shows what each strategy pays a model: the planner one call per proposal, replan and
+    expansion, the direct agent one per step, a workflow none; so for a short linear task the planner's
+    own call is visible as overhead.
+
+    >>> from planviz import Step
+    >>> tiny = Plan("know tomorrow's weather", [Step("W", "look up the forecast", expected_evidence="a forecast",
+    ...                                               produces="forecast")])
+    >>> [(r.strategy, r.metrics.model_calls) for r in compare(tiny).rows]
+    [('direct', 1), ('workflow', 0), ('planner', 1)]
     """
     faults = tuple(faults)
     rows = []

@@ -25,9 +25,10 @@ __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run",
            "EVENT_KINDS", "OUTCOMES"]
 
 EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
-               "stop")
+               "stop", "recheck", "expand", "approval")
 OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
-            "forbidden_state", "replan_limit", "no_new_route")
+            "forbidden_state", "replan_limit", "no_new_route", "goal_changed", "awaiting_expansion",
+            "approval_denied")
 
 
 def _facts(value: Any, where: str) -> frozenset[str]:
@@ -102,10 +103,15 @@ class Event:
     to and removed from the state. Read the state at an event with
     :meth:`Run.frame`, never by replaying these yourself. Kind-specific
     fields: ``attempt`` (start, fail, retry), ``category`` (fail: the failure
-    class), ``voided``/``kept`` (invalidate: the ids voided and the verified
-    work kept; replan: the ids the revision invalidated), ``observation``
+    class; stop of a refused run: the code of the finding that refused it;
+    approval: ``granted`` or ``denied``), ``voided``/``kept`` (invalidate: the
+    ids voided and the verified work kept; replan: the ids the revision
+    invalidated; recheck: the step, in one of the two), ``observation``
     (complete, fail), ``outcome`` (stop), ``conflict`` (conflict: the one it
-    records).
+    records). Kinds beyond the first round: ``recheck`` (a completed step
+    re-checked against a changed goal), ``expand`` (a far-horizon step
+    replaced by concrete steps: a new plan version) and ``approval`` (a
+    step's approval, before its start).
     """
 
     index: int
@@ -176,7 +182,7 @@ def state_from_events(events: Iterable[Event]) -> ExecutionState:
         facts |= e.gained
         if e.kind == "complete" and e.step is not None:
             completed.add(e.step)
-        elif e.kind == "invalidate":
+        elif e.kind in ("invalidate", "recheck"):
             completed -= e.voided
         elif e.kind == "stop":
             outcome = e.outcome

@@ -1,20 +1,24 @@
-"""Faults to inject into a simulated run: what goes wrong, at which step, how many times.
+"""Faults to inject into a simulated run: what goes wrong, at which step, how many times; and the check of
+faults against the plan they are injected into (:func:`fault_facts`).
 
 >>> Fault.parse("S1:transientx3")
-Fault(step='S1', kind='transient', fact=None, times=3)
+Fault(step='S1', kind='transient', fact=None, times=3, goal=None)
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Iterable
 
 from ..errors import SimulationError
+from ..plan.model import Contract, Plan, Step, natural_key
 
-__all__ = ["Fault", "FAULT_KINDS"]
+__all__ = ["Fault", "FAULT_KINDS", "fault_facts"]
 
 FAULT_KINDS = ("transient", "tool_error", "withdraw", "side_effect", "missing_evidence", "goal_change",
-               "premise_false", "extra_fact")
+               "premise_false", "extra_fact", "approval_denied")
 
 
 @dataclass(frozen=True)
@@ -25,18 +29,25 @@ class Fault:
     false (default: the step's first required fact), for ``premise_false``
     the premise (default: the plan's first), for ``extra_fact`` the unexpected
     fact (required), for ``missing_evidence`` the produced fact not observed
-    (default: all of them).
+    (default: all of them). ``approval_denied`` refuses the approval the step
+    waits for. ``goal_change`` may carry the new ``goal`` and ``contract``:
+    with either, the run re-checks its completed work against them and
+    replans for the new goal; with neither, it stops (``goal_changed``).
 
     >>> Fault.parse("S1:transientx3")
-    Fault(step='S1', kind='transient', fact=None, times=3)
+    Fault(step='S1', kind='transient', fact=None, times=3, goal=None)
     >>> str(Fault.parse("S3:withdraw:key_builder_located"))
     'S3:withdraw:key_builder_located'
+    >>> Fault("S2", "goal_change", goal="migrate every tenant").goal
+    'migrate every tenant'
     """
 
     step: str
     kind: str
     fact: str | None = None
     times: int = 1
+    goal: str | None = None
+    contract: Contract | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.step, str) or not self.step:
@@ -51,6 +62,14 @@ class Fault:
         if self.kind == "extra_fact" and self.fact is None:
             raise SimulationError(f"fault {self.step}:extra_fact needs the fact observed: "
                                   f"write {self.step}:extra_fact:FACT")
+        if (self.goal is not None or self.contract is not None) and self.kind != "goal_change":
+            raise SimulationError(f"fault {self.step}:{self.kind}: only a goal_change fault carries a new goal or "
+                                  "contract")
+        if self.goal is not None and (not isinstance(self.goal, str) or not self.goal.strip()):
+            raise SimulationError(f"fault {self.step}:goal_change: goal must be a non-empty string, got {self.goal!r}")
+        if self.contract is not None and not isinstance(self.contract, Contract):
+            raise SimulationError(f"fault {self.step}:goal_change: contract must be a planviz Contract, got "
+                                  f"{type(self.contract).__name__}; load one with planviz.load_contract(path)")
 
     @classmethod
     def parse(cls, text: str) -> Fault:
@@ -62,7 +81,7 @@ class Fault:
         >>> Fault.parse("S4:explode")
         Traceback (most recent call last):
         ...
-        planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact
+        planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact, approval_denied
         """
         if not isinstance(text, str) or ":" not in text:
             raise SimulationError(f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}")
@@ -85,3 +104,74 @@ class Fault:
         if self.times != 1 or (self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)):  # "a:x2" needs ":x1"
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
+
+
+def _choices(items: Iterable[str]) -> str:
+    shown = sorted(dict.fromkeys(items), key=natural_key)
+    return ", ".join(map(repr, shown[:20])) + (f" and {len(shown) - 20} more" if len(shown) > 20 else "") or "none"
+
+
+def _hint(value: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (), open_ids: bool = False
+                ) -> tuple[str | None, ...]:
+    """Check each fault against ``plan`` and return the fact each concerns (its default filled in, or None).
+
+    A fault must name a step of the plan (or a step it revises, or one of the
+    ``extra`` steps an expansion adds; any id when ``open_ids``: a callable
+    expansion may add steps not known yet); a ``withdraw`` fact must be one
+    the step requires, a ``missing_evidence`` fact one it produces, a
+    ``premise_false`` fact a premise; ``approval_denied`` needs a step with an
+    approval. Anything else raises :class:`SimulationError` naming the valid
+    choices.
+
+    >>> from planviz import examples
+    >>> fault_facts(examples.load("cache_isolation"), [Fault("S3", "withdraw", "key_bulder_located")])
+    Traceback (most recent call last):
+    ...
+    planviz.errors.SimulationError: fault 'S3:withdraw:key_bulder_located': 'S3' does not require 'key_bulder_located' (did you mean 'key_builder_located'?); it requires 'isolation_test_written', 'key_builder_located'
+    """
+    known = {s.id: s for s in extra}
+    known.update(plan.by_id)
+    revised = {s.revises for s in plan.steps if s.revises}
+    out = []
+    for fault in faults:
+        name = f"fault {str(fault)!r}"
+        step = known.get(fault.step)
+        if step is None and fault.step not in revised and not open_ids:
+            raise SimulationError(f"{name}: no step {fault.step!r} in the plan{_hint(fault.step, known)}; its steps "
+                                  f"are {_choices(known)}")
+        out.append(_fact(plan, fault, step, name))
+    return tuple(out)
+
+
+def _fact(plan: Plan, fault: Fault, step: Step | None, name: str) -> str | None:
+    kind, fact = fault.kind, fault.fact
+    if kind == "premise_false":
+        if not plan.premises:
+            raise SimulationError(f"{name}: the plan has no premise to falsify; list the plan's premises first")
+        if fact is not None and fact not in plan.premises:
+            raise SimulationError(f"{name}: {fact!r} is not a premise of the plan{_hint(fact, plan.premises)}; "
+                                  f"its premises are {_choices(plan.premises)}")
+        return fact or plan.premises[0]
+    if step is None:  # a revision's or an unknown expansion's step: checked when it exists
+        return fact
+    if kind == "withdraw":
+        if not step.requires:
+            raise SimulationError(f"{name}: step {step.id!r} requires no fact to withdraw; withdraw a fact at a "
+                                  "step that requires it")
+        if fact is not None and fact not in step.requires:
+            raise SimulationError(f"{name}: {step.id!r} does not require {fact!r}{_hint(fact, step.requires)}; "
+                                  f"it requires {_choices(step.requires)}")
+        return fact or step.requires[0]
+    if kind == "missing_evidence" and fact is not None and fact not in step.produces:
+        raise SimulationError(f"{name}: {step.id!r} does not produce {fact!r}{_hint(fact, step.produces)}; "
+                              f"it produces {_choices(step.produces)}")
+    if kind == "approval_denied" and not step.approval:
+        with_approval = [s.id for s in plan.steps if s.approval]
+        raise SimulationError(f"{name}: step {step.id!r} needs no approval, so none can be denied; steps with an "
+                              f"approval: {_choices(with_approval)}")
+    return fact

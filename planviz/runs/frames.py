@@ -133,6 +133,9 @@ class FrameStore:
         self._toggle(event.lost, True, i)
         if event.kind == "invalidate":
             marks = (frozenset(event.voided), frozenset(event.kept))
+        elif event.kind == "recheck":  # a goal change's voiding, refined one re-checked step at a time
+            voided, kept = marks
+            marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
         elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
             seg.first_conflict[event.step] = i
             seg.conflict_at.append(i)

@@ -1,5 +1,5 @@
-"""The run state machine: operations in (propose, start, finish, fail, retry, invalidate, replan, stop),
-events out, each holding what it changed.
+"""The run state machine: operations in (propose, approve, start, finish, fail, retry, invalidate, recheck,
+replan, expand, stop), events out, each holding what it changed.
 
 :class:`Machine` is shared by the simulator (:mod:`planviz.runs.simulation`) and by
 :class:`planviz.Recorder`,
@@ -252,8 +252,39 @@ class Machine:
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
                                f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
 
-    def replan(self, plan: Plan, message: str) -> Event:
-        """Switch to a new plan version; steps it drops stop running."""
+    def recheck(self, sid: str, keep: bool, message: str) -> Event:
+        """A completed step re-checked against a changed goal: kept, or voided (its facts leave the state)."""
+        self._stopped("recheck", sid)
+        if not keep:
+            self.completed.discard(sid)
+            for f in list(self.sources):
+                self.sources[f].discard(sid)
+                if not self.sources[f]:
+                    self._lose(f)
+            self.voided.add(sid)
+            self._ledger.everything()
+        one = frozenset((sid,))
+        return self._emit("recheck", sid, message, voided=frozenset() if keep else one,
+                          kept=one if keep else frozenset())
+
+    def approve(self, sid: str, granted: bool, message: str) -> Event:
+        """The approval a step waits for before it starts: granted, or denied."""
+        self._stopped("approve", sid)
+        return self._emit("approval", sid, message, category="granted" if granted else "denied")
+
+    def expand(self, plan: Plan, far: str, message: str) -> Event:
+        """A far-horizon step replaced by its concrete steps: ``plan`` is the new version."""
+        self._switch(plan)
+        return self._emit("expand", far, message)
+
+    def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
+        """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
+        for f in given:
+            self._gain(f, "given")
+        self._switch(plan)
+        return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
+
+    def _switch(self, plan: Plan) -> None:
         self._stopped()
         ids = set(plan.ids)
         self.voided = set()
@@ -262,9 +293,8 @@ class Machine:
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]
         self._new_version(plan)
-        return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
 
-    def stop(self, outcome: str, message: str, sid: str | None = None) -> Event:
+    def stop(self, outcome: str, message: str, sid: str | None = None, category: str | None = None) -> Event:
         self._stopped()
         if outcome not in OUTCOMES:
             raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
@@ -272,13 +302,13 @@ class Machine:
         self.running.clear()
         self.dead |= self.failed
         self.outcome = outcome
-        for sid in interrupted:
-            self._ledger.touch(sid)
+        for stopped in interrupted:
+            self._ledger.touch(stopped)
         if self.plan is not None:
             self._ledger.doom(self, self._shape())  # and what follows the failed steps can never run
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
-        return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome)
+        return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
 
     def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
         return Run(tuple(self.events), self.outcome, self.state(), tuple(self.plans), strategy, tuple(faults),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..analysis.schedule import critical_path
-from ..checks.validation import validate
+from ..checks.validation import refusal
 from ..errors import StructureError
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
@@ -31,13 +31,16 @@ _ENVIRONMENT = frozenset({"transient", "precondition", "side_effect", "goal_chan
 
 METRIC_DOCS = {
     "success": "the run ended plan_complete",
-    "executability": "planned steps (of the first version) completed, directly or through a revision, / planned",
+    "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
+                     "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
     "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
     "tool_calls": "step attempts started",
+    "model_calls": "model calls: one per plan proposal, replan and expansion (planner, recorded runs), one per "
+                   "step (direct: the agent decides each call), none (workflow: a fixed script)",
     "time": "clock at the last event",
 }
 
@@ -54,6 +57,7 @@ class Metrics:
     recovery_distance: int
     critical_path_delay: float | None
     tool_calls: int
+    model_calls: int
     time: float
 
     @staticmethod
@@ -94,8 +98,13 @@ def metrics(run: Run) -> Metrics:
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
+    for e in reversed(run.events):  # a far step is done when all its concrete steps are (nested ones first)
+        if e.kind == "expand" and e.step is not None:
+            new = next((p for p in run.plans if p.version == e.plan_version), None)
+            if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
+                done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = 0
+    precondition_errors = starts = recovery = replans = proposals = 0
     started_roots: set[str] = set()
     versions = {p.version: p for p in run.plans}
     for i, e in enumerate(run.events):
@@ -109,11 +118,13 @@ def metrics(run: Run) -> Metrics:
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1
-        elif e.kind == "invalidate" and i > 0:
+        elif e.kind in ("invalidate", "recheck") and i > 0:
             before = run.frame(i - 1).statuses
             recovery += sum(1 for s in e.voided if before.get(s) == "done")
-        elif e.kind == "replan":
+        if e.kind == "replan":
             replans += 1
+        if e.kind in ("propose", "replan", "expand"):
+            proposals += 1
     success = run.outcome == "plan_complete"
     delay = None
     if success and run.plans:
@@ -121,26 +132,44 @@ def metrics(run: Run) -> Metrics:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
+    model_calls = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
     return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
-                   replans, recovery, delay, starts, run.time)
+                   replans, recovery, delay, starts, model_calls, run.time)
 
 
-def attribute(run: Run, contract: Contract | None = None) -> str:
-    """Who the outcome of ``run`` is down to: ``planner``, ``executor``, ``environment`` or ``contract``.
+def attribute(run: Run, contract: Contract | None = None) -> str | None:
+    """Who the outcome of ``run`` is down to: ``planner``, ``executor``, ``environment`` or ``contract``;
+    None for a successful run (``plan_complete``: nothing to blame; whether the user's goal holds is for a
+    person to judge).
 
-    In order: the planner, when the first plan does not pass ``validate``
-    against the contract (or was refused); the executor, when a step started
-    unready or off-plan, did not produce its evidence, its tool errored, or it
-    established a forbidden state;
-    the environment, when a fact was withdrawn, an observation conflicted, a
-    premise failed, or a failure was transient, a side effect or a goal
-    change; else the contract, which missed a requirement (a run that
-    completes its milestones yet misses the user's goal lands here).
+    In order: the contract, when the first plan is refused because the
+    contract asks for a fact no route can have (``infeasible_fact``: a
+    correct refusal); the planner, when the first plan is refused for
+    anything else (it fails ``validate`` against the contract), a revision or
+    expansion it proposed was refused, or it left a far-horizon step
+    unexpanded; the executor, when a step started unready or off-plan, did not
+    produce its evidence, its tool errored, or it established a forbidden
+    state; the environment, when a fact was withdrawn, an observation
+    conflicted, a premise failed, an approval was denied, or a failure was
+    transient, a side effect or a goal change; else the contract, which
+    missed a requirement. ``contract`` defaults to the run's own.
 
-    ``contract`` defaults to the run's own.
+    >>> from planviz import examples, simulate
+    >>> attribute(simulate(examples.load("cache_isolation"))) is None
+    True
+    >>> attribute(simulate(examples.load("release_no_credentials")))
+    'contract'
     """
+    if run.outcome == "plan_complete":
+        return None
     contract = contract if contract is not None else run.contract
-    if run.outcome == "refused" or (run.plans and not validate(run.plans[0], contract).ok):
+    first = refusal(run.plans[0], contract) if run.plans else None
+    if first is not None:
+        return "contract" if first.code == "infeasible_fact" else "planner"
+    stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
+    if run.outcome == "refused":
+        return "contract" if stop is not None and stop.category == "infeasible_fact" else "planner"
+    if run.outcome == "awaiting_expansion":
         return "planner"
     m = metrics(run)
     categories = {e.category for e in run.events if e.kind == "fail"}
@@ -148,7 +177,7 @@ def attribute(run: Run, contract: Contract | None = None) -> str:
             or run.outcome in ("expected_evidence_missing", "forbidden_state")
             or any(e.kind == "start" and e.step not in run.frame(i).statuses for i, e in enumerate(run.events))):
         return "executor"
-    if (categories & _ENVIRONMENT or run.outcome == "premise_failed"
+    if (categories & _ENVIRONMENT or run.outcome in ("premise_failed", "approval_denied", "goal_changed")
             or any(e.kind in ("withdraw", "conflict") for e in run.events)):
         return "environment"
     return "contract"

@@ -28,8 +28,9 @@ __all__ = ["Recorder"]
 class Recorder:
     """Record a real agent run as it happens, framed by the same state machine as :func:`planviz.simulate`.
 
-    The agent's own code calls :meth:`propose`, :meth:`start`, :meth:`observe`
-    (or :meth:`complete` / :meth:`fail`), :meth:`replan` and :meth:`stop`;
+    The agent's own code calls :meth:`propose`, :meth:`approve`, :meth:`start`,
+    :meth:`observe` (or :meth:`complete` / :meth:`fail`), :meth:`replan`,
+    :meth:`expand` and :meth:`stop`;
     :attr:`run` is the :class:`~planviz.runtime.Run` so far. With ``path``,
     every plan and event is appended to that trace file and flushed at once.
     ``clock`` gives the time of each event (default: seconds since the
@@ -89,6 +90,21 @@ class Recorder:
             return self.replan(plan, plan.trigger or "a new plan was proposed")
         self._tick()
         return self._done([self._m.propose(plan)])[0]
+
+    def approve(self, step_id: str, granted: bool = True, message: str = "") -> Event:
+        """The approval ``step_id`` waited for arrived: ``granted``, or denied (then record the stop)."""
+        self._tick()
+        verdict = "approved" if granted else "denied"
+        return self._done([self._m.approve(step_id, granted, message or f"{step_id!r} {verdict}")])[0]
+
+    def expand(self, far_id: str, new_plan: Plan, message: str = "") -> Event:
+        """The agent replaced far-horizon step ``far_id`` with concrete steps: ``new_plan`` is the new version."""
+        self._tick()
+        old = self._m.plan
+        if old is None:
+            raise SimulationError("record a plan with propose() before an expansion")
+        new = complete_revision(old, new_plan, message or f"expansion of {far_id!r}", ())
+        return self._done([self._m.expand(new, far_id, message or f"{far_id!r} expanded: plan v{new.version}")])[0]
 
     def start(self, step_id: str) -> Event:
         """The agent started ``step_id`` (an id not in the plan is recorded as an invalid step)."""

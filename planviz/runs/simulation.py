@@ -20,68 +20,56 @@ S3 and its verification, and only those are redone; S0, S1 and S2 are kept.
 >>> sorted(next(e for e in run.events if e.kind == "invalidate").kept)
 ['S0', 'S1', 'S2']
 
-Strategies, on the same faults (see :func:`simulate`):
-
-============================  ======  ========  =======
-check                         direct  workflow  planner
-============================  ======  ========  =======
-plan validated first          no      no        yes
-only ready steps start        no      yes       yes
-produced facts checked        no      yes       yes
-transient failures retried    no      yes       yes
-premises, forbidden states    no      no        yes
-scoped recovery, replanning   no      no        yes
-============================  ======  ========  =======
-
-Withdrawn facts, the resulting invalidation and conflicts are the observer's
-work and are recorded under every strategy.
+Strategies (``direct``, ``workflow``, ``planner``) are compared in
+:mod:`planviz.runs.strategies`. Whatever the strategy, the world keeps its
+rules: withdrawn facts, the resulting invalidation and conflicts are the
+observer's work; a tool the contract refuses fails its step
+(``unknown_tool``, ``not_permitted``, ``outside_intent``); a step with an
+``approval`` waits for it (event ``approval``, ``approval_time`` long,
+default 0) before it starts; two steps holding one resource never run at the
+same time (the lower id starts first); a far-horizon step never runs as
+concrete work (:mod:`planviz.runs.horizon`).
 
 What each fault kind makes the step's observation say, and what the planner
-does about it (workflow retries transient failures and otherwise stops with
-``step_failed``; direct records the failure and runs the next step):
-
-=================  ===========================================  ==============================================
-fault              observation                                  planner
-=================  ===========================================  ==============================================
-transient          failed, kind ``transient``                   retry up to ``max_retries`` if :func:`idempotent`
-tool_error         failed, kind ``tool_error``                  ``step_failed`` (the executor's error)
-withdraw           failed, the precondition fact withdrawn      return to its producer, replan (given: blocked)
-side_effect        failed, kind ``side_effect``                 void the patch subgraph, replan
-missing_evidence   ok, without the produced fact(s)             ``expected_evidence_missing``
-goal_change        failed, kind ``goal_change``                 void all not completed, replan
-premise_false      ok, the premise withdrawn                    ``premise_failed``
-extra_fact         ok, plus the fact                            ``not X`` against a held ``X``: conflict, then
-                                                                return to X's producer; a forbidden state:
-                                                                ``forbidden_state``
-=================  ===========================================  ==============================================
+does about it, is tabled in :mod:`planviz.runs.observer`.
 
 Premises and the contract's given facts are held from the start (validation
-treats them as given); every other fact comes from an observation.
+treats them as given); every other fact comes from an observation. The
+planner validates first: a plan :func:`planviz.prepare` refuses stops before
+step 1, its stop event naming the finding (``category``); so does a revision
+or an expansion it refuses.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import Counter
+from collections.abc import Mapping
 from operator import attrgetter
 from typing import Callable, Iterable
 
 from ..analysis.scope import failure_scope
+from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.lineage import lineage_roots, versions
 from ..plan.model import Contract, Plan, Step
-from ..structure.index import paused_gc
+from ..structure.index import paused_gc, structure_index
+from .approval import approval_due
 from .events import ExecutionState, Observation, Run, negation
-from .fault import Fault
+from .fault import Fault, fault_facts
+from .goalchange import change_goal
+from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
+from .observer import observation
 from .revision import changed_completed, complete_revision, redundant_work, reissue
+from .strategies import STRATEGIES, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
-STRATEGIES = ("direct", "workflow", "planner")
-
 _by_id = attrgetter("id")
+_HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent"})  # no recovery scope
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
 
@@ -96,26 +84,29 @@ def idempotent(step: Step, contract: Contract | None = None) -> bool:
     >>> idempotent(Step("S3", "patch", resources=["keys.py"])), idempotent(Step("S1", "locate"))
     (False, True)
     """
-    spec = contract.tools.get(step.tool) if contract is not None and step.tool else None
-    writes = bool(step.resources) or bool(spec is not None and spec.writes)
-    return not writes or bool(step.rollback)
+    return not writes(step, contract) or bool(step.rollback)
 
 
 def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), workers: int | None = None,
-             strategy: str = "planner", propose: Proposer | None = None, *,
-             progress: ProgressCallback | None = None) -> Run:
+             strategy: str = "planner", propose: Proposer | None = None, *, expand: Expansion | None = None,
+             approval_time: float = 0.0, progress: ProgressCallback | None = None) -> Run:
     """Run ``plan`` on its durations, with ``faults`` injected, under ``strategy``; deterministic.
 
     A discrete-event simulation: ready steps start (lowest id first when
-    ``workers`` limits them), each finishes after its ``duration``,
-    simultaneous finishes are handled in id order. A fault affects the first
-    ``times`` attempts of its step and of the revisions of that step.
-    ``contract`` defaults to ``plan.contract``; its ``given_facts`` and the
-    plan's premises are held from the start, its ``max_retries`` and
-    ``max_replans`` cap recovery (defaults 2 and 2). ``propose(goal, contract,
-    state, plan) -> Plan`` replaces the default replanner (:func:`reissue`).
-    ``progress(what, done, total)`` is called every 1,024 events (the command
-    line shows it on a terminal: :class:`planviz.frontends.terminal.Progress`).
+    ``workers`` limits them or when they share a resource), each finishes
+    after its ``duration``, simultaneous finishes are handled in id order. A
+    fault affects the first ``times`` attempts of its step and of the
+    revisions of that step; each fault is checked against the plan first
+    (:func:`planviz.runs.fault.fault_facts`). ``contract`` defaults to
+    ``plan.contract``; its ``given_facts`` and the plan's premises are held
+    from the start, its ``max_retries`` and ``max_replans`` cap recovery
+    (defaults 2 and 2). ``propose(goal, contract, state, plan) -> Plan``
+    replaces the default replanner (:func:`reissue`). ``expand`` gives the
+    concrete steps of far-horizon steps (a mapping from step id to a list of
+    steps or step mappings, or a callable ``(step, state) -> steps``);
+    ``approval_time`` is how long each approval takes. ``progress(what,
+    done, total)`` is called every 1,024 events (the command line shows it on
+    a terminal: :class:`planviz.frontends.terminal.Progress`).
 
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
@@ -131,6 +122,11 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
         raise SimulationError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise SimulationError(f"workers must be None (unlimited) or an integer >= 1, got {workers!r}")
+    if isinstance(approval_time, bool) or not isinstance(approval_time, (int, float)) or not 0 <= approval_time < 1e300:
+        raise SimulationError(f"approval_time must be a finite number >= 0, got {approval_time!r}")
+    if expand is not None and not isinstance(expand, Mapping) and not callable(expand):
+        raise SimulationError(f"expand must be a mapping from step id to steps or a callable (step, state) -> steps, "
+                              f"got {expand!r:.80}")
     contract = contract if contract is not None else plan.contract
     if isinstance(faults, (str, Fault)):
         one = f"Fault.parse({faults!r})" if isinstance(faults, str) else repr(faults)
@@ -139,125 +135,87 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     for f in faults:
         if not isinstance(f, Fault):
             raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
-    return _Simulation(plan, contract, faults, workers, strategy, propose, progress).run()
-
-
-def _fact_for(plan: Plan, fault: Fault) -> str | None:
-    """The fact a fault concerns, with its default; raises when it has none."""
-    step = plan.step(fault.step) if fault.step in plan else None
-    if step is None:
-        revised = {s.revises for s in plan.steps}
-        if fault.step not in revised:
-            plan.step(fault.step)  # raises UnknownStepError naming the valid ids
-    if fault.fact is not None:
-        if fault.kind == "premise_false" and fault.fact not in plan.premises:
-            raise SimulationError(f"fault {str(fault)!r}: {fault.fact!r} is not a premise of the plan; "
-                                  f"its premises are {list(plan.premises)!r}")
-        if fault.kind == "missing_evidence" and step is not None and fault.fact not in step.produces:
-            raise SimulationError(f"fault {str(fault)!r}: {fault.step!r} does not produce {fault.fact!r}; "
-                                  f"it produces {list(step.produces)!r}")
-        return fault.fact
-    if fault.kind not in ("withdraw", "premise_false"):
-        return None
-    if fault.kind == "withdraw":
-        if step is None or not step.requires:
-            raise SimulationError(f"fault {str(fault)!r}: step {fault.step!r} requires no fact to withdraw; "
-                                  f"name one as {fault.step}:withdraw:FACT")
-        return step.requires[0]
-    if not plan.premises:
-        raise SimulationError(f"fault {str(fault)!r}: the plan has no premise to falsify; "
-                              f"name one as {fault.step}:premise_false:FACT")
-    return plan.premises[0]
+    return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),
+                       progress).run()
 
 
 class _Simulation:
     """One simulated run: the controller around a :class:`Machine`."""
 
     def __init__(self, plan: Plan, contract: Contract | None, faults: tuple[Fault, ...], workers: int | None,
-                 strategy: str, propose: Proposer | None, progress: ProgressCallback | None = None) -> None:
+                 strategy: str, propose: Proposer | None, expand: Expansion | None, approval_time: float,
+                 progress: ProgressCallback | None = None) -> None:
         self.plan, self.contract = plan, contract
         self.faults, self.workers, self.strategy, self.propose = faults, workers, strategy, propose
+        self.expand, self.approval_time = expand, approval_time
         self.limits = contract if contract is not None else Contract()
         self.left = [f.times for f in faults]
-        self.fact_of = [_fact_for(plan, f) for f in faults]
+        open_ids = expand is not None and not isinstance(expand, Mapping)  # a callable may add any step
+        self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids)
         self.root = lineage_roots(versions(plan))
         self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
-        self.replans = 0
+        self.replans = self.expansions = 0
+        self.waiting: dict[str, int] = {}  # step -> token of its pending approval
+        self.approved: set[str] = set()
+        self.tokens = itertools.count(-1, -1)
+        self.hit: Fault | None = None
 
     def run(self) -> Run:
         m = self.m
         with paused_gc():  # many small acyclic objects: no full collections of the heap while they pile up
             why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
+            # a plan validation accepts has every step reachable: the machine need not work that out again
             m.propose(self.plan, feasible=self.strategy == "planner" and why is None)
             if why is not None:
-                m.stop("refused", f"the plan is refused before anything runs: {why}")
+                m.stop("refused", f"the plan is refused before step 1: {why.code} "
+                       f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
             elif self.strategy == "direct":
-                self._direct()
+                run_direct(self)
             else:
                 self._scheduled()
             return m.run(self.strategy, self.faults)
 
     # ----------------------------------------------------------- faults
-    def _observe(self, step: Step) -> Observation:
-        """The observation of one attempt of ``step``: the first fault naming it (or its original) with
-        attempts left, else a clean success."""
+    def take_fault(self, step: Step, kinds: frozenset[str] | None) -> int | None:
+        """The first fault naming ``step`` (or its original) with attempts left, of ``kinds`` (None: any
+        but approval_denied), used up by one."""
         names = (step.id, self.root.get(step.id, step.id))
-        hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0 and f.step in names), None)
-        produced = frozenset(step.produces)
-        if hit is None:
-            return Observation(True, produced)
-        self.left[hit] -= 1
-        fault, fact = self.faults[hit], self.fact_of[hit]
-        data = {"fault": str(fault)}
-        kind = fault.kind
-        if kind == "transient":
-            return Observation(False, kind="transient", data={**data, "message": "timed out; may pass on retry"})
-        if kind == "tool_error":
-            return Observation(False, kind="tool_error", data={**data, "message": f"tool {step.tool!r} errored"})
-        if kind == "withdraw":
-            return Observation(False, withdrawn={fact}, kind="precondition",
-                               data={**data, "message": f"precondition {fact!r} does not hold"})
-        if kind == "side_effect":
-            return Observation(False, kind="side_effect",
-                               data={**data, "message": "its check shows an earlier change broke something"})
-        if kind == "goal_change":
-            return Observation(False, kind="goal_change", data={**data, "message": "the goal is no longer the same"})
-        if kind == "missing_evidence":
-            return Observation(True, produced - {fact} if fact else frozenset(), data=data)
-        if kind == "premise_false":
-            return Observation(True, produced, withdrawn={fact}, kind="premise_false", data=data)
-        return Observation(True, produced | {fact}, data=data)  # extra_fact
+        hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0 and f.step in names
+                    and (f.kind in kinds if kinds else f.kind != "approval_denied")), None)
+        if hit is not None:
+            self.left[hit] -= 1
+        return hit
 
-    # ----------------------------------------------------------- direct
-    def _direct(self) -> None:
-        m = self.m
-        for step in self.plan.steps:
-            m.start(step.id)
-            m.time += step.duration
-            unmet = [f"dependency {d!r} not done" for d in step.depends_on if d not in m.completed]
-            unmet += [f"fact {f!r} not held" for f in step.requires if f not in m.sources]
-            if unmet:
-                m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}", "unmet_precondition")
-                continue
-            obs = self._observe(step)
-            m.finish(step.id, obs, check_evidence=False)
-            if obs.withdrawn:
-                self.m.void_unreachable(step.id)
-        done = all(s in m.completed for s in self.plan.ids)
-        m.stop("plan_complete" if done else "step_failed",
-               "every step ran" if done else f"steps not done: {', '.join(s for s in self.plan.ids if s not in m.completed)}")
+    def observe(self, step: Step) -> Observation:
+        """The observation of one attempt of ``step``: a tool call the contract refuses, else the first fault
+        naming it (kept in ``hit``), else a clean success."""
+        refused = tool_refusal(step, self.contract)
+        if refused is not None:
+            return Observation(False, kind=refused[0], data={"message": f"the tool call was refused: {refused[1]}"})
+        hit = self.take_fault(step, None)
+        self.hit = None if hit is None else self.faults[hit]
+        return observation(step, self.hit, None if hit is None else self.fact_of[hit])
+
+    def falsified(self, sid: str, obs: Observation) -> bool:
+        """Stop the run (``premise_failed``) when ``obs`` falsified a premise of the plan."""
+        premises = set(self.plan.premises)
+        false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises})
+        if false:
+            self.m.stop("premise_failed", f"{sid!r} falsified the premise {false[0]!r}; stopping before more work "
+                        "is spent", sid)
+        return bool(false)
 
     # ------------------------------------------------------- scheduled
     def _scheduled(self) -> None:
         m = self.m
         while m.outcome is None:
-            ready = m.ready()
-            free = len(ready) if self.workers is None else max(0, self.workers - len(m.running))
-            for sid in ready[:free]:
-                m.start(sid)
-                heapq.heappush(self.heap, (m.time + self.plan.step(sid).duration, sid, m.running[sid]))
+            if expand_ready(self):
+                continue
+            if m.outcome is not None:
+                return
+            self._start_ready()
             if not self.heap:
                 self._idle()
                 return
@@ -269,32 +227,64 @@ class _Simulation:
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return
-                if m.running.get(sid) == token:
+                if token < 0:
+                    approval_due(self, sid, token)
+                elif m.running.get(sid) == token:
                     self._finish(sid)
+
+    def _start_ready(self) -> None:
+        m, plan = self.m, self.plan
+        ready = m.ready()
+        self.waiting = {s: t for s, t in self.waiting.items() if s in ready}  # voided meanwhile: no longer asked
+        free = len(ready) if self.workers is None else self.workers - len(m.running) - len(self.waiting)
+        holders = structure_index(plan).holders()
+        for sid in ready:
+            if free <= 0:
+                break
+            step = plan.step(sid)
+            if sid in self.waiting or step.horizon == "far":
+                continue
+            busy = set(m.running).union(self.waiting)
+            if any(h in busy for r in step.resources for h in holders.get(r, ())):
+                continue  # an exclusive resource is held: wait for its holder to finish
+            free -= 1
+            if step.approval and sid not in self.approved:
+                self.waiting[sid] = token = next(self.tokens)
+                heapq.heappush(self.heap, (m.time + self.approval_time, sid, token))
+            else:
+                self.start(step)
+
+    def start(self, step: Step) -> None:
+        self.m.start(step.id)
+        heapq.heappush(self.heap, (self.m.time + step.duration, step.id, self.m.running[step.id]))
+
+    def adopt(self, new: Plan) -> None:
+        self.plan = new
+        self.root = lineage_roots(versions(new))
 
     def _idle(self) -> None:
         m = self.m
         left = [s for s in dict.fromkeys(self.plan.ids) if s not in m.completed]
+        far = [s for s in m.ready() if self.plan.step(s).horizon == "far"]
         if not left:
             m.stop("plan_complete", f"every step of plan v{self.plan.version} is done")
+        elif far:
+            await_expansion(m, far[0])
         else:
             m.stop("blocked", f"nothing is ready or running; not done: {', '.join(left)}")
 
     def _finish(self, sid: str) -> None:
         m, step, planner = self.m, self.plan.step(sid), self.strategy == "planner"
-        obs = self._observe(step)
+        self.hit = None
+        obs = self.observe(step)
+        fault = self.hit
         before = len(m.conflicts)
         events = m.finish(sid, obs)
         new_conflicts = m.conflicts[before:]
         if planner:
-            premises = set(self.plan.premises)
-            false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises}
-                           ) if premises else ()
-            if false:
-                m.stop("premise_failed", f"{sid!r} falsified the premise {false[0]!r}; stopping before more work "
-                       "is spent", sid)
+            if self.falsified(sid, obs):
                 return
-            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
+            forbidden = sorted(obs.facts & set(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return
@@ -311,11 +301,13 @@ class _Simulation:
             m.stop("expected_evidence_missing", f"{sid!r} did not establish what it produces", sid)
         elif category == "transient":
             self._retry(step)
-        elif category == "tool_error" or not planner:
+        elif category in _HALTS or not planner:
             if obs.withdrawn:
                 self.m.void_unreachable(sid)
             m.stop("step_failed", f"{sid!r} failed ({category}) and the {self.strategy} strategy does not "
                    "recover from that", sid)
+        elif category == "goal_change" and fault is not None:
+            change_goal(self, sid, fault)
         else:
             fact = sorted(obs.withdrawn)[0] if obs.withdrawn else None
             self._recover(sid, category, fact, f"{category} at {sid!r}: {obs.data.get('message', category)}")
@@ -343,15 +335,21 @@ class _Simulation:
             m.stop("blocked", f"no step can restore {scope.blocked_fact!r}", sid)
             return
         m.invalidate(sid, scope.voided, scope.kept, scope.message)
+        self.revise(sid, set(scope.voided), trigger)
+
+    def revise(self, sid: str, voided: set[str], trigger: str, goal: str | None = None,
+                given: Iterable[str] = ()) -> None:
+        """Ask the planner for the next version (for ``goal`` when it changed) and switch to it, or stop."""
+        m, plan = self.m, self.plan
         if self.replans >= self.limits.max_replans:
             m.stop("replan_limit", f"a revision is needed but the run already made {self.replans} "
                    f"(max_replans={self.limits.max_replans})", sid)
             return
-        voided = set(scope.voided)
         if self.propose is None:
             new = reissue(plan, voided, trigger)
+            new = new.replace(goal=goal) if goal else new
         else:
-            proposed = self.propose(plan.goal, self.contract, m.state(), plan)
+            proposed = self.propose(goal or plan.goal, self.contract, m.state(), plan)
             if not isinstance(proposed, Plan):
                 raise SimulationError(f"propose() must return a Plan, got {proposed!r}")
             new = complete_revision(plan, proposed, trigger, voided)
@@ -365,11 +363,11 @@ class _Simulation:
             return
         why = refusal(new, self.contract)
         if why is not None:
-            m.stop("refused", f"revision v{new.version} is refused: {why}", sid)
+            m.stop("refused", f"revision v{new.version} is refused: {why.code}: {why.message}", sid, category=why.code)
             return
         redundant = redundant_work(m.state(), new)
         self.replans += 1
-        self.root = lineage_roots(versions(new))
-        self.plan = new
+        self.adopt(new)
         note = f"; redundant (facts already held): {', '.join(redundant)}" if redundant else ""
-        m.replan(new, f"plan v{new.version} after {trigger}: voids {', '.join(new.invalidated) or 'nothing'}{note}")
+        m.replan(new, f"plan v{new.version} after {trigger}: voids {', '.join(new.invalidated) or 'nothing'}{note}",
+                 given=given)

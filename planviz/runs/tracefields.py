@@ -23,7 +23,9 @@ import math
 from dataclasses import MISSING, fields
 from typing import Any, Callable, Mapping
 
+from ..errors import PlanFormatError
 from ..plan.model import LAYERS, SEVERITIES, STATUSES, Finding
+from ..plan.records import contract_from_dict
 from ..plan.syntax import show_value
 from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation
 from .fault import FAULT_KINDS, Fault
@@ -179,10 +181,18 @@ _FAULT = {f.name: None for f in fields(Fault)}
 
 
 def fault_from(value: Any, path: str) -> Fault:
+    """A fault of the header: a goal change's new goal and contract too (a contract read as in a plan file)."""
     d = obj(value, path)
     _fields_of(d, path, _FAULT, ("step", "kind"))
+    contract = d.get("contract")
+    if contract is not None:
+        try:
+            contract = contract_from_dict(obj(contract, f"{path}.contract"))
+        except PlanFormatError as exc:
+            raise BadField(f"{path}.contract.{exc.path}" if exc.path else f"{path}.contract", exc.message) from None
     return Fault(text(d["step"], f"{path}.step"), choice(d["kind"], f"{path}.kind", FAULT_KINDS),
-                 maybe_text(d.get("fact"), f"{path}.fact"), whole(d.get("times", 1), f"{path}.times", 1))
+                 maybe_text(d.get("fact"), f"{path}.fact"), whole(d.get("times", 1), f"{path}.times", 1),
+                 goal=maybe_text(d.get("goal"), f"{path}.goal"), contract=contract)
 
 
 # --------------------------------------------------------------------------- events

@@ -42,6 +42,7 @@ from .events import Event, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
 from .tracefields import BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from, obj
+from .traceformats import load_foreign, parse_foreign
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
            "READS", "MAX_TRACE_BYTES", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record",
@@ -75,9 +76,19 @@ def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
     return d
 
 
+def _fault_record(fault: Fault) -> dict[str, Any]:
+    """A fault as plain data; a goal change's new goal and contract only when it has them."""
+    d = {name: getattr(fault, name) for name in ("step", "kind", "fact", "times")}
+    if fault.goal is not None:
+        d["goal"] = fault.goal
+    if fault.contract is not None:
+        d["contract"] = contract_to_dict(fault.contract)
+    return d
+
+
 def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
     return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
-            "faults": [{f.name: getattr(x, f.name) for f in fields(Fault)} for x in faults],
+            "faults": [_fault_record(x) for x in faults],
             "contract": None if contract is None else contract_to_dict(contract)}
 
 
@@ -110,10 +121,15 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(source: str | os.PathLike[str] | Any, *, max_bytes: int = MAX_TRACE_BYTES) -> Run:
-    """Read a JSON Lines trace from a path or an open file into a :class:`~planviz.Run`.
+def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *,
+               max_bytes: int = MAX_TRACE_BYTES) -> Run:
+    """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
-    Raises :class:`~planviz.errors.TraceFormatError` naming the line, the
+    Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
+    LangGraph histories (:mod:`planviz.runs.traceformats`), detected by shape;
+    ``format`` (``"planviz"``, ``"otel"``, ``"langgraph"``) forces one.
+
+    A planviz trace raises :class:`~planviz.errors.TraceFormatError` naming the line, the
     field and the reason when a record is not valid, when a path is not a
     regular file, or when the trace is larger than ``max_bytes``. A last
     line cut short (no final newline, not valid JSON) is a truncated trace:
@@ -121,6 +137,9 @@ def load_trace(source: str | os.PathLike[str] | Any, *, max_bytes: int = MAX_TRA
     ``outcome`` None if it never stopped. A string is always a path; for the
     text of a trace use :func:`parse_trace`.
     """
+    foreign = load_foreign(source, format)
+    if foreign is not None:
+        return foreign
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         with _open_regular(name) as fh:
@@ -133,13 +152,17 @@ def load_trace(source: str | os.PathLike[str] | Any, *, max_bytes: int = MAX_TRA
                            "planviz.parse_trace")
 
 
-def parse_trace(text: str | bytes, source: str = "<string>", *, max_bytes: int = MAX_TRACE_BYTES) -> Run:
-    """Read a JSON Lines trace from its text (never a path); see :func:`load_trace`."""
+def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
+                max_bytes: int = MAX_TRACE_BYTES) -> Run:
+    """Read a trace from its text (never a path); see :func:`load_trace`."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
     if not isinstance(text, (bytes, bytearray)):
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
+    foreign = parse_foreign(text, format, source)
+    if foreign is not None:
+        return foreign
     return read_trace(trace_lines(io.BytesIO(text), source, max_bytes), source)
 
 

@@ -130,7 +130,7 @@ def test_worked_example_precondition_returns_to_producer(example):
 
 @pytest.mark.parametrize("category, action, restart, voided, kept", [
     ("transient", "retry", "S3", set(), {"S0", "S1", "S2"}),
-    ("goal_change", "replan", None, {"S3", "S4"}, {"S0", "S1", "S2"}),
+    ("goal_change", "replan", None, {"S0", "S1", "S2", "S3", "S4"}, set()),  # global: kept only once re-checked
     ("side_effect", "invalidate_subgraph", "S3", {"S3", "S4"}, {"S0", "S1", "S2"}),  # S3 is the patch itself
     ("precondition", "return_to_source", "S2", {"S2", "S3", "S4"}, {"S0", "S1"}),
 ])
@@ -507,14 +507,14 @@ def test_failure_scopes(case, category):
     scope = failure_scope(plan, step, category, fact=fact, state=None if completed is None else (completed, ()))
     universe = set(g) if completed is None else completed
     assert scope.category == category and not (scope.voided & scope.kept)
-    assert scope.kept == universe - scope.voided
+    assert scope.kept == (frozenset() if category == "goal_change" else universe - scope.voided)
     for v in scope.voided:
         assert nx.descendants(g, v) <= scope.voided  # closed downstream
     upstream = nx.ancestors(g, step) | {step}
     if category == "transient":
         assert (scope.action, scope.restart, scope.voided) == ("retry", step, frozenset())
     elif category == "goal_change":
-        assert scope.voided == set(g) - (completed or set()) and scope.restart is None
+        assert scope.voided == set(g) and scope.restart is None and scope.action == "replan"
     elif category == "side_effect":
         patches = [v for v in upstream if plan.step(v).kind == "patch"]
         roots = [nearest(g, step, patches) if step not in patches else step] if patches else (
@@ -553,3 +553,37 @@ def test_shared_index_gives_the_same_answers_on_repeat_pickled_and_replaced_plan
     shorter = cache_plan.replace(steps=cache_plan.steps[:3])  # a derived plan never sees the old index
     assert critical_path(shorter).makespan == 13.0
     assert sorted(critical_path(shorter).steps) == ["S0", "S1", "S2"]
+
+
+# --------------------------------------------------------------------------- exclusive resources
+
+def test_critical_path_stays_the_resource_free_bound_and_says_when_resources_stretch_it(example):
+    from dataclasses import replace
+
+    shared = example.replace(steps=tuple(replace(s, resources=["staging-cache"]) if s.id in ("S1", "S2") else s
+                                         for s in example.steps))
+    schedule = critical_path(shared)
+    assert schedule.makespan == 29.0 and schedule.contended == (("staging-cache", "S1", "S2"),)
+    assert "'S1' and 'S2' both hold 'staging-cache'" in schedule.note and "may take longer" in schedule.note
+    chained = shared.replace(steps=tuple(replace(s, depends_on=("S0", "S1")) if s.id == "S2" else s
+                                         for s in shared.steps))
+    assert critical_path(chained).contended == () and critical_path(chained).note == ""
+    assert critical_path(example).contended == ()
+
+
+@PROPS
+@given(plans(), st.data())
+def test_contended_names_exactly_the_holders_whose_earliest_intervals_overlap(plan, data):
+    from dataclasses import replace
+
+    plan = plan.replace(steps=[replace(s, resources=data.draw(st.lists(st.sampled_from(["db", "repo"]), max_size=2,
+                                                                     unique=True))) for s in plan.steps])
+    schedule = critical_path(plan)
+    t = schedule.steps
+    overlapping = {res for s in plan.steps for o in plan.steps if s.id < o.id
+                   for res in set(s.resources) & set(o.resources)
+                   if t[s.id].es < t[o.id].ef and t[o.id].es < t[s.id].ef and t[s.id].es < t[s.id].ef
+                   and t[o.id].es < t[o.id].ef}
+    assert {res for res, _, _ in schedule.contended} == overlapping
+    for res, a, b in schedule.contended:
+        assert res in plan.step(a).resources and res in plan.step(b).resources

@@ -142,3 +142,16 @@ print(len(points), sum(len(p.started) for p in points))
     done = _child(code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[1] == "100000"
+
+
+@PROPS
+@given(plans(max_steps=8), st.sampled_from([None, 1, 2]))
+def test_simulate_runs_by_the_same_rule(plan, workers):
+    """A fault-free workflow run starts every step when the timeline does (the two play the rule alike)."""
+    from planviz import simulate
+
+    run = simulate(plan, workers=workers, strategy="workflow")
+    if run.outcome != "plan_complete":  # a step whose dependency is missing: nothing to compare
+        return
+    started = {e.step: e.time for e in run.events if e.kind == "start"}
+    assert started == {s: p.time for p in ready_timeline(plan, workers=workers) for s in p.started}

@@ -29,7 +29,7 @@ from planviz import (
     validate,
 )
 from planviz.checks import context
-from planviz.checks.validation import CODES
+from planviz.checks.validation import CODES, refusal
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
 from planviz.structure import ancestry
 
@@ -89,10 +89,11 @@ CASES = {
                      {("unknown_tool", ("S1",))}, r"tool 'rm_rf', which the contract's tool registry does not list"),
     "not_permitted": (plan(step("S1", tool="shell")), Contract(tools=TOOLS),
                       {("not_permitted", ("S1",))}, r"'shell', which the contract does not permit"),
-    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B")),
+    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B", check="row there")),
                        Contract(tools=TOOLS, intent="read"),
                        {("outside_intent", ("S1",))}, r"'write_db', which writes, but the contract's intent is read"),
-    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db"), step("X", tool="write_db")),
+    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db", check="c"),
+                               step("X", tool="write_db", check="c")),
                           Contract(tools={"write_db": TOOLS["write_db"], "backup": ToolSpec()}),
                           {("tool_precondition", ("W", "B")), ("tool_precondition", ("X", "B"))},
                           r"'W' calls 'write_db', which needs 'backup' to have run first; 'B' calls 'backup' but "
@@ -104,16 +105,36 @@ CASES = {
                         r"'S2'; add 'S1' to S2\.depends_on"),
     "no_artifact": (plan(step("S1", produces=())), None,
                     {("no_artifact", ("S1",))}, r"'S1' produces no fact.*S1\.produces"),
-    "resource_conflict": (plan(step("S1", resources="db"), step("S2", resources="db"),
-                               step("S3", resources="db", depends_on=["S1", "S2"])), None,
+    "resource_conflict": (plan(step("S1", resources="db", check="c"), step("S2", resources="db", check="c"),
+                               step("S3", resources="db", depends_on=["S1", "S2"], check="c")), None,
                           {("resource_conflict", ("S1", "S2"))},
-                          r"'S1' and 'S2' both hold 'db' and may run in parallel.*add 'S1' to S2\.depends_on"),
+                          r"'S1' and 'S2' both hold 'db' and could run in parallel.*never lets them overlap.*"
+                          r"add 'S1' to S2\.depends_on"),
     "high_risk_unguarded": (plan(step("S1", risk="high", rollback="revert"), step("S2", risk="high",
                                                                               approval="CHG-1", rollback="r")),
                             None, {("high_risk_unguarded", ("S1",))}, r"'S1' is high risk but has no approval"),
     "forbidden_state": (plan(step("S1", produces="tests_deleted")), Contract(forbidden_states=["tests_deleted"]),
                         {("forbidden_state", ("S1",))}, r"'S1' produces 'tests_deleted', a state the contract forbids"),
+    "unsupported_premise": (plan(step("S1", requires="creds"), step("S2", requires="p"), premises=["creds", "p"]),
+                            Contract(given_facts=["p"], obtainable_facts=["S1_done", "S2_done"]),
+                            {("unsupported_premise", ("S1",))},
+                            r"'S1' relies on the premise 'creds', which the contract neither gives nor lets any "
+                            r"step obtain: a plan cannot vouch for its own facts"),
+    "assumed_fact": (plan(step("S1", requires="p"), step("S2", requires="p"),
+                          step("S3", depends_on="S4", requires="q"), step("S4", produces="q"), premises=["p", "q"]),
+                     None, {("assumed_fact", ("S1",)), ("assumed_fact", ("S2",))},
+                     r"'S1' relies on the premise 'p', which nothing gives or checks"),
+    "no_check": (plan(step("S1", resources="db"), step("S2", tool="write_db", depends_on="B"), step("B", tool="backup"),
+                      step("S3", resources="log", check="the log has the line")),
+                 Contract(tools=TOOLS), {("no_check", ("S1",)), ("no_check", ("S2",))},
+                 r"'S2' writes \(write_db\) but has no check.*S2\.check"),
+    "over_budget": (plan(step("N"), step("F", horizon="far", budget={"steps": 1, "duration": 3}, depends_on="N",
+                                        expands_to=[step("F1", duration=2), step("F2", duration=2)])), None,
+                    {("over_budget", ("F", "F1", "F2"))},
+                    r"expansion of 'F' has 2 steps, over its budget of 1 and durations adding up to 4, over its "
+                    r"budget of 3"),
 }
+WARNINGS = {"no_artifact", "assumed_fact", "resource_conflict", "no_check", "over_budget"}
 
 
 def test_every_code_has_a_case():
@@ -128,8 +149,8 @@ def test_finding_code(code):
     found = report.by_code()[code]
     assert any(re.search(pattern, f.message) for f in found), [f.message for f in found]
     layer = next(layer for layer, codes in CODES.items() if code in codes)
-    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code == "no_artifact" else "error")}
-    assert report.ok is (code == "no_artifact")
+    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code in WARNINGS else "error")}
+    assert report.ok is (code in WARNINGS)
 
 
 def test_everything_at_once():
@@ -213,10 +234,11 @@ def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget,
 def test_without_contract_unmet_requirement_uses_premises():
     p = plan(step("S1", requires=["assumed", "other"]), premises=["assumed"])
     report = validate(p)
-    assert [(f.code, f.steps) for f in report.findings] == [("unmet_requirement", ("S1",))]
-    assert "'other', which no step produces and which is not given" in report.findings[0].message
+    assert [(f.code, f.steps) for f in report.findings] == [("assumed_fact", ("S1",)), ("unmet_requirement", ("S1",))]
+    assert "'other', which no step produces and which is not given" in report.findings[1].message
     assert any("no contract" in s for s in report.skipped)
-    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).ok
+    assert validate(p, Contract(given_facts=["other", "assumed"], obtainable_facts=["S1_done"])).ok
+    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).codes == {"unsupported_premise"}
 
 
 def test_given_facts_satisfy_requirements():
@@ -255,10 +277,10 @@ def test_placeholder_ids_may_contain_dots():
 
 def test_resource_chain_is_fine_and_big_resources_are_checked_as_a_chain():
     n = 260  # above the pairwise limit: consecutive sharers are checked
-    chain = [step(f"S{i}", resources="repo", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
+    chain = [step(f"S{i}", resources="repo", check="c", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
     assert validate(plan(*chain)).ok
-    chain[130] = step("S130", resources="repo", depends_on="S128")  # S129 and S130 now parallel
-    chain[131] = step("S131", resources="repo", depends_on=["S129", "S130"])
+    chain[130] = step("S130", resources="repo", check="c", depends_on="S128")  # S129 and S130 now parallel
+    chain[131] = step("S131", resources="repo", check="c", depends_on=["S129", "S130"])
     report = validate(plan(*chain))
     assert [f.steps for f in report.findings] == [("S129", "S130")]
 
@@ -521,9 +543,45 @@ def test_prepare_raises_semantic_error():
     assert info.value.report.codes == {"missing_required"}
 
 
-def test_prepare_lets_static_findings_through_for_the_runtime():
-    p = plan(step("S1", produces="tests_deleted"))
-    assert prepare(p, Contract(forbidden_states=["tests_deleted"])) is p
+@pytest.mark.parametrize("code", ["not_permitted", "outside_intent", "unknown_tool", "high_risk_unguarded",
+                                  "forbidden_step", "forbidden_state", "tool_precondition", "bad_placeholder"])
+def test_prepare_refuses_every_gate_error_with_semantic_error(code):
+    p, contract, _, _ = CASES[code]
+    with pytest.raises(SemanticError, match="does not satisfy its contract") as info:
+        prepare(p, contract)
+    assert code in info.value.report.codes
+    assert refusal(p, contract).code == code
+
+
+@pytest.mark.parametrize("code", ["infeasible_fact", "unsupported_premise"])
+def test_prepare_refuses_facts_no_route_can_have_with_a_planning_failure(code):
+    p, contract, _, _ = CASES[code]
+    out = prepare(p, contract)
+    assert isinstance(out, PlanningFailure) and out.unsatisfiable == (("keys",) if code == "infeasible_fact"
+                                                                       else ("creds",))
+    assert refusal(p, contract).code == code
+
+
+@pytest.mark.parametrize("code", sorted(WARNINGS))
+def test_warnings_never_refuse(code):
+    p, contract, _, _ = CASES[code]
+    assert prepare(p, contract) is p and refusal(p, contract) is None
+
+
+def test_the_gate_refuses_exactly_when_the_report_is_not_ok():
+    for code, (p, contract, _, _) in CASES.items():
+        assert (refusal(p, contract) is None) is validate(p, contract).ok, code
+
+
+def test_a_plan_cannot_vouch_for_its_own_facts():
+    from planviz import examples
+
+    release = examples.load("release_no_credentials")
+    vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
+    report = validate(vouched)
+    assert report.codes == {"unsupported_premise"} and report.findings[0].steps == ("D1",)
+    out = prepare(vouched)
+    assert isinstance(out, PlanningFailure) and out.unsatisfiable == ("deploy_credentials",)
 
 
 # -- grading ----------------------------------------------------------------------------------------

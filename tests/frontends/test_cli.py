@@ -44,3 +44,89 @@ def test_validate_reads_standard_input_as_dash(name, stdin, code, stdout, stderr
     assert out.returncode == code
     assert re.search(stdout, out.stdout.decode(), re.M)
     assert re.search(stderr, out.stderr.decode())
+
+
+def test_simulate_says_why_a_plan_is_refused(capsys):
+    from planviz.frontends.cli import main
+
+    code = main(["simulate", str(examples.path("release_no_credentials"))])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and out[0] == "outcome: refused"
+    assert out[1].startswith("reason: the plan is refused before step 1: infeasible_fact (D1): fact "
+                             "'deploy_credentials'")
+    assert main(["simulate", str(examples.path("release_no_credentials")), "--json"]) == 1
+    data = __import__("json").loads(capsys.readouterr().out)
+    assert data["refused_by"] == "infeasible_fact" and "deploy_credentials" in data["reason"]
+
+
+def test_simulate_takes_a_new_goal_and_contract_for_a_goal_change(tmp_path, capsys):
+    from planviz import load_trace
+    from planviz.frontends.cli import main
+
+    contract = tmp_path / "new.yaml"
+    contract.write_text("required: [reproduce]\nobtainable_facts: [leak_reproduced, patch_applied, isolation_verified,"
+                        " hit_rate_ok, key_builder_located, isolation_test_written]\n")
+    trace = tmp_path / "run.jsonl"
+    code = main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:goal_change", "--new-goal",
+                 "isolate sessions too", "--new-contract", str(contract), "--trace", str(trace)])
+    assert code == 0 and "outcome: plan_complete" in capsys.readouterr().out
+    run = load_trace(trace)
+    assert run.plan.goal == "isolate sessions too" and run.faults[0].goal == "isolate sessions too"
+    assert [e.step for e in run.events if e.kind == "recheck"] == ["S0", "S1", "S2"]
+    assert main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:goal_change"]) == 1
+    assert "reason: the goal changed at 'S3' and no new goal was given" in capsys.readouterr().out
+    assert main(["simulate", str(examples.path("cache_isolation")), "--new-goal", "x"]) == 2
+    assert "go with a goal_change fault" in capsys.readouterr().err
+
+
+def test_simulate_approval_time(tmp_path, capsys):
+    from planviz.frontends.cli import main
+
+    plan = tmp_path / "deploy.yaml"
+    plan.write_text("goal: g\nsteps:\n  - {id: D, action: deploy, expected_evidence: e, produces: d, approval: CHG-1}\n")
+    assert main(["simulate", str(plan), "--approval-time", "3", "--json"]) == 0
+    assert __import__("json").loads(capsys.readouterr().out)["metrics"]["time"] == 4.0
+    assert main(["simulate", str(plan), "--fault", "D:approval_denied"]) == 1
+    assert "reason: 'D' may not run without the approval of 'CHG-1'" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- align and diff (real runs)
+
+PLAN_FOR_TRACE = """\
+goal: year to file
+steps:
+  - {id: now, action: get the time, tool: get_current_time, arguments: {timezone: America/New_York},
+     expected_evidence: a datetime, produces: [year]}
+  - {id: save, action: write the year, tool: write_file, arguments: {text: "{{now.year}}"},
+     expected_evidence: written, depends_on: [now], requires: [year], produces: [saved]}
+  - {id: check, action: read it back, tool: read_file, expected_evidence: same, depends_on: [save], requires: [saved]}
+"""
+
+
+@pytest.mark.corpus
+def test_align_prints_fates_and_draws_them(cli, corpus, tmp_path):
+    (tmp_path / "plan.yaml").write_text(PLAN_FOR_TRACE)
+    trace = str(corpus / "otel" / "any-agent_OPENAI_trace.json")
+    result = cli("align", str(tmp_path / "plan.yaml"), trace, "-o", str(tmp_path / "fates.svg"))
+    assert result.returncode == 1  # check never ran
+    assert "check  not run" in result.stdout and (tmp_path / "fates.svg").read_text().count("fate-as_planned") == 2
+    as_json = cli("align", str(tmp_path / "plan.yaml"), trace, "--json")
+    import json
+
+    assert json.loads(as_json.stdout)["counts"] == {"as_planned": 2, "other_arguments": 0, "failed": 0,
+                                                    "voided": 0, "unfinished": 0, "not_run": 1, "unplanned": 0}
+
+
+@pytest.mark.corpus
+def test_diff_compares_two_traces_of_the_same_task(cli, corpus):
+    a, b = (str(corpus / "otel" / f"any-agent_{x}_trace.json") for x in ("OPENAI", "LANGCHAIN"))
+    result = cli("diff", a, b)
+    assert result.returncode == 0 and "first divergence: none" in result.stdout  # same steps; only cost differs
+    assert "model calls: a 3, b 4 (+1)" in result.stdout
+    assert cli("diff", a, a).returncode == 0
+
+
+def test_diff_of_an_unreadable_trace_is_a_located_error(cli, tmp_path):
+    (tmp_path / "bad.json").write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": 5}]}]}]}')
+    result = cli("diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json"))
+    assert result.returncode == 2 and "spans[0].startTimeUnixNano" in result.stderr

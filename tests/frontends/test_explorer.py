@@ -9,7 +9,8 @@ from html import unescape
 import ipywidgets
 import pytest
 
-from planviz import Explorer, Fault, FrameIndexError, Plan, Step, critical_path, explore, replay, save_trace, simulate
+from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, replay, save_trace,
+                     simulate)
 from planviz.errors import PlanvizError
 from planviz.pictures.gantt import bars, gantt_svg
 
@@ -82,8 +83,8 @@ def test_each_frame_shows_that_events_statuses_and_panels(ex):
             assert status(ex.svg, step) == st, (i, step)
         assert items(ex.facts_panel.value) == (sorted(event.facts) or ["(none)"])
         assert items(ex.ready_panel.value) == (sorted(event.ready) or ["(none)"])
-        current = re.search(r'<tr class="pv-current"><td>[^<]*?(\d+)</td>', ex.log_panel.value)
-        assert current and int(current.group(1)) == i
+        current = re.search(r'<tr class="pv-kind-(\w+) pv-current"><td>[^<]*?(\d+)</td>', ex.log_panel.value)
+        assert current and int(current.group(2)) == i and current.group(1) == ex.run.events[i].kind
 
 
 def test_done_steps_appear_as_the_run_progresses(ex):
@@ -279,3 +280,21 @@ def test_gantt_marks_critical_steps_and_escapes_ids():
     cursor = root.find(f"{SVG}line[@class='planviz-now']")
     x0, scale = float(root.get("data-x0")), float(root.get("data-scale"))
     assert float(cursor.get("x1")) == pytest.approx(x0 + 2.0 * scale, abs=0.01)
+
+
+def test_the_explorer_shows_each_new_event_kind():
+    from planviz import Contract
+
+    far = explore(examples.load("far_horizon"), expand={"F2": [
+        {"id": "F2.a", "action": "Switch writes", "kind": "deploy", "requires": "reads_migrated", "check": "c",
+         "produces": "writes_migrated", "expected_evidence": "e", "approval": "CB-311", "risk": "high",
+         "rollback": "switch back"}]}, approval_time=2)
+    goal = explore(examples.load("cache_isolation"), faults=[Fault("S3", "goal_change", goal="isolate sessions too",
+                                                                   contract=Contract(required=["reproduce"]))])
+    for ex, kind in ((far, "expand"), (far, "approval"), (goal, "recheck")):
+        at = next(e.index for e in ex.run.events if e.kind == kind)
+        ex.index = at
+        assert f'<tr class="pv-kind-{kind} pv-current">' in ex.log_panel.value
+        assert f"Event {at} of" in ex.caption.value and kind in ex.caption.value
+    far.index = next(e.index for e in far.run.events if e.kind == "expand")
+    assert 'id="node-F1.a"' in far.svg.replace("&#45;", "-") and 'id="node-F1"' not in far.svg

@@ -411,3 +411,25 @@ def test_layout_time_limit_gives_a_summary_not_a_hang(monkeypatch):
         assert d.summarized and "time limit" in d.notice
         assert sum(int(texts(g)[1].split()[0]) for g in groups(d.svg, "wave-").values()) == 15
     assert children.count(True) == 1  # the timeout is remembered: later frames do not wait again
+
+
+def test_the_picture_keeps_the_plans_unknowns_in_view(cache_plan):
+    root = ET.fromstring(render(cache_plan).svg)
+    caption = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "Unknowns: whether other services share the cache key scheme" in caption
+    plain = cache_plan.replace(unknowns=())
+    assert "Unknowns" not in " ".join(t.text or "" for t in ET.fromstring(render(plain).svg).iter(f"{SVG}text"))
+
+
+def test_a_far_step_shows_its_budget():
+    far = examples.load("far_horizon")
+    nodes = groups(render(far).svg, "node-")
+    assert "(far-horizon goal, budget 3 steps, 40 h)" in " ".join(texts(nodes["F1"]))
+
+
+def test_an_expanded_version_draws_the_concrete_steps():
+    run = simulate(examples.load("far_horizon"))
+    at = next(e.index for e in run.events if e.kind == "expand")
+    nodes = groups(render(run.plans[0], run=run, at=at).svg, "node-")
+    assert {"F1.a", "F1.b"} <= set(nodes) and "F1" not in nodes
+    assert "status-ready" in classes(nodes["F1.a"])

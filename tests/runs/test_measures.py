@@ -8,24 +8,24 @@ from planviz import Comparison, Contract, Fault, Metrics, Plan, Recorder, Step, 
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
-#         critical_path_delay, tool_calls, time
+#         critical_path_delay, tool_calls, model_calls, time
 TABLE = [
-    # no fault: the critical path, nothing repeated
-    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 29.0)),
+    # no fault: the critical path, nothing repeated; one model call: the proposal
+    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0)),
     # S4 fails at 29; S3.v2 29-35, S4.v2 35-45; S3 was done when voided (S4 had failed): distance 1
-    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 45.0)),
+    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0)),
     # S3 fails at 19; S1.v2 19-27, S3.v2 27-33, S4.v2 33-43; of S1, S3, S4 only S1 was done
-    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 43.0)),
+    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0)),
     # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
-    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 37.0)),
+    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0)),
     # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
-    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 29.0)),
-    # S2 fails at 8 while S1 runs; everything not done is void (nothing completed lost); v2 from S0: 8+8+6+10
-    ("planner", ("S2:goal_change",), (True, 1.0, 0, 2, 1, 0, 3.0, 7, 32.0)),
-    # direct, file order: S3 fails at 22, S4 then runs with S3 not done: one precondition error
-    ("direct", ("S3:withdraw",), (False, 0.6, 1, 0, 0, 0, None, 5, 32.0)),
-    # workflow stops at the side effect: S0..S3 done
-    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 29.0)),
+    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0)),
+    # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
+    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0)),
+    # direct, file order: S3 fails at 22, S4 then runs with S3 not done: one precondition error; a call per step
+    ("direct", ("S3:withdraw",), (False, 0.6, 1, 0, 0, 0, None, 5, 5, 32.0)),
+    # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
+    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0)),
 ]
 
 
@@ -57,7 +57,18 @@ def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
     rec.complete("B")
     rec.stop("plan_complete")
     m = metrics(rec.run)
-    assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success) == (1, 2, 4, True)
+    assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success, m.model_calls) == (1, 2, 4, True, 1)
+    assert attribute(rec.run) is None  # it succeeded: nothing to blame
+
+
+def test_a_recorded_failure_with_an_unready_start_is_the_executors():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
+    rec = Recorder(clock=lambda: 1.0)
+    rec.propose(plan)
+    rec.start("B")
+    rec.fail("B", "x missing", "unmet_precondition")
+    rec.stop("step_failed")
     assert attribute(rec.run) == "executor"
 
 
@@ -69,36 +80,55 @@ def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
     rec.stop("plan_complete")
     m = metrics(rec.run)
     assert (m.success, m.critical_path_delay, m.time) == (True, None, 1.0)
-    assert attribute(rec.run) == "planner"
+    assert attribute(rec.run) is None
+    failed = Recorder(clock=lambda: 1.0)
+    failed.propose(plan)
+    failed.stop("blocked")
+    assert attribute(failed.run) == "planner"  # its plan is broken
 
 
 def test_metrics_render():
-    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 45.0)
+    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0)
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
     text = m.to_text()
     assert "executability        0.80" in text and "critical_path_delay  -" in text and "success              yes" in text
     html = m._repr_html_()
-    assert html.count("<tr>") == 9 and "<td>45</td>" in html
+    assert html.count("<tr>") == 10 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
 
 
 @pytest.mark.parametrize("strategy, faults, contract, expected", [
-    ("planner", (), None, "contract"),
-    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), "planner"),
-    ("workflow", (), Contract(required=["deploy"]), "planner"),
+    ("planner", (), None, None),  # success: nothing to attribute
+    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), "contract"),  # infeasible: a correct refusal
+    ("workflow", ("S4:side_effect",), Contract(required=["deploy"]), "planner"),
     ("planner", ("S1:missing_evidence",), None, "executor"),
     ("planner", ("S3:tool_error",), None, "executor"),
     ("planner", ("S2:extra_fact:tests_deleted",), None, "executor"),
     ("direct", ("S1:transient",), None, "executor"),
-    ("planner", ("S4:side_effect",), None, "environment"),
-    ("planner", ("S3:withdraw",), None, "environment"),
+    ("planner", ("S4:side_effect",), None, None),  # recovered: a success
+    ("planner", ("S3:withdraw",), None, None),
+    ("planner", ("S4:side_effectx3",), None, "environment"),
     ("planner", ("S1:premise_false",), None, "environment"),
-    ("workflow", ("S1:transient",), None, "environment"),
-    ("workflow", ("S3:extra_fact:not key_builder_located",), None, "environment"),
+    ("workflow", ("S1:transientx3",), None, "environment"),
+    ("workflow", ("S3:withdraw",), None, "environment"),
+    ("planner", ("S2:goal_change",), None, "environment"),
+    ("workflow", ("S4:side_effect",), Contract(obtainable_facts=["leak_reproduced"]), "contract"),
 ])
 def test_attribute(cache_plan, strategy, faults, contract, expected):
     run = simulate(cache_plan, contract, faults=[Fault.parse(f) for f in faults], strategy=strategy)
     assert attribute(run, contract) == expected
+
+
+def test_a_plan_vouching_for_its_own_facts_is_the_planners_and_an_infeasible_contract_is_not():
+    from planviz import examples
+
+    release = examples.load("release_no_credentials")
+    assert attribute(simulate(release)) == "contract"  # infeasible: a correct refusal
+    vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
+    run = simulate(vouched)
+    assert run.outcome == "refused" and run.events[-1].category == "unsupported_premise"
+    assert attribute(run) == "planner"
+    assert attribute(simulate(vouched, strategy="workflow")) is None  # no checks: it "succeeds"
 
 
 def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
@@ -107,7 +137,7 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
     assert [r.outcome for r in table.rows] == ["step_failed", "step_failed", "plan_complete"]
-    assert [r.attribution for r in table.rows] == ["environment"] * 3
+    assert [r.attribution for r in table.rows] == ["environment", "environment", None]
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]

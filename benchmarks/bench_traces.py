@@ -1,0 +1,96 @@
+"""Speed of reading OpenTelemetry traces: load_trace on OTLP/JSON files against json.load of the same file.
+
+The target (issue 15): loading a 100,000-span OTLP/JSON file is linear in its size and within 5x of
+``json.load``. Two figures per size, both as ratios to ``json.load`` (the C parser building the whole
+document, the floor for any reader that looks at every byte):
+
+- **read**: the streamed reader alone (records decoded one at a time, spans normalised, dependencies
+  inferred, the plan and the timeline of actions built): planviz's own work;
+- **load**: the whole ``load_trace``, which also plays the timeline through the run state machine. A run
+  stores a frame per event, so this part grows with the run's storage (``Run.frame``), not the reader.
+
+Each trace is an agent turn loop: per turn one model call and one tool call whose arguments sometimes hold an
+earlier result (data-flow edges). Times are the least CPU time of a few repeats.
+
+Run: ``.venv/bin/python benchmarks/bench_traces.py`` (or ``make bench``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from planviz import load_trace  # noqa: E402
+from planviz.runs.jsonstream import records  # noqa: E402
+from planviz.runs.otel import CONTAINERS  # noqa: E402
+from planviz.runs.otelspans import span_of  # noqa: E402
+from tests.runs.otlp import agent, chat, envelope, tool  # noqa: E402
+
+SIZES = (1_000, 10_000, 100_000)
+FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "10000"))
+
+
+def make_trace(spans: int) -> dict:
+    out = [agent(1, 0, spans)]
+    for i in range(2, spans + 1):
+        t = float(i)
+        if i % 2:
+            out.append(chat(i, t, t + 0.4, tokens=(300 + i % 50, 20)))
+        else:
+            args = {"query": f"item {i}", "page": i % 7} if i % 10 else {"id": f"result-{i - 2}"}
+            out.append(tool(i, f"tool_{i % 13}", t, t + 0.5, args=args, result={"id": f"result-{i}", "n": i}))
+    return envelope(out)
+
+
+def best(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def read_only(path: Path) -> None:
+    from planviz.runs import otel
+
+    with open(path, "rb") as fh:
+        spans = [span_of(r, c, w, line, str(path)) for r, c, w, line in records(fh, set(CONTAINERS), str(path))]
+    played = []
+    original = otel.play
+    otel.play = lambda plan, actions: played.append((plan, actions))  # everything but the machine
+    try:
+        otel.run_of_spans(spans, str(path))
+    finally:
+        otel.play = original
+
+
+def main() -> dict:
+    results = {}
+    print(f"{'spans':>8} {'MB':>6} {'json.load s':>11} {'read s':>7} {'x json':>7} {'us/span':>8} "
+          f"{'load s':>7} {'x json':>7}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in SIZES:
+            path = Path(tmp) / f"trace_{n}.json"
+            path.write_text(json.dumps(make_trace(n)))
+            floor = best(lambda: json.loads(path.read_bytes()))
+            read = best(lambda: read_only(path), 3 if n < 100_000 else 1)
+            load = best(lambda: load_trace(path), 1) if n <= FULL_LOAD_UP_TO else None
+            results[n] = {"mb": path.stat().st_size / 1e6, "json_load": floor, "read": read, "read_ratio": read / floor,
+                          "load": load, "load_ratio": None if load is None else load / floor}
+            shown = f"{load:7.2f} {load / floor:7.1f}" if load is not None else f"{'-':>7} {'-':>7}"
+            print(f"{n:>8} {results[n]['mb']:6.1f} {floor:11.3f} {read:7.2f} {read / floor:7.1f} "
+                  f"{read / n * 1e6:8.1f} {shown}", flush=True)
+    print(f"(load: the whole load_trace, up to {FULL_LOAD_UP_TO} spans; set PLANVIZ_BENCH_FULL_LOAD to go further)")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Playing a recorded timeline through the run state machine: how foreign traces become runs.
+
+A reader of another tool's trace (OpenTelemetry spans, LangGraph checkpoints)
+does not build frames itself: it lists what happened as :class:`Action`
+values (start, finish, fail, retry, invalidate, replan, stop) with the time
+each happened, and :func:`play` feeds them, in time order, to the same
+:class:`~planviz.runs.machine.Machine` the simulator and the recorder use. So
+an imported run obeys every rule of a run, and however runs store their
+frames, an imported one is stored the same way.
+
+At equal times, endings come before beginnings (a step that ends at t makes
+its dependants ready for a start at t), then the order of insertion.
+
+>>> from planviz import Plan, Step
+>>> from planviz.runs.events import Observation
+>>> plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x")])
+>>> run = play(plan, [Action(0.0, "start", "A"), Action(2.0, "finish", "A", Observation(True, {"x"})),
+...                   Action(2.0, "stop", None, ("plan_complete", "done"))])
+>>> [(e.kind, e.time) for e in run.events]
+[('propose', 0.0), ('start', 0.0), ('complete', 2.0), ('stop', 2.0)]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, NamedTuple
+
+from ..plan.model import Plan
+from .events import Run
+from .machine import Machine
+
+__all__ = ["Action", "play", "ACTION_KINDS"]
+
+# Order of actions that happen at the same time: endings first, then what they cause, then beginnings.
+_PRIORITY = {"finish": 0, "fail": 0, "invalidate": 1, "replan": 2, "retry": 3, "start": 4, "stop": 5}
+ACTION_KINDS = tuple(_PRIORITY)
+
+
+class Action(NamedTuple):
+    """One thing that happened at ``time``: ``kind`` (see :data:`ACTION_KINDS`), the ``step`` concerned and
+    what the machine needs for it (``payload``):
+
+    - ``start``: nothing; ``retry``: the message;
+    - ``finish``: the :class:`~planviz.runs.events.Observation`;
+    - ``fail``: ``(message, category)``;
+    - ``invalidate``: ``(voided ids, message)``;
+    - ``replan``: ``(plan, message)``;
+    - ``stop``: ``(outcome, message)``.
+    """
+
+    time: float
+    kind: str
+    step: str | None
+    payload: Any = None
+    rank: float | None = None  # overrides the kind's order among actions at the same time
+
+
+def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
+    """The recorded run of ``plan``: proposed at ``start``, then every action in time order."""
+    m = Machine(None)
+    m.time = start
+    m.propose(plan)
+    ordered = sorted(enumerate(actions), key=lambda ia: (ia[1].time, _PRIORITY[ia[1].kind] if ia[1].rank is None
+                                                          else ia[1].rank, ia[0]))
+    for _, a in ordered:
+        if m.outcome is not None:
+            break
+        m.time = a.time
+        if a.kind == "start":
+            m.start(a.step)
+        elif a.kind == "finish":
+            m.finish(a.step, a.payload)
+        elif a.kind == "fail":
+            m.fail(a.step, *a.payload)
+        elif a.kind == "retry":
+            m.retry(a.step, a.payload)
+        elif a.kind == "invalidate":
+            voided, message = a.payload
+            m.invalidate(a.step, voided, m.completed.intersection(m.plan.ids) - set(voided), message)
+        elif a.kind == "replan":
+            m.replan(*a.payload)
+        else:
+            m.stop(*a.payload, sid=a.step)
+    return m.run("recorded", ())

@@ -1,0 +1,192 @@
+"""Two runs of the same plan or task, side by side: where they part, and what differs.
+
+:func:`diff_runs` compares two runs (two traces, or a trace and a
+simulation): steps are paired with the matching rule of :func:`planviz.align`
+(step id, tool call id, tool name and arguments), then
+
+- ``first_divergence``: the index of the first event where the two runs do
+  something different (a different kind of event, on a different step, with a
+  different failure class or outcome), or None when neither does;
+- ``only_a`` / ``only_b``: steps that ran in one run only;
+- ``changes``: paired steps whose outcome (final status) or arguments differ;
+- ``usage``: time and cost of each run (:class:`Usage`), and their difference.
+
+>>> from planviz import Fault, examples, simulate
+>>> plan = examples.load("cache_isolation")
+>>> d = diff_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+>>> d.first_divergence, d.only_b, [(c.step, c.a_status, c.b_status) for c in d.changes]
+(10, ('S3.v2', 'S4.v2'), [('S3', 'done', 'invalidated'), ('S4', 'done', 'invalidated')])
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+from ..errors import PlanvizTypeError
+from .events import Run
+from .matching import match, steps_run, unmatched
+from .measures import metrics
+
+__all__ = ["diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a run cost: its ``time``, ``tool_calls`` (step attempts), and, where recorded, ``model_calls``,
+    ``input_tokens``, ``output_tokens`` and money ``cost`` (None when the run does not say)."""
+
+    time: float
+    tool_calls: int
+    model_calls: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+def run_usage(run: Run) -> Usage:
+    """The :class:`Usage` of ``run``: model calls and tokens from the observations of an imported trace,
+    else the model calls the run's metrics count (planner calls of a simulation), if they count any."""
+    m = metrics(run)
+    calls = [c for _, o in run.state.observations for c in (o.data.get("model_calls") or ())
+             if isinstance(c, Mapping)]
+
+    def total(key: str) -> Any:
+        values = [c[key] for c in calls if isinstance(c.get(key), (int, float))]
+        return sum(values) if values else None
+
+    model_calls = len(calls) if calls else getattr(m, "model_calls", None)
+    return Usage(run.time, m.tool_calls, model_calls, total("input_tokens"), total("output_tokens"), total("cost"))
+
+
+@dataclass(frozen=True)
+class StepChange:
+    """A step both runs ran, differently: ``step`` (run a's id) and ``other`` (run b's), their final statuses,
+    and their arguments when those differ (``what``: ``outcome``, ``arguments`` or both)."""
+
+    step: str
+    other: str
+    what: tuple[str, ...]
+    a_status: str
+    b_status: str
+    a_arguments: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    b_arguments: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class RunDiff:
+    """What differs between run ``a`` and run ``b`` (see :func:`diff_runs`)."""
+
+    a: Run = field(repr=False)
+    b: Run = field(repr=False)
+    first_divergence: int | None
+    pairs: tuple[tuple[str, str], ...]
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    changes: tuple[StepChange, ...]
+    outcomes: tuple[str | None, str | None]
+    usage: tuple[Usage, Usage]
+
+    @property
+    def same(self) -> bool:
+        """True when the runs did the same things with the same results."""
+        return self.first_divergence is None and not (self.only_a or self.only_b or self.changes)
+
+    def deltas(self) -> dict[str, Any]:
+        """b minus a, for each :class:`Usage` figure both runs have."""
+        a, b = self.usage
+        return {f.name: getattr(b, f.name) - getattr(a, f.name) for f in fields(Usage)
+                if getattr(a, f.name) is not None and getattr(b, f.name) is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first_divergence": self.first_divergence, "outcomes": list(self.outcomes),
+                "pairs": [list(p) for p in self.pairs], "only_a": list(self.only_a), "only_b": list(self.only_b),
+                "changes": [{"step": c.step, "other": c.other, "what": list(c.what), "a_status": c.a_status,
+                             "b_status": c.b_status} for c in self.changes],
+                "usage": {"a": _usage_dict(self.usage[0]), "b": _usage_dict(self.usage[1])}, "deltas": self.deltas()}
+
+    def _lines(self) -> list[str]:
+        fd = self.first_divergence
+        lines = [f"outcome: a {self.outcomes[0]}, b {self.outcomes[1]}",
+                 "first divergence: none, the runs agree event by event" if fd is None
+                 else f"first divergence: event {fd}: a {_event_text(self.a, fd)}; b {_event_text(self.b, fd)}"]
+        if self.only_a:
+            lines.append(f"only in a: {', '.join(self.only_a)}")
+        if self.only_b:
+            lines.append(f"only in b: {', '.join(self.only_b)}")
+        for c in self.changes:
+            name = c.step if c.step == c.other else f"{c.step} / {c.other}"
+            what = []
+            if "outcome" in c.what:
+                what.append(f"{c.a_status} -> {c.b_status}")
+            if "arguments" in c.what:
+                what.append(f"arguments {_short(c.a_arguments)} -> {_short(c.b_arguments)}")
+            lines.append(f"changed: {name}: {'; '.join(what)}")
+        a, b = self.usage
+        for f in fields(Usage):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            if x is not None or y is not None:
+                delta = f" ({y - x:+.6g})" if x is not None and y is not None else ""
+                lines.append(f"{f.name.replace('_', ' ')}: a {_num(x)}, b {_num(y)}{delta}")
+        return lines
+
+    def to_text(self) -> str:
+        return "\n".join(self._lines())
+
+    def _repr_html_(self) -> str:
+        return "<pre class='planviz-rundiff'>" + html.escape(self.to_text()) + "</pre>"
+
+
+def _num(x: Any) -> str:
+    return "-" if x is None else f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def _short(args: Mapping[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return "{" + (text if len(text) <= 60 else text[:59] + "…") + "}"
+
+
+def _usage_dict(u: Usage) -> dict[str, Any]:
+    return {f.name: getattr(u, f.name) for f in fields(Usage)}
+
+
+def _event_text(run: Run, i: int) -> str:
+    if i >= len(run.events):
+        return "had ended"
+    e = run.events[i]
+    return f"{e.kind}" + (f" {e.step}" if e.step else "") + (f" ({e.category})" if e.category else "")
+
+
+def diff_runs(a: Run, b: Run) -> RunDiff:
+    """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage."""
+    for name, run in (("a", a), ("b", b)):
+        if not isinstance(run, Run):
+            raise PlanvizTypeError(f"diff_runs({name}=...) expects a planviz Run, got {type(run).__name__}; load a "
+                                   "trace with planviz.load_trace(path) or make one with planviz.simulate(plan)")
+    ran_a, ran_b = steps_run(a), steps_run(b)
+    pairs = match(ran_a, ran_b)
+    by_b = {r.id: r for r in ran_b}
+    changes = []
+    for r in ran_a:
+        if r.id not in pairs:
+            continue
+        other = by_b[pairs[r.id][0]]
+        what = tuple(w for w, differs in (("outcome", r.status != other.status),
+                                          ("arguments", dict(r.arguments) != dict(other.arguments))) if differs)
+        if what:
+            changes.append(StepChange(r.id, other.id, what, r.status, other.status, r.arguments, other.arguments))
+    a_of_b = {rid: aid for aid, (rid, _, _) in pairs.items()}
+    return RunDiff(a, b, _divergence(a, b, a_of_b), tuple((k, v[0]) for k, v in pairs.items()),
+                   tuple(r.id for r in ran_a if r.id not in pairs), tuple(r.id for r in unmatched(ran_b, pairs)),
+                   tuple(changes), (a.outcome, b.outcome), (run_usage(a), run_usage(b)))
+
+
+def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str]) -> int | None:
+    def key(e: Any, names: Mapping[str, str]) -> tuple:
+        return (e.kind, names.get(e.step, e.step) if e.step else None, e.category, e.outcome)
+
+    for i, (x, y) in enumerate(zip(a.events, b.events)):
+        if key(x, {}) != key(y, a_of_b):
+            return i
+    return None if len(a.events) == len(b.events) else min(len(a.events), len(b.events))

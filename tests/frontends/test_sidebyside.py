@@ -1,0 +1,48 @@
+"""compare_runs(a, b): two runs side by side, one stepper driving both; the explorer's Alignment tab."""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Fault, FrameIndexError, PlanvizTypeError, compare_runs, parse_trace, replay, simulate
+
+from ..runs.otlp import agent, text, tool
+
+
+def test_one_stepper_drives_both_sides(cache_plan):
+    a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    view = compare_runs(a, b, labels=("clean", "faulty"))
+    assert view.index == view.diff.first_divergence == 10  # opens where the runs part
+    assert "status-done" in view.svgs[0] and "status-failed" in view.svgs[1]
+    view.forward.click()
+    assert view.index == 11
+    view.index = len(b.events) - 1  # past the end of run a: it keeps its last frame
+    assert "ended at event" in view.captions[0].value and view.forward.disabled
+    view.index = 0
+    view.divergence_button.click()
+    assert view.index == 10 and "diverged" in view.captions[1].value
+    with pytest.raises(FrameIndexError):
+        view.index = 99
+
+
+def test_identical_runs_have_no_divergence_to_jump_to(cache_plan):
+    run = simulate(cache_plan)
+    view = compare_runs(run, run)
+    assert view.diff.same and view.divergence_button.disabled and view.index == 0
+
+
+def test_only_runs_are_compared(cache_plan):
+    with pytest.raises(PlanvizTypeError, match="compare_runs\\(b=...\\)"):
+        compare_runs(simulate(cache_plan), "b.json")
+
+
+def test_the_explorer_aligns_a_declared_plan_with_a_trace(cache_plan):
+    from planviz import Plan, Step
+
+    plan = Plan("g", [Step("look", "look it up", tool="lookup", expected_evidence="e", produces="x"),
+                      Step("tell", "answer", tool="answer", depends_on="look", expected_evidence="e", requires="x")])
+    run = parse_trace(text([agent(1, 0, 9), tool(2, "lookup", 1, 2), tool(3, "guess", 3, 4)]))
+    ex = replay(run, plan=plan)
+    ex.tabs.selected_index = ex.tabs.titles.index("Alignment")
+    panel = ex.alignment_panel.value
+    assert "fate-as_planned" in panel and "fate-not_run" in panel and "fate-unplanned" in panel

@@ -1,0 +1,61 @@
+"""Faults are checked against the plan they are injected into: bad arguments name the valid choices."""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Fault, SimulationError, examples, simulate
+from planviz.runs.fault import fault_facts
+
+
+@pytest.mark.parametrize("fault, match", [
+    ("S3:withdraw:key_bulder_located", r"'S3' does not require 'key_bulder_located' \(did you mean "
+                                       r"'key_builder_located'\?\); it requires 'isolation_test_written', "
+                                       r"'key_builder_located'"),
+    ("S3:withdraw:patch_applied", "'S3' does not require 'patch_applied'"),  # produced, not required
+    ("S0:withdraw", "step 'S0' requires no fact to withdraw"),
+    ("S1:missing_evidence:leak_reproduced", "'S1' does not produce 'leak_reproduced'; it produces "
+                                            "'key_builder_located'"),
+    ("S1:premise_false:the cache is shared", "'the cache is shared' is not a premise of the plan; its premises "
+                                             "are 'the service uses the level-1 cache'"),
+    ("S5:side_effect", "no step 'S5' in the plan; its steps are 'S0', 'S1', 'S2', 'S3', 'S4'"),
+    ("S33:transient", r"no step 'S33' in the plan \(did you mean 'S3'\?\)"),
+    ("S4:approval_denied", "'S4' needs no approval, so none can be denied; steps with an approval: none"),
+])
+def test_a_fault_the_plan_cannot_have_is_an_error_naming_the_choices(cache_plan, fault, match):
+    with pytest.raises(SimulationError, match=match):
+        simulate(cache_plan, faults=[Fault.parse(fault)])
+
+
+@pytest.mark.parametrize("fault, fact", [
+    ("S3:withdraw", "key_builder_located"),
+    ("S3:withdraw:isolation_test_written", "isolation_test_written"),
+    ("S1:premise_false", "the service uses the level-1 cache"),
+    ("S4:missing_evidence", None),
+    ("S4:extra_fact:cache_warm", "cache_warm"),
+    ("S3.v2:side_effect", None),  # a revision of a step: not known yet, checked when it exists
+])
+def test_fault_facts_fill_in_the_defaults(cache_plan, fault, fact):
+    plan = cache_plan
+    if fault.startswith("S3.v2"):
+        plan = plan.replace(steps=[s if s.id != "S3" else s.__class__(**{**s.__dict__, "id": "S3.v2", "revises": "S3"})
+                                   for s in plan.steps])
+        fault = "S3:side_effect"
+    assert fault_facts(plan, [Fault.parse(fault)]) == (fact,)
+
+
+def test_steps_an_expansion_adds_may_be_named():
+    far = examples.load("far_horizon")
+    assert fault_facts(far, [Fault("F1.b", "withdraw")], far.step("F1").expands_to) == ("export_on_replica",)
+    with pytest.raises(SimulationError, match="no step 'F2.a'"):
+        simulate(far, faults=[Fault("F2.a", "transient")])
+    run = simulate(far, faults=[Fault("F2.a", "transient")], expand=lambda step, state: None)  # may add any step
+    assert run.outcome == "awaiting_expansion"
+
+
+def test_the_cli_says_it_in_one_line_and_exits_2(capsys):
+    from planviz.frontends.cli import main
+
+    code = main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:withdraw:key_bulder_located"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "did you mean 'key_builder_located'" in err

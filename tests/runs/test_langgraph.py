@@ -1,0 +1,149 @@
+"""LangGraph histories become runs: the shared samples, snapshots written from the docs, forks, waits, broken records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planviz import TraceFormatError, load_trace, parse_trace, validate
+from planviz.runs.langgraph import fact_of
+
+
+def snap(cid, step, values, nxt=(), parent=None, second=0, source="loop", tasks=None, writes=None, thread="1"):
+    """One StateSnapshot as get_state_history() gives it, dumped to JSON."""
+    cfg = {"configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cid}}
+    return {"values": values, "next": list(nxt), "config": cfg,
+            "metadata": {"source": source, "step": step, "writes": writes},
+            "created_at": f"2025-01-01T00:00:{second:02d}+00:00",
+            "parent_config": None if parent is None else {"configurable": {"thread_id": thread,
+                                                                           "checkpoint_ns": "", "checkpoint_id": parent}},
+            "tasks": tasks if tasks is not None else [{"id": f"{cid}-{n}", "name": n, "error": None, "interrupts": []}
+                                                      for n in nxt]}
+
+
+# --------------------------------------------------------------------------- the shared samples
+
+@pytest.mark.corpus
+def test_documented_history_example(corpus):
+    run = load_trace(corpus / "langgraph" / "langgraph_docs_get_state_history_example.json")
+    assert run.plan.ids == ("__start__", "node_a", "node_b")
+    assert run.plan.step("node_b").depends_on == ("node_a",)
+    assert run.outcome == "plan_complete"
+    assert sorted(run.frame(-1).facts) == [fact_of("bar", ["a", "b"]), fact_of("foo", "b")]
+    assert run.plan.premises == (fact_of("bar", []),)
+    assert validate(run.plan).ok
+
+
+@pytest.mark.corpus
+def test_checkpoint_tuples_with_fan_out_interrupt_and_resume(corpus):
+    path = corpus / "langgraph" / "langgraph_saved_checkpoints_v3.json"
+    raw = json.loads(path.read_text())
+    run = load_trace(path)
+    nodes = {n for t in raw for n in t["checkpoint"]["versions_seen"] if not n.startswith("__") or n == "__start__"}
+    assert set(run.plan.ids) == nodes - {"__interrupt__"}
+    assert run.plan.step("qa").depends_on == ("retriever_one",)  # certain: one node wrote its trigger
+    assert run.plan.step("rewrite_query").depends_on == ("__start__",)
+    inferred = next(f for f in run.plan.import_findings if f.code == "inferred_dependency")
+    assert set(inferred.edges) == {("analyzer_one", "retriever_one"), ("retriever_two", "retriever_one")}
+    assert "ambiguous_writer" in [f.code for f in run.plan.import_findings]
+    kinds = [(e.kind, e.step, e.category) for e in run.events if e.step == "qa"]
+    assert kinds == [("start", "qa", None), ("fail", "qa", "interrupt"), ("retry", "qa", None),
+                     ("start", "qa", None), ("complete", "qa", None)]
+    assert run.outcome == "plan_complete"
+    newest = raw[0]["checkpoint"]["channel_values"]
+    assert fact_of("answer", newest["answer"]) in run.frame(-1).facts
+
+
+# --------------------------------------------------------------------------- snapshots written from the docs
+
+LINE = [snap("c0", -1, {}, ["__start__"], writes={"__start__": {"q": "x"}}),
+        snap("c1", 0, {"q": "x"}, ["plan"], "c0", 1),
+        snap("c2", 1, {"q": "x", "p": "draft"}, ["act"], "c1", 3, writes={"plan": {"p": "draft"}}),
+        snap("c3", 2, {"q": "x", "p": "draft", "r": 1}, [], "c2", 6, writes={"act": {"r": 1}})]
+
+
+@pytest.mark.parametrize("order", [LINE, LINE[::-1]], ids=["oldest first", "newest first"])
+def test_either_order_gives_the_same_run(order):
+    run = parse_trace(json.dumps(order))
+    assert run.plan.ids == ("__start__", "plan", "act") and run.time == 6.0
+    assert [e.time for e in run.events if e.kind == "complete"] == [1.0, 3.0, 6.0]
+
+
+def test_snapshots_dumped_as_arrays_read_like_objects():
+    fields = ("values", "next", "config", "metadata", "created_at", "parent_config", "tasks", "interrupts")
+    arrays = [[s.get(f, []) if f != "tasks" else [[t["id"], t["name"], [], None, [], None, None] for t in s["tasks"]]
+               for f in fields] for s in LINE]
+    assert parse_trace(json.dumps(arrays)).plan == parse_trace(json.dumps(LINE)).plan
+
+
+def test_a_fork_is_a_new_plan_version_that_voids_the_abandoned_branch():
+    history = LINE + [snap("u1", 2, {"q": "x", "p": "better"}, ["act"], "c2", 8, source="update",
+                           writes={"plan": {"p": "better"}}, tasks=[{"id": "t", "name": "act", "error": None,
+                                                                    "interrupts": []}]),
+                      snap("c4", 3, {"q": "x", "p": "better", "r": 2}, [], "u1", 9, writes={"act": {"r": 2}})]
+    run = parse_trace(json.dumps(history))
+    assert [p.version for p in run.plans] == [1, 2]
+    v2 = run.plans[1]
+    assert v2.invalidated == ("act",) and v2.ids == ("__start__", "plan", "update", "act#2")
+    assert v2.step("act#2").revises == "act"
+    voiding = next(e for e in run.events if e.kind == "invalidate")
+    assert voiding.voided == {"act"} and voiding.time == 8.0
+    assert fact_of("r", 1) not in run.frame(voiding.index).facts
+    assert run.outcome == "plan_complete" and fact_of("r", 2) in run.frame(-1).facts
+
+
+def test_an_interrupt_not_resumed_leaves_the_run_waiting():
+    wait = [{"id": "t9", "name": "act", "error": None, "interrupts": [{"value": "approve?", "id": "i1"}]}]
+    run = parse_trace(json.dumps(LINE[:2] + [snap("c2", 1, {"q": "x", "p": "draft"}, ["act"], "c1", 3,
+                                                  writes={"plan": {"p": "draft"}}, tasks=wait)]))
+    assert run.outcome is None
+    last = run.events[-1]
+    assert last.kind == "fail" and last.category == "interrupt" and "approve?" in last.message
+
+
+def test_a_task_error_fails_the_step_and_the_run():
+    boom = [{"id": "t9", "name": "act", "error": "ValueError('no such file')", "interrupts": []}]
+    run = parse_trace(json.dumps(LINE[:2] + [snap("c2", 1, {"q": "x", "p": "draft"}, ["act"], "c1", 3,
+                                                  writes={"plan": {"p": "draft"}}, tasks=boom)]))
+    assert run.outcome == "step_failed"
+    fail = next(e for e in run.events if e.kind == "fail")
+    assert fail.step == "act" and "no such file" in fail.message
+
+
+# --------------------------------------------------------------------------- broken histories
+
+@pytest.mark.parametrize("mutate, path, why", [
+    (lambda h: h[1]["config"]["configurable"].pop("checkpoint_id"), "[1].config.configurable.checkpoint_id",
+     "a string"),
+    (lambda h: h[2]["metadata"].update(step="two"), "[2].metadata.step", "integer"),
+    (lambda h: h[2].update(created_at="yesterday"), "[2].created_at", "ISO 8601"),
+    (lambda h: h[2].update(next="act"), "[2].next", "node names"),
+    (lambda h: h[2]["tasks"].append({"id": 3}), "[2].tasks[1]", "string id and name"),
+    (lambda h: h[3]["config"]["configurable"].update(thread_id="2"), "[3].config.configurable.thread_id",
+     "one thread"),
+])
+def test_bad_records_name_the_record_and_field(mutate, path, why):
+    history = json.loads(json.dumps(LINE))
+    mutate(history)
+    with pytest.raises(TraceFormatError, match=why) as info:
+        parse_trace(json.dumps(history), format="langgraph", source="h.json")
+    assert info.value.path == path and info.value.source == "h.json"
+
+
+def test_bad_checkpoint_tuples_name_the_write():
+    record = {"config": {"configurable": {"thread_id": "1", "checkpoint_id": "a"}},
+              "checkpoint": {"id": "a", "ts": "2025-01-01T00:00:00+00:00", "channel_values": {}},
+              "metadata": {"step": -1}, "pending_writes": [["t", "x"]]}
+    with pytest.raises(TraceFormatError, match=r"\[task id, channel, value\]") as info:
+        parse_trace(json.dumps([record]))
+    assert info.value.path == "[0].pending_writes[0]"
+
+
+def test_missing_parents_and_cycles_are_findings():
+    history = json.loads(json.dumps(LINE))
+    history[1]["parent_config"]["configurable"]["checkpoint_id"] = "c3"  # c1 <- c3 <- c2 <- c1: a cycle
+    history[0]["parent_config"] = {"configurable": {"thread_id": "1", "checkpoint_id": "gone"}}
+    run = parse_trace(json.dumps(history))
+    assert "parent_cycle" in [f.code for f in run.plan.import_findings]
+    assert len(run.events) > 1

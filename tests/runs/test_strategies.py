@@ -1,0 +1,55 @@
+"""The direct strategy is an adaptive implicit agent; compare shows what each strategy pays a model."""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Fault, Plan, Step, compare, examples, metrics, simulate
+
+
+@pytest.fixture
+def past_due():
+    return examples.load("past_due_account")
+
+
+def starts(run):
+    return [e.step for e in run.events if e.kind == "start"]
+
+
+def test_direct_stops_after_the_call_that_falsified_a_premise(past_due):
+    run = simulate(past_due, faults=[Fault("step_1", "premise_false")], strategy="direct")
+    assert run.outcome == "premise_failed" and starts(run) == ["step_1"]
+    assert "falsified the premise 'account C-17 is past due'" in run.events[-1].message
+    assert metrics(run).model_calls == 1
+
+
+def test_direct_runs_serially_in_listed_order_and_calls_a_model_per_step(cache_plan):
+    run = simulate(cache_plan, strategy="direct")
+    assert starts(run) == list(cache_plan.ids) and run.events[-1].time == 32.0
+    running = [sum(v == "running" for v in run.frame(i).statuses.values()) for i in range(len(run.events))]
+    assert max(running) == 1
+    assert metrics(run).model_calls == 5
+
+
+def test_direct_keeps_going_after_a_failure_it_cannot_see_through(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S1", "tool_error")], strategy="direct")
+    assert starts(run) == ["S0", "S1", "S2", "S3", "S4"] and run.outcome == "step_failed"
+
+
+def test_planning_is_pure_overhead_for_a_tiny_sequential_task():
+    tiny = Plan("know tomorrow's weather", [
+        Step("W", "look up the forecast", produces="forecast", expected_evidence="a forecast for tomorrow"),
+        Step("S", "say it", depends_on="W", requires="forecast", produces="said", expected_evidence="a sentence"),
+    ])
+    rows = {r.strategy: r for r in compare(tiny).rows}
+    cost = {name: (r.outcome, r.metrics.tool_calls, r.metrics.model_calls, r.metrics.time) for name, r in rows.items()}
+    assert cost == {"direct": ("plan_complete", 2, 2, 2.0), "workflow": ("plan_complete", 2, 0, 2.0),
+                    "planner": ("plan_complete", 2, 1, 2.0)}
+    assert "model_calls" in compare(tiny).to_text().splitlines()[1]
+
+
+def test_compare_counts_the_planners_replans_and_expansions():
+    far = examples.load("far_horizon")
+    rows = {r.strategy: r for r in compare(far).rows}
+    assert rows["planner"].metrics.model_calls == 2  # the proposal and F1's expansion
+    assert rows["planner"].outcome == rows["workflow"].outcome == "awaiting_expansion"
