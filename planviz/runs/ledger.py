@@ -18,6 +18,7 @@ changed.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from typing import Any
 
 from ..analysis.reach import reachable
@@ -63,6 +64,7 @@ class Ledger:
     def __init__(self) -> None:
         self.status: dict[str, str] = {}
         self.ready: set[str] = set()
+        self.ready_order: list[str] = []  # the ready set, lowest id first, kept sorted as it changes
         self._held: set[str] = set()
         self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
         self._facts_touched: set[str] = set()
@@ -140,6 +142,7 @@ class Ledger:
                 s = status[sid] = status_of(m, sid, step)
                 if s == "ready":
                     ready.add(sid)
+            self.ready_order = sorted(ready)
             changes = dict(status)
         else:
             changes = {}
@@ -152,8 +155,11 @@ class Ledger:
                 if old != new:
                     if new == "ready":
                         ready.add(sid)
+                        insort(self.ready_order, sid)
                     elif old == "ready":
                         ready.discard(sid)
+                        order = self.ready_order
+                        del order[bisect_left(order, sid)]
                     status[sid] = changes[sid] = new
         self._snapshot = self._everything = False
         touched.clear()

@@ -64,7 +64,7 @@ class Machine:
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
-        self._shape_of: Shape | None = None
+        self._shape_of: Shape | None = None  # the current plan version's shape, made when the version starts
         self._ledger = Ledger()
 
     # ------------------------------------------------------------------ views
@@ -75,22 +75,13 @@ class Machine:
     def state(self) -> ExecutionState:
         return ExecutionState(frozenset(self.completed), self.facts, tuple(self.observations), self.outcome)
 
-    def _shape(self) -> Shape | None:
-        shape, plan = self._shape_of, self.plan
-        if shape is not None and shape.plan is plan:
-            return shape
-        if plan is None:
-            return None
-        self._shape_of = Shape(plan)
-        return self._shape_of
-
     def statuses(self) -> dict[str, str]:
         """Every step of the current plan version and its status, as the last event left them."""
         return dict(self._ledger.status)
 
     def ready(self) -> list[str]:
         """Ready step ids, lowest id first (every mutation emits an event, so this is current)."""
-        return sorted(self._ledger.ready)
+        return list(self._ledger.ready_order)
 
     # ------------------------------------------------------- marking changes
     def _touch(self, sid: str) -> None:
@@ -98,22 +89,22 @@ class Machine:
 
     def _set_completed(self, sid: str) -> None:
         self.completed.add(sid)
-        self._ledger.completed(sid, self._shape())
+        self._ledger.completed(sid, self._shape_of)
 
     def _gain(self, fact: str, source: str) -> None:
         held = self.sources.get(fact)
         if held is None:
             self.sources[fact] = {source}
-            self._ledger.fact_changed(fact, self._shape(), gained=True)
+            self._ledger.fact_changed(fact, self._shape_of, gained=True)
         else:
             held.add(source)
 
     def _lose(self, fact: str) -> None:
         if self.sources.pop(fact, None) is not None:
-            self._ledger.fact_changed(fact, self._shape(), gained=False)
+            self._ledger.fact_changed(fact, self._shape_of, gained=False)
 
     def _emit(self, kind: str, step: str | None, message: str, **extra: Any) -> Event:
-        changes = self._ledger.changes(self, self._shape())
+        changes = self._ledger.changes(self, self._shape_of)
         gained, lost = self._ledger.fact_changes(self.sources)
         event = Event(len(self.events), self.time, kind, step, message,
                       0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
@@ -131,7 +122,8 @@ class Machine:
     def _new_version(self, plan: Plan, feasible: bool = False) -> None:
         self.plan = plan
         self.plans.append(plan)
-        self._ledger.new_version(self, self._shape(), feasible)
+        self._shape_of = Shape(plan)
+        self._ledger.new_version(self, self._shape_of, feasible)
 
     # ------------------------------------------------------------- operations
     def propose(self, plan: Plan, feasible: bool = False) -> Event:
@@ -158,7 +150,7 @@ class Machine:
         self.failed.discard(sid)
         self.voided.discard(sid)
         self._ledger.touch(sid)
-        what = "" if sid in self._shape().steps else f" (not a step of plan v{self.plan.version})"
+        what = "" if sid in self._shape_of.steps else f" (not a step of plan v{self.plan.version})"
         return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
@@ -168,7 +160,7 @@ class Machine:
         attempt = self.running.pop(sid, None) or self.attempts[sid]
         self._ledger.touch(sid)
         self.observations.append((sid, obs))
-        step = self._shape().steps.get(sid)
+        step = self._shape_of.steps.get(sid)
         new_conflicts, accepted = [], []
         sources = self.sources
         for f in sorted(obs.facts):
@@ -246,7 +238,7 @@ class Machine:
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
         plan = self.plan
-        lost = invalidated(self._shape().runnable, self.state()) - self.failed - set(self.running) - self.voided
+        lost = invalidated(self._shape_of.runnable, self.state()) - self.failed - set(self.running) - self.voided
         if not lost:
             return None
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
@@ -305,7 +297,7 @@ class Machine:
         for stopped in interrupted:
             self._ledger.touch(stopped)
         if self.plan is not None:
-            self._ledger.doom(self, self._shape())  # and what follows the failed steps can never run
+            self._ledger.doom(self, self._shape_of)  # and what follows the failed steps can never run
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)

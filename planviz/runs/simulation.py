@@ -153,6 +153,7 @@ class _Simulation:
         open_ids = expand is not None and not isinstance(expand, Mapping)  # a callable may add any step
         self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids)
         self.root = lineage_roots(versions(plan))
+        self.far = frozenset(s.id for s in plan.steps if s.horizon == "far")  # far-horizon steps of the plan
         self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
@@ -201,6 +202,8 @@ class _Simulation:
     def falsified(self, sid: str, obs: Observation) -> bool:
         """Stop the run (``premise_failed``) when ``obs`` falsified a premise of the plan."""
         premises = set(self.plan.premises)
+        if not premises:
+            return False
         false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises})
         if false:
             self.m.stop("premise_failed", f"{sid!r} falsified the premise {false[0]!r}; stopping before more work "
@@ -238,15 +241,21 @@ class _Simulation:
         self.waiting = {s: t for s, t in self.waiting.items() if s in ready}  # voided meanwhile: no longer asked
         free = len(ready) if self.workers is None else self.workers - len(m.running) - len(self.waiting)
         holders = structure_index(plan).holders()
+        held: set[str] | None = None  # resources held by running or waiting steps, worked out when first asked
         for sid in ready:
             if free <= 0:
                 break
             step = plan.step(sid)
             if sid in self.waiting or step.horizon == "far":
                 continue
-            busy = set(m.running).union(self.waiting)
-            if any(h in busy for r in step.resources for h in holders.get(r, ())):
-                continue  # an exclusive resource is held: wait for its holder to finish
+            contended = [r for r in step.resources if r in holders]
+            if contended:
+                if held is None:
+                    busy = set(m.running).union(self.waiting)
+                    held = {r for r, ids in holders.items() if not busy.isdisjoint(ids)}
+                if not held.isdisjoint(contended):
+                    continue  # an exclusive resource is held: wait for its holder to finish
+                held.update(contended)
             free -= 1
             if step.approval and sid not in self.approved:
                 self.waiting[sid] = token = next(self.tokens)
@@ -261,6 +270,7 @@ class _Simulation:
     def adopt(self, new: Plan) -> None:
         self.plan = new
         self.root = lineage_roots(versions(new))
+        self.far = frozenset(s.id for s in new.steps if s.horizon == "far")
 
     def _idle(self) -> None:
         m = self.m
@@ -284,7 +294,7 @@ class _Simulation:
         if planner:
             if self.falsified(sid, obs):
                 return
-            forbidden = sorted(obs.facts & set(self.limits.forbidden_states))
+            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return
