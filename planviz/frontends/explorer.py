@@ -43,7 +43,8 @@ from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import alignment_html, caption_html, event_row, frame_svg, list_html, log_html, metrics_rows
+from .panels import (alignment_html, caption_html, event_row, frame_svg, list_html, log_html, metrics_rows,
+                     outcome_label)
 
 __all__ = ["explore", "replay", "Explorer"]
 
@@ -192,7 +193,7 @@ class Explorer(w.VBox):
     def __repr__(self) -> str:
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
-                f"outcome {self._run.outcome}>")
+                f"outcome {outcome_label(self._run)}>")
 
     # -- building ------------------------------------------------------------------------------
 
@@ -365,7 +366,7 @@ class Explorer(w.VBox):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f'<p class="pv-title">{escape(self._plan.goal)}</p><p class="pv-sub">{mode} &middot; '
-                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(str(run.outcome))}</span>'
+                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(outcome_label(run))}</span>'
                 f' &middot; events 0..{len(run.events) - 1}{self._makespan()}</p>')
 
     def _makespan(self) -> str:
@@ -387,7 +388,7 @@ class Explorer(w.VBox):
         faults = ", ".join(str(f) for f in self._faults)
         return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
                 f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '
-                f'{escape(str(self._run.outcome))}</span>')
+                f'{escape(outcome_label(self._run))}</span>')
 
     # -- UI callbacks: errors are shown in the panel, never raised into the frontend ------------------------
 

@@ -43,9 +43,9 @@ from ..errors import PlanvizError
 from ..pictures.gantt import gantt_svg
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
-from .panels import metrics_rows
+from .panels import metrics_rows, outcome_label
 
-__all__ = ["report_html", "script_json", "outcome_label"]
+__all__ = ["report_html", "script_json"]
 
 
 def script_json(data: Any) -> str:
@@ -56,16 +56,6 @@ def script_json(data: Any) -> str:
     """
     text = json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def outcome_label(run: Any) -> str:
-    """How a run ended, for people: its outcome, or ``unfinished`` when it never stopped (a crashed agent).
-
-    >>> from types import SimpleNamespace
-    >>> outcome_label(SimpleNamespace(outcome=None)), outcome_label(SimpleNamespace(outcome="blocked"))
-    ('unfinished', 'blocked')
-    """
-    return str(run.outcome) if run.outcome is not None else "unfinished"
 
 
 @functools.lru_cache(maxsize=None)
