@@ -13,8 +13,9 @@ sets, draws it with Graphviz, replays runs with injected faults and measures the
 Every public name is importable from here; the subpackages follow the one-way
 flow of the work (docs/architecture.md): ``plan`` (model and files) ->
 ``structure`` -> ``checks`` and ``analysis`` -> ``runs`` -> ``pictures`` ->
-``frontends``. Names are imported lazily, so ``import planviz`` stays fast and
-the widget stack loads only when ``explore`` is first used.
+``frontends``; ``teaching`` holds the notebooks' exercise checks. Names are
+imported lazily, so ``import planviz`` stays fast and the widget stack loads
+only when ``explore`` is first used.
 """
 
 from __future__ import annotations
@@ -55,18 +56,22 @@ _EXPORTS = {
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
+    "pictures.animation": ("animate", "Animation"),
+    "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
+    "teaching.feedback": ("Feedback",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE) + ["examples"]
+_SUBPACKAGES = ("examples", "teaching")  # reached as planviz.examples, planviz.teaching
+__all__ = sorted(_WHERE) + list(_SUBPACKAGES)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "examples":
-        return importlib.import_module(".examples", __name__)
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'planviz' has no attribute {name!r}")

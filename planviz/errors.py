@@ -151,7 +151,7 @@ class RenderError(PlanvizError, RuntimeError):
 
 
 class LayoutTimeout(RenderError, TimeoutError):
-    """Graphviz did not lay the plan out within its time limit."""
+    """Graphviz did not lay the plan out within its time or memory limit."""
 
 
 class AnalysisError(PlanvizError, ValueError):

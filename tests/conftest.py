@@ -57,3 +57,12 @@ def run_cli(*args: str) -> CliResult:
 def cli():
     """``cli("validate", "plan.yaml")`` -> CliResult(returncode, stdout, stderr), in process."""
     return run_cli
+
+
+@pytest.fixture(autouse=True)
+def idle_machine(monkeypatch):
+    """Render chooses its view as on an idle machine: the load average of a shared test machine would move
+    what it tries within its time budget (tests/pictures/test_budget.py tests that scaling itself)."""
+    from planviz.pictures import budget
+
+    monkeypatch.setattr(budget, "slowdown", lambda: 1.0)

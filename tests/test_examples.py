@@ -133,7 +133,8 @@ def test_cli_validate_many_plans_prints_a_summary(tmp_path):
     data = json.loads(planviz("validate", str(path), "--json").stdout)
     assert data == {"plans": 2, "plans_with_errors": 1, "counts": {"no_artifact": 1, "self_dependency": 1},
                     "plans_by_code": {"no_artifact": 1, "self_dependency": 1},
-                    "severities": {"no_artifact": "warning", "self_dependency": "error"}}
+                    "severities": {"no_artifact": "warning", "self_dependency": "error"},
+                    "failed": [{"index": 1, "id": "", "errors": ["self_dependency"]}]}
     clean = tmp_path / "clean.jsonl"
     clean.write_text(lines[0] + "\n" + lines[0] + "\n")
     assert planviz("validate", str(clean)).returncode == 0

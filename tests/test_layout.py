@@ -24,7 +24,7 @@ PACKAGE = ROOT / "planviz"
 
 # stage of each top-level part of the package; a module may import its own stage or an earlier one
 STAGES = {"errors": 0, "plan": 1, "examples": 1, "structure": 2, "checks": 3, "analysis": 3, "runs": 4,
-          "pictures": 5, "frontends": 6, "__init__": 7, "__main__": 7}
+          "pictures": 5, "frontends": 6, "teaching": 6, "__init__": 7, "__main__": 7}
 SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but neither reads the other
 MAX_LINES = 420
 

@@ -8,8 +8,11 @@ because pygraphviz's bundled fontconfig prints a harmless warning there.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -29,6 +32,9 @@ EXPECTED = (
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+FEEDBACK_MIME = "application/vnd.planviz.feedback+json"
+SVG_NS = "http://www.w3.org/2000/svg"
+SOLUTIONS = NOTEBOOK_DIR / "solutions"
 
 pytestmark = pytest.mark.notebooks
 
@@ -166,6 +172,27 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert "warning over_budget" in text and "-> approval_denied" in text
 
 
+def _svgs(nb: nbformat.NotebookNode) -> list[ET.Element]:
+    """Every inline diagram the notebook displayed, parsed."""
+    found = []
+    for out in outputs(nb):
+        html = out.get("data", {}).get("text/html", "")
+        if "planviz-diagram" in html and "<svg" in html:
+            found.append(ET.fromstring(html[html.index("<svg"):html.rindex("</svg>") + 6]))
+    return found
+
+
+def _statuses(svg: ET.Element) -> dict[str, str]:
+    """{step id: status} of a run frame's picture, read from the node groups' classes."""
+    out = {}
+    for g in svg.iter(f"{{{SVG_NS}}}g"):
+        classes = (g.get("class") or "").split()
+        if "node" in classes and (g.get("id") or "").startswith("node-"):
+            status = next((c.removeprefix("status-") for c in classes if c.startswith("status-")), "")
+            out[g.get("id").removeprefix("node-")] = status
+    return out
+
+
 def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(executed):
     nb = executed("05_debugging_a_failed_run.ipynb")
     assert WIDGET_MIME in mimetypes(nb)  # the replay viewer
@@ -176,6 +203,31 @@ def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(exe
     assert "report.html" in text and "trace.jsonl" in text
     report = ROOT / "out" / "05_failed_run" / "report.html"
     assert report.is_file() and report.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+def test_debugging_notebook_observer_reads_the_tools_not_the_plan():
+    """The observer derives facts from what each tool reported; it never reads what the plan says a step produces."""
+    nb = nbformat.read(NOTEBOOK_DIR / "05_debugging_a_failed_run.ipynb", as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert ".produces" not in code
+
+
+def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
+    """The death frame shows S1 as the run believed it (done); the diagnosis frame draws it failed, with S3
+    and S4 voided, S0 and S2 kept, and S2's conflicting observation marked."""
+    nb = executed("05_debugging_a_failed_run.ipynb")
+    frames = [_statuses(svg) for svg in _svgs(nb)]
+    believed = next(f for f in frames if f.get("S4") == "failed")
+    assert believed["S1"] == "done"
+    culprit = next(f for f in frames if f.get("S1") == "failed")
+    assert culprit["S3"] == culprit["S4"] == "invalidated" and culprit["S0"] == culprit["S2"] == "done"
+    svg = next(svg for svg in _svgs(nb) if _statuses(svg).get("S1") == "failed")
+    classes = {g.get("id"): g.get("class") for g in svg.iter(f"{{{SVG_NS}}}g") if g.get("id")}
+    assert "conflict" in classes["node-S2"].split() and "kept" in classes["node-S0"].split()
+    text = text_of(nb)
+    assert "conflict: 'S2' observed 'not key_builder_located'" in text
+    assert "no longer reachable: ['S3', 'S4']" in text
+    assert "image/gif" in mimetypes(nb)  # the careful run, animated
 
 
 def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
@@ -198,3 +250,63 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert "first divergence: event 4" in text
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
     assert (ROOT / "out" / "07_real_trace" / "two_runs.html").is_file()
+
+
+# --- exercises: every check is called in its notebook, and every solution passes its check -------------------
+
+def _lesson(name: str):
+    """The planviz.teaching module of a notebook (``01_...`` -> ``lesson01``), or None when it has none."""
+    try:
+        return importlib.import_module(f"planviz.teaching.lesson{name[:2]}")
+    except ModuleNotFoundError:
+        return None
+
+
+def _checks(module) -> dict[str, str]:
+    """{check function name: the exercise label its Feedback carries} of a lesson module."""
+    number = module.__name__[-2:]
+    return {n: f"{number} {n.removeprefix('check_').replace('_', ' ')}"
+            for n, f in inspect.getmembers(module, inspect.isfunction)
+            if n.startswith("check_") and f.__module__ == module.__name__}
+
+
+WITH_EXERCISES = [n for n in EXPECTED if _lesson(n) is not None]
+
+
+def test_lessons_have_notebooks_and_solutions():
+    import pkgutil
+
+    import planviz.teaching
+
+    lessons = sorted(m.name for m in pkgutil.iter_modules(planviz.teaching.__path__) if m.name.startswith("lesson"))
+    assert lessons == sorted(f"lesson{n[:2]}" for n in WITH_EXERCISES)
+    assert sorted(p.stem for p in SOLUTIONS.glob("*.py")) == sorted(Path(n).stem for n in WITH_EXERCISES)
+
+
+@pytest.mark.parametrize("name", WITH_EXERCISES)
+def test_every_exercise_has_a_check_cell(executed, name):
+    """Each check of the lesson is run in the notebook (unanswered, it says so instead of passing)."""
+    nb = executed(name)
+    shown = {out["data"][FEEDBACK_MIME]["exercise"]: out["data"][FEEDBACK_MIME]["passed"]
+             for out in outputs(nb) if FEEDBACK_MIME in out.get("data", {})}
+    assert set(shown) == set(_checks(_lesson(name)).values())
+    assert not any(shown.values()), "a check passed on the notebook's placeholder answer"
+
+
+@pytest.mark.parametrize("name", WITH_EXERCISES)
+def test_solutions_pass_their_checks(name):
+    """Run the notebook, then its solutions as a student would (``%run -i solutions/NAME.py``): every check passes."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(f"%run -i solutions/{Path(name).stem}.py"))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\nprint('VERDICTS', json.dumps({k: [v.exercise, v.passed, str(v)] for k, v in CHECKED.items()}))"))
+    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client.execute()
+    printed = "".join(o.text for o in nb.cells[-1].outputs if o.output_type == "stream" and o.name == "stdout")
+    verdicts = json.loads(printed.split("VERDICTS", 1)[1])
+    expected = _checks(_lesson(name))
+    assert set(verdicts) == set(expected), "every check of the lesson needs a solution, and only those"
+    for check, (label, passed, text) in verdicts.items():
+        assert label == expected[check]
+        assert passed, f"the solution of {label} does not pass its check: {text}"

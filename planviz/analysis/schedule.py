@@ -2,7 +2,12 @@
 
 The makespan is the earliest finish with unlimited workers, a lower bound for
 any schedule; a step's slack is how late it may finish without delaying the
-goal; the critical path is a chain of zero-slack steps. Exclusive resources
+goal; the critical path is a chain of zero-slack steps. When the plan has
+terminal steps (:mod:`planviz.structure.terminal`: ``kind: finish``, the
+contract's ``final`` milestone), the goal is reached when they finish: the
+makespan is the latest terminal's finish, the critical path ends at a terminal,
+and a step whose work never reaches one (a dead end) has unbounded slack
+(``math.inf``) and is never critical, however long it takes. Exclusive resources
 are left out (the bound stays resource-free); ``Schedule.contended`` names
 the holders of one resource this schedule would run at the same time, which a
 run serializes, so it may finish later (``Schedule.note`` says so).
@@ -21,9 +26,10 @@ from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 from ..errors import AnalysisError, UnknownStepError
-from ..plan.model import Plan, as_duration
+from ..plan.model import Contract, Plan, as_duration, natural_key
 from ..structure.dag import require_dag
 from ..structure.index import paused_gc
+from ..structure.terminal import terminals
 
 __all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]
 
@@ -102,14 +108,16 @@ _duration = attrgetter("duration")
 _TIMING_SLOTS = tuple(StepTiming.__dict__[k].__set__ for k in ("es", "ef", "ls", "lf", "slack"))
 
 
-def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> Schedule:
+def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
+                  contract: Contract | None = None) -> Schedule:
     """Forward and backward pass over a topological order: timings, makespan, critical path.
 
     ``durations`` (id -> duration) overrides ``step.duration`` for some steps.
     ``steps`` of the result is in id order. Slack within 1e-9 (relative to the
     makespan) of zero counts as zero, so float durations do not hide critical
     steps. Raises :class:`StructureError` when the plan has a cycle or an
-    unknown dependency (run :func:`planviz.validate` to see it).
+    unknown dependency (run :func:`planviz.validate` to see it). ``contract``
+    (default ``plan.contract``) may name the ``final`` milestone the path ends at.
 
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("B", "b", depends_on="A", duration=2), Step("A", "a", duration=3),
@@ -119,6 +127,10 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> S
     (5.0, ('A', 'B'), ['A', 'B'], StepTiming(es=0.0, ef=1.0, ls=4.0, lf=5.0, slack=4.0))
     >>> critical_path(plan, durations={"C": 9}).path
     ('C',)
+    >>> ended = plan.replace(steps=plan.steps + (Step("END", "end", depends_on="C", kind="finish", duration=0),))
+    >>> s = critical_path(ended)
+    >>> s.makespan, s.path, s.steps["B"].slack
+    (1.0, ('C', 'END'), inf)
     """
     with paused_gc():
         ix = require_dag(plan)
@@ -138,15 +150,19 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> S
             for v in out[u]:
                 if f > es[v]:
                     es[v] = f
-        makespan = max(ef, default=0.0)
+        ends = terminals(plan, contract)
+        at = {sid: i for i, sid in enumerate(ids)} if ends else {}
+        goal = [at[sid] for sid in ends]
+        reach = {at[sid] for sid in ix.ancestors(ends)} if goal else None
+        makespan = max(map(ef.__getitem__, goal) if goal else ef, default=0.0)
         eps = _EPS * max(1.0, makespan)
-        ls = [0.0] * n
+        ls = [math.inf if reach is not None and u not in reach else 0.0 for u in range(n)]
         made: list[Any] = [None] * n
         critical_at = []
         new = object.__new__
         set_es, set_ef, set_ls, set_lf, set_slack = _TIMING_SLOTS
         for u in reversed(order):  # backward pass, building each StepTiming without the frozen __setattr__
-            finish = makespan
+            finish = makespan if reach is None or u in reach else math.inf
             for v in out[u]:
                 late = ls[v]
                 if late < finish:
@@ -169,15 +185,16 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None) -> S
         crit = set(critical_at)
         path: list[str] = []
         starts = [u for u in critical_at if not npred[u]]
+        first = _by_natural_id(ids)
         if starts:
-            u = min(starts, key=ids.__getitem__)
+            u = min(starts, key=first)
             while True:
                 path.append(ids[u])
                 finish = ef[u]
                 tight = [v for v in out[u] if v in crit and abs(es[v] - finish) < eps]
                 if not tight:
                     break
-                u = min(tight, key=ids.__getitem__)
+                u = min(tight, key=first)
         return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical,
                         _contended(ix.holders(), timings, eps))
 
@@ -187,7 +204,7 @@ def _contended(holders: Mapping[str, list[str]], timings: Mapping[str, StepTimin
     """(resource, a, b) for holders of one resource whose earliest intervals overlap, in a sweep per resource."""
     out = []
     for res in sorted(holders):
-        ranked = sorted(holders[res], key=lambda s: (timings[s].es, s))
+        ranked = sorted(holders[res], key=lambda s: (timings[s].es, natural_key(s)))
         busy_until, holder = -math.inf, ""
         for sid in ranked:
             t = timings[sid]
@@ -196,6 +213,11 @@ def _contended(holders: Mapping[str, list[str]], timings: Mapping[str, StepTimin
             if t.ef > busy_until:
                 busy_until, holder = t.ef, sid
     return tuple(out)
+
+
+def _by_natural_id(ids: list[str]) -> Any:
+    """A key ordering step integers by their ids' natural order (``S2`` before ``S10``)."""
+    return lambda u: natural_key(ids[u])
 
 
 def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:

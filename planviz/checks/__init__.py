@@ -4,7 +4,7 @@
 module            owns
 ================  ==================================================================================
 ``context``       what all checks share: the structural index, validation caches, finding helpers
-``structural``    the structure layer (ids, dependencies, cycles, empty fields)
+``structural``    the structure layer (ids, dependencies, cycles, empty fields, dead ends)
 ``semantic``      the feasibility and semantics layers (facts, milestones, order, the ancestor rule)
 ``static``        the static layer (tools, placeholders, artifacts, resources, risk, forbidden states)
 ``report``        ``Report`` and ``Summary``: what was found, as text, data and a notebook table

@@ -17,10 +17,12 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import Iterable, Mapping, Sequence
 
-from ..plan.model import Contract, Finding, Plan
+from ..plan.importers import format_title
+from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.index import structure_index
 
-__all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "NAMED", "SUGGEST_BUDGET"]
+__all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "unstated_note", "NAMED",
+           "SUGGEST_BUDGET"]
 
 NAMED = 8  # a finding names (and lists in .steps) at most this many other steps
 SUGGEST_BUDGET = 100_000  # id comparisons spent on "did you mean" hints per check (difflib is O(steps) per name)
@@ -81,7 +83,7 @@ def matches(cx: Context, name: str, by_kind: Mapping[str, list[str]]) -> list[st
     found = set(by_kind.get(name, ()))
     if name in cx.steps:
         found.add(name)
-    return sorted(found)
+    return sorted(found, key=natural_key)
 
 
 def given_facts(plan: Plan, contract: Contract | None) -> set[str]:
@@ -94,3 +96,17 @@ def names(ids: Sequence[str], total: int | None = None) -> str:
     shown = ", ".join(map(repr, ids[:NAMED]))
     extra = (len(ids) if total is None else total) - min(len(ids), NAMED)
     return f"{shown} and {extra} more" if extra > 0 else shown
+
+
+def unstated_note(code: str, layer: str, fmt: str, what: str, ids: list[str], consequence: str,
+                  usual: str) -> Finding:
+    """One info note for a field the plan's source format has no place for, instead of ``usual`` per step.
+
+    >>> unstated_note("no_evidence", "structure", "worfbench", "expected evidence", ["1", "2"],
+    ...               "a run cannot check what their success shows", "an error").message
+    "WorFBench plans have no field for expected evidence: 2 steps have none ('1', '2'), so a run cannot check what their success shows; reported once, as a note about the format, instead of an error per step"
+    """
+    return finding(code, layer,
+                   f"{format_title(fmt)} plans have no field for {what}: {len(ids)} step"
+                   f"{' has' if len(ids) == 1 else 's have'} none ({names(ids)}), so {consequence}; "
+                   f"reported once, as a note about the format, instead of {usual} per step", severity="info")

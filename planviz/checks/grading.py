@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..errors import PlanFormatError
-from ..plan.model import Contract, Plan
+from ..plan.model import Contract, Plan, natural_key
 from .context import Context, matches
 from .report import Report, printable
 from .semantic import order_violations
@@ -79,7 +79,7 @@ def grade(plan: Plan, contract: Contract | None = None) -> Grade:
     required = list(dict.fromkeys(contract.required))
     missing = tuple(r for r in required if not matches(cx, r, by_kind))
     recall = 1.0 if not required else (len(required) - len(missing)) / len(required)
-    forbidden = sorted({sid for name in contract.forbidden for sid in matches(cx, name, by_kind)})
+    forbidden = sorted({sid for name in contract.forbidden for sid in matches(cx, name, by_kind)}, key=natural_key)
     violated: list[tuple[str, str]] = []
     if not cx.cyclic_nodes:
         violated = order_violations(cx, contract)[1]

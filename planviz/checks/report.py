@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ..plan.model import LAYERS, Finding
+from ..plan.model import LAYERS, Finding, natural_key
 
 __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
 
@@ -24,7 +24,8 @@ _LAYER_RANK = {name: i for i, name in enumerate(LAYERS)}
 
 
 def _sort_key(f: Finding) -> tuple:
-    return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, f.steps, f.edges, f.message, f.where)
+    return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, tuple(map(natural_key, f.steps)),
+            tuple(tuple(map(natural_key, e)) for e in f.edges), f.message, f.where)
 
 
 def printable(text: str) -> str:
@@ -71,6 +72,11 @@ class Report:
         return tuple(f for f in self.findings if f.severity == "warning")
 
     @property
+    def infos(self) -> tuple[Finding, ...]:
+        """The info notes: what the source format cannot say, text an importer skipped; never a defect."""
+        return tuple(f for f in self.findings if f.severity == "info")
+
+    @property
     def codes(self) -> frozenset[str]:
         """The distinct finding codes."""
         return frozenset(f.code for f in self.findings)
@@ -93,11 +99,16 @@ class Report:
         return iter(self.findings)
 
     def verdict(self) -> str:
-        """One line: ``ok`` or ``not ok`` with the counts."""
-        e, w = len(self.errors), len(self.warnings)
+        """One line: ``ok`` or ``not ok`` with the counts.
+
+        >>> Report((Finding("no_evidence", "structure", "info", "m"),)).verdict()
+        'ok (1 note)'
+        """
+        e, w, i = len(self.errors), len(self.warnings), len(self.infos)
+        counts = ", ".join(plural(n, word) for n, word in ((e, "error"), (w, "warning"), (i, "note")) if n)
         if e:
-            return f"not ok: {plural(e, 'error')}" + (f", {plural(w, 'warning')}" if w else "")
-        return "ok" + (f" ({plural(w, 'warning')})" if w else ": no findings")
+            return f"not ok: {counts}"
+        return f"ok ({counts})" if counts else "ok: no findings"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (what ``planviz validate --json`` prints)."""
@@ -105,6 +116,7 @@ class Report:
             "ok": self.ok,
             "errors": len(self.errors),
             "warnings": len(self.warnings),
+            "infos": len(self.infos),
             "findings": [
                 {"code": f.code, "layer": f.layer, "severity": f.severity, "steps": list(f.steps),
                  "edges": [list(e) for e in f.edges], "message": f.message, "where": f.where}
@@ -149,7 +161,9 @@ class Summary:
     """Validation of many plans at a glance: how many have errors, and which codes, how often.
 
     ``counts`` maps code -> number of findings; ``plans_by_code`` code -> number of plans with it;
-    ``severities`` code -> ``error`` or ``warning`` (``error`` if it was ever one).
+    ``severities`` code -> its gravest severity seen (``error``, else ``warning``, else ``info``);
+    ``failed`` names each plan with an error: ``(index, name, error codes)``, the index counting
+    from 0 in input order and the name the plan's record id (``Plan.name``; empty when it has none).
     """
 
     plans: int
@@ -157,13 +171,16 @@ class Summary:
     counts: Mapping[str, int] = field(default_factory=dict)
     plans_by_code: Mapping[str, int] = field(default_factory=dict)
     severities: Mapping[str, str] = field(default_factory=dict)
+    failed: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"plans": self.plans, "plans_with_errors": self.plans_with_errors,
                 "counts": dict(self.counts), "plans_by_code": dict(self.plans_by_code),
-                "severities": dict(self.severities)}
+                "severities": dict(self.severities),
+                "failed": [{"index": i, "id": name, "errors": list(codes)} for i, name, codes in self.failed]}
 
     def to_text(self) -> str:
+        """The table of codes, then one line per failed plan: its index, its id and its error codes."""
         lines = [f"{self.plans} plans, {self.plans_with_errors} with errors"]
         if self.counts:
             width = max(len(c) for c in self.counts)
@@ -171,27 +188,42 @@ class Summary:
             lines += [f"{code:<{width}}  {self.severities.get(code, ''):<8}  {n:>8}  "
                       f"{self.plans_by_code.get(code, 0):>5}"
                       for code, n in self.counts.items()]
+        if self.failed:
+            lines.append("failed (record index, id: error codes):")
+            width = len(str(self.failed[-1][0]))
+            lines += [printable(f"  {i:>{width}}  {name or '-'}: {', '.join(codes)}") for i, name, codes in self.failed]
         return "\n".join(lines)
 
 
-def summarize(reports: Iterable[Report]) -> Summary:
+_GRAVITY = {"error": 2, "warning": 1, "info": 0}
+
+
+def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> Summary:
     """Tabulate many reports (``planviz validate`` on a JSON Lines file of plans prints this).
 
-    >>> s = summarize([Report(), Report((Finding("cycle", "structure", "error", "m", ("A", "B")),))])
-    >>> (s.plans, s.plans_with_errors, dict(s.counts))
-    (2, 1, {'cycle': 1})
+    ``names`` gives each report's plan name (``Plan.name``, in the same order),
+    so ``Summary.failed`` can say which record failed.
+
+    >>> s = summarize([Report(), Report((Finding("cycle", "structure", "error", "m", ("A", "B")),))], ["a", "b"])
+    >>> (s.plans, s.plans_with_errors, dict(s.counts), s.failed)
+    (2, 1, {'cycle': 1}, ((1, 'b', ('cycle',)),))
     """
     plans = bad = 0
     counts: Counter[str] = Counter()
     per_plan: Counter[str] = Counter()
     severities: dict[str, str] = {}
-    for r in reports:
+    failed: list[tuple[int, str, tuple[str, ...]]] = []
+    labels = iter(names) if names is not None else None
+    for i, r in enumerate(reports):
+        name = next(labels, "") if labels is not None else ""
         plans += 1
-        bad += not r.ok
+        if not r.ok:
+            bad += 1
+            failed.append((i, str(name), tuple(dict.fromkeys(f.code for f in r.errors))))
         counts.update(f.code for f in r.findings)
         per_plan.update(r.codes)
         for f in r.findings:
-            if severities.get(f.code) != "error":
+            if _GRAVITY.get(f.severity, 0) > _GRAVITY.get(severities.get(f.code, ""), -1):
                 severities[f.code] = f.severity
     return Summary(plans, bad, dict(sorted(counts.items())), dict(sorted(per_plan.items())),
-                   dict(sorted(severities.items())))
+                   dict(sorted(severities.items())), tuple(failed))

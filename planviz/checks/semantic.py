@@ -23,7 +23,7 @@ from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
 
-from ..plan.model import Contract, Finding, Plan
+from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, given_facts, matches, names
 
@@ -44,7 +44,7 @@ def infeasible_facts(plan: Plan, contract: Contract) -> dict[str, list[str]]:
     for s in plan.steps:
         for f in bad.intersection(s.requires):
             needers[f].add(s.id)
-    return {f: sorted(needers[f]) for f in sorted(needers)}
+    return {f: sorted(needers[f], key=natural_key) for f in sorted(needers)}
 
 
 def feasibility(cx: Context, contract: Contract) -> list[Finding]:
@@ -53,7 +53,7 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
     for fact, who in infeasible_facts(cx.plan, contract).items():
         makers = cx.producers(fact)
         if makers:  # the plan claims a step establishes it: the contract says the world cannot
-            fix = (f"{names(sorted(makers))} produces it, but contract.obtainable_facts does not list it: add it "
+            fix = (f"{names(sorted(makers, key=natural_key))} produces it, but contract.obtainable_facts does not list it: add it "
                    f"there if a permitted step may establish it, or find a route that does not need it")
         else:
             fix = ("obtain it outside the plan and list it in contract.given_facts, or find a route that does "
@@ -124,6 +124,12 @@ def contract_semantics(cx: Context, contract: Contract) -> list[Finding]:
             out.append(finding("missing_required", "semantics",
                           f"the contract requires a step with id or kind {name!r}, and the plan has none; "
                           f"add a step with kind: {name}", [], where="contract.required"))
+    final = contract.final
+    if final and final not in contract.required and not matches(cx, final, by_kind):
+        out.append(finding("missing_required", "semantics",
+                      f"the contract's final milestone {final!r} names no step of the plan (no id or kind "
+                      f"{final!r}), so the plan has no end to reach; add a step with kind: {final}",
+                      [], where="contract.final"))
     for name in dict.fromkeys(contract.forbidden):
         for sid in matches(cx, name, by_kind):
             how = "is forbidden by the contract" if sid == name else f"has kind {name!r}, which the contract forbids"
@@ -207,7 +213,7 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     for ok, (sid, fact, group) in zip(answers, pending):
         if not ok:
             if group not in ranked:
-                ranked[group] = sorted(group)[:NAMED + 1]
+                ranked[group] = sorted(group, key=natural_key)[:NAMED + 1]
             others = [p for p in ranked[group] if p != sid][:NAMED]
             failed.append((sid, fact, others, len(group) - (sid in group)))
     # Which named producers come after the consumer (an edge to them would close a cycle)?

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
-from ..plan.model import Contract, Finding, Step
+from ..plan.importers import unstated_fields
+from ..plan.model import Contract, Finding, Step, natural_key
 from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
-from .context import NAMED, Context, finding, known, names
+from .context import NAMED, Context, finding, known, names, unstated_note
 
 __all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "writes", "tool_refusal",
            "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
@@ -88,7 +89,7 @@ def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Find
                 for pre in dict.fromkeys(spec.preconditions):
                     if pre not in groups:
                         groups[pre] = frozenset(users.get(pre, ()))
-                        ranked[pre] = sorted(groups[pre])
+                        ranked[pre] = sorted(groups[pre], key=natural_key)
                     queries.append((groups[pre], sid))
                     meta.append((sid, tool, pre, ranked[pre]))
     for ok, (sid, tool, pre, group) in zip(ancestor_queries(cx.ix, queries), meta):
@@ -177,7 +178,7 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     out = []
     for ok, (res, a, b) in zip(answers, pairs):
         if not ok:
-            a, b = sorted((a, b))
+            a, b = sorted((a, b), key=natural_key)
             out.append(finding("resource_conflict", "static",
                           f"steps {a!r} and {b!r} both hold {res!r} and could run in parallel (neither depends on "
                           f"the other); a run never lets them overlap (the lower id goes first), which can "
@@ -214,6 +215,8 @@ def over_budget(step: Step, expansion: Sequence[Step]) -> Finding | None:
 def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     """no_artifact, high_risk_unguarded, no_check, over_budget and (with a contract) forbidden_state."""
     out = []
+    silent = "produces" in unstated_fields(cx.plan.source_format)
+    unproductive: list[str] = []
     for sid, s in cx.steps.items():
         if writes(s, contract) and not s.check.strip():
             out.append(finding("no_check", "static",
@@ -224,7 +227,9 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
             overrun = over_budget(s, s.expands_to)
             if overrun is not None:
                 out.append(overrun)
-        if not s.produces:
+        if not s.produces and silent:
+            unproductive.append(sid)
+        elif not s.produces:
             out.append(finding("no_artifact", "static",
                           f"step {sid!r} produces no fact, so no observation can show it succeeded and it "
                           f"cannot be accepted; list what its success establishes in {sid}.produces",
@@ -236,6 +241,9 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
                               f"step {sid!r} is high risk but has no {' and no '.join(missing)}; give it "
                               f"{' and '.join(f'{sid}.{m}' for m in missing)} before it may run",
                               [sid], where=f"{sid}.{missing[0]}"))
+    if unproductive:
+        out.append(unstated_note("no_artifact", "static", cx.plan.source_format, "the facts a step produces",
+                                 unproductive, "no observation can show that they succeeded", "a warning"))
     forbidden = set(contract.forbidden_states) if contract else set()
     if forbidden:
         for sid, s in cx.steps.items():

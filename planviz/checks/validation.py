@@ -21,9 +21,14 @@ Severities: every finding is an error except these warnings: ``no_artifact``
 (that step can never be accepted by an observation), ``assumed_fact`` (a step
 relies on a premise and no contract backs it), ``resource_conflict`` (runs
 never let two holders of a resource overlap, so it is scheduled, not
-refused), ``no_check`` (a writing step without a completion predicate) and
-``over_budget`` (a far step's expansion exceeds its budget).
-``no_evidence`` is an error, since expected evidence is required.
+refused), ``no_check`` (a writing step without a completion predicate),
+``over_budget`` (a far step's expansion exceeds its budget), ``dead_end`` and
+``isolated_step`` (when the plan has terminal steps, see
+:mod:`planviz.structure.terminal`, a step whose work never reaches one).
+``no_evidence`` is an error, since expected evidence is required. When the
+plan's source format has no field for evidence or outputs (WorFBench, T-Eval),
+``no_evidence`` and ``no_artifact`` are one ``info`` note per plan instead: the
+format cannot say it, so the steps are not blamed one by one.
 
 The gate, :func:`prepare`, refuses a plan exactly when the report has an
 error (``Report.ok`` is false), with one rule for how:
@@ -79,12 +84,13 @@ from .semantic import (
     unsupported_premises,
 )
 from .static import ANCESTRY_STATIC, placeholders, resource_conflicts, step_static, tool_checks
-from .structural import structure
+from .structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
 
 CODES: Mapping[str, tuple[str, ...]] = {
-    "structure": ("duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action", "no_evidence"),
+    "structure": ("no_steps", "duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action",
+                  "no_evidence", "dead_end", "isolated_step"),
     "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
     "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement"),
     "static": ("unknown_tool", "not_permitted", "outside_intent", "tool_precondition", "bad_placeholder",
@@ -134,6 +140,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
     findings = list(plan.import_findings)
     skipped: list[str] = []
     findings += structure(cx)
+    findings += dead_ends(cx, contract)
     broken = []
     if cx.cyclic_nodes:
         broken.append("the plan has a cycle")

@@ -52,7 +52,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
         contract = load_contract(args.contract) if args.contract else None
-        summary = summarize([validate(p, contract or p.contract) for p in plans])
+        summary = summarize([validate(p, contract or p.contract) for p in plans], names=[p.name for p in plans])
         print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_text())
         return 0 if summary.plans_with_errors == 0 else 1
     plan = plans[0]
@@ -80,7 +80,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     run = load_trace(args.trace) if args.trace else None
     # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
     report = validate(plan, contract) if run is None else None
-    diagram = render(plan, run=run, at=args.at, report=report)
+    view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
+            "max_steps": None if args.full else args.max_steps, "budget": None if args.full else args.budget}
+    diagram = render(plan, run=run, at=args.at, report=report, **view)
     path = diagram.save(args.output)
     if diagram.notice:
         print(f"planviz: note: {diagram.notice}", file=sys.stderr)
@@ -89,6 +91,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..plan.model import natural_key
     from ..runs.fault import Fault
     from ..runs.measures import metrics
     from ..runs.simulation import simulate
@@ -99,7 +102,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
                        approval_time=args.approval_time, progress=progress)
     m = metrics(run)
-    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided})
+    voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided}, key=natural_key)
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
     reason = None if stop is None or run.outcome == "plan_complete" else stop.message.removeprefix(f"{run.outcome}: ")
     if args.json:
@@ -196,6 +199,15 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png or OUT.dot")
     sp.add_argument("--trace", "--run", dest="trace", metavar="TRACE", help="a run trace (JSON Lines)")
     sp.add_argument("--at", type=int, default=None, help="event index to show (default: the last)")
+    sp.add_argument("--focus", action="append", metavar="STEP", help="draw the steps around STEP (repeatable)")
+    sp.add_argument("--hops", type=int, default=2, help="how far around --focus (default 2)")
+    sp.add_argument("--collapse", choices=["chains"], help="draw each chain of steps as one node")
+    sp.add_argument("--group-by", choices=["kind"], help="one cluster per step kind")
+    sp.add_argument("--max-steps", type=int, default=300, metavar="N",
+                    help="above N steps draw a focused view (default 300)")
+    sp.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                    help="time allowed for the layout (default 10); a bigger one falls back to a smaller view")
+    sp.add_argument("--full", action="store_true", help="every step, however long the layout takes")
     sp = add("simulate", cmd_simulate, "simulate a run with injected faults")
     sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..plan.model import natural_key
 from ..pictures.captions import critical_marks, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
@@ -139,7 +140,8 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
     pictures: list[VersionPicture] = []
     deltas = [run.delta(i) for i in range(len(run.events))]
     facts = sorted({f for d in deltas for f in d.gained})
-    steps = sorted({s for p in run.plans for s in p.ids} | {s for e in run.events for s in (*e.voided, *e.kept)})
+    steps = sorted({s for p in run.plans for s in p.ids} | {s for e in run.events for s in (*e.voided, *e.kept)},
+                   key=natural_key)  # S2 before S10, as the explorer lists them
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     for k, (first, last) in enumerate(_versions(run)):
         plan = plan_of(run, first)

@@ -13,7 +13,8 @@ from :mod:`planviz.runs`, :mod:`planviz.analysis` and :mod:`planviz.pictures`
 a step only recolours a laid-out picture). A step updates the diagram, the
 caption and the panels whose text changed; hidden tabs update when shown.
 Everything put into an HTML widget is escaped (plan text is untrusted); the
-diagram is render's SVG, which render has already sanitised.
+diagram is render's SVG, which render has already sanitised. Big plans show
+render's default focused view; the view controls (:mod:`.viewpanel`) change it.
 
 It is scriptable, for notebooks and tests:
 
@@ -27,6 +28,8 @@ It is scriptable, for notebooks and tests:
 >>> _ = ex.inject(Fault("S4", "side_effect"))
 >>> 'status-invalidated' in ex.svg
 True
+>>> ex.focus_on("S3", hops=1).steps
+('S1', 'S2', 'S3', 'S4')
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ import ipywidgets as w
 
 from ..analysis.schedule import critical_path
 from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
+from ..plan.model import natural_key
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import (alignment_html, caption_html, event_row, frame_svg, list_html, log_html, metrics_rows,
-                     outcome_label)
+from .panels import (alignment_html, caption_html, event_row, frame_diagram, inline_svg, list_html, log_html,
+                     metrics_rows, outcome_label)
+from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
 
@@ -59,6 +64,7 @@ _STYLE = """<style>
 .planviz-explorer .pv-ok { background: #d6eaf8; } .planviz-explorer .pv-bad { background: #fbe3d6; }
 .planviz-explorer .widget-html-content { line-height: 1.4; }
 .planviz-diagram { border: 1px solid #ddd; background: #fff; box-sizing: border-box; }
+.planviz-diagram g.focus > path, .planviz-diagram g.focus > polygon { stroke-width: 5px; }
 /* the whole picture fits the panel (no inner scrolling), keeping its proportions */
 .planviz-diagram .pv-frame svg { max-width: 100%; max-height: 450px; width: auto; height: auto;
   display: block; }
@@ -103,14 +109,15 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     return Explorer(recorded=trace, declared=plan)
 
 
-class Explorer(w.VBox):
+class Explorer(ViewHooks, w.VBox):
     """The explorer app (an ``ipywidgets.VBox``); build it with :func:`explore` or :func:`replay`.
 
     Scripting API: :attr:`run`, :attr:`index` (settable), :meth:`inject`,
-    :meth:`clear_faults`, :attr:`faults`, :attr:`svg`. The controls are
-    attributes too (``back``, ``forward``, ``play``, ``slider``, ``fault_step``,
-    ``fault_kind``, ``fault_fact``, ``fault_times``, ``inject_button``,
-    ``clear_button``, ``tabs``) so a test can drive it as a user would.
+    :meth:`clear_faults`, :attr:`faults`, :attr:`svg`; for the view :meth:`focus_on`,
+    :meth:`auto_view`, :meth:`whole_plan`, :attr:`view`, :attr:`notice`. The controls
+    are attributes too (``back``, ``forward``, ``play``, ``slider``, ``fault_step``,
+    ``fault_kind``, ``fault_fact``, ``fault_times``, ``inject_button``, ``clear_button``,
+    ``tabs``, ``view_panel``) so a test can drive it as a user would.
     """
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
@@ -131,7 +138,7 @@ class Explorer(w.VBox):
             self._schedule, self._no_schedule = critical_path(self._plan), ""
         except PlanvizError as exc:  # a cycle or an unknown dependency: the run and the diagram still show
             self._schedule, self._no_schedule = None, str(exc)
-        self._frames: dict[int, str] = {}
+        self._frames: dict[int, Any] = {}
         self._quiet = False
         self._dirty: set[str] = set()
         self._run = self._simulate()
@@ -169,7 +176,7 @@ class Explorer(w.VBox):
     @property
     def svg(self) -> str:
         """The SVG of the diagram shown now."""
-        return self._frame(self.index)
+        return inline_svg(self._frame(self.index).svg)
 
     def inject(self, fault: Any) -> Any:
         """Re-simulate with one more fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
@@ -249,6 +256,7 @@ class Explorer(w.VBox):
                              (self.clear_button, "clear")):
             widget.add_class(f"planviz-fault-{name}")
         self.fault_status.add_class("planviz-fault-status")
+        self.view_panel = ViewPanel(self._plan.ids, on_change=self._set_view)
         self.inject_button.on_click(lambda _: self._inject_from_ui())
         self.clear_button.on_click(lambda _: self._clear_from_ui())
 
@@ -270,7 +278,7 @@ class Explorer(w.VBox):
         fault_box = w.VBox([w.HTML("<b>Inject a fault</b>"), self.fault_step, self.fault_kind, self.fault_fact,
                             self.fault_times, w.HBox([self.inject_button, self.clear_button]), self.fault_status],
                            layout=w.Layout(width="290px", min_width="290px", margin="0 12px 0 0"))
-        return [w.HTML(_STYLE), self.title, stepper, self.caption, self.diagram,
+        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, self.diagram,
                 w.HBox([fault_box, self.tabs], layout=w.Layout(margin="8px 0 0 0"))]
 
     # -- updating ------------------------------------------------------------------------------
@@ -317,13 +325,13 @@ class Explorer(w.VBox):
         if 0 <= target < len(self._run.events):
             self.slider.value = target
 
-    def _frame(self, index: int) -> str:
-        svg = self._frames.get(index)
-        if svg is None:
+    def _frame(self, index: int) -> Any:
+        diagram = self._frames.get(index)
+        if diagram is None:
             if len(self._frames) >= _FRAME_CACHE:
                 del self._frames[next(iter(self._frames))]
-            svg = self._frames[index] = frame_svg(self._run, index)
-        return svg
+            diagram = self._frames[index] = frame_diagram(self._run, index, **self.view_panel.options())
+        return diagram
 
     def _show(self, index: int) -> None:
         events = self._run.events
@@ -332,7 +340,8 @@ class Explorer(w.VBox):
             return
         e = event_row(self._run, index)
         n = len(events)
-        self.diagram.value = f'<div class="pv-frame">{self._frame(index)}</div>'
+        self.diagram.value = f'<div class="pv-frame">{self.svg}</div>'
+        self.view_panel.show(self.notice)
         self.caption.value = caption_html(e, n, self._plan.time_unit)
         self.facts_panel.value = list_html(e["facts"])
         self.ready_panel.value = list_html(e["ready"])
@@ -383,8 +392,8 @@ class Explorer(w.VBox):
             return f'<span class="pv-error">{escape(error)}</span>'
         if not self._faults:
             return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
-        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())})
-        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided))
+        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
         faults = ", ".join(str(f) for f in self._faults)
         return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
                 f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '

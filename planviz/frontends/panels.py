@@ -17,14 +17,16 @@ from html import escape
 from typing import Any, Iterable, Sequence
 
 from ..errors import PlanvizError
+from ..plan.model import natural_key
+from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_svg", "event_row", "metrics_rows", "outcome_label", "list_html", "caption_html", "log_html",
-           "alignment_html"]
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "outcome_label", "list_html",
+           "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
 
@@ -43,9 +45,18 @@ def plan_of(run: Any, index: int) -> Any:
     return run.plans[-1]
 
 
-def frame_svg(run: Any, index: int) -> str:
+def frame_diagram(run: Any, index: int, **options: Any) -> Diagram:
+    """Render's picture of event ``index`` (laid out once per plan version and view); ``options`` go to render."""
+    return render(plan_of(run, index), run=run, at=index, **options)
+
+
+def frame_svg(run: Any, index: int, **options: Any) -> str:
     """The inline SVG (no XML prolog) of event ``index``: render's picture, laid out once per plan version."""
-    svg = render(plan_of(run, index), run=run, at=index).svg
+    return inline_svg(frame_diagram(run, index, **options).svg)
+
+
+def inline_svg(svg: str) -> str:
+    """The SVG without its XML prolog, to sit inside HTML."""
     return _PROLOG.sub("", svg, count=1)
 
 
@@ -55,8 +66,9 @@ def event_row(run: Run, index: int) -> dict:
     return {
         "index": int(event.index), "time": float(event.time), "kind": str(event.kind),
         "step": event.step or "", "message": str(event.message or ""), "version": int(event.plan_version),
-        "facts": sorted(frame.facts), "ready": sorted(frame.ready),
-        "voided": sorted(getattr(event, "voided", ()) or ()), "kept": sorted(getattr(event, "kept", ()) or ()),
+        "facts": sorted(frame.facts), "ready": sorted(frame.ready, key=natural_key),
+        "voided": sorted(getattr(event, "voided", ()) or (), key=natural_key),
+        "kept": sorted(getattr(event, "kept", ()) or (), key=natural_key),
     }
 
 

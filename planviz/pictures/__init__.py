@@ -1,17 +1,19 @@
 """Stage 5, pictures: plans, findings and run frames drawn by Graphviz, safe with untrusted text.
 
-=============  ==================================================================================
-module         owns
-=============  ==================================================================================
-``escape``     the one escaping function for labels, the attribute allowlist, the SVG check
-``style``      the visual vocabulary (looks per status) and the style of each node and edge in a frame
-``layout``     Graphviz layout, in-process or in a child process with a time limit; frame templates
-``diagram``    ``Diagram``: a picture as SVG, positioned DOT and PNG; shows itself in a notebook
-``drawing``    ``render``: a plan, its findings or one moment of a run, laid out once per plan version
-``captions``   what a picture says besides shapes: caption, slack and finding notes, event lines
-``summary``    the summary picture of a plan too big to draw
-``gantt``      the timeline chart: a run against its critical path
-=============  ==================================================================================
+===============  ==================================================================================
+module           owns
+===============  ==================================================================================
+``escape``       the one escaping function for labels, the attribute allowlist, the SVG check
+``style``        the visual vocabulary (looks per status) and the style of each node and edge in a frame
+``layout``       Graphviz layout, in-process or in a child process with a time limit; frame templates
+``diagram``      ``Diagram``: a picture as SVG, positioned DOT and PNG; shows itself in a notebook
+``drawing``      ``render``: a plan, its findings or one moment of a run, laid out once per plan version
+``captions``     what a picture says besides shapes: caption, slack and finding notes, event lines
+``labels``       label text wrapped and cut between words, never inside one (long tool names)
+``arrangement``  which way ranks run (long chains top to bottom), which edges ``reduce=`` leaves out
+``summary``      the summary picture of a plan too big to draw
+``gantt``        the timeline chart: a run against its critical path
+===============  ==================================================================================
 
 Reads every earlier stage (plan, structure, analysis, runs); never the front ends or ipywidgets.
 """

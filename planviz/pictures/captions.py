@@ -13,18 +13,21 @@ shows it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
-from ..plan.model import Plan
+from ..plan.model import Plan, natural_key
 from .escape import escape_label
 from .style import num
 
-__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_lines",
-           "EVENT_LINES", "EVENT_WIDTH"]
+__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_caption",
+           "event_lines", "EVENT_LINES", "EVENT_WIDTH"]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
+_GRAVITY = {"error": 0, "warning": 1, "info": 2}
+_WHOLE_PLAN = 3  # findings about the whole plan said in the caption, at most
 
 
 def schedule_of(plan: Plan) -> tuple[Any, str]:
@@ -44,12 +47,19 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
     return frozenset(crit), edges
 
 
-def slack_notes(plan: Plan, schedule: Any) -> tuple[tuple[str, str], ...]:
-    """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal."""
+def slack_notes(plan: Plan, schedule: Any, findings: tuple = ()) -> tuple[tuple[str, str], ...]:
+    """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal.
+
+    A step that never reaches the plan's terminal has unbounded slack: its note says it is a dead end,
+    unless a finding on it already says so.
+    """
     if schedule is None:
         return ()
     unit = f" {plan.time_unit}" if plan.time_unit else ""
-    return tuple((sid, f"slack {num(t.slack)}{unit}") for sid, t in sorted(schedule.steps.items()) if t.slack > 0)
+    flagged = {sid for f in findings if f.code in ("dead_end", "isolated_step") for sid in f.steps}
+    return tuple((sid, f"slack {num(t.slack)}{unit}" if math.isfinite(t.slack) else "dead end: never reaches the end")
+                 for sid, t in sorted(schedule.steps.items(), key=lambda item: natural_key(item[0]))
+                 if t.slack > 0 and (math.isfinite(t.slack) or sid not in flagged))
 
 
 def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
@@ -60,9 +70,9 @@ def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
             codes.setdefault(sid, {})[f"{f.severity}: {f.code}"] = None
     notes = []
     for sid, found in codes.items():
-        shown = sorted(found, key=lambda c: (not c.startswith("error"), c))
+        shown = sorted(found, key=lambda c: (_GRAVITY.get(c.split(":")[0], 3), c))
         notes.append((sid, ", ".join(shown[:2]) + (f" +{len(shown) - 2} more" if len(shown) > 2 else "")))
-    return tuple(sorted(notes))
+    return tuple(sorted(notes, key=lambda note: natural_key(note[0])))
 
 
 def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ()) -> tuple[str, ...]:
@@ -78,15 +88,21 @@ def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ())
     if plan.unknowns:
         lines.append(f"Unknowns: {'; '.join(plan.unknowns)}")
     if findings:
-        errors = sum(f.severity == "error" for f in findings)
-        warnings = len(findings) - errors
-        lines.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}: "
-                     "outlined in red-orange (error) or yellow-orange (warning), named in the step's label; "
-                     "hover a step for the message")
+        counts = [(sum(f.severity == sev for f in findings), sev) for sev in ("error", "warning", "info")]
+        said = ", ".join(f"{n} {'note' if sev == 'info' else sev}{'s' * (n != 1)}" for n, sev in counts
+                         if n or sev != "info")
+        lines.append(f"{said}: outlined in vermillion (error), purple (warning) or sky blue (note), named in the "
+                     "step's label; hover a step for the message")
+        # findings about the whole plan outline nothing, so the caption says them (notes are only counted)
+        whole = [f for f in findings if not f.steps and not f.edges and f.severity != "info"]
+        lines += [f"{f.severity} {f.code}: {f.message}" for f in whole[:_WHOLE_PLAN]]
+        if len(whole) > _WHOLE_PLAN:
+            lines.append(f"... and {len(whole) - _WHOLE_PLAN} more about the whole plan (see validate)")
     return tuple(lines)
 
 
-def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
+def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
+    """The whole caption of a run's frame, on one line: event number, clock, what happened, the outcome at the end."""
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     last = len(run.events) - 1
     what = f"{event.kind} {event.step}" if getattr(event, "step", None) else f"{event.kind}"
@@ -94,6 +110,11 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
     outcome = getattr(run, "outcome", None)
     if index == last and outcome and str(outcome) not in text:
         text += f" · outcome: {outcome}"
-    lines = escape_label(text, limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
+    return text
+
+
+def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
+    """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
+    lines = escape_label(event_caption(event, index, run, plan), limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
                          max_lines=EVENT_LINES, target="text").split("\n")
     return tuple(lines + [" "] * (EVENT_LINES - len(lines)))

@@ -23,9 +23,11 @@ from .escape import checked_attrs
 from .layout import draw_positioned
 from .style import num
 
-__all__ = ["Diagram", "FORMATS"]
+__all__ = ["Diagram", "FORMATS", "MAX_INLINE"]
 
 FORMATS = (".svg", ".png", ".dot")
+#: Pictures with more SVG than this (characters) are not shown inline in a notebook, only saved.
+MAX_INLINE = 8_000_000
 
 
 class Diagram:
@@ -35,17 +37,20 @@ class Diagram:
     handler, link, ``foreignObject`` or image); ``dot`` the positioned
     Graphviz source; :meth:`save` writes ``.svg``, ``.png`` or ``.dot``. In a
     notebook it shows itself inline (``text/html`` with the ``<svg>`` element,
-    so the DOM can be inspected, plus ``image/svg+xml``). ``notice`` says why a
-    summary picture was drawn instead of the full plan (``summarized``).
+    so the DOM can be inspected, plus ``image/svg+xml``). ``notice`` says why
+    the picture is not the whole plan: a focused ``view`` (a :class:`~planviz.View`
+    naming exactly the steps drawn and those summed up), or a summary of
+    ready waves (``summarized``, ``view`` None).
     """
 
     def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple, tuple, str]], *, notice: str = "",
-                 summarized: bool = False, at: int | None = None) -> None:
+                 summarized: bool = False, at: int | None = None, view: Any = None) -> None:
         self.svg = svg
         self._frame = frame
         self.notice = notice
         self.summarized = summarized
         self.at = at
+        self.view = view
 
     def _graph(self) -> pgv.AGraph:
         positioned, nodes, edges, caption = self._frame()
@@ -83,12 +88,18 @@ class Diagram:
         return path
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        inline = self.svg[self.svg.find("<svg"):]
         note = f'<p style="margin:0 0 4px 0">{html.escape(self.notice)}</p>' if self.notice else ""
+        if len(self.svg) > MAX_INLINE:  # a browser tab would choke on it: the picture is for a file
+            text = (f"This picture is {len(self.svg) / 1e6:.0f} MB of SVG, too big to show here; write it to a file "
+                    "with .save('plan.svg') and open that.")
+            return {"text/html": f'{note}<p class="planviz-too-big">{html.escape(text)}</p>', "text/plain": text}
+        inline = self.svg[self.svg.find("<svg"):]
         card = ('<div class="planviz-diagram" style="background:#ffffff;color:#000000;display:inline-block;'
                 f'max-width:100%;overflow:auto;padding:4px;border-radius:4px">{note}{inline}</div>')
         return {"text/html": card, "image/svg+xml": self.svg}
 
     def __repr__(self) -> str:
         what = "summary" if self.summarized else "plan" if self.at is None else f"frame {self.at}"
+        if self.view is not None and not self.view.whole:
+            what += f", {len(self.view.steps)} of {self.view.total} steps drawn one by one"
         return f"<planviz.Diagram ({what}): .svg {len(self.svg)} chars; .save('out.svg'|'out.png'|'out.dot')>"

@@ -30,8 +30,8 @@ from __future__ import annotations
 import functools
 import html
 import math
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
 import pygraphviz as pgv
@@ -50,8 +50,12 @@ from .captions import (
     schedule_of,
     slack_notes,
 )
+from .arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
+from .budget import pick_layout
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, dom_id, escape_label
+from .focus import View, candidate_views
+from .grouping import add_groups, group_marks, node_name
 from .layout import SLOT, Layout, frame_template, lay_out
 from .style import (
     EDGE_COLOUR,
@@ -87,27 +91,56 @@ class _Base:
     edges: tuple[tuple[str, str], ...]
     caption: str
     run_mode: bool
+    view: View
     notice: str = ""
     template: str = ""
     slots: tuple[tuple[str, Any], ...] = ()
 
 
 def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
-           highlight: Iterable[str] = ("critical",), *, max_nodes: int = 2000, timeout: float = 60.0) -> Diagram:
+           highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
+           collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
+           max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30) -> Diagram:
     """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
 
     In a run frame, statuses, the voided and kept steps and the conflicts
     come from ``run.frame(at)``; the plan drawn is the run's plan of
     that version when the run holds it. ``report`` (a validation
     :class:`~planviz.Report`) and ``plan.import_findings`` outline the
-    steps they name (red for errors, orange for warnings) with the messages as
+    steps they name (vermillion for errors, purple for warnings, sky blue for notes) with the messages as
     tooltips, and colour a cycle's edges red. ``highlight`` may contain
-    ``"critical"`` (bold critical path).
+    ``"critical"`` (bold critical path). ``reduce=True`` leaves out the
+    transitive edges that carry no fact (``"all"``: every transitive edge;
+    critical and flagged edges always stay), see
+    :mod:`planviz.pictures.arrangement`; a plan whose longest chain is long is
+    drawn top to bottom.
 
-    Plans with more than ``max_nodes`` steps are laid out in a child process
-    killed after ``timeout`` seconds; if it does not finish, or the plan has
-    more than ten times ``max_nodes`` steps, the diagram is a summary (one
-    node per group of ready waves, with counts) and ``diagram.notice`` says why.
+    Big plans stay readable: with ``focus`` (a step id, or several) the
+    picture shows their ``hops``-hop neighbourhood; without it, a plan of
+    more than ``max_steps`` steps shows a focused view (what a failure of the
+    run voided with the kept steps that feed it, else the failed steps,
+    the steps with findings, or the critical path). The other steps are
+    summed up in summary nodes that say how many steps they hold and carry
+    their dependencies; ``diagram.view`` (a :class:`~planviz.View`) says
+    exactly which steps are drawn and ``diagram.notice`` why.
+    ``collapse="chains"`` draws each chain of single-successor,
+    single-predecessor links as one node; ``group_by="kind"`` puts each
+    kind's steps in a cluster.
+
+    No layout blocks the caller beyond ``budget`` seconds. Before laying out,
+    a cost model fitted on 42 measured layouts (:mod:`planviz.pictures.budget`;
+    data and fit in ``benchmarks/layout_cost.json`` and ``.md``: within a
+    factor of 2 for nine in ten) estimates ``dot``'s time and memory from the
+    nodes, edges, how many ranks each edge spans and the edge labels. A layout
+    estimated above half the budget (room for the model's error; on a busy
+    machine the estimate is scaled by the load average per core) or above
+    ``memory`` bytes is not tried: the same view without the edges that a path
+    through other drawn steps implies is, then smaller ones (fewer hops, then
+    fewer steps), else a summary of ready waves, and the notice says how long
+    the whole layout would take. A layout estimated above half a second runs in a
+    child process killed at ``budget`` seconds or ``memory`` bytes. To draw
+    every step of a big plan whatever it costs, and write it to a file:
+    ``render(plan, max_steps=None, budget=None).save("plan.svg")``.
 
     >>> from planviz import Plan, Step
     >>> d = render(Plan("g", [Step("A", "a", duration=2), Step("B", "b", depends_on="A")]))
@@ -121,6 +154,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     if not isinstance(plan, Plan):
         raise PlanvizTypeError(f"render(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
                                "load a file with planviz.load_plan(path)")
+    reduce = check_reduce(reduce)
     wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
     unknown = [h for h in wanted if h not in HIGHLIGHTS]
     if unknown:
@@ -140,31 +174,46 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
     findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
     schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")
-    n = len(plan.ids)
-    if n > 10 * max_nodes:
-        return summary_diagram(plan, frame, f"This plan has {n} steps, more than {10 * max_nodes} (ten times "
-                                     f"max_nodes={max_nodes}): it is too big to draw in full.", index)
     crit_nodes, crit_edges = critical_marks(plan, schedule)
-    legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings,
-                         run_looks(run) if frame is not None else None)
-    caption = caption_lines(plan, schedule, why_not, findings)
-    notes = slack_notes(plan, schedule) + finding_notes(findings)
-    key = (plan, frame is not None, legend, crit_edges, caption, notes, n > max_nodes, float(timeout))
-    try:
-        hash(key)
-    except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
-        base = _base.__wrapped__(*key)
-    else:
-        base = _base(*key)
-    if base.layout is None:
-        return summary_diagram(plan, frame, f"{base.notice}. Showing one node per group of ready waves instead; "
-                                     "render a sub-plan, or raise timeout= to try again.", index)
+    hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
+    caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
+    notes = slack_notes(plan, schedule, findings) + finding_notes(findings)
+    looks = run_looks(run) if frame is not None else None
+
+    def attempt(view: View, in_child: bool) -> _Base:
+        legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks)
+        legend += ("summary",) if view.hidden else ()
+        lines = caption if view.whole and not (view.omitted and not reduce) else caption + (view.describe(),)
+        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory)
+        try:
+            hash(key)
+        except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
+            return _base.__wrapped__(*key)
+        return _base(*key)
+
+    options = dict(focus=focus, hops=hops, collapse=collapse, group_by=group_by, max_steps=max_steps,
+                   run=run if frame is not None else None, findings=findings,
+                   critical=schedule.path if schedule is not None else ())
+
+    def views() -> Iterator[View]:
+        """The view asked for, then (it costs too much) smaller ones without the edges other drawn edges imply."""
+        yield next(candidate_views(plan, **options, hidden=hidden))
+        yield from candidate_views(plan, **options, hidden=hidden, thin=True,
+                                   keep=crit_edges | {tuple(e) for f in findings for e in f.edges})
+
+    base, notice = pick_layout(plan, views(), budget, memory, attempt)
+    if base is None:
+        return summary_diagram(plan, frame, notice, index)
     marks = node_marks(plan, frame, crit_nodes, findings)
+    for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
+        marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
+    marks.update(group_marks(base.view, frame, marks))
     edges = edge_marks(plan, base.edges, crit_edges, findings)
     lines = event_lines(event, index, run, plan) if frame is not None else ()
     svg = _fill(base, marks, edges, lines)
     check_svg(svg)
-    return Diagram(svg, functools.partial(_dot_frame, base, marks, edges, lines), at=index)
+    return Diagram(svg, functools.partial(_dot_frame, base, marks, edges, lines), at=index, notice=notice,
+                   view=base.view)
 
 
 # --- the base picture (laid out once per plan version) -------------------------------------------------------
@@ -172,15 +221,20 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
 @functools.lru_cache(maxsize=8)
 def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
-          notes: tuple[tuple[str, str], ...], in_child: bool, timeout: float) -> _Base:
-    """Build and lay out the neutral picture of a plan (memoised: the result depends only on the arguments)."""
-    g = to_graph(plan)
+          notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
+          memory: int | None) -> _Base:
+    """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
+    g = to_graph(plan if view.whole else plan.replace(steps=[plan.by_id[s] for s in view.steps]))
+    if view.omitted:
+        drawn = set(view.edges)
+        g.remove_edges_from([e for e in g.edges if e not in drawn])
+    ranks = _ranks(g)
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     cap = "".join(escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption)
     placeholder = escape_label("n" * EVENT_WIDTH, align="left") * EVENT_LINES if run_mode else ""
     a = pgv.AGraph(directed=True, strict=False, name="plan")
     a.graph_attr.update(checked_attrs({
-        "rankdir": "LR", "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
+        "rankdir": rank_direction(ranks), "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
         "fontname": FONT, "fontsize": 12, "labelloc": "t", "labeljust": "l", "label": cap + placeholder}))
     a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fontname": FONT,
                                       "fontsize": 10, "margin": "0.12,0.05", "fillcolor": "white"}))
@@ -189,8 +243,8 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
     labels, tips, noted = {}, {}, {}
     for sid, note in notes:
         noted[sid] = f"{noted[sid]}; {note}" if sid in noted else note
-    for sid in g:
-        step = plan.step(sid)
+    for sid in view.steps:
+        step = plan.by_id[sid]
         head = " · ".join(x for x in (sid, step.kind or "", f"{num(step.duration)}{unit}") if x)
         parts = [escape_label(head, limit=60),
                  escape_label(step.action or "(no action)", width=28, max_lines=3, limit=90)]
@@ -224,13 +278,16 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
             attrs["label"] = "\\n".join(shown)
         a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs(attrs))
         edges.append((u, v))
-    _add_legend(a, legend, _ranks(g))
+    group_labels, group_tips = add_groups(a, view, run_mode)
+    _add_legend(a, legend, ranks)
     try:
-        layout = lay_out(a, in_child=in_child, timeout=timeout)
+        layout = lay_out(a, in_child=in_child, timeout=timeout, memory=memory)
     except LayoutTimeout as exc:  # remembered, so the next frame does not wait for the time limit again
-        return _Base(None, labels, tips, tuple(edges), cap, run_mode, notice=str(exc))
-    template, slots = frame_template(layout.svg, run_mode, labels, edges, EVENT_LINES)
-    return _Base(layout, labels, tips, tuple(edges), cap, run_mode, template=template, slots=slots)
+        return _Base(None, labels, tips, tuple(edges), cap, run_mode, view, notice=str(exc))
+    template, slots = frame_template(layout.svg, run_mode, labels, edges, EVENT_LINES,
+                                     [(f"group-{grp.name}", i) for i, grp in enumerate(view.groups)])
+    return _Base(layout, {**labels, **group_labels}, {**tips, **group_tips}, tuple(edges), cap, run_mode, view,
+                 template=template, slots=slots)
 
 
 def _ranks(g: Any) -> int:
@@ -292,7 +349,7 @@ def _dot_frame(base: _Base, marks: dict[str, Mark], edges: dict,
         attrs["fixedsize"] = "true"
         if base.run_mode:
             attrs["label"] = label + "\\n" + escape_label(m.look.text)
-        node_attrs_list.append((dom_id(sid), tuple(attrs.items())))
+        node_attrs_list.append((node_name(base.view, sid), tuple(attrs.items())))
     edge_attrs_list = []
     for (u, v), m in edges.items():
         edge_attrs_list.append(((dom_id(u), dom_id(v)), (

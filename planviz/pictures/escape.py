@@ -22,12 +22,12 @@ False
 from __future__ import annotations
 
 import re
-import textwrap
 import unicodedata
 import xml.etree.ElementTree as ET
 from typing import Mapping
 
 from ..errors import RenderError
+from .labels import clip, wrap
 
 __all__ = ["escape_label", "dom_id", "checked_attrs", "check_svg", "ALLOWED_ATTRIBUTES", "SVG_NS"]
 
@@ -70,7 +70,9 @@ def escape_label(text: object, *, limit: int = 160, width: int | None = None, ma
     characters are shown as visible symbols (``\\x00`` -> ``␀``); bidi
     overrides are shown as their code point; text longer than ``limit``
     characters ends with ``…``. With ``width`` the text is wrapped into lines
-    (at most ``max_lines``, the last ending with ``…`` when cut).
+    (at most ``max_lines``, the last ending with ``…`` when cut). Wrapping and
+    cutting happen between words or at punctuation inside a long name, never
+    in the middle of a word (:mod:`planviz.pictures.labels`).
 
     ``target="dot"`` (the default) escapes for a Graphviz label: every
     backslash doubled, so ``\\N``, ``\\G``, ``\\l``... stay literal; ``&``
@@ -91,14 +93,8 @@ def escape_label(text: object, *, limit: int = 160, width: int | None = None, ma
                           f"got target={target!r}, align={align!r}")
     s = _WHITESPACE.sub(" ", str(text)).strip()
     s = unicodedata.normalize("NFC", "".join(map(_visible, s)))
-    if len(s) > limit:
-        s = s[: max(limit - 1, 0)].rstrip() + "…"
-    lines = [s]
-    if width:
-        lines = textwrap.wrap(s, width=width, break_long_words=True, break_on_hyphens=True) or [""]
-        if max_lines and len(lines) > max_lines:
-            last = lines[max_lines - 1]
-            lines = lines[: max_lines - 1] + [last[: max(width - 1, 0)] + "…"]
+    s = clip(s, limit)
+    lines = wrap(s, width, max_lines) if width else [s]
     if target == "text":
         return "\n".join(lines)
     out = []

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ..plan.model import natural_key
+
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
 #: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
@@ -67,7 +69,7 @@ def bars(run: Any) -> tuple[Bar, ...]:
 
 
 def _rows(schedule: Any, attempts: tuple[Bar, ...]) -> list[str]:
-    planned = sorted(schedule.steps, key=lambda s: (schedule.steps[s].es, s))
+    planned = sorted(schedule.steps, key=lambda s: (schedule.steps[s].es, natural_key(s)))
     rows, seen = list(planned), set(planned)
     for b in attempts:
         if b.step not in seen:
@@ -84,7 +86,8 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     attempts = bars(run)
     rows = _rows(schedule, attempts)
     last = float(run.events[-1].time) if run.events else 0.0
-    span = max([float(schedule.makespan), last] + [b.end for b in attempts] + [1e-9])
+    planned_end = max((t.ef for t in schedule.steps.values()), default=0.0)  # a dead end may outlast the makespan
+    span = max([float(schedule.makespan), planned_end, last] + [b.end for b in attempts] + [1e-9])
     scale = _CHART_W / span
     x0 = _LABEL_W
     height = _TOP + _ROW_H * len(rows) + 24

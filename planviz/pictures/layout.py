@@ -65,29 +65,57 @@ _init_fontconfig_quietly()
 
 __all__ = ["Layout", "lay_out", "draw_positioned", "frame_template", "serialise_svg", "SLOT"]
 
+# The child limits its own address space (memory beyond what it holds once pygraphviz is loaded) and
+# reports the CPU time and peak memory of the layout, which benchmarks/fit_layout_cost.py records.
 _CHILD = """
-import json, sys
+import json, sys, time
 import pygraphviz as pgv
+def status(key):
+    try:
+        with open("/proc/self/status") as f:
+            return next((int(line.split()[1]) * 1024 for line in f if line.startswith(key)), 0)
+    except OSError:
+        return 0
+limit = int(sys.argv[1])
+if limit > 0:
+    try:
+        import resource
+        total = status("VmSize:") + limit
+        resource.setrlimit(resource.RLIMIT_AS, (total, total))
+    except (ImportError, ValueError, OSError):
+        pass
 g = pgv.AGraph(string=sys.stdin.buffer.read().decode("utf-8"))
+base = status("VmRSS:")
+start = time.process_time()
 g.layout(prog="dot")
+cpu = time.process_time() - start
 svg = g.draw(format="svg").decode("utf-8")
-sys.stdout.write(json.dumps({"dot": g.string(), "svg": svg}))
+sys.stdout.write(json.dumps({"dot": g.string(), "svg": svg, "cpu": cpu, "peak": max(status("VmHWM:") - base, 0)}))
 """
 
 
 @dataclass(frozen=True)
 class Layout:
-    """A graph laid out once: ``dot`` holds the positions (``pos``, ``bb``), ``svg`` the picture drawn from it."""
+    """A graph laid out once: ``dot`` holds the positions (``pos``, ``bb``), ``svg`` the picture drawn from it.
+
+    A layout made in a child process also says how much CPU time (``seconds``)
+    and memory (``peak`` bytes above the child's start) it took; 0 when unknown.
+    """
 
     dot: str
     svg: str
+    seconds: float = 0.0
+    peak: int = 0
 
 
-def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float = 60.0) -> Layout:
-    """Lay ``graph`` out with ``dot``; with ``in_child``, in a child process killed after ``timeout`` seconds.
+def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float | None = 60.0,
+            memory: int | None = None) -> Layout:
+    """Lay ``graph`` out with ``dot``; with ``in_child``, in a child process with a time and memory limit.
 
+    The child is killed after ``timeout`` seconds (None: no limit) and may
+    use ``memory`` bytes more than it holds when it starts (None: no limit).
     Raises :class:`~planviz.errors.LayoutTimeout` when the child runs out of
-    time and :class:`~planviz.errors.RenderError` when Graphviz fails.
+    time or memory and :class:`~planviz.errors.RenderError` when Graphviz fails.
     """
     if not in_child:
         g = graph.copy() if graph.has_layout else graph
@@ -98,17 +126,20 @@ def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float = 60.0)
             raise RenderError(f"Graphviz could not lay the plan out: {exc}") from None
         return Layout(g.string(), svg)
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", _CHILD], input=graph.string().encode("utf-8"),
-                              capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run([sys.executable, "-I", "-c", _CHILD, str(int(memory or 0))],
+                              input=graph.string().encode("utf-8"), capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise LayoutTimeout(f"Graphviz did not lay out {graph.number_of_nodes()} nodes within the time "
-                            f"limit of {timeout!r} s; the layout process was stopped") from None
+                            f"limit of {timeout:g} s; the layout process was stopped") from None
     if done.returncode != 0:
         err = [ln for ln in done.stderr.decode("utf-8", "replace").splitlines() if "Fontconfig" not in ln]
-        raise RenderError(f"the Graphviz layout process failed (exit {done.returncode}): "
-                          f"{' '.join(err[-3:]) or 'no message'}")
+        text = " ".join(err[-3:])
+        if memory and (done.returncode < 0 or "memory" in text.lower() or "alloc" in text.lower()):
+            raise LayoutTimeout(f"Graphviz ran out of its memory limit of {memory / 2**20:,.0f} MiB laying out "
+                                f"{graph.number_of_nodes()} nodes; the layout process was stopped")
+        raise RenderError(f"the Graphviz layout process failed (exit {done.returncode}): {text or 'no message'}")
     out = json.loads(done.stdout.decode("utf-8"))
-    return Layout(out["dot"], out["svg"])
+    return Layout(out["dot"], out["svg"], float(out["cpu"]), int(out["peak"]))
 
 
 def draw_positioned(graph: pgv.AGraph, fmt: str) -> bytes:
@@ -128,13 +159,15 @@ SLOT = re.compile("\x01([0-9]+)\x01")
 
 
 def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterable[tuple[str, str]],
-                   event_lines: int = 2) -> tuple[str, tuple[tuple[str, Any], ...]]:
+                   event_lines: int = 2, extra: Iterable[tuple[str, Any]] = ()) -> tuple[str, tuple[tuple[str, Any], ...]]:
     """The laid-out SVG with a numbered slot wherever a frame changes something: class, colours, status, tooltip.
 
     In a run's picture the status line of each node and the last
     ``event_lines`` lines of the caption are slots too. Slots are written
     ``\\x01<n>\\x01``: a control character that no label can hold
     (:func:`~planviz.pictures.escape.escape_label` shows control characters as symbols).
+    ``extra`` pairs the SVG id of each node standing for several steps with
+    the key its slots carry; they are restyled like step nodes.
     """
     if "\x01" in svg:
         raise RenderError("the Graphviz SVG holds a control character; please report the plan that caused it")
@@ -147,8 +180,9 @@ def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterabl
         slots.append((kind, key))
         return f"\x01{len(slots) - 1}\x01"
 
-    for sid in sids:
-        g = groups.get(f"node-{dom_id(sid)}")
+    nodes = [(f"node-{dom_id(sid)}", sid) for sid in sids] + list(extra)
+    for svg_id, sid in nodes:
+        g = groups.get(svg_id)
         if g is None:
             continue
         g.set("class", slot("class", sid))

@@ -3,7 +3,8 @@
 One :class:`Look` per status (Okabe-Ito colours, safe for colour-blind
 readers; light fills so black text reads on a white card in light and dark
 notebook themes), plus the looks of plan pictures (step, critical, far
-horizon, error and warning findings). :func:`node_marks` and
+horizon, and the three severities of findings: error, warning, info, told apart by
+hue and outline width, never by two close oranges). :func:`node_marks` and
 :func:`edge_marks` resolve what each node and edge looks like in one frame;
 they do no Graphviz work, so a frame costs no layout.
 
@@ -23,8 +24,9 @@ from ..plan.model import STATUSES, Plan
 from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "EDGE_COLOUR", "STATUS_PLACEHOLDER", "INFERRED", "Mark", "run_looks", "legend_keys", "num", "step_tooltip", "node_marks", "edge_marks", "node_attrs",
-           "tip", "slot_value"]
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
+           "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
+           "node_attrs", "tip", "slot_value"]
 
 
 @dataclass(frozen=True)
@@ -54,16 +56,21 @@ LOOKS: Mapping[str, Look] = {
     "step": Look("#FFFFFF", "#555555", 1.2),
     "critical": Look("#FFFFFF", "#000000", 3.0),
     "far": Look("#FFFFFF", "#555555", 1.5, dash="dashed"),
-    "error": Look("#FFFFFF", "#D55E00", 4.5),
-    "warning": Look("#FFFFFF", "#E69F00", 4.0),
+    "error": Look("#FFFFFF", "#D55E00", 4.5),  # vermillion, widest
+    "warning": Look("#FFFFFF", "#CC79A7", 3.5),  # reddish purple
+    "info": Look("#FFFFFF", "#56B4E9", 2.5),  # sky blue, thinnest
     "inferred": Look("#FFFFFF", "#666666", 1.2, dash="dashed"),
+    "summary": Look("#EEEEEE", "#555555", 1.5, dash="dashed"),
 }
+SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
     "pending": "pending", "ready": "ready", "running": "running", "done": "done",
     "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
     "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
-    "warning": "warning (hover: message)", "inferred": "dashed edge: inferred dependency",
+    "warning": "warning (hover: message)", "info": "note (hover: message)",
+    "inferred": "dashed edge: inferred dependency",
+    "summary": "steps summed up (count inside)",
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
@@ -96,9 +103,21 @@ def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
     keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
     keys += ["critical"] if critical else []
     keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
-    keys += [sev for sev in ("error", "warning") if any(f.severity == sev for f in findings)]
+    keys += [sev for sev in SEVERITY_LOOKS
+             if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)]
     keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
+
+
+def _marks(finding: Any, plan: Plan) -> bool:
+    """Whether a finding outlines something in the picture (a step or an edge of the plan), so the legend needs it."""
+    return any(sid in plan for sid in finding.steps) or any(u in plan and v in plan for u, v in finding.edges)
+
+
+def gravest(findings: Iterable[Any]) -> str:
+    """The gravest severity among findings: ``error``, else ``warning``, else ``info``."""
+    found = {f.severity for f in findings}
+    return next((sev for sev in SEVERITY_LOOKS if sev in found), "info")
 
 
 def num(x: float) -> str:
@@ -153,7 +172,7 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
                 look = replace(look, dash="dashed")
         found = by_step.get(sid, [])
         if found:
-            severity = "error" if any(f.severity == "error" for f in found) else "warning"
+            severity = gravest(found)
             classes += ["finding", f"finding-{severity}"]
             look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
             tooltip += [f"{f.severity} {f.code}: {f.message}" for f in found]
@@ -181,8 +200,9 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
             classes.append("inferred")
             look = replace(look, dash="dashed")
         elif found:
-            classes += ["finding"] + sorted({f.code for f in found})
-            look = Look("none", LOOKS["error"].stroke, 3.0, dash=look.dash)
+            severity = gravest(f for f in found if f.code != INFERRED)
+            classes += ["finding", f"finding-{severity}"] + sorted({f.code for f in found})
+            look = Look("none", LOOKS[severity].stroke, 3.0 if severity != "info" else 2.0, dash=look.dash)
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
         marks[(u, v)] = Mark(tuple(classes), look, tooltip)
     return marks

@@ -14,7 +14,7 @@ import pygraphviz as pgv
 
 from ..analysis.timeline import ready_waves
 from ..errors import PlanvizError
-from ..plan.model import STATUSES, Plan
+from ..plan.model import STATUSES, Plan, natural_key
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, escape_label
 from .layout import lay_out
@@ -26,9 +26,9 @@ __all__ = ["summary_diagram"]
 
 def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | None, groups: int = 40) -> Diagram:
     try:
-        waves = [sorted(w) for w in ready_waves(plan)]
+        waves = [sorted(w, key=natural_key) for w in ready_waves(plan)]
     except PlanvizError:
-        waves = [sorted(set(plan.ids))]
+        waves = [sorted(set(plan.ids), key=natural_key)]
     size = max(1, math.ceil(len(waves) / groups))
     buckets = [(i, min(i + size, len(waves)), [s for w in waves[i:i + size] for s in w])
                for i in range(0, len(waves), size)]

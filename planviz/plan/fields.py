@@ -41,7 +41,7 @@ TOOLCALL_STEP_FIELDS: dict[str, str] = {
 CONTRACT_FIELDS: dict[str, str] = {
     "required": "strings", "forbidden": "strings", "must_precede": "pairs", "given_facts": "strings",
     "obtainable_facts": "strings", "forbidden_states": "strings", "tools": "tools", "intent": "choice",
-    "max_retries": "count", "max_replans": "count",
+    "max_retries": "count", "max_replans": "count", "final": "name",
 }
 TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "preconditions": "strings"}
 BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}

@@ -47,7 +47,7 @@ STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blo
 RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
 
 
@@ -201,7 +201,10 @@ class Finding:
     """One defect found in a plan: what, where, and how to fix it.
 
     ``layer`` is ``import``, ``structure``, ``feasibility``, ``semantics`` or
-    ``static``; ``steps`` the ids involved; ``edges`` the (u, v) pairs involved
+    ``static``; ``severity`` is ``error`` (the plan cannot run as written),
+    ``warning`` (it can, but something is likely wrong) or ``info`` (a note:
+    what the source format has no field for, text an importer skipped);
+    ``steps`` the ids involved; ``edges`` the (u, v) pairs involved
     (a cycle's edges); ``where`` an optional place in the source (line, record).
     """
 
@@ -229,6 +232,10 @@ class Plan:
     a new Plan with ``version`` + 1, its ``parent``, the ``trigger`` evidence
     and the ids it ``invalidated``. ``contract`` is the contract shipped in the
     same file, if any; ``import_findings`` what an importer could not map.
+    ``source_format`` names the planner format an importer read it from
+    (``"worfbench"``, ``"teval"``, ...; empty for planviz files and plans built
+    in code) and ``name`` the record it came from (its id, when the record has
+    one), so a list of many plans can say which one failed.
     """
 
     goal: str
@@ -243,10 +250,14 @@ class Plan:
     time_unit: str = ""
     contract: Contract | None = field(default=None, repr=False)
     import_findings: tuple[Finding, ...] = ()
+    source_format: str = ""
+    name: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         _text(self.goal, "goal")
+        _text(self.source_format, "source_format")
+        _text(self.name, "name")
         steps = tuple(self.steps)
         for i, s in enumerate(steps):
             if not isinstance(s, Step):
@@ -343,6 +354,9 @@ class Contract:
 
     ``required``/``forbidden`` name step ids or step kinds; ``must_precede``
     holds (first, second) pairs of ids or kinds; facts are plain strings.
+    ``final`` names the milestone (an id or a kind) that ends the plan: those
+    steps are its terminals, so every other step must lead to one of them
+    (``dead_end``) and the critical path ends there.
 
     >>> c = Contract(required=["reproduce", "verify"], must_precede=[("reproduce", "patch")])
     >>> c.must_precede
@@ -359,9 +373,11 @@ class Contract:
     intent: str = "write"
     max_retries: int = 2
     max_replans: int = 2
+    final: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        _text(self.final, "contract.final", optional=True)
         for f in fields(self):
             if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
                 set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))

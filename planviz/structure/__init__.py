@@ -8,6 +8,7 @@ module         owns
 ``dag``        ``require_dag``: the index, or a StructureError naming the unknown id or the loop
 ``ancestry``   batched "is a member of this group an ancestor of that step?" queries
 ``graph``      ``to_graph``/``from_graph``: the plan as a ``networkx.DiGraph``
+``terminal``   the terminal steps where a plan ends (``kind: finish``, ``contract.final``), and what reaches them
 =============  ==================================================================================
 
 Reads only the plan stage (:mod:`planviz.plan`).

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..plan.model import natural_key
 from .index import StructureIndex
 
 __all__ = ["Cycle", "find_cycles"]
@@ -48,19 +49,21 @@ def find_cycles(ix: StructureIndex) -> list[Cycle]:
     """Every loop among ``ix.cyclic_nodes``, one :class:`Cycle` per strongly connected component."""
     import networkx as nx  # only plans with a cycle pay for it
 
-    rest = sorted(ix.cyclic_nodes)
+    rest = sorted(ix.cyclic_nodes, key=natural_key)
     inside = set(rest)
-    edges = sorted((p, v) for v in rest for p in ix.parents[v] if p in inside)
+    edges = sorted(((p, v) for v in rest for p in ix.parents[v] if p in inside),
+                   key=lambda e: (natural_key(e[0]), natural_key(e[1])))
     g = nx.DiGraph()
     g.add_nodes_from(rest)
     g.add_edges_from(edges)
-    sccs = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
+    sccs = sorted((sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
+                  key=lambda c: [natural_key(x) for x in c])
     out = []
     for scc in sccs:
         h = g.subgraph(scc)
         start = scc[0]
         dist = nx.single_source_shortest_path_length(h, start)
-        back = min(h.predecessors(start), key=lambda u: (dist[u], u))
+        back = min(h.predecessors(start), key=lambda u: (dist[u], natural_key(u)))
         nodes = nx.shortest_path(h, start, back)
         out.append(Cycle(tuple(scc), tuple(zip(nodes, nodes[1:] + nodes[:1]))))
     return out

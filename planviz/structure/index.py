@@ -309,6 +309,18 @@ class StructureIndex:
                     stack.append(v)
         return seen
 
+    def ancestors(self, roots: Iterable[str]) -> set[str]:
+        """The roots and everything upstream of them (every step whose work leads to one of them)."""
+        seen = set(roots)
+        stack = list(seen)
+        parents = self.parents
+        while stack:
+            for u in parents.get(stack.pop(), ()):
+                if u not in seen:
+                    seen.add(u)
+                    stack.append(u)
+        return seen
+
     def ancestor_distances(self, start: str) -> dict[str, int]:
         """Every ancestor of ``start`` with its distance (fewest edges) to it."""
         return self._bfs(start, directed=True)

@@ -6,6 +6,7 @@ random DAGs (in random step order) with NetworkX as the oracle.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import networkx as nx
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from planviz import (
     AnalysisError,
     BlockReason,
+    Contract,
     Plan,
     Reach,
     Step,
@@ -30,6 +32,7 @@ from planviz import (
     why_blocked,
 )
 from planviz.errors import PlanvizError, PlanvizTypeError, UnknownStepError
+from planviz.plan.model import natural_key
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALL = frozenset({"S0", "S1", "S2", "S3", "S4"})
@@ -381,7 +384,7 @@ def split_longest(g: nx.DiGraph) -> float:
 
 
 @PROPS
-@given(plans(max_steps=8))
+@given(plans(max_steps=12))
 def test_schedule_matches_networkx(plan):
     g = oracle_graph(plan)
     s = critical_path(plan)
@@ -397,8 +400,35 @@ def test_schedule_matches_networkx(plan):
     sinks = [v for v in g if not g.out_degree(v)]
     full = [tuple(p) for a in sources for b in sinks for p in ([[a]] if a == b else nx.all_simple_paths(g, a, b))
             if sum(g.nodes[v]["d"] for v in p) == pytest.approx(s.makespan)]
-    assert s.path == (min(full) if full else ())
+    assert s.path == (min(full, key=lambda p: [natural_key(v) for v in p]) if full else ())
     assert set(s.path) <= s.critical
+
+
+@PROPS
+@given(plans(max_steps=10), st.data())
+def test_with_a_terminal_the_schedule_ends_there(plan, data):
+    """NetworkX as the oracle: the makespan is the longest path into the terminal; other steps never count."""
+    if not plan.steps:
+        return
+    end = data.draw(st.sampled_from(plan.ids))
+    plan = plan.replace(steps=[x if x.id != end else x.__class__(x.id, x.action, depends_on=x.depends_on,
+                                                                 duration=x.duration, kind="finish")
+                               for x in plan.steps])
+    g = oracle_graph(plan)
+    route = nx.ancestors(g, end) | {end}
+    s = critical_path(plan)
+    assert s.makespan == pytest.approx(split_longest(g.subgraph(route)))
+    assert s.path[-1] == end and set(s.path) <= route
+    assert s.critical <= route
+    assert {v for v, t in s.steps.items() if t.slack == math.inf} == set(g) - route
+
+
+def test_the_contract_final_milestone_is_the_terminal():
+    plan = Plan("g", [Step("A", "a", duration=1), Step("B", "b", depends_on="A", kind="verify"),
+                      Step("C", "c", depends_on="A", duration=9)])
+    assert critical_path(plan).path == ("A", "C")
+    assert critical_path(plan, contract=Contract(final="verify")).path == ("A", "B")
+    assert critical_path(plan.replace(contract=Contract(final="B"))).makespan == 2.0
 
 
 @PROPS

@@ -143,6 +143,21 @@ class Server:
     def describe(self) -> str:
         return f"server at {self.url} (log {self.log}):\n" + self.log.read_text(errors="replace")[-3000:]
 
+    def wait_for_kernel(self, timeout: float = 90.0) -> None:
+        """Until a kernel of this server is idle with a browser connected (the REST view of "ready to run").
+
+        A front end's own idle indicator can read idle before its kernel has even started, so a "run all"
+        clicked then does nothing; the server's sessions say what is really there.
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{self.url}/api/sessions?token={self.token}", timeout=5) as r:
+                kernels = [s.get("kernel") or {} for s in json.load(r)]
+            if any(k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels):
+                return
+            time.sleep(0.25)
+        raise TimeoutError(f"no kernel was idle and connected within {timeout:.0f} s; " + self.describe())
+
 
 def _environment(tmp: Path) -> dict:
     env = dict(os.environ)
@@ -204,22 +219,37 @@ def lab_dir(tmp_path_factory) -> Path:
     return tmp
 
 
-@pytest.fixture(scope="session")
-def jupyterlab(chromium, lab_dir) -> Server:
-    """JupyterLab 4 on 127.0.0.1, a free port and a random token; terminated at teardown."""
-    tmp, token, port = lab_dir, secrets.token_hex(16), _free_port()
+def _jupyter(module: str, app: str, tmp: Path):
+    """Serve ``tmp/nb`` with ``python -m MODULE`` (JupyterLab or Notebook 7, whose app class is ``app``), no
+    news toast, fresh workspace and settings; yields the Server and terminates it at teardown."""
+    token, port = secrets.token_hex(16), _free_port()
     notify = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notify.parent.mkdir(parents=True)
     notify.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+    command = [sys.executable, "-m", module, "--no-browser", "--allow-root",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp / 'nb'}",
-               f"--LabApp.workspaces_dir={tmp / 'ws'}", f"--LabApp.user_settings_dir={tmp / 'settings'}"]
+               f"--{app}.workspaces_dir={tmp / 'ws'}", f"--{app}.user_settings_dir={tmp / 'settings'}"]
     server = _start(command, tmp=tmp, token=token, port=port, status_path="/api/status")
     try:
         yield server
     finally:
         _stop(server.process)
+
+
+@pytest.fixture(scope="session")
+def jupyterlab(chromium, lab_dir) -> Server:
+    """JupyterLab 4 on 127.0.0.1, a free port and a random token; terminated at teardown."""
+    yield from _jupyter("jupyterlab", "LabApp", lab_dir)
+
+
+@pytest.fixture(scope="session")
+def notebook7(chromium, tmp_path_factory) -> Server:
+    """Jupyter Notebook 7 (the ``notebook`` package) on 127.0.0.1 with a random token; terminated at teardown."""
+    tmp = tmp_path_factory.mktemp("notebook7")
+    (tmp / "nb").mkdir()
+    write_notebook(tmp / "nb", "explore.ipynb", EXPLORE_CELL)
+    yield from _jupyter("notebook", "JupyterNotebookApp", tmp)
 
 
 @pytest.fixture(scope="session")
@@ -278,9 +308,28 @@ def drive_explorer(pg) -> dict:
             "fault_status": pg.locator(".planviz-fault-status").inner_text()}
 
 
+def check_notebook_explorer(pg, seen: dict, name: str) -> None:
+    """What the explorer must have done in a notebook front end (JupyterLab, Notebook 7) driven by
+    :func:`drive_explorer`: stepped, recoloured, voided S3 and S4 and kept the rest; no error output."""
+    assert {"S0", "S1", "S2", "S3", "S4"} <= set(seen["before"])
+    assert "Event 0 " in seen["captions"][0] and "Event 1 " in seen["captions"][1]
+    assert seen["stepped"] != seen["before"]  # stepping recoloured the diagram
+    for step in ("S3", "S4"):
+        assert "status-invalidated" not in seen["before"][step]
+        assert "status-invalidated" in seen["after"][step]
+    for step in ("S0", "S1", "S2"):
+        assert "status-invalidated" not in seen["after"][step]
+    assert "S3" in seen["fault_status"] and "voided" in seen["fault_status"]
+    shot = screenshot(pg.locator(".jp-NotebookPanel"), name)
+    assert shot.stat().st_size > 10_000
+    assert not [e for e in pg.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+                .all_inner_texts() if "Traceback" in e or "Error" in e]
+
+
 @pytest.fixture
 def ui():
-    """The helpers tests drive pages with: ``drive``, ``node_classes``, ``screenshot``."""
+    """The helpers tests drive pages with: ``drive``, ``check``, ``node_classes``, ``screenshot``."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(drive=drive_explorer, node_classes=node_classes, screenshot=screenshot)
+    return SimpleNamespace(drive=drive_explorer, check=check_notebook_explorer, node_classes=node_classes,
+                           screenshot=screenshot)

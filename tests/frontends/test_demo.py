@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -102,7 +104,7 @@ def test_readme_python_runs_and_prints_what_it_says(tmp_path):
             call, _, comment = line.partition("  # ")
             if call.startswith("print(") and comment.strip():
                 assert comment.strip() in done.stdout, f"README says {comment.strip()!r} for {call.strip()}"
-    assert {"plan.svg", "trace.jsonl", "report.html"} <= {p.name for p in tmp_path.iterdir()}
+    assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {p.name for p in tmp_path.iterdir()}
 
 
 def _section(title: str) -> str:
@@ -121,3 +123,39 @@ def test_readme_plan_examples_load_and_validate_clean(title):
         plan = parse_plan(block)
         report = validate(plan, plan.contract)
         assert report.ok, f"README {lang} example does not validate:\n{block}\n{report.to_text()}"
+
+
+def _fresh_clone(dest: Path) -> Path:
+    """What a fresh clone holds: the files git tracks (as they are in the working tree), nothing else."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout, so a fresh clone cannot be imitated: {listed.stderr.strip()}")
+    for name in filter(None, listed.stdout.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def test_readme_command_line_runs_as_written_in_a_fresh_clone(tmp_path):
+    """The README's shell examples, run by bash from the root of a fresh clone whose .venv is this
+    environment (what `make lab` makes): every command succeeds and writes the files it names."""
+    if sys.prefix == sys.base_prefix or not (Path(sys.prefix) / "bin" / "activate").is_file():
+        pytest.skip("the tests are not running in a virtual environment, so there is no .venv to activate")
+    blocks = re.findall(r"```sh\n(.*?)```", _section("Command line"), re.S)
+    assert blocks, "the README's Command line section has no sh block"
+    clone = _fresh_clone(tmp_path / "clone")
+    (clone / ".venv").symlink_to(Path(sys.prefix))
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    for block in blocks:
+        assert ".venv/bin/" in block, "the example must say how to get the planviz command"
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"README command line failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        written = re.findall(r"(?:-o|--trace|--report|>)\s+(\S+)", block)
+        assert written
+        for name in written:
+            assert (clone / name).is_file() and (clone / name).stat().st_size > 0, f"{name} was not written"
+        expected = re.findall(r'echo "exit code \$\?"\s+#.*exit code (\d+)', block)
+        assert sorted(re.findall(r"^exit code (\d+)$", done.stdout, re.M)) == sorted(expected)

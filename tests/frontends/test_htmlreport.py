@@ -329,3 +329,12 @@ def test_script_json_escapes(value, forbidden):
     text = script_json({"k": [value]})
     assert forbidden not in text
     assert json.loads(text) == {"k": [value]}
+
+
+def test_event_rows_list_ready_steps_naturally(tmp_path):
+    from planviz.frontends.panels import event_row
+
+    run = simulate(Plan("g", [Step(f"S{i}", "s", expected_evidence="e", produces=[f"f{i}"]) for i in (10, 9, 1)]))
+    assert event_row(run, 0)["ready"] == ["S1", "S9", "S10"]
+    data = _data(report_html(run, tmp_path / "natural.html").read_text(encoding="utf-8"))
+    assert data["steps"] == ["S1", "S9", "S10"]  # the page lists ready steps in this order too

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from planviz import Event, ExecutionState, Run, Diagram, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
 from planviz.errors import PlanvizTypeError, RenderError
 from planviz.frontends.cli import main
+from planviz.pictures import budget
 from planviz.pictures import drawing as render_module
 from planviz.pictures.escape import ALLOWED_ATTRIBUTES, check_svg, dom_id, escape_label
 from planviz.pictures.style import LOOKS
@@ -384,33 +386,63 @@ def chain(n: int) -> Plan:
                          for i in range(n)])
 
 
-def test_plan_above_the_cap_is_laid_out_in_a_child_process():
-    d = render(chain(12), max_nodes=10, timeout=120)
+def test_layout_estimated_slow_runs_in_a_child_process(monkeypatch):
+    children = []
+    real = render_module.lay_out
+    monkeypatch.setattr(render_module, "lay_out", lambda *a, **k: children.append(k) or real(*a, **k))
+    monkeypatch.setattr(budget, "IN_PROCESS_SECONDS", 0.0)
+    render_module._base.cache_clear()
+    d = render(chain(12))
     assert not d.summarized and len(groups(d.svg, "node-")) == 12
+    assert [(k["in_child"], k["timeout"], k["memory"]) for k in children] == [(True, 10.0, 2 * 2**30)]
 
 
-def test_plan_far_above_the_cap_gets_a_summary_picture():
-    d = render(chain(101), max_nodes=10)
-    assert d.summarized and "101 steps" in d.notice
+def test_layout_over_budget_is_not_tried_and_a_summary_says_how_long_it_would_take(monkeypatch):
+    calls = []
+    monkeypatch.setattr(render_module, "lay_out", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(budget, "QUICK_SECONDS", 0.0)
+    render_module._base.cache_clear()
+    d = render(chain(101), budget=1e-9)
+    assert d.summarized and d.view is None and not calls
+    assert re.match(r"Laying out all 101 steps would take under a second \(estimated from its size\), "
+                    r"more than the budget of 1e-09 s allows\. "
+                    r"Showing one node per group of ready waves instead\.", d.notice)
     waves = groups(d.svg, "wave-")
     counts = [int(texts(g)[1].split()[0]) for g in waves.values()]
     assert sum(counts) == 101 and len(waves) <= 40
     assert d.png()[:8] == PNG_MAGIC
-    assert isinstance(d, Diagram) and "too big to draw" in d.svg
 
 
-def test_layout_time_limit_gives_a_summary_not_a_hang(monkeypatch):
+def test_layout_time_limit_falls_back_and_is_remembered(monkeypatch):
     children = []
     real = render_module.lay_out
-    monkeypatch.setattr(render_module, "lay_out",
-                        lambda *a, **k: children.append(k.get("in_child")) or real(*a, **k))
+
+    def too_slow(graph, **k):
+        children.append(k)
+        return real(graph, **{**k, "in_child": True, "timeout": 0.001})
+
+    monkeypatch.setattr(render_module, "lay_out", too_slow)
     render_module._base.cache_clear()
-    plan = chain(15)
+    plan = chain(40)
+    tried = []
     for _ in range(3):
-        d = render(plan, max_nodes=10, timeout=0.001)
+        d = render(plan, max_steps=30)
         assert d.summarized and "time limit" in d.notice
-        assert sum(int(texts(g)[1].split()[0]) for g in groups(d.svg, "wave-").values()) == 15
-    assert children.count(True) == 1  # the timeout is remembered: later frames do not wait again
+        assert sum(int(texts(g)[1].split()[0]) for g in groups(d.svg, "wave-").values()) == 40
+        tried.append(len(children))
+    assert tried == [2, 2, 2]  # views of 30 and 15 steps tried once; remembered: later frames do not wait again
+
+
+def test_a_picture_too_big_to_show_inline_says_to_save_it(monkeypatch):
+    from planviz.pictures import diagram
+
+    d = render(chain(3))
+    assert "<svg" in d._repr_mimebundle_()["text/html"]
+    monkeypatch.setattr(diagram, "MAX_INLINE", 100)
+    bundle = d._repr_mimebundle_()
+    assert "<svg" not in bundle["text/html"] and "image/svg+xml" not in bundle
+    assert "too big to show here" in bundle["text/plain"] and ".save('plan.svg')" in bundle["text/plain"]
+    assert repr(render(chain(12), max_steps=5)).startswith("<planviz.Diagram (plan, 5 of 12 steps drawn one by one)")
 
 
 def test_the_picture_keeps_the_plans_unknowns_in_view(cache_plan):

@@ -83,7 +83,7 @@ def test_detect(text, data, expected):
 def test_unknown_format_is_refused_with_the_choices():
     with pytest.raises(PlanFormatError, match=r"unknown planner format 'yaml'.*'taskbench', 'llmcompiler'"):
         import_plans("yaml", "", None, source="p.txt")
-    assert FORMATS == ("taskbench", "llmcompiler", "rewoo", "nestful")
+    assert FORMATS == ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval")
 
 
 # --------------------------------------------------------------------------- TaskBench
@@ -229,6 +229,79 @@ def test_taskbench_ambiguous_link_message_names_the_candidates_and_the_matching_
     assert f.severity == "warning" and f.steps == ("node-0", "node-1", "node-2")
     assert "'OD' is used by node-0, node-2" in f.message
     assert "node-0 -> node-1 matches it" in f.message
+
+
+# Three TaskBench gold records (MIT, microsoft/JARVIS taskbench/data_dailylifeapis; the request is in
+# "instruction", arguments are {name, value} objects, links name tools).
+GOLD = [
+    {"id": "77532649", "instruction": "I've been hearing a lot about this movie called 'Inception', could you help "
+     "me watch it?", "task_nodes": [{"task": "play_movie_by_title", "arguments": [{"name": "title", "value":
+                                                                                  "Inception"}]}],
+     "task_links": [], "task_steps": ["Step 1: Invoke play_movie_by_title API with 'Inception' as movie title."]},
+    {"id": "17286260", "instruction": "I have a busy day ahead. Can you install the 'example_software' for me, and "
+     "then wake me up at 08:00?", "task_nodes": [
+         {"arguments": [{"name": "software", "value": "example_software"}, {"name": "instruction", "value":
+                                                                            "install"}], "task": "software_management"},
+         {"arguments": [{"name": "time", "value": "08:00"}], "task": "set_alarm"}],
+     "task_links": [{"source": "software_management", "target": "set_alarm"}],
+     "task_steps": ["Step 1: Execute software_management task to install 'example_software'",
+                    "Step 2: Once done, trigger set_alarm function to set an alarm at '08:00'"]},
+]
+
+
+def test_taskbench_gold_records_read_the_instruction_as_the_goal_and_the_id_as_the_name():
+    plans = import_plans("taskbench", "\n".join(map(json.dumps, GOLD)), list(GOLD))
+    assert [p.goal for p in plans] == [r["instruction"] for r in GOLD]
+    assert [p.name for p in plans] == ["77532649", "17286260"]
+    assert [p.source_format for p in plans] == ["taskbench", "taskbench"]
+    assert plans[1].step("node-0").arguments == {"software": "example_software", "instruction": "install"}
+
+
+@pytest.mark.parametrize("args, expected", [
+    ([[], []], []),  # no arguments at all (UltraTool/RestBench style): the links are the only data flow
+    ([None, None], []),
+    ([["x"], ["y"]], ["link_mismatch"]),  # literal arguments, and a link no argument stands for
+    ([["x"], ["<node-0>"]], []),
+])
+def test_taskbench_links_without_any_arguments_are_the_data_flow(args, expected):
+    nodes = [{"task": t, **({"arguments": a} if a is not None else {})} for t, a in zip("AB", args)]
+    plan = one("taskbench", "", record(nodes, [("A", "B")]))
+    assert codes(plan) == expected
+    assert edges(plan) == {("node-0", "node-1")}
+
+
+@pytest.mark.parametrize("steps, expected", [
+    (["Step 1: a", "Step 2: b"], []),
+    (["Step 1: a"], []),  # fewer described steps than nodes: not what this finding is about
+    (["Step 1: a", "Step 2: b", "Step 3: save it"], ["steps_nodes_mismatch"]),
+])
+def test_taskbench_more_described_steps_than_nodes(steps, expected):
+    rec = {**record([node("A", "x"), node("B", "<node-0>")], [("A", "B")]), "task_steps": steps}
+    plan = one("taskbench", "", rec)
+    assert codes(plan) == expected
+    for f in plan.import_findings:
+        assert f.severity == "warning" and f.where == "task_steps"
+        assert f.message.startswith("task_steps describes 3 steps but task_nodes has 2 task(s)")
+        assert 'e.g. "Step 3: save it"' in f.message
+
+
+@pytest.mark.parametrize("fmt, text, data, looks", [
+    ("llmcompiler", "Let me think about it.", None, 'it begins "Let me think about it."'),
+    ("rewoo", "Question: why?\nno plan here", None, "it begins"),
+    ("rewoo", LLMC, None, "it reads as LLMCompiler: try format='llmcompiler'"),
+    ("teval", "", {"goal": "g", "steps": []}, "it is a planviz plan (goal and steps)"),
+    ("teval", "", {"a": 1}, "it is a mapping with keys a"),
+    ("worfbench", "", [], "holds no numbered node"),
+    ("taskbench", "", {"user_request": "r", "task_nodes": []}, "it is a mapping with keys user_request, task_nodes"),
+])
+def test_an_import_that_finds_no_step_is_an_error(fmt, text, data, looks):
+    [plan] = import_plans(fmt, text, data, source="<test>")
+    assert plan.steps == ()
+    [f] = [f for f in plan.import_findings if f.code == "no_steps"]
+    assert f.severity == "error" and looks in f.message
+    report = validate(plan)
+    assert not report.ok and report.codes >= {"no_steps"}
+    assert sum(f.code == "no_steps" for f in report.findings) == 1  # said once, by the importer
 
 
 def test_json_lines_text_with_a_broken_record_keeps_the_others():

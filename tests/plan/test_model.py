@@ -71,7 +71,7 @@ def test_step_string_fields_normalise_to_tuples(depends_on, expected):
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"layer": "semantic"}, r"Finding\.layer: expected one of 'import', 'structure', .*got 'semantic'"),
-    ({"severity": "fatal"}, r"Finding\.severity: expected one of 'error', 'warning', got 'fatal'"),
+    ({"severity": "fatal"}, r"Finding\.severity: expected one of 'error', 'warning', 'info', got 'fatal'"),
 ])
 def test_finding_refuses_unknown_layers_and_severities(kwargs, match):
     values = {"code": "cycle", "layer": "structure", "severity": "error", "message": "m", **kwargs}

@@ -243,6 +243,7 @@ def test_unknown_key_lists_valid_keys():
     ({"tools": {"db": {"writes": True, "permitted": False, "preconditions": "auth"}, "grep": None}},
      Contract(tools={"db": ToolSpec(permitted=False, writes=True, preconditions=("auth",)), "grep": ToolSpec()})),
     ({"intent": "read", "max_retries": 0, "max_replans": 5}, Contract(intent="read", max_retries=0, max_replans=5)),
+    ({"final": "verify"}, Contract(final="verify")),
 ])
 def test_contract_from_dict(data, expected):
     assert contract_from_dict(data) == expected
@@ -260,6 +261,7 @@ def test_contract_from_dict(data, expected):
     ({"tools": {"db": {"write": True}}}, "tools.db.write", "did you mean 'writes'"),
     ({"max_retries": -1}, "max_retries", "integer >= 0"),
     ({"max_replans": 1.0}, "max_replans", "integer >= 0"),
+    ({"final": ["verify"]}, "final", "expected a string"),
 ])
 def test_contract_defects(data, path, match):
     with pytest.raises(PlanFormatError, match=match) as info:
@@ -316,7 +318,8 @@ contracts = st.builds(
     Contract, required=_names, forbidden=_names, must_precede=st.lists(st.tuples(_name, _name), max_size=2),
     given_facts=_names, obtainable_facts=_names, forbidden_states=_names,
     tools=st.dictionaries(_name, st.builds(ToolSpec, st.booleans(), st.booleans(), _names), max_size=2),
-    intent=st.sampled_from(["read", "write"]), max_retries=st.integers(0, 5), max_replans=st.integers(0, 5))
+    intent=st.sampled_from(["read", "write"]), max_retries=st.integers(0, 5), max_replans=st.integers(0, 5),
+    final=st.none() | _name)
 
 plans = st.builds(
     Plan, _text, st.lists(steps(), max_size=4), premises=_names, unknowns=_names, version=st.integers(1, 9),

@@ -1,4 +1,4 @@
-"""Plans that real planners emit: TaskBench/HuggingGPT, LLMCompiler, ReWOO and NESTFUL.
+"""Plans that real planners emit: TaskBench/HuggingGPT, LLMCompiler, ReWOO, NESTFUL, WorFBench and T-Eval.
 
 ``planviz.io.load_plan`` / ``load_plans`` call this package: :func:`detect`
 names the format of an input, :func:`import_plans` reads every plan in it.
@@ -18,7 +18,15 @@ of the plan still loads. Codes: ``dangling_reference``, ``forward_reference``,
 ``ambiguous_link``, ``link_mismatch``, ``duplicate_link``, ``malformed_link``,
 ``duplicate_label``, ``missing_label``, ``unparsed_line``, ``invalid_json``,
 ``malformed_record``, ``malformed_node``, ``malformed_arguments``,
-``unknown_field``.
+``unknown_field``, ``steps_nodes_mismatch``, ``not_from_start``,
+``redundant_start_edge``, ``missing_finish``, ``implied_order``, and
+``no_steps`` (an error: the input, read as the format, holds no step).
+
+Each plan records the format it was read from (``Plan.source_format``) and,
+when its record has an id, that id (``Plan.name``). :data:`UNSTATED` says
+which step fields a format has no place for: validation then reports a
+missing ``expected_evidence`` or ``produces`` once per plan, as an info note
+about the format, instead of once per step.
 
 >>> text = "Plan: look it up\\n#E1 = Wikipedia[Colorado orogeny]\\nPlan: read it\\n#E2 = LLM[area? #E1]"
 >>> detect(text, None)
@@ -30,15 +38,40 @@ of the plan still loads. Codes: ``dangling_reference``, ``forward_reference``,
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ...errors import PlanFormatError
 from ..model import Plan
-from . import llmcompiler, nestful, rewoo, taskbench
+from . import llmcompiler, nestful, rewoo, taskbench, teval, worfbench
+from ._build import finding, short
 
-__all__ = ["FORMATS", "detect", "import_plans"]
+__all__ = ["FORMATS", "UNSTATED", "detect", "import_plans", "format_title", "unstated_fields"]
 
-FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful")
+FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval")
 
-_MODULES = {"taskbench": taskbench, "llmcompiler": llmcompiler, "rewoo": rewoo, "nestful": nestful}
+_MODULES = {"taskbench": taskbench, "llmcompiler": llmcompiler, "rewoo": rewoo, "nestful": nestful,
+            "worfbench": worfbench, "teval": teval}
+_DETECT_ORDER = (taskbench, worfbench, teval, nestful, rewoo, llmcompiler)
+_TITLES = {"taskbench": "TaskBench", "llmcompiler": "LLMCompiler", "rewoo": "ReWOO", "nestful": "NESTFUL",
+           "worfbench": worfbench.TITLE, "teval": teval.TITLE, "toolcall": "tool-call", "planviz": "planviz"}
+
+UNSTATED: Mapping[str, tuple[str, ...]] = {
+    # TaskBench and LLMCompiler steps get a stand-in evidence ("the <tool> result") and their result fact,
+    # so only steps that could not be read lack them; NESTFUL has no evidence field either.
+    "taskbench": ("expected_evidence", "produces"), "llmcompiler": ("expected_evidence",),
+    "nestful": ("expected_evidence",), "worfbench": worfbench.UNSTATED, "teval": teval.UNSTATED,
+}
+"""Format -> the step fields it has no place for (``expected_evidence``, ``produces``)."""
+
+
+def format_title(fmt: str) -> str:
+    """How a format is named in messages: ``format_title("worfbench")`` is ``'WorFBench'``."""
+    return _TITLES.get(fmt, fmt or "planviz")
+
+
+def unstated_fields(fmt: str) -> tuple[str, ...]:
+    """The step fields format ``fmt`` cannot state (empty for planviz files and unknown formats)."""
+    return UNSTATED.get(fmt, ())
 
 
 def detect(text: str, data: object | None) -> str | None:
@@ -60,14 +93,9 @@ def detect(text: str, data: object | None) -> str | None:
     data = list(data) if isinstance(data, tuple) else data
     if isinstance(data, dict) and ("steps" in data or "goal" in data):
         return None
-    if taskbench.looks_like(text, data):
-        return "taskbench"
-    if nestful.looks_like(text, data):
-        return "nestful"
-    if rewoo.looks_like(text, data):
-        return "rewoo"
-    if llmcompiler.looks_like(text, data):
-        return "llmcompiler"
+    for module in _DETECT_ORDER:
+        if module.looks_like(text, data):
+            return _NAMES[module]
     return None
 
 
@@ -76,10 +104,45 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
 
     Defects of the input are findings in each plan's ``import_findings``;
     only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`).
+    An input with no step of the format gives a plan with the error ``no_steps``
+    saying what the input looks like instead.
+
+    >>> [plan] = import_plans("rewoo", "just some prose", None)
+    >>> plan.steps, [f.code for f in plan.import_findings], plan.source_format
+    ((), ['no_steps'], 'rewoo')
     """
     module = _MODULES.get(fmt)
     if module is None:
         raise PlanFormatError(f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
                               source=source)
     data = list(data) if isinstance(data, tuple) else data
-    return module.import_plans(text if isinstance(text, str) else "", data, source=source)
+    text = text if isinstance(text, str) else ""
+    plans = module.import_plans(text, data, source=source) or [Plan("")]
+    out = []
+    for i, plan in enumerate(plans):
+        findings = plan.import_findings
+        if not plan.steps and not any(f.severity == "error" for f in findings):  # else an error already says why
+            which = f"plan {i} of the {len(plans)} read from the input" if len(plans) > 1 else "the input"
+            findings += (finding("no_steps", "error",
+                                 f"read as {format_title(fmt)} (format={fmt!r}), {which} holds no step of that "
+                                 f"format; {_looks(text, data, fmt)}", where="" if len(plans) == 1 else f"plan {i}"),)
+        out.append(plan.replace(import_findings=findings, source_format=fmt))
+    return out
+
+
+_NAMES = {module: name for name, module in _MODULES.items()}
+
+
+def _looks(text: str, data: object, fmt: str) -> str:
+    """What an input looks like, for a no_steps message: another format it reads as, or how it begins."""
+    other = detect(text, data)
+    if other is not None and other != fmt:
+        return f"it reads as {format_title(other)}: try format={other!r}"
+    if isinstance(data, dict) and ("steps" in data or "goal" in data):
+        return "it is a planviz plan (goal and steps): read it without format="
+    if isinstance(data, dict):
+        return f"it is a mapping with keys {', '.join(map(str, list(data)[:8]))}" if data else "it is an empty mapping"
+    if isinstance(data, list):
+        return f"it is a list of {len(data)} item(s)"
+    stripped = text.strip()
+    return f"it begins {short(stripped[:60])}" if stripped else "it is empty"

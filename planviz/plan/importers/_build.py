@@ -55,7 +55,9 @@ class Draft:
     ``task_links``, HuggingGPT ``dep``), as ``(producer id, where)`` pairs,
     already resolved and checked by the importer: they add ``depends_on`` only.
     ``result`` is the fact naming the step's own result (``$3``, ``#E2``),
-    which it produces whether or not another step reads it.
+    which it produces whether or not another step reads it. ``kind`` and
+    ``duration`` pass to the step (``kind="finish"`` marks a terminal step,
+    such as WorFBench's END, with duration 0).
     """
 
     id: str
@@ -67,6 +69,8 @@ class Draft:
     links: list[tuple[str, str]] = field(default_factory=list)
     where: str = ""
     result: str | None = None
+    kind: str | None = None
+    duration: float = 1.0
 
 
 def finding(code: str, severity: str, message: str, steps: Iterable[str] = (), where: str = "",
@@ -76,7 +80,7 @@ def finding(code: str, severity: str, message: str, steps: Iterable[str] = (), w
                    steps=tuple(steps), edges=tuple(edges), where=where)
 
 
-def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
+def build(goal: str, drafts: list[Draft], findings: list[Finding], *, name: str = "") -> Plan:
     """Resolve the drafts' references into a Plan carrying every import finding.
 
     A reference to a step that does not exist (``dangling_reference``), to the
@@ -84,20 +88,21 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
     these formats name only earlier outputs) is an error finding. The consumer
     still ``requires`` the fact in every case (it does need that input); the
     dependency edge, and the fact on the producer, are added only when the
-    producer exists and is another step.
+    producer exists and is another step. ``name`` names the plan (its record id).
     """
     findings = list(findings)
     position: dict[str, int] = {}
     for i, d in enumerate(drafts):
         position.setdefault(d.id, i)
-    produces: dict[str, list[str]] = {}
+    # ordered sets (dicts), so a step with many inputs (an END joining thousands) stays linear
+    produces: dict[str, dict[str, None]] = {}
     for d in drafts:
-        produces.setdefault(d.id, [d.result] if d.result else [])
-    depends: list[list[str]] = [[] for _ in drafts]
-    requires: list[list[str]] = [[] for _ in drafts]
+        produces.setdefault(d.id, dict.fromkeys([d.result] if d.result else []))
+    depends: list[dict[str, None]] = [{} for _ in drafts]
+    requires: list[dict[str, None]] = [{} for _ in drafts]
     for i, d in enumerate(drafts):
         for ref in d.refs:
-            _add(requires[i], ref.fact)
+            requires[i][ref.fact] = None
             shown = ref.text or ref.producer
             if ref.producer not in position:
                 findings.append(finding(
@@ -112,27 +117,23 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding]) -> Plan:
                     f"step {d.id!r} reads its own output {shown!r}; it must read an earlier step's output",
                     [d.id], ref.where, [(d.id, d.id)]))
                 continue
-            _add(produces[ref.producer], ref.fact)
+            produces[ref.producer][ref.fact] = None
             if position[ref.producer] > i:
                 findings.append(finding(
                     "forward_reference", "error",
                     f"step {d.id!r} reads {shown!r}, the output of the later step {ref.producer!r}; "
                     f"reorder the steps or point the reference at an earlier step",
                     [d.id, ref.producer], ref.where, [(ref.producer, d.id)]))
-            _add(depends[i], ref.producer)
+            depends[i][ref.producer] = None
         for producer, _where in d.links:
-            _add(depends[i], producer)
+            depends[i][producer] = None
     steps = [
-        Step(d.id, d.action, expected_evidence=d.evidence, depends_on=depends[i], requires=requires[i],
-             produces=produces[d.id] if position[d.id] == i else (), tool=d.tool, arguments=d.arguments)
+        Step(d.id, d.action, expected_evidence=d.evidence, depends_on=list(depends[i]), requires=list(requires[i]),
+             produces=list(produces[d.id]) if position[d.id] == i else (), tool=d.tool, arguments=d.arguments,
+             kind=d.kind, duration=d.duration)
         for i, d in enumerate(drafts)
     ]
-    return Plan(goal, steps, import_findings=findings)
-
-
-def _add(items: list[str], item: str) -> None:
-    if item not in items:
-        items.append(item)
+    return Plan(goal, steps, import_findings=findings, name=name)
 
 
 def short(value: Any) -> str:

@@ -29,7 +29,8 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
     if not isinstance(rec, dict):
         return Plan("", import_findings=[finding(
             "malformed_record", "error", f"expected a TaskBench record (a mapping), got {short(rec)}", where=place)])
-    goal = rec.get("user_request") if isinstance(rec.get("user_request"), str) else ""
+    # predictions put the request in user_request, the benchmark's gold records in instruction
+    goal = next((rec[k] for k in ("user_request", "instruction") if isinstance(rec.get(k), str)), "")
     nodes = rec.get("task_nodes")
     findings: list[Finding] = []
     if not isinstance(nodes, list):
@@ -43,8 +44,17 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
                                 f"task_links should be a list of links, got {short(links)}; links ignored",
                                 where=f"{prefix}task_links"))
         links = []
-    return nodes_plan(nodes, goal=goal, prefix=prefix, findings=findings, links=links,
-                  field=f"{prefix}task_nodes", has_links="task_links" in rec)
+    described = rec.get("task_steps")
+    if isinstance(described, list) and len(described) > len(nodes):
+        findings.append(finding(
+            "steps_nodes_mismatch", "warning",
+            f"task_steps describes {len(described)} steps but task_nodes has {len(nodes)} task(s): "
+            f"{len(described) - len(nodes)} described step(s) have no tool call, e.g. {short(described[len(nodes)])}; "
+            "the plan has only the task_nodes", where=f"{prefix}task_steps"))
+    name = rec.get("id")
+    plan = nodes_plan(nodes, goal=goal, prefix=prefix, findings=findings, links=links,
+                      field=f"{prefix}task_nodes", has_links="task_links" in rec)
+    return plan.replace(name=str(name)) if isinstance(name, (str, int)) and not isinstance(name, bool) else plan
 
 
 def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: list[Any] = (),
@@ -104,10 +114,12 @@ def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Findi
     tools = [(d.id, d.tool) for d in drafts]
     seen_links: set[tuple[str, str]] = set()
     literal = not any(d.refs for d in drafts)
+    # nodes with no arguments at all (UltraTool/RestBench-style data): the links are the only data flow
+    argumentless = all(not d.arguments for d in drafts)
     for j, link in enumerate(links):
         _link(drafts, tools, explicit, link, f"{prefix}task_links[{j}]", ref_edges, covered, seen_links, findings,
               compare=not literal)
-    if has_links and literal:
+    if has_links and literal and not argumentless:
         edges = sorted(covered, key=lambda e: (ids.index(e[1]), ids.index(e[0])))
         if edges:
             findings.append(finding(

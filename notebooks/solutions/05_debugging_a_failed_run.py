@@ -1,0 +1,91 @@
+"""Solutions to notebook 05, debugging a failed run.
+
+Try the exercises first. This file uses the notebook's agent (``plan``,
+``run_agent``, ``observe``, ``TOOLS``, ``locate``, ``trace_path``, ``OUT``...),
+so run it at the end of the notebook with
+``%run -i solutions/05_debugging_a_failed_run.py``: it records the runs each
+exercise asks for, runs every answer through the notebook's check and prints
+the verdicts. CI runs it the same way.
+"""
+
+import planviz
+from planviz import Observation, Recorder
+from planviz.teaching.lesson05 import check_exercise_1, check_exercise_2, check_exercise_3, check_reachable
+
+
+# Build it: the least fixed point with a worklist. Each remaining step counts what it still waits
+# for (dependencies not completed, facts not held); a step is reachable when its count reaches zero,
+# and then its facts and its dependents are released. Completed steps are never queued, so a fact
+# they produced that is no longer held stays lost unless a remaining step produces it again.
+def reachable(plan, completed, facts):
+    """The ids of the remaining (not completed) steps that could still run if every future step succeeded."""
+    held = set(facts)
+    waiting, dependents, needers, ready = {}, {}, {}, []
+    for s in plan.steps:
+        if s.id in completed:
+            continue
+        deps = [d for d in s.depends_on if d not in completed]
+        needs = [f for f in s.requires if f not in held]
+        for d in deps:
+            dependents.setdefault(d, []).append(s.id)
+        for f in needs:
+            needers.setdefault(f, []).append(s.id)
+        waiting[s.id] = len(deps) + len(needs)
+        if not waiting[s.id]:
+            ready.append(s.id)
+    found = set()
+    while ready:
+        sid = ready.pop()
+        found.add(sid)
+        released = list(dependents.get(sid, []))
+        for f in plan.step(sid).produces:
+            if f not in held:
+                held.add(f)
+                released += needers.pop(f, [])
+        for other in released:
+            waiting[other] -= 1
+            if not waiting[other]:
+                ready.append(other)
+    return found
+
+
+# Exercise 1: S1's report names a function with no callers, so the stricter observer establishes
+# nothing for S1; the run fails at S1 (t=13) instead of S4 (t=32), and attribute blames the executor
+# (a step did not produce its evidence).
+def strict(name, results):
+    if name == "S1" and not results["S1"]["callers"]:
+        return Observation(True, set(), data=results["S1"])
+    return observe(name, results)
+
+
+strict_clock = [0.0]
+strict_recorder = Recorder(contract, clock=lambda: strict_clock[0])
+run_agent(plan, strict_recorder, strict_clock, observe=strict)
+strict_run = strict_recorder.run
+strict_failed = next(e.step for e in strict_run.events if e.kind == "fail")
+
+# Exercise 2: a trace cut at a line boundary loads up to its last whole event: the header, the plan
+# and six events, no stop event and no outcome (b).
+cut = OUT / "cut_trace.jsonl"
+cut.write_text("".join(trace_path.read_text().splitlines(keepends=True)[:8]))
+cut_run = planviz.load_trace(cut)
+
+# Exercise 3: with locate fixed, the first look finds cache/keys.py:make_key and the run completes.
+# plan_complete says every planned milestone was established, which is evidence about the plan,
+# not proof that the user's goal holds (b).
+fixed_tools = dict(TOOLS, S1=lambda results, again: locate(called_only=True))
+fixed_clock = [0.0]
+fixed_recorder = Recorder(contract, clock=lambda: fixed_clock[0])
+run_agent(plan, fixed_recorder, fixed_clock, tools=fixed_tools)
+fixed_run = fixed_recorder.run
+
+CHECKED = {
+    "check_reachable": check_reachable(reachable),
+    "check_exercise_1": check_exercise_1(run=strict_run, failed_step=strict_failed,
+                                         attribution=planviz.attribute(strict_run)),
+    "check_exercise_2": check_exercise_2(run=cut_run, choice="b"),
+    "check_exercise_3": check_exercise_3(run=fixed_run, choice="b"),
+}
+
+for feedback in CHECKED.values():
+    print(feedback)

@@ -1,0 +1,177 @@
+"""Nodes that stand for several steps: collapsed chains, summaries, clusters by kind, and how they look.
+
+``collapse="chains"`` draws each maximal chain of steps as one node: a link
+``u -> v`` is folded when ``u`` has no other successor and ``v`` no other
+predecessor, so edges only enter a chain at its first step and leave at its
+last, and folding loses no dependency. ``group_by="kind"`` puts the steps of
+each kind in one cluster. In a run, a node standing for several steps shows
+how many of them are in each status, frame by frame, without a new layout.
+
+>>> from planviz import Plan, Step
+>>> from planviz.structure.index import structure_index
+>>> plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="B"),
+...                   Step("D", "d", depends_on="A")])
+>>> [(g.members, g.hint) for g in chain_groups(structure_index(plan), list(plan.ids), set())]
+[(('B', 'C'), 'B → C')]
+>>> status_counts(("A", "B", "C"), {"A": "done", "B": "done", "C": "failed"}, frozenset(), frozenset())
+'1 failed · 2 done'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+import pygraphviz as pgv
+
+from ..plan.model import STATUSES
+from ..structure.index import StructureIndex
+from .escape import checked_attrs, dom_id, escape_label
+from .style import FONT, LOOKS, Look, Mark, node_attrs, tip
+
+__all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", "group_marks", "status_counts",
+           "COUNT_ORDER"]
+
+#: The order in which a group's status counts are listed (the first two non-zero ones are shown).
+COUNT_ORDER = ("failed", "voided", "conflict", "running", "ready", "blocked", "done", "kept", "pending")
+_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "running": "running",
+            "ready": "ready", "blocked": "blocked", "done": "done", "kept": "kept", "pending": "pending"}
+
+
+@dataclass(frozen=True)
+class Group:
+    """Steps drawn as one node: a ``summary`` of hidden steps or a collapsed ``chain``.
+
+    ``members`` are step ids (a summary's in plan order, a chain's from its
+    first step to its last); ``title`` and ``hint`` are its label.
+    """
+
+    name: str
+    kind: str
+    members: tuple[str, ...]
+    title: str
+    hint: str = ""
+
+
+def chain_groups(ix: StructureIndex, drawn: Sequence[str], pinned: set[str]) -> list[Group]:
+    """The maximal chains (two steps or more) among ``drawn``; ``pinned`` steps stay single."""
+    inside = set(drawn)
+    children = ix.children()
+    nxt: dict[str, str] = {}
+    for u in drawn:
+        kids = set(children[u])
+        if u in pinned or len(kids) != 1:
+            continue
+        (v,) = kids
+        if v != u and v in inside and v not in pinned and len(set(ix.parents[v])) == 1:
+            nxt[u] = v
+    heads = [u for u in drawn if u in nxt and u not in set(nxt.values())]
+    groups = []
+    for u in heads:
+        chain = [u]
+        while chain[-1] in nxt:
+            chain.append(nxt[chain[-1]])
+        hint = " → ".join(chain) if len(chain) == 2 else f"{chain[0]} → … → {chain[-1]}"
+        groups.append(Group(f"chain-{len(groups) + 1}", "chain", tuple(chain), f"{len(chain)} steps in a chain", hint))
+    return groups
+
+
+def kind_clusters(ix: StructureIndex, drawn: Sequence[str],
+                  groups: Sequence[Group]) -> tuple[tuple[str, tuple[str | int, ...]], ...]:
+    """(kind, nodes) for each kind: its drawn steps and the chains whose steps all share it; sorted by kind."""
+    by_kind: dict[str, list[str | int]] = {}
+    for s in drawn:
+        kind = ix.steps[s].kind
+        if kind:
+            by_kind.setdefault(kind, []).append(s)
+    for i, g in enumerate(groups):
+        kinds = {ix.steps[m].kind for m in g.members}
+        if g.kind == "chain" and len(kinds) == 1 and next(iter(kinds)):
+            by_kind.setdefault(next(iter(kinds)), []).append(i)
+    return tuple((k, tuple(v)) for k, v in sorted(by_kind.items()))
+
+
+def node_name(view: Any, node: str | int) -> str:
+    """The Graphviz name of a drawn step (its :func:`dom_id`) or of ``view.groups[node]`` (never a step's).
+
+    ``view`` is a :class:`~planviz.View` (not imported here: :mod:`.focus` builds views from this module).
+    """
+    return dom_id(node) if isinstance(node, str) else f"~group-{view.groups[node].name}"
+
+
+def status_counts(members: Iterable[str], statuses: Mapping[str, str], voided: frozenset[str],
+                  kept: frozenset[str]) -> str:
+    """How many members are in each status, most telling first (two kinds at most, then ``…``)."""
+    counts: dict[str, int] = {}
+    for s in members:
+        status = statuses.get(s, "pending")
+        key = ("voided" if (s in voided or status == "invalidated") and status != "failed"
+               else "kept" if s in kept and status == "done" else status if status in STATUSES else "pending")
+        counts[key] = counts.get(key, 0) + 1
+    shown = [f"{counts[k]} {k}" for k in COUNT_ORDER if counts.get(k)]
+    return " · ".join(shown[:2]) + (" …" if len(shown) > 2 else "")
+
+
+def _placeholder(size: int) -> str:
+    return "n" * (2 * len(str(size)) + 18)
+
+
+def add_groups(a: pgv.AGraph, view: Any, run_mode: bool) -> tuple[dict[int, str], dict[int, str]]:
+    """Add the view's group nodes, links and kind clusters to ``a``; returns each group's label and tooltip."""
+    labels: dict[int, str] = {}
+    tips: dict[int, str] = {}
+    for i, g in enumerate(view.groups):
+        name = node_name(view, i)
+        labels[i] = "\\n".join((escape_label(g.title, limit=60), escape_label(g.hint, width=30, max_lines=2,
+                                                                             limit=80)))
+        shown = ", ".join(g.members[:12]) + (f", … ({len(g.members) - 12} more)" if len(g.members) > 12 else "")
+        lines = [g.title, g.hint, f"steps: {shown}"]
+        tips[i] = tip(lines, "text")
+        look = LOOKS["summary"] if g.kind == "summary" else LOOKS["step"]
+        a.add_node(name)
+        label = labels[i] + ("\\n" + escape_label(_placeholder(len(g.members))) if run_mode else "")
+        a.get_node(name).attr.update(checked_attrs({
+            **node_attrs(look, [g.kind], tip(lines)), "label": label, "id": f"group-{g.name}",
+            "peripheries": 2 if run_mode else 1}))
+    for k, (u, v, count) in enumerate(view.links):
+        a.add_edge(node_name(view, u), node_name(view, v))
+        text = f"{count} dependenc{'y' if count == 1 else 'ies'}"
+        attrs: dict[str, Any] = {"id": f"link-{k}", "class": "link", "tooltip": tip([text]), "style": "dashed",
+                                 "penwidth": 1.2}
+        if count > 1:
+            attrs["xlabel"] = escape_label(f"×{count:,}")  # an xlabel: no label rank, which would double the ranks
+        a.get_edge(node_name(view, u), node_name(view, v)).attr.update(checked_attrs(attrs))
+    for k, (kind, nodes) in enumerate(view.clusters):
+        sub = a.add_subgraph([node_name(view, x) for x in nodes], name=f"cluster_kind_{k}")
+        sub.graph_attr.update(checked_attrs({"label": escape_label(kind, limit=40), "style": "rounded",
+                                             "color": "#999999", "fontname": FONT, "fontsize": 10,
+                                             "labeljust": "l"}))
+    return labels, tips
+
+
+def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[int, Mark]:
+    """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
+    out = {}
+    for i, g in enumerate(view.groups):
+        member_marks = [step_marks[m] for m in g.members if m in step_marks]
+        classes = [g.kind]
+        if frame is None:
+            look: Look = LOOKS["summary"] if g.kind == "summary" else LOOKS["step"]
+            extra: tuple[str, ...] = ()
+        else:
+            text = status_counts(g.members, frame.statuses, frame.voided, frame.kept)
+            first = text.split(" · ")[0].split(" ")[1]
+            look = replace(LOOKS[_LOOK_OF.get(first, "pending")], text=text)
+            classes.append(f"status-{first}")
+            extra = (f"in this frame: {text}",)
+        if member_marks and all("critical" in m.classes for m in member_marks):
+            classes.append("critical")
+            if frame is None:
+                look = LOOKS["critical"]
+        severity = next((s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
+                        None)
+        if severity:
+            classes += ["finding", f"finding-{severity}"]
+            look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
+        out[i] = Mark(tuple(classes), look, extra)
+    return out

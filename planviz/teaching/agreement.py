@@ -1,0 +1,154 @@
+"""Build it, then check it: a student's function against planviz on a few hundred random plans.
+
+The plans are small (1 to 8 steps, ids ``A``..``H``) and grow with the case
+number, so the first disagreement found is on a plan small enough to read.
+File order is shuffled, so a function that trusts the order of the file is
+caught; facts are drawn from a pool of five, so some are required but never
+produced, and some steps wait on each other's facts. Everything is seeded:
+the same function gets the same verdict every time.
+
+>>> plans = random_plans(300)
+>>> len(plans), len(plans[0].steps), max(len(p.steps) for p in plans)
+(300, 1, 8)
+>>> first_disagreement([(1, 2), (3, 4)], lambda a, b: a + b, lambda a, b: a * b if a > 1 else a + b)
+((3, 4), 12, 7)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable, Sequence
+
+import networkx as nx
+
+from ..pictures.drawing import render
+from ..plan.model import Plan, Step
+from ..structure.graph import to_graph
+from .feedback import Feedback, is_blank, right, unanswered, wrong
+
+__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "as_id_set", "plan_text",
+           "IDS", "FACTS"]
+
+IDS = tuple("ABCDEFGH")
+FACTS = ("p", "q", "r", "s", "t")
+
+
+def random_plans(count: int, *, seed: int = 2024, facts: bool = False) -> list[Plan]:
+    """``count`` random acyclic plans, smallest first; with ``facts``, steps also require and produce facts."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        n = min(len(IDS), 1 + k * len(IDS) // max(count // 2, 1))
+        order = rng.sample(IDS, n)  # a random topological order
+        steps = []
+        for i, sid in enumerate(order):
+            deps = sorted(d for d in order[:i] if rng.random() < 0.4)
+            made = sorted(rng.sample(FACTS, rng.randint(0, 2))) if facts else []
+            needed = sorted(set(rng.sample(FACTS, rng.randint(0, 2))) - set(made)) if facts else []
+            steps.append(Step(sid, f"step {sid}", depends_on=deps, requires=needed, produces=made))
+        rng.shuffle(steps)  # the file order says nothing about the dependencies
+        out.append(Plan(f"random plan {k}", steps))
+    return out
+
+
+def ancestor_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, str]]:
+    """(plan, step id) for every step of ``count`` random plans."""
+    return [(plan, sid) for plan in random_plans(count, seed=seed) for sid in sorted(plan.ids)]
+
+
+def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozenset[str], frozenset[str]]]:
+    """(plan, completed, facts held) for ``count`` random plans: a run stopped part-way, often after a
+    fact was withdrawn (a completed step's fact no longer held) or with a fact given from the start."""
+    rng = random.Random(seed + 1)
+    cases = []
+    for plan in random_plans(count, seed=seed, facts=True):
+        order = list(nx.lexicographical_topological_sort(to_graph(plan)))
+        completed = frozenset(order[:rng.randint(0, len(order))])  # a prefix: every dependency done first
+        held = {f for sid in completed for f in plan.step(sid).produces}
+        if held and rng.random() < 0.6:
+            held.discard(rng.choice(sorted(held)))  # withdrawn: a completed step's fact no longer holds
+        if rng.random() < 0.3:
+            held.add(rng.choice(FACTS))  # given from the start
+        cases.append((plan, completed, frozenset(held)))
+    return cases
+
+
+def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
+                       oracle: Callable[..., Any]) -> tuple[Sequence[Any], Any, Any] | None:
+    """The first case where ``student(*case)`` differs from ``oracle(*case)``: (case, expected, got), or None.
+
+    ``got`` is the exception when the student's function raised one.
+    """
+    for case in cases:
+        expected = oracle(*case)
+        try:
+            got = student(*case)
+        except Exception as exc:  # the student's code: any exception is an answer to show
+            return case, expected, exc
+        if got != expected:
+            return case, expected, got
+    return None
+
+
+def as_id_set(value: Any) -> frozenset[str] | Any:
+    """A student's collection of ids as a frozenset; a string or a non-collection comes back unchanged."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        return value
+    try:
+        return frozenset(value)
+    except TypeError:
+        return value
+
+
+def plan_text(plan: Plan) -> str:
+    """One line per step, in file order: ``B  after A, C · needs p · makes q``."""
+    lines = []
+    for s in plan.steps:
+        parts = [f"after {', '.join(s.depends_on)}" if s.depends_on else "after nothing"]
+        if s.requires:
+            parts.append(f"needs {', '.join(s.requires)}")
+        if s.produces:
+            parts.append(f"makes {', '.join(s.produces)}")
+        lines.append(f"  {s.id}  " + " · ".join(parts))
+    return "\n".join(lines)
+
+
+def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
+              name: str, question: Callable[..., str], hint: Callable[..., str]) -> Feedback:
+    """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
+
+    On the first disagreement the feedback shows the plan (as text and as a
+    picture), the question asked (``question(*case)``), what planviz answers
+    and what the student's function answered, and ``hint(case, expected, got)``.
+    """
+    if is_blank(student):
+        return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
+                          "write it, run the cell, then run this check again")
+    if not callable(student):
+        return wrong(exercise, f"expected a function, got {type(student).__name__} {student!r:.60}",
+                     f"pass the function itself, not what it returns: check_{name}({name})")
+    found = first_disagreement(cases, lambda *case: as_id_set(student(*case)), oracle)
+    plans = len({id(case[0]) for case in cases})
+    if found is None:
+        return right(exercise, f"your {name} agrees with planviz on all {len(cases)} questions about "
+                               f"{plans} random plans of 1 to {len(IDS)} steps.")
+    case, expected, got = found
+    number = next(i for i, c in enumerate(cases) if c is case) + 1
+    if isinstance(got, Exception):
+        said = f"your function raised {type(got).__name__}: {got}"
+    elif got is None:
+        said = "your function returned None; did it reach a return statement with a set of step ids?"
+    elif not isinstance(got, frozenset):
+        said = f"your function returned {type(got).__name__} {got!r:.60}; return a set of step ids"
+    else:
+        said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
+                + (f" (missing {_ids(expected - got)})" if expected - got else "")
+                + (f" (extra {_ids(got - expected)})" if got - expected else ""))
+    message = (f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
+               f"{plan_text(case[0])}\n{question(*case)}: {said}")
+    return wrong(exercise, message, hint(case, expected, got), picture=render(case[0], highlight=()))
+
+
+def _ids(ids: Iterable[str]) -> str:
+    ids = sorted(ids)
+    return "{" + ", ".join(ids) + "}" if ids else "nothing"

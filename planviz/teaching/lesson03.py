@@ -1,0 +1,185 @@
+"""Checks for notebook 03, critical path and ready sets (notebooks/03_critical_path.ipynb).
+
+Every expected answer is computed here with planviz from the bundled
+``cache_isolation`` plan, so a check follows the library. Solutions:
+notebooks/solutions/03_critical_path.py.
+
+>>> check_exercise_1(path=["S0", "S1", "S3", "S4"], makespan=29).passed
+False
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ..analysis.schedule import critical_path
+from ..analysis.timeline import ready_timeline
+from ..examples import load
+from ..plan.model import Plan
+from .feedback import Feedback, is_blank, right, unanswered, wrong
+
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
+
+SLOWER_S2 = 9      # exercise 1: S2 takes this many minutes instead of 3
+FASTER_BY = 6      # exercise 2: each step made this much faster (never below 0)
+NEW_DURATION = 4   # exercise 3: the new independent step after S0
+
+
+def _with_duration(plan: Plan, sid: str, duration: float) -> Plan:
+    return plan.replace(steps=tuple(replace(s, duration=duration) if s.id == sid else s for s in plan.steps))
+
+
+def _chains(plan: Plan) -> list[tuple[str, ...]]:
+    """Every chain from a step without dependencies to a step nothing depends on."""
+    children: dict[str, list[str]] = {sid: [] for sid in plan.ids}
+    for s in plan.steps:
+        for d in s.depends_on:
+            children[d].append(s.id)
+    out: list[tuple[str, ...]] = []
+
+    def walk(path: tuple[str, ...]) -> None:
+        nxt = children[path[-1]]
+        if not nxt:
+            out.append(path)
+        for c in nxt:
+            walk(path + (c,))
+
+    for s in plan.steps:
+        if not s.depends_on:
+            walk((s.id,))
+    return out
+
+
+def _path(value: Any) -> tuple[str, ...] | None:
+    """A path given as ids (a list or tuple) or as text such as ``"S0 -> S2 -> S3"``."""
+    if isinstance(value, str):
+        return tuple(re.findall(r"[A-Za-z0-9_.]+", value))
+    try:
+        return tuple(str(x) for x in value)
+    except TypeError:
+        return None
+
+
+def _number(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
+    """Exercise 1: S2 takes 9 minutes. Which chain is critical now (``path``), and how long is the job (``makespan``)?"""
+    ex = "03 exercise 1"
+    plan = _with_duration(load("cache_isolation"), "S2", SLOWER_S2)
+    schedule = critical_path(plan)
+    hint = "add the durations along each chain from S0 to S4, with S2 at its new duration"
+    if is_blank(path) or is_blank(makespan):
+        return unanswered(ex, "your prediction: check_exercise_1(path=[...], makespan=...)", hint)
+    ids = _path(path)
+    if not ids:
+        return wrong(ex, f"expected the path as a list of step ids, got {path!r:.60}", hint)
+    unknown = [sid for sid in ids if sid not in plan]
+    if unknown:
+        return wrong(ex, f"the plan has no step {unknown[0]!r}", "step ids are S0 to S4")
+    chains = {c: sum(plan.step(s).duration for s in c) for c in _chains(plan)}
+    if ids not in chains:
+        return wrong(ex, f"{' → '.join(ids)} is not a chain from the first step to the last",
+                     "a chain follows depends_on edges from a step with no dependencies to one nothing depends on")
+    length = chains[ids]
+    if not math.isclose(length, schedule.makespan):
+        before = critical_path(load("cache_isolation")).path
+        why = " (it was critical before S2 slowed down)" if ids == before else ""
+        return wrong(ex, f"{' → '.join(ids)} takes {length:g} {plan.time_unit}{why}; another chain takes longer", hint)
+    number = _number(makespan)
+    if number is None or not math.isclose(number, schedule.makespan):
+        return wrong(ex, f"the path is right, but the makespan is not {makespan!r}",
+                     "the makespan is the length of the critical path")
+    return right(ex, f"{' → '.join(ids)} is now the longest chain: {schedule.makespan:g} {plan.time_unit}. "
+                     "A step off the critical path slowed down past its slack and became critical.")
+
+
+def _saved(plan: Plan) -> dict[str, float]:
+    base = critical_path(plan).makespan
+    return {s.id: base - critical_path(_with_duration(plan, s.id, max(0.0, s.duration - FASTER_BY))).makespan
+            for s in plan.steps}
+
+
+def check_exercise_2(saved: Any) -> Feedback:
+    """Exercise 2: for each step, how many minutes the job saves when that step is 6 minutes faster (never below 0)."""
+    ex = "03 exercise 2"
+    plan = load("cache_isolation")
+    expected = _saved(plan)
+    hint = ("shorten one step in a copy of the plan (dataclasses.replace(step, duration=...)) and recompute "
+            "critical_path(...).makespan")
+    if is_blank(saved):
+        return unanswered(ex, "a dict {step id: minutes saved} for all five steps", hint)
+    if not isinstance(saved, Mapping):
+        return wrong(ex, f"expected a dict {{step id: minutes saved}}, got {type(saved).__name__}", hint)
+    missing = [sid for sid in plan.ids if sid not in saved]
+    if missing:
+        return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
+    bad = [sid for sid in plan.ids if _number(saved[sid]) is None
+           or not math.isclose(_number(saved[sid]), expected[sid])]
+    if not bad:
+        best = max(expected.values())
+        most = " and ".join(s for s in plan.ids if expected[s] == best)
+        none = " and ".join(s for s in plan.ids if expected[s] == 0) or "no step"
+        return right(ex, f"most saved: {most}; nothing saved: {none}. Speeding up a critical step helps only "
+                         "until another chain becomes the longest.")
+    schedule = critical_path(plan)
+    first = bad[0]
+    step = plan.step(first)
+    if first not in schedule.critical:
+        tip = f"{first} is not on the critical path: what is its slack, and what does slack mean?"
+    elif step.duration < FASTER_BY:
+        tip = f"{first} takes only {step.duration:g} {plan.time_unit}: how much faster can it get?"
+    else:
+        tip = f"once {first} is shorter, is the chain through it still the longest one? Look at the other chains"
+    return wrong(ex, f"not right for {', '.join(bad)}", tip)
+
+
+def _minimum_workers(plan: Plan) -> int:
+    target = critical_path(plan).makespan
+    return next(k for k in range(1, len(plan.steps) + 1)
+                if math.isclose(ready_timeline(plan, workers=k)[-1].time, target))
+
+
+def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
+    """Exercise 3: the plan with a new 4-minute step after S0 that nothing waits for, and the fewest
+    ``workers`` that still finish at the makespan."""
+    ex = "03 exercise 3"
+    how = "plan.replace(steps=plan.steps + (Step('S5', 'read the cache docs', depends_on='S0', duration=4),))"
+    if is_blank(plan) or is_blank(workers):
+        return unanswered(ex, "check_exercise_3(plan=your_plan, workers=...)", how)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    original = load("cache_isolation")
+    new = [s for s in plan.steps if s.id not in original]
+    changed = [s.id for s in original.steps if s.id not in plan or plan.step(s.id) != s]
+    if changed or len(new) != 1:
+        return wrong(ex, "add exactly one step and leave S0 to S4 as they are", how)
+    step = new[0]
+    if step.depends_on != ("S0",) or not math.isclose(step.duration, NEW_DURATION):
+        return wrong(ex, f"the new step should come after S0 only and take {NEW_DURATION} {original.time_unit}",
+                     how)
+    if any(step.id in s.depends_on for s in plan.steps):
+        return wrong(ex, "nothing should depend on the new step: it is independent", how)
+    k = _number(workers)
+    need = _minimum_workers(plan)
+    makespan = critical_path(plan).makespan
+    if k is None or k < 1 or k != int(k):
+        return wrong(ex, f"workers is a whole number of at least 1, got {workers!r}", "ready_timeline(plan, workers=k)")
+    finish = ready_timeline(plan, workers=int(k))[-1].time
+    if not math.isclose(finish, makespan):
+        return wrong(ex, f"with {int(k)} worker(s) the plan finishes at {finish:g}, after the makespan of {makespan:g}",
+                     "try one more worker and print ready_timeline(plan, workers=k)[-1].time")
+    if int(k) > need:
+        return wrong(ex, f"{int(k)} workers do reach the makespan, but fewer do too",
+                     "try ready_timeline(plan, workers=k) with smaller k")
+    return right(ex, f"{need} worker(s) still finish at {makespan:g} {original.time_unit}: while one worker "
+                     "follows the critical path, the other fits S2 and the new step beside it. More parallel "
+                     "steps do not always need more workers.")

@@ -1,0 +1,144 @@
+"""Checks for notebook 05, debugging a failed run (notebooks/05_debugging_a_failed_run.ipynb).
+
+``check_reachable(fn)`` compares the student's own reachable-route function
+with :func:`planviz.reachable` on a few hundred random plans and run states;
+``check_exercise_1..3`` check the exercises at the end of the notebook.
+Solutions: notebooks/solutions/05_debugging_a_failed_run.py (run it with
+``%run -i`` at the end of the notebook: it uses the notebook's agent).
+
+>>> check_reachable(lambda plan, completed, facts: set()).passed
+False
+>>> check_exercise_2(None, "b").passed
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analysis.reach import reachable
+from ..runs.events import Run
+from ..runs.measures import attribute
+from .agreement import agreement, reach_cases
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+
+__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3"]
+
+
+def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
+    return reachable(plan, completed, facts).steps
+
+
+def check_reachable(fn: Any) -> Feedback:
+    """Your ``reachable(plan, completed, facts)`` against :func:`planviz.reachable` (its ``.steps``).
+
+    It must return the ids of the remaining (not completed) steps that could
+    still become ready if every future step succeeded.
+    """
+    def hint(case: Any, expected: frozenset[str], got: Any) -> str:
+        plan, completed, facts = case
+        if not isinstance(got, frozenset):
+            return "start from the facts held and the completed steps, and add steps while you can"
+        if got & completed:
+            return "completed steps are not remaining work: leave them out"
+        if got - expected:
+            lost = {f for sid in completed for f in plan.step(sid).produces} - facts
+            extra = got - expected
+            if any(d not in completed and d not in got for s in extra for d in plan.step(s).depends_on):
+                return "a step also waits for its dependencies: each must be completed or reachable itself"
+            if any(set(plan.step(s).requires) & lost for s in extra):
+                return ("a completed step is not run again: a fact it produced that is no longer held stays lost, "
+                        "unless a remaining step produces it")
+            return ("do not start from every step and remove the blocked ones: two blocked steps waiting on each "
+                    "other's facts would keep each other in. Start from what is certain and grow")
+        return ("a fact produced by a step you already found reachable counts as available for later steps; "
+                "keep going until nothing new is added")
+
+    return agreement("05 reachable", fn, _oracle, reach_cases(), name="reachable",
+                     question=lambda plan, completed, facts: (f"reachable(plan, completed={_set(completed)}, "
+                                                              f"facts={_set(facts)})"),
+                     hint=hint)
+
+
+def _set(items: frozenset[str]) -> str:
+    return "{" + ", ".join(repr(x) for x in sorted(items)) + "}" if items else "set()"
+
+
+def _is_run(ex: str, run: Any, what: str, how: str) -> Feedback | None:
+    if is_blank(run):
+        return unanswered(ex, what, how)
+    if not isinstance(run, Run):
+        return wrong(ex, f"expected a planviz Run, got {type(run).__name__}", how)
+    return None
+
+
+def _first_failure(run: Run) -> str | None:
+    return next((e.step for e in run.events if e.kind == "fail"), None)
+
+
+def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:
+    """Exercise 1: with a stricter rule for S1, where does the run fail (``failed_step``) and what does
+    :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
+    ex = "05 exercise 1"
+    how = "record a new run with the stricter observer: recorder.run"
+    bad = _is_run(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
+    if bad is not None:
+        return bad
+    first = _first_failure(run)
+    if first is None:
+        return wrong(ex, f"nothing failed in that run (outcome {run.outcome})",
+                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
+    if first != "S1":
+        return wrong(ex, f"in your run the first step to fail is {first!r}, so the S1 rule is not strict yet",
+                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
+    if is_blank(failed_step) or is_blank(attribution):
+        return unanswered(ex, "your answers failed_step=... and attribution=...", "read run.to_text() and call "
+                          "planviz.attribute(run)")
+    if str(failed_step) != first:
+        return wrong(ex, f"{failed_step!r} is not where your run fails", "read run.to_text(): which step has a fail event?")
+    expected = attribute(run, run.contract)
+    if str(attribution) != expected:
+        return wrong(ex, f"planviz.attribute does not say {attribution!r} for this run",
+                     "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
+    return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
+                     f"patch and its verification are spent, and attribute says {expected!r}.")
+
+
+_CRASH = {
+    "a": "load_trace refuses a line it cannot read, but every line kept here is whole: nothing is unreadable",
+    "c": "the events before the cut are all there; nothing is thrown away",
+}
+
+
+def check_exercise_2(run: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 2: the run ``load_trace`` gives back from a trace cut after its 8th line, and what that is (a, b, c)."""
+    ex = "05 exercise 2"
+    how = "cut = OUT / 'cut.jsonl'; cut.write_text(''.join(trace_path.read_text().splitlines(True)[:8]))"
+    bad = _is_run(ex, run, "check_exercise_2(run=planviz.load_trace(cut), choice=...)", how)
+    if bad is not None:
+        return bad
+    if run.outcome is not None or any(e.kind == "stop" for e in run.events):
+        return wrong(ex, f"that run ends with outcome {run.outcome!r}: it is a whole trace, not a cut one", how)
+    if not run.events:
+        return wrong(ex, "that run has no events: keep the header, the plan and some events", how)
+    return multiple_choice(ex, choice, "b", _CRASH, "print(run.to_text()) and run.outcome")
+
+
+_COMPLETE = {
+    "a": "planviz reads what the observer reported; it does not need to see the code base to claim something",
+    "c": "a truncated run has no outcome at all; this one stopped",
+}
+
+
+def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 3: a run with ``locate`` fixed that ends ``plan_complete``, and why planviz does not call that
+    "goal reached" (a, b, c)."""
+    ex = "05 exercise 3"
+    how = "fix locate() to return the key builder that is called, then record a new run"
+    bad = _is_run(ex, run, "check_exercise_3(run=..., choice=...)", how)
+    if bad is not None:
+        return bad
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"that run ends {run.outcome!r}, not plan_complete", how)
+    return multiple_choice(ex, choice, "b", _COMPLETE,
+                           "what does completing every step's milestones prove, and what could a plan leave out?")

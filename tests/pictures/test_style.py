@@ -1,0 +1,69 @@
+"""planviz.pictures.style: the three severity looks, in the outline of steps and edges and in the legend."""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Finding, Plan, Step, render, validate
+from planviz.pictures.style import LEGEND_TEXT, LOOKS, SEVERITY_LOOKS, gravest
+from tests.pictures.test_drawing import classes, groups, outline, texts
+
+OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"}
+
+
+def test_three_clearly_different_severity_looks():
+    looks = [LOOKS[s] for s in SEVERITY_LOOKS]
+    assert SEVERITY_LOOKS == ("error", "warning", "info")
+    assert len({look.stroke for look in looks}) == 3 and {look.stroke for look in looks} <= OKABE_ITO
+    assert "#E69F00" not in {look.stroke for look in looks}  # not two close oranges (vermillion and orange)
+    assert [look.penwidth for look in looks] == sorted((look.penwidth for look in looks), reverse=True)
+    assert [LEGEND_TEXT[s] for s in SEVERITY_LOOKS] == ["error (hover: message)", "warning (hover: message)",
+                                                        "note (hover: message)"]
+
+
+@pytest.mark.parametrize("severities, expected", [
+    (["info"], "info"), (["info", "warning"], "warning"), (["warning", "error", "info"], "error"), ([], "info")])
+def test_gravest(severities, expected):
+    assert gravest(Finding("c", "structure", s, "m") for s in severities) == expected
+
+
+PLAN = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
+                  Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+                  Step("C", "c", expected_evidence="e", depends_on="B", requires="y", produces="z")])
+
+
+def finding(severity: str, steps=(), edges=()) -> Finding:
+    return Finding(f"some_{severity}", "import", severity, f"a {severity}", tuple(steps), tuple(edges))
+
+
+def test_each_severity_outlines_its_steps_and_edges_and_is_in_the_legend():
+    found = (finding("error", ["A"]), finding("warning", ["B"], [("A", "B")]), finding("info", ["C"], [("B", "C")]),
+             finding("info", ["A"]))
+    svg = render(PLAN.replace(import_findings=found)).svg
+    nodes, edges, legend = groups(svg, "node-"), groups(svg, "edge-"), groups(svg, "legend-")
+    for sid, severity in (("A", "error"), ("B", "warning"), ("C", "info")):  # the gravest finding of a step wins
+        assert {"finding", f"finding-{severity}"} <= classes(nodes[sid])
+        assert outline(nodes[sid]).get("stroke") == LOOKS[severity].stroke
+    assert texts(nodes["A"])[-1] == "error: some_error, info: some_info"
+    assert outline(edges["A->B"]).get("stroke") == LOOKS["warning"].stroke
+    assert outline(edges["B->C"]).get("stroke") == LOOKS["info"].stroke
+    assert {"error", "warning", "info"} <= set(legend)
+    strokes = [outline(legend[s]).get("stroke").upper() for s in SEVERITY_LOOKS]
+    assert strokes == [LOOKS[s].stroke for s in SEVERITY_LOOKS]
+
+
+def test_the_legend_lists_only_the_severities_the_picture_shows():
+    whole_plan_note = finding("info")  # about the format: names no step, outlines nothing
+    svg = render(PLAN.replace(import_findings=(whole_plan_note, finding("warning", ["B"])))).svg
+    assert {"warning"} == set(groups(svg, "legend-")) & set(SEVERITY_LOOKS)
+    assert "0 errors, 1 warning, 1 note" in svg
+
+
+def test_imported_plans_show_their_real_findings_not_format_noise():
+    from planviz import parse_plan
+
+    plan = parse_plan("Node:\n1: a\n2: b\nEdge: (START,1) (1,END) (START,2)")
+    svg = render(plan, report=validate(plan)).svg
+    nodes = groups(svg, "node-")
+    assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {"2"}  # the dead end, nothing else
+    assert "finding-warning" in classes(nodes["2"]) and texts(nodes["2"])[-1] == "warning: dead_end"

@@ -1,0 +1,119 @@
+"""Notebook 01's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import planviz
+from planviz import Step
+from planviz.teaching.lesson01 import check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3
+
+PLAN = planviz.examples.load("cache_isolation")
+
+
+def _with(**changes):
+    step = Step("S5", "Deploy the fix behind a feature flag", depends_on="S4",
+                requires=["isolation_verified", "hit_rate_ok"], produces="fix_deployed",
+                expected_evidence="the flag is on in staging")
+    return PLAN.replace(steps=PLAN.steps + (replace(step, **changes),))
+
+
+def ancestors(plan, step_id):
+    """Recursive (the solution file walks a stack): two right answers written differently both pass."""
+    parents = set(plan.step(step_id).depends_on)
+    return parents.union(*(ancestors(plan, d) for d in parents))
+
+
+def parents_only(plan, step_id):
+    return set(plan.step(step_id).depends_on)
+
+
+def earlier_in_file(plan, step_id):
+    return set(plan.ids[:plan.ids.index(step_id)])
+
+
+def with_itself(plan, step_id):
+    return ancestors(plan, step_id) | {step_id}
+
+
+def raises(plan, step_id):
+    raise NotImplementedError("not yet")
+
+
+@pytest.mark.parametrize("fn, says", [
+    (parents_only, "missing"),
+    (earlier_in_file, "extra"),
+    (with_itself, "extra"),
+    (raises, "raised NotImplementedError"),
+    (lambda plan, step_id: None, "returned None"),
+    (lambda plan, step_id: "S0", "returned str"),
+    ("ancestors", "expected a function"),
+    (None, "no answer yet"),
+])
+def test_ancestors_wrong(fn, says):
+    feedback = check_ancestors(fn)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+def test_ancestors_right_and_the_counterexample_is_drawn():
+    assert check_ancestors(ancestors)
+    wrong = check_ancestors(parents_only)
+    assert wrong.picture is not None and "<svg" in wrong.picture.svg
+    assert "after" in wrong.message  # the plan is listed as text too
+
+
+def test_exercise_1_right():
+    assert check_exercise_1(_with())
+    assert check_exercise_1(_with(depends_on=("S3", "S4")))  # a redundant extra dependency is still right
+
+
+@pytest.mark.parametrize("answer, says", [
+    (None, "no answer yet"),
+    (PLAN.steps, "expected a planviz Plan"),
+    (PLAN, "no step 'S5'"),
+    (_with(depends_on="S3"), "unmet_requirement"),
+    (_with(depends_on=()), "unmet_requirement"),
+    (_with(expected_evidence=""), "no_evidence"),
+    (_with(requires=["isolation_verified"]), "does not require hit_rate_ok"),
+    (_with(produces=()), "must produce 'fix_deployed'"),
+    (_with().replace(steps=(replace(PLAN.steps[0], duration=1),) + _with().steps[1:]), "you changed S0"),
+])
+def test_exercise_1_wrong(answer, says):
+    feedback = check_exercise_1(answer)
+    assert not feedback and says in feedback.message
+    assert "S4" not in feedback.message + feedback.hint, "the feedback names the step S5 must depend on"
+
+
+def test_exercise_2_right():
+    assert check_exercise_2(["hit_rate_ok", "isolation_verified"])
+    assert check_exercise_2(("isolation_verified", "hit_rate_ok"))
+
+
+@pytest.mark.parametrize("answer, secret", [
+    (["isolation_verified"], "hit_rate_ok"),
+    (["hit_rate_ok"], "isolation_verified"),
+    (["fix_deployed", "hit_rate_ok", "isolation_verified"], None),
+    ("hit_rate_ok", None),
+    (None, None),
+])
+def test_exercise_2_wrong(answer, secret):
+    feedback = check_exercise_2(answer)
+    assert not feedback and feedback.hint
+    if secret:
+        assert secret not in str(feedback), "the feedback names the missing fact"
+
+
+def test_exercise_3_right():
+    assert check_exercise_3("unmet_requirement", "b")
+
+
+@pytest.mark.parametrize("code, reason", [
+    ("no_evidence", "b"), ("cycle", "b"), (None, None),
+    ("unmet_requirement", "a"), ("unmet_requirement", "c"), ("unmet_requirement", None),
+])
+def test_exercise_3_wrong(code, reason):
+    feedback = check_exercise_3(code, reason)
+    assert not feedback and feedback.hint
+    assert "(b)" not in str(feedback) and "unmet_requirement" not in feedback.hint

@@ -1,0 +1,81 @@
+"""Notebook 03's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+
+from __future__ import annotations
+
+import pytest
+
+import planviz
+from planviz import Step
+from planviz.teaching.lesson03 import check_exercise_1, check_exercise_2, check_exercise_3
+
+PLAN = planviz.examples.load("cache_isolation")
+SAVED = {"S0": 5, "S1": 5, "S2": 0, "S3": 6, "S4": 6}
+
+
+def _wider(**changes):
+    fields = {"depends_on": "S0", "duration": 4, **changes}
+    return PLAN.replace(steps=PLAN.steps + (Step("S5", "Read the cache docs", **fields),))
+
+
+@pytest.mark.parametrize("path, makespan", [
+    (["S0", "S2", "S3", "S4"], 30), (("S0", "S2", "S3", "S4"), 30.0), ("S0 -> S2 -> S3 -> S4", "30"),
+])
+def test_exercise_1_right(path, makespan):
+    assert check_exercise_1(path=path, makespan=makespan)
+
+
+@pytest.mark.parametrize("path, makespan, says", [
+    (["S0", "S1", "S3", "S4"], 29, "it was critical before"),
+    (["S0", "S1", "S3", "S4"], 30, "another chain takes longer"),
+    (["S0", "S2", "S3", "S4"], 29, "the makespan is not 29"),
+    (["S0", "S3", "S4"], 30, "is not a chain"),
+    (["S0", "S9"], 30, "no step 'S9'"),
+    (..., ..., "no answer yet"),
+    (["S0", "S2", "S3", "S4"], "soon", "the makespan is not 'soon'"),
+])
+def test_exercise_1_wrong(path, makespan, says):
+    feedback = check_exercise_1(path=path, makespan=makespan)
+    assert not feedback and says in feedback.message and feedback.hint
+    assert "30" not in feedback.message + feedback.hint or makespan == 30
+
+
+def test_exercise_2_right():
+    assert check_exercise_2(SAVED)
+    assert check_exercise_2({k: float(v) for k, v in SAVED.items()})
+
+
+@pytest.mark.parametrize("answer, says, hint", [
+    ({**SAVED, "S0": 6}, "S0", "how much faster can it get"),
+    ({**SAVED, "S1": 6}, "S1", "still the longest"),
+    ({**SAVED, "S2": 6}, "S2", "slack"),
+    ({k: 6 for k in SAVED}, "S0, S1, S2", "how much faster"),
+    ({"S3": 6, "S4": 6}, "no entry for S0, S1, S2", ""),
+    ([5, 5, 0, 6, 6], "expected a dict", ""),
+    (None, "no answer yet", ""),
+])
+def test_exercise_2_wrong(answer, says, hint):
+    feedback = check_exercise_2(answer)
+    assert not feedback and says in feedback.message and hint in feedback.hint
+    assert "'S1': 5" not in str(feedback)
+
+
+def test_exercise_3_right():
+    assert check_exercise_3(plan=_wider(), workers=2)
+
+
+@pytest.mark.parametrize("plan, workers, says", [
+    (_wider(), 1, "finishes at 36"),
+    (_wider(), 3, "fewer do too"),
+    (_wider(), 0, "whole number"),
+    (_wider(), 2.5, "whole number"),
+    (_wider(depends_on="S1"), 2, "after S0 only"),
+    (_wider(duration=3), 2, "after S0 only"),
+    (_wider().replace(steps=_wider().steps[:-2] + (Step("S4", "v", depends_on=["S3", "S5"]),) + _wider().steps[-1:]),
+     2, "leave S0 to S4"),
+    (PLAN, 2, "exactly one step"),
+    (None, None, "no answer yet"),
+])
+def test_exercise_3_wrong(plan, workers, says):
+    feedback = check_exercise_3(plan=plan, workers=workers)
+    assert not feedback and says in feedback.message and feedback.hint
+    assert "2 worker" not in str(feedback)
