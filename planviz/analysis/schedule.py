@@ -26,7 +26,8 @@ from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 from ..errors import AnalysisError, UnknownStepError
-from ..plan.model import Contract, Plan, as_duration, natural_key
+from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, as_duration, natural_key
+from ..plan.syntax import show_value
 from ..structure.dag import require_dag
 from ..structure.index import paused_gc
 from ..structure.terminal import terminals
@@ -228,5 +229,8 @@ def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:
                                    f"its steps are {shown}")
         number = as_duration(d)
         if number is None:
-            raise AnalysisError(f"durations[{sid!r}] must be a finite number >= 0, got {d!r}")
+            raise AnalysisError(f"durations[{sid!r}] must be a finite number >= 0, got {show_value(d)}")
         dur[sid] = number
+    if sum(dur.values()) > MAX_TOTAL_DURATION:
+        raise AnalysisError(f"with these durations the steps add up to more than {MAX_TOTAL_DURATION:g}, past what "
+                            "a schedule can add: expected smaller durations")

@@ -251,16 +251,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse already printed the usage error
         return int(exc.code or 0) and 2
     try:
+        _refuse_overwriting(args)
         return args.func(args)
     except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
         _silence_stdout()
         return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
-        print(f"planviz: error: {exc}", file=sys.stderr)
+        message = str(exc) or ("out of memory: the input stands for more than this machine holds"
+                               if isinstance(exc, MemoryError) else type(exc).__name__)
+        print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
         return 2
     except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all
         print("planviz: interrupted", file=sys.stderr)
         return 130
+
+
+# command -> (input options, output options); an output may be neither an input nor another output
+_FILES = {"render": (("file", "contract", "trace"), ("output",)),
+          "simulate": (("file", "contract", "new_contract"), ("trace", "report")),
+          "report": (("file",), ("output",)),
+          "align": (("file", "contract", "run"), ("output",))}
+_FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contract", "trace": "--trace",
+          "run": "RUN", "output": "-o", "report": "--report"}
+
+
+def _refuse_overwriting(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output path that names an input file or another output."""
+    inputs, outputs = _FILES.get(args.command, ((), ()))
+    seen: list[tuple[str, str]] = [(name, getattr(args, name)) for name in inputs
+                                   if getattr(args, name, None) not in (None, "-")]
+    for name in outputs:
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        for other, other_path in seen:
+            if _same_file(path, other_path):
+                if other in inputs:
+                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {other_path}: write "
+                                       "the output to another file (planviz never overwrites its input)")
+                raise PlanvizError(f"{_FLAGS[name]} {path} is also the output {_FLAGS[other]} {other_path}: "
+                                   "give each output its own file")
+        seen.append((name, path))
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return os.path.realpath(a) == os.path.realpath(b)
+    except ValueError:
+        return False
 
 
 def _silence_stdout() -> None:

@@ -40,6 +40,7 @@ from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
+from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
@@ -87,7 +88,7 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
         gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="empty">no timeline: {escape(str(exc))}</p>'
-    path.write_text(_page(run, data, pictures, gantt), encoding="utf-8")
+    write_output(path, _page(run, data, pictures, gantt))
     return path
 
 

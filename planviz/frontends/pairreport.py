@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import PlanvizError, PlanvizTypeError
+from ..plan.output import write_output
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
 from .htmlreport import script_json
@@ -104,7 +105,7 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
     data = {"sides": sides, "divergence": diff.first_divergence,
             "n": max(len(r.events) for r in runs)}
     path = Path(path)
-    path.write_text(_page(runs, list(labels), diff, data), encoding="utf-8")
+    write_output(path, _page(runs, list(labels), diff, data))
     return path
 
 

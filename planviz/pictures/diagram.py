@@ -19,6 +19,7 @@ from typing import Any, Callable
 import pygraphviz as pgv
 
 from ..errors import RenderError
+from ..plan.output import write_output
 from .escape import checked_attrs
 from .layout import draw_positioned
 from .style import num
@@ -81,10 +82,7 @@ class Diagram:
         if suffix not in FORMATS:
             raise RenderError(f"cannot save a diagram as {str(path)!r}: unknown suffix {suffix!r}; "
                               f"use one of {', '.join(FORMATS)}")
-        if suffix == ".png":
-            path.write_bytes(self.png(dpi))
-        else:
-            path.write_text(self.svg if suffix == ".svg" else self.dot, encoding="utf-8")
+        write_output(path, self.png(dpi) if suffix == ".png" else self.svg if suffix == ".svg" else self.dot)
         return path
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -25,7 +25,8 @@ import yaml
 from ..errors import PlanFormatError
 from .jsonsyntax import json_events, parse_json, parse_json_lines
 from .syntax import join_path, locate, split_exact, split_path
-from .text import MAX_BYTES, STRING_NAME, mib
+from . import limits
+from .text import STRING_NAME, too_large
 from .yamlsyntax import parse_yaml, yaml_events
 
 __all__ = ["Document", "parse_document"]
@@ -106,8 +107,8 @@ def parse_document(text: str, name: str = STRING_NAME) -> Document:
     ...
     planviz.errors.PlanFormatError: <string>:1:4: x: YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed: plan files hold plain data only (mappings, lists, strings, numbers, true/false/null)
     """
-    if len(text) > MAX_BYTES:
-        raise PlanFormatError(f"text of {len(text):,} characters is larger than the {mib(MAX_BYTES)} cap", source=name)
+    if len(text) > limits.MAX_BYTES:
+        raise too_large(f"text of {len(text):,} characters is", name)
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise PlanFormatError("empty document: expected a plan (a mapping with goal and steps)",

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -37,6 +36,8 @@ from . import importers
 from .document import Document, parse_document
 from .fields import plan_shape
 from .model import Contract, Plan
+from .output import write_output
+from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
 from .syntax import FLOAT_PATTERN, show_value
 from .text import STRING_NAME, read_path, read_stream, text_of
@@ -149,7 +150,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
     else:
         raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_output(path, text)
     return text
 
 
@@ -220,6 +221,13 @@ def _check_format(format: str | None) -> None:
 def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Plan]:
     """Plans from parsed data (no text: errors name field paths, not lines)."""
     records = _records(None, data)
+    plan_shaped = format in ("planviz", "toolcall") or (
+        format is None and records is not None and all(plan_shape(r[0]) for r in records))
+    if not plan_shaped:
+        try:  # importers read whatever they are given; plan records check each field themselves
+            check_plain(data)
+        except PlanFormatError as exc:
+            raise exc.located(source=STRING_NAME) from None
     fmt = format or _detect("", data, records)
     if fmt is None:
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
@@ -321,12 +329,12 @@ def _plan_like(value: Any) -> bool:
 
 def _describe(data: Any) -> str:
     if isinstance(data, Mapping):
-        keys = ", ".join(map(str, list(data)[:8]))
+        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else show_value(k, 30) for k in list(data)[:8])
         return f"a mapping with keys {keys}" if keys else "an empty mapping"
     if isinstance(data, (list, tuple)):
         return f"a list of {len(data)} items"
     if isinstance(data, str):
         return f"the text {data[:40]!r}" + ("..." if len(data) > 40 else "")
-    return repr(data)
+    return show_value(data)
 
 

@@ -17,12 +17,18 @@ from itertools import accumulate
 from typing import Any, Iterator
 
 from ..errors import PlanFormatError
-from .syntax import MAX_DEPTH, join_path, line_col
+from . import limits
+from .plaindata import check_plain
+from .syntax import join_path, line_col, locate, split_path
 
 __all__ = ["parse_json", "parse_json_lines", "json_events"]
 
-_JSON_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.S)
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# Every non-space character starts a token and an unterminated string runs to the end, so no match ever
+# fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
+_JSON_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*"?)|([{}\[\],:])|([^\s{}\[\],:"]+)', re.S)
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
+_TOKEN_KINDS = (None, "string", "punct", "bare")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NOT_STRUCTURE = re.compile(r'[^\[\]{}"\\]+')
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -68,8 +74,15 @@ def _finite_float(token: str) -> float:
 def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
     _check_json_depth(text, name, line_offset)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
+        if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+            check_plain(data)  # finds an escaped lone surrogate ("A\udc00"); pairs are fine
+        return data
+    except PlanFormatError as exc:
+        line, column = locate(json_events(text), split_path(exc.path or "")) or (1, 1)
+        raise PlanFormatError(exc.message, source=name, line=line + line_offset, column=column,
+                              path=exc.path) from None
     except _Duplicate:
         key, first, (line, column), path = _find_json_duplicate(text)
         raise PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear once",
@@ -105,35 +118,29 @@ def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, 
 
 
 def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
-    """Refuse nesting deeper than MAX_DEPTH before json.loads builds (or recurses into) it."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    """Refuse nesting deeper than the cap before json.loads builds (or recurses into) it."""
+    if text.count("[") + text.count("{") <= limits.MAX_DEPTH:
         return
     skeleton = _JSON_STRING.sub("", _NOT_STRUCTURE.sub("", text))  # brackets outside strings
-    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= MAX_DEPTH:
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= limits.MAX_DEPTH:
         return
     depth = 0
     for m in _JSON_TOKEN.finditer(text):
         punct = m.group(2)
         if punct in ("[", "{"):
             depth += 1
-            if depth > MAX_DEPTH:
-                line, column = line_col(text, m.start(2))
-                raise PlanFormatError(f"nesting deeper than {MAX_DEPTH} levels: expected a plan, not a deep structure",
+            if depth > limits.MAX_DEPTH:
+                line, column = line_col(text, m.start())
+                raise PlanFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep "
+                                      f"structure; {limits.raise_hint('MAX_DEPTH')}",
                                       source=name, line=line + line_offset, column=column)
         elif punct in ("]", "}"):
             depth -= 1
 
 
 def _json_tokens(text: str) -> Iterator[tuple[str, str, int]]:
-    pos = 0
-    while True:
-        m = _JSON_TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            return
-        pos = m.end()
-        for kind, group in (("string", 1), ("punct", 2), ("bare", 3)):
-            if m.group(group) is not None:
-                yield kind, m.group(group), m.start(group)
+    for m in _JSON_TOKEN.finditer(text):
+        yield _TOKEN_KINDS[m.lastindex], m.group(), m.start()
 
 
 def _find_bare_token(text: str, token: str) -> tuple[int, int]:
@@ -144,14 +151,31 @@ def _find_bare_token(text: str, token: str) -> tuple[int, int]:
 
 
 def json_events(text: str) -> Iterator[tuple[str, Any, tuple[int, int]]]:
+    """(kind, scalar value, (line, column)) of each JSON token, for :func:`~planviz.plan.syntax.locate`;
+    positions are counted as the tokens go (linear in the text); stops at a string that is not JSON."""
+    line, line_start, seen = 1, 0, 0
+
+    def place(offset: int) -> tuple[int, int]:
+        nonlocal line, line_start, seen
+        line += text.count("\n", seen, offset)
+        line_start = max(line_start, text.rfind("\n", seen, offset) + 1)
+        seen = offset
+        return line, offset - line_start + 1
+
     for kind, value, offset in _json_tokens(text):
         if kind == "punct":
             if value in "{[":
-                yield ("map" if value == "{" else "seq"), None, line_col(text, offset)
+                yield ("map" if value == "{" else "seq"), None, place(offset)
             elif value in "}]":
                 yield "end", None, (0, 0)
+        elif kind == "string":
+            try:
+                scalar = json.loads(value)
+            except ValueError:  # unterminated or a bad escape: the text ends being JSON here
+                return
+            yield "scalar", scalar, place(offset)
         else:
-            yield "scalar", json.loads(value) if kind == "string" else value, line_col(text, offset)
+            yield "scalar", value, place(offset)
 
 
 def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple]:

@@ -23,6 +23,8 @@ from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanFormatError, UnknownStepError
+from .plaindata import check_plain, check_unicode, copy_plain
+from .syntax import show_value
 
 if TYPE_CHECKING:
     from .horizon import Budget
@@ -49,6 +51,9 @@ HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
 SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
+MAX_TOTAL_DURATION = 1e300
+"""Most a plan's durations may add up to: far beyond any real plan, and far enough inside the float
+range (about 1.8e308) that schedules, runs with retries and pictures can add and scale them."""
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -64,8 +69,8 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise PlanFormatError(f"expected a string, got {item!r}", path=f"{where}[{i}]")
-        out.append(item)
+            raise PlanFormatError(f"expected a string, got {show_value(item)}", path=f"{where}[{i}]")
+        out.append(check_unicode(item, f"{where}[{i}]"))
     return tuple(out)
 
 
@@ -73,17 +78,8 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise PlanFormatError(f"expected a string, got {value!r}", path=where)
-    return value
-
-
-def _copy_arguments(value: Any) -> Any:
-    """A deep copy of argument data, tuples as lists (as a plan file gives them back, so round trips compare equal)."""
-    if isinstance(value, Mapping):
-        return {k: _copy_arguments(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy_arguments(v) for v in value]
-    return value
+        raise PlanFormatError(f"expected a string, got {show_value(value)}", path=where)
+    return check_unicode(value, where)
 
 
 def as_duration(value: Any) -> float | None:
@@ -169,9 +165,9 @@ class Step:
     def __post_init__(self) -> None:
         where = f"step {self.id!r}"
         if not isinstance(self.id, str) or not self.id:
-            raise PlanFormatError(f"expected a non-empty string id, got {self.id!r}", path="id")
-        if not isinstance(self.action, str):
-            raise PlanFormatError(f"expected a string, got {self.action!r}", path=f"{where}.action")
+            raise PlanFormatError(f"expected a non-empty string id, got {show_value(self.id)}", path="id")
+        check_unicode(self.id, "id")
+        _text(self.action, f"{where}.action")
         set_ = object.__setattr__
         for name in ("depends_on", "requires", "produces", "resources"):
             set_(self, name, _strings(getattr(self, name), f"{where}.{name}"))
@@ -181,11 +177,14 @@ class Step:
             _text(getattr(self, name), f"{where}.{name}", optional=True)
         d = as_duration(self.duration)
         if d is None:
-            raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}", path=f"{where}.duration")
+            raise PlanFormatError(f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
+                                  path=f"{where}.duration")
         set_(self, "duration", d)
         if not isinstance(self.arguments, Mapping):
-            raise PlanFormatError(f"expected a mapping, got {self.arguments!r}", path=f"{where}.arguments")
-        set_(self, "arguments", _copy_arguments(self.arguments))
+            raise PlanFormatError(f"expected a mapping, got {show_value(self.arguments)}", path=f"{where}.arguments")
+        if self.arguments:
+            check_plain(self.arguments, prefix=f"{where}.arguments")
+        set_(self, "arguments", copy_plain(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
         if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
@@ -259,9 +258,15 @@ class Plan:
         _text(self.source_format, "source_format")
         _text(self.name, "name")
         steps = tuple(self.steps)
+        total = 0.0
         for i, s in enumerate(steps):
             if not isinstance(s, Step):
-                raise PlanFormatError(f"expected a Step, got {s!r}", path=f"steps[{i}]")
+                raise PlanFormatError(f"expected a Step, got {show_value(s)}", path=f"steps[{i}]")
+            total += s.duration
+            if total > MAX_TOTAL_DURATION:
+                raise PlanFormatError(f"step {s.id!r} brings the plan's total duration to {total:.3g}: expected "
+                                      f"durations that add up to at most {MAX_TOTAL_DURATION:g} (in the plan's "
+                                      "time_unit), so schedules and runs can add them", path=f"steps[{i}].duration")
         set_(self, "steps", steps)
         for name in ("premises", "unknowns", "invalidated"):
             set_(self, name, _strings(getattr(self, name), name))
@@ -392,6 +397,9 @@ class Contract:
         if not isinstance(self.tools, Mapping):
             raise PlanFormatError(f"expected a mapping of tool name to spec, got {self.tools!r}", path="contract.tools")
         for name, spec in self.tools.items():
+            if not isinstance(name, str):
+                raise PlanFormatError(f"tool names are strings, got {show_value(name)}", path="contract.tools")
+            check_unicode(name, "contract.tools")
             if not isinstance(spec, ToolSpec):
                 raise PlanFormatError(f"expected a ToolSpec, got {spec!r}", path=f"contract.tools.{name}")
         set_(self, "tools", dict(self.tools))

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -52,12 +51,14 @@ from .fields import (
 from .horizon import Budget
 from .model import Contract, Plan, Step, ToolSpec, as_duration
 from .placeholder import find_placeholders, split_reference, strings_in
-from .syntax import MAX_DEPTH, join_path, show_value
+from .plaindata import check_plain, check_unicode, copy_plain
+from .syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
 
 __all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
 
+_MAX_INT = 2**63 - 1  # step numbers, versions and counts: anything larger is not a count but hostile input
 _STEP_DEFAULTS = {f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")}
 _CONTRACT_DEFAULTS = {f.name: f.default for f in fields(Contract) if f.name != "tools"}
 _TOOLSPEC_DEFAULTS = {f.name: f.default for f in fields(ToolSpec)}
@@ -217,14 +218,14 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind in ("text", "name"):
         if not isinstance(value, str):
             raise _fail(f"expected a string, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             how = f'("{value}")' if isinstance(value, int) else "as written in the file"
             raise _fail(f"step ids are strings, got the number {value!r}: quote it {how}", path)
         if not isinstance(value, str) or not value:
             raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
-        return value
+        return check_unicode(value, path)
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
@@ -234,7 +235,7 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         return number
     if kind in ("version", "count", "n"):
         low = 1 if kind == "version" else 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= _MAX_INT:
             what = "the step number, an integer" if kind == "n" else "an integer"
             raise _fail(f"expected {what} >= {low}, got {_show(value)}", path)
         return value
@@ -250,13 +251,15 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     if kind == "arguments":
         if not isinstance(value, Mapping):
             raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
-        return _plain(value, path, 0)
+        check_plain(value, path)
+        return value
     if kind == "refs":
         items = value if isinstance(value, (list, tuple)) else [value]
         out = []
         for i, item in enumerate(items):
             where = path + (i,) if isinstance(value, (list, tuple)) else path
-            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "":
+            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
+                    isinstance(item, int) and abs(item) > _MAX_INT):
                 raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
             out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
         return tuple(out)
@@ -283,6 +286,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         tools = {}
         for tool, spec in value.items():
             where = path + (tool,)
+            if not isinstance(tool, str):
+                raise _fail(f"tool names are strings, got {_show(tool)}", path)
             if spec is None:
                 spec = {}
             if not isinstance(spec, Mapping):
@@ -296,35 +301,14 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
 
 def _strings(value: Any, path: tuple) -> tuple[str, ...]:
     if isinstance(value, str):
-        return (value,)
+        return (check_unicode(value, path),)
     if not isinstance(value, (list, tuple)):
         raise _fail(f"expected a string or a list of strings, got {_show(value)}", path)
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise _fail(f"expected a string, got {_show(item)}{_quote_hint(item)}", path + (i,))
+        check_unicode(item, path + (i,))
     return tuple(value)
-
-
-def _plain(value: Any, path: tuple, depth: int) -> Any:
-    """A deep copy of JSON-like data; anything else (or too deep) is an error."""
-    if depth > MAX_DEPTH:
-        raise _fail(f"nesting deeper than {MAX_DEPTH} levels", path)
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _fail(f"expected a finite number, got {value!r}", path)
-        return value
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise _fail(f"keys are strings, got {_show(k)}", path)
-            out[k] = _plain(v, path + (k,), depth + 1)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, path + (i,), depth + 1) for i, v in enumerate(value)]
-    raise _fail(f"expected plain data (string, number, true/false, null, list or mapping), got {_show(value)}", path)
 
 
 def _fail(message: str, path: tuple) -> PlanFormatError:
@@ -384,7 +368,7 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
         value = getattr(step, name)
         if name == "arguments":
             if value:
-                out[name] = _plain(value, (), 0)
+                out[name] = copy_plain(value)
         elif name in ("budget", "expands_to"):
             if value:
                 out[name] = ({k: _number(v) for k, v in vars(value).items() if v is not None} if name == "budget"

@@ -1,4 +1,4 @@
-"""What the JSON and YAML readers share: caps, scalar resolution, field paths and their place in the text.
+"""What the JSON and YAML readers share: scalar resolution, field paths and their place in the text.
 
 Field paths (``steps[3].depends_on``) name a value inside a document;
 :func:`locate` walks a document's events again, only when an error needs a
@@ -14,15 +14,11 @@ from __future__ import annotations
 import ast
 import math
 import re
+import reprlib
 from typing import Any, Iterable
 
-__all__ = ["MAX_DEPTH", "MAX_ALIAS_NODES", "FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
+__all__ = ["FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
            "join_path", "line_col", "locate", "show_value"]
-
-MAX_DEPTH = 100
-"""Deepest nesting of lists and mappings accepted."""
-MAX_ALIAS_NODES = 100_000
-"""Most nodes that YAML aliases may add to a document when expanded."""
 
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 FLOAT_PATTERN = re.compile(r"[-+]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -86,7 +82,17 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
 
 
 def show_value(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters, for messages; never fails (huge or deep values included).
+
+    >>> show_value(10**5000)
+    '<an integer of about 5,001 digits>'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits>"
+    try:
+        text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+    except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
 
 

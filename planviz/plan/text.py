@@ -1,7 +1,8 @@
 """Untrusted input to text: paths, open files and bytes, with size caps and encoding checks.
 
 Plans are often written by a model, so nothing here trusts its input: files
-are capped at :data:`MAX_BYTES`, encodings are checked (UTF-8, or UTF-16/32
+are capped at :data:`planviz.plan.limits.MAX_BYTES` (read at each call, so a
+program may raise it), encodings are checked (UTF-8, or UTF-16/32
 with a byte-order mark), NUL characters are refused, and text that cannot be
 written back as UTF-8 (a lone surrogate) is refused with its place. A string
 is never guessed to be a path: :func:`read_path` reads a path, :func:`text_of`
@@ -24,12 +25,11 @@ import os
 from typing import Any
 
 from ..errors import PlanFormatError
+from . import limits
 from .syntax import line_col, show_value
 
-__all__ = ["MAX_BYTES", "STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "mib"]
+__all__ = ["STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "too_large"]
 
-MAX_BYTES = 20 * 1024 * 1024
-"""Largest plan file read, in bytes (text: characters)."""
 STRING_NAME = "<string>"
 
 _BOMS = (  # longest first: the UTF-32-LE mark starts with the UTF-16-LE one
@@ -45,12 +45,11 @@ def text_of(content: str | bytes | bytearray | memoryview, name: str = STRING_NA
     """Plan text given as text or bytes, checked: size cap, encoding, no NUL, a leading byte-order mark dropped."""
     if isinstance(content, (bytes, bytearray, memoryview)):
         content = bytes(content)
-        if len(content) > MAX_BYTES:
-            raise PlanFormatError(f"{len(content):,} bytes is larger than the {mib(MAX_BYTES)} cap", source=name)
+        if len(content) > limits.MAX_BYTES:
+            raise too_large(f"{len(content):,} bytes is", name)
         return decode(content, name)
-    if len(content) > MAX_BYTES:
-        raise PlanFormatError(f"text of {len(content):,} characters is larger than the {mib(MAX_BYTES)} cap",
-                              source=name)
+    if len(content) > limits.MAX_BYTES:
+        raise too_large(f"text of {len(content):,} characters is", name)
     return check_text(content.removeprefix("\ufeff"), name)
 
 
@@ -59,11 +58,11 @@ def read_path(path: str | os.PathLike[str]) -> tuple[str, str]:
     name = os.fspath(path)
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = handle.read(limits.MAX_BYTES + 1)
     except OSError as exc:
         raise PlanFormatError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
-    if len(data) > MAX_BYTES:
-        raise PlanFormatError(f"file is larger than the {mib(MAX_BYTES)} cap", source=name)
+    if len(data) > limits.MAX_BYTES:
+        raise too_large("file is", name)
     return decode(data, name), name
 
 
@@ -71,13 +70,13 @@ def read_stream(stream: Any) -> tuple[str, str]:
     """``(text, name)`` of an open file (binary or text), read up to the cap."""
     name = str(getattr(stream, "name", STRING_NAME))
     try:
-        content = stream.read(MAX_BYTES + 1)
+        content = stream.read(limits.MAX_BYTES + 1)
     except (OSError, ValueError) as exc:
         raise PlanFormatError(f"cannot read: {exc}", source=name) from None
     if not isinstance(content, (str, bytes, bytearray)):
         raise PlanFormatError(f"reading gave {show_value(content)}, expected text or bytes", source=name)
-    if len(content) > MAX_BYTES:
-        raise PlanFormatError(f"larger than the {mib(MAX_BYTES)} cap", source=name)
+    if len(content) > limits.MAX_BYTES:
+        raise too_large("input is", name)
     return text_of(content, name), name
 
 
@@ -123,6 +122,7 @@ def check_text(text: str, name: str = STRING_NAME) -> str:
     return text
 
 
-def mib(n: int) -> str:
-    """``n`` bytes in MiB, for messages."""
-    return f"{n / 2**20:g} MiB"
+def too_large(what: str, name: str) -> PlanFormatError:
+    """The refusal of input over :data:`planviz.plan.limits.MAX_BYTES`, saying how to raise the cap."""
+    return PlanFormatError(f"{what} larger than the {limits.mib(limits.MAX_BYTES)} cap: "
+                           f"{limits.raise_hint('MAX_BYTES')}", source=name)

@@ -1,7 +1,9 @@
 """YAML for untrusted plan text: built from the event stream, so nothing is constructed but plain data.
 
-Nesting, alias expansion, tags and duplicate keys are checked as events
-arrive; scalars resolve like JSON (see :func:`planviz.plan.syntax.resolve_scalar`).
+Nesting, alias expansion (in nodes and in characters of text), tags, duplicate
+keys and escapes that make no Unicode text are checked as events arrive, against
+the caps of :mod:`planviz.plan.limits`; scalars resolve like JSON (see
+:func:`planviz.plan.syntax.resolve_scalar`).
 
 >>> parse_yaml("goal: g\\nsteps: []\\n", "<string>")[0]
 ({'goal': 'g', 'steps': []},)
@@ -14,7 +16,8 @@ from typing import Any, Iterator
 import yaml
 
 from ..errors import PlanFormatError
-from .syntax import MAX_ALIAS_NODES, MAX_DEPTH, join_path, line_col, resolve_scalar, show_value
+from . import limits
+from .syntax import join_path, line_col, resolve_scalar, show_value
 
 __all__ = ["parse_yaml", "yaml_events"]
 
@@ -30,10 +33,11 @@ _ALLOWED_TAGS = {
 def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     """Build plain data from the YAML event stream, checking depth, tags, aliases and duplicate keys as it goes."""
     docs: list[Any] = []
-    stack: list[list] = []  # [container, is_map, anchor, size (expanded), pending key, seen keys -> line]
-    anchors: dict[str, tuple[Any, int]] = {}
+    # [container, is_map, anchor, nodes (expanded), pending key, seen keys -> line, characters (expanded)]
+    stack: list[list] = []
+    anchors: dict[str, tuple[Any, int, int]] = {}
     open_anchors: set[str] = set()
-    alias_nodes = 0
+    alias_nodes = alias_chars = 0
     mark = None
 
     def fail(message: str, at: Any = None, extra: tuple = (), *, with_path: bool = True) -> PlanFormatError:
@@ -43,12 +47,13 @@ def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
         return PlanFormatError(message, source=name, line=at.line + 1 if at else None,
                                column=at.column + 1 if at else None, path=join_path(path) or None)
 
-    def add(value: Any, size: int, is_key_ok: bool, plain: bool = False) -> None:
+    def add(value: Any, size: int, chars: int, is_key_ok: bool, plain: bool = False) -> None:
         if not stack:
             docs.append(value)
             return
         top = stack[-1]
         top[3] += size
+        top[6] += chars
         if not top[1]:
             top[0].append(value)
         elif top[4] is _NO_KEY:
@@ -66,6 +71,13 @@ def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
             top[0][top[4]] = value
             top[4] = _NO_KEY
 
+    def check_unicode(value: str) -> None:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise fail(f"escape makes a lone surrogate {value[exc.start]!r} (at character {exc.start + 1} of "
+                       "the string): expected Unicode text that can be written as UTF-8") from None
+
     def check_tag(tag: str | None, kind: str) -> None:
         if tag not in _ALLOWED_TAGS[kind]:
             raise fail(f"YAML tag {tag!r} is not allowed: plan files hold plain data only "
@@ -78,40 +90,47 @@ def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
                 check_tag(event.tag, "scalar")
                 is_key = bool(stack) and stack[-1][1] and stack[-1][4] is _NO_KEY
                 value = event.value
+                if event.style == '"' and not value.isascii():
+                    check_unicode(value)
                 if event.tag is None and event.implicit[0] and not is_key:
                     try:
                         value = resolve_scalar(value)
                     except ValueError as exc:
                         raise fail(str(exc)) from None
                 if event.anchor:
-                    anchors[event.anchor] = (value, 1)
-                add(value, 1, True, event.tag is None and event.implicit[0])
+                    anchors[event.anchor] = (value, 1, len(event.value) + 1)
+                add(value, 1, len(event.value) + 1, True, event.tag is None and event.implicit[0])
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 is_map = isinstance(event, yaml.MappingStartEvent)
                 check_tag(event.tag, "map" if is_map else "seq")
-                if len(stack) >= MAX_DEPTH:
-                    raise fail(f"nesting deeper than {MAX_DEPTH} levels: expected a plan, not a deep structure",
-                               with_path=False)
+                if len(stack) >= limits.MAX_DEPTH:
+                    raise fail(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep "
+                               f"structure; {limits.raise_hint('MAX_DEPTH')}", with_path=False)
                 if event.anchor:
                     open_anchors.add(event.anchor)
-                stack.append([{} if is_map else [], is_map, event.anchor, 1, _NO_KEY, {}])
+                stack.append([{} if is_map else [], is_map, event.anchor, 1, _NO_KEY, {}, 2])
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                container, _, anchor, size, *_ = stack.pop()
+                container, _, anchor, size, _, _, chars = stack.pop()
                 if anchor:
-                    anchors[anchor] = (container, size)
+                    anchors[anchor] = (container, size, chars)
                     open_anchors.discard(anchor)
-                add(container, size, False)
+                add(container, size, chars, False)
             elif isinstance(event, yaml.AliasEvent):
                 if event.anchor not in anchors:
                     why = ("refers to the node that contains it (recursive data is not allowed)"
                            if event.anchor in open_anchors else "has no anchor &" + event.anchor + " before it")
                     raise fail(f"alias *{event.anchor} {why}")
-                value, size = anchors[event.anchor]
+                value, size, chars = anchors[event.anchor]
                 alias_nodes += size
-                if alias_nodes > MAX_ALIAS_NODES:
-                    raise fail(f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes "
-                               "(an alias bomb?): expected plain data")
-                add(value, size, False)
+                alias_chars += chars
+                if alias_nodes > limits.MAX_ALIAS_NODES:
+                    raise fail(f"aliases expand to more than {limits.MAX_ALIAS_NODES:,} nodes (an alias bomb?): "
+                               f"write the repeated values out, or {limits.raise_hint('MAX_ALIAS_NODES')}")
+                if len(text) + alias_chars > limits.MAX_EXPANDED_BYTES:
+                    raise fail(f"aliases expand this YAML to more than {limits.mib(limits.MAX_EXPANDED_BYTES)} of "
+                               "text (an alias bomb?): write the repeated values out, or "
+                               f"{limits.raise_hint('MAX_EXPANDED_BYTES')}")
+                add(value, size, chars, False)
             elif isinstance(event, yaml.DocumentStartEvent):
                 anchors.clear()
                 open_anchors.clear()

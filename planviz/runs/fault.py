@@ -91,10 +91,10 @@ class Fault:
         times = 1
         m = re.fullmatch(r"(.*?)x(\d+)", kind)
         if kind not in FAULT_KINDS and m and m.group(1) in FAULT_KINDS:
-            kind, times = m.group(1), int(m.group(2))
+            kind, times = m.group(1), _count(m.group(2), text)
         last = re.fullmatch(r"(?:(.*):)?x(\d+)", fact)
         if last:
-            fact, times = last.group(1) or "", int(last.group(2))
+            fact, times = last.group(1) or "", _count(last.group(2), text)
         if kind not in FAULT_KINDS:
             raise SimulationError(f"unknown fault kind {kind!r} in {text!r}; choose one of {', '.join(FAULT_KINDS)}")
         return cls(step, kind, fact or None, times)
@@ -104,6 +104,18 @@ class Fault:
         if self.times != 1 or (self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)):  # "a:x2" needs ":x1"
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
+
+
+_MAX_COUNT_DIGITS = 6
+
+
+def _count(digits: str, text: str) -> int:
+    """The repeat count ``xN`` of a fault: a few digits (an attempt is retried at most a few times anyway)."""
+    if len(digits) > _MAX_COUNT_DIGITS:
+        raise SimulationError(f"repeat count x{digits[:12]}{'...' if len(digits) > 12 else ''} in "
+                              f"{text[:60]!r}{'...' if len(text) > 60 else ''} has {len(digits):,} digits: expected "
+                              f"a count such as x3 (at most {10**_MAX_COUNT_DIGITS - 1:,})")
+    return int(digits)
 
 
 def _choices(items: Iterable[str]) -> str:

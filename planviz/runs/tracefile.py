@@ -11,7 +11,7 @@ crashed agent leaves a truncated trace, which loads up to its last whole
 event, with ``outcome`` None: an unfinished run.
 
 Trace files are untrusted: they are read line by line, capped at
-:data:`MAX_TRACE_BYTES` (``max_bytes=`` raises it) and :data:`MAX_LINE` per
+:data:`planviz.plan.limits.MAX_TRACE_BYTES` (``max_bytes=`` raises it) and :data:`MAX_LINE` per
 line, only regular files are opened (not ``/dev/zero`` or a FIFO), and every
 field of every record is checked (:mod:`planviz.runs.tracefields`).
 
@@ -36,8 +36,10 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from ..plan.output import open_output
 from ..plan.syntax import show_value
-from ..plan.text import mib
+from ..plan import limits
+from ..plan.limits import mib
 from .events import Event, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
@@ -45,15 +47,12 @@ from .tracefields import BadField, NonFinite, V1Events, choice, event_from, even
 from .traceformats import load_foreign, parse_foreign
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
-           "READS", "MAX_TRACE_BYTES", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record",
-           "json_line"]
+           "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
 
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 2
 """The schema written: 2 (events hold what they changed). 1 (every event a full frame) is still read."""
 READS = (1, 2)
-MAX_TRACE_BYTES = 256 * 1024 * 1024
-"""Largest trace read, in bytes; ``load_trace(..., max_bytes=)`` raises it."""
 MAX_LINE = 16 * 1024 * 1024
 STRATEGIES = ("direct", "workflow", "planner", "recorded")
 
@@ -114,7 +113,7 @@ def run_to_lines(run: Run) -> Iterator[str]:
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`)."""
-    with open(path, "w", encoding="utf-8") as fh:
+    with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
 
@@ -122,7 +121,7 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 
 
 def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *,
-               max_bytes: int = MAX_TRACE_BYTES) -> Run:
+               max_bytes: int | None = None) -> Run:
     """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
     Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
@@ -153,7 +152,7 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
 
 
 def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
-                max_bytes: int = MAX_TRACE_BYTES) -> Run:
+                max_bytes: int | None = None) -> Run:
     """Read a trace from its text (never a path); see :func:`load_trace`."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
@@ -183,8 +182,10 @@ def _open_regular(name: str) -> io.BufferedReader:
     return os.fdopen(fd, "rb")
 
 
-def trace_lines(stream: Any, source: str, max_bytes: int = MAX_TRACE_BYTES) -> Iterator[tuple[int, bytes]]:
-    """``(line number, bytes)`` of each line of an open trace, read one line at a time within the caps."""
+def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of each line of an open trace, read one line at a time within the caps
+    (``max_bytes``: default :data:`planviz.plan.limits.MAX_TRACE_BYTES`)."""
+    max_bytes = limits.MAX_TRACE_BYTES if max_bytes is None else max_bytes
     total = 0
     n = 0
     while True:
@@ -200,7 +201,8 @@ def trace_lines(stream: Any, source: str, max_bytes: int = MAX_TRACE_BYTES) -> I
         total += len(blob)
         if total > max_bytes:
             raise TraceFormatError(f"the trace is larger than the {max_bytes:,}-byte cap ({mib(max_bytes)}); "
-                                   "pass max_bytes= to load_trace to read a bigger one", source=source, line=n)
+                                   "pass max_bytes= to load_trace to read a bigger one, or "
+                                   + limits.raise_hint("MAX_TRACE_BYTES"), source=source, line=n)
         if len(blob) > MAX_LINE:
             raise TraceFormatError(f"line is longer than the {MAX_LINE:,}-byte limit", source=source, line=n)
         yield n, blob

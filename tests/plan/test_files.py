@@ -27,11 +27,11 @@ from planviz import (
     parse_plans,
     plan_schema,
 )
-from planviz.plan import text as text_module
+from planviz.plan import limits
 from planviz.plan.document import parse_document
 from planviz.plan.fields import PLAN_FIELDS, STEP_FIELDS, TOOLCALL_STEP_FIELDS
 from planviz.plan.files import FORMATS
-from planviz.plan.syntax import MAX_ALIAS_NODES, MAX_DEPTH
+from planviz.plan.limits import MAX_ALIAS_NODES, MAX_DEPTH
 from planviz.plan.text import text_of
 
 from .test_records import plans
@@ -108,7 +108,7 @@ def test_plan_text_given_to_load_plan_says_to_use_parse_plan(text):
 
 
 def test_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(text_module, "MAX_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", 100)
     big = "goal: " + "x" * 200
     with pytest.raises(PlanFormatError, match="larger than the .* cap"):
         parse_plan(big)

@@ -103,7 +103,9 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
     """Every plan in the input, read as format ``fmt`` (one of :data:`FORMATS`).
 
     Defects of the input are findings in each plan's ``import_findings``;
-    only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`).
+    only an unknown ``fmt`` raises (:class:`~planviz.errors.PlanFormatError`),
+    and text no plan can hold: an escape inside the planner's own JSON that
+    makes a lone surrogate (``"\\udc00"``), named by step and field.
     An input with no step of the format gives a plan with the error ``no_steps``
     saying what the input looks like instead.
 
@@ -117,7 +119,10 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
                               source=source)
     data = list(data) if isinstance(data, tuple) else data
     text = text if isinstance(text, str) else ""
-    plans = module.import_plans(text, data, source=source) or [Plan("")]
+    try:
+        plans = module.import_plans(text, data, source=source) or [Plan("")]
+    except PlanFormatError as exc:
+        raise exc.located(source=source) from None
     out = []
     for i, plan in enumerate(plans):
         findings = plan.import_findings
@@ -141,7 +146,8 @@ def _looks(text: str, data: object, fmt: str) -> str:
     if isinstance(data, dict) and ("steps" in data or "goal" in data):
         return "it is a planviz plan (goal and steps): read it without format="
     if isinstance(data, dict):
-        return f"it is a mapping with keys {', '.join(map(str, list(data)[:8]))}" if data else "it is an empty mapping"
+        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else short(k) for k in list(data)[:8])
+        return f"it is a mapping with keys {keys}" if data else "it is an empty mapping"
     if isinstance(data, list):
         return f"it is a list of {len(data)} item(s)"
     stripped = text.strip()

@@ -33,8 +33,8 @@ from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
-PATTERN = re.compile(r"(?m)^\s*\d+\.\s*[A-Za-z_]\w*\s*\(")
-_STEP = re.compile(r"^\s*(\d+)\.\s*(.*?)\s*$")
+PATTERN = re.compile(r"(?m)^[^\S\n]*\d+\.[^\S\n]*[A-Za-z_]\w*[^\S\n]*\(")  # [^\S\n]: never crosses a line
+_STEP = re.compile(r"\s*(\d+)\.(.*)")  # on one line; the rest is stripped in Python (a lazy .*? then \s*$ is quadratic)
 _CALL = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)\)\s*(?:#.*)?$")
 _OPEN = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)$")
 _REF = re.compile(r"\$\{?(\d+)\}?")
@@ -57,18 +57,17 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
 
 def _plans(body: str, prefix: str) -> list[Plan]:
     blocks: list[list[tuple[int, str]]] = [[]]
+    stepped = [False]  # whether each block has a task line yet
     for number, line in enumerate(body.splitlines(), 1):
         stripped = line.strip()
-        if stripped.startswith("###") or (stripped.startswith("Question:") and _has_step(blocks[-1])):
+        if stripped.startswith("###") or (stripped.startswith("Question:") and stepped[-1]):
             blocks.append([])
+            stepped.append(False)
             if stripped.startswith("###"):
                 continue
         blocks[-1].append((number, line))
-    return [_plan(block, prefix) for block in blocks if _has_step(block) or _has_text(block)]
-
-
-def _has_step(block: list[tuple[int, str]]) -> bool:
-    return any(_STEP.match(line) for _, line in block)
+        stepped[-1] = stepped[-1] or _STEP.match(line) is not None
+    return [_plan(block, prefix) for block, has_step in zip(blocks, stepped) if has_step or _has_text(block)]
 
 
 def _has_text(block: list[tuple[int, str]]) -> bool:
@@ -94,7 +93,7 @@ def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
             else:
                 goal.append(stripped.removeprefix("Question:").strip())
             continue
-        number_text, rest = m.groups()
+        number_text, rest = m.group(1), m.group(2).strip()
         if ended:
             findings.append(finding("unparsed_line", "error",
                                     f"task {number_text} comes after {_END}; the planner's output ends at the "
@@ -131,7 +130,12 @@ def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
     return build(" ".join(goal), drafts, findings)
 
 
-def _split_args(text: str) -> list[Any]:
+_MAX_LIST_DEPTH = 2
+"""Deepest unquoted list argument read as a list; deeper text stays as written (each level reads the text again)."""
+_ARG_MARK = re.compile(r"""["'()\[\]{},]""")
+
+
+def _split_args(text: str, level: int = 0) -> list[Any]:
     """Top-level comma-separated arguments; JSON literals decoded, quoted strings unquoted, the rest as written.
 
     >>> _split_args('"half of it?", ["$1"]')
@@ -139,35 +143,32 @@ def _split_args(text: str) -> list[Any]:
     >>> _split_args("Austin Powers, 'x'")
     ['Austin Powers', 'x']
     """
-    parts, depth, quote, current = [], 0, None, []
-    for ch in text:
+    parts, depth, quote, start = [], 0, None, 0
+    for mark in _ARG_MARK.finditer(text):
+        ch = mark.group()
         if quote:
-            current.append(ch)
             if ch == quote:
                 quote = None
-            continue
-        if ch in "\"'":
+        elif ch in "\"'":
             quote = ch
         elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    parts.append("".join(current))
-    return [_literal(p.strip()) for p in parts if p.strip()]
+        elif depth == 0:  # a top-level comma
+            parts.append(text[start:mark.start()])
+            start = mark.end()
+    parts.append(text[start:])
+    return [_literal(p.strip(), level) for p in parts if p.strip()]
 
 
-def _literal(part: str) -> Any:
+def _literal(part: str, level: int = 0) -> Any:
     try:
         return json.loads(part)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
-    if part.startswith("[") and part.endswith("]"):
-        return _split_args(part[1:-1])
+    if part.startswith("[") and part.endswith("]") and level < _MAX_LIST_DEPTH:
+        return _split_args(part[1:-1], level + 1)
     if len(part) >= 2 and part[0] == part[-1] and part[0] in "\"'":
         return part[1:-1]
     return part

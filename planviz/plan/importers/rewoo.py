@@ -113,10 +113,21 @@ def _orphan(sentence: str, where: str) -> Finding:
                    f"Plan: {sentence!r} has no #E assignment after it, so no step carries it out", where=where)
 
 
+_IMPLICIT_BUDGET = 500_000_000
+"""Most characters the ``implicit_reference`` check compares in one plan (it compares every pair of steps)."""
+
+
 def _implicit(drafts: list[Draft], findings: list[Finding]) -> None:
+    budget = _IMPLICIT_BUDGET
     for i, d in enumerate(drafts):
         referenced = {r.producer for r in d.refs}
         text = d.arguments["input"].casefold()
+        budget -= i * (len(text) + 1000)
+        if budget < 0:  # a real ReWOO plan has a few steps; thousands of long ones would take hours
+            findings.append(finding("implicit_reference", "warning",
+                                    f"not checked from step {d.id!r} on: {len(drafts):,} steps are too many to "
+                                    "compare every pair of inputs", [d.id], d.where))
+            return
         for earlier in drafts[:i]:
             known = earlier.arguments["input"].strip().casefold()
             if earlier.id in referenced or len(known) < 12 or _REF.search(known) or known not in text:

@@ -1,0 +1,180 @@
+"""Python data handed to planviz is held to what a plan file could hold: plain, finite, acyclic, bounded.
+
+Parsed plan text is plain data by construction; data a program passes
+(``load_plan(mapping)``, ``Step(arguments=...)``) may be anything: tuple
+keys, sets, a list that contains itself, floats that are not finite, an
+integer too long to write, a string with a lone surrogate, or shared lists
+that stand for far more text than they take in memory (the Python form of a
+YAML alias bomb). :func:`check_plain` walks the data once, visiting each
+shared list or mapping once, and refuses all of these with the field path, so
+importers, validation, pictures and trace files never meet them.
+
+>>> check_plain({"a": [1, "x", None, 2.5]})
+>>> loop = []
+>>> loop.append(loop)
+>>> check_plain({"steps": loop})
+Traceback (most recent call last):
+...
+planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected plain data (a tree of lists and mappings)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import PlanFormatError
+from . import limits
+from .syntax import join_path, show_value
+
+__all__ = ["check_plain", "check_unicode", "copy_plain"]
+
+_END = object()
+_LOG10_2 = math.log10(2)
+
+
+def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
+    """Refuse ``value`` unless it is JSON-like data that could have come from a plan file.
+
+    Allowed: None, booleans, integers a file could write, finite floats, strings
+    that are Unicode text, and lists, tuples and mappings with string keys, nested
+    at most :data:`~planviz.plan.limits.MAX_DEPTH` deep, containing no cycle and
+    expanding (shared parts counted each time they are used) to at most
+    :data:`~planviz.plan.limits.MAX_EXPANDED_BYTES` of text. Errors name the
+    field path, after ``prefix`` and ``path``.
+
+    >>> check_plain({"x": {(1, 2): 3}}, prefix="step 'A'.arguments")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: step 'A'.arguments.x: keys are strings, got (1, 2)
+    """
+    cap, max_depth = limits.MAX_EXPANDED_BYTES, limits.MAX_DEPTH
+    sizes: dict[int, int] = {}  # id -> expanded size of a finished list or mapping (it may be shared)
+
+    def fail(message: str, where: tuple) -> PlanFormatError:
+        return PlanFormatError(message, path=_join(prefix, where))
+
+    if not isinstance(value, (Mapping, list, tuple)):
+        _leaf(value, path, fail)
+        return
+    stack = [[value, _items(value), path, 2]]  # [container, its items, path, expanded size so far]
+    total = 2
+    while stack:
+        frame = stack[-1]
+        is_map = isinstance(frame[0], Mapping)
+        for key, child in frame[1]:
+            if is_map:
+                if not isinstance(key, str):
+                    raise fail(f"keys are strings, got {show_value(key, 60)}", frame[2])
+                if not key.isascii():
+                    _text(key, frame[2] + (key,), fail)
+                frame[3] += len(key) + 2
+                total += len(key) + 2
+            kind = type(child)
+            if kind is str:
+                if not child.isascii():
+                    _text(child, frame[2] + (key,), fail)
+                size = len(child) + 2
+            elif kind is dict or kind is list or kind is tuple or isinstance(child, Mapping):
+                size = sizes.get(id(child))
+                if size is None:
+                    where = frame[2] + (key,)
+                    if any(f[0] is child for f in stack):
+                        what = "mapping" if isinstance(child, Mapping) else "list"
+                        raise fail(f"this {what} contains itself: expected plain data (a tree of lists and "
+                                   "mappings)", where)
+                    if len(stack) >= max_depth:
+                        raise fail(f"nesting deeper than {max_depth} levels: expected plan data, not a deep "
+                                   f"structure; {limits.raise_hint('MAX_DEPTH')}", where)
+                    stack.append([child, _items(child), where, 2])
+                    total += 2
+                    break
+            else:
+                size = _leaf(child, frame[2] + (key,), fail)
+            frame[3] += size
+            total += size
+            if total > cap:
+                raise fail(f"this data stands for more than {limits.mib(cap)} of text (lists or mappings used "
+                           f"many times?): expected plan data; {limits.raise_hint('MAX_EXPANDED_BYTES')}",
+                           frame[2] + (key,))
+        else:
+            stack.pop()
+            sizes[id(frame[0])] = frame[3]
+            if stack:
+                stack[-1][3] += frame[3]
+
+
+def check_unicode(text: str, where: str | tuple | None = None) -> str:
+    """``text`` itself, after refusing a lone surrogate (text no file or trace can hold as UTF-8).
+
+    ``where`` is the field path (a string, or a tuple of keys and indexes).
+
+    >>> check_unicode("A\\udc00", "steps[0].id")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: steps[0].id: lone surrogate '\\udc00' at character 2 of 'A\\udc00': expected Unicode text that can be written as UTF-8
+    """
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise PlanFormatError(f"lone surrogate {text[exc.start]!r} at character {exc.start + 1} of "
+                                  f"{show_value(text, 40)}: expected Unicode text that can be written as UTF-8",
+                                  path=(where if isinstance(where, str) else join_path(where or ())) or None) from None
+    return text
+
+
+def copy_plain(value: Any) -> Any:
+    """A deep copy of checked plain data, tuples as lists (as a plan file gives them back, so round trips
+    compare equal).
+
+    >>> copy_plain({"a": (1, {"b": ()})})
+    {'a': [1, {'b': []}]}
+    """
+    if isinstance(value, Mapping):
+        return {k: copy_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [copy_plain(v) for v in value]
+    return value
+
+
+def _items(container: Any) -> Any:
+    return iter(container.items()) if isinstance(container, Mapping) else enumerate(container)
+
+
+def _leaf(value: Any, where: tuple, fail: Any) -> int:
+    """The size in characters of a plain scalar as text; anything else is refused."""
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, str):
+        _text(value, where, fail)
+        return len(value) + 2
+    if isinstance(value, int):
+        digits = int(value.bit_length() * _LOG10_2) + 1
+        most = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+        if most and digits > most:
+            raise fail(f"integer of about {digits:,} digits is too large to write: expected at most {most:,} digits",
+                       where)
+        return digits + 1
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise fail(f"expected a finite number, got {value!r}", where)
+        return 24
+    raise fail(f"expected plain data (string, number, true/false, null, list or mapping), got "
+               f"{type(value).__name__} {show_value(value, 60)}", where)
+
+
+def _text(text: str, where: tuple, fail: Any) -> None:
+    try:
+        check_unicode(text)
+    except PlanFormatError as exc:
+        raise fail(exc.message, where) from None
+
+
+def _join(prefix: str, parts: tuple) -> str | None:
+    tail = join_path(parts)
+    if not prefix or not tail:
+        return (prefix or tail) or None
+    return prefix + tail if tail.startswith("[") else f"{prefix}.{tail}"

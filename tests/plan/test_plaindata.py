@@ -1,0 +1,64 @@
+"""plan/plaindata.py: Python data is held to what a plan file could hold; JSON is the oracle for what passes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planviz.errors import PlanFormatError
+from planviz.plan.plaindata import check_plain, check_unicode, copy_plain
+
+json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda kids: st.lists(kids, max_size=4) | st.tuples(kids, kids) | st.dictionaries(st.text(), kids, max_size=4),
+    max_leaves=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_data)
+def test_what_json_writes_back_passes_and_copies_as_json_reads_it(data):
+    check_plain(data)
+    assert copy_plain(data) == json.loads(json.dumps(data))
+
+
+loop: list = []
+loop.append(loop)
+inner: dict = {"a": []}
+inner["a"].append(inner)
+shared = ["x" * 1000] * 10
+for _ in range(5):
+    shared = [shared] * 10  # 10**6 strings of 1,000 characters: 1 GB written out, a few kB in memory
+
+
+@pytest.mark.parametrize("data, path, message", [
+    (loop, r"\[0\]", "this list contains itself"),
+    ({"x": inner}, r"x\.a\[0\]", "this mapping contains itself"),
+    ({"x": shared}, r"x(\[\d\])+", "this data stands for more than 40 MiB of text"),
+    ([[[[[[]]]]]] * 1, None, None),
+    ({"k": {(1, 2): 1}}, "k", r"keys are strings, got \(1, 2\)"),
+    ({"k": [b"x"]}, r"k\[0\]", "expected plain data .* got bytes b'x'"),
+    ({"k": float("nan")}, "k", "expected a finite number, got nan"),
+    ({"k": -(10**5000)}, "k", "integer of about 5,001 digits is too large to write"),
+    ({"k\udc00": 1}, r"\['k\\udc00'\]", "lone surrogate"),
+    ({"k": ["ok", "x\ud800y"]}, r"k\[1\]", r"lone surrogate '\\ud800' at character 2"),
+])
+def test_what_no_file_could_hold_is_refused_at_its_path(data, path, message):
+    if message is None:
+        check_plain(data)
+        return
+    with pytest.raises(PlanFormatError, match=f"^{path}: {message}"):
+        check_plain(data)
+
+
+def test_shared_parts_are_walked_once():
+    part = {"k": list(range(1000))}
+    check_plain([part] * 1000)  # a million values written out, well inside the cap; visited once
+
+
+def test_check_unicode_takes_a_path_as_text_or_parts():
+    assert check_unicode("fine é") == "fine é"
+    with pytest.raises(PlanFormatError, match=r"^steps\[2\]\.id: lone surrogate"):
+        check_unicode("\udfff", ("steps", 2, "id"))
