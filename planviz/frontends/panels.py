@@ -25,7 +25,7 @@ from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "list_html",
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
@@ -70,6 +70,16 @@ def event_row(run: Run, index: int) -> dict:
         "voided": sorted(getattr(event, "voided", ()) or (), key=natural_key),
         "kept": sorted(getattr(event, "kept", ()) or (), key=natural_key),
     }
+
+
+def outcome_label(run: Any) -> str:
+    """How a run ended, for people: its outcome, or ``unfinished`` when it never stopped (a crashed agent).
+
+    >>> from types import SimpleNamespace
+    >>> outcome_label(SimpleNamespace(outcome=None)), outcome_label(SimpleNamespace(outcome="blocked"))
+    ('unfinished', 'blocked')
+    """
+    return str(run.outcome) if run.outcome is not None else "unfinished"
 
 
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
