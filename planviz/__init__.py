@@ -45,6 +45,7 @@ _EXPORTS = {
     "analysis.blocking": ("why_blocked", "BlockReason"),
     "runs.fault": ("Fault",),
     "runs.events": ("Run", "Event", "Frame", "Observation", "ExecutionState", "Conflict"),
+    "runs.frames": ("FrameDelta",),
     "runs.revision": ("redundant_work", "changed_completed", "reissue"),
     "runs.simulation": ("simulate",),
     "runs.recorder": ("Recorder",),

@@ -48,7 +48,7 @@ from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
 from .panels import (alignment_html, caption_html, event_row, fault_html, frame_diagram, inline_svg, legend_html,
-                     list_html, log_html, metrics_html)
+                     list_html, log_html, metrics_html, outcome_label)
 from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
@@ -200,7 +200,7 @@ class Explorer(ViewHooks, w.VBox):
     def __repr__(self) -> str:
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
-                f"outcome {self._run.outcome}>")
+                f"outcome {outcome_label(self._run)}>")
 
     # -- building ------------------------------------------------------------------------------
 
@@ -380,7 +380,7 @@ class Explorer(ViewHooks, w.VBox):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f'<p class="pv-title">{escape(self._plan.goal)}</p><p class="pv-sub">{mode} &middot; '
-                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(str(run.outcome))}</span>'
+                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(outcome_label(run))}</span>'
                 f' &middot; events 0..{len(run.events) - 1}{self._makespan()}</p>')
 
     def _makespan(self) -> str:

@@ -5,8 +5,10 @@ The page shows run ``a`` and run ``b`` at the same event index, side by side
 :func:`planviz.diff_runs` found (first divergence, steps in one run only,
 changed steps, time and cost, with a button to jump to the divergence), and
 both event logs. Like the one-run report it needs no kernel and no network:
-frames are packed with :func:`planviz.frontends.htmlreport.pack_frames`,
-data travels as :func:`~planviz.frontends.htmlreport.script_json`, and a
+frames are packed with :func:`pack_frames` (every frame's SVG, cut into
+shared chunks: unlike the one-run report, which lays each plan version out
+once and restyles it, this page holds each frame), data travels as
+:func:`~planviz.frontends.htmlreport.script_json`, and a
 Content-Security-Policy allows only the page's own script, by its hash.
 
 >>> import tempfile, pathlib
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from html import escape
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,10 +34,57 @@ from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
-from .htmlreport import pack_frames, script_json
+from .htmlreport import script_json
 from .panels import event_row, frame_svg
 
-__all__ = ["pair_report"]
+__all__ = ["pair_report", "pack_frames", "unpack_frames"]
+
+_CHUNK = re.compile(r"(?=<(?:g|a|text)\b)")
+
+
+def pack_frames(svgs: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """Cut SVGs into shared chunks: ``(chunks, frames)`` where a frame is a full list of chunk ids,
+    or ``{"d": [pos, id, pos, id, ...]}`` changing only some positions of the previous frame.
+
+    >>> chunks, frames = pack_frames(["<svg><g>a</g><g>b</g></svg>", "<svg><g>a</g><g>c</g></svg>"])
+    >>> frames
+    [[0, 1, 2], {'d': [2, 3]}]
+    >>> unpack_frames(chunks, frames)[1]
+    '<svg><g>a</g><g>c</g></svg>'
+    """
+    table: dict[str, int] = {}
+    chunks: list[str] = []
+    frames: list[Any] = []
+    previous: list[int] | None = None
+    for svg in svgs:
+        ids = []
+        for part in _CHUNK.split(svg):
+            if part not in table:
+                table[part] = len(chunks)
+                chunks.append(part)
+            ids.append(table[part])
+        if previous is not None and len(previous) == len(ids):
+            delta = [x for pos, (a, b) in enumerate(zip(previous, ids)) if a != b for x in (pos, b)]
+            frames.append({"d": delta} if len(delta) < len(ids) else ids)
+        else:
+            frames.append(ids)
+        previous = ids
+    return chunks, frames
+
+
+def unpack_frames(chunks: Sequence[str], frames: Sequence[Any]) -> list[str]:
+    """The inverse of :func:`pack_frames` (what the page's script does)."""
+    out, current = [], []
+    for frame in frames:
+        if isinstance(frame, dict):
+            current = list(current)
+            delta = frame["d"]
+            for i in range(0, len(delta), 2):
+                current[delta[i]] = delta[i + 1]
+        else:
+            current = list(frame)
+        out.append("".join(chunks[c] for c in current))
+    return out
 
 
 def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = ("a", "b")) -> Path:

@@ -27,8 +27,8 @@ from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row", "metrics_rows", "metrics_html",
-           "fault_html", "legend_html", "list_html",
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+           "metrics_rows", "metrics_html", "fault_html", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
@@ -96,6 +96,16 @@ def event_row(run: Run, index: int) -> dict:
     }
 
 
+def outcome_label(run: Any) -> str:
+    """How a run ended, for people: its outcome, or ``unfinished`` when it never stopped (a crashed agent).
+
+    >>> from types import SimpleNamespace
+    >>> outcome_label(SimpleNamespace(outcome=None)), outcome_label(SimpleNamespace(outcome="blocked"))
+    ('unfinished', 'blocked')
+    """
+    return str(run.outcome) if run.outcome is not None else "unfinished"
+
+
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
     """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
     out = []
@@ -122,7 +132,7 @@ def fault_html(faults: Sequence[Any], run: Any, error: str = "") -> str:
     kept = sorted({s for e in run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
     return (f'<span class="pv-scope">faults: {escape(", ".join(str(f) for f in faults))}<br>voided: '
             f'{escape(", ".join(voided) or "(none)")}<br>kept: {escape(", ".join(kept) or "(none)")}<br>'
-            f'outcome: {escape(str(run.outcome))}</span>')
+            f'outcome: {escape(outcome_label(run))}</span>')
 
 
 def legend_html(keys: Iterable[str]) -> str:

@@ -71,6 +71,7 @@ from .style import (
     num,
     run_looks,
     screen_legend,
+    slot_value,
     step_tooltip,
     tip,
 )
@@ -79,7 +80,6 @@ from .summary import summary_diagram
 __all__ = ["render", "HIGHLIGHTS"]
 
 HIGHLIGHTS = ("critical",)
-_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
 
 
 @dataclass(frozen=True)
@@ -331,22 +331,6 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _value(kind: str, m: Mark, base_tip: str) -> str:
-    look = m.look
-    if kind in ("class", "edge-class"):
-        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
-    if kind in ("tooltip", "edge-tooltip"):
-        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
-    kind = kind.removeprefix("edge-")
-    if kind == "outer-stroke":
-        return look.stroke if look.double else "none"
-    if kind.endswith("stroke-dasharray"):
-        return _DASH_SVG.get(look.dash) or "none"
-    if kind.endswith("stroke-width"):
-        return num(look.penwidth)
-    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
-
-
 def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
@@ -355,7 +339,7 @@ def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[s
             text = event_lines[key] if key < len(event_lines) else " "
         else:
             m = edges[key] if kind.startswith("edge-") else marks[key]
-            text = _value(kind, m, base.tips[key])
+            text = slot_value(kind, m, base.tips[key])
         values.append(html.escape(text, quote=True).replace("\n", "&#10;"))
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 

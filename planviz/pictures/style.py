@@ -26,7 +26,7 @@ from .escape import escape_label
 
 __all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
            "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
-           "node_attrs", "tip"]
+           "node_attrs", "tip", "slot_value"]
 
 
 @dataclass(frozen=True)
@@ -91,14 +91,12 @@ class Mark:
 
 
 def run_looks(run: Run) -> frozenset[str]:
-    """The status looks some frame of a run uses: its legend lists those, not all nine."""
-    seen: set[str] = set()
-    for i in range(len(run.events)):
-        frame = run.frame(i)
-        seen.update(frame.statuses.values())
-        seen |= {"invalidated"} if frame.voided else set()
-        seen |= {"kept"} if frame.kept else set()
-        seen |= {"conflict"} if frame.conflicted else set()
+    """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
+    seen = set(run.statuses_seen())
+    events = run.events
+    seen |= {"invalidated"} if any(e.kind in ("invalidate", "recheck") and e.voided for e in events) else set()
+    seen |= {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
+    seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 
@@ -158,13 +156,14 @@ def step_tooltip(step: Any) -> list[str]:
 
 
 def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
-                findings: tuple) -> dict[str, Mark]:
+                findings: tuple, ids: Iterable[str] | None = None) -> dict[str, Mark]:
+    """The mark of each step (of ``ids`` only, when given) in ``frame`` (None: the plan alone)."""
     by_step: dict[str, list] = {}
     for f in findings:
         for sid in f.steps:
             by_step.setdefault(sid, []).append(f)
     marks = {}
-    for sid in dict.fromkeys(plan.ids):
+    for sid in dict.fromkeys(plan.ids) if ids is None else ids:
         step = plan.step(sid)
         classes: list[str] = []
         tooltip: list[str] = []
@@ -229,6 +228,33 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
         marks[(u, v)] = Mark(tuple(classes), look, tooltip)
     return marks
+
+
+_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
+
+
+def slot_value(kind: str, m: Mark, base_tip: str) -> str:
+    """What one slot of a frame template (:func:`~planviz.pictures.layout.frame_template`) holds for a node or
+    edge with mark ``m``: its class, a colour, width or dash of its outline, its status word or its tooltip
+    (``base_tip`` plus the mark's extra lines). Not yet escaped for SVG text.
+
+    >>> done = Mark(("status-done",), LOOKS["done"], ("status: done",))
+    >>> slot_value("fill", done, ""), slot_value("class", done, ""), slot_value("tooltip", done, "S1: patch")
+    ('#C2E8DA', 'node status-done', 'S1: patch\\nstatus: done')
+    """
+    look = m.look
+    if kind in ("class", "edge-class"):
+        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
+    if kind in ("tooltip", "edge-tooltip"):
+        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
+    kind = kind.removeprefix("edge-")
+    if kind == "outer-stroke":
+        return look.stroke if look.double else "none"
+    if kind.endswith("stroke-dasharray"):
+        return _DASH_SVG.get(look.dash) or "none"
+    if kind.endswith("stroke-width"):
+        return num(look.penwidth)
+    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
 
 
 def node_attrs(look: Look, classes: Iterable[str], tooltip: str) -> dict[str, object]:
