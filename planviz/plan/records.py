@@ -221,8 +221,9 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         return check_unicode(value, path)
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            how = f'("{value}")' if isinstance(value, int) else "as written in the file"
-            raise _fail(f"step ids are strings, got the number {value!r}: quote it {how}", path)
+            shown = _show(value)
+            how = f'("{shown}")' if isinstance(value, int) and shown[:1] in "-0123456789" else "as written in the file"
+            raise _fail(f"step ids are strings, got the number {shown}: quote it {how}", path)
         if not isinstance(value, str) or not value:
             raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
         return check_unicode(value, path)
