@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..errors import AnalysisError
-from ..plan.model import Plan
+from ..plan.model import Plan, natural_key
 from ..structure.dag import require_dag
 from ..structure.index import paused_gc
 
@@ -114,7 +114,7 @@ class _Schedule:
         steps = ix.steps
         self.duration = [steps[sid].duration for sid in self.ids]
         self.rank = [0] * len(self.ids)  # position in id order: the heaps' key
-        for r, u in enumerate(sorted(range(len(self.ids)), key=self.ids.__getitem__)):
+        for r, u in enumerate(sorted(range(len(self.ids)), key=lambda i: natural_key(self.ids[i]))):
             self.rank[u] = r
         at = dict(zip(self.ids, range(len(self.ids))))
         holders = ix.holders()

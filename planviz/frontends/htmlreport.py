@@ -31,10 +31,7 @@ True
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import json
 import math
 from html import escape
 from importlib.resources import files
@@ -43,23 +40,15 @@ from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
-from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
+from ..plan.output import write_output
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
+from .page import content_security_policy, script_json
+from .pairreport import pair_report
 from .panels import legible_width, metrics_rows, outcome_label
 
-__all__ = ["report_html", "script_json"]
-
-
-def script_json(data: Any) -> str:
-    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 left raw; no NaN.
-
-    >>> script_json({"a": "</script><b>&\\u2028"})
-    '{"a": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026\\\\u2028"}'
-    """
-    text = json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+__all__ = ["report_html"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -76,7 +65,6 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
     command line shows it on a terminal).
     """
     if isinstance(run, (list, tuple)):
-        from .pairreport import pair_report  # the two-run page uses this module's script_json
 
         return pair_report(run, path)
     path = Path(path)
@@ -99,9 +87,7 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
 
 def _page(run: Any, data: dict, pictures: Sequence[VersionPicture], gantt: str) -> str:
     script = _asset("report.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
+    csp = content_security_policy(script)
     metric_rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
     n = len(run.events)
     label = outcome_label(run)

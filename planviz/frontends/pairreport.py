@@ -23,8 +23,6 @@ True
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from html import escape
 from pathlib import Path
@@ -34,7 +32,7 @@ from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
-from .htmlreport import script_json
+from .page import content_security_policy, script_json
 from .panels import event_row, frame_svg
 
 __all__ = ["pair_report", "pack_frames", "unpack_frames"]
@@ -110,9 +108,7 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
 
 
 def _page(runs: list[Run], labels: list[str], diff: Any, data: dict) -> str:
-    digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
+    csp = content_security_policy(_SCRIPT)
     goal = runs[0].plans[0].goal
     heads = "".join(f'<section class="side" id="pv-side-{k}"><h2>{escape(label)} &middot; outcome '
                     f'{escape(str(run.outcome))}</h2><p class="caption" id="pv-caption-{k}" aria-live="polite"></p>'

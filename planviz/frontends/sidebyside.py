@@ -21,7 +21,6 @@ True
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import ipywidgets as w
 

@@ -18,6 +18,7 @@ from typing import AbstractSet, Any, Iterable, Mapping
 
 from ..errors import FrameIndexError, SimulationError
 from ..plan.model import Contract, Plan
+from ..plan.syntax import show_value
 from .fault import Fault
 from .frames import FrameDelta, FrameStore
 
@@ -260,9 +261,9 @@ class Run:
         """
         n = len(self.events)
         if isinstance(index, bool) or not isinstance(index, int):
-            raise FrameIndexError(f"a frame index is an int, got {index!r}")
+            raise FrameIndexError(f"a frame index is an int, got {show_value(index)}")
         if not -n <= index < n:
-            raise FrameIndexError(f"no event {index!r} in this run; it has events 0..{n - 1}")
+            raise FrameIndexError(f"no event {show_value(index)} in this run; it has events 0..{n - 1}")
         index %= n
         e = self.events[index]
         return Frame(index, e.time, e.plan_version, *self._store.views(index))

@@ -22,7 +22,7 @@ from bisect import bisect_left, insort
 from typing import Any
 
 from ..analysis.reach import reachable
-from ..plan.model import Plan
+from ..plan.model import Plan, natural_key
 from ..structure.index import structure_index
 
 __all__ = ["Ledger", "Shape"]
@@ -142,7 +142,7 @@ class Ledger:
                 s = status[sid] = status_of(m, sid, step)
                 if s == "ready":
                     ready.add(sid)
-            self.ready_order = sorted(ready)
+            self.ready_order = sorted(ready, key=natural_key)
             changes = dict(status)
         else:
             changes = {}
@@ -155,11 +155,11 @@ class Ledger:
                 if old != new:
                     if new == "ready":
                         ready.add(sid)
-                        insort(self.ready_order, sid)
+                        insort(self.ready_order, sid, key=natural_key)
                     elif old == "ready":
                         ready.discard(sid)
                         order = self.ready_order
-                        del order[bisect_left(order, sid)]
+                        del order[bisect_left(order, natural_key(sid), key=natural_key)]
                     status[sid] = changes[sid] = new
         self._snapshot = self._everything = False
         touched.clear()

@@ -54,7 +54,7 @@ from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.lineage import lineage_roots, versions
-from ..plan.model import Contract, Plan, Step
+from ..plan.model import Contract, Plan, Step, natural_key
 from ..structure.index import paused_gc, structure_index
 from .approval import approval_due
 from .events import ExecutionState, Observation, Run, negation
@@ -227,6 +227,7 @@ class _Simulation:
             while self.heap and self.heap[0][0] == t:
                 batch.append(heapq.heappop(self.heap))
             m.time = t
+            batch.sort(key=lambda item: (natural_key(item[1]), item[2]))  # simultaneous: lower id first
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return

@@ -30,7 +30,6 @@ import io
 import json
 import os
 import stat
-from dataclasses import fields
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
