@@ -36,7 +36,7 @@ _EXPORTS = {
     "plan.schema": ("plan_schema",),
     "structure.graph": ("to_graph", "from_graph"),
     "checks.report": ("Report", "Summary", "summarize"),
-    "checks.validation": ("validate", "prepare", "PlanningFailure"),
+    "checks.validation": ("validate", "prepare", "refusal", "PlanningFailure"),
     "checks.grading": ("grade", "grade_many", "Grade", "GradeTable"),
     "analysis.schedule": ("critical_path", "Schedule", "StepTiming"),
     "analysis.timeline": ("ready_waves", "ready_timeline", "TimelinePoint"),

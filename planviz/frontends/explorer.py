@@ -1,7 +1,8 @@
 """The explorer: step through a run, inject faults and see what they void, in a notebook.
 
 ``explore(plan)`` simulates the plan and opens an ipywidgets app: the diagram
-of the current frame, a stepper (back, play, forward, a slider over the
+of the current frame with a legend beside it that lists only the looks on
+screen (so the picture keeps its space), a stepper (back, play, forward, a slider over the
 events), a fault panel (step, kind, fact, times; Inject re-simulates with the
 fault and jumps to the frame where it voids work) and tabs for the event log,
 the facts held, the ready set, a timeline of the run against the critical path
@@ -42,13 +43,12 @@ import ipywidgets as w
 
 from ..analysis.schedule import critical_path
 from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
-from ..plan.model import natural_key
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import (alignment_html, caption_html, event_row, frame_diagram, inline_svg, list_html, log_html,
-                     metrics_rows, outcome_label)
+from .panels import (alignment_html, caption_html, event_row, fault_html, frame_diagram, inline_svg, legend_html,
+                     list_html, log_html, metrics_html, outcome_label)
 from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
@@ -225,8 +225,10 @@ class Explorer(ViewHooks, w.VBox):
                                   tooltip="Drag, or focus and use the arrow keys")
         w.link((self.play, "value"), (self.slider, "value"))
         self.caption = w.HTML()
-        self.diagram = w.HTML(layout=w.Layout(overflow="auto", max_height="460px"))
+        self.diagram = w.HTML(layout=w.Layout(overflow="auto", max_height="460px", flex="1 1 auto", min_width="0"))
         self.diagram.add_class("planviz-diagram")
+        self.legend = w.HTML(layout=w.Layout(width="190px", min_width="190px", margin="0 0 0 10px"))
+        self.legend.add_class("planviz-legend")
         self.back.on_click(lambda _: self._step(-1))
         self.forward.on_click(lambda _: self._step(+1))
         self.slider.observe(self._on_index, names="value")
@@ -278,7 +280,8 @@ class Explorer(ViewHooks, w.VBox):
         fault_box = w.VBox([w.HTML("<b>Inject a fault</b>"), self.fault_step, self.fault_kind, self.fault_fact,
                             self.fault_times, w.HBox([self.inject_button, self.clear_button]), self.fault_status],
                            layout=w.Layout(width="290px", min_width="290px", margin="0 12px 0 0"))
-        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, self.diagram,
+        picture = w.HBox([self.diagram, self.legend], layout=w.Layout(align_items="flex-start"))
+        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, picture,
                 w.HBox([fault_box, self.tabs], layout=w.Layout(margin="8px 0 0 0"))]
 
     # -- updating ------------------------------------------------------------------------------
@@ -311,8 +314,8 @@ class Explorer(ViewHooks, w.VBox):
         finally:
             self._quiet = False
         self.title.value = self._title_html()
-        self.metrics_panel.value = self._metrics_html()
-        self.fault_status.value = self._fault_html()
+        self.metrics_panel.value = metrics_html(self._run)
+        self.fault_status.value = fault_html(self._faults, self._run)
         self._dirty = {"timeline", "alignment"}
         self._show(index)
 
@@ -330,7 +333,8 @@ class Explorer(ViewHooks, w.VBox):
         if diagram is None:
             if len(self._frames) >= _FRAME_CACHE:
                 del self._frames[next(iter(self._frames))]
-            diagram = self._frames[index] = frame_diagram(self._run, index, **self.view_panel.options())
+            diagram = self._frames[index] = frame_diagram(self._run, index, legend=False,
+                                                          **self.view_panel.options())
         return diagram
 
     def _show(self, index: int) -> None:
@@ -341,6 +345,7 @@ class Explorer(ViewHooks, w.VBox):
         e = event_row(self._run, index)
         n = len(events)
         self.diagram.value = f'<div class="pv-frame">{self.svg}</div>'
+        self.legend.value = legend_html(self._frame(index).legend)  # only the looks on screen, beside the picture
         self.view_panel.show(self.notice)
         self.caption.value = caption_html(e, n, self._plan.time_unit)
         self.facts_panel.value = list_html(e["facts"])
@@ -383,22 +388,6 @@ class Explorer(ViewHooks, w.VBox):
             return ""
         return f" &middot; makespan {self._schedule.makespan:g} {escape(self._plan.time_unit)}"
 
-    def _metrics_html(self) -> str:
-        rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in metrics_rows(self._run))
-        return f'<table class="pv-log"><tbody>{rows}</tbody></table>'
-
-    def _fault_html(self, error: str = "") -> str:
-        if error:
-            return f'<span class="pv-error">{escape(error)}</span>'
-        if not self._faults:
-            return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
-        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
-        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
-        faults = ", ".join(str(f) for f in self._faults)
-        return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
-                f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '
-                f'{escape(outcome_label(self._run))}</span>')
-
     # -- UI callbacks: errors are shown in the panel, never raised into the frontend ------------------------
 
     def _inject_from_ui(self) -> None:
@@ -406,10 +395,10 @@ class Explorer(ViewHooks, w.VBox):
         try:
             self.inject(Fault(self.fault_step.value, self.fault_kind.value, fact=fact, times=self.fault_times.value))
         except (PlanvizError, ValueError, TypeError) as exc:
-            self.fault_status.value = self._fault_html(f"could not inject: {exc}")
+            self.fault_status.value = fault_html(self._faults, self._run, f"could not inject: {exc}")
 
     def _clear_from_ui(self) -> None:
         try:
             self.clear_faults()
         except (PlanvizError, ValueError) as exc:
-            self.fault_status.value = self._fault_html(f"could not clear: {exc}")
+            self.fault_status.value = fault_html(self._faults, self._run, f"could not clear: {exc}")

@@ -3,7 +3,10 @@
 ``report_html(run, path)`` writes a page with the picture of the run, a
 stepper (first/previous/play/next/last, a slider, arrow keys, Home/End), the
 event log, the current facts and ready set, a timeline of the run against the
-critical path and the metrics. It needs no kernel and no network: no CDN, no
+critical path and the metrics. "Fit width" (the default) shrinks a wide picture
+to the page, but never its text below 9 pixels: each version's picture sits in
+a box no narrower than :func:`~planviz.frontends.panels.legible_width`, so a
+bigger plan scrolls instead. It needs no kernel and no network: no CDN, no
 external file; a restrictive Content-Security-Policy allows only the page's
 own inline script (by its sha256 hash), inline styles and ``data:`` images.
 
@@ -43,7 +46,7 @@ from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
 from .page import content_security_policy, script_json
 from .pairreport import pair_report
-from .panels import metrics_rows, outcome_label
+from .panels import legible_width, metrics_rows, outcome_label
 
 __all__ = ["report_html"]
 
@@ -69,6 +72,8 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
         raise PlanvizError("this run has no events, so there is nothing to step through; "
                            "simulate or record at least one event first")
     data, pictures = delta_table(run, progress)
+    for spec, picture in zip(data["versions"], pictures):  # how narrow "fit width" may make each version
+        spec["legible"] = legible_width(picture.svg)
     first = run.plans[0]
     data["unit"] = first.time_unit
     end = float(run.events[-1].time)
@@ -125,7 +130,7 @@ every frame.{unfinished}</p>
 <p id="pv-caption" class="caption" aria-live="polite">{_caption(run, n - 1, data["unit"])}</p>
 <main>
 <section id="pv-diagram" class="diagram fit" aria-label="plan diagram">
-<div class="pv-version" data-v="{len(others)}">{shown.svg}</div>
+<div class="pv-version" data-v="{len(others)}" style="min-width: {data["versions"][-1]["legible"]}px">{shown.svg}</div>
 </section>
 <div class="panels">
 <section><h2>Facts held</h2><ul id="pv-facts">{_items(sorted(last.facts))}</ul></section>

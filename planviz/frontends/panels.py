@@ -12,6 +12,7 @@ ipywidgets.
 
 from __future__ import annotations
 
+import math
 import re
 from html import escape
 from typing import Any, Iterable, Sequence
@@ -21,16 +22,22 @@ from ..plan.model import natural_key
 from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
+from ..pictures.style import LEGEND_TEXT, LOOKS
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "outcome_label", "list_html",
+__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+           "metrics_rows", "metrics_html", "fault_html", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
 
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_VIEWBOX = re.compile(r'<svg\b[^>]*?\bviewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+"')
+_FONT_SIZE = re.compile(r'\bfont-size="([0-9.]+)"')
+#: The smallest text a picture shown in a page may have, in CSS pixels: below it, shrink no further and scroll.
+LEGIBLE_PX = 9.0
 
 
 def plan_of(run: Any, index: int) -> Any:
@@ -58,6 +65,23 @@ def frame_svg(run: Any, index: int, **options: Any) -> str:
 def inline_svg(svg: str) -> str:
     """The SVG without its XML prolog, to sit inside HTML."""
     return _PROLOG.sub("", svg, count=1)
+
+
+def legible_width(svg: str, smallest: float = LEGIBLE_PX) -> int:
+    """The narrowest width (CSS pixels) at which every text of ``svg`` still shows at ``smallest`` pixels or
+    more: a page that fits a picture to its width stops shrinking there and scrolls instead.
+
+    >>> from planviz import examples, render
+    >>> svg = render(examples.load("cache_isolation")).svg
+    >>> width = legible_width(svg)
+    >>> 0 < width < float(_VIEWBOX.search(svg).group(1)) * 4 / 3  # narrower than its natural size (1 pt = 4/3 px)
+    True
+    """
+    box = _VIEWBOX.search(svg)
+    sizes = [float(x) for x in _FONT_SIZE.findall(svg) if float(x) > 0]
+    if box is None or not sizes:
+        return 0
+    return math.ceil(float(box.group(1)) * smallest / min(sizes))
 
 
 def event_row(run: Run, index: int) -> dict:
@@ -90,6 +114,41 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
             value = f"{value:.3g}"
         out.append((name.replace("_", " "), str(value)))
     return out
+
+
+def metrics_html(run: Any) -> str:
+    """The metrics of ``run`` as a small table."""
+    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
+    return f'<table class="pv-log"><tbody>{rows}</tbody></table>'
+
+
+def fault_html(faults: Sequence[Any], run: Any, error: str = "") -> str:
+    """What the injected faults did to ``run`` (voided, kept, outcome), or an ``error`` to show instead."""
+    if error:
+        return f'<span class="pv-error">{escape(error)}</span>'
+    if not faults:
+        return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
+    voided = sorted({s for e in run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+    kept = sorted({s for e in run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
+    return (f'<span class="pv-scope">faults: {escape(", ".join(str(f) for f in faults))}<br>voided: '
+            f'{escape(", ".join(voided) or "(none)")}<br>kept: {escape(", ".join(kept) or "(none)")}<br>'
+            f'outcome: {escape(outcome_label(run))}</span>')
+
+
+def legend_html(keys: Iterable[str]) -> str:
+    """A legend of the looks ``keys`` (a diagram's ``legend``: what is on screen), one swatch per look drawn
+    with its fill, outline colour, width and dash."""
+    items = []
+    for key in keys:
+        look = LOOKS[key]
+        style = "double" if look.double else look.dash or "solid"
+        width = 4 if look.double else max(1, round(look.penwidth))
+        items.append(f'<li class="pv-legend-{key}"><span class="pv-swatch" style="display:inline-block;'
+                     f'width:22px;height:12px;margin-right:6px;vertical-align:middle;border-radius:3px;'
+                     f'background:{look.fill};border:{width}px {style} {look.stroke}"></span>'
+                     f'{escape(LEGEND_TEXT[key])}</li>')
+    return ('<ul class="pv-legend" style="list-style:none;margin:0;padding:0;font-size:12px;line-height:2">'
+            + "".join(items) + "</ul>") if items else ""
 
 
 def list_html(items: Iterable[str]) -> str:

@@ -34,6 +34,7 @@
         box = document.createElement('div');
         box.className = 'pv-version';
         box.setAttribute('data-v', String(k));
+        box.style.minWidth = (data.versions[k].legible || 0) + 'px';  // fit width: text never below 9 px
         box.hidden = true;
         box.appendChild(document.importNode($('pv-version-' + k).content, true));
         diagram.appendChild(box);

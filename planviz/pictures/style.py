@@ -24,7 +24,7 @@ from ..plan.model import STATUSES, Plan
 from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
            "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
            "node_attrs", "tip", "slot_value"]
 
@@ -74,6 +74,7 @@ LEGEND_TEXT = {
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
+LEGEND_ORDER = RUN_LEGEND + ("step", "critical", "far", *SEVERITY_LOOKS, "inferred", "summary")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
 STATUS_PLACEHOLDER = max((look.text for look in LOOKS.values()), key=len)
@@ -81,11 +82,12 @@ STATUS_PLACEHOLDER = max((look.text for look in LOOKS.values()), key=len)
 
 @dataclass(frozen=True)
 class Mark:
-    """The resolved style of one node or edge in one frame."""
+    """The resolved style of one node or edge in one frame; ``key`` names a node's look in ``LOOKS``."""
 
     classes: tuple[str, ...]
     look: Look
     extra: tuple[str, ...]  # tooltip lines added to the step's own (status, findings)
+    key: str = ""
 
 
 def run_looks(run: Run) -> frozenset[str]:
@@ -107,6 +109,25 @@ def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
              if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)]
     keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
+
+
+def screen_legend(nodes: Iterable[Mark], edges: Iterable[Mark]) -> tuple[str, ...]:
+    """The legend keys of the looks a picture shows, in legend order: each drawn node's look, the critical
+    path, far steps, the severities of the findings outlined, inferred edges, summary nodes.
+
+    >>> screen_legend([Mark(("status-done", "critical"), LOOKS["done"], (), "done")],
+    ...               [Mark(("finding", "finding-warning"), LOOKS["warning"], ())])
+    ('done', 'critical', 'warning')
+    """
+    seen: set[str] = set()
+    for m in nodes:
+        seen.add(m.key)
+        seen.update(c for c in m.classes if c in ("critical", "far", "summary"))
+        seen.update(c.removeprefix("finding-") for c in m.classes if c.startswith("finding-"))
+    for m in edges:
+        seen.update(c for c in m.classes if c in ("critical", "inferred"))
+        seen.update(c.removeprefix("finding-") for c in m.classes if c.startswith("finding-"))
+    return tuple(k for k in LEGEND_ORDER if k in seen)
 
 
 def _marks(finding: Any, plan: Plan) -> bool:
@@ -148,7 +169,8 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
         tooltip: list[str] = []
         if frame is None:
             classes.append("status-pending")
-            look = LOOKS["critical"] if sid in critical else LOOKS["step"]
+            key = "critical" if sid in critical else "step"
+            look = LOOKS[key]
         else:
             status = frame.statuses.get(sid, "pending")
             status = status if status in STATUSES else "unknown"
@@ -176,7 +198,7 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
             classes += ["finding", f"finding-{severity}"]
             look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
             tooltip += [f"{f.severity} {f.code}: {f.message}" for f in found]
-        marks[sid] = Mark(tuple(classes), look, tuple(tooltip))
+        marks[sid] = Mark(tuple(classes), look, tuple(tooltip), key)
     return marks
 
 

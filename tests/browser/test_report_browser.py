@@ -170,3 +170,51 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
         assert both, i
         assert {k: states[k] for k in both} == {k: expected[k] for k in both}, i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
+
+
+# --- "fit width": a 10-step plan readable at 1400 px, a big one scrolled --------------------------------------
+
+TEXT_PX_JS = """() => {
+  const box = document.getElementById('pv-diagram'), svg = box.querySelector('.pv-version:not([hidden]) svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
+  return {smallest: Math.min(...sizes), fit: box.classList.contains('fit'),
+          across: box.scrollWidth > box.clientWidth + 1, down: box.scrollHeight > box.clientHeight + 1};
+}"""
+
+
+def _lanes(n: int, width: int) -> Plan:
+    """``n`` steps in ``width`` parallel lanes after a first step, each passing a fact down its lane."""
+    steps = [Step("S0", "Reproduce the failure on a clean checkout", expected_evidence="a failing test",
+                  produces="f0")]
+    for k in range(1, n):
+        parent = "S0" if k <= width else f"S{k - width}"
+        steps.append(Step(f"S{k}", f"Step number {k} of the work in its lane", expected_evidence="evidence",
+                          depends_on=parent, requires=f"f{parent[1:]}", produces=f"f{k}"))
+    return Plan(f"{n} steps in {width} lanes", steps)
+
+
+@pytest.mark.parametrize("plan, faults, scrolls", [
+    (_lanes(10, 3), [], False),   # a 10-step plan fits the page's width at 1400 px and stays readable
+    (_lanes(10, 2), [], None),    # a narrower, longer one is as readable (it may scroll a little)
+    (_lanes(10, 2), [Fault("S9", "side_effect")], None),  # so is its first version, built by the script
+    (_lanes(80, 4), [], True),    # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
+    (_lanes(80, 16), [], True),   # and so does a wide one
+])
+def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, scrolls):
+    """``scrolls``: False, the picture fits the width; True, it scrolls (across or down); None, either."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(report_html(simulate(plan, faults=faults), tmp_path / "run.html").as_uri())
+        pg.locator("#pv-diagram svg g.node").first.wait_for(state="attached")
+        for key in ("End", "Home", "ArrowRight"):  # the static last frame, then the script's frames
+            pg.keyboard.press(key)
+            seen = pg.evaluate(TEXT_PX_JS)
+            assert seen["fit"] and seen["smallest"] >= 9 - 1e-6, seen
+            if scrolls is False:
+                assert not seen["across"], seen
+            if scrolls:
+                assert seen["across"] or seen["down"], seen
+    finally:
+        context.close()

@@ -71,7 +71,7 @@ class Stepper:
 
     def __init__(self, text: str) -> None:
         self.data = data = _data(text)
-        shown = re.search(r'<div class="pv-version" data-v="(\d+)">(<svg.*?</svg>)</div>', text, re.S)
+        shown = re.search(r'<div class="pv-version" data-v="(\d+)"[^>]*>(<svg.*?</svg>)</div>', text, re.S)
         svgs = dict(re.findall(r'<template id="pv-version-(\d+)">(<svg.*?</svg>)</template>', text, re.S))
         svgs[shown.group(1)] = shown.group(2)
         self.roots = [ET.fromstring(svgs[str(k)]) for k in range(len(data["versions"]))]
@@ -233,7 +233,7 @@ def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(faile
 
 def test_without_script_the_page_shows_the_last_frame(failed_run, tmp_path):
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
-    shown = re.search(r'<div class="pv-version" data-v="\d+">(<svg.*?</svg>)</div>', text, re.S).group(1)
+    shown = re.search(r'<div class="pv-version" data-v="\d+"[^>]*>(<svg.*?</svg>)</div>', text, re.S).group(1)
     expected = ET.fromstring(render(failed_run.plan, run=failed_run, at=len(failed_run) - 1).svg)
     for sid in failed_run.plan.ids:
         assert node_state(ET.fromstring(shown), sid) == node_state(expected, sid)
@@ -338,3 +338,16 @@ def test_event_rows_list_ready_steps_naturally(tmp_path):
     assert event_row(run, 0)["ready"] == ["S1", "S9", "S10"]
     data = _data(report_html(run, tmp_path / "natural.html").read_text(encoding="utf-8"))
     assert data["steps"] == ["S1", "S9", "S10"]  # the page lists ready steps in this order too
+
+
+def test_fit_width_knows_how_narrow_each_plan_version_may_get(failed_run, tmp_path):
+    """Each plan version's picture carries the width at which its smallest text shows at 9 pixels: the static
+    picture's box as its min-width, every version in the data for the script."""
+    from planviz.frontends.deltatable import delta_table
+    from planviz.frontends.panels import legible_width
+
+    text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
+    _, pictures = delta_table(failed_run)
+    widths = [legible_width(p.svg) for p in pictures]
+    assert [v["legible"] for v in _data(text)["versions"]] == widths and len(widths) == 2 and min(widths) > 0
+    assert f'data-v="1" style="min-width: {widths[-1]}px"' in text
