@@ -36,11 +36,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..plan.model import natural_key
 from ..pictures.captions import critical_marks, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
 from ..pictures.style import FONT, Mark, node_marks, slot_value, tip
+from ..plan.model import natural_key
 from ..runs.events import Run
 from ..runs.machine import ProgressCallback
 from .panels import plan_of

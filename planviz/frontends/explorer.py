@@ -42,13 +42,25 @@ from typing import Any, Iterable
 import ipywidgets as w
 
 from ..analysis.schedule import critical_path
-from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
+from ..errors import PlanvizError, PlanvizTypeError
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import (alignment_html, caption_html, event_row, fault_html, frame_diagram, inline_svg, legend_html,
-                     list_html, log_html, metrics_html, outcome_label)
+from .panels import (
+    SliderIndex,
+    alignment_html,
+    caption_html,
+    event_row,
+    fault_html,
+    frame_diagram,
+    inline_svg,
+    legend_html,
+    list_html,
+    log_html,
+    metrics_html,
+    outcome_label,
+)
 from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
@@ -109,7 +121,7 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     return Explorer(recorded=trace, declared=plan)
 
 
-class Explorer(ViewHooks, w.VBox):
+class Explorer(SliderIndex, ViewHooks, w.VBox):
     """The explorer app (an ``ipywidgets.VBox``); build it with :func:`explore` or :func:`replay`.
 
     Scripting API: :attr:`run`, :attr:`index` (settable), :meth:`inject`,
@@ -159,19 +171,8 @@ class Explorer(ViewHooks, w.VBox):
         """The faults injected so far."""
         return self._faults
 
-    @property
-    def index(self) -> int:
-        """The event shown now; settable (negative counts from the end, like a list)."""
-        return self.slider.value
-
-    @index.setter
-    def index(self, value: int) -> None:
-        n = len(self._run.events)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise FrameIndexError(f"event index must be an int, got {value!r}")
-        if not -n <= value < n:
-            raise FrameIndexError(f"event index {value!r} is outside this run; it has events 0..{n - 1}")
-        self.slider.value = value % n
+    def _event_count(self) -> int:
+        return len(self._run.events)
 
     @property
     def svg(self) -> str:

@@ -31,10 +31,8 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 from html import escape
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -44,16 +42,11 @@ from ..pictures.gantt import gantt_svg
 from ..plan.output import write_output
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
-from .page import content_security_policy, script_json
+from .page import asset, content_security_policy, script_json
 from .pairreport import pair_report
 from .panels import legible_width, metrics_rows, outcome_label
 
 __all__ = ["report_html"]
-
-
-@functools.lru_cache(maxsize=None)
-def _asset(name: str) -> str:
-    return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
@@ -86,7 +79,7 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
 
 
 def _page(run: Any, data: dict, pictures: Sequence[VersionPicture], gantt: str) -> str:
-    script = _asset("report.js")
+    script = asset("stepper.js") + asset("report.js")
     csp = content_security_policy(script)
     metric_rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
     n = len(run.events)
@@ -108,7 +101,7 @@ def _page(run: Any, data: dict, pictures: Sequence[VersionPicture], gantt: str) 
 <meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>planviz run: {escape(goal)}</title>
-<style>{_asset("report.css")}</style>
+<style>{asset("report.css")}</style>
 </head>
 <body>
 <header>

@@ -13,11 +13,13 @@ True
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
+from importlib.resources import files
 from typing import Any
 
-__all__ = ["script_json", "content_security_policy"]
+__all__ = ["script_json", "content_security_policy", "asset"]
 
 
 def script_json(data: Any) -> str:
@@ -31,3 +33,9 @@ def content_security_policy(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     return (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
             "base-uri 'none'; form-action 'none'")
+
+
+@functools.lru_cache(maxsize=None)
+def asset(name: str) -> str:
+    """A page asset shipped beside this module (``stepper.js``, ``report.js``, ``report.css``...), as text."""
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
-from .page import content_security_policy, script_json
+from .page import asset, content_security_policy, script_json
 from .panels import event_row, frame_svg
 
 __all__ = ["pair_report", "pack_frames", "unpack_frames"]
@@ -108,7 +108,8 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
 
 
 def _page(runs: list[Run], labels: list[str], diff: Any, data: dict) -> str:
-    csp = content_security_policy(_SCRIPT)
+    script = asset("stepper.js") + asset("pairreport.js")
+    csp = content_security_policy(script)
     goal = runs[0].plans[0].goal
     heads = "".join(f'<section class="side" id="pv-side-{k}"><h2>{escape(label)} &middot; outcome '
                     f'{escape(str(run.outcome))}</h2><p class="caption" id="pv-caption-{k}" aria-live="polite"></p>'
@@ -144,7 +145,7 @@ def _page(runs: list[Run], labels: list[str], diff: Any, data: dict) -> str:
 <section class="wide"><h2>What differs</h2><pre id="pv-diff">{escape(diff.to_text())}</pre></section>
 <div class="logs">{logs}</div>
 <script type="application/json" id="planviz-data">{script_json(data)}</script>
-<script>{_SCRIPT}</script>
+<script>{script}</script>
 </body>
 </html>
 """
@@ -176,64 +177,4 @@ td { padding: 1px 5px; text-align: left; vertical-align: top; border-bottom: 1px
 tr.current { background: #fff3c4; font-weight: 600; }
 .wide { margin-top: 12px; }
 @media (max-width: 900px) { main, .logs { grid-template-columns: 1fr; } }
-"""
-
-_SCRIPT = """
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('planviz-data').textContent);
-  var $ = function (id) { return document.getElementById(id); };
-  data.sides.forEach(function (side) {
-    var current = [];
-    side.built = side.frames.map(function (f) {
-      if (Array.isArray(f)) { current = f.slice(); }
-      else { current = current.slice(); for (var k = 0; k < f.d.length; k += 2) { current[f.d[k]] = f.d[k + 1]; } }
-      return current;
-    });
-  });
-  var n = data.n, index = 0, timer = null, slider = $('pv-slider');
-  function show(i) {
-    index = Math.max(0, Math.min(n - 1, i));
-    slider.value = String(index);
-    var diverged = data.divergence !== null && index === data.divergence;
-    $('pv-where').textContent = 'Event ' + index + ' of ' + (n - 1) + (diverged ? ' \\u2014 the runs diverge here' : '');
-    $('pv-where').className = 'caption' + (diverged ? ' diverged' : '');
-    data.sides.forEach(function (side, k) {
-      var j = Math.min(index, side.events.length - 1), e = side.events[j];
-      $('pv-diagram-' + k).innerHTML = side.built[j].map(function (c) { return side.chunks[c]; }).join('');
-      var text = 'Event ' + j + ': ' + e.kind + (e.step ? ' ' + e.step : '') + ' at t=' + e.time
-        + (side.unit ? ' ' + side.unit : '') + (e.message ? ' \\u2014 ' + e.message : '');
-      if (j < index) { text += ' (this run ended at event ' + j + ')'; }
-      $('pv-caption-' + k).textContent = text;
-      var rows = $('pv-log-' + k).rows;
-      for (var r = 0; r < rows.length; r++) { rows[r].classList.toggle('current', r === j); }
-    });
-    $('pv-first').disabled = $('pv-prev').disabled = index === 0;
-    $('pv-last').disabled = $('pv-next').disabled = index === n - 1;
-  }
-  function stop() { if (timer) { clearInterval(timer); timer = null; $('pv-play').textContent = '\\u25B6 play'; } }
-  function play() {
-    if (timer) { stop(); return; }
-    if (index === n - 1) { show(0); }
-    $('pv-play').textContent = '\\u23F8 pause';
-    timer = setInterval(function () { if (index >= n - 1) { stop(); } else { show(index + 1); } }, 900);
-  }
-  $('pv-first').addEventListener('click', function () { stop(); show(0); });
-  $('pv-prev').addEventListener('click', function () { stop(); show(index - 1); });
-  $('pv-next').addEventListener('click', function () { stop(); show(index + 1); });
-  $('pv-last').addEventListener('click', function () { stop(); show(n - 1); });
-  $('pv-play').addEventListener('click', play);
-  $('pv-diverge').addEventListener('click', function () { stop(); if (data.divergence !== null) { show(data.divergence); } });
-  slider.addEventListener('input', function () { stop(); show(parseInt(slider.value, 10)); });
-  document.addEventListener('keydown', function (ev) {
-    if (ev.target === slider || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    if (ev.key === 'ArrowRight') { stop(); show(index + 1); }
-    else if (ev.key === 'ArrowLeft') { stop(); show(index - 1); }
-    else if (ev.key === 'Home') { stop(); show(0); }
-    else if (ev.key === 'End') { stop(); show(n - 1); }
-    else { return; }
-    ev.preventDefault();
-  });
-  show(data.divergence === null ? 0 : data.divergence);
-}());
 """

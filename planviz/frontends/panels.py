@@ -17,17 +17,18 @@ import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from ..errors import PlanvizError
-from ..plan.model import natural_key
+from ..errors import FrameIndexError, PlanvizError
 from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
 from ..pictures.style import LEGEND_TEXT, LOOKS
+from ..plan.model import natural_key
+from ..plan.syntax import show_value
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+__all__ = ["event_index", "SliderIndex", "plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
            "metrics_rows", "metrics_html", "fault_html", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
@@ -200,3 +201,35 @@ def alignment_html(plan: Any, run: Run) -> str:
     except PlanvizError as exc:
         return f'<p class="pv-empty">no alignment: {escape(str(exc))}</p>'
     return f'<div class="pv-alignment">{svg}{alignment._repr_html_()}</div>'
+
+
+def event_index(value: Any, n: int) -> int:
+    """``value`` as an index into ``n`` events (negative counts from the end), or FrameIndexError saying why.
+
+    >>> event_index(-1, 5), event_index(2, 5)
+    (4, 2)
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FrameIndexError(f"event index must be an int, got {show_value(value)}")
+    if not -n <= value < n:
+        raise FrameIndexError(f"event index {show_value(value)} is outside this run; it has events 0..{n - 1}")
+    return value % n
+
+
+class SliderIndex:
+    """``index``, the event a stepper shows, for widgets whose ``slider`` holds it: read it, or set it
+    (negative counts from the end, like a list). The widget says how many events it steps through."""
+
+    slider: Any
+
+    def _event_count(self) -> int:
+        return int(self.slider.max) + 1
+
+    @property
+    def index(self) -> int:
+        """The event shown now; settable (negative counts from the end, like a list)."""
+        return self.slider.value
+
+    @index.setter
+    def index(self, value: int) -> None:
+        self.slider.value = event_index(value, self._event_count())

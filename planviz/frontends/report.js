@@ -10,7 +10,7 @@
   var FLAGS = ['voided', 'kept', 'conflict'];
   var events = data.events, looks = data.looks, n = events.length;
   var $ = function (id) { return document.getElementById(id); };
-  var diagram = $('pv-diagram'), slider = $('pv-slider'), rows = $('pv-log').rows;
+  var diagram = $('pv-diagram'), rows = $('pv-log').rows;
   var logBox = document.querySelector('.log'), logHead = logBox.querySelector('thead');
   var gantt = document.querySelector('svg.planviz-gantt');
   var cursorLine = gantt && gantt.querySelector('.planviz-now');
@@ -18,7 +18,7 @@
   events.forEach(function (e, i) { if (e.v !== undefined) { v = e.v; } version[i] = v; });
   var pictures = data.versions.map(function () { return null; });
   var facts = new Set(data.last_facts), ready = new Set(data.last_ready);
-  var at = n - 1, index = n - 1, timer = null;
+  var at = n - 1, index = n - 1;
 
   function prepare(g, cut) {  // the elements a look sets, found once (mirrors pictures/layout.py frame_template)
     var shapes = g.querySelectorAll('path, polygon, ellipse'), texts = g.querySelectorAll('text');
@@ -101,14 +101,13 @@
     if (r.top < box.top + head) { logBox.scrollTop -= box.top + head - r.top; }
     else if (r.bottom > box.bottom) { logBox.scrollTop += r.bottom - box.bottom; }
   }
-  function show(i) {
+  function render(i) {
     var previous = index;
-    index = Math.max(0, Math.min(n - 1, i));
+    index = i;
     seek(index);
     var k = version[index];
     picture(k);
     pictures.forEach(function (p, j) { if (p) { p.box.hidden = j !== k; } });
-    slider.value = String(index);
     var cells = rows[index].cells, e = events[index];
     var cap = $('pv-caption'); cap.textContent = '';
     var b = document.createElement('b');
@@ -134,37 +133,12 @@
       cursorLine.setAttribute('x1', x); cursorLine.setAttribute('x2', x);
       cursorLine.setAttribute('visibility', 'visible');
     }
-    $('pv-first').disabled = $('pv-prev').disabled = index === 0;
-    $('pv-last').disabled = $('pv-next').disabled = index === n - 1;
   }
-  function stop() { if (timer) { clearInterval(timer); timer = null; $('pv-play').textContent = '\u25B6 play'; } }
-  function play() {
-    if (timer) { stop(); return; }
-    if (index === n - 1) { show(0); }
-    $('pv-play').textContent = '\u23F8 pause';
-    timer = setInterval(function () { if (index >= n - 1) { stop(); } else { show(index + 1); } }, 900);
-  }
-  $('pv-first').addEventListener('click', function () { stop(); show(0); });
-  $('pv-prev').addEventListener('click', function () { stop(); show(index - 1); });
-  $('pv-next').addEventListener('click', function () { stop(); show(index + 1); });
-  $('pv-last').addEventListener('click', function () { stop(); show(n - 1); });
-  $('pv-play').addEventListener('click', play);
-  slider.addEventListener('input', function () { stop(); show(parseInt(slider.value, 10)); });
+  var stepper = planvizStepper(n, render);
   $('pv-fit').addEventListener('change', function () { diagram.classList.toggle('fit', this.checked); });
   $('pv-log').addEventListener('click', function (ev) {
-    var tr = ev.target.closest('tr'); if (tr) { stop(); show(tr.sectionRowIndex); }
-  });
-  document.addEventListener('keydown', function (ev) {
-    if (ev.target === slider || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    var k = ev.key;
-    if (k === 'ArrowRight') { stop(); show(index + 1); }
-    else if (k === 'ArrowLeft') { stop(); show(index - 1); }
-    else if (k === 'Home') { stop(); show(0); }
-    else if (k === 'End') { stop(); show(n - 1); }
-    else if (k === 'p' || k === 'P') { play(); }
-    else { return; }
-    ev.preventDefault();
+    var tr = ev.target.closest('tr'); if (tr) { stepper.go(tr.sectionRowIndex); }
   });
   var start = parseInt((location.hash.match(/^#(\d+)$/) || [])[1], 10);
-  show(isNaN(start) ? 0 : start);
+  stepper.go(isNaN(start) ? 0 : start);
 }());

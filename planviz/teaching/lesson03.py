@@ -20,7 +20,7 @@ from ..analysis.timeline import ready_timeline
 from ..examples import load
 from ..plan.model import Plan
 from .answers import number
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
 
@@ -108,10 +108,10 @@ def check_exercise_2(saved: Any) -> Feedback:
     expected = _saved(plan)
     hint = ("shorten one step in a copy of the plan (dataclasses.replace(step, duration=...)) and recompute "
             "critical_path(...).makespan")
-    if is_blank(saved):
-        return unanswered(ex, "a dict {step id: minutes saved} for all five steps", hint)
-    if not isinstance(saved, Mapping):
-        return wrong(ex, f"expected a dict {{step id: minutes saved}}, got {type(saved).__name__}", hint)
+    problem = unusable(ex, saved, Mapping, "a dict {step id: minutes saved} for all five steps",
+                       "a dict {step id: minutes saved}", hint)
+    if problem is not None:
+        return problem
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")

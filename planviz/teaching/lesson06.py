@@ -26,7 +26,7 @@ from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.simulation import simulate
 from .answers import number, stop_reason
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
            "MORE_REPLANS"]
@@ -89,10 +89,9 @@ def check_exercise_3(fault: Any = None) -> Feedback:
     ex = "06 exercise 3"
     hint = ("compare(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
             "workflow does not, on the last steps")
-    if is_blank(fault):
-        return unanswered(ex, "check_exercise_3(fault=Fault(...))", hint)
-    if not isinstance(fault, Fault):
-        return wrong(ex, f"expected a planviz Fault, got {type(fault).__name__}", hint)
+    problem = unusable(ex, fault, Fault, "check_exercise_3(fault=Fault(...))", "a planviz Fault", hint)
+    if problem is not None:
+        return problem
     plan = load("cache_isolation")
     try:
         rows = {r.strategy: r for r in compare(plan, [fault], contract=plan.contract).rows}
