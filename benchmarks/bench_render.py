@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 import time
-from types import SimpleNamespace
 
-from planviz import Plan, Step, render, simulate
+from planviz import ExecutionState, Plan, Run, Step, render, simulate
 
 
 def plan_of(n: int = 300, width: int = 10, seed: int = 7, goal: str = "benchmark goal") -> Plan:
@@ -43,7 +42,7 @@ def main(n: int = 300, repeats: int = 2) -> dict:
     # A new goal text makes a new plan value, so each of these misses the layout memo: a full layout.
     fresh = iter([plan.replace(goal=f"benchmark goal {i}") for i in range(2 * repeats)])
     full_plan = _best(lambda: render(next(fresh)), repeats)
-    fresh_runs = iter([SimpleNamespace(events=run.events[:1], plans=[p], outcome=None)
+    fresh_runs = iter([Run(run.events[:1], None, ExecutionState(), (p,))
                        for p in [plan.replace(goal=f"run goal {i}") for i in range(repeats)]])
     full_frame = _best(lambda: render(plan, run=next(fresh_runs), at=0), repeats)
     render(plan, run=run, at=0)  # lay out once

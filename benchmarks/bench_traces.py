@@ -6,8 +6,8 @@ document, the floor for any reader that looks at every byte):
 
 - **read**: the streamed reader alone (records decoded one at a time, spans normalised, dependencies
   inferred, the plan and the timeline of actions built): planviz's own work;
-- **load**: the whole ``load_trace``, which also plays the timeline through the run state machine. A run
-  stores a frame per event, so this part grows with the run's storage (``Run.frame``), not the reader.
+- **load**: the whole ``load_trace``, which also plays the timeline through the run state machine (events
+  hold what they changed, so this part is linear too).
 
 Each trace is an agent turn loop: per turn one model call and one tool call whose arguments sometimes hold an
 earlier result (data-flow edges). Times are the least CPU time of a few repeats.
@@ -34,7 +34,7 @@ from planviz.runs.otelspans import span_of  # noqa: E402
 from tests.runs.otlp import agent, chat, envelope, tool  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
-FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "10000"))
+FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "100000"))
 
 
 def make_trace(spans: int) -> dict:

@@ -156,3 +156,32 @@ def test_cli_grade_without_a_contract_exits_2(tmp_path):
     path.write_text(dump_plan(plan.replace(contract=None)))
     out = planviz("grade", str(path))
     assert out.returncode == 2 and "grading needs a contract" in out.stderr
+
+
+def test_the_planner_output_sample_loads_everywhere_with_its_licence():
+    """The real-output sample ships inside the package: 48 records, some defective, with their licence."""
+    from planviz import load_plans
+
+    path = examples.planner_outputs()
+    plans = load_plans(path)
+    assert len(plans) == 48 and {p.source_format for p in plans} == {"taskbench"}
+    reports = [validate(p) for p in plans]
+    assert 5 <= sum(not r.ok for r in reports) <= 20  # about a quarter of TaskBench predictions are defective
+    assert any(f.layer == "import" and f.severity == "error" for r in reports for f in r.findings)
+    licence = (path.parent / "LICENSE.txt").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License") and "WxxShirley/GNN4TaskPlan" in licence
+
+
+@pytest.mark.corpus
+def test_the_planner_output_sample_is_the_corpus_records_unchanged(corpus):
+    """Each line is a record of the corpus file its LICENSE.txt names, in order (the first 12 of each)."""
+    import re
+
+    lines = examples.planner_outputs().read_text(encoding="utf-8").splitlines(keepends=True)
+    licence = (examples.planner_outputs().parent / "LICENSE.txt").read_text(encoding="utf-8")
+    spans = re.findall(r"lines +(\d+)-(\d+) +prediction/(\w+)/([\w.-]+)/direct\.json", licence)
+    assert len(spans) == 4
+    for first, last, domain, model in spans:
+        source = corpus / "taskbench-predictions" / f"gnn4tp_pred_{domain}_{model}.jsonl"
+        head = source.read_text(encoding="utf-8").splitlines(keepends=True)[:int(last) - int(first) + 1]
+        assert lines[int(first) - 1:int(last)] == head

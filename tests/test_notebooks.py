@@ -29,6 +29,7 @@ EXPECTED = (
     "05_debugging_a_failed_run.ipynb",
     "06_is_planning_worth_it.ipynb",
     "07_debugging_a_real_trace.ipynb",
+    "08_capstone_past_due_account.ipynb",
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -142,6 +143,20 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert "refused: the plan is refused before step 1: outside_intent (R4)" in text
     assert "refused by: outside_intent" in text
     assert "'R4' failed (outside_intent): the tool call was refused" in text
+    # which layers stop prepare: any error, and how it refuses
+    for name, gate, why in [("cycle", "SchemaError", "structure cycle"),
+                            ("release", "PlanningFailure", "feasibility infeasible_fact"),
+                            ("forgot S2 -> S3", "SemanticError", "semantics unmet_requirement"),
+                            ("resource clash", "SemanticError", "static high_risk_unguarded"),
+                            ("fixed", "runs", "(warnings at most)")]:
+        assert re.search(rf"^{re.escape(name)}\s+{gate}\s+{re.escape(why)}$", text, re.M), name
+    # recall 1.0 with three order violations against 0.5 with none
+    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
+           "diagnose < patch, patch < verify" in text
+    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
+           "order violations: (none)" in text
+    # the real outputs ship with the package: the cells run in a clone and on Binder
+    assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
 
 
 def test_critical_path_notebook_prints_29_of_32(executed):
@@ -170,6 +185,24 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
     assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
     assert "warning over_budget" in text and "-> approval_denied" in text
+    # the identity rule and redundant work after a replan
+    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
+    assert "redundant (facts already held): S1.v2, S2.v2" in text
+    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
+    # direct, workflow and planner side by side on the same fault, for slides
+    assert "image/gif" in mimetypes(nb)
+    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
+
+
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "06_is_planning_worth_it.ipynb"])
+def test_user_facing_text_says_voided(name):
+    """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
+    status, event kind or field), in backquotes or in a code cell."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    prose = "\n".join(re.sub(r"`[^`]*`", "", c.source) for c in nb.cells if c.cell_type == "markdown")
+    printed = "\n".join(re.findall(r"print\(f?\"([^\"]*)\"", "\n".join(c.source for c in nb.cells
+                                                                         if c.cell_type == "code")))
+    assert not re.search(r"invalidat", prose + re.sub(r"\{[^}]*\}", "", printed), re.I)
 
 
 def _svgs(nb: nbformat.NotebookNode) -> list[ET.Element]:
@@ -231,14 +264,20 @@ def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
 
 
 def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
-    text = text_of(executed("06_is_planning_worth_it.ipynb"))
+    nb = executed("06_is_planning_worth_it.ipynb")
+    text = text_of(nb)
     for word in ("direct", "workflow", "planner", "tool_calls", "model_calls", "recovery_distance"):
         assert word in text
     # the adaptive direct agent stops on the false premise too; the fixed workflow does not look
-    assert re.search(r"^S0:premise_false\s+premise_failed \(1\)\s+plan_complete \(5\)\s+"
-                     r"premise_failed \(1\)$", text, re.M)
+    assert re.search(r"^S0:premise_false\s+premise_failed \(1/1\)\s+plan_complete \(5/0\)\s+"
+                     r"premise_failed \(1/1\)$", text, re.M)
+    # without the graph, the direct agent calls two steps whose preconditions never held
+    assert "precondition_errors=2, duplicate_steps=0, replans=0, recovery_distance=0, critical_path_delay=None, " \
+           "tool_calls=5, model_calls=5, time=32.0), attribution='executor'" in text
     assert "attribution='contract'" in text  # the release refusal: a correct refusal, not a planner defect
-    assert "replan_limit" in text  # the structural side effect: more tool calls, still failed
+    assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
+    assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
+    assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
@@ -250,6 +289,23 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert "first divergence: event 4" in text
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
     assert (ROOT / "out" / "07_real_trace" / "two_runs.html").is_file()
+
+
+def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and_the_cap(executed):
+    nb = executed("08_capstone_past_due_account.ipynb")
+    text = text_of(nb)
+    # the permission failure: refused before step 1 by the planner, met at step 4 by the direct agent
+    assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text
+    assert "'step_4' failed (outside_intent): the tool call was refused" in text
+    assert re.search(r"^read-only request\s+step_failed 5/5 pe=1\s+step_failed 4/0 pe=0\s+refused 0/1 pe=0$", text, re.M)
+    # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
+    assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
+    assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",
+                     text, re.M)
+    # the replan cap
+    assert "replan_limit: a revision is needed but the run already made 2 (max_replans=2)" in text
+    assert re.search(r"^collections hold\s+step_failed 5/5 pe=2\s+step_failed 3/0 pe=0\s+replan_limit 7/3 pe=0$", text, re.M)
+    assert "image/gif" in mimetypes(nb)
 
 
 # --- exercises: every check is called in its notebook, and every solution passes its check -------------------

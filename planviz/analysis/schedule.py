@@ -26,7 +26,8 @@ from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 from ..errors import AnalysisError, UnknownStepError
-from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, as_duration, natural_key
+from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
+from ..plan.plaindata import as_duration
 from ..plan.syntax import show_value
 from ..structure.dag import require_dag
 from ..structure.index import paused_gc

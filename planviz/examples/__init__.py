@@ -16,7 +16,7 @@ from ..errors import PlanvizError
 from ..plan.files import load_plan
 from ..plan.model import Plan
 
-__all__ = ["names", "load", "path", "traces", "trace"]
+__all__ = ["names", "load", "path", "traces", "trace", "planner_outputs"]
 
 _SUFFIXES = (".yaml", ".json")
 
@@ -61,7 +61,7 @@ def traces() -> list[str]:
     """The names of the bundled sample traces of real agents (see ``traces/README.md`` for their source and licence).
 
     >>> traces()
-    ['any-agent_OPENAI_trace', 'langgraph_docs_get_state_history_example']
+    ['any-agent_LANGCHAIN_trace', 'any-agent_OPENAI_trace', 'langgraph_docs_get_state_history_example']
     """
     return sorted(p.stem for p in (_folder() / "traces").glob("*/*.json"))
 
@@ -76,6 +76,19 @@ def trace(name: str) -> Path:
     if not found:
         raise PlanvizError(f"no sample trace named {name!r}; choose one of {', '.join(traces())}")
     return found[0]
+
+
+def planner_outputs() -> Path:
+    """The bundled sample of real LLM planner outputs: 48 TaskBench records (HuggingGPT format) written by
+    CodeLlama-13B and Mistral-7B, unchanged, for :func:`planviz.load_plans` (see ``planner_outputs/README.md``
+    for their source and licence).
+
+    >>> from planviz import load_plans
+    >>> plans = load_plans(planner_outputs())
+    >>> len(plans), plans[0].source_format
+    (48, 'taskbench')
+    """
+    return _folder() / "planner_outputs" / "taskbench_sample.jsonl"
 
 
 def _folder() -> Path:

@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PlanvizError
+from .terminal import Progress
 
 __all__ = ["main"]
 
@@ -97,8 +98,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     plan, contract = _load(args)
     faults = _goal_changes([Fault.parse(text) for text in args.fault], args)
-    run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
-                   approval_time=args.approval_time)
+    with Progress() as progress:
+        run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
+                       approval_time=args.approval_time, progress=progress)
     m = metrics(run)
     voided = sorted({s for e in run.events if e.kind in ("invalidate", "recheck") for s in e.voided}, key=natural_key)
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
@@ -121,7 +123,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.report:
         from .htmlreport import report_html
 
-        report_html(run, args.report)
+        with Progress() as progress:
+            report_html(run, args.report, progress=progress)
         print(f"wrote {args.report}", file=note)
     return 0 if run.outcome == "plan_complete" else 1
 
@@ -144,7 +147,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
     from .htmlreport import report_html
 
-    report_html(load_trace(args.file), args.output)
+    with Progress() as progress:
+        report_html(load_trace(args.file), args.output, progress=progress)
     print(f"wrote {args.output}")
     return 0
 
@@ -257,7 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                if isinstance(exc, MemoryError) else type(exc).__name__)
         print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all
+        print("planviz: interrupted", file=sys.stderr)
         return 130
 
 

@@ -1,7 +1,8 @@
 """The explorer: step through a run, inject faults and see what they void, in a notebook.
 
 ``explore(plan)`` simulates the plan and opens an ipywidgets app: the diagram
-of the current frame, a stepper (back, play, forward, a slider over the
+of the current frame with a legend beside it that lists only the looks on
+screen (so the picture keeps its space), a stepper (back, play, forward, a slider over the
 events), a fault panel (step, kind, fact, times; Inject re-simulates with the
 fault and jumps to the frame where it voids work) and tabs for the event log,
 the facts held, the ready set, a timeline of the run against the critical path
@@ -41,14 +42,25 @@ from typing import Any, Iterable
 import ipywidgets as w
 
 from ..analysis.schedule import critical_path
-from ..errors import FrameIndexError, PlanvizError, PlanvizTypeError
-from ..plan.model import natural_key
+from ..errors import PlanvizError, PlanvizTypeError
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .panels import (alignment_html, caption_html, event_row, frame_diagram, inline_svg, list_html, log_html,
-                     metrics_rows)
+from .panels import (
+    SliderIndex,
+    alignment_html,
+    caption_html,
+    event_row,
+    fault_html,
+    frame_diagram,
+    inline_svg,
+    legend_html,
+    list_html,
+    log_html,
+    metrics_html,
+    outcome_label,
+)
 from .viewpanel import ViewHooks, ViewPanel
 
 __all__ = ["explore", "replay", "Explorer"]
@@ -109,7 +121,7 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     return Explorer(recorded=trace, declared=plan)
 
 
-class Explorer(ViewHooks, w.VBox):
+class Explorer(SliderIndex, ViewHooks, w.VBox):
     """The explorer app (an ``ipywidgets.VBox``); build it with :func:`explore` or :func:`replay`.
 
     Scripting API: :attr:`run`, :attr:`index` (settable), :meth:`inject`,
@@ -159,19 +171,8 @@ class Explorer(ViewHooks, w.VBox):
         """The faults injected so far."""
         return self._faults
 
-    @property
-    def index(self) -> int:
-        """The event shown now; settable (negative counts from the end, like a list)."""
-        return self.slider.value
-
-    @index.setter
-    def index(self, value: int) -> None:
-        n = len(self._run.events)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise FrameIndexError(f"event index must be an int, got {value!r}")
-        if not -n <= value < n:
-            raise FrameIndexError(f"event index {value!r} is outside this run; it has events 0..{n - 1}")
-        self.slider.value = value % n
+    def _event_count(self) -> int:
+        return len(self._run.events)
 
     @property
     def svg(self) -> str:
@@ -200,7 +201,7 @@ class Explorer(ViewHooks, w.VBox):
     def __repr__(self) -> str:
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
-                f"outcome {self._run.outcome}>")
+                f"outcome {outcome_label(self._run)}>")
 
     # -- building ------------------------------------------------------------------------------
 
@@ -225,8 +226,10 @@ class Explorer(ViewHooks, w.VBox):
                                   tooltip="Drag, or focus and use the arrow keys")
         w.link((self.play, "value"), (self.slider, "value"))
         self.caption = w.HTML()
-        self.diagram = w.HTML(layout=w.Layout(overflow="auto", max_height="460px"))
+        self.diagram = w.HTML(layout=w.Layout(overflow="auto", max_height="460px", flex="1 1 auto", min_width="0"))
         self.diagram.add_class("planviz-diagram")
+        self.legend = w.HTML(layout=w.Layout(width="190px", min_width="190px", margin="0 0 0 10px"))
+        self.legend.add_class("planviz-legend")
         self.back.on_click(lambda _: self._step(-1))
         self.forward.on_click(lambda _: self._step(+1))
         self.slider.observe(self._on_index, names="value")
@@ -278,7 +281,8 @@ class Explorer(ViewHooks, w.VBox):
         fault_box = w.VBox([w.HTML("<b>Inject a fault</b>"), self.fault_step, self.fault_kind, self.fault_fact,
                             self.fault_times, w.HBox([self.inject_button, self.clear_button]), self.fault_status],
                            layout=w.Layout(width="290px", min_width="290px", margin="0 12px 0 0"))
-        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, self.diagram,
+        picture = w.HBox([self.diagram, self.legend], layout=w.Layout(align_items="flex-start"))
+        return [w.HTML(_STYLE), self.title, stepper, self.view_panel, self.caption, picture,
                 w.HBox([fault_box, self.tabs], layout=w.Layout(margin="8px 0 0 0"))]
 
     # -- updating ------------------------------------------------------------------------------
@@ -311,8 +315,8 @@ class Explorer(ViewHooks, w.VBox):
         finally:
             self._quiet = False
         self.title.value = self._title_html()
-        self.metrics_panel.value = self._metrics_html()
-        self.fault_status.value = self._fault_html()
+        self.metrics_panel.value = metrics_html(self._run)
+        self.fault_status.value = fault_html(self._faults, self._run)
         self._dirty = {"timeline", "alignment"}
         self._show(index)
 
@@ -330,7 +334,8 @@ class Explorer(ViewHooks, w.VBox):
         if diagram is None:
             if len(self._frames) >= _FRAME_CACHE:
                 del self._frames[next(iter(self._frames))]
-            diagram = self._frames[index] = frame_diagram(self._run, index, **self.view_panel.options())
+            diagram = self._frames[index] = frame_diagram(self._run, index, legend=False,
+                                                          **self.view_panel.options())
         return diagram
 
     def _show(self, index: int) -> None:
@@ -341,6 +346,7 @@ class Explorer(ViewHooks, w.VBox):
         e = event_row(self._run, index)
         n = len(events)
         self.diagram.value = f'<div class="pv-frame">{self.svg}</div>'
+        self.legend.value = legend_html(self._frame(index).legend)  # only the looks on screen, beside the picture
         self.view_panel.show(self.notice)
         self.caption.value = caption_html(e, n, self._plan.time_unit)
         self.facts_panel.value = list_html(e["facts"])
@@ -375,29 +381,13 @@ class Explorer(ViewHooks, w.VBox):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f'<p class="pv-title">{escape(self._plan.goal)}</p><p class="pv-sub">{mode} &middot; '
-                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(str(run.outcome))}</span>'
+                f'{escape(faults)} &middot; outcome <span class="pv-badge {good}">{escape(outcome_label(run))}</span>'
                 f' &middot; events 0..{len(run.events) - 1}{self._makespan()}</p>')
 
     def _makespan(self) -> str:
         if self._schedule is None:
             return ""
         return f" &middot; makespan {self._schedule.makespan:g} {escape(self._plan.time_unit)}"
-
-    def _metrics_html(self) -> str:
-        rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in metrics_rows(self._run))
-        return f'<table class="pv-log"><tbody>{rows}</tbody></table>'
-
-    def _fault_html(self, error: str = "") -> str:
-        if error:
-            return f'<span class="pv-error">{escape(error)}</span>'
-        if not self._faults:
-            return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
-        voided = sorted({s for e in self._run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
-        kept = sorted({s for e in self._run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
-        faults = ", ".join(str(f) for f in self._faults)
-        return (f'<span class="pv-scope">faults: {escape(faults)}<br>voided: {escape(", ".join(voided) or "(none)")}'
-                f'<br>kept: {escape(", ".join(kept) or "(none)")}<br>outcome: '
-                f'{escape(str(self._run.outcome))}</span>')
 
     # -- UI callbacks: errors are shown in the panel, never raised into the frontend ------------------------
 
@@ -406,10 +396,10 @@ class Explorer(ViewHooks, w.VBox):
         try:
             self.inject(Fault(self.fault_step.value, self.fault_kind.value, fact=fact, times=self.fault_times.value))
         except (PlanvizError, ValueError, TypeError) as exc:
-            self.fault_status.value = self._fault_html(f"could not inject: {exc}")
+            self.fault_status.value = fault_html(self._faults, self._run, f"could not inject: {exc}")
 
     def _clear_from_ui(self) -> None:
         try:
             self.clear_faults()
         except (PlanvizError, ValueError) as exc:
-            self.fault_status.value = self._fault_html(f"could not clear: {exc}")
+            self.fault_status.value = fault_html(self._faults, self._run, f"could not clear: {exc}")

@@ -1,18 +1,24 @@
 """The offline HTML report: one self-contained file that steps through a run.
 
-``report_html(run, path)`` writes a page with the diagram of every frame, a
+``report_html(run, path)`` writes a page with the picture of the run, a
 stepper (first/previous/play/next/last, a slider, arrow keys, Home/End), the
 event log, the current facts and ready set, a timeline of the run against the
-critical path and the metrics. It needs no kernel and no network: no CDN, no
+critical path and the metrics. "Fit width" (the default) shrinks a wide picture
+to the page, but never its text below 9 pixels: each version's picture sits in
+a box no narrower than :func:`~planviz.frontends.panels.legible_width`, so a
+bigger plan scrolls instead. It needs no kernel and no network: no CDN, no
 external file; a restrictive Content-Security-Policy allows only the page's
 own inline script (by its sha256 hash), inline styles and ``data:`` images.
 
-Frames are stored compactly: each frame's SVG is cut into chunks at every
-``<g``, ``<a`` and ``<text`` element, identical chunks are stored once, and a frame is the list of
-its chunk ids, or only the positions that changed since the previous frame.
-All data travels as JSON in a ``<script type="application/json">`` block with
-``<``, ``>``, ``&``, U+2028 and U+2029 escaped, so plan text containing
-``</script>`` cannot end the block.
+Each plan version is laid out once; the page's script steps through the frames
+by restyling nodes from a compact per-event delta table
+(:mod:`planviz.frontends.deltatable`), so the page grows with the run's events
+plus one picture per plan version, not with events x steps. Without script the
+page is a static report of the run's last frame: its picture, facts, ready
+set and log. An unfinished run (a trace whose agent stopped before ``stop``)
+shows as ``unfinished``, drawn where it stopped. All data travels as JSON in a
+``<script type="application/json">`` block with ``<``, ``>``, ``&``, U+2028
+and U+2029 escaped, so plan text containing ``</script>`` cannot end the block.
 
 >>> import tempfile, pathlib
 >>> from planviz import examples, simulate, Fault
@@ -25,290 +31,141 @@ True
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-import re
+import math
 from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
-from ..plan.output import write_output
 from ..pictures.gantt import gantt_svg
-from .panels import event_row, frame_svg, metrics_rows, plan_of
+from ..plan.output import write_output
+from ..runs.machine import ProgressCallback
+from .deltatable import VersionPicture, delta_table
+from .page import asset, content_security_policy, script_json
+from .pairreport import pair_report
+from .panels import legible_width, metrics_rows, outcome_label
 
-__all__ = ["report_html", "pack_frames", "unpack_frames", "script_json"]
-
-_CHUNK = re.compile(r"(?=<(?:g|a|text)\b)")
-
-
-def pack_frames(svgs: Sequence[str]) -> tuple[list[str], list[Any]]:
-    """Cut SVGs into shared chunks: ``(chunks, frames)`` where a frame is a full list of chunk ids,
-    or ``{"d": [pos, id, pos, id, ...]}`` changing only some positions of the previous frame.
-
-    >>> chunks, frames = pack_frames(["<svg><g>a</g><g>b</g></svg>", "<svg><g>a</g><g>c</g></svg>"])
-    >>> frames
-    [[0, 1, 2], {'d': [2, 3]}]
-    >>> unpack_frames(chunks, frames)[1]
-    '<svg><g>a</g><g>c</g></svg>'
-    """
-    table: dict[str, int] = {}
-    chunks: list[str] = []
-    frames: list[Any] = []
-    previous: list[int] | None = None
-    for svg in svgs:
-        ids = []
-        for part in _CHUNK.split(svg):
-            if part not in table:
-                table[part] = len(chunks)
-                chunks.append(part)
-            ids.append(table[part])
-        if previous is not None and len(previous) == len(ids):
-            delta = [x for pos, (a, b) in enumerate(zip(previous, ids)) if a != b for x in (pos, b)]
-            frames.append({"d": delta} if len(delta) < len(ids) else ids)
-        else:
-            frames.append(ids)
-        previous = ids
-    return chunks, frames
+__all__ = ["report_html"]
 
 
-def unpack_frames(chunks: Sequence[str], frames: Sequence[Any]) -> list[str]:
-    """The inverse of :func:`pack_frames` (what the page's script does)."""
-    out, current = [], []
-    for frame in frames:
-        if isinstance(frame, dict):
-            current = list(current)
-            delta = frame["d"]
-            for i in range(0, len(delta), 2):
-                current[delta[i]] = delta[i + 1]
-        else:
-            current = list(frame)
-        out.append("".join(chunks[c] for c in current))
-    return out
-
-
-def script_json(data: Any) -> str:
-    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 left raw.
-
-    >>> script_json({"a": "</script><b>&\\u2028"})
-    '{"a": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026\\\\u2028"}'
-    """
-    text = json.dumps(data, ensure_ascii=True, sort_keys=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def report_html(run: Any, path: str | Path) -> Path:
+def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
     The page works opened from disk with no kernel and no network. ``run`` may
     also be a pair ``[a, b]``: the two-run report (:mod:`planviz.frontends.pairreport`).
+    ``progress(what, done, total)`` hears of the work on long runs (the
+    command line shows it on a terminal).
     """
     if isinstance(run, (list, tuple)):
-        from .pairreport import pair_report  # the two-run page builds on this module's frame packing
 
         return pair_report(run, path)
     path = Path(path)
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "
                            "simulate or record at least one event first")
-    chunks, frames = pack_frames([frame_svg(run, i) for i in range(len(run.events))])
-    first = run.plans[0] if run.plans else plan_of(run, 0)
-    unit = first.time_unit
-    data = {"chunks": chunks, "frames": frames, "events": [event_row(run, i) for i in range(len(run.events))], "unit": unit}
+    data, pictures = delta_table(run, progress)
+    for spec, picture in zip(data["versions"], pictures):  # how narrow "fit width" may make each version
+        spec["legible"] = legible_width(picture.svg)
+    first = run.plans[0]
+    data["unit"] = first.time_unit
+    end = float(run.events[-1].time)
     try:
-        gantt = gantt_svg(run, critical_path(first), now=0.0, unit=unit)
+        gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="empty">no timeline: {escape(str(exc))}</p>'
-    write_output(path, _page(first.goal, run.outcome, data, gantt, metrics_rows(run)))
+    write_output(path, _page(run, data, pictures, gantt))
     return path
 
 
-def _page(goal: str, outcome: str, data: dict, gantt: str, stats: list[tuple[str, str]]) -> str:
-    script = _SCRIPT
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
-    metric_rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in stats)
-    events = data["events"]
-    good = "ok" if outcome == "plan_complete" else "bad"
+def _page(run: Any, data: dict, pictures: Sequence[VersionPicture], gantt: str) -> str:
+    script = asset("stepper.js") + asset("report.js")
+    csp = content_security_policy(script)
+    metric_rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
+    n = len(run.events)
+    label = outcome_label(run)
+    badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
+    last = run.frame(-1)
+    e = run.events[-1]
+    goal = run.plans[0].goal
+    shown, others = pictures[-1], pictures[:-1]
+    templates = "".join(f'<template id="pv-version-{k}">{p.svg}</template>\n' for k, p in enumerate(others))
+    scope = (f"voided: {', '.join(sorted(e.voided)) or '(none)'}; kept: {', '.join(sorted(e.kept)) or '(none)'}"
+             if e.voided or e.kept else "(nothing voided at this event)")
+    unfinished = (" The run is <b>unfinished</b>: it has no stop event (the agent stopped recording), so this is "
+                  "where it stopped." if run.outcome is None else "")
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="en" class="no-js">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>planviz run: {escape(goal)}</title>
-<style>{_STYLE}</style>
+<style>{asset("report.css")}</style>
 </head>
 <body>
 <header>
 <h1>{escape(goal)}</h1>
-<p>outcome <span class="outcome {good}">{escape(outcome)}</span> &middot; events 0..{len(events) - 1}
+<p>outcome <span class="outcome {badge}">{escape(label)}</span> &middot; events 0..{n - 1}
 &middot; generated by planviz, works offline</p>
 </header>
+<p class="static-note">Without script this page shows the run's last frame; allow scripts to step through
+every frame.{unfinished}</p>
 <nav class="stepper" aria-label="step through the run">
 <button type="button" id="pv-first" title="first event (Home)">&laquo; first</button>
 <button type="button" id="pv-prev" title="previous event (Left arrow)">&#x25C0; prev</button>
 <button type="button" id="pv-play" title="play / pause (P)">&#x25B6; play</button>
 <button type="button" id="pv-next" title="next event (Right arrow)">next &#x25B6;</button>
 <button type="button" id="pv-last" title="last event (End)">last &raquo;</button>
-<input type="range" id="pv-slider" min="0" max="{len(events) - 1}" value="0" aria-label="event">
+<input type="range" id="pv-slider" min="0" max="{n - 1}" value="{n - 1}" aria-label="event">
 <label class="fit"><input type="checkbox" id="pv-fit" checked> fit width</label>
 </nav>
-<p id="pv-caption" class="caption" aria-live="polite"></p>
+<p id="pv-caption" class="caption" aria-live="polite">{_caption(run, n - 1, data["unit"])}</p>
 <main>
-<section id="pv-diagram" class="diagram fit" aria-label="plan diagram"></section>
+<section id="pv-diagram" class="diagram fit" aria-label="plan diagram">
+<div class="pv-version" data-v="{len(others)}" style="min-width: {data["versions"][-1]["legible"]}px">{shown.svg}</div>
+</section>
 <div class="panels">
-<section><h2>Facts held</h2><ul id="pv-facts"></ul></section>
-<section><h2>Ready</h2><ul id="pv-ready"></ul></section>
-<section><h2>Voided / kept by this event</h2><p id="pv-scope"></p></section>
+<section><h2>Facts held</h2><ul id="pv-facts">{_items(sorted(last.facts))}</ul></section>
+<section><h2>Ready</h2><ul id="pv-ready">{_items(sorted(last.ready))}</ul></section>
+<section><h2>Voided / kept by this event</h2><p id="pv-scope">{escape(scope)}</p></section>
 <section><h2>Metrics (whole run)</h2><table class="metrics">{metric_rows}</table></section>
 </div>
 </main>
 <section class="wide"><h2>Event log</h2><div class="log"><table>
 <thead><tr><th>#</th><th>time</th><th>kind</th><th>step</th><th>message</th></tr></thead>
-<tbody id="pv-log">{_log_rows(events)}</tbody></table></div></section>
+<tbody id="pv-log">{_log_rows(run.events)}</tbody></table></div></section>
 <section class="wide"><h2>Timeline: the run against the critical path</h2><div class="gantt">{gantt}</div></section>
-<script type="application/json" id="planviz-data">{script_json(data)}</script>
+{templates}<script type="application/json" id="planviz-data">{script_json(data)}</script>
 <script>{script}</script>
 </body>
 </html>
 """
 
 
-def _log_rows(events: Sequence[dict]) -> str:
+def _time(t: float) -> str:
+    return f"{float(t):g}"
+
+
+def _caption(run: Any, i: int, unit: str) -> str:
+    """The caption of frame ``i`` as the page's script writes it (the static page shows the last frame's)."""
+    e = run.events[i]
+    what = f"Event {i} of {len(run.events) - 1}: {e.kind}" + (f" {e.step}" if e.step else "")
+    rest = f" at t={_time(e.time)}" + (f" {unit}" if unit else "")
+    rest += f" \u2014 {e.message}" if e.message else ""
+    rest += f" (plan v{e.plan_version})" if e.plan_version > 1 else ""
+    return f"<b>{escape(what)}</b>{escape(rest)}"
+
+
+def _items(items: Sequence[str]) -> str:
+    if not items:
+        return '<li class="empty">(none)</li>'
+    return "".join(f"<li>{escape(x)}</li>" for x in items)
+
+
+def _log_rows(events: Sequence[Any]) -> str:
+    last = len(events) - 1
     return "".join(
-        f'<tr data-i="{e["index"]}"><td>{e["index"]}</td><td>{e["time"]:g}</td><td>{escape(e["kind"])}</td>'
-        f'<td>{escape(e["step"])}</td><td>{escape(e["message"])}</td></tr>' for e in events)
-
-
-_STYLE = """
-:root { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a; }
-body { margin: 0 auto; max-width: 1200px; padding: 12px 16px; }
-h1 { font-size: 1.25rem; margin: 0 0 4px; }
-h2 { font-size: 0.95rem; margin: 0 0 6px; }
-header p { margin: 0 0 10px; color: #444; }
-.outcome { font-weight: 600; padding: 1px 6px; border-radius: 3px; }
-.outcome.ok { background: #d6eaf8; } .outcome.bad { background: #fbe3d6; }
-.stepper { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
-.stepper button { font: inherit; padding: 4px 10px; cursor: pointer; }
-.stepper button:focus-visible, .stepper input:focus-visible { outline: 3px solid #0072B2; outline-offset: 1px; }
-#pv-slider { flex: 1; min-width: 200px; }
-.caption { margin: 6px 0; min-height: 1.3em; }
-.caption b { font-weight: 600; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) 300px; gap: 12px; }
-.diagram { border: 1px solid #ddd; overflow: auto; max-height: 62vh; background: #fff; }
-.diagram.fit svg { max-width: 100%; height: auto; }
-.panels section { margin-bottom: 10px; }
-.panels ul { margin: 0; padding-left: 18px; max-height: 9em; overflow: auto; font-size: 0.9rem; }
-.panels p { margin: 0; font-size: 0.9rem; }
-table { border-collapse: collapse; font-size: 0.85rem; }
-td, th { padding: 2px 6px; text-align: left; vertical-align: top; border-bottom: 1px solid #eee; }
-.metrics th { font-weight: normal; color: #444; }
-.wide { margin-top: 12px; }
-.log { max-height: 16em; overflow: auto; border: 1px solid #ddd; }
-.log thead th { position: sticky; top: 0; background: #f6f6f6; }
-.log table { width: 100%; }
-.log tbody tr { cursor: pointer; }
-.log tr.current { background: #fff3c4; font-weight: 600; }
-.gantt { overflow-x: auto; }
-.empty { color: #777; font-style: italic; }
-@media (max-width: 800px) { main { grid-template-columns: 1fr; } }
-"""
-
-_SCRIPT = """
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('planviz-data').textContent);
-  var frames = [], current = [];
-  data.frames.forEach(function (f) {
-    if (Array.isArray(f)) { current = f.slice(); }
-    else { current = current.slice(); for (var k = 0; k < f.d.length; k += 2) { current[f.d[k]] = f.d[k + 1]; } }
-    frames.push(current);
-  });
-  var n = data.events.length, index = 0, timer = null;
-  var $ = function (id) { return document.getElementById(id); };
-  var diagram = $('pv-diagram'), slider = $('pv-slider'), rows = $('pv-log').rows;
-  var logBox = document.querySelector('.log'), logHead = logBox.querySelector('thead');
-  var gantt = document.querySelector('svg.planviz-gantt');
-  var cursor = gantt && gantt.querySelector('.planviz-now');
-  function fill(list, items) {
-    list.textContent = '';
-    function add(text, cls) {
-      var li = document.createElement('li');
-      li.textContent = text;
-      if (cls) { li.className = cls; }
-      list.appendChild(li);
-    }
-    if (!items.length) { add('(none)', 'empty'); }
-    items.forEach(function (t) { add(t); });
-  }
-  function reveal(row) {  // scroll the log box only, never the page
-    if (!row) { return; }
-    var box = logBox.getBoundingClientRect(), r = row.getBoundingClientRect();
-    var head = logHead.getBoundingClientRect().height;
-    if (r.top < box.top + head) { logBox.scrollTop -= box.top + head - r.top; }
-    else if (r.bottom > box.bottom) { logBox.scrollTop += r.bottom - box.bottom; }
-  }
-  function show(i) {
-    index = Math.max(0, Math.min(n - 1, i));
-    var e = data.events[index];
-    diagram.innerHTML = frames[index].map(function (c) { return data.chunks[c]; }).join('');
-    slider.value = String(index);
-    var cap = $('pv-caption'); cap.textContent = '';
-    var b = document.createElement('b');
-    b.textContent = 'Event ' + index + ' of ' + (n - 1) + ': ' + e.kind + (e.step ? ' ' + e.step : '');
-    cap.appendChild(b);
-    var rest = ' at t=' + e.time + (data.unit ? ' ' + data.unit : '');
-    if (e.message) { rest += ' \\u2014 ' + e.message; }
-    if (e.version > 1) { rest += ' (plan v' + e.version + ')'; }
-    cap.appendChild(document.createTextNode(rest));
-    fill($('pv-facts'), e.facts);
-    fill($('pv-ready'), e.ready);
-    $('pv-scope').textContent = (e.voided.length || e.kept.length)
-      ? 'voided: ' + (e.voided.join(', ') || '(none)') + '; kept: ' + (e.kept.join(', ') || '(none)')
-      : '(nothing voided at this event)';
-    for (var r = 0; r < rows.length; r++) { rows[r].classList.toggle('current', r === index); }
-    reveal(rows[index]);
-    if (cursor) {
-      var x = parseFloat(gantt.getAttribute('data-x0'))
-        + e.time * parseFloat(gantt.getAttribute('data-scale'));
-      cursor.setAttribute('x1', x); cursor.setAttribute('x2', x); cursor.setAttribute('visibility', 'visible');
-    }
-    $('pv-first').disabled = $('pv-prev').disabled = index === 0;
-    $('pv-last').disabled = $('pv-next').disabled = index === n - 1;
-  }
-  function stop() { if (timer) { clearInterval(timer); timer = null; $('pv-play').textContent = '\\u25B6 play'; } }
-  function play() {
-    if (timer) { stop(); return; }
-    if (index === n - 1) { show(0); }
-    $('pv-play').textContent = '\\u23F8 pause';
-    timer = setInterval(function () { if (index >= n - 1) { stop(); } else { show(index + 1); } }, 900);
-  }
-  $('pv-first').addEventListener('click', function () { stop(); show(0); });
-  $('pv-prev').addEventListener('click', function () { stop(); show(index - 1); });
-  $('pv-next').addEventListener('click', function () { stop(); show(index + 1); });
-  $('pv-last').addEventListener('click', function () { stop(); show(n - 1); });
-  $('pv-play').addEventListener('click', play);
-  slider.addEventListener('input', function () { stop(); show(parseInt(slider.value, 10)); });
-  $('pv-fit').addEventListener('change', function () { diagram.classList.toggle('fit', this.checked); });
-  $('pv-log').addEventListener('click', function (ev) {
-    var tr = ev.target.closest('tr'); if (tr) { stop(); show(parseInt(tr.getAttribute('data-i'), 10)); }
-  });
-  document.addEventListener('keydown', function (ev) {
-    if (ev.target === slider || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    var k = ev.key;
-    if (k === 'ArrowRight') { stop(); show(index + 1); }
-    else if (k === 'ArrowLeft') { stop(); show(index - 1); }
-    else if (k === 'Home') { stop(); show(0); }
-    else if (k === 'End') { stop(); show(n - 1); }
-    else if (k === 'p' || k === 'P') { play(); }
-    else { return; }
-    ev.preventDefault();
-  });
-  var start = parseInt((location.hash.match(/^#(\\d+)$/) || [])[1], 10);
-  show(isNaN(start) ? 0 : start);
-}());
-"""
+        f'<tr{" class=" + chr(34) + "current" + chr(34) if i == last else ""}><td>{i}</td>'
+        f'<td>{_time(e.time)}</td><td>{escape(e.kind)}</td><td>{escape(e.step or "")}</td>'
+        f'<td>{escape(e.message or "")}</td></tr>' for i, e in enumerate(events))

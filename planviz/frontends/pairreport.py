@@ -5,8 +5,10 @@ The page shows run ``a`` and run ``b`` at the same event index, side by side
 :func:`planviz.diff_runs` found (first divergence, steps in one run only,
 changed steps, time and cost, with a button to jump to the divergence), and
 both event logs. Like the one-run report it needs no kernel and no network:
-frames are packed with :func:`planviz.frontends.htmlreport.pack_frames`,
-data travels as :func:`~planviz.frontends.htmlreport.script_json`, and a
+frames are packed with :func:`pack_frames` (every frame's SVG, cut into
+shared chunks: unlike the one-run report, which lays each plan version out
+once and restyles it, this page holds each frame), data travels as
+:func:`~planviz.frontends.htmlreport.script_json`, and a
 Content-Security-Policy allows only the page's own script, by its hash.
 
 >>> import tempfile, pathlib
@@ -21,8 +23,7 @@ True
 
 from __future__ import annotations
 
-import base64
-import hashlib
+import re
 from html import escape
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,10 +32,57 @@ from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
-from .htmlreport import pack_frames, script_json
+from .page import asset, content_security_policy, script_json
 from .panels import event_row, frame_svg
 
-__all__ = ["pair_report"]
+__all__ = ["pair_report", "pack_frames", "unpack_frames"]
+
+_CHUNK = re.compile(r"(?=<(?:g|a|text)\b)")
+
+
+def pack_frames(svgs: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """Cut SVGs into shared chunks: ``(chunks, frames)`` where a frame is a full list of chunk ids,
+    or ``{"d": [pos, id, pos, id, ...]}`` changing only some positions of the previous frame.
+
+    >>> chunks, frames = pack_frames(["<svg><g>a</g><g>b</g></svg>", "<svg><g>a</g><g>c</g></svg>"])
+    >>> frames
+    [[0, 1, 2], {'d': [2, 3]}]
+    >>> unpack_frames(chunks, frames)[1]
+    '<svg><g>a</g><g>c</g></svg>'
+    """
+    table: dict[str, int] = {}
+    chunks: list[str] = []
+    frames: list[Any] = []
+    previous: list[int] | None = None
+    for svg in svgs:
+        ids = []
+        for part in _CHUNK.split(svg):
+            if part not in table:
+                table[part] = len(chunks)
+                chunks.append(part)
+            ids.append(table[part])
+        if previous is not None and len(previous) == len(ids):
+            delta = [x for pos, (a, b) in enumerate(zip(previous, ids)) if a != b for x in (pos, b)]
+            frames.append({"d": delta} if len(delta) < len(ids) else ids)
+        else:
+            frames.append(ids)
+        previous = ids
+    return chunks, frames
+
+
+def unpack_frames(chunks: Sequence[str], frames: Sequence[Any]) -> list[str]:
+    """The inverse of :func:`pack_frames` (what the page's script does)."""
+    out, current = [], []
+    for frame in frames:
+        if isinstance(frame, dict):
+            current = list(current)
+            delta = frame["d"]
+            for i in range(0, len(delta), 2):
+                current[delta[i]] = delta[i + 1]
+        else:
+            current = list(frame)
+        out.append("".join(chunks[c] for c in current))
+    return out
 
 
 def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = ("a", "b")) -> Path:
@@ -60,9 +108,8 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
 
 
 def _page(runs: list[Run], labels: list[str], diff: Any, data: dict) -> str:
-    digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
+    script = asset("stepper.js") + asset("pairreport.js")
+    csp = content_security_policy(script)
     goal = runs[0].plans[0].goal
     heads = "".join(f'<section class="side" id="pv-side-{k}"><h2>{escape(label)} &middot; outcome '
                     f'{escape(str(run.outcome))}</h2><p class="caption" id="pv-caption-{k}" aria-live="polite"></p>'
@@ -98,7 +145,7 @@ def _page(runs: list[Run], labels: list[str], diff: Any, data: dict) -> str:
 <section class="wide"><h2>What differs</h2><pre id="pv-diff">{escape(diff.to_text())}</pre></section>
 <div class="logs">{logs}</div>
 <script type="application/json" id="planviz-data">{script_json(data)}</script>
-<script>{_SCRIPT}</script>
+<script>{script}</script>
 </body>
 </html>
 """
@@ -130,64 +177,4 @@ td { padding: 1px 5px; text-align: left; vertical-align: top; border-bottom: 1px
 tr.current { background: #fff3c4; font-weight: 600; }
 .wide { margin-top: 12px; }
 @media (max-width: 900px) { main, .logs { grid-template-columns: 1fr; } }
-"""
-
-_SCRIPT = """
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('planviz-data').textContent);
-  var $ = function (id) { return document.getElementById(id); };
-  data.sides.forEach(function (side) {
-    var current = [];
-    side.built = side.frames.map(function (f) {
-      if (Array.isArray(f)) { current = f.slice(); }
-      else { current = current.slice(); for (var k = 0; k < f.d.length; k += 2) { current[f.d[k]] = f.d[k + 1]; } }
-      return current;
-    });
-  });
-  var n = data.n, index = 0, timer = null, slider = $('pv-slider');
-  function show(i) {
-    index = Math.max(0, Math.min(n - 1, i));
-    slider.value = String(index);
-    var diverged = data.divergence !== null && index === data.divergence;
-    $('pv-where').textContent = 'Event ' + index + ' of ' + (n - 1) + (diverged ? ' \\u2014 the runs diverge here' : '');
-    $('pv-where').className = 'caption' + (diverged ? ' diverged' : '');
-    data.sides.forEach(function (side, k) {
-      var j = Math.min(index, side.events.length - 1), e = side.events[j];
-      $('pv-diagram-' + k).innerHTML = side.built[j].map(function (c) { return side.chunks[c]; }).join('');
-      var text = 'Event ' + j + ': ' + e.kind + (e.step ? ' ' + e.step : '') + ' at t=' + e.time
-        + (side.unit ? ' ' + side.unit : '') + (e.message ? ' \\u2014 ' + e.message : '');
-      if (j < index) { text += ' (this run ended at event ' + j + ')'; }
-      $('pv-caption-' + k).textContent = text;
-      var rows = $('pv-log-' + k).rows;
-      for (var r = 0; r < rows.length; r++) { rows[r].classList.toggle('current', r === j); }
-    });
-    $('pv-first').disabled = $('pv-prev').disabled = index === 0;
-    $('pv-last').disabled = $('pv-next').disabled = index === n - 1;
-  }
-  function stop() { if (timer) { clearInterval(timer); timer = null; $('pv-play').textContent = '\\u25B6 play'; } }
-  function play() {
-    if (timer) { stop(); return; }
-    if (index === n - 1) { show(0); }
-    $('pv-play').textContent = '\\u23F8 pause';
-    timer = setInterval(function () { if (index >= n - 1) { stop(); } else { show(index + 1); } }, 900);
-  }
-  $('pv-first').addEventListener('click', function () { stop(); show(0); });
-  $('pv-prev').addEventListener('click', function () { stop(); show(index - 1); });
-  $('pv-next').addEventListener('click', function () { stop(); show(index + 1); });
-  $('pv-last').addEventListener('click', function () { stop(); show(n - 1); });
-  $('pv-play').addEventListener('click', play);
-  $('pv-diverge').addEventListener('click', function () { stop(); if (data.divergence !== null) { show(data.divergence); } });
-  slider.addEventListener('input', function () { stop(); show(parseInt(slider.value, 10)); });
-  document.addEventListener('keydown', function (ev) {
-    if (ev.target === slider || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    if (ev.key === 'ArrowRight') { stop(); show(index + 1); }
-    else if (ev.key === 'ArrowLeft') { stop(); show(index - 1); }
-    else if (ev.key === 'Home') { stop(); show(0); }
-    else if (ev.key === 'End') { stop(); show(n - 1); }
-    else { return; }
-    ev.preventDefault();
-  });
-  show(data.divergence === null ? 0 : data.divergence);
-}());
 """

@@ -12,25 +12,33 @@ ipywidgets.
 
 from __future__ import annotations
 
+import math
 import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from ..errors import PlanvizError
-from ..plan.model import natural_key
+from ..errors import FrameIndexError, PlanvizError
 from ..pictures.diagram import Diagram
 from ..pictures.drawing import render
 from ..pictures.fatepicture import render_alignment
+from ..pictures.style import LEGEND_TEXT, LOOKS
+from ..plan.model import natural_key
+from ..plan.syntax import show_value
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["plan_of", "frame_diagram", "frame_svg", "inline_svg", "event_row", "metrics_rows", "list_html",
+__all__ = ["event_index", "SliderIndex", "plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+           "metrics_rows", "metrics_html", "fault_html", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
 
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_VIEWBOX = re.compile(r'<svg\b[^>]*?\bviewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+"')
+_FONT_SIZE = re.compile(r'\bfont-size="([0-9.]+)"')
+#: The smallest text a picture shown in a page may have, in CSS pixels: below it, shrink no further and scroll.
+LEGIBLE_PX = 9.0
 
 
 def plan_of(run: Any, index: int) -> Any:
@@ -60,6 +68,23 @@ def inline_svg(svg: str) -> str:
     return _PROLOG.sub("", svg, count=1)
 
 
+def legible_width(svg: str, smallest: float = LEGIBLE_PX) -> int:
+    """The narrowest width (CSS pixels) at which every text of ``svg`` still shows at ``smallest`` pixels or
+    more: a page that fits a picture to its width stops shrinking there and scrolls instead.
+
+    >>> from planviz import examples, render
+    >>> svg = render(examples.load("cache_isolation")).svg
+    >>> width = legible_width(svg)
+    >>> 0 < width < float(_VIEWBOX.search(svg).group(1)) * 4 / 3  # narrower than its natural size (1 pt = 4/3 px)
+    True
+    """
+    box = _VIEWBOX.search(svg)
+    sizes = [float(x) for x in _FONT_SIZE.findall(svg) if float(x) > 0]
+    if box is None or not sizes:
+        return 0
+    return math.ceil(float(box.group(1)) * smallest / min(sizes))
+
+
 def event_row(run: Run, index: int) -> dict:
     """The JSON-able summary of event ``index`` and the frame after it (sorted lists, plain types)."""
     event, frame = run.events[index], run.frame(index)
@@ -72,6 +97,16 @@ def event_row(run: Run, index: int) -> dict:
     }
 
 
+def outcome_label(run: Any) -> str:
+    """How a run ended, for people: its outcome, or ``unfinished`` when it never stopped (a crashed agent).
+
+    >>> from types import SimpleNamespace
+    >>> outcome_label(SimpleNamespace(outcome=None)), outcome_label(SimpleNamespace(outcome="blocked"))
+    ('unfinished', 'blocked')
+    """
+    return str(run.outcome) if run.outcome is not None else "unfinished"
+
+
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
     """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
     out = []
@@ -80,6 +115,41 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
             value = f"{value:.3g}"
         out.append((name.replace("_", " "), str(value)))
     return out
+
+
+def metrics_html(run: Any) -> str:
+    """The metrics of ``run`` as a small table."""
+    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in metrics_rows(run))
+    return f'<table class="pv-log"><tbody>{rows}</tbody></table>'
+
+
+def fault_html(faults: Sequence[Any], run: Any, error: str = "") -> str:
+    """What the injected faults did to ``run`` (voided, kept, outcome), or an ``error`` to show instead."""
+    if error:
+        return f'<span class="pv-error">{escape(error)}</span>'
+    if not faults:
+        return '<span class="pv-empty">no fault injected: pick a step and a kind, then Inject</span>'
+    voided = sorted({s for e in run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+    kept = sorted({s for e in run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
+    return (f'<span class="pv-scope">faults: {escape(", ".join(str(f) for f in faults))}<br>voided: '
+            f'{escape(", ".join(voided) or "(none)")}<br>kept: {escape(", ".join(kept) or "(none)")}<br>'
+            f'outcome: {escape(outcome_label(run))}</span>')
+
+
+def legend_html(keys: Iterable[str]) -> str:
+    """A legend of the looks ``keys`` (a diagram's ``legend``: what is on screen), one swatch per look drawn
+    with its fill, outline colour, width and dash."""
+    items = []
+    for key in keys:
+        look = LOOKS[key]
+        style = "double" if look.double else look.dash or "solid"
+        width = 4 if look.double else max(1, round(look.penwidth))
+        items.append(f'<li class="pv-legend-{key}"><span class="pv-swatch" style="display:inline-block;'
+                     f'width:22px;height:12px;margin-right:6px;vertical-align:middle;border-radius:3px;'
+                     f'background:{look.fill};border:{width}px {style} {look.stroke}"></span>'
+                     f'{escape(LEGEND_TEXT[key])}</li>')
+    return ('<ul class="pv-legend" style="list-style:none;margin:0;padding:0;font-size:12px;line-height:2">'
+            + "".join(items) + "</ul>") if items else ""
 
 
 def list_html(items: Iterable[str]) -> str:
@@ -131,3 +201,35 @@ def alignment_html(plan: Any, run: Run) -> str:
     except PlanvizError as exc:
         return f'<p class="pv-empty">no alignment: {escape(str(exc))}</p>'
     return f'<div class="pv-alignment">{svg}{alignment._repr_html_()}</div>'
+
+
+def event_index(value: Any, n: int) -> int:
+    """``value`` as an index into ``n`` events (negative counts from the end), or FrameIndexError saying why.
+
+    >>> event_index(-1, 5), event_index(2, 5)
+    (4, 2)
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FrameIndexError(f"event index must be an int, got {show_value(value)}")
+    if not -n <= value < n:
+        raise FrameIndexError(f"event index {show_value(value)} is outside this run; it has events 0..{n - 1}")
+    return value % n
+
+
+class SliderIndex:
+    """``index``, the event a stepper shows, for widgets whose ``slider`` holds it: read it, or set it
+    (negative counts from the end, like a list). The widget says how many events it steps through."""
+
+    slider: Any
+
+    def _event_count(self) -> int:
+        return int(self.slider.max) + 1
+
+    @property
+    def index(self) -> int:
+        """The event shown now; settable (negative counts from the end, like a list)."""
+        return self.slider.value
+
+    @index.setter
+    def index(self, value: int) -> None:
+        self.slider.value = event_index(value, self._event_count())

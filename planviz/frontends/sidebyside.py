@@ -21,14 +21,13 @@ True
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import ipywidgets as w
 
-from ..errors import FrameIndexError, PlanvizTypeError
+from ..errors import PlanvizTypeError
 from ..runs.events import Run
 from ..runs.rundiff import RunDiff, diff_runs
-from .panels import caption_html, event_row, frame_svg
+from .panels import SliderIndex, caption_html, event_row, frame_svg
 
 __all__ = ["compare_runs", "RunComparison"]
 
@@ -48,7 +47,7 @@ def compare_runs(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> Run
     return RunComparison(a, b, labels=labels)
 
 
-class RunComparison(w.VBox):
+class RunComparison(SliderIndex, w.VBox):
     """The two-run explorer (an ``ipywidgets.VBox``); build it with :func:`compare_runs`.
 
     Scripting API: :attr:`runs`, :attr:`diff` (the :class:`~planviz.RunDiff`),
@@ -112,17 +111,6 @@ class RunComparison(w.VBox):
     def diff(self) -> RunDiff:
         return self._diff
 
-    @property
-    def index(self) -> int:
-        """The event index shown on both sides (a side that has ended shows its last event)."""
-        return self.slider.value
-
-    @index.setter
-    def index(self, value: int) -> None:
-        n = self.slider.max + 1
-        if isinstance(value, bool) or not isinstance(value, int) or not -n <= value < n:
-            raise FrameIndexError(f"event index must be an int in 0..{n - 1}, got {value!r}")
-        self.slider.value = value % n
 
     @property
     def svgs(self) -> tuple[str, str]:

@@ -41,12 +41,16 @@ class Diagram:
     so the DOM can be inspected, plus ``image/svg+xml``). ``notice`` says why
     the picture is not the whole plan: a focused ``view`` (a :class:`~planviz.View`
     naming exactly the steps drawn and those summed up), or a summary of
-    ready waves (``summarized``, ``view`` None).
+    ready waves (``summarized``, ``view`` None). ``legend`` names the looks the
+    picture shows (keys of ``planviz.pictures.style.LOOKS``), whether or not
+    its own legend is drawn.
     """
 
     def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple, tuple, str]], *, notice: str = "",
-                 summarized: bool = False, at: int | None = None, view: Any = None) -> None:
+                 summarized: bool = False, at: int | None = None, view: Any = None,
+                 legend: tuple[str, ...] = ()) -> None:
         self.svg = svg
+        self.legend = legend
         self._frame = frame
         self.notice = notice
         self.summarized = summarized

@@ -70,6 +70,8 @@ from .style import (
     node_marks,
     num,
     run_looks,
+    screen_legend,
+    slot_value,
     step_tooltip,
     tip,
 )
@@ -78,7 +80,6 @@ from .summary import summary_diagram
 __all__ = ["render", "HIGHLIGHTS"]
 
 HIGHLIGHTS = ("critical",)
-_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,8 @@ class _Base:
 def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
            highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
            collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
-           max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30) -> Diagram:
+           max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30,
+           legend: bool = True) -> Diagram:
     """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
 
     In a run frame, statuses, the voided and kept steps and the conflicts
@@ -113,7 +115,9 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     transitive edges that carry no fact (``"all"``: every transitive edge;
     critical and flagged edges always stay), see
     :mod:`planviz.pictures.arrangement`; a plan whose longest chain is long is
-    drawn top to bottom.
+    drawn top to bottom. ``legend=False`` leaves the legend out of the
+    picture (a front end that shows its own beside it: the explorer);
+    ``diagram.legend`` names the looks this picture shows either way.
 
     Big plans stay readable: with ``focus`` (a step id, or several) the
     picture shows their ``hops``-hop neighbourhood; without it, a plan of
@@ -181,10 +185,10 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     looks = run_looks(run) if frame is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:
-        legend = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks)
-        legend += ("summary",) if view.hidden else ()
+        keys = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks) if legend else ()
+        keys += ("summary",) if view.hidden and legend else ()
         lines = caption if view.whole and not (view.omitted and not reduce) else caption + (view.describe(),)
-        key = (plan, frame is not None, legend, crit_edges, lines, notes, view, in_child, budget, memory)
+        key = (plan, frame is not None, keys, crit_edges, lines, notes, view, in_child, budget, memory)
         try:
             hash(key)
         except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
@@ -212,8 +216,9 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     lines = event_lines(event, index, run, plan) if frame is not None else ()
     svg = _fill(base, marks, edges, lines)
     check_svg(svg)
+    shown = [marks[s] for s in base.view.steps] + [marks[i] for i in range(len(base.view.groups))]
     return Diagram(svg, functools.partial(_dot_frame, base, marks, edges, lines), at=index, notice=notice,
-                   view=base.view)
+                   view=base.view, legend=screen_legend(shown, edges.values()))
 
 
 # --- the base picture (laid out once per plan version) -------------------------------------------------------
@@ -299,6 +304,8 @@ def _ranks(g: Any) -> int:
 
 
 def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
+    if not keys:
+        return
     # Legend nodes share dot's ranks (columns) with the plan: no more columns than the plan has,
     # so the legend never makes the picture wider than the plan (and the plan smaller on screen).
     per_row = min(max(3, math.ceil(len(keys) / 2)), max(3, ranks))
@@ -324,22 +331,6 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _value(kind: str, m: Mark, base_tip: str) -> str:
-    look = m.look
-    if kind in ("class", "edge-class"):
-        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
-    if kind in ("tooltip", "edge-tooltip"):
-        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
-    kind = kind.removeprefix("edge-")
-    if kind == "outer-stroke":
-        return look.stroke if look.double else "none"
-    if kind.endswith("stroke-dasharray"):
-        return _DASH_SVG.get(look.dash) or "none"
-    if kind.endswith("stroke-width"):
-        return num(look.penwidth)
-    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
-
-
 def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
@@ -348,7 +339,7 @@ def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[s
             text = event_lines[key] if key < len(event_lines) else " "
         else:
             m = edges[key] if kind.startswith("edge-") else marks[key]
-            text = _value(kind, m, base.tips[key])
+            text = slot_value(kind, m, base.tips[key])
         values.append(html.escape(text, quote=True).replace("\n", "&#10;"))
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 

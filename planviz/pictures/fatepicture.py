@@ -39,7 +39,7 @@ FATE_LOOKS = {
     "unfinished": (LOOKS["running"], "started, never finished"),
     "not_run": (Look("#FFFFFF", "#7A7A7A", 1.2, text="never ran"), "never ran"),
     "invalidated": (Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="never ran · in the failure's scope"),
-                    "invalidated by the failure"),
+                    "never ran: in the failure's scope"),
     "unplanned": (Look("#EEEEEE", "#555555", 1.5, dash="dashed", text="UNPLANNED"), "unplanned call"),
 }
 

@@ -156,22 +156,24 @@ def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[i
         member_marks = [step_marks[m] for m in g.members if m in step_marks]
         classes = [g.kind]
         if frame is None:
-            look: Look = LOOKS["summary"] if g.kind == "summary" else LOOKS["step"]
+            key = "summary" if g.kind == "summary" else "step"
+            look: Look = LOOKS[key]
             extra: tuple[str, ...] = ()
         else:
             text = status_counts(g.members, frame.statuses, frame.voided, frame.kept)
             first = text.split(" · ")[0].split(" ")[1]
-            look = replace(LOOKS[_LOOK_OF.get(first, "pending")], text=text)
+            key = _LOOK_OF.get(first, "pending")
+            look = replace(LOOKS[key], text=text)
             classes.append(f"status-{first}")
             extra = (f"in this frame: {text}",)
         if member_marks and all("critical" in m.classes for m in member_marks):
             classes.append("critical")
             if frame is None:
-                look = LOOKS["critical"]
+                key, look = "critical", LOOKS["critical"]
         severity = next((s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
                         None)
         if severity:
             classes += ["finding", f"finding-{severity}"]
             look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
-        out[i] = Mark(tuple(classes), look, extra)
+        out[i] = Mark(tuple(classes), look, extra, key)
     return out

@@ -24,9 +24,9 @@ from ..plan.model import STATUSES, Plan
 from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
+__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
            "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
-           "node_attrs", "tip"]
+           "node_attrs", "tip", "slot_value"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ LEGEND_TEXT = {
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
 RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
+LEGEND_ORDER = RUN_LEGEND + ("step", "critical", "far", *SEVERITY_LOOKS, "inferred", "summary")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
 STATUS_PLACEHOLDER = max((look.text for look in LOOKS.values()), key=len)
@@ -81,22 +82,21 @@ STATUS_PLACEHOLDER = max((look.text for look in LOOKS.values()), key=len)
 
 @dataclass(frozen=True)
 class Mark:
-    """The resolved style of one node or edge in one frame."""
+    """The resolved style of one node or edge in one frame; ``key`` names a node's look in ``LOOKS``."""
 
     classes: tuple[str, ...]
     look: Look
     extra: tuple[str, ...]  # tooltip lines added to the step's own (status, findings)
+    key: str = ""
 
 
 def run_looks(run: Run) -> frozenset[str]:
-    """The status looks some frame of a run uses: its legend lists those, not all nine."""
-    seen: set[str] = set()
-    for i in range(len(run.events)):
-        frame = run.frame(i)
-        seen.update(frame.statuses.values())
-        seen |= {"invalidated"} if frame.voided else set()
-        seen |= {"kept"} if frame.kept else set()
-        seen |= {"conflict"} if frame.conflicted else set()
+    """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
+    seen = set(run.statuses_seen())
+    events = run.events
+    seen |= {"invalidated"} if any(e.kind in ("invalidate", "recheck") and e.voided for e in events) else set()
+    seen |= {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
+    seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 
@@ -109,6 +109,25 @@ def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
              if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)]
     keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
+
+
+def screen_legend(nodes: Iterable[Mark], edges: Iterable[Mark]) -> tuple[str, ...]:
+    """The legend keys of the looks a picture shows, in legend order: each drawn node's look, the critical
+    path, far steps, the severities of the findings outlined, inferred edges, summary nodes.
+
+    >>> screen_legend([Mark(("status-done", "critical"), LOOKS["done"], (), "done")],
+    ...               [Mark(("finding", "finding-warning"), LOOKS["warning"], ())])
+    ('done', 'critical', 'warning')
+    """
+    seen: set[str] = set()
+    for m in nodes:
+        seen.add(m.key)
+        seen.update(c for c in m.classes if c in ("critical", "far", "summary"))
+        seen.update(c.removeprefix("finding-") for c in m.classes if c.startswith("finding-"))
+    for m in edges:
+        seen.update(c for c in m.classes if c in ("critical", "inferred"))
+        seen.update(c.removeprefix("finding-") for c in m.classes if c.startswith("finding-"))
+    return tuple(k for k in LEGEND_ORDER if k in seen)
 
 
 def _marks(finding: Any, plan: Plan) -> bool:
@@ -137,19 +156,21 @@ def step_tooltip(step: Any) -> list[str]:
 
 
 def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
-                findings: tuple) -> dict[str, Mark]:
+                findings: tuple, ids: Iterable[str] | None = None) -> dict[str, Mark]:
+    """The mark of each step (of ``ids`` only, when given) in ``frame`` (None: the plan alone)."""
     by_step: dict[str, list] = {}
     for f in findings:
         for sid in f.steps:
             by_step.setdefault(sid, []).append(f)
     marks = {}
-    for sid in dict.fromkeys(plan.ids):
+    for sid in dict.fromkeys(plan.ids) if ids is None else ids:
         step = plan.step(sid)
         classes: list[str] = []
         tooltip: list[str] = []
         if frame is None:
             classes.append("status-pending")
-            look = LOOKS["critical"] if sid in critical else LOOKS["step"]
+            key = "critical" if sid in critical else "step"
+            look = LOOKS[key]
         else:
             status = frame.statuses.get(sid, "pending")
             status = status if status in STATUSES else "unknown"
@@ -177,7 +198,7 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
             classes += ["finding", f"finding-{severity}"]
             look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
             tooltip += [f"{f.severity} {f.code}: {f.message}" for f in found]
-        marks[sid] = Mark(tuple(classes), look, tuple(tooltip))
+        marks[sid] = Mark(tuple(classes), look, tuple(tooltip), key)
     return marks
 
 
@@ -207,6 +228,33 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
         marks[(u, v)] = Mark(tuple(classes), look, tooltip)
     return marks
+
+
+_DASH_SVG = {"dashed": "5,2", "dotted": "1,5", "": None}
+
+
+def slot_value(kind: str, m: Mark, base_tip: str) -> str:
+    """What one slot of a frame template (:func:`~planviz.pictures.layout.frame_template`) holds for a node or
+    edge with mark ``m``: its class, a colour, width or dash of its outline, its status word or its tooltip
+    (``base_tip`` plus the mark's extra lines). Not yet escaped for SVG text.
+
+    >>> done = Mark(("status-done",), LOOKS["done"], ("status: done",))
+    >>> slot_value("fill", done, ""), slot_value("class", done, ""), slot_value("tooltip", done, "S1: patch")
+    ('#C2E8DA', 'node status-done', 'S1: patch\\nstatus: done')
+    """
+    look = m.look
+    if kind in ("class", "edge-class"):
+        return " ".join(("node" if kind == "class" else "edge",) + m.classes)
+    if kind in ("tooltip", "edge-tooltip"):
+        return base_tip + ("\n" + tip(m.extra, "text") if m.extra else "")
+    kind = kind.removeprefix("edge-")
+    if kind == "outer-stroke":
+        return look.stroke if look.double else "none"
+    if kind.endswith("stroke-dasharray"):
+        return _DASH_SVG.get(look.dash) or "none"
+    if kind.endswith("stroke-width"):
+        return num(look.penwidth)
+    return {"fill": look.fill, "stroke": look.stroke, "status": look.text}[kind]
 
 
 def node_attrs(look: Look, classes: Iterable[str], tooltip: str) -> dict[str, object]:

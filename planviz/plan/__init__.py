@@ -9,7 +9,9 @@ module                 owns
 ``lineage``            revision lineage: the original step a re-issued step stands for
 ``limits``             the caps on untrusted input, in one place (a program or the environment may raise them)
 ``text``               untrusted bytes, paths and streams to checked text
-``syntax``             safe JSON/YAML parsing; field paths back to line and column
+``syntax``             what both readers share: caps, scalars, field paths back to line and column
+``jsonsyntax``         JSON and JSON Lines, depth capped before parsing
+``yamlsyntax``         YAML built from its event stream: plain data only, aliases capped
 ``plaindata``          Python data held to what a plan file could hold (acyclic, finite, string keys, Unicode)
 ``document``           a parsed plan file and where each field is
 ``fields``             the field tables of plan files (loader, writer and schema read them)

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import PlanFormatError
 from .fields import CHOICES, STEP_FIELDS
-from .model import Step, as_duration
-from .plaindata import check_plain, copy_plain
+from .model import Step
+from .plaindata import as_duration, check_plain, copy_plain
 
 __all__ = ["planviz_steps", "paused_gc"]
 

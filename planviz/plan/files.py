@@ -128,7 +128,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
     ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
     ``.json`` means JSON. Keys come in a stable, readable order and fields at
     their default are left out; loading the text gives back an equal plan,
-    contract included (``parent`` and ``import_findings`` are not written).
+    contract included (``parent``, ``import_findings``, ``source_format`` and ``name`` are not written).
 
     >>> from planviz import Step
     >>> print(dump_plan(Plan("g", [Step("012", "ask", expected_evidence="yes")])), end="")

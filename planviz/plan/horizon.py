@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import PlanFormatError
-from .model import Step, as_duration
+from .plaindata import as_duration
 
 __all__ = ["Budget", "far_fields"]
 
@@ -56,9 +56,10 @@ class Budget:
             object.__setattr__(self, "duration", d)
 
 
-def far_fields(step: Step, where: str) -> tuple[Budget | None, tuple[Step, ...]]:
+def far_fields(step: Any, where: str) -> tuple[Budget | None, tuple[Any, ...]]:
     """``step``'s budget and expansion, normalised (a mapping becomes a :class:`Budget`, a list a tuple) and
-    checked: the right types, and only on a far-horizon step."""
+    checked: the right types, and only on a far-horizon step. The expansion holds steps of ``step``'s own
+    class (read from the step itself, so this module needs nothing from :mod:`planviz.plan.model`)."""
     budget: Any = step.budget
     if isinstance(budget, Mapping):
         unknown = sorted(set(budget) - {f.name for f in fields(Budget)}, key=str)
@@ -74,7 +75,7 @@ def far_fields(step: Step, where: str) -> tuple[Budget | None, tuple[Step, ...]]
         raise PlanFormatError(f"expected a list of steps, got {raw!r:.60}", path=f"{where}.expands_to")
     expansion = tuple(raw)
     for i, s in enumerate(expansion):
-        if not isinstance(s, Step):
+        if not isinstance(s, type(step)):
             raise PlanFormatError(f"expected a Step, got {s!r:.60}", path=f"{where}.expands_to[{i}]")
     for name, value in (("a budget", budget), ("expands_to", expansion)):
         if value and step.horizon != "far":

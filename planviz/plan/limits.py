@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import warnings
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "raise_hint", "mib"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES", "raise_hint", "mib"]
 
 
 def _setting(name: str, default: int) -> int:
@@ -48,6 +48,8 @@ lists and mappings of Python data) written out: 40 MiB. A small file of nested a
 for gigabytes of text, which every later stage (validation, pictures, traces) would then read."""
 MAX_ALIAS_NODES = _setting("MAX_ALIAS_NODES", 100_000)
 """Most lists, mappings and values YAML aliases may add to a document when expanded."""
+MAX_TRACE_BYTES = _setting("MAX_TRACE_BYTES", 256 * 2**20)
+"""Largest planviz trace read (line by line), in bytes: 256 MiB; ``load_trace(..., max_bytes=)`` also raises it."""
 
 
 def raise_hint(name: str) -> str:

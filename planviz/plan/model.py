@@ -16,20 +16,17 @@ from tuples, so they can be hashed, compared and shared between frames of a run.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from functools import reduce
 from operator import add, attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import PlanFormatError, UnknownStepError
-from .plaindata import check_plain, check_unicode, copy_plain
+from .horizon import Budget, far_fields
+from .plaindata import as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
-
-if TYPE_CHECKING:
-    from .horizon import Budget
 
 __all__ = [
     "Step",
@@ -43,7 +40,6 @@ __all__ = [
     "INTENTS",
     "SEVERITIES",
     "LAYERS",
-    "as_duration",
     "natural_key",
 ]
 
@@ -82,24 +78,6 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     if not isinstance(value, str):
         raise PlanFormatError(f"expected a string, got {show_value(value)}", path=where)
     return check_unicode(value, where)
-
-
-def as_duration(value: Any) -> float | None:
-    """``value`` as a float when it is a finite number >= 0 (not a bool), else None.
-
-    An int too large for a float (``10**400``) is None too, instead of an OverflowError.
-    The one check of durations, shared by steps, loaders and analysis overrides.
-
-    >>> as_duration(5), as_duration(-1), as_duration(float("nan")), as_duration(10**400), as_duration(True)
-    (5.0, None, None, None, None)
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) and number >= 0 else None
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -190,8 +168,6 @@ class Step:
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
         if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
-            from .horizon import far_fields  # a far step's fields live with their concept
-
             budget, expansion = far_fields(self, where)
             set_(self, "budget", budget)
             set_(self, "expands_to", expansion)

@@ -29,7 +29,7 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain"]
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration"]
 
 _END = object()
 _LOG10_2 = math.log10(2)
@@ -178,3 +178,21 @@ def _join(prefix: str, parts: tuple) -> str | None:
     if not prefix or not tail:
         return (prefix or tail) or None
     return prefix + tail if tail.startswith("[") else f"{prefix}.{tail}"
+
+
+def as_duration(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number >= 0 (not a bool), else None.
+
+    An int too large for a float (``10**400``) is None too, instead of an OverflowError.
+    The one check of durations, shared by steps, loaders and analysis overrides.
+
+    >>> as_duration(5), as_duration(-1), as_duration(float("nan")), as_duration(10**400), as_duration(True)
+    (5.0, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None

@@ -49,9 +49,9 @@ from .fields import (
     plan_shape,
 )
 from .horizon import Budget
-from .model import Contract, Plan, Step, ToolSpec, as_duration
+from .model import Contract, Plan, Step, ToolSpec
 from .placeholder import find_placeholders, split_reference, strings_in
-from .plaindata import check_plain, check_unicode, copy_plain
+from .plaindata import as_duration, check_plain, check_unicode, copy_plain
 from .syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
@@ -224,8 +224,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
         return check_unicode(value, path)
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            shown = _show(value)  # an integer too long to print is described, not printed
-            how = f'("{shown}")' if isinstance(value, int) and shown[0] != "<" else "as written in the file"
+            shown = _show(value)
+            how = f'("{shown}")' if isinstance(value, int) and shown[:1] in "-0123456789" else "as written in the file"
             raise _fail(f"step ids are strings, got the number {shown}: quote it {how}", path)
         if not isinstance(value, str) or not value:
             raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
@@ -343,7 +343,8 @@ def _quote_hint(value: Any) -> str:
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
     """The plan as plain data in the planviz shape: readable key order, defaults left out.
 
-    ``parent`` and ``import_findings`` are not written (they are not part of a plan file).
+    ``parent``, ``import_findings``, ``source_format`` and ``name`` are not written (they describe where a
+    plan came from, not the plan).
 
     >>> plan_to_dict(Plan("g", [Step("A", "do it", expected_evidence="done", duration=2)]))
     {'goal': 'g', 'steps': [{'id': 'A', 'action': 'do it', 'expected_evidence': 'done', 'duration': 2}]}

@@ -1,29 +1,14 @@
 """Stage 4, runs: simulated and recorded runs, their traces, and what they measure.
 
-module          owns
-==============  ==================================================================================
-``fault``       ``Fault``: what to inject, at which step, how often; checked against the plan
-``events``      the values of a run: ``Observation``, ``ExecutionState``, ``Conflict``, ``Event``, ``Run``
-``machine``     the run state machine shared by the simulator and the recorder (frames, statuses)
-``observer``    what an injected fault makes a step's observation say
-``revision``    plan revisions: ``reissue``, redundant work, completed steps a revision may not change
-``simulation``  ``simulate``: the controller (faults, resources, scoped recovery, replanning)
-``strategies``  direct (an adaptive implicit agent), workflow, planner
-``approval``    approvals waited for before a step starts; a denial stops the run
-``horizon``     far-horizon steps expanded into new plan versions (``expand``, ``awaiting_expansion``)
-``goalchange``  a changed goal: everything void, completed work re-checked, a version for the new goal
-``recorder``    ``Recorder``: a real agent's run, framed by the same machine
-``tracefile``   planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace``
-``measures``    ``metrics`` and ``attribute``: the figures of one run, and who is to blame
-``comparison``  ``compare``: strategies side by side on the same faults
-==============  ==================================================================================
-=======
 ======================  ==================================================================================
 module                  owns
 ======================  ==================================================================================
 ``fault``               ``Fault``: what to inject, at which step, how often; checked against the plan
-``events``              the values of a run: ``Observation``, ``ExecutionState``, ``Conflict``, ``Event``, ``Run``
-``machine``             the run state machine shared by the simulator and the recorder (frames, statuses)
+``events``              the values of a run: ``Observation``, ``ExecutionState``, ``Conflict``, ``Event``, ``Frame``,
+                        ``Run``
+``frames``              how a run keeps its frames: snapshots plus deltas, indexed once (``Run.frame`` reads them)
+``machine``             the run state machine shared by the simulator and the recorder (events hold what changed)
+``ledger``              what the last event showed and what changed since: how the machine emits deltas
 ``observer``            what an injected fault makes a step's observation say
 ``revision``            plan revisions: ``reissue``, redundant work, completed steps a revision may not change
 ``simulation``          ``simulate``: the controller (faults, resources, scoped recovery, replanning)
@@ -32,7 +17,9 @@ module                  owns
 ``horizon``             far-horizon steps expanded into new plan versions (``expand``, ``awaiting_expansion``)
 ``goalchange``          a changed goal: everything void, completed work re-checked, a version for the new goal
 ``recorder``            ``Recorder``: a real agent's run, framed by the same machine
-``tracefile``           planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace``
+``tracefile``           planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace`` (schema
+                        versions, size caps, streaming)
+``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
 ``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
 ``comparison``          ``compare``: strategies side by side on the same faults
 ``traceformats``        which trace format a file is in; ``load_trace``'s readers of other tools' traces

@@ -1,8 +1,10 @@
-"""The values of a run: observations, the execution state, conflicts, events (frames) and the run itself.
+"""The values of a run: observations, the execution state, conflicts, events, frames and the run itself.
 
-Every :class:`Event` is a frame: what happened and the state just after it,
-so a viewer can jump to any point. A :class:`Run` is its events, its outcome,
-its final state and every plan version, whether simulated or recorded.
+Every :class:`Event` records what happened and what it changed (statuses,
+facts); :meth:`Run.frame` gives the whole state just after any event, from
+snapshots plus deltas (:mod:`planviz.runs.frames`), so a viewer can jump to
+any point. A :class:`Run` is its events, its outcome, its final state and
+every plan version, whether simulated or recorded.
 
 >>> negation("cache is shared"), negation("not cache is shared")
 ('not cache is shared', 'cache is shared')
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import AbstractSet, Any, Iterable, Mapping
 
 from ..errors import FrameIndexError, SimulationError
 from ..plan.model import Contract, Plan
+from ..plan.syntax import show_value
 from .fault import Fault
+from .frames import FrameDelta, FrameStore
 
 __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run", "state_from_events", "negation",
            "EVENT_KINDS", "OUTCOMES"]
@@ -90,22 +94,25 @@ class Conflict:
     verified_by: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Event:
-    """One frame of a run: what happened (``kind``, ``step``, ``message``) and the whole state just after it.
+    """One event of a run: what happened (``kind``, ``step``, ``message``) and what it changed.
 
-    ``statuses`` maps every step of plan version ``plan_version`` to its status;
-    ``facts`` and ``ready`` are complete sets, so a viewer can jump to any
-    frame. Kind-specific fields: ``attempt`` (start, fail, retry), ``category``
-    (fail: the failure class; stop of a refused run: the code of the finding
-    that refused it; approval: ``granted`` or ``denied``), ``voided``/``kept``
-    (invalidate: the ids voided and the verified work kept; replan: the ids
-    the revision invalidated; recheck: the step, in one of the two),
-    ``observation`` (complete, fail), ``outcome`` (stop). ``conflicts`` holds
-    every conflict recorded so far. Kinds beyond the first round: ``recheck``
-    (a completed step re-checked against a changed goal), ``expand`` (a
-    far-horizon step replaced by concrete steps: a new plan version) and
-    ``approval`` (a step's approval, before its start).
+    ``changes`` maps each step whose status changed to its new status; the
+    first event of a plan version (``plan_version``) is a snapshot that names
+    every step of that version. ``gained`` and ``lost`` are the facts it added
+    to and removed from the state. Read the state at an event with
+    :meth:`Run.frame`, never by replaying these yourself. Kind-specific
+    fields: ``attempt`` (start, fail, retry), ``category`` (fail: the failure
+    class; stop of a refused run: the code of the finding that refused it;
+    approval: ``granted`` or ``denied``), ``voided``/``kept`` (invalidate: the
+    ids voided and the verified work kept; replan: the ids the revision
+    invalidated; recheck: the step, in one of the two), ``observation``
+    (complete, fail), ``outcome`` (stop), ``conflict`` (conflict: the one it
+    records). Kinds beyond the first round: ``recheck`` (a completed step
+    re-checked against a changed goal), ``expand`` (a far-horizon step
+    replaced by concrete steps: a new plan version) and ``approval`` (a
+    step's approval, before its start).
     """
 
     index: int
@@ -114,26 +121,66 @@ class Event:
     step: str | None
     message: str
     plan_version: int
-    statuses: Mapping[str, str] = field(default_factory=dict, hash=False)
-    facts: frozenset[str] = frozenset()
-    ready: frozenset[str] = frozenset()
+    changes: Mapping[str, str] = field(default_factory=dict, hash=False)
+    gained: frozenset[str] = frozenset()
+    lost: frozenset[str] = frozenset()
     voided: frozenset[str] = frozenset()
     kept: frozenset[str] = frozenset()
     attempt: int = 0
     category: str | None = None
     observation: Observation | None = None
     outcome: str | None = None
-    conflicts: tuple[Conflict, ...] = ()
+    conflict: Conflict | None = None
+
+    def __init__(self, index: int, time: float, kind: str, step: str | None, message: str, plan_version: int,
+                 changes: Mapping[str, str] | None = None, gained: frozenset[str] = frozenset(),
+                 lost: frozenset[str] = frozenset(), voided: frozenset[str] = frozenset(),
+                 kept: frozenset[str] = frozenset(), attempt: int = 0, category: str | None = None,
+                 observation: Observation | None = None, outcome: str | None = None,
+                 conflict: Conflict | None = None) -> None:
+        # The slots are set directly: a run makes one Event per event, and the frozen dataclass's own
+        # __init__ (object.__setattr__ per field) is twice as slow. A new field goes here too.
+        _index(self, index)
+        _time(self, time)
+        _kind(self, kind)
+        _step(self, step)
+        _message(self, message)
+        _plan_version(self, plan_version)
+        _changes(self, {} if changes is None else changes)
+        _gained(self, gained)
+        _lost(self, lost)
+        _voided(self, voided)
+        _kept(self, kept)
+        _attempt(self, attempt)
+        _category(self, category)
+        _observation(self, observation)
+        _outcome(self, outcome)
+        _conflict(self, conflict)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _FRAME_FIELDS:
+            raise AttributeError(f"Event.{name} is gone: an event holds only what it changed (changes, gained, "
+                                 f"lost); read the whole state with run.frame({self.index}).{name}")
+        if name == "conflicts":
+            raise AttributeError("Event.conflicts is gone: a conflict event holds its own .conflict; "
+                                 "run.conflicts lists every conflict of the run")
+        raise AttributeError(f"'Event' object has no attribute {name!r}")
+
+
+_FRAME_FIELDS = ("statuses", "facts", "ready")
+(_index, _time, _kind, _step, _message, _plan_version, _changes, _gained, _lost, _voided, _kept, _attempt, _category,
+ _observation, _outcome, _conflict) = (getattr(Event, name).__set__ for name in Event.__slots__)
 
 
 def state_from_events(events: Iterable[Event]) -> ExecutionState:
-    """The execution state a sequence of frames ends in (used for live and loaded runs alike)."""
+    """The execution state a sequence of events ends in (used for live and loaded runs alike)."""
     completed: set[str] = set()
     observations: list[tuple[str, Observation]] = []
-    facts: frozenset[str] = frozenset()
+    facts: set[str] = set()
     outcome = None
     for e in events:
-        facts = e.facts
+        facts -= e.lost
+        facts |= e.gained
         if e.kind == "complete" and e.step is not None:
             completed.add(e.step)
         elif e.kind in ("invalidate", "recheck"):
@@ -142,7 +189,7 @@ def state_from_events(events: Iterable[Event]) -> ExecutionState:
             outcome = e.outcome
         if e.observation is not None and e.step is not None:
             observations.append((e.step, e.observation))
-    return ExecutionState(frozenset(completed), facts, tuple(observations), outcome)
+    return ExecutionState(frozenset(completed), frozenset(facts), tuple(observations), outcome)
 
 
 @dataclass(frozen=True)
@@ -162,11 +209,11 @@ class Frame:
     time: float
     plan_version: int
     statuses: Mapping[str, str] = field(hash=False)
-    facts: frozenset[str]
-    ready: frozenset[str]
-    voided: frozenset[str] = frozenset()
-    kept: frozenset[str] = frozenset()
-    conflicted: frozenset[str] = frozenset()
+    facts: AbstractSet[str]
+    ready: AbstractSet[str]
+    voided: AbstractSet[str] = frozenset()
+    kept: AbstractSet[str] = frozenset()
+    conflicted: AbstractSet[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -214,32 +261,48 @@ class Run:
         """
         n = len(self.events)
         if isinstance(index, bool) or not isinstance(index, int):
-            raise FrameIndexError(f"a frame index is an int, got {index!r}")
+            raise FrameIndexError(f"a frame index is an int, got {show_value(index)}")
         if not -n <= index < n:
-            raise FrameIndexError(f"no event {index!r} in this run; it has events 0..{n - 1}")
+            raise FrameIndexError(f"no event {show_value(index)} in this run; it has events 0..{n - 1}")
         index %= n
         e = self.events[index]
-        voided, kept, conflicted = self._marks[index]
-        return Frame(index, e.time, e.plan_version, e.statuses, e.facts, e.ready, voided, kept, conflicted)
+        return Frame(index, e.time, e.plan_version, *self._store.views(index))
+
+    def delta(self, index: int) -> FrameDelta:
+        """What changed from frame ``index - 1`` to frame ``index``: the steps to restyle, the facts that
+        came and went, the steps that became or stopped being ready (see :class:`~planviz.runs.frames.FrameDelta`).
+
+        A viewer stepping forward updates only these.
+
+        >>> from planviz import examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"))
+        >>> d = run.delta(2)
+        >>> run.events[2].kind, sorted(d.steps), sorted(d.gained), sorted(d.ready_in), sorted(d.ready_out)
+        ('complete', ['S0', 'S1', 'S2'], ['leak_reproduced'], ['S1', 'S2'], [])
+        """
+        frame = self.frame(index)
+        return self._store.delta(frame.index, self.events[frame.index])
+
+    def statuses_seen(self) -> frozenset[str]:
+        """Every status some frame of the run shows (one pass over the changes, not the frames, done once)."""
+        return self._seen
 
     @functools.cached_property
-    def _marks(self) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
-        """Per event: (voided, kept, conflicted) of its plan version so far; one pass over the events."""
-        out = []
-        version = None
-        voided = kept = frozenset()
-        conflicted: frozenset[str] = frozenset()
+    def _seen(self) -> frozenset[str]:
+        return frozenset(v for e in self.events for v in e.changes.values())
+
+    @property
+    def conflicts(self) -> tuple[Conflict, ...]:
+        """Every conflict recorded in the run, in order."""
+        return tuple(e.conflict for e in self.events if e.conflict is not None)
+
+    @functools.cached_property
+    def _store(self) -> FrameStore:
+        """The index of the events' deltas, built on first use (one pass over the changes)."""
+        store = FrameStore()
         for e in self.events:
-            if e.plan_version != version:
-                version, voided, kept, conflicted = e.plan_version, frozenset(), frozenset(), frozenset()
-            if e.kind == "invalidate":
-                voided, kept = frozenset(e.voided), frozenset(e.kept)
-            elif e.kind == "recheck":  # a goal change's voiding, refined one re-checked step at a time
-                voided, kept = (voided - e.kept) | e.voided, (kept - e.voided) | e.kept
-            elif e.kind == "conflict" and e.step:
-                conflicted = conflicted | {e.step}
-            out.append((voided, kept, conflicted))
-        return out
+            store.append(e)
+        return store
 
     def to_text(self) -> str:
         """The event log, one line per event."""

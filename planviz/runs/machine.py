@@ -1,5 +1,5 @@
 """The run state machine: operations in (propose, approve, start, finish, fail, retry, invalidate, recheck,
-replan, expand, stop), complete frames out.
+replan, expand, stop), events out, each holding what it changed.
 
 :class:`Machine` is shared by the simulator (:mod:`planviz.runs.simulation`) and by
 :class:`planviz.Recorder`,
@@ -9,36 +9,47 @@ observation establishes everything it produces, withdrawn facts leave the
 state, and a fact contradicting a held one is a recorded conflict, never an
 overwrite.
 
+Each event holds what it changed; :class:`~planviz.runs.ledger.Ledger` keeps
+track of what the last event showed, so an event costs what it changed.
+
 >>> from planviz import Plan, Step
 >>> m = Machine(None)
 >>> _ = m.propose(Plan("g", [Step("A", "a", expected_evidence="e", produces="x")]))
 >>> _ = m.start("A")
 >>> [e.kind for e in m.finish("A", Observation(True, {"x", "not y"}))]
 ['complete']
->>> m.run("recorded", ()).events[-1].statuses
+>>> m.run("recorded", ()).events[-1].changes
 {'A': 'done'}
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from ..analysis.reach import invalidated, reachable
+from ..analysis.reach import invalidated
 from ..errors import SimulationError
 from ..plan.model import Contract, Plan
-from ..structure.index import structure_index
-from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation, state_from_events
+from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation
 from .fault import Fault
+from .ledger import Ledger, Shape
 
-__all__ = ["Machine"]
+__all__ = ["Machine", "ProgressCallback"]
+
+ProgressCallback = Callable[[str, int, "int | None"], None]
+"""A progress callback: ``(what, done, total or None)``, called now and then during long work."""
 
 
 class Machine:
-    """The run state machine: operations in, complete frames out. Not thread-safe; one per run."""
+    """The run state machine: operations in, events out. Not thread-safe; one per run.
 
-    def __init__(self, contract: Contract | None) -> None:
+    Change the state only through the operations: they mark what each change
+    may affect, which is how the next event knows what changed.
+    """
+
+    def __init__(self, contract: Contract | None, progress: ProgressCallback | None = None) -> None:
         self.contract = contract
+        self.progress = progress
         self.plan: Plan | None = None
         self.plans: list[Plan] = []
         self.events: list[Event] = []
@@ -53,8 +64,8 @@ class Machine:
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
-        self._shape_of: _Shape | None = None
-        self._reach: tuple[Plan, frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None = None
+        self._shape_of: Shape | None = None  # the current plan version's shape, made when the version starts
+        self._ledger = Ledger()
 
     # ------------------------------------------------------------------ views
     @property
@@ -64,75 +75,42 @@ class Machine:
     def state(self) -> ExecutionState:
         return ExecutionState(frozenset(self.completed), self.facts, tuple(self.observations), self.outcome)
 
-    def _shape(self, plan: Plan) -> _Shape:
-        if self._shape_of is None or self._shape_of.plan is not plan:
-            self._shape_of = _Shape(plan)
-        return self._shape_of
-
-    def _reachable(self, plan: Plan, done: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
-        """Reachable remaining steps, recomputed only when the state left the last closure.
-
-        From the previous frame's state, completing reachable steps that
-        established everything they produce, and gaining facts the closure
-        already promised, cannot change the least fixed point: it is reused.
-        Anything else (a fact lost, a step completed without its facts, an
-        unexpected fact) recomputes it.
-        """
-        last = self._reach
-        if last is not None and last[0] is plan and last[1] <= done and last[2] <= facts and facts <= last[3]:
-            new = done - last[1]
-            steps = self._shape(plan).ix.steps
-            if new <= last[4] and all(set(steps[s].produces) <= facts for s in new):
-                self._reach = (plan, done, facts, last[3], last[4] - new)
-                return self._reach[4]
-        reach = reachable(self._shape(plan).runnable, done, facts)
-        self._reach = (plan, done, facts, reach.facts | facts, reach.steps)
-        return reach.steps
-
     def statuses(self) -> dict[str, str]:
-        """Every step of the current plan version and its status."""
-        plan = self.plan
-        if plan is None:
-            return {}
-        shape = self._shape(plan)
-        steps = shape.ix.steps
-        done = frozenset(sid for sid in steps if sid in self.completed)
-        facts = self.facts
-        reach = self._reachable(plan, done, facts)
-        doomed: set[str] = shape.broken
-        if self.dead:
-            doomed = doomed | shape.ix.descendants(self.dead.intersection(steps))
-        running, failed, voided = self.running, self.failed, self.voided
-        out = {}
-        for sid, st in steps.items():
-            deps, reqs = st.depends_on, st.requires
-            if sid in done:
-                out[sid] = "done"
-            elif sid in running:
-                out[sid] = "running"
-            elif sid in failed:
-                out[sid] = "failed"
-            elif sid in voided:
-                out[sid] = "invalidated"
-            elif sid in doomed or sid not in reach:
-                out[sid] = "blocked"
-            elif all(d in done for d in deps) and all(f in facts for f in reqs):
-                out[sid] = "ready"
-            else:
-                out[sid] = "pending"
-        return out
+        """Every step of the current plan version and its status, as the last event left them."""
+        return dict(self._ledger.status)
 
     def ready(self) -> list[str]:
-        """Ready step ids, lowest id first (every mutation emits a frame, so the last frame is current)."""
-        return sorted(self.events[-1].ready) if self.events else []
+        """Ready step ids, lowest id first (every mutation emits an event, so this is current)."""
+        return list(self._ledger.ready_order)
+
+    # ------------------------------------------------------- marking changes
+    def _touch(self, sid: str) -> None:
+        self._ledger.touch(sid)
+
+    def _set_completed(self, sid: str) -> None:
+        self.completed.add(sid)
+        self._ledger.completed(sid, self._shape_of)
+
+    def _gain(self, fact: str, source: str) -> None:
+        held = self.sources.get(fact)
+        if held is None:
+            self.sources[fact] = {source}
+            self._ledger.fact_changed(fact, self._shape_of, gained=True)
+        else:
+            held.add(source)
+
+    def _lose(self, fact: str) -> None:
+        if self.sources.pop(fact, None) is not None:
+            self._ledger.fact_changed(fact, self._shape_of, gained=False)
 
     def _emit(self, kind: str, step: str | None, message: str, **extra: Any) -> Event:
-        statuses = self.statuses()
-        event = Event(index=len(self.events), time=self.time, kind=kind, step=step, message=message,
-                      plan_version=self.plan.version if self.plan is not None else 0, statuses=statuses,
-                      facts=self.facts, ready=frozenset(s for s, v in statuses.items() if v == "ready"),
-                      conflicts=tuple(self.conflicts), **extra)
+        changes = self._ledger.changes(self, self._shape_of)
+        gained, lost = self._ledger.fact_changes(self.sources)
+        event = Event(len(self.events), self.time, kind, step, message,
+                      0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
         self.events.append(event)
+        if self.progress is not None and not event.index % 1024:
+            self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
         return event
 
     def _stopped(self, verb: str | None = None, sid: str | None = None) -> None:
@@ -141,51 +119,64 @@ class Machine:
         if verb is not None and self.plan is None:
             raise SimulationError(f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first")
 
+    def _new_version(self, plan: Plan, feasible: bool = False) -> None:
+        self.plan = plan
+        self.plans.append(plan)
+        self._shape_of = Shape(plan)
+        self._ledger.new_version(self, self._shape_of, feasible)
+
     # ------------------------------------------------------------- operations
-    def propose(self, plan: Plan) -> Event:
-        """The first plan of the run: given facts and premises are held from the start."""
+    def propose(self, plan: Plan, feasible: bool = False) -> Event:
+        """The first plan of the run: given facts and premises are held from the start.
+
+        ``feasible``: the caller validated the plan (no error: every step can be reached from the given
+        facts and premises), so the machine need not work that out again.
+        """
         self._stopped()
         if self.plan is not None:
             raise SimulationError("a run starts with one proposed plan; record later versions as replans")
+        self._new_version(plan, feasible)
         for f in self.contract.given_facts if self.contract is not None else ():
-            self.sources.setdefault(f, set()).add("given")
+            self._gain(f, "given")
         for f in plan.premises:
-            self.sources.setdefault(f, set()).add("premise")
-        self.plan = plan
-        self.plans.append(plan)
+            self._gain(f, "premise")
         return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
 
     def start(self, sid: str) -> Event:
-        self._stopped("start", sid)
-        self.attempts[sid] += 1
-        self.running[sid] = self.attempts[sid]
+        if self.outcome is not None or self.plan is None:
+            self._stopped("start", sid)
+        attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
+        self.running[sid] = attempt
         self.failed.discard(sid)
         self.voided.discard(sid)
-        known = sid in self.plan
-        what = "" if known else f" (not a step of plan v{self.plan.version})"
-        return self._emit("start", sid, f"start {sid!r}, attempt {self.attempts[sid]}{what}",
-                          attempt=self.attempts[sid])
+        self._ledger.touch(sid)
+        what = "" if sid in self._shape_of.steps else f" (not a step of plan v{self.plan.version})"
+        return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
         """Apply a step's observation: complete or fail it, then its withdrawals and conflicts."""
-        self._stopped("finish", sid)
-        attempt = self.running.pop(sid, self.attempts[sid])
+        if self.outcome is not None or self.plan is None:
+            self._stopped("finish", sid)
+        attempt = self.running.pop(sid, None) or self.attempts[sid]
+        self._ledger.touch(sid)
         self.observations.append((sid, obs))
-        step = self.plan.step(sid) if self.plan is not None and sid in self.plan else None
+        step = self._shape_of.steps.get(sid)
         new_conflicts, accepted = [], []
+        sources = self.sources
         for f in sorted(obs.facts):
-            held = self.sources.get(negation(f))
-            if held and negation(f) not in obs.withdrawn:
-                new_conflicts.append(Conflict(f, sid, negation(f), ", ".join(sorted(held))))
+            contrary = negation(f)
+            held = sources.get(contrary)
+            if held and contrary not in obs.withdrawn:
+                new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
             else:
                 accepted.append(f)
         for f in accepted:
-            self.sources.setdefault(f, set()).add(sid)
-        missing = [f for f in (step.produces if step else ()) if f not in accepted]
+            self._gain(f, sid)
+        produced = step.produces if step else accepted
+        missing = [f for f in produced if f not in accepted] if step else []
         events = []
         if obs.ok and (not missing or not check_evidence):
-            self.completed.add(sid)
-            produced = set(step.produces) if step else set(accepted)
+            self._set_completed(sid)
             main = [f for f in accepted if f in produced]
             extra = [f for f in accepted if f not in produced]
             note = f"; also observed {', '.join(extra)}" if extra else ""
@@ -204,13 +195,14 @@ class Machine:
         for c in new_conflicts:
             self.conflicts.append(c)
             events.append(self._emit("conflict", sid, f"conflict: {sid!r} observed {c.fact!r} but {c.contradicts!r} "
-                                     f"is held (established by {c.verified_by}); neither is overwritten"))
+                                     f"is held (established by {c.verified_by}); neither is overwritten",
+                                     conflict=c))
         return events
 
     def withdraw(self, sid: str | None, facts: Iterable[str]) -> Event:
         facts = sorted(facts)
         for f in facts:
-            self.sources.pop(f, None)
+            self._lose(f)
         who = f" by the observation of {sid!r}" if sid else ""
         return self._emit("withdraw", sid, f"withdrawn{who}: {', '.join(map(repr, facts))} no longer hold(s)")
 
@@ -218,11 +210,13 @@ class Machine:
         self._stopped("fail", sid)
         attempt = self.running.pop(sid, self.attempts[sid])
         self.failed.add(sid)
+        self._touch(sid)
         return self._emit("fail", sid, message, attempt=attempt, category=category)
 
     def retry(self, sid: str, message: str) -> Event:
         self._stopped("retry", sid)
         self.failed.discard(sid)
+        self._touch(sid)
         return self._emit("retry", sid, message, attempt=self.attempts[sid] + 1)
 
     def invalidate(self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str) -> Event:
@@ -236,14 +230,15 @@ class Machine:
         for f in list(self.sources):
             self.sources[f] -= voided
             if not self.sources[f]:
-                del self.sources[f]
+                self._lose(f)
         self.voided |= voided
+        self._ledger.everything()
         return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept))
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
         plan = self.plan
-        lost = invalidated(self._shape(plan).runnable, self.state()) - self.failed - set(self.running) - self.voided
+        lost = invalidated(self._shape_of.runnable, self.state()) - self.failed - set(self.running) - self.voided
         if not lost:
             return None
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
@@ -257,10 +252,12 @@ class Machine:
             for f in list(self.sources):
                 self.sources[f].discard(sid)
                 if not self.sources[f]:
-                    del self.sources[f]
+                    self._lose(f)
             self.voided.add(sid)
+            self._ledger.everything()
         one = frozenset((sid,))
-        return self._emit("recheck", sid, message, voided=frozenset() if keep else one, kept=one if keep else frozenset())
+        return self._emit("recheck", sid, message, voided=frozenset() if keep else one,
+                          kept=one if keep else frozenset())
 
     def approve(self, sid: str, granted: bool, message: str) -> Event:
         """The approval a step waits for before it starts: granted, or denied."""
@@ -275,20 +272,19 @@ class Machine:
     def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
-            self.sources.setdefault(f, set()).add("given")
+            self._gain(f, "given")
         self._switch(plan)
         return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()
-        self.plan = plan
-        self.plans.append(plan)
         ids = set(plan.ids)
         self.voided = set()
         self.failed &= ids
         self.dead &= ids
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]
+        self._new_version(plan)
 
     def stop(self, outcome: str, message: str, sid: str | None = None, category: str | None = None) -> Event:
         self._stopped()
@@ -298,25 +294,14 @@ class Machine:
         self.running.clear()
         self.dead |= self.failed
         self.outcome = outcome
+        for stopped in interrupted:
+            self._ledger.touch(stopped)
+        if self.plan is not None:
+            self._ledger.doom(self, self._shape_of)  # and what follows the failed steps can never run
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
 
     def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
-        events = tuple(self.events)
-        return Run(events, self.outcome, state_from_events(events), tuple(self.plans), strategy, tuple(faults),
+        return Run(tuple(self.events), self.outcome, self.state(), tuple(self.plans), strategy, tuple(faults),
                    self.contract)
-
-
-class _Shape:
-    """What the machine needs of one plan version: its index, and the steps that wait on an id it lacks."""
-
-    __slots__ = ("plan", "ix", "broken", "runnable")
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        ix = self.ix = structure_index(plan)
-        waiting = {sid for sid, s in ix.steps.items() if any(d not in ix.steps for d in s.depends_on)}
-        self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
-        self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
-                         if self.broken else plan)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time as _time
 from typing import Any, Callable, Iterable
@@ -50,7 +51,14 @@ class Recorder:
                 fh.write(json_line(header_record("recorded", (), contract)))
 
     def _tick(self) -> None:
-        self._m.time = float(self._clock())
+        raw = self._clock()
+        try:
+            now = float(raw)
+        except (TypeError, ValueError, OverflowError):
+            now = math.nan
+        if not math.isfinite(now):
+            raise SimulationError(f"the clock gave {raw!r}; event times must be finite numbers")
+        self._m.time = now
 
     def _flush(self) -> None:
         if self._path is None:

@@ -96,8 +96,9 @@ def redundant_work(state: _HasFacts, revised: Plan) -> tuple[str, ...]:
     >>> redundant_work(SimpleNamespace(completed=frozenset(), facts=frozenset({"x"})), p)
     ('A',)
     """
+    held = frozenset(state.facts)
     return tuple(s.id for s in revised.steps
-                 if s.id not in state.completed and s.produces and set(s.produces) <= set(state.facts))
+                 if s.id not in state.completed and s.produces and held.issuperset(s.produces))
 
 
 def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tuple[str, ...]:

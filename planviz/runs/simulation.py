@@ -54,14 +54,14 @@ from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.lineage import lineage_roots, versions
-from ..plan.model import Contract, Plan, Step
-from ..structure.index import structure_index
+from ..plan.model import Contract, Plan, Step, natural_key
+from ..structure.index import paused_gc, structure_index
 from .approval import approval_due
 from .events import ExecutionState, Observation, Run, negation
 from .fault import Fault, fault_facts
 from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
-from .machine import Machine
+from .machine import Machine, ProgressCallback
 from .observer import observation
 from .revision import changed_completed, complete_revision, redundant_work, reissue
 from .strategies import STRATEGIES, run_direct
@@ -89,7 +89,7 @@ def idempotent(step: Step, contract: Contract | None = None) -> bool:
 
 def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), workers: int | None = None,
              strategy: str = "planner", propose: Proposer | None = None, *, expand: Expansion | None = None,
-             approval_time: float = 0.0) -> Run:
+             approval_time: float = 0.0, progress: ProgressCallback | None = None) -> Run:
     """Run ``plan`` on its durations, with ``faults`` injected, under ``strategy``; deterministic.
 
     A discrete-event simulation: ready steps start (lowest id first when
@@ -104,7 +104,9 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     replaces the default replanner (:func:`reissue`). ``expand`` gives the
     concrete steps of far-horizon steps (a mapping from step id to a list of
     steps or step mappings, or a callable ``(step, state) -> steps``);
-    ``approval_time`` is how long each approval takes.
+    ``approval_time`` is how long each approval takes. ``progress(what,
+    done, total)`` is called every 1,024 events (the command line shows it on
+    a terminal: :class:`planviz.frontends.terminal.Progress`).
 
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
@@ -133,14 +135,16 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     for f in faults:
         if not isinstance(f, Fault):
             raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
-    return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time)).run()
+    return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),
+                       progress).run()
 
 
 class _Simulation:
     """One simulated run: the controller around a :class:`Machine`."""
 
     def __init__(self, plan: Plan, contract: Contract | None, faults: tuple[Fault, ...], workers: int | None,
-                 strategy: str, propose: Proposer | None, expand: Expansion | None, approval_time: float) -> None:
+                 strategy: str, propose: Proposer | None, expand: Expansion | None, approval_time: float,
+                 progress: ProgressCallback | None = None) -> None:
         self.plan, self.contract = plan, contract
         self.faults, self.workers, self.strategy, self.propose = faults, workers, strategy, propose
         self.expand, self.approval_time = expand, approval_time
@@ -149,7 +153,8 @@ class _Simulation:
         open_ids = expand is not None and not isinstance(expand, Mapping)  # a callable may add any step
         self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids)
         self.root = lineage_roots(versions(plan))
-        self.m = Machine(contract)
+        self.far = frozenset(s.id for s in plan.steps if s.horizon == "far")  # far-horizon steps of the plan
+        self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
         self.replans = self.expansions = 0
@@ -160,16 +165,18 @@ class _Simulation:
 
     def run(self) -> Run:
         m = self.m
-        m.propose(self.plan)
-        why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
-        if why is not None:
-            m.stop("refused", f"the plan is refused before step 1: {why.code} ({', '.join(why.steps) or 'the plan'}): "
-                   f"{why.message}", category=why.code)
-        elif self.strategy == "direct":
-            run_direct(self)
-        else:
-            self._scheduled()
-        return m.run(self.strategy, self.faults)
+        with paused_gc():  # many small acyclic objects: no full collections of the heap while they pile up
+            why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
+            # a plan validation accepts has every step reachable: the machine need not work that out again
+            m.propose(self.plan, feasible=self.strategy == "planner" and why is None)
+            if why is not None:
+                m.stop("refused", f"the plan is refused before step 1: {why.code} "
+                       f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
+            elif self.strategy == "direct":
+                run_direct(self)
+            else:
+                self._scheduled()
+            return m.run(self.strategy, self.faults)
 
     # ----------------------------------------------------------- faults
     def take_fault(self, step: Step, kinds: frozenset[str] | None) -> int | None:
@@ -195,6 +202,8 @@ class _Simulation:
     def falsified(self, sid: str, obs: Observation) -> bool:
         """Stop the run (``premise_failed``) when ``obs`` falsified a premise of the plan."""
         premises = set(self.plan.premises)
+        if not premises:
+            return False
         false = sorted((obs.withdrawn & premises) | {negation(f) for f in obs.facts if negation(f) in premises})
         if false:
             self.m.stop("premise_failed", f"{sid!r} falsified the premise {false[0]!r}; stopping before more work "
@@ -218,6 +227,7 @@ class _Simulation:
             while self.heap and self.heap[0][0] == t:
                 batch.append(heapq.heappop(self.heap))
             m.time = t
+            batch.sort(key=lambda item: (natural_key(item[1]), item[2]))  # simultaneous: lower id first
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return
@@ -232,15 +242,21 @@ class _Simulation:
         self.waiting = {s: t for s, t in self.waiting.items() if s in ready}  # voided meanwhile: no longer asked
         free = len(ready) if self.workers is None else self.workers - len(m.running) - len(self.waiting)
         holders = structure_index(plan).holders()
+        held: set[str] | None = None  # resources held by running or waiting steps, worked out when first asked
         for sid in ready:
             if free <= 0:
                 break
             step = plan.step(sid)
             if sid in self.waiting or step.horizon == "far":
                 continue
-            busy = set(m.running).union(self.waiting)
-            if any(h in busy for r in step.resources for h in holders.get(r, ())):
-                continue  # an exclusive resource is held: wait for its holder to finish
+            contended = [r for r in step.resources if r in holders]
+            if contended:
+                if held is None:
+                    busy = set(m.running).union(self.waiting)
+                    held = {r for r, ids in holders.items() if not busy.isdisjoint(ids)}
+                if not held.isdisjoint(contended):
+                    continue  # an exclusive resource is held: wait for its holder to finish
+                held.update(contended)
             free -= 1
             if step.approval and sid not in self.approved:
                 self.waiting[sid] = token = next(self.tokens)
@@ -255,6 +271,7 @@ class _Simulation:
     def adopt(self, new: Plan) -> None:
         self.plan = new
         self.root = lineage_roots(versions(new))
+        self.far = frozenset(s.id for s in new.steps if s.horizon == "far")
 
     def _idle(self) -> None:
         m = self.m
@@ -278,7 +295,7 @@ class _Simulation:
         if planner:
             if self.falsified(sid, obs):
                 return
-            forbidden = sorted(obs.facts & set(self.limits.forbidden_states))
+            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return

@@ -3,9 +3,17 @@
 A trace is one JSON object per line: a header (``"type": "header"`` with the
 schema name and version, the strategy, the faults and the contract), then, in
 the order they happened, ``plan`` records (each plan version, once) and
-``event`` records (one frame each). A run loads back equal to the one saved.
-A recorder (:class:`planviz.Recorder`) streaming to a file flushes every line,
-so a crashed agent leaves a truncated trace, which loads up to its last whole event.
+``event`` records (what each event changed; schema 2, see
+docs/trace-format.md). A run loads back equal to the one saved. Schema-1
+traces (every event a full frame) still load. A recorder
+(:class:`planviz.Recorder`) streaming to a file flushes every line, so a
+crashed agent leaves a truncated trace, which loads up to its last whole
+event, with ``outcome`` None: an unfinished run.
+
+Trace files are untrusted: they are read line by line, capped at
+:data:`planviz.plan.limits.MAX_TRACE_BYTES` (``max_bytes=`` raises it) and :data:`MAX_LINE` per
+line, only regular files are opened (not ``/dev/zero`` or a FIFO), and every
+field of every record is checked (:mod:`planviz.runs.tracefields`).
 
 >>> import tempfile, os
 >>> from planviz import examples, simulate
@@ -18,46 +26,36 @@ True
 
 from __future__ import annotations
 
+import io
 import json
-import math
 import os
-from dataclasses import fields
-from typing import Any, Iterable, Mapping
+import stat
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
-from ..plan.model import STATUSES, Contract, Finding, Plan
+from ..plan.model import Contract, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
 from ..plan.output import open_output
 from ..plan.syntax import show_value
-from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation, Run, state_from_events
+from ..plan import limits
+from ..plan.limits import mib
+from .events import Event, Run, state_from_events
 from .fault import Fault
+from .frames import FrameStore
+from .tracefields import BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from, obj
 from .traceformats import load_foreign, parse_foreign
 
-__all__ = ["save_trace", "load_trace", "parse_trace", "SCHEMA", "SCHEMA_VERSION", "run_to_lines", "plan_record",
-           "event_record", "header_record", "json_line"]
+__all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
+           "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
 
 SCHEMA = "planviz-trace"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The schema written: 2 (events hold what they changed). 1 (every event a full frame) is still read."""
+READS = (1, 2)
 MAX_LINE = 16 * 1024 * 1024
+STRATEGIES = ("direct", "workflow", "planner", "recorded")
 
-# --------------------------------------------------------------------------- to plain data
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (frozenset, set)):
-        return sorted(_plain(v) for v in value)
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return repr(value)
-
-
-def _contract_dict(c: Contract | None) -> dict[str, Any] | None:
-    return None if c is None else contract_to_dict(c)
+# --------------------------------------------------------------------------- writing
 
 
 def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
@@ -65,28 +63,14 @@ def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
     its version (always written: a trace reader tells versions apart by it), its import findings and
     its parent (by reference to an earlier plan record when there is one)."""
     d = {"version": plan.version, **plan_to_dict(plan)}
-    d["import_findings"] = [{f.name: _plain(getattr(x, f.name)) for f in fields(Finding)}
-                            for x in plan.import_findings]
+    d["import_findings"] = [{"code": f.code, "layer": f.layer, "severity": f.severity, "message": f.message,
+                             "steps": list(f.steps), "edges": [list(e) for e in f.edges], "where": f.where}
+                            for f in plan.import_findings]
     parent = next((i for i, p in enumerate(known) if p is plan.parent), None)
     if parent is not None:
         d["parent_ref"] = parent
     else:
         d["parent"] = plan_record(plan.parent, known) if plan.parent is not None else None
-    return d
-
-
-_EVENT_FIELDS = tuple(f.name for f in fields(Event))
-_EVENT_SETS = ("facts", "ready", "voided", "kept")
-
-
-def event_record(e: Event) -> dict[str, Any]:
-    d = {name: getattr(e, name) for name in _EVENT_FIELDS}
-    for name in _EVENT_SETS:
-        d[name] = sorted(d[name])
-    d["statuses"] = dict(e.statuses)
-    d["observation"] = None if e.observation is None else {
-        f.name: _plain(getattr(e.observation, f.name)) for f in fields(Observation)}
-    d["conflicts"] = [{f.name: getattr(c, f.name) for f in fields(Conflict)} for c in e.conflicts]
     return d
 
 
@@ -100,142 +84,74 @@ def _fault_record(fault: Fault) -> dict[str, Any]:
     return d
 
 
-def _fault_from(d: Mapping[str, Any]) -> Fault:
-    d = dict(d)
-    if d.get("contract") is not None:
-        d["contract"] = contract_from_dict(_object(d["contract"], "a fault's contract"))
-    return Fault(**d)
-
-
 def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
     return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
-            "faults": [_fault_record(x) for x in faults], "contract": _contract_dict(contract)}
+            "faults": [_fault_record(x) for x in faults],
+            "contract": None if contract is None else contract_to_dict(contract)}
 
 
 def json_line(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=repr) + "\n"
 
 
-def run_to_lines(run: Run) -> list[str]:
+def run_to_lines(run: Run) -> Iterator[str]:
     """The trace of ``run`` as JSON Lines (each ending in a newline): header, then plans and events in order."""
-    lines = [json_line(header_record(run.strategy, run.faults, run.contract))]
+    yield json_line(header_record(run.strategy, run.faults, run.contract))
     written: list[Plan] = []
     pending = list(run.plans)
     for e in run.events:
         while pending and pending[0].version <= e.plan_version:
             plan = pending.pop(0)
-            lines.append(json_line({"type": "plan", "plan": plan_record(plan, written)}))
+            yield json_line({"type": "plan", "plan": plan_record(plan, written)})
             written.append(plan)
-        lines.append(json_line({"type": "event", "event": event_record(e)}))
+        yield json_line({"type": "event", "event": event_record(e)})
     for plan in pending:
-        lines.append(json_line({"type": "plan", "plan": plan_record(plan, written)}))
+        yield json_line({"type": "plan", "plan": plan_record(plan, written)})
         written.append(plan)
-    return lines
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
-    """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8)."""
+    """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`)."""
     with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
 
-# --------------------------------------------------------------------------- from plain data
-
-def _contract_from(d: Any) -> Contract | None:
-    return None if d is None else contract_from_dict(d)
+# --------------------------------------------------------------------------- reading
 
 
-def _plan_from(d: Mapping[str, Any], known: list[Plan]) -> Plan:
-    if "parent_ref" in d:
-        ref = d["parent_ref"]
-        if not isinstance(ref, int) or not 0 <= ref < len(known):
-            raise ValueError(f"parent_ref {ref!r} names no earlier plan record")
-        parent = known[ref]
-    else:
-        parent = _plan_from(d["parent"], known) if d.get("parent") is not None else None
-    findings = [Finding(**f) for f in d.get("import_findings") or ()]
-    body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings")}
-    return plan_from_dict(body, shape="planviz").replace(parent=parent, import_findings=findings)
-
-
-def _object(value: Any, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError(f"{what} must be a JSON object, got {value!r}"[:200])
-    return value
-
-
-_EVENT_REQUIRED = ("index", "time", "kind", "step", "message", "plan_version", "statuses")
-
-
-def _event_from(d: Mapping[str, Any]) -> Event:
-    d = dict(d)
-    for name in _EVENT_REQUIRED:
-        if name not in d:
-            raise KeyError(name)
-    for name in _EVENT_SETS:
-        items = d.get(name) or []
-        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-            raise ValueError(f"{name} must be a list of strings, got {items!r}")
-        d[name] = frozenset(items)
-    obs = d.get("observation")
-    d["observation"] = None if obs is None else Observation(**_object(obs, "observation"))
-    conflicts = d.get("conflicts") or []
-    if not isinstance(conflicts, list):
-        raise ValueError(f"conflicts must be a list of objects, got {conflicts!r}")
-    d["conflicts"] = tuple(Conflict(**_object(c, "a conflict")) for c in conflicts)
-    if not isinstance(d.get("statuses"), dict):
-        raise ValueError(f"statuses must be an object of step id -> status, got {d.get('statuses')!r}")
-    event = Event(**d)
-    if not isinstance(event.index, int) or not isinstance(event.kind, str):
-        raise ValueError(f"index must be an integer and kind a string, got {event.index!r} and {event.kind!r}")
-    if isinstance(event.time, bool) or not isinstance(event.time, (int, float)):
-        raise ValueError(f"time must be a number, got {event.time!r}")
-    if event.kind not in EVENT_KINDS:
-        raise ValueError(f"unknown event kind {event.kind!r}; expected one of {', '.join(EVENT_KINDS)}")
-    bad = next(((k, v) for k, v in event.statuses.items() if v not in STATUSES), None)
-    if bad:
-        raise ValueError(f"step {bad[0]!r} has unknown status {bad[1]!r}; expected one of {', '.join(STATUSES)}")
-    if event.outcome is not None and event.outcome not in OUTCOMES:
-        raise ValueError(f"unknown outcome {event.outcome!r}; expected one of {', '.join(OUTCOMES)}")
-    return event
-
-
-def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None) -> Run:
+def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *,
+               max_bytes: int | None = None) -> Run:
     """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
     Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
     LangGraph histories (:mod:`planviz.runs.traceformats`), detected by shape;
     ``format`` (``"planviz"``, ``"otel"``, ``"langgraph"``) forces one.
 
-    Raises :class:`~planviz.errors.TraceFormatError` naming the line and the
-    reason when a line is not a valid record. A last line cut short (no final
-    newline, not valid JSON) is a truncated trace: it is dropped and the run
-    loads up to its last whole event, with ``outcome`` None if it never stopped.
-    A string is always a path; for the text of a trace use :func:`parse_trace`.
+    A planviz trace raises :class:`~planviz.errors.TraceFormatError` naming the line, the
+    field and the reason when a record is not valid, when a path is not a
+    regular file, or when the trace is larger than ``max_bytes``. A last
+    line cut short (no final newline, not valid JSON) is a truncated trace:
+    it is dropped and the run loads up to its last whole event, with
+    ``outcome`` None if it never stopped. A string is always a path; for the
+    text of a trace use :func:`parse_trace`.
     """
     foreign = load_foreign(source, format)
     if foreign is not None:
         return foreign
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        try:
-            with open(source, "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise TraceFormatError(f"cannot read the trace: {exc.strerror or exc}", source=name) from None
-    elif hasattr(source, "read"):
+        with _open_regular(name) as fh:
+            return read_trace(trace_lines(fh, name, max_bytes), name)
+    if hasattr(source, "readline"):
         name = str(getattr(source, "name", "<stream>"))
-        raw = source.read()
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8", "surrogatepass")
-    else:
-        raise PlanvizTypeError(f"load_trace(source=...) expects a path or an open file, got "
-                               f"{type(source).__name__} {show_value(source)}; for the text of a trace use "
-                               "planviz.parse_trace")
-    return _read(raw, name)
+        return read_trace(trace_lines(source, name, max_bytes), name)
+    raise PlanvizTypeError(f"load_trace(source=...) expects a path or an open file, got "
+                           f"{type(source).__name__} {show_value(source)}; for the text of a trace use "
+                           "planviz.parse_trace")
 
 
-def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>") -> Run:
+def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
+                max_bytes: int | None = None) -> Run:
     """Read a trace from its text (never a path); see :func:`load_trace`."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
@@ -243,72 +159,176 @@ def parse_trace(text: str | bytes, format: str | None = None, source: str = "<st
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
     foreign = parse_foreign(text, format, source)
-    return foreign if foreign is not None else _read(bytes(text), source)
+    if foreign is not None:
+        return foreign
+    return read_trace(trace_lines(io.BytesIO(text), source, max_bytes), source)
 
 
-def _read(raw: bytes, source: str) -> Run:
-    lines = raw.split(b"\n")
-    truncated_tail = bool(lines) and lines[-1] != b""
-    if not truncated_tail:
-        lines = lines[:-1]
-    header: dict[str, Any] | None = None
-    plans: list[Plan] = []
-    events: list[Event] = []
-    for n, blob in enumerate(lines, start=1):
-        last = n == len(lines)
-
-        def bad(why: str, n: int = n) -> TraceFormatError:
-            return TraceFormatError(why, source=source, line=n)
-
-        if not blob.strip():
-            continue
-        if len(blob) > MAX_LINE:
-            raise bad(f"line is {len(blob)} bytes, over the {MAX_LINE}-byte limit")
-        try:
-            record = json.loads(blob.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            if last and truncated_tail:
-                break  # a truncated last line: keep every whole event before it
-            raise bad(f"not a JSON object: {exc}") from None
-        if not isinstance(record, dict):
-            raise bad(f"expected a JSON object, got {type(record).__name__}")
-        kind = record.get("type")
-        if header is None:
-            if kind != "header" or record.get("schema") != SCHEMA:
-                raise bad(f"expected a trace header ({{\"type\": \"header\", \"schema\": {SCHEMA!r}, ...}}) "
-                          f"as the first line, got {str(record)[:80]!r}")
-            if record.get("version") != SCHEMA_VERSION:
-                raise bad(f"trace schema version {record.get('version')!r} is not supported; "
-                          f"this planviz reads version {SCHEMA_VERSION}")
-            header = record
-            continue
-        try:
-            if kind == "plan":
-                plans.append(_plan_from(_object(record["plan"], "plan"), plans))
-            elif kind == "event":
-                event = _event_from(_object(record["event"], "event"))
-                if event.index != len(events):
-                    raise ValueError(f"event index {event.index} out of order; expected {len(events)}")
-                if event.plan_version and not any(p.version == event.plan_version for p in plans):
-                    raise ValueError(f"event refers to plan version {event.plan_version}, "
-                                     "which no earlier plan record defines")
-                events.append(event)
-            else:
-                raise ValueError(f"unknown record type {kind!r}; expected 'plan' or 'event'")
-        except (KeyError, TypeError, ValueError, AttributeError, PlanFormatError, SimulationError) as exc:
-            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise bad(f"bad {kind} record: {what}") from None
-    if header is None:
-        raise TraceFormatError("empty trace: expected a header line", source=source, line=1)
+def _open_regular(name: str) -> io.BufferedReader:
+    """Open ``name`` for reading only if it is a regular file (never blocking on a FIFO)."""
     try:
-        faults = header.get("faults") or []
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TraceFormatError(f"cannot read the trace: {exc.strerror or exc}", source=name) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        raise TraceFormatError(f"this is {kind}, not a trace file; a trace is a regular JSON Lines file",
+                               source=name)
+    return os.fdopen(fd, "rb")
+
+
+def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of each line of an open trace, read one line at a time within the caps
+    (``max_bytes``: default :data:`planviz.plan.limits.MAX_TRACE_BYTES`)."""
+    max_bytes = limits.MAX_TRACE_BYTES if max_bytes is None else max_bytes
+    total = 0
+    n = 0
+    while True:
+        try:
+            blob = stream.readline(MAX_LINE + 1)
+        except (OSError, ValueError) as exc:
+            raise TraceFormatError(f"cannot read the trace: {exc}", source=source, line=n + 1) from None
+        if isinstance(blob, str):
+            blob = blob.encode("utf-8", "surrogatepass")
+        if not blob:
+            return
+        n += 1
+        total += len(blob)
+        if total > max_bytes:
+            raise TraceFormatError(f"the trace is larger than the {max_bytes:,}-byte cap ({mib(max_bytes)}); "
+                                   "pass max_bytes= to load_trace to read a bigger one, or "
+                                   + limits.raise_hint("MAX_TRACE_BYTES"), source=source, line=n)
+        if len(blob) > MAX_LINE:
+            raise TraceFormatError(f"line is longer than the {MAX_LINE:,}-byte limit", source=source, line=n)
+        yield n, blob
+
+
+def read_trace(lines: Iterable[tuple[int, bytes]], source: str) -> Run:
+    """A :class:`~planviz.Run` from the numbered lines of a planviz trace (see :func:`trace_lines`).
+
+    This is the planviz-format reader: other trace formats dispatch around it.
+    """
+    return _Reader(source).read(lines)
+
+
+class _Reader:
+    """One trace being read: the header, the plans and events so far, and the index that checks the deltas."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.header: dict[str, Any] | None = None
+        self.plans: list[Plan] = []
+        self.events: list[Event] = []
+        self.store = FrameStore()
+        self.v1: V1Events | None = None
+
+    def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
+        n = 0
+        for n, blob in lines:
+            if not blob.strip():
+                continue
+            try:
+                record = json.loads(blob.decode("utf-8"), parse_constant=NonFinite)
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                if not blob.endswith(b"\n"):
+                    break  # a truncated last line: keep every whole event before it
+                raise TraceFormatError(f"not a JSON object: {exc}", source=self.source, line=n) from None
+            try:
+                self._record(record)
+            except BadField as exc:
+                raise TraceFormatError(exc.why, source=self.source, line=n, path=exc.path) from None
+            except PlanFormatError as exc:  # e.g. a plan's own caps
+                raise TraceFormatError(exc.message, source=self.source, line=n, path=exc.path) from None
+        if self.header is None:
+            raise TraceFormatError("empty trace: expected a header line", source=self.source, line=max(n, 1))
+        state = state_from_events(self.events)
+        return Run(tuple(self.events), state.outcome, state, tuple(self.plans), self.header["strategy"],
+                   self.header["faults"], self.header["contract"])
+
+    def _record(self, record: Any) -> None:
+        record = obj(record, "record")
+        kind = record.get("type")
+        if self.header is None:
+            self.header = self._header(record)
+            return
+        if kind == "plan":
+            _only(record, "plan")
+            self.plans.append(self._plan(obj(record.get("plan"), "plan"), "plan"))
+        elif kind == "event":
+            _only(record, "event")
+            event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
+            if event.index != len(self.events):
+                raise BadField("event.index", f"events out of order: expected {len(self.events)}, got {event.index}")
+            if event.plan_version and not any(p.version == event.plan_version for p in self.plans):
+                raise BadField("event.plan_version", f"plan version {event.plan_version} is defined by no "
+                                                     "earlier plan record")
+            try:
+                self.store.append(event)
+            except SimulationError as exc:
+                raise BadField("event", str(exc)) from None
+            self.events.append(event)
+        else:
+            raise BadField("type", f"expected 'plan' or 'event', got {show_value(kind)}")
+
+    def _header(self, record: dict[str, Any]) -> dict[str, Any]:
+        if record.get("type") != "header" or record.get("schema") != SCHEMA:
+            raise BadField("header", f"expected a trace header ({{\"type\": \"header\", \"schema\": {SCHEMA!r}, "
+                                     f"...}}) as the first line, got {show_value(record)}")
+        version = record.get("version")
+        if version not in READS or isinstance(version, bool):
+            raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
+                                             f"planviz reads versions {' and '.join(map(str, READS))} (a newer "
+                                             "planviz may read it)")
+        known = {"type", "schema", "version", "strategy", "faults", "contract"}
+        unknown = sorted(set(record) - known)
+        if unknown:
+            raise BadField(f"header.{unknown[0]}", f"unknown field; expected one of {', '.join(sorted(known))}")
+        faults = record.get("faults", [])
         if not isinstance(faults, list):
-            raise ValueError(f"faults must be a list of objects, got {faults!r}")
-        faults = tuple(_fault_from(_object(f, "a fault")) for f in faults)
-        contract = header.get("contract")
-        contract = None if contract is None else _contract_from(_object(contract, "contract"))
-    except (TypeError, ValueError, PlanFormatError) as exc:
-        raise TraceFormatError(f"bad header: {exc}", source=source, line=1) from None
-    state = state_from_events(events)
-    return Run(tuple(events), state.outcome, state, tuple(plans), str(header.get("strategy", "recorded")), faults,
-               contract)
+            raise BadField("header.faults", f"expected a list of faults, got {show_value(faults)}")
+        contract = record.get("contract")
+        self.v1 = V1Events() if version == 1 else None
+        try:
+            return {"strategy": choice(record.get("strategy", "recorded"), "header.strategy", STRATEGIES),
+                    "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
+                    "contract": None if contract is None else contract_from_dict(obj(contract, "header.contract"))}
+        except SimulationError as exc:
+            raise BadField("header.faults", str(exc)) from None
+        except PlanFormatError as exc:
+            raise _within("header.contract", exc) from None
+
+    def _plan(self, d: dict[str, Any], path: str) -> Plan:
+        known = self.plans
+        if "parent_ref" in d:
+            ref = d["parent_ref"]
+            if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(known):
+                raise BadField(f"{path}.parent_ref", f"{show_value(ref)} names no earlier plan record "
+                                                     f"(0..{len(known) - 1})")
+            parent = known[ref]
+        else:
+            parent = self._plan(obj(d["parent"], f"{path}.parent"), f"{path}.parent") if d.get("parent") else None
+        found = d.get("import_findings") or []
+        if not isinstance(found, list):
+            raise BadField(f"{path}.import_findings", f"expected a list of findings, got {show_value(found)}")
+        findings = [finding_from(f, f"{path}.import_findings[{i}]") for i, f in enumerate(found)]
+        body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings")}
+        try:
+            plan = plan_from_dict(body, shape="planviz")
+        except PlanFormatError as exc:
+            raise _within(path, exc) from None
+        return plan.replace(parent=parent, import_findings=findings)
+
+
+def _only(record: dict[str, Any], key: str) -> None:
+    extra = sorted(set(record) - {"type", key})
+    if extra:
+        raise BadField(extra[0], f"unknown field of a {key} record; expected only 'type' and {key!r}")
+
+
+def _within(path: str, exc: PlanFormatError) -> BadField:
+    """A plan-file error inside a trace record, its field path prefixed with the record's."""
+    return BadField(f"{path}.{exc.path}" if exc.path else path, exc.message)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from itertools import chain
 from operator import attrgetter
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from ..plan.bulk import paused_gc  # used here; analysis imports it from here too
 from ..plan.model import Plan, Step
@@ -283,27 +283,11 @@ class StructureIndex:
 
     def descendants(self, roots: Iterable[str]) -> set[str]:
         """The roots and everything downstream of them."""
-        seen = set(roots)
-        stack = list(seen)
-        children = self.children()
-        while stack:
-            for v in children.get(stack.pop(), ()):
-                if v not in seen:
-                    seen.add(v)
-                    stack.append(v)
-        return seen
+        return _closure(roots, self.children())
 
     def ancestors(self, roots: Iterable[str]) -> set[str]:
         """The roots and everything upstream of them (every step whose work leads to one of them)."""
-        seen = set(roots)
-        stack = list(seen)
-        parents = self.parents
-        while stack:
-            for u in parents.get(stack.pop(), ()):
-                if u not in seen:
-                    seen.add(u)
-                    stack.append(u)
-        return seen
+        return _closure(roots, self.parents)
 
     def ancestor_distances(self, start: str) -> dict[str, int]:
         """Every ancestor of ``start`` with its distance (fewest edges) to it."""
@@ -330,3 +314,15 @@ class StructureIndex:
 
     def step(self, sid: str) -> Step:
         return self.steps[sid]
+
+
+def _closure(roots: Iterable[str], near: Mapping[str, Iterable[str]]) -> set[str]:
+    """The roots and every step reached from them through ``near`` (children: downstream; parents: upstream)."""
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for v in near.get(stack.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return seen

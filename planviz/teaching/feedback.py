@@ -19,7 +19,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Feedback", "right", "wrong", "unanswered", "is_blank", "multiple_choice", "MIME"]
+__all__ = ["Feedback", "right", "wrong", "unanswered", "is_blank", "unusable", "multiple_choice", "MIME"]
 
 #: The mimetype of a check's result in a notebook output (read by tests; front ends ignore it).
 MIME = "application/vnd.planviz.feedback+json"
@@ -85,6 +85,24 @@ def unanswered(exercise: str, what: str, hint: str = "") -> Feedback:
 def is_blank(value: Any) -> bool:
     """``None`` or ``...``: the placeholders a notebook leaves for the student's answer."""
     return value is None or value is Ellipsis
+
+
+def unusable(exercise: str, answer: Any, kind: type | tuple[type, ...], ask: str, expected: str,
+             hint: str) -> Feedback | None:
+    """The feedback for an answer that is not given yet or not of the kind asked, else None (check it further).
+
+    >>> unusable("ex", ..., dict, "a dict of minutes", "a dict", "").message
+    'no answer yet: a dict of minutes'
+    >>> unusable("ex", [1], dict, "a dict of minutes", "a dict", "").message
+    'expected a dict, got list'
+    >>> unusable("ex", {}, dict, "a dict of minutes", "a dict", "") is None
+    True
+    """
+    if is_blank(answer):
+        return unanswered(exercise, ask, hint)
+    if not isinstance(answer, kind):
+        return wrong(exercise, f"expected {expected}, got {type(answer).__name__}", hint)
+    return None
 
 
 def multiple_choice(exercise: str, answer: Any, right_choice: str, why_not: dict[str, str], hint: str) -> Feedback:

@@ -19,7 +19,8 @@ from ..analysis.schedule import critical_path
 from ..analysis.timeline import ready_timeline
 from ..examples import load
 from ..plan.model import Plan
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .answers import number
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
 
@@ -63,14 +64,6 @@ def _path(value: Any) -> tuple[str, ...] | None:
         return None
 
 
-def _number(value: Any) -> float | None:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
 def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
     """Exercise 1: S2 takes 9 minutes. Which chain is critical now (``path``), and how long is the job (``makespan``)?"""
     ex = "03 exercise 1"
@@ -94,8 +87,8 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
         before = critical_path(load("cache_isolation")).path
         why = " (it was critical before S2 slowed down)" if ids == before else ""
         return wrong(ex, f"{' → '.join(ids)} takes {length:g} {plan.time_unit}{why}; another chain takes longer", hint)
-    number = _number(makespan)
-    if number is None or not math.isclose(number, schedule.makespan):
+    given = number(makespan)
+    if given is None or not math.isclose(given, schedule.makespan):
         return wrong(ex, f"the path is right, but the makespan is not {makespan!r}",
                      "the makespan is the length of the critical path")
     return right(ex, f"{' → '.join(ids)} is now the longest chain: {schedule.makespan:g} {plan.time_unit}. "
@@ -115,15 +108,15 @@ def check_exercise_2(saved: Any) -> Feedback:
     expected = _saved(plan)
     hint = ("shorten one step in a copy of the plan (dataclasses.replace(step, duration=...)) and recompute "
             "critical_path(...).makespan")
-    if is_blank(saved):
-        return unanswered(ex, "a dict {step id: minutes saved} for all five steps", hint)
-    if not isinstance(saved, Mapping):
-        return wrong(ex, f"expected a dict {{step id: minutes saved}}, got {type(saved).__name__}", hint)
+    problem = unusable(ex, saved, Mapping, "a dict {step id: minutes saved} for all five steps",
+                       "a dict {step id: minutes saved}", hint)
+    if problem is not None:
+        return problem
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
-    bad = [sid for sid in plan.ids if _number(saved[sid]) is None
-           or not math.isclose(_number(saved[sid]), expected[sid])]
+    bad = [sid for sid in plan.ids if number(saved[sid]) is None
+           or not math.isclose(number(saved[sid]), expected[sid])]
     if not bad:
         best = max(expected.values())
         most = " and ".join(s for s in plan.ids if expected[s] == best)
@@ -168,7 +161,7 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
                      how)
     if any(step.id in s.depends_on for s in plan.steps):
         return wrong(ex, "nothing should depend on the new step: it is independent", how)
-    k = _number(workers)
+    k = number(workers)
     need = _minimum_workers(plan)
     makespan = critical_path(plan).makespan
     if k is None or k < 1 or k != int(k):

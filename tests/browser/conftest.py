@@ -281,6 +281,23 @@ INVALIDATED_JS = ("([root, ids]) => {" + NODE_CLASSES_BODY +
                   "return ids.every(id => /\\bstatus-invalidated\\b/.test(out[id] || '')); }")
 
 
+# Where the explorer's picture and legend sit, what the legend lists, and how much of the picture the plan fills.
+LEGEND_JS = """() => {
+  const svg = document.querySelector('.planviz-diagram svg'), legend = document.querySelector('.planviz-legend');
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const nodes = [...svg.querySelectorAll('g.node')].map(g => g.getBoundingClientRect());
+  const height = svg.getBoundingClientRect().height;
+  return {picture: box(svg), legend: box(legend), inside: !!svg.querySelector('g.legend, g#clust1'),
+          items: [...legend.querySelectorAll('li')].map(li => li.className.replace('pv-legend-', '')),
+          plan_share: (Math.max(...nodes.map(r => r.bottom)) - Math.min(...nodes.map(r => r.top))) / height};
+}"""
+
+
+def legend_of(pg) -> dict:
+    """The explorer's legend as the browser lays it out (see LEGEND_JS)."""
+    return pg.evaluate(LEGEND_JS)
+
+
 def node_classes(pg, root: str = ".planviz-diagram") -> dict:
     """{step id: class attribute} of every node group of the diagram under ``root``."""
     return pg.evaluate(NODE_CLASSES_JS, root)
@@ -292,7 +309,7 @@ def drive_explorer(pg) -> dict:
     Returns what was seen: the node classes before and after, and the captions.
     """
     pg.locator(".planviz-diagram svg g.node").first.wait_for(state="attached", timeout=120_000)
-    before = node_classes(pg)
+    before, legend_before = node_classes(pg), legend_of(pg)
     caption = pg.locator(".pv-caption").first
     first_caption = caption.inner_text()
     pg.locator("button.planviz-forward").click()
@@ -305,7 +322,8 @@ def drive_explorer(pg) -> dict:
     pg.wait_for_function(INVALIDATED_JS, arg=[".planviz-diagram", ["S3", "S4"]], timeout=60_000)
     return {"before": before, "stepped": stepped, "after": node_classes(pg),
             "captions": [first_caption, second_caption, caption.inner_text()],
-            "fault_status": pg.locator(".planviz-fault-status").inner_text()}
+            "fault_status": pg.locator(".planviz-fault-status").inner_text(),
+            "legend": [legend_before, legend_of(pg)]}
 
 
 def check_notebook_explorer(pg, seen: dict, name: str) -> None:
@@ -320,16 +338,29 @@ def check_notebook_explorer(pg, seen: dict, name: str) -> None:
     for step in ("S0", "S1", "S2"):
         assert "status-invalidated" not in seen["after"][step]
     assert "S3" in seen["fault_status"] and "voided" in seen["fault_status"]
+    check_legend(seen["legend"])
     shot = screenshot(pg.locator(".jp-NotebookPanel"), name)
     assert shot.stat().st_size > 10_000
     assert not [e for e in pg.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
                 .all_inner_texts() if "Traceback" in e or "Error" in e]
 
 
+def check_legend(legends: list) -> None:
+    """The legend sits beside the picture (to its right, overlapping it vertically), not inside it; it lists
+    the looks on screen (voided and kept only once a failure voids work); the plan fills most of the picture."""
+    for legend in legends:
+        picture, box = legend["picture"], legend["legend"]
+        assert box[0] >= picture[2] - 1 and box[1] < picture[3] and box[3] > picture[1], legend
+        assert not legend["inside"] and legend["plan_share"] > 0.6, legend
+    before, after = (set(legend["items"]) for legend in legends)
+    assert {"pending", "ready"} <= before and not before & {"invalidated", "kept", "failed"}
+    assert {"invalidated", "kept"} <= after
+
+
 @pytest.fixture
 def ui():
-    """The helpers tests drive pages with: ``drive``, ``check``, ``node_classes``, ``screenshot``."""
+    """The helpers tests drive pages with: ``drive``, ``check``, ``check_legend``, ``node_classes``, ``screenshot``."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(drive=drive_explorer, check=check_notebook_explorer, node_classes=node_classes,
-                           screenshot=screenshot)
+    return SimpleNamespace(drive=drive_explorer, check=check_notebook_explorer, check_legend=check_legend,
+                           node_classes=node_classes, screenshot=screenshot)

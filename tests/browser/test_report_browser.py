@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
-from planviz import Fault, Plan, Step, report_html, simulate
+from planviz import Fault, Plan, Step, render, report_html, simulate
+
+from ..frontends.test_htmlreport import node_state
 
 pytestmark = pytest.mark.browser
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>"
+
+# What the shown picture's nodes look like in the browser: the fields of tests/frontends/test_htmlreport.node_state.
+NODE_STATES_JS = """() => {
+  const XLINK = 'http://www.w3.org/1999/xlink', out = {};
+  for (const g of document.querySelectorAll('#pv-diagram .pv-version:not([hidden]) svg g.node')) {
+    if (!g.id.startsWith('node-')) { continue; }
+    const shapes = [...g.querySelectorAll('path, polygon, ellipse')].slice(0, 2);
+    const paint = shapes.map((el, k) => {
+      const p = {};
+      for (const name of (k ? [] : ['fill']).concat(['stroke', 'stroke-width', 'stroke-dasharray'])) {
+        p[name] = el.getAttribute(name) || (name === 'stroke-dasharray' ? 'none' : null);
+      }
+      return p;
+    });
+    const texts = g.querySelectorAll('text');
+    out[g.id] = {class: g.getAttribute('class').split(/\\s+/).filter(Boolean).sort(), paint: paint,
+                 word: texts[texts.length - 1].textContent,
+                 tips: [...g.querySelectorAll('a')].map(a => a.getAttributeNS(XLINK, 'title'))};
+  }
+  return out;
+}"""
 
 
 def _open(page, path):
@@ -22,22 +47,42 @@ def _caption(pg) -> str:
     return pg.locator("#pv-caption").inner_text()
 
 
+def _expected(run, i) -> dict:
+    """render's frame i, as NODE_STATES_JS reads a page."""
+    plan = run.plan_at(i)
+    root = ET.fromstring(render(plan, run=run, at=i).svg)
+    from planviz.pictures.escape import dom_id
+
+    drawn = {g.get("id") for g in root.iter("{http://www.w3.org/2000/svg}g")}
+    out = {}
+    for sid in plan.ids:  # a big plan's picture draws some steps one by one (a focused view): those
+        if f"node-{dom_id(sid)}" in drawn:
+            state = node_state(root, sid)
+            out[f"node-{dom_id(sid)}"] = {**state, "class": sorted(state["class"])}
+    return out
+
+
+def _goto(pg, i: int) -> None:
+    pg.locator("#pv-slider").fill(str(i))
+    pg.locator("#pv-slider").dispatch_event("input")
+
+
 def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     pg = _open(page, report_html(run, tmp_path / "run.html"))
 
-    first = ui.node_classes(pg, "#pv-diagram")
+    first = ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])")
     assert {"S0", "S1", "S2", "S3", "S4"} <= set(first)
     assert _caption(pg).startswith("Event 0 of")
     assert pg.locator("#pv-prev").is_disabled()
     pg.locator("#pv-next").click()
     assert _caption(pg).startswith("Event 1 of")
-    assert ui.node_classes(pg, "#pv-diagram") != first
-    assert pg.locator("#pv-log tr.current").get_attribute("data-i") == "1"
+    assert ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])") != first
+    assert pg.locator("#pv-log tr.current td").first.inner_text() == "1"
 
     voiding = next(e.index for e in run.events if e.voided)
-    pg.locator(f"#pv-log tr[data-i='{voiding}']").click()
-    classes = ui.node_classes(pg, "#pv-diagram")
+    pg.locator(f"#pv-log tr:nth-child({voiding + 1})").click()
+    classes = ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])")
     assert all("status-invalidated" in classes[s] for s in ("S3", "S4")), classes
     assert not any("status-invalidated" in classes[s] for s in ("S0", "S1", "S2")), classes
     assert "S3" in pg.locator("#pv-scope").inner_text()
@@ -54,6 +99,34 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     assert pg.evaluate("window.__planvizCsp || []") == []
 
 
+def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect"), Fault("S1", "transient")])
+    pg = _open(page, report_html(run, tmp_path / "run.html"))
+    n = len(run.events)
+    for i in [*range(n), *range(n - 2, -1, -3)]:  # forward through every frame, then back in jumps
+        _goto(pg, i)
+        assert pg.evaluate(NODE_STATES_JS) == _expected(run, i), i
+        facts = pg.locator("#pv-facts li").all_inner_texts()
+        assert facts == (sorted(run.frame(i).facts) or ["(none)"]), i
+    assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
+
+
+def test_without_script_the_report_shows_the_last_frame(chromium, tmp_path, cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    path = report_html(run, tmp_path / "run.html")
+    context = chromium.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(path.as_uri())
+        assert not pg.locator(".stepper").is_visible()
+        assert pg.locator(".static-note").is_visible()
+        assert _caption(pg).startswith(f"Event {len(run) - 1} of {len(run) - 1}: stop")
+        assert pg.locator("#pv-facts li").all_inner_texts() == sorted(run.frame(-1).facts)
+        assert pg.locator("#pv-diagram svg g.node").count() > 0 and pg.locator("#pv-diagram svg").count() == 1
+    finally:
+        context.close()
+
+
 def test_hostile_report_runs_no_script(page, ui, tmp_path):
     steps = [Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"x {HOSTILE}"]),
              Step("B", "finish", expected_evidence="done", depends_on=["A"], requires=[f"x {HOSTILE}"],
@@ -68,3 +141,80 @@ def test_hostile_report_runs_no_script(page, ui, tmp_path):
     assert page.dialogs == []
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
+
+
+def two_thousand_steps() -> Plan:
+    """40 chains of 50 steps: 2,000 steps that Graphviz lays out in seconds."""
+    steps = [Step(f"S{i:04d}", f"step {i}", expected_evidence="e", depends_on=[f"S{i - 40:04d}"] if i >= 40 else [],
+                  produces=[f"f{i}"], duration=1 + i % 3) for i in range(2000)]
+    return Plan("two thousand steps", steps)
+
+
+@pytest.mark.slow
+def test_a_2000_step_report_opens_and_steps(page, tmp_path):
+    run = simulate(two_thousand_steps(), faults=[Fault("S1000", "side_effect")])
+    assert len(run.events) > 4000
+    pg = _open(page, report_html(run, tmp_path / "big.html"))
+    n = len(run.events)
+    assert _caption(pg).startswith(f"Event 0 of {n - 1}")
+    for key in ("End", "Home", "ArrowRight", "ArrowRight", "ArrowRight"):
+        pg.keyboard.press(key)
+    assert _caption(pg).startswith(f"Event 3 of {n - 1}")
+    voiding = next(e.index for e in run.events if e.kind == "invalidate")
+    for i in (voiding, n - 1, n // 3):
+        _goto(pg, i)
+        assert _caption(pg).startswith(f"Event {i} of {n - 1}")
+        states = pg.evaluate(NODE_STATES_JS)
+        expected = _expected(run, i)
+        both = sorted(set(states) & set(expected))  # the same view, unless the load changed render's choice
+        assert both, i
+        assert {k: states[k] for k in both} == {k: expected[k] for k in both}, i
+    assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
+
+
+# --- "fit width": a 10-step plan readable at 1400 px, a big one scrolled --------------------------------------
+
+TEXT_PX_JS = """() => {
+  const box = document.getElementById('pv-diagram'), svg = box.querySelector('.pv-version:not([hidden]) svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
+  return {smallest: Math.min(...sizes), fit: box.classList.contains('fit'),
+          across: box.scrollWidth > box.clientWidth + 1, down: box.scrollHeight > box.clientHeight + 1};
+}"""
+
+
+def _lanes(n: int, width: int) -> Plan:
+    """``n`` steps in ``width`` parallel lanes after a first step, each passing a fact down its lane."""
+    steps = [Step("S0", "Reproduce the failure on a clean checkout", expected_evidence="a failing test",
+                  produces="f0")]
+    for k in range(1, n):
+        parent = "S0" if k <= width else f"S{k - width}"
+        steps.append(Step(f"S{k}", f"Step number {k} of the work in its lane", expected_evidence="evidence",
+                          depends_on=parent, requires=f"f{parent[1:]}", produces=f"f{k}"))
+    return Plan(f"{n} steps in {width} lanes", steps)
+
+
+@pytest.mark.parametrize("plan, faults, scrolls", [
+    (_lanes(10, 3), [], False),   # a 10-step plan fits the page's width at 1400 px and stays readable
+    (_lanes(10, 2), [], None),    # a narrower, longer one is as readable (it may scroll a little)
+    (_lanes(10, 2), [Fault("S9", "side_effect")], None),  # so is its first version, built by the script
+    (_lanes(80, 4), [], True),    # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
+    (_lanes(80, 16), [], True),   # and so does a wide one
+])
+def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, scrolls):
+    """``scrolls``: False, the picture fits the width; True, it scrolls (across or down); None, either."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(report_html(simulate(plan, faults=faults), tmp_path / "run.html").as_uri())
+        pg.locator("#pv-diagram svg g.node").first.wait_for(state="attached")
+        for key in ("End", "Home", "ArrowRight"):  # the static last frame, then the script's frames
+            pg.keyboard.press(key)
+            seen = pg.evaluate(TEXT_PX_JS)
+            assert seen["fit"] and seen["smallest"] >= 9 - 1e-6, seen
+            if scrolls is False:
+                assert not seen["across"], seen
+            if scrolls:
+                assert seen["across"] or seen["down"], seen
+    finally:
+        context.close()

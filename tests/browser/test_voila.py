@@ -19,6 +19,7 @@ def test_explorer_in_voila(voila, page, ui):
         assert "status-invalidated" in seen["after"][step]
     for step in ("S0", "S1", "S2"):
         assert "status-invalidated" not in seen["after"][step]
+    ui.check_legend(seen["legend"])
     shot = ui.screenshot(pg.locator(".planviz-explorer"), "voila-explorer")
     assert shot.stat().st_size > 10_000
     assert not [e for e in page.errors if "planviz" in e.lower()]

@@ -76,14 +76,15 @@ def test_buttons_and_slider_move_through_the_events(ex):
 
 
 def test_each_frame_shows_that_events_statuses_and_panels(ex):
-    for i, event in enumerate(ex.run.events):
+    for i in range(len(ex.run.events)):
         ex.index = i
+        event = ex.run.frame(i)
         for step, st in event.statuses.items():
             assert status(ex.svg, step) == st, (i, step)
         assert items(ex.facts_panel.value) == (sorted(event.facts) or ["(none)"])
         assert items(ex.ready_panel.value) == (sorted(event.ready) or ["(none)"])
         current = re.search(r'<tr class="pv-kind-(\w+) pv-current"><td>[^<]*?(\d+)</td>', ex.log_panel.value)
-        assert current and int(current.group(2)) == i and current.group(1) == event.kind
+        assert current and int(current.group(2)) == i and current.group(1) == ex.run.events[i].kind
 
 
 def test_done_steps_appear_as_the_run_progresses(ex):
@@ -297,3 +298,45 @@ def test_the_explorer_shows_each_new_event_kind():
         assert f"Event {at} of" in ex.caption.value and kind in ex.caption.value
     far.index = next(e.index for e in far.run.events if e.kind == "expand")
     assert 'id="node-F1.a"' in far.svg.replace("&#45;", "-") and 'id="node-F1"' not in far.svg
+
+
+# --- the legend: beside the picture, only the looks on screen ------------------------------------------------------
+
+def legend_keys_shown(html: str) -> list[str]:
+    return re.findall(r'<li class="pv-legend-([a-z_]+)"', html)
+
+
+def looks_on_screen(svg: str) -> set[str]:
+    """The status looks the diagram's step nodes use, read from their classes (voided, kept, conflict win)."""
+    out = set()
+    for classes in node_classes(svg).values():
+        for flag, key in (("conflict", "conflict"), ("status-failed", "failed"), ("voided", "invalidated"),
+                          ("status-invalidated", "invalidated"), ("kept", "kept")):
+            if flag in classes:
+                out.add(key)
+                break
+        else:
+            out.add(next(c for c in classes if c.startswith("status-")).removeprefix("status-"))
+    return out
+
+
+def test_the_legend_sits_beside_the_picture_and_not_inside_it(ex):
+    assert ex.legend in ex.children[5].children and ex.diagram in ex.children[5].children  # one row: picture, legend
+    assert 'id="legend-' not in ex.svg and "cluster_legend" not in ex.svg
+
+
+@pytest.mark.parametrize("faults", [(), (Fault("S4", "side_effect"),)])
+def test_the_legend_lists_only_the_looks_on_screen_at_every_frame(cache_plan, faults):
+    ex = explore(cache_plan, faults=faults)
+    seen_keys = set()
+    for i in range(len(ex.run.events)):
+        ex.index = i
+        shown = legend_keys_shown(ex.legend.value)
+        statuses = [k for k in shown if k not in ("critical", "far", "error", "warning", "info", "inferred")]
+        assert set(statuses) == looks_on_screen(ex.svg), i
+        assert ("critical" in shown) == ('class="edge critical' in ex.svg)
+        seen_keys.update(shown)
+    assert ("invalidated" in seen_keys) == bool(faults)  # "voided by a failure" appears only when a step is voided
+    if faults:
+        ex.index = next(e.index for e in ex.run.events if e.kind == "invalidate")
+        assert "voided by a failure" in ex.legend.value and "kept: verified, survives" in ex.legend.value

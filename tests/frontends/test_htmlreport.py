@@ -1,4 +1,4 @@
-"""The offline HTML report: self-contained, CSP-locked, every frame recoverable, hostile text inert."""
+"""The offline HTML report: self-contained, CSP-locked, every frame recoverable from the delta table, hostile text inert."""
 
 from __future__ import annotations
 
@@ -6,18 +6,24 @@ import base64
 import hashlib
 import json
 import re
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings
 
-from planviz import Fault, Plan, Step, render, report_html, save_trace, simulate
+from planviz import Fault, Observation, Plan, Recorder, Step, render, report_html, save_trace, simulate
 from planviz.errors import PlanvizError
 from planviz.frontends.cli import main
-from planviz.frontends.htmlreport import pack_frames, script_json, unpack_frames
+from planviz.frontends.page import script_json
+from planviz.pictures.escape import dom_id
+
+from ..runs.test_frames import plans_and_faults
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>\u2028&amp;"
+SVG, XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}"
+SHAPES = (f"{SVG}path", f"{SVG}polygon", f"{SVG}ellipse")
+FLAGS = ("voided", "kept", "conflict")
 
 
 class _Tags(HTMLParser):
@@ -55,6 +61,99 @@ def _parse(text: str) -> _Tags:
 def _data(text: str) -> dict:
     (payload,) = [body for attrs, body in _parse(text).scripts if attrs.get("type") == "application/json"]
     return json.loads(payload)
+
+
+class Stepper:
+    """What the page's script does, in Python: the pictures of each plan version restyled from the delta table.
+
+    A reference for the tests: it reads only the page (pictures, templates, JSON) and mirrors report.js.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.data = data = _data(text)
+        shown = re.search(r'<div class="pv-version" data-v="(\d+)"[^>]*>(<svg.*?</svg>)</div>', text, re.S)
+        svgs = dict(re.findall(r'<template id="pv-version-(\d+)">(<svg.*?</svg>)</template>', text, re.S))
+        svgs[shown.group(1)] = shown.group(2)
+        self.roots = [ET.fromstring(svgs[str(k)]) for k in range(len(data["versions"]))]
+        self.nodes = []
+        for root, spec in zip(self.roots, data["versions"]):
+            groups = {g.get("id"): g for g in root.iter(f"{SVG}g")}
+            self.nodes.append([self._prepare(groups[name], cut) for name, cut in zip(spec["nodes"], spec["cuts"])])
+        self.version, v = [], 0
+        for e in data["events"]:
+            v = e.get("v", v)
+            self.version.append(v)
+        self.at = len(data["events"]) - 1
+        self.facts, self.ready = set(data["last_facts"]), set(data["last_ready"])
+
+    @staticmethod
+    def _prepare(g: ET.Element, cut: int) -> dict:
+        links = list(g.iter(f"{SVG}a"))
+        title = links[0].get(f"{XLINK}title", "").encode("utf-16-le") if links else b""
+        return {"g": g, "shapes": [el for el in g.iter() if el.tag in SHAPES], "text": list(g.iter(f"{SVG}text"))[-1],
+                "links": links, "tip": title[:len(title) - 2 * cut].decode("utf-16-le")}
+
+    def _paint(self, node: dict, look: int) -> None:
+        status, flags, fill, stroke, width, dash, ostroke, owidth, odash, word, end = self.data["looks"][look]
+        kept = [c for c in node["g"].get("class").split() if not c.startswith("status-") and c not in FLAGS]
+        node["g"].set("class", " ".join(kept + [status] + [f for b, f in enumerate(FLAGS) if flags & (1 << b)]))
+        first, *outer = node["shapes"]
+        first.attrib.update({"fill": fill, "stroke": stroke, "stroke-width": width, "stroke-dasharray": dash})
+        if outer:
+            outer[0].attrib.update({"stroke": ostroke, "stroke-width": owidth, "stroke-dasharray": odash})
+        node["text"].text = word
+        for a in node["links"]:
+            a.set(f"{XLINK}title", node["tip"] + ("\n" + end if end else ""))
+
+    def _apply(self, i: int, forward: bool) -> None:
+        e, nodes = self.data["events"][i], self.nodes[self.version[i]]
+        d = e.get("d", [])
+        for k in range(0, len(d), 3):
+            self._paint(nodes[d[k]], d[k + (2 if forward else 1)])
+        for key, items, way in (("l", self.facts, not forward), ("g", self.facts, forward),
+                                ("ro", self.ready, not forward), ("ri", self.ready, forward)):
+            for x in e.get(key, []):
+                (items.add if way else items.discard)(x)
+
+    def seek(self, i: int) -> ET.Element:
+        """Frame ``i``: the picture of its version (as restyled), with facts and ready set updated."""
+        while self.at < i:
+            self.at += 1
+            self._apply(self.at, True)
+        while self.at > i:
+            self._apply(self.at, False)
+            self.at -= 1
+        return self.roots[self.version[i]]
+
+
+def node_state(root: ET.Element, sid: str) -> dict:
+    """What a frame shows on one node: class tokens, outline and fill, status word, tooltip."""
+    g = next(g for g in root.iter(f"{SVG}g") if g.get("id") == f"node-{dom_id(sid)}")
+    shapes = [el for el in g.iter() if el.tag in SHAPES]
+    paint = [{k: el.get(k, "none" if k == "stroke-dasharray" else None)
+              for k in ("fill", "stroke", "stroke-width", "stroke-dasharray")} for el in shapes[:2]]
+    paint[1:] = [{k: v for k, v in p.items() if k != "fill"} for p in paint[1:]]
+    return {"class": set(g.get("class").split()), "paint": paint, "word": list(g.iter(f"{SVG}text"))[-1].text,
+            "tips": [a.get(f"{XLINK}title") for a in g.iter(f"{SVG}a")]}
+
+
+def assert_every_frame_is_render(run, text: str) -> None:
+    """Stepping backward from the last frame to the first, then forward again, shows render's frame every time."""
+    stepper = Stepper(text)
+    data = stepper.data
+    n = len(run.events)
+    assert len(data["events"]) == n
+    expected = {}
+    for i in [*range(n - 1, -1, -1), *range(n)]:
+        root = stepper.seek(i)
+        plan = run.plan_at(i)
+        if i not in expected:
+            drawn = ET.fromstring(render(plan, run=run, at=i).svg)
+            expected[i] = {sid: node_state(drawn, sid) for sid in plan.ids}
+        assert {sid: node_state(root, sid) for sid in plan.ids} == expected[i], i
+        frame = run.frame(i)
+        assert {data["facts"][f] for f in stepper.facts} == set(frame.facts), i
+        assert {data["steps"][s] for s in stepper.ready} == set(frame.ready), i
 
 
 @pytest.fixture
@@ -103,25 +202,47 @@ def test_csp_allows_only_the_inline_script_by_hash(failed_run, tmp_path):
     assert text.index("Content-Security-Policy") < text.index("<style") < text.index("<script")
 
 
-def test_every_frame_is_recoverable_and_equals_render(failed_run, tmp_path):
-    data = _data(report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8"))
-    frames = unpack_frames(data["chunks"], data["frames"])
-    assert len(frames) == len(failed_run.events) == len(data["events"])
-    plans = {p.version: p for p in failed_run.plans}
-    for i in (0, len(frames) // 2, len(frames) - 1):
-        expected = render(plans[failed_run.events[i].plan_version], run=failed_run, at=i).svg
-        assert frames[i] == expected[expected.index("<svg"):]
-    assert [e["kind"] for e in data["events"]] == [e.kind for e in failed_run.events]
-    voided = {s for e in data["events"] for s in e["voided"]}
-    assert {"S3", "S4"} <= voided
+@pytest.mark.parametrize("faults, strategy", [
+    (["S4:side_effect"], "planner"), (["S3:withdraw"], "planner"), (["S1:transientx2"], "planner"),
+    (["S3:extra_fact:not key_builder_located"], "workflow"), (["S2:goal_change"], "planner"), ([], "direct"),
+])
+def test_every_frame_equals_render(cache_plan, tmp_path, faults, strategy):
+    run = simulate(cache_plan, faults=[Fault.parse(f) for f in faults], strategy=strategy)
+    assert_every_frame_is_render(run, report_html(run, tmp_path / "run.html").read_text(encoding="utf-8"))
 
 
-def test_frames_are_stored_compactly(failed_run, tmp_path):
-    data = _data(report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8"))
-    full = sum(len(f) for f in unpack_frames(data["chunks"], data["frames"]))
-    stored = sum(map(len, data["chunks"]))
-    assert stored < full / 3
-    assert any(isinstance(f, dict) for f in data["frames"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(plans_and_faults())
+def test_every_frame_of_random_runs_equals_render(tmp_path, pf):
+    plan, faults = pf
+    run = simulate(plan, faults=faults, strategy="workflow")
+    assert_every_frame_is_render(run, report_html(run, tmp_path / "random.html").read_text(encoding="utf-8"))
+
+
+def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(failed_run, tmp_path):
+    text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
+    data = _data(text)
+    assert text.count("<svg") == len(failed_run.plans) + 1  # the pictures, plus the timeline
+    assert [v["version"] for v in data["versions"]] == [1, 2]
+    for i, e in enumerate(data["events"]):  # a triple per node whose look changed, for nodes the event touched
+        d = e.get("d", [])
+        assert len(d) % 3 == 0 and len(d) // 3 <= len(failed_run.delta(i).steps)
+        assert all(d[k + 1] != d[k + 2] for k in range(0, len(d), 3))
+
+
+def test_without_script_the_page_shows_the_last_frame(failed_run, tmp_path):
+    text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
+    shown = re.search(r'<div class="pv-version" data-v="\d+"[^>]*>(<svg.*?</svg>)</div>', text, re.S).group(1)
+    expected = ET.fromstring(render(failed_run.plan, run=failed_run, at=len(failed_run) - 1).svg)
+    for sid in failed_run.plan.ids:
+        assert node_state(ET.fromstring(shown), sid) == node_state(expected, sid)
+    last = failed_run.frame(-1)
+    facts = re.search(r'<ul id="pv-facts">(.*?)</ul>', text, re.S).group(1)
+    assert re.findall(r"<li>(.*?)</li>", facts) == sorted(last.facts)
+    assert f"Event {len(failed_run) - 1} of {len(failed_run) - 1}: stop" in text
+    assert re.search(r'<tr class="current"><td>(\d+)</td>', text).group(1) == str(len(failed_run) - 1)
+    assert '<html lang="en" class="no-js">' in text and "Without script this page shows the run's last frame" in text
 
 
 def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
@@ -129,14 +250,15 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
     text = report_html(run, tmp_path / "hostile.html").read_text(encoding="utf-8")
     tags = _parse(text)
     assert [t for t, _ in tags.tags].count("script") == 2
-    assert "img" not in {t for t, _ in tags.tags} and "b" not in {t for t, _ in tags.tags}
+    assert "img" not in {t for t, _ in tags.tags} and [t for t, _ in tags.tags].count("b") == 1  # the caption's
+    assert "finish &lt;b&gt;bold&lt;/b&gt;" in text
     assert "<img" not in text and "</script><script>" not in text
     (payload,) = [body for attrs, body in tags.scripts if attrs.get("type") == "application/json"]
     assert not set("<>&\u2028\u2029") & set(payload)
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # shown, escaped, in the log and title
     data = _data(text)
-    assert any(HOSTILE in e["message"] or any(HOSTILE in f for f in e["facts"]) for e in data["events"])
-    assert data["events"][-1]["facts"] == sorted(run.events[-1].facts)
+    assert f"fact {HOSTILE}" in data["facts"] and "B</script>" in data["steps"]
+    assert_every_frame_is_render(run, text)
 
 
 def test_report_of_an_empty_run_says_why(tmp_path, cache_plan):
@@ -153,6 +275,36 @@ def test_report_of_a_plan_with_a_cycle_still_steps(tmp_path):
     text = report_html(run, tmp_path / "cycle.html").read_text(encoding="utf-8")
     assert "no timeline: the plan has a cycle" in text
     assert len(_data(text)["events"]) == len(run.events)
+
+
+def test_an_unfinished_run_is_reported_where_it_stopped(tmp_path, cache_plan):
+    rec = Recorder(path=tmp_path / "crashed.jsonl", clock=iter(range(100)).__next__)
+    rec.propose(cache_plan)
+    rec.start("S0")
+    rec.observe("S0", Observation(True, {"leak_reproduced"}))
+    rec.start("S1")
+    with open(tmp_path / "crashed.jsonl", "a", encoding="utf-8") as fh:  # the agent died mid-line
+        fh.write('{"type":"event","ev')
+    out = tmp_path / "crashed.html"
+    assert main(["report", str(tmp_path / "crashed.jsonl"), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert '<span class="outcome open">unfinished</span>' in text and "<b>unfinished</b>" in text
+    assert "Event 3 of 3: start S1" in text
+    run = rec.run
+    assert run.outcome is None
+    assert_every_frame_is_render(run, text)
+
+
+def test_a_time_that_is_not_a_number_never_reaches_the_script(tmp_path, cache_plan):
+    from planviz import Event, ExecutionState, Run
+
+    run = simulate(cache_plan)
+    events = run.events[:-1] + (Event(len(run) - 1, float("nan"), "stop", None, "m", 1, outcome="plan_complete"),)
+    odd = Run(events, "plan_complete", ExecutionState(), run.plans)
+    data = _data(report_html(odd, tmp_path / "nan.html").read_text(encoding="utf-8"))
+    assert data["events"][-1]["t"] is None
+    with pytest.raises(ValueError):
+        script_json({"t": float("nan")})
 
 
 def test_cli_report_writes_the_page(failed_run, tmp_path, capsys):
@@ -179,21 +331,23 @@ def test_script_json_escapes(value, forbidden):
     assert json.loads(text) == {"k": [value]}
 
 
-_chunk = st.text(alphabet="ab<>/g x", max_size=6).map(lambda s: "<g>" + s + "</g>")
-_svg = st.lists(_chunk, max_size=6).map(lambda parts: "<svg>" + "".join(parts) + "</svg>")
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(_svg, min_size=1, max_size=6))
-def test_pack_unpack_round_trip(svgs):
-    chunks, frames = pack_frames(svgs)
-    assert unpack_frames(chunks, frames) == svgs
-    assert len(set(chunks)) == len(chunks)
-
-
-def test_event_rows_list_ready_steps_naturally():
-    from planviz import Plan, Step, simulate
+def test_event_rows_list_ready_steps_naturally(tmp_path):
     from planviz.frontends.panels import event_row
 
     run = simulate(Plan("g", [Step(f"S{i}", "s", expected_evidence="e", produces=[f"f{i}"]) for i in (10, 9, 1)]))
     assert event_row(run, 0)["ready"] == ["S1", "S9", "S10"]
+    data = _data(report_html(run, tmp_path / "natural.html").read_text(encoding="utf-8"))
+    assert data["steps"] == ["S1", "S9", "S10"]  # the page lists ready steps in this order too
+
+
+def test_fit_width_knows_how_narrow_each_plan_version_may_get(failed_run, tmp_path):
+    """Each plan version's picture carries the width at which its smallest text shows at 9 pixels: the static
+    picture's box as its min-width, every version in the data for the script."""
+    from planviz.frontends.deltatable import delta_table
+    from planviz.frontends.panels import legible_width
+
+    text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
+    _, pictures = delta_table(failed_run)
+    widths = [legible_width(p.svg) for p in pictures]
+    assert [v["legible"] for v in _data(text)["versions"]] == widths and len(widths) == 2 and min(widths) > 0
+    assert f'data-v="1" style="min-width: {widths[-1]}px"' in text

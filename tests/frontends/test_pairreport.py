@@ -6,8 +6,11 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planviz import Fault, PlanvizTypeError, parse_trace, report_html, simulate
+from planviz.frontends.pairreport import pack_frames, unpack_frames
 
 from ..runs.otlp import agent, text, tool
 
@@ -39,3 +42,15 @@ def test_hostile_trace_text_stays_inert(tmp_path):
 def test_two_runs_or_nothing(tmp_path, runs):
     with pytest.raises(PlanvizTypeError, match="exactly two planviz Runs"):
         report_html(runs, tmp_path / "x.html")
+
+
+_chunk = st.text(alphabet="ab<>/g x", max_size=6).map(lambda s: "<g>" + s + "</g>")
+_svg = st.lists(_chunk, max_size=6).map(lambda parts: "<svg>" + "".join(parts) + "</svg>")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_svg, min_size=1, max_size=6))
+def test_pack_unpack_round_trip(svgs):
+    chunks, frames = pack_frames(svgs)
+    assert unpack_frames(chunks, frames) == svgs
+    assert len(set(chunks)) == len(chunks)

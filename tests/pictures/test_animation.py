@@ -144,3 +144,56 @@ def test_a_run_without_events_is_refused(tmp_path):
     empty = planviz.Recorder().run
     with pytest.raises(PlanvizError, match="no events"):
         animate(empty, tmp_path / "run.gif")
+
+
+# --- several runs side by side on one clock -------------------------------------------------------------------
+
+SIDE = {s: planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")], strategy=s)
+        for s in ("direct", "workflow", "planner")}
+
+
+def test_several_runs_share_one_clock_and_each_event_gets_a_frame(tmp_path):
+    anim = animate(SIDE, tmp_path / "side", dpi=48)
+    runs = list(SIDE.values())
+    assert anim.labels == ("direct", "workflow", "planner") and len(anim.frames) == len(anim.captions)
+    for r, run in enumerate(runs):  # every event of every run is shown, in order
+        shown = [tick[r] for tick in anim.frames]
+        assert shown == sorted(shown) and set(shown) == set(range(len(run.events)))
+    for tick in anim.frames:  # no panel shows an event later than the shared clock
+        now = max(run.events[i].time for run, i in zip(runs, tick))
+        assert all(run.events[i].time <= now for run, i in zip(runs, tick))
+    sizes = {Image.open(p).size for p in anim.files if p.suffix == ".png"}
+    assert len(sizes) == 1  # one canvas for every frame
+
+
+def test_several_runs_in_a_gif_are_labelled_panels_in_a_column(tmp_path):
+    """Wide left-to-right plans stack in a column (closer to a slide's 16:9 than a row three pictures wide)."""
+    anim = animate(list(SIDE.values()), tmp_path / "side.gif", frames=[0, -1], dpi=48)
+    im = Image.open(anim.path)
+    single = Image.open(io.BytesIO(planviz.render(PLAN, run=RUN, at=0).png(48)))
+    assert im.n_frames == 2 and im.size[1] > 2 * single.size[1] and im.size[0] < 2 * single.size[0]
+    assert " | ".join(f"{s}: " for s in SIDE) not in anim.captions[0]
+    assert all(f"{s}: event " in anim.captions[-1] for s in SIDE)
+
+
+def test_several_runs_in_a_flipbook(tmp_path):
+    anim = animate({"without a plan": SIDE["direct"], "with a plan": SIDE["planner"]}, tmp_path / "side.html",
+                   frames=range(0, 4))
+    text = anim.path.read_text(encoding="utf-8")
+    page = _Page(text)
+    assert page.tags.count("figure") == 4 and len(page.svgs) == 8 and "script" not in page.tags
+    heads = re.findall(r"<h2>(.*?)</h2>", text)
+    assert heads[:2] == ["without a plan · t = 0 min", "with a plan · t = 0 min"]
+    for svg in page.svgs:
+        check_svg(svg)
+
+
+@pytest.mark.parametrize("runs, error, match", [
+    ([], RenderError, "no run"),
+    ({}, RenderError, "no run"),
+    ([RUN, PLAN], PlanvizTypeError, "each of the runs"),
+    ("run", PlanvizTypeError, r"animate\(run=...\)"),
+])
+def test_bad_runs(tmp_path, runs, error, match):
+    with pytest.raises(error, match=match):
+        animate(runs, tmp_path / "x.gif")

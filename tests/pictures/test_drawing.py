@@ -118,7 +118,8 @@ def side_effect_run(cache_plan):
 
 
 def test_every_frame_carries_each_steps_status_as_a_class(cache_plan, side_effect_run):
-    for i, event in enumerate(side_effect_run.events):
+    for i in range(len(side_effect_run.events)):
+        event = side_effect_run.frame(i)
         nodes = groups(render(cache_plan, run=side_effect_run, at=i).svg, "node-")
         assert set(nodes) == set(event.statuses), i
         for sid, status in event.statuses.items():
@@ -176,7 +177,7 @@ def test_conflict_and_far_horizon_marks():
     plan = Plan("g", [Step("A", "a", expected_evidence="e", produces=["x"]),
                       Step("B", "b", expected_evidence="e", depends_on="A", horizon="far")])
     event = Event(index=0, time=1.0, kind="conflict", step="A", message="x contradicts not x", plan_version=1,
-                  statuses={"A": "done", "B": "pending"})
+                  changes={"A": "done", "B": "pending"})
     run = Run((event,), None, ExecutionState(), (plan,))
     nodes = groups(render(plan, run=run, at=0).svg, "node-")
     assert {"status-done", "conflict"} <= classes(nodes["A"])
@@ -309,7 +310,7 @@ FORBIDDEN = {"script", "foreignObject", "image", "iframe", "use", "style"}
 def test_hostile_text_renders_safely(text):
     plan = hostile_plan(text)
     event = Event(index=0, time=0, kind="fail", step=text, message=text, plan_version=1,
-                  statuses={text: text, "B": "failed"})
+                  changes={text: text, "B": "failed"})
     for d in (render(plan), render(plan, run=Run((event,), text, ExecutionState(), ()))):
         root = ET.fromstring(d.svg)
         for el in root.iter():

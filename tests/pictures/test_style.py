@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from planviz import Finding, Plan, Step, render, validate
@@ -67,3 +69,29 @@ def test_imported_plans_show_their_real_findings_not_format_noise():
     nodes = groups(svg, "node-")
     assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {"2"}  # the dead end, nothing else
     assert "finding-warning" in classes(nodes["2"]) and texts(nodes["2"])[-1] == "warning: dead_end"
+
+
+# --- the looks on screen (Diagram.legend), with or without the drawn legend --------------------------------------
+
+def test_a_diagram_names_the_looks_it_shows_and_can_leave_its_legend_out():
+    import planviz
+    from planviz import Fault
+
+    plan = planviz.examples.load("cache_isolation")
+    run = planviz.simulate(plan, faults=[Fault("S4", "side_effect")])
+    voiding = next(e.index for e in run.events if e.kind == "invalidate")
+    with_legend, without = render(plan, run=run, at=voiding), render(plan, run=run, at=voiding, legend=False)
+    assert with_legend.legend == without.legend == ("invalidated", "kept", "critical")
+    assert set(groups(with_legend.svg, "legend-")) >= set(with_legend.legend)  # the drawn legend: the run's looks
+    assert groups(without.svg, "legend-") == {} and "Legend" not in texts(ET.fromstring(without.svg))
+    assert render(plan, run=run, at=0, legend=False).legend == ("pending", "ready", "critical")
+
+
+@pytest.mark.parametrize("found, expected", [
+    ((), ("step",)),
+    ((finding("warning", ["B"]),), ("step", "warning")),
+    ((finding("info", [], [("A", "B")]),), ("step", "info")),
+])
+def test_the_looks_on_screen_of_a_plan_picture(found, expected):
+    report = validate(PLAN).__class__(found, ())
+    assert render(PLAN, report=report, highlight=()).legend == expected

@@ -177,6 +177,8 @@ def test_plan_shape(data, shape):
     (planviz({"action": "a"}), "steps[0]", "missing required key 'id'"),
     (planviz({"id": 3, "action": "a"}), "steps[0].id", 'step ids are strings, got the number 3: quote it \\("3"\\)'),
     (planviz({"id": 1.5, "action": "a"}), "steps[0].id", "step ids are strings.*quote it"),
+    (planviz({"id": 10**5000, "action": "a"}), "steps[0].id",
+     "step ids are strings, got the number <an integer of about 5,001 digits>: quote it as written"),
     (planviz({"id": "", "action": "a"}), "steps[0].id", "expected a non-empty string id"),
     (planviz({"id": True, "action": "a"}), "steps[0].id", "expected a non-empty string id, got True"),
     (planviz({"id": "A", "action": ["a"]}), "steps[0].action", "expected a string"),

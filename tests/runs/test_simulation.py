@@ -34,7 +34,7 @@ def starts(run) -> Counter:
 
 
 def final(run) -> dict[str, str]:
-    return dict(run.events[-1].statuses)
+    return dict(run.frame(-1).statuses)
 
 
 def kinds(run) -> list[str]:
@@ -139,8 +139,9 @@ def test_side_effect_redoes_the_patch_and_its_verification_only(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == {"S3", "S4"} and inv.kept == {"S0", "S1", "S2"}
-    assert inv.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3": "invalidated", "S4": "invalidated"}
-    assert "patch_applied" not in inv.facts and {"leak_reproduced", "key_builder_located"} <= inv.facts
+    frame = run.frame(inv.index)
+    assert frame.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3": "invalidated", "S4": "invalidated"}
+    assert "patch_applied" not in frame.facts and {"leak_reproduced", "key_builder_located"} <= frame.facts
     assert starts(run) == Counter({"S0": 1, "S1": 1, "S2": 1, "S3": 1, "S4": 1, "S3.v2": 1, "S4.v2": 1})
     v2 = run.plans[-1]
     assert (v2.version, v2.parent, v2.invalidated) == (2, run.plans[0], ("S3", "S4"))
@@ -154,10 +155,10 @@ def test_withdrawn_fact_returns_to_its_producer_and_keeps_the_other_branch(cache
     fail = next(e for e in run.events if e.kind == "fail")
     assert (fail.step, fail.category) == ("S3", "precondition")
     withdraw = next(e for e in run.events if e.kind == "withdraw")
-    assert "key_builder_located" not in withdraw.facts
+    assert "key_builder_located" not in run.frame(withdraw.index).facts and withdraw.lost == {"key_builder_located"}
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == {"S1", "S3", "S4"} and inv.kept == {"S0", "S2"}
-    assert inv.statuses["S2"] == "done" and inv.statuses["S1"] == "invalidated"
+    assert run.frame(inv.index).statuses["S2"] == "done" and run.frame(inv.index).statuses["S1"] == "invalidated"
     assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S1.v2", "S3.v2", "S4.v2"]
     assert starts(run)["S2"] == 1 and run.outcome == "plan_complete"
 
@@ -168,7 +169,7 @@ def test_transient_fault_retries_without_replanning(cache_plan):
     assert starts(run)["S1"] == 3 and kinds(run).count("retry") == 2
     assert "replan" not in kinds(run) and "invalidate" not in kinds(run) and len(run.plans) == 1
     retry = next(e for e in run.events if e.kind == "retry")
-    assert retry.statuses["S1"] == "ready" and retry.attempt == 2
+    assert run.frame(retry.index).statuses["S1"] == "ready" and retry.attempt == 2
 
 
 @pytest.mark.parametrize("max_retries, outcome, s1_starts", [(0, "step_failed", 1), (1, "step_failed", 2),
@@ -196,11 +197,12 @@ def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
 def test_conflict_records_both_sources_and_overwrites_nothing(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S3", "extra_fact", "not key_builder_located")], strategy="workflow")
     conflict = next(e for e in run.events if e.kind == "conflict")
-    (c,) = conflict.conflicts
+    c = conflict.conflict
     assert (c.fact, c.source, c.contradicts, c.verified_by) == ("not key_builder_located", "S3",
                                                                  "key_builder_located", "S1")
-    assert "key_builder_located" in conflict.facts and "not key_builder_located" not in conflict.facts
-    assert run.events[-1].conflicts == (c,)
+    facts = run.frame(conflict.index).facts
+    assert "key_builder_located" in facts and "not key_builder_located" not in facts
+    assert run.conflicts == (c,) and run.frame(-1).conflicted == {"S3"}
 
 
 def test_a_given_fact_withdrawn_blocks_the_route():
@@ -323,7 +325,7 @@ def test_direct_runs_in_file_order_one_at_a_time_without_checks(cache_plan):
 def test_workers_limit_starts_the_lower_id_first(cache_plan):
     run = simulate(cache_plan, workers=1)
     assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S4"]
-    assert max(sum(v == "running" for v in e.statuses.values()) for e in run.events) == 1
+    assert max(sum(v == "running" for v in run.frame(i).statuses.values()) for i in range(len(run))) == 1
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -386,16 +388,17 @@ def _check_frames(run):
     assert run.outcome in OUTCOMES and run.outcome == run.state.outcome
     times = [e.time for e in run.events]
     assert times == sorted(times)
-    for e in run.events:
+    for i, event in enumerate(run.events):
+        e = run.frame(i)
         plan = next(p for p in run.plans if p.version == e.plan_version)
         assert set(e.statuses) == set(plan.ids)
         assert e.ready == {s for s, v in e.statuses.items() if v == "ready"}
-        if e.kind != "stop":  # blocked = remaining steps the analysis says can no longer be reached
+        if event.kind != "stop":  # blocked = remaining steps the analysis says can no longer be reached
             done = {s for s, v in e.statuses.items() if v == "done"}
             reach = reachable(plan, done, e.facts).steps
             rest = {s for s, v in e.statuses.items() if v in ("pending", "ready", "blocked")}
             assert {s for s in rest if e.statuses[s] == "blocked"} == rest - reach
-    assert run.state.completed >= {s for s, v in run.events[-1].statuses.items() if v == "done"}
+    assert run.state.completed >= {s for s, v in run.frame(-1).statuses.items() if v == "done"}
 
 
 @SETTINGS
@@ -404,13 +407,14 @@ def test_no_step_starts_unready(pf, strategy, workers):
     plan, faults = pf
     run = simulate(plan, faults=faults, workers=workers, strategy=strategy)
     _check_frames(run)
-    for before, e in zip(run.events, run.events[1:]):
+    for i, e in enumerate(run.events[1:], start=1):
+        before = run.frame(i - 1)
         if e.kind == "start":
             assert e.step in before.ready, (e.step, before.statuses)
             step = next(p for p in run.plans if p.version == e.plan_version).step(e.step)
             assert set(step.requires) <= before.facts
         if workers is not None:
-            assert sum(v == "running" for v in e.statuses.values()) <= workers
+            assert sum(v == "running" for v in run.frame(i).statuses.values()) <= workers
     assert sum(e.kind == "replan" for e in run.events) <= Contract().max_replans
 
 
@@ -432,7 +436,7 @@ def test_without_faults_the_run_ends_at_the_makespan_or_the_serial_time(plan, st
     assert simulate(plan, workers=1, strategy=strategy).events[-1].time == schedule.serial_time
     direct = simulate(plan, strategy="direct")
     assert direct.events[-1].time == schedule.serial_time
-    assert direct.events[-1].statuses == run.events[-1].statuses or direct.outcome == "step_failed"
+    assert direct.frame(-1).statuses == run.frame(-1).statuses or direct.outcome == "step_failed"
 
 
 # --------------------------------------------------------------------------- command line

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +22,7 @@ from planviz import (
     Step,
     ToolSpec,
     load_trace,
+    parse_trace,
     save_trace,
     simulate,
 )
@@ -86,35 +91,77 @@ def _event_line(lines, n, **changes):
     return json.dumps(record)
 
 
+_HEADER = lambda ls, **kw: json.dumps({**json.loads(ls[0]), **kw})  # noqa: E731
+
+
+def _plan_line(lines, **changes):
+    record = json.loads(lines[1])
+    record["plan"].update(changes)
+    return json.dumps(record)
+
+
 @pytest.mark.parametrize("edit, line, match", [
     (lambda ls: _bad(ls, 4, "{not json"), 4, "not a JSON object"),
-    (lambda ls: _bad(ls, 4, "[1, 2]"), 4, "expected a JSON object, got list"),
+    (lambda ls: _bad(ls, 4, "[1, 2]"), 4, r"record: expected an object, got \[1, 2\]"),
     (lambda ls: _bad(ls, 1, '{"type": "event"}'), 1, "expected a trace header"),
-    (lambda ls: _bad(ls, 1, json.dumps({"type": "header", "schema": SCHEMA, "version": 99})), 1,
-     "schema version 99 is not supported; this planviz reads version 1"),
-    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "unknown record type 'frame'"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind=...)), 4, "missing field 'kind'"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, index=7)), 4, "event index 7 out of order; expected 1"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, plan_version=5)), 4, "plan version 5"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time="soon")), 4, "time must be a number"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses=["S0"])), 4, "statuses must be an object"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind="explode")), 4, "unknown event kind 'explode'; expected one of"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, statuses={"S0": "exploded"})), 4,
-     "step 'S0' has unknown status 'exploded'; expected one of pending"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, outcome="won")), 4, "unknown outcome 'won'; expected one of"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, facts="abc")), 4, "facts must be a list of strings, got 'abc'"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, ready=[1])), 4, r"ready must be a list of strings, got \[1\]"),
-    (lambda ls: _bad(ls, 4, '{"type": "event", "event": [1]}'), 4, r"bad event record: event must be a JSON object, got \[1\]"),
-    (lambda ls: _bad(ls, 2, '{"type": "plan", "plan": null}'), 2, "bad plan record: plan must be a JSON object, got None"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, observation=[1])), 4, "observation must be a JSON object"),
-    (lambda ls: _bad(ls, 4, _event_line(ls, 4, conflicts="c")), 4, "conflicts must be a list of objects, got 'c'"),
-    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "faults": 5})), 1,
-     "bad header: faults must be a list of objects, got 5"),
-    (lambda ls: _bad(ls, 1, json.dumps({**json.loads(ls[0]), "contract": [1]})), 1,
-     r"bad header: contract must be a JSON object, got \[1\]"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, version=99)), 1,
+     "header.version: trace schema version 99 is not supported; this planviz reads versions 1 and 2"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, version=True)), 1, "header.version: trace schema version True"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, extra=1)), 1, "header.extra: unknown field"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, strategy=3)), 1, "header.strategy: expected one of direct"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, faults=5)), 1, "header.faults: expected a list of faults, got 5"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, faults=[{"step": ["S1"], "kind": "transient"}])), 1,
+     r"header.faults\[0\].step: expected a string, got \['S1'\]"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, faults=[{"step": "S1", "kind": "transient", "times": 0}])), 1,
+     r"header.faults\[0\].times: expected an integer >= 1, got 0"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, contract=[1])), 1, r"header.contract: expected an object, got \[1\]"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, contract={"intent": "delete"})), 1, "header.contract.intent: expected one of"),
+    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan' or 'event', got 'frame'"),
+    (lambda ls: _bad(ls, 4, '{"type": "event", "event": {}, "more": 1}'), 4, "more: unknown field of an? event"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind=...)), 4, "event.kind: missing"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, colour="red")), 4, "event.colour: unknown field; expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, index=7)), 4, "event.index: events out of order: expected 1, got 7"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, plan_version=5)), 4, "event.plan_version: plan version 5"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time="soon")), 4, "event.time: expected a finite number, got 'soon'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time=True)), 4, "event.time: expected a finite number, got True"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time=float("inf"))), 4, "event.time: expected a finite number, got Infinity"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time=float("nan"))), 4, "event.time: expected a finite number, got NaN"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, time=10 ** 400)), 4, "event.time: expected a finite number, got an integer of 401 digits"),
+    (lambda ls: _bad(ls, 4, re.sub(r'"time": [^,]+', '"time": 1e400', _event_line(ls, 4))), 4,
+     "event.time: expected a finite number, got inf"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, step=3)), 4, "event.step: expected a string, got 3"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, step=["S0"])), 4, r"event.step: expected a string, got \['S0'\]"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, message=None)), 4, "event.message: expected a string, got None"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, changes=["S0"])), 4, r"event.changes: expected an object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind="explode")), 4, "event.kind: expected one of propose"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, changes={"S0": "exploded"})), 4,
+     r"event.changes\['S0'\]: expected one of pending, ready"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, changes={"S9": "done"})), 4,
+     "event: event 1 changes the status of 'S9', which the snapshot of plan version 1"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, gained=["the service uses the level-1 cache"])), 4,
+     "event: event 1 gains the fact 'the service uses the level-1 cache', which is already held"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, lost=["nothing held"])), 4, "loses the fact 'nothing held', which is not held"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, outcome="won")), 4, "event.outcome: expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, gained="abc")), 4, "event.gained: expected a list of strings, got 'abc'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, voided=[1])), 4, r"event.voided\[0\]: expected a string, got 1"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, attempt=-1)), 4, "event.attempt: expected an integer >= 0, got -1"),
+    (lambda ls: _bad(ls, 4, '{"type": "event", "event": [1]}'), 4, r"event: expected an object, got \[1\]"),
+    (lambda ls: _bad(ls, 2, '{"type": "plan", "plan": null}'), 2, "plan: expected an object, got None"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, steps=[{"id": 3, "action": "a"}])), 2, r"plan.steps\[0\].id: step ids are strings"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, parent_ref=4)), 2, "plan.parent_ref: 4 names no earlier plan record"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, import_findings=[{"code": "c", "layer": "import", "severity": "warning",
+                                                               "message": "m", "steps": [{"id": "S1"}]}])), 2,
+     r"plan.import_findings\[0\].steps\[0\]: expected a string, got \{'id': 'S1'\}"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, import_findings=[{"code": "c", "layer": "import", "severity": "fatal",
+                                                               "message": "m"}])), 2,
+     r"plan.import_findings\[0\].severity: expected one of"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, observation=[1])), 4, r"event.observation: expected an object"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, observation={"ok": "yes"})), 4, "event.observation.ok: expected true or false"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, conflict="c")), 4, "event.conflict: expected an object, got 'c'"),
+    (lambda ls: _bad(ls, 4, _event_line(ls, 4, conflict={"fact": "f"})), 4, "event.conflict.source: missing"),
 ])
 def test_a_bad_trace_says_which_line_and_why(tmp_path, cache_plan, edit, line, match):
-    lines = run_to_lines(simulate(cache_plan))
+    lines = list(run_to_lines(simulate(cache_plan)))
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(l if l.endswith("\n") else l + "\n" for l in edit(lines)), encoding="utf-8")
     with pytest.raises(TraceFormatError, match=match) as info:
@@ -241,15 +288,16 @@ def test_recorder_frames_a_real_failed_run(tmp_path, small_plan):
         by_kind.setdefault(e.kind, []).append(e)
     assert by_kind["fail"][0].category == "transient" and by_kind["fail"][0].time == 7
     assert by_kind["fail"][1].category == "evidence" and "isolation_test_written" in by_kind["fail"][1].message
-    assert by_kind["retry"][0].statuses["S1"] == "ready"
-    assert "uses_l1" in by_kind["complete"][1].facts  # extra observed facts are kept
+    frame = {kind: [run.frame(e.index) for e in events] for kind, events in by_kind.items()}
+    assert frame["retry"][0].statuses["S1"] == "ready"
+    assert "uses_l1" in frame["complete"][1].facts  # extra observed facts are kept
     replan = by_kind["replan"][0]
     assert (replan.plan_version, replan.voided) == (2, {"S2"})
     assert run.plans[1].parent is run.plans[0] and run.plans[1].trigger == "S2 produced no test"
-    assert replan.statuses == {"S0": "done", "S1": "done", "S2b": "ready", "S3": "pending"}
-    withdraw = by_kind["withdraw"][0]
+    assert frame["replan"][0].statuses == {"S0": "done", "S1": "done", "S2b": "ready", "S3": "pending"}
+    withdraw = frame["withdraw"][0]
     assert "key_builder_located" not in withdraw.facts and withdraw.statuses["S3"] == "failed"
-    assert run.events[-1].statuses == {"S0": "done", "S1": "done", "S2b": "done", "S3": "failed"}
+    assert run.frame(-1).statuses == {"S0": "done", "S1": "done", "S2b": "done", "S3": "failed"}
     assert run.state.completed == {"S0", "S1", "S2b"} and run.state.observations[1][1].data == {"file": "keys.py:42"}
     # streamed as it happened, and saved on demand: both load back to the same run
     assert load_trace(tmp_path / "live.jsonl") == run
@@ -269,7 +317,7 @@ def test_a_crashed_recording_loads_up_to_its_last_event(tmp_path, small_plan):
         fh.write('{"type":"event","event":{"index":3,"ti')
     loaded = load_trace(path)
     assert loaded.events == rec.run.events and loaded.outcome is None
-    assert loaded.events[-1].statuses == {"S0": "done", "S1": "ready", "S2": "ready", "S3": "pending"}
+    assert loaded.frame(-1).statuses == {"S0": "done", "S1": "ready", "S2": "ready", "S3": "pending"}
 
 
 def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan):
@@ -281,7 +329,7 @@ def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan)
     rec.start("S1")
     events = rec.observe("S1", Observation(True, {"key_builder_located"}, withdrawn={"isolation_test_written"}))
     assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"]
-    assert events[-1].voided == {"S3"} and events[-1].statuses["S3"] == "invalidated"
+    assert events[-1].voided == {"S3"} and rec.run.frame(-1).statuses["S3"] == "invalidated"
     assert events[-1].message == "no longer reachable after the observation of 'S1': S3"
 
 
@@ -290,7 +338,7 @@ def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
                       Step("B", "b", expected_evidence="e", depends_on="ghost"),
                       Step("C", "c", expected_evidence="e", depends_on="A", requires="x")])
     rec = Recorder(clock=lambda: 0.0)
-    assert rec.propose(plan).statuses == {"A": "ready", "B": "blocked", "C": "pending"}
+    assert rec.propose(plan).changes == {"A": "ready", "B": "blocked", "C": "pending"}
     rec.start("A")
     events = rec.observe("A", Observation(True, {"x"}, withdrawn={"x"}))
     assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"] and events[-1].voided == {"C"}
@@ -327,3 +375,149 @@ def test_every_plan_record_names_its_version(cache_plan, tmp_path):
     records = [json.loads(line) for line in path.read_text().splitlines()]
     plans = [r["plan"] for r in records if r["type"] == "plan"]
     assert [p["version"] for p in plans] == [1, 2]
+
+
+# --------------------------------------------------------------------------- schema 1, caps, files that are not traces
+
+def v1_lines(run) -> list[str]:
+    """The run as a schema-1 trace: every event a full frame (what planviz 0.2 wrote)."""
+    lines = list(run_to_lines(run))
+    out = [json.dumps({**json.loads(lines[0]), "version": 1}) + "\n"]
+    conflicts = []
+    for line in lines[1:]:
+        record = json.loads(line)
+        if record["type"] == "event":
+            e = record["event"]
+            f = run.frame(e["index"])
+            if e.get("conflict"):
+                conflicts.append(e["conflict"])
+            e = {k: v for k, v in e.items() if k not in ("changes", "gained", "lost", "conflict")}
+            record["event"] = {**e, "statuses": dict(f.statuses), "facts": sorted(f.facts), "ready": sorted(f.ready),
+                               "conflicts": list(conflicts)}
+        out.append(json.dumps(record) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("fault", FAULTS + ["S2:extra_fact:not leak_reproduced"])
+def test_schema_1_traces_still_load(tmp_path, cache_plan, fault):
+    run = simulate(cache_plan, faults=[Fault.parse(fault)] if fault else [])
+    path = tmp_path / "v1.jsonl"
+    path.write_text("".join(v1_lines(run)), encoding="utf-8")
+    loaded = load_trace(path)
+    assert loaded == run
+    assert all(dict(loaded.frame(i).statuses) == dict(run.frame(i).statuses) for i in range(len(run)))
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda e: {**e, "ready": []}, r"event.ready: expected the steps whose status is ready, got \[\]"),
+    (lambda e: {**e, "statuses": {**e["statuses"], "S9": "done"}}, "event.statuses: names other steps"),
+    (lambda e: {**e, "conflicts": "x"}, "event.conflicts: expected a list of conflicts"),
+    (lambda e: {**e, "facts": [1]}, r"event.facts\[0\]: expected a string, got 1"),
+])
+def test_a_bad_schema_1_trace_says_which_line_and_why(tmp_path, cache_plan, edit, match):
+    lines = v1_lines(simulate(cache_plan))
+    record = json.loads(lines[4])  # event 2: S0 complete, S1 and S2 ready
+    record["event"] = edit(record["event"])
+    lines[4] = json.dumps(record) + "\n"
+    with pytest.raises(TraceFormatError, match=match) as info:
+        parse_trace("".join(lines))
+    assert info.value.line == 5
+
+
+def test_event_lines_hold_only_what_changed(tmp_path):
+    steps = [Step(f"S{i:03d}", "a", expected_evidence="e", depends_on=[f"S{i - 1:03d}"] if i else [],
+                  produces=[f"f{i}"]) for i in range(300)]
+    run = simulate(Plan("g", steps))
+    lines = [line for line in run_to_lines(run) if '"type":"event"' in line]
+    assert len(lines[0]) > 300 * 10  # the first event is the snapshot of every status
+    assert max(map(len, lines[1:])) < 400
+
+
+def test_size_caps(tmp_path, cache_plan, monkeypatch):
+    from planviz.runs import tracefile
+
+    path = tmp_path / "run.jsonl"
+    save_trace(simulate(cache_plan), path)
+    size = path.stat().st_size
+    with pytest.raises(TraceFormatError, match="larger than the 1,000-byte cap .* pass max_bytes="):
+        load_trace(path, max_bytes=1000)
+    with pytest.raises(TraceFormatError, match="larger than the"):
+        parse_trace(path.read_bytes(), max_bytes=size - 1)
+    assert load_trace(path, max_bytes=size) == load_trace(path)
+    monkeypatch.setattr(tracefile, "MAX_LINE", 100)
+    with pytest.raises(TraceFormatError, match="line is longer than the") as info:
+        load_trace(path)
+    assert info.value.line == 1
+
+
+def _child(code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter with a time limit: a hang is a failure, not a stuck test run."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda tmp: "/dev/zero", "a device"),
+    (lambda tmp: os.mkfifo(tmp / "fifo") or tmp / "fifo", "a FIFO"),
+    (lambda tmp: tmp, "a directory"),
+])
+def test_only_regular_files_are_read(tmp_path, make, kind):
+    path = make(tmp_path)
+    done = _child(f"from planviz import load_trace\ntry:\n    load_trace({str(path)!r})\n"
+                  f"except Exception as exc:\n    print(type(exc).__name__, exc)")
+    assert done.stdout.startswith("TraceFormatError"), done
+    assert f"this is {kind}" in done.stdout and str(path) in done.stdout
+
+
+def test_cli_report_of_dev_zero_exits_2(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "planviz", "report", "/dev/zero", "-o", str(tmp_path / "x.html")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "this is a device" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_a_recorder_refuses_a_clock_that_is_not_finite(small_plan):
+    rec = Recorder(clock=lambda: float("nan"))
+    with pytest.raises(SimulationError, match="the clock gave nan"):
+        rec.propose(small_plan)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                     max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_traces_load_or_say_why(data):
+    """A real trace with one value anywhere replaced by arbitrary JSON: it loads, or a TraceFormatError says why."""
+    from planviz import examples, metrics
+
+    run = simulate(examples.load("cache_isolation"), faults=[Fault.parse(data.draw(st.sampled_from(FAULTS[1:])))])
+    lines = [json.loads(line) for line in run_to_lines(run)]
+    n = data.draw(st.integers(0, len(lines) - 1))
+    record, path = lines[n], []
+    node = record
+    while isinstance(node, (dict, list)) and node and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+        path.append(key)
+        node = node[key]
+    value = data.draw(_JSON)
+    if path:
+        parent = record
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = value
+    else:
+        lines[n] = value
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    try:
+        loaded = parse_trace(text)
+    except TraceFormatError as exc:
+        # a damaged record is refused where it is, or where it first contradicts what came before
+        # (a delta that gains a fact at line n shows as a loss nobody gained further down); never earlier
+        assert exc.line is not None and exc.line >= n + 1, (exc.line, n + 1, str(exc))
+        return
+    for i in range(len(loaded.events)):  # whatever loads can be read and measured
+        f = loaded.frame(i)
+        assert set(f.ready) <= set(f.statuses) and len(f.facts) == len(set(f.facts))
+    metrics(loaded)

@@ -1,8 +1,10 @@
 """Plans that real planners emit: TaskBench/HuggingGPT, LLMCompiler, ReWOO, NESTFUL, WorFBench and T-Eval.
 
-``planviz.io.load_plan`` / ``load_plans`` call this package: :func:`detect`
+``planviz.parse_plan`` / ``load_plan`` (and the plural forms) call this package: :func:`detect`
 names the format of an input, :func:`import_plans` reads every plan in it.
-Each format has its own module; all of them turn references between steps
+Each format has its own module (``taskbench`` with ``tasklist``, ``llmcompiler``,
+``rewoo``, ``nestful``, ``worfbench``, ``teval``; ``_build`` is what they share);
+all of them turn references between steps
 (``<node-k>``, ``<GENERATED>-k``, ``$K``, ``#Ek``, ``$varN.field$``) into
 ``depends_on`` plus one fact per referenced output (``requires`` on the
 reader, ``produces`` on the producer), so validation's ancestor rule and the

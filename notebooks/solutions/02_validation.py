@@ -1,0 +1,53 @@
+"""Solutions to notebook 02, validation.
+
+Try the exercises first. This file uses the notebook's plans (``plan``, ``contract``, ``edit``,
+``forgot_edge``, ``strict``, ``audit``, ``read_only``, ``vouched``, ``checklist``, ``example``...), so
+run it at the end of the notebook with ``%run -i solutions/02_validation.py``: it runs every answer
+through the notebook's check and prints the verdicts. CI runs it the same way.
+"""
+
+from dataclasses import replace
+
+import planviz
+from planviz.teaching.lesson02 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+
+# Exercise 1: S4 still needs patch_applied, but S3 (its producer) is no longer an ancestor of S4:
+# unmet_requirement (semantics). The contract also says patch must precede verify, and the patch S3 is
+# not an ancestor of the verification S4 any more: order_violation (semantics). One edge, two rules.
+# (No dead_end: the plan names no terminal step, so nothing says S3 must lead anywhere.)
+drop_s3 = edit(plan, "S4", depends_on=["S2"])
+codes = set(planviz.validate(drop_s3, contract).codes)
+
+# Exercise 2: the new pair is a rule of the contract, so the semantics layer reports it as an
+# order_violation, beside the unmet_requirement the missing edge already caused.
+stricter = replace(contract, must_precede=contract.must_precede + (("S2", "S3"),))
+new = [f for f in planviz.validate(forgot_edge, stricter).findings
+       if f.code not in planviz.validate(forgot_edge, contract).codes]
+
+# Exercise 3: two of the four milestones, every step well formed: the half plan of the notebook
+# (reproduce, diagnose) scores 0.5 with no order violation; so does reproduce -> patch, which keeps
+# the order reproduce < patch but lacks diagnose and verify.
+half_plan = plan.replace(steps=[plan.step("S0"), plan.step("S1")])
+
+# Exercise 4: the audit breaks the contract's intent (static layer): SemanticError. Without a contract
+# the vouched premise is only an assumption (warning assumed_fact): it runs, and the run re-checks it.
+# The checklist breaks the strict contract's order (semantics): SemanticError. The real output has
+# import errors (self references): SchemaError. With nothing obtainable, the facts the steps need are
+# infeasible: PlanningFailure.
+gates = {
+    "audit, read-only": (audit, read_only, "SemanticError"),
+    "vouched, no contract": (vouched.replace(contract=None), None, "runs"),
+    "checklist, strict": (checklist, strict, "SemanticError"),
+    "real output": (example, None, "SchemaError"),
+    "nothing obtainable": (plan, replace(contract, obtainable_facts=()), "PlanningFailure"),
+}
+
+CHECKED = {
+    "check_exercise_1": check_exercise_1(codes=codes),
+    "check_exercise_2": check_exercise_2(layer=new[0].layer, code=new[0].code),
+    "check_exercise_3": check_exercise_3(plan=half_plan),
+    "check_exercise_4": check_exercise_4(gates),
+}
+
+for feedback in CHECKED.values():
+    print(feedback)

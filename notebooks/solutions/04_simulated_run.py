@@ -1,0 +1,66 @@
+"""Solutions to notebook 04, a simulated run with faults.
+
+Try the exercises first. This file uses the notebook's objects (``plan``, ``contract``, ``explorer``,
+``cut_over``...), so run it at the end of the notebook with ``%run -i solutions/04_simulated_run.py``:
+it runs every answer through the notebook's check and prints the verdicts. CI runs it the same way.
+"""
+
+import planviz
+from planviz import Fault
+from planviz.teaching.lesson04 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
+                                       check_exercise_5, check_exercise_6)
+
+# Exercise 1: the fault withdraws key_builder_located at S3. Its producer is S1, so execution returns
+# to S1: S1 and everything built on its fact (S3, S4) are voided; S0 and S2 keep their verified work.
+withdrawn = explorer.inject(Fault("S3", "withdraw", fact="key_builder_located"))
+voiding = next(e for e in withdrawn.events if e.kind == "invalidate")
+restart = voiding.message.split("return to ")[1].split("'")[1]
+
+# Exercise 2: max_retries is 2. With times=2, S1 fails twice and the second retry passes: plan_complete.
+# With times=3, the third attempt fails too and no retry is left: step_failed after 3 attempts.
+twice = planviz.simulate(plan, contract, faults=[Fault("S1", "transient", times=2)])
+thrice = planviz.simulate(plan, contract, faults=[Fault("S1", "transient", times=3)])
+attempts = sum(1 for e in thrice.events if e.kind == "start" and e.step == "S1")
+
+# Exercise 3: search every step and kind of the table. A goal change at S4 voids the four steps that
+# were done (and stops, with no new goal); a transient failure never voids anything, its scope is empty.
+# (Outside the table, an observation that contradicts the very first fact at S4, extra_fact
+# "not leak_reproduced", voids all five: a conflict sends execution back to the start.)
+voided_work = {}
+for step in plan.steps:
+    for kind in ("transient", "withdraw", "side_effect", "goal_change"):
+        for fact in (step.requires if kind == "withdraw" else [None]):
+            fault = Fault(step.id, kind, fact=fact)
+            voided_work[fault] = planviz.metrics(planviz.simulate(plan, contract, faults=[fault])).recovery_distance
+most = max(voided_work, key=voided_work.get)
+
+# Exercise 4: without a new contract, the re-check holds each completed step against the run's own
+# contract, which still wants leak_reproduced, key_builder_located and isolation_test_written: all
+# three are kept (b); only the pending S3 and S4 are voided and re-issued for the new goal.
+new_goal = planviz.simulate(plan, contract, faults=[Fault("S3", "goal_change", goal="Every tenant gets its own cache")])
+kept = {e.step for e in new_goal.events if e.kind == "recheck" and e.step in e.kept}
+
+
+# Exercise 5: re-issue exactly the steps that are not done: the voided ones. Everything completed
+# keeps its id and its facts, so nothing is redone for nothing.
+def just_enough(goal, contract, state, old):
+    return planviz.reissue(old, set(old.ids) - set(state.completed), "side effect at S4")
+
+
+# Exercise 6: the cut-over takes 6 h; a week of silence before retiring the old database cannot be
+# estimated at 20 h of work if the budget is 24: re-estimate the retirement (18 h of work: watch the
+# connection count, then drop the old cluster), keep the approval and rollback on the risky switch.
+within_budget = [dict(step) for step in cut_over]
+within_budget[1]["duration"] = 18
+
+CHECKED = {
+    "check_exercise_1": check_exercise_1(voided=voiding.voided, kept=voiding.kept, restart=restart),
+    "check_exercise_2": check_exercise_2(outcome_2=twice.outcome, outcome_3=thrice.outcome, attempts_3=attempts),
+    "check_exercise_3": check_exercise_3(most=most, never="transient"),
+    "check_exercise_4": check_exercise_4(kept=kept, choice="b"),
+    "check_exercise_5": check_exercise_5(propose=just_enough),
+    "check_exercise_6": check_exercise_6(steps=within_budget),
+}
+
+for feedback in CHECKED.values():
+    print(feedback)

@@ -1,0 +1,61 @@
+"""Solutions to notebook 06, is planning worth it?
+
+Try the exercises first. This file uses the notebook's objects (``plan``, ``contract``, ``structural``...),
+so run it at the end of the notebook with ``%run -i solutions/06_is_planning_worth_it.py``: it runs every
+answer through the notebook's check and prints the verdicts. CI runs it the same way.
+"""
+
+from dataclasses import replace
+
+import planviz
+from planviz import Fault, Plan, Step
+from planviz.teaching.lesson06 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+
+# Exercise 1: every replan re-issues S3 and S4 and the same check fails again. Five replans: 5 + 2 x 5 = 15
+# tool calls, 1 + 5 = 6 model calls, and still replan_limit (at 109 min). The cap bounds the waste.
+more = planviz.compare(plan, [structural], contract=replace(contract, max_replans=5)).rows[-1]
+
+
+# Exercise 2: keep what is done, replace the key-builder patch by another approach with new ids (no
+# `revises`: it is not a redo of S3 but a different step), and verify that approach with a new check.
+def namespace_per_tenant(goal, contract, state, old):
+    kept = [s for s in old.steps if s.id in state.completed]
+    patch = Step("P1", "Give each tenant its own cache namespace", kind="patch", duration=9, depends_on=["S1", "S2"],
+                 requires=["key_builder_located", "isolation_test_written"], produces=["patch_applied"],
+                 expected_evidence="a diff adding a namespace per tenant", check="the isolation test passes",
+                 rollback="git revert the namespace commit", resources=["src/cache/keys.py"])
+    verify = Step("V1", "Verify isolation and hit rate per namespace", kind="verify", duration=10, depends_on="P1",
+                  requires="patch_applied", produces=["isolation_verified", "hit_rate_ok"],
+                  expected_evidence="isolation test and hit-rate test both pass", check="both tests pass")
+    return old.replace(steps=kept + [patch, verify])
+
+
+# Exercise 3: a goal change without a new goal: the workflow's step simply fails (step_failed) while the
+# planner knows the goal changed (goal_changed), after the same calls. Also S4:premise_false and
+# S4:extra_fact:tests_deleted: at the last step both have made every call, only the planner looks.
+same_calls = Fault("S4", "extra_fact", fact="tests_deleted")
+
+# Exercise 4: three branches after a setup step and before a merge (durations 2, then 3, 4 and 5, then 1).
+# direct runs them one by one: the serial time, 15. The planner runs them in parallel: the makespan,
+# 2 + 5 + 1 = 8. With one worker the planner is serial again: 15.
+fan = Plan("three parallel branches", [
+    Step("A", "set up", duration=2, produces="ready", expected_evidence="the environment is up"),
+    Step("B1", "branch one", duration=3, depends_on="A", requires="ready", produces="b1", expected_evidence="one"),
+    Step("B2", "branch two", duration=4, depends_on="A", requires="ready", produces="b2", expected_evidence="two"),
+    Step("B3", "branch three", duration=5, depends_on="A", requires="ready", produces="b3", expected_evidence="three"),
+    Step("M", "merge", duration=1, depends_on=["B1", "B2", "B3"], requires=["b1", "b2", "b3"], produces="merged",
+         expected_evidence="one result"),
+])
+times = dict(direct=planviz.simulate(fan, strategy="direct").time, planner=planviz.simulate(fan).time,
+             one_worker=planviz.simulate(fan, workers=1).time)
+
+CHECKED = {
+    "check_exercise_1": check_exercise_1(tool_calls=more.metrics.tool_calls, model_calls=more.metrics.model_calls,
+                                         outcome=more.outcome),
+    "check_exercise_2": check_exercise_2(propose=namespace_per_tenant),
+    "check_exercise_3": check_exercise_3(fault=same_calls),
+    "check_exercise_4": check_exercise_4(plan=fan, **times),
+}
+
+for feedback in CHECKED.values():
+    print(feedback)

@@ -1,0 +1,71 @@
+"""What a long command shows while it works: one progress line on standard error, only on a terminal.
+
+``planviz simulate`` and ``planviz report`` on big plans and long runs take
+seconds; :class:`Progress` is the callback they pass to
+:func:`planviz.simulate` and :func:`planviz.report_html` (``progress=``). It
+rewrites one line on stderr at most every ``interval`` seconds, and writes
+nothing at all when stderr is not a terminal (a pipe, a file, a CI log), so
+output stays clean for other programs. Used as a context manager it erases
+its line at the end, Ctrl-C included.
+
+>>> import io
+>>> out = io.StringIO()
+>>> with Progress(out, interval=0.0, tty=True) as progress:
+...     progress("simulating: steps done", 5, 10)
+>>> out.getvalue() == "\\r\\x1b[2Kplanviz: simulating: steps done 5 of 10\\r\\x1b[2K"
+True
+>>> quiet = io.StringIO()
+>>> Progress(quiet)("simulating", 1, 2); quiet.getvalue()  # not a terminal: nothing
+''
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import IO, Any
+
+__all__ = ["Progress"]
+
+_ERASE = "\r\x1b[2K"  # back to the start of the line, and clear it
+
+
+class Progress:
+    """Report ``(what, done, total)`` on one rewritten line of ``stream`` (default stderr) if it is a terminal."""
+
+    def __init__(self, stream: IO[str] | None = None, *, interval: float = 0.25, tty: bool | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        if tty is None:
+            try:
+                tty = self.stream.isatty()
+            except (AttributeError, ValueError):
+                tty = False
+        self.on = tty
+        self.interval = interval
+        self._last = -float("inf")
+        self._shown = False
+
+    def __call__(self, what: str, done: int, total: int | None = None) -> None:
+        if not self.on:
+            return
+        now = time.monotonic()
+        if now - self._last < self.interval:
+            return
+        self._last = now
+        of = f" of {total:,}" if total else ""
+        self.stream.write(f"{_ERASE}planviz: {what} {done:,}{of}")
+        self.stream.flush()
+        self._shown = True
+
+    def clear(self) -> None:
+        """Erase the progress line (if one was written), so what follows starts on a clean line."""
+        if self._shown:
+            self.stream.write(_ERASE)
+            self.stream.flush()
+            self._shown = False
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.clear()

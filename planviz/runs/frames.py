@@ -1,0 +1,254 @@
+"""How a run keeps its frames: snapshots plus deltas, indexed once, read in O(log changes).
+
+An :class:`~planviz.Event` records only what it changed: ``changes`` (step ->
+new status), ``gained`` and ``lost`` facts. The first event of each plan
+version is a snapshot: its ``changes`` names every step of that version, and
+every later event of the version changes some of those. :class:`FrameStore`
+indexes the deltas in one pass (linear in the number of changes): per step, the
+event indices where its status changed since its version's snapshot; per fact,
+the indices where it was gained or lost; per event, how many facts are held
+and steps ready. Reading frame ``i`` costs nothing up front: its statuses,
+facts and ready set are read-only views, and a lookup in them is a binary
+search in that one step's (or fact's) changes since the snapshot. Memory is
+linear in events + changes, never events x steps.
+
+>>> from types import SimpleNamespace as E
+>>> store = FrameStore()
+>>> store.append(E(plan_version=1, changes={"A": "ready", "B": "pending"}, gained={"x"}, lost=(), kind="propose",
+...              voided=(), kept=(), step=None))
+>>> store.append(E(plan_version=1, changes={"A": "done", "B": "ready"}, gained={"y"}, lost={"x"}, kind="complete",
+...              voided=(), kept=(), step="A"))
+>>> statuses, facts, ready, *_ = store.views(0)
+>>> dict(statuses), sorted(facts), sorted(ready)
+({'A': 'ready', 'B': 'pending'}, ['x'], ['A'])
+>>> statuses, facts, ready, *_ = store.views(1)
+>>> dict(statuses), sorted(facts), sorted(ready), len(facts)
+({'A': 'done', 'B': 'ready'}, ['y'], ['B'], 1)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Set
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..errors import SimulationError
+
+__all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+class _Segment:
+    """One plan version's stretch of events: the snapshot's keys and each step's status changes."""
+
+    __slots__ = ("start", "version", "hist", "first_conflict", "conflict_at")
+
+    def __init__(self, start: int, version: Any) -> None:
+        self.start = start
+        self.version = version
+        self.hist: dict[str, tuple[list[int], list[str]]] = {}
+        self.first_conflict: dict[str, int] = {}
+        self.conflict_at: list[int] = []
+
+
+@dataclass(frozen=True)
+class FrameDelta:
+    """What changed from frame ``index - 1`` to frame ``index`` of a run (:meth:`planviz.Run.delta`).
+
+    ``new_version``: frame ``index`` is the first of its plan version (or of
+    the run); ``steps`` are then every step of that version, else the steps
+    whose status, voided, kept or conflict mark may differ, so a viewer
+    stepping forward restyles only those. ``gained``/``lost`` are the facts
+    that came and went, ``ready_in``/``ready_out`` the steps that became and
+    stopped being ready.
+    """
+
+    index: int
+    new_version: bool
+    steps: frozenset[str]
+    gained: frozenset[str]
+    lost: frozenset[str]
+    ready_in: frozenset[str]
+    ready_out: frozenset[str]
+
+
+class FrameStore:
+    """The index of a run's deltas; :meth:`append` events in order, then read any frame with :meth:`views`.
+
+    :meth:`append` checks what the index relies on and raises
+    :class:`~planviz.errors.SimulationError` otherwise: a snapshot starts each
+    plan version, a later event changes only steps of its snapshot, a fact is
+    gained only when not held and lost only when held.
+    """
+
+    def __init__(self) -> None:
+        self._segments: list[_Segment] = []
+        self._starts: list[int] = []
+        self._facts: dict[str, list[int]] = {}
+        self._held: set[str] = set()
+        self._current: dict[str, str] = {}  # the open segment's statuses
+        self._nfacts: list[int] = []
+        self._nready: list[int] = []
+        self._marks: list[tuple[frozenset[str], frozenset[str]]] = []
+        self._ready = 0
+
+    def __len__(self) -> int:
+        return len(self._nfacts)
+
+    def append(self, event: Any) -> None:
+        """Index one more event (duck-typed: ``plan_version``, ``changes``, ``gained``, ``lost``, ``kind``,
+        ``step``, ``voided``, ``kept``)."""
+        i = len(self._nfacts)
+        segments = self._segments
+        fresh = not segments or event.plan_version != segments[-1].version
+        if fresh:
+            seg = _Segment(i, event.plan_version)
+            segments.append(seg)
+            self._starts.append(i)
+            self._current = {}
+            self._ready = 0
+            marks = (_EMPTY, _EMPTY)
+        else:
+            seg = segments[-1]
+            marks = self._marks[-1]
+        hist, current = seg.hist, self._current
+        for sid, status in event.changes.items():
+            h = hist.get(sid)
+            if h is None:
+                if not fresh:
+                    raise SimulationError(f"event {i} changes the status of {sid!r}, which the snapshot of plan "
+                                          f"version {seg.version!r} (event {seg.start}) does not list")
+                hist[sid] = ([i], [status])
+            else:
+                if h[0][-1] == i:
+                    raise SimulationError(f"event {i} changes the status of {sid!r} twice")
+                h[0].append(i)
+                h[1].append(status)
+            old = current.get(sid)
+            self._ready += (status == "ready") - (old == "ready")
+            current[sid] = status
+        self._toggle(event.gained, False, i)
+        self._toggle(event.lost, True, i)
+        if event.kind == "invalidate":
+            marks = (frozenset(event.voided), frozenset(event.kept))
+        elif event.kind == "recheck":  # a goal change's voiding, refined one re-checked step at a time
+            voided, kept = marks
+            marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
+        elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
+            seg.first_conflict[event.step] = i
+            seg.conflict_at.append(i)
+        self._marks.append(marks)
+        self._nfacts.append(len(self._held))
+        self._nready.append(self._ready)
+
+    def delta(self, i: int, event: Any) -> FrameDelta:
+        """What changed from frame ``i - 1`` to frame ``i`` (``event`` is event ``i``)."""
+        seg = self._segments[bisect_right(self._starts, i) - 1]
+        if seg.start == i:
+            ready = frozenset(self.views(i)[2])
+            before = frozenset(self.views(i - 1)[2]) if i else frozenset()
+            return FrameDelta(i, True, frozenset(seg.hist), frozenset(event.gained), frozenset(event.lost),
+                              ready - before, before - ready)
+        steps, ready_in, ready_out = set(event.changes), set(), set()
+        for sid, new in event.changes.items():
+            at, values = seg.hist[sid]
+            old = values[bisect_right(at, i - 1) - 1]
+            if new == "ready" and old != "ready":
+                ready_in.add(sid)
+            elif old == "ready" and new != "ready":
+                ready_out.add(sid)
+        (voided, kept), (was_voided, was_kept) = self._marks[i], self._marks[i - 1]
+        if voided is not was_voided or kept is not was_kept:
+            steps |= (voided ^ was_voided) | (kept ^ was_kept)
+        if event.step is not None and seg.first_conflict.get(event.step) == i:
+            steps.add(event.step)
+        return FrameDelta(i, False, frozenset(steps & seg.hist.keys()), frozenset(event.gained),
+                          frozenset(event.lost), frozenset(ready_in), frozenset(ready_out))
+
+    def _toggle(self, facts: Iterable[str], held: bool, i: int) -> None:
+        for f in facts:
+            if (f in self._held) != held:
+                raise SimulationError(f"event {i} {'loses' if held else 'gains'} the fact {f!r}, which is "
+                                      f"{'not ' if held else 'already '}held")
+            (self._held.discard if held else self._held.add)(f)
+            self._facts.setdefault(f, []).append(i)
+
+    def views(self, i: int) -> tuple[StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView]:
+        """Frame ``i`` (0 <= i < len): statuses, facts, ready, voided, kept, conflicted, as read-only views."""
+        seg = self._segments[bisect_right(self._starts, i) - 1]
+        statuses = StatusView(seg.hist, i)
+        facts = SetView(_held_at, self._facts, i, self._nfacts[i])
+        ready = SetView(_ready_at, statuses, i, self._nready[i])
+        conflicted = SetView(_marked_at, seg.first_conflict, i, bisect_right(seg.conflict_at, i))
+        voided, kept = self._marks[i]
+        return statuses, facts, ready, voided, kept, conflicted
+
+
+class StatusView(Mapping):
+    """The statuses of one frame: step -> status, every step of the frame's plan version, read-only."""
+
+    __slots__ = ("_hist", "_i")
+
+    def __init__(self, hist: dict[str, tuple[list[int], list[str]]], i: int) -> None:
+        self._hist = hist
+        self._i = i
+
+    def __getitem__(self, sid: str) -> str:
+        at, values = self._hist[sid]
+        return values[0] if len(at) == 1 else values[bisect_right(at, self._i) - 1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._hist)
+
+    def __len__(self) -> int:
+        return len(self._hist)
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._hist
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _held_at(index: dict[str, list[int]], i: int, item: str) -> bool:
+    at = index.get(item)
+    return at is not None and bisect_right(at, i) % 2 == 1  # gained, lost, gained, ... at these events
+
+
+def _ready_at(statuses: StatusView, i: int, item: str) -> bool:
+    return item in statuses and statuses[item] == "ready"
+
+
+def _marked_at(first: dict[str, int], i: int, item: str) -> bool:
+    return first.get(item, i + 1) <= i
+
+
+class SetView(Set):
+    """A read-only set of one frame (facts held, steps ready, steps in conflict); compares equal to a frozenset."""
+
+    __slots__ = ("_test", "_index", "_i", "_len")
+
+    def __init__(self, test: Any, index: Any, i: int, length: int) -> None:
+        self._test, self._index, self._i, self._len = test, index, i, length
+
+    def __contains__(self, item: object) -> bool:
+        return self._test(self._index, self._i, item)
+
+    def __iter__(self) -> Iterator[str]:
+        test, index, i = self._test, self._index, self._i
+        return (k for k in index if test(index, i, k))
+
+    def __len__(self) -> int:
+        return self._len
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[str]) -> frozenset[str]:
+        return frozenset(it)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self))
+
+    def __repr__(self) -> str:
+        return f"frozenset({sorted(self)!r})" if self._len else "frozenset()"

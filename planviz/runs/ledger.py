@@ -1,0 +1,242 @@
+"""What a run's last event showed, and what changed since: how the machine emits deltas.
+
+The :class:`~planviz.runs.machine.Machine` owns the state of a run (completed,
+running, failed, voided, facts and their sources); the :class:`Ledger` keeps
+what the last event showed (every status, the ready set, the facts held) and
+which steps each operation may have changed: the step itself, its children
+(a dependency completed), the steps requiring a fact gained or lost. Only
+those are re-derived at the next event. Anything global (a new plan version,
+a lost fact, work voided, steps doomed at the stop, the reachable set
+recomputed) re-derives every status once. An event therefore costs what it
+changed.
+
+>>> from planviz import Plan, Step
+>>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
+>>> sorted(shape.broken), shape.requirers, shape.children["A"]
+(['C'], {}, ['B'])
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from typing import Any
+
+from ..analysis.reach import reachable
+from ..plan.model import Plan, natural_key
+from ..structure.index import structure_index
+
+__all__ = ["Ledger", "Shape"]
+
+_NONE: frozenset[str] = frozenset()
+
+
+class Shape:
+    """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
+    who requires each fact."""
+
+    __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        ix = self.ix = structure_index(plan)
+        steps = self.steps = ix.steps
+        self.children = ix.children()
+        self.requirers: dict[str, list[str]] = {}  # fact -> the steps that require it
+        for sid, s in steps.items():
+            for f in s.requires:
+                self.requirers.setdefault(f, []).append(sid)
+        waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
+        self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
+        self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
+                         if self.broken else plan)
+
+
+class Ledger:
+    """The statuses and facts the last event showed, the steps and facts touched since, the reachable set.
+
+    The machine calls :meth:`touch`, :meth:`completed`, :meth:`fact_changed`,
+    :meth:`everything` and :meth:`new_version` as its state changes, and
+    :meth:`changes` / :meth:`fact_changes` when it emits an event. ``m`` is
+    the machine (its ``completed``, ``running``, ``failed``, ``voided``,
+    ``dead`` and ``sources``).
+    """
+
+    def __init__(self) -> None:
+        self.status: dict[str, str] = {}
+        self.ready: set[str] = set()
+        self.ready_order: list[str] = []  # the ready set, lowest id first, kept sorted as it changes
+        self._held: set[str] = set()
+        self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
+        self._facts_touched: set[str] = set()
+        self._snapshot = True  # the next event starts a plan version: it lists every status
+        self._everything = False
+        # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
+        self._reach: set[str] = set()
+        self._promised: frozenset[str] = frozenset()
+        self._reach_stale = True
+        self._new_done: list[str] = []
+        self._doomed: set[str] = set()
+        self._feasible = False
+
+    # -- what the machine reports -------------------------------------------------------------------
+
+    def touch(self, sid: str) -> None:
+        self._touched[sid] = None
+
+    def completed(self, sid: str, shape: Shape | None) -> None:
+        self._new_done.append(sid)
+        touched = self._touched
+        touched[sid] = None
+        if shape is not None:
+            kids = shape.children.get(sid)
+            if kids:
+                touched.update(dict.fromkeys(kids))
+
+    def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
+        self._facts_touched.add(fact)
+        if not gained or fact not in self._promised:
+            self._reach_stale = True
+        if shape is not None:
+            needing = shape.requirers.get(fact)
+            if needing:
+                self._touched.update(dict.fromkeys(needing))
+
+    def everything(self) -> None:
+        """Completed steps or facts changed wholesale: re-derive the reachable set and every status."""
+        self._everything = True
+        self._reach_stale = True
+
+    def new_version(self, m: Any, shape: Shape, feasible: bool = False) -> None:
+        """A new plan version; ``feasible``: validation found every step reachable from the facts held, so the
+        reachability pass is skipped."""
+        self._snapshot = True
+        self.everything()
+        self._feasible = feasible
+        self.doom(m, shape)
+
+    def doom(self, m: Any, shape: Shape) -> None:
+        """Steps that can never run: those waiting on a missing step, and everything after a dead one."""
+        doomed = shape.broken
+        if m.dead:
+            doomed = shape.broken | shape.ix.descendants(m.dead.intersection(shape.steps))
+        self._touched.update(dict.fromkeys(sorted(doomed.symmetric_difference(self._doomed))))
+        self._doomed = doomed
+
+    # -- what the next event holds ----------------------------------------------------------------
+
+    def changes(self, m: Any, shape: Shape | None) -> dict[str, str]:
+        """The statuses changed since the last event (every status when this event starts a plan version)."""
+        if shape is None:
+            return {}
+        if self._new_done or self._reach_stale:
+            self._refresh_reach(m, shape)
+        touched = self._touched
+        if not (touched or self._everything or self._snapshot):
+            return {}
+        steps = shape.steps
+        status, ready, status_of = self.status, self.ready, self._status_of
+        if self._snapshot:
+            status.clear()
+            ready.clear()
+            for sid, step in steps.items():
+                s = status[sid] = status_of(m, sid, step)
+                if s == "ready":
+                    ready.add(sid)
+            self.ready_order = sorted(ready, key=natural_key)
+            changes = dict(status)
+        else:
+            changes = {}
+            for sid in steps if self._everything else touched:
+                step = steps.get(sid)
+                if step is None:
+                    continue  # not a step of this version (an off-plan start)
+                new = status_of(m, sid, step)
+                old = status[sid]
+                if old != new:
+                    if new == "ready":
+                        ready.add(sid)
+                        insort(self.ready_order, sid, key=natural_key)
+                    elif old == "ready":
+                        ready.discard(sid)
+                        order = self.ready_order
+                        del order[bisect_left(order, natural_key(sid), key=natural_key)]
+                    status[sid] = changes[sid] = new
+        self._snapshot = self._everything = False
+        touched.clear()
+        return changes
+
+    def fact_changes(self, sources: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+        """(gained, lost): the facts held now and not at the last event, and the other way round."""
+        if not self._facts_touched:
+            return _NONE, _NONE
+        gained, lost = [], []
+        held = self._held
+        for f in self._facts_touched:
+            if f in sources and f not in held:
+                held.add(f)
+                gained.append(f)
+            elif f not in sources and f in held:
+                held.discard(f)
+                lost.append(f)
+        self._facts_touched.clear()
+        return frozenset(gained) if gained else _NONE, frozenset(lost) if lost else _NONE
+
+    def _refresh_reach(self, m: Any, shape: Shape) -> None:
+        """Recompute the reachable remaining steps only when the state left the last closure.
+
+        Completing reachable steps that established everything they produce,
+        and gaining facts the closure already promised, cannot change the
+        least fixed point: the previous answer minus the steps completed is
+        reused. Anything else (a fact lost, a step completed without its
+        facts, an unexpected fact, work voided) recomputes it, and then every
+        status is re-derived.
+        """
+        steps, sources, reach = shape.steps, m.sources, self._reach
+        if not self._reach_stale:
+            for sid in self._new_done:
+                step = steps.get(sid)
+                if step is None:
+                    continue
+                if sid not in reach:
+                    self._reach_stale = True
+                    break
+                for f in step.produces:
+                    if f not in sources:
+                        self._reach_stale = True
+                        break
+        if self._reach_stale and self._feasible:
+            self._reach = {sid for sid in steps if sid not in m.completed}
+            self._promised = frozenset(f for s in steps.values() for f in s.produces).union(sources)
+            self._reach_stale = self._feasible = False
+            self._everything = True
+        elif self._reach_stale:
+            done = frozenset(sid for sid in steps if sid in m.completed)
+            facts = frozenset(sources)
+            reach = reachable(shape.runnable, done, facts)
+            self._reach, self._promised = set(reach.steps), reach.facts | facts
+            self._reach_stale = False
+            self._everything = True
+        else:
+            self._reach.difference_update(self._new_done)
+        self._new_done.clear()
+
+    def _status_of(self, m: Any, sid: str, step: Any) -> str:
+        completed = m.completed
+        if sid in completed:
+            return "done"
+        if sid in m.running:
+            return "running"
+        if sid in m.failed:
+            return "failed"
+        if sid in m.voided:
+            return "invalidated"
+        if sid in self._doomed or sid not in self._reach:
+            return "blocked"
+        sources = m.sources
+        for d in step.depends_on:
+            if d not in completed:
+                return "pending"
+        for f in step.requires:
+            if f not in sources:
+                return "pending"
+        return "ready"

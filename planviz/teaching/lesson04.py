@@ -1,0 +1,226 @@
+"""Checks for notebook 04, a simulated run with faults (notebooks/04_simulated_run.ipynb).
+
+Every expected answer is computed here with planviz (simulations of the
+bundled ``cache_isolation`` and ``far_horizon`` plans), so a check follows the
+library. Solutions: notebooks/solutions/04_simulated_run.py.
+
+>>> check_exercise_1(voided={"S3", "S4"}, kept={"S0", "S1", "S2"}, restart="S3").passed
+False
+>>> check_exercise_4(kept=None, choice="b").passed
+False
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+from ..analysis.scope import failure_scope
+from ..errors import PlanvizError
+from ..examples import load
+from ..plan.model import Plan
+from ..runs.events import Run
+from ..runs.fault import Fault
+from ..runs.measures import metrics
+from ..runs.revision import redundant_work
+from ..runs.simulation import simulate
+from .agreement import as_id_set
+from .answers import stop_reason
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
+           "check_exercise_6", "TABLE_KINDS", "APPROVAL_TIME"]
+
+#: The fault kinds of the notebook's table of failure classes (``withdraw`` makes a precondition failure).
+TABLE_KINDS = ("transient", "withdraw", "side_effect", "goal_change")
+APPROVAL_TIME = 4  # exercise 6: hours the change board takes
+
+
+def _cache() -> Plan:
+    return load("cache_isolation")
+
+
+def _ids(value: Any) -> frozenset[str] | None:
+    ids = as_id_set([value] if isinstance(value, str) else value)
+    return ids if isinstance(ids, frozenset) else None
+
+
+def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) -> Feedback:
+    """Exercise 1: ``Fault("S3", "withdraw", fact="key_builder_located")``: which steps are ``voided``, which
+    ``kept``, and at which step does execution ``restart``?"""
+    ex = "04 exercise 1"
+    plan = _cache()
+    run = simulate(plan, plan.contract, faults=[Fault("S3", "withdraw", fact="key_builder_located")])
+    fail = next(e for e in run.events if e.kind == "fail")
+    before = run.frame(fail.index - 1)
+    completed = {s for s, status in before.statuses.items() if status == "done"}
+    scope = failure_scope(plan, "S3", "precondition", fact="key_builder_located", state=(completed, before.facts))
+    hint = "which step produced the fact that turned out false, and what was built on it?"
+    if is_blank(voided) or is_blank(kept) or is_blank(restart):
+        return unanswered(ex, "check_exercise_1(voided={...}, kept={...}, restart=...)", hint)
+    v, k = _ids(voided), _ids(kept)
+    if v is None or k is None:
+        return wrong(ex, "voided and kept are sets of step ids, such as {'S0'}", hint)
+    if v != scope.voided:
+        return wrong(ex, f"not the steps voided ({len(scope.voided)} are)",
+                     "a precondition failure voids more than the step where it shows up: " + hint)
+    if k != scope.kept:
+        return wrong(ex, "the voided steps are right, but not the kept ones",
+                     "kept is the verified work outside the scope: completed, and not voided")
+    if str(restart) != scope.restart:
+        return wrong(ex, f"execution does not resume at {restart!r}", "it goes back to the producer of the false fact")
+    return right(ex, f"the withdrawn fact sends execution back to its producer {scope.restart}: it and everything "
+                     "built on it are voided, the rest is kept. A precondition failure is scoped by the fact, not "
+                     "by where it showed up.")
+
+
+def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: Any = None) -> Feedback:
+    """Exercise 2: the outcomes of ``Fault("S1", "transient", times=2)`` and ``times=3``, and how many times S1
+    was attempted in the second run."""
+    ex = "04 exercise 2"
+    plan = _cache()
+    runs = {t: simulate(plan, plan.contract, faults=[Fault("S1", "transient", times=t)]) for t in (2, 3)}
+    attempts = sum(1 for e in runs[3].events if e.kind == "start" and e.step == "S1")
+    hint = "simulate both and read run.outcome; then count the start events of S1 (and read contract.max_retries)"
+    if is_blank(outcome_2) or is_blank(outcome_3) or is_blank(attempts_3):
+        return unanswered(ex, "check_exercise_2(outcome_2=..., outcome_3=..., attempts_3=...)", hint)
+    if (str(outcome_2), str(outcome_3)) != (runs[2].outcome, runs[3].outcome):
+        return wrong(ex, "not both outcomes are right", hint)
+    if attempts_3 != attempts:
+        return wrong(ex, f"the outcomes are right, but S1 was not attempted {attempts_3!r} times", hint)
+    return right(ex, f"max_retries={plan.contract.max_retries} allows {attempts} attempts of S1: two transient "
+                     "failures are retried away, a third is one too many and the run stops. A retry cap is a "
+                     "budget, not a guarantee.")
+
+
+@lru_cache(maxsize=1)
+def _voided_work() -> dict[str, int]:
+    """``str(fault)`` -> completed steps its run voids (recovery_distance), for the table's kinds at every step."""
+    plan = _cache()
+    out = {}
+    for step in plan.steps:
+        for kind in TABLE_KINDS:
+            for fact in (step.requires if kind == "withdraw" else (None,)):
+                fault = Fault(step.id, kind, fact=fact)
+                out[str(fault)] = metrics(simulate(plan, plan.contract, faults=[fault])).recovery_distance
+    return out
+
+
+def check_exercise_3(most: Any = None, never: Any = None) -> Feedback:
+    """Exercise 3: the fault (kind of the table, any step) whose run voids the most verified work (``most``,
+    a Fault), and the kind of the table that never voids any (``never``)."""
+    ex = "04 exercise 3"
+    table = _voided_work()
+    hint = "metrics(run).recovery_distance counts the completed steps a run voided: try every step and kind"
+    if is_blank(most) or is_blank(never):
+        return unanswered(ex, "check_exercise_3(most=Fault(...), never=...)", hint)
+    if not isinstance(most, Fault):
+        return wrong(ex, f"most should be a planviz Fault, got {type(most).__name__}", hint)
+    plan = _cache()
+    try:
+        got = metrics(simulate(plan, plan.contract, faults=[most])).recovery_distance
+    except PlanvizError as exc:
+        return wrong(ex, f"that fault cannot be injected: {exc}", hint)
+    best = max(table.values())
+    if got < best:
+        return wrong(ex, f"{most} voids {got} completed step(s); another fault voids more", hint)
+    silent = {k for k in TABLE_KINDS if all(v == 0 for f, v in table.items() if f.split(":")[1] == k)}
+    if str(never) not in silent:
+        return wrong(ex, f"{never!r} is not a kind of the table that never voids work",
+                     "a kind that voids nothing at every step: which failure class has an empty scope?")
+    beyond = " (more than any fault of the table!)" if got > best else ""
+    return right(ex, f"{most} voids {got} verified step(s){beyond}; {never} never voids any. The later a failure "
+                     "shows up, the more verified work its scope can reach.")
+
+
+def check_exercise_4(kept: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 4: a goal change at S3 with a new goal but no contract: which completed steps are ``kept``, and
+    why (a, b, c)?"""
+    ex = "04 exercise 4"
+    plan = _cache()
+    run = simulate(plan, plan.contract, faults=[Fault("S3", "goal_change", goal="Every tenant gets its own cache")])
+    expected = frozenset(e.step for e in run.events if e.kind == "recheck" and e.step in e.kept)
+    hint = "read the recheck events: each says why the step is kept or voided"
+    if is_blank(kept):
+        return unanswered(ex, "check_exercise_4(kept={...}, choice=...)", hint)
+    if _ids(kept) != expected:
+        return wrong(ex, "not the steps the re-check keeps", hint)
+    return multiple_choice(ex, choice, "b", _WHY_KEPT, "what does the re-check compare a completed step with?")
+
+
+_WHY_KEPT = {
+    "a": "planviz never reads the goal's words against a step's action; it checks facts and rules",
+    "c": "a goal change with a new contract that wants none of a step's facts voids it (notebook: S1 and S2)",
+}
+
+
+def check_exercise_5(propose: Any = None) -> Feedback:
+    """Exercise 5: a replanner ``propose(goal, contract, state, old)`` for the side effect at S4 that redoes
+    no work whose facts are already held."""
+    ex = "04 exercise 5"
+    how = "propose(goal, contract, state, old) -> Plan: look at state (what is done, which facts are held)"
+    if is_blank(propose):
+        return unanswered(ex, "your replanner: check_exercise_5(propose=your_function)", how)
+    if not callable(propose):
+        return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
+    plan = _cache()
+    try:
+        run = simulate(plan, plan.contract, faults=[Fault("S4", "side_effect")], propose=propose)
+    except Exception as exc:  # the student's code: show what it raised
+        return wrong(ex, f"the run raised {type(exc).__name__}: {exc}", how)
+    return _replan_verdict(ex, run, how)
+
+
+def _redundant(run: Run, index: int) -> tuple[str, ...]:
+    """The steps the revision adopted at event ``index`` would redo although their facts are held."""
+    before = run.frame(index - 1)
+    done = frozenset(s for s, status in before.statuses.items() if status == "done")
+    new = next(p for p in run.plans if p.version == run.events[index].plan_version)
+    return redundant_work(SimpleNamespace(completed=done, facts=before.facts), new)
+
+
+def _replan_verdict(ex: str, run: Run, how: str) -> Feedback:
+    stop = run.events[-1]
+    if run.outcome == "refused":
+        return wrong(ex, f"the revision was refused: {stop.message}",
+                     "a completed step keeps its id and its meaning: redo work under a new id (planviz.reissue)")
+    redundant = [sid for e in run.events if e.kind == "replan" for sid in _redundant(run, e.index)]
+    if redundant:
+        return wrong(ex, f"the revision redoes work whose facts are already held: {', '.join(redundant)}", how)
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    m = metrics(run)
+    return right(ex, f"the run completes at t={run.time:g} with {m.duplicate_steps} repeated step(s), only the "
+                     "voided ones. Completed ids keep their meaning, and a revision redoes only what the failure "
+                     "voided.")
+
+
+def check_exercise_6(steps: Any = None) -> Feedback:
+    """Exercise 6: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
+    migration and keep the change board's approval."""
+    ex = "04 exercise 6"
+    far = load("far_horizon")
+    budget = far.step("F2").budget
+    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
+           "the first requiring reads_migrated, the last producing writes_migrated")
+    if is_blank(steps):
+        return unanswered(ex, "check_exercise_6(steps=[...])", how)
+    try:
+        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
+    except PlanvizError as exc:
+        return wrong(ex, f"that expansion cannot be used: {exc}", how)
+    over = [f for f in run.plan.import_findings if f.code == "over_budget"]
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    if over:
+        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
+    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
+    if promised:
+        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
+    if not any(e.kind == "approval" for e in run.events):
+        return wrong(ex, "no step waits for the change board any more",
+                     "the step that switches the writes is still high risk: keep its approval and rollback")
+    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
+                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
+                     "is checked against it when the near work has shown what it involves.")

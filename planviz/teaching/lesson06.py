@@ -1,0 +1,142 @@
+"""Checks for notebook 06, is planning worth it? (notebooks/06_is_planning_worth_it.ipynb).
+
+Every expected answer is computed here with planviz (simulations and
+comparisons of the bundled ``cache_isolation`` plan), so a check follows the
+library. Solutions: notebooks/solutions/06_is_planning_worth_it.py.
+
+>>> check_exercise_1(tool_calls=15, model_calls=6, outcome="plan_complete").passed
+False
+>>> check_exercise_3(fault=None).passed
+False
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from ..analysis.schedule import critical_path
+from ..analysis.timeline import ready_waves
+from ..errors import PlanvizError
+from ..examples import load
+from ..plan.model import Plan
+from ..runs.comparison import compare
+from ..runs.fault import Fault
+from ..runs.measures import metrics
+from ..runs.simulation import simulate
+from .answers import number, stop_reason
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
+           "MORE_REPLANS"]
+
+#: The structural side effect: every re-issued patch breaks the hit rate again.
+STRUCTURAL = Fault("S4", "side_effect", times=10)
+MORE_REPLANS = 5  # exercise 1
+
+
+def check_exercise_1(tool_calls: Any = None, model_calls: Any = None, outcome: Any = None) -> Feedback:
+    """Exercise 1: with ``max_replans=5``, the planner's ``tool_calls``, ``model_calls`` and ``outcome`` on the
+    structural side effect."""
+    ex = "06 exercise 1"
+    plan = load("cache_isolation")
+    run = simulate(plan, replace(plan.contract, max_replans=MORE_REPLANS), faults=[STRUCTURAL])
+    m = metrics(run)
+    hint = ("each replan re-issues S3 and S4 (two more tool calls) and costs one model call; how many replans "
+            "before the cap, and does any of them change the approach?")
+    if is_blank(tool_calls) or is_blank(model_calls) or is_blank(outcome):
+        return unanswered(ex, "check_exercise_1(tool_calls=..., model_calls=..., outcome=...)", hint)
+    if str(outcome) != run.outcome:
+        return wrong(ex, f"the run does not end {outcome!r}", "does re-issuing the same patch ever pass the check?")
+    if number(tool_calls) != m.tool_calls or number(model_calls) != m.model_calls:
+        return wrong(ex, "the outcome is right, but not both counts", hint)
+    return right(ex, f"{run.outcome} after {m.tool_calls} tool calls and {m.model_calls} model calls "
+                     f"({m.time:g} min): three more replans bought three more failures. A cap limits the damage "
+                     "of a wrong route; it does not find a right one.")
+
+
+def check_exercise_2(propose: Any = None) -> Feedback:
+    """Exercise 2: a replanner ``propose(goal, contract, state, old)`` that gets the structural side effect's
+    run to complete with another approach."""
+    ex = "06 exercise 2"
+    how = ("return a Plan: the completed steps as they are, then a new patch step and a new verification (new ids, "
+           "no revises), producing the facts S3 and S4 promised")
+    if is_blank(propose):
+        return unanswered(ex, "your replanner: check_exercise_2(propose=your_function)", how)
+    if not callable(propose):
+        return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
+    plan = load("cache_isolation")
+    try:
+        run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=propose)
+    except Exception as exc:  # the student's code: show what it raised
+        return wrong(ex, f"the run raised {type(exc).__name__}: {exc}", how)
+    hits = sum(1 for e in run.events if e.kind == "fail" and e.category == "side_effect")
+    if run.outcome != "plan_complete" and hits > 1:
+        return wrong(ex, "the side effect hits your route again: it keeps the same check of the same approach",
+                     "a step that revises S4 (or is S4) is the same check of the same approach: give the new "
+                     "verification a new id and no revises")
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    m = metrics(run)
+    return right(ex, f"a different route completes after {m.replans} replan(s): {m.tool_calls} tool calls, "
+                     f"{m.model_calls} model calls, {m.time:g} min. Note executability {m.executability:.2f}: "
+                     "the first plan's patch was never completed, it was replaced.")
+
+
+def check_exercise_3(fault: Any = None) -> Feedback:
+    """Exercise 3: a ``fault`` for which ``workflow`` and ``planner`` end differently with the same tool calls."""
+    ex = "06 exercise 3"
+    hint = ("compare(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
+            "workflow does not, on the last steps")
+    problem = unusable(ex, fault, Fault, "check_exercise_3(fault=Fault(...))", "a planviz Fault", hint)
+    if problem is not None:
+        return problem
+    plan = load("cache_isolation")
+    try:
+        rows = {r.strategy: r for r in compare(plan, [fault], contract=plan.contract).rows}
+    except PlanvizError as exc:
+        return wrong(ex, f"that fault cannot be injected: {exc}", hint)
+    w, p = rows["workflow"], rows["planner"]
+    if w.outcome == p.outcome:
+        return wrong(ex, f"both end {w.outcome}", hint)
+    if w.metrics.tool_calls != p.metrics.tool_calls:
+        return wrong(ex, f"the outcomes differ, but the workflow makes {w.metrics.tool_calls} tool calls and the "
+                         f"planner {p.metrics.tool_calls}", hint)
+    return right(ex, f"both make {w.metrics.tool_calls} tool calls; the workflow ends {w.outcome}, the planner "
+                     f"{p.outcome}. Same work, different truth: the planner's checks change what the run "
+                     "claims, not what it costs.")
+
+
+def _branches(plan: Plan) -> int:
+    """How many steps can run at once at most (the widest ready wave)."""
+    return max((len(wave) for wave in ready_waves(plan)), default=0)
+
+
+def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, one_worker: Any = None) -> Feedback:
+    """Exercise 4: a ``plan`` with three parallel branches, and the finish times of ``direct``, ``planner`` and
+    ``planner`` with one worker (``one_worker``), with no fault."""
+    ex = "06 exercise 4"
+    hint = "simulate(plan, strategy=...).time, and simulate(plan, workers=1).time"
+    if is_blank(plan) or is_blank(direct) or is_blank(planner) or is_blank(one_worker):
+        return unanswered(ex, "check_exercise_4(plan=..., direct=..., planner=..., one_worker=...)", hint)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}",
+                     "Plan(goal, [Step(...), ...]) with three steps that depend on a common first step only")
+    try:
+        width = _branches(plan)
+        times = {"direct": simulate(plan, strategy="direct").time, "planner": simulate(plan).time,
+                 "one_worker": simulate(plan, workers=1).time}
+    except PlanvizError as exc:
+        return wrong(ex, f"that plan cannot run: {exc}", "validate(plan) says what is wrong")
+    if width < 3:
+        return wrong(ex, f"at most {width} steps of that plan can run at once", "three branches: three steps no "
+                     "one of which depends, directly or not, on another")
+    given = {"direct": direct, "planner": planner, "one_worker": one_worker}
+    off = [k for k, v in given.items() if number(v) is None or not math.isclose(number(v), times[k])]
+    if off:
+        return wrong(ex, f"not right for {', '.join(off)}", hint)
+    serial, makespan = sum(s.duration for s in plan.steps), critical_path(plan).makespan
+    return right(ex, f"direct takes the serial time ({serial:g}), the planner the makespan ({makespan:g}), and "
+                     "one worker takes the planner back to the serial time: parallel branches pay only with "
+                     "someone to run them.")

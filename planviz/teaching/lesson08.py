@@ -1,0 +1,127 @@
+"""Checks for notebook 08, the capstone on the past-due account (notebooks/08_capstone_past_due_account.ipynb).
+
+The case is the bundled ``past_due_account`` tool-call plan under the
+analyst's read-only contract (:func:`read_only_contract`) or the write job
+(:func:`write_contract`); every expected answer is simulated here. The open
+exercise is checked where a program can check it: the contract stays
+read-only, ``prepare`` accepts the plan, it completes, it still does the
+analysis, and a settled account stops it after its first call. Whether the
+draft is what the analyst wanted is for a person to judge. Solutions:
+notebooks/solutions/08_capstone_past_due_account.py.
+
+>>> check_exercise_1(lambda k: 3, lambda k: 1).passed
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..checks.validation import prepare, validate
+from ..errors import PlanvizError
+from ..examples import load
+from ..plan.model import Contract, Plan, ToolSpec
+from ..runs.fault import Fault
+from ..runs.measures import metrics
+from ..runs.simulation import simulate
+from .agreement import first_disagreement
+from .answers import number, stop_reason
+from .feedback import Feedback, is_blank, right, unanswered, wrong
+
+__all__ = ["check_exercise_1", "check_exercise_2", "read_only_contract", "write_contract", "TOOLS", "SETTLED",
+           "COLLECTIONS_HOLD", "ANALYSIS"]
+
+#: The tool registry of the case: what each tool does.
+TOOLS = {"lookup_account": ToolSpec(), "check_payment_plan_eligibility": ToolSpec(),
+         "compute_installments": ToolSpec(), "send_payment_plan_offer": ToolSpec(writes=True),
+         "log_interaction": ToolSpec(writes=True)}
+#: The premise the lookup falsifies when the account was settled yesterday.
+SETTLED = "account C-17 is past due"
+#: A collections hold placed today (one of the plan's unknowns): the eligibility decision never holds for long.
+COLLECTIONS_HOLD = Fault("step_3", "withdraw", fact="step_2.max_installments", times=10)
+#: The analysis the analyst asked for: the tools a review plan must still call.
+ANALYSIS = ("lookup_account", "check_payment_plan_eligibility", "compute_installments")
+
+
+def read_only_contract() -> Contract:
+    """The analyst's request: prepare a payment plan for review, contact nobody (intent ``read``)."""
+    return Contract(intent="read", tools=TOOLS)
+
+
+def write_contract() -> Contract:
+    """The write job: send the offer and log it (intent ``write``)."""
+    return Contract(intent="write", tools=TOOLS)
+
+
+def _cap_costs(k: int) -> tuple[float, float]:
+    m = metrics(simulate(load("past_due_account"), replace(write_contract(), max_replans=k),
+                         faults=[COLLECTIONS_HOLD]))
+    return float(m.tool_calls), float(m.model_calls)
+
+
+def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedback:
+    """Exercise 1: two functions of ``k`` = ``max_replans``: the planner's ``tool_calls(k)`` and
+    ``model_calls(k)`` on the collections hold under the write job; compared with simulations for k = 0..6."""
+    ex = "08 exercise 1"
+    hint = ("count one replan: which steps does it re-issue, and how many model calls does it cost? Then add "
+            "what the first attempt costs")
+    if is_blank(tool_calls) or is_blank(model_calls):
+        return unanswered(ex, "check_exercise_1(tool_calls=lambda k: ..., model_calls=lambda k: ...)", hint)
+    if not callable(tool_calls) or not callable(model_calls):
+        return wrong(ex, "pass two functions of k (lambda k: ...), not numbers", hint)
+
+    def student(k: int) -> tuple[float | None, float | None]:
+        return number(tool_calls(k)), number(model_calls(k))
+
+    found = first_disagreement([(k,) for k in range(7)], student, _cap_costs)
+    if found is None:
+        return right(ex, "each replan re-checks eligibility and recomputes the installments (two tool calls) and "
+                         "costs one model call; the cap says how many times the planner may pay that for a cause "
+                         "that does not go away.")
+    (k,), expected, got = found
+    if isinstance(got, Exception):
+        return wrong(ex, f"your function raised {type(got).__name__} for k={k}: {got}", hint)
+    which = "tool calls" if got[0] != expected[0] else "model calls"
+    return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
+
+
+def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
+    """Exercise 2 (open): your read-only ``plan`` for the analyst and its ``contract``; checked where checkable."""
+    ex = "08 exercise 2"
+    how = "start from past_due_account: keep the analysis, draft the offer instead of sending it"
+    if is_blank(plan) or is_blank(contract):
+        return unanswered(ex, "check_exercise_2(plan=..., contract=...)", how)
+    if not isinstance(plan, Plan) or not isinstance(contract, Contract):
+        return wrong(ex, "expected a planviz Plan and a planviz Contract", how)
+    if contract.intent != "read":
+        return wrong(ex, f"the contract's intent is {contract.intent!r}: the analyst asked for a read-only job",
+                     "Contract(intent='read', tools=...)")
+    loosened = [name for name, spec in TOOLS.items() if name in contract.tools and contract.tools[name] != spec]
+    if loosened:
+        return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
+                     "change the plan, not the tools")
+    try:
+        prepare(plan, contract)
+    except PlanvizError as exc:
+        return wrong(ex, f"prepare refuses it: {exc}", "validate(plan, contract) lists every finding")
+    if not prepare(plan, contract):
+        return wrong(ex, f"prepare refuses it: {validate(plan, contract).to_text().splitlines()[0]}", how)
+    missing = [tool for tool in ANALYSIS if not any(s.tool == tool for s in plan.steps)]
+    if missing:
+        return wrong(ex, f"the plan no longer calls {missing[0]!r}", "the analyst still wants the analysis: "
+                     "the account, the eligibility and the installments")
+    run = simulate(plan, contract)
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
+    if SETTLED not in plan.premises:
+        return wrong(ex, f"the plan no longer names the premise {SETTLED!r}",
+                     "keep the assumption in premises: the run re-checks premises, the planner cannot otherwise")
+    lookup = next(s.id for s in plan.steps if s.tool == "lookup_account")
+    settled = metrics(simulate(plan, contract, faults=[Fault(lookup, "premise_false", fact=SETTLED)]))
+    if settled.tool_calls > 1:
+        return wrong(ex, f"when the account was settled yesterday the planner still spends {settled.tool_calls} "
+                         "tool calls", "nothing should run before or beside the lookup that shows the balance")
+    return right(ex, f"read-only, accepted by prepare, complete in {metrics(run).tool_calls} tool calls, and a "
+                     "settled account stops it after its first call. What no check can say: whether the draft is "
+                     "what the analyst needs. Answer exercise 3 in words.")

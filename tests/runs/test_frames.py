@@ -1,0 +1,228 @@
+"""Frames from snapshots plus deltas reproduce exactly what full copies gave (a reference machine in this test)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planviz import Fault, Observation, Plan, Recorder, Step, reachable, simulate
+from planviz.errors import FrameIndexError, SimulationError
+from planviz.runs import machine as machine_module
+from planviz.runs import recorder as recorder_module
+from planviz.runs import simulation as simulation_module
+from planviz.runs.frames import FrameStore
+from planviz.structure.index import structure_index
+
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def reference_statuses(m) -> dict[str, str]:
+    """Every status derived from scratch from the machine's state, as the full-copy machine did at each event."""
+    plan = m.plan
+    if plan is None:
+        return {}
+    ix = structure_index(plan)
+    steps = ix.steps
+    waiting = {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
+    broken = ix.descendants(waiting) if waiting else set()
+    runnable = plan.replace(steps=tuple(s for s in plan.steps if s.id not in broken)) if broken else plan
+    done = {sid for sid in steps if sid in m.completed}
+    reach = reachable(runnable, done, set(m.sources)).steps
+    doomed = broken | (ix.descendants(m.dead & set(steps)) if m.dead else set())
+    out = {}
+    for sid, step in steps.items():
+        if sid in done:
+            out[sid] = "done"
+        elif sid in m.running:
+            out[sid] = "running"
+        elif sid in m.failed:
+            out[sid] = "failed"
+        elif sid in m.voided:
+            out[sid] = "invalidated"
+        elif sid in doomed or sid not in reach:
+            out[sid] = "blocked"
+        elif all(d in done for d in step.depends_on) and all(f in m.sources for f in step.requires):
+            out[sid] = "ready"
+        else:
+            out[sid] = "pending"
+    return out
+
+
+class ReferenceMachine(machine_module.Machine):
+    """The machine, plus a full copy of the state computed from scratch at every event."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.copies: list[tuple[dict[str, str], frozenset[str]]] = []
+
+    def _emit(self, kind, step, message, **extra):
+        self.copies.append((reference_statuses(self), frozenset(self.sources)))
+        return super()._emit(kind, step, message, **extra)
+
+
+@contextmanager
+def recording(module):
+    """While active, every Machine the module makes is a ReferenceMachine; yields the list of them."""
+    made: list[ReferenceMachine] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "Machine", lambda *args: made.append(ReferenceMachine(*args)) or made[-1])
+        yield made
+
+
+def assert_frames_match(run, copies) -> None:
+    assert len(copies) == len(run.events)
+    marks_version, voided, kept, conflicted = None, frozenset(), frozenset(), set()
+    for i, (e, (statuses, facts)) in enumerate(zip(run.events, copies)):
+        f = run.frame(i)
+        assert dict(f.statuses) == statuses, i
+        assert f.facts == facts and len(f.facts) == len(facts) and set(f.facts) == facts, i
+        assert f.ready == {s for s, v in statuses.items() if v == "ready"}, i
+        assert len(f.ready) == sum(v == "ready" for v in statuses.values()), i
+        assert all((s in f.ready) == (v == "ready") for s, v in statuses.items()), i
+        if e.plan_version != marks_version:
+            marks_version, voided, kept, conflicted = e.plan_version, frozenset(), frozenset(), set()
+        if e.kind == "invalidate":
+            voided, kept = e.voided, e.kept
+        elif e.kind == "conflict" and e.step:
+            conflicted.add(e.step)
+        assert (f.voided, f.kept, f.conflicted) == (voided, kept, conflicted), i
+        assert len(f.conflicted) == len(conflicted)
+        delta = run.delta(i)
+        before = run.frame(i - 1) if i else None
+        assert delta.new_version == (not i or run.events[i - 1].plan_version != e.plan_version), i
+        if delta.new_version:
+            assert delta.steps == set(statuses), i
+        else:
+            moved = {s for s in statuses if before.statuses[s] != statuses[s]}
+            moved |= (before.voided ^ f.voided) | (before.kept ^ f.kept) | (set(f.conflicted) - set(before.conflicted))
+            assert moved & set(statuses) <= delta.steps <= set(statuses), i
+        held = copies[i - 1][1] if i else frozenset()
+        assert (delta.gained, delta.lost) == (facts - held, held - facts), i
+        ready_before = set(before.ready) if before is not None else set()
+        assert (delta.ready_in, delta.ready_out) == (set(f.ready) - ready_before, ready_before - set(f.ready)), i
+    # random access, in any order, gives the same frames
+    for i in reversed(range(len(run.events))):
+        assert dict(run.frame(i).statuses) == copies[i][0]
+
+
+@st.composite
+def plans(draw, max_steps=9):
+    n = draw(st.integers(1, max_steps))
+    steps = []
+    for i in range(n):
+        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
+        deps_ids = [f"S{j}" for j in deps] + (["GONE"] if draw(st.integers(0, 12)) == 0 else [])
+        # facts of dependencies mostly; now and then one of any step, the premise, or one no step produces
+        requires = [f"f{j}" for j in deps if draw(st.booleans())]
+        requires += draw(st.lists(st.sampled_from([f"f{j}" for j in range(n) if j != i] + ["p", "x"]), max_size=1))
+        steps.append(Step(f"S{i}", f"step {i}", expected_evidence="seen", depends_on=deps_ids, requires=requires,
+                          produces=[f"f{i}"], duration=draw(st.sampled_from([0, 1, 2, 2.5, 7])),
+                          resources=draw(st.sampled_from([[], [], ["db"]])),
+                          rollback=draw(st.sampled_from(["", "undo"]))))
+    order = draw(st.permutations(range(n)))
+    return Plan("random goal", [steps[i] for i in order], premises=["p"])
+
+
+@st.composite
+def plans_and_faults(draw):
+    plan = draw(plans())
+    ids = sorted(plan.ids)
+    faults = []
+    for _ in range(draw(st.integers(0, 4))):
+        step = plan.step(draw(st.sampled_from(ids)))
+        kinds = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false",
+                 "extra_fact"] + (["withdraw"] if step.requires else [])
+        kind = draw(st.sampled_from(kinds))
+        fact = draw(st.sampled_from(["noise", "not f0", "not p", "f1", "x"])) if kind == "extra_fact" else None
+        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3))))
+    return plan, faults
+
+
+@SETTINGS
+@given(plans_and_faults(), st.sampled_from(["direct", "workflow", "planner"]), st.sampled_from([None, 1, 2]))
+def test_simulated_frames_equal_full_copies(pf, strategy, workers):
+    plan, faults = pf
+    with recording(simulation_module) as made:
+        run = simulate(plan, faults=faults, workers=workers, strategy=strategy)
+    assert_frames_match(run, made[0].copies)
+
+
+_OPS = st.lists(st.tuples(st.sampled_from(["start", "complete", "fail", "observe", "invalidate", "replan", "retry"]),
+                          st.integers(0, 20), st.integers(0, 20)), max_size=25)
+
+
+@SETTINGS
+@given(plans(), _OPS, st.booleans())
+def test_recorded_frames_equal_full_copies(plan, ops, stop):
+    with recording(recorder_module) as made:
+        rec = Recorder(clock=iter(range(1000)).__next__)
+    rec.propose(plan)
+    ids = list(plan.ids) + ["ghost"]
+    facts = [f for s in plan.steps for f in s.produces] + ["p", "noise", "x"]
+    for op, a, b in ops:
+        sid = ids[a % len(ids)]
+        try:
+            if op == "start":
+                rec.start(sid)
+            elif op == "complete":
+                rec.complete(sid)
+            elif op == "fail":
+                rec.fail(sid, "broke", "tool_error")
+            elif op == "retry":
+                rec.retry(sid)
+            elif op == "observe":
+                rec.observe(sid, Observation(bool(b % 2), {facts[b % len(facts)]}, {facts[(a + b) % len(facts)]}))
+            elif op == "invalidate":
+                rec.invalidate([sid, ids[b % len(ids)]], "voided by hand")
+            else:
+                keep = [s for s in rec.run.plan.steps if s.id != sid]
+                rec.replan(rec.run.plan.replace(steps=keep + [Step(f"N{a}", "new", expected_evidence="e")]), "why")
+        except SimulationError:
+            pass
+    if stop:
+        rec.stop("blocked", "gave up")
+    assert_frames_match(rec.run, made[0].copies)
+
+
+def test_frames_read_like_full_copies(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    f = run.frame(-1)
+    assert f.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3.v2": "done", "S4.v2": "done"}
+    assert f.ready == frozenset() and hash(f.facts) == hash(frozenset(f.facts))
+    assert f.facts | {"x"} == frozenset(f.facts) | {"x"} and isinstance(f.facts | {"x"}, frozenset)
+    assert "patch_applied" in f.facts and "nope" not in f.facts and 3 not in f.statuses
+    inv = next(i for i, e in enumerate(run.events) if e.kind == "invalidate")
+    assert run.frame(inv).voided == {"S3", "S4"} and "patch_applied" not in run.frame(inv).facts
+    assert repr(run.frame(0).ready) == "frozenset(['S0'])"
+    with pytest.raises(FrameIndexError, match="no event 99"):
+        run.frame(99)
+
+
+def test_events_hold_only_what_changed(cache_plan):
+    run = simulate(cache_plan)
+    assert len(run.events[0].changes) == len(cache_plan.ids)  # the snapshot
+    assert all(len(e.changes) <= 3 for e in run.events[1:])
+    with pytest.raises(AttributeError, match=r"run.frame\(3\).statuses"):
+        run.events[3].statuses
+    with pytest.raises(AttributeError, match="run.conflicts"):
+        run.events[3].conflicts
+
+
+@pytest.mark.parametrize("events, match", [
+    ([dict(plan_version=1, changes={"A": "ready"}), dict(plan_version=1, changes={"B": "done"})],
+     "'B', which the snapshot of plan version 1 .event 0. does not list"),
+    ([dict(plan_version=1, changes={}, gained={"x"}), dict(plan_version=1, changes={}, gained={"x"})],
+     "event 1 gains the fact 'x', which is already held"),
+    ([dict(plan_version=1, changes={}, lost={"x"})], "event 0 loses the fact 'x', which is not held"),
+])
+def test_the_store_refuses_deltas_it_cannot_index(events, match):
+    from types import SimpleNamespace
+
+    store = FrameStore()
+    with pytest.raises(SimulationError, match=match):
+        for e in events:
+            store.append(SimpleNamespace(**{"gained": (), "lost": (), "kind": "start", "step": None, "voided": (),
+                                            "kept": (), **e}))

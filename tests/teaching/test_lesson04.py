@@ -1,0 +1,139 @@
+"""Notebook 04's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import planviz
+from planviz import Fault
+from planviz.teaching.lesson04 import (
+    check_exercise_1,
+    check_exercise_2,
+    check_exercise_3,
+    check_exercise_4,
+    check_exercise_5,
+    check_exercise_6,
+)
+
+PLAN = planviz.examples.load("cache_isolation")
+
+CUT_OVER = [
+    dict(id="F2.a", action="Switch writes to the new cluster", kind="deploy", duration=6, requires="reads_migrated",
+         produces="writes_cut_over", expected_evidence="writes land on the new primary", risk="high",
+         rollback="point writes back at the old primary", approval="change board ticket CB-311",
+         resources=["billing-db-primary"], check="the new primary takes every write"),
+    dict(id="F2.b", action="Retire the old database", duration=18, depends_on="F2.a", requires="writes_cut_over",
+         produces="writes_migrated", expected_evidence="the old database receives no connections for a week"),
+]
+
+
+def _no_give_away(feedback, *answers):
+    assert not feedback and feedback.hint
+    assert not any(a in feedback.message + feedback.hint for a in answers)
+
+
+def test_exercise_1_right():
+    assert check_exercise_1(voided=["S1", "S3", "S4"], kept={"S0", "S2"}, restart="S1")
+
+
+@pytest.mark.parametrize("voided, kept, restart, says", [
+    ({"S3", "S4"}, {"S0", "S1", "S2"}, "S3", "not the steps voided"),
+    ({"S1", "S3", "S4"}, {"S0"}, "S1", "not the kept ones"),
+    ({"S1", "S3", "S4"}, {"S0", "S2"}, "S3", "does not resume at 'S3'"),
+    ({"S1", "S3", "S4"}, 3, "S1", "sets of step ids"),
+    (None, {"S0"}, "S1", "no answer yet"),
+])
+def test_exercise_1_wrong(voided, kept, restart, says):
+    feedback = check_exercise_1(voided, kept, restart)
+    assert says in feedback.message
+    _no_give_away(feedback, "'S1', 'S3', 'S4'")
+
+
+def test_exercise_2_right():
+    assert check_exercise_2("plan_complete", "step_failed", 3)
+
+
+@pytest.mark.parametrize("answer, says", [
+    (("step_failed", "step_failed", 3), "not both outcomes"),
+    (("plan_complete", "step_failed", 4), "not attempted 4 times"),
+    (("plan_complete", ..., 3), "no answer yet"),
+])
+def test_exercise_2_wrong(answer, says):
+    feedback = check_exercise_2(*answer)
+    assert says in feedback.message
+    _no_give_away(feedback, "step_failed")
+
+
+@pytest.mark.parametrize("most", [Fault("S4", "goal_change"), Fault("S4", "extra_fact", fact="not leak_reproduced")])
+def test_exercise_3_right(most):
+    feedback = check_exercise_3(most, "transient")
+    assert feedback and ("more than any fault of the table" in feedback.message) == (most.kind == "extra_fact")
+
+
+@pytest.mark.parametrize("most, never, says", [
+    (Fault("S4", "side_effect"), "transient", "another fault voids more"),
+    (Fault("S4", "goal_change"), "side_effect", "not a kind of the table that never voids work"),
+    (Fault("S9", "side_effect"), "transient", "cannot be injected"),
+    ("S4:goal_change", "transient", "should be a planviz Fault"),
+    (None, None, "no answer yet"),
+])
+def test_exercise_3_wrong(most, never, says):
+    feedback = check_exercise_3(most, never)
+    assert says in feedback.message
+    _no_give_away(feedback, "goal_change")
+
+
+def test_exercise_4_right():
+    assert check_exercise_4({"S0", "S1", "S2"}, "b")
+
+
+@pytest.mark.parametrize("kept, choice, says", [
+    ({"S0"}, "b", "not the steps the re-check keeps"),
+    ({"S0", "S1", "S2"}, "a", "not (a)"),
+    ({"S0", "S1", "S2"}, "c", "not (c)"),
+    ({"S0", "S1", "S2"}, None, "no answer yet"),
+])
+def test_exercise_4_wrong(kept, choice, says):
+    feedback = check_exercise_4(kept, choice)
+    assert says in feedback.message and "(b)" not in str(feedback)
+
+
+def test_exercise_5_right():
+    assert check_exercise_5(lambda goal, contract, state, old: planviz.reissue(
+        old, set(old.ids) - set(state.completed), "side effect"))
+
+
+@pytest.mark.parametrize("propose, says", [
+    (lambda g, c, s, old: planviz.reissue(old, {"S1", "S2", "S3", "S4"}, "safe"), "S1.v2, S2.v2"),
+    (lambda g, c, s, old: planviz.reissue(old, {"S3", "S4"}, "x").replace(
+        steps=[replace(st, action="again") if st.id == "S1" else st for st in planviz.reissue(old, {"S3", "S4"},
+                                                                                            "x").steps]),
+     "revision was refused"),
+    (lambda g, c, s, old: old, "ends no_new_route"),
+    (lambda g, c, s, old: None, "raised SimulationError"),
+    ("reissue", "expected a function"),
+    (None, "no answer yet"),
+])
+def test_exercise_5_wrong(propose, says):
+    feedback = check_exercise_5(propose)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+def test_exercise_6_right():
+    assert check_exercise_6(CUT_OVER)
+
+
+@pytest.mark.parametrize("steps, says", [
+    ([CUT_OVER[0], {**CUT_OVER[1], "duration": 20}], "over budget"),
+    ([{k: v for k, v in CUT_OVER[0].items() if k != "approval"} | {"risk": "low"}, CUT_OVER[1]],
+     "no step waits for the change board"),
+    ([CUT_OVER[0], {**CUT_OVER[1], "produces": "old_db_gone"}], "which F2 promised, is never established"),
+    ([{**CUT_OVER[0], "requires": "nothing_yet"}, CUT_OVER[1]], "the run ends"),
+    ("F2.a", "cannot be used"),
+    (None, "no answer yet"),
+])
+def test_exercise_6_wrong(steps, says):
+    feedback = check_exercise_6(steps)
+    assert not feedback and says in feedback.message and feedback.hint

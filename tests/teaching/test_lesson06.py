@@ -1,0 +1,94 @@
+"""Notebook 06's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+
+from __future__ import annotations
+
+import pytest
+
+import planviz
+from planviz import Fault, Plan, Step
+from planviz.teaching.lesson06 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+
+PLAN = planviz.examples.load("cache_isolation")
+
+
+def test_exercise_1_right():
+    assert check_exercise_1(15, 6, "replan_limit")
+
+
+@pytest.mark.parametrize("answer, says", [
+    ((11, 4, "plan_complete"), "does not end 'plan_complete'"),  # what times=3 gave: not structural
+    ((15, 5, "replan_limit"), "not both counts"),
+    ((9, 6, "replan_limit"), "not both counts"),
+    ((15, 6, ...), "no answer yet"),
+])
+def test_exercise_1_wrong(answer, says):
+    feedback = check_exercise_1(*answer)
+    assert not feedback and says in feedback.message and feedback.hint
+    assert "15" not in feedback.message + feedback.hint
+
+
+def _new_route(goal, contract, state, old, revises=None, verify_id="V1"):
+    kept = [s for s in old.steps if s.id in state.completed]
+    patch = Step("P1", "namespace per tenant", kind="patch", depends_on=["S1", "S2"],
+                 requires=["key_builder_located", "isolation_test_written"], produces="patch_applied",
+                 expected_evidence="a diff", check="the test passes", rollback="revert", resources=["keys.py"])
+    verify = Step(verify_id, "verify", kind="verify", depends_on="P1", requires="patch_applied", revises=revises,
+                  produces=["isolation_verified", "hit_rate_ok"], expected_evidence="both tests pass")
+    return old.replace(steps=kept + [patch, verify])
+
+
+def test_exercise_2_right():
+    assert check_exercise_2(_new_route)
+
+
+@pytest.mark.parametrize("propose, says", [
+    (lambda g, c, s, old: planviz.reissue(old, set(old.ids) - set(s.completed), "again"), "hits your route again"),
+    (lambda g, c, s, old: _new_route(g, c, s, old, revises="S4", verify_id="S4.v9"), "hits your route again"),
+    (lambda g, c, s, old: old.replace(steps=[st for st in old.steps if st.id in s.completed]), "the run ends"),
+    (lambda g, c, s, old: None, "raised SimulationError"),
+    (42, "expected a function"),
+    (None, "no answer yet"),
+])
+def test_exercise_2_wrong(propose, says):
+    feedback = check_exercise_2(propose)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+@pytest.mark.parametrize("fault", [Fault("S4", "extra_fact", fact="tests_deleted"), Fault("S4", "premise_false"),
+                                   Fault("S2", "goal_change")])
+def test_exercise_3_right(fault):
+    assert check_exercise_3(fault)
+
+
+@pytest.mark.parametrize("fault, says", [
+    (Fault("S4", "missing_evidence"), "both end expected_evidence_missing"),
+    (Fault("S0", "premise_false"), "the outcomes differ, but"),
+    (Fault("S9", "transient"), "cannot be injected"),
+    ("S4:premise_false", "expected a planviz Fault"),
+    (None, "no answer yet"),
+])
+def test_exercise_3_wrong(fault, says):
+    feedback = check_exercise_3(fault)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+FAN = Plan("fan", [Step("A", "a", duration=2, expected_evidence="e"),
+                   *(Step(f"B{k}", "b", duration=k + 2, depends_on="A", expected_evidence="e") for k in (1, 2, 3)),
+                   Step("M", "m", duration=1, depends_on=["B1", "B2", "B3"], expected_evidence="e")])
+
+
+def test_exercise_4_right():
+    assert check_exercise_4(FAN, 15, 8, 15)
+
+
+@pytest.mark.parametrize("answer, says", [
+    ((FAN, 8, 8, 15), "not right for direct"),
+    ((FAN, 15, 8, 8), "not right for one_worker"),
+    ((Plan("chain", [Step("A", "a", expected_evidence="e"), Step("B", "b", depends_on="A", expected_evidence="e")]),
+      2, 2, 2), "at most 1 steps"),
+    (("fan", 15, 8, 15), "expected a planviz Plan"),
+    ((FAN, 15, None, 15), "no answer yet"),
+])
+def test_exercise_4_wrong(answer, says):
+    feedback = check_exercise_4(*answer)
+    assert not feedback and says in feedback.message and feedback.hint

@@ -1,0 +1,58 @@
+"""Notebook 08's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import planviz
+from planviz import Contract, Step, ToolSpec
+from planviz.teaching.lesson08 import TOOLS, check_exercise_1, check_exercise_2, read_only_contract
+
+PLAN = planviz.examples.load("past_due_account")
+DRAFT = replace(PLAN.step("step_4"), tool="draft_payment_plan_offer", expected_evidence="a draft for review",
+                produces=("step_4.draft",))
+REVIEW = PLAN.replace(steps=[*PLAN.steps[:3], DRAFT])
+REVIEW_CONTRACT = Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec()})
+
+
+def test_exercise_1_right():
+    assert check_exercise_1(lambda k: 3 + 2 * k, lambda k: 1 + k)
+
+
+@pytest.mark.parametrize("calls, models, says", [
+    (lambda k: 3 + 2 * k, lambda k: 1, "for max_replans=1 your model calls differ"),
+    (lambda k: 5 + 2 * k, lambda k: 1 + k, "for max_replans=0 your tool calls differ"),
+    (lambda k: 3 + 3 * k, lambda k: 1 + k, "for max_replans=1 your tool calls differ"),
+    (lambda k: 1 / 0, lambda k: 1 + k, "raised ZeroDivisionError for k=0"),
+    (7, 3, "pass two functions"),
+    (..., ..., "no answer yet"),
+])
+def test_exercise_1_wrong(calls, models, says):
+    feedback = check_exercise_1(calls, models)
+    assert not feedback and says in feedback.message and feedback.hint
+    assert "2k" not in feedback.message + feedback.hint and "2 * k" not in feedback.message + feedback.hint
+
+
+def test_exercise_2_right():
+    assert check_exercise_2(REVIEW, REVIEW_CONTRACT)
+
+
+@pytest.mark.parametrize("plan, contract, says", [
+    (PLAN, read_only_contract(), "prepare refuses it"),
+    (REVIEW, read_only_contract(), "prepare refuses it"),  # the draft tool is not registered
+    (REVIEW, replace(REVIEW_CONTRACT, intent="write"), "the analyst asked for a read-only job"),
+    (PLAN, Contract(intent="read", tools={**TOOLS, "send_payment_plan_offer": ToolSpec(),
+                                          "log_interaction": ToolSpec()}), "changes what 'send_payment_plan_offer'"),
+    (REVIEW.replace(steps=[REVIEW.step("step_1"), replace(DRAFT, depends_on=("step_1",), requires=(), arguments={})]),
+     REVIEW_CONTRACT, "no longer calls 'check_payment_plan_eligibility'"),
+    (REVIEW.replace(premises=()), REVIEW_CONTRACT, "no longer names the premise"),
+    (REVIEW.replace(steps=[Step("warm", "warm the cache", tool="lookup_account", expected_evidence="e"),
+                           *REVIEW.steps]), REVIEW_CONTRACT, "still spends 2 tool calls"),
+    ("plan", REVIEW_CONTRACT, "expected a planviz Plan"),
+    (None, None, "no answer yet"),
+])
+def test_exercise_2_wrong(plan, contract, says):
+    feedback = check_exercise_2(plan, contract)
+    assert not feedback and says in feedback.message and feedback.hint
