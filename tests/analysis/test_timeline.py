@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from planviz import Plan, Step, critical_path, ready_timeline
 from planviz.structure.index import structure_index
+from tests.strategies import plans as random_plans
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -54,18 +55,11 @@ def reference(plan: Plan, workers: int | None) -> list[tuple[float, set, set, se
         t = min(running.values())
 
 
-@st.composite
-def plans(draw, max_steps=10):
-    n = draw(st.integers(0, max_steps))
-    steps = []
-    for i in range(n):
-        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
-        duration = draw(st.one_of(st.integers(0, 6), st.floats(0, 5, allow_nan=False).map(lambda x: round(x, 3))))
-        steps.append(Step(f"S{i}", f"step {i}", depends_on=[f"S{j}" for j in deps], duration=duration,
-                          resources=draw(st.lists(st.sampled_from(["db", "repo", "db", "cache"]), max_size=2).map(
-                              lambda rs: sorted(set(rs))))))
-    order = draw(st.permutations(range(n)))
-    return Plan("g", [steps[i] for i in order])
+def plans(max_steps=10):
+    durations = st.one_of(st.integers(0, 6), st.floats(0, 5, allow_nan=False).map(lambda x: round(x, 3)))
+    resources = st.lists(st.sampled_from(["db", "repo", "db", "cache"]), max_size=2).map(lambda rs: sorted(set(rs)))
+    return random_plans(min_steps=0, max_steps=max_steps, durations=durations, requires="none", resources=resources,
+                        goal="g", premises=())
 
 
 @PROPS

@@ -13,6 +13,7 @@ from planviz import Finding, Plan, Step, render, to_graph
 from planviz.errors import PlanvizTypeError, RenderError
 from planviz.pictures.arrangement import LONG_CHAIN, hidden_edges
 from tests.pictures.test_drawing import SVG, classes, groups, texts
+from tests.strategies import plans as random_plans
 
 # A -> B -> C -> D, plus the shortcuts A -> C (carries the fact x), A -> D and B -> D (carry nothing).
 DIAMOND = Plan("g", [
@@ -59,16 +60,8 @@ def test_reduce_refuses_other_values(reduce, error):
         render(DIAMOND, reduce=reduce)
 
 
-@st.composite
-def dags(draw):
-    n = draw(st.integers(1, 12))
-    steps = []
-    for i in range(n):
-        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=4))) if i else []
-        facts = draw(st.sets(st.sampled_from([f"f{d}" for d in deps]), max_size=2)) if deps else set()
-        steps.append(Step(f"S{i}", "s", expected_evidence="e", depends_on=[f"S{d}" for d in deps],
-                          requires=sorted(facts), produces=[f"f{i}"]))
-    return Plan("g", steps)
+def dags():
+    return random_plans(max_steps=12, max_deps=4, goal="g", premises=())
 
 
 @settings(max_examples=150, deadline=None)

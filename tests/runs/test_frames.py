@@ -8,13 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planviz import Fault, Observation, Plan, Recorder, Step, reachable, simulate
+from planviz import Fault, Observation, Recorder, Step, reachable, simulate
 from planviz.errors import FrameIndexError, SimulationError
 from planviz.runs import machine as machine_module
 from planviz.runs import recorder as recorder_module
 from planviz.runs import simulation as simulation_module
 from planviz.runs.frames import FrameStore
 from planviz.structure.index import structure_index
+from tests.strategies import plans as random_plans
+from tests.strategies import plans_and_faults as random_plans_and_faults
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -108,37 +110,13 @@ def assert_frames_match(run, copies) -> None:
         assert dict(run.frame(i).statuses) == copies[i][0]
 
 
-@st.composite
-def plans(draw, max_steps=9):
-    n = draw(st.integers(1, max_steps))
-    steps = []
-    for i in range(n):
-        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
-        deps_ids = [f"S{j}" for j in deps] + (["GONE"] if draw(st.integers(0, 12)) == 0 else [])
-        # facts of dependencies mostly; now and then one of any step, the premise, or one no step produces
-        requires = [f"f{j}" for j in deps if draw(st.booleans())]
-        requires += draw(st.lists(st.sampled_from([f"f{j}" for j in range(n) if j != i] + ["p", "x"]), max_size=1))
-        steps.append(Step(f"S{i}", f"step {i}", expected_evidence="seen", depends_on=deps_ids, requires=requires,
-                          produces=[f"f{i}"], duration=draw(st.sampled_from([0, 1, 2, 2.5, 7])),
-                          resources=draw(st.sampled_from([[], [], ["db"]])),
-                          rollback=draw(st.sampled_from(["", "undo"]))))
-    order = draw(st.permutations(range(n)))
-    return Plan("random goal", [steps[i] for i in order], premises=["p"])
+def plans():
+    return random_plans(max_steps=9, durations=st.sampled_from([0, 1, 2, 2.5, 7]), strays=True,
+                        resources=st.sampled_from([[], [], ["db"]]), rollbacks=True)
 
 
-@st.composite
-def plans_and_faults(draw):
-    plan = draw(plans())
-    ids = sorted(plan.ids)
-    faults = []
-    for _ in range(draw(st.integers(0, 4))):
-        step = plan.step(draw(st.sampled_from(ids)))
-        kinds = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false",
-                 "extra_fact"] + (["withdraw"] if step.requires else [])
-        kind = draw(st.sampled_from(kinds))
-        fact = draw(st.sampled_from(["noise", "not f0", "not p", "f1", "x"])) if kind == "extra_fact" else None
-        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3))))
-    return plan, faults
+def plans_and_faults():
+    return random_plans_and_faults(plans(), max_faults=4, extra_facts=("noise", "not f0", "not p", "f1", "x"))
 
 
 @SETTINGS

@@ -25,6 +25,8 @@ from planviz import (
 )
 from planviz.runs.events import OUTCOMES
 from planviz.runs.simulation import STRATEGIES, idempotent
+from tests.strategies import plans as random_plans
+from tests.strategies import plans_and_faults as random_plans_and_faults
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -351,35 +353,12 @@ def test_observation_normalises_facts():
 
 # --------------------------------------------------------------------------- properties
 
-@st.composite
-def plans(draw, max_steps=8):
-    n = draw(st.integers(1, max_steps))
-    steps = []
-    for i in range(n):
-        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
-        requires = [f"f{j}" for j in deps if draw(st.booleans())]
-        steps.append(Step(f"S{i}", f"step {i}", expected_evidence=f"f{i} observed", depends_on=[f"S{j}" for j in deps],
-                          requires=requires, produces=[f"f{i}"], duration=draw(st.integers(0, 9)),
-                          kind=draw(st.sampled_from([None, "patch", "verify"])),
-                          approval=draw(st.sampled_from([None, None, None, "lead"]))))
-    order = draw(st.permutations(range(n)))
-    return Plan("random goal", [steps[i] for i in order], premises=["p"])
+def plans():
+    return random_plans(kinds=True, approvals=True)
 
 
-@st.composite
-def plans_and_faults(draw):
-    plan = draw(plans())
-    ids = sorted(plan.ids)
-    faults = []
-    for _ in range(draw(st.integers(0, 3))):
-        step = plan.step(draw(st.sampled_from(ids)))
-        kinds_ = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false",
-                  "extra_fact"] + (["withdraw"] if step.requires else []) + (["approval_denied"] if step.approval else [])
-        kind = draw(st.sampled_from(kinds_))
-        fact = draw(st.sampled_from(["noise", "not f0", "not p"])) if kind == "extra_fact" else None
-        goal = draw(st.sampled_from([None, "a new goal"])) if kind == "goal_change" else None
-        faults.append(Fault(step.id, kind, fact, draw(st.integers(1, 3)), goal=goal))
-    return plan, faults
+def plans_and_faults():
+    return random_plans_and_faults(plans(), goals=True)
 
 
 def _check_frames(run):

@@ -28,6 +28,8 @@ from planviz import (
 )
 from planviz.errors import TraceFormatError
 from planviz.runs.tracefile import SCHEMA, SCHEMA_VERSION, run_to_lines
+from tests.strategies import plans as random_plans
+from tests.strategies import plans_and_faults as random_plans_and_faults
 
 FAULTS = ["", "S4:side_effect", "S3:withdraw", "S1:transientx2", "S2:goal_change", "S1:premise_false",
           "S3:extra_fact:not key_builder_located", "S4:side_effectx3", "S1:missing_evidence"]
@@ -198,17 +200,8 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
 
 @st.composite
 def random_runs(draw):
-    n = draw(st.integers(1, 6))
-    steps = []
-    for i in range(n):
-        deps = sorted(draw(st.sets(st.integers(0, i - 1), max_size=2))) if i else []
-        steps.append(Step(f"S{i}", f"step {i}", expected_evidence="e", depends_on=[f"S{j}" for j in deps],
-                          requires=[f"f{j}" for j in deps], produces=[f"f{i}"], duration=draw(st.integers(0, 5)),
-                          kind=draw(st.sampled_from([None, "patch"]))))
-    plan = Plan("g", steps, premises=["p"])
-    kinds = ["transient", "tool_error", "side_effect", "missing_evidence", "goal_change", "premise_false"]
-    faults = [Fault(f"S{draw(st.integers(0, n - 1))}", draw(st.sampled_from(kinds)), times=draw(st.integers(1, 3)))
-              for _ in range(draw(st.integers(0, 2)))]
+    plans = random_plans(max_steps=6, max_deps=2, durations=st.integers(0, 5), requires="all", kinds=True)
+    plan, faults = draw(random_plans_and_faults(plans, max_faults=2))
     return simulate(plan, faults=faults, strategy=draw(st.sampled_from(["direct", "workflow", "planner"])),
                     workers=draw(st.sampled_from([None, 1])))
 
