@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .model import HORIZONS, INTENTS, RISKS
 
 __all__ = ["PLAN_FIELDS", "STEP_FIELDS", "TOOLCALL_STEP_FIELDS", "CONTRACT_FIELDS", "TOOLSPEC_FIELDS", "BUDGET_FIELDS",
            "CHOICES",
@@ -45,6 +44,9 @@ CONTRACT_FIELDS: dict[str, str] = {
 }
 TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "preconditions": "strings"}
 BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}
+RISKS = ("low", "high")
+HORIZONS = ("near", "far")
+INTENTS = ("read", "write")
 CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS}
 REQUIRED = {"plan": ("goal", "steps"), "toolcall_plan": ("steps",), "step": ("id",), "toolcall_step": ("n", "tool")}
 

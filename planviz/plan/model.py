@@ -24,6 +24,7 @@ from operator import add, attrgetter
 from typing import Any
 
 from ..errors import PlanFormatError, UnknownStepError
+from .fields import HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
@@ -44,9 +45,6 @@ __all__ = [
 ]
 
 STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blocked")
-RISKS = ("low", "high")
-HORIZONS = ("near", "far")
-INTENTS = ("read", "write")
 SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
 MAX_TOTAL_DURATION = 1e300
