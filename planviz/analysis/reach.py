@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import PlanvizTypeError
+from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 from ..structure.dag import unknown_error
-from ..structure.index import paused_gc
 
 __all__ = ["reachable", "invalidated", "Reach", "reach_pass", "state_of", "collection"]
 

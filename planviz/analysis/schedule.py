@@ -26,11 +26,11 @@ from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 from ..errors import AnalysisError, UnknownStepError
+from ..plan.bulk import paused_gc
 from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
 from ..plan.plaindata import as_duration
 from ..plan.syntax import show_value
 from ..structure.dag import require_dag
-from ..structure.index import paused_gc
 from ..structure.terminal import terminals
 
 __all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]

@@ -11,9 +11,9 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..errors import AnalysisError
+from ..plan.bulk import paused_gc
 from ..plan.model import Plan, natural_key
 from ..structure.dag import require_dag
-from ..structure.index import paused_gc
 
 __all__ = ["ready_waves", "ready_timeline", "TimelinePoint"]
 

@@ -53,9 +53,10 @@ from ..analysis.scope import failure_scope
 from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
 from ..errors import SimulationError
+from ..plan.bulk import paused_gc
 from ..plan.lineage import lineage_roots, versions
 from ..plan.model import Contract, Plan, Step, natural_key
-from ..structure.index import paused_gc, structure_index
+from ..structure.index import structure_index
 from .approval import approval_due
 from .events import ExecutionState, Observation, Run, negation
 from .fault import Fault, fault_facts

@@ -32,7 +32,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Iterable, Mapping
 
-from ..plan.bulk import paused_gc  # used here; analysis imports it from here too
+from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 
 __all__ = ["StructureIndex", "structure_index", "topological_order"]
