@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Mapping
 
+from ..plan.branches import connected_branches
 from ..plan.importers import unstated_fields
 from ..plan.model import Contract, Finding, natural_key
 from ..structure.cycle import find_cycles
@@ -108,7 +108,7 @@ def dead_ends(cx: Context, contract: Contract | None) -> list[Finding]:
         else:
             dead.add(sid)
     rank = {sid: (cx.pos.get(sid, len(cx.pos)), natural_key(sid)) for sid in dead}
-    for branch in _branches(dead, parents, rank.__getitem__):
+    for branch in connected_branches(dead, parents, rank.__getitem__):
         inside = set(branch)
         last = [u for u in branch if not any(v in inside for v in children[u])]
         entries = sorted({p for u in branch for p in parents[u] if p not in inside}, key=natural_key)
@@ -141,13 +141,3 @@ def _shown(cx: Context, sid: str) -> str:
     """A step named for a message: its id, and its action when that says more (``'5' (FinishAction())``)."""
     action = cx.steps[sid].action
     return f"{sid!r}" if action in ("", sid) else f"{sid!r} ({action[:40]})"
-
-
-def _branches(members: set[str], parents: Mapping[str, Iterable[str]], key: Callable[[str], Any]) -> list[list[str]]:
-    """``members`` split into the groups their dependencies connect (direction ignored), each sorted by ``key``."""
-    import networkx as nx  # only a plan with dead ends pays for it
-
-    g = nx.Graph()
-    g.add_nodes_from(members)
-    g.add_edges_from((p, u) for u in members for p in parents[u] if p in members)
-    return sorted((sorted(c, key=key) for c in nx.connected_components(g)), key=lambda b: key(b[0]))

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Mapping
+from typing import Any
 
+from ..branches import connected_branches
 from ..model import Finding, Plan, natural_key
 from ._build import Draft, build, finding, short
 
@@ -313,7 +314,7 @@ def _start_findings(reader: _Reader, ids: list[str], deps: dict[str, list[tuple[
                 f"after START; the START edge adds nothing: drop it, or the edge ({others[0]}, {sid}) if {sid} "
                 "really comes first", [sid, others[0]], starts[0], [(START, sid)]))
     lost = {sid for sid in ids if sid not in reached and (deps[sid] or children[sid])}
-    for branch in _branches(lost, deps):
+    for branch in connected_branches(lost, {u: [p for p, _ in deps[u]] for u in lost}):
         heads = [u for u in branch if not deps[u]] or branch[:1]
         what = f"node {branch[0]}" if len(branch) == 1 else f"the branch {', '.join(branch[:8])}"
         findings.append(finding(
@@ -321,13 +322,3 @@ def _start_findings(reader: _Reader, ids: list[str], deps: dict[str, list[tuple[
             f"{what} is not reached from START: no edge leads to it from START or a step after it, so the "
             f"workflow never starts it; add (START, {heads[0]}) or the edge it is missing", branch,
             reader.where(reader.nodes[heads[0]][1])))
-
-
-def _branches(lost: set[str], deps: Mapping[str, list[tuple[str, str]]]) -> list[list[str]]:
-    """The lost nodes split into the groups their edges connect (direction ignored), in natural order."""
-    import networkx as nx  # only a graph with unreached nodes pays for it
-
-    g = nx.Graph()
-    g.add_nodes_from(lost)
-    g.add_edges_from((p, u) for u in lost for p, _ in deps[u] if p in lost)
-    return sorted((sorted(c, key=natural_key) for c in nx.connected_components(g)), key=lambda b: natural_key(b[0]))
