@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import TraceFormatError
 from ..plan.model import Finding
+from ..plan.syntax import show_value
 
 __all__ = ["Checkpoint", "Task", "checkpoint_of", "history_of", "is_internal", "SNAPSHOT_FIELDS"]
 
@@ -94,7 +95,8 @@ def _get(record: Any, key: str, where: str, source: str, kind: type | tuple = di
         return None
     if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple)
                                                                                else (kind,)):
-        raise TraceFormatError(f"expected {_kind(kind)}, got {_show(value)}", source=source, path=where + "." + key)
+        raise TraceFormatError(f"expected {_kind(kind)}, got {show_value(value)}", source=source,
+                               path=where + "." + key)
     return value
 
 
@@ -102,11 +104,6 @@ def _kind(kind: type | tuple) -> str:
     names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _config_id(config: Any, where: str, source: str, required: bool) -> tuple[str | None, str | None, str]:
@@ -131,22 +128,23 @@ def _time(value: Any, where: str, source: str) -> float | None:
             pass
         else:
             return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
-    raise TraceFormatError(f"expected an ISO 8601 time, got {_show(value)}", source=source, path=where)
+    raise TraceFormatError(f"expected an ISO 8601 time, got {show_value(value)}", source=source, path=where)
 
 
 def _task(raw: Any, where: str, source: str) -> Task:
     if isinstance(raw, list):
         raw = dict(zip(TASK_FIELDS, raw))
     if not isinstance(raw, dict):
-        raise TraceFormatError(f"expected a task object, got {_show(raw)}", source=source, path=where)
+        raise TraceFormatError(f"expected a task object, got {show_value(raw)}", source=source, path=where)
     tid = raw.get("id")
     name = raw.get("name")
     if not isinstance(tid, str) or not isinstance(name, str):
-        raise TraceFormatError(f"expected a task with string id and name, got id {_show(tid)}, name {_show(name)}",
-                               source=source, path=where)
+        raise TraceFormatError(f"expected a task with string id and name, got id {show_value(tid)}, "
+                               f"name {show_value(name)}", source=source, path=where)
     interrupts = raw.get("interrupts") or []
     if not isinstance(interrupts, list):
-        raise TraceFormatError(f"expected a list, got {_show(interrupts)}", source=source, path=f"{where}.interrupts")
+        raise TraceFormatError(f"expected a list, got {show_value(interrupts)}", source=source,
+                               path=f"{where}.interrupts")
     error = raw.get("error")
     return Task(tid, name, None if error in (None, "") else str(error), [_interrupt(i) for i in interrupts])
 
@@ -166,11 +164,12 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
         raw = dict(zip(SNAPSHOT_FIELDS, raw))
     if not isinstance(raw, dict) or not ("config" in raw or "checkpoint" in raw):
         raise TraceFormatError(f"expected a state snapshot (values, next, config, ...) or checkpoint tuple "
-                               f"(config, checkpoint, ...) object, got {_show(raw)}", source=source, path=where)
+                               f"(config, checkpoint, ...) object, got {show_value(raw)}", source=source, path=where)
     metadata = _get(raw, "metadata", where, source, required=False) or {}
     step = metadata.get("step")
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
-        raise TraceFormatError(f"expected an integer, got {_show(step)}", source=source, path=f"{where}.metadata.step")
+        raise TraceFormatError(f"expected an integer, got {show_value(step)}", source=source,
+                               path=f"{where}.metadata.step")
     src = metadata.get("source") or "loop"
     parent, _, _ = _config_id(raw.get("parent_config"), f"{where}.parent_config", source, required=False)
     node_writes = metadata.get("writes") if isinstance(metadata.get("writes"), dict) else None
@@ -181,10 +180,11 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
     values = values if isinstance(values, dict) else ({} if values is None else {"__root__": values})
     nxt = raw.get("next")
     if nxt is not None and (not isinstance(nxt, list) or not all(isinstance(n, str) for n in nxt)):
-        raise TraceFormatError(f"expected a list of node names, got {_show(nxt)}", source=source, path=f"{where}.next")
+        raise TraceFormatError(f"expected a list of node names, got {show_value(nxt)}", source=source,
+                               path=f"{where}.next")
     tasks_raw = raw.get("tasks") or []
     if not isinstance(tasks_raw, list):
-        raise TraceFormatError(f"expected a list of tasks, got {_show(tasks_raw)}", source=source,
+        raise TraceFormatError(f"expected a list of tasks, got {show_value(tasks_raw)}", source=source,
                                path=f"{where}.tasks")
     tasks = [_task(t, f"{where}.tasks[{i}]", source) for i, t in enumerate(tasks_raw)]
     if not tasks and nxt:
@@ -204,16 +204,16 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
     seen = _get(cp, "versions_seen", f"{where}.checkpoint", source, required=False)
     for node, chans in (seen or {}).items():
         if not isinstance(chans, dict):
-            raise TraceFormatError(f"expected an object of channel -> version, got {_show(chans)}",
+            raise TraceFormatError(f"expected an object of channel -> version, got {show_value(chans)}",
                                    source=source, path=f"{where}.checkpoint.versions_seen.{node}")
     writes = raw.get("pending_writes") or []
     if not isinstance(writes, list):
-        raise TraceFormatError(f"expected a list of [task id, channel, value], got {_show(writes)}",
+        raise TraceFormatError(f"expected a list of [task id, channel, value], got {show_value(writes)}",
                                source=source, path=f"{where}.pending_writes")
     tasks: dict[str, Task] = {}
     for i, w in enumerate(writes):
         if not isinstance(w, list) or len(w) != 3 or not isinstance(w[0], str) or not isinstance(w[1], str):
-            raise TraceFormatError(f"expected [task id, channel, value], got {_show(w)}", source=source,
+            raise TraceFormatError(f"expected [task id, channel, value], got {show_value(w)}", source=source,
                                    path=f"{where}.pending_writes[{i}]")
         tid, channel, value = w
         if tid == NULL_TASK:
@@ -232,7 +232,7 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
         else:
             task.writes.append((channel, value))
     if not isinstance(values, dict):
-        raise TraceFormatError(f"expected an object of channel -> value, got {_show(values)}", source=source,
+        raise TraceFormatError(f"expected an object of channel -> value, got {show_value(values)}", source=source,
                                path=f"{where}.checkpoint.channel_values")
     scheduled = tuple(sorted(k[len("branch:to:"):] for k in values if k.startswith("branch:to:")))
     return Checkpoint(cid, parent, thread, ns, step, _time(cp.get("ts"), f"{where}.checkpoint.ts", source), src,
