@@ -22,7 +22,6 @@ stands for, so no dependency disappears from the picture.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -337,17 +336,6 @@ def _run_marks(plan: Plan, run: Any) -> tuple[set[str], set[str], set[str]]:
 # --- what is hidden ----------------------------------------------------------------------------------------------
 
 
-def _reach(start: Iterable[str], nbrs: Any) -> set[str]:
-    seen = set(start)
-    todo = deque(seen)
-    while todo:
-        for v in nbrs[todo.popleft()]:
-            if v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return seen
-
-
 def _summaries(ix: StructureIndex, ids: list[str], shown: set[str]) -> list[Group]:
     """Summary nodes of the hidden steps: by relation to the steps shown, and by band of ready waves.
 
@@ -355,8 +343,8 @@ def _summaries(ix: StructureIndex, ids: list[str], shown: set[str]) -> list[Grou
     edges stay short: a long edge costs ``dot`` a node per rank it crosses.
     Steps ``elsewhere`` (no path to or from a step shown) make one node.
     """
-    up = _reach(shown, ix.parents)
-    down = _reach(shown, ix.children())
+    up = ix.ancestors(shown)
+    down = ix.descendants(shown)
     levels = ix.levels()
     size = max(BAND_WAVES, -(-(max(levels.values(), default=0) + 1) // BANDS))
     members: dict[tuple[str, int], list[str]] = {}
