@@ -25,7 +25,8 @@ from __future__ import annotations
 import os
 import warnings
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES", "raise_hint", "mib"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
+           "raise_hint", "mib"]
 
 
 def _setting(name: str, default: int) -> int:
@@ -41,7 +42,10 @@ def _setting(name: str, default: int) -> int:
 MAX_BYTES = _setting("MAX_BYTES", 20 * 2**20)
 """Largest plan file (or plan text, in characters) read: 20 MiB."""
 MAX_DEPTH = _setting("MAX_DEPTH", 100)
-"""Deepest nesting of lists and mappings accepted (a plan needs about 6)."""
+"""Deepest nesting of lists and mappings accepted (a plan needs about 6), in plans and traces alike."""
+MAX_DIGITS = _setting("MAX_DIGITS", 4300)
+"""Longest integer read, in digits (Python's own default limit on converting text to int): a longer one
+in a plan or a trace is refused where it stands, never converted."""
 MAX_EXPANDED_BYTES = _setting("MAX_EXPANDED_BYTES", 40 * 2**20)
 """Largest size, in characters of text, a document may reach with its YAML aliases (or the shared
 lists and mappings of Python data) written out: 40 MiB. A small file of nested aliases can stand
