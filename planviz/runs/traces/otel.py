@@ -27,7 +27,7 @@ followed and replays the spans through the run state machine:
 
 Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 
->>> from planviz.runs.otelspans import span_of
+>>> from planviz.runs.traces.otelspans import span_of
 >>> raw = [{"name": "execute_tool " + t, "context": {"span_id": i + 1}, "start_time": 10 * i + 1,
 ...         "end_time": 10 * i + 5, "attributes": {"gen_ai.operation.name": "execute_tool",
 ...         "gen_ai.tool.name": t}} for i, t in enumerate(["search", "fetch"])]
