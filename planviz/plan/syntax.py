@@ -16,6 +16,7 @@ import math
 import re
 import reprlib
 from typing import Any, Iterable
+from . import limits
 
 __all__ = ["FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
            "join_path", "line_col", "locate", "show_value"]
@@ -150,11 +151,10 @@ def resolve_scalar(text: str) -> Any:
         return False
     if text[0] in "+-.0123456789":
         if _INT.fullmatch(text):
-            try:
-                return int(text)
-            except ValueError:  # more digits than int() converts
-                digits = len(text.lstrip("+-"))
-                raise ValueError(f"integer of {digits} digits is too large: quote it to keep it as text") from None
+            digits = len(text.lstrip("+-"))
+            if digits > limits.max_digits():
+                raise ValueError(limits.too_many_digits(digits))
+            return int(text)
         if FLOAT_PATTERN.fullmatch(text):
             value = float(text)
             if not math.isfinite(value):
