@@ -14,7 +14,7 @@ import re
 import networkx as nx
 import pytest
 
-from planviz import load_plans, validate
+from planviz import load_plans, parse_plans, validate
 
 pytestmark = pytest.mark.corpus
 
@@ -97,3 +97,43 @@ def test_the_variant_finding_names_how_the_record_wrote_its_edges(corpus, subset
     assert [v for v in variants if v in note.message] == variants, note.message
     assert note.message.count(";") == len(variants) - 1
     assert note.where.startswith(f"record {index}, conversations[")
+
+
+WRAPPED = "taskbench-wrapped/MiniMax-Text-01_multimedia_first12.jsonl"
+NODE_REF = re.compile(r"<node-(\d+)>")
+OTHER_PLACEHOLDER = re.compile(r"<(?!node-\d+>)([A-Za-z][\w \-]*)>")
+
+
+def test_result_wrapped_taskbench_records_read_and_show_their_two_defects(corpus):
+    path = corpus / WRAPPED
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    plans = load_plans(path)  # detected: no format given
+    assert [p.source_format for p in plans] == ["taskbench"] * 12
+    assert [p.name for p in plans] == [r["id"] for r in records]
+    defects = {}
+    for record, plan in zip(records, plans):
+        nodes = record["result"]["task_nodes"]
+        assert plan.goal == record["user_request"]
+        assert [s.tool for s in plan.steps] == [n["task"] for n in nodes]
+        arguments = [[a for a in n["arguments"] if isinstance(a, str)] for n in nodes]
+        own = {f"node-{i}" for i, args in enumerate(arguments) for a in args
+               for k in NODE_REF.findall(a) if int(k) == i}
+        loose = {f"node-{i}" for i, args in enumerate(arguments) for a in args if OTHER_PLACEHOLDER.search(a)}
+        found = {f.code: {s for g in plan.import_findings if g.code == f.code for s in g.steps}
+                 for f in plan.import_findings}
+        assert found.get("self_reference", set()) == own, plan.name
+        assert found.get("unresolved_placeholder", set()) == loose, plan.name
+        assert all(f.where.startswith(f"record {records.index(record)} (line ") and "result.task_nodes[" in f.where
+                   for f in plan.import_findings)
+        if found:
+            defects[plan.name] = sorted(found)
+    assert defects == {"89116871": ["self_reference"], "21047396": ["unresolved_placeholder"]}
+
+
+def test_one_wrapped_record_alone_reads_as_the_record(corpus):
+    line = (corpus / WRAPPED).read_text().splitlines()[0]
+    record = json.loads(line)
+    [plan] = parse_plans(line)
+    assert [s.tool for s in plan.steps] == [n["task"] for n in record["result"]["task_nodes"]]
+    assert plan.step("node-1").depends_on == ("node-0",)
+
