@@ -61,12 +61,12 @@ def looks_like(text: str, data: Any) -> bool:
     return False
 
 
-def _is_record(x: dict) -> bool:
+def _is_record(x: dict[str, Any]) -> bool:
     """A TaskBench record: ``task_nodes`` at the top, or wrapped in ``result`` as newer harnesses write it."""
     return "task_nodes" in x or (isinstance(x.get("result"), dict) and "task_nodes" in x["result"])
 
 
-def _is_task(x: dict) -> bool:
+def _is_task(x: dict[str, Any]) -> bool:
     return isinstance(x.get("task"), str) and ("args" in x or "dep" in x or "arguments" in x)
 
 
@@ -130,7 +130,7 @@ def _from_any_text(text: str) -> list[Plan]:
     return [_from_text(text, goal="", prefix="")]
 
 
-def _chat(messages: list[dict]) -> list[Plan]:
+def _chat(messages: list[dict[str, Any]]) -> list[Plan]:
     """HuggingGPT demos: each assistant message is a plan for the user message before it."""
     plans, goal = [], ""
     for i, msg in enumerate(messages):
@@ -165,7 +165,7 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
     if not isinstance(data, list):
         findings.append(finding("malformed_record", "error",
                                 f"expected a list of task objects, got {short(data)}", where=prefix.rstrip(", ")))
-        return Plan(goal, import_findings=findings)
+        return Plan(goal, import_findings=tuple(findings))
     return nodes_plan(data, goal=goal, prefix=prefix, findings=findings)
 
 
