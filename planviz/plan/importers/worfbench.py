@@ -201,7 +201,8 @@ class _Reader:
         found, at = [], 0
         while (m := _PAIR.match(body, at)) is not None:
             found.append(m)
-            at = _SEPARATORS.match(body, m.end()).end()
+            gap = _SEPARATORS.match(body, m.end())
+            at = gap.end() if gap else m.end()
         if not found:
             return False
         rest = body[at:].strip(" *_`:-\u2013\u2014")
@@ -231,22 +232,22 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
         if not line:
             continue
         header = _HEADER.match(line)
-        kind = header.group(1).lower() if header else ""
+        kind, tail = (header.group(1).lower(), header.group(2)) if header else ("", "")
         numbered = _NUMBERED.fullmatch(line)
         if numbered and _is_node(reader, numbered, phase, listed):
             phase = "nodes"
             reader.node(number, str(int(numbered.group(1))), numbered.group(2).strip())
         elif kind.startswith("node") and phase == "before":
             phase = "nodes"
-            first = _NUMBERED.fullmatch(header.group(2).strip())
+            first = _NUMBERED.fullmatch(tail.strip())
             if first:  # Node: 1: subtask, on one line
                 reader.node(number, str(int(first.group(1))), first.group(2).strip())
-            elif header.group(2).strip():
+            elif tail.strip():
                 reader.skipped.append((number, line))
-        elif kind == "graph" and not header.group(2).strip() and phase != "after":
+        elif kind == "graph" and not tail.strip() and phase != "after":
             continue
         elif kind.startswith("edge") and phase != "after":
-            rest = header.group(2).strip()
+            rest = tail.strip()
             if rest.strip("*_` "):
                 if phase == "edges" and _PAIR.search(rest):
                     reader.variants.setdefault("label", number)
@@ -271,7 +272,7 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
     return _build(goal, reader, name)
 
 
-def _is_node(reader: _Reader, numbered: re.Match, phase: str, listed: bool) -> bool:
+def _is_node(reader: _Reader, numbered: re.Match[str], phase: str, listed: bool) -> bool:
     """Whether a numbered line is a node: in the node list, or (no Node: header) before the edges; after prose
     that follows the node list, only a number not yet listed continues it (a restated list is prose)."""
     if phase == "nodes" or (phase == "before" and not listed):
