@@ -36,6 +36,7 @@ from . import importers
 from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
+from .importers import outline
 from .model import Contract, Plan
 from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
@@ -265,6 +266,9 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
     records = _records(doc, data)
     fmt = format or _detect(text, data, records)
     if fmt is None:
+        why = outline.refusal(text)
+        if why is not None:
+            raise PlanFormatError(why, source=name, line=1, column=1)
         if parse_error is not None:
             raise parse_error
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "

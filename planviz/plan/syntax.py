@@ -15,6 +15,7 @@ import ast
 import math
 import re
 from typing import Any, Iterable
+from . import limits
 
 from ..errors import show_value  # the one home of showing a user value in a message
 
@@ -136,11 +137,10 @@ def resolve_scalar(text: str) -> Any:
         return False
     if text[0] in "+-.0123456789":
         if _INT.fullmatch(text):
-            try:
-                return int(text)
-            except ValueError:  # more digits than int() converts
-                digits = len(text.lstrip("+-"))
-                raise ValueError(f"integer of {digits} digits is too large: quote it to keep it as text") from None
+            digits = len(text.lstrip("+-"))
+            if digits > limits.max_digits():
+                raise ValueError(limits.too_many_digits(digits))
+            return int(text)
         if FLOAT_PATTERN.fullmatch(text):
             value = float(text)
             if not math.isfinite(value):
