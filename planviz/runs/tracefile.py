@@ -30,6 +30,7 @@ import json
 import os
 from typing import Any, Iterable, Iterator, Mapping
 
+from .events import expect_run
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
@@ -109,6 +110,7 @@ def run_to_lines(run: Run) -> Iterator[str]:
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`)."""
+    run = expect_run(run, "save_trace")
     with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
