@@ -50,6 +50,7 @@ _EXPORTS = {
     "runs.simulation": ("simulate",),
     "runs.recorder": ("Recorder",),
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
+    "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "Metrics"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),

@@ -62,7 +62,7 @@ CALLS = {
 
 TAKES_TEXT_OR_PATHS = {
     "parse_plan", "parse_plans", "parse_contract", "parse_trace",  # text
-    "load_plan", "load_plans", "load_contract", "load_trace",  # a path, an open file or data
+    "load_plan", "load_plans", "load_contract", "load_trace", "load_traces",  # a path, an open file or data
     "plan_schema",  # no arguments
 }
 
