@@ -11,7 +11,6 @@ False
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 from typing import Any, Mapping
 
@@ -19,7 +18,8 @@ from ..analysis.schedule import critical_path
 from ..analysis.timeline import ready_timeline
 from ..examples import load
 from ..plan.model import Plan
-from .answers import number
+from .answers import Unreadable, number, whole_number
+from .answers import ids as read_ids
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
@@ -54,14 +54,6 @@ def _chains(plan: Plan) -> list[tuple[str, ...]]:
     return out
 
 
-def _path(value: Any) -> tuple[str, ...] | None:
-    """A path given as ids (a list or tuple) or as text such as ``"S0 -> S2 -> S3"``."""
-    if isinstance(value, str):
-        return tuple(re.findall(r"[A-Za-z0-9_.]+", value))
-    try:
-        return tuple(str(x) for x in value)
-    except TypeError:
-        return None
 
 
 def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
@@ -72,9 +64,11 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
     hint = "add the durations along each chain from S0 to S4, with S2 at its new duration"
     if is_blank(path) or is_blank(makespan):
         return unanswered(ex, "your prediction: check_exercise_1(path=[...], makespan=...)", hint)
-    ids = _path(path)
+    ids = read_ids(path, ordered=True)
+    if isinstance(ids, Unreadable):
+        return wrong(ex, f"that path cannot be read: {ids.why}", hint)
     if not ids:
-        return wrong(ex, f"expected the path as a list of step ids, got {path!r:.60}", hint)
+        return wrong(ex, "the path is empty", hint)
     unknown = [sid for sid in ids if sid not in plan]
     if unknown:
         return wrong(ex, f"the plan has no step {unknown[0]!r}", "step ids are S0 to S4")
@@ -112,6 +106,7 @@ def check_exercise_2(saved: Any) -> Feedback:
                        "a dict {step id: minutes saved}", hint)
     if problem is not None:
         return problem
+    saved = {k.strip() if isinstance(k, str) else k: v for k, v in saved.items()}
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
@@ -161,10 +156,10 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
                      how)
     if any(step.id in s.depends_on for s in plan.steps):
         return wrong(ex, "nothing should depend on the new step: it is independent", how)
-    k = number(workers)
+    k = whole_number(workers)
     need = _minimum_workers(plan)
     makespan = critical_path(plan).makespan
-    if k is None or k < 1 or k != int(k):
+    if k is None or k < 1:
         return wrong(ex, f"workers is a whole number of at least 1, got {workers!r}", "ready_timeline(plan, workers=k)")
     finish = ready_timeline(plan, workers=int(k))[-1].time
     if not math.isclose(finish, makespan):

@@ -86,6 +86,20 @@ def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedbac
     return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
 
 
+def _sends(plan: Plan) -> str | None:
+    """The id of a step that does what the original plan's contact steps did (send the offer, log the contact):
+    the same tool, the same call (its action) under another tool name, or a tool or call named for sending."""
+    original = load("past_due_account")
+    contact = [s for s in original.steps if TOOLS.get(s.tool or "", ToolSpec()).writes]
+    for step in plan.steps:
+        for old in contact:
+            same_call = " ".join(step.action.split()) == " ".join(old.action.split())
+            says_send = any("send" in text.lower() for text in (step.tool or "", step.action.split("(")[0]))
+            if step.tool == old.tool or same_call or says_send:
+                return step.id
+    return None
+
+
 def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     """Exercise 2 (open): your read-only ``plan`` for the analyst and its ``contract``; checked where checkable."""
     ex = "08 exercise 2"
@@ -101,6 +115,16 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     if loosened:
         return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
                      "change the plan, not the tools")
+    unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
+    if unregistered:
+        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does: under a read-only contract a "
+                         "tool nobody declared cannot be shown to only read", "register every tool the plan calls "
+                         "in Contract(tools=...), with ToolSpec(writes=True) for a tool that writes")
+    sending = _sends(plan)
+    if sending:
+        return wrong(ex, f"{sending!r} still sends the offer (or logs a contact), whatever its tool is called: the "
+                         "analyst asked that nobody be contacted", "draft the offer for review instead of sending "
+                         "it; a new name for the same call does not change what it does")
     try:
         prepare(plan, contract)
     except PlanvizError as exc:
@@ -111,6 +135,12 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     if missing:
         return wrong(ex, f"the plan no longer calls {missing[0]!r}", "the analyst still wants the analysis: "
                      "the account, the eligibility and the installments")
+    installments = {s.id for s in plan.steps if s.tool == "compute_installments"}
+    offer = [s.id for s in plan.steps if s.tool not in ANALYSIS and (set(s.depends_on) & installments)]
+    if not offer:
+        return wrong(ex, "the plan prepares no offer: nothing comes after the installments",
+                     "the analyst asked for a payment plan to review: add a step that drafts the offer from "
+                     "the installments, with a read-only tool")
     run = simulate(plan, contract)
     if run.outcome != "plan_complete":
         return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)

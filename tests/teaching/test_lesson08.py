@@ -12,7 +12,8 @@ from planviz.teaching.lesson08 import TOOLS, check_exercise_1, check_exercise_2,
 
 PLAN = planviz.examples.load("past_due_account")
 DRAFT = replace(PLAN.step("step_4"), tool="draft_payment_plan_offer", expected_evidence="a draft for review",
-                produces=("step_4.draft",))
+                action="draft_payment_plan_offer(customer_id='C-17', installment={{step_3.installment}}, "
+                       "months={{step_3.months}})", produces=("step_4.draft",))
 REVIEW = PLAN.replace(steps=[*PLAN.steps[:3], DRAFT])
 REVIEW_CONTRACT = Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec()})
 
@@ -40,11 +41,20 @@ def test_exercise_2_right():
 
 
 @pytest.mark.parametrize("plan, contract, says", [
-    (PLAN, read_only_contract(), "prepare refuses it"),
-    (REVIEW, read_only_contract(), "prepare refuses it"),  # the draft tool is not registered
+    (PLAN, read_only_contract(), "still sends the offer"),
+    (REVIEW, read_only_contract(), "does not say what 'draft_payment_plan_offer' does"),  # not registered
+    # the cheats of the issue: no registry, no offer at all, the sending step under a renamed read-only tool
+    (PLAN, Contract(intent="read"), "the contract does not say what"),
+    (PLAN.replace(steps=PLAN.steps[:3]), Contract(intent="read", tools=TOOLS), "prepares no offer"),
+    (PLAN.replace(steps=[*PLAN.steps[:3], replace(PLAN.step("step_4"), tool="offer_tool")]),
+     Contract(intent="read", tools={**TOOLS, "offer_tool": ToolSpec()}), "'step_4' still sends the offer"),
+    (PLAN.replace(steps=[*PLAN.steps[:3], replace(DRAFT, tool="send_for_review")]),
+     Contract(intent="read", tools={**TOOLS, "send_for_review": ToolSpec()}), "still sends the offer"),
     (REVIEW, replace(REVIEW_CONTRACT, intent="write"), "the analyst asked for a read-only job"),
     (PLAN, Contract(intent="read", tools={**TOOLS, "send_payment_plan_offer": ToolSpec(),
                                           "log_interaction": ToolSpec()}), "changes what 'send_payment_plan_offer'"),
+    (REVIEW, Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec(writes=True)}),
+     "prepare refuses it"),
     (REVIEW.replace(steps=[REVIEW.step("step_1"), replace(DRAFT, depends_on=("step_1",), requires=(), arguments={})]),
      REVIEW_CONTRACT, "no longer calls 'check_payment_plan_eligibility'"),
     (REVIEW.replace(premises=()), REVIEW_CONTRACT, "no longer names the premise"),
