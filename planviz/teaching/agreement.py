@@ -28,7 +28,7 @@ from .answers import Unreadable, ids, short
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 
-__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "as_id_set", "plan_text",
+__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
            "IDS", "FACTS"]
 
 IDS = tuple("ABCDEFGH")
@@ -77,11 +77,12 @@ def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozense
 
 def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
                        oracle: Callable[..., Any],
-                       judge: Callable[[Any, Any], bool] | None = None) -> tuple[Sequence[Any], Any, Any] | None:
+                       judge: Callable[[Sequence[Any], Any, Any], bool] | None = None
+                       ) -> tuple[Sequence[Any], Any, Any] | None:
     """The first case where ``student(*case)`` differs from ``oracle(*case)``: (case, expected, got), or None.
 
-    ``got`` is the exception when the student's function raised one. ``judge(expected, got)`` says whether an
-    answer is right when equality is not the test (a topological order: any valid one).
+    ``got`` is the exception when the student's function raised one. ``judge(case, expected, got)`` says whether an
+    answer to ``case`` is right when equality is not the test (a topological order: any valid one).
     """
     for case in cases:
         expected = oracle(*case)
@@ -89,19 +90,9 @@ def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., An
             got = student(*case)
         except Exception as exc:  # the student's code: any exception is an answer to show
             return case, expected, exc
-        if not (judge(expected, got) if judge is not None else got == expected):
+        if not (judge(case, expected, got) if judge is not None else got == expected):
             return case, expected, got
     return None
-
-
-def as_id_set(value: Any) -> frozenset[str] | Any:
-    """A student's collection of ids as a frozenset; a string or a non-collection comes back unchanged."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        return value
-    try:
-        return frozenset(value)
-    except TypeError:
-        return value
 
 
 def plan_text(plan: Plan) -> str:
@@ -119,16 +110,18 @@ def plan_text(plan: Plan) -> str:
 
 def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
               name: str, question: Callable[..., str], hint: Callable[..., str], build: str | None = None,
-              read: Callable[[Any], Any] | None = None, judge: Callable[[Any, Any], bool] | None = None,
-              say: Callable[[Any, Any], str] | None = None, returns: str = "a set of step ids") -> Feedback:
+              read: Callable[[Any], Any] | None = None,
+              judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+              say: Callable[[Sequence[Any], Any, Any], str] | None = None,
+              returns: str = "a set of step ids") -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
     ``build`` names the build-it (a key of :data:`~planviz.teaching.guards.FORBIDDEN`): an answer that
     calls the library's own algorithm for it fails, kindly, before any case is asked (read from its code)
     or when it runs (the algorithms raise while it runs). ``read`` turns what the student returned into an
     answer (default: a set of step ids; Step objects and other types are a "not yet" with a hint, never a
-    crash); ``judge(expected, answer)`` says whether it is right (default: equal); ``say(expected, answer)``
-    words a wrong answer. On the first disagreement the feedback shows the plan (as text and as a picture),
+    crash); ``judge(case, expected, answer)`` says whether it is right (default: equal); ``say(case, expected,
+    answer)`` words a wrong answer. On the first disagreement the feedback shows the plan (as text and as a picture),
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
     """
@@ -165,7 +158,7 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     elif got is None:
         said = f"your function returned None; did it reach a return statement with {returns}?"
     elif say is not None:
-        said = say(expected, got)
+        said = say(case, expected, got)
     else:
         said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
                 + (f" (missing {_ids(expected - got)})" if expected - got else "")

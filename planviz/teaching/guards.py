@@ -20,6 +20,7 @@ Both are deterministic and say which function was called, kindly.
 
 from __future__ import annotations
 
+import dis
 import importlib
 import types
 from contextlib import contextmanager
@@ -98,7 +99,6 @@ def library_calls(fn: Any, names: tuple[str, ...], depth: int = 3) -> tuple[str,
     ``depth`` calls deep. Sorted; empty when nothing was found.
     """
     targets = _targets(names)
-    modules = {"networkx", "planviz"}
     found: set[str] = set()
     seen: set[int] = set()
 
@@ -115,24 +115,38 @@ def library_calls(fn: Any, names: tuple[str, ...], depth: int = 3) -> tuple[str,
             except ValueError:
                 continue
         codes = list(_code_objects(code))
-        attributes = {n for c in codes for n in c.co_names}
-        names_used = attributes | {n for c in codes for n in c.co_freevars}
+        names_used = {n for c in codes for n in c.co_names + c.co_freevars}
+        for c in codes:
+            for dotted_value in _attribute_chains(c, scope):
+                if id(dotted_value) in targets:
+                    found.add(targets[id(dotted_value)])
         for name in sorted(names_used):
             value = scope.get(name)
             if value is None:
                 continue
             if id(value) in targets:
                 found.add(targets[id(value)])
-            elif isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in modules:
-                for attr in sorted(attributes):
-                    obj = getattr(value, attr, None) if attr in dir(value) else None
-                    if obj is not None and id(obj) in targets:
-                        found.add(targets[id(obj)])
             elif isinstance(value, (types.FunctionType, types.MethodType)) and not _library(value):
                 visit(value, level + 1)
 
     visit(fn, 0)
     return tuple(sorted(found))
+
+
+def _attribute_chains(code: types.CodeType, scope: dict[str, Any]) -> Iterator[Any]:
+    """The values of ``module.name`` (and ``module.sub.name``) the code reads, for the modules in ``scope``:
+    only attributes read from a module, so ``run.plan.invalidated`` is never taken for ``planviz.invalidated``."""
+    current: Any = None
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST", "LOAD_CLOSURE"):
+            value = scope.get(str(ins.argval)) if ins.opname != "LOAD_FAST" else None
+            current = value if isinstance(value, types.ModuleType) else None
+        elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and current is not None:
+            value = getattr(current, str(ins.argval), None)
+            yield value
+            current = value if isinstance(value, types.ModuleType) else None
+        elif ins.opname not in ("CACHE", "EXTENDED_ARG", "PRECALL", "PUSH_NULL"):
+            current = None
 
 
 def _library(f: Any) -> bool:

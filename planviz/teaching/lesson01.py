@@ -22,10 +22,11 @@ from ..examples import load
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
 from .agreement import agreement, ancestor_cases
-from .answers import same_word, short
+from .answers import Unreadable, ids, same_word, short
+from .cases import has_cycle, order_plans
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_ancestors", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
+__all__ = ["check_ancestors", "check_topological_order", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
 
 #: What exercise 1 asks of the new step: (id, facts it requires, fact it produces).
 NEW_STEP = ("S5", ("isolation_verified", "hit_rate_ok"), "fix_deployed")
@@ -168,3 +169,61 @@ def check_exercise_3(code: Any, reason: Any = None) -> Feedback:
     return multiple_choice(ex, reason, "b", _EX3_CHOICES,
                            "what decides when S5 may start: its place in the file, or its dependencies?")
 
+
+
+def _order_oracle(plan: Plan) -> tuple[str, ...] | None:
+    """One order planviz accepts (None for a cycle): the lexicographic topological sort of its graph."""
+    return None if has_cycle(plan) else tuple(nx.lexicographical_topological_sort(to_graph(plan)))
+
+
+def _read_order(value: Any) -> Any:
+    if value is None:
+        return "no order"  # the answer "this plan has a cycle"
+    if isinstance(value, str):
+        return Unreadable(f"str {short(value)}; return a list of step ids, first to last")
+    return ids(value, ordered=True)
+
+
+def _valid_order(plan: Plan, got: Any) -> bool:
+    if not isinstance(got, tuple) or sorted(got) != sorted(plan.ids):
+        return False
+    place = {sid: i for i, sid in enumerate(got)}
+    return all(place[d] < place[s.id] for s in plan.steps for d in s.depends_on)
+
+
+def check_topological_order(order: Any) -> Feedback:
+    """Your ``order(plan)``: the step ids in an order where every step comes after its ``depends_on``, or
+    ``None`` when the plan has a cycle (no such order exists). Any valid order is right."""
+    cases = [(plan,) for plan in order_plans()]
+
+    def judge(case: Any, expected: Any, got: Any) -> bool:
+        return got == "no order" if expected is None else _valid_order(case[0], got)
+
+    def say(case: Any, expected: Any, got: Any) -> str:
+        plan = case[0]
+        if expected is None:
+            return f"this plan has a cycle, so no order exists (return None); yours says {_shown(got)}"
+        if got == "no order":
+            return "yours returned None (a cycle), but this plan has none"
+        if sorted(got) != sorted(plan.ids):
+            missing = sorted(set(plan.ids) - set(got))
+            return f"yours says {_shown(got)}: " + (f"missing {', '.join(missing)}" if missing else
+                                                   "not every step exactly once")
+        place = {sid: i for i, sid in enumerate(got)}
+        bad = next((d, s.id) for s in plan.steps for d in s.depends_on if place[d] > place[s.id])
+        return f"yours says {_shown(got)}: {bad[1]} comes before {bad[0]}, which it depends on"
+
+    def hint(case: Any, expected: Any, got: Any) -> str:
+        if expected is None:
+            return ("when no step is left with all its dependencies placed but steps remain, they wait for each "
+                    "other: that is a cycle")
+        return ("repeatedly take a step whose dependencies are all placed already (count each step's unplaced "
+                "dependencies, like Kahn's algorithm)")
+
+    return agreement("01 topological order", order, _order_oracle, cases, name="order", build="topological_order",
+                     question=lambda plan: "order(plan)", hint=hint, read=_read_order, judge=judge, say=say,
+                     returns="a list of step ids (or None for a cycle)")
+
+
+def _shown(got: Any) -> str:
+    return " -> ".join(got) if isinstance(got, tuple) and got else str(got)

@@ -25,11 +25,13 @@ from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.revision import redundant_work
 from ..runs.simulation import simulate
+from .agreement import agreement
 from .answers import Unreadable, ids, same_step, same_word, short, stop_reason, whole_number
+from .cases import patch_cases
 from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
+__all__ = ["check_failure_scope", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
            "check_exercise_6", "TABLE_KINDS", "APPROVAL_TIME"]
 
 #: The fault kinds of the notebook's table of failure classes (``withdraw`` makes a precondition failure).
@@ -235,3 +237,41 @@ def check_exercise_6(steps: Any = None) -> Feedback:
     return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
                      "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
                      "is checked against it when the near work has shown what it involves.")
+
+
+def check_failure_scope(voided: Any) -> Feedback:
+    """Your ``voided(plan, step_id)``: the steps a side effect found at ``step_id`` voids, against
+    ``planviz.failure_scope(plan, step_id, "side_effect").voided``.
+
+    The rule (SPEC section 6): undo the patch that caused it: the step itself if its kind is ``patch``,
+    else its nearest ancestor of kind ``patch`` (fewest edges back, ties by the smaller id), else the
+    step's direct dependencies (itself when it has none); void that and everything downstream of it.
+    """
+    def oracle(plan: Plan, sid: str) -> frozenset[str]:
+        return failure_scope(plan, sid, "side_effect").voided
+
+    def hint(case: Any, expected: frozenset[str], got: Any) -> str:
+        plan, sid = case
+        if not isinstance(got, frozenset):
+            return "return a set of step ids"
+        if got - expected:
+            return ("start from ONE patch: the nearest one walking back from the step (count edges), and void "
+                    "only it and what depends on it, directly or not")
+        if plan.step(sid).kind != "patch" and not any(plan.step(a).kind == "patch" for a in _back(plan, sid)):
+            return "with no patch before it, the side effect undoes the step's direct dependencies and what follows"
+        return "everything downstream of the patch is voided too: follow the dependents all the way down"
+
+    return agreement("04 failure scope", voided, oracle, patch_cases(), name="voided", build="failure_scope",
+                     question=lambda plan, sid: (f"voided(plan, {sid!r}) (patches: "
+                                                 f"{', '.join(sorted(s.id for s in plan.steps if s.kind == 'patch')) or 'none'})"),
+                     hint=hint)
+
+
+def _back(plan: Plan, sid: str) -> set[str]:
+    seen, todo = set(), list(plan.step(sid).depends_on)
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(plan.step(x).depends_on)
+    return seen
