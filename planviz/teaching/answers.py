@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from ..errors import show_value
 from ..plan.model import Step
 from ..runs.events import Run
 
@@ -160,9 +161,5 @@ def stop_reason(run: Run) -> str:
 
 
 def short(value: Any) -> str:
-    """``repr(value)`` cut to 60 characters, safe for any object a student passes."""
-    try:
-        text = repr(value)
-    except Exception:  # a student's object whose repr fails: say what it is
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
+    """``repr(value)`` cut to 60 characters, safe for any object a student passes (errors.show_value)."""
+    return show_value(value, 57)

@@ -20,11 +20,12 @@ from ..examples import load
 from ..plan.model import Plan
 from .agreement import agreement
 from .answers import Unreadable, number, short, whole_number
-from .cases import timed_plans
 from .answers import ids as read_ids
+from .cases import timed_plans
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_critical_path", "check_ready_waves", "check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
+__all__ = ["check_critical_path", "check_ready_waves", "check_exercise_1", "check_exercise_2", "check_exercise_3",
+           "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
 
 SLOWER_S2 = 9      # exercise 1: S2 takes this many minutes instead of 3
 FASTER_BY = 6      # exercise 2: each step made this much faster (never below 0)
