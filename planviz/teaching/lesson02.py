@@ -20,10 +20,12 @@ from ..checks.validation import CODES, prepare, validate
 from ..errors import PlanvizError
 from ..examples import load
 from ..plan.model import Contract, Plan
-from .answers import same_word, short, word
+from .agreement import agreement
+from .answers import Unreadable, number, same_word, short, word
+from .cases import grade_cases
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "milestone_contract",
+__all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "milestone_contract",
            "GATES", "MILESTONES", "ORDER"]
 
 #: The grading section's stricter contract: four milestones and three orders between them.
@@ -209,3 +211,53 @@ def check_exercise_4(predictions: Any = None) -> Feedback:
     return right(ex, "one rule: any error refuses, a warning never does. How it refuses says what is wrong: a "
                      "malformed plan raises SchemaError, a plan no route can satisfy returns a PlanningFailure "
                      "(nothing to retry), a plan that breaks the contract's rules raises SemanticError.")
+
+
+def _grade_oracle(plan: Plan, contract: Contract) -> tuple[float, frozenset[tuple[str, str]]]:
+    g = grade(plan, contract)
+    return round(g.required_recall, 6), frozenset(tuple(p) for p in g.order_violations)
+
+
+def _read_grade(value: Any) -> Any:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (tuple, list)) or len(value) != 2:
+        return Unreadable(f"{type(value).__name__} {short(value)}; return a pair (recall, violations)")
+    recall, pairs = number(value[0]), value[1]
+    if recall is None:
+        return Unreadable(f"a recall of {short(value[0])}: a number from 0 to 1")
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        return Unreadable(f"violations {short(pairs)}: a set of (a, b) pairs")
+    out = set()
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            return Unreadable(f"a violation {short(pair)}: each is a pair (a, b) of the contract's must_precede")
+        out.add((str(pair[0]).strip(), str(pair[1]).strip()))
+    return round(recall, 6), frozenset(out)
+
+
+def _say_grade(case: Any, expected: Any, got: Any) -> str:
+    def show(pairs: Any) -> str:
+        return "{" + ", ".join(f"{a} < {b}" for a, b in sorted(pairs)) + "}" if pairs else "none"
+    return (f"planviz says recall {expected[0]:.3g} and violations {show(expected[1])}; yours says recall "
+            f"{got[0]:.3g} and violations {show(got[1])}")
+
+
+def _grade_hint(case: Any, expected: Any, got: Any) -> str:
+    if isinstance(got, tuple) and got[0] != expected[0]:
+        return ("a required entry is met by a step with that id OR by any step of that kind; recall is the share "
+                "of required entries met (1.0 when nothing is required)")
+    return ("for a pair (a, b), every step that is b (id or kind) needs a step that is a among its ancestors; "
+            "with no b step there is nothing to violate, with no a step every b step violates it")
+
+
+def check_grade(grade_it: Any) -> Feedback:
+    """Your ``grade_it(plan, contract)``: ``(recall, violations)`` against :func:`planviz.grade`'s
+    ``required_recall`` and ``order_violations`` on random plans whose steps have milestone kinds."""
+    def question(plan: Plan, contract: Contract) -> str:
+        kinds = ", ".join(f"{s.id}:{s.kind}" for s in sorted(plan.steps, key=lambda s: s.id))
+        order = ", ".join(f"{a} < {b}" for a, b in contract.must_precede) or "none"
+        return (f"grade_it(plan, contract) (kinds {kinds}; required {', '.join(contract.required)}; "
+                f"must_precede {order})")
+
+    return agreement("02 grade", grade_it, _grade_oracle, grade_cases(), name="grade_it", build="grade",
+                     question=question, hint=_grade_hint, read=_read_grade, say=_say_grade,
+                     returns="a pair (recall, violations)")

@@ -1,4 +1,4 @@
-"""The new build-its (topological order, the two passes of the critical path, ready waves, a side effect's scope):
+"""The new build-its (topological order, grading, the critical path's two passes, ready waves, a side effect's scope):
 right answers in several forms, wrong answers, library calls and wrong types, each with its verdict."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import pytest
 
 import planviz
 from planviz.teaching.lesson01 import check_topological_order
+from planviz.teaching.lesson02 import check_grade
 from planviz.teaching.lesson03 import check_critical_path, check_ready_waves
 from planviz.teaching.lesson04 import check_failure_scope
 
@@ -215,4 +216,59 @@ def _all_patches(plan, sid):
 ])
 def test_failure_scope_wrong(fn, says):
     feedback = check_failure_scope(fn)
+    assert not feedback and says in feedback.message
+
+
+def grade_it(plan, contract):
+    steps = {s.id: s for s in plan.steps}
+
+    def named(name):
+        return {sid for sid, s in steps.items() if sid == name or s.kind == name}
+
+    def ancestors(sid):
+        seen, todo = set(), list(steps[sid].depends_on)
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo.extend(steps[x].depends_on)
+        return seen
+
+    required = list(contract.required)
+    recall = sum(1 for r in required if named(r)) / len(required) if required else 1.0
+    return recall, {(a, b) for a, b in contract.must_precede
+                    if any(not (named(a) - {sid}) & ancestors(sid) for sid in named(b))}
+
+
+@pytest.mark.parametrize("fn", [grade_it, lambda p, c: list(grade_it(p, c)),
+                                lambda p, c: (str(grade_it(p, c)[0]), [list(x) for x in grade_it(p, c)[1]]),
+                                lambda p, c: (grade_it(p, c)[0], tuple(sorted(grade_it(p, c)[1])))])
+def test_grade_right_in_any_form(fn):
+    assert check_grade(fn)
+
+
+def _kinds_only(plan, contract):
+    """Required entries matched by kind only (a required step id is never found)."""
+    recall, violations = grade_it(plan, contract)
+    required = list(contract.required)
+    by_kind = sum(1 for r in required if any(s.kind == r for s in plan.steps))
+    return (by_kind / len(required) if required else 1.0), violations
+
+
+@pytest.mark.parametrize("fn, says", [
+    (lambda p, c: (grade_it(p, c)[0], set()), "planviz says"),
+    (lambda p, c: (1.0, grade_it(p, c)[1]), "planviz says"),
+    (_kinds_only, "planviz says"),
+    (lambda p, c: (grade_it(p, c)[0], {(b, a) for a, b in grade_it(p, c)[1]}), "planviz says"),
+    (lambda p, c: (planviz.grade(p, c).required_recall, set(planviz.grade(p, c).order_violations)),
+     "calls planviz.grade"),
+    (lambda p, c: (grade_it(p, c)[0], set()) if planviz.validate(p, c).ok else grade_it(p, c), "calls planviz.validate"),
+    (lambda p, c: 1.0, "return a pair (recall, violations)"),
+    (lambda p, c: ("all", set()), "a number from 0 to 1"),
+    (lambda p, c: (1.0, "a<b"), "a set of (a, b) pairs"),
+    (lambda p, c: (1.0, {"ab"}), "each is a pair"),
+    (None, "no answer yet"),
+])
+def test_grade_wrong(fn, says):
+    feedback = check_grade(fn)
     assert not feedback and says in feedback.message
