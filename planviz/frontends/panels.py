@@ -105,12 +105,7 @@ def outcome_label(run: Any) -> str:
 
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
     """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
-    out = []
-    for name, value in metrics(run).to_dict().items():
-        if isinstance(value, float):
-            value = f"{value:.3g}"
-        out.append((name.replace("_", " "), str(value)))
-    return out
+    return [(name.replace("_", " "), shown) for name, shown in metrics(run).cells()]
 
 
 def metrics_html(run: Any) -> str:
