@@ -180,10 +180,11 @@ class _Buffer:
             try:
                 value, end = self.decode(where)
             except json.JSONDecodeError as exc:
-                if len(self.text) - self.pos > limit:
+                buffered = len(self.text) - self.pos
+                if buffered > limit:  # never more than the limit (plus one character) is held for one record
                     raise TraceFormatError(f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
                                            source=self.source, path=where or None) from None
-                if self.fill(max(CHUNK, len(self.text) - self.pos)):  # double what is buffered
+                if self.fill(min(max(CHUNK, buffered), limit + 1 - buffered)):  # double what is buffered
                     continue
                 self.pos = exc.pos
                 raise TraceFormatError(f"not valid JSON: {exc.msg} at character {self.offset + exc.pos:,}",
@@ -306,15 +307,21 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def values(stream: BinaryIO, source: str = "<stream>") -> list[Any]:
-    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines).
+def values(stream: BinaryIO, source: str = "<stream>", limit: int | None = None) -> list[Any]:
+    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines), at most
+    ``limit`` characters in all (default :data:`planviz.plan.limits.MAX_TRACE_BYTES`).
 
     >>> import io
     >>> values(io.BytesIO(b'[[1, 2], 3]'))
     [[[1, 2], 3]]
     """
+    limit = limits.MAX_TRACE_BYTES if limit is None else limit
     buf = _Buffer(stream, source)
     out = []
     while buf.peek():
-        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=1 << 62))
+        if buf.offset + buf.pos > limit:
+            raise TraceFormatError(f"the trace is larger than the {limit:,}-character cap ({limits.mib(limit)}); "
+                                   "pass max_bytes= to load_trace to read a bigger one, or "
+                                   + limits.raise_hint("MAX_TRACE_BYTES"), source=source)
+        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=limit))
     return out
