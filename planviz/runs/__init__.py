@@ -22,6 +22,12 @@ module                  owns
 ``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
 ``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
 ``comparison``          ``compare``: strategies side by side on the same faults
+``faultmodel``          ``FaultModel``: fault lists sampled at a rate per step, one generator per sample
+``intervals``           the 95% Wilson interval of a success rate, ``Estimate`` (a mean and its interval)
+``mechanisms``          what a campaign row runs: a strategy, or the planner with mechanisms off (ablation rows)
+``dispatch``            a campaign's chunks in-process, on a ``concurrent.futures`` executor or on Dask
+``evaluation``          ``campaign`` and ``ablation``: strategies or mechanisms over a task set, with a spread
+``campaigntable``       ``Campaign``, ``CampaignRow``: the rows as text, records, a frame, JSON
 ``traceformats``        which trace format a file is in; ``load_trace``'s readers of other tools' traces
 ``jsonstream``          big JSON trace files read record by record
 ``otelspans``           OpenTelemetry spans (SDK JSON, OTLP/JSON), GenAI attributes and their deviations
