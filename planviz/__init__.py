@@ -63,6 +63,7 @@ _EXPORTS = {
     "pictures.animation": ("animate", "Animation"),
     "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
+    "pictures.costchart": ("render_campaign", "CampaignChart"),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
