@@ -38,18 +38,18 @@ __all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]
 _EPS = 1e-9
 
 
-class FrozenMap(Mapping):
+class FrozenMap(Mapping[str, Any]):
     """A read-only mapping (picklable, unlike ``types.MappingProxyType``)."""
 
     __slots__ = ("_data",)
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict[str, Any]) -> None:
         self._data = data
 
     def __getitem__(self, key: Any) -> Any:
         return self._data[key]
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
     def __len__(self) -> int:
@@ -58,7 +58,7 @@ class FrozenMap(Mapping):
     def __repr__(self) -> str:
         return repr(self._data)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
         return (FrozenMap, (self._data,))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..plan.model import LAYERS, Finding, natural_key
 
@@ -22,7 +22,7 @@ __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
 _LAYER_RANK = {name: i for i, name in enumerate(LAYERS)}
 
 
-def _sort_key(f: Finding) -> tuple:
+def _sort_key(f: Finding) -> tuple[Any, ...]:
     return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, tuple(map(natural_key, f.steps)),
             tuple(tuple(map(natural_key, e)) for e in f.edges), f.message, f.where)
 
@@ -94,7 +94,7 @@ class Report:
         """Findings that involve this step."""
         return tuple(f for f in self.findings if step_id in f.steps)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
 
     def verdict(self) -> str:

@@ -122,7 +122,7 @@ def load_contract(source: Any) -> Contract:
     return _contract(parse_document(text, name))
 
 
-def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | None = None) -> str:
+def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
     """The plan as YAML (default) or JSON text, written to ``path`` too when given.
 
     ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
@@ -272,7 +272,7 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
     return _plans(fmt, format, text, data, records, doc, name, single)
 
 
-def _detect(text: str, data: Any, records: list | None) -> str | None:
+def _detect(text: str, data: Any, records: list[Any] | None) -> str | None:
     if records is not None and all(plan_shape(r[0]) for r in records):
         return "planviz"
     found = importers.detect(text, data)
@@ -281,7 +281,7 @@ def _detect(text: str, data: Any, records: list | None) -> str | None:
     return found
 
 
-def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list | None, doc: Document | None,
+def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list[Any] | None, doc: Document | None,
            name: str, single: str | None) -> list[Plan]:
     if fmt in ("planviz", "toolcall"):
         if records is None:
@@ -326,7 +326,7 @@ def _contract_data(data: Any, doc: Document | None, name: str) -> Contract:
         raise (doc.error(exc) if doc is not None else exc.located(source=name)) from None
 
 
-def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple]] | None:
+def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple[Any, ...]]] | None:
     """The candidate plans in parsed data: (value, record number, path prefix), or None if not plan-shaped."""
     if doc is not None and doc.multi:
         return [(value, i, ()) for i, value in enumerate(doc.values)]

@@ -96,9 +96,9 @@ def show_value(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple) -> tuple[int, int] | None:
+def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any, ...]) -> tuple[int, int] | None:
     """Walk events of one document; the position of ``target`` or of its deepest existing prefix."""
-    stack: list[list] = []  # [is_map, key_or_index, expecting_key, on_path]
+    stack: list[list[Any]] = []  # [is_map, key_or_index, expecting_key, on_path]
     best, best_len = None, -1
 
     def advance() -> None:

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 from operator import attrgetter
 
+from typing import Any
+
 import networkx as nx
 
 from ..plan.bulk import paused_gc
@@ -70,12 +72,12 @@ _node_fields = attrgetter(*NODE_FIELDS)
 _NO_FACTS = {"facts": ()}  # NetworkX copies an edge's attributes, so one dict serves every edge without facts
 
 
-def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict]]:
+def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict[str, Any]]]:
     """``(dependency, step, {"facts": ...})`` for each dependency on a known step, in step order.
 
     The facts are those the step requires (in its order) that the dependency produces.
     """
-    out: list[tuple[str, str, dict]] = []
+    out: list[tuple[str, str, dict[str, Any]]] = []
     add = out.append
     for sid, step in steps.items():
         requires = step.requires
@@ -125,7 +127,7 @@ def from_graph(g: nx.DiGraph) -> Plan:
     meta = g.graph
     return Plan(
         meta.get("goal", ""),
-        steps,
+        tuple(steps),
         premises=meta.get("premises", ()),
         unknowns=meta.get("unknowns", ()),
         version=meta.get("version", 1),

@@ -81,7 +81,7 @@ def format_title(fmt: str) -> str:
     """How a format is named in messages: ``format_title("worfbench")`` is ``'WorFBench'``."""
     if fmt in _TITLES or fmt not in FORMATS:
         return _TITLES.get(fmt, fmt or "planviz")
-    return _module(fmt).TITLE
+    return str(_module(fmt).TITLE)
 
 
 def unstated_fields(fmt: str) -> tuple[str, ...]:

@@ -60,7 +60,7 @@ def looks_like(text: str, data: Any) -> bool:
     return False
 
 
-def _is_task(x: dict) -> bool:
+def _is_task(x: dict[str, Any]) -> bool:
     return isinstance(x.get("task"), str) and ("args" in x or "dep" in x or "arguments" in x)
 
 
@@ -124,7 +124,7 @@ def _from_any_text(text: str) -> list[Plan]:
     return [_from_text(text, goal="", prefix="")]
 
 
-def _chat(messages: list[dict]) -> list[Plan]:
+def _chat(messages: list[dict[str, Any]]) -> list[Plan]:
     """HuggingGPT demos: each assistant message is a plan for the user message before it."""
     plans, goal = [], ""
     for i, msg in enumerate(messages):
@@ -159,7 +159,7 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
     if not isinstance(data, list):
         findings.append(finding("malformed_record", "error",
                                 f"expected a list of task objects, got {short(data)}", where=prefix.rstrip(", ")))
-        return Plan(goal, import_findings=findings)
+        return Plan(goal, import_findings=tuple(findings))
     return nodes_plan(data, goal=goal, prefix=prefix, findings=findings)
 
 

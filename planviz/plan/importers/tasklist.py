@@ -9,7 +9,7 @@ every defect as an import finding.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import Finding, Plan
 from ._build import Draft, Ref, build, call_text, finding, short, strings_in
@@ -57,7 +57,7 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
     return plan.replace(name=str(name)) if isinstance(name, (str, int)) and not isinstance(name, bool) else plan
 
 
-def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: list[Any] = (),
+def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: Sequence[Any] = (),
            field: str | None = None, has_links: bool = False) -> Plan:
     field = field if field is not None else prefix
     hgpt = any(isinstance(n, dict) and ("dep" in n or "args" in n) for n in nodes)
@@ -213,7 +213,7 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
     return refs
 
 
-def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set, covered: set,
+def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set[Any], covered: set[Any],
           findings: list[Finding]) -> None:
     consumer = drafts[pos].id
     ids = [d.id for d in drafts]
@@ -247,7 +247,7 @@ def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set, c
 
 
 def _link(drafts: list[Draft], tools: list[tuple[str, str | None]], explicit: dict[str, str], link: Any,
-          where: str, ref_edges: set, covered: set, seen: set, findings: list[Finding], compare: bool) -> None:
+          where: str, ref_edges: set[Any], covered: set[Any], seen: set[Any], findings: list[Finding], compare: bool) -> None:
     if not isinstance(link, dict):
         findings.append(finding("malformed_link", "error", f"expected a {{source, target}} link, got {short(link)}",
                                 where=where))

@@ -88,7 +88,7 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     return [_plan(text, "", "", "")]
 
 
-def _record(rec: dict, prefix: str) -> Plan:
+def _record(rec: dict[str, Any], prefix: str) -> Plan:
     turns = rec.get("conversations")
     name = str(rec.get("id", "")) if isinstance(rec.get("id"), (str, int)) else ""
     if not isinstance(turns, list):
@@ -215,7 +215,7 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
             "no_steps", "error",
             f"read as WorFBench (format='worfbench'), the text holds no numbered node (`1: subtask`) and {what}; "
             f"it begins {short(text.strip()[:60])}", where=prefix.rstrip(", ") or "text"))
-        return Plan(goal, import_findings=reader.findings, name=name)
+        return Plan(goal, import_findings=tuple(reader.findings), name=name)
     _report_skipped(reader)
     return _build(goal, reader, name)
 
