@@ -113,6 +113,10 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
     from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from .runs.faultmodel import FaultModel as FaultModel
+    from .runs.evaluation import campaign as campaign, ablation as ablation
+    from .runs.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
+    from .runs.intervals import Estimate as Estimate
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
     )
@@ -125,6 +129,7 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .pictures.animation import animate as animate, Animation as Animation
     from .pictures.focus import View as View
     from .pictures.fatepicture import render_alignment as render_alignment
+    from .pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
     from .frontends.htmlreport import report_html as report_html
     from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
     from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison

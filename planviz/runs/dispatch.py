@@ -41,13 +41,15 @@ FIGURES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", 
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
-Partial = tuple  # (runs, successes, n_1, sum_1, squares_1, ..., n_8, sum_8, squares_8)
+Partial = tuple[float, ...]  # (runs, successes, n_1, sum_1, squares_1, ..., n_8, sum_8, squares_8)
+Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
+Result = list[tuple[int, int, tuple[Partial, ...]]]
 
 
 class Unit(NamedTuple):
-    """One plan (its ``index`` in the campaign and its sample key) and the samples ``start``..``stop``."""
+    """One plan (its ``position`` in the campaign and its sample key) and the samples ``start``..``stop``."""
 
-    index: int
+    position: int
     plan: Plan
     key: str
     start: int
@@ -60,27 +62,29 @@ def units(plans: Sequence[Plan], keys: Sequence[str], samples: int) -> list[Unit
             for i, (plan, key) in enumerate(zip(plans, keys)) for start in range(0, samples, BLOCK)]
 
 
-def chunks(work: list[Unit], rows: int, model: FaultModel, variants: tuple[Variant, ...]) -> list[tuple]:
+def chunks(work: list[Unit], rows: int, model: FaultModel, variants: tuple[Variant, ...]) -> list[Task]:
     """The units grouped into chunks of about :data:`CHUNK_RUNS` simulations (steps weigh in: long plans
     take longer), each a task for :func:`run_chunk`."""
-    out, current, size = [], [], 0
+    out: list[Task] = []
+    current: list[Unit] = []
+    size = 0.0
     for unit in work:
         current.append(unit)
         size += (unit.stop - unit.start) * rows * max(1, len(unit.plan.steps)) / 30
         if size >= CHUNK_RUNS:
             out.append((model, variants, tuple(current)))
-            current, size = [], 0
+            current, size = [], 0.0
     if current:
         out.append((model, variants, tuple(current)))
     return out
 
 
-def run_chunk(task: tuple) -> list[tuple[int, int, tuple[Partial, ...]]]:
+def run_chunk(task: Task) -> Result:
     """Simulate one chunk: for each unit, each sample's faults under each row; return the units' figures."""
     model, variants, work = task
-    out = []
+    out: Result = []
     for unit in work:
-        acc = [[0] * (2 + 3 * len(FIGURES)) for _ in variants]
+        acc: list[list[float]] = [[0] * (2 + 3 * len(FIGURES)) for _ in variants]
         for index in range(unit.start, unit.stop):
             faults = model.draw(unit.plan, unit.key, index)
             for row, a in zip(variants, acc):
@@ -94,11 +98,11 @@ def run_chunk(task: tuple) -> list[tuple[int, int, tuple[Partial, ...]]]:
                         a[k] += 1
                         a[k + 1] += value
                         a[k + 2] += value * value
-        out.append((unit.index, unit.start, tuple(tuple(a) for a in acc)))
+        out.append((unit.position, unit.start, tuple(tuple(a) for a in acc)))
     return out
 
 
-def execute(tasks: list[tuple], executor: Any, done: Callable[[list], None]) -> None:
+def execute(tasks: list[Task], executor: Any, done: Callable[[Result], None]) -> None:
     """Run every task through ``executor``, calling ``done(result)`` for each in task order; on any error
     (Ctrl-C included) the tasks not started are cancelled."""
     if executor is None:
@@ -127,5 +131,5 @@ def execute(tasks: list[tuple], executor: Any, done: Callable[[list], None]) -> 
                            "concurrent.futures.ProcessPoolExecutor(2)")
 
 
-def _mapped(executor: Any, tasks: Iterable[tuple]) -> Iterator[list]:
+def _mapped(executor: Any, tasks: Iterable[Task]) -> Iterator[Result]:
     return iter(executor.map(run_chunk, tasks))

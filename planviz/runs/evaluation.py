@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from ..errors import PlanvizTypeError, SimulationError, expect_type
 from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
-from .dispatch import FIGURES, chunks, execute, units
+from .dispatch import FIGURES, Result, chunks, execute, units
 from .faultmodel import FaultModel, plan_key
 from .intervals import Estimate, wilson
 from .mechanisms import ABLATION, Variant, variant
@@ -149,20 +149,20 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
     keys = [plan_key(p) for p in plans]
     tasks = chunks(units(plans, keys, samples), len(rows), model, rows)
     total = len(plans) * samples * len(rows)
-    results: list = []
+    results: Result = []
     finished = [0]
 
-    def done(result: list) -> None:
+    def done(result: Result) -> None:
         results.extend(result)
-        finished[0] += sum(sum(part[0] for part in u[2]) for u in result)
+        finished[0] += int(sum(sum(part[0] for part in u[2]) for u in result))
         if progress is not None:
             progress(f"{kind}: simulations", finished[0], total)
 
     execute(tasks, executor, done)
     results.sort(key=lambda u: (u[0], u[1]))  # (plan, block): one order, whatever the executor did
     width = 2 + 3 * len(FIGURES)
-    overall = [[0] * width for _ in rows]
-    per: dict[int, list[list]] = {}
+    overall: list[list[float]] = [[0] * width for _ in rows]
+    per: dict[int, list[list[float]]] = {}
     for index, _, partials in results:
         mine = per.setdefault(index, [[0] * width for _ in rows]) if per_plan else None
         for r, part in enumerate(partials):
@@ -175,12 +175,12 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
     return Campaign(tuple(out), kind, samples, len(plans), model)
 
 
-def _add(acc: list, part: tuple) -> None:
+def _add(acc: list[float], part: tuple[float, ...]) -> None:
     for k, v in enumerate(part):
         acc[k] += v
 
 
-def _row(name: str, plan: int | None, plan_name: str, acc: list) -> CampaignRow:
+def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
     runs, successes = int(acc[0]), int(acc[1])
     estimates = {f: Estimate.from_sums(int(acc[2 + 3 * j]), float(acc[3 + 3 * j]), float(acc[4 + 3 * j]))
                  for j, f in enumerate(FIGURES)}

@@ -76,7 +76,7 @@ class Estimate:
     @classmethod
     def of(cls, values: Iterable[float]) -> Estimate:
         """The estimate of ``values`` (summed in the order given, so a fixed order gives identical floats)."""
-        n = total = squares = 0
+        n, total, squares = 0, 0.0, 0.0
         for v in values:
             n += 1
             total += v
