@@ -30,11 +30,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from .arguments import expect_plan
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
 from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
+from .importers import outline
 from .model import Contract, Plan
 from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
@@ -138,6 +140,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
       action: ask
       expected_evidence: 'yes'
     """
+    plan = expect_plan(plan, "dump_plan")
     if format is None:
         format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
     data = plan_to_dict(plan)
@@ -263,6 +266,9 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
     records = _records(doc, data)
     fmt = format or _detect(text, data, records)
     if fmt is None:
+        why = outline.refusal(text)
+        if why is not None:
+            raise PlanFormatError(why, source=name, line=1, column=1)
         if parse_error is not None:
             raise parse_error
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
