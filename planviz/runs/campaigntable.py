@@ -15,7 +15,7 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import SimulationError
+from ..errors import SimulationError, show_value
 from .faultmodel import FaultModel
 from .intervals import Estimate
 
@@ -72,7 +72,7 @@ class CampaignRow:
                        int(record["successes"]), float(record["success_rate"]),
                        (float(record["success_low"]), float(record["success_high"])), **metrics)
         except (KeyError, TypeError, ValueError) as exc:
-            raise SimulationError(f"not a campaign row record: {exc!r:.80} in {str(record)[:120]!r}") from None
+            raise SimulationError(f"not a campaign row record: {show_value(exc)} in {show_value(record, 120)}") from None
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class Campaign:
             return cls(tuple(CampaignRow.from_record(r) for r in data["rows"]), str(data["kind"]),
                        int(data["samples"]), int(data["plans"]), model)
         except (KeyError, TypeError, AttributeError) as exc:
-            raise SimulationError(f"not a campaign: {exc!r:.80}; expected what Campaign.to_dict() writes") from None
+            raise SimulationError(f"not a campaign: {show_value(exc)}; expected what Campaign.to_dict() writes") from None
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         by_plan = any(r.plan is not None for r in self.rows)

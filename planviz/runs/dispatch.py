@@ -27,7 +27,7 @@ from __future__ import annotations
 import concurrent.futures
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
-from ..errors import PlanvizTypeError
+from ..errors import PlanvizTypeError, show_value
 from ..plan.model import Plan
 from .faultmodel import FaultModel
 from .measures import metrics
@@ -127,7 +127,7 @@ def execute(tasks: list[Task], executor: Any, done: Callable[[Result], None]) ->
             done(result)
         return
     raise PlanvizTypeError(f"campaign(executor=...) expects None, a concurrent.futures.Executor or a "
-                           f"dask.distributed.Client, got {type(executor).__name__} {executor!r:.60}; e.g. "
+                           f"dask.distributed.Client, got {type(executor).__name__} {show_value(executor, 60)}; e.g. "
                            "concurrent.futures.ProcessPoolExecutor(2)")
 
 

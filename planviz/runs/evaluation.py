@@ -13,9 +13,11 @@ True
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Iterable
 
-from ..errors import PlanvizTypeError, SimulationError, expect_type
+from ..errors import PlanvizTypeError, SimulationError, expect_type, show_value
+from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
 from .dispatch import FIGURES, Result, chunks, execute, units
@@ -134,9 +136,12 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
     name = kind
     if isinstance(plans, Plan):
         raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got one Plan; write {name}([plan], ...)")
+    if isinstance(plans, (str, bytes, os.PathLike)):
+        raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got {type(plans).__name__} "
+                               f"{show_value(plans)}; load them first with planviz.load_plans(path)")
     plans = tuple(plans)
     for plan in plans:
-        expect_type(plan, Plan, name, "plans", "planviz Plans", "load them with planviz.load_plans(path)")
+        expect_plan(plan, name, "plans")
     if not plans:
         raise SimulationError(f"{name}: no plans to run; pass a list of plans (planviz.load_plans(path))")
     model = FaultModel({}) if faults is None else expect_type(

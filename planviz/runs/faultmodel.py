@@ -21,7 +21,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import PlanvizTypeError, SimulationError, expect_type
+from ..errors import PlanvizTypeError, SimulationError, expect_type, show_value
+from ..plan.arguments import expect_plan
 from ..plan.model import Plan, Step
 from .events import negation
 from .fault import FAULT_KINDS, Fault
@@ -88,10 +89,11 @@ class FaultModel:
                 continue
             p = rates[kind]
             if isinstance(p, bool) or not isinstance(p, (int, float)):
-                raise PlanvizTypeError(f"FaultModel(rates=...) expects probabilities (numbers), got {p!r:.60} for "
+                raise PlanvizTypeError(f"FaultModel(rates=...) expects probabilities (numbers), got {show_value(p, 60)} for "
                                        f"{kind!r}")
             if not 0.0 <= p <= 1.0:
-                raise SimulationError(f"FaultModel: the rate of {kind!r} must be a probability in [0, 1], got {p!r}")
+                raise SimulationError(f"FaultModel: the rate of {kind!r} must be a probability in [0, 1], got "
+                                      f"{show_value(p)}")
             out.append((kind, float(p)))
         times = self.times
         if isinstance(times, tuple):
@@ -107,9 +109,9 @@ class FaultModel:
         for kind, n in counts.items():
             if isinstance(n, bool) or not isinstance(n, int):
                 raise PlanvizTypeError(f"FaultModel(times=...) expects an integer or a mapping of kind to integer, "
-                                       f"got {n!r:.60} for {kind!r}")
+                                       f"got {show_value(n, 60)} for {kind!r}")
             if n < 1:
-                raise SimulationError(f"FaultModel: times must be >= 1, got {n!r} for {kind!r}")
+                raise SimulationError(f"FaultModel: times must be >= 1, got {show_value(n)} for {kind!r}")
         object.__setattr__(self, "rates", tuple(out))
         object.__setattr__(self, "times", tuple(counts.items()) if isinstance(times, Mapping) else times)
         object.__setattr__(self, "_times", tuple(counts[k] for k, _ in out))
@@ -135,7 +137,7 @@ class FaultModel:
         >>> len(FaultModel(rates={"tool_error": 1.0}).sample(examples.load("cache_isolation"), 0))
         5
         """
-        expect_type(plan, Plan, "FaultModel.sample", "plan", "a planviz Plan", "load one with planviz.load_plan(path)")
+        plan = expect_plan(plan, "FaultModel.sample")
         expect_type(index, int, "FaultModel.sample", "index", "an integer")
         return self.draw(plan, plan_key(plan), index)
 

@@ -179,7 +179,7 @@ def test_progress_reaches_the_total(plans):
 
 @pytest.mark.parametrize("call, error, match", [
     (lambda: campaign(examples.load("cache_isolation")), PlanvizTypeError, r"one Plan; write campaign\(\[plan\]"),
-    (lambda: campaign(["plan.yaml"]), PlanvizTypeError, "expects planviz Plans, got str 'plan.yaml'"),
+    (lambda: campaign(["plan.yaml"]), PlanvizTypeError, r"campaign\(plans=\.\.\.\) expects a planviz Plan, got str 'plan.yaml'; load it first"),
     (lambda: campaign([]), SimulationError, "no plans to run"),
     (lambda: campaign([patch_plan()], samples=0), SimulationError, "samples must be >= 1, got 0"),
     (lambda: campaign([patch_plan()], faults={"transient": 0.1}), PlanvizTypeError, "a planviz FaultModel"),
