@@ -103,6 +103,7 @@ class _Step:
     facts: set = field(default_factory=set)
     branch: int = 1
     revises: str | None = None
+    duration: float | None = None  # what the last run took (end - start), when it ran
 
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
@@ -135,7 +136,8 @@ class _Builder:
         self.actions: list[Action] = []
         self.forks: list[tuple[str, int]] = []  # (first checkpoint of the branch, version)
         self.emitted: set[tuple[str, str]] = set()
-        self.failed: set[str] = set()  # steps with a failure or wait recorded
+        self.failed: set[str] = set()  # steps with a failure recorded
+        self.waits: dict[str, tuple[int, float, str]] = {}  # waiting step -> (its wait action, since, message)
         self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
         self.branches = 0  # branches numbered so far
         self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
@@ -180,9 +182,12 @@ class _Builder:
         unresolved = dict(self.unresolved.get(p.id, {}))
         if c.source in ("update", "input", "fork"):
             what = ", ".join(sorted(c.node_writes or {})) or c.source
-            sid = self._new_step(c.source, f"{c.source}: state written by the user ({what})"
-                                 if c.source != "input" else "input: a new input to the graph", c, unresolved)
-            self._run_step(sid, start, end, facts=self._facts(p, c), withdrawn=self._withdrawn(p, c))
+            after = f", {self._span(end - start)} after the previous turn" if c.source != "fork" and end > start else ""
+            sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
+                                 if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
+            self._after_turn(sid, p)
+            self._run_step(sid, start, end, facts=self._facts(p, c), withdrawn=self._withdrawn(p, c),
+                           data={"checkpoint": c.id})
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
             self.unresolved[c.id] = unresolved
@@ -221,16 +226,40 @@ class _Builder:
                 unresolved[node] = sid
             self.emitted.add((p.id, task.id))
 
+    def _after_turn(self, sid: str, p: Checkpoint) -> None:
+        """A new input or state update follows the previous turn: it depends on that turn's last step(s)."""
+        node: Checkpoint | None = p
+        seen: set[str] = set()
+        while node is not None and node.id not in seen:
+            seen.add(node.id)
+            last = [u for u in self.at.get(node.id, ()) if u != sid]
+            if last:
+                self.steps[sid].deps.update(dict.fromkeys(last))
+                return
+            node = self.by_id.get(node.parent) if node.parent else None
+
+    def _span(self, d: float) -> str:
+        return f"{d:.3g} s" if self.timed else f"{d:g} checkpoint(s)"
+
     def _wait_or_error(self, sid: str, task: Task, t: float, resumed: bool) -> None:
-        if task.error:
-            message, category = f"{sid!r} failed: {task.error}", "tool_error"
-        else:
-            value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
-            message, category = f"{sid!r} waits for input (interrupt {value})", "interrupt"
         if resumed:  # started with the others, stopped, then re-run when resumed
             self.actions.append(Action(t, "start", sid, rank=4.0))
-        self.actions.append(Action(t, "fail", sid, (message, category), rank=4.5))
-        self.failed.add(sid)
+        if task.error:
+            message = f"{sid!r} failed: {task.error}"
+            self.actions.append(Action(t, "fail", sid, (message, "tool_error"), rank=4.5))
+            self.failed.add(sid)
+            return
+        value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
+        self.waits[sid] = (len(self.actions), t, f"{sid!r} waits for input (interrupt {value})")
+        self.actions.append(Action(t, "wait", sid, self.waits[sid][2] + ": not resumed when the history ends",
+                                   rank=4.5))
+
+    def _resume(self, sid: str, t: float) -> str:
+        """The message of a waiting step's resumption at ``t``; the wait's own message gets its length too."""
+        index, since, message = self.waits.pop(sid)
+        waited = self._span(t - since)
+        self.actions[index] = self.actions[index]._replace(payload=f"{message}: resumed {waited} later")
+        return f"{sid!r} resumed after waiting {waited} for input"
 
     def _run_step(self, sid: str, start: float, end: float, facts: set, withdrawn: set, data: dict | None = None,
                   resumed: bool = False) -> None:
@@ -238,13 +267,19 @@ class _Builder:
         step.facts |= facts
         rank = None
         if resumed:  # stopped in this very superstep and resumed: re-run just before the next checkpoint
-            self.actions.append(Action(end, "retry", sid, f"{sid!r} runs again (resumed)", rank=0.1))
+            message = self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
+            self.actions.append(Action(end, "retry", sid, message, rank=0.1))
             self.actions.append(Action(end, "start", sid, rank=0.2))
             rank = 0.3
         else:
-            if sid in self.failed:  # it failed or waited at an earlier checkpoint: this run is its retry
+            if sid in self.waits:  # it waited for input at an earlier checkpoint: this run is its resumption
+                self.actions.append(Action(start, "retry", sid, self._resume(sid, start)))
+            elif sid in self.failed:  # it failed at an earlier checkpoint: this run is its retry
                 self.actions.append(Action(start, "retry", sid, f"{sid!r} runs again"))
             self.actions.append(Action(start, "start", sid))
+            if end <= start:  # no time passed: the ending follows the beginning, never the other way round
+                rank = 4.2
+        step.duration = max(end - start, 0.0)
         obs = Observation(True, facts, withdrawn - facts, data={k: v for k, v in (data or {}).items() if v})
         self.actions.append(Action(end, "finish", sid, obs, rank=rank))
 
@@ -301,7 +336,7 @@ class _Builder:
                 if not first:
                     self.forks.append((c.id, self.branch[c.id]))
                 start = self._time(p) if first or previous is None else max(self._time(p), self._time(previous))
-                if c.source in ("update", "input", "fork"):  # the user wrote the state at that moment
+                if c.source == "fork":  # a copy of a checkpoint, made at that moment
                     start = self._time(c)
                 self.started_at[c.id] = start
                 self._superstep(p, c, start)
@@ -338,6 +373,7 @@ class _Builder:
         for sid in ids:
             s = self.steps[sid]
             steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
+                              duration=1.0 if s.duration is None else s.duration,
                               depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
                               revises=s.revises))
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
