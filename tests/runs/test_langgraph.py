@@ -159,3 +159,34 @@ def test_missing_parents_and_cycles_are_findings():
     run = parse_trace(json.dumps(history))
     assert "parent_cycle" in [f.code for f in run.plan.import_findings]
     assert len(run.events) > 1
+
+
+# --------------------------------------------------------------------------- bad and big input (issue 29)
+
+def test_a_checkpoint_that_is_its_own_parent_is_refused_naming_it():
+    history = [snap("a", 0, {"x": 1}), snap("b", 1, {"x": 2}, parent="b")]
+    with pytest.raises(TraceFormatError, match=r"\[1\]\.parent_config.*checkpoint 'b' names itself as its parent"):
+        parse_trace(json.dumps(history))
+
+
+@pytest.mark.parametrize("depth", [150, 5000])
+@pytest.mark.parametrize("format", [None, "langgraph"])
+def test_deep_nesting_is_refused_naming_the_limit(depth, format):
+    text = json.dumps([snap("a", 0, {"x": 1})])[:-2] + ', "extra": ' + "[" * depth + "1" + "]" * depth + "}]"
+    with pytest.raises(TraceFormatError, match=r"nesting.*MAX_DEPTH"):
+        parse_trace(text, format=format)
+
+
+def test_deep_values_in_python_data_are_refused():
+    deep = "x"
+    for _ in range(3000):
+        deep = [deep]
+    with pytest.raises(TraceFormatError, match=r"\[0\].*nesting deeper than"):
+        load_trace([snap("a", 0, {"x": deep})])
+
+
+@pytest.mark.parametrize("format", [None, "langgraph"])
+def test_the_size_cap_holds_when_the_format_is_forced(format):
+    text = json.dumps([snap("a", 0, {"x": "y" * 5000})])
+    with pytest.raises(TraceFormatError, match="larger than 1,000 characters.*MAX_TRACE_BYTES"):
+        parse_trace(text, format=format, max_bytes=1000)

@@ -28,6 +28,7 @@ import json
 from typing import Any, BinaryIO, Iterator
 
 from ...errors import TraceFormatError
+from ...plan import limits
 
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
@@ -49,6 +50,7 @@ class _Buffer:
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
         self.text, self.pos, self.eof = "", 0, False
         self.offset = 0  # characters dropped before self.text
+        self.cap: int | None = None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
         self._line, self._line_pos = 1, 0  # the line number at self._line_pos (an index into self.text)
 
     def line(self) -> int:
@@ -86,6 +88,9 @@ class _Buffer:
                 self.eof = True
                 break
         self.text += "".join(got)
+        if self.cap is not None and self.offset + len(self.text) > self.cap:
+            raise TraceFormatError(f"the trace is larger than {self.cap:,} characters; pass max_bytes= or "
+                                   f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=self.source)
         return size > 0 or not self.eof
 
     def peek(self) -> str:
@@ -114,6 +119,8 @@ class _Buffer:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
+            except RecursionError:
+                raise _too_deep(self.source, where) from None
             except json.JSONDecodeError as exc:
                 if len(self.text) - self.pos > limit:
                     raise TraceFormatError(f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
@@ -133,6 +140,8 @@ class _Buffer:
             pass
         try:
             value, end = _DECODER.raw_decode(self.text, self.pos)
+        except RecursionError:
+            raise _too_deep(self.source, "") from None
         except json.JSONDecodeError:
             if self.eof:
                 return True, self.value("")  # raises the located error
@@ -241,15 +250,22 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def values(stream: BinaryIO, source: str = "<stream>") -> list[Any]:
-    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines).
+def values(stream: BinaryIO, source: str = "<stream>", max_bytes: int | None = None) -> list[Any]:
+    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines), each at most
+    ``max_bytes`` characters (default :data:`planviz.plan.limits.MAX_TRACE_BYTES`).
 
     >>> import io
     >>> values(io.BytesIO(b'[[1, 2], 3]'))
     [[[1, 2], 3]]
     """
     buf = _Buffer(stream, source)
+    buf.cap = max_bytes or limits.MAX_TRACE_BYTES
     out = []
     while buf.peek():
-        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=1 << 62))
+        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=buf.cap))
     return out
+
+
+def _too_deep(source: str, where: str) -> TraceFormatError:
+    return TraceFormatError(f"nesting too deep to decode (planviz reads at most {limits.MAX_DEPTH} levels); "
+                            f"{limits.raise_hint('MAX_DEPTH')}", source=source, path=where or None)
