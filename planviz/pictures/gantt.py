@@ -27,7 +27,7 @@ from ..plan.model import natural_key
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
 #: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2"}
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2", "waiting": "#56B4E9"}
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -52,6 +52,7 @@ def bars(run: Any) -> tuple[Bar, ...]:
         return ()
     end = float(events[-1].time)
     open_: dict[str, float] = {}
+    waits: dict[str, float] = {}  # steps waiting for input, since when
     out: list[Bar] = []
     for e in events:
         voided = getattr(e, "voided", None)
@@ -61,10 +62,17 @@ def bars(run: Any) -> tuple[Bar, ...]:
         if not e.step:
             continue
         if e.kind == "start":
+            if e.step in waits:
+                out.append(Bar(e.step, waits.pop(e.step), float(e.time), "waiting"))
             open_[e.step] = float(e.time)
         elif e.kind in ("complete", "fail") and e.step in open_:
             out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
+        elif e.kind == "wait":  # the attempt pauses for input: the wait is a bar of its own, to the resume
+            if e.step in open_:
+                out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
+            waits[e.step] = float(e.time)
     out.extend(Bar(s, t, end, "running") for s, t in open_.items())
+    out.extend(Bar(s, t, end, "waiting") for s, t in waits.items())
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
@@ -96,7 +104,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
-    out.append(_legend())
+    out.append(_legend(any(b.result == "waiting" for b in attempts)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
@@ -132,10 +140,10 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _legend() -> str:
+def _legend(waiting: bool = False) -> str:
     items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
              (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)]
+             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else [])
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
         stroke = ' stroke="#555555" stroke-dasharray="3 2"' if text == "voided" else ""
