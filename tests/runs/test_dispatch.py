@@ -41,3 +41,16 @@ def test_an_executor_with_only_map_is_used_too(plans):
     mapper = Mapper()
     assert campaign(plans, MODEL, samples=10, executor=mapper) == campaign(plans, MODEL, samples=10)
     assert mapper.calls == 1
+
+
+def test_a_campaign_in_this_process_never_imports_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys, planviz\n"
+            "planviz.campaign([planviz.examples.load('cache_isolation')], planviz.FaultModel({'transient': 0.2}), "
+            "samples=3)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pandas')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
