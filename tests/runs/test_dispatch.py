@@ -54,3 +54,15 @@ def test_a_campaign_in_this_process_never_imports_dask():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_command_line_sends_the_work_to_a_scheduler_address(client, plans, cli):
+    import json
+
+    from planviz import Campaign
+
+    files = ["planviz/examples/cache_isolation.yaml", "planviz/examples/parser_fix.yaml"]
+    args = ["campaign", *files, "--samples", "20", "--rates", "transient=0.1,side_effect=0.1", "--seed", "3", "--json"]
+    there = cli(*args, "--scheduler", client.scheduler.address)
+    assert there.returncode == 0, there.stderr
+    assert Campaign.from_dict(json.loads(there.stdout)) == Campaign.from_dict(json.loads(cli(*args).stdout))
