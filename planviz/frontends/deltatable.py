@@ -43,7 +43,7 @@ from ..pictures.captions import critical_marks, event_lines, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
 from ..pictures.grouping import group_marks
-from ..pictures.style import FONT, Mark, node_marks, slot_value, tip
+from ..pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
 from ..plan.model import natural_key
 from ..runs.events import Run
 from ..runs.machine import ProgressCallback
@@ -66,7 +66,8 @@ _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
 class VersionPicture:
     """One plan version's picture in the report: events ``first``..``last`` show it; ``svg`` is its last frame.
 
-    ``nodes`` are the DOM ids of the node groups the script restyles (the
+    ``looks`` is the look of each node in ``svg``, ``ids`` its step id (a group's name) and ``legend`` the
+    legend keys of what no frame changes (the critical path, findings). ``nodes`` are the DOM ids of the node groups the script restyles (the
     steps render drew, then the group nodes of a focused view) and ``cuts`` the length, in UTF-16 code units as a
     browser counts, of the frame-dependent end of each one's tooltip in ``svg``.
     """
@@ -77,6 +78,9 @@ class VersionPicture:
     svg: str
     nodes: tuple[str, ...]
     cuts: tuple[int, ...]
+    looks: tuple[int, ...] = ()
+    legend: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 def minify_svg(svg: str) -> str:
@@ -105,6 +109,7 @@ class _Looks:
     def __init__(self) -> None:
         self.ids: dict[tuple, int] = {}
         self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
+        self.keys: list[str] = []
 
     def of(self, m: Mark) -> int:
         known = self._marks.get(m)
@@ -117,7 +122,10 @@ class _Looks:
         flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
         end = tip(m.extra, "text") if m.extra else ""
         key = (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
-        return self.ids.setdefault(key, len(self.ids))
+        if key not in self.ids:
+            self.ids[key] = len(self.ids)
+            self.keys.append(m.key)  # the legend entry of a node of this look (its status)
+        return self.ids[key]
 
     def table(self) -> list[list[Any]]:
         return [list(key) for key in self.ids]
@@ -157,11 +165,12 @@ def _versions(run: Run) -> list[tuple[int, int]]:
     return bounds
 
 
-def delta_table(run: Run, progress: ProgressCallback | None = None
+def delta_table(run: Run, progress: ProgressCallback | None = None, **render_options: Any
                 ) -> tuple[dict[str, Any], list[VersionPicture]]:
     """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``.
 
-    ``progress(what, done, total)`` hears of each layout and of every 256 frames.
+    ``progress(what, done, total)`` hears of each layout and of every 256 frames; ``render_options`` (a view:
+    ``focus``, ``hops``, ``max_steps``) go to :func:`planviz.render`.
     """
     looks = _Looks()
     events: list[dict[str, Any]] = [{} for _ in run.events]
@@ -175,7 +184,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         plan = plan_of(run, first)
         if progress is not None:
             progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
-        diagram = render(plan, run=run, at=last)
+        diagram = render(plan, run=run, at=last, **render_options)
         svg = minify_svg(diagram.svg)
         by_dom = {dom_id(sid): sid for sid in plan.ids}
         nodes = [by_dom[name[5:]] for name in map(html.unescape, _NODE_ID.findall(svg)) if name[5:] in by_dom]
@@ -214,7 +223,10 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(_utf16("\n" + table[current[key]][-1]) if table[current[key]][-1] else 0 for key in keys)
         pictures.append(VersionPicture(plan.version, first, last, svg,
-                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts))
+                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts,
+                                       tuple(current[key] for key in keys),
+                                       tuple(k for k in diagram.legend if k not in RUN_LEGEND),
+                                       tuple(nodes) + tuple(g.name for g in groups.all)))
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         out = events[i]
         out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
@@ -224,7 +236,8 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
                 out[key] = sorted(table[x] for x in ids)
         events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
     last = run.frame(-1)
-    data = {"looks": looks.table(), "facts": facts, "steps": steps, "events": events,
-            "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts)} for p in pictures],
+    data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
+            "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),
+                          "legend": list(p.legend), "ids": list(p.ids)} for p in pictures],
             "last_facts": sorted(fact_no[f] for f in last.facts), "last_ready": sorted(step_no[s] for s in last.ready)}
     return data, pictures

@@ -1,8 +1,13 @@
-"""What every self-contained planviz page needs: data that is safe inside a script, and a locked CSP.
+"""The one home of planviz's offline page shell: script-safe data, a locked CSP, the module, a no-script view.
 
-The one-run report and the two-run report are offline HTML files: no network,
-no external file, and a Content-Security-Policy that lets only the page's own
-inline script run (by its sha256 hash), inline styles and ``data:`` images.
+The one-run report, the two-run report, ``animate``'s HTML flipbook and the
+explorer's static fallback are offline HTML files: no network, no external
+file, and a Content-Security-Policy that lets only the page's own inline
+script run (by its sha256 hash), inline styles and ``data:`` images.
+:func:`module_page` writes the page around the front-end module
+(``explorer.js``, the widget's own ES module, inlined) with a small local
+stand-in for the widget's model holding the precomputed snapshot; without
+script the page shows its no-script view instead.
 
 >>> script_json({"a": "</script><b>&\\u2028"})
 '{"a": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026\\\\u2028"}'
@@ -15,11 +20,14 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import html
 import json
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["script_json", "content_security_policy", "asset"]
+__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "MODULE", "STYLE"]
+
+MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
 
 
 def script_json(data: Any) -> str:
@@ -39,3 +47,69 @@ def content_security_policy(script: str) -> str:
 def asset(name: str) -> str:
     """A page asset shipped beside this module (``stepper.js``, ``report.js``, ``report.css``...), as text."""
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+_LOCAL_MODEL = """
+const planvizState = {snapshot: JSON.parse(document.getElementById('planviz-data').textContent), index: 0,
+  interactive: false, mode: document.getElementById('planviz-app').getAttribute('data-mode') || ''};
+const planvizHandlers = {};
+const planvizModel = {  // the widget's model, held in the page: the same module runs here without a kernel
+  get: (key) => planvizState[key],
+  set: (key, value) => { planvizState[key] = value; (planvizHandlers['change:' + key] || []).slice().forEach((f) => f()); },
+  on: (name, f) => { (planvizHandlers[name] = planvizHandlers[name] || []).push(f); },
+  off: (name, f) => { planvizHandlers[name] = (planvizHandlers[name] || []).filter((g) => g !== f); },
+  save_changes: () => {}, send: () => {},
+};
+const planvizStart = parseInt((location.hash.match(/^#(\\d+)$/) || [])[1], 10);
+const planvizSnap = planvizState.snapshot;
+planvizState.index = isNaN(planvizStart) ? (planvizSnap.start || 0) : planvizStart;
+document.documentElement.className = 'js';
+const planvizApp = document.getElementById('planviz-app');
+planvizApp.hidden = false;
+document.querySelectorAll('.pv-static').forEach((el) => el.remove());  // the no-script view: the module draws now
+planvizModule.render({model: planvizModel, el: planvizApp});
+document.addEventListener('keydown', (ev) => {  // the whole page steps, not only the focused widget
+  if (ev.target !== document.body) { return; }
+  const copy = new KeyboardEvent('keydown', {key: ev.key, altKey: ev.altKey, ctrlKey: ev.ctrlKey, metaKey: ev.metaKey,
+                                             cancelable: true});
+  planvizApp.dispatchEvent(copy);
+  if (copy.defaultPrevented) { ev.preventDefault(); }
+});
+"""
+
+
+def page_script() -> str:
+    """The page's one script: the front-end module (the widget's ES module, its default export bound to a name)
+    and the local model that feeds it the page's snapshot."""
+    module = asset(MODULE)
+    if module.count("\nexport default ") != 1:
+        raise RuntimeError(f"{MODULE} must end with one 'export default'; the page binds it to a name")
+    return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
+
+
+def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "") -> str:
+    """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
+    without script sees. ``mode`` says what the page shows (\"recorded run\"...), under the title."""
+    script = page_script()
+    return f"""<!DOCTYPE html>
+<html lang="en" class="no-js">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{asset(STYLE)}
+body {{ margin: 0 auto; max-width: 1600px; padding: 12px 16px; }}
+.js .pv-static {{ display: none; }}
+</style>
+</head>
+<body>
+<div id="planviz-app" data-mode="{html.escape(mode)}" hidden></div>
+<div class="pv-static">
+{noscript}
+</div>
+<script type="application/json" id="planviz-data">{script_json(snapshot)}</script>
+<script type="module">{script}</script>
+</body>
+</html>
+"""
