@@ -47,7 +47,7 @@ from ..pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
 from ..plan.model import natural_key
 from ..runs.events import Run
 from ..runs.machine import ProgressCallback
-from .panels import plan_of
+from .panels import plan_of, version_options
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
 
@@ -184,7 +184,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
         plan = plan_of(run, first)
         if progress is not None:
             progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
-        diagram = render(plan, run=run, at=last, **render_options)
+        diagram = render(plan, run=run, at=last, **version_options(plan, render_options))
         svg = minify_svg(diagram.svg)
         by_dom = {dom_id(sid): sid for sid in plan.ids}
         nodes = [by_dom[name[5:]] for name in map(html.unescape, _NODE_ID.findall(svg)) if name[5:] in by_dom]

@@ -25,7 +25,7 @@ It is scriptable, for notebooks and tests:
 >>> ex.run.outcome
 'plan_complete'
 >>> ex.index = 0
->>> ex.caption.startswith("Event 0 of 11: start")
+>>> ex.caption.startswith("Event 0 of 11: propose")
 True
 >>> _ = ex.inject(Fault("S4", "side_effect"))
 >>> 'status-invalidated' in ex.svg

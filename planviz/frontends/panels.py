@@ -28,7 +28,7 @@ from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["event_index", "SliderIndex", "plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+__all__ = ["event_index", "SliderIndex", "plan_of", "version_options", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
            "metrics_rows", "metrics_html", "fault_html", "fault_text", "caption_text", "caption_line", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
@@ -53,9 +53,20 @@ def plan_of(run: Any, index: int) -> Any:
     return run.plans[-1]
 
 
+def version_options(plan: Any, options: dict) -> dict:
+    """Render ``options`` for one plan version of a run: a focus on steps this version lacks (a replan renamed
+    them) falls back to the default view, so every version can be drawn."""
+    focus = options.get("focus")
+    if focus is None:
+        return options
+    kept = [sid for sid in ([focus] if isinstance(focus, str) else focus) if sid in plan]
+    return {**options, "focus": (kept[0] if isinstance(focus, str) else kept) if kept else None}
+
+
 def frame_diagram(run: Any, index: int, **options: Any) -> Diagram:
     """Render's picture of event ``index`` (laid out once per plan version and view); ``options`` go to render."""
-    return render(plan_of(run, index), run=run, at=index, **options)
+    plan = plan_of(run, index)
+    return render(plan, run=run, at=index, **version_options(plan, options))
 
 
 def frame_svg(run: Any, index: int, **options: Any) -> str:

@@ -16,10 +16,10 @@ end; the explorer's scripting API raises them.
 >>> choice.set_view("focus", "S2", 1)
 >>> choice.options(), choice.mode
 ({'focus': 'S2', 'hops': 1, 'max_steps': 300}, 'focus')
->>> choice.set_view("focus", "S7")
+>>> choice.set_view("focus", "S11")
 Traceback (most recent call last):
 ...
-planviz.errors.UnknownStepError: no step 'S7' in this plan; did you mean 'S1', 'S2', 'S10'?
+planviz.errors.UnknownStepError: no step 'S11' in this plan; did you mean 'S1', 'S10'?
 """
 
 from __future__ import annotations
