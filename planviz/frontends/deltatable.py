@@ -60,6 +60,13 @@ LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
+_SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
+_DECIMALS = re.compile(r"-?\d+\.\d{2,}")
+
+
+def _tenth(m: re.Match) -> str:
+    """A coordinate to a tenth of a point (Graphviz writes hundredths): no visible change, a third smaller."""
+    return f"{float(m.group(0)):.1f}".rstrip("0").rstrip(".") or "0"
 
 
 @dataclass(frozen=True)
@@ -86,13 +93,15 @@ class VersionPicture:
 def minify_svg(svg: str) -> str:
     """Render's SVG without its XML prolog, the attributes the report's stylesheet sets for every text (font
     family, ``xml:space``, centred anchor), dashes of ``none`` (the default) and the ids of Graphviz's link
-    wrappers (``a_node-...``, which nothing reads): the same picture, a quarter smaller.
+    wrappers (``a_node-...``, which nothing reads), shape coordinates to a tenth of a point: the same picture,
+    less than half the size.
 
     >>> minify_svg('<?xml version="1.0"?>\\n<svg><g id="a_x"><text xml:space="preserve" text-anchor="middle" x="1">a'
-    ...            '</text><path stroke-dasharray="none" d=""/></g></svg>')
-    '<svg><g><text x="1">a</text><path d=""/></g></svg>'
+    ...            '</text><path stroke-dasharray="none" d="M100.53,-12.04C1.96,2"/></g></svg>')
+    '<svg><g><text x="1">a</text><path d="M100.5,-12C2,2"/></g></svg>'
     """
     svg = _WRAPPER_ID.sub("", _PROLOG.sub("", svg, count=1))
+    svg = _SHAPE.sub(lambda m: m.group(1) + _DECIMALS.sub(_tenth, m.group(2)) + '"', svg)
     for attr in (f' font-family="{html.escape(FONT)}"', ' xml:space="preserve"', ' text-anchor="middle"',
                  ' stroke-dasharray="none"'):
         svg = svg.replace(attr, "")

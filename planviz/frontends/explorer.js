@@ -265,8 +265,7 @@ class App {
     const title = this.pair ? this.snap.labels.join(' vs ') : first.goal;
     head.appendChild(h('p', {cls: 'pv-title', text: title}));
     const sub = h('p', {cls: 'pv-sub'});
-    const mode = m.get('mode');
-    if (mode) { sub.append(mode + ' \u00B7 '); }
+    sub.append(h('span', {cls: 'pv-mode', text: m.get('mode') ? m.get('mode') + ' \u00B7 ' : ''}));
     if (!this.pair) {
       sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (this.n - 1));
       if (first.unfinished) { sub.append(' \u00B7 unfinished: the run has no stop event, so it ends where the agent stopped'); }
@@ -431,15 +430,23 @@ class App {
   refresh() {  // the panel on show (hidden ones wait until shown)
     const view = this.runs[0], i = view.index;
     if (i < 0) { return; }
-    if (this.tab === 'log') {
-      const lo = Math.max(0, i - 3), hi = Math.min(view.n, lo + LOG_WINDOW), rows = [];
-      for (let j = lo; j < hi; j++) {
-        const r = view.s.log[j];
-        rows.push(h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '') + (j === i ? ' pv-current' : '')},
-                    [h('td', {text: (j === i ? '\u25B6' : '') + j}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]));
+    if (this.tab === 'log') {  // a window of rows around the current one, rebuilt only when the index leaves it
+      const w = this.logWindow;
+      if (!w || w.view !== view || i < w.lo || i >= w.hi || (i > w.lo + LOG_WINDOW - 4 && w.hi < view.n)) {
+        const lo = Math.max(0, i - 3), hi = Math.min(view.n, lo + LOG_WINDOW), rows = [];
+        for (let j = lo; j < hi; j++) {
+          const r = view.s.log[j];
+          rows.push(h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
+                      [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]));
+        }
+        this.logBody.replaceChildren(...rows);
+        this.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
+        this.logWindow = {view, lo, hi, current: null};
       }
-      this.logBody.replaceChildren(...rows);
-      this.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
+      const win = this.logWindow, row = this.logBody.rows[i - win.lo];
+      if (win.current && win.current !== row) { win.current.classList.remove('pv-current'); win.current.cells[0].textContent = win.current.getAttribute('data-i'); }
+      row.classList.add('pv-current'); row.cells[0].textContent = '\u25B6' + i;
+      win.current = row;
     } else if (this.tab === 'facts') { fill(this.factList, view.factNames()); }
     else if (this.tab === 'ready') { fill(this.readyList, view.readyNames()); }
     if (this.cursor) {
@@ -466,19 +473,21 @@ function render({model, el}) {
     app.show(model.get('index') || 0, true);
   };
   const moved = () => { if (app) { app.stop(); app.show(model.get('index') || 0, true); } };
+  const mode = () => { const s = el.querySelector('.pv-mode'); if (s) { s.textContent = model.get('mode') ? model.get('mode') + ' \u00B7 ' : ''; } };
   const status = () => { if (app && app.faultStatus) { app.faultStatus.textContent = model.get('fault_status') || ''; } };
   const notice = () => { const s = el.querySelector('.planviz-view-status'); if (s) { s.textContent = model.get('view_notice') || ''; } };
   const custom = (msg) => { if (app && msg && msg.kind === 'play') { app.play(); } };
   model.on('change:snapshot', build);
   model.on('change:index', moved);
   model.on('change:fault_status', status);
+  model.on('change:mode', mode);
   model.on('change:view_notice', notice);
   model.on('msg:custom', custom);
   build();
   return () => {
     if (app) { app.destroy(); }
     model.off('change:snapshot', build); model.off('change:index', moved);
-    model.off('change:fault_status', status); model.off('change:view_notice', notice);
+    model.off('change:fault_status', status); model.off('change:view_notice', notice); model.off('change:mode', mode);
     model.off('msg:custom', custom);
   };
 }

@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-import html
 from html import escape
 from typing import Any
 
@@ -87,6 +86,10 @@ def fallback_html(snap: dict[str, Any], mode: str = "") -> str:
     in it, with no access to the notebook's page), for hosts with no widget manager."""
     if not snap:
         return '<p class="pv-empty">this run has no events</p>'
-    page = run_page(snap, mode)
+    # no second copy of the pictures for readers without script: an iframe that shows nothing runs script anyway
+    page = module_page(f"planviz run: {snap['goal']}", snap, '<p class="static-note">This view of the run needs '
+                       "script; open the notebook in Jupyter to use the live explorer.</p>", mode=mode, packed=True)
+    # single-quoted: the page's many double quotes (JSON, SVG) stay as they are; its data escapes '&' already
+    quoted = page.replace("&", "&amp;").replace("'", "&#39;")
     return (f'<iframe class="planviz-fallback" title="planviz explorer (static)" sandbox="allow-scripts" '
-            f'style="width:100%;height:900px;border:1px solid #ddd" srcdoc="{html.escape(page, quote=True)}"></iframe>')
+            f"style=\"width:100%;height:900px;border:1px solid #ddd\" srcdoc='{quoted}'></iframe>")

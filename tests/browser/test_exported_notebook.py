@@ -59,7 +59,7 @@ def test_an_exported_notebook_steps_offline(chromium, tmp_path):
         frame.locator("button.planviz-forward").click()
         frame.locator("button.planviz-forward").click()
         assert caption.inner_text().startswith("Event 2 of 11: complete S0")
-        lines = frame.locator("#planviz-app .pv-version:not([hidden]) svg text.event-line").all_inner_texts()
+        lines = frame.locator("#planviz-app .pv-version:not([hidden]) svg text.event-line").all_text_contents()
         assert lines[0].startswith("event 2 of 11 ")  # the picture's own caption steps too
         shown = frame.locator("#planviz-app .pv-version:not([hidden]) g.node[data-step='S0']")
         assert "status-done" in shown.get_attribute("class")

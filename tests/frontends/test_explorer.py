@@ -69,7 +69,7 @@ def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
         f"<planviz Explorer: event 0 of {len(ex.run.events) - 1}, no faults, outcome plan_complete>")
     fallback = bundle["text/html"]  # the offline page, sandboxed, for hosts with no widget manager
     assert fallback.startswith('<iframe class="planviz-fallback"') and 'sandbox="allow-scripts"' in fallback
-    page = unescape(re.search(r'srcdoc="(.*?)"', fallback, re.S)[1])
+    page = unescape(re.search(r"srcdoc='(.*?)'", fallback, re.S)[1])
     assert "Content-Security-Policy" in page and "https://" not in page and "const planvizModule = " in page
 
 
@@ -177,7 +177,7 @@ def test_hostile_plan_text_is_data_or_escaped(tmp_path):
     for v in snap["versions"]:
         assert "<img" not in v["svg"] and "<b>bold" not in v["svg"]  # markup the module inserts: escaped
     assert "<img" not in snap["gantt"] and "<b>bold" not in snap["gantt"]
-    page = unescape(re.search(r'srcdoc="(.*?)"', ex._repr_mimebundle_()[0]["text/html"], re.S)[1])
+    page = unescape(re.search(r"srcdoc='(.*?)'", ex._repr_mimebundle_()[0]["text/html"], re.S)[1])
     assert "<img" not in page and "<b>bold" not in page
 
 
@@ -329,3 +329,19 @@ def test_the_legend_data_says_the_looks_render_shows(cache_plan, faults):
         shown = set(snap["versions"][k]["legend"]) | {snap["look_legend"][x] for x in looks[k]}
         expected = set(render(ex.run.plan_at(i), run=ex.run, at=i, legend=False).legend)
         assert shown == expected, i
+
+
+def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
+    """The static fallback holds the whole run (packed: gzip in base64, unpacked by the browser) and stays small."""
+    import base64
+    import gzip
+
+    steps = [Step(f"S{i}", f"step {i} of the layered plan", expected_evidence="ok", produces=[f"f{i}"],
+                  depends_on=[f"S{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1],
+                  requires=[f"f{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1])
+             for i in range(300)]
+    ex = explore(Plan("three hundred steps", steps), faults=[Fault("S150", "side_effect")])
+    fallback = ex._repr_mimebundle_()[0]["text/html"]
+    assert len(fallback.encode("utf-8")) < 1_000_000
+    packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
+    assert json.loads(gzip.decompress(base64.b64decode(packed))) == json.loads(json.dumps(ex.snapshot))
