@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from ..structure.index import structure_index
 from .reach import reach_pass, state_of
@@ -45,12 +46,36 @@ def why_blocked(plan: Plan, state: Any, step: str) -> tuple[BlockReason, ...]:
     followed first, then a missing fact (lowest name) through its
     lowest-id blocked producer.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    state : ExecutionState or (completed, facts)
+        What has run: anything with ``.completed`` and ``.facts``, or a pair of id and fact collections.
+    step : str
+        The step to explain.
+
+    Returns
+    -------
+    tuple of BlockReason
+        From ``step`` back to the root cause; empty when it can still run.
+
+    Raises
+    ------
+    UnknownStepError
+        When ``step`` is not in the plan.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x"),
     ...                   Step("C", "c", depends_on="B")])
     >>> [(r.step, r.kind, r.missing) for r in why_blocked(plan, ({"A"}, set()), "C")]
     [('C', 'dependency', 'B'), ('B', 'fact', 'x')]
     """
+    plan = expect_plan(plan, "why_blocked")
     completed, facts = state_of(state)
     plan.step(step)
     held, found, done = reach_pass(plan, completed, facts)

@@ -16,6 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
+from ..plan.arguments import expect_plan
+from ..errors import show_value
 from ..errors import PlanvizTypeError
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
@@ -47,6 +49,27 @@ def reachable(plan: Plan, completed: Iterable[str], facts: Iterable[str]) -> Rea
     reachable remaining steps. Ids in ``completed`` that the plan does not
     have are ignored (a state may outlive a plan version).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    completed : iterable of str
+        Ids of the completed steps.
+    facts : iterable of str
+        The facts held now.
+
+    Returns
+    -------
+    Reach
+        ``(facts, steps)``: the facts that could hold and the reachable remaining steps.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x"),
     ...                   Step("C", "c", requires="y")])
@@ -56,6 +79,7 @@ def reachable(plan: Plan, completed: Iterable[str], facts: Iterable[str]) -> Rea
     >>> sorted(reachable(plan, completed=(), facts={"y"}).steps)
     ['A', 'B', 'C']
     """
+    plan = expect_plan(plan, "reachable")
     with paused_gc():
         held, found, _ = reach_pass(plan, completed, facts)
         return Reach(frozenset(held), frozenset(found))
@@ -67,11 +91,33 @@ def invalidated(plan: Plan, state: Any) -> frozenset[str]:
     ``state`` is anything with ``.completed`` and ``.facts`` (an
     ``ExecutionState``) or a ``(completed, facts)`` pair.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    state : ExecutionState or (completed, facts)
+        What has run: anything with ``.completed`` and ``.facts``, or a pair of id and fact collections.
+
+    Returns
+    -------
+    frozenset of str
+        The remaining steps no future success can reach.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    PlanvizTypeError
+        When ``state`` has neither shape.
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x")])
     >>> sorted(invalidated(plan, ({"A"}, set())))
     ['B']
     """
+    plan = expect_plan(plan, "invalidated")
     completed, facts = state_of(state)
     with paused_gc():
         _, found, done = reach_pass(plan, completed, facts)
@@ -149,4 +195,4 @@ def state_of(state: Any) -> tuple[Iterable[str], set[str]]:
     if isinstance(state, (tuple, list)) and len(state) == 2:
         return state[0], set(collection(state[1], "facts", "fact strings"))
     raise PlanvizTypeError(f"expected an execution state (with .completed and .facts) or a (completed, facts) "
-                           f"pair, got {type(state).__name__} {state!r:.80}")
+                           f"pair, got {type(state).__name__} {show_value(state, 80)}")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
+from ..plan.arguments import expect_plan
 from ..errors import AnalysisError, UnknownStepError
 from ..plan.bulk import paused_gc
 from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
@@ -121,6 +122,29 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     unknown dependency (run :func:`planviz.validate` to see it). ``contract``
     (default ``plan.contract``) may name the ``final`` milestone the path ends at.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    durations : mapping, optional
+        id -> duration, overriding ``step.duration`` for some steps.
+    contract : Contract, optional
+        May name the ``final`` milestone the path ends at (default ``plan.contract``).
+
+    Returns
+    -------
+    Schedule
+        ``steps`` (id -> StepTiming es/ef/ls/lf/slack), ``makespan``, ``serial_time``, ``path``, ``critical``.
+
+    Raises
+    ------
+    StructureError
+        When the plan has a cycle or an unknown dependency; :func:`validate` names it.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("B", "b", depends_on="A", duration=2), Step("A", "a", duration=3),
     ...                   Step("C", "c", duration=1)])
@@ -134,6 +158,7 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     >>> s.makespan, s.path, s.steps["B"].slack
     (1.0, ('C', 'END'), inf)
     """
+    plan = expect_plan(plan, "critical_path")
     with paused_gc():
         ix = require_dag(plan)
         ids, out, order, npred = ix.ints()

@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from ..errors import PlanFormatError
+from ..errors import PlanFormatError, expect_type, show_value
 from ..plan.model import Contract, Plan, natural_key
 from .context import Context, matches
 from .report import Report, printable
@@ -64,6 +64,25 @@ class Grade:
 def grade(plan: Plan, contract: Contract | None = None) -> Grade:
     """Grade a plan against a contract (default: ``plan.contract``) without running it.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Grade
+        ``admissible``, ``required_recall``, ``forbidden_present``, ``order_violations``.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> g = grade(examples.load("delete_failing_test"))
     >>> g.admissible, g.required_recall, g.forbidden_present
@@ -135,18 +154,39 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
     Unnamed cases are named ``#1``, ``#2``...; a missing or None ``contract``
     means the plan's own.
 
+    Parameters
+    ----------
+    cases : iterable
+        Each a ``(name, plan, contract)``, ``(plan, contract)``, ``(name, plan)`` or a plan.
+
+    Returns
+    -------
+    GradeTable
+        One row per case; prints and renders as a table.
+
+    Raises
+    ------
+    PlanFormatError
+        When a case has none of the shapes (naming it).
+    PlanvizTypeError
+        When ``cases`` is not iterable.
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> t = grade_many([("cache", examples.load("cache_isolation"), None),
     ...                 ("delete", examples.load("delete_failing_test"), None)])
     >>> [(name, g.admissible) for name, g in t.rows]
     [('cache', True), ('delete', False)]
     """
+    expect_type(cases, Iterable, "grade_many", "cases", "an iterable of cases",
+                "pass a list such as [(name, plan, contract), ...]")
     rows = []
     for i, case in enumerate(cases, 1):
         case = (case, None) if isinstance(case, Plan) else case
         if not isinstance(case, (list, tuple)) or len(case) not in (2, 3):
             raise PlanFormatError(f"expected (name, plan, contract), (plan, contract), (name, plan) or a Plan, "
-                                  f"got {case!r:.80}", path=f"cases[{i - 1}]")
+                                  f"got {show_value(case, 80)}", path=f"cases[{i - 1}]")
         if len(case) == 3:
             name, plan, contract = case
         elif isinstance(case[1], Plan):

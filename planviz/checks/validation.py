@@ -68,7 +68,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import PlanvizTypeError, SchemaError, SemanticError
+from ..errors import SchemaError, SemanticError
+from ..plan.arguments import expect_contract, expect_plan
 from ..plan.bulk import paused_gc
 from ..plan.model import LAYERS, Contract, Finding, Plan
 from .context import Context, given_facts
@@ -101,14 +102,9 @@ CODES: Mapping[str, tuple[str, ...]] = {
 
 def checked_arguments(what: str, plan: Any, contract: Any) -> Contract | None:
     """The contract to use (default: the plan's own), after checking both arguments are planviz values."""
-    if not isinstance(plan, Plan):
-        raise PlanvizTypeError(f"{what}(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
-                               "load a file with planviz.load_plan(path)")
-    if contract is not None and not isinstance(contract, Contract):
-        raise PlanvizTypeError(f"{what}(contract=...) expects a planviz Contract or None, got "
-                               f"{type(contract).__name__} {contract!r:.80}; load a file with "
-                               "planviz.load_contract(path)")
-    return contract if contract is not None else plan.contract
+    checked = expect_plan(plan, what)
+    given = expect_contract(contract, what)
+    return given if given is not None else checked.contract
 
 
 def validate(plan: Plan, contract: Contract | None = None) -> Report:
@@ -119,6 +115,27 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     ``Report.skipped`` says so); ``unmet_requirement`` still runs, with the
     plan's premises as the given facts.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        What the goal demands; None uses ``plan.contract``.
+
+    Returns
+    -------
+    Report
+        Every finding (``.ok`` when none is an error); renders as a table in a notebook.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    PlanvizTypeError
+        When ``contract`` is not a Contract or None.
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
     >>> sorted(validate(plan.replace(steps=plan.steps[1:])).codes)
@@ -128,7 +145,7 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     >>> validate(plan, "contract.yaml")
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load a file with planviz.load_contract(path)
+    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load it first with planviz.load_contract(path)
     """
     contract = checked_arguments("validate", plan, contract)
     with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
@@ -202,6 +219,29 @@ def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFail
     exceptions carry ``.report``. Warnings never refuse. ``contract``
     defaults to ``plan.contract``.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Plan or PlanningFailure
+        The plan when it may run; a PlanningFailure naming the facts no route can have.
+
+    Raises
+    ------
+    SchemaError
+        On structure or import errors (``.report`` holds them).
+    SemanticError
+        On every other error: milestones, order, tools, permissions, intent, risk, forbidden states.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> prepare(examples.load("cache_isolation")).goal.startswith("Tenants")
     True
@@ -247,12 +287,33 @@ def refusal(plan: Plan, contract: Contract | None) -> Finding | None:
 
     The one place the simulator and the CLI learn why a plan may not run.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract or None
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Finding or None
+        The first error of the refusing layer, or None when the plan may run.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> refusal(examples.load("cache_isolation"), None) is None
     True
     >>> refusal(examples.load("release_no_credentials"), None).code
     'infeasible_fact'
     """
+    plan = expect_plan(plan, "refusal")
+    contract = expect_contract(contract, "refusal")
     contract = checked_arguments("refusal", plan, contract)
     gate = _refusing(validate(plan, contract))
     return None if gate is None else gate[1][0]

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..plan.output import write_output
+from ..runs.events import expect_run
 from ..runs.machine import ProgressCallback
 from .pairreport import pair_report
 from .runpage import run_page
@@ -81,6 +82,8 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
     >>> report_html(simulate(examples.load("cache_isolation")), pathlib.Path(tempfile.mkdtemp()) / "r.html").suffix
     '.html'
     """
+    if not isinstance(run, (list, tuple)):
+        run = expect_run(run, "report_html")
     if isinstance(run, (list, tuple)):
         return pair_report(run, path)
     path = Path(path)

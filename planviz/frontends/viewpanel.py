@@ -24,10 +24,9 @@ planviz.errors.UnknownStepError: no step 'S11' in this plan; did you mean 'S1', 
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Sequence
 
-from ..errors import PlanvizTypeError, RenderError, UnknownStepError
+from ..errors import PlanvizTypeError, RenderError, UnknownStepError, did_you_mean, show_value
 
 __all__ = ["ViewChoice", "ViewHooks"]
 
@@ -52,7 +51,7 @@ class ViewChoice:
             raise RenderError(f"unknown view {mode!r:.40}; choose 'auto', 'whole' or 'focus'")
         if mode == "focus":
             if not isinstance(focus, str):
-                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {focus!r:.80}")
+                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}")
             if focus not in self._known:
                 raise UnknownStepError(f"no step {focus!r:.80} in this plan{self._suggest(focus)}")
             hops = self.hops_used if hops is None else hops
@@ -68,8 +67,7 @@ class ViewChoice:
                           "focus": f"Showing the steps within {self.hops_used} hops of {self.focus!r}."}[self.mode]
 
     def _suggest(self, sid: str) -> str:
-        close = difflib.get_close_matches(sid, self._ids[:20000], n=3)
-        return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        return did_you_mean(sid, self._ids, n=3)
 
 
 class ViewHooks:

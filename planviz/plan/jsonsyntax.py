@@ -59,10 +59,9 @@ def _reject_constant(token: str) -> Any:
 
 
 def _bounded_int(token: str) -> int:
-    try:
-        return int(token)
-    except ValueError:  # more digits than int() converts
-        raise _TooLong(token) from None
+    if len(token) > limits.max_digits() and len(token.lstrip("-")) > limits.max_digits():
+        raise _TooLong(token)
+    return int(token)
 
 
 def _finite_float(token: str) -> float:
@@ -100,7 +99,7 @@ def _json_error(exc: Exception, text: str, name: str, line_offset: int) -> PlanF
     if isinstance(exc, (_NonFinite, _TooLong)):
         token = exc.args[0]
         line, column = _find_bare_token(text, token)
-        problem = (f"integer of {len(token.lstrip('-'))} digits is too large: quote it to keep it as text"
+        problem = (limits.too_many_digits(len(token.lstrip("-")))
                    if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
         return PlanFormatError(problem, source=name, line=line + line_offset, column=column)
     if isinstance(exc, json.JSONDecodeError):

@@ -21,7 +21,6 @@ planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected pl
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -154,8 +153,8 @@ def _leaf(value: Any, where: tuple[Any, ...], fail: Any) -> int:
         return len(value) + 2
     if isinstance(value, int):
         digits = int(value.bit_length() * _LOG10_2) + 1
-        most = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-        if most and digits > most:
+        most = limits.max_digits()
+        if digits > most:
             raise fail(f"integer of about {digits:,} digits is too large to write: expected at most {most:,} digits",
                        where)
         return digits + 1

@@ -24,6 +24,8 @@ from typing import Any
 
 import networkx as nx
 
+from ..errors import expect_type
+from ..plan.arguments import expect_plan
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 
@@ -39,11 +41,30 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     ``unknowns``, ``version``, ``time_unit``). Duplicate ids keep their first
     step; dependencies on unknown ids add no edge (``validate`` reports both).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+
+    Returns
+    -------
+    networkx.DiGraph
+        One node per step id with the step's fields, an edge per dependency carrying the facts it passes
+        (``facts=``).
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> g = to_graph(Plan("g", [Step("A", "a", produces=["x", "y"]),
     ...                         Step("B", "b", depends_on=["A", "ghost"], requires="x")]))
     >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
     ([('A', 'B', ('x',))], ('x',))
     """
+    plan = expect_plan(plan, "to_graph")
     g = nx.DiGraph(
         goal=plan.goal,
         premises=plan.premises,
@@ -105,11 +126,29 @@ def from_graph(g: nx.DiGraph) -> Plan:
     survive a round trip), drops the ones whose edge was removed, and appends
     new predecessors sorted. Node ids become strings.
 
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        A graph made by :func:`to_graph`, or by hand.
+
+    Returns
+    -------
+    Plan
+        The plan the graph describes.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``g`` is not a DiGraph (make one with :func:`to_graph`).
+
+    Examples
+    --------
     >>> g = to_graph(Plan("g", [Step("A", "a"), Step("B", "b", depends_on=["A", "ghost"])]))
     >>> g.add_edge("C", "B")
     >>> from_graph(g).step("B").depends_on
     ('A', 'ghost', 'C')
     """
+    expect_type(g, nx.DiGraph, "from_graph", "g", "a networkx DiGraph", "make one with planviz.to_graph(plan)")
     try:
         order = list(nx.lexicographical_topological_sort(g, key=str))
     except nx.NetworkXUnfeasible:

@@ -29,6 +29,11 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
     if not isinstance(rec, dict):
         return Plan("", import_findings=[finding(
             "malformed_record", "error", f"expected a TaskBench record (a mapping), got {short(rec)}", where=place)])
+    wrapped = rec.get("result")
+    if "task_nodes" not in rec and isinstance(wrapped, dict) and "task_nodes" in wrapped:
+        # newer TaskBench harnesses: {"id", "user_request", "result": {"task_steps", "task_nodes", ...}}
+        rec = {**{k: v for k, v in rec.items() if k != "result"}, **wrapped}
+        prefix = f"{prefix}result."
     # predictions put the request in user_request, the benchmark's gold records in instruction
     goal = next((rec[k] for k in ("user_request", "instruction") if isinstance(rec.get(k), str)), "")
     nodes = rec.get("task_nodes")
