@@ -36,13 +36,13 @@ import html
 import math
 import re
 from dataclasses import dataclass
-from types import SimpleNamespace
+from collections import Counter
 from typing import Any
 
 from ..pictures.captions import critical_marks, event_lines, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
-from ..pictures.grouping import group_marks
+from ..pictures.grouping import counts_text, group_mark, group_traits, member_key
 from ..pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
 from ..plan.model import natural_key
 from ..runs.events import Run
@@ -141,7 +141,11 @@ class _Looks:
 
 
 class _Groups:
-    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame."""
+    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame.
+
+    Each group's members are counted by status once, at the version's first frame; an event then moves the
+    counts of the members it changed, so a frame costs what its event changed, not the group's size.
+    """
 
     def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple) -> None:
         view = None if diagram.summarized else diagram.view
@@ -152,16 +156,38 @@ class _Groups:
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
         members = [sid for sid in self._of if sid in plan.by_id]  # their critical and finding marks, frame-free
-        self._members = node_marks(plan, None, critical, findings, ids=members) if members else {}
+        marks = node_marks(plan, None, critical, findings, ids=members) if members else {}
+        self._traits = [group_traits(g, marks) for g in self.all]
+        self._key: dict[str, str] = {}
+        self._counts: list[Counter[str]] = [Counter() for _ in self.all]
 
-    def touched(self, steps: Any) -> list[int]:
-        return sorted({j for sid in steps for j in self._of.get(sid, ())})
+    def start(self, frame: Any) -> dict[int, Mark]:
+        """Count every member in ``frame`` (a version's first); the marks of every group."""
+        for j, g in enumerate(self.all):
+            counts = self._counts[j] = Counter()
+            for sid in g.members:
+                key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept)
+                counts[key] += 1
+        return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
 
-    def marks(self, frame: Any, which: Any) -> dict[int, Mark]:
-        """The marks of groups ``which`` in ``frame``, keyed by group number (render's :func:`group_marks`)."""
-        which = list(which)
-        shown = group_marks(SimpleNamespace(groups=[self.all[j] for j in which]), frame, self._members)
-        return {which[k]: m for k, m in shown.items()}
+    def step(self, frame: Any, steps: Any) -> dict[int, Mark]:
+        """Move the counts of the members in ``steps`` to ``frame``; the marks of the groups whose counts moved."""
+        moved = set()
+        for sid in steps:
+            groups = self._of.get(sid)
+            if not groups:
+                continue
+            key = member_key(sid, frame.statuses, frame.voided, frame.kept)
+            old = self._key.get(sid)
+            if key == old:
+                continue
+            self._key[sid] = key
+            for j in groups:
+                if old is not None:
+                    self._counts[j][old] -= 1
+                self._counts[j][key] += 1
+                moved.add(j)
+        return {j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j]) for j in sorted(moved)}
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
@@ -205,7 +231,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
         groups = _Groups(diagram, plan, critical, findings)  # a focused view's group nodes say counts per frame
-        for j, m in groups.marks(run.frame(first), range(len(groups.all))).items():
+        for j, m in groups.start(run.frame(first)).items():
             current[j], number[j] = looks.of(m), len(number)
         events[first]["v"] = k
         for i in range(first, last + 1):  # the picture's own caption lines: every frame says its own event
@@ -214,13 +240,12 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
             if progress is not None and not i % 256:
                 progress("report: frames", i, len(run.events))
             changed = [sid for sid in sorted(deltas[i].steps) if sid in drawn]
-            touched = groups.touched(deltas[i].steps)
-            if not changed and not touched:
+            if not changed and not groups.all:
                 continue
             triples = []
             frame = run.frame(i)
             now: dict[Any, Mark] = {**node_marks(plan, frame, critical, findings, ids=changed),
-                                    **groups.marks(frame, touched)}
+                                    **groups.step(frame, deltas[i].steps)}
             for sid, m in now.items():
                 new = looks.of(m)
                 if new != current[sid]:

@@ -53,16 +53,21 @@ def bars(run: Any) -> tuple[Bar, ...]:
     end = float(events[-1].time)
     open_: dict[str, float] = {}
     out: list[Bar] = []
+    done: dict[str, list[int]] = {}  # the done bars of each step, by position in out: a void marks only those
     for e in events:
         voided = getattr(e, "voided", None)
         if voided:
-            out = [Bar(b.step, b.start, b.end, "voided") if b.result == "done" and b.step in voided else b
-                   for b in out]
+            for sid in voided:
+                for k in done.pop(sid, ()):
+                    b = out[k]
+                    out[k] = Bar(b.step, b.start, b.end, "voided")
         if not e.step:
             continue
         if e.kind == "start":
             open_[e.step] = float(e.time)
         elif e.kind in ("complete", "fail") and e.step in open_:
+            if e.kind == "complete":
+                done.setdefault(e.step, []).append(len(out))
             out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
     out.extend(Bar(s, t, end, "running") for s, t in open_.items())
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
@@ -93,6 +98,9 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     height = _TOP + _ROW_H * len(rows) + 24
     width = _LABEL_W + _CHART_W + _PAD
     critical = set(schedule.critical)
+    by_step: dict[str, list[Bar]] = {}
+    for b in attempts:
+        by_step.setdefault(b.step, []).append(b)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
@@ -112,9 +120,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                        f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
                        f'</title></rect>')
-        for b in attempts:
-            if b.step != step:
-                continue
+        for b in by_step.get(step, ()):
             dash = ' stroke="#555555" stroke-dasharray="3 2"' if b.result == "voided" else ""
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
                        f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10" fill="{PALETTE[b.result]}"'
