@@ -23,11 +23,14 @@ from html import escape
 from typing import Any
 
 from ..plan.model import natural_key
+from .style import LOOKS
 
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
-#: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2"}
+#: Okabe-Ito colours (colour-blind safe), by how an attempt ended; a voided attempt looks as a voided step does
+#: in every picture (its fill and dashed outline come from the one home of looks, pictures/style.py).
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill}
+_VOIDED_OUTLINE = f' stroke="{LOOKS["invalidated"].stroke}" stroke-dasharray="3 2"'
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -121,7 +124,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
                        f'</title></rect>')
         for b in by_step.get(step, ()):
-            dash = ' stroke="#555555" stroke-dasharray="3 2"' if b.result == "voided" else ""
+            dash = _VOIDED_OUTLINE if b.result == "voided" else ""
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
                        f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10" fill="{PALETTE[b.result]}"'
                        f'{dash}><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
@@ -144,7 +147,7 @@ def _legend() -> str:
              (PALETTE["voided"], "voided", 10)]
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
-        stroke = ' stroke="#555555" stroke-dasharray="3 2"' if text == "voided" else ""
+        stroke = _VOIDED_OUTLINE if text == "voided" else ""
         out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}" fill="{colour}"{stroke}/>'
                    f'<text x="{x + 18}" y="13">{text}</text>')
         x += 26 + 6 * len(text)
