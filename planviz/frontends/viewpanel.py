@@ -19,7 +19,7 @@ end; the explorer's scripting API raises them.
 >>> choice.set_view("focus", "S11")
 Traceback (most recent call last):
 ...
-planviz.errors.UnknownStepError: no step 'S11' in this plan; did you mean 'S1', 'S10'?
+planviz.errors.UnknownStepError: no step 'S11' in this plan (did you mean 'S1' or 'S10'?)
 """
 
 from __future__ import annotations
