@@ -29,7 +29,8 @@ __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
 #: Okabe-Ito colours (colour-blind safe), by how an attempt ended; a voided attempt looks as a voided step does
 #: in every picture (its fill and dashed outline come from the one home of looks, pictures/style.py).
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill}
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill,
+           "waiting": "#56B4E9"}
 _VOIDED_OUTLINE = f' stroke="{LOOKS["invalidated"].stroke}" stroke-dasharray="3 2"'
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
@@ -55,6 +56,7 @@ def bars(run: Any) -> tuple[Bar, ...]:
         return ()
     end = float(events[-1].time)
     open_: dict[str, float] = {}
+    waits: dict[str, float] = {}  # steps waiting for input, since when
     out: list[Bar] = []
     done: dict[str, list[int]] = {}  # the done bars of each step, by position in out: a void marks only those
     for e in events:
@@ -67,12 +69,20 @@ def bars(run: Any) -> tuple[Bar, ...]:
         if not e.step:
             continue
         if e.kind == "start":
+            if e.step in waits:
+                out.append(Bar(e.step, waits.pop(e.step), float(e.time), "waiting"))
             open_[e.step] = float(e.time)
         elif e.kind in ("complete", "fail") and e.step in open_:
             if e.kind == "complete":
                 done.setdefault(e.step, []).append(len(out))
             out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
+        elif e.kind == "wait":  # the attempt pauses for input: the wait is a bar of its own, to the resume
+            if e.step in open_:
+                done.setdefault(e.step, []).append(len(out))
+                out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
+            waits[e.step] = float(e.time)
     out.extend(Bar(s, t, end, "running") for s, t in open_.items())
+    out.extend(Bar(s, t, end, "waiting") for s, t in waits.items())
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
@@ -107,7 +117,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
-    out.append(_legend())
+    out.append(_legend(any(b.result == "waiting" for b in attempts)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
@@ -141,10 +151,10 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _legend() -> str:
+def _legend(waiting: bool = False) -> str:
     items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
              (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)]
+             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else [])
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
         stroke = _VOIDED_OUTLINE if text == "voided" else ""

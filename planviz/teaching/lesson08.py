@@ -1,127 +1,126 @@
-"""Checks for notebook 08, the capstone on the past-due account (notebooks/08_capstone_past_due_account.ipynb).
+"""Checks for notebook 08, debugging a real trace (notebooks/08_debugging_a_real_trace.ipynb).
 
-The case is the bundled ``past_due_account`` tool-call plan under the
-analyst's read-only contract (:func:`read_only_contract`) or the write job
-(:func:`write_contract`); every expected answer is simulated here. The open
-exercise is checked where a program can check it: the contract stays
-read-only, ``prepare`` accepts the plan, it completes, it still does the
-analysis, and a settled account stops it after its first call. Whether the
-draft is what the analyst wanted is for a person to judge. Solutions:
-notebooks/solutions/08_capstone_past_due_account.py.
+The traces are the bundled real ones (``planviz.examples.trace``): the same
+task recorded under the OpenAI Agents SDK and under LangChain. Every expected
+answer is computed here with planviz. Solutions:
+notebooks/solutions/08_debugging_a_real_trace.py.
 
->>> check_exercise_1(lambda k: 3, lambda k: 1).passed
+>>> check_exercise_1(first_divergence=4, differ={"time"}).passed
 False
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from dataclasses import fields
+from typing import Any, Iterable, Mapping
 
-from ..checks.validation import prepare, validate
 from ..errors import PlanvizError
-from ..examples import load
-from ..plan.model import Contract, Plan, ToolSpec
+from ..examples import trace
+from ..plan.model import Plan
+from ..runs.alignment import align
+from ..runs.events import Run
 from ..runs.fault import Fault
-from ..runs.measures import metrics
+from ..runs.rundiff import Usage, diff_runs
 from ..runs.simulation import simulate
-from .agreement import first_disagreement
-from .answers import number, stop_reason
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from ..runs.tracefile import load_trace
+from .answers import Unreadable, same_word, short, whole_number, word
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "read_only_contract", "write_contract", "TOOLS", "SETTLED",
-           "COLLECTIONS_HOLD", "ANALYSIS"]
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
 
-#: The tool registry of the case: what each tool does.
-TOOLS = {"lookup_account": ToolSpec(), "check_payment_plan_eligibility": ToolSpec(),
-         "compute_installments": ToolSpec(), "send_payment_plan_offer": ToolSpec(writes=True),
-         "log_interaction": ToolSpec(writes=True)}
-#: The premise the lookup falsifies when the account was settled yesterday.
-SETTLED = "account C-17 is past due"
-#: A collections hold placed today (one of the plan's unknowns): the eligibility decision never holds for long.
-COLLECTIONS_HOLD = Fault("step_3", "withdraw", fact="step_2.max_installments", times=10)
-#: The analysis the analyst asked for: the tools a review plan must still call.
-ANALYSIS = ("lookup_account", "check_payment_plan_eligibility", "compute_installments")
+#: The usage figures diff_runs compares.
+USAGE = tuple(f.name for f in fields(Usage))
 
 
-def read_only_contract() -> Contract:
-    """The analyst's request: prepare a payment plan for review, contact nobody (intent ``read``)."""
-    return Contract(intent="read", tools=TOOLS)
+def _recorded() -> Run:
+    return load_trace(trace("any-agent_OPENAI_trace"))
 
 
-def write_contract() -> Contract:
-    """The write job: send the offer and log it (intent ``write``)."""
-    return Contract(intent="write", tools=TOOLS)
+def _names(value: Any) -> set[str] | None:
+    if isinstance(value, str):
+        value = value.split(",") if "," in value else value.split()
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
+        return None
+    out = {word(x) for x in value}
+    return None if None in out else {str(x).replace(" ", "_").replace("-", "_") for x in out}
 
 
-def _cap_costs(k: int) -> tuple[float, float]:
-    m = metrics(simulate(load("past_due_account"), replace(write_contract(), max_replans=k),
-                         faults=[COLLECTIONS_HOLD]))
-    return float(m.tool_calls), float(m.model_calls)
+def _event_index(value: Any) -> int | None | Unreadable:
+    """An event index from an answer (a number or its text), None for "no divergence", else Unreadable."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "no divergence", "")):
+        return None
+    got = whole_number(value)
+    return got if got is not None else Unreadable(f"{short(value)} is not an event index")
 
 
-def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedback:
-    """Exercise 1: two functions of ``k`` = ``max_replans``: the planner's ``tool_calls(k)`` and
-    ``model_calls(k)`` on the collections hold under the write job; compared with simulations for k = 0..6."""
+def check_exercise_1(first_divergence: Any = ..., differ: Any = None) -> Feedback:
+    """Exercise 1: the ``first_divergence`` diff_runs reports between the OpenAI and the LangChain run of the same
+    task (an event index, or None), and the usage figures that ``differ``."""
     ex = "08 exercise 1"
-    hint = ("count one replan: which steps does it re-issue, and how many model calls does it cost? Then add "
-            "what the first attempt costs")
-    if is_blank(tool_calls) or is_blank(model_calls):
-        return unanswered(ex, "check_exercise_1(tool_calls=lambda k: ..., model_calls=lambda k: ...)", hint)
-    if not callable(tool_calls) or not callable(model_calls):
-        return wrong(ex, "pass two functions of k (lambda k: ...), not numbers", hint)
+    d = diff_runs(_recorded(), load_trace(trace("any-agent_LANGCHAIN_trace")))
+    a, b = d.usage
+    expected = {name for name in USAGE if getattr(a, name) != getattr(b, name)}
+    hint = ("the two runs made the same tool calls in the same order; what did the extra model call add, "
+            f"among {', '.join(USAGE)}?")
+    if first_divergence is Ellipsis or is_blank(differ):
+        return unanswered(ex, "check_exercise_1(first_divergence=..., differ={...})", hint)
+    if _event_index(first_divergence) != d.first_divergence:
+        return wrong(ex, f"the first divergence is not {first_divergence!r}",
+                     "first_divergence compares the runs' events (starts, completions, failures), not their costs")
+    given = _names(differ)
+    unknown = sorted((given or {"?"}) - set(USAGE))
+    if given is None or unknown:
+        return wrong(ex, f"{unknown[0] if unknown else differ!r} is not a usage figure", hint)
+    if given != expected:
+        return wrong(ex, f"{len(expected - given)} figure(s) missing, {len(given - expected)} too many", hint)
+    return right(ex, "no divergence: the runs did the same work event by event; the extra model call shows only in "
+                     "the cost figures (time, model calls, tokens, cost). Two agents can agree on what they did and "
+                     "still differ in what it cost.")
 
-    def student(k: int) -> tuple[float | None, float | None]:
-        return number(tool_calls(k)), number(model_calls(k))
 
-    found = first_disagreement([(k,) for k in range(7)], student, _cap_costs)
-    if found is None:
-        return right(ex, "each replan re-checks eligibility and recomputes the installments (two tool calls) and "
-                         "costs one model call; the cap says how many times the planner may pay that for a cause "
-                         "that does not go away.")
-    (k,), expected, got = found
-    if isinstance(got, Exception):
-        return wrong(ex, f"your function raised {type(got).__name__} for k={k}: {got}", hint)
-    which = "tool calls" if got[0] != expected[0] else "model calls"
-    return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
+_WORSE = {
+    "a": "align matches by tool name and arguments; a shorter plan is not harder to match",
+    "c": "the recorded run is the same whatever the declared plan says",
+}
 
 
-def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
-    """Exercise 2 (open): your read-only ``plan`` for the analyst and its ``contract``; checked where checkable."""
+def check_exercise_2(plan: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 2: a declared ``plan`` that ``align`` finds entirely ``as_planned`` for the recorded run, and why
+    that plan is worse (a, b, c)."""
     ex = "08 exercise 2"
-    how = "start from past_due_account: keep the analysis, draft the offer instead of sending it"
-    if is_blank(plan) or is_blank(contract):
-        return unanswered(ex, "check_exercise_2(plan=..., contract=...)", how)
-    if not isinstance(plan, Plan) or not isinstance(contract, Contract):
-        return wrong(ex, "expected a planviz Plan and a planviz Contract", how)
-    if contract.intent != "read":
-        return wrong(ex, f"the contract's intent is {contract.intent!r}: the analyst asked for a read-only job",
-                     "Contract(intent='read', tools=...)")
-    loosened = [name for name, spec in TOOLS.items() if name in contract.tools and contract.tools[name] != spec]
-    if loosened:
-        return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
-                     "change the plan, not the tools")
+    how = "remove a step from declared: Plan(declared.goal, [...]) and print(planviz.align(plan, run).to_text())"
+    if is_blank(plan):
+        return unanswered(ex, "check_exercise_2(plan=..., choice=...)", how)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
     try:
-        prepare(plan, contract)
+        alignment = align(plan, _recorded())
     except PlanvizError as exc:
-        return wrong(ex, f"prepare refuses it: {exc}", "validate(plan, contract) lists every finding")
-    if not prepare(plan, contract):
-        return wrong(ex, f"prepare refuses it: {validate(plan, contract).to_text().splitlines()[0]}", how)
-    missing = [tool for tool in ANALYSIS if not any(s.tool == tool for s in plan.steps)]
-    if missing:
-        return wrong(ex, f"the plan no longer calls {missing[0]!r}", "the analyst still wants the analysis: "
-                     "the account, the eligibility and the installments")
-    run = simulate(plan, contract)
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
-    if SETTLED not in plan.premises:
-        return wrong(ex, f"the plan no longer names the premise {SETTLED!r}",
-                     "keep the assumption in premises: the run re-checks premises, the planner cannot otherwise")
-    lookup = next(s.id for s in plan.steps if s.tool == "lookup_account")
-    settled = metrics(simulate(plan, contract, faults=[Fault(lookup, "premise_false", fact=SETTLED)]))
-    if settled.tool_calls > 1:
-        return wrong(ex, f"when the account was settled yesterday the planner still spends {settled.tool_calls} "
-                         "tool calls", "nothing should run before or beside the lookup that shows the balance")
-    return right(ex, f"read-only, accepted by prepare, complete in {metrics(run).tool_calls} tool calls, and a "
-                     "settled account stops it after its first call. What no check can say: whether the draft is "
-                     "what the analyst needs. Answer exercise 3 in words.")
+        return wrong(ex, f"align cannot use that plan: {exc}", how)
+    off = [f.step for f in alignment.fates if f.fate != "as_planned"]
+    if off or not alignment.fates:
+        return wrong(ex, f"align does not find every step as planned ({', '.join(off) or 'no step'})", how)
+    if not any(s.tool == "write_file" for s in plan.steps):
+        return wrong(ex, "that plan no longer writes the year: it is not the task any more",
+                     "keep the work the agent was asked to do")
+    return multiple_choice(ex, choice, "b", _WORSE, "what did the step you removed promise?")
+
+
+def check_exercise_3(divergence: Any = None, outcome: Any = None) -> Feedback:
+    """Exercise 3: a ``transient`` fault at ``get_current_time`` (workflow): the event where the runs diverge and
+    the simulated run's ``outcome``."""
+    ex = "08 exercise 3"
+    recorded = _recorded()
+    simulated = simulate(recorded.plan, faults=[Fault("get_current_time", "transient")], strategy="workflow")
+    d = diff_runs(recorded, simulated)
+    hint = "a transient failure makes the first call fail once: which event of the recorded run does it replace?"
+    if is_blank(divergence) or is_blank(outcome):
+        return unanswered(ex, "check_exercise_3(divergence=..., outcome=...)", hint)
+    if _event_index(divergence) != d.first_divergence:
+        return wrong(ex, f"the runs do not part at event {short(divergence)}", hint)
+    if not same_word(outcome, str(simulated.outcome)):
+        return wrong(ex, f"the divergence is right, but the simulated run does not end {short(outcome)}",
+                     "does a workflow retry a transient failure?")
+    return right(ex, f"they part at event {d.first_divergence}, where the recorded call completed and the simulated "
+                     f"one failed; the workflow retries it and the run still ends {simulated.outcome}. A divergence "
+                     "is where the stories part, not whether they end differently.")

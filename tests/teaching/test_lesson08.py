@@ -1,58 +1,64 @@
-"""Notebook 08's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+"""Notebook 07's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 
 import planviz
-from planviz import Contract, Step, ToolSpec
-from planviz.teaching.lesson08 import TOOLS, check_exercise_1, check_exercise_2, read_only_contract
+from planviz import Plan, Step
+from planviz.teaching.lesson08 import check_exercise_1, check_exercise_2, check_exercise_3
 
-PLAN = planviz.examples.load("past_due_account")
-DRAFT = replace(PLAN.step("step_4"), tool="draft_payment_plan_offer", expected_evidence="a draft for review",
-                produces=("step_4.draft",))
-REVIEW = PLAN.replace(steps=[*PLAN.steps[:3], DRAFT])
-REVIEW_CONTRACT = Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec()})
-
-
-def test_exercise_1_right():
-    assert check_exercise_1(lambda k: 3 + 2 * k, lambda k: 1 + k)
+COSTS = {"time", "model_calls", "input_tokens", "output_tokens", "cost"}
+NOW = Step("now", "get the current time", tool="get_current_time", arguments={"timezone": "America/New_York"},
+           expected_evidence="a datetime", produces="year")
+SAVE = Step("save", "write the year", tool="write_file", arguments={"text": "{{now.year}}"}, depends_on="now",
+            requires="year", expected_evidence="the file holds the year", produces="saved")
+CHECK = Step("check", "read the file back", tool="read_file", depends_on="save", requires="saved",
+             expected_evidence="the same year")
 
 
-@pytest.mark.parametrize("calls, models, says", [
-    (lambda k: 3 + 2 * k, lambda k: 1, "for max_replans=1 your model calls differ"),
-    (lambda k: 5 + 2 * k, lambda k: 1 + k, "for max_replans=0 your tool calls differ"),
-    (lambda k: 3 + 3 * k, lambda k: 1 + k, "for max_replans=1 your tool calls differ"),
-    (lambda k: 1 / 0, lambda k: 1 + k, "raised ZeroDivisionError for k=0"),
-    (7, 3, "pass two functions"),
-    (..., ..., "no answer yet"),
+@pytest.mark.parametrize("differ", [COSTS, "time, model calls, input_tokens, output_tokens, cost", sorted(COSTS)])
+def test_exercise_1_right(differ):
+    assert check_exercise_1(None, differ)
+
+
+@pytest.mark.parametrize("divergence, differ, says", [
+    (4, COSTS, "the first divergence is not 4"),
+    (None, COSTS | {"tool_calls"}, "0 figure(s) missing, 1 too many"),
+    (None, {"model_calls"}, "4 figure(s) missing"),
+    (None, {"tokens"}, "'tokens' is not a usage figure"),
+    (None, None, "no answer yet"),
 ])
-def test_exercise_1_wrong(calls, models, says):
-    feedback = check_exercise_1(calls, models)
+def test_exercise_1_wrong(divergence, differ, says):
+    feedback = check_exercise_1(divergence, differ)
     assert not feedback and says in feedback.message and feedback.hint
-    assert "2k" not in feedback.message + feedback.hint and "2 * k" not in feedback.message + feedback.hint
 
 
 def test_exercise_2_right():
-    assert check_exercise_2(REVIEW, REVIEW_CONTRACT)
+    assert check_exercise_2(Plan("write the current year to a file", [NOW, SAVE]), "b")
 
 
-@pytest.mark.parametrize("plan, contract, says", [
-    (PLAN, read_only_contract(), "prepare refuses it"),
-    (REVIEW, read_only_contract(), "prepare refuses it"),  # the draft tool is not registered
-    (REVIEW, replace(REVIEW_CONTRACT, intent="write"), "the analyst asked for a read-only job"),
-    (PLAN, Contract(intent="read", tools={**TOOLS, "send_payment_plan_offer": ToolSpec(),
-                                          "log_interaction": ToolSpec()}), "changes what 'send_payment_plan_offer'"),
-    (REVIEW.replace(steps=[REVIEW.step("step_1"), replace(DRAFT, depends_on=("step_1",), requires=(), arguments={})]),
-     REVIEW_CONTRACT, "no longer calls 'check_payment_plan_eligibility'"),
-    (REVIEW.replace(premises=()), REVIEW_CONTRACT, "no longer names the premise"),
-    (REVIEW.replace(steps=[Step("warm", "warm the cache", tool="lookup_account", expected_evidence="e"),
-                           *REVIEW.steps]), REVIEW_CONTRACT, "still spends 2 tool calls"),
-    ("plan", REVIEW_CONTRACT, "expected a planviz Plan"),
+@pytest.mark.parametrize("plan, choice, says", [
+    (Plan("g", [NOW, SAVE, CHECK]), "b", "does not find every step as planned (check)"),
+    (Plan("g", [NOW]), "b", "no longer writes the year"),
+    (Plan("g", [NOW, SAVE]), "a", "not (a)"),
+    (Plan("g", [NOW, SAVE]), None, "no answer yet"),
+    ("declared", "b", "expected a planviz Plan"),
+])
+def test_exercise_2_wrong(plan, choice, says):
+    feedback = check_exercise_2(plan, choice)
+    assert not feedback and says in feedback.message and "(b)" not in str(feedback)
+
+
+def test_exercise_3_right():
+    assert check_exercise_3(2, "plan_complete")
+
+
+@pytest.mark.parametrize("divergence, outcome, says", [
+    (4, "plan_complete", "do not part at event 4"),
+    (2, "step_failed", "does not end 'step_failed'"),
     (None, None, "no answer yet"),
 ])
-def test_exercise_2_wrong(plan, contract, says):
-    feedback = check_exercise_2(plan, contract)
+def test_exercise_3_wrong(divergence, outcome, says):
+    feedback = check_exercise_3(divergence, outcome)
     assert not feedback and says in feedback.message and feedback.hint
