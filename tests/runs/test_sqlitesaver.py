@@ -190,7 +190,8 @@ def make_db(path, checkpoints, writes=()):
 
 
 def checkpoint(v, cid, second, values, seen, versions):
-    return msgpack.packb({"v": v, "ts": f"2025-01-01T00:00:{second:02d}+00:00", "id": cid, "channel_values": values,
+    return msgpack.packb({"v": v, "ts": f"2025-01-01T00:{second // 60:02d}:{second % 60:02d}+00:00", "id": cid,
+                          "channel_values": values,
                           "channel_versions": versions, "versions_seen": seen, "pending_sends": []})
 
 
@@ -338,3 +339,32 @@ def test_plan_durations_are_what_happened(corpus_db):
                for r in rows["name_test7"])  # no fork: one turn after the other
     assert sum(s.duration for s in run.plan.steps) == pytest.approx(ts[-1] - ts[0], abs=1e-3)
     assert ts[-1] - ts[0] > 1600
+
+
+def test_an_interrupt_in_a_database_is_a_wait_of_the_recorded_length(tmp_path):
+    """A node asks a human (an __interrupt__ write), the run is resumed later: a wait, not a failure, whose
+    length (from the checkpoint that asked to the one it resumed into) the events say."""
+    t0, t1, t2 = 0, 1, 83  # seconds: the node starts at t1, the human answers; the resumed node ends at t2
+    first = checkpoint(4, "c1", t0, {"q": "x", "branch:to:ask": None}, {"__input__": {}}, {"q": 1, "branch:to:ask": 1})
+    second = checkpoint(4, "c2", t1, {"q": "x", "branch:to:review": None},
+                        {"__input__": {}, "ask": {"branch:to:ask": 1}}, {"q": 1, "branch:to:review": 2})
+    third = checkpoint(4, "c3", t2, {"q": "x", "ok": True},
+                       {"__input__": {}, "ask": {"branch:to:ask": 1}, "review": {"branch:to:review": 2}},
+                       {"q": 1, "ok": 3, "branch:to:review": 2})
+    interrupt = msgpack.packb([msgpack.ExtType(2, msgpack.packb(["langgraph.types", "Interrupt",
+                                                                 {"value": "approve?", "id": "i1"}]))])
+    path = make_db(tmp_path / "hitl.db",
+                   [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0}),
+                    ("t", "c2", "c1", "msgpack", second, {"source": "loop", "step": 1}),
+                    ("t", "c3", "c2", "msgpack", third, {"source": "loop", "step": 2})],
+                   [("t", "c2", "task-r", 0, "__interrupt__", "msgpack", interrupt),
+                    ("t", "c2", "00000000-0000-0000-0000-000000000000", 0, "__resume__", "msgpack",
+                     msgpack.packb("yes")),
+                    ("t", "c2", "task-r", 1, "ok", "msgpack", msgpack.packb(True))])
+    run = load_trace(path)
+    review = [e for e in run.events if e.step == "review"]
+    assert [e.kind for e in review] == ["start", "wait", "retry", "start", "complete"]
+    wait, resume = review[1], review[2]
+    assert wait.time == t1 - t0 and run.frame(wait.index).statuses["review"] == "waiting"
+    assert "approve?" in wait.message and f"{t2 - t1:.3g} s" in wait.message and f"{t2 - t1:.3g} s" in resume.message
+    assert not any(e.kind == "fail" for e in run.events) and run.outcome == "plan_complete"
