@@ -282,6 +282,9 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "06_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
+    assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
+    assert re.search(r"^\+replanning\s+200\s", text, re.M)
     assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
