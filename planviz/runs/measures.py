@@ -22,6 +22,7 @@ from ..errors import StructureError
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run
+from .usage import run_usage
 
 __all__ = ["metrics", "attribute", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
@@ -38,10 +39,11 @@ METRIC_DOCS = {
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
-    "tool_calls": "step attempts started",
-    "model_calls": "model calls: one per plan proposal, replan and expansion (planner, recorded runs), one per "
-                   "step (direct: the agent decides each call), none (workflow: a fixed script)",
-    "time": "clock at the last event",
+    "tool_calls": "step attempts started (planviz.run_usage)",
+    "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
+                   "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
+                   "decides each call), none (workflow: a fixed script)",
+    "time": "clock at the last event (planviz.run_usage)",
 }
 
 
@@ -104,7 +106,7 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = proposals = 0
+    precondition_errors = starts = recovery = replans = 0
     started_roots: set[str] = set()
     versions = {p.version: p for p in run.plans}
     for i, e in enumerate(run.events):
@@ -123,8 +125,6 @@ def metrics(run: Run) -> Metrics:
             recovery += sum(1 for s in e.voided if before.get(s) == "done")
         if e.kind == "replan":
             replans += 1
-        if e.kind in ("propose", "replan", "expand"):
-            proposals += 1
     success = run.outcome == "plan_complete"
     delay = None
     if success and run.plans:
@@ -132,9 +132,9 @@ def metrics(run: Run) -> Metrics:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
-    model_calls = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
+    usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
     return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
-                   replans, recovery, delay, starts, model_calls, run.time)
+                   replans, recovery, delay, usage.tool_calls, usage.model_calls or 0, usage.time)
 
 
 def attribute(run: Run, contract: Contract | None = None) -> str | None:

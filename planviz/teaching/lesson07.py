@@ -20,7 +20,8 @@ from ..plan.model import Plan
 from ..runs.alignment import align
 from ..runs.events import Run
 from ..runs.fault import Fault
-from ..runs.rundiff import Usage, diff_runs
+from ..runs.rundiff import diff_runs
+from ..runs.usage import Usage
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
