@@ -55,6 +55,7 @@ _EXPORTS = {
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange"),
     "runs.usage": ("Usage", "run_usage"),
+    "runs.retrospect": ("hindsight", "Hindsight"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("animate", "Animation"),

@@ -226,6 +226,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0 if diff.same and diff.same_usage else 1
 
 
+def cmd_hindsight(args: argparse.Namespace) -> int:
+    from ..runs.retrospect import hindsight
+    from ..runs.tracefile import load_trace
+
+    h = hindsight(load_trace(args.file, format=args.trace_format))
+    print(json.dumps(h.to_dict(), indent=2) if args.json else h.to_text())
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="planviz", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -283,6 +292,11 @@ def _parser() -> argparse.ArgumentParser:
              plan=False)
     sp.add_argument("a", help="first run trace (any trace format)")
     sp.add_argument("b", help="second run trace")
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
+    sp = add("hindsight", cmd_hindsight, "how long a run took against how long its data allowed: waits, steps that "
+             "share no data yet ran one after the other", plan=False)
+    sp.add_argument("file", help="run trace (any trace format)")
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
