@@ -22,6 +22,7 @@ from ..errors import StructureError
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run
+from .retrospect import recorded_makespan
 from .usage import run_usage
 
 __all__ = ["metrics", "attribute", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
@@ -38,7 +39,11 @@ METRIC_DOCS = {
     "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
-    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
+    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
+                           "one); for a recorded run, its makespan minus the critical path of the steps it ran "
+                           "with the times that happened (plus the model calls that led to each), over the "
+                           "dependencies it respected: the time no step accounts for (a model call after the "
+                           "last step, the agent's own overhead, a wait), never negative",
     "tool_calls": "step attempts started (planviz.run_usage)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
                    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
@@ -127,7 +132,10 @@ def metrics(run: Run) -> Metrics:
             replans += 1
     success = run.outcome == "plan_complete"
     delay = None
-    if success and run.plans:
+    if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
+        ideal = recorded_makespan(run)
+        delay = None if ideal is None else max(0.0, (run.time - run.events[0].time) - ideal)
+    elif success and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan

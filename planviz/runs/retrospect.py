@@ -53,7 +53,7 @@ from ..plan.placeholder import placeholders_in, split_reference
 from .events import Run
 from .usage import model_calls
 
-__all__ = ["hindsight", "Hindsight"]
+__all__ = ["hindsight", "Hindsight", "recorded_makespan"]
 
 
 @dataclass(frozen=True)
@@ -210,15 +210,7 @@ def hindsight(run: Run) -> Hindsight:
     ids = set(defs) | set(ran)
     preds = {v: (_data_preds(defs[v], times, producers, ids) if v in defs else set()) for v in ran}
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in ran}
-    spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for sid, call in model_calls(run):
-        at, took = call.get("time"), call.get("duration")
-        if sid in times and isinstance(at, (int, float)) and isinstance(took, (int, float)):
-            a, b = max(t0 + at, ready[sid]), min(t0 + at + took, times[sid][0])  # while its inputs were ready
-            if b > a:
-                spans[sid].append((a, b))
-    lead = {sid: _covered(parts) for sid, parts in spans.items()}
-    work = {v: max(0.0, times[v][1] - times[v][0]) + lead.get(v, 0.0) for v in ran}
+    work, lead = _work(run, t0, times, ready)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
     edges = tuple(sorted((u, v) for v in ran for u in preds[v]))
     if ran:
@@ -231,6 +223,41 @@ def hindsight(run: Run) -> Hindsight:
     return Hindsight(actual, min(ideal, actual) if ideal - actual <= 1e-9 * max(1.0, actual) else ideal,
                      dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
                      dict(sorted(work.items())), tuple(path), run.plan.time_unit if run.plan is not None else "")
+
+
+def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]],
+          ready: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """Each step's time (first start to last end) plus its model time after ``ready``; and that model time."""
+    spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for sid, call in model_calls(run):
+        at, took = call.get("time"), call.get("duration")
+        if sid in times and isinstance(at, (int, float)) and isinstance(took, (int, float)):
+            a, b = max(t0 + at, ready[sid]), min(t0 + at + took, times[sid][0])  # while its inputs were ready
+            if b > a:
+                spans[sid].append((a, b))
+    lead = {sid: _covered(parts) for sid, parts in spans.items()}
+    return {v: max(0.0, e - s) + lead.get(v, 0.0) for v, (s, e) in times.items()}, lead
+
+
+def recorded_makespan(run: Run) -> float | None:
+    """The critical path of the steps a run ran, with the times that happened (plus the model calls that led to
+    each, after its dependencies ended), over the dependencies the run respected; None when no step ran.
+
+    What a recorded run's own dependencies required: its makespan minus this is the time no step accounts for
+    (a model call after the last step, the agent's own overhead, a step that waited). Never more than the
+    run's makespan.
+    """
+    times = _intervals(run)
+    if not times:
+        return None
+    t0 = run.events[0].time
+    defs = _steps(run)
+    preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and times[u][1] <= times[v][0]]
+             for v in times}
+    ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
+    work, _ = _work(run, t0, times, ready)
+    plan = Plan("recorded", [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times])
+    return critical_path(plan).makespan
 
 
 def _covered(parts: list[tuple[float, float]]) -> float:
