@@ -362,7 +362,6 @@ def _refuse_wrong_suffix(args: argparse.Namespace) -> None:
 
 def _refuse_overwriting(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output path that names an input file or another output."""
-    _refuse_wrong_suffix(args)
     inputs, outputs = _FILES.get(args.command, ((), ()))
     seen: list[tuple[str, str]] = [(name, getattr(args, name)) for name in inputs
                                    if getattr(args, name, None) not in (None, "-")]
@@ -378,6 +377,7 @@ def _refuse_overwriting(args: argparse.Namespace) -> None:
                 raise PlanvizError(f"{_FLAGS[name]} {path} is also the output {_FLAGS[other]} {other_path}: "
                                    "give each output its own file")
         seen.append((name, path))
+    _refuse_wrong_suffix(args)
 
 
 def _same_file(a: str, b: str) -> bool:

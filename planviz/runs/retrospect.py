@@ -35,7 +35,7 @@ inputs were ready before ``u`` ended: ``v`` could have run beside ``u``.
 >>> h.actual_makespan, h.ideal_makespan, h.serialized, h.waits["b"]
 (4.0, 2.0, (('a', 'b'),), 2.0)
 >>> print(h.summary())
-4 ran, 2 possible: a and b share no data
+4 s ran, 2 s possible: a and b share no data
 """
 
 from __future__ import annotations
