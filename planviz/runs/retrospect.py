@@ -47,10 +47,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..analysis.schedule import critical_path
-from ..errors import PlanvizTypeError
 from ..plan.model import Plan, Step
 from ..plan.placeholder import placeholders_in, split_reference
-from .events import Run
+from .events import Run, expect_run
 from .usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -195,9 +194,7 @@ def hindsight(run: Run) -> Hindsight:
     >>> h.path
     ('S0', 'S1', 'S3', 'S4')
     """
-    if not isinstance(run, Run):
-        raise PlanvizTypeError(f"hindsight(run=...) expects a planviz Run, got {type(run).__name__}; load a trace "
-                               "with planviz.load_trace(path) or make one with planviz.simulate(plan)")
+    run = expect_run(run, "hindsight")
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
     times = _intervals(run)

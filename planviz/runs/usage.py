@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .events import Run
+from .events import Run, expect_run
 
 __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
 
@@ -87,11 +87,7 @@ def run_usage(run: Run) -> Usage:
     >>> run_usage(simulate(examples.load("cache_isolation"), strategy="direct")).model_calls
     5
     """
-    if not isinstance(run, Run):
-        from ..errors import PlanvizTypeError
-
-        raise PlanvizTypeError(f"run_usage(run=...) expects a planviz Run, got {type(run).__name__}; load a trace "
-                               "with planviz.load_trace(path) or make one with planviz.simulate(plan)")
+    run = expect_run(run, "run_usage")
     starts = proposals = 0
     for e in run.events:
         if e.kind == "start":
