@@ -113,7 +113,7 @@ def _trace_instead(file: str, plan_error: Exception):
         return load_trace(file)
     except TraceFormatError as trace_error:
         raise PlanFormatError(f"{plan_error}; nor is it a run trace ({trace_error}); render draws a plan file "
-                              "or a run trace (planviz JSON Lines, OpenTelemetry spans, a LangGraph history)") from None
+                              "or a run trace in a format planviz.load_trace reads") from None
 
 
 def _runs_plan(run, plan) -> bool:

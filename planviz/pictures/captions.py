@@ -75,6 +75,8 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     tokens: dict[str, int] = {}
     count: dict[str, int] = {}
     for sid, c in model_calls(run):
+        if sid is None:  # led to no step (a final answer): the timeline shows it in its own row
+            continue
         count[sid] = count.get(sid, 0) + 1
         if isinstance(c.get("duration"), (int, float)):
             took[sid] = took.get(sid, 0.0) + c["duration"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Sequence
 
 from ..plan.model import natural_key
 from ..runs.usage import model_calls
@@ -71,10 +71,14 @@ def bars(run: Any) -> tuple[Bar, ...]:
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
-def _rows(schedule: Any, attempts: tuple[Bar, ...]) -> list[str]:
+#: The row of the model calls that led to no step (a final answer).
+MODEL_ROW = "(model)"
+
+
+def _rows(schedule: Any, attempts: tuple[Bar, ...], models: Sequence[Bar] = ()) -> list[str]:
     planned = sorted(schedule.steps, key=lambda s: (schedule.steps[s].es, natural_key(s)))
     rows, seen = list(planned), set(planned)
-    for b in attempts:
+    for b in list(attempts) + list(models):
         if b.step not in seen:
             seen.add(b.step)
             rows.append(b.step)
@@ -87,8 +91,8 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     ``now`` places the cursor (hidden when None); ``unit`` labels the time axis.
     """
     attempts = bars(run)
-    rows = _rows(schedule, attempts)
     models = _model_bars(run)
+    rows = _rows(schedule, attempts, models)
     last = float(run.events[-1].time) if run.events else 0.0
     planned_end = max((t.ef for t in schedule.steps.values()), default=0.0)  # a dead end may outlast the makespan
     span = max([float(schedule.makespan), planned_end, last] + [b.end for b in attempts] + [b.end for b in models]
@@ -146,6 +150,7 @@ def _model_bars(run: Any) -> list[Bar]:
     """The model calls of a recorded run as bars in the row of the step each led to (``result``: its tooltip)."""
     out = []
     for step, c in model_calls(run):
+        step = step if step is not None else MODEL_ROW
         at, took = c.get("time"), c.get("duration")
         if not isinstance(at, (int, float)) or not isinstance(took, (int, float)):
             continue

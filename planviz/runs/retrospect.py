@@ -132,7 +132,11 @@ def _intervals(run: Run) -> dict[str, tuple[float, float]]:
             end[e.step] = None  # running (again) until a complete or a fail says otherwise
         elif e.kind in ("complete", "fail") and e.step in start:
             end[e.step] = e.time
-    return {s: (t, run.time if end[s] is None else max(t, end[s])) for s, t in start.items()}  # type: ignore[type-var]
+    out: dict[str, tuple[float, float]] = {}
+    for sid, t in start.items():
+        ended = end[sid]
+        out[sid] = (t, run.time if ended is None else max(t, ended))
+    return out
 
 
 def _steps(run: Run) -> dict[str, Step]:
@@ -228,7 +232,7 @@ def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]],
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for sid, call in model_calls(run):
         at, took = call.get("time"), call.get("duration")
-        if sid in times and isinstance(at, (int, float)) and isinstance(took, (int, float)):
+        if sid is not None and sid in times and isinstance(at, (int, float)) and isinstance(took, (int, float)):
             a, b = max(t0 + at, ready[sid]), min(t0 + at + took, times[sid][0])  # while its inputs were ready
             if b > a:
                 spans[sid].append((a, b))
