@@ -48,11 +48,7 @@ def plan_of(run: Any, index: int) -> Any:
     if not run.plans:
         raise PlanvizError("this run carries no plan, so its frames cannot be drawn; "
                            "record the plan with the run (Recorder.propose) and load the trace again")
-    version = run.events[index].plan_version if run.events else run.plans[-1].version
-    for plan in run.plans:
-        if plan.version == version:
-            return plan
-    return run.plans[-1]
+    return run.plan_at(index) if run.events else run.plans[-1]
 
 
 def frame_diagram(run: Any, index: int, **options: Any) -> Diagram:

@@ -242,9 +242,22 @@ class Run:
         return self.plans[-1] if self.plans else None
 
     def plan_at(self, index: int) -> Plan | None:
-        """The plan version shown by event ``index``."""
-        version = self.events[index].plan_version
-        return next((p for p in self.plans if p.version == version), None)
+        """The plan version event ``index`` belongs to: the one home of "the plan at an event".
+
+        A version the run does not carry falls back to the last plan; None only for a run without plans.
+
+        >>> from planviz import Fault, examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+        >>> run.plan_at(0).version, run.plan_at(-1).version
+        (1, 2)
+        """
+        if not self.plans:
+            return None
+        return self._versions.get(self.events[index].plan_version, self.plans[-1]) if self.events else self.plans[-1]
+
+    @functools.cached_property
+    def _versions(self) -> dict[int, Plan]:
+        return {p.version: p for p in self.plans}
 
     @property
     def time(self) -> float:

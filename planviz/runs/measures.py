@@ -108,23 +108,24 @@ def metrics(run: Run) -> Metrics:
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
-    for e in reversed(run.events):  # a far step is done when all its concrete steps are (nested ones first)
+    for i in reversed(range(len(run.events))):  # a far step is done when all its concrete steps are (nested first)
+        e = run.events[i]
         if e.kind == "expand" and e.step is not None:
-            new = next((p for p in run.plans if p.version == e.plan_version), None)
+            new = run.plan_at(i)
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
     precondition_errors = starts = recovery = replans = 0
     started_roots: set[str] = set()
-    versions = {p.version: p for p in run.plans}
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             starts += 1
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 continue
             started_roots.add(roots.get(e.step, e.step))
-            if i > 0 and e.plan_version in versions:
-                before, step = run.frame(i - 1), versions[e.plan_version].step(e.step)
+            at = run.plan_at(i)
+            if i > 0 and at is not None and e.step in at.by_id:
+                before, step = run.frame(i - 1), at.step(e.step)
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1

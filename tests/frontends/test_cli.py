@@ -309,3 +309,12 @@ def test_render_plan_with_its_own_run_draws_the_frame(cli, tmp_path):
     result = cli("render", plan, "--run", str(trace), "--at", "2", "-o", str(tmp_path / "f.svg"))
     assert result.returncode == 0 and "aligned" not in result.stderr
     assert "status-ready" in (tmp_path / "f.svg").read_text()
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["render"], ["simulate"], ["report"], ["diff"]])
+def test_help_is_plain_text(command, capsys):
+    from planviz.frontends.cli import main
+
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: planviz") and "``" not in text and ":func:" not in text
