@@ -106,8 +106,9 @@ def outcome_label(run: Any) -> str:
 
 
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
-    """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order, then the tokens and
-    cost the run records (:func:`planviz.run_usage`, the one count of usage) and its :func:`planviz.hindsight`.
+    """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order (``Metrics.cells``,
+    times with their unit), then the tokens and cost the run records (:func:`planviz.run_usage`, the one count of
+    usage) and its :func:`planviz.hindsight`.
 
     >>> from planviz import examples, simulate
     >>> rows = dict(metrics_rows(simulate(examples.load("cache_isolation"))))
@@ -115,13 +116,8 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
     ('1', '29 min', '29 min ran, 29 min possible: nothing waited that did not need to')
     """
     unit = time_unit(run)
-    out = []
-    for name, value in metrics(run).to_dict().items():
-        if isinstance(value, float):
-            value = f"{value:.3g}"
-        if name in ("time", "critical_path_delay") and value is not None:
-            value = f"{value} {unit}"
-        out.append((name.replace("_", " "), "-" if value is None else str(value)))
+    out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay") and shown != "-"
+            else shown) for name, shown in metrics(run).cells()]
     usage = run_usage(run)
     for name in ("input_tokens", "output_tokens", "cost"):
         value = getattr(usage, name)

@@ -13,17 +13,17 @@ simulated run and for one recorded from a real agent.
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..plan.arguments import expect_contract
-from .events import expect_run
 from ..analysis.schedule import critical_path
 from ..checks.validation import refusal
 from ..errors import StructureError
+from ..plan.arguments import expect_contract
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
-from .events import Run
+from .events import Run, expect_run
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
@@ -77,28 +77,30 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    def _cells(self) -> list[tuple[str, str]]:
+    def cells(self) -> list[tuple[str, str]]:
+        """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
         return [(name, f"{value:.2f}" if name == "executability" else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:
-        cells = self._cells()
+        cells = self.cells()
         width = max(len(n) for n, _ in cells)
         return "\n".join(f"{n:<{width}}  {v}" for n, v in cells)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><th title='{html.escape(METRIC_DOCS[n], quote=True)}'>{html.escape(n)}</th>"
-                       f"<td>{html.escape(v)}</td></tr>" for n, v in self._cells())
+                       f"<td>{html.escape(v)}</td></tr>" for n, v in self.cells())
         return f"<table class='planviz-metrics'>{rows}</table>"
 
 
 def format_value(value: Any) -> str:
+    """A metric as people read it: yes/no, a whole number plainly, others to two decimals, '-' for none."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}" if value != int(value) else f"{value:g}"
+        return f"{value:.2f}" if math.isfinite(value) and value != int(value) else f"{value:g}"
     return str(value)
 
 
