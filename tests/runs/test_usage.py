@@ -21,8 +21,6 @@ def _raw_usage(path) -> dict | None:
     spans = list({s["context"]["span_id"]: s for s in reversed(raw["spans"] if isinstance(raw, dict) else raw)
                   }.values())  # a span id written twice is one span (the first kept)
     ops = [(s.get("attributes") or {}).get("gen_ai.operation.name") for s in spans]
-    if "execute_tool" not in ops or any(s.get("end_time") is None for s in spans):
-        return None  # model calls shown as the steps, or calls that never ended: not attached to a tool call
     models = [s["attributes"] for s, op in zip(spans, ops) if op in MODEL_OPERATIONS]
 
     def total(*names):
@@ -33,9 +31,12 @@ def _raw_usage(path) -> dict | None:
     if cost is None and total("gen_ai.usage.input_cost") is not None:
         cost = total("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
     t0 = min(s["start_time"] for s in spans)
+    ended = all(s.get("end_time") is not None for s in spans)
     return {"model_calls": len(models), "input_tokens": total("gen_ai.usage.input_tokens"),
             "output_tokens": total("gen_ai.usage.output_tokens"), "cost": cost,
-            "tool_calls": ops.count("execute_tool"), "time": (max(s["end_time"] for s in spans) - t0) / 1e9}
+            # with no tool call at all, the model calls are the steps (each one a step attempt)
+            "tool_calls": ops.count("execute_tool") or len(models),
+            "time": (max(s["end_time"] for s in spans) - t0) / 1e9 if ended else None}
 
 
 @pytest.mark.corpus
@@ -44,8 +45,6 @@ def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus)
     checked = 0
     for path in files:
         truth = _raw_usage(path)
-        if truth is None:
-            continue
         run = load_trace(path)
         u, m = run_usage(run), metrics(run)
         d = diff_runs(run, run)
@@ -53,12 +52,13 @@ def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus)
         assert (u.tool_calls, m.tool_calls) == (truth["tool_calls"],) * 2, path.name
         assert (u.input_tokens, u.output_tokens) == (truth["input_tokens"], truth["output_tokens"]), path.name
         assert u.cost == pytest.approx(truth["cost"]) if truth["cost"] is not None else u.cost is None
-        assert u.time == m.time == pytest.approx(truth["time"]), path.name
+        if truth["time"] is not None:  # a trace whose calls never all ended ends at its last recorded moment
+            assert u.time == m.time == pytest.approx(truth["time"]), path.name
         rows = dict(metrics_rows(run))  # what the report and the explorer show
         assert rows["model calls"] == str(truth["model_calls"]), path.name
         assert rows["input tokens"] == f"{truth['input_tokens']} tokens", path.name
         checked += 1
-    assert checked >= 6
+    assert checked == len(files) >= 9
 
 
 @pytest.mark.parametrize("strategy, calls", [("planner", 1), ("direct", 5), ("workflow", 0)])
