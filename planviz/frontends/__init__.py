@@ -13,6 +13,7 @@ module            owns
 ``sidebyside``    ``compare_runs``: two runs in one ipywidgets stepper
 ``terminal``      progress of long commands on a terminal, clean Ctrl-C
 ``cli``           the ``planviz`` command (also ``python -m planviz``)
+``evaluationcli`` ``planviz campaign`` and ``planviz ablation`` (local processes or a Dask scheduler)
 ``demo``          the headless walkthrough behind ``make demo``
 ================  ===============================================================================
 

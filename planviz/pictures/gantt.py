@@ -30,7 +30,8 @@ from ..runs.usage import model_calls
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
 #: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2", "model": "#009E73"}
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2", "waiting": "#56B4E9",
+           "model": "#009E73"}
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -55,6 +56,7 @@ def bars(run: Any) -> tuple[Bar, ...]:
         return ()
     end = float(events[-1].time)
     open_: dict[str, float] = {}
+    waits: dict[str, float] = {}  # steps waiting for input, since when
     out: list[Bar] = []
     for e in events:
         voided = getattr(e, "voided", None)
@@ -64,10 +66,17 @@ def bars(run: Any) -> tuple[Bar, ...]:
         if not e.step:
             continue
         if e.kind == "start":
+            if e.step in waits:
+                out.append(Bar(e.step, waits.pop(e.step), float(e.time), "waiting"))
             open_[e.step] = float(e.time)
         elif e.kind in ("complete", "fail") and e.step in open_:
             out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
+        elif e.kind == "wait":  # the attempt pauses for input: the wait is a bar of its own, to the resume
+            if e.step in open_:
+                out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
+            waits[e.step] = float(e.time)
     out.extend(Bar(s, t, end, "running") for s, t in open_.items())
+    out.extend(Bar(s, t, end, "waiting") for s, t in waits.items())
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
@@ -105,7 +114,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
-    out.append(_legend(bool(models)))
+    out.append(_legend(any(b.result == "waiting" for b in attempts), bool(models)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
@@ -161,10 +170,11 @@ def _model_bars(run: Any) -> list[Bar]:
     return out
 
 
-def _legend(models: bool = False) -> str:
+def _legend(waiting: bool = False, models: bool = False) -> str:
     items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
              (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["model"], "model call", 6)] if models else [])
+             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else []) + (
+        [(PALETTE["model"], "model call", 6)] if models else [])
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
         stroke = ' stroke="#555555" stroke-dasharray="3 2"' if text == "voided" else ""

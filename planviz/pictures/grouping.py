@@ -33,8 +33,8 @@ __all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", 
            "COUNT_ORDER"]
 
 #: The order in which a group's status counts are listed (the first two non-zero ones are shown).
-COUNT_ORDER = ("failed", "voided", "conflict", "running", "ready", "blocked", "done", "kept", "pending")
-_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "running": "running",
+COUNT_ORDER = ("failed", "voided", "conflict", "waiting", "running", "ready", "blocked", "done", "kept", "pending")
+_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "waiting": "waiting", "running": "running",
             "ready": "ready", "blocked": "blocked", "done": "done", "kept": "kept", "pending": "pending"}
 
 
