@@ -85,7 +85,7 @@ def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
             from distributed import Client
         except ImportError:
             raise PlanvizError("--scheduler needs Dask: pip install 'planviz-agents[dask]'") from None
-        client = Client(args.scheduler, timeout=args.connect_timeout)  # type: ignore[no-untyped-call]
+        client = Client(args.scheduler, timeout=args.connect_timeout)
         return client, client.close
     if args.workers is not None:
         if args.workers < 1:
@@ -103,9 +103,9 @@ def add_commands(sub: Any) -> None:
     """Add ``campaign`` and ``ablation`` to the ``planviz`` command's subparsers (importing nothing of runs/:
     ``planviz validate`` stays small)."""
     for name, help in (("campaign", "run strategies over plan files on sampled faults: success rates and costs "
-                                    "with 95%% intervals"),
+                                    "with 95% intervals"),
                        ("ablation", "add the planner's mechanisms one at a time over plan files on sampled faults")):
-        sp = sub.add_parser(name, help=help, description=help)
+        sp = sub.add_parser(name, help=help.replace("%", "%%"), description=help)
         sp.set_defaults(func=_run)
         sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans)")
         sp.add_argument("--samples", type=int, default=100, metavar="N", help="fault lists per plan (default 100)")

@@ -41,3 +41,28 @@ def test_an_executor_with_only_map_is_used_too(plans):
     mapper = Mapper()
     assert campaign(plans, MODEL, samples=10, executor=mapper) == campaign(plans, MODEL, samples=10)
     assert mapper.calls == 1
+
+
+def test_a_campaign_in_this_process_never_imports_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys, planviz\n"
+            "planviz.campaign([planviz.examples.load('cache_isolation')], planviz.FaultModel({'transient': 0.2}), "
+            "samples=3)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pandas')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_command_line_sends_the_work_to_a_scheduler_address(client, plans, cli):
+    import json
+
+    from planviz import Campaign
+
+    files = ["planviz/examples/cache_isolation.yaml", "planviz/examples/parser_fix.yaml"]
+    args = ["campaign", *files, "--samples", "20", "--rates", "transient=0.1,side_effect=0.1", "--seed", "3", "--json"]
+    there = cli(*args, "--scheduler", client.scheduler.address)
+    assert there.returncode == 0, there.stderr
+    assert Campaign.from_dict(json.loads(there.stdout)) == Campaign.from_dict(json.loads(cli(*args).stdout))
