@@ -161,9 +161,7 @@ def _choose(doc: Document, sample: Sample) -> str:
     if sample.is_sqlite:
         fmt = detect(sample)
         if fmt is None:
-            from .nottraces import refuse
-
-            raise refuse(sample, doc.name)
+            raise _refusal(sample, doc.name)
         return fmt
     best = detect(sample)
     if best == "planviz" or best is not None and _confidence(best, sample) >= SURE:
@@ -180,6 +178,14 @@ def _choose(doc: Document, sample: Sample) -> str:
     if error is not None:
         raise error
     return "planviz"  # planviz's own reader says what is wrong with the text
+
+
+def _refusal(sample: Sample, source: str) -> TraceFormatError:
+    """The error for an input no trace format claims (strict: nottraces always names one)."""
+    from .nottraces import refuse
+
+    error = refuse(sample, source)
+    return error if error is not None else TraceFormatError("not a trace planviz reads", source=source)
 
 
 def _confidence(fmt: str, sample: Sample) -> float:
@@ -217,9 +223,7 @@ def load_runs(source: Any, format: str | None = None, *, thread: str | None = No
         doc = Document("<data>", thread=thread, max_bytes=max_bytes, _data=source)
         fmt = format or detect(Sample(data=source, parsed=True))
         if fmt is None:
-            from .nottraces import refuse
-
-            raise refuse(Sample(data=source, parsed=True), "<data>")
+            raise _refusal(Sample(data=source, parsed=True), "<data>")
         return _read(doc, fmt, thread)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)

@@ -178,6 +178,8 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
     if "checkpoint" in raw:
         return _tuple(raw, where, index, source, step, str(src), parent, node_writes)
     cid, thread, ns = _config_id(raw.get("config"), where, source, required=True)
+    if cid is None:  # required: _config_id has already refused a missing id
+        raise TraceFormatError("expected a checkpoint_id", source=source, path=f"{where}.config.configurable")
     values = raw.get("values")
     values = values if isinstance(values, dict) else ({} if values is None else {"__root__": values})
     nxt = raw.get("next")
@@ -232,11 +234,13 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
         elif channel == "__resume__":
             task.resumed = True
         else:
+            if task.writes is None:  # made with writes=[] above; restated for the type checker
+                task.writes = []
             task.writes.append((channel, value))
     if not isinstance(values, dict):
         raise TraceFormatError(f"expected an object of channel -> value, got {show_value(values)}", source=source,
                                path=f"{where}.checkpoint.channel_values")
-    scheduled = tuple(sorted({_trigger_target(k) for k in values} - {None}))
+    scheduled = tuple(sorted({node for k in values if (node := _trigger_target(k)) is not None}))
     old_layout = isinstance(cp.get("v"), int) and cp["v"] < 3 and seen  # channels named after nodes were triggers
     return Checkpoint(cid, parent, thread, ns, step, _time(cp.get("ts"), f"{where}.checkpoint.ts", source), src,
                       {k: v for k, v in values.items() if not is_internal(k) and not (old_layout and k in seen)},

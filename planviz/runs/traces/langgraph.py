@@ -47,6 +47,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import TraceFormatError
 from ...plan.bulk import paused_gc
 from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
@@ -117,7 +118,8 @@ class _Builder(Versions):
         if not self.timed:
             self.findings.append(import_finding("no_timestamps", "some checkpoints carry no time: the run's clock counts "
                                           "checkpoints instead of seconds"))
-        self.t0 = self.order[0].time if self.timed else 0.0
+        first = self.order[0].time
+        self.t0: float = first if self.timed and first is not None else 0.0
         self.steps: dict[str, _Step] = {}
         self.names: Counter[str] = Counter()
         self.at: dict[str, list[str]] = defaultdict(list)  # checkpoint -> steps of the superstep ending there
@@ -140,7 +142,9 @@ class _Builder(Versions):
         return self.branches
 
     def _time(self, c: Checkpoint) -> float:
-        return (c.time - self.t0) if self.timed else float(self.position[c.id])
+        if self.timed and c.time is not None:  # timed: every checkpoint has a time
+            return c.time - self.t0
+        return float(self.position[c.id])
 
     # -- steps -----------------------------------------------------------------------------------------
 
@@ -154,6 +158,12 @@ class _Builder(Versions):
             sid = f"{node}#{self.names[node]}"
         self.steps[sid] = _Step(sid, node, action, branch=self.branch[c.id])
         return sid
+
+    def _node(self, task: Task, c: Checkpoint) -> str:
+        """The node a task ran (every task of a superstep is named by :meth:`_names_ran`)."""
+        if task.name is None:
+            raise TraceFormatError(f"task {task.id!r} names no node", source=self.source, path=c.where)
+        return task.name
 
     def _names_ran(self, p: Checkpoint, c: Checkpoint) -> list[Task]:
         """The tasks of the superstep from ``p`` to ``c``, named where the record allows."""
@@ -191,13 +201,14 @@ class _Builder(Versions):
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
             self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
-                                          f"{', '.join(t.name for t in tasks)} and the record does not say which "
+                                          f"{', '.join(self._node(t, c) for t in tasks)} and the record does not say which "
                                           f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
                                           "credited with all of it", where=c.where))
         for i, task in enumerate(tasks):
-            sid = self._new_step(task.name, f"run node {task.name}", c, unresolved)
-            self._depend(sid, p, c, task.name)
-            mine = facts if writers is None else {f for f in facts if f.split(" = ")[0] in writers.get(task.name, ())}
+            node = self._node(task, c)
+            sid = self._new_step(node, f"run node {node}", c, unresolved)
+            self._depend(sid, p, c, node)
+            mine = facts if writers is None else {f for f in facts if f.split(" = ")[0] in writers.get(node, ())}
             if task.error or task.interrupts:
                 self._wait_or_error(sid, task, self._time(p), resumed=True)
             self._run_step(sid, start, end, mine, withdrawn if i == 0 else set(),
@@ -273,7 +284,7 @@ class _Builder(Versions):
             if end <= start:  # no time passed: the ending follows the beginning, never the other way round
                 rank = 4.2
         step.duration = max(end - start, 0.0)
-        obs = Observation(True, facts, withdrawn - facts, data={k: v for k, v in (data or {}).items() if v})
+        obs = Observation(True, frozenset(facts), frozenset(withdrawn - facts), data={k: v for k, v in (data or {}).items() if v})
         self.actions.append(Action(end, "finish", sid, obs, rank=rank))
 
     # -- dependencies and facts ----------------------------------------------------------------------------
@@ -300,8 +311,8 @@ class _Builder(Versions):
         if c.node_writes is not None and all(t.name in c.node_writes for t in tasks):
             return {n: set(w) if isinstance(w, dict) else set() for n, w in c.node_writes.items()}
         if tasks and all(t.writes is not None and t.name for t in tasks) and len({t.name for t in tasks}) == len(tasks):
-            return {t.name: {ch for ch, _ in t.writes} for t in tasks}
-        return None if len(tasks) > 1 else {t.name: set(c.values) | set(p.values) for t in tasks}
+            return {self._node(t, c): {ch for ch, _ in t.writes or ()} for t in tasks}
+        return None if len(tasks) > 1 else {self._node(t, c): set(c.values) | set(p.values) for t in tasks}
 
     def _facts(self, p: Checkpoint, c: Checkpoint) -> set[str]:
         return {fact_of(ch, v) for ch, v in c.values.items() if ch not in p.values or p.values[ch] != v}
@@ -338,4 +349,6 @@ class _Builder(Versions):
         for c in self.order:  # failures and waits where a branch ended
             if c.id not in self.first_child:
                 self._fail_rest(c, [], self.unresolved.setdefault(c.id, {}))
+        if head is None:  # __init__ has read order[0]: never reached
+            raise TraceFormatError("no checkpoints", source=self.source)
         return self._play(head)
