@@ -157,10 +157,10 @@ class Ledger:
         else:
             changes = {}
             for sid in steps if self._everything else touched:
-                step = steps.get(sid)
-                if step is None:
+                in_version = steps.get(sid)
+                if in_version is None:
                     continue  # not a step of this version (an off-plan start)
-                new = status_of(m, sid, step)
+                new = status_of(m, sid, in_version)
                 old = status[sid]
                 if old != new:
                     if new == "ready":

@@ -120,6 +120,12 @@ class Machine:
         if verb is not None and self.plan is None:
             raise SimulationError(f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first")
 
+    def _current(self) -> tuple[Plan, Shape]:
+        """The current plan version and its shape; callers have checked a plan was proposed."""
+        if self.plan is None or self._shape_of is None:
+            raise SimulationError("no plan was proposed yet; record one with propose() first")
+        return self.plan, self._shape_of
+
     def _new_version(self, plan: Plan, feasible: bool = False) -> None:
         self.plan = plan
         self.plans.append(plan)
@@ -152,7 +158,8 @@ class Machine:
         self.waiting.discard(sid)
         self.voided.discard(sid)
         self._ledger.touch(sid)
-        what = "" if sid in self._shape_of.steps else f" (not a step of plan v{self.plan.version})"
+        plan, shape = self._current()
+        what = "" if sid in shape.steps else f" (not a step of plan v{plan.version})"
         return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
@@ -162,7 +169,7 @@ class Machine:
         attempt = self.running.pop(sid, None) or self.attempts[sid]
         self._ledger.touch(sid)
         self.observations.append((sid, obs))
-        step = self._shape_of.steps.get(sid)
+        step = self._current()[1].steps.get(sid)
         new_conflicts, accepted = [], []
         sources = self.sources
         for f in sorted(obs.facts):
@@ -252,8 +259,8 @@ class Machine:
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
-        plan = self.plan
-        lost = invalidated(self._shape_of.runnable, self.state()) - self.failed - set(self.running) - self.voided
+        plan, shape = self._current()
+        lost = invalidated(shape.runnable, self.state()) - self.failed - set(self.running) - self.voided
         if not lost:
             return None
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
@@ -313,7 +320,7 @@ class Machine:
         for stopped in interrupted:
             self._ledger.touch(stopped)
         if self.plan is not None:
-            self._ledger.doom(self, self._shape_of)  # and what follows the failed steps can never run
+            self._ledger.doom(self, self._current()[1])  # and what follows the failed steps can never run
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)

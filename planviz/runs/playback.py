@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 
+from ..errors import SimulationError
 from ..plan.model import Plan
 from .events import Run
 from .machine import Machine
@@ -66,20 +67,31 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
             break
         m.time = a.time
         if a.kind == "start":
-            m.start(a.step)
+            m.start(_sid(a))
         elif a.kind == "finish":
-            m.finish(a.step, a.payload)
+            m.finish(_sid(a), a.payload)
         elif a.kind == "fail":
-            m.fail(a.step, *a.payload)
+            m.fail(_sid(a), *a.payload)
         elif a.kind == "wait":
-            m.wait(a.step, a.payload)
+            m.wait(_sid(a), a.payload)
         elif a.kind == "retry":
-            m.retry(a.step, a.payload)
+            m.retry(_sid(a), a.payload)
         elif a.kind == "invalidate":
             voided, message = a.payload
-            m.invalidate(a.step, voided, m.completed.intersection(m.plan.ids) - set(voided), message)
+            current = m.plan
+            if current is None:  # proposed above
+                raise SimulationError("no plan was proposed")
+            m.invalidate(a.step, voided, m.completed.intersection(current.ids) - set(voided), message)
         elif a.kind == "replan":
             m.replan(*a.payload)
         else:
-            m.stop(*a.payload, sid=a.step)
+            outcome, message = a.payload
+            m.stop(outcome, message, sid=a.step)
     return m.run("recorded", ())
+
+
+def _sid(a: Action) -> str:
+    """The step an action of a step's kind concerns."""
+    if a.step is None:
+        raise SimulationError(f"a {a.kind!r} action at t={a.time} names no step")
+    return a.step
