@@ -21,6 +21,7 @@ False
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
@@ -44,6 +45,7 @@ ALLOWED_ATTRIBUTES = frozenset({
     "dir", "weight", "constraint", "minlen", "dpi",
 })
 
+_MAX_DOM_ID = 1000  # characters of an encoded step id (Graphviz refuses names of 16,384 or more)
 _WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
 # Bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"); they are shown as codes.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -113,9 +115,19 @@ def dom_id(step_id: str) -> str:
 
     Letters, digits, ``_``, ``.`` and ``-`` stay; every other character is
     written ``~<hex code point>~``. Two different ids never share an encoding.
+    An encoding longer than 1,000 characters keeps its first 960 and ends with
+    ``~h<SHA-256 of the id>~`` (no short encoding holds ``~h``): Graphviz
+    cannot read back a name of 16,384 characters or more.
+
+    >>> len(dom_id("L" * 20_000)), dom_id("L" * 20_000)[958:962], dom_id("L" * 20_000) == dom_id("L" * 20_001)
+    (1000, 'LL~h', False)
     """
-    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
-                   for ch in str(step_id))
+    out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
+                  for ch in str(step_id))
+    if len(out) <= _MAX_DOM_ID:
+        return out
+    digest = hashlib.sha256(str(step_id).encode("utf-8", "surrogatepass")).hexdigest()[:_MAX_DOM_ID - 963]
+    return f"{out[:960]}~h{digest}~"
 
 
 def checked_attrs(attrs: Mapping[str, object]) -> dict[str, str]:

@@ -32,6 +32,7 @@ import ast
 import json
 from typing import Any
 
+from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
 from ._build import Draft, build, call_text, finding, short
 
@@ -113,6 +114,7 @@ def _scan(text: str) -> tuple[list[Any], str]:
     """The first JSON list of actions inside text that is not JSON as a whole (a reply in a code fence)."""
     if not isinstance(text, str):
         return [], ""
+    check_inner_depth(text)  # no decode below recurses past the nesting limit
     decoder = json.JSONDecoder()
     pos = attempts = 0
     while attempts < _MAX_ATTEMPTS:
@@ -126,6 +128,7 @@ def _scan(text: str) -> tuple[list[Any], str]:
             pos = start + 1
             continue
         if isinstance(value, list) and value and all(_is_step(x) for x in value):
+            check_inner_plain(value)  # no lone surrogate (or integer too long to write) enters the plan
             return value, f"line {text.count(chr(10), 0, start) + 1}"
         pos = start + 1
     return [], ""
@@ -206,8 +209,8 @@ def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> dict[
 
 def _literal(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads_within_limits(text)
+    except json.JSONDecodeError:
         pass
     if len(text) > _MAX_LITERAL:
         return None
@@ -215,7 +218,10 @@ def _literal(text: str) -> Any:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
         return None
-    return value if _plain(value, 0) else None
+    if not _plain(value, 0):
+        return None
+    check_inner_plain(value)  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
+    return value
 
 
 def _plain(value: Any, depth: int) -> bool:
