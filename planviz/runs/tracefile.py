@@ -225,6 +225,8 @@ class _Reader:
         self.events: list[Event] = []
         self.store = FrameStore()
         self.v1: V1Events | None = None
+        self.steps_of: dict[int, frozenset[str]] = {}  # plan version -> its step ids (the latest record's)
+        self.parent_steps: dict[int, frozenset[str]] = {}  # plan version -> its parent's (an expanded step)
 
     def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
         n = 0
@@ -257,22 +259,41 @@ class _Reader:
             return
         if kind == "plan":
             _only(record, "plan")
-            self.plans.append(self._plan(obj(record.get("plan"), "plan"), "plan"))
+            plan = self._plan(obj(record.get("plan"), "plan"), "plan")
+            self.plans.append(plan)
+            self.steps_of[plan.version] = frozenset(plan.ids)
+            self.parent_steps[plan.version] = frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
         elif kind == "event":
             _only(record, "event")
             event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
             if event.index != len(self.events):
                 raise BadField("event.index", f"events out of order: expected {len(self.events)}, got {event.index}")
-            if event.plan_version and not any(p.version == event.plan_version for p in self.plans):
+            if event.plan_version and event.plan_version not in self.steps_of:
                 raise BadField("event.plan_version", f"plan version {event.plan_version} is defined by no "
                                                      "earlier plan record")
             try:
                 self.store.append(event)
             except SimulationError as exc:
                 raise BadField("event", str(exc)) from None
+            self._check_steps(event)
             self.events.append(event)
         else:
             raise BadField("type", f"expected 'plan' or 'event', got {show_value(kind)}")
+
+    def _check_steps(self, event: Event) -> None:
+        """Every step an event names is a step of the plan version it belongs to (its ``step`` may also be
+        one of the parent version's: the far step an ``expand`` replaced): a plan record that renamed or
+        dropped one would break every reader later."""
+        if not event.plan_version:
+            return
+        ids = self.steps_of[event.plan_version]
+        if event.step is not None and event.step not in ids and event.step not in self.parent_steps[event.plan_version]:
+            raise BadField("event.step", f"step {show_value(event.step)} is not in plan version "
+                                         f"{event.plan_version} (its plan record has {_some(ids)})")
+        missing = sorted(set(event.changes) - ids)
+        if missing:
+            raise BadField("event.changes", f"step {show_value(missing[0])} is not in plan version "
+                                            f"{event.plan_version} (its plan record has {_some(ids)})")
 
     def _header(self, record: dict[str, Any]) -> dict[str, Any]:
         if record.get("type") != "header" or record.get("schema") != SCHEMA:
@@ -321,6 +342,11 @@ class _Reader:
         except PlanFormatError as exc:
             raise _within(path, exc) from None
         return plan.replace(parent=parent, import_findings=findings)
+
+
+def _some(ids: frozenset[str]) -> str:
+    shown = sorted(ids)[:6]
+    return ", ".join(map(repr, shown)) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "") if ids else "no step"
 
 
 def _only(record: dict[str, Any], key: str) -> None:

@@ -32,6 +32,7 @@ import ast
 import json
 from typing import Any
 
+from ...errors import PlanFormatError
 from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
 from ._build import Draft, build, call_text, finding, short
@@ -79,8 +80,10 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
                 for i, x in enumerate(data)]
     if isinstance(data, list):
         return [_actions(data, "", "", "")]
+    check_inner_depth(text)
     found, where = _scan(text)
     if found:
+        check_inner_plain(found)  # no lone surrogate (or integer too long to write) enters the plan
         return [_actions(found, "", where, "")]
     return [Plan("")]
 
@@ -114,7 +117,10 @@ def _scan(text: str) -> tuple[list[Any], str]:
     """The first JSON list of actions inside text that is not JSON as a whole (a reply in a code fence)."""
     if not isinstance(text, str):
         return [], ""
-    check_inner_depth(text)  # no decode below recurses past the nesting limit
+    try:
+        check_inner_depth(text)  # no decode below recurses past the nesting limit
+    except PlanFormatError:
+        return [], ""  # too deep to be T-Eval; import_plans says so
     decoder = json.JSONDecoder()
     pos = attempts = 0
     while attempts < _MAX_ATTEMPTS:
@@ -128,7 +134,6 @@ def _scan(text: str) -> tuple[list[Any], str]:
             pos = start + 1
             continue
         if isinstance(value, list) and value and all(_is_step(x) for x in value):
-            check_inner_plain(value)  # no lone surrogate (or integer too long to write) enters the plan
             return value, f"line {text.count(chr(10), 0, start) + 1}"
         pos = start + 1
     return [], ""

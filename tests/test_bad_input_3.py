@@ -1,0 +1,102 @@
+"""Bad input, third catalogue (../shared/repro/bad-input-3): the plan-side and file-system cases, each kept
+as a regression test. Inputs are built here (small copies of the reproductions); each case ends with exit
+2 and one line naming the place, or with the output it should give.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import planviz
+from planviz.errors import PlanFormatError, TraceFormatError
+from planviz.runs.tracefile import run_to_lines
+
+
+def _check(out, code: int, pattern: str) -> None:
+    output = out.stdout + out.stderr
+    assert "Traceback" not in output, output[-3000:]
+    assert out.returncode == code, output[-3000:]
+    if code == 2:
+        assert out.stderr.startswith("planviz: error: ") and len(out.stderr.splitlines()) == 1, out.stderr[:2000]
+    assert re.search(pattern, output, re.S), output[-3000:]
+
+
+PLAN_CASES = [
+    ("deep_taskbench", '{"task_nodes": [], "x": ' + "[" * 5000 + "]" * 5000 + "}",
+     r"deep_taskbench\.json:1:\d+: nesting deeper than 100 levels: .*MAX_DEPTH"),
+    ("taskbench_surrogate", '{"user_request": "r", "task_nodes": [{"task": "A", "arguments": ["x"]}], '
+                            '"task_links": {"bad": "\\udfff"}}',
+     r"taskbench_surrogate\.json:1:\d+: task_links\.bad: lone surrogate '\\udfff'"),
+    ("teval_surrogate", '[{"id": {"x": "\\udfff"}, "prev": [], "name": "A.b", "args": {}}, '
+                        '{"id": 1, "prev": [], "name": "FinishAction", "args": {}}]',
+     r"teval_surrogate\.json:1:\d+: \[0\]\.id\.x: lone surrogate"),
+    ("taskbench_chat_deep", json.dumps([{"role": "assistant",
+                                         "content": '[{"task": "A", "args": ' + "[" * 3000 + "]" * 3000 + "}]"}]),
+     r"taskbench_chat_deep\.json: JSON text inside the input: nesting deeper than 100 levels"),
+    ("taskbench_chat_surrogate", json.dumps([{"role": "assistant",
+                                              "content": '[{"task": "A", "args": {"x": "\\udfff"}}]'}]),
+     r"JSON text inside the input: .*lone surrogate"),
+]
+
+
+@pytest.mark.parametrize("name, text, pattern", PLAN_CASES, ids=[c[0] for c in PLAN_CASES])
+@pytest.mark.parametrize("command", [["validate"], ["simulate", "--trace", "{out}.jsonl"],
+                                     ["simulate", "--report", "{out}.html"]])
+def test_plan_input_the_importers_once_crashed_on_is_refused_in_one_line(cli, tmp_path, name, text, pattern, command):
+    path = tmp_path / f"{name}.json"
+    path.write_text(text, encoding="utf-8")
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in command]
+    _check(cli(argv[0], str(path), *argv[1:]), 2, pattern)
+    assert not list(tmp_path.glob("out*"))
+
+
+@pytest.mark.parametrize("suffix", ["png", "dot", "svg"])
+def test_a_step_id_of_sixteen_thousand_characters_draws(cli, tmp_path, suffix):
+    a, b = "L" * 16_384, "M" * 20_000 + "\u00e9"
+    path = tmp_path / "longid.json"
+    path.write_text(json.dumps({"goal": "g", "steps": [{"id": a, "action": "x"},
+                                                       {"id": b, "action": "y", "depends_on": [a]}]}))
+    out = tmp_path / f"longid.{suffix}"
+    _check(cli("render", str(path), "-o", str(out)), 0, "wrote")
+    assert out.stat().st_size > 100
+    if suffix == "dot":
+        assert "->" in out.read_text()  # the edge between the two long ids is drawn
+
+
+def _trace_lines() -> list[str]:
+    return list(run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation"))))
+
+
+def _edit_plan(lines: list[str], edit) -> list[str]:
+    out = []
+    for line in lines:
+        record = json.loads(line)
+        if record["type"] == "plan":
+            record["plan"]["steps"] = edit(record["plan"]["steps"])
+        out.append(json.dumps(record) + "\n")
+    return out
+
+
+def _rename(steps):
+    return [{**s, "id": "S9"} if s["id"] == "S4" else s for s in steps]
+
+
+def _drop(steps):
+    return [s for s in steps if s["id"] != "S4"]
+
+
+@pytest.mark.parametrize("edit", [_rename, _drop], ids=["renamed", "dropped"])
+def test_events_are_checked_against_the_plan_version_they_belong_to(cli, tmp_path, edit):
+    lines = _edit_plan(_trace_lines(), edit)
+    first_event = next(i for i, line in enumerate(lines, 1) if json.loads(line)["type"] == "event")
+    path = tmp_path / "esnip.jsonl"
+    path.write_text("".join(lines))
+    with pytest.raises(TraceFormatError, match=rf"esnip\.jsonl:{first_event}: event\.changes: step 'S4' is not in "
+                                               r"plan version 1 \(its plan record has 'S0', 'S1'"):
+        planviz.load_trace(path)
+    for command in (["report", str(path), "-o", str(tmp_path / "r.html")], ["diff", str(path), str(path)]):
+        _check(cli(*command), 2, rf"esnip\.jsonl:{first_event}: event\.changes: step 'S4' is not in plan version 1")
