@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..errors import expect_type
 from ..plan.model import LAYERS, Finding, natural_key
 
 __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
@@ -208,6 +209,10 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
     >>> (s.plans, s.plans_with_errors, dict(s.counts), s.failed)
     (2, 1, {'cycle': 1}, ((1, 'b', ('cycle',)),))
     """
+    reports = [expect_type(r, Report, "summarize", "reports", "an iterable of planviz Reports",
+                           "make each with planviz.validate(plan)") for r in expect_type(
+                               reports, Iterable, "summarize", "reports", "an iterable of planviz Reports",
+                               "make each with planviz.validate(plan)")]
     plans = bad = 0
     counts: Counter[str] = Counter()
     per_plan: Counter[str] = Counter()

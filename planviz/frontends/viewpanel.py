@@ -23,12 +23,12 @@ True
 
 from __future__ import annotations
 
-import difflib
 from html import escape
 from typing import Any, Callable, Sequence
 
 import ipywidgets as w
 
+from ..errors import did_you_mean, show_value
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
 
 __all__ = ["ViewPanel", "ViewHooks", "MAX_SUGGESTIONS"]
@@ -79,7 +79,7 @@ class ViewPanel(w.VBox):
             raise RenderError(f"unknown view {mode!r}; choose 'auto', 'whole' or 'focus'")
         if mode == "focus":
             if not isinstance(focus, str):
-                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {focus!r:.80}")
+                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}")
             if focus not in self._known:
                 raise UnknownStepError(f"no step {focus!r} in this plan{self._suggest(focus)}")
             hops = self.hops.value if hops is None else hops
@@ -106,8 +106,7 @@ class ViewPanel(w.VBox):
             self.status.value = f'<span class="pv-error">{escape(str(exc), quote=False)}</span>'
 
     def _suggest(self, sid: str) -> str:
-        close = difflib.get_close_matches(sid, self._ids[:20000], n=3)
-        return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        return did_you_mean(sid, self._ids, n=3)
 
 
 class ViewHooks:

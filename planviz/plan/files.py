@@ -30,6 +30,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from .arguments import expect_plan
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
 from .bulk import paused_gc
@@ -139,6 +140,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
       action: ask
       expected_evidence: 'yes'
     """
+    plan = expect_plan(plan, "dump_plan")
     if format is None:
         format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
     data = plan_to_dict(plan)

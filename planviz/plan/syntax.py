@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 import math
 import re
-import reprlib
 from typing import Any, Iterable
 from . import limits
+
+from ..errors import show_value  # the one home of showing a user value in a message
 
 __all__ = ["FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
            "join_path", "line_col", "locate", "show_value"]
@@ -80,21 +81,6 @@ def join_path(parts: Iterable[str | int]) -> str:
 def line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def show_value(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for messages; never fails (huge or deep values included).
-
-    >>> show_value(10**5000)
-    '<an integer of about 5,001 digits>'
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits>"
-    try:
-        text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
-    except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any, ...]) -> tuple[int, int] | None:

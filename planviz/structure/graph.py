@@ -24,6 +24,8 @@ from typing import Any
 
 import networkx as nx
 
+from ..errors import expect_type
+from ..plan.arguments import expect_plan
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 
@@ -44,6 +46,7 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
     ([('A', 'B', ('x',))], ('x',))
     """
+    plan = expect_plan(plan, "to_graph")
     g = nx.DiGraph(
         goal=plan.goal,
         premises=plan.premises,
@@ -110,6 +113,7 @@ def from_graph(g: nx.DiGraph) -> Plan:
     >>> from_graph(g).step("B").depends_on
     ('A', 'ghost', 'C')
     """
+    expect_type(g, nx.DiGraph, "from_graph", "g", "a networkx DiGraph", "make one with planviz.to_graph(plan)")
     try:
         order = list(nx.lexicographical_topological_sort(g, key=str))
     except nx.NetworkXUnfeasible:

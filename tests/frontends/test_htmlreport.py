@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
+
+from planviz import Run
 from hypothesis import HealthCheck, given, settings
 
 from planviz import Fault, Observation, Plan, Recorder, Step, render, report_html, save_trace, simulate
@@ -275,7 +277,7 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
 
 def test_report_of_an_empty_run_says_why(tmp_path, cache_plan):
     run = simulate(cache_plan)
-    empty = type("EmptyRun", (), {"events": (), "plans": run.plans, "outcome": "plan_complete"})()
+    empty = Run((), "plan_complete", run.state, run.plans)
     with pytest.raises(PlanvizError, match="no events"):
         report_html(empty, tmp_path / "x.html")
 
