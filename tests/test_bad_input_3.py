@@ -6,7 +6,10 @@ as a regression test. Inputs are built here (small copies of the reproductions);
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +103,57 @@ def test_events_are_checked_against_the_plan_version_they_belong_to(cli, tmp_pat
         planviz.load_trace(path)
     for command in (["report", str(path), "-o", str(tmp_path / "r.html")], ["diff", str(path), str(path)]):
         _check(cli(*command), 2, rf"esnip\.jsonl:{first_event}: event\.changes: step 'S4' is not in plan version 1")
+
+
+# --------------------------------------------------------------------------- files: FIFOs, same file, pipes
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = ROOT / "planviz" / "examples" / "cache_isolation.yaml"
+
+
+def _planviz(args: list[str], *, stdin=None, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "planviz", *args], stdin=stdin, capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize("where", ["FILE", "--contract", "--new-contract", "-o"])
+def test_a_fifo_as_any_input_or_output_is_refused_at_once(tmp_path, where):
+    fifo = tmp_path / ("out.svg" if where == "-o" else "fifo.yaml")
+    os.mkfifo(fifo)
+    argv = {"FILE": ["validate", str(fifo)], "--contract": ["validate", str(PLAN), "--contract", str(fifo)],
+            "--new-contract": ["simulate", str(PLAN), "--fault", "S0:goal_change", "--new-contract", str(fifo)],
+            "-o": ["render", str(PLAN), "-o", str(fifo)]}[where]
+    out = _planviz(argv, timeout=30)  # blocked forever before
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert len(out.stderr.splitlines()) == 1 and str(fifo) in out.stderr and "FIFO" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("output", ["--trace {victim}", "--report /dev/stdin", "--trace /proc/self/fd/0",
+                                    "--trace {link}", "--trace {hard}"])
+def test_an_output_that_is_the_file_standard_input_reads_is_refused(tmp_path, output):
+    victim = tmp_path / "victim.yaml"
+    victim.write_text(PLAN.read_text())
+    (tmp_path / "link.yaml").symlink_to(victim)
+    os.link(victim, tmp_path / "hard.yaml")
+    args = output.format(victim=victim, link=tmp_path / "link.yaml", hard=tmp_path / "hard.yaml").split()
+    with open(victim) as stdin:
+        out = _planviz(["simulate", "-", *args], stdin=stdin)
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+    assert "is the input FILE - (standard input): write the output to another file" in out.stderr
+    assert victim.read_text() == PLAN.read_text()
+
+
+def test_dev_stdout_as_an_output_works_through_a_pipe(tmp_path):
+    out = _planviz(["simulate", str(PLAN), "--trace", "/dev/stdout"])  # stdout is a pipe here
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    assert json.loads(lines[0])["schema"] == "planviz-trace"
+    assert planviz.parse_trace("\n".join(lines) + "\n").outcome is not None
+
+
+@pytest.mark.parametrize("path", ["a\x00b.yaml", "a\ud800b.yaml"])
+@pytest.mark.parametrize("reader", [planviz.load_plan, planviz.load_contract])
+def test_a_path_no_file_can_have_is_a_planviz_error(path, reader):
+    with pytest.raises(PlanFormatError, match="no file can have that name"):
+        reader(path)
