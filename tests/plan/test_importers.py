@@ -231,6 +231,18 @@ def test_taskbench_ambiguous_link_message_names_the_candidates_and_the_matching_
     assert "node-0 -> node-1 matches it" in f.message
 
 
+def test_taskbench_links_naming_the_same_tools_are_one_ambiguous_finding_in_linear_work():
+    n = 800  # issue 29: one tool repeated 800 times took 61 s (each link scanned and sorted every task)
+    nodes = [node("Same", f"<node-{i - 1}>" if i else "x.jpg") for i in range(n)]
+    plan = one("taskbench", "", record(nodes, [("Same", "Same")] * (n - 1)))
+    [f] = [f for f in plan.import_findings if f.code == "ambiguous_link"]
+    assert f.where == "task_links[0]" and len(f.steps) == n
+    assert f"written {n - 1} times (task_links[0], task_links[1]," in f.message and "and 791 more" in f.message
+    assert "the argument references node-0 -> node-1, node-1 -> node-2," in f.message
+    assert [s.depends_on for s in plan.steps[1:4]] == [("node-0",), ("node-1",), ("node-2",)]
+    assert not [x for x in plan.import_findings if x.code == "link_mismatch"]  # every reference is backed
+
+
 # Three TaskBench gold records (MIT, microsoft/JARVIS taskbench/data_dailylifeapis; the request is in
 # "instruction", arguments are {name, value} objects, links name tools).
 GOLD = [
