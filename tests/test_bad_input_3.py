@@ -157,3 +157,29 @@ def test_dev_stdout_as_an_output_works_through_a_pipe(tmp_path):
 def test_a_path_no_file_can_have_is_a_planviz_error(path, reader):
     with pytest.raises(PlanFormatError, match="no file can have that name"):
         reader(path)
+
+
+def _otel_spans() -> dict:
+    run = {"spans": [{"name": "invoke_agent a", "kind": "INTERNAL", "parent": None, "start_time": 1, "end_time": 9,
+                      "status": {"status_code": "OK"}, "context": {"span_id": "1", "trace_id": "t"},
+                      "attributes": {"gen_ai.operation.name": "invoke_agent"}}]}
+    return run
+
+
+def _cycle(d):
+    d["spans"][0]["attributes"]["loop"] = d["spans"][0]["attributes"]
+
+
+@pytest.mark.parametrize("edit, pattern", [
+    (_cycle, r"spans\[0\]\.attributes\.loop: this mapping contains itself"),
+    (lambda d: d["spans"][0]["attributes"].__setitem__("s", {1, 2}), r"spans\[0\]\.attributes\.s: .*got set"),
+    (lambda d: d["spans"][0]["attributes"].__setitem__(5, "k"), r"spans\[0\]\.attributes: keys are strings, got 5"),
+    (lambda d: d["spans"][0].__setitem__("start_time", 10 ** 5000), r"spans\[0\]\.start_time: integer of about 5,001"),
+    (lambda d: d["spans"][0]["attributes"].__setitem__("x", "\udfff"), r"spans\[0\]\.attributes\.x: lone surrogate"),
+    (lambda d: d["spans"][0]["attributes"].__setitem__("x", float("nan")), r"spans\[0\]\.attributes\.x: expected a finite"),
+])
+def test_load_trace_holds_python_data_to_what_a_trace_file_could_hold(edit, pattern):
+    data = _otel_spans()
+    edit(data)
+    with pytest.raises(TraceFormatError, match=rf"^<data>: {pattern}"):
+        planviz.load_trace(data)
