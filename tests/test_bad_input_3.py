@@ -183,3 +183,34 @@ def test_load_trace_holds_python_data_to_what_a_trace_file_could_hold(edit, patt
     edit(data)
     with pytest.raises(TraceFormatError, match=rf"^<data>: {pattern}"):
         planviz.load_trace(data)
+
+
+def _deep(k: int) -> list:
+    value: list = ["x"]
+    for _ in range(k - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_dump_plan_never_writes_arguments_too_deep_to_read_back(tmp_path, suffix):
+    fits = planviz.Plan("g", [planviz.Step("A", "a", arguments={"x": _deep(96)})])  # 100 levels in the file
+    path = tmp_path / f"p.{suffix}"
+    planviz.dump_plan(fits, path)
+    assert planviz.load_plan(path) == fits
+    with pytest.raises(PlanFormatError, match=r"nesting deeper than 100 levels \(counting the 3 that hold it in a "
+                                              r"plan file\)"):
+        planviz.Plan("g", [planviz.Step("A", "a", arguments={"x": _deep(97)})])
+
+
+@pytest.mark.parametrize("k, readable", [(96, True), (97, False)])
+def test_an_imported_plan_reads_back_from_its_dump_or_is_refused_on_the_way_in(tmp_path, k, readable):
+    record = {"user_request": "r", "task_nodes": [{"task": "A", "arguments": [_deep(k)]}], "task_links": []}
+    if not readable:
+        with pytest.raises(PlanFormatError, match="nesting deeper than 100 levels"):
+            planviz.parse_plan(json.dumps(record))
+        return
+    plan = planviz.parse_plan(json.dumps(record))
+    for suffix in ("yaml", "json"):
+        planviz.dump_plan(plan, tmp_path / f"p.{suffix}")
+        assert planviz.load_plan(tmp_path / f"p.{suffix}") == plan.replace(source_format="")
