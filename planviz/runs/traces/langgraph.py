@@ -116,6 +116,7 @@ class _Builder:
         self.source = source
         self.findings = findings
         self.order = order
+        self.thread = next((c.thread for c in order if c.thread is not None), None)
         self.by_id = {c.id: c for c in order}
         self.position = {c.id: i for i, c in enumerate(self.order)}
         self.timed = all(c.time is not None for c in self.order)
@@ -340,7 +341,7 @@ class _Builder:
                               depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
                               revises=s.revises))
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
-                    import_findings=tuple(findings))
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
