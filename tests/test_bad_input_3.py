@@ -214,3 +214,47 @@ def test_an_imported_plan_reads_back_from_its_dump_or_is_refused_on_the_way_in(t
     for suffix in ("yaml", "json"):
         planviz.dump_plan(plan, tmp_path / f"p.{suffix}")
         assert planviz.load_plan(tmp_path / f"p.{suffix}") == plan.replace(source_format="")
+
+
+# --------------------------------------------------------------------------- round trip of long plan records
+
+@pytest.mark.parametrize("fault", ["", "S4:side_effect", "S2:goal_change", "S1:transientx2"])
+def test_a_plan_record_longer_than_a_line_is_written_over_several_and_reads_back(tmp_path, monkeypatch, fault):
+    from planviz.runs import tracefile
+    monkeypatch.setattr(tracefile, "CHUNK", 400)  # as a 100k-step plan against the 16 MiB line limit
+    run = planviz.simulate(planviz.examples.load("cache_isolation"),
+                           faults=[planviz.Fault.parse(fault)] if fault else [], strategy="planner")
+    path = tmp_path / "run.jsonl"
+    planviz.save_trace(run, path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert records[0]["version"] == 3
+    heads = [r for r in records if r["type"] == "plan"]
+    assert all(r["plan"]["steps"] == [] and r["steps_lines"] > 1 for r in heads)
+    assert sum(r["type"] == "steps" for r in records) == sum(r["steps_lines"] for r in heads)
+    assert all(len(line) < 2000 for line in path.read_text().splitlines() if '"type":"steps"' in line)
+    assert planviz.load_trace(path) == run
+
+
+def test_a_short_trace_stays_schema_2_and_an_old_reader_refuses_schema_3_clearly(tmp_path, monkeypatch):
+    from planviz.runs import tracefile
+    run = planviz.simulate(planviz.examples.load("cache_isolation"))
+    planviz.save_trace(run, tmp_path / "short.jsonl")
+    assert json.loads((tmp_path / "short.jsonl").read_text().splitlines()[0])["version"] == 2
+    monkeypatch.setattr(tracefile, "CHUNK", 400)
+    planviz.save_trace(run, tmp_path / "long.jsonl")
+    monkeypatch.setattr(tracefile, "READS", (1, 2))  # a planviz from before schema 3
+    with pytest.raises(TraceFormatError, match=r"long\.jsonl:1: header\.version: trace schema version 3 is not "
+                                               r"supported; this planviz reads versions 1 and 2 \(a newer planviz"):
+        planviz.load_trace(tmp_path / "long.jsonl")
+
+
+def test_steps_lines_must_follow_their_plan_record(tmp_path, monkeypatch):
+    from planviz.runs import tracefile
+    monkeypatch.setattr(tracefile, "CHUNK", 400)
+    run = planviz.simulate(planviz.examples.load("cache_isolation"))
+    lines = list(tracefile.run_to_lines(run))
+    del lines[2]  # the first steps line: an event now comes before the plan record is whole
+    (tmp_path / "cut.jsonl").write_text("".join(lines))
+    with pytest.raises(TraceFormatError, match=r"cut\.jsonl:\d+: type: expected 'steps' \(1 more line\(s\) of the "
+                                               r"plan record above\), got 'event'"):
+        planviz.load_trace(tmp_path / "cut.jsonl")

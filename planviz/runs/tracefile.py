@@ -45,13 +45,22 @@ from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, eve
                           model_call_from, model_call_record, obj)
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
-           "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
+           "READS", "MAX_LINE", "SPLIT_SCHEMA", "CHUNK", "run_to_lines", "plan_record", "event_record",
+           "header_record", "json_line"]
 
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 2
-"""The schema written: 2 (events hold what they changed). 1 (every event a full frame) is still read."""
-READS = (1, 2)
+"""The schema written: 2 (events hold what they changed), or :data:`SPLIT_SCHEMA` when a plan record is too
+long for one line. 1 (every event a full frame) is still read."""
+SPLIT_SCHEMA = 3
+"""Schema 2 plus plan records split over lines (a plan line announcing ``steps_lines``, then that many
+``steps`` lines): written only when a record is longer than :data:`CHUNK`, so an older planviz refuses such a
+trace by its version instead of a line it cannot hold."""
+READS = (1, 2, 3)
 MAX_LINE = 16 * 1024 * 1024
+CHUNK = MAX_LINE // 8
+"""Characters of a plan record written on one line; a longer one (a plan of 100k steps) is split (schema 3),
+so planviz reads back every trace it writes (a character is at most 4 bytes of a line)."""
 STRATEGIES = ("direct", "workflow", "planner", "recorded")
 
 # --------------------------------------------------------------------------- writing
@@ -83,8 +92,9 @@ def _fault_record(fault: Fault) -> dict[str, Any]:
     return d
 
 
-def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
-    return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
+def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None,
+                  version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    return {"type": "header", "schema": SCHEMA, "version": version, "strategy": strategy,
             "faults": [_fault_record(x) for x in faults],
             "contract": None if contract is None else contract_to_dict(contract)}
 
@@ -95,20 +105,41 @@ def json_line(record: Mapping[str, Any]) -> str:
 
 def run_to_lines(run: Run) -> Iterator[str]:
     """The trace of ``run`` as JSON Lines (each ending in a newline): header, then plans and events in order."""
-    yield json_line(header_record(run.strategy, run.faults, run.contract))
     written: list[Plan] = []
-    pending = list(run.plans)
-    for e in run.events:
-        while pending and pending[0].version <= e.plan_version:
-            plan = pending.pop(0)
-            yield json_line({"type": "plan", "plan": plan_record(plan, written)})
-            written.append(plan)
-        yield json_line({"type": "event", "event": event_record(e)})
-    for plan in pending:
-        yield json_line({"type": "plan", "plan": plan_record(plan, written)})
+    plan_lines = []
+    for plan in run.plans:
+        plan_lines.append(_plan_lines(plan_record(plan, written)))
         written.append(plan)
+    split = any(len(lines) > 1 for lines in plan_lines)
+    yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION))
+    pending = list(zip(run.plans, plan_lines))
+    for e in run.events:
+        while pending and pending[0][0].version <= e.plan_version:
+            yield from pending.pop(0)[1]
+        yield json_line({"type": "event", "event": event_record(e)})
+    for _plan, lines in pending:
+        yield from lines
     for call in run.model_calls:  # a recorded run's model calls, after its events
         yield json_line({"type": "model_call", "model_call": model_call_record(call)})
+
+
+def _plan_lines(record: dict[str, Any]) -> list[str]:
+    """A plan record as one line, or, longer than :data:`CHUNK`, as a plan line announcing ``steps_lines``
+    followed by that many ``steps`` lines, each holding the next steps (:data:`SPLIT_SCHEMA`)."""
+    line = json_line({"type": "plan", "plan": record})
+    if len(line) <= CHUNK or not record.get("steps"):
+        return [line]
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for step in record["steps"]:
+        text = json_line(step)[:-1]
+        if chunks[-1] and size + len(text) > CHUNK:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(text)
+        size += len(text) + 1
+    head = json_line({"type": "plan", "plan": {**record, "steps": []}, "steps_lines": len(chunks)})
+    return [head] + ['{"type":"steps","steps":[' + ",".join(chunk) + "]}\n" for chunk in chunks]
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
@@ -204,6 +235,8 @@ class _Reader:
         self.steps_of: dict[int, frozenset[str]] = {}  # plan version -> its step ids (the latest record's)
         self.parent_steps: dict[int, frozenset[str]] = {}  # plan version -> its parent's (an expanded step)
         self.model_calls: list[ModelCall] = []
+        self.version = 2
+        self.split: tuple[dict[str, Any], int] | None = None  # a plan record whose steps lines are still to come
 
     def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
         n = 0
@@ -234,12 +267,29 @@ class _Reader:
         if self.header is None:
             self.header = self._header(record)
             return
-        if kind == "plan":
+        if self.split is not None and kind != "steps":
+            raise BadField("type", f"expected 'steps' ({self.split[1]} more line(s) of the plan record above), got "
+                                   f"{show_value(kind)}")
+        if kind == "plan" and "steps_lines" in record and self.version == SPLIT_SCHEMA:
+            _only(record, "plan", "steps_lines")
+            count = record["steps_lines"]
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise BadField("steps_lines", f"expected the number of steps lines that follow, got "
+                                              f"{show_value(count)}")
+            self.split = (obj(record.get("plan"), "plan"), count)
+        elif kind == "steps" and self.split is not None:
+            _only(record, "steps")
+            steps = record.get("steps")
+            if not isinstance(steps, list):
+                raise BadField("steps", f"expected a list of steps, got {show_value(steps)}")
+            head, left = self.split
+            head.setdefault("steps", []).extend(steps)
+            self.split = (head, left - 1) if left > 1 else None
+            if left == 1:
+                self._add_plan(head)
+        elif kind == "plan":
             _only(record, "plan")
-            plan = self._plan(obj(record.get("plan"), "plan"), "plan")
-            self.plans.append(plan)
-            self.steps_of[plan.version] = frozenset(plan.ids)
-            self.parent_steps[plan.version] = frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
+            self._add_plan(obj(record.get("plan"), "plan"))
         elif kind == "event":
             _only(record, "event")
             event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
@@ -263,6 +313,12 @@ class _Reader:
         else:
             raise BadField("type", f"expected 'plan', 'event' or 'model_call', got {show_value(kind)}")
 
+    def _add_plan(self, record: dict[str, Any]) -> None:
+        plan = self._plan(record, "plan")
+        self.plans.append(plan)
+        self.steps_of[plan.version] = frozenset(plan.ids)
+        self.parent_steps[plan.version] = frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
+
     def _check_steps(self, event: Event) -> None:
         """Every step an event names is a step of the plan version it belongs to (its ``step`` may also be
         one of the parent version's: the far step an ``expand`` replaced): a plan record that renamed or
@@ -284,9 +340,9 @@ class _Reader:
                                      f"...}}) as the first line, got {show_value(record)}")
         version = record.get("version")
         if version not in READS or isinstance(version, bool):
+            known_versions = f"{', '.join(map(str, READS[:-1]))} and {READS[-1]}"
             raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
-                                             f"planviz reads versions {' and '.join(map(str, READS))} (a newer "
-                                             "planviz may read it)")
+                                             f"planviz reads versions {known_versions} (a newer planviz may read it)")
         known = {"type", "schema", "version", "strategy", "faults", "contract"}
         unknown = sorted(set(record) - known)
         if unknown:
@@ -296,6 +352,7 @@ class _Reader:
             raise BadField("header.faults", f"expected a list of faults, got {show_value(faults)}")
         contract = record.get("contract")
         self.v1 = V1Events() if version == 1 else None
+        self.version = version
         try:
             return {"strategy": choice(record.get("strategy", "recorded"), "header.strategy", STRATEGIES),
                     "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
@@ -332,8 +389,8 @@ def _some(ids: frozenset[str]) -> str:
     return ", ".join(map(repr, shown)) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "") if ids else "no step"
 
 
-def _only(record: dict[str, Any], key: str) -> None:
-    extra = sorted(set(record) - {"type", key})
+def _only(record: dict[str, Any], key: str, *also: str) -> None:
+    extra = sorted(set(record) - {"type", key, *also})
     if extra:
         raise BadField(extra[0], f"unknown field of a {key} record; expected only 'type' and {key!r}")
 
