@@ -176,7 +176,8 @@ def _cycle(d):
     (lambda d: d["spans"][0]["attributes"].__setitem__(5, "k"), r"spans\[0\]\.attributes: keys are strings, got 5"),
     (lambda d: d["spans"][0].__setitem__("start_time", 10 ** 5000), r"spans\[0\]\.start_time: integer of about 5,001"),
     (lambda d: d["spans"][0]["attributes"].__setitem__("x", "\udfff"), r"spans\[0\]\.attributes\.x: lone surrogate"),
-    (lambda d: d["spans"][0]["attributes"].__setitem__("x", float("nan")), r"spans\[0\]\.attributes\.x: expected a finite"),
+    (lambda d: d["spans"][0]["attributes"].__setitem__("x", float("nan")),
+     r"spans\[0\]\.attributes\.x: expected a finite"),
 ])
 def test_load_trace_holds_python_data_to_what_a_trace_file_could_hold(edit, pattern):
     data = _otel_spans()
