@@ -259,3 +259,14 @@ def test_steps_lines_must_follow_their_plan_record(tmp_path, monkeypatch):
     with pytest.raises(TraceFormatError, match=r"cut\.jsonl:\d+: type: expected 'steps' \(1 more line\(s\) of the "
                                                r"plan record above\), got 'event'"):
         planviz.load_trace(tmp_path / "cut.jsonl")
+
+
+def test_bidi_controls_in_the_html_report_are_shown_as_code_points_as_in_the_svg(tmp_path):
+    plan = planviz.Plan("goal \u202eevil\u202c", [planviz.Step("A", "pay \u202e01$\u2066 now", expected_evidence="ok")])
+    page = planviz.report_html(planviz.simulate(plan), tmp_path / "r.html").read_text(encoding="utf-8")
+    for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert ch not in page
+    assert "&lt;U+202E&gt;evil" in page  # the title and heading, as text
+    assert "pay &lt;U+202E&gt;01$&lt;U+2066&gt; now" in page  # the step's text, in its picture
+    from planviz.frontends.page import script_json
+    assert script_json({"a": "x\u202ey\udfff"}) == '{"a": "x\\u003cU+202E\\u003ey\\udfff"}'  # the page's data

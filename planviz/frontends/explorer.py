@@ -35,7 +35,6 @@ True
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -45,6 +44,7 @@ from ..analysis.schedule import critical_path
 from ..errors import PlanvizError, PlanvizTypeError, show_value
 from ..plan.arguments import expect_contract, expect_plan
 from ..pictures.gantt import gantt_svg
+from ..pictures.escape import escape_html as escape
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace

@@ -32,7 +32,6 @@ True
 from __future__ import annotations
 
 import math
-from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -40,6 +39,7 @@ from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
 from ..pictures.gantt import gantt_svg
 from ..plan.output import write_output
+from ..pictures.escape import escape_html as escape
 from ..runs.events import expect_run
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table

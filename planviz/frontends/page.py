@@ -19,12 +19,15 @@ import json
 from importlib.resources import files
 from typing import Any
 
+from ..pictures.escape import SHOWN_IN_PAGES
+
 __all__ = ["script_json", "content_security_policy", "asset"]
 
 
 def script_json(data: Any) -> str:
-    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 left raw; no NaN."""
-    text = json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False)
+    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 or lone surrogate
+    left raw; bidi controls shown as their code points (``<U+202E>``, as the pictures show them); no NaN."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False).translate(SHOWN_IN_PAGES)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

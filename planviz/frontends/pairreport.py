@@ -24,12 +24,12 @@ True
 from __future__ import annotations
 
 import re
-from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
+from ..pictures.escape import escape_html as escape
 from ..runs.events import Run
 from ..runs.rundiff import diff_runs
 from .page import asset, content_security_policy, script_json

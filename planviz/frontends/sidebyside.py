@@ -20,11 +20,11 @@ True
 
 from __future__ import annotations
 
-from html import escape
 
 import ipywidgets as w
 
 from ..errors import PlanvizTypeError
+from ..pictures.escape import escape_html as escape
 from ..runs.events import Run, expect_run
 from ..runs.rundiff import RunDiff, diff_runs
 from .panels import SliderIndex, caption_html, event_row, frame_svg

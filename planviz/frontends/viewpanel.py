@@ -23,13 +23,13 @@ True
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any, Callable, Sequence
 
 import ipywidgets as w
 
 from ..errors import did_you_mean, show_value
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
+from ..pictures.escape import escape_html as escape
 
 __all__ = ["ViewPanel", "ViewHooks", "MAX_SUGGESTIONS"]
 
