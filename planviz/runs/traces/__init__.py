@@ -207,7 +207,7 @@ def load_runs(source: Any, format: str | None = None, *, thread: str | None = No
     """Every run of a trace at ``source`` (a path, an open binary or text file, or parsed data)."""
     _check_format(format)
     if isinstance(source, (dict, list)):
-        try:  # Python data is held to what a trace file could hold: no cycle, set, non-string key, huge int
+        try:  # data a file could hold: acyclic, string keys, bounded depth and integers
             check_plain(source)
         except PlanFormatError as exc:
             raise TraceFormatError(exc.message, source="<data>", path=exc.path) from None
