@@ -110,7 +110,7 @@ def mutate(value: Any, rnd: random.Random) -> Any:
         elif op == "repeat" and isinstance(holder, list):
             holder.insert(key, json.loads(json.dumps(target)))
         else:
-            holder[key] = rnd.choice(HOSTILE)
+            holder[key] = json.loads(json.dumps(rnd.choice(HOSTILE)))  # a copy: never shared, never a cycle
     return value
 
 
