@@ -59,7 +59,7 @@ SHOWN_IN_PAGES = {**{ord(ch): f"<U+{ord(ch):04X}>" for ch in _BIDI}, 0x2028: "\\
 code points (as the pictures show them), U+2028/U+2029 and lone surrogates as JSON escapes."""
 
 
-def escape_html(text: object) -> str:
+def escape_html(text: object, quote: bool = True) -> str:
     """Untrusted text for HTML, the one escaping of the pages: ``html.escape``, with bidi embeddings,
     overrides and isolates shown as their code points, as in the pictures (they would reorder what is read).
 
@@ -69,7 +69,7 @@ def escape_html(text: object) -> str:
     shown = str(text)
     if not shown.isascii():
         shown = "".join(f"<U+{ord(ch):04X}>" if ch in _BIDI else ch for ch in shown)
-    return html.escape(shown)
+    return html.escape(shown, quote=quote)
 
 
 def _visible(ch: str) -> str:

@@ -67,7 +67,7 @@ from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
 from .revision import changed_completed, complete_revision, redundant_work, reissue
-from .strategies import STRATEGIES, run_direct
+from .strategies import STRATEGIES, STRATEGY_MECHANISMS, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
@@ -167,13 +167,15 @@ class _Simulation:
         self.approved: set[str] = set()
         self.tokens = itertools.count(-1, -1)
         self.hit: Fault | None = None
+        self.mechanisms = STRATEGY_MECHANISMS[strategy]  # switched one by one by planviz.ablation
 
     def run(self) -> Run:
         m = self.m
         with paused_gc():  # many small acyclic objects: no full collections of the heap while they pile up
-            why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
+            gate = "validation_gate" in self.mechanisms
+            why = refusal(self.plan, self.contract) if gate else None
             # a plan validation accepts has every step reachable: the machine need not work that out again
-            m.propose(self.plan, feasible=self.strategy == "planner" and why is None)
+            m.propose(self.plan, feasible=gate and why is None)
             if why is not None:
                 m.stop("refused", f"the plan is refused before step 1: {why.code} "
                        f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
@@ -290,14 +292,14 @@ class _Simulation:
             m.stop("blocked", f"nothing is ready or running; not done: {', '.join(left)}")
 
     def _finish(self, sid: str) -> None:
-        m, step, planner = self.m, self.plan.step(sid), self.strategy == "planner"
+        m, step, planner = self.m, self.plan.step(sid), "replanning" in self.mechanisms
         self.hit = None
         obs = self.observe(step)
         fault = self.hit
         before = len(m.conflicts)
         events = m.finish(sid, obs)
         new_conflicts = m.conflicts[before:]
-        if planner:
+        if "premises_stop" in self.mechanisms:
             if self.falsified(sid, obs):
                 return
             forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
@@ -340,7 +342,7 @@ class _Simulation:
         else:
             self.retries[sid] += 1
             why = (failure_scope(self.plan, sid, "transient", state=m.state()).message
-                   if self.strategy == "planner" else f"transient failure at {sid!r}: retry it")
+                   if "replanning" in self.mechanisms else f"transient failure at {sid!r}: retry it")
             m.retry(sid, f"{why} (retry {self.retries[sid]} of {self.limits.max_retries})")
 
     def _recover(self, sid: str, category: str, fact: str | None, trigger: str) -> None:

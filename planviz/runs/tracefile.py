@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 from .events import expect_run
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
-from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict
 from ..plan.output import open_output
 from ..plan.syntax import show_value
 from ..plan import limits
@@ -41,45 +41,24 @@ from ..plan.limits import mib
 from .events import Event, ModelCall, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
+from . import traceplans
+from .traceplans import SPLIT_SCHEMA, PlanSteps, SplitPlan, json_line, plan_lines, plan_record
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from,
                           model_call_from, model_call_record, obj)
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
-           "READS", "MAX_LINE", "SPLIT_SCHEMA", "CHUNK", "run_to_lines", "plan_record", "event_record",
+           "READS", "MAX_LINE", "SPLIT_SCHEMA", "run_to_lines", "plan_record", "event_record",
            "header_record", "json_line"]
 
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 2
 """The schema written: 2 (events hold what they changed), or :data:`SPLIT_SCHEMA` when a plan record is too
 long for one line. 1 (every event a full frame) is still read."""
-SPLIT_SCHEMA = 3
-"""Schema 2 plus plan records split over lines (a plan line announcing ``steps_lines``, then that many
-``steps`` lines): written only when a record is longer than :data:`CHUNK`, so an older planviz refuses such a
-trace by its version instead of a line it cannot hold."""
 READS = (1, 2, 3)
 MAX_LINE = 16 * 1024 * 1024
-CHUNK = MAX_LINE // 8
-"""Characters of a plan record written on one line; a longer one (a plan of 100k steps) is split (schema 3),
-so planviz reads back every trace it writes (a character is at most 4 bytes of a line)."""
 STRATEGIES = ("direct", "workflow", "planner", "recorded")
 
 # --------------------------------------------------------------------------- writing
-
-
-def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
-    """The plan as in a plan file (:func:`planviz.plan.records.plan_to_dict`), plus what a trace keeps too:
-    its version (always written: a trace reader tells versions apart by it), its import findings and
-    its parent (by reference to an earlier plan record when there is one)."""
-    d = {"version": plan.version, **plan_to_dict(plan)}
-    d["import_findings"] = [{"code": f.code, "layer": f.layer, "severity": f.severity, "message": f.message,
-                             "steps": list(f.steps), "edges": [list(e) for e in f.edges], "where": f.where}
-                            for f in plan.import_findings]
-    parent = next((i for i, p in enumerate(known) if p is plan.parent), None)
-    if parent is not None:
-        d["parent_ref"] = parent
-    else:
-        d["parent"] = plan_record(plan.parent, known) if plan.parent is not None else None
-    return d
 
 
 def _fault_record(fault: Fault) -> dict[str, Any]:
@@ -99,20 +78,16 @@ def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | N
             "contract": None if contract is None else contract_to_dict(contract)}
 
 
-def json_line(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=repr) + "\n"
-
-
 def run_to_lines(run: Run) -> Iterator[str]:
     """The trace of ``run`` as JSON Lines (each ending in a newline): header, then plans and events in order."""
     written: list[Plan] = []
-    plan_lines = []
+    lines_of = []
     for plan in run.plans:
-        plan_lines.append(_plan_lines(plan_record(plan, written)))
+        lines_of.append(plan_lines(plan_record(plan, written), traceplans.CHUNK))
         written.append(plan)
-    split = any(len(lines) > 1 for lines in plan_lines)
+    split = any(len(lines) > 1 for lines in lines_of)
     yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION))
-    pending = list(zip(run.plans, plan_lines))
+    pending = list(zip(run.plans, lines_of))
     for e in run.events:
         while pending and pending[0][0].version <= e.plan_version:
             yield from pending.pop(0)[1]
@@ -121,25 +96,6 @@ def run_to_lines(run: Run) -> Iterator[str]:
         yield from lines
     for call in run.model_calls:  # a recorded run's model calls, after its events
         yield json_line({"type": "model_call", "model_call": model_call_record(call)})
-
-
-def _plan_lines(record: dict[str, Any]) -> list[str]:
-    """A plan record as one line, or, longer than :data:`CHUNK`, as a plan line announcing ``steps_lines``
-    followed by that many ``steps`` lines, each holding the next steps (:data:`SPLIT_SCHEMA`)."""
-    line = json_line({"type": "plan", "plan": record})
-    if len(line) <= CHUNK or not record.get("steps"):
-        return [line]
-    chunks: list[list[str]] = [[]]
-    size = 0
-    for step in record["steps"]:
-        text = json_line(step)[:-1]
-        if chunks[-1] and size + len(text) > CHUNK:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(text)
-        size += len(text) + 1
-    head = json_line({"type": "plan", "plan": {**record, "steps": []}, "steps_lines": len(chunks)})
-    return [head] + ['{"type":"steps","steps":[' + ",".join(chunk) + "]}\n" for chunk in chunks]
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
@@ -327,11 +283,10 @@ class _Reader:
         self.events: list[Event] = []
         self.store = FrameStore()
         self.v1: V1Events | None = None
-        self.steps_of: dict[int, frozenset[str]] = {}  # plan version -> its step ids (the latest record's)
-        self.parent_steps: dict[int, frozenset[str]] = {}  # plan version -> its parent's (an expanded step)
+        self.steps = PlanSteps()
         self.model_calls: list[ModelCall] = []
         self.version = 2
-        self.split: tuple[dict[str, Any], int] | None = None  # a plan record whose steps lines are still to come
+        self.split: SplitPlan | None = None  # a plan record whose steps lines are still to come
 
     def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
         n = 0
@@ -362,26 +317,16 @@ class _Reader:
         if self.header is None:
             self.header = self._header(record)
             return
-        if self.split is not None and kind != "steps":
-            raise BadField("type", f"expected 'steps' ({self.split[1]} more line(s) of the plan record above), got "
-                                   f"{show_value(kind)}")
-        if kind == "plan" and "steps_lines" in record and self.version == SPLIT_SCHEMA:
-            _only(record, "plan", "steps_lines")
-            count = record["steps_lines"]
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise BadField("steps_lines", f"expected the number of steps lines that follow, got "
-                                              f"{show_value(count)}")
-            self.split = (obj(record.get("plan"), "plan"), count)
-        elif kind == "steps" and self.split is not None:
+        if self.split is not None:
+            self.split.expect(kind)
             _only(record, "steps")
-            steps = record.get("steps")
-            if not isinstance(steps, list):
-                raise BadField("steps", f"expected a list of steps, got {show_value(steps)}")
-            head, left = self.split
-            head.setdefault("steps", []).extend(steps)
-            self.split = (head, left - 1) if left > 1 else None
-            if left == 1:
-                self._add_plan(head)
+            whole = self.split.add(record.get("steps"))
+            if whole is not None:
+                self.split = None
+                self._add_plan(whole)
+        elif kind == "plan" and "steps_lines" in record and self.version == SPLIT_SCHEMA:
+            _only(record, "plan", "steps_lines")
+            self.split = SplitPlan(obj(record.get("plan"), "plan"), record["steps_lines"])
         elif kind == "plan":
             _only(record, "plan")
             self._add_plan(obj(record.get("plan"), "plan"))
@@ -390,14 +335,14 @@ class _Reader:
             event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
             if event.index != len(self.events):
                 raise BadField("event.index", f"events out of order: expected {len(self.events)}, got {event.index}")
-            if event.plan_version and event.plan_version not in self.steps_of:
+            if event.plan_version and event.plan_version not in self.steps.ids:
                 raise BadField("event.plan_version", f"plan version {event.plan_version} is defined by no "
                                                      "earlier plan record")
             try:
                 self.store.append(event)
             except SimulationError as exc:
                 raise BadField("event", str(exc)) from None
-            self._check_steps(event)
+            self.steps.check(event)
             self.events.append(event)
         elif kind == "model_call":
             _only(record, "model_call")
@@ -411,23 +356,8 @@ class _Reader:
     def _add_plan(self, record: dict[str, Any]) -> None:
         plan = self._plan(record, "plan")
         self.plans.append(plan)
-        self.steps_of[plan.version] = frozenset(plan.ids)
-        self.parent_steps[plan.version] = frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
+        self.steps.add(plan)
 
-    def _check_steps(self, event: Event) -> None:
-        """Every step an event names is a step of the plan version it belongs to (its ``step`` may also be
-        one of the parent version's: the far step an ``expand`` replaced): a plan record that renamed or
-        dropped one would break every reader later."""
-        if not event.plan_version:
-            return
-        ids = self.steps_of[event.plan_version]
-        if event.step is not None and event.step not in ids and event.step not in self.parent_steps[event.plan_version]:
-            raise BadField("event.step", f"step {show_value(event.step)} is not in plan version "
-                                         f"{event.plan_version} (its plan record has {_some(ids)})")
-        missing = sorted(set(event.changes) - ids)
-        if missing:
-            raise BadField("event.changes", f"step {show_value(missing[0])} is not in plan version "
-                                            f"{event.plan_version} (its plan record has {_some(ids)})")
 
     def _header(self, record: dict[str, Any]) -> dict[str, Any]:
         if record.get("type") != "header" or record.get("schema") != SCHEMA:
@@ -477,11 +407,6 @@ class _Reader:
         except PlanFormatError as exc:
             raise _within(path, exc) from None
         return plan.replace(parent=parent, import_findings=findings)
-
-
-def _some(ids: frozenset[str]) -> str:
-    shown = sorted(ids)[:6]
-    return ", ".join(map(repr, shown)) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "") if ids else "no step"
 
 
 def _only(record: dict[str, Any], key: str, *also: str) -> None:
