@@ -21,12 +21,11 @@ import base64
 import functools
 import gzip
 import hashlib
-import html
 import json
 from importlib.resources import files
 from typing import Any
 
-from ..pictures.escape import SHOWN_IN_PAGES
+from ..pictures.escape import SHOWN_IN_PAGES, escape_html
 
 __all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "MODULE", "STYLE"]
 
@@ -117,14 +116,14 @@ def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", pac
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
+<title>{escape_html(title)}</title>
 <style>{asset(STYLE)}
 body {{ margin: 0 auto; max-width: 1600px; padding: 12px 16px; }}
 .js .pv-static {{ display: none; }}
 </style>
 </head>
 <body>
-<div id="planviz-app" data-mode="{html.escape(mode)}" hidden></div>
+<div id="planviz-app" data-mode="{escape_html(mode)}" hidden></div>
 <div class="pv-static">
 {noscript}
 </div>
