@@ -31,7 +31,8 @@ def _source(file: str):
 
 
 def _load(args: argparse.Namespace):
-    from ..plan.files import load_contract, load_plan
+    from ..plan.contractfile import load_contract
+    from ..plan.files import load_plan
 
     plan = load_plan(_source(args.file), format=getattr(args, "format", None))
     contract = load_contract(args.contract) if getattr(args, "contract", None) else plan.contract
@@ -48,7 +49,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..checks.report import summarize
     from ..checks.validation import validate
-    from ..plan.files import load_contract, load_plans
+    from ..plan.contractfile import load_contract
+    from ..plan.files import load_plans
 
     plans = load_plans(_source(args.file), format=args.format)
     if len(plans) != 1 or args.summary:
@@ -134,7 +136,7 @@ def _goal_changes(faults: list, args: argparse.Namespace) -> list:
     """The goal_change faults carry --new-goal and --new-contract (each needs such a fault)."""
     from dataclasses import replace
 
-    from ..plan.files import load_contract
+    from ..plan.contractfile import load_contract
 
     if args.new_goal is None and args.new_contract is None:
         return faults
