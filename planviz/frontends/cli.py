@@ -362,7 +362,7 @@ _FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contr
 
 # command -> output option -> (the suffixes of what it writes, what it writes)
 _PICTURE = ((".svg", ".png", ".dot"), "a picture (SVG, PNG or Graphviz DOT, by the suffix)")
-_SUFFIXES = {"render": {"output": _PICTURE}, "align": {"output": _PICTURE},
+_SUFFIXES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {"render": {"output": _PICTURE}, "align": {"output": _PICTURE},
              "report": {"output": ((".html", ".htm"), "an HTML page")},
              "simulate": {"trace": ((".jsonl", ".ndjson"), "a JSON Lines trace"),
                           "report": ((".html", ".htm"), "an HTML page")}}

@@ -29,7 +29,8 @@ from typing import Callable, Sequence
 from .. import examples
 from ..analysis.schedule import critical_path
 from ..analysis.scope import failure_scope
-from ..checks.validation import prepare, validate
+from ..checks.validation import PlanningFailure, prepare, validate
+from ..errors import PlanvizError
 from ..pictures.drawing import render
 from ..runs.comparison import compare
 from ..runs.fault import Fault
@@ -65,6 +66,8 @@ def walkthrough(out_dir: str | Path, echo: Callable[..., None] = print) -> list[
     echo(validate(broken, broken.contract).to_text())
     refused = examples.load("release_no_credentials")
     outcome = prepare(refused, refused.contract)
+    if not isinstance(outcome, PlanningFailure):
+        raise PlanvizError("the example release_no_credentials was expected to be refused by prepare()")
     echo(f"release_no_credentials: refused by prepare(), unsatisfiable={outcome.unsatisfiable!r}")
     echo(f"  {outcome.reason}")
 
@@ -91,7 +94,10 @@ def walkthrough(out_dir: str | Path, echo: Callable[..., None] = print) -> list[
     for name in ("plan.svg", "plan.png"):
         written.append(render(plan).save(out / name))
     at = next(e.index for e in run.events if e.kind == "invalidate")
-    written.append(render(run.plan_at(at), run=run, at=at).save(out / "side_effect.svg"))
+    shown = run.plan_at(at)
+    if shown is None:  # an invalidate event follows a proposed plan
+        raise PlanvizError(f"the run has no plan at event {at}")
+    written.append(render(shown, run=run, at=at).save(out / "side_effect.svg"))
     written.append(Path(report_html(run, out / "report.html")))
     save_trace(run, out / "trace.jsonl")
     written.append(out / "trace.jsonl")

@@ -78,12 +78,14 @@ class RunComparison(FrontEnd):
     @property
     def svgs(self) -> tuple[str, str]:
         """The two pictures shown now (drawn here by :func:`planviz.render`, as the browser shows them)."""
-        return tuple(frame_svg(run, at, legend=False) for run, at in zip(self._runs, self._ticks[self.index]))
+        (first, second), (at_first, at_second) = self._runs, self._ticks[self.index]
+        return frame_svg(first, at_first, legend=False), frame_svg(second, at_second, legend=False)
 
     @property
     def captions(self) -> tuple[str, str]:
         """The two captions shown now, as the browser writes them."""
-        return tuple(caption_text(run, at) for run, at in zip(self._runs, self._ticks[self.index]))
+        (first, second), (at_first, at_second) = self._runs, self._ticks[self.index]
+        return caption_text(first, at_first), caption_text(second, at_second)
 
     def __repr__(self) -> str:
         return (f"<planviz RunComparison: event {self.index}, first divergence {self._diff.first_divergence}, "

@@ -165,6 +165,7 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
     panels = [[render(r.plans[-1], run=r, at=i) for r, i in zip(runs, tick)] for tick in chosen]
     captions = tuple(_caption(runs, labels, tick) for tick in chosen)
     heads = [_heads(runs, labels, tick) for tick in chosen]
+    files: tuple[Path, ...]
     if kind == "gif":
         files = (_write(path, _gif(_painter(panels, heads, dpi), len(panels), seconds)),)
     elif kind == "html":

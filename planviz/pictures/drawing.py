@@ -89,8 +89,8 @@ class _Base:
     """A plan drawn once: the layout plus what frames need to restyle it (``layout`` None: it timed out)."""
 
     layout: Layout | None
-    labels: Mapping[str, str]
-    tips: Mapping[Any, str]  # step id or (u, v) -> tooltip text
+    labels: Mapping[Any, str]  # step id or group index -> label
+    tips: Mapping[Any, str]  # step id, group index or (u, v) -> tooltip text
     edges: tuple[tuple[str, str], ...]
     caption: str
     run_mode: bool
@@ -222,7 +222,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
     notes = slack_notes(plan, schedule, findings) + finding_notes(findings) + (run_notes(run) if frame is not None
                                                                                else ())
-    looks = run_looks(run) if frame is not None else None
+    looks = run_looks(run) if frame is not None and run is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:
         keys = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks) if legend else ()
@@ -248,7 +248,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
         return summary_diagram(plan, frame, notice, index)
-    marks = node_marks(plan, frame, crit_nodes, findings)
+    marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)  # step id or group index -> mark
     for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
     marks.update(group_marks(base.view, frame, marks))
@@ -285,7 +285,9 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
                                       "fontsize": 10, "margin": "0.12,0.05", "fillcolor": "white"}))
     a.edge_attr.update(checked_attrs({"fontname": FONT, "fontsize": 9, "color": EDGE_COLOUR, "fontcolor": "#333333",
                                       "arrowsize": 0.7}))
-    labels, tips, noted = {}, {}, {}
+    labels: dict[str, str] = {}
+    tips: dict[Any, str] = {}  # step id or (u, v) -> tooltip text
+    noted: dict[str, str] = {}
     for sid, note in notes:
         noted[sid] = f"{noted[sid]}; {note}" if sid in noted else note
     for sid in view.steps:
@@ -331,7 +333,8 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         return _Base(None, labels, tips, tuple(edges), cap, run_mode, view, notice=str(exc))
     template, slots = frame_template(layout.svg, run_mode, labels, edges, EVENT_LINES,
                                      [(f"group-{grp.name}", i) for i, grp in enumerate(view.groups)])
-    return _Base(layout, {**labels, **group_labels}, {**tips, **group_tips}, tuple(edges), cap, run_mode, view,
+    every_label: dict[Any, str] = {**labels, **group_labels}
+    return _Base(layout, every_label, {**tips, **group_tips}, tuple(edges), cap, run_mode, view,
                  template=template, slots=slots)
 
 
@@ -371,7 +374,7 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
+def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
     for kind, key in base.slots:
@@ -384,7 +387,7 @@ def _fill(base: _Base, marks: dict[str, Mark], edges: dict, event_lines: tuple[s
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 
 
-def _dot_frame(base: _Base, marks: dict[str, Mark], edges: dict,
+def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict,
                event_lines: tuple[str, ...]) -> tuple[str, tuple, tuple, str]:
     node_attrs_list = []
     for sid, m in marks.items():
@@ -405,4 +408,6 @@ def _dot_frame(base: _Base, marks: dict[str, Mark], edges: dict,
     caption = ""
     if event_lines:
         caption = base.caption + "".join(escape_label(line, align="left") for line in event_lines)
+    if base.layout is None:  # render draws frames only from a base that was laid out
+        raise RenderError("the plan was not laid out, so it has no Graphviz DOT source")
     return base.layout.dot, tuple(node_attrs_list), tuple(edge_attrs_list), caption

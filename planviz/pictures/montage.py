@@ -48,7 +48,7 @@ def clock_ticks(runs: Sequence[Run]) -> tuple[tuple[int, ...], ...]:
     return tuple(ticks)
 
 
-def arrangement(sizes: Sequence[tuple[int, int]]) -> str:
+def arrangement(sizes: Sequence[tuple[float, float]]) -> str:
     """``"row"`` or ``"column"``: whichever puts the panels (width, height) closest to a 16:9 slide."""
     width, height = max(w for w, _ in sizes), max(h for _, h in sizes) + LABEL_HEIGHT
     n = len(sizes)

@@ -151,7 +151,7 @@ def same_step(value: Any, expected: str, plan_ids: Iterable[str] = ()) -> bool:
                                                                                          if i != expected}:
         return True
     match = re.fullmatch(r"(.+)\.v\d+", got, re.I)
-    return bool(match) and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
+    return match is not None and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
 
 
 def stop_reason(run: Run) -> str:

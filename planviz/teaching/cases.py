@@ -68,7 +68,7 @@ def has_cycle(plan: Plan) -> bool:
 def patch_cases(count: int = 200, seed: int = 2033) -> list[tuple[Plan, str]]:
     """(plan, step id): random plans in which some steps are patches; every step is asked about."""
     rng = random.Random(seed)
-    cases = []
+    cases: list[tuple[Plan, str]] = []
     for plan in random_plans(count, seed=seed):
         plan = plan.replace(steps=[replace(s, kind="patch") if rng.random() < 0.3 else s for s in plan.steps])
         cases.extend((plan, sid) for sid in sorted(plan.ids))

@@ -113,8 +113,7 @@ def check_exercise_2(saved: Any) -> Feedback:
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
-    bad = [sid for sid in plan.ids if number(saved[sid]) is None
-           or not math.isclose(number(saved[sid]), expected[sid])]
+    bad = [sid for sid in plan.ids if (n := number(saved[sid])) is None or not math.isclose(n, expected[sid])]
     if not bad:
         best = max(expected.values())
         most = " and ".join(s for s in plan.ids if expected[s] == best)

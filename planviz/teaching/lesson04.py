@@ -71,6 +71,8 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
     if k != scope.kept:
         return wrong(ex, "the voided steps are right, but not the kept ones",
                      "kept is the verified work outside the scope: completed, and not voided")
+    if scope.restart is None:  # a precondition failure restarts at the fact's producer
+        raise PlanvizError("the failure scope of S3 names no restart")
     if not same_step(restart, scope.restart, plan.ids):
         return wrong(ex, f"execution does not resume at {short(restart)}", "it goes back to the producer of the false fact")
     return right(ex, f"the withdrawn fact sends execution back to its producer {scope.restart}: it and everything "
@@ -92,6 +94,8 @@ def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: A
         return wrong(ex, "not both outcomes are right", hint)
     if whole_number(attempts_3) != attempts:
         return wrong(ex, f"the outcomes are right, but S1 was not attempted {attempts_3!r} times", hint)
+    if plan.contract is None:  # the example comes with its contract
+        raise PlanvizError("the example cache_isolation has no contract")
     return right(ex, f"max_retries={plan.contract.max_retries} allows {attempts} attempts of S1: two transient "
                      "failures are retried away, a third is one too many and the run stops. A retry cap is a "
                      "budget, not a guarantee.")
@@ -190,6 +194,8 @@ def _redundant(run: Run, index: int) -> tuple[str, ...]:
     before = run.frame(index - 1)
     done = frozenset(s for s, status in before.statuses.items() if status == "done")
     new = run.plan_at(index)
+    if new is None:  # a replan event adopts a plan
+        raise PlanvizError(f"the run has no plan at event {index}")
     return redundant_work(SimpleNamespace(completed=done, facts=before.facts), new)
 
 
@@ -215,6 +221,8 @@ def check_exercise_6(steps: Any = None) -> Feedback:
     ex = "04 exercise 6"
     far = load("far_horizon")
     budget = far.step("F2").budget
+    if budget is None:  # the far step of the example carries its budget
+        raise PlanvizError("step F2 of far_horizon has no budget")
     how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
            "the first requiring reads_migrated, the last producing writes_migrated")
     if is_blank(steps):
@@ -223,7 +231,10 @@ def check_exercise_6(steps: Any = None) -> Feedback:
         run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
     except PlanvizError as exc:
         return wrong(ex, f"that expansion cannot be used: {exc}", how)
-    over = [f for f in run.plan.import_findings if f.code == "over_budget"]
+    final = run.plan
+    if final is None:  # a simulated run proposes its plan first
+        raise PlanvizError("the simulated run carries no plan")
+    over = [f for f in final.import_findings if f.code == "over_budget"]
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
     if over:

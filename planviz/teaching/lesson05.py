@@ -87,9 +87,9 @@ def _recorded(ex: str, run: Run, how: str) -> Feedback | None:
 
 def _report(run: Run, step: str) -> dict[str, Any] | None:
     """What the agent's tool reported for ``step`` the first time it finished (its observation's data)."""
-    event = next((e for e in run.events if e.step == step and e.observation is not None
-                  and e.kind in ("complete", "fail")), None)
-    return dict(event.observation.data) if event is not None else None
+    obs = next((e.observation for e in run.events if e.step == step and e.observation is not None
+                and e.kind in ("complete", "fail")), None)
+    return dict(obs.data) if obs is not None else None
 
 
 def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:

@@ -111,6 +111,8 @@ def check_exercise_3(divergence: Any = None, outcome: Any = None) -> Feedback:
     the simulated run's ``outcome``."""
     ex = "08 exercise 3"
     recorded = _recorded()
+    if recorded.plan is None:  # the lesson's recorded trace carries its plan
+        raise PlanvizError("the recorded run carries no plan")
     simulated = simulate(recorded.plan, faults=[Fault("get_current_time", "transient")], strategy="workflow")
     d = diff_runs(recorded, simulated)
     hint = "a transient failure makes the first call fail once: which event of the recorded run does it replace?"
