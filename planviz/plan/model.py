@@ -24,7 +24,7 @@ from operator import add, attrgetter
 from typing import Any
 
 from ..errors import PlanFormatError, UnknownStepError
-from .fields import HORIZONS, INTENTS, RISKS
+from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
@@ -39,6 +39,7 @@ __all__ = [
     "RISKS",
     "HORIZONS",
     "INTENTS",
+    "EFFECTS",
     "SEVERITIES",
     "LAYERS",
     "natural_key",
@@ -134,6 +135,7 @@ class Step:
     resources: tuple[str, ...] = ()
     kind: str | None = None
     risk: str = "low"
+    effect: str | None = None
     approval: str | None = None
     horizon: str = "near"
     budget: Budget | None = None
@@ -164,6 +166,8 @@ class Step:
             check_plain(self.arguments, prefix=f"{where}.arguments")
         set_(self, "arguments", copy_plain(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
+        if self.effect is not None:
+            _choice(self.effect, EFFECTS, f"{where}.effect")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
         if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
             budget, expansion = far_fields(self, where)
@@ -313,10 +317,15 @@ class ToolSpec:
     """What the contract says about one tool: may it be used, does it write, which tools must come first.
 
     ``permitted`` and ``writes`` are real booleans: the string ``"no"`` is
-    truthy, so it is refused rather than read as permission.
+    truthy, so it is refused rather than read as permission. ``effect``
+    (``read``, ``write`` or ``destructive``: OpenTelemetry's
+    ``gen_ai.agent.tool.tier``) says what a call does; a writing effect sets
+    ``writes``, and ``writes=True`` with ``effect="read"`` is refused.
 
     >>> ToolSpec(writes=True, preconditions="backup").preconditions
     ('backup',)
+    >>> ToolSpec(effect="destructive").writes
+    True
     >>> ToolSpec(permitted="no")
     Traceback (most recent call last):
     ...
@@ -326,12 +335,19 @@ class ToolSpec:
     permitted: bool = True
     writes: bool = False
     preconditions: tuple[str, ...] = ()
+    effect: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("permitted", "writes"):
             if not isinstance(getattr(self, name), bool):
                 raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
         object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
+        if self.effect is not None:
+            _choice(self.effect, EFFECTS, "ToolSpec.effect")
+            if self.writes and self.effect == "read":
+                raise PlanFormatError("writes is true but effect is 'read': say one thing (effect: write)",
+                                      path="ToolSpec.effect")
+            object.__setattr__(self, "writes", self.effect != "read")
 
 
 @dataclass(frozen=True)
