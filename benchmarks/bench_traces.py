@@ -28,9 +28,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from planviz import load_trace  # noqa: E402
-from planviz.runs.jsonstream import records  # noqa: E402
-from planviz.runs.otel import CONTAINERS  # noqa: E402
-from planviz.runs.otelspans import span_of  # noqa: E402
+from planviz.runs.traces.jsonstream import records  # noqa: E402
+from planviz.runs.traces.otel import CONTAINERS  # noqa: E402
+from planviz.runs.traces.otelspans import span_of  # noqa: E402
 from tests.runs.otlp import agent, chat, envelope, tool  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)

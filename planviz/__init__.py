@@ -21,7 +21,7 @@ only when ``explore`` is first used.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
@@ -50,6 +50,7 @@ _EXPORTS = {
     "runs.simulation": ("simulate",),
     "runs.recorder": ("Recorder",),
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
+    "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "Metrics"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
@@ -64,6 +65,67 @@ _EXPORTS = {
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
     "teaching.feedback": ("Feedback",),
 }
+if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy names (tests/test_typing.py keeps it equal to _EXPORTS)
+    from .errors import (
+        PlanvizError as PlanvizError, PlanvizTypeError as PlanvizTypeError, PlanFormatError as PlanFormatError,
+        TraceFormatError as TraceFormatError, SchemaError as SchemaError, SemanticError as SemanticError,
+        UnknownStepError as UnknownStepError, RenderError as RenderError, LayoutTimeout as LayoutTimeout,
+        AnalysisError as AnalysisError, StructureError as StructureError, SimulationError as SimulationError,
+        FrameIndexError as FrameIndexError,
+    )
+    from .plan.model import (
+        Step as Step, Plan as Plan, Contract as Contract, ToolSpec as ToolSpec, Finding as Finding,
+    )
+    from .plan.horizon import Budget as Budget
+    from .plan.files import (
+        parse_plan as parse_plan, parse_plans as parse_plans, load_plan as load_plan, load_plans as load_plans,
+        parse_contract as parse_contract, load_contract as load_contract, dump_plan as dump_plan,
+    )
+    from .plan.schema import plan_schema as plan_schema
+    from .structure.graph import to_graph as to_graph, from_graph as from_graph
+    from .checks.report import Report as Report, Summary as Summary, summarize as summarize
+    from .checks.validation import (
+        validate as validate, prepare as prepare, refusal as refusal, PlanningFailure as PlanningFailure,
+    )
+    from .checks.grading import grade as grade, grade_many as grade_many, Grade as Grade, GradeTable as GradeTable
+    from .analysis.schedule import critical_path as critical_path, Schedule as Schedule, StepTiming as StepTiming
+    from .analysis.timeline import (
+        ready_waves as ready_waves, ready_timeline as ready_timeline, TimelinePoint as TimelinePoint,
+    )
+    from .analysis.reach import reachable as reachable, invalidated as invalidated, Reach as Reach
+    from .analysis.scope import failure_scope as failure_scope, Scope as Scope
+    from .analysis.blocking import why_blocked as why_blocked, BlockReason as BlockReason
+    from .runs.fault import Fault as Fault
+    from .runs.events import (
+        Run as Run, Event as Event, Frame as Frame, Observation as Observation, ExecutionState as ExecutionState,
+        Conflict as Conflict,
+    )
+    from .runs.frames import FrameDelta as FrameDelta
+    from .runs.revision import (
+        redundant_work as redundant_work, changed_completed as changed_completed, reissue as reissue,
+    )
+    from .runs.simulation import simulate as simulate
+    from .runs.recorder import Recorder as Recorder
+    from .runs.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
+    from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
+    from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from .runs.alignment import (
+        align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
+    )
+    from .runs.rundiff import (
+        diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange, Usage as Usage,
+        run_usage as run_usage,
+    )
+    from .pictures.drawing import render as render
+    from .pictures.diagram import Diagram as Diagram
+    from .pictures.animation import animate as animate, Animation as Animation
+    from .pictures.focus import View as View
+    from .pictures.fatepicture import render_alignment as render_alignment
+    from .frontends.htmlreport import report_html as report_html
+    from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
+    from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
+    from .teaching.feedback import Feedback as Feedback
+
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBPACKAGES = ("examples", "teaching")  # reached as planviz.examples, planviz.teaching
 __all__ = sorted(_WHERE) + list(_SUBPACKAGES)

@@ -13,6 +13,8 @@ True
 
 from __future__ import annotations
 
+import math
+import reprlib
 from typing import Any, Iterable
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "SimulationError",
     "FrameIndexError",
     "expect_type",
+    "show_value",
 ]
 
 
@@ -57,10 +60,24 @@ def expect_type(value: Any, types: type | tuple[type, ...], function: str, argum
     """``value`` when it is an instance of ``types``, else :class:`PlanvizTypeError` (see there)."""
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in _as_tuple(types)):
         return value
-    shown = repr(value)
-    shown = shown if len(shown) <= 80 else shown[:80] + "..."
-    raise PlanvizTypeError(f"{function}({argument}=...) expects {expected}, got {type(value).__name__} {shown}"
+    raise PlanvizTypeError(f"{function}({argument}=...) expects {expected}, got {type(value).__name__} "
+                           f"{show_value(value)}"
                            + (f"; {fix}" if fix else ""))
+
+
+def show_value(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages; never fails (huge or deep values included).
+
+    >>> show_value(10**5000)
+    '<an integer of about 5,001 digits>'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits>"
+    try:
+        text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+    except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:

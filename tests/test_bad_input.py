@@ -136,7 +136,7 @@ CASES = [
      "  - {id: B, action: b, expected_evidence: e, duration: 6e299}\n", 2,
      r"{path}:4:\d+: steps\[1\]\.duration: step 'B' brings the plan's total duration to 1\.2e\+300"),
     ("huge_integer_argument", ".json", _plan_json([{"id": "A", "action": "a", "arguments": {"n": 1}}]).replace(
-        '"n": 1', '"n": ' + "7" * 5000), 2, r"{path}:1:\d+: integer of 5000 digits is too large"),
+        '"n": 1', '"n": ' + "7" * 5000), 2, r"{path}:1:\d+: integer of 5,000 digits is too large"),
     ("alias_expanding_past_the_size_cap", ".yaml", "goal: &a '" + "x" * 400_000 + "'\nsteps:\n" + "".join(
         f"  - {{id: S{i}, action: *a, expected_evidence: *a}}\n" for i in range(60)), 2,
      r"{path}:\d+:\d+: steps\[\d+\]\.\w+: aliases expand this YAML to more than 40 MiB of text \(an alias bomb\?\)"

@@ -61,7 +61,7 @@ CASES = [
     ("status_unknown", _edit_event(1, changes={"S0": "exploded"}), 2, r"{path}:4: event\.changes\['S0'\]: expected one of"),
     ("schema_from_the_future", "".join(json.dumps({**r, "version": 99} if r["type"] == "header" else r) + "\n"
                                        for r in _lines()), 2, r"{path}:1: header\.version: trace schema version 99"),
-    ("not_json", "{nope\n", 2, r"{path}:1: not a JSON object"),
+    ("not_json", "{nope\n", 2, r"{path}:1: not valid JSON"),
     ("empty", "", 2, r"{path}:1: empty trace"),
     ("dev_zero", lambda tmp: Path("/dev/zero"), 2, r"/dev/zero: this is a device, not a trace file"),
     ("fifo", lambda tmp: (os.mkfifo(tmp / "pipe.jsonl"), tmp / "pipe.jsonl")[1], 2, r"pipe\.jsonl: this is a FIFO"),

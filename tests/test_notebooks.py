@@ -95,7 +95,11 @@ def executed():
 
 
 def test_the_notebooks_are_there():
-    assert tuple(sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))) == EXPECTED
+    """The shipped notebooks exist. Others may sit beside them: `make lab` opens notebooks/, where "New notebook"
+    saves, and the suite runs the notebooks the project ships, by name, never whatever the folder holds."""
+    missing = [name for name in EXPECTED if not (NOTEBOOK_DIR / name).is_file()]
+    assert missing == [], f"shipped notebooks missing from notebooks/: {missing}"
+
 
 
 @pytest.mark.parametrize("name", EXPECTED)

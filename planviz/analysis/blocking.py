@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from ..structure.index import structure_index
 from .reach import reach_pass, state_of
@@ -51,6 +52,7 @@ def why_blocked(plan: Plan, state: Any, step: str) -> tuple[BlockReason, ...]:
     >>> [(r.step, r.kind, r.missing) for r in why_blocked(plan, ({"A"}, set()), "C")]
     [('C', 'dependency', 'B'), ('B', 'fact', 'x')]
     """
+    plan = expect_plan(plan, "why_blocked")
     completed, facts = state_of(state)
     plan.step(step)
     held, found, done = reach_pass(plan, completed, facts)

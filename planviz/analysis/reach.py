@@ -16,6 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
+from ..plan.arguments import expect_plan
+from ..errors import show_value
 from ..errors import PlanvizTypeError
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
@@ -56,6 +58,7 @@ def reachable(plan: Plan, completed: Iterable[str], facts: Iterable[str]) -> Rea
     >>> sorted(reachable(plan, completed=(), facts={"y"}).steps)
     ['A', 'B', 'C']
     """
+    plan = expect_plan(plan, "reachable")
     with paused_gc():
         held, found, _ = reach_pass(plan, completed, facts)
         return Reach(frozenset(held), frozenset(found))
@@ -72,6 +75,7 @@ def invalidated(plan: Plan, state: Any) -> frozenset[str]:
     >>> sorted(invalidated(plan, ({"A"}, set())))
     ['B']
     """
+    plan = expect_plan(plan, "invalidated")
     completed, facts = state_of(state)
     with paused_gc():
         _, found, done = reach_pass(plan, completed, facts)
@@ -149,4 +153,4 @@ def state_of(state: Any) -> tuple[Iterable[str], set[str]]:
     if isinstance(state, (tuple, list)) and len(state) == 2:
         return state[0], set(collection(state[1], "facts", "fact strings"))
     raise PlanvizTypeError(f"expected an execution state (with .completed and .facts) or a (completed, facts) "
-                           f"pair, got {type(state).__name__} {state!r:.80}")
+                           f"pair, got {type(state).__name__} {show_value(state, 80)}")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
+from ..plan.arguments import expect_plan
 from ..errors import AnalysisError, UnknownStepError
 from ..plan.bulk import paused_gc
 from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
@@ -38,18 +39,18 @@ __all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]
 _EPS = 1e-9
 
 
-class FrozenMap(Mapping):
+class FrozenMap(Mapping[str, Any]):
     """A read-only mapping (picklable, unlike ``types.MappingProxyType``)."""
 
     __slots__ = ("_data",)
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict[str, Any]) -> None:
         self._data = data
 
     def __getitem__(self, key: Any) -> Any:
         return self._data[key]
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
     def __len__(self) -> int:
@@ -58,7 +59,7 @@ class FrozenMap(Mapping):
     def __repr__(self) -> str:
         return repr(self._data)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
         return (FrozenMap, (self._data,))
 
 
@@ -134,6 +135,7 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     >>> s.makespan, s.path, s.steps["B"].slack
     (1.0, ('C', 'END'), inf)
     """
+    plan = expect_plan(plan, "critical_path")
     with paused_gc():
         ix = require_dag(plan)
         ids, out, order, npred = ix.ints()

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from ..plan.arguments import expect_plan
 from ..errors import AnalysisError
 from ..plan.model import Plan
 from ..structure.dag import require_dag
@@ -77,6 +78,7 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     >>> failure_scope(plan, "C", "precondition", fact="given").action
     'blocked'
     """
+    plan = expect_plan(plan, "failure_scope")
     if category not in CATEGORIES:
         raise AnalysisError(f"unknown failure category {category!r}; choose one of "
                             f"{', '.join(map(repr, CATEGORIES))}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
+from ..plan.arguments import expect_plan
 from ..errors import AnalysisError
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, natural_key
@@ -64,6 +65,7 @@ def ready_waves(plan: Plan) -> tuple[frozenset[str], ...]:
     >>> [sorted(w) for w in ready_waves(plan)]
     [['A', 'B'], ['C']]
     """
+    plan = expect_plan(plan, "ready_waves")
     with paused_gc():
         ix = require_dag(plan)
         levels = ix.int_levels()  # a step's generation is its longest-path depth
@@ -99,6 +101,7 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     >>> [(p.time, sorted(p.started)) for p in ready_timeline(shared)]
     [(0.0, ['A']), (2.0, ['B']), (5.0, [])]
     """
+    plan = expect_plan(plan, "ready_timeline")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {workers!r}")
     with paused_gc():

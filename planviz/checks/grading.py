@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from ..errors import PlanFormatError
+from ..errors import PlanFormatError, expect_type, show_value
 from ..plan.model import Contract, Plan, natural_key
 from .context import Context, matches
 from .report import Report, printable
@@ -141,12 +141,14 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
     >>> [(name, g.admissible) for name, g in t.rows]
     [('cache', True), ('delete', False)]
     """
+    expect_type(cases, Iterable, "grade_many", "cases", "an iterable of cases",
+                "pass a list such as [(name, plan, contract), ...]")
     rows = []
     for i, case in enumerate(cases, 1):
         case = (case, None) if isinstance(case, Plan) else case
         if not isinstance(case, (list, tuple)) or len(case) not in (2, 3):
             raise PlanFormatError(f"expected (name, plan, contract), (plan, contract), (name, plan) or a Plan, "
-                                  f"got {case!r:.80}", path=f"cases[{i - 1}]")
+                                  f"got {show_value(case, 80)}", path=f"cases[{i - 1}]")
         if len(case) == 3:
             name, plan, contract = case
         elif isinstance(case[1], Plan):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
+from ..errors import expect_type
 from ..plan.model import LAYERS, Finding, natural_key
 
 __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
@@ -22,7 +23,7 @@ __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
 _LAYER_RANK = {name: i for i, name in enumerate(LAYERS)}
 
 
-def _sort_key(f: Finding) -> tuple:
+def _sort_key(f: Finding) -> tuple[Any, ...]:
     return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, tuple(map(natural_key, f.steps)),
             tuple(tuple(map(natural_key, e)) for e in f.edges), f.message, f.where)
 
@@ -94,7 +95,7 @@ class Report:
         """Findings that involve this step."""
         return tuple(f for f in self.findings if step_id in f.steps)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
 
     def verdict(self) -> str:
@@ -208,6 +209,10 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
     >>> (s.plans, s.plans_with_errors, dict(s.counts), s.failed)
     (2, 1, {'cycle': 1}, ((1, 'b', ('cycle',)),))
     """
+    reports = [expect_type(r, Report, "summarize", "reports", "an iterable of planviz Reports",
+                           "make each with planviz.validate(plan)") for r in expect_type(
+                               reports, Iterable, "summarize", "reports", "an iterable of planviz Reports",
+                               "make each with planviz.validate(plan)")]
     plans = bad = 0
     counts: Counter[str] = Counter()
     per_plan: Counter[str] = Counter()

@@ -137,7 +137,7 @@ def _lists_facts(contract: Contract | None) -> bool:
 
 def unsupported_premises(cx: Context, contract: Contract | None, ancestry: bool = True) -> dict[str, list[str]]:
     """Premise -> relying steps, for premises a contract listing facts neither gives nor lets a step obtain."""
-    if not _lists_facts(contract):
+    if contract is None or not _lists_facts(contract):
         return {}
     known = set(contract.given_facts).union(contract.obtainable_facts)
     return {f: who for f, who in premise_reliance(cx, ancestry).items() if f not in known}
@@ -190,9 +190,9 @@ def order_violations(cx: Context, contract: Contract) -> tuple[list[Finding], li
     for pair in dict.fromkeys(contract.must_precede):
         a, b = pair
         ranked = matches(cx, a, by_kind)
-        firsts = frozenset(ranked)
+        group = frozenset(ranked)
         for sid in matches(cx, b, by_kind):
-            queries.append((firsts, sid))
+            queries.append((group, sid))
             meta.append((pair, ranked, sid))
     out, violated = [], []
     failed = [(pair, [f for f in ranked[:NAMED + 1] if f != sid][:NAMED], sid, len(ranked) - (sid in ranked))

@@ -205,13 +205,13 @@ def placeholders(cx: Context) -> list[Finding]:
             else:
                 queries.append((frozenset((ref[0],)), sid))
                 meta.append((sid, path, p.text, ref[0]))
-    for ok, (sid, path, shown, ref) in zip(ancestor_queries(cx.ix, queries), meta):
+    for ok, (sid, path, shown, named) in zip(ancestor_queries(cx.ix, queries), meta):
         if not ok:
-            fix = ("a step cannot use its own result" if ref == sid
-                   else f"add {ref!r} to {sid}.depends_on so its result exists when {sid!r} runs")
+            fix = ("a step cannot use its own result" if named == sid
+                   else f"add {named!r} to {sid}.depends_on so its result exists when {sid!r} runs")
             out.append(finding("bad_placeholder", "static",
-                               f"{path} uses {shown!r}, but step {ref!r} is not an ancestor of {sid!r}; {fix}",
-                               [sid] if ref == sid else [sid, ref], where=path))
+                               f"{path} uses {shown!r}, but step {named!r} is not an ancestor of {sid!r}; {fix}",
+                               [sid] if named == sid else [sid, named], where=path))
     return out
 
 

@@ -75,7 +75,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import PlanvizTypeError, SchemaError, SemanticError
+from ..errors import SchemaError, SemanticError
+from ..plan.arguments import expect_contract, expect_plan
 from ..plan.bulk import paused_gc
 from ..plan.model import LAYERS, Contract, Finding, Plan
 from .context import Context, given_facts
@@ -110,13 +111,8 @@ CODES: Mapping[str, tuple[str, ...]] = {
 
 def checked_arguments(what: str, plan: Any, contract: Any) -> Contract | None:
     """The contract to use (default: the plan's own), after checking both arguments are planviz values."""
-    if not isinstance(plan, Plan):
-        raise PlanvizTypeError(f"{what}(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
-                               "load a file with planviz.load_plan(path)")
-    if contract is not None and not isinstance(contract, Contract):
-        raise PlanvizTypeError(f"{what}(contract=...) expects a planviz Contract or None, got "
-                               f"{type(contract).__name__} {contract!r:.80}; load a file with "
-                               "planviz.load_contract(path)")
+    plan = expect_plan(plan, what)
+    contract = expect_contract(contract, what)
     return contract if contract is not None else plan.contract
 
 
@@ -137,7 +133,7 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     >>> validate(plan, "contract.yaml")
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load a file with planviz.load_contract(path)
+    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load it first with planviz.load_contract(path)
     """
     contract = checked_arguments("validate", plan, contract)
     with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
@@ -264,6 +260,8 @@ def refusal(plan: Plan, contract: Contract | None) -> Finding | None:
     >>> refusal(examples.load("release_no_credentials"), None).code
     'infeasible_fact'
     """
+    plan = expect_plan(plan, "refusal")
+    contract = expect_contract(contract, "refusal")
     contract = checked_arguments("refusal", plan, contract)
     gate = _refusing(validate(plan, contract))
     return None if gate is None else gate[1][0]

@@ -5,7 +5,8 @@ version's last frame, which is also what a reader without script sees for the
 last version. Every other frame is described by what changed since the one
 before it (:meth:`planviz.Run.delta`): for each drawn node whose look changed,
 ``(node, look before, look after)``, the looks interned in one table; the
-facts gained and lost; the steps that became and stopped being ready. The
+facts gained and lost; the steps that became and stopped being ready; the
+lines of the picture's own caption that name the event (``c``). The
 page's script applies these forward, or swaps before and after to go back, so
 one step of the stepper costs what its event changed, and the whole report is
 linear in the run's events plus the pictures of its plan versions.
@@ -24,8 +25,9 @@ at=i)`` draws.
 >>> data, pictures = delta_table(run)
 >>> [(p.version, p.first, p.last) for p in pictures], len(data["events"]) == len(run.events)
 ([(1, 0, 11), (2, 12, 17)], True)
->>> data["events"][1]  # S0 starts: node 0 goes from look 0 (ready) to look 2 (running), and is no longer ready
-{'t': 0.0, 'd': [0, 0, 2], 'ro': [0]}
+>>> event = data["events"][1]  # S0 starts: node 0 goes from look 0 (ready) to look 2 (running), no longer ready
+>>> {key: event[key] for key in ("t", "d", "ro")}, event["c"][0][:25]
+({'t': 0.0, 'd': [0, 0, 2], 'ro': [0]}, 'event 1 of 17 · t = 0 min')
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ import html
 import math
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
-from ..pictures.captions import critical_marks, schedule_of
+from ..pictures.captions import critical_marks, event_lines, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
+from ..pictures.grouping import group_marks
 from ..pictures.style import FONT, Mark, node_marks, slot_value, tip
 from ..plan.model import natural_key
 from ..runs.events import Run
@@ -63,7 +67,7 @@ class VersionPicture:
     """One plan version's picture in the report: events ``first``..``last`` show it; ``svg`` is its last frame.
 
     ``nodes`` are the DOM ids of the node groups the script restyles (the
-    steps render drew) and ``cuts`` the length, in UTF-16 code units as a
+    steps render drew, then the group nodes of a focused view) and ``cuts`` the length, in UTF-16 code units as a
     browser counts, of the frame-dependent end of each one's tooltip in ``svg``.
     """
 
@@ -119,6 +123,30 @@ class _Looks:
         return [list(key) for key in self.ids]
 
 
+class _Groups:
+    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame."""
+
+    def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple) -> None:
+        view = None if diagram.summarized else diagram.view
+        self.all = tuple(view.groups) if view is not None else ()
+        self.dom_ids = tuple(f"group-{g.name}" for g in self.all)
+        self._of: dict[str, list[int]] = {}
+        for j, g in enumerate(self.all):
+            for sid in g.members:
+                self._of.setdefault(sid, []).append(j)
+        members = [sid for sid in self._of if sid in plan.by_id]  # their critical and finding marks, frame-free
+        self._members = node_marks(plan, None, critical, findings, ids=members) if members else {}
+
+    def touched(self, steps: Any) -> list[int]:
+        return sorted({j for sid in steps for j in self._of.get(sid, ())})
+
+    def marks(self, frame: Any, which: Any) -> dict[int, Mark]:
+        """The marks of groups ``which`` in ``frame``, keyed by group number (render's :func:`group_marks`)."""
+        which = list(which)
+        shown = group_marks(SimpleNamespace(groups=[self.all[j] for j in which]), frame, self._members)
+        return {which[k]: m for k, m in shown.items()}
+
+
 def _versions(run: Run) -> list[tuple[int, int]]:
     """(first, last) event of each stretch of the run showing one plan version."""
     bounds, first = [], 0
@@ -156,17 +184,26 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         critical = critical_marks(plan, schedule)[0]
         findings = tuple(dict.fromkeys(plan.import_findings))
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
-        current = {sid: looks.of(marks[sid]) for sid in nodes}
-        number = {sid: j for j, sid in enumerate(nodes)}
+        current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
+        number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
+        groups = _Groups(diagram, plan, critical, findings)  # a focused view's group nodes say counts per frame
+        for j, m in groups.marks(run.frame(first), range(len(groups.all))).items():
+            current[j], number[j] = looks.of(m), len(number)
         events[first]["v"] = k
+        for i in range(first, last + 1):  # the picture's own caption lines: every frame says its own event
+            events[i]["c"] = list(event_lines(run.events[i], i, run, plan))
         for i in range(first + 1, last + 1):
             if progress is not None and not i % 256:
                 progress("report: frames", i, len(run.events))
             changed = [sid for sid in sorted(deltas[i].steps) if sid in drawn]
-            if not changed:
+            touched = groups.touched(deltas[i].steps)
+            if not changed and not touched:
                 continue
             triples = []
-            for sid, m in node_marks(plan, run.frame(i), critical, findings, ids=changed).items():
+            frame = run.frame(i)
+            now: dict[Any, Mark] = {**node_marks(plan, frame, critical, findings, ids=changed),
+                                    **groups.marks(frame, touched)}
+            for sid, m in now.items():
                 new = looks.of(m)
                 if new != current[sid]:
                     triples += [number[sid], current[sid], new]
@@ -174,9 +211,10 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
             if triples:
                 events[i]["d"] = triples
         table = looks.table()
-        cuts = tuple(_utf16("\n" + table[current[sid]][-1]) if table[current[sid]][-1] else 0 for sid in nodes)
-        pictures.append(VersionPicture(plan.version, first, last, svg, tuple(f"node-{dom_id(s)}" for s in nodes),
-                                       cuts))
+        keys = [*nodes, *range(len(groups.all))]
+        cuts = tuple(_utf16("\n" + table[current[key]][-1]) if table[current[key]][-1] else 0 for key in keys)
+        pictures.append(VersionPicture(plan.version, first, last, svg,
+                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts))
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         out = events[i]
         out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
@@ -184,7 +222,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
                                 ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
             if ids:
                 out[key] = sorted(table[x] for x in ids)
-        events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke") if key in out}
+        events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
     last = run.frame(-1)
     data = {"looks": looks.table(), "facts": facts, "steps": steps, "events": events,
             "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts)} for p in pictures],

@@ -42,7 +42,8 @@ from typing import Any, Iterable
 import ipywidgets as w
 
 from ..analysis.schedule import critical_path
-from ..errors import PlanvizError, PlanvizTypeError
+from ..errors import PlanvizError, PlanvizTypeError, show_value
+from ..plan.arguments import expect_contract, expect_plan
 from ..pictures.gantt import gantt_svg
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
@@ -102,6 +103,8 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     With faults, the view opens where the first one voids work. ``options``
     go to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
     """
+    plan = expect_plan(plan, "explore")
+    contract = expect_contract(contract, "explore")
     return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
 
 
@@ -117,7 +120,7 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
         trace = load_trace(trace)
     if not hasattr(trace, "events"):
         raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
-                               f"{type(trace).__name__} {trace!r:.80}")
+                               f"{type(trace).__name__} {show_value(trace, 80)}")
     return Explorer(recorded=trace, declared=plan)
 
 

@@ -40,6 +40,7 @@ from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
 from ..pictures.gantt import gantt_svg
 from ..plan.output import write_output
+from ..runs.events import expect_run
 from ..runs.machine import ProgressCallback
 from .deltatable import VersionPicture, delta_table
 from .page import asset, content_security_policy, script_json
@@ -57,6 +58,8 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
     ``progress(what, done, total)`` hears of the work on long runs (the
     command line shows it on a terminal).
     """
+    if not isinstance(run, (list, tuple)):
+        run = expect_run(run, "report_html")
     if isinstance(run, (list, tuple)):
 
         return pair_report(run, path)

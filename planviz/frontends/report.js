@@ -44,7 +44,7 @@
       var spec = data.versions[k];
       pictures[k] = {box: box, nodes: spec.nodes.map(function (id, j) {
         return byId[id] ? prepare(byId[id], spec.cuts[j]) : null;
-      })};
+      }), lines: box.querySelectorAll('svg text.event-line')};
     }
     return pictures[k];
   }
@@ -106,7 +106,8 @@
     index = i;
     seek(index);
     var k = version[index];
-    picture(k);
+    var lines = picture(k).lines, said = events[index].c || [];
+    for (var j = 0; j < lines.length; j++) { lines[j].textContent = j < said.length ? said[j] : ' '; }
     pictures.forEach(function (p, j) { if (p) { p.box.hidden = j !== k; } });
     var cells = rows[index].cells, e = events[index];
     var cap = $('pv-caption'); cap.textContent = '';

@@ -25,7 +25,7 @@ from html import escape
 import ipywidgets as w
 
 from ..errors import PlanvizTypeError
-from ..runs.events import Run
+from ..runs.events import Run, expect_run
 from ..runs.rundiff import RunDiff, diff_runs
 from .panels import SliderIndex, caption_html, event_row, frame_svg
 
@@ -58,9 +58,7 @@ class RunComparison(SliderIndex, w.VBox):
 
     def __init__(self, a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> None:
         for name, run in (("a", a), ("b", b)):
-            if not isinstance(run, Run):
-                raise PlanvizTypeError(f"compare_runs({name}=...) expects a planviz Run, got {type(run).__name__}; "
-                                       "load a trace with planviz.load_trace(path) or simulate a plan")
+            expect_run(run, "compare_runs", name)
             if not run.events or not run.plans:
                 raise PlanvizTypeError(f"compare_runs({name}=...) needs a run with a plan and events")
         self._runs = (a, b)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as w
 
+from ..errors import show_value
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
 
 __all__ = ["ViewPanel", "ViewHooks", "MAX_SUGGESTIONS"]
@@ -79,7 +80,7 @@ class ViewPanel(w.VBox):
             raise RenderError(f"unknown view {mode!r}; choose 'auto', 'whole' or 'focus'")
         if mode == "focus":
             if not isinstance(focus, str):
-                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {focus!r:.80}")
+                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}")
             if focus not in self._known:
                 raise UnknownStepError(f"no step {focus!r} in this plan{self._suggest(focus)}")
             hops = self.hops.value if hops is None else hops

@@ -148,7 +148,7 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
 
 def _runs(value: Any) -> tuple[tuple[str, ...], tuple[Run, ...]]:
     """(labels, runs) of animate's first argument: one run, a sequence of runs, or a mapping label -> run."""
-    how = "simulate a plan or load a trace first"
+    how = "make one with planviz.simulate(plan) or planviz.load_trace(path)"
     if isinstance(value, Run):
         return ("",), (value,)
     if isinstance(value, Mapping):

@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
+from ..errors import show_value
 from ..errors import PlanvizTypeError, RenderError
 from ..plan.model import Plan
 from ..structure.graph import to_graph
@@ -49,9 +50,9 @@ def check_reduce(reduce: Any) -> bool | str:
     """The ``reduce=`` argument of ``render``, checked: False, True or ``"all"``."""
     if not isinstance(reduce, (bool, str)):
         raise PlanvizTypeError(f"render(reduce=...) expects True, False or 'all', got {type(reduce).__name__} "
-                               f"{reduce!r:.60}")
+                               f"{show_value(reduce, 60)}")
     if reduce not in REDUCE_CHOICES:
-        raise RenderError(f"render(reduce={reduce!r:.60}) is not a choice: use True (hide transitive edges that "
+        raise RenderError(f"render(reduce={show_value(reduce, 60)}) is not a choice: use True (hide transitive edges that "
                           "carry no fact), 'all' (hide every transitive edge) or False")
     return reduce
 

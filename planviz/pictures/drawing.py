@@ -36,7 +36,8 @@ from typing import Any, Iterable, Iterator, Mapping
 import networkx as nx
 import pygraphviz as pgv
 
-from ..errors import LayoutTimeout, PlanvizTypeError, RenderError
+from ..errors import LayoutTimeout, RenderError
+from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from ..runs.events import Run
 from ..structure.graph import to_graph
@@ -155,9 +156,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     ...
     planviz.errors.RenderError: cannot save a diagram as 'out.gif': unknown suffix '.gif'; use one of .svg, .png, .dot
     """
-    if not isinstance(plan, Plan):
-        raise PlanvizTypeError(f"render(plan=...) expects a planviz Plan, got {type(plan).__name__} {plan!r:.80}; "
-                               "load a file with planviz.load_plan(path)")
+    plan = expect_plan(plan, "render")
     reduce = check_reduce(reduce)
     wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
     unknown = [h for h in wanted if h not in HIGHLIGHTS]

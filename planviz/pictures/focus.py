@@ -27,6 +27,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import networkx as nx
 
+from ..errors import show_value
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
 from ..plan.model import Plan
 from ..structure.index import StructureIndex, structure_index
@@ -235,10 +236,10 @@ def _focus_ids(plan: Plan, focus: str | Iterable[str]) -> tuple[str, ...]:
         wanted = tuple(dict.fromkeys(wanted))
     except TypeError:
         raise PlanvizTypeError(f"render(focus=...) expects a step id or a list of step ids, got "
-                               f"{type(focus).__name__} {focus!r:.80}") from None
+                               f"{type(focus).__name__} {show_value(focus, 80)}") from None
     for sid in wanted:
         if not isinstance(sid, str):
-            raise PlanvizTypeError(f"render(focus=...) expects step ids (strings), got {sid!r:.80}")
+            raise PlanvizTypeError(f"render(focus=...) expects step ids (strings), got {show_value(sid, 80)}")
         if sid not in plan:
             try:
                 plan.step(sid)

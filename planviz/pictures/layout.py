@@ -215,6 +215,7 @@ def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterabl
         caption = [el for el in (graph if graph is not None else []) if el.tag == _q("text")]
         for k, el in enumerate(caption[-event_lines:]):
             el.text = slot("event", k)
+            el.set("class", "event-line")  # a page stepping through frames rewrites these lines
     return serialise_svg(root), tuple(slots)
 
 

@@ -59,8 +59,8 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step],
-                  path: tuple = ("steps",)) -> tuple[Step, ...]:
+def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], Step],
+                  path: tuple[Any, ...] = ("steps",)) -> tuple[Step, ...]:
     """Planviz-shape steps (at field path ``path``): built directly when provably fine, else by ``careful``.
 
     ``careful(raw, path)`` is the field-by-field reader, which raises the located error.
@@ -71,9 +71,9 @@ def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step
     return tuple(steps)
 
 
-def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step], path: tuple) -> list[Step] | None:
+def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], Step], path: tuple[Any, ...]) -> list[Step] | None:
     texts: list[str] = []  # strings and lists of strings whose types and text are checked in bulk
-    lists: list[tuple] = []
+    lists: list[tuple[Any, ...]] = []
     out = []
     for i, raw in enumerate(raw_steps):
         fields_ = _step_fields(raw, texts, lists) if type(raw) is dict else None
@@ -90,7 +90,7 @@ def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple], Step], path:
     return out if _all_text(texts, lists) else None
 
 
-def _all_text(texts: list[str], lists: list[tuple]) -> bool:
+def _all_text(texts: list[str], lists: list[tuple[Any, ...]]) -> bool:
     """Every item is a ``str`` that is Unicode text (no lone surrogate), as the careful path demands."""
     if not set(map(type, chain.from_iterable(lists))) <= {str}:
         return False
@@ -103,7 +103,7 @@ def _all_text(texts: list[str], lists: list[tuple]) -> bool:
     return True
 
 
-def _step_fields(raw: dict, texts: list[str], lists: list[tuple]) -> dict[str, Any] | None:
+def _step_fields(raw: dict[str, Any], texts: list[str], lists: list[tuple[Any, ...]]) -> dict[str, Any] | None:
     """A step's ``__dict__`` when the careful path would accept ``raw`` as it is, else None."""
     out = _TEMPLATE.copy()
     kinds = _KINDS

@@ -90,7 +90,7 @@ class Document:
         return type(exc)(exc.message, source=exc.source or self.name, line=line, column=column, path=path)
 
 
-def _locate_yaml(text: str, record: int, target: tuple) -> tuple[int, int] | None:
+def _locate_yaml(text: str, record: int, target: tuple[Any, ...]) -> tuple[int, int] | None:
     import yaml  # only YAML documents need it (JSON ones load without PyYAML)
 
     from .yamlsyntax import yaml_events

@@ -30,11 +30,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from .arguments import expect_plan
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
 from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
+from .importers import outline
 from .model import Contract, Plan
 from .plaindata import check_plain
 from .records import contract_from_dict, plan_from_dict, plan_to_dict
@@ -122,7 +124,7 @@ def load_contract(source: Any) -> Contract:
     return _contract(parse_document(text, name))
 
 
-def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | None = None) -> str:
+def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
     """The plan as YAML (default) or JSON text, written to ``path`` too when given.
 
     ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
@@ -138,6 +140,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike | None = None, format: str | N
       action: ask
       expected_evidence: 'yes'
     """
+    plan = expect_plan(plan, "dump_plan")
     if format is None:
         format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
     data = plan_to_dict(plan)
@@ -263,6 +266,9 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
     records = _records(doc, data)
     fmt = format or _detect(text, data, records)
     if fmt is None:
+        why = outline.refusal(text)
+        if why is not None:
+            raise PlanFormatError(why, source=name, line=1, column=1)
         if parse_error is not None:
             raise parse_error
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
@@ -272,7 +278,7 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
     return _plans(fmt, format, text, data, records, doc, name, single)
 
 
-def _detect(text: str, data: Any, records: list | None) -> str | None:
+def _detect(text: str, data: Any, records: list[Any] | None) -> str | None:
     if records is not None and all(plan_shape(r[0]) for r in records):
         return "planviz"
     found = importers.detect(text, data)
@@ -281,7 +287,7 @@ def _detect(text: str, data: Any, records: list | None) -> str | None:
     return found
 
 
-def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list | None, doc: Document | None,
+def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list[Any] | None, doc: Document | None,
            name: str, single: str | None) -> list[Plan]:
     if fmt in ("planviz", "toolcall"):
         if records is None:
@@ -326,7 +332,7 @@ def _contract_data(data: Any, doc: Document | None, name: str) -> Contract:
         raise (doc.error(exc) if doc is not None else exc.located(source=name)) from None
 
 
-def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple]] | None:
+def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple[Any, ...]]] | None:
     """The candidate plans in parsed data: (value, record number, path prefix), or None if not plan-shaped."""
     if doc is not None and doc.multi:
         return [(value, i, ()) for i, value in enumerate(doc.values)]

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..errors import show_value
 from ..errors import PlanFormatError
 from .plaindata import as_duration
 
@@ -47,11 +48,11 @@ class Budget:
     def __post_init__(self) -> None:
         if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)
                                        or self.steps < 0):
-            raise PlanFormatError(f"expected an integer >= 0, got {self.steps!r:.60}", path="budget.steps")
+            raise PlanFormatError(f"expected an integer >= 0, got {show_value(self.steps, 60)}", path="budget.steps")
         if self.duration is not None:
             d = as_duration(self.duration)
             if d is None:
-                raise PlanFormatError(f"expected a finite number >= 0, got {self.duration!r:.60}",
+                raise PlanFormatError(f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
                                       path="budget.duration")
             object.__setattr__(self, "duration", d)
 
@@ -68,15 +69,15 @@ def far_fields(step: Any, where: str) -> tuple[Budget | None, tuple[Any, ...]]:
                                   path=f"{where}.budget")
         budget = Budget(**budget)
     if budget is not None and not isinstance(budget, Budget):
-        raise PlanFormatError(f"expected a Budget or a mapping {{steps, duration}}, got {budget!r:.60}",
+        raise PlanFormatError(f"expected a Budget or a mapping {{steps, duration}}, got {show_value(budget, 60)}",
                               path=f"{where}.budget")
     raw: Any = step.expands_to
     if isinstance(raw, (str, Mapping)) or not isinstance(raw, Iterable):
-        raise PlanFormatError(f"expected a list of steps, got {raw!r:.60}", path=f"{where}.expands_to")
+        raise PlanFormatError(f"expected a list of steps, got {show_value(raw, 60)}", path=f"{where}.expands_to")
     expansion = tuple(raw)
     for i, s in enumerate(expansion):
         if not isinstance(s, type(step)):
-            raise PlanFormatError(f"expected a Step, got {s!r:.60}", path=f"{where}.expands_to[{i}]")
+            raise PlanFormatError(f"expected a Step, got {show_value(s, 60)}", path=f"{where}.expands_to[{i}]")
     for name, value in (("a budget", budget), ("expands_to", expansion)):
         if value and step.horizon != "far":
             raise PlanFormatError(f"only a far-horizon step (horizon: far) has {name}; this step is near",

@@ -27,7 +27,7 @@ __all__ = ["parse_json", "parse_json_lines", "json_events"]
 # fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
 _JSON_TOKEN = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*"?)|([{}\[\],:])|([^\s{}\[\],:"]+)', re.S)
 _QUOTED = re.compile(r'"[^"]*"?')  # a string once its escaped quotes and backslashes are gone
-_TOKEN_KINDS = (None, "string", "punct", "bare")
+_TOKEN_KINDS = ("", "string", "punct", "bare")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NOT_STRUCTURE = re.compile(r'[^\[\]{}"]+')
@@ -59,10 +59,9 @@ def _reject_constant(token: str) -> Any:
 
 
 def _bounded_int(token: str) -> int:
-    try:
-        return int(token)
-    except ValueError:  # more digits than int() converts
-        raise _TooLong(token) from None
+    if len(token) > limits.max_digits() and len(token.lstrip("-")) > limits.max_digits():
+        raise _TooLong(token)
+    return int(token)
 
 
 def _finite_float(token: str) -> float:
@@ -100,7 +99,7 @@ def _json_error(exc: Exception, text: str, name: str, line_offset: int) -> PlanF
     if isinstance(exc, (_NonFinite, _TooLong)):
         token = exc.args[0]
         line, column = _find_bare_token(text, token)
-        problem = (f"integer of {len(token.lstrip('-'))} digits is too large: quote it to keep it as text"
+        problem = (limits.too_many_digits(len(token.lstrip("-")))
                    if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
         return PlanFormatError(problem, source=name, line=line + line_offset, column=column)
     if isinstance(exc, json.JSONDecodeError):
@@ -183,7 +182,7 @@ def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
 
 def _json_tokens(text: str) -> Iterator[tuple[str, str, int]]:
     for m in _JSON_TOKEN.finditer(text):
-        yield _TOKEN_KINDS[m.lastindex], m.group(), m.start()
+        yield _TOKEN_KINDS[m.lastindex or 0], m.group(), m.start()
 
 
 def _find_bare_token(text: str, token: str) -> tuple[int, int]:
@@ -221,8 +220,8 @@ def json_events(text: str) -> Iterator[tuple[str, Any, tuple[int, int]]]:
             yield "scalar", value, place(offset)
 
 
-def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple]:
-    stack: list[list] = []  # [is_map, key_or_index, expecting_key, seen keys -> position]
+def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple[Any, ...]]:
+    stack: list[list[Any]] = []  # [is_map, key_or_index, expecting_key, seen keys -> position]
     for kind, value, pos in json_events(text):
         if kind == "end":
             stack.pop()

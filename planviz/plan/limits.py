@@ -2,7 +2,8 @@
 
 Plans and planner outputs are often written by a model, so reading them is
 bounded: a file larger than :data:`MAX_BYTES` is refused before it is parsed,
-nesting deeper than :data:`MAX_DEPTH` before it is built, and YAML aliases (or
+nesting deeper than :data:`MAX_DEPTH` before it is built, an integer longer than
+:data:`MAX_DIGITS` digits before it is converted, and YAML aliases (or
 shared lists and mappings in Python data) that would expand past
 :data:`MAX_EXPANDED_BYTES` of text or :data:`MAX_ALIAS_NODES` added nodes
 before they are expanded. Each refusal is a one-line
@@ -23,9 +24,12 @@ True
 from __future__ import annotations
 
 import os
+import re
+import sys
 import warnings
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES", "raise_hint", "mib"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
+           "raise_hint", "mib", "read_int", "max_digits", "too_many_digits"]
 
 
 def _setting(name: str, default: int) -> int:
@@ -41,7 +45,13 @@ def _setting(name: str, default: int) -> int:
 MAX_BYTES = _setting("MAX_BYTES", 20 * 2**20)
 """Largest plan file (or plan text, in characters) read: 20 MiB."""
 MAX_DEPTH = _setting("MAX_DEPTH", 100)
-"""Deepest nesting of lists and mappings accepted (a plan needs about 6)."""
+"""Deepest nesting of lists and mappings accepted (a plan needs about 6): the one nesting limit of every
+reader (plans, importers, traces), checked before anything recursive (``json.loads``, a walk) sees the data."""
+MAX_DIGITS = _setting("MAX_DIGITS", 4300)
+"""Longest integer accepted, in decimal digits: 4,300, Python's own limit for converting between int and
+text (a larger figure could not be written back). The one number limit of every reader: JSON numbers,
+digit strings in trace attributes, counts in planner outputs. Raising it past Python's
+``sys.get_int_max_str_digits()`` has no effect."""
 MAX_EXPANDED_BYTES = _setting("MAX_EXPANDED_BYTES", 40 * 2**20)
 """Largest size, in characters of text, a document may reach with its YAML aliases (or the shared
 lists and mappings of Python data) written out: 40 MiB. A small file of nested aliases can stand
@@ -50,6 +60,44 @@ MAX_ALIAS_NODES = _setting("MAX_ALIAS_NODES", 100_000)
 """Most lists, mappings and values YAML aliases may add to a document when expanded."""
 MAX_TRACE_BYTES = _setting("MAX_TRACE_BYTES", 256 * 2**20)
 """Largest planviz trace read (line by line), in bytes: 256 MiB; ``load_trace(..., max_bytes=)`` also raises it."""
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
+
+
+def read_int(text: str) -> int | None:
+    """``text`` as an integer when it is one written in ASCII digits (an optional sign, at most
+    :data:`MAX_DIGITS` digits), else None: the one conversion of untrusted digit strings.
+
+    ``int()`` alone accepts other scripts' digits and underscores, refuses "²" that ``isdigit()``
+    accepts, and raises ValueError on more digits than Python converts.
+
+    >>> read_int("42"), read_int("-7"), read_int("²"), read_int("--5"), read_int("1_000"), read_int("9" * 5000)
+    (42, -7, None, None, None, None)
+    """
+    if not isinstance(text, str) or len(text) > MAX_DIGITS + 1 or not _WHOLE.match(text):
+        return None
+    return int(text) if len(text.lstrip("+-")) <= max_digits() else None
+
+
+def max_digits() -> int:
+    """The integer limit in force: :data:`MAX_DIGITS`, or Python's own limit when that is lower.
+
+    >>> max_digits() <= MAX_DIGITS
+    True
+    """
+    python = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return min(MAX_DIGITS, python) if python else MAX_DIGITS
+
+
+def too_many_digits(digits: int) -> str:
+    """The refusal of an integer of ``digits`` digits, the same from every reader.
+
+    >>> too_many_digits(5000)[:68]
+    'integer of 5,000 digits is too large (the limit is 4,300): quote it '
+    """
+    return (f"integer of {digits:,} digits is too large (the limit is {max_digits():,}): quote it to keep it as "
+            f"text; {raise_hint('MAX_DIGITS')}")
 
 
 def raise_hint(name: str) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from functools import reduce
 from operator import add, attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import PlanFormatError, UnknownStepError
 from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
@@ -44,6 +44,9 @@ __all__ = [
     "LAYERS",
     "natural_key",
 ]
+
+Names = Union[str, Iterable[str]]
+"""What a field of names accepts: one string or any iterable of strings (stored as a tuple)."""
 
 STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")
@@ -82,7 +85,7 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
 _DIGITS = re.compile(r"(\d+)")
 
 
-def natural_key(text: str) -> tuple:
+def natural_key(text: str) -> tuple[Any, ...]:
     """A sort key that orders the numbers inside ids by value: ``step_9`` before ``step_10``.
 
     >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2"], key=natural_key)
@@ -94,7 +97,7 @@ def natural_key(text: str) -> tuple:
 def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
     if value not in choices:
         raise PlanFormatError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}", path=where)
-    return value
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,14 @@ class Step:
     budget: Budget | None = None
     expands_to: tuple[Step, ...] = ()
     revises: str | None = None
+
+    if TYPE_CHECKING:  # what callers may pass (the generated __init__ normalises it); tests/test_typing.py checks it
+        def __init__(self, id: str, action: str, *, expected_evidence: str = "", depends_on: Names = (),
+                     requires: Names = (), produces: Names = (), check: str = "", rollback: str = "",
+                     duration: float | str = 1.0, tool: str | None = None, arguments: Mapping[str, Any] = ...,
+                     resources: Names = (), kind: str | None = None, risk: str = "low", approval: str | None = None,
+                     horizon: str = "near", budget: Budget | Mapping[str, Any] | None = None,
+                     expands_to: Iterable[Any] = (), revises: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         where = f"step {self.id!r}"
@@ -232,6 +243,12 @@ class Plan:
     source_format: str = ""
     name: str = ""
 
+    if TYPE_CHECKING:
+        def __init__(self, goal: str, steps: Iterable[Step] = (), *, premises: Names = (), unknowns: Names = (),
+                     version: int = 1, parent: Plan | None = None, trigger: str = "", invalidated: Names = (),
+                     time_unit: str = "", contract: Contract | None = None, import_findings: Iterable[Finding] = (),
+                     source_format: str = "", name: str = "") -> None: ...
+
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         _text(self.goal, "goal")
@@ -278,12 +295,14 @@ class Plan:
         >>> Plan("g", [Step("A", "first"), Step("A", "second")]).by_id["A"].action
         'first'
         """
-        return self._by_id  # type: ignore[attr-defined]
+        by_id: Mapping[str, Step] = self._by_id  # type: ignore[attr-defined]
+        return by_id
 
     def step(self, step_id: str) -> Step:
         """The step with this id; raises :class:`UnknownStepError` naming the valid ids."""
         try:
-            return self._by_id[step_id]  # type: ignore[attr-defined]
+            step: Step = self._by_id[step_id]  # type: ignore[attr-defined]
+            return step
         except KeyError:
             shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))  # type: ignore[attr-defined]
             raise UnknownStepError(f"no step {step_id!r} in this plan; its steps are {shown}") from None
@@ -337,6 +356,9 @@ class ToolSpec:
     preconditions: tuple[str, ...] = ()
     effect: str | None = None
 
+    if TYPE_CHECKING:
+        def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = ()) -> None: ...
+
     def __post_init__(self) -> None:
         for name in ("permitted", "writes"):
             if not isinstance(getattr(self, name), bool):
@@ -377,6 +399,12 @@ class Contract:
     max_replans: int = 2
     final: str | None = None
 
+    if TYPE_CHECKING:
+        def __init__(self, required: Names = (), forbidden: Names = (), must_precede: Iterable[Iterable[str]] = (),
+                     given_facts: Names = (), obtainable_facts: Names = (), forbidden_states: Names = (),
+                     tools: Mapping[str, ToolSpec] = ..., intent: str = "write", max_retries: int = 2,
+                     max_replans: int = 2, final: str | None = None) -> None: ...
+
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         _text(self.final, "contract.final", optional=True)
@@ -384,8 +412,8 @@ class Contract:
             if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
                 set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))
         pairs = []
-        for i, pair in enumerate(self.must_precede):
-            pair = _strings(pair, f"contract.must_precede[{i}]")
+        for i, raw_pair in enumerate(self.must_precede):
+            pair = _strings(raw_pair, f"contract.must_precede[{i}]")
             if len(pair) != 2:
                 raise PlanFormatError(f"expected a [first, second] pair, got {list(pair)!r}",
                                       path=f"contract.must_precede[{i}]")

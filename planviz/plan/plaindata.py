@@ -21,7 +21,6 @@ planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected pl
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +34,7 @@ _END = object()
 _LOG10_2 = math.log10(2)
 
 
-def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
+def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "") -> None:
     """Refuse ``value`` unless it is JSON-like data that could have come from a plan file.
 
     Allowed: None, booleans, integers a file could write, finite floats, strings
@@ -53,7 +52,7 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
     cap, max_depth = limits.MAX_EXPANDED_BYTES, limits.MAX_DEPTH
     sizes: dict[int, int] = {}  # id -> expanded size of a finished list or mapping (it may be shared)
 
-    def fail(message: str, where: tuple) -> PlanFormatError:
+    def fail(message: str, where: tuple[Any, ...]) -> PlanFormatError:
         return PlanFormatError(message, path=_join(prefix, where))
 
     if not isinstance(value, (Mapping, list, tuple)):
@@ -78,8 +77,8 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
                     _text(child, frame[2] + (key,), fail)
                 size = len(child) + 2
             elif kind is dict or kind is list or kind is tuple or isinstance(child, Mapping):
-                size = sizes.get(id(child))
-                if size is None:
+                known = sizes.get(id(child))
+                if known is None:
                     where = frame[2] + (key,)
                     if any(f[0] is child for f in stack):
                         what = "mapping" if isinstance(child, Mapping) else "list"
@@ -91,6 +90,7 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
                     stack.append([child, _items(child), where, 2])
                     total += 2
                     break
+                size = known
             else:
                 size = _leaf(child, frame[2] + (key,), fail)
             frame[3] += size
@@ -106,7 +106,7 @@ def check_plain(value: Any, path: tuple = (), *, prefix: str = "") -> None:
                 stack[-1][3] += frame[3]
 
 
-def check_unicode(text: str, where: str | tuple | None = None) -> str:
+def check_unicode(text: str, where: str | tuple[Any, ...] | None = None) -> str:
     """``text`` itself, after refusing a lone surrogate (text no file or trace can hold as UTF-8).
 
     ``where`` is the field path (a string, or a tuple of keys and indexes).
@@ -144,7 +144,7 @@ def _items(container: Any) -> Any:
     return iter(container.items()) if isinstance(container, Mapping) else enumerate(container)
 
 
-def _leaf(value: Any, where: tuple, fail: Any) -> int:
+def _leaf(value: Any, where: tuple[Any, ...], fail: Any) -> int:
     """The size in characters of a plain scalar as text; anything else is refused."""
     if value is None or isinstance(value, bool):
         return 5
@@ -153,8 +153,8 @@ def _leaf(value: Any, where: tuple, fail: Any) -> int:
         return len(value) + 2
     if isinstance(value, int):
         digits = int(value.bit_length() * _LOG10_2) + 1
-        most = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-        if most and digits > most:
+        most = limits.max_digits()
+        if digits > most:
             raise fail(f"integer of about {digits:,} digits is too large to write: expected at most {most:,} digits",
                        where)
         return digits + 1
@@ -166,14 +166,14 @@ def _leaf(value: Any, where: tuple, fail: Any) -> int:
                f"{type(value).__name__} {show_value(value, 60)}", where)
 
 
-def _text(text: str, where: tuple, fail: Any) -> None:
+def _text(text: str, where: tuple[Any, ...], fail: Any) -> None:
     try:
         check_unicode(text)
     except PlanFormatError as exc:
         raise fail(exc.message, where) from None
 
 
-def _join(prefix: str, parts: tuple) -> str | None:
+def _join(prefix: str, parts: tuple[Any, ...]) -> str | None:
     tail = join_path(parts)
     if not prefix or not tail:
         return (prefix or tail) or None

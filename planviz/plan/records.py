@@ -81,7 +81,7 @@ def plan_from_dict(data: Any, *, source: str | None = None, shape: str | None = 
         raise exc.located(source=source) from None
 
 
-def contract_from_dict(data: Any, *, source: str | None = None, _prefix: tuple = ()) -> Contract:
+def contract_from_dict(data: Any, *, source: str | None = None, _prefix: tuple[Any, ...] = ()) -> Contract:
     """Build a :class:`Contract` from parsed data: the fields of SPEC section 1.
 
     ``tools`` maps a tool name to ``{permitted, writes, preconditions}``.
@@ -124,7 +124,7 @@ def _plan(data: Any, shape: str | None) -> Plan:
     return Plan(goal, steps, **kwargs)
 
 
-def _kwargs(raw: Any, table: dict[str, str], required: tuple, path: tuple, what: str = "a step mapping") -> dict:
+def _kwargs(raw: Any, table: dict[str, str], required: tuple[Any, ...], path: tuple[Any, ...], what: str = "a step mapping") -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise _fail(f"expected {what}, got {_kind(raw)} {_show(raw)}", path)
     _check_keys(raw, table, path)
@@ -133,19 +133,19 @@ def _kwargs(raw: Any, table: dict[str, str], required: tuple, path: tuple, what:
             for name, value in raw.items() if value is not None}
 
 
-def _planviz_step(raw: Any, path: tuple) -> Step:
+def _planviz_step(raw: Any, path: tuple[Any, ...]) -> Step:
     kwargs = _kwargs(raw, STEP_FIELDS, REQUIRED["step"], path)
     return _make_step(kwargs.pop("id"), kwargs.pop("action", ""), kwargs, path)
 
 
-def _make_step(step_id: str, action: str, kwargs: dict[str, Any], path: tuple) -> Step:
+def _make_step(step_id: str, action: str, kwargs: dict[str, Any], path: tuple[Any, ...]) -> Step:
     try:
         return Step(step_id, action, **kwargs)
     except PlanFormatError as exc:  # the checks above should have caught it; keep the place anyway
         raise _fail(exc.message, path) from None
 
 
-def _toolcall_steps(raw_steps: list | tuple) -> tuple[Step, ...]:
+def _toolcall_steps(raw_steps: list[Any] | tuple[Any, ...]) -> tuple[Step, ...]:
     prepared = []
     for i, raw in enumerate(raw_steps):
         path = ("steps", i)
@@ -181,7 +181,7 @@ def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def _contract(data: Any, prefix: tuple) -> Contract:
+def _contract(data: Any, prefix: tuple[Any, ...]) -> Contract:
     if not isinstance(data, Mapping):
         raise _fail(f"expected a contract mapping ({', '.join(CONTRACT_FIELDS)}), got {_kind(data)} {_show(data)}",
                     prefix)
@@ -191,7 +191,7 @@ def _contract(data: Any, prefix: tuple) -> Contract:
     return Contract(**kwargs)
 
 
-def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple) -> None:
+def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple[Any, ...]) -> None:
     for key in data:
         if not isinstance(key, str):
             raise _fail(f"keys are strings, got {_show(key)}", path)
@@ -204,7 +204,7 @@ def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple) 
             raise _fail(f"unknown key {key!r}{hint}; valid keys: {valid}", path + (key,))
 
 
-def _check_required(data: Mapping[str, Any], required: tuple[str, ...], path: tuple) -> None:
+def _check_required(data: Mapping[str, Any], required: tuple[str, ...], path: tuple[Any, ...]) -> None:
     for key in required:
         if data.get(key) is None:
             where = f"missing required key {key!r}" if key not in data else f"{key!r} is empty"
@@ -217,7 +217,7 @@ _EXPECTED = {
 }
 
 
-def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
+def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
     if kind in ("text", "name"):
         if not isinstance(value, str):
             raise _fail(f"expected a string, got {_show(value)}{_quote_hint(value)}", path)
@@ -303,7 +303,7 @@ def _convert(kind: str, name: str, value: Any, path: tuple) -> Any:
     raise AssertionError(kind)  # pragma: no cover
 
 
-def _strings(value: Any, path: tuple) -> tuple[str, ...]:
+def _strings(value: Any, path: tuple[Any, ...]) -> tuple[str, ...]:
     if isinstance(value, str):
         return (check_unicode(value, path),)
     if not isinstance(value, (list, tuple)):
@@ -315,7 +315,7 @@ def _strings(value: Any, path: tuple) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _fail(message: str, path: tuple) -> PlanFormatError:
+def _fail(message: str, path: tuple[Any, ...]) -> PlanFormatError:
     return PlanFormatError(message, path=join_path(path) or None)
 
 

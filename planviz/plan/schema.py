@@ -26,7 +26,7 @@ def plan_schema() -> dict[str, Any]:
     >>> schema["$schema"], sorted(schema["$defs"]["step"]["required"])
     ('https://json-schema.org/draft/2020-12/schema', ['id'])
     """
-    def obj(table: Mapping[str, str], required: tuple[str, ...], title: str, *, nullable: bool = False) -> dict:
+    def obj(table: Mapping[str, str], required: tuple[str, ...], title: str, *, nullable: bool = False) -> dict[str, Any]:
         return {
             "type": ["object", "null"] if nullable else "object",
             "title": title,

@@ -14,8 +14,10 @@ from __future__ import annotations
 import ast
 import math
 import re
-import reprlib
 from typing import Any, Iterable
+from . import limits
+
+from ..errors import show_value  # the one home of showing a user value in a message
 
 __all__ = ["FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
            "join_path", "line_col", "locate", "show_value"]
@@ -81,24 +83,9 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def show_value(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for messages; never fails (huge or deep values included).
-
-    >>> show_value(10**5000)
-    '<an integer of about 5,001 digits>'
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits>"
-    try:
-        text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
-    except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple) -> tuple[int, int] | None:
+def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any, ...]) -> tuple[int, int] | None:
     """Walk events of one document; the position of ``target`` or of its deepest existing prefix."""
-    stack: list[list] = []  # [is_map, key_or_index, expecting_key, on_path]
+    stack: list[list[Any]] = []  # [is_map, key_or_index, expecting_key, on_path]
     best, best_len = None, -1
 
     def advance() -> None:
@@ -150,11 +137,10 @@ def resolve_scalar(text: str) -> Any:
         return False
     if text[0] in "+-.0123456789":
         if _INT.fullmatch(text):
-            try:
-                return int(text)
-            except ValueError:  # more digits than int() converts
-                digits = len(text.lstrip("+-"))
-                raise ValueError(f"integer of {digits} digits is too large: quote it to keep it as text") from None
+            digits = len(text.lstrip("+-"))
+            if digits > limits.max_digits():
+                raise ValueError(limits.too_many_digits(digits))
+            return int(text)
         if FLOAT_PATTERN.fullmatch(text):
             value = float(text)
             if not math.isfinite(value):

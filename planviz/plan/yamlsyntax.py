@@ -34,13 +34,13 @@ def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     """Build plain data from the YAML event stream, checking depth, tags, aliases and duplicate keys as it goes."""
     docs: list[Any] = []
     # [container, is_map, anchor, nodes (expanded), pending key, seen keys -> line, characters (expanded)]
-    stack: list[list] = []
+    stack: list[list[Any]] = []
     anchors: dict[str, tuple[Any, int, int]] = {}
     open_anchors: set[str] = set()
     alias_nodes = alias_chars = 0
-    mark = None
+    mark: Any = None
 
-    def fail(message: str, at: Any = None, extra: tuple = (), *, with_path: bool = True) -> PlanFormatError:
+    def fail(message: str, at: Any = None, extra: tuple[Any, ...] = (), *, with_path: bool = True) -> PlanFormatError:
         at = at or mark
         path = [f[4] if f[1] else len(f[0]) for f in stack if f[4] is not _NO_KEY or not f[1]] + list(extra)
         path = path if with_path else []
@@ -118,7 +118,7 @@ def parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
             elif isinstance(event, yaml.AliasEvent):
                 if event.anchor not in anchors:
                     why = ("refers to the node that contains it (recursive data is not allowed)"
-                           if event.anchor in open_anchors else "has no anchor &" + event.anchor + " before it")
+                           if event.anchor in open_anchors else f"has no anchor &{event.anchor} before it")
                     raise fail(f"alias *{event.anchor} {why}")
                 value, size, chars = anchors[event.anchor]
                 alias_nodes += size
@@ -172,7 +172,8 @@ def yaml_events(text: str, record: int) -> Iterator[tuple[str, Any, tuple[int, i
             if index > record:
                 return
             continue
-        pos = (event.start_mark.line + 1, event.start_mark.column + 1)
+        start: Any = event.start_mark
+        pos = (start.line + 1, start.column + 1)
         if isinstance(event, yaml.MappingStartEvent):
             yield "map", None, pos
         elif isinstance(event, yaml.SequenceStartEvent):

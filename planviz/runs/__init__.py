@@ -22,13 +22,8 @@ module                  owns
 ``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
 ``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
 ``comparison``          ``compare``: strategies side by side on the same faults
-``traceformats``        which trace format a file is in; ``load_trace``'s readers of other tools' traces
-``jsonstream``          big JSON trace files read record by record
-``otelspans``           OpenTelemetry spans (SDK JSON, OTLP/JSON), GenAI attributes and their deviations
-``otel``                spans to a run: tool calls as steps, model calls, failures, the goal
-``spandependencies``    dependencies a trace does not record, inferred from data and timing
-``checkpoints``         LangGraph state snapshots and checkpoint tuples, in the order they were written
-``langgraph``           a LangGraph history to a run: nodes as steps, channels as facts, forks as plan versions
+``traces``              trace formats, one module each (OTel, OpenInference, LangGraph...), and the registry that
+                        picks one: ``load_traces``, detection, a file opened once
 ``playback``            a recorded timeline played through the machine (how foreign traces become runs)
 ``matching``            which step of one side is which of the other (plan and run, run and run)
 ``alignment``           ``align``: each planned step's fate, the unplanned calls

@@ -34,7 +34,9 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import PlanvizTypeError, UnknownStepError
+from ..plan.arguments import expect_plan
+from .events import expect_run
+from ..errors import UnknownStepError
 from ..plan.model import Plan
 from ..structure.index import structure_index
 from .events import Run
@@ -127,12 +129,8 @@ class Alignment:
 
 def align(plan: Plan, run: Run) -> Alignment:
     """Each of ``plan``'s steps matched to what ``run`` did (see the module docs), and the calls nobody planned."""
-    if not isinstance(plan, Plan):
-        raise PlanvizTypeError(f"align(plan=...) expects a planviz Plan, got {type(plan).__name__}; load the "
-                               "declared plan with planviz.load_plan(path)")
-    if not isinstance(run, Run):
-        raise PlanvizTypeError(f"align(run=...) expects a planviz Run, got {type(run).__name__}; load a trace with "
-                               "planviz.load_trace(path)")
+    plan = expect_plan(plan, "align")
+    run = expect_run(run, "align")
     ran = steps_run(run)
     by_id = {r.id: r for r in ran}
     pairs = match(plan.steps, ran)

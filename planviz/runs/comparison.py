@@ -12,6 +12,7 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
+from ..plan.arguments import expect_contract, expect_plan
 from ..plan.model import Contract, Plan
 from .fault import Fault
 from .measures import METRIC_DOCS, Metrics, attribute, metrics
@@ -81,6 +82,8 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
     >>> [(r.strategy, r.metrics.model_calls) for r in compare(tiny).rows]
     [('direct', 1), ('workflow', 0), ('planner', 1)]
     """
+    plan = expect_plan(plan, "compare")
+    contract = expect_contract(contract, "compare")
     faults = tuple(faults)
     rows = []
     for strategy in strategies:

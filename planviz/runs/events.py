@@ -16,7 +16,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Iterable, Mapping
 
-from ..errors import FrameIndexError, SimulationError
+from ..errors import FrameIndexError, SimulationError, expect_type
+from ..plan.arguments import loaded_fix
 from ..plan.model import Contract, Plan
 from ..plan.syntax import show_value
 from .fault import Fault
@@ -308,3 +309,11 @@ class Run:
         """The event log, one line per event."""
         return "\n".join(f"{e.index:>3} t={e.time:g} v{e.plan_version} {e.kind:<10} {e.message}"
                          for e in self.events)
+
+
+def expect_run(value: Any, function: str, argument: str = "run") -> Run:
+    """``value`` when it is a :class:`Run`, else :class:`PlanvizTypeError` saying how to get one."""
+    if isinstance(value, Run):
+        return value
+    return expect_type(value, Run, function, argument, "a planviz Run",  # type: ignore[no-any-return]
+                       loaded_fix(value, "load_trace", "planviz.simulate(plan) or planviz.load_trace(path)"))

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Union
 
+from ..errors import show_value
 from ..checks.static import over_budget
 from ..checks.validation import refusal
 from ..errors import PlanFormatError, SimulationError
@@ -51,7 +52,7 @@ Expansion = Union[Mapping[str, Iterable[Any]], Callable[[Step, ExecutionState], 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:
     """Concrete steps from Steps or plan-file step mappings (checked like a plan file's steps)."""
     if isinstance(items, (str, Mapping, Step)) or not isinstance(items, Iterable):
-        raise SimulationError(f"{where}: expected a list of steps (Step values or step mappings), got {items!r:.80}")
+        raise SimulationError(f"{where}: expected a list of steps (Step values or step mappings), got {show_value(items, 80)}")
     items = list(items)
     if all(isinstance(s, Step) for s in items):
         return tuple(items)

@@ -16,6 +16,8 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..plan.arguments import expect_contract
+from .events import expect_run
 from ..analysis.schedule import critical_path
 from ..checks.validation import refusal
 from ..errors import StructureError
@@ -95,6 +97,7 @@ def format_value(value: Any) -> str:
 
 def metrics(run: Run) -> Metrics:
     """The figures of ``run`` (see :data:`Metrics.describe`)."""
+    run = expect_run(run, "metrics")
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
@@ -160,6 +163,8 @@ def attribute(run: Run, contract: Contract | None = None) -> str | None:
     >>> attribute(simulate(examples.load("release_no_credentials")))
     'contract'
     """
+    run = expect_run(run, "attribute")
+    contract = expect_contract(contract, "attribute")
     if run.outcome == "plan_complete":
         return None
     contract = contract if contract is not None else run.contract

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import AbstractSet, Iterable, Protocol
 
+from ..plan.arguments import expect_plan
 from ..plan.lineage import all_ids, lineage_roots, versions
 from ..plan.model import Plan
 from ..plan.placeholder import rename_placeholders
@@ -42,6 +43,7 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str) -> Plan:
     spacing inside the braces, see :mod:`planviz.plan.placeholder`). Every other step
     is kept as it is, so completed ids keep their meaning.
     """
+    plan = expect_plan(plan, "reissue")
     voided = set(voided)
     version = plan.version + 1
     taken = all_ids(plan)
@@ -96,6 +98,7 @@ def redundant_work(state: _HasFacts, revised: Plan) -> tuple[str, ...]:
     >>> redundant_work(SimpleNamespace(completed=frozenset(), facts=frozenset({"x"})), p)
     ('A',)
     """
+    revised = expect_plan(revised, "redundant_work", "revised")
     held = frozenset(state.facts)
     return tuple(s.id for s in revised.steps
                  if s.id not in state.completed and s.produces and held.issuperset(s.produces))
@@ -109,5 +112,7 @@ def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tupl
     >>> changed_completed(Plan("g", [a]), Plan("g", [replace(a, action="guess")]), {"A"})
     ('A',)
     """
+    old = expect_plan(old, "changed_completed", "old")
+    new = expect_plan(new, "changed_completed", "new")
     return tuple(s.id for s in new.steps if s.id in completed and s.id in old and old.step(s.id) != s)
 

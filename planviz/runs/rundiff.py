@@ -24,8 +24,7 @@ import html
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-from ..errors import PlanvizTypeError
-from .events import Run
+from .events import Run, expect_run
 from .matching import match, steps_run, unmatched
 from .measures import metrics
 
@@ -48,6 +47,7 @@ class Usage:
 def run_usage(run: Run) -> Usage:
     """The :class:`Usage` of ``run``: model calls and tokens from the observations of an imported trace,
     else the model calls the run's metrics count (planner calls of a simulation), if they count any."""
+    run = expect_run(run, "run_usage")
     m = metrics(run)
     calls = [c for _, o in run.state.observations for c in (o.data.get("model_calls") or ())
              if isinstance(c, Mapping)]
@@ -160,10 +160,7 @@ def _event_text(run: Run, i: int) -> str:
 
 def diff_runs(a: Run, b: Run) -> RunDiff:
     """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage."""
-    for name, run in (("a", a), ("b", b)):
-        if not isinstance(run, Run):
-            raise PlanvizTypeError(f"diff_runs({name}=...) expects a planviz Run, got {type(run).__name__}; load a "
-                                   "trace with planviz.load_trace(path) or make one with planviz.simulate(plan)")
+    a, b = expect_run(a, "diff_runs", "a"), expect_run(b, "diff_runs", "b")
     ran_a, ran_b = steps_run(a), steps_run(b)
     pairs = match(ran_a, ran_b)
     by_b = {r.id: r for r in ran_b}

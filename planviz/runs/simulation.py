@@ -49,6 +49,8 @@ from collections.abc import Mapping
 from operator import attrgetter
 from typing import Callable, Iterable
 
+from ..plan.arguments import expect_contract, expect_plan
+from ..errors import show_value
 from ..analysis.scope import failure_scope
 from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
@@ -119,6 +121,8 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     >>> run.outcome, [e.kind for e in run.events].count("retry")
     ('step_failed', 2)
     """
+    plan = expect_plan(plan, "simulate")
+    contract = expect_contract(contract, "simulate")
     if strategy not in STRATEGIES:
         raise SimulationError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -127,7 +131,7 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
         raise SimulationError(f"approval_time must be a finite number >= 0, got {approval_time!r}")
     if expand is not None and not isinstance(expand, Mapping) and not callable(expand):
         raise SimulationError(f"expand must be a mapping from step id to steps or a callable (step, state) -> steps, "
-                              f"got {expand!r:.80}")
+                              f"got {show_value(expand, 80)}")
     contract = contract if contract is not None else plan.contract
     if isinstance(faults, (str, Fault)):
         one = f"Fault.parse({faults!r})" if isinstance(faults, str) else repr(faults)

@@ -26,12 +26,11 @@ True
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import stat
 from typing import Any, Iterable, Iterator, Mapping
 
+from .events import expect_run
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
@@ -43,7 +42,6 @@ from .events import Event, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
 from .tracefields import BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from, obj
-from .traceformats import load_foreign, parse_foreign
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
            "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
@@ -112,6 +110,7 @@ def run_to_lines(run: Run) -> Iterator[str]:
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`)."""
+    run = expect_run(run, "save_trace")
     with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
 
@@ -119,13 +118,16 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *,
+def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *, thread: str | None = None,
                max_bytes: int | None = None) -> Run:
     """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
-    Besides planviz's own JSON Lines, reads OpenTelemetry GenAI spans and
-    LangGraph histories (:mod:`planviz.runs.traceformats`), detected by shape;
-    ``format`` (``"planviz"``, ``"otel"``, ``"langgraph"``) forces one.
+    Besides planviz's own JSON Lines, reads the trace formats of other tools
+    (OpenTelemetry and OpenInference spans, LangGraph histories... see
+    :mod:`planviz.runs.traces`), detected by shape; ``format`` (one of
+    ``planviz.runs.traces.TRACE_FORMATS``) forces one. ``thread`` picks one
+    thread of a file that holds several (a LangGraph checkpoint database);
+    :func:`planviz.load_traces` returns them all.
 
     A planviz trace raises :class:`~planviz.errors.TraceFormatError` naming the line, the
     field and the reason when a record is not valid, when a path is not a
@@ -135,50 +137,21 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
     ``outcome`` None if it never stopped. A string is always a path; for the
     text of a trace use :func:`parse_trace`.
     """
-    foreign = load_foreign(source, format)
-    if foreign is not None:
-        return foreign
-    if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
-        with _open_regular(name) as fh:
-            return read_trace(trace_lines(fh, name, max_bytes), name)
-    if hasattr(source, "readline"):
-        name = str(getattr(source, "name", "<stream>"))
-        return read_trace(trace_lines(source, name, max_bytes), name)
-    raise PlanvizTypeError(f"load_trace(source=...) expects a path or an open file, got "
-                           f"{type(source).__name__} {show_value(source)}; for the text of a trace use "
-                           "planviz.parse_trace")
+    from .traces import load_runs, one_run  # the registry of formats; it calls read_trace for this one
+
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<data>"
+    return one_run(load_runs(source, format, thread=thread, max_bytes=max_bytes), name)
 
 
 def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
-                max_bytes: int | None = None) -> Run:
+                thread: str | None = None, max_bytes: int | None = None) -> Run:
     """Read a trace from its text (never a path); see :func:`load_trace`."""
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
-    if not isinstance(text, (bytes, bytearray)):
+    from .traces import one_run, parse_runs
+
+    if not isinstance(text, (str, bytes, bytearray)):
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
-    foreign = parse_foreign(text, format, source)
-    if foreign is not None:
-        return foreign
-    return read_trace(trace_lines(io.BytesIO(text), source, max_bytes), source)
-
-
-def _open_regular(name: str) -> io.BufferedReader:
-    """Open ``name`` for reading only if it is a regular file (never blocking on a FIFO)."""
-    try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise TraceFormatError(f"cannot read the trace: {exc.strerror or exc}", source=name) from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "not a regular file")
-        raise TraceFormatError(f"this is {kind}, not a trace file; a trace is a regular JSON Lines file",
-                               source=name)
-    return os.fdopen(fd, "rb")
+    return one_run(parse_runs(text, format, source, thread=thread, max_bytes=max_bytes), source)
 
 
 def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:

@@ -71,7 +71,7 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] 
         if near and _near(parents, group, node):
             answers[qi] = True
             continue
-        if type(group) is str:  # a one-step group is known by its step's position
+        if isinstance(group, str):  # a one-step group is known by its step's position
             g = lo = pos[group]
         else:
             g = sets.get(group, -1)
@@ -91,7 +91,7 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] 
 def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str] | str, node: str) -> bool:
     """Tier 1: is a member of ``group`` a dependency of ``node``, or a dependency of one?"""
     ps = parents[node]
-    if type(group) is str:
+    if isinstance(group, str):
         if group in ps:
             return True
         if len(ps) < 8:

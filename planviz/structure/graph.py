@@ -20,8 +20,12 @@ from collections.abc import Mapping
 from dataclasses import fields
 from operator import attrgetter
 
+from typing import Any
+
 import networkx as nx
 
+from ..errors import expect_type
+from ..plan.arguments import expect_plan
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, Step
 
@@ -42,6 +46,7 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
     ([('A', 'B', ('x',))], ('x',))
     """
+    plan = expect_plan(plan, "to_graph")
     g = nx.DiGraph(
         goal=plan.goal,
         premises=plan.premises,
@@ -70,12 +75,12 @@ _node_fields = attrgetter(*NODE_FIELDS)
 _NO_FACTS = {"facts": ()}  # NetworkX copies an edge's attributes, so one dict serves every edge without facts
 
 
-def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict]]:
+def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict[str, Any]]]:
     """``(dependency, step, {"facts": ...})`` for each dependency on a known step, in step order.
 
     The facts are those the step requires (in its order) that the dependency produces.
     """
-    out: list[tuple[str, str, dict]] = []
+    out: list[tuple[str, str, dict[str, Any]]] = []
     add = out.append
     for sid, step in steps.items():
         requires = step.requires
@@ -108,6 +113,7 @@ def from_graph(g: nx.DiGraph) -> Plan:
     >>> from_graph(g).step("B").depends_on
     ('A', 'ghost', 'C')
     """
+    expect_type(g, nx.DiGraph, "from_graph", "g", "a networkx DiGraph", "make one with planviz.to_graph(plan)")
     try:
         order = list(nx.lexicographical_topological_sort(g, key=str))
     except nx.NetworkXUnfeasible:
@@ -125,7 +131,7 @@ def from_graph(g: nx.DiGraph) -> Plan:
     meta = g.graph
     return Plan(
         meta.get("goal", ""),
-        steps,
+        tuple(steps),
         premises=meta.get("premises", ()),
         unknowns=meta.get("unknowns", ()),
         version=meta.get("version", 1),

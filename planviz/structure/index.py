@@ -49,7 +49,7 @@ class _Holder:
     def __init__(self) -> None:
         self.index: StructureIndex | None = None
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[()]]:
         return (_Holder, ())
 
     def __repr__(self) -> str:
@@ -148,7 +148,7 @@ class StructureIndex:
         except KeyError:
             return False
         self.parents = dict(zip(steps, map(_deps, steps.values())))
-        self.order, self.pos, self.cyclic_nodes = list(steps), pos, []
+        self.order, self.pos, self.cyclic_nodes = list(steps), pos, list[str]()
         return True
 
     def _sort_raw(self) -> bool:

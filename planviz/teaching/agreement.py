@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import networkx as nx
 
+from ..errors import show_value
 from ..pictures.drawing import render
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
@@ -125,7 +126,7 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
         return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
                           "write it, run the cell, then run this check again")
     if not callable(student):
-        return wrong(exercise, f"expected a function, got {type(student).__name__} {student!r:.60}",
+        return wrong(exercise, f"expected a function, got {type(student).__name__} {show_value(student, 60)}",
                      f"pass the function itself, not what it returns: check_{name}({name})")
     found = first_disagreement(cases, lambda *case: as_id_set(student(*case)), oracle)
     plans = len({id(case[0]) for case in cases})
@@ -139,7 +140,7 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     elif got is None:
         said = "your function returned None; did it reach a return statement with a set of step ids?"
     elif not isinstance(got, frozenset):
-        said = f"your function returned {type(got).__name__} {got!r:.60}; return a set of step ids"
+        said = f"your function returned {type(got).__name__} {show_value(got, 60)}; return a set of step ids"
     else:
         said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
                 + (f" (missing {_ids(expected - got)})" if expected - got else "")

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
+from ..errors import show_value
 from ..checks.validation import validate
 from ..examples import load
 from ..plan.model import Plan, Step
@@ -116,7 +117,7 @@ def check_exercise_2(facts: Any) -> Feedback:
     if is_blank(facts):
         return unanswered(ex, "the facts the edge into S5 carries, as a list of names", hint)
     if isinstance(facts, str) or not isinstance(facts, Iterable):
-        return wrong(ex, f"expected a list of fact names, got {type(facts).__name__} {facts!r:.60}", hint)
+        return wrong(ex, f"expected a list of fact names, got {type(facts).__name__} {show_value(facts, 60)}", hint)
     given = {str(f) for f in facts}
     if given == expected:
         return right(ex, "an edge carries the facts its source produces that its target requires.")

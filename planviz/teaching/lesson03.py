@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any, Mapping
 
+from ..errors import show_value
 from ..analysis.schedule import critical_path
 from ..analysis.timeline import ready_timeline
 from ..examples import load
@@ -74,7 +75,7 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
         return unanswered(ex, "your prediction: check_exercise_1(path=[...], makespan=...)", hint)
     ids = _path(path)
     if not ids:
-        return wrong(ex, f"expected the path as a list of step ids, got {path!r:.60}", hint)
+        return wrong(ex, f"expected the path as a list of step ids, got {show_value(path, 60)}", hint)
     unknown = [sid for sid in ids if sid not in plan]
     if unknown:
         return wrong(ex, f"the plan has no step {unknown[0]!r}", "step ids are S0 to S4")

@@ -62,6 +62,16 @@ def _expected(run, i) -> dict:
     return out
 
 
+PICTURE_CAPTION_JS = """() => [...document.querySelectorAll('#pv-diagram .pv-version:not([hidden]) svg text')]
+  .filter(t => t.parentNode.getAttribute('class') === 'graph').map(t => t.textContent)"""
+
+
+def _picture_caption(svg: str) -> list[str]:
+    """The caption lines of render's picture: the texts directly under the graph's group."""
+    graph = next(g for g in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "graph")
+    return [t.text or "" for t in graph if t.tag == "{http://www.w3.org/2000/svg}text"]
+
+
 def _goto(pg, i: int) -> None:
     pg.locator("#pv-slider").fill(str(i))
     pg.locator("#pv-slider").dispatch_event("input")
@@ -106,6 +116,9 @@ def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
     for i in [*range(n), *range(n - 2, -1, -3)]:  # forward through every frame, then back in jumps
         _goto(pg, i)
         assert pg.evaluate(NODE_STATES_JS) == _expected(run, i), i
+        said = pg.evaluate(PICTURE_CAPTION_JS)  # every text of the picture belongs to the frame on screen
+        assert said == _picture_caption(render(run.plan_at(i), run=run, at=i).svg), i
+        assert any(line.startswith(f"event {i} of {n - 1} ") for line in said), (i, said)
         facts = pg.locator("#pv-facts li").all_inner_texts()
         assert facts == (sorted(run.frame(i).facts) or ["(none)"]), i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []

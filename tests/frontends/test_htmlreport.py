@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
+
+from planviz import Run
 from hypothesis import HealthCheck, given, settings
 
 from planviz import Fault, Observation, Plan, Recorder, Step, render, report_html, save_trace, simulate
@@ -123,7 +125,10 @@ class Stepper:
         while self.at > i:
             self._apply(self.at, False)
             self.at -= 1
-        return self.roots[self.version[i]]
+        root, said = self.roots[self.version[i]], self.data["events"][i].get("c", [])
+        for k, line in enumerate(el for el in root.iter(f"{SVG}text") if el.get("class") == "event-line"):
+            line.text = said[k] if k < len(said) else " "
+        return root
 
 
 def node_state(root: ET.Element, sid: str) -> dict:
@@ -135,6 +140,15 @@ def node_state(root: ET.Element, sid: str) -> dict:
     paint[1:] = [{k: v for k, v in p.items() if k != "fill"} for p in paint[1:]]
     return {"class": set(g.get("class").split()), "paint": paint, "word": list(g.iter(f"{SVG}text"))[-1].text,
             "tips": [a.get(f"{XLINK}title") for a in g.iter(f"{SVG}a")]}
+
+
+def _drawn(root: ET.Element, sid: str) -> bool:
+    return any(g.get("id") == f"node-{dom_id(sid)}" for g in root.iter(f"{SVG}g"))
+
+
+def _texts(root: ET.Element) -> list[str]:
+    """Every text the picture shows (caption, labels, status words, group counts), in order."""
+    return [el.text or "" for el in root.iter(f"{SVG}text")]
 
 
 def assert_every_frame_is_render(run, text: str) -> None:
@@ -149,8 +163,8 @@ def assert_every_frame_is_render(run, text: str) -> None:
         plan = run.plan_at(i)
         if i not in expected:
             drawn = ET.fromstring(render(plan, run=run, at=i).svg)
-            expected[i] = {sid: node_state(drawn, sid) for sid in plan.ids}
-        assert {sid: node_state(root, sid) for sid in plan.ids} == expected[i], i
+            expected[i] = {sid: node_state(drawn, sid) for sid in plan.ids if _drawn(drawn, sid)}, _texts(drawn)
+        assert ({sid: node_state(root, sid) for sid in plan.ids if _drawn(root, sid)}, _texts(root)) == expected[i], i
         frame = run.frame(i)
         assert {data["facts"][f] for f in stepper.facts} == set(frame.facts), i
         assert {data["steps"][s] for s in stepper.ready} == set(frame.ready), i
@@ -263,7 +277,7 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
 
 def test_report_of_an_empty_run_says_why(tmp_path, cache_plan):
     run = simulate(cache_plan)
-    empty = type("EmptyRun", (), {"events": (), "plans": run.plans, "outcome": "plan_complete"})()
+    empty = Run((), "plan_complete", run.state, run.plans)
     with pytest.raises(PlanvizError, match="no events"):
         report_html(empty, tmp_path / "x.html")
 
@@ -351,3 +365,22 @@ def test_fit_width_knows_how_narrow_each_plan_version_may_get(failed_run, tmp_pa
     widths = [legible_width(p.svg) for p in pictures]
     assert [v["legible"] for v in _data(text)["versions"]] == widths and len(widths) == 2 and min(widths) > 0
     assert f'data-v="1" style="min-width: {widths[-1]}px"' in text
+
+
+def test_a_focused_big_plan_steps_its_group_nodes_and_caption(tmp_path):
+    """Over 300 steps render draws a focused view with chains as group nodes that count statuses per frame:
+    the page's group nodes and caption say the frame on screen, not the last one (every text of the picture)."""
+    steps = [Step("S0", "start", expected_evidence="ok", produces=["f0"])]
+    for c in range(3):
+        for k in range(1, 110):
+            prev = f"C{c}_{k - 1}" if k > 1 else "S0"
+            steps.append(Step(f"C{c}_{k}", f"chain {c} step {k}", expected_evidence="ok", depends_on=[prev],
+                              requires=[f"f{c}_{k - 1}" if k > 1 else "f0"], produces=[f"f{c}_{k}"]))
+    run = simulate(Plan("a big plan", steps), faults=[Fault("C1_60", "side_effect")])
+    text = report_html(run, tmp_path / "big.html").read_text(encoding="utf-8")
+    data = _data(text)
+    assert any(name.startswith("group-") for v in data["versions"] for name in v["nodes"])
+    stepper, n = Stepper(text), len(run.events)
+    for i in [*range(n - 1, -1, -37), *range(0, n, 41)]:
+        root = stepper.seek(i)
+        assert _texts(root) == _texts(ET.fromstring(render(run.plan_at(i), run=run, at=i).svg)), i

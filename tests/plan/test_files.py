@@ -231,7 +231,8 @@ def test_json_integers_too_large_for_a_float_are_refused(digits):
     ("goal: g\nsteps:\n  - id: A\n    action: a\n    duration: -%s\n" % ("9" * 5000), 5, 15),
 ])
 def test_integers_with_too_many_digits_name_their_place(text, line, column):
-    with pytest.raises(PlanFormatError, match="integer of 5000 digits is too large: quote it") as info:
+    with pytest.raises(PlanFormatError,
+                       match=r"integer of 5,000 digits is too large \(the limit is 4,300\): quote it") as info:
         parse_plan(text)
     assert (info.value.line, info.value.column) == (line, column)
 

@@ -633,3 +633,46 @@ def test_io_load_plans_reads_a_json_lines_file(io, tmp_path):
     plans = io.load_plans(path, format="taskbench")
     assert [codes(p) for p in plans] == [[], ["one_based_references", "self_reference"], ["dangling_reference"]]
     assert io.load_plans(path)[2].import_findings[0].where.startswith("record 2 (line 3)")
+
+
+WRAPPED = {"id": "7", "user_request": "caption then speak", "result": {
+    "task_steps": ["Step 1: caption", "Step 2: speak"],
+    "task_nodes": [{"task": "Image-to-Text", "arguments": ["example.jpg"]},
+                   {"task": "Text-to-Speech", "arguments": ["<node-1>"]}]}}
+
+
+@pytest.mark.parametrize("text", [json.dumps(WRAPPED),
+                                  json.dumps(WRAPPED) + "\n" + json.dumps({**WRAPPED, "id": "8"})])
+def test_taskbench_records_wrapped_in_result_are_detected_and_read(text):
+    from planviz import parse_plans
+    plans = parse_plans(text)
+    assert detect(text, None) == "taskbench" and detect(text, json.loads(text.split("\n")[0])) == "taskbench"
+    for plan in plans:
+        assert (plan.goal, [s.tool for s in plan.steps]) == ("caption then speak", ["Image-to-Text", "Text-to-Speech"])
+        [self_ref] = [f for f in plan.import_findings if f.code == "self_reference"]
+        assert self_ref.steps == ("node-1",)
+        assert self_ref.where.endswith("result.task_nodes[1].arguments[0]")
+    assert [p.name for p in plans] == ["7", "8"][:len(plans)]
+
+
+@pytest.mark.parametrize("text", [
+    "1. Gather materials\n   1.1 Find a hammer\n   1.2 Find nails\n2. Build the shelf\n   2.1 Measure: the wall\n",
+    "Step 1: Gather materials\n - find a hammer: any will do\n - find nails\nStep 2: Build: the shelf\n",
+    "1) Check the weather\n   a) call the weather API\n2) Pack\n3) Leave\n",
+])
+def test_a_plain_text_outline_is_refused_as_not_a_plan_format_naming_the_close_ones(text):
+    from planviz import parse_plan
+    with pytest.raises(PlanFormatError, match=r"^<string>:1:1: not a plan format planviz reads: a plain-text "
+                                              r"outline \(\d+ numbered steps, \d+ sub-steps?, as UltraTool") as info:
+        parse_plan(text)
+    assert "invalid YAML" not in str(info.value)
+    assert all(name in str(info.value) for name in ("planviz plan", "WorFBench", "LLMCompiler", "ReWOO"))
+
+
+@pytest.mark.parametrize("text, fmt", [
+    ("1. search(\"weather\")\n2. join()<END_OF_PLAN>", "llmcompiler"),
+    ("Node:\n1: find the key\n2: open the door\nEdge: (START,1) (1,2) (2,END)", "worfbench"),
+])
+def test_numbered_formats_are_not_taken_for_outlines(text, fmt):
+    from planviz import parse_plan
+    assert parse_plan(text).source_format == fmt

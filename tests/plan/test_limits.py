@@ -25,6 +25,10 @@ ALIASES = "goal: &a '" + "x" * 1000 + "'\nsteps:\n" + "".join(
     ("MAX_DEPTH", 3, "goal: g\nsteps: [[[[[]]]]]\n",
      r"nesting deeper than 3 levels: .*planviz\.plan\.limits\.MAX_DEPTH"),
     ("MAX_DEPTH", 3, '{"goal": "g", "steps": [[[[[]]]]]}', r"nesting deeper than 3 levels: .*MAX_DEPTH"),
+    ("MAX_DIGITS", 10, '{"goal": "g", "steps": [{"id": "A", "action": "a", "duration": 12345678901}]}',
+     r"integer of 11 digits is too large \(the limit is 10\): .*planviz\.plan\.limits\.MAX_DIGITS"),
+    ("MAX_DIGITS", 10, "goal: g\nsteps:\n  - {id: A, action: a, duration: -12345678901}\n",
+     r"integer of 11 digits is too large \(the limit is 10\): .*MAX_DIGITS"),
 ])
 def test_each_cap_is_read_when_input_is_read_and_says_how_to_raise_it(monkeypatch, cap, value, text, message):
     monkeypatch.setattr(limits, cap, value)
@@ -50,3 +54,17 @@ def test_the_environment_sets_a_cap_for_the_command_line(setting, expected):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PLANVIZ_MAX_BYTES": setting})
     assert out.stdout.strip() == expected, out.stderr
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("42", 42), ("-7", -7), ("+3", 3), ("0", 0),
+    ("\u00b2", None), ("\u0663", None), ("--5", None), ("1_000", None), (" 4", None), ("4\n", None), ("", None),
+    ("9" * 4300, int("9" * 4300)), ("9" * 4301, None), (5, None),
+])
+def test_read_int_takes_only_ascii_digits_within_the_number_limit(text, expected):
+    assert limits.read_int(text) == expected
+
+
+def test_the_number_limit_is_read_at_each_call(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_DIGITS", 3)
+    assert (limits.read_int("999"), limits.read_int("1000")) == (999, None)

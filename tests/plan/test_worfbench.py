@@ -134,6 +134,44 @@ def test_noisy_graph_text(text, expected_edges, expected_codes):
         assert f.where.startswith("line") and set(f.steps) <= set(plan.ids), f
 
 
+NODES = "Node:\n1: find the key\n2: open the door\n"
+EDGES = {("START", "1"), ("1", "2"), ("2", "END")}
+
+
+@pytest.mark.parametrize("text, variants, line", [
+    (NODES + "Edge:\n- (START,1)\n- (1,2)\n- (2,END)", ["a bullet or numbered list"], 5),
+    (NODES + "Edge:**\n- (START, 1)\n- (1, 2)\n- (2, END)", ["an Edge: header in Markdown markup", "a bullet"], 4),
+    (NODES + "Edge: (START, 1)\nEdge: (1, 2)\nEdge: (2, END)", ["one `Edge: (1, 2)` line per edge"], 5),
+    (NODES + "Edges:\n- (START, 1) opens the workflow\n- (1, 2): the key opens it\n- (2, END) -- done",
+     ["a bullet", "pairs followed by prose"], 5),
+    (NODES + "Here is how they connect.\n1. **Edge**: (START, 1)\n2. **Edge**: (1, 2)\n3. **Edge**: (2, END)",
+     ["a bullet", "one `Edge: (1, 2)` line", "lines outside one Edge: list"], 5),
+    (NODES + "- **Edge:** (START, 1) [begin]\n- **Edge:** (1, 2)\n- **Edge: (2, END)**: finished",
+     ["a bullet", "one `Edge: (1, 2)` line", "pairs followed by prose"], 4),
+    (NODES + "Edges:\n(START, 1)\nThen the door.\n(1, 2)\n(2, END)", ["lines outside one Edge: list"], 7),
+])
+def test_edges_written_in_other_layouts_read_as_written_and_say_so(text, variants, line):
+    plan = one(text)
+    assert edges(plan) == EDGES
+    assert validate(plan).ok and not {"dead_end", "isolated_step"} & set(validate(plan).by_code())
+    [note] = [f for f in plan.import_findings if f.code == "edge_variant"]
+    assert note.severity == "info" and note.where == f"line {line}"
+    assert [v for v in variants if v in note.message] == variants and note.message.count(";") == len(variants) - 1
+    assert note.message.endswith(": 3 pair(s) in all")
+
+
+@pytest.mark.parametrize("text, expected_edges, warned", [
+    (NODES + "Edge:\n- (START, 1) then (1, 2)\n- (2, END)", {("START", "1"), ("2", "END")}, True),
+    (NODES + "Edge: (START,1) (1,2) (2,END)\nAlso (1, END) would work.", EDGES, True),
+    (NODES + "Edge: (START,1) (1,2) (2,END)\nSee:\n1. find the key\n2. open the door", EDGES, False),
+])
+def test_pairs_inside_prose_are_not_read_and_a_restated_list_is_prose(text, expected_edges, warned):
+    plan = one(text)
+    assert edges(plan) == expected_edges
+    assert ("unparsed_line", "warning") in codes(plan) if warned else ("unparsed_line", "info") in codes(plan)
+    assert [s.action for s in plan.steps[1:3]] == ["find the key", "open the door"]
+
+
 def test_findings_name_the_place_and_the_fix():
     plan = one(GRAPH.replace("(START,1)", "(START,1) (START,2)").replace("(2,END)", "(2,END) (3,7)"))
     by_code = {f.code: f for f in plan.import_findings}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from planviz import TraceFormatError, load_trace, parse_trace, validate
-from planviz.runs.langgraph import fact_of
+from planviz.runs.traces.langgraph import fact_of
 
 
 def snap(cid, step, values, nxt=(), parent=None, second=0, source="loop", tasks=None, writes=None, thread="1"):

@@ -179,7 +179,7 @@ def test_missing_parent_cycle_duplicates_and_disorder_are_findings_not_crashes()
 
 
 def test_streaming_in_small_pieces_gives_the_same_run(monkeypatch):
-    from planviz.runs import jsonstream
+    from planviz.runs.traces import jsonstream
 
     spans = [agent(1, 0, 50)] + [tool(i, f"t{i % 3}", i, i + 0.5, args={"n": i}) for i in range(2, 40)]
     whole = parse_trace(json.dumps(envelope(spans), indent=1))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from planviz import PlanvizTypeError, TraceFormatError, load_trace, parse_trace, save_trace, simulate
-from planviz.runs.traceformats import data_format, sniff
+from planviz.runs.traces import Sample, detect
 
 from .otlp import agent, envelope, text, tool
 from .test_langgraph import LINE
@@ -25,18 +25,17 @@ SDK_SPAN = {"name": "x", "context": {"span_id": "0x01", "trace_id": "0x02"}, "st
     (json.dumps(LINE), "langgraph"),
     (json.dumps({"history": LINE}), "langgraph"),
     ('{"type": "header", "schema": "planviz-trace", "version": 1}\n', "planviz"),
-    ("", "planviz"),
 ])
-def test_sniff(blob, expected):
-    assert sniff(blob.encode()) == expected
+def test_detect_from_the_first_bytes(blob, expected):
+    assert detect(Sample.of(blob.encode())) == expected
 
 
 @pytest.mark.parametrize("data, expected", [
     (envelope(SPANS), "otel"), ({"spans": [SDK_SPAN]}, "otel"), ([SDK_SPAN], "otel"), (LINE, "langgraph"),
     ({"checkpoints": LINE}, "langgraph"), ({"unrelated": 1}, None), ([], None),
 ])
-def test_data_format(data, expected):
-    assert data_format(data) == expected
+def test_detect_from_parsed_data(data, expected):
+    assert detect(Sample(data=data, parsed=True)) == expected
 
 
 def test_every_way_in_gives_the_same_run(tmp_path):
@@ -69,7 +68,7 @@ def test_an_imported_run_saves_as_a_planviz_trace_and_loads_back_equal(tmp_path)
 @pytest.mark.parametrize("call, error, why", [
     (lambda: load_trace(envelope(SPANS), format="zipkin"), TraceFormatError, "unknown trace format 'zipkin'"),
     (lambda: parse_trace(text(SPANS), format="jaeger"), TraceFormatError, "unknown trace format"),
-    (lambda: load_trace({"unrelated": 1}), TraceFormatError, "neither OpenTelemetry spans nor a LangGraph"),
+    (lambda: load_trace({"unrelated": 1}), TraceFormatError, "not a trace planviz reads: it is a JSON object with keys unrelated"),
     (lambda: load_trace(42), PlanvizTypeError, "path, an open file or parsed trace data"),
     (lambda: parse_trace(json.dumps(LINE), format="otel"), TraceFormatError, "span"),
     (lambda: parse_trace(text(SPANS), format="langgraph"), TraceFormatError, "state snapshot .* or checkpoint tuple"),

@@ -21,7 +21,8 @@ of the plan still loads. Codes: ``dangling_reference``, ``forward_reference``,
 ``duplicate_label``, ``missing_label``, ``unparsed_line``, ``invalid_json``,
 ``malformed_record``, ``malformed_node``, ``malformed_arguments``,
 ``unknown_field``, ``steps_nodes_mismatch``, ``not_from_start``,
-``redundant_start_edge``, ``missing_finish``, ``implied_order``, and
+``redundant_start_edge``, ``edge_variant`` (info: WorFBench edges written in another layout, all read),
+``missing_finish``, ``implied_order``, and
 ``no_steps`` (an error: the input, read as the format, holds no step).
 
 Each plan records the format it was read from (``Plan.source_format``) and,
@@ -81,7 +82,7 @@ def format_title(fmt: str) -> str:
     """How a format is named in messages: ``format_title("worfbench")`` is ``'WorFBench'``."""
     if fmt in _TITLES or fmt not in FORMATS:
         return _TITLES.get(fmt, fmt or "planviz")
-    return _module(fmt).TITLE
+    return str(_module(fmt).TITLE)
 
 
 def unstated_fields(fmt: str) -> tuple[str, ...]:

@@ -128,12 +128,12 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding], *, name: str 
         for producer, _where in d.links:
             depends[i][producer] = None
     steps = [
-        Step(d.id, d.action, expected_evidence=d.evidence, depends_on=list(depends[i]), requires=list(requires[i]),
-             produces=list(produces[d.id]) if position[d.id] == i else (), tool=d.tool, arguments=d.arguments,
+        Step(d.id, d.action, expected_evidence=d.evidence, depends_on=tuple(depends[i]), requires=tuple(requires[i]),
+             produces=tuple(produces[d.id]) if position[d.id] == i else (), tool=d.tool, arguments=d.arguments,
              kind=d.kind, duration=d.duration)
         for i, d in enumerate(drafts)
     ]
-    return Plan(goal, steps, import_findings=findings, name=name)
+    return Plan(goal, tuple(steps), import_findings=tuple(findings), name=name)
 
 
 def short(value: Any) -> str:

@@ -83,8 +83,9 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     return plans
 
 
-def _plan(sample: dict, prefix: str) -> Plan:
-    goal = sample.get("input") if isinstance(sample.get("input"), str) else ""
+def _plan(sample: dict[str, Any], prefix: str) -> Plan:
+    given = sample.get("input")
+    goal = given if isinstance(given, str) else ""
     findings: list[Finding] = []
     calls = sample["output"]
     ids: list[str] = []

@@ -1,6 +1,7 @@
 """TaskBench and HuggingGPT task lists as plans.
 
-TaskBench records (``user_request``, ``task_nodes``, ``task_links``) name the
+TaskBench records (``user_request``, ``task_nodes``, ``task_links``; newer
+harnesses wrap all but ``id`` and ``user_request`` in ``result``) name the
 output of the k-th task ``<node-k>`` inside arguments, and link tasks by tool
 name; HuggingGPT task lists (``[{task, id, dep, args}]``) write
 ``<GENERATED>-k`` for task k's output and list dependencies in ``dep``
@@ -49,10 +50,10 @@ _MAX_ATTEMPTS = 10_000
 def looks_like(text: str, data: Any) -> bool:
     """Whether the input reads as TaskBench/HuggingGPT task lists."""
     if isinstance(data, dict):
-        return "task_nodes" in data or _is_task(data) or _is_chat(data)
+        return _is_record(data) or _is_task(data) or _is_chat(data)
     if isinstance(data, list) and data:
         return all(isinstance(x, dict) for x in data) and (
-            any("task_nodes" in x for x in data)
+            any(_is_record(x) for x in data)
             or all(_is_task(x) for x in data)
             or (all(_is_chat(x) for x in data) and any(_tasky(x.get("content")) for x in data)))
     if data is None or isinstance(data, str):
@@ -60,7 +61,12 @@ def looks_like(text: str, data: Any) -> bool:
     return False
 
 
-def _is_task(x: dict) -> bool:
+def _is_record(x: dict[str, Any]) -> bool:
+    """A TaskBench record: ``task_nodes`` at the top, or wrapped in ``result`` as newer harnesses write it."""
+    return "task_nodes" in x or (isinstance(x.get("result"), dict) and "task_nodes" in x["result"])
+
+
+def _is_task(x: dict[str, Any]) -> bool:
     return isinstance(x.get("task"), str) and ("args" in x or "dep" in x or "arguments" in x)
 
 
@@ -78,7 +84,7 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     if isinstance(data, dict):
         if _is_chat(data):
             return [_from_text(str(data.get("content", "")), goal="", prefix="")]
-        if "task_nodes" in data:
+        if _is_record(data):
             return [record_plan(data, prefix="")]
         return [nodes_plan([data], goal="", prefix="", findings=[])]
     if isinstance(data, list):
@@ -124,7 +130,7 @@ def _from_any_text(text: str) -> list[Plan]:
     return [_from_text(text, goal="", prefix="")]
 
 
-def _chat(messages: list[dict]) -> list[Plan]:
+def _chat(messages: list[dict[str, Any]]) -> list[Plan]:
     """HuggingGPT demos: each assistant message is a plan for the user message before it."""
     plans, goal = [], ""
     for i, msg in enumerate(messages):
@@ -159,7 +165,7 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
     if not isinstance(data, list):
         findings.append(finding("malformed_record", "error",
                                 f"expected a list of task objects, got {short(data)}", where=prefix.rstrip(", ")))
-        return Plan(goal, import_findings=findings)
+        return Plan(goal, import_findings=tuple(findings))
     return nodes_plan(data, goal=goal, prefix=prefix, findings=findings)
 
 

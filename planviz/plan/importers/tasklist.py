@@ -9,7 +9,7 @@ every defect as an import finding.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import Finding, Plan
 from ._build import Draft, Ref, build, call_text, finding, short, strings_in
@@ -29,6 +29,11 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
     if not isinstance(rec, dict):
         return Plan("", import_findings=[finding(
             "malformed_record", "error", f"expected a TaskBench record (a mapping), got {short(rec)}", where=place)])
+    wrapped = rec.get("result")
+    if "task_nodes" not in rec and isinstance(wrapped, dict) and "task_nodes" in wrapped:
+        # newer TaskBench harnesses: {"id", "user_request", "result": {"task_steps", "task_nodes", ...}}
+        rec = {**{k: v for k, v in rec.items() if k != "result"}, **wrapped}
+        prefix = f"{prefix}result."
     # predictions put the request in user_request, the benchmark's gold records in instruction
     goal = next((rec[k] for k in ("user_request", "instruction") if isinstance(rec.get(k), str)), "")
     nodes = rec.get("task_nodes")
@@ -57,7 +62,7 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
     return plan.replace(name=str(name)) if isinstance(name, (str, int)) and not isinstance(name, bool) else plan
 
 
-def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: list[Any] = (),
+def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Finding], links: Sequence[Any] = (),
            field: str | None = None, has_links: bool = False) -> Plan:
     field = field if field is not None else prefix
     hgpt = any(isinstance(n, dict) and ("dep" in n or "args" in n) for n in nodes)
@@ -213,7 +218,7 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
     return refs
 
 
-def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set, covered: set,
+def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set[Any], covered: set[Any],
           findings: list[Finding]) -> None:
     consumer = drafts[pos].id
     ids = [d.id for d in drafts]
@@ -247,7 +252,7 @@ def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set, c
 
 
 def _link(drafts: list[Draft], tools: list[tuple[str, str | None]], explicit: dict[str, str], link: Any,
-          where: str, ref_edges: set, covered: set, seen: set, findings: list[Finding], compare: bool) -> None:
+          where: str, ref_edges: set[Any], covered: set[Any], seen: set[Any], findings: list[Finding], compare: bool) -> None:
     if not isinstance(link, dict):
         findings.append(finding("malformed_link", "error", f"expected a {{source, target}} link, got {short(link)}",
                                 where=where))

@@ -89,12 +89,12 @@ def _malformed(value: Any, where: str) -> Plan:
                                              f"ground_truth list of actions, got {short(value)}", where=where)])
 
 
-def _name(rec: dict) -> str:
+def _name(rec: dict[str, Any]) -> str:
     value = rec.get("id")
     return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
 
 
-def _record(rec: dict, prefix: str, name: str) -> Plan:
+def _record(rec: dict[str, Any], prefix: str, name: str) -> Plan:
     return _actions(rec["ground_truth"], _goal(rec.get("origin_prompt")), f"{prefix}ground_truth", name)
 
 

@@ -27,10 +27,24 @@ a step that also follows another step after START (``redundant_start_edge``).
 ``Node:``/``Nodes:``, ``Edge:``/``Edges:`` and ``Graph:`` headers, ``1:``,
 ``1.`` and ``1)`` numbering and ``(START, 1)`` spacing all read.
 
+Edges are read as written wherever a line begins with them, and an info
+finding (``edge_variant``) names the layouts other than ``Edge: (START,1) (1,2)``
+or one pair a line that a graph used: a bullet list under ``Edge:``
+(``- (START, 1)``), ``Edge:**`` with the list below, one ``Edge: (1, 2)`` line
+per edge, pairs followed by prose on the same line (``- (1, 3) transitions
+from ...``), and edges after prose or under another heading. A pair inside a
+sentence (``Also (1, END) would work.``) is not read: the ``unparsed_line``
+warning quotes it.
+
 >>> text = "Node:\\n1: find the key\\n2: open the door\\nEdge: (START, 1) (1,2) (2,END)"
 >>> [plan] = import_plans(text, None)
 >>> plan.ids, plan.step("2").depends_on, plan.step("END").kind
 (('START', '1', '2', 'END'), ('1',), 'finish')
+>>> [plan] = import_plans("Node:\\n1: find the key\\nEdge:**\\n- (START, 1) first\\n- (1, END)", None)
+>>> plan.step("END").depends_on, [f.message for f in plan.import_findings]  # doctest: +NORMALIZE_WHITESPACE
+(('1',), ['edges read from an Edge: header in Markdown markup (`Edge:**`, `**Edge:**`); a bullet or numbered
+list (`- (START, 1)`); pairs followed by prose on the same line (`- (1, 3) transitions from ...`): 2 pair(s) in
+all'])
 """
 
 from __future__ import annotations
@@ -53,6 +67,8 @@ _HEADER = re.compile(r"(?:\*\*)?(nodes?|edges?|graph)(?:\*\*)?\s*:(.*)", re.IGNO
 _NUMBERED = re.compile(r"(\d{1,6})\s*(?::|\.(?!\d)|\))(.*)")
 _PAIR = re.compile(r"\(([^(),\n]{0,80}),([^(),\n]{0,80})\)")
 _SEPARATORS = re.compile(r"(?:[\s,;.]|\band\b)*", re.IGNORECASE)
+_LIST_MARK = re.compile(r"(?:[-*\u2022+]|\d{1,3}[.)])\s+")
+_LABEL = re.compile(r"edges?\b[\s*_`]{0,6}:?", re.IGNORECASE)
 _GRAPH = re.compile(r"\(\s{0,5}START\s{0,5},", re.IGNORECASE)
 _TASK_MARKERS = ("Your task is to:", "My problem is:", "Instruction: [SEP]", "Instruction:", "Task:")
 _TASK_ENDS = ("The action list", "The api list", "The tool list", "api_list", "The database tables", "[SEP]", "\n")
@@ -88,7 +104,7 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     return [_plan(text, "", "", "")]
 
 
-def _record(rec: dict, prefix: str) -> Plan:
+def _record(rec: dict[str, Any], prefix: str) -> Plan:
     turns = rec.get("conversations")
     name = str(rec.get("id", "")) if isinstance(rec.get("id"), (str, int)) else ""
     if not isinstance(turns, list):
@@ -135,6 +151,7 @@ class _Reader:
         self.edges: list[tuple[str, str, int]] = []
         self.findings: list[Finding] = []
         self.skipped: list[tuple[int, str]] = []
+        self.variants: dict[str, int] = {}  # way of writing edges -> first line that used it
 
     def where(self, number: int) -> str:
         return f"{self.prefix}line {number}"
@@ -169,6 +186,37 @@ class _Reader:
         return bool(found)
 
 
+    def edge_line(self, number: int, line: str, phase: str) -> bool:
+        """Read a line that begins with edge pairs once its list mark, markup and ``Edge`` label are set aside
+        (``- (START, 1)``, ``- **Edge: (2, 3)**: prose``, ``4. **Edge**: (2, 3)``); False for any other line.
+
+        Prose after the pairs is part of the line; pairs inside that prose are not read (a warning quotes them).
+        """
+        mark = _LIST_MARK.match(line)
+        body = line[mark.end():] if mark else line
+        body = body.lstrip("*_` ")
+        label = _LABEL.match(body)
+        if label:
+            body = body[label.end():].lstrip("*_`: ")
+        found, at = [], 0
+        while (m := _PAIR.match(body, at)) is not None:
+            found.append(m)
+            gap = _SEPARATORS.match(body, m.end())
+            at = gap.end() if gap else m.end()
+        if not found:
+            return False
+        rest = body[at:].strip(" *_`:-\u2013\u2014")
+        uses = {"bullet": mark is not None, "prose": bool(rest), "scattered": phase in ("after", "between"),
+                "label": label is not None and (phase == "edges" or "label" in self.variants)}
+        for variant in (v for v, used in uses.items() if used):
+            self.variants.setdefault(variant, number)
+        if rest and _PAIR.search(rest):
+            self.skipped.append((number, rest))
+        for m in found:
+            self.edges.append((_token(m.group(1)), _token(m.group(2)), number))
+        return True
+
+
 def _token(text: str) -> str:
     word = text.strip()
     return word.upper() if word.upper() in (START, END) else word
@@ -176,38 +224,41 @@ def _token(text: str) -> str:
 
 def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
     reader = _Reader(prefix)
-    lines = text.splitlines()
     # with a Node: header, numbered lines before it are prose (a plan talked through), not nodes
     listed = "node" in _headers(text)
-    phase = "before"
-    for number, raw in enumerate(lines, 1):
+    phase = "before"  # before -> nodes -> (between: prose after the node list) -> edges -> after
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
             continue
         header = _HEADER.match(line)
+        kind, tail = (header.group(1).lower(), header.group(2)) if header else ("", "")
         numbered = _NUMBERED.fullmatch(line)
-        if numbered and (phase == "nodes" or (phase == "before" and not listed)):
+        if numbered and _is_node(reader, numbered, phase, listed):
             phase = "nodes"
             reader.node(number, str(int(numbered.group(1))), numbered.group(2).strip())
-        elif header and header.group(1).lower().startswith("node") and phase == "before":
+        elif kind.startswith("node") and phase == "before":
             phase = "nodes"
-            first = _NUMBERED.fullmatch(header.group(2).strip())
+            first = _NUMBERED.fullmatch(tail.strip())
             if first:  # Node: 1: subtask, on one line
                 reader.node(number, str(int(first.group(1))), first.group(2).strip())
-            elif header.group(2).strip():
+            elif tail.strip():
                 reader.skipped.append((number, line))
-        elif header and header.group(1).lower() == "graph" and not header.group(2).strip() and phase != "after":
+        elif kind == "graph" and not tail.strip() and phase != "after":
             continue
-        elif header and header.group(1).lower().startswith("edge") and phase in ("before", "nodes"):
-            phase = "edges"
-            rest = header.group(2).strip()
-            if rest:
+        elif kind.startswith("edge") and phase != "after":
+            rest = tail.strip()
+            if rest.strip("*_` "):
+                if phase == "edges" and _PAIR.search(rest):
+                    reader.variants.setdefault("label", number)
                 reader.pairs(number, rest, header=True)
-        elif phase in ("before", "nodes", "edges") and reader.pairs(number, line):
+            elif rest:
+                reader.variants.setdefault("markup", number)
+            phase = "edges"
+        elif reader.edge_line(number, line, phase):
             phase = "edges"
         else:
-            if phase == "edges":
-                phase = "after"
+            phase = {"edges": "after", "nodes": "between"}.get(phase, phase)
             reader.skipped.append((number, line))
     if not reader.nodes:  # the one finding says it all; the skipped text is what it quotes
         what = "no edge either" if not reader.edges else f"{len(reader.edges)} edge(s) with no node to join"
@@ -215,9 +266,38 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
             "no_steps", "error",
             f"read as WorFBench (format='worfbench'), the text holds no numbered node (`1: subtask`) and {what}; "
             f"it begins {short(text.strip()[:60])}", where=prefix.rstrip(", ") or "text"))
-        return Plan(goal, import_findings=reader.findings, name=name)
+        return Plan(goal, import_findings=tuple(reader.findings), name=name)
     _report_skipped(reader)
+    _report_variants(reader)
     return _build(goal, reader, name)
+
+
+def _is_node(reader: _Reader, numbered: re.Match[str], phase: str, listed: bool) -> bool:
+    """Whether a numbered line is a node: in the node list, or (no Node: header) before the edges; after prose
+    that follows the node list, only a number not yet listed continues it (a restated list is prose)."""
+    if phase == "nodes" or (phase == "before" and not listed):
+        return True
+    return phase == "between" and str(int(numbered.group(1))) not in reader.nodes
+
+
+_VARIANTS = {  # how a graph's edges were written, when not as `Edge: (START,1) (1,2)` or one pair a line
+    "markup": "an Edge: header in Markdown markup (`Edge:**`, `**Edge:**`)",
+    "bullet": "a bullet or numbered list (`- (START, 1)`)",
+    "label": "one `Edge: (1, 2)` line per edge",
+    "prose": "pairs followed by prose on the same line (`- (1, 3) transitions from ...`)",
+    "scattered": "lines outside one Edge: list (after prose, or under another heading)",
+}
+
+
+def _report_variants(reader: _Reader) -> None:
+    """One info finding naming the ways of writing edges this graph used, at the first line of the first."""
+    if not reader.variants:
+        return
+    used = sorted(reader.variants, key=list(_VARIANTS).index)
+    reader.findings.append(finding(
+        "edge_variant", "info",
+        f"edges read from {'; '.join(_VARIANTS[v] for v in used)}: {len(reader.edges)} pair(s) in all",
+        where=reader.where(min(reader.variants.values()))))
 
 
 def _report_skipped(reader: _Reader) -> None:

@@ -27,7 +27,7 @@ followed and replays the spans through the run state machine:
 
 Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 
->>> from planviz.runs.otelspans import span_of
+>>> from planviz.runs.traces.otelspans import span_of
 >>> raw = [{"name": "execute_tool " + t, "context": {"span_id": i + 1}, "start_time": 10 * i + 1,
 ...         "end_time": 10 * i + 5, "attributes": {"gen_ai.operation.name": "execute_tool",
 ...         "gen_ai.tool.name": t}} for i, t in enumerate(["search", "fetch"])]
@@ -40,20 +40,56 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections import Counter, defaultdict
 from typing import Any, Iterable
 
-from ..plan.model import Finding, Plan, Step
-from .events import Observation, Run
-from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span
-from .playback import Action, play
+from ...plan.model import Finding, Plan, Step
+from ..events import Observation, Run
+from .jsonstream import records, walk
+from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
+from ..playback import Action, play
 from .spandependencies import data_flow, timing_edges
 
-__all__ = ["run_of_spans", "CONTAINERS"]
+__all__ = ["run_of_spans", "CONTAINERS", "TITLE", "detect", "read", "spans_of", "is_span_data"]
+
+TITLE = "OpenTelemetry"
 
 CONTAINERS = frozenset({"resourceSpans", "scopeSpans", "instrumentationLibrarySpans", "spans", "resource_spans",
                         "scope_spans"})
 _NS = 1e9
+_KEYS = re.compile(r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:')
+
+
+def detect(sample: Any) -> float:
+    """How surely a sample is OpenTelemetry span JSON: its keys (the earlier the first one, the surer)."""
+    if sample.parsed:
+        return 0.9 if is_span_data(sample.data) else 0.0
+    found = _KEYS.search(sample.text)
+    return 0.0 if found is None else 0.8 - 0.1 * found.start() / (len(sample.text) + 1)
+
+
+def is_span_data(data: Any) -> bool:
+    """Parsed data holding OTel spans: an OTLP envelope, ``{"spans": [...]}`` or a list of span objects."""
+    if isinstance(data, dict):
+        if any(k in data for k in ("resourceSpans", "resource_spans")):
+            return True
+        if isinstance(data.get("spans"), list):
+            return True
+        data = [data]
+    first = data[0] if isinstance(data, list) and data else None
+    return isinstance(first, dict) and any(k in first for k in ("spanId", "context", "resourceSpans", "scopeSpans"))
+
+
+def spans_of(doc: Any) -> Iterable[Span]:
+    """The spans of a document: streamed record by record from a file, or walked in data parsed already."""
+    found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
+    return (span_of(raw, ctx, where, line, doc.name) for raw, ctx, where, line in found)
+
+
+def read(doc: Any) -> Run:
+    """The run of an OpenTelemetry trace (SDK span JSON or OTLP/JSON, one document or one span per line)."""
+    return run_of_spans(spans_of(doc), doc.name)
 
 
 def _finding(code: str, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = (),

@@ -36,7 +36,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..errors import TraceFormatError
+from ...errors import TraceFormatError
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 

@@ -27,9 +27,9 @@ import codecs
 import json
 from typing import Any, BinaryIO, Iterator
 
-from ..errors import TraceFormatError
+from ...errors import TraceFormatError
 
-__all__ = ["records", "values", "MAX_RECORD", "CHUNK"]
+__all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
 CHUNK = 1 << 20
 MAX_RECORD = 16 * 1024 * 1024
@@ -38,7 +38,7 @@ MAX_RECORD = 16 * 1024 * 1024
 _SPACE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
-Record = tuple[Any, dict[str, Any], str, int]
+Record = tuple[Any, dict[str, Any], str, "int | None"]
 
 
 class _Buffer:
@@ -120,8 +120,9 @@ class _Buffer:
                                            source=self.source, path=where or None) from None
                 if self.fill(max(CHUNK, len(self.text) - self.pos)):  # double what is buffered
                     continue
+                self.pos = exc.pos
                 raise TraceFormatError(f"not valid JSON: {exc.msg} at character {self.offset + exc.pos:,}",
-                                       source=self.source, path=where or None) from None
+                                       source=self.source, line=self.line(), path=where or None) from None
             self.pos = end
             return value
 
@@ -159,7 +160,16 @@ def records(stream: BinaryIO, containers: set[str], source: str = "<stream>") ->
             yield from _stream_value(buf, containers, {}, "")
 
 
-def _walk_value(value: Any, containers: set[str], context: dict, where: str, line: int) -> Iterator[Record]:
+def walk(value: Any, containers: set[str] | frozenset[str]) -> Iterator[Record]:
+    """The records of an already parsed document, as :func:`records` yields them from a stream.
+
+    >>> [(r, where) for r, _, where, _ in walk({"spans": [{"a": 1}]}, {"spans"})]
+    [({'a': 1}, 'spans[0]')]
+    """
+    return _walk_value(value, set(containers), {}, "", None)
+
+
+def _walk_value(value: Any, containers: set[str], context: dict, where: str, line: int | None) -> Iterator[Record]:
     """The records of an already decoded value (small top-level values)."""
     if isinstance(value, list):
         for i, item in enumerate(value):

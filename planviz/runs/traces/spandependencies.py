@@ -13,7 +13,7 @@ of evidence stand in (both reported as import findings, never as facts):
 Both are linear in the number of spans (plus the edges they return).
 
 The values a call returned are its span's ``leaves`` (see
-:func:`planviz.runs.otelspans.leaves`), computed when the span is read.
+:func:`planviz.runs.traces.otelspans.leaves`), computed when the span is read.
 """
 
 from __future__ import annotations

@@ -38,16 +38,45 @@ replays it through the run state machine:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..plan.model import Finding, Plan, Step
+from ...plan.model import Finding, Plan, Step
 from .checkpoints import Checkpoint, Task, history_of
-from .events import Observation, Run
-from .playback import Action, play
+from ..events import Observation, Run
+from ..playback import Action, play
 
-__all__ = ["run_of_history", "fact_of"]
+__all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
+
+TITLE = "LangGraph"
+_KEYS = re.compile(r'"(channel_values|versions_seen|pending_writes|parent_config|checkpoint_ns|configurable|'
+                   r'checkpoint_id)"\s*:')
+
+
+def detect(sample: Any) -> float:
+    """How surely a sample is a LangGraph history: its keys (the earlier the first one, the surer)."""
+    if sample.parsed:
+        return 0.9 if _is_history(sample.data) else 0.0
+    found = _KEYS.search(sample.text)
+    return 0.0 if found is None else 0.8 - 0.1 * found.start() / (len(sample.text) + 1)
+
+
+def _is_history(data: Any) -> bool:
+    items = data
+    if isinstance(data, dict):
+        items = next((data[k] for k in ("history", "checkpoints", "snapshots", "states")
+                      if isinstance(data.get(k), list)), [data])
+    first = items[0] if isinstance(items, list) and items else None
+    if isinstance(first, dict):
+        return "checkpoint" in first or ("config" in first and ("values" in first or "metadata" in first))
+    return isinstance(first, list) and len(first) >= 4 and isinstance(first[2], dict) and "configurable" in first[2]
+
+
+def read(doc: Any) -> Run:
+    """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples)."""
+    return run_of_history(doc.data(), doc.name)
 
 def fact_of(channel: str, value: Any) -> str:
     """The fact a state channel's value stands for: ``channel = value``, the value as short JSON.

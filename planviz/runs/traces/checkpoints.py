@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..errors import TraceFormatError
-from ..plan.model import Finding
-from ..plan.syntax import show_value
+from ...errors import TraceFormatError
+from ...plan.model import Finding
+from ...plan.syntax import show_value
 
 __all__ = ["Checkpoint", "Task", "checkpoint_of", "history_of", "is_internal", "SNAPSHOT_FIELDS"]
 

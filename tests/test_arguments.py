@@ -1,0 +1,97 @@
+"""The one rule for argument types: every public function refuses a value of the wrong type with PlanvizTypeError.
+
+The usual mistake is a path where a loaded value is expected; the message names the function and the
+argument, shows what was given, and says what to call instead. Every public function of ``planviz`` is in
+the table below or in ``TAKES_TEXT_OR_PATHS`` (the readers, whose first argument *is* text or a path), so a
+new public function that forgets the rule fails here.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import planviz
+from planviz import Fault, PlanvizTypeError
+
+PLAN = planviz.examples.load("cache_isolation")
+RUN = planviz.simulate(PLAN)
+
+# name -> (call with a path where a value belongs, the argument the message must name, the fix it must offer)
+CALLS = {
+    "validate": (lambda: planviz.validate("plan.yaml"), "validate(plan=", "planviz.load_plan(path)"),
+    "prepare": (lambda: planviz.prepare(PLAN, "contract.yaml"), "prepare(contract=", "planviz.load_contract(path)"),
+    "refusal": (lambda: planviz.refusal("plan.yaml", None), "refusal(plan=", "planviz.load_plan(path)"),
+    "grade": (lambda: planviz.grade("plan.yaml"), "grade(plan=", "planviz.load_plan(path)"),
+    "critical_path": (lambda: planviz.critical_path("plan.yaml"), "critical_path(plan=", "planviz.load_plan(path)"),
+    "ready_waves": (lambda: planviz.ready_waves("plan.yaml"), "ready_waves(plan=", "planviz.load_plan(path)"),
+    "ready_timeline": (lambda: planviz.ready_timeline("plan.yaml"), "ready_timeline(plan=", "load_plan(path)"),
+    "reachable": (lambda: planviz.reachable("plan.yaml", (), ()), "reachable(plan=", "planviz.load_plan(path)"),
+    "invalidated": (lambda: planviz.invalidated("plan.yaml", RUN.state), "invalidated(plan=", "load_plan(path)"),
+    "failure_scope": (lambda: planviz.failure_scope("plan.yaml", "S4", "side_effect"), "failure_scope(plan=",
+                      "planviz.load_plan(path)"),
+    "why_blocked": (lambda: planviz.why_blocked("plan.yaml", RUN.state, "S4"), "why_blocked(plan=", "load_plan"),
+    "to_graph": (lambda: planviz.to_graph("plan.yaml"), "to_graph(plan=", "planviz.load_plan(path)"),
+    "from_graph": (lambda: planviz.from_graph("plan.yaml"), "from_graph(g=", "planviz.to_graph(plan)"),
+    "dump_plan": (lambda: planviz.dump_plan("plan.yaml"), "dump_plan(plan=", "planviz.load_plan(path)"),
+    "simulate": (lambda: planviz.simulate("plan.yaml"), "simulate(plan=", "planviz.load_plan(path)"),
+    "compare": (lambda: planviz.compare("plan.yaml"), "compare(plan=", "planviz.load_plan(path)"),
+    "metrics": (lambda: planviz.metrics("run.jsonl"), "metrics(run=", "planviz.load_trace(path)"),
+    "attribute": (lambda: planviz.attribute("run.jsonl"), "attribute(run=", "planviz.load_trace(path)"),
+    "run_usage": (lambda: planviz.run_usage("run.jsonl"), "run_usage(run=", "planviz.load_trace(path)"),
+    "diff_runs": (lambda: planviz.diff_runs(RUN, "run.jsonl"), "diff_runs(b=", "planviz.load_trace(path)"),
+    "align": (lambda: planviz.align(PLAN, "run.jsonl"), "align(run=", "planviz.load_trace(path)"),
+    "save_trace": (lambda: planviz.save_trace("run.jsonl", "out.jsonl"), "save_trace(run=", "load_trace(path)"),
+    "redundant_work": (lambda: planviz.redundant_work(RUN.state, "plan.yaml"), "redundant_work(revised=",
+                       "planviz.load_plan(path)"),
+    "changed_completed": (lambda: planviz.changed_completed(PLAN, "plan.yaml", set()), "changed_completed(new=",
+                          "planviz.load_plan(path)"),
+    "reissue": (lambda: planviz.reissue("plan.yaml", ("S4",), "why"), "reissue(plan=", "planviz.load_plan(path)"),
+    "summarize": (lambda: planviz.summarize(["report.json"]), "summarize(reports=", "planviz.validate(plan)"),
+    "grade_many": (lambda: planviz.grade_many(5), "grade_many(cases=", ""),
+    "render": (lambda: planviz.render("plan.yaml"), "render(plan=", "planviz.load_plan(path)"),
+    "render_alignment": (lambda: planviz.render_alignment("plan.yaml"), "render_alignment(alignment=",
+                         "planviz.align("),
+    "animate": (lambda: planviz.animate("run.jsonl", "out.gif"), "animate(run=", "load_trace"),
+    "report_html": (lambda: planviz.report_html("run.jsonl", "out.html"), "report_html(run=", "load_trace(path)"),
+    "explore": (lambda: planviz.explore("plan.yaml"), "explore(plan=", "planviz.load_plan(path)"),
+    "replay": (lambda: planviz.replay(42), "replay(trace=", ""),
+    "compare_runs": (lambda: planviz.compare_runs(RUN, "run.jsonl"), "compare_runs(b=", "load_trace"),
+}
+
+TAKES_TEXT_OR_PATHS = {
+    "parse_plan", "parse_plans", "parse_contract", "parse_trace",  # text
+    "load_plan", "load_plans", "load_contract", "load_trace", "load_traces",  # a path, an open file or data
+    "plan_schema",  # no arguments
+}
+
+
+def test_every_public_function_is_in_the_table():
+    functions = {name for name in planviz.__all__
+                 if inspect.isfunction(getattr(planviz, name)) or inspect.ismethod(getattr(planviz, name))}
+    missing = sorted(functions - set(CALLS) - TAKES_TEXT_OR_PATHS)
+    assert not missing, f"add each to CALLS in tests/test_arguments.py (and make it refuse a str): {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_path_where_a_value_belongs_is_refused_with_the_fix(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    call, where, fix = CALLS[name]
+    with pytest.raises(PlanvizTypeError, match="expects") as caught:
+        call()
+    message = str(caught.value)
+    assert where in message and fix in message, message
+    assert not list(tmp_path.iterdir()), "nothing is written when an argument is refused"
+
+
+@pytest.mark.parametrize("huge", [10**5000, "x" * 100_000, [[[]]] * 10_000], ids=["int", "str", "list"])
+def test_a_huge_value_is_shown_short(huge):
+    with pytest.raises(PlanvizTypeError) as caught:
+        planviz.critical_path(huge)
+    assert len(str(caught.value)) < 300
+
+
+def test_the_fault_type_is_still_accepted_as_text():
+    """A fault's command-line spelling stays a value, not a mistake (explore takes "S4:side_effect")."""
+    assert isinstance(Fault("S4", "side_effect"), Fault)

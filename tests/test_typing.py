@@ -1,0 +1,85 @@
+"""The public API as users' type checkers see it: real types behind the lazy names, and mypy on a user script.
+
+``planviz/__init__.py`` imports its names lazily (``__getattr__``) so ``import planviz`` stays fast; its
+``TYPE_CHECKING`` block tells mypy and editors what each name really is. These tests keep that block equal to
+the runtime table and check that a wrong annotation in a user's script is caught.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import planviz
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
+                                reason="mypy is in the test extras (pip install -e '.[test]')")
+
+ROOT = Path(planviz.__file__).resolve().parent.parent
+
+
+def _type_checking_names() -> dict[str, str]:
+    """Name -> module, as the ``if TYPE_CHECKING:`` block of planviz/__init__.py imports them."""
+    tree = ast.parse((ROOT / "planviz" / "__init__.py").read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+    names = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1, ast.dump(node)
+        for alias in node.names:
+            assert alias.asname == alias.name, f"re-export {alias.name} as itself ('X as X') so mypy exports it"
+            names[alias.name] = node.module
+    return names
+
+
+def test_the_type_checking_block_names_every_public_name_where_it_lives():
+    seen = _type_checking_names()
+    runtime = {name: planviz._WHERE[name] for name in planviz._WHERE}
+    missing = sorted(set(runtime) - set(seen))
+    assert not missing, (f"add to the TYPE_CHECKING block of planviz/__init__.py: "
+                         + "; ".join(f"from .{runtime[n]} import {n} as {n}" for n in missing))
+    assert seen == runtime
+
+
+def _mypy(tmp_path: Path, script: str) -> tuple[str, int]:
+    user = tmp_path / "user_script.py"
+    user.write_text(textwrap.dedent(script))
+    # in a child process: mypy raises the recursion limit of the process it runs in
+    done = subprocess.run([sys.executable, "-m", "mypy", str(user), "--follow-imports=silent", "--no-error-summary",
+                           "--cache-dir", str(tmp_path / "cache"), "--python-version", "3.10"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return done.stdout + done.stderr, done.returncode
+
+
+def test_a_users_wrong_annotations_are_caught(tmp_path):
+    out, status = _mypy(tmp_path, """
+        import planviz
+        plan = planviz.examples.load("cache_isolation")
+        report: int = planviz.validate(plan)
+        makespan: str = planviz.critical_path(plan).makespan
+        step = planviz.Step("S1", 3)
+    """)
+    assert status == 1, out
+    assert 'user_script.py:4: error: Incompatible types in assignment (expression has type "Report"' in out
+    assert 'user_script.py:5: error: Incompatible types in assignment (expression has type "float"' in out
+    assert 'user_script.py:6: error: Argument 2 to "Step" has incompatible type "int"' in out
+
+
+def test_the_documented_ways_of_building_values_type_check(tmp_path):
+    out, status = _mypy(tmp_path, """
+        import planviz
+        job = planviz.Plan("report the leaks", [planviz.Step("R1", "purge the leaked entries", tool="purge",
+                                                             produces="purged", depends_on=["R0"])],
+                           premises={"leak_found"})
+        contract = planviz.Contract(required=["R1"], must_precede=[("R0", "R1")],
+                                    tools={"purge": planviz.ToolSpec(writes=True, preconditions="backup")})
+        report: planviz.Report = planviz.validate(job, contract)
+        ok: bool = report.ok
+    """)
+    assert status == 0, out
