@@ -51,7 +51,7 @@ _EXPORTS = {
     "runs.recorder": ("Recorder",),
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
-    "runs.measures": ("metrics", "attribute", "Metrics"),
+    "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
@@ -107,7 +107,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.simulation import simulate as simulate
     from .runs.recorder import Recorder as Recorder
     from .runs.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
+    from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
+    from .runs.measures import attribution as attribution, Attribution as Attribution
     from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
