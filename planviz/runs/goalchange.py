@@ -76,4 +76,4 @@ def change_goal(sim: Any, sid: str, fault: Fault) -> None:
             voided.add(s)
     sim.contract, sim.limits = contract, contract if contract is not None else Contract()
     sim.revise(sid, voided, f"goal change at {sid!r}: {fault.goal or plan.goal!r}", goal=fault.goal,
-               given=contract.given_facts if contract is not None else ())
+               given=contract.given_facts if contract is not None else (), goal_change=True)

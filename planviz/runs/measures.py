@@ -21,6 +21,7 @@ from .events import expect_run
 from ..analysis.schedule import critical_path
 from ..checks.validation import refusal
 from ..errors import StructureError
+from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run
@@ -36,7 +37,8 @@ METRIC_DOCS = {
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
                      "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
-    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
+    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step, its revisions or the same "
+                       "work (action, tool, arguments, requires, produces) under any id",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
@@ -107,15 +109,28 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = proposals = 0
+    precondition_errors = starts = recovery = replans = proposals = repeats = 0
     started_roots: set[str] = set()
+    started_work: set[str] = set()
     versions = {p.version: p for p in run.plans}
+    keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             starts += 1
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
+                repeats += 1
                 continue
-            started_roots.add(roots.get(e.step, e.step))
+            root = roots.get(e.step, e.step)
+            work = None
+            if e.plan_version in versions:
+                known = keys.setdefault(e.plan_version, {})
+                if e.step not in known:
+                    known.update(work_keys(versions[e.plan_version], [e.step]))
+                work = known.get(e.step)
+            repeats += root in started_roots or work in started_work  # the same work again, under any id
+            started_roots.add(root)
+            if work is not None:
+                started_work.add(work)
             if i > 0 and e.plan_version in versions:
                 before, step = run.frame(i - 1), versions[e.plan_version].step(e.step)
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
@@ -136,7 +151,7 @@ def metrics(run: Run) -> Metrics:
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
     model_calls = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
-    return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
+    return Metrics(success, executability, precondition_errors, repeats,  # invalid + repeats
                    replans, recovery, delay, starts, model_calls, run.time)
 
 
