@@ -33,6 +33,7 @@ __all__ = [
     "FrameIndexError",
     "expect_type",
     "show_value",
+    "did_you_mean",
 ]
 
 
@@ -78,6 +79,27 @@ def show_value(value: Any, limit: int = 80) -> str:
     except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, n: int = 1, limit: int = 20_000) -> str:
+    """' (did you mean 'x'?)' naming the choices most like ``name`` (at most ``n``), or '' when none is close.
+
+    The one home of the hint every "unknown name" message gives. At most ``limit`` choices are compared, so a
+    hint never makes a message quadratic on a huge plan.
+
+    >>> did_you_mean("acton", ["action", "kind"])
+    " (did you mean 'action'?)"
+    >>> did_you_mean("step_10", ["step_1", "step_2", "end"], n=2)
+    " (did you mean 'step_1' or 'step_2'?)"
+    """
+    from difflib import get_close_matches  # only a misspelt name pays for it
+
+    pool = [c for _, c in zip(range(limit), choices)]
+    close = get_close_matches(name, pool, n=n) if isinstance(name, str) else []
+    if not close:
+        return ""
+    shown = list(map(repr, close))
+    return f" (did you mean {', '.join(shown[:-1]) + ' or ' if len(shown) > 1 else ''}{shown[-1]}?)"
 
 
 def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -129,11 +151,12 @@ class PlanFormatError(PlanvizError, ValueError):
                 fields[key] = value
         return type(self)(self.message, **fields)
 
-    def __reduce__(self):  # keep location through pickling (child processes)
+    def __reduce__(self) -> tuple[Any, ...]:  # keep location through pickling (child processes)
         return (_rebuild, (type(self), self.message, self.source, self.line, self.column, self.path))
 
 
-def _rebuild(cls, message, source, line, column, path):
+def _rebuild(cls: type[PlanFormatError], message: str, source: str | None, line: int | None, column: int | None,
+             path: str | None) -> PlanFormatError:
     return cls(message, source=source, line=line, column=column, path=path)
 
 

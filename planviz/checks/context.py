@@ -9,7 +9,7 @@ mean" hints. Findings are built with :func:`finding`.
 >>> from planviz import Plan, Step
 >>> cx = Context(Plan("g", [Step("fetch", "a", produces="x"), Step("parse", "b", produces="x")]))
 >>> cx.producers("x"), cx.close_id("fetchh")
-(['fetch', 'parse'], 'fetch')
+(['fetch', 'parse'], " (did you mean 'fetch'?)")
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import functools
 from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
+from ..errors import did_you_mean
 from ..plan.importers import format_title
 from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.index import structure_index
@@ -47,7 +48,7 @@ class Context:
         self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
         self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
         self._groups: dict[str, frozenset[str]] = {}
-        self._close: dict[str, str | None] = {}
+        self._close: dict[str, str] = {}
         self._budget = SUGGEST_BUDGET
 
     @functools.cached_property
@@ -67,8 +68,8 @@ class Context:
             self._groups[fact] = group
         return group
 
-    def close_id(self, name: str) -> str | None:
-        """The step id most like ``name``, for a "did you mean" hint; memoized per name.
+    def close_id(self, name: str) -> str:
+        """The "did you mean" hint naming the step id most like ``name`` (or ''); memoized per name.
 
         Each new name costs one comparison per step, so hints stop (None) once
         ``SUGGEST_BUDGET`` comparisons are spent: thousands of dangling ids in
@@ -77,13 +78,10 @@ class Context:
         if name in self._close:
             return self._close[name]
         if self._budget < len(self.steps):
-            return None
+            return ""
         self._budget -= len(self.steps)
-        from difflib import get_close_matches  # only a plan with a dangling name pays for it
-
-        close = get_close_matches(name, self.steps, n=1)
-        found = self._close[name] = close[0] if close else None
-        return found
+        hint = self._close[name] = did_you_mean(name, self.steps, limit=len(self.steps))
+        return hint
 
 
 def finding(code: str, layer: str, message: str, steps: Iterable[str] = (), *, severity: str = "error",
@@ -94,8 +92,7 @@ def finding(code: str, layer: str, message: str, steps: Iterable[str] = (), *, s
 
 def known(cx: Context, name: str) -> str:
     """' (did you mean 'S3'?)' when a close id exists (and the hint budget is not spent)."""
-    close = cx.close_id(name)
-    return f" (did you mean {close!r}?)" if close else ""
+    return cx.close_id(name)
 
 
 def matches(cx: Context, name: str, by_kind: Mapping[str, list[str]]) -> list[str]:

@@ -111,9 +111,9 @@ CODES: Mapping[str, tuple[str, ...]] = {
 
 def checked_arguments(what: str, plan: Any, contract: Any) -> Contract | None:
     """The contract to use (default: the plan's own), after checking both arguments are planviz values."""
-    plan = expect_plan(plan, what)
-    contract = expect_contract(contract, what)
-    return contract if contract is not None else plan.contract
+    checked = expect_plan(plan, what)
+    given = expect_contract(contract, what)
+    return given if given is not None else checked.contract
 
 
 def validate(plan: Plan, contract: Contract | None = None) -> Report:

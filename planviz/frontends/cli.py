@@ -177,7 +177,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="planviz", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="planviz", description="See, check and replay AI-agent plans and runs from a "
+                                "shell.", epilog="Exit codes: 0 clean, 1 findings (or a run that did not complete "
+                                "or runs that differ), 2 unreadable input or bad usage, 130 on Ctrl-C.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from ..plan.files import FORMATS as formats
 

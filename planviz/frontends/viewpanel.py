@@ -23,13 +23,12 @@ True
 
 from __future__ import annotations
 
-import difflib
 from html import escape
 from typing import Any, Callable, Sequence
 
 import ipywidgets as w
 
-from ..errors import show_value
+from ..errors import did_you_mean, show_value
 from ..errors import PlanvizTypeError, RenderError, UnknownStepError
 
 __all__ = ["ViewPanel", "ViewHooks", "MAX_SUGGESTIONS"]
@@ -107,8 +106,7 @@ class ViewPanel(w.VBox):
             self.status.value = f'<span class="pv-error">{escape(str(exc), quote=False)}</span>'
 
     def _suggest(self, sid: str) -> str:
-        close = difflib.get_close_matches(sid, self._ids[:20000], n=3)
-        return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        return did_you_mean(sid, self._ids, n=3)
 
 
 class ViewHooks:

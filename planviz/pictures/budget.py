@@ -173,7 +173,7 @@ def estimate(features: LayoutFeatures) -> LayoutCost:
 
 
 def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: int | None,
-                attempt: Callable[[Any, bool], Any]) -> tuple[Any, str]:
+                attempt: Callable[[Any, bool], Any], *, asked_focus: bool = False) -> tuple[Any, str]:
     """Lay out the first of ``views`` that fits the budget; returns its picture (None if none did) and a notice.
 
     A view is tried when its estimate, scaled by :func:`slowdown`, is within
@@ -183,7 +183,8 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
     ``attempt(view, in_child)`` lays it out, in a child process when the
     estimate is above :data:`IN_PROCESS_SECONDS`, and returns a picture whose
     ``layout`` is None when the child ran out of time or memory. The notice
-    says what is shown, what was not tried and why, and how to draw it all.
+    says what is shown, what was not tried and why, and how to draw it all (``asked_focus``: the caller
+    chose the focus, so drawing it all means dropping it, not only the step limit).
     """
     skipped: list[str] = []
     started = time.monotonic()
@@ -204,8 +205,8 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
         if base.layout is None:
             skipped.append(f"{view.name}: {base.notice}")
             continue
-        return base, _notice(view, skipped)
-    return None, _notice(None, skipped)
+        return base, _notice(view, skipped, asked_focus)
+    return None, _notice(None, skipped, asked_focus)
 
 
 def slowdown() -> float:
@@ -221,10 +222,13 @@ def slowdown() -> float:
         return 1.0
 
 
-def _notice(view: Any, skipped: list[str]) -> str:
+def _notice(view: Any, skipped: list[str], asked_focus: bool = False) -> str:
     text = " ".join(view.describe().split()) if view is not None and not (view.whole and not view.omitted) else ""
     if not skipped:
-        return text + (" max_steps=None (planviz render --full) draws every step." if text and view.focus else "")
+        if not (text and view.focus):
+            return text
+        return text + (" Without focus= (planviz render without --focus), max_steps=None (--full) draws every step."
+                       if asked_focus else " max_steps=None (planviz render --full) draws every step.")
     why = skipped[0][0].upper() + skipped[0][1:]
     shown = text if view is not None else "Showing one node per group of ready waves instead."
     return (f"{why}. {shown} To draw every step whatever it takes, write it to a file: "

@@ -204,7 +204,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
         yield from candidate_views(plan, **options, hidden=hidden, thin=True,
                                    keep=crit_edges | {tuple(e) for f in findings for e in f.edges})
 
-    base, notice = pick_layout(plan, views(), budget, memory, attempt)
+    base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
         return summary_diagram(plan, frame, notice, index)
     marks = node_marks(plan, frame, crit_nodes, findings)

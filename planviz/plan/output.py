@@ -6,7 +6,7 @@ half-way (a full disk, a value that cannot be written, Ctrl-C) never leaves a
 truncated file, and the file that was there before stays as it was. A device
 or a pipe (``/dev/stdout``) is written to directly; a symbolic link is
 followed, so the file it names is replaced; an existing file keeps its
-permissions.
+permissions; a missing folder is made.
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
@@ -47,6 +47,7 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
             yield fh
         return
     head, tail = os.path.split(os.path.abspath(target))
+    os.makedirs(head, exist_ok=True)  # save("out/plan.svg") makes out/, as Graphviz's own render does
     temporary, fd = _create(head, tail, stat.S_IMODE(info.st_mode) if info is not None else 0o666)
     try:
         with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as fh:

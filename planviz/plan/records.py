@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from ..errors import PlanFormatError
+from ..errors import PlanFormatError, did_you_mean
 from .bulk import paused_gc, planviz_steps
 from .fields import (
     BUDGET_FIELDS,
@@ -196,10 +196,7 @@ def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple[A
         if not isinstance(key, str):
             raise _fail(f"keys are strings, got {_show(key)}", path)
         if key not in table:
-            import difflib  # only a misspelt key pays for it
-
-            close = difflib.get_close_matches(key, [k for k in table if not k.startswith("$")], n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(key, [k for k in table if not k.startswith("$")])
             valid = ", ".join(k for k in table if not k.startswith("$"))
             raise _fail(f"unknown key {key!r}{hint}; valid keys: {valid}", path + (key,))
 

@@ -7,12 +7,11 @@ Fault(step='S1', kind='transient', fact=None, times=3, goal=None)
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..errors import SimulationError
+from ..errors import SimulationError, did_you_mean
 from ..plan.model import Contract, Plan, Step, natural_key
 
 __all__ = ["Fault", "FAULT_KINDS", "fault_facts"]
@@ -124,8 +123,7 @@ def _choices(items: Iterable[str]) -> str:
 
 
 def _hint(value: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(value, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return did_you_mean(value, choices)
 
 
 def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (), open_ids: bool = False

@@ -211,3 +211,12 @@ def test_diff_of_an_unreadable_trace_is_a_located_error(cli, tmp_path):
     (tmp_path / "bad.json").write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": 5}]}]}]}')
     result = cli("diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json"))
     assert result.returncode == 2 and "spans[0].startTimeUnixNano" in result.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["render"], ["simulate"], ["report"], ["diff"]])
+def test_help_is_plain_text(command, capsys):
+    from planviz.frontends.cli import main
+
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: planviz") and "``" not in text and ":func:" not in text

@@ -63,7 +63,7 @@ def test_unknown_step_is_shown_in_the_panel_and_raised_by_the_api(big):
     assert "no step &#x27;S1000&#x27;" not in big.view_panel.status.value  # text, not double-escaped
     assert "no step 'S1000'" in big.view_panel.status.value and "did you mean" in big.view_panel.status.value
     assert big.view == before
-    with pytest.raises(UnknownStepError, match=r"no step 'S1000' in this plan; did you mean"):
+    with pytest.raises(UnknownStepError, match=r"no step 'S1000' in this plan \(did you mean"):
         big.focus_on("S1000")
 
 

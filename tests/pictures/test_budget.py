@@ -169,3 +169,16 @@ def test_slowdown_is_the_load_per_core_and_at_least_one(monkeypatch, load, cores
 def test_slowdown_without_a_load_average_is_one(monkeypatch):
     monkeypatch.delattr(budget.os, "getloadavg")
     assert SLOWDOWN() == 1.0
+
+
+@pytest.mark.parametrize("focus, hint", [
+    ("S3", "Without focus= (planviz render without --focus), max_steps=None (--full) draws every step."),
+    (None, "max_steps=None (planviz render --full) draws every step."),
+])
+def test_the_notice_says_how_to_draw_every_step(focus, hint):
+    from planviz import render
+
+    plan = Plan("g", [Step(f"S{i}", "a", expected_evidence="e", produces=f"f{i}", depends_on=[f"S{i - 1}"] if i else [])
+                      for i in range(400)])
+    notice = render(plan, focus=focus).notice
+    assert notice.endswith(hint) and (("neighbourhood of 'S3'" in notice) == (focus is not None))

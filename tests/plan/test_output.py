@@ -74,11 +74,9 @@ def test_a_device_is_written_to_directly():
     assert os.path.exists(os.devnull) and stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 
-def test_a_directory_or_a_missing_folder_is_an_os_error(tmp_path):
+def test_a_directory_is_an_os_error(tmp_path):
     with pytest.raises(IsADirectoryError):
         write_output(tmp_path, "x")
-    with pytest.raises(FileNotFoundError):
-        write_output(tmp_path / "no" / "such" / "folder.txt", "x")
 
 
 @pytest.mark.parametrize("write", [
@@ -99,3 +97,9 @@ def test_every_writer_replaces_its_file_whole(tmp_path, monkeypatch, write):
     monkeypatch.setattr(output.os, "replace", lambda a, b: replaced.append(b) or os.rename(a, b))
     write(run, path)
     assert [os.path.basename(p) for p in replaced] == written
+
+
+def test_a_missing_folder_is_made(tmp_path):
+    target = tmp_path / "out" / "deeper" / "plan.svg"
+    write_output(target, "<svg/>")
+    assert target.read_text() == "<svg/>" and [p.name for p in target.parent.iterdir()] == ["plan.svg"]
