@@ -68,7 +68,7 @@ from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
 from .revision import changed_completed, changed_invariants, complete_revision, redundant_work, reissue
-from .strategies import STRATEGIES, run_direct
+from .strategies import STRATEGIES, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
@@ -76,19 +76,6 @@ _by_id = attrgetter("id")
 _HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent"})  # no recovery scope
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
-
-
-def idempotent(step: Step, contract: Contract | None = None) -> bool:
-    """Whether a transient failure of ``step`` may simply be retried.
-
-    A step that writes nothing is safe to retry. A step that writes (it holds
-    ``resources``, or its tool is registered as writing) is retried only when
-    it has a ``rollback`` to undo a half-done attempt first.
-
-    >>> idempotent(Step("S3", "patch", resources=["keys.py"])), idempotent(Step("S1", "locate"))
-    (False, True)
-    """
-    return not writes(step, contract) or bool(step.rollback)
 
 
 def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), workers: int | None = None,

@@ -23,8 +23,8 @@ TABLE = [
     ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
     ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0)),
-    # direct, file order: S3 fails at 22, S4 then runs with S3 not done: one precondition error; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 1, 0, 0, 0, None, 5, 5, 32.0)),
+    # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
+    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0)),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
     ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0)),
 ]
@@ -39,8 +39,8 @@ def test_metrics_on_the_worked_example(cache_plan, strategy, faults, expected):
 def test_direct_in_a_bad_file_order_counts_precondition_errors(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     m = metrics(simulate(shuffled, strategy="direct"))
-    # S3 runs before S1 and S2 (error), fails; S4 then runs with S3 not done (error)
-    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (2, 0.6, False, 5)
+    # S3 runs before S1 and S2 (error), fails; S4 needs S3's result, so the agent does not call it
+    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (1, 0.6, False, 4)
 
 
 def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
