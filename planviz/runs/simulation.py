@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from dataclasses import replace
 from collections import Counter
 from collections.abc import Mapping
 from operator import attrgetter
@@ -130,6 +131,19 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
             raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
     return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),
                        progress).run()
+
+
+def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) -> Contract | None:
+    """``contract`` for judging a revision mid-run: facts observations established are no longer in question
+    (held facts a step of ``plan`` produces are obtainable, the others given), so work kept by a re-check
+    is not refused for an input a new contract no longer lists. A contract listing no facts is kept as it is.
+    """
+    if contract is None or not (contract.given_facts or contract.obtainable_facts):
+        return contract
+    made = {f for s in plan.steps for f in s.produces}
+    held = set(held)
+    return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
+                   obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))
 
 
 class _Simulation:
@@ -390,7 +404,7 @@ class _Simulation:
         if changed:
             m.stop("refused", f"revision v{new.version} redefines completed steps {', '.join(changed)}", sid)
             return
-        why = refusal(new, self.contract)
+        why = refusal(new, held_as_given(self.contract, new, m.state().facts))
         if why is not None:
             m.stop("refused", f"revision v{new.version} is refused: {why.code}: {why.message}", sid, category=why.code)
             return
