@@ -52,6 +52,7 @@ _EXPORTS = {
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
+    "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
@@ -110,6 +111,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
     from .runs.measures import attribution as attribution, Attribution as Attribution
+    from .runs.frozen import (
+        frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
+    )
     from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,

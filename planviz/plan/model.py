@@ -29,21 +29,8 @@ from .horizon import Budget, far_fields
 from .plaindata import as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
 
-__all__ = [
-    "Step",
-    "Plan",
-    "Contract",
-    "ToolSpec",
-    "Finding",
-    "STATUSES",
-    "RISKS",
-    "HORIZONS",
-    "INTENTS",
-    "EFFECTS",
-    "SEVERITIES",
-    "LAYERS",
-    "natural_key",
-]
+__all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
+           "SEVERITIES", "LAYERS", "natural_key"]
 
 Names = Union[str, Iterable[str]]
 """What a field of names accepts: one string or any iterable of strings (stored as a tuple)."""
@@ -364,12 +351,9 @@ class ToolSpec:
             if not isinstance(getattr(self, name), bool):
                 raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
         object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
-        if self.effect is not None:
-            _choice(self.effect, EFFECTS, "ToolSpec.effect")
-            if self.writes and self.effect == "read":
-                raise PlanFormatError("writes is true but effect is 'read': say one thing (effect: write)",
-                                      path="ToolSpec.effect")
-            object.__setattr__(self, "writes", self.effect != "read")
+        if self.effect is not None and _choice(self.effect, EFFECTS, "ToolSpec.effect") == "read" and self.writes:
+            raise PlanFormatError("writes is true but effect is 'read': say one thing", path="ToolSpec.effect")
+        object.__setattr__(self, "writes", self.writes or self.effect in ("write", "destructive"))
 
 
 @dataclass(frozen=True)
