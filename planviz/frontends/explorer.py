@@ -182,14 +182,16 @@ class Explorer(SliderIndex, ViewHooks, w.VBox):
         """The SVG of the diagram shown now."""
         return inline_svg(self._frame(self.index).svg)
 
-    def inject(self, fault: Any) -> Any:
-        """Re-simulate with one more fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
+    def inject(self, fault: Any, replace: bool = False) -> Any:
+        """Re-simulate with a fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
 
-        The view jumps to the first event where the fault voids work (else the first failure).
+        By default the fault is **added** to those injected before (they all apply); ``replace=True`` drops
+        the earlier ones first, so only this fault applies (``clear_faults()`` drops them all). The view
+        jumps to the first event where a fault voids work (else the first failure).
         """
         if isinstance(fault, str):
             fault = Fault.parse(fault)
-        faults = self._faults + (fault,)
+        faults = (() if replace else self._faults) + (fault,)
         run = self._simulate(faults)
         self._faults = faults
         self._set_run(run)
@@ -252,7 +254,8 @@ class Explorer(SliderIndex, ViewHooks, w.VBox):
         self.fault_times = w.BoundedIntText(value=1, min=1, max=99, description="Times", style=label,
                                             layout=w.Layout(width="130px"))
         self.inject_button = w.Button(description="Inject", icon="bolt", button_style="warning",
-                                      tooltip="Re-simulate with this fault and show what it voids",
+                                      tooltip="Re-simulate with this fault ADDED to the earlier ones and show what "
+                                              "it voids (Clear faults first to replace them)",
                                       layout=w.Layout(width="auto"))
         self.clear_button = w.Button(description="Clear faults", icon="undo", tooltip="Back to the run without faults",
                                      layout=w.Layout(width="auto"))

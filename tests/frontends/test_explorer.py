@@ -340,3 +340,11 @@ def test_the_legend_lists_only_the_looks_on_screen_at_every_frame(cache_plan, fa
     if faults:
         ex.index = next(e.index for e in ex.run.events if e.kind == "invalidate")
         assert "voided by a failure" in ex.legend.value and "kept: verified, survives" in ex.legend.value
+
+
+def test_a_second_fault_is_added_or_replaces_the_first(ex):
+    ex.inject("S1:transient")
+    both = ex.inject("S4:side_effect")
+    assert [str(f) for f in both.faults] == ["S1:transient", "S4:side_effect"]  # added: both apply
+    only = ex.inject("S3:withdraw", replace=True)
+    assert [str(f) for f in only.faults] == ["S3:withdraw"] and "S3:withdraw" in repr(ex)
