@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ...errors import TraceFormatError
+from ...plan.fields import EFFECTS
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
@@ -58,13 +59,14 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
                       "llm.token_count.completion"),
     "cost": ("gen_ai.usage.cost", "llm.cost.total"),
     "error": ("error.type",),
+    "effect": ("gen_ai.agent.tool.tier",),  # read | write | destructive: the step's effect
     "messages": ("gen_ai.input.messages", "gen_ai.prompt"),
 }
 # The names the conventions document (reading any other name of ATTRIBUTES is a deviation, reported).
 DOCUMENTED = frozenset({"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments",
                         "gen_ai.tool.call.result", "gen_ai.agent.name", "gen_ai.workflow.name", "gen_ai.response.model",
                         "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-                        "error.type", "gen_ai.input.messages"})
+                        "error.type", "gen_ai.input.messages", "gen_ai.agent.tool.tier"})
 # Costs some emitters split in two (any-agent): summed when the total is absent.
 _SPLIT_COST = ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
 
@@ -90,7 +92,7 @@ class Span:
 
     __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
-                 "cost", "error", "goal", "where", "line", "deviations", "leaves")
+                 "cost", "error", "goal", "where", "line", "deviations", "leaves", "effect")
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -195,7 +197,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         output_tokens=_count(get("output_tokens"), "output_tokens", bad),
         cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
         goal=_user_text(get("messages")) if operation in (MODEL, AGENT) else None,
-        where=where, line=line, deviations=tuple(deviations))
+        where=where, line=line, deviations=tuple(deviations),
+        effect=tier.lower() if operation == TOOL and isinstance(tier := get("effect"), str)
+        and tier.lower() in EFFECTS else None)
 
 
 # --------------------------------------------------------------------------- field readers
