@@ -77,7 +77,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
 
     plan, contract = _load(args)
-    run = load_trace(args.trace) if args.trace else None
+    run = load_trace(args.trace, thread=args.thread) if args.trace else None
     # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
     report = validate(plan, contract) if run is None else None
     view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
@@ -154,7 +154,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .htmlreport import report_html
 
     with Progress() as progress:
-        report_html(load_trace(args.file), args.output, progress=progress)
+        report_html(load_trace(args.file, thread=args.thread), args.output, progress=progress)
     print(f"wrote {args.output}")
     return 0
 
@@ -165,7 +165,7 @@ def cmd_align(args: argparse.Namespace) -> int:
     from ..runs.tracefile import load_trace
 
     plan, _ = _load(args)
-    alignment = align(plan, load_trace(args.run, format=args.trace_format))
+    alignment = align(plan, load_trace(args.run, format=args.trace_format, thread=args.thread))
     print(json.dumps(alignment.to_dict(), indent=2) if args.json else alignment.to_text())
     if args.output:
         path = render_alignment(alignment).save(args.output)
@@ -177,9 +177,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from ..runs.rundiff import diff_runs
     from ..runs.tracefile import load_trace
 
-    diff = diff_runs(load_trace(args.a, format=args.trace_format), load_trace(args.b, format=args.trace_format))
+    threads = args.thread or [None]
+    if len(threads) > 2:
+        raise PlanvizError("diff takes --thread once (both runs) or twice (the first run's, then the second's)")
+    diff = diff_runs(load_trace(args.a, format=args.trace_format, thread=threads[0]),
+                     load_trace(args.b, format=args.trace_format, thread=threads[-1]))
     print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.to_text())
     return 0 if diff.same else 1
+
+
+THREAD_HELP = "the thread to read from a LangGraph checkpoint database (planviz lists them when it is left out)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -207,6 +214,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png or OUT.dot")
     sp.add_argument("--trace", "--run", dest="trace", metavar="TRACE", help="a run trace (JSON Lines)")
     sp.add_argument("--at", type=int, default=None, help="event index to show (default: the last)")
+    sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
     sp.add_argument("--focus", action="append", metavar="STEP", help="draw the steps around STEP (repeatable)")
     sp.add_argument("--hops", type=int, default=2, help="how far around --focus (default 2)")
     sp.add_argument("--collapse", choices=["chains"], help="draw each chain of steps as one node")
@@ -234,16 +242,20 @@ def _parser() -> argparse.ArgumentParser:
     sp = add("report", cmd_report, "write a self-contained HTML stepper for a run trace", plan=False)
     sp.add_argument("file", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
     sp.add_argument("-o", "--output", required=True, help="OUT.html")
+    sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
     trace_formats = ("planviz", "otel", "langgraph")
     sp = add("align", cmd_align, "match a declared plan to what a run did: each step's fate, the unplanned calls")
     sp.add_argument("run", help="run trace: planviz JSON Lines, OpenTelemetry spans or a LangGraph history")
     sp.add_argument("-o", "--output", help="also draw the alignment: OUT.svg, OUT.png or OUT.dot")
+    sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
     sp = add("diff", cmd_diff, "compare two runs: first divergence, steps in one only, changed steps, time and cost",
              plan=False)
     sp.add_argument("a", help="first run trace (any trace format)")
     sp.add_argument("b", help="second run trace")
+    sp.add_argument("--thread", metavar="ID", action="append",
+                    help=THREAD_HELP + "; once for both runs, twice for the first run's and the second's")
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)

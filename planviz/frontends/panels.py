@@ -46,11 +46,7 @@ def plan_of(run: Any, index: int) -> Any:
     if not run.plans:
         raise PlanvizError("this run carries no plan, so its frames cannot be drawn; "
                            "record the plan with the run (Recorder.propose) and load the trace again")
-    version = run.events[index].plan_version if run.events else run.plans[-1].version
-    for plan in run.plans:
-        if plan.version == version:
-            return plan
-    return run.plans[-1]
+    return run.plan_at(index) if run.events else run.plans[-1]
 
 
 def frame_diagram(run: Any, index: int, **options: Any) -> Diagram:
@@ -109,12 +105,7 @@ def outcome_label(run: Any) -> str:
 
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
     """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
-    out = []
-    for name, value in metrics(run).to_dict().items():
-        if isinstance(value, float):
-            value = f"{value:.3g}"
-        out.append((name.replace("_", " "), str(value)))
-    return out
+    return [(name.replace("_", " "), shown) for name, shown in metrics(run).cells()]
 
 
 def metrics_html(run: Any) -> str:

@@ -170,7 +170,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
             raise RenderError(f"at={at!r} is outside the run's events; choose 0..{len(events) - 1}")
         index %= len(events)
         event = events[index]
-        plan = {p.version: p for p in getattr(run, "plans", ()) or ()}.get(event.plan_version, plan)
+        plan = run.plan_at(index) or plan
         frame = run.frame(index)
     elif at is not None:
         raise RenderError(f"at={at!r} needs a run with events; pass run=simulate(plan) or a loaded trace")

@@ -45,7 +45,7 @@ class Comparison:
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         head = ["strategy", "outcome"] + [f.name for f in fields(Metrics)] + ["attribution"]
-        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics._cells()] + [r.attribution or "-"]
+        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics.cells()] + [r.attribution or "-"]
                 for r in self.rows]
         return head, body
 

@@ -23,7 +23,7 @@ from ..plan.syntax import show_value
 from .fault import Fault
 from .frames import FrameDelta, FrameStore
 
-__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Run", "state_from_events", "negation",
+__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "ModelCall", "Run", "state_from_events", "negation",
            "EVENT_KINDS", "OUTCOMES"]
 
 EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
@@ -218,11 +218,50 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class ModelCall:
+    """One call of a model in a recorded run, as the trace recorded it.
+
+    ``model`` names the model (or the span, when the trace names none);
+    ``start`` is on the run's clock (the time of its events) and
+    ``duration`` how long the call took (0 when the trace does not say);
+    ``input_tokens``, ``output_tokens`` and ``cost`` are None when not
+    recorded; ``ok`` is False for a call that failed. ``step`` is the step
+    (tool call) the call led to, None when it led to none (the final answer
+    after the last tool call, or a run without tool calls); ``id`` is the
+    call's id in the trace (span or observation id).
+
+    >>> call = ModelCall("gpt-4o", 0.5, 1.25, input_tokens=300, output_tokens=20, step="search")
+    >>> call.tokens
+    320
+    """
+
+    model: str
+    start: float
+    duration: float = 0.0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    ok: bool = True
+    step: str | None = None
+    id: str = ""
+
+    @property
+    def tokens(self) -> int | None:
+        """Input plus output tokens; None when neither is recorded."""
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+
+@dataclass(frozen=True)
 class Run:
     """A run, simulated or recorded: its frames, how it ended, the final state and every plan version.
 
     ``strategy`` is ``direct``, ``workflow``, ``planner`` or ``recorded``;
-    ``faults`` the faults injected; ``contract`` the contract it ran under.
+    ``faults`` the faults injected; ``contract`` the contract it ran under;
+    ``model_calls`` the model calls a recorded trace holds (:class:`ModelCall`,
+    in the order they started; empty for simulated runs, whose model calls
+    ``metrics`` counts).
     """
 
     events: tuple[Event, ...]
@@ -232,6 +271,7 @@ class Run:
     strategy: str = "planner"
     faults: tuple[Fault, ...] = ()
     contract: Contract | None = field(default=None, repr=False)
+    model_calls: tuple[ModelCall, ...] = field(default=(), repr=False)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -242,9 +282,22 @@ class Run:
         return self.plans[-1] if self.plans else None
 
     def plan_at(self, index: int) -> Plan | None:
-        """The plan version shown by event ``index``."""
-        version = self.events[index].plan_version
-        return next((p for p in self.plans if p.version == version), None)
+        """The plan version event ``index`` belongs to: the one home of "the plan at an event".
+
+        A version the run does not carry falls back to the last plan; None only for a run without plans.
+
+        >>> from planviz import Fault, examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+        >>> run.plan_at(0).version, run.plan_at(-1).version
+        (1, 2)
+        """
+        if not self.plans:
+            return None
+        return self._versions.get(self.events[index].plan_version, self.plans[-1]) if self.events else self.plans[-1]
+
+    @functools.cached_property
+    def _versions(self) -> dict[int, Plan]:
+        return {p.version: p for p in self.plans}
 
     @property
     def time(self) -> float:

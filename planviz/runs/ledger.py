@@ -5,10 +5,12 @@ running, failed, voided, facts and their sources); the :class:`Ledger` keeps
 what the last event showed (every status, the ready set, the facts held) and
 which steps each operation may have changed: the step itself, its children
 (a dependency completed), the steps requiring a fact gained or lost. Only
-those are re-derived at the next event. Anything global (a new plan version,
-a lost fact, work voided, steps doomed at the stop, the reachable set
-recomputed) re-derives every status once. An event therefore costs what it
-changed.
+those are re-derived at the next event. The reachable set is kept as it
+changes: a fact gained or lost that no remaining step could miss or newly use
+leaves it as it was (LangGraph's channel writes withdraw a fact at every
+superstep), and when it is recomputed only the steps that entered or left it
+are re-derived. Only wholesale changes (a new plan version, work voided)
+re-derive every status. An event therefore costs what it changed.
 
 >>> from planviz import Plan, Step
 >>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
@@ -34,7 +36,7 @@ class Shape:
     """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
     who requires each fact."""
 
-    __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
+    __slots__ = ("plan", "ix", "steps", "children", "requirers", "producers", "broken", "runnable")
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -42,9 +44,12 @@ class Shape:
         steps = self.steps = ix.steps
         self.children = ix.children()
         self.requirers: dict[str, list[str]] = {}  # fact -> the steps that require it
+        self.producers: dict[str, list[str]] = {}  # fact -> the steps that produce it
         for sid, s in steps.items():
             for f in s.requires:
                 self.requirers.setdefault(f, []).append(sid)
+            for f in s.produces:
+                self.producers.setdefault(f, []).append(sid)
         waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
         self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
         self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
@@ -72,7 +77,8 @@ class Ledger:
         self._everything = False
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
         self._reach: set[str] = set()
-        self._promised: frozenset[str] = frozenset()
+        self._promised: set[str] = set()  # the facts held plus those a reachable step produces
+        self._facts_moved: set[str] = set()  # facts gained or lost since the reachable set was last brought up to date
         self._reach_stale = True
         self._new_done: list[str] = []
         self._doomed: set[str] = set()
@@ -94,8 +100,12 @@ class Ledger:
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         self._facts_touched.add(fact)
-        if not gained or fact not in self._promised:
+        if gained and fact in self._promised:
+            pass  # a fact the reachable set already counted on: nothing to re-derive
+        elif shape is None:
             self._reach_stale = True
+        else:
+            self._facts_moved.add(fact)
         if shape is not None:
             needing = shape.requirers.get(fact)
             if needing:
@@ -128,7 +138,7 @@ class Ledger:
         """The statuses changed since the last event (every status when this event starts a plan version)."""
         if shape is None:
             return {}
-        if self._new_done or self._reach_stale:
+        if self._new_done or self._reach_stale or self._facts_moved:
             self._refresh_reach(m, shape)
         touched = self._touched
         if not (touched or self._everything or self._snapshot):
@@ -182,14 +192,16 @@ class Ledger:
         return frozenset(gained) if gained else _NONE, frozenset(lost) if lost else _NONE
 
     def _refresh_reach(self, m: Any, shape: Shape) -> None:
-        """Recompute the reachable remaining steps only when the state left the last closure.
+        """Bring the reachable remaining steps up to date, recomputing them only when the state left their closure.
 
         Completing reachable steps that established everything they produce,
-        and gaining facts the closure already promised, cannot change the
-        least fixed point: the previous answer minus the steps completed is
-        reused. Anything else (a fact lost, a step completed without its
-        facts, an unexpected fact, work voided) recomputes it, and then every
-        status is re-derived.
+        gaining facts the closure already promised, gaining a fact whose
+        remaining requirers are all reachable already, and losing a fact no
+        reachable step requires cannot change the least fixed point (the
+        order in which the steps were found still works): the previous answer
+        minus the steps completed is reused. Anything else (a step completed
+        without its facts, a fact a reachable step needs lost, work voided)
+        recomputes it, and the steps that entered or left it are re-derived.
         """
         steps, sources, reach = shape.steps, m.sources, self._reach
         if not self._reach_stale:
@@ -204,21 +216,53 @@ class Ledger:
                     if f not in sources:
                         self._reach_stale = True
                         break
-        if self._reach_stale and self._feasible:
-            self._reach = {sid for sid in steps if sid not in m.completed}
-            self._promised = frozenset(f for s in steps.values() for f in s.produces).union(sources)
-            self._reach_stale = self._feasible = False
-            self._everything = True
-        elif self._reach_stale:
+        if not self._reach_stale:
+            reach.difference_update(self._new_done)
+            self._reach_stale = not self._facts_keep_reach(m, shape)
+        self._new_done.clear()
+        self._facts_moved.clear()
+        if not self._reach_stale:
+            return
+        if self._feasible:
+            new = {sid for sid in steps if sid not in m.completed}
+            self._promised = {f for s in steps.values() for f in s.produces}.union(sources)
+            self._feasible = False
+        else:
             done = frozenset(sid for sid in steps if sid in m.completed)
             facts = frozenset(sources)
-            reach = reachable(shape.runnable, done, facts)
-            self._reach, self._promised = set(reach.steps), reach.facts | facts
-            self._reach_stale = False
-            self._everything = True
-        else:
-            self._reach.difference_update(self._new_done)
-        self._new_done.clear()
+            found = reachable(shape.runnable, done, facts)
+            new, self._promised = set(found.steps), set(found.facts | facts)
+        self._reach_stale = False
+        if not (self._snapshot or self._everything):  # re-derive the steps that entered or left the set
+            moved = reach.symmetric_difference(new)
+            if moved:
+                self._touched.update(dict.fromkeys(sorted(moved, key=natural_key)))
+        self._reach = new
+
+    def _facts_keep_reach(self, m: Any, shape: Shape) -> bool:
+        """Whether the facts gained and lost since the last event leave the reachable set as it is (and
+        keep the promised facts up to date when they do)."""
+        sources, reach, promised, completed = m.sources, self._reach, self._promised, m.completed
+        requirers, producers = shape.requirers, shape.producers
+        for f in self._facts_moved:
+            needing = requirers.get(f, ())
+            if f in sources:  # gained: a requirer outside the set might now be reached
+                if f not in promised:
+                    for r in needing:
+                        if r not in reach and r not in completed:
+                            return False
+                    promised.add(f)
+            else:  # lost: a reachable requirer might no longer be
+                for r in needing:
+                    if r in reach:
+                        return False
+                if f in promised:
+                    for p in producers.get(f, ()):
+                        if p in reach:
+                            break
+                    else:
+                        promised.discard(f)
+        return True
 
     def _status_of(self, m: Any, sid: str, step: Any) -> str:
         completed = m.completed

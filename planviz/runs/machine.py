@@ -177,12 +177,14 @@ class Machine:
         for f in accepted:
             self._gain(f, sid)
         produced = step.produces if step else accepted
-        missing = [f for f in produced if f not in accepted] if step else []
+        accepted_set = set(accepted)
+        missing = [f for f in produced if f not in accepted_set] if step else []
         events = []
         if obs.ok and (not missing or not check_evidence):
             self._set_completed(sid)
-            main = [f for f in accepted if f in produced]
-            extra = [f for f in accepted if f not in produced]
+            produced_set = set(produced)
+            main = [f for f in accepted if f in produced_set]
+            extra = [f for f in accepted if f not in produced_set]
             note = f"; also observed {', '.join(extra)}" if extra else ""
             events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
                                      attempt=attempt, observation=obs))

@@ -13,18 +13,18 @@ simulated run and for one recorded from a real agent.
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..plan.arguments import expect_contract
-from .events import expect_run
 from ..analysis.schedule import critical_path
 from ..checks.validation import refusal
 from ..errors import StructureError
+from ..plan.arguments import expect_contract
 from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
-from .events import Run
+from .events import Run, expect_run
 
 __all__ = ["metrics", "attribute", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
@@ -72,28 +72,30 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    def _cells(self) -> list[tuple[str, str]]:
+    def cells(self) -> list[tuple[str, str]]:
+        """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
         return [(name, f"{value:.2f}" if name == "executability" else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:
-        cells = self._cells()
+        cells = self.cells()
         width = max(len(n) for n, _ in cells)
         return "\n".join(f"{n:<{width}}  {v}" for n, v in cells)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><th title='{html.escape(METRIC_DOCS[n], quote=True)}'>{html.escape(n)}</th>"
-                       f"<td>{html.escape(v)}</td></tr>" for n, v in self._cells())
+                       f"<td>{html.escape(v)}</td></tr>" for n, v in self.cells())
         return f"<table class='planviz-metrics'>{rows}</table>"
 
 
 def format_value(value: Any) -> str:
+    """A metric as people read it: yes/no, a whole number plainly, others to two decimals, '-' for none."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}" if value != int(value) else f"{value:g}"
+        return f"{value:.2f}" if math.isfinite(value) and value != int(value) else f"{value:g}"
     return str(value)
 
 
@@ -103,16 +105,16 @@ def metrics(run: Run) -> Metrics:
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
-    for e in reversed(run.events):  # a far step is done when all its concrete steps are (nested ones first)
+    for i in reversed(range(len(run.events))):  # a far step is done when all its concrete steps are (nested first)
+        e = run.events[i]
         if e.kind == "expand" and e.step is not None:
-            new = next((p for p in run.plans if p.version == e.plan_version), None)
+            new = run.plan_at(i)
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
     precondition_errors = starts = recovery = replans = proposals = repeats = 0
     started_roots: set[str] = set()
     started_work: set[str] = set()
-    versions = {p.version: p for p in run.plans}
     keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
@@ -121,18 +123,19 @@ def metrics(run: Run) -> Metrics:
                 repeats += 1
                 continue
             root = roots.get(e.step, e.step)
+            at = run.plan_at(i)
             work = None
-            if e.plan_version in versions:
-                known = keys.setdefault(e.plan_version, {})
+            if at is not None and e.step in at.by_id:
+                known = keys.setdefault(at.version, {})
                 if e.step not in known:
-                    known.update(work_keys(versions[e.plan_version], [e.step]))
+                    known.update(work_keys(at, [e.step]))
                 work = known.get(e.step)
             repeats += root in started_roots or work in started_work  # the same work again, under any id
             started_roots.add(root)
             if work is not None:
                 started_work.add(work)
-            if i > 0 and e.plan_version in versions:
-                before, step = run.frame(i - 1), versions[e.plan_version].step(e.step)
+            if i > 0 and at is not None and e.step in at.by_id:
+                before, step = run.frame(i - 1), at.step(e.step)
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1

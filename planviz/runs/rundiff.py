@@ -45,15 +45,15 @@ class Usage:
 
 
 def run_usage(run: Run) -> Usage:
-    """The :class:`Usage` of ``run``: model calls and tokens from the observations of an imported trace,
-    else the model calls the run's metrics count (planner calls of a simulation), if they count any."""
+    """The :class:`Usage` of ``run``: model calls, tokens and cost from the run's recorded model calls
+    (``Run.model_calls``, an imported trace's), else the model calls the run's metrics count (planner calls
+    of a simulation), if they count any."""
     run = expect_run(run, "run_usage")
     m = metrics(run)
-    calls = [c for _, o in run.state.observations for c in (o.data.get("model_calls") or ())
-             if isinstance(c, Mapping)]
+    calls = run.model_calls
 
     def total(key: str) -> Any:
-        values = [c[key] for c in calls if isinstance(c.get(key), (int, float))]
+        values = [getattr(c, key) for c in calls if getattr(c, key) is not None]
         return sum(values) if values else None
 
     model_calls = len(calls) if calls else getattr(m, "model_calls", None)

@@ -27,11 +27,12 @@ from ..errors import PlanFormatError
 from ..plan.model import LAYERS, SEVERITIES, STATUSES, Finding
 from ..plan.records import contract_from_dict
 from ..plan.syntax import show_value
-from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, Observation
+from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, ModelCall, Observation
 from .fault import FAULT_KINDS, Fault
 
 __all__ = ["BadField", "NonFinite", "event_from", "event_record", "V1Events", "finding_from", "fault_from",
-           "EVENT_FIELDS", "finite", "strings", "json_value", "obj", "text", "choice"]
+           "EVENT_FIELDS", "finite", "strings", "json_value", "obj", "text", "choice", "model_call_from",
+           "model_call_record"]
 
 
 class BadField(ValueError):
@@ -267,6 +268,35 @@ def event_record(e: Event) -> dict[str, Any]:
             if value != default:
                 d[name] = _plain(value)
     return d
+
+
+_MODEL_CALL = {f.name: _default(f) for f in fields(ModelCall)}
+
+
+def model_call_record(call: ModelCall) -> dict[str, Any]:
+    """The record of a model call: ``model`` and ``start``, then only the fields that differ from their default."""
+    d = {"model": call.model, "start": call.start}
+    for name, default in _MODEL_CALL.items():
+        if name not in d and getattr(call, name) != default:
+            d[name] = getattr(call, name)
+    return d
+
+
+def model_call_from(value: Any, path: str = "model_call") -> ModelCall:
+    """A :class:`~planviz.runs.events.ModelCall` from its record, every field checked."""
+    d = obj(value, path)
+    _fields_of(d, path, _MODEL_CALL, ("model", "start"))
+    ok = d.get("ok", True)
+    if not isinstance(ok, bool):
+        raise BadField(f"{path}.ok", f"expected true or false, got {_show(ok)}")
+
+    def count(name: str) -> int | None:
+        return None if d.get(name) is None else whole(d[name], f"{path}.{name}")
+
+    return ModelCall(text(d["model"], f"{path}.model"), finite(d["start"], f"{path}.start"),
+                     finite(d.get("duration", 0.0), f"{path}.duration"), count("input_tokens"),
+                     count("output_tokens"), None if d.get("cost") is None else finite(d["cost"], f"{path}.cost"),
+                     ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"))
 
 
 # --------------------------------------------------------------------------- schema 1: full frames to deltas

@@ -38,10 +38,11 @@ from ..plan.output import open_output
 from ..plan.syntax import show_value
 from ..plan import limits
 from ..plan.limits import mib
-from .events import Event, Run, state_from_events
+from .events import Event, ModelCall, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
-from .tracefields import BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from, obj
+from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from,
+                          model_call_from, model_call_record, obj)
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
            "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
@@ -106,6 +107,8 @@ def run_to_lines(run: Run) -> Iterator[str]:
     for plan in pending:
         yield json_line({"type": "plan", "plan": plan_record(plan, written)})
         written.append(plan)
+    for call in run.model_calls:  # a recorded run's model calls, after its events
+        yield json_line({"type": "model_call", "model_call": model_call_record(call)})
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
@@ -198,6 +201,7 @@ class _Reader:
         self.events: list[Event] = []
         self.store = FrameStore()
         self.v1: V1Events | None = None
+        self.model_calls: list[ModelCall] = []
 
     def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
         n = 0
@@ -220,7 +224,7 @@ class _Reader:
             raise TraceFormatError("empty trace: expected a header line", source=self.source, line=max(n, 1))
         state = state_from_events(self.events)
         return Run(tuple(self.events), state.outcome, state, tuple(self.plans), self.header["strategy"],
-                   self.header["faults"], self.header["contract"])
+                   self.header["faults"], self.header["contract"], tuple(self.model_calls))
 
     def _record(self, record: Any) -> None:
         record = obj(record, "record")
@@ -244,8 +248,14 @@ class _Reader:
             except SimulationError as exc:
                 raise BadField("event", str(exc)) from None
             self.events.append(event)
+        elif kind == "model_call":
+            _only(record, "model_call")
+            call = model_call_from(record.get("model_call"))
+            if call.step is not None and not any(call.step in p.ids for p in self.plans):
+                raise BadField("model_call.step", f"{show_value(call.step)} is a step of no plan record")
+            self.model_calls.append(call)
         else:
-            raise BadField("type", f"expected 'plan' or 'event', got {show_value(kind)}")
+            raise BadField("type", f"expected 'plan', 'event' or 'model_call', got {show_value(kind)}")
 
     def _header(self, record: dict[str, Any]) -> dict[str, Any]:
         if record.get("type") != "header" or record.get("schema") != SCHEMA:

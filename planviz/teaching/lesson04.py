@@ -176,7 +176,7 @@ def _redundant(run: Run, index: int) -> tuple[str, ...]:
     """The steps the revision adopted at event ``index`` would redo although their facts are held."""
     before = run.frame(index - 1)
     done = frozenset(s for s, status in before.statuses.items() if status == "done")
-    new = next(p for p in run.plans if p.version == run.events[index].plan_version)
+    new = run.plan_at(index)
     return redundant_work(SimpleNamespace(completed=done, facts=before.facts), new)
 
 

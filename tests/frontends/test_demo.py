@@ -104,7 +104,7 @@ def test_readme_python_runs_and_prints_what_it_says(tmp_path):
             call, _, comment = line.partition("  # ")
             if call.startswith("print(") and comment.strip():
                 assert comment.strip() in done.stdout, f"README says {comment.strip()!r} for {call.strip()}"
-    assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {p.name for p in tmp_path.iterdir()}
+    assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {p.name for p in (tmp_path / "out").iterdir()}
 
 
 def _section(title: str) -> str:

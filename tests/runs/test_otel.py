@@ -41,9 +41,9 @@ def test_any_agent_traces_load_with_their_deviations_reported(corpus, name):
     assert "no_call_ids" in codes(run)
     inferred = next(f for f in run.plan.import_findings if f.code == "inferred_dependency")
     assert inferred.edges == (("get_current_time", "write_file"),)
-    calls = [c for _, o in run.state.observations for c in o.data.get("model_calls", ())]
-    assert len(calls) == len(llm)
-    assert sum(c["input_tokens"] for c in calls) == sum(s["attributes"]["gen_ai.usage.input_tokens"] for s in llm)
+    assert len(run.model_calls) == len(llm)
+    assert sum(c.input_tokens for c in run.model_calls) == sum(s["attributes"]["gen_ai.usage.input_tokens"]
+                                                                for s in llm)
     start = min(s["start_time"] for s in raw["spans"])
     assert run.time == pytest.approx((max(s["end_time"] for s in raw["spans"]) - start) / 1e9)
     assert metrics(run).tool_calls == len(tools)
@@ -128,6 +128,8 @@ def test_model_calls_without_tools_are_the_steps():
     run = parse_trace(text([agent(1, 0, 5), chat(2, 0, 1, user="hi"), chat(3, 2, 4)]))
     assert len(run.plan) == 2 and "no_tool_calls" in codes(run)
     assert run.outcome == "plan_complete"
+    assert [(c.start, c.duration, c.step) for c in run.model_calls] == [(0.0, 1.0, run.plan.ids[0]),
+                                                                          (2.0, 2.0, run.plan.ids[1])]
 
 
 def test_an_unfinished_span_leaves_the_run_unfinished():

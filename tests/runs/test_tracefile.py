@@ -118,7 +118,7 @@ def _plan_line(lines, **changes):
      r"header.faults\[0\].times: expected an integer >= 1, got 0"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract=[1])), 1, r"header.contract: expected an object, got \[1\]"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract={"intent": "delete"})), 1, "header.contract.intent: expected one of"),
-    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan' or 'event', got 'frame'"),
+    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan', 'event' or 'model_call', got 'frame'"),
     (lambda ls: _bad(ls, 4, '{"type": "event", "event": {}, "more": 1}'), 4, "more: unknown field of an? event"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind=...)), 4, "event.kind: missing"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, colour="red")), 4, "event.colour: unknown field; expected one of"),

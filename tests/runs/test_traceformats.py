@@ -10,7 +10,7 @@ import pytest
 from planviz import PlanvizTypeError, TraceFormatError, load_trace, parse_trace, save_trace, simulate
 from planviz.runs.traces import Sample, detect
 
-from .otlp import agent, envelope, text, tool
+from .otlp import agent, chat, envelope, text, tool
 from .test_langgraph import LINE
 
 SPANS = [agent(1, 0, 5), tool(2, "a", 1, 2), tool(3, "b", 3, 4)]
@@ -59,10 +59,12 @@ def test_planviz_traces_still_load_and_round_trip(tmp_path, cache_plan):
 
 
 def test_an_imported_run_saves_as_a_planviz_trace_and_loads_back_equal(tmp_path):
-    run = parse_trace(text(SPANS))
+    run = parse_trace(text(SPANS + [chat(4, 0, 0.5, tokens=(7, 3)), chat(5, 4.2, 4.8, tokens=(9, 1))]))
+    assert [(c.input_tokens, c.step) for c in run.model_calls] == [(7, "a"), (9, None)]
     save_trace(run, tmp_path / "otel.jsonl")
     again = load_trace(tmp_path / "otel.jsonl")
     assert again.plan == run.plan and again.events == run.events
+    assert again.model_calls == run.model_calls
 
 
 @pytest.mark.parametrize("call, error, why", [

@@ -254,8 +254,13 @@ def one_run(runs: tuple[Run, ...], source: str) -> Run:
         return runs[0]
     if not runs:
         raise TraceFormatError("the trace holds no run", source=source)
-    raise TraceFormatError(f"the trace holds {len(runs)} runs; read them all with planviz.load_traces, or name "
-                           "one with thread=", source=source)
+    names = [r.plans[0].name for r in runs if r.plans and r.plans[0].name.startswith("thread ")]
+    listing = ""
+    if len(names) == len(runs):  # the threads of a checkpoint database
+        listing = " (threads: " + ", ".join(repr(n[len("thread "):]) for n in names[:40]) + \
+            (f" and {len(names) - 40} more" if len(names) > 40 else "") + ")"
+    raise TraceFormatError(f"the trace holds {len(runs)} runs{listing}; read them all with planviz.load_traces, or "
+                           "name one with thread= (on the command line: --thread ID)", source=source)
 
 
 def load_traces(source: str | os.PathLike[str] | Any, format: str | None = None, *,

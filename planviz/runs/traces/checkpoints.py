@@ -234,10 +234,24 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
     if not isinstance(values, dict):
         raise TraceFormatError(f"expected an object of channel -> value, got {show_value(values)}", source=source,
                                path=f"{where}.checkpoint.channel_values")
-    scheduled = tuple(sorted(k[len("branch:to:"):] for k in values if k.startswith("branch:to:")))
+    scheduled = tuple(sorted({_trigger_target(k) for k in values} - {None}))
+    old_layout = isinstance(cp.get("v"), int) and cp["v"] < 3 and seen  # channels named after nodes were triggers
     return Checkpoint(cid, parent, thread, ns, step, _time(cp.get("ts"), f"{where}.checkpoint.ts", source), src,
-                      {k: v for k, v in values.items() if not is_internal(k)}, scheduled, list(tasks.values()),
+                      {k: v for k, v in values.items() if not is_internal(k) and not (old_layout and k in seen)},
+                      scheduled, list(tasks.values()),
                       node_writes, seen, versions if isinstance(versions, dict) else None, where, index)
+
+
+def _trigger_target(channel: str) -> str | None:
+    """The node a trigger channel schedules: ``branch:to:X`` (checkpoints v3, v4), ``start:X`` and
+    ``branch:source:condition:X`` (v1, v2); None for any other channel."""
+    if channel.startswith("branch:to:"):
+        return channel[len("branch:to:"):] or None
+    if channel.startswith("start:"):
+        return channel[len("start:"):] or None
+    if channel.startswith("branch:") and channel.count(":") == 3:
+        return channel.rsplit(":", 1)[1] or None
+    return None
 
 
 def _finding(code: str, message: str, where: str = "") -> Finding:
@@ -287,6 +301,12 @@ def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding]) -> lis
     """Parents before children; among the ready ones, the earliest (time, step, record order) first."""
     children: dict[str | None, list[Checkpoint]] = defaultdict(list)
     roots, missing = [], []
+    selfish = [c for c in by_id.values() if c.parent == c.id]
+    if selfish:
+        findings.append(_finding("self_parent", f"{len(selfish)} checkpoint(s) name themselves as their parent "
+                                 f"(first: {selfish[0].where}); each is read as a start", selfish[0].where))
+        for c in selfish:
+            c.parent = None
     for c in by_id.values():
         if c.parent in by_id and c.parent != c.id:
             children[c.parent].append(c)

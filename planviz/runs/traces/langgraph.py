@@ -43,6 +43,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...plan.bulk import paused_gc
 from ...plan.model import Finding, Plan, Step
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import Observation, Run
@@ -106,7 +107,8 @@ class _Step:
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
     """The recorded :class:`~planviz.Run` of a LangGraph history (snapshots or checkpoint tuples, any order)."""
-    return _Builder(*history_of(data, source), source).run()
+    with paused_gc():  # hundreds of thousands of small acyclic objects: no full collections while they pile up
+        return _Builder(*history_of(data, source), source).run()
 
 
 class _Builder:
@@ -114,6 +116,7 @@ class _Builder:
         self.source = source
         self.findings = findings
         self.order = order
+        self.thread = next((c.thread for c in order if c.thread is not None), None)
         self.by_id = {c.id: c for c in order}
         self.position = {c.id: i for i, c in enumerate(self.order)}
         self.timed = all(c.time is not None for c in self.order)
@@ -134,6 +137,12 @@ class _Builder:
         self.emitted: set[tuple[str, str]] = set()
         self.failed: set[str] = set()  # steps with a failure or wait recorded
         self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
+        self.branches = 0  # branches numbered so far
+        self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
+
+    def _next_branch(self) -> int:
+        self.branches += 1
+        return self.branches
 
     def _time(self, c: Checkpoint) -> float:
         return (c.time - self.t0) if self.timed else float(self.position[c.id])
@@ -282,13 +291,13 @@ class _Builder:
             for ch, version in (c.versions or {}).items():
                 self.born.setdefault((ch, str(version)), c.id)
             if p is None:
-                self.branch[c.id] = 1 if not self.branch else max(self.branch.values()) + 1
+                self.branch[c.id] = self._next_branch()
                 if self.branch[c.id] > 1:
                     self.forks.append((c.id, self.branch[c.id]))
                 self.unresolved[c.id] = {}
             else:
                 first = self.first_child.setdefault(p.id, c.id) == c.id
-                self.branch[c.id] = self.branch[p.id] if first else max(self.branch.values()) + 1
+                self.branch[c.id] = self.branch[p.id] if first else self._next_branch()
                 if not first:
                     self.forks.append((c.id, self.branch[c.id]))
                 start = self._time(p) if first or previous is None else max(self._time(p), self._time(previous))
@@ -297,6 +306,7 @@ class _Builder:
                 self.started_at[c.id] = start
                 self._superstep(p, c, start)
             previous = head = c
+            self.members[self.branch[c.id]].append(c.id)
         for c in self.order:  # failures and waits where a branch ended
             if c.id not in self.first_child:
                 self._fail_rest(c, [], self.unresolved.setdefault(c.id, {}))
@@ -311,14 +321,14 @@ class _Builder:
         for cid in reversed(on_path):
             for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
                 ids[sid] = None
-        for c in self.order:
-            if self.branch[c.id] == branch:
-                for sid in self.at.get(c.id, []) + self.fails_at.get(c.id, []):
-                    ids[sid] = None
+        for cid in self.members.get(branch, ()):
+            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
+                ids[sid] = None
         return list(ids)
 
     def _plan(self, ids: list[str], goal: str, premises: list[str]) -> Plan:
-        inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in ids)
+        members = set(ids)
+        inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
         findings = list(self.findings)
         if inferred:
             findings.append(_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
@@ -328,10 +338,10 @@ class _Builder:
         for sid in ids:
             s = self.steps[sid]
             steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
-                              depends_on=[u for u in s.deps if u in ids], produces=sorted(s.facts), tool=s.node,
+                              depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
                               revises=s.revises))
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
-                    import_findings=tuple(findings))
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
@@ -344,11 +354,14 @@ class _Builder:
         for cid, version in self.forks:
             c = self.by_id[cid]
             ids = self._plan_steps(self._chain_end(cid), version)
-            voided = [s for s in current.ids if s not in ids]
+            kept, before = set(ids), set(current.ids)
+            voided = [s for s in current.ids if s not in kept]
+            twins: dict[str, str] = {}
+            for v in voided:
+                twins.setdefault(self.steps[v].node, v)
             for sid in ids:
-                node = self.steps[sid].node
-                twin = next((v for v in voided if self.steps[v].node == node), None)
-                if sid not in current.ids and twin and self.steps[sid].revises is None:
+                twin = twins.get(self.steps[sid].node)
+                if sid not in before and twin and self.steps[sid].revises is None:
                     self.steps[sid].revises = twin
             new = self._plan(ids, goal, premises).replace(version=current.version + 1, parent=current,
                                                           trigger=f"fork at checkpoint {c.parent or c.id} "

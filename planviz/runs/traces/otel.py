@@ -38,15 +38,16 @@ Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections import Counter, defaultdict
+from dataclasses import replace
 from typing import Any, Iterable
 
 from ...plan.model import Finding, Plan, Step
 from ..events import Observation, Run
 from .jsonstream import records, walk
+from .modelcalls import model_calls
 from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
 from ..playback import Action, play
 from .spandependencies import data_flow, timing_edges
@@ -165,7 +166,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
         findings.append(_finding("inferred_dependency", f"{len(timing)} dependencies inferred from timing: a call "
                                  "started after another ended, under the same parent span (the trace does not "
                                  "say why it waited)", edges=sorted(timing)))
-    model_calls = _model_calls(order, steps_spans, parent, step_of, t0)
+    calls = model_calls(order, steps_spans, parent, step_of, t0)
     plan_steps = []
     for sid, spans_of_step in attempts.items():
         first = spans_of_step[0]
@@ -181,10 +182,10 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
         findings.append(_finding("unfinished_span", f"{len(unfinished)} call(s) never ended (still running when "
                                  f"the trace was written): {', '.join(unfinished[:10])}", steps=unfinished))
     plan = Plan(_goal(order, parent), plan_steps, time_unit="s", import_findings=tuple(findings))
-    actions = _actions(steps_spans, step_of, attempts, model_calls, t0)
+    actions = _actions(steps_spans, step_of, attempts, t0)
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
-    return play(plan, actions)
+    return replace(play(plan, actions), model_calls=calls)
 
 
 def _deviation_text(name: str, n: int) -> str:
@@ -259,29 +260,6 @@ def _step_ids(spans: list[Span], parent: dict) -> tuple[dict[str, str], dict[str
     return step_of, attempts, retried
 
 
-def _model_calls(order: list[Span], steps: list[Span], parent: dict, step_of: dict, t0: int) -> dict[str, list]:
-    """Each model call, attached to the step it led to: the next call under its parent, else the last one."""
-    under: dict[str | None, list[Span]] = defaultdict(list)
-    for s in steps:
-        under[parent[s.span_id]].append(s)
-    starts = {p: [s.start for s in ss] for p, ss in under.items()}
-    out: dict[str, list] = defaultdict(list)
-    for m in order:
-        if m.operation != MODEL or m.span_id in step_of:
-            continue
-        siblings = under.get(parent[m.span_id]) or steps
-        if not siblings:
-            continue
-        keys = starts.get(parent[m.span_id]) or [s.start for s in steps]
-        i = bisect.bisect_left(keys, m.end if m.end is not None else m.start)
-        target = siblings[min(i, len(siblings) - 1)]
-        call = {"model": m.model or m.name, "time": (m.start - t0) / _NS,
-                "duration": ((m.end or m.start) - m.start) / _NS, "input_tokens": m.input_tokens,
-                "output_tokens": m.output_tokens, "cost": m.cost, "ok": m.status != "error"}
-        out[step_of[target.span_id]].append({k: v for k, v in call.items() if v is not None})
-    return out
-
-
 def _action(s: Span) -> str:
     name = s.tool or s.model or s.name or "call"
     if not s.arguments:
@@ -302,11 +280,13 @@ def _goal(order: list[Span], parent: dict) -> str:
     return root.name if root is not None and root.name else "OpenTelemetry trace"
 
 
-def _actions(steps: list[Span], step_of: dict, attempts: dict, model_calls: dict, t0: int) -> list[Action]:
+def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[Action]:
     actions = []
+    tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
     for s in steps:
         sid = step_of[s.span_id]
-        k = attempts[sid].index(s)
+        k = tried[sid]
+        tried[sid] += 1
         t = (s.start - t0) / _NS
         if k:
             actions.append(Action(t, "retry", sid, f"retry {sid!r}: the same call again after its failure"))
@@ -324,8 +304,6 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, model_calls: dict
                 data[key] = value
         if s.result is not None:
             data["result"] = s.result
-        if k == len(attempts[sid]) - 1 and model_calls.get(sid):
-            data["model_calls"] = model_calls[sid]
         actions.append(Action(t_end, "finish", sid, Observation(True, {f"{sid}.result"}, data=data)))
     return actions
 

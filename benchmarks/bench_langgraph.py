@@ -1,0 +1,101 @@
+"""Speed of reading LangGraph histories and of the run ledger: each shape at 10k and 100k, and the ratio.
+
+Reading a LangGraph history plays it through the run state machine, and every channel write withdraws the
+channel's previous fact; the ledger must update what an event changed, not the whole plan (issue 29). Each
+shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near 10 (the target: within
+1.3 x 10 = 13). Shapes (the reproductions of ``shared/repro/bad-input-3/bench.py``):
+
+- **chain**: a history of n checkpoints, one after the other (every superstep rewrites two channels);
+- **one fork**: a chain of n - 1 and one fork (time travel) from its middle;
+- **forks**: n - 1 forks, all from the first checkpoint (at 1k and 10k: every fork is a plan version);
+- **channels**: one superstep writing n channels;
+- **facts** (``simulate``): one step producing n facts that the next step requires.
+
+Times are the least CPU time of a few repeats (one at 100k).
+
+Run: ``.venv/bin/python benchmarks/bench_langgraph.py`` (or ``make bench``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from planviz import load_plan, parse_trace, simulate  # noqa: E402
+
+SIZES = (10_000, 100_000)
+LARGEST = int(os.environ.get("PLANVIZ_BENCH_LANGGRAPH_MAX", "100000"))
+
+
+def snapshot(k: int, parent: int | None, values: dict, nxt: list[str]) -> dict:
+    record = {"values": values, "next": nxt, "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k}"}},
+              "metadata": {"source": "loop", "step": k},
+              "created_at": f"2025-01-01T{k // 3_600_000:02d}:{k // 60_000 % 60:02d}:{k // 1000 % 60:02d}."
+                            f"{k % 1000:03d}000+00:00",
+              "tasks": [{"id": f"t{k}", "name": f"n{k % 50}", "error": None, "interrupts": []}] if nxt else []}
+    if parent is not None:
+        record["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent}"}}
+    return record
+
+
+def history(shape: str, n: int) -> str:
+    if shape == "chain":
+        hist = [snapshot(k, k - 1 if k else None, {"x": k, "msgs": [f"m{k}"]}, [f"n{(k + 1) % 50}"] if k < n - 1
+                         else []) for k in range(n)]
+    elif shape == "one fork":
+        hist = [snapshot(k, k - 1 if k else None, {"x": k}, [f"n{(k + 1) % 50}"]) for k in range(n - 1)]
+        hist.append(snapshot(n - 1, (n - 1) // 2, {"x": -1}, []))
+    elif shape == "forks":
+        hist = [snapshot(0, None, {"x": 0}, ["n1"])] + [snapshot(k, 0, {"x": k}, []) for k in range(1, n)]
+    else:
+        hist = [snapshot(0, None, {"x": 0}, ["n1"]), snapshot(1, 0, {f"ch{i}": i for i in range(n)}, [])]
+    return json.dumps(hist)
+
+
+def facts_plan(n: int):
+    facts = [f"fact{i}" for i in range(n)]
+    return load_plan({"goal": "g", "steps": [
+        {"id": "A", "action": "a", "expected_evidence": "e", "produces": facts},
+        {"id": "B", "action": "b", "expected_evidence": "e", "depends_on": ["A"], "requires": facts}]})
+
+
+def best(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def main() -> dict:
+    results: dict[str, dict] = {}
+    sizes = [n for n in SIZES if n <= LARGEST]
+    print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
+    for shape in ("chain", "one fork", "forks", "channels", "facts"):
+        shape_sizes = [n // 10 for n in sizes] if shape == "forks" else sizes  # each fork is a plan version
+        row = {}
+        for n in shape_sizes:
+            if shape == "facts":
+                plan = facts_plan(n)
+                row[n] = best(lambda: simulate(plan), 3 if n < 100_000 else 1)
+            else:
+                text = history(shape, n)
+                row[n] = best(lambda: parse_trace(text), 3 if n < 100_000 else 1)
+        ratio = row[shape_sizes[-1]] / row[shape_sizes[0]] if len(sizes) > 1 and row[shape_sizes[0]] else None
+        results[shape] = {"seconds": row, "ratio": ratio}
+        print(f"{shape:>10} " + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
+              + (f" {ratio:>7.1f}" if ratio is not None else "")
+              + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else ""), flush=True)
+    print("(linear: a ratio near 10 for 10x the input; the target is at most 13)")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""LangGraph SqliteSaver databases: the file a LangGraph user has on disk, one run per thread.
+
+A ``SqliteSaver`` (``langgraph-checkpoint-sqlite``) keeps two tables:
+``checkpoints`` (``thread_id``, ``checkpoint_ns``, ``checkpoint_id``,
+``parent_checkpoint_id``, ``type``, ``checkpoint``, ``metadata``) and
+``writes`` (``thread_id``, ``checkpoint_ns``, ``checkpoint_id``, ``task_id``,
+``idx``, ``channel``, ``type``, ``value``). The database is opened read-only
+with the standard library's :mod:`sqlite3` (``mode=ro``); each blob is
+decoded by :mod:`~planviz.runs.traces.checkpointblobs` (msgpack read as plain
+values, nothing revived or imported); each thread's rows become the
+checkpoint tuples that :mod:`~planviz.runs.traces.langgraph` reads from a
+JSON export (``config``, ``checkpoint``, ``metadata``, ``parent_config``,
+``pending_writes``), so a database and its JSON export read alike.
+Checkpoint versions 1 to 4 are read (v1 and v2 name triggers ``start:X`` and
+``branch:source:condition:X``; v1 to v3 keep ``pending_sends``, unused here).
+
+``load_traces(db)`` gives one run per thread (threads in the order the file
+first holds them); ``load_trace(db, thread="ID")`` one; ``load_trace(db)`` on
+a database of several threads is refused with the list of its threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import defaultdict
+from typing import Any
+from urllib.parse import quote
+
+from ...errors import TraceFormatError
+from ...plan import limits
+from ...plan.syntax import show_value
+from ..events import Run
+from .checkpointblobs import decode_blob, decode_msgpack
+from .langgraph import run_of_history
+
+__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of"]
+
+TITLE = "LangGraph SqliteSaver database"
+BINARY = True
+THREADS = True
+_CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
+                       "metadata")
+_WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value")
+_SHOWN_THREADS = 40
+
+
+def detect(sample: Any) -> float:
+    """A SQLite database with a ``checkpoints`` table is surely one; any other SQLite database is claimed
+    faintly, so that :func:`read` can say what it holds instead."""
+    if not sample.is_sqlite:
+        return 0.0
+    if sample.path is None:
+        return 0.5
+    try:
+        with _connect(sample.path) as con:
+            return 0.95 if "checkpoints" in _tables(con) else 0.05
+    except (sqlite3.Error, TraceFormatError, OSError):
+        return 0.05
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """The database at ``path``, opened read-only (a write-ahead log it cannot join: opened as immutable)."""
+    uri = "file:" + quote(os.path.abspath(path))
+    try:
+        con = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+        con.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return con
+    except sqlite3.OperationalError:
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+
+
+def _tables(con: sqlite3.Connection) -> dict[str, set[str]]:
+    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return {n: {r[1] for r in con.execute(f"PRAGMA table_info({_quoted(n)})")} for n in names}
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _check_schema(tables: dict[str, set[str]], source: str) -> None:
+    if "checkpoints" not in tables:
+        shown = ", ".join(sorted(tables)[:12]) or "none"
+        raise TraceFormatError(f"this is a SQLite database but not a LangGraph checkpointer: it has no "
+                               f"'checkpoints' table (tables: {shown}); planviz reads LangGraph SqliteSaver "
+                               "databases (tables checkpoints and writes)", source=source)
+    missing = [c for c in _CHECKPOINT_COLUMNS if c not in tables["checkpoints"]]
+    if missing:
+        raise TraceFormatError(f"the 'checkpoints' table lacks column(s) {', '.join(missing)}: not a LangGraph "
+                               "SqliteSaver database", source=source)
+
+
+def threads_of(con: sqlite3.Connection) -> list[str]:
+    """The thread ids of a checkpoint database, in the order the file first holds them."""
+    rows = con.execute("SELECT thread_id FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")
+    return [str(r[0]) for r in rows]
+
+
+def _metadata(raw: Any, source: str, where: str) -> dict:
+    if raw is None:
+        return {}
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
+    try:
+        value = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        value = decode_msgpack(data, source, where)  # newer savers may keep metadata as msgpack
+    return value if isinstance(value, dict) else {}
+
+
+def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
+    """One thread's checkpoints as checkpoint tuples (the JSON export's shape), oldest id first."""
+    has_writes = "writes" in _tables(con)
+    writes: dict[tuple[str, str], list[list]] = defaultdict(list)
+    if has_writes:
+        rows = con.execute("SELECT checkpoint_ns, checkpoint_id, task_id, channel, type, value FROM writes "
+                           "WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id, task_id, idx", (thread,))
+        for ns, cid, task, channel, kind, value in rows:
+            where = f"writes[checkpoint {cid}, task {task}, channel {channel}]"
+            writes[(ns or "", str(cid))].append([str(task), str(channel), decode_blob(kind, value, source, where)])
+    out = []
+    rows = con.execute("SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
+                       "FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id", (thread,))
+    for ns, cid, parent, kind, blob, meta in rows:
+        where = f"checkpoints[checkpoint {cid}]"
+        checkpoint = decode_blob(kind, blob, source, where)
+        if not isinstance(checkpoint, dict):
+            raise TraceFormatError(f"expected a checkpoint object, got {show_value(checkpoint)}", source=source,
+                                   path=where)
+        ns, cid = ns or "", str(cid)
+        config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": cid}}
+        parent_config = None if parent is None else {
+            "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": str(parent)}}
+        out.append({"config": config, "checkpoint": checkpoint, "metadata": _metadata(meta, source, where),
+                    "parent_config": parent_config, "pending_writes": writes.get((ns, cid), [])})
+    return out
+
+
+def read(doc: Any) -> tuple[Run, ...]:
+    """The runs of a checkpoint database: every thread's, or the one ``doc.thread`` names."""
+    if doc.path is None:
+        raise TraceFormatError("a SQLite database is read from its file: pass its path", source=doc.name)
+    cap = doc.max_bytes or limits.MAX_TRACE_BYTES
+    size = os.path.getsize(doc.path)
+    if size > cap:
+        raise TraceFormatError(f"the database is {limits.mib(size)}, over the {limits.mib(cap)} cap; "
+                               f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=doc.name)
+    try:
+        with _connect(doc.path) as con:
+            _check_schema(_tables(con), doc.name)
+            threads = threads_of(con)
+            if not threads:
+                raise TraceFormatError("the checkpoint database holds no checkpoint (no thread)", source=doc.name)
+            if doc.thread is not None:
+                if doc.thread not in threads:
+                    raise TraceFormatError(f"no thread {doc.thread!r} in this database; its threads: "
+                                           f"{_listing(threads)}", source=doc.name)
+                threads = [doc.thread]
+            return tuple(run_of_history(tuples_of(con, t, f"{doc.name} thread {t}"), f"{doc.name} thread {t}")
+                         for t in threads)
+    except sqlite3.Error as exc:
+        raise TraceFormatError(f"the SQLite database cannot be read: {exc}", source=doc.name) from None
+
+
+def _listing(threads: list[str]) -> str:
+    shown = ", ".join(repr(t) for t in threads[:_SHOWN_THREADS])
+    return shown + (f" and {len(threads) - _SHOWN_THREADS} more" if len(threads) > _SHOWN_THREADS else "")

@@ -1,0 +1,290 @@
+"""LangGraph SqliteSaver databases: every thread a run, times from checkpoint ts, nothing revived.
+
+The truth is read from the raw database in this test (sqlite3, and the msgpack package with a hook that
+keeps extension types as data), never from planviz's output.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pickle
+import sqlite3
+from datetime import datetime
+
+import pytest
+
+msgpack = pytest.importorskip("msgpack")
+
+from planviz import TraceFormatError, load_trace, load_traces  # noqa: E402
+from planviz.runs.traces.checkpointblobs import decode_blob  # noqa: E402
+
+DB = ("langgraph", "sqlite", "hirokts_checkpoints.db")
+
+
+def raw_value(kind, blob):
+    """A blob as data: extension types kept as (code, inner) without importing anything."""
+    if kind == "null":
+        return None
+
+    def hook(code, data):
+        inner = msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False)
+        return inner[2] if code in (4, 5) else ("EXT", code, inner)
+
+    return msgpack.unpackb(blob, ext_hook=hook, raw=False, strict_map_key=False)
+
+
+def raw_threads(path):
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    threads = [r[0] for r in con.execute("SELECT thread_id FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")]
+    rows = {}
+    for t in threads:
+        rows[t] = []
+        for cid, parent, kind, blob, meta in con.execute(
+                "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints "
+                "WHERE thread_id = ? ORDER BY checkpoint_id", (t,)):
+            cp = raw_value(kind, blob)
+            rows[t].append({"id": cid, "parent": parent, "ts": datetime.fromisoformat(cp["ts"]).timestamp(),
+                            "v": cp["v"], "meta": json.loads(meta)})
+    con.close()
+    return threads, rows
+
+
+_READ: dict = {}
+
+
+@pytest.fixture
+def corpus_db(corpus):
+    """The corpus database: its path, planviz's runs and the raw truth (read once per session)."""
+    path = corpus.joinpath(*DB)
+    if path not in _READ:
+        _READ[path] = (path, load_traces(path), raw_threads(path))
+    return _READ[path]
+
+
+@pytest.mark.corpus
+def test_one_run_per_thread_in_file_order(corpus_db):
+    path, runs, (threads, rows) = corpus_db
+    assert [r.plan.name for r in runs] == [f"thread {t}" for t in threads]
+    assert len(threads) == 23 and all(rows[t] for t in threads)
+    for run in runs:
+        assert run.strategy == "recorded" and run.events
+
+
+@pytest.mark.corpus
+def test_one_thread_by_name_and_a_database_of_many_refused_with_the_list(corpus_db):
+    path, runs, (threads, _) = corpus_db
+    with pytest.raises(TraceFormatError, match=r"holds 23 runs \(threads: 'test_session'.*load_traces"):
+        load_trace(path)
+    with pytest.raises(TraceFormatError, match=r"no thread 'nope'.*'weather_session'"):
+        load_trace(path, thread="nope")
+    one = load_trace(path, thread=threads[3])
+    assert one.plan.name == f"thread {threads[3]}"
+    assert [e.kind for e in one.events] == [e.kind for e in runs[3].events]
+
+
+@pytest.mark.corpus
+def test_times_are_checkpoint_ts(corpus_db):
+    """The run's clock is seconds since the thread's first checkpoint; each node run lasts from its
+    superstep's parent checkpoint to the checkpoint it wrote. A fork (a second child of one checkpoint: time
+    travel) was replayed after the branch before it: its run starts at the latest checkpoint before it."""
+    path, runs, (threads, rows) = corpus_db
+    checked = forks = 0
+    for run, t in zip(runs, threads):
+        ts = {r["id"]: r["ts"] for r in rows[t]}
+        parent = {r["id"]: r["parent"] for r in rows[t]}
+        first_child = {}
+        for r in sorted(rows[t], key=lambda r: r["ts"]):
+            first_child.setdefault(r["parent"], r["id"])
+        began = {}
+        for cid, p in parent.items():
+            if p is None:
+                continue
+            if first_child[p] == cid:
+                began[cid] = ts[p]
+            else:
+                began[cid] = max(ts[p], max(x for x in ts.values() if x < ts[cid]))
+                forks += 1
+        t0 = min(ts.values())
+        assert run.plan.time_unit == "s"
+        assert run.time == pytest.approx(max(ts.values()) - t0, abs=1e-6)
+        started = {}
+        for e in run.events:
+            if e.kind == "start":
+                started[e.step] = e.time
+            if e.kind == "complete" and e.observation is not None and "checkpoint" in e.observation.data:
+                cid = e.observation.data["checkpoint"]
+                assert e.time == pytest.approx(ts[cid] - t0, abs=1e-6)
+                assert e.time - started[e.step] == pytest.approx(ts[cid] - began[cid], abs=1e-6), (t, e.step)
+                checked += 1
+    assert checked >= 23 and forks >= 2
+
+
+@pytest.mark.corpus
+def test_every_node_run_is_a_step(corpus_db):
+    """Each checkpoint whose metadata names the node that wrote it (metadata.writes) is a step of that node."""
+    path, runs, (threads, rows) = corpus_db
+    for run, t in zip(runs, threads):
+        truth = sorted(node for r in rows[t] if r["meta"].get("source") == "loop"
+                       for node in (r["meta"].get("writes") or {}))
+        seen = {}
+        for plan in run.plans:
+            for s in plan.steps:
+                seen[s.id] = s.tool
+        ran = sorted(seen[e.step] for e in run.events if e.kind == "complete" and e.observation is not None
+                     and "checkpoint" in e.observation.data
+                     and next(r for r in rows[t] if r["id"] == e.observation.data["checkpoint"])["meta"].get("writes"))
+        assert ran == truth, t
+
+
+@pytest.mark.corpus
+def test_database_and_its_json_exports_read_alike(corpus_db, corpus):
+    path, runs, (threads, _) = corpus_db
+    exports = sorted((corpus / "langgraph" / "sqlite" / "exported").glob("thread_*.json"))
+    assert len(exports) == 6
+    for f in exports:
+        t = f.stem[len("thread_"):]
+        a, b = load_trace(f), runs[threads.index(t)]
+        assert [(e.kind, e.step, round(e.time, 6)) for e in a.events] == \
+               [(e.kind, e.step, round(e.time, 6)) for e in b.events]
+        assert [(s.id, s.produces) for s in a.plan.steps] == [(s.id, s.produces) for s in b.plan.steps]
+
+
+@pytest.mark.corpus
+def test_blobs_decode_like_msgpack_itself(corpus):
+    con = sqlite3.connect(f"file:{corpus.joinpath(*DB)}?mode=ro", uri=True)
+    blobs = list(con.execute("SELECT type, checkpoint FROM checkpoints")) + \
+        list(con.execute("SELECT type, value FROM writes"))
+    con.close()
+    assert len(blobs) > 600
+    for kind, blob in blobs:
+        assert decode_blob(kind, blob) == raw_value(kind, blob)
+
+
+# --------------------------------------------------------------------------- crafted databases
+
+def make_db(path, checkpoints, writes=()):
+    """A SqliteSaver database: checkpoints as (thread, id, parent, type, blob, metadata dict)."""
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', "
+                "checkpoint_id TEXT NOT NULL, parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB, metadata BLOB, "
+                "PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id))")
+    con.execute("CREATE TABLE writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', "
+                "checkpoint_id TEXT NOT NULL, task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, "
+                "type TEXT, value BLOB, task_path TEXT NOT NULL DEFAULT '', "
+                "PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx))")
+    for thread, cid, parent, kind, blob, meta in checkpoints:
+        con.execute("INSERT INTO checkpoints VALUES (?, '', ?, ?, ?, ?, ?)",
+                    (thread, cid, parent, kind, blob, json.dumps(meta).encode()))
+    for thread, cid, task, idx, channel, kind, blob in writes:
+        con.execute("INSERT INTO writes VALUES (?, '', ?, ?, ?, ?, ?, ?, '')",
+                    (thread, cid, task, idx, channel, kind, blob))
+    con.commit()
+    con.close()
+    return path
+
+
+def checkpoint(v, cid, second, values, seen, versions):
+    return msgpack.packb({"v": v, "ts": f"2025-01-01T00:00:{second:02d}+00:00", "id": cid, "channel_values": values,
+                          "channel_versions": versions, "versions_seen": seen, "pending_sends": []})
+
+
+def hostile(module, name, arg, code=0):
+    return msgpack.ExtType(code, msgpack.packb([module, name, arg]))
+
+
+@pytest.fixture
+def no_reviving(monkeypatch):
+    """Importing a module by name or unpickling anything fails the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"planviz tried to revive {args!r}")
+    monkeypatch.setattr(importlib, "import_module", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "load", refuse)
+
+
+@pytest.mark.parametrize("ext, shown", [
+    (hostile("os", "system", "touch /tmp/planviz-pwned"), "<os.system: not read>"),
+    (hostile("subprocess", "Popen", ["id"], code=1), "<subprocess.Popen: not read>"),
+    (hostile("builtins", "eval", "1+1", code=3), "<builtins.eval: not read>"),
+    (hostile("myapp.state", "Secret", {"k": "v"}, code=5), "<myapp.state.Secret: not read>"),
+    (msgpack.ExtType(42, b"\x00\x01"), "<msgpack extension type 42, 2 bytes: not read>"),
+])
+def test_hostile_blobs_are_opaque_text_and_never_imported(tmp_path, no_reviving, ext, shown):
+    first = checkpoint(4, "c1", 0, {"x": 1}, {}, {"x": 1})
+    second = checkpoint(4, "c2", 3, {"x": ext}, {"inc": {"branch:to:inc": 1}}, {"x": 2})
+    path = make_db(tmp_path / "cp.db", [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0}),
+                                        ("t", "c2", "c1", "msgpack", second, {"source": "loop", "step": 1})],
+                   [("t", "c1", "task1", 0, "x", "pickle", pickle.dumps({"boom": 1}))])
+    run = load_trace(path)
+    assert f"x = {json.dumps(shown)}" in run.frame(-1).facts
+    assert run.time == 3.0
+
+
+def test_pickle_and_unknown_blob_types_are_opaque(no_reviving):
+    assert decode_blob("pickle", pickle.dumps([1, 2])) == f"<pickle, {len(pickle.dumps([1, 2]))} bytes: not read>"
+    assert decode_blob("bytes", b"abc") == "<3 bytes: not read>"
+    assert decode_blob("weird", b"abc") == "<weird, 3 bytes: not read>"
+    assert decode_blob("null", b"") is None
+
+
+def test_allowed_shapes_become_plain_values():
+    blob = msgpack.packb({
+        "when": hostile("datetime", "datetime", "2025-01-01T00:00:00", code=3),
+        "id": hostile("uuid", "UUID", "0" * 32),
+        "tags": hostile("builtins", "set", ["a", "b"]),
+        "msg": msgpack.ExtType(5, msgpack.packb(["langchain_core.messages.human", "HumanMessage",
+                                                {"content": "hi", "type": "human"}, "model_validate_json"])),
+    })
+    assert decode_blob("msgpack", blob) == {"when": "2025-01-01T00:00:00", "id": "0" * 32, "tags": ["a", "b"],
+                                            "msg": {"content": "hi", "type": "human"}}
+
+
+@pytest.mark.parametrize("blob, match", [
+    (b"\x91" * 200 + b"\x01", "nesting deeper than"),
+    (b"\xdd\xff\xff\xff\xff", "longer than the blob"),
+    (b"\xd9\x10ab", "runs past the end"),
+    (b"\xc1", "starts no msgpack value"),
+    (b"\x01\x02", "follow the value"),
+])
+def test_broken_msgpack_is_refused_naming_the_place(tmp_path, blob, match):
+    path = make_db(tmp_path / "cp.db", [("t", "c1", None, "msgpack", blob, {"source": "loop", "step": 0})])
+    with pytest.raises(TraceFormatError, match=match):
+        load_trace(path)
+
+
+@pytest.mark.parametrize("v, trigger", [(1, "start:inc"), (2, "start:inc"), (3, "branch:to:inc"),
+                                        (4, "branch:to:inc")])
+def test_checkpoint_versions_1_to_4(tmp_path, v, trigger):
+    """Triggers (start:X before v3, branch:to:X after) schedule a node and are not state; the node's run
+    lasts from its parent checkpoint to the checkpoint it wrote."""
+    first = checkpoint(v, "c1", 0, {"x": 1, trigger: None}, {"__input__": {}}, {"x": 1, trigger: 1})
+    second = checkpoint(v, "c2", 7, {"x": 2}, {"__input__": {}, "inc": {trigger: 1}}, {"x": 2, trigger: 1})
+    path = make_db(tmp_path / "cp.db", [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0}),
+                                        ("t", "c2", "c1", "msgpack", second,
+                                         {"source": "loop", "step": 1, "writes": {"inc": {"x": 2}}})])
+    run = load_trace(path)
+    assert run.plan.ids == ("inc",)
+    assert sorted(run.frame(-1).facts) == ["x = 2"]
+    assert [(e.kind, e.time) for e in run.events if e.step == "inc" and e.kind != "withdraw"] == [("start", 0.0),
+                                                                                           ("complete", 7.0)]
+
+
+def test_a_sqlite_database_that_is_no_checkpointer_is_named(tmp_path):
+    path = tmp_path / "other.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE users (id INTEGER)")
+    con.commit()
+    con.close()
+    with pytest.raises(TraceFormatError, match=r"SQLite database but not a LangGraph checkpointer.*tables: users"):
+        load_trace(path)
+
+
+def test_the_database_is_opened_read_only(tmp_path):
+    first = checkpoint(4, "c1", 0, {"x": 1}, {}, {"x": 1})
+    path = make_db(tmp_path / "cp.db", [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0})])
+    before = path.read_bytes()
+    path.chmod(0o444)
+    assert load_traces(path)[0].plan.name == "thread t"
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cp.db"]

@@ -1,0 +1,44 @@
+"""docs/architecture.md says what is true: it names every module, and every file it names exists.
+
+The map is how a maintainer finds the one home of a concept; a module it does not name, or a recipe
+("where to add...") pointing at a file that moved, sends them to the wrong place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def _named() -> tuple[set[str], set[str]]:
+    """(words in backticks, file paths in backticks) of the page, code blocks left out."""
+    text = re.sub(r"```.*?```", "", ARCHITECTURE.read_text(encoding="utf-8"), flags=re.S)
+    quoted = re.findall(r"`([^`\n]+)`", text)
+    words = {w for q in quoted for w in re.split(r"[^A-Za-z0-9_/.]+", q) if w}
+    paths = {q.split(":")[0].split(" ")[0] for q in quoted}
+    paths = {p for p in paths if re.fullmatch(r"[\w.]+(/[\w.]+)+\.(py|md|js|css|toml|txt|yaml|json)", p)}
+    return words, paths
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in (ROOT / "planviz").rglob("*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ROOT / "planviz")))
+def test_every_module_is_on_the_map(path):
+    words, _ = _named()
+    lesson = re.fullmatch(r"lesson\d\d", path.stem) and "lessonNN" in words
+    assert lesson or path.stem in words or path.name in words, (
+        f"docs/architecture.md does not name {path.relative_to(ROOT)}: add it to its stage's row (what it owns)")
+
+
+def test_every_file_the_map_names_exists():
+    _, paths = _named()
+    missing = sorted(p for p in paths if "NN" not in p
+                     and not any((base / p).exists() for base in (ROOT, ROOT / "planviz")))
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
