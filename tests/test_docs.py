@@ -42,3 +42,23 @@ def test_every_file_the_map_names_exists():
     missing = sorted(p for p in paths if "NN" not in p
                      and not any((base / p).exists() for base in (ROOT, ROOT / "planviz")))
     assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
+
+
+SECTIONS = ("Parameters\n----------", "Returns\n-------", "Examples\n--------")
+DOCUMENTED_BY_NUMPYDOC = sorted(  # the stages whose public functions carry the sections (the rest follow)
+    name for name in __import__("planviz").__all__
+    if callable(getattr(__import__("planviz"), name)) and not isinstance(getattr(__import__("planviz"), name), type)
+    and getattr(__import__("planviz"), name).__module__.split(".")[1] in ("plan", "structure", "checks", "analysis"))
+
+
+@pytest.mark.parametrize("name", DOCUMENTED_BY_NUMPYDOC)
+def test_public_functions_have_numpydoc_sections(name):
+    import inspect
+
+    import planviz
+
+    doc = inspect.getdoc(getattr(planviz, name)) or ""
+    missing = [s.split()[0] for s in SECTIONS if s not in doc]
+    if inspect.signature(getattr(planviz, name)).parameters and "Raises\n------" not in doc:
+        missing.append("Raises")
+    assert not missing, f"planviz.{name}'s docstring lacks the numpydoc sections {missing} (see critical_path)"

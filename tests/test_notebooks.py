@@ -193,7 +193,7 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert "refused: revision v2 redefines completed steps S1 -> refused" in text
     assert "redundant (facts already held): S1.v2, S2.v2" in text
     assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
-    # direct, workflow and planner side by side on the same fault, for slides
+    # the run as frames, for slides (the strategies side by side wait for notebook 06, which defines them)
     assert "image/gif" in mimetypes(nb)
     assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
 
@@ -282,6 +282,7 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert re.search(r"outcome='refused'.*?attribution=None", text, re.S)
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
+    assert (ROOT / "out" / "06_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
     assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 

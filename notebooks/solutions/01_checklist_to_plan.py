@@ -13,7 +13,8 @@ import networkx as nx
 
 import planviz
 from planviz import Step
-from planviz.teaching.lesson01 import check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson01 import (check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3,
+                                       check_topological_order)
 
 plan = planviz.examples.load("cache_isolation")
 
@@ -30,6 +31,30 @@ def ancestors(plan, step_id):
             found.add(sid)
             todo.extend(plan.step(sid).depends_on)
     return found
+
+
+# Build it: a topological order (Kahn's algorithm). Count each step's dependencies not yet placed;
+# place the steps whose count is zero (the smallest id first, so the answer is the same every time) and
+# lower the counts of the steps that wait for them. Steps that never reach zero wait for each other,
+# directly or not: a cycle, so there is no order (None).
+def order(plan):
+    """The step ids with each step after its dependencies, or None when the plan has a cycle."""
+    waiting = {s.id: len(set(s.depends_on)) for s in plan.steps}
+    dependents = {s.id: [] for s in plan.steps}
+    for s in plan.steps:
+        for d in set(s.depends_on):
+            dependents[d].append(s.id)
+    ready = sorted(sid for sid, n in waiting.items() if n == 0)
+    placed = []
+    while ready:
+        sid = ready.pop(0)
+        placed.append(sid)
+        for other in dependents[sid]:
+            waiting[other] -= 1
+            if waiting[other] == 0:
+                ready.append(other)
+        ready.sort()
+    return placed if len(placed) == len(waiting) else None
 
 
 # Exercise 1: S5 requires isolation_verified and hit_rate_ok; S4 produces both, so S5 depends on S4
@@ -50,6 +75,7 @@ code = next(f.code for f in planviz.validate(loose, loose.contract).findings if 
 
 CHECKED = {
     "check_ancestors": check_ancestors(ancestors),
+    "check_topological_order": check_topological_order(order),
     "check_exercise_1": check_exercise_1(with_s5),
     "check_exercise_2": check_exercise_2(edge_facts),
     "check_exercise_3": check_exercise_3(code=code, reason="b"),

@@ -9,7 +9,33 @@ through the notebook's check and prints the verdicts. CI runs it the same way.
 from dataclasses import replace
 
 import planviz
-from planviz.teaching.lesson02 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+from planviz.teaching.lesson02 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4, check_grade
+
+# Build it: grading. An entry names the step with that id and every step of that kind. Recall is the
+# share of required entries that name some step; a pair (a, b) is violated when some b step has no a
+# step (other than itself) among its ancestors.
+def grade_it(plan, contract):
+    """(required recall, the set of must_precede pairs the plan violates)."""
+    steps = {s.id: s for s in plan.steps}
+
+    def named(name):
+        return {sid for sid, s in steps.items() if sid == name or s.kind == name}
+
+    def ancestors(sid):
+        seen, todo = set(), list(steps[sid].depends_on)
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo.extend(steps[x].depends_on)
+        return seen
+
+    required = list(contract.required)
+    recall = sum(1 for r in required if named(r)) / len(required) if required else 1.0
+    violations = {(a, b) for a, b in contract.must_precede
+                  if any(not (named(a) - {sid}) & ancestors(sid) for sid in named(b))}
+    return recall, violations
+
 
 # Exercise 1: S4 still needs patch_applied, but S3 (its producer) is no longer an ancestor of S4:
 # unmet_requirement (semantics). The contract also says patch must precede verify, and the patch S3 is
@@ -43,6 +69,7 @@ gates = {
 }
 
 CHECKED = {
+    "check_grade": check_grade(grade_it),
     "check_exercise_1": check_exercise_1(codes=codes),
     "check_exercise_2": check_exercise_2(layer=new[0].layer, code=new[0].code),
     "check_exercise_3": check_exercise_3(plan=half_plan),

@@ -11,7 +11,8 @@ from dataclasses import replace
 
 import planviz
 from planviz import Step
-from planviz.teaching.lesson03 import check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson03 import (check_critical_path, check_exercise_1, check_exercise_2, check_exercise_3,
+                                       check_ready_waves)
 
 plan = planviz.examples.load("cache_isolation")
 
@@ -19,6 +20,55 @@ plan = planviz.examples.load("cache_isolation")
 def with_duration(plan, step_id, duration):
     """A copy of the plan in which one step takes ``duration``."""
     return plan.replace(steps=tuple(replace(s, duration=duration) if s.id == step_id else s for s in plan.steps))
+
+
+# Build it: the two passes. First an order with dependencies first (take any step whose dependencies
+# are all placed, until none is left: the plans here have no cycle). The forward pass gives each step
+# the latest finish among its dependencies; the backward pass, in reverse order, the earliest latest
+# start among its dependents (the makespan for a step nothing depends on), minus its own duration.
+def passes(plan):
+    """{step id: (earliest start, latest start)} by a forward and a backward pass."""
+    steps = {s.id: s for s in plan.steps}
+    order, placed = [], set()
+    while len(order) < len(steps):
+        for s in plan.steps:
+            if s.id not in placed and all(d in placed for d in s.depends_on):
+                order.append(s.id)
+                placed.add(s.id)
+    earliest = {}
+    for sid in order:
+        earliest[sid] = max((earliest[d] + steps[d].duration for d in steps[sid].depends_on), default=0.0)
+    makespan = max((earliest[sid] + steps[sid].duration for sid in steps), default=0.0)
+    dependents = {sid: [] for sid in steps}
+    for s in plan.steps:
+        for d in s.depends_on:
+            dependents[d].append(s.id)
+    latest = {}
+    for sid in reversed(order):
+        finish_by = min((latest[k] for k in dependents[sid]), default=makespan)
+        latest[sid] = finish_by - steps[sid].duration
+    return {sid: (earliest[sid], latest[sid]) for sid in steps}
+
+
+# Build it: a step's wave is one more than the latest wave of its dependencies (0 without any); the
+# plans have no cycle, so the recursion ends. Then group the steps by wave.
+def waves(plan):
+    """The ready waves: a list of sets of step ids, first wave first."""
+    steps = {s.id: s for s in plan.steps}
+    level = {}
+
+    def wave_of(sid):
+        if sid not in level:
+            level[sid] = 1 + max((wave_of(d) for d in steps[sid].depends_on), default=-1)
+        return level[sid]
+
+    out = [set() for _ in range(1 + max((wave_of(sid) for sid in steps), default=-1))]
+    for sid in steps:
+        out[wave_of(sid)].add(sid)
+    return out
+
+
+assert passes(plan)["S2"] == (5, 10)  # S2's slack of 5 minutes, as the table shows
 
 
 # Exercise 1: S0 -> S2 -> S3 -> S4 now takes 5 + 9 + 6 + 10 = 30 minutes, more than the 29 of the chain
@@ -41,6 +91,8 @@ target = planviz.critical_path(wider).makespan
 workers = next(k for k in range(1, 10) if planviz.ready_timeline(wider, workers=k)[-1].time == target)
 
 CHECKED = {
+    "check_critical_path": check_critical_path(passes),
+    "check_ready_waves": check_ready_waves(waves),
     "check_exercise_1": check_exercise_1(path=path, makespan=makespan),
     "check_exercise_2": check_exercise_2(saved),
     "check_exercise_3": check_exercise_3(plan=wider, workers=workers),

@@ -5,10 +5,49 @@ Try the exercises first. This file uses the notebook's objects (``plan``, ``cont
 it runs every answer through the notebook's check and prints the verdicts. CI runs it the same way.
 """
 
+from dataclasses import replace
+
 import planviz
 from planviz import Fault
 from planviz.teaching.lesson04 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
-                                       check_exercise_5, check_exercise_6)
+                                       check_exercise_5, check_exercise_6, check_failure_scope)
+
+# Build it: the side effect's scope. Find the patch to undo: the step itself when it is a patch, else
+# the nearest patch walking back (breadth first, so the first patches found are the nearest; ties by
+# id), else the direct dependencies (the step itself without any). Then void it and everything
+# downstream, following the dependents.
+def voided(plan, step_id):
+    """The ids a side effect found at step_id voids: the patch that caused it and everything downstream."""
+    steps = {s.id: s for s in plan.steps}
+    if steps[step_id].kind == "patch":
+        roots = [step_id]
+    else:
+        distance, frontier = {}, [step_id]
+        while frontier:
+            nearer = []
+            for sid in frontier:
+                for d in steps[sid].depends_on:
+                    if d not in distance:
+                        distance[d] = distance.get(sid, 0) + 1
+                        nearer.append(d)
+            frontier = nearer
+        patches = [a for a in distance if steps[a].kind == "patch"]
+        if patches:
+            roots = [min(patches, key=lambda a: (distance[a], a))]
+        else:
+            roots = sorted(set(steps[step_id].depends_on)) or [step_id]
+    dependents = {sid: [] for sid in steps}
+    for s in plan.steps:
+        for d in s.depends_on:
+            dependents[d].append(s.id)
+    found, todo = set(), list(roots)
+    while todo:
+        sid = todo.pop()
+        if sid not in found:
+            found.add(sid)
+            todo.extend(dependents[sid])
+    return found
+
 
 # Exercise 1: the fault withdraws key_builder_located at S3. Its producer is S1, so execution returns
 # to S1: S1 and everything built on its fact (S3, S4) are voided; S0 and S2 keep their verified work.
@@ -41,10 +80,20 @@ new_goal = planviz.simulate(plan, contract, faults=[Fault("S3", "goal_change", g
 kept = {e.step for e in new_goal.events if e.kind == "recheck" and e.step in e.kept}
 
 
-# Exercise 5: re-issue exactly the steps that are not done: the voided ones. Everything completed
-# keeps its id and its facts, so nothing is redone for nothing.
+# Exercise 5 (build it: planviz.reissue is the library's answer, so it is not used here). Re-issue
+# exactly the steps that are not done: the voided ones, each under a new id that says which step it
+# revises, with the dependencies on them renamed too. Everything completed keeps its id and its facts,
+# so nothing is redone for nothing, and no completed id changes its meaning.
 def just_enough(goal, contract, state, old):
-    return planviz.reissue(old, set(old.ids) - set(state.completed), "side effect at S4")
+    redo = {s.id: f"{s.revises or s.id}.redo{old.version + 1}" for s in old.steps if s.id not in state.completed}
+    steps = []
+    for s in old.steps:
+        depends_on = [redo.get(d, d) for d in s.depends_on]
+        if s.id in redo:
+            steps.append(replace(s, id=redo[s.id], revises=s.id, depends_on=depends_on))
+        else:
+            steps.append(replace(s, depends_on=depends_on))
+    return old.replace(steps=steps)
 
 
 # Exercise 6: the cut-over takes 6 h; a week of silence before retiring the old database cannot be
@@ -54,6 +103,7 @@ within_budget = [dict(step) for step in cut_over]
 within_budget[1]["duration"] = 18
 
 CHECKED = {
+    "check_failure_scope": check_failure_scope(voided),
     "check_exercise_1": check_exercise_1(voided=voiding.voided, kept=voiding.kept, restart=restart),
     "check_exercise_2": check_exercise_2(outcome_2=twice.outcome, outcome_3=thrice.outcome, attempts_3=attempts),
     "check_exercise_3": check_exercise_3(most=most, never="transient"),

@@ -7,8 +7,8 @@ answer through the notebook's check and prints the verdicts. CI runs it the same
 
 from dataclasses import replace
 
-from planviz import Contract, ToolSpec
-from planviz.teaching.lesson08 import check_exercise_1, check_exercise_2
+from planviz import Contract, Step, ToolSpec
+from planviz.teaching.lesson08 import check_exercise_1, check_exercise_2, check_exercise_4
 
 # Exercise 1: the first attempt costs three tool calls (lookup, eligibility, installments: the third
 # fails) and one model call (the plan). Each replan re-issues eligibility and installments: two tool
@@ -39,9 +39,34 @@ review_contract = Contract(intent="read", tools={**tools, "draft_payment_plan_of
 # ("the offer appears in the account's offers"), forbid the state "customer contacted without consent",
 # and turn the unknowns into the first calls (a collections-hold lookup before eligibility).
 
+# Exercise 4 (open, designed): each unknown becomes a required milestone (a kind) and a read-only step
+# before the send: a collections-hold lookup right after the account lookup, and an affordability
+# check of the computed installment. The send waits for both, needs their facts, is approved by the
+# collections team lead, and its check is what you would see if the offer went out. The contract
+# forbids the harm the analyst fears most. The original plan meets neither milestone, so this contract
+# refuses it. What the check leaves to a person: its rubric (lesson08.RUBRIC).
+hold = Step("step_hold", "check_collections_hold(customer_id='C-17')", tool="check_collections_hold",
+            kind="hold_check", arguments={"customer_id": "C-17"}, depends_on=("step_1",),
+            produces=("no_collections_hold",), expected_evidence="the account's holds as of today: none")
+afford = Step("step_afford", "check_affordability(customer_id='C-17', installment='{{step_3.installment}}')",
+              tool="check_affordability", kind="affordability",
+              arguments={"customer_id": "C-17", "installment": "{{step_3.installment}}"}, depends_on=("step_3",),
+              requires=("step_3.installment",), produces=("installment_affordable",),
+              expected_evidence="the installment against the customer's declared income: affordable")
+send = replace(plan.step("step_4"), depends_on=("step_3", "step_hold", "step_afford"),
+               requires=plan.step("step_4").requires + ("no_collections_hold", "installment_affordable"),
+               approval="collections team lead", check="the offer id appears in the account's offers")
+safe_plan = plan.replace(steps=[plan.step("step_1"), hold, plan.step("step_2"), plan.step("step_3"), afford, send,
+                                plan.step("step_5")])
+safe_contract = Contract(intent="write", tools={**tools, "check_collections_hold": ToolSpec(),
+                                                "check_affordability": ToolSpec()},
+                         required=("hold_check", "affordability"),
+                         forbidden_states=("customer contacted while a collections hold is on the account",))
+
 CHECKED = {
     "check_exercise_1": check_exercise_1(tool_calls=tool_calls, model_calls=model_calls),
     "check_exercise_2": check_exercise_2(plan=review, contract=review_contract),
+    "check_exercise_4": check_exercise_4(plan=safe_plan, contract=safe_contract),
 }
 
 for feedback in CHECKED.values():

@@ -46,6 +46,29 @@ def why_blocked(plan: Plan, state: Any, step: str) -> tuple[BlockReason, ...]:
     followed first, then a missing fact (lowest name) through its
     lowest-id blocked producer.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    state : ExecutionState or (completed, facts)
+        What has run: anything with ``.completed`` and ``.facts``, or a pair of id and fact collections.
+    step : str
+        The step to explain.
+
+    Returns
+    -------
+    tuple of BlockReason
+        From ``step`` back to the root cause; empty when it can still run.
+
+    Raises
+    ------
+    UnknownStepError
+        When ``step`` is not in the plan.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x"),
     ...                   Step("C", "c", depends_on="B")])

@@ -49,6 +49,27 @@ def reachable(plan: Plan, completed: Iterable[str], facts: Iterable[str]) -> Rea
     reachable remaining steps. Ids in ``completed`` that the plan does not
     have are ignored (a state may outlive a plan version).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    completed : iterable of str
+        Ids of the completed steps.
+    facts : iterable of str
+        The facts held now.
+
+    Returns
+    -------
+    Reach
+        ``(facts, steps)``: the facts that could hold and the reachable remaining steps.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x"),
     ...                   Step("C", "c", requires="y")])
@@ -70,6 +91,27 @@ def invalidated(plan: Plan, state: Any) -> frozenset[str]:
     ``state`` is anything with ``.completed`` and ``.facts`` (an
     ``ExecutionState``) or a ``(completed, facts)`` pair.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    state : ExecutionState or (completed, facts)
+        What has run: anything with ``.completed`` and ``.facts``, or a pair of id and fact collections.
+
+    Returns
+    -------
+    frozenset of str
+        The remaining steps no future success can reach.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    PlanvizTypeError
+        When ``state`` has neither shape.
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="x")])
     >>> sorted(invalidated(plan, ({"A"}, set())))

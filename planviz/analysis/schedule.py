@@ -122,6 +122,29 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     unknown dependency (run :func:`planviz.validate` to see it). ``contract``
     (default ``plan.contract``) may name the ``final`` milestone the path ends at.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    durations : mapping, optional
+        id -> duration, overriding ``step.duration`` for some steps.
+    contract : Contract, optional
+        May name the ``final`` milestone the path ends at (default ``plan.contract``).
+
+    Returns
+    -------
+    Schedule
+        ``steps`` (id -> StepTiming es/ef/ls/lf/slack), ``makespan``, ``serial_time``, ``path``, ``critical``.
+
+    Raises
+    ------
+    StructureError
+        When the plan has a cycle or an unknown dependency; :func:`validate` names it.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("B", "b", depends_on="A", duration=2), Step("A", "a", duration=3),
     ...                   Step("C", "c", duration=1)])

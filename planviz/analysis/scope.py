@@ -69,6 +69,37 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     Without a state every step counts as a possible producer and ``kept`` is
     every step not voided.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    step : str
+        Where the failure showed.
+    category : str
+        ``transient``, ``precondition``, ``side_effect`` or ``goal_change``.
+    fact : str, optional
+        For a precondition failure: the fact that was false.
+    state : ExecutionState or (completed, facts), optional
+        Which steps completed; None: every step may have.
+
+    Returns
+    -------
+    Scope
+        ``category``, ``action``, ``restart``, ``voided`` and ``kept``.
+
+    Raises
+    ------
+    AnalysisError
+        For an unknown category.
+    UnknownStepError
+        When ``step`` is not in the plan.
+    StructureError
+        When the plan has a cycle or an unknown dependency; :func:`validate` names it.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A"),
     ...                   Step("C", "c", depends_on="B", requires="x")])

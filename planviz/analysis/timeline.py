@@ -60,6 +60,25 @@ class TimelinePoint:
 def ready_waves(plan: Plan) -> tuple[frozenset[str], ...]:
     """Topological generations: the steps that could all run at once, wave after wave.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+
+    Returns
+    -------
+    tuple of frozenset
+        The waves, first to last.
+
+    Raises
+    ------
+    StructureError
+        When the plan has a cycle or an unknown dependency; :func:`validate` names it.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("C", "c", depends_on=["A", "B"]), Step("B", "b"), Step("A", "a")])
     >>> [sorted(w) for w in ready_waves(plan)]
@@ -90,6 +109,27 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     only when a holder releases it (steps holding several contended resources
     can be examined once per release of each).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    workers : int, optional
+        At most this many steps at once; None: no limit.
+
+    Returns
+    -------
+    tuple of TimelinePoint
+        ``(time, ready, running, done)`` per event time, from 0 to the finish.
+
+    Raises
+    ------
+    StructureError
+        When the plan has a cycle or an unknown dependency; :func:`validate` names it.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> plan = Plan("g", [Step("A", "a", duration=2), Step("B", "b", duration=3),
     ...                   Step("C", "c", depends_on=["A", "B"])])

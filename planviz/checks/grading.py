@@ -64,6 +64,25 @@ class Grade:
 def grade(plan: Plan, contract: Contract | None = None) -> Grade:
     """Grade a plan against a contract (default: ``plan.contract``) without running it.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Grade
+        ``admissible``, ``required_recall``, ``forbidden_present``, ``order_violations``.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> g = grade(examples.load("delete_failing_test"))
     >>> g.admissible, g.required_recall, g.forbidden_present
@@ -135,6 +154,25 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
     Unnamed cases are named ``#1``, ``#2``...; a missing or None ``contract``
     means the plan's own.
 
+    Parameters
+    ----------
+    cases : iterable
+        Each a ``(name, plan, contract)``, ``(plan, contract)``, ``(name, plan)`` or a plan.
+
+    Returns
+    -------
+    GradeTable
+        One row per case; prints and renders as a table.
+
+    Raises
+    ------
+    PlanFormatError
+        When a case has none of the shapes (naming it).
+    PlanvizTypeError
+        When ``cases`` is not iterable.
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> t = grade_many([("cache", examples.load("cache_isolation"), None),
     ...                 ("delete", examples.load("delete_failing_test"), None)])

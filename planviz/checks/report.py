@@ -205,6 +205,25 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
     ``names`` gives each report's plan name (``Plan.name``, in the same order),
     so ``Summary.failed`` can say which record failed.
 
+    Parameters
+    ----------
+    reports : iterable of Report
+        One report per plan (from :func:`validate`).
+    names : iterable of str, optional
+        Each report's plan name, in the same order.
+
+    Returns
+    -------
+    Summary
+        ``plans``, ``plans_with_errors``, ``counts`` per code and ``failed`` (index, name, codes).
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``reports`` is not an iterable of Reports.
+
+    Examples
+    --------
     >>> s = summarize([Report(), Report((Finding("cycle", "structure", "error", "m", ("A", "B")),))], ["a", "b"])
     >>> (s.plans, s.plans_with_errors, dict(s.counts), s.failed)
     (2, 1, {'cycle': 1}, ((1, 'b', ('cycle',)),))

@@ -124,6 +124,27 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     ``Report.skipped`` says so); ``unmet_requirement`` still runs, with the
     plan's premises as the given facts.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        What the goal demands; None uses ``plan.contract``.
+
+    Returns
+    -------
+    Report
+        Every finding (``.ok`` when none is an error); renders as a table in a notebook.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    PlanvizTypeError
+        When ``contract`` is not a Contract or None.
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
     >>> sorted(validate(plan.replace(steps=plan.steps[1:])).codes)
@@ -209,6 +230,29 @@ def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFail
     exceptions carry ``.report``. Warnings never refuse. ``contract``
     defaults to ``plan.contract``.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract, optional
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Plan or PlanningFailure
+        The plan when it may run; a PlanningFailure naming the facts no route can have.
+
+    Raises
+    ------
+    SchemaError
+        On structure or import errors (``.report`` holds them).
+    SemanticError
+        On every other error: milestones, order, tools, permissions, intent, risk, forbidden states.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> prepare(examples.load("cache_isolation")).goal.startswith("Tenants")
     True
@@ -254,6 +298,25 @@ def refusal(plan: Plan, contract: Contract | None) -> Finding | None:
 
     The one place the simulator and the CLI learn why a plan may not run.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    contract : Contract or None
+        None uses ``plan.contract``.
+
+    Returns
+    -------
+    Finding or None
+        The first error of the refusing layer, or None when the plan may run.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> refusal(examples.load("cache_isolation"), None) is None
     True

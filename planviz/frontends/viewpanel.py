@@ -44,7 +44,8 @@ class ViewPanel(w.VBox):
         self._known = set(self._ids)
         self._on_change = on_change
         self._max_steps = max_steps
-        self.mode, self.focus, self.hops_used = "auto", None, 2
+        self.focus: str | None = None
+        self.mode, self.hops_used = "auto", 2
         small = w.Layout(width="auto")
         self.find = w.Combobox(options=self._ids[:MAX_SUGGESTIONS], placeholder="find a step id", description="Find",
                                ensure_option=False, continuous_update=False, style={"description_width": "34px"},

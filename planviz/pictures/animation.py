@@ -108,6 +108,40 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
     the shared clock for several; ``seconds`` is how long each frame shows;
     ``dpi`` sets the resolution of PNG and GIF frames. In a notebook the
     returned GIF animation shows itself.
+
+    Parameters
+    ----------
+    run : Run, list of Run or mapping of label to Run
+        The run, or several drawn side by side on one clock.
+    path : str or os.PathLike
+        ``.gif``, ``.html`` (a flipbook) or a folder (PNG frames); a missing folder is made.
+    frames : iterable of int, optional
+        Which frames (event indices, or clock ticks for several runs); default all.
+    seconds : float
+        How long each frame shows.
+    dpi : float
+        Resolution of PNG and GIF frames.
+
+    Returns
+    -------
+    Animation
+        What was written (``path``, ``frames``); a GIF shows itself in a notebook.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` holds something other than runs, or ``path`` is not a path.
+    RenderError
+        When ``path``'s suffix is not one of the three.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from planviz import examples, simulate
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "run.html"
+    >>> animate(run, out, frames=[0, -1]).path.name
+    'run.html'
     """
     labels, runs = _runs(run)
     expect_type(path, (str, os.PathLike), "animate", "path", "a file or folder path")

@@ -147,6 +147,45 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     every step of a big plan whatever it costs, and write it to a file:
     ``render(plan, max_steps=None, budget=None).save("plan.svg")``.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan to draw.
+    run : Run, optional
+        A run whose frame ``at`` is drawn.
+    at : int, optional
+        Event index (negative from the end); default the last.
+    report : Report, optional
+        Validation findings to outline.
+    highlight : iterable of str
+        ``"critical"`` draws the critical path bold.
+    focus, hops : str or list of str, int
+        Draw these steps' ``hops``-hop neighbourhood.
+    collapse, group_by : str, optional
+        ``"chains"``; ``"kind"``.
+    reduce : bool or 'all'
+        Leave out transitive edges.
+    max_steps, budget, memory : int, float, int, optional
+        Limits of the picture (None: no limit).
+    legend : bool
+        Draw the legend inside the picture.
+
+    Returns
+    -------
+    Diagram
+        ``.svg``, ``.dot``, ``.save(path)``, ``.view``, ``.notice``, ``.legend``; shows itself in a notebook.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    RenderError
+        For a bad option value or an ``at`` outside the run.
+    LayoutTimeout
+        When even the smallest view cannot be laid out within the budget.
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> d = render(Plan("g", [Step("A", "a", duration=2), Step("B", "b", depends_on="A")]))
     >>> d.svg.count('class="node status-pending')

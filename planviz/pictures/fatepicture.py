@@ -45,7 +45,32 @@ FATE_LOOKS = {
 
 
 def render_alignment(alignment: Alignment, *, timeout: float = 60.0) -> Diagram:
-    """Draw ``alignment`` (from :func:`planviz.align`): fates, unplanned calls, the failure's invalidated subgraph."""
+    """Draw ``alignment`` (from :func:`planviz.align`): fates, unplanned calls, the failure's invalidated subgraph.
+
+    Parameters
+    ----------
+    alignment : Alignment
+        From :func:`planviz.align`.
+    timeout : float
+        Seconds the layout may take.
+
+    Returns
+    -------
+    Diagram
+        The declared plan coloured by each step's fate, with the unplanned calls beside it.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``alignment`` is not an Alignment (make one with :func:`planviz.align`).
+
+    Examples
+    --------
+    >>> from planviz import align, examples, simulate
+    >>> plan = examples.load("cache_isolation")
+    >>> render_alignment(align(plan, simulate(plan))).svg.startswith("<?xml")
+    True
+    """
     if not isinstance(alignment, Alignment):
         raise PlanvizTypeError(f"render_alignment(alignment=...) expects a planviz Alignment, got "
                                f"{type(alignment).__name__}; make one with planviz.align(plan, run)")

@@ -66,7 +66,7 @@ def chain_groups(ix: StructureIndex, drawn: Sequence[str], pinned: set[str]) -> 
         if v != u and v in inside and v not in pinned and len(set(ix.parents[v])) == 1:
             nxt[u] = v
     heads = [u for u in drawn if u in nxt and u not in set(nxt.values())]
-    groups = []
+    groups: list[Group] = []
     for u in heads:
         chain = [u]
         while chain[-1] in nxt:
@@ -86,8 +86,9 @@ def kind_clusters(ix: StructureIndex, drawn: Sequence[str],
             by_kind.setdefault(kind, []).append(s)
     for i, g in enumerate(groups):
         kinds = {ix.steps[m].kind for m in g.members}
-        if g.kind == "chain" and len(kinds) == 1 and next(iter(kinds)):
-            by_kind.setdefault(next(iter(kinds)), []).append(i)
+        kind = next(iter(kinds)) if len(kinds) == 1 else None
+        if g.kind == "chain" and kind:
+            by_kind.setdefault(kind, []).append(i)
     return tuple((k, tuple(v)) for k, v in sorted(by_kind.items()))
 
 

@@ -56,6 +56,30 @@ def parse_plan(text: str | bytes, format: str | None = None, source: str = STRIN
     ``format`` is one of :data:`FORMATS`, or None to detect it. Text holding
     several plans is an error: use :func:`parse_plans`.
 
+    Parameters
+    ----------
+    text : str or bytes
+        The plan's text (never a path).
+    format : str, optional
+        One of ``FORMATS`` (``planviz``, ``toolcall``, ``taskbench``, ...); None detects it.
+    source : str, optional
+        How messages name the text (default ``<string>``).
+
+    Returns
+    -------
+    Plan
+        The plan, with ``import_findings`` for what an importer could not map.
+
+    Raises
+    ------
+    PlanFormatError
+        When the text is not a plan in the format, holds several plans, or breaks a limit; the message names
+        line, column and field path.
+    PlanvizTypeError
+        When ``text`` is not str or bytes.
+
+    Examples
+    --------
     >>> parse_plan('{"goal": "g", "steps": [{"n": 1, "tool": "ping", "why": "pong"}]}').step("step_1").action
     'ping()'
     >>> parse_plan('{"goal": "g", "steps": []}\\n{"goal": "h", "steps": []}\\n')
@@ -69,6 +93,29 @@ def parse_plan(text: str | bytes, format: str | None = None, source: str = STRIN
 def parse_plans(text: str | bytes, format: str | None = None, source: str = STRING_NAME) -> list[Plan]:
     """Read every plan in a text: one per JSON Lines line, YAML document or item of a list of plans.
 
+    Parameters
+    ----------
+    text : str or bytes
+        Text holding one or more plans.
+    format : str, optional
+        As for :func:`parse_plan`.
+    source : str, optional
+        How messages name the text.
+
+    Returns
+    -------
+    list of Plan
+        Every plan, in the order of the text.
+
+    Raises
+    ------
+    PlanFormatError
+        When a record is not a plan; the message names the record.
+    PlanvizTypeError
+        When ``text`` is not str or bytes.
+
+    Examples
+    --------
     >>> [p.goal for p in parse_plans('{"goal": "g", "steps": []}\\n\\n{"goal": "h", "steps": []}\\n')]
     ['g', 'h']
     """
@@ -80,6 +127,27 @@ def load_plan(source: Any, format: str | None = None) -> Plan:
 
     A string is always a path; to read plan text use :func:`parse_plan`.
 
+    Parameters
+    ----------
+    source : path, open file, mapping, list or Plan
+        Where the plan is; a string is always a path.
+    format : str, optional
+        As for :func:`parse_plan`; None detects it.
+
+    Returns
+    -------
+    Plan
+        The plan.
+
+    Raises
+    ------
+    PlanFormatError
+        When the file cannot be read or is not a plan (naming file, line and field), or holds several plans.
+    PlanvizTypeError
+        When ``source`` is none of the accepted kinds.
+
+    Examples
+    --------
     >>> load_plan({"goal": "g", "steps": [{"id": "A", "action": "a", "expected_evidence": "e"}]}).ids
     ('A',)
     >>> load_plan("no/such/plan.yaml")
@@ -91,13 +159,59 @@ def load_plan(source: Any, format: str | None = None) -> Plan:
 
 
 def load_plans(source: Any, format: str | None = None) -> list[Plan]:
-    """Load every plan of a path, an open file or parsed data (see :func:`load_plan`)."""
+    """Load every plan of a path, an open file or parsed data (see :func:`load_plan`).
+
+    Parameters
+    ----------
+    source : path, open file, mapping, list or Plan
+        Where the plans are.
+    format : str, optional
+        As for :func:`parse_plan`.
+
+    Returns
+    -------
+    list of Plan
+        Every plan the source holds.
+
+    Raises
+    ------
+    PlanFormatError
+        When the file cannot be read or a record is not a plan.
+    PlanvizTypeError
+        When ``source`` is none of the accepted kinds.
+
+    Examples
+    --------
+    >>> [p.goal for p in load_plans([{"goal": "g", "steps": []}, {"goal": "h", "steps": []}])]
+    ['g', 'h']
+    """
     return _load("load_plans", source, format, single=None)
 
 
 def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
     """Read a contract from text: a file of contract fields, a ``contract:`` mapping, or a plan file's contract.
 
+    Parameters
+    ----------
+    text : str or bytes
+        The contract's text: its fields, a ``contract:`` mapping or a plan file with one.
+    source : str, optional
+        How messages name the text.
+
+    Returns
+    -------
+    Contract
+        The contract.
+
+    Raises
+    ------
+    PlanFormatError
+        When the text holds no contract or a field is wrong.
+    PlanvizTypeError
+        When ``text`` is not str or bytes.
+
+    Examples
+    --------
     >>> parse_contract("required: [verify]\\nintent: read\\n").intent
     'read'
     >>> parse_contract("contract: {forbidden: [delete_tests]}").forbidden
@@ -109,6 +223,25 @@ def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
 def load_contract(source: Any) -> Contract:
     """Load a contract from a path, an open file, a mapping of its fields, a :class:`Contract` or a plan's own.
 
+    Parameters
+    ----------
+    source : path, open file, mapping, Contract or Plan
+        Where the contract is (a plan gives its own).
+
+    Returns
+    -------
+    Contract
+        The contract.
+
+    Raises
+    ------
+    PlanFormatError
+        When the file cannot be read, holds no contract, or a plan has none.
+    PlanvizTypeError
+        When ``source`` is none of the accepted kinds.
+
+    Examples
+    --------
     >>> load_contract({"required": ["verify"]}).required
     ('verify',)
     """
@@ -132,6 +265,29 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
     their default are left out; loading the text gives back an equal plan,
     contract included (``parent``, ``import_findings``, ``source_format`` and ``name`` are not written).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+    path : str or os.PathLike, optional
+        Also write the text there (whole or not at all; a missing folder is made).
+    format : {'yaml', 'json'}, optional
+        None: JSON when ``path`` ends in ``.json``, else YAML.
+
+    Returns
+    -------
+    str
+        The plan's text; :func:`load_plan` reads it back to an equal plan.
+
+    Raises
+    ------
+    PlanFormatError
+        When ``format`` is not a choice.
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> from planviz import Step
     >>> print(dump_plan(Plan("g", [Step("012", "ask", expected_evidence="yes")])), end="")
     goal: g

@@ -22,6 +22,16 @@ def plan_schema() -> dict[str, Any]:
     Editors use it to check plan files as they are written. It is built from
     the same field tables the loader uses, so the two cannot drift apart.
 
+    Parameters
+    ----------
+
+    Returns
+    -------
+    dict
+        The JSON Schema, plain data ready for ``json.dumps``.
+
+    Examples
+    --------
     >>> schema = plan_schema()
     >>> schema["$schema"], sorted(schema["$defs"]["step"]["required"])
     ('https://json-schema.org/draft/2020-12/schema', ['id'])

@@ -128,7 +128,35 @@ class Alignment:
 
 
 def align(plan: Plan, run: Run) -> Alignment:
-    """Each of ``plan``'s steps matched to what ``run`` did (see the module docs), and the calls nobody planned."""
+    """Each of ``plan``'s steps matched to what ``run`` did (see the module docs), and the calls nobody planned.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan the agent declared.
+    run : Run
+        What the agent did (recorded or simulated).
+
+    Returns
+    -------
+    Alignment
+        ``fates`` (one StepFate per planned step, see ``FATES``), ``unplanned`` calls, and
+        a text/HTML table.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    PlanvizTypeError
+        When ``run`` is not a :class:`Run` (a path: load it first with :func:`load_trace`).
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate
+    >>> plan = examples.load("cache_isolation")
+    >>> sorted({f.fate for f in align(plan, simulate(plan)).fates})
+    ['as_planned']
+    """
     plan = expect_plan(plan, "align")
     run = expect_run(run, "align")
     ran = steps_run(run)

@@ -76,6 +76,33 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
     expansion, the direct agent one per step, a workflow none; so for a short linear task the planner's
     own call is visible as overhead.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan each strategy runs.
+    faults : iterable of Fault
+        The same faults for every strategy.
+    strategies : iterable of str
+        Among ``direct``, ``workflow``, ``planner``.
+    contract : Contract, optional
+        None uses ``plan.contract``.
+    workers : int, optional
+        At most this many steps at once.
+
+    Returns
+    -------
+    Comparison
+        One row per strategy: outcome, the metrics and the attribution; prints and renders as a table.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+    SimulationError
+        When a fault names a step or fact the plan does not have (with the valid choices).
+
+    Examples
+    --------
     >>> from planviz import Step
     >>> tiny = Plan("know tomorrow's weather", [Step("W", "look up the forecast", expected_evidence="a forecast",
     ...                                               produces="forecast")])

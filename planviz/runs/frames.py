@@ -244,7 +244,7 @@ class SetView(Set):
         return self._len
 
     @classmethod
-    def _from_iterable(cls, it: Iterable[str]) -> frozenset[str]:
+    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:
         return frozenset(it)
 
     def __hash__(self) -> int:

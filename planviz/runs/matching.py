@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
+from ..plan.model import Step
 from ..plan.placeholder import PATTERN
 from .events import Run
 
@@ -47,10 +48,10 @@ class Ran(NamedTuple):
 
 def steps_run(run: Run) -> list[Ran]:
     """Every step ``run`` started, in the order each first started, with its status at the end of the run."""
-    steps = {}
+    steps: dict[str, Step] = {}
     for plan in run.plans:
-        for s in plan.steps:
-            steps.setdefault(s.id, s)
+        for step in plan.steps:
+            steps.setdefault(step.id, step)
     status: dict[str, str] = {}
     first: dict[str, int] = {}
     message: dict[str, str] = {}
@@ -75,8 +76,8 @@ def steps_run(run: Run) -> list[Ran]:
                 status[s] = last[s]
     out = []
     for sid, index in sorted(first.items(), key=lambda kv: kv[1]):
-        step = steps.get(sid)
-        out.append(Ran(sid, step.tool if step else None, dict(step.arguments) if step else {},
+        known = steps.get(sid)
+        out.append(Ran(sid, known.tool if known else None, dict(known.arguments) if known else {},
                        status.get(sid, "running"), call_ids.get(sid), index, message.get(sid, "")))
     return out
 

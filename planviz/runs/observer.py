@@ -60,7 +60,7 @@ def observation(step: Step, fault: Fault | None, fact: str | None) -> Observatio
         what = f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
         return Observation(False, kind="tool_error", data={**data, "message": f"{what} errored"})
     if kind == "withdraw":
-        return Observation(False, withdrawn={fact}, kind="precondition",
+        return Observation(False, withdrawn=frozenset({str(fact)}), kind="precondition",
                            data={**data, "message": f"precondition {fact!r} does not hold"})
     if kind == "side_effect":
         return Observation(False, kind="side_effect",
@@ -71,7 +71,7 @@ def observation(step: Step, fault: Fault | None, fact: str | None) -> Observatio
     if kind == "missing_evidence":
         return Observation(True, produced - {fact} if fact else frozenset(), data=data)
     if kind == "premise_false":
-        return Observation(True, produced, withdrawn={fact}, kind="premise_false", data=data)
+        return Observation(True, produced, withdrawn=frozenset({str(fact)}), kind="premise_false", data=data)
     if kind == "extra_fact":
-        return Observation(True, produced | {fact}, data=data)
+        return Observation(True, produced | {str(fact)}, data=data)
     raise AssertionError(f"{kind!r} is not observed at the end of a step")  # approval_denied acts before the start

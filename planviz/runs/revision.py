@@ -44,6 +44,32 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str, drop: Iterable[str]
     placeholders that named a voided step are renamed with it (whatever the
     spacing inside the braces, see :mod:`planviz.plan.placeholder`). Every other step
     is kept as it is, so completed ids keep their meaning.
+
+    Parameters
+    ----------
+    plan : Plan
+        The version that failed.
+    voided : iterable of str
+        The ids the failure voided.
+    trigger : str
+        The evidence that caused the revision (kept as ``trigger``).
+
+    Returns
+    -------
+    Plan
+        Version + 1, its ``parent`` the old plan, ``invalidated`` the voided ids.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
+    >>> from planviz import examples
+    >>> new = reissue(examples.load("cache_isolation"), {"S3", "S4"}, "hit rate fell to zero")
+    >>> new.version, new.ids, new.step("S3.v2").revises
+    (2, ('S0', 'S1', 'S2', 'S3.v2', 'S4.v2'), 'S3')
     """
     plan = expect_plan(plan, "reissue")
     voided = set(voided)
@@ -99,6 +125,25 @@ def redundant_work(state: _HasFacts, revised: Plan, before: Plan | None = None) 
     another id: work that would be redone for nothing. ``before`` is the plan the completed ids belong to
     (default: ``revised``).
 
+    Parameters
+    ----------
+    state : ExecutionState
+        Anything with ``.completed`` and ``.facts``.
+    revised : Plan
+        The revision.
+
+    Returns
+    -------
+    tuple of str
+        The remaining steps whose every produced fact is already held.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``revised`` is not a Plan.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> from planviz import Plan, Step
     >>> p = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
@@ -121,6 +166,27 @@ def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tupl
     """Completed steps that ``new`` tries to redefine (same id, different work: action, tool, arguments,
     requires or produces, see :mod:`planviz.plan.identity`): such a revision is refused.
 
+    Parameters
+    ----------
+    old : Plan
+        The version that ran.
+    new : Plan
+        The proposed revision.
+    completed : set of str
+        Ids completed so far.
+
+    Returns
+    -------
+    tuple of str
+        The completed ids ``new`` redefines, in ``old``'s order.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``old`` or ``new`` is not a Plan.
+
+    Examples
+    --------
     >>> from planviz import Plan, Step
     >>> a = Step("A", "reproduce", expected_evidence="e")
     >>> changed_completed(Plan("g", [a]), Plan("g", [replace(a, action="guess")]), {"A"})

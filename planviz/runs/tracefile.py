@@ -112,7 +112,36 @@ def run_to_lines(run: Run) -> Iterator[str]:
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
-    """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`)."""
+    """Write ``run`` to ``path`` as a JSON Lines trace (UTF-8, schema :data:`SCHEMA_VERSION`).
+
+    Parameters
+    ----------
+    run : Run
+        The run to save.
+    path : str or os.PathLike
+        Where; written whole or not at all (a missing folder is made).
+
+    Returns
+    -------
+    None
+        The file is written; :func:`load_trace` reads it back.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` is not a :class:`Run` (a path: load it first with :func:`load_trace`).
+    OSError
+        When the file cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from planviz import examples, simulate
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.jsonl"
+    >>> save_trace(simulate(examples.load("cache_isolation")), path)
+    >>> path.stat().st_size > 0
+    True
+    """
     run = expect_run(run, "save_trace")
     with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
         fh.writelines(run_to_lines(run))
@@ -139,6 +168,39 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
     it is dropped and the run loads up to its last whole event, with
     ``outcome`` None if it never stopped. A string is always a path; for the
     text of a trace use :func:`parse_trace`.
+
+    Parameters
+    ----------
+    source : path, open binary file or parsed data
+        Where the trace is; a string is always a path.
+    format : str, optional
+        Force a format; None detects it.
+    thread : str, optional
+        One thread of a file that holds several.
+    max_bytes : int, optional
+        Refuse a larger trace.
+
+    Returns
+    -------
+    Run
+        The run, every plan version included.
+
+    Raises
+    ------
+    TraceFormatError
+        When the file cannot be read, is not a trace (saying what it is when planviz can tell), breaks a
+        limit, or holds several threads and none was chosen.
+    PlanvizTypeError
+        When ``source`` is none of the accepted kinds.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from planviz import examples, save_trace, simulate
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.jsonl"
+    >>> save_trace(simulate(examples.load("cache_isolation")), path)
+    >>> load_trace(path).outcome
+    'plan_complete'
     """
     from .traces import load_runs, one_run  # the registry of formats; it calls read_trace for this one
 
@@ -148,7 +210,40 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
 
 def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
                 thread: str | None = None, max_bytes: int | None = None) -> Run:
-    """Read a trace from its text (never a path); see :func:`load_trace`."""
+    """Read a trace from its text (never a path); see :func:`load_trace`.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The trace's text (never a path).
+    format : str, optional
+        Force a format.
+    source : str
+        How messages name the text.
+    thread : str, optional
+        As for :func:`load_trace`.
+    max_bytes : int, optional
+        Refuse a larger trace.
+
+    Returns
+    -------
+    Run
+        The run.
+
+    Raises
+    ------
+    TraceFormatError
+        As for :func:`load_trace`, naming the line.
+    PlanvizTypeError
+        When ``text`` is not str or bytes.
+
+    Examples
+    --------
+    >>> parse_trace("")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.TraceFormatError: <string>:1: empty trace: expected a header line
+    """
     from .traces import one_run, parse_runs
 
     if not isinstance(text, (str, bytes, bytearray)):

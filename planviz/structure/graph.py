@@ -41,6 +41,24 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     ``unknowns``, ``version``, ``time_unit``). Duplicate ids keep their first
     step; dependencies on unknown ids add no edge (``validate`` reports both).
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan (any version).
+
+    Returns
+    -------
+    networkx.DiGraph
+        One node per step id with the step's fields, an edge per dependency carrying the facts it passes
+        (``facts=``).
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
+
+    Examples
+    --------
     >>> g = to_graph(Plan("g", [Step("A", "a", produces=["x", "y"]),
     ...                         Step("B", "b", depends_on=["A", "ghost"], requires="x")]))
     >>> list(g.edges(data="facts")), g.nodes["B"]["requires"]
@@ -108,6 +126,23 @@ def from_graph(g: nx.DiGraph) -> Plan:
     survive a round trip), drops the ones whose edge was removed, and appends
     new predecessors sorted. Node ids become strings.
 
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        A graph made by :func:`to_graph`, or by hand.
+
+    Returns
+    -------
+    Plan
+        The plan the graph describes.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``g`` is not a DiGraph (make one with :func:`to_graph`).
+
+    Examples
+    --------
     >>> g = to_graph(Plan("g", [Step("A", "a"), Step("B", "b", depends_on=["A", "ghost"])]))
     >>> g.add_edge("C", "B")
     >>> from_graph(g).step("B").depends_on

@@ -21,13 +21,14 @@ from typing import Any, Callable, Iterable, Sequence
 
 import networkx as nx
 
-from ..errors import show_value
 from ..pictures.drawing import render
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
+from .answers import Unreadable, ids, short
 from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 
-__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "as_id_set", "plan_text",
+__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
            "IDS", "FACTS"]
 
 IDS = tuple("ABCDEFGH")
@@ -75,10 +76,13 @@ def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozense
 
 
 def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
-                       oracle: Callable[..., Any]) -> tuple[Sequence[Any], Any, Any] | None:
+                       oracle: Callable[..., Any],
+                       judge: Callable[[Sequence[Any], Any, Any], bool] | None = None
+                       ) -> tuple[Sequence[Any], Any, Any] | None:
     """The first case where ``student(*case)`` differs from ``oracle(*case)``: (case, expected, got), or None.
 
-    ``got`` is the exception when the student's function raised one.
+    ``got`` is the exception when the student's function raised one. ``judge(case, expected, got)`` says whether an
+    answer to ``case`` is right when equality is not the test (a topological order: any valid one).
     """
     for case in cases:
         expected = oracle(*case)
@@ -86,19 +90,9 @@ def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., An
             got = student(*case)
         except Exception as exc:  # the student's code: any exception is an answer to show
             return case, expected, exc
-        if got != expected:
+        if not (judge(case, expected, got) if judge is not None else got == expected):
             return case, expected, got
     return None
-
-
-def as_id_set(value: Any) -> frozenset[str] | Any:
-    """A student's collection of ids as a frozenset; a string or a non-collection comes back unchanged."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        return value
-    try:
-        return frozenset(value)
-    except TypeError:
-        return value
 
 
 def plan_text(plan: Plan) -> str:
@@ -115,41 +109,89 @@ def plan_text(plan: Plan) -> str:
 
 
 def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
-              name: str, question: Callable[..., str], hint: Callable[..., str]) -> Feedback:
+              name: str, question: Callable[..., str], hint: Callable[..., str], build: str | None = None,
+              read: Callable[[Any], Any] | None = None,
+              judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+              say: Callable[[Sequence[Any], Any, Any], str] | None = None,
+              returns: str = "a set of step ids") -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
-    On the first disagreement the feedback shows the plan (as text and as a
-    picture), the question asked (``question(*case)``), what planviz answers
-    and what the student's function answered, and ``hint(case, expected, got)``.
+    ``build`` names the build-it (a key of :data:`~planviz.teaching.guards.FORBIDDEN`): an answer that
+    calls the library's own algorithm for it fails, kindly, before any case is asked (read from its code)
+    or when it runs (the algorithms raise while it runs). ``read`` turns what the student returned into an
+    answer (default: a set of step ids; Step objects and other types are a "not yet" with a hint, never a
+    crash); ``judge(case, expected, answer)`` says whether it is right (default: equal); ``say(case, expected,
+    answer)`` words a wrong answer. On the first disagreement the feedback shows the plan (as text and as a picture),
+    the question asked (``question(*case)``), what planviz answers and what the student's function
+    answered, and ``hint(case, expected, got)``.
     """
     if is_blank(student):
         return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
                           "write it, run the cell, then run this check again")
     if not callable(student):
-        return wrong(exercise, f"expected a function, got {type(student).__name__} {show_value(student, 60)}",
+        return wrong(exercise, f"expected a function, got {type(student).__name__} {short(student)}",
                      f"pass the function itself, not what it returns: check_{name}({name})")
-    found = first_disagreement(cases, lambda *case: as_id_set(student(*case)), oracle)
+    names = FORBIDDEN.get(build or "", ())
+    called = library_calls(student, names) if names else ()
+    if called:
+        return wrong(exercise, *used_message(name, called))
+    reader = read or _id_set
+
+    def ask(*case: Any) -> Any:
+        with forbidden(names):
+            got = student(*case)
+        return reader(got)
+
+    found = first_disagreement(cases, ask, oracle, judge)
     plans = len({id(case[0]) for case in cases})
     if found is None:
         return right(exercise, f"your {name} agrees with planviz on all {len(cases)} questions about "
                                f"{plans} random plans of 1 to {len(IDS)} steps.")
     case, expected, got = found
+    if isinstance(got, LibraryUsed):
+        return wrong(exercise, *used_message(name, got.name))
     number = next(i for i, c in enumerate(cases) if c is case) + 1
     if isinstance(got, Exception):
         said = f"your function raised {type(got).__name__}: {got}"
+    elif isinstance(got, Unreadable):
+        said = f"your function returned {got.why}"
     elif got is None:
-        said = "your function returned None; did it reach a return statement with a set of step ids?"
-    elif not isinstance(got, frozenset):
-        said = f"your function returned {type(got).__name__} {show_value(got, 60)}; return a set of step ids"
+        said = f"your function returned None; did it reach a return statement with {returns}?"
+    elif say is not None:
+        said = say(case, expected, got)
     else:
         said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
                 + (f" (missing {_ids(expected - got)})" if expected - got else "")
                 + (f" (extra {_ids(got - expected)})" if got - expected else ""))
     message = (f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
                f"{plan_text(case[0])}\n{question(*case)}: {said}")
-    return wrong(exercise, message, hint(case, expected, got), picture=render(case[0], highlight=()))
+    try:
+        tip = hint(case, expected, got)
+    except Exception:  # a hint must never turn a verdict into a crash
+        tip = ""
+    return wrong(exercise, message, tip, picture=_picture(case[0]))
 
 
-def _ids(ids: Iterable[str]) -> str:
-    ids = sorted(ids)
-    return "{" + ", ".join(ids) + "}" if ids else "nothing"
+def _id_set(value: Any) -> Any:
+    """The student's returned collection of ids as a frozenset, or an Unreadable saying what it was instead."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return Unreadable(f"str {short(value)}; return a set of step ids, even for one step")
+    out = ids(value)
+    if isinstance(out, Unreadable):
+        return Unreadable(f"{type(value).__name__} {short(value)}: {out.why}")
+    return out
+
+
+def _picture(plan: Plan) -> Any:
+    try:
+        return render(plan, highlight=())
+    except Exception:  # a plan with a cycle has no layered picture everywhere: the text says it all
+        return None
+
+
+
+def _ids(items: Iterable[Any]) -> str:
+    shown = sorted(str(x) for x in items)
+    return "{" + ", ".join(shown) + "}" if shown else "nothing"

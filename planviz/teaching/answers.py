@@ -1,7 +1,21 @@
-"""Reading what a student answers, and what a run says about how it ended: shared by the lessons' checks.
+"""Reading what a student answers: one normalisation for every check, and a type guard that never raises.
 
->>> number("29"), number("soon"), number(float("nan"))
-(29.0, None, None)
+A right answer is accepted in any reasonable form: surrounding whitespace
+(``" S1"``), case where case carries no meaning (``"Executor"``, ``"B"``),
+numbers as text (``"29"``), an exception class where its name is asked
+(``SchemaError`` for ``"SchemaError"``). A wrong type is not an error: each
+reader returns :data:`UNREADABLE` with what was wrong, and the check turns it
+into a "not yet" with a hint (:func:`unreadable`). Readers are deterministic:
+a set where an order is asked is refused, never read in hash order.
+
+>>> number("29"), number(" 29 "), number("soon"), number(float("nan")), number(True)
+(29.0, 29.0, None, None, None)
+>>> word(" Executor "), word(KeyError), word(3)
+('executor', 'keyerror', None)
+>>> sorted(ids([" S1", "S2 "])), sorted(ids("S3"))
+(['S1', 'S2'], ['S3'])
+>>> ids({"S1", "S2"}, ordered=True).why
+'a set has no order: give the steps as a list, first to last'
 >>> from planviz import examples, simulate
 >>> stop_reason(simulate(examples.load("release_no_credentials")))[:33]
 'refused: the plan is refused befo'
@@ -10,23 +24,142 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
 
+from ..errors import show_value
+from ..plan.model import Step
 from ..runs.events import Run
 
-__all__ = ["number", "stop_reason"]
+__all__ = ["number", "word", "same_word", "ids", "id_of", "Unreadable", "unreadable", "stop_reason",
+           "same_step", "whole_number", "short"]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An answer of the wrong type or form: ``why`` says what it is, to show the student."""
+
+    why: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def unreadable(value: Any) -> bool:
+    """True when a reader could not read the answer (its result is an :class:`Unreadable` or None)."""
+    return value is None or isinstance(value, Unreadable)
 
 
 def number(value: Any) -> float | None:
-    """A finite number from a student's answer (a number or its text), else None."""
+    """A finite number from a student's answer (a number or its text, surrounding spaces allowed), else None.
+
+    ``True`` and ``False`` are not numbers here, though Python counts them as 1 and 0.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        value = value.strip()
     try:
         out = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return out if math.isfinite(out) else None
+
+
+def whole_number(value: Any) -> int | None:
+    """A whole number from an answer (``3``, ``3.0``, ``"3"``), else None."""
+    out = number(value)
+    return int(out) if out is not None and out == int(out) else None
+
+
+def word(value: Any) -> str | None:
+    """A word from an answer, stripped and lower case; a class or an exception gives its name; else None."""
+    if isinstance(value, type):
+        return value.__name__.lower()
+    if isinstance(value, BaseException):
+        return type(value).__name__.lower()
+    if isinstance(value, str) and value.strip():
+        return value.strip().lower()
+    return None
+
+
+def same_word(value: Any, expected: str) -> bool:
+    """True when ``value`` reads as ``expected`` (case, spaces, underscores and hyphens aside).
+
+    >>> same_word(" Plan_Complete", "plan_complete"), same_word("plan complete", "plan_complete")
+    (True, True)
+    """
+    got = word(value)
+    return got is not None and _squash(got) == _squash(expected)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "_", text.strip().lower())
+
+
+def id_of(value: Any) -> str | Unreadable:
+    """One step id from an answer: a string (stripped); a :class:`~planviz.Step` is refused with the fix."""
+    if isinstance(value, Step):
+        return Unreadable(f"that is the Step object {value.id!r}; give its id: step.id")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, str):
+        return Unreadable("an empty string is not a step id")
+    return Unreadable(f"expected a step id (a string such as 'S1'), got {type(value).__name__} {short(value)}")
+
+
+def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...] | Unreadable:
+    """Step ids from an answer: a frozenset, or with ``ordered`` a tuple in the student's order.
+
+    A single id may be given as a string; ordered, a string such as
+    ``"S0 -> S1 -> S3"`` reads as a path. Step objects, non-strings and (when
+    ``ordered``) sets and dicts give an :class:`Unreadable` saying why.
+    """
+    if isinstance(value, Step):
+        return Unreadable("that is a Step object; give step ids (step.id)")
+    if isinstance(value, str):
+        found = tuple(re.findall(r"[A-Za-z0-9_.:\-]+", value)) if ordered else (value.strip(),)
+        found = tuple(x for x in found if x and x not in ("->", "-"))
+        if not all(found):
+            return Unreadable("an empty string is not a step id")
+        return found if ordered else frozenset(found)
+    if ordered and isinstance(value, (set, frozenset, dict)) or ordered and type(value).__name__ in ("dict_keys",):
+        return Unreadable("a set has no order: give the steps as a list, first to last")
+    if not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
+        return Unreadable(f"expected step ids (a {'list' if ordered else 'set'} such as ['S0', 'S1']), got "
+                          f"{type(value).__name__} {short(value)}")
+    items = []
+    for item in value:
+        one = id_of(item)
+        if isinstance(one, Unreadable):
+            return Unreadable(one.why if isinstance(item, Step) else
+                              f"{short(item)} is not a step id: give step ids such as 'S1'")
+        items.append(one)
+    return tuple(items) if ordered else frozenset(items)
+
+
+def same_step(value: Any, expected: str, plan_ids: Iterable[str] = ()) -> bool:
+    """True when ``value`` names step ``expected``, or the revision of it that runs next (``"S1.v2"`` for ``S1``).
+
+    A revision id is accepted only when it is not a step of the plan in its own right (``plan_ids``).
+    """
+    got = id_of(value)
+    if isinstance(got, Unreadable):
+        return False
+    if got == expected or got.lower() == expected.lower() and expected.lower() not in {i.lower() for i in plan_ids
+                                                                                         if i != expected}:
+        return True
+    match = re.fullmatch(r"(.+)\.v\d+", got, re.I)
+    return bool(match) and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
 
 
 def stop_reason(run: Run) -> str:
     """The run's outcome and why, as its stop event says it (``outcome: message``)."""
     message = run.events[-1].message if run.events else ""
     return message if message.startswith(str(run.outcome)) else f"{run.outcome}: {message}"
+
+
+def short(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters, safe for any object a student passes (errors.show_value)."""
+    return show_value(value, 57)

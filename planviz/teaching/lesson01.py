@@ -17,15 +17,16 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from ..errors import show_value
 from ..checks.validation import validate
 from ..examples import load
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
 from .agreement import agreement, ancestor_cases
+from .answers import Unreadable, ids, same_word, short
+from .cases import has_cycle, order_plans
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_ancestors", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
+__all__ = ["check_ancestors", "check_topological_order", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
 
 #: What exercise 1 asks of the new step: (id, facts it requires, fact it produces).
 NEW_STEP = ("S5", ("isolation_verified", "hit_rate_ok"), "fix_deployed")
@@ -55,7 +56,7 @@ def check_ancestors(ancestors: Any) -> Feedback:
             return "an ancestor is reached by following depends_on backwards; coming earlier in the file is not enough"
         return "start from plan.step(step_id).depends_on and walk backwards, remembering what you have seen"
 
-    return agreement("01 ancestors", ancestors, _oracle, ancestor_cases(), name="ancestors",
+    return agreement("01 ancestors", ancestors, _oracle, ancestor_cases(), name="ancestors", build="ancestors",
                      question=lambda plan, sid: f"ancestors(plan, {sid!r})", hint=hint)
 
 
@@ -85,6 +86,20 @@ def check_exercise_1(plan: Any) -> Feedback:
     if changed:
         return wrong(ex, f"you changed {', '.join(changed)} too", "add S5 and leave the other steps as they are")
     step = plan.step(sid)
+    produced = {f for s in plan.steps for f in s.produces}
+    vouched = sorted((set(plan.premises) - set(original.premises)) & produced)
+    given = sorted((set(plan.contract.given_facts if plan.contract else ()) -
+                    set(original.contract.given_facts if original.contract else ())) & produced)
+    if vouched or given:
+        where = "premises" if vouched else "the contract's given_facts"
+        return wrong(ex, f"you listed {', '.join(vouched or given)} in {where}, but a step of the plan produces "
+                         f"{'it' if len(vouched or given) == 1 else 'them'}: the plan would vouch for its own facts, "
+                         "and S5 could start before anything established them",
+                     "leave premises and the contract as they were; make S5 come after the step that produces "
+                     "what it requires")
+    if plan.premises != original.premises or plan.contract != original.contract:
+        return wrong(ex, "you changed the plan's premises or its contract too",
+                     "add S5 and leave the rest of the plan as it was")
     missing = [f for f in needs if f not in step.requires]
     if missing:
         return wrong(ex, f"S5 must require {' and '.join(needs)}; it does not require {', '.join(missing)}",
@@ -93,7 +108,9 @@ def check_exercise_1(plan: Any) -> Feedback:
         return wrong(ex, f"S5 must produce {makes!r}", "Step(..., produces=[...])")
     report = validate(plan, plan.contract)
     codes = sorted({f.code for f in report.findings if sid in f.steps})
-    if "unmet_requirement" in codes:
+    ancestors = nx.ancestors(to_graph(plan), sid)
+    unsupported = [f for f in needs if not any(f in plan.step(a).produces for a in ancestors)]
+    if "unmet_requirement" in codes or unsupported:
         return wrong(ex, "planviz finds unmet_requirement: S5 requires a fact that no step it depends on "
                          "(directly or through other steps) produces",
                      "which step produces isolation_verified? S5 has to come after it in the graph, not only in the file")
@@ -116,9 +133,12 @@ def check_exercise_2(facts: Any) -> Feedback:
     hint = "for u, v, facts in planviz.to_graph(plan).edges(data='facts'): print(u, v, facts)"
     if is_blank(facts):
         return unanswered(ex, "the facts the edge into S5 carries, as a list of names", hint)
-    if isinstance(facts, str) or not isinstance(facts, Iterable):
-        return wrong(ex, f"expected a list of fact names, got {type(facts).__name__} {show_value(facts, 60)}", hint)
-    given = {str(f) for f in facts}
+    if isinstance(facts, str):
+        facts = facts.replace(",", " ").split()
+    if not isinstance(facts, Iterable) or any(not isinstance(f, str) for f in facts):
+        return wrong(ex, f"expected a list of fact names (strings), got {type(facts).__name__} {short(facts)}",
+                     hint)
+    given = {f.strip() for f in facts}
     if given == expected:
         return right(ex, "an edge carries the facts its source produces that its target requires.")
     extra, missing = sorted(given - expected), len(expected - given)
@@ -144,7 +164,66 @@ def check_exercise_3(code: Any, reason: Any = None) -> Feedback:
     hint = "validate the plan without S5's depends_on and read each finding's code"
     if is_blank(code):
         return unanswered(ex, "the code of the finding planviz reports, and the letter of the reason", hint)
-    if str(code) not in expected:
+    if not any(same_word(code, c) for c in expected):
         return wrong(ex, f"planviz does not report {code!r} for S5 without depends_on", hint)
     return multiple_choice(ex, reason, "b", _EX3_CHOICES,
                            "what decides when S5 may start: its place in the file, or its dependencies?")
+
+
+
+def _order_oracle(plan: Plan) -> tuple[str, ...] | None:
+    """One order planviz accepts (None for a cycle): the lexicographic topological sort of its graph."""
+    return None if has_cycle(plan) else tuple(nx.lexicographical_topological_sort(to_graph(plan)))
+
+
+def _read_order(value: Any) -> Any:
+    if value is None:
+        return "no order"  # the answer "this plan has a cycle"
+    if isinstance(value, str):
+        return Unreadable(f"str {short(value)}; return a list of step ids, first to last")
+    return ids(value, ordered=True)
+
+
+def _valid_order(plan: Plan, got: Any) -> bool:
+    if not isinstance(got, tuple) or sorted(got) != sorted(plan.ids):
+        return False
+    place = {sid: i for i, sid in enumerate(got)}
+    return all(place[d] < place[s.id] for s in plan.steps for d in s.depends_on)
+
+
+def check_topological_order(order: Any) -> Feedback:
+    """Your ``order(plan)``: the step ids in an order where every step comes after its ``depends_on``, or
+    ``None`` when the plan has a cycle (no such order exists). Any valid order is right."""
+    cases = [(plan,) for plan in order_plans()]
+
+    def judge(case: Any, expected: Any, got: Any) -> bool:
+        return got == "no order" if expected is None else _valid_order(case[0], got)
+
+    def say(case: Any, expected: Any, got: Any) -> str:
+        plan = case[0]
+        if expected is None:
+            return f"this plan has a cycle, so no order exists (return None); yours says {_shown(got)}"
+        if got == "no order":
+            return "yours returned None (a cycle), but this plan has none"
+        if sorted(got) != sorted(plan.ids):
+            missing = sorted(set(plan.ids) - set(got))
+            return f"yours says {_shown(got)}: " + (f"missing {', '.join(missing)}" if missing else
+                                                   "not every step exactly once")
+        place = {sid: i for i, sid in enumerate(got)}
+        bad = next((d, s.id) for s in plan.steps for d in s.depends_on if place[d] > place[s.id])
+        return f"yours says {_shown(got)}: {bad[1]} comes before {bad[0]}, which it depends on"
+
+    def hint(case: Any, expected: Any, got: Any) -> str:
+        if expected is None:
+            return ("when no step is left with all its dependencies placed but steps remain, they wait for each "
+                    "other: that is a cycle")
+        return ("repeatedly take a step whose dependencies are all placed already (count each step's unplaced "
+                "dependencies, like Kahn's algorithm)")
+
+    return agreement("01 topological order", order, _order_oracle, cases, name="order", build="topological_order",
+                     question=lambda plan: "order(plan)", hint=hint, read=_read_order, judge=judge, say=say,
+                     returns="a list of step ids (or None for a cycle)")
+
+
+def _shown(got: Any) -> str:
+    return " -> ".join(got) if isinstance(got, tuple) and got else str(got)

@@ -13,16 +13,19 @@ False
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..checks.grading import grade
 from ..checks.validation import CODES, prepare, validate
 from ..errors import PlanvizError
 from ..examples import load
 from ..plan.model import Contract, Plan
+from .agreement import agreement
+from .answers import Unreadable, number, same_word, short, word
+from .cases import grade_cases
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "milestone_contract",
+__all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "milestone_contract",
            "GATES", "MILESTONES", "ORDER"]
 
 #: The grading section's stricter contract: four milestones and three orders between them.
@@ -43,12 +46,13 @@ def _edit(plan: Plan, sid: str, **changes: Any) -> Plan:
 
 
 def _codes(value: Any) -> set[str] | None:
+    """Finding codes from an answer: a set of names or one text; spaces and case aside; else None."""
     if isinstance(value, str):
-        return {c.strip() for c in value.replace(",", " ").split() if c.strip()}
-    try:
-        return {str(c) for c in value}
-    except TypeError:
+        value = value.replace(",", " ").split()
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
         return None
+    out = {word(c) for c in value}
+    return None if None in out else {c for c in out if c is not None}
 
 
 def check_exercise_1(codes: Any = None) -> Feedback:
@@ -93,10 +97,10 @@ def check_exercise_2(layer: Any = None, code: Any = None) -> Feedback:
     if is_blank(layer) or is_blank(code):
         return unanswered(ex, "check_exercise_2(layer=..., code=...)", hint)
     finding = new[0]
-    if str(code) != finding.code:
-        known = str(code) in _LAYER_OF
-        return wrong(ex, f"{code!r} is {'not the new finding' if known else 'not a finding code'}", hint)
-    if str(layer) != finding.layer:
+    if not same_word(code, finding.code):
+        known = word(code) in _LAYER_OF
+        return wrong(ex, f"{short(code)} is {'not the new finding' if known else 'not a finding code'}", hint)
+    if not same_word(layer, finding.layer):
         return wrong(ex, f"{finding.code} is right, but it is not reported by the {layer!r} layer",
                      "each finding carries its layer: f.layer")
     return right(ex, f"the {finding.layer} layer reports {finding.code}: the contract now demands an order the graph "
@@ -139,9 +143,30 @@ def _gate(plan: Plan, contract: Contract | None) -> str:
     return "runs" if out else "PlanningFailure"
 
 
+def _table() -> list[tuple[Plan, Contract | None]]:
+    """The (plan, contract) pairs the notebook's gate table already shows: exercise 4 asks for others."""
+    plan = load("cache_isolation")
+    contract = plan.contract
+    release = load("release_no_credentials")
+    cheat = load("delete_failing_test")
+    clash = _edit(_edit(plan, "S1", resources=["staging-cache"], check="the staging cache is back to baseline"),
+                  "S2", resources=["staging-cache"], check="the staging cache is back to baseline")
+    clash = _edit(clash, "S3", risk="high")
+    fixed = _edit(_edit(clash, "S2", depends_on=["S0", "S1"]), "S3", approval="team lead")
+    return [(plan, contract), (_edit(plan, "S1", depends_on=["S0", "S4"]), contract), (release, release.contract),
+            (release.replace(premises=release.premises + ("deploy_credentials",)), release.contract),
+            (_edit(plan, "S3", depends_on=["S1"]), contract), (cheat, cheat.contract), (clash, contract),
+            (fixed, contract)]
+
+
+def _prediction(said: Any) -> str | None:
+    """One of :data:`GATES` from an answer: its name in any case, or the exception class itself."""
+    return next((g for g in GATES if same_word(said, g)), None)
+
+
 def check_exercise_4(predictions: Any = None) -> Feedback:
-    """Exercise 4: ``{name: (plan, contract, prediction)}`` for plans of the notebook, each prediction one of
-    :data:`GATES`; together they must show every one of the four outcomes."""
+    """Exercise 4: ``{name: (plan, contract, prediction)}`` for five plans the notebook's table did not gate,
+    each prediction one of :data:`GATES` (or the exception class); together they must show all four outcomes."""
     ex = "02 exercise 4"
     how = ('{"cyclic": (cyclic, contract, "SchemaError"), ...}: one entry per plan, with what you predict '
            "prepare does")
@@ -149,28 +174,90 @@ def check_exercise_4(predictions: Any = None) -> Feedback:
         return unanswered(ex, "a dict {name: (plan, contract, prediction)}", how)
     if not isinstance(predictions, Mapping):
         return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
-    outcomes = {}
+    table = _table()
+    outcomes: dict[str, str] = {}
+    seen: list[tuple[Plan, Contract | None]] = []
     for name, case in predictions.items():
         if not (isinstance(case, (tuple, list)) and len(case) == 3 and isinstance(case[0], Plan)
                 and (case[1] is None or isinstance(case[1], Contract))):
-            return wrong(ex, f"the entry {name!r} is not (plan, contract, prediction)", how)
+            return wrong(ex, f"the entry {short(name)} is not (plan, contract, prediction)", how)
         plan, contract, said = case
         if is_blank(said):
-            return unanswered(ex, f"your prediction for {name!r}", f"one of {', '.join(map(repr, GATES))}")
-        if said not in GATES:
-            return wrong(ex, f"{name!r}: {said!r} is not one of {', '.join(map(repr, GATES))}", how)
+            return unanswered(ex, f"your prediction for {short(name)}", f"one of {', '.join(map(repr, GATES))}")
+        gate = _prediction(said)
+        if gate is None:
+            return wrong(ex, f"{short(name)}: {short(said)} is not one of {', '.join(map(repr, GATES))}", how)
+        if (plan, contract) in table:
+            return wrong(ex, f"{short(name)} is a plan the table above already gated, with the same contract",
+                         "the exercise lists five plans the table did not gate: the audit, vouched without a "
+                         "contract, the checklist, the real output, the cache plan with nothing obtainable")
+        if (plan, contract) in seen:
+            return wrong(ex, f"{short(name)} is the same plan and contract as another entry", how)
+        seen.append((plan, contract))
         actual = _gate(plan, contract)
-        if actual != said:
+        if actual != gate:
             report = validate(plan, contract)
-            tip = ("warnings never refuse; look for an error" if said != "runs" and report.ok
+            tip = ("warnings never refuse; look for an error" if gate != "runs" and report.ok
                    else "which layer is its first error in? prepare's docstring (help(planviz.prepare)) maps "
                         "layers to what it does")
-            return wrong(ex, f"{name!r}: prepare does not give {said}", tip)
-        outcomes[actual] = name
+            return wrong(ex, f"{short(name)}: prepare does not give {gate}", tip)
+        outcomes[actual] = str(name)
+    if len(seen) < 5:
+        return wrong(ex, f"{len(seen)} plan(s); the exercise asks for five", how)
     absent = [g for g in GATES if g not in outcomes]
     if absent:
         return wrong(ex, f"your predictions are right, but no plan shows {', '.join(absent)}",
-                     "add a plan of this notebook for each outcome (the release plan, the cycle, the cheat...)")
+                     "the five plans of the exercise show every outcome: is one missing?")
     return right(ex, "one rule: any error refuses, a warning never does. How it refuses says what is wrong: a "
                      "malformed plan raises SchemaError, a plan no route can satisfy returns a PlanningFailure "
                      "(nothing to retry), a plan that breaks the contract's rules raises SemanticError.")
+
+
+def _grade_oracle(plan: Plan, contract: Contract) -> tuple[float, frozenset[tuple[str, str]]]:
+    g = grade(plan, contract)
+    return round(g.required_recall, 6), frozenset(tuple(p) for p in g.order_violations)
+
+
+def _read_grade(value: Any) -> Any:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (tuple, list)) or len(value) != 2:
+        return Unreadable(f"{type(value).__name__} {short(value)}; return a pair (recall, violations)")
+    recall, pairs = number(value[0]), value[1]
+    if recall is None:
+        return Unreadable(f"a recall of {short(value[0])}: a number from 0 to 1")
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        return Unreadable(f"violations {short(pairs)}: a set of (a, b) pairs")
+    out = set()
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            return Unreadable(f"a violation {short(pair)}: each is a pair (a, b) of the contract's must_precede")
+        out.add((str(pair[0]).strip(), str(pair[1]).strip()))
+    return round(recall, 6), frozenset(out)
+
+
+def _say_grade(case: Any, expected: Any, got: Any) -> str:
+    def show(pairs: Any) -> str:
+        return "{" + ", ".join(f"{a} < {b}" for a, b in sorted(pairs)) + "}" if pairs else "none"
+    return (f"planviz says recall {expected[0]:.3g} and violations {show(expected[1])}; yours says recall "
+            f"{got[0]:.3g} and violations {show(got[1])}")
+
+
+def _grade_hint(case: Any, expected: Any, got: Any) -> str:
+    if isinstance(got, tuple) and got[0] != expected[0]:
+        return ("a required entry is met by a step with that id OR by any step of that kind; recall is the share "
+                "of required entries met (1.0 when nothing is required)")
+    return ("for a pair (a, b), every step that is b (id or kind) needs a step that is a among its ancestors; "
+            "with no b step there is nothing to violate, with no a step every b step violates it")
+
+
+def check_grade(grade_it: Any) -> Feedback:
+    """Your ``grade_it(plan, contract)``: ``(recall, violations)`` against :func:`planviz.grade`'s
+    ``required_recall`` and ``order_violations`` on random plans whose steps have milestone kinds."""
+    def question(plan: Plan, contract: Contract) -> str:
+        kinds = ", ".join(f"{s.id}:{s.kind}" for s in sorted(plan.steps, key=lambda s: s.id))
+        order = ", ".join(f"{a} < {b}" for a, b in contract.must_precede) or "none"
+        return (f"grade_it(plan, contract) (kinds {kinds}; required {', '.join(contract.required)}; "
+                f"must_precede {order})")
+
+    return agreement("02 grade", grade_it, _grade_oracle, grade_cases(), name="grade_it", build="grade",
+                     question=question, hint=_grade_hint, read=_read_grade, say=_say_grade,
+                     returns="a pair (recall, violations)")

@@ -11,19 +11,21 @@ False
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..errors import show_value
 from ..analysis.schedule import critical_path
-from ..analysis.timeline import ready_timeline
+from ..analysis.timeline import ready_timeline, ready_waves
 from ..examples import load
 from ..plan.model import Plan
-from .answers import number
+from .agreement import agreement
+from .answers import Unreadable, number, short, whole_number
+from .answers import ids as read_ids
+from .cases import timed_plans
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
+__all__ = ["check_critical_path", "check_ready_waves", "check_exercise_1", "check_exercise_2", "check_exercise_3",
+           "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]
 
 SLOWER_S2 = 9      # exercise 1: S2 takes this many minutes instead of 3
 FASTER_BY = 6      # exercise 2: each step made this much faster (never below 0)
@@ -55,14 +57,6 @@ def _chains(plan: Plan) -> list[tuple[str, ...]]:
     return out
 
 
-def _path(value: Any) -> tuple[str, ...] | None:
-    """A path given as ids (a list or tuple) or as text such as ``"S0 -> S2 -> S3"``."""
-    if isinstance(value, str):
-        return tuple(re.findall(r"[A-Za-z0-9_.]+", value))
-    try:
-        return tuple(str(x) for x in value)
-    except TypeError:
-        return None
 
 
 def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
@@ -73,9 +67,11 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
     hint = "add the durations along each chain from S0 to S4, with S2 at its new duration"
     if is_blank(path) or is_blank(makespan):
         return unanswered(ex, "your prediction: check_exercise_1(path=[...], makespan=...)", hint)
-    ids = _path(path)
+    ids = read_ids(path, ordered=True)
+    if isinstance(ids, Unreadable):
+        return wrong(ex, f"that path cannot be read: {ids.why}", hint)
     if not ids:
-        return wrong(ex, f"expected the path as a list of step ids, got {show_value(path, 60)}", hint)
+        return wrong(ex, "the path is empty", hint)
     unknown = [sid for sid in ids if sid not in plan]
     if unknown:
         return wrong(ex, f"the plan has no step {unknown[0]!r}", "step ids are S0 to S4")
@@ -113,6 +109,7 @@ def check_exercise_2(saved: Any) -> Feedback:
                        "a dict {step id: minutes saved}", hint)
     if problem is not None:
         return problem
+    saved = {k.strip() if isinstance(k, str) else k: v for k, v in saved.items()}
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
@@ -162,10 +159,10 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
                      how)
     if any(step.id in s.depends_on for s in plan.steps):
         return wrong(ex, "nothing should depend on the new step: it is independent", how)
-    k = number(workers)
+    k = whole_number(workers)
     need = _minimum_workers(plan)
     makespan = critical_path(plan).makespan
-    if k is None or k < 1 or k != int(k):
+    if k is None or k < 1:
         return wrong(ex, f"workers is a whole number of at least 1, got {workers!r}", "ready_timeline(plan, workers=k)")
     finish = ready_timeline(plan, workers=int(k))[-1].time
     if not math.isclose(finish, makespan):
@@ -177,3 +174,102 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
     return right(ex, f"{need} worker(s) still finish at {makespan:g} {original.time_unit}: while one worker "
                      "follows the critical path, the other fits S2 and the new step beside it. More parallel "
                      "steps do not always need more workers.")
+
+
+def _pass_oracle(plan: Plan) -> dict[str, tuple[float, float]]:
+    return {sid: (t.es, t.ls) for sid, t in critical_path(plan).steps.items()}
+
+
+def _read_pass(value: Any) -> Any:
+    if not isinstance(value, Mapping):
+        return Unreadable(f"{type(value).__name__} {short(value)}; return a dict {{step id: (earliest start, "
+                          "latest start)}}")
+    out = {}
+    for key, pair in value.items():
+        sid = key.strip() if isinstance(key, str) else key
+        if not isinstance(sid, str):
+            return Unreadable(f"a dict keyed by {short(key)}; key it by step ids such as 'A'")
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            return Unreadable(f"{short(pair)} for {sid!r}; give a pair (earliest start, latest start)")
+        es, ls = number(pair[0]), number(pair[1])
+        if es is None or ls is None:
+            return Unreadable(f"{short(pair)} for {sid!r}: both times must be numbers")
+        out[sid] = (es, ls)
+    return out
+
+
+def _same_pass(case: Any, expected: dict[str, tuple[float, float]], got: Any) -> bool:
+    return isinstance(got, dict) and set(got) == set(expected) and all(
+        math.isclose(got[s][0], expected[s][0]) and math.isclose(got[s][1], expected[s][1]) for s in expected)
+
+
+def _say_pass(case: Any, expected: dict[str, tuple[float, float]], got: Any) -> str:
+    missing = sorted(set(expected) - set(got))
+    if missing:
+        return f"yours has no entry for {', '.join(missing)}"
+    extra = sorted(set(got) - set(expected))
+    if extra:
+        return f"yours has entries for steps the plan does not have: {', '.join(extra)}"
+    sid = next(s for s in sorted(expected) if not (math.isclose(got[s][0], expected[s][0])
+                                                 and math.isclose(got[s][1], expected[s][1])))
+    which = "earliest" if not math.isclose(got[sid][0], expected[sid][0]) else "latest"
+    return (f"for {sid}, planviz says (earliest {expected[sid][0]:g}, latest {expected[sid][1]:g}); yours says "
+            f"(earliest {got[sid][0]:g}, latest {got[sid][1]:g}): the {which} start differs")
+
+
+def _pass_hint(case: Any, expected: Any, got: Any) -> str:
+    if isinstance(got, dict) and set(got) == set(expected):
+        wrong_es = any(not math.isclose(got[s][0], expected[s][0]) for s in expected)
+        if wrong_es:
+            return ("forward pass: a step starts when its LAST dependency finishes (the max of their earliest "
+                    "finishes), in an order where dependencies come first")
+        return ("backward pass: a step must finish by the EARLIEST latest start of the steps that depend on it "
+                "(the makespan for a step nothing depends on); its latest start is that minus its duration")
+    return "return {step id: (earliest start, latest start)} for every step"
+
+
+def check_critical_path(passes: Any) -> Feedback:
+    """Your ``passes(plan)``: ``{step id: (earliest start, latest start)}`` for every step, by a forward pass
+    (earliest starts) and a backward pass (latest starts), against :func:`planviz.critical_path`.
+
+    The slack of a step is latest minus earliest; the critical steps have none.
+    """
+    cases = [(plan,) for plan in timed_plans()]
+    return agreement("03 critical path", passes, _pass_oracle, cases, name="passes", build="critical_path",
+                     question=lambda plan: "passes(plan) (durations: " + ", ".join(
+                         f"{s.id} {s.duration:g}" for s in sorted(plan.steps, key=lambda s: s.id)) + ")",
+                     hint=_pass_hint, read=_read_pass, judge=_same_pass, say=_say_pass,
+                     returns="a dict {step id: (earliest start, latest start)}")
+
+
+def _read_waves(value: Any) -> Any:
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        return Unreadable(f"{type(value).__name__} {short(value)}; return a list of sets of step ids, "
+                          "first wave first")
+    if isinstance(value, (set, frozenset)):
+        return Unreadable("a set has no order: return the waves as a list, first wave first")
+    waves = []
+    for wave in value:
+        got = read_ids([wave] if isinstance(wave, str) else wave)
+        if isinstance(got, Unreadable):
+            return Unreadable(f"a wave {short(wave)}: {got.why}")
+        waves.append(got)
+    return tuple(waves)
+
+
+def _say_waves(case: Any, expected: tuple[frozenset[str], ...], got: Any) -> str:
+    def show(waves: Any) -> str:
+        return " | ".join("{" + ", ".join(sorted(w)) + "}" for w in waves) or "no waves"
+    return f"planviz says {show(expected)}; yours says {show(got)}"
+
+
+def check_ready_waves(waves: Any) -> Feedback:
+    """Your ``waves(plan)``: the ready waves, a list of sets of step ids: the steps with no dependency first,
+    then each step in the wave after the last of its dependencies; against :func:`planviz.ready_waves`."""
+    cases = [(plan,) for plan in timed_plans(seed=2035)]
+    return agreement("03 ready waves", waves, lambda plan: tuple(ready_waves(plan)), cases, name="waves",
+                     build="ready_waves", question=lambda plan: "waves(plan)",
+                     hint=lambda case, expected, got: (
+                         "a step's wave is one more than the latest wave among its dependencies (0 with none); "
+                         "group the steps by wave"),
+                     read=_read_waves, say=_say_waves, returns="a list of sets of step ids")

@@ -25,11 +25,13 @@ from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.revision import redundant_work
 from ..runs.simulation import simulate
-from .agreement import as_id_set
-from .answers import stop_reason
+from .agreement import agreement
+from .answers import Unreadable, ids, same_step, same_word, short, stop_reason, whole_number
+from .cases import patch_cases
+from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
+__all__ = ["check_failure_scope", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
            "check_exercise_6", "TABLE_KINDS", "APPROVAL_TIME"]
 
 #: The fault kinds of the notebook's table of failure classes (``withdraw`` makes a precondition failure).
@@ -41,9 +43,9 @@ def _cache() -> Plan:
     return load("cache_isolation")
 
 
-def _ids(value: Any) -> frozenset[str] | None:
-    ids = as_id_set([value] if isinstance(value, str) else value)
-    return ids if isinstance(ids, frozenset) else None
+def _ids(value: Any) -> frozenset[str] | Unreadable:
+    out = ids(value)
+    return out if isinstance(out, frozenset) else Unreadable(str(getattr(out, "why", "not step ids")))
 
 
 def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) -> Feedback:
@@ -60,16 +62,17 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
     if is_blank(voided) or is_blank(kept) or is_blank(restart):
         return unanswered(ex, "check_exercise_1(voided={...}, kept={...}, restart=...)", hint)
     v, k = _ids(voided), _ids(kept)
-    if v is None or k is None:
-        return wrong(ex, "voided and kept are sets of step ids, such as {'S0'}", hint)
+    for given in (v, k):
+        if isinstance(given, Unreadable):
+            return wrong(ex, f"voided and kept are sets of step ids, such as {{'S0'}}: {given.why}", hint)
     if v != scope.voided:
         return wrong(ex, f"not the steps voided ({len(scope.voided)} are)",
                      "a precondition failure voids more than the step where it shows up: " + hint)
     if k != scope.kept:
         return wrong(ex, "the voided steps are right, but not the kept ones",
                      "kept is the verified work outside the scope: completed, and not voided")
-    if str(restart) != scope.restart:
-        return wrong(ex, f"execution does not resume at {restart!r}", "it goes back to the producer of the false fact")
+    if not same_step(restart, scope.restart, plan.ids):
+        return wrong(ex, f"execution does not resume at {short(restart)}", "it goes back to the producer of the false fact")
     return right(ex, f"the withdrawn fact sends execution back to its producer {scope.restart}: it and everything "
                      "built on it are voided, the rest is kept. A precondition failure is scoped by the fact, not "
                      "by where it showed up.")
@@ -85,9 +88,9 @@ def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: A
     hint = "simulate both and read run.outcome; then count the start events of S1 (and read contract.max_retries)"
     if is_blank(outcome_2) or is_blank(outcome_3) or is_blank(attempts_3):
         return unanswered(ex, "check_exercise_2(outcome_2=..., outcome_3=..., attempts_3=...)", hint)
-    if (str(outcome_2), str(outcome_3)) != (runs[2].outcome, runs[3].outcome):
+    if not (same_word(outcome_2, str(runs[2].outcome)) and same_word(outcome_3, str(runs[3].outcome))):
         return wrong(ex, "not both outcomes are right", hint)
-    if attempts_3 != attempts:
+    if whole_number(attempts_3) != attempts:
         return wrong(ex, f"the outcomes are right, but S1 was not attempted {attempts_3!r} times", hint)
     return right(ex, f"max_retries={plan.contract.max_retries} allows {attempts} attempts of S1: two transient "
                      "failures are retried away, a third is one too many and the run stops. A retry cap is a "
@@ -126,7 +129,8 @@ def check_exercise_3(most: Any = None, never: Any = None) -> Feedback:
     if got < best:
         return wrong(ex, f"{most} voids {got} completed step(s); another fault voids more", hint)
     silent = {k for k in TABLE_KINDS if all(v == 0 for f, v in table.items() if f.split(":")[1] == k)}
-    if str(never) not in silent:
+    never = next((k for k in silent if same_word(never, k)), never)
+    if never not in silent:
         return wrong(ex, f"{never!r} is not a kind of the table that never voids work",
                      "a kind that voids nothing at every step: which failure class has an empty scope?")
     beyond = " (more than any fault of the table!)" if got > best else ""
@@ -144,7 +148,10 @@ def check_exercise_4(kept: Any = None, choice: Any = None) -> Feedback:
     hint = "read the recheck events: each says why the step is kept or voided"
     if is_blank(kept):
         return unanswered(ex, "check_exercise_4(kept={...}, choice=...)", hint)
-    if _ids(kept) != expected:
+    got = _ids(kept)
+    if isinstance(got, Unreadable):
+        return wrong(ex, f"kept is a set of step ids: {got.why}", hint)
+    if got != expected:
         return wrong(ex, "not the steps the re-check keeps", hint)
     return multiple_choice(ex, choice, "b", _WHY_KEPT, "what does the re-check compare a completed step with?")
 
@@ -164,9 +171,15 @@ def check_exercise_5(propose: Any = None) -> Feedback:
         return unanswered(ex, "your replanner: check_exercise_5(propose=your_function)", how)
     if not callable(propose):
         return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
+    called = library_calls(propose, FORBIDDEN["replanner"])
+    if called:
+        return wrong(ex, *used_message("replanner", called))
     plan = _cache()
     try:
-        run = simulate(plan, plan.contract, faults=[Fault("S4", "side_effect")], propose=propose)
+        with forbidden(FORBIDDEN["replanner"]):
+            run = simulate(plan, plan.contract, faults=[Fault("S4", "side_effect")], propose=propose)
+    except LibraryUsed as exc:
+        return wrong(ex, *used_message("replanner", exc.name))
     except Exception as exc:  # the student's code: show what it raised
         return wrong(ex, f"the run raised {type(exc).__name__}: {exc}", how)
     return _replan_verdict(ex, run, how)
@@ -224,3 +237,41 @@ def check_exercise_6(steps: Any = None) -> Feedback:
     return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
                      "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
                      "is checked against it when the near work has shown what it involves.")
+
+
+def check_failure_scope(voided: Any) -> Feedback:
+    """Your ``voided(plan, step_id)``: the steps a side effect found at ``step_id`` voids, against
+    ``planviz.failure_scope(plan, step_id, "side_effect").voided``.
+
+    The rule (SPEC section 6): undo the patch that caused it: the step itself if its kind is ``patch``,
+    else its nearest ancestor of kind ``patch`` (fewest edges back, ties by the smaller id), else the
+    step's direct dependencies (itself when it has none); void that and everything downstream of it.
+    """
+    def oracle(plan: Plan, sid: str) -> frozenset[str]:
+        return failure_scope(plan, sid, "side_effect").voided
+
+    def hint(case: Any, expected: frozenset[str], got: Any) -> str:
+        plan, sid = case
+        if not isinstance(got, frozenset):
+            return "return a set of step ids"
+        if got - expected:
+            return ("start from ONE patch: the nearest one walking back from the step (count edges), and void "
+                    "only it and what depends on it, directly or not")
+        if plan.step(sid).kind != "patch" and not any(plan.step(a).kind == "patch" for a in _back(plan, sid)):
+            return "with no patch before it, the side effect undoes the step's direct dependencies and what follows"
+        return "everything downstream of the patch is voided too: follow the dependents all the way down"
+
+    return agreement("04 failure scope", voided, oracle, patch_cases(), name="voided", build="failure_scope",
+                     question=lambda plan, sid: (f"voided(plan, {sid!r}) (patches: "
+                                                 f"{', '.join(sorted(s.id for s in plan.steps if s.kind == 'patch')) or 'none'})"),
+                     hint=hint)
+
+
+def _back(plan: Plan, sid: str) -> set[str]:
+    seen, todo = set(), list(plan.step(sid).depends_on)
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(plan.step(x).depends_on)
+    return seen

@@ -20,6 +20,7 @@ from ..analysis.reach import reachable
 from ..runs.events import Run
 from ..runs.measures import attribute
 from .agreement import agreement, reach_cases
+from .answers import same_step, same_word, short
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
 __all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3"]
@@ -54,7 +55,7 @@ def check_reachable(fn: Any) -> Feedback:
         return ("a fact produced by a step you already found reachable counts as available for later steps; "
                 "keep going until nothing new is added")
 
-    return agreement("05 reachable", fn, _oracle, reach_cases(), name="reachable",
+    return agreement("05 reachable", fn, _oracle, reach_cases(), name="reachable", build="reachable",
                      question=lambda plan, completed, facts: (f"reachable(plan, completed={_set(completed)}, "
                                                               f"facts={_set(facts)})"),
                      hint=hint)
@@ -76,6 +77,21 @@ def _first_failure(run: Run) -> str | None:
     return next((e.step for e in run.events if e.kind == "fail"), None)
 
 
+def _recorded(ex: str, run: Run, how: str) -> Feedback | None:
+    """A "not yet" for a run that was simulated (or loaded from a simulation) where a recording is asked."""
+    if run.strategy != "recorded":
+        return wrong(ex, f"that run was simulated (strategy {run.strategy!r}{', with injected faults' if run.faults else ''}), "
+                         "not recorded from the notebook's agent", how)
+    return None
+
+
+def _report(run: Run, step: str) -> dict[str, Any] | None:
+    """What the agent's tool reported for ``step`` the first time it finished (its observation's data)."""
+    event = next((e for e in run.events if e.step == step and e.observation is not None
+                  and e.kind in ("complete", "fail")), None)
+    return dict(event.observation.data) if event is not None else None
+
+
 def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:
     """Exercise 1: with a stricter rule for S1, where does the run fail (``failed_step``) and what does
     :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
@@ -84,6 +100,9 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     bad = _is_run(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
     if bad is not None:
         return bad
+    simulated = _recorded(ex, run, how)
+    if simulated is not None:
+        return simulated
     first = _first_failure(run)
     if first is None:
         return wrong(ex, f"nothing failed in that run (outcome {run.outcome})",
@@ -94,11 +113,16 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     if is_blank(failed_step) or is_blank(attribution):
         return unanswered(ex, "your answers failed_step=... and attribution=...", "read run.to_text() and call "
                           "planviz.attribute(run)")
-    if str(failed_step) != first:
-        return wrong(ex, f"{failed_step!r} is not where your run fails", "read run.to_text(): which step has a fail event?")
+    report = _report(run, "S1") or {}
+    if report.get("callers"):
+        return wrong(ex, "S1 failed although its report names a key builder that is called: that is not the "
+                         "stricter rule at work", "fail S1 only when result['callers'] is empty")
+    if not same_step(failed_step, first):
+        return wrong(ex, f"{short(failed_step)} is not where your run fails",
+                     "read run.to_text(): which step has a fail event?")
     expected = attribute(run, run.contract)
-    if str(attribution) != expected:
-        return wrong(ex, f"planviz.attribute does not say {attribution!r} for this run",
+    if not same_word(attribution, str(expected)):
+        return wrong(ex, f"planviz.attribute does not say {short(attribution)} for this run",
                      "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
     return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
                      f"patch and its verification are spent, and attribute says {expected!r}.")
@@ -138,7 +162,17 @@ def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
     bad = _is_run(ex, run, "check_exercise_3(run=..., choice=...)", how)
     if bad is not None:
         return bad
+    simulated = _recorded(ex, run, how)
+    if simulated is not None:
+        return simulated
     if run.outcome != "plan_complete":
         return wrong(ex, f"that run ends {run.outcome!r}, not plan_complete", how)
+    if any(e.kind in ("fail", "replan", "invalidate") for e in run.events):
+        return wrong(ex, "that run completes only after a failure and a replan: its second look at S1 found the "
+                         "builder, not its first", how)
+    report = _report(run, "S1") or {}
+    if not report.get("callers"):
+        return wrong(ex, "in that run S1 still reports a key builder that nothing calls: locate is not fixed",
+                     how)
     return multiple_choice(ex, choice, "b", _COMPLETE,
                            "what does completing every step's milestones prove, and what could a plan leave out?")

@@ -25,7 +25,7 @@ from ..runs.comparison import compare
 from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.simulation import simulate
-from .answers import number, stop_reason
+from .answers import number, same_word, short, stop_reason
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
@@ -47,8 +47,8 @@ def check_exercise_1(tool_calls: Any = None, model_calls: Any = None, outcome: A
             "before the cap, and does any of them change the approach?")
     if is_blank(tool_calls) or is_blank(model_calls) or is_blank(outcome):
         return unanswered(ex, "check_exercise_1(tool_calls=..., model_calls=..., outcome=...)", hint)
-    if str(outcome) != run.outcome:
-        return wrong(ex, f"the run does not end {outcome!r}", "does re-issuing the same patch ever pass the check?")
+    if not same_word(outcome, str(run.outcome)):
+        return wrong(ex, f"the run does not end {short(outcome)}", "does re-issuing the same patch ever pass the check?")
     if number(tool_calls) != m.tool_calls or number(model_calls) != m.model_calls:
         return wrong(ex, "the outcome is right, but not both counts", hint)
     return right(ex, f"{run.outcome} after {m.tool_calls} tool calls and {m.model_calls} model calls "
@@ -78,10 +78,35 @@ def check_exercise_2(propose: Any = None) -> Feedback:
                      "verification a new id and no revises")
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    same = _same_patch(plan, run)
+    if same:
+        return wrong(ex, f"your route completes, but {same} is the patch S3 under another name: the same work "
+                         "under a new id is the same approach, and the side effect only missed it because it "
+                         "follows the id", "a different approach is a different patch: change what the patch "
+                         "does (its action, tool or arguments), not only its id")
     m = metrics(run)
     return right(ex, f"a different route completes after {m.replans} replan(s): {m.tool_calls} tool calls, "
                      f"{m.model_calls} model calls, {m.time:g} min. Note executability {m.executability:.2f}: "
-                     "the first plan's patch was never completed, it was replaced.")
+                     "the first plan's patch ran, was voided by the side effect it caused, and was replaced, not "
+                     "repaired.")
+
+
+def _content(step: Any) -> tuple[Any, ...]:
+    """What a step does, whatever its id: its action (spaces and case aside), tool and arguments."""
+    return (" ".join(step.action.lower().split()), step.tool, tuple(sorted((str(k), repr(v))
+                                                                            for k, v in step.arguments.items())))
+
+
+def _same_patch(plan: Plan, run: Any) -> str | None:
+    """The id of a completed patch in the run's last plan that does exactly what S3 did, or None."""
+    patch = plan.step("S3")
+    done = {e.step for e in run.events if e.kind == "complete"}
+    last = run.plan
+    for step in last.steps:
+        if step.id in done and step.id != "S3" and set(patch.produces) <= set(step.produces) \
+                and _content(step) == _content(patch):
+            return step.id
+    return None
 
 
 def check_exercise_3(fault: Any = None) -> Feedback:
@@ -132,6 +157,12 @@ def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, 
     if width < 3:
         return wrong(ex, f"at most {width} steps of that plan can run at once", "three branches: three steps no "
                      "one of which depends, directly or not, on another")
+    for strategy, kwargs in (("direct", {"strategy": "direct"}), ("planner", {})):
+        run = simulate(plan, **kwargs)
+        if run.outcome != "plan_complete":
+            return wrong(ex, f"with no fault, the {strategy} run of that plan ends {stop_reason(run)}, so its time "
+                             "says nothing about parallel branches",
+                         "validate(plan) says what the planner refuses: every step needs an expected_evidence")
     given = {"direct": direct, "planner": planner, "one_worker": one_worker}
     off = [k for k, v in given.items() if number(v) is None or not math.isclose(number(v), times[k])]
     if off:

@@ -12,7 +12,7 @@ False
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from ..errors import PlanvizError
 from ..examples import trace
@@ -23,6 +23,7 @@ from ..runs.fault import Fault
 from ..runs.rundiff import Usage, diff_runs
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
+from .answers import Unreadable, same_word, short, whole_number, word
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
@@ -38,10 +39,18 @@ def _recorded() -> Run:
 def _names(value: Any) -> set[str] | None:
     if isinstance(value, str):
         value = value.split(",") if "," in value else value.split()
-    try:
-        return {str(x).strip().replace(" ", "_") for x in value}
-    except TypeError:
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
         return None
+    out = {word(x) for x in value}
+    return None if None in out else {str(x).replace(" ", "_").replace("-", "_") for x in out}
+
+
+def _event_index(value: Any) -> int | None | Unreadable:
+    """An event index from an answer (a number or its text), None for "no divergence", else Unreadable."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "no divergence", "")):
+        return None
+    got = whole_number(value)
+    return got if got is not None else Unreadable(f"{short(value)} is not an event index")
 
 
 def check_exercise_1(first_divergence: Any = ..., differ: Any = None) -> Feedback:
@@ -55,7 +64,7 @@ def check_exercise_1(first_divergence: Any = ..., differ: Any = None) -> Feedbac
             f"among {', '.join(USAGE)}?")
     if first_divergence is Ellipsis or is_blank(differ):
         return unanswered(ex, "check_exercise_1(first_divergence=..., differ={...})", hint)
-    if first_divergence != d.first_divergence:
+    if _event_index(first_divergence) != d.first_divergence:
         return wrong(ex, f"the first divergence is not {first_divergence!r}",
                      "first_divergence compares the runs' events (starts, completions, failures), not their costs")
     given = _names(differ)
@@ -107,10 +116,10 @@ def check_exercise_3(divergence: Any = None, outcome: Any = None) -> Feedback:
     hint = "a transient failure makes the first call fail once: which event of the recorded run does it replace?"
     if is_blank(divergence) or is_blank(outcome):
         return unanswered(ex, "check_exercise_3(divergence=..., outcome=...)", hint)
-    if divergence != d.first_divergence:
-        return wrong(ex, f"the runs do not part at event {divergence!r}", hint)
-    if str(outcome) != simulated.outcome:
-        return wrong(ex, f"the divergence is right, but the simulated run does not end {outcome!r}",
+    if _event_index(divergence) != d.first_divergence:
+        return wrong(ex, f"the runs do not part at event {short(divergence)}", hint)
+    if not same_word(outcome, str(simulated.outcome)):
+        return wrong(ex, f"the divergence is right, but the simulated run does not end {short(outcome)}",
                      "does a workflow retry a transient failure?")
     return right(ex, f"they part at event {d.first_divergence}, where the recorded call completed and the simulated "
                      f"one failed; the workflow retries it and the run still ends {simulated.outcome}. A divergence "

@@ -29,8 +29,8 @@ from .agreement import first_disagreement
 from .answers import number, stop_reason
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "read_only_contract", "write_contract", "TOOLS", "SETTLED",
-           "COLLECTIONS_HOLD", "ANALYSIS"]
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_4", "RUBRIC", "read_only_contract",
+           "write_contract", "TOOLS", "SETTLED", "COLLECTIONS_HOLD", "ANALYSIS"]
 
 #: The tool registry of the case: what each tool does.
 TOOLS = {"lookup_account": ToolSpec(), "check_payment_plan_eligibility": ToolSpec(),
@@ -86,6 +86,20 @@ def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedbac
     return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
 
 
+def _sends(plan: Plan) -> str | None:
+    """The id of a step that does what the original plan's contact steps did (send the offer, log the contact):
+    the same tool, the same call (its action) under another tool name, or a tool or call named for sending."""
+    original = load("past_due_account")
+    contact = [s for s in original.steps if TOOLS.get(s.tool or "", ToolSpec()).writes]
+    for step in plan.steps:
+        for old in contact:
+            same_call = " ".join(step.action.split()) == " ".join(old.action.split())
+            says_send = any("send" in text.lower() for text in (step.tool or "", step.action.split("(")[0]))
+            if step.tool == old.tool or same_call or says_send:
+                return step.id
+    return None
+
+
 def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     """Exercise 2 (open): your read-only ``plan`` for the analyst and its ``contract``; checked where checkable."""
     ex = "08 exercise 2"
@@ -101,6 +115,16 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     if loosened:
         return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
                      "change the plan, not the tools")
+    unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
+    if unregistered:
+        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does: under a read-only contract a "
+                         "tool nobody declared cannot be shown to only read", "register every tool the plan calls "
+                         "in Contract(tools=...), with ToolSpec(writes=True) for a tool that writes")
+    sending = _sends(plan)
+    if sending:
+        return wrong(ex, f"{sending!r} still sends the offer (or logs a contact), whatever its tool is called: the "
+                         "analyst asked that nobody be contacted", "draft the offer for review instead of sending "
+                         "it; a new name for the same call does not change what it does")
     try:
         prepare(plan, contract)
     except PlanvizError as exc:
@@ -111,6 +135,12 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     if missing:
         return wrong(ex, f"the plan no longer calls {missing[0]!r}", "the analyst still wants the analysis: "
                      "the account, the eligibility and the installments")
+    installments = {s.id for s in plan.steps if s.tool == "compute_installments"}
+    offer = [s.id for s in plan.steps if s.tool not in ANALYSIS and (set(s.depends_on) & installments)]
+    if not offer:
+        return wrong(ex, "the plan prepares no offer: nothing comes after the installments",
+                     "the analyst asked for a payment plan to review: add a step that drafts the offer from "
+                     "the installments, with a read-only tool")
     run = simulate(plan, contract)
     if run.outcome != "plan_complete":
         return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
@@ -125,3 +155,104 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     return right(ex, f"read-only, accepted by prepare, complete in {metrics(run).tool_calls} tool calls, and a "
                      "settled account stops it after its first call. What no check can say: whether the draft is "
                      "what the analyst needs. Answer exercise 3 in words.")
+
+
+#: What a person judges in exercise 4, once the program has checked what it can.
+RUBRIC = (
+    "each step you added answers its unknown with the customer's own data (not a guess, not the plan's word)",
+    "the approver is someone who may commit the company to an offer, and sees the installment before it goes",
+    "each forbidden state names a harm the analyst cares about (a customer contacted under a hold, an "
+    "offer the customer cannot afford), not a restatement of a step",
+    "the send step's check is something you would see if the offer really went out (the offer id in the "
+    "account's offers), not that the call returned",
+)
+
+
+def _send_step(plan: Plan) -> Any:
+    return next((s for s in plan.steps if s.tool == "send_payment_plan_offer"), None)
+
+
+def _ancestors_of(plan: Plan, sid: str) -> set[str]:
+    seen, todo = set(), list(plan.step(sid).depends_on)
+    while todo:
+        x = todo.pop()
+        if x not in seen and x in plan:
+            seen.add(x)
+            todo.extend(plan.step(x).depends_on)
+    return seen
+
+
+_VACUOUS = {"ran", "run", "done", "ok", "sent", "completed", "executed", "called", "success", "it worked"}
+
+
+def check_exercise_4(plan: Any = None, contract: Any = None) -> Feedback:
+    """Exercise 4 (open, designed by you): the write job made safe. A ``contract`` for sending the offer that
+    turns the plan's two unknowns into required work, and a ``plan`` that meets it. Checked where a program
+    can check: a write contract with every tool registered as it is; the original plan refused by it; each
+    required milestone the original lacks met by a read-only step before the send; the send approved, with
+    a check that is not "ran"; at least one forbidden state; accepted and complete. The rest is
+    :data:`RUBRIC`, for a person."""
+    ex = "08 exercise 4"
+    how = ("Contract(intent='write', tools=..., required=[...one milestone per unknown...], forbidden_states=[...]) "
+           "and the plan with a read-only step per unknown before the send, and an approval on the send")
+    if is_blank(plan) or is_blank(contract):
+        return unanswered(ex, "check_exercise_4(plan=..., contract=...)", how)
+    if not isinstance(plan, Plan) or not isinstance(contract, Contract):
+        return wrong(ex, "expected a planviz Plan and a planviz Contract", how)
+    if contract.intent != "write":
+        return wrong(ex, f"the contract's intent is {contract.intent!r}: this job sends an offer", how)
+    changed = [name for name, spec in TOOLS.items() if contract.tools.get(name) != spec]
+    if changed:
+        return wrong(ex, f"the contract does not register {changed[0]!r} as it is", "keep the five tools' specs "
+                     "(lesson08.TOOLS) and add the tools your new steps call")
+    unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
+    if unregistered:
+        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does", how)
+    original = load("past_due_account")
+    try:
+        refuses_original = not prepare(original, contract)
+    except PlanvizError:
+        refuses_original = True
+    if not refuses_original:
+        return wrong(ex, "your contract accepts the original plan, which ignores both unknowns",
+                     "require the work that answers each unknown (contract.required: an id or a kind per unknown)")
+    new = [r for r in contract.required if r not in original.ids and not any(s.kind == r for s in original.steps)]
+    if len(new) < len(original.unknowns):
+        return wrong(ex, f"the contract requires {len(new)} milestone(s) the original plan lacks; the plan has "
+                         f"{len(original.unknowns)} unknowns", "one required milestone per unknown")
+    send = _send_step(plan)
+    if send is None:
+        return wrong(ex, "the plan no longer sends the offer: this is the write job", how)
+    before = _ancestors_of(plan, send.id)
+    for milestone in new:
+        meeting = [s for s in plan.steps if s.id == milestone or s.kind == milestone]
+        if not meeting:
+            return wrong(ex, f"no step of the plan meets the required {milestone!r}", how)
+        if not any(s.id in before for s in meeting):
+            return wrong(ex, f"{milestone!r} is met only after the offer is sent (or beside it): an unknown must "
+                             "be answered before the send depends on it", "make the send depend on it")
+        if any(contract.tools.get(s.tool or "", ToolSpec()).writes for s in meeting if s.id in before):
+            return wrong(ex, f"{milestone!r} is met by a step that writes: finding something out should not "
+                             "change the account", how)
+    if not send.approval:
+        return wrong(ex, "nobody approves the offer before it goes out", "Step(..., approval='...')")
+    if not send.check or send.check.strip().lower().rstrip(".") in _VACUOUS | {send.action.strip().lower()}:
+        return wrong(ex, f"the send step's check {send.check!r} says only that it ran",
+                     "what would you see if the offer really went out?")
+    if not contract.forbidden_states:
+        return wrong(ex, "the contract forbids no state: what must never become true while this runs?",
+                     "Contract(forbidden_states=[...])")
+    try:
+        accepted = prepare(plan, contract)
+    except PlanvizError as exc:
+        return wrong(ex, f"prepare refuses your plan: {exc}", "validate(plan, contract) lists every finding")
+    if not accepted:
+        return wrong(ex, f"prepare refuses your plan: {validate(plan, contract).to_text().splitlines()[0]}", how)
+    run = simulate(plan, contract, approval_time=0)
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
+    rubric = "\n".join(f"  - {item}" for item in RUBRIC)
+    return right(ex, f"the program found nothing more to object to: {len(new)} unknown(s) answered before the "
+                     f"send, an approval, a real check, {len(contract.forbidden_states)} forbidden state(s), and "
+                     f"the run completes in {metrics(run).tool_calls} tool calls. Now ask a person (or "
+                     f"yourself) the questions no program can answer:\n{rubric}")

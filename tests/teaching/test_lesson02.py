@@ -88,12 +88,16 @@ def test_exercise_3_wrong(plan, says):
     assert not feedback and says in feedback.message and feedback.hint
 
 
-RIGHT_GATES = {
-    "cycle": (edit(PLAN, "S1", depends_on=["S0", "S4"]), CONTRACT, "SchemaError"),
-    "release": (RELEASE, RELEASE.contract, "PlanningFailure"),
-    "cheat": (planviz.examples.load("delete_failing_test"), None, "SemanticError"),
-    "original": (PLAN, CONTRACT, "runs"),
+RIGHT_GATES = {  # five plans the notebook's table did not gate
+    "cycle through S0": (edit(PLAN, "S0", depends_on=["S4"]), CONTRACT, "SchemaError"),
+    "nothing obtainable": (PLAN, replace(CONTRACT, obtainable_facts=()), "PlanningFailure"),
+    "cheat, no contract": (planviz.examples.load("delete_failing_test"), None, "SemanticError"),
+    "vouched, no contract": (RELEASE.replace(premises=RELEASE.premises + ("deploy_credentials",), contract=None), None,
+                             "runs"),
+    "checklist, strict": (PLAN.replace(steps=[replace(s, depends_on=()) for s in PLAN.steps]), STRICT,
+                          "SemanticError"),
 }
+TABLE_ORIGINAL = (PLAN, CONTRACT, "runs")
 
 
 def test_exercise_4_right():
@@ -101,14 +105,25 @@ def test_exercise_4_right():
 
 
 @pytest.mark.parametrize("predictions, says", [
-    ({**RIGHT_GATES, "release": (RELEASE, RELEASE.contract, "SemanticError")}, "'release': prepare does not give"),
-    ({**RIGHT_GATES, "original": (PLAN, CONTRACT, "SemanticError")}, "'original': prepare does not give"),
-    ({k: v for k, v in RIGHT_GATES.items() if k != "release"}, "no plan shows PlanningFailure"),
-    ({**RIGHT_GATES, "cycle": (PLAN, CONTRACT, "refused")}, "'refused' is not one of"),
-    ({**RIGHT_GATES, "cycle": (PLAN, "contract.yaml", "runs")}, "not (plan, contract, prediction)"),
+    ({**RIGHT_GATES, "nothing obtainable": (PLAN, replace(CONTRACT, obtainable_facts=()), "SemanticError")},
+     "'nothing obtainable': prepare does not give"),
+    ({**RIGHT_GATES, "cheat, no contract": (planviz.examples.load("delete_failing_test"), None, "runs")},
+     "'cheat, no contract': prepare does not give"),
+    ({k: v for k, v in RIGHT_GATES.items() if k != "nothing obtainable"}, "4 plan(s); the exercise asks for five"),
+    ({**{k: v for k, v in RIGHT_GATES.items() if k != "nothing obtainable"}, "again": RIGHT_GATES["cycle through S0"]},
+     "the same plan and contract as another entry"),
+    ({**RIGHT_GATES, "cycle through S0": (PLAN, CONTRACT, "refused")}, "'refused' is not one of"),
+    ({**RIGHT_GATES, "cycle through S0": (PLAN, "contract.yaml", "runs")}, "not (plan, contract, prediction)"),
     ({"cycle": (PLAN, CONTRACT, ...)}, "no answer yet"),
     ({}, "no answer yet"),
     ([("a", PLAN)], "expected a dict"),
+    # the table's own plans are not the five the exercise asks for
+    ({"original": TABLE_ORIGINAL, "release": (RELEASE, RELEASE.contract, "PlanningFailure"),
+      "cycle": (edit(PLAN, "S1", depends_on=["S0", "S4"]), CONTRACT, "SchemaError"),
+      "cheat": (planviz.examples.load("delete_failing_test"), planviz.examples.load("delete_failing_test").contract,
+                "SemanticError"), "forgot": (edit(PLAN, "S3", depends_on=["S1"]), CONTRACT, "SemanticError")},
+     "a plan the table above already gated"),
+    ({**RIGHT_GATES, "original": TABLE_ORIGINAL}, "'original' is a plan the table above already gated"),
 ])
 def test_exercise_4_wrong(predictions, says):
     feedback = check_exercise_4(predictions)
@@ -120,3 +135,12 @@ def test_exercise_4_hint_says_warnings_never_refuse():
                  check="c holds S2's entry")
     feedback = check_exercise_4({**RIGHT_GATES, "clash": (clash, CONTRACT, "SemanticError")})
     assert not feedback and "warnings never refuse" in feedback.hint
+
+
+@pytest.mark.parametrize("form", ["semanticerror", " SemanticError ", planviz.SemanticError])
+def test_exercise_4_reads_a_prediction_in_any_form(form):
+    """The exception class itself, or its name in any case with spaces around: the same prediction."""
+    gates = dict(RIGHT_GATES)
+    plan, contract, _ = gates["checklist, strict"]
+    gates["checklist, strict"] = (plan, contract, form)
+    assert check_exercise_4(gates)

@@ -11,21 +11,30 @@ from planviz.teaching.lesson05 import check_exercise_1, check_exercise_2, check_
 PLAN = planviz.examples.load("cache_isolation")
 
 
-def _record(failing: str | None) -> planviz.Run:
-    """The cache plan recorded in file order; ``failing``'s observation establishes nothing (its evidence is missing)."""
+LEGACY = {"file": "cache/legacy_keys.py", "function": "build_key", "callers": []}
+CALLED = {"file": "cache/keys.py", "function": "make_key", "callers": ["cache/store.py:get"]}
+
+
+def _record(failing: str | None, s1_report: dict = CALLED) -> planviz.Run:
+    """The cache plan recorded in file order, S1 reporting ``s1_report``; ``failing``'s observation establishes
+    nothing (its evidence is missing)."""
     rec = Recorder(PLAN.contract, clock=iter(range(100)).__next__)
     rec.propose(PLAN)
     for step in PLAN.steps:
         rec.start(step.id)
         facts = set() if step.id == failing else set(step.produces)
-        if any(e.kind == "fail" for e in rec.observe(step.id, Observation(True, facts))):
+        data = s1_report if step.id == "S1" else {}
+        if any(e.kind == "fail" for e in rec.observe(step.id, Observation(True, facts, data=data))):
             rec.stop("expected_evidence_missing", f"{step.id} did not show what it promised")
             return rec.run
     rec.stop("plan_complete")
     return rec.run
 
 
-STRICT, NAIVE, COMPLETE = _record("S1"), _record("S4"), _record(None)
+STRICT, NAIVE, COMPLETE = _record("S1", LEGACY), _record("S4", LEGACY), _record(None)
+UNFIXED = _record(None, LEGACY)  # completes, but S1 still names the legacy builder: locate is not fixed
+SIMULATED_FAIL = planviz.simulate(PLAN, faults=[planviz.Fault("S1", "missing_evidence")])
+SIMULATED_DONE = planviz.simulate(PLAN)
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +112,11 @@ def test_exercise_1_right():
     assert check_exercise_1(STRICT, "S1", planviz.attribute(STRICT))
 
 
+@pytest.mark.parametrize("step, who", [(" S1", " Executor "), ("s1", "EXECUTOR"), ("S1 ", "executor")])
+def test_exercise_1_reads_ids_and_words_in_any_form(step, who):
+    assert check_exercise_1(STRICT, step, who)
+
+
 @pytest.mark.parametrize("run, step, who, says", [
     (NAIVE, "S4", "executor", "first step to fail is 'S4'"),
     (COMPLETE, "S1", "executor", "nothing failed"),
@@ -111,6 +125,10 @@ def test_exercise_1_right():
     (STRICT, None, None, "no answer yet"),
     (PLAN, "S1", "executor", "expected a planviz Run"),
     (None, None, None, "no answer yet"),
+    # a simulated fault is not the stricter observer at work on a recording
+    (SIMULATED_FAIL, "S1", "executor", "that run was simulated"),
+    # S1 failed though its report shows callers: not the stricter rule
+    (_record("S1", CALLED), "S1", "executor", "not the stricter rule at work"),
 ])
 def test_exercise_1_wrong(run, step, who, says):
     feedback = check_exercise_1(run, step, who)
@@ -142,6 +160,9 @@ def test_exercise_3_right():
     (COMPLETE, "a", "not (a)"),
     (COMPLETE, "c", "not (c)"),
     (None, "b", "no answer yet"),
+    (SIMULATED_DONE, "b", "that run was simulated"),
+    (UNFIXED, "b", "locate is not fixed"),
+    ("plan_complete", "b", "expected a planviz Run"),
 ])
 def test_exercise_3_wrong(run, choice, says):
     feedback = check_exercise_3(run, choice)

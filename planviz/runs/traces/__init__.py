@@ -38,7 +38,8 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, BinaryIO, Mapping
 
-from ...errors import PlanvizTypeError, TraceFormatError
+from ...errors import PlanFormatError, PlanvizTypeError, TraceFormatError
+from ...plan.plaindata import check_plain
 from ...plan.syntax import show_value
 from ..events import Run
 
@@ -206,6 +207,10 @@ def load_runs(source: Any, format: str | None = None, *, thread: str | None = No
     """Every run of a trace at ``source`` (a path, an open binary or text file, or parsed data)."""
     _check_format(format)
     if isinstance(source, (dict, list)):
+        try:  # data a file could hold: acyclic, string keys, bounded depth and integers
+            check_plain(source)
+        except PlanFormatError as exc:
+            raise TraceFormatError(exc.message, source="<data>", path=exc.path) from None
         doc = Document("<data>", thread=thread, max_bytes=max_bytes, _data=source)
         fmt = format or detect(Sample(data=source, parsed=True))
         if fmt is None:

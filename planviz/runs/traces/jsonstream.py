@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
+from itertools import accumulate
 from typing import Any, BinaryIO, Iterator
 
 from ...errors import TraceFormatError
+from ...plan import limits
 
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
@@ -36,7 +39,49 @@ MAX_RECORD = 16 * 1024 * 1024
 """Largest single record (one span, one checkpoint), in characters."""
 
 _SPACE = " \t\n\r"
-_DECODER = json.JSONDecoder()
+_NOT_STRUCTURE = re.compile(r'[^\[\]{}"]+')
+_STRINGS = re.compile(r'"[^"]*"?')
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class _TooManyDigits(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _bounded_int(text: str) -> int:
+    """A JSON integer, refused past :data:`planviz.plan.limits.MAX_DIGITS` digits (never converted)."""
+    digits = len(text) - text.startswith("-")
+    if digits > limits.max_digits():
+        raise _TooManyDigits(digits)
+    return int(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_bounded_int)
+
+
+def deeper_than(text: str, cap: int) -> bool:
+    """True when the JSON ``text`` nests lists and objects more than ``cap`` deep (brackets inside strings
+    do not count). Cheap for shallow text: whole passes of ``str.replace``, each taking at most one level
+    off, then an exact count only when those do not settle it.
+
+    >>> deeper_than('{"a": [[1]], "b": "[[[["}', 3), deeper_than('[[[[1]]]]', 3)
+    (False, True)
+    """
+    if text.count("[") + text.count("{") <= cap:
+        return False
+    skeleton = _STRINGS.sub("", _NOT_STRUCTURE.sub("", text.replace("\\\\", "").replace('\\"', "")))
+    rest, rounds, idle, pair = skeleton, 0, 0, "[]"
+    while rest and rounds <= cap and idle < 2:
+        shorter = rest.replace(pair, "")
+        pair = "{}" if pair == "[]" else "[]"
+        idle = idle + 1 if len(shorter) == len(rest) else 0
+        rounds += len(shorter) != len(rest)
+        rest = shorter
+    if not rest and rounds <= cap:
+        return False
+    return max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) > cap
 
 Record = tuple[Any, dict[str, Any], str, "int | None"]
 
@@ -108,12 +153,32 @@ class _Buffer:
                                    source=self.source, path=where or None)
         self.pos += 1
 
+    def decode(self, where: str) -> tuple[Any, int]:
+        """The JSON value at the read position and where it ends, within the number and nesting limits of
+        :mod:`planviz.plan.limits` (a value past them is refused where it stands)."""
+        try:
+            value, end = _DECODER.raw_decode(self.text, self.pos)
+        except _TooManyDigits as exc:
+            raise TraceFormatError(limits.too_many_digits(exc.digits), source=self.source, line=self.line(),
+                                   path=where or None) from None
+        except RecursionError:
+            raise self.too_deep(where) from None
+        if (isinstance(value, (dict, list)) and end - self.pos > limits.MAX_DEPTH
+                and deeper_than(self.text[self.pos:end], limits.MAX_DEPTH)):
+            raise self.too_deep(where)
+        return value, end
+
+    def too_deep(self, where: str) -> TraceFormatError:
+        return TraceFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected trace records, not a "
+                                f"deep structure; {limits.raise_hint('MAX_DEPTH')}", source=self.source,
+                                line=self.line(), path=where or None)
+
     def value(self, where: str, limit: int = MAX_RECORD) -> Any:
         """Decode the next JSON value whole, reading more text until it is complete (at most ``limit``)."""
         self.peek()
         while True:
             try:
-                value, end = _DECODER.raw_decode(self.text, self.pos)
+                value, end = self.decode(where)
             except json.JSONDecodeError as exc:
                 if len(self.text) - self.pos > limit:
                     raise TraceFormatError(f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
@@ -132,7 +197,7 @@ class _Buffer:
         while len(self.text) - self.pos < limit and self.fill():
             pass
         try:
-            value, end = _DECODER.raw_decode(self.text, self.pos)
+            value, end = self.decode("")
         except json.JSONDecodeError:
             if self.eof:
                 return True, self.value("")  # raises the located error

@@ -125,6 +125,11 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
                                  where=_place(dupes[0])))
     for name, n in sorted(deviations.items()):
         findings.append(_finding("deviating_attribute", _deviation_text(name, n), where=first_at[name]))
+    oi = sum(1 for s in order if s.convention == "openinference")
+    if oi:
+        findings.append(Finding("read_as_openinference", "import", "info", f"read as OpenInference: {oi} span(s) "
+                                "carry openinference.span.kind (arguments from input.value, results from "
+                                "output.value, tokens from llm.token_count.*)", (), (), ""))
     parent = _parents(order, by_id, findings)
     order.sort(key=lambda s: s.start)
     traces = {s.trace_id for s in order if s.trace_id}
@@ -271,7 +276,7 @@ def _action(s: Span) -> str:
 def _goal(order: list[Span], parent: dict) -> str:
     """The user's request (first user message), with the agent's name when there is one."""
     agent = next((s.agent for s in order if s.operation == AGENT and s.agent), "")
-    asked = next((s.goal for s in order if s.goal), "")
+    asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
     if asked:
         return f"{agent}: {asked}" if agent else asked
     if agent:

@@ -38,6 +38,8 @@ from typing import Any, Mapping
 
 from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
+from ...plan.limits import read_int
+from . import openinference
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
@@ -49,8 +51,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
     "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
     "call_id": ("gen_ai.tool.call.id", "tool_call.id"),
-    "arguments": ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "tool.parameters", "input.value",
-                  "traceloop.entity.input"),
+    "arguments": ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value", "traceloop.entity.input"),
     "result": ("gen_ai.tool.call.result", "gen_ai.output", "output.value", "traceloop.entity.output"),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
@@ -92,7 +93,8 @@ class Span:
 
     __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
-                 "cost", "error", "goal", "where", "line", "deviations", "leaves", "effect")
+                 "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
+                 "effect")
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -147,23 +149,26 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {_short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
-    state = _STATUS.get(code.lower() if isinstance(code, str) else code)
+    state = (_STATUS.get(code.lower()) if isinstance(code, str)
+             else _STATUS.get(code) if isinstance(code, int) and not isinstance(code, bool) else None)
     if state is None:
         raise bad(f"status.{code_field}", f"expected UNSET, OK or ERROR (0, 1, 2), got {_short(code)}")
     name = raw.get("name", "")
     if not isinstance(name, str):
         raise bad("name", f"expected a string, got {_short(name)}")
     deviations: list[str] = []
+    oi_kind = attrs.get(openinference.KIND)
+    oi = isinstance(oi_kind, str)  # an OpenInference span: its own convention, not a deviation from GenAI's
 
     def get(what: str) -> Any:
         for key in ATTRIBUTES[what]:
             if key in attrs and attrs[key] is not None:
-                if key not in DOCUMENTED:
+                if key not in DOCUMENTED and not oi:
                     deviations.append(key)
                 return attrs[key]
         return None
 
-    op_value = get("operation")
+    op_value = openinference.KINDS.get(oi_kind.upper()) if oi else get("operation")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
         op_value = name.split(" ", 1)[0]  # the span name's first word, as the conventions name spans
         deviations.append("span name")
@@ -181,8 +186,19 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     tool = get("tool") if operation == TOOL else None
     if tool is None and operation == TOOL and name.startswith("execute_tool "):
         tool = name[len("execute_tool "):]
-    arguments = _arguments(get("arguments")) if operation == TOOL else None
+    if tool is None and operation == TOOL and oi:
+        tool = name
+    if operation == TOOL and oi:
+        arguments = openinference.arguments(attrs.get("input.value", get("arguments")))
+    else:
+        arguments = _arguments(get("arguments")) if operation == TOOL else None
     result = _value(get("result")) if operation == TOOL else None
+    goal, goal_rank = None, 0
+    if oi and oi_kind.upper() in ("AGENT", "CHAIN"):
+        goal, goal_rank = openinference.task(attrs.get("input.value")), (0 if oi_kind.upper() == "AGENT" else 1)
+        goal = goal[:SHORT] if goal else None
+    elif operation in (MODEL, AGENT) and not oi:
+        goal = _user_text(get("messages"))
     cost = get("cost")
     if cost is None and any(k in attrs for k in _SPLIT_COST):
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in _SPLIT_COST)
@@ -196,7 +212,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         input_tokens=_count(get("input_tokens"), "input_tokens", bad),
         output_tokens=_count(get("output_tokens"), "output_tokens", bad),
         cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
-        goal=_user_text(get("messages")) if operation in (MODEL, AGENT) else None,
+        goal=goal, goal_rank=goal_rank, convention="openinference" if oi else "genai",
         where=where, line=line, deviations=tuple(deviations),
         effect=tier.lower() if operation == TOOL and isinstance(tier := get("effect"), str)
         and tier.lower() in EFFECTS else None)
@@ -273,8 +289,9 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 63:
         return value
     if isinstance(value, str):
-        if value.isdigit() and len(value) < 20:
-            return int(value)
+        number = read_int(value) if len(value) < 20 else None
+        if number is not None and number > 0:
+            return number
         try:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
@@ -289,8 +306,8 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
 def _count(value: Any, field: str, bad: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        value = read_int(value) if read_int(value) is not None else value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise bad(f"attributes ({field})", f"expected a token count (an integer >= 0), got {_short(value)}")
     return value
@@ -371,9 +388,10 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "boolValue" and isinstance(x, bool):
         return x
-    if kind == "intValue" and (isinstance(x, int) and not isinstance(x, bool)
-                               or isinstance(x, str) and x.lstrip("-").isdigit()):
-        return int(x)
+    if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool):
+        return x
+    if kind == "intValue" and isinstance(x, str) and read_int(x) is not None:
+        return read_int(x)
     if kind == "doubleValue" and isinstance(x, (int, float, str)) and not isinstance(x, bool):
         try:
             return float(x)
