@@ -54,6 +54,10 @@ _EXPORTS = {
     "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
     "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
+    "runs.faultmodel": ("FaultModel",),
+    "runs.evaluation": ("campaign", "ablation"),
+    "runs.campaigntable": ("Campaign", "CampaignRow"),
+    "runs.intervals": ("Estimate",),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
     "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
     "pictures.drawing": ("render",),
@@ -61,6 +65,7 @@ _EXPORTS = {
     "pictures.animation": ("animate", "Animation"),
     "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
+    "pictures.costchart": ("render_campaign", "CampaignChart"),
     "frontends.htmlreport": ("report_html",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
@@ -115,6 +120,10 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
         frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
     )
     from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from .runs.faultmodel import FaultModel as FaultModel
+    from .runs.evaluation import campaign as campaign, ablation as ablation
+    from .runs.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
+    from .runs.intervals import Estimate as Estimate
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
     )
@@ -127,6 +136,7 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .pictures.animation import animate as animate, Animation as Animation
     from .pictures.focus import View as View
     from .pictures.fatepicture import render_alignment as render_alignment
+    from .pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
     from .frontends.htmlreport import report_html as report_html
     from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
     from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison

@@ -28,8 +28,8 @@ EXPECTED = (
     "04_simulated_run.ipynb",
     "05_debugging_a_failed_run.ipynb",
     "06_is_planning_worth_it.ipynb",
-    "07_debugging_a_real_trace.ipynb",
-    "08_capstone_past_due_account.ipynb",
+    "07_capstone_past_due_account.ipynb",
+    "08_debugging_a_real_trace.ipynb",
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -283,22 +283,25 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "06_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
+    assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
+    assert re.search(r"^\+replanning\s+200\s", text, re.M)
     assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
-    nb = executed("07_debugging_a_real_trace.ipynb")
+    nb = executed("08_debugging_a_real_trace.ipynb")
     text = text_of(nb)
     assert "steps:   ('get_current_time', 'write_file')" in text
     assert "inferred_dependency" in text and "deviating_attribute" in text
     assert re.search(r"^check\s+not run\s+-\s+never called", text, re.M)
     assert "first divergence: event 4" in text
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
-    assert (ROOT / "out" / "07_real_trace" / "two_runs.html").is_file()
+    assert (ROOT / "out" / "08_real_trace" / "two_runs.html").is_file()
 
 
 def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and_the_cap(executed):
-    nb = executed("08_capstone_past_due_account.ipynb")
+    nb = executed("07_capstone_past_due_account.ipynb")
     text = text_of(nb)
     # the permission failure: refused before step 1 by the planner, met at step 4 by the direct agent
     assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text

@@ -4,18 +4,22 @@
 module            owns
 ================  ===============================================================================
 ``panels``        what the explorer and the reports both show (frame pictures, event rows, metrics)
-``page``          what every offline page needs: script-safe JSON and the locked CSP
-``deltatable``    what the report's script steps through: a picture per plan version, each event's changes
+``page``          the one page shell: script-safe JSON, the locked CSP, the front-end module, no-script view
+``explorer.js``   the one front end (ES module, with ``explorer.css``): the widget's, inlined by every page
+``snapshot``      what the front end draws a run from: pictures, deltas, log, details, legend, timeline
+``deltatable``    what the front end steps through: a picture per plan version, each event's changes
+``runpage``       the offline page of a run (or two): report, two-run report, the widget's static fallback
 ``htmlreport``    ``report_html``: one self-contained, offline HTML page that steps through a run
 ``pairreport``    ``report_html([a, b])``: two runs side by side on one stepper, offline
-``explorer``      ``explore``, ``replay``, ``Explorer``: the ipywidgets app
-``viewpanel``     the explorer's view controls (focus, hops, search)
+``explorer``      ``explore``, ``replay``, ``Explorer``: the anywidget
+``viewpanel``     the explorer's view choice (focus, hops, auto, whole)
 ``sidebyside``    ``compare_runs``: two runs in one ipywidgets stepper
 ``terminal``      progress of long commands on a terminal, clean Ctrl-C
 ``cli``           the ``planviz`` command (also ``python -m planviz``)
+``evaluationcli`` ``planviz campaign`` and ``planviz ablation`` (local processes or a Dask scheduler)
 ``demo``          the headless walkthrough behind ``make demo``
 ================  ===============================================================================
 
-Only ``explorer``, ``viewpanel`` and ``sidebyside`` import ipywidgets. The top of the flow (with
+Only ``explorer`` (anywidget, built on ipywidgets) and ``sidebyside`` import widget libraries. The top of the flow (with
 :mod:`planviz.teaching`): may read every stage, and no other stage imports it.
 """

@@ -36,18 +36,18 @@ import html
 import math
 import re
 from dataclasses import dataclass
-from types import SimpleNamespace
+from collections import Counter
 from typing import Any
 
 from ..pictures.captions import critical_marks, event_lines, schedule_of
 from ..pictures.drawing import render
 from ..pictures.escape import dom_id
-from ..pictures.grouping import group_marks
-from ..pictures.style import FONT, Mark, node_marks, slot_value, tip
+from ..pictures.grouping import counts_text, group_mark, group_traits, member_key
+from ..pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
 from ..plan.model import natural_key
 from ..runs.events import Run
 from ..runs.machine import ProgressCallback
-from .panels import plan_of
+from .panels import plan_of, version_options
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
 
@@ -60,13 +60,21 @@ LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
+_SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
+_DECIMALS = re.compile(r"-?\d+\.\d{2,}")
+
+
+def _tenth(m: re.Match) -> str:
+    """A coordinate to a tenth of a point (Graphviz writes hundredths): no visible change, a third smaller."""
+    return f"{float(m.group(0)):.1f}".rstrip("0").rstrip(".") or "0"
 
 
 @dataclass(frozen=True)
 class VersionPicture:
     """One plan version's picture in the report: events ``first``..``last`` show it; ``svg`` is its last frame.
 
-    ``nodes`` are the DOM ids of the node groups the script restyles (the
+    ``looks`` is the look of each node in ``svg``, ``ids`` its step id (a group's name) and ``legend`` the
+    legend keys of what no frame changes (the critical path, findings). ``nodes`` are the DOM ids of the node groups the script restyles (the
     steps render drew, then the group nodes of a focused view) and ``cuts`` the length, in UTF-16 code units as a
     browser counts, of the frame-dependent end of each one's tooltip in ``svg``.
     """
@@ -77,18 +85,23 @@ class VersionPicture:
     svg: str
     nodes: tuple[str, ...]
     cuts: tuple[int, ...]
+    looks: tuple[int, ...] = ()
+    legend: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 def minify_svg(svg: str) -> str:
     """Render's SVG without its XML prolog, the attributes the report's stylesheet sets for every text (font
     family, ``xml:space``, centred anchor), dashes of ``none`` (the default) and the ids of Graphviz's link
-    wrappers (``a_node-...``, which nothing reads): the same picture, a quarter smaller.
+    wrappers (``a_node-...``, which nothing reads), shape coordinates to a tenth of a point: the same picture,
+    less than half the size.
 
     >>> minify_svg('<?xml version="1.0"?>\\n<svg><g id="a_x"><text xml:space="preserve" text-anchor="middle" x="1">a'
-    ...            '</text><path stroke-dasharray="none" d=""/></g></svg>')
-    '<svg><g><text x="1">a</text><path d=""/></g></svg>'
+    ...            '</text><path stroke-dasharray="none" d="M100.53,-12.04C1.96,2"/></g></svg>')
+    '<svg><g><text x="1">a</text><path d="M100.5,-12C2,2"/></g></svg>'
     """
     svg = _WRAPPER_ID.sub("", _PROLOG.sub("", svg, count=1))
+    svg = _SHAPE.sub(lambda m: m.group(1) + _DECIMALS.sub(_tenth, m.group(2)) + '"', svg)
     for attr in (f' font-family="{html.escape(FONT)}"', ' xml:space="preserve"', ' text-anchor="middle"',
                  ' stroke-dasharray="none"'):
         svg = svg.replace(attr, "")
@@ -105,6 +118,7 @@ class _Looks:
     def __init__(self) -> None:
         self.ids: dict[tuple, int] = {}
         self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
+        self.keys: list[str] = []
 
     def of(self, m: Mark) -> int:
         known = self._marks.get(m)
@@ -117,14 +131,21 @@ class _Looks:
         flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
         end = tip(m.extra, "text") if m.extra else ""
         key = (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
-        return self.ids.setdefault(key, len(self.ids))
+        if key not in self.ids:
+            self.ids[key] = len(self.ids)
+            self.keys.append(m.key)  # the legend entry of a node of this look (its status)
+        return self.ids[key]
 
     def table(self) -> list[list[Any]]:
         return [list(key) for key in self.ids]
 
 
 class _Groups:
-    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame."""
+    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame.
+
+    Each group's members are counted by status once, at the version's first frame; an event then moves the
+    counts of the members it changed, so a frame costs what its event changed, not the group's size.
+    """
 
     def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple) -> None:
         view = None if diagram.summarized else diagram.view
@@ -135,16 +156,38 @@ class _Groups:
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
         members = [sid for sid in self._of if sid in plan.by_id]  # their critical and finding marks, frame-free
-        self._members = node_marks(plan, None, critical, findings, ids=members) if members else {}
+        marks = node_marks(plan, None, critical, findings, ids=members) if members else {}
+        self._traits = [group_traits(g, marks) for g in self.all]
+        self._key: dict[str, str] = {}
+        self._counts: list[Counter[str]] = [Counter() for _ in self.all]
 
-    def touched(self, steps: Any) -> list[int]:
-        return sorted({j for sid in steps for j in self._of.get(sid, ())})
+    def start(self, frame: Any) -> dict[int, Mark]:
+        """Count every member in ``frame`` (a version's first); the marks of every group."""
+        for j, g in enumerate(self.all):
+            counts = self._counts[j] = Counter()
+            for sid in g.members:
+                key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept)
+                counts[key] += 1
+        return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
 
-    def marks(self, frame: Any, which: Any) -> dict[int, Mark]:
-        """The marks of groups ``which`` in ``frame``, keyed by group number (render's :func:`group_marks`)."""
-        which = list(which)
-        shown = group_marks(SimpleNamespace(groups=[self.all[j] for j in which]), frame, self._members)
-        return {which[k]: m for k, m in shown.items()}
+    def step(self, frame: Any, steps: Any) -> dict[int, Mark]:
+        """Move the counts of the members in ``steps`` to ``frame``; the marks of the groups whose counts moved."""
+        moved = set()
+        for sid in steps:
+            groups = self._of.get(sid)
+            if not groups:
+                continue
+            key = member_key(sid, frame.statuses, frame.voided, frame.kept)
+            old = self._key.get(sid)
+            if key == old:
+                continue
+            self._key[sid] = key
+            for j in groups:
+                if old is not None:
+                    self._counts[j][old] -= 1
+                self._counts[j][key] += 1
+                moved.add(j)
+        return {j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j]) for j in sorted(moved)}
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
@@ -157,11 +200,12 @@ def _versions(run: Run) -> list[tuple[int, int]]:
     return bounds
 
 
-def delta_table(run: Run, progress: ProgressCallback | None = None
+def delta_table(run: Run, progress: ProgressCallback | None = None, **render_options: Any
                 ) -> tuple[dict[str, Any], list[VersionPicture]]:
     """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``.
 
-    ``progress(what, done, total)`` hears of each layout and of every 256 frames.
+    ``progress(what, done, total)`` hears of each layout and of every 256 frames; ``render_options`` (a view:
+    ``focus``, ``hops``, ``max_steps``) go to :func:`planviz.render`.
     """
     looks = _Looks()
     events: list[dict[str, Any]] = [{} for _ in run.events]
@@ -175,7 +219,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         plan = plan_of(run, first)
         if progress is not None:
             progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
-        diagram = render(plan, run=run, at=last)
+        diagram = render(plan, run=run, at=last, **version_options(plan, render_options))
         svg = minify_svg(diagram.svg)
         by_dom = {dom_id(sid): sid for sid in plan.ids}
         nodes = [by_dom[name[5:]] for name in map(html.unescape, _NODE_ID.findall(svg)) if name[5:] in by_dom]
@@ -187,7 +231,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
         groups = _Groups(diagram, plan, critical, findings)  # a focused view's group nodes say counts per frame
-        for j, m in groups.marks(run.frame(first), range(len(groups.all))).items():
+        for j, m in groups.start(run.frame(first)).items():
             current[j], number[j] = looks.of(m), len(number)
         events[first]["v"] = k
         for i in range(first, last + 1):  # the picture's own caption lines: every frame says its own event
@@ -196,13 +240,12 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
             if progress is not None and not i % 256:
                 progress("report: frames", i, len(run.events))
             changed = [sid for sid in sorted(deltas[i].steps) if sid in drawn]
-            touched = groups.touched(deltas[i].steps)
-            if not changed and not touched:
+            if not changed and not groups.all:
                 continue
             triples = []
             frame = run.frame(i)
             now: dict[Any, Mark] = {**node_marks(plan, frame, critical, findings, ids=changed),
-                                    **groups.marks(frame, touched)}
+                                    **groups.step(frame, deltas[i].steps)}
             for sid, m in now.items():
                 new = looks.of(m)
                 if new != current[sid]:
@@ -214,7 +257,10 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(_utf16("\n" + table[current[key]][-1]) if table[current[key]][-1] else 0 for key in keys)
         pictures.append(VersionPicture(plan.version, first, last, svg,
-                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts))
+                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts,
+                                       tuple(current[key] for key in keys),
+                                       tuple(k for k in diagram.legend if k not in RUN_LEGEND),
+                                       tuple(nodes) + tuple(g.name for g in groups.all)))
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         out = events[i]
         out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
@@ -224,7 +270,8 @@ def delta_table(run: Run, progress: ProgressCallback | None = None
                 out[key] = sorted(table[x] for x in ids)
         events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
     last = run.frame(-1)
-    data = {"looks": looks.table(), "facts": facts, "steps": steps, "events": events,
-            "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts)} for p in pictures],
+    data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
+            "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),
+                          "legend": list(p.legend), "ids": list(p.ids)} for p in pictures],
             "last_facts": sorted(fact_no[f] for f in last.facts), "last_ready": sorted(step_no[s] for s in last.ready)}
     return data, pictures

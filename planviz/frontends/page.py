@@ -1,8 +1,13 @@
-"""What every self-contained planviz page needs: data that is safe inside a script, and a locked CSP.
+"""The one home of planviz's offline page shell: script-safe data, a locked CSP, the module, a no-script view.
 
-The one-run report and the two-run report are offline HTML files: no network,
-no external file, and a Content-Security-Policy that lets only the page's own
-inline script run (by its sha256 hash), inline styles and ``data:`` images.
+The one-run report, the two-run report, ``animate``'s HTML flipbook and the
+explorer's static fallback are offline HTML files: no network, no external
+file, and a Content-Security-Policy that lets only the page's own inline
+script run (by its sha256 hash), inline styles and ``data:`` images.
+:func:`module_page` writes the page around the front-end module
+(``explorer.js``, the widget's own ES module, inlined) with a small local
+stand-in for the widget's model holding the precomputed snapshot; without
+script the page shows its no-script view instead.
 
 >>> script_json({"a": "</script><b>&\\u2028"})
 '{"a": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026\\\\u2028"}'
@@ -14,12 +19,16 @@ from __future__ import annotations
 
 import base64
 import functools
+import gzip
 import hashlib
+import html
 import json
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["script_json", "content_security_policy", "asset"]
+__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "MODULE", "STYLE"]
+
+MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
 
 
 def script_json(data: Any) -> str:
@@ -39,3 +48,85 @@ def content_security_policy(script: str) -> str:
 def asset(name: str) -> str:
     """A page asset shipped beside this module (``stepper.js``, ``report.js``, ``report.css``...), as text."""
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+_LOCAL_MODEL = """
+async function planvizSnapshot() {  // the page's data: JSON, or (a packed page) gzip in base64, unpacked here
+  const block = document.getElementById('planviz-data');
+  if (block.getAttribute('data-encoding') !== 'gzip+base64') { return JSON.parse(block.textContent); }
+  const bytes = Uint8Array.from(atob(block.textContent.trim()), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
+}
+planvizSnapshot().then((snapshot) => {
+  const state = {snapshot, index: 0, interactive: false,
+                 mode: document.getElementById('planviz-app').getAttribute('data-mode') || ''};
+  const handlers = {};
+  const model = {  // the widget's model, held in the page: the same module runs here without a kernel
+    get: (key) => state[key],
+    set: (key, value) => { state[key] = value; (handlers['change:' + key] || []).slice().forEach((f) => f()); },
+    on: (name, f) => { (handlers[name] = handlers[name] || []).push(f); },
+    off: (name, f) => { handlers[name] = (handlers[name] || []).filter((g) => g !== f); },
+    save_changes: () => {}, send: () => {},
+  };
+  const start = parseInt((location.hash.match(/^#(\\d+)$/) || [])[1], 10);
+  state.index = isNaN(start) ? (snapshot.start || 0) : start;
+  document.documentElement.className = 'js';
+  const app = document.getElementById('planviz-app');
+  app.hidden = false;
+  document.querySelectorAll('.pv-static').forEach((el) => el.remove());  // the no-script view: the module draws now
+  planvizModule.render({model, el: app});
+  document.addEventListener('keydown', (ev) => {  // the whole page steps, not only the focused widget
+    if (ev.target !== document.body) { return; }
+    const copy = new KeyboardEvent('keydown', {key: ev.key, altKey: ev.altKey, ctrlKey: ev.ctrlKey, metaKey: ev.metaKey,
+                                               cancelable: true});
+    app.dispatchEvent(copy);
+    if (copy.defaultPrevented) { ev.preventDefault(); }
+  });
+});
+"""
+
+
+def page_script() -> str:
+    """The page's one script: the front-end module (the widget's ES module, its default export bound to a name)
+    and the local model that feeds it the page's snapshot."""
+    module = asset(MODULE)
+    if module.count("\nexport default ") != 1:
+        raise RuntimeError(f"{MODULE} must end with one 'export default'; the page binds it to a name")
+    return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
+
+
+def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", packed: bool = False) -> str:
+    """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
+    without script sees. ``mode`` says what the page shows (\"recorded run\"...), under the title. ``packed``:
+    the data travels gzipped in base64 (a third to a fifth of the size; the browser unpacks it natively)."""
+    script = page_script()
+    if packed:
+        raw = json.dumps(snapshot, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
+        data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
+                + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
+    else:
+        data = f'<script type="application/json" id="planviz-data">{script_json(snapshot)}</script>'
+
+    return f"""<!DOCTYPE html>
+<html lang="en" class="no-js">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{asset(STYLE)}
+body {{ margin: 0 auto; max-width: 1600px; padding: 12px 16px; }}
+.js .pv-static {{ display: none; }}
+</style>
+</head>
+<body>
+<div id="planviz-app" data-mode="{html.escape(mode)}" hidden></div>
+<div class="pv-static">
+{noscript}
+</div>
+{data}
+<script type="module">{script}</script>
+</body>
+</html>
+"""

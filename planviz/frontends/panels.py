@@ -28,8 +28,8 @@ from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 
-__all__ = ["event_index", "SliderIndex", "plan_of", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
-           "metrics_rows", "metrics_html", "fault_html", "legend_html", "outcome_label", "list_html",
+__all__ = ["event_index", "SliderIndex", "plan_of", "version_options", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
+           "metrics_rows", "metrics_html", "fault_html", "fault_text", "caption_text", "caption_line", "legend_html", "outcome_label", "list_html",
            "caption_html", "log_html", "alignment_html"]
 
 _LOG_WINDOW = 40
@@ -49,9 +49,20 @@ def plan_of(run: Any, index: int) -> Any:
     return run.plan_at(index) if run.events else run.plans[-1]
 
 
+def version_options(plan: Any, options: dict) -> dict:
+    """Render ``options`` for one plan version of a run: a focus on steps this version lacks (a replan renamed
+    them) falls back to the default view, so every version can be drawn."""
+    focus = options.get("focus")
+    if focus is None:
+        return options
+    kept = [sid for sid in ([focus] if isinstance(focus, str) else focus) if sid in plan]
+    return {**options, "focus": (kept[0] if isinstance(focus, str) else kept) if kept else None}
+
+
 def frame_diagram(run: Any, index: int, **options: Any) -> Diagram:
     """Render's picture of event ``index`` (laid out once per plan version and view); ``options`` go to render."""
-    return render(plan_of(run, index), run=run, at=index, **options)
+    plan = plan_of(run, index)
+    return render(plan, run=run, at=index, **version_options(plan, options))
 
 
 def frame_svg(run: Any, index: int, **options: Any) -> str:
@@ -125,6 +136,36 @@ def fault_html(faults: Sequence[Any], run: Any, error: str = "") -> str:
     return (f'<span class="pv-scope">faults: {escape(", ".join(str(f) for f in faults))}<br>voided: '
             f'{escape(", ".join(voided) or "(none)")}<br>kept: {escape(", ".join(kept) or "(none)")}<br>'
             f'outcome: {escape(outcome_label(run))}</span>')
+
+
+def fault_text(faults: Sequence[Any], run: Any) -> str:
+    """What the injected faults did to ``run`` (voided, kept, outcome), as lines of plain text."""
+    if not faults:
+        return "no fault injected: pick a step and a kind, then Inject"
+    voided = sorted({s for e in run.events for s in (getattr(e, "voided", ()) or ())}, key=natural_key)
+    kept = sorted({s for e in run.events for s in (getattr(e, "kept", ()) or ())} - set(voided), key=natural_key)
+    return (f"faults: {', '.join(str(f) for f in faults)}\nvoided: {', '.join(voided) or '(none)'}\n"
+            f"kept: {', '.join(kept) or '(none)'}\noutcome: {outcome_label(run)}")
+
+
+def caption_line(i: int, n: int, row: Sequence[Any], unit: str, version: int) -> tuple[str, str]:
+    """The caption of event ``i`` of ``n`` from its log row (time, kind, step, message): the bold part and the
+    rest, as the front-end module (``explorer.js``) writes them."""
+    head = f"Event {i} of {n - 1}: {row[1]}" + (f" {row[2]}" if row[2] else "")
+    rest = f" at t={row[0]}" + (f" {unit}" if unit else "") + (f" \u2014 {row[3]}" if row[3] else "")
+    return head, rest + (f" (plan v{version})" if version > 1 else "")
+
+
+def caption_text(run: Any, i: int) -> str:
+    """The caption of frame ``i`` of ``run`` as plain text, as the front end shows it."""
+    e = run.events[i]
+    head, rest = caption_line(i, len(run.events), (f"{float(e.time):g}", e.kind, e.step or "", e.message or ""),
+                              run.plans[0].time_unit, e.plan_version)
+    scope = ""
+    if e.voided or e.kept:
+        scope = (f"\nvoided: {', '.join(sorted(e.voided, key=natural_key)) or '(none)'}; "
+                 f"kept: {', '.join(sorted(e.kept, key=natural_key)) or '(none)'}")
+    return head + rest + scope
 
 
 def legend_html(keys: Iterable[str]) -> str:

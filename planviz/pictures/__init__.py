@@ -18,6 +18,7 @@ module           owns
 ``gantt``        the timeline chart: a run against its critical path
 ``fatepicture``  the alignment picture: a plan with each step's fate in a run, unplanned calls attached
 ``animation``    ``animate``: a run's frames for slides (GIF, HTML flipbook, PNG folder)
+``costchart``    ``render_campaign``: a campaign's success rate against its cost, with both intervals
 ===============  ==================================================================================
 
 Reads every earlier stage (plan, structure, analysis, runs); never the front ends or ipywidgets.

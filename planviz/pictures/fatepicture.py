@@ -20,6 +20,8 @@ picture (:mod:`planviz.pictures.escape`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pygraphviz as pgv
 
 from ..errors import PlanvizTypeError
@@ -38,9 +40,9 @@ FATE_LOOKS = {
     "voided": (LOOKS["invalidated"], "ran, then voided"),
     "unfinished": (LOOKS["running"], "started, never finished"),
     "not_run": (Look("#FFFFFF", "#7A7A7A", 1.2, text="never ran"), "never ran"),
-    "invalidated": (Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="never ran · in the failure's scope"),
+    "invalidated": (replace(LOOKS["invalidated"], text="never ran · in the failure's scope"),
                     "never ran: in the failure's scope"),
-    "unplanned": (Look("#EEEEEE", "#555555", 1.5, dash="dashed", text="UNPLANNED"), "unplanned call"),
+    "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
 }
 
 

@@ -23,11 +23,15 @@ from html import escape
 from typing import Any
 
 from ..plan.model import natural_key
+from .style import LOOKS
 
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 
-#: Okabe-Ito colours (colour-blind safe), by how an attempt ended.
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": "#f2f2f2"}
+#: Okabe-Ito colours (colour-blind safe), by how an attempt ended; a voided attempt looks as a voided step does
+#: in every picture (its fill and dashed outline come from the one home of looks, pictures/style.py).
+PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill,
+           "waiting": "#56B4E9"}
+_VOIDED_OUTLINE = f' stroke="{LOOKS["invalidated"].stroke}" stroke-dasharray="3 2"'
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -52,19 +56,33 @@ def bars(run: Any) -> tuple[Bar, ...]:
         return ()
     end = float(events[-1].time)
     open_: dict[str, float] = {}
+    waits: dict[str, float] = {}  # steps waiting for input, since when
     out: list[Bar] = []
+    done: dict[str, list[int]] = {}  # the done bars of each step, by position in out: a void marks only those
     for e in events:
         voided = getattr(e, "voided", None)
         if voided:
-            out = [Bar(b.step, b.start, b.end, "voided") if b.result == "done" and b.step in voided else b
-                   for b in out]
+            for sid in voided:
+                for k in done.pop(sid, ()):
+                    b = out[k]
+                    out[k] = Bar(b.step, b.start, b.end, "voided")
         if not e.step:
             continue
         if e.kind == "start":
+            if e.step in waits:
+                out.append(Bar(e.step, waits.pop(e.step), float(e.time), "waiting"))
             open_[e.step] = float(e.time)
         elif e.kind in ("complete", "fail") and e.step in open_:
+            if e.kind == "complete":
+                done.setdefault(e.step, []).append(len(out))
             out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
+        elif e.kind == "wait":  # the attempt pauses for input: the wait is a bar of its own, to the resume
+            if e.step in open_:
+                done.setdefault(e.step, []).append(len(out))
+                out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
+            waits[e.step] = float(e.time)
     out.extend(Bar(s, t, end, "running") for s, t in open_.items())
+    out.extend(Bar(s, t, end, "waiting") for s, t in waits.items())
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
@@ -93,10 +111,13 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     height = _TOP + _ROW_H * len(rows) + 24
     width = _LABEL_W + _CHART_W + _PAD
     critical = set(schedule.critical)
+    by_step: dict[str, list[Bar]] = {}
+    for b in attempts:
+        by_step.setdefault(b.step, []).append(b)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
-    out.append(_legend())
+    out.append(_legend(any(b.result == "waiting" for b in attempts)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
@@ -112,10 +133,8 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                        f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
                        f'</title></rect>')
-        for b in attempts:
-            if b.step != step:
-                continue
-            dash = ' stroke="#555555" stroke-dasharray="3 2"' if b.result == "voided" else ""
+        for b in by_step.get(step, ()):
+            dash = _VOIDED_OUTLINE if b.result == "voided" else ""
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
                        f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10" fill="{PALETTE[b.result]}"'
                        f'{dash}><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
@@ -132,13 +151,13 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _legend() -> str:
+def _legend(waiting: bool = False) -> str:
     items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
              (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)]
+             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else [])
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
-        stroke = ' stroke="#555555" stroke-dasharray="3 2"' if text == "voided" else ""
+        stroke = _VOIDED_OUTLINE if text == "voided" else ""
         out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}" fill="{colour}"{stroke}/>'
                    f'<text x="{x + 18}" y="13">{text}</text>')
         x += 26 + 6 * len(text)

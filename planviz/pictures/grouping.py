@@ -30,11 +30,11 @@ from .escape import checked_attrs, dom_id, escape_label
 from .style import FONT, LOOKS, Look, Mark, node_attrs, tip
 
 __all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", "group_marks", "status_counts",
-           "COUNT_ORDER"]
+           "COUNT_ORDER", "member_key", "counts_text", "group_traits", "group_mark"]
 
 #: The order in which a group's status counts are listed (the first two non-zero ones are shown).
-COUNT_ORDER = ("failed", "voided", "conflict", "running", "ready", "blocked", "done", "kept", "pending")
-_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "running": "running",
+COUNT_ORDER = ("failed", "voided", "conflict", "waiting", "running", "ready", "blocked", "done", "kept", "pending")
+_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "waiting": "waiting", "running": "running",
             "ready": "ready", "blocked": "blocked", "done": "done", "kept": "kept", "pending": "pending"}
 
 
@@ -100,17 +100,27 @@ def node_name(view: Any, node: str | int) -> str:
     return dom_id(node) if isinstance(node, str) else f"~group-{view.groups[node].name}"
 
 
+def member_key(sid: str, statuses: Mapping[str, str], voided: frozenset[str], kept: frozenset[str]) -> str:
+    """What a group counts a member as in a frame: its status, or ``voided`` / ``kept``."""
+    status = statuses.get(sid, "pending")
+    return ("voided" if (sid in voided or status == "invalidated") and status != "failed"
+            else "kept" if sid in kept and status == "done" else status if status in STATUSES else "pending")
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    """The counts of a group's members by key, most telling first (two kinds at most, then ``…``)."""
+    shown = [f"{counts[k]} {k}" for k in COUNT_ORDER if counts.get(k)]
+    return " · ".join(shown[:2]) + (" …" if len(shown) > 2 else "")
+
+
 def status_counts(members: Iterable[str], statuses: Mapping[str, str], voided: frozenset[str],
                   kept: frozenset[str]) -> str:
     """How many members are in each status, most telling first (two kinds at most, then ``…``)."""
     counts: dict[str, int] = {}
     for s in members:
-        status = statuses.get(s, "pending")
-        key = ("voided" if (s in voided or status == "invalidated") and status != "failed"
-               else "kept" if s in kept and status == "done" else status if status in STATUSES else "pending")
+        key = member_key(s, statuses, voided, kept)
         counts[key] = counts.get(key, 0) + 1
-    shown = [f"{counts[k]} {k}" for k in COUNT_ORDER if counts.get(k)]
-    return " · ".join(shown[:2]) + (" …" if len(shown) > 2 else "")
+    return counts_text(counts)
 
 
 def _placeholder(size: int) -> str:
@@ -154,27 +164,39 @@ def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[i
     """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
     out = {}
     for i, g in enumerate(view.groups):
-        member_marks = [step_marks[m] for m in g.members if m in step_marks]
-        classes = [g.kind]
-        if frame is None:
-            key = "summary" if g.kind == "summary" else "step"
-            look: Look = LOOKS[key]
-            extra: tuple[str, ...] = ()
-        else:
-            text = status_counts(g.members, frame.statuses, frame.voided, frame.kept)
-            first = text.split(" · ")[0].split(" ")[1]
-            key = _LOOK_OF.get(first, "pending")
-            look = replace(LOOKS[key], text=text)
-            classes.append(f"status-{first}")
-            extra = (f"in this frame: {text}",)
-        if member_marks and all("critical" in m.classes for m in member_marks):
-            classes.append("critical")
-            if frame is None:
-                key, look = "critical", LOOKS["critical"]
-        severity = next((s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
-                        None)
-        if severity:
-            classes += ["finding", f"finding-{severity}"]
-            look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
-        out[i] = Mark(tuple(classes), look, extra, key)
+        text = status_counts(g.members, frame.statuses, frame.voided, frame.kept) if frame is not None else None
+        out[i] = group_mark(g, text, group_traits(g, step_marks))
     return out
+
+
+def group_traits(g: Any, step_marks: Mapping[str, Mark]) -> tuple[bool, str | None]:
+    """What no frame changes about a group: whether all its members are critical, its gravest finding."""
+    member_marks = [step_marks[m] for m in g.members if m in step_marks]
+    critical = bool(member_marks) and all("critical" in m.classes for m in member_marks)
+    severity = next((s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
+                    None)
+    return critical, severity
+
+
+def group_mark(g: Any, text: str | None, traits: tuple[bool, str | None]) -> Mark:
+    """A group node's mark from its members' counts in a frame (``text``; None: a plain picture) and its traits."""
+    classes = [g.kind]
+    if text is None:
+        key = "summary" if g.kind == "summary" else "step"
+        look: Look = LOOKS[key]
+        extra: tuple[str, ...] = ()
+    else:
+        first = text.split(" · ")[0].split(" ")[1]
+        key = _LOOK_OF.get(first, "pending")
+        look = replace(LOOKS[key], text=text)
+        classes.append(f"status-{first}")
+        extra = (f"in this frame: {text}",)
+    critical, severity = traits
+    if critical:
+        classes.append("critical")
+        if text is None:
+            key, look = "critical", LOOKS["critical"]
+    if severity:
+        classes += ["finding", f"finding-{severity}"]
+        look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
+    return Mark(tuple(classes), look, extra, key)

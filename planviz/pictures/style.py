@@ -48,6 +48,7 @@ LOOKS: Mapping[str, Look] = {
     "ready": Look("#D4ECFA", "#0072B2", 2.0, text="ready"),
     "running": Look("#FAF1A0", "#0072B2", 3.5, text="running"),
     "done": Look("#C2E8DA", "#009E73", 1.6, text="done"),
+    "waiting": Look("#E3EEF9", "#0072B2", 3.0, dash="dashed", text="WAITING (input)"),
     "failed": Look("#F7CDB3", "#D55E00", 4.0, text="FAILED"),
     "invalidated": Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="VOIDED"),
     "kept": Look("#C2E8DA", "#00563F", 2.0, double=True, text="kept (verified)"),
@@ -64,7 +65,7 @@ LOOKS: Mapping[str, Look] = {
 }
 SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
-    "pending": "pending", "ready": "ready", "running": "running", "done": "done",
+    "pending": "pending", "ready": "ready", "running": "running", "waiting": "waits for input (a human)", "done": "done",
     "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
     "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
@@ -73,7 +74,7 @@ LEGEND_TEXT = {
     "summary": "steps summed up (count inside)",
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
-RUN_LEGEND = ("pending", "ready", "running", "done", "failed", "invalidated", "kept", "blocked", "conflict")
+RUN_LEGEND = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "kept", "blocked", "conflict")
 LEGEND_ORDER = RUN_LEGEND + ("step", "critical", "far", *SEVERITY_LOOKS, "inferred", "summary")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"

@@ -35,7 +35,7 @@ __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS
 Names = Union[str, Iterable[str]]
 """What a field of names accepts: one string or any iterable of strings (stored as a tuple)."""
 
-STATUSES = ("pending", "ready", "running", "done", "failed", "invalidated", "blocked")
+STATUSES = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
 MAX_TOTAL_DURATION = 1e300

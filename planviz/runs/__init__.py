@@ -22,6 +22,12 @@ module                  owns
 ``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
 ``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
 ``comparison``          ``compare``: strategies side by side on the same faults
+``faultmodel``          ``FaultModel``: fault lists sampled at a rate per step, one generator per sample
+``intervals``           the 95% Wilson interval of a success rate, ``Estimate`` (a mean and its interval)
+``mechanisms``          what a campaign row runs: a strategy, or the planner with mechanisms off (ablation rows)
+``dispatch``            a campaign's chunks in-process, on a ``concurrent.futures`` executor or on Dask
+``evaluation``          ``campaign`` and ``ablation``: strategies or mechanisms over a task set, with a spread
+``campaigntable``       ``Campaign``, ``CampaignRow``: the rows as text, records, a frame, JSON
 ``traces``              trace formats, one module each (OTel, OpenInference, LangGraph...), and the registry that
                         picks one: ``load_traces``, detection, a file opened once
 ``playback``            a recorded timeline played through the machine (how foreign traces become runs)

@@ -27,7 +27,7 @@ __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "Model
            "EVENT_KINDS", "OUTCOMES"]
 
 EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
-               "stop", "recheck", "expand", "approval")
+               "stop", "recheck", "expand", "approval", "wait")
 OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
             "forbidden_state", "replan_limit", "no_new_route", "goal_changed", "awaiting_expansion",
             "approval_denied")

@@ -270,6 +270,8 @@ class Ledger:
             return "done"
         if sid in m.running:
             return "running"
+        if sid in m.waiting:
+            return "waiting"
         if sid in m.failed:
             return "failed"
         if sid in m.voided:

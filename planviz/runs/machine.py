@@ -59,6 +59,7 @@ class Machine:
         self.observations: list[tuple[str, Observation]] = []
         self.running: dict[str, int] = {}
         self.failed: set[str] = set()
+        self.waiting: set[str] = set()  # steps paused for input (a human: a LangGraph interrupt), not failed
         self.dead: set[str] = set()
         self.voided: set[str] = set()
         self.attempts: Counter[str] = Counter()
@@ -152,6 +153,7 @@ class Machine:
         attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
         self.running[sid] = attempt
         self.failed.discard(sid)
+        self.waiting.discard(sid)
         self.voided.discard(sid)
         self._ledger.touch(sid)
         what = "" if sid in self._shape_of.steps else f" (not a step of plan v{self.plan.version})"
@@ -219,9 +221,19 @@ class Machine:
         self._touch(sid)
         return self._emit("fail", sid, message, attempt=attempt, category=category)
 
+    def wait(self, sid: str, message: str) -> Event:
+        """A running step pauses to wait for input (a human answering an interrupt): status ``waiting``, not
+        failed; it runs again when resumed (``retry``, then ``start``)."""
+        self._stopped("wait", sid)
+        attempt = self.running.pop(sid, self.attempts[sid])
+        self.waiting.add(sid)
+        self._touch(sid)
+        return self._emit("wait", sid, message, attempt=attempt)
+
     def retry(self, sid: str, message: str) -> Event:
         self._stopped("retry", sid)
         self.failed.discard(sid)
+        self.waiting.discard(sid)
         self._touch(sid)
         return self._emit("retry", sid, message, attempt=self.attempts[sid] + 1)
 
@@ -231,6 +243,7 @@ class Machine:
         self._stopped("invalidate", ", ".join(sorted(voided)))
         self.completed -= voided
         self.failed -= voided
+        self.waiting -= voided
         for v in voided:
             self.running.pop(v, None)
         for f in list(self.sources):
@@ -287,6 +300,7 @@ class Machine:
         ids = set(plan.ids)
         self.voided = set()
         self.failed &= ids
+        self.waiting &= ids
         self.dead &= ids
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]

@@ -31,7 +31,7 @@ from .machine import Machine
 __all__ = ["Action", "play", "ACTION_KINDS"]
 
 # Order of actions that happen at the same time: endings first, then what they cause, then beginnings.
-_PRIORITY = {"finish": 0, "fail": 0, "invalidate": 1, "replan": 2, "retry": 3, "start": 4, "stop": 5}
+_PRIORITY = {"finish": 0, "fail": 0, "wait": 0, "invalidate": 1, "replan": 2, "retry": 3, "start": 4, "stop": 5}
 ACTION_KINDS = tuple(_PRIORITY)
 
 
@@ -41,7 +41,7 @@ class Action(NamedTuple):
 
     - ``start``: nothing; ``retry``: the message;
     - ``finish``: the :class:`~planviz.runs.events.Observation`;
-    - ``fail``: ``(message, category)``;
+    - ``fail``: ``(message, category)``; ``wait``: the message (the step waits for input: a human);
     - ``invalidate``: ``(voided ids, message)``;
     - ``replan``: ``(plan, message)``;
     - ``stop``: ``(outcome, message)``.
@@ -71,6 +71,8 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
             m.finish(a.step, a.payload)
         elif a.kind == "fail":
             m.fail(a.step, *a.payload)
+        elif a.kind == "wait":
+            m.wait(a.step, a.payload)
         elif a.kind == "retry":
             m.retry(a.step, a.payload)
         elif a.kind == "invalidate":

@@ -69,7 +69,7 @@ from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
 from .revision import changed_completed, changed_invariants, complete_revision, redundant_work, reissue
-from .strategies import STRATEGIES, idempotent, run_direct
+from .strategies import STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
@@ -172,13 +172,15 @@ class _Simulation:
         self.first = plan
         self.fault_work: dict[int, str | None] = {}  # fault -> the content of the step it names in the first plan
         self.keys: dict[str, str] = {}  # step id -> its content in the current plan version
+        self.mechanisms = STRATEGY_MECHANISMS[strategy]  # switched one by one by planviz.ablation
 
     def run(self) -> Run:
         m = self.m
         with paused_gc():  # many small acyclic objects: no full collections of the heap while they pile up
-            why = refusal(self.plan, self.contract) if self.strategy == "planner" else None
+            gate = "validation_gate" in self.mechanisms
+            why = refusal(self.plan, self.contract) if gate else None
             # a plan validation accepts has every step reachable: the machine need not work that out again
-            m.propose(self.plan, feasible=self.strategy == "planner" and why is None)
+            m.propose(self.plan, feasible=gate and why is None)
             if why is not None:
                 m.stop("refused", f"the plan is refused before step 1: {why.code} "
                        f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
@@ -308,14 +310,14 @@ class _Simulation:
             m.stop("blocked", f"nothing is ready or running; not done: {', '.join(left)}")
 
     def _finish(self, sid: str) -> None:
-        m, step, planner = self.m, self.plan.step(sid), self.strategy == "planner"
+        m, step, planner = self.m, self.plan.step(sid), "replanning" in self.mechanisms
         self.hit = None
         obs = self.observe(step)
         fault = self.hit
         before = len(m.conflicts)
         events = m.finish(sid, obs)
         new_conflicts = m.conflicts[before:]
-        if planner:
+        if "premises_stop" in self.mechanisms:
             if self.falsified(sid, obs):
                 return
             forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
@@ -358,7 +360,7 @@ class _Simulation:
         else:
             self.retries[sid] += 1
             why = (failure_scope(self.plan, sid, "transient", state=m.state()).message
-                   if self.strategy == "planner" else f"transient failure at {sid!r}: retry it")
+                   if "replanning" in self.mechanisms else f"transient failure at {sid!r}: retry it")
             m.retry(sid, f"{why} (retry {self.retries[sid]} of {self.limits.max_retries})")
 
     def _recover(self, sid: str, category: str, fact: str | None, trigger: str) -> None:

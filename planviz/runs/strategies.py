@@ -48,9 +48,16 @@ from .approval import grant
 from .events import Observation
 from .horizon import await_expansion
 
-__all__ = ["STRATEGIES", "run_direct", "idempotent"]
+__all__ = ["STRATEGIES", "MECHANISMS", "STRATEGY_MECHANISMS", "run_direct", "idempotent"]
 
 STRATEGIES = ("direct", "workflow", "planner")
+#: The planner's mechanisms, each a switch of the simulator (:func:`planviz.ablation` adds them one at a time):
+#: the plan run in dependency order with its produced facts checked and transient failures retried; the plan
+#: validated before step 1 (refused plans stop); scoped recovery, replanning and far-step expansion; a stop on a
+#: falsified premise or a forbidden state.
+MECHANISMS = ("explicit_plan", "validation_gate", "replanning", "premises_stop")
+STRATEGY_MECHANISMS = {"direct": frozenset(), "workflow": frozenset({"explicit_plan"}),
+                       "planner": frozenset(MECHANISMS)}
 
 
 def idempotent(step: Step, contract: Contract | None = None) -> bool:

@@ -1,15 +1,21 @@
 """Exercise checks for the teaching notebooks: right, or what is wrong and a hint, never the solution.
 
-One module per notebook: ``lesson01`` (01_checklist_to_plan), ``lesson03``
-(03_critical_path), ``lesson05`` (05_debugging_a_failed_run). Each has
-``check_exercise_N(...)`` functions for the exercises that end the notebook,
-and a "build it" check (``check_ancestors``, ``check_reachable``) that compares
-the student's own function with planviz on a few hundred random plans and
-shows the first disagreement. Every check returns a :class:`Feedback`, which
-shows itself in a notebook and is truthy only when the answer is right.
+One module per notebook, ``lesson01`` to ``lesson08``, each with
+``check_exercise_N(...)`` for the exercises that end the notebook and "build it"
+checks (``check_ancestors``, ``check_topological_order``, ``check_grade``,
+``check_critical_path``, ``check_ready_waves``, ``check_failure_scope``,
+``check_reachable``) that compare the student's own function with planviz on a
+few hundred random plans and show the first disagreement. Every check reads
+answers through one toolkit: ``answers`` (spaces, case, numbers as text, an
+exception class for its name, ``S1.v2`` for the ``S1`` that runs next; a wrong
+type is a "not yet" with a hint, never a crash; a set where an order is asked is
+refused, deterministically) and ``guards`` (a build-it answer that calls the
+library's own algorithm fails, kindly). Every check returns a :class:`Feedback`,
+which shows itself in a notebook and is truthy only when the answer is right.
 Expected answers are computed with planviz, not written down, so a check
 follows the library. The solutions live in ``notebooks/solutions/``; CI runs
-every one through its check (tests/teaching/).
+every one through its check (tests/test_notebooks.py), and tests/teaching/ gives
+every check right answers in other forms, wrong answers and cheats.
 
 >>> from planviz.teaching.lesson03 import check_exercise_1
 >>> feedback = check_exercise_1(path=["S0", "S1", "S3", "S4"], makespan=29)

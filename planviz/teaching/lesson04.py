@@ -257,9 +257,11 @@ def check_failure_scope(voided: Any) -> Feedback:
         if got - expected:
             return ("start from ONE patch: the nearest one walking back from the step (count edges), and void "
                     "only it and what depends on it, directly or not")
+        if got and any(any(d in got for d in s.depends_on) and s.id not in got for s in plan.steps):
+            return "everything downstream of the patch is voided too: follow the dependents all the way down"
         if plan.step(sid).kind != "patch" and not any(plan.step(a).kind == "patch" for a in _back(plan, sid)):
             return "with no patch before it, the side effect undoes the step's direct dependencies and what follows"
-        return "everything downstream of the patch is voided too: follow the dependents all the way down"
+        return "which patch is undone? the step itself if it is one, else the nearest patch walking back"
 
     return agreement("04 failure scope", voided, oracle, patch_cases(), name="voided", build="failure_scope",
                      question=lambda plan, sid: (f"voided(plan, {sid!r}) (patches: "

@@ -283,11 +283,14 @@ INVALIDATED_JS = ("([root, ids]) => {" + NODE_CLASSES_BODY +
 
 # Where the explorer's picture and legend sit, what the legend lists, and how much of the picture the plan fills.
 LEGEND_JS = """() => {
-  const svg = document.querySelector('.planviz-diagram svg'), legend = document.querySelector('.planviz-legend');
+  const svg = document.querySelector('.planviz-diagram .pv-version:not([hidden]) svg');
+  const legend = document.querySelector('.planviz-legend');
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const nodes = [...svg.querySelectorAll('g.node')].map(g => g.getBoundingClientRect());
   const height = svg.getBoundingClientRect().height;
-  return {picture: box(svg), legend: box(legend), inside: !!svg.querySelector('g.legend, g#clust1'),
+  const [p, frame] = [box(svg), box(svg.closest('.planviz-diagram'))];  // what shows of a picture that scrolls
+  const seen = [Math.max(p[0], frame[0]), Math.max(p[1], frame[1]), Math.min(p[2], frame[2]), Math.min(p[3], frame[3])];
+  return {picture: seen, legend: box(legend), inside: !!svg.querySelector('g.legend, g#clust1'),
           items: [...legend.querySelectorAll('li')].map(li => li.className.replace('pv-legend-', '')),
           plan_share: (Math.max(...nodes.map(r => r.bottom)) - Math.min(...nodes.map(r => r.top))) / height};
 }"""
@@ -298,7 +301,10 @@ def legend_of(pg) -> dict:
     return pg.evaluate(LEGEND_JS)
 
 
-def node_classes(pg, root: str = ".planviz-diagram") -> dict:
+PICTURE = ".planviz-diagram .pv-version:not([hidden])"  # the picture on screen (one per plan version)
+
+
+def node_classes(pg, root: str = PICTURE) -> dict:
     """{step id: class attribute} of every node group of the diagram under ``root``."""
     return pg.evaluate(NODE_CLASSES_JS, root)
 
@@ -308,7 +314,7 @@ def drive_explorer(pg) -> dict:
 
     Returns what was seen: the node classes before and after, and the captions.
     """
-    pg.locator(".planviz-diagram svg g.node").first.wait_for(state="attached", timeout=120_000)
+    pg.locator(PICTURE + " svg g.node").first.wait_for(state="attached", timeout=120_000)
     before, legend_before = node_classes(pg), legend_of(pg)
     caption = pg.locator(".pv-caption").first
     first_caption = caption.inner_text()
@@ -316,10 +322,10 @@ def drive_explorer(pg) -> dict:
     pg.wait_for_function("(old) => document.querySelector('.pv-caption').innerText !== old", arg=first_caption)
     stepped = node_classes(pg)
     second_caption = caption.inner_text()
-    pg.locator(".planviz-fault-step select").select_option("S4")
+    pg.locator(".planviz-fault-step select").select_option("S4")  # the fault panel: the kernel re-simulates
     pg.locator(".planviz-fault-kind select").select_option("side_effect")
     pg.locator("button.planviz-fault-inject").click()
-    pg.wait_for_function(INVALIDATED_JS, arg=[".planviz-diagram", ["S3", "S4"]], timeout=60_000)
+    pg.wait_for_function(INVALIDATED_JS, arg=[PICTURE, ["S3", "S4"]], timeout=60_000)
     return {"before": before, "stepped": stepped, "after": node_classes(pg),
             "captions": [first_caption, second_caption, caption.inner_text()],
             "fault_status": pg.locator(".planviz-fault-status").inner_text(),

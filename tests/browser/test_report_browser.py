@@ -1,4 +1,5 @@
-"""The HTML report opened from disk (file://) in headless Chromium: a stepper with no kernel and no network."""
+"""The HTML report opened from disk (file://) in headless Chromium: planviz's front-end module with no kernel
+and no network."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from ..frontends.test_htmlreport import node_state
 pytestmark = pytest.mark.browser
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>"
+SHOWN = "#planviz-app .planviz-diagram .pv-version:not([hidden])"
 
 # What the shown picture's nodes look like in the browser: the fields of tests/frontends/test_htmlreport.node_state.
 NODE_STATES_JS = """() => {
   const XLINK = 'http://www.w3.org/1999/xlink', out = {};
-  for (const g of document.querySelectorAll('#pv-diagram .pv-version:not([hidden]) svg g.node')) {
+  for (const g of document.querySelectorAll('#planviz-app .pv-version:not([hidden]) svg g.node')) {
     if (!g.id.startsWith('node-')) { continue; }
     const shapes = [...g.querySelectorAll('path, polygon, ellipse')].slice(0, 2);
     const paint = shapes.map((el, k) => {
@@ -39,18 +41,18 @@ NODE_STATES_JS = """() => {
 def _open(page, path):
     pg = page.page
     pg.goto(path.as_uri())
-    pg.locator("#pv-diagram svg g.node").first.wait_for(state="attached")
+    pg.locator(SHOWN + " svg g.node").first.wait_for(state="attached")
     return pg
 
 
 def _caption(pg) -> str:
-    return pg.locator("#pv-caption").inner_text()
+    return pg.locator("#planviz-app .pv-caption").inner_text()
 
 
 def _expected(run, i) -> dict:
     """render's frame i, as NODE_STATES_JS reads a page."""
     plan = run.plan_at(i)
-    root = ET.fromstring(render(plan, run=run, at=i).svg)
+    root = ET.fromstring(render(plan, run=run, at=i, legend=False).svg)
     from planviz.pictures.escape import dom_id
 
     drawn = {g.get("id") for g in root.iter("{http://www.w3.org/2000/svg}g")}
@@ -62,7 +64,7 @@ def _expected(run, i) -> dict:
     return out
 
 
-PICTURE_CAPTION_JS = """() => [...document.querySelectorAll('#pv-diagram .pv-version:not([hidden]) svg text')]
+PICTURE_CAPTION_JS = """() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) svg text')]
   .filter(t => t.parentNode.getAttribute('class') === 'graph').map(t => t.textContent)"""
 
 
@@ -73,38 +75,55 @@ def _picture_caption(svg: str) -> list[str]:
 
 
 def _goto(pg, i: int) -> None:
-    pg.locator("#pv-slider").fill(str(i))
-    pg.locator("#pv-slider").dispatch_event("input")
+    pg.locator("#planviz-app .planviz-slider").fill(str(i))
+    pg.locator("#planviz-app .planviz-slider").dispatch_event("input")
+
+
+def _tab(pg, name: str) -> None:
+    pg.locator(f"#planviz-app button.pv-tab[data-tab='{name}']").click()
 
 
 def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     pg = _open(page, report_html(run, tmp_path / "run.html"))
 
-    first = ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])")
+    first = ui.node_classes(pg, SHOWN)
     assert {"S0", "S1", "S2", "S3", "S4"} <= set(first)
     assert _caption(pg).startswith("Event 0 of")
-    assert pg.locator("#pv-prev").is_disabled()
-    pg.locator("#pv-next").click()
+    assert pg.locator("button.planviz-back").is_disabled()
+    pg.locator("button.planviz-forward").click()
     assert _caption(pg).startswith("Event 1 of")
-    assert ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])") != first
-    assert pg.locator("#pv-log tr.current td").first.inner_text() == "1"
+    assert ui.node_classes(pg, SHOWN) != first
+    assert pg.locator(".pv-log tr.pv-current").get_attribute("data-i") == "1"
 
     voiding = next(e.index for e in run.events if e.voided)
-    pg.locator(f"#pv-log tr:nth-child({voiding + 1})").click()
-    classes = ui.node_classes(pg, "#pv-diagram .pv-version:not([hidden])")
+    _goto(pg, voiding - 2)
+    pg.locator(f".pv-log tr[data-i='{voiding}']").click()
+    classes = ui.node_classes(pg, SHOWN)
     assert all("status-invalidated" in classes[s] for s in ("S3", "S4")), classes
     assert not any("status-invalidated" in classes[s] for s in ("S0", "S1", "S2")), classes
-    assert "S3" in pg.locator("#pv-scope").inner_text()
+    assert "voided: S3, S4" in pg.locator("#planviz-app .pv-caption .pv-scope").inner_text()
+    legend = pg.locator("#planviz-app .planviz-legend li").evaluate_all("els => els.map(e => e.className)")
+    assert {"pv-legend-invalidated", "pv-legend-kept", "pv-legend-critical"} <= set(legend), legend
+
+    pg.locator(SHOWN + " g.node[data-step='S3']").click()  # the details of a step
+    details = pg.locator("#planviz-app .planviz-details").inner_text()
+    assert "Patch the key builder" in details and "patch_applied" in details and "start (attempt 1)" in details
+    pg.locator("#planviz-app .planviz-search").fill("verify")  # search by text
+    assert pg.locator(SHOWN + " g.pv-match").evaluate_all("els => els.map(e => e.dataset.step)") == ["S4"]
     ui.screenshot(pg.locator("body"), "report")
 
+    pg.locator("body").click(position={"x": 5, "y": 5})
     pg.keyboard.press("End")
     assert _caption(pg).startswith(f"Event {len(run.events) - 1} of")
-    assert pg.locator("#pv-next").is_disabled()
+    assert pg.locator("button.planviz-forward").is_disabled()
     pg.keyboard.press("ArrowLeft")
     assert _caption(pg).startswith(f"Event {len(run.events) - 2} of")
     pg.keyboard.press("Home")
-    assert pg.locator("#pv-slider").input_value() == "0"
+    assert pg.locator("#planviz-app .planviz-slider").input_value() == "0"
+    pg.keyboard.press(" ")  # space plays
+    pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 1 ')")
+    pg.keyboard.press(" ")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
 
@@ -112,14 +131,15 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
 def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect"), Fault("S1", "transient")])
     pg = _open(page, report_html(run, tmp_path / "run.html"))
+    _tab(pg, "facts")
     n = len(run.events)
     for i in [*range(n), *range(n - 2, -1, -3)]:  # forward through every frame, then back in jumps
         _goto(pg, i)
         assert pg.evaluate(NODE_STATES_JS) == _expected(run, i), i
         said = pg.evaluate(PICTURE_CAPTION_JS)  # every text of the picture belongs to the frame on screen
-        assert said == _picture_caption(render(run.plan_at(i), run=run, at=i).svg), i
+        assert said == _picture_caption(render(run.plan_at(i), run=run, at=i, legend=False).svg), i
         assert any(line.startswith(f"event {i} of {n - 1} ") for line in said), (i, said)
-        facts = pg.locator("#pv-facts li").all_inner_texts()
+        facts = pg.locator("#planviz-app .pv-panel-facts li").all_inner_texts()
         assert facts == (sorted(run.frame(i).facts) or ["(none)"]), i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
 
@@ -131,11 +151,12 @@ def test_without_script_the_report_shows_the_last_frame(chromium, tmp_path, cach
     try:
         pg = context.new_page()
         pg.goto(path.as_uri())
-        assert not pg.locator(".stepper").is_visible()
+        assert not pg.locator("#planviz-app").is_visible()
         assert pg.locator(".static-note").is_visible()
-        assert _caption(pg).startswith(f"Event {len(run) - 1} of {len(run) - 1}: stop")
-        assert pg.locator("#pv-facts li").all_inner_texts() == sorted(run.frame(-1).facts)
-        assert pg.locator("#pv-diagram svg g.node").count() > 0 and pg.locator("#pv-diagram svg").count() == 1
+        caption = pg.locator(".pv-static .pv-caption").inner_text()
+        assert caption.startswith(f"Event {len(run) - 1} of {len(run) - 1}: stop")
+        assert pg.locator(".pv-static .pv-facts li").all_inner_texts() == sorted(run.frame(-1).facts)
+        assert pg.locator(".pv-static .planviz-diagram svg g.node").count() > 0
     finally:
         context.close()
 
@@ -146,10 +167,13 @@ def test_hostile_report_runs_no_script(page, ui, tmp_path):
                   produces=["y"])]
     run = simulate(Plan(f"goal {HOSTILE}", steps))
     pg = _open(page, report_html(run, tmp_path / "hostile.html"))
+    _tab(pg, "facts")
     for _ in range(len(run.events)):
-        pg.keyboard.press("ArrowRight")
-    assert HOSTILE in pg.locator("h1").inner_text()
-    assert HOSTILE in pg.locator("#pv-facts").inner_text()
+        pg.locator("button.planviz-forward").click() if not pg.locator("button.planviz-forward").is_disabled() else None
+    assert HOSTILE in pg.locator("#planviz-app .pv-title").inner_text()
+    assert HOSTILE in pg.locator("#planviz-app .pv-panel-facts").inner_text()
+    pg.locator(SHOWN + " g.node[data-step='A']").click()
+    assert HOSTILE in pg.locator("#planviz-app .planviz-details").inner_text()
     assert pg.locator("img").count() == 0
     assert page.dialogs == []
     assert page.errors == []
@@ -188,10 +212,10 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
 # --- "fit width": a 10-step plan readable at 1400 px, a big one scrolled --------------------------------------
 
 TEXT_PX_JS = """() => {
-  const box = document.getElementById('pv-diagram'), svg = box.querySelector('.pv-version:not([hidden]) svg');
+  const box = document.querySelector('#planviz-app .planviz-diagram'), svg = box.querySelector('.pv-version:not([hidden]) svg');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
-  return {smallest: Math.min(...sizes), fit: box.classList.contains('fit'),
+  return {smallest: Math.min(...sizes), fit: box.classList.contains('pv-fit'),
           across: box.scrollWidth > box.clientWidth + 1, down: box.scrollHeight > box.clientHeight + 1};
 }"""
 
@@ -220,7 +244,7 @@ def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, sc
     try:
         pg = context.new_page()
         pg.goto(report_html(simulate(plan, faults=faults), tmp_path / "run.html").as_uri())
-        pg.locator("#pv-diagram svg g.node").first.wait_for(state="attached")
+        pg.locator(SHOWN + " svg g.node").first.wait_for(state="attached")
         for key in ("End", "Home", "ArrowRight"):  # the static last frame, then the script's frames
             pg.keyboard.press(key)
             seen = pg.evaluate(TEXT_PX_JS)

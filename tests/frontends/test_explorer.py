@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from html import unescape
 
+from importlib.resources import files
+
+import anywidget
 import ipywidgets
 import pytest
 
-from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, replay, save_trace,
-                     simulate)
+from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, render, replay,
+                     save_trace, simulate)
 from planviz.errors import PlanvizError
 from planviz.pictures.gantt import bars, gantt_svg
 
@@ -47,44 +51,42 @@ def ex(cache_plan):
     return explore(cache_plan)
 
 
-def test_explorer_is_a_widget_showing_the_first_event(ex, cache_plan):
-    assert isinstance(ex, Explorer) and isinstance(ex, ipywidgets.VBox)
+def ask(ex, **request):
+    """What the front end (explorer.js) does to ask the kernel: a custom message."""
+    ex._on_message(ex, request, [])
+
+
+def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
+    assert isinstance(ex, Explorer) and isinstance(ex, anywidget.AnyWidget) and isinstance(ex, ipywidgets.DOMWidget)
     assert ex.index == 0 and ex.run.outcome == "plan_complete"
     assert set(node_classes(ex.svg)) == set(cache_plan.ids)
-    assert ex.slider.max == len(ex.run.events) - 1 == ex.play.max
-    assert ex.back.disabled and not ex.forward.disabled
-    assert ex.svg in ex.diagram.value
-    assert "Event 0 of" in ex.caption.value
-    bundle = ex._repr_mimebundle_()
+    assert ex.caption.startswith("Event 0 of")
+    assert len(ex.snapshot["events"]) == len(ex.snapshot["log"]) == len(ex.run.events)
+    assert ex._esm == (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
+    bundle, _ = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == repr(ex) == (
         f"<planviz Explorer: event 0 of {len(ex.run.events) - 1}, no faults, outcome plan_complete>")
+    fallback = bundle["text/html"]  # the offline page, sandboxed, for hosts with no widget manager
+    assert fallback.startswith('<iframe class="planviz-fallback"') and 'sandbox="allow-scripts"' in fallback
+    page = unescape(re.search(r"srcdoc='(.*?)'", fallback, re.S)[1])
+    assert "Content-Security-Policy" in page and "https://" not in page and "const planvizModule = " in page
 
 
-def test_buttons_and_slider_move_through_the_events(ex):
-    ex.forward.click()
-    ex.forward.click()
-    assert ex.index == 2 and "Event 2 of" in ex.caption.value
-    ex.back.click()
-    assert ex.index == 1
-    ex.slider.value = ex.slider.max
-    assert ex.index == len(ex.run.events) - 1 and ex.forward.disabled
-    ex.forward.click()  # at the end: stays
+def test_the_browser_moves_the_index_and_the_kernel_follows(ex):
+    ex.set_state({"index": 2})  # what the front end's stepper sends
+    assert ex.index == 2 and ex.caption.startswith("Event 2 of")
+    ex.index = -1
     assert ex.index == len(ex.run.events) - 1
-    ex.play.value = 3  # the Play widget drives the slider
-    assert ex.index == 3 and ex.slider.value == 3
 
 
-def test_each_frame_shows_that_events_statuses_and_panels(ex):
+def test_each_frame_shows_that_events_statuses(ex):
     for i in range(len(ex.run.events)):
         ex.index = i
         event = ex.run.frame(i)
         for step, st in event.statuses.items():
             assert status(ex.svg, step) == st, (i, step)
-        assert items(ex.facts_panel.value) == (sorted(event.facts) or ["(none)"])
-        assert items(ex.ready_panel.value) == (sorted(event.ready) or ["(none)"])
-        current = re.search(r'<tr class="pv-kind-(\w+) pv-current"><td>[^<]*?(\d+)</td>', ex.log_panel.value)
-        assert current and int(current.group(2)) == i and current.group(1) == ex.run.events[i].kind
+        assert ex.caption.startswith(f"Event {i} of") and ex.run.events[i].kind in ex.caption
 
 
 def test_done_steps_appear_as_the_run_progresses(ex):
@@ -106,10 +108,8 @@ def test_negative_index_counts_from_the_end(ex):
     assert ex.index == len(ex.run.events) - 1
 
 
-def test_fault_panel_injects_and_shows_what_is_voided_and_kept(ex):
-    ex.fault_step.value = "S4"
-    ex.fault_kind.value = "side_effect"
-    ex.inject_button.click()
+def test_fault_request_injects_and_shows_what_is_voided_and_kept(ex):
+    ask(ex, kind="inject", step="S4", fault="side_effect", fact="", times=1)
     assert [(f.step, f.kind) for f in ex.faults] == [("S4", "side_effect")]
     event = ex.run.events[ex.index]
     assert set(event.voided) >= {"S3", "S4"}  # the view jumped to where the fault voids work
@@ -117,21 +117,21 @@ def test_fault_panel_injects_and_shows_what_is_voided_and_kept(ex):
         assert status(ex.svg, s) == "invalidated"
     for s in ("S0", "S1", "S2"):
         assert status(ex.svg, s) == "done"
-    shown = text(ex.fault_status.value)
-    assert "S4:side_effect" in shown
-    assert re.search(r"voided: S3, S4", shown) and re.search(r"kept: S0, S1, S2", shown)
-    assert "voided: S3, S4" in text(ex.caption.value)
-    assert "side_effect" in ex.title.value
+    assert "S4:side_effect" in ex.fault_status
+    assert "voided: S3, S4" in ex.fault_status and "kept: S0, S1, S2" in ex.fault_status
+    assert "voided: S3, S4" in ex.caption
+    assert "side_effect" in ex.mode
+    assert len(ex.snapshot["events"]) == len(ex.run.events) and ex.snapshot["start"] == ex.index
 
 
 def test_clear_restores_the_fault_free_run(ex):
     plain = [e.kind for e in ex.run.events]
     ex.inject(Fault("S4", "side_effect"))
     assert [e.kind for e in ex.run.events] != plain
-    ex.clear_button.click()
+    ask(ex, kind="clear")
     assert ex.faults == () and [e.kind for e in ex.run.events] == plain
-    assert ex.slider.max == len(plain) - 1 and ex.index == 0
-    assert "no fault" in ex.fault_status.value
+    assert len(ex.snapshot["events"]) == len(plain) and ex.index == 0
+    assert "no fault" in ex.fault_status
 
 
 def test_inject_accepts_the_cli_spelling(ex):
@@ -139,18 +139,23 @@ def test_inject_accepts_the_cli_spelling(ex):
     assert run is ex.run and ex.faults[0].kind == "side_effect"
 
 
-def test_bad_fault_from_the_ui_is_shown_not_raised(ex):
-    ex.fault_step.value = "S1"
-    ex.fault_kind.value = "extra_fact"
-    ex.fault_fact.value = "  "
-    ex.inject_button.click()  # an extra_fact fault needs the fact observed
+def test_bad_fault_from_the_front_end_is_shown_not_raised(ex):
+    ask(ex, kind="inject", step="S1", fault="extra_fact", fact="  ", times=1)  # extra_fact needs the fact observed
     assert ex.faults == ()
-    assert "could not inject" in ex.fault_status.value and "extra_fact" in ex.fault_status.value
+    assert "could not inject" in ex.fault_status and "extra_fact" in ex.fault_status
     assert ex.index == 0
-    ex.fault_fact.value = "cache is shared"
-    ex.inject_button.click()
+    ask(ex, kind="inject", step="S1", fault="extra_fact", fact="cache is shared", times=1)
     assert [str(f) for f in ex.faults] == ["S1:extra_fact:cache is shared"]
-    assert "could not inject" not in ex.fault_status.value
+    assert "could not inject" not in ex.fault_status
+    ask(ex, kind="inject", step="nope", fault="side_effect", times="x")
+    assert "could not inject" in ex.fault_status and len(ex.faults) == 1
+
+
+def test_play_asks_the_front_end(ex, monkeypatch):
+    sent = []
+    monkeypatch.setattr(type(ex), "send", lambda self, content, buffers=None: sent.append(content))
+    ex.play()
+    assert sent == [{"kind": "play"}]
 
 
 @pytest.mark.parametrize("fault", [Fault("S4", "side_effect"), "S4:side_effect"])
@@ -161,67 +166,61 @@ def test_explore_with_faults_opens_on_the_failure(cache_plan, fault):
     assert all(e.voided == frozenset() for e in ex.run.events[:ex.index])
 
 
-def test_hostile_plan_text_is_escaped_everywhere(tmp_path):
+def test_hostile_plan_text_is_data_or_escaped(tmp_path):
     steps = [Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"fact {HOSTILE}"]),
              Step("B", "then <b>bold</b>", expected_evidence="ok", depends_on=["A"],
                   requires=[f"fact {HOSTILE}"], produces=["done"])]
     ex = explore(Plan(f"goal {HOSTILE}", steps, premises=[HOSTILE]))
     ex.inject(Fault("B", "side_effect"))
-    ex.tabs.selected_index = 3
-    for i in range(len(ex.run.events)):
-        ex.index = i
-        for widget in (ex.title, ex.caption, ex.facts_panel, ex.ready_panel, ex.log_panel, ex.metrics_panel,
-                       ex.fault_status, ex.timeline_panel, ex.diagram):
-            assert "<img" not in widget.value and "<b>bold" not in widget.value, widget
-    ex.index = -1
-    assert "&lt;img src=x onerror=alert(1)&gt;" in ex.title.value + ex.facts_panel.value
-    assert HOSTILE in ex.fault_fact.options  # widget options are text, not markup
+    snap = ex.snapshot
+    assert snap["goal"] == f"goal {HOSTILE}" and f"fact {HOSTILE}" in snap["facts"]  # text, set as text by the module
+    for v in snap["versions"]:
+        assert "<img" not in v["svg"] and "<b>bold" not in v["svg"]  # markup the module inserts: escaped
+    assert "<img" not in snap["gantt"] and "<b>bold" not in snap["gantt"]
+    page = unescape(re.search(r"srcdoc='(.*?)'", ex._repr_mimebundle_()[0]["text/html"], re.S)[1])
+    assert "<img" not in page and "<b>bold" not in page
 
 
-def test_stepping_resends_only_what_changed(ex, monkeypatch):
-    sent: list[tuple[int, tuple]] = []
+def test_stepping_sends_only_the_index(ex, monkeypatch):
+    sent: list[tuple] = []
     original = ipywidgets.Widget.send_state
 
     def spy(self, key=None):
-        sent.append((id(self), tuple([key] if isinstance(key, str) else key or ())))
+        sent.append(tuple([key] if isinstance(key, str) else key or ()))
         return original(self, key)
 
     monkeypatch.setattr(ipywidgets.Widget, "send_state", spy)
     ex.index = 1
     ex.index = 2
-    changed = {wid for wid, _ in sent}
-    assert id(ex.diagram) in changed and id(ex.caption) in changed
-    for quiet in (ex.metrics_panel, ex.timeline_panel, ex.title, ex.fault_step, ex.fault_kind, ex.fault_fact,
-                  ex.fault_status, ex.inject_button, ex.tabs):
-        assert id(quiet) not in changed, quiet
-    assert {keys for _, keys in sent} <= {("value",), ("disabled",)}
+    assert sent == [("index",), ("index",)]  # the browser has the frames: a step is one number
 
 
-def test_hidden_timeline_is_drawn_when_its_tab_is_shown(ex):
-    times = [e.time for e in ex.run.events]
-    later = next(i for i, t in enumerate(times) if t > times[3])
-    ex.index = 3
-    assert ex.timeline_panel.value == ""
-    ex.tabs.selected_index = 3
-    svg = ex.timeline_panel.value
+def test_the_saved_state_grows_with_the_plan_not_with_frames(cache_plan):
+    """A widget's saved state is its snapshot: one picture per plan version plus each event's changes, never a
+    picture per frame (a 300-step plan's state stays a few times its pictures)."""
+    plan = Plan("wide", [Step(f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else [])
+                         for i in range(300)])
+    ex = explore(plan)
+    state = json.dumps(ex.get_state(), default=str)
+    pictures = sum(len(v["svg"]) for v in ex.snapshot["versions"]) + len(ex.snapshot["gantt"])
+    assert len(ex.snapshot["versions"]) == 1 and len(ex.run.events) > 600
+    assert len(state) < 2 * pictures + 300 * len(ex.run.events), (len(state), pictures)  # not 600 pictures
+
+
+def test_timeline_and_metrics_travel_with_the_snapshot(ex):
+    svg = ex.snapshot["gantt"]
     assert svg.startswith("<svg") and svg.count('class="pv-row"') == 5
-    ex.index = later
-    assert ex.timeline_panel.value != svg  # the cursor moved
+    names = [k for k, _ in ex.snapshot["metrics"]]
+    assert "success" in names and "replans" in names
 
 
 def test_plan_with_a_cycle_opens_with_its_refusal():
     plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on=["B"]),
                       Step("B", "b", expected_evidence="e", depends_on=["A"])])
     ex = explore(plan)
-    assert ex.run.outcome == "refused" and "refused" in ex.title.value
+    assert ex.run.outcome == "refused" and ex.snapshot["outcome"] == "refused"
     assert set(node_classes(ex.svg)) == {"A", "B"}
-    ex.tabs.selected_index = 3
-    assert "no timeline" in ex.timeline_panel.value and "cycle" in ex.timeline_panel.value
-
-
-def test_metrics_panel_lists_the_metrics(ex):
-    shown = text(ex.metrics_panel.value)
-    assert "success" in shown and "replans" in shown
+    assert "no timeline" in ex.snapshot["gantt"] and "cycle" in ex.snapshot["gantt"]
 
 
 def test_replay_a_trace_file_and_what_if(cache_plan, tmp_path):
@@ -230,9 +229,9 @@ def test_replay_a_trace_file_and_what_if(cache_plan, tmp_path):
     save_trace(recorded, path)
     ex = replay(path)
     assert [e.kind for e in ex.run.events] == [e.kind for e in recorded.events]
-    assert "recorded run" in ex.title.value
+    assert ex.mode.startswith("recorded run")
     ex.inject(Fault("S4", "side_effect"))
-    assert "what-if" in ex.title.value
+    assert ex.mode.startswith("what-if")
     ex.clear_faults()
     assert [e.kind for e in ex.run.events] == [e.kind for e in recorded.events]
     assert replay(recorded).run is recorded
@@ -294,52 +293,58 @@ def test_the_explorer_shows_each_new_event_kind():
     for ex, kind in ((far, "expand"), (far, "approval"), (goal, "recheck")):
         at = next(e.index for e in ex.run.events if e.kind == kind)
         ex.index = at
-        assert f'<tr class="pv-kind-{kind} pv-current">' in ex.log_panel.value
-        assert f"Event {at} of" in ex.caption.value and kind in ex.caption.value
+        assert ex.snapshot["log"][at][1] == kind
+        assert ex.caption.startswith(f"Event {at} of") and kind in ex.caption
     far.index = next(e.index for e in far.run.events if e.kind == "expand")
     assert 'id="node-F1.a"' in far.svg.replace("&#45;", "-") and 'id="node-F1"' not in far.svg
 
 
 # --- the legend: beside the picture, only the looks on screen ------------------------------------------------------
 
-def legend_keys_shown(html: str) -> list[str]:
-    return re.findall(r'<li class="pv-legend-([a-z_]+)"', html)
-
-
-def looks_on_screen(svg: str) -> set[str]:
-    """The status looks the diagram's step nodes use, read from their classes (voided, kept, conflict win)."""
-    out = set()
-    for classes in node_classes(svg).values():
-        for flag, key in (("conflict", "conflict"), ("status-failed", "failed"), ("voided", "invalidated"),
-                          ("status-invalidated", "invalidated"), ("kept", "kept")):
-            if flag in classes:
-                out.add(key)
-                break
-        else:
-            out.add(next(c for c in classes if c.startswith("status-")).removeprefix("status-"))
-    return out
-
-
-def test_the_legend_sits_beside_the_picture_and_not_inside_it(ex):
-    assert ex.legend in ex.children[5].children and ex.diagram in ex.children[5].children  # one row: picture, legend
+def test_the_legend_is_beside_the_picture_not_inside_it(ex):
     assert 'id="legend-' not in ex.svg and "cluster_legend" not in ex.svg
+    assert all('id="legend-' not in v["svg"] for v in ex.snapshot["versions"])
+    keys = [row[0] for row in ex.snapshot["legend"]]
+    assert {"pending", "ready", "done", "invalidated", "kept", "critical"} <= set(keys)
 
 
 @pytest.mark.parametrize("faults", [(), (Fault("S4", "side_effect"),)])
-def test_the_legend_lists_only_the_looks_on_screen_at_every_frame(cache_plan, faults):
+def test_the_legend_data_says_the_looks_render_shows(cache_plan, faults):
+    """The module lists the legend keys of the looks on its nodes plus each version's fixed keys: at every frame
+    that is render's own legend of the frame."""
     ex = explore(cache_plan, faults=faults)
-    seen_keys = set()
-    for i in range(len(ex.run.events)):
-        ex.index = i
-        shown = legend_keys_shown(ex.legend.value)
-        statuses = [k for k in shown if k not in ("critical", "far", "error", "warning", "info", "inferred")]
-        assert set(statuses) == looks_on_screen(ex.svg), i
-        assert ("critical" in shown) == ('class="edge critical' in ex.svg)
-        seen_keys.update(shown)
-    assert ("invalidated" in seen_keys) == bool(faults)  # "voided by a failure" appears only when a step is voided
-    if faults:
-        ex.index = next(e.index for e in ex.run.events if e.kind == "invalidate")
-        assert "voided by a failure" in ex.legend.value and "kept: verified, survives" in ex.legend.value
+    snap = ex.snapshot
+    version, looks, v = [], [list(spec["looks"]) for spec in snap["versions"]], 0
+    for e in snap["events"]:
+        v = e.get("v", v)
+        version.append(v)
+    at = len(snap["events"]) - 1
+    for i in [*range(at, -1, -1)]:  # backwards from the last frame, as the module starts
+        while at > i:
+            d = snap["events"][at].get("d", [])
+            for k in range(0, len(d), 3):
+                looks[version[at]][d[k]] = d[k + 1]
+            at -= 1
+        k = version[i]
+        shown = set(snap["versions"][k]["legend"]) | {snap["look_legend"][x] for x in looks[k]}
+        expected = set(render(ex.run.plan_at(i), run=ex.run, at=i, legend=False).legend)
+        assert shown == expected, i
+
+
+def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
+    """The static fallback holds the whole run (packed: gzip in base64, unpacked by the browser) and stays small."""
+    import base64
+    import gzip
+
+    steps = [Step(f"S{i}", f"step {i} of the layered plan", expected_evidence="ok", produces=[f"f{i}"],
+                  depends_on=[f"S{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1],
+                  requires=[f"f{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1])
+             for i in range(300)]
+    ex = explore(Plan("three hundred steps", steps), faults=[Fault("S150", "side_effect")])
+    fallback = ex._repr_mimebundle_()[0]["text/html"]
+    assert len(fallback.encode("utf-8")) < 1_000_000
+    packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
+    assert json.loads(gzip.decompress(base64.b64decode(packed))) == json.loads(json.dumps(ex.snapshot))
 
 
 def test_a_second_fault_is_added_or_replaces_the_first(ex):

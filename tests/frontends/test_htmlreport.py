@@ -68,15 +68,12 @@ def _data(text: str) -> dict:
 class Stepper:
     """What the page's script does, in Python: the pictures of each plan version restyled from the delta table.
 
-    A reference for the tests: it reads only the page (pictures, templates, JSON) and mirrors report.js.
+    A reference for the tests: it reads only the page's snapshot (pictures, deltas) and mirrors explorer.js.
     """
 
     def __init__(self, text: str) -> None:
         self.data = data = _data(text)
-        shown = re.search(r'<div class="pv-version" data-v="(\d+)"[^>]*>(<svg.*?</svg>)</div>', text, re.S)
-        svgs = dict(re.findall(r'<template id="pv-version-(\d+)">(<svg.*?</svg>)</template>', text, re.S))
-        svgs[shown.group(1)] = shown.group(2)
-        self.roots = [ET.fromstring(svgs[str(k)]) for k in range(len(data["versions"]))]
+        self.roots = [ET.fromstring(v["svg"]) for v in data["versions"]]
         self.nodes = []
         for root, spec in zip(self.roots, data["versions"]):
             groups = {g.get("id"): g for g in root.iter(f"{SVG}g")}
@@ -162,7 +159,7 @@ def assert_every_frame_is_render(run, text: str) -> None:
         root = stepper.seek(i)
         plan = run.plan_at(i)
         if i not in expected:
-            drawn = ET.fromstring(render(plan, run=run, at=i).svg)
+            drawn = ET.fromstring(render(plan, run=run, at=i, legend=False).svg)
             expected[i] = {sid: node_state(drawn, sid) for sid in plan.ids if _drawn(drawn, sid)}, _texts(drawn)
         assert ({sid: node_state(root, sid) for sid in plan.ids if _drawn(root, sid)}, _texts(root)) == expected[i], i
         frame = run.frame(i)
@@ -209,7 +206,7 @@ def test_csp_allows_only_the_inline_script_by_hash(failed_run, tmp_path):
     assert directives["default-src"] == "'none'"
     assert directives["img-src"] == "data:"
     assert "unsafe-inline" not in directives["script-src"] and "unsafe-eval" not in directives["script-src"]
-    (code,) = [body for attrs, body in tags.scripts if "type" not in attrs]
+    (code,) = [body for attrs, body in tags.scripts if attrs.get("type") == "module"]
     digest = base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode()
     assert directives["script-src"] == f"'sha256-{digest}'"
     # the policy comes before anything it governs
@@ -237,7 +234,8 @@ def test_every_frame_of_random_runs_equals_render(tmp_path, pf):
 def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(failed_run, tmp_path):
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
     data = _data(text)
-    assert text.count("<svg") == len(failed_run.plans) + 1  # the pictures, plus the timeline
+    assert text.count("<svg") == 2  # the no-script view: the last picture and the timeline; the rest is data
+    assert all(v["svg"].startswith("<svg") for v in data["versions"])
     assert [v["version"] for v in data["versions"]] == [1, 2]
     for i, e in enumerate(data["events"]):  # a triple per node whose look changed, for nodes the event touched
         d = e.get("d", [])
@@ -247,15 +245,15 @@ def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(faile
 
 def test_without_script_the_page_shows_the_last_frame(failed_run, tmp_path):
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
-    shown = re.search(r'<div class="pv-version" data-v="\d+"[^>]*>(<svg.*?</svg>)</div>', text, re.S).group(1)
-    expected = ET.fromstring(render(failed_run.plan, run=failed_run, at=len(failed_run) - 1).svg)
+    shown = re.search(r'<div class="planviz-diagram pv-fit">(<svg.*?</svg>)</div>', text, re.S).group(1)
+    expected = ET.fromstring(render(failed_run.plan, run=failed_run, at=len(failed_run) - 1, legend=False).svg)
     for sid in failed_run.plan.ids:
         assert node_state(ET.fromstring(shown), sid) == node_state(expected, sid)
     last = failed_run.frame(-1)
-    facts = re.search(r'<ul id="pv-facts">(.*?)</ul>', text, re.S).group(1)
+    facts = re.search(r'<ul class="pv-list pv-facts">(.*?)</ul>', text, re.S).group(1)
     assert re.findall(r"<li>(.*?)</li>", facts) == sorted(last.facts)
     assert f"Event {len(failed_run) - 1} of {len(failed_run) - 1}: stop" in text
-    assert re.search(r'<tr class="current"><td>(\d+)</td>', text).group(1) == str(len(failed_run) - 1)
+    assert re.search(r'<tr class="pv-kind-stop pv-current"><td>(\d+)</td>', text).group(1) == str(len(failed_run) - 1)
     assert '<html lang="en" class="no-js">' in text and "Without script this page shows the run's last frame" in text
 
 
@@ -302,7 +300,7 @@ def test_an_unfinished_run_is_reported_where_it_stopped(tmp_path, cache_plan):
     out = tmp_path / "crashed.html"
     assert main(["report", str(tmp_path / "crashed.jsonl"), "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert '<span class="outcome open">unfinished</span>' in text and "<b>unfinished</b>" in text
+    assert '<span class="pv-badge pv-open">unfinished</span>' in text and "<b>unfinished</b>" in text
     assert "Event 3 of 3: start S1" in text
     run = rec.run
     assert run.outcome is None
@@ -361,10 +359,9 @@ def test_fit_width_knows_how_narrow_each_plan_version_may_get(failed_run, tmp_pa
     from planviz.frontends.panels import legible_width
 
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
-    _, pictures = delta_table(failed_run)
+    _, pictures = delta_table(failed_run, legend=False)
     widths = [legible_width(p.svg) for p in pictures]
     assert [v["legible"] for v in _data(text)["versions"]] == widths and len(widths) == 2 and min(widths) > 0
-    assert f'data-v="1" style="min-width: {widths[-1]}px"' in text
 
 
 def test_a_focused_big_plan_steps_its_group_nodes_and_caption(tmp_path):
@@ -383,4 +380,4 @@ def test_a_focused_big_plan_steps_its_group_nodes_and_caption(tmp_path):
     stepper, n = Stepper(text), len(run.events)
     for i in [*range(n - 1, -1, -37), *range(0, n, 41)]:
         root = stepper.seek(i)
-        assert _texts(root) == _texts(ET.fromstring(render(run.plan_at(i), run=run, at=i).svg)), i
+        assert _texts(root) == _texts(ET.fromstring(render(run.plan_at(i), run=run, at=i, legend=False).svg)), i

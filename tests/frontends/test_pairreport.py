@@ -6,11 +6,8 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from planviz import Fault, PlanvizTypeError, parse_trace, report_html, simulate
-from planviz.frontends.pairreport import pack_frames, unpack_frames
 
 from ..runs.otlp import agent, text, tool
 
@@ -25,8 +22,10 @@ def test_two_runs_one_page(tmp_path, cache_plan):
     a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     page = report_html([a, b], tmp_path / "pair.html").read_text()
     data = data_of(page)
-    assert data["divergence"] == 10 and data["n"] == len(b.events)
-    assert [len(s["events"]) for s in data["sides"]] == [len(a.events), len(b.events)]
+    assert data["start"] == 10 and len(data["ticks"]) == len(b.events) and data["notes"][10].startswith("first")
+    assert [len(s["events"]) for s in data["pair"]] == [len(a.events), len(b.events)]
+    assert data["ticks"][-1] == [len(a.events) - 1, len(b.events) - 1]  # a run that ended stays at its end
+    assert sum(len(s["versions"]) for s in data["pair"]) == len(a.plans) + len(b.plans)  # one picture a version
     assert "Content-Security-Policy" in page and "https://" not in page and "only in b: S3.v2, S4.v2" in page
 
 
@@ -42,15 +41,3 @@ def test_hostile_trace_text_stays_inert(tmp_path):
 def test_two_runs_or_nothing(tmp_path, runs):
     with pytest.raises(PlanvizTypeError, match="exactly two planviz Runs"):
         report_html(runs, tmp_path / "x.html")
-
-
-_chunk = st.text(alphabet="ab<>/g x", max_size=6).map(lambda s: "<g>" + s + "</g>")
-_svg = st.lists(_chunk, max_size=6).map(lambda parts: "<svg>" + "".join(parts) + "</svg>")
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(_svg, min_size=1, max_size=6))
-def test_pack_unpack_round_trip(svgs):
-    chunks, frames = pack_frames(svgs)
-    assert unpack_frames(chunks, frames) == svgs
-    assert len(set(chunks)) == len(chunks)

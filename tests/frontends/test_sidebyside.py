@@ -43,6 +43,5 @@ def test_the_explorer_aligns_a_declared_plan_with_a_trace(cache_plan):
                       Step("tell", "answer", tool="answer", depends_on="look", expected_evidence="e", requires="x")])
     run = parse_trace(text([agent(1, 0, 9), tool(2, "lookup", 1, 2), tool(3, "guess", 3, 4)]))
     ex = replay(run, plan=plan)
-    ex.tabs.selected_index = ex.tabs.titles.index("Alignment")
-    panel = ex.alignment_panel.value
+    (panel,) = [markup for title, markup in ex.snapshot["tabs"] if title == "Alignment"]
     assert "fate-as_planned" in panel and "fate-not_run" in panel and "fate-unplanned" in panel

@@ -1,4 +1,4 @@
-"""The explorer's view controls: find a step, focus on it, back to the default view or the whole plan."""
+"""The explorer's view choice: find a step, focus on it, back to the default view or the whole plan."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from planviz import Plan, Step, explore
 from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError
-from planviz.frontends.viewpanel import ViewPanel
+from planviz.frontends.viewpanel import ViewChoice
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -35,13 +35,11 @@ def big():
 def test_big_plan_opens_on_a_focused_view_with_a_note(big):
     assert not big.view.whole and len(big.view.steps) <= 300
     assert set(drawn(big.svg)) == set(big.view.steps)
-    assert "320 steps" in big.view_panel.status.value and big.notice in big.view_panel.status.value.replace(
-        "&#x27;", "'")
+    assert "320 steps" in big.view_notice and big.notice == big.view_notice
 
 
 def test_find_box_focuses_on_the_step_and_marks_it(big):
-    big.view_panel.hops.value = 1
-    big.view_panel.find.value = "S100"
+    big._on_message(big, {"kind": "view", "mode": "focus", "step": "S100", "hops": 1}, [])  # the find box
     assert big.view.focus == ("S100",) and set(big.view.steps) == {"S98", "S99", "S100", "S101", "S102"}
     nodes = drawn(big.svg)
     assert set(nodes) == set(big.view.steps) and "focus" in nodes["S100"]
@@ -59,9 +57,8 @@ def test_scripting_hooks_switch_views(big):
 
 def test_unknown_step_is_shown_in_the_panel_and_raised_by_the_api(big):
     before = big.view
-    big.view_panel.find.value = "S1000"
-    assert "no step &#x27;S1000&#x27;" not in big.view_panel.status.value  # text, not double-escaped
-    assert "no step 'S1000'" in big.view_panel.status.value and "did you mean" in big.view_panel.status.value
+    big._on_message(big, {"kind": "view", "mode": "focus", "step": "S1000", "hops": 2}, [])
+    assert "no step 'S1000'" in big.view_notice and "did you mean" in big.view_notice
     assert big.view == before
     with pytest.raises(UnknownStepError, match=r"no step 'S1000' in this plan \(did you mean"):
         big.focus_on("S1000")
@@ -73,6 +70,6 @@ def test_unknown_step_is_shown_in_the_panel_and_raised_by_the_api(big):
     (("zoom",), RenderError, r"unknown view 'zoom'; choose 'auto', 'whole' or 'focus'"),
 ])
 def test_bad_view_requests_say_what_is_valid(args, error, message):
-    panel = ViewPanel(["S1", "S2"], on_change=lambda: None)
+    choice = ViewChoice(["S1", "S2"])
     with pytest.raises(error, match=message):
-        panel.set_view(*args)
+        choice.set_view(*args)

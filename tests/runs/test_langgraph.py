@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import pytest
 
@@ -47,9 +48,18 @@ def test_checkpoint_tuples_with_fan_out_interrupt_and_resume(corpus):
     inferred = next(f for f in run.plan.import_findings if f.code == "inferred_dependency")
     assert set(inferred.edges) == {("analyzer_one", "retriever_one"), ("retriever_two", "retriever_one")}
     assert "ambiguous_writer" in [f.code for f in run.plan.import_findings]
-    kinds = [(e.kind, e.step, e.category) for e in run.events if e.step == "qa"]
-    assert kinds == [("start", "qa", None), ("fail", "qa", "interrupt"), ("retry", "qa", None),
-                     ("start", "qa", None), ("complete", "qa", None)]
+    kinds = [(e.kind, e.step) for e in run.events if e.step == "qa"]
+    assert kinds == [("start", "qa"), ("wait", "qa"), ("retry", "qa"), ("start", "qa"), ("complete", "qa")]
+    # the wait lasts from the checkpoint whose task asked (an __interrupt__ write) to the one it resumed into
+    asked = next(t for t in raw if any(w[1] == "__interrupt__" for w in t["pending_writes"]))
+    resumed = next(t for t in raw if (t.get("parent_config") or {}).get("configurable", {}).get("checkpoint_id")
+                   == asked["checkpoint"]["id"])
+    waited = (datetime.fromisoformat(resumed["checkpoint"]["ts"])
+              - datetime.fromisoformat(asked["checkpoint"]["ts"])).total_seconds()
+    wait = next(e for e in run.events if e.kind == "wait")
+    resume = next(e for e in run.events if e.kind == "retry" and e.step == "qa")
+    assert f"{waited:.3g} s" in wait.message and f"{waited:.3g} s" in resume.message
+    assert run.frame(wait.index).statuses["qa"] == "waiting" and not any(e.kind == "fail" for e in run.events)
     assert run.outcome == "plan_complete"
     newest = raw[0]["checkpoint"]["channel_values"]
     assert fact_of("answer", newest["answer"]) in run.frame(-1).facts
@@ -88,7 +98,8 @@ def test_a_fork_is_a_new_plan_version_that_voids_the_abandoned_branch():
     assert v2.invalidated == ("act",) and v2.ids == ("__start__", "plan", "update", "act#2")
     assert v2.step("act#2").revises == "act"
     voiding = next(e for e in run.events if e.kind == "invalidate")
-    assert voiding.voided == {"act"} and voiding.time == 8.0
+    assert voiding.voided == {"act"} and voiding.time == 6.0  # the update was written after the first branch ended
+    assert v2.step("update").depends_on == ("plan",) and v2.step("update").duration == 2.0
     assert fact_of("r", 1) not in run.frame(voiding.index).facts
     assert run.outcome == "plan_complete" and fact_of("r", 2) in run.frame(-1).facts
 
@@ -99,7 +110,8 @@ def test_an_interrupt_not_resumed_leaves_the_run_waiting():
                                                   writes={"plan": {"p": "draft"}}, tasks=wait)]))
     assert run.outcome is None
     last = run.events[-1]
-    assert last.kind == "fail" and last.category == "interrupt" and "approve?" in last.message
+    assert last.kind == "wait" and "approve?" in last.message and "not resumed" in last.message
+    assert run.frame(-1).statuses["act"] == "waiting"
 
 
 def test_a_task_error_fails_the_step_and_the_run():
@@ -147,3 +159,34 @@ def test_missing_parents_and_cycles_are_findings():
     run = parse_trace(json.dumps(history))
     assert "parent_cycle" in [f.code for f in run.plan.import_findings]
     assert len(run.events) > 1
+
+
+# --------------------------------------------------------------------------- bad and big input (issue 29)
+
+def test_a_checkpoint_that_is_its_own_parent_is_refused_naming_it():
+    history = [snap("a", 0, {"x": 1}), snap("b", 1, {"x": 2}, parent="b")]
+    with pytest.raises(TraceFormatError, match=r"\[1\]\.parent_config.*checkpoint 'b' names itself as its parent"):
+        parse_trace(json.dumps(history))
+
+
+@pytest.mark.parametrize("depth", [150, 5000])
+@pytest.mark.parametrize("format", [None, "langgraph"])
+def test_deep_nesting_is_refused_naming_the_limit(depth, format):
+    text = json.dumps([snap("a", 0, {"x": 1})])[:-2] + ', "extra": ' + "[" * depth + "1" + "]" * depth + "}]"
+    with pytest.raises(TraceFormatError, match=r"nesting.*MAX_DEPTH"):
+        parse_trace(text, format=format)
+
+
+def test_deep_values_in_python_data_are_refused():
+    deep = "x"
+    for _ in range(3000):
+        deep = [deep]
+    with pytest.raises(TraceFormatError, match=r"\[0\].*nesting deeper than"):
+        load_trace([snap("a", 0, {"x": deep})])
+
+
+@pytest.mark.parametrize("format", [None, "langgraph"])
+def test_the_size_cap_holds_when_the_format_is_forced(format):
+    text = json.dumps([snap("a", 0, {"x": "y" * 5000})])
+    with pytest.raises(TraceFormatError, match="larger than 1,000 characters.*MAX_TRACE_BYTES"):
+        parse_trace(text, format=format, max_bytes=1000)

@@ -120,6 +120,11 @@ def test_times_are_checkpoint_ts(corpus_db):
     assert checked >= 23 and forks >= 2
 
 
+def loop_writes(rows, cid):
+    meta = next(r for r in rows if r["id"] == cid)["meta"]
+    return meta.get("source") == "loop" and meta.get("writes")
+
+
 @pytest.mark.corpus
 def test_every_node_run_is_a_step(corpus_db):
     """Each checkpoint whose metadata names the node that wrote it (metadata.writes) is a step of that node."""
@@ -133,7 +138,7 @@ def test_every_node_run_is_a_step(corpus_db):
                 seen[s.id] = s.tool
         ran = sorted(seen[e.step] for e in run.events if e.kind == "complete" and e.observation is not None
                      and "checkpoint" in e.observation.data
-                     and next(r for r in rows[t] if r["id"] == e.observation.data["checkpoint"])["meta"].get("writes"))
+                     and loop_writes(rows[t], e.observation.data["checkpoint"]))
         assert ran == truth, t
 
 
@@ -185,7 +190,8 @@ def make_db(path, checkpoints, writes=()):
 
 
 def checkpoint(v, cid, second, values, seen, versions):
-    return msgpack.packb({"v": v, "ts": f"2025-01-01T00:00:{second:02d}+00:00", "id": cid, "channel_values": values,
+    return msgpack.packb({"v": v, "ts": f"2025-01-01T00:{second // 60:02d}:{second % 60:02d}+00:00", "id": cid,
+                          "channel_values": values,
                           "channel_versions": versions, "versions_seen": seen, "pending_sends": []})
 
 
@@ -288,3 +294,77 @@ def test_the_database_is_opened_read_only(tmp_path):
     assert load_traces(path)[0].plan.name == "thread t"
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cp.db"]
+
+
+# --------------------------------------------------------------------------- turns, order, durations
+
+@pytest.mark.corpus
+def test_turns_follow_each_other_and_every_step_starts_before_it_completes(corpus_db):
+    """A new input depends on the step that ended the turn before it (the step that wrote the input
+    checkpoint's parent); nothing completes before it starts; nothing is reported interrupted."""
+    path, runs, (threads, rows) = corpus_db
+    inputs = 0
+    for run, t in zip(runs, threads):
+        by_id = {r["id"]: r for r in rows[t]}
+        wrote = {e.observation.data["checkpoint"]: e.step for e in run.events
+                 if e.kind == "complete" and e.observation is not None and "checkpoint" in e.observation.data}
+        steps = {s.id: s for plan in run.plans for s in plan.steps}
+        truth_inputs = [r for r in rows[t] if r["meta"].get("source") == "input" and r["parent"] is not None]
+        assert sum(1 for s in steps.values() if s.tool == "input") == len(truth_inputs), t
+        for r in truth_inputs:
+            before = by_id[r["parent"]]
+            while before["id"] not in wrote and before["parent"] is not None:
+                before = by_id[before["parent"]]
+            step = next(sid for sid, s in steps.items() if s.tool == "input" and wrote.get(r["id"]) == sid)
+            assert steps[step].depends_on == (wrote[before["id"]],), (t, step)
+            inputs += 1
+        started = {}
+        for e in run.events:
+            assert "interrupted" not in e.message, (t, e.message)
+            if e.kind == "start":
+                started[e.step] = e.index
+            elif e.kind == "complete":
+                assert e.step in started and run.events[started[e.step]].time <= e.time, (t, e.step)
+    assert inputs > 20
+
+
+@pytest.mark.corpus
+def test_plan_durations_are_what_happened(corpus_db):
+    """Each plan step lasts what its recorded run took: the critical path of a serial conversation is its
+    length, not one second per step."""
+    path, runs, (threads, rows) = corpus_db
+    run = runs[threads.index("name_test7")]
+    ts = sorted(r["ts"] for r in rows["name_test7"])
+    assert all(r["parent"] is None or sum(1 for x in rows["name_test7"] if x["parent"] == r["parent"]) == 1
+               for r in rows["name_test7"])  # no fork: one turn after the other
+    assert sum(s.duration for s in run.plan.steps) == pytest.approx(ts[-1] - ts[0], abs=1e-3)
+    assert ts[-1] - ts[0] > 1600
+
+
+def test_an_interrupt_in_a_database_is_a_wait_of_the_recorded_length(tmp_path):
+    """A node asks a human (an __interrupt__ write), the run is resumed later: a wait, not a failure, whose
+    length (from the checkpoint that asked to the one it resumed into) the events say."""
+    t0, t1, t2 = 0, 1, 83  # seconds: the node starts at t1, the human answers; the resumed node ends at t2
+    first = checkpoint(4, "c1", t0, {"q": "x", "branch:to:ask": None}, {"__input__": {}}, {"q": 1, "branch:to:ask": 1})
+    second = checkpoint(4, "c2", t1, {"q": "x", "branch:to:review": None},
+                        {"__input__": {}, "ask": {"branch:to:ask": 1}}, {"q": 1, "branch:to:review": 2})
+    third = checkpoint(4, "c3", t2, {"q": "x", "ok": True},
+                       {"__input__": {}, "ask": {"branch:to:ask": 1}, "review": {"branch:to:review": 2}},
+                       {"q": 1, "ok": 3, "branch:to:review": 2})
+    interrupt = msgpack.packb([msgpack.ExtType(2, msgpack.packb(["langgraph.types", "Interrupt",
+                                                                 {"value": "approve?", "id": "i1"}]))])
+    path = make_db(tmp_path / "hitl.db",
+                   [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0}),
+                    ("t", "c2", "c1", "msgpack", second, {"source": "loop", "step": 1}),
+                    ("t", "c3", "c2", "msgpack", third, {"source": "loop", "step": 2})],
+                   [("t", "c2", "task-r", 0, "__interrupt__", "msgpack", interrupt),
+                    ("t", "c2", "00000000-0000-0000-0000-000000000000", 0, "__resume__", "msgpack",
+                     msgpack.packb("yes")),
+                    ("t", "c2", "task-r", 1, "ok", "msgpack", msgpack.packb(True))])
+    run = load_trace(path)
+    review = [e for e in run.events if e.step == "review"]
+    assert [e.kind for e in review] == ["start", "wait", "retry", "start", "complete"]
+    wait, resume = review[1], review[2]
+    assert wait.time == t1 - t0 and run.frame(wait.index).statuses["review"] == "waiting"
+    assert "approve?" in wait.message and f"{t2 - t1:.3g} s" in wait.message and f"{t2 - t1:.3g} s" in resume.message
+    assert not any(e.kind == "fail" for e in run.events) and run.outcome == "plan_complete"

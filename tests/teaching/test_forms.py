@@ -103,28 +103,28 @@ ROWS = [
     (lesson06.check_exercise_4, dict(plan=FAN, direct=15, planner=0, one_worker=15), False),
     (lesson06.check_exercise_4, dict(plan=[FAN], direct=15, planner=8, one_worker=15), False),
     (lesson06.check_exercise_4, dict(plan=PLAN, direct=32, planner=29, one_worker=32), False),
-    # 07 exercise 1: the usage figures in any case and form
-    (lesson07.check_exercise_1, dict(first_divergence=None, differ=sorted(COSTS)), True),
-    (lesson07.check_exercise_1, dict(first_divergence=" None ", differ=" ".join(n.upper() for n in COSTS)), True),
-    (lesson07.check_exercise_1, dict(first_divergence=0, differ=COSTS), False),
-    (lesson07.check_exercise_1, dict(first_divergence=None, differ=COSTS | {"tool_calls"}), False),
-    (lesson07.check_exercise_1, dict(first_divergence=None, differ=42), False),
-    (lesson07.check_exercise_1, dict(first_divergence="soon", differ=COSTS), False),
-    # 07 exercise 2
-    (lesson07.check_exercise_2, dict(plan="the plan", choice="b"), False),
-    (lesson07.check_exercise_2, dict(plan=DECLARED_TRACE.plan, choice=None), False),
-    # 07 exercise 3: the event index as text
-    (lesson07.check_exercise_3, dict(divergence=" 2 ", outcome="PLAN_COMPLETE"), True),
-    (lesson07.check_exercise_3, dict(divergence=4, outcome="plan_complete"), False),
-    (lesson07.check_exercise_3, dict(divergence=2, outcome="step_failed"), False),
-    (lesson07.check_exercise_3, dict(divergence=[2], outcome="plan_complete"), False),
-    (lesson07.check_exercise_3, dict(divergence=2.5, outcome="plan_complete"), False),
-    # 08 exercise 1: functions that return text or floats
-    (lesson08.check_exercise_1, dict(tool_calls=lambda k: str(3 + 2 * k), model_calls=lambda k: float(1 + k)), True),
-    (lesson08.check_exercise_1, dict(tool_calls=lambda k: f" {3 + 2 * k} ", model_calls=lambda k: 1 + k), True),
-    (lesson08.check_exercise_1, dict(tool_calls=lambda k: "many", model_calls=lambda k: 1 + k), False),
-    (lesson08.check_exercise_1, dict(tool_calls=lambda k: None, model_calls=lambda k: 1 + k), False),
-    (lesson08.check_exercise_1, dict(tool_calls=lambda: 3, model_calls=lambda k: 1 + k), False),
+    # 08 exercise 1: the usage figures in any case and form
+    (lesson08.check_exercise_1, dict(first_divergence=None, differ=sorted(COSTS)), True),
+    (lesson08.check_exercise_1, dict(first_divergence=" None ", differ=" ".join(n.upper() for n in COSTS)), True),
+    (lesson08.check_exercise_1, dict(first_divergence=0, differ=COSTS), False),
+    (lesson08.check_exercise_1, dict(first_divergence=None, differ=COSTS | {"tool_calls"}), False),
+    (lesson08.check_exercise_1, dict(first_divergence=None, differ=42), False),
+    (lesson08.check_exercise_1, dict(first_divergence="soon", differ=COSTS), False),
+    # 08 exercise 2
+    (lesson08.check_exercise_2, dict(plan="the plan", choice="b"), False),
+    (lesson08.check_exercise_2, dict(plan=DECLARED_TRACE.plan, choice=None), False),
+    # 08 exercise 3: the event index as text
+    (lesson08.check_exercise_3, dict(divergence=" 2 ", outcome="PLAN_COMPLETE"), True),
+    (lesson08.check_exercise_3, dict(divergence=4, outcome="plan_complete"), False),
+    (lesson08.check_exercise_3, dict(divergence=2, outcome="step_failed"), False),
+    (lesson08.check_exercise_3, dict(divergence=[2], outcome="plan_complete"), False),
+    (lesson08.check_exercise_3, dict(divergence=2.5, outcome="plan_complete"), False),
+    # 07 exercise 1: functions that return text or floats
+    (lesson07.check_exercise_1, dict(tool_calls=lambda k: str(3 + 2 * k), model_calls=lambda k: float(1 + k)), True),
+    (lesson07.check_exercise_1, dict(tool_calls=lambda k: f" {3 + 2 * k} ", model_calls=lambda k: 1 + k), True),
+    (lesson07.check_exercise_1, dict(tool_calls=lambda k: "many", model_calls=lambda k: 1 + k), False),
+    (lesson07.check_exercise_1, dict(tool_calls=lambda k: None, model_calls=lambda k: 1 + k), False),
+    (lesson07.check_exercise_1, dict(tool_calls=lambda: 3, model_calls=lambda k: 1 + k), False),
 ]
 
 

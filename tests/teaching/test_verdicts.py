@@ -13,7 +13,7 @@ import pytest
 
 import planviz
 from planviz import Step
-from planviz.teaching import lesson01, lesson03, lesson04, lesson05, lesson06, lesson07
+from planviz.teaching import lesson01, lesson03, lesson04, lesson05, lesson06, lesson08
 
 PLAN = planviz.examples.load("cache_isolation")
 
@@ -177,10 +177,10 @@ def test_exercise_4_of_06_says_the_planner_refuses_a_plan_without_evidence_and_r
 @pytest.mark.parametrize("first, differ", [("None", " Time, model_calls, input_tokens, output_tokens, cost"),
                                            (None, ["time", "Model Calls", "input-tokens", "output_tokens", "cost"])])
 def test_exercise_1_of_07_reads_forms(first, differ):
-    assert lesson07.check_exercise_1(first_divergence=first, differ=differ)
+    assert lesson08.check_exercise_1(first_divergence=first, differ=differ)
 
 
 @pytest.mark.parametrize("divergence, outcome", [("2", "plan_complete"), (2.0, " Plan_Complete ")])
 def test_exercise_3_of_07_reads_numbers_as_text(divergence, outcome):
-    assert lesson07.check_exercise_3(divergence=divergence, outcome=outcome)
+    assert lesson08.check_exercise_3(divergence=divergence, outcome=outcome)
 

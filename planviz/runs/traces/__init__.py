@@ -132,7 +132,7 @@ class Document:
         if self._data is _NOT_PARSED:
             from .jsonstream import values  # imported here: a planviz trace never needs it
 
-            items = values(self.stream(), self.name)
+            items = values(self.stream(), self.name, self.max_bytes)
             self._data = items[0] if len(items) == 1 else items
         return self._data
 

@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ...errors import TraceFormatError
+from ...plan import limits
 from ...plan.model import Finding
 from ...plan.syntax import show_value
 
@@ -160,6 +161,7 @@ def _interrupt(raw: Any) -> Any:
 def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
     """The :class:`Checkpoint` of one record: a StateSnapshot (object or array) or a CheckpointTuple."""
     where = f"[{index}]"
+    _check_depth(raw, where, source)
     if isinstance(raw, list) and 7 <= len(raw) <= 8:
         raw = dict(zip(SNAPSHOT_FIELDS, raw))
     if not isinstance(raw, dict) or not ("config" in raw or "checkpoint" in raw):
@@ -242,6 +244,21 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
                       node_writes, seen, versions if isinstance(versions, dict) else None, where, index)
 
 
+def _check_depth(raw: Any, where: str, source: str) -> None:
+    """Refuse a record nested deeper than :data:`planviz.plan.limits.MAX_DEPTH` (its values become facts,
+    written out as JSON): one pass, no recursion."""
+    stack = [(raw, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limits.MAX_DEPTH:
+            raise TraceFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels; {limits.raise_hint('MAX_DEPTH')}",
+                                   source=source, path=where)
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, depth + 1) for v in value)
+
+
 def _trigger_target(channel: str) -> str | None:
     """The node a trigger channel schedules: ``branch:to:X`` (checkpoints v3, v4), ``start:X`` and
     ``branch:source:condition:X`` (v1, v2); None for any other channel."""
@@ -294,19 +311,17 @@ def history_of(data: Any, source: str = "<history>") -> tuple[list[Checkpoint], 
     if len(by_id) < len(cps) - len(nested):
         findings.append(_finding("duplicate_checkpoint", "some checkpoint ids appear twice; the first record of "
                                  "each is kept"))
-    return _chronological(by_id, findings), findings
+    return _chronological(by_id, findings, source), findings
 
 
-def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding]) -> list[Checkpoint]:
+def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding], source: str) -> list[Checkpoint]:
     """Parents before children; among the ready ones, the earliest (time, step, record order) first."""
     children: dict[str | None, list[Checkpoint]] = defaultdict(list)
     roots, missing = [], []
-    selfish = [c for c in by_id.values() if c.parent == c.id]
-    if selfish:
-        findings.append(_finding("self_parent", f"{len(selfish)} checkpoint(s) name themselves as their parent "
-                                 f"(first: {selfish[0].where}); each is read as a start", selfish[0].where))
-        for c in selfish:
-            c.parent = None
+    selfish = next((c for c in by_id.values() if c.parent == c.id), None)
+    if selfish is not None:  # impossible in LangGraph (every checkpoint id is new): the record is broken
+        raise TraceFormatError(f"checkpoint {selfish.id!r} names itself as its parent; a parent is an earlier "
+                               "checkpoint", source=source, path=f"{selfish.where}.parent_config")
     for c in by_id.values():
         if c.parent in by_id and c.parent != c.id:
             children[c.parent].append(c)

@@ -94,6 +94,7 @@ class _Buffer:
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
         self.text, self.pos, self.eof = "", 0, False
         self.offset = 0  # characters dropped before self.text
+        self.cap: int | None = None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
         self._line, self._line_pos = 1, 0  # the line number at self._line_pos (an index into self.text)
 
     def line(self) -> int:
@@ -131,6 +132,9 @@ class _Buffer:
                 self.eof = True
                 break
         self.text += "".join(got)
+        if self.cap is not None and self.offset + len(self.text) > self.cap:
+            raise TraceFormatError(f"the trace is larger than {self.cap:,} characters; pass max_bytes= or "
+                                   f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=self.source)
         return size > 0 or not self.eof
 
     def peek(self) -> str:
@@ -306,15 +310,18 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def values(stream: BinaryIO, source: str = "<stream>") -> list[Any]:
-    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines).
+def values(stream: BinaryIO, source: str = "<stream>", max_bytes: int | None = None) -> list[Any]:
+    """Every top-level JSON value of a stream, each decoded whole (one document, or JSON Lines), each at most
+    ``max_bytes`` characters (default :data:`planviz.plan.limits.MAX_TRACE_BYTES`).
 
     >>> import io
     >>> values(io.BytesIO(b'[[1, 2], 3]'))
     [[[1, 2], 3]]
     """
     buf = _Buffer(stream, source)
+    buf.cap = max_bytes or limits.MAX_TRACE_BYTES
     out = []
     while buf.peek():
-        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=1 << 62))
+        out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=buf.cap))
     return out
+

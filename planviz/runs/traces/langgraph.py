@@ -5,8 +5,11 @@ replays it through the run state machine:
 
 - every node run between two checkpoints is a step (id: the node name,
   ``name#2``... when it ran again), started at the parent checkpoint's time
-  and finished at the child's; ``update_state`` and new inputs are steps too
-  (``update``, ``input``);
+  and finished at the child's (a fork, replayed after the branch before it,
+  starts at the latest checkpoint before it); a step's plan ``duration`` is
+  what its run took; ``update_state`` and new inputs are steps too
+  (``update``, ``input``), running from the end of the previous turn to the
+  moment they were written, and depending on that turn's last step;
 - the graph's state channels become facts, ``"channel = value"`` (the value
   shortened); a write replaces the channel's previous fact;
 - dependencies come from ``versions_seen`` (the channel versions that
@@ -15,9 +18,10 @@ replays it through the run state machine:
   superstep before it). When a superstep ran several nodes and the record
   does not say which one wrote what, every candidate is linked and the edges
   are listed as inferred (``inferred_dependency``, drawn dashed);
-- a task error fails its step; an interrupt is a wait: the step fails with
-  category ``interrupt`` ("waits for input") and, when the run was resumed,
-  is retried and completes (LangGraph re-runs an interrupted node); a run that
+- a task error fails its step; an interrupt is a wait, not a failure: a
+  ``wait`` event (status ``waiting``, its own look) and, when the run was
+  resumed, a ``retry`` saying how long the wait lasted, then the step runs
+  again and completes (LangGraph re-runs an interrupted node); a run that
   ends at an interrupt is unfinished (no stop event, outcome None);
 - forks (a checkpoint with several children: time travel, ``update_state`` on
   an old checkpoint) become plan versions: at the fork the abandoned branch's
@@ -44,10 +48,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...plan.bulk import paused_gc
-from ...plan.model import Finding, Plan, Step
+from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import Observation, Run
-from ..playback import Action, play
+from ..playback import Action
+from .langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
 
@@ -79,20 +84,6 @@ def read(doc: Any) -> Run:
     """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples)."""
     return run_of_history(doc.data(), doc.name)
 
-def fact_of(channel: str, value: Any) -> str:
-    """The fact a state channel's value stands for: ``channel = value``, the value as short JSON.
-
-    >>> fact_of("docs", ["doc1", "doc2"])
-    'docs = ["doc1", "doc2"]'
-    """
-    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
-    return f"{channel} = {text if len(text) <= 60 else text[:59] + '…'}"
-
-
-def _finding(code: str, message: str, steps=(), edges=(), where: str = "") -> Finding:
-    return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
-
-
 @dataclass
 class _Step:
     sid: str
@@ -103,6 +94,7 @@ class _Step:
     facts: set = field(default_factory=set)
     branch: int = 1
     revises: str | None = None
+    duration: float | None = None  # what the last run took (end - start), when it ran
 
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
@@ -111,7 +103,7 @@ def run_of_history(data: Any, source: str = "<history>") -> Run:
         return _Builder(*history_of(data, source), source).run()
 
 
-class _Builder:
+class _Builder(Versions):
     def __init__(self, order: list[Checkpoint], findings: list[Finding], source: str) -> None:
         self.source = source
         self.findings = findings
@@ -121,7 +113,7 @@ class _Builder:
         self.position = {c.id: i for i, c in enumerate(self.order)}
         self.timed = all(c.time is not None for c in self.order)
         if not self.timed:
-            self.findings.append(_finding("no_timestamps", "some checkpoints carry no time: the run's clock counts "
+            self.findings.append(import_finding("no_timestamps", "some checkpoints carry no time: the run's clock counts "
                                           "checkpoints instead of seconds"))
         self.t0 = self.order[0].time if self.timed else 0.0
         self.steps: dict[str, _Step] = {}
@@ -135,7 +127,8 @@ class _Builder:
         self.actions: list[Action] = []
         self.forks: list[tuple[str, int]] = []  # (first checkpoint of the branch, version)
         self.emitted: set[tuple[str, str]] = set()
-        self.failed: set[str] = set()  # steps with a failure or wait recorded
+        self.failed: set[str] = set()  # steps with a failure recorded
+        self.waits: dict[str, tuple[int, float, str]] = {}  # waiting step -> (its wait action, since, message)
         self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
         self.branches = 0  # branches numbered so far
         self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
@@ -180,9 +173,12 @@ class _Builder:
         unresolved = dict(self.unresolved.get(p.id, {}))
         if c.source in ("update", "input", "fork"):
             what = ", ".join(sorted(c.node_writes or {})) or c.source
-            sid = self._new_step(c.source, f"{c.source}: state written by the user ({what})"
-                                 if c.source != "input" else "input: a new input to the graph", c, unresolved)
-            self._run_step(sid, start, end, facts=self._facts(p, c), withdrawn=self._withdrawn(p, c))
+            after = f", {self._span(end - start)} after the previous turn" if c.source != "fork" and end > start else ""
+            sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
+                                 if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
+            self._after_turn(sid, p)
+            self._run_step(sid, start, end, facts=self._facts(p, c), withdrawn=self._withdrawn(p, c),
+                           data={"checkpoint": c.id})
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
             self.unresolved[c.id] = unresolved
@@ -192,7 +188,7 @@ class _Builder:
         facts, withdrawn = self._facts(p, c), self._withdrawn(p, c)
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
-            self.findings.append(_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
+            self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
                                           f"{', '.join(t.name for t in tasks)} and the record does not say which "
                                           f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
                                           "credited with all of it", where=c.where))
@@ -221,16 +217,40 @@ class _Builder:
                 unresolved[node] = sid
             self.emitted.add((p.id, task.id))
 
+    def _after_turn(self, sid: str, p: Checkpoint) -> None:
+        """A new input or state update follows the previous turn: it depends on that turn's last step(s)."""
+        node: Checkpoint | None = p
+        seen: set[str] = set()
+        while node is not None and node.id not in seen:
+            seen.add(node.id)
+            last = [u for u in self.at.get(node.id, ()) if u != sid]
+            if last:
+                self.steps[sid].deps.update(dict.fromkeys(last))
+                return
+            node = self.by_id.get(node.parent) if node.parent else None
+
+    def _span(self, d: float) -> str:
+        return f"{d:.3g} s" if self.timed else f"{d:g} checkpoint(s)"
+
     def _wait_or_error(self, sid: str, task: Task, t: float, resumed: bool) -> None:
-        if task.error:
-            message, category = f"{sid!r} failed: {task.error}", "tool_error"
-        else:
-            value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
-            message, category = f"{sid!r} waits for input (interrupt {value})", "interrupt"
         if resumed:  # started with the others, stopped, then re-run when resumed
             self.actions.append(Action(t, "start", sid, rank=4.0))
-        self.actions.append(Action(t, "fail", sid, (message, category), rank=4.5))
-        self.failed.add(sid)
+        if task.error:
+            message = f"{sid!r} failed: {task.error}"
+            self.actions.append(Action(t, "fail", sid, (message, "tool_error"), rank=4.5))
+            self.failed.add(sid)
+            return
+        value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
+        self.waits[sid] = (len(self.actions), t, f"{sid!r} waits for input (interrupt {value})")
+        self.actions.append(Action(t, "wait", sid, self.waits[sid][2] + ": not resumed when the history ends",
+                                   rank=4.5))
+
+    def _resume(self, sid: str, t: float) -> str:
+        """The message of a waiting step's resumption at ``t``; the wait's own message gets its length too."""
+        index, since, message = self.waits.pop(sid)
+        waited = self._span(t - since)
+        self.actions[index] = self.actions[index]._replace(payload=f"{message}: resumed {waited} later")
+        return f"{sid!r} resumed after waiting {waited} for input"
 
     def _run_step(self, sid: str, start: float, end: float, facts: set, withdrawn: set, data: dict | None = None,
                   resumed: bool = False) -> None:
@@ -238,13 +258,19 @@ class _Builder:
         step.facts |= facts
         rank = None
         if resumed:  # stopped in this very superstep and resumed: re-run just before the next checkpoint
-            self.actions.append(Action(end, "retry", sid, f"{sid!r} runs again (resumed)", rank=0.1))
+            message = self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
+            self.actions.append(Action(end, "retry", sid, message, rank=0.1))
             self.actions.append(Action(end, "start", sid, rank=0.2))
             rank = 0.3
         else:
-            if sid in self.failed:  # it failed or waited at an earlier checkpoint: this run is its retry
+            if sid in self.waits:  # it waited for input at an earlier checkpoint: this run is its resumption
+                self.actions.append(Action(start, "retry", sid, self._resume(sid, start)))
+            elif sid in self.failed:  # it failed at an earlier checkpoint: this run is its retry
                 self.actions.append(Action(start, "retry", sid, f"{sid!r} runs again"))
             self.actions.append(Action(start, "start", sid))
+            if end <= start:  # no time passed: the ending follows the beginning, never the other way round
+                rank = 4.2
+        step.duration = max(end - start, 0.0)
         obs = Observation(True, facts, withdrawn - facts, data={k: v for k, v in (data or {}).items() if v})
         self.actions.append(Action(end, "finish", sid, obs, rank=rank))
 
@@ -301,7 +327,7 @@ class _Builder:
                 if not first:
                     self.forks.append((c.id, self.branch[c.id]))
                 start = self._time(p) if first or previous is None else max(self._time(p), self._time(previous))
-                if c.source in ("update", "input", "fork"):  # the user wrote the state at that moment
+                if c.source == "fork":  # a copy of a checkpoint, made at that moment
                     start = self._time(c)
                 self.started_at[c.id] = start
                 self._superstep(p, c, start)
@@ -311,83 +337,3 @@ class _Builder:
             if c.id not in self.first_child:
                 self._fail_rest(c, [], self.unresolved.setdefault(c.id, {}))
         return self._play(head)
-
-    def _plan_steps(self, path_end: str, branch: int) -> list[str]:
-        on_path, node = [], self.by_id.get(path_end)
-        while node is not None:
-            on_path.append(node.id)
-            node = self.by_id.get(node.parent) if node.parent else None
-        ids: dict[str, None] = {}
-        for cid in reversed(on_path):
-            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
-                ids[sid] = None
-        for cid in self.members.get(branch, ()):
-            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
-                ids[sid] = None
-        return list(ids)
-
-    def _plan(self, ids: list[str], goal: str, premises: list[str]) -> Plan:
-        members = set(ids)
-        inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
-        findings = list(self.findings)
-        if inferred:
-            findings.append(_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
-                                     "was written in a superstep that ran several nodes, and the record does not "
-                                     "say which; every candidate is linked", edges=inferred))
-        steps = []
-        for sid in ids:
-            s = self.steps[sid]
-            steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
-                              depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
-                              revises=s.revises))
-        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
-                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
-
-    def _play(self, head: Checkpoint) -> Run:
-        root = self.order[0]
-        premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
-        thread = root.thread or "?"
-        given = root.node_writes or {}
-        goal = f"LangGraph run (thread {thread})" + (f": input {json.dumps(given, default=str)[:100]}" if given else "")
-        plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
-        current = plan
-        for cid, version in self.forks:
-            c = self.by_id[cid]
-            ids = self._plan_steps(self._chain_end(cid), version)
-            kept, before = set(ids), set(current.ids)
-            voided = [s for s in current.ids if s not in kept]
-            twins: dict[str, str] = {}
-            for v in voided:
-                twins.setdefault(self.steps[v].node, v)
-            for sid in ids:
-                twin = twins.get(self.steps[sid].node)
-                if sid not in before and twin and self.steps[sid].revises is None:
-                    self.steps[sid].revises = twin
-            new = self._plan(ids, goal, premises).replace(version=current.version + 1, parent=current,
-                                                          trigger=f"fork at checkpoint {c.parent or c.id} "
-                                                                  f"({c.source})", invalidated=tuple(voided))
-            t = self.started_at.get(cid, self._time(c))
-            if voided:
-                self.actions.append(Action(t, "invalidate", None, (voided, f"fork: the branch after checkpoint "
-                                                                   f"{c.parent} is abandoned")))
-            self.actions.append(Action(t, "replan", None, (new, f"plan v{new.version}: a new branch from checkpoint "
-                                                          f"{c.parent} ({c.source})")))
-            current = new
-        stop = self._outcome(head)
-        if stop is not None:
-            self.actions.append(Action(self._time(head), "stop", None, stop))
-        return play(plan, self.actions)
-
-    def _chain_end(self, cid: str) -> str:
-        while cid in self.first_child:
-            cid = self.first_child[cid]
-        return cid
-
-    def _outcome(self, head: Checkpoint) -> tuple[str, str] | None:
-        waiting = [t for t in head.tasks if t.interrupts and not t.error]
-        failed = [t for t in head.tasks if t.error]
-        if failed:
-            return "step_failed", f"the run stopped at checkpoint {head.id}: {failed[0].name or failed[0].id} failed"
-        if waiting or head.next:
-            return None  # paused at an interrupt, or the history ends before the graph did: unfinished
-        return "plan_complete", f"the graph reached its end at checkpoint {head.id}"

@@ -1,0 +1,495 @@
+// planviz's one front end: the explorer widget (anywidget) and every offline page run this module.
+// It draws a run from its snapshot (planviz/frontends/snapshot.py): one picture per plan version, laid out
+// once by Graphviz in Python, restyled here from the per-event delta table (deltatable.py): event i lists
+// [node, look before, look after] triples (d), the facts gained (g) and lost (l), the steps that became (ri)
+// and stopped being (ro) ready, what it voided (vo) and kept (ke) and the picture's caption lines (c).
+// Stepping, play, the clock, hover, details, search and zoom run here; only fault injection and a new view
+// of a big plan ask the kernel (model.send), which answers with a new snapshot.
+// The host gives a model with get/set/on/save_changes/send: anywidget's, or a page's local stand-in.
+// Every text from the run is set with textContent, never parsed as HTML; only render's SVG (sanitised in
+// Python) and the timeline's SVG are inserted as markup.
+
+const XLINK = 'http://www.w3.org/1999/xlink';
+const FLAGS = ['voided', 'kept', 'conflict'];
+const PLAY_MS = 900;
+const LOG_WINDOW = 40;
+
+function h(tag, props, children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === 'text') { el.textContent = v; }
+    else if (k === 'cls') { el.className = v; }
+    else if (k.startsWith('on')) { el.addEventListener(k.slice(2), v); }
+    else { el.setAttribute(k, v); }
+  }
+  for (const c of children || []) { if (c) { el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); } }
+  return el;
+}
+
+function markup(html) {  // markup planviz made (render's SVG, the timeline), as nodes
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}
+
+function fill(list, items, empty) {
+  list.textContent = '';
+  if (!items.length) { list.appendChild(h('li', {cls: 'pv-empty', text: empty || '(none)'})); }
+  for (const t of items) { list.appendChild(h('li', {text: t})); }
+}
+
+// One run: its pictures, facts and ready set at any event, and the panels around them.
+class RunView {
+  constructor(snap, host) {
+    this.s = snap; this.host = host;
+    this.n = snap.events.length;
+    this.version = []; let v = 0;
+    snap.events.forEach((e, i) => { if (e.v !== undefined) { v = e.v; } this.version[i] = v; });
+    this.pictures = snap.versions.map(() => null);
+    this.facts = new Set(snap.last_facts); this.ready = new Set(snap.last_ready);
+    this.at = this.n - 1; this.index = -1;
+    this.zoom = 0;  // 0: fit the width; else a scale of the natural size
+    this.selected = null; this.query = '';
+    this.el = h('div', {cls: 'pv-run'});
+    this.caption = h('p', {cls: 'pv-caption', 'aria-live': 'polite'});
+    this.diagram = h('div', {cls: 'planviz-diagram pv-fit', role: 'img', 'aria-label': 'plan diagram: click a step for its details', tabindex: '-1'});
+    this.legend = h('div', {cls: 'planviz-legend', 'aria-label': 'legend'});
+    this.details = h('aside', {cls: 'planviz-details', 'aria-label': 'step details', 'aria-live': 'polite'},
+                     [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})]);
+    this.el.append(this.caption, h('div', {cls: 'pv-picture'}, [this.diagram, h('div', {cls: 'pv-side'}, [this.legend, this.details])]));
+    this.diagram.addEventListener('click', (ev) => this.clicked(ev));
+    this.diagram.addEventListener('wheel', (ev) => {
+      if (!ev.ctrlKey) { return; }
+      ev.preventDefault(); this.setZoom(ev.deltaY < 0 ? 1.25 : 0.8);
+    }, {passive: false});
+    let drag = null;  // pan a zoomed picture by dragging it
+    this.diagram.addEventListener('pointerdown', (ev) => {
+      if (this.zoom && !ev.target.closest('g.node')) { drag = [ev.clientX, ev.clientY, this.diagram.scrollLeft, this.diagram.scrollTop]; }
+    });
+    this.diagram.addEventListener('pointermove', (ev) => {
+      if (drag) { this.diagram.scrollLeft = drag[2] - (ev.clientX - drag[0]); this.diagram.scrollTop = drag[3] - (ev.clientY - drag[1]); }
+    });
+    window.addEventListener('pointerup', () => { drag = null; });
+  }
+
+  picture(k) {  // version k's picture, built once from its SVG; its nodes found once
+    if (!this.pictures[k]) {
+      const spec = this.s.versions[k];
+      const box = h('div', {cls: 'pv-version', 'data-v': String(k)});
+      box.style.minWidth = (spec.legible || 0) + 'px';
+      box.appendChild(markup(spec.svg));
+      box.hidden = true;
+      this.diagram.appendChild(box);
+      const byId = {};
+      box.querySelectorAll('g.node').forEach((g) => { byId[g.getAttribute('id')] = g; });
+      const nodes = spec.nodes.map((id, j) => {
+        const g = byId[id];
+        if (!g) { return null; }
+        const links = g.querySelectorAll('a'), texts = g.querySelectorAll('text');
+        const title = links.length ? (links[0].getAttributeNS(XLINK, 'title') || '') : '';
+        g.setAttribute('data-step', spec.ids[j]);
+        g.setAttribute('tabindex', '0');
+        g.setAttribute('role', 'button');
+        g.setAttribute('aria-label', 'step ' + spec.ids[j]);
+        return {g, shapes: g.querySelectorAll('path, polygon, ellipse'), text: texts[texts.length - 1], links,
+                tip: title.slice(0, title.length - spec.cuts[j])};
+      });
+      const svg = box.querySelector('svg');
+      const vb = svg && svg.viewBox && svg.viewBox.baseVal;
+      this.pictures[k] = {box, svg, nodes, looks: spec.looks.slice(), width: vb ? vb.width * 4 / 3 : 0,
+                          lines: box.querySelectorAll('svg text.event-line')};
+      this.applyZoom(this.pictures[k]);
+    }
+    return this.pictures[k];
+  }
+
+  paint(pic, j, look) {
+    const node = pic.nodes[j];
+    pic.looks[j] = look;
+    if (!node) { return; }
+    const L = this.s.looks[look], cls = node.g.classList;
+    for (const c of Array.from(cls)) { if (c.startsWith('status-') || FLAGS.includes(c)) { cls.remove(c); } }
+    cls.add(L[0]);
+    FLAGS.forEach((flag, b) => { if (L[1] & (1 << b)) { cls.add(flag); } });
+    const first = node.shapes[0], outer = node.shapes[1];
+    if (first) {
+      first.setAttribute('fill', L[2]); first.setAttribute('stroke', L[3]);
+      first.setAttribute('stroke-width', L[4]); first.setAttribute('stroke-dasharray', L[5]);
+    }
+    if (outer) { outer.setAttribute('stroke', L[6]); outer.setAttribute('stroke-width', L[7]); outer.setAttribute('stroke-dasharray', L[8]); }
+    if (node.text) { node.text.textContent = L[9]; }
+    const title = node.tip + (L[10] ? '\n' + L[10] : '');
+    for (const a of node.links) { a.setAttributeNS(XLINK, 'xlink:title', title); }
+  }
+
+  apply(i, forward) {  // event i's changes, forward (frame i-1 to i) or backward (i to i-1)
+    const e = this.s.events[i], pic = this.picture(this.version[i]), d = e.d || [];
+    for (let k = 0; k < d.length; k += 3) { this.paint(pic, d[k], d[k + (forward ? 2 : 1)]); }
+    const swap = (items, set, add) => { for (const x of items || []) { if (add) { set.add(x); } else { set.delete(x); } } };
+    swap(e.l, this.facts, !forward); swap(e.g, this.facts, forward);
+    swap(e.ro, this.ready, !forward); swap(e.ri, this.ready, forward);
+  }
+
+  show(i) {  // frame i: picture, caption, legend, panels
+    const s = this.s;
+    i = Math.max(0, Math.min(this.n - 1, i));
+    while (this.at < i) { this.at += 1; this.apply(this.at, true); }
+    while (this.at > i) { this.apply(this.at, false); this.at -= 1; }
+    this.index = i;
+    const k = this.version[i], pic = this.picture(k), e = s.events[i], row = s.log[i];
+    this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } });
+    const said = e.c || [];
+    pic.lines.forEach((line, j) => { line.textContent = j < said.length ? said[j] : ' '; });
+    this.caption.textContent = '';
+    this.caption.appendChild(h('b', {text: 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '')}));
+    let rest = ' at t=' + row[0] + (s.unit ? ' ' + s.unit : '');
+    if (row[3]) { rest += ' \u2014 ' + row[3]; }
+    if (s.versions[k].version > 1) { rest += ' (plan v' + s.versions[k].version + ')'; }
+    this.caption.appendChild(document.createTextNode(rest));
+    if ((e.vo || []).length || (e.ke || []).length) {
+      const names = (xs) => (xs || []).map((x) => s.steps[x]).join(', ') || '(none)';
+      this.caption.append(h('br'), h('span', {cls: 'pv-scope', text: 'voided: ' + names(e.vo) + '; kept: ' + names(e.ke)}));
+    }
+    this.showLegend(pic, k);
+    if (this.query) { this.search(this.query); }
+    if (this.selected !== null) { this.showDetails(this.selected); }
+  }
+
+  showLegend(pic, k) {
+    const on = new Set(this.s.versions[k].legend);
+    pic.looks.forEach((look, j) => { if (pic.nodes[j]) { on.add(this.s.look_legend[look]); } });
+    const ul = h('ul', {cls: 'pv-legend'});
+    for (const [key, text, fillColour, stroke, width, style] of this.s.legend) {
+      if (!on.has(key)) { continue; }
+      const swatch = h('span', {cls: 'pv-swatch', 'aria-hidden': 'true'});
+      swatch.style.background = fillColour; swatch.style.border = width + 'px ' + style + ' ' + stroke;
+      ul.appendChild(h('li', {cls: 'pv-legend-' + key}, [swatch, text]));
+    }
+    this.legend.replaceChildren(h('p', {cls: 'pv-legend-title', text: 'Legend'}), ul);
+  }
+
+  factNames() { return Array.from(this.facts).sort((a, b) => a - b).map((x) => this.s.facts[x]); }
+  readyNames() { return Array.from(this.ready).sort((a, b) => a - b).map((x) => this.s.steps[x]); }
+
+  clicked(ev) {
+    const g = ev.target.closest && ev.target.closest('g.node[data-step]');
+    if (g) { ev.preventDefault(); this.showDetails(g.getAttribute('data-step')); }
+  }
+
+  showDetails(sid) {  // what a click on a step shows: the step, its facts, its attempts so far
+    this.selected = sid;
+    const d = this.s.details[sid], box = this.details;
+    box.textContent = '';
+    box.appendChild(h('h3', {text: sid}));
+    const close = h('button', {type: 'button', cls: 'pv-close', 'aria-label': 'close the details', text: '\u00D7',
+                               onclick: () => { this.selected = null; box.replaceChildren(h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})); }});
+    box.appendChild(close);
+    if (!d) { box.appendChild(h('p', {cls: 'pv-empty', text: 'a group of steps: hover it for its members'})); return; }
+    const dl = h('dl');
+    const item = (name, value) => { if (value !== '' && value !== undefined && !(Array.isArray(value) && !value.length)) { dl.append(h('dt', {text: name}), h('dd', {text: Array.isArray(value) ? value.join(', ') : String(value)})); } };
+    item('action', d.action); item('kind', d.kind); item('tool', d.tool);
+    dl.append(...(d.arguments.length ? [h('dt', {text: 'arguments'}), h('dd', {}, [h('table', {cls: 'pv-args'}, d.arguments.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})])))])] : []));
+    item('depends on', d.depends_on); item('facts in (requires)', d.requires); item('facts out (produces)', d.produces);
+    item('expected evidence', d.evidence);
+    box.appendChild(dl);
+    const rows = [];
+    for (let i = 0; i <= this.index; i++) {
+      const r = this.s.log[i];
+      if (r[2] !== sid) { continue; }
+      const text = '#' + i + ' ' + r[1] + (r[4] ? ' (attempt ' + r[4] + ')' : '') + ': ' + r[3]
+        + (r[5].length ? ' \u2014 observed: ' + r[5].join(', ') : '') + (r[6] ? ' \u2014 model calls: ' + r[6] : '');
+      rows.push(h('li', {cls: i === this.index ? 'pv-current' : '', text}));
+    }
+    box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
+  }
+
+  search(q) {  // mark the steps whose id, tool, kind or action contains q; returns the matches
+    this.query = q;
+    const pic = this.pictures[this.version[this.index]];
+    const needle = q.trim().toLowerCase(), found = [];
+    if (!pic) { return found; }
+    pic.nodes.forEach((node, j) => {
+      if (!node) { return; }
+      const sid = this.s.versions[this.version[this.index]].ids[j], d = this.s.details[sid] || {};
+      const hit = needle !== '' && [sid, d.tool, d.kind, d.action].some((x) => (x || '').toLowerCase().includes(needle));
+      node.g.classList.toggle('pv-match', hit);
+      if (hit) { found.push(sid); }
+    });
+    return found;
+  }
+
+  reveal(sid) {
+    const g = this.diagram.querySelector('.pv-version:not([hidden]) g.node[data-step="' + CSS.escape(sid) + '"]');
+    if (g) { g.scrollIntoView({block: 'nearest', inline: 'nearest'}); g.focus({preventScroll: true}); }
+    this.showDetails(sid);
+    return !!g;
+  }
+
+  setZoom(factor) {  // factor 0: fit the width again
+    if (!factor) { this.zoom = 0; }
+    else { this.zoom = Math.max(0.1, Math.min(8, (this.zoom || this.fitScale()) * factor)); }
+    this.pictures.forEach((p) => { if (p) { this.applyZoom(p); } });
+  }
+
+  fitScale() {
+    const p = this.pictures[this.version[Math.max(0, this.index)]];
+    return p && p.width ? Math.min(1, this.diagram.clientWidth / p.width) : 1;
+  }
+
+  applyZoom(p) {
+    this.diagram.classList.toggle('pv-fit', !this.zoom);
+    if (p.svg) { p.svg.style.width = this.zoom && p.width ? (p.width * this.zoom) + 'px' : ''; }
+    p.box.style.minWidth = this.zoom ? '' : (this.s.versions[Number(p.box.getAttribute('data-v'))].legible || 0) + 'px';
+  }
+}
+
+// The stepper, tabs and controls around one run (or a pair of runs on one stepper).
+class App {
+  constructor(root, model) {
+    this.root = root; this.model = model;
+    this.snap = model.get('snapshot');
+    this.pair = !!this.snap.pair;
+    this.runs = this.pair ? this.snap.pair.map((s) => new RunView(s, this)) : [new RunView(this.snap, this)];
+    this.n = this.pair ? this.snap.ticks.length : this.runs[0].n;
+    this.index = -1; this.timer = null;
+    this.build();
+  }
+
+  control(cls, label, text, onclick, key) {
+    return h('button', {type: 'button', cls, 'aria-label': label, title: label + (key ? ' (' + key + ')' : ''), text, onclick});
+  }
+
+  build() {
+    const first = this.runs[0].s, m = this.model;
+    const head = h('header', {cls: 'pv-head'});
+    const title = this.pair ? this.snap.labels.join(' vs ') : first.goal;
+    head.appendChild(h('p', {cls: 'pv-title', text: title}));
+    const sub = h('p', {cls: 'pv-sub'});
+    sub.append(h('span', {cls: 'pv-mode', text: m.get('mode') ? m.get('mode') + ' \u00B7 ' : ''}));
+    if (!this.pair) {
+      sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (this.n - 1));
+      if (first.unfinished) { sub.append(' \u00B7 unfinished: the run has no stop event, so it ends where the agent stopped'); }
+    } else { sub.append('two runs on one stepper \u00B7 ticks 0..' + (this.n - 1)); }
+    head.appendChild(sub);
+    this.first = this.control('planviz-first', 'first event', '\u00AB', () => this.go(0), 'Home');
+    this.back = this.control('planviz-back', 'step back', '\u25C0 back', () => this.go(this.index - 1), 'Left arrow');
+    this.playButton = this.control('planviz-play', 'play', '\u25B6 play', () => this.play(), 'space');
+    this.forward = this.control('planviz-forward', 'step forward', 'step \u25B6', () => this.go(this.index + 1), 'Right arrow');
+    this.last = this.control('planviz-last', 'last event', '\u00BB', () => this.go(this.n - 1), 'End');
+    this.slider = h('input', {type: 'range', cls: 'planviz-slider', min: '0', max: String(this.n - 1), value: '0', 'aria-label': 'event'});
+    this.slider.addEventListener('input', () => this.go(parseInt(this.slider.value, 10)));
+    const view = this.runs[0];
+    const zoom = h('span', {cls: 'pv-zoom', role: 'group', 'aria-label': 'zoom'}, [
+      this.control('planviz-zoom-out', 'zoom out', '\u2212', () => this.runs.forEach((r) => r.setZoom(0.8))),
+      this.control('planviz-zoom-fit', 'fit the width', 'fit', () => this.runs.forEach((r) => r.setZoom(0))),
+      this.control('planviz-zoom-in', 'zoom in', '+', () => this.runs.forEach((r) => r.setZoom(1.25)))]);
+    this.find = h('input', {type: 'search', cls: 'planviz-search', placeholder: 'find a step: id, tool or text', 'aria-label': 'find a step by id, tool or text'});
+    this.found = h('span', {cls: 'pv-found', 'aria-live': 'polite'});
+    this.find.addEventListener('input', () => this.search(false));
+    this.find.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { ev.preventDefault(); this.search(true); } });
+    const nav = h('nav', {cls: 'pv-stepper', 'aria-label': 'step through the run'},
+                  [this.first, this.back, this.playButton, this.forward, this.last, this.slider, zoom]);
+    const tools = h('div', {cls: 'pv-tools'}, [this.find, this.found]);
+    if (m.get('interactive')) {
+      const hops = h('input', {type: 'number', min: '0', max: '20', value: '2', cls: 'planviz-hops', 'aria-label': 'hops around the step found'});
+      this.hops = hops;
+      tools.append(h('label', {cls: 'pv-hops'}, ['hops ', hops]),
+                   this.control('planviz-view-auto', 'the default view', 'auto view', () => m.send({kind: 'view', mode: 'auto'})),
+                   this.control('planviz-view-whole', 'every step of the plan', 'whole plan', () => m.send({kind: 'view', mode: 'whole'})),
+                   h('span', {cls: 'planviz-view-status', text: m.get('view_notice') || ''}));
+    }
+    this.note = this.pair ? h('p', {cls: 'pv-note', 'aria-live': 'polite'}) : null;
+    if (this.pair && this.snap.diff) {  // what diff_runs found, and a jump to where the runs first part
+      const first = this.snap.pair.length && this.snap.notes.findIndex((x) => x.startsWith('first divergence'));
+      tools.append(this.control('planviz-diverge', 'go to the first divergence', 'first divergence', () => this.go(first), ''));
+      if (first < 0) { tools.lastChild.disabled = true; }
+      this.diffBox = h('details', {cls: 'pv-diff'}, [h('summary', {text: 'What differs'}), h('pre', {text: this.snap.diff})]);
+    }
+    const runs = h('div', {cls: this.pair ? 'pv-runs pv-two' : 'pv-runs'});
+    this.runs.forEach((r, j) => {
+      if (this.pair) { r.el.prepend(h('h3', {cls: 'pv-label', text: this.snap.labels[j]})); }
+      runs.appendChild(r.el);
+    });
+    this.root.replaceChildren(head, nav, tools, ...(this.note ? [this.note] : []), ...(this.diffBox ? [this.diffBox] : []), runs, this.panels());
+    this.root.addEventListener('keydown', (ev) => this.key(ev));
+  }
+
+  panels() {
+    const m = this.model, view = this.runs[0], s = view.s;
+    const tabs = [['Event log', 'log'], ['Facts', 'facts'], ['Ready', 'ready'], ['Timeline', 'timeline'], ['Metrics', 'metrics']];
+    if (this.pair) { tabs.splice(1, 2); }
+    const extra = s.tabs || [];  // markup planviz made in Python (the alignment of a declared plan)
+    extra.forEach(([label], j) => tabs.push([label, 'extra' + j]));
+    const bar = h('div', {cls: 'pv-tabs', role: 'tablist'}), boxes = {};
+    this.tab = 'log';
+    const select = (name) => {
+      this.tab = name;
+      for (const b of bar.children) { b.setAttribute('aria-selected', String(b.getAttribute('data-tab') === name)); }
+      for (const [key, box] of Object.entries(boxes)) { box.hidden = key !== name; }
+      this.refresh();
+    };
+    for (const [label, name] of tabs) {
+      bar.appendChild(h('button', {type: 'button', role: 'tab', cls: 'pv-tab', 'data-tab': name, text: label, onclick: () => select(name)}));
+      boxes[name] = h('div', {cls: 'pv-panel pv-panel-' + name, role: 'tabpanel', 'aria-label': label});
+    }
+    this.logBody = h('tbody');
+    this.logNote = h('p', {cls: 'pv-empty'});
+    boxes.log.append(this.logNote, h('table', {cls: 'pv-log'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), this.logBody]));
+    this.logBody.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { this.go(this.pair ? this.index : Number(tr.getAttribute('data-i'))); } });
+    if (boxes.facts) { this.factList = h('ul', {cls: 'pv-list'}); boxes.facts.appendChild(this.factList); }
+    if (boxes.ready) { this.readyList = h('ul', {cls: 'pv-list'}); boxes.ready.appendChild(this.readyList); }
+    boxes.timeline.appendChild(markup(s.gantt));
+    this.gantt = boxes.timeline.querySelector('svg.planviz-gantt');
+    this.cursor = this.gantt && this.gantt.querySelector('.planviz-now');
+    extra.forEach(([, html], j) => boxes['extra' + j].appendChild(markup(html)));
+    boxes.metrics.appendChild(h('table', {cls: 'pv-log pv-metrics'}, s.metrics.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})]))));
+    const lower = h('div', {cls: 'pv-lower'});
+    if (m.get('interactive')) { lower.appendChild(this.faultPanel()); }
+    lower.appendChild(h('div', {cls: 'pv-tabbox'}, [bar, ...Object.values(boxes)]));
+    select('log');
+    return lower;
+  }
+
+  faultPanel() {  // injecting a fault runs in Python (the simulator): ask the kernel, which sends the new run
+    const m = this.model, opts = m.get('fault_options') || {steps: [], kinds: [], facts: []};
+    const select = (name, items, value) => {
+      const el = h('select', {'aria-label': 'fault ' + name}, items.map((x) => h('option', {value: x, text: x})));
+      if (value !== undefined && items.includes(value)) { el.value = value; }
+      return el;
+    };
+    const step = select('step', opts.steps), kind = select('kind', opts.kinds, 'side_effect');
+    const fact = h('input', {type: 'text', placeholder: 'fact: needed for extra_fact', 'aria-label': 'fault fact'});
+    const times = h('input', {type: 'number', min: '1', max: '99', value: '1', 'aria-label': 'fault times'});
+    const status = h('div', {cls: 'planviz-fault-status', 'aria-live': 'polite', text: m.get('fault_status') || ''});
+    const inject = h('button', {type: 'button', cls: 'planviz-fault-inject', text: 'Inject', 'aria-label': 'inject the fault and re-simulate',
+                                onclick: () => { status.textContent = 're-simulating\u2026'; m.send({kind: 'inject', step: step.value, fault: kind.value, fact: fact.value, times: parseInt(times.value, 10) || 1}); }});
+    const clear = h('button', {type: 'button', cls: 'planviz-fault-clear', text: 'Clear faults', 'aria-label': 'clear every fault',
+                               onclick: () => { status.textContent = 're-simulating\u2026'; m.send({kind: 'clear'}); }});
+    this.faultStatus = status;
+    return h('div', {cls: 'pv-faults', role: 'group', 'aria-label': 'inject a fault'}, [
+      h('p', {}, [h('b', {text: 'Inject a fault'})]),
+      h('label', {cls: 'planviz-fault-step'}, ['Step ', step]), h('label', {cls: 'planviz-fault-kind'}, ['Kind ', kind]),
+      h('label', {cls: 'planviz-fault-fact'}, ['Fact ', fact]), h('label', {cls: 'planviz-fault-times'}, ['Times ', times]),
+      h('div', {}, [inject, clear]), status]);
+  }
+
+  search(go) {
+    const q = this.find.value;
+    const found = [];
+    this.runs.forEach((r) => found.push(...r.search(q)));
+    const unique = Array.from(new Set(found));
+    this.found.textContent = q.trim() ? (unique.length ? unique.length + ' found: ' + unique.slice(0, 8).join(', ') + (unique.length > 8 ? ', \u2026' : '') : 'not in the picture') : '';
+    if (!go || !q.trim()) { return; }
+    if (unique.length) { this.runs[0].reveal(unique[0]); return; }
+    const sid = q.trim();
+    if (this.runs[0].s.details[sid] && this.model.get('interactive')) {  // a step of a big plan outside the view
+      this.model.send({kind: 'view', mode: 'focus', step: sid, hops: parseInt(this.hops.value, 10) || 0});
+    }
+  }
+
+  key(ev) {
+    const t = ev.target && ev.target.closest ? ev.target : null, k = ev.key;
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || (t && t.closest('input, select, textarea'))) { return; }
+    if ((k === ' ' || k === 'Enter') && t && t.closest('button')) { return; }  // the button's own click
+    if (k === 'ArrowRight') { this.go(this.index + 1); }
+    else if (k === 'ArrowLeft') { this.go(this.index - 1); }
+    else if (k === 'Home') { this.go(0); }
+    else if (k === 'End') { this.go(this.n - 1); }
+    else if (k === ' ' || k === 'p' || k === 'P') { this.play(); }
+    else if (k === 'Enter' && t && t.closest && t.closest('g.node[data-step]')) { this.runs[0].showDetails(t.closest('g.node').getAttribute('data-step')); }
+    else { return; }
+    ev.preventDefault();
+  }
+
+  stop() { if (this.timer) { clearInterval(this.timer); this.timer = null; this.playButton.textContent = '\u25B6 play'; this.playButton.setAttribute('aria-label', 'play'); } }
+
+  play() {
+    if (this.timer) { this.stop(); return; }
+    if (this.index >= this.n - 1) { this.show(0); }
+    this.playButton.textContent = '\u23F8 pause'; this.playButton.setAttribute('aria-label', 'pause');
+    this.timer = setInterval(() => { if (this.index >= this.n - 1) { this.stop(); } else { this.show(this.index + 1); } }, PLAY_MS);
+  }
+
+  go(i) { this.stop(); this.show(i); }
+
+  show(i, quiet) {  // draw frame i; tell the model (the kernel keeps ex.index) unless it told us
+    i = Math.max(0, Math.min(this.n - 1, i));
+    if (i === this.index) { return; }
+    this.index = i;
+    if (this.pair) {
+      this.snap.ticks[i].forEach((at, j) => this.runs[j].show(at));
+      this.note.textContent = this.snap.notes[i] || '';
+    } else { this.runs[0].show(i); }
+    this.slider.value = String(i);
+    this.first.disabled = this.back.disabled = i === 0;
+    this.last.disabled = this.forward.disabled = i === this.n - 1;
+    this.refresh();
+    if (!quiet && this.model.get('index') !== i) { this.model.set('index', i); this.model.save_changes(); }
+  }
+
+  refresh() {  // the panel on show (hidden ones wait until shown)
+    const view = this.runs[0], i = view.index;
+    if (i < 0) { return; }
+    if (this.tab === 'log') {  // a window of rows around the current one, rebuilt only when the index leaves it
+      const w = this.logWindow;
+      if (!w || w.view !== view || i < w.lo || i >= w.hi || (i > w.lo + LOG_WINDOW - 4 && w.hi < view.n)) {
+        const lo = Math.max(0, i - 3), hi = Math.min(view.n, lo + LOG_WINDOW), rows = [];
+        for (let j = lo; j < hi; j++) {
+          const r = view.s.log[j];
+          rows.push(h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
+                      [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]));
+        }
+        this.logBody.replaceChildren(...rows);
+        this.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
+        this.logWindow = {view, lo, hi, current: null};
+      }
+      const win = this.logWindow, row = this.logBody.rows[i - win.lo];
+      if (win.current && win.current !== row) { win.current.classList.remove('pv-current'); win.current.cells[0].textContent = win.current.getAttribute('data-i'); }
+      row.classList.add('pv-current'); row.cells[0].textContent = '\u25B6' + i;
+      win.current = row;
+    } else if (this.tab === 'facts') { fill(this.factList, view.factNames()); }
+    else if (this.tab === 'ready') { fill(this.readyList, view.readyNames()); }
+    if (this.cursor) {
+      const t = view.s.events[i].t;
+      if (t !== null && t !== undefined) {
+        const x = parseFloat(this.gantt.getAttribute('data-x0')) + t * parseFloat(this.gantt.getAttribute('data-scale'));
+        this.cursor.setAttribute('x1', x); this.cursor.setAttribute('x2', x); this.cursor.setAttribute('visibility', 'visible');
+      }
+    }
+  }
+
+  destroy() { this.stop(); }
+}
+
+function render({model, el}) {
+  el.classList.add('planviz-explorer');
+  if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
+  let app = null;
+  const build = () => {
+    if (app) { app.destroy(); }
+    const snap = model.get('snapshot');
+    if (!snap || !(snap.events || snap.pair)) { el.textContent = 'this run has no events'; app = null; return; }
+    app = new App(el, model);
+    app.show(model.get('index') || 0, true);
+  };
+  const moved = () => { if (app) { app.stop(); app.show(model.get('index') || 0, true); } };
+  const mode = () => { const s = el.querySelector('.pv-mode'); if (s) { s.textContent = model.get('mode') ? model.get('mode') + ' \u00B7 ' : ''; } };
+  const status = () => { if (app && app.faultStatus) { app.faultStatus.textContent = model.get('fault_status') || ''; } };
+  const notice = () => { const s = el.querySelector('.planviz-view-status'); if (s) { s.textContent = model.get('view_notice') || ''; } };
+  const custom = (msg) => { if (app && msg && msg.kind === 'play') { app.play(); } };
+  model.on('change:snapshot', build);
+  model.on('change:index', moved);
+  model.on('change:fault_status', status);
+  model.on('change:mode', mode);
+  model.on('change:view_notice', notice);
+  model.on('msg:custom', custom);
+  build();
+  return () => {
+    if (app) { app.destroy(); }
+    model.off('change:snapshot', build); model.off('change:index', moved);
+    model.off('change:fault_status', status); model.off('change:view_notice', notice); model.off('change:mode', mode);
+    model.off('msg:custom', custom);
+  };
+}
+
+export default { render };

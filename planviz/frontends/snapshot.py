@@ -1,0 +1,104 @@
+"""What the one front-end module (``explorer.js``) draws a run from: its snapshot, a JSON-able dict.
+
+The explorer widget sends it to the browser as a trait; the offline page
+(the HTML report, the static fallback of the widget) inlines it in a
+``<script type="application/json">`` block. Either way the browser steps
+through the frames by itself: the snapshot holds one picture per plan version
+and what each event changes (:func:`~planviz.frontends.deltatable.delta_table`),
+so it grows with the run's events plus the pictures of its plan versions, never
+with events x steps. It also holds the event log, the details of each step
+(shown on click), the legend's swatches, the timeline and the metrics.
+
+>>> from planviz import examples, simulate, Fault
+>>> run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+>>> snap = run_snapshot(run)
+>>> len(snap["versions"]), len(snap["log"]) == len(run.events), snap["details"]["S4"]["requires"]
+(2, True, ['patch_applied'])
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any, Sequence
+
+from ..analysis.schedule import critical_path
+from ..errors import PlanvizError
+from ..pictures.gantt import gantt_svg
+from ..pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
+from ..plan.syntax import show_value
+from ..runs.machine import ProgressCallback
+from .deltatable import delta_table
+from .panels import legible_width, metrics_rows, outcome_label
+
+__all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
+
+_VALUE = 200  # characters of an argument value shown in the details
+
+
+def legend_swatches() -> list[list[Any]]:
+    """Every legend entry in legend order: ``[key, text, fill, outline colour, outline width, outline style]``."""
+    out = []
+    for key in LEGEND_ORDER:
+        look = LOOKS[key]
+        out.append([key, LEGEND_TEXT[key], look.fill, look.stroke, 4 if look.double else max(1, round(look.penwidth)),
+                    "double" if look.double else look.dash or "solid"])
+    return out
+
+
+def _details(run: Any) -> dict[str, dict[str, Any]]:
+    """What a click on a step shows, for every step of every plan version (the latest version's wins)."""
+    out: dict[str, dict[str, Any]] = {}
+    for plan in run.plans:
+        for s in plan.steps:
+            out[s.id] = {"action": s.action, "tool": s.tool or "", "kind": s.kind or "",
+                         "arguments": [[str(k), show_value(v, _VALUE)] for k, v in sorted(s.arguments.items())],
+                         "requires": list(s.requires), "produces": list(s.produces),
+                         "evidence": s.expected_evidence, "depends_on": list(s.depends_on),
+                         "duration": s.duration}
+    return out
+
+
+def _log(run: Any) -> list[list[Any]]:
+    """Each event as ``[time, kind, step, message, attempt, observed facts, model calls]`` (plain types)."""
+    rows = []
+    for e in run.events:
+        observation = e.observation
+        facts = sorted(observation.facts) if observation is not None else []
+        calls = observation.data.get("model_calls", "") if observation is not None else ""
+        rows.append([f"{float(e.time):g}", str(e.kind), e.step or "", str(e.message or ""), int(e.attempt),
+                     facts, show_value(calls, 80) if calls not in ("", None) else ""])
+    return rows
+
+
+def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render_options: Any) -> dict[str, Any]:
+    """The snapshot of ``run`` the front-end module draws (see the module's docstring).
+
+    ``render_options`` go to :func:`planviz.render` (a view: ``focus``, ``hops``, ``max_steps``).
+    """
+    if not run.events:
+        raise PlanvizError("this run has no events, so there is nothing to step through; "
+                           "simulate or record at least one event first")
+    data, pictures = delta_table(run, progress, **render_options)
+    first = run.plans[0]
+    for spec, picture in zip(data["versions"], pictures):
+        spec["legible"] = legible_width(picture.svg)  # how narrow "fit width" may make it: text never below 9 px
+        spec["svg"] = picture.svg
+    end = float(run.events[-1].time)
+    try:
+        gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
+    except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
+        gantt = f'<p class="pv-empty">no timeline: {escape(str(exc))}</p>'
+    badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
+    data.update({"goal": first.goal, "unit": first.time_unit, "outcome": outcome_label(run), "badge": badge,
+                 "log": _log(run), "details": _details(run), "gantt": gantt, "metrics": metrics_rows(run),
+                 "legend": legend_swatches(), "unfinished": run.outcome is None})
+    return data
+
+
+def pair_snapshot(runs: Sequence[Any], labels: Sequence[str], ticks: Sequence[Sequence[int]],
+                  notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The snapshot of two runs on one stepper: each run's own snapshot, and for each tick the event of each run
+    shown (``ticks``), with a note per tick (``notes``: what differs there)."""
+    return {"pair": [run_snapshot(r, legend=False) for r in runs], "labels": list(labels), "ticks": [list(t) for t in ticks],
+            "notes": list(notes)}

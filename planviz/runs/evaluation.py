@@ -1,0 +1,193 @@
+"""Evaluation with a spread: strategies (or the planner's mechanisms one at a time) over a set of plans, each
+plan run on many sampled fault lists; success rates with Wilson intervals, the eight metrics' means with
+intervals.
+
+>>> from planviz import examples, FaultModel
+>>> result = campaign([examples.load("cache_isolation")], faults=FaultModel({"side_effect": 0.2}, seed=1),
+...                   samples=40)
+>>> [(r.strategy, r.runs) for r in result.rows]
+[('direct', 40), ('workflow', 40), ('planner', 40)]
+>>> result.row("planner").success_rate > result.row("direct").success_rate
+True
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable
+
+from ..errors import PlanvizTypeError, SimulationError, expect_type, show_value
+from ..plan.arguments import expect_plan
+from ..plan.model import Plan
+from .campaigntable import Campaign, CampaignRow
+from .dispatch import FIGURES, Result, chunks, execute, units
+from .faultmodel import FaultModel, plan_key
+from .intervals import Estimate, wilson
+from .mechanisms import ABLATION, Variant, variant
+from .strategies import STRATEGIES
+
+__all__ = ["campaign", "ablation"]
+
+Progress = Callable[[str, int, int], None]
+
+
+def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies: Iterable[str] = STRATEGIES,
+             samples: int = 100, executor: Any = None, per_plan: bool = False,
+             progress: Progress | None = None) -> Campaign:
+    """Run every plan on ``samples`` fault lists drawn from ``faults`` under each strategy, and sum it up.
+
+    Sample ``j`` of a plan is the same fault list for every strategy (a paired
+    comparison), drawn by :meth:`FaultModel.sample`. Each run is simulated on
+    the plan's own contract; only its figures are kept (:func:`planviz.metrics`).
+
+    Parameters
+    ----------
+    plans : iterable of Plan
+        The task set.
+    faults : FaultModel, optional
+        What goes wrong (default: nothing, ``FaultModel({})``).
+    strategies : iterable of str
+        Rows, among ``direct``, ``workflow``, ``planner``.
+    samples : int
+        Fault lists per plan.
+    executor : None, concurrent.futures.Executor or dask.distributed.Client
+        Where the simulations run (None: this process). The same seed gives the same result on any of them.
+    per_plan : bool
+        Also one row per (plan, strategy), after the overall rows.
+    progress : callable, optional
+        ``progress(what, done, total)`` after each chunk of work.
+
+    Returns
+    -------
+    Campaign
+        ``rows`` per strategy (``plan`` None), then per plan on request.
+
+    Raises
+    ------
+    PlanvizTypeError
+        For a non-Plan in ``plans`` or arguments of the wrong type.
+    SimulationError
+        For an unknown strategy, no plans, or ``samples`` < 1.
+
+    Examples
+    --------
+    >>> from planviz import examples, FaultModel
+    >>> c = campaign([examples.load("cache_isolation")], FaultModel({"transient": 0.1}, seed=3), samples=20,
+    ...              strategies=["direct", "planner"])
+    >>> row = c.row("planner")
+    >>> row.success_interval[0] <= row.success_rate <= row.success_interval[1]
+    True
+    """
+    if isinstance(strategies, str):
+        raise PlanvizTypeError(f"campaign(strategies=...) expects a list of strategy names, got {strategies!r}; "
+                               f"write strategies=[{strategies!r}]")
+    rows = tuple(variant(s) for s in dict.fromkeys(strategies))
+    return _evaluate("campaign", plans, faults, rows, samples, executor, per_plan, progress)
+
+
+def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: int = 100, executor: Any = None,
+             per_plan: bool = False, progress: Progress | None = None) -> Campaign:
+    """Seed 000's ablation: the planner's mechanisms added one at a time, over the same plans and faults.
+
+    Rows (:data:`planviz.runs.mechanisms.ABLATION`): ``direct``; ``+explicit_plan``
+    (the fixed workflow); ``+validation_gate``; ``+replanning`` (scoped
+    recovery, replanning, expansion); ``+premises_stop``, which is the full
+    planner. Arguments and result as :func:`campaign`.
+
+    Parameters
+    ----------
+    plans : iterable of Plan
+        The task set.
+    faults : FaultModel, optional
+        What goes wrong.
+    samples : int
+        Fault lists per plan.
+    executor : None, concurrent.futures.Executor or dask.distributed.Client
+        Where the simulations run.
+    per_plan : bool
+        Also one row per (plan, row).
+    progress : callable, optional
+        ``progress(what, done, total)`` after each chunk of work.
+
+    Returns
+    -------
+    Campaign
+        One row per mechanism added (``kind`` ``"ablation"``).
+
+    Raises
+    ------
+    PlanvizTypeError
+        For arguments of the wrong type.
+    SimulationError
+        For no plans or ``samples`` < 1.
+
+    Examples
+    --------
+    >>> from planviz import examples, FaultModel
+    >>> a = ablation([examples.load("cache_isolation")], FaultModel({"side_effect": 0.2}, seed=1), samples=10)
+    >>> [r.strategy for r in a.rows]
+    ['direct', '+explicit_plan', '+validation_gate', '+replanning', '+premises_stop']
+    """
+    return _evaluate("ablation", plans, faults, ABLATION, samples, executor, per_plan, progress)
+
+
+def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows: tuple[Variant, ...],
+              samples: int, executor: Any, per_plan: bool, progress: Progress | None) -> Campaign:
+    name = kind
+    if isinstance(plans, Plan):
+        raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got one Plan; write {name}([plan], ...)")
+    if isinstance(plans, (str, bytes, os.PathLike)):
+        raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got {type(plans).__name__} "
+                               f"{show_value(plans)}; load them first with planviz.load_plans(path)")
+    plans = tuple(plans)
+    for plan in plans:
+        expect_plan(plan, name, "plans")
+    if not plans:
+        raise SimulationError(f"{name}: no plans to run; pass a list of plans (planviz.load_plans(path))")
+    model = FaultModel({}) if faults is None else expect_type(
+        faults, FaultModel, name, "faults", "a planviz FaultModel", "e.g. FaultModel({'transient': 0.1}, seed=0)")
+    expect_type(samples, int, name, "samples", "an integer")
+    if samples < 1:
+        raise SimulationError(f"{name}: samples must be >= 1, got {samples!r}")
+    if not rows:
+        raise SimulationError(f"{name}: no strategies; choose among {', '.join(STRATEGIES)}")
+    keys = [plan_key(p) for p in plans]
+    tasks = chunks(units(plans, keys, samples), len(rows), model, rows)
+    total = len(plans) * samples * len(rows)
+    results: Result = []
+    finished = [0]
+
+    def done(result: Result) -> None:
+        results.extend(result)
+        finished[0] += int(sum(sum(part[0] for part in u[2]) for u in result))
+        if progress is not None:
+            progress(f"{kind}: simulations", finished[0], total)
+
+    execute(tasks, executor, done)
+    results.sort(key=lambda u: (u[0], u[1]))  # (plan, block): one order, whatever the executor did
+    width = 2 + 3 * len(FIGURES)
+    overall: list[list[float]] = [[0] * width for _ in rows]
+    per: dict[int, list[list[float]]] = {}
+    for index, _, partials in results:
+        mine = per.setdefault(index, [[0] * width for _ in rows]) if per_plan else None
+        for r, part in enumerate(partials):
+            _add(overall[r], part)
+            if mine is not None:
+                _add(mine[r], part)
+    out = [_row(row.name, None, "", acc) for row, acc in zip(rows, overall)]
+    for index in sorted(per):
+        out += [_row(row.name, index, plans[index].name, acc) for row, acc in zip(rows, per[index])]
+    return Campaign(tuple(out), kind, samples, len(plans), model)
+
+
+def _add(acc: list[float], part: tuple[float, ...]) -> None:
+    for k, v in enumerate(part):
+        acc[k] += v
+
+
+def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
+    runs, successes = int(acc[0]), int(acc[1])
+    estimates = {f: Estimate.from_sums(int(acc[2 + 3 * j]), float(acc[3 + 3 * j]), float(acc[4 + 3 * j]))
+                 for j, f in enumerate(FIGURES)}
+    return CampaignRow(name, plan, plan_name, runs, successes, successes / runs if runs else 0.0,
+                       wilson(successes, runs), **estimates)

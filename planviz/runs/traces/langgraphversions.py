@@ -1,0 +1,141 @@
+"""The plan versions of a LangGraph run: one per branch of its checkpoint tree, and the run played from them.
+
+A fork (a checkpoint with several children: time travel, ``update_state`` on
+an old checkpoint) starts a branch; :class:`Versions` (a part of the
+LangGraph reader, :mod:`planviz.runs.traces.langgraph`) turns each branch into
+a plan version: at the fork the abandoned branch's steps are invalidated and
+the new branch is proposed (re-run nodes ``revises`` the abandoned ones); the
+first checkpoint's values are the premises; the head's pending tasks decide
+the outcome (unfinished while something waits or is scheduled).
+
+>>> fact_of("n", 3)
+'n = 3'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...plan.model import Finding, Plan, Step
+from ..events import Run
+from ..playback import Action, play
+from .checkpoints import Checkpoint
+
+__all__ = ["Versions", "fact_of", "import_finding"]
+
+
+def fact_of(channel: str, value: Any) -> str:
+    """The fact a state channel's value stands for: ``channel = value``, the value as short JSON.
+
+    >>> fact_of("docs", ["doc1", "doc2"])
+    'docs = ["doc1", "doc2"]'
+    """
+    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return f"{channel} = {text if len(text) <= 60 else text[:59] + '…'}"
+
+
+def import_finding(code: str, message: str, steps=(), edges=(), where: str = "") -> Finding:
+    return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
+
+
+class Versions:
+    """The plan-version half of the LangGraph reader's builder (its attributes are the builder's)."""
+
+    steps: dict
+    by_id: dict
+    order: list
+    at: dict
+    fails_at: dict
+    members: dict
+    findings: list
+    forks: list
+    actions: list
+    first_child: dict
+    started_at: dict
+    timed: bool
+    thread: str | None
+
+    def _time(self, c: Checkpoint) -> float:
+        raise NotImplementedError
+
+    def _plan_steps(self, path_end: str, branch: int) -> list[str]:
+        on_path, node = [], self.by_id.get(path_end)
+        while node is not None:
+            on_path.append(node.id)
+            node = self.by_id.get(node.parent) if node.parent else None
+        ids: dict[str, None] = {}
+        for cid in reversed(on_path):
+            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
+                ids[sid] = None
+        for cid in self.members.get(branch, ()):
+            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
+                ids[sid] = None
+        return list(ids)
+
+    def _plan(self, ids: list[str], goal: str, premises: list[str]) -> Plan:
+        members = set(ids)
+        inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
+        findings = list(self.findings)
+        if inferred:
+            findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
+                                     "was written in a superstep that ran several nodes, and the record does not "
+                                     "say which; every candidate is linked", edges=inferred))
+        steps = []
+        for sid in ids:
+            s = self.steps[sid]
+            steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
+                              duration=1.0 if s.duration is None else s.duration,
+                              depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
+                              revises=s.revises))
+        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
+
+    def _play(self, head: Checkpoint) -> Run:
+        root = self.order[0]
+        premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
+        thread = root.thread or "?"
+        given = root.node_writes or {}
+        goal = f"LangGraph run (thread {thread})" + (f": input {json.dumps(given, default=str)[:100]}" if given else "")
+        plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
+        current = plan
+        for cid, version in self.forks:
+            c = self.by_id[cid]
+            ids = self._plan_steps(self._chain_end(cid), version)
+            kept, before = set(ids), set(current.ids)
+            voided = [s for s in current.ids if s not in kept]
+            twins: dict[str, str] = {}
+            for v in voided:
+                twins.setdefault(self.steps[v].node, v)
+            for sid in ids:
+                twin = twins.get(self.steps[sid].node)
+                if sid not in before and twin and self.steps[sid].revises is None:
+                    self.steps[sid].revises = twin
+            new = self._plan(ids, goal, premises).replace(version=current.version + 1, parent=current,
+                                                          trigger=f"fork at checkpoint {c.parent or c.id} "
+                                                                  f"({c.source})", invalidated=tuple(voided))
+            t = self.started_at.get(cid, self._time(c))
+            if voided:
+                self.actions.append(Action(t, "invalidate", None, (voided, f"fork: the branch after checkpoint "
+                                                                   f"{c.parent} is abandoned")))
+            self.actions.append(Action(t, "replan", None, (new, f"plan v{new.version}: a new branch from checkpoint "
+                                                          f"{c.parent} ({c.source})")))
+            current = new
+        stop = self._outcome(head)
+        if stop is not None:
+            self.actions.append(Action(self._time(head), "stop", None, stop))
+        return play(plan, self.actions)
+
+    def _chain_end(self, cid: str) -> str:
+        while cid in self.first_child:
+            cid = self.first_child[cid]
+        return cid
+
+    def _outcome(self, head: Checkpoint) -> tuple[str, str] | None:
+        waiting = [t for t in head.tasks if t.interrupts and not t.error]
+        failed = [t for t in head.tasks if t.error]
+        if failed:
+            return "step_failed", f"the run stopped at checkpoint {head.id}: {failed[0].name or failed[0].id} failed"
+        if waiting or head.next:
+            return None  # paused at an interrupt, or the history ends before the graph did: unfinished
+        return "plan_complete", f"the graph reached its end at checkpoint {head.id}"
