@@ -31,8 +31,9 @@ _EXPORTS = {
                "StructureError", "SimulationError", "FrameIndexError"),
     "plan.model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
     "plan.horizon": ("Budget",),
-    "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
-                   "dump_plan"),
+    "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans"),
+    "plan.contractfile": ("parse_contract", "load_contract"),
+    "plan.planwriter": ("dump_plan",),
     "plan.schema": ("plan_schema",),
     "structure.graph": ("to_graph", "from_graph"),
     "checks.report": ("Report", "Summary", "summarize"),
@@ -59,7 +60,9 @@ _EXPORTS = {
     "runs.campaigntable": ("Campaign", "CampaignRow"),
     "runs.intervals": ("Estimate",),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
-    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
+    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange"),
+    "runs.usage": ("Usage", "run_usage"),
+    "runs.retrospect": ("hindsight", "Hindsight"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("animate", "Animation"),
@@ -85,8 +88,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .plan.horizon import Budget as Budget
     from .plan.files import (
         parse_plan as parse_plan, parse_plans as parse_plans, load_plan as load_plan, load_plans as load_plans,
-        parse_contract as parse_contract, load_contract as load_contract, dump_plan as dump_plan,
     )
+    from .plan.contractfile import parse_contract as parse_contract, load_contract as load_contract
+    from .plan.planwriter import dump_plan as dump_plan
     from .plan.schema import plan_schema as plan_schema
     from .structure.graph import to_graph as to_graph, from_graph as from_graph
     from .checks.report import Report as Report, Summary as Summary, summarize as summarize
@@ -127,10 +131,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
     )
-    from .runs.rundiff import (
-        diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange, Usage as Usage,
-        run_usage as run_usage,
-    )
+    from .runs.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
+    from .runs.usage import Usage as Usage, run_usage as run_usage
+    from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from .pictures.drawing import render as render
     from .pictures.diagram import Diagram as Diagram
     from .pictures.animation import animate as animate, Animation as Animation

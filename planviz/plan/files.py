@@ -3,7 +3,8 @@
 A plan file is YAML or JSON (or JSON Lines, one plan per line) in the
 planviz shape or the tool-call shape LLM agents emit; planner outputs in
 the formats of :mod:`planviz.plan.importers` (TaskBench, LLMCompiler, ReWOO,
-NESTFUL) load too. The format is detected when not given.
+NESTFUL) load too. The format is detected when not given. Contracts are read by
+:mod:`planviz.plan.contractfile`, and plans written by :mod:`planviz.plan.planwriter`.
 
 Text is never a path: :func:`parse_plan` takes the text of a plan and never
 touches the file system; :func:`load_plan` takes a path (``str`` or
@@ -13,9 +14,8 @@ disk by accident. Input is untrusted (:mod:`planviz.plan.text`): every
 failure is a :class:`~planviz.errors.PlanFormatError` naming the file, line,
 column and field path, and saying what was expected.
 
->>> plan = parse_plan("goal: g\\nsteps:\\n  - {id: A, action: do it, expected_evidence: done}\\n")
->>> parse_plan(dump_plan(plan)) == plan
-True
+>>> parse_plan("goal: g\\nsteps:\\n  - {id: A, action: do it, expected_evidence: done}\\n").ids
+('A',)
 >>> parse_plan("goal: g\\nsteps:\\n  - id: A\\n    action: a\\n    duration: soon\\n")
 Traceback (most recent call last):
 ...
@@ -24,27 +24,23 @@ planviz.errors.PlanFormatError: <string>:5:15: steps[0].duration: expected a fin
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from .arguments import expect_plan
 from ..errors import PlanFormatError, PlanvizTypeError
 from . import importers
 from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
 from .importers import outline
-from .model import Contract, Plan
+from .model import Plan
 from .plaindata import check_plain
-from .records import contract_from_dict, plan_from_dict, plan_to_dict
-from .syntax import FLOAT_PATTERN, show_value
+from .records import plan_from_dict
+from .syntax import show_value
 from .text import STRING_NAME, read_path, read_stream, text_of
 
-__all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "parse_contract", "load_contract",
-           "dump_plan"]
+__all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "text_argument", "source_text"]
 
 FORMATS = ("planviz", "toolcall") + tuple(importers.FORMATS)
 """Every input format ``parse_plan``/``load_plan(..., format=)`` accepts."""
@@ -87,7 +83,7 @@ def parse_plan(text: str | bytes, format: str | None = None, source: str = STRIN
     ...
     planviz.errors.PlanFormatError: <string>: holds 2 plans, expected one: use parse_plans to read them all
     """
-    return _from_text(_text("parse_plan", text, source), source, format, single="parse_plans")[0]
+    return _from_text(text_argument("parse_plan", text, source), source, format, single="parse_plans")[0]
 
 
 def parse_plans(text: str | bytes, format: str | None = None, source: str = STRING_NAME) -> list[Plan]:
@@ -119,7 +115,7 @@ def parse_plans(text: str | bytes, format: str | None = None, source: str = STRI
     >>> [p.goal for p in parse_plans('{"goal": "g", "steps": []}\\n\\n{"goal": "h", "steps": []}\\n')]
     ['g', 'h']
     """
-    return _from_text(_text("parse_plans", text, source), source, format, single=None)
+    return _from_text(text_argument("parse_plans", text, source), source, format, single=None)
 
 
 def load_plan(source: Any, format: str | None = None) -> Plan:
@@ -188,153 +184,11 @@ def load_plans(source: Any, format: str | None = None) -> list[Plan]:
     return _load("load_plans", source, format, single=None)
 
 
-def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
-    """Read a contract from text: a file of contract fields, a ``contract:`` mapping, or a plan file's contract.
-
-    Parameters
-    ----------
-    text : str or bytes
-        The contract's text: its fields, a ``contract:`` mapping or a plan file with one.
-    source : str, optional
-        How messages name the text.
-
-    Returns
-    -------
-    Contract
-        The contract.
-
-    Raises
-    ------
-    PlanFormatError
-        When the text holds no contract or a field is wrong.
-    PlanvizTypeError
-        When ``text`` is not str or bytes.
-
-    Examples
-    --------
-    >>> parse_contract("required: [verify]\\nintent: read\\n").intent
-    'read'
-    >>> parse_contract("contract: {forbidden: [delete_tests]}").forbidden
-    ('delete_tests',)
-    """
-    return _contract(parse_document(_text("parse_contract", text, source), source))
-
-
-def load_contract(source: Any) -> Contract:
-    """Load a contract from a path, an open file, a mapping of its fields, a :class:`Contract` or a plan's own.
-
-    Parameters
-    ----------
-    source : path, open file, mapping, Contract or Plan
-        Where the contract is (a plan gives its own).
-
-    Returns
-    -------
-    Contract
-        The contract.
-
-    Raises
-    ------
-    PlanFormatError
-        When the file cannot be read, holds no contract, or a plan has none.
-    PlanvizTypeError
-        When ``source`` is none of the accepted kinds.
-
-    Examples
-    --------
-    >>> load_contract({"required": ["verify"]}).required
-    ('verify',)
-    """
-    if isinstance(source, Contract):
-        return source
-    if isinstance(source, Plan):
-        if source.contract is None:
-            raise PlanFormatError("this plan has no contract: expected a contract mapping", source=STRING_NAME)
-        return source.contract
-    if isinstance(source, Mapping):
-        return _contract_data(source, None, STRING_NAME)
-    text, name = _read("load_contract", source)
-    return _contract(parse_document(text, name))
-
-
-def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
-    """The plan as YAML (default) or JSON text, written to ``path`` too when given.
-
-    ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
-    ``.json`` means JSON. Keys come in a stable, readable order and fields at
-    their default are left out; loading the text gives back an equal plan,
-    contract included (``parent``, ``import_findings``, ``source_format`` and ``name`` are not written).
-
-    Parameters
-    ----------
-    plan : Plan
-        The plan (any version).
-    path : str or os.PathLike, optional
-        Also write the text there (whole or not at all; a missing folder is made).
-    format : {'yaml', 'json'}, optional
-        None: JSON when ``path`` ends in ``.json``, else YAML.
-
-    Returns
-    -------
-    str
-        The plan's text; :func:`load_plan` reads it back to an equal plan.
-
-    Raises
-    ------
-    PlanFormatError
-        When ``format`` is not a choice.
-    PlanvizTypeError
-        When ``plan`` is not a :class:`Plan` (a path: load it first with :func:`load_plan`).
-
-    Examples
-    --------
-    >>> from planviz import Step
-    >>> print(dump_plan(Plan("g", [Step("012", "ask", expected_evidence="yes")])), end="")
-    goal: g
-    steps:
-    - id: '012'
-      action: ask
-      expected_evidence: 'yes'
-    """
-    plan = expect_plan(plan, "dump_plan")
-    if format is None:
-        format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
-    data = plan_to_dict(plan)
-    if format == "json":
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    elif format == "yaml":
-        import yaml
-
-        text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False,
-                         width=100)
-    else:
-        raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
-    if path is not None:
-        from .output import write_output  # reading plans never needs the writer (nor its random names)
-
-        write_output(path, text)
-    return text
-
-
-@functools.cache
-def _dumper() -> type:
-    """The YAML dumper: quotes every string planviz's loader would read as a non-string (``1e3``), besides YAML 1.1's.
-
-    Made on first use, so reading plans (JSON ones above all) never imports PyYAML's writer.
-    """
-    import yaml
-
-    class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-        pass
-
-    _Dumper.add_implicit_resolver("tag:yaml.org,2002:float", FLOAT_PATTERN, list("-+.0123456789"))
-    return _Dumper
-
-
 # --------------------------------------------------------------------------- reading
 
 
-def _text(function: str, text: Any, source: str) -> str:
+def text_argument(function: str, text: Any, source: str) -> str:
+    """The text a ``parse_*`` function was given, decoded; a value that is not text is a PlanvizTypeError."""
     if not isinstance(text, (str, bytes, bytearray, memoryview)):
         what = "contract" if "contract" in function else "plan"
         raise PlanvizTypeError(f"{function}(text=...) expects the text of a {what} (str or bytes), got "
@@ -343,7 +197,7 @@ def _text(function: str, text: Any, source: str) -> str:
     return text_of(text, source)
 
 
-def _read(function: str, source: Any) -> tuple[str, str]:
+def source_text(function: str, source: Any) -> tuple[str, str]:
     """(text, name) of a path or an open file."""
     if isinstance(source, str) and _looks_like_text(source):
         raise PlanFormatError(f"{function} reads a path, and no file is named {show_value(source, 60)}: it looks "
@@ -379,7 +233,7 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
         return [source]
     if isinstance(source, (Mapping, list, tuple)):
         return _from_data(source, format, single=single)
-    text, name = _read(function, source)
+    text, name = source_text(function, source)
     return _from_text(text, name, format, single=single)
 
 
@@ -465,27 +319,6 @@ def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list[Any
         raise PlanFormatError(f"holds {len(plans)} plans, expected one: use {single} to read them all"
                               if plans else f"no plan found in this {fmt} input", source=name)
     return plans
-
-
-def _contract(doc: Document) -> Contract:
-    if doc.multi:
-        raise PlanFormatError(f"holds {len(doc.values)} documents, expected one contract", source=doc.name)
-    return _contract_data(doc.data, doc, doc.name)
-
-
-def _contract_data(data: Any, doc: Document | None, name: str) -> Contract:
-    try:
-        if not isinstance(data, Mapping):
-            return contract_from_dict(data)
-        if "steps" in data or (set(data) - {"contract", "$schema"} and "contract" in data):
-            if data.get("contract") is None:
-                raise PlanFormatError("this plan file has no 'contract' mapping: expected the contract's fields")
-            return contract_from_dict(data["contract"], _prefix=("contract",))
-        if "contract" in data:
-            return contract_from_dict(data["contract"], _prefix=("contract",))
-        return contract_from_dict({k: v for k, v in data.items() if k != "$schema"})
-    except PlanFormatError as exc:
-        raise (doc.error(exc) if doc is not None else exc.located(source=name)) from None
 
 
 def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple[Any, ...]]] | None:

@@ -368,3 +368,37 @@ def test_an_interrupt_in_a_database_is_a_wait_of_the_recorded_length(tmp_path):
     assert wait.time == t1 - t0 and run.frame(wait.index).statuses["review"] == "waiting"
     assert "approve?" in wait.message and f"{t2 - t1:.3g} s" in wait.message and f"{t2 - t1:.3g} s" in resume.message
     assert not any(e.kind == "fail" for e in run.events) and run.outcome == "plan_complete"
+
+
+def raw_records(path):
+    data = json.loads(path.read_text())
+    items = data if isinstance(data, list) else next(data[k] for k in ("history", "checkpoints") if k in data)
+    out = []
+    for r in items:
+        ts = r["checkpoint"]["ts"] if "checkpoint" in r else r["created_at"]
+        cid = r["checkpoint"]["id"] if "checkpoint" in r else r["config"]["configurable"]["checkpoint_id"]
+        out.append((cid, datetime.fromisoformat(ts).timestamp()))
+    return out
+
+
+@pytest.mark.corpus
+def test_every_langgraph_json_file_reads_right(corpus):
+    """Every JSON file of the LangGraph corpus: the clock spans the checkpoints' times, each node run lasts
+    from its start to the checkpoint it wrote, nothing completes before it starts, nothing is 'interrupted'."""
+    files = sorted((corpus / "langgraph").rglob("*.json"))
+    assert len(files) >= 8
+    for path in files:
+        records = raw_records(path)
+        times = dict(records)
+        run = load_trace(path)
+        assert run.time == pytest.approx(max(times.values()) - min(times.values()), abs=1e-6), path.name
+        started = {}
+        for e in run.events:
+            assert "interrupted" not in e.message, (path.name, e.message)
+            if e.kind == "start":
+                started[e.step] = e.time
+            elif e.kind == "complete":
+                assert started[e.step] <= e.time, (path.name, e.step)
+                cid = (e.observation.data or {}).get("checkpoint") if e.observation is not None else None
+                if cid is not None:
+                    assert e.time == pytest.approx(times[cid] - min(times.values()), abs=1e-6), (path.name, e.step)

@@ -50,6 +50,8 @@ FORMATS: Mapping[str, str] = {  # format name -> module of this package (one lin
     "planviz": "jsonlines",          # planviz's own JSON Lines (planviz.runs.tracefile)
     "otel": "otel",                  # OpenTelemetry GenAI spans: SDK span JSON, OTLP/JSON
     "openinference": "openinference",  # OpenTelemetry spans with OpenInference attributes
+    "otel-js": "oteljs",             # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
+    "langfuse": "langfuse",          # Langfuse trace exports {trace, observations}
     "langgraph": "langgraph",        # LangGraph state histories and checkpoint tuples (JSON)
     "langgraph-sqlite": "sqlitesaver",  # LangGraph SqliteSaver checkpoint databases
 }
@@ -173,7 +175,8 @@ def _choose(doc: Document, sample: Sample) -> str:
             return best
     from .nottraces import refuse
 
-    error = refuse(sample, doc.name, strict=sample.parsed)  # JSON no format claims; or text planviz can name
+    strict = sample.parsed or sample.text[:1] not in ("{", "[", "")  # JSON no format claims, or not JSON at all
+    error = refuse(sample, doc.name, strict=strict)
     if error is not None:
         raise error
     return "planviz"  # planviz's own reader says what is wrong with the text

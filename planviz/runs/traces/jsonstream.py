@@ -184,10 +184,11 @@ class _Buffer:
             try:
                 value, end = self.decode(where)
             except json.JSONDecodeError as exc:
-                if len(self.text) - self.pos > limit:
+                buffered = len(self.text) - self.pos
+                if buffered > limit:  # never more than the limit (plus one character) is held for one record
                     raise TraceFormatError(f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
                                            source=self.source, path=where or None) from None
-                if self.fill(max(CHUNK, len(self.text) - self.pos)):  # double what is buffered
+                if self.fill(min(max(CHUNK, buffered), limit + 1 - buffered)):  # double what is buffered
                     continue
                 self.pos = exc.pos
                 raise TraceFormatError(f"not valid JSON: {exc.msg} at character {self.offset + exc.pos:,}",

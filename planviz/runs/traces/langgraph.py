@@ -82,7 +82,9 @@ def _is_history(data: Any) -> bool:
 
 def read(doc: Any) -> Run:
     """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples)."""
-    return run_of_history(doc.data(), doc.name)
+    with paused_gc():  # the parsed history is many small acyclic containers too
+        return run_of_history(doc.data(), doc.name)
+
 
 @dataclass
 class _Step:

@@ -1,39 +1,139 @@
 """Inputs that are not traces planviz reads: what they are, when planviz can tell, and what to read instead.
 
+Valid JSON is never answered with a JSON syntax error and text that is not
+UTF-8 never with a codec error: the registry hands an input no trace format
+claims to :func:`refuse`, which names it (a plan, a planner output planviz
+imports, a SWE-agent trajectory, a ToolBench answer tree, PlanBench results,
+TravelPlanner itineraries, a SQLite database that is not a LangGraph
+checkpointer, a binary file) and says what planviz reads.
+
 >>> from planviz.runs.traces import Sample
->>> refuse(Sample(data={"goal": "g", "steps": []}, parsed=True), "p.json").message
-'this is a planviz plan (goal and steps), not a trace: load it with planviz.load_plan (planviz render/validate take it); a trace is a run of it'
+>>> print(refuse(Sample(data={"goal": "g", "steps": []}, parsed=True), "p.json").message)
+this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's validate, render and simulate take it); a trace is a run of a plan
+>>> refuse(Sample(data={"environment": "swe", "trajectory": [], "history": []}, parsed=True), "t.traj").message[:40]
+'this is a SWE-agent trajectory (.traj), '
 """
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from ...errors import TraceFormatError
+from ...plan.syntax import show_value
 
-__all__ = ["refuse", "READS"]
+__all__ = ["refuse", "READS", "sqlite_tables"]
 
-READS = ("planviz reads traces as: its own JSON Lines (save_trace), OpenTelemetry GenAI spans (SDK span JSON or "
-         "OTLP/JSON), OpenInference spans, OpenTelemetry JS span objects, Langfuse trace exports, LangGraph "
+READS = ("planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
+         "JSON or OTLP/JSON), OpenInference spans, OpenTelemetry JS span objects, Langfuse trace exports, LangGraph "
          "histories (JSON) and LangGraph SqliteSaver databases")
+_ELSEWHERE = "; planviz does not read it as a run. " + READS
 
 
 def refuse(sample: Any, source: str, strict: bool = True) -> TraceFormatError | None:
-    """The error for an input no trace format claims: naming what it is when that can be told. With
+    """The error for an input no trace format claims, naming what it is when that can be told. With
     ``strict`` False, None when nothing can be told (the caller's own reader then explains)."""
     what = _what(sample)
     if what is None and not strict:
         return None
-    message = what or _shape(sample)
-    return TraceFormatError(message if what else f"not a trace planviz reads: {message}; {READS}", source=source)
+    return TraceFormatError(what or f"not a trace planviz reads: {_shape(sample)}; {READS}", source=source)
 
 
 def _what(sample: Any) -> str | None:
-    data = sample.data if sample.parsed else None
-    if isinstance(data, dict) and ("steps" in data and "goal" in data):
-        return ("this is a planviz plan (goal and steps), not a trace: load it with planviz.load_plan "
-                "(planviz render/validate take it); a trace is a run of it")
+    if sample.is_sqlite:
+        return _sqlite(sample.path)
+    if not sample.parsed:
+        return _text(sample)
+    data = sample.data
+    if isinstance(data, dict) and "steps" in data and "goal" in data:
+        return ("this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's "
+                "validate, render and simulate take it); a trace is a run of a plan")
+    named = _named(data)
+    if named is not None:
+        return f"this is {named}" + _ELSEWHERE
+    return _planner(sample.text if isinstance(sample.text, str) else "", data)
+
+
+def _named(data: Any) -> str | None:
+    first = data[0] if isinstance(data, list) and data else None
+    if isinstance(data, dict):
+        history = data.get("history")
+        if "trajectory" in data and ("environment" in data or "info" in data) or (
+                isinstance(history, list) and history and isinstance(history[0], dict)
+                and "role" in history[0] and ("message_type" in history[0] or "agent" in history[0])):
+            return "a SWE-agent trajectory (.traj), an agent's actions and observations as chat history"
+        if "answer_generation" in data or ("tree" in data and "forward_args" in data):
+            return "a ToolBench (DFSDT) answer tree, a search over tool calls"
+        if isinstance(data.get("instances"), list) and ("domain" in data or "prompt_type" in data):
+            return "a PlanBench results file (PDDL planning instances with a model's answers)"
+        if isinstance(data.get("plan"), list) and "query" in data:
+            first = data
+    if isinstance(first, dict):
+        if "api_list" in first and "query" in first:
+            return "a ToolBench query file (queries with the APIs they may call)"
+        plan = first.get("plan")
+        if "query" in first and isinstance(plan, list) and plan and isinstance(plan[0], dict) and (
+                "days" in plan[0] or "current_city" in plan[0]):
+            return "a TravelPlanner itinerary file (day-by-day travel plans)"
     return None
+
+
+def _planner(text: str, data: Any) -> str | None:
+    """A planner output planviz imports as a plan (TaskBench, ReWOO...), named by the plan importers."""
+    from ...plan.importers import detect, format_title
+
+    try:
+        fmt = detect(text, data)
+    except Exception:  # noqa: BLE001 - a detector's trouble with odd data only means "not that format"
+        return None
+    if fmt is None:
+        return None
+    return (f"this is a {format_title(fmt)} planner output, a plan, not a trace: read it with planviz.load_plan "
+            f"(format={fmt!r}; the CLI's validate, render and simulate take it)")
+
+
+def _text(sample: Any) -> str | None:
+    head = sample.head
+    if b"\x00" in head[:4096]:
+        return "this is a binary file, not a trace (a trace is JSON or JSON Lines text)" + _ELSEWHERE
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not a character cut at the end of the head
+            return (f"this is not UTF-8 text (byte {exc.start:,} is {head[exc.start:exc.start + 1]!r}): a trace is "
+                    "UTF-8 JSON or JSON Lines; re-encode it as UTF-8")
+    lines = [line.strip() for line in sample.text.splitlines()[:200]]
+    if any(line.startswith("goal:") for line in lines) and any(line.startswith("steps:") for line in lines):
+        return ("this is a planviz plan in YAML (goal and steps), not a trace: read it with planviz.load_plan (the "
+                "CLI's validate, render and simulate take it); a trace is a run of a plan")
+    if sample.text[:1] not in ("{", "[", ""):
+        return _planner(sample.text, None)
+    return None
+
+
+def sqlite_tables(path: str) -> list[str] | None:
+    """The tables of the SQLite database at ``path``, opened read-only (None when it cannot be opened)."""
+    try:
+        uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
+        with sqlite3.connect(uri, uri=True) as db:
+            return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+
+
+def _sqlite(path: str | None) -> str:
+    if path is None:
+        return "this is a SQLite database: pass its path (load_trace(\"checkpoints.db\")), not an open file"
+    tables = sqlite_tables(path)
+    if tables is None:
+        return "this is a SQLite database that cannot be opened (damaged or locked?)" + _ELSEWHERE
+    if {"checkpoints", "writes"} <= set(tables):
+        return ("this is a LangGraph checkpoint database (SqliteSaver: tables checkpoints and writes), but this "
+                "planviz has no reader for it")
+    shown = ", ".join(tables[:12]) + (f" and {len(tables) - 12} more" if len(tables) > 12 else "")
+    return (f"this is a SQLite database that is not a LangGraph checkpointer (tables: {shown or 'none'}; a "
+            "SqliteSaver database has checkpoints and writes)" + _ELSEWHERE)
 
 
 def _shape(sample: Any) -> str:
@@ -43,6 +143,4 @@ def _shape(sample: Any) -> str:
         return f"it is a JSON object with keys {keys}" if data else "it is an empty JSON object"
     if isinstance(data, list):
         return f"it is a JSON list of {len(data)} item(s)"
-    if sample.is_sqlite:
-        return "it is a SQLite database"
-    return "its format is not recognised"
+    return f"it begins {show_value(sample.text[:60])}" if sample.text else "it is empty"

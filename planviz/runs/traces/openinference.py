@@ -61,10 +61,12 @@ def read(doc: Any) -> Run:
 
 
 def decoded(value: Any) -> Any:
-    """JSON text decoded; anything else (a Python repr, prose) as it is."""
-    if isinstance(value, str) and value[:1] in ("{", "[", '"'):
+    """JSON text decoded (twice, when it was encoded twice); anything else (a Python repr, prose) as it is."""
+    for _ in range(3):
+        if not (isinstance(value, str) and value[:1] in ("{", "[", '"')):
+            return value
         try:
-            return json.loads(value)
+            value = json.loads(value)
         except (ValueError, RecursionError):
             return value
     return value
@@ -116,8 +118,9 @@ def _text_of(value: Any) -> str | None:
             texts = [p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
             return " ".join(texts).strip() or None
         return _text_of(value.get("content"))
-    if isinstance(value, list):
-        return _first_user(value)
+    if isinstance(value, list):  # content parts [{"type": "text", "text": ...}], or messages
+        texts = [p["text"] for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return " ".join(texts).strip() or None if texts else _first_user(value)
     return None
 
 

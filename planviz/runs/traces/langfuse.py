@@ -1,0 +1,183 @@
+"""Langfuse trace exports: ``{"trace": {...}, "observations": [...]}``, the shape of Langfuse's public API
+(``GET /api/public/traces/{id}``) and of its "download trace" button.
+
+Each observation becomes a span (data, never text) and the spans are read by
+:func:`~planviz.runs.traces.otel.run_of_spans`, like OpenTelemetry's:
+
+- ``GENERATION`` observations are model calls: tokens from ``usageDetails``
+  (``input``/``output``), cost from ``costDetails.total``, the model from ``model``;
+- ``TOOL`` observations are tool calls (steps), and so are ``SPAN``,
+  ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata
+  (OpenTelemetry attributes ``openinference.span.kind`` TOOL,
+  ``gen_ai.operation.name`` execute_tool, or a LangGraph ``tools`` node's
+  child); the arguments are the observation's ``input`` (unwrapped from
+  ``args``/``kwargs``), the result its ``output``;
+- ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
+  (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
+- a lifecycle written as several observations (BeeAI's ``X.start-12``,
+  ``X.success-12``, ``X.finish-12``) is one call;
+- the goal is the trace's ``input`` (else the first agent's).
+
+>>> from planviz.runs.traces import Sample
+>>> detect(Sample.of(b'{"trace": {"id": "t"}, "observations": [{"id": "o", "type": "SPAN"}]}'))
+0.98
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from ...errors import TraceFormatError
+from ...plan.syntax import show_value
+from ..events import Run
+from .openinference import arguments, task
+from .otel import run_of_spans
+from .otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _count, _id, _nanos, _number, leaves
+
+__all__ = ["TITLE", "detect", "read", "spans_of"]
+
+TITLE = "Langfuse"
+_KEYS = re.compile(r'"(observations|parentObservationId)"\s*:')
+_LIFECYCLE = re.compile(r"^(?P<stem>.+)\.(?P<phase>start|success|finish|error)-(?P<n>\d+)$")
+_TYPES = {"GENERATION": MODEL, "TOOL": TOOL, "AGENT": AGENT, "CHAIN": AGENT, "SPAN": None, "EVENT": None,
+          "EMBEDDING": MODEL, "RETRIEVER": None, "EVALUATOR": None, "GUARDRAIL": None}
+
+
+def detect(sample: Any) -> float:
+    """Sure for an object holding ``observations`` (with ``trace``, or observations naming their parents)."""
+    if sample.parsed:
+        data = sample.data
+        return 0.98 if isinstance(data, dict) and isinstance(data.get("observations"), list) else 0.0
+    found = _KEYS.search(sample.text)  # surer than the OpenTelemetry attributes its metadata may hold
+    return 0.98 if found and sample.text.startswith("{") else 0.0
+
+
+def read(doc: Any) -> Run:
+    """The run of a Langfuse trace export."""
+    data = doc.data()
+    if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
+        raise TraceFormatError("expected a Langfuse trace export: an object with \"observations\" (a list) and "
+                               f"\"trace\", got {show_value(data)}", source=doc.name)
+    return run_of_spans(spans_of(data, doc.name), doc.name)
+
+
+def _metadata(o: dict) -> dict:
+    md = o.get("metadata")
+    return md if isinstance(md, dict) else {}
+
+
+def _attributes(o: dict) -> dict:
+    attrs = _metadata(o).get("attributes")
+    return attrs if isinstance(attrs, dict) else {}
+
+
+def _operation(o: dict) -> str | None:
+    kind = o.get("type")
+    attrs = _attributes(o)
+    if (attrs.get("openinference.span.kind") == "TOOL" or attrs.get("gen_ai.operation.name") == "execute_tool"
+            or kind == "TOOL"):
+        return TOOL
+    if kind in ("SPAN", "AGENT", "CHAIN") and _metadata(o).get("langgraph_node") == "tools" and o.get("name") != "tools":
+        return TOOL  # a tool run under LangGraph's ToolNode
+    return _TYPES.get(kind) if isinstance(kind, str) else None
+
+
+def spans_of(data: dict, source: str) -> list[Span]:
+    """The observations of a Langfuse export as spans (lifecycle observations of one call merged)."""
+    trace = data.get("trace") if isinstance(data.get("trace"), dict) else {}
+    spans: list[Span] = []
+    merged: dict[tuple, Span] = {}
+    for i, o in enumerate(data["observations"]):
+        where = f"observations[{i}]"
+
+        def bad(field: str, why: str, where: str = where) -> TraceFormatError:
+            return TraceFormatError(why, source=source, path=f"{where}.{field}")
+
+        if not isinstance(o, dict):
+            raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
+        name = o.get("name") if isinstance(o.get("name"), str) else ""
+        operation = _operation(o)
+        usage = o.get("usageDetails") if isinstance(o.get("usageDetails"), dict) else {}
+        cost = o.get("costDetails") if isinstance(o.get("costDetails"), dict) else {}
+        level = o.get("level")
+        message = o.get("statusMessage") if isinstance(o.get("statusMessage"), str) else ""
+        failed = level == "ERROR" or bool(_LIFECYCLE.match(name) and _LIFECYCLE.match(name)["phase"] == "error")
+        tool = None
+        if operation == TOOL:
+            attrs = _attributes(o)
+            tool = attrs.get("gen_ai.tool.name") or attrs.get("tool.name") or _tool_name(name)
+        result = o.get("output") if operation == TOOL else None
+        model = o.get("model") if isinstance(o.get("model"), str) and o.get("model") else None
+        span = Span(
+            span_id=_id(_hex(o.get("id")), "id", bad, required=True), trace_id=None,
+            parent_id=_id(_hex(o.get("parentObservationId")), "parentObservationId", bad),
+            name=name, start=_nanos(o.get("startTime"), "startTime", bad, required=True),
+            end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
+            message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
+            call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
+            arguments=arguments(o.get("input")) if operation == TOOL else None,
+            result=None if result is None else _brief(result),
+            leaves=frozenset(leaves(result) - leaves(o.get("input"))) if result is not None else frozenset(),
+            agent=None, model=(model or name) if operation == MODEL else None,
+            input_tokens=_count(usage.get("input", usage.get("promptTokens")), "usageDetails.input", bad),
+            output_tokens=_count(usage.get("output", usage.get("completionTokens")), "usageDetails.output", bad),
+            cost=_number(cost.get("total"), f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
+            goal=None, goal_rank=0, convention="langfuse", where=where, line=None, deviations=())
+        phase = _LIFECYCLE.match(name)
+        if phase is not None and operation in (TOOL, MODEL):
+            key = (operation, phase["stem"], phase["n"])
+            first = merged.get(key)
+            if first is not None:
+                _merge(first, span)
+                continue
+            merged[key] = span
+        spans.append(span)
+    goal = task(trace.get("input"))
+    if goal:
+        root = next((s for s in spans if s.operation == AGENT), None) or (spans[0] if spans else None)
+        if root is not None:
+            root.goal, root.goal_rank = goal[:SHORT], -1
+    else:  # the first agent's input, else the first model call's user message
+        for kind in (AGENT, MODEL):
+            found = next(((s, g) for s, o in zip(spans, data["observations"]) if s.operation == kind
+                          and isinstance(o, dict) and (g := task(o.get("input")))), None)
+            if found is not None:
+                found[0].goal = found[1][:SHORT]
+                break
+    if trace.get("name") and spans and not any(s.agent for s in spans):
+        spans[0].agent = str(trace["name"])[:200]
+    return spans
+
+
+def _merge(first: Span, later: Span) -> None:
+    """One call written as several lifecycle observations: its times span them all, its tokens and result
+    are whichever recorded them, a failure in any fails it."""
+    first.start = min(first.start, later.start)
+    if first.end is not None and later.end is not None:
+        first.end = max(first.end, later.end)
+    for name in ("input_tokens", "output_tokens", "cost", "result", "model"):
+        if getattr(first, name) is None and getattr(later, name) is not None:
+            setattr(first, name, getattr(later, name))
+    first.leaves = first.leaves | later.leaves
+    if not first.arguments and later.arguments:
+        first.arguments = later.arguments
+    if later.status == "error":
+        first.status, first.message, first.error = "error", later.message or first.message, later.error
+
+
+def _tool_name(name: str) -> str:
+    phase = _LIFECYCLE.match(name)
+    stem = phase["stem"] if phase else name
+    return stem.removeprefix("tool.").removeprefix("execute_tool ") or "tool"
+
+
+def _hex(value: Any) -> Any:
+    """Langfuse ids are free text (OTel hex, UUIDs, ``bs-001``): hex ones as they are, others hashed to hex."""
+    if not isinstance(value, str) or not value:
+        return value
+    text = value.lower().replace("-", "")
+    if re.fullmatch(r"[0-9a-f]{1,32}", text):
+        return text
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
