@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PlanvizError
+from ..plan.output import same_file
 from .terminal import Progress
 
 __all__ = ["main"]
@@ -388,29 +389,21 @@ def _refuse_overwriting(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output path that names an input file or another output."""
     inputs, outputs = _FILES.get(args.command, ((), ()))
     seen: list[tuple[str, str]] = [(name, getattr(args, name)) for name in inputs
-                                   if getattr(args, name, None) not in (None, "-")]
+                                   if getattr(args, name, None) is not None]  # "-": the file standard input reads
     for name in outputs:
         path = getattr(args, name, None)
         if path is None:
             continue
         for other, other_path in seen:
-            if _same_file(path, other_path):
+            if path != "-" and same_file(path, other_path):
+                shown = "- (standard input)" if other_path == "-" else other_path
                 if other in inputs:
-                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {other_path}: write "
+                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {shown}: write "
                                        "the output to another file (planviz never overwrites its input)")
                 raise PlanvizError(f"{_FLAGS[name]} {path} is also the output {_FLAGS[other]} {other_path}: "
                                    "give each output its own file")
         seen.append((name, path))
     _refuse_wrong_suffix(args)
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet
-        return os.path.realpath(a) == os.path.realpath(b)
-    except ValueError:
-        return False
 
 
 def _silence_stdout() -> None:

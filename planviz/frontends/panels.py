@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from html import escape
 from typing import Any, Iterable, Sequence
 
 from ..errors import FrameIndexError, PlanvizError
@@ -24,6 +23,7 @@ from ..pictures.fatepicture import render_alignment
 from ..pictures.style import LEGEND_TEXT, LOOKS
 from ..plan.model import natural_key
 from ..plan.syntax import show_value
+from ..pictures.escape import escape_html as escape
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics

@@ -15,9 +15,9 @@ True
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
+from ..pictures.escape import escape_html as escape
 from .page import module_page
 from .panels import caption_line
 

@@ -146,7 +146,32 @@ def _event_text(run: Run, i: int) -> str:
 
 
 def diff_runs(a: Run, b: Run) -> RunDiff:
-    """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage."""
+    """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage.
+
+    Parameters
+    ----------
+    a, b : Run
+        The two runs (recorded or simulated), usually of the same task.
+
+    Returns
+    -------
+    RunDiff
+        ``first_divergence`` (an event index or None), steps only in one, changed steps (outcome, arguments,
+        time), usage of each, ``same_usage`` and ``units``; ``to_text()`` prints it.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``a`` or ``b`` is not a :class:`Run` (load a trace first with :func:`load_trace`).
+
+    Examples
+    --------
+    >>> from planviz import Fault, examples, simulate
+    >>> plan = examples.load("cache_isolation")
+    >>> d = diff_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+    >>> d.first_divergence is not None
+    True
+    """
     a, b = expect_run(a, "diff_runs", "a"), expect_run(b, "diff_runs", "b")
     ran_a, ran_b = steps_run(a), steps_run(b)
     pairs = match(ran_a, ran_b)
