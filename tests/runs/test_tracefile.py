@@ -182,11 +182,11 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
                       Step("step_1", "lookup", expected_evidence="e", tool="search", arguments={"q": "x", "n": [1, 2]},
                            depends_on="step_0", produces="r"),
                       Step("step_2", "use", expected_evidence="e", depends_on="step_1", requires="r",
-                           arguments={"v": "{{step_1.r}}"}, produces="done")],
+                           arguments={"v": "{{step_1.r}}"}, produces="done", effect="read", kind="use")],
                 time_unit="s", unknowns=["u"])
     contract = Contract(tools={"search": ToolSpec(writes=False, preconditions=["auth"]), "auth": ToolSpec()},
                         intent="read", obtainable_facts=["session", "r", "done"], given_facts=["g0"])
-    new_goal = Contract(tools=contract.tools, obtainable_facts=["r", "done"], required=["step_0"])
+    new_goal = Contract(tools=contract.tools, obtainable_facts=["r", "done"], required=["step_0", "use"])
     run = simulate(plan, contract, faults=[Fault("step_2", "goal_change", goal="g2", contract=new_goal)])
     save_trace(run, tmp_path / "t.jsonl")
     loaded = load_trace(tmp_path / "t.jsonl")
@@ -194,7 +194,7 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
     assert loaded.faults[0].contract == new_goal and loaded.faults[0].goal == "g2"
     assert [e.kind for e in loaded.events if e.kind in ("recheck", "replan")] == ["recheck", "recheck", "replan"]
     assert all(e.kept for e in loaded.events if e.kind == "recheck")  # step_0 required, step_1's r wanted
-    assert loaded.plans[-1].goal == "g2"
+    assert loaded.plans[-1].goal == "g2" and loaded.plans[0].step("step_2").effect == "read"
     assert loaded.plans[-1].step("step_2.v2").arguments == {"v": "{{step_1.r}}"}
 
 
@@ -427,7 +427,7 @@ def test_event_lines_hold_only_what_changed(tmp_path):
 
 
 def test_size_caps(tmp_path, cache_plan, monkeypatch):
-    from planviz.runs import tracefile
+    from planviz.plan import limits
 
     path = tmp_path / "run.jsonl"
     save_trace(simulate(cache_plan), path)
@@ -437,7 +437,7 @@ def test_size_caps(tmp_path, cache_plan, monkeypatch):
     with pytest.raises(TraceFormatError, match="larger than the"):
         parse_trace(path.read_bytes(), max_bytes=size - 1)
     assert load_trace(path, max_bytes=size) == load_trace(path)
-    monkeypatch.setattr(tracefile, "MAX_LINE", 100)
+    monkeypatch.setattr(limits, "MAX_TRACE_RECORD", 100)
     with pytest.raises(TraceFormatError, match="line is longer than the") as info:
         load_trace(path)
     assert info.value.line == 1
