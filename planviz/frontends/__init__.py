@@ -13,13 +13,14 @@ module            owns
 ``pairreport``    ``report_html([a, b])``: two runs side by side on one stepper, offline
 ``explorer``      ``explore``, ``replay``, ``Explorer``: the anywidget
 ``viewpanel``     the explorer's view choice (focus, hops, auto, whole)
-``sidebyside``    ``compare_runs``: two runs in one ipywidgets stepper
+``widget``        ``FrontEnd``: the anywidget running the front end in a notebook, with its static fallback
+``sidebyside``    ``compare_runs``: two runs on one stepper (the widget's two-run mode)
 ``terminal``      progress of long commands on a terminal, clean Ctrl-C
 ``cli``           the ``planviz`` command (also ``python -m planviz``)
 ``evaluationcli`` ``planviz campaign`` and ``planviz ablation`` (local processes or a Dask scheduler)
 ``demo``          the headless walkthrough behind ``make demo``
 ================  ===============================================================================
 
-Only ``explorer`` (anywidget, built on ipywidgets) and ``sidebyside`` import widget libraries. The top of the flow (with
+Only ``widget`` and ``explorer`` import anywidget (built on ipywidgets). The top of the flow (with
 :mod:`planviz.teaching`): may read every stage, and no other stage imports it.
 """

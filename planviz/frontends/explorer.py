@@ -39,7 +39,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-import anywidget
 import traitlets
 
 from ..analysis.schedule import critical_path
@@ -48,11 +47,10 @@ from ..plan.arguments import expect_contract, expect_plan
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.tracefile import load_trace
-from .page import MODULE, STYLE, asset
-from .panels import alignment_html, caption_text, event_index, fault_text, frame_diagram, inline_svg, outcome_label
-from .runpage import fallback_html
+from .panels import alignment_html, caption_text, fault_text, frame_diagram, inline_svg, outcome_label
 from .snapshot import run_snapshot
 from .viewpanel import ViewChoice, ViewHooks
+from .widget import FrontEnd
 
 __all__ = ["explore", "replay", "Explorer"]
 
@@ -87,7 +85,7 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     return Explorer(recorded=trace, declared=plan)
 
 
-class Explorer(ViewHooks, anywidget.AnyWidget):
+class Explorer(ViewHooks, FrontEnd):
     """The explorer widget (an ``anywidget.AnyWidget``); build it with :func:`explore` or :func:`replay`.
 
     Scripting API: :attr:`run`, :attr:`index` (settable, synced with the
@@ -99,15 +97,7 @@ class Explorer(ViewHooks, anywidget.AnyWidget):
     so a saved notebook grows with the plan, not with frames x steps).
     """
 
-    _esm = traitlets.Unicode(asset(MODULE)).tag(sync=True)
-    _css = traitlets.Unicode(asset(STYLE)).tag(sync=True)
-    snapshot = traitlets.Dict().tag(sync=True)
-    index = traitlets.Any(0).tag(sync=True)
     interactive = traitlets.Bool(True).tag(sync=True)
-    mode = traitlets.Unicode("").tag(sync=True)
-    fault_status = traitlets.Unicode("").tag(sync=True)
-    fault_options = traitlets.Dict().tag(sync=True)
-    view_notice = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
                  recorded: Any = None, workers: int | None = None, strategy: str = "planner",
@@ -148,9 +138,8 @@ class Explorer(ViewHooks, anywidget.AnyWidget):
         """The faults injected so far."""
         return self._faults
 
-    @traitlets.validate("index")
-    def _valid_index(self, proposal: Any) -> int:
-        return event_index(proposal["value"], len(self._run.events))
+    def _event_count(self) -> int:
+        return len(self._run.events)
 
     @property
     def svg(self) -> str:
@@ -161,10 +150,6 @@ class Explorer(ViewHooks, anywidget.AnyWidget):
     def caption(self) -> str:
         """The caption of the frame shown now, as the browser writes it."""
         return caption_text(self._run, self.index)
-
-    def play(self) -> None:
-        """Play the run from the frame shown (in the browser: one event every 0.9 s); call again to pause."""
-        self.send({"kind": "play"})
 
     def inject(self, fault: Any) -> Any:
         """Re-simulate with one more fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
@@ -189,15 +174,6 @@ class Explorer(ViewHooks, anywidget.AnyWidget):
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         return (f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
                 f"outcome {outcome_label(self._run)}>")
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget view, plus a static fallback (the offline page in a sandboxed iframe) and plain text."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if data is not None:
-            data["text/html"] = fallback_html(self.snapshot, self.mode)
-            data["text/plain"] = repr(self)
-        return bundle
 
     # -- the run and its snapshot ----------------------------------------------------------------
 

@@ -87,7 +87,8 @@ def fallback_html(snap: dict[str, Any], mode: str = "") -> str:
     if not snap:
         return '<p class="pv-empty">this run has no events</p>'
     # no second copy of the pictures for readers without script: an iframe that shows nothing runs script anyway
-    page = module_page(f"planviz run: {snap['goal']}", snap, '<p class="static-note">This view of the run needs '
+    title = "planviz: " + " vs ".join(snap["labels"]) if "pair" in snap else f"planviz run: {snap['goal']}"
+    page = module_page(title, snap, '<p class="static-note">This view of the run needs '
                        "script; open the notebook in Jupyter to use the live explorer.</p>", mode=mode, packed=True)
     # single-quoted: the page's many double quotes (JSON, SVG) stay as they are; its data escapes '&' already
     quoted = page.replace("&", "&amp;").replace("'", "&#39;")

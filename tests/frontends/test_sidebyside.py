@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anywidget
 import pytest
 
 from planviz import Fault, FrameIndexError, PlanvizTypeError, compare_runs, parse_trace, replay, simulate
@@ -12,23 +13,27 @@ from ..runs.otlp import agent, text, tool
 def test_one_stepper_drives_both_sides(cache_plan):
     a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     view = compare_runs(a, b, labels=("clean", "faulty"))
+    assert isinstance(view, anywidget.AnyWidget) and view.snapshot["labels"] == ["clean", "faulty"]
     assert view.index == view.diff.first_divergence == 10  # opens where the runs part
     assert "status-done" in view.svgs[0] and "status-failed" in view.svgs[1]
-    view.forward.click()
-    assert view.index == 11
+    assert view.snapshot["notes"][10] == "first divergence: event 10" and "only in b" in view.snapshot["diff"]
+    view.set_state({"index": 11})  # what the browser's stepper sends
+    assert view.index == 11 and view.captions[1].startswith("Event 11 of")
     view.index = len(b.events) - 1  # past the end of run a: it keeps its last frame
-    assert "ended at event" in view.captions[0].value and view.forward.disabled
-    view.index = 0
-    view.divergence_button.click()
-    assert view.index == 10 and "diverged" in view.captions[1].value
+    last = len(a.events) - 1
+    assert view.captions[0].startswith(f"Event {last} of {last}: stop")
+    assert view.snapshot["ticks"][view.index] == [last, len(b.events) - 1]
     with pytest.raises(FrameIndexError):
         view.index = 99
+    fallback = view._repr_mimebundle_()[0]["text/html"]
+    assert fallback.startswith('<iframe class="planviz-fallback"') and "planviz: clean vs faulty" in fallback
 
 
 def test_identical_runs_have_no_divergence_to_jump_to(cache_plan):
     run = simulate(cache_plan)
     view = compare_runs(run, run)
-    assert view.diff.same and view.divergence_button.disabled and view.index == 0
+    assert view.diff.same and view.index == 0
+    assert not any(note.startswith("first divergence") for note in view.snapshot["notes"])
 
 
 def test_only_runs_are_compared(cache_plan):
