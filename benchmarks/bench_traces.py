@@ -59,7 +59,7 @@ def best(fn, repeats: int = 3) -> float:
 
 
 def read_only(path: Path) -> None:
-    from planviz.runs import otel
+    from planviz.runs.traces import otel
 
     with open(path, "rb") as fh:
         spans = [span_of(r, c, w, line, str(path)) for r, c, w, line in records(fh, set(CONTAINERS), str(path))]

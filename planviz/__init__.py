@@ -59,7 +59,9 @@ _EXPORTS = {
     "runs.campaigntable": ("Campaign", "CampaignRow"),
     "runs.intervals": ("Estimate",),
     "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
-    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"),
+    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange"),
+    "runs.usage": ("Usage", "run_usage"),
+    "runs.retrospect": ("hindsight", "Hindsight"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("animate", "Animation"),
@@ -124,10 +126,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
     )
-    from .runs.rundiff import (
-        diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange, Usage as Usage,
-        run_usage as run_usage,
-    )
+    from .runs.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
+    from .runs.usage import Usage as Usage, run_usage as run_usage
+    from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from .pictures.drawing import render as render
     from .pictures.diagram import Diagram as Diagram
     from .pictures.animation import animate as animate, Animation as Animation

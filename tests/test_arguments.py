@@ -40,6 +40,7 @@ CALLS = {
     "metrics": (lambda: planviz.metrics("run.jsonl"), "metrics(run=", "planviz.load_trace(path)"),
     "attribute": (lambda: planviz.attribute("run.jsonl"), "attribute(run=", "planviz.load_trace(path)"),
     "run_usage": (lambda: planviz.run_usage("run.jsonl"), "run_usage(run=", "planviz.load_trace(path)"),
+    "hindsight": (lambda: planviz.hindsight("run.jsonl"), "hindsight(run=", "planviz.load_trace(path)"),
     "diff_runs": (lambda: planviz.diff_runs(RUN, "run.jsonl"), "diff_runs(b=", "planviz.load_trace(path)"),
     "align": (lambda: planviz.align(PLAN, "run.jsonl"), "align(run=", "planviz.load_trace(path)"),
     "save_trace": (lambda: planviz.save_trace("run.jsonl", "out.jsonl"), "save_trace(run=", "load_trace(path)"),

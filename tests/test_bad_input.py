@@ -142,7 +142,7 @@ CASES = [
      r"{path}:\d+:\d+: steps\[\d+\]\.\w+: aliases expand this YAML to more than 40 MiB of text \(an alias bomb\?\)"
      r".*raise planviz\.plan\.limits\.MAX_EXPANDED_BYTES \(environment: PLANVIZ_MAX_EXPANDED_BYTES\)"),
     ("llmcompiler_deeply_nested_list_argument", ".txt", "1. f(" + "[" * 5000 + "x" + "]" * 5000 + ")\n2. join()\n",
-     0, r"ok"),
+     2, r"{path}: JSON text inside the input: nesting deeper than 100 levels"),  # the one nesting limit
     ("toolcall_placeholder_not_ancestor", ".json", json.dumps({"steps": [
         {"n": 1, "tool": "lookup", "why": "found"},
         {"n": 2, "tool": "offer", "arguments": {"amount": "{{step_1.balance}}"}, "why": "sent"}]}),

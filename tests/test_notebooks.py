@@ -296,6 +296,12 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert "inferred_dependency" in text and "deviating_attribute" in text
     assert re.search(r"^check\s+not run\s+-\s+never called", text, re.M)
     assert "first divergence: event 4" in text
+    from planviz import examples
+
+    raw = json.loads(examples.trace("any-agent_OPENAI_trace").read_text())
+    llm = sum(1 for s in raw["spans"] if s["attributes"].get("gen_ai.operation.name") == "call_llm")
+    assert f"model_calls={llm}," in text  # run_usage: the file's model calls, each once
+    assert re.search(r"^[\d.]+ s ran, [\d.]+ s possible", text, re.M)  # hindsight
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
     assert (ROOT / "out" / "08_real_trace" / "two_runs.html").is_file()
 

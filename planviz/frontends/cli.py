@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PlanvizError
+from ..plan.output import same_file
 from .terminal import Progress
 
 __all__ = ["main"]
@@ -75,21 +76,71 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from ..checks.validation import validate
+    from ..errors import PlanFormatError
     from ..pictures.drawing import render
     from ..runs.tracefile import load_trace
 
-    plan, contract = _load(args)
-    run = load_trace(args.trace, thread=args.thread) if args.trace else None
-    # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
-    report = validate(plan, contract) if run is None else None
     view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
             "max_steps": None if args.full else args.max_steps, "budget": None if args.full else args.budget}
+    try:
+        plan, contract = _load(args)
+    except PlanFormatError as plan_error:  # FILE may be a run trace: draw the run (its last frame, or --at)
+        if args.trace or args.file == "-":
+            raise
+        run = _trace_instead(args.file, plan_error, args.thread)
+        diagram = render(run.plan, run=run, at=args.at, **view)
+        return _wrote(diagram, args.output)
+    run = load_trace(args.trace, thread=args.thread) if args.trace else None
+    if run is not None and not _runs_plan(run, plan):
+        return _render_alignment(args, plan, run)
+    # A run frame draws the run's own plan version (render picks it); a plain plan shows its findings.
+    report = validate(plan, contract) if run is None else None
     diagram = render(plan, run=run, at=args.at, report=report, **view)
-    path = diagram.save(args.output)
+    return _wrote(diagram, args.output)
+
+
+def _wrote(diagram, output: str) -> int:
+    path = diagram.save(output)
     if diagram.notice:
         print(f"planviz: note: {diagram.notice}", file=sys.stderr)
     print(f"wrote {path}")
     return 0
+
+
+def _trace_instead(file: str, plan_error: Exception, thread: str | None = None):
+    """The run a FILE that is no plan holds; when it is no trace either, the plan error says both."""
+    from ..errors import PlanFormatError, TraceFormatError
+    from ..runs.tracefile import load_trace
+
+    try:
+        return load_trace(file, thread=thread)
+    except TraceFormatError as trace_error:
+        raise PlanFormatError(f"{plan_error}; nor is it a run trace ({trace_error}); render draws a plan file "
+                              "or a run trace in a format planviz.load_trace reads") from None
+
+
+def _runs_plan(run, plan) -> bool:
+    """Is ``run`` a run of ``plan`` (its first version has the plan's steps), so its frames draw that plan?"""
+    return bool(run.plans) and tuple(run.plans[0].steps) == tuple(plan.steps)
+
+
+def _render_alignment(args: argparse.Namespace, plan, run) -> int:
+    """PLAN --run TRACE where the trace ran another plan: draw the plan aligned with what the run did."""
+    from ..pictures.fatepicture import render_alignment
+    from ..runs.alignment import align
+
+    if args.at is not None:
+        raise PlanvizError(f"--at {args.at}: {args.trace} is not a run of {args.file} (it ran other steps), so its "
+                           f"frames do not draw this plan; drop --at to draw the plan aligned with the run "
+                           f"(each step's fate), or draw the run alone: planviz render {args.trace} --at {args.at}")
+    alignment = align(plan, run)
+    if not any(f.ran_as for f in alignment.fates):
+        raise PlanvizError(f"{args.trace} ran none of the steps of {args.file} (no step matched by id, call id, tool "
+                           f"or arguments): nothing to align; draw the run alone: planviz render {args.trace} -o "
+                           f"{args.output}")
+    print(f"planviz: note: {args.trace} ran another plan than {args.file}: drawn as the plan aligned with the run "
+          f"({', '.join(f'{n} {k}' for k, n in alignment.counts().items() if n)})", file=sys.stderr)
+    return _wrote(render_alignment(alignment), args.output)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -179,7 +230,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     diff = diff_runs(load_trace(args.a, format=args.trace_format, thread=threads[0]),
                      load_trace(args.b, format=args.trace_format, thread=threads[-1]))
     print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.to_text())
-    return 0 if diff.same else 1
+    return 0 if diff.same and diff.same_usage else 1
+
+
+def cmd_hindsight(args: argparse.Namespace) -> int:
+    from ..runs.retrospect import hindsight
+    from ..runs.tracefile import load_trace
+
+    h = hindsight(load_trace(args.file, format=args.trace_format, thread=args.thread))
+    print(json.dumps(h.to_dict(), indent=2) if args.json else h.to_text())
+    return 0
 
 
 THREAD_HELP = "the thread to read from a LangGraph checkpoint database (planviz lists them when it is left out)"
@@ -251,6 +311,12 @@ def _parser() -> argparse.ArgumentParser:
                     help=THREAD_HELP + "; once for both runs, twice for the first run's and the second's")
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
+    sp = add("hindsight", cmd_hindsight, "how long a run took against how long its data allowed: waits, steps that "
+             "share no data yet ran one after the other", plan=False)
+    sp.add_argument("file", help="run trace (any trace format)")
+    sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
+    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
     from .evaluationcli import add_commands  # campaign, ablation
 
@@ -294,32 +360,46 @@ _FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contr
           "run": "RUN", "output": "-o", "report": "--report"}
 
 
+# command -> output option -> (the suffixes of what it writes, what it writes)
+_PICTURE = ((".svg", ".png", ".dot"), "a picture (SVG, PNG or Graphviz DOT, by the suffix)")
+_SUFFIXES = {"render": {"output": _PICTURE}, "align": {"output": _PICTURE},
+             "report": {"output": ((".html", ".htm"), "an HTML page")},
+             "simulate": {"trace": ((".jsonl", ".ndjson"), "a JSON Lines trace"),
+                          "report": ((".html", ".htm"), "an HTML page")}}
+
+
+def _refuse_wrong_suffix(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output whose suffix says another format than the one written to it."""
+    for name, (suffixes, what) in _SUFFIXES.get(args.command, {}).items():
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix not in suffixes:
+            raise PlanvizError(f"{_FLAGS[name]} {path}: {args.command} writes {what} there, and "
+                               f"{'a name with no suffix' if not suffix else repr(suffix)} says otherwise; name "
+                               f"it {' or '.join('OUT' + x for x in suffixes)}")
+
+
 def _refuse_overwriting(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output path that names an input file or another output."""
     inputs, outputs = _FILES.get(args.command, ((), ()))
     seen: list[tuple[str, str]] = [(name, getattr(args, name)) for name in inputs
-                                   if getattr(args, name, None) not in (None, "-")]
+                                   if getattr(args, name, None) is not None]  # "-": the file standard input reads
     for name in outputs:
         path = getattr(args, name, None)
         if path is None:
             continue
         for other, other_path in seen:
-            if _same_file(path, other_path):
+            if path != "-" and same_file(path, other_path):
+                shown = "- (standard input)" if other_path == "-" else other_path
                 if other in inputs:
-                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {other_path}: write "
+                    raise PlanvizError(f"{_FLAGS[name]} {path} is the input {_FLAGS[other]} {shown}: write "
                                        "the output to another file (planviz never overwrites its input)")
                 raise PlanvizError(f"{_FLAGS[name]} {path} is also the output {_FLAGS[other]} {other_path}: "
                                    "give each output its own file")
         seen.append((name, path))
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet
-        return os.path.realpath(a) == os.path.realpath(b)
-    except ValueError:
-        return False
+    _refuse_wrong_suffix(args)
 
 
 def _silence_stdout() -> None:

@@ -21,10 +21,11 @@ import base64
 import functools
 import gzip
 import hashlib
-import html
 import json
 from importlib.resources import files
 from typing import Any
+
+from ..pictures.escape import SHOWN_IN_PAGES, escape_html
 
 __all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "MODULE", "STYLE"]
 
@@ -32,8 +33,9 @@ MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES 
 
 
 def script_json(data: Any) -> str:
-    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 left raw; no NaN."""
-    text = json.dumps(data, ensure_ascii=True, sort_keys=True, allow_nan=False)
+    """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 or lone surrogate
+    left raw; bidi controls shown as their code points (``<U+202E>``, as the pictures show them); no NaN."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False).translate(SHOWN_IN_PAGES)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -114,14 +116,14 @@ def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", pac
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
+<title>{escape_html(title)}</title>
 <style>{asset(STYLE)}
 body {{ margin: 0 auto; max-width: 1600px; padding: 12px 16px; }}
 .js .pv-static {{ display: none; }}
 </style>
 </head>
 <body>
-<div id="planviz-app" data-mode="{html.escape(mode)}" hidden></div>
+<div id="planviz-app" data-mode="{escape_html(mode)}" hidden></div>
 <div class="pv-static">
 {noscript}
 </div>

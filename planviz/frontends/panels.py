@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from html import escape
 from typing import Any, Iterable, Sequence
 
 from ..errors import FrameIndexError, PlanvizError
@@ -24,9 +23,12 @@ from ..pictures.fatepicture import render_alignment
 from ..pictures.style import LEGEND_TEXT, LOOKS
 from ..plan.model import natural_key
 from ..plan.syntax import show_value
+from ..pictures.escape import escape_html as escape
 from ..runs.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
+from ..runs.retrospect import hindsight
+from ..runs.usage import UNITS, run_usage, time_unit
 
 __all__ = ["event_index", "SliderIndex", "plan_of", "version_options", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
            "metrics_rows", "metrics_html", "fault_html", "fault_text", "caption_text", "caption_line", "legend_html", "outcome_label", "list_html",
@@ -115,8 +117,27 @@ def outcome_label(run: Any) -> str:
 
 
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
-    """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order."""
-    return [(name.replace("_", " "), shown) for name, shown in metrics(run).cells()]
+    """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order (``Metrics.cells``,
+    times with their unit), then the tokens and cost the run records (:func:`planviz.run_usage`, the one count of
+    usage) and its :func:`planviz.hindsight`.
+
+    >>> from planviz import examples, simulate
+    >>> rows = dict(metrics_rows(simulate(examples.load("cache_isolation"))))
+    >>> rows["model calls"], rows["time"], rows["hindsight"]
+    ('1', '29 min', '29 min ran, 29 min possible: nothing waited that did not need to')
+    """
+    unit = time_unit(run)
+    out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay") and shown != "-"
+            else shown) for name, shown in metrics(run).cells()]
+    usage = run_usage(run)
+    for name in ("input_tokens", "output_tokens", "cost"):
+        value = getattr(usage, name)
+        if value is not None:
+            out.append((name.replace("_", " "), f"{value:.3g} {UNITS[name]}" if isinstance(value, float)
+                        else f"{value} {UNITS[name]}"))
+    if getattr(run, "events", None):
+        out.append(("hindsight", hindsight(run).summary()))
+    return out
 
 
 def metrics_html(run: Any) -> str:

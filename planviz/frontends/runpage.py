@@ -15,9 +15,9 @@ True
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
+from ..pictures.escape import escape_html as escape
 from .page import module_page
 from .panels import caption_line
 
@@ -78,7 +78,7 @@ def pair_page(snap: dict[str, Any]) -> str:
     halves = "".join(f'<section><h2>{escape(label)}</h2>{noscript_html(one)}</section>'
                      for label, one in zip(snap["labels"], snap["pair"]))
     halves = f'<pre class="pv-diff">{escape(snap.get("diff", ""))}</pre>' + halves
-    return module_page("planviz: " + " vs ".join(snap["labels"]), snap, halves, mode="two runs")
+    return module_page("planviz: " + " vs ".join(snap["labels"]), snap, halves)
 
 
 def fallback_html(snap: dict[str, Any], mode: str = "") -> str:

@@ -19,7 +19,6 @@ with events x steps. It also holds the event log, the details of each step
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Any, Sequence
 
 from ..analysis.schedule import critical_path
@@ -27,6 +26,7 @@ from ..errors import PlanvizError
 from ..pictures.gantt import gantt_svg
 from ..pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from ..plan.syntax import show_value
+from ..pictures.escape import escape_html as escape
 from ..runs.machine import ProgressCallback
 from .deltatable import delta_table
 from .panels import legible_width, metrics_rows, outcome_label

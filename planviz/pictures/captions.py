@@ -19,10 +19,12 @@ from typing import Any
 from ..analysis.schedule import critical_path
 from ..errors import PlanvizError
 from ..plan.model import Plan, natural_key
+from ..runs.retrospect import hindsight
+from ..runs.usage import model_calls
 from .escape import escape_label
 from .style import num
 
-__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "caption_lines", "event_caption",
+__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "run_notes", "caption_lines", "event_caption",
            "event_lines", "EVENT_LINES", "EVENT_WIDTH"]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
@@ -60,6 +62,42 @@ def slack_notes(plan: Plan, schedule: Any, findings: tuple = ()) -> tuple[tuple[
     return tuple((sid, f"slack {num(t.slack)}{unit}" if math.isfinite(t.slack) else "dead end: never reaches the end")
                  for sid, t in sorted(schedule.steps.items(), key=lambda item: natural_key(item[0]))
                  if t.slack > 0 and (math.isfinite(t.slack) or sid not in flagged))
+
+
+def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
+    """Label lines of a run's steps: the model calls that led to each (time, tokens), how long it waited after
+    its inputs were ready, and the step it could have run beside (:func:`planviz.hindsight`); for a recorded run
+    (a simulation's times are the plan's own estimates)."""
+    if not getattr(run, "events", None) or getattr(run, "strategy", None) != "recorded":
+        return ()
+    unit = f" {run.plan.time_unit}" if run.plan is not None and run.plan.time_unit else ""
+    took: dict[str, float] = {}
+    tokens: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for sid, c in model_calls(run):
+        if sid is None:  # led to no step (a final answer): the timeline shows it in its own row
+            continue
+        count[sid] = count.get(sid, 0) + 1
+        if isinstance(c.get("duration"), (int, float)):
+            took[sid] = took.get(sid, 0.0) + c["duration"]
+        tokens[sid] = tokens.get(sid, 0) + sum(c[k] for k in ("input_tokens", "output_tokens")
+                                               if isinstance(c.get(k), int) and not isinstance(c.get(k), bool))
+    h = hindsight(run)
+    beside: dict[str, list[str]] = {}
+    for u, v in h.serialized:
+        beside.setdefault(v, []).append(u)
+    notes = []
+    for sid in sorted(set(count) | set(beside) | {s for s, w in h.waits.items() if w > 0}, key=natural_key):
+        parts = []
+        if sid in count:
+            parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)} {num(round(took.get(sid, 0.0), 3))}{unit}"
+                         + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
+        if sid in beside:
+            parts.append(f"could run beside {', '.join(beside[sid])}")
+        if h.waits.get(sid, 0) > 0:
+            parts.append(f"waited {num(round(h.waits[sid], 3))}{unit}")
+        notes.append((sid, "; ".join(parts)))
+    return tuple(notes)
 
 
 def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:

@@ -48,6 +48,7 @@ from .captions import (
     critical_marks,
     event_lines,
     finding_notes,
+    run_notes,
     schedule_of,
     slack_notes,
 )
@@ -219,7 +220,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
-    notes = slack_notes(plan, schedule, findings) + finding_notes(findings)
+    notes = slack_notes(plan, schedule, findings) + finding_notes(findings) + (run_notes(run) if frame is not None
+                                                                               else ())
     looks = run_looks(run) if frame is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:

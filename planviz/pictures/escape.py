@@ -21,6 +21,8 @@ False
 
 from __future__ import annotations
 
+import hashlib
+import html
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
@@ -29,7 +31,8 @@ from typing import Mapping
 from ..errors import RenderError
 from .labels import clip, wrap
 
-__all__ = ["escape_label", "dom_id", "checked_attrs", "check_svg", "ALLOWED_ATTRIBUTES", "SVG_NS"]
+__all__ = ["escape_label", "escape_html", "SHOWN_IN_PAGES", "dom_id", "checked_attrs", "check_svg",
+           "ALLOWED_ATTRIBUTES", "SVG_NS"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -44,9 +47,29 @@ ALLOWED_ATTRIBUTES = frozenset({
     "dir", "weight", "constraint", "minlen", "dpi",
 })
 
+_MAX_DOM_ID = 1000  # characters of an encoded step id (Graphviz refuses names of 16,384 or more)
 _WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
 # Bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"); they are shown as codes.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+SHOWN_IN_PAGES = {**{ord(ch): f"<U+{ord(ch):04X}>" for ch in _BIDI}, 0x2028: "\\u2028", 0x2029: "\\u2029",
+                  **{code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}}
+"""``str.translate`` table for text going into an HTML page or its JSON data: bidi controls shown as their
+code points (as the pictures show them), U+2028/U+2029 and lone surrogates as JSON escapes."""
+
+
+def escape_html(text: object, quote: bool = True) -> str:
+    """Untrusted text for HTML, the one escaping of the pages: ``html.escape``, with bidi embeddings,
+    overrides and isolates shown as their code points, as in the pictures (they would reorder what is read).
+
+    >>> escape_html("<b>a\u202eb</b>")
+    '&lt;b&gt;a&lt;U+202E&gt;b&lt;/b&gt;'
+    """
+    shown = str(text)
+    if not shown.isascii():
+        shown = "".join(f"<U+{ord(ch):04X}>" if ch in _BIDI else ch for ch in shown)
+    return html.escape(shown, quote=quote)
 
 
 def _visible(ch: str) -> str:
@@ -113,9 +136,19 @@ def dom_id(step_id: str) -> str:
 
     Letters, digits, ``_``, ``.`` and ``-`` stay; every other character is
     written ``~<hex code point>~``. Two different ids never share an encoding.
+    An encoding longer than 1,000 characters keeps its first 960 and ends with
+    ``~h<SHA-256 of the id>~`` (no short encoding holds ``~h``): Graphviz
+    cannot read back a name of 16,384 characters or more.
+
+    >>> len(dom_id("L" * 20_000)), dom_id("L" * 20_000)[958:962], dom_id("L" * 20_000) == dom_id("L" * 20_001)
+    (1000, 'LL~h', False)
     """
-    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
-                   for ch in str(step_id))
+    out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
+                  for ch in str(step_id))
+    if len(out) <= _MAX_DOM_ID:
+        return out
+    digest = hashlib.sha256(str(step_id).encode("utf-8", "surrogatepass")).hexdigest()[:_MAX_DOM_ID - 963]
+    return f"{out[:960]}~h{digest}~"
 
 
 def checked_attrs(attrs: Mapping[str, object]) -> dict[str, str]:

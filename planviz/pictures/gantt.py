@@ -4,7 +4,9 @@ One row per step: a thin bar for when the plan's schedule (forward pass)
 puts it, dark when the step is critical, and a thick bar for each time the
 run actually ran it, coloured by how the attempt ended (done, failed, still
 running at the end, or done but later voided by a failure). A vertical line
-marks the current frame's clock; the root ``<svg>`` carries ``data-x0`` and
+marks the current frame's clock; the model calls a recorded run holds are drawn
+in the row of the call they led to (green: the model deciding it, with its
+model and tokens as tooltip); the root ``<svg>`` carries ``data-x0`` and
 ``data-scale`` so a script can move it (``x = x0 + time * scale``).
 
 Every piece of text is escaped: step ids come from untrusted plan text.
@@ -20,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Sequence
 
 from ..plan.model import natural_key
+from ..runs.usage import model_calls
 from .style import LOOKS
 
 __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
@@ -30,7 +33,7 @@ __all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
 #: Okabe-Ito colours (colour-blind safe), by how an attempt ended; a voided attempt looks as a voided step does
 #: in every picture (its fill and dashed outline come from the one home of looks, pictures/style.py).
 PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill,
-           "waiting": "#56B4E9"}
+           "waiting": "#56B4E9", "model": "#009E73"}
 _VOIDED_OUTLINE = f' stroke="{LOOKS["invalidated"].stroke}" stroke-dasharray="3 2"'
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
@@ -86,10 +89,14 @@ def bars(run: Any) -> tuple[Bar, ...]:
     return tuple(sorted(out, key=lambda b: (b.start, b.step)))
 
 
-def _rows(schedule: Any, attempts: tuple[Bar, ...]) -> list[str]:
+#: The row of the model calls that led to no step (a final answer).
+MODEL_ROW = "(model)"
+
+
+def _rows(schedule: Any, attempts: tuple[Bar, ...], models: Sequence[Bar] = ()) -> list[str]:
     planned = sorted(schedule.steps, key=lambda s: (schedule.steps[s].es, natural_key(s)))
     rows, seen = list(planned), set(planned)
-    for b in attempts:
+    for b in list(attempts) + list(models):
         if b.step not in seen:
             seen.add(b.step)
             rows.append(b.step)
@@ -102,10 +109,12 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     ``now`` places the cursor (hidden when None); ``unit`` labels the time axis.
     """
     attempts = bars(run)
-    rows = _rows(schedule, attempts)
+    models = _model_bars(run)
+    rows = _rows(schedule, attempts, models)
     last = float(run.events[-1].time) if run.events else 0.0
     planned_end = max((t.ef for t in schedule.steps.values()), default=0.0)  # a dead end may outlast the makespan
-    span = max([float(schedule.makespan), planned_end, last] + [b.end for b in attempts] + [1e-9])
+    span = max([float(schedule.makespan), planned_end, last] + [b.end for b in attempts] + [b.end for b in models]
+               + [1e-9])
     scale = _CHART_W / span
     x0 = _LABEL_W
     height = _TOP + _ROW_H * len(rows) + 24
@@ -117,7 +126,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
-    out.append(_legend(any(b.result == "waiting" for b in attempts)))
+    out.append(_legend(any(b.result == "waiting" for b in attempts), bool(models)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
@@ -133,6 +142,11 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                        f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
                        f'</title></rect>')
+        for b in models:
+            if b.step == step:
+                out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
+                           f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{PALETTE["model"]}">'
+                           f'<title>{escape(b.result)}</title></rect>')
         for b in by_step.get(step, ()):
             dash = _VOIDED_OUTLINE if b.result == "voided" else ""
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
@@ -151,10 +165,26 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _legend(waiting: bool = False) -> str:
+def _model_bars(run: Any) -> list[Bar]:
+    """The model calls of a recorded run as bars in the row of the step each led to (``result``: its tooltip)."""
+    out = []
+    for step, c in model_calls(run):
+        step = step if step is not None else MODEL_ROW
+        at, took = c.get("time"), c.get("duration")
+        if not isinstance(at, (int, float)) or not isinstance(took, (int, float)):
+            continue
+        tokens = ", ".join(f"{c[k]} {k.split('_')[0]} tokens" for k in ("input_tokens", "output_tokens")
+                           if isinstance(c.get(k), int))
+        text = f"model call {c.get('model') or ''} for {step}: {_num(round(took, 6))}" + (f", {tokens}" if tokens else "")
+        out.append(Bar(step, float(at), float(at) + float(took), text))
+    return out
+
+
+def _legend(waiting: bool = False, models: bool = False) -> str:
     items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
              (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else [])
+             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else []) + (
+        [(PALETTE["model"], "model call", 6)] if models else [])
     out, x = ['<g class="pv-legend">'], 4
     for colour, text, h in items:
         stroke = _VOIDED_OUTLINE if text == "voided" else ""

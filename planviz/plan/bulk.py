@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..errors import PlanFormatError
 from .fields import CHOICES, STEP_FIELDS
 from .model import Step
-from .plaindata import as_duration, check_plain, copy_plain
+from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
 
 __all__ = ["planviz_steps", "paused_gc"]
 
@@ -143,7 +143,7 @@ def _step_fields(raw: dict[str, Any], texts: list[str], lists: list[tuple[Any, .
                 return None
             if value:
                 try:
-                    check_plain(value)
+                    check_plain(value, above=ARGUMENTS_DEPTH)
                 except PlanFormatError:  # the careful path names it, in its turn
                     return None
             value = copy_plain(value)

@@ -283,9 +283,20 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
             raise parse_error
         raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
                               f"with goal and steps, got {_describe(data)}", source=name, line=1, column=1)
-    if fmt in ("planviz", "toolcall") and parse_error is not None:
+    if parse_error is not None and (fmt in ("planviz", "toolcall") or _refused(parse_error)):
         raise parse_error
     return _plans(fmt, format, text, data, records, doc, name, single)
+
+
+# What a planner format's own reader may read past: text that is not quite JSON or YAML. Anything else the
+# parser refused (nesting, number or size limits, lone surrogates, non-finite numbers) is refused for every format.
+_SYNTAX = ("invalid JSON", "invalid YAML", "duplicate key", "empty document")
+
+
+def _refused(error: PlanFormatError) -> bool:
+    """Whether a parse error refuses the input whatever its format (not a syntax slip an importer reads past)."""
+    message = error.message.split(": ", 1)[1] if error.message.startswith("JSON Lines record") else error.message
+    return not message.startswith(_SYNTAX)
 
 
 def _detect(text: str, data: Any, records: list[Any] | None) -> str | None:

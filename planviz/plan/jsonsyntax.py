@@ -21,7 +21,8 @@ from . import limits
 from .plaindata import check_plain
 from .syntax import join_path, line_col, locate, split_path
 
-__all__ = ["parse_json", "parse_json_lines", "json_events"]
+__all__ = ["parse_json", "parse_json_lines", "json_events", "loads_within_limits", "check_json_depth",
+           "check_inner_depth", "check_inner_plain"]
 
 # Every non-space character starts a token and an unterminated string runs to the end, so no match ever
 # fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
@@ -64,6 +65,50 @@ def _bounded_int(token: str) -> int:
     return int(token)
 
 
+def loads_within_limits(text: str) -> Any:
+    """``json.loads`` for JSON inside a planner output (a chat message, an argument string): invalid JSON
+    raises ``json.JSONDecodeError`` as usual (an importer reads past it), but nesting deeper than
+    :data:`~planviz.plan.limits.MAX_DEPTH`, an integer longer than
+    :data:`~planviz.plan.limits.MAX_DIGITS` or a lone surrogate raises :class:`PlanFormatError`, which the
+    importer lets through: the input is refused, as the same JSON in a file would be.
+
+    >>> loads_within_limits('{"a": [1, "x"]}')
+    {'a': [1, 'x']}
+    >>> loads_within_limits('"\\\\udfff"')
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: JSON text inside the input: lone surrogate '\\udfff' at character 1 of '\\udfff': expected Unicode text that can be written as UTF-8
+    """
+    check_inner_depth(text)
+    try:
+        data = json.loads(text, parse_int=_bounded_int)
+    except _TooLong as exc:
+        raise _inner(limits.too_many_digits(len(exc.args[0].lstrip("-")))) from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        check_inner_plain(data)
+    return data
+
+
+def check_inner_depth(text: str) -> None:
+    """:func:`check_json_depth` for text inside the input (its own lines and columns would mislead)."""
+    try:
+        check_json_depth(text)
+    except PlanFormatError as exc:
+        raise _inner(exc.message) from None
+
+
+def check_inner_plain(data: Any) -> None:
+    """:func:`~planviz.plan.plaindata.check_plain` for data decoded from text inside the input."""
+    try:
+        check_plain(data)
+    except PlanFormatError as exc:
+        raise _inner(f"{exc.path}: {exc.message}" if exc.path else exc.message) from None
+
+
+def _inner(message: str) -> PlanFormatError:
+    return PlanFormatError(f"JSON text inside the input: {message}")
+
+
 def _finite_float(token: str) -> float:
     value = float(token)
     if not math.isfinite(value):
@@ -74,7 +119,7 @@ def _finite_float(token: str) -> float:
 def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
     shallow = _provably_shallow(text)
     if not shallow:
-        _check_json_depth(text, name, line_offset)
+        check_json_depth(text, name, line_offset)
     try:
         data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
@@ -83,7 +128,7 @@ def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
         return data
     except (ValueError, RecursionError) as exc:
         if shallow:  # the proof holds for valid JSON only: a nesting error still comes first
-            _check_json_depth(text, name, line_offset)
+            check_json_depth(text, name, line_offset)
         raise _json_error(exc, text, name, line_offset) from None
 
 
@@ -158,8 +203,9 @@ def _provably_shallow(text: str) -> bool:
     return True
 
 
-def _check_json_depth(text: str, name: str, line_offset: int = 0) -> None:
-    """Refuse nesting deeper than the cap before json.loads builds (or recurses into) it."""
+def check_json_depth(text: str, name: str = "<text>", line_offset: int = 0) -> None:
+    """Refuse text whose brackets nest deeper than :data:`~planviz.plan.limits.MAX_DEPTH` (JSON or not:
+    brackets inside strings do not count), before json.loads builds (or recurses into) it."""
     if text.count("[") + text.count("{") <= limits.MAX_DEPTH:
         return
     plain = text.replace("\\\\", "").replace('\\"', "")  # without the escapes that could hide a string's end

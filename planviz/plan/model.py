@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Union
 from ..errors import PlanFormatError, UnknownStepError
 from .fields import HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
-from .plaindata import as_duration, check_plain, check_unicode, copy_plain
+from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
 
 __all__ = [
@@ -172,7 +172,8 @@ class Step:
         if not isinstance(self.arguments, Mapping):
             raise PlanFormatError(f"expected a mapping, got {show_value(self.arguments)}", path=f"{where}.arguments")
         if self.arguments:
-            check_plain(self.arguments, prefix=f"{where}.arguments")
+            # in a plan file the arguments sit three levels down (document, steps, step): the limit agrees
+            check_plain(self.arguments, prefix=f"{where}.arguments", above=ARGUMENTS_DEPTH)
         set_(self, "arguments", copy_plain(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")

@@ -28,13 +28,18 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration"]
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "ARGUMENTS_DEPTH"]
 
 _END = object()
 _LOG10_2 = math.log10(2)
 
 
-def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "") -> None:
+ARGUMENTS_DEPTH = 3
+"""Lists and mappings above a step's arguments in a plan file (the document, its steps, the step): checked
+with ``above=ARGUMENTS_DEPTH``, arguments a plan holds are never too deep for its file to be read back."""
+
+
+def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", above: int = 0) -> None:
     """Refuse ``value`` unless it is JSON-like data that could have come from a plan file.
 
     Allowed: None, booleans, integers a file could write, finite floats, strings
@@ -42,14 +47,16 @@ def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "") -> 
     at most :data:`~planviz.plan.limits.MAX_DEPTH` deep, containing no cycle and
     expanding (shared parts counted each time they are used) to at most
     :data:`~planviz.plan.limits.MAX_EXPANDED_BYTES` of text. Errors name the
-    field path, after ``prefix`` and ``path``.
+    field path, after ``prefix`` and ``path``. ``above`` is how many lists and
+    mappings hold the value in the file it is written to (a step's arguments:
+    3), so what passes here is never too deep to read back.
 
     >>> check_plain({"x": {(1, 2): 3}}, prefix="step 'A'.arguments")
     Traceback (most recent call last):
     ...
     planviz.errors.PlanFormatError: step 'A'.arguments.x: keys are strings, got (1, 2)
     """
-    cap, max_depth = limits.MAX_EXPANDED_BYTES, limits.MAX_DEPTH
+    cap, max_depth = limits.MAX_EXPANDED_BYTES, limits.MAX_DEPTH - above
     sizes: dict[int, int] = {}  # id -> expanded size of a finished list or mapping (it may be shared)
 
     def fail(message: str, where: tuple[Any, ...]) -> PlanFormatError:
@@ -85,8 +92,9 @@ def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "") -> 
                         raise fail(f"this {what} contains itself: expected plain data (a tree of lists and "
                                    "mappings)", where)
                     if len(stack) >= max_depth:
-                        raise fail(f"nesting deeper than {max_depth} levels: expected plan data, not a deep "
-                                   f"structure; {limits.raise_hint('MAX_DEPTH')}", where)
+                        held = f" (counting the {above} that hold it in a plan file)" if above else ""
+                        raise fail(f"nesting deeper than {limits.MAX_DEPTH} levels{held}: expected plan data, not "
+                                   f"a deep structure; {limits.raise_hint('MAX_DEPTH')}", where)
                     stack.append([child, _items(child), where, 2])
                     total += 2
                     break

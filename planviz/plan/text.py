@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import codecs
 import os
-from typing import Any
+import stat
+from typing import IO, Any
 
 from ..errors import PlanFormatError
 from . import limits
 from .syntax import line_col, show_value
 
-__all__ = ["STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "too_large"]
+__all__ = ["STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "too_large", "open_regular",
+           "file_kind"]
 
 STRING_NAME = "<string>"
 
@@ -54,16 +56,53 @@ def text_of(content: str | bytes | bytearray | memoryview, name: str = STRING_NA
 
 
 def read_path(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """``(text, name)`` of the file at ``path``; a missing or unreadable file is a located error."""
+    """``(text, name)`` of the file at ``path``; a missing or unreadable file, or one that is not a regular
+    file (a FIFO would block forever, a device never end), is a located error."""
     name = os.fspath(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(limits.MAX_BYTES + 1)
-    except OSError as exc:
-        raise PlanFormatError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
+    with open_regular(name, "a plan, contract or planner output is a regular file; for standard input give -") as fh:
+        try:
+            data = fh.read(limits.MAX_BYTES + 1)
+        except OSError as exc:
+            raise PlanFormatError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
     if len(data) > limits.MAX_BYTES:
         raise too_large("file is", name)
     return decode(data, name), name
+
+
+def open_regular(name: str | os.PathLike[str], hint: str, error: type[PlanFormatError] = PlanFormatError) -> IO[bytes]:
+    """``name`` opened for reading (binary) if it is a regular file: the one check of every input path.
+
+    Opened without blocking, so a FIFO never hangs the reader; a directory, FIFO, device or socket is
+    refused as ``error`` saying what it is and ``hint``; a path holding a NUL or a lone surrogate (no file
+    can have that name) is refused the same way, never a ValueError or UnicodeEncodeError.
+
+    >>> open_regular("/dev/null", "give a file")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: /dev/null: this is a device, not a regular file; give a file
+    """
+    shown = os.fspath(name)
+    shown = shown if isinstance(shown, str) else os.fsdecode(shown)
+    if "\x00" in shown:
+        raise error("the path holds a NUL character: no file can have that name", source=repr(shown))
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:  # UnicodeEncodeError: a lone surrogate in the path
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "the path cannot be encoded (a lone " \
+            "surrogate?): no file can have that name"
+        raise error(f"cannot read the file: {why}", source=shown.encode("utf-8", "backslashreplace").decode()) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise error(f"this is {file_kind(mode)}, not a regular file; {hint}", source=shown)
+    return os.fdopen(fd, "rb")
+
+
+def file_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, for messages ("a FIFO (named pipe)", "a device", ...)."""
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a regular file" if stat.S_ISREG(mode) else "not a regular file")
 
 
 def read_stream(stream: Any) -> tuple[str, str]:

@@ -33,7 +33,9 @@ module                  owns
 ``playback``            a recorded timeline played through the machine (how foreign traces become runs)
 ``matching``            which step of one side is which of the other (plan and run, run and run)
 ``alignment``           ``align``: each planned step's fate, the unplanned calls
-``rundiff``             ``diff_runs``: first divergence, steps in one run only, changes, ``Usage``
+``rundiff``             ``diff_runs``: first divergence, steps in one run only, changes
+``usage``               ``run_usage``, ``Usage``: the one count of model calls, tokens, cost, tool calls and time
+``retrospect``          ``hindsight``: actual makespan against the ideal one with only data dependencies; waits
 ======================  ==================================================================================
 
 Reads the plan, structure, checks and analysis stages; never pictures or front ends.

@@ -24,6 +24,8 @@ from ..plan.arguments import expect_contract
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run, expect_run
+from .retrospect import recorded_makespan
+from .usage import run_usage
 
 __all__ = ["metrics", "attribute", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
@@ -39,11 +41,16 @@ METRIC_DOCS = {
     "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
-    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with one)",
-    "tool_calls": "step attempts started",
-    "model_calls": "model calls: one per plan proposal, replan and expansion (planner, recorded runs), one per "
-                   "step (direct: the agent decides each call), none (workflow: a fixed script)",
-    "time": "clock at the last event",
+    "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
+                           "one); for a recorded run, its makespan minus the critical path of the steps it ran "
+                           "with the times that happened (plus the model calls that led to each), over the "
+                           "dependencies it respected: the time no step accounts for (a model call after the "
+                           "last step, the agent's own overhead, a wait), never negative",
+    "tool_calls": "step attempts started (planviz.run_usage)",
+    "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
+                   "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
+                   "decides each call), none (workflow: a fixed script)",
+    "time": "clock at the last event (planviz.run_usage)",
 }
 
 
@@ -110,7 +117,7 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = proposals = 0
+    precondition_errors = starts = recovery = replans = 0
     started_roots: set[str] = set()
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
@@ -129,18 +136,19 @@ def metrics(run: Run) -> Metrics:
             recovery += sum(1 for s in e.voided if before.get(s) == "done")
         if e.kind == "replan":
             replans += 1
-        if e.kind in ("propose", "replan", "expand"):
-            proposals += 1
     success = run.outcome == "plan_complete"
     delay = None
-    if success and run.plans:
+    if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
+        ideal = recorded_makespan(run)
+        delay = None if ideal is None else max(0.0, (run.time - run.events[0].time) - ideal)
+    elif success and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
-    model_calls = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
+    usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
     return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
-                   replans, recovery, delay, starts, model_calls, run.time)
+                   replans, recovery, delay, usage.tool_calls, usage.model_calls or 0, usage.time)
 
 
 def attribute(run: Run, contract: Contract | None = None) -> str | None:

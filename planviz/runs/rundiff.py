@@ -26,38 +26,9 @@ from typing import Any, Mapping
 
 from .events import Run, expect_run
 from .matching import match, steps_run, unmatched
-from .measures import metrics
+from .usage import UNITS, Usage, run_usage, time_unit
 
-__all__ = ["diff_runs", "RunDiff", "StepChange", "Usage", "run_usage"]
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What a run cost: its ``time``, ``tool_calls`` (step attempts), and, where recorded, ``model_calls``,
-    ``input_tokens``, ``output_tokens`` and money ``cost`` (None when the run does not say)."""
-
-    time: float
-    tool_calls: int
-    model_calls: int | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-
-
-def run_usage(run: Run) -> Usage:
-    """The :class:`Usage` of ``run``: model calls, tokens and cost from the run's recorded model calls
-    (``Run.model_calls``, an imported trace's), else the model calls the run's metrics count (planner calls
-    of a simulation), if they count any."""
-    run = expect_run(run, "run_usage")
-    m = metrics(run)
-    calls = run.model_calls
-
-    def total(key: str) -> Any:
-        values = [getattr(c, key) for c in calls if getattr(c, key) is not None]
-        return sum(values) if values else None
-
-    model_calls = len(calls) if calls else getattr(m, "model_calls", None)
-    return Usage(run.time, m.tool_calls, model_calls, total("input_tokens"), total("output_tokens"), total("cost"))
+__all__ = ["diff_runs", "RunDiff", "StepChange"]
 
 
 @dataclass(frozen=True)
@@ -90,8 +61,19 @@ class RunDiff:
 
     @property
     def same(self) -> bool:
-        """True when the runs did the same things with the same results."""
+        """True when the runs did the same things with the same results (what they cost may still differ:
+        :attr:`same_usage`)."""
         return self.first_divergence is None and not (self.only_a or self.only_b or self.changes)
+
+    @property
+    def same_usage(self) -> bool:
+        """True when the runs cost the same: every :class:`Usage` figure equal (time, calls, tokens, cost)."""
+        return self.usage[0] == self.usage[1]
+
+    @property
+    def units(self) -> dict[str, str]:
+        """The unit of each :class:`Usage` figure (``time``: run a's ``time_unit``)."""
+        return {"time": time_unit(self.a), **UNITS}
 
     def deltas(self) -> dict[str, Any]:
         """b minus a, for each :class:`Usage` figure both runs have."""
@@ -104,7 +86,8 @@ class RunDiff:
                 "pairs": [list(p) for p in self.pairs], "only_a": list(self.only_a), "only_b": list(self.only_b),
                 "changes": [{"step": c.step, "other": c.other, "what": list(c.what), "a_status": c.a_status,
                              "b_status": c.b_status} for c in self.changes],
-                "usage": {"a": _usage_dict(self.usage[0]), "b": _usage_dict(self.usage[1])}, "deltas": self.deltas()}
+                "usage": {"a": _usage_dict(self.usage[0]), "b": _usage_dict(self.usage[1])}, "deltas": self.deltas(),
+                "units": self.units, "same": self.same, "same_usage": self.same_usage}
 
     def _lines(self) -> list[str]:
         fd = self.first_divergence
@@ -124,11 +107,15 @@ class RunDiff:
                 what.append(f"arguments {_short(c.a_arguments)} -> {_short(c.b_arguments)}")
             lines.append(f"changed: {name}: {'; '.join(what)}")
         a, b = self.usage
+        units = self.units
+        if time_unit(self.a) != time_unit(self.b):
+            lines.append(f"clocks: a in {time_unit(self.a)}, b in {time_unit(self.b)}: times are not comparable")
         for f in fields(Usage):
             x, y = getattr(a, f.name), getattr(b, f.name)
             if x is not None or y is not None:
-                delta = f" ({y - x:+.6g})" if x is not None and y is not None else ""
-                lines.append(f"{f.name.replace('_', ' ')}: a {_num(x)}, b {_num(y)}{delta}")
+                unit = units[f.name]
+                delta = f" ({y - x:+.6g} {unit})" if x is not None and y is not None else ""
+                lines.append(f"{f.name.replace('_', ' ')}: a {_num(x, unit)}, b {_num(y, unit)}{delta}")
         return lines
 
     def to_text(self) -> str:
@@ -138,8 +125,8 @@ class RunDiff:
         return "<pre class='planviz-rundiff'>" + html.escape(self.to_text()) + "</pre>"
 
 
-def _num(x: Any) -> str:
-    return "-" if x is None else f"{x:.6g}" if isinstance(x, float) else str(x)
+def _num(x: Any, unit: str) -> str:
+    return "-" if x is None else f"{x:.6g} {unit}" if isinstance(x, float) else f"{x} {unit}"
 
 
 def _short(args: Mapping[str, Any]) -> str:
@@ -159,7 +146,32 @@ def _event_text(run: Run, i: int) -> str:
 
 
 def diff_runs(a: Run, b: Run) -> RunDiff:
-    """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage."""
+    """What differs between runs ``a`` and ``b``: first divergence, steps in one only, changed steps, usage.
+
+    Parameters
+    ----------
+    a, b : Run
+        The two runs (recorded or simulated), usually of the same task.
+
+    Returns
+    -------
+    RunDiff
+        ``first_divergence`` (an event index or None), steps only in one, changed steps (outcome, arguments,
+        time), usage of each, ``same_usage`` and ``units``; ``to_text()`` prints it.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``a`` or ``b`` is not a :class:`Run` (load a trace first with :func:`load_trace`).
+
+    Examples
+    --------
+    >>> from planviz import Fault, examples, simulate
+    >>> plan = examples.load("cache_isolation")
+    >>> d = diff_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+    >>> d.first_divergence is not None
+    True
+    """
     a, b = expect_run(a, "diff_runs", "a"), expect_run(b, "diff_runs", "b")
     ran_a, ran_b = steps_run(a), steps_run(b)
     pairs = match(ran_a, ran_b)

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 from .events import expect_run
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
-from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict, plan_to_dict
+from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict
 from ..plan.output import open_output
 from ..plan.syntax import show_value
 from ..plan import limits
@@ -41,36 +41,24 @@ from ..plan.limits import mib
 from .events import Event, ModelCall, Run, state_from_events
 from .fault import Fault
 from .frames import FrameStore
+from . import traceplans
+from .traceplans import SPLIT_SCHEMA, PlanSteps, SplitPlan, json_line, plan_lines, plan_record
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, event_record, fault_from, finding_from,
                           model_call_from, model_call_record, obj)
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "read_trace", "trace_lines", "SCHEMA", "SCHEMA_VERSION",
-           "READS", "MAX_LINE", "run_to_lines", "plan_record", "event_record", "header_record", "json_line"]
+           "READS", "MAX_LINE", "SPLIT_SCHEMA", "run_to_lines", "plan_record", "event_record",
+           "header_record", "json_line"]
 
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 2
-"""The schema written: 2 (events hold what they changed). 1 (every event a full frame) is still read."""
-READS = (1, 2)
+"""The schema written: 2 (events hold what they changed), or :data:`SPLIT_SCHEMA` when a plan record is too
+long for one line. 1 (every event a full frame) is still read."""
+READS = (1, 2, 3)
 MAX_LINE = 16 * 1024 * 1024
 STRATEGIES = ("direct", "workflow", "planner", "recorded")
 
 # --------------------------------------------------------------------------- writing
-
-
-def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
-    """The plan as in a plan file (:func:`planviz.plan.records.plan_to_dict`), plus what a trace keeps too:
-    its version (always written: a trace reader tells versions apart by it), its import findings and
-    its parent (by reference to an earlier plan record when there is one)."""
-    d = {"version": plan.version, **plan_to_dict(plan)}
-    d["import_findings"] = [{"code": f.code, "layer": f.layer, "severity": f.severity, "message": f.message,
-                             "steps": list(f.steps), "edges": [list(e) for e in f.edges], "where": f.where}
-                            for f in plan.import_findings]
-    parent = next((i for i, p in enumerate(known) if p is plan.parent), None)
-    if parent is not None:
-        d["parent_ref"] = parent
-    else:
-        d["parent"] = plan_record(plan.parent, known) if plan.parent is not None else None
-    return d
 
 
 def _fault_record(fault: Fault) -> dict[str, Any]:
@@ -83,30 +71,29 @@ def _fault_record(fault: Fault) -> dict[str, Any]:
     return d
 
 
-def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None) -> dict[str, Any]:
-    return {"type": "header", "schema": SCHEMA, "version": SCHEMA_VERSION, "strategy": strategy,
+def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None,
+                  version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    return {"type": "header", "schema": SCHEMA, "version": version, "strategy": strategy,
             "faults": [_fault_record(x) for x in faults],
             "contract": None if contract is None else contract_to_dict(contract)}
 
 
-def json_line(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=repr) + "\n"
-
-
 def run_to_lines(run: Run) -> Iterator[str]:
     """The trace of ``run`` as JSON Lines (each ending in a newline): header, then plans and events in order."""
-    yield json_line(header_record(run.strategy, run.faults, run.contract))
     written: list[Plan] = []
-    pending = list(run.plans)
-    for e in run.events:
-        while pending and pending[0].version <= e.plan_version:
-            plan = pending.pop(0)
-            yield json_line({"type": "plan", "plan": plan_record(plan, written)})
-            written.append(plan)
-        yield json_line({"type": "event", "event": event_record(e)})
-    for plan in pending:
-        yield json_line({"type": "plan", "plan": plan_record(plan, written)})
+    lines_of = []
+    for plan in run.plans:
+        lines_of.append(plan_lines(plan_record(plan, written), traceplans.CHUNK))
         written.append(plan)
+    split = any(len(lines) > 1 for lines in lines_of)
+    yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION))
+    pending = list(zip(run.plans, lines_of))
+    for e in run.events:
+        while pending and pending[0][0].version <= e.plan_version:
+            yield from pending.pop(0)[1]
+        yield json_line({"type": "event", "event": event_record(e)})
+    for _plan, lines in pending:
+        yield from lines
     for call in run.model_calls:  # a recorded run's model calls, after its events
         yield json_line({"type": "model_call", "model_call": model_call_record(call)})
 
@@ -296,7 +283,10 @@ class _Reader:
         self.events: list[Event] = []
         self.store = FrameStore()
         self.v1: V1Events | None = None
+        self.steps = PlanSteps()
         self.model_calls: list[ModelCall] = []
+        self.version = 2
+        self.split: SplitPlan | None = None  # a plan record whose steps lines are still to come
 
     def read(self, lines: Iterable[tuple[int, bytes]]) -> Run:
         n = 0
@@ -327,21 +317,32 @@ class _Reader:
         if self.header is None:
             self.header = self._header(record)
             return
-        if kind == "plan":
+        if self.split is not None:
+            self.split.expect(kind)
+            _only(record, "steps")
+            whole = self.split.add(record.get("steps"))
+            if whole is not None:
+                self.split = None
+                self._add_plan(whole)
+        elif kind == "plan" and "steps_lines" in record and self.version == SPLIT_SCHEMA:
+            _only(record, "plan", "steps_lines")
+            self.split = SplitPlan(obj(record.get("plan"), "plan"), record["steps_lines"])
+        elif kind == "plan":
             _only(record, "plan")
-            self.plans.append(self._plan(obj(record.get("plan"), "plan"), "plan"))
+            self._add_plan(obj(record.get("plan"), "plan"))
         elif kind == "event":
             _only(record, "event")
             event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
             if event.index != len(self.events):
                 raise BadField("event.index", f"events out of order: expected {len(self.events)}, got {event.index}")
-            if event.plan_version and not any(p.version == event.plan_version for p in self.plans):
+            if event.plan_version and event.plan_version not in self.steps.ids:
                 raise BadField("event.plan_version", f"plan version {event.plan_version} is defined by no "
                                                      "earlier plan record")
             try:
                 self.store.append(event)
             except SimulationError as exc:
                 raise BadField("event", str(exc)) from None
+            self.steps.check(event)
             self.events.append(event)
         elif kind == "model_call":
             _only(record, "model_call")
@@ -352,15 +353,21 @@ class _Reader:
         else:
             raise BadField("type", f"expected 'plan', 'event' or 'model_call', got {show_value(kind)}")
 
+    def _add_plan(self, record: dict[str, Any]) -> None:
+        plan = self._plan(record, "plan")
+        self.plans.append(plan)
+        self.steps.add(plan)
+
+
     def _header(self, record: dict[str, Any]) -> dict[str, Any]:
         if record.get("type") != "header" or record.get("schema") != SCHEMA:
             raise BadField("header", f"expected a trace header ({{\"type\": \"header\", \"schema\": {SCHEMA!r}, "
                                      f"...}}) as the first line, got {show_value(record)}")
         version = record.get("version")
         if version not in READS or isinstance(version, bool):
+            known_versions = f"{', '.join(map(str, READS[:-1]))} and {READS[-1]}"
             raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
-                                             f"planviz reads versions {' and '.join(map(str, READS))} (a newer "
-                                             "planviz may read it)")
+                                             f"planviz reads versions {known_versions} (a newer planviz may read it)")
         known = {"type", "schema", "version", "strategy", "faults", "contract"}
         unknown = sorted(set(record) - known)
         if unknown:
@@ -370,6 +377,7 @@ class _Reader:
             raise BadField("header.faults", f"expected a list of faults, got {show_value(faults)}")
         contract = record.get("contract")
         self.v1 = V1Events() if version == 1 else None
+        self.version = version
         try:
             return {"strategy": choice(record.get("strategy", "recorded"), "header.strategy", STRATEGIES),
                     "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
@@ -401,8 +409,8 @@ class _Reader:
         return plan.replace(parent=parent, import_findings=findings)
 
 
-def _only(record: dict[str, Any], key: str) -> None:
-    extra = sorted(set(record) - {"type", key})
+def _only(record: dict[str, Any], key: str, *also: str) -> None:
+    extra = sorted(set(record) - {"type", key, *also})
     if extra:
         raise BadField(extra[0], f"unknown field of a {key} record; expected only 'type' and {key!r}")
 

@@ -202,15 +202,113 @@ def test_align_prints_fates_and_draws_them(cli, corpus, tmp_path):
 def test_diff_compares_two_traces_of_the_same_task(cli, corpus):
     a, b = (str(corpus / "otel" / f"any-agent_{x}_trace.json") for x in ("OPENAI", "LANGCHAIN"))
     result = cli("diff", a, b)
-    assert result.returncode == 0 and "first divergence: none" in result.stdout  # same steps; only cost differs
-    assert "model calls: a 3, b 4 (+1)" in result.stdout
-    assert cli("diff", a, a).returncode == 0
+    assert result.returncode == 1 and "first divergence: none" in result.stdout  # same steps, other costs: differ
+    assert "model calls: a 3 calls, b 4 calls (+1 calls)" in result.stdout
+    assert re.search(r"^time: a [\d.]+ s, b [\d.]+ s \([+-][\d.e-]+ s\)$", result.stdout, re.M)
+    assert re.search(r"^input tokens: a \d+ tokens, b \d+ tokens", result.stdout, re.M)
+    same = cli("diff", a, a)
+    assert same.returncode == 0 and "(+0 calls)" in same.stdout
+    as_json = json.loads(cli("diff", a, b, "--json").stdout)
+    assert as_json["units"]["time"] == "s" and (as_json["same"], as_json["same_usage"]) == (True, False)
+
+
+def test_diff_exits_1_for_simulated_runs_that_differ_and_0_for_equal_ones(cli, tmp_path):
+    plan = str(examples.path("cache_isolation"))
+    for name, extra in (("a", []), ("b", []), ("c", ["--fault", "S4:side_effect"])):
+        cli("simulate", plan, "--trace", str(tmp_path / f"{name}.jsonl"), *extra)
+    equal = cli("diff", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
+    assert equal.returncode == 0 and "time: a 29 min, b 29 min (+0 min)" in equal.stdout
+    differ = cli("diff", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl"))
+    assert differ.returncode == 1 and "first divergence: event 10" in differ.stdout
 
 
 def test_diff_of_an_unreadable_trace_is_a_located_error(cli, tmp_path):
     (tmp_path / "bad.json").write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": 5}]}]}]}')
     result = cli("diff", str(tmp_path / "bad.json"), str(tmp_path / "bad.json"))
     assert result.returncode == 2 and "spans[0].startTimeUnixNano" in result.stderr
+
+
+@pytest.mark.parametrize("argv, fix", [
+    (["report", "{trace}", "-o", "{tmp}/x.svg"], "name it OUT.html or OUT.htm"),
+    (["report", "{trace}", "-o", "{tmp}/x"], "a name with no suffix"),
+    (["render", "{plan}", "-o", "{tmp}/x.html"], "name it OUT.svg or OUT.png or OUT.dot"),
+    (["simulate", "{plan}", "--trace", "{tmp}/x.svg"], "name it OUT.jsonl or OUT.ndjson"),
+    (["simulate", "{plan}", "--report", "{tmp}/x.png"], "name it OUT.html or OUT.htm"),
+    (["align", "{plan}", "{trace}", "-o", "{tmp}/x.html"], "name it OUT.svg"),
+])
+def test_an_output_suffix_that_says_another_format_is_refused_before_any_work(cli, tmp_path, argv, fix):
+    plan = str(examples.path("cache_isolation"))
+    trace = tmp_path / "run.jsonl"
+    assert cli("simulate", plan, "--trace", str(trace)).returncode == 0
+    args = [a.format(trace=trace, plan=plan, tmp=tmp_path) for a in argv]
+    result = cli(*args)
+    out = [a for a in args if a.startswith(str(tmp_path / "x"))][0]
+    assert result.returncode == 2 and fix in result.stderr and f"{out}:" in result.stderr
+    assert not os.path.exists(out) and len(result.stderr.strip().splitlines()) == 1
+
+
+def _svg_text(path):
+    import xml.etree.ElementTree as ET
+
+    return " ".join(t.text or "" for t in ET.parse(path).iter() if t.tag.endswith("text"))
+
+
+def test_render_a_trace_draws_its_last_frame_or_the_one_asked(cli, tmp_path):
+    plan = str(examples.path("cache_isolation"))
+    trace = tmp_path / "run.jsonl"
+    cli("simulate", plan, "--fault", "S4:side_effect", "--trace", str(trace))
+    from planviz import load_trace
+
+    run = load_trace(trace)
+    last = cli("render", str(trace), "-o", str(tmp_path / "last.svg"))
+    assert last.returncode == 0, last.stderr
+    svg = (tmp_path / "last.svg").read_text()
+    done = sorted(s for s, v in run.frame(-1).statuses.items() if v == "done")
+    assert svg.count("status-done") >= len(done) > 0 and "status-failed" not in svg
+    fail = next(e.index for e in run.events if e.kind == "fail")
+    at = cli("render", str(trace), "--at", str(fail), "-o", str(tmp_path / "at.svg"))
+    assert at.returncode == 0 and "status-failed" in (tmp_path / "at.svg").read_text()
+
+
+@pytest.mark.corpus
+def test_render_a_foreign_trace_draws_its_calls(cli, corpus, tmp_path):
+    trace = corpus / "otel" / "any-agent_OPENAI_trace.json"
+    raw = json.loads(trace.read_text())
+    tools = {s["attributes"]["gen_ai.tool.name"] for s in raw["spans"]
+             if s.get("attributes", {}).get("gen_ai.operation.name") == "execute_tool"}
+    result = cli("render", str(trace), "-o", str(tmp_path / "run.svg"))
+    assert result.returncode == 0, result.stderr
+    text = _svg_text(tmp_path / "run.svg")
+    assert tools and all(t in text for t in tools)
+
+
+def test_render_a_file_that_is_neither_plan_nor_trace_says_both(cli, tmp_path):
+    (tmp_path / "x.json").write_text('{"hello": 1}')
+    result = cli("render", str(tmp_path / "x.json"), "-o", str(tmp_path / "x.svg"))
+    assert result.returncode == 2 and "not a plan" in result.stderr and "nor is it a run trace" in result.stderr
+
+
+@pytest.mark.corpus
+def test_render_plan_with_a_trace_of_other_steps_draws_the_alignment_or_refuses(cli, corpus, tmp_path):
+    (tmp_path / "plan.yaml").write_text(PLAN_FOR_TRACE)
+    trace = str(corpus / "otel" / "any-agent_OPENAI_trace.json")
+    out = tmp_path / "fates.svg"
+    aligned = cli("render", str(tmp_path / "plan.yaml"), "--run", trace, "-o", str(out))
+    assert aligned.returncode == 0 and "aligned" in aligned.stderr
+    assert out.read_text().count("fate-as_planned") == 2  # the plan is drawn, not ignored
+    at = cli("render", str(tmp_path / "plan.yaml"), "--run", trace, "--at", "3", "-o", str(tmp_path / "at.svg"))
+    assert at.returncode == 2 and "is not a run of" in at.stderr and not (tmp_path / "at.svg").exists()
+    unrelated = cli("render", str(examples.path("cache_isolation")), "--run", trace, "-o", str(tmp_path / "u.svg"))
+    assert unrelated.returncode == 2 and "ran none of the steps" in unrelated.stderr
+
+
+def test_render_plan_with_its_own_run_draws_the_frame(cli, tmp_path):
+    plan = str(examples.path("cache_isolation"))
+    trace = tmp_path / "run.jsonl"
+    cli("simulate", plan, "--trace", str(trace))
+    result = cli("render", plan, "--run", str(trace), "--at", "2", "-o", str(tmp_path / "f.svg"))
+    assert result.returncode == 0 and "aligned" not in result.stderr
+    assert "status-ready" in (tmp_path / "f.svg").read_text()
 
 
 @pytest.mark.parametrize("command", [[], ["validate"], ["render"], ["simulate"], ["report"], ["diff"]])

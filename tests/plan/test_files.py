@@ -97,8 +97,8 @@ def test_missing_file_is_a_plan_format_error(tmp_path):
     with pytest.raises(PlanFormatError, match="cannot read the file: No such file") as info:
         load_plan(str(missing))
     assert info.value.source == str(missing)
-    with pytest.raises(PlanFormatError, match="cannot read the file"):
-        load_plan(tmp_path)  # a directory
+    with pytest.raises(PlanFormatError, match="this is a directory, not a regular file"):
+        load_plan(tmp_path)
 
 
 @pytest.mark.parametrize("text", [PLAN_YAML, PLAN_JSON, "goal: g\nsteps: []"])

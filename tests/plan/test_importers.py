@@ -231,6 +231,18 @@ def test_taskbench_ambiguous_link_message_names_the_candidates_and_the_matching_
     assert "node-0 -> node-1 matches it" in f.message
 
 
+def test_taskbench_links_naming_the_same_tools_are_one_ambiguous_finding_in_linear_work():
+    n = 800  # issue 29: one tool repeated 800 times took 61 s (each link scanned and sorted every task)
+    nodes = [node("Same", f"<node-{i - 1}>" if i else "x.jpg") for i in range(n)]
+    plan = one("taskbench", "", record(nodes, [("Same", "Same")] * (n - 1)))
+    [f] = [f for f in plan.import_findings if f.code == "ambiguous_link"]
+    assert f.where == "task_links[0]" and len(f.steps) == n
+    assert f"written {n - 1} times (task_links[0], task_links[1]," in f.message and "and 791 more" in f.message
+    assert "the argument references node-0 -> node-1, node-1 -> node-2," in f.message
+    assert [s.depends_on for s in plan.steps[1:4]] == [("node-0",), ("node-1",), ("node-2",)]
+    assert not [x for x in plan.import_findings if x.code == "link_mismatch"]  # every reference is backed
+
+
 # Three TaskBench gold records (MIT, microsoft/JARVIS taskbench/data_dailylifeapis; the request is in
 # "instruction", arguments are {name, value} objects, links name tools).
 GOLD = [
@@ -595,14 +607,35 @@ def test_any_parsed_data_imports_without_an_exception(fmt, data):
         validate(plan)
 
 
+@pytest.mark.parametrize("fmt, data", [
+    ("taskbench", [{"role": "user", "content": "x"}, {"role": "assistant", "content": "[" * 5000 + "]" * 5000}]),
+    ("taskbench", [{"role": "assistant", "content": '[{"task": "A", "args": ' + "[" * 5000 + "]" * 5000 + "}"}]),
+    ("teval", {"q": {"ground_truth": [{"id": 0, "prev": [], "name": "A", "args": "[" * 500 + "]" * 500},
+                                      {"id": 1, "prev": [0], "name": "FinishAction", "args": {}}]}}),
+])
+def test_json_inside_a_planner_output_is_held_to_the_one_nesting_limit(fmt, data):
+    with pytest.raises(PlanFormatError, match=r"nesting deeper than 100 levels: .*MAX_DEPTH"):
+        import_plans(fmt, json.dumps(data), data, source="<deep>")
+
+
+@pytest.mark.parametrize("fmt, data", [
+    ("taskbench", [{"role": "assistant", "content": '[{"task": "A", "args": {"x": "\\udfff"}}]'}]),
+    ("taskbench", [{"role": "assistant", "content": '[{"task": "A", "args": {"x": ' + "7" * 5000 + "}}]"}]),
+    ("teval", {"q": {"ground_truth": [{"id": 0, "prev": [], "name": "A", "args": '{"x": "\\ud800"}'},
+                                      {"id": 1, "prev": [0], "name": "FinishAction", "args": {}}]}}),
+    ("teval", {"q": {"ground_truth": [{"id": 0, "prev": [], "name": "A", "args": "{'x': '\\ud800'}"},
+                                      {"id": 1, "prev": [0], "name": "FinishAction", "args": {}}]}}),
+    ("llmcompiler", "1. search(\"\\udfff\")\n2. join()<END_OF_PLAN>"),
+])
+def test_json_inside_a_planner_output_brings_no_lone_surrogate_or_huge_integer(fmt, data):
+    text = data if isinstance(data, str) else json.dumps(data)
+    with pytest.raises(PlanFormatError, match=r"lone surrogate|integer of 5,000 digits is too large"):
+        import_plans(fmt, text, None if isinstance(data, str) else data, source="<in>")
+
+
 def test_hostile_text_is_bounded():
-    deep = "[" * 5000 + "]" * 5000
-    chat = [{"role": "user", "content": "x"}, {"role": "assistant", "content": deep}]
-    [plan] = import_plans("taskbench", "", chat, source="<deep>")
-    assert [f.code for f in plan.import_findings] == ["invalid_json"] and plan.steps == ()
-    assert "not valid JSON" in plan.import_findings[0].message
-    [plan] = import_plans("taskbench", '{"task": "' * 20_000, None, source="<hostile>")
-    assert plan.steps == () and [f.code for f in plan.import_findings] == ["invalid_json"]
+    with pytest.raises(PlanFormatError, match=r"^<hostile>: JSON text inside the input: nesting deeper than 100"):
+        import_plans("taskbench", '{"task": "' * 20_000, None, source="<hostile>")  # braces outside strings nest
 
 
 # --------------------------------------------------------------------------- through the public readers

@@ -103,3 +103,62 @@ def test_a_missing_folder_is_made(tmp_path):
     target = tmp_path / "out" / "deeper" / "plan.svg"
     write_output(target, "<svg/>")
     assert target.read_text() == "<svg/>" and [p.name for p in target.parent.iterdir()] == ["plan.svg"]
+
+
+def test_a_fifo_nobody_reads_is_refused_at_once_naming_the_path(tmp_path):
+    fifo = tmp_path / "out.svg"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match=r"a FIFO \(named pipe\) that nothing reads: writing to it would wait "
+                                      r"forever") as info:
+        write_output(fifo, "x")
+    assert info.value.filename == str(fifo)
+
+
+def test_a_fifo_with_a_reader_is_written_to(tmp_path):
+    fifo = tmp_path / "out.txt"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_output(fifo, "through the pipe\n")
+        assert os.read(reader, 100) == b"through the pipe\n"
+    finally:
+        os.close(reader)
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_the_next_write_removes_what_a_killed_writer_left_but_not_a_running_writers_file(tmp_path):
+    target = tmp_path / "out.svg"
+    stale = tmp_path / f".out.svg.{_dead_pid()}.0123abcd.tmp"
+    running = tmp_path / f".out.svg.{os.getppid()}.89abcdef.tmp"  # a live process (this test's parent)
+    other = tmp_path / f".other.svg.{_dead_pid()}.0123abcd.tmp"  # another target's
+    for path in (stale, running, other):
+        path.write_text("half")
+    write_output(target, "whole")
+    assert target.read_text() == "whole"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, running.name, other.name])
+
+
+def test_a_failure_names_the_users_path_not_the_temporary_file(tmp_path, monkeypatch):
+    target = tmp_path / "out.svg"
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device", src)
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(OSError, match="No space left on device") as info:
+        write_output(target, "x")
+    assert info.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("path", ["a\x00b.svg", "a\ud800b.svg"])
+def test_a_path_no_file_can_have_is_an_os_error(tmp_path, path):
+    with pytest.raises(OSError, match="no file can have this name"):
+        write_output(str(tmp_path / path), "x")

@@ -277,3 +277,23 @@ def test_any_trace_loads_as_a_run_over_a_dag(spans):
     assert all(a.time <= b.time for a, b in zip(run.events, run.events[1:]))
     unfinished = any(s["endTimeUnixNano"] == "" for s in spans if s["name"].startswith("execute_tool"))
     assert (run.outcome is None) == unfinished
+
+
+def test_two_waves_of_parallel_calls_give_linear_timing_edges():
+    from planviz.runs.traces.spandependencies import MAX_PREDECESSORS
+
+    spans = [agent(1, 0, 100)] + [tool(i + 2, f"a{i}", 1, 2) for i in range(20)] + \
+        [tool(i + 30, f"b{i}", 3, 4) for i in range(20)]
+    run = parse_trace(text(spans))
+    assert all(len(run.plan.step(f"b{i}").depends_on) == MAX_PREDECESSORS for i in range(20))
+    assert all(not run.plan.step(f"a{i}").depends_on for i in range(20))
+    timing = [f for f in run.plan.import_findings if f.code == "inferred_dependency"][-1]
+    assert len(timing.edges) == 20 * MAX_PREDECESSORS and f"linked to the {MAX_PREDECESSORS}" in timing.message
+
+
+def test_a_retry_storm_is_one_step_retried():
+    spans = [agent(1, 0, 10 ** 4)] + [tool(i + 2, "fetch", 2 * i + 1, 2 * i + 2, args={"u": "x"}, error="boom")
+                                      for i in range(300)]
+    run = parse_trace(text(spans))
+    assert run.plan.ids == ("fetch",)
+    assert sum(e.kind == "retry" for e in run.events) == 299 and run.outcome == "step_failed"

@@ -107,7 +107,7 @@ def _plan_line(lines, **changes):
     (lambda ls: _bad(ls, 4, "[1, 2]"), 4, r"record: expected an object, got \[1, 2\]"),
     (lambda ls: _bad(ls, 1, '{"type": "event"}'), 1, "expected a trace header"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, version=99)), 1,
-     "header.version: trace schema version 99 is not supported; this planviz reads versions 1 and 2"),
+     "header.version: trace schema version 99 is not supported; this planviz reads versions 1, 2 and 3"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, version=True)), 1, "header.version: trace schema version True"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, extra=1)), 1, "header.extra: unknown field"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, strategy=3)), 1, "header.strategy: expected one of direct"),

@@ -79,3 +79,16 @@ def test_an_imported_run_saves_as_a_planviz_trace_and_loads_back_equal(tmp_path)
 def test_wrong_formats_and_types_are_explained(call, error, why):
     with pytest.raises(error, match=why):
         call()
+
+
+def test_a_history_whose_keys_come_after_the_first_64_kib_is_still_detected(tmp_path):
+    """Detection is not only the head: JSON the first bytes do not settle is parsed (once) and detected by data."""
+    big = {"blob": "x" * (100 * 1024)}
+    history = [{**big, "values": {"x": 1}, "next": [], "config": {"configurable": {"thread_id": "t",
+                                                                                  "checkpoint_id": "a"}},
+                "metadata": {"source": "input", "step": -1}, "created_at": "2025-01-01T00:00:00+00:00"}]
+    text = json.dumps(history[0])
+    assert text.index('"values"') > 64 * 1024
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history))
+    assert load_trace(path).strategy == "recorded"

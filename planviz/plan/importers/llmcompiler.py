@@ -28,6 +28,7 @@ import json
 import re
 from typing import Any
 
+from ..jsonsyntax import loads_within_limits
 from ..model import Finding, Plan
 from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
@@ -164,8 +165,8 @@ def _split_args(text: str, level: int = 0) -> list[Any]:
 
 def _literal(part: str, level: int = 0) -> Any:
     try:
-        return json.loads(part)
-    except (ValueError, RecursionError):
+        return loads_within_limits(part)
+    except json.JSONDecodeError:
         pass
     if part.startswith("[") and part.endswith("]") and level < _MAX_LIST_DEPTH:
         return _split_args(part[1:-1], level + 1)

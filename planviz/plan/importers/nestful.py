@@ -25,6 +25,7 @@ a ``missing_label`` warning (its result cannot be referenced; id ``callK``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -89,7 +90,7 @@ def _plan(sample: dict[str, Any], prefix: str) -> Plan:
     findings: list[Finding] = []
     calls = sample["output"]
     ids: list[str] = []
-    labels: list[str | None] = []
+    at: dict[str, list[int]] = {}  # label -> the positions of the calls that carry it, ascending
     first: dict[str, tuple[str, int]] = {}
     for i, call in enumerate(calls):
         where = f"{prefix}output[{i}]"
@@ -98,7 +99,7 @@ def _plan(sample: dict[str, Any], prefix: str) -> Plan:
         if isinstance(label, str) and label:
             sid = label
             if label in first:
-                n = sum(1 for x in labels if x == label) + 1
+                n = len(at[label]) + 1
                 sid = f"{label}#{n}"
                 findings.append(finding(
                     "duplicate_label", "error",
@@ -115,15 +116,16 @@ def _plan(sample: dict[str, Any], prefix: str) -> Plan:
             findings.append(finding("missing_label", "warning",
                                     f"call {i} ({short(name)}) has no label, so nothing can read its result; "
                                     f"called {sid!r}", [sid], where))
+        if isinstance(label, str):
+            at.setdefault(label, []).append(i)
         ids.append(sid)
-        labels.append(label if isinstance(label, str) else None)
     drafts = []
     for i, call in enumerate(calls):
-        drafts.append(_draft(i, call, ids, labels, f"{prefix}output[{i}]", findings))
+        drafts.append(_draft(i, call, ids, at, f"{prefix}output[{i}]", findings))
     return build(goal, drafts, findings)
 
 
-def _draft(i: int, call: Any, ids: list[str], labels: list[str | None], where: str,
+def _draft(i: int, call: Any, ids: list[str], at: dict[str, list[int]], where: str,
            findings: list[Finding]) -> Draft:
     sid = ids[i]
     if not isinstance(call, dict):
@@ -150,7 +152,7 @@ def _draft(i: int, call: Any, ids: list[str], labels: list[str | None], where: s
     for path, text in strings_in(arguments, f"{where}.arguments", keys=True):
         for m in _REF.finditer(text):
             label, field = m.group(1), m.group(2)
-            producer = _resolve(label, i, ids, labels)
+            producer = _resolve(label, i, ids, at)
             refs.append(Ref(producer, f"{producer}.{field}" if field else producer, path, m.group(0)))
     if name == _RESULT:
         shown = ", ".join(f"{k}={short(v)}" for k, v in arguments.items())
@@ -161,11 +163,12 @@ def _draft(i: int, call: Any, ids: list[str], labels: list[str | None], where: s
                  refs=refs, where=where, result=sid)
 
 
-def _resolve(label: str, i: int, ids: list[str], labels: list[str | None]) -> str:
+def _resolve(label: str, i: int, ids: list[str], at: dict[str, list[int]]) -> str:
     """The id a ``$label...$`` reference in call i reads: the latest call with that label before i,
-    else the first one at or after i (a self or forward reference), else the label itself (dangling)."""
-    earlier = [ids[j] for j in range(i) if labels[j] == label]
-    if earlier:
-        return earlier[-1]
-    later = [ids[j] for j in range(i, len(ids)) if labels[j] == label]
-    return later[0] if later else label
+    else the first one at or after i (a self or forward reference), else the label itself (dangling).
+    A binary search in the label's positions: each reference costs log n, not a scan of the calls."""
+    positions = at.get(label)
+    if not positions:
+        return label
+    k = bisect.bisect_left(positions, i)
+    return ids[positions[k - 1]] if k else ids[positions[0]]

@@ -32,7 +32,8 @@ def refusal(text: str) -> str | None:
         return None
     return (f"not a plan format planviz reads: a plain-text outline ({steps} numbered steps, {subs} "
             f"sub-step{'s' if subs != 1 else ''}, as UltraTool and many planner prompts write) states no "
-            "dependencies or tool calls to check. Close formats: a planviz plan (YAML or JSON: goal, then steps with id, action "
+            "dependencies or tool calls to check. Close formats: a planviz plan (YAML or JSON: goal, then steps "
+            "with id, action "
             "and depends_on), WorFBench (`Node:` numbered subtasks, then `Edge: (START,1) (1,2) (2,END)`), "
             "LLMCompiler (`1. tool(args)` with `$1` for a result) or ReWOO (`Plan: ...` then "
             "`#E1 = Tool[input]`); rewrite it in one of them")

@@ -38,6 +38,7 @@ import json
 import re
 from typing import Any
 
+from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
 from ._build import finding, short
 from .tasklist import nodes_plan, record_plan
@@ -111,8 +112,8 @@ def _from_any_text(text: str) -> list[Plan]:
         for r, (number, line) in enumerate(lines):
             prefix = f"record {r} (line {number}), "
             try:
-                rec = json.loads(line)
-            except ValueError as exc:
+                rec = loads_within_limits(line)
+            except json.JSONDecodeError as exc:
                 plans.append(Plan("", import_findings=[finding(
                     "invalid_json", "error", f"this JSON Lines record is not valid JSON ({exc}); "
                     "no task could be read from it", where=prefix.rstrip(", "))]))
@@ -121,8 +122,8 @@ def _from_any_text(text: str) -> list[Plan]:
         return plans
     if '"task_nodes"' in text:
         try:
-            rec = json.loads(text)
-        except ValueError as exc:
+            rec = loads_within_limits(text)
+        except json.JSONDecodeError as exc:
             return [Plan("", import_findings=[finding(
                 "invalid_json", "error", f"the TaskBench record is not valid JSON ({exc})")])]
         if isinstance(rec, dict):
@@ -147,8 +148,8 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
     """A task list given as text; invalid JSON is a finding, and the task objects in it are still read."""
     findings: list[Finding] = []
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        data = loads_within_limits(text)
+    except json.JSONDecodeError as exc:
         tasks, skipped = _scan_objects(text)
         where = _line_col(text, getattr(exc, "pos", 0))
         extra = f"; skipped text {', '.join(skipped)}" if skipped else ""
@@ -180,6 +181,7 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
     At most :data:`_MAX_ATTEMPTS` failed starts are tried, so hostile text cannot make this quadratic;
     what is left unread then shows among the skipped text.
     """
+    check_inner_depth(text)  # no task object nests deeper than the limit (and no decode below recurses past it)
     decoder = json.JSONDecoder()
     tasks, skipped, pos, gap, failures = [], [], 0, 0, 0
     while failures < _MAX_ATTEMPTS:
@@ -192,6 +194,7 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
             pos, failures = start + 1, failures + 1
             continue
         if isinstance(obj, dict) and "task" in obj:
+            check_inner_plain(obj)  # no lone surrogate (or integer too long to write) enters the plan
             between = text[gap:start].strip().strip(",[").strip()
             if between:
                 skipped.append(f"{_clip(between)!r} at {_line_col(text, gap + text[gap:start].find(between[0]))}")

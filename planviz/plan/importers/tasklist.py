@@ -111,36 +111,41 @@ def nodes_plan(nodes: list[Any], *, goal: str, prefix: str, findings: list[Findi
         name = tool or "unnamed tool"
         drafts.append(Draft(sid, call_text(name, arguments, positional), f"the {name} result", tool=tool,
                             arguments=arguments, refs=refs, where=where, result=f"{sid}.output"))
-    ids = [d.id for d in drafts]
-    ref_edges = {(r.producer, d.id) for d in drafts for r in d.refs if r.producer in ids and r.producer != d.id}
+    index: dict[str, int] = {}  # step id -> its first position (linear lookups; ids.index was quadratic)
+    for i, d in enumerate(drafts):
+        index.setdefault(d.id, i)
+    ref_edges = {(r.producer, d.id) for d in drafts for r in d.refs if r.producer in index and r.producer != d.id}
     covered: set[tuple[str, str]] = set()
     for pos, dep in deps:
-        _deps(drafts, pos, dep, f"{drafts[pos].where}.dep", ref_edges, covered, findings)
-    tools = [(d.id, d.tool) for d in drafts]
-    seen_links: set[tuple[str, str]] = set()
+        _deps(drafts, index, pos, dep, f"{drafts[pos].where}.dep", ref_edges, covered, findings)
+    users: dict[Any, list[str]] = {}  # tool name -> the steps that use it, in order
+    for d in drafts:
+        if d.tool is not None:
+            users.setdefault(d.tool, []).append(d.id)
     literal = not any(d.refs for d in drafts)
+    links_state = _Links(drafts, index, users, explicit, ref_edges, covered, findings, compare=not literal)
     # nodes with no arguments at all (UltraTool/RestBench-style data): the links are the only data flow
     argumentless = all(not d.arguments for d in drafts)
     for j, link in enumerate(links):
-        _link(drafts, tools, explicit, link, f"{prefix}task_links[{j}]", ref_edges, covered, seen_links, findings,
-              compare=not literal)
+        links_state.link(link, f"{prefix}task_links[{j}]")
+    links_state.report_ambiguous()
     if has_links and literal and not argumentless:
-        edges = sorted(covered, key=lambda e: (ids.index(e[1]), ids.index(e[0])))
+        edges = sorted(covered, key=lambda e: (index[e[1]], index[e[0]]))
         if edges:
             findings.append(finding(
                 "link_mismatch", "warning",
                 f"task_links connects {len(edges)} pair(s) of tasks, but no argument reads another task's output "
                 "(every argument is a literal value): the data flow is stated only by the links; "
                 "write <node-k> where a task consumes task k's output",
-                sorted({s for e in edges for s in e}, key=ids.index), f"{prefix}task_links", edges))
+                sorted({s for e in edges for s in e}, key=index.__getitem__), f"{prefix}task_links", edges))
     elif has_links or deps:
-        for producer, consumer in sorted(ref_edges - covered, key=lambda e: (ids.index(e[1]), ids.index(e[0]))):
+        for producer, consumer in sorted(ref_edges - covered, key=lambda e: (index[e[1]], index[e[0]])):
             kind = "dep" if deps else "task_links"
             findings.append(finding(
                 "link_mismatch", "warning",
                 f"step {consumer!r} reads the output of {producer!r}, but {kind} has no link "
                 f"{producer!r} -> {consumer!r}; links and argument references disagree",
-                [producer, consumer], drafts[ids.index(consumer)].where, [(producer, consumer)]))
+                [producer, consumer], drafts[index[consumer]].where, [(producer, consumer)]))
     _one_based(drafts, findings, field)
     return build(goal, drafts, findings)
 
@@ -218,10 +223,9 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
     return refs
 
 
-def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set[Any], covered: set[Any],
-          findings: list[Finding]) -> None:
+def _deps(drafts: list[Draft], index: dict[str, int], pos: int, dep: Any, where: str, ref_edges: set[Any],
+          covered: set[Any], findings: list[Finding]) -> None:
     consumer = drafts[pos].id
-    ids = [d.id for d in drafts]
     if isinstance(dep, int) and not isinstance(dep, bool):
         dep = [dep]
     if not isinstance(dep, list):
@@ -233,7 +237,7 @@ def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set[An
         if k == -1:
             continue
         producer = f"node-{k}"
-        if isinstance(k, bool) or not isinstance(k, int) or producer not in ids:
+        if isinstance(k, bool) or not isinstance(k, int) or producer not in index:
             findings.append(finding("dangling_link", "error",
                                     f"{consumer!r} depends on task {k!r}, which the list does not have", [consumer],
                                     where))
@@ -251,66 +255,101 @@ def _deps(drafts: list[Draft], pos: int, dep: Any, where: str, ref_edges: set[An
                     [producer, consumer], where, [(producer, consumer)]))
 
 
-def _link(drafts: list[Draft], tools: list[tuple[str, str | None]], explicit: dict[str, str], link: Any,
-          where: str, ref_edges: set[Any], covered: set[Any], seen: set[Any], findings: list[Finding], compare: bool) -> None:
-    if not isinstance(link, dict):
-        findings.append(finding("malformed_link", "error", f"expected a {{source, target}} link, got {short(link)}",
-                                where=where))
-        return
-    for key in sorted(k for k in link if k not in _LINK_KEYS | {"targets"}):
-        findings.append(finding("unknown_field", "warning",
-                                f"link has field {key!r} = {short(link[key])}, which the format does not define "
-                                "(expected source, target); it is ignored", where=f"{where}.{key}"))
-    source, targets = link.get("source"), [link.get("target")]
-    for key in ("target", "targets"):
-        if isinstance(link.get(key), list) and (key == "target" or "target" not in link):
-            targets = link[key]
-            findings.append(finding("malformed_link", "warning",
-                                    f"link from {short(source)} has {key!r} = {short(link[key])}, a list instead "
-                                    "of one tool name; read as one link per target", where=f"{where}.{key}"))
-    ids = [d.id for d in drafts]
+class _Links:
+    """The task_links of one list, resolved by tool name (or explicit id) in time linear in the links and
+    tasks: ambiguous links naming the same two tools are one finding, listing where each was written."""
 
-    def resolve(name: Any) -> list[str]:
-        if isinstance(name, str) and name in explicit:
-            return [explicit[name]]
-        return [sid for sid, tool in tools if tool is not None and tool == name]
+    def __init__(self, drafts: list[Draft], index: dict[str, int], users: dict[Any, list[str]],
+                 explicit: dict[str, str], ref_edges: set[Any], covered: set[Any], findings: list[Finding],
+                 compare: bool) -> None:
+        self.drafts, self.index, self.users, self.explicit = drafts, index, users, explicit
+        self.compare = compare  # whether a link no argument reference backs is a link_mismatch
+        self.ref_edges, self.covered, self.findings = ref_edges, covered, findings
+        self.seen: set[tuple[str, str]] = set()
+        self.ambiguous: dict[tuple[str, str], list[str]] = {}  # (source, target) names -> where each link is
+        self.refs_into: dict[str, list[str]] = {}
+        for producer, consumer in ref_edges:
+            self.refs_into.setdefault(consumer, []).append(producer)
 
-    for target in targets:
-        sources, sinks = resolve(source), resolve(target)
+    def resolve(self, name: Any) -> list[str]:
+        if isinstance(name, str) and name in self.explicit:
+            return [self.explicit[name]]
+        try:
+            return self.users.get(name, [])
+        except TypeError:  # an unhashable name (a list, a mapping) is no tool
+            return []
+
+    def link(self, link: Any, where: str) -> None:
+        findings = self.findings
+        if not isinstance(link, dict):
+            findings.append(finding("malformed_link", "error", f"expected a {{source, target}} link, got {short(link)}",
+                                    where=where))
+            return
+        for key in sorted(k for k in link if k not in _LINK_KEYS | {"targets"}):
+            findings.append(finding("unknown_field", "warning",
+                                    f"link has field {key!r} = {short(link[key])}, which the format does not define "
+                                    "(expected source, target); it is ignored", where=f"{where}.{key}"))
+        source, targets = link.get("source"), [link.get("target")]
+        for key in ("target", "targets"):
+            if isinstance(link.get(key), list) and (key == "target" or "target" not in link):
+                targets = link[key]
+                findings.append(finding("malformed_link", "warning",
+                                        f"link from {short(source)} has {key!r} = {short(link[key])}, a list instead "
+                                        "of one tool name; read as one link per target", where=f"{where}.{key}"))
+        for target in targets:
+            self._one(source, target, where)
+
+    def _one(self, source: Any, target: Any, where: str) -> None:
+        sources, sinks = self.resolve(source), self.resolve(target)
         if not sources or not sinks:
             missing = [repr(n) for n, found in ((source, sources), (target, sinks)) if not found]
-            findings.append(finding(
+            self.findings.append(finding(
                 "dangling_link", "error",
                 f"link {short(source)} -> {short(target)} names {' and '.join(missing)}, which no task in the plan "
                 "uses; the link is not drawn", sources + sinks, where))
-            continue
+            return
         if len(sources) > 1 or len(sinks) > 1:
-            pairs = [(s, t) for s in sources for t in sinks if s != t]
-            backed = [p for p in pairs if p in ref_edges]
-            covered.update(backed)
-            used = [f"{n!r} is used by {', '.join(c)}" for n, c in ((source, sources), (target, sinks)) if len(c) > 1]
-            verdict = (f"the argument reference {' and '.join(f'{s} -> {t}' for s, t in backed)} matches it"
-                       if backed else "no argument reference matches any reading")
-            findings.append(finding(
-                "ambiguous_link", "warning",
-                f"link {short(source)} -> {short(target)} is ambiguous: {'; '.join(used)}; no edge is guessed from "
-                f"it ({verdict}); name tasks by id or reference outputs in arguments",
-                sorted(set(sources + sinks), key=ids.index), where))
-            continue
+            self.ambiguous.setdefault((source, target), []).append(where)
+            return
         s, t = sources[0], sinks[0]
         if s == t:
-            findings.append(finding("self_link", "error", f"link {short(source)} -> {short(target)} connects "
-                                    f"{s!r} to itself; it is not drawn", [s], where, [(s, s)]))
-            continue
-        if (s, t) in seen:
-            findings.append(finding("duplicate_link", "warning", f"link {s!r} -> {t!r} is listed twice",
-                                    [s, t], where, [(s, t)]))
-            continue
-        seen.add((s, t))
-        covered.add((s, t))
-        drafts[ids.index(t)].links.append((s, where))
-        if compare and (s, t) not in ref_edges:
-            findings.append(finding(
+            self.findings.append(finding("self_link", "error", f"link {short(source)} -> {short(target)} connects "
+                                         f"{s!r} to itself; it is not drawn", [s], where, [(s, s)]))
+            return
+        if (s, t) in self.seen:
+            self.findings.append(finding("duplicate_link", "warning", f"link {s!r} -> {t!r} is listed twice",
+                                         [s, t], where, [(s, t)]))
+            return
+        self.seen.add((s, t))
+        self.covered.add((s, t))
+        self.drafts[self.index[t]].links.append((s, where))
+        if self.compare and (s, t) not in self.ref_edges:
+            self.findings.append(finding(
                 "link_mismatch", "warning",
                 f"link {s!r} -> {t!r} ({source} -> {target}), but {t!r}'s arguments do not read {s!r}'s output; "
                 "links and argument references disagree", [s, t], where, [(s, t)]))
+
+    def report_ambiguous(self) -> None:
+        """One finding per pair of tool names whose links are ambiguous, at its first link."""
+        for (source, target), places in self.ambiguous.items():
+            sources, sinks = self.resolve(source), self.resolve(target)
+            from_source = set(sources)
+            backed = sorted({(s, t) for t in dict.fromkeys(sinks) for s in self.refs_into.get(t, ())
+                             if s in from_source and s != t}, key=lambda e: (self.index[e[1]], self.index[e[0]]))
+            self.covered.update(backed)
+            used = [f"{n!r} is used by {_listed(c)}" for n, c in ((source, sources), (target, sinks)) if len(c) > 1]
+            verdict = (f"the argument reference{'s' if len(backed) > 1 else ''} "
+                       f"{_listed([f'{s} -> {t}' for s, t in backed])} match{'es' if len(backed) == 1 else ''} it"
+                       if backed else "no argument reference matches any reading")
+            again = (f"; written {len(places)} times ({_listed(places)})" if len(places) > 1 else "")
+            self.findings.append(finding(
+                "ambiguous_link", "warning",
+                f"link {short(source)} -> {short(target)} is ambiguous: {'; '.join(used)}; no edge is guessed from "
+                f"it ({verdict}); name tasks by id or reference outputs in arguments{again}",
+                sorted(set(sources + sinks), key=self.index.__getitem__), places[0]))
+
+
+def _listed(items: list[str], most: int = 8) -> str:
+    """Items joined by commas, the first ``most`` of them and how many more."""
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")

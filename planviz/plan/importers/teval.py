@@ -32,6 +32,8 @@ import ast
 import json
 from typing import Any
 
+from ...errors import PlanFormatError
+from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
 from ._build import Draft, build, call_text, finding, short
 
@@ -78,8 +80,10 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
                 for i, x in enumerate(data)]
     if isinstance(data, list):
         return [_actions(data, "", "", "")]
+    check_inner_depth(text)
     found, where = _scan(text)
     if found:
+        check_inner_plain(found)  # no lone surrogate (or integer too long to write) enters the plan
         return [_actions(found, "", where, "")]
     return [Plan("")]
 
@@ -113,6 +117,10 @@ def _scan(text: str) -> tuple[list[Any], str]:
     """The first JSON list of actions inside text that is not JSON as a whole (a reply in a code fence)."""
     if not isinstance(text, str):
         return [], ""
+    try:
+        check_inner_depth(text)  # no decode below recurses past the nesting limit
+    except PlanFormatError:
+        return [], ""  # too deep to be T-Eval; import_plans says so
     decoder = json.JSONDecoder()
     pos = attempts = 0
     while attempts < _MAX_ATTEMPTS:
@@ -206,8 +214,8 @@ def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> dict[
 
 def _literal(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads_within_limits(text)
+    except json.JSONDecodeError:
         pass
     if len(text) > _MAX_LITERAL:
         return None
@@ -215,7 +223,10 @@ def _literal(text: str) -> Any:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
         return None
-    return value if _plain(value, 0) else None
+    if not _plain(value, 0):
+        return None
+    check_inner_plain(value)  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
+    return value
 
 
 def _plain(value: Any, depth: int) -> bool:

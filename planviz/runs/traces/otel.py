@@ -50,7 +50,7 @@ from .jsonstream import records, walk
 from .modelcalls import model_calls
 from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
 from ..playback import Action, play
-from .spandependencies import data_flow, timing_edges
+from .spandependencies import MAX_PREDECESSORS, data_flow, timing_edges
 
 __all__ = ["run_of_spans", "CONTAINERS", "TITLE", "detect", "read", "spans_of", "is_span_data"]
 
@@ -156,7 +156,8 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
         findings.append(_finding("no_call_ids", f"no tool call carries {ATTRIBUTES['call_id'][0]!r}: a declared "
                                  "plan is matched to these calls by tool name and arguments"))
     flow = data_flow(steps_spans, step_of, attempts)
-    timing = timing_edges(order, parent, step_of, attempts, set(flow))
+    thinned: list[str] = []
+    timing = timing_edges(order, parent, step_of, attempts, set(flow), thinned)
     deps: dict[str, dict[str, None]] = defaultdict(dict)
     needs: dict[str, list[str]] = defaultdict(list)
     for u, v in list(flow) + timing:
@@ -170,7 +171,9 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     if timing:
         findings.append(_finding("inferred_dependency", f"{len(timing)} dependencies inferred from timing: a call "
                                  "started after another ended, under the same parent span (the trace does not "
-                                 "say why it waited)", edges=sorted(timing)))
+                                 "say why it waited)" + (f"; {len(thinned)} call(s) waited after more calls than "
+                                 f"{MAX_PREDECESSORS}: linked to the {MAX_PREDECESSORS} that ended last"
+                                 if thinned else ""), edges=sorted(timing)))
     calls = model_calls(order, steps_spans, parent, step_of, t0)
     plan_steps = []
     for sid, spans_of_step in attempts.items():

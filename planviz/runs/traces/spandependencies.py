@@ -51,8 +51,13 @@ def data_flow(spans: list[Span], step_of: dict, attempts: dict) -> dict[tuple[st
     return edges
 
 
+MAX_PREDECESSORS = 8
+"""Most timing edges into one call: the calls that ended last before it started (a wave of thousands of
+parallel calls after another would otherwise give width-squared edges)."""
+
+
 def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
-                 known: set[tuple[str, str]]) -> list[tuple[str, str]]:
+                 known: set[tuple[str, str]], thinned: list[str] | None = None) -> list[tuple[str, str]]:
     """Edges from the latest calls that ended before a call started, among siblings, scoped by nesting.
 
     Siblings are a parent span's children that are steps or contain steps; a
@@ -60,7 +65,9 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
     start to its last end (a child that outlives its parent counts). A failed
     call is no predecessor (the agent went on without its result); only the
     first attempt of a retried step is placed. Every edge goes forward in the
-    order the calls started, so the edges never form a cycle.
+    order the calls started, so the edges never form a cycle. A call with more
+    such predecessors than :data:`MAX_PREDECESSORS` gets the ones that ended
+    last (its id is added to ``thinned``): the edges stay linear in the calls.
     """
     rank = {}
     for i, s in enumerate(order):
@@ -95,11 +102,11 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
             stack.extend((c.span_id, False) for c in children.get(key, ()) if c.span_id in children)
             continue
         units = sorted((u for u in map(unit, children.get(key, ())) if u is not None), key=lambda u: u[0])
-        memo[key] = _order_units(units, edges)
+        memo[key] = _order_units(units, edges, thinned if thinned is not None else [])
     return [(u, v) for u, v in edges if (u, v) not in known and u != v and rank[u] < rank[v]]
 
 
-def _order_units(units: list[tuple], edges: dict) -> tuple:
+def _order_units(units: list[tuple], edges: dict, thinned: list[str]) -> tuple:
     """Add edges between sibling units (sorted by start); return (first start, last end, entries, exits)."""
     if not units:
         return 0, 0, set(), set()
@@ -108,6 +115,7 @@ def _order_units(units: list[tuple], edges: dict) -> tuple:
     closed: list[int] = []
     max_start = None
     entries: set[str] = set()
+    ordered: dict[int, list[str]] = {}
     for j, (start, end, first, last) in enumerate(units):
         while closing and closing[0][0] <= start:
             done, i = heapq.heappop(closing)
@@ -117,10 +125,20 @@ def _order_units(units: list[tuple], edges: dict) -> tuple:
         if not closed:
             entries |= first
         else:
-            for i in closed[bisect.bisect_right(closed_ends, max_start):]:
-                for u in units[i][3]:
-                    for v in first:
-                        edges[(u, v)] = None
+            low = bisect.bisect_right(closed_ends, max_start)
+            picked: list[str] = []
+            k = len(closed) - 1
+            while k >= low and len(picked) < MAX_PREDECESSORS:  # the latest ended first, at most the cap
+                i = closed[k]
+                if i not in ordered:  # a container's exits, sorted once
+                    ordered[i] = sorted(units[i][3])
+                picked.extend(ordered[i][:MAX_PREDECESSORS - len(picked)])
+                k -= 1
+            if k >= low:
+                thinned.extend(sorted(first))
+            for u in picked:
+                for v in first:
+                    edges[(u, v)] = None
         if end is not None and last:
             heapq.heappush(closing, (end, j))
     last_start = max(u[0] for u in units)

@@ -1,0 +1,114 @@
+"""What a run cost, counted once: the one home of model calls, tokens, cost and time.
+
+:func:`run_usage` is the figure every view shows: :func:`planviz.metrics`
+(``model_calls``, ``tool_calls``, ``time``), :func:`planviz.diff_runs`, the
+HTML report and the explorer read it, so they cannot disagree.
+
+- ``model_calls``, ``input_tokens``, ``output_tokens``, ``cost``: from the model
+  calls a recorded trace holds (:func:`model_calls`: each one once, with the
+  step it led to); a run that records none counts what its strategy pays a
+  model: one call per plan proposal, replan and expansion (``planner``, and a
+  run recorded with :class:`planviz.Recorder`), one per step started
+  (``direct``: the agent decides each call), none (``workflow``: a fixed
+  script). Tokens and cost are None when the run does not say.
+- ``tool_calls``: step attempts started.
+- ``time``: the clock at the last event (for a recorded run, what happened).
+
+>>> from planviz import examples, simulate
+>>> u = run_usage(simulate(examples.load("cache_isolation")))
+>>> u.time, u.tool_calls, u.model_calls, u.input_tokens
+(29.0, 5, 1, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .events import Run, expect_run
+
+__all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
+
+#: The unit of each :class:`Usage` figure (``time``: the run's plan's ``time_unit``).
+UNITS = {"tool_calls": "calls", "model_calls": "calls", "input_tokens": "tokens", "output_tokens": "tokens",
+         "cost": "USD"}
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a run cost: its ``time``, ``tool_calls`` (step attempts), and ``model_calls``,
+    ``input_tokens``, ``output_tokens`` and money ``cost`` (None when the run does not say); see
+    :func:`run_usage`."""
+
+    time: float
+    tool_calls: int
+    model_calls: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
+    """The model calls a recorded run holds, each once, as ``(step it led to, call)`` pairs in the order of the
+    run (the step None when it led to none: a final answer); a call is a mapping with ``model``, ``time`` and
+    ``duration`` (clock of the run) and, when recorded, ``input_tokens``, ``output_tokens``, ``cost`` and
+    ``ok``. Read from the run's ``model_calls`` records when it has them, else from the observations of the
+    steps they led to (traces written before those records). Empty for a run that records none."""
+    records = getattr(run, "model_calls", None)
+    if records:
+        return tuple((c.step, {"model": c.model, "time": c.start, "duration": c.duration,
+                               **{k: getattr(c, k) for k in ("input_tokens", "output_tokens", "cost", "ok")
+                                  if getattr(c, k, None) is not None}}) for c in records)
+    return tuple((step, c) for step, o in run.state.observations for c in (o.data.get("model_calls") or ())
+                 if isinstance(c, Mapping))
+
+
+def time_unit(run: Run) -> str:
+    """The unit of the run's clock: its plan's ``time_unit``, else ``time units``."""
+    return next((p.time_unit for p in reversed(run.plans) if p.time_unit), "") or "time units"
+
+
+def run_usage(run: Run) -> Usage:
+    """The :class:`Usage` of ``run``: the one count of its model calls, tokens, cost, tool calls and time.
+
+    Parameters
+    ----------
+    run : Run
+        A simulated run or a loaded trace.
+
+    Returns
+    -------
+    Usage
+        Recorded model calls, tokens and cost when the trace holds them, else the model calls the
+        run's strategy pays (see the module); ``tool_calls`` the step attempts; ``time`` the clock at the
+        last event.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` is not a :class:`planviz.Run`.
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate
+    >>> run_usage(simulate(examples.load("cache_isolation"), strategy="direct")).model_calls
+    5
+    """
+    run = expect_run(run, "run_usage")
+    starts = proposals = 0
+    for e in run.events:
+        if e.kind == "start":
+            starts += 1
+        elif e.kind in ("propose", "replan", "expand"):
+            proposals += 1
+    calls = [c for _, c in model_calls(run)]
+
+    def total(key: str) -> Any:
+        values = [c[key] for c in calls if isinstance(c.get(key), (int, float)) and not isinstance(c.get(key), bool)]
+        return sum(values) if values else None
+
+    if calls:
+        count: int = len(calls)
+    else:
+        count = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
+    return Usage(run.time, starts, count, total("input_tokens"), total("output_tokens"), total("cost"))

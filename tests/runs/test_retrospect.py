@@ -1,0 +1,202 @@
+"""hindsight(run): the actual makespan against the ideal one with only data dependencies; waits; serialized pairs.
+
+The truth is computed here from the raw spans (plain json): which call's arguments hold which earlier call's
+result, each call's times and the model calls before it; never from planviz's output.
+"""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planviz import Hindsight, PlanvizTypeError, Recorder, hindsight, load_trace, parse_trace, simulate
+from planviz import Plan, Step
+from planviz.frontends.cli import main
+
+from ..strategies import plans
+from .otlp import agent, chat, text, tool
+
+
+def _raw_calls(spans: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Tool calls and model calls of OTLP spans, times in seconds after the first span, values decoded."""
+    def attrs(s):
+        return {a["key"]: next(iter(a["value"].values())) for a in s["attributes"]}
+
+    start = min(int(s["startTimeUnixNano"]) for s in spans)
+    tools, models = [], []
+    for s in spans:
+        a = attrs(s)
+        row = {"start": (int(s["startTimeUnixNano"]) - start) / 1e9, "end": (int(s["endTimeUnixNano"]) - start) / 1e9,
+               "parent": s["parentSpanId"]}
+        if a.get("gen_ai.operation.name") == "execute_tool":
+            row.update(tool=a["gen_ai.tool.name"], args=json.loads(a["gen_ai.tool.call.arguments"]),
+                       result=json.loads(a["gen_ai.tool.call.result"]))
+            tools.append(row)
+        elif a.get("gen_ai.operation.name") == "chat":
+            models.append(row)
+    tools.sort(key=lambda r: r["start"])
+    return tools, models
+
+
+def _leaves(value) -> set[str]:
+    if isinstance(value, dict):
+        return set().union(*map(_leaves, value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*map(_leaves, value)) if value else set()
+    return {str(value)} if isinstance(value, str) and len(value) >= 4 else set()
+
+
+CRAFTED = [agent(1, 0, 5),
+           chat(2, 0, 1), tool(3, "get_weather", 1, 2, args={"city": "Paris"}, result={"sky": "sunny over Paris"}),
+           chat(4, 2, 2.5), tool(5, "get_weather", 2.5, 3.5, args={"city": "Rome"}, result={"sky": "rain in Rome"}),
+           chat(6, 3.5, 4), tool(7, "summarize", 4, 5, args={"text": "sunny over Paris"}, result="done")]
+
+
+def test_a_crafted_trace_ran_5_s_where_its_data_allowed_3_5():
+    tools, models = _raw_calls(CRAFTED)
+    ids = ["get_weather", "get_weather#2", "summarize"]  # a tool name, then #2 when it ran again
+    for row, sid in zip(tools, ids):
+        row["id"] = sid
+    truth_edges = sorted((u["id"], v["id"]) for v in tools for u in tools
+                         if u["end"] <= v["start"] and _leaves(u["result"]) & _leaves(v["args"]))
+    ready = {v["id"]: max([u["end"] for u in tools if (u["id"], v["id"]) in truth_edges], default=0.0) for v in tools}
+    lead = {v["id"]: sum(max(0.0, min(m["end"], v["start"]) - max(m["start"], ready[v["id"]])) for m in models
+                         if min((t for t in tools if t["start"] >= m["end"]), key=lambda t: t["start"]) is v)
+            for v in tools}
+    work = {v["id"]: v["end"] - v["start"] + lead[v["id"]] for v in tools}
+    g = nx.DiGraph(truth_edges)
+    g.add_nodes_from(work)
+    finish: dict[str, float] = {}
+    for n in nx.topological_sort(g):
+        finish[n] = max([finish[p] for p in g.predecessors(n)], default=0.0) + work[n]
+
+    h = hindsight(parse_trace(text(CRAFTED)))
+    assert isinstance(h, Hindsight)
+    assert [list(e) for e in h.data_edges] == [list(e) for e in truth_edges] == [["get_weather", "summarize"]]
+    assert h.actual_makespan == pytest.approx(max(t["end"] for t in tools)) == pytest.approx(5.0)
+    assert h.ideal_makespan == pytest.approx(max(finish.values())) == pytest.approx(3.5)
+    assert h.durations == pytest.approx(work)
+    assert h.waits == pytest.approx({v["id"]: v["start"] - ready[v["id"]] - lead[v["id"]] for v in tools})
+    assert h.serialized == (("get_weather", "get_weather#2"), ("get_weather#2", "summarize"))
+    assert h.path == ("get_weather", "summarize")
+    assert h.summary() == "5 s ran, 3.5 s possible: get_weather and get_weather#2 share no data (and 1 more such pair)"
+    assert json.loads(json.dumps(h.to_dict()))["ideal_makespan"] == pytest.approx(3.5)
+
+
+@pytest.mark.corpus
+def test_corpus_otel_traces_hindsight_from_the_raw_spans(corpus):
+    files = sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+    checked = 0
+    for path in files:
+        raw = json.loads(path.read_text())
+        spans = raw["spans"] if isinstance(raw, dict) else raw
+        if any(s.get("end_time") is None for s in spans):
+            continue  # a trace with calls that never ended: covered by the unfinished-run test
+        tools = sorted((s for s in spans if s["attributes"].get("gen_ai.operation.name") == "execute_tool"),
+                       key=lambda s: s["start_time"])
+        if not tools:
+            continue
+        t0 = min(s["start_time"] for s in spans)
+        h = hindsight(load_trace(path))
+        assert h.actual_makespan == pytest.approx((max(s["end_time"] for s in spans) - t0) / 1e9), path.name
+        longest = max(s["end_time"] - s["start_time"] for s in tools) / 1e9
+        assert longest - 1e-9 <= h.ideal_makespan <= h.actual_makespan + 1e-9, path.name
+        # the tool calls are one after the other in these runs: each consecutive pair that shares no data is
+        # serialized (computed from the raw arguments and results)
+
+        def value(s, *names):
+            for n in names:
+                if n in s["attributes"]:
+                    v = s["attributes"][n]
+                    try:
+                        return json.loads(v) if isinstance(v, str) else v
+                    except ValueError:
+                        return v
+            return None
+
+        data = {(i, j) for j, v in enumerate(tools) for i, u in enumerate(tools[:j])
+                if u["end_time"] <= v["start_time"]
+                and _leaves(value(u, "gen_ai.tool.call.result", "gen_ai.output"))
+                & _leaves(value(v, "gen_ai.tool.call.arguments", "gen_ai.tool.args"))}
+        assert len(h.data_edges) == len(data), path.name
+        ready = {j: max([tools[i]["end_time"] for i, k in data if k == j], default=t0) for j in range(len(tools))}
+        consecutive = [(i, i + 1) for i in range(len(tools) - 1)
+                       if tools[i]["end_time"] <= tools[i + 1]["start_time"] and (i, i + 1) not in data
+                       and ready[i + 1] < tools[i]["end_time"]]
+        assert len(h.serialized) == len(consecutive), path.name
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_simulated_run_of_a_plan_whose_edges_all_carry_facts_loses_nothing():
+    from planviz import examples
+
+    h = hindsight(simulate(examples.load("cache_isolation")))
+    assert (h.actual_makespan, h.ideal_makespan, h.serialized) == (29.0, 29.0, ())
+    assert all(w == 0 for w in h.waits.values())
+
+
+def test_one_worker_serializes_independent_steps_and_hindsight_names_them():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", duration=3, produces="x"),
+                      Step("B", "b", expected_evidence="e", duration=2, produces="y"),
+                      Step("C", "c", expected_evidence="e", duration=1, depends_on=["A", "B"], requires="x")])
+    h = hindsight(simulate(plan, workers=1))
+    assert h.actual_makespan == 6.0 and h.ideal_makespan == 4.0  # A then C; B beside them
+    assert h.serialized == (("A", "B"), ("B", "C")) and (h.waits["B"], h.waits["C"]) == (3.0, 2.0)
+    assert ("B", "C") not in h.data_edges and ("A", "C") in h.data_edges  # C required only A's fact
+
+
+def test_a_step_declaring_no_input_keeps_its_dependencies():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", duration=3),
+                      Step("B", "b", expected_evidence="e", duration=2, depends_on="A")])
+    h = hindsight(simulate(plan))
+    assert h.data_edges == (("A", "B"),) and h.ideal_makespan == h.actual_makespan == 5.0
+
+
+def test_an_unfinished_step_runs_to_the_end_of_the_run():
+    plan = Plan("g", [Step("A", "a", expected_evidence="e")])
+    rec = Recorder(clock=iter([0.0, 1.0, 4.0]).__next__)
+    rec.propose(plan)
+    rec.start("A")
+    rec.approve("A")  # any later event: the clock moves on while A still runs
+    h = hindsight(rec.run)
+    assert h.durations == {"A": 3.0} and h.actual_makespan == 4.0
+
+
+def test_hindsight_of_something_else_says_what_to_call():
+    with pytest.raises(PlanvizTypeError, match=r"hindsight\(run=...\) expects a planviz Run, got Plan"):
+        hindsight(Plan("g", [Step("A", "a", expected_evidence="e")]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(plans(max_steps=7), st.sampled_from([None, 1, 2]))
+def test_ideal_never_exceeds_actual_nor_falls_below_the_longest_step(plan, workers):
+    run = simulate(plan, workers=workers)
+    h = hindsight(run)
+    assert h.ideal_makespan <= h.actual_makespan + 1e-9
+    longest = max(h.durations.values(), default=0.0)
+    assert h.ideal_makespan >= longest - 1e-9
+    g = nx.DiGraph(list(h.data_edges))
+    g.add_nodes_from(h.durations)
+    for u, v in h.serialized:
+        assert not nx.has_path(g, u, v) and not nx.has_path(g, v, u)
+    assert all(w >= 0 for w in h.waits.values())
+
+
+def test_cli_hindsight_text_and_json(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    path.write_text(text(CRAFTED))
+    assert main(["hindsight", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("5 s ran, 3.5 s possible: get_weather and get_weather#2 share no data")
+    assert "serialized: summarize ran after get_weather#2; they share no data" in out
+    assert main(["hindsight", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ideal_makespan"] == pytest.approx(3.5) and data["serialized"][0] == ["get_weather", "get_weather#2"]
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["hindsight", str(tmp_path / "bad.json")]) == 2
+    assert "planviz: error:" in capsys.readouterr().err

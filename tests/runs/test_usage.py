@@ -1,0 +1,105 @@
+"""One usage figure: run_usage, metrics, diff_runs and the panels agree on model calls, tokens, cost and time.
+
+Truth for recorded runs is counted here from the raw span files (plain json), never from planviz's output.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planviz import Plan, PlanvizTypeError, Recorder, Step, diff_runs, examples, load_trace, metrics, run_usage
+from planviz import simulate
+from planviz.frontends.panels import metrics_rows
+
+MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
+
+
+def _raw_usage(path) -> dict | None:
+    raw = json.loads(path.read_text())
+    spans = list({s["context"]["span_id"]: s for s in reversed(raw["spans"] if isinstance(raw, dict) else raw)
+                  }.values())  # a span id written twice is one span (the first kept)
+    ops = [(s.get("attributes") or {}).get("gen_ai.operation.name") for s in spans]
+    models = [s["attributes"] for s, op in zip(spans, ops) if op in MODEL_OPERATIONS]
+
+    def total(*names):
+        values = [a[n] for a in models for n in names if isinstance(a.get(n), (int, float))]
+        return sum(values) if values else None
+
+    cost = total("gen_ai.usage.cost")
+    if cost is None and total("gen_ai.usage.input_cost") is not None:
+        cost = total("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+    t0 = min(s["start_time"] for s in spans)
+    ended = all(s.get("end_time") is not None for s in spans)
+    return {"model_calls": len(models), "input_tokens": total("gen_ai.usage.input_tokens"),
+            "output_tokens": total("gen_ai.usage.output_tokens"), "cost": cost,
+            # with no tool call at all, the model calls are the steps (each one a step attempt)
+            "tool_calls": ops.count("execute_tool") or len(models),
+            "time": (max(s["end_time"] for s in spans) - t0) / 1e9 if ended else None}
+
+
+@pytest.mark.corpus
+def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus):
+    files = sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+    checked = 0
+    for path in files:
+        truth = _raw_usage(path)
+        run = load_trace(path)
+        u, m = run_usage(run), metrics(run)
+        d = diff_runs(run, run)
+        assert (u.model_calls, m.model_calls, d.usage[0].model_calls) == (truth["model_calls"],) * 3, path.name
+        assert (u.tool_calls, m.tool_calls) == (truth["tool_calls"],) * 2, path.name
+        assert (u.input_tokens, u.output_tokens) == (truth["input_tokens"], truth["output_tokens"]), path.name
+        assert u.cost == pytest.approx(truth["cost"]) if truth["cost"] is not None else u.cost is None
+        if truth["time"] is not None:  # a trace whose calls never all ended ends at its last recorded moment
+            assert u.time == m.time == pytest.approx(truth["time"]), path.name
+        rows = dict(metrics_rows(run))  # what the report and the explorer show
+        assert rows["model calls"] == str(truth["model_calls"]), path.name
+        assert rows["input tokens"] == f"{truth['input_tokens']} tokens", path.name
+        checked += 1
+    assert checked == len(files) >= 9
+
+
+@pytest.mark.parametrize("strategy, calls", [("planner", 1), ("direct", 5), ("workflow", 0)])
+def test_a_simulation_pays_its_strategy_s_model_calls_in_every_view(strategy, calls):
+    run = simulate(examples.load("cache_isolation"), strategy=strategy)
+    assert run_usage(run).model_calls == metrics(run).model_calls == diff_runs(run, run).usage[0].model_calls == calls
+
+
+def test_run_usage_of_something_else_says_what_to_call():
+    with pytest.raises(PlanvizTypeError, match=r"run_usage\(run=...\) expects a planviz Run, got str"):
+        run_usage("trace.jsonl")
+
+
+def _recorded(times: list[float]) -> Recorder:
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", duration=9, produces="x"),
+                      Step("B", "b", expected_evidence="e", duration=9, depends_on="A", requires="x")])
+    rec = Recorder(clock=iter(times).__next__)
+    rec.propose(plan)
+    rec.start("A")
+    rec.complete("A")
+    rec.start("B")
+    rec.complete("B")
+    rec.stop("plan_complete")
+    return rec
+
+
+@pytest.mark.parametrize("times, delay", [
+    ([0, 0, 2, 2, 5, 5], 0.0),  # B right after A: what happened is its own critical path, whatever the estimates
+    ([0, 0, 2, 3, 5, 5], 1.0),  # a second between A's end and B's start that no step accounts for
+    ([0, 0, 2, 2, 5, 7], 2.0),  # the run ended two seconds after its last step
+])
+def test_a_recorded_run_s_delay_is_measured_on_what_happened(times, delay):
+    assert metrics(_recorded(times).run).critical_path_delay == pytest.approx(delay)
+
+
+@pytest.mark.corpus
+def test_recorded_corpus_runs_have_no_negative_delay(corpus):
+    paths = (sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+             + sorted((corpus / "langgraph").glob("*.json")))
+    for path in paths:
+        run = load_trace(path)
+        delay = metrics(run).critical_path_delay
+        if run.outcome == "plan_complete":
+            assert delay is not None and 0.0 <= delay <= run.time + 1e-9, path.name
