@@ -52,7 +52,8 @@ _EXPORTS = {
     "runs.recorder": ("Recorder",),
     "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
-    "runs.measures": ("metrics", "attribute", "Metrics"),
+    "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
+    "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
     "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.faultmodel": ("FaultModel",),
     "runs.evaluation": ("campaign", "ablation"),
@@ -118,6 +119,10 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
     from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
+    from .runs.measures import attribution as attribution, Attribution as Attribution
+    from .runs.frozen import (
+        frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
+    )
     from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
     from .runs.faultmodel import FaultModel as FaultModel
     from .runs.evaluation import campaign as campaign, ablation as ablation

@@ -62,6 +62,8 @@ CASES = [
     ("schema_from_the_future", "".join(json.dumps({**r, "version": 99} if r["type"] == "header" else r) + "\n"
                                        for r in _lines()), 2, r"{path}:1: header\.version: trace schema version 99"),
     ("not_json", "{nope\n", 2, r"{path}:1: not valid JSON"),
+    ("duplicate_key", _edit_event(0).replace('{"type": "event", ', '{"type": "event", "type": "model_call", ', 1), 2,
+     r"{path}:3: duplicate key 'type': each key may appear once"),
     ("empty", "", 2, r"{path}:1: empty trace"),
     ("dev_zero", lambda tmp: Path("/dev/zero"), 2, r"/dev/zero: this is a device, not a trace file"),
     ("fifo", lambda tmp: (os.mkfifo(tmp / "pipe.jsonl"), tmp / "pipe.jsonl")[1], 2, r"pipe\.jsonl: this is a FIFO"),

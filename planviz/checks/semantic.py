@@ -27,7 +27,7 @@ from ..plan.model import Contract, Finding, Plan, natural_key
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, given_facts, matches, names
 
-__all__ = ["infeasible_facts", "feasibility", "premise_reliance", "unsupported_premises", "premise_support",
+__all__ = ["infeasible_facts", "feasibility", "vouched_facts", "self_vouched", "premise_reliance", "unsupported_premises", "premise_support",
            "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS"]
 
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
@@ -65,12 +65,56 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
     return out
 
 
+def vouched_facts(cx: Context, contract: Contract | None) -> set[str]:
+    """Premises and contract given facts that a step of the plan produces (each one a ``self_vouched_fact``)."""
+    made = cx.producer_of
+    return {f for f in given_facts(cx.plan, contract) if f in made}
+
+
+def self_vouched(cx: Context, contract: Contract | None) -> list[Finding]:
+    """self_vouched_fact: a premise (or a contract given fact) names a fact a step of the same plan produces.
+
+    A given fact is held before any step runs, so the steps needing it would start before its producer
+    establishes it: the ancestor rule's back door. One finding per fact, naming the producers and the
+    steps that need it.
+    """
+    vouched = vouched_facts(cx, contract)
+    if not vouched:
+        return []
+    needers: dict[str, list[str]] = defaultdict(list)
+    for sid, s in cx.steps.items():
+        for f in vouched.intersection(s.requires):
+            needers[f].append(sid)
+    places = [("premises", "the premise", cx.plan.premises)]
+    if contract is not None:
+        places.append(("contract.given_facts", "the contract's given fact", contract.given_facts))
+    out = []
+    for where, what, facts in places:
+        for fact in dict.fromkeys(facts):
+            if fact not in vouched:
+                continue
+            makers = sorted(cx.producers(fact), key=natural_key)
+            need = sorted((n for n in needers[fact] if n not in makers), key=natural_key)
+            one = len(makers) == 1
+            fix = f"remove {fact!r} from {where}" + (" (list it in contract.obtainable_facts)"
+                                                       if where != "premises" else "")
+            if need:
+                fix += f" and add {makers[0]!r} to {need[0]}.depends_on"
+            out.append(finding("self_vouched_fact", "semantics",
+                               f"{what} {fact!r} is a fact {'step' if one else 'steps'} {names(makers)} of this plan "
+                               f"produce{'s' if one else ''}: a plan cannot vouch for its own facts (a given fact "
+                               f"is held before any step runs, so {names(need) if need else 'a step needing it'} "
+                               f"would start before it is established); {fix}",
+                               [*need[:NAMED], *makers[:NAMED]], where=where))
+    return out
+
+
 def premise_reliance(cx: Context, ancestry: bool = True) -> dict[str, list[str]]:
     """Premise -> the steps relying on it (requiring it with no dependency ancestor producing it), sorted.
 
     Without ``ancestry`` (a cycle or unknown ids), a step relies on a premise no step produces.
     """
-    premises = set(cx.plan.premises)
+    premises = set(cx.plan.premises).difference(cx.producer_of)  # one a step produces: self_vouched_fact
     if not premises:
         return {}
     asks = [(sid, f) for sid, s in cx.steps.items() for f in dict.fromkeys(s.requires) if f in premises]

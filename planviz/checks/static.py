@@ -10,6 +10,7 @@ far-horizon budgets, forbidden states.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Sequence
 
@@ -19,21 +20,58 @@ from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, known, names, unstated_note
 
-__all__ = ["tool_checks", "placeholders", "resource_conflicts", "step_static", "writes", "tool_refusal",
-           "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT"]
+__all__ = ["tool_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static", "writes", "effect_of",
+           "vacuous", "tool_refusal", "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT", "WRITING"]
 
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
 PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above it, as a chain
 
 
+WRITING = frozenset({"write", "destructive"})
+_FILLER = frozenset("it the step this that has have had was is been successfully fully and task action call tool"
+                    .split())
+_RAN = frozenset("ran run runs done completed complete executed execute finished finish succeeded success "
+                 "successful ok performed".split())
+
+
+def effect_of(step: Step, contract: Contract | None = None) -> str | None:
+    """What ``step`` does to the world, as declared: its ``effect`` field, else its tool's registry entry (its
+    ``effect``, else write or read by ``writes``), else ``write`` when it holds ``resources``; None when
+    nothing says.
+
+    >>> effect_of(Step("S1", "look up")), effect_of(Step("S3", "patch", resources=["keys.py"]))
+    (None, 'write')
+    """
+    if step.effect is not None:
+        return step.effect
+    spec = contract.tools.get(step.tool) if contract is not None and step.tool else None
+    if spec is not None:
+        return spec.effect or ("write" if spec.writes else "read")
+    return "write" if step.resources else None
+
+
 def writes(step: Step, contract: Contract | None = None) -> bool:
-    """Whether ``step`` writes: it holds ``resources``, or the contract registers its tool as writing.
+    """Whether ``step`` writes: it holds ``resources``, declares a writing ``effect``, or the contract registers
+    its tool as writing.
 
     >>> writes(Step("S3", "patch", resources=["keys.py"])), writes(Step("S1", "locate"))
     (True, False)
     """
-    spec = contract.tools.get(step.tool) if contract is not None and step.tool else None
-    return bool(step.resources) or bool(spec is not None and spec.writes)
+    return bool(step.resources) or effect_of(step, contract) in WRITING
+
+
+def vacuous(check: str, action: str) -> bool:
+    """Whether ``check`` only restates that the step ran ("ran", "done", "completed", the action itself).
+
+    >>> vacuous("Done.", "patch"), vacuous("patch: done", "Patch"), vacuous("the isolation test passes", "x")
+    (True, True, False)
+    """
+    words = [w for w in re.findall(r"\w+", check.lower()) if w not in _FILLER]
+    if not words:
+        return bool(check.strip())
+    rest = [w for w in words if w not in _RAN]
+    acted = [w for w in re.findall(r"\w+", action.lower()) if w not in _FILLER]
+    return not rest or rest == acted
 
 
 def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
@@ -45,16 +83,56 @@ def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | Non
     >>> tool_refusal(Step("S1", "push", tool="git_push"), Contract(tools={"git_push": ToolSpec(permitted=False)}))
     ('not_permitted', "the contract does not permit 'git_push'")
     """
-    if contract is None or not contract.tools or step.tool is None:
+    if contract is None:
         return None
-    spec = contract.tools.get(step.tool)
-    if spec is None:
-        return "unknown_tool", f"{step.tool!r} is not in the contract's tool registry"
-    if not spec.permitted:
-        return "not_permitted", f"the contract does not permit {step.tool!r}"
-    if spec.writes and contract.intent == "read":
-        return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
+    spec = contract.tools.get(step.tool) if contract.tools and step.tool is not None else None
+    if contract.tools and step.tool is not None:
+        if spec is None:
+            return "unknown_tool", f"{step.tool!r} is not in the contract's tool registry"
+        if not spec.permitted:
+            return "not_permitted", f"the contract does not permit {step.tool!r}"
+    if contract.intent == "read" and effect_of(step, contract) in WRITING:
+        if spec is not None and spec.writes:
+            return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
+        return "outside_intent", f"{step.id!r} writes (effect {effect_of(step, contract)!r}), but the contract's " \
+                                 "intent is read-only"
     return None
+
+
+def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
+    """effect_conflict (a step's effect and its tool's registry entry disagree) and, under intent ``read``,
+    outside_intent for a declared write the registry does not already report, and unverified_effect for a step
+    whose effect is declared nowhere (no field, no registry entry): it cannot be shown to only read."""
+    out = []
+    tools, read_only = contract.tools, contract.intent == "read"
+    for sid, s in cx.steps.items():
+        spec = tools.get(s.tool) if s.tool is not None else None
+        if spec is not None and s.effect is not None:
+            says = spec.effect or ("read" if not spec.writes else None)
+            if (says is not None and says != s.effect) or (says is None and s.effect == "read"):
+                out.append(finding("effect_conflict", "static",
+                                   f"step {sid!r} declares effect {s.effect!r}, but the contract's registry says "
+                                   f"{s.tool!r} {'writes' if spec.writes else 'reads'} (effect {says or 'write'!r}); "
+                                   f"make {sid}.effect and contract.tools.{s.tool} say the same thing",
+                                   [sid], where=f"{sid}.effect"))
+        if not read_only or s.horizon == "far" or s.kind == "finish":
+            continue
+        effect = effect_of(s, contract)
+        if effect in WRITING and not (spec is not None and spec.writes):
+            what = f"declares effect {effect!r}" if s.effect else f"holds {', '.join(map(repr, s.resources))}"
+            out.append(finding("outside_intent", "static",
+                               f"step {sid!r} {what}, so it writes, but the contract's intent is read-only; "
+                               f"use a step that only reads or drop it", [sid], where=f"{sid}.effect"))
+        elif effect is None and not (tools and s.tool is not None):  # an unknown tool is refused already
+            who = f"calls {s.tool!r}" if s.tool is not None else "declares no effect"
+            fix = (f"register {s.tool!r} in contract.tools with effect: read, or set {sid}.effect: read"
+                   if s.tool is not None else f"set {sid}.effect: read if it only reads")
+            out.append(finding("unverified_effect", "static",
+                               f"step {sid!r} {who}, and nothing says whether it only reads: under a read-only "
+                               f"contract a step whose effect is declared nowhere cannot be shown to read, so the "
+                               f"plan is refused; {fix} (write or destructive steps do not belong in a read-only "
+                               f"plan)", [sid], where=f"{sid}.effect"))
+    return out
 
 
 def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Finding]:
@@ -218,7 +296,15 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     silent = "produces" in unstated_fields(cx.plan.source_format)
     unproductive: list[str] = []
     for sid, s in cx.steps.items():
-        if writes(s, contract) and not s.check.strip():
+        if s.check.strip() and vacuous(s.check, s.action):
+            changes = writes(s, contract)
+            out.append(finding("vacuous_check", "static",
+                               f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "
+                               f"predicate about the world after it (what now holds, e.g. 'the isolation test "
+                               f"passes'); rewrite {sid}.check" + (" (it changes the world, so this refuses it)"
+                                                                   if changes else ""),
+                               [sid], severity="error" if changes else "warning", where=f"{sid}.check"))
+        elif writes(s, contract) and not s.check.strip():
             out.append(finding("no_check", "static",
                           f"step {sid!r} writes ({', '.join(s.resources) or s.tool}) but has no check: nothing "
                           f"says how to tell its change worked; state the completion predicate about the world "

@@ -17,6 +17,12 @@ name a step id or a step kind. A ``must_precede`` pair ``(a, b)`` holds when
 every step matching ``b`` has some step matching ``a`` among its dependency
 ancestors (not merely earlier in a topological order).
 
+The ancestor rule has no back door: a premise or a contract given fact that
+names a fact a step of the same plan produces is ``self_vouched_fact`` (and
+does not count as given). Under a read-only contract every step must be
+shown to read: a declared write is ``outside_intent`` and an effect declared
+nowhere is ``unverified_effect`` (see :func:`planviz.checks.static.effect_of`).
+
 Severities: every finding is an error except these warnings: ``no_artifact``
 (that step can never be accepted by an observation), ``assumed_fact`` (a step
 relies on a premise and no contract backs it), ``resource_conflict`` (runs
@@ -24,7 +30,8 @@ never let two holders of a resource overlap, so it is scheduled, not
 refused), ``no_check`` (a writing step without a completion predicate),
 ``over_budget`` (a far step's expansion exceeds its budget), ``dead_end`` and
 ``isolated_step`` (when the plan has terminal steps, see
-:mod:`planviz.structure.terminal`, a step whose work never reaches one).
+:mod:`planviz.structure.terminal`, a step whose work never reaches one), and
+``vacuous_check`` on a step that does not write (an error on one that does).
 ``no_evidence`` is an error, since expected evidence is required. When the
 plan's source format has no field for evidence or outputs (WorFBench, T-Eval),
 ``no_evidence`` and ``no_artifact`` are one ``info`` note per plan instead: the
@@ -81,10 +88,12 @@ from .semantic import (
     infeasible_facts,
     order_violations,
     premise_support,
+    self_vouched,
     unmet_requirements,
     unsupported_premises,
+    vouched_facts,
 )
-from .static import ANCESTRY_STATIC, placeholders, resource_conflicts, step_static, tool_checks
+from .static import ANCESTRY_STATIC, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
 from .structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
@@ -93,10 +102,10 @@ CODES: Mapping[str, tuple[str, ...]] = {
     "structure": ("no_steps", "duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action",
                   "no_evidence", "dead_end", "isolated_step"),
     "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
-    "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement"),
-    "static": ("unknown_tool", "not_permitted", "outside_intent", "tool_precondition", "bad_placeholder",
-               "no_artifact", "resource_conflict", "high_risk_unguarded", "no_check", "over_budget",
-               "forbidden_state"),
+    "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement", "self_vouched_fact"),
+    "static": ("unknown_tool", "not_permitted", "outside_intent", "unverified_effect", "effect_conflict",
+               "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict", "high_risk_unguarded",
+               "no_check", "vacuous_check", "over_budget", "forbidden_state"),
 }
 
 
@@ -168,6 +177,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
         why = " and ".join(broken)
         skipped.append(f"semantics: {', '.join(ANCESTRY_SEMANTICS)} not checked: {why}")
         skipped.append(f"static: {', '.join(ANCESTRY_STATIC)} not checked: {why}")
+    findings += self_vouched(cx, contract)
     if contract is None:
         findings += premise_support(cx, None, ancestry)
         skipped.append("checks that need a contract (feasibility, milestones, order, tools, forbidden states): "
@@ -184,10 +194,11 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
         if contract.tools:
             findings += tool_checks(cx, contract, ancestry=ancestry)
         elif any(s.tool is not None for s in cx.steps.values()):
-            skipped.append("static: unknown_tool, not_permitted, outside_intent, tool_precondition not "
+            skipped.append("static: unknown_tool, not_permitted, tool_precondition not "
                            "checked: the contract has no tool registry")
+        findings += effect_checks(cx, contract)
     if ancestry:
-        findings += unmet_requirements(cx, given_facts(plan, contract))
+        findings += unmet_requirements(cx, given_facts(plan, contract) - vouched_facts(cx, contract))
         findings += placeholders(cx)
         findings += resource_conflicts(cx)
     findings += step_static(cx, contract)

@@ -148,9 +148,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..runs.fault import Fault
     from ..runs.measures import metrics
     from ..runs.simulation import simulate
+    from .evaluationcli import frozen_test
 
     plan, contract = _load(args)
     faults = _goal_changes([Fault.parse(text) for text in args.fault], args)
+    if args.frozen:  # seed 000's executor test: the route fixed, no replanning
+        return frozen_test(plan, contract, faults, args)
     with Progress() as progress:
         run = simulate(plan, contract, faults=faults, workers=args.workers, strategy=args.strategy,
                        approval_time=args.approval_time, progress=progress)
@@ -284,6 +287,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
                     help="e.g. S4:side_effect or S3:withdraw:key_builder_located (repeatable)")
     sp.add_argument("--strategy", choices=["direct", "workflow", "planner"], default="planner")
+    sp.add_argument("--frozen", action="store_true", help="the executor test: the route fixed, no replanning")
     sp.add_argument("--workers", type=int, default=None)
     sp.add_argument("--new-goal", metavar="TEXT", help="the new goal a goal_change fault brings")
     sp.add_argument("--new-contract", metavar="F", help="the new contract a goal_change fault brings (a file)")

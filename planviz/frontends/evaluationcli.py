@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import PlanvizError
 
-__all__ = ["add_commands", "parse_rates"]
+__all__ = ["add_commands", "parse_rates", "frozen_test"]
 
 
 def parse_rates(text: str) -> dict[str, float]:
@@ -76,6 +76,16 @@ def _run(args: argparse.Namespace) -> int:
         path = render_campaign(result, cost=args.cost).save(args.output)
         print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def frozen_test(plan: Any, contract: Any, faults: Any, args: argparse.Namespace) -> int:
+    """``planviz simulate --frozen``: :func:`planviz.frozen_plan_test`, per step performed and evidence, the
+    evidence rate, steps out of the plan, the attribution (``--json``: as data); exit 0 when it completed."""
+    from ..runs.frozen import frozen_plan_test
+
+    result = frozen_plan_test(plan, contract, faults, workers=args.workers)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
+    return 0 if result.outcome == "plan_complete" else 1
 
 
 def _executor(args: argparse.Namespace) -> tuple[Any, Any]:

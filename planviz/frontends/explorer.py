@@ -151,14 +151,16 @@ class Explorer(ViewHooks, FrontEnd):
         """The caption of the frame shown now, as the browser writes it."""
         return caption_text(self._run, self.index)
 
-    def inject(self, fault: Any) -> Any:
-        """Re-simulate with one more fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
+    def inject(self, fault: Any, replace: bool = False) -> Any:
+        """Re-simulate with a fault (a :class:`planviz.Fault` or ``"S4:side_effect"``); returns the new run.
 
-        The view jumps to the first event where the fault voids work (else the first failure).
+        By default the fault is **added** to those injected before (they all apply); ``replace=True`` drops
+        the earlier ones first, so only this fault applies (``clear_faults()`` drops them all). The view
+        jumps to the first event where a fault voids work (else the first failure).
         """
         if isinstance(fault, str):
             fault = Fault.parse(fault)
-        faults = self._faults + (fault,)
+        faults = (() if replace else self._faults) + (fault,)
         run = self._simulate(faults)
         self._faults = faults
         self._set_run(run)

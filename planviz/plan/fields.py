@@ -16,7 +16,7 @@ from typing import Any
 
 
 __all__ = ["PLAN_FIELDS", "STEP_FIELDS", "TOOLCALL_STEP_FIELDS", "CONTRACT_FIELDS", "TOOLSPEC_FIELDS", "BUDGET_FIELDS",
-           "CHOICES",
+           "CHOICES", "EFFECTS",
            "REQUIRED", "plan_shape"]
 
 # Field name -> kind; the order is the order plan files are written in.
@@ -29,25 +29,26 @@ STEP_FIELDS: dict[str, str] = {
     "id": "id", "action": "text", "kind": "name", "depends_on": "strings", "requires": "strings",
     "produces": "strings", "expected_evidence": "text", "check": "text", "rollback": "text",
     "duration": "duration", "tool": "name", "arguments": "arguments", "resources": "strings",
-    "risk": "choice", "approval": "name", "horizon": "choice", "budget": "budget", "expands_to": "steps",
+    "risk": "choice", "effect": "choice", "approval": "name", "horizon": "choice", "budget": "budget", "expands_to": "steps",
     "revises": "name",
 }
 TOOLCALL_STEP_FIELDS: dict[str, str] = {
     "n": "n", "tool": "name", "arguments": "arguments", "why": "text", "dependsOn": "refs",
     **{k: STEP_FIELDS[k] for k in ("kind", "requires", "produces", "check", "rollback", "duration",
-                                   "resources", "risk", "approval", "horizon")},
+                                   "resources", "risk", "effect", "approval", "horizon")},
 }
 CONTRACT_FIELDS: dict[str, str] = {
     "required": "strings", "forbidden": "strings", "must_precede": "pairs", "given_facts": "strings",
     "obtainable_facts": "strings", "forbidden_states": "strings", "tools": "tools", "intent": "choice",
     "max_retries": "count", "max_replans": "count", "final": "name",
 }
-TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "preconditions": "strings"}
+TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "effect": "choice", "preconditions": "strings"}
 BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}
 RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
-CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS}
+EFFECTS = ("read", "write", "destructive")  # OpenTelemetry's gen_ai.agent.tool.tier vocabulary
+CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS, "effect": EFFECTS}
 REQUIRED = {"plan": ("goal", "steps"), "toolcall_plan": ("steps",), "step": ("id",), "toolcall_step": ("n", "tool")}
 
 

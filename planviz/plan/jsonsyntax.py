@@ -22,7 +22,7 @@ from .plaindata import check_plain
 from .syntax import join_path, line_col, locate, split_path
 
 __all__ = ["parse_json", "parse_json_lines", "json_events", "loads_within_limits", "check_json_depth",
-           "check_inner_depth", "check_inner_plain"]
+           "check_inner_depth", "check_inner_plain", "DuplicateKey", "unique_keys"]
 
 # Every non-space character starts a token and an unterminated string runs to the end, so no match ever
 # fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
@@ -286,3 +286,29 @@ def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, in
             else:
                 stack[-1][1] += 1
     return "?", (1, 1), (1, 1), ()  # pragma: no cover - json.loads saw a duplicate
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice: refused wherever planviz reads JSON (plan files and trace lines)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook`` for untrusted JSON: the object, or :class:`DuplicateKey`.
+
+    JSON lets the last of two equal keys win silently; an attacker (or a buggy writer) can then show one
+    value to a reader that keeps the first and another to planviz. Plan files refuse it with the key's
+    line and column (:func:`parse_json`); a trace line uses this hook.
+
+    >>> import json
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=unique_keys)
+    Traceback (most recent call last):
+    ...
+    planviz.plan.jsonsyntax.DuplicateKey: duplicate key 'a': each key may appear once
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKey(f"duplicate key {key!r}: each key may appear once")
+    return out
+

@@ -24,25 +24,13 @@ from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import PlanFormatError, UnknownStepError
-from .fields import HORIZONS, INTENTS, RISKS
+from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
 
-__all__ = [
-    "Step",
-    "Plan",
-    "Contract",
-    "ToolSpec",
-    "Finding",
-    "STATUSES",
-    "RISKS",
-    "HORIZONS",
-    "INTENTS",
-    "SEVERITIES",
-    "LAYERS",
-    "natural_key",
-]
+__all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
+           "SEVERITIES", "LAYERS", "natural_key"]
 
 Names = Union[str, Iterable[str]]
 """What a field of names accepts: one string or any iterable of strings (stored as a tuple)."""
@@ -137,6 +125,7 @@ class Step:
     resources: tuple[str, ...] = ()
     kind: str | None = None
     risk: str = "low"
+    effect: str | None = None
     approval: str | None = None
     horizon: str = "near"
     budget: Budget | None = None
@@ -176,6 +165,8 @@ class Step:
             check_plain(self.arguments, prefix=f"{where}.arguments", above=ARGUMENTS_DEPTH)
         set_(self, "arguments", copy_plain(self.arguments))
         _choice(self.risk, RISKS, f"{where}.risk")
+        if self.effect is not None:
+            _choice(self.effect, EFFECTS, f"{where}.effect")
         _choice(self.horizon, HORIZONS, f"{where}.horizon")
         if self.budget is not None or not isinstance(self.expands_to, tuple) or self.expands_to:
             budget, expansion = far_fields(self, where)
@@ -333,10 +324,15 @@ class ToolSpec:
     """What the contract says about one tool: may it be used, does it write, which tools must come first.
 
     ``permitted`` and ``writes`` are real booleans: the string ``"no"`` is
-    truthy, so it is refused rather than read as permission.
+    truthy, so it is refused rather than read as permission. ``effect``
+    (``read``, ``write`` or ``destructive``: OpenTelemetry's
+    ``gen_ai.agent.tool.tier``) says what a call does; a writing effect sets
+    ``writes``, and ``writes=True`` with ``effect="read"`` is refused.
 
     >>> ToolSpec(writes=True, preconditions="backup").preconditions
     ('backup',)
+    >>> ToolSpec(effect="destructive").writes
+    True
     >>> ToolSpec(permitted="no")
     Traceback (most recent call last):
     ...
@@ -346,6 +342,7 @@ class ToolSpec:
     permitted: bool = True
     writes: bool = False
     preconditions: tuple[str, ...] = ()
+    effect: str | None = None
 
     if TYPE_CHECKING:
         def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = ()) -> None: ...
@@ -355,6 +352,9 @@ class ToolSpec:
             if not isinstance(getattr(self, name), bool):
                 raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
         object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
+        if self.effect is not None and _choice(self.effect, EFFECTS, "ToolSpec.effect") == "read" and self.writes:
+            raise PlanFormatError("writes is true but effect is 'read': say one thing", path="ToolSpec.effect")
+        object.__setattr__(self, "writes", self.writes or self.effect in ("write", "destructive"))
 
 
 @dataclass(frozen=True)

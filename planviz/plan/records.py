@@ -25,7 +25,7 @@ the line and column.
 >>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, approval, horizon, budget, expands_to, revises
+planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, effect, approval, horizon, budget, expands_to, revises
 """
 
 from __future__ import annotations

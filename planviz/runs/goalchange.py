@@ -6,7 +6,9 @@ contract, the controller voids every pending step, re-checks each completed
 step (:func:`recheck_verdict`: kept when the new contract still wants and
 allows what it established) and asks the planner for a new version for the
 new goal; with neither, the run stops (``goal_changed``): nothing continues
-under the old goal. :func:`change_goal` is the controller's step
+under the old goal. A new contract that names its milestones plans for them:
+voided work it does not need (:func:`needed_steps`) is dropped, not
+re-issued, so the run completes when the kept work satisfies it. :func:`change_goal` is the controller's step
 (:mod:`planviz.runs.simulation` calls it).
 
 >>> from planviz import Contract, Step
@@ -22,11 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.scope import failure_scope
-from ..plan.model import Contract, Step
+from ..plan.model import Contract, Plan, Step
 from ..structure.index import structure_index
 from .fault import Fault
 
-__all__ = ["recheck_verdict", "change_goal"]
+__all__ = ["recheck_verdict", "change_goal", "needed_steps"]
 
 
 def recheck_verdict(step: Step, contract: Contract | None) -> tuple[bool, str]:
@@ -75,5 +77,31 @@ def change_goal(sim: Any, sid: str, fault: Fault) -> None:
         if not keep:
             voided.add(s)
     sim.contract, sim.limits = contract, contract if contract is not None else Contract()
+    needed = needed_steps(plan, contract) if fault.contract is not None else None
     sim.revise(sid, voided, f"goal change at {sid!r}: {fault.goal or plan.goal!r}", goal=fault.goal,
-               given=contract.given_facts if contract is not None else ())
+               given=contract.given_facts if contract is not None else (), goal_change=True,
+               drop=() if needed is None else voided - needed)
+
+
+def needed_steps(plan: Plan, contract: Contract | None) -> set[str] | None:
+    """The steps of ``plan`` a contract needs: those its required milestones and final step name (by id or
+    kind) and their dependency ancestors; None when it names none (then every step may serve the goal).
+
+    >>> from planviz import examples
+    >>> sorted(needed_steps(examples.load("cache_isolation"), Contract(required=["diagnose"])))
+    ['S0', 'S1', 'S2']
+    """
+    if contract is None:
+        return None
+    names = set(contract.required) | ({contract.final} if contract.final else set())
+    if not names:
+        return None
+    ix = structure_index(plan)
+    todo = [sid for sid, s in ix.steps.items() if sid in names or s.kind in names]
+    seen = set(todo)
+    while todo:
+        for d in ix.parents[todo.pop()]:
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen

@@ -128,7 +128,8 @@ class Machine:
 
     # ------------------------------------------------------------- operations
     def propose(self, plan: Plan, feasible: bool = False) -> Event:
-        """The first plan of the run: given facts and premises are held from the start.
+        """The first plan of the run: given facts and premises are held from the start, except those a step
+        of the plan produces (a plan cannot vouch for its own facts: they come from that step's observation).
 
         ``feasible``: the caller validated the plan (no error: every step can be reached from the given
         facts and premises), so the machine need not work that out again.
@@ -137,10 +138,13 @@ class Machine:
         if self.plan is not None:
             raise SimulationError("a run starts with one proposed plan; record later versions as replans")
         self._new_version(plan, feasible)
+        made = {f for s in plan.steps for f in s.produces} if plan.premises or self.contract is not None else set()
         for f in self.contract.given_facts if self.contract is not None else ():
-            self._gain(f, "given")
+            if f not in made:
+                self._gain(f, "given")
         for f in plan.premises:
-            self._gain(f, "premise")
+            if f not in made:
+                self._gain(f, "premise")
         return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
 
     def start(self, sid: str) -> Event:

@@ -21,24 +21,26 @@ from ..analysis.schedule import critical_path
 from ..checks.validation import refusal
 from ..errors import StructureError
 from ..plan.arguments import expect_contract
+from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run, expect_run
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
-__all__ = ["metrics", "attribute", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
+__all__ = ["metrics", "attribute", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
 ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
-_EXECUTOR = frozenset({"evidence", "tool_error", "unmet_precondition"})
-_ENVIRONMENT = frozenset({"transient", "precondition", "side_effect", "goal_change", "premise_false"})
+_EXECUTOR = frozenset({"evidence", "tool_error", "unmet_precondition", "transient", "side_effect"})
+_ENVIRONMENT = frozenset({"precondition", "goal_change", "premise_false"})
 
 METRIC_DOCS = {
     "success": "the run ended plan_complete",
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
                      "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
-    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step or its revisions",
+    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step, its revisions or the same "
+                       "work (action, tool, arguments, requires, produces) under any id",
     "replans": "plan revisions",
     "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
@@ -117,15 +119,28 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = 0
+    precondition_errors = starts = recovery = replans = repeats = 0
     started_roots: set[str] = set()
+    started_work: set[str] = set()
+    keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             starts += 1
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
+                repeats += 1
                 continue
-            started_roots.add(roots.get(e.step, e.step))
+            root = roots.get(e.step, e.step)
             at = run.plan_at(i)
+            work = None
+            if at is not None and e.step in at.by_id:
+                known = keys.setdefault(at.version, {})
+                if e.step not in known:
+                    known.update(work_keys(at, [e.step]))
+                work = known.get(e.step)
+            repeats += root in started_roots or work in started_work  # the same work again, under any id
+            started_roots.add(root)
+            if work is not None:
+                started_work.add(work)
             if i > 0 and at is not None and e.step in at.by_id:
                 before, step = run.frame(i - 1), at.step(e.step)
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
@@ -147,53 +162,130 @@ def metrics(run: Run) -> Metrics:
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
     usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
-    return Metrics(success, executability, precondition_errors, starts - len(started_roots),  # invalid + repeats
+    return Metrics(success, executability, precondition_errors, repeats,  # invalid + repeats
                    replans, recovery, delay, usage.tool_calls, usage.model_calls or 0, usage.time)
 
 
-def attribute(run: Run, contract: Contract | None = None) -> str | None:
+@dataclass(frozen=True)
+class Attribution:
+    """Who a run's outcome is down to (``party``: ``planner``, ``executor``, ``environment``, ``contract``
+    or None: nothing to blame) and why, in one sentence (``reason``)."""
+
+    party: str | None
+    reason: str
+
+
+def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> str | None:
     """Who the outcome of ``run`` is down to: ``planner``, ``executor``, ``environment`` or ``contract``;
-    None for a successful run (``plan_complete``: nothing to blame; whether the user's goal holds is for a
-    person to judge).
+    None when there is nothing to blame. The party of :func:`attribution` (which also gives the reason).
 
-    In order: the contract, when the first plan is refused because the
-    contract asks for a fact no route can have (``infeasible_fact``: a
-    correct refusal); the planner, when the first plan is refused for
-    anything else (it fails ``validate`` against the contract), a revision or
-    expansion it proposed was refused, or it left a far-horizon step
-    unexpanded; the executor, when a step started unready or off-plan, did not
-    produce its evidence, its tool errored, or it established a forbidden
-    state; the environment, when a fact was withdrawn, an observation
-    conflicted, a premise failed, an approval was denied, or a failure was
-    transient, a side effect or a goal change; else the contract, which
-    missed a requirement. ``contract`` defaults to the run's own.
+    Parameters
+    ----------
+    run : Run
+        A simulated or recorded run.
+    contract : Contract, optional
+        The contract to judge the first plan by; defaults to the run's own.
+    goal_met : bool, optional
+        False when a person judged that the user's goal failed although the run completed.
 
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
     >>> from planviz import examples, simulate
     >>> attribute(simulate(examples.load("cache_isolation"))) is None
     True
-    >>> attribute(simulate(examples.load("release_no_credentials")))
-    'contract'
+    >>> attribute(simulate(examples.load("release_no_credentials"))) is None  # a correct refusal
+    True
     """
     run = expect_run(run, "attribute")
     contract = expect_contract(contract, "attribute")
-    if run.outcome == "plan_complete":
-        return None
+    return attribution(run, contract, goal_met=goal_met).party
+
+
+def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> Attribution:
+    """Seed 000's tree, in order: who the outcome of ``run`` is down to, and why.
+
+    1. A successful run (``plan_complete``, unless ``goal_met`` is False) and a correct refusal (the contract
+       asks for a fact no route can have, ``infeasible_fact``: infeasibility is a result, not a failure) blame
+       no one: party None, the reason kept.
+    2. The plan failed the contract (the first plan fails :func:`planviz.validate`, a revision or expansion
+       was refused, a far step was left unexpanded): ``planner``.
+    3. A step did not produce the evidence it declared (its tool errored, its observation lacked a fact, a
+       side effect or a timeout failed it, it started unready or off-plan, it established a forbidden
+       state): ``executor``.
+    4. A fact was withdrawn mid-run (a precondition found false, a premise falsified, a conflicting
+       observation; the goal changed or an approval was denied under it): ``environment``.
+    5. Otherwise every step that ran produced its evidence and the goal still failed: ``contract`` (too
+       weak: it missed a requirement).
+
+    Parameters
+    ----------
+    run : Run
+        A simulated or recorded run.
+    contract : Contract, optional
+        The contract to judge the first plan by; defaults to the run's own.
+    goal_met : bool, optional
+        False when a person judged that the user's goal failed although the run completed (``plan_complete``
+        is no proof that it holds); then the tree is walked for that run too.
+
+    Returns
+    -------
+    Attribution
+        ``party`` and ``reason``.
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate, Fault
+    >>> attribution(simulate(examples.load("release_no_credentials"))).reason[:60]
+    'a correct refusal: infeasibility is a result, not a failure '
+    >>> attribution(simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect", times=3)])).party
+    'executor'
+    """
+    run = expect_run(run, "attribution")
+    contract = expect_contract(contract, "attribution")
     contract = contract if contract is not None else run.contract
-    first = refusal(run.plans[0], contract) if run.plans else None
-    if first is not None:
-        return "contract" if first.code == "infeasible_fact" else "planner"
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
+    if run.outcome == "plan_complete" and goal_met is not False:
+        return Attribution(None, "the run completed every step of its plan (plan_complete): nothing to blame; "
+                                 "whether the user's goal holds is for a person to judge")
+    first = refusal(run.plans[0], contract) if run.plans else None
+    infeasible = first is not None and first.code == "infeasible_fact"
+    if run.outcome == "refused" and (infeasible or (stop is not None and stop.category == "infeasible_fact")):
+        said = first.message if infeasible and first is not None else stop.message if stop is not None else ""
+        return Attribution(None, f"a correct refusal: infeasibility is a result, not a failure (infeasible_fact: "
+                                 f"{said})")
+    if first is not None:
+        if infeasible:
+            return Attribution("contract", f"the contract asks for a fact no route can have, and the run went on "
+                                           f"anyway: {first.message}")
+        return Attribution("planner", f"the plan fails the contract: {first.code}: {first.message}")
     if run.outcome == "refused":
-        return "contract" if stop is not None and stop.category == "infeasible_fact" else "planner"
+        return Attribution("planner", f"a plan the planner proposed was refused: "
+                                      f"{stop.message if stop is not None else 'refused'}")
     if run.outcome == "awaiting_expansion":
-        return "planner"
+        return Attribution("planner", "the planner left a far-horizon step unexpanded")
     m = metrics(run)
-    categories = {e.category for e in run.events if e.kind == "fail"}
-    if (m.precondition_errors or categories & _EXECUTOR
-            or run.outcome in ("expected_evidence_missing", "forbidden_state")
-            or any(e.kind == "start" and e.step not in run.frame(i).statuses for i, e in enumerate(run.events))):
-        return "executor"
-    if (categories & _ENVIRONMENT or run.outcome in ("premise_failed", "approval_denied", "goal_changed")
-            or any(e.kind in ("withdraw", "conflict") for e in run.events)):
-        return "environment"
-    return "contract"
+    fails = [e for e in run.events if e.kind == "fail"]
+    bad = next((e for e in fails if e.category in _EXECUTOR), None)
+    offplan = next((e for i, e in enumerate(run.events) if e.kind == "start" and e.step not in run.frame(i).statuses),
+                   None)
+    if bad is not None:
+        return Attribution("executor", f"step {bad.step!r} did not produce the evidence it declared "
+                                       f"({bad.category}: {bad.message})")
+    if offplan is not None or m.precondition_errors:
+        what = f"step {offplan.step!r} was not in its plan" if offplan is not None else \
+            f"{m.precondition_errors} step(s) started before they were ready"
+        return Attribution("executor", f"the executor left the plan: {what}")
+    if run.outcome in ("expected_evidence_missing", "forbidden_state"):
+        return Attribution("executor", f"{stop.message if stop is not None else run.outcome}")
+    lost = next((e for e in run.events if e.kind in ("withdraw", "conflict")), None)
+    if (lost is not None or {e.category for e in fails} & _ENVIRONMENT
+            or run.outcome in ("premise_failed", "approval_denied", "goal_changed")):
+        what = lost.message if lost is not None else stop.message if stop is not None else run.outcome
+        return Attribution("environment", f"the world changed under the run: {what}")
+    return Attribution("contract", "every step that ran produced the evidence it declared and no fact was "
+                                   "withdrawn, yet the goal failed: the contract is too weak (it missed a "
+                                   "requirement)")

@@ -33,6 +33,8 @@ there: :func:`planviz.prepare` refuses such a plan before step 1).
 Observation(ok=True, facts=frozenset({'located'}), withdrawn=frozenset(), kind='ok', data={})
 >>> observation(s1, Fault("S1", "withdraw"), "leak").withdrawn
 frozenset({'leak'})
+>>> observation(s1, Fault("S1", "tool_error"), None).data["message"]
+"step 'S1' (it calls no tool) errored"
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def observation(step: Step, fault: Fault | None, fact: str | None) -> Observatio
     if kind == "transient":
         return Observation(False, kind="transient", data={**data, "message": "timed out; may pass on retry"})
     if kind == "tool_error":
-        return Observation(False, kind="tool_error", data={**data, "message": f"tool {step.tool!r} errored"})
+        what = f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
+        return Observation(False, kind="tool_error", data={**data, "message": f"{what} errored"})
     if kind == "withdraw":
         return Observation(False, withdrawn=frozenset({str(fact)}), kind="precondition",
                            data={**data, "message": f"precondition {fact!r} does not hold"})

@@ -18,15 +18,16 @@ The default replanner, :func:`reissue`, does exactly that for a voided subgraph.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import AbstractSet, Iterable, Protocol
 
 from ..plan.arguments import expect_plan
+from ..plan.identity import work_keys
 from ..plan.lineage import all_ids, lineage_roots, versions
-from ..plan.model import Plan
+from ..plan.model import Contract, Plan
 from ..plan.placeholder import rename_placeholders
 
-__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision"]
+__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants"]
 
 
 class _HasFacts(Protocol):
@@ -34,8 +35,9 @@ class _HasFacts(Protocol):
     facts: AbstractSet[str]
 
 
-def reissue(plan: Plan, voided: Iterable[str], trigger: str) -> Plan:
-    """The default replanner: the same route with every voided step re-issued under a new id.
+def reissue(plan: Plan, voided: Iterable[str], trigger: str, drop: Iterable[str] = ()) -> Plan:
+    """The default replanner: the same route with every voided step re-issued under a new id (except the
+    voided steps in ``drop``, left out: work a new contract does not need).
 
     A voided step ``X`` becomes ``<root>.v<version>`` (``root`` being the
     original id it revises) with ``revises=X``; dependencies and ``{{X.field}}``
@@ -71,12 +73,13 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str) -> Plan:
     """
     plan = expect_plan(plan, "reissue")
     voided = set(voided)
+    dropped = voided.intersection(drop)
     version = plan.version + 1
     taken = all_ids(plan)
     roots = lineage_roots(versions(plan))
     rename: dict[str, str] = {}
     for step in plan.steps:
-        if step.id in voided and step.id not in rename:
+        if step.id in voided and step.id not in rename and step.id not in dropped:
             base = f"{roots.get(step.id, step.id)}.v{version}"
             new, k = base, 2
             while new in taken:
@@ -85,7 +88,9 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str) -> Plan:
             rename[step.id] = new
     steps = []
     for step in plan.steps:
-        deps = tuple(rename.get(d, d) for d in step.depends_on)
+        if step.id in dropped:
+            continue
+        deps = tuple(rename.get(d, d) for d in step.depends_on if d not in dropped)
         args = rename_placeholders(step.arguments, rename, plan.by_id)
         if step.id in rename:
             steps.append(replace(step, id=rename[step.id], revises=step.id, depends_on=deps, arguments=args))
@@ -114,8 +119,11 @@ def complete_revision(old: Plan, new: Plan, trigger: str, voided: Iterable[str])
     )
 
 
-def redundant_work(state: _HasFacts, revised: Plan) -> tuple[str, ...]:
-    """Remaining steps of ``revised`` whose every produced fact is already held (work that would be redone for nothing).
+def redundant_work(state: _HasFacts, revised: Plan, before: Plan | None = None) -> tuple[str, ...]:
+    """Remaining steps of ``revised`` whose every produced fact is already held, or that are the same work
+    (:mod:`planviz.plan.identity`: action, tool, arguments, requires, produces) as a completed step under
+    another id: work that would be redone for nothing. ``before`` is the plan the completed ids belong to
+    (default: ``revised``).
 
     Parameters
     ----------
@@ -145,12 +153,18 @@ def redundant_work(state: _HasFacts, revised: Plan) -> tuple[str, ...]:
     """
     revised = expect_plan(revised, "redundant_work", "revised")
     held = frozenset(state.facts)
-    return tuple(s.id for s in revised.steps
-                 if s.id not in state.completed and s.produces and held.issuperset(s.produces))
+    done = [i for i in state.completed if i in (before or revised)]
+    done_work = set(work_keys(before or revised, done).values())
+    remaining = [s.id for s in revised.steps if s.id not in state.completed]
+    same = work_keys(revised, remaining) if done_work else {}
+    return tuple(sid for sid in remaining
+                 if (revised.step(sid).produces and held.issuperset(revised.step(sid).produces))
+                 or same.get(sid) in done_work)
 
 
 def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tuple[str, ...]:
-    """Completed steps that ``new`` tries to redefine (same id, different step): such a revision is refused.
+    """Completed steps that ``new`` tries to redefine (same id, different work: action, tool, arguments,
+    requires or produces, see :mod:`planviz.plan.identity`): such a revision is refused.
 
     Parameters
     ----------
@@ -180,5 +194,29 @@ def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tupl
     """
     old = expect_plan(old, "changed_completed", "old")
     new = expect_plan(new, "changed_completed", "new")
-    return tuple(s.id for s in new.steps if s.id in completed and s.id in old and old.step(s.id) != s)
+    both = [s.id for s in new.steps if s.id in completed and s.id in old and old.step(s.id) != s]
+    if not both:
+        return ()
+    was, now = work_keys(old, both), work_keys(new, both)
+    return tuple(sid for sid in both if was[sid] != now[sid])
+
+
+def changed_invariants(old: Plan, new: Plan, contract: Contract | None) -> str | None:
+    """What revision ``new`` changes that only a goal change may change, or None: the goal, or the contract
+    it carries (its milestones, forbidden steps and states, intent...). A revision that says anything is
+    refused (``goal_changed_by_replan``).
+
+    >>> from planviz import Step
+    >>> changed_invariants(Plan("fix", [Step("A", "a")]), Plan("ship", [Step("A", "a")]), None)
+    "the goal 'fix' became 'ship'"
+    """
+    if new.goal != old.goal:
+        return f"the goal {old.goal!r} became {new.goal!r}"
+    if new.contract is not None and new.contract != contract and new.contract != old.contract:
+        was = contract if contract is not None else old.contract
+        if was is None:
+            return "it brings a contract of its own where the run had none"
+        what = [f.name for f in fields(Contract) if getattr(new.contract, f.name) != getattr(was, f.name)]
+        return f"it changes the contract's {', '.join(what)}"
+    return None
 

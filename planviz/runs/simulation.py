@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from dataclasses import replace
 from collections import Counter
 from collections.abc import Mapping
 from operator import attrgetter
@@ -56,6 +57,7 @@ from ..checks.static import tool_refusal, writes
 from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.bulk import paused_gc
+from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots, versions
 from ..plan.model import Contract, Plan, Step, natural_key
 from ..structure.index import structure_index
@@ -66,8 +68,8 @@ from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
-from .revision import changed_completed, complete_revision, redundant_work, reissue
-from .strategies import STRATEGIES, STRATEGY_MECHANISMS, run_direct
+from .revision import changed_completed, changed_invariants, complete_revision, redundant_work, reissue
+from .strategies import STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
@@ -75,19 +77,6 @@ _by_id = attrgetter("id")
 _HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent"})  # no recovery scope
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
-
-
-def idempotent(step: Step, contract: Contract | None = None) -> bool:
-    """Whether a transient failure of ``step`` may simply be retried.
-
-    A step that writes nothing is safe to retry. A step that writes (it holds
-    ``resources``, or its tool is registered as writing) is retried only when
-    it has a ``rollback`` to undo a half-done attempt first.
-
-    >>> idempotent(Step("S3", "patch", resources=["keys.py"])), idempotent(Step("S1", "locate"))
-    (False, True)
-    """
-    return not writes(step, contract) or bool(step.rollback)
 
 
 def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), workers: int | None = None,
@@ -144,6 +133,19 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
                        progress).run()
 
 
+def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) -> Contract | None:
+    """``contract`` for judging a revision mid-run: facts observations established are no longer in question
+    (held facts a step of ``plan`` produces are obtainable, the others given), so work kept by a re-check
+    is not refused for an input a new contract no longer lists. A contract listing no facts is kept as it is.
+    """
+    if contract is None or not (contract.given_facts or contract.obtainable_facts):
+        return contract
+    made = {f for s in plan.steps for f in s.produces}
+    held = set(held)
+    return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
+                   obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))
+
+
 class _Simulation:
     """One simulated run: the controller around a :class:`Machine`."""
 
@@ -167,6 +169,9 @@ class _Simulation:
         self.approved: set[str] = set()
         self.tokens = itertools.count(-1, -1)
         self.hit: Fault | None = None
+        self.first = plan
+        self.fault_work: dict[int, str | None] = {}  # fault -> the content of the step it names in the first plan
+        self.keys: dict[str, str] = {}  # step id -> its content in the current plan version
         self.mechanisms = STRATEGY_MECHANISMS[strategy]  # switched one by one by planviz.ablation
 
     def run(self) -> Run:
@@ -190,11 +195,24 @@ class _Simulation:
         """The first fault naming ``step`` (or its original) with attempts left, of ``kinds`` (None: any
         but approval_denied), used up by one."""
         names = (step.id, self.root.get(step.id, step.id))
-        hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0 and f.step in names
-                    and (f.kind in kinds if kinds else f.kind != "approval_denied")), None)
+        hit = next((i for i, f in enumerate(self.faults) if self.left[i] > 0
+                    and (f.kind in kinds if kinds else f.kind != "approval_denied")
+                    and (f.step in names or self._same_work(i, step))), None)
         if hit is not None:
             self.left[hit] -= 1
         return hit
+
+    def _same_work(self, i: int, step: Step) -> bool:
+        """Whether ``step`` is the same work (:mod:`planviz.plan.identity`) as the step fault ``i`` names in the
+        first plan: a fault follows the work across revisions, whatever its id."""
+        if i not in self.fault_work:
+            first = self.first
+            self.fault_work[i] = work_keys(first, [self.faults[i].step]).get(self.faults[i].step)
+        if self.fault_work[i] is None:
+            return False
+        if step.id not in self.keys:
+            self.keys.update(work_keys(self.plan, [step.id]))
+        return self.keys.get(step.id) == self.fault_work[i]
 
     def observe(self, step: Step) -> Observation:
         """The observation of one attempt of ``step``: a tool call the contract refuses, else the first fault
@@ -276,7 +294,7 @@ class _Simulation:
         heapq.heappush(self.heap, (self.m.time + step.duration, step.id, self.m.running[step.id]))
 
     def adopt(self, new: Plan) -> None:
-        self.plan = new
+        self.plan, self.keys = new, {}
         self.root = lineage_roots(versions(new))
         self.far = frozenset(s.id for s in new.steps if s.horizon == "far")
 
@@ -356,21 +374,30 @@ class _Simulation:
         self.revise(sid, set(scope.voided), trigger)
 
     def revise(self, sid: str, voided: set[str], trigger: str, goal: str | None = None,
-                given: Iterable[str] = ()) -> None:
-        """Ask the planner for the next version (for ``goal`` when it changed) and switch to it, or stop."""
+               given: Iterable[str] = (), goal_change: bool = False, drop: Iterable[str] = ()) -> None:
+        """Ask the planner for the next version (for ``goal`` when it changed) and switch to it, or stop.
+
+        Unless ``goal_change`` (the goal or contract changed), a revision that changes the goal or the contract
+        is refused (``goal_changed_by_replan``). ``drop``: voided steps the default replanner leaves out (a
+        new contract does not need them)."""
         m, plan = self.m, self.plan
         if self.replans >= self.limits.max_replans:
             m.stop("replan_limit", f"a revision is needed but the run already made {self.replans} "
                    f"(max_replans={self.limits.max_replans})", sid)
             return
         if self.propose is None:
-            new = reissue(plan, voided, trigger)
+            new = reissue(plan, voided, trigger, drop=drop)
             new = new.replace(goal=goal) if goal else new
         else:
             proposed = self.propose(goal or plan.goal, self.contract, m.state(), plan)
             if not isinstance(proposed, Plan):
                 raise SimulationError(f"propose() must return a Plan, got {proposed!r}")
             new = complete_revision(plan, proposed, trigger, voided)
+        swapped = None if goal_change else changed_invariants(plan, new, self.contract)
+        if swapped is not None:
+            m.stop("refused", f"revision v{new.version} is refused: goal_changed_by_replan: {swapped}; goal, contract "
+                   "and safety invariants stay fixed unless the goal changed", sid, category="goal_changed_by_replan")
+            return
         if sorted(new.steps, key=_by_id) == sorted(plan.steps, key=_by_id):  # file order carries no meaning
             m.stop("no_new_route", f"the replanner proposed the same steps as plan v{plan.version} "
                    f"(trigger: {trigger})", sid)
@@ -379,11 +406,11 @@ class _Simulation:
         if changed:
             m.stop("refused", f"revision v{new.version} redefines completed steps {', '.join(changed)}", sid)
             return
-        why = refusal(new, self.contract)
+        why = refusal(new, held_as_given(self.contract, new, m.state().facts))
         if why is not None:
             m.stop("refused", f"revision v{new.version} is refused: {why.code}: {why.message}", sid, category=why.code)
             return
-        redundant = redundant_work(m.state(), new)
+        redundant = redundant_work(m.state(), new, before=plan)
         self.replans += 1
         self.adopt(new)
         note = f"; redundant (facts already held): {', '.join(redundant)}" if redundant else ""

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator
 from .events import expect_run
 from ..errors import PlanFormatError, PlanvizTypeError, SimulationError, TraceFormatError
 from ..plan.model import Contract, Plan
+from ..plan.jsonsyntax import DuplicateKey, unique_keys
 from ..plan.records import contract_from_dict, contract_to_dict, plan_from_dict
 from ..plan.output import open_output
 from ..plan.syntax import show_value
@@ -294,7 +295,9 @@ class _Reader:
             if not blob.strip():
                 continue
             try:
-                record = json.loads(blob.decode("utf-8"), parse_constant=NonFinite)
+                record = json.loads(blob.decode("utf-8"), parse_constant=NonFinite, object_pairs_hook=unique_keys)
+            except DuplicateKey as exc:  # one policy for untrusted JSON: plan files refuse it too
+                raise TraceFormatError(str(exc), source=self.source, line=n) from None
             except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 if not blob.endswith(b"\n"):
                     break  # a truncated last line: keep every whole event before it

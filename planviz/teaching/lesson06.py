@@ -22,6 +22,7 @@ from ..analysis.schedule import critical_path
 from ..analysis.timeline import ready_waves
 from ..errors import PlanvizError
 from ..examples import load
+from ..plan.identity import work_keys
 from ..plan.model import Plan, Step
 from ..runs.comparison import compare
 from ..runs.fault import Fault
@@ -72,10 +73,24 @@ def check_exercise_2(propose: Any = None) -> Feedback:
     if not callable(propose):
         return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
     plan = load("cache_isolation")
+    proposals: list[Any] = []
+
+    def spy(goal: Any, contract: Any, state: Any, old: Any) -> Any:
+        proposals.append(propose(goal, contract, state, old))
+        return proposals[-1]
+
     try:
-        run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=propose)
+        run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=spy)
     except Exception as exc:  # the student's code: show what it raised
-        return wrong(ex, f"the run raised {type(exc).__name__}: {exc}", how)
+        run = exc
+    same = _same_patch(plan, proposals)
+    if same:
+        return wrong(ex, f"{same} is the patch S3 under another name: the same work under a new id is the same "
+                         "approach, and the side effect follows the work, not the id", "a different approach is a "
+                         "different patch: change what the patch does (its action, tool or arguments), not only "
+                         "its id")
+    if isinstance(run, Exception):
+        return wrong(ex, f"the run raised {type(run).__name__}: {run}", how)
     hits = sum(1 for e in run.events if e.kind == "fail" and e.category == "side_effect")
     if run.outcome != "plan_complete" and hits > 1:
         return wrong(ex, "the side effect hits your route again: it keeps the same check of the same approach",
@@ -83,12 +98,6 @@ def check_exercise_2(propose: Any = None) -> Feedback:
                      "verification a new id and no revises")
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
-    same = _same_patch(plan, run)
-    if same:
-        return wrong(ex, f"your route completes, but {same} is the patch S3 under another name: the same work "
-                         "under a new id is the same approach, and the side effect only missed it because it "
-                         "follows the id", "a different approach is a different patch: change what the patch "
-                         "does (its action, tool or arguments), not only its id")
     m = metrics(run)
     return right(ex, f"a different route completes after {m.replans} replan(s): {m.tool_calls} tool calls, "
                      f"{m.model_calls} model calls, {m.time:g} min. Note executability {m.executability:.2f}: "
@@ -96,21 +105,19 @@ def check_exercise_2(propose: Any = None) -> Feedback:
                      "repaired.")
 
 
-def _content(step: Any) -> tuple[Any, ...]:
-    """What a step does, whatever its id: its action (spaces and case aside), tool and arguments."""
-    return (" ".join(step.action.lower().split()), step.tool, tuple(sorted((str(k), repr(v))
-                                                                            for k, v in step.arguments.items())))
-
-
-def _same_patch(plan: Plan, run: Any) -> str | None:
-    """The id of a completed patch in the run's last plan that does exactly what S3 did, or None."""
-    patch = plan.step("S3")
-    done = {e.step for e in run.events if e.kind == "complete"}
-    last = run.plan
-    for step in last.steps:
-        if step.id in done and step.id != "S3" and set(patch.produces) <= set(step.produces) \
-                and _content(step) == _content(patch):
-            return step.id
+def _same_patch(plan: Plan, proposals: list[Any]) -> str | None:
+    """The id of a step some proposal made that is the same work as the patch S3 (planviz.plan.identity:
+    action, tool, arguments, requires, produces) under another id, when the proposal also passes the patch or
+    its check off as new work (a new id, no ``revises``); None otherwise (a plain re-issue is not hidden)."""
+    old = work_keys(plan, ["S3", "S4"])
+    for new in proposals:
+        if isinstance(new, Plan):
+            keys = work_keys(new)
+            same = sorted(sid for sid, key in keys.items() if key == old["S3"] and sid != "S3")
+            hidden = [sid for sid, key in keys.items() if key in old.values() and sid not in old
+                      and new.by_id[sid].revises is None]
+            if same and hidden:
+                return same[0]
     return None
 
 

@@ -33,6 +33,7 @@ from planviz.checks.validation import CODES, refusal
 from planviz.plan.model import natural_key
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
 from planviz.structure import ancestry
+from tests.strategies import plans as random_plans_shared
 
 
 def step(sid: str, **kw) -> Step:
@@ -130,13 +131,26 @@ CASES = {
                             r"'S1' relies on the premise 'creds', which the contract neither gives nor lets any "
                             r"step obtain: a plan cannot vouch for its own facts"),
     "assumed_fact": (plan(step("S1", requires="p"), step("S2", requires="p"),
-                          step("S3", depends_on="S4", requires="q"), step("S4", produces="q"), premises=["p", "q"]),
+                          step("S3", depends_on="S4", requires="q"), step("S4", produces="q"), premises=["p"]),
                      None, {("assumed_fact", ("S1",)), ("assumed_fact", ("S2",))},
                      r"'S1' relies on the premise 'p', which nothing gives or checks"),
     "no_check": (plan(step("S1", resources="db"), step("S2", tool="write_db", depends_on="B"), step("B", tool="backup"),
                       step("S3", resources="log", check="the log has the line")),
                  Contract(tools=TOOLS), {("no_check", ("S1",)), ("no_check", ("S2",))},
                  r"'S2' writes \(write_db\) but has no check.*S2\.check"),
+    "self_vouched_fact": (plan(step("S4", produces=["iso", "hit"]), step("S5", requires=["iso", "hit"]),
+                               premises=["iso", "hit"]), None,
+                          {("self_vouched_fact", ("S5", "S4")), ("unmet_requirement", ("S5", "S4"))},
+                          r"the premise 'iso' is a fact step 'S4' of this plan produces: a plan cannot vouch for "
+                          r"its own facts.*remove 'iso' from premises and add 'S4' to S5\.depends_on"),
+    "unverified_effect": (plan(step("S1", tool="send_offer"), step("S2", effect="read", depends_on="S1")),
+                          Contract(intent="read"), {("unverified_effect", ("S1",))},
+                          r"'S1' calls 'send_offer', and nothing says whether it only reads.*effect: read"),
+    "effect_conflict": (plan(step("S1", tool="read_db", effect="write", check="the row is there")),
+                        Contract(tools=TOOLS), {("effect_conflict", ("S1",))},
+                        r"'S1' declares effect 'write', but the contract's registry says 'read_db' reads"),
+    "vacuous_check": (plan(step("S1", resources="db", check="ran")), None, {("vacuous_check", ("S1",))},
+                      r"'S1' has the check 'ran', which only says the step ran.*about the world"),
     "over_budget": (plan(step("N"), step("F", horizon="far", budget={"steps": 1, "duration": 3}, depends_on="N",
                                         expands_to=[step("F1", duration=2), step("F2", duration=2)])), None,
                     {("over_budget", ("F", "F1", "F2"))},
@@ -324,7 +338,8 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
     """The obvious reference: per-step ancestor sets from NetworkX."""
     g = to_graph(p)
     anc = {v: nx.ancestors(g, v) for v in g}
-    given = set(p.premises) | set(contract.given_facts)
+    produced = {f for s in p.steps for f in s.produces}  # a given fact a step produces vouches for nothing
+    given = (set(p.premises) | set(contract.given_facts)) - produced
     out: dict[str, set] = {"unmet_requirement": set(), "order_violation": set(), "resource_conflict": set(),
                            "bad_placeholder": set()}
     for s in p.steps:
@@ -630,7 +645,8 @@ def test_prepare_raises_semantic_error():
 
 
 @pytest.mark.parametrize("code", ["not_permitted", "outside_intent", "unknown_tool", "high_risk_unguarded",
-                                  "forbidden_step", "forbidden_state", "tool_precondition", "bad_placeholder"])
+                                  "forbidden_step", "forbidden_state", "tool_precondition", "bad_placeholder",
+                                  "self_vouched_fact", "unverified_effect", "effect_conflict", "vacuous_check"])
 def test_prepare_refuses_every_gate_error_with_semantic_error(code):
     p, contract, _, _ = CASES[code]
     with pytest.raises(SemanticError, match="does not satisfy its contract") as info:
@@ -668,6 +684,81 @@ def test_a_plan_cannot_vouch_for_its_own_facts():
     assert report.codes == {"unsupported_premise"} and report.findings[0].steps == ("D1",)
     out = prepare(vouched)
     assert isinstance(out, PlanningFailure) and out.unsatisfiable == ("deploy_credentials",)
+
+
+def test_a_premise_a_step_produces_is_refused_and_does_not_start_early():
+    """Issue 23.1: S5 needs what S4 produces and lists it as premises; no back door past the ancestor rule."""
+    from planviz import examples, simulate
+
+    cache = examples.load("cache_isolation")
+    s5 = Step("S5", "announce the fix", expected_evidence="a note", requires=["isolation_verified", "hit_rate_ok"],
+              produces=["announced"])
+    cheat = cache.replace(steps=(*cache.steps, s5), premises=(*cache.premises, "isolation_verified", "hit_rate_ok"))
+    contract = cache.contract.__class__(**{**vars(cache.contract), "obtainable_facts": (
+        *cache.contract.obtainable_facts, "announced")})
+    assert {f.code for f in validate(cheat, contract).errors} == {"self_vouched_fact", "unmet_requirement"}
+    with pytest.raises(SemanticError, match="cannot vouch for its own facts"):
+        prepare(cheat, contract)
+    for strategy in ("planner", "workflow"):
+        run = simulate(cheat, contract, strategy=strategy)
+        starts = [(e.time, e.step) for e in run.events if e.kind == "start"]
+        assert ("S5" not in dict(map(reversed, starts))) or dict(map(reversed, starts))["S5"] >= 29, starts
+    given = cache.replace(steps=(*cache.steps, s5))
+    moved = cache.contract.__class__(**{**vars(contract), "given_facts": (*contract.given_facts, "hit_rate_ok")})
+    found = validate(given, moved).by_code()["self_vouched_fact"]
+    assert found[0].where == "contract.given_facts" and "S4" in found[0].steps
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=random_plans_shared(min_steps=1), data=st.data())
+def test_no_random_plan_validates_with_a_premise_one_of_its_steps_produces(p, data):
+    produced = sorted({f for s in p.steps for f in s.produces})
+    premises = data.draw(st.lists(st.sampled_from(produced), min_size=1, max_size=3, unique=True))
+    cheat = p.replace(premises=(*p.premises, *premises))
+    report = validate(cheat, data.draw(st.sampled_from([None, Contract(), Contract(given_facts=["p"])])))
+    assert not report.ok and "self_vouched_fact" in report.codes
+    assert refusal(cheat, None) is not None
+
+
+def test_a_declared_write_under_read_intent_is_outside_intent_without_a_registry():
+    p = plan(step("S1", effect="read"), step("S2", effect="write", check="the row is there", depends_on="S1"),
+             step("S3", effect="destructive", check="the table is gone", depends_on="S2"))
+    report = validate(p, Contract(intent="read"))
+    assert {(f.code, f.steps) for f in report.errors} == {("outside_intent", ("S2",)), ("outside_intent", ("S3",))}
+    assert validate(p, Contract(intent="write")).ok
+
+
+def test_a_registry_entry_declares_the_effect():
+    p = plan(step("S1", tool="read_db"), step("S2", tool="write_db", depends_on="S1", check="row there"))
+    codes = {(f.code, f.steps) for f in validate(p, Contract(tools=TOOLS, intent="read")).errors}
+    assert codes == {("outside_intent", ("S2",)), ("tool_precondition", ("S2",))}
+
+
+def test_past_due_account_under_a_read_only_contract_is_refused():
+    """Issue 23.2: it sends an offer and logs the contact; a read-only contract with no registry must not pass it."""
+    from planviz import examples
+
+    account = examples.load("past_due_account")
+    report = validate(account, Contract(intent="read"))
+    assert {f.code for f in report.errors} == {"unverified_effect"}
+    assert {s for f in report.errors for s in f.steps} == set(account.ids)
+    with pytest.raises(SemanticError, match="unverified_effect|nothing says whether it only reads"):
+        prepare(account, Contract(intent="read"))
+    declared = account.replace(steps=tuple(s.__class__(**{**vars(s), "effect": "write" if s.id in ("step_4", "step_5")
+                                                          else "read"}) for s in account.steps))
+    assert {(f.code, f.steps[0]) for f in validate(declared, Contract(intent="read")).errors} == {
+        ("outside_intent", "step_4"), ("outside_intent", "step_5")}
+
+
+@pytest.mark.parametrize("check, writes, severity", [
+    ("ran", True, "error"), ("Done.", True, "error"), ("completed", False, "warning"),
+    ("the step executed successfully", True, "error"), ("do S1", False, "warning"), ("Do S1 - done", True, "error"),
+    ("the row for C-17 is in the table", True, None), ("isolation test passes", False, None), ("", False, None),
+])
+def test_a_check_that_only_says_the_step_ran_is_no_check(check, writes, severity):
+    p = plan(step("S1", check=check, resources=["db"] if writes else ()))
+    found = validate(p).by_code().get("vacuous_check", [])
+    assert [f.severity for f in found] == ([severity] if severity else [])
 
 
 # -- grading ----------------------------------------------------------------------------------------

@@ -318,3 +318,18 @@ def test_help_is_plain_text(command, capsys):
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("usage: planviz") and "``" not in text and ":func:" not in text
+
+
+def test_simulate_frozen_is_the_executor_test(capsys):
+    from planviz.frontends.cli import main
+
+    cache = str(examples.path("cache_isolation"))
+    assert main(["simulate", cache, "--frozen", "--fault", "S4:side_effect", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["outcome"] == "replan_limit" and data["evidence_rate"] == 0.8 and data["attribution"] == "executor"
+    assert data["steps"]["S4"] == {"performed": True, "evidence": False, "attempts": 1} and data["out_of_plan"] == []
+    assert main(["simulate", cache, "--frozen"]) == 0
+    out = capsys.readouterr().out
+    assert "evidence rate: 1.00" in out and "attribution: -" in out
+    assert main(["simulate", str(examples.path("release_no_credentials")), "--frozen"]) == 2
+    assert "admissible" in capsys.readouterr().err

@@ -345,3 +345,11 @@ def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
     assert len(fallback.encode("utf-8")) < 1_000_000
     packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
     assert json.loads(gzip.decompress(base64.b64decode(packed))) == json.loads(json.dumps(ex.snapshot))
+
+
+def test_a_second_fault_is_added_or_replaces_the_first(ex):
+    ex.inject("S1:transient")
+    both = ex.inject("S4:side_effect")
+    assert [str(f) for f in both.faults] == ["S1:transient", "S4:side_effect"]  # added: both apply
+    only = ex.inject("S3:withdraw", replace=True)
+    assert [str(f) for f in only.faults] == ["S3:withdraw"] and "S3:withdraw" in repr(ex)

@@ -60,10 +60,30 @@ def test_the_default_replanner_reissues_the_voided_work_for_the_new_goal(cache_p
     assert run.plan.ids == ("S0", "S1.v2", "S2.v2", "S3.v2", "S4.v2")
 
 
-def test_a_new_contract_the_old_route_breaks_refuses_the_revision(cache_plan):
+DOCUMENT = Contract(required=["reproduce", "diagnose"], obtainable_facts=["key_builder_located",
+                                                                         "isolation_test_written"])
+
+
+def test_a_new_contract_plans_for_the_new_goal_keeping_what_serves_it(cache_plan):
+    """Issue 23.8: the new contract needs only the reproduction and the diagnosis, both done at t=13."""
+    run = simulate(cache_plan, faults=[Fault("S3", "goal_change", goal="Document the leak only", contract=DOCUMENT)])
+    assert run.outcome == "plan_complete", run.events[-1].message
+    assert (run.plan.goal, run.plan.ids) == ("Document the leak only", ("S0", "S1", "S2"))
+    assert set(run.plan.invalidated) == {"S3", "S4"}  # dropped: the new contract does not need them
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3"]
+    # S1 and S2 require leak_reproduced, which DOCUMENT no longer lists: kept work is not refused for it
+    assert "leak_reproduced" not in DOCUMENT.obtainable_facts and attribute(run) is None
+
+
+def test_a_new_contract_that_needs_less_drops_the_work_it_does_not_need(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S3", "goal_change", contract=MIGRATION)])
-    assert run.outcome == "refused" and run.events[-1].category == "infeasible_fact"
-    assert attribute(run) == "contract"
+    assert run.outcome == "plan_complete" and run.plan.ids == ("S0",)
+
+
+def test_a_new_contract_the_old_route_cannot_meet_refuses_the_revision(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S3", "goal_change", contract=Contract(required=["migrate"]))])
+    assert run.outcome == "refused" and run.events[-1].category == "missing_required"
+    assert attribute(run) == "planner"
 
 
 def test_recheck_is_closed_downstream():

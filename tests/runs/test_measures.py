@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from planviz import Comparison, Contract, Fault, Metrics, Plan, Recorder, Step, attribute, compare, metrics, simulate
+from planviz import (Comparison, Contract, Fault, Metrics, Plan, Recorder, Step, attribute, attribution, compare, metrics,
+                     simulate)
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
@@ -22,8 +23,8 @@ TABLE = [
     ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
     ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0)),
-    # direct, file order: S3 fails at 22, S4 then runs with S3 not done: one precondition error; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 1, 0, 0, 0, None, 5, 5, 32.0)),
+    # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
+    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0)),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
     ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0)),
 ]
@@ -38,8 +39,8 @@ def test_metrics_on_the_worked_example(cache_plan, strategy, faults, expected):
 def test_direct_in_a_bad_file_order_counts_precondition_errors(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     m = metrics(simulate(shuffled, strategy="direct"))
-    # S3 runs before S1 and S2 (error), fails; S4 then runs with S3 not done (error)
-    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (2, 0.6, False, 5)
+    # S3 runs before S1 and S2 (error), fails; S4 needs S3's result, so the agent does not call it
+    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (1, 0.6, False, 4)
 
 
 def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
@@ -99,17 +100,17 @@ def test_metrics_render():
 
 @pytest.mark.parametrize("strategy, faults, contract, expected", [
     ("planner", (), None, None),  # success: nothing to attribute
-    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), "contract"),  # infeasible: a correct refusal
+    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), None),  # infeasible: a correct refusal
     ("workflow", ("S4:side_effect",), Contract(required=["deploy"]), "planner"),
     ("planner", ("S1:missing_evidence",), None, "executor"),
     ("planner", ("S3:tool_error",), None, "executor"),
     ("planner", ("S2:extra_fact:tests_deleted",), None, "executor"),
-    ("direct", ("S1:transient",), None, "executor"),
+    ("direct", ("S1:transientx3",), None, "executor"),
     ("planner", ("S4:side_effect",), None, None),  # recovered: a success
     ("planner", ("S3:withdraw",), None, None),
-    ("planner", ("S4:side_effectx3",), None, "environment"),
+    ("planner", ("S4:side_effectx3",), None, "executor"),  # the verification did not show the evidence
     ("planner", ("S1:premise_false",), None, "environment"),
-    ("workflow", ("S1:transientx3",), None, "environment"),
+    ("workflow", ("S1:transientx3",), None, "executor"),
     ("workflow", ("S3:withdraw",), None, "environment"),
     ("planner", ("S2:goal_change",), None, "environment"),
     ("workflow", ("S4:side_effect",), Contract(obtainable_facts=["leak_reproduced"]), "contract"),
@@ -123,12 +124,56 @@ def test_a_plan_vouching_for_its_own_facts_is_the_planners_and_an_infeasible_con
     from planviz import examples
 
     release = examples.load("release_no_credentials")
-    assert attribute(simulate(release)) == "contract"  # infeasible: a correct refusal
+    assert attribute(simulate(release)) is None  # infeasible: a correct refusal is a result, not a failure
     vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
     run = simulate(vouched)
     assert run.outcome == "refused" and run.events[-1].category == "unsupported_premise"
     assert attribute(run) == "planner"
     assert attribute(simulate(vouched, strategy="workflow")) is None  # no checks: it "succeeds"
+
+
+# Seed 000's tree, branch by branch (issue 23.6): did the plan pass the contract? did the steps produce
+# the evidence they declared? was a fact withdrawn mid-run? else the contract was too weak.
+def test_attribution_success_is_no_ones(cache_plan):
+    why = attribution(simulate(cache_plan))
+    assert why.party is None and "plan_complete" in why.reason
+
+
+def test_attribution_a_correct_infeasibility_refusal_is_no_ones_with_the_reason_kept():
+    from planviz import examples
+
+    run = simulate(examples.load("release_no_credentials"))
+    why = attribution(run)
+    assert attribute(run) is None and why.party is None
+    assert "infeasible_fact" in why.reason and "deploy_credentials" in why.reason
+
+
+def test_attribution_a_plan_failing_the_contract_is_the_planners(cache_plan):
+    run = simulate(cache_plan, Contract(required=["deploy"]), strategy="workflow", faults=[Fault("S4", "side_effect")])
+    why = attribution(run, Contract(required=["deploy"]))
+    assert why.party == "planner" and "missing_required" in why.reason
+
+
+def test_attribution_a_side_effect_found_by_verification_is_the_executors(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S4", "side_effect", times=3)])
+    why = attribution(run)
+    assert run.outcome == "replan_limit" and why.party == "executor" and "'S4'" in why.reason
+
+
+def test_attribution_a_fact_withdrawn_mid_run_is_the_environments(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S3", "withdraw", "key_builder_located")], strategy="workflow")
+    why = attribution(run)
+    assert why.party == "environment" and "key_builder_located" in why.reason
+
+
+def test_attribution_every_step_with_its_evidence_and_the_goal_still_failed_is_the_contracts(cache_plan):
+    run = simulate(cache_plan)
+    assert attribute(run) is None  # nobody said the goal failed
+    why = attribution(run, goal_met=False)
+    assert why.party == "contract" and "too weak" in why.reason
+    assert attribute(run, goal_met=False) == "contract"
+    recovered = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    assert attribute(recovered, goal_met=False) == "executor"  # a step did not produce its evidence on the way
 
 
 def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
@@ -137,7 +182,7 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
     assert [r.outcome for r in table.rows] == ["step_failed", "step_failed", "plan_complete"]
-    assert [r.attribution for r in table.rows] == ["environment", "environment", None]
+    assert [r.attribution for r in table.rows] == ["executor", "executor", None]  # a side effect: no evidence
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]

@@ -279,6 +279,26 @@ def test_any_trace_loads_as_a_run_over_a_dag(spans):
     assert (run.outcome is None) == unfinished
 
 
+def test_the_tool_tier_attribute_fills_the_steps_effect():
+    spans = [agent(1, 0, 10, name="analyst"), chat(2, 0, 1, user="look up the account"),
+             tool(3, "lookup", 1, 2, args={"id": "C-17"}, result={"balance": 1}, gen_ai__agent__tool__tier="read"),
+             tool(4, "send_offer", 3, 4, args={"id": "C-17"}, result="sent", gen_ai__agent__tool__tier="Write"),
+             tool(5, "drop_table", 5, 6, args={}, result="ok", gen_ai__agent__tool__tier="destructive"),
+             tool(6, "note", 7, 8, args={}, result="ok", gen_ai__agent__tool__tier="sometimes")]
+    raw = json.loads(text(spans))
+    tiers = {}
+    for scope in raw["resourceSpans"][0]["scopeSpans"]:
+        for s in scope["spans"]:
+            attrs = {a["key"]: a["value"].get("stringValue") for a in s["attributes"]}
+            if "gen_ai.tool.name" in attrs:
+                tier = (attrs.get("gen_ai.agent.tool.tier") or "").lower()
+                tiers[attrs["gen_ai.tool.name"]] = tier if tier in ("read", "write", "destructive") else None
+    plan = parse_trace(text(spans)).plan
+    assert {s.tool: s.effect for s in plan.steps} == tiers
+    assert {f.code for f in validate(plan, __import__("planviz").Contract(intent="read")).errors} >= {
+        "outside_intent", "unverified_effect"}
+
+
 def test_two_waves_of_parallel_calls_give_linear_timing_edges():
     from planviz.runs.traces.spandependencies import MAX_PREDECESSORS
 

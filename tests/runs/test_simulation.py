@@ -114,7 +114,7 @@ def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
 @pytest.mark.parametrize("strategy, outcome, statuses", [
     ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
     ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
-    ("direct", "step_failed", {"A": "failed", "B": "failed", "C": "done"}),
+    ("direct", "step_failed", {"A": "failed", "B": "blocked", "C": "done"}),
 ])
 def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strategy, outcome, statuses):
     plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
@@ -125,10 +125,11 @@ def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strate
 
 
 def test_direct_says_which_dependency_and_fact_were_unmet(cache_plan):
-    run = simulate(cache_plan, faults=[Fault("S1", "tool_error")], strategy="direct")
+    listed = cache_plan.replace(steps=tuple(cache_plan.step(s) for s in ("S0", "S1", "S3", "S2", "S4")))
+    run = simulate(listed, strategy="direct")  # listed order: S3 before S2, which nothing failed
     fail = next(e for e in run.events if e.kind == "fail" and e.step == "S3")
-    assert fail.message == ("'S3' ran with unmet preconditions: dependency 'S1' not done; "
-                            "fact 'key_builder_located' not held")
+    assert fail.message == ("'S3' ran with unmet preconditions: dependency 'S2' not done; "
+                            "fact 'isolation_test_written' not held")
 
 
 def test_complete_message_names_each_extra_fact_once(cache_plan):
@@ -298,12 +299,11 @@ STRATEGY_TABLE = [
     ("workflow", "S1:premise_false", "plan_complete", ALL_DONE),
     ("workflow", "S1:missing_evidence", "expected_evidence_missing",
      {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}),
-    ("direct", "S1:transient", "step_failed",
-     {"S0": "done", "S1": "failed", "S2": "done", "S3": "failed", "S4": "failed"}),
-    ("direct", "S1:missing_evidence", "step_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "failed"}),
-    ("direct", "S3:withdraw", "step_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "failed"}),
+    ("direct", "S1:transient", "plan_complete", ALL_DONE),  # retried, like the others
+    ("direct", "S1:missing_evidence", "step_failed",  # S3 runs without S1's fact; S4 needs S3's: not called
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
+    ("direct", "S3:withdraw", "step_failed",  # S4 needs S3's result: not called (the withdrawal voids it)
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "invalidated"}),
 ]
 
 
@@ -317,10 +317,10 @@ def test_strategy_table(cache_plan, strategy, fault, outcome, statuses):
 def test_direct_runs_in_file_order_one_at_a_time_without_checks(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     run = simulate(shuffled, strategy="direct")
-    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S3", "S1", "S2", "S4"]
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S3", "S1", "S2"]  # S4 needs S3's result
     assert run.outcome == "step_failed" and final(run)["S3"] == "failed"
     assert next(e for e in run.events if e.kind == "fail").category == "unmet_precondition"
-    assert run.events[-1].time == 32.0
+    assert run.events[-1].time == 22.0
     assert simulate(shuffled, strategy="workflow").outcome == "plan_complete"
 
 
@@ -414,7 +414,9 @@ def test_without_faults_the_run_ends_at_the_makespan_or_the_serial_time(plan, st
     assert run.outcome == "plan_complete" and run.events[-1].time == schedule.makespan
     assert simulate(plan, workers=1, strategy=strategy).events[-1].time == schedule.serial_time
     direct = simulate(plan, strategy="direct")
-    assert direct.events[-1].time == schedule.serial_time
+    called = sum(plan.step(e.step).duration for e in direct.events if e.kind == "start")
+    assert direct.events[-1].time == called <= schedule.serial_time
+    assert called == schedule.serial_time or direct.outcome == "step_failed"
     assert direct.frame(-1).statuses == run.frame(-1).statuses or direct.outcome == "step_failed"
 
 

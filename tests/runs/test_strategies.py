@@ -31,9 +31,25 @@ def test_direct_runs_serially_in_listed_order_and_calls_a_model_per_step(cache_p
     assert metrics(run).model_calls == 5
 
 
-def test_direct_keeps_going_after_a_failure_it_cannot_see_through(cache_plan):
+def test_direct_does_not_call_steps_whose_inputs_the_failure_took_away(cache_plan):
+    """Seed 003: implicit planning would have stopped after the failed step; S3 needs S1's result, S4 S3's."""
     run = simulate(cache_plan, faults=[Fault("S1", "tool_error")], strategy="direct")
-    assert starts(run) == ["S0", "S1", "S2", "S3", "S4"] and run.outcome == "step_failed"
+    assert starts(run) == ["S0", "S1", "S2"] and run.outcome == "step_failed"
+    assert "'S3'" in run.events[-1].message and "key_builder_located" in run.events[-1].message
+    assert metrics(run).model_calls == 3 and metrics(run).precondition_errors == 0
+
+
+def test_direct_follows_placeholders_too(past_due):
+    run = simulate(past_due, faults=[Fault("step_2", "tool_error")], strategy="direct")
+    assert starts(run) == ["step_1", "step_2"]  # step_3 uses {{step_2.max_installments}}, the rest follow
+
+
+@pytest.mark.parametrize("times, outcome, tries", [(1, "plan_complete", 2), (2, "plan_complete", 3),
+                                                    (3, "step_failed", 3)])
+def test_direct_retries_transient_errors_up_to_max_retries(cache_plan, times, outcome, tries):
+    run = simulate(cache_plan, faults=[Fault("S1", "transient", times=times)], strategy="direct")
+    assert run.outcome == outcome and starts(run).count("S1") == tries
+    assert [e.kind for e in run.events].count("retry") == tries - 1
 
 
 def test_planning_is_pure_overhead_for_a_tiny_sequential_task():

@@ -182,11 +182,11 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
                       Step("step_1", "lookup", expected_evidence="e", tool="search", arguments={"q": "x", "n": [1, 2]},
                            depends_on="step_0", produces="r"),
                       Step("step_2", "use", expected_evidence="e", depends_on="step_1", requires="r",
-                           arguments={"v": "{{step_1.r}}"}, produces="done")],
+                           arguments={"v": "{{step_1.r}}"}, produces="done", effect="read", kind="use")],
                 time_unit="s", unknowns=["u"])
     contract = Contract(tools={"search": ToolSpec(writes=False, preconditions=["auth"]), "auth": ToolSpec()},
                         intent="read", obtainable_facts=["session", "r", "done"], given_facts=["g0"])
-    new_goal = Contract(tools=contract.tools, obtainable_facts=["r", "done"], required=["step_0"])
+    new_goal = Contract(tools=contract.tools, obtainable_facts=["r", "done"], required=["step_0", "use"])
     run = simulate(plan, contract, faults=[Fault("step_2", "goal_change", goal="g2", contract=new_goal)])
     save_trace(run, tmp_path / "t.jsonl")
     loaded = load_trace(tmp_path / "t.jsonl")
@@ -194,7 +194,7 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
     assert loaded.faults[0].contract == new_goal and loaded.faults[0].goal == "g2"
     assert [e.kind for e in loaded.events if e.kind in ("recheck", "replan")] == ["recheck", "recheck", "replan"]
     assert all(e.kept for e in loaded.events if e.kind == "recheck")  # step_0 required, step_1's r wanted
-    assert loaded.plans[-1].goal == "g2"
+    assert loaded.plans[-1].goal == "g2" and loaded.plans[0].step("step_2").effect == "read"
     assert loaded.plans[-1].step("step_2.v2").arguments == {"v": "{{step_1.r}}"}
 
 

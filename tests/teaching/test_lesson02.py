@@ -131,7 +131,8 @@ def test_exercise_4_wrong(predictions, says):
 
 
 def test_exercise_4_hint_says_warnings_never_refuse():
-    clash = edit(edit(PLAN, "S1", resources=["c"], check="ok"), "S2", resources=["c"], check="ok")
+    clash = edit(edit(PLAN, "S1", resources=["c"], check="c holds S1's entry"), "S2", resources=["c"],
+                 check="c holds S2's entry")
     feedback = check_exercise_4({**RIGHT_GATES, "clash": (clash, CONTRACT, "SemanticError")})
     assert not feedback and "warnings never refuse" in feedback.hint
 

@@ -184,7 +184,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
             sid, _action(first), expected_evidence=f"{first.tool or first.model or first.name} returns without error",
             depends_on=tuple(deps.get(sid, ())), requires=needs.get(sid, ()),
             produces=(f"{sid}.result",), duration=(ended - first.start) / _NS,
-            tool=first.tool or first.model or None, arguments=first.arguments or {}))
+            tool=first.tool or first.model or None, arguments=first.arguments or {}, effect=first.effect))
     unfinished = [step_of[s.span_id] for s in steps_spans if s.end is None]
     if unfinished:
         findings.append(_finding("unfinished_span", f"{len(unfinished)} call(s) never ended (still running when "

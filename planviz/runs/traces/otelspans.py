@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ...errors import TraceFormatError
+from ...plan.fields import EFFECTS
 from ...plan.limits import read_int
 from . import openinference
 
@@ -59,13 +60,14 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
                       "llm.token_count.completion"),
     "cost": ("gen_ai.usage.cost", "llm.cost.total"),
     "error": ("error.type",),
+    "effect": ("gen_ai.agent.tool.tier",),  # read | write | destructive: the step's effect
     "messages": ("gen_ai.input.messages", "gen_ai.prompt"),
 }
 # The names the conventions document (reading any other name of ATTRIBUTES is a deviation, reported).
 DOCUMENTED = frozenset({"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments",
                         "gen_ai.tool.call.result", "gen_ai.agent.name", "gen_ai.workflow.name", "gen_ai.response.model",
                         "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-                        "error.type", "gen_ai.input.messages"})
+                        "error.type", "gen_ai.input.messages", "gen_ai.agent.tool.tier"})
 # Costs some emitters split in two (any-agent): summed when the total is absent.
 _SPLIT_COST = ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
 
@@ -91,7 +93,8 @@ class Span:
 
     __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
-                 "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves")
+                 "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
+                 "effect")
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -210,7 +213,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         output_tokens=_count(get("output_tokens"), "output_tokens", bad),
         cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
         goal=goal, goal_rank=goal_rank, convention="openinference" if oi else "genai",
-        where=where, line=line, deviations=tuple(deviations))
+        where=where, line=line, deviations=tuple(deviations),
+        effect=tier.lower() if operation == TOOL and isinstance(tier := get("effect"), str)
+        and tier.lower() in EFFECTS else None)
 
 
 # --------------------------------------------------------------------------- field readers

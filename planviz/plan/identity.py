@@ -1,0 +1,93 @@
+"""The content of a step: which work it is, whatever its id.
+
+Two steps are the same work when their action, tool, arguments, required facts
+and produced facts agree (seed 000: completed ids belong to completed work;
+materially different work needs a new id). The id, the dependencies, the
+duration and the words around the work (evidence, check, kind) are not part
+of it. A placeholder ``{{X.field}}`` in an argument stands for the result of
+the work ``X`` is, so renaming ``X`` (or re-issuing it as ``X.v2``) does not
+change the content of the steps that use it. The order of ``requires`` and
+``produces`` carries no meaning.
+
+The one home of this rule: the identity rule of revisions
+(:func:`planviz.changed_completed`), :func:`planviz.redundant_work`,
+``metrics(run).duplicate_steps`` and faults that follow the same work across
+revisions all ask it.
+
+>>> from planviz import Plan, Step
+>>> a = Plan("g", [Step("S1", "look up", produces="x"), Step("S2", "use", arguments={"v": "{{S1.x}}"})])
+>>> b = Plan("g", [Step("P", "use", arguments={"v": "{{L.x}}"}), Step("L", "look up", produces="x")])
+>>> same_work(a, "S2", b, "P"), same_work(a, "S1", b, "P")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from .model import Plan, Step
+from .placeholder import placeholders_in, rename_placeholders, split_reference
+
+__all__ = ["work_keys", "same_work", "work_key"]
+
+
+def _refs(step: Step, ids: Any) -> list[str]:
+    """The steps ``step``'s placeholders name (not itself), sorted."""
+    if not step.arguments:
+        return []
+    found = {ref[0] for _, p in placeholders_in(step.arguments)
+             if (ref := split_reference(p.inner, ids)) is not None and ref[0] != step.id}
+    return sorted(found)
+
+
+def _digest(step: Step, arguments: Any) -> str:
+    text = json.dumps([step.action, step.tool, arguments, sorted(set(step.requires)), sorted(set(step.produces))],
+                      sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def work_key(step: Step) -> str:
+    """The content of one step taken alone (its placeholders as written): equal keys, the same work.
+
+    >>> work_key(Step("A", "build", produces=["y", "x"])) == work_key(Step("B", "build", produces=["x", "y"]))
+    True
+    """
+    return _digest(step, step.arguments)
+
+
+def work_keys(plan: Plan, ids: Iterable[str] | None = None) -> dict[str, str]:
+    """Step id -> the content key of that step in ``plan`` (of ``ids`` only, when given, and what they name).
+
+    A placeholder naming another step of the plan stands for that step's key, so the keys do not change
+    when steps are renamed, reordered or re-issued. A placeholder cycle (an invalid plan) keeps the id
+    as written.
+    """
+    by_id = plan.by_id
+    keys: dict[str, str] = {}
+    wanted = list(by_id) if ids is None else [i for i in ids if i in by_id]
+    for root in wanted:
+        if root in keys:
+            continue
+        stack, open_ = [root], {root}
+        while stack:  # depth first without recursion: a long chain of placeholders must not overflow
+            sid = stack[-1]
+            step = by_id[sid]
+            refs = _refs(step, by_id)
+            todo = [r for r in refs if r not in keys and r not in open_]
+            if todo:
+                stack.append(todo[0])
+                open_.add(todo[0])
+                continue
+            stack.pop()
+            open_.discard(sid)
+            named = {r: f"#{keys[r]}" for r in refs if r in keys}
+            keys[sid] = _digest(step, rename_placeholders(step.arguments, named, by_id) if named else step.arguments)
+    return keys if ids is None else {i: keys[i] for i in wanted}
+
+
+def same_work(a: Plan, a_id: str, b: Plan, b_id: str) -> bool:
+    """Whether step ``a_id`` of plan ``a`` and step ``b_id`` of plan ``b`` are the same work."""
+    return work_keys(a, [a_id]).get(a_id) == work_keys(b, [b_id]).get(b_id) is not None
