@@ -29,6 +29,7 @@ import sys
 import warnings
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
+           "MAX_TRACE_RECORD",
            "raise_hint", "mib", "read_int", "max_digits", "too_many_digits"]
 
 
@@ -60,6 +61,10 @@ MAX_ALIAS_NODES = _setting("MAX_ALIAS_NODES", 100_000)
 """Most lists, mappings and values YAML aliases may add to a document when expanded."""
 MAX_TRACE_BYTES = _setting("MAX_TRACE_BYTES", 256 * 2**20)
 """Largest planviz trace read (line by line), in bytes: 256 MiB; ``load_trace(..., max_bytes=)`` also raises it."""
+MAX_TRACE_RECORD = _setting("MAX_TRACE_RECORD", 16 * 2**20)
+"""Longest record of a trace: one line of a planviz trace in bytes, one record (a span) of an OpenTelemetry
+file in characters: 16 MiB. planviz writes longer plan records over several lines, so it reads back what it
+writes."""
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"

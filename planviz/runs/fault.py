@@ -14,10 +14,46 @@ from typing import Iterable
 from ..errors import SimulationError, did_you_mean
 from ..plan.model import Contract, Plan, Step, natural_key
 
-__all__ = ["Fault", "FAULT_KINDS", "fault_facts"]
+__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "fault_facts"]
 
-FAULT_KINDS = ("transient", "tool_error", "withdraw", "side_effect", "missing_evidence", "goal_change",
-               "premise_false", "extra_fact", "approval_denied")
+
+@dataclass(frozen=True)
+class FaultKind:
+    """One kind of fault, the one row every module reads: what it takes, what the observer reports, the
+    category a failed attempt is recorded under, and who :func:`planviz.attribute` blames for it.
+
+    ``observed`` is the observation's kind (``ok``: the step still succeeds, perhaps without its evidence;
+    ``None``: the fault acts before the step starts); ``category`` the failure category of the event
+    (``None``: no failure of its own); ``blame`` the party when the run fails because of it.
+    """
+
+    name: str
+    argument: str
+    observed: str | None
+    category: str | None
+    blame: str | None
+    what: str
+
+
+FAULTS: dict[str, FaultKind] = {k.name: k for k in (
+    FaultKind("transient", "", "transient", "transient", "executor", "a time-out: may pass on retry"),
+    FaultKind("tool_error", "", "tool_error", "tool_error", "executor", "the tool call errors"),
+    FaultKind("withdraw", "fact", "precondition", "precondition", "environment",
+              "a precondition (a fact the step requires) turns out false"),
+    FaultKind("side_effect", "", "side_effect", "side_effect", "executor",
+              "the step's check shows an earlier change broke something"),
+    FaultKind("missing_evidence", "fact", "ok", "evidence", "executor",
+              "the step reports success without observing a fact it produces"),
+    FaultKind("goal_change", "goal, contract", "goal_change", "goal_change", "environment",
+              "the user's goal (or contract) changes"),
+    FaultKind("premise_false", "fact", "premise_false", "premise_false", "environment",
+              "a premise of the plan is observed false"),
+    FaultKind("extra_fact", "fact", "ok", None, None, "the step observes an unexpected fact as well"),
+    FaultKind("approval_denied", "", None, None, "environment", "the approval the step waits for is refused"),
+)}
+"""Every fault kind, in the order the explorer and the CLI offer them."""
+
+FAULT_KINDS = tuple(FAULTS)
 
 
 @dataclass(frozen=True)

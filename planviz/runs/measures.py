@@ -25,14 +25,16 @@ from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run, expect_run
+from .fault import FAULTS
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
 __all__ = ["metrics", "attribute", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
 ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
-_EXECUTOR = frozenset({"evidence", "tool_error", "unmet_precondition", "transient", "side_effect"})
-_ENVIRONMENT = frozenset({"precondition", "goal_change", "premise_false"})
+# failure categories by party: the fault kinds' own (runs/fault.FAULTS), and a direct agent's unmet precondition
+_EXECUTOR = frozenset({k.category for k in FAULTS.values() if k.blame == "executor"} | {"unmet_precondition"})
+_ENVIRONMENT = frozenset(k.category for k in FAULTS.values() if k.blame == "environment" and k.category)
 
 METRIC_DOCS = {
     "success": "the run ended plan_complete",

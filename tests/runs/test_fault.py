@@ -59,3 +59,41 @@ def test_the_cli_says_it_in_one_line_and_exits_2(capsys):
     code = main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:withdraw:key_bulder_located"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "did you mean 'key_builder_located'" in err
+
+
+# one failing case per fault kind on the worked example: (fault, strategy)
+_FAILING = {
+    "transient": (Fault("S1", "transient", times=9), "workflow"),
+    "tool_error": (Fault("S1", "tool_error", times=9), "workflow"),
+    "withdraw": (Fault("S3", "withdraw", times=9), "workflow"),
+    "side_effect": (Fault("S4", "side_effect", times=9), "workflow"),
+    "missing_evidence": (Fault("S1", "missing_evidence", times=9), "workflow"),
+    "goal_change": (Fault("S3", "goal_change"), "workflow"),
+    "premise_false": (Fault("S1", "premise_false"), "planner"),
+}
+
+
+def test_every_fault_kind_has_its_row():
+    from planviz.runs.fault import FAULT_KINDS, FAULTS
+    from planviz.runs.measures import ATTRIBUTIONS
+
+    assert FAULT_KINDS == tuple(FAULTS) and all(FAULTS[k].name == k for k in FAULTS)
+    assert {k.blame for k in FAULTS.values()} <= set(ATTRIBUTIONS) | {None}
+    assert set(_FAILING) | {"extra_fact", "approval_denied"} == set(FAULT_KINDS), "add the new kind's case here"
+
+
+@pytest.mark.parametrize("kind", sorted(_FAILING))
+def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
+    from planviz import attribute, simulate
+    from planviz.runs.fault import FAULTS, fault_facts
+    from planviz.runs.observer import observation
+
+    row = FAULTS[kind]
+    fault, strategy = _FAILING[kind]
+    step = cache_plan.step(fault.step)
+    (fact,) = fault_facts(cache_plan, [fault])
+    assert observation(step, fault, fact).kind == row.observed
+    run = simulate(cache_plan, faults=[fault], strategy=strategy)
+    failed = [e.category for e in run.events if e.kind == "fail"]
+    assert (failed[:1] == [row.category]) if failed else row.category == "premise_false"
+    assert attribute(run) == row.blame

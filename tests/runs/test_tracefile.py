@@ -427,7 +427,7 @@ def test_event_lines_hold_only_what_changed(tmp_path):
 
 
 def test_size_caps(tmp_path, cache_plan, monkeypatch):
-    from planviz.runs import tracefile
+    from planviz.plan import limits
 
     path = tmp_path / "run.jsonl"
     save_trace(simulate(cache_plan), path)
@@ -437,7 +437,7 @@ def test_size_caps(tmp_path, cache_plan, monkeypatch):
     with pytest.raises(TraceFormatError, match="larger than the"):
         parse_trace(path.read_bytes(), max_bytes=size - 1)
     assert load_trace(path, max_bytes=size) == load_trace(path)
-    monkeypatch.setattr(tracefile, "MAX_LINE", 100)
+    monkeypatch.setattr(limits, "MAX_TRACE_RECORD", 100)
     with pytest.raises(TraceFormatError, match="line is longer than the") as info:
         load_trace(path)
     assert info.value.line == 1

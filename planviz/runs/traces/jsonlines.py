@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..events import Run
-from ..tracefile import read_trace, trace_lines
+from ..tracereader import read_trace, trace_lines
 
 __all__ = ["TITLE", "detect", "read"]
 

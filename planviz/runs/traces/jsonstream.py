@@ -35,7 +35,7 @@ from ...plan import limits
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
 CHUNK = 1 << 20
-MAX_RECORD = 16 * 1024 * 1024
+MAX_RECORD = limits.MAX_TRACE_RECORD  # the one record limit (plan/limits.py), in characters here
 """Largest single record (one span, one checkpoint), in characters."""
 
 _SPACE = " \t\n\r"
