@@ -63,6 +63,42 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     :class:`planviz.Fault` or its command-line spelling (``"S4:side_effect"``).
     With faults, the view opens where the first one voids work. ``options``
     go to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan to simulate.
+    contract : Contract, optional
+        Default ``plan.contract``.
+    faults : iterable of Fault or str
+        Faults to inject, or their command-line spelling (``"S4:side_effect"``).
+    workers : int, optional
+        At most this many steps at once.
+    strategy : str
+        ``planner``, ``workflow`` or ``direct``.
+    **options : 
+        Passed to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
+
+    Returns
+    -------
+    Explorer
+        An anywidget: steps, plays, injects faults; ``index``, ``run``, ``svg``, ``inject`` script it. Without
+        a widget manager it shows a static page that still steps.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``plan`` is not a Plan (load it first with :func:`planviz.load_plan`) or ``contract`` not a
+        Contract.
+    SimulationError
+        For a fault that names no step or fact of the plan.
+
+    Examples
+    --------
+    >>> from planviz import examples
+    >>> ex = explore(examples.load("cache_isolation"), faults=["S4:side_effect"])
+    >>> ex.run.outcome
+    'plan_complete'
     """
     plan = expect_plan(plan, "explore")
     contract = expect_contract(contract, "explore")
@@ -76,6 +112,31 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     Injecting a fault turns it into a what-if simulation of the recorded plan;
     ``clear_faults()`` brings the recorded run back. With ``plan`` (the plan
     the agent declared), the Alignment tab shows what became of each of its steps.
+
+    Parameters
+    ----------
+    trace : path or Run
+        A trace file (any format :func:`planviz.load_trace` reads) or a Run.
+    plan : Plan, optional
+        The plan the agent declared: the Alignment tab shows each step's fate.
+
+    Returns
+    -------
+    Explorer
+        The explorer on the recorded run; injecting a fault turns it into a what-if simulation.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``trace`` is neither a path nor a Run.
+    TraceFormatError
+        When the file is not a trace planviz reads.
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate
+    >>> replay(simulate(examples.load("cache_isolation"))).run.outcome
+    'plan_complete'
     """
     if isinstance(trace, (str, Path)):
         trace = load_trace(trace)

@@ -33,7 +33,33 @@ __all__ = ["compare_runs", "RunComparison"]
 
 
 def compare_runs(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> RunComparison:
-    """Open two runs side by side with one stepper; ``labels`` name them (default ``a`` and ``b``)."""
+    """Open two runs side by side with one stepper; ``labels`` name them (default ``a`` and ``b``).
+
+    Parameters
+    ----------
+    a, b : Run
+        The two runs (recorded or simulated).
+    labels : tuple of two str
+        How the views name them.
+
+    Returns
+    -------
+    RunComparison
+        Both runs side by side with one stepper, starting from their first divergence.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``a`` or ``b`` is not a Run with a plan and events.
+
+    Examples
+    --------
+    >>> from planviz import Fault, examples, simulate
+    >>> plan = examples.load("cache_isolation")
+    >>> view = compare_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+    >>> type(view).__name__
+    'RunComparison'
+    """
     return RunComparison(a, b, labels=labels)
 
 

@@ -109,7 +109,31 @@ def format_value(value: Any) -> str:
 
 
 def metrics(run: Run) -> Metrics:
-    """The figures of ``run`` (see :data:`Metrics.describe`)."""
+    """The figures of ``run``: the seed's eight metrics and a few more (see :data:`METRIC_DOCS`).
+
+    Parameters
+    ----------
+    run : Run
+        A simulated or recorded run; usage figures come from :func:`planviz.run_usage`.
+
+    Returns
+    -------
+    Metrics
+        ``success``, ``executability``, ``precondition_errors``, ``duplicate_steps``, ``replans``,
+        ``recovery_distance``, ``critical_path_delay``, ``tool_calls``, ``model_calls``, ``time``...
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` is not a Run (load a trace first with :func:`planviz.load_trace`).
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate
+    >>> m = metrics(simulate(examples.load("cache_isolation")))
+    >>> m.success, m.time, m.tool_calls
+    (True, 29.0, 5)
+    """
     run = expect_run(run, "metrics")
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
@@ -193,6 +217,12 @@ def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | No
     Returns
     -------
     str or None
+        ``planner``, ``executor``, ``environment``, ``contract``, or None.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` is not a Run or ``contract`` not a Contract.
 
     Examples
     --------
@@ -237,6 +267,11 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     -------
     Attribution
         ``party`` and ``reason``.
+
+    Raises
+    ------
+    PlanvizTypeError
+        When ``run`` is not a Run or ``contract`` not a Contract.
 
     Examples
     --------

@@ -27,7 +27,7 @@ from ..plan.lineage import all_ids, lineage_roots, versions
 from ..plan.model import Contract, Plan
 from ..plan.placeholder import rename_placeholders
 
-__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants"]
+__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants", "held_as_given"]
 
 
 class _HasFacts(Protocol):
@@ -220,3 +220,15 @@ def changed_invariants(old: Plan, new: Plan, contract: Contract | None) -> str |
         return f"it changes the contract's {', '.join(what)}"
     return None
 
+
+def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) -> Contract | None:
+    """``contract`` for judging a revision mid-run: facts observations established are no longer in question
+    (held facts a step of ``plan`` produces are obtainable, the others given), so work kept by a re-check
+    is not refused for an input a new contract no longer lists. A contract listing no facts is kept as it is.
+    """
+    if contract is None or not (contract.given_facts or contract.obtainable_facts):
+        return contract
+    made = {f for s in plan.steps for f in s.produces}
+    held = set(held)
+    return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
+                   obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))

@@ -20,31 +20,21 @@ S3 and its verification, and only those are redone; S0, S1 and S2 are kept.
 >>> sorted(next(e for e in run.events if e.kind == "invalidate").kept)
 ['S0', 'S1', 'S2']
 
-Strategies (``direct``, ``workflow``, ``planner``) are compared in
-:mod:`planviz.runs.strategies`. Whatever the strategy, the world keeps its
-rules: withdrawn facts, the resulting invalidation and conflicts are the
-observer's work; a tool the contract refuses fails its step
-(``unknown_tool``, ``not_permitted``, ``outside_intent``); a step with an
-``approval`` waits for it (event ``approval``, ``approval_time`` long,
-default 0) before it starts; two steps holding one resource never run at the
-same time (the lower id starts first); a far-horizon step never runs as
-concrete work (:mod:`planviz.runs.horizon`).
+Strategies (``direct``, ``workflow``, ``planner``) are compared in :mod:`planviz.runs.strategies`. Whatever
+the strategy, the world keeps its rules: withdrawn facts, invalidation and conflicts are the observer's work; a
+tool the contract refuses fails its step; a step with an ``approval`` waits for it (event ``approval``); two
+steps holding one resource never overlap; a far-horizon step never runs as concrete work
+(:mod:`planviz.runs.horizon`). Each fault kind's row is in :data:`planviz.runs.fault.FAULTS`.
 
-What each fault kind makes the step's observation say, and what the planner
-does about it, is tabled in :mod:`planviz.runs.observer`.
-
-Premises and the contract's given facts are held from the start (validation
-treats them as given); every other fact comes from an observation. The
-planner validates first: a plan :func:`planviz.prepare` refuses stops before
-step 1, its stop event naming the finding (``category``); so does a revision
-or an expansion it refuses.
+Premises and the contract's given facts are held from the start; every other fact comes from an observation.
+The planner validates first: a plan :func:`planviz.prepare` refuses stops before step 1, its stop event naming
+the finding (``category``); so does a revision or an expansion it refuses.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-from dataclasses import replace
 from collections import Counter
 from collections.abc import Mapping
 from operator import attrgetter
@@ -53,7 +43,7 @@ from typing import Callable, Iterable
 from ..plan.arguments import expect_contract, expect_plan
 from ..errors import show_value
 from ..analysis.scope import failure_scope
-from ..checks.static import tool_refusal, writes
+from ..checks.static import tool_refusal
 from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.bulk import paused_gc
@@ -68,7 +58,8 @@ from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
-from .revision import changed_completed, changed_invariants, complete_revision, redundant_work, reissue
+from .revision import (changed_completed, changed_invariants, complete_revision, held_as_given, redundant_work,
+                       reissue)
 from .strategies import STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
@@ -84,22 +75,45 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
              approval_time: float = 0.0, progress: ProgressCallback | None = None) -> Run:
     """Run ``plan`` on its durations, with ``faults`` injected, under ``strategy``; deterministic.
 
-    A discrete-event simulation: ready steps start (lowest id first when
-    ``workers`` limits them or when they share a resource), each finishes
-    after its ``duration``, simultaneous finishes are handled in id order. A
-    fault affects the first ``times`` attempts of its step and of the
-    revisions of that step; each fault is checked against the plan first
-    (:func:`planviz.runs.fault.fault_facts`). ``contract`` defaults to
-    ``plan.contract``; its ``given_facts`` and the plan's premises are held
-    from the start, its ``max_retries`` and ``max_replans`` cap recovery
-    (defaults 2 and 2). ``propose(goal, contract, state, plan) -> Plan``
-    replaces the default replanner (:func:`reissue`). ``expand`` gives the
-    concrete steps of far-horizon steps (a mapping from step id to a list of
-    steps or step mappings, or a callable ``(step, state) -> steps``);
-    ``approval_time`` is how long each approval takes. ``progress(what,
-    done, total)`` is called every 1,024 events (the command line shows it on
-    a terminal: :class:`planviz.frontends.terminal.Progress`).
+    A discrete-event simulation: ready steps start (lowest id first when ``workers`` limits them or when they
+    share a resource), each finishes after its ``duration``, simultaneous finishes in id order. A fault
+    affects the first ``times`` attempts of its step and of the same work in later revisions.
 
+    Parameters
+    ----------
+    plan : Plan
+        The plan; its premises (and the contract's ``given_facts``) hold from the start.
+    contract : Contract, optional
+        Default ``plan.contract``; its ``max_retries`` and ``max_replans`` cap recovery (2 and 2).
+    faults : iterable of Fault
+        Checked against the plan first (:func:`planviz.runs.fault.fault_facts`).
+    workers : int, optional
+        At most this many steps at once.
+    strategy : {'planner', 'workflow', 'direct'}
+        Who runs it (see :mod:`planviz.runs.strategies`).
+    propose : callable, optional
+        ``propose(goal, contract, state, plan) -> Plan`` replaces the default replanner (:func:`reissue`).
+    expand : mapping or callable, optional
+        Concrete steps of far-horizon steps (step id -> steps, or ``(step, state) -> steps``).
+    approval_time : float
+        How long each approval takes.
+    progress : callable, optional
+        ``progress(what, done, total)``, called every 1,024 events.
+
+    Returns
+    -------
+    Run
+        Every event as a frame, the outcome, the final state and every plan version.
+
+    Raises
+    ------
+    SimulationError
+        For a fault that names no step or fact of the plan (with the valid choices), or a bad strategy.
+    PlanvizTypeError
+        When ``plan`` is not a Plan (load it first with :func:`planviz.load_plan`).
+
+    Examples
+    --------
     >>> from planviz import examples
     >>> plan = examples.load("cache_isolation")
     >>> simulate(plan).events[-1].time
@@ -131,19 +145,6 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
             raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
     return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),
                        progress).run()
-
-
-def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) -> Contract | None:
-    """``contract`` for judging a revision mid-run: facts observations established are no longer in question
-    (held facts a step of ``plan`` produces are obtainable, the others given), so work kept by a re-check
-    is not refused for an input a new contract no longer lists. A contract listing no facts is kept as it is.
-    """
-    if contract is None or not (contract.given_facts or contract.obtainable_facts):
-        return contract
-    made = {f for s in plan.steps for f in s.produces}
-    held = set(held)
-    return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
-                   obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))
 
 
 class _Simulation:

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from planviz import TraceFormatError, load_trace, parse_trace, validate
+from planviz import TraceFormatError, load_trace, load_traces, parse_trace, validate
 from planviz.runs.traces.langgraph import fact_of
 
 
@@ -190,3 +190,25 @@ def test_the_size_cap_holds_when_the_format_is_forced(format):
     text = json.dumps([snap("a", 0, {"x": "y" * 5000})])
     with pytest.raises(TraceFormatError, match="larger than 1,000 characters.*MAX_TRACE_BYTES"):
         parse_trace(text, format=format, max_bytes=1000)
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"messages": [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"],
+                    "kwargs": {"content": "What is  the weather?", "type": "human"}}]}, "What is the weather?"),
+    ({"messages": [{"type": "human", "content": "hello"}]}, "hello"),
+    ({"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "sum 2 and 3"}]},
+     "sum 2 and 3"),
+    ("plan my trip", "plan my trip"),
+    ({"foo": ""}, ""),
+    ({"messages": [{"type": "ai", "content": "no user here"}]}, ""),
+])
+def test_the_goal_is_what_the_user_asked(given, said):
+    from planviz.runs.traces.langgraphversions import asked
+
+    assert asked(given) == said
+
+
+def test_database_threads_are_named_by_their_first_question(corpus):
+    db = corpus / "langgraph" / "sqlite" / "hirokts_checkpoints.db"
+    for run in load_traces(db):
+        assert '"lc"' not in run.plans[0].goal and "constructor" not in run.plans[0].goal

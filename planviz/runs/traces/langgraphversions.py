@@ -96,7 +96,9 @@ class Versions:
         premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
         thread = root.thread or "?"
         given = root.node_writes or {}
-        goal = f"LangGraph run (thread {thread})" + (f": input {json.dumps(given, default=str)[:100]}" if given else "")
+        said = asked(given)
+        goal = f"LangGraph run (thread {thread})" + (f": {said[:100]}" if said else
+                                                     f": input {json.dumps(given, default=str)[:100]}" if given else "")
         plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
         current = plan
         for cid, version in self.forks:
@@ -139,3 +141,29 @@ class Versions:
         if waiting or head.next:
             return None  # paused at an interrupt, or the history ends before the graph did: unfinished
         return "plan_complete", f"the graph reached its end at checkpoint {head.id}"
+
+
+def asked(value: Any, budget: int = 1000) -> str:
+    """The text of the first user message in a graph's input (the task, for the run's goal), or ''.
+
+    LangChain messages arrive as plain dicts (``{"type": "human", "content": ...}``), as their serialized
+    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``) or as
+    chat dicts (``{"role": "user", "content": ...}``); a bare string input is the task itself. The walk is
+    breadth-first and bounded, so a hostile input costs at most ``budget`` values.
+    """
+    queue: list[Any] = [value]
+    for item in queue:
+        if len(queue) > budget:
+            break
+        if isinstance(item, str) and item is value:
+            return item.strip()
+        if isinstance(item, dict):
+            body = item.get("kwargs") if item.get("type") == "constructor" else item
+            kind = item.get("id", [""])[-1] if item.get("type") == "constructor" else item.get("type", item.get("role"))
+            if isinstance(body, dict) and kind in ("human", "user", "HumanMessage") and isinstance(body.get("content"), str):
+                return " ".join(body["content"].split())
+            queue.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            queue.extend(item)
+    return ""
+
