@@ -9,7 +9,25 @@ from dataclasses import replace
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching.lesson06 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+from planviz.teaching.lesson06 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
+                                       check_reissue)
+
+
+# Build it: the planner's re-issue. Name the new id of every voided step first (X.v<version + 1>), then copy
+# each step with its new id, what it revises, and its dependencies renamed; kept steps keep their ids.
+def reissue(old, voided):
+    """The next version of old: every voided step re-issued under a new id that revises it."""
+    version = old.version + 1
+    new_id = {s.id: f"{s.id}.v{version}" for s in old.steps if s.id in voided}
+    steps = []
+    for s in old.steps:
+        depends_on = tuple(new_id.get(d, d) for d in s.depends_on)
+        if s.id in new_id:
+            steps.append(replace(s, id=new_id[s.id], revises=s.id, depends_on=depends_on))
+        else:
+            steps.append(replace(s, depends_on=depends_on))
+    return old.replace(steps=steps, version=version, parent=old, invalidated=tuple(sorted(voided)))
+
 
 # Exercise 1: every replan re-issues S3 and S4 and the same check fails again. Five replans: 5 + 2 x 5 = 15
 # tool calls, 1 + 5 = 6 model calls, and still replan_limit (at 109 min). The cap bounds the waste.
@@ -50,6 +68,7 @@ times = dict(direct=planviz.simulate(fan, strategy="direct").time, planner=planv
              one_worker=planviz.simulate(fan, workers=1).time)
 
 CHECKED = {
+    "check_reissue": check_reissue(reissue),
     "check_exercise_1": check_exercise_1(tool_calls=more.metrics.tool_calls, model_calls=more.metrics.model_calls,
                                          outcome=more.outcome),
     "check_exercise_2": check_exercise_2(propose=namespace_per_tenant),

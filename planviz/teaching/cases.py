@@ -23,7 +23,7 @@ from ..plan.model import Plan
 from ..structure.graph import to_graph
 from .agreement import IDS, random_plans
 
-__all__ = ["timed_plans", "order_plans", "patch_cases", "has_cycle", "grade_cases", "KINDS"]
+__all__ = ["timed_plans", "order_plans", "patch_cases", "has_cycle", "grade_cases", "reissue_cases", "KINDS"]
 
 #: The milestone kinds grading questions use.
 KINDS = ("reproduce", "diagnose", "patch", "verify")
@@ -90,4 +90,18 @@ def grade_cases(count: int = 200, seed: int = 2034) -> list[tuple[Plan, Any]]:
         pairs = [(a, b) for a in KINDS for b in KINDS if KINDS.index(a) < KINDS.index(b)]
         order = sorted(rng.sample(pairs, rng.randint(0, 3)))
         cases.append((plan, Contract(required=tuple(required), must_precede=tuple(order))))
+    return cases
+
+
+def reissue_cases(count: int = 200, seed: int = 2035) -> list[tuple[Plan, frozenset[str]]]:
+    """(plan, voided): random plans and what a failure voids in them, a step and everything downstream of it
+    (now and then two such steps, or nothing)."""
+    rng = random.Random(seed)
+    cases = []
+    for plan in random_plans(count, seed=seed):
+        graph = to_graph(plan)
+        voided: set[str] = set()
+        for sid in rng.sample(sorted(plan.ids), min(len(plan.ids), rng.choice((0, 1, 1, 1, 2)))):
+            voided |= {sid, *nx.descendants(graph, sid)}
+        cases.append((plan, frozenset(voided)))
     return cases

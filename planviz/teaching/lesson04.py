@@ -1,7 +1,7 @@
 """Checks for notebook 04, a simulated run with faults (notebooks/04_simulated_run.ipynb).
 
 Every expected answer is computed here with planviz (simulations of the
-bundled ``cache_isolation`` and ``far_horizon`` plans), so a check follows the
+bundled ``cache_isolation`` plan), so a check follows the
 library. Solutions: notebooks/solutions/04_simulated_run.py.
 
 >>> check_exercise_1(voided={"S3", "S4"}, kept={"S0", "S1", "S2"}, restart="S3").passed
@@ -32,11 +32,10 @@ from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_messa
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
 __all__ = ["check_failure_scope", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
-           "check_exercise_6", "TABLE_KINDS", "APPROVAL_TIME"]
+           "TABLE_KINDS"]
 
 #: The fault kinds of the notebook's table of failure classes (``withdraw`` makes a precondition failure).
 TABLE_KINDS = ("transient", "withdraw", "side_effect", "goal_change")
-APPROVAL_TIME = 4  # exercise 6: hours the change board takes
 
 
 def _cache() -> Plan:
@@ -213,41 +212,6 @@ def _replan_verdict(ex: str, run: Run, how: str) -> Feedback:
     return right(ex, f"the run completes at t={run.time:g} with {m.duplicate_steps} repeated step(s), only the "
                      "voided ones. Completed ids keep their meaning, and a revision redoes only what the failure "
                      "voided.")
-
-
-def check_exercise_6(steps: Any = None) -> Feedback:
-    """Exercise 6: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
-    migration and keep the change board's approval."""
-    ex = "04 exercise 6"
-    far = load("far_horizon")
-    budget = far.step("F2").budget
-    if budget is None:  # the far step of the example carries its budget
-        raise PlanvizError("step F2 of far_horizon has no budget")
-    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
-           "the first requiring reads_migrated, the last producing writes_migrated")
-    if is_blank(steps):
-        return unanswered(ex, "check_exercise_6(steps=[...])", how)
-    try:
-        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
-    except PlanvizError as exc:
-        return wrong(ex, f"that expansion cannot be used: {exc}", how)
-    final = run.plan
-    if final is None:  # a simulated run proposes its plan first
-        raise PlanvizError("the simulated run carries no plan")
-    over = [f for f in final.import_findings if f.code == "over_budget"]
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"the run ends {stop_reason(run)}", how)
-    if over:
-        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
-    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
-    if promised:
-        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
-    if not any(e.kind == "approval" for e in run.events):
-        return wrong(ex, "no step waits for the change board any more",
-                     "the step that switches the writes is still high risk: keep its approval and rollback")
-    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
-                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
-                     "is checked against it when the near work has shown what it involves.")
 
 
 def check_failure_scope(voided: Any) -> Feedback:

@@ -2,7 +2,7 @@
 
 ``check_reachable(fn)`` compares the student's own reachable-route function
 with :func:`planviz.reachable` on a few hundred random plans and run states;
-``check_exercise_1..3`` check the exercises at the end of the notebook.
+``check_exercise_1..4`` check the exercises at the end of the notebook.
 Solutions: notebooks/solutions/05_debugging_a_failed_run.py (run it with
 ``%run -i`` at the end of the notebook: it uses the notebook's agent).
 
@@ -17,13 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.reach import reachable
+from ..errors import PlanvizError
+from ..examples import load
 from ..runs.events import Run
 from ..runs.measures import attribute
+from ..runs.simulation import simulate
 from .agreement import agreement, reach_cases
-from .answers import same_step, same_word, short
+from .answers import same_step, same_word, short, stop_reason
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3"]
+__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
+
+APPROVAL_TIME = 4  # exercise 4: hours the change board takes
 
 
 def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
@@ -176,3 +181,33 @@ def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
                      how)
     return multiple_choice(ex, choice, "b", _COMPLETE,
                            "what does completing every step's milestones prove, and what could a plan leave out?")
+
+
+def check_exercise_4(steps: Any = None) -> Feedback:
+    """Exercise 4: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
+    migration and keep the change board's approval."""
+    ex = "05 exercise 4"
+    far = load("far_horizon")
+    budget = far.step("F2").budget
+    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
+           "the first requiring reads_migrated, the last producing writes_migrated")
+    if is_blank(steps):
+        return unanswered(ex, "check_exercise_4(steps=[...])", how)
+    try:
+        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
+    except PlanvizError as exc:
+        return wrong(ex, f"that expansion cannot be used: {exc}", how)
+    over = [f for f in run.plan.import_findings if f.code == "over_budget"]
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    if over:
+        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
+    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
+    if promised:
+        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
+    if not any(e.kind == "approval" for e in run.events):
+        return wrong(ex, "no step waits for the change board any more",
+                     "the step that switches the writes is still high risk: keep its approval and rollback")
+    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
+                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
+                     "is checked against it when the near work has shown what it involves.")

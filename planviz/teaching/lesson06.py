@@ -8,6 +8,8 @@ library. Solutions: notebooks/solutions/06_is_planning_worth_it.py.
 False
 >>> check_exercise_3(fault=None).passed
 False
+>>> check_reissue(lambda old, voided: old).passed
+False
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ from ..analysis.timeline import ready_waves
 from ..errors import PlanvizError
 from ..examples import load
 from ..plan.identity import work_keys
-from ..plan.model import Plan
+from ..plan.model import Plan, Step
 from ..runs.comparison import compare
 from ..runs.fault import Fault
 from ..runs.measures import metrics
+from ..runs.revision import reissue as library_reissue
 from ..runs.simulation import simulate
-from .answers import number, same_word, short, stop_reason
+from .agreement import agreement
+from .answers import Unreadable, number, same_word, short, stop_reason
+from .cases import reissue_cases
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
+__all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
            "MORE_REPLANS"]
 
 #: The structural side effect: every re-issued patch breaks the hit rate again.
@@ -180,3 +185,64 @@ def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, 
     return right(ex, f"direct takes the serial time ({serial:g}), the planner the makespan ({makespan:g}), and "
                      "one worker takes the planner back to the serial time: parallel branches pay only with "
                      "someone to run them.")
+
+
+#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies, sorted)}.
+Route = dict[str, tuple[Any, tuple[str, ...]]]
+
+
+def _route(value: Any) -> Route | Unreadable | None:
+    """The student's new version (a Plan, or its steps) read as a :data:`Route`; anything else an Unreadable."""
+    if value is None:
+        return None
+    steps = value.steps if isinstance(value, Plan) else value
+    if isinstance(steps, (str, bytes, dict)) or not hasattr(steps, "__iter__"):
+        return Unreadable(f"{type(value).__name__} {short(value)}; return the new version, a Plan "
+                          "(old.replace(steps=...))")
+    steps = list(steps)
+    if not all(isinstance(step, Step) for step in steps):
+        return Unreadable("a collection that is not all Steps; return a Plan (old.replace(steps=...))")
+    return {step.id: (step.revises, tuple(sorted(step.depends_on))) for step in steps}
+
+
+def _reissue_oracle(plan: Plan, voided: frozenset[str]) -> Route:
+    return _route(library_reissue(plan, voided, "by hand"))  # type: ignore[return-value]
+
+
+def _step_text(sid: str, entry: tuple[Any, tuple[str, ...]]) -> str:
+    revises, deps = entry
+    return (f"{sid}" + (f" (revises {revises})" if revises else "")
+            + (f" after {', '.join(deps)}" if deps else " after nothing"))
+
+
+def _say_route(case: Any, expected: Route, got: Route) -> str:
+    missing, extra = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
+    if missing or extra:
+        return (f"planviz's version has the steps {', '.join(sorted(expected))}; yours has "
+                f"{', '.join(sorted(got)) or 'none'}"
+                + (f" (missing {', '.join(missing)})" if missing else "") + (f" (extra {', '.join(extra)})" if extra else ""))
+    sid = next(k for k in sorted(expected) if expected[k] != got[k])
+    return f"planviz has {_step_text(sid, expected[sid])}; yours has {_step_text(sid, got[sid])}"
+
+
+def check_reissue(reissue: Any) -> Feedback:
+    """Your ``reissue(old, voided)`` against :func:`planviz.reissue` on random plans and failures.
+
+    It must return the next version of ``old``: every voided step ``X`` re-issued as
+    ``X.v<old.version + 1>`` with ``revises="X"``, every dependency on a voided step renamed with it,
+    and every other step kept as it is (its id, its dependencies).
+    """
+    def hint(case: Any, expected: Route, got: Any) -> str:
+        plan, voided = case
+        if isinstance(got, dict) and set(got) == set(expected):
+            return ("the ids are right; now the links: a re-issued step says which step it revises, and a step "
+                    "that depended on a voided step depends on its new id (kept steps too)")
+        if not voided:
+            return "nothing was voided: the new version keeps every step as it is"
+        return (f"a voided step X becomes X.v{plan.version + 1} (revises X); a step that was not voided keeps its "
+                "id, so completed ids keep their meaning")
+
+    return agreement("06 reissue", reissue, _reissue_oracle, reissue_cases(), name="reissue",
+                     question=lambda plan, voided: ("the new version after a failure that voided "
+                                                    + (", ".join(sorted(voided)) or "nothing")),
+                     hint=hint, build="replanner", read=_route, say=_say_route, returns="the new version, a Plan")
