@@ -122,5 +122,7 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
     ran = [sid for sid in started if sid in steps]
     rate = sum(1 for sid in ran if sid in evidence) / len(ran) if ran else 0.0
     blame = attribution(run, contract)
+    if run.outcome is None:  # a simulated run always stops
+        raise SimulationError("the simulated run did not stop")
     return FrozenResult(run.outcome, steps, rate, tuple(sid for sid in started if sid not in steps), blame.party,
                         blame.reason, run)

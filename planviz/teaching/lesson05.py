@@ -189,6 +189,8 @@ def check_exercise_4(steps: Any = None) -> Feedback:
     ex = "05 exercise 4"
     far = load("far_horizon")
     budget = far.step("F2").budget
+    if budget is None:  # the far step of the example carries its budget
+        raise PlanvizError("step F2 of far_horizon has no budget")
     how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
            "the first requiring reads_migrated, the last producing writes_migrated")
     if is_blank(steps):
@@ -197,7 +199,10 @@ def check_exercise_4(steps: Any = None) -> Feedback:
         run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
     except PlanvizError as exc:
         return wrong(ex, f"that expansion cannot be used: {exc}", how)
-    over = [f for f in run.plan.import_findings if f.code == "over_budget"]
+    final = run.plan
+    if final is None:  # a simulated run proposes its plan first
+        raise PlanvizError("the simulated run carries no plan")
+    over = [f for f in final.import_findings if f.code == "over_budget"]
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
     if over:

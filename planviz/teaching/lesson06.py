@@ -25,6 +25,7 @@ from ..examples import load
 from ..plan.identity import work_keys
 from ..plan.model import Plan, Step
 from ..runs.comparison import compare
+from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.revision import reissue as library_reissue
@@ -81,6 +82,7 @@ def check_exercise_2(propose: Any = None) -> Feedback:
         proposals.append(propose(goal, contract, state, old))
         return proposals[-1]
 
+    run: Run | Exception
     try:
         run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=spy)
     except Exception as exc:  # the student's code: show what it raised
