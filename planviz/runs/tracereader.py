@@ -22,7 +22,8 @@ from .events import Event, ModelCall, Run, state_from_events
 from .frames import FrameStore
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, fault_from, finding_from,
                           model_call_from, obj)
-from .tracefile import READS, SCHEMA, STRATEGIES
+from . import tracefile
+from .tracefile import SCHEMA, STRATEGIES
 from .traceplans import SPLIT_SCHEMA, PlanSteps, SplitPlan
 
 __all__ = ["read_trace", "trace_lines"]
@@ -157,8 +158,8 @@ class _Reader:
             raise BadField("header", f"expected a trace header ({{\"type\": \"header\", \"schema\": {SCHEMA!r}, "
                                      f"...}}) as the first line, got {show_value(record)}")
         version = record.get("version")
-        if version not in READS or isinstance(version, bool):
-            known_versions = f"{', '.join(map(str, READS[:-1]))} and {READS[-1]}"
+        if version not in tracefile.READS or isinstance(version, bool):
+            known_versions = f"{', '.join(map(str, tracefile.READS[:-1]))} and {tracefile.READS[-1]}"
             raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
                                              f"planviz reads versions {known_versions} (a newer planviz may read it)")
         known = {"type", "schema", "version", "strategy", "faults", "contract"}
