@@ -95,6 +95,13 @@ class Span:
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
                  "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
                  "effect")
+    # What span_of stores (the constructor takes any subset; a field not given is None).
+    span_id: str; trace_id: str | None; parent_id: str | None; name: str; start: int; end: int | None
+    status: str; message: str; operation: str | None; tool: str | None; call_id: str
+    arguments: dict[str, Any] | None; result: str | None; agent: str; model: str | None
+    input_tokens: int | None; output_tokens: int | None; cost: float | None; error: str
+    goal: str | None; goal_rank: int; convention: str; where: str; line: int | None
+    deviations: tuple[str, ...]; leaves: frozenset[str]; effect: str | None
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -159,6 +166,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     deviations: list[str] = []
     oi_kind = attrs.get(openinference.KIND)
     oi = isinstance(oi_kind, str)  # an OpenInference span: its own convention, not a deviation from GenAI's
+    oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
     def get(what: str) -> Any:
         for key in ATTRIBUTES[what]:
@@ -168,7 +176,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
                 return attrs[key]
         return None
 
-    op_value = openinference.KINDS.get(oi_kind.upper()) if oi else get("operation")
+    op_value = openinference.KINDS.get(oi_upper) if oi else get("operation")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
         op_value = name.split(" ", 1)[0]  # the span name's first word, as the conventions name spans
         deviations.append("span name")
@@ -188,14 +196,12 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         tool = name[len("execute_tool "):]
     if tool is None and operation == TOOL and oi:
         tool = name
-    if operation == TOOL and oi:
-        arguments = openinference.arguments(attrs.get("input.value", get("arguments")))
-    else:
-        arguments = _arguments(get("arguments")) if operation == TOOL else None
+    arguments = ((openinference.arguments(attrs.get("input.value", get("arguments"))) if oi
+                  else _arguments(get("arguments"))) if operation == TOOL else None)
     result = _value(get("result")) if operation == TOOL else None
     goal, goal_rank = None, 0
-    if oi and oi_kind.upper() in ("AGENT", "CHAIN"):
-        goal, goal_rank = openinference.task(attrs.get("input.value")), (0 if oi_kind.upper() == "AGENT" else 1)
+    if oi and oi_upper in ("AGENT", "CHAIN"):
+        goal, goal_rank = openinference.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
         goal = goal[:SHORT] if goal else None
     elif operation in (MODEL, AGENT) and not oi:
         goal = _user_text(get("messages"))
