@@ -33,7 +33,7 @@ def data_flow(spans: list[Span], step_of: dict, attempts: dict) -> dict[tuple[st
     A value the producer was itself given (passed through) is no evidence; the latest producer of a value wins.
     """
     produced: dict[str, str] = {}
-    ends: list[tuple[int, str, set]] = []  # (end, step, leaves) not yet visible to consumers
+    ends: list[tuple[int, str, frozenset[str]]] = []  # (end, step, leaves) not yet visible to consumers
     edges: dict[tuple[str, str], None] = {}
     for s in spans:
         sid = step_of[s.span_id]
@@ -69,7 +69,7 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
     such predecessors than :data:`MAX_PREDECESSORS` gets the ones that ended
     last (its id is added to ``thinned``): the edges stay linear in the calls.
     """
-    rank = {}
+    rank: dict[str, int] = {}
     for i, s in enumerate(order):
         sid = step_of.get(s.span_id)
         if sid is not None:
@@ -125,6 +125,7 @@ def _order_units(units: list[tuple], edges: dict, thinned: list[str]) -> tuple:
         if not closed:
             entries |= first
         else:
+            assert max_start is not None  # set whenever a unit was closed
             low = bisect.bisect_right(closed_ends, max_start)
             picked: list[str] = []
             k = len(closed) - 1
