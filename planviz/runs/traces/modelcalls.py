@@ -35,8 +35,9 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
     models = {s.span_id: s for s in order if s.operation == MODEL}
     anc: dict[str | None, str | None] = {None: None}  # span -> the nearest model span at or above it
     for s in order:
-        path, node = [], s.span_id
-        while node not in anc:
+        path: list[str | None] = []
+        node: str | None = s.span_id
+        while node is not None and node not in anc:  # None is in anc: the root
             if node in models:
                 anc[node] = node
                 break
@@ -52,11 +53,12 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
             inner[w].append(sid)
     depth: dict[str, int] = {}
     for sid in models:
-        chain, node = [], sid
-        while node is not None and node not in depth:
-            chain.append(node)
-            node = wrapper[node]
-        d = -1 if node is None else depth[node]
+        chain: list[str] = []
+        link: str | None = sid
+        while link is not None and link not in depth:
+            chain.append(link)
+            link = wrapper[link]
+        d = -1 if link is None else depth[link]
         for c in reversed(chain):
             d += 1
             depth[c] = d
