@@ -251,7 +251,8 @@ def _step_ids(spans: list[Span], parent: dict) -> tuple[dict[str, str], dict[str
         base = (s.tool or s.model or s.name or "call").strip() or "call"
         key = (parent[s.span_id], base, json.dumps(s.arguments, sort_keys=True, default=str))
         previous = failed.pop(key, None)
-        if previous is not None and attempts[previous][-1].end is not None and attempts[previous][-1].end <= s.start:
+        previous_end = attempts[previous][-1].end if previous is not None else None
+        if previous is not None and previous_end is not None and previous_end <= s.start:
             sid = previous
             retried.add(sid)
         else:
@@ -312,7 +313,7 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[
                 data[key] = value
         if s.result is not None:
             data["result"] = s.result
-        actions.append(Action(t_end, "finish", sid, Observation(True, {f"{sid}.result"}, data=data)))
+        actions.append(Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data)))
     return actions
 
 
