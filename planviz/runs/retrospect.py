@@ -275,8 +275,8 @@ def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds:
                 ready: Mapping[str, float]) -> tuple[tuple[str, str], ...]:
     """Pairs (u, v) sharing no data where v started right after u ended though its inputs were ready before."""
     # Data edges go forward in time (the producer ended before the consumer started), so a data path from u to
-    # a v that started right after u ended would pass through a step that ran wholly in between: there is none,
-    # so u and v share data exactly when u -> v is an edge. Linear after the sorts; no closure is built.
+    # a v that started right after u ended passes only through steps that ran wholly in between: none, or steps
+    # of no duration at that very instant (_linked walks those). Linear after the sorts; no closure is built.
     order = sorted(ran, key=lambda s: (times[s][0], s))
     by_end = sorted(ran, key=lambda s: (times[s][1], s))
     ends = [times[s][1] for s in by_end]
@@ -292,6 +292,21 @@ def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds:
             if latest_start >= e_u:  # some step ran wholly between u's end and v's start
                 break
             latest_start = max(latest_start, times[u][0])
-            if ready[v] < e_u and u not in preds[v]:
+            if ready[v] < e_u and not _linked(u, v, preds, times) and not _linked(v, u, preds, times):
                 out.append((u, v))
     return tuple(sorted(out, key=lambda p: (times[p[1]][0], times[p[0]][1], p)))
+
+
+def _linked(u: str, v: str, preds: Mapping[str, set[str]], times: Mapping[str, tuple[float, float]]) -> bool:
+    """Whether a data path leads from ``u`` to ``v``: back from ``v`` through steps that started after ``u``
+    ended (only those can carry ``u``'s data on)."""
+    e_u = times[u][1]
+    stack, seen = [v], {v}
+    while stack:
+        for p in preds[stack.pop()]:
+            if p == u:
+                return True
+            if p not in seen and times[p][0] >= e_u:
+                seen.add(p)
+                stack.append(p)
+    return False

@@ -200,3 +200,15 @@ def test_cli_hindsight_text_and_json(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("{}")
     assert main(["hindsight", str(tmp_path / "bad.json")]) == 2
     assert "planviz: error:" in capsys.readouterr().err
+
+
+def test_steps_of_no_duration_at_one_instant_are_not_called_serialized():
+    """Found by the property above: zero-length steps finishing at the same instant, one feeding the other."""
+    def step(i: int, **fields) -> Step:
+        return Step(f"S{i}", f"step {i}", expected_evidence="e", produces=f"f{i}", **fields)
+
+    plan = Plan("g", [step(0, duration=1.0), step(1, duration=0.0),
+                      step(2, depends_on=("S0", "S1"), requires="f1", duration=0.0),
+                      step(5, depends_on=("S0", "S2"), duration=0.0)])
+    h = hindsight(simulate(plan))
+    assert ("S2", "S5") in h.data_edges and ("S5", "S2") not in h.serialized and ("S2", "S5") not in h.serialized
