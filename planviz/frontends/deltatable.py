@@ -264,14 +264,15 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         out = events[i]
         out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
-        for key, ids, table in (("g", d.gained, fact_no), ("l", d.lost, fact_no), ("ri", d.ready_in, step_no),
-                                ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
+        for key, ids, numbers in (("g", d.gained, fact_no), ("l", d.lost, fact_no), ("ri", d.ready_in, step_no),
+                                  ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
             if ids:
-                out[key] = sorted(table[x] for x in ids)
+                out[key] = sorted(numbers[x] for x in ids)
         events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
-    last = run.frame(-1)
+    last_frame = run.frame(-1)
     data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
             "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),
                           "legend": list(p.legend), "ids": list(p.ids)} for p in pictures],
-            "last_facts": sorted(fact_no[f] for f in last.facts), "last_ready": sorted(step_no[s] for s in last.ready)}
+            "last_facts": sorted(fact_no[f] for f in last_frame.facts),
+            "last_ready": sorted(step_no[s] for s in last_frame.ready)}
     return data, pictures

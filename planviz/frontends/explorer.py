@@ -41,7 +41,7 @@ from typing import Any, Iterable
 
 import traitlets
 
-from ..analysis.schedule import critical_path
+from ..analysis.schedule import Schedule, critical_path
 from ..errors import PlanvizError, PlanvizTypeError, show_value
 from ..plan.arguments import expect_contract, expect_plan
 from ..runs.fault import FAULT_KINDS, Fault
@@ -174,6 +174,7 @@ class Explorer(ViewHooks, FrontEnd):
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
         self._workers, self._strategy, self._options = workers, strategy, options
+        self._schedule: Schedule | None
         try:
             self._schedule = critical_path(self._plan)
         except PlanvizError:  # a cycle or an unknown dependency: the run and the diagram still show

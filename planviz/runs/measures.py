@@ -173,8 +173,8 @@ def metrics(run: Run) -> Metrics:
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1
         elif e.kind in ("invalidate", "recheck") and i > 0:
-            before = run.frame(i - 1).statuses
-            recovery += sum(1 for s in e.voided if before.get(s) == "done")
+            statuses_before = run.frame(i - 1).statuses
+            recovery += sum(1 for s in e.voided if statuses_before.get(s) == "done")
         if e.kind == "replan":
             replans += 1
     success = run.outcome == "plan_complete"
@@ -321,8 +321,8 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     lost = next((e for e in run.events if e.kind in ("withdraw", "conflict")), None)
     if (lost is not None or {e.category for e in fails} & _ENVIRONMENT
             or run.outcome in ("premise_failed", "approval_denied", "goal_changed")):
-        what = lost.message if lost is not None else stop.message if stop is not None else run.outcome
-        return Attribution("environment", f"the world changed under the run: {what}")
+        cause = lost.message if lost is not None else stop.message if stop is not None else run.outcome
+        return Attribution("environment", f"the world changed under the run: {cause}")
     return Attribution("contract", "every step that ran produced the evidence it declared and no fact was "
                                    "withdrawn, yet the goal failed: the contract is too weak (it missed a "
                                    "requirement)")

@@ -31,8 +31,11 @@ __all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision"
 
 
 class _HasFacts(Protocol):
-    completed: AbstractSet[str]
-    facts: AbstractSet[str]
+    @property
+    def completed(self) -> AbstractSet[str]: ...
+
+    @property
+    def facts(self) -> AbstractSet[str]: ...
 
 
 def reissue(plan: Plan, voided: Iterable[str], trigger: str, drop: Iterable[str] = ()) -> Plan:

@@ -334,6 +334,7 @@ class _Simulation:
                 self.m.void_unreachable(sid)
             return
         category = next(e.category for e in events if e.kind == "fail")
+        assert category is not None  # the machine's fail event always names its category
         if category == "evidence":
             m.stop("expected_evidence_missing", f"{sid!r} did not establish what it produces", sid)
         elif category == "transient":

@@ -319,7 +319,7 @@ class V1Events:
     def event_from(self, d: Any, path: str = "event") -> Event:
         d = obj(d, path)
         _fields_of(d, path, _V1_FIELDS, _REQUIRED[:-1] + ("statuses",))
-        values = {name: check(d[name], f"{path}.{name}") for name, check in _V1_FIELDS.items()
+        values: dict[str, Any] = {name: check(d[name], f"{path}.{name}") for name, check in _V1_FIELDS.items()
                   if name in d and check is not None}
         statuses, facts = values.pop("statuses"), values.pop("facts", frozenset())
         ready = values.pop("ready", frozenset())

@@ -183,6 +183,7 @@ class _Reader:
 
     def _plan(self, d: dict[str, Any], path: str) -> Plan:
         known = self.plans
+        parent: Plan | None
         if "parent_ref" in d:
             ref = d["parent_ref"]
             if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(known):

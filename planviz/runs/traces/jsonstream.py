@@ -321,7 +321,7 @@ def values(stream: BinaryIO, source: str = "<stream>", max_bytes: int | None = N
     """
     buf = _Buffer(stream, source)
     buf.cap = max_bytes or limits.MAX_TRACE_BYTES
-    out = []
+    out: list[Any] = []
     while buf.peek():
         out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=buf.cap))
     return out

@@ -86,7 +86,7 @@ def _operation(o: dict) -> str | None:
 
 def spans_of(data: dict, source: str) -> list[Span]:
     """The observations of a Langfuse export as spans (lifecycle observations of one call merged)."""
-    trace = data.get("trace") if isinstance(data.get("trace"), dict) else {}
+    trace = data["trace"] if isinstance(data.get("trace"), dict) else {}
     spans: list[Span] = []
     merged: dict[tuple, Span] = {}
     for i, o in enumerate(data["observations"]):
@@ -97,13 +97,13 @@ def spans_of(data: dict, source: str) -> list[Span]:
 
         if not isinstance(o, dict):
             raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
-        name = o.get("name") if isinstance(o.get("name"), str) else ""
+        name = o["name"] if isinstance(o.get("name"), str) else ""
         operation = _operation(o)
-        usage = o.get("usageDetails") if isinstance(o.get("usageDetails"), dict) else {}
-        cost = o.get("costDetails") if isinstance(o.get("costDetails"), dict) else {}
+        usage = o["usageDetails"] if isinstance(o.get("usageDetails"), dict) else {}
+        cost = o["costDetails"] if isinstance(o.get("costDetails"), dict) else {}
         level = o.get("level")
-        message = o.get("statusMessage") if isinstance(o.get("statusMessage"), str) else ""
-        failed = level == "ERROR" or bool(_LIFECYCLE.match(name) and _LIFECYCLE.match(name)["phase"] == "error")
+        message = o["statusMessage"] if isinstance(o.get("statusMessage"), str) else ""
+        failed = level == "ERROR" or bool((stage := _LIFECYCLE.match(name)) and stage["phase"] == "error")
         tool = None
         if operation == TOOL:
             attrs = _attributes(o)

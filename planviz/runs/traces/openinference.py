@@ -115,7 +115,7 @@ def _text_of(value: Any) -> str | None:
     if isinstance(value, dict):  # {"parts": [{"text": ...}]} (Google ADK), {"content": ...}
         parts = value.get("parts")
         if isinstance(parts, list):
-            texts = [p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+            texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
             return " ".join(texts).strip() or None
         return _text_of(value.get("content"))
     if isinstance(value, list):  # content parts [{"type": "text", "text": ...}], or messages
@@ -138,7 +138,7 @@ def _first_user(messages: list) -> str | None:
             if found:
                 return found
         if isinstance(m, str) and m.startswith("content="):  # a LangChain message's repr
-            found = _REPR_CONTENT.match(m)
-            if found and "HumanMessage" in m or found and "type='human'" in m:
-                return found.group(2).strip() or None
+            match = _REPR_CONTENT.match(m)
+            if match and "HumanMessage" in m or match and "type='human'" in m:
+                return match.group(2).strip() or None
     return None
