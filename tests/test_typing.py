@@ -83,3 +83,26 @@ def test_the_documented_ways_of_building_values_type_check(tmp_path):
         ok: bool = report.ok
     """)
     assert status == 0, out
+
+
+def test_the_typed_constructors_take_every_field():
+    """The TYPE_CHECKING __init__ of each value type names exactly its dataclass fields, so a new field is typed."""
+    import dataclasses
+
+    tree = ast.parse((ROOT / "planviz" / "plan" / "model.py").read_text())
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        stubs = [f for block in cls.body if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING"
+                 for f in block.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+        if not stubs:
+            continue
+        args = stubs[0].args
+        named = {a.arg for a in args.args[1:] + args.kwonlyargs}
+        fields = {f.name for f in dataclasses.fields(getattr(planviz, cls.name))}
+        assert named == fields, f"{cls.name}'s typed __init__ differs from its fields: {sorted(named ^ fields)}"
+
+
+def test_the_package_type_checks():
+    """mypy with the committed configuration (pyproject.toml [tool.mypy]) finds nothing in planviz."""
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", "/dev/null"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

@@ -32,8 +32,7 @@ from .syntax import show_value
 __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
            "SEVERITIES", "LAYERS", "natural_key"]
 
-Names = Union[str, Iterable[str]]
-"""What a field of names accepts: one string or any iterable of strings (stored as a tuple)."""
+Names = Union[str, Iterable[str]]  # what a field of names accepts: a string or any iterable of strings
 
 STATUSES = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")
@@ -138,7 +137,7 @@ class Step:
                      duration: float | str = 1.0, tool: str | None = None, arguments: Mapping[str, Any] = ...,
                      resources: Names = (), kind: str | None = None, risk: str = "low", approval: str | None = None,
                      horizon: str = "near", budget: Budget | Mapping[str, Any] | None = None,
-                     expands_to: Iterable[Any] = (), revises: str | None = None) -> None: ...
+                     expands_to: Iterable[Any] = (), revises: str | None = None, effect: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         where = f"step {self.id!r}"
@@ -345,7 +344,8 @@ class ToolSpec:
     effect: str | None = None
 
     if TYPE_CHECKING:
-        def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = ()) -> None: ...
+        def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = (),
+                     effect: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         for name in ("permitted", "writes"):
