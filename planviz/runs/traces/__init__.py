@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -100,6 +101,12 @@ class Sample:
     @property
     def is_sqlite(self) -> bool:
         return self.head.startswith(SQLITE_MAGIC)
+
+    def keys_confidence(self, keys: re.Pattern[str]) -> float:
+        """How surely the text is of a format whose telltale ``keys`` it shows: 0 when none appears, else
+        0.7-0.8, the earlier the first one the surer (for detectors that read the text, not parsed data)."""
+        found = keys.search(self.text)
+        return 0.0 if found is None else 0.8 - 0.1 * found.start() / (len(self.text) + 1)
 
 
 @dataclass
