@@ -26,6 +26,7 @@ EXPECTED = (
     "02_validation.ipynb",
     "03_critical_path.ipynb",
     "04_simulated_run.ipynb",
+    "05_replanning_rules.ipynb",
     "06_debugging_a_failed_run.ipynb",
     "07_is_planning_worth_it.ipynb",
     "08_capstone_past_due_account.ipynb",
@@ -179,22 +180,34 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert re.search(r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text)
     for category, action in [("transient", "retry"), ("precondition", "return_to_source"), ("goal_change", "replan")]:
         assert re.search(rf"^{category}\s+S\d\s+{action}\s", text, re.M)
+    assert re.search(r"^S1:transient\s+-> plan_complete\s", text, re.M)
+    # the run as frames, for slides (the strategies side by side wait for notebook 07, which defines them)
+    assert "image/gif" in mimetypes(nb)
+    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "strategy" not in code and "animate({" not in code
+
+
+def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
+    nb = executed("05_replanning_rules.ipynb")
+    text = text_of(nb)
     assert "version 2: ['S0', 'S1', 'S2', 'S3.v2', 'S4.v2']" in text
+    # the identity rule, redundant work and a replan that changes nothing
+    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
+    assert "redundant (facts already held): S1.v2, S2.v2" in text
+    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
+    assert re.search(r"^no_new_route \|", text, re.M)
+    # rollback before retrying a write
+    assert "with rollback:    plan_complete" in text and re.search(r"^without rollback: step_failed", text, re.M)
     # the rules every run obeys: serialized writers, a global goal change
     assert "t= 13 min  start    S2" in text and "finished at 32 min; critical path (no resources): 29 min" in text
     assert "goal_changed: the goal changed at 'S3' and no new goal was given" in text
     assert re.search(r"recheck\s+'S0' re-checked against the new goal: kept", text)
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
-    # the identity rule and redundant work after a replan
-    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
-    assert "redundant (facts already held): S1.v2, S2.v2" in text
-    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
-    # the run as frames, for slides (the strategies side by side wait for notebook 06, which defines them)
-    assert "image/gif" in mimetypes(nb)
-    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
 
 
-@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "07_is_planning_worth_it.ipynb"])
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "05_replanning_rules.ipynb",
+                                  "07_is_planning_worth_it.ipynb"])
 def test_user_facing_text_says_voided(name):
     """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
     status, event kind or field), in backquotes or in a code cell."""

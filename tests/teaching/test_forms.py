@@ -10,7 +10,7 @@ import pytest
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching import lesson01, lesson02, lesson03, lesson04, lesson07, lesson08, lesson09
+from planviz.teaching import lesson01, lesson02, lesson03, lesson04, lesson05, lesson07, lesson08, lesson09
 
 PLAN = planviz.examples.load("cache_isolation")
 HALF = PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")])
@@ -81,11 +81,11 @@ ROWS = [
     (lesson04.check_exercise_3, dict(most=Fault("S4", "goal_change"), never="side_effect"), False),
     (lesson04.check_exercise_3, dict(most="S4:goal_change", never="transient"), False),
     (lesson04.check_exercise_3, dict(most=Fault("S1", "transient"), never="transient"), False),
-    # 04 exercise 4: kept as a list, the letter in any form
-    (lesson04.check_exercise_4, dict(kept=["S0", "S1", "S2"], choice="(B)"), True),
-    (lesson04.check_exercise_4, dict(kept=[PLAN.step("S0")], choice="b"), False),
-    (lesson04.check_exercise_4, dict(kept={"S0"}, choice="b"), False),
-    (lesson04.check_exercise_4, dict(kept=7, choice="b"), False),
+    # 05 exercise 4: kept as a list, the letter in any form
+    (lesson05.check_exercise_4, dict(kept=["S0", "S1", "S2"], choice="(B)"), True),
+    (lesson05.check_exercise_4, dict(kept=[PLAN.step("S0")], choice="b"), False),
+    (lesson05.check_exercise_4, dict(kept={"S0"}, choice="b"), False),
+    (lesson05.check_exercise_4, dict(kept=7, choice="b"), False),
     # 07 exercise 1: numbers as text, the outcome in any case
     (lesson07.check_exercise_1, dict(tool_calls="15", model_calls=" 6 ", outcome=" Replan_Limit "), True),
     (lesson07.check_exercise_1, dict(tool_calls=15.0, model_calls=6.0, outcome="replan limit"), True),
