@@ -271,7 +271,7 @@ class App {
     const sub = h('p', {cls: 'pv-sub'});
     sub.append(h('span', {cls: 'pv-mode', text: m.get('mode') ? m.get('mode') + ' \u00B7 ' : ''}));
     if (!this.many) {
-      sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (first.n - 1));
+      sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (this.runs[0].n - 1));
       if (this.pair) { sub.append(' \u00B7 ' + this.n + ' frames'); }
       if (first.unfinished) { sub.append(' \u00B7 unfinished: the run has no stop event, so it ends where the agent stopped'); }
     } else { sub.append((this.runs.length === 2 ? 'two' : String(this.runs.length)) + ' runs on one stepper \u00B7 ticks 0..' + (this.n - 1)); }
@@ -516,8 +516,13 @@ function render({model, el}) {
     if (!snap || !(snap.events || snap.pair)) { el.textContent = 'this run has no events'; app = null; return; }
     app = new App(el, model);
     app.show(model.get('index') || 0, true);
+    const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    if (snap.autoplay && !still) { app.play(); }  // a flipbook plays by itself, unless the reader asks for no motion
   };
-  const moved = () => { if (app) { app.stop(); app.show(model.get('index') || 0, true); } };
+  const moved = () => {  // the kernel (or a script) moved the index: follow it; our own steps (play) come back here too
+    const i = model.get('index') || 0;
+    if (app && i !== app.index) { app.stop(); app.show(i, true); }
+  };
   const mode = () => { const s = el.querySelector('.pv-mode'); if (s) { s.textContent = model.get('mode') ? model.get('mode') + ' \u00B7 ' : ''; } };
   const status = () => { if (app && app.faultStatus) { app.faultStatus.textContent = model.get('fault_status') || ''; } };
   const notice = () => { const s = el.querySelector('.planviz-view-status'); if (s) { s.textContent = model.get('view_notice') || ''; } };

@@ -123,6 +123,8 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     assert pg.locator("#planviz-app .planviz-slider").input_value() == "0"
     pg.keyboard.press(" ")  # space plays
     pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 1 ')")
+    pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 2 ')")
+    assert pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"  # it plays on (it once stopped)
     pg.keyboard.press(" ")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []

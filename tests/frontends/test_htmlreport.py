@@ -384,15 +384,17 @@ def test_a_focused_big_plan_steps_its_group_nodes_and_caption(tmp_path):
 
 
 def _pages(tmp_path, cache_plan):
-    """Every page that runs the front end: the report, the two-run report, the explorer's static fallback."""
+    """Every page that runs the front end: the report, the two-run report, animate's flipbook, the explorer's static
+    fallback."""
     from html import unescape
 
-    from planviz import explore
+    from planviz import animate, explore
 
     a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     fallback = explore(cache_plan)._repr_mimebundle_()[0]["text/html"]
     return {"report": report_html(a, tmp_path / "r.html").read_text(encoding="utf-8"),
             "pair report": report_html([a, b], tmp_path / "p.html").read_text(encoding="utf-8"),
+            "flipbook": animate(b, tmp_path / "f.html", frames=range(0, 3)).path.read_text(encoding="utf-8"),
             "fallback": unescape(re.search(r"srcdoc='(.*?)'", fallback, re.S)[1])}
 
 
