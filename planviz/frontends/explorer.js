@@ -192,13 +192,26 @@ class RunView {
     item('depends on', d.depends_on); item('facts in (requires)', d.requires); item('facts out (produces)', d.produces);
     item('expected evidence', d.evidence);
     box.appendChild(dl);
-    const rows = [];
+    const rows = [], attempts = {};
     for (let i = 0; i <= this.index; i++) {
       const r = this.s.log[i];
       if (r[2] !== sid) { continue; }
+      if (r[1] === 'start') { attempts[r[4]] = 'running'; }
+      else if (r[4] && ['complete', 'fail', 'invalidate'].includes(r[1])) { attempts[r[4]] = r[1] === 'complete' ? 'done' : r[1] === 'fail' ? 'failed' : 'voided'; }
       const text = '#' + i + ' ' + r[1] + (r[4] ? ' (attempt ' + r[4] + ')' : '') + ': ' + r[3]
         + (r[5].length ? ' \u2014 observed: ' + r[5].join(', ') : '') + (r[6] ? ' \u2014 model calls: ' + r[6] : '');
       rows.push(h('li', {cls: i === this.index ? 'pv-current' : '', text}));
+    }
+    const tried = Object.keys(attempts);
+    box.append(h('p', {cls: 'pv-attempt-count', text: 'attempts so far: ' + tried.length + (tried.length ? ' (' + tried.map((a) => a + ': ' + attempts[a]).join(', ') + ')' : '')}));
+    const calls = d.calls || [];  // the model calls that led to this step, as the trace recorded them
+    if (calls.length) {
+      const unit = this.s.unit ? ' ' + this.s.unit : '', num = (x) => String(Number(x.toPrecision(4)));
+      const said = calls.map(([model, start, took, tin, tout, cost, ok]) => h('li', {text: model
+        + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
+        + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
+        + (cost !== null ? ' \u00B7 cost ' + num(cost) : '') + (ok ? '' : ' \u00B7 failed')}));
+      box.append(h('h4', {text: 'Model calls that led to it (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
     }
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
   }
