@@ -306,6 +306,11 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    # the executor alone (seed 000, section 11): the frozen route blames the executor the planner's replan rescued
+    assert re.search(r"^S4:side_effect\s+replan_limit\s+0\.80\s+-\s+executor\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S3:withdraw\s+replan_limit\s+0\.75\s+-\s+environment\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S1:transient\s+plan_complete\s+1\.00\s+-\s+-\s+plan_complete\s+6\s+-$", text, re.M)
+    assert re.search(r"^S4\s+yes\s+no\s+1$", text, re.M) and "evidence rate: 0.80" in text
     # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
     assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
     assert re.search(r"^\+replanning\s+200\s", text, re.M)
