@@ -341,6 +341,13 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
     assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text
     assert "'step_4' failed (outside_intent): the tool call was refused" in text
     assert re.search(r"^read-only request\s+step_failed 4/4 pe=0\s+step_failed 4/0 pe=0\s+refused 0/1 pe=0$", text, re.M)
+    # the read-only contract holds on the cheats: no registry, a declared write, a renamed tool that says it writes
+    assert "no registry:       [('unverified_effect', 'step_1'), ('unverified_effect', 'step_2'), " in text
+    assert "  simulate: refused" in text
+    assert "declared honestly: [('outside_intent', 'step_4'), ('outside_intent', 'step_5')]" in text
+    assert "renamed, registered read-only: no error" in text
+    assert "and the step says it writes: [('effect_conflict', 'step_4'), ('outside_intent', 'step_4')]" in text
+    assert "08 exercise 2: not yet. 'step_4' still sends the offer" in text
     # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
     assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
     assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",
