@@ -110,7 +110,7 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     SimulationError
         For a fault that names no step or fact of the plan (with the valid choices), or a bad strategy.
     PlanvizTypeError
-        When an argument has the wrong type: ``plan`` not a Plan (:func:`planviz.load_plan`), ``faults`` not Faults...
+        When an argument has the wrong type (a path as ``plan``: :func:`planviz.load_plan`; a str as ``faults``).
 
     Examples
     --------
