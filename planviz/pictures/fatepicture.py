@@ -28,7 +28,7 @@ from ..runs.comparisons.alignment import FATES, Alignment
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, dom_id, escape_label
 from .layout import lay_out, serialise_svg
-from .style import EDGE_COLOUR, FATE_LOOKS, FONT, node_attrs, tip
+from .style import EDGE_COLOUR, FATE_LOOKS, FONT, Look, node_attrs, tip
 
 __all__ = ["render_alignment", "FATE_LOOKS"]
 
