@@ -206,6 +206,14 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     assert "redundant (facts already held): S1.v2, S2.v2" in text
     assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
     assert re.search(r"^no_new_route \|", text, re.M)
+    # identity is content: the copies under fresh ids meet the same fault and count as the same repeated work
+    assert re.search(r"^copycat\s+replan_limit\s+S3,S4 -> P2,V2 -> P3,V3\s+S4,V2,V3\s+4\s+9$", text, re.M)
+    assert re.search(r"^reissue\s+replan_limit\s+S3,S4 -> S3\.v2,S4\.v2 -> S3\.v3,S4\.v3\s+S4,S4\.v2,S4\.v3\s+4\s+9$",
+                     text, re.M)
+    # goal and safety invariants: a revision that lowers the bar or swaps the goal is refused
+    assert "lower_the_bar -> refused (goal_changed_by_replan)" in text
+    assert "easier_goal   -> refused (goal_changed_by_replan)" in text
+    assert "goal_changed_by_replan: it changes the contract's required" in text
     # rollback before retrying a write
     assert "with rollback:    plan_complete" in text and re.search(r"^without rollback: step_failed", text, re.M)
     # the rules every run obeys: serialized writers, a global goal change
