@@ -164,6 +164,10 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert re.search(r"^S3 check='ran'\s+error\s+refused: True$", text, re.M)
     assert re.search(r"^S3 check='Patch the key builder to include the tenant id'\s+error\s+refused: True$", text, re.M)
     assert re.search(r"^S1 check='done'\s+warning\s+refused: False$", text, re.M)
+    # ... and the action restated in part; a word one could observe keeps a check a predicate
+    assert re.search(r"^S3 check='Patch applied.'\s+error\s+refused: True$", text, re.M)
+    assert re.search(r"^S3 check='done: patch the key builder'\s+error\s+refused: True$", text, re.M)
+    assert re.search(r"^S3 check='the patched key builder compiles'\s+no finding\s+refused: False$", text, re.M)
     # the write plan: its argument and its tool's precondition checked before step 1; approvals come per step
     for code in ("bad_placeholder", "tool_precondition", "vacuous_check"):
         assert re.search(rf"^static\s+{code}\s+.*'R4'", text, re.M), code

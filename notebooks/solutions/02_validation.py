@@ -76,12 +76,13 @@ gates = {
     "nothing obtainable": (plan, replace(contract, obtainable_facts=()), "PlanningFailure"),
 }
 
-# Exercise 5: the words decide whether a check is vacuous ("ran", "done", "completed successfully" and the
-# action restated are), the step decides the severity: S3 holds src/cache/keys.py (it changes the world:
-# an error), S1 and S4 only read (a warning). "Patch applied." is not caught: the rule looks for words that
-# only mean "it ran" or the action word for word. The last one is a real predicate.
+# Exercise 5: the words decide whether a check is vacuous ("ran", "done", "completed successfully", the
+# action restated, and "Patch applied.", the action's word plus one that only means "it ran", are), the step
+# decides the severity: S3 holds src/cache/keys.py (it changes the world: an error), S1 and S4 only read (a
+# warning). "compiles" is something you could observe, so the check that says it is a predicate, weak as it
+# is; the last one is a real predicate.
 vacuous = {"S3 ran": "error", "S1 done": "warning", "S3 restated": "error", "S4 completed": "warning",
-           "S3 applied": None, "S4 both pass": None}
+           "S3 applied": "error", "S3 compiles": None, "S4 both pass": None}
 
 # Exercise 6: one edge fixes two findings (the snapshot argument is read, and the tool's precondition met,
 # only when R5 is an ancestor of R4), and the purge gets a check about the world after it.

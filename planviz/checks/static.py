@@ -19,19 +19,16 @@ from ..plan.model import Contract, Finding, Step, natural_key
 from ..plan.placeholder import placeholders_in, split_reference
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, known, names, unstated_note
+from .predicate import vacuous
 
 __all__ = ["tool_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static", "writes", "effect_of",
-           "vacuous", "tool_refusal", "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT", "WRITING"]
+           "tool_refusal", "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT", "WRITING"]
 
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
 PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above it, as a chain
 
 
 WRITING = frozenset({"write", "destructive"})
-_FILLER = frozenset("it the step this that has have had was is been successfully fully and task action call tool"
-                    .split())
-_RAN = frozenset("ran run runs done completed complete executed execute finished finish succeeded success "
-                 "successful ok performed".split())
 
 
 def effect_of(step: Step, contract: Contract | None = None) -> str | None:
@@ -58,20 +55,6 @@ def writes(step: Step, contract: Contract | None = None) -> bool:
     (True, False)
     """
     return bool(step.resources) or effect_of(step, contract) in WRITING
-
-
-def vacuous(check: str, action: str) -> bool:
-    """Whether ``check`` only restates that the step ran ("ran", "done", "completed", the action itself).
-
-    >>> vacuous("Done.", "patch"), vacuous("patch: done", "Patch"), vacuous("the isolation test passes", "x")
-    (True, True, False)
-    """
-    words = [w for w in re.findall(r"\w+", check.lower()) if w not in _FILLER]
-    if not words:
-        return bool(check.strip())
-    rest = [w for w in words if w not in _RAN]
-    acted = [w for w in re.findall(r"\w+", action.lower()) if w not in _FILLER]
-    return not rest or rest == acted
 
 
 def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
@@ -296,7 +279,7 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     silent = "produces" in unstated_fields(cx.plan.source_format)
     unproductive: list[str] = []
     for sid, s in cx.steps.items():
-        if s.check.strip() and vacuous(s.check, s.action):
+        if s.check.strip() and vacuous(s.check, s.action, step_id=sid):
             changes = writes(s, contract)
             out.append(finding("vacuous_check", "static",
                                f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "

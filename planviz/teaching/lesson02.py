@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from ..checks.grading import grade
-from ..checks.static import vacuous
+from ..checks.predicate import vacuous
 from ..checks.validation import CODES, prepare, refusal, validate
 from ..errors import PlanvizError
 from ..examples import load
@@ -281,6 +281,7 @@ VACUOUS_CASES = {
     "S3 restated": ("S3", "Patch the key builder to include the tenant id"),
     "S4 completed": ("S4", "Completed successfully."),
     "S3 applied": ("S3", "Patch applied."),
+    "S3 compiles": ("S3", "the patched key builder compiles"),
     "S4 both pass": ("S4", "the isolation test and the hit-rate test both pass on the patched build"),
 }
 _NO_FINDING = frozenset({"none", "ok", "nothing", "no finding", "-", "no", "passes", "accepted"})
@@ -333,14 +334,17 @@ def check_exercise_5(predictions: Any = None) -> Feedback:
     if not off:
         return right(ex, "the words decide whether a check is vacuous, the step decides how bad it is: on the "
                          "patch, which changes the world, it refuses the plan; on a step that only reads it is a "
-                         "warning. And 'Patch applied.' passes: the rule catches 'ran' and the action restated, "
-                         "not every weak predicate. Whether a check names something you could observe is still "
-                         "for a person to read.")
+                         "warning. 'Patch applied.' is the action's own word plus a word that only means 'it ran': "
+                         "nothing is left to observe. 'the patched key builder compiles' reuses the action's words "
+                         "too, but 'compiles' is something you could see fail. Whether the predicate is the right "
+                         "one (compiling says nothing of the tenant id) is still for a person to read.")
     severity_only = all(said is not None and truth is not None for said, truth in off.values())
     hint = ("error or warning is not in the words: does the step change the world (resources, a writing tool or "
             "effect)?" if severity_only else
-            "the rule reads the words: after dropping filler it looks for words that only mean 'it ran', or the "
-            "step's own action word for word; anything else is not its business")
+            "the rule reads the words: drop filler, the words that only mean 'it ran' (done, applied, "
+            "completed...) and the step's own action words (patch, patched, patches are one word); a check is "
+            "vacuous when nothing is left, and a word you could observe (passes, compiles, above, a number) "
+            "always counts")
     return wrong(ex, f"{len(off)} of {len(VACUOUS_CASES)} predictions differ from validate: "
                      f"{', '.join(map(repr, off))}", hint)
 
@@ -388,7 +392,7 @@ def check_exercise_6(plan: Any = None) -> Feedback:
         if not step.check.strip():
             return wrong(ex, f"{step.id!r} has no check: nothing says how to tell the purge worked",
                          "a check is a predicate about the world after the step")
-        if vacuous(step.check, step.action):
+        if vacuous(step.check, step.action, step_id=step.id):
             return wrong(ex, f"the check of {step.id!r}, {step.check!r}, only says the step ran",
                          "what would you see in the cache if the purge worked?")
     why = refusal(plan, contract)

@@ -153,7 +153,7 @@ def test_exercise_4_reads_a_prediction_in_any_form(form):
 # --- exercise 5: predict what validate says of a check that may only say "ran" ---------------------------------
 
 VACUOUS_RIGHT = {"S3 ran": "error", "S1 done": "warning", "S3 restated": "error", "S4 completed": "warning",
-                 "S3 applied": None, "S4 both pass": None}
+                 "S3 applied": "error", "S3 compiles": None, "S4 both pass": None}
 
 
 def test_the_vacuous_cases_are_what_validate_says():
@@ -166,19 +166,20 @@ def test_the_vacuous_cases_are_what_validate_says():
 
 @pytest.mark.parametrize("predictions", [
     VACUOUS_RIGHT,
-    {**VACUOUS_RIGHT, "S3 applied": "none", "S4 both pass": "OK"},                  # None as a word
+    {**VACUOUS_RIGHT, "S3 compiles": "none", "S4 both pass": "OK"},                 # None as a word
     {f" {k.upper()} ": (v.title() if v else "") for k, v in VACUOUS_RIGHT.items()},  # keys and words in any case
-    {**VACUOUS_RIGHT, "S3 applied": "no finding", "S4 both pass": False},
+    {**VACUOUS_RIGHT, "S3 compiles": "no finding", "S4 both pass": False},
 ])
 def test_exercise_5_right(predictions):
     assert check_exercise_5(predictions)
 
 
 @pytest.mark.parametrize("predictions, says", [
-    ({k: "error" for k in VACUOUS_RIGHT}, "4 of 6 predictions differ"),                # one verdict for all
-    ({k: None for k in VACUOUS_RIGHT}, "4 of 6 predictions differ"),                   # nothing is vacuous
-    ({**VACUOUS_RIGHT, "S3 applied": "error"}, "1 of 6 predictions differ from validate: 'S3 applied'"),
-    ({**VACUOUS_RIGHT, "S1 done": "error", "S4 completed": "error"}, "2 of 6"),         # severity by the words
+    ({k: "error" for k in VACUOUS_RIGHT}, "4 of 7 predictions differ"),                # one verdict for all
+    ({k: None for k in VACUOUS_RIGHT}, "5 of 7 predictions differ"),                   # nothing is vacuous
+    ({**VACUOUS_RIGHT, "S3 applied": None}, "1 of 7 predictions differ from validate: 'S3 applied'"),  # partial
+    ({**VACUOUS_RIGHT, "S3 compiles": "error"}, "1 of 7 predictions differ from validate: 'S3 compiles'"),
+    ({**VACUOUS_RIGHT, "S1 done": "error", "S4 completed": "error"}, "2 of 7"),         # severity by the words
     ({**VACUOUS_RIGHT, "S3 ran": "warning"}, "'S3 ran'"),
     ({**VACUOUS_RIGHT, "S3 restated": None}, "'S3 restated'"),                         # the action restated is caught
     ({**VACUOUS_RIGHT, "S4 both pass": "warning"}, "'S4 both pass'"),
@@ -242,6 +243,7 @@ def _renamed(plan, old, new):
     edit(edit(FIXED, "R5", depends_on=()), "R4", depends_on=["R5", "R3"]),              # snapshot first, in parallel
     edit(FIXED, "R4", arguments={"pairs": "{{ R3.pairs }}", "snapshot": "{{ R5.snapshot_id }}"}),  # spaces
     edit(FIXED, "R4", approval="cache owner"),                                          # more care than asked
+    edit(FIXED, "R4", check="purged entries: zero leaked entries remain"),              # the action's words and more
     FIXED.replace(contract=Contract(intent="write")),             # a contract in the plan: the owner's is used
 ])
 def test_exercise_6_right(plan):
@@ -254,6 +256,9 @@ def test_exercise_6_right(plan):
     (edit(PURGE, "R4", check="no leaked entry remains in the cache"), "prepare refuses it: bad_placeholder"),
     (edit(FIXED, "R4", check=""), "has no check"),                                       # no_check is only a warning
     (edit(FIXED, "R4", check="Purge the leaked entries"), "only says the step ran"),     # the action restated
+    (edit(FIXED, "R4", check="Purged."), "only says the step ran"),                      # the action's word
+    (edit(FIXED, "R4", check="done: purge the leaked entries"), "only says the step ran"),  # partly restated
+    (edit(FIXED, "R4", check="R4 applied successfully"), "only says the step ran"),        # its id and 'applied'
     (edit(FIXED, "R4", arguments={"pairs": "{{R3.pairs}}"}), "no longer names the snapshot"),  # argument dropped
     (PURGE.replace(steps=[s for s in PURGE.steps if s.id != "R4"]), "no longer purges"),  # the job dropped
     (edit(FIXED, "R4", tool="purge_cache_now"), "no longer purges"),                    # renamed tool
