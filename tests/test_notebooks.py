@@ -171,6 +171,10 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     # the write plan: its argument and its tool's precondition checked before step 1; approvals come per step
     for code in ("bad_placeholder", "tool_precondition", "vacuous_check"):
         assert re.search(rf"^static\s+{code}\s+.*'R4'", text, re.M), code
+    # ... and, with the tool's arguments registered, their names and types (a placeholder fits any type)
+    assert "step 'R4' passes 'pair' to 'purge_cache', which does not take it (did you mean 'pairs'?)" in text
+    assert "step 'R4' calls 'purge_cache' without 'pairs', which it requires" in text
+    assert "step 'R4' passes snapshot=42 (an integer) to 'purge_cache', which takes snapshot: string" in text
     assert "approval_denied: 'S3' may not run without the approval of 'team lead'" in text
     assert "tool calls before the no: 3" in text
     # the real outputs ship with the package: the cells run in a clone and on Binder

@@ -14,14 +14,17 @@ import re
 from collections import defaultdict
 from typing import Sequence
 
+from ..errors import did_you_mean, show_value
 from ..plan.importers import unstated_fields
 from ..plan.model import Contract, Finding, Step, natural_key
 from ..plan.placeholder import placeholders_in, split_reference
+from ..plan.toolargs import OTHERS, fits, takes, type_name
 from ..structure.ancestry import ancestor_queries
 from .context import NAMED, Context, finding, known, names, unstated_note
 from .predicate import vacuous
 
-__all__ = ["tool_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static", "writes", "effect_of",
+__all__ = ["tool_checks", "argument_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static",
+           "writes", "effect_of",
            "tool_refusal", "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT", "WRITING"]
 
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
@@ -115,6 +118,43 @@ def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
                                f"contract a step whose effect is declared nowhere cannot be shown to read, so the "
                                f"plan is refused; {fix} (write or destructive steps do not belong in a read-only "
                                f"plan)", [sid], where=f"{sid}.effect"))
+    return out
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+
+
+def argument_checks(cx: Context, contract: Contract) -> list[Finding]:
+    """bad_arguments: a call that leaves out an argument its tool requires, passes one it does not take, or a
+    literal of the wrong type, against the registry's ``arguments`` (a placeholder is no literal: it fits)."""
+    out = []
+    for sid, s in cx.steps.items():
+        spec = contract.tools.get(s.tool) if s.tool is not None else None
+        if spec is None or spec.arguments is None:
+            continue
+        table, needed = spec.arguments, spec.required
+        takes_ = f"{s.tool!r} takes {takes(table, needed)}"
+        for name in needed:
+            if name not in s.arguments:
+                out.append(finding("bad_arguments", "static",
+                                   f"step {sid!r} calls {s.tool!r} without {name!r}, which it requires; {takes_}; "
+                                   f"add {sid}.arguments.{name}", [sid], where=f"{sid}.arguments"))
+        for name, value in s.arguments.items():
+            kind = table.get(name, table.get(OTHERS))
+            if kind is None:
+                listed = [n for n in table if n != OTHERS]
+                out.append(finding("bad_arguments", "static",
+                                   f"step {sid!r} passes {name!r} to {s.tool!r}, which does not take it"
+                                   f"{did_you_mean(name, listed)}; {takes_}; rename or drop "
+                                   f"{sid}.arguments.{name}", [sid], where=f"{sid}.arguments.{name}"))
+            elif not fits(value, kind):
+                out.append(finding("bad_arguments", "static",
+                                   f"step {sid!r} passes {name}={show_value(value, 60)} ({_a(type_name(value))}) to "
+                                   f"{s.tool!r}, which takes {name}: {kind}; give {sid}.arguments.{name} "
+                                   f"{_a(kind.replace('|', ' or '))} (or a "
+                                   f"placeholder such as '{{{{S1.field}}}}' filled from an earlier step)", [sid],
+                                   where=f"{sid}.arguments.{name}"))
     return out
 
 

@@ -4,8 +4,8 @@
 at the first: ``import`` (what an importer could not map, passed through),
 ``structure`` (ids, dependencies, cycles, empty fields), ``feasibility`` (facts
 no route can establish), ``semantics`` (the contract's milestones and order;
-the ancestor rule for required facts) and ``static`` (tools, placeholders,
-artifacts, shared resources, risk, forbidden states).
+the ancestor rule for required facts) and ``static`` (tools and their
+arguments, placeholders, artifacts, shared resources, risk, forbidden states).
 
 The ancestor rule is the heart of it: a fact a step requires counts only when
 it is given (a premise or ``contract.given_facts``) or produced by one of the
@@ -93,7 +93,7 @@ from .semantic import (
     unsupported_premises,
     vouched_facts,
 )
-from .static import ANCESTRY_STATIC, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
+from .static import ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
 from .structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
@@ -104,7 +104,7 @@ CODES: Mapping[str, tuple[str, ...]] = {
     "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
     "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement", "self_vouched_fact"),
     "static": ("unknown_tool", "not_permitted", "outside_intent", "unverified_effect", "effect_conflict",
-               "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict", "high_risk_unguarded",
+               "bad_arguments", "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict", "high_risk_unguarded",
                "no_check", "vacuous_check", "over_budget", "forbidden_state"),
 }
 
@@ -193,6 +193,7 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
             findings += order_violations(cx, contract)[0]
         if contract.tools:
             findings += tool_checks(cx, contract, ancestry=ancestry)
+            findings += argument_checks(cx, contract)
         elif any(s.tool is not None for s in cx.steps.values()):
             skipped.append("static: unknown_tool, not_permitted, tool_precondition not "
                            "checked: the contract has no tool registry")

@@ -28,6 +28,7 @@ from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
+from .toolargs import argument_table
 
 __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
            "SEVERITIES", "LAYERS", "natural_key"]
@@ -37,9 +38,7 @@ Names = Union[str, Iterable[str]]  # what a field of names accepts: a string or 
 STATUSES = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
-MAX_TOTAL_DURATION = 1e300
-"""Most a plan's durations may add up to: far beyond any real plan, and far enough inside the float
-range (about 1.8e308) that schedules, runs with retries and pictures can add and scale them."""
+MAX_TOTAL_DURATION = 1e300  # far beyond any real plan, far enough inside the float range (about 1.8e308)
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -320,18 +319,12 @@ class Plan:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """What the contract says about one tool: may it be used, does it write, which tools must come first.
+    """What the contract says about one tool: may it be used, does it write (``effect``: read, write or destructive,
+    OpenTelemetry's ``gen_ai.agent.tool.tier``; ``writes=True`` with ``effect="read"`` is refused), which tools must
+    come first, which arguments it takes (``arguments``: name -> type or a JSON Schema object, and ``required``).
 
-    ``permitted`` and ``writes`` are real booleans: the string ``"no"`` is
-    truthy, so it is refused rather than read as permission. ``effect``
-    (``read``, ``write`` or ``destructive``: OpenTelemetry's
-    ``gen_ai.agent.tool.tier``) says what a call does; a writing effect sets
-    ``writes``, and ``writes=True`` with ``effect="read"`` is refused.
-
-    >>> ToolSpec(writes=True, preconditions="backup").preconditions
-    ('backup',)
-    >>> ToolSpec(effect="destructive").writes
-    True
+    >>> ToolSpec(arguments={"path": "string", "limit": "integer"}, required="path", preconditions="ls").required
+    ('path',)
     >>> ToolSpec(permitted="no")
     Traceback (most recent call last):
     ...
@@ -342,10 +335,13 @@ class ToolSpec:
     writes: bool = False
     preconditions: tuple[str, ...] = ()
     effect: str | None = None
+    arguments: Mapping[str, str] | None = field(default=None, hash=False)
+    required: tuple[str, ...] = ()
 
     if TYPE_CHECKING:
         def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = (),
-                     effect: str | None = None) -> None: ...
+                     effect: str | None = None, arguments: Mapping[str, Any] | None = None,
+                     required: Names = ()) -> None: ...
 
     def __post_init__(self) -> None:
         for name in ("permitted", "writes"):
@@ -355,6 +351,9 @@ class ToolSpec:
         if self.effect is not None and _choice(self.effect, EFFECTS, "ToolSpec.effect") == "read" and self.writes:
             raise PlanFormatError("writes is true but effect is 'read': say one thing", path="ToolSpec.effect")
         object.__setattr__(self, "writes", self.writes or self.effect in ("write", "destructive"))
+        table = argument_table(self.arguments, _strings(self.required, "ToolSpec.required"), "ToolSpec.arguments")
+        object.__setattr__(self, "arguments", table[0])
+        object.__setattr__(self, "required", table[1])
 
 
 @dataclass(frozen=True)

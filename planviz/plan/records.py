@@ -249,6 +249,12 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
         if value not in choices:
             raise _fail(f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}", path)
         return value
+    if kind == "toolargs":  # a tool's argument table or JSON Schema: ToolSpec reads it (plan/toolargs.py)
+        if not isinstance(value, Mapping):
+            raise _fail(f"expected a mapping of argument name to type, or a JSON Schema object, got {_show(value)}",
+                        path)
+        check_plain(value, path)
+        return value
     if kind == "arguments":
         if not isinstance(value, Mapping):
             raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
@@ -294,8 +300,12 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
             if not isinstance(spec, Mapping):
                 raise _fail(f"expected a mapping with permitted, writes, preconditions, got {_show(spec)}", where)
             _check_keys(spec, TOOLSPEC_FIELDS, where)
-            tools[tool] = ToolSpec(**{k: _convert(TOOLSPEC_FIELDS[k], k, v, where + (k,))
-                                      for k, v in spec.items() if v is not None})
+            kwargs = {k: _convert(TOOLSPEC_FIELDS[k], k, v, where + (k,)) for k, v in spec.items() if v is not None}
+            try:
+                tools[tool] = ToolSpec(**kwargs)
+            except PlanFormatError as exc:  # ToolSpec names its own field: say where it is in the file
+                field = (exc.path or "").removeprefix("ToolSpec.")
+                raise _fail(exc.message, where + tuple(p for p in field.split(".") if p)) from None
         return tools
     raise AssertionError(kind)  # pragma: no cover
 

@@ -85,7 +85,7 @@ def _field_schema(name: str, kind: str, required: bool) -> dict[str, Any]:
         return {"type": ["boolean", *null]}
     if kind == "choice":
         return {"enum": [*CHOICES[name], *([None] if null else [])]}
-    if kind == "arguments":
+    if kind in ("arguments", "toolargs"):
         return {"type": ["object", *null]}
     if kind == "refs":
         ref = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "minLength": 1}]}

@@ -352,7 +352,9 @@ def check_exercise_5(predictions: Any = None) -> Feedback:
 #: Exercise 6: the tools of the purge job, as the cache's owner registered them.
 PURGE_TOOLS = {"list_tenants": ToolSpec(effect="read"), "read_log": ToolSpec(effect="read"),
                "query_log": ToolSpec(effect="read"), "snapshot_cache": ToolSpec(effect="write"),
-               "purge_cache": ToolSpec(effect="destructive", preconditions=("snapshot_cache",))}
+               "purge_cache": ToolSpec(effect="destructive", preconditions=("snapshot_cache",),
+                                       arguments={"pairs": "array", "snapshot": "string"},
+                                       required=("pairs", "snapshot"))}
 _AUDIT_TOOLS = ("list_tenants", "read_log", "query_log")
 
 
