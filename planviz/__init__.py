@@ -39,6 +39,7 @@ _EXPORTS = {
     "checks.report": ("Report", "Summary", "summarize"),
     "checks.validation": ("validate", "prepare", "refusal", "PlanningFailure"),
     "checks.grading": ("grade", "grade_many", "Grade", "GradeTable"),
+    "checks.sheet": ("confirmation_sheet", "ConfirmationSheet", "SheetRow"),
     "analysis.schedule": ("critical_path", "Schedule", "StepTiming"),
     "analysis.timeline": ("ready_waves", "ready_timeline", "TimelinePoint"),
     "analysis.reach": ("reachable", "invalidated", "Reach"),
@@ -97,6 +98,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .checks.report import Report as Report, Summary as Summary, summarize as summarize
     from .checks.validation import (
         validate as validate, prepare as prepare, refusal as refusal, PlanningFailure as PlanningFailure,
+    )
+    from .checks.sheet import (
+        confirmation_sheet as confirmation_sheet, ConfirmationSheet as ConfirmationSheet, SheetRow as SheetRow,
     )
     from .checks.grading import grade as grade, grade_many as grade_many, Grade as Grade, GradeTable as GradeTable
     from .analysis.schedule import critical_path as critical_path, Schedule as Schedule, StepTiming as StepTiming

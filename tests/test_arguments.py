@@ -56,6 +56,8 @@ CALLS = {
     "reissue": (lambda: planviz.reissue("plan.yaml", ("S4",), "why"), "reissue(plan=", "planviz.load_plan(path)"),
     "summarize": (lambda: planviz.summarize(["report.json"]), "summarize(reports=", "planviz.validate(plan)"),
     "grade_many": (lambda: planviz.grade_many(5), "grade_many(cases=", ""),
+    "confirmation_sheet": (lambda: planviz.confirmation_sheet("plan.yaml"), "confirmation_sheet(plan=",
+                           "planviz.load_plan(path)"),
     "render": (lambda: planviz.render("plan.yaml"), "render(plan=", "planviz.load_plan(path)"),
     "render_alignment": (lambda: planviz.render_alignment("plan.yaml"), "render_alignment(alignment=",
                          "planviz.align("),
@@ -100,6 +102,7 @@ OTHER_ARGUMENTS = {
     ("redundant_work", "before"): lambda: planviz.redundant_work(RUN.state, PLAN, "plan.yaml"),
     ("changed_completed", "old"): lambda: planviz.changed_completed("plan.yaml", PLAN, set()),
     ("render", "run"): lambda: planviz.render(PLAN, "run.jsonl"),
+    ("confirmation_sheet", "contract"): lambda: planviz.confirmation_sheet(PLAN, "contract.yaml"),
     ("campaign", "faults"): lambda: planviz.campaign([PLAN], faults="S4:side_effect"),
     ("ablation", "faults"): lambda: planviz.ablation([PLAN], faults="S4:side_effect"),
 }

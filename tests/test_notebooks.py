@@ -177,6 +177,11 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert "step 'R4' passes snapshot=42 (an integer) to 'purge_cache', which takes snapshot: string" in text
     assert "approval_denied: 'S3' may not run without the approval of 'team lead'" in text
     assert "tool calls before the no: 3" in text
+    # ... while the write plan confirmed as a whole is refused before any tool call, from the sheet
+    assert "confirm the write plan for: Purge the cache entries one tenant read from another\n2 of 5 steps write" in text
+    assert re.search(r"^      tool: purge_cache  arguments: .*\{\{R5\.snapshot_id\}\}.*  effect: destructive$", text, re.M)
+    assert "tool calls before the no, confirmed as a whole: 0" in text
+    assert "approval_denied: the write plan may not run: it was not confirmed (writing steps: S1, S2, S3)" in text
     # the real outputs ship with the package: the cells run in a clone and on Binder
     assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
 

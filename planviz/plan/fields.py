@@ -40,7 +40,7 @@ TOOLCALL_STEP_FIELDS: dict[str, str] = {
 CONTRACT_FIELDS: dict[str, str] = {
     "required": "strings", "forbidden": "strings", "must_precede": "pairs", "given_facts": "strings",
     "obtainable_facts": "strings", "forbidden_states": "strings", "tools": "tools", "intent": "choice",
-    "max_retries": "count", "max_replans": "count", "final": "name",
+    "max_retries": "count", "max_replans": "count", "final": "name", "confirm": "choice",
 }
 TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "effect": "choice", "preconditions": "strings",
                                    "arguments": "toolargs", "required": "strings"}
@@ -49,7 +49,9 @@ RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
 EFFECTS = ("read", "write", "destructive")  # OpenTelemetry's gen_ai.agent.tool.tier vocabulary
-CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS, "effect": EFFECTS}
+CONFIRMS = ("plan",)  # Contract.confirm: what a person confirms before step 1 (None: nothing beyond step approvals)
+CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS, "effect": EFFECTS,
+                                       "confirm": CONFIRMS}
 REQUIRED = {"plan": ("goal", "steps"), "toolcall_plan": ("steps",), "step": ("id",), "toolcall_step": ("n", "tool")}
 
 

@@ -24,7 +24,7 @@ from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import PlanFormatError, UnknownStepError
-from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
+from .fields import CONFIRMS, EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
 from .syntax import show_value
@@ -325,10 +325,6 @@ class ToolSpec:
 
     >>> ToolSpec(arguments={"path": "string", "limit": "integer"}, required="path", preconditions="ls").required
     ('path',)
-    >>> ToolSpec(permitted="no")
-    Traceback (most recent call last):
-    ...
-    planviz.errors.PlanFormatError: ToolSpec.permitted: expected True or False, got 'no'
     """
 
     permitted: bool = True
@@ -364,7 +360,8 @@ class Contract:
     holds (first, second) pairs of ids or kinds; facts are plain strings.
     ``final`` names the milestone (an id or a kind) that ends the plan: those
     steps are its terminals, so every other step must lead to one of them
-    (``dead_end``) and the critical path ends there.
+    (``dead_end``) and the critical path ends there. ``confirm="plan"``: a run
+    asks one approval of the whole write plan before step 1 (seed 003).
 
     >>> c = Contract(required=["reproduce", "verify"], must_precede=[("reproduce", "patch")])
     >>> c.must_precede
@@ -382,16 +379,19 @@ class Contract:
     max_retries: int = 2
     max_replans: int = 2
     final: str | None = None
+    confirm: str | None = None
 
     if TYPE_CHECKING:
         def __init__(self, required: Names = (), forbidden: Names = (), must_precede: Iterable[Iterable[str]] = (),
                      given_facts: Names = (), obtainable_facts: Names = (), forbidden_states: Names = (),
                      tools: Mapping[str, ToolSpec] = ..., intent: str = "write", max_retries: int = 2,
-                     max_replans: int = 2, final: str | None = None) -> None: ...
+                     max_replans: int = 2, final: str | None = None, confirm: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         _text(self.final, "contract.final", optional=True)
+        if self.confirm is not None:
+            _choice(self.confirm, CONFIRMS, "contract.confirm")
         for f in fields(self):
             if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
                 set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))

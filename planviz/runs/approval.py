@@ -8,6 +8,12 @@ While it waits, the step holds its worker and its resources. A fault
 outcome ``approval_denied`` and the work done before it is kept. These are
 the controller's steps; :mod:`planviz.runs.simulation` calls them with itself.
 
+Under ``Contract(confirm="plan")`` the whole write plan is confirmed once, before step 1: one ``approval``
+event with no step, listing every writing step (:func:`planviz.confirmation_sheet`). A fault
+``approval_denied`` naming any writing step is that person's no: the run stops (``approval_denied``)
+before any tool call. The ``direct`` agent has no plan to show, so it asks before each writing call instead,
+and its no comes after the work before it. Steps with their own ``approval`` still wait for it.
+
 >>> from planviz import Plan, Step, simulate, Fault
 >>> plan = Plan("ship", [Step("B", "build", expected_evidence="log", produces="built"),
 ...                      Step("D", "deploy", expected_evidence="log", depends_on="B", requires="built",
@@ -23,9 +29,54 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks.sheet import confirmation_sheet
+from ..checks.static import writes
 from ..plan.model import Step
 
-__all__ = ["grant", "approval_due"]
+__all__ = ["grant", "approval_due", "confirm_plan", "confirm_write", "confirmed_steps"]
+
+_DENIED = frozenset({"approval_denied"})
+
+
+def confirmed_steps(plan: Any, contract: Any) -> frozenset[str]:
+    """The steps a plan confirmation covers: the writing steps when the contract asks ``confirm="plan"``."""
+    if contract is None or contract.confirm != "plan":
+        return frozenset()
+    return frozenset(confirmation_sheet(plan, contract).steps)
+
+
+def confirm_plan(sim: Any) -> bool:
+    """Ask one approval of the whole write plan before step 1: True when confirmed (or nothing writes); a
+    denial stops the run (``approval_denied``) before any tool call."""
+    m, sheet = sim.m, confirmation_sheet(sim.plan, sim.contract)
+    if not sheet.rows:
+        return True
+    listed = ", ".join(sheet.steps)
+    denied = next((s for s in sheet.steps if sim.take_fault(sim.plan.step(s), _DENIED) is not None), None)
+    m.time += sim.approval_time
+    if denied is not None:
+        m.approve(None, False, f"the write plan was not confirmed (writing steps: {listed}); the no came with "
+                               f"{denied!r}")
+        m.stop("approval_denied", f"the write plan may not run: it was not confirmed (writing steps: {listed}); "
+               "no tool was called")
+        return False
+    m.approve(None, True, f"the write plan was confirmed as a whole: writing steps {listed}")
+    return True
+
+
+def confirm_write(sim: Any, step: Step) -> bool:
+    """The ``direct`` agent under ``confirm="plan"``: no plan to show, so it asks before each writing call; a
+    no stops the run there (``approval_denied``), after the work before it."""
+    if sim.contract is None or sim.contract.confirm != "plan" or not writes(step, sim.contract):
+        return True
+    sim.m.time += sim.approval_time
+    if sim.take_fault(step, _DENIED) is not None:
+        sim.m.approve(step.id, False, f"the write {step.id!r} was not confirmed")
+        sim.m.stop("approval_denied", f"{step.id!r} may not write: it was not confirmed; the work before it is "
+                   "kept", step.id)
+        return False
+    sim.m.approve(step.id, True, f"the write {step.id!r} was confirmed")
+    return True
 
 
 def grant(sim: Any, step: Step) -> bool:

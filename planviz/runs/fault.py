@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from ..errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
 from ..plan.model import Contract, Plan, Step, natural_key
@@ -162,8 +162,8 @@ def _hint(value: str, choices: Iterable[str]) -> str:
     return did_you_mean(value, choices)
 
 
-def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (), open_ids: bool = False
-                ) -> tuple[str | None, ...]:
+def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (), open_ids: bool = False, *,
+                confirmed: Collection[str] = ()) -> tuple[str | None, ...]:
     """Check each fault against ``plan`` and return the fact each concerns (its default filled in, or None).
 
     A fault must name a step of the plan (or a step it revises, or one of the
@@ -171,7 +171,7 @@ def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (),
     expansion may add steps not known yet); a ``withdraw`` fact must be one
     the step requires, a ``missing_evidence`` fact one it produces, a
     ``premise_false`` fact a premise; ``approval_denied`` needs a step with an
-    approval. Anything else raises :class:`SimulationError` naming the valid
+    approval, or one of the ``confirmed`` writing steps a plan confirmation covers. Anything else raises :class:`SimulationError` naming the valid
     choices.
 
     >>> from planviz import examples
@@ -190,11 +190,11 @@ def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (),
         if step is None and fault.step not in revised and not open_ids:
             raise SimulationError(f"{name}: no step {fault.step!r} in the plan{_hint(fault.step, known)}; its steps "
                                   f"are {_choices(known)}")
-        out.append(_fact(plan, fault, step, name))
+        out.append(_fact(plan, fault, step, name, confirmed))
     return tuple(out)
 
 
-def _fact(plan: Plan, fault: Fault, step: Step | None, name: str) -> str | None:
+def _fact(plan: Plan, fault: Fault, step: Step | None, name: str, confirmed: Collection[str] = ()) -> str | None:
     kind, fact = fault.kind, fault.fact
     if kind == "premise_false":
         if not plan.premises:
@@ -216,10 +216,11 @@ def _fact(plan: Plan, fault: Fault, step: Step | None, name: str) -> str | None:
     if kind == "missing_evidence" and fact is not None and fact not in step.produces:
         raise SimulationError(f"{name}: {step.id!r} does not produce {fact!r}{_hint(fact, step.produces)}; "
                               f"it produces {_choices(step.produces)}")
-    if kind == "approval_denied" and not step.approval:
+    if kind == "approval_denied" and not step.approval and step.id not in confirmed:
         with_approval = [s.id for s in plan.steps if s.approval]
         raise SimulationError(f"{name}: step {step.id!r} needs no approval, so none can be denied; steps with an "
-                              f"approval: {_choices(with_approval)}")
+                              f"approval: {_choices(with_approval)} (under Contract(confirm='plan') every writing "
+                              f"step's no is the whole plan's)")
     return fact
 
 

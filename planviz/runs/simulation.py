@@ -51,7 +51,7 @@ from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots, versions
 from ..plan.model import Contract, Plan, Step, natural_key
 from ..structure.index import structure_index
-from .approval import approval_due
+from .approval import approval_due, confirm_plan, confirmed_steps
 from .events import ExecutionState, Observation, Run, negation
 from .fault import Fault, expect_faults, fault_facts
 from .goalchange import change_goal
@@ -159,7 +159,8 @@ class _Simulation:
         self.limits = contract if contract is not None else Contract()
         self.left = [f.times for f in faults]
         open_ids = expand is not None and not isinstance(expand, Mapping)  # a callable may add any step
-        self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids)
+        self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids,
+                                   confirmed=confirmed_steps(plan, contract))
         self.root = lineage_roots(versions(plan))
         self.far = frozenset(s.id for s in plan.steps if s.horizon == "far")  # far-horizon steps of the plan
         self.m = Machine(contract, progress)
@@ -187,7 +188,7 @@ class _Simulation:
                        f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
             elif self.strategy == "direct":
                 run_direct(self)
-            else:
+            elif not confirmed_steps(self.plan, self.contract) or confirm_plan(self):
                 self._scheduled()
             return m.run(self.strategy, self.faults)
 

@@ -44,7 +44,7 @@ from typing import Any
 from ..checks.static import writes
 from ..plan.model import Contract, Plan, Step
 from ..plan.placeholder import placeholders_in, split_reference
-from .approval import grant
+from .approval import confirm_write, grant
 from .events import Observation
 from .horizon import await_expansion
 
@@ -128,6 +128,8 @@ def run_direct(sim: Any) -> None:
             m.time += sim.approval_time
             if not grant(sim, step):
                 return
+        if not confirm_write(sim, step):
+            return
         obs = _attempt(sim, step)
         if obs is None or step.id not in m.completed:
             lost[step.id] = "failed"
