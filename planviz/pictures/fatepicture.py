@@ -3,7 +3,8 @@
 :func:`render_alignment` draws an :class:`~planviz.Alignment` as one
 left-to-right Graphviz picture: every planned step coloured by its fate
 (ran as planned, with other arguments, failed, voided, unfinished, never
-ran), the failure's invalidated subgraph hatched like voided work, and each
+ran), the never-run steps in a failure's scope drawn as blocked (they had no
+work to void, so they never look voided), and each
 unplanned call as a dashed grey box hung after the planned step that ran just
 before it (dashed edge). Node groups are ``<g id="node-<id>" class="node
 fate-<fate> ...">`` (unplanned: ``node-run:<id>``, class ``fate-unplanned``),
@@ -39,9 +40,9 @@ FATE_LOOKS = {
     "failed": (LOOKS["failed"], "failed"),
     "voided": (LOOKS["invalidated"], "ran, then voided"),
     "unfinished": (LOOKS["running"], "started, never finished"),
-    "not_run": (Look("#FFFFFF", "#7A7A7A", 1.2, text="never ran"), "never ran"),
-    "invalidated": (replace(LOOKS["invalidated"], text="never ran · in the failure's scope"),
-                    "never ran: in the failure's scope"),
+    "not_run": (replace(LOOKS["not_run"], text="never ran"), "never ran"),
+    "invalidated": (replace(LOOKS["blocked"], text="never ran · in the failure's scope"),
+                    "never ran: blocked by a failure upstream"),
     "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
 }
 

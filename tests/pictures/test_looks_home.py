@@ -25,8 +25,11 @@ def test_no_look_colour_outside_its_home(path):
     assert not [fill for fill in FILLS if fill in text], f"{path}: a look's colour belongs in pictures/style.py"
 
 
-def test_the_voided_look_is_one_look():
+def test_the_voided_look_is_one_look_and_never_run_steps_never_wear_it():
     voided = LOOKS["invalidated"]
     assert FATE_LOOKS["voided"][0] == voided
-    assert (FATE_LOOKS["invalidated"][0].fill, FATE_LOOKS["invalidated"][0].stroke) == (voided.fill, voided.stroke)
     assert PALETTE["voided"] == voided.fill
+    in_scope, never = FATE_LOOKS["invalidated"][0], FATE_LOOKS["not_run"][0]  # planned steps that never ran
+    assert (in_scope.fill, in_scope.stroke, in_scope.dash) == (LOOKS["blocked"].fill, LOOKS["blocked"].stroke, "dotted")
+    assert (never.fill, never.stroke, never.dash) == (LOOKS["not_run"].fill, LOOKS["not_run"].stroke, "dotted")
+    assert {(look.fill, look.stroke) for look in (in_scope, never)}.isdisjoint({(voided.fill, voided.stroke)})
