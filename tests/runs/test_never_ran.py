@@ -188,3 +188,11 @@ def test_a_real_trace_that_ends_early_shows_the_planned_steps_it_never_reached_a
         paint = node.upper()  # Graphviz writes colours in lower case
         assert "fate-not_run" in node and LOOKS["invalidated"].fill.upper() not in paint and "VOIDED" not in node
         assert LOOKS["not_run"].stroke.upper() in paint and 'stroke-dasharray="1,5"' in node and "never ran" in node
+
+
+def test_the_summary_of_a_plan_too_big_to_draw_counts_never_run_steps_as_not_run():
+    from planviz.pictures.summary import summary_diagram
+
+    run = frozen_plan_test(CACHE, faults=[Fault("S3", "side_effect")]).run
+    text = summary_diagram(CACHE, run.frame(-1), "too big", len(run.events) - 1, groups=1).svg
+    assert "not run 1" in text and "invalidated 1" in text and "pending" not in text  # S4; S3 (it ran)
