@@ -1,6 +1,6 @@
 """Exercise checks for the teaching notebooks: right, or what is wrong and a hint, never the solution.
 
-One module per notebook, ``lesson01`` to ``lesson08``, each with
+One module per notebook, ``lesson01`` to ``lesson09``, each with
 ``check_exercise_N(...)`` for the exercises that end the notebook and "build it"
 checks (``check_ancestors``, ``check_topological_order``, ``check_grade``,
 ``check_critical_path``, ``check_ready_waves``, ``check_failure_scope``,

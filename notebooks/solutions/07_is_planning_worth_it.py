@@ -1,7 +1,7 @@
-"""Solutions to notebook 06, is planning worth it?
+"""Solutions to notebook 07, is planning worth it?
 
 Try the exercises first. This file uses the notebook's objects (``plan``, ``contract``, ``structural``...),
-so run it at the end of the notebook with ``%run -i solutions/06_is_planning_worth_it.py``: it runs every
+so run it at the end of the notebook with ``%run -i solutions/07_is_planning_worth_it.py``: it runs every
 answer through the notebook's check and prints the verdicts. CI runs it the same way.
 """
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching.lesson06 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
+from planviz.teaching.lesson07 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
                                        check_reissue)
 
 
