@@ -137,27 +137,36 @@ class RunView {
     while (this.at > i) { this.apply(this.at, false); this.at -= 1; }
     this.index = i;
     const k = this.version[i], pic = this.picture(k), e = s.events[i], row = s.log[i];
-    this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } });
+    // Only what differs from the frame before is touched: a step on a big plan costs a few nodes, not the picture.
+    if (this.shown !== k) { this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } }); this.shown = k; }
     const said = e.c || [];
-    pic.lines.forEach((line, j) => { line.textContent = j < said.length ? said[j] : ' '; });
-    this.caption.textContent = '';
-    this.caption.appendChild(h('b', {text: 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '')}));
+    pic.lines.forEach((line, j) => { const text = j < said.length ? said[j] : ' '; if (line.textContent !== text) { line.textContent = text; } });
+    if (!this.captionHead) {
+      this.captionHead = h('b'); this.captionRest = document.createTextNode('');
+      this.captionScope = h('span', {cls: 'pv-scope'}); this.captionBreak = h('br');
+      this.caption.append(this.captionHead, this.captionRest);
+    }
+    this.captionHead.textContent = 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '');
     let rest = ' at t=' + row[0] + (s.unit ? ' ' + s.unit : '');
     if (row[3]) { rest += ' \u2014 ' + row[3]; }
     if (s.versions[k].version > 1) { rest += ' (plan v' + s.versions[k].version + ')'; }
-    this.caption.appendChild(document.createTextNode(rest));
+    this.captionRest.data = rest;
     if ((e.vo || []).length || (e.ke || []).length) {
       const names = (xs) => (xs || []).map((x) => s.steps[x]).join(', ') || '(none)';
-      this.caption.append(h('br'), h('span', {cls: 'pv-scope', text: 'voided: ' + names(e.vo) + '; kept: ' + names(e.ke)}));
-    }
+      this.captionScope.textContent = 'voided: ' + names(e.vo) + '; kept: ' + names(e.ke);
+      if (!this.captionScope.isConnected) { this.caption.append(this.captionBreak, this.captionScope); }
+    } else if (this.captionScope.isConnected) { this.captionBreak.remove(); this.captionScope.remove(); }
     this.showLegend(pic, k);
     if (this.query) { this.search(this.query); }
     if (this.selected !== null) { this.showDetails(this.selected); }
   }
 
-  showLegend(pic, k) {
+  showLegend(pic, k) {  // rebuilt only when the looks on screen change
     const on = new Set(this.s.versions[k].legend);
     pic.looks.forEach((look, j) => { if (pic.nodes[j]) { on.add(this.s.look_legend[look]); } });
+    const keys = this.s.legend.filter(([key]) => on.has(key)).map(([key]) => key).join(' ');
+    if (keys === this.legendKeys) { return; }
+    this.legendKeys = keys;
     const ul = h('ul', {cls: 'pv-legend'});
     for (const [key, text, fillColour, stroke, width, style] of this.s.legend) {
       if (!on.has(key)) { continue; }
@@ -367,7 +376,7 @@ class App {
         c.append(...children); cols[name].appendChild(c); return c;
       };
       part.logBody = h('tbody'); part.logNote = h('p', {cls: 'pv-empty'});
-      cell('log', part.logNote, h('table', {cls: 'pv-log'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), part.logBody]));
+      cell('log', part.logNote, h('table', {cls: 'pv-log pv-events'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), part.logBody]));
       part.logBody.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { this.go(this.tickOf(j, Number(tr.getAttribute('data-i')))); } });
       part.factList = h('ul', {cls: 'pv-list pv-facts'}); cell('facts', part.factList);
       part.readyList = h('ul', {cls: 'pv-list pv-ready'}); cell('ready', part.readyList);
@@ -488,23 +497,33 @@ class App {
   refreshPart(part) {
     const view = part.view, i = view.index;
     if (i < 0) { return; }
-    if (this.tab === 'log') {  // a window of rows around the current one, rebuilt only when the index leaves it
-      const w = part.logWindow;
-      if (!w || i < w.lo || i >= w.hi || (i > w.lo + LOG_WINDOW - 4 && w.hi < view.n)) {
-        const lo = Math.max(0, i - 3), hi = Math.min(view.n, lo + LOG_WINDOW), rows = [];
-        for (let j = lo; j < hi; j++) {
-          const r = view.s.log[j];
-          rows.push(h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
-                      [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]));
-        }
-        part.logBody.replaceChildren(...rows);
-        part.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
-        part.logWindow = {lo, hi, current: null};
+    if (this.tab === 'log') {  // a window of rows, the current one fourth; a step slides it by a row, never rebuilds it
+      const lo = Math.max(0, Math.min(i - 3, view.n - LOG_WINDOW)), hi = Math.min(view.n, lo + LOG_WINDOW);
+      const row = (j) => {
+        const r = view.s.log[j];
+        return h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
+                 [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]);
+      };
+      const w = part.logWindow, body = part.logBody;
+      if (!w || lo >= w.hi || hi <= w.lo) {  // nothing in common (the first time, or a jump): build the window
+        const rows = [];
+        for (let j = lo; j < hi; j++) { rows.push(row(j)); }
+        body.replaceChildren(...rows);
+      } else {  // drop the rows that left, add the ones that came in
+        for (let j = w.lo; j < lo; j++) { body.firstChild.remove(); }
+        for (let j = w.hi; j > hi; j--) { body.lastChild.remove(); }
+        const before = [];
+        for (let j = lo; j < w.lo; j++) { before.push(row(j)); }
+        if (before.length) { body.prepend(...before); }
+        for (let j = w.hi; j < hi; j++) { body.appendChild(row(j)); }
       }
-      const win = part.logWindow, row = part.logBody.rows[i - win.lo];
-      if (win.current && win.current !== row) { win.current.classList.remove('pv-current'); win.current.cells[0].textContent = win.current.getAttribute('data-i'); }
-      row.classList.add('pv-current'); row.cells[0].textContent = '\u25B6' + i;
-      win.current = row;
+      if (!w || w.lo !== lo || w.hi !== hi) {
+        part.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
+      }
+      const current = body.rows[i - lo], old = w && w.current;
+      if (old && old !== current) { old.classList.remove('pv-current'); old.cells[0].textContent = old.getAttribute('data-i'); }
+      current.classList.add('pv-current'); current.cells[0].textContent = '\u25B6' + i;
+      part.logWindow = {lo, hi, current};
     } else if (this.tab === 'facts') { fill(part.factList, view.factNames()); }
     else if (this.tab === 'ready') { fill(part.readyList, view.readyNames()); }
     if (part.cursor) {

@@ -46,6 +46,8 @@ def no_script(chromium):
 
 def test_the_page_plays_the_frames_by_itself_in_a_loop(flipbook, run, page, ui):
     pg = page.page
+    asked = []
+    pg.on("request", lambda r: asked.append(r.url))
     pg.goto(flipbook.path.as_uri())
     caption = pg.locator(CAPTION)
     caption.wait_for()
@@ -65,6 +67,7 @@ def test_the_page_plays_the_frames_by_itself_in_a_loop(flipbook, run, page, ui):
     assert lines[0].startswith(f"event {i} of {len(run.events) - 1} ")  # the picture says the same
     ui.screenshot(pg.locator("body"), "flipbook")
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
+    assert asked == [flipbook.path.as_uri()]  # no network request: the page asked for nothing but itself
 
 
 def test_the_pointer_over_the_pictures_pauses_it(flipbook, page):

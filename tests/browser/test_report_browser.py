@@ -297,3 +297,34 @@ def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(page, ui,
             assert line.startswith(model) and f"tokens {tokens_in} in, {tokens_out} out" in line
     ui.screenshot(pg.locator("body"), "report-trace-details")
     assert page.errors == []
+
+
+LOG_ROWS_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')]
+    .map(r => [Number(r.getAttribute('data-i')), r.cells[2].textContent, r.classList.contains('pv-current')])"""
+
+
+def test_the_event_log_window_follows_every_step_and_jump(page, tmp_path):
+    """The log shows a window of 40 rows that slides a row per step (never rebuilt on a step): always the events
+    around the current one, in order, the current one marked once."""
+    steps = [Step(f"S{i:02d}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 3:02d}"] if i >= 3 else [],
+                  produces=[f"f{i}"]) for i in range(40)]
+    run = simulate(Plan("forty steps", steps))
+    n = len(run.events)
+    assert n > 60
+    pg = _open(page, report_html(run, tmp_path / "long.html"))
+
+    def check(i):
+        rows = pg.evaluate(LOG_ROWS_JS)
+        lo = max(0, min(i - 3, n - 40))
+        assert [r[0] for r in rows] == list(range(lo, min(n, lo + 40))), i
+        assert [r[1] for r in rows] == [run.events[j].kind for j in range(lo, min(n, lo + 40))], i
+        assert [r[0] for r in rows if r[2]] == [i]
+
+    check(0)
+    for i in range(1, 50):
+        pg.locator("button.planviz-forward").click()
+        check(i)
+    for key, i in (("End", n - 1), ("ArrowLeft", n - 2), ("Home", 0)):
+        pg.keyboard.press(key)
+        check(i)
+    assert page.errors == []
