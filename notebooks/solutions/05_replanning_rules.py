@@ -10,7 +10,25 @@ from dataclasses import replace
 
 import planviz
 from planviz import Fault
-from planviz.teaching.lesson05 import check_exercise_4, check_exercise_5
+from planviz.teaching.lesson05 import check_exercise_4, check_exercise_5, check_invariants
+
+
+# Build it: what a revision may not change. After a goal change, anything may (the new goal is the point).
+# Otherwise the goal must be the old one, and a contract the revision carries must say what the old
+# version's says, field for field (== on the dataclass compares every field; `is` would refuse an equal
+# copy). A revision that carries no contract keeps the run's, so None is never a change; but where the
+# run had no contract, a revision that brings one changes what the run is held to, and the same
+# comparison refuses it.
+def refuse(old, new, goal_changed):
+    """A reason to refuse revision new of plan old (goal_changed_by_replan), or None to adopt it."""
+    if goal_changed:
+        return None
+    if new.goal != old.goal:
+        return f"the goal {old.goal!r} became {new.goal!r}"
+    if new.contract is not None and new.contract != old.contract:
+        return "the revision brings a different contract"
+    return None
+
 
 # Exercise 4: without a new contract, the re-check holds each completed step against the run's own
 # contract, which still wants leak_reproduced, key_builder_located and isolation_test_written: all
@@ -36,6 +54,7 @@ def just_enough(goal, contract, state, old):
 
 
 CHECKED = {
+    "check_invariants": check_invariants(refuse),
     "check_exercise_4": check_exercise_4(kept=kept, choice="b"),
     "check_exercise_5": check_exercise_5(propose=just_enough),
 }

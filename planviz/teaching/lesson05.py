@@ -1,12 +1,17 @@
 """Checks for notebook 05, replanning and the rules every revision obeys (notebooks/05_replanning_rules.ipynb).
 
-Exercises 4 and 5 came from notebook 04 when it was split (their names are
-kept; the notebook numbers its exercises on from 04's). Every expected answer
+``check_invariants(refuse)`` checks the student's guard of what a revision
+may not change (the goal and the contract, unless the goal changed) against
+planviz's controller on a table of revisions. Exercises 4 and 5 came from
+notebook 04 when it was split (their names are kept; the notebook numbers its
+exercises on from 04's). Every expected answer
 is computed here with planviz (simulations of the bundled ``cache_isolation``
 plan), so a check follows the library. Solutions:
 notebooks/solutions/05_replanning_rules.py.
 
 >>> check_exercise_4(kept=None, choice="b").passed
+False
+>>> check_invariants(lambda old, new, goal_changed: None).passed
 False
 >>> check_exercise_5(propose=lambda goal, contract, state, old: old).passed
 False
@@ -14,22 +19,24 @@ False
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
 from ..errors import PlanvizError
 from ..examples import load
-from ..plan.model import Plan
+from ..plan.model import Contract, Plan, ToolSpec
 from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.measures import metrics
-from ..runs.revision import redundant_work
+from ..runs.revision import changed_invariants, redundant_work
 from ..runs.simulation import simulate
-from .answers import Unreadable, ids, stop_reason
+from .answers import Unreadable, ids, short, stop_reason
 from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_exercise_4", "check_exercise_5"]
+__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5"]
 
 
 def _cache() -> Plan:
@@ -107,3 +114,139 @@ def _replan_verdict(ex: str, run: Run, how: str) -> Feedback:
     return right(ex, f"the run completes at t={run.time:g} with {m.duplicate_steps} repeated step(s), only the "
                      "voided ones. Completed ids keep their meaning, and a revision redoes only what the failure "
                      "voided.")
+
+
+# --- build it: what a revision may not change --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Revision:
+    """One question of the invariants build-it: may ``new`` replace ``old``, after a goal change or not?"""
+
+    what: str          # the revision, in words
+    old: Plan
+    new: Plan
+    goal_changed: bool
+    trap: str          # the hint when a guard answers this one wrong
+
+
+def _redo(old: Plan, **change: Any) -> Plan:
+    """``old`` with S3 and S4 re-issued as S3.v2 and S4.v2 (what the side effect at S4 voids), then ``change``."""
+    new = {"S3": "S3.v2", "S4": "S4.v2"}
+    steps = [replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else None,
+                     depends_on=tuple(new.get(d, d) for d in s.depends_on)) for s in old.steps]
+    return old.replace(steps=steps, **change)
+
+
+def _contract_changes(c: Contract) -> list[tuple[str, Contract]]:
+    """(what changed, the contract with that one field changed), one for every field of the contract."""
+    return [
+        ("drops the milestone 'verify'", replace(c, required=tuple(r for r in c.required if r != "verify"))),
+        ("forbids a kind of step the contract did not forbid", replace(c, forbidden=(*c.forbidden, "deploy"))),
+        ("drops the rule that the patch precedes the verification",
+         replace(c, must_precede=tuple(p for p in c.must_precede if p != ("patch", "verify")))),
+        ("takes 'isolation_verified' as given", replace(c, given_facts=(*c.given_facts, "isolation_verified"))),
+        ("adds a fact the run may obtain", replace(c, obtainable_facts=(*c.obtainable_facts, "cache_flushed"))),
+        ("no longer forbids the state 'tests_deleted'", replace(c, forbidden_states=())),
+        ("registers a destructive tool", replace(c, tools={**c.tools, "purge_cache": ToolSpec(effect="destructive")})),
+        ("changes the intent from 'write' to 'read'", replace(c, intent="read")),
+        ("raises max_retries to 10", replace(c, max_retries=10)),
+        ("raises max_replans to 10", replace(c, max_replans=10)),
+        ("names 'verify' the final milestone", replace(c, final="verify")),
+    ]
+
+
+@lru_cache(maxsize=1)
+def _revisions() -> tuple[_Revision, ...]:
+    """The questions, easy first: honest revisions, a new goal, each field of the contract changed, plans
+    without a contract; each asked without a goal change and after one."""
+    old = _cache()
+    c = old.contract
+    if c is None:  # the example comes with its contract
+        raise PlanvizError("the example cache_isolation has no contract")
+    bare = Plan(old.goal, old.steps, premises=old.premises)  # a plan that carries no contract
+    fixed = "the goal and every field of the contract are fixed across revisions, unless the goal changed"
+    after = "after a goal change, the goal and the contract may change: that is what a goal change is"
+    out = [
+        _Revision("re-issues S3 and S4 as S3.v2 and S4.v2, goal and contract as they were", old, _redo(old), False,
+                  "a revision exists to change steps: only the goal and the contract are fixed"),
+        _Revision("re-issues S3 and S4 and carries an equal copy of the contract", old,
+                  _redo(old, contract=replace(c)), False,
+                  "compare contracts by what they say (==), not by which object they are (is)"),
+        _Revision("re-issues S3 and S4 in a plan that carries no contract", old, _redo(bare), False,
+                  "a revision that carries no contract keeps the run's: only a contract it brings can change it"),
+        _Revision("drops S2 and re-orders the file, goal and contract as they were", old,
+                  old.replace(steps=[s for s in reversed(old.steps) if s.id != "S2"]), False,
+                  "whether the steps are good is for the other rules (validation, the identity rule): this guard "
+                  "reads only the goal and the contract"),
+        _Revision("sets the goal to 'Document the leak only'", old, _redo(old, goal="Document the leak only"), False,
+                  "the goal itself is the first invariant: " + fixed),
+        _Revision("sets the goal to 'Document the leak only', after a goal change", old,
+                  _redo(old, goal="Document the leak only"), True, after),
+    ]
+    for what, changed in _contract_changes(c):
+        out.append(_Revision(f"carries a contract that {what}", old, _redo(old, contract=changed), False,
+                             "every field of the contract is an invariant, not only the safety ones: " + fixed))
+    out += [_Revision(f"carries a contract that {what}, after a goal change", old, _redo(old, contract=changed), True,
+                      after) for what, changed in _contract_changes(c)[::4]]
+    out += [
+        _Revision("in a run with no contract, re-issues S3 and S4 without one", bare, _redo(bare), False,
+                  "where neither carries a contract, nothing about the contract changed"),
+        _Revision("in a run with no contract, brings a contract of its own", bare, _redo(bare, contract=c), False,
+                  "where the run had no contract, a revision that brings one changes what the run is held to"),
+    ]
+    return tuple(out)
+
+
+def _refusal(value: Any) -> bool | Unreadable:
+    """The student's verdict: True (refused) for a reason, True or a non-empty list of reasons; False (adopted)
+    for None, False, '' or an empty list; an Unreadable for anything else."""
+    if value is None or isinstance(value, (bool, str)):
+        return bool(value and (not isinstance(value, str) or value.strip()))
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return bool(value)
+    return Unreadable(f"{type(value).__name__} {short(value)}")
+
+
+def check_invariants(refuse: Any) -> Feedback:
+    """Your ``refuse(old, new, goal_changed)``: whether the controller refuses revision ``new`` of ``old``
+    (``goal_changed_by_replan``), against planviz on every question of a table of revisions.
+
+    Return a reason (text) or True to refuse, None or False to adopt. The rule (seed 004, SPEC section 8):
+    unless the goal changed, a revision keeps the goal and the contract the run is held to (its milestones,
+    forbidden steps and states, intent, tools and budgets). A revision that carries no contract keeps the
+    run's; where the run had none, a revision may not bring one.
+    """
+    ex = "05 invariants"
+    how = "refuse(old, new, goal_changed) -> a reason or True to refuse it, None or False to adopt it"
+    if is_blank(refuse):
+        return unanswered(ex, "define refuse(old, new, goal_changed) in the cell above and pass it here", how)
+    if not callable(refuse):
+        return wrong(ex, f"expected a function, got {type(refuse).__name__} {short(refuse)}",
+                     "pass the function itself: check_invariants(refuse)")
+    names = FORBIDDEN["invariants"]
+    own = "compare what the two versions say yourself: the goal, the contract, and the goal_changed flag"
+    called = library_calls(refuse, names)
+    if called:
+        return wrong(ex, used_message("refuse", called)[0], own)
+    questions = _revisions()
+    for number, q in enumerate(questions, 1):
+        refused = changed_invariants(q.old, q.new, q.old.contract) is not None and not q.goal_changed
+        try:
+            with forbidden(names):
+                got = _refusal(refuse(q.old, q.new, q.goal_changed))
+        except LibraryUsed as exc:
+            return wrong(ex, used_message("refuse", exc.name)[0], own)
+        except Exception as exc:  # the student's code: show what it raised
+            return wrong(ex, f"question {number} of {len(questions)} (a revision that {q.what}): your function "
+                             f"raised {type(exc).__name__}: {exc}", how)
+        if isinstance(got, Unreadable):
+            return wrong(ex, f"question {number} of {len(questions)}: your function returned {got.why}", how)
+        if got != refused:
+            said = "refuses" if refused else "adopts"
+            return wrong(ex, f"question {number} of {len(questions)}: a revision that {q.what}. The controller "
+                             f"{said} it; your function {'refuses' if got else 'adopts'} it.", q.trap)
+    return right(ex, f"your guard agrees with the controller on all {len(questions)} revisions. A replanner may "
+                     "change the route, never what the route is for: the goal, the milestones, the forbidden steps "
+                     "and states, the intent and the budgets stay as the run began, unless the goal itself changed.")
