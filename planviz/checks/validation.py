@@ -93,7 +93,8 @@ from .semantic import (
     unsupported_premises,
     vouched_facts,
 )
-from .static import ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
+from .static import (ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static,
+                     tool_checks)
 from .structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
@@ -104,8 +105,8 @@ CODES: Mapping[str, tuple[str, ...]] = {
     "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
     "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement", "self_vouched_fact"),
     "static": ("unknown_tool", "not_permitted", "outside_intent", "unverified_effect", "effect_conflict",
-               "bad_arguments", "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict", "high_risk_unguarded",
-               "no_check", "vacuous_check", "over_budget", "forbidden_state"),
+               "bad_arguments", "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict",
+               "high_risk_unguarded", "no_check", "vacuous_check", "over_budget", "forbidden_state"),
 }
 
 

@@ -42,8 +42,8 @@ CONTRACT_FIELDS: dict[str, str] = {
     "obtainable_facts": "strings", "forbidden_states": "strings", "tools": "tools", "intent": "choice",
     "max_retries": "count", "max_replans": "count", "final": "name", "confirm": "choice",
 }
-TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "effect": "choice", "preconditions": "strings",
-                                   "arguments": "toolargs", "required": "strings"}
+TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "effect": "choice",
+                                   "preconditions": "strings", "arguments": "toolargs", "required": "strings"}
 BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}
 RISKS = ("low", "high")
 HORIZONS = ("near", "far")

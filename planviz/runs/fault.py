@@ -171,7 +171,8 @@ def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (),
     expansion may add steps not known yet); a ``withdraw`` fact must be one
     the step requires, a ``missing_evidence`` fact one it produces, a
     ``premise_false`` fact a premise; ``approval_denied`` needs a step with an
-    approval, or one of the ``confirmed`` writing steps a plan confirmation covers. Anything else raises :class:`SimulationError` naming the valid
+    approval, or one of the ``confirmed`` writing steps a plan confirmation
+    covers. Anything else raises :class:`SimulationError` naming the valid
     choices.
 
     >>> from planviz import examples
