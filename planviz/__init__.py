@@ -49,18 +49,18 @@ _EXPORTS = {
     "runs.frames": ("FrameDelta",),
     "runs.revision": ("redundant_work", "changed_completed", "reissue"),
     "runs.simulation": ("simulate",),
-    "runs.recorder": ("Recorder",),
-    "runs.tracefile": ("save_trace", "load_trace", "parse_trace"),
+    "runs.traces.recorder": ("Recorder",),
+    "runs.traces.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
     "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
-    "runs.comparison": ("compare", "Comparison", "ComparisonRow"),
+    "runs.comparisons.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.faultmodel": ("FaultModel",),
     "runs.evaluation": ("campaign", "ablation"),
     "runs.campaigntable": ("Campaign", "CampaignRow"),
     "runs.intervals": ("Estimate",),
-    "runs.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
-    "runs.rundiff": ("diff_runs", "RunDiff", "StepChange"),
+    "runs.comparisons.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
+    "runs.comparisons.rundiff": ("diff_runs", "RunDiff", "StepChange"),
     "runs.usage": ("Usage", "run_usage"),
     "runs.retrospect": ("hindsight", "Hindsight"),
     "pictures.drawing": ("render",),
@@ -115,23 +115,23 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
         redundant_work as redundant_work, changed_completed as changed_completed, reissue as reissue,
     )
     from .runs.simulation import simulate as simulate
-    from .runs.recorder import Recorder as Recorder
-    from .runs.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
+    from .runs.traces.recorder import Recorder as Recorder
+    from .runs.traces.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
     from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
     from .runs.measures import attribution as attribution, Attribution as Attribution
     from .runs.frozen import (
         frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
     )
-    from .runs.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from .runs.comparisons.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
     from .runs.faultmodel import FaultModel as FaultModel
     from .runs.evaluation import campaign as campaign, ablation as ablation
     from .runs.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
     from .runs.intervals import Estimate as Estimate
-    from .runs.alignment import (
+    from .runs.comparisons.alignment import (
         align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
     )
-    from .runs.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
+    from .runs.comparisons.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
     from .runs.usage import Usage as Usage, run_usage as run_usage
     from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from .pictures.drawing import render as render

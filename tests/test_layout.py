@@ -1,6 +1,8 @@
 """The package layout keeps its promises (docs/architecture.md).
 
 - the stages flow one way: no module imports a later stage, not even inside a function;
+- inside a stage, its subpackages flow one way too: ``runs/traces/`` and ``runs/comparisons/`` read the
+  simulation modules of ``runs/``, which never read them, and they never read each other;
 - no module is much over 400 lines;
 - no module shares its name with a public function, so ``import planviz.X`` never shadows ``planviz.X``;
 - every planviz class a public function takes or returns is exported from ``planviz`` and lives in a public module;
@@ -27,6 +29,9 @@ STAGES = {"errors": 0, "plan": 1, "examples": 1, "structure": 2, "checks": 3, "a
           "pictures": 5, "frontends": 6, "teaching": 6, "__init__": 7, "__main__": 7}
 SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but neither reads the other
 MAX_LINES = 420
+# inside a stage: the order of its subpackages ("" = the modules directly in the stage's folder)
+SUBSTAGES = {"runs": {"": 0, "traces": 1, "comparisons": 1}}
+SUB_SIBLINGS = {("runs", "traces", "comparisons"), ("runs", "comparisons", "traces")}
 
 
 def modules() -> list[Path]:
@@ -86,6 +91,35 @@ def test_imports_flow_one_way(path):
             f"{path.relative_to(ROOT)}:{line} ({mine}, stage {STAGES[mine]}) imports {target} "
             f"({theirs}, stage {STAGES[theirs]}): a stage reads only itself and earlier stages, "
             "and checks and analysis never read each other")
+
+
+def sub_part(module: str) -> str:
+    """``planviz.runs.traces.otel`` -> ``traces``; ``planviz.runs.events`` -> ``""``."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in SUBSTAGES.get(parts[1], {}) else ""
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if part_of(dotted(p)) in SUBSTAGES],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_subpackages_flow_one_way(path):
+    stage = part_of(dotted(path))
+    order = SUBSTAGES[stage]
+    mine = sub_part(dotted(path))
+    for line, target in imported(path):
+        if part_of(target) != stage or target == f"planviz.{stage}":
+            continue
+        theirs = sub_part(target)
+        assert order[theirs] <= order[mine] and (stage, mine, theirs) not in SUB_SIBLINGS, (
+            f"{path.relative_to(ROOT)}:{line} ({stage}/{mine or '.'}) imports {target} ({stage}/{theirs or '.'}): "
+            f"inside {stage}/ the subpackages {sorted(k for k in order if k)} read the modules beside them "
+            "and never each other, and those never read the subpackages")
+
+
+def test_every_subpackage_has_an_order():
+    for stage, order in SUBSTAGES.items():
+        folders = {p.name for p in (PACKAGE / stage).iterdir() if (p / "__init__.py").exists()}
+        assert folders == set(order) - {""}, (
+            f"subpackages of {stage}/ without a place in SUBSTAGES (and docs/architecture.md): {folders ^ (set(order) - {''})}")
 
 
 def test_every_part_has_a_stage():

@@ -159,6 +159,15 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
            "diagnose < patch, patch < verify" in text
     assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
            "order violations: (none)" in text
+    # a check that says "ran": an error on the patch (it writes), a warning on S1 (it reads), also the action restated
+    assert re.search(r"^S3 check='ran'\s+error\s+refused: True$", text, re.M)
+    assert re.search(r"^S3 check='Patch the key builder to include the tenant id'\s+error\s+refused: True$", text, re.M)
+    assert re.search(r"^S1 check='done'\s+warning\s+refused: False$", text, re.M)
+    # the write plan: its argument and its tool's precondition checked before step 1; approvals come per step
+    for code in ("bad_placeholder", "tool_precondition", "vacuous_check"):
+        assert re.search(rf"^static\s+{code}\s+.*'R4'", text, re.M), code
+    assert "approval_denied: 'S3' may not run without the approval of 'team lead'" in text
+    assert "tool calls before the no: 3" in text
     # the real outputs ship with the package: the cells run in a clone and on Binder
     assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
 

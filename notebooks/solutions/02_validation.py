@@ -1,7 +1,7 @@
 """Solutions to notebook 02, validation.
 
 Try the exercises first. This file uses the notebook's plans (``plan``, ``contract``, ``edit``,
-``forgot_edge``, ``strict``, ``audit``, ``read_only``, ``vouched``, ``checklist``, ``example``...), so
+``forgot_edge``, ``strict``, ``audit``, ``read_only``, ``purge``, ``vouched``, ``checklist``, ``example``...), so
 run it at the end of the notebook with ``%run -i solutions/02_validation.py``: it runs every answer
 through the notebook's check and prints the verdicts. CI runs it the same way.
 """
@@ -9,7 +9,15 @@ through the notebook's check and prints the verdicts. CI runs it the same way.
 from dataclasses import replace
 
 import planviz
-from planviz.teaching.lesson02 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4, check_grade
+from planviz.teaching.lesson02 import (
+    check_exercise_1,
+    check_exercise_2,
+    check_exercise_3,
+    check_exercise_4,
+    check_exercise_5,
+    check_exercise_6,
+    check_grade,
+)
 
 # Build it: grading. An entry names the step with that id and every step of that kind. Recall is the
 # share of required entries that name some step; a pair (a, b) is violated when some b step has no a
@@ -68,12 +76,26 @@ gates = {
     "nothing obtainable": (plan, replace(contract, obtainable_facts=()), "PlanningFailure"),
 }
 
+# Exercise 5: the words decide whether a check is vacuous ("ran", "done", "completed successfully" and the
+# action restated are), the step decides the severity: S3 holds src/cache/keys.py (it changes the world:
+# an error), S1 and S4 only read (a warning). "Patch applied." is not caught: the rule looks for words that
+# only mean "it ran" or the action word for word. The last one is a real predicate.
+vacuous = {"S3 ran": "error", "S1 done": "warning", "S3 restated": "error", "S4 completed": "warning",
+           "S3 applied": None, "S4 both pass": None}
+
+# Exercise 6: one edge fixes two findings (the snapshot argument is read, and the tool's precondition met,
+# only when R5 is an ancestor of R4), and the purge gets a check about the world after it.
+purge_fixed = edit(edit(purge, "R4", depends_on=["R3", "R5"]), "R4",
+                   check="no entry one tenant read from another remains in the cache")
+
 CHECKED = {
     "check_grade": check_grade(grade_it),
     "check_exercise_1": check_exercise_1(codes=codes),
     "check_exercise_2": check_exercise_2(layer=new[0].layer, code=new[0].code),
     "check_exercise_3": check_exercise_3(plan=half_plan),
     "check_exercise_4": check_exercise_4(gates),
+    "check_exercise_5": check_exercise_5(vacuous),
+    "check_exercise_6": check_exercise_6(purge_fixed),
 }
 
 for feedback in CHECKED.values():

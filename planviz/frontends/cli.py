@@ -78,7 +78,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from ..checks.validation import validate
     from ..errors import PlanFormatError
     from ..pictures.drawing import render
-    from ..runs.tracefile import load_trace
+    from ..runs.traces.tracefile import load_trace
 
     view = {"focus": args.focus, "hops": args.hops, "collapse": args.collapse, "group_by": args.group_by,
             "max_steps": None if args.full else args.max_steps, "budget": None if args.full else args.budget}
@@ -110,7 +110,7 @@ def _wrote(diagram, output: str) -> int:
 def _trace_instead(file: str, plan_error: Exception, thread: str | None = None):
     """The run a FILE that is no plan holds; when it is no trace either, the plan error says both."""
     from ..errors import PlanFormatError, TraceFormatError
-    from ..runs.tracefile import load_trace
+    from ..runs.traces.tracefile import load_trace
 
     try:
         return load_trace(file, thread=thread)
@@ -127,7 +127,7 @@ def _runs_plan(run, plan) -> bool:
 def _render_alignment(args: argparse.Namespace, plan, run) -> int:
     """PLAN --run TRACE where the trace ran another plan: draw the plan aligned with what the run did."""
     from ..pictures.fatepicture import render_alignment
-    from ..runs.alignment import align
+    from ..runs.comparisons.alignment import align
 
     if args.at is not None:
         raise PlanvizError(f"--at {args.at}: {args.trace} is not a run of {args.file} (it ran other steps), so its "
@@ -172,7 +172,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(m.to_text())
     note = sys.stderr if args.json else sys.stdout  # keep --json output parseable
     if args.trace:
-        from ..runs.tracefile import save_trace
+        from ..runs.traces.tracefile import save_trace
 
         save_trace(run, args.trace)
         print(f"wrote {args.trace}", file=note)
@@ -200,7 +200,7 @@ def _goal_changes(faults: list, args: argparse.Namespace) -> list:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..runs.tracefile import load_trace
+    from ..runs.traces.tracefile import load_trace
     from .htmlreport import report_html
 
     with Progress() as progress:
@@ -211,8 +211,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_align(args: argparse.Namespace) -> int:
     from ..pictures.fatepicture import render_alignment
-    from ..runs.alignment import align
-    from ..runs.tracefile import load_trace
+    from ..runs.comparisons.alignment import align
+    from ..runs.traces.tracefile import load_trace
 
     plan, _ = _load(args)
     alignment = align(plan, load_trace(args.run, format=args.trace_format, thread=args.thread))
@@ -224,8 +224,8 @@ def cmd_align(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..runs.rundiff import diff_runs
-    from ..runs.tracefile import load_trace
+    from ..runs.comparisons.rundiff import diff_runs
+    from ..runs.traces.tracefile import load_trace
 
     threads = args.thread or [None]
     if len(threads) > 2:
@@ -238,7 +238,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_hindsight(args: argparse.Namespace) -> int:
     from ..runs.retrospect import hindsight
-    from ..runs.tracefile import load_trace
+    from ..runs.traces.tracefile import load_trace
 
     h = hindsight(load_trace(args.file, format=args.trace_format, thread=args.thread))
     print(json.dumps(h.to_dict(), indent=2) if args.json else h.to_text())

@@ -32,10 +32,10 @@ from ..analysis.scope import failure_scope
 from ..checks.validation import PlanningFailure, prepare, validate
 from ..errors import PlanvizError
 from ..pictures.drawing import render
-from ..runs.comparison import compare
+from ..runs.comparisons.comparison import compare
 from ..runs.fault import Fault
 from ..runs.simulation import simulate
-from ..runs.tracefile import save_trace
+from ..runs.traces.tracefile import save_trace
 from .htmlreport import report_html
 
 __all__ = ["walkthrough", "main"]

@@ -46,7 +46,7 @@ from ..errors import PlanvizError, PlanvizTypeError, show_value
 from ..plan.arguments import expect_contract, expect_plan
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
-from ..runs.tracefile import load_trace
+from ..runs.traces.tracefile import load_trace
 from .panels import alignment_html, caption_text, fault_text, frame_diagram, inline_svg, outcome_label
 from .snapshot import run_snapshot
 from .viewpanel import ViewChoice, ViewHooks

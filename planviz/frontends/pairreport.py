@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from ..errors import PlanvizError, PlanvizTypeError
 from ..plan.output import write_output
 from ..runs.events import Run
-from ..runs.rundiff import diff_runs
+from ..runs.comparisons.rundiff import diff_runs
 from .runpage import pair_page
 from .snapshot import pair_snapshot
 

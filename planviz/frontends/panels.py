@@ -24,7 +24,7 @@ from ..pictures.style import LEGEND_TEXT, LOOKS
 from ..plan.model import natural_key
 from ..plan.syntax import show_value
 from ..pictures.escape import escape_html as escape
-from ..runs.alignment import align
+from ..runs.comparisons.alignment import align
 from ..runs.events import EVENT_KINDS, Run
 from ..runs.measures import metrics
 from ..runs.retrospect import hindsight

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..errors import PlanvizTypeError
 from ..runs.events import Run, expect_run
-from ..runs.rundiff import RunDiff, diff_runs
+from ..runs.comparisons.rundiff import RunDiff, diff_runs
 from .pairreport import pair_ticks
 from .panels import caption_text, frame_svg
 from .snapshot import pair_snapshot

@@ -25,7 +25,7 @@ from dataclasses import replace
 import pygraphviz as pgv
 
 from ..errors import PlanvizTypeError
-from ..runs.alignment import FATES, Alignment
+from ..runs.comparisons.alignment import FATES, Alignment
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, dom_id, escape_label
 from .layout import lay_out, serialise_svg

@@ -1,5 +1,11 @@
 """Stage 4, runs: simulated and recorded runs, their traces, and what they measure.
 
+Three groups, one way: the modules here are a run and its simulation (the values of a run, the
+machine, faults, strategies, metrics, campaigns); ``traces/`` records, writes and reads runs (the
+``Recorder``, planviz's trace file, every other trace format); ``comparisons/`` sets two sides
+beside each other (``align``, ``diff_runs``, ``compare``). Both subpackages read the modules here;
+the modules here never read them, and they never read each other (``tests/test_layout.py``).
+
 ======================  ==================================================================================
 module                  owns
 ======================  ==================================================================================
@@ -16,26 +22,19 @@ module                  owns
 ``approval``            approvals waited for before a step starts; a denial stops the run
 ``horizon``             far-horizon steps expanded into new plan versions (``expand``, ``awaiting_expansion``)
 ``goalchange``          a changed goal: everything void, completed work re-checked, a version for the new goal
-``recorder``            ``Recorder``: a real agent's run, framed by the same machine
-``tracefile``           planviz's JSON Lines trace format: ``save_trace``, ``load_trace``, ``parse_trace`` (schema
-                        versions, size caps, streaming)
-``tracefields``         every field of a trace record, checked on the way in and written compactly on the way out
 ``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
-``comparison``          ``compare``: strategies side by side on the same faults
 ``faultmodel``          ``FaultModel``: fault lists sampled at a rate per step, one generator per sample
 ``intervals``           the 95% Wilson interval of a success rate, ``Estimate`` (a mean and its interval)
 ``mechanisms``          what a campaign row runs: a strategy, or the planner with mechanisms off (ablation rows)
 ``dispatch``            a campaign's chunks in-process, on a ``concurrent.futures`` executor or on Dask
 ``evaluation``          ``campaign`` and ``ablation``: strategies or mechanisms over a task set, with a spread
 ``campaigntable``       ``Campaign``, ``CampaignRow``: the rows as text, records, a frame, JSON
-``traces``              trace formats, one module each (OTel, OpenInference, LangGraph...), and the registry that
-                        picks one: ``load_traces``, detection, a file opened once
-``playback``            a recorded timeline played through the machine (how foreign traces become runs)
-``matching``            which step of one side is which of the other (plan and run, run and run)
-``alignment``           ``align``: each planned step's fate, the unplanned calls
-``rundiff``             ``diff_runs``: first divergence, steps in one run only, changes
 ``usage``               ``run_usage``, ``Usage``: the one count of model calls, tokens, cost, tool calls and time
 ``retrospect``          ``hindsight``: actual makespan against the ideal one with only data dependencies; waits
+``traces/``             recording (``Recorder``), planviz's trace file (``save_trace``, ``load_trace``,
+                        ``parse_trace``), trace formats (OTel, OpenInference, LangGraph...) and the registry
+                        that picks one (``load_traces``), playback of a recorded timeline
+``comparisons/``        ``align``, ``diff_runs``, ``compare``, and the step matching they share
 ======================  ==================================================================================
 
 Reads the plan, structure, checks and analysis stages; never pictures or front ends.

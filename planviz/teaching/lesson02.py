@@ -8,6 +8,8 @@ notebooks/solutions/02_validation.py.
 False
 >>> check_exercise_4({}).passed
 False
+>>> check_exercise_5({name: "error" for name in VACUOUS_CASES}).passed
+False
 """
 
 from __future__ import annotations
@@ -16,17 +18,21 @@ from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from ..checks.grading import grade
-from ..checks.validation import CODES, prepare, validate
+from ..checks.static import vacuous
+from ..checks.validation import CODES, prepare, refusal, validate
 from ..errors import PlanvizError
 from ..examples import load
-from ..plan.model import Contract, Plan
+from ..plan.model import Contract, Plan, ToolSpec
+from ..plan.placeholder import placeholders_in, split_reference
+from ..runs.simulation import simulate
 from .agreement import agreement
-from .answers import Unreadable, number, same_word, short, word
+from .answers import Unreadable, number, same_word, short, stop_reason, word
 from .cases import grade_cases
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
-__all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "milestone_contract",
-           "GATES", "MILESTONES", "ORDER"]
+__all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
+           "check_exercise_5", "check_exercise_6", "milestone_contract", "purge_contract", "GATES", "MILESTONES", "ORDER",
+           "VACUOUS_CASES", "PURGE_TOOLS"]
 
 #: The grading section's stricter contract: four milestones and three orders between them.
 MILESTONES = ("reproduce", "diagnose", "patch", "verify")
@@ -266,3 +272,132 @@ def check_grade(grade_it: Any) -> Feedback:
     return agreement("02 grade", grade_it, _grade_oracle, grade_cases(), name="grade_it", build="grade",
                      question=question, hint=_grade_hint, read=_read_grade, say=_say_grade,
                      returns="a pair (recall, violations)")
+
+
+#: Exercise 5: a check written on one step of the cache plan, as (step id, check); predict what validate says.
+VACUOUS_CASES = {
+    "S3 ran": ("S3", "ran"),
+    "S1 done": ("S1", "done"),
+    "S3 restated": ("S3", "Patch the key builder to include the tenant id"),
+    "S4 completed": ("S4", "Completed successfully."),
+    "S3 applied": ("S3", "Patch applied."),
+    "S4 both pass": ("S4", "the isolation test and the hit-rate test both pass on the patched build"),
+}
+_NO_FINDING = frozenset({"none", "ok", "nothing", "no finding", "-", "no", "passes", "accepted"})
+
+
+def _vacuous_severity(sid: str, text: str) -> str | None:
+    plan = load("cache_isolation")
+    found = [f for f in validate(_edit(plan, sid, check=text), plan.contract).findings if f.code == "vacuous_check"]
+    return found[0].severity if found else None
+
+
+def _severity(value: Any) -> str | None | Unreadable:
+    """'error', 'warning' or None (no finding) from an answer in any of its forms."""
+    if value is None or value is False or (isinstance(value, str) and not value.strip()):
+        return None
+    said = word(value)
+    if said in ("error", "warning"):
+        return said
+    if said is not None and said.replace("_", " ") in _NO_FINDING:
+        return None
+    return Unreadable(f"{short(value)} is not 'error', 'warning' or None")
+
+
+def check_exercise_5(predictions: Any = None) -> Feedback:
+    """Exercise 5: for each case of :data:`VACUOUS_CASES`, what ``validate`` says of that check: ``"error"``,
+    ``"warning"`` or None (no ``vacuous_check``)."""
+    ex = "02 exercise 5"
+    how = '{case: prediction} with one entry per case of VACUOUS_CASES, each "error", "warning" or None'
+    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
+        return unanswered(ex, "a dict {case: 'error', 'warning' or None}", how)
+    if not isinstance(predictions, Mapping):
+        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
+    names = {name.lower(): name for name in VACUOUS_CASES}
+    given: dict[str, str | None] = {}
+    for key, value in predictions.items():
+        name = names.get(key.strip().lower()) if isinstance(key, str) else None
+        if name is None:
+            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(VACUOUS_CASES)}")
+        if value is Ellipsis:
+            return unanswered(ex, f"your prediction for {name!r}", how)
+        severity = _severity(value)
+        if isinstance(severity, Unreadable):
+            return wrong(ex, f"{name!r}: {severity.why}", how)
+        given[name] = severity
+    missing = [name for name in VACUOUS_CASES if name not in given]
+    if missing:
+        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    off = {name: (said, _vacuous_severity(*VACUOUS_CASES[name])) for name, said in given.items()}
+    off = {name: pair for name, pair in off.items() if pair[0] != pair[1]}
+    if not off:
+        return right(ex, "the words decide whether a check is vacuous, the step decides how bad it is: on the "
+                         "patch, which changes the world, it refuses the plan; on a step that only reads it is a "
+                         "warning. And 'Patch applied.' passes: the rule catches 'ran' and the action restated, "
+                         "not every weak predicate. Whether a check names something you could observe is still "
+                         "for a person to read.")
+    severity_only = all(said is not None and truth is not None for said, truth in off.values())
+    hint = ("error or warning is not in the words: does the step change the world (resources, a writing tool or "
+            "effect)?" if severity_only else
+            "the rule reads the words: after dropping filler it looks for words that only mean 'it ran', or the "
+            "step's own action word for word; anything else is not its business")
+    return wrong(ex, f"{len(off)} of {len(VACUOUS_CASES)} predictions differ from validate: "
+                     f"{', '.join(map(repr, off))}", hint)
+
+
+#: Exercise 6: the tools of the purge job, as the cache's owner registered them.
+PURGE_TOOLS = {"list_tenants": ToolSpec(effect="read"), "read_log": ToolSpec(effect="read"),
+               "query_log": ToolSpec(effect="read"), "snapshot_cache": ToolSpec(effect="write"),
+               "purge_cache": ToolSpec(effect="destructive", preconditions=("snapshot_cache",))}
+_AUDIT_TOOLS = ("list_tenants", "read_log", "query_log")
+
+
+def purge_contract() -> Contract:
+    """Exercise 6's write job: purge the leaked entries, with the tools of :data:`PURGE_TOOLS`."""
+    return Contract(intent="write", tools=PURGE_TOOLS)
+
+
+def check_exercise_6(plan: Any = None) -> Feedback:
+    """Exercise 6: the purge plan fixed so that ``prepare`` accepts it under :func:`purge_contract` (the contract
+    is the cache owner's: it stays as it is); it still finds the leaks, snapshots, purges with the snapshot as
+    an argument, and says how to tell the purge worked."""
+    ex = "02 exercise 6"
+    how = "read validate(purge, purge_job): each finding names the field to change; change the plan, not the contract"
+    if is_blank(plan):
+        return unanswered(ex, "check_exercise_6(plan=your_fixed_plan)", how)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    contract = purge_contract()
+    purges = [s for s in plan.steps if s.tool == "purge_cache"]
+    snapshots = {s.id for s in plan.steps if s.tool == "snapshot_cache"}
+    if not purges:
+        return wrong(ex, "the plan no longer purges the leaked entries (no step calls 'purge_cache')",
+                     "the job is the purge: fix the plan around it, do not remove it")
+    gone = [tool for tool in _AUDIT_TOOLS if not any(s.tool == tool for s in plan.steps)]
+    if gone:
+        return wrong(ex, f"the plan no longer calls {gone[0]!r}: what does it purge, then?",
+                     "keep the audit that finds the leaked entries")
+    if not snapshots:
+        return wrong(ex, "no step takes the snapshot the purge needs", "keep the snapshot step")
+    for step in purges:
+        named = {ref[0] for _, p in placeholders_in(step.arguments, step.id)
+                 if (ref := split_reference(p.inner, plan.ids)) is not None}
+        if not named & snapshots:
+            return wrong(ex, f"{step.id!r} no longer names the snapshot in its arguments: it could not be undone",
+                         "the argument was right; what was wrong is when the snapshot is taken")
+        if not step.check.strip():
+            return wrong(ex, f"{step.id!r} has no check: nothing says how to tell the purge worked",
+                         "a check is a predicate about the world after the step")
+        if vacuous(step.check, step.action):
+            return wrong(ex, f"the check of {step.id!r}, {step.check!r}, only says the step ran",
+                         "what would you see in the cache if the purge worked?")
+    why = refusal(plan, contract)
+    if why is not None:
+        return wrong(ex, f"prepare refuses it: {why.code} ({', '.join(why.steps)})", how)
+    run = simulate(plan, contract)
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
+    writing = [s.id for s in plan.steps if s.tool is not None and PURGE_TOOLS.get(s.tool, ToolSpec()).writes]
+    return right(ex, f"accepted, and complete in {len(plan.steps)} tool calls. The argument and the tool's "
+                     "precondition were checked on the whole plan, before anything ran, and both wanted the same "
+                     f"edge. What a person confirms before step 1 are its writing steps: {', '.join(writing)}.")

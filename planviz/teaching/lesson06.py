@@ -24,7 +24,7 @@ from ..errors import PlanvizError
 from ..examples import load
 from ..plan.identity import work_keys
 from ..plan.model import Plan, Step
-from ..runs.comparison import compare
+from ..runs.comparisons.comparison import compare
 from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.measures import metrics

@@ -17,12 +17,12 @@ from typing import Any, Iterable, Mapping
 from ..errors import PlanvizError
 from ..examples import trace
 from ..plan.model import Plan
-from ..runs.alignment import align
+from ..runs.comparisons.alignment import align
 from ..runs.events import Run
 from ..runs.fault import Fault
-from ..runs.rundiff import Usage, diff_runs
+from ..runs.comparisons.rundiff import Usage, diff_runs
 from ..runs.simulation import simulate
-from ..runs.tracefile import load_trace
+from ..runs.traces.tracefile import load_trace
 from .answers import Unreadable, same_word, short, whole_number, word
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 

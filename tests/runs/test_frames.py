@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from planviz import Fault, Observation, Recorder, Step, reachable, simulate
 from planviz.errors import FrameIndexError, SimulationError
 from planviz.runs import machine as machine_module
-from planviz.runs import recorder as recorder_module
+from planviz.runs.traces import recorder as recorder_module
 from planviz.runs import simulation as simulation_module
 from planviz.runs.frames import FrameStore
 from planviz.structure.index import structure_index

@@ -7,13 +7,17 @@ from dataclasses import replace
 import pytest
 
 import planviz
-from planviz import Step
+from planviz import Contract, Plan, Step
 from planviz.teaching.lesson02 import (
+    VACUOUS_CASES,
     check_exercise_1,
     check_exercise_2,
     check_exercise_3,
     check_exercise_4,
+    check_exercise_5,
+    check_exercise_6,
     milestone_contract,
+    purge_contract,
 )
 
 PLAN = planviz.examples.load("cache_isolation")
@@ -144,3 +148,123 @@ def test_exercise_4_reads_a_prediction_in_any_form(form):
     plan, contract, _ = gates["checklist, strict"]
     gates["checklist, strict"] = (plan, contract, form)
     assert check_exercise_4(gates)
+
+
+# --- exercise 5: predict what validate says of a check that may only say "ran" ---------------------------------
+
+VACUOUS_RIGHT = {"S3 ran": "error", "S1 done": "warning", "S3 restated": "error", "S4 completed": "warning",
+                 "S3 applied": None, "S4 both pass": None}
+
+
+def test_the_vacuous_cases_are_what_validate_says():
+    """The truth, from validate itself: error on the patch (it writes), warning where the step only reads."""
+    for name, (sid, text) in VACUOUS_CASES.items():
+        report = planviz.validate(edit(PLAN, sid, check=text), CONTRACT)
+        found = [f.severity for f in report.findings if f.code == "vacuous_check"]
+        assert (found[0] if found else None) == VACUOUS_RIGHT[name], name
+
+
+@pytest.mark.parametrize("predictions", [
+    VACUOUS_RIGHT,
+    {**VACUOUS_RIGHT, "S3 applied": "none", "S4 both pass": "OK"},                  # None as a word
+    {f" {k.upper()} ": (v.title() if v else "") for k, v in VACUOUS_RIGHT.items()},  # keys and words in any case
+    {**VACUOUS_RIGHT, "S3 applied": "no finding", "S4 both pass": False},
+])
+def test_exercise_5_right(predictions):
+    assert check_exercise_5(predictions)
+
+
+@pytest.mark.parametrize("predictions, says", [
+    ({k: "error" for k in VACUOUS_RIGHT}, "4 of 6 predictions differ"),                # one verdict for all
+    ({k: None for k in VACUOUS_RIGHT}, "4 of 6 predictions differ"),                   # nothing is vacuous
+    ({**VACUOUS_RIGHT, "S3 applied": "error"}, "1 of 6 predictions differ from validate: 'S3 applied'"),
+    ({**VACUOUS_RIGHT, "S1 done": "error", "S4 completed": "error"}, "2 of 6"),         # severity by the words
+    ({**VACUOUS_RIGHT, "S3 ran": "warning"}, "'S3 ran'"),
+    ({**VACUOUS_RIGHT, "S3 restated": None}, "'S3 restated'"),                         # the action restated is caught
+    ({**VACUOUS_RIGHT, "S4 both pass": "warning"}, "'S4 both pass'"),
+    ({k: v for k, v in VACUOUS_RIGHT.items() if k != "S4 both pass"}, "no prediction for 'S4 both pass'"),
+    ({**VACUOUS_RIGHT, "S5 ran": "error"}, "'S5 ran' is not one of the cases"),
+    ({**VACUOUS_RIGHT, "S3 ran": "vacuous_check"}, "is not 'error', 'warning' or None"),
+    ({**VACUOUS_RIGHT, "S3 ran": 1}, "is not 'error', 'warning' or None"),
+    ({**VACUOUS_RIGHT, "S3 ran": ...}, "no answer yet"),
+    ({}, "no answer yet"),
+    (["error", "warning"], "expected a dict"),
+    ({3: "error"}, "is not one of the cases"),
+])
+def test_exercise_5_wrong(predictions, says):
+    feedback = check_exercise_5(predictions)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+def test_exercise_5_hints_at_the_step_when_only_the_severity_is_off():
+    feedback = check_exercise_5({**VACUOUS_RIGHT, "S1 done": "error"})
+    assert not feedback and "change the world" in feedback.hint
+
+
+# --- exercise 6: the purge plan, fixed without touching the owner's contract -------------------------------------
+
+AUDIT = Plan("Report which tenants read another tenant's cache entries", [
+    Step("R1", "List the tenants", tool="list_tenants", produces=["tenants_listed"], duration=2,
+         expected_evidence="a list of tenant ids"),
+    Step("R2", "Read the cache access log", tool="read_log", depends_on="R1", requires="tenants_listed",
+         produces=["log_read"], duration=5, expected_evidence="log lines per tenant"),
+    Step("R3", "Find cross-tenant reads", tool="query_log", depends_on="R2", requires="log_read",
+         produces=["leaks_found"], duration=4, expected_evidence="pairs of tenants"),
+    Step("R4", "Purge the leaked entries", tool="purge_cache", depends_on="R3", requires="leaks_found",
+         produces=["entries_purged"], duration=1, expected_evidence="a purge count", check="no leaked entry remains"),
+])
+PURGE = AUDIT.replace(goal="Purge the cache entries one tenant read from another", steps=[
+    *AUDIT.steps[:3],
+    Step("R5", "Snapshot the cache", tool="snapshot_cache", depends_on="R3", produces=["cache_snapshot"],
+         duration=2, expected_evidence="a snapshot id", check="the snapshot lists every entry of the cache"),
+    replace(AUDIT.step("R4"), arguments={"pairs": "{{R3.pairs}}", "snapshot": "{{R5.snapshot_id}}"},
+            check="done", rollback="restore the snapshot R5 took"),
+])
+FIXED = edit(edit(PURGE, "R4", depends_on=["R3", "R5"]), "R4", check="no leaked entry remains in the cache")
+
+
+def test_the_purge_plan_is_refused_for_three_reasons_before_step_1():
+    report = planviz.validate(PURGE, purge_contract())
+    assert sorted(f.code for f in report.errors) == ["bad_placeholder", "tool_precondition", "vacuous_check"]
+    assert planviz.validate(FIXED, purge_contract()).ok
+
+
+def _renamed(plan, old, new):
+    return plan.replace(steps=[replace(s, id=new if s.id == old else s.id,
+                                       depends_on=[new if d == old else d for d in s.depends_on],
+                                       arguments={k: v.replace(old + ".", new + ".") for k, v in s.arguments.items()})
+                               for s in plan.steps])
+
+
+@pytest.mark.parametrize("plan", [
+    FIXED,
+    _renamed(FIXED, "R5", "SNAP"),                                                      # another id
+    edit(edit(FIXED, "R5", depends_on=()), "R4", depends_on=["R5", "R3"]),              # snapshot first, in parallel
+    edit(FIXED, "R4", arguments={"pairs": "{{ R3.pairs }}", "snapshot": "{{ R5.snapshot_id }}"}),  # spaces
+    edit(FIXED, "R4", approval="cache owner"),                                          # more care than asked
+    FIXED.replace(contract=Contract(intent="write")),             # a contract in the plan: the owner's is used
+])
+def test_exercise_6_right(plan):
+    assert check_exercise_6(plan)
+
+
+@pytest.mark.parametrize("plan, says", [
+    (PURGE, "only says the step ran"),                                                   # as written
+    (edit(PURGE, "R4", depends_on=["R3", "R5"]), "only says the step ran"),             # the edge only
+    (edit(PURGE, "R4", check="no leaked entry remains in the cache"), "prepare refuses it: bad_placeholder"),
+    (edit(FIXED, "R4", check=""), "has no check"),                                       # no_check is only a warning
+    (edit(FIXED, "R4", check="Purge the leaked entries"), "only says the step ran"),     # the action restated
+    (edit(FIXED, "R4", arguments={"pairs": "{{R3.pairs}}"}), "no longer names the snapshot"),  # argument dropped
+    (PURGE.replace(steps=[s for s in PURGE.steps if s.id != "R4"]), "no longer purges"),  # the job dropped
+    (edit(FIXED, "R4", tool="purge_cache_now"), "no longer purges"),                    # renamed tool
+    (PURGE.replace(steps=[s for s in FIXED.steps if s.id != "R5"]), "no step takes the snapshot"),
+    (FIXED.replace(steps=[s for s in FIXED.steps if s.id != "R1"]), "no longer calls 'list_tenants'"),
+    (edit(FIXED, "R4", effect="read"), "prepare refuses it: effect_conflict"),           # the purge declared read
+    (edit(edit(FIXED, "R4", depends_on=["R3"]), "R5", depends_on=["R4"]), "prepare refuses it"),  # snapshot after
+    (edit(FIXED, "R5", depends_on=["R4"]), "prepare refuses it: cycle"),
+    ("FIXED", "expected a planviz Plan"),
+    (None, "no answer yet"),
+])
+def test_exercise_6_wrong(plan, says):
+    feedback = check_exercise_6(plan)
+    assert not feedback and says in feedback.message and feedback.hint

@@ -1,4 +1,16 @@
-"""Trace formats: one module per format, and the one registry that picks the reader of an input.
+"""Traces: recording a run, planviz's own trace file, and every other format read into a run.
+
+Besides the format modules, this package holds what records and writes traces:
+:mod:`~planviz.runs.traces.recorder` (``Recorder``: a real agent's run through the
+machine), :mod:`~planviz.runs.traces.tracefile` (planviz's JSON Lines: ``save_trace``,
+``load_trace``, ``parse_trace``), :mod:`~planviz.runs.traces.tracereader`,
+:mod:`~planviz.runs.traces.traceplans`, :mod:`~planviz.runs.traces.tracefields` (reading it
+within the caps, its plan records, its fields) and :mod:`~planviz.runs.traces.playback`
+(a recorded timeline played through the machine: how a foreign format becomes a run).
+It reads the simulation modules of ``runs`` (events, machine, faults), never
+``runs.comparisons``; nothing in ``runs`` outside it reads it.
+
+Trace formats: one module per format, and the one registry that picks the reader of an input.
 
 :data:`FORMATS` lists every trace format planviz reads, one line each: the
 name ``format=`` takes and the module that reads it. A format module has
@@ -48,7 +60,7 @@ __all__ = ["FORMATS", "TRACE_FORMATS", "HEAD", "Sample", "Document", "detect", "
            "parse_runs", "one_run", "format_title"]
 
 FORMATS: Mapping[str, str] = {  # format name -> module of this package (one line per format)
-    "planviz": "jsonlines",          # planviz's own JSON Lines (planviz.runs.tracefile)
+    "planviz": "jsonlines",          # planviz's own JSON Lines (planviz.runs.traces.tracefile)
     "otel": "otel",                  # OpenTelemetry GenAI spans: SDK span JSON, OTLP/JSON
     "openinference": "openinference",  # OpenTelemetry spans with OpenInference attributes
     "otel-js": "oteljs",             # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes

@@ -1,5 +1,5 @@
 """planviz's own JSON Lines traces in the registry: detected by their header line, read by
-:mod:`planviz.runs.tracefile` (which owns the format: schema versions, caps, streaming).
+:mod:`planviz.runs.traces.tracefile` (which owns the format: schema versions, caps, streaming).
 
 >>> from planviz.runs.traces import Sample
 >>> detect(Sample.of(b'{"type": "header", "schema": "planviz-trace", "version": 2}\\n'))
@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..events import Run
-from ..tracereader import read_trace, trace_lines
+from .tracereader import read_trace, trace_lines
 
 __all__ = ["TITLE", "detect", "read"]
 

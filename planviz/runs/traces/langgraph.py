@@ -52,7 +52,7 @@ from ...plan.bulk import paused_gc
 from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import Observation, Run
-from ..playback import Action
+from .playback import Action
 from .langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...plan.model import Finding, Plan, Step
 from ..events import Run
-from ..playback import Action, play
+from .playback import Action, play
 from .checkpoints import Checkpoint
 
 __all__ = ["Versions", "fact_of", "import_finding"]

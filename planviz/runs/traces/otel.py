@@ -49,7 +49,7 @@ from ..events import Observation, Run
 from .jsonstream import records, walk
 from .modelcalls import model_calls
 from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
-from ..playback import Action, play
+from .playback import Action, play
 from .spandependencies import MAX_PREDECESSORS, data_flow, timing_edges
 
 __all__ = ["run_of_spans", "CONTAINERS", "TITLE", "detect", "read", "spans_of", "is_span_data"]

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from ..plan.model import Plan
-from ..plan.records import plan_to_dict
-from ..plan.syntax import show_value
-from .events import Event
+from ...plan.model import Plan
+from ...plan.records import plan_to_dict
+from ...plan.syntax import show_value
+from ..events import Event
 from .tracefields import BadField
 
 __all__ = ["SPLIT_SCHEMA", "CHUNK", "json_line", "plan_record", "plan_lines", "PlanSteps", "SplitPlan"]

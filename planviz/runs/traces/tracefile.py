@@ -13,7 +13,7 @@ event, with ``outcome`` None: an unfinished run.
 Trace files are untrusted: they are read line by line, capped at
 :data:`planviz.plan.limits.MAX_TRACE_BYTES` (``max_bytes=`` raises it) and :data:`planviz.plan.limits.MAX_TRACE_RECORD` per
 line, only regular files are opened (not ``/dev/zero`` or a FIFO), and every
-field of every record is checked (:mod:`planviz.runs.tracefields`).
+field of every record is checked (:mod:`planviz.runs.traces.tracefields`).
 
 >>> import tempfile, os
 >>> from planviz import examples, simulate
@@ -29,14 +29,14 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Iterator
 
-from ..errors import PlanvizTypeError
-from ..plan.model import Contract, Plan
-from ..plan.output import open_output
-from ..plan.records import contract_to_dict
-from ..plan.syntax import show_value
-from .events import Run, expect_run
+from ...errors import PlanvizTypeError
+from ...plan.model import Contract, Plan
+from ...plan.output import open_output
+from ...plan.records import contract_to_dict
+from ...plan.syntax import show_value
+from ..events import Run, expect_run
 from . import traceplans
-from .fault import Fault
+from ..fault import Fault
 from .traceplans import SPLIT_SCHEMA, json_line, plan_lines, plan_record
 from .tracefields import event_record, model_call_record
 
@@ -182,7 +182,7 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
     >>> load_trace(path).outcome
     'plan_complete'
     """
-    from .traces import load_runs, one_run  # the registry of formats; it calls read_trace for this one
+    from . import load_runs, one_run  # the registry of formats; it calls read_trace for this one
 
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<data>"
     return one_run(load_runs(source, format, thread=thread, max_bytes=max_bytes), name)
@@ -224,7 +224,7 @@ def parse_trace(text: str | bytes, format: str | None = None, source: str = "<st
     ...
     planviz.errors.TraceFormatError: <string>:1: empty trace: expected a header line
     """
-    from .traces import one_run, parse_runs
+    from . import one_run, parse_runs
 
     if not isinstance(text, (str, bytes, bytearray)):
         raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "

@@ -15,11 +15,11 @@ import os
 import time as _time
 from typing import Any, Callable, Iterable
 
-from ..errors import SimulationError
-from ..plan.model import Contract, Plan
-from .events import OUTCOMES, Event, Observation, Run
-from .machine import Machine
-from .revision import complete_revision
+from ...errors import SimulationError
+from ...plan.model import Contract, Plan
+from ..events import OUTCOMES, Event, Observation, Run
+from ..machine import Machine
+from ..revision import complete_revision
 from .tracefile import event_record, header_record, json_line, plan_record, save_trace
 
 __all__ = ["Recorder"]

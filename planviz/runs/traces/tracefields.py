@@ -14,7 +14,7 @@ naming the field (``event.time``), which the reader turns into a
 ...             "plan_version": 1, "changes": {}})
 Traceback (most recent call last):
 ...
-planviz.runs.tracefields.BadField: event.time: expected a finite number, got inf
+planviz.runs.traces.tracefields.BadField: event.time: expected a finite number, got inf
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import math
 from dataclasses import MISSING, fields
 from typing import Any, Callable, Mapping
 
-from ..errors import PlanFormatError
-from ..plan.model import LAYERS, SEVERITIES, STATUSES, Finding
-from ..plan.records import contract_from_dict
-from ..plan.syntax import show_value
-from .events import EVENT_KINDS, OUTCOMES, Conflict, Event, ModelCall, Observation
-from .fault import FAULT_KINDS, Fault
+from ...errors import PlanFormatError
+from ...plan.model import LAYERS, SEVERITIES, STATUSES, Finding
+from ...plan.records import contract_from_dict
+from ...plan.syntax import show_value
+from ..events import EVENT_KINDS, OUTCOMES, Conflict, Event, ModelCall, Observation
+from ..fault import FAULT_KINDS, Fault
 
 __all__ = ["BadField", "NonFinite", "event_from", "event_record", "V1Events", "finding_from", "fault_from",
            "EVENT_FIELDS", "finite", "strings", "json_value", "obj", "text", "choice", "model_call_from",

@@ -27,7 +27,7 @@ from planviz import (
     simulate,
 )
 from planviz.errors import TraceFormatError
-from planviz.runs.tracefile import SCHEMA, SCHEMA_VERSION, run_to_lines
+from planviz.runs.traces.tracefile import SCHEMA, SCHEMA_VERSION, run_to_lines
 from tests.strategies import plans as random_plans
 from tests.strategies import plans_and_faults as random_plans_and_faults
 

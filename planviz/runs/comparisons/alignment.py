@@ -2,7 +2,7 @@
 
 :func:`align` matches a declared plan's steps to the steps a run (recorded,
 imported from a trace, or simulated) actually started, by step id, tool call
-id, then tool name and argument similarity (:mod:`planviz.runs.matching`), and
+id, then tool name and argument similarity (:mod:`planviz.runs.comparisons.matching`), and
 gives each planned step its **fate**:
 
 ==================  ==========================================================
@@ -34,12 +34,12 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..plan.arguments import expect_plan
-from .events import expect_run
-from ..errors import UnknownStepError
-from ..plan.model import Plan
-from ..structure.index import structure_index
-from .events import Run
+from ...plan.arguments import expect_plan
+from ..events import expect_run
+from ...errors import UnknownStepError
+from ...plan.model import Plan
+from ...structure.index import structure_index
+from ..events import Run
 from .matching import Ran, match, steps_run, unmatched
 
 __all__ = ["align", "Alignment", "StepFate", "UnplannedCall", "FATES"]

@@ -10,7 +10,7 @@ import pytest
 from planviz import PlanvizTypeError, TraceFormatError, load_trace, parse_trace, save_trace, simulate
 from planviz.runs.traces import Sample, detect
 
-from .otlp import agent, chat, envelope, text, tool
+from ..otlp import agent, chat, envelope, text, tool
 from .test_langgraph import LINE
 
 SPANS = [agent(1, 0, 5), tool(2, "a", 1, 2), tool(3, "b", 3, 4)]

@@ -1,7 +1,7 @@
 """Reading planviz's own trace format (JSON Lines, schemas 1 to 3), line by line within the caps.
 
 :func:`~planviz.load_trace` dispatches every format through :mod:`planviz.runs.traces`; for planviz's own
-traces it comes here. Each record is checked field by field (:mod:`planviz.runs.tracefields`), each event
+traces it comes here. Each record is checked field by field (:mod:`planviz.runs.traces.tracefields`), each event
 against the plan version it belongs to, and a key named twice in one object is refused (one policy for
 untrusted JSON, as in plan files). A last line cut short is a truncated trace, read up to its last whole event.
 """
@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
-from ..errors import PlanFormatError, SimulationError, TraceFormatError
-from ..plan import limits
-from ..plan.jsonsyntax import DuplicateKey, unique_keys
-from ..plan.limits import mib
-from ..plan.model import Plan
-from ..plan.records import contract_from_dict, plan_from_dict
-from ..plan.syntax import show_value
-from .events import Event, ModelCall, Run, state_from_events
-from .frames import FrameStore
+from ...errors import PlanFormatError, SimulationError, TraceFormatError
+from ...plan import limits
+from ...plan.jsonsyntax import DuplicateKey, unique_keys
+from ...plan.limits import mib
+from ...plan.model import Plan
+from ...plan.records import contract_from_dict, plan_from_dict
+from ...plan.syntax import show_value
+from ..events import Event, ModelCall, Run, state_from_events
+from ..frames import FrameStore
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, fault_from, finding_from,
                           model_call_from, obj)
 from . import tracefile

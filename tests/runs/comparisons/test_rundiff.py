@@ -6,7 +6,7 @@ import pytest
 
 from planviz import Fault, PlanvizTypeError, diff_runs, parse_trace, run_usage, simulate
 
-from .otlp import agent, chat, text, tool
+from ..otlp import agent, chat, text, tool
 
 
 def trace(*calls) -> str:

@@ -12,11 +12,11 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
-from ..plan.arguments import expect_contract, expect_plan
-from ..plan.model import Contract, Plan
-from .fault import Fault
-from .measures import METRIC_DOCS, Metrics, attribute, metrics
-from .simulation import STRATEGIES, simulate
+from ...plan.arguments import expect_contract, expect_plan
+from ...plan.model import Contract, Plan
+from ..fault import Fault
+from ..measures import METRIC_DOCS, Metrics, attribute, metrics
+from ..simulation import STRATEGIES, simulate
 
 __all__ = ["compare", "Comparison", "ComparisonRow"]
 

@@ -13,7 +13,7 @@ import pytest
 from planviz import TraceFormatError, load_trace, metrics, parse_trace, render, report_html, validate
 from planviz.pictures.escape import check_svg
 
-from .otlp import agent, chat, envelope, span, text, tool
+from ..otlp import agent, chat, envelope, span, text, tool
 
 OTEL = ("any-agent_OPENAI_trace.json", "any-agent_LANGCHAIN_trace.json")
 

@@ -24,9 +24,9 @@ import html
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-from .events import Run, expect_run
+from ..events import Run, expect_run
 from .matching import match, steps_run, unmatched
-from .usage import UNITS, Usage, run_usage, time_unit
+from ..usage import UNITS, Usage, run_usage, time_unit
 
 __all__ = ["diff_runs", "RunDiff", "StepChange"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from planviz import Fault, Plan, PlanvizTypeError, Step, UnknownStepError, align, parse_trace, simulate
-from planviz.runs.matching import similarity
+from planviz.runs.comparisons.matching import similarity
 
-from .otlp import agent, text, tool
+from ..otlp import agent, text, tool
 
 
 def declared() -> Plan:

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 
-from ..errors import SimulationError
-from ..plan.model import Plan
-from .events import Run
-from .machine import Machine
+from ...errors import SimulationError
+from ...plan.model import Plan
+from ..events import Run
+from ..machine import Machine
 
 __all__ = ["Action", "play", "ACTION_KINDS"]
 
