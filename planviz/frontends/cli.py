@@ -16,11 +16,11 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..errors import PlanvizError
 from ..plan.output import same_file
-from .terminal import Progress
+from .terminal import CommandParser, Progress
 
 __all__ = ["main"]
 
@@ -245,43 +245,11 @@ def cmd_hindsight(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, as wide as the terminal, measured without importing shutil.
-
-    argparse makes a formatter for every argument it adds, and its own asks shutil for the width: that
-    import (with bz2 and lzma) was a tenth of ``planviz validate``'s start-up (issue 28). The width is the
-    one shutil.get_terminal_size gives: ``COLUMNS``, else the terminal's, else 80.
-    """
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:
-            try:
-                columns = int(os.environ["COLUMNS"])
-            except (KeyError, ValueError):
-                columns = 0
-            if columns <= 0:
-                try:
-                    columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-                except (AttributeError, ValueError, OSError):
-                    columns = 0
-            width = (columns or 80) - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose help is laid out by :class:`_Formatter`; its subcommands' parsers are ones too."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-
 THREAD_HELP = "the thread to read from a LangGraph checkpoint database (planviz lists them when it is left out)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="planviz", description="See, check and replay AI-agent plans and runs from a "
+    p = CommandParser(prog="planviz", description="See, check and replay AI-agent plans and runs from a "
                                 "shell.", epilog="Exit codes: 0 clean, 1 findings (or a run that did not complete "
                                 "or runs that differ), 2 unreadable input or bad usage, 130 on Ctrl-C.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
