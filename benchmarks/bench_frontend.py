@@ -3,9 +3,19 @@ explorer's static fallback page is.
 
 A 1,000-step plan's run (about 2,000 events) opened as its offline page (the same module the widget runs,
 against the page's local model): each step forward is timed from the click to the end of the style and layout
-it causes (``getBoundingClientRect`` forces both), over 200 steps, plus a jump across the whole run and back.
-Target: a step under one frame (16 ms). The fallback page of a 300-step run (the ``text/html`` part of an
-explorer's output) should stay under 1 MB. Needs /usr/bin/chromium and playwright; skipped without them.
+it causes (``getBoundingClientRect`` forces both), over the same 200 steps four times: the first pass visits
+each frame for the first time (first-visit work shows there), the later passes again. Printed: the median and
+p95 of the first pass and of the later ones, and of each step's best time over the later passes (what the
+step itself costs, without the moments another process had the CPU: on a shared machine the p95 of single
+timings measures the load as much as the page; the load average is printed with them); plus a jump across
+the whole run and back. Target: a step under one frame (16 ms). The fallback page of a 300-step run (the
+``text/html`` part of an explorer's output) should stay under 1 MB. Needs /usr/bin/chromium and playwright;
+skipped without them.
+
+What the p95 was (27 ms, median 1.3 ms): every 36 steps the event log's window of 40 rows was rebuilt, and an
+automatic table layout measured every row again (2 to 11 ms on this machine); now the window slides by a row
+per step over a fixed table layout, and a step touches only what changed (the legend, the caption, the hidden
+picture versions are no longer rebuilt each step).
 
 Run: ``.venv/bin/python benchmarks/bench_frontend.py`` (or ``make bench``).
 """
@@ -36,6 +46,11 @@ STEP_JS = """(n) => {
     times.push(performance.now() - t);
   }
   return times;
+}"""
+
+HOME_JS = """() => {
+  document.querySelector('#planviz-app button.planviz-first').click();
+  document.body.getBoundingClientRect();
 }"""
 
 JUMP_JS = """() => {
@@ -82,17 +97,32 @@ def main() -> dict:
             pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.goto(page_path.as_uri())
             pg.locator("#planviz-app .pv-version:not([hidden]) g.node").first.wait_for(state="attached")
-            pg.evaluate(STEP_JS, 5)  # warm up
-            steps = pg.evaluate(STEP_JS, 200)
+            passes = []
+            for _ in range(4):  # the same 200 steps: first visits, then again
+                pg.evaluate(HOME_JS)
+                pg.wait_for_timeout(200)
+                passes.append(pg.evaluate(STEP_JS, 200))
             jumps = pg.evaluate(JUMP_JS)
             browser.close()
-    out.update({"events": len(run.events), "step_ms_median": statistics.median(steps),
-                "step_ms_p95": sorted(steps)[int(0.95 * len(steps))], "step_ms_max": max(steps),
-                "jump_ms": jumps})
-    print(f"1,000-step plan, {len(run.events)} events, page {out['page_1000_bytes'] / 1e6:.2f} MB: one step "
-          f"{out['step_ms_median']:.2f} ms median, {out['step_ms_p95']:.2f} ms p95, {out['step_ms_max']:.2f} ms max "
-          f"(target under {FRAME_MS:.0f} ms); a jump across the run {jumps[0]:.0f} ms, back {jumps[1]:.0f} ms")
+    later = [t for one in passes[1:] for t in one]
+    best = [min(times) for times in zip(*passes[1:])]
+    out.update({"events": len(run.events), "load": os.getloadavg()[0], "jump_ms": jumps,
+                **_figures("first", passes[0]), **_figures("step", later), **_figures("best", best)})
+    print(f"1,000-step plan, {len(run.events)} events, page {out['page_1000_bytes'] / 1e6:.2f} MB; one step "
+          f"(target under {FRAME_MS:.0f} ms, load average {out['load']:.1f} on {os.cpu_count()} cores):")
+    for key, what in (("first", "first visit of each frame"), ("step", "frames seen before"),
+                      ("best", "each step's best of 3")):
+        print(f"  {what:26} median {out[key + '_ms_median']:6.2f} ms   p95 {out[key + '_ms_p95']:6.2f} ms   "
+              f"max {out[key + '_ms_max']:6.2f} ms   {'under' if out[key + '_ms_p95'] < FRAME_MS else 'OVER'} "
+              "one frame at p95")
+    print(f"a jump across the run {jumps[0]:.0f} ms, back {jumps[1]:.0f} ms")
     return out
+
+
+def _figures(key: str, times: list[float]) -> dict:
+    ordered = sorted(times)
+    return {f"{key}_ms_median": statistics.median(ordered), f"{key}_ms_p95": ordered[int(0.95 * len(ordered))],
+            f"{key}_ms_max": ordered[-1]}
 
 
 if __name__ == "__main__":

@@ -65,11 +65,12 @@ _EXPORTS = {
     "runs.retrospect": ("hindsight", "Hindsight"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
-    "pictures.animation": ("animate", "Animation"),
+    "pictures.animation": ("Animation",),
     "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
     "pictures.costchart": ("render_campaign", "CampaignChart"),
     "frontends.htmlreport": ("report_html",),
+    "frontends.slides": ("animate",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
     "teaching.feedback": ("Feedback",),
@@ -136,11 +137,12 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from .pictures.drawing import render as render
     from .pictures.diagram import Diagram as Diagram
-    from .pictures.animation import animate as animate, Animation as Animation
+    from .pictures.animation import Animation as Animation
     from .pictures.focus import View as View
     from .pictures.fatepicture import render_alignment as render_alignment
     from .pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
     from .frontends.htmlreport import report_html as report_html
+    from .frontends.slides import animate as animate
     from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
     from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
     from .teaching.feedback import Feedback as Feedback

@@ -9,6 +9,8 @@ new public function that forgets the rule fails here.
 from __future__ import annotations
 
 import inspect
+import os
+import typing
 
 import pytest
 
@@ -73,6 +75,73 @@ TAKES_TEXT_OR_PATHS = {
     "load_plan", "load_plans", "load_contract", "load_trace", "load_traces",  # a path, an open file or data
     "plan_schema",  # no arguments
 }
+
+
+# every other argument a public function types as a planviz value: (function, argument) -> a call passing a str there
+OTHER_ARGUMENTS = {
+    ("validate", "contract"): lambda: planviz.validate(PLAN, "contract.yaml"),
+    ("prepare", "plan"): lambda: planviz.prepare("plan.yaml"),
+    ("refusal", "contract"): lambda: planviz.refusal(PLAN, "contract.yaml"),
+    ("grade", "contract"): lambda: planviz.grade(PLAN, "contract.yaml"),
+    ("critical_path", "contract"): lambda: planviz.critical_path(PLAN, contract="contract.yaml"),
+    ("simulate", "contract"): lambda: planviz.simulate(PLAN, "contract.yaml"),
+    ("simulate", "faults"): lambda: planviz.simulate(PLAN, faults="S4:side_effect"),
+    ("simulate", "propose"): lambda: planviz.simulate(PLAN, propose="planner.py"),
+    ("compare", "faults"): lambda: planviz.compare(PLAN, faults="S4:side_effect"),
+    ("compare", "contract"): lambda: planviz.compare(PLAN, contract="contract.yaml"),
+    ("frozen_plan_test", "contract"): lambda: planviz.frozen_plan_test(PLAN, "contract.yaml"),
+    ("frozen_plan_test", "faults"): lambda: planviz.frozen_plan_test(PLAN, faults="S4:side_effect"),
+    ("attribute", "contract"): lambda: planviz.attribute(RUN, "contract.yaml"),
+    ("attribution", "contract"): lambda: planviz.attribution(RUN, "contract.yaml"),
+    ("diff_runs", "a"): lambda: planviz.diff_runs("run.jsonl", RUN),
+    ("compare_runs", "a"): lambda: planviz.compare_runs("run.jsonl", RUN),
+    ("align", "plan"): lambda: planviz.align("plan.yaml", RUN),
+    ("redundant_work", "state"): lambda: planviz.redundant_work("run.jsonl", PLAN),
+    ("redundant_work", "before"): lambda: planviz.redundant_work(RUN.state, PLAN, "plan.yaml"),
+    ("changed_completed", "old"): lambda: planviz.changed_completed("plan.yaml", PLAN, set()),
+    ("render", "run"): lambda: planviz.render(PLAN, "run.jsonl"),
+    ("campaign", "faults"): lambda: planviz.campaign([PLAN], faults="S4:side_effect"),
+    ("ablation", "faults"): lambda: planviz.ablation([PLAN], faults="S4:side_effect"),
+}
+
+
+def _planviz_types(annotation: object) -> bool:
+    stack = [annotation]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, type) and a.__module__.startswith("planviz"):
+            return True
+        stack.extend(typing.get_args(a))
+    return False
+
+
+def _takes_text(annotation: object) -> bool:
+    stack = [annotation]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, type) and issubclass(a, (str, os.PathLike)):
+            return True
+        stack.extend(typing.get_args(a))
+    return False
+
+
+TYPED_ARGUMENTS = sorted((name, argument) for name in planviz.__all__ if inspect.isfunction(getattr(planviz, name))
+                         for argument, hint in typing.get_type_hints(getattr(planviz, name)).items()
+                         if argument != "return" and _planviz_types(hint) and not _takes_text(hint))
+
+
+def test_every_argument_typed_as_a_planviz_value_is_in_a_table():
+    named = {(name, where.split("(")[1].rstrip("=")) for name, (_, where, _) in CALLS.items()}
+    missing = sorted(set(TYPED_ARGUMENTS) - named - set(OTHER_ARGUMENTS))
+    assert not missing, f"add each to OTHER_ARGUMENTS in tests/test_arguments.py (and make it refuse a str): {missing}"
+
+
+@pytest.mark.parametrize("name, argument", sorted(OTHER_ARGUMENTS))
+def test_a_str_for_any_typed_argument_is_refused_naming_it(name, argument, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(PlanvizTypeError, match=rf"{name}\({argument}=\.\.\.\) expects .*, got str '"):
+        OTHER_ARGUMENTS[name, argument]()
+    assert not list(tmp_path.iterdir()), "nothing is written when an argument is refused"
 
 
 def test_every_public_function_is_in_the_table():

@@ -26,10 +26,11 @@ EXPECTED = (
     "02_validation.ipynb",
     "03_critical_path.ipynb",
     "04_simulated_run.ipynb",
-    "05_debugging_a_failed_run.ipynb",
-    "06_is_planning_worth_it.ipynb",
-    "07_capstone_past_due_account.ipynb",
-    "08_debugging_a_real_trace.ipynb",
+    "05_replanning_rules.ipynb",
+    "06_debugging_a_failed_run.ipynb",
+    "07_is_planning_worth_it.ipynb",
+    "08_capstone_past_due_account.ipynb",
+    "09_debugging_a_real_trace.ipynb",
 )
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -188,22 +189,42 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert re.search(r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text)
     for category, action in [("transient", "retry"), ("precondition", "return_to_source"), ("goal_change", "replan")]:
         assert re.search(rf"^{category}\s+S\d\s+{action}\s", text, re.M)
+    assert re.search(r"^S1:transient\s+-> plan_complete\s", text, re.M)
+    # the run as frames, for slides (the strategies side by side wait for notebook 07, which defines them)
+    assert "image/gif" in mimetypes(nb)
+    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "strategy" not in code and "animate({" not in code
+
+
+def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
+    nb = executed("05_replanning_rules.ipynb")
+    text = text_of(nb)
     assert "version 2: ['S0', 'S1', 'S2', 'S3.v2', 'S4.v2']" in text
+    # the identity rule, redundant work and a replan that changes nothing
+    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
+    assert "redundant (facts already held): S1.v2, S2.v2" in text
+    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
+    assert re.search(r"^no_new_route \|", text, re.M)
+    # identity is content: the copies under fresh ids meet the same fault and count as the same repeated work
+    assert re.search(r"^copycat\s+replan_limit\s+S3,S4 -> P2,V2 -> P3,V3\s+S4,V2,V3\s+4\s+9$", text, re.M)
+    assert re.search(r"^reissue\s+replan_limit\s+S3,S4 -> S3\.v2,S4\.v2 -> S3\.v3,S4\.v3\s+S4,S4\.v2,S4\.v3\s+4\s+9$",
+                     text, re.M)
+    # goal and safety invariants: a revision that lowers the bar or swaps the goal is refused
+    assert "lower_the_bar -> refused (goal_changed_by_replan)" in text
+    assert "easier_goal   -> refused (goal_changed_by_replan)" in text
+    assert "goal_changed_by_replan: it changes the contract's required" in text
+    # rollback before retrying a write
+    assert "with rollback:    plan_complete" in text and re.search(r"^without rollback: step_failed", text, re.M)
     # the rules every run obeys: serialized writers, a global goal change
     assert "t= 13 min  start    S2" in text and "finished at 32 min; critical path (no resources): 29 min" in text
     assert "goal_changed: the goal changed at 'S3' and no new goal was given" in text
     assert re.search(r"recheck\s+'S0' re-checked against the new goal: kept", text)
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
-    # the identity rule and redundant work after a replan
-    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
-    assert "redundant (facts already held): S1.v2, S2.v2" in text
-    assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
-    # the run as frames, for slides (the strategies side by side wait for notebook 06, which defines them)
-    assert "image/gif" in mimetypes(nb)
-    assert (ROOT / "out" / "04_simulated_run" / "side_effect_flipbook.html").is_file()
 
 
-@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "06_is_planning_worth_it.ipynb"])
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "05_replanning_rules.ipynb",
+                                  "07_is_planning_worth_it.ipynb"])
 def test_user_facing_text_says_voided(name):
     """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
     status, event kind or field), in backquotes or in a code cell."""
@@ -236,7 +257,7 @@ def _statuses(svg: ET.Element) -> dict[str, str]:
 
 
 def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(executed):
-    nb = executed("05_debugging_a_failed_run.ipynb")
+    nb = executed("06_debugging_a_failed_run.ipynb")
     assert WIDGET_MIME in mimetypes(nb)  # the replay viewer
     text = text_of(nb)
     assert "outcome: expected_evidence_missing" in text
@@ -248,13 +269,13 @@ def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(exe
     assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
     assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
     assert "warning over_budget" in text and "-> approval_denied" in text
-    report = ROOT / "out" / "05_failed_run" / "report.html"
+    report = ROOT / "out" / "06_failed_run" / "report.html"
     assert report.is_file() and report.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
 
 
 def test_debugging_notebook_observer_reads_the_tools_not_the_plan():
     """The observer derives facts from what each tool reported; it never reads what the plan says a step produces."""
-    nb = nbformat.read(NOTEBOOK_DIR / "05_debugging_a_failed_run.ipynb", as_version=4)
+    nb = nbformat.read(NOTEBOOK_DIR / "06_debugging_a_failed_run.ipynb", as_version=4)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert ".produces" not in code
 
@@ -262,7 +283,7 @@ def test_debugging_notebook_observer_reads_the_tools_not_the_plan():
 def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
     """The death frame shows S1 as the run believed it (done); the diagnosis frame draws it failed, with S3
     and S4 voided, S0 and S2 kept, and S2's conflicting observation marked."""
-    nb = executed("05_debugging_a_failed_run.ipynb")
+    nb = executed("06_debugging_a_failed_run.ipynb")
     frames = [_statuses(svg) for svg in _svgs(nb)]
     believed = next(f for f in frames if f.get("S4") == "failed")
     assert believed["S1"] == "done"
@@ -278,7 +299,7 @@ def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
 
 
 def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
-    nb = executed("06_is_planning_worth_it.ipynb")
+    nb = executed("07_is_planning_worth_it.ipynb")
     text = text_of(nb)
     for word in ("direct", "workflow", "planner", "tool_calls", "model_calls", "recovery_distance"):
         assert word in text
@@ -292,15 +313,20 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert re.search(r"outcome='refused'.*?attribution=None", text, re.S)
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
-    assert (ROOT / "out" / "06_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    # the executor alone (seed 000, section 11): the frozen route blames the executor the planner's replan rescued
+    assert re.search(r"^S4:side_effect\s+replan_limit\s+0\.80\s+-\s+executor\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S3:withdraw\s+replan_limit\s+0\.75\s+-\s+environment\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S1:transient\s+plan_complete\s+1\.00\s+-\s+-\s+plan_complete\s+6\s+-$", text, re.M)
+    assert re.search(r"^S4\s+yes\s+no\s+1$", text, re.M) and "evidence rate: 0.80" in text
     # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
     assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
     assert re.search(r"^\+replanning\s+200\s", text, re.M)
-    assert (ROOT / "out" / "06_planning_worth_it" / "tool_error_flipbook.html").is_file()
+    assert (ROOT / "out" / "07_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
-    nb = executed("08_debugging_a_real_trace.ipynb")
+    nb = executed("09_debugging_a_real_trace.ipynb")
     text = text_of(nb)
     assert "steps:   ('get_current_time', 'write_file')" in text
     assert "inferred_dependency" in text and "deviating_attribute" in text
@@ -313,16 +339,23 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert f"model_calls={llm}," in text  # run_usage: the file's model calls, each once
     assert re.search(r"^[\d.]+ s ran, [\d.]+ s possible", text, re.M)  # hindsight
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
-    assert (ROOT / "out" / "08_real_trace" / "two_runs.html").is_file()
+    assert (ROOT / "out" / "09_real_trace" / "two_runs.html").is_file()
 
 
 def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and_the_cap(executed):
-    nb = executed("07_capstone_past_due_account.ipynb")
+    nb = executed("08_capstone_past_due_account.ipynb")
     text = text_of(nb)
     # the permission failure: refused before step 1 by the planner, met at step 4 by the direct agent
     assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text
     assert "'step_4' failed (outside_intent): the tool call was refused" in text
     assert re.search(r"^read-only request\s+step_failed 4/4 pe=0\s+step_failed 4/0 pe=0\s+refused 0/1 pe=0$", text, re.M)
+    # the read-only contract holds on the cheats: no registry, a declared write, a renamed tool that says it writes
+    assert "no registry:       [('unverified_effect', 'step_1'), ('unverified_effect', 'step_2'), " in text
+    assert "  simulate: refused" in text
+    assert "declared honestly: [('outside_intent', 'step_4'), ('outside_intent', 'step_5')]" in text
+    assert "renamed, registered read-only: no error" in text
+    assert "and the step says it writes: [('effect_conflict', 'step_4'), ('outside_intent', 'step_4')]" in text
+    assert "08 exercise 2: not yet. 'step_4' still sends the offer" in text
     # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
     assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
     assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
-from ..plan.arguments import expect_plan
+from ..plan.arguments import expect_contract, expect_plan
 from ..errors import AnalysisError, UnknownStepError
 from ..plan.bulk import paused_gc
 from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
@@ -159,6 +159,7 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     (1.0, ('C', 'END'), inf)
     """
     plan = expect_plan(plan, "critical_path")
+    contract = expect_contract(contract, "critical_path")
     with paused_gc():
         ix = require_dag(plan)
         ids, out, order, npred = ix.ints()

@@ -179,8 +179,9 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
     >>> [(name, g.admissible) for name, g in t.rows]
     [('cache', True), ('delete', False)]
     """
-    expect_type(cases, Iterable, "grade_many", "cases", "an iterable of cases",
-                "pass a list such as [(name, plan, contract), ...]")
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, Iterable):
+        expect_type(cases, (list, tuple), "grade_many", "cases", "an iterable of cases",
+                    "pass a list such as [(name, plan, contract), ...] (load a file first with planviz.load_plans(path))")
     rows = []
     for i, case in enumerate(cases, 1):
         case = (case, None) if isinstance(case, Plan) else case

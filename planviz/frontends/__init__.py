@@ -8,9 +8,10 @@ module            owns
 ``explorer.js``   the one front end (ES module, with ``explorer.css``): the widget's, inlined by every page
 ``snapshot``      what the front end draws a run from: pictures, deltas, log, details, legend, timeline
 ``deltatable``    what the front end steps through: a picture per plan version, each event's changes
-``runpage``       the offline page of a run (or two): report, two-run report, the widget's static fallback
+``runpage``       the offline page of runs: report, two-run report, ``animate``'s flipbook, the static fallback
 ``htmlreport``    ``report_html``: one self-contained, offline HTML page that steps through a run
 ``pairreport``    ``report_html([a, b])``: two runs side by side on one stepper, offline
+``slides``        ``animate``: a run's frames for slides (GIF, PNG folder, the page as a flipbook)
 ``explorer``      ``explore``, ``replay``, ``Explorer``: the anywidget
 ``viewpanel``     the explorer's view choice (focus, hops, auto, whole)
 ``widget``        ``FrontEnd``: the anywidget running the front end in a notebook, with its static fallback

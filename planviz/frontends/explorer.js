@@ -137,27 +137,36 @@ class RunView {
     while (this.at > i) { this.apply(this.at, false); this.at -= 1; }
     this.index = i;
     const k = this.version[i], pic = this.picture(k), e = s.events[i], row = s.log[i];
-    this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } });
+    // Only what differs from the frame before is touched: a step on a big plan costs a few nodes, not the picture.
+    if (this.shown !== k) { this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } }); this.shown = k; }
     const said = e.c || [];
-    pic.lines.forEach((line, j) => { line.textContent = j < said.length ? said[j] : ' '; });
-    this.caption.textContent = '';
-    this.caption.appendChild(h('b', {text: 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '')}));
+    pic.lines.forEach((line, j) => { const text = j < said.length ? said[j] : ' '; if (line.textContent !== text) { line.textContent = text; } });
+    if (!this.captionHead) {
+      this.captionHead = h('b'); this.captionRest = document.createTextNode('');
+      this.captionScope = h('span', {cls: 'pv-scope'}); this.captionBreak = h('br');
+      this.caption.append(this.captionHead, this.captionRest);
+    }
+    this.captionHead.textContent = 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '');
     let rest = ' at t=' + row[0] + (s.unit ? ' ' + s.unit : '');
     if (row[3]) { rest += ' \u2014 ' + row[3]; }
     if (s.versions[k].version > 1) { rest += ' (plan v' + s.versions[k].version + ')'; }
-    this.caption.appendChild(document.createTextNode(rest));
+    this.captionRest.data = rest;
     if ((e.vo || []).length || (e.ke || []).length) {
       const names = (xs) => (xs || []).map((x) => s.steps[x]).join(', ') || '(none)';
-      this.caption.append(h('br'), h('span', {cls: 'pv-scope', text: 'voided: ' + names(e.vo) + '; kept: ' + names(e.ke)}));
-    }
+      this.captionScope.textContent = 'voided: ' + names(e.vo) + '; kept: ' + names(e.ke);
+      if (!this.captionScope.isConnected) { this.caption.append(this.captionBreak, this.captionScope); }
+    } else if (this.captionScope.isConnected) { this.captionBreak.remove(); this.captionScope.remove(); }
     this.showLegend(pic, k);
     if (this.query) { this.search(this.query); }
     if (this.selected !== null) { this.showDetails(this.selected); }
   }
 
-  showLegend(pic, k) {
+  showLegend(pic, k) {  // rebuilt only when the looks on screen change
     const on = new Set(this.s.versions[k].legend);
     pic.looks.forEach((look, j) => { if (pic.nodes[j]) { on.add(this.s.look_legend[look]); } });
+    const keys = this.s.legend.filter(([key]) => on.has(key)).map(([key]) => key).join(' ');
+    if (keys === this.legendKeys) { return; }
+    this.legendKeys = keys;
     const ul = h('ul', {cls: 'pv-legend'});
     for (const [key, text, fillColour, stroke, width, style] of this.s.legend) {
       if (!on.has(key)) { continue; }
@@ -192,13 +201,26 @@ class RunView {
     item('depends on', d.depends_on); item('facts in (requires)', d.requires); item('facts out (produces)', d.produces);
     item('expected evidence', d.evidence);
     box.appendChild(dl);
-    const rows = [];
+    const rows = [], attempts = {};
     for (let i = 0; i <= this.index; i++) {
       const r = this.s.log[i];
       if (r[2] !== sid) { continue; }
+      if (r[1] === 'start') { attempts[r[4]] = 'running'; }
+      else if (r[4] && ['complete', 'fail', 'invalidate'].includes(r[1])) { attempts[r[4]] = r[1] === 'complete' ? 'done' : r[1] === 'fail' ? 'failed' : 'voided'; }
       const text = '#' + i + ' ' + r[1] + (r[4] ? ' (attempt ' + r[4] + ')' : '') + ': ' + r[3]
         + (r[5].length ? ' \u2014 observed: ' + r[5].join(', ') : '') + (r[6] ? ' \u2014 model calls: ' + r[6] : '');
       rows.push(h('li', {cls: i === this.index ? 'pv-current' : '', text}));
+    }
+    const tried = Object.keys(attempts);
+    box.append(h('p', {cls: 'pv-attempt-count', text: 'attempts so far: ' + tried.length + (tried.length ? ' (' + tried.map((a) => a + ': ' + attempts[a]).join(', ') + ')' : '')}));
+    const calls = d.calls || [];  // the model calls that led to this step, as the trace recorded them
+    if (calls.length) {
+      const unit = this.s.unit ? ' ' + this.s.unit : '', num = (x) => String(Number(x.toPrecision(4)));
+      const said = calls.map(([model, start, took, tin, tout, cost, ok]) => h('li', {text: model
+        + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
+        + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
+        + (cost !== null ? ' \u00B7 cost ' + num(cost) : '') + (ok ? '' : ' \u00B7 failed')}));
+      box.append(h('h4', {text: 'Model calls that led to it (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
     }
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
   }
@@ -243,13 +265,17 @@ class RunView {
   }
 }
 
-// The stepper, tabs and controls around one run (or a pair of runs on one stepper).
+// The stepper, tabs and controls around one run, or around several runs (or chosen frames) on one stepper:
+// a snapshot with `pair` (the runs' own snapshots), `ticks` (the event of each run at each tick), `labels` and
+// `notes` (a line per tick). `autoplay` ({ms, hold}) makes a flipbook: it plays in a loop by itself, holding the
+// last frame `hold` times longer and pausing while the pointer is over the pictures.
 class App {
   constructor(root, model) {
     this.root = root; this.model = model;
     this.snap = model.get('snapshot');
     this.pair = !!this.snap.pair;
     this.runs = this.pair ? this.snap.pair.map((s) => new RunView(s, this)) : [new RunView(this.snap, this)];
+    this.many = this.runs.length > 1;
     this.n = this.pair ? this.snap.ticks.length : this.runs[0].n;
     this.index = -1; this.timer = null;
     this.build();
@@ -262,14 +288,15 @@ class App {
   build() {
     const first = this.runs[0].s, m = this.model;
     const head = h('header', {cls: 'pv-head'});
-    const title = this.pair ? this.snap.labels.join(' vs ') : first.goal;
+    const title = this.many ? this.snap.labels.join(' vs ') : first.goal;
     head.appendChild(h('p', {cls: 'pv-title', text: title}));
     const sub = h('p', {cls: 'pv-sub'});
     sub.append(h('span', {cls: 'pv-mode', text: m.get('mode') ? m.get('mode') + ' \u00B7 ' : ''}));
-    if (!this.pair) {
-      sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (this.n - 1));
+    if (!this.many) {
+      sub.append('outcome ', h('span', {cls: 'pv-badge pv-' + first.badge, text: first.outcome}), ' \u00B7 events 0..' + (this.runs[0].n - 1));
+      if (this.pair) { sub.append(' \u00B7 ' + this.n + ' frames'); }
       if (first.unfinished) { sub.append(' \u00B7 unfinished: the run has no stop event, so it ends where the agent stopped'); }
-    } else { sub.append('two runs on one stepper \u00B7 ticks 0..' + (this.n - 1)); }
+    } else { sub.append((this.runs.length === 2 ? 'two' : String(this.runs.length)) + ' runs on one stepper \u00B7 ticks 0..' + (this.n - 1)); }
     head.appendChild(sub);
     this.first = this.control('planviz-first', 'first event', '\u00AB', () => this.go(0), 'Home');
     this.back = this.control('planviz-back', 'step back', '\u25C0 back', () => this.go(this.index - 1), 'Left arrow');
@@ -278,7 +305,6 @@ class App {
     this.last = this.control('planviz-last', 'last event', '\u00BB', () => this.go(this.n - 1), 'End');
     this.slider = h('input', {type: 'range', cls: 'planviz-slider', min: '0', max: String(this.n - 1), value: '0', 'aria-label': 'event'});
     this.slider.addEventListener('input', () => this.go(parseInt(this.slider.value, 10)));
-    const view = this.runs[0];
     const zoom = h('span', {cls: 'pv-zoom', role: 'group', 'aria-label': 'zoom'}, [
       this.control('planviz-zoom-out', 'zoom out', '\u2212', () => this.runs.forEach((r) => r.setZoom(0.8))),
       this.control('planviz-zoom-fit', 'fit the width', 'fit', () => this.runs.forEach((r) => r.setZoom(0))),
@@ -305,19 +331,28 @@ class App {
       if (first < 0) { tools.lastChild.disabled = true; }
       this.diffBox = h('details', {cls: 'pv-diff'}, [h('summary', {text: 'What differs'}), h('pre', {text: this.snap.diff})]);
     }
-    const runs = h('div', {cls: this.pair ? 'pv-runs pv-two' : 'pv-runs'});
+    const runs = this.columns('pv-runs');
     this.runs.forEach((r, j) => {
-      if (this.pair) { r.el.prepend(h('h3', {cls: 'pv-label', text: this.snap.labels[j]})); }
+      if (this.many) { r.el.prepend(h('h3', {cls: 'pv-label', text: this.snap.labels[j]})); }
       runs.appendChild(r.el);
     });
+    if (this.snap.autoplay) {  // a flipbook pauses while the pointer is over its pictures
+      runs.addEventListener('pointerenter', () => { this.hovered = true; });
+      runs.addEventListener('pointerleave', () => { this.hovered = false; });
+    }
     this.root.replaceChildren(head, nav, tools, ...(this.note ? [this.note] : []), ...(this.diffBox ? [this.diffBox] : []), runs, this.panels());
     this.root.addEventListener('keydown', (ev) => this.key(ev));
   }
 
-  panels() {
-    const m = this.model, view = this.runs[0], s = view.s;
+  columns(cls) {  // a box with one column per run (several runs: side by side, or stacked when `arrange` says so)
+    const box = h('div', {cls: cls + (this.many ? ' pv-many' : '')});
+    if (this.many) { box.style.gridTemplateColumns = this.snap.arrange === 'column' ? 'minmax(0, 1fr)' : 'repeat(' + this.runs.length + ', minmax(0, 1fr))'; }
+    return box;
+  }
+
+  panels() {  // the tabs under the pictures; with several runs each tab shows every run's own panel, labelled
+    const m = this.model, s = this.runs[0].s;
     const tabs = [['Event log', 'log'], ['Facts', 'facts'], ['Ready', 'ready'], ['Timeline', 'timeline'], ['Metrics', 'metrics']];
-    if (this.pair) { tabs.splice(1, 2); }
     const extra = s.tabs || [];  // markup planviz made in Python (the alignment of a declared plan)
     extra.forEach(([label], j) => tabs.push([label, 'extra' + j]));
     const bar = h('div', {cls: 'pv-tabs', role: 'tablist'}), boxes = {};
@@ -332,22 +367,37 @@ class App {
       bar.appendChild(h('button', {type: 'button', role: 'tab', cls: 'pv-tab', 'data-tab': name, text: label, onclick: () => select(name)}));
       boxes[name] = h('div', {cls: 'pv-panel pv-panel-' + name, role: 'tabpanel', 'aria-label': label});
     }
-    this.logBody = h('tbody');
-    this.logNote = h('p', {cls: 'pv-empty'});
-    boxes.log.append(this.logNote, h('table', {cls: 'pv-log'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), this.logBody]));
-    this.logBody.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { this.go(this.pair ? this.index : Number(tr.getAttribute('data-i'))); } });
-    if (boxes.facts) { this.factList = h('ul', {cls: 'pv-list'}); boxes.facts.appendChild(this.factList); }
-    if (boxes.ready) { this.readyList = h('ul', {cls: 'pv-list'}); boxes.ready.appendChild(this.readyList); }
-    boxes.timeline.appendChild(markup(s.gantt));
-    this.gantt = boxes.timeline.querySelector('svg.planviz-gantt');
-    this.cursor = this.gantt && this.gantt.querySelector('.planviz-now');
-    extra.forEach(([, html], j) => boxes['extra' + j].appendChild(markup(html)));
-    boxes.metrics.appendChild(h('table', {cls: 'pv-log pv-metrics'}, s.metrics.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})]))));
+    const cols = {};
+    for (const name of Object.keys(boxes)) { cols[name] = this.columns('pv-cols'); boxes[name].appendChild(cols[name]); }
+    this.parts = this.runs.map((view, j) => {
+      const part = {view, j, logWindow: null};
+      const cell = (name, ...children) => {  // run j's part of tab `name`, under its label when there are several
+        const c = h('div', {cls: 'pv-col', 'data-run': String(j)}, this.many ? [h('h4', {cls: 'pv-label', text: this.snap.labels[j]})] : []);
+        c.append(...children); cols[name].appendChild(c); return c;
+      };
+      part.logBody = h('tbody'); part.logNote = h('p', {cls: 'pv-empty'});
+      cell('log', part.logNote, h('table', {cls: 'pv-log pv-events'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), part.logBody]));
+      part.logBody.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { this.go(this.tickOf(j, Number(tr.getAttribute('data-i')))); } });
+      part.factList = h('ul', {cls: 'pv-list pv-facts'}); cell('facts', part.factList);
+      part.readyList = h('ul', {cls: 'pv-list pv-ready'}); cell('ready', part.readyList);
+      const timeline = cell('timeline', markup(view.s.gantt));
+      part.gantt = timeline.querySelector('svg.planviz-gantt');
+      part.cursor = part.gantt && part.gantt.querySelector('.planviz-now');
+      extra.forEach((_, jj) => { const mine = (view.s.tabs || [])[jj]; cell('extra' + jj, mine ? markup(mine[1]) : h('p', {cls: 'pv-empty', text: '(none)'})); });
+      cell('metrics', h('table', {cls: 'pv-log pv-metrics'}, view.s.metrics.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})]))));
+      return part;
+    });
     const lower = h('div', {cls: 'pv-lower'});
     if (m.get('interactive')) { lower.appendChild(this.faultPanel()); }
     lower.appendChild(h('div', {cls: 'pv-tabbox'}, [bar, ...Object.values(boxes)]));
     select('log');
     return lower;
+  }
+
+  tickOf(j, e) {  // the first tick at which run j shows event e (one run without ticks: e itself)
+    if (!this.pair) { return e; }
+    const k = this.snap.ticks.findIndex((t) => t[j] >= e);
+    return k < 0 ? this.n - 1 : k;
   }
 
   faultPanel() {  // injecting a fault runs in Python (the simulator): ask the kernel, which sends the new run
@@ -380,7 +430,10 @@ class App {
     const unique = Array.from(new Set(found));
     this.found.textContent = q.trim() ? (unique.length ? unique.length + ' found: ' + unique.slice(0, 8).join(', ') + (unique.length > 8 ? ', \u2026' : '') : 'not in the picture') : '';
     if (!go || !q.trim()) { return; }
-    if (unique.length) { this.runs[0].reveal(unique[0]); return; }
+    if (unique.length) {  // shown in the first run that has it
+      const view = this.runs.find((r) => r.search(q).includes(unique[0])) || this.runs[0];
+      view.reveal(unique[0]); return;
+    }
     const sid = q.trim();
     if (this.runs[0].s.details[sid] && this.model.get('interactive')) {  // a step of a big plan outside the view
       this.model.send({kind: 'view', mode: 'focus', step: sid, hops: parseInt(this.hops.value, 10) || 0});
@@ -396,18 +449,28 @@ class App {
     else if (k === 'Home') { this.go(0); }
     else if (k === 'End') { this.go(this.n - 1); }
     else if (k === ' ' || k === 'p' || k === 'P') { this.play(); }
-    else if (k === 'Enter' && t && t.closest && t.closest('g.node[data-step]')) { this.runs[0].showDetails(t.closest('g.node').getAttribute('data-step')); }
+    else if (k === 'Enter' && t && t.closest && t.closest('g.node[data-step]')) {  // the details in the run the step is drawn in
+      const view = this.runs.find((r) => r.diagram.contains(t)) || this.runs[0];
+      view.showDetails(t.closest('g.node').getAttribute('data-step'));
+    }
     else { return; }
     ev.preventDefault();
   }
 
   stop() { if (this.timer) { clearInterval(this.timer); this.timer = null; this.playButton.textContent = '\u25B6 play'; this.playButton.setAttribute('aria-label', 'play'); } }
 
-  play() {
+  play() {  // one frame every PLAY_MS (a flipbook: its own pace, in a loop) until paused or at the end
     if (this.timer) { this.stop(); return; }
+    const auto = this.snap.autoplay;
     if (this.index >= this.n - 1) { this.show(0); }
     this.playButton.textContent = '\u23F8 pause'; this.playButton.setAttribute('aria-label', 'pause');
-    this.timer = setInterval(() => { if (this.index >= this.n - 1) { this.stop(); } else { this.show(this.index + 1); } }, PLAY_MS);
+    let held = 0;
+    this.timer = setInterval(() => {
+      if (auto && this.hovered) { return; }
+      if (this.index < this.n - 1) { this.show(this.index + 1); }
+      else if (!auto) { this.stop(); }
+      else if (++held >= (auto.hold || 1)) { held = 0; this.show(0); }
+    }, auto ? auto.ms : PLAY_MS);
   }
 
   go(i) { this.stop(); this.show(i); }
@@ -427,33 +490,47 @@ class App {
     if (!quiet && this.model.get('index') !== i) { this.model.set('index', i); this.model.save_changes(); }
   }
 
-  refresh() {  // the panel on show (hidden ones wait until shown)
-    const view = this.runs[0], i = view.index;
+  refresh() {  // the panel on show, for every run (hidden ones wait until shown)
+    for (const part of this.parts) { this.refreshPart(part); }
+  }
+
+  refreshPart(part) {
+    const view = part.view, i = view.index;
     if (i < 0) { return; }
-    if (this.tab === 'log') {  // a window of rows around the current one, rebuilt only when the index leaves it
-      const w = this.logWindow;
-      if (!w || w.view !== view || i < w.lo || i >= w.hi || (i > w.lo + LOG_WINDOW - 4 && w.hi < view.n)) {
-        const lo = Math.max(0, i - 3), hi = Math.min(view.n, lo + LOG_WINDOW), rows = [];
-        for (let j = lo; j < hi; j++) {
-          const r = view.s.log[j];
-          rows.push(h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
-                      [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]));
-        }
-        this.logBody.replaceChildren(...rows);
-        this.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
-        this.logWindow = {view, lo, hi, current: null};
+    if (this.tab === 'log') {  // a window of rows, the current one fourth; a step slides it by a row, never rebuilds it
+      const lo = Math.max(0, Math.min(i - 3, view.n - LOG_WINDOW)), hi = Math.min(view.n, lo + LOG_WINDOW);
+      const row = (j) => {
+        const r = view.s.log[j];
+        return h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
+                 [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]);
+      };
+      const w = part.logWindow, body = part.logBody;
+      if (!w || lo >= w.hi || hi <= w.lo) {  // nothing in common (the first time, or a jump): build the window
+        const rows = [];
+        for (let j = lo; j < hi; j++) { rows.push(row(j)); }
+        body.replaceChildren(...rows);
+      } else {  // drop the rows that left, add the ones that came in
+        for (let j = w.lo; j < lo; j++) { body.firstChild.remove(); }
+        for (let j = w.hi; j > hi; j--) { body.lastChild.remove(); }
+        const before = [];
+        for (let j = lo; j < w.lo; j++) { before.push(row(j)); }
+        if (before.length) { body.prepend(...before); }
+        for (let j = w.hi; j < hi; j++) { body.appendChild(row(j)); }
       }
-      const win = this.logWindow, row = this.logBody.rows[i - win.lo];
-      if (win.current && win.current !== row) { win.current.classList.remove('pv-current'); win.current.cells[0].textContent = win.current.getAttribute('data-i'); }
-      row.classList.add('pv-current'); row.cells[0].textContent = '\u25B6' + i;
-      win.current = row;
-    } else if (this.tab === 'facts') { fill(this.factList, view.factNames()); }
-    else if (this.tab === 'ready') { fill(this.readyList, view.readyNames()); }
-    if (this.cursor) {
+      if (!w || w.lo !== lo || w.hi !== hi) {
+        part.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
+      }
+      const current = body.rows[i - lo], old = w && w.current;
+      if (old && old !== current) { old.classList.remove('pv-current'); old.cells[0].textContent = old.getAttribute('data-i'); }
+      current.classList.add('pv-current'); current.cells[0].textContent = '\u25B6' + i;
+      part.logWindow = {lo, hi, current};
+    } else if (this.tab === 'facts') { fill(part.factList, view.factNames()); }
+    else if (this.tab === 'ready') { fill(part.readyList, view.readyNames()); }
+    if (part.cursor) {
       const t = view.s.events[i].t;
       if (t !== null && t !== undefined) {
-        const x = parseFloat(this.gantt.getAttribute('data-x0')) + t * parseFloat(this.gantt.getAttribute('data-scale'));
-        this.cursor.setAttribute('x1', x); this.cursor.setAttribute('x2', x); this.cursor.setAttribute('visibility', 'visible');
+        const x = parseFloat(part.gantt.getAttribute('data-x0')) + t * parseFloat(part.gantt.getAttribute('data-scale'));
+        part.cursor.setAttribute('x1', x); part.cursor.setAttribute('x2', x); part.cursor.setAttribute('visibility', 'visible');
       }
     }
   }
@@ -471,8 +548,13 @@ function render({model, el}) {
     if (!snap || !(snap.events || snap.pair)) { el.textContent = 'this run has no events'; app = null; return; }
     app = new App(el, model);
     app.show(model.get('index') || 0, true);
+    const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    if (snap.autoplay && !still) { app.play(); }  // a flipbook plays by itself, unless the reader asks for no motion
   };
-  const moved = () => { if (app) { app.stop(); app.show(model.get('index') || 0, true); } };
+  const moved = () => {  // the kernel (or a script) moved the index: follow it; our own steps (play) come back here too
+    const i = model.get('index') || 0;
+    if (app && i !== app.index) { app.stop(); app.show(i, true); }
+  };
   const mode = () => { const s = el.querySelector('.pv-mode'); if (s) { s.textContent = model.get('mode') ? model.get('mode') + ' \u00B7 ' : ''; } };
   const status = () => { if (app && app.faultStatus) { app.faultStatus.textContent = model.get('fault_status') || ''; } };
   const notice = () => { const s = el.querySelector('.planviz-view-status'); if (s) { s.textContent = model.get('view_notice') || ''; } };

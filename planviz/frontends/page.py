@@ -98,10 +98,12 @@ def page_script() -> str:
     return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
 
 
-def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", packed: bool = False) -> str:
+def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", packed: bool = False,
+                style: str = "") -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
-    without script sees. ``mode`` says what the page shows (\"recorded run\"...), under the title. ``packed``:
-    the data travels gzipped in base64 (a third to a fifth of the size; the browser unpacks it natively)."""
+    without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
+    (\"recorded run\"...), under the title. ``packed``: the data travels gzipped in base64 (a third to a fifth of
+    the size; the browser unpacks it natively)."""
     script = page_script()
     if packed:
         raw = json.dumps(snapshot, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
@@ -120,7 +122,7 @@ def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", pac
 <style>{asset(STYLE)}
 body {{ margin: 0 auto; max-width: 1600px; padding: 12px 16px; }}
 .js .pv-static {{ display: none; }}
-</style>
+{style}</style>
 </head>
 <body>
 <div id="planviz-app" data-mode="{escape_html(mode)}" hidden></div>

@@ -1,10 +1,11 @@
-"""The offline page of a run (or of two): the front-end module on the run's snapshot, and a no-script view.
+"""The offline page of a run (or of several): the front-end module on the runs' snapshot, and a no-script view.
 
-The HTML report, the explorer's static fallback and the two-run report are
-this page; the shell (CSP, the script JSON, the module) is
-:func:`planviz.frontends.page.module_page`. Without script the page shows the
-run's last frame: its picture, caption, facts, ready set, legend, event log,
-timeline and metrics, all from the snapshot.
+The HTML report, the explorer's static fallback, the two-run report and
+``animate``'s flipbook are this page; the shell (CSP, the script JSON, the
+module) is :func:`planviz.frontends.page.module_page`. Without script the
+report shows the run's last frame: its picture, caption, facts, ready set,
+legend, event log, timeline and metrics, all from the snapshot; the flipbook
+shows its frames in turn, by CSS alone.
 
 >>> from planviz import examples, simulate
 >>> from planviz.frontends.snapshot import run_snapshot
@@ -15,13 +16,17 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Sequence
 
 from ..pictures.escape import escape_html as escape
 from .page import module_page
 from .panels import caption_line
 
-__all__ = ["run_page", "pair_page", "fallback_html", "noscript_html"]
+__all__ = ["run_page", "pair_page", "fallback_html", "noscript_html", "flipbook_page", "flipbook_figures", "svg_size"]
+
+_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"')
 
 
 def _items(names: list[str]) -> str:
@@ -94,3 +99,60 @@ def fallback_html(snap: dict[str, Any], mode: str = "") -> str:
     quoted = page.replace("&", "&amp;").replace("'", "&#39;")
     return (f'<iframe class="planviz-fallback" title="planviz explorer (static)" sandbox="allow-scripts" '
             f"style=\"width:100%;height:900px;border:1px solid #ddd\" srcdoc='{quoted}'></iframe>")
+
+
+# The flipbook without script: one figure per frame, shown in turn by CSS alone, paused under the pointer, every
+# frame listed when printed or when the reader asks for reduced motion.
+_FLIPBOOK_STYLE = """.pv-flipbook { display: grid; font-family: system-ui, sans-serif; }
+.pv-frame { grid-area: 1 / 1; margin: 0; visibility: hidden; animation: pv-flip %(total)ss step-end infinite; }
+.pv-frame svg { max-width: 100%%; height: auto; }
+.pv-frame figcaption { font-size: 14px; margin: 4px 8px 0; }
+.pv-frames { display: flex; gap: 8px; }
+.pv-frames.pv-column { flex-direction: column; }
+.pv-frames section { flex: 1 1 0; min-width: 0; border-top: 2px solid #999999; }
+.pv-frames h2 { font-size: 16px; margin: 2px 8px; }
+.pv-flipbook:hover .pv-frame { animation-play-state: paused; }
+@keyframes pv-flip { 0%% { visibility: visible; } %(share)s%% { visibility: hidden; } }
+@media (prefers-reduced-motion: reduce), print {
+  .pv-flipbook { display: block; }
+  .pv-frame { animation: none; visibility: visible; margin-bottom: 24px; }
+}
+"""
+
+
+def svg_size(svg: str) -> tuple[float, float]:
+    """The width and height (points) an SVG from render declares."""
+    found = _SIZE.search(svg)
+    return (float(found.group(1)), float(found.group(2))) if found else (1.0, 1.0)
+
+
+def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[str]], captions: Sequence[str],
+                     how: str, seconds: float) -> tuple[str, str]:
+    """The flipbook's no-script view and its style: one figure per frame (each run's SVG from
+    :func:`planviz.render`, under its label when there are several, in a row or a column), shown in turn."""
+    n = len(frames)
+
+    def panels(svgs: Sequence[str], labels: Sequence[str]) -> str:
+        if len(svgs) == 1:
+            return _PROLOG.sub("", svgs[0], count=1)
+        cells = "".join(f"<section><h2>{escape(label)}</h2>{_PROLOG.sub('', svg, count=1)}</section>"
+                        for svg, label in zip(svgs, labels))
+        return f'<div class="pv-frames pv-{how}">{cells}</div>'
+
+    figures = "\n".join(
+        f'<figure class="pv-frame" id="frame-{k}" style="animation-delay: {k * seconds:g}s">'
+        f"{panels(svgs, head)}<figcaption>{escape(caption)}</figcaption></figure>"
+        for k, (svgs, head, caption) in enumerate(zip(frames, heads, captions)))
+    what = "a run" if len(frames[0]) == 1 else f"{len(frames[0])} runs side by side"
+    label = escape(f"{n} frames of {what}, {seconds:g} s each; hover to pause")
+    style = _FLIPBOOK_STYLE % {"total": f"{n * seconds:g}", "share": f"{100 / n:.6g}"}
+    return f'<main class="pv-flipbook" aria-label="{label}">\n{figures}\n</main>', style
+
+
+def flipbook_page(snap: dict[str, Any], figures: tuple[str, str]) -> str:
+    """``animate``'s HTML flipbook: the offline page of ``snap`` (:func:`~planviz.frontends.slides.flipbook_snapshot`),
+    which the module plays by itself, and ``figures`` (:func:`flipbook_figures`) for readers without script."""
+    n, seconds = len(snap["ticks"]), snap["autoplay"]["ms"] / 1000
+    title = f"planviz animation: {snap['goal']}"
+    mode = f"flipbook of {n} frames, {seconds:g} s each"
+    return module_page(title, snap, figures[0], mode=mode, style=figures[1])

@@ -28,6 +28,7 @@ from ..pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from ..plan.syntax import show_value
 from ..pictures.escape import escape_html as escape
 from ..runs.machine import ProgressCallback
+from ..runs.usage import model_calls
 from .deltatable import delta_table
 from .panels import legible_width, metrics_rows, outcome_label
 
@@ -46,16 +47,39 @@ def legend_swatches() -> list[list[Any]]:
     return out
 
 
+def _number(value: Any) -> float | None:
+    """A figure of a model call as a plain finite number, or None (not recorded, or not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value
+
+
+def _calls(run: Any) -> dict[str, list[list[Any]]]:
+    """The model calls that led to each step (:func:`planviz.runs.usage.model_calls`, each counted once), as
+    ``[model, start, duration, input tokens, output tokens, cost, ok]`` (None where the trace does not say)."""
+    out: dict[str, list[list[Any]]] = {}
+    for step, call in model_calls(run):
+        if step is None:
+            continue
+        out.setdefault(str(step), []).append(
+            [str(call.get("model") or "")[:_VALUE],
+             *(_number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens", "cost")),
+             call.get("ok") is not False])
+    return out
+
+
 def _details(run: Any) -> dict[str, dict[str, Any]]:
-    """What a click on a step shows, for every step of every plan version (the latest version's wins)."""
+    """What a click on a step shows, for every step of every plan version (the latest version's wins), with the
+    model calls that led to it (its attempts and their events the front end reads from the log)."""
     out: dict[str, dict[str, Any]] = {}
+    calls = _calls(run)
     for plan in run.plans:
         for s in plan.steps:
             out[s.id] = {"action": s.action, "tool": s.tool or "", "kind": s.kind or "",
                          "arguments": [[str(k), show_value(v, _VALUE)] for k, v in sorted(s.arguments.items())],
                          "requires": list(s.requires), "produces": list(s.produces),
                          "evidence": s.expected_evidence, "depends_on": list(s.depends_on),
-                         "duration": s.duration}
+                         "duration": s.duration, "calls": calls.get(s.id, [])}
     return out
 
 

@@ -48,15 +48,17 @@ class ViewChoice:
     def set_view(self, mode: str, focus: Any = None, hops: Any = None) -> None:
         """Switch to ``"auto"``, ``"whole"`` or ``"focus"`` (on ``focus`` with ``hops``); raises on a bad request."""
         if mode not in ("auto", "whole", "focus"):
-            raise RenderError(f"unknown view {mode!r:.40}; choose 'auto', 'whole' or 'focus'")
+            raise RenderError(f"unknown view {show_value(mode, 40)}; choose 'auto', 'whole' or 'focus'")
         if mode == "focus":
             if not isinstance(focus, str):
                 raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}")
             if focus not in self._known:
-                raise UnknownStepError(f"no step {focus!r:.80} in this plan{self._suggest(focus)}")
+                raise UnknownStepError(f"no step {show_value(focus, 80)} in this plan{self._suggest(focus)}")
             hops = self.hops_used if hops is None else hops
-            if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
-                raise RenderError(f"hops={hops!r:.40}: expected a whole number >= 0")
+            if isinstance(hops, bool) or not isinstance(hops, int):
+                raise PlanvizTypeError(f"focus_on(hops=...) expects a whole number >= 0, got {show_value(hops, 40)}")
+            if hops < 0:
+                raise RenderError(f"hops={show_value(hops, 40)}: expected a whole number >= 0")
         self.mode, self.focus = mode, focus if mode == "focus" else None
         if hops is not None:
             self.hops_used = hops

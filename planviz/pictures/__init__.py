@@ -17,7 +17,7 @@ module           owns
 ``summary``      the summary picture of a plan too big to draw
 ``gantt``        the timeline chart: a run against its critical path
 ``fatepicture``  the alignment picture: a plan with each step's fate in a run, unplanned calls attached
-``animation``    ``animate``: a run's frames for slides (GIF, HTML flipbook, PNG folder)
+``animation``    the frames ``animate`` shows and the raster ones (GIF, PNG folder); ``Animation``
 ``costchart``    ``render_campaign``: a campaign's success rate against its cost, with both intervals
 ===============  ==================================================================================
 

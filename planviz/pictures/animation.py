@@ -1,42 +1,34 @@
-"""A run as frames for slides: an animated GIF, a self-contained HTML flipbook, or a folder of PNG frames.
+"""A run's frames for slides: which frames :func:`planviz.animate` shows, their captions, and the raster ones.
 
-:func:`animate` draws each chosen event of a run with :func:`planviz.render`
-(the layout is computed once per plan version, and every PNG frame is drawn
-from the stored positions, so frames never jump) and writes them by the
-path's suffix:
+:func:`planviz.animate` (in :mod:`planviz.frontends.slides`) asks this
+module for its frames: :func:`choose_frames` checks the arguments and picks
+the frames (one run's events, or ticks of the shared clock of several runs:
+:func:`planviz.pictures.montage.clock_ticks`) with their captions (event
+number, clock, what happened); :func:`write_raster` draws them with
+:func:`planviz.render` (the layout is computed once per plan version, and
+every PNG frame is drawn from the stored positions, so frames never jump) and
+writes
 
 - ``run.gif``: an animated GIF that loops, one frame per event, the last held
   longer; paste it into slides or an issue.
-- ``run.html``: a flipbook page that needs no script, no network and no
-  plug-in: CSS shows the frames in turn, pauses while the pointer is over
-  them, and lists them all when printed or when the reader asks for reduced
-  motion. The pictures are the checked SVGs of :func:`planviz.render`.
 - ``frames`` (no suffix): a folder of ``frame-000.png``... and
   ``captions.txt``, one frame per line, for slides built by hand.
 
-Every frame carries its caption (event number, clock, what happened) inside
-the picture, so a frame pasted alone still says what it shows. No MP4: no
-video encoder is needed.
-
-Several runs (a list, or a mapping from label to run) are drawn side by side
-on one clock, each under its label (default: its strategy), in a row or a
-column, whichever is closer to a 16:9 slide: direct, workflow and planner on
-the same fault, say. Which event of each run a frame shows is
-:func:`planviz.pictures.montage.clock_ticks`.
+Every frame carries its caption inside the picture, so a frame pasted alone
+still says what it shows. No MP4: no video encoder is needed. The HTML
+flipbook (``run.html``) is the front end's offline page in its flipbook mode,
+made by the front ends (stage 6), not here. Several runs are drawn side by
+side, each under its label, in a row or a column, whichever is closer to a
+16:9 slide (:func:`planviz.pictures.montage.arrangement`).
 
 >>> import tempfile, pathlib
 >>> from planviz import Fault, examples, simulate
 >>> run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
->>> out = pathlib.Path(tempfile.mkdtemp())
->>> gif = animate(run, out / "run.gif", frames=range(0, 8))
+>>> chosen = choose_frames(run, pathlib.Path(tempfile.mkdtemp()) / "run.gif", range(0, 8), 1.5, 96.0)
+>>> gif = write_raster(chosen)
 >>> gif.kind, len(gif.frames), gif.captions[0][:22]
 ('gif', 8, 'event 0 of 17 · t = 0 ')
->>> both = [simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")], strategy=s)
-...         for s in ("workflow", "planner")]
->>> side = animate(both, out / "both.gif", frames=range(0, 3))
->>> side.frames, side.labels
-(((0, 0), (1, 1), (2, 2)), ('workflow', 'planner'))
->>> animate(run, out / "run.mp4")
+>>> choose_frames(run, "run.mp4", None, 1.5, 96.0)
 Traceback (most recent call last):
 ...
 planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; use .gif, .html, or a folder name without a suffix
@@ -45,11 +37,9 @@ planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -62,13 +52,11 @@ from .drawing import render
 from .style import num
 from .montage import LABEL_HEIGHT, arrangement, clock_ticks, compose
 
-__all__ = ["animate", "Animation", "KINDS"]
+__all__ = ["Animation", "Frames", "KINDS", "HOLD_LAST", "choose_frames", "write_raster", "frame_diagrams", "clock_text"]
 
 KINDS = {".gif": "gif", ".html": "html", ".htm": "html", "": "frames"}
-_HOLD_LAST = 3  # the last frame of a GIF stays this many times longer
+HOLD_LAST = 3  # the last frame stays this many times longer (the GIF, the flipbook)
 _PALETTE_PIXELS = 4_000_000  # the GIF palette is built from all frames, subsampled to about this many pixels
-_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
-_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"')
 
 
 @dataclass(frozen=True)
@@ -97,52 +85,32 @@ class Animation:
         return bundle
 
 
-def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLike[str], *,
-            frames: Iterable[int] | None = None, seconds: float = 1.5, dpi: float = 96.0) -> Animation:
-    """Write the frames of ``run`` to ``path`` as a GIF (``.gif``), an HTML flipbook (``.html``) or a folder
-    of PNG frames (a path without a suffix); returns the :class:`Animation`.
+@dataclass(frozen=True)
+class Frames:
+    """What :func:`planviz.animate` was asked for, checked: where (``path``) and as what (``kind``), the runs
+    and their ``labels``, the frames chosen (``ticks``: for each frame the event of each run), each frame's
+    ``captions`` and the label over each run's panel (``heads``), ``seconds`` a frame and the ``dpi``."""
 
-    ``run`` may be several runs (a list, or a mapping from label to run),
-    drawn side by side on one clock. ``frames`` picks frames (default: all;
-    negative ones count from the end): event indices of one run, or ticks of
-    the shared clock for several; ``seconds`` is how long each frame shows;
-    ``dpi`` sets the resolution of PNG and GIF frames. In a notebook the
-    returned GIF animation shows itself.
+    path: Path
+    kind: str
+    labels: tuple[str, ...]
+    runs: tuple[Run, ...]
+    ticks: tuple[tuple[int, ...], ...]
+    captions: tuple[str, ...]
+    heads: tuple[tuple[str, ...], ...]
+    seconds: float
+    dpi: float
 
-    Parameters
-    ----------
-    run : Run, list of Run or mapping of label to Run
-        The run, or several drawn side by side on one clock.
-    path : str or os.PathLike
-        ``.gif``, ``.html`` (a flipbook) or a folder (PNG frames); a missing folder is made.
-    frames : iterable of int, optional
-        Which frames (event indices, or clock ticks for several runs); default all.
-    seconds : float
-        How long each frame shows.
-    dpi : float
-        Resolution of PNG and GIF frames.
+    def animation(self, files: tuple[Path, ...]) -> Animation:
+        """The :class:`Animation` that wrote ``files`` from these frames."""
+        one = len(self.runs) == 1
+        shown = tuple(t[0] for t in self.ticks) if one else self.ticks
+        return Animation(self.path, self.kind, shown, self.captions, files, () if one else self.labels)
 
-    Returns
-    -------
-    Animation
-        What was written (``path``, ``frames``); a GIF shows itself in a notebook.
 
-    Raises
-    ------
-    PlanvizTypeError
-        When ``run`` holds something other than runs, or ``path`` is not a path.
-    RenderError
-        When ``path``'s suffix is not one of the three.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from planviz import examples, simulate
-    >>> run = simulate(examples.load("cache_isolation"))
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "run.html"
-    >>> animate(run, out, frames=[0, -1]).path.name
-    'run.html'
-    """
+def choose_frames(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLike[str],
+                  frames: Iterable[int] | None, seconds: float, dpi: float) -> Frames:
+    """Check :func:`planviz.animate`'s arguments (its messages name it) and choose its :class:`Frames`."""
     labels, runs = _runs(run)
     expect_type(path, (str, os.PathLike), "animate", "path", "a file or folder path")
     path = Path(path)
@@ -160,25 +128,41 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
         if not one.plans:
             raise PlanvizError("this run carries no plan, so its frames cannot be drawn; record the plan with the run")
     ticks = [(i,) for i in range(len(runs[0].events))] if len(runs) == 1 else list(clock_ticks(runs))
-    chosen = tuple(ticks[k] for k in _indices(len(ticks), frames, "an event of this run" if len(runs) == 1
-                                              else "a frame of these runs"))
-    panels = [[render(r.plans[-1], run=r, at=i) for r, i in zip(runs, tick)] for tick in chosen]
-    captions = tuple(_caption(runs, labels, tick) for tick in chosen)
-    heads = [_heads(runs, labels, tick) for tick in chosen]
+    chosen = tuple(tuple(ticks[k]) for k in _indices(len(ticks), frames, "an event of this run" if len(runs) == 1
+                                                     else "a frame of these runs"))
+    return Frames(path, kind, labels, runs, chosen, tuple(_caption(runs, labels, tick) for tick in chosen),
+                  tuple(tuple(_heads(runs, labels, tick)) for tick in chosen), float(seconds), float(dpi))
+
+
+def frame_diagrams(chosen: Frames) -> list[list[Diagram]]:
+    """Each frame's pictures, one per run (:func:`planviz.render`: the run's last plan, laid out once)."""
+    return [[render(r.plans[-1], run=r, at=i) for r, i in zip(chosen.runs, tick)] for tick in chosen.ticks]
+
+
+def write_raster(chosen: Frames) -> Animation:
+    """Write ``chosen`` as an animated GIF (kind ``gif``) or a folder of PNG frames and their captions
+    (``frames``); returns the :class:`Animation`."""
+    paint = _painter(frame_diagrams(chosen), [list(h) for h in chosen.heads], chosen.dpi)
+    path = chosen.path
     files: tuple[Path, ...]
-    if kind == "gif":
-        files = (_write(path, _gif(_painter(panels, heads, dpi), len(panels), seconds)),)
-    elif kind == "html":
-        files = (_write(path, _flipbook(runs[0].plans[0].goal, panels, heads, captions, seconds).encode("utf-8")),)
-    else:
+    if chosen.kind == "gif":
+        files = (_write(path, _gif(paint, len(chosen.ticks), chosen.seconds)),)
+    elif chosen.kind == "frames":
         path.mkdir(parents=True, exist_ok=True)
-        names = [f"frame-{k:03d}.png" for k in range(len(chosen))]
-        paint = _painter(panels, heads, dpi)
+        names = [f"frame-{k:03d}.png" for k in range(len(chosen.ticks))]
         files = tuple(_write(path / name, _png(paint(k))) for k, name in enumerate(names))
-        listing = "".join(f"{name}\t{caption}\n" for name, caption in zip(names, captions))
+        listing = "".join(f"{name}\t{caption}\n" for name, caption in zip(names, chosen.captions))
         files += (_write(path / "captions.txt", listing.encode("utf-8")),)
-    shown = tuple(t[0] for t in chosen) if len(runs) == 1 else chosen
-    return Animation(path, kind, shown, captions, files, labels if len(runs) > 1 else ())
+    else:
+        raise RenderError(f"{chosen.kind!r} frames are not raster ones; the front ends write a flipbook page")
+    return chosen.animation(files)
+
+
+def clock_text(runs: Sequence[Run], tick: Sequence[int]) -> str:
+    """The shared clock at ``tick`` (``t = 5 min``): the latest time any run has reached."""
+    now = max(float(r.events[i].time) for r, i in zip(runs, tick))
+    unit = f" {runs[0].plans[0].time_unit}" if runs[0].plans[0].time_unit else ""
+    return f"t = {num(now)}{unit}"
 
 
 def _runs(value: Any) -> tuple[tuple[str, ...], tuple[Run, ...]]:
@@ -205,9 +189,8 @@ def _heads(runs: Sequence[Run], labels: Sequence[str], tick: Sequence[int]) -> l
     """The label over each run's panel, with the shared clock (a run waiting since its last event shows it then)."""
     if len(runs) == 1:
         return [""]
-    now = max(float(r.events[i].time) for r, i in zip(runs, tick))
-    unit = f" {runs[0].plans[0].time_unit}" if runs[0].plans[0].time_unit else ""
-    return [f"{label} · t = {num(now)}{unit}" for label in labels]
+    clock = clock_text(runs, tick)
+    return [f"{label} · {clock}" for label in labels]
 
 
 def _caption(runs: Sequence[Run], labels: Sequence[str], tick: Sequence[int]) -> str:
@@ -277,7 +260,7 @@ def _gif(paint: Callable[[int], Any], count: int, seconds: float) -> bytes:
     palette = sheet.quantize(colors=255, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
     frames = [paint(k).quantize(palette=palette, dither=Image.Dither.NONE) for k in range(count)]
     shown = round(seconds * 1000)
-    durations = [shown] * (len(frames) - 1) + [shown * _HOLD_LAST]
+    durations = [shown] * (len(frames) - 1) + [shown * HOLD_LAST]
     out = io.BytesIO()
     frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0)
     return out.getvalue()
@@ -293,68 +276,3 @@ def _canvas(Image: Any, png: bytes, size: tuple[int, int]) -> Any:
     canvas = Image.new("RGB", size, "white")
     canvas.paste(Image.open(io.BytesIO(png)).convert("RGB"), (0, 0))
     return canvas
-
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-body {{ margin: 0; padding: 8px; background: #ffffff; color: #000000; font-family: system-ui, sans-serif; }}
-.pv-flipbook {{ display: grid; }}
-.pv-frame {{ grid-area: 1 / 1; margin: 0; visibility: hidden; animation: pv-flip {total}s step-end infinite; }}
-.pv-frame svg {{ max-width: 100%; height: auto; }}
-.pv-frame figcaption {{ font-size: 14px; margin: 4px 8px 0; }}
-.pv-panels {{ display: flex; gap: 8px; }}
-.pv-panels.pv-column {{ flex-direction: column; }}
-.pv-panel {{ flex: 1 1 0; min-width: 0; border-top: 2px solid #999999; }}
-.pv-panel h2 {{ font-size: 16px; margin: 2px 8px; }}
-.pv-flipbook:hover .pv-frame {{ animation-play-state: paused; }}
-@keyframes pv-flip {{ 0% {{ visibility: visible; }} {share}% {{ visibility: hidden; }} }}
-@media (prefers-reduced-motion: reduce), print {{
-  .pv-flipbook {{ display: block; }}
-  .pv-frame {{ animation: none; visibility: visible; margin-bottom: 24px; }}
-}}
-</style>
-</head>
-<body>
-<main class="pv-flipbook" aria-label="{label}">
-{figures}
-</main>
-</body>
-</html>
-"""
-
-
-def _flipbook(goal: str, panels: list[list[Diagram]], heads: list[list[str]], captions: tuple[str, ...],
-              seconds: float) -> str:
-    """The flipbook page: one figure per frame, shown in turn by CSS alone (no script); several runs' panels
-    sit in a row or a column, each under its label."""
-    n, runs = len(panels), len(panels[0])
-    how = arrangement([_svg_size(d.svg) for d in panels[0]]) if runs > 1 else "row"
-    figures = "\n".join(
-        f'<figure class="pv-frame" id="frame-{k}" style="animation-delay: {k * seconds:g}s">'
-        f'{_panels(frame, head, how)}<figcaption>{html.escape(caption)}</figcaption></figure>'
-        for k, (frame, head, caption) in enumerate(zip(panels, heads, captions)))
-    what = "a run" if runs == 1 else f"{runs} runs side by side"
-    title = html.escape(f"planviz animation: {goal}")
-    label = html.escape(f"{n} frames of {what}, {seconds:g} s each; hover to pause")
-    return _PAGE.format(title=title, total=f"{n * seconds:g}", share=f"{100 / n:.6g}", label=label,
-                        figures=figures)
-
-
-def _panels(frame: list[Diagram], labels: Sequence[str], how: str) -> str:
-    if len(frame) == 1:
-        return _PROLOG.sub("", frame[0].svg, count=1)
-    cells = "".join(f'<section class="pv-panel"><h2>{html.escape(label)}</h2>{_PROLOG.sub("", d.svg, count=1)}'
-                    "</section>" for d, label in zip(frame, labels))
-    return f'<div class="pv-panels pv-{how}">{cells}</div>'
-
-
-def _svg_size(svg: str) -> tuple[float, float]:
-    """The width and height (points) an SVG from render declares."""
-    found = _SIZE.search(svg)
-    return (float(found.group(1)), float(found.group(2))) if found else (1.0, 1.0)

@@ -25,11 +25,10 @@ from ..errors import PlanvizTypeError, RenderError
 from ..plan.output import write_output
 from ..runs.campaigntable import METRIC_NAMES, Campaign
 from .escape import SVG_NS, check_svg, escape_label
+from .style import AXIS, SERIES
 
 __all__ = ["render_campaign", "CampaignChart"]
 
-#: Okabe-Ito colours, one per row name in order (colour-blind safe).
-COLOURS = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 _W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 560, 360, 56, 150, 30, 46
 
 
@@ -113,7 +112,7 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
     placed: list[tuple[float, float, float]] = []  # labels drawn: x, y, width (a label never covers another)
     for r in rows:
         e = getattr(r, cost)
-        colour = COLOURS[names.index(r.strategy) % len(COLOURS)]
+        colour = SERIES[names.index(r.strategy) % len(SERIES)]
         label = r.strategy if r.plan is None else f"{r.strategy} ({r.plan_name or r.plan})"
         g = ET.SubElement(svg, "g", {"class": "pv-point", "data-row": escape_label(label, target="text")})
         lo, hi = r.success_interval
@@ -142,17 +141,17 @@ def _line(parent: ET.Element, x1: float, y1: float, x2: float, y2: float, colour
 
 
 def _axes(svg: ET.Element, span: float, cost: str, campaign: Campaign) -> None:
-    g = ET.SubElement(svg, "g", {"class": "pv-axis", "fill": "#555555"})
+    g = ET.SubElement(svg, "g", {"class": "pv-axis", "fill": AXIS["text"]})
     bottom = _TOP + _H
     for i in range(6):
         p = i / 5
         yy = _TOP + (1 - p) * _H
-        _line(g, _LEFT, yy, _LEFT + _W, yy, "#dddddd", "1")
+        _line(g, _LEFT, yy, _LEFT + _W, yy, AXIS["line"], "1")
         ET.SubElement(g, "text", {"x": str(_LEFT - 6), "y": f"{yy + 4:.2f}",
                                               "text-anchor": "end"}).text = f"{p:.1f}"
         v = span * i / 5
         xx = _LEFT + v / span * _W
-        _line(g, xx, _TOP, xx, bottom, "#dddddd", "1")
+        _line(g, xx, _TOP, xx, bottom, AXIS["line"], "1")
         ET.SubElement(g, "text", {"x": f"{xx:.2f}", "y": str(bottom + 14),
                                               "text-anchor": "middle"}).text = f"{v:g}"
     ET.SubElement(g, "text", {"x": str(_LEFT + _W // 2), "y": str(bottom + 32),

@@ -36,10 +36,10 @@ from typing import Any, Iterable, Iterator, Mapping
 import networkx as nx
 import pygraphviz as pgv
 
-from ..errors import LayoutTimeout, RenderError
+from ..errors import LayoutTimeout, RenderError, expect_type, show_value
 from ..plan.arguments import expect_plan
 from ..plan.model import Plan
-from ..runs.events import Run
+from ..runs.events import Run, expect_run
 from ..structure.graph import to_graph
 from .captions import (
     EVENT_LINES,
@@ -201,13 +201,16 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
     unknown = [h for h in wanted if h not in HIGHLIGHTS]
     if unknown:
-        raise RenderError(f"unknown highlight {unknown[0]!r}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
+        raise RenderError(f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
     frame, event, index = None, None, None
-    if run is not None and getattr(run, "events", None):
+    run = None if run is None else expect_run(run, "render")
+    if at is not None:
+        expect_type(at, int, "render", "at", "an event index (an int) or None")
+    if run is not None and run.events:
         events = run.events
         index = len(events) - 1 if at is None else at
         if not isinstance(index, int) or not -len(events) <= index < len(events):
-            raise RenderError(f"at={at!r} is outside the run's events; choose 0..{len(events) - 1}")
+            raise RenderError(f"at={show_value(at)} is outside the run's events; choose 0..{len(events) - 1}")
         index %= len(events)
         event = events[index]
         plan = run.plan_at(index) or plan

@@ -20,7 +20,6 @@ picture (:mod:`planviz.pictures.escape`).
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pygraphviz as pgv
 
@@ -29,21 +28,9 @@ from ..runs.comparisons.alignment import FATES, Alignment
 from .diagram import Diagram
 from .escape import check_svg, checked_attrs, dom_id, escape_label
 from .layout import lay_out, serialise_svg
-from .style import EDGE_COLOUR, FONT, LOOKS, Look, node_attrs, tip
+from .style import EDGE_COLOUR, FATE_LOOKS, FONT, Look, node_attrs, tip
 
 __all__ = ["render_alignment", "FATE_LOOKS"]
-
-FATE_LOOKS = {
-    "as_planned": (LOOKS["done"], "ran as planned"),
-    "other_arguments": (Look("#FBE7B5", "#E69F00", 3.0, text="other arguments"), "ran with other arguments"),
-    "failed": (LOOKS["failed"], "failed"),
-    "voided": (LOOKS["invalidated"], "ran, then voided"),
-    "unfinished": (LOOKS["running"], "started, never finished"),
-    "not_run": (Look("#FFFFFF", "#7A7A7A", 1.2, text="never ran"), "never ran"),
-    "invalidated": (replace(LOOKS["invalidated"], text="never ran · in the failure's scope"),
-                    "never ran: in the failure's scope"),
-    "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
-}
 
 
 def render_alignment(alignment: Alignment, *, timeout: float = 60.0) -> Diagram:

@@ -26,15 +26,13 @@ from typing import Any, Sequence
 
 from ..plan.model import natural_key
 from ..runs.usage import model_calls
-from .style import LOOKS
+from .style import AXIS, LOOKS, TIMELINE
 
-__all__ = ["Bar", "bars", "gantt_svg", "PALETTE"]
+__all__ = ["Bar", "bars", "gantt_svg", "BAR_LOOKS"]
 
-#: Okabe-Ito colours (colour-blind safe), by how an attempt ended; a voided attempt looks as a voided step does
-#: in every picture (its fill and dashed outline come from the one home of looks, pictures/style.py).
-PALETTE = {"done": "#0072B2", "failed": "#D55E00", "running": "#E69F00", "voided": LOOKS["invalidated"].fill,
-           "waiting": "#56B4E9", "model": "#009E73"}
-_VOIDED_OUTLINE = f' stroke="{LOOKS["invalidated"].stroke}" stroke-dasharray="3 2"'
+#: how an attempt ended -> the look of that status (pictures/style.py, the one home of looks): a bar has the fill,
+#: outline and dash its step has in every other picture
+BAR_LOOKS = {"done": "done", "failed": "failed", "running": "running", "voided": "invalidated", "waiting": "waiting"}
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -137,7 +135,7 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                    f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end"{weight}>{label}</text>')
         timing = schedule.steps.get(step)
         if timing is not None:
-            fill = "#222222" if step in critical else "#b3b3b3"
+            fill = TIMELINE["planned_critical"] if step in critical else TIMELINE["planned"]
             out.append(f'<rect class="pv-planned" x="{x0 + timing.es * scale:.2f}" y="{y + 2}" '
                        f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
@@ -145,18 +143,17 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
         for b in models:
             if b.step == step:
                 out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
-                           f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{PALETTE["model"]}">'
+                           f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
                            f'<title>{escape(b.result)}</title></rect>')
         for b in by_step.get(step, ()):
-            dash = _VOIDED_OUTLINE if b.result == "voided" else ""
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
-                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10" fill="{PALETTE[b.result]}"'
-                       f'{dash}><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
+                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10"{_paint(b.result)}'
+                       f'><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
         out.append("</g>")
     cursor = x0 + (now or 0.0) * scale
     hidden = ' visibility="hidden"' if now is None else ""
     out.append(f'<line class="planviz-now" x1="{cursor:.2f}" x2="{cursor:.2f}" y1="{_TOP - 4}" '
-               f'y2="{height - 20}" stroke="#CC79A7" stroke-width="2"{hidden}/>')
+               f'y2="{height - 20}" stroke="{TIMELINE["now"]}" stroke-width="2"{hidden}/>')
     out.append("</svg>")
     return "".join(out)
 
@@ -180,15 +177,23 @@ def _model_bars(run: Any) -> list[Bar]:
     return out
 
 
+def _paint(result: str) -> str:
+    """The fill, outline and dash of a bar: its status's look."""
+    look = LOOKS[BAR_LOOKS[result]]
+    dash = ' stroke-dasharray="3 2"' if look.dash == "dashed" else ' stroke-dasharray="1 2"' if look.dash else ""
+    return f' fill="{look.fill}" stroke="{look.stroke}" stroke-width="1.5"{dash}'
+
+
 def _legend(waiting: bool = False, models: bool = False) -> str:
-    items = [("#222222", "planned (critical path)", 4), ("#b3b3b3", "planned", 4), (PALETTE["done"], "done", 10),
-             (PALETTE["failed"], "failed", 10), (PALETTE["running"], "running", 10),
-             (PALETTE["voided"], "voided", 10)] + ([(PALETTE["waiting"], "waits for input", 10)] if waiting else []) + (
-        [(PALETTE["model"], "model call", 6)] if models else [])
+    items = [(f' fill="{TIMELINE["planned_critical"]}"', "planned (critical path)", 4),
+             (f' fill="{TIMELINE["planned"]}"', "planned", 4)]
+    items += [(_paint(r), text, 10) for r, text in (("done", "done"), ("failed", "failed"), ("running", "running"),
+                                                    ("voided", "voided"), ("waiting", "waits for input"))
+              if r != "waiting" or waiting]
+    items += [(f' fill="{TIMELINE["model"]}"', "model call", 6)] if models else []
     out, x = ['<g class="pv-legend">'], 4
-    for colour, text, h in items:
-        stroke = _VOIDED_OUTLINE if text == "voided" else ""
-        out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}" fill="{colour}"{stroke}/>'
+    for paint, text, h in items:
+        out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}"{paint}/>'
                    f'<text x="{x + 18}" y="13">{text}</text>')
         x += 26 + 6 * len(text)
     out.append("</g>")
@@ -197,16 +202,16 @@ def _legend(waiting: bool = False, models: bool = False) -> str:
 
 def _axis(span: float, scale: float, x0: float, height: int, unit: str) -> str:
     step = _tick(span)
-    out = ['<g class="pv-axis" stroke="#dddddd">']
+    out = [f'<g class="pv-axis" stroke="{AXIS["line"]}">']
     t = 0.0
     while t <= span + 1e-9:
         x = x0 + t * scale
         out.append(f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{_TOP - 8}" y2="{height - 20}"/>'
-                   f'<text x="{x:.2f}" y="{_TOP - 12}" text-anchor="middle" stroke="none" fill="#555555">'
+                   f'<text x="{x:.2f}" y="{_TOP - 12}" text-anchor="middle" stroke="none" fill="{AXIS["text"]}">'
                    f'{_num(round(t, 6))}</text>')
         t += step
     label = f"time ({escape(unit)})" if unit else "time"
-    out.append(f'<text x="{x0}" y="{height - 6}" stroke="none" fill="#555555">{label}</text></g>')
+    out.append(f'<text x="{x0}" y="{height - 6}" stroke="none" fill="{AXIS["text"]}">{label}</text></g>')
     return "".join(out)
 
 

@@ -24,7 +24,7 @@ from ..plan.model import STATUSES, Plan
 from ..runs.events import Frame, Run
 from .escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
+__all__ = ["FONT", "Look", "LOOKS", "FATE_LOOKS", "SERIES", "TIMELINE", "AXIS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
            "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
            "node_attrs", "tip", "slot_value"]
 
@@ -63,6 +63,26 @@ LOOKS: Mapping[str, Look] = {
     "inferred": Look("#FFFFFF", "#666666", 1.2, dash="dashed"),
     "summary": Look("#EEEEEE", "#555555", 1.5, dash="dashed"),
 }
+#: the fate of a planned step in a run (``planviz.align``): its look and legend words; a fate that is a status
+#: looks as that status does in every other picture
+FATE_LOOKS: Mapping[str, tuple[Look, str]] = {
+    "as_planned": (LOOKS["done"], "ran as planned"),
+    "other_arguments": (Look("#FBE7B5", "#E69F00", 3.0, text="other arguments"), "ran with other arguments"),
+    "failed": (LOOKS["failed"], "failed"),
+    "voided": (LOOKS["invalidated"], "ran, then voided"),
+    "unfinished": (LOOKS["running"], "started, never finished"),
+    "not_run": (replace(LOOKS["pending"], text="never ran"), "never ran"),
+    "invalidated": (replace(LOOKS["invalidated"], text="never ran \u00b7 in the failure's scope"),
+                    "never ran: in the failure's scope"),
+    "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
+}
+#: Okabe-Ito colours for series that name rows, not statuses (a campaign chart's strategies), in order
+SERIES = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: the axes of the charts (timeline, campaign chart): grid lines and their figures
+AXIS: Mapping[str, str] = {"line": "#DDDDDD", "text": "#555555"}
+#: the timeline chart's marks that are no status (an attempt's bar takes its status's look from LOOKS)
+TIMELINE: Mapping[str, str] = {"planned_critical": "#222222", "planned": "#B3B3B3", "model": "#56B4E9",
+                               "now": "#CC79A7"}
 SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
     "pending": "pending", "ready": "ready", "running": "running", "waiting": "waits for input (a human)", "done": "done",

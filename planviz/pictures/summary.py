@@ -19,7 +19,7 @@ from .diagram import Diagram
 from .escape import check_svg, checked_attrs, escape_label
 from .layout import lay_out
 from ..runs.events import Frame
-from .style import FONT
+from .style import FONT, LOOKS
 
 __all__ = ["summary_diagram"]
 
@@ -38,8 +38,8 @@ def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | N
         "labeljust": "l", "label": escape_label(f"Goal: {plan.goal}", limit=300, width=110, max_lines=3,
                                                 align="left") + escape_label(notice, limit=600, width=110,
                                                                              max_lines=5, align="left")}))
-    a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fillcolor": "#FFFFFF",
-                                      "color": "#555555", "fontname": FONT, "fontsize": 10}))
+    a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fillcolor": LOOKS["step"].fill,
+                                      "color": LOOKS["step"].stroke, "fontname": FONT, "fontsize": 10}))
     previous = None
     for k, (lo, hi, ids) in enumerate(buckets):
         lines = [f"waves {lo + 1}–{hi}" if hi - lo > 1 else f"wave {lo + 1}", f"{len(ids)} steps"]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
-from ..errors import SimulationError, did_you_mean
+from ..errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
 from ..plan.model import Contract, Plan, Step, natural_key
 
-__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "fault_facts"]
+__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "fault_facts", "expect_faults"]
 
 
 @dataclass(frozen=True)
@@ -221,3 +221,24 @@ def _fact(plan: Plan, fault: Fault, step: Step | None, name: str) -> str | None:
         raise SimulationError(f"{name}: step {step.id!r} needs no approval, so none can be denied; steps with an "
                               f"approval: {_choices(with_approval)}")
     return fact
+
+
+def expect_faults(faults: Any, function: str) -> tuple[Fault, ...]:
+    """``faults`` as a tuple of :class:`Fault` values, else :class:`PlanvizTypeError` saying how to build them.
+
+    >>> expect_faults("S4:side_effect", "simulate")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanvizTypeError: simulate(faults=...) expects a list of Fault values, got str 'S4:side_effect'; write faults=[Fault.parse('S4:side_effect')]
+    """
+    if isinstance(faults, (str, Fault)) or not isinstance(faults, Iterable):
+        one = f"Fault.parse({show_value(faults)})" if isinstance(faults, str) else show_value(faults)
+        fix = f"; write faults=[{one}]" if isinstance(faults, (str, Fault)) else ""
+        raise PlanvizTypeError(f"{function}(faults=...) expects a list of Fault values, got "
+                               f"{type(faults).__name__} {show_value(faults)}{fix}")
+    out = tuple(faults)
+    for i, f in enumerate(out):
+        if not isinstance(f, Fault):
+            raise PlanvizTypeError(f"{function}(faults=...) expects Fault values, got {type(f).__name__} "
+                                   f"{show_value(f)} at faults[{i}]; build one with Fault.parse('S4:side_effect')")
+    return out

@@ -18,7 +18,7 @@ from ..errors import SimulationError
 from ..plan.arguments import expect_contract, expect_plan
 from ..plan.model import Contract, Plan
 from .events import Run
-from .fault import Fault
+from .fault import Fault, expect_faults
 from .measures import attribution
 from .simulation import simulate
 
@@ -103,6 +103,7 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
     """
     plan = expect_plan(plan, "frozen_plan_test")
     contract = expect_contract(contract, "frozen_plan_test")
+    faults = expect_faults(faults, "frozen_plan_test")
     contract = contract if contract is not None else plan.contract
     why = refusal(plan, contract)
     if why is not None:

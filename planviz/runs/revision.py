@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import AbstractSet, Iterable, Protocol
 
+from ..errors import PlanvizTypeError, show_value
 from ..plan.arguments import expect_plan
 from ..plan.identity import work_keys
 from ..plan.lineage import all_ids, lineage_roots, versions
@@ -155,6 +156,10 @@ def redundant_work(state: _HasFacts, revised: Plan, before: Plan | None = None) 
     ('A',)
     """
     revised = expect_plan(revised, "redundant_work", "revised")
+    before = None if before is None else expect_plan(before, "redundant_work", "before")
+    if not (hasattr(state, "facts") and hasattr(state, "completed")):
+        raise PlanvizTypeError(f"redundant_work(state=...) expects an ExecutionState (run.state, or anything with "
+                               f".facts and .completed), got {type(state).__name__} {show_value(state)}")
     held = frozenset(state.facts)
     done = [i for i in state.completed if i in (before or revised)]
     done_work = set(work_keys(before or revised, done).values())

@@ -41,7 +41,7 @@ from operator import attrgetter
 from typing import Callable, Iterable
 
 from ..plan.arguments import expect_contract, expect_plan
-from ..errors import show_value
+from ..errors import PlanvizTypeError, expect_type, show_value
 from ..analysis.scope import failure_scope
 from ..checks.static import tool_refusal
 from ..checks.validation import refusal
@@ -53,7 +53,7 @@ from ..plan.model import Contract, Plan, Step, natural_key
 from ..structure.index import structure_index
 from .approval import approval_due
 from .events import ExecutionState, Observation, Run, negation
-from .fault import Fault, fault_facts
+from .fault import Fault, expect_faults, fault_facts
 from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
@@ -110,7 +110,7 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     SimulationError
         For a fault that names no step or fact of the plan (with the valid choices), or a bad strategy.
     PlanvizTypeError
-        When ``plan`` is not a Plan (load it first with :func:`planviz.load_plan`).
+        When an argument has the wrong type (a path as ``plan``: :func:`planviz.load_plan`; a str as ``faults``).
 
     Examples
     --------
@@ -127,22 +127,22 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     plan = expect_plan(plan, "simulate")
     contract = expect_contract(contract, "simulate")
     if strategy not in STRATEGIES:
-        raise SimulationError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise SimulationError(f"workers must be None (unlimited) or an integer >= 1, got {workers!r}")
-    if isinstance(approval_time, bool) or not isinstance(approval_time, (int, float)) or not 0 <= approval_time < 1e300:
-        raise SimulationError(f"approval_time must be a finite number >= 0, got {approval_time!r}")
+        raise SimulationError(f"unknown strategy {show_value(strategy)}; choose one of {', '.join(STRATEGIES)}")
+    if workers is not None:
+        expect_type(workers, int, "simulate", "workers", "None (unlimited) or an integer >= 1")
+        if workers < 1:
+            raise SimulationError(f"workers must be None (unlimited) or an integer >= 1, got {show_value(workers)}")
+    expect_type(approval_time, (int, float), "simulate", "approval_time", "a finite number >= 0")
+    if not 0 <= approval_time < 1e300:
+        raise SimulationError(f"approval_time must be a finite number >= 0, got {show_value(approval_time)}")
     if expand is not None and not isinstance(expand, Mapping) and not callable(expand):
-        raise SimulationError(f"expand must be a mapping from step id to steps or a callable (step, state) -> steps, "
-                              f"got {show_value(expand, 80)}")
+        raise PlanvizTypeError(f"simulate(expand=...) expects a mapping from step id to steps or a callable "
+                               f"(step, state) -> steps, got {type(expand).__name__} {show_value(expand)}")
+    if propose is not None and not callable(propose):
+        raise PlanvizTypeError(f"simulate(propose=...) expects None or a callable (goal, contract, state, plan) -> "
+                               f"Plan, got {type(propose).__name__} {show_value(propose)}")
     contract = contract if contract is not None else plan.contract
-    if isinstance(faults, (str, Fault)):
-        one = f"Fault.parse({faults!r})" if isinstance(faults, str) else repr(faults)
-        raise SimulationError(f"faults must be a list of Fault values, got {faults!r}; write faults=[{one}]")
-    faults = tuple(faults)
-    for f in faults:
-        if not isinstance(f, Fault):
-            raise SimulationError(f"expected Fault values, got {f!r}; build one with Fault.parse('S4:side_effect')")
+    faults = expect_faults(faults, "simulate")
     return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),
                        progress).run()
 

@@ -1,11 +1,11 @@
 """Exercise checks for the teaching notebooks: right, or what is wrong and a hint, never the solution.
 
-One module per notebook, ``lesson01`` to ``lesson08``, each with
+One module per notebook, ``lesson01`` to ``lesson09``, each with
 ``check_exercise_N(...)`` for the exercises that end the notebook and "build it"
 checks (``check_ancestors``, ``check_topological_order``, ``check_grade``,
 ``check_critical_path``, ``check_ready_waves``, ``check_failure_scope``,
-``check_reachable``, ``check_reissue``) that compare the student's own function with planviz on a
-few hundred random plans and show the first disagreement. Every check reads
+``check_invariants``, ``check_reachable``, ``check_reissue``) that compare the student's own function with planviz on a
+few hundred random plans (``check_invariants``: a table of revisions) and show the first disagreement. Every check reads
 answers through one toolkit: ``answers`` (spaces, case, numbers as text, an
 exception class for its name, ``S1.v2`` for the ``S1`` that runs next; a wrong
 type is a "not yet" with a hint, never a crash; a set where an order is asked is

@@ -52,6 +52,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                       "networkx.descendants", "networkx.ancestors"),
     "grade": ("planviz.grade", "planviz.grade_many", "planviz.validate", "planviz.prepare"),
     "replanner": ("planviz.reissue",),
+    "invariants": ("planviz.runs.revision.changed_invariants", "planviz.simulate",
+                   "planviz.prepare", "planviz.validate"),
 }
 
 

@@ -1,218 +1,252 @@
-"""Checks for notebook 05, debugging a failed run (notebooks/05_debugging_a_failed_run.ipynb).
+"""Checks for notebook 05, replanning and the rules every revision obeys (notebooks/05_replanning_rules.ipynb).
 
-``check_reachable(fn)`` compares the student's own reachable-route function
-with :func:`planviz.reachable` on a few hundred random plans and run states;
-``check_exercise_1..4`` check the exercises at the end of the notebook.
-Solutions: notebooks/solutions/05_debugging_a_failed_run.py (run it with
-``%run -i`` at the end of the notebook: it uses the notebook's agent).
+``check_invariants(refuse)`` checks the student's guard of what a revision
+may not change (the goal and the contract, unless the goal changed) against
+planviz's controller on a table of revisions. Exercises 4 and 5 came from
+notebook 04 when it was split (their names are kept; the notebook numbers its
+exercises on from 04's). Every expected answer
+is computed here with planviz (simulations of the bundled ``cache_isolation``
+plan), so a check follows the library. Solutions:
+notebooks/solutions/05_replanning_rules.py.
 
->>> check_reachable(lambda plan, completed, facts: set()).passed
+>>> check_exercise_4(kept=None, choice="b").passed
 False
->>> check_exercise_2(None, "b").passed
+>>> check_invariants(lambda old, new, goal_changed: None).passed
+False
+>>> check_exercise_5(propose=lambda goal, contract, state, old: old).passed
 False
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
-from ..analysis.reach import reachable
 from ..errors import PlanvizError
 from ..examples import load
+from ..plan.model import Contract, Plan, ToolSpec
 from ..runs.events import Run
-from ..runs.measures import attribute
+from ..runs.fault import Fault
+from ..runs.measures import metrics
+from ..runs.revision import changed_invariants, redundant_work
 from ..runs.simulation import simulate
-from .agreement import agreement, reach_cases
-from .answers import same_step, same_word, short, stop_reason
+from .answers import Unreadable, ids, short, stop_reason
+from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
-
-APPROVAL_TIME = 4  # exercise 4: hours the change board takes
+__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5"]
 
 
-def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
-    return reachable(plan, completed, facts).steps
+def _cache() -> Plan:
+    return load("cache_isolation")
 
 
-def check_reachable(fn: Any) -> Feedback:
-    """Your ``reachable(plan, completed, facts)`` against :func:`planviz.reachable` (its ``.steps``).
-
-    It must return the ids of the remaining (not completed) steps that could
-    still become ready if every future step succeeded.
-    """
-    def hint(case: Any, expected: frozenset[str], got: Any) -> str:
-        plan, completed, facts = case
-        if not isinstance(got, frozenset):
-            return "start from the facts held and the completed steps, and add steps while you can"
-        if got & completed:
-            return "completed steps are not remaining work: leave them out"
-        if got - expected:
-            lost = {f for sid in completed for f in plan.step(sid).produces} - facts
-            extra = got - expected
-            if any(d not in completed and d not in got for s in extra for d in plan.step(s).depends_on):
-                return "a step also waits for its dependencies: each must be completed or reachable itself"
-            if any(set(plan.step(s).requires) & lost for s in extra):
-                return ("a completed step is not run again: a fact it produced that is no longer held stays lost, "
-                        "unless a remaining step produces it")
-            return ("do not start from every step and remove the blocked ones: two blocked steps waiting on each "
-                    "other's facts would keep each other in. Start from what is certain and grow")
-        return ("a fact produced by a step you already found reachable counts as available for later steps; "
-                "keep going until nothing new is added")
-
-    return agreement("05 reachable", fn, _oracle, reach_cases(), name="reachable", build="reachable",
-                     question=lambda plan, completed, facts: (f"reachable(plan, completed={_set(completed)}, "
-                                                              f"facts={_set(facts)})"),
-                     hint=hint)
-
-
-def _set(items: frozenset[str]) -> str:
-    return "{" + ", ".join(repr(x) for x in sorted(items)) + "}" if items else "set()"
-
-
-def _is_run(ex: str, run: Any, what: str, how: str) -> Feedback | None:
-    if is_blank(run):
-        return unanswered(ex, what, how)
-    if not isinstance(run, Run):
-        return wrong(ex, f"expected a planviz Run, got {type(run).__name__}", how)
-    return None
-
-
-def _first_failure(run: Run) -> str | None:
-    return next((e.step for e in run.events if e.kind == "fail"), None)
-
-
-def _recorded(ex: str, run: Run, how: str) -> Feedback | None:
-    """A "not yet" for a run that was simulated (or loaded from a simulation) where a recording is asked."""
-    if run.strategy != "recorded":
-        return wrong(ex, f"that run was simulated (strategy {run.strategy!r}{', with injected faults' if run.faults else ''}), "
-                         "not recorded from the notebook's agent", how)
-    return None
-
-
-def _report(run: Run, step: str) -> dict[str, Any] | None:
-    """What the agent's tool reported for ``step`` the first time it finished (its observation's data)."""
-    obs = next((e.observation for e in run.events if e.step == step and e.observation is not None
-                and e.kind in ("complete", "fail")), None)
-    return dict(obs.data) if obs is not None else None
-
-
-def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:
-    """Exercise 1: with a stricter rule for S1, where does the run fail (``failed_step``) and what does
-    :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
-    ex = "05 exercise 1"
-    how = "record a new run with the stricter observer: recorder.run"
-    bad = _is_run(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
-    if bad is not None:
-        return bad
-    simulated = _recorded(ex, run, how)
-    if simulated is not None:
-        return simulated
-    first = _first_failure(run)
-    if first is None:
-        return wrong(ex, f"nothing failed in that run (outcome {run.outcome})",
-                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
-    if first != "S1":
-        return wrong(ex, f"in your run the first step to fail is {first!r}, so the S1 rule is not strict yet",
-                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
-    if is_blank(failed_step) or is_blank(attribution):
-        return unanswered(ex, "your answers failed_step=... and attribution=...", "read run.to_text() and call "
-                          "planviz.attribute(run)")
-    report = _report(run, "S1") or {}
-    if report.get("callers"):
-        return wrong(ex, "S1 failed although its report names a key builder that is called: that is not the "
-                         "stricter rule at work", "fail S1 only when result['callers'] is empty")
-    if not same_step(failed_step, first):
-        return wrong(ex, f"{short(failed_step)} is not where your run fails",
-                     "read run.to_text(): which step has a fail event?")
-    expected = attribute(run, run.contract)
-    if not same_word(attribution, str(expected)):
-        return wrong(ex, f"planviz.attribute does not say {short(attribution)} for this run",
-                     "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
-    return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
-                     f"patch and its verification are spent, and attribute says {expected!r}.")
-
-
-_CRASH = {
-    "a": "load_trace refuses a line it cannot read, but every line kept here is whole: nothing is unreadable",
-    "c": "the events before the cut are all there; nothing is thrown away",
-}
-
-
-def check_exercise_2(run: Any = None, choice: Any = None) -> Feedback:
-    """Exercise 2: the run ``load_trace`` gives back from a trace cut after its 8th line, and what that is (a, b, c)."""
-    ex = "05 exercise 2"
-    how = "cut = OUT / 'cut.jsonl'; cut.write_text(''.join(trace_path.read_text().splitlines(True)[:8]))"
-    bad = _is_run(ex, run, "check_exercise_2(run=planviz.load_trace(cut), choice=...)", how)
-    if bad is not None:
-        return bad
-    if run.outcome is not None or any(e.kind == "stop" for e in run.events):
-        return wrong(ex, f"that run ends with outcome {run.outcome!r}: it is a whole trace, not a cut one", how)
-    if not run.events:
-        return wrong(ex, "that run has no events: keep the header, the plan and some events", how)
-    return multiple_choice(ex, choice, "b", _CRASH, "print(run.to_text()) and run.outcome")
-
-
-_COMPLETE = {
-    "a": "planviz reads what the observer reported; it does not need to see the code base to claim something",
-    "c": "a truncated run has no outcome at all; this one stopped",
-}
-
-
-def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
-    """Exercise 3: a run with ``locate`` fixed that ends ``plan_complete``, and why planviz does not call that
-    "goal reached" (a, b, c)."""
-    ex = "05 exercise 3"
-    how = "fix locate() to return the key builder that is called, then record a new run"
-    bad = _is_run(ex, run, "check_exercise_3(run=..., choice=...)", how)
-    if bad is not None:
-        return bad
-    simulated = _recorded(ex, run, how)
-    if simulated is not None:
-        return simulated
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"that run ends {run.outcome!r}, not plan_complete", how)
-    if any(e.kind in ("fail", "replan", "invalidate") for e in run.events):
-        return wrong(ex, "that run completes only after a failure and a replan: its second look at S1 found the "
-                         "builder, not its first", how)
-    report = _report(run, "S1") or {}
-    if not report.get("callers"):
-        return wrong(ex, "in that run S1 still reports a key builder that nothing calls: locate is not fixed",
-                     how)
-    return multiple_choice(ex, choice, "b", _COMPLETE,
-                           "what does completing every step's milestones prove, and what could a plan leave out?")
-
-
-def check_exercise_4(steps: Any = None) -> Feedback:
-    """Exercise 4: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
-    migration and keep the change board's approval."""
+def check_exercise_4(kept: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 4: a goal change at S3 with a new goal but no contract: which completed steps are ``kept``, and
+    why (a, b, c)?"""
     ex = "05 exercise 4"
-    far = load("far_horizon")
-    budget = far.step("F2").budget
-    if budget is None:  # the far step of the example carries its budget
-        raise PlanvizError("step F2 of far_horizon has no budget")
-    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
-           "the first requiring reads_migrated, the last producing writes_migrated")
-    if is_blank(steps):
-        return unanswered(ex, "check_exercise_4(steps=[...])", how)
+    plan = _cache()
+    run = simulate(plan, plan.contract, faults=[Fault("S3", "goal_change", goal="Every tenant gets its own cache")])
+    expected = frozenset(e.step for e in run.events if e.kind == "recheck" and e.step in e.kept)
+    hint = "read the recheck events: each says why the step is kept or voided"
+    if is_blank(kept):
+        return unanswered(ex, "check_exercise_4(kept={...}, choice=...)", hint)
+    got = ids(kept)
+    if isinstance(got, Unreadable):
+        return wrong(ex, f"kept is a set of step ids: {got.why}", hint)
+    if got != expected:
+        return wrong(ex, "not the steps the re-check keeps", hint)
+    return multiple_choice(ex, choice, "b", _WHY_KEPT, "what does the re-check compare a completed step with?")
+
+
+_WHY_KEPT = {
+    "a": "planviz never reads the goal's words against a step's action; it checks facts and rules",
+    "c": "a goal change with a new contract that wants none of a step's facts voids it (notebook: S1 and S2)",
+}
+
+
+def check_exercise_5(propose: Any = None) -> Feedback:
+    """Exercise 5: a replanner ``propose(goal, contract, state, old)`` for the side effect at S4 that redoes
+    no work whose facts are already held."""
+    ex = "05 exercise 5"
+    how = "propose(goal, contract, state, old) -> Plan: look at state (what is done, which facts are held)"
+    if is_blank(propose):
+        return unanswered(ex, "your replanner: check_exercise_5(propose=your_function)", how)
+    if not callable(propose):
+        return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
+    called = library_calls(propose, FORBIDDEN["replanner"])
+    if called:
+        return wrong(ex, *used_message("replanner", called))
+    plan = _cache()
     try:
-        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
-    except PlanvizError as exc:
-        return wrong(ex, f"that expansion cannot be used: {exc}", how)
-    final = run.plan
-    if final is None:  # a simulated run proposes its plan first
-        raise PlanvizError("the simulated run carries no plan")
-    over = [f for f in final.import_findings if f.code == "over_budget"]
+        with forbidden(FORBIDDEN["replanner"]):
+            run = simulate(plan, plan.contract, faults=[Fault("S4", "side_effect")], propose=propose)
+    except LibraryUsed as exc:
+        return wrong(ex, *used_message("replanner", exc.name))
+    except Exception as exc:  # the student's code: show what it raised
+        return wrong(ex, f"the run raised {type(exc).__name__}: {exc}", how)
+    return _replan_verdict(ex, run, how)
+
+
+def _redundant(run: Run, index: int) -> tuple[str, ...]:
+    """The steps the revision adopted at event ``index`` would redo although their facts are held."""
+    before = run.frame(index - 1)
+    done = frozenset(s for s, status in before.statuses.items() if status == "done")
+    new = run.plan_at(index)
+    if new is None:  # a replan event adopts a plan
+        raise PlanvizError(f"the run has no plan at event {index}")
+    return redundant_work(SimpleNamespace(completed=done, facts=before.facts), new)
+
+
+def _replan_verdict(ex: str, run: Run, how: str) -> Feedback:
+    stop = run.events[-1]
+    if run.outcome == "refused":
+        return wrong(ex, f"the revision was refused: {stop.message}",
+                     "a completed step keeps its id and its meaning: redo work under a new id (planviz.reissue)")
+    redundant = [sid for e in run.events if e.kind == "replan" for sid in _redundant(run, e.index)]
+    if redundant:
+        return wrong(ex, f"the revision redoes work whose facts are already held: {', '.join(redundant)}", how)
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
-    if over:
-        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
-    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
-    if promised:
-        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
-    if not any(e.kind == "approval" for e in run.events):
-        return wrong(ex, "no step waits for the change board any more",
-                     "the step that switches the writes is still high risk: keep its approval and rollback")
-    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
-                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
-                     "is checked against it when the near work has shown what it involves.")
+    m = metrics(run)
+    return right(ex, f"the run completes at t={run.time:g} with {m.duplicate_steps} repeated step(s), only the "
+                     "voided ones. Completed ids keep their meaning, and a revision redoes only what the failure "
+                     "voided.")
+
+
+# --- build it: what a revision may not change --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Revision:
+    """One question of the invariants build-it: may ``new`` replace ``old``, after a goal change or not?"""
+
+    what: str          # the revision, in words
+    old: Plan
+    new: Plan
+    goal_changed: bool
+    trap: str          # the hint when a guard answers this one wrong
+
+
+def _redo(old: Plan, **change: Any) -> Plan:
+    """``old`` with S3 and S4 re-issued as S3.v2 and S4.v2 (what the side effect at S4 voids), then ``change``."""
+    new = {"S3": "S3.v2", "S4": "S4.v2"}
+    steps = [replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else None,
+                     depends_on=tuple(new.get(d, d) for d in s.depends_on)) for s in old.steps]
+    return old.replace(steps=steps, **change)
+
+
+def _contract_changes(c: Contract) -> list[tuple[str, Contract]]:
+    """(what changed, the contract with that one field changed), one for every field of the contract."""
+    return [
+        ("drops the milestone 'verify'", replace(c, required=tuple(r for r in c.required if r != "verify"))),
+        ("forbids a kind of step the contract did not forbid", replace(c, forbidden=(*c.forbidden, "deploy"))),
+        ("drops the rule that the patch precedes the verification",
+         replace(c, must_precede=tuple(p for p in c.must_precede if p != ("patch", "verify")))),
+        ("takes 'isolation_verified' as given", replace(c, given_facts=(*c.given_facts, "isolation_verified"))),
+        ("adds a fact the run may obtain", replace(c, obtainable_facts=(*c.obtainable_facts, "cache_flushed"))),
+        ("no longer forbids the state 'tests_deleted'", replace(c, forbidden_states=())),
+        ("registers a destructive tool", replace(c, tools={**c.tools, "purge_cache": ToolSpec(effect="destructive")})),
+        ("changes the intent from 'write' to 'read'", replace(c, intent="read")),
+        ("raises max_retries to 10", replace(c, max_retries=10)),
+        ("raises max_replans to 10", replace(c, max_replans=10)),
+        ("names 'verify' the final milestone", replace(c, final="verify")),
+    ]
+
+
+@lru_cache(maxsize=1)
+def _revisions() -> tuple[_Revision, ...]:
+    """The questions, easy first: honest revisions, a new goal, each field of the contract changed, plans
+    without a contract; each asked without a goal change and after one."""
+    old = _cache()
+    c = old.contract
+    if c is None:  # the example comes with its contract
+        raise PlanvizError("the example cache_isolation has no contract")
+    bare = Plan(old.goal, old.steps, premises=old.premises)  # a plan that carries no contract
+    fixed = "the goal and every field of the contract are fixed across revisions, unless the goal changed"
+    after = "after a goal change, the goal and the contract may change: that is what a goal change is"
+    out = [
+        _Revision("re-issues S3 and S4 as S3.v2 and S4.v2, goal and contract as they were", old, _redo(old), False,
+                  "a revision exists to change steps: only the goal and the contract are fixed"),
+        _Revision("re-issues S3 and S4 and carries an equal copy of the contract", old,
+                  _redo(old, contract=replace(c)), False,
+                  "compare contracts by what they say (==), not by which object they are (is)"),
+        _Revision("re-issues S3 and S4 in a plan that carries no contract", old, _redo(bare), False,
+                  "a revision that carries no contract keeps the run's: only a contract it brings can change it"),
+        _Revision("drops S2 and re-orders the file, goal and contract as they were", old,
+                  old.replace(steps=[s for s in reversed(old.steps) if s.id != "S2"]), False,
+                  "whether the steps are good is for the other rules (validation, the identity rule): this guard "
+                  "reads only the goal and the contract"),
+        _Revision("sets the goal to 'Document the leak only'", old, _redo(old, goal="Document the leak only"), False,
+                  "the goal itself is the first invariant: " + fixed),
+        _Revision("sets the goal to 'Document the leak only', after a goal change", old,
+                  _redo(old, goal="Document the leak only"), True, after),
+    ]
+    for what, changed in _contract_changes(c):
+        out.append(_Revision(f"carries a contract that {what}", old, _redo(old, contract=changed), False,
+                             "every field of the contract is an invariant, not only the safety ones: " + fixed))
+    out += [_Revision(f"carries a contract that {what}, after a goal change", old, _redo(old, contract=changed), True,
+                      after) for what, changed in _contract_changes(c)[::4]]
+    out += [
+        _Revision("in a run with no contract, re-issues S3 and S4 without one", bare, _redo(bare), False,
+                  "where neither carries a contract, nothing about the contract changed"),
+        _Revision("in a run with no contract, brings a contract of its own", bare, _redo(bare, contract=c), False,
+                  "where the run had no contract, a revision that brings one changes what the run is held to"),
+    ]
+    return tuple(out)
+
+
+def _refusal(value: Any) -> bool | Unreadable:
+    """The student's verdict: True (refused) for a reason, True or a non-empty list of reasons; False (adopted)
+    for None, False, '' or an empty list; an Unreadable for anything else."""
+    if value is None or isinstance(value, (bool, str)):
+        return bool(value and (not isinstance(value, str) or value.strip()))
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return bool(value)
+    return Unreadable(f"{type(value).__name__} {short(value)}")
+
+
+def check_invariants(refuse: Any) -> Feedback:
+    """Your ``refuse(old, new, goal_changed)``: whether the controller refuses revision ``new`` of ``old``
+    (``goal_changed_by_replan``), against planviz on every question of a table of revisions.
+
+    Return a reason (text) or True to refuse, None or False to adopt. The rule (seed 004, SPEC section 8):
+    unless the goal changed, a revision keeps the goal and the contract the run is held to (its milestones,
+    forbidden steps and states, intent, tools and budgets). A revision that carries no contract keeps the
+    run's; where the run had none, a revision may not bring one.
+    """
+    ex = "05 invariants"
+    how = "refuse(old, new, goal_changed) -> a reason or True to refuse it, None or False to adopt it"
+    if is_blank(refuse):
+        return unanswered(ex, "define refuse(old, new, goal_changed) in the cell above and pass it here", how)
+    if not callable(refuse):
+        return wrong(ex, f"expected a function, got {type(refuse).__name__} {short(refuse)}",
+                     "pass the function itself: check_invariants(refuse)")
+    names = FORBIDDEN["invariants"]
+    own = "compare what the two versions say yourself: the goal, the contract, and the goal_changed flag"
+    called = library_calls(refuse, names)
+    if called:
+        return wrong(ex, used_message("refuse", called)[0], own)
+    questions = _revisions()
+    for number, q in enumerate(questions, 1):
+        refused = changed_invariants(q.old, q.new, q.old.contract) is not None and not q.goal_changed
+        try:
+            with forbidden(names):
+                got = _refusal(refuse(q.old, q.new, q.goal_changed))
+        except LibraryUsed as exc:
+            return wrong(ex, used_message("refuse", exc.name)[0], own)
+        except Exception as exc:  # the student's code: show what it raised
+            return wrong(ex, f"question {number} of {len(questions)} (a revision that {q.what}): your function "
+                             f"raised {type(exc).__name__}: {exc}", how)
+        if isinstance(got, Unreadable):
+            return wrong(ex, f"question {number} of {len(questions)}: your function returned {got.why}", how)
+        if got != refused:
+            said = "refuses" if refused else "adopts"
+            return wrong(ex, f"question {number} of {len(questions)}: a revision that {q.what}. The controller "
+                             f"{said} it; your function {'refuses' if got else 'adopts'} it.", q.trap)
+    return right(ex, f"your guard agrees with the controller on all {len(questions)} revisions. A replanner may "
+                     "change the route, never what the route is for: the goal, the milestones, the forbidden steps "
+                     "and states, the intent and the budgets stay as the run began, unless the goal itself changed.")

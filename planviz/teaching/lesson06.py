@@ -1,250 +1,218 @@
-"""Checks for notebook 06, is planning worth it? (notebooks/06_is_planning_worth_it.ipynb).
+"""Checks for notebook 06, debugging a failed run (notebooks/06_debugging_a_failed_run.ipynb).
 
-Every expected answer is computed here with planviz (simulations and
-comparisons of the bundled ``cache_isolation`` plan), so a check follows the
-library. Solutions: notebooks/solutions/06_is_planning_worth_it.py.
+``check_reachable(fn)`` compares the student's own reachable-route function
+with :func:`planviz.reachable` on a few hundred random plans and run states;
+``check_exercise_1..4`` check the exercises at the end of the notebook.
+Solutions: notebooks/solutions/06_debugging_a_failed_run.py (run it with
+``%run -i`` at the end of the notebook: it uses the notebook's agent).
 
->>> check_exercise_1(tool_calls=15, model_calls=6, outcome="plan_complete").passed
+>>> check_reachable(lambda plan, completed, facts: set()).passed
 False
->>> check_exercise_3(fault=None).passed
-False
->>> check_reissue(lambda old, voided: old).passed
+>>> check_exercise_2(None, "b").passed
 False
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 from typing import Any
 
-from ..analysis.schedule import critical_path
-from ..analysis.timeline import ready_waves
+from ..analysis.reach import reachable
 from ..errors import PlanvizError
 from ..examples import load
-from ..plan.identity import work_keys
-from ..plan.model import Plan, Step
-from ..runs.comparisons.comparison import compare
 from ..runs.events import Run
-from ..runs.fault import Fault
-from ..runs.measures import metrics
-from ..runs.revision import reissue as library_reissue
+from ..runs.measures import attribute
 from ..runs.simulation import simulate
-from .agreement import agreement
-from .answers import Unreadable, number, same_word, short, stop_reason
-from .cases import reissue_cases
-from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from .agreement import agreement, reach_cases
+from .answers import same_step, same_word, short, stop_reason
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
-           "MORE_REPLANS"]
+__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
 
-#: The structural side effect: every re-issued patch breaks the hit rate again.
-STRUCTURAL = Fault("S4", "side_effect", times=10)
-MORE_REPLANS = 5  # exercise 1
+APPROVAL_TIME = 4  # exercise 4: hours the change board takes
 
 
-def check_exercise_1(tool_calls: Any = None, model_calls: Any = None, outcome: Any = None) -> Feedback:
-    """Exercise 1: with ``max_replans=5``, the planner's ``tool_calls``, ``model_calls`` and ``outcome`` on the
-    structural side effect."""
-    ex = "06 exercise 1"
-    plan = load("cache_isolation")
-    if plan.contract is None:  # the example comes with its contract
-        raise PlanvizError("the example cache_isolation has no contract")
-    run = simulate(plan, replace(plan.contract, max_replans=MORE_REPLANS), faults=[STRUCTURAL])
-    m = metrics(run)
-    hint = ("each replan re-issues S3 and S4 (two more tool calls) and costs one model call; how many replans "
-            "before the cap, and does any of them change the approach?")
-    if is_blank(tool_calls) or is_blank(model_calls) or is_blank(outcome):
-        return unanswered(ex, "check_exercise_1(tool_calls=..., model_calls=..., outcome=...)", hint)
-    if not same_word(outcome, str(run.outcome)):
-        return wrong(ex, f"the run does not end {short(outcome)}", "does re-issuing the same patch ever pass the check?")
-    if number(tool_calls) != m.tool_calls or number(model_calls) != m.model_calls:
-        return wrong(ex, "the outcome is right, but not both counts", hint)
-    return right(ex, f"{run.outcome} after {m.tool_calls} tool calls and {m.model_calls} model calls "
-                     f"({m.time:g} min): three more replans bought three more failures. A cap limits the damage "
-                     "of a wrong route; it does not find a right one.")
+def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
+    return reachable(plan, completed, facts).steps
 
 
-def check_exercise_2(propose: Any = None) -> Feedback:
-    """Exercise 2: a replanner ``propose(goal, contract, state, old)`` that gets the structural side effect's
-    run to complete with another approach."""
-    ex = "06 exercise 2"
-    how = ("return a Plan: the completed steps as they are, then a new patch step and a new verification (new ids, "
-           "no revises), producing the facts S3 and S4 promised")
-    if is_blank(propose):
-        return unanswered(ex, "your replanner: check_exercise_2(propose=your_function)", how)
-    if not callable(propose):
-        return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
-    plan = load("cache_isolation")
-    proposals: list[Any] = []
+def check_reachable(fn: Any) -> Feedback:
+    """Your ``reachable(plan, completed, facts)`` against :func:`planviz.reachable` (its ``.steps``).
 
-    def spy(goal: Any, contract: Any, state: Any, old: Any) -> Any:
-        proposals.append(propose(goal, contract, state, old))
-        return proposals[-1]
+    It must return the ids of the remaining (not completed) steps that could
+    still become ready if every future step succeeded.
+    """
+    def hint(case: Any, expected: frozenset[str], got: Any) -> str:
+        plan, completed, facts = case
+        if not isinstance(got, frozenset):
+            return "start from the facts held and the completed steps, and add steps while you can"
+        if got & completed:
+            return "completed steps are not remaining work: leave them out"
+        if got - expected:
+            lost = {f for sid in completed for f in plan.step(sid).produces} - facts
+            extra = got - expected
+            if any(d not in completed and d not in got for s in extra for d in plan.step(s).depends_on):
+                return "a step also waits for its dependencies: each must be completed or reachable itself"
+            if any(set(plan.step(s).requires) & lost for s in extra):
+                return ("a completed step is not run again: a fact it produced that is no longer held stays lost, "
+                        "unless a remaining step produces it")
+            return ("do not start from every step and remove the blocked ones: two blocked steps waiting on each "
+                    "other's facts would keep each other in. Start from what is certain and grow")
+        return ("a fact produced by a step you already found reachable counts as available for later steps; "
+                "keep going until nothing new is added")
 
-    run: Run | Exception
-    try:
-        run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=spy)
-    except Exception as exc:  # the student's code: show what it raised
-        run = exc
-    same = _same_patch(plan, proposals)
-    if same:
-        return wrong(ex, f"{same} is the patch S3 under another name: the same work under a new id is the same "
-                         "approach, and the side effect follows the work, not the id", "a different approach is a "
-                         "different patch: change what the patch does (its action, tool or arguments), not only "
-                         "its id")
-    if isinstance(run, Exception):
-        return wrong(ex, f"the run raised {type(run).__name__}: {run}", how)
-    hits = sum(1 for e in run.events if e.kind == "fail" and e.category == "side_effect")
-    if run.outcome != "plan_complete" and hits > 1:
-        return wrong(ex, "the side effect hits your route again: it keeps the same check of the same approach",
-                     "a step that revises S4 (or is S4) is the same check of the same approach: give the new "
-                     "verification a new id and no revises")
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"the run ends {stop_reason(run)}", how)
-    m = metrics(run)
-    return right(ex, f"a different route completes after {m.replans} replan(s): {m.tool_calls} tool calls, "
-                     f"{m.model_calls} model calls, {m.time:g} min. Note executability {m.executability:.2f}: "
-                     "the first plan's patch ran, was voided by the side effect it caused, and was replaced, not "
-                     "repaired.")
+    return agreement("06 reachable", fn, _oracle, reach_cases(), name="reachable", build="reachable",
+                     question=lambda plan, completed, facts: (f"reachable(plan, completed={_set(completed)}, "
+                                                              f"facts={_set(facts)})"),
+                     hint=hint)
 
 
-def _same_patch(plan: Plan, proposals: list[Any]) -> str | None:
-    """The id of a step some proposal made that is the same work as the patch S3 (planviz.plan.identity:
-    action, tool, arguments, requires, produces) under another id, when the proposal also passes the patch or
-    its check off as new work (a new id, no ``revises``); None otherwise (a plain re-issue is not hidden)."""
-    old = work_keys(plan, ["S3", "S4"])
-    for new in proposals:
-        if isinstance(new, Plan):
-            keys = work_keys(new)
-            same = sorted(sid for sid, key in keys.items() if key == old["S3"] and sid != "S3")
-            hidden = [sid for sid, key in keys.items() if key in old.values() and sid not in old
-                      and new.by_id[sid].revises is None]
-            if same and hidden:
-                return same[0]
+def _set(items: frozenset[str]) -> str:
+    return "{" + ", ".join(repr(x) for x in sorted(items)) + "}" if items else "set()"
+
+
+def _is_run(ex: str, run: Any, what: str, how: str) -> Feedback | None:
+    if is_blank(run):
+        return unanswered(ex, what, how)
+    if not isinstance(run, Run):
+        return wrong(ex, f"expected a planviz Run, got {type(run).__name__}", how)
     return None
 
 
-def check_exercise_3(fault: Any = None) -> Feedback:
-    """Exercise 3: a ``fault`` for which ``workflow`` and ``planner`` end differently with the same tool calls."""
+def _first_failure(run: Run) -> str | None:
+    return next((e.step for e in run.events if e.kind == "fail"), None)
+
+
+def _recorded(ex: str, run: Run, how: str) -> Feedback | None:
+    """A "not yet" for a run that was simulated (or loaded from a simulation) where a recording is asked."""
+    if run.strategy != "recorded":
+        return wrong(ex, f"that run was simulated (strategy {run.strategy!r}{', with injected faults' if run.faults else ''}), "
+                         "not recorded from the notebook's agent", how)
+    return None
+
+
+def _report(run: Run, step: str) -> dict[str, Any] | None:
+    """What the agent's tool reported for ``step`` the first time it finished (its observation's data)."""
+    obs = next((e.observation for e in run.events if e.step == step and e.observation is not None
+                and e.kind in ("complete", "fail")), None)
+    return dict(obs.data) if obs is not None else None
+
+
+def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:
+    """Exercise 1: with a stricter rule for S1, where does the run fail (``failed_step``) and what does
+    :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
+    ex = "06 exercise 1"
+    how = "record a new run with the stricter observer: recorder.run"
+    bad = _is_run(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
+    if bad is not None:
+        return bad
+    simulated = _recorded(ex, run, how)
+    if simulated is not None:
+        return simulated
+    first = _first_failure(run)
+    if first is None:
+        return wrong(ex, f"nothing failed in that run (outcome {run.outcome})",
+                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
+    if first != "S1":
+        return wrong(ex, f"in your run the first step to fail is {first!r}, so the S1 rule is not strict yet",
+                     "the S1 rule must reject a key builder that nothing calls (result['callers'])")
+    if is_blank(failed_step) or is_blank(attribution):
+        return unanswered(ex, "your answers failed_step=... and attribution=...", "read run.to_text() and call "
+                          "planviz.attribute(run)")
+    report = _report(run, "S1") or {}
+    if report.get("callers"):
+        return wrong(ex, "S1 failed although its report names a key builder that is called: that is not the "
+                         "stricter rule at work", "fail S1 only when result['callers'] is empty")
+    if not same_step(failed_step, first):
+        return wrong(ex, f"{short(failed_step)} is not where your run fails",
+                     "read run.to_text(): which step has a fail event?")
+    expected = attribute(run, run.contract)
+    if not same_word(attribution, str(expected)):
+        return wrong(ex, f"planviz.attribute does not say {short(attribution)} for this run",
+                     "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
+    return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
+                     f"patch and its verification are spent, and attribute says {expected!r}.")
+
+
+_CRASH = {
+    "a": "load_trace refuses a line it cannot read, but every line kept here is whole: nothing is unreadable",
+    "c": "the events before the cut are all there; nothing is thrown away",
+}
+
+
+def check_exercise_2(run: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 2: the run ``load_trace`` gives back from a trace cut after its 8th line, and what that is (a, b, c)."""
+    ex = "06 exercise 2"
+    how = "cut = OUT / 'cut.jsonl'; cut.write_text(''.join(trace_path.read_text().splitlines(True)[:8]))"
+    bad = _is_run(ex, run, "check_exercise_2(run=planviz.load_trace(cut), choice=...)", how)
+    if bad is not None:
+        return bad
+    if run.outcome is not None or any(e.kind == "stop" for e in run.events):
+        return wrong(ex, f"that run ends with outcome {run.outcome!r}: it is a whole trace, not a cut one", how)
+    if not run.events:
+        return wrong(ex, "that run has no events: keep the header, the plan and some events", how)
+    return multiple_choice(ex, choice, "b", _CRASH, "print(run.to_text()) and run.outcome")
+
+
+_COMPLETE = {
+    "a": "planviz reads what the observer reported; it does not need to see the code base to claim something",
+    "c": "a truncated run has no outcome at all; this one stopped",
+}
+
+
+def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 3: a run with ``locate`` fixed that ends ``plan_complete``, and why planviz does not call that
+    "goal reached" (a, b, c)."""
     ex = "06 exercise 3"
-    hint = ("compare(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
-            "workflow does not, on the last steps")
-    problem = unusable(ex, fault, Fault, "check_exercise_3(fault=Fault(...))", "a planviz Fault", hint)
-    if problem is not None:
-        return problem
-    plan = load("cache_isolation")
-    try:
-        rows = {r.strategy: r for r in compare(plan, [fault], contract=plan.contract).rows}
-    except PlanvizError as exc:
-        return wrong(ex, f"that fault cannot be injected: {exc}", hint)
-    w, p = rows["workflow"], rows["planner"]
-    if w.outcome == p.outcome:
-        return wrong(ex, f"both end {w.outcome}", hint)
-    if w.metrics.tool_calls != p.metrics.tool_calls:
-        return wrong(ex, f"the outcomes differ, but the workflow makes {w.metrics.tool_calls} tool calls and the "
-                         f"planner {p.metrics.tool_calls}", hint)
-    return right(ex, f"both make {w.metrics.tool_calls} tool calls; the workflow ends {w.outcome}, the planner "
-                     f"{p.outcome}. Same work, different truth: the planner's checks change what the run "
-                     "claims, not what it costs.")
+    how = "fix locate() to return the key builder that is called, then record a new run"
+    bad = _is_run(ex, run, "check_exercise_3(run=..., choice=...)", how)
+    if bad is not None:
+        return bad
+    simulated = _recorded(ex, run, how)
+    if simulated is not None:
+        return simulated
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"that run ends {run.outcome!r}, not plan_complete", how)
+    if any(e.kind in ("fail", "replan", "invalidate") for e in run.events):
+        return wrong(ex, "that run completes only after a failure and a replan: its second look at S1 found the "
+                         "builder, not its first", how)
+    report = _report(run, "S1") or {}
+    if not report.get("callers"):
+        return wrong(ex, "in that run S1 still reports a key builder that nothing calls: locate is not fixed",
+                     how)
+    return multiple_choice(ex, choice, "b", _COMPLETE,
+                           "what does completing every step's milestones prove, and what could a plan leave out?")
 
 
-def _branches(plan: Plan) -> int:
-    """How many steps can run at once at most (the widest ready wave)."""
-    return max((len(wave) for wave in ready_waves(plan)), default=0)
-
-
-def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, one_worker: Any = None) -> Feedback:
-    """Exercise 4: a ``plan`` with three parallel branches, and the finish times of ``direct``, ``planner`` and
-    ``planner`` with one worker (``one_worker``), with no fault."""
+def check_exercise_4(steps: Any = None) -> Feedback:
+    """Exercise 4: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
+    migration and keep the change board's approval."""
     ex = "06 exercise 4"
-    hint = "simulate(plan, strategy=...).time, and simulate(plan, workers=1).time"
-    if is_blank(plan) or is_blank(direct) or is_blank(planner) or is_blank(one_worker):
-        return unanswered(ex, "check_exercise_4(plan=..., direct=..., planner=..., one_worker=...)", hint)
-    if not isinstance(plan, Plan):
-        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}",
-                     "Plan(goal, [Step(...), ...]) with three steps that depend on a common first step only")
+    far = load("far_horizon")
+    budget = far.step("F2").budget
+    if budget is None:  # the far step of the example carries its budget
+        raise PlanvizError("step F2 of far_horizon has no budget")
+    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
+           "the first requiring reads_migrated, the last producing writes_migrated")
+    if is_blank(steps):
+        return unanswered(ex, "check_exercise_4(steps=[...])", how)
     try:
-        width = _branches(plan)
-        times = {"direct": simulate(plan, strategy="direct").time, "planner": simulate(plan).time,
-                 "one_worker": simulate(plan, workers=1).time}
+        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
     except PlanvizError as exc:
-        return wrong(ex, f"that plan cannot run: {exc}", "validate(plan) says what is wrong")
-    if width < 3:
-        return wrong(ex, f"at most {width} steps of that plan can run at once", "three branches: three steps no "
-                     "one of which depends, directly or not, on another")
-    for strategy in ("direct", "planner"):
-        run = simulate(plan, strategy=strategy)
-        if run.outcome != "plan_complete":
-            return wrong(ex, f"with no fault, the {strategy} run of that plan ends {stop_reason(run)}, so its time "
-                             "says nothing about parallel branches",
-                         "validate(plan) says what the planner refuses: every step needs an expected_evidence")
-    given = {"direct": direct, "planner": planner, "one_worker": one_worker}
-    off = [k for k, v in given.items() if (n := number(v)) is None or not math.isclose(n, times[k])]
-    if off:
-        return wrong(ex, f"not right for {', '.join(off)}", hint)
-    serial, makespan = sum(s.duration for s in plan.steps), critical_path(plan).makespan
-    return right(ex, f"direct takes the serial time ({serial:g}), the planner the makespan ({makespan:g}), and "
-                     "one worker takes the planner back to the serial time: parallel branches pay only with "
-                     "someone to run them.")
-
-
-#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies, sorted)}.
-Route = dict[str, tuple[Any, tuple[str, ...]]]
-
-
-def _route(value: Any) -> Route | Unreadable | None:
-    """The student's new version (a Plan, or its steps) read as a :data:`Route`; anything else an Unreadable."""
-    if value is None:
-        return None
-    steps = value.steps if isinstance(value, Plan) else value
-    if isinstance(steps, (str, bytes, dict)) or not hasattr(steps, "__iter__"):
-        return Unreadable(f"{type(value).__name__} {short(value)}; return the new version, a Plan "
-                          "(old.replace(steps=...))")
-    steps = list(steps)
-    if not all(isinstance(step, Step) for step in steps):
-        return Unreadable("a collection that is not all Steps; return a Plan (old.replace(steps=...))")
-    return {step.id: (step.revises, tuple(sorted(step.depends_on))) for step in steps}
-
-
-def _reissue_oracle(plan: Plan, voided: frozenset[str]) -> Route:
-    return _route(library_reissue(plan, voided, "by hand"))  # type: ignore[return-value]
-
-
-def _step_text(sid: str, entry: tuple[Any, tuple[str, ...]]) -> str:
-    revises, deps = entry
-    return (f"{sid}" + (f" (revises {revises})" if revises else "")
-            + (f" after {', '.join(deps)}" if deps else " after nothing"))
-
-
-def _say_route(case: Any, expected: Route, got: Route) -> str:
-    missing, extra = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
-    if missing or extra:
-        return (f"planviz's version has the steps {', '.join(sorted(expected))}; yours has "
-                f"{', '.join(sorted(got)) or 'none'}"
-                + (f" (missing {', '.join(missing)})" if missing else "") + (f" (extra {', '.join(extra)})" if extra else ""))
-    sid = next(k for k in sorted(expected) if expected[k] != got[k])
-    return f"planviz has {_step_text(sid, expected[sid])}; yours has {_step_text(sid, got[sid])}"
-
-
-def check_reissue(reissue: Any) -> Feedback:
-    """Your ``reissue(old, voided)`` against :func:`planviz.reissue` on random plans and failures.
-
-    It must return the next version of ``old``: every voided step ``X`` re-issued as
-    ``X.v<old.version + 1>`` with ``revises="X"``, every dependency on a voided step renamed with it,
-    and every other step kept as it is (its id, its dependencies).
-    """
-    def hint(case: Any, expected: Route, got: Any) -> str:
-        plan, voided = case
-        if isinstance(got, dict) and set(got) == set(expected):
-            return ("the ids are right; now the links: a re-issued step says which step it revises, and a step "
-                    "that depended on a voided step depends on its new id (kept steps too)")
-        if not voided:
-            return "nothing was voided: the new version keeps every step as it is"
-        return (f"a voided step X becomes X.v{plan.version + 1} (revises X); a step that was not voided keeps its "
-                "id, so completed ids keep their meaning")
-
-    return agreement("06 reissue", reissue, _reissue_oracle, reissue_cases(), name="reissue",
-                     question=lambda plan, voided: ("the new version after a failure that voided "
-                                                    + (", ".join(sorted(voided)) or "nothing")),
-                     hint=hint, build="replanner", read=_route, say=_say_route, returns="the new version, a Plan")
+        return wrong(ex, f"that expansion cannot be used: {exc}", how)
+    final = run.plan
+    if final is None:  # a simulated run proposes its plan first
+        raise PlanvizError("the simulated run carries no plan")
+    over = [f for f in final.import_findings if f.code == "over_budget"]
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    if over:
+        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
+    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
+    if promised:
+        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
+    if not any(e.kind == "approval" for e in run.events):
+        return wrong(ex, "no step waits for the change board any more",
+                     "the step that switches the writes is still high risk: keep its approval and rollback")
+    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
+                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
+                     "is checked against it when the near work has shown what it involves.")

@@ -1,258 +1,302 @@
-"""Checks for notebook 07, the capstone on the past-due account (notebooks/07_capstone_past_due_account.ipynb).
+"""Checks for notebook 07, is planning worth it? (notebooks/07_is_planning_worth_it.ipynb).
 
-The case is the bundled ``past_due_account`` tool-call plan under the
-analyst's read-only contract (:func:`read_only_contract`) or the write job
-(:func:`write_contract`); every expected answer is simulated here. The open
-exercise is checked where a program can check it: the contract stays
-read-only, ``prepare`` accepts the plan, it completes, it still does the
-analysis, and a settled account stops it after its first call. Whether the
-draft is what the analyst wanted is for a person to judge. Solutions:
-notebooks/solutions/07_capstone_past_due_account.py.
+Every expected answer is computed here with planviz (simulations and
+comparisons of the bundled ``cache_isolation`` plan), so a check follows the
+library. Solutions: notebooks/solutions/07_is_planning_worth_it.py.
 
->>> check_exercise_1(lambda k: 3, lambda k: 1).passed
+>>> check_exercise_1(tool_calls=15, model_calls=6, outcome="plan_complete").passed
+False
+>>> check_exercise_3(fault=None).passed
+False
+>>> check_reissue(lambda old, voided: old).passed
+False
+>>> check_exercise_5(evidence_rate=0.8, attribution="executor", planner_outcome="plan_complete").passed
 False
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import replace
 from typing import Any
 
-from ..checks.validation import prepare, validate
+from ..analysis.schedule import critical_path
+from ..analysis.timeline import ready_waves
 from ..errors import PlanvizError
 from ..examples import load
-from ..plan.model import Contract, Plan, ToolSpec
+from ..plan.identity import work_keys
+from ..plan.model import Plan, Step
+from ..runs.comparisons.comparison import compare
+from ..runs.events import Run
 from ..runs.fault import Fault
+from ..runs.frozen import frozen_plan_test
 from ..runs.measures import metrics
+from ..runs.revision import reissue as library_reissue
 from ..runs.simulation import simulate
-from .agreement import first_disagreement
-from .answers import number, stop_reason
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .agreement import agreement
+from .answers import Unreadable, number, same_word, short, stop_reason
+from .cases import reissue_cases
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_4", "RUBRIC", "read_only_contract",
-           "write_contract", "TOOLS", "SETTLED", "COLLECTIONS_HOLD", "ANALYSIS"]
+__all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
+           "check_exercise_5", "STRUCTURAL", "MORE_REPLANS", "FROZEN_FAULT"]
 
-#: The tool registry of the case: what each tool does.
-TOOLS = {"lookup_account": ToolSpec(), "check_payment_plan_eligibility": ToolSpec(),
-         "compute_installments": ToolSpec(), "send_payment_plan_offer": ToolSpec(writes=True),
-         "log_interaction": ToolSpec(writes=True)}
-#: The premise the lookup falsifies when the account was settled yesterday.
-SETTLED = "account C-17 is past due"
-#: A collections hold placed today (one of the plan's unknowns): the eligibility decision never holds for long.
-COLLECTIONS_HOLD = Fault("step_3", "withdraw", fact="step_2.max_installments", times=10)
-#: The analysis the analyst asked for: the tools a review plan must still call.
-ANALYSIS = ("lookup_account", "check_payment_plan_eligibility", "compute_installments")
+#: The structural side effect: every re-issued patch breaks the hit rate again.
+STRUCTURAL = Fault("S4", "side_effect", times=10)
+MORE_REPLANS = 5  # exercise 1
 
 
-def read_only_contract() -> Contract:
-    """The analyst's request: prepare a payment plan for review, contact nobody (intent ``read``)."""
-    return Contract(intent="read", tools=TOOLS)
-
-
-def write_contract() -> Contract:
-    """The write job: send the offer and log it (intent ``write``)."""
-    return Contract(intent="write", tools=TOOLS)
-
-
-def _cap_costs(k: int) -> tuple[float, float]:
-    m = metrics(simulate(load("past_due_account"), replace(write_contract(), max_replans=k),
-                         faults=[COLLECTIONS_HOLD]))
-    return float(m.tool_calls), float(m.model_calls)
-
-
-def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedback:
-    """Exercise 1: two functions of ``k`` = ``max_replans``: the planner's ``tool_calls(k)`` and
-    ``model_calls(k)`` on the collections hold under the write job; compared with simulations for k = 0..6."""
+def check_exercise_1(tool_calls: Any = None, model_calls: Any = None, outcome: Any = None) -> Feedback:
+    """Exercise 1: with ``max_replans=5``, the planner's ``tool_calls``, ``model_calls`` and ``outcome`` on the
+    structural side effect."""
     ex = "07 exercise 1"
-    hint = ("count one replan: which steps does it re-issue, and how many model calls does it cost? Then add "
-            "what the first attempt costs")
-    if is_blank(tool_calls) or is_blank(model_calls):
-        return unanswered(ex, "check_exercise_1(tool_calls=lambda k: ..., model_calls=lambda k: ...)", hint)
-    if not callable(tool_calls) or not callable(model_calls):
-        return wrong(ex, "pass two functions of k (lambda k: ...), not numbers", hint)
-
-    def student(k: int) -> tuple[float | None, float | None]:
-        return number(tool_calls(k)), number(model_calls(k))
-
-    found = first_disagreement([(k,) for k in range(7)], student, _cap_costs)
-    if found is None:
-        return right(ex, "each replan re-checks eligibility and recomputes the installments (two tool calls) and "
-                         "costs one model call; the cap says how many times the planner may pay that for a cause "
-                         "that does not go away.")
-    (k,), expected, got = found
-    if isinstance(got, Exception):
-        return wrong(ex, f"your function raised {type(got).__name__} for k={k}: {got}", hint)
-    which = "tool calls" if got[0] != expected[0] else "model calls"
-    return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
+    plan = load("cache_isolation")
+    if plan.contract is None:  # the example comes with its contract
+        raise PlanvizError("the example cache_isolation has no contract")
+    run = simulate(plan, replace(plan.contract, max_replans=MORE_REPLANS), faults=[STRUCTURAL])
+    m = metrics(run)
+    hint = ("each replan re-issues S3 and S4 (two more tool calls) and costs one model call; how many replans "
+            "before the cap, and does any of them change the approach?")
+    if is_blank(tool_calls) or is_blank(model_calls) or is_blank(outcome):
+        return unanswered(ex, "check_exercise_1(tool_calls=..., model_calls=..., outcome=...)", hint)
+    if not same_word(outcome, str(run.outcome)):
+        return wrong(ex, f"the run does not end {short(outcome)}", "does re-issuing the same patch ever pass the check?")
+    if number(tool_calls) != m.tool_calls or number(model_calls) != m.model_calls:
+        return wrong(ex, "the outcome is right, but not both counts", hint)
+    return right(ex, f"{run.outcome} after {m.tool_calls} tool calls and {m.model_calls} model calls "
+                     f"({m.time:g} min): three more replans bought three more failures. A cap limits the damage "
+                     "of a wrong route; it does not find a right one.")
 
 
-def _sends(plan: Plan) -> str | None:
-    """The id of a step that does what the original plan's contact steps did (send the offer, log the contact):
-    the same tool, the same call (its action) under another tool name, or a tool or call named for sending."""
-    original = load("past_due_account")
-    contact = [s for s in original.steps if TOOLS.get(s.tool or "", ToolSpec()).writes]
-    for step in plan.steps:
-        for old in contact:
-            same_call = " ".join(step.action.split()) == " ".join(old.action.split())
-            says_send = any("send" in text.lower() for text in (step.tool or "", step.action.split("(")[0]))
-            if step.tool == old.tool or same_call or says_send:
-                return step.id
+def check_exercise_2(propose: Any = None) -> Feedback:
+    """Exercise 2: a replanner ``propose(goal, contract, state, old)`` that gets the structural side effect's
+    run to complete with another approach."""
+    ex = "07 exercise 2"
+    how = ("return a Plan: the completed steps as they are, then a new patch step and a new verification (new ids, "
+           "no revises), producing the facts S3 and S4 promised")
+    if is_blank(propose):
+        return unanswered(ex, "your replanner: check_exercise_2(propose=your_function)", how)
+    if not callable(propose):
+        return wrong(ex, f"expected a function, got {type(propose).__name__}", how)
+    plan = load("cache_isolation")
+    proposals: list[Any] = []
+
+    def spy(goal: Any, contract: Any, state: Any, old: Any) -> Any:
+        proposals.append(propose(goal, contract, state, old))
+        return proposals[-1]
+
+    run: Run | Exception
+    try:
+        run = simulate(plan, plan.contract, faults=[STRUCTURAL], propose=spy)
+    except Exception as exc:  # the student's code: show what it raised
+        run = exc
+    same = _same_patch(plan, proposals)
+    if same:
+        return wrong(ex, f"{same} is the patch S3 under another name: the same work under a new id is the same "
+                         "approach, and the side effect follows the work, not the id", "a different approach is a "
+                         "different patch: change what the patch does (its action, tool or arguments), not only "
+                         "its id")
+    if isinstance(run, Exception):
+        return wrong(ex, f"the run raised {type(run).__name__}: {run}", how)
+    hits = sum(1 for e in run.events if e.kind == "fail" and e.category == "side_effect")
+    if run.outcome != "plan_complete" and hits > 1:
+        return wrong(ex, "the side effect hits your route again: it keeps the same check of the same approach",
+                     "a step that revises S4 (or is S4) is the same check of the same approach: give the new "
+                     "verification a new id and no revises")
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    m = metrics(run)
+    return right(ex, f"a different route completes after {m.replans} replan(s): {m.tool_calls} tool calls, "
+                     f"{m.model_calls} model calls, {m.time:g} min. Note executability {m.executability:.2f}: "
+                     "the first plan's patch ran, was voided by the side effect it caused, and was replaced, not "
+                     "repaired.")
+
+
+def _same_patch(plan: Plan, proposals: list[Any]) -> str | None:
+    """The id of a step some proposal made that is the same work as the patch S3 (planviz.plan.identity:
+    action, tool, arguments, requires, produces) under another id, when the proposal also passes the patch or
+    its check off as new work (a new id, no ``revises``); None otherwise (a plain re-issue is not hidden)."""
+    old = work_keys(plan, ["S3", "S4"])
+    for new in proposals:
+        if isinstance(new, Plan):
+            keys = work_keys(new)
+            same = sorted(sid for sid, key in keys.items() if key == old["S3"] and sid != "S3")
+            hidden = [sid for sid, key in keys.items() if key in old.values() and sid not in old
+                      and new.by_id[sid].revises is None]
+            if same and hidden:
+                return same[0]
     return None
 
 
-def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
-    """Exercise 2 (open): your read-only ``plan`` for the analyst and its ``contract``; checked where checkable."""
-    ex = "07 exercise 2"
-    how = "start from past_due_account: keep the analysis, draft the offer instead of sending it"
-    if is_blank(plan) or is_blank(contract):
-        return unanswered(ex, "check_exercise_2(plan=..., contract=...)", how)
-    if not isinstance(plan, Plan) or not isinstance(contract, Contract):
-        return wrong(ex, "expected a planviz Plan and a planviz Contract", how)
-    if contract.intent != "read":
-        return wrong(ex, f"the contract's intent is {contract.intent!r}: the analyst asked for a read-only job",
-                     "Contract(intent='read', tools=...)")
-    loosened = [name for name, spec in TOOLS.items() if name in contract.tools and contract.tools[name] != spec]
-    if loosened:
-        return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
-                     "change the plan, not the tools")
-    unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
-    if unregistered:
-        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does: under a read-only contract a "
-                         "tool nobody declared cannot be shown to only read", "register every tool the plan calls "
-                         "in Contract(tools=...), with ToolSpec(writes=True) for a tool that writes")
-    sending = _sends(plan)
-    if sending:
-        return wrong(ex, f"{sending!r} still sends the offer (or logs a contact), whatever its tool is called: the "
-                         "analyst asked that nobody be contacted", "draft the offer for review instead of sending "
-                         "it; a new name for the same call does not change what it does")
+def check_exercise_3(fault: Any = None) -> Feedback:
+    """Exercise 3: a ``fault`` for which ``workflow`` and ``planner`` end differently with the same tool calls."""
+    ex = "07 exercise 3"
+    hint = ("compare(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
+            "workflow does not, on the last steps")
+    problem = unusable(ex, fault, Fault, "check_exercise_3(fault=Fault(...))", "a planviz Fault", hint)
+    if problem is not None:
+        return problem
+    plan = load("cache_isolation")
     try:
-        prepare(plan, contract)
+        rows = {r.strategy: r for r in compare(plan, [fault], contract=plan.contract).rows}
     except PlanvizError as exc:
-        return wrong(ex, f"prepare refuses it: {exc}", "validate(plan, contract) lists every finding")
-    if not prepare(plan, contract):
-        return wrong(ex, f"prepare refuses it: {validate(plan, contract).to_text().splitlines()[0]}", how)
-    missing = [tool for tool in ANALYSIS if not any(s.tool == tool for s in plan.steps)]
-    if missing:
-        return wrong(ex, f"the plan no longer calls {missing[0]!r}", "the analyst still wants the analysis: "
-                     "the account, the eligibility and the installments")
-    installments = {s.id for s in plan.steps if s.tool == "compute_installments"}
-    offer = [s.id for s in plan.steps if s.tool not in ANALYSIS and (set(s.depends_on) & installments)]
-    if not offer:
-        return wrong(ex, "the plan prepares no offer: nothing comes after the installments",
-                     "the analyst asked for a payment plan to review: add a step that drafts the offer from "
-                     "the installments, with a read-only tool")
-    run = simulate(plan, contract)
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
-    if SETTLED not in plan.premises:
-        return wrong(ex, f"the plan no longer names the premise {SETTLED!r}",
-                     "keep the assumption in premises: the run re-checks premises, the planner cannot otherwise")
-    lookup = next(s.id for s in plan.steps if s.tool == "lookup_account")
-    settled = metrics(simulate(plan, contract, faults=[Fault(lookup, "premise_false", fact=SETTLED)]))
-    if settled.tool_calls > 1:
-        return wrong(ex, f"when the account was settled yesterday the planner still spends {settled.tool_calls} "
-                         "tool calls", "nothing should run before or beside the lookup that shows the balance")
-    return right(ex, f"read-only, accepted by prepare, complete in {metrics(run).tool_calls} tool calls, and a "
-                     "settled account stops it after its first call. What no check can say: whether the draft is "
-                     "what the analyst needs. Answer exercise 3 in words.")
+        return wrong(ex, f"that fault cannot be injected: {exc}", hint)
+    w, p = rows["workflow"], rows["planner"]
+    if w.outcome == p.outcome:
+        return wrong(ex, f"both end {w.outcome}", hint)
+    if w.metrics.tool_calls != p.metrics.tool_calls:
+        return wrong(ex, f"the outcomes differ, but the workflow makes {w.metrics.tool_calls} tool calls and the "
+                         f"planner {p.metrics.tool_calls}", hint)
+    return right(ex, f"both make {w.metrics.tool_calls} tool calls; the workflow ends {w.outcome}, the planner "
+                     f"{p.outcome}. Same work, different truth: the planner's checks change what the run "
+                     "claims, not what it costs.")
 
 
-#: What a person judges in exercise 4, once the program has checked what it can.
-RUBRIC = (
-    "each step you added answers its unknown with the customer's own data (not a guess, not the plan's word)",
-    "the approver is someone who may commit the company to an offer, and sees the installment before it goes",
-    "each forbidden state names a harm the analyst cares about (a customer contacted under a hold, an "
-    "offer the customer cannot afford), not a restatement of a step",
-    "the send step's check is something you would see if the offer really went out (the offer id in the "
-    "account's offers), not that the call returned",
-)
+def _branches(plan: Plan) -> int:
+    """How many steps can run at once at most (the widest ready wave)."""
+    return max((len(wave) for wave in ready_waves(plan)), default=0)
 
 
-def _send_step(plan: Plan) -> Any:
-    return next((s for s in plan.steps if s.tool == "send_payment_plan_offer"), None)
-
-
-def _ancestors_of(plan: Plan, sid: str) -> set[str]:
-    seen, todo = set(), list(plan.step(sid).depends_on)
-    while todo:
-        x = todo.pop()
-        if x not in seen and x in plan:
-            seen.add(x)
-            todo.extend(plan.step(x).depends_on)
-    return seen
-
-
-_VACUOUS = {"ran", "run", "done", "ok", "sent", "completed", "executed", "called", "success", "it worked"}
-
-
-def check_exercise_4(plan: Any = None, contract: Any = None) -> Feedback:
-    """Exercise 4 (open, designed by you): the write job made safe. A ``contract`` for sending the offer that
-    turns the plan's two unknowns into required work, and a ``plan`` that meets it. Checked where a program
-    can check: a write contract with every tool registered as it is; the original plan refused by it; each
-    required milestone the original lacks met by a read-only step before the send; the send approved, with
-    a check that is not "ran"; at least one forbidden state; accepted and complete. The rest is
-    :data:`RUBRIC`, for a person."""
+def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, one_worker: Any = None) -> Feedback:
+    """Exercise 4: a ``plan`` with three parallel branches, and the finish times of ``direct``, ``planner`` and
+    ``planner`` with one worker (``one_worker``), with no fault."""
     ex = "07 exercise 4"
-    how = ("Contract(intent='write', tools=..., required=[...one milestone per unknown...], forbidden_states=[...]) "
-           "and the plan with a read-only step per unknown before the send, and an approval on the send")
-    if is_blank(plan) or is_blank(contract):
-        return unanswered(ex, "check_exercise_4(plan=..., contract=...)", how)
-    if not isinstance(plan, Plan) or not isinstance(contract, Contract):
-        return wrong(ex, "expected a planviz Plan and a planviz Contract", how)
-    if contract.intent != "write":
-        return wrong(ex, f"the contract's intent is {contract.intent!r}: this job sends an offer", how)
-    changed = [name for name, spec in TOOLS.items() if contract.tools.get(name) != spec]
-    if changed:
-        return wrong(ex, f"the contract does not register {changed[0]!r} as it is", "keep the five tools' specs "
-                     "(lesson07.TOOLS) and add the tools your new steps call")
-    unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
-    if unregistered:
-        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does", how)
-    original = load("past_due_account")
+    hint = "simulate(plan, strategy=...).time, and simulate(plan, workers=1).time"
+    if is_blank(plan) or is_blank(direct) or is_blank(planner) or is_blank(one_worker):
+        return unanswered(ex, "check_exercise_4(plan=..., direct=..., planner=..., one_worker=...)", hint)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}",
+                     "Plan(goal, [Step(...), ...]) with three steps that depend on a common first step only")
     try:
-        refuses_original = not prepare(original, contract)
-    except PlanvizError:
-        refuses_original = True
-    if not refuses_original:
-        return wrong(ex, "your contract accepts the original plan, which ignores both unknowns",
-                     "require the work that answers each unknown (contract.required: an id or a kind per unknown)")
-    new = [r for r in contract.required if r not in original.ids and not any(s.kind == r for s in original.steps)]
-    if len(new) < len(original.unknowns):
-        return wrong(ex, f"the contract requires {len(new)} milestone(s) the original plan lacks; the plan has "
-                         f"{len(original.unknowns)} unknowns", "one required milestone per unknown")
-    send = _send_step(plan)
-    if send is None:
-        return wrong(ex, "the plan no longer sends the offer: this is the write job", how)
-    before = _ancestors_of(plan, send.id)
-    for milestone in new:
-        meeting = [s for s in plan.steps if s.id == milestone or s.kind == milestone]
-        if not meeting:
-            return wrong(ex, f"no step of the plan meets the required {milestone!r}", how)
-        if not any(s.id in before for s in meeting):
-            return wrong(ex, f"{milestone!r} is met only after the offer is sent (or beside it): an unknown must "
-                             "be answered before the send depends on it", "make the send depend on it")
-        if any(contract.tools.get(s.tool or "", ToolSpec()).writes for s in meeting if s.id in before):
-            return wrong(ex, f"{milestone!r} is met by a step that writes: finding something out should not "
-                             "change the account", how)
-    if not send.approval:
-        return wrong(ex, "nobody approves the offer before it goes out", "Step(..., approval='...')")
-    if not send.check or send.check.strip().lower().rstrip(".") in _VACUOUS | {send.action.strip().lower()}:
-        return wrong(ex, f"the send step's check {send.check!r} says only that it ran",
-                     "what would you see if the offer really went out?")
-    if not contract.forbidden_states:
-        return wrong(ex, "the contract forbids no state: what must never become true while this runs?",
-                     "Contract(forbidden_states=[...])")
-    try:
-        accepted = prepare(plan, contract)
+        width = _branches(plan)
+        times = {"direct": simulate(plan, strategy="direct").time, "planner": simulate(plan).time,
+                 "one_worker": simulate(plan, workers=1).time}
     except PlanvizError as exc:
-        return wrong(ex, f"prepare refuses your plan: {exc}", "validate(plan, contract) lists every finding")
-    if not accepted:
-        return wrong(ex, f"prepare refuses your plan: {validate(plan, contract).to_text().splitlines()[0]}", how)
-    run = simulate(plan, contract, approval_time=0)
-    if run.outcome != "plan_complete":
-        return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
-    rubric = "\n".join(f"  - {item}" for item in RUBRIC)
-    return right(ex, f"the program found nothing more to object to: {len(new)} unknown(s) answered before the "
-                     f"send, an approval, a real check, {len(contract.forbidden_states)} forbidden state(s), and "
-                     f"the run completes in {metrics(run).tool_calls} tool calls. Now ask a person (or "
-                     f"yourself) the questions no program can answer:\n{rubric}")
+        return wrong(ex, f"that plan cannot run: {exc}", "validate(plan) says what is wrong")
+    if width < 3:
+        return wrong(ex, f"at most {width} steps of that plan can run at once", "three branches: three steps no "
+                     "one of which depends, directly or not, on another")
+    for strategy in ("direct", "planner"):
+        run = simulate(plan, strategy=strategy)
+        if run.outcome != "plan_complete":
+            return wrong(ex, f"with no fault, the {strategy} run of that plan ends {stop_reason(run)}, so its time "
+                             "says nothing about parallel branches",
+                         "validate(plan) says what the planner refuses: every step needs an expected_evidence")
+    given = {"direct": direct, "planner": planner, "one_worker": one_worker}
+    off = [k for k, v in given.items() if (n := number(v)) is None or not math.isclose(n, times[k])]
+    if off:
+        return wrong(ex, f"not right for {', '.join(off)}", hint)
+    serial, makespan = sum(s.duration for s in plan.steps), critical_path(plan).makespan
+    return right(ex, f"direct takes the serial time ({serial:g}), the planner the makespan ({makespan:g}), and "
+                     "one worker takes the planner back to the serial time: parallel branches pay only with "
+                     "someone to run them.")
+
+
+#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies, sorted)}.
+Route = dict[str, tuple[Any, tuple[str, ...]]]
+
+
+def _route(value: Any) -> Route | Unreadable | None:
+    """The student's new version (a Plan, or its steps) read as a :data:`Route`; anything else an Unreadable."""
+    if value is None:
+        return None
+    steps = value.steps if isinstance(value, Plan) else value
+    if isinstance(steps, (str, bytes, dict)) or not hasattr(steps, "__iter__"):
+        return Unreadable(f"{type(value).__name__} {short(value)}; return the new version, a Plan "
+                          "(old.replace(steps=...))")
+    steps = list(steps)
+    if not all(isinstance(step, Step) for step in steps):
+        return Unreadable("a collection that is not all Steps; return a Plan (old.replace(steps=...))")
+    return {step.id: (step.revises, tuple(sorted(step.depends_on))) for step in steps}
+
+
+def _reissue_oracle(plan: Plan, voided: frozenset[str]) -> Route:
+    return _route(library_reissue(plan, voided, "by hand"))  # type: ignore[return-value]
+
+
+def _step_text(sid: str, entry: tuple[Any, tuple[str, ...]]) -> str:
+    revises, deps = entry
+    return (f"{sid}" + (f" (revises {revises})" if revises else "")
+            + (f" after {', '.join(deps)}" if deps else " after nothing"))
+
+
+def _say_route(case: Any, expected: Route, got: Route) -> str:
+    missing, extra = sorted(set(expected) - set(got)), sorted(set(got) - set(expected))
+    if missing or extra:
+        return (f"planviz's version has the steps {', '.join(sorted(expected))}; yours has "
+                f"{', '.join(sorted(got)) or 'none'}"
+                + (f" (missing {', '.join(missing)})" if missing else "") + (f" (extra {', '.join(extra)})" if extra else ""))
+    sid = next(k for k in sorted(expected) if expected[k] != got[k])
+    return f"planviz has {_step_text(sid, expected[sid])}; yours has {_step_text(sid, got[sid])}"
+
+
+def check_reissue(reissue: Any) -> Feedback:
+    """Your ``reissue(old, voided)`` against :func:`planviz.reissue` on random plans and failures.
+
+    It must return the next version of ``old``: every voided step ``X`` re-issued as
+    ``X.v<old.version + 1>`` with ``revises="X"``, every dependency on a voided step renamed with it,
+    and every other step kept as it is (its id, its dependencies).
+    """
+    def hint(case: Any, expected: Route, got: Any) -> str:
+        plan, voided = case
+        if isinstance(got, dict) and set(got) == set(expected):
+            return ("the ids are right; now the links: a re-issued step says which step it revises, and a step "
+                    "that depended on a voided step depends on its new id (kept steps too)")
+        if not voided:
+            return "nothing was voided: the new version keeps every step as it is"
+        return (f"a voided step X becomes X.v{plan.version + 1} (revises X); a step that was not voided keeps its "
+                "id, so completed ids keep their meaning")
+
+    return agreement("07 reissue", reissue, _reissue_oracle, reissue_cases(), name="reissue",
+                     question=lambda plan, voided: ("the new version after a failure that voided "
+                                                    + (", ".join(sorted(voided)) or "nothing")),
+                     hint=hint, build="replanner", read=_route, say=_say_route, returns="the new version, a Plan")
+
+
+def _rate(value: Any) -> float | None:
+    """A rate from an answer: a number, its text, or a fraction as text (``"2/3"``)."""
+    if isinstance(value, str) and (match := re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)) and int(match[2]):
+        return int(match[1]) / int(match[2])
+    return number(value)
+
+#: Exercise 5's fault: a side effect found when S1 completes; its scope is S1 and everything after it.
+FROZEN_FAULT = Fault("S1", "side_effect")
+
+
+def check_exercise_5(evidence_rate: Any = None, attribution: Any = None, planner_outcome: Any = None) -> Feedback:
+    """Exercise 5: on :data:`FROZEN_FAULT`, the frozen-plan test's ``evidence_rate`` and ``attribution``
+    (:func:`planviz.frozen_plan_test`: the route fixed, no replanning), and the ``planner_outcome`` of the
+    planner's run on the same fault."""
+    ex = "07 exercise 5"
+    hint = ("which steps run before the frozen route stops (S2 does not wait for S1), and which of them produced "
+            "the evidence they declared?")
+    if is_blank(evidence_rate) or is_blank(attribution) or is_blank(planner_outcome):
+        return unanswered(ex, "check_exercise_5(evidence_rate=..., attribution=..., planner_outcome=...)", hint)
+    plan = load("cache_isolation")
+    frozen = frozen_plan_test(plan, plan.contract, faults=[FROZEN_FAULT])
+    run = simulate(plan, plan.contract, faults=[FROZEN_FAULT])
+    rate = _rate(evidence_rate)
+    if rate is None:
+        return wrong(ex, f"an evidence rate of {short(evidence_rate)}: a number from 0 to 1", hint)
+    ran = [sid for sid, p in frozen.steps.items() if p.performed]
+    if abs(rate - frozen.evidence_rate) > 0.005:
+        produced = sum(p.evidence for p in frozen.steps.values())
+        if abs(rate - produced / len(plan.steps)) <= 0.005:
+            why = "that divides by the steps of the plan; the rate is over the steps that ran"
+        elif abs(rate - 1.0) <= 0.005:
+            why = "a side effect is found by the step's own check: did S1 produce its evidence?"
+        else:
+            why = f"the evidence rate is not {rate:g}"
+        return wrong(ex, why, hint)
+    if not same_word(attribution, str(frozen.attribution)):
+        return wrong(ex, f"the frozen test does not blame {short(attribution)}",
+                     "seed 000's tree: the plan passed its contract; did each step produce the evidence it declared?")
+    if not same_word(planner_outcome, str(run.outcome)):
+        return wrong(ex, f"the planner's run does not end {short(planner_outcome)}",
+                     "the planner may replan: what does it keep, and does the re-issued S1 pass?")
+    m = metrics(run)
+    return right(ex, f"{len(ran)} steps ran on the frozen route ({', '.join(ran)}), S1 without its evidence: rate "
+                     f"{frozen.evidence_rate:.2f}, the executor's failure. The planner hides it: it voids S1's scope, "
+                     f"replans and completes ({m.tool_calls} tool calls, {m.replans} replan). Scored on success "
+                     "alone the system looks sound; measure the executor with the route fixed.")

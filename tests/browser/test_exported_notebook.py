@@ -1,15 +1,11 @@
 """A notebook with the explorer, executed, its widget state stripped, exported with nbconvert and opened from a
 file with the network blocked: the explorer's static fallback (the offline page in a sandboxed iframe) still
-steps the run; and the report and the explorer load the same module file."""
+steps the run. (That the report and the explorer load the same module file is checked without a browser, in
+tests/frontends/test_htmlreport.py.)"""
 
 from __future__ import annotations
 
-from importlib.resources import files
-
 import pytest
-
-from planviz import examples, explore, report_html, simulate
-from planviz.frontends.page import page_script
 
 from .conftest import EXPLORE_CELL, ROOT
 
@@ -67,13 +63,3 @@ def test_an_exported_notebook_steps_offline(chromium, tmp_path):
         assert not [u for u in asked if "planviz" in u]  # the explorer asked for nothing (nbconvert's page may)
     finally:
         context.close()
-
-
-def test_report_and_explorer_load_the_same_module_file(tmp_path):
-    module = (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
-    ex = explore(examples.load("cache_isolation"))
-    assert ex._esm == module  # the widget's front end is the file itself
-    page = report_html(simulate(examples.load("cache_isolation")), tmp_path / "r.html").read_text(encoding="utf-8")
-    script = page_script()
-    assert script in page  # the report inlines that file, its default export bound to a name
-    assert script.startswith(module.split("\nexport default ")[0]) and "const planvizModule = { render };" in script

@@ -34,3 +34,52 @@ def test_one_stepper_drives_both_runs(page, ui, tmp_path, cache_plan):
     ui.screenshot(pg.locator("body"), "pair-report")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
+
+
+COLUMN = "#planviz-app .pv-panel-{tab} .pv-col[data-run='{j}']"
+
+
+@pytest.mark.parametrize("tab", ["log", "facts", "ready", "timeline", "metrics"])
+def test_each_run_has_its_own_panel_in_every_tab(page, ui, tmp_path, cache_plan, tab):
+    """Every tab under the pictures shows each run's own panel, under its label (it once showed run a's twice)."""
+    from planviz import metrics
+
+    runs = [simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])]
+    pg = page.page
+    pg.goto(report_html(runs, tmp_path / "pair.html").as_uri())
+    pg.locator("#planviz-app .pv-run:nth-child(2) .pv-version:not([hidden]) svg g.node").first.wait_for(state="attached")
+    pg.locator(f"#planviz-app .pv-tab[data-tab='{tab}']").click()
+    tick = int(pg.locator("#planviz-app .planviz-slider").input_value())
+    for j, run in enumerate(runs):
+        at = min(tick, len(run.events) - 1)
+        col = pg.locator(COLUMN.format(tab=tab, j=j))
+        assert col.locator("h4.pv-label").inner_text() == "ab"[j]
+        # what each run's picture and caption say, read from the page, against the run itself
+        side = pg.locator(f"#planviz-app .pv-run:nth-child({j + 1})")
+        event = run.events[at]
+        assert side.locator(".pv-caption").inner_text().startswith(f"Event {at} of {len(run.events) - 1}: {event.kind}")
+        if tab == "log":
+            current = col.locator("tr.pv-current td").all_inner_texts()
+            assert current[1:4] == [f"{float(event.time):g}", event.kind, event.step or ""]
+            rows = [(int(i), kind) for i, kind in col.locator("tr[data-i]").evaluate_all(
+                "rows => rows.map(r => [r.getAttribute('data-i'), r.cells[2].textContent])")]
+            assert rows and rows == [(i, run.events[i].kind) for i in range(rows[0][0], rows[0][0] + len(rows))]
+            assert rows[-1][0] == min(len(run.events), rows[0][0] + 40) - 1
+        elif tab == "facts":
+            held = sorted(run.frame(at).facts)
+            assert sorted(col.locator("li:not(.pv-empty)").all_inner_texts()) == held
+        elif tab == "ready":
+            assert sorted(col.locator("li:not(.pv-empty)").all_inner_texts()) == sorted(run.frame(at).ready)
+        elif tab == "timeline":
+            assert col.locator("svg.planviz-gantt").count() == 1
+            rows = set(col.locator("svg.planviz-gantt text").all_text_contents())
+            assert {s.id for s in run.plans[-1].steps} | {e.step for e in run.events if e.step} <= rows
+            assert ("S4.v2" in rows) == (j == 1)  # only run b re-issued S4
+        else:
+            cells = dict(zip(col.locator("th").all_inner_texts(), col.locator("td").all_inner_texts()))
+            m = metrics(run)
+            assert cells["tool calls"] == str(sum(1 for e in run.events if e.kind == "start"))
+            assert cells["replans"] == str(m.replans)
+    if tab == "metrics":
+        ui.screenshot(pg.locator("body"), "pair-report-metrics")
+    assert page.errors == []

@@ -3,11 +3,12 @@ and no network."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from planviz import Fault, Plan, Step, render, report_html, simulate
+from planviz import Fault, Plan, Step, load_trace, render, report_html, simulate
 
 from ..frontends.test_htmlreport import node_state
 
@@ -123,6 +124,8 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     assert pg.locator("#planviz-app .planviz-slider").input_value() == "0"
     pg.keyboard.press(" ")  # space plays
     pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 1 ')")
+    pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 2 ')")
+    assert pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"  # it plays on (it once stopped)
     pg.keyboard.press(" ")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
@@ -255,3 +258,73 @@ def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, sc
                 assert seen["across"] or seen["down"], seen
     finally:
         context.close()
+
+
+def _llm_calls_before_tools(path):
+    """From the raw OTel span file: for each tool call, the model call just before it (the one that chose it):
+    tool -> [(model, input tokens, output tokens)]; and each tool's number of calls."""
+    spans = sorted(json.loads(path.read_text(encoding="utf-8"))["spans"], key=lambda s: int(s["start_time"]))
+    chose, tries, last = {}, {}, None
+    for s in spans:
+        a = s.get("attributes", {})
+        if a.get("gen_ai.operation.name") == "call_llm":
+            last = (a["gen_ai.request.model"], a["gen_ai.usage.input_tokens"], a["gen_ai.usage.output_tokens"])
+        elif a.get("gen_ai.operation.name") == "execute_tool":
+            tool = a["gen_ai.tool.name"]
+            chose.setdefault(tool, []).append(last)
+            tries[tool] = tries.get(tool, 0) + 1
+    return chose, tries
+
+
+@pytest.mark.parametrize("name", ["any-agent_LANGCHAIN_trace.json", "any-agent_OPENAI_trace.json"])
+def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(page, ui, tmp_path, corpus, name):
+    path = corpus / "otel" / name
+    chose, tries = _llm_calls_before_tools(path)
+    assert chose  # the file has tool calls chosen by model calls
+    pg = _open(page, report_html(load_trace(path), tmp_path / "trace.html"))
+    pg.keyboard.press("End")
+    for tool, calls in chose.items():
+        pg.locator(f"{SHOWN} g.node[data-step='{tool}']").click()
+        details = pg.locator("#planviz-app .planviz-details")
+        assert details.locator("h3").inner_text() == tool
+        assert details.locator(".pv-attempt-count").inner_text() == (
+            f"attempts so far: {tries[tool]} (" + ", ".join(f"{k + 1}: done" for k in range(tries[tool])) + ")")
+        heading = details.locator("h4", has_text="Model calls")
+        assert heading.inner_text() == f"Model calls that led to it ({len(calls)})"
+        shown = details.locator("ol.pv-calls li").all_inner_texts()
+        assert len(shown) == len(calls)
+        for line, (model, tokens_in, tokens_out) in zip(shown, calls):
+            assert line.startswith(model) and f"tokens {tokens_in} in, {tokens_out} out" in line
+    ui.screenshot(pg.locator("body"), "report-trace-details")
+    assert page.errors == []
+
+
+LOG_ROWS_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')]
+    .map(r => [Number(r.getAttribute('data-i')), r.cells[2].textContent, r.classList.contains('pv-current')])"""
+
+
+def test_the_event_log_window_follows_every_step_and_jump(page, tmp_path):
+    """The log shows a window of 40 rows that slides a row per step (never rebuilt on a step): always the events
+    around the current one, in order, the current one marked once."""
+    steps = [Step(f"S{i:02d}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 3:02d}"] if i >= 3 else [],
+                  produces=[f"f{i}"]) for i in range(40)]
+    run = simulate(Plan("forty steps", steps))
+    n = len(run.events)
+    assert n > 60
+    pg = _open(page, report_html(run, tmp_path / "long.html"))
+
+    def check(i):
+        rows = pg.evaluate(LOG_ROWS_JS)
+        lo = max(0, min(i - 3, n - 40))
+        assert [r[0] for r in rows] == list(range(lo, min(n, lo + 40))), i
+        assert [r[1] for r in rows] == [run.events[j].kind for j in range(lo, min(n, lo + 40))], i
+        assert [r[0] for r in rows if r[2]] == [i]
+
+    check(0)
+    for i in range(1, 50):
+        pg.locator("button.planviz-forward").click()
+        check(i)
+    for key, i in (("End", n - 1), ("ArrowLeft", n - 2), ("Home", 0)):
+        pg.keyboard.press(key)
+        check(i)
+    assert page.errors == []

@@ -381,3 +381,36 @@ def test_a_focused_big_plan_steps_its_group_nodes_and_caption(tmp_path):
     for i in [*range(n - 1, -1, -37), *range(0, n, 41)]:
         root = stepper.seek(i)
         assert _texts(root) == _texts(ET.fromstring(render(run.plan_at(i), run=run, at=i, legend=False).svg)), i
+
+
+def _pages(tmp_path, cache_plan):
+    """Every page that runs the front end: the report, the two-run report, animate's flipbook, the explorer's static
+    fallback."""
+    from html import unescape
+
+    from planviz import animate, explore
+
+    a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
+    fallback = explore(cache_plan)._repr_mimebundle_()[0]["text/html"]
+    return {"report": report_html(a, tmp_path / "r.html").read_text(encoding="utf-8"),
+            "pair report": report_html([a, b], tmp_path / "p.html").read_text(encoding="utf-8"),
+            "flipbook": animate(b, tmp_path / "f.html", frames=range(0, 3)).path.read_text(encoding="utf-8"),
+            "fallback": unescape(re.search(r"srcdoc='(.*?)'", fallback, re.S)[1])}
+
+
+def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
+    from importlib.resources import files
+
+    from planviz import explore
+    from planviz.frontends.page import page_script
+
+    module = (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
+    style = (files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8")
+    ex = explore(cache_plan)
+    assert ex._esm == module and ex._css == style  # the widget's front end is the files themselves
+    script = page_script()
+    assert script.startswith(module.split("\nexport default ")[0]) and "const planvizModule = { render };" in script
+    for name, page in _pages(tmp_path, cache_plan).items():
+        scripts = re.findall(r'<script type="module">(.*?)</script>', page, re.S)
+        assert scripts == [script], name  # each page inlines that one file (its default export bound to a name)
+        assert style in page, name

@@ -68,6 +68,9 @@ def test_unknown_step_is_shown_in_the_panel_and_raised_by_the_api(big):
     (("focus", 3), PlanvizTypeError, r"expects a step id \(a string\), got 3"),
     (("focus", "S1", -2), RenderError, r"hops=-2: expected a whole number >= 0"),
     (("zoom",), RenderError, r"unknown view 'zoom'; choose 'auto', 'whole' or 'focus'"),
+    (("focus", "S1", "2"), PlanvizTypeError, r"focus_on\(hops=\.\.\.\) expects a whole number >= 0, got '2'"),
+    ((10**5000,), RenderError, r"unknown view <an integer of about 5,001 digits>; choose"),
+    (("focus", "S" * 10**6), UnknownStepError, r"no step 'SSSS+\.\.\. in this plan"),
 ])
 def test_bad_view_requests_say_what_is_valid(args, error, message):
     choice = ViewChoice(["S1", "S2"])

@@ -228,10 +228,15 @@ def test_bad_arguments(cache_plan, kwargs, message):
         render(cache_plan, **kwargs)
 
 
-@pytest.mark.parametrize("at", [18, -19, "3"])
+@pytest.mark.parametrize("at", [18, -19])
 def test_at_outside_the_run(cache_plan, side_effect_run, at):
     with pytest.raises(RenderError, match=r"choose 0\.\.17"):
         render(cache_plan, run=side_effect_run, at=at)
+
+
+def test_at_of_the_wrong_type(cache_plan, side_effect_run):
+    with pytest.raises(PlanvizTypeError, match=r"render\(at=\.\.\.\) expects an event index \(an int\) or None, got str '3'"):
+        render(cache_plan, run=side_effect_run, at="3")
 
 
 def test_not_a_plan():

@@ -7,6 +7,7 @@ import pytest
 from planviz import (
     Fault,
     Plan,
+    PlanvizTypeError,
     SimulationError,
     Step,
     attribute,
@@ -110,11 +111,15 @@ def test_expand_events_and_the_expanded_versions_survive_a_trace(far, tmp_path):
 @pytest.mark.parametrize("expand, match", [
     ({"F2": "F2.a"}, "expected a list of steps"),
     ({"F2": [{"id": "F2.a", "acton": "x"}]}, r"the expansion of 'F2'|expand\['F2'\].*unknown key 'acton'"),
-    (42, "expand must be a mapping"),
 ])
 def test_bad_expansions_are_errors(far, expand, match):
     with pytest.raises(SimulationError, match=match):
         simulate(far, expand=expand)
+
+
+def test_an_expansion_of_the_wrong_type_is_a_type_error(far):
+    with pytest.raises(PlanvizTypeError, match=r"simulate\(expand=\.\.\.\) expects a mapping .* got int 42"):
+        simulate(far, expand=42)
 
 
 def test_expanded_rewires_roots_and_sinks():

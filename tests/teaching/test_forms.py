@@ -10,7 +10,7 @@ import pytest
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching import lesson01, lesson02, lesson03, lesson04, lesson06, lesson07, lesson08
+from planviz.teaching import lesson01, lesson02, lesson03, lesson04, lesson05, lesson07, lesson08, lesson09
 
 PLAN = planviz.examples.load("cache_isolation")
 HALF = PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")])
@@ -81,50 +81,50 @@ ROWS = [
     (lesson04.check_exercise_3, dict(most=Fault("S4", "goal_change"), never="side_effect"), False),
     (lesson04.check_exercise_3, dict(most="S4:goal_change", never="transient"), False),
     (lesson04.check_exercise_3, dict(most=Fault("S1", "transient"), never="transient"), False),
-    # 04 exercise 4: kept as a list, the letter in any form
-    (lesson04.check_exercise_4, dict(kept=["S0", "S1", "S2"], choice="(B)"), True),
-    (lesson04.check_exercise_4, dict(kept=[PLAN.step("S0")], choice="b"), False),
-    (lesson04.check_exercise_4, dict(kept={"S0"}, choice="b"), False),
-    (lesson04.check_exercise_4, dict(kept=7, choice="b"), False),
-    # 06 exercise 1: numbers as text, the outcome in any case
-    (lesson06.check_exercise_1, dict(tool_calls="15", model_calls=" 6 ", outcome=" Replan_Limit "), True),
-    (lesson06.check_exercise_1, dict(tool_calls=15.0, model_calls=6.0, outcome="replan limit"), True),
-    (lesson06.check_exercise_1, dict(tool_calls=True, model_calls=6, outcome="replan_limit"), False),
-    (lesson06.check_exercise_1, dict(tool_calls=[15], model_calls=6, outcome="replan_limit"), False),
-    (lesson06.check_exercise_1, dict(tool_calls=15, model_calls=6, outcome=3), False),
-    # 06 exercise 3: wrong types are a "not yet"
-    (lesson06.check_exercise_3, dict(fault="S4:extra_fact"), False),
-    (lesson06.check_exercise_3, dict(fault=PLAN.step("S4")), False),
-    (lesson06.check_exercise_3, dict(fault=Fault("S4", "premise_false")), True),
-    (lesson06.check_exercise_3, dict(fault=Fault("S9", "transient")), False),
-    # 06 exercise 4: times as text
-    (lesson06.check_exercise_4, dict(plan=FAN, direct="15", planner=" 8 ", one_worker=15.0), True),
-    (lesson06.check_exercise_4, dict(plan=FAN, direct=15, planner=15, one_worker=15), False),
-    (lesson06.check_exercise_4, dict(plan=FAN, direct=15, planner=0, one_worker=15), False),
-    (lesson06.check_exercise_4, dict(plan=[FAN], direct=15, planner=8, one_worker=15), False),
-    (lesson06.check_exercise_4, dict(plan=PLAN, direct=32, planner=29, one_worker=32), False),
-    # 08 exercise 1: the usage figures in any case and form
-    (lesson08.check_exercise_1, dict(first_divergence=None, differ=sorted(COSTS)), True),
-    (lesson08.check_exercise_1, dict(first_divergence=" None ", differ=" ".join(n.upper() for n in COSTS)), True),
-    (lesson08.check_exercise_1, dict(first_divergence=0, differ=COSTS), False),
-    (lesson08.check_exercise_1, dict(first_divergence=None, differ=COSTS | {"tool_calls"}), False),
-    (lesson08.check_exercise_1, dict(first_divergence=None, differ=42), False),
-    (lesson08.check_exercise_1, dict(first_divergence="soon", differ=COSTS), False),
-    # 08 exercise 2
-    (lesson08.check_exercise_2, dict(plan="the plan", choice="b"), False),
-    (lesson08.check_exercise_2, dict(plan=DECLARED_TRACE.plan, choice=None), False),
-    # 08 exercise 3: the event index as text
-    (lesson08.check_exercise_3, dict(divergence=" 2 ", outcome="PLAN_COMPLETE"), True),
-    (lesson08.check_exercise_3, dict(divergence=4, outcome="plan_complete"), False),
-    (lesson08.check_exercise_3, dict(divergence=2, outcome="step_failed"), False),
-    (lesson08.check_exercise_3, dict(divergence=[2], outcome="plan_complete"), False),
-    (lesson08.check_exercise_3, dict(divergence=2.5, outcome="plan_complete"), False),
-    # 07 exercise 1: functions that return text or floats
-    (lesson07.check_exercise_1, dict(tool_calls=lambda k: str(3 + 2 * k), model_calls=lambda k: float(1 + k)), True),
-    (lesson07.check_exercise_1, dict(tool_calls=lambda k: f" {3 + 2 * k} ", model_calls=lambda k: 1 + k), True),
-    (lesson07.check_exercise_1, dict(tool_calls=lambda k: "many", model_calls=lambda k: 1 + k), False),
-    (lesson07.check_exercise_1, dict(tool_calls=lambda k: None, model_calls=lambda k: 1 + k), False),
-    (lesson07.check_exercise_1, dict(tool_calls=lambda: 3, model_calls=lambda k: 1 + k), False),
+    # 05 exercise 4: kept as a list, the letter in any form
+    (lesson05.check_exercise_4, dict(kept=["S0", "S1", "S2"], choice="(B)"), True),
+    (lesson05.check_exercise_4, dict(kept=[PLAN.step("S0")], choice="b"), False),
+    (lesson05.check_exercise_4, dict(kept={"S0"}, choice="b"), False),
+    (lesson05.check_exercise_4, dict(kept=7, choice="b"), False),
+    # 07 exercise 1: numbers as text, the outcome in any case
+    (lesson07.check_exercise_1, dict(tool_calls="15", model_calls=" 6 ", outcome=" Replan_Limit "), True),
+    (lesson07.check_exercise_1, dict(tool_calls=15.0, model_calls=6.0, outcome="replan limit"), True),
+    (lesson07.check_exercise_1, dict(tool_calls=True, model_calls=6, outcome="replan_limit"), False),
+    (lesson07.check_exercise_1, dict(tool_calls=[15], model_calls=6, outcome="replan_limit"), False),
+    (lesson07.check_exercise_1, dict(tool_calls=15, model_calls=6, outcome=3), False),
+    # 07 exercise 3: wrong types are a "not yet"
+    (lesson07.check_exercise_3, dict(fault="S4:extra_fact"), False),
+    (lesson07.check_exercise_3, dict(fault=PLAN.step("S4")), False),
+    (lesson07.check_exercise_3, dict(fault=Fault("S4", "premise_false")), True),
+    (lesson07.check_exercise_3, dict(fault=Fault("S9", "transient")), False),
+    # 07 exercise 4: times as text
+    (lesson07.check_exercise_4, dict(plan=FAN, direct="15", planner=" 8 ", one_worker=15.0), True),
+    (lesson07.check_exercise_4, dict(plan=FAN, direct=15, planner=15, one_worker=15), False),
+    (lesson07.check_exercise_4, dict(plan=FAN, direct=15, planner=0, one_worker=15), False),
+    (lesson07.check_exercise_4, dict(plan=[FAN], direct=15, planner=8, one_worker=15), False),
+    (lesson07.check_exercise_4, dict(plan=PLAN, direct=32, planner=29, one_worker=32), False),
+    # 09 exercise 1: the usage figures in any case and form
+    (lesson09.check_exercise_1, dict(first_divergence=None, differ=sorted(COSTS)), True),
+    (lesson09.check_exercise_1, dict(first_divergence=" None ", differ=" ".join(n.upper() for n in COSTS)), True),
+    (lesson09.check_exercise_1, dict(first_divergence=0, differ=COSTS), False),
+    (lesson09.check_exercise_1, dict(first_divergence=None, differ=COSTS | {"tool_calls"}), False),
+    (lesson09.check_exercise_1, dict(first_divergence=None, differ=42), False),
+    (lesson09.check_exercise_1, dict(first_divergence="soon", differ=COSTS), False),
+    # 09 exercise 2
+    (lesson09.check_exercise_2, dict(plan="the plan", choice="b"), False),
+    (lesson09.check_exercise_2, dict(plan=DECLARED_TRACE.plan, choice=None), False),
+    # 09 exercise 3: the event index as text
+    (lesson09.check_exercise_3, dict(divergence=" 2 ", outcome="PLAN_COMPLETE"), True),
+    (lesson09.check_exercise_3, dict(divergence=4, outcome="plan_complete"), False),
+    (lesson09.check_exercise_3, dict(divergence=2, outcome="step_failed"), False),
+    (lesson09.check_exercise_3, dict(divergence=[2], outcome="plan_complete"), False),
+    (lesson09.check_exercise_3, dict(divergence=2.5, outcome="plan_complete"), False),
+    # 08 exercise 1: functions that return text or floats
+    (lesson08.check_exercise_1, dict(tool_calls=lambda k: str(3 + 2 * k), model_calls=lambda k: float(1 + k)), True),
+    (lesson08.check_exercise_1, dict(tool_calls=lambda k: f" {3 + 2 * k} ", model_calls=lambda k: 1 + k), True),
+    (lesson08.check_exercise_1, dict(tool_calls=lambda k: "many", model_calls=lambda k: 1 + k), False),
+    (lesson08.check_exercise_1, dict(tool_calls=lambda k: None, model_calls=lambda k: 1 + k), False),
+    (lesson08.check_exercise_1, dict(tool_calls=lambda: 3, model_calls=lambda k: 1 + k), False),
 ]
 
 

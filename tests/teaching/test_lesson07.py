@@ -1,126 +1,144 @@
-"""Notebook 08's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+"""Notebook 07's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 
 import planviz
-from planviz import Contract, Step, ToolSpec
-from planviz.teaching.lesson07 import TOOLS, check_exercise_1, check_exercise_2, check_exercise_4, read_only_contract
+from planviz import Fault, Plan, Step
+from planviz.teaching.lesson07 import (
+    FROZEN_FAULT,
+    check_exercise_1,
+    check_exercise_2,
+    check_exercise_3,
+    check_exercise_4,
+    check_exercise_5,
+)
 
-PLAN = planviz.examples.load("past_due_account")
-DRAFT = replace(PLAN.step("step_4"), tool="draft_payment_plan_offer", expected_evidence="a draft for review",
-                action="draft_payment_plan_offer(customer_id='C-17', installment={{step_3.installment}}, "
-                       "months={{step_3.months}})", produces=("step_4.draft",))
-REVIEW = PLAN.replace(steps=[*PLAN.steps[:3], DRAFT])
-REVIEW_CONTRACT = Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec()})
+PLAN = planviz.examples.load("cache_isolation")
 
 
 def test_exercise_1_right():
-    assert check_exercise_1(lambda k: 3 + 2 * k, lambda k: 1 + k)
+    assert check_exercise_1(15, 6, "replan_limit")
 
 
-@pytest.mark.parametrize("calls, models, says", [
-    (lambda k: 3 + 2 * k, lambda k: 1, "for max_replans=1 your model calls differ"),
-    (lambda k: 5 + 2 * k, lambda k: 1 + k, "for max_replans=0 your tool calls differ"),
-    (lambda k: 3 + 3 * k, lambda k: 1 + k, "for max_replans=1 your tool calls differ"),
-    (lambda k: 1 / 0, lambda k: 1 + k, "raised ZeroDivisionError for k=0"),
-    (7, 3, "pass two functions"),
-    (..., ..., "no answer yet"),
+@pytest.mark.parametrize("answer, says", [
+    ((11, 4, "plan_complete"), "does not end 'plan_complete'"),  # what times=3 gave: not structural
+    ((15, 5, "replan_limit"), "not both counts"),
+    ((9, 6, "replan_limit"), "not both counts"),
+    ((15, 6, ...), "no answer yet"),
 ])
-def test_exercise_1_wrong(calls, models, says):
-    feedback = check_exercise_1(calls, models)
+def test_exercise_1_wrong(answer, says):
+    feedback = check_exercise_1(*answer)
     assert not feedback and says in feedback.message and feedback.hint
-    assert "2k" not in feedback.message + feedback.hint and "2 * k" not in feedback.message + feedback.hint
+    assert "15" not in feedback.message + feedback.hint
+
+
+def _new_route(goal, contract, state, old, revises=None, verify_id="V1"):
+    kept = [s for s in old.steps if s.id in state.completed]
+    patch = Step("P1", "namespace per tenant", kind="patch", depends_on=["S1", "S2"],
+                 requires=["key_builder_located", "isolation_test_written"], produces="patch_applied",
+                 expected_evidence="a diff", check="the test passes", rollback="revert", resources=["keys.py"])
+    verify = Step(verify_id, "verify", kind="verify", depends_on="P1", requires="patch_applied", revises=revises,
+                  produces=["isolation_verified", "hit_rate_ok"], expected_evidence="both tests pass")
+    return old.replace(steps=kept + [patch, verify])
 
 
 def test_exercise_2_right():
-    assert check_exercise_2(REVIEW, REVIEW_CONTRACT)
+    assert check_exercise_2(_new_route)
 
 
-@pytest.mark.parametrize("plan, contract, says", [
-    (PLAN, read_only_contract(), "still sends the offer"),
-    (REVIEW, read_only_contract(), "does not say what 'draft_payment_plan_offer' does"),  # not registered
-    # the cheats of the issue: no registry, no offer at all, the sending step under a renamed read-only tool
-    (PLAN, Contract(intent="read"), "the contract does not say what"),
-    (PLAN.replace(steps=PLAN.steps[:3]), Contract(intent="read", tools=TOOLS), "prepares no offer"),
-    (PLAN.replace(steps=[*PLAN.steps[:3], replace(PLAN.step("step_4"), tool="offer_tool")]),
-     Contract(intent="read", tools={**TOOLS, "offer_tool": ToolSpec()}), "'step_4' still sends the offer"),
-    (PLAN.replace(steps=[*PLAN.steps[:3], replace(DRAFT, tool="send_for_review")]),
-     Contract(intent="read", tools={**TOOLS, "send_for_review": ToolSpec()}), "still sends the offer"),
-    (REVIEW, replace(REVIEW_CONTRACT, intent="write"), "the analyst asked for a read-only job"),
-    (PLAN, Contract(intent="read", tools={**TOOLS, "send_payment_plan_offer": ToolSpec(),
-                                          "log_interaction": ToolSpec()}), "changes what 'send_payment_plan_offer'"),
-    (REVIEW, Contract(intent="read", tools={**TOOLS, "draft_payment_plan_offer": ToolSpec(writes=True)}),
-     "prepare refuses it"),
-    (REVIEW.replace(steps=[REVIEW.step("step_1"), replace(DRAFT, depends_on=("step_1",), requires=(), arguments={})]),
-     REVIEW_CONTRACT, "no longer calls 'check_payment_plan_eligibility'"),
-    (REVIEW.replace(premises=()), REVIEW_CONTRACT, "no longer names the premise"),
-    (REVIEW.replace(steps=[Step("warm", "warm the cache", tool="lookup_account", expected_evidence="e"),
-                           *REVIEW.steps]), REVIEW_CONTRACT, "still spends 2 tool calls"),
-    ("plan", REVIEW_CONTRACT, "expected a planviz Plan"),
-    (None, None, "no answer yet"),
+@pytest.mark.parametrize("propose, says", [
+    (lambda g, c, s, old: planviz.reissue(old, set(old.ids) - set(s.completed), "again"), "hits your route again"),
+    (lambda g, c, s, old: _new_route(g, c, s, old, revises="S4", verify_id="S4.v9"), "hits your route again"),
+    (lambda g, c, s, old: old.replace(steps=[st for st in old.steps if st.id in s.completed]), "the run ends"),
+    (lambda g, c, s, old: None, "raised SimulationError"),
+    (42, "expected a function"),
+    (None, "no answer yet"),
 ])
-def test_exercise_2_wrong(plan, contract, says):
-    feedback = check_exercise_2(plan, contract)
+def test_exercise_2_wrong(propose, says):
+    feedback = check_exercise_2(propose)
     assert not feedback and says in feedback.message and feedback.hint
 
 
-HOLD = Step("step_hold", "check_collections_hold(customer_id='C-17')", tool="check_collections_hold",
-            kind="hold_check", depends_on=("step_1",), produces=("no_collections_hold",),
-            expected_evidence="the account's holds as of today")
-AFFORD = Step("step_afford", "check_affordability(customer_id='C-17')", tool="check_affordability",
-              kind="affordability", depends_on=("step_3",), requires=("step_3.installment",),
-              produces=("installment_affordable",), expected_evidence="affordable or not")
-SEND = replace(PLAN.step("step_4"), depends_on=("step_3", "step_hold", "step_afford"),
-               requires=PLAN.step("step_4").requires + ("no_collections_hold", "installment_affordable"),
-               approval="collections team lead", check="the offer id appears in the account's offers")
-SAFE = PLAN.replace(steps=[PLAN.step("step_1"), HOLD, PLAN.step("step_2"), PLAN.step("step_3"), AFFORD, SEND,
-                           PLAN.step("step_5")])
-SAFE_TOOLS = {**TOOLS, "check_collections_hold": ToolSpec(), "check_affordability": ToolSpec()}
-SAFE_CONTRACT = Contract(intent="write", tools=SAFE_TOOLS, required=("hold_check", "affordability"),
-                         forbidden_states=("customer contacted under a collections hold",))
+@pytest.mark.parametrize("fault", [Fault("S4", "extra_fact", fact="tests_deleted"), Fault("S4", "premise_false"),
+                                   Fault("S2", "goal_change")])
+def test_exercise_3_right(fault):
+    assert check_exercise_3(fault)
 
 
-def _with(plan, sid, **changes):
-    return plan.replace(steps=[replace(s, **changes) if s.id == sid else s for s in plan.steps])
-
-
-def test_exercise_4_right_and_gives_the_rubric():
-    feedback = check_exercise_4(SAFE, SAFE_CONTRACT)
-    assert feedback and "no program can answer" in feedback.message and "approver" in feedback.message
-
-
-def test_exercise_4_right_with_required_ids_instead_of_kinds():
-    assert check_exercise_4(SAFE, replace(SAFE_CONTRACT, required=("step_hold", "step_afford")))
-
-
-@pytest.mark.parametrize("plan, contract, says", [
-    (SAFE, replace(SAFE_CONTRACT, intent="read"), "this job sends an offer"),
-    (SAFE, replace(SAFE_CONTRACT, tools={**SAFE_TOOLS, "send_payment_plan_offer": ToolSpec()}),
-     "does not register 'send_payment_plan_offer' as it is"),
-    (SAFE, replace(SAFE_CONTRACT, tools=TOOLS), "does not say what 'check_affordability' does"),
-    (SAFE, replace(SAFE_CONTRACT, required=()), "accepts the original plan"),               # the unknowns ignored
-    (SAFE, replace(SAFE_CONTRACT, required=("hold_check", "step_1")), "1 milestone(s) the original plan lacks"),
-    (SAFE, replace(SAFE_CONTRACT, required=("hold_check",)), "1 milestone(s) the original plan lacks"),
-    (SAFE.replace(steps=[s for s in SAFE.steps if s.tool != "send_payment_plan_offer"]), SAFE_CONTRACT,
-     "no longer sends the offer"),
-    (SAFE, replace(SAFE_CONTRACT, required=("hold_check", "budget_review")), "no step of the plan meets"),
-    (_with(_with(SAFE, "step_4", depends_on=("step_3", "step_hold"),
-                 requires=PLAN.step("step_4").requires + ("no_collections_hold",)),
-           "step_afford", depends_on=("step_4",)), SAFE_CONTRACT, "only after the offer is sent"),
-    (SAFE, replace(SAFE_CONTRACT, tools={**SAFE_TOOLS, "check_affordability": ToolSpec(writes=True)}),
-     "a step that writes"),
-    (_with(SAFE, "step_4", approval=None), SAFE_CONTRACT, "nobody approves"),
-    (_with(SAFE, "step_4", check="ran"), SAFE_CONTRACT, "says only that it ran"),
-    (_with(SAFE, "step_4", check=" Done. "), SAFE_CONTRACT, "says only that it ran"),
-    (SAFE, replace(SAFE_CONTRACT, forbidden_states=()), "forbids no state"),
-    (SAFE, replace(SAFE_CONTRACT, forbidden_states=("no_collections_hold",)), "prepare refuses your plan"),
-    (SAFE, None, "no answer yet"),
-    ("plan", SAFE_CONTRACT, "expected a planviz Plan"),
+@pytest.mark.parametrize("fault, says", [
+    (Fault("S4", "missing_evidence"), "both end expected_evidence_missing"),
+    (Fault("S0", "premise_false"), "the outcomes differ, but"),
+    (Fault("S9", "transient"), "cannot be injected"),
+    ("S4:premise_false", "expected a planviz Fault"),
+    (None, "no answer yet"),
 ])
-def test_exercise_4_wrong(plan, contract, says):
-    feedback = check_exercise_4(plan, contract)
+def test_exercise_3_wrong(fault, says):
+    feedback = check_exercise_3(fault)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+FAN = Plan("fan", [Step("A", "a", duration=2, expected_evidence="e"),
+                   *(Step(f"B{k}", "b", duration=k + 2, depends_on="A", expected_evidence="e") for k in (1, 2, 3)),
+                   Step("M", "m", duration=1, depends_on=["B1", "B2", "B3"], expected_evidence="e")])
+
+
+def test_exercise_4_right():
+    assert check_exercise_4(FAN, 15, 8, 15)
+
+
+@pytest.mark.parametrize("answer, says", [
+    ((FAN, 8, 8, 15), "not right for direct"),
+    ((FAN, 15, 8, 8), "not right for one_worker"),
+    ((Plan("chain", [Step("A", "a", expected_evidence="e"), Step("B", "b", depends_on="A", expected_evidence="e")]),
+      2, 2, 2), "at most 1 steps"),
+    (("fan", 15, 8, 15), "expected a planviz Plan"),
+    ((FAN, 15, None, 15), "no answer yet"),
+])
+def test_exercise_4_wrong(answer, says):
+    feedback = check_exercise_4(*answer)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+# --- exercise 5: the frozen-plan test beside the planner, on a side effect at S1 ---------------------------------
+
+def test_exercise_5_truth_from_the_run():
+    """The expected answer, read from the runs' events (not from FrozenResult): S0, S1 and S2 start on the frozen
+    route, S1 never completes; the planner's run completes."""
+    plan = planviz.examples.load("cache_isolation")
+    frozen = planviz.frozen_plan_test(plan, plan.contract, faults=[FROZEN_FAULT])
+    started = {e.step for e in frozen.run.events if e.kind == "start"}
+    completed = {e.step for e in frozen.run.events if e.kind == "complete"}
+    assert started == {"S0", "S1", "S2"} and completed == {"S0", "S2"}
+    assert planviz.simulate(plan, plan.contract, faults=[FROZEN_FAULT]).outcome == "plan_complete"
+
+
+@pytest.mark.parametrize("rate, blame, outcome", [
+    (2 / 3, "executor", "plan_complete"),
+    ("0.67", " Executor ", "Plan_Complete"),
+    (0.667, "EXECUTOR", "plan complete"),
+    ("2/3", "executor", "plan_complete"),
+])
+def test_exercise_5_right(rate, blame, outcome):
+    assert check_exercise_5(rate, blame, outcome)
+
+
+@pytest.mark.parametrize("rate, blame, outcome, says", [
+    (0.8, "executor", "plan_complete", "the evidence rate is not 0.8"),              # the section's S4 numbers
+    (0.4, "executor", "plan_complete", "divides by the steps of the plan"),          # 2 of 5
+    (1.0, "executor", "plan_complete", "did S1 produce its evidence?"),              # the side effect not counted
+    (0.5, "executor", "plan_complete", "the evidence rate is not 0.5"),              # S2 forgotten (it runs beside S1)
+    (0.67, "environment", "plan_complete", "does not blame 'environment'"),
+    (0.67, "planner", "plan_complete", "does not blame 'planner'"),
+    (0.67, "executor", "replan_limit", "does not end 'replan_limit'"),               # the frozen route's outcome
+    (0.67, "executor", "step_failed", "does not end 'step_failed'"),
+    ("two thirds", "executor", "plan_complete", "a number from 0 to 1"),
+    (float("nan"), "executor", "plan_complete", "a number from 0 to 1"),
+    ([0.67], "executor", "plan_complete", "a number from 0 to 1"),
+    (0.67, 3, "plan_complete", "does not blame 3"),
+    (0.67, "executor", ..., "no answer yet"),
+])
+def test_exercise_5_wrong(rate, blame, outcome, says):
+    feedback = check_exercise_5(rate, blame, outcome)
     assert not feedback and says in feedback.message and feedback.hint

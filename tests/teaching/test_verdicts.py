@@ -13,7 +13,7 @@ import pytest
 
 import planviz
 from planviz import Step
-from planviz.teaching import lesson01, lesson03, lesson04, lesson05, lesson06, lesson08
+from planviz.teaching import lesson01, lesson03, lesson04, lesson06, lesson07, lesson09
 
 PLAN = planviz.examples.load("cache_isolation")
 
@@ -72,7 +72,7 @@ def test_ancestors_accepts_any_collection_of_ids(fn):
     (lambda plan, completed, facts: [s for s in plan.steps if s.id not in completed], "give its id: step.id"),
 ])
 def test_reachable_build_it_refuses_the_library(fn, says):
-    feedback = lesson05.check_reachable(fn)
+    feedback = lesson06.check_reachable(fn)
     assert not feedback and says in feedback.message and feedback.hint
 
 
@@ -158,8 +158,8 @@ def _reissued_patch_renamed_check(goal, contract, state, old):
 
 
 @pytest.mark.parametrize("propose", [_same_patch_renamed, _reissued_patch_renamed_check])
-def test_exercise_2_of_06_is_not_fooled_by_the_same_patch_under_a_new_id(propose):
-    feedback = lesson06.check_exercise_2(propose)
+def test_exercise_2_of_07_is_not_fooled_by_the_same_patch_under_a_new_id(propose):
+    feedback = lesson07.check_exercise_2(propose)
     assert not feedback and "is the patch S3 under another name" in feedback.message and feedback.hint
 
 
@@ -168,19 +168,19 @@ FAN = [Step("A", "set up", duration=2, produces="ready"),
          for i in (1, 2, 3)]]
 
 
-def test_exercise_4_of_06_says_the_planner_refuses_a_plan_without_evidence_and_refuses_planner_0():
+def test_exercise_4_of_07_says_the_planner_refuses_a_plan_without_evidence_and_refuses_planner_0():
     plan = planviz.Plan("three branches", FAN)
-    feedback = lesson06.check_exercise_4(plan=plan, direct=14, planner=0, one_worker=14)
+    feedback = lesson07.check_exercise_4(plan=plan, direct=14, planner=0, one_worker=14)
     assert not feedback and "expected_evidence" in feedback.hint and "ends refused" in feedback.message
 
 
 @pytest.mark.parametrize("first, differ", [("None", " Time, model_calls, input_tokens, output_tokens, cost"),
                                            (None, ["time", "Model Calls", "input-tokens", "output_tokens", "cost"])])
-def test_exercise_1_of_07_reads_forms(first, differ):
-    assert lesson08.check_exercise_1(first_divergence=first, differ=differ)
+def test_exercise_1_of_09_reads_forms(first, differ):
+    assert lesson09.check_exercise_1(first_divergence=first, differ=differ)
 
 
 @pytest.mark.parametrize("divergence, outcome", [("2", "plan_complete"), (2.0, " Plan_Complete ")])
-def test_exercise_3_of_07_reads_numbers_as_text(divergence, outcome):
-    assert lesson08.check_exercise_3(divergence=divergence, outcome=outcome)
+def test_exercise_3_of_09_reads_numbers_as_text(divergence, outcome):
+    assert lesson09.check_exercise_3(divergence=divergence, outcome=outcome)
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from ...plan.arguments import expect_contract, expect_plan
 from ...plan.model import Contract, Plan
-from ..fault import Fault
+from ..fault import Fault, expect_faults
 from ..measures import METRIC_DOCS, Metrics, attribute, metrics
 from ..simulation import STRATEGIES, simulate
 
@@ -111,7 +111,7 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
     """
     plan = expect_plan(plan, "compare")
     contract = expect_contract(contract, "compare")
-    faults = tuple(faults)
+    faults = expect_faults(faults, "compare")
     rows = []
     for strategy in strategies:
         run = simulate(plan, contract, faults=faults, workers=workers, strategy=strategy)

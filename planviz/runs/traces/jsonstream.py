@@ -29,7 +29,7 @@ import re
 from itertools import accumulate
 from typing import Any, BinaryIO, Iterator
 
-from ...errors import TraceFormatError
+from ...errors import TraceFormatError, show_value
 from ...plan import limits
 
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
@@ -291,7 +291,7 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
     while True:
         key = buf.value(where, limit=CHUNK)
         if not isinstance(key, str):
-            raise TraceFormatError(f"expected a member name, got {key!r:.60}", source=buf.source, path=where or None)
+            raise TraceFormatError(f"expected a member name, got {show_value(key, 60)}", source=buf.source, path=where or None)
         buf.take(":", where)
         if key in containers and buf.peek() == "[":
             streamed = True

@@ -1,4 +1,4 @@
-"""Notebook 06's build-it: the planner's re-issue, against planviz.reissue on random plans and failures."""
+"""Notebook 07's build-it: the planner's re-issue, against planviz.reissue on random plans and failures."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 import planviz
-from planviz.teaching.lesson06 import check_reissue
+from planviz.teaching.lesson07 import check_reissue
 
 
 def _renamed(old, voided, suffix=None):

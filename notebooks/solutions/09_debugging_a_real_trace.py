@@ -1,13 +1,13 @@
-"""Solutions to notebook 08, debugging a real trace.
+"""Solutions to notebook 09, debugging a real trace.
 
 Try the exercises first. This file uses the notebook's objects (``run``, ``declared``...), so run it at
-the end of the notebook with ``%run -i solutions/08_debugging_a_real_trace.py``: it runs every answer
+the end of the notebook with ``%run -i solutions/09_debugging_a_real_trace.py``: it runs every answer
 through the notebook's check and prints the verdicts. CI runs it the same way.
 """
 
 import planviz
 from planviz import Fault, Plan
-from planviz.teaching.lesson08 import check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_exercise_3
 
 # Exercise 1: both agents called get_current_time, then write_file, and both completed: the events
 # agree one by one, so there is no first divergence. The extra model call shows only in the usage:

@@ -1,16 +1,16 @@
-"""Solutions to notebook 05, debugging a failed run.
+"""Solutions to notebook 06, debugging a failed run.
 
 Try the exercises first. This file uses the notebook's agent (``plan``,
 ``run_agent``, ``observe``, ``TOOLS``, ``locate``, ``trace_path``, ``OUT``...),
 so run it at the end of the notebook with
-``%run -i solutions/05_debugging_a_failed_run.py``: it records the runs each
+``%run -i solutions/06_debugging_a_failed_run.py``: it records the runs each
 exercise asks for, runs every answer through the notebook's check and prints
 the verdicts. CI runs it the same way.
 """
 
 import planviz
 from planviz import Observation, Recorder
-from planviz.teaching.lesson05 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
+from planviz.teaching.lesson06 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
                                        check_reachable)
 
 

@@ -1,14 +1,14 @@
-"""Solutions to notebook 07, the capstone on the past-due account.
+"""Solutions to notebook 08, the capstone on the past-due account.
 
 Try the exercises first. This file uses the notebook's objects (``plan``, ``tools``...), so run it at
-the end of the notebook with ``%run -i solutions/07_capstone_past_due_account.py``: it runs every
+the end of the notebook with ``%run -i solutions/08_capstone_past_due_account.py``: it runs every
 answer through the notebook's check and prints the verdicts. CI runs it the same way.
 """
 
 from dataclasses import replace
 
 from planviz import Contract, Step, ToolSpec
-from planviz.teaching.lesson07 import check_exercise_1, check_exercise_2, check_exercise_4
+from planviz.teaching.lesson08 import check_exercise_1, check_exercise_2, check_exercise_4
 
 # Exercise 1: the first attempt costs three tool calls (lookup, eligibility, installments: the third
 # fails) and one model call (the plan). Each replan re-issues eligibility and installments: two tool
@@ -44,7 +44,7 @@ review_contract = Contract(intent="read", tools={**tools, "draft_payment_plan_of
 # check of the computed installment. The send waits for both, needs their facts, is approved by the
 # collections team lead, and its check is what you would see if the offer went out. The contract
 # forbids the harm the analyst fears most. The original plan meets neither milestone, so this contract
-# refuses it. What the check leaves to a person: its rubric (lesson07.RUBRIC).
+# refuses it. What the check leaves to a person: its rubric (lesson08.RUBRIC).
 hold = Step("step_hold", "check_collections_hold(customer_id='C-17')", tool="check_collections_hold",
             kind="hold_check", arguments={"customer_id": "C-17"}, depends_on=("step_1",),
             produces=("no_collections_hold",), expected_evidence="the account's holds as of today: none")

@@ -1,0 +1,128 @@
+"""Checks for notebook 09, debugging a real trace (notebooks/09_debugging_a_real_trace.ipynb).
+
+The traces are the bundled real ones (``planviz.examples.trace``): the same
+task recorded under the OpenAI Agents SDK and under LangChain. Every expected
+answer is computed here with planviz. Solutions:
+notebooks/solutions/09_debugging_a_real_trace.py.
+
+>>> check_exercise_1(first_divergence=4, differ={"time"}).passed
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, Iterable, Mapping
+
+from ..errors import PlanvizError
+from ..examples import trace
+from ..plan.model import Plan
+from ..runs.comparisons.alignment import align
+from ..runs.events import Run
+from ..runs.fault import Fault
+from ..runs.comparisons.rundiff import Usage, diff_runs
+from ..runs.simulation import simulate
+from ..runs.traces.tracefile import load_trace
+from .answers import Unreadable, same_word, short, whole_number, word
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
+
+#: The usage figures diff_runs compares.
+USAGE = tuple(f.name for f in fields(Usage))
+
+
+def _recorded() -> Run:
+    return load_trace(trace("any-agent_OPENAI_trace"))
+
+
+def _names(value: Any) -> set[str] | None:
+    if isinstance(value, str):
+        value = value.split(",") if "," in value else value.split()
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
+        return None
+    out = {word(x) for x in value}
+    return None if None in out else {str(x).replace(" ", "_").replace("-", "_") for x in out}
+
+
+def _event_index(value: Any) -> int | None | Unreadable:
+    """An event index from an answer (a number or its text), None for "no divergence", else Unreadable."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "no divergence", "")):
+        return None
+    got = whole_number(value)
+    return got if got is not None else Unreadable(f"{short(value)} is not an event index")
+
+
+def check_exercise_1(first_divergence: Any = ..., differ: Any = None) -> Feedback:
+    """Exercise 1: the ``first_divergence`` diff_runs reports between the OpenAI and the LangChain run of the same
+    task (an event index, or None), and the usage figures that ``differ``."""
+    ex = "09 exercise 1"
+    d = diff_runs(_recorded(), load_trace(trace("any-agent_LANGCHAIN_trace")))
+    a, b = d.usage
+    expected = {name for name in USAGE if getattr(a, name) != getattr(b, name)}
+    hint = ("the two runs made the same tool calls in the same order; what did the extra model call add, "
+            f"among {', '.join(USAGE)}?")
+    if first_divergence is Ellipsis or is_blank(differ):
+        return unanswered(ex, "check_exercise_1(first_divergence=..., differ={...})", hint)
+    if _event_index(first_divergence) != d.first_divergence:
+        return wrong(ex, f"the first divergence is not {first_divergence!r}",
+                     "first_divergence compares the runs' events (starts, completions, failures), not their costs")
+    given = _names(differ)
+    unknown = sorted((given or {"?"}) - set(USAGE))
+    if given is None or unknown:
+        return wrong(ex, f"{unknown[0] if unknown else differ!r} is not a usage figure", hint)
+    if given != expected:
+        return wrong(ex, f"{len(expected - given)} figure(s) missing, {len(given - expected)} too many", hint)
+    return right(ex, "no divergence: the runs did the same work event by event; the extra model call shows only in "
+                     "the cost figures (time, model calls, tokens, cost). Two agents can agree on what they did and "
+                     "still differ in what it cost.")
+
+
+_WORSE = {
+    "a": "align matches by tool name and arguments; a shorter plan is not harder to match",
+    "c": "the recorded run is the same whatever the declared plan says",
+}
+
+
+def check_exercise_2(plan: Any = None, choice: Any = None) -> Feedback:
+    """Exercise 2: a declared ``plan`` that ``align`` finds entirely ``as_planned`` for the recorded run, and why
+    that plan is worse (a, b, c)."""
+    ex = "09 exercise 2"
+    how = "remove a step from declared: Plan(declared.goal, [...]) and print(planviz.align(plan, run).to_text())"
+    if is_blank(plan):
+        return unanswered(ex, "check_exercise_2(plan=..., choice=...)", how)
+    if not isinstance(plan, Plan):
+        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    try:
+        alignment = align(plan, _recorded())
+    except PlanvizError as exc:
+        return wrong(ex, f"align cannot use that plan: {exc}", how)
+    off = [f.step for f in alignment.fates if f.fate != "as_planned"]
+    if off or not alignment.fates:
+        return wrong(ex, f"align does not find every step as planned ({', '.join(off) or 'no step'})", how)
+    if not any(s.tool == "write_file" for s in plan.steps):
+        return wrong(ex, "that plan no longer writes the year: it is not the task any more",
+                     "keep the work the agent was asked to do")
+    return multiple_choice(ex, choice, "b", _WORSE, "what did the step you removed promise?")
+
+
+def check_exercise_3(divergence: Any = None, outcome: Any = None) -> Feedback:
+    """Exercise 3: a ``transient`` fault at ``get_current_time`` (workflow): the event where the runs diverge and
+    the simulated run's ``outcome``."""
+    ex = "09 exercise 3"
+    recorded = _recorded()
+    if recorded.plan is None:  # the lesson's recorded trace carries its plan
+        raise PlanvizError("the recorded run carries no plan")
+    simulated = simulate(recorded.plan, faults=[Fault("get_current_time", "transient")], strategy="workflow")
+    d = diff_runs(recorded, simulated)
+    hint = "a transient failure makes the first call fail once: which event of the recorded run does it replace?"
+    if is_blank(divergence) or is_blank(outcome):
+        return unanswered(ex, "check_exercise_3(divergence=..., outcome=...)", hint)
+    if _event_index(divergence) != d.first_divergence:
+        return wrong(ex, f"the runs do not part at event {short(divergence)}", hint)
+    if not same_word(outcome, str(simulated.outcome)):
+        return wrong(ex, f"the divergence is right, but the simulated run does not end {short(outcome)}",
+                     "does a workflow retry a transient failure?")
+    return right(ex, f"they part at event {d.first_divergence}, where the recorded call completed and the simulated "
+                     f"one failed; the workflow retries it and the run still ends {simulated.outcome}. A divergence "
+                     "is where the stories part, not whether they end differently.")
