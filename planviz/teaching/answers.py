@@ -18,8 +18,8 @@ a set where an order is asked is refused, never read in hash order.
 (['input_tokens', 'model_calls'], ['cost', 'time'])
 >>> words({"cost": 1}).why
 'a dict; give the names as a list or a set'
->>> in_plan(ids(["s1", "S3"]), ["S0", "S1", "S3"])
-frozenset({'S1', 'S3'})
+>>> sorted(in_plan(ids(["s1", "S3"]), ["S0", "S1", "S3"]))
+['S1', 'S3']
 >>> ids({"S1", "S2"}, ordered=True).why
 'a set has no order: give the steps as a list, first to last'
 >>> from planviz import examples, simulate
