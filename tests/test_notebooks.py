@@ -314,6 +314,11 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
+    # the executor alone (seed 000, section 11): the frozen route blames the executor the planner's replan rescued
+    assert re.search(r"^S4:side_effect\s+replan_limit\s+0\.80\s+-\s+executor\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S3:withdraw\s+replan_limit\s+0\.75\s+-\s+environment\s+plan_complete\s+7\s+-$", text, re.M)
+    assert re.search(r"^S1:transient\s+plan_complete\s+1\.00\s+-\s+-\s+plan_complete\s+6\s+-$", text, re.M)
+    assert re.search(r"^S4\s+yes\s+no\s+1$", text, re.M) and "evidence rate: 0.80" in text
     # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
     assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
     assert re.search(r"^\+replanning\s+200\s", text, re.M)
@@ -344,6 +349,13 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
     assert "refused: the plan is refused before step 1: outside_intent (step_4)" in text
     assert "'step_4' failed (outside_intent): the tool call was refused" in text
     assert re.search(r"^read-only request\s+step_failed 4/4 pe=0\s+step_failed 4/0 pe=0\s+refused 0/1 pe=0$", text, re.M)
+    # the read-only contract holds on the cheats: no registry, a declared write, a renamed tool that says it writes
+    assert "no registry:       [('unverified_effect', 'step_1'), ('unverified_effect', 'step_2'), " in text
+    assert "  simulate: refused" in text
+    assert "declared honestly: [('outside_intent', 'step_4'), ('outside_intent', 'step_5')]" in text
+    assert "renamed, registered read-only: no error" in text
+    assert "and the step says it writes: [('effect_conflict', 'step_4'), ('outside_intent', 'step_4')]" in text
+    assert "08 exercise 2: not yet. 'step_4' still sends the offer" in text
     # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
     assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
     assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",

@@ -10,7 +10,7 @@ from dataclasses import replace
 import planviz
 from planviz import Fault, Plan, Step
 from planviz.teaching.lesson07 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
-                                       check_reissue)
+                                       check_reissue, check_exercise_5)
 
 
 # Build it: the planner's re-issue. Name the new id of every voided step first (X.v<version + 1>), then copy
@@ -67,6 +67,13 @@ fan = Plan("three parallel branches", [
 times = dict(direct=planviz.simulate(fan, strategy="direct").time, planner=planviz.simulate(fan).time,
              one_worker=planviz.simulate(fan, workers=1).time)
 
+# Exercise 5: on the frozen route, S1 is performed and its check finds the side effect (no evidence); S2
+# does not depend on S1 and ran beside it (evidence), S0 before both (evidence): 2 of the 3 steps that ran,
+# 0.67, and a step without its declared evidence is the executor's failure. The planner voids S1's scope,
+# replans and completes: the replan hides what the frozen test shows.
+frozen = planviz.frozen_plan_test(plan, contract, faults=[Fault("S1", "side_effect")])
+planner_run = planviz.simulate(plan, contract, faults=[Fault("S1", "side_effect")])
+
 CHECKED = {
     "check_reissue": check_reissue(reissue),
     "check_exercise_1": check_exercise_1(tool_calls=more.metrics.tool_calls, model_calls=more.metrics.model_calls,
@@ -74,6 +81,8 @@ CHECKED = {
     "check_exercise_2": check_exercise_2(propose=namespace_per_tenant),
     "check_exercise_3": check_exercise_3(fault=same_calls),
     "check_exercise_4": check_exercise_4(plan=fan, **times),
+    "check_exercise_5": check_exercise_5(evidence_rate=frozen.evidence_rate, attribution=frozen.attribution,
+                                         planner_outcome=planner_run.outcome),
 }
 
 for feedback in CHECKED.values():

@@ -10,11 +10,14 @@ False
 False
 >>> check_reissue(lambda old, voided: old).passed
 False
+>>> check_exercise_5(evidence_rate=0.8, attribution="executor", planner_outcome="plan_complete").passed
+False
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +30,7 @@ from ..plan.model import Plan, Step
 from ..runs.comparisons.comparison import compare
 from ..runs.events import Run
 from ..runs.fault import Fault
+from ..runs.frozen import frozen_plan_test
 from ..runs.measures import metrics
 from ..runs.revision import reissue as library_reissue
 from ..runs.simulation import simulate
@@ -35,8 +39,8 @@ from .answers import Unreadable, number, same_word, short, stop_reason
 from .cases import reissue_cases
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "STRUCTURAL",
-           "MORE_REPLANS"]
+__all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
+           "check_exercise_5", "STRUCTURAL", "MORE_REPLANS", "FROZEN_FAULT"]
 
 #: The structural side effect: every re-issued patch breaks the hit rate again.
 STRUCTURAL = Fault("S4", "side_effect", times=10)
@@ -248,3 +252,51 @@ def check_reissue(reissue: Any) -> Feedback:
                      question=lambda plan, voided: ("the new version after a failure that voided "
                                                     + (", ".join(sorted(voided)) or "nothing")),
                      hint=hint, build="replanner", read=_route, say=_say_route, returns="the new version, a Plan")
+
+
+def _rate(value: Any) -> float | None:
+    """A rate from an answer: a number, its text, or a fraction as text (``"2/3"``)."""
+    if isinstance(value, str) and (match := re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)) and int(match[2]):
+        return int(match[1]) / int(match[2])
+    return number(value)
+
+#: Exercise 5's fault: a side effect found when S1 completes; its scope is S1 and everything after it.
+FROZEN_FAULT = Fault("S1", "side_effect")
+
+
+def check_exercise_5(evidence_rate: Any = None, attribution: Any = None, planner_outcome: Any = None) -> Feedback:
+    """Exercise 5: on :data:`FROZEN_FAULT`, the frozen-plan test's ``evidence_rate`` and ``attribution``
+    (:func:`planviz.frozen_plan_test`: the route fixed, no replanning), and the ``planner_outcome`` of the
+    planner's run on the same fault."""
+    ex = "07 exercise 5"
+    hint = ("which steps run before the frozen route stops (S2 does not wait for S1), and which of them produced "
+            "the evidence they declared?")
+    if is_blank(evidence_rate) or is_blank(attribution) or is_blank(planner_outcome):
+        return unanswered(ex, "check_exercise_5(evidence_rate=..., attribution=..., planner_outcome=...)", hint)
+    plan = load("cache_isolation")
+    frozen = frozen_plan_test(plan, plan.contract, faults=[FROZEN_FAULT])
+    run = simulate(plan, plan.contract, faults=[FROZEN_FAULT])
+    rate = _rate(evidence_rate)
+    if rate is None:
+        return wrong(ex, f"an evidence rate of {short(evidence_rate)}: a number from 0 to 1", hint)
+    ran = [sid for sid, p in frozen.steps.items() if p.performed]
+    if abs(rate - frozen.evidence_rate) > 0.005:
+        produced = sum(p.evidence for p in frozen.steps.values())
+        if abs(rate - produced / len(plan.steps)) <= 0.005:
+            why = "that divides by the steps of the plan; the rate is over the steps that ran"
+        elif abs(rate - 1.0) <= 0.005:
+            why = "a side effect is found by the step's own check: did S1 produce its evidence?"
+        else:
+            why = f"the evidence rate is not {rate:g}"
+        return wrong(ex, why, hint)
+    if not same_word(attribution, str(frozen.attribution)):
+        return wrong(ex, f"the frozen test does not blame {short(attribution)}",
+                     "seed 000's tree: the plan passed its contract; did each step produce the evidence it declared?")
+    if not same_word(planner_outcome, str(run.outcome)):
+        return wrong(ex, f"the planner's run does not end {short(planner_outcome)}",
+                     "the planner may replan: what does it keep, and does the re-issued S1 pass?")
+    m = metrics(run)
+    return right(ex, f"{len(ran)} steps ran on the frozen route ({', '.join(ran)}), S1 without its evidence: rate "
+                     f"{frozen.evidence_rate:.2f}, the executor's failure. The planner hides it: it voids S1's scope, "
+                     f"replans and completes ({m.tool_calls} tool calls, {m.replans} replan). Scored on success "
+                     "alone the system looks sound; measure the executor with the route fixed.")

@@ -115,9 +115,14 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
     if loosened:
         return wrong(ex, f"the contract changes what {loosened[0]!r} does", "a contract says what the tools do: "
                      "change the plan, not the tools")
+    declared = [s for s in plan.steps if s.effect in ("write", "destructive")]
+    if declared:
+        return wrong(ex, f"{declared[0].id!r} declares effect {declared[0].effect!r}: a step that writes is outside a "
+                         "read-only job (outside_intent), whatever the registry says", how)
     unregistered = sorted({s.tool for s in plan.steps if s.tool and s.tool not in contract.tools})
     if unregistered:
-        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does: under a read-only contract a "
+        return wrong(ex, f"the contract does not say what {unregistered[0]!r} does (a step's own effect is the "
+                         "planner's word, not the analyst's): under a read-only contract a "
                          "tool nobody declared cannot be shown to only read", "register every tool the plan calls "
                          "in Contract(tools=...), with ToolSpec(writes=True) for a tool that writes")
     sending = _sends(plan)

@@ -6,7 +6,14 @@ import pytest
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching.lesson07 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
+from planviz.teaching.lesson07 import (
+    FROZEN_FAULT,
+    check_exercise_1,
+    check_exercise_2,
+    check_exercise_3,
+    check_exercise_4,
+    check_exercise_5,
+)
 
 PLAN = planviz.examples.load("cache_isolation")
 
@@ -91,4 +98,47 @@ def test_exercise_4_right():
 ])
 def test_exercise_4_wrong(answer, says):
     feedback = check_exercise_4(*answer)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+# --- exercise 5: the frozen-plan test beside the planner, on a side effect at S1 ---------------------------------
+
+def test_exercise_5_truth_from_the_run():
+    """The expected answer, read from the runs' events (not from FrozenResult): S0, S1 and S2 start on the frozen
+    route, S1 never completes; the planner's run completes."""
+    plan = planviz.examples.load("cache_isolation")
+    frozen = planviz.frozen_plan_test(plan, plan.contract, faults=[FROZEN_FAULT])
+    started = {e.step for e in frozen.run.events if e.kind == "start"}
+    completed = {e.step for e in frozen.run.events if e.kind == "complete"}
+    assert started == {"S0", "S1", "S2"} and completed == {"S0", "S2"}
+    assert planviz.simulate(plan, plan.contract, faults=[FROZEN_FAULT]).outcome == "plan_complete"
+
+
+@pytest.mark.parametrize("rate, blame, outcome", [
+    (2 / 3, "executor", "plan_complete"),
+    ("0.67", " Executor ", "Plan_Complete"),
+    (0.667, "EXECUTOR", "plan complete"),
+    ("2/3", "executor", "plan_complete"),
+])
+def test_exercise_5_right(rate, blame, outcome):
+    assert check_exercise_5(rate, blame, outcome)
+
+
+@pytest.mark.parametrize("rate, blame, outcome, says", [
+    (0.8, "executor", "plan_complete", "the evidence rate is not 0.8"),              # the section's S4 numbers
+    (0.4, "executor", "plan_complete", "divides by the steps of the plan"),          # 2 of 5
+    (1.0, "executor", "plan_complete", "did S1 produce its evidence?"),              # the side effect not counted
+    (0.5, "executor", "plan_complete", "the evidence rate is not 0.5"),              # S2 forgotten (it runs beside S1)
+    (0.67, "environment", "plan_complete", "does not blame 'environment'"),
+    (0.67, "planner", "plan_complete", "does not blame 'planner'"),
+    (0.67, "executor", "replan_limit", "does not end 'replan_limit'"),               # the frozen route's outcome
+    (0.67, "executor", "step_failed", "does not end 'step_failed'"),
+    ("two thirds", "executor", "plan_complete", "a number from 0 to 1"),
+    (float("nan"), "executor", "plan_complete", "a number from 0 to 1"),
+    ([0.67], "executor", "plan_complete", "a number from 0 to 1"),
+    (0.67, 3, "plan_complete", "does not blame 3"),
+    (0.67, "executor", ..., "no answer yet"),
+])
+def test_exercise_5_wrong(rate, blame, outcome, says):
+    feedback = check_exercise_5(rate, blame, outcome)
     assert not feedback and says in feedback.message and feedback.hint

@@ -40,6 +40,61 @@ def test_exercise_2_right():
     assert check_exercise_2(REVIEW, REVIEW_CONTRACT)
 
 
+# the read-only contract's cheats (issue 23, item 2), as the capstone shows them
+SILENT = Contract(intent="read")                                             # no registry
+SENDERS = ("step_4", "step_5")
+DECLARED = PLAN.replace(steps=[replace(s, effect="write" if s.id in SENDERS else "read") for s in PLAN.steps])
+CLAIMS_READ = PLAN.replace(steps=[replace(s, effect="read") for s in PLAN.steps])  # the plan vouches for itself
+RENAMED = PLAN.replace(steps=[replace(s, tool="prepare_offer") if s.id == "step_4" else s for s in PLAN.steps[:4]])
+LAUNDERED = Contract(intent="read", tools={**TOOLS, "prepare_offer": ToolSpec()})   # the planner's own registry
+
+
+def _errors(plan, contract):
+    return sorted((f.code, f.steps) for f in planviz.validate(plan, contract).errors)
+
+
+def test_what_validate_says_of_the_cheats():
+    """The library's side, which the notebook shows: refused without a registry, a declared write is outside the
+    intent, a step and its registry entry that disagree conflict; a renamed tool registered read-only passes."""
+    assert _errors(PLAN, SILENT) == [("unverified_effect", (s.id,)) for s in PLAN.steps]
+    assert planviz.simulate(PLAN, SILENT).outcome == "refused"
+    assert _errors(DECLARED, SILENT) == [("outside_intent", ("step_4",)), ("outside_intent", ("step_5",))]
+    assert _errors(RENAMED, LAUNDERED) == []
+    says_write = RENAMED.replace(steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps])
+    assert [code for code, _ in _errors(says_write, LAUNDERED)] == ["effect_conflict", "outside_intent"]
+
+
+@pytest.mark.parametrize("plan, contract", [
+    (REVIEW.replace(steps=[replace(s, effect="read") for s in REVIEW.steps]), REVIEW_CONTRACT),  # effects declared too
+    (REVIEW, replace(REVIEW_CONTRACT, tools={**TOOLS, "draft_payment_plan_offer": ToolSpec(effect="read")})),
+])
+def test_exercise_2_right_in_other_forms(plan, contract):
+    assert check_exercise_2(plan, contract)
+
+
+@pytest.mark.parametrize("plan, contract, says", [
+    (PLAN, SILENT, "the contract does not say what"),                                   # no registry at all
+    (DECLARED, SILENT, "'step_4' declares effect 'write'"),                            # a declared write
+    (DECLARED, read_only_contract(), "'step_4' declares effect 'write'"),
+    (CLAIMS_READ, SILENT, "a step's own effect is the planner's word"),                # the plan says it only reads
+    (CLAIMS_READ, read_only_contract(), "'step_4' still sends the offer"),
+    (RENAMED, LAUNDERED, "'step_4' still sends the offer"),                           # renamed, registered read-only
+    (RENAMED.replace(steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps]),
+     LAUNDERED, "'step_4' declares effect 'write'"),
+    (RENAMED.replace(steps=[replace(s, effect="read") if s.id == "step_4" else s for s in RENAMED.steps]),
+     LAUNDERED, "'step_4' still sends the offer"),
+    (RENAMED, Contract(intent="read", tools={"prepare_offer": ToolSpec()}), "the contract does not say what"),
+    (REVIEW.replace(steps=[replace(s, effect="destructive") if s.id == "step_4" else s for s in REVIEW.steps]),
+     REVIEW_CONTRACT, "declares effect 'destructive'"),
+    # the draft's effect declared by the plan alone: validate accepts it, the exercise asks the analyst's registry
+    (REVIEW.replace(steps=[replace(s, effect="read") for s in REVIEW.steps]), read_only_contract(),
+     "does not say what 'draft_payment_plan_offer' does"),
+])
+def test_exercise_2_rejects_the_read_only_cheats(plan, contract, says):
+    feedback = check_exercise_2(plan, contract)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
 @pytest.mark.parametrize("plan, contract, says", [
     (PLAN, read_only_contract(), "still sends the offer"),
     (REVIEW, read_only_contract(), "does not say what 'draft_payment_plan_offer' does"),  # not registered
