@@ -282,13 +282,14 @@ def test_debugging_notebook_observer_reads_the_tools_not_the_plan():
 
 def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
     """The death frame shows S1 as the run believed it (done); the diagnosis frame draws it failed, with S3
-    and S4 voided, S0 and S2 kept, and S2's conflicting observation marked."""
+    and S4 pending (they never started: nothing of them is voided), S0 and S2 kept, and S2's conflicting
+    observation marked."""
     nb = executed("06_debugging_a_failed_run.ipynb")
     frames = [_statuses(svg) for svg in _svgs(nb)]
     believed = next(f for f in frames if f.get("S4") == "failed")
     assert believed["S1"] == "done"
     culprit = next(f for f in frames if f.get("S1") == "failed")
-    assert culprit["S3"] == culprit["S4"] == "invalidated" and culprit["S0"] == culprit["S2"] == "done"
+    assert culprit["S3"] == culprit["S4"] == "pending" and culprit["S0"] == culprit["S2"] == "done"
     svg = next(svg for svg in _svgs(nb) if _statuses(svg).get("S1") == "failed")
     classes = {g.get("id"): g.get("class") for g in svg.iter(f"{{{SVG_NS}}}g") if g.get("id")}
     assert "conflict" in classes["node-S2"].split() and "kept" in classes["node-S0"].split()

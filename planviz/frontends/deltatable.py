@@ -13,7 +13,7 @@ linear in the run's events plus the pictures of its plan versions.
 
 A look is what a frame changes on a node of render's picture (the slots of
 :func:`planviz.pictures.layout.frame_template`): its status class and flags
-(``voided``, ``kept``, ``conflict``), the fill, outline and dash of its two
+(``voided``, ``kept``, ``conflict``, ``not_run``), the fill, outline and dash of its two
 outlines, its status word and the frame's end of its tooltip. Looks come from
 :func:`planviz.pictures.style.node_marks` and
 :func:`~planviz.pictures.style.slot_value`, the functions render fills its
@@ -53,7 +53,7 @@ __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"
 
 _SLOTS = ("fill", "stroke", "stroke-width", "stroke-dasharray", "outer-stroke", "outer-stroke-width",
           "outer-stroke-dasharray", "status")
-FLAGS = ("voided", "kept", "conflict")
+FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
@@ -166,7 +166,7 @@ class _Groups:
         for j, g in enumerate(self.all):
             counts = self._counts[j] = Counter()
             for sid in g.members:
-                key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept)
+                key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
                 counts[key] += 1
         return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
 
@@ -177,7 +177,7 @@ class _Groups:
             groups = self._of.get(sid)
             if not groups:
                 continue
-            key = member_key(sid, frame.statuses, frame.voided, frame.kept)
+            key = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
             old = self._key.get(sid)
             if key == old:
                 continue

@@ -10,7 +10,7 @@
 // Python) and the timeline's SVG are inserted as markup.
 
 const XLINK = 'http://www.w3.org/1999/xlink';
-const FLAGS = ['voided', 'kept', 'conflict'];
+const FLAGS = ['voided', 'kept', 'conflict', 'not_run'];
 const PLAY_MS = 900;
 const LOG_WINDOW = 40;
 

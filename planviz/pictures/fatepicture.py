@@ -3,7 +3,8 @@
 :func:`render_alignment` draws an :class:`~planviz.Alignment` as one
 left-to-right Graphviz picture: every planned step coloured by its fate
 (ran as planned, with other arguments, failed, voided, unfinished, never
-ran), the failure's invalidated subgraph hatched like voided work, and each
+ran), the never-run steps in a failure's scope drawn as blocked (they had no
+work to void, so they never look voided), and each
 unplanned call as a dashed grey box hung after the planned step that ran just
 before it (dashed edge). Node groups are ``<g id="node-<id>" class="node
 fate-<fate> ...">`` (unplanned: ``node-run:<id>``, class ``fate-unplanned``),

@@ -20,7 +20,7 @@ how many of them are in each status, frame by frame, without a new layout.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
 import pygraphviz as pgv
 
@@ -33,9 +33,11 @@ __all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", 
            "COUNT_ORDER", "member_key", "counts_text", "group_traits", "group_mark"]
 
 #: The order in which a group's status counts are listed (the first two non-zero ones are shown).
-COUNT_ORDER = ("failed", "voided", "conflict", "waiting", "running", "ready", "blocked", "done", "kept", "pending")
+COUNT_ORDER = ("failed", "voided", "conflict", "waiting", "running", "ready", "blocked", "not_run", "done", "kept",
+               "pending")
 _LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "waiting": "waiting", "running": "running",
-            "ready": "ready", "blocked": "blocked", "done": "done", "kept": "kept", "pending": "pending"}
+            "ready": "ready", "blocked": "blocked", "not_run": "not_run", "done": "done", "kept": "kept",
+            "pending": "pending"}
 
 
 @dataclass(frozen=True)
@@ -100,25 +102,28 @@ def node_name(view: Any, node: str | int) -> str:
     return dom_id(node) if isinstance(node, str) else f"~group-{view.groups[node].name}"
 
 
-def member_key(sid: str, statuses: Mapping[str, str], voided: frozenset[str], kept: frozenset[str]) -> str:
-    """What a group counts a member as in a frame: its status, or ``voided`` / ``kept``."""
+def member_key(sid: str, statuses: Mapping[str, str], voided: AbstractSet[str], kept: AbstractSet[str],
+               not_run: AbstractSet[str] = frozenset()) -> str:
+    """What a group counts a member as in a frame: its status, or ``voided`` / ``kept`` / ``not_run`` (a
+    stopped run never started it)."""
     status = statuses.get(sid, "pending")
     return ("voided" if (sid in voided or status == "invalidated") and status != "failed"
-            else "kept" if sid in kept and status == "done" else status if status in STATUSES else "pending")
+            else "kept" if sid in kept and status == "done" else "not_run" if sid in not_run
+            else status if status in STATUSES else "pending")
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
     """The counts of a group's members by key, most telling first (two kinds at most, then ``…``)."""
-    shown = [f"{counts[k]} {k}" for k in COUNT_ORDER if counts.get(k)]
+    shown = [f"{counts[k]} {k.replace('_', ' ')}" for k in COUNT_ORDER if counts.get(k)]
     return " · ".join(shown[:2]) + (" …" if len(shown) > 2 else "")
 
 
-def status_counts(members: Iterable[str], statuses: Mapping[str, str], voided: frozenset[str],
-                  kept: frozenset[str]) -> str:
+def status_counts(members: Iterable[str], statuses: Mapping[str, str], voided: AbstractSet[str],
+                  kept: AbstractSet[str], not_run: AbstractSet[str] = frozenset()) -> str:
     """How many members are in each status, most telling first (two kinds at most, then ``…``)."""
     counts: dict[str, int] = {}
     for s in members:
-        key = member_key(s, statuses, voided, kept)
+        key = member_key(s, statuses, voided, kept, not_run)
         counts[key] = counts.get(key, 0) + 1
     return counts_text(counts)
 
@@ -164,7 +169,8 @@ def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[i
     """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
     out = {}
     for i, g in enumerate(view.groups):
-        text = status_counts(g.members, frame.statuses, frame.voided, frame.kept) if frame is not None else None
+        text = (status_counts(g.members, frame.statuses, frame.voided, frame.kept, frame.not_run)
+                if frame is not None else None)
         out[i] = group_mark(g, text, group_traits(g, step_marks))
     return out
 
@@ -186,7 +192,7 @@ def group_mark(g: Any, text: str | None, traits: tuple[bool, str | None]) -> Mar
         look: Look = LOOKS[key]
         extra: tuple[str, ...] = ()
     else:
-        first = text.split(" · ")[0].split(" ")[1]
+        first = text.split(" · ")[0].split(" ", 1)[1].replace(" ", "_")  # "2 not run": not_run
         key = _LOOK_OF.get(first, "pending")
         look = replace(LOOKS[key], text=text)
         classes.append(f"status-{first}")

@@ -53,6 +53,7 @@ LOOKS: Mapping[str, Look] = {
     "invalidated": Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="VOIDED"),
     "kept": Look("#C2E8DA", "#00563F", 2.0, double=True, text="kept (verified)"),
     "blocked": Look("#F2D9E8", "#CC79A7", 2.5, dash="dotted", text="blocked"),
+    "not_run": Look("#FFFFFF", "#7A7A7A", 1.2, dash="dotted", text="not run"),  # the run stopped first: no work
     "conflict": Look("#F9DEA6", "#E69F00", 4.0, text="CONFLICT"),
     "step": Look("#FFFFFF", "#555555", 1.2),
     "critical": Look("#FFFFFF", "#000000", 3.0),
@@ -71,9 +72,9 @@ FATE_LOOKS: Mapping[str, tuple[Look, str]] = {
     "failed": (LOOKS["failed"], "failed"),
     "voided": (LOOKS["invalidated"], "ran, then voided"),
     "unfinished": (LOOKS["running"], "started, never finished"),
-    "not_run": (replace(LOOKS["pending"], text="never ran"), "never ran"),
-    "invalidated": (replace(LOOKS["invalidated"], text="never ran \u00b7 in the failure's scope"),
-                    "never ran: in the failure's scope"),
+    "not_run": (replace(LOOKS["not_run"], text="never ran"), "never ran"),  # no work: never the voided look
+    "invalidated": (replace(LOOKS["blocked"], text="never ran \u00b7 in the failure's scope"),
+                    "never ran: blocked by a failure upstream"),
     "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
 }
 #: Okabe-Ito colours for series that name rows, not statuses (a campaign chart's strategies), in order
@@ -87,14 +88,16 @@ SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
     "pending": "pending", "ready": "ready", "running": "running", "waiting": "waits for input (a human)", "done": "done",
     "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
-    "blocked": "blocked", "conflict": "conflicting fact", "step": "step",
+    "blocked": "blocked", "not_run": "not run: the run stopped first (never voided)", "conflict": "conflicting fact",
+    "step": "step",
     "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
     "warning": "warning (hover: message)", "info": "note (hover: message)",
     "inferred": "dashed edge: inferred dependency",
     "summary": "steps summed up (count inside)",
 }
 INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
-RUN_LEGEND = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "kept", "blocked", "conflict")
+RUN_LEGEND = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "kept", "blocked", "not_run",
+              "conflict")
 LEGEND_ORDER = RUN_LEGEND + ("step", "critical", "far", *SEVERITY_LOOKS, "inferred", "summary")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
@@ -118,6 +121,7 @@ def run_looks(run: Run) -> frozenset[str]:
     seen |= {"invalidated"} if any(e.kind in ("invalidate", "recheck") and e.voided for e in events) else set()
     seen |= {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
     seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
+    seen |= {"not_run"} if events and run.frame(-1).not_run else set()
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 
@@ -200,9 +204,12 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
             flags = [name for name, ids in (("voided", frame.voided), ("kept", frame.kept),
                                             ("conflict", frame.conflicted)) if sid in ids]
             classes += flags
+            if sid in frame.not_run:
+                classes.append("not_run")
             key = ("conflict" if "conflict" in flags else "failed" if status == "failed"
                    else "invalidated" if ("voided" in flags or status == "invalidated")
                    else "kept" if ("kept" in flags and status == "done")
+                   else "not_run" if sid in frame.not_run
                    else status if status in LOOKS else "pending")
             look = LOOKS[key]
             if key == "failed" and "voided" in flags:

@@ -45,9 +45,10 @@ def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | N
         lines = [f"waves {lo + 1}–{hi}" if hi - lo > 1 else f"wave {lo + 1}", f"{len(ids)} steps"]
         if frame is not None:
             counts: dict[str, int] = {}
-            for sid in ids:
-                counts[frame.statuses.get(sid, "pending")] = counts.get(frame.statuses.get(sid, "pending"), 0) + 1
-            lines += [f"{status} {counts[status]}" for status in STATUSES if counts.get(status)]
+            for sid in ids:  # a step the stopped run never started is counted "not run", never voided
+                key = "not run" if sid in frame.not_run else frame.statuses.get(sid, "pending")
+                counts[key] = counts.get(key, 0) + 1
+            lines += [f"{status} {counts[status]}" for status in (*STATUSES, "not run") if counts.get(status)]
         name = f"~wave-{k}"
         a.add_node(name)
         a.get_node(name).attr.update(checked_attrs({"label": "\\n".join(escape_label(x) for x in lines),

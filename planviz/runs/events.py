@@ -202,6 +202,9 @@ class Frame:
     ``voided`` and ``kept`` are what the latest failure of this plan version
     voided and the verified work it kept (empty before any); ``conflicted``
     the steps whose observations conflicted with a held fact in this version.
+    ``not_run`` (from the run's stop event on) are the steps of this version
+    that never started and now never will: the run stopped first. A step
+    that never started is never voided: a failure voids work, and it had none.
     Read frames with :meth:`Run.frame`, never from events directly: how a run
     stores its frames is its own business.
     """
@@ -215,6 +218,7 @@ class Frame:
     voided: AbstractSet[str] = frozenset()
     kept: AbstractSet[str] = frozenset()
     conflicted: AbstractSet[str] = frozenset()
+    not_run: AbstractSet[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ every later event of the version changes some of those. :class:`FrameStore`
 indexes the deltas in one pass (linear in the number of changes): per step, the
 event indices where its status changed since its version's snapshot; per fact,
 the indices where it was gained or lost; per event, how many facts are held
-and steps ready. Reading frame ``i`` costs nothing up front: its statuses,
+and steps ready. The stop event also notes the steps of its version that never
+started and now never will (``not_run``). Reading frame ``i`` costs nothing up front: its statuses,
 facts and ready set are read-only views, and a lookup in them is a binary
 search in that one step's (or fact's) changes since the snapshot. Memory is
 linear in events + changes, never events x steps.
@@ -38,6 +39,8 @@ from ..errors import SimulationError
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
 _EMPTY: frozenset[str] = frozenset()
+_BEGUN = frozenset(("running", "waiting", "done", "failed"))  # statuses only a step that started shows
+_UNSTARTED = frozenset(("pending", "ready"))  # a stopped run's steps in these, never started, were not run
 
 
 class _Segment:
@@ -85,6 +88,8 @@ class FrameStore:
 
     def __init__(self) -> None:
         self._segments: list[_Segment] = []
+        self._began: set[str] = set()  # every step some event showed running, waiting, done or failed
+        self._stop: tuple[int, frozenset[str]] | None = None  # the stop event and the steps it left never run
         self._starts: list[int] = []
         self._facts: dict[str, list[int]] = {}
         self._held: set[str] = set()
@@ -129,6 +134,8 @@ class FrameStore:
             old = current.get(sid)
             self._ready += (status == "ready") - (old == "ready")
             current[sid] = status
+            if status in _BEGUN:
+                self._began.add(sid)
         self._toggle(event.gained, False, i)
         self._toggle(event.lost, True, i)
         if event.kind == "invalidate":
@@ -139,6 +146,9 @@ class FrameStore:
         elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
             seg.first_conflict[event.step] = i
             seg.conflict_at.append(i)
+        elif event.kind == "stop":  # what was still to come will never run: not run, never voided
+            began = self._began
+            self._stop = (i, frozenset(sid for sid, st in current.items() if st in _UNSTARTED and sid not in began))
         self._marks.append(marks)
         self._nfacts.append(len(self._held))
         self._nready.append(self._ready)
@@ -164,6 +174,8 @@ class FrameStore:
             steps |= (voided ^ was_voided) | (kept ^ was_kept)
         if event.step is not None and seg.first_conflict.get(event.step) == i:
             steps.add(event.step)
+        if self._stop is not None and self._stop[0] == i:
+            steps |= self._stop[1]
         return FrameDelta(i, False, frozenset(steps & seg.hist.keys()), frozenset(event.gained),
                           frozenset(event.lost), frozenset(ready_in), frozenset(ready_out))
 
@@ -175,15 +187,20 @@ class FrameStore:
             (self._held.discard if held else self._held.add)(f)
             self._facts.setdefault(f, []).append(i)
 
-    def views(self, i: int) -> tuple[StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView]:
-        """Frame ``i`` (0 <= i < len): statuses, facts, ready, voided, kept, conflicted, as read-only views."""
+    def views(self, i: int) -> tuple[StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView,
+                                     frozenset[str]]:
+        """Frame ``i`` (0 <= i < len): statuses, facts, ready, voided, kept, conflicted, not run, as read-only
+        views (not run: from the stop event on, the steps of its version it left pending or ready and that
+        never started)."""
         seg = self._segments[bisect_right(self._starts, i) - 1]
         statuses = StatusView(seg.hist, i)
         facts = SetView(_held_at, self._facts, i, self._nfacts[i])
         ready = SetView(_ready_at, statuses, i, self._nready[i])
         conflicted = SetView(_marked_at, seg.first_conflict, i, bisect_right(seg.conflict_at, i))
         voided, kept = self._marks[i]
-        return statuses, facts, ready, voided, kept, conflicted
+        stop = self._stop
+        not_run = stop[1] if stop is not None and seg.start <= stop[0] <= i else _EMPTY
+        return statuses, facts, ready, voided, kept, conflicted, not_run
 
 
 class StatusView(Mapping):

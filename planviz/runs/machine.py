@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable
 
 from ..analysis.reach import invalidated
 from ..errors import SimulationError
-from ..plan.model import Contract, Plan
+from ..plan.model import Contract, Plan, natural_key
 from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation
 from .fault import Fault
 from .ledger import Ledger, Shape
@@ -244,10 +244,24 @@ class Machine:
         self._touch(sid)
         return self._emit("retry", sid, message, attempt=self.attempts[sid] + 1)
 
+    def began(self, ids: Iterable[str]) -> set[str]:
+        """The steps of ``ids`` that started (or finished) at some point of the run: the only ones with work a
+        failure can void. A step that never started has nothing to void; it stays pending or blocked."""
+        return {s for s in ids if self.attempts.get(s) or s in self.completed or s in self.failed
+                or s in self.waiting or s in self.voided}
+
     def invalidate(self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str) -> Event:
-        """Void steps: they lose completion and every fact only they established; running ones are cancelled."""
-        voided = set(voided)
-        self._stopped("invalidate", ", ".join(sorted(voided)))
+        """Void steps: they lose completion and every fact only they established; running ones are cancelled.
+
+        Only steps that started are voided (:meth:`began`); the message names the others in the failure's
+        scope as never run, and their status stays what their inputs make it (pending, blocked).
+        """
+        scope = set(voided)
+        self._stopped("invalidate", ", ".join(sorted(scope)))
+        voided = self.began(scope)
+        never = sorted(scope - voided, key=natural_key)
+        if never:
+            message += f"; never ran, so nothing to void: {', '.join(never)}"
         self.completed -= voided
         self.failed -= voided
         self.waiting -= voided
@@ -264,9 +278,9 @@ class Machine:
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
         plan, shape = self._current()
-        lost = invalidated(shape.runnable, self.state()) - self.failed - set(self.running) - self.voided
+        lost = self.began(invalidated(shape.runnable, self.state())) - self.failed - set(self.running) - self.voided
         if not lost:
-            return None
+            return None  # the steps no longer reachable never ran: they show as blocked, nothing is voided
         return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
                                f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
 
@@ -299,8 +313,9 @@ class Machine:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
             self._gain(f, "given")
+        voided = frozenset(self.began(plan.invalidated))  # the ids it retires that never ran were not voided
         self._switch(plan)
-        return self._emit("replan", None, message, voided=frozenset(plan.invalidated))
+        return self._emit("replan", None, message, voided=voided)
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()

@@ -25,7 +25,7 @@ from ..runs.test_frames import plans_and_faults
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>\u2028&amp;"
 SVG, XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}"
 SHAPES = (f"{SVG}path", f"{SVG}polygon", f"{SVG}ellipse")
-FLAGS = ("voided", "kept", "conflict")
+FLAGS = ("voided", "kept", "conflict", "not_run")  # as explorer.js lists them
 
 
 class _Tags(HTMLParser):

@@ -42,8 +42,8 @@ def test_a_fate_that_is_a_status_looks_as_that_status():
     assert FATES_DRAWN is FATE_LOOKS
     assert FATE_LOOKS["voided"][0] == LOOKS["invalidated"] and FATE_LOOKS["failed"][0] == LOOKS["failed"]
     assert FATE_LOOKS["as_planned"][0] == LOOKS["done"] and FATE_LOOKS["unfinished"][0] == LOOKS["running"]
-    assert (FATE_LOOKS["invalidated"][0].fill, FATE_LOOKS["invalidated"][0].stroke) == (
-        LOOKS["invalidated"].fill, LOOKS["invalidated"].stroke)
+    assert (FATE_LOOKS["invalidated"][0].fill, FATE_LOOKS["invalidated"][0].stroke) == (  # never ran: blocked
+        LOOKS["blocked"].fill, LOOKS["blocked"].stroke)
 
 
 def test_a_timeline_bar_has_the_look_of_its_status():
@@ -55,3 +55,12 @@ def test_a_timeline_bar_has_the_look_of_its_status():
     for result, fill, stroke in bars:
         look = LOOKS[BAR_LOOKS[result]]
         assert (fill, stroke) == (look.fill, look.stroke), result
+
+
+def test_the_voided_look_is_one_look_and_never_run_steps_never_wear_it():
+    voided = LOOKS["invalidated"]
+    assert FATE_LOOKS["voided"][0] == voided
+    in_scope, never = FATE_LOOKS["invalidated"][0], FATE_LOOKS["not_run"][0]  # planned steps that never ran
+    assert (in_scope.fill, in_scope.stroke, in_scope.dash) == (LOOKS["blocked"].fill, LOOKS["blocked"].stroke, "dotted")
+    assert (never.fill, never.stroke, never.dash) == (LOOKS["not_run"].fill, LOOKS["not_run"].stroke, "dotted")
+    assert {(look.fill, look.stroke) for look in (in_scope, never)}.isdisjoint({(voided.fill, voided.stroke)})

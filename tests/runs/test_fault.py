@@ -97,3 +97,17 @@ def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
     failed = [e.category for e in run.events if e.kind == "fail"]
     assert (failed[:1] == [row.category]) if failed else row.category == "premise_false"
     assert attribute(run) == row.blame
+
+
+@pytest.mark.parametrize("example, step, says", [
+    ("cache_isolation", "S1", "step 'S1' (it calls no tool) errored"),  # no tool: the step is named
+    ("past_due_account", "step_2", "tool 'check_payment_plan_eligibility' errored"),
+])
+def test_a_tool_error_names_the_tool_or_the_step_never_tool_none(example, step, says):
+    """Issue 23.10: a fault on a step without a tool read "tool None errored" in the log and the explorer."""
+    run = simulate(examples.load(example), faults=[Fault(step, "tool_error")])
+    fail = next(e for e in run.events if e.kind == "fail")
+    assert fail.step == step and fail.message.endswith(says)
+    from planviz.frontends.snapshot import run_snapshot
+    shown = " ".join(str(cell) for row in run_snapshot(run)["log"] for cell in row)  # what the explorer lists
+    assert says in shown and "tool None" not in shown and "None errored" not in run.to_text()

@@ -21,29 +21,32 @@ def migrate(goal, contract, state, plan):
     return Plan(goal, [plan.step("S0"), split, move], premises=plan.premises)
 
 
-def test_without_a_new_goal_the_run_stops_and_everything_is_void(cache_plan):
+def test_without_a_new_goal_the_run_stops_and_every_started_step_is_void(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S3", "goal_change")])
     assert run.outcome == "goal_changed" and run.events[-1].step == "S3"
-    assert set(run.frame(-1).statuses.values()) == {"invalidated"}
+    last = run.frame(-1)
+    assert dict(last.statuses) == {"S0": "invalidated", "S1": "invalidated", "S2": "invalidated",
+                                   "S3": "invalidated", "S4": "pending"}
+    assert set(last.voided) == {"S0", "S1", "S2", "S3"} and set(last.not_run) == {"S4"}  # S4 never started
     inv = next(e for e in run.events if e.kind == "invalidate")
-    assert inv.voided == set(cache_plan.ids) and inv.kept == set()
+    assert inv.voided == set(cache_plan.ids) - {"S4"} and inv.kept == set()
     assert "nothing continues under the old goal" in run.events[-1].message
     assert attribute(run) == "environment"
 
 
-def test_a_new_goal_voids_pending_work_rechecks_completed_work_and_replans(cache_plan):
+def test_a_new_goal_voids_started_work_rechecks_completed_work_and_replans(cache_plan):
     fault = Fault("S3", "goal_change", goal="every tenant has its own cache", contract=MIGRATION)
     run = simulate(cache_plan, faults=[fault], propose=migrate)
     kinds = [e.kind for e in run.events]
     inv = kinds.index("invalidate")
     assert kinds[inv:inv + 5] == ["invalidate", "recheck", "recheck", "recheck", "replan"]
-    assert run.events[inv].voided == {"S3", "S4"} and run.events[inv].kept == set()
+    assert run.events[inv].voided == {"S3"} and run.events[inv].kept == set()  # S4 never started: not voided
     rechecks = {e.step: ("kept" if e.kept else "voided") for e in run.events if e.kind == "recheck"}
     assert rechecks == {"S0": "kept", "S1": "voided", "S2": "voided"}
     assert "wants none of what it established" in next(e.message for e in run.events
                                                        if e.kind == "recheck" and e.step == "S1")
     frame = run.frame(inv + 3)
-    assert frame.kept == {"S0"} and frame.voided == {"S1", "S2", "S3", "S4"}
+    assert frame.kept == {"S0"} and frame.voided == {"S1", "S2", "S3"} and frame.statuses["S4"] == "pending"
     assert "key_builder_located" not in frame.facts and "leak_reproduced" in frame.facts
     v2 = run.plan
     assert (v2.version, v2.goal, v2.ids) == (2, "every tenant has its own cache", ("S0", "M1", "M2"))

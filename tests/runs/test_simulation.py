@@ -91,7 +91,8 @@ PLANNER_TABLE = [
      {"S0": "done", "S1": "done", "S2": "done", "S3.v3": "invalidated", "S4.v3": "invalidated"}, 61.0),
     (("S1:missing_evidence",), "expected_evidence_missing",
      {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}, 13.0),
-    (("S2:goal_change",), "goal_changed", {s: "invalidated" for s in ALL_DONE}, 8.0),
+    (("S2:goal_change",), "goal_changed",  # S3 and S4 never started: not run, never voided
+     {"S0": "invalidated", "S1": "invalidated", "S2": "invalidated", "S3": "pending", "S4": "pending"}, 8.0),
     (("S1:premise_false",), "premise_failed",
      {"S0": "done", "S1": "done", "S2": "done", "S3": "ready", "S4": "pending"}, 13.0),
     (("S2:extra_fact:tests_deleted",), "forbidden_state",
@@ -161,8 +162,11 @@ def test_withdrawn_fact_returns_to_its_producer_and_keeps_the_other_branch(cache
     withdraw = next(e for e in run.events if e.kind == "withdraw")
     assert "key_builder_located" not in run.frame(withdraw.index).facts and withdraw.lost == {"key_builder_located"}
     inv = next(e for e in run.events if e.kind == "invalidate")
-    assert inv.voided == {"S1", "S3", "S4"} and inv.kept == {"S0", "S2"}
-    assert run.frame(inv.index).statuses["S2"] == "done" and run.frame(inv.index).statuses["S1"] == "invalidated"
+    assert inv.voided == {"S1", "S3"} and inv.kept == {"S0", "S2"}  # S4, in the scope, never started: not voided
+    assert inv.message.endswith("never ran, so nothing to void: S4")
+    frame = run.frame(inv.index)
+    assert (frame.statuses["S2"], frame.statuses["S1"], frame.statuses["S4"]) == ("done", "invalidated", "pending")
+    assert "S4" not in frame.voided
     assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S1.v2", "S3.v2", "S4.v2"]
     assert starts(run)["S2"] == 1 and run.outcome == "plan_complete"
 
@@ -214,7 +218,8 @@ def test_a_given_fact_withdrawn_blocks_the_route():
                       Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
     run = simulate(plan, Contract(given_facts=["g"], obtainable_facts=["x", "y"]), faults=[Fault("A", "withdraw")])
     assert run.outcome == "blocked"
-    assert final(run) == {"A": "failed", "B": "invalidated"}
+    assert final(run) == {"A": "failed", "B": "blocked"}  # B never started: blocked, not voided
+    assert not any(e.voided for e in run.events)
     assert "'g'" in run.events[-1].message
 
 
@@ -294,8 +299,8 @@ def test_redundant_work_and_changed_completed(cache_plan):
 STRATEGY_TABLE = [
     ("workflow", "S4:side_effect", "step_failed",
      {"S0": "done", "S1": "done", "S2": "done", "S3": "done", "S4": "failed"}),
-    ("workflow", "S3:withdraw", "step_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "invalidated"}),
+    ("workflow", "S3:withdraw", "step_failed",  # S4 never started: blocked by S3's failure, not voided
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
     ("workflow", "S1:transient", "plan_complete", ALL_DONE),
     ("workflow", "S1:premise_false", "plan_complete", ALL_DONE),
     ("workflow", "S1:missing_evidence", "expected_evidence_missing",
@@ -303,8 +308,8 @@ STRATEGY_TABLE = [
     ("direct", "S1:transient", "plan_complete", ALL_DONE),  # retried, like the others
     ("direct", "S1:missing_evidence", "step_failed",  # S3 runs without S1's fact; S4 needs S3's: not called
      {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
-    ("direct", "S3:withdraw", "step_failed",  # S4 needs S3's result: not called (the withdrawal voids it)
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "invalidated"}),
+    ("direct", "S3:withdraw", "step_failed",  # S4 needs S3's result: not called, so blocked (never voided)
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
 ]
 
 
@@ -440,7 +445,8 @@ def test_cli_simulate(tmp_path, capsys):
     code = main(["simulate", str(path("cache_isolation")), "--fault", "S3:withdraw:key_builder_located",
                  "--strategy", "workflow"])
     text = capsys.readouterr().out
-    assert code == 1 and "outcome: step_failed" in text and "voided: S4" in text and "executability        0.60" in text
+    # S4 never started (S3 failed first): nothing was voided
+    assert code == 1 and "outcome: step_failed" in text and "voided: (none)" in text and "executability        0.60" in text
     assert main(["simulate", str(path("cache_isolation")), "--fault", "S4:explode"]) == 2
     assert "unknown fault kind 'explode'" in capsys.readouterr().err
 
@@ -565,7 +571,7 @@ def test_a_refused_plan_never_has_a_start_event(pf, defect):
 
 @SETTINGS
 @given(plans(), st.data(), st.sampled_from([None, "a new goal"]))
-def test_a_goal_change_voids_every_pending_step_and_rechecks_every_completed_one(plan, data, goal):
+def test_a_goal_change_voids_every_started_step_and_rechecks_every_completed_one(plan, data, goal):
     sid = data.draw(st.sampled_from(sorted(plan.ids)))
     run = simulate(plan, faults=[Fault(sid, "goal_change", goal=goal)])
     fail = next((e for e in run.events if e.kind == "fail" and e.category == "goal_change"), None)
@@ -575,11 +581,14 @@ def test_a_goal_change_voids_every_pending_step_and_rechecks_every_completed_one
     done = {s for s, v in before.statuses.items() if v == "done"}
     inv = run.events[fail.index + 1]
     assert inv.kind == "invalidate" and inv.kept == set()
+    started = {e.step for e in run.events[:fail.index + 1] if e.kind == "start"}  # only started work is voided
     if goal is None:
-        assert inv.voided == set(before.statuses) and run.outcome == "goal_changed"
-        assert set(run.frame(-1).statuses.values()) == {"invalidated"}
+        assert inv.voided == started and run.outcome == "goal_changed"
+        last = run.frame(-1)
+        assert {s for s, v in last.statuses.items() if v == "invalidated"} == started
+        assert set(last.not_run) == {s for s, v in last.statuses.items() if s not in started and v in ("pending", "ready")}
     else:
-        assert inv.voided == set(before.statuses) - done
+        assert inv.voided == started - done
         rechecked = [e.step for e in run.events[fail.index + 2:] if e.kind == "recheck"]
         assert sorted(rechecked) == sorted(done)
         assert run.plans[1].goal == "a new goal" if len(run.plans) > 1 else run.outcome in ("refused", "replan_limit")

@@ -313,7 +313,7 @@ def test_a_crashed_recording_loads_up_to_its_last_event(tmp_path, small_plan):
     assert loaded.frame(-1).statuses == {"S0": "done", "S1": "ready", "S2": "ready", "S3": "pending"}
 
 
-def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan):
+def test_recorder_withdrawal_blocks_what_is_no_longer_reachable_and_voids_nothing_that_never_ran(small_plan):
     rec = Recorder(clock=lambda: 0.0)
     rec.propose(small_plan)
     for sid in ("S0", "S2"):
@@ -321,9 +321,11 @@ def test_recorder_withdrawal_invalidates_what_is_no_longer_reachable(small_plan)
         rec.complete(sid)
     rec.start("S1")
     events = rec.observe("S1", Observation(True, {"key_builder_located"}, withdrawn={"isolation_test_written"}))
-    assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"]
-    assert events[-1].voided == {"S3"} and rec.run.frame(-1).statuses["S3"] == "invalidated"
-    assert events[-1].message == "no longer reachable after the observation of 'S1': S3"
+    assert [e.kind for e in events] == ["complete", "withdraw"]  # S3 never started: it had no work to void
+    assert rec.run.frame(-1).statuses["S3"] == "blocked" and not rec.run.frame(-1).voided
+    rec.stop("step_failed", "the agent gave up")  # the recorded trace ends: S3 is still blocked, never voided
+    last = rec.run.frame(-1)
+    assert last.statuses["S3"] == "blocked" and not last.voided and not any(e.voided for e in rec.run.events)
 
 
 def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
@@ -334,7 +336,8 @@ def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
     assert rec.propose(plan).changes == {"A": "ready", "B": "blocked", "C": "pending"}
     rec.start("A")
     events = rec.observe("A", Observation(True, {"x"}, withdrawn={"x"}))
-    assert [e.kind for e in events] == ["complete", "withdraw", "invalidate"] and events[-1].voided == {"C"}
+    assert [e.kind for e in events] == ["complete", "withdraw"]  # C never started: blocked, not voided
+    assert dict(rec.run.frame(-1).statuses) == {"A": "done", "B": "blocked", "C": "blocked"}
 
 
 def test_recorder_refuses_misuse(small_plan):
