@@ -60,11 +60,12 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
     for given in (v, k):
         if isinstance(given, Unreadable):
             return wrong(ex, f"voided and kept are sets of step ids, such as {{'S0'}}: {given.why}", hint)
-    # the scope voids S1, S3 and S4; the run's voiding event lists the work it took back, S1 and S3 (S4 never
-    # ran, so it had nothing to void): the explorer shows the second, failure_scope the first; both are right
+    # The run voids what of the scope had started; the scope also holds its steps that never started. Either
+    # set is a right reading: the explorer's voiding event shows the first, failure_scope the second.
     voiding = next(e for e in run.events if e.kind == "invalidate")
-    if v not in (scope.voided, frozenset(voiding.voided)):
-        return wrong(ex, f"not the steps voided ({len(scope.voided)} are in the scope)",
+    started = frozenset(voiding.voided)
+    if v not in (scope.voided, started):
+        return wrong(ex, f"not the steps voided ({len(started)} are, of a scope of {len(scope.voided)})",
                      "a precondition failure voids more than the step where it shows up: " + hint)
     if k not in (scope.kept, frozenset(voiding.kept)):
         return wrong(ex, "the voided steps are right, but not the kept ones",
@@ -73,9 +74,12 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
         raise PlanvizError("the failure scope of S3 names no restart")
     if not same_step(restart, scope.restart, plan.ids):
         return wrong(ex, f"execution does not resume at {short(restart)}", "it goes back to the producer of the false fact")
+    never = sorted(scope.voided - started)
+    aside = (f" ({', '.join(never)} {'is' if len(never) == 1 else 'are'} in the scope too but never started: the run "
+             "has nothing of it to void.)" if never else "")
     return right(ex, f"the withdrawn fact sends execution back to its producer {scope.restart}: it and everything "
                      "built on it are voided, the rest is kept. A precondition failure is scoped by the fact, not "
-                     "by where it showed up.")
+                     f"by where it showed up.{aside}")
 
 
 def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: Any = None) -> Feedback:
