@@ -32,6 +32,7 @@ __all__ = [
     "SimulationError",
     "FrameIndexError",
     "expect_type",
+    "expect_names",
     "show_value",
     "did_you_mean",
 ]
@@ -79,6 +80,28 @@ def show_value(value: Any, limit: int = 80) -> str:
     except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def expect_names(value: Any, function: str, argument: str) -> tuple[str, ...]:
+    """``value`` (a list, set or other iterable of str) as a tuple, else :class:`PlanvizTypeError`; one str is
+    refused too, since it would be read letter by letter.
+
+    >>> expect_names("S4", "reissue", "voided")
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanvizTypeError: reissue(voided=...) expects a list of str, got str 'S4'; write voided=['S4']
+    """
+    if isinstance(value, str):
+        raise PlanvizTypeError(f"{function}({argument}=...) expects a list of str, got str {show_value(value)}; "
+                               f"write {argument}=[{show_value(value)}]")
+    try:
+        names = tuple(value)
+    except TypeError:
+        raise PlanvizTypeError(f"{function}({argument}=...) expects a list of str, got {type(value).__name__} "
+                               f"{show_value(value)}") from None
+    for i, name in enumerate(names):
+        expect_type(name, str, function, f"{argument}[{i}]", "a str")
+    return names
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 1, limit: int = 20_000) -> str:
@@ -132,8 +155,8 @@ class PlanFormatError(PlanvizError, ValueError):
 
     def _format(self) -> str:
         place = ""
-        if self.source:
-            place = self.source
+        if self.source:  # a file name, shown short when it is absurdly long (the message must stay readable)
+            place = self.source if len(self.source) <= 400 else self.source[:400] + "..."
             if self.line is not None:
                 place += f":{self.line}"
                 if self.column is not None:

@@ -172,3 +172,44 @@ def test_a_huge_value_is_shown_short(huge):
 def test_the_fault_type_is_still_accepted_as_text():
     """A fault's command-line spelling stays a value, not a mistake (explore takes "S4:side_effect")."""
     assert isinstance(Fault("S4", "side_effect"), Fault)
+
+
+# --- a huge value anywhere is shown short ------------------------------------------------------------------------
+# Every argument of every public function, given an integer of 5,001 digits or a string of a million characters, is
+# either taken or refused with a planviz error (or, for an output path, the OSError of a name no file can have) whose
+# message stays short: the value reaches it through errors.show_value, never a bare repr or str (which raises
+# ValueError for such an integer, or makes a megabyte of message).
+
+HUGE = {"int": 10**5000, "str": "x" * 10**6}
+READERS = {name for name in TAKES_TEXT_OR_PATHS}  # they read their first argument: the bad-input suites cover them
+RUNS_FOREVER = {("campaign", "samples"), ("ablation", "samples")}  # a huge count of simulations is work, not an error
+
+
+def _required() -> dict[str, object]:
+    return {"plan": PLAN, "run": RUN, "a": RUN, "b": RUN, "revised": PLAN, "old": PLAN, "new": PLAN,
+            "state": RUN.state, "alignment": planviz.align(PLAN, RUN), "plans": [PLAN],
+            "reports": [planviz.validate(PLAN)], "cases": [PLAN], "path": "out.html", "step": "S4",
+            "category": "side_effect", "voided": ("S4",), "trigger": "why", "completed": set(), "facts": set(),
+            "g": planviz.to_graph(PLAN), "trace": RUN, "contract": None, "campaign": planviz.campaign([PLAN], samples=1)}
+
+
+EVERY_ARGUMENT = sorted((name, argument) for name in planviz.__all__ if inspect.isfunction(getattr(planviz, name))
+                        and name not in READERS
+                        for argument, p in inspect.signature(getattr(planviz, name)).parameters.items()
+                        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and (name, argument) not in RUNS_FOREVER)
+
+
+@pytest.mark.parametrize("kind", sorted(HUGE))
+@pytest.mark.parametrize("name, argument", EVERY_ARGUMENT)
+def test_a_huge_value_anywhere_is_shown_short(name, argument, kind, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    function = getattr(planviz, name)
+    values = _required()
+    params = inspect.signature(function).parameters
+    args = {q: values[q] for q, p in params.items()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    args[argument] = HUGE[kind]
+    try:
+        function(**args)
+    except (planviz.PlanvizError, OSError) as exc:
+        assert len(str(exc)) < 600, f"{name}({argument}=<huge {kind}>) says {len(str(exc))} characters"

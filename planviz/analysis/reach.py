@@ -184,7 +184,10 @@ def reach_pass(plan: Plan, completed: Iterable[str], held: Iterable[str]) -> tup
 def collection(value: Any, what: str, of: str) -> Any:
     """``value`` itself, refusing a lone string (iterating it would give its characters)."""
     if isinstance(value, str):
-        raise PlanvizTypeError(f"{what} must be a collection of {of}, got the string {value!r}; wrap it in a list")
+        raise PlanvizTypeError(f"{what} must be a collection of {of}, got the string {show_value(value)}; "
+                               "wrap it in a list")
+    if not isinstance(value, Iterable):
+        raise PlanvizTypeError(f"{what} must be a collection of {of}, got {type(value).__name__} {show_value(value)}")
     return value
 
 

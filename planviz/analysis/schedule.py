@@ -26,7 +26,7 @@ from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
 from ..plan.arguments import expect_contract, expect_plan
-from ..errors import AnalysisError, UnknownStepError
+from ..errors import AnalysisError, UnknownStepError, expect_type
 from ..plan.bulk import paused_gc
 from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
 from ..plan.plaindata import as_duration
@@ -160,6 +160,8 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     """
     plan = expect_plan(plan, "critical_path")
     contract = expect_contract(contract, "critical_path")
+    if durations is not None:
+        expect_type(durations, Mapping, "critical_path", "durations", "a mapping from step id to duration")
     with paused_gc():
         ix = require_dag(plan)
         ids, out, order, npred = ix.ints()

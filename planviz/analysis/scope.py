@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..plan.arguments import expect_plan
-from ..errors import AnalysisError
+from ..errors import AnalysisError, show_value
 from ..plan.model import Plan
 from ..structure.dag import require_dag
 from ..structure.index import StructureIndex
@@ -111,7 +111,7 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     """
     plan = expect_plan(plan, "failure_scope")
     if category not in CATEGORIES:
-        raise AnalysisError(f"unknown failure category {category!r}; choose one of "
+        raise AnalysisError(f"unknown failure category {show_value(category)}; choose one of "
                             f"{', '.join(map(repr, CATEGORIES))}")
     target = plan.step(step)
     index = require_dag(plan)  # scopes follow dependencies: a cyclic plan is refused

@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..plan.arguments import expect_plan
-from ..errors import AnalysisError
+from ..errors import AnalysisError, show_value
 from ..plan.bulk import paused_gc
 from ..plan.model import Plan, natural_key
 from ..structure.dag import require_dag
@@ -143,7 +143,7 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     """
     plan = expect_plan(plan, "ready_timeline")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {workers!r}")
+        raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {show_value(workers)}")
     with paused_gc():
         return _Schedule(plan, workers).run()
 

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import expect_type
+from ..errors import expect_names, expect_type
 from ..plan.model import LAYERS, Finding, natural_key
 
 __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
@@ -237,7 +237,7 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
     per_plan: Counter[str] = Counter()
     severities: dict[str, str] = {}
     failed: list[tuple[int, str, tuple[str, ...]]] = []
-    labels = iter(names) if names is not None else None
+    labels = iter(expect_names(names, "summarize", "names")) if names is not None else None
     for i, r in enumerate(reports):
         name = next(labels, "") if labels is not None else ""
         plans += 1

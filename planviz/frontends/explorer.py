@@ -172,6 +172,9 @@ class Explorer(ViewHooks, FrontEnd):
         self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
+        if isinstance(faults, str) or not isinstance(faults, Iterable):
+            raise PlanvizTypeError(f"explore(faults=...) expects a list of Fault values or 'S4:side_effect' strings, "
+                                   f"got {type(faults).__name__} {show_value(faults)}")
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
         self._workers, self._strategy, self._options = workers, strategy, options
         self._schedule: Schedule | None

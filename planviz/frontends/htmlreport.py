@@ -35,8 +35,11 @@ True
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
+
+from ..errors import PlanvizTypeError, expect_type, show_value
 
 from ..plan.output import write_output
 from ..runs.events import expect_run
@@ -84,6 +87,10 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
     """
     if not isinstance(run, (list, tuple)):
         run = expect_run(run, "report_html")
+    expect_type(path, (str, os.PathLike), "report_html", "path", "a file path (a str or a pathlib.Path)")
+    if progress is not None and not callable(progress):
+        raise PlanvizTypeError(f"report_html(progress=...) expects None or a callable (what, done, total), got "
+                               f"{type(progress).__name__} {show_value(progress)}")
     if isinstance(run, (list, tuple)):
         return pair_report(run, path)
     path = Path(path)

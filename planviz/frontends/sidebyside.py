@@ -21,7 +21,7 @@ True
 
 from __future__ import annotations
 
-from ..errors import PlanvizTypeError
+from ..errors import PlanvizTypeError, expect_type
 from ..runs.events import Run, expect_run
 from ..runs.comparisons.rundiff import RunDiff, diff_runs
 from .pairreport import pair_ticks
@@ -78,7 +78,8 @@ class RunComparison(FrontEnd):
             if not run.events or not run.plans:
                 raise PlanvizTypeError(f"compare_runs({name}=...) needs a run with a plan and events")
         self._runs = (a, b)
-        self._labels = tuple(str(x) for x in labels)
+        self._labels = tuple(str(x) for x in expect_type(labels, (tuple, list), "compare_runs", "labels",
+                                                         "two names, such as ('before', 'after')"))
         self._diff = diff_runs(a, b)
         self._ticks, notes = pair_ticks(self._runs, self._diff)
         super().__init__()

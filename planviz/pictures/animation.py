@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import PlanvizError, RenderError, expect_type
+from ..errors import PlanvizError, RenderError, expect_type, show_value
+from ..plan.output import output_name
 from ..runs.events import Run
 from .captions import event_caption
 from .diagram import Diagram
@@ -113,15 +114,15 @@ def choose_frames(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.P
     """Check :func:`planviz.animate`'s arguments (its messages name it) and choose its :class:`Frames`."""
     labels, runs = _runs(run)
     expect_type(path, (str, os.PathLike), "animate", "path", "a file or folder path")
-    path = Path(path)
+    path = Path(output_name(path))
     kind = KINDS.get(path.suffix.lower())
     if kind is None:
-        raise RenderError(f"cannot animate to {path.name!r}: unknown suffix {path.suffix!r}; "
+        raise RenderError(f"cannot animate to {show_value(path.name)}: unknown suffix {show_value(path.suffix)}; "
                           "use .gif, .html, or a folder name without a suffix")
     for value, name in ((seconds, "seconds"), (dpi, "dpi")):
         expect_type(value, (int, float), "animate", name, "a positive number")
-        if not (math.isfinite(value) and value > 0):
-            raise RenderError(f"animate({name}=...) must be a positive number, got {value!r}")
+        if not 0 < value < 1e300:  # NaN and infinity too; a huge int is compared, never converted
+            raise RenderError(f"animate({name}=...) must be a positive number, got {show_value(value)}")
     for one in runs:
         if not one.events:
             raise PlanvizError("this run has no events, so there is nothing to animate; simulate or record one first")

@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from ..errors import PlanvizTypeError, RenderError, show_value
 from ..plan.model import Plan
 
 __all__ = ["LayoutFeatures", "LayoutCost", "layout_features", "view_features", "estimate", "pick_layout",
@@ -176,6 +177,8 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
                 attempt: Callable[[Any, bool], Any], *, asked_focus: bool = False) -> tuple[Any, str]:
     """Lay out the first of ``views`` that fits the budget; returns its picture (None if none did) and a notice.
 
+    ``budget`` and ``memory`` (``render``'s arguments) are checked first: a number > 0, or None.
+
     A view is tried when its estimate, scaled by :func:`slowdown`, is within
     half of what is left of ``budget`` seconds (None: any time; a view estimated under
     :data:`QUICK_SECONDS` always) and within ``memory`` bytes (None: any size);
@@ -186,6 +189,12 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
     says what is shown, what was not tried and why, and how to draw it all (``asked_focus``: the caller
     chose the focus, so drawing it all means dropping it, not only the step limit).
     """
+    for name, value in (("budget", budget), ("memory", memory)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise PlanvizTypeError(f"render({name}=...) expects a number > 0 or None, got {type(value).__name__} "
+                                   f"{show_value(value)}")
+        if value is not None and not 0 < value < 1e300:
+            raise RenderError(f"render({name}={show_value(value)}) is not a limit: use a number > 0, or None for none")
     skipped: list[str] = []
     started = time.monotonic()
     slower = slowdown()

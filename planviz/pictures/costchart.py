@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from ..errors import PlanvizTypeError, RenderError
+from ..errors import PlanvizTypeError, RenderError, show_value
 from ..plan.output import write_output
 from ..runs.campaigntable import METRIC_NAMES, Campaign
 from .escape import SVG_NS, check_svg, escape_label
@@ -90,7 +90,7 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
         raise PlanvizTypeError(f"render_campaign(campaign=...) expects a planviz Campaign, got "
                                f"{type(campaign).__name__}; make one with planviz.campaign(plans, faults, samples=N)")
     if cost not in METRIC_NAMES:
-        raise RenderError(f"render_campaign: unknown cost {cost!r}; choose one of {', '.join(METRIC_NAMES)}")
+        raise RenderError(f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(METRIC_NAMES)}")
     rows = [r for r in campaign.rows if getattr(r, cost).mean is not None]
     names = list(dict.fromkeys(r.strategy for r in campaign.rows))
     highs = [max(e.mean, e.high if e.high is not None else e.mean) for e in (getattr(r, cost) for r in rows)]

@@ -198,7 +198,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
     """
     plan = expect_plan(plan, "render")
     reduce = check_reduce(reduce)
-    wanted = (highlight,) if isinstance(highlight, str) else tuple(highlight or ())
+    wanted = (highlight,) if isinstance(highlight, str) else tuple(expect_type(
+        highlight or (), (list, tuple, set, frozenset), "render", "highlight", "'critical', a list of them or None"))
     unknown = [h for h in wanted if h not in HIGHLIGHTS]
     if unknown:
         raise RenderError(f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
@@ -216,7 +217,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
         plan = run.plan_at(index) or plan
         frame = run.frame(index)
     elif at is not None:
-        raise RenderError(f"at={at!r} needs a run with events; pass run=simulate(plan) or a loaded trace")
+        raise RenderError(f"at={show_value(at)} needs a run with events; pass run=simulate(plan) or a loaded trace")
 
     findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
     schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")

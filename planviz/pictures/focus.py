@@ -220,14 +220,18 @@ def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequenc
 
 
 def _check(hops: object, collapse: object, group_by: object, max_steps: object) -> None:
+    for name, value in (("hops", hops), ("max_steps", max_steps)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise PlanvizTypeError(f"render({name}=...) expects a whole number, got {type(value).__name__} "
+                                   f"{show_value(value)}")
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
-        raise RenderError(f"hops={hops!r}: expected a whole number of dependency hops >= 0, such as hops=2")
+        raise RenderError(f"hops={show_value(hops)}: expected a whole number of dependency hops >= 0, such as hops=2")
     if collapse is not None and collapse not in COLLAPSE:
-        raise RenderError(f"collapse={collapse!r}: choose one of {', '.join(map(repr, COLLAPSE))} or None")
+        raise RenderError(f"collapse={show_value(collapse)}: choose one of {', '.join(map(repr, COLLAPSE))} or None")
     if group_by is not None and group_by not in GROUP_BY:
-        raise RenderError(f"group_by={group_by!r}: choose one of {', '.join(map(repr, GROUP_BY))} or None")
+        raise RenderError(f"group_by={show_value(group_by)}: choose one of {', '.join(map(repr, GROUP_BY))} or None")
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-        raise RenderError(f"max_steps={max_steps!r}: expected a number of steps >= 1, or None to draw every step")
+        raise RenderError(f"max_steps={show_value(max_steps)}: expected a number of steps >= 1, or None to draw every step")
 
 
 def _focus_ids(plan: Plan, focus: str | Iterable[str]) -> tuple[str, ...]:
@@ -244,7 +248,7 @@ def _focus_ids(plan: Plan, focus: str | Iterable[str]) -> tuple[str, ...]:
             try:
                 plan.step(sid)
             except UnknownStepError as exc:
-                raise UnknownStepError(f"render(focus={sid!r}): {exc}") from None
+                raise UnknownStepError(f"render(focus={show_value(sid)}): {exc}") from None
     if not wanted:
         raise RenderError("render(focus=[]) names no step; pass a step id, or focus=None for the default view")
     return wanted

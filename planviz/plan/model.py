@@ -23,7 +23,7 @@ from functools import reduce
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
 
-from ..errors import PlanFormatError, UnknownStepError
+from ..errors import PlanFormatError, UnknownStepError, show_value
 from .fields import EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
@@ -292,7 +292,7 @@ class Plan:
             return step
         except KeyError:
             shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))  # type: ignore[attr-defined]
-            raise UnknownStepError(f"no step {step_id!r} in this plan; its steps are {shown}") from None
+            raise UnknownStepError(f"no step {show_value(step_id)} in this plan; its steps are {shown}") from None
 
     def __contains__(self, step_id: object) -> bool:
         return step_id in self._by_id  # type: ignore[attr-defined]

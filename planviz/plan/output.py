@@ -34,7 +34,9 @@ import secrets
 import stat
 from typing import IO, Any, Iterator
 
-__all__ = ["open_output", "write_output", "same_file"]
+from ..errors import PlanvizTypeError, show_value
+
+__all__ = ["open_output", "write_output", "same_file", "output_name"]
 
 
 @contextlib.contextmanager
@@ -44,7 +46,7 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
     Errors name ``path`` (never the temporary file); a FIFO nobody reads is refused at once (writing to it
     would wait forever), as are a directory and a path no file can have (a NUL, a lone surrogate).
     """
-    name = _shown(path)
+    name = output_name(path)
     try:
         info: os.stat_result | None = os.stat(path)  # follows links, /dev/stdout and /proc/self/fd/N too
     except FileNotFoundError:
@@ -92,7 +94,18 @@ def _open_special(path: str | os.PathLike[str], name: str, binary: bool) -> Iter
         yield fh
 
 
-def _shown(path: str | os.PathLike[str]) -> str:
+def output_name(path: Any) -> str:
+    """``path`` as text, once checked: a str, bytes or path-like (else :class:`PlanvizTypeError`), and no longer
+    than any path the system opens (else the OSError of a too-long name, which shows it cut short)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise PlanvizTypeError(f"an output path is a str or a pathlib.Path, got {type(path).__name__} {show_value(path)}")
+    name = _shown(path)
+    if len(name) > 4096:
+        raise OSError(errno.ENAMETOOLONG, "File name too long", name[:80] + "...")
+    return name
+
+
+def _shown(path: str | bytes | os.PathLike[Any]) -> str:
     name = os.fspath(path)
     return name if isinstance(name, str) else os.fsdecode(name)
 

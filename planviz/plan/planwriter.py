@@ -12,7 +12,7 @@ import functools
 import json
 import os
 
-from ..errors import PlanFormatError
+from ..errors import PlanFormatError, expect_type, show_value
 from .arguments import expect_plan
 from .model import Plan
 from .records import plan_to_dict
@@ -61,6 +61,10 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
       expected_evidence: 'yes'
     """
     plan = expect_plan(plan, "dump_plan")
+    if path is not None:
+        expect_type(path, (str, os.PathLike), "dump_plan", "path", "a file path (a str or a pathlib.Path) or None")
+    if format is not None:
+        expect_type(format, str, "dump_plan", "format", "'yaml', 'json' or None")
     if format is None:
         format = "json" if path is not None and str(path).lower().endswith(".json") else "yaml"
     data = plan_to_dict(plan)
@@ -72,7 +76,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
         text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False,
                          width=100)
     else:
-        raise PlanFormatError(f"unknown dump format {format!r}: expected 'yaml' or 'json'")
+        raise PlanFormatError(f"unknown dump format {show_value(format)}: expected 'yaml' or 'json'")
     if path is not None:
         from .output import write_output  # reading plans never needs the writer (nor its random names)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable
 
-from ..errors import PlanvizTypeError, SimulationError, expect_type, show_value
+from ..errors import PlanvizTypeError, SimulationError, expect_names, expect_type, show_value
 from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
@@ -78,10 +78,7 @@ def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies
     >>> row.success_interval[0] <= row.success_rate <= row.success_interval[1]
     True
     """
-    if isinstance(strategies, str):
-        raise PlanvizTypeError(f"campaign(strategies=...) expects a list of strategy names, got {strategies!r}; "
-                               f"write strategies=[{strategies!r}]")
-    rows = tuple(variant(s) for s in dict.fromkeys(strategies))
+    rows = tuple(variant(s) for s in dict.fromkeys(expect_names(strategies, "campaign", "strategies")))
     return _evaluate("campaign", plans, faults, rows, samples, executor, per_plan, progress)
 
 
@@ -139,6 +136,10 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
     if isinstance(plans, (str, bytes, os.PathLike)):
         raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got {type(plans).__name__} "
                                f"{show_value(plans)}; load them first with planviz.load_plans(path)")
+    expect_type(plans, Iterable, name, "plans", "a list of plans")
+    if progress is not None and not callable(progress):
+        raise PlanvizTypeError(f"{name}(progress=...) expects None or a callable (what, done, total), got "
+                               f"{type(progress).__name__} {show_value(progress)}")
     plans = tuple(plans)
     for plan in plans:
         expect_plan(plan, name, "plans")
@@ -148,7 +149,7 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
         faults, FaultModel, name, "faults", "a planviz FaultModel", "e.g. FaultModel({'transient': 0.1}, seed=0)")
     expect_type(samples, int, name, "samples", "an integer")
     if samples < 1:
-        raise SimulationError(f"{name}: samples must be >= 1, got {samples!r}")
+        raise SimulationError(f"{name}: samples must be >= 1, got {show_value(samples)}")
     if not rows:
         raise SimulationError(f"{name}: no strategies; choose among {', '.join(STRATEGIES)}")
     keys = [plan_key(p) for p in plans]

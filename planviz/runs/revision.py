@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import AbstractSet, Iterable, Protocol
 
-from ..errors import PlanvizTypeError, show_value
+from ..errors import PlanvizTypeError, expect_names, show_value
 from ..plan.arguments import expect_plan
 from ..plan.identity import work_keys
 from ..plan.lineage import all_ids, lineage_roots, versions
@@ -76,8 +76,8 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str, drop: Iterable[str]
     (2, ('S0', 'S1', 'S2', 'S3.v2', 'S4.v2'), 'S3')
     """
     plan = expect_plan(plan, "reissue")
-    voided = set(voided)
-    dropped = voided.intersection(drop)
+    voided = set(expect_names(voided, "reissue", "voided"))
+    dropped = voided.intersection(expect_names(drop, "reissue", "drop"))
     version = plan.version + 1
     taken = all_ids(plan)
     roots = lineage_roots(versions(plan))
@@ -202,6 +202,7 @@ def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tupl
     """
     old = expect_plan(old, "changed_completed", "old")
     new = expect_plan(new, "changed_completed", "new")
+    completed = frozenset(expect_names(completed, "changed_completed", "completed"))
     both = [s.id for s in new.steps if s.id in completed and s.id in old and old.step(s.id) != s]
     if not both:
         return ()

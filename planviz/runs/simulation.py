@@ -135,12 +135,11 @@ def simulate(plan: Plan, contract: Contract | None = None, faults: Iterable[Faul
     expect_type(approval_time, (int, float), "simulate", "approval_time", "a finite number >= 0")
     if not 0 <= approval_time < 1e300:
         raise SimulationError(f"approval_time must be a finite number >= 0, got {show_value(approval_time)}")
-    if expand is not None and not isinstance(expand, Mapping) and not callable(expand):
-        raise PlanvizTypeError(f"simulate(expand=...) expects a mapping from step id to steps or a callable "
-                               f"(step, state) -> steps, got {type(expand).__name__} {show_value(expand)}")
-    if propose is not None and not callable(propose):
-        raise PlanvizTypeError(f"simulate(propose=...) expects None or a callable (goal, contract, state, plan) -> "
-                               f"Plan, got {type(propose).__name__} {show_value(propose)}")
+    for name, value, what in (("expand", expand, "a mapping from step id to steps or a callable (step, state)"),
+                              ("propose", propose, "None or a callable (goal, contract, state, plan) -> Plan"),
+                              ("progress", progress, "None or a callable (what, done, total)")):
+        if value is not None and not callable(value) and not (name == "expand" and isinstance(value, Mapping)):
+            raise PlanvizTypeError(f"simulate({name}=...) expects {what}, got {type(value).__name__} {show_value(value)}")
     contract = contract if contract is not None else plan.contract
     faults = expect_faults(faults, "simulate")
     return _Simulation(plan, contract, faults, workers, strategy, propose, expand, float(approval_time),

@@ -333,3 +333,15 @@ def test_simulate_frozen_is_the_executor_test(capsys):
     assert "evidence rate: 1.00" in out and "attribution: -" in out
     assert main(["simulate", str(examples.path("release_no_credentials")), "--frozen"]) == 2
     assert "admissible" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["", "validate", "grade", "render", "simulate", "report", "align", "diff",
+                                     "hindsight", "schema", "campaign", "ablation"])
+def test_help_is_plain_text(command, capsys):
+    """``planviz --help`` is read on a terminal: no reST markup from the docstrings it is built from."""
+    from planviz.frontends.cli import main
+
+    code = main([command, "--help"] if command else ["--help"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("usage: planviz")
+    assert not re.search(r"``|:(func|class|mod|meth|data|attr):`", out), out

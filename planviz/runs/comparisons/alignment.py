@@ -36,7 +36,7 @@ from typing import Any, Mapping
 
 from ...plan.arguments import expect_plan
 from ..events import expect_run
-from ...errors import UnknownStepError
+from ...errors import UnknownStepError, show_value
 from ...plan.model import Plan
 from ...structure.index import structure_index
 from ..events import Run
@@ -92,7 +92,7 @@ class Alignment:
         for f in self.fates:
             if f.step == step:
                 return f
-        raise UnknownStepError(f"no step {step!r} in the plan; its steps are {', '.join(self.plan.ids)}")
+        raise UnknownStepError(f"no step {show_value(step)} in the plan; its steps are {', '.join(self.plan.ids)}")
 
     def counts(self) -> dict[str, int]:
         """How many planned steps met each fate, plus ``unplanned``."""

@@ -12,6 +12,7 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
+from ...errors import expect_names
 from ...plan.arguments import expect_contract, expect_plan
 from ...plan.model import Contract, Plan
 from ..fault import Fault, expect_faults
@@ -113,7 +114,7 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
     contract = expect_contract(contract, "compare")
     faults = expect_faults(faults, "compare")
     rows = []
-    for strategy in strategies:
+    for strategy in expect_names(strategies, "compare", "strategies"):
         run = simulate(plan, contract, faults=faults, workers=workers, strategy=strategy)
         rows.append(ComparisonRow(strategy, run.outcome, metrics(run), attribute(run, contract)))
     return Comparison(tuple(rows), faults)
