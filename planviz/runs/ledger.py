@@ -274,7 +274,7 @@ class Ledger:
         completed = m.completed
         if sid in completed:
             return "done"
-        if sid in m.running:
+        if sid in m.running or sid in m.interrupted:
             return "running"
         if sid in m.waiting:
             return "waiting"
