@@ -46,7 +46,8 @@ def voided(plan, step_id):
 
 
 # Exercise 1: the fault withdraws key_builder_located at S3. Its producer is S1, so execution returns
-# to S1: S1 and everything built on its fact (S3, S4) are voided; S0 and S2 keep their verified work.
+# to S1: S1 and everything built on its fact (S3, S4) are in the scope; the run voids S1 and S3 (S4 never
+# started, so there is nothing of it to void; the check takes either set). S0 and S2 keep their work.
 withdrawn = explorer.inject(Fault("S3", "withdraw", fact="key_builder_located"))
 voiding = next(e for e in withdrawn.events if e.kind == "invalidate")
 restart = voiding.message.split("return to ")[1].split("'")[1]

@@ -12,8 +12,14 @@ a set where an order is asked is refused, never read in hash order.
 (29.0, 29.0, None, None, None)
 >>> word(" Executor "), word(KeyError), word(3)
 ('executor', 'keyerror', None)
->>> sorted(ids([" S1", "S2 "])), sorted(ids("S3"))
-(['S1', 'S2'], ['S3'])
+>>> sorted(ids([" S1", "S2 "])), sorted(ids("S3")), sorted(ids("S1, S3 S4"))
+(['S1', 'S2'], ['S3'], ['S1', 'S3', 'S4'])
+>>> sorted(words("model calls, Input-Tokens")), sorted(words((x for x in ["cost", " TIME "])))
+(['input_tokens', 'model_calls'], ['cost', 'time'])
+>>> words({"cost": 1}).why
+'a dict; give the names as a list or a set'
+>>> sorted(in_plan(ids(["s1", "S3"]), ["S0", "S1", "S3"]))
+['S1', 'S3']
 >>> ids({"S1", "S2"}, ordered=True).why
 'a set has no order: give the steps as a list, first to last'
 >>> from planviz import examples, simulate
@@ -33,7 +39,7 @@ from ..plan.model import Step
 from ..runs.events import Run
 
 __all__ = ["number", "word", "same_word", "ids", "id_of", "Unreadable", "unreadable", "stop_reason",
-           "same_step", "whole_number", "short"]
+           "same_step", "in_plan", "words", "whole_number", "short"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,26 @@ def same_word(value: Any, expected: str) -> bool:
     return got is not None and _squash(got) == _squash(expected)
 
 
+def words(value: Any) -> frozenset[str] | Unreadable:
+    """Names from an answer (facts, figures), each as :func:`same_word` reads it: lower case, spaces and hyphens as
+    ``_``. A string holds them separated by commas (or, with none, by spaces); any other collection is read once
+    (a generator is fine). A dict or a non-name gives an :class:`Unreadable` saying why."""
+    if isinstance(value, str):
+        parts = value.split(",") if "," in value else value.split()
+        value = [p for p in parts if p.strip()]
+    if isinstance(value, dict) or type(value).__name__ in ("dict_values", "dict_items"):
+        return Unreadable("a dict; give the names as a list or a set")
+    if not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
+        return Unreadable(f"expected names (a list such as ['a', 'b']), got {type(value).__name__} {short(value)}")
+    out = set()
+    for item in value:
+        got = word(item) if isinstance(item, str) else None
+        if got is None:
+            return Unreadable(f"{short(item)} is not a name: give names as strings")
+        out.add(_squash(got))
+    return frozenset(out)
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[\s_\-]+", "_", text.strip().lower())
 
@@ -112,14 +138,15 @@ def id_of(value: Any) -> str | Unreadable:
 def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...] | Unreadable:
     """Step ids from an answer: a frozenset, or with ``ordered`` a tuple in the student's order.
 
-    A single id may be given as a string; ordered, a string such as
+    A string reads as ids separated by commas or spaces (``"S1, S3"``); ordered, a string such as
     ``"S0 -> S1 -> S3"`` reads as a path. Step objects, non-strings and (when
     ``ordered``) sets and dicts give an :class:`Unreadable` saying why.
     """
     if isinstance(value, Step):
         return Unreadable("that is a Step object; give step ids (step.id)")
     if isinstance(value, str):
-        found = tuple(re.findall(r"[A-Za-z0-9_.:\-]+", value)) if ordered else (value.strip(),)
+        found = (tuple(re.findall(r"[A-Za-z0-9_.:\-]+", value)) if ordered else
+                 tuple(x for x in re.split(r"[\s,;]+", value.strip()) if x) or ("",))
         found = tuple(x for x in found if x and x not in ("->", "-"))
         if not all(found):
             return Unreadable("an empty string is not a step id")
@@ -152,6 +179,24 @@ def same_step(value: Any, expected: str, plan_ids: Iterable[str] = ()) -> bool:
         return True
     match = re.fullmatch(r"(.+)\.v\d+", got, re.I)
     return match is not None and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
+
+
+def in_plan(got: Any, plan_ids: Iterable[str]) -> Any:
+    """``got`` (a tuple or frozenset of ids read by :func:`ids`) with each id spelled as the plan spells it,
+    when they differ only in case and the plan has no other step of that spelling (``"s1"`` for ``S1``).
+    Anything else is returned as it is."""
+    if not isinstance(got, (tuple, frozenset)):
+        return got
+    by_lower: dict[str, list[str]] = {}
+    for pid in plan_ids:
+        by_lower.setdefault(pid.lower(), []).append(pid)
+
+    def spell(sid: str) -> str:
+        found = by_lower.get(sid.lower(), [])
+        return sid if sid in found or len(found) != 1 else found[0]
+
+    out = (spell(x) for x in got)
+    return tuple(out) if isinstance(got, tuple) else frozenset(out)
 
 
 def stop_reason(run: Run) -> str:

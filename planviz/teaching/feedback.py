@@ -110,7 +110,7 @@ def multiple_choice(exercise: str, answer: Any, right_choice: str, why_not: dict
     choices = sorted({right_choice, *why_not})
     if is_blank(answer):
         return unanswered(exercise, f"pick one of {', '.join(map(repr, choices))}", hint)
-    letter = str(answer).strip().strip("()").lower()
+    letter = str(answer).strip().strip("().: ").lower()  # "b", " B ", "(b)", "B." all read as b
     if letter == right_choice:
         return right(exercise, f"({letter}) is the reason.")
     if letter in why_not:

@@ -22,7 +22,7 @@ from ..examples import load
 from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
 from .agreement import agreement, ancestor_cases
-from .answers import Unreadable, ids, same_word, short
+from .answers import Unreadable, ids, same_word, short, words
 from .cases import has_cycle, order_plans
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
@@ -132,12 +132,11 @@ def check_exercise_2(facts: Any) -> Feedback:
     hint = "for u, v, facts in planviz.to_graph(plan).edges(data='facts'): print(u, v, facts)"
     if is_blank(facts):
         return unanswered(ex, "the facts the edge into S5 carries, as a list of names", hint)
-    if isinstance(facts, str):
-        facts = facts.replace(",", " ").split()
-    if not isinstance(facts, Iterable) or any(not isinstance(f, str) for f in facts):
-        return wrong(ex, f"expected a list of fact names (strings), got {type(facts).__name__} {short(facts)}",
-                     hint)
-    given = {f.strip() for f in facts}
+    given = words(facts)
+    if isinstance(given, Unreadable):
+        return wrong(ex, f"expected a list of fact names (strings): {given.why}", hint)
+    read = words(sorted(expected))
+    expected = set(read) if isinstance(read, frozenset) else expected
     if given == expected:
         return right(ex, "an edge carries the facts its source produces that its target requires.")
     extra, missing = sorted(given - expected), len(expected - given)

@@ -19,7 +19,7 @@ from ..analysis.timeline import ready_timeline, ready_waves
 from ..examples import load
 from ..plan.model import Plan
 from .agreement import agreement
-from .answers import Unreadable, number, short, whole_number
+from .answers import Unreadable, id_of, in_plan, number, short, whole_number
 from .answers import ids as read_ids
 from .cases import timed_plans
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
@@ -67,7 +67,7 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
     hint = "add the durations along each chain from S0 to S4, with S2 at its new duration"
     if is_blank(path) or is_blank(makespan):
         return unanswered(ex, "your prediction: check_exercise_1(path=[...], makespan=...)", hint)
-    ids = read_ids(path, ordered=True)
+    ids = in_plan(read_ids(path, ordered=True), plan.ids)
     if isinstance(ids, Unreadable):
         return wrong(ex, f"that path cannot be read: {ids.why}", hint)
     if not ids:
@@ -109,7 +109,13 @@ def check_exercise_2(saved: Any) -> Feedback:
                        "a dict {step id: minutes saved}", hint)
     if problem is not None:
         return problem
-    saved = {k.strip() if isinstance(k, str) else k: v for k, v in saved.items()}
+    keys = {}
+    for key, value in saved.items():
+        sid = id_of(key)
+        if isinstance(sid, Unreadable):
+            return wrong(ex, f"a key of the dict: {sid.why}", "key the dict by step ids: {'S0': ..., 'S1': ...}")
+        keys[in_plan((sid,), plan.ids)[0]] = value
+    saved = keys
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")

@@ -24,7 +24,7 @@ from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.simulation import simulate
 from .agreement import agreement
-from .answers import Unreadable, ids, same_step, same_word, short, whole_number
+from .answers import Unreadable, ids, in_plan, same_step, same_word, short, whole_number
 from .cases import patch_cases
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
@@ -56,23 +56,30 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
     hint = "which step produced the fact that turned out false, and what was built on it?"
     if is_blank(voided) or is_blank(kept) or is_blank(restart):
         return unanswered(ex, "check_exercise_1(voided={...}, kept={...}, restart=...)", hint)
-    v, k = _ids(voided), _ids(kept)
+    v, k = in_plan(_ids(voided), plan.ids), in_plan(_ids(kept), plan.ids)
     for given in (v, k):
         if isinstance(given, Unreadable):
             return wrong(ex, f"voided and kept are sets of step ids, such as {{'S0'}}: {given.why}", hint)
-    if v != scope.voided:
-        return wrong(ex, f"not the steps voided ({len(scope.voided)} are)",
+    # The run voids what of the scope had started; the scope also holds its steps that never started. Either
+    # set is a right reading: the explorer's voiding event shows the first, failure_scope the second.
+    voiding = next(e for e in run.events if e.kind == "invalidate")
+    started = frozenset(voiding.voided)
+    if v not in (scope.voided, started):
+        return wrong(ex, f"not the steps voided ({len(started)} are, of a scope of {len(scope.voided)})",
                      "a precondition failure voids more than the step where it shows up: " + hint)
-    if k != scope.kept:
+    if k not in (scope.kept, frozenset(voiding.kept)):
         return wrong(ex, "the voided steps are right, but not the kept ones",
                      "kept is the verified work outside the scope: completed, and not voided")
     if scope.restart is None:  # a precondition failure restarts at the fact's producer
         raise PlanvizError("the failure scope of S3 names no restart")
     if not same_step(restart, scope.restart, plan.ids):
         return wrong(ex, f"execution does not resume at {short(restart)}", "it goes back to the producer of the false fact")
+    never = sorted(scope.voided - started)
+    aside = (f" ({', '.join(never)} {'is' if len(never) == 1 else 'are'} in the scope too but never started: the run "
+             "has nothing of it to void.)" if never else "")
     return right(ex, f"the withdrawn fact sends execution back to its producer {scope.restart}: it and everything "
                      "built on it are voided, the rest is kept. A precondition failure is scoped by the fact, not "
-                     "by where it showed up.")
+                     f"by where it showed up.{aside}")
 
 
 def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: Any = None) -> Feedback:
@@ -128,12 +135,12 @@ def check_exercise_3(most: Any = None, never: Any = None) -> Feedback:
     if got < best:
         return wrong(ex, f"{most} voids {got} completed step(s); another fault voids more", hint)
     silent = {k for k in TABLE_KINDS if all(v == 0 for f, v in table.items() if f.split(":")[1] == k)}
-    never = next((k for k in silent if same_word(never, k)), never)
-    if never not in silent:
-        return wrong(ex, f"{never!r} is not a kind of the table that never voids work",
+    named = next((k for k in sorted(silent) if same_word(never, k)), None)
+    if named is None:
+        return wrong(ex, f"{short(never)} is not a kind of the table that never voids work",
                      "a kind that voids nothing at every step: which failure class has an empty scope?")
     beyond = " (more than any fault of the table!)" if got > best else ""
-    return right(ex, f"{most} voids {got} verified step(s){beyond}; {never} never voids any. The later a failure "
+    return right(ex, f"{most} voids {got} verified step(s){beyond}; {named} never voids any. The later a failure "
                      "shows up, the more verified work its scope can reach.")
 
 

@@ -231,11 +231,13 @@ def check_invariants(refuse: Any) -> Feedback:
     if called:
         return wrong(ex, used_message("refuse", called)[0], own)
     questions = _revisions()
+    answers: list[Any] = []
     for number, q in enumerate(questions, 1):
         refused = changed_invariants(q.old, q.new, q.old.contract) is not None and not q.goal_changed
         try:
             with forbidden(names):
-                got = _refusal(refuse(q.old, q.new, q.goal_changed))
+                answers.append(refuse(q.old, q.new, q.goal_changed))
+            got = _refusal(answers[-1])
         except LibraryUsed as exc:
             return wrong(ex, used_message("refuse", exc.name)[0], own)
         except Exception as exc:  # the student's code: show what it raised
@@ -245,8 +247,10 @@ def check_invariants(refuse: Any) -> Feedback:
             return wrong(ex, f"question {number} of {len(questions)}: your function returned {got.why}", how)
         if got != refused:
             said = "refuses" if refused else "adopts"
+            blank = (" (it returned None to every revision so far: None adopts; has the function a body yet?)"
+                     if all(a is None for a in answers) else "")
             return wrong(ex, f"question {number} of {len(questions)}: a revision that {q.what}. The controller "
-                             f"{said} it; your function {'refuses' if got else 'adopts'} it.", q.trap)
+                             f"{said} it; your function {'refuses' if got else 'adopts'} it{blank}.", q.trap)
     return right(ex, f"your guard agrees with the controller on all {len(questions)} revisions. A replanner may "
                      "change the route, never what the route is for: the goal, the milestones, the forbidden steps "
                      "and states, the intent and the budgets stay as the run began, unless the goal itself changed.")

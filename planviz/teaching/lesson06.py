@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
+
 from ..analysis.reach import reachable
 from ..errors import PlanvizError
 from ..examples import load
 from ..runs.events import Run
 from ..runs.measures import attribute
 from ..runs.simulation import simulate
+from ..structure.graph import to_graph
 from .agreement import agreement, reach_cases
-from .answers import same_step, same_word, short, stop_reason
+from .answers import Unreadable, id_of, in_plan, same_word, short, stop_reason
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
@@ -115,7 +118,10 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     if report.get("callers"):
         return wrong(ex, "S1 failed although its report names a key builder that is called: that is not the "
                          "stricter rule at work", "fail S1 only when result['callers'] is empty")
-    if not same_step(failed_step, first):
+    named = id_of(failed_step)
+    if isinstance(named, Unreadable):
+        return wrong(ex, f"failed_step should be a step id: {named.why}", "read run.to_text(): which step has a fail event?")
+    if in_plan((named,), {e.step for e in run.events if e.step}) != (first,):  # S1.v2 never ran: it is not S1
         return wrong(ex, f"{short(failed_step)} is not where your run fails",
                      "read run.to_text(): which step has a fail event?")
     expected = attribute(run, run.contract)
@@ -203,6 +209,36 @@ def check_exercise_4(steps: Any = None) -> Feedback:
     if not any(e.kind == "approval" for e in run.events):
         return wrong(ex, "no step waits for the change board any more",
                      "the step that switches the writes is still high risk: keep its approval and rollback")
-    return right(ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
-                     "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
-                     "is checked against it when the near work has shown what it involves.")
+    gamed = _expansion_games(ex, far, final, run)  # a Feedback is falsy when not passed: no `or` here
+    if gamed is not None:
+        return gamed
+    return right(
+        ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
+            "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
+            "is checked against it when the near work has shown what it involves.")
+
+
+def _expansion_games(ex: str, far: Any, final: Any, run: Run) -> Feedback | None:
+    """A "not yet" for an expansion that passes the budget and the approval count by gaming them: work estimated
+    at 0 h, the approval moved off the step that switches the writes, the old database retired before the switch."""
+    new = [s for s in final.steps if s.id not in far.ids]
+    free = [s.id for s in new if s.duration == 0]
+    if free:
+        return wrong(ex, f"{', '.join(free)} {'takes' if len(free) == 1 else 'take'} 0 h: work estimated at nothing fits any budget",
+                     "estimate what each step really takes; re-estimate the long one rather than zero it")
+    needs = set(far.step("F2").requires)
+    switch = [s.id for s in new if needs & set(s.requires)]
+    approved = {e.step for e in run.events if e.kind == "approval"}
+    unguarded = [sid for sid in switch if sid not in approved]
+    if unguarded:
+        return wrong(ex, f"{', '.join(unguarded)} switches the writes without waiting for the change board: an "
+                         "approval on another step does not guard the switch",
+                     "keep risk, approval and rollback on the step that switches the writes")
+    graph = to_graph(final)
+    early = [s.id for s in new if set(far.step("F2").produces) & set(s.produces)
+             and not ({s.id} | nx.ancestors(graph, s.id)) & set(switch)]
+    if early:
+        return wrong(ex, f"{', '.join(early)} finishes the migration without waiting for the switch of the writes: "
+                         "the old database would be retired while it still takes writes",
+                     "the step that retires the old database depends on the one that switches the writes")
+    return None

@@ -12,7 +12,7 @@ False
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..errors import PlanvizError
 from ..examples import trace
@@ -23,7 +23,7 @@ from ..runs.fault import Fault
 from ..runs.comparisons.rundiff import Usage, diff_runs
 from ..runs.simulation import simulate
 from ..runs.traces.tracefile import load_trace
-from .answers import Unreadable, same_word, short, whole_number, word
+from .answers import Unreadable, same_word, short, whole_number, words
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
@@ -34,15 +34,6 @@ USAGE = tuple(f.name for f in fields(Usage))
 
 def _recorded() -> Run:
     return load_trace(trace("any-agent_OPENAI_trace"))
-
-
-def _names(value: Any) -> set[str] | None:
-    if isinstance(value, str):
-        value = value.split(",") if "," in value else value.split()
-    if not isinstance(value, Iterable) or isinstance(value, Mapping):
-        return None
-    out = {word(x) for x in value}
-    return None if None in out else {str(x).replace(" ", "_").replace("-", "_") for x in out}
 
 
 def _event_index(value: Any) -> int | None | Unreadable:
@@ -67,10 +58,14 @@ def check_exercise_1(first_divergence: Any = ..., differ: Any = None) -> Feedbac
     if _event_index(first_divergence) != d.first_divergence:
         return wrong(ex, f"the first divergence is not {first_divergence!r}",
                      "first_divergence compares the runs' events (starts, completions, failures), not their costs")
-    given = _names(differ)
-    unknown = sorted((given or {"?"}) - set(USAGE))
-    if given is None or unknown:
-        return wrong(ex, f"{unknown[0] if unknown else differ!r} is not a usage figure", hint)
+    given = words(differ)
+    if isinstance(given, Unreadable):
+        return wrong(ex, f"differ should be the names of usage figures: {given.why}", hint)
+    if not given:
+        return wrong(ex, "differ names no usage figure", hint)
+    unknown = sorted(given - set(USAGE))
+    if unknown:
+        return wrong(ex, f"{unknown[0]!r} is not a usage figure", hint)
     if given != expected:
         return wrong(ex, f"{len(expected - given)} figure(s) missing, {len(given - expected)} too many", hint)
     return right(ex, "no divergence: the runs did the same work event by event; the extra model call shows only in "
@@ -99,9 +94,14 @@ def check_exercise_2(plan: Any = None, choice: Any = None) -> Feedback:
     off = [f.step for f in alignment.fates if f.fate != "as_planned"]
     if off or not alignment.fates:
         return wrong(ex, f"align does not find every step as planned ({', '.join(off) or 'no step'})", how)
-    if not any(s.tool == "write_file" for s in plan.steps):
+    recorded = _recorded().plan
+    dropped = sorted({s.tool for s in (recorded.steps if recorded else ()) if s.tool} - {s.tool for s in plan.steps})
+    if "write_file" in dropped:
         return wrong(ex, "that plan no longer writes the year: it is not the task any more",
                      "keep the work the agent was asked to do")
+    if dropped:
+        return wrong(ex, f"that plan no longer calls {', '.join(dropped)}, which the agent did and the task needs: "
+                         "only the step the run skipped has to go", "keep the work the agent was asked to do")
     return multiple_choice(ex, choice, "b", _WORSE, "what did the step you removed promise?")
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import graphlib
 from dataclasses import replace
 
+import networkx as nx
 import pytest
 
 import planviz
 from planviz import Step
-from planviz.teaching.lesson01 import check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson01 import (check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3,
+                                       check_topological_order)
 
 PLAN = planviz.examples.load("cache_isolation")
 
@@ -117,3 +120,45 @@ def test_exercise_3_wrong(code, reason):
     feedback = check_exercise_3(code, reason)
     assert not feedback and feedback.hint
     assert "(b)" not in str(feedback) and "unmet_requirement" not in feedback.hint
+
+
+# A teacher's third pass (issue 24): right answers in other forms, and build-its that call a ready-made
+# algorithm under another name. Each row had the wrong verdict before.
+@pytest.mark.parametrize("facts, passed", [
+    (["ISOLATION_VERIFIED", "Hit_Rate_OK"], True),                                   # case carries no meaning
+    ((f for f in ("isolation_verified", "hit_rate_ok")), True),                      # a generator, read once
+    ({"isolation_verified": 1, "hit_rate_ok": 1}, False),                            # a dict is not a list of names
+])
+def test_exercise_2_reads_facts_through_the_toolkit(facts, passed):
+    assert check_exercise_2(facts).passed is passed
+
+
+@pytest.mark.parametrize("fn, says", [
+    (lambda plan, sid: {n for n in plan.ids if n != sid and any(True for _ in nx.all_simple_paths(
+        planviz.to_graph(plan), n, sid))}, "networkx.all_simple_paths"),
+    (lambda plan, sid: set(nx.shortest_path_length(planviz.to_graph(plan), target=sid)) - {sid},
+     "networkx.shortest_path_length"),
+    (lambda plan, sid: {a for a, _ in nx.bfs_predecessors(planviz.to_graph(plan).reverse(), sid)}
+     | {b for _, b in nx.bfs_predecessors(planviz.to_graph(plan).reverse(), sid)} - {sid}, "networkx.bfs_predecessors"),
+])
+def test_ancestors_refuses_other_ready_made_reachability(fn, says):
+    assert check_ancestors(ancestors)
+    feedback = check_ancestors(fn)
+    assert not feedback and says in feedback.message and "build it yourself" in feedback.message
+
+
+def _graphlib_order(plan):
+    try:
+        return list(graphlib.TopologicalSorter({s.id: set(s.depends_on) for s in plan.steps}).static_order())
+    except graphlib.CycleError:
+        return None
+
+
+def test_topological_order_refuses_the_standard_librarys_sorter():
+    feedback = check_topological_order(_graphlib_order)
+    assert not feedback and "graphlib.TopologicalSorter" in feedback.message
+
+
+@pytest.mark.parametrize("reason", ["B.", " (b). ", "b:"])
+def test_exercise_3_reads_the_letter_with_its_punctuation(reason):
+    assert check_exercise_3("unmet_requirement", reason)

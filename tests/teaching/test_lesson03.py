@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
 
 import planviz
 from planviz import Step
-from planviz.teaching.lesson03 import check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson03 import check_exercise_1, check_exercise_2, check_exercise_3, check_ready_waves
 
 PLAN = planviz.examples.load("cache_isolation")
 SAVED = {"S0": 5, "S1": 5, "S2": 0, "S3": 6, "S4": 6}
@@ -79,3 +80,34 @@ def test_exercise_3_wrong(plan, workers, says):
     feedback = check_exercise_3(plan=plan, workers=workers)
     assert not feedback and says in feedback.message and feedback.hint
     assert "2 worker" not in str(feedback)
+
+
+# A teacher's third pass (issue 24): each row had the wrong verdict before.
+@pytest.mark.parametrize("path, makespan", [
+    (["s0", "s2", "s3", "s4"], 30),         # the ids in lower case: nothing else in the plan is spelled so
+    ("s0 -> s2 -> S3 -> s4", "30"),
+])
+def test_exercise_1_reads_ids_in_any_case(path, makespan):
+    assert check_exercise_1(path=path, makespan=makespan)
+
+
+@pytest.mark.parametrize("saved, says", [
+    ({k.lower(): v for k, v in SAVED.items()}, None),                         # right, keys in lower case
+    ({PLAN.step(k): v for k, v in SAVED.items()}, "give its id: step.id"),    # Step objects as keys
+])
+def test_exercise_2_reads_keys_through_the_toolkit(saved, says):
+    feedback = check_exercise_2(saved)
+    assert feedback.passed is (says is None)
+    assert says is None or says in feedback.message
+
+
+def _waves_over_a_topological_order(plan):
+    """Waves built by hand over networkx's topological order (an ingredient, as in the passes exercise)."""
+    level = {}
+    for sid in nx.topological_sort(planviz.to_graph(plan)):
+        level[sid] = 1 + max((level[d] for d in plan.step(sid).depends_on), default=-1)
+    return [{s for s in level if level[s] == w} for w in range(1 + max(level.values(), default=-1))]
+
+
+def test_ready_waves_may_visit_a_topological_order():
+    assert check_ready_waves(_waves_over_a_topological_order)

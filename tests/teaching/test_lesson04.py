@@ -15,8 +15,11 @@ def _no_give_away(feedback, *answers):
     assert not any(a in feedback.message + feedback.hint for a in answers)
 
 
-def test_exercise_1_right():
-    assert check_exercise_1(voided=["S1", "S3", "S4"], kept={"S0", "S2"}, restart="S1")
+@pytest.mark.parametrize("voided", [["S1", "S3", "S4"], {"S1", "S3"}])
+def test_exercise_1_right(voided):
+    """The failure's scope (S1, S3, S4) or what the run voids of it (S4 never started): both are right."""
+    feedback = check_exercise_1(voided=voided, kept={"S0", "S2"}, restart="S1")
+    assert feedback and "S4 is in the scope too but never started" in feedback.message
 
 
 @pytest.mark.parametrize("voided, kept, restart, says", [
@@ -64,3 +67,18 @@ def test_exercise_3_wrong(most, never, says):
     feedback = check_exercise_3(most, never)
     assert says in feedback.message
     _no_give_away(feedback, "goal_change")
+
+
+# A teacher's third pass (issue 24): each row had the wrong verdict (or crashed) before.
+@pytest.mark.parametrize("voided, kept, restart", [
+    (["s1", "s3", "s4"], {"S0", "S2"}, "S1"),       # ids in lower case, as restart already was
+    ("S1, S3, S4", "S0 S2", "S1"),                   # ids as text
+])
+def test_exercise_1_reads_ids_in_any_form(voided, kept, restart):
+    assert check_exercise_1(voided=voided, kept=kept, restart=restart)
+
+
+@pytest.mark.parametrize("never", [["transient"], {"transient": 1}])
+def test_exercise_3_an_unhashable_or_odd_kind_is_a_hint_not_a_crash(never):
+    feedback = check_exercise_3(most=Fault("S4", "goal_change"), never=never)
+    assert not feedback and "is not a kind of the table" in feedback.message and feedback.hint

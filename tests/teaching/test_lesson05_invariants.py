@@ -116,6 +116,8 @@ def _raises(old, new, goal_changed):
 
 @pytest.mark.parametrize("refuse, says, hint", [
     (lambda old, new, goal_changed: None, "question 5 of 22: a revision that sets the goal", "the goal itself"),
+    (lambda old, new, goal_changed: None, "it returned None to every revision so far", "the goal itself"),
+    (_goal_only, "your function adopts it.", "every field of the contract"),
     (lambda old, new, goal_changed: True, "question 1 of 22", "a revision exists to change steps"),
     (_goal_only, "drops the milestone 'verify'", "every field of the contract"),
     (_identity, "carries an equal copy of the contract. The controller adopts it; your function refuses it",

@@ -167,3 +167,13 @@ def test_exercise_3_right():
 def test_exercise_3_wrong(run, choice, says):
     feedback = check_exercise_3(run, choice)
     assert not feedback and says in feedback.message and "(b)" not in str(feedback)
+
+
+# A teacher's third pass (issue 24): a revision id that never ran is not where the run failed.
+@pytest.mark.parametrize("step, says", [
+    ("S1.v2", "is not where your run fails"),
+    (PLAN.step("S1"), "give its id: step.id"),
+])
+def test_exercise_1_the_failed_step_is_one_that_ran(step, says):
+    feedback = check_exercise_1(STRICT, step, "executor")
+    assert not feedback and says in feedback.message

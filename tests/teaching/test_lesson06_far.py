@@ -33,3 +33,15 @@ def test_exercise_4_far_right():
 def test_exercise_4_far_wrong(steps, says):
     feedback = check_exercise_4(steps)
     assert not feedback and says in feedback.message and feedback.hint
+
+
+# A teacher's third pass (issue 24): expansions that game the budget or the approval passed before.
+@pytest.mark.parametrize("steps, says", [
+    ([{**CUT_OVER[0], "duration": 0}, {**CUT_OVER[1], "duration": 0}], "take 0 h"),           # fits any budget
+    ([{k: v for k, v in CUT_OVER[0].items() if k not in ("approval", "risk", "rollback")},
+      {**CUT_OVER[1], "approval": "change board ticket CB-311"}], "F2.a switches the writes without waiting"),
+    ([CUT_OVER[0], {**CUT_OVER[1], "depends_on": (), "requires": ()}], "F2.b finishes the migration without waiting"),
+])
+def test_exercise_4_far_gamed(steps, says):
+    feedback = check_exercise_4(steps)
+    assert not feedback and says in feedback.message and feedback.hint

@@ -62,3 +62,22 @@ def test_exercise_3_right():
 def test_exercise_3_wrong(divergence, outcome, says):
     feedback = check_exercise_3(divergence, outcome)
     assert not feedback and says in feedback.message and feedback.hint
+
+
+# A teacher's third pass (issue 24): each row had the wrong verdict (or a wrong message) before.
+@pytest.mark.parametrize("differ, says", [
+    ({name: 1 for name in COSTS}, "a dict"),
+    (set(), "names no usage figure"),
+    ([1, 2], "1 is not a name"),
+])
+def test_exercise_1_says_what_is_wrong_with_the_form(differ, says):
+    feedback = check_exercise_1(None, differ)
+    assert not feedback and says in feedback.message and feedback.hint
+
+
+@pytest.mark.parametrize("plan, choice, passed", [
+    (Plan("g", [SAVE]), "b", False),                 # the time is no longer fetched: more went than had to
+    (Plan("g", [NOW, SAVE]), "B.", True),            # the letter with its full stop
+])
+def test_exercise_2_only_the_skipped_step_goes(plan, choice, passed):
+    assert check_exercise_2(plan, choice).passed is passed
