@@ -19,7 +19,8 @@ SMALL = {"goal": "g", "steps": [
     {"id": "B", "action": "b", "expected_evidence": "e", "depends_on": ["A"], "requires": ["x"], "produces": ["y"]},
 ]}
 HEAVY = ("networkx", "pygraphviz", "ipywidgets", "yaml", "planviz.pictures", "planviz.runs", "planviz.analysis",
-         "planviz.frontends.explorer", "planviz.plan.importers.taskbench", "planviz.plan.importers.rewoo")
+         "planviz.frontends.explorer", "planviz.plan.importers.taskbench", "planviz.plan.importers.rewoo",
+         "secrets", "shutil")  # secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
 
 
 def imported_after(code: str, tmp_path) -> set[str]:

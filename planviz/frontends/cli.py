@@ -20,7 +20,7 @@ from typing import Sequence
 
 from ..errors import PlanvizError
 from ..plan.output import same_file
-from .terminal import Progress
+from .terminal import CommandParser, Progress
 
 __all__ = ["main"]
 
@@ -249,7 +249,7 @@ THREAD_HELP = "the thread to read from a LangGraph checkpoint database (planviz 
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="planviz", description="See, check and replay AI-agent plans and runs from a "
+    p = CommandParser(prog="planviz", description="See, check and replay AI-agent plans and runs from a "
                                 "shell.", epilog="Exit codes: 0 clean, 1 findings (or a run that did not complete "
                                 "or runs that differ), 2 unreadable input or bad usage, 130 on Ctrl-C.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -1,4 +1,5 @@
-"""What a long command shows while it works: one progress line on standard error, only on a terminal.
+"""What a command shows on a terminal: one progress line on standard error while it works, help as wide as the
+terminal (:class:`CommandParser`, measured without importing shutil).
 
 ``planviz simulate`` and ``planviz report`` on big plans and long runs take
 seconds; :class:`Progress` is the callback they pass to
@@ -21,11 +22,13 @@ True
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 import time
 from typing import IO, Any
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "CommandParser", "SizedHelpFormatter"]
 
 _ERASE = "\r\x1b[2K"  # back to the start of the line, and clear it
 
@@ -69,3 +72,35 @@ class Progress:
 
     def __exit__(self, *exc: Any) -> None:
         self.clear()
+
+
+class SizedHelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal, measured without importing shutil.
+
+    argparse makes a formatter for every argument it adds, and its own asks shutil for the width: that
+    import (with bz2 and lzma) was a tenth of ``planviz validate``'s start-up (issue 28). The width is the
+    one shutil.get_terminal_size gives: ``COLUMNS``, else the terminal's, else 80.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                columns = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                columns = 0
+            if columns <= 0:
+                try:
+                    columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+                except (AttributeError, ValueError, OSError):
+                    columns = 0
+            width = (columns or 80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ArgumentParser whose help is laid out by :class:`SizedHelpFormatter`; its subcommands' parsers are ones too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", SizedHelpFormatter)
+        super().__init__(*args, **kwargs)

@@ -30,7 +30,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import stat
 from typing import IO, Any, Iterator
 
@@ -175,7 +174,7 @@ def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
 def _create(directory: str, name: str, mode: int) -> tuple[str, int]:
     """A new temporary file beside the target (same file system, so the rename is atomic)."""
     for _ in range(100):
-        temporary = os.path.join(directory, f".{name[:200]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        temporary = os.path.join(directory, f".{name[:200]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         except FileExistsError:

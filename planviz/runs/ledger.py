@@ -70,6 +70,7 @@ class Ledger:
         self.status: dict[str, str] = {}
         self.ready: set[str] = set()
         self.ready_order: list[str] = []  # the ready set, lowest id first, kept sorted as it changes
+        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), made once per id for this run
         self._held: set[str] = set()
         self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
         self._facts_touched: set[str] = set()
@@ -144,7 +145,7 @@ class Ledger:
         if not (touched or self._everything or self._snapshot):
             return {}
         steps = shape.steps
-        status, ready, status_of = self.status, self.ready, self._status_of
+        status, ready, status_of, sort_key = self.status, self.ready, self._status_of, self._sort_key
         if self._snapshot:
             status.clear()
             ready.clear()
@@ -152,7 +153,9 @@ class Ledger:
                 s = status[sid] = status_of(m, sid, step)
                 if s == "ready":
                     ready.add(sid)
-            self.ready_order = sorted(ready, key=natural_key)
+            for sid in ready.difference(sort_key):
+                sort_key[sid] = natural_key(sid)
+            self.ready_order = sorted(ready, key=sort_key.__getitem__)
             changes = dict(status)
         else:
             changes = {}
@@ -165,11 +168,14 @@ class Ledger:
                 if old != new:
                     if new == "ready":
                         ready.add(sid)
-                        insort(self.ready_order, sid, key=natural_key)
+                        if sid not in sort_key:
+                            sort_key[sid] = natural_key(sid)
+                        # the key of each id compared is a dict lookup, not a natural_key call (issue 28)
+                        insort(self.ready_order, sid, key=sort_key.__getitem__)
                     elif old == "ready":
                         ready.discard(sid)
                         order = self.ready_order
-                        del order[bisect_left(order, natural_key(sid), key=natural_key)]
+                        del order[bisect_left(order, sort_key[sid], key=sort_key.__getitem__)]
                     status[sid] = changes[sid] = new
         self._snapshot = self._everything = False
         touched.clear()
@@ -268,7 +274,7 @@ class Ledger:
         completed = m.completed
         if sid in completed:
             return "done"
-        if sid in m.running:
+        if sid in m.running or sid in m.interrupted:
             return "running"
         if sid in m.waiting:
             return "waiting"

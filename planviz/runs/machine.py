@@ -60,6 +60,7 @@ class Machine:
         self.running: dict[str, int] = {}
         self.failed: set[str] = set()
         self.waiting: set[str] = set()  # steps paused for input (a human: a LangGraph interrupt), not failed
+        self.interrupted: set[str] = set()  # steps running when the run stopped: they stay drawn as running
         self.dead: set[str] = set()
         self.voided: set[str] = set()
         self.attempts: Counter[str] = Counter()
@@ -333,6 +334,7 @@ class Machine:
         if outcome not in OUTCOMES:
             raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
         interrupted = sorted(self.running)
+        self.interrupted.update(interrupted)
         self.running.clear()
         self.dead |= self.failed
         self.outcome = outcome

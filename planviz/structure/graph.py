@@ -16,11 +16,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import fields
 from operator import attrgetter
-
-from typing import Any
 
 import networkx as nx
 
@@ -75,45 +72,39 @@ def to_graph(plan: Plan) -> nx.DiGraph:
         time_unit=plan.time_unit,
     )
     steps = plan.by_id
+    # Written straight into the new graph's own dicts (node -> attributes, successors, predecessors), as
+    # NetworkX's graph builders do: add_nodes_from/add_edges_from would check and copy every node and edge
+    # again, which cost as much as making them (issue 28). Each edge gets its own attribute dict, shared by
+    # its two ends as NetworkX shares it; tests/structure/test_graph.py compares with add_node/add_edge.
+    nodes, succ, pred = g._node, g._succ, g._pred
     with paused_gc():  # hundreds of thousands of small dicts, none in a cycle
-        g.add_nodes_from(list(steps))  # plain ids first: NetworkX's quick path
-        attrs = g.nodes
         for sid, step in steps.items():
-            node = attrs[sid]
             if type(step) is Step:  # its __dict__ is exactly its fields
-                node.update(vars(step))
+                node = vars(step).copy()
                 del node["id"]
             else:
-                node.update(zip(NODE_FIELDS, _node_fields(step)))
-        g.add_edges_from(_edges(steps))
+                node = dict(zip(NODE_FIELDS, _node_fields(step)))
+            nodes[sid] = node
+            succ[sid] = {}
+            pred[sid] = {}
+        for sid, step in steps.items():
+            requires = step.requires
+            into = pred[sid]
+            for dep in step.depends_on:
+                if dep not in steps:
+                    continue
+                produced = steps[dep].produces
+                if not requires or not produced:
+                    facts: tuple[str, ...] = ()
+                elif len(produced) == 1:
+                    facts = produced * requires.count(produced[0])
+                else:
+                    facts = tuple(filter(produced.__contains__, requires))
+                succ[dep][sid] = into[dep] = {"facts": facts}
     return g
 
 
 _node_fields = attrgetter(*NODE_FIELDS)
-_NO_FACTS = {"facts": ()}  # NetworkX copies an edge's attributes, so one dict serves every edge without facts
-
-
-def _edges(steps: Mapping[str, Step]) -> list[tuple[str, str, dict[str, Any]]]:
-    """``(dependency, step, {"facts": ...})`` for each dependency on a known step, in step order.
-
-    The facts are those the step requires (in its order) that the dependency produces.
-    """
-    out: list[tuple[str, str, dict[str, Any]]] = []
-    add = out.append
-    for sid, step in steps.items():
-        requires = step.requires
-        for dep in step.depends_on:
-            if dep not in steps:
-                continue
-            produced = steps[dep].produces
-            if not requires or not produced:
-                add((dep, sid, _NO_FACTS))
-            elif len(produced) == 1:
-                n = requires.count(produced[0])
-                add((dep, sid, {"facts": produced * n} if n else _NO_FACTS))
-            else:
-                add((dep, sid, {"facts": tuple(filter(produced.__contains__, requires))}))
-    return out
 
 
 def from_graph(g: nx.DiGraph) -> Plan:

@@ -140,14 +140,15 @@ class StructureIndex:
         """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
         steps = self.steps
         pos = dict(zip(steps, range(len(steps))))
+        listed = list(map(_deps, steps.values()))  # read from the steps once: they lie all over the heap
         try:
-            for i, deps in enumerate(map(_deps, steps.values())):
+            for i, deps in enumerate(listed):
                 for p in deps:
                     if pos[p] >= i:
                         return False
         except KeyError:
             return False
-        self.parents = dict(zip(steps, map(_deps, steps.values())))
+        self.parents = dict(zip(steps, listed))
         self.order, self.pos, self.cyclic_nodes = list(steps), pos, list[str]()
         return True
 
@@ -198,7 +199,7 @@ class StructureIndex:
             same = self.order == keys  # the file lists every step after its dependencies
             at = self.pos if same else dict(zip(keys, range(len(keys))))
             kids: list[list[int]] = [[] for _ in keys]
-            parents = list(map(self.parents.__getitem__, keys))
+            parents = list(self.parents.values())  # parents lists the steps in the order of ``steps``
             index = at.__getitem__
             for i, ps in enumerate(parents):
                 for j in map(index, ps):

@@ -38,7 +38,7 @@ def reference_statuses(m) -> dict[str, str]:
     for sid, step in steps.items():
         if sid in done:
             out[sid] = "done"
-        elif sid in m.running:
+        elif sid in m.running or sid in m.interrupted:
             out[sid] = "running"
         elif sid in m.failed:
             out[sid] = "failed"

@@ -196,3 +196,17 @@ def test_the_summary_of_a_plan_too_big_to_draw_counts_never_run_steps_as_not_run
     run = frozen_plan_test(CACHE, faults=[Fault("S3", "side_effect")]).run
     text = summary_diagram(CACHE, run.frame(-1), "too big", len(run.events) - 1, groups=1).svg
     assert "not run 1" in text and "invalidated 1" in text and "pending" not in text  # S4; S3 (it ran)
+
+
+@pytest.mark.parametrize("strategy", ["workflow", "planner"])
+def test_a_step_running_when_the_run_stops_stays_drawn_running_never_ready(strategy):
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x", duration=1),
+                      Step("B", "b", expected_evidence="e", produces="y", duration=5),
+                      Step("C", "c", expected_evidence="e", depends_on=["A", "B"], requires=["x", "y"])])
+    run = simulate(plan, faults=[Fault("A", "tool_error", times=9)], strategy=strategy)
+    last = run.frame(-1)
+    started = {e.step for e in run.events if e.kind == "start"}
+    ended = {e.step for e in run.events if e.kind in ("complete", "fail")}
+    assert started - ended == {"B"} and "(interrupted: B)" in run.events[-1].message
+    assert last.statuses["B"] == "running" and "B" not in last.not_run and "B" not in last.voided
+    assert "B" not in run.state.completed

@@ -18,6 +18,13 @@ its dependants ready for a start at t), then the order of insertion.
 ...                   Action(2.0, "stop", None, ("plan_complete", "done"))])
 >>> [(e.kind, e.time) for e in run.events]
 [('propose', 0.0), ('start', 0.0), ('complete', 2.0), ('stop', 2.0)]
+
+A step of no duration still starts before it ends, whatever order its actions came in:
+
+>>> run = play(plan, [Action(1.0, "finish", "A", Observation(True, {"x"})), Action(1.0, "start", "A"),
+...                   Action(1.0, "stop", None, ("plan_complete", "done"))])
+>>> [(e.kind, e.time) for e in run.events]
+[('propose', 0.0), ('start', 1.0), ('complete', 1.0), ('stop', 1.0)]
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ __all__ = ["Action", "play", "ACTION_KINDS"]
 # Order of actions that happen at the same time: endings first, then what they cause, then beginnings.
 _PRIORITY = {"finish": 0, "fail": 0, "wait": 0, "invalidate": 1, "replan": 2, "retry": 3, "start": 4, "stop": 5}
 ACTION_KINDS = tuple(_PRIORITY)
+_ENDINGS = frozenset({"finish", "fail", "wait"})
 
 
 class Action(NamedTuple):
@@ -62,7 +70,7 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
     m.propose(plan)
     ordered = sorted(enumerate(actions), key=lambda ia: (ia[1].time, _PRIORITY[ia[1].kind] if ia[1].rank is None
                                                           else ia[1].rank, ia[0]))
-    for _, a in ordered:
+    for a in _own_start_first([a for _, a in ordered]):
         if m.outcome is not None:
             break
         m.time = a.time
@@ -88,6 +96,38 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
             outcome, message = a.payload
             m.stop(outcome, message, sid=a.step)
     return m.run("recorded", ())
+
+
+def _own_start_first(ordered: list[Action]) -> list[Action]:
+    """``ordered`` with each ending that precedes its own step's start at the same time moved just after it.
+
+    Endings come before beginnings at one instant so that dependants start after what they need; a step of
+    no duration (a tool call that starts and returns within one timestamp) would otherwise end before it
+    began and be read as interrupted.
+    """
+    last_start = {(a.time, a.step): i for i, a in enumerate(ordered) if a.kind == "start"}
+    out: list[Action] = []
+    held: dict[str, list[Action]] = {}
+    running: dict[str, int] = {}
+    for i, a in enumerate(ordered):
+        sid = a.step
+        if sid is None:
+            out.append(a)
+        elif a.kind in _ENDINGS and not running.get(sid) and last_start.get((a.time, sid), -1) > i:
+            held.setdefault(sid, []).append(a)
+        elif a.kind == "start":
+            out.append(a)
+            waiting = held.get(sid)
+            if waiting:
+                out.append(waiting.pop(0))
+            else:
+                running[sid] = running.get(sid, 0) + 1
+        else:
+            out.append(a)
+            if a.kind in _ENDINGS and running.get(sid):
+                running[sid] -= 1
+    leftover = [a for rest in held.values() for a in rest]
+    return sorted(out + leftover, key=lambda a: a.time) if leftover else out
 
 
 def _sid(a: Action) -> str:

@@ -91,8 +91,15 @@ def test_langfuse_exports_load_and_draw(corpus, name):
     t0 = min(_seconds(o["startTime"]) for o in obs)
     assert sorted(c.start for c in run.model_calls) == pytest.approx(sorted(_seconds(o["startTime"]) - t0
                                                                             for o in calls), abs=1e-6)
+    for step, o in zip(run.plan.steps if tools else (), tools):  # each ended call starts, then ends, at its times
+        kinds = [(e.kind, e.time) for e in run.events if e.step == step.id and e.kind in ("start", "complete", "fail")]
+        if o.get("endTime") and o.get("level") != "ERROR":
+            assert [k for k, _ in kinds] == ["start", "complete"], (step.id, kinds)
+            assert kinds[1][1] - kinds[0][1] == pytest.approx(_seconds(o["endTime"]) - _seconds(o["startTime"]),
+                                                              abs=1e-6)
     if all(o.get("endTime") for o in obs):
         assert run.outcome == "plan_complete"
+        assert "interrupted" not in run.events[-1].message
         assert run.time == pytest.approx(max(_seconds(o["endTime"]) for o in obs) - t0, abs=1e-6)
     else:
         assert run.outcome is None
