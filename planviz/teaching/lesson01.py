@@ -24,7 +24,7 @@ from ..structure.graph import to_graph
 from .agreement import agreement, ancestor_cases
 from .answers import Unreadable, ids, same_word, short, words
 from .cases import has_cycle, order_plans
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_ancestors", "check_topological_order", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
 
@@ -75,10 +75,9 @@ def check_exercise_1(plan: Any) -> Feedback:
     ex = "01 exercise 1"
     sid, needs, makes = NEW_STEP
     how = "plan.replace(steps=plan.steps + (Step('S5', ...),))"
-    if is_blank(plan):
-        return unanswered(ex, "pass the plan with your new step S5", how)
-    if not isinstance(plan, Plan):
-        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    bad = unusable(ex, plan, Plan, "pass the plan with your new step S5", "a planviz Plan", how)
+    if bad is not None:
+        return bad
     if sid not in plan:
         return wrong(ex, f"your plan has no step {sid!r}", f"give the new step the id {sid!r}")
     original = load("cache_isolation")

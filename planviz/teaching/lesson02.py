@@ -28,7 +28,7 @@ from ..runs.simulation import simulate
 from .agreement import agreement
 from .answers import Unreadable, number, same_word, short, stop_reason, word
 from .cases import grade_cases
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
            "check_exercise_5", "check_exercise_6", "milestone_contract", "purge_contract", "GATES", "MILESTONES", "ORDER",
@@ -122,10 +122,9 @@ def check_exercise_3(plan: Any = None) -> Feedback:
     ex = "02 exercise 3"
     how = ("keep the steps of two of the four milestones: plan.replace(steps=...) with steps whose kind is "
            f"one of {', '.join(MILESTONES)}")
-    if is_blank(plan):
-        return unanswered(ex, "check_exercise_3(plan=your_plan)", how)
-    if not isinstance(plan, Plan):
-        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    bad = unusable(ex, plan, Plan, "check_exercise_3(plan=your_plan)", "a planviz Plan", how)
+    if bad is not None:
+        return bad
     example = load("cache_isolation").contract
     if example is None:  # the example comes with its contract
         raise PlanvizError("the example cache_isolation has no contract")
@@ -369,10 +368,9 @@ def check_exercise_6(plan: Any = None) -> Feedback:
     an argument, and says how to tell the purge worked."""
     ex = "02 exercise 6"
     how = "read validate(purge, purge_job): each finding names the field to change; change the plan, not the contract"
-    if is_blank(plan):
-        return unanswered(ex, "check_exercise_6(plan=your_fixed_plan)", how)
-    if not isinstance(plan, Plan):
-        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    bad = unusable(ex, plan, Plan, "check_exercise_6(plan=your_fixed_plan)", "a planviz Plan", how)
+    if bad is not None:
+        return bad
     contract = purge_contract()
     purges = [s for s in plan.steps if s.tool == "purge_cache"]
     snapshots = {s.id for s in plan.steps if s.tool == "snapshot_cache"}

@@ -27,7 +27,7 @@ from ..runs.simulation import simulate
 from ..structure.graph import to_graph
 from .agreement import agreement, reach_cases
 from .answers import Unreadable, id_of, in_plan, same_word, short, stop_reason
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
 
@@ -73,20 +73,16 @@ def _set(items: frozenset[str]) -> str:
     return "{" + ", ".join(repr(x) for x in sorted(items)) + "}" if items else "set()"
 
 
-def _is_run(ex: str, run: Any, what: str, how: str) -> Feedback | None:
-    if is_blank(run):
-        return unanswered(ex, what, how)
-    if not isinstance(run, Run):
-        return wrong(ex, f"expected a planviz Run, got {type(run).__name__}", how)
-    return None
-
-
 def _first_failure(run: Run) -> str | None:
     return next((e.step for e in run.events if e.kind == "fail"), None)
 
 
-def _recorded(ex: str, run: Run, how: str) -> Feedback | None:
-    """A "not yet" for a run that was simulated (or loaded from a simulation) where a recording is asked."""
+def _recorded(ex: str, run: Any, what: str, how: str) -> Feedback | None:
+    """A "not yet" for no run, or a run that was simulated (or loaded from a simulation) where a recording
+    is asked."""
+    bad = unusable(ex, run, Run, what, "a planviz Run", how)
+    if bad is not None:
+        return bad
     if run.strategy != "recorded":
         return wrong(ex, f"that run was simulated (strategy {run.strategy!r}{', with injected faults' if run.faults else ''}), "
                          "not recorded from the notebook's agent", how)
@@ -105,12 +101,9 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
     ex = "06 exercise 1"
     how = "record a new run with the stricter observer: recorder.run"
-    bad = _is_run(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
-    if bad is not None:
-        return bad
-    simulated = _recorded(ex, run, how)
-    if simulated is not None:
-        return simulated
+    refused = _recorded(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
+    if refused is not None:
+        return refused
     first = _first_failure(run)
     if first is None:
         return wrong(ex, f"nothing failed in that run (outcome {run.outcome})",
@@ -149,7 +142,7 @@ def check_exercise_2(run: Any = None, choice: Any = None) -> Feedback:
     """Exercise 2: the run ``load_trace`` gives back from a trace cut after its 8th line, and what that is (a, b, c)."""
     ex = "06 exercise 2"
     how = "cut = OUT / 'cut.jsonl'; cut.write_text(''.join(trace_path.read_text().splitlines(True)[:8]))"
-    bad = _is_run(ex, run, "check_exercise_2(run=planviz.load_trace(cut), choice=...)", how)
+    bad = unusable(ex, run, Run, "check_exercise_2(run=planviz.load_trace(cut), choice=...)", "a planviz Run", how)
     if bad is not None:
         return bad
     if run.outcome is not None or any(e.kind == "stop" for e in run.events):
@@ -170,12 +163,9 @@ def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
     "goal reached" (a, b, c)."""
     ex = "06 exercise 3"
     how = "fix locate() to return the key builder that is called, then record a new run"
-    bad = _is_run(ex, run, "check_exercise_3(run=..., choice=...)", how)
-    if bad is not None:
-        return bad
-    simulated = _recorded(ex, run, how)
-    if simulated is not None:
-        return simulated
+    refused = _recorded(ex, run, "check_exercise_3(run=..., choice=...)", how)
+    if refused is not None:
+        return refused
     if run.outcome != "plan_complete":
         return wrong(ex, f"that run ends {run.outcome!r}, not plan_complete", how)
     if any(e.kind in ("fail", "replan", "invalidate") for e in run.events):

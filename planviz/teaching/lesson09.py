@@ -24,7 +24,7 @@ from ..runs.comparisons.rundiff import Usage, diff_runs
 from ..runs.simulation import simulate
 from ..runs.traces.tracefile import load_trace
 from .answers import Unreadable, same_word, short, whole_number, words
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
 
@@ -84,10 +84,9 @@ def check_exercise_2(plan: Any = None, choice: Any = None) -> Feedback:
     that plan is worse (a, b, c)."""
     ex = "09 exercise 2"
     how = "remove a step from declared: Plan(declared.goal, [...]) and print(planviz.align(plan, run).to_text())"
-    if is_blank(plan):
-        return unanswered(ex, "check_exercise_2(plan=..., choice=...)", how)
-    if not isinstance(plan, Plan):
-        return wrong(ex, f"expected a planviz Plan, got {type(plan).__name__}", how)
+    bad = unusable(ex, plan, Plan, "check_exercise_2(plan=..., choice=...)", "a planviz Plan", how)
+    if bad is not None:
+        return bad
     try:
         alignment = align(plan, _recorded())
     except PlanvizError as exc:

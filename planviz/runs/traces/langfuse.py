@@ -32,7 +32,7 @@ from typing import Any
 from ...errors import TraceFormatError
 from ...plan.syntax import show_value
 from ..events import Run
-from .openinference import arguments, task
+from .openinferencevalues import arguments, task
 from .otel import run_of_spans
 from .otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _count, _id, _nanos, _number, leaves
 

@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ...errors import TraceFormatError
 from ..events import Run
 from .jsonstream import records, walk
-from .openinference import task
+from .openinferencevalues import task
 from .otel import run_of_spans
 from .otelspans import AGENT, MODEL, Span, span_of
 

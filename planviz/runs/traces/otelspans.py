@@ -39,7 +39,7 @@ from typing import Any, Mapping
 from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
 from ...plan.limits import read_int
-from . import openinference
+from . import openinferencevalues
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
@@ -164,7 +164,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     if not isinstance(name, str):
         raise bad("name", f"expected a string, got {_short(name)}")
     deviations: list[str] = []
-    oi_kind = attrs.get(openinference.KIND)
+    oi_kind = attrs.get(openinferencevalues.KIND)
     oi = isinstance(oi_kind, str)  # an OpenInference span: its own convention, not a deviation from GenAI's
     oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
@@ -176,7 +176,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
                 return attrs[key]
         return None
 
-    op_value = openinference.KINDS.get(oi_upper) if oi else get("operation")
+    op_value = openinferencevalues.KINDS.get(oi_upper) if oi else get("operation")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
         op_value = name.split(" ", 1)[0]  # the span name's first word, as the conventions name spans
         deviations.append("span name")
@@ -196,12 +196,12 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         tool = name[len("execute_tool "):]
     if tool is None and operation == TOOL and oi:
         tool = name
-    arguments = ((openinference.arguments(attrs.get("input.value", get("arguments"))) if oi
+    arguments = ((openinferencevalues.arguments(attrs.get("input.value", get("arguments"))) if oi
                   else _arguments(get("arguments"))) if operation == TOOL else None)
     result = _value(get("result")) if operation == TOOL else None
     goal, goal_rank = None, 0
     if oi and oi_upper in ("AGENT", "CHAIN"):
-        goal, goal_rank = openinference.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
+        goal, goal_rank = openinferencevalues.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
         goal = goal[:SHORT] if goal else None
     elif operation in (MODEL, AGENT) and not oi:
         goal = _user_text(get("messages"))
