@@ -85,8 +85,9 @@ def word(value: Any) -> str | None:
         return value.__name__.lower()
     if isinstance(value, BaseException):
         return type(value).__name__.lower()
-    if isinstance(value, str) and value.strip():
-        return value.strip().lower()
+    if isinstance(value, str):
+        text = re.sub(r"^(?:the|an|a)\s+(?=\S)", "", value.strip().lower()).rstrip(".!;").strip()
+        return text or None
     return None
 
 
@@ -95,6 +96,8 @@ def same_word(value: Any, expected: str) -> bool:
 
     >>> same_word(" Plan_Complete", "plan_complete"), same_word("plan complete", "plan_complete")
     (True, True)
+    >>> same_word("the executor", "executor"), same_word("Executor.", "executor"), same_word("planner", "executor")
+    (True, True, False)
     """
     got = word(value)
     return got is not None and _squash(got) == _squash(expected)

@@ -24,7 +24,10 @@ def test_whole_number(value, expected):
 
 
 @pytest.mark.parametrize("value, expected", [(" Executor ", "executor"), (KeyError, "keyerror"),
-                                             (KeyError("x"), "keyerror"), ("", None), (3, None)])
+                                             (KeyError("x"), "keyerror"), ("", None), (3, None),
+                                             ("the executor", "executor"), ("Executor.", "executor"),
+                                             ("An environment!", "environment"), ("the", "the"), (".", None),
+                                             ("theory", "theory"), ("a b", "b")])
 def test_word(value, expected):
     assert word(value) == expected
 
@@ -32,7 +35,9 @@ def test_word(value, expected):
 @pytest.mark.parametrize("value, expected, same", [("plan complete", "plan_complete", True),
                                                    ("Plan-Complete", "plan_complete", True),
                                                    ("plan_completed", "plan_complete", False),
-                                                   (None, "plan_complete", False)])
+                                                   (None, "plan_complete", False),
+                                                   ("The executor.", "executor", True),
+                                                   ("the planner", "executor", False)])
 def test_same_word(value, expected, same):
     assert same_word(value, expected) is same
 
