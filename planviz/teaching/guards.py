@@ -128,12 +128,16 @@ def library_calls(fn: Any, names: tuple[str, ...], depth: int = 3) -> tuple[str,
             for dotted_value in _attribute_chains(c, scope):
                 if id(dotted_value) in targets:
                     found.add(targets[id(dotted_value)])
+                elif _checking(dotted_value):
+                    found.add(f"{dotted_value.__module__}.{dotted_value.__name__}")
         for name in sorted(names_used):
             value = scope.get(name)
             if value is None:
                 continue
             if id(value) in targets:
                 found.add(targets[id(value)])
+            elif _checking(value):
+                found.add(f"{value.__module__}.{value.__name__}")
             elif isinstance(value, (types.FunctionType, types.MethodType)) and not _library(value):
                 visit(value, level + 1)
 
@@ -155,6 +159,11 @@ def _attribute_chains(code: types.CodeType, scope: dict[str, Any]) -> Iterator[A
             current = value if isinstance(value, types.ModuleType) else None
         elif ins.opname not in ("CACHE", "EXTENDED_ARG", "PRECALL", "PUSH_NULL"):
             current = None
+
+
+def _checking(f: Any) -> bool:
+    """A function of the checks themselves (their oracles answer every build-it): never part of an answer."""
+    return isinstance(f, types.FunctionType) and (getattr(f, "__module__", "") or "").startswith("planviz.teaching")
 
 
 def _library(f: Any) -> bool:
@@ -194,7 +203,11 @@ def _raiser(dotted: str, original: Any) -> Callable[..., Any]:
 def used_message(exercise_name: str, called: tuple[str, ...] | str) -> tuple[str, str]:
     """(message, hint) for a build-it answer that calls the library's own answer."""
     called = (called,) if isinstance(called, str) else called
-    message = (f"your {exercise_name} calls {', '.join(called)}, the library's own answer to this exercise. "
-               "That is the right tool in real work; here the point is to build it yourself.")
+    if all(name.startswith("planviz.teaching.") for name in called):
+        message = (f"your {exercise_name} calls {', '.join(called)}, the check's own answer to this exercise; "
+                   "the point is to build it yourself.")
+    else:
+        message = (f"your {exercise_name} calls {', '.join(called)}, the library's own answer to this exercise. "
+                   "That is the right tool in real work; here the point is to build it yourself.")
     return message, ("write it with loops over plan.steps and their depends_on (and facts); planviz.to_graph and "
                      "plan.step(id) are fine to use")

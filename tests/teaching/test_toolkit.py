@@ -8,8 +8,10 @@ import pytest
 
 import planviz
 from planviz import Step
+from planviz.teaching import lesson03
 from planviz.teaching.answers import Unreadable, id_of, ids, number, same_step, same_word, whole_number, word
 from planviz.teaching.guards import FORBIDDEN, LibraryUsed, forbidden, library_calls
+from planviz.teaching.lesson03 import _pass_oracle
 
 
 @pytest.mark.parametrize("value, expected", [("29", 29.0), (" 29 ", 29.0), (29, 29.0), ("2.5", 2.5), (True, None),
@@ -90,6 +92,11 @@ def _uses_attribute_named_like_the_library(run):
     (_uses_attribute_named_like_the_library, "reachable", ()),
     (lambda plan, c, f: planviz.reachable(plan, c, f).steps, "reachable", ("planviz.reachable",)),
     (lambda plan, c, f: planviz.analysis.reach.reachable(plan, c, f).steps, "reachable", ("planviz.reachable",)),
+    # the checks' own oracles answer every build-it: never part of an answer
+    (lambda plan: lesson03._pass_oracle(plan), "critical_path", ("planviz.teaching.lesson03._pass_oracle",)),
+    (lambda plan: planviz.teaching.lesson03._pass_oracle(plan), "critical_path",
+     ("planviz.teaching.lesson03._pass_oracle",)),
+    (lambda plan: _pass_oracle(plan), "critical_path", ("planviz.teaching.lesson03._pass_oracle",)),
 ])
 def test_library_calls(fn, names, expected):
     assert library_calls(fn, FORBIDDEN[names]) == expected
