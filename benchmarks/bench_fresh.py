@@ -31,7 +31,6 @@ from __future__ import annotations
 import gc
 import math
 import os
-import random
 import resource
 import shutil
 import statistics
@@ -45,7 +44,7 @@ from typing import Any, Callable
 import networkx as nx
 from bench_loading import direct_graph
 from bench_startup import YAML_PLAN, environment, script
-from common import digraph
+from common import digraph, layered_data
 
 from planviz import Plan, simulate, to_graph, validate
 
@@ -57,31 +56,7 @@ START_ROUNDS = 21
 
 def two_parent_data(n: int, *, far: bool = False, seed: int = 0) -> dict[str, Any]:
     """Issue 28's layered plan of ``n`` steps as plain data (see the module docstring)."""
-    rng = random.Random(seed)
-    width = max(2, int(n ** 0.5))
-    parents: dict[str, list[str]] = {}
-    layers: list[list[str]] = []
-    steps = []
-    for i in range(n):
-        layer, col = divmod(i, width)
-        if col == 0:
-            layers.append([])
-        sid = f"S{i}"
-        prev = layers[layer - 1] if layer else []
-        deps = rng.sample(prev, min(2, len(prev)))
-        step: dict[str, Any] = {"id": sid, "action": f"do step {i}", "expected_evidence": f"evidence {i}",
-                                "produces": [f"f{i}"]}
-        if deps:
-            step["depends_on"] = deps
-            source = deps[0]
-            if far and layer >= 2:
-                for _ in range(rng.randint(2, min(20, layer)) - 1):
-                    source = rng.choice(parents[source])
-            step["requires"] = [f"f{source[1:]}"]
-        steps.append(step)
-        parents[sid] = deps
-        layers[-1].append(sid)
-    return {"goal": f"layered plan of {n} steps", "steps": steps}
+    return layered_data(n, far=far, seed=seed, parents=2)
 
 
 def load() -> str:

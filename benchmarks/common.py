@@ -20,11 +20,13 @@ import networkx as nx
 SIZES = (1_000, 10_000, 100_000)
 
 
-def layered_data(n: int, *, far: bool = False, seed: int = 0) -> dict[str, Any]:
-    """A plan of ``n`` steps as plain data (what ``json.load`` of a plan file gives)."""
+def layered_data(n: int, *, far: bool = False, seed: int = 0, parents: int | None = None) -> dict[str, Any]:
+    """A plan of ``n`` steps as plain data (what ``json.load`` of a plan file gives): layers of sqrt(n) steps,
+    each depending on 1 to 4 steps of the layer before (``parents=k``: up to ``k``, and its fact comes from the
+    first of them) and requiring one fact of a dependency, or with ``far`` of an ancestor 2-20 levels up."""
     rng = random.Random(seed)
     width = max(2, int(n ** 0.5))
-    parents: dict[str, list[str]] = {}
+    up: dict[str, list[str]] = {}
     layers: list[list[str]] = []
     steps = []
     for i in range(n):
@@ -33,18 +35,21 @@ def layered_data(n: int, *, far: bool = False, seed: int = 0) -> dict[str, Any]:
             layers.append([])
         sid = f"S{i}"
         prev = layers[layer - 1] if layer else []
-        deps = sorted(rng.sample(prev, min(rng.randint(1, 4), len(prev))))
+        if parents is None:
+            deps = sorted(rng.sample(prev, min(rng.randint(1, 4), len(prev))))
+        else:
+            deps = rng.sample(prev, min(parents, len(prev)))
         step: dict[str, Any] = {"id": sid, "action": f"do step {i}", "expected_evidence": f"evidence {i}"}
         if deps:
             step["depends_on"] = deps
-            source = rng.choice(deps)
+            source = rng.choice(deps) if parents is None else deps[0]
             if far and layer >= 2:
                 for _ in range(rng.randint(2, min(20, layer)) - 1):
-                    source = rng.choice(parents[source])
+                    source = rng.choice(up[source])
             step["requires"] = [f"f{source[1:]}"]
         step["produces"] = [f"f{i}"]
         steps.append(step)
-        parents[sid] = deps
+        up[sid] = deps
         layers[-1].append(sid)
     return {"goal": f"layered plan of {n} steps", "steps": steps}
 
