@@ -169,10 +169,11 @@ def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...
     return tuple(items) if ordered else frozenset(items)
 
 
-def same_step(value: Any, expected: str, plan_ids: Iterable[str] = ()) -> bool:
+def same_step(value: Any, expected: str, plan_ids: Iterable[str] = (), version: int | None = None) -> bool:
     """True when ``value`` names step ``expected``, or the revision of it that runs next (``"S1.v2"`` for ``S1``).
 
-    A revision id is accepted only when it is not a step of the plan in its own right (``plan_ids``).
+    A revision id is accepted only when it is not a step of the plan in its own right (``plan_ids``), and, when
+    ``version`` (the version that runs next) is given, only with that number: ``"S1.v3"`` never ran after v1.
     """
     got = id_of(value)
     if isinstance(got, Unreadable):
@@ -180,8 +181,9 @@ def same_step(value: Any, expected: str, plan_ids: Iterable[str] = ()) -> bool:
     if got == expected or got.lower() == expected.lower() and expected.lower() not in {i.lower() for i in plan_ids
                                                                                          if i != expected}:
         return True
-    match = re.fullmatch(r"(.+)\.v\d+", got, re.I)
-    return match is not None and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
+    match = re.fullmatch(r"(.+)\.v(\d+)", got, re.I)
+    return (match is not None and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
+            and (version is None or int(match.group(2)) == version))
 
 
 def in_plan(got: Any, plan_ids: Iterable[str]) -> Any:

@@ -72,7 +72,7 @@ def check_exercise_1(voided: Any = None, kept: Any = None, restart: Any = None) 
                      "kept is the verified work outside the scope: completed, and not voided")
     if scope.restart is None:  # a precondition failure restarts at the fact's producer
         raise PlanvizError("the failure scope of S3 names no restart")
-    if not same_step(restart, scope.restart, plan.ids):
+    if not same_step(restart, scope.restart, plan.ids, version=plan.version + 1):
         return wrong(ex, f"execution does not resume at {short(restart)}", "it goes back to the producer of the false fact")
     never = sorted(scope.voided - started)
     aside = (f" ({', '.join(never)} {'is' if len(never) == 1 else 'are'} in the scope too but never started: the run "

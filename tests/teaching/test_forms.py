@@ -73,6 +73,7 @@ ROWS = [
     (lesson04.check_exercise_1, dict(voided=[" S1", "S3", "S4 "], kept=("S0", "S2"), restart=" S1.v2 "), True),
     (lesson04.check_exercise_1, dict(voided={"S1", "S3", "S4"}, kept={"S0", "S2"}, restart="S3"), False),
     (lesson04.check_exercise_1, dict(voided={"S1", "S3", "S4"}, kept={"S0", "S2"}, restart="S2.v2"), False),
+    (lesson04.check_exercise_1, dict(voided={"S1", "S3", "S4"}, kept={"S0", "S2"}, restart="S1.v3"), False),
     # ids as text, separated as a path's are (03 ex1 reads "S0 S2 S3 S4"): a right answer in another form
     (lesson04.check_exercise_1, dict(voided="S1 S3 S4", kept={"S0", "S2"}, restart="S1"), True),
     (lesson04.check_exercise_1, dict(voided="S3 S4", kept={"S0", "S2"}, restart="S1"), False),

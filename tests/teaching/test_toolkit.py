@@ -62,10 +62,17 @@ def test_ids_refuse_without_raising(value, ordered, why):
     assert isinstance(out, Unreadable) and why in out.why and not out
 
 
-@pytest.mark.parametrize("value, same", [("S1", True), (" S1", True), ("s1", True), ("S1.v2", True), ("S1.v12", True),
+@pytest.mark.parametrize("value, same", [("S1", True), (" S1", True), ("s1", True), ("S1.v2", True),
+                                         ("S1.v12", True),  # no version given: any revision
                                          ("S2", False), ("S1.v2x", False), (Step("S1", "a"), False), (None, False)])
 def test_same_step(value, same):
     assert same_step(value, "S1", ("S0", "S1", "S2")) is same
+
+
+@pytest.mark.parametrize("value, same", [("S1.v2", True), ("s1.V2", True), ("S1.v3", False), ("S1.v12", False),
+                                         ("S1", True)])
+def test_same_step_with_the_next_version_takes_only_that_revision(value, same):
+    assert same_step(value, "S1", ("S0", "S1", "S2"), version=2) is same
 
 
 def test_same_step_refuses_a_revision_id_the_plan_has():
