@@ -145,7 +145,9 @@ def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[s
         for k, (svgs, head, caption) in enumerate(zip(frames, heads, captions)))
     what = "a run" if len(frames[0]) == 1 else f"{len(frames[0])} runs side by side"
     label = escape(f"{n} frames of {what}, {seconds:g} s each; hover to pause")
-    style = _FLIPBOOK_STYLE % {"total": f"{n * seconds:g}", "share": f"{100 / n:.6g}"}
+    # each frame's share of the loop, rounded down: at the instant one frame hands over to the next, only the
+    # next shows (rounded up, both did)
+    style = _FLIPBOOK_STYLE % {"total": f"{n * seconds:g}", "share": f"{(1_000_000 // n) / 10_000:.4f}"}
     return f'<main class="pv-flipbook" aria-label="{label}">\n{figures}\n</main>', style
 
 
