@@ -44,7 +44,7 @@ from typing import Any, Callable
 import networkx as nx
 from bench_loading import direct_graph
 from bench_startup import YAML_PLAN, environment, script
-from common import digraph, layered_data
+from common import digraph, layered_data, timings
 
 from planviz import Plan, simulate, to_graph, validate
 
@@ -66,20 +66,7 @@ def load() -> str:
 def medians(fns: dict[str, Callable[[Any], Any]], fresh: Callable[[], Any], rounds: int = ROUNDS,
             paused: frozenset[str] = frozenset()) -> dict[str, float]:
     """The median CPU time of each function over interleaved rounds, each call on its own ``fresh()``."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            arg = fresh()
-            gc.collect()
-            if name in paused:
-                gc.disable()
-            try:
-                t = time.process_time()
-                fn(arg)
-                times[name].append(time.process_time() - t)
-            finally:
-                gc.enable()
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    return {name: statistics.median(ts) for name, ts in timings(fns, rounds, fresh, paused=paused).items()}
 
 
 def show(what: str, ratio: float, goal: float, detail: str, at: str) -> dict[str, Any]:

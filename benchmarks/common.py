@@ -62,16 +62,16 @@ def digraph(data: dict[str, Any]) -> nx.DiGraph:
     return g
 
 
-def best(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], Any] = lambda: None,
-         *, paused: frozenset[str] = frozenset()) -> dict[str, float]:
-    """The least CPU time of each function over ``repeat`` interleaved rounds.
+def timings(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], Any] = lambda: None,
+            *, paused: frozenset[str] = frozenset()) -> dict[str, list[float]]:
+    """The CPU times of each function over ``repeat`` interleaved rounds.
 
     Each call gets ``fresh()`` (made outside the timed region). CPU time
     (``time.process_time``), the functions taking turns in each round, so
     other work on a shared machine skews the ratios less. The collector runs
     as it would for a user, except for the functions named in ``paused``.
     """
-    times = dict.fromkeys(fns, math.inf)
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
             arg = fresh()
@@ -81,10 +81,16 @@ def best(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], 
             try:
                 t = time.process_time()
                 fn(arg)
-                times[name] = min(times[name], time.process_time() - t)
+                times[name].append(time.process_time() - t)
             finally:
                 gc.enable()
     return times
+
+
+def best(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], Any] = lambda: None,
+         *, paused: frozenset[str] = frozenset()) -> dict[str, float]:
+    """The least CPU time of each function over ``repeat`` interleaved rounds (see :func:`timings`)."""
+    return {name: min(ts, default=math.inf) for name, ts in timings(fns, repeat, fresh, paused=paused).items()}
 
 
 def exponent(sizes: list[int], seconds: list[float]) -> list[float | None]:
