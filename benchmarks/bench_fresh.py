@@ -44,7 +44,7 @@ from typing import Any, Callable
 import networkx as nx
 from bench_loading import direct_graph
 from bench_startup import YAML_PLAN, environment, script
-from common import digraph, layered_data, timings
+from common import digraph, figure, layered_data, timings
 
 from planviz import Plan, simulate, to_graph, validate
 
@@ -59,50 +59,37 @@ def two_parent_data(n: int, *, far: bool = False, seed: int = 0) -> dict[str, An
     return layered_data(n, far=far, seed=seed, parents=2)
 
 
-def load() -> str:
-    return f"{os.getloadavg()[0]:.1f}"
-
-
 def medians(fns: dict[str, Callable[[Any], Any]], fresh: Callable[[], Any], rounds: int = ROUNDS,
             paused: frozenset[str] = frozenset()) -> dict[str, float]:
     """The median CPU time of each function over interleaved rounds, each call on its own ``fresh()``."""
     return {name: statistics.median(ts) for name, ts in timings(fns, rounds, fresh, paused=paused).items()}
 
 
-def show(what: str, ratio: float, goal: float, detail: str, at: str) -> dict[str, Any]:
-    print(f"{what:<44}{ratio:7.2f}{'<=':>4}{goal:5.2f}  {'met' if ratio <= goal else 'MISSED':<7}{at:>5}  {detail}",
-          flush=True)
-    return {"ratio": ratio, "goal": goal, "met": ratio <= goal, "load": float(at), "detail": detail}
-
-
 def in_process() -> dict[str, Any]:
-    out = {}
+    out = []
     data = two_parent_data(BIG)
     g = digraph(data)
     plan = Plan.from_dict(data)
     build = direct_graph(plan)
     assert nx.utils.graphs_equal(build(None), to_graph(plan))
-    at = load()
     t = medians({"topo": lambda _: list(nx.topological_sort(g)), "direct": build, "to_graph": to_graph,
                  "from_dict": lambda _: Plan.from_dict(data)}, lambda: Plan.from_dict(data),
                 paused=frozenset({"direct"}))
-    out["to_graph"] = show("to_graph 50k / the same DiGraph built directly", t["to_graph"] / t["direct"],
-                           GOALS["to_graph"], f"{t['to_graph']:.3f} s / {t['direct']:.3f} s", at)
-    out["from_dict"] = show("Plan.from_dict 50k / one topological sort", t["from_dict"] / t["topo"],
-                            GOALS["from_dict"], f"{t['from_dict']:.3f} s / {t['topo']:.3f} s", at)
+    out.append(figure("`to_graph` 50k / the same DiGraph built directly", t["to_graph"] / t["direct"],
+                      at_most=GOALS["to_graph"], detail=f"{t['to_graph']:.3f} s / {t['direct']:.3f} s"))
+    out.append(figure("`Plan.from_dict` 50k / one topological sort", t["from_dict"] / t["topo"],
+                      at_most=GOALS["from_dict"], detail=f"{t['from_dict']:.3f} s / {t['topo']:.3f} s"))
     far = two_parent_data(BIG, far=True)
     g = digraph(far)
     assert not validate(Plan.from_dict(far)).errors
-    at = load()
     t = medians({"topo": lambda _: list(nx.topological_sort(g)), "validate": validate}, lambda: Plan.from_dict(far))
-    out["validate_far"] = show("validate 50k, facts 2-20 levels up / the sort", t["validate"] / t["topo"],
-                               GOALS["validate_far"], f"{t['validate']:.3f} s / {t['topo']:.3f} s", at)
+    out.append(figure("`validate` 50k, facts 2-20 levels up / the sort", t["validate"] / t["topo"],
+                      at_most=GOALS["validate_far"], detail=f"{t['validate']:.3f} s / {t['topo']:.3f} s"))
     sizes = (3_000, 12_000)
     datas = {n: two_parent_data(n) for n in sizes}
     graphs = {n: digraph(d) for n, d in datas.items()}
     for d in datas.values():
         simulate(Plan.from_dict(d))
-    at = load()
     times: dict[tuple[str, int], list[float]] = {(k, n): [] for k in ("simulate", "topo") for n in sizes}
     for _ in range(ROUNDS + 4):
         for n in sizes:
@@ -117,10 +104,9 @@ def in_process() -> dict[str, Any]:
     m = {k: statistics.median(v) for k, v in times.items()}
     k_sim, k_topo = (math.log(m[w, sizes[1]] / m[w, sizes[0]]) / math.log(sizes[1] / sizes[0])
                      for w in ("simulate", "topo"))
-    out["simulate_exponent"] = show("simulate, time exponent 3k -> 12k steps", k_sim, GOALS["simulate_exponent"],
-                                    f"{m['simulate', 3000]:.3f} s -> {m['simulate', 12000]:.3f} s; the sort's "
-                                    f"exponent {k_topo:.2f}", at)
-    out["simulate_exponent"]["floor_exponent"] = k_topo
+    out.append(figure("`simulate`, time exponent 3k -> 12k steps", k_sim, at_most=GOALS["simulate_exponent"],
+                      unit="", detail=f"{m['simulate', 3000]:.3f} s -> {m['simulate', 12000]:.3f} s; the sort's "
+                      f"exponent {k_topo:.2f}"))
     return out
 
 
@@ -145,7 +131,6 @@ def startup() -> dict[str, Any]:
                     [sys.executable, "-m", "planviz", "validate", "small.yaml"]}
         for cmd in commands.values():  # bytecode written, files in the page cache
             cpu_of(cmd, env, work)
-        at = load()
         times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(START_ROUNDS):
             for name, cmd in commands.items():
@@ -153,16 +138,14 @@ def startup() -> dict[str, Any]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     m = {name: statistics.median(ts) for name, ts in times.items()}
-    return show("planviz validate small.yaml / python -c pass", m["validate"] / m["pass"], GOALS["startup"],
-                f"CPU {m['validate'] * 1e3:.0f} ms / {m['pass'] * 1e3:.0f} ms, whole process", at)
+    return figure("`planviz validate small.yaml` / `python -c pass`", m["validate"] / m["pass"],
+                  at_most=GOALS["startup"], detail=f"CPU {m['validate'] * 1e3:.0f} ms / {m['pass'] * 1e3:.0f} ms, "
+                  "whole process")
 
 
 def main() -> dict[str, Any]:
-    print(f"{'figure (fresh plan per call, medians)':<44}{'ratio':>7}{'goal':>9}  {'':<7}{'load':>5}  detail")
-    out = in_process()
-    out["startup"] = startup()
-    print("load = the 1-minute load average when the figure was measured (2 cores)")
-    return out
+    print("figures: a fresh plan per call, medians of interleaved rounds; load = the 1-minute load average")
+    return {"figures": [*in_process(), startup()]}
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import random
 import time
 from typing import Any, Callable
@@ -105,3 +106,28 @@ def show_exponent(k: float | None) -> str:
 
 def repeats(n: int) -> int:
     return 7 if n <= 10_000 else 3
+
+
+def load() -> float:
+    """The 1-minute load average (what else the shared machine was doing)."""
+    try:
+        return round(os.getloadavg()[0], 1)
+    except OSError:
+        return math.nan
+
+
+def figure(what: str, value: float, *, at_most: float | None = None, at_least: float | None = None,
+           unit: str = "x", detail: str = "") -> dict[str, Any]:
+    """One measured figure beside its goal: printed now, returned for ``run.py``'s summary and the README.
+
+    ``unit`` follows the number ("x" for a ratio, " s", " MB", "" for an exponent);
+    ``at_most``/``at_least`` is the goal (neither: a figure shown without one).
+    """
+    goal = at_most if at_most is not None else at_least
+    met = None if goal is None else (value <= goal if at_most is not None else value >= goal)
+    out = {"figure": what, "value": value, "unit": unit, "goal": "" if goal is None else
+           f"{'<=' if at_most is not None else '>='} {goal:g}{unit}", "met": met, "load": load(), "detail": detail}
+    verdict = {True: "met", False: "MISSED", None: ""}[met]
+    print(f"  {what:<60} {value:9.3g}{unit:<3} {out['goal']:>9}  {verdict:<6} load {out['load']:<4} {detail}",
+          flush=True)
+    return out

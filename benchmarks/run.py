@@ -1,8 +1,15 @@
-"""Run every benchmarks/bench_*.py (`make bench`) and print their figures.
+"""Run every benchmarks/bench_*.py (`make bench`) and print their figures, each beside its goal.
 
 Speed is measured here, never asserted in tests: each module's ``main()``
-prints a table of absolute times and ratios against NetworkX's own single
-pass (and a naive reference where one is meaningful) and returns a dict.
+prints its tables of absolute times and ratios (against NetworkX's own single
+pass, or a naive reference where one is meaningful) and returns a dict whose
+``"figures"`` (made by :func:`common.figure`) are the figures with goals.
+At the end this prints them all in one table, with the time the run took and
+its peak memory, and writes ``out/bench.json`` and ``out/bench.md``.
+
+``python benchmarks/run.py NAME...`` runs only the named benchmarks;
+``python benchmarks/run.py --readme [out/bench.json]`` rewrites the README's
+table of figures (between its two ``make bench`` markers) from a run's JSON.
 """
 
 from __future__ import annotations
@@ -10,37 +17,84 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import platform
 import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--readme"]:
+        return readme(Path(argv[1]) if len(argv) > 1 else ROOT / "out" / "bench.json")
     only = set(argv)
-    results = {}
+    results: dict[str, Any] = {}
     began = time.perf_counter()
-    print(f"load average at the start: {_load()} on {os.cpu_count()} cores", flush=True)
+    at_start = _load()
+    print(f"load average at the start: {at_start} on {os.cpu_count()} cores", flush=True)
     for path in sorted(HERE.glob("bench_*.py")):
         name = path.stem.removeprefix("bench_")
         if only and name not in only:
             continue
         spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         print(f"\n== {name} ==", flush=True)
         started = time.perf_counter()
         results[name] = module.main()
-        print(f"({time.perf_counter() - started:.1f} s)", flush=True)
+        results[name]["seconds"] = round(time.perf_counter() - started, 1)
+        print(f"({results[name]['seconds']} s)", flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(f"\nmake bench took {time.perf_counter() - began:.0f} s; peak memory about {peak / 1024:.0f} MiB "
-          f"(this process plus its largest child); load average at the end: {_load()}", flush=True)
-    out = HERE.parent / "out"
+    run = {"benchmarks": sorted(results), "minutes": round((time.perf_counter() - began) / 60, 1),
+           "peak_mib": round(peak / 1024), "load_start": at_start, "load_end": _load(), "cores": os.cpu_count(),
+           "python": platform.python_version(), "date": time.strftime("%Y-%m-%d")}
+    print(f"\nmake bench took {run['minutes']} min; peak memory about {run['peak_mib']} MiB "
+          f"(this process plus its largest child); load average at the end: {run['load_end']}", flush=True)
+    table = render({"run": run, "results": results})
+    print("\n" + table)
+    out = ROOT / "out"
     out.mkdir(exist_ok=True)
-    (out / "bench.json").write_text(json.dumps(results, indent=2, default=str))
-    print(f"\nwrote {out / 'bench.json'}")
+    (out / "bench.json").write_text(json.dumps({"run": run, "results": results}, indent=2, default=str))
+    (out / "bench.md").write_text(table + "\n")
+    print(f"wrote {out / 'bench.json'} and {out / 'bench.md'} "
+          "(python benchmarks/run.py --readme puts the table in README.md)")
+    return 0
+
+
+def render(data: dict[str, Any]) -> str:
+    """The markdown table of every figure with a goal (or shown without one), and how the run went."""
+    run = data["run"]
+    lines = [f"Measured by `make bench` on {run['date']}: {len(run['benchmarks'])} benchmarks in {run['minutes']} "
+             f"minutes, peak memory about {run['peak_mib']} MiB, {run['cores']} cores, Python {run['python']}, "
+             f"load average {run['load_start']} at the start and {run['load_end']} at the end.", "",
+             "| benchmark | figure | measured | goal | met | load | detail |", "|---|---|---|---|---|---|---|"]
+    for name, result in data["results"].items():
+        for f in result.get("figures", []):
+            met = {True: "yes", False: "**no**", None: ""}[f["met"]]
+            detail = str(f["detail"]).replace("|", "/")
+            lines.append(f"| `{name}` | {f['figure']} | {f['value']:.3g}{f['unit']} | {f['goal']} | {met} | "
+                         f"{f['load']} | {detail} |")
+    return "\n".join(lines)
+
+
+def readme(source: Path) -> int:
+    """Rewrite the README's table between the markers from ``source`` (a run's ``out/bench.json``)."""
+    path = ROOT / "README.md"
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        print(f"README.md has no {START} ... {END} section to rewrite", file=sys.stderr)
+        return 1
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    table = render(json.loads(source.read_text(encoding="utf-8")))
+    path.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
+    print(f"README.md: table rewritten from {source}")
     return 0
 
 
