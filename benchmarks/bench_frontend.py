@@ -27,6 +27,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from common import figure
+
 from planviz import Plan, Step, simulate
 from planviz.frontends.runpage import fallback_html, run_page
 from planviz.frontends.snapshot import run_snapshot
@@ -73,11 +75,14 @@ def lanes(n: int, width: int = 20) -> Plan:
 
 
 def main() -> dict:
-    out: dict = {}
+    out: dict = {"figures": []}
     fallback = fallback_html(run_snapshot(simulate(lanes(300)), legend=False))
     out["fallback_300_bytes"] = len(fallback.encode("utf-8"))
     print(f"fallback page of a 300-step run: {out['fallback_300_bytes'] / 1e6:.2f} MB "
           f"(target under {FALLBACK_BYTES / 1e6:.0f} MB)")
+    out["figures"].append(figure("the explorer's static fallback page, 300-step run", out["fallback_300_bytes"] / 1e6,
+                                 at_most=FALLBACK_BYTES / 1e6, unit=" MB",
+                                 detail=f"{out['fallback_300_bytes']:,} bytes"))
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -116,6 +121,12 @@ def main() -> dict:
               f"max {out[key + '_ms_max']:6.2f} ms   {'under' if out[key + '_ms_p95'] < FRAME_MS else 'OVER'} "
               "one frame at p95")
     print(f"a jump across the run {jumps[0]:.0f} ms, back {jumps[1]:.0f} ms")
+    for key, what in (("first", "first visit of each frame"), ("step", "frames seen before")):
+        for stat in ("median", "p95"):
+            out["figures"].append(figure(
+                f"one step in Chromium, 1,000-step run, {what}: {stat}", out[f"{key}_ms_{stat}"], at_most=FRAME_MS,
+                unit=" ms", detail=f"max {out[key + '_ms_max']:.1f} ms; each step's best of 3: median "
+                f"{out['best_ms_median']:.2f} ms, p95 {out['best_ms_p95']:.2f} ms"))
     return out
 
 

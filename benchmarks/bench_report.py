@@ -6,8 +6,9 @@ each plan version out once and describes every frame by what its event
 changed, so it should cost about one render plus work linear in the events
 (target: under 2x one render and under 1 MB at 300 steps). The scaling
 exponent is the report's time (and size) between the two sizes, against the
-number of events (1 = linear). Wall-clock time, best of a few runs, since
-the layout may run in a child process.
+number of events (1 = linear). Wall-clock time, best of a few runs
+(``bench_render.best_wall``), since the layout may run in a child process
+(it does for the 300-step plan), which this process's CPU time would leave out.
 
 Run: ``.venv/bin/python benchmarks/bench_report.py`` (or ``make bench``).
 """
@@ -17,11 +18,11 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-import time
 
 from planviz import Fault, Plan, Step, render, report_html, simulate
 
-from bench_render import plan_of
+from bench_render import best_wall, plan_of
+from common import figure
 
 TARGET_RATIO, TARGET_BYTES = 2.0, 1_000_000
 
@@ -34,15 +35,6 @@ def chains(n: int, width: int = 40) -> Plan:
     return Plan("benchmark goal", steps, time_unit="min")
 
 
-def best(fn, repeats: int) -> float:
-    out = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        out = min(out, time.perf_counter() - t)
-    return out
-
-
 def main() -> dict:
     rows = []
     cases = [("layered", plan_of(300), False, 3), ("layered", plan_of(300), True, 2), ("chains", chains(2000), False, 2)]
@@ -50,14 +42,14 @@ def main() -> dict:
         faults = [Fault(sorted(plan.ids)[len(plan) // 2], "side_effect")] if fault else []
         fresh = iter([simulate(plan.replace(goal=f"{name} {fault} render goal {k}"), faults=faults)
                       for k in range(repeats)])
-        floor = best(lambda: render((run := next(fresh)).plan, run=run), repeats)
+        floor = best_wall(lambda: render((run := next(fresh)).plan, run=run), repeats)
         # each run of a new plan value: the report lays it out itself, as it would a run it never saw
         runs = [simulate(plan.replace(goal=f"{name} {fault} report goal {k}"), faults=faults) for k in range(repeats)]
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "report.html")
             last = runs[0]
-            took = best(lambda: report_html(runs.pop(), path), repeats)
-            own = best(lambda: report_html(last, path), repeats)  # its layouts made already: the report's own work
+            took = best_wall(lambda: report_html(runs.pop(), path), repeats)
+            own = best_wall(lambda: report_html(last, path), repeats)  # its layouts made already: the report's own work
             size = os.path.getsize(path)
         run = simulate(plan, faults=faults)
         rows.append({"plan": name + (" + side effect" if fault else ""), "steps": len(plan),
@@ -77,7 +69,18 @@ def main() -> dict:
           f"size {math.log(b['bytes'] / a['bytes']) / grow:.2f} (the two plans' layouts differ in shape)")
     met = a["ratio"] <= TARGET_RATIO and a["bytes"] < TARGET_BYTES
     print(f"targets met: {'yes' if met else 'NO'}")
-    return {"rows": rows, "targets_met": met}
+    replan = rows[1]
+    figures = [
+        figure(f"`report_html` of a {a['steps']}-step run / one full `render` of it", a["ratio"], at_most=TARGET_RATIO,
+               detail=f"{a['report_s']:.2f} s / {a['render_s']:.2f} s wall ({a['own_s']:.2f} s its own work), "
+               f"best of {cases[0][3]}"),
+        figure(f"`report_html` of a {a['steps']}-step run, page size", a["bytes"] / 1e6, at_most=TARGET_BYTES / 1e6,
+               unit=" MB", detail=f"{a['bytes']:,} bytes"),
+        # no goal of their own: a replan adds one layout and one picture per plan version
+        figure(f"the same with a replan ({replan['versions']} plan versions) / one full `render`", replan["ratio"],
+               detail=f"{replan['report_s']:.2f} s / {replan['render_s']:.2f} s wall, {replan['bytes'] / 1e6:.2f} MB"),
+    ]
+    return {"figures": figures, "rows": rows, "targets_met": met}
 
 
 if __name__ == "__main__":

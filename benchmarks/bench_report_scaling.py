@@ -5,7 +5,9 @@ every frame, and a focused picture's group nodes and the timeline were quadratic
 
 Figures: seconds of ``report_html`` alone (the trace loaded beforehand), microseconds per event, and the scaling
 exponent between sizes (1 = linear). CPU time (process_time), best of a few runs at the small sizes; set
-``PLANVIZ_BENCH_REPORT_UP_TO`` to stop earlier (the 100k case takes a minute or two).
+``PLANVIZ_BENCH_REPORT_UP_TO`` to stop earlier (the 100k case takes a minute or two). Goals (issue 28's
+"linear"): the time exponent against events between the two largest sizes at most 1.15, for the OTel trace and
+for the two-run report.
 
 Run: ``.venv/bin/python benchmarks/bench_report_scaling.py`` (or ``make bench``).
 """
@@ -13,11 +15,9 @@ Run: ``.venv/bin/python benchmarks/bench_report_scaling.py`` (or ``make bench``)
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,17 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from planviz import Fault, Plan, Step, load_trace, report_html, simulate  # noqa: E402
 
 from bench_traces import make_trace  # noqa: E402
+from common import best, exponent, figure, show_exponent  # noqa: E402
 
 UP_TO = int(os.environ.get("PLANVIZ_BENCH_REPORT_UP_TO", "100000"))
+LINEAR = 1.15  # issue 28: "linear" is a time exponent of at most 1.15 between the two largest sizes
 
 
 def timed(fn, repeats: int) -> float:
-    best = math.inf
-    for _ in range(repeats):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
-    return best
+    """The least CPU seconds of ``fn()`` over ``repeats`` runs (:func:`common.best`)."""
+    return best({"fn": lambda _: fn()}, repeats)["fn"]
 
 
 def layered(n: int, width: int = 10) -> Plan:
@@ -45,12 +43,21 @@ def layered(n: int, width: int = 10) -> Plan:
                       for i in range(n)])
 
 
-def exponent(a: tuple[int, float], b: tuple[int, float]) -> str:
-    return f"{math.log(b[1] / a[1]) / math.log(b[0] / a[0]):.2f}" if a[1] > 0 and b[1] > 0 else "-"
+def linear(what: str, rows: list[dict], size: str) -> dict | None:
+    """The figure of the time exponent between the two largest sizes measured (None with fewer than two)."""
+    if len(rows) < 2:
+        return None
+    a, b = rows[-2:]
+    k = exponent([a["events"], b["events"]], [a["seconds"], b["seconds"]])[1]
+    return figure(f"{what} {a[size]:,} -> {b[size]:,} {size}, time exponent vs events",
+                  float("nan") if k is None else k, at_most=LINEAR, unit="",
+                  detail=f"{a['seconds']:.2f} s -> {b['seconds']:.2f} s CPU, {a['events']:,} -> {b['events']:,} events")
 
 
 def main() -> dict:
     out: dict = {"otel": [], "pair": []}
+    otel_s: list[float] = []
+    pair_s: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "r.html"
         previous = None
@@ -61,10 +68,12 @@ def main() -> dict:
             trace.write_text(json.dumps(make_trace(n)), encoding="utf-8")
             run = load_trace(trace)
             seconds = timed(lambda: report_html(run, page), 3 if n <= 10_000 else 1)
+            otel_s.append(seconds)
             events = len(run.events)
             row = {"spans": n, "events": events, "seconds": round(seconds, 2),
                    "us_per_event": round(1e6 * seconds / events, 1), "mb": round(page.stat().st_size / 1e6, 2)}
-            row["exponent"] = exponent(previous, (events, seconds)) if previous else "-"
+            row["exponent"] = show_exponent(exponent([previous[0], events], [previous[1], seconds])[1]
+                                            if previous else None)
             previous = (events, seconds)
             out["otel"].append(row)
             print(f"report of {n:>7,} OTel spans ({events:,} events): {seconds:7.2f} s, {row['us_per_event']} µs per "
@@ -75,14 +84,20 @@ def main() -> dict:
             a = simulate(plan)
             b = simulate(plan, faults=[Fault(f"S{n // 2}", "tool_error", times=3)], strategy="workflow")
             seconds = timed(lambda: report_html([a, b], page), 2)
+            pair_s.append(seconds)
             events = len(a.events) + len(b.events)
             row = {"steps": n, "events": events, "seconds": round(seconds, 2), "mb": round(page.stat().st_size / 1e6, 2)}
-            row["exponent"] = exponent(previous, (events, seconds)) if previous else "-"
+            row["exponent"] = show_exponent(exponent([previous[0], events], [previous[1], seconds])[1]
+                                            if previous else None)
             previous = (events, seconds)
             out["pair"].append(row)
             print(f"two-run report of {n:>5,}-step plans ({events:,} events): {seconds:6.2f} s, {row['mb']} MB, "
                   f"exponent {row['exponent']} (was 110 s at 1,000 steps)", flush=True)
-    return out
+    # the exponents from the unrounded seconds: the rows keep two decimals for the table
+    otel = [{**r, "seconds": s} for r, s in zip(out["otel"], otel_s)]
+    pair = [{**r, "seconds": s} for r, s in zip(out["pair"], pair_s)]
+    figures = [linear("`report_html` OTel", otel, "spans"), linear("two-run `report_html([a, b])`", pair, "steps")]
+    return {"figures": [f for f in figures if f is not None], **out}
 
 
 if __name__ == "__main__":
