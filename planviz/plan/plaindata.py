@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "ARGUMENTS_DEPTH"]
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "ARGUMENTS_DEPTH"]
 
 _END = object()
 _LOG10_2 = math.log10(2)
@@ -204,3 +205,18 @@ def as_duration(value: Any) -> float | None:
     except OverflowError:
         return None
     return number if math.isfinite(number) and number >= 0 else None
+
+
+def iso_seconds(text: str) -> float | None:
+    """An ISO 8601 time as seconds since the epoch (UTC when it names no zone), or None when it is not one.
+
+    The one reading of ISO times, shared by the trace readers (``Z`` is read as UTC).
+
+    >>> iso_seconds("1970-01-01T00:01:00Z"), iso_seconds("1970-01-01T01:00:00+01:00"), iso_seconds("soon")
+    (60.0, 0.0, None)
+    """
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()

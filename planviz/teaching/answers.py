@@ -57,20 +57,38 @@ def unreadable(value: Any) -> bool:
     return value is None or isinstance(value, Unreadable)
 
 
-def number(value: Any) -> float | None:
+def number(value: Any, unit: str | None = None) -> float | None:
     """A finite number from a student's answer (a number or its text, surrounding spaces allowed), else None.
 
-    ``True`` and ``False`` are not numbers here, though Python counts them as 1 and 0.
+    ``True`` and ``False`` are not numbers here, though Python counts them as 1 and 0. With ``unit`` (a
+    plan's ``time_unit``), text may name it after the number: "30 min", "30 minutes", "2h".
+
+    >>> number(" 30 "), number("30 min", "min"), number("2 hours", "h"), number("30 h", "min"), number("30 min")
+    (30.0, 30.0, 2.0, None, None)
     """
     if isinstance(value, bool):
         return None
     if isinstance(value, str):
         value = value.strip()
+        if unit is not None:
+            found = re.fullmatch(r"(.*?\d\.?)\s*([a-zA-Z]+)\.?", value)
+            if found and found[2].lower() in _spellings(unit):
+                value = found[1]
     try:
         out = float(value)
     except (TypeError, ValueError, OverflowError):
         return None
     return out if math.isfinite(out) else None
+
+
+_UNITS = (("min", "mins", "minute", "minutes", "m"), ("h", "hr", "hrs", "hour", "hours"),
+          ("s", "sec", "secs", "second", "seconds"), ("ms", "millisecond", "milliseconds"), ("d", "day", "days"))
+
+
+def _spellings(unit: str) -> frozenset[str]:
+    """The ways an answer may write ``unit`` (a plan's time unit) after a number."""
+    unit = unit.strip().lower()
+    return frozenset(next((names for names in _UNITS if unit in names), (unit, unit + "s")))
 
 
 def whole_number(value: Any) -> int | None:

@@ -79,6 +79,10 @@ def check_exercise_1(plan: Any) -> Feedback:
     if bad is not None:
         return bad
     if sid not in plan:
+        near = [s.id for s in plan.steps if s.id.strip().lower() == sid.lower()]
+        if near:  # ids are exact names: other steps depend on them as written
+            return wrong(ex, f"your new step is called {near[0]!r}; ids are case-sensitive, so it is not {sid!r}",
+                         f"give the new step the id {sid!r}")
         return wrong(ex, f"your plan has no step {sid!r}", f"give the new step the id {sid!r}")
     original = load("cache_isolation")
     changed = [s.id for s in original.steps if s.id not in plan or plan.step(s.id) != s]

@@ -84,7 +84,7 @@ def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
         before = critical_path(load("cache_isolation")).path
         why = " (it was critical before S2 slowed down)" if ids == before else ""
         return wrong(ex, f"{' → '.join(ids)} takes {length:g} {plan.time_unit}{why}; another chain takes longer", hint)
-    given = number(makespan)
+    given = number(makespan, plan.time_unit)
     if given is None or not math.isclose(given, schedule.makespan):
         return wrong(ex, f"the path is right, but the makespan is not {makespan!r}",
                      "the makespan is the length of the critical path")
@@ -119,7 +119,8 @@ def check_exercise_2(saved: Any) -> Feedback:
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")
-    bad = [sid for sid in plan.ids if (n := number(saved[sid])) is None or not math.isclose(n, expected[sid])]
+    bad = [sid for sid in plan.ids
+           if (n := number(saved[sid], plan.time_unit)) is None or not math.isclose(n, expected[sid])]
     if not bad:
         best = max(expected.values())
         most = " and ".join(s for s in plan.ids if expected[s] == best)
@@ -159,7 +160,7 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
     if changed or len(new) != 1:
         return wrong(ex, "add exactly one step and leave S0 to S4 as they are", how)
     step = new[0]
-    if step.depends_on != ("S0",) or not math.isclose(step.duration, NEW_DURATION):
+    if set(step.depends_on) != {"S0"} or not math.isclose(step.duration, NEW_DURATION):  # S0 twice is S0
         return wrong(ex, f"the new step should come after S0 only and take {NEW_DURATION} {original.time_unit}",
                      how)
     if any(step.id in s.depends_on for s in plan.steps):

@@ -76,6 +76,7 @@ def test_exercise_1_right():
     (None, "no answer yet"),
     (PLAN.steps, "expected a planviz Plan"),
     (PLAN, "no step 'S5'"),
+    (_with(id="s5"), "ids are case-sensitive"),   # a teacher's leftover (issue 24): said only "no step 'S5'"
     (_with(depends_on="S3"), "unmet_requirement"),
     (_with(depends_on=()), "unmet_requirement"),
     (_with(expected_evidence=""), "no_evidence"),

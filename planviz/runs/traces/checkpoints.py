@@ -30,12 +30,12 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from ...errors import TraceFormatError
 from ...plan import limits
 from ...plan.model import Finding
+from ...plan.plaindata import iso_seconds
 from ...plan.syntax import show_value
 
 __all__ = ["Checkpoint", "Task", "checkpoint_of", "history_of", "is_internal", "SNAPSHOT_FIELDS"]
@@ -122,13 +122,9 @@ def _config_id(config: Any, where: str, source: str, required: bool) -> tuple[st
 def _time(value: Any, where: str, source: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-        else:
-            return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+    seconds = iso_seconds(value) if isinstance(value, str) else None
+    if seconds is not None:
+        return seconds
     raise TraceFormatError(f"expected an ISO 8601 time, got {show_value(value)}", source=source, path=where)
 
 

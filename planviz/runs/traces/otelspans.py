@@ -33,12 +33,12 @@ import base64
 import json
 import math
 import re
-from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
 from ...plan.limits import read_int
+from ...plan.plaindata import iso_seconds
 from . import openinferencevalues
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
@@ -298,14 +298,9 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
         number = read_int(value) if len(value) < 20 else None
         if number is not None and number > 0:
             return number
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-        else:
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
-            return round(moment.timestamp() * 1e9)
+        seconds = iso_seconds(value)
+        if seconds is not None:
+            return round(seconds * 1e9)
     raise bad(field, f"expected nanoseconds since the epoch or ISO 8601 time, got {_short(value)}")
 
 
