@@ -7,7 +7,7 @@ topological, reversed and shuffled file order (100k: shuffled only, to keep
 the run short). Targets (issue 3): validate + critical_path + ready_waves
 within 5x of the topological sort at 10k steps and 8x at 100k; reachable and
 invalidated each within 2x at 10k. Times are the least CPU time of a few
-interleaved repeats (see :func:`best`); every file order gets its own Step
+interleaved repeats (:func:`common.best`); every file order gets its own Step
 objects, created in that order as a loader would create them. Each call on a fresh ``Plan`` so the
 structural index that validate and analysis share (built once per Plan
 value) is built inside every timed call.
@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 
 import networkx as nx
+from common import best, figure
 
 from planviz import Plan, Step, critical_path, invalidated, reachable, ready_waves
 
@@ -69,25 +70,6 @@ def ordered(steps: list[Step], order: str, seed: int = 1) -> list[Step]:
     return [replace(s) for s in steps]
 
 
-def best(fns: dict, repeat: int, fresh) -> dict[str, float]:
-    """The least CPU time of each function over ``repeat`` interleaved rounds.
-
-    Each call gets a fresh ``Plan`` (built outside the timed region), so the
-    per-plan index that validate and analysis share is built inside every
-    timed call and never carried over from an earlier one. CPU
-    (``time.process_time``), not wall, time, and the functions take turns
-    within each round, so other work on a shared machine skews the ratios less.
-    """
-    times = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            plan = fresh()
-            t = time.process_time()
-            fn(plan)
-            times[name] = min(times[name], time.process_time() - t)
-    return times
-
-
 def pipeline(plan: Plan) -> None:
     """What the 5x/8x targets time: validate, then critical_path and ready_waves, on one plan."""
     if validate:
@@ -114,6 +96,7 @@ def case(name: str, steps: list[Step], order: str, repeat: int) -> dict:
         facts -= set(sorted(facts)[:: 50])  # withdraw every 50th fact: some work is lost
         fns["reachable"] = lambda p: reachable(p, completed, facts)
         fns["invalidated"] = lambda p: invalidated(p, (completed, facts))
+    # each call gets a fresh Plan (made outside the timing): the per-plan index is built inside every call
     row = {"plan": name, "order": order, "steps": len(steps), "validate": None,
            **best(fns, repeat, lambda: Plan("benchmark", steps))}
     topo = row["topo_sort"]
@@ -162,8 +145,26 @@ def main() -> dict:
                     for k in ("reachable_ratio", "invalidated_ratio"))
     print(f"targets met: schedule {'yes' if met else 'NO'}, reachability {'yes' if met_reach else 'NO'}"
           f"{' (validate missing)' if VALIDATE_MISSING else ''}; {time.perf_counter() - started:.1f} s")
-    return {"rows": rows, "targets_met": met, "reach_targets_met": met_reach,
+    return {"figures": figures(rows), "rows": rows, "targets_met": met, "reach_targets_met": met_reach,
             "note": VALIDATE_MISSING or None}
+
+
+def figures(rows: list[dict]) -> list[dict]:
+    """Each goal beside its figure: the schedule at 10k and 100k, reachable and invalidated at 10k."""
+    out = []
+    what = "`validate` + `critical_path` + `ready_waves`" if validate else "`critical_path` + `ready_waves`"
+    for r in rows:
+        if r["steps"] in TARGETS:
+            out.append(figure(f"{what} {r['steps'] // 1000}k {r['plan']}, {r['order']} order / one topological sort",
+                              r["ratio"], at_most=TARGETS[r["steps"]],
+                              detail=f"{r['pipeline']:.3f} s / {r['topo_sort']:.4f} s"))
+    for key in ("reachable", "invalidated"):
+        for r in rows:
+            if r["steps"] == 10_000:
+                out.append(figure(f"`{key}` 10k {r['plan']}, {r['order']} order / one topological sort",
+                                  r[f"{key}_ratio"], at_most=REACH_TARGET,
+                                  detail=f"{r[key]:.4f} s / {r['topo_sort']:.4f} s"))
+    return out
 
 
 if __name__ == "__main__":
