@@ -12,7 +12,8 @@ from the text a planner (or an attacker) would give:
   (98 s at 100k before: each reference scanned every earlier call).
 
 Target: the 100k time within 1.3x of ten times the 10k time (``ratio`` below:
-t(100k) / (10 t(10k)); 1.0 is exactly linear). Least CPU time of a few rounds
+t(100k) / (10 t(10k)); 1.0 is exactly linear), each printed again at the end
+beside the target (:func:`common.figure`). Least CPU time of a few rounds
 (:func:`common.best`).
 
 Run: ``.venv/bin/python benchmarks/bench_importers.py`` (or ``make bench``).
@@ -23,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from common import best
+from common import best, figure
 
 from planviz import parse_plans
 
@@ -55,6 +56,7 @@ SHAPES: dict[str, Callable[[int], str]] = {"taskbench_same_tool": taskbench_same
 
 def main() -> dict[str, Any]:
     results: dict[str, Any] = {}
+    shown = []
     print(f"{'shape':<22}" + "".join(f"{n:>12,}" for n in SIZES) + f"{'ratio':>9}  target")
     for name, make in SHAPES.items():
         seconds = []
@@ -65,8 +67,12 @@ def main() -> dict[str, Any]:
             seconds.append(best({"read": lambda _: parse_plans(text)}, 3 if n <= 10_000 else 1)["read"])
         ratio = seconds[1] / (10 * seconds[0])
         results[name] = {"seconds": dict(zip(SIZES, seconds)), "ratio": round(ratio, 2)}
+        shown.append((name, ratio, f"{seconds[0]:.2f} s -> {seconds[1]:.2f} s"))
         print(f"{name:<22}" + "".join(f"{t:>11.2f}s" for t in seconds)
               + f"{ratio:>9.2f}  {'ok' if ratio <= TARGET else 'OVER'} (<= {TARGET})")
+    a, b = SIZES[0] // 1000, SIZES[-1] // 1000
+    results["figures"] = [figure(f"`parse_plans` {name}, {b}k / (10 x {a}k)", ratio, at_most=TARGET, detail=detail)
+                          for name, ratio, detail in shown]
     return results
 
 

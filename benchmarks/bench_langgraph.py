@@ -11,7 +11,8 @@ shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near
 - **channels**: one superstep writing n channels;
 - **facts** (``simulate``): one step producing n facts that the next step requires.
 
-Times are the least CPU time of a few repeats (one at 100k).
+Times are the least CPU time of a few repeats (one at 100k; :func:`common.best`). Each shape's ratio is
+printed again at the end beside its goal (:func:`common.figure`).
 
 Run: ``.venv/bin/python benchmarks/bench_langgraph.py`` (or ``make bench``).
 """
@@ -21,16 +22,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from common import best, figure  # noqa: E402
+
 from planviz import load_plan, parse_trace, simulate  # noqa: E402
 
 SIZES = (10_000, 100_000)
 LARGEST = int(os.environ.get("PLANVIZ_BENCH_LANGGRAPH_MAX", "100000"))
+TARGET = 13.0  # the largest size's time / the smallest's, for 10x the input (issue 29: 1.3 x 10)
 
 
 def snapshot(k: int, parent: int | None, values: dict, nxt: list[str]) -> dict:
@@ -65,17 +68,9 @@ def facts_plan(n: int):
         {"id": "B", "action": "b", "expected_evidence": "e", "depends_on": ["A"], "requires": facts}]})
 
 
-def best(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return min(times)
-
-
 def main() -> dict:
     results: dict[str, dict] = {}
+    shown: list[tuple[str, int, int, float, str]] = []
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
     for shape in ("chain", "one fork", "forks", "channels", "facts"):
@@ -84,16 +79,22 @@ def main() -> dict:
         for n in shape_sizes:
             if shape == "facts":
                 plan = facts_plan(n)
-                row[n] = best(lambda: simulate(plan), 3 if n < 100_000 else 1)
+                row[n] = best({"simulate": lambda _: simulate(plan)}, 3 if n < 100_000 else 1)["simulate"]
             else:
                 text = history(shape, n)
-                row[n] = best(lambda: parse_trace(text), 3 if n < 100_000 else 1)
+                row[n] = best({"parse": lambda _: parse_trace(text)}, 3 if n < 100_000 else 1)["parse"]
         ratio = row[shape_sizes[-1]] / row[shape_sizes[0]] if len(sizes) > 1 and row[shape_sizes[0]] else None
         results[shape] = {"seconds": row, "ratio": ratio}
         print(f"{shape:>10} " + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
               + (f" {ratio:>7.1f}" if ratio is not None else "")
               + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else ""), flush=True)
+        if ratio is not None:
+            a, b = shape_sizes[0], shape_sizes[-1]
+            what = "`simulate` of one step producing n facts" if shape == "facts" else f"`parse_trace` LangGraph {shape}"
+            shown.append((what, a, b, ratio, f"{row[a]:.2f} s -> {row[b]:.2f} s"))
     print("(linear: a ratio near 10 for 10x the input; the target is at most 13)")
+    results["figures"] = [figure(f"{what}, {a // 1000}k -> {b // 1000}k: time ratio", ratio, at_most=TARGET,
+                                 detail=detail) for what, a, b, ratio, detail in shown]
     return results
 
 

@@ -10,7 +10,9 @@ document, the floor for any reader that looks at every byte):
   hold what they changed, so this part is linear too).
 
 Each trace is an agent turn loop: per turn one model call and one tool call whose arguments sometimes hold an
-earlier result (data-flow edges). Times are the least CPU time of a few repeats.
+earlier result (data-flow edges). Times are the least CPU time of a few repeats (:func:`common.best`).
+Each reading's ratio at the largest size and its time exponent between the two largest sizes are printed
+again at the end beside the target (:func:`common.figure`; linear: an exponent of at most 1.15, issue 28).
 
 Run: ``.venv/bin/python benchmarks/bench_traces.py`` (or ``make bench``).
 """
@@ -21,11 +23,13 @@ import json
 import os
 import sys
 import tempfile
-import time
+from dataclasses import make_dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+
+from common import best, exponent, figure  # noqa: E402
 
 from planviz import load_trace  # noqa: E402
 from planviz.runs.traces.jsonstream import records  # noqa: E402
@@ -35,6 +39,7 @@ from tests.runs.otlp import agent, chat, envelope, tool  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "100000"))
+TARGET, LINEAR = 5.0, 1.15  # x json.load at the largest size; issue 28's time exponent between the two largest
 
 
 def make_trace(spans: int) -> dict:
@@ -49,13 +54,9 @@ def make_trace(spans: int) -> dict:
     return envelope(out)
 
 
-def best(fn, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return min(times)
+# what read_only's stand-in for the machine hands back (run_of_spans sets its model calls on it); made by
+# make_dataclass since run.py loads this module outside sys.modules, where a dataclass statement fails
+Unplayed = make_dataclass("Unplayed", [("model_calls", tuple, ())], frozen=True)
 
 
 def read_only(path: Path) -> None:
@@ -63,9 +64,8 @@ def read_only(path: Path) -> None:
 
     with open(path, "rb") as fh:
         spans = [span_of(r, c, w, line, str(path)) for r, c, w, line in records(fh, set(CONTAINERS), str(path))]
-    played = []
     original = otel.play
-    otel.play = lambda plan, actions: played.append((plan, actions))  # everything but the machine
+    otel.play = lambda plan, actions: Unplayed()  # everything but the machine
     try:
         otel.run_of_spans(spans, str(path))
     finally:
@@ -80,16 +80,34 @@ def main() -> dict:
         for n in SIZES:
             path = Path(tmp) / f"trace_{n}.json"
             path.write_text(json.dumps(make_trace(n)))
-            floor = best(lambda: json.loads(path.read_bytes()))
-            read = best(lambda: read_only(path), 3 if n < 100_000 else 1)
-            load = best(lambda: load_trace(path), 1) if n <= FULL_LOAD_UP_TO else None
+            floor = best({"json": lambda _: json.loads(path.read_bytes())}, 3)["json"]
+            read = best({"read": lambda _: read_only(path)}, 3 if n < 100_000 else 1)["read"]
+            load = best({"load": lambda _: load_trace(path)}, 1)["load"] if n <= FULL_LOAD_UP_TO else None
             results[n] = {"mb": path.stat().st_size / 1e6, "json_load": floor, "read": read, "read_ratio": read / floor,
                           "load": load, "load_ratio": None if load is None else load / floor}
             shown = f"{load:7.2f} {load / floor:7.1f}" if load is not None else f"{'-':>7} {'-':>7}"
             print(f"{n:>8} {results[n]['mb']:6.1f} {floor:11.3f} {read:7.2f} {read / floor:7.1f} "
                   f"{read / n * 1e6:8.1f} {shown}", flush=True)
     print(f"(load: the whole load_trace, up to {FULL_LOAD_UP_TO} spans; set PLANVIZ_BENCH_FULL_LOAD to go further)")
-    return results
+    return {"figures": figures(results), **results}
+
+
+def figures(results: dict) -> list[dict]:
+    """Issue 15's target for each of the two readings: within 5x of ``json.load`` at the largest size, and linear."""
+    out = []
+    for key, what in (("read", "reading an OTLP/JSON trace (all but the state machine)"), ("load", "whole `load_trace`")):
+        sizes = [n for n in SIZES if results[n][key] is not None]
+        if not sizes:
+            continue
+        a, b = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (None, sizes[-1])
+        big = results[b]
+        out.append(figure(f"{what} {b // 1000}k spans / `json.load`", big[f"{key}_ratio"], at_most=TARGET,
+                          detail=f"{big[key]:.2f} s / {big['json_load']:.3f} s, {big['mb']:.0f} MB"))
+        if a is not None:
+            k = exponent([a, b], [results[a][key], results[b][key]])[-1]
+            out.append(figure(f"{what} {a // 1000}k -> {b // 1000}k spans, time exponent", k, at_most=LINEAR,
+                              unit="", detail=f"{results[a][key]:.2f} s -> {results[b][key]:.2f} s"))
+    return out
 
 
 if __name__ == "__main__":
