@@ -81,8 +81,10 @@ def _relative(d: str) -> str:
     """A Graphviz path (a move, then cubic curves, to a tenth of a point) with its curves relative to where each
     starts: the same points exactly (in tenths), a third shorter. Any other path is left as it is."""
     found = _CURVES.fullmatch(d)
-    points = [] if found is None else [[round(float(v) * 10) for v in pair.split(",")] for pair in found[3].split()]
-    if not points or len(points) % 3:
+    if found is None:
+        return d
+    points = [[round(float(v) * 10) for v in pair.split(",")] for pair in found[3].split()]
+    if len(points) % 3:
         return d
     x, y = round(float(found[1]) * 10), round(float(found[2]) * 10)
     out = [f"M{_short(x)},{_short(y)}c"]
