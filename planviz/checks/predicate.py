@@ -97,14 +97,20 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
     words = _words(check)
     if not words:
         return bool(check.strip())
-    acted = {stem(w) for w in _words(action)}
     named = set(_words(step_id)) if step_id else set()
+    acted = None  # the action's stems, made only when a word needs them (most checks end at their first word)
     for word in words:
         if word in named:
             continue
-        root = stem(word)
-        if root in _SEEN or any(c.isdigit() for c in word):
+        if any(c.isdigit() for c in word):
             return False
-        if word not in STOPWORDS and root not in _DONE and root not in acted:
+        root = stem(word)
+        if root in _SEEN:
+            return False
+        if word in STOPWORDS or root in _DONE:
+            continue
+        if acted is None:
+            acted = {stem(w) for w in _words(action)}
+        if root not in acted:
             return False
     return True
