@@ -121,6 +121,9 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     by_step: dict[str, list[Bar]] = {}
     for b in attempts:
         by_step.setdefault(b.step, []).append(b)
+    models_of: dict[str, list[Bar]] = {}  # each row's model calls, in call order: one pass, not one per row
+    for b in models:
+        models_of.setdefault(b.step, []).append(b)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
            f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
@@ -140,11 +143,10 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                        f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
                        f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
                        f'</title></rect>')
-        for b in models:
-            if b.step == step:
-                out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
-                           f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
-                           f'<title>{escape(b.result)}</title></rect>')
+        for b in models_of.get(step, ()):
+            out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
+                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
+                       f'<title>{escape(b.result)}</title></rect>')
         for b in by_step.get(step, ()):
             out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
                        f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10"{_paint(b.result)}'
