@@ -18,16 +18,19 @@ True
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import gzip
 import hashlib
 import json
+import re
 from importlib.resources import files
 from typing import Any
 
 from ..pictures.escape import SHOWN_IN_PAGES, escape_html
 
-__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "MODULE", "STYLE"]
+__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
+           "STYLE"]
 
 MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
 
@@ -52,13 +55,49 @@ def asset(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
+_SLOT = re.compile(r'data-planviz-slot="([0-9A-Za-z_.]+)">')
+
+
+def shared_slot(path: str) -> str:
+    """The attribute that makes an element of the no-script view the one copy of a snapshot string: the element
+    holds exactly the string at ``path`` (keys and list indices joined by dots, ``versions.0.svg``), and the
+    page's data leaves it out; the script takes it back from the element before it draws.
+
+    >>> shared_slot("gantt")
+    'data-planviz-slot="gantt"'
+    """
+    return f'data-planviz-slot="{path}"'
+
+
+def _share(snapshot: Any, noscript: str) -> Any:
+    """``snapshot`` without the strings ``noscript`` already holds in a :func:`shared_slot` element (each an empty
+    string in the data): the big pictures travel once, as the no-script view, which the script reads back."""
+    for path in _SLOT.findall(noscript):
+        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+        value = functools.reduce(lambda node, key: node[key], keys, snapshot)
+        if not isinstance(value, str) or f'{shared_slot(path)}>{value}</' not in noscript:
+            raise RuntimeError(f"the no-script view's slot {path!r} must hold exactly the snapshot's string there")
+        snapshot = copy.copy(snapshot)
+        node = snapshot
+        for key in keys[:-1]:  # copied along the path only: the caller's snapshot stays whole
+            node[key] = copy.copy(node[key])
+            node = node[key]
+        node[keys[-1]] = ""
+    return snapshot
+
+
 _LOCAL_MODEL = """
-async function planvizSnapshot() {  // the page's data: JSON, or (a packed page) gzip in base64, unpacked here
+async function planvizSnapshot() {  // the page's data: gzip in base64, unpacked here; then its shared strings
   const block = document.getElementById('planviz-data');
-  if (block.getAttribute('data-encoding') !== 'gzip+base64') { return JSON.parse(block.textContent); }
   const bytes = Uint8Array.from(atob(block.textContent.trim()), (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return JSON.parse(await new Response(stream).text());
+  const snapshot = JSON.parse(await new Response(stream).text());
+  document.querySelectorAll('[data-planviz-slot]').forEach((el) => {  // the no-script view's copy of a picture
+    const keys = el.getAttribute('data-planviz-slot').split('.');
+    const node = keys.slice(0, -1).reduce((at, key) => at[key], snapshot);
+    node[keys[keys.length - 1]] = el.innerHTML;
+  });
+  return snapshot;
 }
 planvizSnapshot().then((snapshot) => {
   const state = {snapshot, index: 0, interactive: false,
@@ -98,19 +137,15 @@ def page_script() -> str:
     return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
 
 
-def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", packed: bool = False,
-                style: str = "") -> str:
+def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = "") -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
     without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
-    (\"recorded run\"...), under the title. ``packed``: the data travels gzipped in base64 (a third to a fifth of
-    the size; the browser unpacks it natively)."""
+    (\"recorded run\"...), under the title. The data travels gzipped in base64 (a fifth of the size or less; the
+    browser unpacks it natively), without the strings the no-script view holds (:func:`shared_slot`)."""
     script = page_script()
-    if packed:
-        raw = json.dumps(snapshot, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
-        data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-                + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
-    else:
-        data = f'<script type="application/json" id="planviz-data">{script_json(snapshot)}</script>'
+    raw = script_json(_share(snapshot, noscript)).encode("utf-8")
+    data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
+            + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
 
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">

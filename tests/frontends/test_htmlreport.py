@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import random
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -21,6 +22,7 @@ from planviz.frontends.page import script_json
 from planviz.pictures.escape import dom_id
 
 from ..runs.test_frames import plans_and_faults
+from .pagedata import packed_text, page_data
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>\u2028&amp;"
 SVG, XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}"
@@ -61,8 +63,7 @@ def _parse(text: str) -> _Tags:
 
 
 def _data(text: str) -> dict:
-    (payload,) = [body for attrs, body in _parse(text).scripts if attrs.get("type") == "application/json"]
-    return json.loads(payload)
+    return page_data(text)
 
 
 class Stepper:
@@ -245,7 +246,7 @@ def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(faile
 
 def test_without_script_the_page_shows_the_last_frame(failed_run, tmp_path):
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
-    shown = re.search(r'<div class="planviz-diagram pv-fit">(<svg.*?</svg>)</div>', text, re.S).group(1)
+    shown = re.search(r'<div class="planviz-diagram pv-fit"[^>]*>(<svg.*?</svg>)</div>', text, re.S).group(1)
     expected = ET.fromstring(render(failed_run.plan, run=failed_run, at=len(failed_run) - 1, legend=False).svg)
     for sid in failed_run.plan.ids:
         assert node_state(ET.fromstring(shown), sid) == node_state(expected, sid)
@@ -257,6 +258,32 @@ def test_without_script_the_page_shows_the_last_frame(failed_run, tmp_path):
     assert '<html lang="en" class="no-js">' in text and "Without script this page shows the run's last frame" in text
 
 
+def _points(d: str) -> list[float]:
+    """A path's points, absolute, read as SVG reads them: a move, then cubic curves, absolute (C) or relative (c)."""
+    tokens = re.findall(r"[MCc]|-?(?:\d+\.?\d*|\.\d+)", d)
+    assert tokens[0] == "M" and tokens[3] in "Cc", d
+    x, y = float(tokens[1]), float(tokens[2])
+    points, numbers = [(x, y)], [float(t) for t in tokens[4:]]
+    for k in range(0, len(numbers), 6):
+        curve = [(numbers[k + j], numbers[k + j + 1]) for j in (0, 2, 4)]
+        if tokens[3] == "c":
+            curve = [(x + dx, y + dy) for dx, dy in curve]
+        points += curve
+        x, y = curve[-1]
+    return [v for point in points for v in point]
+
+
+def test_the_page_draws_every_path_of_render_point_for_point(failed_run, tmp_path):
+    text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
+    shown = re.search(r'<div class="planviz-diagram pv-fit"[^>]*>(<svg.*?</svg>)</div>', text, re.S).group(1)
+    drawn = render(failed_run.plan, run=failed_run, at=len(failed_run) - 1, legend=False).svg
+    ours, theirs = re.findall(r' d="([^"]*)"', shown), re.findall(r' d="([^"]*)"', drawn)
+    assert len(ours) == len(theirs) > 10
+    for mine, render_s in zip(ours, theirs):
+        assert _points(mine) == pytest.approx(_points(render_s), abs=0.051), (mine, render_s)  # to a tenth
+    assert len("".join(ours)) < 0.8 * len("".join(theirs))  # relative curves: shorter numbers
+
+
 def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
     run = simulate(hostile_plan)
     text = report_html(run, tmp_path / "hostile.html").read_text(encoding="utf-8")
@@ -265,8 +292,9 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
     assert "img" not in {t for t, _ in tags.tags} and [t for t, _ in tags.tags].count("b") == 1  # the caption's
     assert "finish &lt;b&gt;bold&lt;/b&gt;" in text
     assert "<img" not in text and "</script><script>" not in text
-    (payload,) = [body for attrs, body in tags.scripts if attrs.get("type") == "application/json"]
-    assert not set("<>&\u2028\u2029") & set(payload)
+    (payload,) = [body for attrs, body in tags.scripts if attrs.get("type") == "application/octet-stream"]
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", payload)  # base64: nothing in the page's text can close the script
+    assert not set("<>&\u2028\u2029") & set(packed_text(text))  # and unpacked, still script-safe JSON
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # shown, escaped, in the log and title
     data = _data(text)
     assert f"fact {HOSTILE}" in data["facts"] and "B</script>" in data["steps"]
@@ -414,3 +442,20 @@ def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
         scripts = re.findall(r'<script type="module">(.*?)</script>', page, re.S)
         assert scripts == [script], name  # each page inlines that one file (its default export bound to a name)
         assert style in page, name
+
+
+def test_the_report_of_a_300_step_run_stays_under_a_megabyte(tmp_path):
+    """The README's goal for the report's size (a 300-step layered run, each step on 1-3 of the three waves before:
+    about 0.86 MB): the picture and timeline travel once, as the no-script view, the rest gzipped."""
+    rnd = random.Random(7)
+    steps = []
+    for i in range(300):
+        pool = [s.id for s in steps[max(0, (i // 10 - 3) * 10): i // 10 * 10]]
+        deps = rnd.sample(pool, min(len(pool), rnd.randint(1, 3))) if pool else []
+        steps.append(Step(f"S{i}", f"step {i}: do the thing number {i} carefully", expected_evidence="ok",
+                          depends_on=deps, requires=[f"f{d[1:]}" for d in deps], produces=[f"f{i}"],
+                          duration=rnd.randint(1, 9)))
+    run = simulate(Plan("three hundred steps", steps, time_unit="min"))
+    text = report_html(run, tmp_path / "big.html").read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) < 1_000_000
+    assert text.count("<svg") == 2 and len(page_data(text)["events"]) == len(run.events)  # one copy of each picture

@@ -10,12 +10,13 @@ import pytest
 from planviz import Fault, PlanvizTypeError, parse_trace, report_html, simulate
 
 from ..runs.otlp import agent, text, tool
+from .pagedata import page_data
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>"
 
 
 def data_of(page: str) -> dict:
-    return json.loads(re.search(r'<script type="application/json" id="planviz-data">(.*?)</script>', page, re.S)[1])
+    return page_data(page)
 
 
 def test_two_runs_one_page(tmp_path, cache_plan):

@@ -14,6 +14,8 @@ from planviz import Fault, Plan, Step, animate
 from planviz.frontends.page import content_security_policy, page_script
 from planviz.pictures.escape import check_svg
 
+from .pagedata import page_data
+
 PLAN = planviz.examples.load("cache_isolation")
 RUN = planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")])  # replans: two plan versions
 
@@ -26,8 +28,7 @@ class _Page(HTMLParser):
         self.tags, self.captions, self.csp, self.scripts, self._in, self._script = [], [], "", [], None, None
         self.feed(text)
         self.svgs = re.findall(r"<svg\b.*?</svg>", text, re.S)
-        data = re.search(r'<script type="application/json" id="planviz-data">(.*?)</script>', text, re.S)
-        self.data = json.loads(data[1]) if data else None
+        self.data = page_data(text) if 'id="planviz-data"' in text else None
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
@@ -55,7 +56,7 @@ def test_the_flipbook_is_the_one_page_running_the_one_module(tmp_path):
     page = _Page(text)
     assert anim.kind == "html" and anim.frames == tuple(range(3, 9)) and anim.files == (anim.path,)
     script = page_script()
-    assert page.scripts == ["application/json", "module"] and f'<script type="module">{script}</script>' in text
+    assert page.scripts == ["application/octet-stream", "module"] and f'<script type="module">{script}</script>' in text
     assert page.csp == content_security_policy(script)  # nothing loads; only the module runs
     assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text
     snap = page.data  # what the module plays: the chosen frames, at their pace, in a loop
@@ -68,7 +69,7 @@ def test_without_script_the_page_is_a_css_flipbook(tmp_path):
     anim = animate(RUN, tmp_path / "run.html", frames=range(3, 9), seconds=2)
     text = anim.path.read_text(encoding="utf-8")
     page = _Page(text)
-    static = text[text.index('<div class="pv-static">'):text.index('<script type="application/json"')]
+    static = text[text.index('<div class="pv-static">'):text.index("<script type=\"application/octet-stream\"")]
     assert static.count('<figure class="pv-frame"') == 6 and page.captions == list(anim.captions)
     svgs = re.findall(r"<svg\b.*?</svg>", static, re.S)
     assert len(svgs) == 6
@@ -84,7 +85,7 @@ def test_untrusted_text_stays_text(tmp_path):
     text = animate(planviz.simulate(plan), tmp_path / "x.html").path.read_text(encoding="utf-8")
     assert "<script>" not in text and "alert(1)</script>" not in text
     page = _Page(text)
-    assert page.scripts == ["application/json", "module"]
+    assert page.scripts == ["application/octet-stream", "module"]
     assert page.data["goal"] == hostile and page.data["pair"][0]["goal"] == hostile  # intact as data
     for svg in page.svgs + [v["svg"] for v in page.data["pair"][0]["versions"]]:
         check_svg(svg)

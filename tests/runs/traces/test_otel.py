@@ -203,7 +203,7 @@ def test_hostile_attribute_text_stays_inert_in_svg_and_html(tmp_path):
     assert not {el.tag.rsplit("}", 1)[-1] for el in root.iter()} & {"script", "img", "image", "foreignObject"}
     assert "alert(1)" in svg  # shown as text, not run
     page = report_html(run, tmp_path / "r.html").read_text()
-    body = page.split('<script type="application/json"', 1)[0]
+    body = page.split('<script type="application/octet-stream"', 1)[0]
     assert "<script>alert" not in page and "<img src=x" not in body
 
 
