@@ -41,6 +41,7 @@ from typing import Any
 
 from ..errors import PlanvizTypeError, expect_type, show_value
 
+from ..plan.bulk import paused_gc
 from ..plan.output import write_output
 from ..runs.events import expect_run
 from ..runs.machine import ProgressCallback
@@ -91,9 +92,10 @@ def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None
     if progress is not None and not callable(progress):
         raise PlanvizTypeError(f"report_html(progress=...) expects None or a callable (what, done, total), got "
                                f"{type(progress).__name__} {show_value(progress)}")
-    if isinstance(run, (list, tuple)):
-        return pair_report(run, path)
-    path = Path(path)
-    snap = run_snapshot(run, progress=progress, legend=False)
-    write_output(path, run_page(snap))
+    with paused_gc():  # the report is many small acyclic containers: spare the collector full-heap passes
+        if isinstance(run, (list, tuple)):
+            return pair_report(run, path)
+        path = Path(path)
+        snap = run_snapshot(run, progress=progress, legend=False)
+        write_output(path, run_page(snap))
     return path
