@@ -11,8 +11,13 @@ shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near
 - **channels**: one superstep writing n channels;
 - **facts** (``simulate``): one step producing n facts that the next step requires.
 
-Times are the least CPU time of a few repeats (one at 100k; :func:`common.best`). Each shape's ratio is
-printed again at the end beside its goal (:func:`common.figure`).
+Times are the least CPU time of a few rounds (:func:`rounds`, :func:`common.best`); ``simulate`` gets a
+fresh plan every round. Each shape's ratio is printed again at the end beside its goal
+(:func:`common.figure`), followed by a floor without a goal: the same ratio for ``json.loads`` of the
+channels history, CPython alone building one dict of n entries. On a machine whose 10k working set fits
+in the core's cache and whose 100k one does not, that floor is itself above 13 (17-26x on the 2-core
+machine of issue 28, for every dict, set and sort of n strings): a shape at or under the floor does
+linear work whose every hash lookup got slower, and one above it does more work per item at 100k.
 
 Run: ``.venv/bin/python benchmarks/bench_langgraph.py`` (or ``make bench``).
 """
@@ -61,6 +66,12 @@ def history(shape: str, n: int) -> str:
     return json.dumps(hist)
 
 
+def rounds(shape: str, n: int) -> int:
+    """Timed rounds: five at 10k (times of 20-60 ms), three at 100k for the shapes that take under a second
+    there (one for the chains and forks, 10-15 s each); the least is kept (issue 28)."""
+    return 5 if n < 100_000 else 3 if shape in ("channels", "facts") else 1
+
+
 def facts_plan(n: int):
     facts = [f"fact{i}" for i in range(n)]
     return load_plan({"goal": "g", "steps": [
@@ -71,18 +82,24 @@ def facts_plan(n: int):
 def main() -> dict:
     results: dict[str, dict] = {}
     shown: list[tuple[str, int, int, float, str]] = []
+    floor: dict[int, float] = {}
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
     for shape in ("chain", "one fork", "forks", "channels", "facts"):
         shape_sizes = [n // 10 for n in sizes] if shape == "forks" else sizes  # each fork is a plan version
         row = {}
         for n in shape_sizes:
-            if shape == "facts":
-                plan = facts_plan(n)
-                row[n] = best({"simulate": lambda _: simulate(plan)}, 3 if n < 100_000 else 1)["simulate"]
+            if shape == "facts":  # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
+                row[n] = best({"simulate": simulate}, rounds(shape, n), fresh=lambda: facts_plan(n))["simulate"]
             else:
                 text = history(shape, n)
-                row[n] = best({"parse": lambda _: parse_trace(text)}, 3 if n < 100_000 else 1)["parse"]
+                fns = {"parse": lambda _: parse_trace(text)}
+                if shape == "channels":  # the floor: CPython decoding the same text into its n-entry dict
+                    fns["json.loads"] = lambda _: json.loads(text)
+                times = best(fns, rounds(shape, n))
+                row[n] = times["parse"]
+                if shape == "channels":
+                    floor[n] = times["json.loads"]
         ratio = row[shape_sizes[-1]] / row[shape_sizes[0]] if len(sizes) > 1 and row[shape_sizes[0]] else None
         results[shape] = {"seconds": row, "ratio": ratio}
         print(f"{shape:>10} " + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
@@ -95,6 +112,10 @@ def main() -> dict:
     print("(linear: a ratio near 10 for 10x the input; the target is at most 13)")
     results["figures"] = [figure(f"{what}, {a // 1000}k -> {b // 1000}k: time ratio", ratio, at_most=TARGET,
                                  detail=detail) for what, a, b, ratio, detail in shown]
+    if len(floor) > 1:  # no goal: what this machine gives for the same growth of one dict (see the docstring)
+        a, b = min(floor), max(floor)
+        results["figures"].append(figure(f"floor: `json.loads` of the channels history, {a // 1000}k -> {b // 1000}k",
+                                         floor[b] / floor[a], detail=f"{floor[a]:.4f} s -> {floor[b]:.4f} s"))
     return results
 
 

@@ -73,7 +73,9 @@ class Ledger:
         self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), made once per id for this run
         self._held: set[str] = set()
         self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
-        self._facts_touched: set[str] = set()
+        # an ordered set: fact_changes walks the facts in the order they changed (the order their strings were
+        # made, often), not in hash order, which costs more per fact the more there are (issue 28)
+        self._facts_touched: dict[str, None] = {}
         self._snapshot = True  # the next event starts a plan version: it lists every status
         self._everything = False
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
@@ -100,7 +102,7 @@ class Ledger:
                 touched.update(dict.fromkeys(kids))
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
-        self._facts_touched.add(fact)
+        self._facts_touched[fact] = None
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:

@@ -25,6 +25,8 @@ track of what the last event showed, so an event costs what it changed.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
+from operator import eq
 from typing import Any, Callable, Iterable
 
 from ..analysis.reach import invalidated
@@ -38,6 +40,22 @@ __all__ = ["Machine", "ProgressCallback"]
 
 ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
+
+
+def _sorted_facts(facts: frozenset[str], step: Any) -> list[str]:
+    """``sorted(facts)``, sorted from the step's ``produces`` when those are exactly the facts (no repeats).
+
+    The same strings in the order they were made sort in about one pass over
+    memory; the set, in hash order, jumps around it for every comparison, and
+    at 100,000 facts that costs several times more per fact than at 10,000
+    (issue 28).
+    """
+    produced = step.produces if step is not None else ()
+    if len(produced) == len(facts) > 1:
+        order = sorted(produced)
+        if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
+            return order
+    return sorted(facts)
 
 
 class Machine:
@@ -177,7 +195,7 @@ class Machine:
         step = self._current()[1].steps.get(sid)
         new_conflicts, accepted = [], []
         sources = self.sources
-        for f in sorted(obs.facts):
+        for f in _sorted_facts(obs.facts, step):
             contrary = negation(f)
             held = sources.get(contrary)
             if held and contrary not in obs.withdrawn:
