@@ -112,7 +112,9 @@ class Ledger:
         if shape is not None:
             needing = shape.requirers.get(fact)
             if needing:
-                self._touched.update(dict.fromkeys(needing))
+                touched = self._touched
+                for sid in needing:  # no dict made per fact
+                    touched[sid] = None
 
     def everything(self) -> None:
         """Completed steps or facts changed wholesale: re-derive the reachable set and every status."""

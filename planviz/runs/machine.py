@@ -42,8 +42,9 @@ ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
 
 
-def _sorted_facts(facts: frozenset[str], step: Any) -> list[str]:
-    """``sorted(facts)``, sorted from the step's ``produces`` when those are exactly the facts (no repeats).
+def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
+    """``sorted(facts)``, sorted from the step's ``produces`` when those are exactly the facts (no repeats),
+    and whether they were.
 
     The same strings in the order they were made sort in about one pass over
     memory; the set, in hash order, jumps around it for every comparison, and
@@ -54,8 +55,8 @@ def _sorted_facts(facts: frozenset[str], step: Any) -> list[str]:
     if len(produced) == len(facts) > 1:
         order = sorted(produced)
         if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
-            return order
-    return sorted(facts)
+            return order, True
+    return sorted(facts), False
 
 
 class Machine:
@@ -195,7 +196,8 @@ class Machine:
         step = self._current()[1].steps.get(sid)
         new_conflicts, accepted = [], []
         sources = self.sources
-        for f in _sorted_facts(obs.facts, step):
+        order, same = _sorted_facts(obs.facts, step)
+        for f in order:
             contrary = negation(f)
             held = sources.get(contrary)
             if held and contrary not in obs.withdrawn:
@@ -205,14 +207,19 @@ class Machine:
         for f in accepted:
             self._gain(f, sid)
         produced = step.produces if step else accepted
-        accepted_set = set(accepted)
-        missing = [f for f in produced if f not in accepted_set] if step else []
+        # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
+        exact = same and len(accepted) == len(order)
+        accepted_set = set() if exact or not step else set(accepted)
+        missing = [f for f in produced if f not in accepted_set] if step and not exact else []
         events = []
         if obs.ok and (not missing or not check_evidence):
             self._set_completed(sid)
-            produced_set = set(produced)
-            main = [f for f in accepted if f in produced_set]
-            extra = [f for f in accepted if f not in produced_set]
+            if exact:
+                main, extra = accepted, []
+            else:
+                produced_set = set(produced)
+                main = [f for f in accepted if f in produced_set]
+                extra = [f for f in accepted if f not in produced_set]
             note = f"; also observed {', '.join(extra)}" if extra else ""
             events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
                                      attempt=attempt, observation=obs))
