@@ -6,6 +6,8 @@ The map is how a maintainer finds the one home of a concept; a module it does no
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -61,3 +63,28 @@ def test_public_functions_have_numpydoc_sections(name):
     if inspect.signature(getattr(planviz, name)).parameters and "Raises\n------" not in doc:
         missing.append("Raises")
     assert not missing, f"planviz.{name}'s docstring lacks the numpydoc sections {missing} (see critical_path)"
+
+
+def _bench_runner():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_benchmark_table_is_the_one_make_bench_wrote():
+    """The README's figures are those of a `make bench` run (benchmarks/figures.json), rendered, not typed."""
+    run = _bench_runner()
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    data = json.loads(run.FIGURES.read_text(encoding="utf-8"))
+    assert text.count(run.START) == text.count(run.END) == 1
+    assert run.readme_text(text, data) == text, "run `python benchmarks/run.py --readme out/bench.json` after make bench"
+    figures = [f for result in data["results"].values() for f in result["figures"]]
+    assert sum(bool(f["goal"]) for f in figures) > 50
+    for f in figures:  # each verdict is the one its value and goal give
+        if f["goal"]:
+            op, bound = f["goal"].split()[0], float(re.match(r"-?[\d.]+(?:e-?\d+)?", f["goal"].split()[1])[0])
+            assert f["met"] is (f["value"] <= bound if op == "<=" else f["value"] >= bound), f
+        else:
+            assert f["met"] is None, f
+    assert set(data["results"]) == {p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py")}
