@@ -72,7 +72,10 @@ def main(argv: list[str]) -> int:
     (out / "bench.md").write_text(table + "\n")
     print(f"wrote {out / 'bench.json'} and {out / 'bench.md'} "
           "(python benchmarks/run.py --readme puts the table in README.md)")
-    return 0
+    failed = [name for name, result in results.items() if result.get("failed")]
+    if failed:
+        print(f"did not finish: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def one(path: Path, out_file: Path) -> int:
