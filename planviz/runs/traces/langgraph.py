@@ -267,7 +267,7 @@ class _Builder(Versions):
     def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], withdrawn: set, data: dict | None = None,
                   resumed: bool = False) -> None:
         step = self.steps[sid]
-        step.facts.update(dict.fromkeys(facts))
+        step.facts.update(facts)
         rank = None
         if resumed:  # stopped in this very superstep and resumed: re-run just before the next checkpoint
             message = self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
