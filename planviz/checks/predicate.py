@@ -100,13 +100,14 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
     words = _words(check)
     if not words:
         return bool(check.strip())
-    low_id = step_id.lower() if step_id else ""
+    sid = step_id or ""
+    low_id = sid.lower()
     named: set[str] | None = None  # the id's words, made only when a word could be one (a substring of the id)
     acted = None  # the action's stems, made only when a word needs them (most checks end at their first word)
     for word in words:
         if word in low_id:
             if named is None:
-                named = set(_words(step_id))
+                named = set(_words(sid))
             if word in named:
                 continue
         if not word.isalpha() and any(c.isdigit() for c in word):  # letters only: no digit, skip the scan
