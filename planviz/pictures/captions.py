@@ -90,7 +90,8 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     for sid in sorted(set(count) | set(beside) | {s for s, w in h.waits.items() if w > 0}, key=natural_key):
         parts = []
         if sid in count:
-            parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)} {num(round(took.get(sid, 0.0), 3))}{unit}"
+            parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
+                         + (f" {num(round(took[sid], 3))}{unit}" if sid in took else "")
                          + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
         if sid in beside:
             parts.append(f"could run beside {', '.join(beside[sid])}")

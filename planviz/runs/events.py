@@ -227,7 +227,8 @@ class ModelCall:
 
     ``model`` names the model (or the span, when the trace names none);
     ``start`` is on the run's clock (the time of its events) and
-    ``duration`` how long the call took (0 when the trace does not say);
+    ``duration`` how long the call took (None when the trace does not say:
+    a span that never ended, a LangGraph checkpoint);
     ``input_tokens``, ``output_tokens`` and ``cost`` are None when not
     recorded; ``ok`` is False for a call that failed. ``step`` is the step
     (tool call) the call led to, None when it led to none (the final answer
@@ -241,7 +242,7 @@ class ModelCall:
 
     model: str
     start: float
-    duration: float = 0.0
+    duration: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None

@@ -23,6 +23,8 @@ replays it through the run state machine:
   resumed, a ``retry`` saying how long the wait lasted, then the step runs
   again and completes (LangGraph re-runs an interrupted node); a run that
   ends at an interrupt is unfinished (no stop event, outcome None);
+- each AI message a node run wrote is a model call of that step
+  (:mod:`~planviz.runs.traces.langgraphcalls`);
 - forks (a checkpoint with several children: time travel, ``update_state`` on
   an old checkpoint) become plan versions: at the fork the abandoned branch's
   steps are invalidated and the new branch is proposed as the next version.
@@ -44,15 +46,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...errors import TraceFormatError
 from ...plan.bulk import paused_gc
 from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
-from ..events import Observation, Run
+from ..events import ModelCall, Observation, Run
 from .playback import Action
+from .langgraphcalls import call_of, new_replies
 from .langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
@@ -135,6 +138,8 @@ class _Builder(Versions):
         self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
         self.branches = 0  # branches numbered so far
         self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
+        self.calls: list[ModelCall] = []  # the AI messages node runs wrote (langgraphcalls)
+        self.replied: set[str] = set()  # their ids
 
     def _next_branch(self) -> int:
         self.branches += 1
@@ -203,9 +208,10 @@ class _Builder(Versions):
                                           f"{', '.join(self._node(t, c) for t in tasks)} and the record does not say which "
                                           f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
                                           "credited with all of it", where=c.where))
+        ran: dict[str, str] = {}  # node -> its step in this superstep
         for i, task in enumerate(tasks):
             node = self._node(task, c)
-            sid = self._new_step(node, f"run node {node}", c, unresolved)
+            sid = ran[node] = self._new_step(node, f"run node {node}", c, unresolved)
             self._depend(sid, p, c, node)
             mine = facts if writers is None else {f: None for f in facts if f.split(" = ")[0] in writers.get(node, ())}
             if task.error or task.interrupts:
@@ -213,6 +219,9 @@ class _Builder(Versions):
             self._run_step(sid, start, end, mine, withdrawn if i == 0 else set(),
                            data={"task_id": task.id, "checkpoint": c.id}, resumed=bool(task.error or task.interrupts))
             self.at[c.id].append(sid)
+        for ch, message in new_replies(p, c, self.replied):
+            by = [n for n in ran if writers is None or ch in writers.get(n, ())]
+            self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None))
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
 
@@ -352,4 +361,5 @@ class _Builder(Versions):
                 self._fail_rest(c, [], self.unresolved.setdefault(c.id, {}))
         if head is None:  # __init__ has read order[0]: never reached
             raise TraceFormatError("no checkpoints", source=self.source)
-        return self._play(head)
+        run = self._play(head)
+        return replace(run, model_calls=tuple(self.calls)) if self.calls else run

@@ -88,6 +88,6 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
             i = bisect.bisect_left(keys, m.end if m.end is not None else m.start)
             step = step_of[siblings[i].span_id] if i < len(siblings) else None
         out.append(ModelCall(m.model or m.name or "model", (m.start - t0) / _NS,
-                             ((m.end or m.start) - m.start) / _NS, m.input_tokens, m.output_tokens, m.cost,
+                             None if m.end is None else (m.end - m.start) / _NS, m.input_tokens, m.output_tokens, m.cost,
                              m.status != "error", step, m.span_id or ""))
     return tuple(out)

@@ -61,14 +61,32 @@ def detect(sample: Any) -> float:
 
 
 def _connect(path: str) -> sqlite3.Connection:
-    """The database at ``path``, opened read-only (a write-ahead log it cannot join: opened as immutable)."""
+    """The database at ``path``, opened read-only, leaving nothing beside it.
+
+    A database in WAL mode (SqliteSaver's) whose log is absent has no writer and nothing outside the file: it
+    is opened as immutable, since a read-only connection would create ``-wal`` and ``-shm`` files next to it and
+    could not remove them. With a log present, the connection joins it, to read what a running agent has
+    committed; a log it cannot join is passed over (immutable).
+    """
     uri = "file:" + quote(os.path.abspath(path))
+    if not os.path.exists(path + "-wal") and _in_wal_mode(path):
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
     try:
         con = sqlite3.connect(f"{uri}?mode=ro", uri=True)
         con.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
         return con
     except sqlite3.OperationalError:
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+
+
+def _in_wal_mode(path: str) -> bool:
+    """Whether the database header says WAL mode (its read and write versions, bytes 18 and 19, are 2)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
 
 
 def _tables(con: sqlite3.Connection) -> dict[str, set[str]]:

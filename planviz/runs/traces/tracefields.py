@@ -301,7 +301,7 @@ def model_call_from(value: Any, path: str = "model_call") -> ModelCall:
         return None if d.get(name) is None else whole(d[name], f"{path}.{name}")
 
     return ModelCall(text(d["model"], f"{path}.model"), finite(d["start"], f"{path}.start"),
-                     finite(d.get("duration", 0.0), f"{path}.duration"), count("input_tokens"),
+                     None if d.get("duration") is None else finite(d["duration"], f"{path}.duration"), count("input_tokens"),
                      count("output_tokens"), None if d.get("cost") is None else finite(d["cost"], f"{path}.cost"),
                      ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"))
 

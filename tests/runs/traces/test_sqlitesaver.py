@@ -286,14 +286,34 @@ def test_a_sqlite_database_that_is_no_checkpointer_is_named(tmp_path):
         load_trace(path)
 
 
-def test_the_database_is_opened_read_only(tmp_path):
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_the_database_is_opened_read_only_and_nothing_is_left_beside_it(tmp_path, journal):
     first = checkpoint(4, "c1", 0, {"x": 1}, {}, {"x": 1})
     path = make_db(tmp_path / "cp.db", [("t", "c1", None, "msgpack", first, {"source": "loop", "step": 0})])
+    with sqlite3.connect(path) as con:  # SqliteSaver's databases are in WAL mode
+        assert con.execute(f"PRAGMA journal_mode={journal}").fetchone()[0] == journal
+    con.close()
     before = path.read_bytes()
     path.chmod(0o444)
     assert load_traces(path)[0].plan.name == "thread t"
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cp.db"]
+
+
+def test_what_a_running_agent_committed_to_the_log_is_read(tmp_path):
+    first = checkpoint(4, "c1", 0, {"x": 1}, {}, {"x": 1})
+    path = make_db(tmp_path / "cp.db", [("a", "c1", None, "msgpack", first, {"source": "loop", "step": 0})])
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=wal")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # the new rows stay in cp.db-wal while the agent runs
+    writer.execute("INSERT INTO checkpoints VALUES ('b', '', 'c1', NULL, 'msgpack', ?, ?)",
+                   (first, json.dumps({"source": "loop", "step": 0}).encode()))
+    writer.commit()
+    try:
+        assert (tmp_path / "cp.db-wal").stat().st_size > 0
+        assert [r.plan.name for r in load_traces(path)] == ["thread a", "thread b"]
+    finally:
+        writer.close()
 
 
 # --------------------------------------------------------------------------- turns, order, durations

@@ -1,0 +1,112 @@
+"""The model calls of a LangGraph run: each AI message a node wrote into the state is one call.
+
+A checkpoint does not record model calls as such, but the messages a node
+wrote do: a LangChain ``AIMessage`` (``type: "ai"`` as ``model_dump()`` gives
+it, or ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs":
+{...}}`` as LangChain serialises it) is the reply of one model call, naming
+its model (``response_metadata.model_name`` or ``model``) and, when recorded,
+its tokens (``usage_metadata``, else ``response_metadata.token_usage``). A
+message counts once, the first time a node run writes it (known by its
+``id``; one without an id is new where the checkpoint holds more copies of
+it than the one before), so a message carried from checkpoint to checkpoint,
+or into a fork, is not a new call. Messages
+written by the user (``update_state``, a new input) are not model calls. The
+call is tied to the node run that wrote it and starts when that run
+started; its duration is None (a checkpoint does not say how long the model
+took: at most the node run's).
+
+>>> from planviz.runs.traces.checkpoints import checkpoint_of
+>>> def snap(cid, messages, parent=None):
+...     return checkpoint_of({"values": {"messages": messages}, "next": [], "metadata": {"source": "loop", "step": 1},
+...         "config": {"configurable": {"thread_id": "t", "checkpoint_id": cid}}, "created_at": None,
+...         "parent_config": parent and {"configurable": {"thread_id": "t", "checkpoint_id": parent}}}, 0, "h.json")
+>>> ask = {"type": "human", "content": "hi", "id": "m1"}
+>>> reply = {"type": "ai", "content": "hello", "id": "m2", "response_metadata": {"model_name": "gpt-4o"},
+...          "usage_metadata": {"input_tokens": 9, "output_tokens": 2}}
+>>> [(ch, m["id"]) for ch, m in new_replies(snap("a", [ask]), snap("b", [ask, reply], "a"), set())]
+[('messages', 'm2')]
+>>> call_of(reply, 1.5, "agent")
+ModelCall(model='gpt-4o', start=1.5, duration=None, input_tokens=9, output_tokens=2, cost=None, ok=True, step='agent', id='m2')
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Iterator
+
+from ..events import ModelCall
+from .checkpoints import Checkpoint
+
+__all__ = ["new_replies", "call_of", "reply_of"]
+
+_AI_CLASSES = ("AIMessage", "AIMessageChunk")
+
+
+def reply_of(value: Any) -> dict | None:
+    """The fields of an AI message (either serialised shape), or None when ``value`` is no AI message."""
+    if not isinstance(value, dict):
+        return None
+    if value.get("lc") == 1 and value.get("type") == "constructor":
+        ident, kwargs = value.get("id"), value.get("kwargs")
+        if isinstance(ident, list) and ident and ident[-1] in _AI_CLASSES and isinstance(kwargs, dict):
+            return kwargs
+        return None
+    return value if value.get("type") in ("ai", "AIMessageChunk") else None
+
+
+def _content(message: dict) -> str:
+    return json.dumps(message, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def new_replies(p: Checkpoint, c: Checkpoint, counted: set[str]) -> Iterator[tuple[str, dict]]:
+    """The AI messages ``c``'s channels hold that ``p``'s did not, as ``(channel, message fields)``.
+
+    A message with an ``id`` is new when no earlier call had that id (``counted``, which this extends); one
+    without, when ``c`` holds more copies of it than ``p`` did.
+    """
+    for ch, value in c.values.items():
+        if not isinstance(value, (list, dict)):
+            continue
+        before = p.values.get(ch)
+        if value is before or value == before:
+            continue
+        old: Counter[str] | None = None
+        for item in value if isinstance(value, list) else (value,):
+            message = reply_of(item)
+            if message is None:
+                continue
+            ident = message.get("id")
+            if isinstance(ident, str) and ident:
+                if ident not in counted:
+                    counted.add(ident)
+                    yield ch, message
+                continue
+            if old is None:
+                kept = before if isinstance(before, list) else (before,)
+                old = Counter(_content(m) for m in map(reply_of, kept) if m is not None and not m.get("id"))
+            text = _content(message)
+            if old[text]:
+                old[text] -= 1
+            else:
+                yield ch, message
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def call_of(message: dict, start: float, step: str | None) -> ModelCall:
+    """The :class:`~planviz.runs.events.ModelCall` an AI message stands for, made by the node run ``step``."""
+    meta = message.get("response_metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    model = next((m for m in (meta.get("model_name"), meta.get("model")) if isinstance(m, str) and m), "AI message")
+    usage = message.get("usage_metadata")
+    if isinstance(usage, dict):
+        tokens = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+    else:
+        legacy = meta.get("token_usage")
+        legacy = legacy if isinstance(legacy, dict) else {}
+        tokens = _count(legacy.get("prompt_tokens")), _count(legacy.get("completion_tokens"))
+    ident = message.get("id")
+    return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "")
