@@ -62,8 +62,8 @@ def _content(message: dict) -> str:
 def new_replies(p: Checkpoint, c: Checkpoint, counted: set[str]) -> Iterator[tuple[str, dict]]:
     """The AI messages ``c``'s channels hold that ``p``'s did not, as ``(channel, message fields)``.
 
-    A message with an ``id`` is new when no earlier call had that id (``counted``, which this extends); one
-    without, when ``c`` holds more copies of it than ``p`` did.
+    A message with an ``id`` is new when ``p`` did not hold it and no earlier call had that id (``counted``,
+    which this extends); one without, when ``c`` holds more copies of it than ``p`` did.
     """
     for ch, value in c.values.items():
         if not isinstance(value, (list, dict)):
@@ -71,25 +71,42 @@ def new_replies(p: Checkpoint, c: Checkpoint, counted: set[str]) -> Iterator[tup
         before = p.values.get(ch)
         if value is before or value == before:
             continue
-        old: Counter[str] | None = None
-        for item in value if isinstance(value, list) else (value,):
+        items = value if isinstance(value, list) else [value]
+        kept = before if isinstance(before, list) else [before]
+        if len(items) > len(kept) and items[:len(kept)] == kept:
+            items, kept = items[len(kept):], []  # appended to, as message lists are: only the new part is read
+        had: tuple[set[str], Counter[str]] | None = None
+        for item in items:
             message = reply_of(item)
             if message is None:
                 continue
+            if had is None:
+                had = _held(kept)
             ident = message.get("id")
             if isinstance(ident, str) and ident:
-                if ident not in counted:
+                if ident not in counted and ident not in had[0]:
                     counted.add(ident)
                     yield ch, message
                 continue
-            if old is None:
-                kept = before if isinstance(before, list) else (before,)
-                old = Counter(_content(m) for m in map(reply_of, kept) if m is not None and not m.get("id"))
             text = _content(message)
-            if old[text]:
-                old[text] -= 1
+            if had[1][text]:
+                had[1][text] -= 1
             else:
                 yield ch, message
+
+
+def _held(values: list) -> tuple[set[str], Counter[str]]:
+    """The ids of the AI messages among ``values``, and how many copies of each one without an id."""
+    ids: set[str] = set()
+    copies: Counter[str] = Counter()
+    for message in map(reply_of, values):
+        if message is not None:
+            ident = message.get("id")
+            if isinstance(ident, str) and ident:
+                ids.add(ident)
+            else:
+                copies[_content(message)] += 1
+    return ids, copies
 
 
 def _count(value: Any) -> int | None:

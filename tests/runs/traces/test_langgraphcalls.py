@@ -72,6 +72,14 @@ def test_replies_carried_into_a_fork_or_written_by_the_user_are_not_calls():
     assert [p.version for p in run.plans] == [1, 2] and got[-1][0] == "agent#3"
 
 
+@pytest.mark.parametrize("after", [[ASK, FIRST, SECOND], [FIRST, SECOND], [SECOND, FIRST]],
+                         ids=["appended", "trimmed", "reordered"])
+def test_replies_the_history_starts_with_are_not_calls_of_this_run(after):
+    history = [snap("c0", 0, {"messages": [ASK, FIRST]}, ["agent"]), snap("c1", 1, {"messages": after}, [], "c0", 2)]
+    _, got = calls(history)
+    assert [(step, i) for step, *_, i in got] == [("agent", "a2")]
+
+
 def test_replies_without_ids_count_where_a_copy_is_added():
     ok = {"type": "ai", "content": "OK", "response_metadata": {}}
     history = [snap("c0", 0, {"messages": [ASK]}, ["agent"], second=0),
