@@ -243,7 +243,14 @@ def _default(f: Any) -> Any:
 _DEFAULTS = {f.name: _default(f) for f in fields(Event)}
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})  # most fields of most events: written as they are
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in _ATOMS:  # before the Mapping check, an abstract-class lookup for every field of every event
+        return value
+    if type(value) is dict:  # an event's changes
+        return dict(value)
     if isinstance(value, (frozenset, set)):
         return sorted(value)
     if isinstance(value, Observation):

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator
 
 from ...errors import PlanvizTypeError
 from ...plan.model import Contract, Plan
+from ...plan.bulk import paused_gc
 from ...plan.output import open_output
 from ...plan.records import contract_to_dict
 from ...plan.syntax import show_value
@@ -123,7 +124,10 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
     True
     """
     run = expect_run(run, "save_trace")
-    with open_output(path) as fh:  # whole or not at all: a failure keeps the old file
+    # whole or not at all: a failure keeps the old file. The records are many small acyclic containers, each
+    # freed once written: without the pause they set off full collections of a heap that holds the whole run,
+    # which made the time grow faster than the run (issue 28)
+    with open_output(path) as fh, paused_gc():
         fh.writelines(run_to_lines(run))
 
 

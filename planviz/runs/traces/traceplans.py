@@ -60,9 +60,11 @@ def plan_lines(record: dict[str, Any], chunk: int | None = None) -> list[str]:
     """A plan record as one line, or, longer than ``chunk`` (default :data:`CHUNK`), as a plan line
     announcing ``steps_lines`` followed by that many ``steps`` lines, each holding the next steps."""
     chunk = CHUNK if chunk is None else chunk
-    line = json_line({"type": "plan", "plan": record})
-    if len(line) <= chunk or not record.get("steps"):
-        return [line]
+    steps = record.get("steps")
+    if not steps or _shortest(steps) <= chunk:  # else the whole line is longer, without making it to find out
+        line = json_line({"type": "plan", "plan": record})
+        if len(line) <= chunk or not steps:
+            return [line]
     chunks: list[list[str]] = [[]]
     size = 0
     for step in record["steps"]:
@@ -74,6 +76,15 @@ def plan_lines(record: dict[str, Any], chunk: int | None = None) -> list[str]:
         size += len(text) + 1
     head = json_line({"type": "plan", "plan": {**record, "steps": []}, "steps_lines": len(chunks)})
     return [head] + ['{"type":"steps","steps":[' + ",".join(part) + "]}\n" for part in chunks]
+
+
+def _shortest(steps: list[Any]) -> int:
+    """A lower bound of the characters ``steps`` take in a plan line: each step's id and action (strings, as
+    a step record always has them) with their keys and quotes (``{"id":"","action":""}``), and the commas."""
+    try:
+        return sum(len(s["id"]) + len(s["action"]) + 23 for s in steps) - 1
+    except (KeyError, TypeError):  # not a step record as plan_record makes it: no bound
+        return 0
 
 
 class SplitPlan:
