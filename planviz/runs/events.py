@@ -85,7 +85,8 @@ def clean_observation(facts: frozenset[str]) -> Observation:
     return obs
 
 
-_new_observation, _set_field, _NO_FACTS = object.__new__, object.__setattr__, frozenset()
+_new_observation, _set_field = object.__new__, object.__setattr__
+_NO_FACTS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
     at 100,000 facts that costs several times more per fact than at 10,000
     (issue 28).
     """
-    produced = step.produces if step is not None else ()
+    produced: tuple[str, ...] = step.produces if step is not None else ()
     if len(produced) == len(facts):
         if len(facts) > 1:
             order = sorted(produced)
