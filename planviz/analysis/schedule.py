@@ -224,7 +224,7 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
                 tight = [v for v in out[u] if v in crit and abs(es[v] - finish) < eps]
                 if not tight:
                     break
-                u = min(tight, key=first)
+                u = tight[0] if len(tight) == 1 else min(tight, key=first)  # a lone successor needs no id key
         return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical,
                         _contended(ix.holders(), timings, eps))
 

@@ -59,8 +59,11 @@ _DONE = frozenset(map(stem, COMPLETION))
 _SEEN = frozenset(map(stem, OBSERVABLE))
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", text.lower())
+    return _WORD.findall(text.lower())
 
 
 def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
@@ -97,12 +100,17 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
     words = _words(check)
     if not words:
         return bool(check.strip())
-    named = set(_words(step_id)) if step_id else set()
+    sid = step_id or ""
+    low_id = sid.lower()
+    named: set[str] | None = None  # the id's words, made only when a word could be one (a substring of the id)
     acted = None  # the action's stems, made only when a word needs them (most checks end at their first word)
     for word in words:
-        if word in named:
-            continue
-        if any(c.isdigit() for c in word):
+        if word in low_id:
+            if named is None:
+                named = set(_words(sid))
+            if word in named:
+                continue
+        if not word.isalpha() and any(c.isdigit() for c in word):  # letters only: no digit, skip the scan
             return False
         root = stem(word)
         if root in _SEEN:

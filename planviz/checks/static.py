@@ -57,7 +57,11 @@ def writes(step: Step, contract: Contract | None = None) -> bool:
     >>> writes(Step("S3", "patch", resources=["keys.py"])), writes(Step("S1", "locate"))
     (True, False)
     """
-    return bool(step.resources) or effect_of(step, contract) in WRITING
+    if step.resources:
+        return True
+    if step.effect is None and not step.tool:  # the common case: nothing declares an effect
+        return False
+    return effect_of(step, contract) in WRITING
 
 
 def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
@@ -246,21 +250,15 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     sharers every pair is checked; beyond it, consecutive sharers in a
     canonical topological order (a chain is fine iff every consecutive pair is).
     """
-    holders: dict[str, list[str]] = defaultdict(list)
-    for sid, s in cx.steps.items():
-        if s.resources:
-            for r in dict.fromkeys(s.resources):
-                holders[r].append(sid)
     pos = cx.pos
     chains: list[tuple[str, list[str]]] = []
-    for res, sids in holders.items():
-        if len(sids) > 1:
-            if len(sids) <= PAIRWISE_LIMIT:
-                sids.sort(key=pos.__getitem__)
-            else:
-                lv = cx.levels()
-                sids.sort(key=lambda x: (lv[x], x))
-            chains.append((res, sids))
+    for res, held in cx.ix.holders().items():  # resources held by two or more steps, shared with analysis
+        if len(held) <= PAIRWISE_LIMIT:
+            sids = sorted(held, key=pos.__getitem__)
+        else:
+            lv = cx.levels()
+            sids = sorted(held, key=lambda x: (lv[x], x))
+        chains.append((res, sids))
     # Consecutive sharers first: when each is an ancestor of the next, the sharers form a chain.
     parents = cx.parents
     links = [(a, b) for _, sids in chains for a, b in zip(sids, sids[1:]) if a not in parents[b]]
@@ -319,7 +317,9 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     silent = "produces" in unstated_fields(cx.plan.source_format)
     unproductive: list[str] = []
     for sid, s in cx.steps.items():
-        if s.check.strip() and vacuous(s.check, s.action, step_id=sid):
+        check = s.check
+        stated = bool(check) and not check.isspace()  # the same as bool(check.strip()), without the copy
+        if stated and vacuous(check, s.action, step_id=sid):
             changes = writes(s, contract)
             out.append(finding("vacuous_check", "static",
                                f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "
@@ -327,7 +327,7 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
                                f"passes'); rewrite {sid}.check" + (" (it changes the world, so this refuses it)"
                                                                    if changes else ""),
                                [sid], severity="error" if changes else "warning", where=f"{sid}.check"))
-        elif writes(s, contract) and not s.check.strip():
+        elif not stated and writes(s, contract):
             out.append(finding("no_check", "static",
                           f"step {sid!r} writes ({', '.join(s.resources) or s.tool}) but has no check: nothing "
                           f"says how to tell its change worked; state the completion predicate about the world "

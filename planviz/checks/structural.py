@@ -63,9 +63,11 @@ def structure(cx: Context) -> list[Finding]:
             out.append(finding("empty_action", "structure",
                           f"step {s.id!r} has an empty action; say in one sentence what the step does",
                           [s.id], where=f"{s.id}.action"))
-        if (not e or e.isspace()) and silent:
+        if e and not e.isspace():
+            continue
+        if silent:
             unevidenced.append(s.id)
-        elif not e or e.isspace():
+        else:
             out.append(finding("no_evidence", "structure",
                           f"step {s.id!r} has no expected_evidence; say what the trace must show when it "
                           f"worked, so its success can be checked", [s.id], where=f"{s.id}.expected_evidence"))

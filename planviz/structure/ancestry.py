@@ -207,6 +207,9 @@ def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int
     Every step from the first member to the last asker keeps its few bits, a small int each.
     """
     order, parents = ix.order, ix.parents
+    if len(groups) == 1:  # one group (one must_precede pair, a small plan's facts): a set, tested in C per step
+        _one(order, parents, asked, owners, answers)
+        return
     bit = {g: 1 << i for i, g in enumerate(groups)}
     own: dict[int, int] = {}
     for at, g in owners:
@@ -230,3 +233,23 @@ def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int
         a |= own.get(t, 0)
         if a:
             carried[u] = a
+
+
+def _one(order: list[str], parents: dict[str, tuple[str, ...]], asked: list[tuple[int, int, int]],
+         owners: list[tuple[int, int]], answers: list[bool]) -> None:
+    """:func:`_few` for a single group: the steps it reaches form a set, and a step is reached when one of
+    its dependencies is (``isdisjoint`` walks them in C)."""
+    own = {at for at, _ in owners}
+    asks: dict[int, list[int]] = {}
+    for at, _, qi in asked:
+        asks.setdefault(at, []).append(qi)
+    reached: set[str] = set()
+    for t in range(owners[0][0], asked[-1][0] + 1):
+        u = order[t]
+        if not reached.isdisjoint(parents[u]):
+            reached.add(u)
+            if t in asks:
+                for qi in asks[t]:
+                    answers[qi] = True
+        elif t in own:
+            reached.add(u)

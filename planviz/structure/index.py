@@ -277,8 +277,9 @@ class StructureIndex:
         if self._holders is None:
             holders: dict[str, list[str]] = defaultdict(list)
             for sid, s in self.steps.items():
-                for r in dict.fromkeys(s.resources):
-                    holders[r].append(sid)
+                if s.resources:  # most steps hold none
+                    for r in dict.fromkeys(s.resources):
+                        holders[r].append(sid)
             self._holders = {r: ids for r, ids in holders.items() if len(ids) > 1}
         return self._holders
 
