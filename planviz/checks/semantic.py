@@ -24,13 +24,16 @@ from itertools import chain
 from operator import attrgetter
 
 from ..plan.model import Contract, Finding, Plan, natural_key
-from ..structure.ancestry import ancestor_queries
+from ..structure.ancestry import ancestor_pairs, ancestor_queries
 from .context import NAMED, Context, finding, given_facts, matches, names
 
 __all__ = ["infeasible_facts", "feasibility", "vouched_facts", "self_vouched", "premise_reliance", "unsupported_premises", "premise_support",
-           "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS"]
+           "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS", "HOP_TRIAL"]
 
 ANCESTRY_SEMANTICS = ("order_violation", "unmet_requirement")
+HOP_TRIAL = 512
+"""Requirements looked up two dependencies up before the ancestor rule decides whether that lookup pays: when
+fewer than one in eight is found there (facts from far up), the rest go straight to the batched sweep."""
 _requires = attrgetter("requires")
 
 
@@ -221,9 +224,10 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
     parents = cx.parents
     producer = cx.producer_of.get
     pending: list[tuple[str, str]] = []
-    queries: list[tuple[frozenset[str] | str, str]] = []
+    ones: list[str] = []  # the producer each pending requirement is asked about
     failing: set[tuple[str, str]] = set()
     out = []
+    hops, tried, hits = True, 0, 0
     for sid, s in cx.steps.items():
         req = s.requires
         if not req:
@@ -233,17 +237,25 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
             one = producer(fact)
             if one in ps or fact in given:
                 continue
-            if one is not None:  # two hops, the next commonest case
-                for p in ps:
-                    if one in parents[p]:
-                        break
-                else:
-                    if len(req) > 1:  # a fact listed twice: asked once
-                        if (sid, fact) in failing:
-                            continue
-                        failing.add((sid, fact))
-                    pending.append((sid, fact))
-                    queries.append((one, sid))
+            if one is not None:
+                if hops:  # two hops, the next commonest case, while it answers often enough to pay
+                    tried += 1
+                    if tried == HOP_TRIAL:
+                        hops = hits * 8 >= tried
+                    two = False
+                    for p in ps:
+                        if one in parents[p]:
+                            two = True
+                            break
+                    if two:
+                        hits += 1
+                        continue
+                if len(req) > 1:  # a fact listed twice: asked once
+                    if (sid, fact) in failing:
+                        continue
+                    failing.add((sid, fact))
+                pending.append((sid, fact))
+                ones.append(one)
                 continue
             if len(req) > 1:
                 if (sid, fact) in failing:
@@ -253,9 +265,11 @@ def unmet_requirements(cx: Context, given: set[str]) -> list[Finding]:
                           f"step {sid!r} requires {fact!r}, which no step produces and which is not given; "
                           f"add a step producing it to {sid}.depends_on, or list it in premises "
                           f"(or contract.given_facts) if it already holds", [sid], where=f"{sid}.requires"))
-    if queries and not cx.one_producer_each:  # then a fact's group is all its producers, not the one above
-        queries = [(cx.producer_group(fact), sid) for sid, fact in pending]
-    answers = ancestor_queries(cx.ix, queries, near=False)  # tier 1 looked at above
+    answers: list[bool] = []  # tier 1 (the dependencies and theirs) looked at above
+    if pending and cx.one_producer_each:
+        answers = ancestor_pairs(cx.ix, ones, [sid for sid, _ in pending])
+    elif pending:  # a fact's group is all its producers, not the one above
+        answers = ancestor_queries(cx.ix, [(cx.producer_group(fact), sid) for sid, fact in pending], near=False)
     ranked: dict[frozenset[str], list[str]] = {}
     failed = []
     for ok, (sid, fact) in [] if all(answers) else zip(answers, pending):

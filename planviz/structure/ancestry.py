@@ -37,11 +37,12 @@ topological order is used, so nothing depends on the order of steps in the file.
 
 from __future__ import annotations
 
+from itertools import count
 from typing import Sequence
 
 from .index import StructureIndex
 
-__all__ = ["ancestor_queries", "MAX_BITS", "EPOCH", "FEW"]
+__all__ = ["ancestor_queries", "ancestor_pairs", "MAX_BITS", "EPOCH", "FEW"]
 
 MAX_BITS = 1 << 14
 """Most groups one sweep follows at once (a waiting step's int is at most MAX_BITS / 8 bytes)."""
@@ -85,6 +86,27 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] 
     members = [tuple(map(pos.__getitem__, group)) for group in sets]
     while asked:
         asked = _sweep(ix, asked, first, members, answers)
+    return answers
+
+
+def ancestor_pairs(ix: StructureIndex, ancestors: Sequence[str], steps: Sequence[str]) -> list[bool]:
+    """For each ``i``: is ``ancestors[i]`` a strict ancestor of ``steps[i]``?
+
+    :func:`ancestor_queries` of one-step groups with ``near=False`` (the caller
+    has looked at the dependencies), taken as two lists in one pass: the
+    ancestor rule asks this for every fact its dependencies do not produce.
+
+    >>> from planviz import Step, Plan
+    >>> from planviz.structure.index import structure_index
+    >>> ix = structure_index(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="B")]))
+    >>> ancestor_pairs(ix, ["A", "C", "B"], ["C", "A", "B"])
+    [True, False, False]
+    """
+    at = ix.pos.__getitem__
+    answers = [False] * len(steps)
+    asked = [(t, g, qi) for qi, g, t in zip(count(), map(at, ancestors), map(at, steps)) if t > g]
+    while asked:
+        asked = _sweep(ix, asked, [], [], answers)
     return answers
 
 

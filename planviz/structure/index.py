@@ -139,17 +139,16 @@ class StructureIndex:
     def _in_file_order(self) -> bool:
         """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
         steps = self.steps
-        pos = dict(zip(steps, range(len(steps))))
         listed = list(map(_deps, steps.values()))  # read from the steps once: they lie all over the heap
-        try:
-            for i, deps in enumerate(listed):
-                for p in deps:
-                    if pos[p] >= i:
-                        return False
-        except KeyError:
-            return False
+        seen: set[str] = set()
+        earlier, add = seen.issuperset, seen.add
+        for sid, deps in zip(steps, listed):
+            if deps and not earlier(deps):  # an unknown id, the step itself or one listed later (tested in C)
+                return False
+            add(sid)
         self.parents = dict(zip(steps, listed))
-        self.order, self.pos, self.cyclic_nodes = list(steps), pos, list[str]()
+        self.order, self.cyclic_nodes = list(steps), list[str]()
+        self.pos = dict(zip(steps, range(len(steps))))
         return True
 
     def _sort_raw(self) -> bool:

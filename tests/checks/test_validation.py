@@ -28,7 +28,7 @@ from planviz import (
     to_graph,
     validate,
 )
-from planviz.checks import context
+from planviz.checks import context, semantic
 from planviz.checks.validation import CODES, refusal
 from planviz.plan.model import natural_key
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
@@ -403,11 +403,13 @@ def test_cycle_detection_agrees_with_networkx(p):
         assert len({u for u, _ in f.edges}) == len(f.edges)  # a simple cycle
 
 
-@pytest.mark.parametrize("tier", ["default", "bitsets", "few"])
+@pytest.mark.parametrize("tier", ["default", "bitsets", "few", "no_hops"])
 @settings(max_examples=60, deadline=None)
 @given(p=random_plans(acyclic=True))
 def test_ancestor_rule_agrees_with_networkx(tier, p):
     with pytest.MonkeyPatch.context() as mp:
+        if tier == "no_hops":  # the rule stops looking two dependencies up after its first requirement
+            mp.setattr(semantic, "HOP_TRIAL", 1)
         if tier == "bitsets":  # two bits, reused at every step: far questions take several sweeps
             mp.setattr(ancestry, "MAX_BITS", 2)
             mp.setattr(ancestry, "EPOCH", 1)
@@ -450,11 +452,13 @@ def far_fact_plans(draw):
     return Plan("g", steps)
 
 
-@pytest.mark.parametrize("tier", ["default", "bitsets", "few"])
+@pytest.mark.parametrize("tier", ["default", "bitsets", "few", "no_hops"])
 @settings(max_examples=40, deadline=None)
 @given(p=far_fact_plans())
 def test_facts_from_far_up_agree_with_networkx(tier, p):
     with pytest.MonkeyPatch.context() as mp:
+        if tier == "no_hops":
+            mp.setattr(semantic, "HOP_TRIAL", 1)
         if tier == "bitsets":
             mp.setattr(ancestry, "MAX_BITS", 3)
             mp.setattr(ancestry, "EPOCH", 2)

@@ -102,6 +102,20 @@ def test_ancestor_queries_agree_with_networkx(limits, case, near):
     assert asked(plan, queries, limits, near) == oracle(to_graph(plan), queries)
 
 
+@pytest.mark.parametrize("limits", LIMITS)
+@settings(max_examples=60, deadline=None)
+@given(case=dags_and_queries())
+def test_ancestor_pairs_agree_with_networkx(limits, case):
+    plan, queries = case
+    pairs = [(min(group), node) for group, node in queries if group]  # one step each
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ancestry, "MAX_BITS", limits[0])
+        mp.setattr(ancestry, "EPOCH", limits[1])
+        mp.setattr(ancestry, "FEW", limits[2])
+        answers = ancestry.ancestor_pairs(structure_index(plan), [a for a, _ in pairs], [s for _, s in pairs])
+    assert answers == oracle(to_graph(plan), [(frozenset((a,)), s) for a, s in pairs])
+
+
 def test_plans_with_duplicates_and_self_dependencies_are_answered_on_their_first_steps():
     plan = Plan("g", [Step("A", "a"), Step("B", "b", depends_on=["A", "B"]), Step("C", "c", depends_on="B"),
                       Step("A", "again", depends_on="C")])
