@@ -56,6 +56,12 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                # What the pass kept goes to the oldest generation as it is (two list splices), not through a
+                # young collection that would walk every object it made first (issue 28). Skipped when the
+                # program froze objects itself (before a fork): unfreeze would hand them back.
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

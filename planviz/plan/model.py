@@ -76,7 +76,7 @@ def natural_key(text: str) -> tuple[Any, ...]:
     >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2"], key=natural_key)
     ['S1.v2', 'S2', 'S10', 'step_9', 'step_10']
     """
-    return tuple((0, int(part), part) if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text) if part)
+    return tuple([(0, int(part), part) if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text) if part])
 
 
 def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:

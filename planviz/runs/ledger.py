@@ -16,12 +16,14 @@ re-derive every status. An event therefore costs what it changed.
 >>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
 >>> sorted(shape.broken), shape.requirers, shape.children["A"]
 (['C'], {}, ['B'])
+>>> Shape(Plan("g", [Step("A", "a", produces="x"), Step("B", "b", produces="x")])).producers
+{'x': ['A', 'B']}
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Any
+from typing import Any, Sequence
 
 from ..analysis.reach import reachable
 from ..plan.model import Plan, natural_key
@@ -43,13 +45,21 @@ class Shape:
         ix = self.ix = structure_index(plan)
         steps = self.steps = ix.steps
         self.children = ix.children()
-        self.requirers: dict[str, list[str]] = {}  # fact -> the steps that require it
-        self.producers: dict[str, list[str]] = {}  # fact -> the steps that produce it
+        # fact -> the steps that require it / that produce it. Most facts have one: the step's own (sid,),
+        # shared by all its facts, stands for it, and a list is made only for a second one (issue 28)
+        self.requirers: dict[str, Sequence[str]] = {}
+        self.producers: dict[str, Sequence[str]] = {}
         for sid, s in steps.items():
-            for f in s.requires:
-                self.requirers.setdefault(f, []).append(sid)
-            for f in s.produces:
-                self.producers.setdefault(f, []).append(sid)
+            one = (sid,)
+            for index, facts in ((self.requirers, s.requires), (self.producers, s.produces)):
+                setdefault = index.setdefault
+                for f in facts:
+                    have = setdefault(f, one)
+                    if have is not one:
+                        if type(have) is tuple:
+                            index[f] = [*have, sid]
+                        else:
+                            have.append(sid)  # type: ignore[attr-defined]
         waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
         self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
         self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
@@ -71,11 +81,11 @@ class Ledger:
         self.ready: set[str] = set()
         self.ready_order: list[str] = []  # the ready set, lowest id first, kept sorted as it changes
         self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), made once per id for this run
-        self._held: set[str] = set()
         self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
-        # an ordered set: fact_changes walks the facts in the order they changed (the order their strings were
-        # made, often), not in hash order, which costs more per fact the more there are (issue 28)
-        self._facts_touched: dict[str, None] = {}
+        # fact -> whether the last event showed it held, for the facts changed since, in the order they
+        # changed (the order their strings were made, often), not in hash order, which costs more per fact the
+        # more there are (issue 28); no set of the facts held is kept beside the machine's own
+        self._facts_touched: dict[str, bool] = {}
         self._snapshot = True  # the next event starts a plan version: it lists every status
         self._everything = False
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
@@ -92,6 +102,13 @@ class Ledger:
     def touch(self, sid: str) -> None:
         self._touched[sid] = None
 
+    def order_key(self, sid: str) -> tuple[Any, ...]:
+        """``natural_key(sid)``, made once per id for this run."""
+        key = self._sort_key.get(sid)
+        if key is None:
+            key = self._sort_key[sid] = natural_key(sid)
+        return key
+
     def completed(self, sid: str, shape: Shape | None) -> None:
         self._new_done.append(sid)
         touched = self._touched
@@ -102,7 +119,10 @@ class Ledger:
                 touched.update(dict.fromkeys(kids))
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
-        self._facts_touched[fact] = None
+        """``fact`` was just gained (else lost); every change of the facts held comes through here."""
+        touched_facts = self._facts_touched
+        if fact not in touched_facts:  # its first change since the last event: it was held iff it is now lost
+            touched_facts[fact] = not gained
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:
@@ -185,21 +205,24 @@ class Ledger:
         touched.clear()
         return changes
 
-    def fact_changes(self, sources: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-        """(gained, lost): the facts held now and not at the last event, and the other way round."""
+    def fact_changes(self, sources: dict[str, Any], like: frozenset[str] = _NONE) -> tuple[frozenset[str], frozenset[str]]:
+        """(gained, lost): the facts held now and not at the last event, and the other way round; ``like`` itself
+        stands for the facts gained when it holds exactly them (a step's observation, not copied)."""
         if not self._facts_touched:
             return _NONE, _NONE
         gained, lost = [], []
-        held = self._held
-        for f in self._facts_touched:
-            if f in sources and f not in held:
-                held.add(f)
-                gained.append(f)
-            elif f not in sources and f in held:
-                held.discard(f)
+        for f, was in self._facts_touched.items():
+            if f in sources:
+                if not was:
+                    gained.append(f)
+            elif was:
                 lost.append(f)
         self._facts_touched.clear()
-        return frozenset(gained) if gained else _NONE, frozenset(lost) if lost else _NONE
+        if not gained:
+            return _NONE, frozenset(lost) if lost else _NONE
+        if len(gained) == len(like) and like.issuperset(gained):  # no repeats in gained: the same set
+            return like, frozenset(lost) if lost else _NONE
+        return frozenset(gained), frozenset(lost) if lost else _NONE
 
     def _refresh_reach(self, m: Any, shape: Shape) -> None:
         """Bring the reachable remaining steps up to date, recomputing them only when the state left their closure.

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import islice
 from operator import eq
-from typing import Any, Callable, Iterable
+from typing import AbstractSet, Any, Callable, Iterable
 
 from ..analysis.reach import invalidated
 from ..errors import SimulationError
@@ -40,6 +40,7 @@ __all__ = ["Machine", "ProgressCallback"]
 
 ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
+_GIVEN, _PREMISE = frozenset(("given",)), frozenset(("premise",))
 
 
 def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
@@ -51,11 +52,14 @@ def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
     at 100,000 facts that costs several times more per fact than at 10,000
     (issue 28).
     """
-    produced = step.produces if step is not None else ()
-    if len(produced) == len(facts) > 1:
-        order = sorted(produced)
-        if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
-            return order, True
+    produced: tuple[str, ...] = step.produces if step is not None else ()
+    if len(produced) == len(facts):
+        if len(facts) > 1:
+            order = sorted(produced)
+            if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
+                return order, True
+        elif not facts or produced[0] in facts:  # none, or the one fact it produces: nothing to sort
+            return list(produced), True
     return sorted(facts), False
 
 
@@ -74,7 +78,10 @@ class Machine:
         self.events: list[Event] = []
         self.time = 0.0
         self.completed: set[str] = set()
-        self.sources: dict[str, set[str]] = {}
+        # fact -> who established it (step ids, "given", "premise"); one frozenset stands for every fact a
+        # source establishes at once, and is replaced, never changed, when a fact gains or loses a source
+        self.sources: dict[str, frozenset[str]] = {}
+        self._negated = 0  # held facts that are negations ("not X"): while there are none, "X" contradicts nothing
         self.observations: list[tuple[str, Observation]] = []
         self.running: dict[str, int] = {}
         self.failed: set[str] = set()
@@ -104,6 +111,10 @@ class Machine:
         """Ready step ids, lowest id first (every mutation emits an event, so this is current)."""
         return list(self._ledger.ready_order)
 
+    def order_key(self, sid: str) -> tuple[Any, ...]:
+        """``natural_key(sid)``, made once per id for this run: lower ids first."""
+        return self._ledger.order_key(sid)
+
     # ------------------------------------------------------- marking changes
     def _touch(self, sid: str) -> None:
         self._ledger.touch(sid)
@@ -112,21 +123,39 @@ class Machine:
         self.completed.add(sid)
         self._ledger.completed(sid, self._shape_of)
 
-    def _gain(self, fact: str, source: str) -> None:
+    def _gain(self, fact: str, source: str, alone: frozenset[str] | None = None) -> None:
+        """``source`` established ``fact``; ``alone``: ``frozenset({source})``, when the caller has it."""
         held = self.sources.get(fact)
         if held is None:
-            self.sources[fact] = {source}
+            self.sources[fact] = alone if alone is not None else frozenset((source,))
+            if fact.startswith("not "):
+                self._negated += 1
             self._ledger.fact_changed(fact, self._shape_of, gained=True)
-        else:
-            held.add(source)
+        elif source not in held:
+            self.sources[fact] = held.union((source,))
 
     def _lose(self, fact: str) -> None:
         if self.sources.pop(fact, None) is not None:
+            if fact.startswith("not "):
+                self._negated -= 1
             self._ledger.fact_changed(fact, self._shape_of, gained=False)
+
+    def _unsource(self, gone: AbstractSet[str]) -> None:
+        """The steps ``gone`` no longer vouch for anything: facts only they established leave the state."""
+        sources = self.sources
+        for f, held in list(sources.items()):
+            if not held.isdisjoint(gone):
+                rest = held - gone
+                if rest:
+                    sources[f] = rest
+                else:
+                    self._lose(f)
 
     def _emit(self, kind: str, step: str | None, message: str, **extra: Any) -> Event:
         changes = self._ledger.changes(self, self._shape_of)
-        gained, lost = self._ledger.fact_changes(self.sources)
+        obs = extra.get("observation")  # the facts it gained are often exactly the observation's: not copied
+        gained, lost = self._ledger.fact_changes(self.sources, obs.facts) if obs else self._ledger.fact_changes(
+            self.sources)
         event = Event(len(self.events), self.time, kind, step, message,
                       0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
         self.events.append(event)
@@ -167,10 +196,10 @@ class Machine:
         made = {f for s in plan.steps for f in s.produces} if plan.premises or self.contract is not None else set()
         for f in self.contract.given_facts if self.contract is not None else ():
             if f not in made:
-                self._gain(f, "given")
+                self._gain(f, "given", _GIVEN)
         for f in plan.premises:
             if f not in made:
-                self._gain(f, "premise")
+                self._gain(f, "premise", _PREMISE)
         return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
 
     def start(self, sid: str) -> Event:
@@ -194,18 +223,22 @@ class Machine:
         self._ledger.touch(sid)
         self.observations.append((sid, obs))
         step = self._current()[1].steps.get(sid)
-        new_conflicts, accepted = [], []
+        new_conflicts: list[Conflict] = []
         sources = self.sources
         order, same = _sorted_facts(obs.facts, step)
-        for f in order:
-            contrary = negation(f)
-            held = sources.get(contrary)
-            if held and contrary not in obs.withdrawn:
-                new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
-            else:
-                accepted.append(f)
+        accepted = order
+        if self._negated or any(f.startswith("not ") for f in order):  # else no fact can contradict a held one
+            accepted = []
+            for f in order:
+                contrary = negation(f)
+                held = sources.get(contrary)
+                if held and contrary not in obs.withdrawn:
+                    new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
+                else:
+                    accepted.append(f)
+        alone = frozenset((sid,))
         for f in accepted:
-            self._gain(f, sid)
+            self._gain(f, sid, alone)
         produced = step.produces if step else accepted
         # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
         exact = same and len(accepted) == len(order)
@@ -293,10 +326,7 @@ class Machine:
         self.waiting -= voided
         for v in voided:
             self.running.pop(v, None)
-        for f in list(self.sources):
-            self.sources[f] -= voided
-            if not self.sources[f]:
-                self._lose(f)
+        self._unsource(voided)
         self.voided |= voided
         self._ledger.everything()
         return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept))
@@ -315,10 +345,7 @@ class Machine:
         self._stopped("recheck", sid)
         if not keep:
             self.completed.discard(sid)
-            for f in list(self.sources):
-                self.sources[f].discard(sid)
-                if not self.sources[f]:
-                    self._lose(f)
+            self._unsource({sid})
             self.voided.add(sid)
             self._ledger.everything()
         one = frozenset((sid,))
@@ -338,7 +365,7 @@ class Machine:
     def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
-            self._gain(f, "given")
+            self._gain(f, "given", _GIVEN)
         voided = frozenset(self.began(plan.invalidated))  # the ids it retires that never ran were not voided
         self._switch(plan)
         return self._emit("replan", None, message, voided=voided)

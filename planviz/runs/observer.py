@@ -40,7 +40,7 @@ frozenset({'leak'})
 from __future__ import annotations
 
 from ..plan.model import Step
-from .events import Observation
+from .events import Observation, clean_observation
 from .fault import Fault
 
 __all__ = ["observation"]
@@ -51,7 +51,7 @@ def observation(step: Step, fault: Fault | None, fact: str | None) -> Observatio
     fact the fault concerns (:func:`planviz.runs.fault.fault_facts` fills in its default)."""
     produced = frozenset(step.produces)
     if fault is None:
-        return Observation(True, produced)
+        return clean_observation(produced)
     data = {"fault": str(fault)}
     kind = fault.kind
     if kind == "transient":

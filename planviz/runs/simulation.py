@@ -49,7 +49,7 @@ from ..errors import SimulationError
 from ..plan.bulk import paused_gc
 from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots, versions
-from ..plan.model import Contract, Plan, Step, natural_key
+from ..plan.model import Contract, Plan, Step
 from ..structure.index import structure_index
 from .approval import approval_due, confirm_plan, confirmed_steps
 from .events import ExecutionState, Observation, Run, negation
@@ -221,7 +221,7 @@ class _Simulation:
         refused = tool_refusal(step, self.contract)
         if refused is not None:
             return Observation(False, kind=refused[0], data={"message": f"the tool call was refused: {refused[1]}"})
-        hit = self.take_fault(step, None)
+        hit = self.take_fault(step, None) if self.faults else None
         self.hit = None if hit is None else self.faults[hit]
         return observation(step, self.hit, None if hit is None else self.fact_of[hit])
 
@@ -253,7 +253,7 @@ class _Simulation:
             while self.heap and self.heap[0][0] == t:
                 batch.append(heapq.heappop(self.heap))
             m.time = t
-            batch.sort(key=lambda item: (natural_key(item[1]), item[2]))  # simultaneous: lower id first
+            batch.sort(key=lambda item: (m.order_key(item[1]), item[2]))  # simultaneous: lower id first
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return
