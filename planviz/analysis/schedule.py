@@ -186,7 +186,7 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
         reach = {at[sid] for sid in ix.ancestors(ends)} if goal else None
         makespan = max(map(ef.__getitem__, goal) if goal else ef, default=0.0)
         eps = _EPS * max(1.0, makespan)
-        ls = [math.inf if reach is not None and u not in reach else 0.0 for u in range(n)]
+        ls = [0.0] * n if reach is None else [0.0 if u in reach else math.inf for u in range(n)]
         made: list[Any] = [None] * n
         critical_at = []
         new = object.__new__
@@ -221,7 +221,10 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
             while True:
                 path.append(ids[u])
                 finish = ef[u]
-                tight = [v for v in out[u] if v in crit and abs(es[v] - finish) < eps]
+                tight = []
+                for v in out[u]:
+                    if v in crit and abs(es[v] - finish) < eps:
+                        tight.append(v)
                 if not tight:
                     break
                 u = tight[0] if len(tight) == 1 else min(tight, key=first)  # a lone successor needs no id key

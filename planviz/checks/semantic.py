@@ -40,9 +40,9 @@ _requires = attrgetter("requires")
 def infeasible_facts(plan: Plan, contract: Contract) -> dict[str, list[str]]:
     """Fact -> the steps requiring it, for facts neither given nor obtainable, sorted."""
     known = given_facts(plan, contract).union(contract.obtainable_facts)
-    bad = set(chain.from_iterable(map(_requires, plan.steps))).difference(known)
-    if not bad:
+    if known.issuperset(chain.from_iterable(map(_requires, plan.steps))):  # the common case, without a set of them
         return {}
+    bad = set(chain.from_iterable(map(_requires, plan.steps))).difference(known)
     needers: dict[str, set[str]] = defaultdict(set)
     for s in plan.steps:
         for f in bad.intersection(s.requires):

@@ -37,7 +37,8 @@ topological order is used, so nothing depends on the order of steps in the file.
 
 from __future__ import annotations
 
-from itertools import count
+from itertools import compress, count
+from operator import not_
 from typing import Sequence
 
 from .index import StructureIndex
@@ -259,19 +260,15 @@ def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int
 
 def _one(order: list[str], parents: dict[str, tuple[str, ...]], asked: list[tuple[int, int, int]],
          owners: list[tuple[int, int]], answers: list[bool]) -> None:
-    """:func:`_few` for a single group: the steps it reaches form a set, and a step is reached when one of
-    its dependencies is (``isdisjoint`` walks them in C)."""
-    own = {at for at, _ in owners}
-    asks: dict[int, list[int]] = {}
+    """:func:`_few` for a single group: the set of its members and the steps below them, grown in one pass in C.
+
+    A step joins the set when one of its dependencies is in it (tested against the set as grown so far,
+    since the steps come in topological order); an asker's answer is whether one of its dependencies is.
+    Members join at the start: only steps after a member in the order can list it or a step below it.
+    """
+    reached = {order[at] for at, _ in owners}
+    steps = order[owners[0][0]:asked[-1][0] + 1]
+    reached.update(compress(steps, map(not_, map(reached.isdisjoint, map(parents.__getitem__, steps)))))
     for at, _, qi in asked:
-        asks.setdefault(at, []).append(qi)
-    reached: set[str] = set()
-    for t in range(owners[0][0], asked[-1][0] + 1):
-        u = order[t]
-        if not reached.isdisjoint(parents[u]):
-            reached.add(u)
-            if t in asks:
-                for qi in asks[t]:
-                    answers[qi] = True
-        elif t in own:
-            reached.add(u)
+        if not reached.isdisjoint(parents[order[at]]):
+            answers[qi] = True
