@@ -16,8 +16,8 @@ re-derive every status. An event therefore costs what it changed.
 >>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
 >>> sorted(shape.broken), shape.requirers, shape.children["A"]
 (['C'], {}, ['B'])
->>> Shape(Plan("g", [Step("A", "a", produces="x"), Step("B", "b", produces="x")])).producers
-{'x': ['A', 'B']}
+>>> Shape(Plan("g", [Step("A", "a"), Step("B", "b", requires="x"), Step("C", "c", requires="x")])).requirers
+{'x': ['B', 'C']}
 """
 
 from __future__ import annotations
@@ -36,30 +36,29 @@ _NONE: frozenset[str] = frozenset()
 
 class Shape:
     """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
-    who requires each fact."""
+    who requires each fact (who produces one: the index's ``producers``)."""
 
-    __slots__ = ("plan", "ix", "steps", "children", "requirers", "producers", "broken", "runnable")
+    __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         ix = self.ix = structure_index(plan)
         steps = self.steps = ix.steps
         self.children = ix.children()
-        # fact -> the steps that require it / that produce it. Most facts have one: the step's own (sid,),
-        # shared by all its facts, stands for it, and a list is made only for a second one (issue 28)
-        self.requirers: dict[str, Sequence[str]] = {}
-        self.producers: dict[str, Sequence[str]] = {}
+        # fact -> the steps that require it. Most facts have one: the step's own (sid,), shared by all its
+        # facts, stands for it, and a list is made only for a second one (issue 28)
+        requirers: dict[str, Sequence[str]] = {}
+        setdefault = requirers.setdefault
         for sid, s in steps.items():
             one = (sid,)
-            for index, facts in ((self.requirers, s.requires), (self.producers, s.produces)):
-                setdefault = index.setdefault
-                for f in facts:
-                    have = setdefault(f, one)
-                    if have is not one:
-                        if type(have) is tuple:
-                            index[f] = [*have, sid]
-                        else:
-                            have.append(sid)  # type: ignore[attr-defined]
+            for f in s.requires:
+                have = setdefault(f, one)
+                if have is not one:
+                    if type(have) is tuple:
+                        requirers[f] = [*have, sid]
+                    else:
+                        have.append(sid)  # type: ignore[attr-defined]
+        self.requirers = requirers
         waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
         self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
         self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
@@ -120,9 +119,7 @@ class Ledger:
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         """``fact`` was just gained (else lost); every change of the facts held comes through here."""
-        touched_facts = self._facts_touched
-        if fact not in touched_facts:  # its first change since the last event: it was held iff it is now lost
-            touched_facts[fact] = not gained
+        self._facts_touched.setdefault(fact, not gained)  # first change since the last event: held iff now lost
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:
@@ -251,14 +248,15 @@ class Ledger:
                         break
         if not self._reach_stale:
             reach.difference_update(self._new_done)
-            self._reach_stale = not self._facts_keep_reach(m, shape)
+            self._reach_stale = bool(self._facts_moved) and not self._facts_keep_reach(m, shape)
         self._new_done.clear()
         self._facts_moved.clear()
         if not self._reach_stale:
             return
         if self._feasible:
             new = {sid for sid in steps if sid not in m.completed}
-            self._promised = {f for s in steps.values() for f in s.produces}.union(sources)
+            promised = self._promised = {f for s in steps.values() for f in s.produces}
+            promised.update(sources)  # in place: no second table of every fact
             self._feasible = False
         else:
             done = frozenset(sid for sid in steps if sid in m.completed)
@@ -276,7 +274,7 @@ class Ledger:
         """Whether the facts gained and lost since the last event leave the reachable set as it is (and
         keep the promised facts up to date when they do)."""
         sources, reach, promised, completed = m.sources, self._reach, self._promised, m.completed
-        requirers, producers = shape.requirers, shape.producers
+        requirers, producers = shape.requirers, shape.ix.producers
         for f in self._facts_moved:
             needing = requirers.get(f, ())
             if f in sources:  # gained: a requirer outside the set might now be reached
@@ -290,7 +288,7 @@ class Ledger:
                     if r in reach:
                         return False
                 if f in promised:
-                    for p in producers.get(f, ()):
+                    for p in producers(f):
                         if p in reach:
                             break
                     else:
