@@ -908,3 +908,13 @@ def test_ids_are_listed_in_natural_order_step_9_before_step_10():
     cycle = plan(step("S10", depends_on="S9"), step("S9", depends_on="S10"))
     assert validate(cycle).by_code()["cycle"][0].steps == ("S9", "S10")
 
+
+
+@pytest.mark.parametrize("tools, skipped", [((), False), ((None, None), False), ((None, "search"), True),
+                                            (("search",), True)])
+def test_a_contract_without_a_tool_registry_skips_the_tool_checks_only_when_a_step_calls_a_tool(tools, skipped):
+    plan = Plan("g", [Step(f"S{i}", "a", expected_evidence="e", produces=f"f{i}", tool=tool)
+                      for i, tool in enumerate(tools)])
+    report = validate(plan, Contract(required=[]))
+    said = [s for s in report.skipped if "the contract has no tool registry" in s]
+    assert len(said) == skipped
