@@ -145,13 +145,18 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     n = len(ix.order)
     asked.sort()
     last = {g: at for at, g, _ in asked}  # group -> its last asker's position
-    lo = {g: g if g < n else first[g - n] for g in last}
-    groups = sorted(last, key=lo.__getitem__)
-    owners = [(lo[g], g) for g in groups]  # (a member's position, group), for members up to the last asker
-    extra = [(at, g) for g in groups if g >= n for at in members[g - n] if lo[g] < at <= last[g]]
-    if extra:
-        owners += extra
-        owners.sort()
+    if first:  # some groups have several steps: each starts at its first member
+        lo = {g: g if g < n else first[g - n] for g in last}
+        groups = sorted(last, key=lo.__getitem__)
+        starts = list(map(lo.__getitem__, groups))
+    else:  # every group is one step, starting at its own position
+        groups = starts = sorted(last)
+    owners = list(zip(starts, groups))  # (a member's position, group), for members up to the last asker
+    if first:
+        extra = [(at, g) for g, s in zip(groups, starts) if g >= n for at in members[g - n] if s < at <= last[g]]
+        if extra:
+            owners += extra
+            owners.sort()
     if len(groups) <= FEW:
         _few(ix, asked, groups, owners, answers)
         return []
@@ -169,14 +174,14 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     later: list[tuple[int, int, int]] = []
     acc: dict[int, int] = {}  # waiting step -> the bits its done predecessors carry
     pop = acc.pop
-    t = lo[groups[0]]
+    t = starts[0]
     while t <= end:
         stop = min(t + max(EPOCH, len(acc)), end + 1)
         if freed:
             free += set(freed)  # a group asked twice at its last position frees its bit once
             freed.clear()
         reused = 0
-        while nxt < len(groups) and lo[groups[nxt]] < stop:
+        while nxt < len(groups) and starts[nxt] < stop:
             g = groups[nxt]
             nxt += 1
             if free:
