@@ -35,7 +35,7 @@ def raw_value(kind, blob):
 
 
 def raw_threads(path):
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     threads = [r[0] for r in con.execute("SELECT thread_id FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")]
     rows = {}
     for t in threads:
@@ -157,7 +157,7 @@ def test_database_and_its_json_exports_read_alike(corpus_db, corpus):
 
 @pytest.mark.corpus
 def test_blobs_decode_like_msgpack_itself(corpus):
-    con = sqlite3.connect(f"file:{corpus.joinpath(*DB)}?mode=ro", uri=True)
+    con = sqlite3.connect(f"file:{corpus.joinpath(*DB)}?mode=ro&immutable=1", uri=True)
     blobs = list(con.execute("SELECT type, checkpoint FROM checkpoints")) + \
         list(con.execute("SELECT type, value FROM writes"))
     con.close()
