@@ -193,7 +193,7 @@ class _Builder(Versions):
             sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
                                  if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
             self._after_turn(sid, p)
-            self._run_step(sid, start, end, facts=self._facts(p, c), withdrawn=self._withdrawn(p, c),
+            self._run_step(sid, start, end, facts=self._facts(self._written(p, c)), withdrawn=self._withdrawn(p, c),
                            data={"checkpoint": c.id})
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
@@ -201,7 +201,8 @@ class _Builder(Versions):
             return
         tasks = self._names_ran(p, c)
         writers = self._writers(p, c, tasks)
-        facts, withdrawn = self._facts(p, c), self._withdrawn(p, c)
+        written = self._written(p, c)
+        facts, withdrawn = self._facts(written), self._withdrawn(p, c)
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
             self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
@@ -219,7 +220,7 @@ class _Builder(Versions):
             self._run_step(sid, start, end, mine, withdrawn if i == 0 else set(),
                            data={"task_id": task.id, "checkpoint": c.id}, resumed=bool(task.error or task.interrupts))
             self.at[c.id].append(sid)
-        for ch, message in new_replies(p, c, self.replied):
+        for ch, message in new_replies(p.values, written, self.replied):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
             self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None))
         self._fail_rest(p, [t.name for t in tasks], unresolved)
@@ -322,10 +323,17 @@ class _Builder(Versions):
             return {self._node(t, c): {ch for ch, _ in t.writes or ()} for t in tasks}
         return None if len(tasks) > 1 else {self._node(t, c): set(c.values) | set(p.values) for t in tasks}
 
-    def _facts(self, p: Checkpoint, c: Checkpoint) -> dict[str, None]:
-        """The facts ``c`` wrote, as an ordered set in channel order: sorting them later walks the strings in the order
-        they were made (a set in hash order costs several times more per fact at 100k channels; issue 28)."""
-        return {fact_of(ch, v): None for ch, v in c.values.items() if ch not in p.values or p.values[ch] != v}
+    def _written(self, p: Checkpoint, c: Checkpoint) -> list[tuple[str, Any]]:
+        """The channels ``c`` wrote: ``(channel, value)`` where its value is not ``p``'s, in channel order (each
+        value compared once; the facts and the model calls both read this)."""
+        before = p.values
+        return [(ch, v) for ch, v in c.values.items() if ch not in before or before[ch] != v]
+
+    def _facts(self, written: list[tuple[str, Any]]) -> dict[str, None]:
+        """The facts of the channels written, as an ordered set in channel order: sorting them later walks the
+        strings in the order they were made (a set in hash order costs several times more per fact at 100k
+        channels; issue 28)."""
+        return {fact_of(ch, v): None for ch, v in written}
 
     def _withdrawn(self, p: Checkpoint, c: Checkpoint) -> set[str]:
         return {fact_of(ch, v) for ch, v in p.values.items() if ch not in c.values or c.values[ch] != v}

@@ -15,15 +15,10 @@ call is tied to the node run that wrote it and starts when that run
 started; its duration is None (a checkpoint does not say how long the model
 took: at most the node run's).
 
->>> from planviz.runs.traces.checkpoints import checkpoint_of
->>> def snap(cid, messages, parent=None):
-...     return checkpoint_of({"values": {"messages": messages}, "next": [], "metadata": {"source": "loop", "step": 1},
-...         "config": {"configurable": {"thread_id": "t", "checkpoint_id": cid}}, "created_at": None,
-...         "parent_config": parent and {"configurable": {"thread_id": "t", "checkpoint_id": parent}}}, 0, "h.json")
 >>> ask = {"type": "human", "content": "hi", "id": "m1"}
 >>> reply = {"type": "ai", "content": "hello", "id": "m2", "response_metadata": {"model_name": "gpt-4o"},
 ...          "usage_metadata": {"input_tokens": 9, "output_tokens": 2}}
->>> [(ch, m["id"]) for ch, m in new_replies(snap("a", [ask]), snap("b", [ask, reply], "a"), set())]
+>>> [(ch, m["id"]) for ch, m in new_replies({"messages": [ask]}, [("messages", [ask, reply])], set())]
 [('messages', 'm2')]
 >>> call_of(reply, 1.5, "agent")
 ModelCall(model='gpt-4o', start=1.5, duration=None, input_tokens=9, output_tokens=2, cost=None, ok=True, step='agent', id='m2')
@@ -33,10 +28,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..events import ModelCall
-from .checkpoints import Checkpoint
 
 __all__ = ["new_replies", "call_of", "reply_of"]
 
@@ -59,18 +53,18 @@ def _content(message: dict) -> str:
     return json.dumps(message, ensure_ascii=False, default=str, sort_keys=True)
 
 
-def new_replies(p: Checkpoint, c: Checkpoint, counted: set[str]) -> Iterator[tuple[str, dict]]:
-    """The AI messages ``c``'s channels hold that ``p``'s did not, as ``(channel, message fields)``.
+def new_replies(values: Mapping[str, Any], written: Iterable[tuple[str, Any]],
+                counted: set[str]) -> Iterator[tuple[str, dict]]:
+    """The AI messages the channels ``written`` (``(channel, new value)``) hold that the same channels of the
+    checkpoint before (its ``values``) did not, as ``(channel, message fields)``.
 
-    A message with an ``id`` is new when ``p`` did not hold it and no earlier call had that id (``counted``,
-    which this extends); one without, when ``c`` holds more copies of it than ``p`` did.
+    A message with an ``id`` is new when the checkpoint before did not hold it and no earlier call had that id
+    (``counted``, which this extends); one without, when the new value holds more copies of it than the old.
     """
-    for ch, value in c.values.items():
+    for ch, value in written:
         if not isinstance(value, (list, dict)):
             continue
-        before = p.values.get(ch)
-        if value is before or value == before:
-            continue
+        before = values.get(ch)
         items = value if isinstance(value, list) else [value]
         kept = before if isinstance(before, list) else [before]
         if len(items) > len(kept) and items[:len(kept)] == kept:
