@@ -189,9 +189,7 @@ class Ledger:
                 if old != new:
                     if new == "ready":
                         ready.add(sid)
-                        if sid not in sort_key:
-                            sort_key[sid] = natural_key(sid)
-                        # the key of each id compared is a dict lookup, not a natural_key call (issue 28)
+                        self.order_key(sid)  # made once; the key of each id compared is then a dict lookup (issue 28)
                         insort(self.ready_order, sid, key=sort_key.__getitem__)
                     elif old == "ready":
                         ready.discard(sid)
