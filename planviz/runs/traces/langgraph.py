@@ -187,13 +187,14 @@ class _Builder(Versions):
     def _superstep(self, p: Checkpoint, c: Checkpoint, start: float) -> None:
         end = self._time(c)
         unresolved = dict(self.unresolved.get(p.id, {}))
+        written = self._written(p, c)
         if c.source in ("update", "input", "fork"):
             what = ", ".join(sorted(c.node_writes or {})) or c.source
             after = f", {self._span(end - start)} after the previous turn" if c.source != "fork" and end > start else ""
             sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
                                  if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
             self._after_turn(sid, p)
-            self._run_step(sid, start, end, facts=self._facts(self._written(p, c)), withdrawn=self._withdrawn(p, c),
+            self._run_step(sid, start, end, facts=self._facts(written), withdrawn=self._withdrawn(p, c, written),
                            data={"checkpoint": c.id})
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
@@ -201,8 +202,7 @@ class _Builder(Versions):
             return
         tasks = self._names_ran(p, c)
         writers = self._writers(p, c, tasks)
-        written = self._written(p, c)
-        facts, withdrawn = self._facts(written), self._withdrawn(p, c)
+        facts, withdrawn = self._facts(written), self._withdrawn(p, c, written)
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
             self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
@@ -335,8 +335,13 @@ class _Builder(Versions):
         channels; issue 28)."""
         return {fact_of(ch, v): None for ch, v in written}
 
-    def _withdrawn(self, p: Checkpoint, c: Checkpoint) -> set[str]:
-        return {fact_of(ch, v) for ch, v in p.values.items() if ch not in c.values or c.values[ch] != v}
+    def _withdrawn(self, p: Checkpoint, c: Checkpoint, written: list[tuple[str, Any]]) -> set[str]:
+        """The facts of ``p`` that ``c`` no longer holds: the old values of the channels written, and of those it
+        dropped."""
+        before, after = p.values, c.values
+        gone = {fact_of(ch, before[ch]) for ch, _ in written if ch in before}
+        gone.update(fact_of(ch, v) for ch, v in before.items() if ch not in after)
+        return gone
 
     # -- the run ------------------------------------------------------------------------------------------
 
