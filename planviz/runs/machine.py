@@ -32,7 +32,7 @@ from typing import AbstractSet, Any, Callable, Iterable
 from ..analysis.reach import invalidated
 from ..errors import SimulationError
 from ..plan.model import Contract, Plan, natural_key
-from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation
+from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation, new_event
 from .fault import Fault
 from .ledger import Ledger, Shape
 
@@ -41,6 +41,7 @@ __all__ = ["Machine", "ProgressCallback"]
 ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
 _GIVEN, _PREMISE = frozenset(("given",)), frozenset(("premise",))
+_NONE: frozenset[str] = frozenset()
 
 
 def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
@@ -117,7 +118,7 @@ class Machine:
 
     # ------------------------------------------------------- marking changes
     def _touch(self, sid: str) -> None:
-        self._ledger.touch(sid)
+        self._ledger.touched[sid] = None
 
     def _set_completed(self, sid: str) -> None:
         self.completed.add(sid)
@@ -151,13 +152,21 @@ class Machine:
                 else:
                     self._lose(f)
 
-    def _emit(self, kind: str, step: str | None, message: str, **extra: Any) -> Event:
-        changes = self._ledger.changes(self, self._shape_of)
-        obs = extra.get("observation")  # the facts it gained are often exactly the observation's: not copied
-        gained, lost = self._ledger.fact_changes(self.sources, obs.facts) if obs else self._ledger.fact_changes(
-            self.sources)
-        event = Event(len(self.events), self.time, kind, step, message,
-                      0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
+    def _emit(self, kind: str, step: str | None, message: str, *, attempt: int = 0, category: str | None = None,
+              observation: Observation | None = None, voided: frozenset[str] = _NONE, kept: frozenset[str] = _NONE,
+              outcome: str | None = None, conflict: Conflict | None = None) -> Event:
+        """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
+        ledger = self._ledger
+        changes = ledger.changes(self, self._shape_of)
+        if not ledger.facts_touched:  # no fact changed since the last event (every start): nothing to compare
+            gained = lost = _NONE
+        elif observation is not None:  # the facts it gained are often exactly the observation's: not copied
+            gained, lost = ledger.fact_changes(self.sources, observation.facts)
+        else:
+            gained, lost = ledger.fact_changes(self.sources)
+        plan = self.plan
+        event = new_event(len(self.events), self.time, kind, step, message, 0 if plan is None else plan.version,
+                          changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
         self.events.append(event)
         if self.progress is not None and not event.index % 1024:
             self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
@@ -210,9 +219,10 @@ class Machine:
         self.failed.discard(sid)
         self.waiting.discard(sid)
         self.voided.discard(sid)
-        self._ledger.touch(sid)
-        plan, shape = self._current()
-        what = "" if sid in shape.steps else f" (not a step of plan v{plan.version})"
+        self._ledger.touched[sid] = None
+        shape = self._shape_of
+        what = "" if shape is not None and sid in shape.steps else \
+            f" (not a step of plan v{self._current()[0].version})"
         return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
@@ -227,7 +237,13 @@ class Machine:
         sources = self.sources
         order, same = _sorted_facts(obs.facts, step)
         accepted = order
-        if self._negated or any(f.startswith("not ") for f in order):  # else no fact can contradict a held one
+        negated = self._negated
+        if not negated:
+            for f in order:
+                if f.startswith("not "):
+                    negated = 1
+                    break
+        if negated:  # else no fact can contradict a held one
             accepted = []
             for f in order:
                 contrary = negation(f)
