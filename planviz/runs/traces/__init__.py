@@ -46,7 +46,7 @@ import io
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 from types import ModuleType
 from typing import Any, BinaryIO, Mapping
@@ -227,7 +227,10 @@ def _read(doc: Document, fmt: str, thread: str | None) -> tuple[Run, ...]:
                                "leave thread= out", source=doc.name)
     doc.thread = thread
     runs = module.read(doc)
-    return (runs,) if isinstance(runs, Run) else tuple(runs)
+    runs = (runs,) if isinstance(runs, Run) else tuple(runs)
+    if fmt == "planviz":  # its own header says where it came from
+        return runs
+    return tuple(run if run.trace_format else replace(run, trace_format=fmt) for run in runs)
 
 
 def load_runs(source: Any, format: str | None = None, *, thread: str | None = None,
