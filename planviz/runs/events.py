@@ -308,7 +308,9 @@ class Run:
     ``faults`` the faults injected; ``contract`` the contract it ran under;
     ``model_calls`` the model calls a recorded trace holds (:class:`ModelCall`,
     in the order they started; empty for simulated runs, whose model calls
-    ``metrics`` counts).
+    ``metrics`` counts); ``trace_format`` the format of another tool's trace it
+    was read from (``otel``, ``langgraph``... of ``planviz.runs.traces.FORMATS``),
+    None for planviz's own runs (simulated, or recorded with :class:`planviz.Recorder`).
     """
 
     events: tuple[Event, ...]
@@ -319,6 +321,7 @@ class Run:
     faults: tuple[Fault, ...] = ()
     contract: Contract | None = field(default=None, repr=False)
     model_calls: tuple[ModelCall, ...] = field(default=(), repr=False)
+    trace_format: str | None = None
 
     def __len__(self) -> int:
         return len(self.events)
