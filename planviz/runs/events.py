@@ -192,22 +192,12 @@ class _Filling:
                  kept: frozenset[str] = frozenset(), attempt: int = 0, category: str | None = None,
                  observation: Observation | None = None, outcome: str | None = None,
                  conflict: Conflict | None = None) -> None:
-        self.index = index
-        self.time = time
-        self.kind = kind
-        self.step = step
-        self.message = message
-        self.plan_version = plan_version
+        self.index, self.time, self.kind = index, time, kind  # (three at a time compile to no tuple)
+        self.step, self.message, self.plan_version = step, message, plan_version
         self.changes = {} if changes is None else changes
-        self.gained = gained
-        self.lost = lost
-        self.voided = voided
-        self.kept = kept
-        self.attempt = attempt
-        self.category = category
-        self.observation = observation
-        self.outcome = outcome
-        self.conflict = conflict
+        self.gained, self.lost, self.voided = gained, lost, voided
+        self.kept, self.attempt, self.category = kept, attempt, category
+        self.observation, self.outcome, self.conflict = observation, outcome, conflict
         self.__class__ = Event  # type: ignore[assignment]
 
 
