@@ -253,9 +253,7 @@ class _Simulation:
             while self.heap and self.heap[0][0] == t:
                 batch.append(heapq.heappop(self.heap))
             m.time = t
-            if len(batch) > 1:
-                order_key = m.order_key
-                batch.sort(key=lambda item: (order_key(item[1]), item[2]))  # simultaneous: lower id first
+            batch.sort(key=lambda item: (m.order_key(item[1]), item[2]))  # simultaneous: lower id first
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return
@@ -271,11 +269,10 @@ class _Simulation:
         free = len(ready) if self.workers is None else self.workers - len(m.running) - len(self.waiting)
         holders = structure_index(plan).holders()
         held: set[str] | None = None  # resources held by running or waiting steps, worked out when first asked
-        by_id = plan.by_id  # every ready id is a step of the plan
         for sid in ready:
             if free <= 0:
                 break
-            step = by_id[sid]
+            step = plan.by_id[sid]  # every ready id is a step of the plan
             if sid in self.waiting or step.horizon == "far":
                 continue
             contended = [r for r in step.resources if r in holders]
@@ -322,10 +319,9 @@ class _Simulation:
         events = m.finish(sid, obs)
         new_conflicts = m.conflicts[before:]
         if "premises_stop" in self.mechanisms:
-            if self.plan.premises and self.falsified(sid, obs):
+            if self.plan.premises and self.falsified(sid, obs):  # most plans have no premises, no forbidden states
                 return
-            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states)) if self.limits.forbidden_states \
-                else None
+            forbidden = self.limits.forbidden_states and sorted(obs.facts.intersection(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return
