@@ -79,7 +79,7 @@ class Ledger:
         self.status: dict[str, str] = {}
         self.ready_order: list[str] = []  # the ready steps, lowest id first, kept sorted as they change
         self._ready_keys: list[tuple[Any, ...]] = []  # their sort keys in the same order: bisect needs no key function
-        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), made once per id for this run
+        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), for the steps ready or running
         self.touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
         # fact -> whether the last event showed it held, for the facts changed since, in the order they
         # changed (the order their strings were made, often), not in hash order, which costs more per fact the
@@ -176,8 +176,8 @@ class Ledger:
             return {}
         steps, status, sort_key = shape.steps, self.status, self._sort_key
         order, keys = self.ready_order, self._ready_keys
-        if snapshot:
-            status.clear()
+        if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28)
+            status = self.status = dict.fromkeys(steps)
         completed, running, interrupted, waiting = m.completed, m.running, m.interrupted, m.waiting
         failed, voided, doomed, reach, sources = m.failed, m.voided, self._doomed, self._reach, m.sources
         rare = interrupted or waiting or failed or voided or doomed  # mostly all empty: five tests fewer per step
@@ -208,9 +208,10 @@ class Ledger:
                             break
             old = status.get(sid)
             if old != new:
-                status[sid] = changes[sid] = new
+                status[sid] = new
                 if snapshot:
                     continue
+                changes[sid] = new
                 if new == "ready":  # the key of each id compared is a list entry, made once per id (issue 28)
                     key = sort_key.get(sid)
                     if key is None:
@@ -221,6 +222,8 @@ class Ledger:
                 elif old == "ready":
                     i = bisect_left(keys, sort_key[sid])
                     del keys[i], order[i]
+                if new == "done":  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
+                    sort_key.pop(sid, None)
         if snapshot:
             ready = [sid for sid, s in status.items() if s == "ready"]
             for sid in ready:
@@ -228,6 +231,7 @@ class Ledger:
                     sort_key[sid] = natural_key(sid)
             ready.sort(key=sort_key.__getitem__)
             self.ready_order, self._ready_keys = ready, [sort_key[sid] for sid in ready]
+            changes = dict(status)  # a copy of the whole table at once
         self._snapshot = self._everything = False
         touched.clear()
         return changes
@@ -284,7 +288,8 @@ class Ledger:
         if not self._reach_stale:
             return
         if self._feasible:
-            new = {sid for sid in steps if sid not in m.completed}
+            new = set(steps)  # sized once from the table
+            new.difference_update(m.completed)
             promised = self._promised = {f for s in steps.values() for f in s.produces}
             promised.update(sources)  # in place: no second table of every fact
             self._feasible = False
