@@ -177,7 +177,7 @@ class Ledger:
         steps, status, sort_key = shape.steps, self.status, self._sort_key
         order, keys = self.ready_order, self._ready_keys
         if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28)
-            status = self.status = dict.fromkeys(steps)
+            status = self.status = dict.fromkeys(steps, "")
         completed, running, interrupted, waiting = m.completed, m.running, m.interrupted, m.waiting
         failed, voided, doomed, reach, sources = m.failed, m.voided, self._doomed, self._reach, m.sources
         rare = interrupted or waiting or failed or voided or doomed  # mostly all empty: five tests fewer per step
