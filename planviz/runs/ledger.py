@@ -102,7 +102,7 @@ class Ledger:
         self.touched[sid] = None
 
     def order_key(self, sid: str) -> tuple[Any, ...]:
-        """``natural_key(sid)``, made once per id for this run."""
+        """``natural_key(sid)``, made once while the step is ready or running."""
         key = self._sort_key.get(sid)
         if key is None:
             key = self._sort_key[sid] = natural_key(sid)
@@ -113,9 +113,8 @@ class Ledger:
         touched = self.touched
         touched[sid] = None
         if shape is not None:
-            kids = shape.children.get(sid)
-            if kids:
-                touched.update(dict.fromkeys(kids))
+            for kid in shape.children.get(sid, ()):  # no dict made per step
+                touched[kid] = None
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         """``fact`` was just gained (else lost); every change of the facts held comes through here."""

@@ -113,16 +113,12 @@ class Machine:
         return list(self._ledger.ready_order)
 
     def order_key(self, sid: str) -> tuple[Any, ...]:
-        """``natural_key(sid)``, made once per id for this run: lower ids first."""
+        """``natural_key(sid)``, made once while the step is ready or running: lower ids first."""
         return self._ledger.order_key(sid)
 
     # ------------------------------------------------------- marking changes
     def _touch(self, sid: str) -> None:
         self._ledger.touched[sid] = None
-
-    def _set_completed(self, sid: str) -> None:
-        self.completed.add(sid)
-        self._ledger.completed(sid, self._shape_of)
 
     def _gain(self, fact: str, source: str, alone: tuple[str] | None = None) -> None:
         """``source`` established ``fact``; ``alone``: ``(source,)``, when the caller has it."""
@@ -216,9 +212,10 @@ class Machine:
             self._stopped("start", sid)
         attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
         self.running[sid] = attempt
-        self.failed.discard(sid)
-        self.waiting.discard(sid)
-        self.voided.discard(sid)
+        if self.failed or self.waiting or self.voided:  # mostly all empty
+            self.failed.discard(sid)
+            self.waiting.discard(sid)
+            self.voided.discard(sid)
         self._ledger.touched[sid] = None
         shape = self._shape_of
         what = "" if shape is not None and sid in shape.steps else \
@@ -230,7 +227,7 @@ class Machine:
         if self.outcome is not None or self.plan is None:
             self._stopped("finish", sid)
         attempt = self.running.pop(sid, None) or self.attempts[sid]
-        self._ledger.touch(sid)
+        self._ledger.touched[sid] = None
         self.observations.append((sid, obs))
         step = self._current()[1].steps.get(sid)
         new_conflicts: list[Conflict] = []
@@ -258,11 +255,14 @@ class Machine:
         produced = step.produces if step else accepted
         # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
         exact = same and len(accepted) == len(order)
-        accepted_set = set() if exact or not step else set(accepted)
-        missing = [f for f in produced if f not in accepted_set] if step and not exact else []
+        missing: list[str] = []  # (no set is made when the facts are exactly what the step produces)
+        if step and not exact:
+            accepted_set = set(accepted)
+            missing = [f for f in produced if f not in accepted_set]
         events = []
         if obs.ok and (not missing or not check_evidence):
-            self._set_completed(sid)
+            self.completed.add(sid)
+            self._ledger.completed(sid, self._shape_of)
             if exact:
                 main, extra = accepted, []
             else:
