@@ -220,7 +220,7 @@ class RunView {
         + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
         + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
         + (cost !== null ? ' \u00B7 cost ' + num(cost) : '') + (ok ? '' : ' \u00B7 failed')}));
-      box.append(h('h4', {text: 'Model calls that led to it (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
+      box.append(h('h4', {text: 'Model calls for this step (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
     }
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
   }

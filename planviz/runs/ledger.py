@@ -22,7 +22,7 @@ re-derive every status. An event therefore costs what it changed.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
 from ..analysis.reach import reachable
@@ -77,14 +77,14 @@ class Ledger:
 
     def __init__(self) -> None:
         self.status: dict[str, str] = {}
-        self.ready: set[str] = set()
-        self.ready_order: list[str] = []  # the ready set, lowest id first, kept sorted as it changes
-        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), made once per id for this run
-        self._touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
+        self.ready_order: list[str] = []  # the ready steps, lowest id first, kept sorted as they change
+        self._ready_keys: list[tuple[Any, ...]] = []  # their sort keys in the same order: bisect needs no key function
+        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), for the steps ready or running
+        self.touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
         # fact -> whether the last event showed it held, for the facts changed since, in the order they
         # changed (the order their strings were made, often), not in hash order, which costs more per fact the
         # more there are (issue 28); no set of the facts held is kept beside the machine's own
-        self._facts_touched: dict[str, bool] = {}
+        self.facts_touched: dict[str, bool] = {}
         self._snapshot = True  # the next event starts a plan version: it lists every status
         self._everything = False
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
@@ -99,10 +99,10 @@ class Ledger:
     # -- what the machine reports -------------------------------------------------------------------
 
     def touch(self, sid: str) -> None:
-        self._touched[sid] = None
+        self.touched[sid] = None
 
     def order_key(self, sid: str) -> tuple[Any, ...]:
-        """``natural_key(sid)``, made once per id for this run."""
+        """``natural_key(sid)``, made once while the step is ready or running."""
         key = self._sort_key.get(sid)
         if key is None:
             key = self._sort_key[sid] = natural_key(sid)
@@ -110,16 +110,15 @@ class Ledger:
 
     def completed(self, sid: str, shape: Shape | None) -> None:
         self._new_done.append(sid)
-        touched = self._touched
+        touched = self.touched
         touched[sid] = None
         if shape is not None:
-            kids = shape.children.get(sid)
-            if kids:
-                touched.update(dict.fromkeys(kids))
+            for kid in shape.children.get(sid, ()):  # no dict made per step
+                touched[kid] = None
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         """``fact`` was just gained (else lost); every change of the facts held comes through here."""
-        self._facts_touched.setdefault(fact, not gained)  # first change since the last event: held iff now lost
+        self.facts_touched.setdefault(fact, not gained)  # first change since the last event: held iff now lost
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:
@@ -129,7 +128,7 @@ class Ledger:
         if shape is not None:
             needing = shape.requirers.get(fact)
             if needing:
-                touched = self._touched
+                touched = self.touched
                 for sid in needing:  # no dict made per fact
                     touched[sid] = None
 
@@ -151,51 +150,87 @@ class Ledger:
         doomed = shape.broken
         if m.dead:
             doomed = shape.broken | shape.ix.descendants(m.dead.intersection(shape.steps))
-        self._touched.update(dict.fromkeys(sorted(doomed.symmetric_difference(self._doomed))))
+        self.touched.update(dict.fromkeys(sorted(doomed.symmetric_difference(self._doomed))))
         self._doomed = doomed
 
     # -- what the next event holds ----------------------------------------------------------------
 
     def changes(self, m: Any, shape: Shape | None) -> dict[str, str]:
-        """The statuses changed since the last event (every status when this event starts a plan version)."""
+        """The statuses changed since the last event (every status when this event starts a plan version).
+
+        The status rules are here, once, inline: this runs for every step an
+        operation touched, twice per simulated step (issue 28). In order: done,
+        running (or interrupted by the stop), waiting, failed, invalidated,
+        blocked (doomed, or outside the reachable set), pending (a dependency
+        not done or a required fact not held), else ready.
+        """
         if shape is None:
             return {}
         if self._new_done or self._reach_stale or self._facts_moved:
             self._refresh_reach(m, shape)
-        touched = self._touched
-        if not (touched or self._everything or self._snapshot):
+        touched = self.touched
+        snapshot = self._snapshot
+        whole = snapshot or self._everything
+        if not (touched or whole):
             return {}
-        steps = shape.steps
-        status, ready, status_of, sort_key = self.status, self.ready, self._status_of, self._sort_key
-        if self._snapshot:
-            status.clear()
-            ready.clear()
-            for sid, step in steps.items():
-                s = status[sid] = status_of(m, sid, step)
-                if s == "ready":
-                    ready.add(sid)
-            for sid in ready.difference(sort_key):
-                sort_key[sid] = natural_key(sid)
-            self.ready_order = sorted(ready, key=sort_key.__getitem__)
-            changes = dict(status)
-        else:
-            changes = {}
-            for sid in steps if self._everything else touched:
-                in_version = steps.get(sid)
-                if in_version is None:
-                    continue  # not a step of this version (an off-plan start)
-                new = status_of(m, sid, in_version)
-                old = status[sid]
-                if old != new:
-                    if new == "ready":
-                        ready.add(sid)
-                        self.order_key(sid)  # made once; the key of each id compared is then a dict lookup (issue 28)
-                        insort(self.ready_order, sid, key=sort_key.__getitem__)
-                    elif old == "ready":
-                        ready.discard(sid)
-                        order = self.ready_order
-                        del order[bisect_left(order, sort_key[sid], key=sort_key.__getitem__)]
-                    status[sid] = changes[sid] = new
+        steps, status, sort_key = shape.steps, self.status, self._sort_key
+        order, keys = self.ready_order, self._ready_keys
+        if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28)
+            status = self.status = dict.fromkeys(steps, "")
+        completed, running, interrupted, waiting = m.completed, m.running, m.interrupted, m.waiting
+        failed, voided, doomed, reach, sources = m.failed, m.voided, self._doomed, self._reach, m.sources
+        rare = interrupted or waiting or failed or voided or doomed  # mostly all empty: five tests fewer per step
+        changes: dict[str, str] = {}
+        for sid in steps if whole else touched:
+            step = steps.get(sid)
+            if step is None:
+                continue  # not a step of this version (an off-plan start)
+            if sid in completed:
+                new = "done"
+            elif sid in running:
+                new = "running"
+            elif rare and (sid in interrupted or sid in waiting or sid in failed or sid in voided or sid in doomed):
+                new = ("running" if sid in interrupted else "waiting" if sid in waiting else "failed" if sid in failed
+                       else "invalidated" if sid in voided else "blocked")
+            elif sid not in reach:
+                new = "blocked"
+            else:
+                new = "ready"
+                for d in step.depends_on:
+                    if d not in completed:
+                        new = "pending"
+                        break
+                else:
+                    for f in step.requires:
+                        if f not in sources:
+                            new = "pending"
+                            break
+            old = status.get(sid)
+            if old != new:
+                status[sid] = new
+                if snapshot:
+                    continue
+                changes[sid] = new
+                if new == "ready":  # the key of each id compared is a list entry, made once per id (issue 28)
+                    key = sort_key.get(sid)
+                    if key is None:
+                        key = sort_key[sid] = natural_key(sid)
+                    i = bisect_right(keys, key)
+                    keys.insert(i, key)
+                    order.insert(i, sid)
+                elif old == "ready":
+                    i = bisect_left(keys, sort_key[sid])
+                    del keys[i], order[i]
+                if new == "done":  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
+                    sort_key.pop(sid, None)
+        if snapshot:
+            ready = [sid for sid, s in status.items() if s == "ready"]
+            for sid in ready:
+                if sid not in sort_key:
+                    sort_key[sid] = natural_key(sid)
+            ready.sort(key=sort_key.__getitem__)
+            self.ready_order, self._ready_keys = ready, [sort_key[sid] for sid in ready]
+            changes = dict(status)  # a copy of the whole table at once
         self._snapshot = self._everything = False
         touched.clear()
         return changes
@@ -203,16 +238,16 @@ class Ledger:
     def fact_changes(self, sources: dict[str, Any], like: frozenset[str] = _NONE) -> tuple[frozenset[str], frozenset[str]]:
         """(gained, lost): the facts held now and not at the last event, and the other way round; ``like`` itself
         stands for the facts gained when it holds exactly them (a step's observation, not copied)."""
-        if not self._facts_touched:
+        if not self.facts_touched:
             return _NONE, _NONE
         gained, lost = [], []
-        for f, was in self._facts_touched.items():
+        for f, was in self.facts_touched.items():
             if f in sources:
                 if not was:
                     gained.append(f)
             elif was:
                 lost.append(f)
-        self._facts_touched.clear()
+        self.facts_touched.clear()
         if not gained:
             return _NONE, frozenset(lost) if lost else _NONE
         if len(gained) == len(like) and like.issuperset(gained):  # no repeats in gained: the same set
@@ -252,7 +287,8 @@ class Ledger:
         if not self._reach_stale:
             return
         if self._feasible:
-            new = {sid for sid in steps if sid not in m.completed}
+            new = set(steps)  # sized once from the table
+            new.difference_update(m.completed)
             promised = self._promised = {f for s in steps.values() for f in s.produces}
             promised.update(sources)  # in place: no second table of every fact
             self._feasible = False
@@ -265,7 +301,7 @@ class Ledger:
         if not (self._snapshot or self._everything):  # re-derive the steps that entered or left the set
             moved = reach.symmetric_difference(new)
             if moved:
-                self._touched.update(dict.fromkeys(sorted(moved, key=natural_key)))
+                self.touched.update(dict.fromkeys(sorted(moved, key=natural_key)))
         self._reach = new
 
     def _facts_keep_reach(self, m: Any, shape: Shape) -> bool:
@@ -292,26 +328,3 @@ class Ledger:
                     else:
                         promised.discard(f)
         return True
-
-    def _status_of(self, m: Any, sid: str, step: Any) -> str:
-        completed = m.completed
-        if sid in completed:
-            return "done"
-        if sid in m.running or sid in m.interrupted:
-            return "running"
-        if sid in m.waiting:
-            return "waiting"
-        if sid in m.failed:
-            return "failed"
-        if sid in m.voided:
-            return "invalidated"
-        if sid in self._doomed or sid not in self._reach:
-            return "blocked"
-        sources = m.sources
-        for d in step.depends_on:
-            if d not in completed:
-                return "pending"
-        for f in step.requires:
-            if f not in sources:
-                return "pending"
-        return "ready"

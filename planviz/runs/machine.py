@@ -32,7 +32,7 @@ from typing import AbstractSet, Any, Callable, Iterable
 from ..analysis.reach import invalidated
 from ..errors import SimulationError
 from ..plan.model import Contract, Plan, natural_key
-from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation
+from .events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation, new_event
 from .fault import Fault
 from .ledger import Ledger, Shape
 
@@ -40,7 +40,8 @@ __all__ = ["Machine", "ProgressCallback"]
 
 ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
-_GIVEN, _PREMISE = frozenset(("given",)), frozenset(("premise",))
+_GIVEN, _PREMISE = ("given",), ("premise",)
+_NONE: frozenset[str] = frozenset()
 
 
 def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
@@ -78,9 +79,9 @@ class Machine:
         self.events: list[Event] = []
         self.time = 0.0
         self.completed: set[str] = set()
-        # fact -> who established it (step ids, "given", "premise"); one frozenset stands for every fact a
-        # source establishes at once, and is replaced, never changed, when a fact gains or loses a source
-        self.sources: dict[str, frozenset[str]] = {}
+        # fact -> who established it (step ids, "given", "premise"; no repeats); one tuple stands for every fact a
+        # source establishes at once (a tuple of one: a quarter of a frozenset's memory, one per step: issue 28)
+        self.sources: dict[str, tuple[str, ...]] = {}
         self._negated = 0  # held facts that are negations ("not X"): while there are none, "X" contradicts nothing
         self.observations: list[tuple[str, Observation]] = []
         self.running: dict[str, int] = {}
@@ -112,27 +113,23 @@ class Machine:
         return list(self._ledger.ready_order)
 
     def order_key(self, sid: str) -> tuple[Any, ...]:
-        """``natural_key(sid)``, made once per id for this run: lower ids first."""
+        """``natural_key(sid)``, made once while the step is ready or running: lower ids first."""
         return self._ledger.order_key(sid)
 
     # ------------------------------------------------------- marking changes
     def _touch(self, sid: str) -> None:
-        self._ledger.touch(sid)
+        self._ledger.touched[sid] = None
 
-    def _set_completed(self, sid: str) -> None:
-        self.completed.add(sid)
-        self._ledger.completed(sid, self._shape_of)
-
-    def _gain(self, fact: str, source: str, alone: frozenset[str] | None = None) -> None:
-        """``source`` established ``fact``; ``alone``: ``frozenset({source})``, when the caller has it."""
+    def _gain(self, fact: str, source: str, alone: tuple[str] | None = None) -> None:
+        """``source`` established ``fact``; ``alone``: ``(source,)``, when the caller has it."""
         held = self.sources.get(fact)
         if held is None:
-            self.sources[fact] = alone if alone is not None else frozenset((source,))
+            self.sources[fact] = alone if alone is not None else (source,)
             if fact.startswith("not "):
                 self._negated += 1
             self._ledger.fact_changed(fact, self._shape_of, gained=True)
         elif source not in held:
-            self.sources[fact] = held.union((source,))
+            self.sources[fact] = (*held, source)
 
     def _lose(self, fact: str) -> None:
         if self.sources.pop(fact, None) is not None:
@@ -144,20 +141,28 @@ class Machine:
         """The steps ``gone`` no longer vouch for anything: facts only they established leave the state."""
         sources = self.sources
         for f, held in list(sources.items()):
-            if not held.isdisjoint(gone):
-                rest = held - gone
+            if not gone.isdisjoint(held):
+                rest = tuple(s for s in held if s not in gone)
                 if rest:
                     sources[f] = rest
                 else:
                     self._lose(f)
 
-    def _emit(self, kind: str, step: str | None, message: str, **extra: Any) -> Event:
-        changes = self._ledger.changes(self, self._shape_of)
-        obs = extra.get("observation")  # the facts it gained are often exactly the observation's: not copied
-        gained, lost = self._ledger.fact_changes(self.sources, obs.facts) if obs else self._ledger.fact_changes(
-            self.sources)
-        event = Event(len(self.events), self.time, kind, step, message,
-                      0 if self.plan is None else self.plan.version, changes, gained, lost, **extra)
+    def _emit(self, kind: str, step: str | None, message: str, *, attempt: int = 0, category: str | None = None,
+              observation: Observation | None = None, voided: frozenset[str] = _NONE, kept: frozenset[str] = _NONE,
+              outcome: str | None = None, conflict: Conflict | None = None) -> Event:
+        """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
+        ledger = self._ledger
+        changes = ledger.changes(self, self._shape_of)
+        if not ledger.facts_touched:  # no fact changed since the last event (every start): nothing to compare
+            gained = lost = _NONE
+        elif observation is not None:  # the facts it gained are often exactly the observation's: not copied
+            gained, lost = ledger.fact_changes(self.sources, observation.facts)
+        else:
+            gained, lost = ledger.fact_changes(self.sources)
+        plan = self.plan
+        event = new_event(len(self.events), self.time, kind, step, message, 0 if plan is None else plan.version,
+                          changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
         self.events.append(event)
         if self.progress is not None and not event.index % 1024:
             self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
@@ -207,12 +212,14 @@ class Machine:
             self._stopped("start", sid)
         attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
         self.running[sid] = attempt
-        self.failed.discard(sid)
-        self.waiting.discard(sid)
-        self.voided.discard(sid)
-        self._ledger.touch(sid)
-        plan, shape = self._current()
-        what = "" if sid in shape.steps else f" (not a step of plan v{plan.version})"
+        if self.failed or self.waiting or self.voided:  # mostly all empty
+            self.failed.discard(sid)
+            self.waiting.discard(sid)
+            self.voided.discard(sid)
+        self._ledger.touched[sid] = None
+        shape = self._shape_of
+        what = "" if shape is not None and sid in shape.steps else \
+            f" (not a step of plan v{self._current()[0].version})"
         return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
@@ -220,14 +227,20 @@ class Machine:
         if self.outcome is not None or self.plan is None:
             self._stopped("finish", sid)
         attempt = self.running.pop(sid, None) or self.attempts[sid]
-        self._ledger.touch(sid)
+        self._ledger.touched[sid] = None
         self.observations.append((sid, obs))
         step = self._current()[1].steps.get(sid)
         new_conflicts: list[Conflict] = []
         sources = self.sources
         order, same = _sorted_facts(obs.facts, step)
         accepted = order
-        if self._negated or any(f.startswith("not ") for f in order):  # else no fact can contradict a held one
+        negated = self._negated
+        if not negated:
+            for f in order:
+                if f.startswith("not "):
+                    negated = 1
+                    break
+        if negated:  # else no fact can contradict a held one
             accepted = []
             for f in order:
                 contrary = negation(f)
@@ -236,17 +249,20 @@ class Machine:
                     new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
                 else:
                     accepted.append(f)
-        alone = frozenset((sid,))
+        alone = (sid,)
         for f in accepted:
             self._gain(f, sid, alone)
         produced = step.produces if step else accepted
         # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
         exact = same and len(accepted) == len(order)
-        accepted_set = set() if exact or not step else set(accepted)
-        missing = [f for f in produced if f not in accepted_set] if step and not exact else []
+        missing: list[str] = []  # (no set is made when the facts are exactly what the step produces)
+        if step and not exact:
+            accepted_set = set(accepted)
+            missing = [f for f in produced if f not in accepted_set]
         events = []
         if obs.ok and (not missing or not check_evidence):
-            self._set_completed(sid)
+            self.completed.add(sid)
+            self._ledger.completed(sid, self._shape_of)
             if exact:
                 main, extra = accepted, []
             else:

@@ -53,7 +53,8 @@ METRIC_DOCS = {
     "tool_calls": "step attempts started (planviz.run_usage)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
                    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
-                   "decides each call), none (workflow: a fixed script)",
+                   "decides each call), none (workflow: a fixed script); not recorded (None) for another "
+                   "tool's trace that holds none",
     "time": "clock at the last event (planviz.run_usage)",
 }
 
@@ -70,7 +71,7 @@ class Metrics:
     recovery_distance: int
     critical_path_delay: float | None
     tool_calls: int
-    model_calls: int
+    model_calls: int | None
     time: float
 
     @staticmethod
@@ -83,7 +84,8 @@ class Metrics:
 
     def cells(self) -> list[tuple[str, str]]:
         """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
-        return [(name, f"{value:.2f}" if name == "executability" else format_value(value))
+        return [(name, f"{value:.2f}" if name == "executability" else "not recorded"
+                 if name == "model_calls" and value is None else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:
@@ -189,7 +191,7 @@ def metrics(run: Run) -> Metrics:
             delay = None
     usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
     return Metrics(success, executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, recovery, delay, usage.tool_calls, usage.model_calls or 0, usage.time)
+                   replans, recovery, delay, usage.tool_calls, usage.model_calls, usage.time)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from ..checks.validation import refusal
 from ..errors import SimulationError
 from ..plan.bulk import paused_gc
 from ..plan.identity import work_keys
-from ..plan.lineage import lineage_roots, versions
+from ..plan.lineage import revised_roots, versions
 from ..plan.model import Contract, Plan, Step
 from ..structure.index import structure_index
 from .approval import approval_due, confirm_plan, confirmed_steps
@@ -159,8 +159,8 @@ class _Simulation:
         self.left = [f.times for f in faults]
         open_ids = expand is not None and not isinstance(expand, Mapping)  # a callable may add any step
         self.fact_of = fault_facts(plan, faults, expansion_steps(expand, plan), open_ids,
-                                   confirmed=confirmed_steps(plan, contract))
-        self.root = lineage_roots(versions(plan))
+                                   confirmed=confirmed_steps(plan, contract)) if faults or expand is not None else ()
+        self.root = revised_roots(versions(plan))  # read with .get(sid, sid): ids that revise nothing are not in it
         self.far = frozenset(s.id for s in plan.steps if s.horizon == "far")  # far-horizon steps of the plan
         self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
@@ -272,7 +272,7 @@ class _Simulation:
         for sid in ready:
             if free <= 0:
                 break
-            step = plan.step(sid)
+            step = plan.by_id[sid]  # every ready id is a step of the plan
             if sid in self.waiting or step.horizon == "far":
                 continue
             contended = [r for r in step.resources if r in holders]
@@ -296,7 +296,7 @@ class _Simulation:
 
     def adopt(self, new: Plan) -> None:
         self.plan, self.keys = new, {}
-        self.root = lineage_roots(versions(new))
+        self.root = revised_roots(versions(new))
         self.far = frozenset(s.id for s in new.steps if s.horizon == "far")
 
     def _idle(self) -> None:
@@ -319,9 +319,9 @@ class _Simulation:
         events = m.finish(sid, obs)
         new_conflicts = m.conflicts[before:]
         if "premises_stop" in self.mechanisms:
-            if self.falsified(sid, obs):
+            if self.plan.premises and self.falsified(sid, obs):  # most plans have no premises, no forbidden states
                 return
-            forbidden = sorted(obs.facts.intersection(self.limits.forbidden_states))
+            forbidden = self.limits.forbidden_states and sorted(obs.facts.intersection(self.limits.forbidden_states))
             if forbidden:
                 m.stop("forbidden_state", f"{sid!r} established the forbidden state {forbidden[0]!r}", sid)
                 return

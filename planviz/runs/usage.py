@@ -6,11 +6,13 @@ HTML report and the explorer read it, so they cannot disagree.
 
 - ``model_calls``, ``input_tokens``, ``output_tokens``, ``cost``: from the model
   calls a recorded trace holds (:func:`model_calls`: each one once, with the
-  step it led to); a run that records none counts what its strategy pays a
-  model: one call per plan proposal, replan and expansion (``planner``, and a
-  run recorded with :class:`planviz.Recorder`), one per step started
+  step it led to); a planviz run that records none counts what its strategy
+  pays a model: one call per plan proposal, replan and expansion (``planner``,
+  and a run recorded with :class:`planviz.Recorder`), one per step started
   (``direct``: the agent decides each call), none (``workflow``: a fixed
-  script). Tokens and cost are None when the run does not say.
+  script). A run read from another tool's trace (``Run.trace_format``) that
+  holds no model call says None: not recorded, not invented. Tokens and cost
+  are None when the run does not say.
 - ``tool_calls``: step attempts started.
 - ``time``: the clock at the last event (for a recorded run, what happened).
 
@@ -80,8 +82,8 @@ def run_usage(run: Run) -> Usage:
     -------
     Usage
         Recorded model calls, tokens and cost when the trace holds them, else the model calls the
-        run's strategy pays (see the module); ``tool_calls`` the step attempts; ``time`` the clock at the
-        last event.
+        run's strategy pays (see the module; None for another tool's trace that records none);
+        ``tool_calls`` the step attempts; ``time`` the clock at the last event.
 
     Raises
     ------
@@ -107,8 +109,11 @@ def run_usage(run: Run) -> Usage:
         values = [c[key] for c in calls if isinstance(c.get(key), (int, float)) and not isinstance(c.get(key), bool)]
         return sum(values) if values else None
 
+    count: int | None
     if calls:
-        count: int = len(calls)
+        count = len(calls)
+    elif run.trace_format is not None:  # the other tool's trace would hold them: not recorded
+        count = None
     else:
         count = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
     return Usage(run.time, starts, count, total("input_tokens"), total("output_tokens"), total("cost"))

@@ -290,7 +290,7 @@ def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(page, ui,
         assert details.locator(".pv-attempt-count").inner_text() == (
             f"attempts so far: {tries[tool]} (" + ", ".join(f"{k + 1}: done" for k in range(tries[tool])) + ")")
         heading = details.locator("h4", has_text="Model calls")
-        assert heading.inner_text() == f"Model calls that led to it ({len(calls)})"
+        assert heading.inner_text() == f"Model calls for this step ({len(calls)})"
         shown = details.locator("ol.pv-calls li").all_inner_texts()
         assert len(shown) == len(calls)
         for line, (model, tokens_in, tokens_out) in zip(shown, calls):

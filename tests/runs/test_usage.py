@@ -10,7 +10,7 @@ import json
 import pytest
 
 from planviz import Plan, PlanvizTypeError, Recorder, Step, diff_runs, examples, load_trace, metrics, run_usage
-from planviz import simulate
+from planviz import save_trace, simulate
 from planviz.frontends.panels import metrics_rows
 
 MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
@@ -65,6 +65,42 @@ def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus)
 def test_a_simulation_pays_its_strategy_s_model_calls_in_every_view(strategy, calls):
     run = simulate(examples.load("cache_isolation"), strategy=strategy)
     assert run_usage(run).model_calls == metrics(run).model_calls == diff_runs(run, run).usage[0].model_calls == calls
+
+
+def _ai_messages(value) -> int:
+    """AI messages anywhere in raw LangGraph JSON (``type: "ai"`` or LangChain's constructor form)."""
+    if isinstance(value, dict):
+        own = value.get("type") == "ai" or (value.get("lc") == 1 and "AIMessage" in (value.get("id") or []))
+        return int(own) + sum(_ai_messages(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_ai_messages(v) for v in value)
+    return 0
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["langgraph_docs_get_state_history_example.json",
+                                  "langgraph_saved_checkpoints_v3.json"])
+def test_another_tool_s_trace_without_model_calls_says_not_recorded(corpus, name, tmp_path):
+    path = corpus / "langgraph" / name
+    assert _ai_messages(json.loads(path.read_text())) == 0  # the file holds no model call at all
+    run = load_trace(path)
+    assert run.trace_format == "langgraph"
+    assert run_usage(run).model_calls is None
+    assert metrics(run).model_calls is None and diff_runs(run, run).usage[0].model_calls is None
+    assert dict(metrics_rows(run))["model calls"] == "not recorded"
+    save_trace(run, tmp_path / "run.jsonl")  # a saved copy still says where it came from
+    again = load_trace(tmp_path / "run.jsonl")
+    assert again == run and run_usage(again).model_calls is None
+
+
+def test_planviz_s_own_recorded_run_counts_one_call_per_plan_proposal():
+    rec = Recorder()
+    rec.propose(Plan("g", [Step("A", "do", expected_evidence="done")]))
+    rec.start("A")
+    rec.complete("A")
+    run = rec.run
+    assert run.trace_format is None
+    assert run_usage(run).model_calls == metrics(run).model_calls == 1
 
 
 def test_run_usage_of_something_else_says_what_to_call():

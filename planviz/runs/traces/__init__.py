@@ -46,12 +46,13 @@ import io
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 from types import ModuleType
 from typing import Any, BinaryIO, Mapping
 
 from ...errors import PlanFormatError, PlanvizTypeError, TraceFormatError
+from ...plan.bulk import paused_gc
 from ...plan.plaindata import check_plain
 from ...plan.syntax import show_value
 from ..events import Run
@@ -227,7 +228,10 @@ def _read(doc: Document, fmt: str, thread: str | None) -> tuple[Run, ...]:
                                "leave thread= out", source=doc.name)
     doc.thread = thread
     runs = module.read(doc)
-    return (runs,) if isinstance(runs, Run) else tuple(runs)
+    runs = (runs,) if isinstance(runs, Run) else tuple(runs)
+    if fmt == "planviz":  # its own header says where it came from
+        return runs
+    return tuple(run if run.trace_format else replace(run, trace_format=fmt) for run in runs)
 
 
 def load_runs(source: Any, format: str | None = None, *, thread: str | None = None,
@@ -243,7 +247,8 @@ def load_runs(source: Any, format: str | None = None, *, thread: str | None = No
         fmt = format or detect(Sample(data=source, parsed=True))
         if fmt is None:
             raise _refusal(Sample(data=source, parsed=True), "<data>")
-        return _read(doc, fmt, thread)
+        with paused_gc():
+            return _read(doc, fmt, thread)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         with _open_regular(name) as fh:
@@ -276,7 +281,8 @@ def _from_stream(fh: Any, name: str, path: str | None, format: str | None, threa
         fh = _Chain(head, fh)
     doc = Document(name, path, thread, max_bytes, _stream=fh)
     sample = Sample.of(head, path)
-    return _read(doc, format or _choose(doc, sample), thread)
+    with paused_gc():  # parsed records, events and plans are many small acyclic containers: no full-heap passes
+        return _read(doc, format or _choose(doc, sample), thread)
 
 
 def one_run(runs: tuple[Run, ...], source: str) -> Run:

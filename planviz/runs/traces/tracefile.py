@@ -66,10 +66,13 @@ def _fault_record(fault: Fault) -> dict[str, Any]:
 
 
 def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None,
-                  version: int = SCHEMA_VERSION) -> dict[str, Any]:
-    return {"type": "header", "schema": SCHEMA, "version": version, "strategy": strategy,
-            "faults": [_fault_record(x) for x in faults],
-            "contract": None if contract is None else contract_to_dict(contract)}
+                  version: int = SCHEMA_VERSION, trace_format: str | None = None) -> dict[str, Any]:
+    record = {"type": "header", "schema": SCHEMA, "version": version, "strategy": strategy,
+              "faults": [_fault_record(x) for x in faults],
+              "contract": None if contract is None else contract_to_dict(contract)}
+    if trace_format is not None:  # a run read from another tool's trace
+        record["trace_format"] = trace_format
+    return record
 
 
 def run_to_lines(run: Run) -> Iterator[str]:
@@ -80,7 +83,8 @@ def run_to_lines(run: Run) -> Iterator[str]:
         lines_of.append(plan_lines(plan_record(plan, written), traceplans.CHUNK))
         written.append(plan)
     split = any(len(lines) > 1 for lines in lines_of)
-    yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION))
+    yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION,
+                                  run.trace_format))
     pending = list(zip(run.plans, lines_of))
     for e in run.events:
         while pending and pending[0][0].version <= e.plan_version:

@@ -24,7 +24,7 @@ from ...plan.syntax import show_value
 from ..events import Event
 from .tracefields import BadField
 
-__all__ = ["SPLIT_SCHEMA", "CHUNK", "json_line", "plan_record", "plan_lines", "PlanSteps", "SplitPlan"]
+__all__ = ["SPLIT_SCHEMA", "CHUNK", "ORIGIN", "json_line", "plan_record", "plan_lines", "PlanSteps", "SplitPlan"]
 
 SPLIT_SCHEMA = 3
 """Schema 2 plus plan records split over lines (a plan line announcing ``steps_lines``, then that many
@@ -33,6 +33,8 @@ trace by its version instead of a line it cannot hold."""
 CHUNK = 2 * 1024 * 1024
 """Characters of a plan record written on one line: an eighth of the reader's 16 MiB line limit (a
 character is at most 4 bytes of a line)."""
+ORIGIN = ("name", "source_format")
+"""The fields of a plan that say where it came from: a plan file leaves them out, a trace keeps them."""
 
 
 def json_line(record: Mapping[str, Any]) -> str:
@@ -42,9 +44,13 @@ def json_line(record: Mapping[str, Any]) -> str:
 
 def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
     """The plan as in a plan file (:func:`planviz.plan.records.plan_to_dict`), plus what a trace keeps too:
-    its version (always written: a trace reader tells versions apart by it), its import findings and
-    its parent (by reference to an earlier plan record when there is one)."""
+    its version (always written: a trace reader tells versions apart by it), where it came from
+    (``name`` and ``source_format``, when set), its import findings and its parent (by reference to an
+    earlier plan record when there is one)."""
     d = {"version": plan.version, **plan_to_dict(plan)}
+    for key in ORIGIN:
+        if getattr(plan, key):
+            d[key] = getattr(plan, key)
     d["import_findings"] = [{"code": f.code, "layer": f.layer, "severity": f.severity, "message": f.message,
                              "steps": list(f.steps), "edges": [list(e) for e in f.edges], "where": f.where}
                             for f in plan.import_findings]

@@ -21,10 +21,10 @@ from ...plan.syntax import show_value
 from ..events import Event, ModelCall, Run, state_from_events
 from ..frames import FrameStore
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, fault_from, finding_from,
-                          model_call_from, obj)
-from . import tracefile
+                          model_call_from, obj, text)
+from . import FORMATS, tracefile
 from .tracefile import SCHEMA, STRATEGIES
-from .traceplans import SPLIT_SCHEMA, PlanSteps, SplitPlan
+from .traceplans import ORIGIN, SPLIT_SCHEMA, PlanSteps, SplitPlan
 
 __all__ = ["read_trace", "trace_lines"]
 
@@ -103,7 +103,8 @@ class _Reader:
             raise TraceFormatError("empty trace: expected a header line", source=self.source, line=max(n, 1))
         state = state_from_events(self.events)
         return Run(tuple(self.events), state.outcome, state, tuple(self.plans), self.header["strategy"],
-                   self.header["faults"], self.header["contract"], tuple(self.model_calls))
+                   self.header["faults"], self.header["contract"], tuple(self.model_calls),
+                   self.header["trace_format"])
 
     def _record(self, record: Any) -> None:
         record = obj(record, "record")
@@ -162,7 +163,7 @@ class _Reader:
             known_versions = f"{', '.join(map(str, tracefile.READS[:-1]))} and {tracefile.READS[-1]}"
             raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
                                              f"planviz reads versions {known_versions} (a newer planviz may read it)")
-        known = {"type", "schema", "version", "strategy", "faults", "contract"}
+        known = {"type", "schema", "version", "strategy", "faults", "contract", "trace_format"}
         unknown = sorted(set(record) - known)
         if unknown:
             raise BadField(f"header.{unknown[0]}", f"unknown field; expected one of {', '.join(sorted(known))}")
@@ -175,7 +176,8 @@ class _Reader:
         try:
             return {"strategy": choice(record.get("strategy", "recorded"), "header.strategy", STRATEGIES),
                     "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
-                    "contract": None if contract is None else contract_from_dict(obj(contract, "header.contract"))}
+                    "contract": None if contract is None else contract_from_dict(obj(contract, "header.contract")),
+                    "trace_format": _trace_format(record.get("trace_format"))}
         except SimulationError as exc:
             raise BadField("header.faults", str(exc)) from None
         except PlanFormatError as exc:
@@ -196,12 +198,13 @@ class _Reader:
         if not isinstance(found, list):
             raise BadField(f"{path}.import_findings", f"expected a list of findings, got {show_value(found)}")
         findings = [finding_from(f, f"{path}.import_findings[{i}]") for i, f in enumerate(found)]
-        body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings")}
+        origin = {key: text(d[key], f"{path}.{key}") for key in ORIGIN if key in d}
+        body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings", *ORIGIN)}
         try:
             plan = plan_from_dict(body, shape="planviz")
         except PlanFormatError as exc:
             raise _within(path, exc) from None
-        return plan.replace(parent=parent, import_findings=findings)
+        return plan.replace(parent=parent, import_findings=findings, **origin)
 
 
 def _only(record: dict[str, Any], key: str, *also: str) -> None:
@@ -213,3 +216,11 @@ def _only(record: dict[str, Any], key: str, *also: str) -> None:
 def _within(path: str, exc: PlanFormatError) -> BadField:
     """A plan-file error inside a trace record, its field path prefixed with the record's."""
     return BadField(f"{path}.{exc.path}" if exc.path else path, exc.message)
+
+
+def _trace_format(value: Any) -> str | None:
+    """The header's ``trace_format``: None, or the name of another tool's format the run was read from."""
+    if value is None:
+        return None
+    foreign = [name for name in FORMATS if name != "planviz"]
+    return choice(value, "header.trace_format", tuple(foreign))

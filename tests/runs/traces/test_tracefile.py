@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -22,6 +23,7 @@ from planviz import (
     Step,
     ToolSpec,
     load_trace,
+    load_traces,
     parse_trace,
     save_trace,
     simulate,
@@ -33,6 +35,38 @@ from tests.strategies import plans_and_faults as random_plans_and_faults
 
 FAULTS = ["", "S4:side_effect", "S3:withdraw", "S1:transientx2", "S2:goal_change", "S1:premise_false",
           "S3:extra_fact:not key_builder_located", "S4:side_effectx3", "S1:missing_evidence"]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("folder, fmt", [("otel", "otel"), ("openinference", "openinference"),
+                                         ("langfuse", "langfuse"), ("otel-js", "otel-js"),
+                                         ("langgraph", "langgraph"), ("langgraph/sqlite", "langgraph-sqlite")])
+def test_another_tool_s_trace_saves_and_loads_back_equal(corpus, tmp_path, folder, fmt):
+    paths = [p for p in sorted((corpus / folder).iterdir()) if p.suffix in (".json", ".db")]
+    checked = 0
+    for path in paths:
+        if fmt == "langgraph-sqlite":
+            con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+            threads = sorted(t for (t,) in con.execute("SELECT DISTINCT thread_id FROM checkpoints"))
+            con.close()
+        runs = load_traces(path)
+        for run in runs:
+            assert run.trace_format == fmt, path.name
+            save_trace(run, tmp_path / "run.jsonl")
+            again = load_trace(tmp_path / "run.jsonl")
+            assert again == run, path.name  # the plan's name (a LangGraph thread) and where it came from too
+            assert [p.name for p in again.plans] == [p.name for p in run.plans]
+            checked += 1
+        if fmt == "langgraph-sqlite":  # each run names its thread, as the database does
+            assert sorted(r.plans[0].name for r in runs) == [f"thread {t}" for t in threads]
+    assert checked >= len(paths) >= 1
+
+
+def test_an_imported_plan_s_run_keeps_where_the_plan_came_from(tmp_path, cache_plan):
+    plan = cache_plan.replace(name="record 17", source_format="worfbench")
+    save_trace(simulate(plan), tmp_path / "run.jsonl")
+    loaded = load_trace(tmp_path / "run.jsonl")
+    assert (loaded.plan.name, loaded.plan.source_format, loaded.trace_format) == ("record 17", "worfbench", None)
 
 
 @pytest.mark.parametrize("strategy", ["direct", "workflow", "planner"])
@@ -117,6 +151,11 @@ def _plan_line(lines, **changes):
     (lambda ls: _bad(ls, 1, _HEADER(ls, faults=[{"step": "S1", "kind": "transient", "times": 0}])), 1,
      r"header.faults\[0\].times: expected an integer >= 1, got 0"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract=[1])), 1, r"header.contract: expected an object, got \[1\]"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, trace_format="planviz")), 1,
+     "header.trace_format: expected one of otel, openinference, otel-js, langfuse, langgraph, langgraph-sqlite, got"),
+    (lambda ls: _bad(ls, 1, _HEADER(ls, trace_format=["otel"])), 1, "header.trace_format: expected one of otel"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, name=7)), 2, "plan.name: expected a string, got 7"),
+    (lambda ls: _bad(ls, 2, _plan_line(ls, source_format=None)), 2, "plan.source_format: expected a string, got None"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract={"intent": "delete"})), 1, "header.contract.intent: expected one of"),
     (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan', 'event' or 'model_call', got 'frame'"),
     (lambda ls: _bad(ls, 4, '{"type": "event", "event": {}, "more": 1}'), 4, "more: unknown field of an? event"),
