@@ -10,21 +10,25 @@ ancestor sets (O(V^2) memory). A query is answered in two tiers:
    dependencies (a fact that skips one step);
 2. every other query at once, in one sweep of the steps in topological
    order. Each asked group owns one bit (of a Python int) while it is live:
-   from its first member's position to its last asker's. A step pushes the
-   bits it carries (its own groups' and all its ancestors') to its
-   successors; an asker reads the bit of its group in what it received.
-   A group's bit is freed once its last asker has read it and is given to a
-   group that starts later, so an int holds about as many bits as there are
-   groups live at one point of the order, not as many as were asked. Freed
-   bits are cleared from the steps still waiting (at most once per ``EPOCH``
-   steps, or per as many steps as are waiting), so that work stays linear.
-   At most ``MAX_BITS`` groups are live in one sweep; the rest wait for
-   another sweep. Up to ``FEW`` groups, the sweep is simpler: each step
-   pulls its dependencies' bits and keeps them (a small int per step).
+   from its first member's position to its last asker's. A step ORs the
+   bits its dependencies carry (a list read each, by position: the
+   dependencies are turned into positions for the steps swept only, so
+   plans whose questions never get here never pay for it), adds its own
+   groups' bits and keeps the result; an asker reads the bit of its group
+   in what its dependencies carry. A group's bit is freed once its last
+   asker has read it and is given to a group that starts later, so an int
+   holds about as many bits as there are groups live at one point of the
+   order, not as many as were asked. Freed bits are cleared from the steps
+   still to be read (those from the lowest position any later step reads
+   on; the ones below are dropped), at most once per ``EPOCH`` steps or per
+   as many steps as are kept, so that work stays linear. At most
+   ``MAX_BITS`` groups are live in one sweep; the rest wait for another
+   sweep. Up to ``FEW`` groups, the sweep is simpler: each step keeps its
+   few bits in a dict by id (no positions needed).
 
 Time is O(V + E) per sweep plus the int operations (each O(live groups / 64)
-machine words); memory is the waiting steps' ints, at most
-O(waiting steps x MAX_BITS / 8) bytes. Answers never depend on which
+machine words); memory is the kept steps' ints, at most
+O(kept steps x MAX_BITS / 8) bytes. Answers never depend on which
 topological order is used, so nothing depends on the order of steps in the file.
 
 >>> from planviz import Step, Plan
@@ -37,7 +41,8 @@ topological order is used, so nothing depends on the order of steps in the file.
 
 from __future__ import annotations
 
-from itertools import compress, count
+from bisect import bisect_left
+from itertools import accumulate, compress, count, repeat
 from operator import not_
 from typing import Sequence
 
@@ -51,7 +56,7 @@ EPOCH = 1024
 """Fewest steps between two reuses of freed bits (each reuse clears them from every waiting step)."""
 FEW = 64
 """Up to this many groups, a sweep keeps one small int per step instead of reusing bits (and needs no
-successor lists)."""
+positions)."""
 
 
 def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] | str, str]], *,
@@ -160,23 +165,43 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     if len(groups) <= FEW:
         _few(ix, asked, groups, owners, answers)
         return []
-    _, kids, order, _ = ix.ints()
-    hi = [0] * (n + len(first))  # as lists, by group: quicker to read in the loop below
-    bit = [-1] * (n + len(first))  # group -> its bit while live
+    return _pull(ix, asked, groups, starts, owners, last, n + len(first), answers)
+
+
+def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int], starts: list[int],
+          owners: list[tuple[int, int]], last: dict[int, int], size: int,
+          answers: list[bool]) -> list[tuple[int, int, int]]:
+    """The sweep over positions: each step ORs its dependencies' bits (a list read each); returns what waits."""
+    pos = ix.pos
+    hi = [0] * size  # as lists, by group: quicker to read in the loop below
+    bit = [-1] * size  # group -> its bit while live
     for g, at in last.items():
         hi[g] = at
     end = asked[-1][0]
+    t = t0 = starts[0]
+    # the dependencies of the steps swept, as positions (made here: only far questions need them)
+    listed = ix.listed_parents()[t0:end + 1]
+    deps: list[tuple[int, ...]] = list(map(tuple, map(map, repeat(pos.__getitem__), listed)))
+    # reach[k]: the lowest position read by the k-th step with dependencies (at reader[k]) or a later one:
+    # what lies below is never read again
+    reader = list(compress(range(t0, end + 1), deps))
+    reach = list(accumulate(map(min, reversed(list(filter(None, deps)))), min))
+    reach.reverse()
     owners.append((end + 1, -1))
     asked.append((end + 1, -1, -1))
-    free: list[int] = []  # bits free to reuse; waiting steps may still carry them
+    free: list[int] = []  # bits free to reuse; steps still to be read may carry them
     freed: list[int] = []  # bits of groups whose last asker has just read them
     used, nxt, ai, oi = 0, 0, 0, 0
     later: list[tuple[int, int, int]] = []
-    acc: dict[int, int] = {}  # waiting step -> the bits its done predecessors carry
-    pop = acc.pop
-    t = starts[0]
+    carry: list[int] = [0] * (end + 1)  # position -> the bits of the live groups among the step and its ancestors
+    low = t0  # entries below this have been dropped
     while t <= end:
-        stop = min(t + max(EPOCH, len(acc)), end + 1)
+        k = bisect_left(reader, t)
+        lo = reach[k] if k < len(reach) else t  # what the steps from t on read starts there
+        if lo > low:  # never read again: drop them
+            carry[low:lo] = repeat(0, lo - low)
+            low = lo
+        stop = min(t + max(EPOCH, t - low), end + 1)
         if freed:
             free += set(freed)  # a group asked twice at its last position frees its bit once
             freed.clear()
@@ -192,14 +217,17 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
             else:
                 continue
             bit[g] = b
-        if reused:
+        if reused:  # clear the reused bits from the steps still to be read
             keep = ~reused
-            for v, a in acc.items():
-                acc[v] = a & keep
+            for v in range(low, t):
+                a = carry[v]
+                if a:
+                    carry[v] = a & keep
         ask_at, own_at = asked[ai][0], owners[oi][0]
-        for t in range(t, stop):
-            u = order[t]
-            a = pop(u, 0)
+        for t, ps in zip(range(t, stop), deps[t - t0:stop - t0]):
+            a = 0
+            for p in ps:
+                a |= carry[p]
             while ask_at == t:
                 _, g, qi = query = asked[ai]
                 b = bit[g]
@@ -218,12 +246,7 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
                     a |= 1 << b
                 oi += 1
                 own_at = owners[oi][0]
-            if a:
-                for v in kids[u]:
-                    if v in acc:
-                        acc[v] |= a
-                    else:
-                        acc[v] = a
+            carry[t] = a
         t = stop
     return later
 

@@ -103,11 +103,12 @@ class StructureIndex:
     """
 
     __slots__ = ("steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos", "cyclic_nodes",
-                 "clean", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
+                 "clean", "_listed", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
 
     def __init__(self, plan: Plan) -> None:
         steps = self.steps = plan.by_id
         self.duplicated = len(steps) != len(plan.steps)
+        self._listed: list[tuple[str, ...]] | None = None
         self._children: dict[str, list[str]] | None = None
         self._levels: dict[str, int] | None = None
         self._ilevels: list[int] | None = None
@@ -147,6 +148,7 @@ class StructureIndex:
                 return False
             add(sid)
         self.parents = dict(zip(steps, listed))
+        self._listed = listed  # the file order is the topological order
         self.order, self.cyclic_nodes = list(steps), list[str]()
         self.pos = dict(zip(steps, range(len(steps))))
         return True
@@ -183,6 +185,13 @@ class StructureIndex:
         self.cyclic_nodes = [k for k in keys if k not in self.pos] if len(ids) < len(keys) else []
 
     # -- derived, on first use --------------------------------------------------------------------
+
+    def listed_parents(self) -> list[tuple[str, ...]]:
+        """The ``parents`` of each step of ``order``, in that order (a plan listed in dependency order has them
+        from the file-order test, without a lookup per step)."""
+        if self._listed is None:
+            self._listed = list(map(self.parents.__getitem__, self.order))
+        return self._listed
 
     def ints(self) -> tuple[list[str], list[list[int]], list[int], list[int]]:
         """An acyclic plan over integers: (ids, successors, topological order, dependency counts).

@@ -121,3 +121,27 @@ def test_plans_with_duplicates_and_self_dependencies_are_answered_on_their_first
                       Step("A", "again", depends_on="C")])
     queries = [(frozenset("A"), "C"), (frozenset("C"), "A"), (frozenset("B"), "B"), (frozenset(), "C")]
     assert asked(plan, queries) == asked(plan, queries, (1, 1, 0)) == [True, False, False, False]
+
+
+@pytest.mark.parametrize("limits", LIMITS)
+@pytest.mark.parametrize("listed", ["in dependency order", "reversed"])
+def test_long_edges_and_bits_reused_match_networkx(limits, listed):
+    """Steps reading dependencies far back (which must not be dropped or keep a reused bit) and near ones."""
+    rng = random.Random(11)
+    ids = [f"S{i}" for i in range(400)]
+    steps = [Step(sid, "a", depends_on=sorted({rng.choice(ids[:i]) if rng.random() < 0.2 else ids[i - 1]
+                                                for _ in range(rng.randint(1, 3))}) if i else [])
+             for i, sid in enumerate(ids)]
+    plan = Plan("g", steps if listed == "in dependency order" else steps[::-1])
+    pairs = [(rng.choice(ids), rng.choice(ids)) for _ in range(600)]
+    queries = [(frozenset((a,)), s) for a, s in pairs] + [(frozenset(rng.sample(ids, 3)), rng.choice(ids))
+                                                           for _ in range(200)]
+    expected = oracle(to_graph(plan), queries)
+    assert any(expected) and not all(expected)
+    assert asked(plan, queries, limits, near=False) == expected
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ancestry, "MAX_BITS", limits[0])
+        mp.setattr(ancestry, "EPOCH", limits[1])
+        mp.setattr(ancestry, "FEW", limits[2])
+        answers = ancestry.ancestor_pairs(structure_index(plan), [a for a, _ in pairs], [s for _, s in pairs])
+    assert answers == expected[:len(pairs)]
