@@ -173,13 +173,12 @@ class Ledger:
         whole = snapshot or self._everything
         if not (touched or whole):
             return {}
-        steps, status, sort_key = shape.steps, self.status, self._sort_key
-        order, keys = self.ready_order, self._ready_keys
+        steps, status = shape.steps, self.status
         if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28)
             status = self.status = dict.fromkeys(steps, "")
-        completed, running, interrupted, waiting = m.completed, m.running, m.interrupted, m.waiting
-        failed, voided, doomed, reach, sources = m.failed, m.voided, self._doomed, self._reach, m.sources
-        rare = interrupted or waiting or failed or voided or doomed  # mostly all empty: five tests fewer per step
+        completed, running, reach, sources = m.completed, m.running, self._reach, m.sources
+        # mostly all empty: five tests fewer per step, and their tables read only when one is not
+        rare = m.interrupted or m.waiting or m.failed or m.voided or self._doomed
         changes: dict[str, str] = {}
         for sid in steps if whole else touched:
             step = steps.get(sid)
@@ -189,9 +188,10 @@ class Ledger:
                 new = "done"
             elif sid in running:
                 new = "running"
-            elif rare and (sid in interrupted or sid in waiting or sid in failed or sid in voided or sid in doomed):
-                new = ("running" if sid in interrupted else "waiting" if sid in waiting else "failed" if sid in failed
-                       else "invalidated" if sid in voided else "blocked")
+            elif rare and (sid in m.interrupted or sid in m.waiting or sid in m.failed or sid in m.voided
+                           or sid in self._doomed):
+                new = ("running" if sid in m.interrupted else "waiting" if sid in m.waiting else "failed"
+                       if sid in m.failed else "invalidated" if sid in m.voided else "blocked")
             elif sid not in reach:
                 new = "blocked"
             else:
@@ -212,18 +212,19 @@ class Ledger:
                     continue
                 changes[sid] = new
                 if new == "ready":  # the key of each id compared is a list entry, made once per id (issue 28)
-                    key = sort_key.get(sid)
+                    key = self._sort_key.get(sid)
                     if key is None:
-                        key = sort_key[sid] = natural_key(sid)
-                    i = bisect_right(keys, key)
-                    keys.insert(i, key)
-                    order.insert(i, sid)
+                        key = self._sort_key[sid] = natural_key(sid)
+                    i = bisect_right(self._ready_keys, key)
+                    self._ready_keys.insert(i, key)
+                    self.ready_order.insert(i, sid)
                 elif old == "ready":
-                    i = bisect_left(keys, sort_key[sid])
-                    del keys[i], order[i]
+                    i = bisect_left(self._ready_keys, self._sort_key[sid])
+                    del self._ready_keys[i], self.ready_order[i]
                 if new == "done":  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
-                    sort_key.pop(sid, None)
+                    self._sort_key.pop(sid, None)
         if snapshot:
+            sort_key = self._sort_key
             ready = [sid for sid, s in status.items() if s == "ready"]
             for sid in ready:
                 if sid not in sort_key:

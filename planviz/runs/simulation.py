@@ -265,17 +265,17 @@ class _Simulation:
     def _start_ready(self) -> None:
         m, plan = self.m, self.plan
         ready = m.ready()
-        self.waiting = {s: t for s, t in self.waiting.items() if s in ready}  # voided meanwhile: no longer asked
+        self.waiting = {s: t for s, t in self.waiting.items() if s in ready} if self.waiting else {}  # voided: gone
         free = len(ready) if self.workers is None else self.workers - len(m.running) - len(self.waiting)
-        holders = structure_index(plan).holders()
+        holders, by_id = structure_index(plan).holders(), plan.by_id
         held: set[str] | None = None  # resources held by running or waiting steps, worked out when first asked
         for sid in ready:
             if free <= 0:
                 break
-            step = plan.by_id[sid]  # every ready id is a step of the plan
+            step = by_id[sid]  # every ready id is a step of the plan
             if sid in self.waiting or step.horizon == "far":
                 continue
-            contended = [r for r in step.resources if r in holders]
+            contended = [r for r in step.resources if r in holders] if holders and step.resources else None
             if contended:
                 if held is None:
                     busy = set(m.running).union(self.waiting)
