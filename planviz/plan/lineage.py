@@ -40,17 +40,8 @@ def lineage_roots(plans: Iterable[Plan]) -> dict[str, str]:
     A ``revises`` chain that loops stops where it would repeat an id.
     """
     plans = list(plans)
-    revises: dict[str, str] = {}
-    for p in plans:
-        for s in p.steps:
-            if s.revises and s.id != s.revises:
-                revises.setdefault(s.id, s.revises)
-    out: dict[str, str] = {}
-    for p in plans:
-        for sid in p.ids:
-            if sid not in out:
-                out[sid] = _follow(sid, revises)
-    return out
+    roots = revised_roots(plans)
+    return {sid: roots.get(sid, sid) for p in plans for sid in p.ids}
 
 
 def revised_roots(plans: Iterable[Plan]) -> dict[str, str]:
