@@ -84,9 +84,9 @@ def _is_history(data: Any) -> bool:
 
 
 def read(doc: Any) -> Run:
-    """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples)."""
-    with paused_gc():  # the parsed history is many small acyclic containers too
-        return run_of_history(doc.data(), doc.name)
+    """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples); the registry reads it with the
+    collector paused, parsing included."""
+    return run_of_history(doc.data(), doc.name)
 
 
 @dataclass
