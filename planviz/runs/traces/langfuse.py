@@ -5,7 +5,8 @@ Each observation becomes a span (data, never text) and the spans are read by
 :func:`~planviz.runs.traces.otel.run_of_spans`, like OpenTelemetry's:
 
 - ``GENERATION`` observations are model calls: tokens from ``usageDetails``
-  (``input``/``output``), cost from ``costDetails.total``, the model from ``model``;
+  (``input``/``output``), cost from ``costDetails.total`` (an export without
+  them: ``inputUsage``/``outputUsage``, ``totalCost``), the model from ``model``;
 - ``TOOL`` observations are tool calls (steps), and so are ``SPAN``,
   ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata
   (OpenTelemetry attributes ``openinference.span.kind`` TOOL,
@@ -99,8 +100,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
             raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
         name = o["name"] if isinstance(o.get("name"), str) else ""
         operation = _operation(o)
-        usage = o["usageDetails"] if isinstance(o.get("usageDetails"), dict) else {}
-        cost = o["costDetails"] if isinstance(o.get("costDetails"), dict) else {}
+        usage, cost = _usage(o)
         level = o.get("level")
         message = o["statusMessage"] if isinstance(o.get("statusMessage"), str) else ""
         failed = level == "ERROR" or bool((stage := _LIFECYCLE.match(name)) and stage["phase"] == "error")
@@ -123,7 +123,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
             agent=None, model=(model or name) if operation == MODEL else None,
             input_tokens=_count(usage.get("input", usage.get("promptTokens")), "usageDetails.input", bad),
             output_tokens=_count(usage.get("output", usage.get("completionTokens")), "usageDetails.output", bad),
-            cost=_number(cost.get("total"), f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
+            cost=_number(cost, f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
             goal=None, goal_rank=0, convention="langfuse", where=where, line=None, deviations=())
         phase = _LIFECYCLE.match(name)
         if phase is not None and operation in (TOOL, MODEL):
@@ -149,6 +149,24 @@ def spans_of(data: dict, source: str) -> list[Span]:
     if trace.get("name") and spans and not any(s.agent for s in spans):
         spans[0].agent = str(trace["name"])[:200]
     return spans
+
+
+def _usage(o: dict) -> tuple[dict, Any]:
+    """An observation's tokens (``input``, ``output``) and total cost: ``usageDetails`` and ``costDetails``, else
+    (an export that has not them: the UI's flat columns, the API's legacy ``usage``) ``inputUsage`` /
+    ``outputUsage`` and ``totalCost`` / ``calculatedTotalCost``."""
+    if isinstance(o.get("usageDetails"), dict):
+        usage = o["usageDetails"]
+    elif isinstance(o.get("usage"), dict):
+        usage = o["usage"]
+    else:
+        usage = {k: o[f] for k, f in (("input", "inputUsage"), ("output", "outputUsage")) if o.get(f) is not None}
+    if isinstance(o.get("costDetails"), dict):
+        return usage, o["costDetails"].get("total")
+    cost = o.get("totalCost", o.get("calculatedTotalCost"))
+    if cost is None and isinstance(o.get("usage"), dict):
+        cost = o["usage"].get("totalCost")
+    return usage, cost
 
 
 def _merge(first: Span, later: Span) -> None:

@@ -63,6 +63,14 @@ def _calls(observations):
     return _one_per_call([g for g in gens if g["id"] not in wrappers])
 
 
+def _recorded(o, details, key, flat):
+    """A figure of an observation: in its ``usageDetails``/``costDetails`` object, else (an export whose
+    observation has no such object, e.g. the Vertex + LangChain one) the UI's flat column (``inputUsage``...)."""
+    if isinstance(o.get(details), dict):
+        return o[details].get(key)
+    return o.get(flat)
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", LANGFUSE)
 def test_langfuse_exports_load_and_draw(corpus, name):
@@ -84,9 +92,10 @@ def test_langfuse_exports_load_and_draw(corpus, name):
         assert len(run.plan.steps) == len(calls)
     usage = run_usage(run)
     assert usage.model_calls == len(calls)
-    ins = [o["usageDetails"]["input"] for o in calls if (o.get("usageDetails") or {}).get("input") is not None]
-    assert usage.input_tokens == (sum(ins) if ins else None)
-    costs = [o["costDetails"]["total"] for o in calls if (o.get("costDetails") or {}).get("total") is not None]
+    ins = [n for o in calls if (n := _recorded(o, "usageDetails", "input", "inputUsage")) is not None]
+    outs = [n for o in calls if (n := _recorded(o, "usageDetails", "output", "outputUsage")) is not None]
+    assert (usage.input_tokens, usage.output_tokens) == (sum(ins) if ins else None, sum(outs) if outs else None)
+    costs = [c for o in calls if (c := _recorded(o, "costDetails", "total", "totalCost")) is not None]
     assert usage.cost == (pytest.approx(sum(costs)) if costs else None)
     t0 = min(_seconds(o["startTime"]) for o in obs)
     assert sorted(c.start for c in run.model_calls) == pytest.approx(sorted(_seconds(o["startTime"]) - t0
