@@ -202,3 +202,28 @@ def test_a_bad_js_span_is_refused_where_it_stands(bad, match):
     span = {**_js("01", "ai.toolCall", 0, 1), **bad}
     with pytest.raises(TraceFormatError, match=match):
         parse_trace(json.dumps([span]), format="otel-js")
+
+
+@pytest.mark.corpus
+def test_a_model_call_holding_a_tool_call_led_to_it(corpus):
+    """Google ADK records the tool a model call asked for inside that call's observation (call_llm holds
+    execute_tool): that call led to the tool, it is not a final answer."""
+    nested = 0
+    for name in LANGFUSE:
+        raw = json.loads((corpus / "langfuse" / name).read_text())
+        obs = raw["observations"]
+        by_id = {o["id"]: o for o in obs}
+        t0 = min(_seconds(o["startTime"]) for o in obs)
+        run = load_trace(corpus / "langfuse" / name)
+        for o in obs:
+            if not _is_tool(o):
+                continue
+            p = by_id.get(o.get("parentObservationId"))
+            while p is not None and p["type"] != "GENERATION" and not _is_tool(p):
+                p = by_id.get(p.get("parentObservationId"))
+            if p is None or p["type"] != "GENERATION":
+                continue
+            nested += 1
+            call = next(c for c in run.model_calls if c.start == pytest.approx(_seconds(p["startTime"]) - t0, abs=1e-6))
+            assert call.step is not None and run.plan.step(call.step).tool == o["name"].removeprefix("execute_tool ")
+    assert nested == 1  # google-adk: call_llm -> execute_tool say_hello
