@@ -16,7 +16,9 @@ Each observation becomes a span (data, never text) and the spans are read by
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
   (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
 - a lifecycle written as several observations (BeeAI's ``X.start-12``,
-  ``X.success-12``, ``X.finish-12``) is one call;
+  ``X.success-12``, ``X.finish-12``) is one call, from its start to its last
+  ``success``/``error``/``finish`` observation (the start observation's own
+  end is the run's: BeeAI closes them all at the end);
 - the goal is the trace's ``input`` (else the first agent's).
 
 >>> from planviz.runs.traces import Sample
@@ -90,6 +92,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
     trace = data["trace"] if isinstance(data.get("trace"), dict) else {}
     spans: list[Span] = []
     merged: dict[tuple, Span] = {}
+    ended: dict[tuple, int] = {}  # a lifecycle's end: its last success/error/finish observation's start
     for i, o in enumerate(data["observations"]):
         where = f"observations[{i}]"
 
@@ -128,12 +131,16 @@ def spans_of(data: dict, source: str) -> list[Span]:
         phase = _LIFECYCLE.match(name)
         if phase is not None and operation in (TOOL, MODEL):
             key = (operation, phase["stem"], phase["n"])
+            if phase["phase"] != "start":  # the moment the call succeeded, failed or finished
+                ended[key] = max(ended.get(key, span.start), span.start)
             first = merged.get(key)
             if first is not None:
                 _merge(first, span)
                 continue
             merged[key] = span
         spans.append(span)
+    for key, at in ended.items():  # not the start observation's end: BeeAI ends them all with the run
+        merged[key].end = max(at, merged[key].start)
     goal = task(trace.get("input"))
     if goal:
         root = next((s for s in spans if s.operation == AGENT), None) or (spans[0] if spans else None)

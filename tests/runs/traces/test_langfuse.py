@@ -63,6 +63,18 @@ def _calls(observations):
     return _one_per_call([g for g in gens if g["id"] not in wrappers])
 
 
+def _end(o, observations):
+    """When a call ended: its endTime; for a lifecycle (X.start-12, X.success-12, X.finish-12: BeeAI, which ends
+    every observation with the run) the start of its last success, error or finish observation."""
+    m = LIFECYCLE.match(o["name"] or "")
+    if m:
+        ends = [_seconds(x["startTime"]) for x in observations
+                if (n := LIFECYCLE.match(x["name"] or "")) and (n[1], n[3]) == (m[1], m[3]) and n[2] != "start"]
+        if ends:
+            return max(ends)
+    return _seconds(o["endTime"])
+
+
 def _recorded(o, details, key, flat):
     """A figure of an observation: in its ``usageDetails``/``costDetails`` object, else (an export whose
     observation has no such object, e.g. the Vertex + LangChain one) the UI's flat column (``inputUsage``...)."""
@@ -100,12 +112,16 @@ def test_langfuse_exports_load_and_draw(corpus, name):
     t0 = min(_seconds(o["startTime"]) for o in obs)
     assert sorted(c.start for c in run.model_calls) == pytest.approx(sorted(_seconds(o["startTime"]) - t0
                                                                             for o in calls), abs=1e-6)
+    for o in calls:  # each model call lasted from its start to its end (a lifecycle's: its last phase)
+        if o.get("endTime"):
+            start = _seconds(o["startTime"]) - t0
+            call = next(c for c in run.model_calls if c.start == pytest.approx(start, abs=1e-6))
+            assert call.duration == pytest.approx(_end(o, obs) - t0 - start, abs=1e-6), o["name"]
     for step, o in zip(run.plan.steps if tools else (), tools):  # each ended call starts, then ends, at its times
         kinds = [(e.kind, e.time) for e in run.events if e.step == step.id and e.kind in ("start", "complete", "fail")]
         if o.get("endTime") and o.get("level") != "ERROR":
             assert [k for k, _ in kinds] == ["start", "complete"], (step.id, kinds)
-            assert kinds[1][1] - kinds[0][1] == pytest.approx(_seconds(o["endTime"]) - _seconds(o["startTime"]),
-                                                              abs=1e-6)
+            assert kinds[1][1] - kinds[0][1] == pytest.approx(_end(o, obs) - _seconds(o["startTime"]), abs=1e-6)
     if all(o.get("endTime") for o in obs):
         assert run.outcome == "plan_complete"
         assert "interrupted" not in run.events[-1].message
