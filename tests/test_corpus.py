@@ -281,8 +281,9 @@ HAND_VERIFIED = [
     # <node-1> in 1, <node-2> in 2, <node-3> in 3 (self), <node-5> of 5 tasks (dangling); links a plain chain
     (HF_MI, 70, {"self_reference", "dangling_reference", "link_mismatch"}, {"unmet_requirement"}, False),
     # <node_1> in task 1, <node_2> in task 2: odd spelling, self, and off by one; {"name": "", "value": ""}
+    # (the two nameless arguments are kept under their positions, and said: malformed_arguments)
     (HF_MI, 126, {"nonstandard_reference", "self_reference", "one_based_references", "empty_argument",
-                  "link_mismatch"}, {"unmet_requirement"}, False),
+                  "link_mismatch", "malformed_arguments"}, {"unmet_requirement"}, False),
     # <output_of_Object_Detection>, <output_of_...>: templates, no references; links carry the flow
     (HF_MI, 360, {"unresolved_placeholder", "link_mismatch"}, set(), True),
     # link to 'none'; Object Detection used twice, so two links are ambiguous; <node-2>, <node-3> read themselves
