@@ -78,3 +78,64 @@ def test_taskbench_repeated_or_empty_argument_names_are_said(corpus):
                 assert any(f.code == "malformed_arguments" and f.where.endswith(f"task_nodes[{i}].arguments[{k}].name")
                            for f in plan.import_findings), (name, number, i, k)
     assert seen >= 10
+
+
+def nestful_samples(corpus):
+    """(place, raw sample, plan) for every NESTFUL sample of the corpus, in file order."""
+    path = corpus / "nestful" / "sample.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    samples = [(f"{key}[{i}]", sample) for key, group in raw.items() for i, sample in enumerate(group)]
+    plans = load_plans(path, format="nestful")
+    assert len(plans) == len(samples)
+    return [(place, sample, plan) for (place, sample), plan in zip(samples, plans)]
+
+
+def texts(value):
+    """Every string in an arguments value (keys too)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from texts(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from texts(item)
+
+
+def test_nestful_every_reference_is_an_edge_to_the_latest_call_with_its_label(corpus):
+    """$varN.field$ (a field may be "Exchange Rate": the API's own key) reads the latest earlier call varN."""
+    refs = with_space = 0
+    for place, sample, plan in nestful_samples(corpus):
+        labels = [call.get("label") for call in sample["output"]]
+        for i, call in enumerate(sample["output"]):
+            step = plan.steps[i]
+            assert step.arguments == call["arguments"], (place, i)
+            for text in texts(call["arguments"]):
+                for m in re.finditer(r"\$(\w+)(?:\.([^$]+))?\$", text):
+                    refs += 1
+                    with_space += " " in (m.group(2) or "")
+                    earlier = [j for j in range(i) if labels[j] == m.group(1)]
+                    if earlier:
+                        assert plan.steps[earlier[-1]].id in step.depends_on, (place, i, m.group(0))
+                    else:  # no earlier call has that label: an error finding, never a silent drop
+                        assert any(f.severity == "error" and step.id in f.steps for f in plan.import_findings), \
+                            (place, i, m.group(0))
+    assert (refs, with_space) == (268, 4)
+
+
+def test_nestful_reference_that_lost_its_dollar_is_read_and_said(corpus):
+    """"var1.product_id$" (executable _index 21): the call uses var1's product id; it must not run beside var1."""
+    seen = 0
+    for place, sample, plan in nestful_samples(corpus):
+        labels = [call.get("label") for call in sample["output"]]
+        for i, call in enumerate(sample["output"]):
+            for text in texts(call["arguments"]):
+                for m in re.finditer(r"(?:^|[^\w$.])(\w+)\.[^$]+\$", re.sub(r"\$\w+(\.[^$]+)?\$", " ", text)):
+                    if m.group(1) in labels[:i]:
+                        seen += 1
+                        producer = plan.steps[max(j for j in range(i) if labels[j] == m.group(1))].id
+                        assert producer in plan.steps[i].depends_on, (place, i, text)
+                        assert any(f.code == "nonstandard_reference" and plan.steps[i].id in f.steps
+                                   for f in plan.import_findings), (place, i, text)
+    assert seen == 1
