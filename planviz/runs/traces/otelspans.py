@@ -333,7 +333,9 @@ def _value(value: Any) -> Any:
 
 
 def _arguments(value: Any) -> dict[str, Any]:
-    decoded = _value(value)
+    """A tool call's arguments: JSON text decoded, twice when it was encoded twice (any-agent's OpenAI Agents
+    traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), under ``input`` when they are no object."""
+    decoded = openinferencevalues.decoded(_value(value))
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}

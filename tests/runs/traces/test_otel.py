@@ -317,3 +317,37 @@ def test_a_retry_storm_is_one_step_retried():
     run = parse_trace(text(spans))
     assert run.plan.ids == ("fetch",)
     assert sum(e.kind == "retry" for e in run.events) == 299 and run.outcome == "step_failed"
+
+
+def _decoded(value):
+    """JSON text decoded until it is no longer JSON text (the raw attribute, read by hand)."""
+    while isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            break
+    return value
+
+
+@pytest.mark.corpus
+def test_every_otel_sample_gives_each_tool_call_its_arguments_decoded_however_often_encoded(corpus):
+    """any-agent's OpenAI Agents trace of 2025-07 holds gen_ai.tool.args as JSON text of JSON text: the
+    arguments are the object inside, not that text under 'input'."""
+    files = sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+    assert len(files) == 9
+    twice = 0
+    for path in files:
+        spans, seen = [], set()
+        for s in json.loads(path.read_text())["spans"]:  # a repeated span id: the first is kept
+            if s["context"]["span_id"] not in seen and s["attributes"].get("gen_ai.operation.name") == "execute_tool":
+                spans.append(s)
+            seen.add(s["context"]["span_id"])
+        spans.sort(key=lambda s: s["start_time"])
+        expected = [(s["attributes"]["gen_ai.tool.name"], _decoded(s["attributes"]["gen_ai.tool.args"])) for s in spans]
+        twice += sum(isinstance(json.loads(s["attributes"]["gen_ai.tool.args"]), str) for s in spans)
+        run = load_trace(path)
+        if not spans:
+            continue
+        started = [e.step for e in run.events if e.kind == "start"]
+        assert [(run.plan.step(sid).tool, run.plan.step(sid).arguments) for sid in started] == expected, path.name
+    assert twice == 2  # the sample the test is for still holds them
