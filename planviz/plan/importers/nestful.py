@@ -6,7 +6,8 @@ argument is the field of call ``varN``'s result (``$varN$`` the whole result)
 and a final ``var_result`` call gathers what the user gets. Step ``varN`` is
 the call labelled ``varN`` and produces the fact ``varN`` (its result);
 ``$varN.field$`` becomes a dependency on it plus the fact ``varN.field``
-(``varN`` for the whole result; facts are named by
+(``varN`` for the whole result; a field may hold spaces, ``$var1.Exchange Rate$``;
+``var1.field$`` with its opening ``$`` lost is read too, as a ``nonstandard_reference``; facts are named by
 step id, so two calls sharing a label never share a fact).
 
 Labels are variables: a reference reads the latest call with that label
@@ -34,7 +35,10 @@ from ._build import Draft, Ref, build, call_text, finding, short, strings_in
 
 __all__ = ["import_plans", "looks_like"]
 
-_REF = re.compile(r"\$([A-Za-z_]\w*?)(?:\.([^$\s]+))?\$")
+# a field may hold spaces (real outputs read "$var1.Exchange Rate$"), never at its ends nor across a line
+_REF = re.compile(r"\$([A-Za-z_]\w*?)(?:\.([^$\s](?:[^$\n]*?[^$\s])?))?\$")
+# "var1.product_id$": a reference with its opening $ lost (read when it names a label of the sample)
+_BARE = re.compile(r"(?<![\w$.])([A-Za-z_]\w*)\.([^$\s](?:[^$\n]*?[^$\s])?)\$")
 _KEYS = {"name", "arguments", "label"}
 _RESULT = "var_result"
 
@@ -154,6 +158,16 @@ def _draft(i: int, call: Any, ids: list[str], at: dict[str, list[int]], where: s
             label, field = m.group(1), m.group(2)
             producer = _resolve(label, i, ids, at)
             refs.append(Ref(producer, f"{producer}.{field}" if field else producer, path, m.group(0)))
+        for m in _BARE.finditer(_REF.sub(" ", text)):
+            label, field = m.group(1), m.group(2)
+            if label not in at:
+                continue
+            producer = _resolve(label, i, ids, at)
+            findings.append(finding(
+                "nonstandard_reference", "warning",
+                f"call {sid!r} writes {m.group(0)!r}, not the format's ${label}.{field}$ (the opening $ is missing, "
+                f"so NESTFUL passes it as literal text); read as a reference to {producer!r}", [sid], path))
+            refs.append(Ref(producer, f"{producer}.{field}", path, m.group(0)))
     if name == _RESULT:
         shown = ", ".join(f"{k}={short(v)}" for k, v in arguments.items())
         return Draft(sid, f"return {shown}" if shown else "return", "the final result holds every named output",

@@ -188,6 +188,12 @@ def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> tuple
             positional = False
             continue
         if isinstance(item, dict) and set(item) == {"name", "value"}:
+            # a repeated, empty or non-text name: the value is kept under its position, and that is said
+            problem = (f"repeats the name {item['name']!r}" if isinstance(item["name"], str) and item["name"] in out else
+                       f"has no usable name (name = {short(item['name'])})")
+            findings.append(finding("malformed_arguments", "warning",
+                                    f"argument {k} of {sid!r} {problem}; its value is kept under its position "
+                                    f"{str(k)!r}", [sid], f"{where}[{k}].name"))
             out[str(k)] = item["value"]
             continue
         if isinstance(item, dict):
@@ -203,6 +209,7 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
     for key, value in arguments.items():
         name = key if re.fullmatch(r"[A-Za-z_]\w*", key) else "output"
         place = f"{where}[{key}]" if key.isdigit() else f"{where}.{key}"
+        _name_refs(key, value, sid, place, findings, refs)
         for _path, text in strings_in(value, keys=True):
             for m in _REF.finditer(text):
                 k = next(g for g in m.groups() if g is not None)
@@ -221,6 +228,24 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
                                         "no input is bound to it; reference a step's output or give the value",
                                         [sid], place))
     return refs
+
+
+def _name_refs(key: str, value: Any, sid: str, place: str, findings: list[Finding], refs: list[Ref]) -> None:
+    """References written as an argument's name (``{"name": "<node-0>", "value": "..."}``): read, and said.
+
+    Real planners put the reference in ``name`` (the value then holds a literal or the same reference);
+    the output named there is an input of the step, so it becomes a reference unless the value already
+    reads that same output.
+    """
+    in_value = {m.group(0) for _path, text in strings_in(value, keys=True) for m in _REF.finditer(text)}
+    for m in _REF.finditer(key):
+        k = next(g for g in m.groups() if g is not None)
+        findings.append(finding(
+            "malformed_arguments", "warning",
+            f"argument of {sid!r} has the reference {m.group(0)!r} as its name, not a parameter name; "
+            f"read as a reference to node-{k}'s output, value kept as written", [sid], place))
+        if m.group(0) not in in_value:
+            refs.append(Ref(f"node-{k}", f"node-{k}.output", place, m.group(0)))
 
 
 def _deps(drafts: list[Draft], index: dict[str, int], pos: int, dep: Any, where: str, ref_edges: set[Any],
