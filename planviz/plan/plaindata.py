@@ -20,6 +20,7 @@ planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected pl
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -29,11 +30,15 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "ARGUMENTS_DEPTH"]
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "python_literal",
+           "ARGUMENTS_DEPTH", "MAX_LITERAL"]
 
 _END = object()
 _LOG10_2 = math.log10(2)
 
+
+MAX_LITERAL = 20_000
+"""Characters of text read as a Python literal (:func:`python_literal`); longer text stays text."""
 
 ARGUMENTS_DEPTH = 3
 """Lists and mappings above a step's arguments in a plan file (the document, its steps, the step): checked
@@ -220,3 +225,42 @@ def iso_seconds(text: str) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def python_literal(text: str) -> Any:
+    """The plain data a Python literal's text holds (what ``repr`` or ``str`` wrote of a dict, list, string,
+    number, bool or None; tuples read as lists), or None when the text is no such literal, holds anything else
+    (a call, a name, a set), nests deeper than 50 or is longer than :data:`MAX_LITERAL` characters.
+
+    The one reading of Python reprs, for the readers that meet them (T-Eval's ``args``, LangChain's tool
+    inputs in OpenInference and Langfuse traces): :func:`ast.literal_eval`, which evaluates nothing (no
+    name, call or operator but a sign). The result is not yet checked with :func:`check_plain`.
+
+    >>> python_literal("{'timezone': 'America/New_York', 'n': (1, 2)}")
+    {'timezone': 'America/New_York', 'n': [1, 2]}
+    >>> python_literal("{'when': datetime.date(2025, 1, 1)}") is None
+    True
+    """
+    if not isinstance(text, str) or len(text) > MAX_LITERAL:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
+        return None
+    try:
+        return _plain_literal(value, 0)
+    except ValueError:
+        return None
+
+
+def _plain_literal(value: Any, depth: int) -> Any:
+    """``value`` with tuples as lists, or ValueError when it is not plain data (what JSON could hold)."""
+    if depth > 50:
+        raise ValueError("too deep")
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain_literal(v, depth + 1) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain_literal(v, depth + 1) for k, v in value.items()}
+    raise ValueError("not plain")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planviz.errors import PlanFormatError
-from planviz.plan.plaindata import check_plain, check_unicode, copy_plain
+from planviz.plan.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, python_literal
 
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -62,3 +62,22 @@ def test_check_unicode_takes_a_path_as_text_or_parts():
     assert check_unicode("fine é") == "fine é"
     with pytest.raises(PlanFormatError, match=r"^steps\[2\]\.id: lone surrogate"):
         check_unicode("\udfff", ("steps", 2, "id"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("{'city': 'Paris', 'days': 3}", {"city": "Paris", "days": 3}),  # LangChain's str() of a tool input
+    ("{'at': (1, 2), 'ok': True, 'none': None}", {"at": [1, 2], "ok": True, "none": None}),  # tuples as lists
+    ("[1, -2.5, 'x']", [1, -2.5, "x"]),
+    ("{'when': datetime.date(2025, 1, 1)}", None),  # a call: nothing is evaluated
+    ("__import__('os').system('true')", None),
+    ("{'a': open}", None),  # a name
+    ("{1, 2}", None),  # a set is no plain data
+    ("{1: 'a'}", None),  # keys must be text
+    ("[" * 60 + "]" * 60, None),  # deeper than 50
+    ("'" + "a" * MAX_LITERAL + "'", None),  # longer than MAX_LITERAL
+    ("{'a': 1", None),
+])
+def test_python_literal_reads_plain_data_and_evaluates_nothing(text, expected):
+    assert python_literal(text) == expected
+    if expected is not None:
+        assert json.loads(json.dumps(expected)) == python_literal(text)

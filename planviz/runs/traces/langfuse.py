@@ -16,7 +16,8 @@ Each observation becomes a span (data, never text) and the spans are read by
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
   (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
 - a lifecycle written as several observations (BeeAI's ``X.start-12``,
-  ``X.success-12``, ``X.finish-12``) is one call, from its start to its last
+  ``X.success-12``, ``X.finish-12``; its arguments in the start's
+  ``tool.parameters``) is one call, from its start to its last
   ``success``/``error``/``finish`` observation (the start observation's own
   end is the run's: BeeAI closes them all at the end);
 - the goal is the trace's ``input`` (else the first agent's).
@@ -120,7 +121,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
             end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
             message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
             call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
-            arguments=arguments(o.get("input")) if operation == TOOL else None,
+            arguments=_arguments(o, name) if operation == TOOL else None,
             result=None if result is None else _brief(result),
             leaves=frozenset(leaves(result) - leaves(o.get("input"))) if result is not None else frozenset(),
             agent=None, model=(model or name) if operation == MODEL else None,
@@ -156,6 +157,17 @@ def spans_of(data: dict, source: str) -> list[Span]:
     if trace.get("name") and spans and not any(s.agent for s in spans):
         spans[0].agent = str(trace["name"])[:200]
     return spans
+
+
+def _arguments(o: dict, name: str) -> dict[str, Any]:
+    """A tool call's arguments: its ``input``; a BeeAI lifecycle observation, which has none, holds them in
+    ``tool.parameters`` (elsewhere the tool's JSON schema, which has ``type``/``properties``: never read so)."""
+    found = arguments(o.get("input"))
+    params = _attributes(o).get("tool.parameters")
+    if not found and _LIFECYCLE.match(name) and isinstance(params, dict) and params \
+            and not {"type", "properties", "$schema"} & params.keys():
+        return dict(params)
+    return found
 
 
 def _usage(o: dict) -> tuple[dict, Any]:

@@ -3,6 +3,7 @@ says is computed here from the raw JSON (steps, arguments, model calls, tokens, 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from datetime import datetime
@@ -96,6 +97,13 @@ def test_langfuse_exports_load_and_draw(corpus, name):
         assert len(run.plan.steps) == len(tools)
         for step, o in zip(run.plan.steps, tools):
             value = o.get("input")
+            if isinstance(value, str):  # JSON text, or str() of a dict (LangGraph's ToolNode under LangChain)
+                try:
+                    value = json.loads(value)
+                except ValueError:
+                    value = ast.literal_eval(value)
+            if value is None and LIFECYCLE.match(o["name"]):  # BeeAI writes the call's input in tool.parameters
+                value = _attrs(o).get("tool.parameters")
             if isinstance(value, dict):
                 assert step.arguments == value.get("kwargs", value)
             elif value is None:
@@ -243,3 +251,15 @@ def test_a_model_call_holding_a_tool_call_led_to_it(corpus):
             call = next(c for c in run.model_calls if c.start == pytest.approx(_seconds(p["startTime"]) - t0, abs=1e-6))
             assert call.step is not None and run.plan.step(call.step).tool == o["name"].removeprefix("execute_tool ")
     assert nested == 1  # google-adk: call_llm -> execute_tool say_hello
+
+
+@pytest.mark.corpus
+def test_the_goal_is_the_user_s_request_not_the_system_prompt(corpus):
+    """Agno's trace input holds no task and its model observations hold the chat as text, one ``role: text``
+    turn after another: the goal is the user's turn, not the whole text from the system prompt on."""
+    path = corpus / "langfuse" / "agno-2025-06-11.json"
+    raw = json.loads(path.read_text())
+    texts = [o["input"] for o in raw["observations"] if o["type"] == "GENERATION" and isinstance(o["input"], str)]
+    asks = {line.removeprefix("user: ") for text in texts for line in text.split("\n") if line.startswith("user: ")}
+    assert len(texts) == 2 and len(asks) == 1
+    assert load_trace(path).plan.goal == asks.pop()
