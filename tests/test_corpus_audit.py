@@ -139,3 +139,28 @@ def test_nestful_reference_that_lost_its_dollar_is_read_and_said(corpus):
                         assert any(f.code == "nonstandard_reference" and plan.steps[i].id in f.steps
                                    for f in plan.import_findings), (place, i, text)
     assert seen == 1
+
+
+# other-formats/: each folder's SOURCE.txt says what its files are; that name must be planviz's answer
+OTHER_FORMATS = [  # folder, the name SOURCE.txt gives its files, the file suffixes
+    ("swe-agent", "SWE-agent", ".traj"),
+    ("toolbench-dfsdt", "ToolBench", ".json"),
+    ("planbench", "PlanBench", ".json"),
+    ("travelplanner", "TravelPlanner", ".jsonl"),
+]
+
+
+@pytest.mark.parametrize("folder, name, suffix", OTHER_FORMATS, ids=[f for f, *_ in OTHER_FORMATS])
+def test_files_that_are_not_plans_are_named_by_load_plan(corpus, folder, name, suffix):
+    from planviz import PlanFormatError, load_plan
+
+    source = (corpus / "other-formats" / folder / "SOURCE.txt").read_text(encoding="utf-8")
+    assert name in source
+    paths = sorted((corpus / "other-formats" / folder).glob(f"*{suffix}"))
+    assert paths
+    for path in paths:
+        json.loads(path.read_text(encoding="utf-8").splitlines()[0] if suffix == ".jsonl" else path.read_text())
+        for read in (load_plan, load_plans):
+            with pytest.raises(PlanFormatError, match=rf"not a plan format planviz reads: this is an? {name}") as err:
+                read(path)
+            assert str(path) in str(err.value)

@@ -33,7 +33,7 @@ from . import importers
 from .bulk import paused_gc
 from .document import Document, parse_document
 from .fields import plan_shape
-from .importers import outline
+from .importers import notplans, outline
 from .model import Plan
 from .plaindata import check_plain
 from .records import plan_from_dict
@@ -259,8 +259,7 @@ def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Pla
             raise exc.located(source=STRING_NAME) from None
     fmt = format or _detect("", data, records)
     if fmt is None:
-        raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
-                              f"with goal and steps, got {_describe(data)}", source=STRING_NAME)
+        raise PlanFormatError(_not_a_plan(data), source=STRING_NAME)
     return _plans(fmt, format, "", data, records, None, STRING_NAME, single)
 
 
@@ -281,8 +280,7 @@ def _parse(text: str, name: str, format: str | None, *, single: str | None) -> l
             raise PlanFormatError(why, source=name, line=1, column=1)
         if parse_error is not None:
             raise parse_error
-        raise PlanFormatError(f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping "
-                              f"with goal and steps, got {_describe(data)}", source=name, line=1, column=1)
+        raise PlanFormatError(_not_a_plan(data), source=name, line=1, column=1)
     if parse_error is not None and (fmt in ("planviz", "toolcall") or _refused(parse_error)):
         raise parse_error
     return _plans(fmt, format, text, data, records, doc, name, single)
@@ -347,6 +345,16 @@ def _records(doc: Document | None, data: Any) -> list[tuple[Any, int, tuple[Any,
 
 def _plan_like(value: Any) -> bool:
     return isinstance(value, Mapping) and ("steps" in value or "goal" in value)
+
+
+def _not_a_plan(data: Any) -> str:
+    """Why parsed data no format claims is refused: what it is when that is known, else its shape."""
+    named = notplans.named(data)
+    if named is not None:
+        return (f"not a plan format planviz reads: this is {named}; planviz reads it neither as a plan nor as a "
+                f"trace. Plans are read as: {', '.join(FORMATS)}")
+    return (f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping with goal and steps, "
+            f"got {_describe(data)}")
 
 
 def _describe(data: Any) -> str:

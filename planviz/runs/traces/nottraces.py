@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import TraceFormatError
+from ...plan.importers import notplans
 from ...plan.syntax import show_value
 
 __all__ = ["refuse", "READS", "sqlite_tables"]
@@ -49,34 +50,10 @@ def _what(sample: Any) -> str | None:
     if isinstance(data, dict) and "steps" in data and "goal" in data:
         return ("this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's "
                 "validate, render and simulate take it); a trace is a run of a plan")
-    named = _named(data)
+    named = notplans.named(data)
     if named is not None:
         return f"this is {named}" + _ELSEWHERE
     return _planner(sample.text if isinstance(sample.text, str) else "", data)
-
-
-def _named(data: Any) -> str | None:
-    first = data[0] if isinstance(data, list) and data else None
-    if isinstance(data, dict):
-        history = data.get("history")
-        if "trajectory" in data and ("environment" in data or "info" in data) or (
-                isinstance(history, list) and history and isinstance(history[0], dict)
-                and "role" in history[0] and ("message_type" in history[0] or "agent" in history[0])):
-            return "a SWE-agent trajectory (.traj), an agent's actions and observations as chat history"
-        if "answer_generation" in data or ("tree" in data and "forward_args" in data):
-            return "a ToolBench (DFSDT) answer tree, a search over tool calls"
-        if isinstance(data.get("instances"), list) and ("domain" in data or "prompt_type" in data):
-            return "a PlanBench results file (PDDL planning instances with a model's answers)"
-        if isinstance(data.get("plan"), list) and "query" in data:
-            first = data
-    if isinstance(first, dict):
-        if "api_list" in first and "query" in first:
-            return "a ToolBench query file (queries with the APIs they may call)"
-        plan = first.get("plan")
-        if "query" in first and isinstance(plan, list) and plan and isinstance(plan[0], dict) and (
-                "days" in plan[0] or "current_city" in plan[0]):
-            return "a TravelPlanner itinerary file (day-by-day travel plans)"
-    return None
 
 
 def _planner(text: str, data: Any) -> str | None:
