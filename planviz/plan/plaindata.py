@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -30,10 +31,13 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "python_literal",
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "iso_nanos",
+           "python_literal",
            "ARGUMENTS_DEPTH", "MAX_LITERAL"]
 
 _END = object()
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_FRACTION = re.compile(r":[0-9]{2}[.,]([0-9]+)")  # the seconds' fraction
 _LOG10_2 = math.log10(2)
 
 
@@ -210,6 +214,24 @@ def as_duration(value: Any) -> float | None:
     except OverflowError:
         return None
     return number if math.isfinite(number) and number >= 0 else None
+
+
+def iso_nanos(text: str) -> int | None:
+    """An ISO 8601 time as integer nanoseconds since the epoch (UTC when it names no zone; digits past the
+    microsecond kept), or None when it is not one: exact, where :func:`iso_seconds` rounds to about 0.2 us
+    (a float of 1.7e9 seconds), which made a Langfuse call of 717 ms last 716.999936 ms.
+
+    >>> iso_nanos("1970-01-01T00:00:01.5Z"), iso_nanos("2025-08-01T13:56:55.123456789+00:00") % 10**9
+    (1500000000, 123456789)
+    """
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    delta = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - _EPOCH
+    nanos = ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
+    digits = _FRACTION.search(text)  # fromisoformat keeps six digits of the fraction; OTel writes nine
+    return nanos + int(digits.group(1)[6:9].ljust(3, "0")) if digits and len(digits.group(1)) > 6 else nanos
 
 
 def iso_seconds(text: str) -> float | None:

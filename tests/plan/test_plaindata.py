@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planviz.errors import PlanFormatError
-from planviz.plan.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, python_literal
+from planviz.plan.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, iso_nanos, python_literal
 
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -81,3 +81,16 @@ def test_python_literal_reads_plain_data_and_evaluates_nothing(text, expected):
     assert python_literal(text) == expected
     if expected is not None:
         assert json.loads(json.dumps(expected)) == python_literal(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1970-01-01T00:00:00.001Z", 1_000_000),
+    ("2025-08-01T13:56:55.683Z", 1_754_056_615_683_000_000),  # Langfuse: milliseconds, exactly
+    ("2025-08-01T13:56:55.123456789Z", 1_754_056_615_123_456_789),  # OTel: nanoseconds kept
+    ("2025-08-01 15:56:55.1234567+02:00", 1_754_056_615_123_456_700),
+    ("1970-01-01T01:00:00+01:00", 0),
+    ("1970-01-01T00:00:01", 1_000_000_000),  # no zone: UTC
+    ("soon", None),
+])
+def test_iso_nanos_is_exact(text, expected):
+    assert iso_nanos(text) == expected

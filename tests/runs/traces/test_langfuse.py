@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 
 import pytest
 
@@ -263,3 +263,45 @@ def test_the_goal_is_the_user_s_request_not_the_system_prompt(corpus):
     asks = {line.removeprefix("user: ") for text in texts for line in text.split("\n") if line.startswith("user: ")}
     assert len(texts) == 2 and len(asks) == 1
     assert load_trace(path).plan.goal == asks.pop()
+
+
+def _nanos(text):
+    """ISO text to integer nanoseconds since the epoch, by hand (no float in between)."""
+    delta = datetime.fromisoformat(text.replace("Z", "+00:00")) - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", LANGFUSE)
+def test_times_are_exact_to_the_millisecond_the_export_writes(corpus, name):
+    """Langfuse writes milliseconds; a float of seconds since 1970 holds them only to about 0.2 us, which made a
+    717 ms call last 716.999936 ms: each model call's start and duration are the export's, to the nanosecond."""
+    raw = json.loads((corpus / "langfuse" / name).read_text())
+    obs = raw["observations"]
+    t0 = min(_nanos(o["startTime"]) for o in obs)
+    run = load_trace(corpus / "langfuse" / name)
+    expected = sorted((_nanos(_first(o, obs)) - t0, _nanos(_last(o, obs)) - _nanos(_first(o, obs)))
+                      for o in _calls(obs) if o.get("endTime"))
+    got = sorted((c.start, c.duration) for c in run.model_calls if c.duration is not None)
+    assert len(got) == len(expected) == len(_calls(obs)) - (name == "openai-assistants-2024-05-29.json")
+    for (start, duration), (s, d) in zip(got, expected):
+        assert (start, duration) == (pytest.approx(s / 1e9, abs=1e-12), pytest.approx(d / 1e9, abs=1e-12))
+
+
+def _group(o, observations):
+    """The observations of o's lifecycle (X.start-12, X.success-12...), or o alone."""
+    m = LIFECYCLE.match(o["name"] or "")
+    return [x for x in observations if (n := LIFECYCLE.match(x["name"] or "")) and (n[1], n[3]) == (m[1], m[3])] \
+        if m else [o]
+
+
+def _first(o, observations):
+    return min((x["startTime"] for x in _group(o, observations)), key=_nanos)
+
+
+def _last(o, observations):
+    """The ISO text of when a call ended: its endTime, a lifecycle's last success/error/finish start."""
+    m = LIFECYCLE.match(o["name"] or "")
+    ends = [x["startTime"] for x in observations if m and (n := LIFECYCLE.match(x["name"] or ""))
+            and (n[1], n[3]) == (m[1], m[3]) and n[2] != "start"]
+    return max(ends, key=_nanos) if ends else o["endTime"]
