@@ -164,3 +164,39 @@ def test_files_that_are_not_plans_are_named_by_load_plan(corpus, folder, name, s
             with pytest.raises(PlanFormatError, match=rf"not a plan format planviz reads: this is an? {name}") as err:
                 read(path)
             assert str(path) in str(err.value)
+
+
+def test_taskbench_every_template_placeholder_is_said(corpus):
+    """<sentiment determined by Text Sentiment Analysis>, <task_nodes[2].arguments[0].value>: a template left in
+    an argument binds no input, whatever its length or punctuation; a URL in angle brackets is a value."""
+    reference = re.compile(r"<node[-_]?\d+>|<output[ _-]of[ _-]node[ _-]?\d+>", re.IGNORECASE)
+    seen = 0
+    for name, number, nodes, plan in taskbench_records(corpus):
+        for i, node in enumerate(nodes):
+            args = node.get("arguments")
+            values = [item["value"] if isinstance(item, dict) and set(item) == {"name", "value"} else item
+                      for item in (args if isinstance(args, list) else [args])]
+            said = " ".join(f.message for f in plan.import_findings
+                            if f.code == "unresolved_placeholder" and plan.steps[i].id in f.steps)
+            for text in texts(values):
+                for m in re.finditer(r"<([A-Za-z][^<>:/@\"]{0,80})>", reference.sub(" ", text)):
+                    if m.group(1).lower().startswith(("node", "generated")):
+                        continue
+                    seen += 1
+                    assert m.group(0) in said, (name, number, i, m.group(0))
+    assert seen >= 60
+
+
+def test_taskbench_reference_in_another_case_is_said(corpus):
+    """<Node-1> is read as <node-1>, and said, like every other spelling the format does not define."""
+    seen = 0
+    for name, number, nodes, plan in taskbench_records(corpus):
+        for i, node in enumerate(nodes):
+            for text in texts(node.get("arguments")):
+                for m in re.finditer(r"<node-(\d+)>", text, re.IGNORECASE):
+                    if m.group(0) == f"<node-{m.group(1)}>":
+                        continue
+                    seen += 1
+                    assert any(f.code == "nonstandard_reference" and m.group(0) in f.message
+                               for f in plan.import_findings if plan.steps[i].id in f.steps), (name, number, i)
+    assert seen == 14  # in the arguments (four more are in task_steps prose)

@@ -18,7 +18,9 @@ __all__ = ["record_plan", "nodes_plan"]
 
 _REF = re.compile(r"<node-(\d+)>|<GENERATED>-(\d+)|<GENERATED-(\d+)>|<node_?(\d+)>"
                   r"|<output[ _\-]of[ _\-]node[ _\-]?(\d+)>|\$\{\{\s*TaskNodes\[(\d+)\][^}]{0,60}\}\}", re.IGNORECASE)
-_PLACEHOLDER = re.compile(r"<([A-Za-z][\w \-]{0,40})>|%\{[^}]{0,60}\}%?|\$\([^)]{0,60}\)|\$\{[^}]{0,60}\}")
+# a template left in an argument, of any length and punctuation real planners write
+# (<sentiment determined by Text Sentiment Analysis>, <task_nodes[2].arguments[0].value>); not a URL or address
+_PLACEHOLDER = re.compile(r"<([A-Za-z][^<>:/@\"]{0,80})>|%\{[^}]{0,60}\}%?|\$\([^)]{0,60}\)|\$\{[^}]{0,60}\}")
 _NODE_KEYS = {"task", "arguments", "id"}
 _HGPT_KEYS = {"task", "id", "dep", "args"}
 _LINK_KEYS = {"source", "target"}
@@ -213,8 +215,8 @@ def _refs(arguments: dict[str, Any], sid: str, where: str, hgpt: bool, findings:
         for _path, text in strings_in(value, keys=True):
             for m in _REF.finditer(text):
                 k = next(g for g in m.groups() if g is not None)
-                standard = m.group(2) if hgpt else m.group(1)
-                if standard is None:
+                standard = m.group(0) == (f"<GENERATED>-{k}" if hgpt else f"<node-{k}>")  # as the format spells it
+                if not standard:
                     expected = "<GENERATED>-k" if hgpt else "<node-k>"
                     findings.append(finding("nonstandard_reference", "warning",
                                             f"step {sid!r} writes {m.group(0)!r}, not the format's {expected}; "
