@@ -346,8 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
-        message = str(exc) or ("out of memory: the input stands for more than this machine holds"
-                               if isinstance(exc, MemoryError) else type(exc).__name__)
+        from .tracemixup import trace_refusal  # imported on this error path only: startup stays as it was
+        message = trace_refusal(exc, args) or str(exc) or ("out of memory: the input stands for more than "
+                               "this machine holds" if isinstance(exc, MemoryError) else type(exc).__name__)
         print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
         return 2
     except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all

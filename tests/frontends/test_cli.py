@@ -345,3 +345,85 @@ def test_help_is_plain_text(command, capsys):
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("usage: planviz")
     assert not re.search(r"``|:(func|class|mod|meth|data|attr):`", out), out
+
+
+# A run trace given where a plan goes: the command names the trace's format and the commands that read it.
+_TRACE_TEXTS = {
+    "OpenTelemetry": '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "01", "spanId": "02", "name": '
+                     '"execute_tool search", "startTimeUnixNano": "1000000000", "endTimeUnixNano": "2000000000", '
+                     '"attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}, '
+                     '{"key": "gen_ai.tool.name", "value": {"stringValue": "search"}}]}]}]}]}',
+    "Langfuse": '{"trace": {"id": "t1", "name": "x", "timestamp": "2025-01-01T00:00:00Z"}, "observations": [{"id": '
+                '"o1", "traceId": "t1", "type": "SPAN", "name": "tool", "startTime": "2025-01-01T00:00:00Z", '
+                '"endTime": "2025-01-01T00:00:01Z"}]}',
+    "LangGraph": '[{"values": {"messages": []}, "next": [], "config": {"configurable": {"thread_id": "1", '
+                 '"checkpoint_id": "a"}}, "metadata": {"step": 0}, "created_at": "2025-01-01T00:00:00Z"}]',
+}
+
+
+def _says_trace(stderr: str, path: str, title: str) -> bool:
+    return (f"{path}: this is a run trace ({title}), not a plan" in stderr
+            and f"`planviz report {path} -o OUT.html" in stderr and f"`planviz align PLAN {path}" in stderr
+            and "not a plan in any known format" not in stderr)
+
+
+@pytest.mark.parametrize("command", [("validate",), ("grade",), ("simulate",), ("campaign",), ("align", "TRACE")])
+@pytest.mark.parametrize("title", sorted(_TRACE_TEXTS))
+def test_a_trace_given_as_a_plan_is_named_with_the_command_that_reads_it(cli, tmp_path, command, title):
+    path = str(tmp_path / "run.json")
+    Path(path).write_text(_TRACE_TEXTS[title])
+    result = cli(*[command[0], path] + [path for _ in command[1:]])
+    assert result.returncode == 2 and _says_trace(result.stderr, path, title), result.stderr
+
+
+def test_a_planviz_trace_given_as_a_plan_is_named(cli, tmp_path):
+    from planviz import save_trace, simulate
+
+    path = str(tmp_path / "run.jsonl")
+    save_trace(simulate(examples.load("cache_isolation")), path)
+    result = cli("grade", path)
+    assert result.returncode == 2 and _says_trace(result.stderr, path, "planviz JSON Lines"), result.stderr
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name, title", [
+    ("otel/any-agent_LANGCHAIN_trace.json", "OpenTelemetry"),
+    ("langfuse/agno-2025-06-11.json", "Langfuse"),
+    ("openinference/LANGCHAIN_trace_openinference.json", "OpenInference"),
+    ("otel-js/all-spans.json", "OpenTelemetry JS"),
+    ("langgraph/langgraph_saved_checkpoints_v3.json", "LangGraph"),
+    ("langgraph/sqlite/hirokts_checkpoints.db", "LangGraph SqliteSaver database"),
+])
+def test_a_corpus_trace_given_as_a_plan_is_named(cli, corpus, name, title):
+    import sqlite3
+
+    path = corpus / name
+    before = sorted(os.listdir(path.parent))
+    result = cli("validate", str(path))
+    assert result.returncode == 2 and _says_trace(result.stderr, str(path), title), result.stderr
+    assert sorted(os.listdir(path.parent)) == before  # a database is opened read-only: no -wal or -shm left
+    if path.suffix == ".db":  # several threads: the commands name --thread, and the count is the file's
+        con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        threads = con.execute("SELECT COUNT(DISTINCT thread_id) FROM checkpoints").fetchone()[0]
+        con.close()
+        assert "--thread ID` steps through it" in result.stderr and f"it holds {threads} threads" in result.stderr
+
+
+@pytest.mark.parametrize("name, content", [("x.json", '{"hello": 1}'), ("spans.json", '{"spans": "none"}')])
+def test_a_file_that_is_neither_plan_nor_trace_keeps_the_plan_message(cli, tmp_path, name, content):
+    (tmp_path / name).write_text(content)
+    result = cli("validate", str(tmp_path / name))
+    assert result.returncode == 2 and "not a plan in any known format" in result.stderr
+    assert "run trace" not in result.stderr
+
+
+def test_a_sqlite_database_without_checkpoints_keeps_the_plan_message(cli, tmp_path):
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    result = cli("validate", str(path))
+    assert result.returncode == 2 and "run trace" not in result.stderr and str(path) in result.stderr
