@@ -342,6 +342,9 @@ SLOW_INPUTS = [
      r"unparsed_line"),
     ("llmcompiler_100000_questions", ["validate", "{path}"], ".txt",
      "1. f($1)\n2. join()\n" + "Question: q\n" * 100_000, 1, r"2 plans, 2 with errors"),
+    ("nestful_200000_dotted_words", ["validate", "{path}"], ".json", json.dumps({"input": "x", "output": [
+        {"name": "f", "arguments": {"q": "1"}, "label": "a"},
+        {"name": "g", "arguments": {"q": "a.b " * 200_000}, "label": "b"}]}), 0, r"ok"),
     ("rewoo_40000_steps", ["validate", "{path}"], ".txt", "#E1 = f[x]\n" * 40_000, 1, r"not ok"),
     ("json_unterminated_escapes", ["validate", "{path}"], ".json", "[" * 101 + '"' + '\\"' * 100_000, 2,
      r"{path}:1:101: nesting deeper than 100 levels"),

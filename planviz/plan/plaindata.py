@@ -20,7 +20,9 @@ planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected pl
 
 from __future__ import annotations
 
+import ast
 import math
+import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -29,11 +31,18 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "ARGUMENTS_DEPTH"]
+__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_seconds", "iso_nanos",
+           "python_literal",
+           "ARGUMENTS_DEPTH", "MAX_LITERAL"]
 
 _END = object()
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_FRACTION = re.compile(r":[0-9]{2}[.,]([0-9]+)")  # the seconds' fraction
 _LOG10_2 = math.log10(2)
 
+
+MAX_LITERAL = 20_000
+"""Characters of text read as a Python literal (:func:`python_literal`); longer text stays text."""
 
 ARGUMENTS_DEPTH = 3
 """Lists and mappings above a step's arguments in a plan file (the document, its steps, the step): checked
@@ -207,6 +216,24 @@ def as_duration(value: Any) -> float | None:
     return number if math.isfinite(number) and number >= 0 else None
 
 
+def iso_nanos(text: str) -> int | None:
+    """An ISO 8601 time as integer nanoseconds since the epoch (UTC when it names no zone; digits past the
+    microsecond kept), or None when it is not one: exact, where :func:`iso_seconds` rounds to about 0.2 us
+    (a float of 1.7e9 seconds), which made a Langfuse call of 717 ms last 716.999936 ms.
+
+    >>> iso_nanos("1970-01-01T00:00:01.5Z"), iso_nanos("2025-08-01T13:56:55.123456789+00:00") % 10**9
+    (1500000000, 123456789)
+    """
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    delta = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - _EPOCH
+    nanos = ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
+    digits = _FRACTION.search(text)  # fromisoformat keeps six digits of the fraction; OTel writes nine
+    return nanos + int(digits.group(1)[6:9].ljust(3, "0")) if digits and len(digits.group(1)) > 6 else nanos
+
+
 def iso_seconds(text: str) -> float | None:
     """An ISO 8601 time as seconds since the epoch (UTC when it names no zone), or None when it is not one.
 
@@ -220,3 +247,42 @@ def iso_seconds(text: str) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def python_literal(text: str) -> Any:
+    """The plain data a Python literal's text holds (what ``repr`` or ``str`` wrote of a dict, list, string,
+    number, bool or None; tuples read as lists), or None when the text is no such literal, holds anything else
+    (a call, a name, a set), nests deeper than 50 or is longer than :data:`MAX_LITERAL` characters.
+
+    The one reading of Python reprs, for the readers that meet them (T-Eval's ``args``, LangChain's tool
+    inputs in OpenInference and Langfuse traces): :func:`ast.literal_eval`, which evaluates nothing (no
+    name, call or operator but a sign). The result is not yet checked with :func:`check_plain`.
+
+    >>> python_literal("{'timezone': 'America/New_York', 'n': (1, 2)}")
+    {'timezone': 'America/New_York', 'n': [1, 2]}
+    >>> python_literal("{'when': datetime.date(2025, 1, 1)}") is None
+    True
+    """
+    if not isinstance(text, str) or len(text) > MAX_LITERAL:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
+        return None
+    try:
+        return _plain_literal(value, 0)
+    except ValueError:
+        return None
+
+
+def _plain_literal(value: Any, depth: int) -> Any:
+    """``value`` with tuples as lists, or ValueError when it is not plain data (what JSON could hold)."""
+    if depth > 50:
+        raise ValueError("too deep")
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain_literal(v, depth + 1) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain_literal(v, depth + 1) for k, v in value.items()}
+    raise ValueError("not plain")

@@ -50,7 +50,8 @@ METRIC_DOCS = {
                            "with the times that happened (plus the model calls that led to each), over the "
                            "dependencies it respected: the time no step accounts for (a model call after the "
                            "last step, the agent's own overhead, a wait), never negative",
-    "tool_calls": "step attempts started (planviz.run_usage)",
+    "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
+                  "are its model calls)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
                    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
                    "decides each call), none (workflow: a fixed script); not recorded (None) for another "

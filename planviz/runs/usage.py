@@ -13,7 +13,9 @@ HTML report and the explorer read it, so they cannot disagree.
   script). A run read from another tool's trace (``Run.trace_format``) that
   holds no model call says None: not recorded, not invented. Tokens and cost
   are None when the run does not say.
-- ``tool_calls``: step attempts started.
+- ``tool_calls``: step attempts started; 0 for another tool's trace that holds
+  no tool call (its steps are its model calls: finding ``no_tool_calls``),
+  which are counted once, as model calls.
 - ``time``: the clock at the last event (for a recorded run, what happened).
 
 >>> from planviz import examples, simulate
@@ -83,7 +85,8 @@ def run_usage(run: Run) -> Usage:
     Usage
         Recorded model calls, tokens and cost when the trace holds them, else the model calls the
         run's strategy pays (see the module; None for another tool's trace that records none);
-        ``tool_calls`` the step attempts; ``time`` the clock at the last event.
+        ``tool_calls`` the step attempts (0 for a trace whose steps are its model calls: it made no tool
+        call); ``time`` the clock at the last event.
 
     Raises
     ------
@@ -103,6 +106,8 @@ def run_usage(run: Run) -> Usage:
             starts += 1
         elif e.kind in ("propose", "replan", "expand"):
             proposals += 1
+    if any(f.code == "no_tool_calls" for plan in run.plans for f in plan.import_findings):
+        starts = 0  # the steps of a trace without tool calls are its model calls, counted below
     calls = [c for _, c in model_calls(run)]
 
     def total(key: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -662,3 +663,17 @@ def test_parsed_data_is_read_as_it_is_never_written_out_as_text_first(monkeypatc
     step = {"id": "A", "action": "a", "expected_evidence": "e", "arguments": {"pair": (1, 2)}}
     assert load_plan({"goal": "g", "steps": [step]}).step("A").arguments == {"pair": [1, 2]}
     assert [p.goal for p in load_plans([{"goal": "g", "steps": [step]}, {"goal": "h", "steps": []}])] == ["g", "h"]
+
+
+@pytest.mark.parametrize("data, name", [
+    ({"environment": "swe_main", "trajectory": [{"action": "ls"}], "history": [], "info": {}}, "SWE-agent trajectory"),
+    ({"win": True, "tree": {}, "forward_args": {}, "answer_generation": {}}, "ToolBench (DFSDT) answer tree"),
+    ([{"api_list": [], "query": "q", "query_id": 1}], "ToolBench query file"),
+    ({"task": "t1", "domain": "blocksworld", "instances": []}, "PlanBench results file"),
+    ([{"idx": 1, "query": "a trip", "plan": [{"days": 1, "current_city": "from A to B"}]}],
+     "TravelPlanner itinerary file"),
+])
+def test_files_that_are_no_plan_are_named_not_described_by_their_keys(data, name):
+    for read in (lambda: load_plans(data), lambda: parse_plans(json.dumps(data))):
+        with pytest.raises(PlanFormatError, match=rf"not a plan format planviz reads: this is an? {re.escape(name)}"):
+            read()

@@ -136,6 +136,18 @@ CASES_TASKBENCH = [
      {("node-0", "node-1")}, ["malformed_arguments", "malformed_arguments"]),
     ("no task_links field: references alone",
      [node("A", "x"), node("B", "<node-0>")], None, {("node-0", "node-1")}, []),
+    ("reference written as an argument's name is read, and said",
+     [node("A", "x"), {"task": "B", "arguments": [{"name": "<node-0>", "value": "a passage"}]}], None,
+     {("node-0", "node-1")}, ["malformed_arguments"]),
+    ("repeated and empty argument names keep their values by position, and are said",
+     [{"task": "A", "arguments": [{"name": "text", "value": "a"}, {"name": "text", "value": "b"},
+                                  {"name": "", "value": "c"}]}], None, set(),
+     ["malformed_arguments", "malformed_arguments"]),
+    ("another case is an odd spelling", [node("A", "x"), node("B", "<Node-0>")], None, {("node-0", "node-1")},
+     ["nonstandard_reference"]),
+    ("long and punctuated templates are placeholders, a bracketed URL is a value",
+     [node("A", "<sentiment determined by Text Sentiment Analysis>"), node("B", "<task_nodes[0].arguments[0].value>"),
+      node("C", "<https://example.com/a.wav>")], None, set(), ["unresolved_placeholder"] * 2),
     ("every reference one off",
      [node("A", "x"), node("B", "<node-1>"), node("C", "<node-2>")], None, set(),
      ["one_based_references", "self_reference", "self_reference"]),
@@ -505,10 +517,22 @@ def test_nestful_plan():
     ([{"name": "f", "arguments": {"x": "$var1.a$"}, "label": "var1"}], ["self_reference"], ("var1",)),
     ([{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"x": 1}, "label": "var2", "extra": 1}],
      ["missing_label", "unknown_field"], ("call1", "var2")),
+    # a field with spaces is a reference; one that lost its opening $ is read, and said
+    ([{"name": "f", "arguments": {}, "label": "var1"},
+      {"name": "g", "arguments": {"n": "2 * $var1.Exchange Rate$", "m": "var1.Ask Price$"}, "label": "var2"}],
+     ["nonstandard_reference"], ("var1", "var2")),
 ])
 def test_nestful_table(calls, expected_codes, expected_ids):
     plan = one("nestful", "", {"input": "q", "output": calls})
     assert codes(plan) == expected_codes and plan.ids == expected_ids
+
+
+def test_nestful_fields_with_spaces_are_the_facts_read():
+    calls = [{"name": "f", "arguments": {}, "label": "var1"},
+             {"name": "g", "arguments": {"n": "2 * $var1.Exchange Rate$", "m": "var1.Ask Price$"}, "label": "var2"}]
+    plan = one("nestful", "", {"input": "q", "output": calls})
+    assert plan.step("var2").depends_on == ("var1",)
+    assert plan.step("var2").requires == ("var1.Exchange Rate", "var1.Ask Price")
 
 
 def test_nestful_duplicate_label_resolves_to_the_latest_call():

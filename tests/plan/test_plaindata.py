@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planviz.errors import PlanFormatError
-from planviz.plan.plaindata import check_plain, check_unicode, copy_plain
+from planviz.plan.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, iso_nanos, python_literal
 
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -62,3 +62,35 @@ def test_check_unicode_takes_a_path_as_text_or_parts():
     assert check_unicode("fine é") == "fine é"
     with pytest.raises(PlanFormatError, match=r"^steps\[2\]\.id: lone surrogate"):
         check_unicode("\udfff", ("steps", 2, "id"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("{'city': 'Paris', 'days': 3}", {"city": "Paris", "days": 3}),  # LangChain's str() of a tool input
+    ("{'at': (1, 2), 'ok': True, 'none': None}", {"at": [1, 2], "ok": True, "none": None}),  # tuples as lists
+    ("[1, -2.5, 'x']", [1, -2.5, "x"]),
+    ("{'when': datetime.date(2025, 1, 1)}", None),  # a call: nothing is evaluated
+    ("__import__('os').system('true')", None),
+    ("{'a': open}", None),  # a name
+    ("{1, 2}", None),  # a set is no plain data
+    ("{1: 'a'}", None),  # keys must be text
+    ("[" * 60 + "]" * 60, None),  # deeper than 50
+    ("'" + "a" * MAX_LITERAL + "'", None),  # longer than MAX_LITERAL
+    ("{'a': 1", None),
+])
+def test_python_literal_reads_plain_data_and_evaluates_nothing(text, expected):
+    assert python_literal(text) == expected
+    if expected is not None:
+        assert json.loads(json.dumps(expected)) == python_literal(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1970-01-01T00:00:00.001Z", 1_000_000),
+    ("2025-08-01T13:56:55.683Z", 1_754_056_615_683_000_000),  # Langfuse: milliseconds, exactly
+    ("2025-08-01T13:56:55.123456789Z", 1_754_056_615_123_456_789),  # OTel: nanoseconds kept
+    ("2025-08-01 15:56:55.1234567+02:00", 1_754_056_615_123_456_700),
+    ("1970-01-01T01:00:00+01:00", 0),
+    ("1970-01-01T00:00:01", 1_000_000_000),  # no zone: UTC
+    ("soon", None),
+])
+def test_iso_nanos_is_exact(text, expected):
+    assert iso_nanos(text) == expected

@@ -34,9 +34,39 @@ def _raw_usage(path) -> dict | None:
     ended = all(s.get("end_time") is not None for s in spans)
     return {"model_calls": len(models), "input_tokens": total("gen_ai.usage.input_tokens"),
             "output_tokens": total("gen_ai.usage.output_tokens"), "cost": cost,
-            # with no tool call at all, the model calls are the steps (each one a step attempt)
-            "tool_calls": ops.count("execute_tool") or len(models),
+            # with no tool call at all, the model calls are the steps: still no tool call made
+            "tool_calls": ops.count("execute_tool"),
             "time": (max(s["end_time"] for s in spans) - t0) / 1e9 if ended else None}
+
+
+def _raw_tool_calls(path) -> int:
+    """The tool calls an OTel JS span file (``ai.operationId`` ``ai.toolCall``) or a Langfuse export records, read by
+    hand: ``TOOL`` observations, OpenInference kind ``TOOL``, the runs of a LangGraph ToolNode (``tools``)."""
+    raw = json.loads(path.read_text())
+    if isinstance(raw, dict) and "observations" in raw:
+        metadata = [o["metadata"] if isinstance(o.get("metadata"), dict) else {} for o in raw["observations"]]
+        return sum(o["type"] == "TOOL" or (md.get("attributes") or {}).get("openinference.span.kind") == "TOOL"
+                   or md.get("langgraph_node") == "tools" for o, md in zip(raw["observations"], metadata))
+    return [s["attributes"].get("ai.operationId") for s in raw].count("ai.toolCall")
+
+
+@pytest.mark.corpus
+def test_a_trace_without_tool_calls_counts_none_and_each_model_call_once(corpus):
+    """Its model calls stand in as the steps, yet the trace made no tool call: every view says 0 tool calls
+    (not one per model call, which would count each call twice)."""
+    paths = ([corpus / "otel" / "more" / "LLAMA_INDEX_trace__50fd4348_no_tool_spans.json"]
+             + sorted((corpus / "otel-js").glob("*.json")) + sorted((corpus / "langfuse").glob("*.json")))
+    checked = 0
+    for path in paths:
+        if (_raw_usage(path)["tool_calls"] if path.parent.name == "more" else _raw_tool_calls(path)):
+            continue
+        run = load_trace(path)
+        assert run.model_calls, path.name
+        u, m = run_usage(run), metrics(run)
+        assert (u.tool_calls, m.tool_calls, diff_runs(run, run).usage[0].tool_calls) == (0, 0, 0), path.name
+        assert dict(metrics_rows(run))["tool calls"].startswith("0"), path.name
+        checked += 1
+    assert checked == 7  # 1 OTel, 2 OTel JS, 4 Langfuse exports with no tool call
 
 
 @pytest.mark.corpus

@@ -35,10 +35,11 @@ from ._build import Draft, Ref, build, call_text, finding, short, strings_in
 
 __all__ = ["import_plans", "looks_like"]
 
-# a field may hold spaces (real outputs read "$var1.Exchange Rate$"), never at its ends nor across a line
-_REF = re.compile(r"\$([A-Za-z_]\w*?)(?:\.([^$\s](?:[^$\n]*?[^$\s])?))?\$")
+# a field may hold spaces (real outputs read "$var1.Exchange Rate$"), never at its ends nor across a line;
+# bounded, so each match attempt costs at most 200 characters whatever the text
+_REF = re.compile(r"\$([A-Za-z_]\w*?)(?:\.([^$\s](?:[^$\n]{0,200}?[^$\s])?))?\$")
 # "var1.product_id$": a reference with its opening $ lost (read when it names a label of the sample)
-_BARE = re.compile(r"(?<![\w$.])([A-Za-z_]\w*)\.([^$\s](?:[^$\n]*?[^$\s])?)\$")
+_BARE = re.compile(r"(?<![\w$.])([A-Za-z_]\w*)\.([^$\s](?:[^$\n]{0,200}?[^$\s])?)\$")
 _KEYS = {"name", "arguments", "label"}
 _RESULT = "var_result"
 

@@ -28,13 +28,13 @@ after the one before, as T-Eval's prompt says they run).
 
 from __future__ import annotations
 
-import ast
 import json
 from typing import Any
 
 from ...errors import PlanFormatError
 from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
+from ..plaindata import python_literal
 from ._build import Draft, build, call_text, finding, short
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE", "FINISH_ACTION"]
@@ -43,7 +43,6 @@ TITLE = "T-Eval"
 UNSTATED = ("expected_evidence", "produces")
 FINISH_ACTION = "FinishAction"
 _KEYS = ("id", "prev", "name", "args")
-_MAX_LITERAL = 20_000  # characters of an args string decoded as a Python literal
 _MAX_ATTEMPTS = 50  # "[" positions tried when looking for the list in a reply (each try may read to the end)
 
 
@@ -217,29 +216,11 @@ def _literal(text: str) -> Any:
         return loads_within_limits(text)
     except json.JSONDecodeError:
         pass
-    if len(text) > _MAX_LITERAL:
-        return None
-    try:
-        value = ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
-        return None
-    if not _plain(value, 0):
+    value = python_literal(text)
+    if value is None:
         return None
     check_inner_plain(value)  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
     return value
-
-
-def _plain(value: Any, depth: int) -> bool:
-    """Whether a decoded literal is plain data (what JSON could hold; tuples as lists), not too deep."""
-    if depth > 50:
-        return False
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
-    return False
 
 
 def _links(draft: Draft, prev: Any, where: str, ids: set[str], findings: list[Finding]) -> None:

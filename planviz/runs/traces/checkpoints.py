@@ -35,7 +35,7 @@ from typing import Any
 from ...errors import TraceFormatError
 from ...plan import limits
 from ...plan.model import Finding
-from ...plan.plaindata import iso_seconds
+from ...plan.plaindata import iso_nanos
 from ...plan.syntax import show_value
 
 __all__ = ["Checkpoint", "Task", "checkpoint_of", "history_of", "is_internal", "SNAPSHOT_FIELDS"]
@@ -78,7 +78,7 @@ class Checkpoint:
     thread: str | None
     namespace: str
     step: int | None
-    time: float | None
+    time: int | None  # nanoseconds since the epoch: exact, so two checkpoints a microsecond apart stay one apart
     source: str
     values: dict
     next: tuple[str, ...] | None  # the nodes scheduled next (snapshots: ``next``; tuples: ``branch:to:X`` triggers)
@@ -119,12 +119,12 @@ def _config_id(config: Any, where: str, source: str, required: bool) -> tuple[st
     return cid, None if thread is None else str(thread), ns if isinstance(ns, str) else str(ns)
 
 
-def _time(value: Any, where: str, source: str) -> float | None:
+def _time(value: Any, where: str, source: str) -> int | None:
     if value is None:
         return None
-    seconds = iso_seconds(value) if isinstance(value, str) else None
-    if seconds is not None:
-        return seconds
+    nanos = iso_nanos(value) if isinstance(value, str) else None
+    if nanos is not None:
+        return nanos
     raise TraceFormatError(f"expected an ISO 8601 time, got {show_value(value)}", source=source, path=where)
 
 

@@ -5,7 +5,8 @@ Each observation becomes a span (data, never text) and the spans are read by
 :func:`~planviz.runs.traces.otel.run_of_spans`, like OpenTelemetry's:
 
 - ``GENERATION`` observations are model calls: tokens from ``usageDetails``
-  (``input``/``output``), cost from ``costDetails.total``, the model from ``model``;
+  (``input``/``output``), cost from ``costDetails.total`` (an export without
+  them: ``inputUsage``/``outputUsage``, ``totalCost``), the model from ``model``;
 - ``TOOL`` observations are tool calls (steps), and so are ``SPAN``,
   ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata
   (OpenTelemetry attributes ``openinference.span.kind`` TOOL,
@@ -15,7 +16,10 @@ Each observation becomes a span (data, never text) and the spans are read by
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
   (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
 - a lifecycle written as several observations (BeeAI's ``X.start-12``,
-  ``X.success-12``, ``X.finish-12``) is one call;
+  ``X.success-12``, ``X.finish-12``; its arguments in the start's
+  ``tool.parameters``) is one call, from its start to its last
+  ``success``/``error``/``finish`` observation (the start observation's own
+  end is the run's: BeeAI closes them all at the end);
 - the goal is the trace's ``input`` (else the first agent's).
 
 >>> from planviz.runs.traces import Sample
@@ -89,6 +93,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
     trace = data["trace"] if isinstance(data.get("trace"), dict) else {}
     spans: list[Span] = []
     merged: dict[tuple, Span] = {}
+    ended: dict[tuple, int] = {}  # a lifecycle's end: its last success/error/finish observation's start
     for i, o in enumerate(data["observations"]):
         where = f"observations[{i}]"
 
@@ -99,8 +104,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
             raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
         name = o["name"] if isinstance(o.get("name"), str) else ""
         operation = _operation(o)
-        usage = o["usageDetails"] if isinstance(o.get("usageDetails"), dict) else {}
-        cost = o["costDetails"] if isinstance(o.get("costDetails"), dict) else {}
+        usage, cost = _usage(o)
         level = o.get("level")
         message = o["statusMessage"] if isinstance(o.get("statusMessage"), str) else ""
         failed = level == "ERROR" or bool((stage := _LIFECYCLE.match(name)) and stage["phase"] == "error")
@@ -117,23 +121,27 @@ def spans_of(data: dict, source: str) -> list[Span]:
             end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
             message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
             call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
-            arguments=arguments(o.get("input")) if operation == TOOL else None,
+            arguments=_arguments(o, name) if operation == TOOL else None,
             result=None if result is None else _brief(result),
             leaves=frozenset(leaves(result) - leaves(o.get("input"))) if result is not None else frozenset(),
             agent=None, model=(model or name) if operation == MODEL else None,
             input_tokens=_count(usage.get("input", usage.get("promptTokens")), "usageDetails.input", bad),
             output_tokens=_count(usage.get("output", usage.get("completionTokens")), "usageDetails.output", bad),
-            cost=_number(cost.get("total"), f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
+            cost=_number(cost, f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
             goal=None, goal_rank=0, convention="langfuse", where=where, line=None, deviations=())
         phase = _LIFECYCLE.match(name)
         if phase is not None and operation in (TOOL, MODEL):
             key = (operation, phase["stem"], phase["n"])
+            if phase["phase"] != "start":  # the moment the call succeeded, failed or finished
+                ended[key] = max(ended.get(key, span.start), span.start)
             first = merged.get(key)
             if first is not None:
                 _merge(first, span)
                 continue
             merged[key] = span
         spans.append(span)
+    for key, at in ended.items():  # not the start observation's end: BeeAI ends them all with the run
+        merged[key].end = max(at, merged[key].start)
     goal = task(trace.get("input"))
     if goal:
         root = next((s for s in spans if s.operation == AGENT), None) or (spans[0] if spans else None)
@@ -149,6 +157,35 @@ def spans_of(data: dict, source: str) -> list[Span]:
     if trace.get("name") and spans and not any(s.agent for s in spans):
         spans[0].agent = str(trace["name"])[:200]
     return spans
+
+
+def _arguments(o: dict, name: str) -> dict[str, Any]:
+    """A tool call's arguments: its ``input``; a BeeAI lifecycle observation, which has none, holds them in
+    ``tool.parameters`` (elsewhere the tool's JSON schema, which has ``type``/``properties``: never read so)."""
+    found = arguments(o.get("input"))
+    params = _attributes(o).get("tool.parameters")
+    if not found and _LIFECYCLE.match(name) and isinstance(params, dict) and params \
+            and not {"type", "properties", "$schema"} & params.keys():
+        return dict(params)
+    return found
+
+
+def _usage(o: dict) -> tuple[dict, Any]:
+    """An observation's tokens (``input``, ``output``) and total cost: ``usageDetails`` and ``costDetails``, else
+    (an export that has not them: the UI's flat columns, the API's legacy ``usage``) ``inputUsage`` /
+    ``outputUsage`` and ``totalCost`` / ``calculatedTotalCost``."""
+    if isinstance(o.get("usageDetails"), dict):
+        usage = o["usageDetails"]
+    elif isinstance(o.get("usage"), dict):
+        usage = o["usage"]
+    else:
+        usage = {k: o[f] for k, f in (("input", "inputUsage"), ("output", "outputUsage")) if o.get(f) is not None}
+    if isinstance(o.get("costDetails"), dict):
+        return usage, o["costDetails"].get("total")
+    cost = o.get("totalCost", o.get("calculatedTotalCost"))
+    if cost is None and isinstance(o.get("usage"), dict):
+        cost = o["usage"].get("totalCost")
+    return usage, cost
 
 
 def _merge(first: Span, later: Span) -> None:

@@ -121,7 +121,7 @@ class _Builder(Versions):
             self.findings.append(import_finding("no_timestamps", "some checkpoints carry no time: the run's clock counts "
                                           "checkpoints instead of seconds"))
         first = self.order[0].time
-        self.t0: float = first if self.timed and first is not None else 0.0
+        self.t0: int = first if self.timed and first is not None else 0
         self.steps: dict[str, _Step] = {}
         self.names: Counter[str] = Counter()
         self.at: dict[str, list[str]] = defaultdict(list)  # checkpoint -> steps of the superstep ending there
@@ -147,7 +147,7 @@ class _Builder(Versions):
 
     def _time(self, c: Checkpoint) -> float:
         if self.timed and c.time is not None:  # timed: every checkpoint has a time
-            return c.time - self.t0
+            return (c.time - self.t0) / 1e9  # nanoseconds apart, exact: 0.001608 s, not 0.0016078948974609375
         return float(self.position[c.id])
 
     # -- steps -----------------------------------------------------------------------------------------

@@ -5,9 +5,10 @@ Instrumentations often wrap one model call in several nested model spans
 counts). A model span that holds another model span is a wrapper, not a
 call: only the innermost spans are calls; a wrapper's tokens and cost go to
 its one inner call when that call records none. Each call is tied to the
-step (tool call) it led to: the next step that starts, under the same
-parent span, after the call ended; None when no step followed (the final
-answer). With no tool calls at all, the model calls are the steps.
+step (tool call) it led to: the first tool call inside the model span when
+there is one (Google ADK runs a tool within ``call_llm``), else the next step
+that starts, under the same parent span, after the call ended; None when no
+step followed (the final answer). With no tool calls at all, the model calls are the steps.
 
 >>> from planviz.runs.traces.otelspans import Span
 >>> outer = Span(span_id="1", parent_id=None, start=0, end=9, operation="chat", model="m", input_tokens=5)
@@ -79,9 +80,18 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
         under[parent[s.span_id]].append(s)
     starts = {p: [s.start for s in ss] for p, ss in under.items()}
     every = [s.start for s in steps]
+    calls = innermost(order, parent)
+    inside: dict[str, str] = {}  # a model call -> the first tool call recorded inside it (Google ADK nests them)
+    for s in sorted(steps, key=lambda s: s.start):
+        node = parent.get(s.span_id)
+        while node is not None and node not in calls and node not in step_of:
+            node = parent.get(node)
+        if node in calls:
+            inside.setdefault(node, step_of[s.span_id])
     out = []
-    for m in sorted(innermost(order, parent).values(), key=lambda s: (s.start, s.span_id)):
-        step = step_of.get(m.span_id)  # a model call that is itself a step (a trace without tool calls)
+    for m in sorted(calls.values(), key=lambda s: (s.start, s.span_id)):
+        # a model call that is itself a step (a trace without tool calls), or that holds the call it led to
+        step = step_of.get(m.span_id) or inside.get(m.span_id)
         if step is None:
             siblings = under.get(parent[m.span_id]) or steps
             keys = starts.get(parent[m.span_id]) or every

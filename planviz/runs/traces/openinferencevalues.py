@@ -7,7 +7,9 @@ and reading a file) is :mod:`~planviz.runs.traces.openinference`.
 
 - a tool call's arguments are its ``input.value``, unwrapped from the
   ``{"args": [...], "kwargs": {...}}`` that smolagents and LlamaIndex write,
-  JSON-decoded; text that is not JSON (a Python repr) is kept as text. Never
+  JSON-decoded, or read as a Python literal when it is the ``str()`` of a dict
+  (LangChain's OpenInference instrumentation writes ``"{'city': 'Paris'}"``;
+  nothing is evaluated); other text is kept as text. Never
   ``tool.parameters``: that is the tool's JSON schema, not the call;
 - the goal is the user's task in the AGENT span's ``input.value`` (else a
   CHAIN span's).
@@ -15,8 +17,12 @@ and reading a file) is :mod:`~planviz.runs.traces.openinference`.
 >>> arguments('{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"timezone": "America/New_York"}}')
 {'timezone': 'America/New_York'}
 >>> arguments("{'timezone': 'America/New_York'}")
-{'input': "{'timezone': 'America/New_York'}"}
+{'timezone': 'America/New_York'}
+>>> arguments("{'when': datetime.date(2025, 1, 1)}")
+{'input': "{'when': datetime.date(2025, 1, 1)}"}
 >>> task('{"messages": [["user", "Find the year"]]}')
+'Find the year'
+>>> task("system: Be brief.\\nuser: Find the year\\nassistant: 2025")
 'Find the year'
 """
 
@@ -26,6 +32,9 @@ import json
 import re
 from typing import Any
 
+from ...errors import PlanFormatError
+from ...plan.plaindata import check_plain, python_literal
+
 __all__ = ["KIND", "KINDS", "arguments", "task"]
 
 KIND = "openinference.span.kind"
@@ -33,6 +42,7 @@ KINDS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent", "CHAIN"
 """OpenInference span kinds to the GenAI operations planviz reads them as (EMBEDDING, RETRIEVER... are
 neither steps nor model calls)."""
 _USER_KEYS = ("task", "input", "query", "question", "user_input", "prompt", "new_message", "contents")
+_TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
 _REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
 
 
@@ -50,8 +60,15 @@ def decoded(value: Any) -> Any:
 
 def arguments(value: Any) -> dict[str, Any]:
     """A tool call's arguments from its ``input.value``: the keyword arguments of an ``args``/``kwargs``
-    wrapper (positional ones under ``args``), a JSON object itself, anything else under ``input``."""
+    wrapper (positional ones under ``args``), a JSON object itself or the ``str()`` of a Python dict (LangChain's
+    tool input: ``"{'city': 'Paris'}"``, read as a literal, never evaluated), anything else under ``input``."""
     data = decoded(value)
+    if isinstance(data, str) and data.lstrip()[:1] == "{" and isinstance(found := python_literal(data), dict):
+        try:
+            check_plain(found)
+            data = found
+        except PlanFormatError:  # a lone surrogate, an integer too long to write: kept as the text it was
+            pass
     if data is None or data == "":
         return {}
     if isinstance(data, dict) and ("kwargs" in data or "args" in data) and \
@@ -68,7 +85,7 @@ def task(value: Any) -> str | None:
     first user message of ``messages`` (dicts, ``[role, text]`` pairs or LangChain reprs), or plain text."""
     data = decoded(value)
     if isinstance(data, str):
-        return data.strip() or None
+        return _user_turn(data) or data.strip() or None
     if isinstance(data, dict):
         for key in _USER_KEYS:
             found = _text_of(data.get(key))
@@ -82,6 +99,18 @@ def task(value: Any) -> str | None:
             return next((a.strip() for a in args if isinstance(a, str) and a.strip()), None)
     if isinstance(data, list):
         return _first_user(data)
+    return None
+
+
+def _user_turn(text: str) -> str | None:
+    """The first user turn of a chat written as text, one ``role: text`` turn after another (Agno's model
+    spans: ``"developer: ...\nuser: What is trending?"``), or None when the text is not such a transcript."""
+    turns = list(_TURN.finditer(text))
+    if not turns or turns[0].start() != 0:
+        return None
+    for i, turn in enumerate(turns):
+        if turn.group(1) in ("user", "human"):
+            return text[turn.end():turns[i + 1].start() if i + 1 < len(turns) else len(text)].strip() or None
     return None
 
 

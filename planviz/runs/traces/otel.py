@@ -133,7 +133,8 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     order.sort(key=lambda s: s.start)
     traces = {s.trace_id for s in order if s.trace_id}
     if len(traces) > 1:
-        findings.append(_finding("several_traces", f"the file holds {len(traces)} traces; they are read as one run"))
+        findings.append(_finding("several_traces", f"the file holds {len(traces)} traces; they are read as one run, "
+                                 "and no call is taken to wait for a call of another trace"))
     t0 = order[0].start if order else 0
     steps_spans = [s for s in order if s.operation == TOOL]
     if not steps_spans:

@@ -16,7 +16,7 @@ attributes are read too:
   ``ai.prompt`` its goal;
 - tokens from ``ai.usage.promptTokens``/``completionTokens`` (AI SDK 4) or
   ``ai.usage.inputTokens``/``outputTokens`` (5 and later); the model from
-  ``ai.model.id``.
+  ``gen_ai.response.model`` (the one that answered), else ``ai.model.id``.
 
 >>> from planviz.runs.traces import Sample
 >>> detect(Sample.of(b'[{"name": "ai.generateText", "spanContext": {"spanId": "1"}}]')) > 0.8

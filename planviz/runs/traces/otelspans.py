@@ -38,7 +38,7 @@ from typing import Any, Mapping
 from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
 from ...plan.limits import read_int
-from ...plan.plaindata import iso_seconds
+from ...plan.plaindata import iso_nanos
 from . import openinferencevalues
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
@@ -298,9 +298,9 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
         number = read_int(value) if len(value) < 20 else None
         if number is not None and number > 0:
             return number
-        seconds = iso_seconds(value)
-        if seconds is not None:
-            return round(seconds * 1e9)
+        nanos = iso_nanos(value)
+        if nanos is not None:
+            return nanos
     raise bad(field, f"expected nanoseconds since the epoch or ISO 8601 time, got {_short(value)}")
 
 

@@ -7,8 +7,10 @@ of evidence stand in (both reported as import findings, never as facts):
   (:func:`data_flow`); a value the earlier call was itself given is no
   evidence, and booleans and very short values are ignored;
 - **timing**: a call that started after another ended, among the children
-  of one parent span, depends on the latest such calls (:func:`timing_edges`);
-  a container span (a sub-agent) stands for its first and last calls.
+  of one parent span (top-level spans: of one trace; a file's traces are
+  independent requests), depends on the latest such calls
+  (:func:`timing_edges`); a container span (a sub-agent) stands for its
+  first and last calls.
 
 Both are linear in the number of spans (plus the edges they return).
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import defaultdict
+from typing import Any
 
 from .otelspans import Span, leaves
 
@@ -74,11 +77,12 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
         sid = step_of.get(s.span_id)
         if sid is not None:
             rank.setdefault(sid, i)
-    children: dict[str | None, list[Span]] = defaultdict(list)
-    for s in order:
-        children[parent[s.span_id]].append(s)
+    children: dict[Any, list[Span]] = defaultdict(list)
+    for s in order:  # top-level spans are siblings only within their trace: traces are independent requests
+        up = parent[s.span_id]
+        children[up if up is not None else ("trace", s.trace_id or "")].append(s)
     edges: dict[tuple[str, str], None] = {}
-    memo: dict[str | None, tuple] = {}
+    memo: dict[Any, tuple] = {}
 
     def unit(node: Span) -> tuple | None:
         """(start, end or None, entry steps, exit steps) of a child span, None when it holds no step."""
@@ -94,7 +98,7 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
         end = None if node.end is None or inner[1] is None else max(node.end, inner[1])
         return start, end, inner[2], inner[3]
 
-    stack: list[tuple[str | None, bool]] = [(None, False)]
+    stack: list[tuple[Any, bool]] = [(k, False) for k in sorted(k for k in children if isinstance(k, tuple))]
     while stack:  # post-order over the span tree, without recursion (traces can nest deeply)
         key, done = stack.pop()
         if not done:

@@ -3,6 +3,7 @@ from the AGENT span. The truth is computed here from the raw files, never from p
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -29,8 +30,8 @@ def _kind(s):
 def _expected_arguments(value):
     try:
         data = json.loads(value)
-    except ValueError:
-        return {"input": value}  # a Python repr stays text
+    except ValueError:  # LangChain writes str() of the arguments dict: a Python literal
+        data = ast.literal_eval(value)
     if isinstance(data, dict) and "kwargs" in data:
         return data["kwargs"]
     return data
@@ -94,7 +95,9 @@ def _oi(sid, kind, start, end, parent=None, **attrs):
     ('{"kwargs": {"city": "Paris"}}', {"city": "Paris"}),  # LlamaIndex
     ('{"args": ["Paris"], "kwargs": {}}', {"args": ["Paris"]}),
     ('{"city": "Paris"}', {"city": "Paris"}),
-    ("{'city': 'Paris'}", {"input": "{'city': 'Paris'}"}),  # a Python repr: kept as text, never evaluated
+    ("{'city': 'Paris'}", {"city": "Paris"}),  # str() of a dict (LangChain): read as a literal
+    ("{'city': Paris()}", {"input": "{'city': Paris()}"}),  # a call: kept as text, never evaluated
+    ("{'city': __import__('os')}", {"input": "{'city': __import__('os')}"}),
     ('"Paris"', {"input": "Paris"}),
 ])
 def test_arguments_come_from_input_value_unwrapped(value, expected):

@@ -351,3 +351,28 @@ def test_every_otel_sample_gives_each_tool_call_its_arguments_decoded_however_of
         started = [e.step for e in run.events if e.kind == "start"]
         assert [(run.plan.step(sid).tool, run.plan.step(sid).arguments) for sid in started] == expected, path.name
     assert twice == 2  # the sample the test is for still holds them
+
+
+@pytest.mark.corpus
+def test_no_call_waits_for_a_call_of_another_trace(corpus):
+    """A trace is one request: timing says nothing about calls of two traces in one file (the OTel JS sample
+    holds five model calls, each in its own trace, that were read as a chain of four inferred waits)."""
+    paths = (sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+             + sorted((corpus / "openinference").glob("*.json")) + sorted((corpus / "otel-js").glob("*.json")))
+    edges = several = 0
+    for path in paths:
+        raw = json.loads(path.read_text())
+        spans = raw["spans"] if isinstance(raw, dict) else raw
+        if "spanContext" in spans[0]:  # OTel JS: hex ids
+            trace_of = {s["spanContext"]["spanId"]: s["spanContext"]["traceId"] for s in spans}
+        else:  # the Python SDK: integer ids, read as 16 hex digits
+            trace_of = {f'{s["context"]["span_id"]:016x}': s["context"]["trace_id"] for s in spans}
+        several += len(set(trace_of.values())) > 1
+        run = load_trace(path)
+        span_of = {e.step: e.observation.data["span_id"] for e in run.events
+                   if e.kind == "complete" and e.observation is not None}
+        for step in run.plan.steps:
+            for dep in step.depends_on:
+                edges += 1
+                assert trace_of[span_of[dep]] == trace_of[span_of[step.id]], (path.name, dep, step.id)
+    assert several == 2 and edges >= 10  # both OTel JS files hold one trace per call
