@@ -25,7 +25,7 @@ import gc
 from contextlib import contextmanager
 from dataclasses import fields
 from itertools import chain, filterfalse
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..errors import PlanFormatError
 from .fields import CHOICES, STEP_FIELDS
@@ -37,8 +37,27 @@ __all__ = ["planviz_steps", "paused_gc"]
 _TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
 _TEMPLATE.update(id=None, action="", arguments=None)  # a required id; arguments get a fresh dict each
 _KINDS = dict(STEP_FIELDS)
-_new = object.__new__
-_set = object.__setattr__
+
+
+class _StepFilling:
+    """A :class:`Step` being filled in from its fields: plain slot stores (the frozen dataclass's way, one
+    ``object.__setattr__`` per field, costs several times as much); the last line turns it into the Step. A new
+    field of Step goes here too (tests/plan/test_bulk.py compares every field with the careful path's).
+    """
+
+    __slots__ = Step.__slots__
+
+    def __init__(self, f: dict[str, Any]) -> None:
+        self.id, self.action, self.expected_evidence = f["id"], f["action"], f["expected_evidence"]
+        self.depends_on, self.requires, self.produces = f["depends_on"], f["requires"], f["produces"]
+        self.check, self.rollback, self.duration, self.tool = f["check"], f["rollback"], f["duration"], f["tool"]
+        self.arguments, self.resources, self.kind, self.risk = f["arguments"], f["resources"], f["kind"], f["risk"]
+        self.effect, self.approval, self.horizon = f["effect"], f["approval"], f["horizon"]
+        self.budget, self.expands_to, self.revises = f["budget"], f["expands_to"], f["revises"]
+        self.__class__ = Step  # type: ignore[assignment]
+
+
+_filled_step = cast("Callable[[dict[str, Any]], Step]", _StepFilling)
 
 
 @contextmanager
@@ -84,8 +103,7 @@ def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], St
     for i, raw in enumerate(raw_steps):
         fields_ = _step_fields(raw, texts, lists) if type(raw) is dict else None
         if fields_ is not None:
-            step = _new(Step)
-            _set(step, "__dict__", fields_)
+            step = _filled_step(fields_)
         else:  # the careful path builds it or names its defect; every step before it must be clean first
             if not _all_text(texts, lists):
                 return None
@@ -110,7 +128,7 @@ def _all_text(texts: list[str], lists: list[tuple[Any, ...]]) -> bool:
 
 
 def _step_fields(raw: dict[str, Any], texts: list[str], lists: list[tuple[Any, ...]]) -> dict[str, Any] | None:
-    """A step's ``__dict__`` when the careful path would accept ``raw`` as it is, else None."""
+    """A step's fields by name, in field order, when the careful path would accept ``raw`` as it is, else None."""
     out = _TEMPLATE.copy()
     kinds = _KINDS
     for key, value in raw.items():

@@ -85,7 +85,7 @@ def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One node of a plan: what to do, what it needs, what its success establishes.
 
@@ -103,9 +103,9 @@ class Step:
     ...
     planviz.errors.PlanFormatError: step 'S3'.duration: expected a finite number >= 0, got 'soon'
 
-    An empty ``action`` or ``expected_evidence`` is allowed here and reported by
-    ``validate`` (``empty_action``, ``no_evidence``), so a loaded plan shows all
-    its defects at once.
+    An empty ``action`` or ``expected_evidence`` is allowed here and reported by ``validate`` (``empty_action``,
+    ``no_evidence``), so a loaded plan shows all its defects at once. Steps are slotted (no ``__dict__``: a big
+    plan's passes read one small object per step); copy one changed with ``dataclasses.replace``.
     """
 
     id: str

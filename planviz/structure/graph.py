@@ -79,12 +79,7 @@ def to_graph(plan: Plan) -> nx.DiGraph:
     nodes, succ, pred = g._node, g._succ, g._pred
     with paused_gc():  # hundreds of thousands of small dicts, none in a cycle
         for sid, step in steps.items():
-            if type(step) is Step:  # its __dict__ is exactly its fields
-                node = vars(step).copy()
-                del node["id"]
-            else:
-                node = dict(zip(NODE_FIELDS, _node_fields(step)))
-            nodes[sid] = node
+            nodes[sid] = dict(zip(NODE_FIELDS, _node_fields(step)))
             succ[sid] = {}
             pred[sid] = {}
         for sid, step in steps.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 import re
 from html.parser import HTMLParser
@@ -753,8 +754,7 @@ def test_past_due_account_under_a_read_only_contract_is_refused():
     assert {s for f in report.errors for s in f.steps} == set(account.ids)
     with pytest.raises(SemanticError, match="unverified_effect|nothing says whether it only reads"):
         prepare(account, Contract(intent="read"))
-    declared = account.replace(steps=tuple(s.__class__(**{**vars(s), "effect": "write" if s.id in ("step_4", "step_5")
-                                                          else "read"}) for s in account.steps))
+    declared = account.replace(steps=tuple(replace(s, effect="write" if s.id in ("step_4", "step_5") else "read") for s in account.steps))
     assert {(f.code, f.steps[0]) for f in validate(declared, Contract(intent="read")).errors} == {
         ("outside_intent", "step_4"), ("outside_intent", "step_5")}
 

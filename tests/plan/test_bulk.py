@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 import gc
 import math
 from types import MappingProxyType
@@ -31,7 +32,7 @@ def outcome(data):
         plan = plan_from_dict(data, source="p.json")
     except PlanFormatError as exc:
         return "error", str(exc), exc.path
-    return "plan", plan, [[(k, v, _types(v)) for k, v in vars(s).items()] for s in plan.steps]
+    return "plan", plan, [[(f.name, getattr(s, f.name), _types(getattr(s, f.name))) for f in fields(s)] for s in plan.steps]
 
 
 def _types(value):

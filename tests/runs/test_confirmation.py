@@ -3,6 +3,7 @@ writing step before step 1, so a no costs no tool call; confirmation_sheet is wh
 
 from __future__ import annotations
 
+from dataclasses import replace
 import pytest
 
 from planviz import (Contract, Fault, Plan, SimulationError, Step, ToolSpec, confirmation_sheet, load_trace,
@@ -43,7 +44,7 @@ def test_a_no_to_the_plan_costs_no_tool_call(denied, strategy):
 
 
 def test_without_the_option_the_no_comes_at_the_step_after_the_work_before_it():
-    asked = Plan(PLAN.goal, [*PLAN.steps[:3], Step(**{**vars(PLAN.step("P")), "approval": "cache owner"})])
+    asked = Plan(PLAN.goal, [*PLAN.steps[:3], replace(PLAN.step("P"), approval="cache owner")])
     late = simulate(asked, Contract(tools=TOOLS), faults=[Fault("P", "approval_denied")])
     early = simulate(asked, CONFIRM, faults=[Fault("P", "approval_denied")])
     assert (late.outcome, metrics(late).tool_calls) == ("approval_denied", 3)

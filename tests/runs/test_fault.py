@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import pytest
 
 from planviz import Fault, SimulationError, examples, simulate
@@ -38,7 +39,7 @@ def test_a_fault_the_plan_cannot_have_is_an_error_naming_the_choices(cache_plan,
 def test_fault_facts_fill_in_the_defaults(cache_plan, fault, fact):
     plan = cache_plan
     if fault.startswith("S3.v2"):
-        plan = plan.replace(steps=[s if s.id != "S3" else s.__class__(**{**s.__dict__, "id": "S3.v2", "revises": "S3"})
+        plan = plan.replace(steps=[s if s.id != "S3" else replace(s, id="S3.v2", revises="S3")
                                    for s in plan.steps])
         fault = "S3:side_effect"
     assert fault_facts(plan, [Fault.parse(fault)]) == (fact,)

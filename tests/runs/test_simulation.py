@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from collections import Counter
 
 import pytest
@@ -193,7 +194,7 @@ def test_retries_are_capped_by_the_contract(cache_plan, max_retries, outcome, s1
 
 
 def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
-    plan = cache_plan.replace(steps=[s if s.id != "S3" else s.__class__(**{**s.__dict__, "rollback": ""})
+    plan = cache_plan.replace(steps=[s if s.id != "S3" else replace(s, rollback="")
                                      for s in cache_plan.steps])
     assert not idempotent(plan.step("S3")) and idempotent(cache_plan.step("S3"))
     run = simulate(plan, faults=[Fault("S3", "transient")])
@@ -278,7 +279,7 @@ def test_a_user_replanner_gets_the_state_and_its_route_runs(cache_plan):
 
 def test_a_revision_redefining_completed_work_is_refused(cache_plan):
     def propose(goal, contract, state, plan):
-        s0 = plan.step("S0").__class__(**{**plan.step("S0").__dict__, "action": "pretend it was reproduced"})
+        s0 = replace(plan.step("S0"), action="pretend it was reproduced")
         return plan.replace(steps=(s0, *plan.steps[1:3]))
 
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
@@ -495,8 +496,8 @@ def test_a_step_waiting_for_a_resource_does_not_take_a_worker():
 def plans_with_resources(draw):
     plan = draw(plans())
     pool = ["db", "repo", "cache"]
-    steps = [s.__class__(**{**s.__dict__, "resources": draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)),
-                             "check": "it holds"}) for s in plan.steps]
+    steps = [replace(s, resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)), check="it holds")
+             for s in plan.steps]
     return plan.replace(steps=steps)
 
 
@@ -553,12 +554,12 @@ def test_a_refused_plan_never_has_a_start_event(pf, defect):
     first = sorted(plan.ids)[0]
     contract = None
     if defect == "high_risk":
-        plan = plan.replace(steps=[s.__class__(**{**s.__dict__, "risk": "high"}) if s.id == first else s
+        plan = plan.replace(steps=[replace(s, risk="high") if s.id == first else s
                                    for s in plan.steps])
     elif defect == "forbidden":
         contract = Contract(forbidden=[first])
     elif defect == "unsupported":
-        plan = plan.replace(steps=[s.__class__(**{**s.__dict__, "requires": (*s.requires, "p")}) if s.id == first
+        plan = plan.replace(steps=[replace(s, requires=(*s.requires, "p")) if s.id == first
                                    else s for s in plan.steps])
         contract = Contract(given_facts=["other"])
     faults = [f for f in faults if f.kind != "premise_false"]
