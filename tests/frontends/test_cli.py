@@ -311,15 +311,6 @@ def test_render_plan_with_its_own_run_draws_the_frame(cli, tmp_path):
     assert "status-ready" in (tmp_path / "f.svg").read_text()
 
 
-@pytest.mark.parametrize("command", [[], ["validate"], ["render"], ["simulate"], ["report"], ["diff"]])
-def test_help_is_plain_text(command, capsys):
-    from planviz.frontends.cli import main
-
-    assert main([*command, "--help"]) == 0
-    text = capsys.readouterr().out
-    assert text.startswith("usage: planviz") and "``" not in text and ":func:" not in text
-
-
 def test_simulate_frozen_is_the_executor_test(capsys):
     from planviz.frontends.cli import main
 
