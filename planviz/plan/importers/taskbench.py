@@ -16,10 +16,12 @@ that is a finding (``link_mismatch``), as are links naming a tool used twice
 (``dangling_link``), odd reference spellings (``nonstandard_reference``, still
 mapped), template placeholders left in arguments (``unresolved_placeholder``:
 ``<text>``, ``%{output}%``, ``$(step-2)``), empty arguments
-(``empty_argument``), argument objects that are not ``{name, value}``, or whose name is a
-reference (read as one), repeats or is empty (kept under its position) (``malformed_arguments``), unknown fields (``unknown_field``, ignored), text that is not valid JSON
-(``invalid_json``: the task objects it contains are still read), and a hint
-when every reference is off by one (``one_based_references``).
+(``empty_argument``), argument objects that are not ``{name, value}`` or whose
+name is a reference (read as one), repeats or is empty (the value kept under
+its position) (``malformed_arguments``), unknown fields (``unknown_field``,
+ignored), text that is not valid JSON (``invalid_json``: the task objects it
+contains are still read), and a hint when every reference is off by one
+(``one_based_references``).
 
 >>> rec = {"user_request": "caption then speak", "task_nodes": [
 ...     {"task": "Image-to-Text", "arguments": ["example.jpg"]},

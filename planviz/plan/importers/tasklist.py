@@ -191,8 +191,9 @@ def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> tuple
             continue
         if isinstance(item, dict) and set(item) == {"name", "value"}:
             # a repeated, empty or non-text name: the value is kept under its position, and that is said
-            problem = (f"repeats the name {item['name']!r}" if isinstance(item["name"], str) and item["name"] in out else
-                       f"has no usable name (name = {short(item['name'])})")
+            repeated = isinstance(item["name"], str) and item["name"] in out
+            problem = f"repeats the name {item['name']!r}" if repeated else \
+                f"has no usable name (name = {short(item['name'])})"
             findings.append(finding("malformed_arguments", "warning",
                                     f"argument {k} of {sid!r} {problem}; its value is kept under its position "
                                     f"{str(k)!r}", [sid], f"{where}[{k}].name"))
