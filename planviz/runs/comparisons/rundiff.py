@@ -5,8 +5,9 @@ simulation): steps are paired with the matching rule of :func:`planviz.align`
 (step id, tool call id, tool name and arguments), then
 
 - ``first_divergence``: the index of the first event where the two runs do
-  something different (a different kind of event, on a different step, with a
-  different failure class or outcome), or None when neither does;
+  something different (a different kind of event, on a different step, a
+  call of the same step with different arguments (at its start), a different
+  failure class or outcome), or None when neither does;
 - ``only_a`` / ``only_b``: steps that ran in one run only;
 - ``changes``: paired steps whose outcome (final status) or arguments differ;
 - ``usage``: time and cost of each run (:class:`Usage`), and their difference.
@@ -186,16 +187,18 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
         if what:
             changes.append(StepChange(r.id, other.id, what, r.status, other.status, r.arguments, other.arguments))
     a_of_b = {rid: aid for aid, (rid, _, _) in pairs.items()}
-    return RunDiff(a, b, _divergence(a, b, a_of_b), tuple((k, v[0]) for k, v in pairs.items()),
+    called_otherwise = {c.step for c in changes if "arguments" in c.what}
+    return RunDiff(a, b, _divergence(a, b, a_of_b, called_otherwise), tuple((k, v[0]) for k, v in pairs.items()),
                    tuple(r.id for r in ran_a if r.id not in pairs), tuple(r.id for r in unmatched(ran_b, pairs)),
                    tuple(changes), (a.outcome, b.outcome), (run_usage(a), run_usage(b)))
 
 
-def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str]) -> int | None:
+def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str], called_otherwise: set[str]) -> int | None:
+    """The first event where the runs differ; a paired step called with other arguments differs at its start."""
     def key(e: Any, names: Mapping[str, str]) -> tuple:
         return (e.kind, names.get(e.step, e.step) if e.step else None, e.category, e.outcome)
 
     for i, (x, y) in enumerate(zip(a.events, b.events)):
-        if key(x, {}) != key(y, a_of_b):
+        if key(x, {}) != key(y, a_of_b) or (x.kind == "start" and x.step in called_otherwise):
             return i
     return None if len(a.events) == len(b.events) else min(len(a.events), len(b.events))

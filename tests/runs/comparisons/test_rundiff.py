@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+
 import pytest
 
-from planviz import Fault, PlanvizTypeError, diff_runs, parse_trace, run_usage, simulate
+from planviz import Fault, PlanvizTypeError, diff_runs, load_trace, parse_trace, run_usage, simulate
 
 from ..otlp import agent, chat, text, tool
 
@@ -23,18 +26,51 @@ def test_a_run_is_the_same_as_itself(cache_plan):
     assert d.same and d.first_divergence is None and d.deltas()["time"] == 0
 
 
-def test_two_traces_differ_where_a_call_fails_and_arguments_change():
-    b = trace(chat(2, 0, 1, tokens=(100, 10)), tool(3, "search", 1, 2, args={"q": "y"}),
+@pytest.mark.parametrize("query, first", [
+    ("x", 4),  # propose, start search, complete search, start fetch, then: complete vs fail
+    ("y", 1),  # search is called with other arguments: the runs part at its start
+])
+def test_two_traces_differ_where_a_call_fails_and_arguments_change(query, first):
+    b = trace(chat(2, 0, 1, tokens=(100, 10)), tool(3, "search", 1, 2, args={"q": query}),
               tool(4, "fetch", 3, 7, error="HTTPError: 500"), tool(5, "retry_later", 8, 9))
     d = diff_runs(parse_trace(A), parse_trace(b))
-    assert d.first_divergence == 4  # propose, start search, complete search, start fetch, then: complete vs fail
+    assert d.first_divergence == first
     assert d.only_a == () and d.only_b == ("retry_later",)
     changes = {c.step: c.what for c in d.changes}
-    assert changes == {"search": ("arguments",), "fetch": ("outcome",)}
+    assert changes == {"search": ("arguments",), "fetch": ("outcome",)} if query == "y" else {"fetch": ("outcome",)}
     ua, ub = d.usage
     assert (ua.model_calls, ua.input_tokens, ub.model_calls, ub.input_tokens) == (2, 150, 1, 100)
     assert d.deltas()["tool_calls"] == 1 and d.outcomes == ("plan_complete", "step_failed")
-    assert "first divergence: event 4" in d.to_text() and d.to_dict()["only_b"] == ["retry_later"]
+    assert f"first divergence: event {first}" in d.to_text() and d.to_dict()["only_b"] == ["retry_later"]
+
+
+@pytest.mark.corpus
+def test_corpus_runs_of_one_task_part_at_the_first_call_with_other_arguments(corpus):
+    """The any-agent runs of one task: the first divergence is the first tool call (in order) whose tool or
+    arguments differ between the two raw files (computed here from the spans), at that call's start."""
+    def calls(path):
+        spans = {s["context"]["span_id"]: s for s in json.loads(path.read_text())["spans"]}.values()
+        tools = sorted((s for s in spans if s["attributes"].get("gen_ai.operation.name") == "execute_tool"),
+                       key=lambda s: s["start_time"])
+        return [(s["attributes"]["gen_ai.tool.name"], json.loads(s["attributes"]["gen_ai.tool.args"]))
+                for s in tools]
+
+    files = [corpus / "otel" / "any-agent_SMOLAGENTS_trace.json", corpus / "otel" / "more" / "TINYAGENT_trace.json",
+             corpus / "otel" / "any-agent_OPENAI_trace.json"]
+    checked = 0
+    for pa, pb in itertools.permutations(files, 2):
+        ca, cb = calls(pa), calls(pb)
+        k = next((i for i, (x, y) in enumerate(zip(ca, cb)) if x != y), None)
+        d = diff_runs(load_trace(pa), load_trace(pb))
+        if k is None:
+            assert len(ca) != len(cb) and d.first_divergence is not None, (pa.name, pb.name)
+            continue
+        event = d.a.events[d.first_divergence]
+        assert event.kind == "start", (pa.name, pb.name)
+        assert sum(e.kind == "start" for e in d.a.events[:d.first_divergence]) == k, (pa.name, pb.name)
+        assert "the runs agree" not in d.to_text()
+        checked += 1
+    assert checked == 2  # SMOLAGENTS and TINYAGENT both end with final_answer, with other answers
 
 
 def test_a_trace_against_a_simulation_of_its_own_plan():
