@@ -219,7 +219,7 @@ class RunView {
       const said = calls.map(([model, start, took, tin, tout, cost, ok]) => h('li', {text: model
         + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
         + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
-        + (cost !== null ? ' \u00B7 cost ' + num(cost) : '') + (ok ? '' : ' \u00B7 failed')}));
+        + (cost !== null ? ' \u00B7 cost ' + num(cost) + ' USD' : '') + (ok ? '' : ' \u00B7 failed')}));
       box.append(h('h4', {text: 'Model calls for this step (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
     }
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
