@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass, field, fields, replace
+from dataclasses import KW_ONLY, FrozenInstanceError, dataclass, field, fields, replace
 from functools import reduce
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
@@ -27,7 +27,6 @@ from ..errors import PlanFormatError, UnknownStepError, show_value
 from .fields import CONFIRMS, EFFECTS, HORIZONS, INTENTS, RISKS
 from .horizon import Budget, far_fields
 from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
-from .syntax import show_value
 from .toolargs import argument_table
 
 __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
@@ -43,10 +42,8 @@ MAX_TOTAL_DURATION = 1e300  # far beyond any real plan, far enough inside the fl
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
     """Normalise a string or an iterable of strings to a tuple of strings (a set is sorted, so order is stable)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
+    if value is None or isinstance(value, str):
+        return () if value is None else (value,)
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise PlanFormatError(f"expected a string or a list of strings, got {value!r}", path=where)
     if isinstance(value, (set, frozenset)):
@@ -89,11 +86,9 @@ def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
 class Step:
     """One node of a plan: what to do, what it needs, what its success establishes.
 
-    ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string
-    or any iterable of strings and are stored as tuples. A far-horizon step
-    (``horizon="far"``) is a placeholder: it may carry a ``budget`` (a
-    :class:`~planviz.Budget` or a mapping) and its concrete steps,
-    ``expands_to`` (see :mod:`planviz.plan.horizon`).
+    ``depends_on``, ``requires``, ``produces`` and ``resources`` accept a string or any iterable of strings and
+    are stored as tuples. A far-horizon step (``horizon="far"``) is a placeholder: it may carry a ``budget`` (a
+    :class:`~planviz.Budget` or a mapping) and its concrete steps, ``expands_to`` (:mod:`planviz.plan.horizon`).
 
     >>> Step("S2", "write the contract test", expected_evidence="test fails before the patch",
     ...      duration=3, kind="diagnose").duration
@@ -170,6 +165,13 @@ class Step:
             budget, expansion = far_fields(self, where)
             set_(self, "budget", budget)
             set_(self, "expands_to", expansion)
+
+
+def _immutable(step: Step, name: str, *_: Any) -> None:  # slots=True's own test names the old class (3.10, 3.11)
+    raise FrozenInstanceError(f"cannot assign to field {name!r}: a Step is immutable; use dataclasses.replace")
+
+
+Step.__setattr__ = Step.__delattr__ = _immutable  # type: ignore[method-assign, assignment]
 
 
 @dataclass(frozen=True)
@@ -260,11 +262,10 @@ class Plan:
             raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
         set_(self, "import_findings", tuple(self.import_findings))
         # First occurrence wins; duplicates are reported by validate().
-        by_id = dict(zip(map(attrgetter("id"), steps), steps))
+        by_id = dict(zip(map(attrgetter("id"), steps), steps))  # a repeated id's key sits where it came first
         if len(by_id) != len(steps):
-            by_id = {}
-            for s in steps:
-                by_id.setdefault(s.id, s)
+            first = dict(zip(reversed([s.id for s in steps]), reversed(steps)))
+            by_id = {sid: first[sid] for sid in by_id}
         set_(self, "_by_id", by_id)
 
     @property

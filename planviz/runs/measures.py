@@ -101,13 +101,20 @@ class Metrics:
 
 
 def format_value(value: Any) -> str:
-    """A metric as people read it: yes/no, a whole number plainly, others to two decimals, '-' for none."""
+    """A metric as people read it: yes/no, a whole number plainly, others to two decimals (below 1, three
+    significant digits: a recorded 0.00554 s is never shown as 0.01 s, nor 0.0004 s as 0.00 s), '-' for none.
+
+    >>> format_value(1652.601457), format_value(0.005544), format_value(0.25), format_value(29.0)
+    ('1652.60', '0.00554', '0.25', '29')
+    """
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}" if math.isfinite(value) and value != int(value) else f"{value:g}"
+        if not math.isfinite(value) or value == int(value):
+            return f"{value:g}"
+        return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
     return str(value)
 
 

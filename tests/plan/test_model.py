@@ -77,3 +77,25 @@ def test_finding_refuses_unknown_layers_and_severities(kwargs, match):
     values = {"code": "cycle", "layer": "structure", "severity": "error", "message": "m", **kwargs}
     with pytest.raises(PlanFormatError, match=match):
         Finding(**values)
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: setattr(s, "id", "B"),
+    lambda s: setattr(s, "not_a_field", 1),
+    lambda s: delattr(s, "action"),
+])
+def test_a_step_refuses_changes_and_says_how_to_copy_it(change):
+    """Slotted steps keep the frozen dataclass's error, for any name (slots=True's own check fails on 3.10/3.11)."""
+    from dataclasses import FrozenInstanceError, replace
+
+    step = parse_plan("goal: g\nsteps: [{id: A, action: a}]").steps[0]  # the fast read path's step
+    for s in (step, Step("A", "a")):
+        with pytest.raises(FrozenInstanceError, match=r"cannot assign to field '\w+': a Step is immutable; use "
+                                                      r"dataclasses\.replace"):
+            change(s)
+        assert replace(s, action="b").action == "b" and s.action == "a" and not hasattr(s, "__dict__")
+
+
+def test_a_repeated_id_keeps_its_first_step_in_file_order():
+    plan = Plan("g", [Step("A", "first"), Step("B", "b"), Step("A", "second"), Step("C", "c")])
+    assert [(sid, s.action) for sid, s in plan.by_id.items()] == [("A", "first"), ("B", "b"), ("C", "c")]

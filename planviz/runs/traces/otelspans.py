@@ -68,8 +68,10 @@ DOCUMENTED = frozenset({"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.too
                         "gen_ai.tool.call.result", "gen_ai.agent.name", "gen_ai.workflow.name", "gen_ai.response.model",
                         "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
                         "error.type", "gen_ai.input.messages", "gen_ai.agent.tool.tier"})
-# Costs some emitters split in two (any-agent): summed when the total is absent.
-_SPLIT_COST = ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+# Costs some emitters split in two, summed when the total is absent: any-agent's GenAI and OpenInference names, and
+# OpenInference's own; the first pair a span holds is read.
+_SPLIT_COST = (("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"), ("cost_prompt", "cost_completion"),
+               ("llm.cost.prompt", "llm.cost.completion"))
 
 TOOL, MODEL, AGENT, PLAN = "execute_tool", "chat", "invoke_agent", "plan"
 # Operation names, documented and deviating, to what planviz makes of them.
@@ -206,8 +208,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     elif operation in (MODEL, AGENT) and not oi:
         goal = _user_text(get("messages"))
     cost = get("cost")
-    if cost is None and any(k in attrs for k in _SPLIT_COST):
-        cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in _SPLIT_COST)
+    split = next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None) if cost is None else None
+    if split is not None:
+        cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
         span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=name,
         start=start, end=end, status=state, message=_text(message)[:SHORT], operation=operation,

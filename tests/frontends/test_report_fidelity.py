@@ -1,0 +1,80 @@
+"""What a reader of the report and the CLI sees, against the raw corpus file read by hand in each test."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from tests.frontends.pagedata import page_data
+
+
+def _report(cli, trace, tmp_path) -> dict:
+    out = tmp_path / "report.html"
+    assert cli("report", str(trace), "-o", str(out)).returncode == 0
+    return page_data(out.read_text(encoding="utf-8"))
+
+
+def _innermost_llm_spans(spans: list) -> list:
+    """The OpenInference LLM spans with no LLM span below them: each model call once."""
+    parent = {s["context"]["span_id"]: (s.get("parent") or {}).get("span_id") for s in spans}
+    llm = [s for s in spans if s["attributes"].get("openinference.span.kind") == "LLM"]
+    wrappers = set()
+    for s in llm:
+        p = parent.get(s["context"]["span_id"])
+        while p is not None:
+            wrappers.add(p)
+            p = parent.get(p)
+    return [s for s in llm if s["context"]["span_id"] not in wrappers]
+
+
+@pytest.mark.parametrize("name", ["LANGCHAIN_trace_openinference.json", "SMOLAGENTS_trace_openinference.json"])
+def test_openinference_cost_is_shown_as_recorded(corpus, cli, tmp_path, name):
+    """any-agent's OpenInference spans record each call's cost as cost_prompt + cost_completion: the report's
+    metrics, each step's model calls and `planviz diff` show it (they said nothing, or '-', before)."""
+    path = corpus / "openinference" / name
+    calls = _innermost_llm_spans(json.loads(path.read_text(encoding="utf-8"))["spans"])
+    costs = [float(s["attributes"]["cost_prompt"]) + float(s["attributes"]["cost_completion"]) for s in calls]
+    assert len(costs) == 3 and all(c > 0 for c in costs)
+    data = _report(cli, path, tmp_path)
+    assert dict(data["metrics"])["cost"] == f"{sum(costs):.3g} USD"
+    shown = sorted(c[5] for d in data["details"].values() for c in d["calls"])
+    assert shown and all(any(abs(c - t) < 1e-12 for t in costs) for c in shown)
+    diff = cli("diff", str(path), str(path)).stdout
+    assert f"cost: a {sum(costs):.6g} USD, b {sum(costs):.6g} USD" in diff
+
+
+def _iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _history_seconds(path) -> float:
+    stamps = [_iso(c["created_at"]) for c in json.loads(path.read_text(encoding="utf-8"))["history"]]
+    return (max(stamps) - min(stamps)).total_seconds()
+
+
+def _span_seconds(path) -> float:
+    spans = json.loads(path.read_text(encoding="utf-8"))["spans"]
+    return (max(s["end_time"] for s in spans) - min(s["start_time"] for s in spans)) / 1e9
+
+
+@pytest.mark.parametrize("where, seconds", [
+    ("langgraph/langgraph_docs_get_state_history_example.json", _history_seconds),  # 5.544 ms: was "0.01 s"
+    ("langgraph/langgraph_saved_checkpoints_v3.json", None),
+    ("otel/any-agent_LANGCHAIN_trace.json", _span_seconds),
+])
+def test_metrics_time_keeps_its_figure(corpus, cli, tmp_path, where, seconds):
+    """The metrics tab's time is the run's recorded time to three significant digits or two decimals, whichever
+    says more, as the hindsight row beside it does: a 5.544 ms run is never shown as 0.01 s."""
+    path = corpus / where
+    if seconds is None:  # checkpoint tuples: their ts fields
+        stamps = [_iso(c["checkpoint"]["ts"]) for c in json.loads(path.read_text(encoding="utf-8"))]
+        truth = (max(stamps) - min(stamps)).total_seconds()
+    else:
+        truth = seconds(path)
+    shown = dict(_report(cli, path, tmp_path)["metrics"])["time"]
+    number, unit = shown.split()
+    assert unit == "s"
+    tolerance = 0.005 if truth >= 1 else 0.005 * truth  # two decimals; three significant digits below 1 s
+    assert abs(float(number) - truth) <= tolerance, (shown, truth)
