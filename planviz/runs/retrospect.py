@@ -11,6 +11,9 @@ dependencies only the **data** ones: step ``v`` waits for step ``u`` when
   is unknown, so every dependency it has stands (a LangGraph node reads the
   whole state).
 
+A step that a revision brought (a replan, an expansion, a LangGraph fork:
+a step no earlier plan version holds) cannot start before that revision was
+made: its inputs are ready no sooner than the first event of its version.
 Nothing else makes a step wait: not the order an agent chose, not a model
 call. Each step's time is what happened: from its first start to its last
 end (retries included), plus the model calls that led to it while its inputs
@@ -148,6 +151,28 @@ def _steps(run: Run) -> dict[str, Step]:
     return out
 
 
+def _unused(name: str, ids: set[str]) -> str:
+    """``name``, primed until no step of the run has that id."""
+    while name in ids:
+        name += "'"
+    return name
+
+
+def _released(run: Run) -> dict[str, float]:
+    """Each step a revision brought (no earlier plan version holds it): the time of its version's first event."""
+    first: dict[int, float] = {}
+    for e in run.events:
+        first.setdefault(e.plan_version, e.time)
+    seen: set[str] = set()
+    out: dict[str, float] = {}
+    for k, plan in enumerate(run.plans):
+        for s in plan.steps:
+            if k and s.id not in seen and plan.version in first:
+                out[s.id] = first[plan.version]
+            seen.add(s.id)
+    return out
+
+
 def _data_preds(v: Step, times: Mapping[str, tuple[float, float]], producers: Mapping[str, list[str]],
                 ids: set[str]) -> set[str]:
     s_v = times[v.id][0]
@@ -210,15 +235,21 @@ def hindsight(run: Run) -> Hindsight:
             producers[fact].append(sid)
     ids = set(defs) | set(ran)
     preds = {v: (_data_preds(defs[v], times, producers, ids) if v in defs else set()) for v in ran}
-    ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in ran}
+    release = _released(run)
+    ready = {v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)]) for v in ran}
     work, lead = _work(run, t0, times, ready)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
     edges = tuple(sorted((u, v) for v in ran for u in preds[v]))
     if ran:
-        data_plan = Plan("hindsight", [Step(v, v, expected_evidence="ran", depends_on=sorted(preds[v]),
-                                            duration=work[v]) for v in ran])
+        # a revision's moment is a step of its own: from the run's start to the revision, before its new steps
+        marks = {t: _unused(f"(revision at {t!r})", ids) for t in sorted({release[v] for v in ran if v in release})}
+        data_plan = Plan("hindsight", [Step(m, m, expected_evidence="ran", duration=max(0.0, t - t0))
+                                       for t, m in marks.items()] +
+                         [Step(v, v, expected_evidence="ran", duration=work[v],
+                               depends_on=sorted(preds[v]) + ([marks[release[v]]] if v in release else []))
+                          for v in ran])
         schedule = critical_path(data_plan)
-        ideal, path = schedule.makespan, schedule.path
+        ideal, path = schedule.makespan, tuple(v for v in schedule.path if v not in set(marks.values()))
     else:
         ideal, path = 0.0, ()
     return Hindsight(actual, min(ideal, actual) if ideal - actual <= 1e-9 * max(1.0, actual) else ideal,

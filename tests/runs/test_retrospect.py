@@ -7,13 +7,15 @@ result, each call's times and the model calls before it; never from planviz's ou
 from __future__ import annotations
 
 import json
+import sqlite3
+from datetime import datetime
 
 import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planviz import Hindsight, PlanvizTypeError, Recorder, hindsight, load_trace, parse_trace, simulate
+from planviz import Hindsight, PlanvizTypeError, Recorder, hindsight, load_trace, load_traces, parse_trace, simulate
 from planviz import Plan, Step
 from planviz.frontends.cli import main
 
@@ -138,6 +140,53 @@ def test_a_simulated_run_of_a_plan_whose_edges_all_carry_facts_loses_nothing():
     h = hindsight(simulate(examples.load("cache_isolation")))
     assert (h.actual_makespan, h.ideal_makespan, h.serialized) == (29.0, 29.0, ())
     assert all(w == 0 for w in h.waits.values())
+
+
+def test_work_a_replan_brought_cannot_start_before_the_replan():
+    from planviz import Fault, examples
+
+    plan = examples.load("cache_isolation")
+    run = simulate(plan, faults=[Fault("S4", "side_effect")])  # S4 fails at 29 min; S3 and S4 are redone
+    took = {s.id: s.duration for s in plan.steps}
+    h = hindsight(run)
+    # the revision exists only once S4's failure was seen: 29 (S0, S1, S3, S4) + S3 again + S4 again
+    assert h.actual_makespan == h.ideal_makespan == 29.0 + took["S3"] + took["S4"] == 45.0
+    assert h.serialized == () and h.path == ("S3.v2", "S4.v2")
+
+
+@pytest.mark.corpus
+def test_corpus_checkpoint_threads_forked_or_not_could_not_have_ended_sooner(corpus):
+    """A SqliteSaver thread: each node reads the whole state, so it waits for the node before it on its branch,
+    and a branch taken after a fork (the user re-running from an older checkpoint) cannot start before the fork.
+    The thread's last checkpoint's branch reaches back to its first checkpoint (checked here on the raw rows), so
+    nothing could have ended sooner: ideal = actual = last ts - first ts, and no pair is serialized."""
+    msgpack = pytest.importorskip("msgpack")
+    path = corpus / "langgraph" / "sqlite" / "hirokts_checkpoints.db"
+    con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    rows: dict[str, dict[str, tuple]] = {}
+    for thread, cid, parent, kind, blob in con.execute(
+            "SELECT thread_id, checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints"):
+        ts = msgpack.unpackb(blob, ext_hook=lambda code, data: None, raw=False, strict_map_key=False)["ts"]
+        rows.setdefault(thread, {})[cid] = (parent, datetime.fromisoformat(ts).timestamp())
+    con.close()
+    truth, forked = {}, 0
+    for thread, cps in rows.items():
+        first = min(cps, key=lambda c: cps[c][1])
+        last = max(cps, key=lambda c: cps[c][1])
+        branch = [last]
+        while cps[branch[-1]][0] in cps:
+            branch.append(cps[branch[-1]][0])
+        assert branch[-1] == first, thread
+        children = [p for p, _ in cps.values() if p is not None]
+        forked += len(children) != len(set(children))  # a checkpoint with two children: a fork
+        truth[thread] = cps[last][1] - cps[first][1]
+    assert forked >= 3 and len(truth) == 23
+    runs = load_traces(path)
+    assert sorted(round(hindsight(r).actual_makespan, 6) for r in runs) == sorted(round(t, 6) for t in truth.values())
+    for r in runs:
+        h = hindsight(r)
+        assert h.ideal_makespan == pytest.approx(h.actual_makespan, abs=1e-6), (r.plan.goal, h.summary())
+        assert h.serialized == (), (r.plan.goal, h.summary())
 
 
 def test_one_worker_serializes_independent_steps_and_hindsight_names_them():
