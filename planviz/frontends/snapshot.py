@@ -18,6 +18,7 @@ with events x steps. It also holds the event log, the details of each step
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Sequence
 
@@ -68,6 +69,16 @@ def _calls(run: Any) -> dict[str, list[list[Any]]]:
     return out
 
 
+def _value_text(value: Any) -> str:
+    """An argument's value as the trace and the step's action write it: JSON (``false``, ``null``, ``"text"``), cut
+    to ``_VALUE`` characters with ``...`` where cut; a value JSON cannot write is shown as in messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return show_value(value, _VALUE)
+    return text if len(text) <= _VALUE else text[:_VALUE] + "..."
+
+
 def _details(run: Any) -> dict[str, dict[str, Any]]:
     """What a click on a step shows, for every step of every plan version (the latest version's wins), with the
     model calls that led to it (its attempts and their events the front end reads from the log)."""
@@ -76,7 +87,7 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     for plan in run.plans:
         for s in plan.steps:
             out[s.id] = {"action": s.action, "tool": s.tool or "", "kind": s.kind or "",
-                         "arguments": [[str(k), show_value(v, _VALUE)] for k, v in sorted(s.arguments.items())],
+                         "arguments": [[str(k), _value_text(v)] for k, v in sorted(s.arguments.items())],
                          "requires": list(s.requires), "produces": list(s.produces),
                          "evidence": s.expected_evidence, "depends_on": list(s.depends_on),
                          "duration": s.duration, "calls": calls.get(s.id, [])}

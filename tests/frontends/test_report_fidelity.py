@@ -78,3 +78,39 @@ def test_metrics_time_keeps_its_figure(corpus, cli, tmp_path, where, seconds):
     assert unit == "s"
     tolerance = 0.005 if truth >= 1 else 0.005 * truth  # two decimals; three significant digits below 1 s
     assert abs(float(number) - truth) <= tolerance, (shown, truth)
+
+
+def _otel_tool_arguments(path) -> dict:
+    """tool name -> its arguments, from each execute_tool span's JSON text (any-agent: gen_ai.tool.args)."""
+    out = {}
+    for s in json.loads(path.read_text(encoding="utf-8"))["spans"]:
+        a = s["attributes"]
+        if a.get("gen_ai.operation.name") == "execute_tool":
+            out[a["gen_ai.tool.name"]] = json.loads(a["gen_ai.tool.args"])
+    return out
+
+
+def _langfuse_tool_arguments(path) -> dict:
+    """tool name -> its arguments, from each TOOL span's OpenInference tool.parameters (BeeAI's export)."""
+    out = {}
+    for o in json.loads(path.read_text(encoding="utf-8"))["observations"]:
+        attrs = (o.get("metadata") or {}).get("attributes") or {}
+        if attrs.get("openinference.span.kind") == "TOOL" and "tool.parameters" in attrs:
+            out[o["name"].removeprefix("tool.").rsplit(".", 1)[0]] = attrs["tool.parameters"]
+    return out
+
+
+@pytest.mark.parametrize("where, read", [
+    ("langfuse/beeai-2025-08-01.json", _langfuse_tool_arguments),  # full_text: false, shown as Python's False
+    ("otel/any-agent_OPENAI_trace.json", _otel_tool_arguments),
+    ("otel/any-agent_LANGCHAIN_trace.json", _otel_tool_arguments),
+])
+def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_path, where, read):
+    """A step's details show each argument as the file's JSON (``false``, ``"Tokyo"``), the spelling of the step's
+    action beside them, not Python's (``False``, ``'Tokyo'``)."""
+    path = corpus / where
+    truth = read(path)
+    assert truth
+    details = _report(cli, path, tmp_path)["details"]
+    for tool, arguments in truth.items():
+        assert details[tool]["arguments"] == [[k, json.dumps(v, ensure_ascii=False)] for k, v in sorted(arguments.items())]
