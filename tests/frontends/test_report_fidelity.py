@@ -114,3 +114,25 @@ def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_pa
     details = _report(cli, path, tmp_path)["details"]
     for tool, arguments in truth.items():
         assert details[tool]["arguments"] == [[k, json.dumps(v, ensure_ascii=False)] for k, v in sorted(arguments.items())]
+
+
+@pytest.mark.parametrize("command", ["align", "diff", "hindsight"])
+def test_trace_format_offers_every_format_planviz_reads(cli, command):
+    """--trace-format lists the registry's formats, as each command's help says it reads any (it offered
+    planviz, otel and langgraph only: langfuse, openinference, otel-js and langgraph-sqlite were refused)."""
+    from planviz.runs.traces import FORMATS
+
+    error = cli(command, "--trace-format", "no-such-format", "x", "y").stderr
+    offered = error.split("choose from ", 1)[1].rstrip(")\n").replace("'", "").split(", ")
+    assert offered == list(FORMATS)
+
+
+def test_a_forced_trace_format_reads_the_file(corpus, cli):
+    """`planviz diff --trace-format langfuse` reads a Langfuse export: its tokens and cost as the file records."""
+    path = corpus / "langfuse" / "openai-agents-2025-09-30.json"
+    generations = [o for o in json.loads(path.read_text(encoding="utf-8"))["observations"] if o["type"] == "GENERATION"]
+    result = cli("diff", "--trace-format", "langfuse", "--json", str(path), str(path))
+    assert result.returncode == 0, result.stderr
+    usage = json.loads(result.stdout)["usage"]["a"]
+    assert usage["input_tokens"] == sum(o["usageDetails"]["input"] for o in generations)
+    assert usage["cost"] == pytest.approx(sum(o["costDetails"]["total"] for o in generations))
