@@ -138,6 +138,50 @@ def test_an_unfinished_span_leaves_the_run_unfinished():
     assert "unfinished_span" in codes(run)
 
 
+@pytest.mark.parametrize("spans, ends, outcome", [
+    # returned under an agent that ended: it ends when the next span under the agent began...
+    ([agent(1, 0, 5), tool(2, "a", 1, None, result="x"), chat(3, 2, 3)], {"a": 2.0}, "plan_complete"),
+    # ...else when the agent ended
+    ([agent(1, 0, 5), chat(3, 0, 1), tool(2, "a", 1, None, result="x")], {"a": 5.0}, "plan_complete"),
+    # the nearest ancestor that ended bounds it, through one that did not
+    ([agent(1, 0, 6), agent(4, 1, None, parent=1, name="sub"), tool(2, "a", 2, None, 4, result="x")], {"a": 6.0},
+     "plan_complete"),
+    # no result, an error, or nothing above it that ended: still running when the trace was written
+    ([agent(1, 0, 5), tool(2, "a", 1, None)], {}, None),
+    ([agent(1, 0, 5), tool(2, "a", 1, None, result="x", error="E: no")], {}, None),
+    ([tool(2, "a", 1, None, None, result="x")], {}, None),
+])
+def test_a_call_that_returned_but_never_ended_ends_where_its_parent_says(spans, ends, outcome):
+    """Instrumentations that export a call before ending it (any-agent's TinyAgent in 2025-06) leave a call with
+    its result and no end under an agent that ended: it returned, no later than the next span under its parent
+    began, and no later than the span above it ended."""
+    run = parse_trace(text(spans))
+    done = {e.step: e.time for e in run.events if e.kind == "complete"}
+    assert done == ends and run.outcome == outcome
+    assert ("end_inferred" in codes(run)) == bool(ends) and ("unfinished_span" in codes(run)) == (outcome is None)
+
+
+@pytest.mark.corpus
+def test_the_unended_children_trace_ends_with_its_agent(corpus):
+    """TinyAgent's children never ended but hold their outputs: each call ends when the next span under its
+    parent began, the run when the agent span ended (it read 1.33 s, unfinished, where the agent ran 2.56 s)."""
+    path = corpus / "otel" / "more" / "TINYAGENT_trace__237ca107_unended_children.json"
+    spans = json.loads(path.read_text())["spans"]
+    up = {id(s): (s["parent"] or {}).get("span_id") for s in spans}
+    t0 = min(s["start_time"] for s in spans)
+    root = next(s for s in spans if up[id(s)] is None)
+    expected = {}
+    for s in spans:
+        if s["attributes"].get("gen_ai.operation.name") == "execute_tool":
+            assert s["end_time"] is None and s["attributes"]["gen_ai.output"]
+            later = [o["start_time"] for o in spans if up[id(o)] == up[id(s)] and o["start_time"] > s["start_time"]]
+            expected[s["attributes"]["gen_ai.tool.name"]] = (min(later) - t0) / 1e9
+    run = load_trace(path)
+    assert len(expected) == 2 and run.outcome == "plan_complete"
+    assert {e.step: e.time for e in run.events if e.kind == "complete"} == pytest.approx(expected, abs=1e-9)
+    assert run.time == pytest.approx((root["end_time"] - t0) / 1e9, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- broken traces: located errors
 
 @pytest.mark.parametrize("mutate, where, why", [
@@ -275,8 +319,35 @@ def test_any_trace_loads_as_a_run_over_a_dag(spans):
     assert all(d in ids for s in run.plan.steps for d in s.depends_on)
     assert [e.index for e in run.events] == list(range(len(run.events)))
     assert all(a.time <= b.time for a, b in zip(run.events, run.events[1:]))
-    unfinished = any(s["endTimeUnixNano"] == "" for s in spans if s["name"].startswith("execute_tool"))
-    assert (run.outcome is None) == unfinished
+    assert (run.outcome is None) == _left_running(spans)
+
+
+def _left_running(spans):
+    """Whether a tool call is still running by the raw spans: no end, and not a call that returned (a result, no
+    error) under an ancestor that ended (which ends it). Parents as the reader documents them: a repeated id keeps
+    its first span, a missing parent makes a top-level span, a cycle is cut at its earliest span (start, id)."""
+    by_id = {}
+    for s in spans:
+        by_id.setdefault(s["spanId"], s)
+    parent = {i: s["parentSpanId"] if s["parentSpanId"] in by_id else None for i, s in by_id.items()}
+    for i in by_id:
+        path, node = [], i
+        while node is not None and node not in path:
+            path.append(node)
+            node = parent[node]
+        if node is not None:
+            cycle = path[path.index(node):]
+            parent[min(cycle, key=lambda x: (int(by_id[x]["startTimeUnixNano"]), x))] = None
+
+    def ended_above(i):
+        up = parent[i]
+        while up is not None and not by_id[up]["endTimeUnixNano"]:
+            up = parent[up]
+        return up is not None
+
+    return any(not s["endTimeUnixNano"] and (s["status"]["code"] == 2 or not ended_above(i)
+                                             or not any(a["key"] == "gen_ai.tool.call.result" for a in s["attributes"]))
+               for i, s in by_id.items() if s["name"].startswith("execute_tool"))
 
 
 def test_the_tool_tier_attribute_fills_the_steps_effect():
