@@ -136,3 +136,17 @@ def test_a_forced_trace_format_reads_the_file(corpus, cli):
     usage = json.loads(result.stdout)["usage"]["a"]
     assert usage["input_tokens"] == sum(o["usageDetails"]["input"] for o in generations)
     assert usage["cost"] == pytest.approx(sum(o["costDetails"]["total"] for o in generations))
+
+
+@pytest.mark.parametrize("name", ["google-gemini-2025-08-01.json", "google-vertex-tools-langchain-2025-09-19.json",
+                                  "llamaindex-2025-06-05.json", "openai-assistants-2024-05-29.json"])
+def test_a_trace_without_tool_calls_is_not_said_to_lack_tool_call_ids(corpus, cli, tmp_path, name):
+    """A Langfuse export with no tool observation: the picture says its model calls are the steps, and no longer
+    warns that 'no tool call carries gen_ai.tool.call.id' (there is none to carry it; nor any execute_tool span to
+    name in a Langfuse file)."""
+    path = corpus / "langfuse" / name
+    observations = json.loads(path.read_text(encoding="utf-8"))["observations"]
+    assert not [o for o in observations if o["type"] == "TOOL" or "tool" in (o.get("name") or "").lower()]
+    svg = _report(cli, path, tmp_path)["versions"][0]["svg"]
+    assert "no_tool_calls: the trace records no tool call" in svg
+    assert "no_call_ids" not in svg and "execute_tool" not in svg

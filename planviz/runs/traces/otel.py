@@ -144,7 +144,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     if not steps_spans:
         steps_spans = [s for s in order if s.operation == MODEL]
         if steps_spans:
-            findings.append(_finding("no_tool_calls", "the trace has no execute_tool span: its model calls are "
+            findings.append(_finding("no_tool_calls", "the trace records no tool call: its model calls are "
                                      "shown as the steps"))
     for s in order:
         if s.end is not None and s.end < s.start:
@@ -163,7 +163,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
         findings.append(_finding("retry_inferred", "a failed call repeated with the same tool and arguments under "
                                  f"the same parent is read as a retry of one step: {', '.join(sorted(retried))}",
                                  steps=sorted(retried)))
-    if steps_spans and not any(s.call_id for s in steps_spans):
+    if steps_spans and steps_spans[0].operation == TOOL and not any(s.call_id for s in steps_spans):
         findings.append(_finding("no_call_ids", f"no tool call carries {ATTRIBUTES['call_id'][0]!r}: a declared "
                                  "plan is matched to these calls by tool name and arguments"))
     flow = data_flow(steps_spans, step_of, attempts)
