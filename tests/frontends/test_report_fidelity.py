@@ -150,3 +150,17 @@ def test_a_trace_without_tool_calls_is_not_said_to_lack_tool_call_ids(corpus, cl
     svg = _report(cli, path, tmp_path)["versions"][0]["svg"]
     assert "no_tool_calls: the trace records no tool call" in svg
     assert "no_call_ids" not in svg and "execute_tool" not in svg
+
+
+def test_diff_says_not_recorded_where_a_trace_holds_no_model_call(corpus, cli):
+    """The LangGraph docs history holds no AI message, the any-agent trace four call_llm spans: `planviz diff` says
+    the first's model calls, tokens and cost are not recorded, as the report does, where it printed '-'."""
+    history = corpus / "langgraph" / "langgraph_docs_get_state_history_example.json"
+    spans = corpus / "otel" / "any-agent_LANGCHAIN_trace.json"
+    assert "AIMessage" not in history.read_text(encoding="utf-8")
+    calls = [s for s in json.loads(spans.read_text(encoding="utf-8"))["spans"]
+             if s["attributes"].get("gen_ai.operation.name") == "call_llm"]
+    lines = cli("diff", str(history), str(spans)).stdout.splitlines()
+    assert f"model calls: a not recorded, b {len(calls)} calls" in lines
+    tokens = sum(int(s["attributes"]["gen_ai.usage.input_tokens"]) for s in calls)
+    assert f"input tokens: a not recorded, b {tokens} tokens" in lines

@@ -127,7 +127,7 @@ class RunDiff:
 
 
 def _num(x: Any, unit: str) -> str:
-    return "-" if x is None else f"{x:.6g} {unit}" if isinstance(x, float) else f"{x} {unit}"
+    return "not recorded" if x is None else f"{x:.6g} {unit}" if isinstance(x, float) else f"{x} {unit}"
 
 
 def _short(args: Mapping[str, Any]) -> str:
