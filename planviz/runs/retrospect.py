@@ -249,7 +249,7 @@ def hindsight(run: Run) -> Hindsight:
                                depends_on=sorted(preds[v]) + ([marks[release[v]]] if v in release else []))
                           for v in ran])
         schedule = critical_path(data_plan)
-        ideal, path = schedule.makespan, tuple(v for v in schedule.path if v not in set(marks.values()))
+        ideal, path = schedule.makespan, tuple(v for v in schedule.path if v in times)  # the marks never ran
     else:
         ideal, path = 0.0, ()
     return Hindsight(actual, min(ideal, actual) if ideal - actual <= 1e-9 * max(1.0, actual) else ideal,
