@@ -151,7 +151,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
             findings.append(_finding("negative_duration", f"span {s.span_id} ends before it starts; read as "
                                      "ending when it starts", where=_place(s)))
             s.end = s.start
-    inferred = _inferred_ends(order, parent, steps_spans)
+    inferred = _inferred_ends(order, by_id, parent, steps_spans)
     step_of, attempts, retried = _step_ids(steps_spans, parent)
     if inferred:
         names = [step_of[s.span_id] for s in inferred]
@@ -207,16 +207,17 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     return replace(play(plan, actions), model_calls=calls)
 
 
-def _inferred_ends(order: list[Span], parent: dict[str, str | None], steps: list[Span]) -> list[Span]:
+def _inferred_ends(order: list[Span], by_id: dict[str, Span], parent: dict[str, str | None],
+                   steps: list[Span]) -> list[Span]:
     """Give an end to each call that returned but never recorded one, under a span that ended; return them.
 
     Its end is the start of the next span under its parent (the agent went on), else the end of the nearest
-    ancestor that ended. ``order`` is sorted by start; a call with no ended ancestor keeps no end.
+    ancestor that ended. ``order`` is sorted by start and ``by_id`` maps its ids to its spans; a call with no
+    ended ancestor keeps no end.
     """
     open_calls = [s for s in steps if s.end is None and s.result is not None and s.status != "error"]
     if not open_calls:
         return []
-    by_id = {s.span_id: s for s in order}
     starts: dict[str | None, list[int]] = defaultdict(list)
     for s in order:
         starts[parent[s.span_id]].append(s.start)
