@@ -240,8 +240,11 @@ def _name_refs(key: str, value: Any, sid: str, place: str, findings: list[Findin
     the output named there is an input of the step, so it becomes a reference unless the value already
     reads that same output.
     """
+    named = list(_REF.finditer(key))
+    if not named:  # (the usual case: the value is scanned once, by the caller)
+        return
     in_value = {m.group(0) for _path, text in strings_in(value, keys=True) for m in _REF.finditer(text)}
-    for m in _REF.finditer(key):
+    for m in named:
         k = next(g for g in m.groups() if g is not None)
         findings.append(finding(
             "malformed_arguments", "warning",
