@@ -18,6 +18,7 @@ from typing import AbstractSet, Any, Callable, Iterable, Mapping, cast
 
 from ..errors import FrameIndexError, SimulationError, expect_type
 from ..plan.arguments import loaded_fix
+from .modelcall import ModelCall
 from ..plan.model import Contract, Plan
 from ..plan.syntax import show_value
 from .fault import Fault
@@ -251,43 +252,6 @@ class Frame:
     kept: AbstractSet[str] = frozenset()
     conflicted: AbstractSet[str] = frozenset()
     not_run: AbstractSet[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class ModelCall:
-    """One call of a model in a recorded run, as the trace recorded it.
-
-    ``model`` names the model (or the span, when the trace names none);
-    ``start`` is on the run's clock (the time of its events) and
-    ``duration`` how long the call took (None when the trace does not say:
-    a span that never ended, a LangGraph checkpoint);
-    ``input_tokens``, ``output_tokens`` and ``cost`` are None when not
-    recorded; ``ok`` is False for a call that failed. ``step`` is the step
-    (tool call) the call led to, None when it led to none (the final answer
-    after the last tool call, or a run without tool calls); ``id`` is the
-    call's id in the trace (span or observation id).
-
-    >>> call = ModelCall("gpt-4o", 0.5, 1.25, input_tokens=300, output_tokens=20, step="search")
-    >>> call.tokens
-    320
-    """
-
-    model: str
-    start: float
-    duration: float | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    ok: bool = True
-    step: str | None = None
-    id: str = ""
-
-    @property
-    def tokens(self) -> int | None:
-        """Input plus output tokens; None when neither is recorded."""
-        if self.input_tokens is None and self.output_tokens is None:
-            return None
-        return (self.input_tokens or 0) + (self.output_tokens or 0)
 
 
 @dataclass(frozen=True)

@@ -300,10 +300,15 @@ def model_call_from(value: Any, path: str = "model_call") -> ModelCall:
     def count(name: str) -> int | None:
         return None if d.get(name) is None else whole(d[name], f"{path}.{name}")
 
+    inferred = d.get("duration_inferred", False)
+    if not isinstance(inferred, bool):
+        raise BadField(f"{path}.duration_inferred", f"expected true or false, got {_show(inferred)}")
     return ModelCall(text(d["model"], f"{path}.model"), finite(d["start"], f"{path}.start"),
                      None if d.get("duration") is None else finite(d["duration"], f"{path}.duration"), count("input_tokens"),
                      count("output_tokens"), None if d.get("cost") is None else finite(d["cost"], f"{path}.cost"),
-                     ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"))
+                     ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"),
+                     count("reasoning_tokens"), count("cached_tokens"), count("total_tokens"), inferred,
+                     maybe_text(d.get("input"), f"{path}.input"), maybe_text(d.get("output"), f"{path}.output"))
 
 
 # --------------------------------------------------------------------------- schema 1: full frames to deltas
