@@ -1,0 +1,93 @@
+"""Bad input, fourth catalogue (../shared/repro/bad-input-4): each case built here as a small copy of its
+reproduction, kept as a regression test. A case ends with its output, or exit 2 and one line naming the place.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planviz.plan.limits import read_float
+from planviz.plan.model import natural_key
+
+
+def _check(out, code: int, pattern: str = "") -> None:
+    output = out.stdout + out.stderr
+    assert "Traceback" not in output, output[-3000:]
+    assert out.returncode == code, output[-3000:]
+    if code == 2:
+        assert out.stderr.startswith("planviz: error: ") and len(out.stderr.splitlines()) == 1, out.stderr[:2000]
+    assert re.search(pattern, output, re.S), output[-3000:]
+
+
+SUPERSCRIPT_PLAN = 'goal: g\nsteps:\n  - {id: "S1²", action: a, expected_evidence: e}\n' \
+                   '  - {id: B, action: b, expected_evidence: e}\n'
+SUPERSCRIPT_OTEL = [{"name": "execute_tool f1\u00b2", "context": {"span_id": 2, "trace_id": 1}, "start_time": 1000,
+                     "end_time": 2000, "attributes": {"gen_ai.operation.name": "execute_tool",
+                                                      "gen_ai.tool.name": "f1\u00b2"}}]
+
+
+@pytest.mark.parametrize("command", [["validate"], ["simulate"], ["render", "-o", "{out}.svg"],
+                                     ["simulate", "--report", "{out}.html"]])
+def test_an_id_with_a_digit_then_a_superscript_digit_is_an_id_like_any_other(cli, tmp_path, command):
+    path = tmp_path / "plan.yaml"
+    path.write_text(SUPERSCRIPT_PLAN, encoding="utf-8")
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in command]
+    out = cli(argv[0], str(path), *argv[1:])
+    _check(out, 0)
+    if command[0] == "validate":
+        assert "S1²" in out.stdout
+
+
+def test_a_trace_whose_tool_name_ends_in_a_superscript_digit_reports(cli, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(SUPERSCRIPT_OTEL), encoding="utf-8")
+    _check(cli("report", str(path), "-o", str(tmp_path / "r.html")), 0)
+    assert "f1²" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+@given(st.lists(st.text(max_size=12), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_any_unicode_ids_sort_and_ascii_numbers_sort_by_value(ids):
+    ordered = sorted(ids, key=natural_key)
+    assert sorted(ordered, key=natural_key) == ordered
+    numbers = [f"S{n}" for n in (10, 9, 100, 1)]
+    assert sorted(numbers, key=natural_key) == ["S1", "S9", "S10", "S100"]
+
+
+def test_an_id_of_more_digits_than_python_converts_sorts():
+    huge = "S" + "9" * 6000
+    assert sorted([huge, "S2", "S" + "0" * 7000 + "3"], key=natural_key) == ["S2", "S" + "0" * 7000 + "3", huge]
+
+
+def test_a_dead_end_branch_that_is_a_cycle_is_two_findings_not_a_crash(cli, tmp_path):
+    teval = [{"id": 0, "prev": [1], "name": "A.f", "args": {}}, {"id": 1, "prev": [0], "name": "A.g", "args": {}},
+             {"id": 2, "prev": [], "name": "FinishAction", "args": {}}]
+    path = tmp_path / "teval.json"
+    path.write_text(json.dumps(teval), encoding="utf-8")
+    out = cli("validate", str(path))
+    _check(out, 1, r"error  cycle  0, 1 .*warning  dead_end  0, 1 .*loop is broken")
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 309, "1e999", "-1e400"])
+def test_an_otlp_double_out_of_float_range_is_refused_naming_the_attribute(cli, tmp_path, value):
+    span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "0000000000000002", "name": "chat m",
+            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000000001000",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                           {"key": "gen_ai.usage.cost", "value": {"doubleValue": "@"}}]}
+    text = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).replace('"@"', value)
+    path = tmp_path / "otlp.json"
+    path.write_text(text, encoding="utf-8")
+    _check(cli("report", str(path), "-o", str(tmp_path / "r.html")), 2,
+           r"spans\[0\]\.attributes\[1\]\.value: doubleValue holds .* not a valid doubleValue")
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("value, expected", [(3, 3.0), ("2.5", 2.5), (10 ** 400, None), ("1e999", None),
+                                             (float("nan"), None), (True, None), ("٣", None), ("9" * 9000, None)])
+def test_read_float_is_the_one_conversion_of_untrusted_numbers(value, expected):
+    assert read_float(value) == expected
