@@ -5,7 +5,11 @@ reproduction, kept as a regression test. A case ends with its output, or exit 2 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -91,3 +95,22 @@ def test_an_otlp_double_out_of_float_range_is_refused_naming_the_attribute(cli, 
                                              (float("nan"), None), (True, None), ("٣", None), ("9" * 9000, None)])
 def test_read_float_is_the_one_conversion_of_untrusted_numbers(value, expected):
     assert read_float(value) == expected
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = ROOT / "planviz" / "examples" / "cache_isolation.yaml"
+
+
+@pytest.mark.parametrize("command", ["campaign", "ablation"])
+@pytest.mark.parametrize("alias", ["symlink", "hardlink"])
+def test_a_chart_that_is_the_file_standard_input_reads_is_refused(tmp_path, command, alias):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(PLAN.read_text())
+    chart = tmp_path / "chart.svg"
+    chart.symlink_to(plan) if alias == "symlink" else os.link(plan, chart)
+    with open(plan) as stdin:
+        out = subprocess.run([sys.executable, "-m", "planviz", command, "-", "--samples", "1", "-o", str(chart)],
+                             stdin=stdin, capture_output=True, text=True, timeout=120, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _check(out, 2, r"-o .*chart\.svg is one of the plan files \(- \(standard input\)\): write the chart to another file")
+    assert plan.read_text() == PLAN.read_text()
