@@ -114,3 +114,33 @@ def test_a_chart_that_is_the_file_standard_input_reads_is_refused(tmp_path, comm
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
     _check(out, 2, r"-o .*chart\.svg is one of the plan files \(- \(standard input\)\): write the chart to another file")
     assert plan.read_text() == PLAN.read_text()
+
+
+ESC = "\x1b]8;;https://evil.example/x\x1b\\click\x1b]8;;\x1b\\\x1b[2J\x1b[31mRED\x07\x9b"
+
+
+def _escape_plan() -> dict:
+    return {"goal": "g " + ESC, "time_unit": "min" + ESC,
+            "steps": [{"id": "S0" + ESC, "action": "a " + ESC, "expected_evidence": "e " + ESC,
+                       "produces": ["f" + ESC], "duration": 1},
+                      {"id": "S1", "action": "b", "expected_evidence": "e", "depends_on": ["S0" + ESC],
+                       "requires": ["f" + ESC], "produces": ["done"], "duration": 1}]}
+
+
+@pytest.mark.parametrize("command", [
+    "validate {plan}", "validate --json {plan}", "grade {plan}", "simulate {plan}", "simulate --json {plan}",
+    "diff {trace} {trace}", "diff --json {trace} {trace}", "hindsight {trace}", "align {plan} {trace}",
+    "report {trace} -o {out}.html", "render {plan} -o {out}.svg", "validate {missing}"])
+def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(cli, tmp_path, command):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_escape_plan()), encoding="utf-8")
+    trace = tmp_path / "run.jsonl"
+    assert cli("simulate", str(plan), "--trace", str(trace)).returncode in (0, 1)
+    missing = tmp_path / ("gone" + ESC + ".yaml")
+    argv = command.format(plan=plan, trace=trace, out=tmp_path / "out", missing=missing).split()
+    out = cli(*argv)
+    assert "Traceback" not in out.stdout + out.stderr
+    shown = out.stdout + out.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), repr(shown[:500])
+    if "--json" in argv:
+        json.loads(out.stdout)  # still JSON
