@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import planviz
+
 from planviz.plan.limits import read_float
 from planviz.plan.model import natural_key
 
@@ -144,3 +146,81 @@ def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(cli
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), repr(shown[:500])
     if "--json" in argv:
         json.loads(out.stdout)  # still JSON
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+SPAN_FILES = ["otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace.json",
+              "openinference/SMOLAGENTS_trace_openinference.json", "langfuse/langgraph-2025-08-22.json",
+              "langfuse/openai-agents-2025-09-30.json", "otel-js/ai-generateText.json",
+              "langgraph/langgraph_saved_checkpoints_v3.json",
+              "langgraph/langgraph_docs_get_state_history_example.json"]
+
+
+def _leaves(value, where=()):
+    """Every string of parsed JSON, with its path; a string holding JSON text also gives its own leaves."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, where + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, where + (i,))
+    elif isinstance(value, str):
+        yield where, None
+        if value[:1] in "{[":
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                return
+            for path, _ in _leaves(inner):
+                yield where, path
+
+
+def _poison(value, where, inner):
+    """A copy of ``value`` with a lone surrogate added to the string at ``where`` (inside its JSON text
+    when ``inner`` is a path there)."""
+    value = json.loads(json.dumps(value))
+    *parents, last = where
+    node = value
+    for key in parents:
+        node = node[key]
+    if inner is None:
+        node[last] = node[last] + "\ud800"
+    else:
+        node[last] = json.dumps(_poison(json.loads(node[last]), inner, None))
+    return value
+
+
+@pytest.mark.parametrize("name", SPAN_FILES)
+def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or_reads_back(corpus, tmp_path, name):
+    import random
+
+    raw = json.loads((CORPUS / name).read_text(encoding="utf-8"))
+    leaves = list(_leaves(raw))
+    rnd = random.Random(f"surrogate-{name}")
+    for where, inner in rnd.sample(leaves, min(25, len(leaves))):
+        text = json.dumps(_poison(raw, where, inner))  # ensure_ascii: the surrogate is a \\ud800 escape
+        assert "\\ud800" in text
+        try:
+            run = planviz.parse_trace(text, source=f"{name}.poisoned")
+        except planviz.PlanvizError as exc:
+            assert f"{name}.poisoned" in str(exc), str(exc)  # any refusal names the file (and its field)
+            continue
+        path = tmp_path / "t.jsonl"  # accepted (the string was not kept): every writer writes it
+        planviz.save_trace(run, path)
+        back = planviz.load_trace(path)
+        assert [(e.kind, e.step, e.message) for e in back.events] == [(e.kind, e.step, e.message) for e in run.events]
+        assert back.model_calls == run.model_calls
+        planviz.report_html(run, tmp_path / "r.html")
+
+
+@pytest.mark.parametrize("field", ["message"])
+def test_a_lone_surrogate_in_planvizs_own_trace_is_refused_naming_the_field(field):
+    from planviz.runs.traces.tracefile import run_to_lines
+
+    records = [json.loads(line) for line in run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation")))]
+    k = next(i for i, r in enumerate(records) if r["type"] == "event" and r["event"].get(field))
+    records[k]["event"][field] += "\ud800"
+    n = sum(r["type"] == "event" for r in records[:k])
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    with pytest.raises(planviz.PlanvizError, match=rf"own\.jsonl: events\[{n}\]\.{field}: lone surrogate"):
+        planviz.parse_trace(text, source="own.jsonl")
