@@ -224,3 +224,85 @@ def test_a_lone_surrogate_in_planvizs_own_trace_is_refused_naming_the_field(fiel
     text = "".join(json.dumps(r) + "\n" for r in records)
     with pytest.raises(planviz.PlanvizError, match=rf"own\.jsonl: events\[{n}\]\.{field}: lone surrogate"):
         planviz.parse_trace(text, source="own.jsonl")
+
+
+class _CountingDecoder:
+    """json.JSONDecoder whose raw_decode counts the calls and the characters it is handed."""
+
+    def __init__(self) -> None:
+        self.calls, self.chars, self._inner = 0, 0, json.JSONDecoder()
+
+    def raw_decode(self, text: str, idx: int = 0):
+        self.calls, self.chars = self.calls + 1, self.chars + len(text) - idx
+        return self._inner.raw_decode(text, idx)
+
+
+def _taskbench_work(monkeypatch, text: str) -> tuple[int, int, int]:
+    from planviz.plan.importers import taskbench
+
+    counter = _CountingDecoder()
+    monkeypatch.setattr(taskbench, "_DECODER", counter)
+    plans = planviz.parse_plans(text, format="taskbench")
+    return counter.calls, counter.chars, sum(len(p.steps) for p in plans)
+
+
+def _junk_list(n: int) -> str:
+    return "[" + ", ".join('{"task": "t", "id": %d, "dep": [-1], "args": {}} junk' % i for i in range(n)) + "]"
+
+
+def test_a_task_list_with_junk_between_objects_is_read_in_linear_work(monkeypatch):
+    calls, chars, steps = _taskbench_work(monkeypatch, _junk_list(500))
+    calls4, chars4, steps4 = _taskbench_work(monkeypatch, _junk_list(2000))
+    assert (steps, steps4) == (500, 2000)
+    assert chars4 <= 4.5 * chars and calls4 <= 4.5 * calls
+
+
+def test_failed_starts_cost_their_window_not_the_text_before_them(monkeypatch):
+    def text(prefix: int) -> str:
+        return "[" + "\n" * prefix + "{x} " * 2000 + '{"task": "t", "id": 1, "dep": [-1], "args": {}}]'
+
+    _, chars, steps = _taskbench_work(monkeypatch, text(50_000))
+    _, chars4, steps4 = _taskbench_work(monkeypatch, text(200_000))
+    assert steps == steps4 == 1
+    assert chars4 <= 1.2 * chars  # the prefix is never handed to the decoder again
+
+
+def test_failed_starts_are_capped(monkeypatch):
+    from planviz.plan.importers import taskbench
+
+    monkeypatch.setattr(taskbench, "_MAX_ATTEMPTS", 300)
+    calls, _, _ = _taskbench_work(monkeypatch, "[" + "{x} " * 5000 + "]")
+    assert calls == 300
+
+
+@pytest.mark.parametrize("shape", ["joins", "repeated_end"])
+def test_llmcompiler_joins_make_linear_edges(shape):
+    def text(n: int) -> str:
+        if shape == "joins":
+            return 'Question: q\n1. search("x")\n' + "".join(f"{i}. join()\n" for i in range(2, n + 2))
+        return 'Question: q\n1. search("x")\n2. search("y")\n' + "3. join()<END_OF_PLAN>\n" * n
+
+    def edges(n: int) -> int:
+        return sum(len(s.depends_on) for p in planviz.parse_plans(text(n), format="llmcompiler") for s in p.steps)
+
+    assert edges(2000) <= 4.5 * edges(500)
+
+
+def test_a_join_still_waits_for_every_earlier_task():
+    text = ('Question: q\n1. search("a")\n2. search("b")\n3. join()\n4. search("c")\n5. math("$4")\n'
+            "6. join()<END_OF_PLAN>\n")
+    plan = planviz.parse_plan(text, format="llmcompiler")
+    assert plan.step("3").depends_on == ("1", "2") and plan.step("6").depends_on == ("3", "4", "5")
+    import networkx as nx
+
+    assert nx.ancestors(planviz.to_graph(plan), "6") == {"1", "2", "3", "4", "5"}
+
+
+def test_rewoo_steps_sharing_an_input_give_one_finding_each():
+    def findings(n: int) -> list:
+        text = "".join(f"Plan: look it up\n#E{k} = Google[hometown of the 2024 winner]\n" for k in range(1, n + 1))
+        return [f for f in planviz.parse_plan(text, format="rewoo").import_findings if f.code == "implicit_reference"]
+
+    small, big = findings(50), findings(200)
+    assert len(small) == 49 and len(big) == 199  # every step after the first, once
+    assert "and the inputs of 198 more earlier steps" in big[-1].message
