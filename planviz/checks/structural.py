@@ -117,9 +117,10 @@ def dead_ends(cx: Context, contract: Contract | None) -> list[Finding]:
         edges = [(p, u) for u in branch for p in dict.fromkeys(parents[u])]
         what = f"step {branch[0]!r}" if len(branch) == 1 else f"the branch {names(branch)}"
         after = f" (it leaves the route after {names(entries)})" if entries else ""
+        tail = f"{last[0]!r}" if last else "a step of it once its loop is broken (see the cycle finding)"
         out.append(finding("dead_end", "structure",
                            f"{what} never reaches {end}{after}: no path leads from it to the plan's end, so its "
-                           f"work is not used; make {ends[0]!r} (or a step before it) depend on {last[0]!r}, "
+                           f"work is not used; make {ends[0]!r} (or a step before it) depend on {tail}, "
                            "or remove it", branch, severity="warning", edges=edges, where=f"{ends[0]}.depends_on"))
     return out
 

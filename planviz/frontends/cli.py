@@ -20,7 +20,7 @@ from typing import Sequence
 
 from ..errors import PlanvizError
 from ..plan.output import same_file
-from .terminal import CommandParser, Progress
+from .terminal import CommandParser, NeutralText, Progress, neutral_stdout
 
 __all__ = ["main"]
 
@@ -101,8 +101,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def _wrote(diagram, output: str) -> int:
     path = diagram.save(output)
-    if diagram.notice:
-        print(f"planviz: note: {diagram.notice}", file=sys.stderr)
+    print(f"planviz: note: {diagram.notice}", file=sys.stderr) if diagram.notice else None
     print(f"wrote {path}")
     return 0
 
@@ -341,7 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) and 2
     try:
         _refuse_overwriting(args)
-        return args.func(args)
+        with neutral_stdout():  # no plan or trace text moves the terminal
+            return args.func(args)
     except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
         _silence_stdout()
         return 141
@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .tracemixup import trace_refusal  # imported on this error path only: startup stays as it was
         message = trace_refusal(exc, args) or str(exc) or ("out of memory: the input stands for more than "
                                "this machine holds" if isinstance(exc, MemoryError) else type(exc).__name__)
-        print(f"planviz: error: {' '.join(message.splitlines())}", file=sys.stderr)  # one line, whatever the input
+        print(f"planviz: error: {' '.join(message.splitlines())}", file=NeutralText(sys.stderr))  # one line
         return 2
     except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all
         print("planviz: interrupted", file=sys.stderr)

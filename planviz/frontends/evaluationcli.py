@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -51,10 +50,13 @@ def _run(args: argparse.Namespace) -> int:
     from ..runs.faultmodel import FaultModel
     from .terminal import Progress
 
-    if args.output and os.path.exists(args.output) and any(
-            os.path.exists(f) and os.path.samefile(f, args.output) for f in args.plans if f != "-"):
-        raise PlanvizError(f"-o {args.output} is one of the plan files: write the chart to another file (planviz "
-                           "never overwrites its input)")
+    from ..plan.output import same_file
+
+    for f in args.plans if args.output else ():
+        if same_file(args.output, f):  # "-": the file standard input reads, by device and inode
+            shown = "- (standard input)" if f == "-" else f
+            raise PlanvizError(f"-o {args.output} is one of the plan files ({shown}): write the chart to another file "
+                               "(planviz never overwrites its input)")
     plans = [p for f in args.plans for p in load_plans(sys.stdin.buffer if f == "-" else f)]
     model = FaultModel(parse_rates(args.rates), times=args.times, seed=args.seed)
     executor, close = _executor(args)

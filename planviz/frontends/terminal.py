@@ -23,14 +23,50 @@ True
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
-__all__ = ["Progress", "CommandParser", "SizedHelpFormatter"]
+__all__ = ["Progress", "CommandParser", "SizedHelpFormatter", "NeutralText", "neutral_stdout"]
 
 _ERASE = "\r\x1b[2K"  # back to the start of the line, and clear it
+
+
+class NeutralText:
+    """A text stream that shows every control character but the line break as an escape
+    (:func:`~planviz.checks.report.printable`): whatever a command prints from a plan or trace, an ESC
+    byte never reaches the terminal. Bytes written to ``.buffer`` (an image on stdout) pass unchanged.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> print("S1\\x1b[2J", "ok", file=NeutralText(out)); out.getvalue()
+    'S1\\\\x1b[2J ok\\n'
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        from ..checks.report import printable
+
+        self._stream, self._printable = stream, printable
+
+    def write(self, text: str) -> int:
+        self._stream.write("\n".join(map(self._printable, text.split("\n"))))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, buffer, fileno, isatty, encoding...
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def neutral_stdout() -> Iterator[None]:
+    """``sys.stdout`` as a :class:`NeutralText` for the duration, put back after."""
+    stdout = sys.stdout
+    sys.stdout = NeutralText(stdout)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout = stdout
 
 
 class Progress:

@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -30,14 +31,14 @@ import warnings
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
            "MAX_TRACE_RECORD",
-           "raise_hint", "mib", "read_int", "max_digits", "too_many_digits"]
+           "raise_hint", "mib", "read_int", "read_float", "max_digits", "too_many_digits"]
 
 
 def _setting(name: str, default: int) -> int:
     text = os.environ.get(f"PLANVIZ_{name}", "").strip().replace("_", "")
     if not text:
         return default
-    if text.isdigit() and int(text) > 0:
+    if text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
     warnings.warn(f"PLANVIZ_{name}={text!r} is not a positive whole number; using {default}", stacklevel=2)
     return default
@@ -83,6 +84,24 @@ def read_int(text: str) -> int | None:
     if not isinstance(text, str) or len(text) > MAX_DIGITS + 1 or not _WHOLE.match(text):
         return None
     return int(text) if len(text.lstrip("+-")) <= max_digits() else None
+
+
+def read_float(value: object) -> float | None:
+    """``value`` (an int, a float or ASCII number text; never a bool) as a finite float, else None: the one
+    conversion of untrusted numbers, so a 310-digit integer or ``1e999`` is refused, never an OverflowError.
+
+    >>> read_float(2), read_float("2.5"), read_float(10 ** 400), read_float("1e999"), read_float(True)
+    (2.0, 2.5, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    if isinstance(value, str) and (len(value) > MAX_DIGITS + 8 or not value.strip().isascii()):
+        return None
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def max_digits() -> int:

@@ -64,16 +64,16 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     return check_unicode(value, where)
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
-    """A sort key that orders the numbers inside ids by value: ``step_9`` before ``step_10``.
+    """Orders the ASCII numbers inside ids by value, never by ``int`` (``S1²`` sorts): ``step_9``, ``step_10``.
 
-    >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2"], key=natural_key)
-    ['S1.v2', 'S2', 'S10', 'step_9', 'step_10']
+    >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2", "S1²"], key=natural_key)
+    ['S1.v2', 'S1²', 'S2', 'S10', 'step_9', 'step_10']
     """
-    return tuple([(0, int(part), part) if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text) if part])
+    return tuple([(0, len(n := p.lstrip("0")), n, p) if "0" <= p[0] <= "9" else (1, 0, p, p) for p in _DIGITS.split(text) if p])
 
 
 def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:

@@ -31,7 +31,7 @@ from ..errors import PlanFormatError
 from . import limits
 from .syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "copy_plain", "as_duration", "iso_nanos", "python_literal",
+__all__ = ["check_plain", "check_unicode", "check_unicode_data", "copy_plain", "as_duration", "iso_nanos", "python_literal",
            "ARGUMENTS_DEPTH", "MAX_LITERAL"]
 
 _END = object()
@@ -141,6 +141,27 @@ def check_unicode(text: str, where: str | tuple[Any, ...] | None = None) -> str:
                                   f"{show_value(text, 40)}: expected Unicode text that can be written as UTF-8",
                                   path=(where if isinstance(where, str) else join_path(where or ())) or None) from None
     return text
+
+
+def check_unicode_data(value: Any) -> None:
+    """Refuse parsed JSON holding a lone surrogate in any key or string (:func:`check_unicode`, the path named).
+
+    >>> check_unicode_data({"spans": [{"name": "ok"}, {"name": "x\\ud800"}]})
+    Traceback (most recent call last):
+    ...
+    planviz.errors.PlanFormatError: spans[1].name: lone surrogate '\\ud800' at character 2 of 'x\\ud800': expected Unicode text that can be written as UTF-8
+    """
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            check_unicode(item, where)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                check_unicode(key, where + (key,)) if isinstance(key, str) else None
+                stack.append((inner, where + (key,)))
+        elif isinstance(item, list):
+            stack.extend((inner, where + (i,)) for i, inner in enumerate(item))
 
 
 def copy_plain(value: Any) -> Any:

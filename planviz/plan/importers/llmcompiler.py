@@ -5,8 +5,9 @@ The planner writes numbered tool calls, ``N. tool(args)``, where ``$K`` (or
 ``N. join()<END_OF_PLAN>``. Each ``Question:`` block (blocks are also split at
 ``###``) is one plan. Step ``K`` is task K and produces the fact ``$K``; a
 ``$K`` in arguments becomes a dependency on ``K`` requiring that fact.
-``join()`` hands every result to the joiner, so it depends on every earlier
-task. ``Thought:`` lines are the planner's commentary
+``join()`` hands every result to the joiner, so it depends on every task
+since the previous join and on that join (so, through it, on every earlier
+task: n joins are n edges, never n²/2). ``Thought:`` lines are the planner's commentary
 and are not steps.
 
 A numbered line that is not a complete call is an ``unparsed_line`` finding
@@ -78,6 +79,7 @@ def _has_text(block: list[tuple[int, str]]) -> bool:
 def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
     goal: list[str] = []
     drafts: list[Draft] = []
+    last_join = 0  # the tasks a join() links to start here: after the previous join, which it links to
     findings: list[Finding] = []
     ended = False
     for number, line in block:
@@ -120,7 +122,8 @@ def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
         tool, args_text = call.group(1), call.group(2)
         arguments = {str(i): v for i, v in enumerate(_split_args(args_text))}
         if tool == "join":
-            links = [(d.id, where) for d in drafts]
+            links = [(d.id, where) for d in drafts[last_join:]]
+            last_join = len(drafts)
             drafts.append(Draft(number_text, "join()", "the joiner answers from every task's result",
                                 tool="join", arguments=arguments, links=links, where=where,
                                 result=f"${number_text}"))

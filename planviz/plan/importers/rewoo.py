@@ -128,13 +128,18 @@ def _implicit(drafts: list[Draft], findings: list[Finding]) -> None:
                                     f"not checked from step {d.id!r} on: {len(drafts):,} steps are too many to "
                                     "compare every pair of inputs", [d.id], d.where))
             return
-        for earlier in drafts[:i]:
-            known = earlier.arguments["input"].strip().casefold()
-            if earlier.id in referenced or len(known) < 12 or _REF.search(known) or known not in text:
-                continue
+        repeated = [e for e in drafts[:i] if _repeats(text, e, referenced)]
+        if repeated:  # one finding per step, however many earlier inputs it repeats
+            earlier, more = repeated[0], len(repeated) - 1
+            also = f" (and the inputs of {more:,} more earlier step{'s' * (more > 1)})" if more else ""
             findings.append(finding(
                 "implicit_reference", "warning",
-                f"step {d.id!r} repeats the whole input of {earlier.id!r}, {earlier.arguments['input']!r}, "
+                f"step {d.id!r} repeats the whole input of {earlier.id!r}, {earlier.arguments['input']!r}{also}, "
                 "instead of "
                 f"reading its evidence #{earlier.id}: if it needs that answer, write #{earlier.id} "
                 "(no edge is drawn; the planner wrote none)", [earlier.id, d.id], d.where))
+
+
+def _repeats(text: str, earlier: Draft, referenced: set[str]) -> bool:
+    known = earlier.arguments["input"].strip().casefold()
+    return not (earlier.id in referenced or len(known) < 12 or _REF.search(known) or known not in text)

@@ -153,7 +153,7 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
         data = loads_within_limits(text)
     except json.JSONDecodeError as exc:
         tasks, skipped = _scan_objects(text)
-        where = _line_col(text, getattr(exc, "pos", 0))
+        where = _Lines(text).at(getattr(exc, "pos", 0))
         extra = f"; skipped text {', '.join(skipped)}" if skipped else ""
         findings.append(finding(
             "invalid_json", "error",
@@ -172,11 +172,6 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
     return nodes_plan(data, goal=goal, prefix=prefix, findings=findings)
 
 
-def _line_col(text: str, pos: int) -> str:
-    line = text.count("\n", 0, pos) + 1
-    return f"line {line} column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
-
-
 def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
     """The top-level ``{...}`` task objects in text that is not valid JSON, and what lay between them.
 
@@ -184,14 +179,14 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
     what is left unread then shows among the skipped text.
     """
     check_inner_depth(text)  # no task object nests deeper than the limit (and no decode below recurses past it)
-    decoder = json.JSONDecoder()
     tasks, skipped, pos, gap, failures = [], [], 0, 0, 0
+    lines, last_quote = _Lines(text), text.rfind('"')
     while failures < _MAX_ATTEMPTS:
         start = text.find("{", pos)
         if start < 0:
             break
         try:
-            obj, end = decoder.raw_decode(text, start)
+            obj, end = _decode_at(text, start, last_quote)
         except (ValueError, RecursionError):
             pos, failures = start + 1, failures + 1
             continue
@@ -199,15 +194,53 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
             check_inner_plain(obj)  # no lone surrogate (or integer too long to write) enters the plan
             between = text[gap:start].strip().strip(",[").strip()
             if between:
-                skipped.append(f"{_clip(between)!r} at {_line_col(text, gap + text[gap:start].find(between[0]))}")
+                skipped.append(f"{_clip(between)!r} at {lines.at(gap + text[gap:start].find(between[0]))}")
             tasks.append(obj)
             pos = gap = end
         else:
             pos, failures = start + 1, failures + 1
     tail = text[gap:].strip().strip(",]").strip()
     if tail:
-        skipped.append(f"{_clip(tail)!r} at {_line_col(text, gap + text[gap:].find(tail[0]))}")
+        skipped.append(f"{_clip(tail)!r} at {lines.at(gap + text[gap:].find(tail[0]))}")
     return tasks, skipped
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _decode_at(text: str, start: int, last_quote: int) -> tuple[Any, int]:
+    """The JSON value at ``start`` and where it ends, decoded from a window that grows only while the value
+    may run past it: a failed start costs its window, never the text before it (a decode error counts the
+    lines from the start of the string it was given)."""
+    size = 4096
+    while True:
+        window = text[start:start + size] if start + size < len(text) else text[start:]
+        try:
+            value, end = _DECODER.raw_decode(window)
+            return value, start + end
+        except json.JSONDecodeError as exc:
+            if len(window) == len(text) - start:
+                raise
+            cut = exc.pos >= len(window) - 1 or exc.msg.startswith("Unterminated string") and (
+                start + exc.pos < last_quote)
+            if not cut:
+                raise
+            size *= 4
+
+
+class _Lines:
+    """``line L column C`` of positions asked in increasing order, counting each line break once."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line, self.begins = text, 0, 1, 0
+
+    def at(self, pos: int) -> str:
+        if pos < self.pos:
+            self.pos, self.line, self.begins = 0, 1, 0
+        self.line += self.text.count("\n", self.pos, pos)
+        self.begins = self.text.rfind("\n", self.pos, pos) + 1 or self.begins
+        self.pos = pos
+        return f"line {self.line} column {pos - self.begins + 1}"
 
 
 def _clip(text: str) -> str:

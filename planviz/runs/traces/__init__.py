@@ -56,6 +56,7 @@ from ...plan.bulk import paused_gc
 from ...plan.plaindata import check_plain
 from ...plan.syntax import show_value
 from ..events import Run
+from .runtext import check_run_text
 
 __all__ = ["FORMATS", "TRACE_FORMATS", "HEAD", "Sample", "Document", "detect", "load_traces", "load_runs",
            "parse_runs", "one_run", "format_title"]
@@ -227,8 +228,14 @@ def _read(doc: Document, fmt: str, thread: str | None) -> tuple[Run, ...]:
         raise TraceFormatError(f"thread={thread!r}: a {format_title(fmt)} trace holds one run, not threads; "
                                "leave thread= out", source=doc.name)
     doc.thread = thread
-    runs = module.read(doc)
-    runs = (runs,) if isinstance(runs, Run) else tuple(runs)
+    try:
+        runs = module.read(doc)
+    except TraceFormatError:
+        raise
+    except PlanFormatError as exc:  # a plan a reader made from the trace's text: name the file too
+        raise TraceFormatError(exc.message, source=exc.source or doc.name, line=exc.line, column=exc.column,
+                               path=exc.path) from None
+    runs = tuple(check_run_text(r, doc.name) for r in ((runs,) if isinstance(runs, Run) else runs))
     if fmt == "planviz":  # its own header says where it came from
         return runs
     return tuple(run if run.trace_format else replace(run, trace_format=fmt) for run in runs)

@@ -29,8 +29,11 @@ import re
 from itertools import accumulate
 from typing import Any, BinaryIO, Iterator
 
-from ...errors import TraceFormatError, show_value
+from ...errors import PlanFormatError, TraceFormatError, show_value
 from ...plan import limits
+from ...plan.plaindata import check_unicode_data
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
@@ -92,7 +95,7 @@ class _Buffer:
     def __init__(self, stream: BinaryIO, source: str) -> None:
         self.stream, self.source = stream, source
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
-        self.text, self.pos, self.eof = "", 0, False
+        self.text, self.pos, self.eof, self.escaped = "", 0, False, False
         self.offset = 0  # characters dropped before self.text
         self.cap: int | None = None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
         self._line, self._line_pos = 1, 0  # the line number at self._line_pos (an index into self.text)
@@ -132,6 +135,8 @@ class _Buffer:
                 self.eof = True
                 break
         self.text += "".join(got)
+        if not self.escaped:  # a surrogate escape (\\ud800): lone ones are found in the parsed values
+            self.escaped = _SURROGATE.search(self.text, max(0, len(self.text) - size - 5)) is not None
         if self.cap is not None and self.offset + len(self.text) > self.cap:
             raise TraceFormatError(f"the trace is larger than {self.cap:,} characters; pass max_bytes= or "
                                    f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=self.source)
@@ -343,5 +348,10 @@ def values(stream: BinaryIO, source: str = "<stream>", max_bytes: int | None = N
     out: list[Any] = []
     while buf.peek():
         out.append(buf.value(f"value {len(out) + 1}" if out else "", limit=buf.cap))
+    if buf.escaped:
+        try:
+            check_unicode_data(out if len(out) > 1 else out[0])
+        except PlanFormatError as exc:
+            raise TraceFormatError(exc.message, source=source, path=exc.path) from None
     return out
 

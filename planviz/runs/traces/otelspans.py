@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import re
 from typing import Any, Mapping
 
 from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
-from ...plan.limits import read_int
+from ...plan.limits import read_float, read_int
 from ...plan.plaindata import iso_nanos
 from . import openinferencevalues
 
@@ -320,9 +319,10 @@ def _count(value: Any, field: str, bad: Any) -> int | None:
 def _number(value: Any, field: str, bad: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+    number = read_float(value) if isinstance(value, (int, float)) else None
+    if number is None:
         raise bad(field, f"expected a finite number, got {_short(value)}")
-    return float(value)
+    return number
 
 
 def _value(value: Any) -> Any:
@@ -398,11 +398,10 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "intValue" and isinstance(x, str) and read_int(x) is not None:
         return read_int(x)
-    if kind == "doubleValue" and isinstance(x, (int, float, str)) and not isinstance(x, bool):
-        try:
-            return float(x)
-        except ValueError:
-            pass
+    if kind == "doubleValue" and read_float(x) is not None:
+        return read_float(x)
+    if kind == "doubleValue" and x in ("NaN", "Infinity", "-Infinity"):  # protobuf JSON's non-finite doubles
+        return x
     if kind == "arrayValue" and isinstance(x, dict):
         return [_any_value(e, f"{field}.arrayValue.values[{i}]", bad, depth + 1)
                 for i, e in enumerate(x.get("values") or [])]

@@ -19,11 +19,11 @@ planviz.runs.traces.tracefields.BadField: event.time: expected a finite number, 
 
 from __future__ import annotations
 
-import math
 from dataclasses import MISSING, fields
 from typing import Any, Callable, Mapping
 
 from ...errors import PlanFormatError
+from ...plan.limits import read_float
 from ...plan.model import LAYERS, SEVERITIES, STATUSES, Finding
 from ...plan.records import contract_from_dict
 from ...plan.syntax import show_value
@@ -65,11 +65,8 @@ def finite(value: Any, path: str) -> float:
     """A finite number (``bool`` is not one), as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadField(path, f"expected a finite number, got {_show(value)}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
+    number = read_float(value)
+    if number is None:
         shown = _show(value) if isinstance(value, float) else f"an integer of {len(str(value))} digits"
         raise BadField(path, f"expected a finite number, got {shown}")
     return number

@@ -1,0 +1,308 @@
+"""Bad input, fourth catalogue (../shared/repro/bad-input-4): each case built here as a small copy of its
+reproduction, kept as a regression test. A case ends with its output, or exit 2 and one line naming the place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import planviz
+
+from planviz.plan.limits import read_float
+from planviz.plan.model import natural_key
+
+
+def _check(out, code: int, pattern: str = "") -> None:
+    output = out.stdout + out.stderr
+    assert "Traceback" not in output, output[-3000:]
+    assert out.returncode == code, output[-3000:]
+    if code == 2:
+        assert out.stderr.startswith("planviz: error: ") and len(out.stderr.splitlines()) == 1, out.stderr[:2000]
+    assert re.search(pattern, output, re.S), output[-3000:]
+
+
+SUPERSCRIPT_PLAN = 'goal: g\nsteps:\n  - {id: "S1²", action: a, expected_evidence: e}\n' \
+                   '  - {id: B, action: b, expected_evidence: e}\n'
+SUPERSCRIPT_OTEL = [{"name": "execute_tool f1\u00b2", "context": {"span_id": 2, "trace_id": 1}, "start_time": 1000,
+                     "end_time": 2000, "attributes": {"gen_ai.operation.name": "execute_tool",
+                                                      "gen_ai.tool.name": "f1\u00b2"}}]
+
+
+@pytest.mark.parametrize("command", [["validate"], ["simulate"], ["render", "-o", "{out}.svg"],
+                                     ["simulate", "--report", "{out}.html"]])
+def test_an_id_with_a_digit_then_a_superscript_digit_is_an_id_like_any_other(cli, tmp_path, command):
+    path = tmp_path / "plan.yaml"
+    path.write_text(SUPERSCRIPT_PLAN, encoding="utf-8")
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in command]
+    out = cli(argv[0], str(path), *argv[1:])
+    _check(out, 0)
+    if command[0] == "validate":
+        assert "S1²" in out.stdout
+
+
+def test_a_trace_whose_tool_name_ends_in_a_superscript_digit_reports(cli, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(SUPERSCRIPT_OTEL), encoding="utf-8")
+    _check(cli("report", str(path), "-o", str(tmp_path / "r.html")), 0)
+    assert "f1²" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+@given(st.lists(st.text(max_size=12), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_any_unicode_ids_sort_and_ascii_numbers_sort_by_value(ids):
+    ordered = sorted(ids, key=natural_key)
+    assert sorted(ordered, key=natural_key) == ordered
+    numbers = [f"S{n}" for n in (10, 9, 100, 1)]
+    assert sorted(numbers, key=natural_key) == ["S1", "S9", "S10", "S100"]
+
+
+def test_an_id_of_more_digits_than_python_converts_sorts():
+    huge = "S" + "9" * 6000
+    assert sorted([huge, "S2", "S" + "0" * 7000 + "3"], key=natural_key) == ["S2", "S" + "0" * 7000 + "3", huge]
+
+
+def test_a_dead_end_branch_that_is_a_cycle_is_two_findings_not_a_crash(cli, tmp_path):
+    teval = [{"id": 0, "prev": [1], "name": "A.f", "args": {}}, {"id": 1, "prev": [0], "name": "A.g", "args": {}},
+             {"id": 2, "prev": [], "name": "FinishAction", "args": {}}]
+    path = tmp_path / "teval.json"
+    path.write_text(json.dumps(teval), encoding="utf-8")
+    out = cli("validate", str(path))
+    _check(out, 1, r"error  cycle  0, 1 .*warning  dead_end  0, 1 .*loop is broken")
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 309, "1e999", "-1e400"])
+def test_an_otlp_double_out_of_float_range_is_refused_naming_the_attribute(cli, tmp_path, value):
+    span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "0000000000000002", "name": "chat m",
+            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000000001000",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                           {"key": "gen_ai.usage.cost", "value": {"doubleValue": "@"}}]}
+    text = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).replace('"@"', value)
+    path = tmp_path / "otlp.json"
+    path.write_text(text, encoding="utf-8")
+    _check(cli("report", str(path), "-o", str(tmp_path / "r.html")), 2,
+           r"spans\[0\]\.attributes\[1\]\.value: doubleValue holds .* not a valid doubleValue")
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("value, expected", [(3, 3.0), ("2.5", 2.5), (10 ** 400, None), ("1e999", None),
+                                             (float("nan"), None), (True, None), ("٣", None), ("9" * 9000, None)])
+def test_read_float_is_the_one_conversion_of_untrusted_numbers(value, expected):
+    assert read_float(value) == expected
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN = ROOT / "planviz" / "examples" / "cache_isolation.yaml"
+
+
+@pytest.mark.parametrize("command", ["campaign", "ablation"])
+@pytest.mark.parametrize("alias", ["symlink", "hardlink"])
+def test_a_chart_that_is_the_file_standard_input_reads_is_refused(tmp_path, command, alias):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(PLAN.read_text())
+    chart = tmp_path / "chart.svg"
+    chart.symlink_to(plan) if alias == "symlink" else os.link(plan, chart)
+    with open(plan) as stdin:
+        out = subprocess.run([sys.executable, "-m", "planviz", command, "-", "--samples", "1", "-o", str(chart)],
+                             stdin=stdin, capture_output=True, text=True, timeout=120, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _check(out, 2, r"-o .*chart\.svg is one of the plan files \(- \(standard input\)\): write the chart to another file")
+    assert plan.read_text() == PLAN.read_text()
+
+
+ESC = "\x1b]8;;https://evil.example/x\x1b\\click\x1b]8;;\x1b\\\x1b[2J\x1b[31mRED\x07\x9b"
+
+
+def _escape_plan() -> dict:
+    return {"goal": "g " + ESC, "time_unit": "min" + ESC,
+            "steps": [{"id": "S0" + ESC, "action": "a " + ESC, "expected_evidence": "e " + ESC,
+                       "produces": ["f" + ESC], "duration": 1},
+                      {"id": "S1", "action": "b", "expected_evidence": "e", "depends_on": ["S0" + ESC],
+                       "requires": ["f" + ESC], "produces": ["done"], "duration": 1}]}
+
+
+@pytest.mark.parametrize("command", [
+    "validate {plan}", "validate --json {plan}", "grade {plan}", "simulate {plan}", "simulate --json {plan}",
+    "diff {trace} {trace}", "diff --json {trace} {trace}", "hindsight {trace}", "align {plan} {trace}",
+    "report {trace} -o {out}.html", "render {plan} -o {out}.svg", "validate {missing}"])
+def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(cli, tmp_path, command):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_escape_plan()), encoding="utf-8")
+    trace = tmp_path / "run.jsonl"
+    assert cli("simulate", str(plan), "--trace", str(trace)).returncode in (0, 1)
+    missing = tmp_path / ("gone" + ESC + ".yaml")
+    argv = command.format(plan=plan, trace=trace, out=tmp_path / "out", missing=missing).split()
+    out = cli(*argv)
+    assert "Traceback" not in out.stdout + out.stderr
+    shown = out.stdout + out.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), repr(shown[:500])
+    if "--json" in argv:
+        json.loads(out.stdout)  # still JSON
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+SPAN_FILES = ["otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace.json",
+              "openinference/SMOLAGENTS_trace_openinference.json", "langfuse/langgraph-2025-08-22.json",
+              "langfuse/openai-agents-2025-09-30.json", "otel-js/ai-generateText.json",
+              "langgraph/langgraph_saved_checkpoints_v3.json",
+              "langgraph/langgraph_docs_get_state_history_example.json"]
+
+
+def _leaves(value, where=()):
+    """Every string of parsed JSON, with its path; a string holding JSON text also gives its own leaves."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, where + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, where + (i,))
+    elif isinstance(value, str):
+        yield where, None
+        if value[:1] in "{[":
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                return
+            for path, _ in _leaves(inner):
+                yield where, path
+
+
+def _poison(value, where, inner):
+    """A copy of ``value`` with a lone surrogate added to the string at ``where`` (inside its JSON text
+    when ``inner`` is a path there)."""
+    value = json.loads(json.dumps(value))
+    *parents, last = where
+    node = value
+    for key in parents:
+        node = node[key]
+    if inner is None:
+        node[last] = node[last] + "\ud800"
+    else:
+        node[last] = json.dumps(_poison(json.loads(node[last]), inner, None))
+    return value
+
+
+@pytest.mark.parametrize("name", SPAN_FILES)
+def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or_reads_back(corpus, tmp_path, name):
+    import random
+
+    raw = json.loads((CORPUS / name).read_text(encoding="utf-8"))
+    leaves = list(_leaves(raw))
+    rnd = random.Random(f"surrogate-{name}")
+    for where, inner in rnd.sample(leaves, min(25, len(leaves))):
+        text = json.dumps(_poison(raw, where, inner))  # ensure_ascii: the surrogate is a \\ud800 escape
+        assert "\\ud800" in text
+        try:
+            run = planviz.parse_trace(text, source=f"{name}.poisoned")
+        except planviz.PlanvizError as exc:
+            assert f"{name}.poisoned" in str(exc), str(exc)  # any refusal names the file (and its field)
+            continue
+        path = tmp_path / "t.jsonl"  # accepted (the string was not kept): every writer writes it
+        planviz.save_trace(run, path)
+        back = planviz.load_trace(path)
+        assert [(e.kind, e.step, e.message) for e in back.events] == [(e.kind, e.step, e.message) for e in run.events]
+        assert back.model_calls == run.model_calls
+        planviz.report_html(run, tmp_path / "r.html")
+
+
+@pytest.mark.parametrize("field", ["message"])
+def test_a_lone_surrogate_in_planvizs_own_trace_is_refused_naming_the_field(field):
+    from planviz.runs.traces.tracefile import run_to_lines
+
+    records = [json.loads(line) for line in run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation")))]
+    k = next(i for i, r in enumerate(records) if r["type"] == "event" and r["event"].get(field))
+    records[k]["event"][field] += "\ud800"
+    n = sum(r["type"] == "event" for r in records[:k])
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    with pytest.raises(planviz.PlanvizError, match=rf"own\.jsonl: events\[{n}\]\.{field}: lone surrogate"):
+        planviz.parse_trace(text, source="own.jsonl")
+
+
+class _CountingDecoder:
+    """json.JSONDecoder whose raw_decode counts the calls and the characters it is handed."""
+
+    def __init__(self) -> None:
+        self.calls, self.chars, self._inner = 0, 0, json.JSONDecoder()
+
+    def raw_decode(self, text: str, idx: int = 0):
+        self.calls, self.chars = self.calls + 1, self.chars + len(text) - idx
+        return self._inner.raw_decode(text, idx)
+
+
+def _taskbench_work(monkeypatch, text: str) -> tuple[int, int, int]:
+    from planviz.plan.importers import taskbench
+
+    counter = _CountingDecoder()
+    monkeypatch.setattr(taskbench, "_DECODER", counter)
+    plans = planviz.parse_plans(text, format="taskbench")
+    return counter.calls, counter.chars, sum(len(p.steps) for p in plans)
+
+
+def _junk_list(n: int) -> str:
+    return "[" + ", ".join('{"task": "t", "id": %d, "dep": [-1], "args": {}} junk' % i for i in range(n)) + "]"
+
+
+def test_a_task_list_with_junk_between_objects_is_read_in_linear_work(monkeypatch):
+    calls, chars, steps = _taskbench_work(monkeypatch, _junk_list(500))
+    calls4, chars4, steps4 = _taskbench_work(monkeypatch, _junk_list(2000))
+    assert (steps, steps4) == (500, 2000)
+    assert chars4 <= 4.5 * chars and calls4 <= 4.5 * calls
+
+
+def test_failed_starts_cost_their_window_not_the_text_before_them(monkeypatch):
+    def text(prefix: int) -> str:
+        return "[" + "\n" * prefix + "{x} " * 2000 + '{"task": "t", "id": 1, "dep": [-1], "args": {}}]'
+
+    _, chars, steps = _taskbench_work(monkeypatch, text(50_000))
+    _, chars4, steps4 = _taskbench_work(monkeypatch, text(200_000))
+    assert steps == steps4 == 1
+    assert chars4 <= 1.2 * chars  # the prefix is never handed to the decoder again
+
+
+def test_failed_starts_are_capped(monkeypatch):
+    from planviz.plan.importers import taskbench
+
+    monkeypatch.setattr(taskbench, "_MAX_ATTEMPTS", 300)
+    calls, _, _ = _taskbench_work(monkeypatch, "[" + "{x} " * 5000 + "]")
+    assert calls == 300
+
+
+@pytest.mark.parametrize("shape", ["joins", "repeated_end"])
+def test_llmcompiler_joins_make_linear_edges(shape):
+    def text(n: int) -> str:
+        if shape == "joins":
+            return 'Question: q\n1. search("x")\n' + "".join(f"{i}. join()\n" for i in range(2, n + 2))
+        return 'Question: q\n1. search("x")\n2. search("y")\n' + "3. join()<END_OF_PLAN>\n" * n
+
+    def edges(n: int) -> int:
+        return sum(len(s.depends_on) for p in planviz.parse_plans(text(n), format="llmcompiler") for s in p.steps)
+
+    assert edges(2000) <= 4.5 * edges(500)
+
+
+def test_a_join_still_waits_for_every_earlier_task():
+    text = ('Question: q\n1. search("a")\n2. search("b")\n3. join()\n4. search("c")\n5. math("$4")\n'
+            "6. join()<END_OF_PLAN>\n")
+    plan = planviz.parse_plan(text, format="llmcompiler")
+    assert plan.step("3").depends_on == ("1", "2") and plan.step("6").depends_on == ("3", "4", "5")
+    import networkx as nx
+
+    assert nx.ancestors(planviz.to_graph(plan), "6") == {"1", "2", "3", "4", "5"}
+
+
+def test_rewoo_steps_sharing_an_input_give_one_finding_each():
+    def findings(n: int) -> list:
+        text = "".join(f"Plan: look it up\n#E{k} = Google[hometown of the 2024 winner]\n" for k in range(1, n + 1))
+        return [f for f in planviz.parse_plan(text, format="rewoo").import_findings if f.code == "implicit_reference"]
+
+    small, big = findings(50), findings(200)
+    assert len(small) == 49 and len(big) == 199  # every step after the first, once
+    assert "and the inputs of 198 more earlier steps" in big[-1].message
