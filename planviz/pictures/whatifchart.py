@@ -17,16 +17,20 @@ True
 
 from __future__ import annotations
 
-from html import escape
-
 from ..errors import expect_type
 from ..runs.whatif import FINAL_ANSWER, WhatIf
+from .escape import escape_html, escape_label
 from .gantt import Bar, _axis, _paint, bars
 from .style import LOOKS
 
 __all__ = ["render_what_if"]
 
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 22, 46
+
+
+def _text(value: object, limit: int = 1000) -> str:
+    """Untrusted text for the SVG: control characters shown as symbols (:func:`escape_label`), then escaped."""
+    return escape_html(escape_label(value, limit=limit, target="text"))
 
 
 def _look(name: str) -> str:
@@ -85,14 +89,14 @@ def render_what_if(what_if: WhatIf) -> str:
     faults = ", ".join(map(str, w.faults)) or "no fault"
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-whatif" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
-           f'font-family="sans-serif" font-size="11"><title>what-if: {escape(faults)}</title>', _legend(),
+           f'font-family="sans-serif" font-size="11"><title>what-if: {_text(faults)}</title>', _legend(),
            _axis(span, scale, x0, height, w.time_unit)]
     for i, step in enumerate(rows):
         y = _TOP + i * _ROW_H
-        sid = escape(step)
+        sid = _text(step)
         fate = "voided" if step in voided else "kept" if step in w.kept else "not run"
         fate += ", re-run" if step in rerun else ""
-        label = escape(step if len(step) <= 14 else step[:13] + "\u2026") + (" \u21bb" if step in rerun else "")
+        label = _text(step, 14) + (" \u21bb" if step in rerun else "")
         out.append(f'<g class="pv-row" data-step="{sid}"><title>{sid}: {fate}</title>'
                    f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end">{label}</text>')
         for b in recorded:

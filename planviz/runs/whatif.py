@@ -5,7 +5,7 @@ version, with the steps later versions added and revised nothing) with
 
 - each step's duration what its last recorded attempt took, plus the model
   calls that led to it (:attr:`planviz.Run.model_calls`; none for a simulated
-  run), a step that never ran keeping its planned duration;
+  run), a step that never ended an attempt keeping its planned duration;
 - the data edges of :func:`planviz.hindsight` (a call whose inputs hold an
   earlier call's result) made explicit as dependencies, beside the plan's own;
 - when the trace records model calls that led to no step (the final answer),
@@ -142,7 +142,8 @@ def data_edges(run: Run) -> tuple[tuple[str, str, str], ...]:
 
 
 def _attempts(run: Run) -> tuple[dict[str, float], dict[str, int], dict[str, str]]:
-    """Each step's last attempt length, its count of failed attempts, and how its last attempt ended."""
+    """Each step's last ended attempt's length (an attempt the run's end cut short says nothing of it), its count of
+    failed attempts, and how its last attempt ended."""
     open_: dict[str, float] = {}
     last: dict[str, float] = {}
     fails: dict[str, int] = defaultdict(int)
@@ -159,8 +160,6 @@ def _attempts(run: Run) -> tuple[dict[str, float], dict[str, int], dict[str, str
             if e.kind == "fail":
                 fails[e.step] += 1
                 category[e.step] = e.category or "tool_error"
-    for sid, t in open_.items():
-        last[sid] = run.time - t
     return last, dict(fails), ended
 
 
