@@ -263,3 +263,21 @@ def test_cli_what_if_refuses_overwriting_its_input_and_a_wrong_suffix(tmp_path, 
     assert main(["what-if", str(path), "-o", str(tmp_path / "w.png")]) == 2
     err = capsys.readouterr().err
     assert "name it OUT.svg" in err and re.search(r"is the input FILE|OUT\.svg", err)
+
+
+def test_data_edges_as_triples_with_their_reason_are_read_too(monkeypatch):
+    # hindsight's data edges become (earlier, later, reason) triples: what_if reads either form
+    import types
+
+    import planviz.runs.whatif as module
+
+    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="a.result", arguments={"q": 1}),
+                      Step("B", "b", expected_evidence="e", arguments={"year": "2025"}),
+                      Step("C", "c", expected_evidence="e", arguments={"q": 2})])
+    run = simulate(plan)
+    monkeypatch.setattr(module, "hindsight", lambda r: types.SimpleNamespace(
+        data_edges=(("A", "B", "derived: '2025' in '2025-06-11T08:00'"),)))
+    w = what_if(run, faults=[Fault("A", "tool_error")])
+    assert w.voided == ("A", "B") and w.kept == ("C",)
+    assert w.plan.step("B").depends_on == ("A",)  # the data edge made explicit
+    assert "B consumed A's result (derived: '2025' in '2025-06-11T08:00')" in w.to_text()
