@@ -164,13 +164,25 @@ def _attempts(run: Run) -> tuple[dict[str, float], dict[str, int], dict[str, str
 
 
 def _lead(run: Run) -> tuple[dict[str | None, float], dict[str | None, list[int | None]]]:
-    """Per step (None: the final answer): the time of the model calls that led to it, and their tokens."""
+    """Per step (None: the final answer): the time of the model calls that led to it before it first started
+    (after every step ended, for the final answer), and their tokens."""
     spans: dict[str | None, list[tuple[float, float]]] = defaultdict(list)
     tokens: dict[str | None, list[int | None]] = defaultdict(list)
+    first: dict[str, float] = {}
+    for e in run.events:
+        if e.kind == "start" and e.step is not None:
+            first.setdefault(e.step, e.time)
+    ends = [e.time for e in run.events if e.kind in ("complete", "fail") and e.step is not None]
     for c in run.model_calls:
         tokens[c.step].append(c.tokens)
         if c.duration is not None:
-            spans[c.step].append((c.start, c.start + c.duration))
+            a, b = c.start, c.start + c.duration
+            if c.step is None:
+                a = max(a, max(ends, default=a))
+            else:
+                b = min(b, first.get(c.step, b))
+            if b > a:
+                spans[c.step].append((a, b))
     lead = {}
     for sid, parts in spans.items():
         total, reach = 0.0, float("-inf")
@@ -183,17 +195,29 @@ def _lead(run: Run) -> tuple[dict[str | None, float], dict[str | None, list[int 
 
 
 def _base_steps(run: Run) -> list[Step]:
-    """The first plan version's steps (their latest definitions), then the steps later versions added that
-    revise nothing and ran."""
+    """The steps of every plan version that revise nothing (each id's latest definition, the first version's in
+    its order first); a dependency on a revision reads as one on the step it revises, and one on a step some
+    version held that is no longer among them is dropped (an unknown id stays, for validation to name)."""
     latest: dict[str, Step] = {}
     for p in run.plans:
         for s in p.steps:
             latest[s.id] = s
-    started = {e.step for e in run.events if e.kind == "start"}
     first = run.plans[0].ids if run.plans else ()
-    ids = list(dict.fromkeys(first))
-    ids += [sid for sid in latest if sid not in first and sid in started and latest[sid].revises is None]
-    return [latest[sid] for sid in ids]
+    ids = list(dict.fromkeys([*first, *(sid for sid, s in latest.items() if s.revises is None)]))
+    kept = set(ids)
+    out = []
+    for sid in ids:
+        step = latest[sid]
+        deps = []
+        for d in step.depends_on:
+            seen = {d}
+            while d not in kept and d in latest and latest[d].revises and latest[d].revises not in seen:
+                d = latest[d].revises
+                seen.add(d)
+            if d in kept or d not in latest:
+                deps.append(d)
+        out.append(step if tuple(deps) == tuple(step.depends_on) else replace(step, depends_on=tuple(dict.fromkeys(deps))))
+    return out
 
 
 def inferred_plan(run: Run, edges: Iterable[tuple[str, str, str]] | None = None) -> Plan:

@@ -26,7 +26,8 @@ from .otlp import agent, chat, text, tool
 ANY_AGENT = ("otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace.json",
              "otel/any-agent_SMOLAGENTS_trace.json", "otel/more/AGNO_trace.json", "otel/more/TINYAGENT_trace.json",
              "otel/more/LLAMA_INDEX_trace.json", "openinference/SMOLAGENTS_trace_openinference.json",
-             "langfuse/openai-agents-2025-09-30.json", "otel-js/all-spans.json")
+             "langfuse/openai-agents-2025-09-30.json", "otel-js/all-spans.json", "langfuse/google-gemini-2025-08-01.json",
+             "langfuse/llamaindex-2025-06-05.json", "langfuse/google-vertex-tools-langchain-2025-09-19.json")
 
 
 def _closed_downstream(w: WhatIf) -> None:
@@ -43,6 +44,8 @@ def test_a_tool_error_at_any_recorded_step_voids_a_set_closed_downstream(corpus,
     run = load_trace(corpus / name)
     started = list(dict.fromkeys(e.step for e in run.events if e.kind == "start"))
     assert started
+    clean = what_if(run)  # no fault: the replay completes, never later than the recording (model time counted once)
+    assert clean.outcome == "plan_complete" and clean.voided == () and clean.makespan <= clean.recorded_makespan + 1e-9
     for sid in started:
         w = what_if(run, faults=[Fault(sid, "tool_error")])
         _closed_downstream(w)
