@@ -211,8 +211,11 @@ def _base_steps(run: Run) -> list[Step]:
         deps = []
         for d in step.depends_on:
             seen = {d}
-            while d not in kept and d in latest and latest[d].revises and latest[d].revises not in seen:
-                d = latest[d].revises
+            while d not in kept and d in latest:
+                up = latest[d].revises
+                if up is None or up in seen:
+                    break
+                d = up
                 seen.add(d)
             if d in kept or d not in latest:
                 deps.append(d)
@@ -340,7 +343,8 @@ def what_if(run: Run, faults: Iterable[Fault] = ()) -> WhatIf:
     injected = _recorded_faults(run, plan) + faults
     strategy = run.strategy if run.strategy in STRATEGIES else "planner"
     replay = simulate(plan, run.contract, faults=injected, strategy=strategy)
-    ran = list(dict.fromkeys(e.step for e in run.events if e.kind == "start" and e.step in plan))  # start order
+    ran = list(dict.fromkeys(e.step for e in run.events if e.kind == "start" and e.step is not None
+                             and e.step in plan))  # start order
     if FINAL_ANSWER in plan and FINAL_ANSWER not in run.plans[0]:
         edges = edges + tuple((s, FINAL_ANSWER, "the final answer reports it") for s in ran)
         ran.append(FINAL_ANSWER)
