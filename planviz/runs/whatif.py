@@ -41,7 +41,7 @@ facts, before anything is re-run.
 from __future__ import annotations
 
 import html
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
@@ -195,45 +195,66 @@ def _lead(run: Run) -> tuple[dict[str | None, float], dict[str | None, list[int 
 
 
 def _base_steps(run: Run) -> list[Step]:
-    """The steps of every plan version that revise nothing (each id's latest definition, the first version's in
-    its order first); a dependency on a revision reads as one on the step it revises, and one on a step some
-    version held that is no longer among them is dropped (an unknown id stays, for validation to name)."""
+    """Each id's latest definition, the first version's steps in its order first: then, of a simulated run, the
+    steps of later versions that revise nothing (a revision is the replay's own work to redo); of a recorded run,
+    every step that started (a LangGraph node run again is work the record holds, not a revision to redo), each
+    its own work (an action several steps share gets the id appended, so a fault names one run of it).
+
+    A dependency on a revision left out reads as one on the step it revises; one on a step some version held
+    that is not among them is dropped (an id no version holds stays, for validation to name)."""
     latest: dict[str, Step] = {}
     for p in run.plans:
         for s in p.steps:
             latest[s.id] = s
     first = run.plans[0].ids if run.plans else ()
-    ids = list(dict.fromkeys([*first, *(sid for sid, s in latest.items() if s.revises is None)]))
+    if run.strategy in STRATEGIES:
+        more = [sid for sid, s in latest.items() if s.revises is None]
+    else:
+        more = [e.step for e in run.events if e.kind == "start" and e.step in latest]
+    ids = list(dict.fromkeys([*first, *more]))
     kept = set(ids)
+    actions = Counter(latest[sid].action for sid in ids)
     out = []
     for sid in ids:
         step = latest[sid]
-        deps = []
-        for d in step.depends_on:
-            seen = {d}
-            while d not in kept and d in latest:
-                up = latest[d].revises
-                if up is None or up in seen:
-                    break
-                d = up
-                seen.add(d)
-            if d in kept or d not in latest:
-                deps.append(d)
+        deps = [d for d in (_kept_id(d, kept, latest) for d in step.depends_on) if d is not None]
+        if run.strategy not in STRATEGIES and (step.revises is not None or actions[step.action] > 1):
+            # one recorded run of the work among the others: its own work, not a revision a fault would follow
+            step = replace(step, revises=None, action=step.action if actions[step.action] < 2 else
+                           f"{step.action} ({sid})")
         out.append(step if tuple(deps) == tuple(step.depends_on) else replace(step, depends_on=tuple(dict.fromkeys(deps))))
     return out
+
+
+def _kept_id(sid: str, kept: set[str], latest: Mapping[str, Step]) -> str | None:
+    """``sid`` as a step of the inferred plan: itself, the step it revises, None when it is left out; an id no
+    version holds is kept as it is."""
+    seen = {sid}
+    while sid not in kept and sid in latest:
+        up = latest[sid].revises
+        if up is None or up in seen:
+            return None
+        sid = up
+        seen.add(sid)
+    return sid
 
 
 def inferred_plan(run: Run, edges: Iterable[tuple[str, str, str]] | None = None) -> Plan:
     """The plan :func:`what_if` replays ``run`` on (see the module): recorded durations, data edges as
     dependencies, the final answer as a step when model calls led to none."""
     edges = data_edges(run) if edges is None else edges
+    base = _base_steps(run)
+    latest = {s.id: s for p in run.plans for s in p.steps}
+    kept = {s.id for s in base}
     preds: dict[str, set[str]] = defaultdict(set)
     for u, v, _ in edges:
-        preds[v].add(u)
+        u2, v2 = _kept_id(u, kept, latest), _kept_id(v, kept, latest)
+        if u2 in kept and v2 in kept and u2 != v2:
+            preds[v2].add(u2)
     last, _, _ = _attempts(run)
     lead, tokens = _lead(run)
     steps = []
-    for s in _base_steps(run):
+    for s in base:
         duration = last[s.id] + lead.get(s.id, 0.0) if s.id in last else s.duration
         extra = sorted(preds.get(s.id, set()) - set(s.depends_on), key=natural_key)
         steps.append(replace(s, duration=max(0.0, duration), depends_on=tuple(s.depends_on) + tuple(extra)))
@@ -241,8 +262,8 @@ def inferred_plan(run: Run, edges: Iterable[tuple[str, str, str]] | None = None)
         ran = [s.id for s in steps if s.id in last]
         steps.append(Step(FINAL_ANSWER, "answer the task from every result", expected_evidence="the answer",
                           duration=lead.get(None, 0.0), depends_on=ran))
-    base = run.plans[0] if run.plans else Plan("recorded run", [])
-    return base.replace(steps=tuple(steps), parent=None)
+    first = run.plans[0] if run.plans else Plan("recorded run", [])
+    return first.replace(steps=tuple(steps), parent=None)
 
 
 def _recorded_faults(run: Run, plan: Plan) -> tuple[Fault, ...]:

@@ -27,7 +27,8 @@ ANY_AGENT = ("otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace
              "otel/any-agent_SMOLAGENTS_trace.json", "otel/more/AGNO_trace.json", "otel/more/TINYAGENT_trace.json",
              "otel/more/LLAMA_INDEX_trace.json", "openinference/SMOLAGENTS_trace_openinference.json",
              "langfuse/openai-agents-2025-09-30.json", "otel-js/all-spans.json", "langfuse/google-gemini-2025-08-01.json",
-             "langfuse/llamaindex-2025-06-05.json", "langfuse/google-vertex-tools-langchain-2025-09-19.json")
+             "langfuse/llamaindex-2025-06-05.json", "langfuse/google-vertex-tools-langchain-2025-09-19.json",
+             "langgraph/sqlite/exported/thread_test_checkpoint.json", "langgraph/sqlite/exported/thread_auto_2ff52282.json")
 
 
 def _closed_downstream(w: WhatIf) -> None:
