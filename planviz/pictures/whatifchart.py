@@ -2,7 +2,8 @@
 
 One row per step that ran, in the order they first started. The thick upper
 bar is each recorded attempt, in the look of its fate under the faults: kept
-(verified work that stands) or voided; the thin lower bar is each attempt of
+(verified work that stands) or voided, after the model call that led to it
+(thin, as in the timeline chart); the thin lower bar is each attempt of
 the replay (:attr:`planviz.WhatIf.run`) on the same clock, coloured like the
 timeline chart's bars (done, failed, voided, running). A re-run step's label
 says so. The looks are those of :mod:`planviz.pictures.style`; every piece of
@@ -21,11 +22,11 @@ from ..errors import expect_type
 from ..runs.whatif import FINAL_ANSWER, WhatIf
 from .escape import escape_html, escape_label
 from .gantt import Bar, _axis, _paint, bars
-from .style import LOOKS
+from .style import LOOKS, TIMELINE
 
 __all__ = ["render_what_if"]
 
-_LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 22, 46
+_LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 600, 16, 22, 46
 
 
 def _text(value: object, limit: int = 1000) -> str:
@@ -40,12 +41,19 @@ def _look(name: str) -> str:
     return f' fill="{look.fill}" stroke="{look.stroke}" stroke-width="1.5"{dash}'
 
 
-def _recorded_bars(w: WhatIf, t0: float) -> list[Bar]:
+def _recorded_bars(w: WhatIf, t0: float) -> tuple[list[Bar], list[Bar]]:
+    """The recorded attempts (the final answer's model calls standing for its step), and the model calls that
+    led to each step (part of its time in the replay), on the recorded clock from its first event."""
     out = [Bar(b.step, b.start - t0, b.end - t0, b.result) for b in bars(w.recorded)]
-    for c in w.recorded.model_calls:  # the final answer's model calls stand for its step
-        if c.step is None and c.duration is not None and FINAL_ANSWER in w.plan:
+    models = []
+    for c in w.recorded.model_calls:
+        if c.duration is None:
+            continue
+        if c.step is None and FINAL_ANSWER in w.plan:
             out.append(Bar(FINAL_ANSWER, c.start - t0, c.start - t0 + c.duration, "done"))
-    return out
+        elif c.step is not None:
+            models.append(Bar(c.step, c.start - t0, c.start - t0 + c.duration, "model"))
+    return out, models
 
 
 def render_what_if(what_if: WhatIf) -> str:
@@ -77,10 +85,13 @@ def render_what_if(what_if: WhatIf) -> str:
                     "make one with planviz.what_if(run, faults=[...])")
     t0 = w.recorded.events[0].time if w.recorded.events else 0.0
     r0 = w.run.events[0].time if w.run.events else 0.0
-    recorded = _recorded_bars(w, t0)
+    recorded, models = _recorded_bars(w, t0)
     roots = {s.id: s.revises or s.id for p in w.run.plans for s in p.steps}
     replayed = [Bar(_root(b.step, roots), b.start - r0, b.end - r0, b.result) for b in bars(w.run)]
-    rows = list(dict.fromkeys([*w.voided, *w.kept]))
+    first = {}
+    for b in sorted(recorded, key=lambda b: b.start):
+        first.setdefault(b.step, b.start)
+    rows = sorted(dict.fromkeys([*w.voided, *w.kept]), key=lambda s: (s not in first, first.get(s, 0.0)))
     rows += [s for s in dict.fromkeys(b.step for b in replayed) if s not in rows]
     span = max([w.makespan, w.recorded_makespan, 1e-9] + [b.end for b in recorded + replayed])
     scale = _CHART_W / span
@@ -99,6 +110,11 @@ def render_what_if(what_if: WhatIf) -> str:
         label = _text(step, 14) + (" \u21bb" if step in rerun else "")
         out.append(f'<g class="pv-row" data-step="{sid}"><title>{sid}: {fate}</title>'
                    f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end">{label}</text>')
+        for b in models:
+            if b.step == step:
+                out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 4}" '
+                           f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
+                           f'<title>{sid}: the model call that led to it {b.start:g}\u2013{b.end:g}</title></rect>')
         for b in recorded:
             if b.step == step:
                 look = "invalidated" if step in voided else "kept"
@@ -127,7 +143,7 @@ def _root(sid: str, revises: dict[str, str]) -> str:
 def _legend() -> str:
     items = [(_look("kept"), "recorded, kept", 10), (_look("invalidated"), "recorded, voided", 10),
              (_paint("done"), "what-if: done", 5), (_paint("failed"), "what-if: failed", 5),
-             (_paint("voided"), "what-if: voided", 5)]
+             (_paint("voided"), "what-if: voided", 5), (f' fill="{TIMELINE["model"]}"', "model call", 6)]
     out, x = ['<g class="pv-legend">'], 4
     for paint, text, h in items:
         out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}"{paint}/><text x="{x + 18}" y="13">'

@@ -234,6 +234,15 @@ def test_the_picture_shows_each_recorded_attempt_kept_or_voided_in_its_look(corp
         assert bars, sid
         look = LOOKS["invalidated" if sid in w.voided else "kept"]
         assert all(r.get("fill") == look.fill and r.get("stroke") == look.stroke for r in bars)
+    # rows in the order the raw tool spans started, then the final answer; each tool's row holds the model call
+    # that chose it (the call_llm span whose output names the tool)
+    _, _, models, tools = _openai_raw(corpus)
+    names = [t["attributes"]["gen_ai.tool.name"] for t in tools]
+    assert list(rows) == names + [FINAL_ANSWER]
+    for name in names:
+        chose = [m for m in models if name in m["attributes"]["gen_ai.output"]]
+        drawn = [r for r in rows[name].iter(f"{ns}rect") if r.get("class") == "pv-model"]
+        assert len(drawn) == len(chose) == 1
 
 
 def _hostile_trace(tmp_path):
