@@ -88,7 +88,7 @@ def render_what_if(what_if: WhatIf) -> str:
     recorded, models = _recorded_bars(w, t0)
     roots = {s.id: s.revises or s.id for p in w.run.plans for s in p.steps}
     replayed = [Bar(_root(b.step, roots), b.start - r0, b.end - r0, b.result) for b in bars(w.run)]
-    first = {}
+    first: dict[str, float] = {}
     for b in sorted(recorded, key=lambda b: b.start):
         first.setdefault(b.step, b.start)
     rows = sorted(dict.fromkeys([*w.voided, *w.kept]), key=lambda s: (s not in first, first.get(s, 0.0)))
