@@ -64,11 +64,13 @@ _EXPORTS = {
     "runs.comparisons.rundiff": ("diff_runs", "RunDiff", "StepChange"),
     "runs.usage": ("Usage", "run_usage"),
     "runs.retrospect": ("hindsight", "Hindsight"),
+    "runs.whatif": ("what_if", "WhatIf"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("Animation",),
     "pictures.focus": ("View",),
     "pictures.fatepicture": ("render_alignment",),
+    "pictures.whatifchart": ("render_what_if",),
     "pictures.costchart": ("render_campaign", "CampaignChart"),
     "frontends.htmlreport": ("report_html",),
     "frontends.slides": ("animate",),
@@ -139,11 +141,13 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.comparisons.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
     from .runs.usage import Usage as Usage, run_usage as run_usage
     from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
+    from .runs.whatif import what_if as what_if, WhatIf as WhatIf
     from .pictures.drawing import render as render
     from .pictures.diagram import Diagram as Diagram
     from .pictures.animation import Animation as Animation
     from .pictures.focus import View as View
     from .pictures.fatepicture import render_alignment as render_alignment
+    from .pictures.whatifchart import render_what_if as render_what_if
     from .pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
     from .frontends.htmlreport import report_html as report_html
     from .frontends.slides import animate as animate

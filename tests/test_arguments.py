@@ -46,6 +46,8 @@ CALLS = {
                          "planviz.load_plan(path)"),
     "run_usage": (lambda: planviz.run_usage("run.jsonl"), "run_usage(run=", "planviz.load_trace(path)"),
     "hindsight": (lambda: planviz.hindsight("run.jsonl"), "hindsight(run=", "planviz.load_trace(path)"),
+    "what_if": (lambda: planviz.what_if("run.jsonl"), "what_if(run=", "planviz.load_trace(path)"),
+    "render_what_if": (lambda: planviz.render_what_if("run.jsonl"), "render_what_if(what_if=", "planviz.what_if("),
     "diff_runs": (lambda: planviz.diff_runs(RUN, "run.jsonl"), "diff_runs(b=", "planviz.load_trace(path)"),
     "align": (lambda: planviz.align(PLAN, "run.jsonl"), "align(run=", "planviz.load_trace(path)"),
     "save_trace": (lambda: planviz.save_trace("run.jsonl", "out.jsonl"), "save_trace(run=", "load_trace(path)"),
@@ -105,6 +107,7 @@ OTHER_ARGUMENTS = {
     ("confirmation_sheet", "contract"): lambda: planviz.confirmation_sheet(PLAN, "contract.yaml"),
     ("campaign", "faults"): lambda: planviz.campaign([PLAN], faults="S4:side_effect"),
     ("ablation", "faults"): lambda: planviz.ablation([PLAN], faults="S4:side_effect"),
+    ("what_if", "faults"): lambda: planviz.what_if(RUN, faults="S4:side_effect"),
 }
 
 
@@ -193,7 +196,8 @@ def _required() -> dict[str, object]:
             "state": RUN.state, "alignment": planviz.align(PLAN, RUN), "plans": [PLAN],
             "reports": [planviz.validate(PLAN)], "cases": [PLAN], "path": "out.html", "step": "S4",
             "category": "side_effect", "voided": ("S4",), "trigger": "why", "completed": set(), "facts": set(),
-            "g": planviz.to_graph(PLAN), "trace": RUN, "contract": None, "campaign": planviz.campaign([PLAN], samples=1)}
+            "g": planviz.to_graph(PLAN), "trace": RUN, "contract": None, "campaign": planviz.campaign([PLAN], samples=1),
+            "what_if": planviz.what_if(RUN)}
 
 
 EVERY_ARGUMENT = sorted((name, argument) for name in planviz.__all__ if inspect.isfunction(getattr(planviz, name))

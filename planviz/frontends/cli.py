@@ -321,9 +321,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
-    from .evaluationcli import add_commands  # campaign, ablation
-
-    add_commands(sub)
+    from . import evaluationcli, whatifcli  # campaign, ablation; what-if
+    evaluationcli.add_commands(sub)
+    whatifcli.add_command(sub, trace_formats, THREAD_HELP)
     return p
 
 

@@ -327,7 +327,7 @@ def test_simulate_frozen_is_the_executor_test(capsys):
 
 
 @pytest.mark.parametrize("command", ["", "validate", "grade", "render", "simulate", "report", "align", "diff",
-                                     "hindsight", "schema", "campaign", "ablation"])
+                                     "hindsight", "what-if", "schema", "campaign", "ablation"])
 def test_help_is_plain_text(command, capsys):
     """``planviz --help`` is read on a terminal: no reST markup from the docstrings it is built from."""
     from planviz.frontends.cli import main

@@ -116,7 +116,7 @@ def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_pa
         assert details[tool]["arguments"] == [[k, json.dumps(v, ensure_ascii=False)] for k, v in sorted(arguments.items())]
 
 
-@pytest.mark.parametrize("command", ["align", "diff", "hindsight"])
+@pytest.mark.parametrize("command", ["align", "diff", "hindsight", "what-if"])
 def test_trace_format_offers_every_format_planviz_reads(cli, command):
     """--trace-format lists the registry's formats, as each command's help says it reads any (it offered
     planviz, otel and langgraph only: langfuse, openinference, otel-js and langgraph-sqlite were refused)."""
