@@ -49,7 +49,8 @@ METRIC_DOCS = {
                            "one); for a recorded run, its makespan minus the critical path of the steps it ran "
                            "with the times that happened (plus the model calls that led to each), over the "
                            "dependencies it respected: the time no step accounts for (a model call after the "
-                           "last step, the agent's own overhead, a wait), never negative",
+                           "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
+                           "model call that led to a step records no duration",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
                   "are its model calls)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
@@ -190,8 +191,9 @@ def metrics(run: Run) -> Metrics:
     success = run.outcome == "plan_complete"
     delay = None
     if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
-        ideal = recorded_makespan(run)
-        delay = None if ideal is None else max(0.0, (run.time - run.events[0].time) - ideal)
+        unknown: set[str] = set()  # steps a model call of unknown duration led to: the delay is unknown
+        ideal = recorded_makespan(run, unknown)
+        delay = None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
     elif success and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan
