@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
@@ -48,18 +49,21 @@ INSTANT = 1_000_000  # ns: a streamed span shorter than this measured the stream
 OUTPUTS = ("gen_ai.output.messages", "gen_ai.completion", "output.value", "llm.output_messages",
            "gen_ai.completion.0.content", "gen_ai.completion.0.tool_calls.0.name", "ai.response.text",
            "ai.response.toolCalls", "llm.output_messages.0.message.content")
+_FIRST = re.compile(r"first", re.IGNORECASE)  # an event of the first token or chunk: the reply went on after it
 _STREAM_FLAGS = ("llm.is_streaming", "gen_ai.request.stream", "gen_ai.openai.request.stream")
 
 
 @dataclass(frozen=True)
 class Clues:
     """What a model span recorded about its call's time besides its own start and end: ``evidence``, the latest
-    moment it shows the call alive (nanoseconds, None when none); ``streamed``: the call streamed its reply;
-    ``answered``: its reply is recorded."""
+    moment it shows the call alive (nanoseconds, None when none); ``opening``: that moment is only the first
+    token's (``First Token Stream Event``, ``ai.stream.firstChunk``, ``completionStartTime``): the call ended
+    later, when is not said; ``streamed``: the call streamed its reply; ``answered``: its reply is recorded."""
 
     evidence: int | None = None
     streamed: bool = False
     answered: bool = False
+    opening: bool = False
 
 
 def _moment(value: Any) -> int | None:
@@ -85,15 +89,16 @@ def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: 
     AI SDK's ``ai.response.msToFinish`` after ``start``, a ``completion_start`` (Langfuse), its stream flags
     (``llm.is_streaming``, ``gen_ai.request.stream``, ``stream`` in ``llm.invocation_parameters``, an AI SDK
     ``doStream``) and whether its reply is recorded (``answered``, else one of :data:`OUTPUTS`)."""
-    times = [t for e in events if isinstance(e, Mapping)
+    times = [(t, _FIRST.search(str(e.get("name", ""))) is not None) for e in events if isinstance(e, Mapping)
              for t in [_moment(e.get("timeUnixNano", e.get("timestamp", e.get("time"))))] if t is not None]
     first = _moment(completion_start)
     if first is not None:
-        times.append(first)
+        times.append((first, True))
     finish = attrs.get("ai.response.msToFinish", attrs.get("ai.stream.msToFinish"))
     if start is not None and isinstance(finish, (int, float)) and not isinstance(finish, bool) and finish >= 0:
-        times.append(start + int(finish * 1_000_000))
-    streamed = first is not None or any(_true(attrs.get(k)) for k in _STREAM_FLAGS) or \
+        times.append((start + int(finish * 1_000_000), False))
+    latest = max(times, key=lambda tf: (tf[0], not tf[1])) if times else (None, False)
+    streamed = any(f for _, f in times) or any(_true(attrs.get(k)) for k in _STREAM_FLAGS) or \
         str(attrs.get("ai.operationId", "")).endswith(".doStream")
     params = attrs.get("llm.invocation_parameters")
     if not streamed and isinstance(params, str) and '"stream"' in params:
@@ -104,7 +109,7 @@ def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: 
         streamed = isinstance(decoded, dict) and decoded.get("stream") is True
     if answered is None:
         answered = any(attrs.get(k) not in (None, "", "[]") for k in OUTPUTS)
-    return Clues(max(times) if times else None, streamed, answered)
+    return Clues(latest[0], streamed, answered, latest[1])
 
 
 def settle(order: list, parent: Mapping[str, str | None], steps: list, models: list, end: int | None = None) -> list:
@@ -129,22 +134,27 @@ def settle(order: list, parent: Mapping[str, str | None], steps: list, models: l
             depth[p] = d
         return d
 
+    reopened: set[str] = set()  # ended before its first token: its span's end is not the call's
     alive: dict[str, int] = {}  # an unended model call -> the latest moment its events and children show it alive
     for m in sorted(models, key=lambda s: -level(s.span_id)):  # deepest first: an inner call's end is known
         latest = [c.end for c in below.get(m.span_id, ()) if c.end is not None]
         if m.clues is not None and m.clues.evidence is not None:
             latest.append(m.clues.evidence)
-        if m.end is None and latest:
-            alive[m.span_id] = max(latest)
+        opening = m.clues is not None and m.clues.opening and m.clues.evidence == max(latest, default=None)
+        if latest and (m.end is None or (opening and max(latest) > m.end)):
+            alive[m.span_id] = max(latest)  # alive then; if it ended, it ended later: read as unended
+            if m.end is not None:
+                m.end = None
+                reopened.add(m.span_id)
         elif m.end is not None and latest and max(latest) > m.end:
             m.end, m.timing = max(latest), "streamed"
         elif (m.end is not None and m.clues is not None and m.clues.streamed
               and m.end - m.start < INSTANT and not any(t > m.start for t in latest)):
             m.timing = "unknown"
     step_ids = {s.span_id for s in steps}
-    open_calls = [s for s in steps if s.end is None and s.status != "error"
+    open_calls = [s for s in steps if s.end is None and s.status != "error" and s.span_id not in reopened
                   and (s.result is not None or (s.clues is not None and s.clues.answered))]
-    open_calls += [m for m in models if m.end is None and m.span_id not in step_ids]
+    open_calls += [m for m in models if m.end is None and (m.span_id not in step_ids or m.span_id in reopened)]
     starts = {p: [s.start for s in ss] for p, ss in below.items()}
     bound: dict[str | None, int | None] = {None: end}  # span id -> the end of it or of its nearest ended ancestor
 
@@ -167,6 +177,8 @@ def settle(order: list, parent: Mapping[str, str | None], steps: list, models: l
         up = parent[s.span_id]
         limit = ended_above(up)
         if limit is None:
+            if s.span_id in reopened:  # it ran at least until its first token; how much longer is unknown
+                s.end, s.timing = alive[s.span_id], "unknown"
             continue
         later = starts[up]
         i = bisect.bisect_right(later, s.start)
