@@ -8,7 +8,10 @@ A span's own end is not always the end of the call it stands for:
   (``First Token Stream Event``, ``gen_ai.content.completion``,
   ``ai.stream.finish``...), the AI SDK's ``ai.response.msToFinish``, Langfuse's
   ``completionStartTime`` and the ends of the spans below it. The call lasts
-  until the latest of them (:func:`clues` reads them, :func:`settle` applies them);
+  until the latest of them (:func:`clues` reads them, :func:`settle` applies
+  them); when that latest moment is only the first token's (``First Token
+  Stream Event``, ``ai.stream.firstChunk``, ``completionStartTime``), the reply
+  went on after it: the call is read as unended (below), never before it;
 - an **unended** call (no end recorded) under a span that ended lasts until
   the next span under its parent began, else until the nearest ended span
   above it ended (never before its own latest evidence); its duration is then

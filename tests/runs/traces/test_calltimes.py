@@ -12,6 +12,7 @@ import pytest
 
 from planviz import hindsight, load_trace, metrics, parse_trace, run_usage
 from planviz.pictures.captions import run_notes
+from planviz.pictures.gantt import _model_bars
 from planviz.runs.usage import model_calls as usage_calls
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "real"
@@ -102,6 +103,8 @@ def test_model_calls_last_what_the_trace_tells(path):
     assert h.unknown_model_time == () and "at most" not in h.summary()
     delay = metrics(run).critical_path_delay
     assert delay is not None and delay < run.time - max(work) + 1e-6
+    tips = [b.result for b in _model_bars(run)]  # the timeline's model bars say when an end was inferred
+    assert [("end inferred" in t) for t in tips] == [sid in inferred for _, sid in models]
 
 
 def _otlp(spans):
