@@ -210,3 +210,22 @@ def test_a_caption_says_time_unknown_rather_than_the_known_part():
                              ("execute_tool search", 1, 3 * S, 4 * S, TOOL, [])]))
     notes = dict(run_notes(run))
     assert notes["search"].startswith("2 model calls, time unknown")
+
+
+def test_an_ai_sdk_stream_lasts_until_its_finish_event_even_when_its_span_ended_at_once():
+    """The AI SDK v6's own doStream span (openinference-vercel's capture): as recorded it ends just after its
+    ai.stream.finish event, and it lasts its own time; the same span ended 0.5 ms after it began (as an
+    instrumentation that ends the span when the stream object is returned writes it) lasts until that event."""
+    path = REAL / "otel-js" / "openinference-vercel-v6-ai-streamText-doStream.json"
+    (raw,) = json.loads(path.read_text())
+    start, end = (t[0] * S + t[1] for t in (raw["startTime"], raw["endTime"]))
+    finish = max(e["time"][0] * S + e["time"][1] for e in raw["events"])
+    assert start < finish < end
+    (call,) = load_trace(path).model_calls
+    assert call.duration == pytest.approx((end - start) / 1e9, abs=1e-9) and not call.duration_inferred
+    cut = dict(raw, endTime=[raw["startTime"][0], raw["startTime"][1] + 500_000])
+    run = parse_trace(json.dumps([cut]))
+    (call,) = run.model_calls
+    assert call.duration == pytest.approx((finish - start) / 1e9, abs=1e-9) and not call.duration_inferred
+    assert run.time == pytest.approx((finish - start) / 1e9, abs=1e-9) and run.outcome == "plan_complete"
+    assert hindsight(run).ideal_makespan == pytest.approx((finish - start) / 1e9, abs=1e-9)
