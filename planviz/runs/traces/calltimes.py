@@ -48,8 +48,8 @@ from ...plan.plaindata import iso_nanos
 __all__ = ["Clues", "clues", "settle", "timed", "INSTANT", "OUTPUTS"]
 
 INSTANT = 1_000_000  # ns: a streamed span shorter than this measured the stream's creation, not the reply
-# Attributes that hold a model call's reply (GenAI, older GenAI, OpenInference, OpenLLMetry, AI SDK).
-OUTPUTS = ("gen_ai.output.messages", "gen_ai.completion", "output.value", "llm.output_messages",
+# Attributes that hold a model call's reply (GenAI, older GenAI, any-agent, OpenInference, OpenLLMetry, AI SDK).
+OUTPUTS = ("gen_ai.output.messages", "gen_ai.completion", "gen_ai.output", "output.value", "llm.output_messages",
            "gen_ai.completion.0.content", "gen_ai.completion.0.tool_calls.0.name", "ai.response.text",
            "ai.response.toolCalls", "llm.output_messages.0.message.content")
 _FIRST = re.compile(r"first", re.IGNORECASE)  # an event of the first token or chunk: the reply went on after it

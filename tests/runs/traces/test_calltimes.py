@@ -229,3 +229,15 @@ def test_an_ai_sdk_stream_lasts_until_its_finish_event_even_when_its_span_ended_
     assert call.duration == pytest.approx((finish - start) / 1e9, abs=1e-9) and not call.duration_inferred
     assert run.time == pytest.approx((finish - start) / 1e9, abs=1e-9) and run.outcome == "plan_complete"
     assert hindsight(run).ideal_makespan == pytest.approx((finish - start) / 1e9, abs=1e-9)
+
+
+def test_a_model_call_that_is_a_step_and_never_ended_ends_under_its_agent_only_when_its_reply_is_recorded():
+    for reply, finished in [({"gen_ai.output": '[{"content": "2025"}]'}, True), ({}, False)]:
+        chat = {"gen_ai.operation.name": "call_llm", "gen_ai.request.model": "m", **reply}
+        run = parse_trace(_otlp([("agent", None, 0, 3 * S, AGENT, []), ("call_llm m", 1, S, None, chat, [])]))
+        assert run.outcome == ("plan_complete" if finished else None), reply
+        (call,) = run.model_calls  # the model call is the step (no tool call); bounded by the agent's end
+        if finished:
+            assert call.duration == pytest.approx(2.0) and call.duration_inferred
+        else:  # maybe still running when exported: how long it ran is not known
+            assert call.duration is None and not call.duration_inferred
