@@ -50,7 +50,7 @@ METRIC_DOCS = {
                            "with the times that happened (plus the model calls that led to each), over the "
                            "dependencies it respected: the time no step accounts for (a model call after the "
                            "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
-                           "model call that led to a step records no duration",
+                           "model call that led to a step records no duration (shown as unknown)",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
                   "are its model calls)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
@@ -87,7 +87,8 @@ class Metrics:
     def cells(self) -> list[tuple[str, str]]:
         """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
         return [(name, f"{value:.2f}" if name == "executability" else "not recorded"
-                 if name == "model_calls" and value is None else format_value(value))
+                 if name == "model_calls" and value is None else "unknown"  # a completed run's delay not told
+                 if name == "critical_path_delay" and value is None and self.success else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:

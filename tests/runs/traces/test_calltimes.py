@@ -241,3 +241,15 @@ def test_a_model_call_that_is_a_step_and_never_ended_ends_under_its_agent_only_w
             assert call.duration == pytest.approx(2.0) and call.duration_inferred
         else:  # maybe still running when exported: how long it ran is not known
             assert call.duration is None and not call.duration_inferred
+
+
+def test_metrics_and_the_report_say_unknown_for_a_delay_no_one_can_tell():
+    from planviz.frontends.panels import metrics_rows
+
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "llm.is_streaming": True}
+    run = parse_trace(_otlp([("agent", None, 0, 5 * S, AGENT, []),
+                             ("chat m", 1, S // 10, S // 10 + 400_000, chat, []),
+                             ("execute_tool search", 1, 3 * S, 4 * S, TOOL, [])]))
+    assert dict(metrics(run).cells())["critical_path_delay"] == "unknown"
+    rows = dict(metrics_rows(run))
+    assert rows["critical path delay"] == "unknown" and rows["hindsight"].startswith("5 s ran, at most")
