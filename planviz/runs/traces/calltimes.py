@@ -119,7 +119,8 @@ def settle(order: list, parent: Mapping[str, str | None], steps: list, models: l
     """Give each call its real end (see the module) and mark ``timing``; return the step spans whose end was
     inferred (they returned but never recorded an end). ``order``: every span, sorted by start; ``parent``:
     each span id's parent id (None at the top); ``steps``: the step spans; ``models``: the model spans; ``end``:
-    when the trace itself says it ended (Langfuse's ``timestamp`` plus ``latency``), the bound of its top spans."""
+    when the trace itself says it ended (a Langfuse trace's ``latency`` after its first observation's start), the
+    bound of its top spans."""
     by_id = {s.span_id: s for s in order}
     below: dict[str | None, list] = defaultdict(list)
     for s in order:
