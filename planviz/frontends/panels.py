@@ -127,7 +127,8 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
     ('1', '29 min', '29 min ran, 29 min possible: nothing waited that did not need to')
     """
     unit = time_unit(run)
-    out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay") and shown != "-"
+    out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay")
+            and shown not in ("-", "unknown")
             else shown) for name, shown in metrics(run).cells()]
     usage = run_usage(run)
     for name in ("input_tokens", "output_tokens", "cost"):

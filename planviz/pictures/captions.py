@@ -74,12 +74,15 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     took: dict[str, float] = {}
     tokens: dict[str, int] = {}
     count: dict[str, int] = {}
+    unknown: set[str] = set()
     for sid, c in model_calls(run):
         if sid is None:  # led to no step (a final answer): the timeline shows it in its own row
             continue
         count[sid] = count.get(sid, 0) + 1
         if isinstance(c.get("duration"), (int, float)):
             took[sid] = took.get(sid, 0.0) + c["duration"]
+        else:  # one call's time unknown: their sum is unknown too, never the others' alone
+            unknown.add(sid)
         tokens[sid] = tokens.get(sid, 0) + sum(c[k] for k in ("input_tokens", "output_tokens")
                                                if isinstance(c.get(k), int) and not isinstance(c.get(k), bool))
     h = hindsight(run)
@@ -91,7 +94,8 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
         parts = []
         if sid in count:
             parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
-                         + (f" {num(round(took[sid], 3))}{unit}" if sid in took else "")
+                         + (", time unknown" if sid in unknown and sid in took else
+                            f" {num(round(took[sid], 3))}{unit}" if sid in took else "")
                          + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
         if sid in beside:
             parts.append(f"could run beside {', '.join(beside[sid])}")

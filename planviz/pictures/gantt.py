@@ -174,7 +174,9 @@ def _model_bars(run: Any) -> list[Bar]:
             continue
         tokens = ", ".join(f"{c[k]} {k.split('_')[0]} tokens" for k in ("input_tokens", "output_tokens")
                            if isinstance(c.get(k), int))
-        text = f"model call {c.get('model') or ''} for {step}: {_num(round(took, 6))}" + (f", {tokens}" if tokens else "")
+        text = f"model call {c.get('model') or ''} for {step}: {_num(round(took, 6))}" + \
+            (" (end inferred: the trace did not record it)" if c.get("duration_inferred") else "") + \
+            (f", {tokens}" if tokens else "")
         out.append(Bar(step, float(at), float(at) + float(took), text))
     return out
 

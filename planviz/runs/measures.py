@@ -49,7 +49,8 @@ METRIC_DOCS = {
                            "one); for a recorded run, its makespan minus the critical path of the steps it ran "
                            "with the times that happened (plus the model calls that led to each), over the "
                            "dependencies it respected: the time no step accounts for (a model call after the "
-                           "last step, the agent's own overhead, a wait), never negative",
+                           "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
+                           "model call that led to a step records no duration (shown as unknown)",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
                   "are its model calls)",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
@@ -86,7 +87,8 @@ class Metrics:
     def cells(self) -> list[tuple[str, str]]:
         """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
         return [(name, f"{value:.2f}" if name == "executability" else "not recorded"
-                 if name == "model_calls" and value is None else format_value(value))
+                 if name == "model_calls" and value is None else "unknown"  # a completed run's delay not told
+                 if name == "critical_path_delay" and value is None and self.success else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:
@@ -190,8 +192,9 @@ def metrics(run: Run) -> Metrics:
     success = run.outcome == "plan_complete"
     delay = None
     if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
-        ideal = recorded_makespan(run)
-        delay = None if ideal is None else max(0.0, (run.time - run.events[0].time) - ideal)
+        unknown: set[str] = set()  # steps a model call of unknown duration led to: the delay is unknown
+        ideal = recorded_makespan(run, unknown)
+        delay = None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
     elif success and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan

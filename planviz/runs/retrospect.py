@@ -17,7 +17,9 @@ made: its inputs are ready no sooner than the first event of its version.
 Nothing else makes a step wait: not the order an agent chose, not a model
 call. Each step's time is what happened: from its first start to its last
 end (retries included), plus the model calls that led to it while its inputs
-were ready (the model deciding the call is part of the call's work). The
+were ready (the model deciding the call is part of the call's work); a
+model call whose duration the trace does not tell counts until the step it led
+to started, the most it can have taken, and the summary says "at most". The
 ``ideal_makespan`` is the critical path (:func:`planviz.critical_path`) of
 those times over the data edges; since every data edge ran in order, it never
 exceeds the ``actual_makespan`` and never falls below the longest step.
@@ -67,7 +69,9 @@ class Hindsight:
     its inputs were ready; ``serialized``: pairs of steps that share no data
     and ran one after the other; ``data_edges``: the edges kept; ``durations``:
     each step's time (its run plus the model calls that led to it); ``path``:
-    the steps along the ideal critical path; ``time_unit``: the run's clock.
+    the steps along the ideal critical path; ``time_unit``: the run's clock;
+    ``unknown_model_time``: the steps a model call of unknown duration led to (counted until the step
+    started, the most it can have taken, so the ideal is at most what is said).
     """
 
     actual_makespan: float
@@ -78,6 +82,7 @@ class Hindsight:
     durations: Mapping[str, float] = field(default_factory=dict, hash=False)
     path: tuple[str, ...] = ()
     time_unit: str = ""
+    unknown_model_time: tuple[str, ...] = ()
 
     @property
     def saving(self) -> float:
@@ -87,7 +92,8 @@ class Hindsight:
     def summary(self) -> str:
         """One line: ``3.1 s ran, 2 s possible: get_weather and get_weather#2 share no data``."""
         unit = f" {self.time_unit}" if self.time_unit else ""
-        text = f"{_num(self.actual_makespan)}{unit} ran, {_num(self.ideal_makespan)}{unit} possible"
+        text = f"{_num(self.actual_makespan)}{unit} ran, {'at most ' * bool(self.unknown_model_time)}" \
+               f"{_num(self.ideal_makespan)}{unit} possible"
         if self.serialized:
             u, v = self.serialized[0]
             more = len(self.serialized) - 1
@@ -100,11 +106,15 @@ class Hindsight:
         return {"actual_makespan": self.actual_makespan, "ideal_makespan": self.ideal_makespan,
                 "time_unit": self.time_unit, "waits": dict(self.waits), "serialized": [list(p) for p in self.serialized],
                 "data_edges": [list(e) for e in self.data_edges], "durations": dict(self.durations),
-                "path": list(self.path), "summary": self.summary()}
+                "path": list(self.path), "unknown_model_time": list(self.unknown_model_time),
+                "summary": self.summary()}
 
     def to_text(self) -> str:
         unit = f" {self.time_unit}" if self.time_unit else ""
         lines = [self.summary(), f"ideal path: {' -> '.join(self.path) if self.path else '(no step ran)'}"]
+        if self.unknown_model_time:
+            lines.append("model time unknown (counted until the step started): " +
+                         ", ".join(self.unknown_model_time[:10]) + (" ..." if len(self.unknown_model_time) > 10 else ""))
         waited = [(s, w) for s, w in self.waits.items() if w > 0]
         if waited:
             lines.append("waited after their inputs were ready: " +
@@ -237,7 +247,8 @@ def hindsight(run: Run) -> Hindsight:
     preds = {v: (_data_preds(defs[v], times, producers, ids) if v in defs else set()) for v in ran}
     release = _released(run)
     ready = {v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)]) for v in ran}
-    work, lead = _work(run, t0, times, ready)
+    unknown: set[str] = set()
+    work, lead = _work(run, t0, times, ready, unknown)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
     edges = tuple(sorted((u, v) for v in ran for u in preds[v]))
     if ran:
@@ -254,30 +265,36 @@ def hindsight(run: Run) -> Hindsight:
         ideal, path = 0.0, ()
     return Hindsight(actual, min(ideal, actual) if ideal - actual <= 1e-9 * max(1.0, actual) else ideal,
                      dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
-                     dict(sorted(work.items())), tuple(path), run.plan.time_unit if run.plan is not None else "")
+                     dict(sorted(work.items())), tuple(path), run.plan.time_unit if run.plan is not None else "",
+                     tuple(sorted(unknown)))
 
 
-def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]],
-          ready: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """Each step's time (first start to last end) plus its model time after ``ready``; and that model time."""
+def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]], ready: Mapping[str, float],
+          unknown: set[str] | None = None) -> tuple[dict[str, float], dict[str, float]]:
+    """Each step's time (first start to last end) plus its model time after ``ready``; and that model time.
+    A call of unknown duration counts until the step it led to started (the most it can have taken: the ideal
+    never looks free); the steps it so lengthened are added to ``unknown``."""
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for sid, call in model_calls(run):
         at, took = call.get("time"), call.get("duration")
-        if sid is not None and sid in times and isinstance(at, (int, float)) and isinstance(took, (int, float)):
-            a, b = max(t0 + at, ready[sid]), min(t0 + at + took, times[sid][0])  # while its inputs were ready
+        if sid is not None and sid in times and isinstance(at, (int, float)):
+            end = times[sid][0] if not isinstance(took, (int, float)) else min(t0 + at + took, times[sid][0])
+            a, b = max(t0 + at, ready[sid]), end  # while its inputs were ready
             if b > a:
                 spans[sid].append((a, b))
+                if not isinstance(took, (int, float)) and unknown is not None:
+                    unknown.add(sid)
     lead = {sid: _covered(parts) for sid, parts in spans.items()}
     return {v: max(0.0, e - s) + lead.get(v, 0.0) for v, (s, e) in times.items()}, lead
 
 
-def recorded_makespan(run: Run) -> float | None:
+def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
     """The critical path of the steps a run ran, with the times that happened (plus the model calls that led to
     each, after its dependencies ended), over the dependencies the run respected; None when no step ran.
 
     What a recorded run's own dependencies required: its makespan minus this is the time no step accounts for
     (a model call after the last step, the agent's own overhead, a step that waited). Never more than the
-    run's makespan.
+    run's makespan. The steps a model call of unknown duration led to are added to ``unknown``.
     """
     times = _intervals(run)
     if not times:
@@ -287,7 +304,7 @@ def recorded_makespan(run: Run) -> float | None:
     preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and times[u][1] <= times[v][0]]
              for v in times}
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
-    work, _ = _work(run, t0, times, ready)
+    work, _ = _work(run, t0, times, ready, unknown)
     plan = Plan("recorded", [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times])
     return critical_path(plan).makespan
 

@@ -14,7 +14,10 @@ Each observation becomes a span (data, never text) and the spans are read by
   child); the arguments are the observation's ``input`` (unwrapped from
   ``args``/``kwargs``), the result its ``output``;
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
-  (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
+  (no end: still running, unless it returned, with its ``output``, under an
+  observation that ended or in a trace whose ``latency`` says when it ended:
+  :mod:`~planviz.runs.traces.calltimes`; a generation's ``completionStartTime``
+  is a moment it was alive); ``level: ERROR`` (with ``statusMessage``) a failure;
 - a lifecycle written as several observations (BeeAI's ``X.start-12``,
   ``X.success-12``, ``X.finish-12``; its arguments in the start's
   ``tool.parameters``) is one call, from its start to its last
@@ -36,6 +39,7 @@ from typing import Any
 from ...errors import TraceFormatError
 from ...plan.syntax import show_value
 from ..events import Run
+from . import calltimes
 from .openinferencevalues import arguments, task
 from .otel import run_of_spans
 from .otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _count, _id, _nanos, _number, leaves
@@ -64,7 +68,17 @@ def read(doc: Any) -> Run:
     if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
         raise TraceFormatError("expected a Langfuse trace export: an object with \"observations\" (a list) and "
                                f"\"trace\", got {show_value(data)}", source=doc.name)
-    return run_of_spans(spans_of(data, doc.name), doc.name)
+    spans = spans_of(data, doc.name)
+    return run_of_spans(spans, doc.name, ended(data.get("trace"), spans))
+
+
+def ended(trace: Any, spans: list[Span]) -> int | None:
+    """When the trace ended by its own ``latency`` (seconds from its first observation's start to its last
+    moment, as Langfuse computes it), None when it states none: the bound of a call it exported unended."""
+    latency = trace.get("latency") if isinstance(trace, dict) else None
+    if not spans or isinstance(latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency < 1e9:
+        return None
+    return min(s.start for s in spans) + round(latency * 1e9)
 
 
 def _metadata(o: dict) -> dict:
@@ -119,6 +133,8 @@ def spans_of(data: dict, source: str) -> list[Span]:
             parent_id=_id(_hex(o.get("parentObservationId")), "parentObservationId", bad),
             name=name, start=_nanos(o.get("startTime"), "startTime", bad, required=True),
             end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
+            clues=calltimes.clues((), _attributes(o), None, o.get("completionStartTime"),
+                                  o.get("output") not in (None, "")) if operation == MODEL else None,
             message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
             call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
             arguments=_arguments(o, name) if operation == TOOL else None,

@@ -9,6 +9,8 @@ step (tool call) it led to: the first tool call inside the model span when
 there is one (Google ADK runs a tool within ``call_llm``), else the next step
 that starts, under the same parent span, after the call ended; None when no
 step followed (the final answer). With no tool calls at all, the model calls are the steps.
+A call's duration is the one :mod:`~planviz.runs.traces.calltimes` gave its span
+(None when unknown; ``duration_inferred`` when its end was inferred).
 
 >>> from planviz.runs.traces.otelspans import Span
 >>> outer = Span(span_id="1", parent_id=None, start=0, end=9, operation="chat", model="m", input_tokens=5)
@@ -23,6 +25,7 @@ import bisect
 from collections import defaultdict
 
 from ..events import ModelCall
+from . import calltimes
 from .otelspans import MODEL, Span
 
 __all__ = ["model_calls", "innermost"]
@@ -100,4 +103,4 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
         out.append(ModelCall(m.model or m.name or "model", (m.start - t0) / _NS,
                              None if m.end is None else (m.end - m.start) / _NS, m.input_tokens, m.output_tokens, m.cost,
                              m.status != "error", step, m.span_id or ""))
-    return tuple(out)
+    return tuple(calltimes.timed(c, calls[c.id]) for c in out)  # unknown or inferred durations said so

@@ -24,9 +24,11 @@ followed and replays the spans through the run state machine:
   message from ``error.type``, the status description or an ``exception``
   event); an ERROR on an agent span fails the run; a call that never ended
   leaves the run unfinished (no stop event, outcome None), unless it returned
-  (a result, no error) under a span that ended: some instrumentations export a
-  call before ending it. Such a call ends when the next span under its parent
-  began, else when the span above it ended (finding ``end_inferred``).
+  (a result or a reply, no error) under a span that ended: some
+  instrumentations export a call before ending it. Such a call ends when the
+  next span under its parent began, else when the span above it ended
+  (finding ``end_inferred``); a streamed model call lasts until its last
+  event or child ended. One rule for both: :mod:`~planviz.runs.traces.calltimes`.
 
 Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 
@@ -41,7 +43,6 @@ Times are seconds from the first span's start (``plan.time_unit`` ``"s"``).
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections import Counter, defaultdict
@@ -50,6 +51,7 @@ from typing import Any, Iterable
 
 from ...plan.model import Finding, Plan, Step
 from ..events import Observation, Run
+from . import calltimes
 from .jsonstream import records, walk
 from .modelcalls import model_calls
 from .otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
@@ -105,8 +107,9 @@ def _place(s: Span) -> str:
     return ":".join(x for x in (f"line {s.line}" if s.line else "", s.where) if x)
 
 
-def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
-    """The recorded :class:`~planviz.Run` of a trace's spans (any order), with its import findings."""
+def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | None = None) -> Run:
+    """The recorded :class:`~planviz.Run` of a trace's spans (any order), with its import findings; ``ended``:
+    when the trace says it ended (nanoseconds), if it says so apart from its spans."""
     findings: list[Finding] = []
     by_id: dict[str, Span] = {}
     order: list[Span] = []
@@ -151,11 +154,11 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
             findings.append(_finding("negative_duration", f"span {s.span_id} ends before it starts; read as "
                                      "ending when it starts", where=_place(s)))
             s.end = s.start
-    inferred = _inferred_ends(order, by_id, parent, steps_spans)
+    inferred = calltimes.settle(order, parent, steps_spans, [s for s in order if s.operation == MODEL], ended)
     step_of, attempts, retried = _step_ids(steps_spans, parent)
     if inferred:
         names = [step_of[s.span_id] for s in inferred]
-        findings.append(_finding("end_inferred", f"{len(inferred)} call(s) returned (a result and no error) but "
+        findings.append(_finding("end_inferred", f"{len(inferred)} call(s) returned (a result or reply, no error) but "
                                  "never recorded an end, under a span that ended: each is read as ending when the "
                                  "next span under its parent began, else when the span above it ended: "
                                  f"{', '.join(names[:10])}", steps=names))
@@ -205,49 +208,6 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>") -> Run:
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
     return replace(play(plan, actions), model_calls=calls)
-
-
-def _inferred_ends(order: list[Span], by_id: dict[str, Span], parent: dict[str, str | None],
-                   steps: list[Span]) -> list[Span]:
-    """Give an end to each call that returned but never recorded one, under a span that ended; return them.
-
-    Its end is the start of the next span under its parent (the agent went on), else the end of the nearest
-    ancestor that ended. ``order`` is sorted by start and ``by_id`` maps its ids to its spans; a call with no
-    ended ancestor keeps no end.
-    """
-    open_calls = [s for s in steps if s.end is None and s.result is not None and s.status != "error"]
-    if not open_calls:
-        return []
-    starts: dict[str | None, list[int]] = defaultdict(list)
-    for s in order:
-        starts[parent[s.span_id]].append(s.start)
-    bound: dict[str | None, int | None] = {None: None}  # span id -> the end of it or of its nearest ended ancestor
-
-    def ended_above(node: str | None) -> int | None:
-        path = []
-        while node not in bound:
-            path.append(node)
-            up = by_id[node]  # type: ignore[index]
-            if up.end is not None:
-                bound[node] = up.end
-                path.pop()
-                break
-            node = parent[node]  # type: ignore[index]
-        for p in path:
-            bound[p] = bound[node]
-        return bound[node]
-
-    out = []
-    for s in open_calls:
-        up = parent[s.span_id]
-        limit = ended_above(up)
-        if limit is None:
-            continue
-        later = starts[up]
-        i = bisect.bisect_right(later, s.start)
-        s.end = max(s.start, min(later[i], limit) if i < len(later) else limit)
-        out.append(s)
-    return out
 
 
 def _deviation_text(name: str, n: int) -> str:

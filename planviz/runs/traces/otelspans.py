@@ -38,7 +38,7 @@ from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
 from ...plan.limits import read_float, read_int
 from ...plan.plaindata import iso_nanos
-from . import openinferencevalues
+from . import calltimes, openinferencevalues
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
@@ -92,12 +92,13 @@ _STATUS = {0: "unset", 1: "ok", 2: "error", "unset": "unset", "ok": "ok", "error
 class Span:
     """What planviz keeps of one span (times in nanoseconds; ``end`` None while it has not ended)."""
 
-    __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "status", "message", "operation",
+    __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "clues", "timing", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
                  "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
                  "effect")
     # What span_of stores (the constructor takes any subset; a field not given is None).
     span_id: str; trace_id: str | None; parent_id: str | None; name: str; start: int; end: int | None
+    clues: calltimes.Clues | None; timing: str | None  # what else tells the call's end; which rule gave it
     status: str; message: str; operation: str | None; tool: str | None; call_id: str
     arguments: dict[str, Any] | None; result: str | None; agent: str; model: str | None
     input_tokens: int | None; output_tokens: int | None; cost: float | None; error: str
@@ -212,7 +213,8 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
         span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=name,
-        start=start, end=end, status=state, message=_text(message)[:SHORT], operation=operation,
+        start=start, end=end, clues=calltimes.clues(_events(raw, bad), attrs, start) if operation == MODEL else None,
+        status=state, message=_text(message)[:SHORT], operation=operation,
         tool=_text(tool) if tool is not None else None, call_id=_text(get("call_id")),
         arguments=arguments, result=None if result is None else _brief(result),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else frozenset(),
