@@ -4,6 +4,7 @@ details without scrolling, and a LangGraph thread's turns, the model's last repl
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -41,8 +42,15 @@ def _click_step(pg, sid):
 
 def test_a_failed_tool_calls_error_and_output_show_without_scrolling(page, corpus, tmp_path):
     path, output = _failed_tool_trace(corpus, tmp_path)
+    spans = sorted(json.loads(path.read_text(encoding="utf-8"))["spans"], key=lambda s: int(s["start_time"]))
+    answered = next(s["attributes"]["gen_ai.output"] for s in spans if s["name"].startswith("call_llm"))
+    run = load_trace(path)  # the model's input and output as the readers fill them (set here from the raw span)
+    first = run.model_calls[0]
+    assert first.step == "get_current_time"
+    run = replace(run, model_calls=(replace(first, input="What year is it? <i>now</i>", output=answered),
+                                    *run.model_calls[1:]))
     report = tmp_path / "failed.html"
-    report_html(load_trace(path), report)
+    report_html(run, report)
     pg = page.page
     pg.goto(report.as_uri())
     pg.locator("#planviz-app g.node[data-step]").first.wait_for(state="attached")
@@ -57,6 +65,8 @@ def test_a_failed_tool_calls_error_and_output_show_without_scrolling(page, corpu
     assert pg.evaluate("window.scrollY") == 0
     first = [n for n in details.locator("h4, pre").all_inner_texts() if n.strip()]
     assert first[0].startswith("Failed")  # the error comes first
+    assert details.locator("pre.pv-model-output").inner_text() == answered  # what the model answered
+    assert details.locator("pre.pv-model-input").inner_text() == "What year is it? <i>now</i>"  # text, not markup
     screenshot(pg.locator("#planviz-app"), "said-done-failed-tool")
     assert not page.errors and not page.csp and not page.dialogs
 
