@@ -69,11 +69,14 @@ def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
 
 
 def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
-    """For each step, (its last ending event, the last observation that holds a result)."""
+    """For each step that started, (its last ending event or None, the last observation that holds a result)."""
     last: dict[str, Any] = {}
     returned: dict[str, Any] = {}
     for e in run.events:
-        if e.step is None or e.kind not in ("complete", "fail"):
+        if e.step is None or e.kind not in ("complete", "fail", "start"):
+            continue
+        if e.kind == "start":  # started: an ending may follow (else it never recorded one)
+            last.setdefault(e.step, None)
             continue
         last[e.step] = e
         if e.observation is not None and e.observation.data.get("result") is not None:
@@ -83,8 +86,8 @@ def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
 
 def step_story(run: Any) -> dict[str, dict[str, Any]]:
     """What was said and done at each step of ``run`` (every plan version's steps; the latest version's wins):
-    ``arguments`` (``[name, value as text]``, sorted), ``status`` (``done``, ``failed`` or ``not run``: how its
-    last attempt ended), ``error`` (the error text when its last attempt failed: its observation's
+    ``arguments`` (``[name, value as text]``, sorted), ``status`` (how its last attempt ended: ``done``,
+    ``failed``; ``started, no end recorded``; ``not started``), ``error`` (the error text when its last attempt failed: its observation's
     ``data["error"]``, else the failure's message; else None), ``result`` (what it returned: the observation's
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
@@ -100,7 +103,8 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
                 data = end.observation.data if end.observation is not None else {}
                 error = value_text(data["error"]) if data.get("error") is not None else str(end.message or "failed")
             result = None if returned is None else value_text(returned.data["result"])
-            status = "not run" if end is None else "failed" if end.kind == "fail" else "done"
+            status = ("started, no end recorded" if s.id in ends else "not started") if end is None else \
+                "failed" if end.kind == "fail" else "done"
             out[s.id] = {"arguments": [[str(k), value_text(v, quoted=True)] for k, v in sorted(s.arguments.items())],
                          "status": status, "error": error, "result": result, "calls": calls.get(s.id, []),
                          "ended": None if end is None else int(end.index)}

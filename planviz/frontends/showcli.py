@@ -86,7 +86,7 @@ def step_text(run: Any, sid: str, full: bool = False) -> str:
         out += ["error:", terminal_text(said["error"], limit=limit)]
     if said["result"] is not None:
         out += ["returned:", terminal_text(said["result"], limit=limit)]
-    elif said["status"] != "not run":
+    elif said["status"] in ("done", "failed"):
         out.append("returned: (the trace does not say)")
     if said["arguments"]:
         out.append("arguments:")

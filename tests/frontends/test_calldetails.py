@@ -127,3 +127,19 @@ def test_show_prints_a_step_error_first_with_control_characters_neutralised(corp
     assert listed.returncode == 0 and "get_current_time  failed" in listed.stdout and "write_file  done" in listed.stdout
     wrong = cli("show", str(path), "--step", "write_fil")
     assert wrong.returncode == 2 and "did you mean 'write_file'" in wrong.stderr
+
+
+def test_a_step_that_never_ended_or_never_started_says_so(cache_plan, tmp_path):
+    from planviz import Fault, simulate
+
+    run = simulate(cache_plan, faults=[Fault("S2", "tool_error", times=99)], strategy="direct")
+    story = step_story(run)
+    assert story["S2"]["status"] == "failed" and story["S4"]["status"] == "not started"
+    assert story["S4"]["error"] is None and story["S4"]["result"] is None and story["S4"]["ended"] is None
+    save_trace(simulate(cache_plan), tmp_path / "run.jsonl")
+    lines = (tmp_path / "run.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if json.loads(line).get("event", {}).get("kind") == "start")
+    (tmp_path / "cut.jsonl").write_text("".join(lines[:cut + 1]), encoding="utf-8")  # the agent died mid-step
+    crashed = load_trace(tmp_path / "cut.jsonl")
+    sid = crashed.events[-1].step
+    assert step_story(crashed)[sid]["status"] == "started, no end recorded"
