@@ -60,7 +60,8 @@ def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
     for step, call in model_calls(run):
         if step is None:
             continue
-        said = {k: _number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens", "cost")}
+        said: dict[str, Any] = {k: _number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens",
+                                                                  "cost")}
         said.update(model=str(call.get("model") or "")[:200], ok=call.get("ok") is not False,
                     input=None if call.get("input") is None else value_text(call["input"]),
                     output=None if call.get("output") is None else value_text(call["output"]))

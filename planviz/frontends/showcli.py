@@ -43,9 +43,9 @@ def terminal_text(text: str, indent: str = "  ", limit: int | None = _SHORT) -> 
       \\x1b[31mred\\x1b[0m
     """
     cut = limit is not None and len(text) > limit
-    shown = text[:limit] if cut else text
+    shown = text[:limit] if limit is not None and cut else text
     lines = [indent + printable(line) for line in shown.split("\n")]
-    if cut:
+    if limit is not None and cut:
         lines.append(f"{indent}... ({len(text) - limit} more characters: --full prints them)")
     return "\n".join(lines)
 

@@ -63,12 +63,11 @@ def message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        out = []
+        out: list[str] = []
         for part in content:
-            if isinstance(part, str):
-                out.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text", part.get("content")), str):
-                out.append(part.get("text", part.get("content")))
+            said = part.get("text", part.get("content")) if isinstance(part, dict) else part
+            if isinstance(said, str):
+                out.append(said)
             elif part is not None:
                 out.append(_json(part))
         return "\n\n".join(x for x in out if x)
@@ -81,7 +80,8 @@ def _calls_text(calls: Any) -> str:
     for call in calls if isinstance(calls, list) else ():
         if not isinstance(call, dict):
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        inner = call.get("function")
+        fn: dict = inner if isinstance(inner, dict) else call
         args = fn.get("args", fn.get("arguments", fn.get("input")))
         shown = args if isinstance(args, str) else _json(args if args is not None else {})
         lines.append(f"calls {fn.get('name') or 'a tool'}({shown})")

@@ -147,7 +147,9 @@ class _Builder(Versions):
 
     def _lineage(self, head: Checkpoint) -> list[tuple[dict, float | None]]:
         """The values and times (None when untimed) of the checkpoints from the first to ``head``, on its branch."""
-        chain, c, seen = [], head, set()
+        chain: list[tuple[dict, float | None]] = []
+        c: Checkpoint | None = head
+        seen: set[str] = set()
         while c is not None and c.id not in seen:
             seen.add(c.id)
             chain.append((c.values, self._time(c) if self.timed and c.time is not None else None))
