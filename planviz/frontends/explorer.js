@@ -182,6 +182,13 @@ class RunView {
       if (!this.captionScope.isConnected) { this.caption.append(this.captionBreak, this.captionScope); }
     } else if (this.captionScope.isConnected) { this.captionBreak.remove(); this.captionScope.remove(); }
     this.showLegend(pic, k);
+    if (this.turns) {  // the turns said after this event's time are dimmed (those of unknown time stay as they are)
+      const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row[0]);  // the clock, unrounded
+      this.turns.querySelectorAll('li.pv-turn').forEach((li, j) => {
+        const t = (s.turns[j] || [])[2];
+        li.classList.toggle('pv-later', t !== null && t !== undefined && t > now);
+      });
+    }
     if (this.query) { this.search(this.query); }
     if (this.selected !== null) { this.showDetails(this.selected); }
   }

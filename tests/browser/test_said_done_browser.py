@@ -88,5 +88,8 @@ def test_a_langgraph_thread_shows_who_said_what_and_the_models_reply(page, corpu
     assert asked in turns.nth(turns.count() - 2).inner_text()
     pg.wait_for_timeout(100)  # the list scrolls to its last turn on the next frame
     assert last.locator("pre").evaluate(IN_VIEW_JS)
+    assert "pv-later" in last.get_attribute("class")  # the report opens at event 0: the reply is said later
+    pg.locator("#planviz-app").press("End")
+    assert "pv-later" not in last.get_attribute("class")
     screenshot(pg.locator("#planviz-app"), "said-done-langgraph-thread")
     assert not page.errors and not page.csp and not page.dialogs
