@@ -321,8 +321,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
-    from . import evaluationcli, whatifcli  # campaign, ablation; what-if
+    from . import evaluationcli, showcli, whatifcli  # campaign, ablation; show; what-if
     evaluationcli.add_commands(sub)
+    showcli.add_show(sub, trace_formats, THREAD_HELP)
     whatifcli.add_command(sub, trace_formats, THREAD_HELP)
     return p
 
@@ -376,8 +377,7 @@ _SUFFIXES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {"render": {"outp
 def _refuse_wrong_suffix(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output whose suffix says another format than the one written to it."""
     for name, (suffixes, what) in _SUFFIXES.get(args.command, {}).items():
-        path = getattr(args, name, None)
-        if path is None:
+        if (path := getattr(args, name, None)) is None:
             continue
         suffix = os.path.splitext(path)[1].lower()
         if suffix not in suffixes:
@@ -410,8 +410,7 @@ def _refuse_overwriting(args: argparse.Namespace) -> None:
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's final flush into the closed pipe stays silent."""
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
         pass
 

@@ -38,6 +38,28 @@ function fill(list, items, empty) {
   for (const t of items) { list.appendChild(h('li', {text: t})); }
 }
 
+const SHORT = 300;  // characters of a long text shown before "show all"
+
+function long(text, cls) {  // untrusted text, trimmed to SHORT characters with a button that shows it whole
+  const pre = h('pre', {cls: 'pv-text' + (cls ? ' ' + cls : ''), text: text.length > SHORT ? text.slice(0, SHORT) + '\u2026' : text});
+  if (text.length <= SHORT) { return pre; }
+  const more = h('button', {type: 'button', cls: 'pv-more', text: 'show all ' + text.length + ' characters',
+                            'aria-label': 'show the whole text'});
+  more.addEventListener('click', () => {
+    const whole = more.getAttribute('data-whole') === '1';
+    pre.textContent = whole ? text.slice(0, SHORT) + '\u2026' : text;
+    more.textContent = whole ? 'show all ' + text.length + ' characters' : 'show less';
+    more.setAttribute('data-whole', whole ? '0' : '1');
+  });
+  return h('div', {cls: 'pv-long'}, [pre, more]);
+}
+
+function turnsBox(turns) {  // a chat thread's turns, who said what, in order (the latest reply last, scrolled to)
+  const list = h('ol', {cls: 'pv-turn-list'}, turns.map(([role, text]) => h('li', {cls: 'pv-turn pv-role-' + String(role).replace(/[^a-z]/g, '')},
+    [h('span', {cls: 'pv-role', text: role}), long(text)])));
+  return h('section', {cls: 'pv-turns', 'aria-label': 'conversation'}, [h('p', {cls: 'pv-legend-title', text: 'Conversation (' + turns.length + ' turn' + (turns.length === 1 ? '' : 's') + ')'}), list]);
+}
+
 // One run: its pictures, facts and ready set at any event, and the panels around them.
 class RunView {
   constructor(snap, host) {
@@ -56,7 +78,10 @@ class RunView {
     this.legend = h('div', {cls: 'planviz-legend', 'aria-label': 'legend'});
     this.details = h('aside', {cls: 'planviz-details', 'aria-label': 'step details', 'aria-live': 'polite'},
                      [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})]);
-    this.el.append(this.caption, h('div', {cls: 'pv-picture'}, [this.diagram, h('div', {cls: 'pv-side'}, [this.legend, this.details])]));
+    const turns = snap.turns || [];
+    this.turns = turns.length ? turnsBox(turns) : null;
+    this.el.append(this.caption, h('div', {cls: 'pv-picture'}, [this.diagram, h('div', {cls: 'pv-side' + (this.turns ? ' pv-chat' : '')}, [this.legend, this.details, this.turns])]));
+    if (this.turns) { requestAnimationFrame(() => { const l = this.turns.querySelector('ol'); l.scrollTop = l.scrollHeight; }); }
     this.diagram.addEventListener('click', (ev) => this.clicked(ev));
     this.diagram.addEventListener('wheel', (ev) => {
       if (!ev.ctrlKey) { return; }
@@ -157,6 +182,13 @@ class RunView {
       if (!this.captionScope.isConnected) { this.caption.append(this.captionBreak, this.captionScope); }
     } else if (this.captionScope.isConnected) { this.captionBreak.remove(); this.captionScope.remove(); }
     this.showLegend(pic, k);
+    if (this.turns) {  // the turns said after this event's time are dimmed (those of unknown time stay as they are)
+      const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row[0]);  // the clock, unrounded
+      this.turns.querySelectorAll('li.pv-turn').forEach((li, j) => {
+        const t = (s.turns[j] || [])[2];
+        li.classList.toggle('pv-later', t !== null && t !== undefined && t > now);
+      });
+    }
     if (this.query) { this.search(this.query); }
     if (this.selected !== null) { this.showDetails(this.selected); }
   }
@@ -194,6 +226,9 @@ class RunView {
                                onclick: () => { this.selected = null; box.replaceChildren(h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})); }});
     box.appendChild(close);
     if (!d) { box.appendChild(h('p', {cls: 'pv-empty', text: 'a group of steps: hover it for its members'})); return; }
+    const at = d.ended !== null && d.ended !== undefined ? ' (event ' + d.ended + (d.ended > this.index ? ', later in the run' : '') + ')' : '';
+    if (d.error) { box.append(h('h4', {cls: 'pv-error', text: 'Failed' + at + ': its error'}), long(d.error, 'pv-error-text')); }
+    if (d.result !== null && d.result !== undefined) { box.append(h('h4', {text: (d.error ? 'It returned' : 'Returned') + at}), long(d.result, 'pv-result')); }
     const dl = h('dl');
     const item = (name, value) => { if (value !== '' && value !== undefined && !(Array.isArray(value) && !value.length)) { dl.append(h('dt', {text: name}), h('dd', {text: Array.isArray(value) ? value.join(', ') : String(value)})); } };
     item('action', d.action); item('kind', d.kind); item('tool', d.tool);
@@ -216,10 +251,12 @@ class RunView {
     const calls = d.calls || [];  // the model calls that led to this step, as the trace recorded them
     if (calls.length) {
       const unit = this.s.unit ? ' ' + this.s.unit : '', num = (x) => String(Number(x.toPrecision(4)));
-      const said = calls.map(([model, start, took, tin, tout, cost, ok]) => h('li', {text: model
+      const said = calls.map(([model, start, took, tin, tout, cost, ok, given, answered]) => h('li', {}, [model
         + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
         + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
-        + (cost !== null ? ' \u00B7 cost ' + num(cost) + ' USD' : '') + (ok ? '' : ' \u00B7 failed')}));
+        + (cost !== null ? ' \u00B7 cost ' + num(cost) + ' USD' : '') + (ok ? '' : ' \u00B7 failed'),
+        ...(given !== null && given !== undefined ? [h('div', {cls: 'pv-said', text: 'given:'}), long(given, 'pv-model-input')] : []),
+        ...(answered !== null && answered !== undefined ? [h('div', {cls: 'pv-said', text: 'answered:'}), long(answered, 'pv-model-output')] : [])]));
       box.append(h('h4', {text: 'Model calls for this step (' + calls.length + ')'}), h('ol', {cls: 'pv-calls'}, said));
     }
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));

@@ -44,6 +44,7 @@ import traitlets
 from ..analysis.schedule import Schedule, critical_path
 from ..errors import PlanvizError, PlanvizTypeError, show_value
 from ..plan.arguments import expect_contract, expect_plan
+from ..runs.events import Run
 from ..runs.fault import FAULT_KINDS, Fault
 from ..runs.simulation import simulate
 from ..runs.traces.tracefile import load_trace
@@ -57,7 +58,8 @@ __all__ = ["explore", "replay", "Explorer"]
 
 def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
             strategy: str = "planner", **options: Any) -> Explorer:
-    """Simulate ``plan`` (with ``faults``) and open the explorer on the run.
+    """Simulate ``plan`` (with ``faults``) and open the explorer on the run; given a recorded
+    :class:`planviz.Run` (a loaded trace), open the explorer on it as :func:`replay` does.
 
     ``contract`` defaults to the plan's own (``plan.contract``); a fault is a
     :class:`planviz.Fault` or its command-line spelling (``"S4:side_effect"``).
@@ -66,8 +68,8 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
 
     Parameters
     ----------
-    plan : Plan
-        The plan to simulate.
+    plan : Plan or Run
+        The plan to simulate, or a recorded run to step through (then no other argument: see :func:`replay`).
     contract : Contract, optional
         Default ``plan.contract``.
     faults : iterable of Fault or str
@@ -99,7 +101,15 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     >>> ex = explore(examples.load("cache_isolation"), faults=["S4:side_effect"])
     >>> ex.run.outcome
     'plan_complete'
+    >>> explore(ex.run).run is ex.run  # a recorded run opens as it is
+    True
     """
+    if isinstance(plan, Run):  # a recorded run: nothing to simulate, so it opens as replay(run) does
+        if contract is not None or faults or workers is not None or strategy != "planner" or options:
+            raise PlanvizTypeError("explore(run, ...) was given a recorded run with simulation options: a run is "
+                                   "not simulated again; open it with planviz.replay(run), then inject a fault "
+                                   "there (explorer.inject(...)) for a what-if simulation of its plan")
+        return Explorer(recorded=plan)
     plan = expect_plan(plan, "explore")
     contract = expect_contract(contract, "explore")
     return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)

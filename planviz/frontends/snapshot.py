@@ -18,7 +18,6 @@ with events x steps. It also holds the event log, the details of each step
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Sequence
 
@@ -29,14 +28,11 @@ from ..pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from ..plan.syntax import show_value
 from ..pictures.escape import escape_html as escape
 from ..runs.machine import ProgressCallback
-from ..runs.usage import model_calls
+from .calldetails import run_turns, step_story
 from .deltatable import delta_table
 from .panels import legible_width, metrics_rows, outcome_label
 
 __all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
-
-_VALUE = 200  # characters of an argument value shown in the details
-
 
 def legend_swatches() -> list[list[Any]]:
     """Every legend entry in legend order: ``[key, text, fill, outline colour, outline width, outline style]``."""
@@ -48,49 +44,30 @@ def legend_swatches() -> list[list[Any]]:
     return out
 
 
-def _number(value: Any) -> float | None:
-    """A figure of a model call as a plain finite number, or None (not recorded, or not a number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return value
-
-
-def _calls(run: Any) -> dict[str, list[list[Any]]]:
-    """The model calls that led to each step (:func:`planviz.runs.usage.model_calls`, each counted once), as
-    ``[model, start, duration, input tokens, output tokens, cost, ok]`` (None where the trace does not say)."""
-    out: dict[str, list[list[Any]]] = {}
-    for step, call in model_calls(run):
-        if step is None:
-            continue
-        out.setdefault(str(step), []).append(
-            [str(call.get("model") or "")[:_VALUE],
-             *(_number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens", "cost")),
-             call.get("ok") is not False])
-    return out
-
-
-def _value_text(value: Any) -> str:
-    """An argument's value as the trace and the step's action write it: JSON (``false``, ``null``, ``"text"``), cut
-    to ``_VALUE`` characters with ``...`` where cut; a value JSON cannot write is shown as in messages."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return show_value(value, _VALUE)
-    return text if len(text) <= _VALUE else text[:_VALUE] + "..."
+def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
+    """A step's model calls (:func:`~planviz.frontends.calldetails.step_story`) as
+    ``[model, start, duration, input tokens, output tokens, cost, ok, input, output]`` (None where the trace does
+    not say; ``input`` is the last user or tool message the model was given, ``output`` its reply or the tool
+    call it asked for)."""
+    return [[c["model"], c["time"], c["duration"], c["input_tokens"], c["output_tokens"], c["cost"], c["ok"],
+             c["input"], c["output"]] for c in said]
 
 
 def _details(run: Any) -> dict[str, dict[str, Any]]:
-    """What a click on a step shows, for every step of every plan version (the latest version's wins), with the
-    model calls that led to it (its attempts and their events the front end reads from the log)."""
+    """What a click on a step shows, for every step of every plan version (the latest version's wins): the step,
+    what was said and done there (:func:`~planviz.frontends.calldetails.step_story`: its arguments, its result,
+    its error when its last attempt failed, the model calls that led to it), its attempts and their events the
+    front end reads from the log."""
     out: dict[str, dict[str, Any]] = {}
-    calls = _calls(run)
+    story = step_story(run)
     for plan in run.plans:
         for s in plan.steps:
+            said = story[s.id]
             out[s.id] = {"action": s.action, "tool": s.tool or "", "kind": s.kind or "",
-                         "arguments": [[str(k), _value_text(v)] for k, v in sorted(s.arguments.items())],
-                         "requires": list(s.requires), "produces": list(s.produces),
+                         "arguments": said["arguments"], "requires": list(s.requires), "produces": list(s.produces),
                          "evidence": s.expected_evidence, "depends_on": list(s.depends_on),
-                         "duration": s.duration, "calls": calls.get(s.id, [])}
+                         "duration": s.duration, "calls": _calls(said["calls"]), "status": said["status"],
+                         "error": said["error"], "result": said["result"], "ended": said["ended"]}
     return out
 
 
@@ -127,7 +104,7 @@ def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render
     badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
     data.update({"goal": first.goal, "unit": first.time_unit, "outcome": outcome_label(run), "badge": badge,
                  "log": _log(run), "details": _details(run), "gantt": gantt, "metrics": metrics_rows(run),
-                 "legend": legend_swatches(), "unfinished": run.outcome is None})
+                 "legend": legend_swatches(), "unfinished": run.outcome is None, "turns": run_turns(run)})
     return data
 
 

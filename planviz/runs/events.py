@@ -19,6 +19,7 @@ from typing import AbstractSet, Any, Callable, Iterable, Mapping, cast
 from ..errors import FrameIndexError, SimulationError, expect_type
 from ..plan.arguments import loaded_fix
 from .modelcall import ModelCall
+from .turns import Turn
 from ..plan.model import Contract, Plan
 from ..plan.syntax import show_value
 from .fault import Fault
@@ -264,7 +265,9 @@ class Run:
     in the order they started; empty for simulated runs, whose model calls
     ``metrics`` counts); ``trace_format`` the format of another tool's trace it
     was read from (``otel``, ``langgraph``... of ``planviz.runs.traces.FORMATS``),
-    None for planviz's own runs (simulated, or recorded with :class:`planviz.Recorder`).
+    None for planviz's own runs (simulated, or recorded with :class:`planviz.Recorder`);
+    ``turns`` what was said (:class:`~planviz.runs.turns.Turn`: the user's message, the model's replies, the
+    tools' answers, in order) where the trace records it, else empty.
     """
 
     events: tuple[Event, ...]
@@ -276,6 +279,7 @@ class Run:
     contract: Contract | None = field(default=None, repr=False)
     model_calls: tuple[ModelCall, ...] = field(default=(), repr=False)
     trace_format: str | None = None
+    turns: tuple[Turn, ...] = field(default=(), repr=False)
 
     def __len__(self) -> int:
         return len(self.events)

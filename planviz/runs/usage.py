@@ -56,12 +56,15 @@ def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     """The model calls a recorded run holds, each once, as ``(step it led to, call)`` pairs in the order of the
     run (the step None when it led to none: a final answer); a call is a mapping with ``model`` and ``time``
     (clock of the run) and, when recorded, ``duration`` (absent when unknown; ``duration_inferred`` True when
-    the trace did not measure it), ``input_tokens``, ``output_tokens``, ``cost`` and ``ok``. Read from the run's ``model_calls`` records when it has them, else from the observations of the
-    steps they led to (traces written before those records). Empty for a run that records none."""
+    the trace did not measure it), ``input_tokens``, ``output_tokens``, ``cost``, ``ok``, ``input`` and
+    ``output`` (what the model was given, what it answered). Read from the run's ``model_calls`` records when
+    it has them, else from the observations of the steps they led to (traces written before those records).
+    Empty for a run that records none."""
     records = getattr(run, "model_calls", None)
     if records:
         return tuple((c.step, {"model": c.model, "time": c.start,
-                               **{k: getattr(c, k) for k in ("duration", "input_tokens", "output_tokens", "cost", "ok")
+                               **{k: getattr(c, k) for k in ("duration", "input_tokens", "output_tokens", "cost", "ok",
+                                                             "input", "output")
                                   if getattr(c, k, None) is not None},
                                **({"duration_inferred": True} if getattr(c, "duration_inferred", False) else {})})
                      for c in records)

@@ -26,10 +26,10 @@ def test_details_hold_the_model_calls_that_led_to_each_step(corpus, name):
     details = run_snapshot(load_trace(path), legend=False)["details"]
     assert set(expected) <= set(details)
     for step, calls in expected.items():
-        got = [[model, took, tin, tout] for model, _, took, tin, tout, _, ok in details[step]["calls"]]
+        got = [[model, took, tin, tout] for model, _, took, tin, tout, *_ in details[step]["calls"]]
         assert [c[0] for c in got] == [c[0] for c in calls] and [c[2:] for c in got] == [c[2:] for c in calls]
         assert all(abs(g[1] - c[1]) < 1e-6 for g, c in zip(got, calls))
-        assert all(ok is True for *_, ok in details[step]["calls"])
+        assert all(c[6] is True for c in details[step]["calls"])
 
 
 def test_a_simulated_run_records_no_model_calls_per_step(cache_plan):

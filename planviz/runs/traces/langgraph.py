@@ -55,7 +55,7 @@ from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import ModelCall, Observation, Run
 from .playback import Action
-from .langgraphcalls import call_of, new_replies
+from .langgraphcalls import call_of, new_replies, thread_turns
 from .langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
@@ -144,6 +144,17 @@ class _Builder(Versions):
     def _next_branch(self) -> int:
         self.branches += 1
         return self.branches
+
+    def _lineage(self, head: Checkpoint) -> list[tuple[dict, float | None]]:
+        """The values and times (None when untimed) of the checkpoints from the first to ``head``, on its branch."""
+        chain: list[tuple[dict, float | None]] = []
+        c: Checkpoint | None = head
+        seen: set[str] = set()
+        while c is not None and c.id not in seen:
+            seen.add(c.id)
+            chain.append((c.values, self._time(c) if self.timed and c.time is not None else None))
+            c = self.by_id.get(c.parent) if c.parent is not None else None
+        return chain[::-1]
 
     def _time(self, c: Checkpoint) -> float:
         if self.timed and c.time is not None:  # timed: every checkpoint has a time
@@ -375,4 +386,6 @@ class _Builder(Versions):
         if head is None:  # __init__ has read order[0]: never reached
             raise TraceFormatError("no checkpoints", source=self.source)
         run = self._play(head)
-        return replace(run, model_calls=tuple(self.calls)) if self.calls else run
+        run = replace(run, model_calls=tuple(self.calls)) if self.calls else run
+        said = thread_turns(self._lineage(head))
+        return replace(run, turns=said) if said else run

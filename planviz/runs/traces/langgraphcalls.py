@@ -20,8 +20,9 @@ took: at most the node run's).
 ...          "usage_metadata": {"input_tokens": 9, "output_tokens": 2}}
 >>> [(ch, m["id"]) for ch, m in new_replies({"messages": [ask]}, [("messages", [ask, reply])], set())]
 [('messages', 'm2')]
->>> call_of(reply, 1.5, "agent")
-ModelCall(model='gpt-4o', start=1.5, duration=None, input_tokens=9, output_tokens=2, cost=None, ok=True, step='agent', id='m2')
+>>> call = call_of(reply, 1.5, "agent")
+>>> call.model, call.start, call.duration, call.input_tokens, call.output_tokens, call.step, call.id
+('gpt-4o', 1.5, None, 9, 2, 'agent', 'm2')
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..events import ModelCall
+from ..turns import Turn, turns_of
 
-__all__ = ["new_replies", "call_of", "reply_of"]
+__all__ = ["new_replies", "call_of", "reply_of", "thread_turns"]
 
 _AI_CLASSES = ("AIMessage", "AIMessageChunk")
 
@@ -121,3 +123,47 @@ def call_of(message: dict, start: float, step: str | None) -> ModelCall:
         tokens = _count(legacy.get("prompt_tokens")), _count(legacy.get("completion_tokens"))
     ident = message.get("id")
     return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "")
+
+
+def _channel(values: Mapping[str, Any]) -> Any:
+    """The message list of a checkpoint: its ``messages`` channel, else the list channel holding the most messages."""
+    if isinstance(values.get("messages"), list):
+        return values["messages"]
+    lists = [(len(turns_of(v)), ch) for ch, v in values.items() if isinstance(v, list)]
+    best = max(lists, default=(0, ""))
+    return values[best[1]] if best[0] else []
+
+
+def _ident(message: Any) -> str | None:
+    fields = message.get("kwargs") if isinstance(message, dict) and message.get("lc") == 1 else message
+    ident = fields.get("id") if isinstance(fields, dict) else None
+    return ident if isinstance(ident, str) and ident else None
+
+
+def thread_turns(checkpoints: Iterable[tuple[Mapping[str, Any], float | None]]) -> tuple[Turn, ...]:
+    """What was said in a thread: the messages of its checkpoints (``(values, time)`` from the first to the
+    last of one branch), each the first time a checkpoint holds it, the last reply included; a turn's time is
+    its checkpoint's. A list that grew (``add_messages``) says its new tail; a list replaced (a graph that
+    resets its messages each turn, the user asking again) says every message but those of the list before
+    that carry the same ``id``.
+
+    >>> ask, reply = {"type": "human", "content": "hi"}, {"type": "ai", "content": "hello", "id": "a1"}
+    >>> [(t.role, t.text, t.time) for t in thread_turns([({"messages": [ask]}, 0.0), ({"messages": [ask, reply]}, 1.5)])]
+    [('user', 'hi', 0.0), ('assistant', 'hello', 1.5)]
+    >>> len(thread_turns([({"messages": [ask, reply]}, None), ({"messages": [ask]}, None)]))  # asked again
+    3
+    """
+    out: list[Turn] = []
+    before: list = []
+    for values, time in checkpoints:
+        messages = _channel(values)
+        if not isinstance(messages, list):
+            continue
+        if len(messages) >= len(before) and messages[:len(before)] == before:
+            new = messages[len(before):]
+        else:
+            had = {i for i in map(_ident, before) if i is not None}
+            new = [m for m in messages if _ident(m) is None or _ident(m) not in had]
+        out.extend(turns_of(new, time))
+        before = messages
+    return tuple(out)

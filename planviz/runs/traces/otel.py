@@ -51,6 +51,7 @@ from typing import Any, Iterable
 
 from ...plan.model import Finding, Plan, Step
 from ..events import Observation, Run
+from ..turns import Turn
 from . import calltimes
 from .jsonstream import records, walk
 from .modelcalls import model_calls
@@ -207,7 +208,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     actions = _actions(steps_spans, step_of, attempts, t0)
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
-    return replace(play(plan, actions), model_calls=calls)
+    return replace(play(plan, actions), model_calls=calls, turns=_turns(order, calls))
 
 
 def _deviation_text(name: str, n: int) -> str:
@@ -291,6 +292,18 @@ def _action(s: Span) -> str:
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
 
+def _turns(order: list[Span], calls: tuple) -> tuple[Turn, ...]:
+    """What was said: the user's message (the task, when a span holds it) and the model's last reply (the output
+    of the last model call that asked for no tool), where the trace records them."""
+    asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
+    said = [Turn("user", asked)] if asked else []
+    last = calls[-1] if calls else None
+    if last is not None and last.step is None and last.output:
+        end = last.start + last.duration if last.duration is not None else None
+        said.append(Turn("assistant", last.output, end))
+    return tuple(said)
+
+
 def _goal(order: list[Span], parent: dict) -> str:
     """The user's request (first user message), with the agent's name when there is one."""
     agent = next((s.agent for s in order if s.operation == AGENT and s.agent), "")
@@ -317,16 +330,17 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[
         if s.end is None:
             continue
         t_end = (s.end - t0) / _NS
-        if s.status == "error":
-            why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
-            actions.append(Action(t_end, "fail", sid, (f"{sid!r} failed: {why}", "tool_error")))
-            continue
         data: dict[str, Any] = {"span_id": s.span_id}
         for key, value in (("call_id", s.call_id), ("agent", s.agent)):
             if value:
                 data[key] = value
         if s.result is not None:
             data["result"] = s.result
+        if s.status == "error":  # a failed call's observation: its error, and its output when the span has one
+            why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
+            actions.append(Action(t_end, "finish", sid, Observation(False, kind="tool_error",
+                                                                    data={**data, "message": why, "error": why})))
+            continue
         actions.append(Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data)))
     return actions
 

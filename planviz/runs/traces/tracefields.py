@@ -28,11 +28,12 @@ from ...plan.model import LAYERS, SEVERITIES, STATUSES, Finding
 from ...plan.records import contract_from_dict
 from ...plan.syntax import show_value
 from ..events import EVENT_KINDS, OUTCOMES, Conflict, Event, ModelCall, Observation
+from ..turns import Turn
 from ..fault import FAULT_KINDS, Fault
 
 __all__ = ["BadField", "NonFinite", "event_from", "event_record", "V1Events", "finding_from", "fault_from",
            "EVENT_FIELDS", "finite", "strings", "json_value", "obj", "text", "choice", "model_call_from",
-           "model_call_record"]
+           "model_call_record", "turn_record", "turn_from"]
 
 
 class BadField(ValueError):
@@ -306,6 +307,22 @@ def model_call_from(value: Any, path: str = "model_call") -> ModelCall:
                      ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"),
                      count("reasoning_tokens"), count("cached_tokens"), count("total_tokens"), inferred,
                      maybe_text(d.get("input"), f"{path}.input"), maybe_text(d.get("output"), f"{path}.output"))
+
+
+def turn_record(turn: Turn) -> dict[str, Any]:
+    """The record of a chat turn: ``role`` and ``text``, and ``time`` when the trace said it."""
+    d: dict[str, Any] = {"role": turn.role, "text": turn.text}
+    if turn.time is not None:
+        d["time"] = turn.time
+    return d
+
+
+def turn_from(value: Any, path: str = "turn") -> Turn:
+    """A :class:`~planviz.runs.turns.Turn` from its record, every field checked."""
+    d = obj(value, path)
+    _fields_of(d, path, {"role": None, "text": None, "time": None}, ("role", "text"))
+    return Turn(text(d["role"], f"{path}.role"), text(d["text"], f"{path}.text"),
+                None if d.get("time") is None else finite(d["time"], f"{path}.time"))
 
 
 # --------------------------------------------------------------------------- schema 1: full frames to deltas

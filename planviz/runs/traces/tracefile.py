@@ -39,7 +39,7 @@ from ..events import Run, expect_run
 from . import traceplans
 from ..fault import Fault
 from .traceplans import SPLIT_SCHEMA, json_line, plan_lines, plan_record
-from .tracefields import event_record, model_call_record
+from .tracefields import event_record, model_call_record, turn_record
 
 __all__ = ["save_trace", "load_trace", "parse_trace", "SCHEMA", "SCHEMA_VERSION",
            "READS", "SPLIT_SCHEMA", "run_to_lines", "plan_record", "event_record",
@@ -94,6 +94,8 @@ def run_to_lines(run: Run) -> Iterator[str]:
         yield from lines
     for call in run.model_calls:  # a recorded run's model calls, after its events
         yield json_line({"type": "model_call", "model_call": model_call_record(call)})
+    for turn in run.turns:  # what was said (a chat thread's messages), after the model calls
+        yield json_line({"type": "turn", "turn": turn_record(turn)})
 
 
 def save_trace(run: Run, path: str | os.PathLike[str]) -> None:

@@ -19,9 +19,10 @@ from ...plan.model import Plan
 from ...plan.records import contract_from_dict, plan_from_dict
 from ...plan.syntax import show_value
 from ..events import Event, ModelCall, Run, state_from_events
+from ..turns import Turn
 from ..frames import FrameStore
 from .tracefields import (BadField, NonFinite, V1Events, choice, event_from, fault_from, finding_from,
-                          model_call_from, obj, text)
+                          model_call_from, obj, text, turn_from)
 from . import FORMATS, tracefile
 from .tracefile import SCHEMA, STRATEGIES
 from .traceplans import ORIGIN, SPLIT_SCHEMA, PlanSteps, SplitPlan
@@ -77,6 +78,7 @@ class _Reader:
         self.v1: V1Events | None = None
         self.steps = PlanSteps()
         self.model_calls: list[ModelCall] = []
+        self.turns: list[Turn] = []
         self.version = 2
         self.split: SplitPlan | None = None  # a plan record whose steps lines are still to come
 
@@ -104,7 +106,7 @@ class _Reader:
         state = state_from_events(self.events)
         return Run(tuple(self.events), state.outcome, state, tuple(self.plans), self.header["strategy"],
                    self.header["faults"], self.header["contract"], tuple(self.model_calls),
-                   self.header["trace_format"])
+                   self.header["trace_format"], tuple(self.turns))
 
     def _record(self, record: Any) -> None:
         record = obj(record, "record")
@@ -145,8 +147,11 @@ class _Reader:
             if call.step is not None and not any(call.step in p.ids for p in self.plans):
                 raise BadField("model_call.step", f"{show_value(call.step)} is a step of no plan record")
             self.model_calls.append(call)
+        elif kind == "turn":
+            _only(record, "turn")
+            self.turns.append(turn_from(record.get("turn")))
         else:
-            raise BadField("type", f"expected 'plan', 'event' or 'model_call', got {show_value(kind)}")
+            raise BadField("type", f"expected 'plan', 'event', 'model_call' or 'turn', got {show_value(kind)}")
 
     def _add_plan(self, record: dict[str, Any]) -> None:
         plan = self._plan(record, "plan")

@@ -73,8 +73,9 @@ def test_otlp_envelope_with_parallel_calls_data_flow_and_a_failure():
     fail = next(e for e in run.events if e.kind == "fail")
     assert fail.step == "summarize" and fail.category == "tool_error" and "TimeoutError" in fail.message
     assert run.frame(-1).statuses["summarize"] == "failed"
-    ids = [o.data.get("call_id") for _, o in run.state.observations]
-    assert ids == ["call_2", "call_1", "call_3"]  # in the order they returned
+    ids = [(o.data.get("call_id"), o.ok) for _, o in run.state.observations]
+    assert ids == [("call_2", True), ("call_1", True), ("call_3", True), ("call_4", False)]  # in the order they returned
+    assert fail.observation.data["error"].endswith("took too long")  # the failed call's error, on its observation
 
 
 def test_sdk_span_json_with_hex_ids_and_iso_times_one_span_per_line():

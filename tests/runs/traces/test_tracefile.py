@@ -157,7 +157,7 @@ def _plan_line(lines, **changes):
     (lambda ls: _bad(ls, 2, _plan_line(ls, name=7)), 2, "plan.name: expected a string, got 7"),
     (lambda ls: _bad(ls, 2, _plan_line(ls, source_format=None)), 2, "plan.source_format: expected a string, got None"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract={"intent": "delete"})), 1, "header.contract.intent: expected one of"),
-    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan', 'event' or 'model_call', got 'frame'"),
+    (lambda ls: _bad(ls, 4, '{"type": "frame"}'), 4, "type: expected 'plan', 'event', 'model_call' or 'turn', got 'frame'"),
     (lambda ls: _bad(ls, 4, '{"type": "event", "event": {}, "more": 1}'), 4, "more: unknown field of an? event"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, kind=...)), 4, "event.kind: missing"),
     (lambda ls: _bad(ls, 4, _event_line(ls, 4, colour="red")), 4, "event.colour: unknown field; expected one of"),

@@ -1,0 +1,119 @@
+"""What was said and done at each step of a run: its arguments, what it returned, its error, the model calls
+that led to it (with what the model was given and what it answered), and the run's chat turns.
+
+The explorer, the reports (through the snapshot, :mod:`planviz.frontends.snapshot`) and ``planviz show``
+(:mod:`planviz.frontends.showcli`) all read a step's story here, so they say the same. Texts are the trace's
+own, untrusted: each front end escapes them its own way (textContent in the page, control characters
+neutralised on a terminal); here they are only cut to :data:`MAX_TEXT` characters, saying so.
+
+>>> from planviz import examples, simulate, Fault
+>>> run = simulate(examples.load("cache_isolation"), faults=[Fault("S2", "tool_error")])
+>>> said = step_story(run)["S2"]
+>>> said["status"], said["error"].startswith("'S2' failed")
+('failed', True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ..plan.syntax import show_value
+from ..runs.usage import model_calls
+
+__all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
+
+#: The longest text kept for one value (a result, an error, a model's input or output, a turn).
+MAX_TEXT = 20_000
+#: The most turns kept for a thread.
+MAX_TURNS = 2_000
+
+
+def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
+    """A value as text: a string as is, anything else as JSON (``null``, ``{"a": 1}``: indented, to be read;
+    ``quoted``: on one line and a string quoted too, as an argument is written in a trace), cut to ``limit``
+    characters with a note of how many more there were.
+
+    >>> value_text({"city": "Paris"}, quoted=True), value_text("x" * 30, 10), value_text("Paris", quoted=True)
+    ('{"city": "Paris"}', 'xxxxxxxxxx... (20 more characters)', '"Paris"')
+    """
+    if isinstance(value, str) and not quoted:
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, indent=None if quoted else 2)
+        except (TypeError, ValueError, RecursionError):
+            text = show_value(value, limit)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value
+
+
+def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
+    """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for step, call in model_calls(run):
+        if step is None:
+            continue
+        said: dict[str, Any] = {k: _number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens",
+                                                                  "cost")}
+        said.update(model=str(call.get("model") or "")[:200], ok=call.get("ok") is not False,
+                    input=None if call.get("input") is None else value_text(call["input"]),
+                    output=None if call.get("output") is None else value_text(call["output"]))
+        out.setdefault(str(step), []).append(said)
+    return out
+
+
+def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
+    """For each step that started, (its last ending event or None, the last observation that holds a result)."""
+    last: dict[str, Any] = {}
+    returned: dict[str, Any] = {}
+    for e in run.events:
+        if e.step is None or e.kind not in ("complete", "fail", "start"):
+            continue
+        if e.kind == "start":  # started: an ending may follow (else it never recorded one)
+            last.setdefault(e.step, None)
+            continue
+        last[e.step] = e
+        if e.observation is not None and e.observation.data.get("result") is not None:
+            returned[e.step] = e.observation
+    return {sid: (last.get(sid), returned.get(sid)) for sid in set(last) | set(returned)}
+
+
+def step_story(run: Any) -> dict[str, dict[str, Any]]:
+    """What was said and done at each step of ``run`` (every plan version's steps; the latest version's wins):
+    ``arguments`` (``[name, value as text]``, sorted), ``status`` (how its last attempt ended: ``done``,
+    ``failed``; ``started, no end recorded``; ``not started``), ``error`` (the error text when its last attempt failed: its observation's
+    ``data["error"]``, else the failure's message; else None), ``result`` (what it returned: the observation's
+    ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
+    attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
+    ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
+    calls = _calls(run)
+    ends = _endings(run)
+    out: dict[str, dict[str, Any]] = {}
+    for plan in run.plans:
+        for s in plan.steps:
+            end, returned = ends.get(s.id, (None, None))
+            error = None
+            if end is not None and end.kind == "fail":
+                data = end.observation.data if end.observation is not None else {}
+                error = value_text(data["error"]) if data.get("error") is not None else str(end.message or "failed")
+            result = None if returned is None else value_text(returned.data["result"])
+            status = ("started, no end recorded" if s.id in ends else "not started") if end is None else \
+                "failed" if end.kind == "fail" else "done"
+            out[s.id] = {"arguments": [[str(k), value_text(v, quoted=True)] for k, v in sorted(s.arguments.items())],
+                         "status": status, "error": error, "result": result, "calls": calls.get(s.id, []),
+                         "ended": None if end is None else int(end.index)}
+    return out
+
+
+def run_turns(run: Any) -> list[list[Any]]:
+    """The run's chat turns (``Run.turns``) as ``[role, text, time]`` (time None when not recorded), the texts cut
+    to :data:`MAX_TEXT`; at most :data:`MAX_TURNS`, the last ones (a thread's latest reply is what is looked for)."""
+    turns = tuple(getattr(run, "turns", ()) or ())[-MAX_TURNS:]
+    return [[str(t.role)[:40], value_text(t.text), _number(t.time)] for t in turns]
