@@ -62,7 +62,7 @@ class NeutralText:
 def neutral_stdout() -> Iterator[None]:
     """``sys.stdout`` as a :class:`NeutralText` for the duration, put back after."""
     stdout = sys.stdout
-    sys.stdout = NeutralText(stdout)  # type: ignore[assignment]
+    sys.stdout = NeutralText(stdout)
     try:
         yield
     finally:

@@ -46,11 +46,11 @@ def _clean(item: Any) -> bool:
         return all(map(_clean, item))
     if kind is dict:
         return all(map(_clean, item)) and all(map(_clean, item.values()))
-    if item is None or kind in (int, float, bool) or isinstance(item, Plan) or not is_dataclass(item):
-        return True
-    if kind is Observation:
+    if isinstance(item, Observation):
         return _text_ok([item.kind, *item.facts, *item.withdrawn]) and (
             not item.data or _clean_data(item.data))
+    if item is None or kind in (int, float, bool) or isinstance(item, Plan) or not is_dataclass(item):
+        return True
     names = _FIELDS.get(kind)
     if names is None:
         names = _FIELDS[kind] = tuple(f.name for f in fields(item))
