@@ -253,6 +253,9 @@ def _inferred_ends(order: list[Span], by_id: dict[str, Span], parent: dict[str, 
 def _deviation_text(name: str, n: int) -> str:
     if name == "span name":
         return f"{n} span(s) have no gen_ai.operation.name: the operation was read from the span name"
+    if name == "tool attributes":
+        return (f"{n} span(s) have gen_ai.tool.name or gen_ai.tool.call.id but no gen_ai.operation.name: read as "
+                "tool calls")
     if name.startswith("operation "):
         return f"{n} span(s) name their operation {name[10:]!r}, which the GenAI conventions do not define"
     canonical = next(names[0] for names in ATTRIBUTES.values() if name in names)
@@ -357,16 +360,18 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[
         if s.end is None:
             continue
         t_end = (s.end - t0) / _NS
-        if s.status == "error":
-            why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
-            actions.append(Action(t_end, "fail", sid, (f"{sid!r} failed: {why}", "tool_error")))
-            continue
         data: dict[str, Any] = {"span_id": s.span_id}
         for key, value in (("call_id", s.call_id), ("agent", s.agent)):
             if value:
                 data[key] = value
-        if s.result is not None:
-            data["result"] = s.result
+        if s.value is not None:
+            data["result"] = s.value  # the value as the trace gives it, JSON text decoded
+        if s.status == "error":
+            why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
+            data["error"] = why
+            data["message"] = why
+            actions.append(Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data)))
+            continue
         actions.append(Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data)))
     return actions
 

@@ -73,8 +73,11 @@ def test_otlp_envelope_with_parallel_calls_data_flow_and_a_failure():
     fail = next(e for e in run.events if e.kind == "fail")
     assert fail.step == "summarize" and fail.category == "tool_error" and "TimeoutError" in fail.message
     assert run.frame(-1).statuses["summarize"] == "failed"
-    ids = [o.data.get("call_id") for _, o in run.state.observations]
+    ids = [o.data.get("call_id") for _, o in run.state.observations if o.ok]
     assert ids == ["call_2", "call_1", "call_3"]  # in the order they returned
+    failed = [(sid, o) for sid, o in run.state.observations if not o.ok]  # the failed call keeps its error text
+    assert [(sid, o.data.get("call_id")) for sid, o in failed] == [("summarize", "call_4")]
+    assert "TimeoutError" in failed[0][1].data["error"]
 
 
 def test_sdk_span_json_with_hex_ids_and_iso_times_one_span_per_line():

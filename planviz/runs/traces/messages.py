@@ -1,0 +1,371 @@
+"""Messages of a model call, in every shape a trace writes them: the user's task, what a call was given, its reply.
+
+The one home of message shapes, read by every span reader (:mod:`~planviz.runs.traces.otelspans`,
+:mod:`~planviz.runs.traces.oteljs`, :mod:`~planviz.runs.traces.langfuse`, and OpenInference's
+:mod:`~planviz.runs.traces.openinferencevalues`):
+
+- OpenAI chat messages (``{"role", "content"}``, ``tool_calls``), Anthropic
+  content blocks (``[{"type": "text", "text"}, {"type": "tool_use"...}]``),
+  GenAI ``parts`` (``[{"role": "user", "parts": [{"type": "text",
+  "content": ...}]}]``), Gemini ``contents[].parts[].text`` (and
+  ``function_call``), LangChain messages (``type: human``, ``[role, text]``
+  pairs, their reprs), LlamaIndex ``blocks``, and any of these as JSON text;
+- flattened attributes: OpenInference ``llm.input_messages.N.message.role``
+  / ``.content`` / ``.tool_calls.K.tool_call.function.name``, and the older
+  GenAI ``gen_ai.prompt.N.role`` / ``.content`` (Koog, OpenLLMetry).
+
+:func:`task` is the user's request; :func:`last_input` the last user or tool
+message a call was given; :func:`reply` its answer, or the tool call(s) it
+asked for, written ``name({"arg": value})``.
+
+>>> task('[{"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}]')
+'Weather in Paris?'
+>>> task({"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+'Hi'
+>>> reply([{"role": "assistant", "tool_calls": [{"function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}])
+'get_weather({"city": "Paris"})'
+>>> flattened({"llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": "Hi"},
+...           "llm.input_messages")
+[{'role': 'user', 'content': 'Hi'}]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["decoded", "task", "text_of", "last_input", "reply", "flattened", "tool_call_text", "model_input",
+           "model_output", "shortened", "SHORT"]
+
+SHORT = 2000  # characters of a message kept for display
+_USER = ("user", "human")
+_INPUT = ("user", "human", "tool", "function", "ipython")
+_ASSISTANT = ("assistant", "ai", "model", "bot")
+_USER_KEYS = ("task", "input", "query", "question", "user_input", "prompt", "new_message", "contents")
+_TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
+_REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
+_FLAT = re.compile(r"^(\d+)\.(.+)$")
+
+
+def decoded(value: Any) -> Any:
+    """JSON text decoded (twice, when it was encoded twice); anything else (a Python repr, prose) as it is."""
+    for _ in range(3):
+        if not (isinstance(value, str) and value.lstrip()[:1] in ("{", "[", '"')):
+            return value
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return value
+
+
+def shortened(text: str | None) -> str | None:
+    """Text stripped, at most :data:`SHORT` characters (``…`` marks a cut); None when empty or None."""
+    if text is None:
+        return None
+    text = text.strip()
+    return (text[:SHORT] + "…" if len(text) > SHORT else text) or None
+
+
+def flattened(attrs: dict, prefix: str) -> list[dict] | None:
+    """Messages written as flat attributes (``prefix.0.message.role``, ``prefix.0.role``...) as message dicts
+    (``role``, ``content``, ``tool_calls``), in index order; None when there are none."""
+    found: dict[int, dict] = {}
+    head = prefix + "."
+    for key, value in attrs.items():
+        if not key.startswith(head):
+            continue
+        match = _FLAT.match(key[len(head):])
+        if not match:
+            continue
+        slot = found.setdefault(int(match[1]), {})
+        rest = match[2].removeprefix("message.")
+        if rest in ("role", "content", "name"):
+            slot[rest] = value
+        elif rest.startswith("contents.") and rest.endswith("text"):  # message.contents.M.message_content.text
+            slot.setdefault("blocks", []).append(value)
+        elif rest.startswith("tool_calls."):  # tool_calls.K.tool_call.function.name / .arguments
+            k, _, field = rest[len("tool_calls."):].partition(".")
+            call = slot.setdefault("calls", {}).setdefault(k, {})
+            call[field.removeprefix("tool_call.").removeprefix("function.")] = value
+    if not found:
+        return None
+    out = []
+    for i in sorted(found):
+        slot = found[i]
+        m: dict[str, Any] = {"role": slot.get("role")}
+        content = slot.get("content")
+        if content is None and slot.get("blocks"):
+            content = " ".join(str(b) for b in slot["blocks"])
+        m["content"] = content
+        if slot.get("calls"):
+            m["tool_calls"] = [{"function": {"name": c.get("name"), "arguments": c.get("arguments")}}
+                               for _, c in sorted(slot["calls"].items())]
+        out.append(m)
+    return out
+
+
+def tool_call_text(name: Any, arguments: Any) -> str:
+    """A tool call as the model asked for it: ``name({"arg": value})``."""
+    args = decoded(arguments)
+    if args is None or args == "":
+        args = {}
+    shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    return f"{name}({shown})"
+
+
+def _calls_in(m: Any) -> list[str]:
+    """The tool calls a message (or a part of one) asks for, each as :func:`tool_call_text`."""
+    out: list[str] = []
+    if isinstance(m, list):
+        for x in m:
+            out += _calls_in(x)
+        return out
+    if not isinstance(m, dict):
+        return out
+    kind = m.get("type")
+    if isinstance(m.get("tool_calls"), list):  # OpenAI, flattened OpenInference
+        for c in m["tool_calls"]:
+            f = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else c
+            if isinstance(f, dict) and f.get("name"):
+                out.append(tool_call_text(f["name"], f.get("arguments", f.get("args"))))
+    if kind in ("tool_call", "tool_use", "function_call", "tool-call") and (m.get("name") or m.get("toolName")):
+        out.append(tool_call_text(m.get("name") or m.get("toolName"),
+                                  m.get("arguments", m.get("input", m.get("args")))))
+    for key in ("function_call", "functionCall"):  # Gemini parts
+        f = m.get(key)
+        if isinstance(f, dict) and f.get("name"):
+            out.append(tool_call_text(f["name"], f.get("args", f.get("arguments"))))
+    if isinstance(m.get("tool.name"), str):  # any-agent's gen_ai.output
+        out.append(tool_call_text(m["tool.name"], m.get("tool.args")))
+    if kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name"):  # Koog
+        out.append(tool_call_text(m["function"]["name"], m["function"].get("arguments")))
+    for key in ("content", "parts", "blocks"):
+        if isinstance(m.get(key), list):
+            out += _calls_in(m[key])
+    return out
+
+
+def text_of(value: Any) -> str | None:
+    """The text of a message or of its content, in any shape: a string, a list of parts or blocks, a dict
+    with ``content``/``parts``/``text``/``blocks``; tool results (``response``, ``tool_call_response``) as
+    their value's text. None when it holds no text."""
+    if isinstance(value, str):
+        data = decoded(value) if value.lstrip()[:1] in ("[", "{") else value
+        # JSON text of parts or a message: its text; JSON text of anything else (a tool's result): the text itself
+        return (text_of(data) if not isinstance(data, str) else None) or value.strip() or None
+    if isinstance(value, list):
+        texts = [t for t in (text_of(p) for p in value if not isinstance(p, (list, tuple))) if t]
+        return " ".join(texts).strip() or None
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    if kind in ("tool_call", "tool_use", "function_call", "tool-call", "function"):
+        return None
+    for key in ("text", "content", "parts", "blocks"):
+        if key in value and value[key] is not None:
+            found = text_of(value[key])
+            if found:
+                return found
+    for key in ("response", "result", "output", "function_response", "functionResponse"):
+        if key in value and value[key] is not None:
+            inner = value[key]
+            return inner.strip() or None if isinstance(inner, str) else \
+                json.dumps(inner, ensure_ascii=False, default=str)
+    return None
+
+
+def _lc(m: Any) -> Any:
+    """A LangChain message serialised as a constructor (``{"lc": 1, "id": [..., "HumanMessage"], "kwargs"}``) as
+    ``{"type": "HumanMessage", **kwargs}``; anything else as it is."""
+    if isinstance(m, dict) and m.get("lc") and isinstance(m.get("kwargs"), dict) and isinstance(m.get("id"), list):
+        return {**m["kwargs"], "type": str(m["id"][-1]) if m["id"] else ""}
+    return m
+
+
+def _role(m: Any) -> str | None:
+    m = _lc(m)
+    if isinstance(m, dict):
+        role = m.get("role") or m.get("type")
+        if not isinstance(role, str):
+            return None
+        role = role.lower()  # LangChain's class names: HumanMessage, AIMessageChunk, ToolMessage
+        return role.removesuffix("chunk").removesuffix("message") if role.endswith(("message", "messagechunk")) \
+            else role
+    if isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[0], str):
+        return m[0].lower()
+    if isinstance(m, str) and m.startswith("content="):
+        return "human" if ("HumanMessage" in m or "type='human'" in m) else None
+    return None
+
+
+def _message_text(m: Any) -> str | None:
+    if isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[1], str):
+        return m[1].strip() or None
+    if isinstance(m, str) and m.startswith("content="):
+        match = _REPR_CONTENT.match(m)
+        return match.group(2).strip() or None if match else None
+    m = _lc(m)
+    if isinstance(m, dict):
+        return text_of({k: v for k, v in m.items() if k not in ("role", "type", "name")})
+    return None
+
+
+def _messages(data: Any) -> list | None:
+    """The message list a value holds: a list itself, or ``messages``/``contents``/``input`` of a request."""
+    data = decoded(data)
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        for key in ("messages", "contents", "input"):
+            if isinstance(data.get(key), list):
+                return data[key]
+    return None
+
+
+def _first_user(messages: list) -> str | None:
+    for m in messages:
+        if isinstance(m, list) and not (len(m) == 2 and isinstance(m[0], str)):
+            inner = _first_user(m)
+            if inner:
+                return inner
+            continue
+        if _role(m) in _USER:
+            found = _message_text(m)
+            if found:
+                return found
+    return None
+
+
+def task(value: Any) -> str | None:
+    """The user's task in a request: a ``task``/``input``/``query`` field, the first user message of
+    ``messages`` or ``contents`` (any message shape above), a chat written as text (``user: ...``), or plain
+    text. None when it holds none."""
+    data = decoded(value)
+    if isinstance(data, str):
+        return _user_turn(data) or data.strip() or None
+    if isinstance(data, dict):
+        for key in _USER_KEYS:
+            found = _field_text(data.get(key))
+            if found:
+                return found
+        messages = data.get("messages")
+        if isinstance(messages, list):
+            return _first_user(messages)
+        args = data.get("args")
+        if isinstance(args, list):
+            return next((a.strip() for a in args if isinstance(a, str) and a.strip()), None)
+    if isinstance(data, list):
+        return _first_user(data)
+    return None
+
+
+def _field_text(value: Any) -> str | None:
+    """The text of a request's ``input``/``query``/``contents`` field: text, a message, or a message list."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, dict):
+        if _role(value) in _ASSISTANT + ("system",):
+            return None
+        return text_of(value)
+    if isinstance(value, list):
+        if any(_role(m) for m in value):
+            return _first_user(value)
+        return text_of(value)
+    return None
+
+
+def _user_turn(text: str) -> str | None:
+    """The first user turn of a chat written as text, one ``role: text`` turn after another (Agno's model
+    spans: ``"developer: ...\nuser: What is trending?"``), or None when the text is not such a transcript."""
+    turns = list(_TURN.finditer(text))
+    if not turns or turns[0].start() != 0:
+        return None
+    for i, turn in enumerate(turns):
+        if turn.group(1) in _USER:
+            return text[turn.end():turns[i + 1].start() if i + 1 < len(turns) else len(text)].strip() or None
+    return None
+
+
+def last_input(value: Any) -> str | None:
+    """The last user or tool message a model call was given, as text (at most :data:`SHORT` characters);
+    plain text given as the prompt is itself; None when not recorded."""
+    data = decoded(value)
+    if isinstance(data, str):
+        return shortened(data)
+    messages = _messages(data)
+    if messages is None:
+        return shortened(text_of(data)) if isinstance(data, dict) and not _role(data) else None
+    for m in reversed(messages):
+        role = _role(m)
+        if role in _INPUT or (role is None and isinstance(m, str)):
+            found = _message_text(m) if role else m
+            if found:
+                return shortened(found)
+        elif role == "tool_call_response" or (isinstance(m, dict) and m.get("type") in ("tool_result",
+                                                                                       "function_call_output")):
+            found = text_of(m.get("output", m.get("content")))
+            if found:
+                return shortened(found)
+    return None
+
+
+def reply(value: Any) -> str | None:
+    """A model call's answer: the text of its reply, else the tool call(s) it asked for
+    (``name({"arg": value})``, joined by ``; ``); None when not recorded."""
+    data = decoded(value)
+    if isinstance(data, str):
+        return shortened(data)
+    if isinstance(data, dict):
+        for key in ("choices", "candidates"):  # an API response
+            if isinstance(data.get(key), list) and data[key]:
+                first = data[key][0]
+                return reply(first.get("message", first.get("content")) if isinstance(first, dict) else first)
+        if isinstance(data.get("message"), dict):
+            return reply(data["message"])
+        if "role" not in data and isinstance(data.get("text"), str) and data["text"].strip():
+            return shortened(data["text"])
+        data = [data]
+    if not isinstance(data, list):
+        return None
+    replies = [m for m in data if _role(m) in _ASSISTANT or _role(m) is None]
+    texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
+    if texts:
+        return shortened(" ".join(texts))
+    calls = _calls_in(replies)
+    return shortened("; ".join(calls)) if calls else None
+
+
+# What a model span was given and what it answered, by the attributes that hold them: GenAI (documented first),
+# its older flattened names, OpenInference's, Google ADK's request and response, the AI SDK's.
+_GIVEN = ("gen_ai.input.messages", "llm.input_messages", "gen_ai.prompt", "gcp.vertex.agent.llm_request",
+          "ai.prompt.messages", "ai.prompt", "input.value")
+_ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "gen_ai.completion",
+             "gcp.vertex.agent.llm_response",
+             "ai.response.text", "ai.response.toolCalls", "output.value")
+
+
+def _attribute(attrs: dict, name: str) -> Any:
+    value = attrs.get(name)
+    if value is None or value == "" or value == "{}":
+        value = flattened(attrs, name)
+    return value
+
+
+def model_input(attrs: dict) -> Any:
+    """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
+    return next((v for v in (_attribute(attrs, k) for k in _GIVEN) if v is not None), None)
+
+
+def model_output(attrs: dict) -> Any:
+    """What a model span answered: its output messages, its text, else the tool calls it asked for."""
+    for key in _ANSWERED:
+        value = _attribute(attrs, key)
+        if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
+            calls = decoded(value)
+            value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
+                if isinstance(calls, list) else None
+        if value is not None and value != "":
+            return value
+    return None
