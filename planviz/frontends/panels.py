@@ -130,7 +130,7 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
     out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay") and shown != "-"
             else shown) for name, shown in metrics(run).cells()]
     usage = run_usage(run)
-    for name in ("input_tokens", "output_tokens", "cost"):
+    for name in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost"):
         value = getattr(usage, name)
         if value is not None:
             out.append((name.replace("_", " "), f"{value:.3g} {UNITS[name]}" if isinstance(value, float)
