@@ -324,8 +324,10 @@ def reply(value: Any) -> str | None:
                 return reply(first.get("message", first.get("content")) if isinstance(first, dict) else first)
         if isinstance(data.get("message"), dict):
             return reply(data["message"])
-        if "role" not in data and isinstance(data.get("text"), str) and data["text"].strip():
-            return shortened(data["text"])
+        if "role" not in data and "type" not in data:  # {"text": ...}, else a structured answer (generateObject)
+            text = data.get("text")
+            return shortened(text if isinstance(text, str) and text.strip() else
+                             json.dumps(data, ensure_ascii=False, default=str))
         data = [data]
     if not isinstance(data, list):
         return None
@@ -343,7 +345,7 @@ _GIVEN = ("gen_ai.input.messages", "llm.input_messages", "gen_ai.prompt", "gcp.v
           "ai.prompt.messages", "ai.prompt", "input.value")
 _ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "gen_ai.completion",
              "gcp.vertex.agent.llm_response",
-             "ai.response.text", "ai.response.toolCalls", "output.value")
+             "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
 
 
 def _attribute(attrs: dict, name: str) -> Any:

@@ -218,7 +218,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         stated = get("messages")
         goal = messages.task(stated if stated is not None else given)
     goal = messages.shortened(goal)
-    input_text = messages.last_input(given) if operation == MODEL else None
+    input_text = messages.last_input(given) if operation in (MODEL, AGENT) else None  # an agent may be the call
     if input_text == goal:
         goal = input_text  # one string, not two equal ones (a big trace keeps one per model call)
     usage = tokens_of(attrs, TOKEN_ATTRIBUTES, lambda key, why: bad(f"attributes ({key})", why))
@@ -242,7 +242,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         and tier.lower() in EFFECTS else None,
         reasoning_tokens=usage.reasoning, cached_tokens=usage.cached, total_tokens=usage.total,
         input_text=input_text,
-        output_text=messages.reply(messages.model_output(attrs)) if operation == MODEL else None,
+        output_text=messages.reply(messages.model_output(attrs)) if operation in (MODEL, AGENT) else None,
         value=toolcalls.kept(result))
 
 
