@@ -324,7 +324,9 @@ def reply(value: Any) -> str | None:
                 return reply(first.get("message", first.get("content")) if isinstance(first, dict) else first)
         if isinstance(data.get("message"), dict):
             return reply(data["message"])
-        if "role" not in data and "type" not in data:  # {"text": ...}, else a structured answer (generateObject)
+        if "role" not in data and isinstance(data.get("content"), (dict, list)):  # Google ADK's llm_response
+            return reply(data["content"])
+        if not {"role", "type", "parts"} & data.keys():  # {"text": ...}, else a structured answer (generateObject)
             text = data.get("text")
             return shortened(text if isinstance(text, str) and text.strip() else
                              json.dumps(data, ensure_ascii=False, default=str))
