@@ -40,12 +40,13 @@ __all__ = ["decoded", "task", "text_of", "last_input", "reply", "flattened", "to
 
 SHORT = 2000  # characters of a message kept for display
 _USER = ("user", "human")
-_INPUT = ("user", "human", "tool", "function", "ipython")
+_INPUT = ("user", "human", "tool", "function", "ipython", "tool-response")
 _ASSISTANT = ("assistant", "ai", "model", "bot")
 _USER_KEYS = ("task", "input", "query", "question", "user_input", "prompt", "new_message", "contents")
 _TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
 _REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
 _FLAT = re.compile(r"^(\d+)\.(.+)$")
+_REPR_CALL = re.compile(r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S)  # litellm's repr
 
 
 def decoded(value: Any) -> Any:
@@ -107,9 +108,12 @@ def flattened(attrs: dict, prefix: str) -> list[dict] | None:
 
 
 def tool_call_text(name: Any, arguments: Any) -> str:
-    """A tool call as the model asked for it: ``name({"arg": value})``."""
+    """A tool call as the model asked for it: ``name({"arg": value})``; ``name(…)`` when the trace does not
+    record its arguments."""
     args = decoded(arguments)
-    if args is None or args == "":
+    if args is None:
+        return f"{name}(…)"
+    if args == "":
         args = {}
     shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
     return f"{name}({shown})"
@@ -122,6 +126,7 @@ def _calls_in(m: Any) -> list[str]:
         for x in m:
             out += _calls_in(x)
         return out
+    m = _lc(m)
     if not isinstance(m, dict):
         return out
     kind = m.get("type")
@@ -137,6 +142,8 @@ def _calls_in(m: Any) -> list[str]:
         f = m.get(key)
         if isinstance(f, dict) and f.get("name"):
             out.append(tool_call_text(f["name"], f.get("args", f.get("arguments"))))
+    if isinstance(m.get("repr"), str) and (found := _REPR_CALL.search(m["repr"])):  # LangChain: not_implemented
+        out.append(tool_call_text(found[4], found[2]))
     if isinstance(m.get("tool.name"), str):  # any-agent's gen_ai.output
         out.append(tool_call_text(m["tool.name"], m.get("tool.args")))
     if kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name"):  # Koog
@@ -144,6 +151,8 @@ def _calls_in(m: Any) -> list[str]:
     for key in ("content", "parts", "blocks"):
         if isinstance(m.get(key), list):
             out += _calls_in(m[key])
+    if not out and isinstance(m.get("additional_kwargs"), dict):  # LangChain: OpenAI's tool_calls kept there
+        out += _calls_in(m["additional_kwargs"])
     return out
 
 
@@ -221,6 +230,9 @@ def _messages(data: Any) -> list | None:
         for key in ("messages", "contents", "input"):
             if isinstance(data.get(key), list):
                 return data[key]
+        args = data.get("args")  # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
+        if isinstance(args, list) and args and isinstance(args[0], list):
+            return args[0]
     return None
 
 
@@ -295,12 +307,15 @@ def last_input(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     messages = _messages(data)
-    if messages is None:
-        return shortened(text_of(data)) if isinstance(data, dict) and not _role(data) else None
+    if messages is None:  # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
+        return shortened(task(data) or text_of(data)) if isinstance(data, dict) and not _role(data) else None
     for m in reversed(messages):
         role = _role(m)
         if role in _INPUT or (role is None and isinstance(m, str)):
             found = _message_text(m) if role else m
+            content = m.get("content") if isinstance(m, dict) else None
+            if not found and content and not _definition(content):  # a tool's result with no text: its JSON
+                found = json.dumps(content, ensure_ascii=False, default=str)
             if found:
                 return shortened(found)
         elif role == "tool_call_response" or (isinstance(m, dict) and m.get("type") in ("tool_result",
@@ -311,6 +326,11 @@ def last_input(value: Any) -> str | None:
     return None
 
 
+def _definition(content: Any) -> bool:
+    """A tool's definition written as a ``tool`` message (LangChain through Langfuse): not what a tool returned."""
+    return isinstance(content, dict) and content.get("type") == "function" and isinstance(content.get("function"), dict)
+
+
 def reply(value: Any) -> str | None:
     """A model call's answer: the text of its reply, else the tool call(s) it asked for
     (``name({"arg": value})``, joined by ``; ``); None when not recorded."""
@@ -318,6 +338,12 @@ def reply(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     if isinstance(data, dict):
+        if isinstance(data.get("generations"), list) and data["generations"]:  # LangChain's LLMResult
+            first = data["generations"][0]
+            first = first[0] if isinstance(first, list) and first else first
+            return reply(first.get("message") or first.get("text")) if isinstance(first, dict) else None
+        if isinstance(data.get("output"), list) and "role" not in data:  # OpenAI's Responses API
+            return reply(data["output"])
         for key in ("choices", "candidates"):  # an API response
             if isinstance(data.get(key), list) and data[key]:
                 first = data[key][0]
@@ -333,7 +359,8 @@ def reply(value: Any) -> str | None:
         data = [data]
     if not isinstance(data, list):
         return None
-    replies = [m for m in data if _role(m) in _ASSISTANT or _role(m) is None]
+    replies = [m for m in data if _role(m) in _ASSISTANT or _role(m) is None
+               or isinstance(m, dict) and m.get("type") in ("function_call", "tool_call", "tool_use")]
     texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
     if texts:
         return shortened(" ".join(texts))
@@ -362,14 +389,18 @@ def model_input(attrs: dict) -> Any:
     return next((v for v in (_attribute(attrs, k) for k in _GIVEN) if v is not None), None)
 
 
-def model_output(attrs: dict) -> Any:
-    """What a model span answered: its output messages, its text, else the tool calls it asked for."""
+def model_output(attrs: dict) -> str | None:
+    """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
+    the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
+    first = None
     for key in _ANSWERED:
         value = _attribute(attrs, key)
         if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
             calls = decoded(value)
             value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
                 if isinstance(calls, list) else None
-        if value is not None and value != "":
-            return value
-    return None
+        found = reply(value) if value is not None and value != "" else None
+        if found is not None and not found.endswith("(…)"):
+            return found
+        first = first or found
+    return first

@@ -242,7 +242,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         and tier.lower() in EFFECTS else None,
         reasoning_tokens=usage.reasoning, cached_tokens=usage.cached, total_tokens=usage.total,
         input_text=input_text,
-        output_text=messages.reply(messages.model_output(attrs)) if operation in (MODEL, AGENT) else None,
+        output_text=messages.model_output(attrs) if operation in (MODEL, AGENT) else None,
         value=toolcalls.kept(result))
 
 

@@ -5,6 +5,7 @@ Each case is written in the shape a real emitter writes (named beside it); the t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,48 @@ def test_langfuse_generation_input_and_output_and_reasoning_usage(tmp_path):
     call, = run.model_calls
     assert (call.reasoning_tokens, call.total_tokens, call.tokens) == (1173, 2023, 2023)  # none of 2,023 lost
     assert (call.input, call.output) == (TASK, 'get_weather({"city": "Paris"})')
+
+
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
+
+
+def test_smolagents_model_calls_read_their_request_and_the_calls_with_arguments():
+    """smolagents (OpenInference, corpus): the request is ``input.value`` ``{"args": [[messages]]}``; the flattened
+    output names the tool but not its arguments, ``output.value`` has both."""
+    path = CORPUS / "openinference" / "SMOLAGENTS_trace_openinference.json"
+    spans = json.loads(path.read_text(encoding="utf-8"))["spans"]
+    llm = [s["attributes"] for s in spans if s["attributes"].get("openinference.span.kind") == "LLM"]
+    asked = []
+    for a in llm:
+        out = json.loads(a["output.value"]) if a.get("output.value") else {}
+        for c in out.get("tool_calls") or ():
+            text = f'{c["function"]["name"]}({json.dumps(json.loads(c["function"]["arguments"]))})'
+            if text not in asked:
+                asked.append(text)
+    run = load_trace(path)
+    assert [c.output for c in run.model_calls] == asked
+    first = json.loads(llm[0]["input.value"])["args"][0]
+    assert run.model_calls[0].input == next(m for m in first if m["role"] == "user")["content"][0]["text"].strip()
+
+
+def test_langchain_tool_calls_written_as_litellm_reprs_are_read():
+    """LangChain (OpenInference, corpus): the AIMessage's tool calls are ``not_implemented`` reprs of litellm's
+    ``ChatCompletionMessageToolCall(function=Function(arguments='...', name='...'))``."""
+    path = CORPUS / "openinference" / "LANGCHAIN_trace_openinference.json"
+    spans = json.loads(path.read_text(encoding="utf-8"))["spans"]
+    tools = [s["attributes"] for s in spans if s["attributes"].get("openinference.span.kind") == "TOOL"]
+    run = load_trace(path)
+    asked = [c.output for c in run.model_calls if c.step is not None]
+    assert [o.split("(")[0] for o in asked] == [a["tool.name"] for a in tools]
+    assert asked[0] == f'get_current_time({json.dumps({"timezone": "America/New_York"})})'
+
+
+def test_a_langgraph_tool_result_is_the_next_model_calls_input_not_the_tool_definitions():
+    """Langfuse's LangGraph export (corpus) writes tool definitions as ``tool`` messages after the tool's result."""
+    path = CORPUS / "langfuse" / "langgraph-2025-08-22.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    second = [o for o in raw["observations"] if o["type"] == "GENERATION"][1]
+    result = next(m["content"] for m in reversed(second["input"]) if m["role"] == "tool"
+                  and not (isinstance(m["content"], dict) and m["content"].get("type") == "function"))
+    run = load_trace(path)
+    assert run.model_calls[1].input == json.dumps(result, ensure_ascii=False)
