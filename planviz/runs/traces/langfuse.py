@@ -4,15 +4,20 @@
 Each observation becomes a span (data, never text) and the spans are read by
 :func:`~planviz.runs.traces.otel.run_of_spans`, like OpenTelemetry's:
 
-- ``GENERATION`` observations are model calls: tokens from ``usageDetails``
-  (``input``/``output``), cost from ``costDetails.total`` (an export without
-  them: ``inputUsage``/``outputUsage``, ``totalCost``), the model from ``model``;
+- ``GENERATION`` observations are model calls: tokens by kind from
+  ``usageDetails`` (``input``, ``output``, ``output_reasoning``, ``input_cache_read``,
+  ``total``: :mod:`~planviz.runs.traces.tokens`), cost from ``costDetails.total``
+  (an export without them: ``inputUsage``/``outputUsage``/``totalUsage``,
+  ``totalCost``), the model from ``model``, what the call was given and answered
+  from its ``input`` and ``output`` (:mod:`~planviz.runs.traces.messages`);
 - ``TOOL`` observations are tool calls (steps), and so are ``SPAN``,
-  ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata
-  (OpenTelemetry attributes ``openinference.span.kind`` TOOL,
-  ``gen_ai.operation.name`` execute_tool, or a LangGraph ``tools`` node's
-  child); the arguments are the observation's ``input`` (unwrapped from
-  ``args``/``kwargs``), the result its ``output``;
+  ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata,
+  an object or JSON text (:mod:`~planviz.runs.traces.toolcalls`: OpenTelemetry
+  attributes ``openinference.span.kind`` TOOL, ``gen_ai.operation.name``
+  execute_tool, ``gen_ai.tool.name``/``gen_ai.tool.call.id`` with no operation
+  name, or a LangGraph ``tools`` node's child); the arguments are the
+  observation's ``input`` (unwrapped from ``args``/``kwargs``), the result its
+  ``output`` (JSON text decoded);
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
   (no end: still running); ``level: ERROR`` (with ``statusMessage``) a failure;
 - a lifecycle written as several observations (BeeAI's ``X.start-12``,

@@ -10,9 +10,9 @@ The one home of message shapes, read by every span reader (:mod:`~planviz.runs.t
   "content": ...}]}]``), Gemini ``contents[].parts[].text`` (and
   ``function_call``), LangChain messages (``type: human``, ``[role, text]``
   pairs, their reprs), LlamaIndex ``blocks``, and any of these as JSON text;
-- flattened attributes: OpenInference ``llm.input_messages.N.message.role``
-  / ``.content`` / ``.tool_calls.K.tool_call.function.name``, and the older
-  GenAI ``gen_ai.prompt.N.role`` / ``.content`` (Koog, OpenLLMetry).
+- where a span's attributes hold them (flattened ``llm.input_messages.N.*``,
+  Google ADK's request, the AI SDK's prompt) is
+  :mod:`~planviz.runs.traces.spanmessages`.
 
 :func:`task` is the user's request; :func:`last_input` the last user or tool
 message a call was given; :func:`reply` its answer, or the tool call(s) it
@@ -24,9 +24,6 @@ asked for, written ``name({"arg": value})``.
 'Hi'
 >>> reply([{"role": "assistant", "tool_calls": [{"function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}])
 'get_weather({"city": "Paris"})'
->>> flattened({"llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": "Hi"},
-...           "llm.input_messages")
-[{'role': 'user', 'content': 'Hi'}]
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["decoded", "task", "text_of", "last_input", "reply", "flattened", "tool_call_text", "model_input",
-           "model_output", "shortened", "SHORT"]
+__all__ = ["decoded", "task", "text_of", "last_input", "reply", "tool_call_text", "shortened", "SHORT"]
 
 SHORT = 2000  # characters of a message kept for display
 _USER = ("user", "human")
@@ -45,7 +41,6 @@ _ASSISTANT = ("assistant", "ai", "model", "bot")
 _USER_KEYS = ("task", "input", "query", "question", "user_input", "prompt", "new_message", "contents")
 _TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
 _REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
-_FLAT = re.compile(r"^(\d+)\.(.+)$")
 _REPR_CALL = re.compile(r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S)  # litellm's repr
 
 
@@ -67,44 +62,6 @@ def shortened(text: str | None) -> str | None:
         return None
     text = text.strip()
     return (text[:SHORT] + "…" if len(text) > SHORT else text) or None
-
-
-def flattened(attrs: dict, prefix: str) -> list[dict] | None:
-    """Messages written as flat attributes (``prefix.0.message.role``, ``prefix.0.role``...) as message dicts
-    (``role``, ``content``, ``tool_calls``), in index order; None when there are none."""
-    found: dict[int, dict] = {}
-    head = prefix + "."
-    for key, value in attrs.items():
-        if not key.startswith(head):
-            continue
-        match = _FLAT.match(key[len(head):])
-        if not match:
-            continue
-        slot = found.setdefault(int(match[1]), {})
-        rest = match[2].removeprefix("message.")
-        if rest in ("role", "content", "name"):
-            slot[rest] = value
-        elif rest.startswith("contents.") and rest.endswith("text"):  # message.contents.M.message_content.text
-            slot.setdefault("blocks", []).append(value)
-        elif rest.startswith("tool_calls."):  # tool_calls.K.tool_call.function.name / .arguments
-            k, _, field = rest[len("tool_calls."):].partition(".")
-            call = slot.setdefault("calls", {}).setdefault(k, {})
-            call[field.removeprefix("tool_call.").removeprefix("function.")] = value
-    if not found:
-        return None
-    out = []
-    for i in sorted(found):
-        slot = found[i]
-        m: dict[str, Any] = {"role": slot.get("role")}
-        content = slot.get("content")
-        if content is None and slot.get("blocks"):
-            content = " ".join(str(b) for b in slot["blocks"])
-        m["content"] = content
-        if slot.get("calls"):
-            m["tool_calls"] = [{"function": {"name": c.get("name"), "arguments": c.get("arguments")}}
-                               for _, c in sorted(slot["calls"].items())]
-        out.append(m)
-    return out
 
 
 def tool_call_text(name: Any, arguments: Any) -> str:
@@ -366,41 +323,3 @@ def reply(value: Any) -> str | None:
         return shortened(" ".join(texts))
     calls = _calls_in(replies)
     return shortened("; ".join(calls)) if calls else None
-
-
-# What a model span was given and what it answered, by the attributes that hold them: GenAI (documented first),
-# its older flattened names, OpenInference's, Google ADK's request and response, the AI SDK's.
-_GIVEN = ("gen_ai.input.messages", "llm.input_messages", "gen_ai.prompt", "gcp.vertex.agent.llm_request",
-          "ai.prompt.messages", "ai.prompt", "input.value")
-_ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "gen_ai.completion",
-             "gcp.vertex.agent.llm_response",
-             "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
-
-
-def _attribute(attrs: dict, name: str) -> Any:
-    value = attrs.get(name)
-    if value is None or value == "" or value == "{}":
-        value = flattened(attrs, name)
-    return value
-
-
-def model_input(attrs: dict) -> Any:
-    """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
-    return next((v for v in (_attribute(attrs, k) for k in _GIVEN) if v is not None), None)
-
-
-def model_output(attrs: dict) -> str | None:
-    """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
-    the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
-    first = None
-    for key in _ANSWERED:
-        value = _attribute(attrs, key)
-        if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
-            calls = decoded(value)
-            value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
-                if isinstance(calls, list) else None
-        found = reply(value) if value is not None and value != "" else None
-        if found is not None and not found.endswith("(…)"):
-            return found
-        first = first or found
-    return first

@@ -70,7 +70,8 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
         if len(inner[w]) == 1:
             call, outer = models[inner[w][0]], models[w]
             for name in _CARRIED:  # (a reply naming calls without their arguments gives way to a fuller one)
-                if (getattr(call, name) is None or name == "output_text" and call.output_text.endswith("(…)")) \
+                mine = getattr(call, name)
+                if (mine is None or name == "output_text" and str(mine).endswith("(…)")) \
                         and getattr(outer, name) is not None:
                     setattr(call, name, getattr(outer, name))
     return {sid: s for sid, s in models.items() if sid not in inner}

@@ -22,7 +22,8 @@ followed and replays the spans through the run state machine:
   in an ``inferred_dependency`` import finding and drawn dashed;
 - a span with status ERROR fails its step (category ``tool_error``; the
   message from ``error.type``, the status description or an ``exception``
-  event); an ERROR on an agent span fails the run; a call that never ended
+  event), kept as ``data["error"]`` on its observation beside what it
+  returned (``data["result"]``, as every call's); an ERROR on an agent span fails the run; a call that never ended
   leaves the run unfinished (no stop event, outcome None), unless it returned
   (a result, no error) under a span that ended: some instrumentations export a
   call before ending it. Such a call ends when the next span under its parent

@@ -40,6 +40,7 @@ from ...plan.fields import EFFECTS
 from ...plan.limits import read_int
 from ...plan.plaindata import iso_nanos
 from . import messages, openinferencevalues, toolcalls
+from .spanmessages import model_input, model_output
 from .tokens import ATTRIBUTES as TOKEN_ATTRIBUTES
 from .tokens import tokens_of
 
@@ -209,7 +210,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
                   else _arguments(get("arguments"))) if operation == TOOL else None)
     result = _value(get("result")) if operation == TOOL else None
     goal, goal_rank = None, 0
-    given = messages.model_input(attrs) if operation in (MODEL, AGENT) else None
+    given = model_input(attrs) if operation in (MODEL, AGENT) else None
     if oi and oi_upper in ("AGENT", "CHAIN"):
         goal, goal_rank = openinferencevalues.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
     elif oi and operation == MODEL:  # an agent span with no input: the first model call's user message
@@ -242,7 +243,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         and tier.lower() in EFFECTS else None,
         reasoning_tokens=usage.reasoning, cached_tokens=usage.cached, total_tokens=usage.total,
         input_text=input_text,
-        output_text=messages.model_output(attrs) if operation in (MODEL, AGENT) else None,
+        output_text=model_output(attrs) if operation in (MODEL, AGENT) else None,
         value=toolcalls.kept(result))
 
 
