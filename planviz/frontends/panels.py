@@ -131,7 +131,7 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
             and shown not in ("-", "unknown")
             else shown) for name, shown in metrics(run).cells()]
     usage = run_usage(run)
-    for name in ("input_tokens", "output_tokens", "cost"):
+    for name in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost"):
         value = getattr(usage, name)
         if value is not None:
             out.append((name.replace("_", " "), f"{value:.3g} {UNITS[name]}" if isinstance(value, float)

@@ -12,7 +12,13 @@ HTML report and the explorer read it, so they cannot disagree.
   (``direct``: the agent decides each call), none (``workflow``: a fixed
   script). A run read from another tool's trace (``Run.trace_format``) that
   holds no model call says None: not recorded, not invented. Tokens and cost
-  are None when the run does not say.
+  are None when the run does not say. ``reasoning_tokens`` (reasoning or
+  thinking) and ``cached_tokens`` (input read from a cache) are what the calls
+  state, counted apart and never added to the others (a provider may count
+  them inside ``output_tokens``/``input_tokens`` or beside them);
+  ``total_tokens`` adds each call's own stated total (else its input plus
+  output), so a total larger than input plus output (thinking counted apart)
+  is never lost.
 - ``tool_calls``: step attempts started; 0 for another tool's trace that holds
   no tool call (its steps are its model calls: finding ``no_tool_calls``),
   which are counted once, as model calls.
@@ -35,14 +41,16 @@ __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
 
 #: The unit of each :class:`Usage` figure (``time``: the run's plan's ``time_unit``).
 UNITS = {"tool_calls": "calls", "model_calls": "calls", "input_tokens": "tokens", "output_tokens": "tokens",
-         "cost": "USD"}
+         "cost": "USD", "reasoning_tokens": "tokens", "cached_tokens": "tokens", "total_tokens": "tokens"}
+_FIGURES = ("duration", "input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost",
+            "ok")
 
 
 @dataclass(frozen=True)
 class Usage:
     """What a run cost: its ``time``, ``tool_calls`` (step attempts), and ``model_calls``,
-    ``input_tokens``, ``output_tokens`` and money ``cost`` (None when the run does not say); see
-    :func:`run_usage`."""
+    ``input_tokens``, ``output_tokens``, money ``cost``, and ``reasoning_tokens``, ``cached_tokens`` and
+    ``total_tokens`` (None when the run does not say); see :func:`run_usage`."""
 
     time: float
     tool_calls: int
@@ -50,21 +58,24 @@ class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
+    total_tokens: int | None = None
 
 
 def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     """The model calls a recorded run holds, each once, as ``(step it led to, call)`` pairs in the order of the
     run (the step None when it led to none: a final answer); a call is a mapping with ``model`` and ``time``
     (clock of the run) and, when recorded, ``duration`` (absent when unknown; ``duration_inferred`` True when
-    the trace did not measure it), ``input_tokens``, ``output_tokens``, ``cost``, ``ok``, ``input`` and
-    ``output`` (what the model was given, what it answered). Read from the run's ``model_calls`` records when
-    it has them, else from the observations of the steps they led to (traces written before those records).
-    Empty for a run that records none."""
+    the trace did not measure it), ``input_tokens``, ``output_tokens``, ``reasoning_tokens``, ``cached_tokens``,
+    ``total_tokens`` (the call's stated total), ``cost``, ``ok``, ``input`` and ``output`` (what the model was
+    given, what it answered). Read from the run's ``model_calls`` records when it has them, else from the
+    observations of the steps they led to (traces written before those records). Empty for a run that records
+    none."""
     records = getattr(run, "model_calls", None)
     if records:
         return tuple((c.step, {"model": c.model, "time": c.start,
-                               **{k: getattr(c, k) for k in ("duration", "input_tokens", "output_tokens", "cost", "ok",
-                                                             "input", "output")
+                               **{k: getattr(c, k) for k in _FIGURES + ("input", "output")
                                   if getattr(c, k, None) is not None},
                                **({"duration_inferred": True} if getattr(c, "duration_inferred", False) else {})})
                      for c in records)
@@ -126,4 +137,12 @@ def run_usage(run: Run) -> Usage:
         count = None
     else:
         count = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
-    return Usage(run.time, starts, count, total("input_tokens"), total("output_tokens"), total("cost"))
+    each = [c["total_tokens"] if _count(c.get("total_tokens")) else
+            sum(c[k] for k in ("input_tokens", "output_tokens") if _count(c.get(k)))
+            for c in calls if any(_count(c.get(k)) for k in ("total_tokens", "input_tokens", "output_tokens"))]
+    return Usage(run.time, starts, count, total("input_tokens"), total("output_tokens"), total("cost"),
+                 total("reasoning_tokens"), total("cached_tokens"), sum(each) if each else None)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -4,15 +4,20 @@
 Each observation becomes a span (data, never text) and the spans are read by
 :func:`~planviz.runs.traces.otel.run_of_spans`, like OpenTelemetry's:
 
-- ``GENERATION`` observations are model calls: tokens from ``usageDetails``
-  (``input``/``output``), cost from ``costDetails.total`` (an export without
-  them: ``inputUsage``/``outputUsage``, ``totalCost``), the model from ``model``;
+- ``GENERATION`` observations are model calls: tokens by kind from
+  ``usageDetails`` (``input``, ``output``, ``output_reasoning``, ``input_cache_read``,
+  ``total``: :mod:`~planviz.runs.traces.tokens`), cost from ``costDetails.total``
+  (an export without them: ``inputUsage``/``outputUsage``/``totalUsage``,
+  ``totalCost``), the model from ``model``, what the call was given and answered
+  from its ``input`` and ``output`` (:mod:`~planviz.runs.traces.messages`);
 - ``TOOL`` observations are tool calls (steps), and so are ``SPAN``,
-  ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata
-  (OpenTelemetry attributes ``openinference.span.kind`` TOOL,
-  ``gen_ai.operation.name`` execute_tool, or a LangGraph ``tools`` node's
-  child); the arguments are the observation's ``input`` (unwrapped from
-  ``args``/``kwargs``), the result its ``output``;
+  ``AGENT`` or ``CHAIN`` observations that are tool calls by their metadata,
+  an object or JSON text (:mod:`~planviz.runs.traces.toolcalls`: OpenTelemetry
+  attributes ``openinference.span.kind`` TOOL, ``gen_ai.operation.name``
+  execute_tool, ``gen_ai.tool.name``/``gen_ai.tool.call.id`` with no operation
+  name, or a LangGraph ``tools`` node's child); the arguments are the
+  observation's ``input`` (unwrapped from ``args``/``kwargs``), the result its
+  ``output`` (JSON text decoded);
 - ``parentObservationId`` is the nesting; ``startTime``/``endTime`` the times
   (no end: still running, unless it returned, with its ``output``, under an
   observation that ended or in a trace whose ``latency`` says when it ended:
@@ -39,10 +44,12 @@ from typing import Any
 from ...errors import TraceFormatError
 from ...plan.syntax import show_value
 from ..events import Run
-from . import calltimes
-from .openinferencevalues import arguments, task
+from . import calltimes, toolcalls
+from .messages import last_input, reply, task
+from .openinferencevalues import arguments
 from .otel import run_of_spans
-from .otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _count, _id, _nanos, _number, leaves
+from .otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _id, _nanos, _number, _value, leaves
+from .tokens import USAGE_DETAILS, tokens_of
 
 __all__ = ["TITLE", "detect", "read", "spans_of"]
 
@@ -81,24 +88,13 @@ def ended(trace: Any, spans: list[Span]) -> int | None:
     return min(s.start for s in spans) + round(latency * 1e9)
 
 
-def _metadata(o: dict) -> dict:
-    md = o.get("metadata")
-    return md if isinstance(md, dict) else {}
-
-
-def _attributes(o: dict) -> dict:
-    attrs = _metadata(o).get("attributes")
-    return attrs if isinstance(attrs, dict) else {}
+_attributes = toolcalls.attributes  # metadata.attributes, whether metadata is an object or JSON text
 
 
 def _operation(o: dict) -> str | None:
-    kind = o.get("type")
-    attrs = _attributes(o)
-    if (attrs.get("openinference.span.kind") == "TOOL" or attrs.get("gen_ai.operation.name") == "execute_tool"
-            or kind == "TOOL"):
+    if toolcalls.observation(o):  # TOOL, or a tool call by its attributes or its LangGraph node
         return TOOL
-    if kind in ("SPAN", "AGENT", "CHAIN") and _metadata(o).get("langgraph_node") == "tools" and o.get("name") != "tools":
-        return TOOL  # a tool run under LangGraph's ToolNode
+    kind = o.get("type")
     return _TYPES.get(kind) if isinstance(kind, str) else None
 
 
@@ -118,7 +114,8 @@ def spans_of(data: dict, source: str) -> list[Span]:
             raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
         name = o["name"] if isinstance(o.get("name"), str) else ""
         operation = _operation(o)
-        usage, cost = _usage(o)
+        details, cost = _usage(o)
+        usage = tokens_of(details, USAGE_DETAILS, lambda key, why: bad(f"usageDetails.{key}", why))
         level = o.get("level")
         message = o["statusMessage"] if isinstance(o.get("statusMessage"), str) else ""
         failed = level == "ERROR" or bool((stage := _LIFECYCLE.match(name)) and stage["phase"] == "error")
@@ -126,7 +123,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
         if operation == TOOL:
             attrs = _attributes(o)
             tool = attrs.get("gen_ai.tool.name") or attrs.get("tool.name") or _tool_name(name)
-        result = o.get("output") if operation == TOOL else None
+        result = _value(o.get("output")) if operation == TOOL else None
         model = o.get("model") if isinstance(o.get("model"), str) and o.get("model") else None
         span = Span(
             span_id=_id(_hex(o.get("id")), "id", bad, required=True), trace_id=None,
@@ -141,8 +138,10 @@ def spans_of(data: dict, source: str) -> list[Span]:
             result=None if result is None else _brief(result),
             leaves=frozenset(leaves(result) - leaves(o.get("input"))) if result is not None else frozenset(),
             agent=None, model=(model or name) if operation == MODEL else None,
-            input_tokens=_count(usage.get("input", usage.get("promptTokens")), "usageDetails.input", bad),
-            output_tokens=_count(usage.get("output", usage.get("completionTokens")), "usageDetails.output", bad),
+            input_tokens=usage.input, output_tokens=usage.output, reasoning_tokens=usage.reasoning,
+            cached_tokens=usage.cached, total_tokens=usage.total, value=toolcalls.kept(result),
+            input_text=last_input(o.get("input")) if operation == MODEL else None,
+            output_text=reply(o.get("output")) if operation == MODEL else None,
             cost=_number(cost, f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
             goal=None, goal_rank=0, convention="langfuse", where=where, line=None, deviations=())
         phase = _LIFECYCLE.match(name)
@@ -195,7 +194,8 @@ def _usage(o: dict) -> tuple[dict, Any]:
     elif isinstance(o.get("usage"), dict):
         usage = o["usage"]
     else:
-        usage = {k: o[f] for k, f in (("input", "inputUsage"), ("output", "outputUsage")) if o.get(f) is not None}
+        usage = {k: o[f] for k, f in (("input", "inputUsage"), ("output", "outputUsage"), ("total", "totalUsage"))
+                 if o.get(f) is not None}
     if isinstance(o.get("costDetails"), dict):
         return usage, o["costDetails"].get("total")
     cost = o.get("totalCost", o.get("calculatedTotalCost"))
@@ -210,7 +210,8 @@ def _merge(first: Span, later: Span) -> None:
     first.start = min(first.start, later.start)
     if first.end is not None and later.end is not None:
         first.end = max(first.end, later.end)
-    for name in ("input_tokens", "output_tokens", "cost", "result", "model"):
+    for name in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost", "result",
+                 "value", "model", "input_text", "output_text"):
         if getattr(first, name) is None and getattr(later, name) is not None:
             setattr(first, name, getattr(later, name))
     first.leaves = first.leaves | later.leaves

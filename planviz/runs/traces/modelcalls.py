@@ -31,6 +31,9 @@ from .otelspans import MODEL, Span
 __all__ = ["model_calls", "innermost"]
 
 _NS = 1e9
+# What a wrapper's figures give its one inner call when that call records none.
+_CARRIED = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost", "model",
+            "input_text", "output_text")
 
 
 def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Span]:
@@ -69,8 +72,10 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
     for w in sorted(inner, key=depth.__getitem__):  # outermost first: a chain's tokens flow down to its call
         if len(inner[w]) == 1:
             call, outer = models[inner[w][0]], models[w]
-            for name in ("input_tokens", "output_tokens", "cost", "model"):
-                if getattr(call, name) is None and getattr(outer, name) is not None:
+            for name in _CARRIED:  # (a reply naming calls without their arguments gives way to a fuller one)
+                mine = getattr(call, name)
+                if (mine is None or name == "output_text" and str(mine).endswith("(…)")) \
+                        and getattr(outer, name) is not None:
                     setattr(call, name, getattr(outer, name))
     return {sid: s for sid, s in models.items() if sid not in inner}
 
@@ -102,5 +107,11 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
             step = step_of[siblings[i].span_id] if i < len(siblings) else None
         out.append(ModelCall(m.model or m.name or "model", (m.start - t0) / _NS,
                              None if m.end is None else (m.end - m.start) / _NS, m.input_tokens, m.output_tokens, m.cost,
-                             m.status != "error", step, m.span_id or ""))
+                             m.status != "error", step, m.span_id or "", **_said(m)))
     return tuple(calltimes.timed(c, calls[c.id]) for c in out)  # unknown or inferred durations said so
+
+
+def _said(m: Span) -> dict:
+    """A call's tokens by kind beyond input and output, and what it was given and answered."""
+    return {"reasoning_tokens": m.reasoning_tokens, "cached_tokens": m.cached_tokens, "total_tokens": m.total_tokens,
+            "input": m.input_text, "output": m.output_text}

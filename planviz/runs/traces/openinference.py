@@ -13,7 +13,9 @@ convention, with the attribute decoding of :mod:`~planviz.runs.traces.openinfere
 - its result is ``output.value``; tokens are ``llm.token_count.prompt`` and
   ``llm.token_count.completion``; the model ``llm.model_name``;
 - the goal is the user's task in the AGENT span's ``input.value`` (else a
-  CHAIN span's).
+  CHAIN span's, else the first LLM span's user message); each model call's
+  input and reply from ``llm.input_messages.*`` / ``llm.output_messages.*``
+  (else ``input.value`` / ``output.value``).
 
 >>> TITLE
 'OpenInference'

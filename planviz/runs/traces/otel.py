@@ -22,7 +22,8 @@ followed and replays the spans through the run state machine:
   in an ``inferred_dependency`` import finding and drawn dashed;
 - a span with status ERROR fails its step (category ``tool_error``; the
   message from ``error.type``, the status description or an ``exception``
-  event); an ERROR on an agent span fails the run; a call that never ended
+  event), kept as ``data["error"]`` on its observation beside what it
+  returned (``data["result"]``, as every call's); an ERROR on an agent span fails the run; a call that never ended
   leaves the run unfinished (no stop event, outcome None), unless it returned
   (a result or a reply, no error) under a span that ended: some
   instrumentations export a call before ending it. Such a call ends when the
@@ -214,6 +215,9 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
 def _deviation_text(name: str, n: int) -> str:
     if name == "span name":
         return f"{n} span(s) have no gen_ai.operation.name: the operation was read from the span name"
+    if name == "tool attributes":
+        return (f"{n} span(s) have gen_ai.tool.name or gen_ai.tool.call.id but no gen_ai.operation.name: read as "
+                "tool calls")
     if name.startswith("operation "):
         return f"{n} span(s) name their operation {name[10:]!r}, which the GenAI conventions do not define"
     canonical = next(names[0] for names in ATTRIBUTES.values() if name in names)
@@ -334,12 +338,13 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[
         for key, value in (("call_id", s.call_id), ("agent", s.agent)):
             if value:
                 data[key] = value
-        if s.result is not None:
-            data["result"] = s.result
-        if s.status == "error":  # a failed call's observation: its error, and its output when the span has one
+        if s.value is not None:
+            data["result"] = s.value  # the value as the trace gives it, JSON text decoded
+        if s.status == "error":
             why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
-            actions.append(Action(t_end, "finish", sid, Observation(False, kind="tool_error",
-                                                                    data={**data, "message": why, "error": why})))
+            data["error"] = why
+            data["message"] = why
+            actions.append(Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data)))
             continue
         actions.append(Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data)))
     return actions

@@ -15,7 +15,11 @@ attributes are read too:
   (``ai.generateText``, ``ai.streamText``...) are the agent, their
   ``ai.prompt`` its goal;
 - tokens from ``ai.usage.promptTokens``/``completionTokens`` (AI SDK 4) or
-  ``ai.usage.inputTokens``/``outputTokens`` (5 and later); the model from
+  ``ai.usage.inputTokens``/``outputTokens`` (5 and later), with
+  ``totalTokens``, ``reasoningTokens`` and ``cachedInputTokens``
+  (:mod:`~planviz.runs.traces.tokens`); a call's input and reply from
+  ``ai.prompt.messages`` and ``ai.response.text``/``.object``/``.toolCalls``
+  (:mod:`~planviz.runs.traces.messages`); the model from
   ``gen_ai.response.model`` (the one that answered), else ``ai.model.id``.
 
 >>> from planviz.runs.traces import Sample
@@ -34,7 +38,7 @@ from typing import Any, Iterable
 from ...errors import TraceFormatError
 from ..events import Run
 from .jsonstream import records, walk
-from .openinferencevalues import task
+from .messages import task
 from .otel import run_of_spans
 from .otelspans import AGENT, MODEL, Span, span_of
 

@@ -38,11 +38,14 @@ from ...errors import TraceFormatError
 from ...plan.fields import EFFECTS
 from ...plan.limits import read_float, read_int
 from ...plan.plaindata import iso_nanos
-from . import calltimes, openinferencevalues
+from . import calltimes, messages, openinferencevalues, toolcalls
+from .spanmessages import model_input, model_output
+from .tokens import ATTRIBUTES as TOKEN_ATTRIBUTES
+from .tokens import tokens_of
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
-SHORT = 2000  # characters of a result or message kept for display
+SHORT = messages.SHORT  # characters of a result or message kept for display
 
 # What planviz reads, by the names it accepts: the documented GenAI name first, then deviations seen in the wild
 # (any-agent, OpenInference/Phoenix, OpenLLMetry/Traceloop, older semantic-convention versions).
@@ -95,7 +98,7 @@ class Span:
     __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "clues", "timing", "status", "message", "operation",
                  "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
                  "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
-                 "effect")
+                 "effect", "reasoning_tokens", "cached_tokens", "total_tokens", "input_text", "output_text", "value")
     # What span_of stores (the constructor takes any subset; a field not given is None).
     span_id: str; trace_id: str | None; parent_id: str | None; name: str; start: int; end: int | None
     clues: calltimes.Clues | None; timing: str | None  # what else tells the call's end; which rule gave it
@@ -104,6 +107,8 @@ class Span:
     input_tokens: int | None; output_tokens: int | None; cost: float | None; error: str
     goal: str | None; goal_rank: int; convention: str; where: str; line: int | None
     deviations: tuple[str, ...]; leaves: frozenset[str]; effect: str | None
+    reasoning_tokens: int | None; cached_tokens: int | None; total_tokens: int | None
+    input_text: str | None; output_text: str | None; value: Any  # a model call's input and reply; a tool's result
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -179,6 +184,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         return None
 
     op_value = openinferencevalues.KINDS.get(oi_upper) if oi else get("operation")
+    if op_value is None and not oi and toolcalls.by_attributes(attrs):
+        op_value = TOOL  # gen_ai.tool.name / gen_ai.tool.call.id and no operation name (Koog, AG2)
+        deviations.append("tool attributes")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
         op_value = name.split(" ", 1)[0]  # the span name's first word, as the conventions name spans
         deviations.append("span name")
@@ -202,11 +210,20 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
                   else _arguments(get("arguments"))) if operation == TOOL else None)
     result = _value(get("result")) if operation == TOOL else None
     goal, goal_rank = None, 0
+    given = model_input(attrs) if operation in (MODEL, AGENT) else None
     if oi and oi_upper in ("AGENT", "CHAIN"):
         goal, goal_rank = openinferencevalues.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
-        goal = goal[:SHORT] if goal else None
+    elif oi and operation == MODEL:  # an agent span with no input: the first model call's user message
+        goal, goal_rank = messages.task(given), 2
     elif operation in (MODEL, AGENT) and not oi:
-        goal = _user_text(get("messages"))
+        stated = get("messages")
+        goal = messages.task(stated if stated is not None else given)
+    goal = messages.shortened(goal)
+    input_text = messages.last_input(given) if operation in (MODEL, AGENT) else None  # an agent may be the call
+    if input_text == goal:
+        goal = input_text  # one string, not two equal ones (a big trace keeps one per model call)
+    usage = tokens_of(attrs, TOKEN_ATTRIBUTES, lambda key, why: bad(f"attributes ({key})", why))
+    get("input_tokens"), get("output_tokens")  # the names read, for the deviations reported
     cost = get("cost")
     split = next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None) if cost is None else None
     if split is not None:
@@ -219,13 +236,16 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         arguments=arguments, result=None if result is None else _brief(result),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else frozenset(),
         agent=_text(get("agent")), model=_text(get("model")) if operation in (MODEL, AGENT) else None,
-        input_tokens=_count(get("input_tokens"), "input_tokens", bad),
-        output_tokens=_count(get("output_tokens"), "output_tokens", bad),
+        input_tokens=usage.input, output_tokens=usage.output,
         cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
         goal=goal, goal_rank=goal_rank, convention="openinference" if oi else "genai",
         where=where, line=line, deviations=tuple(deviations),
         effect=tier.lower() if operation == TOOL and isinstance(tier := get("effect"), str)
-        and tier.lower() in EFFECTS else None)
+        and tier.lower() in EFFECTS else None,
+        reasoning_tokens=usage.reasoning, cached_tokens=usage.cached, total_tokens=usage.total,
+        input_text=input_text,
+        output_text=model_output(attrs) if operation in (MODEL, AGENT) else None,
+        value=toolcalls.kept(result))
 
 
 # --------------------------------------------------------------------------- field readers
@@ -308,16 +328,6 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
     raise bad(field, f"expected nanoseconds since the epoch or ISO 8601 time, got {_short(value)}")
 
 
-def _count(value: Any, field: str, bad: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = read_int(value) if read_int(value) is not None else value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise bad(f"attributes ({field})", f"expected a token count (an integer >= 0), got {_short(value)}")
-    return value
-
-
 def _number(value: Any, field: str, bad: Any) -> float | None:
     if value is None:
         return None
@@ -344,23 +354,6 @@ def _arguments(value: Any) -> dict[str, Any]:
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
-
-
-def _user_text(messages: Any) -> str | None:
-    """The first user message's text of ``gen_ai.input.messages`` (either message shape), or None."""
-    messages = _value(messages)
-    if isinstance(messages, str):
-        return messages[:SHORT] or None
-    if not isinstance(messages, list):
-        return None
-    for m in messages:
-        if isinstance(m, dict) and m.get("role") == "user":
-            content = m.get("content")
-            if content is None and isinstance(m.get("parts"), list):
-                content = " ".join(str(p.get("content", "")) for p in m["parts"] if isinstance(p, dict))
-            if isinstance(content, str) and content.strip():
-                return content.strip()[:SHORT]
-    return None
 
 
 def _events(raw: dict, bad: Any) -> list[dict]:
