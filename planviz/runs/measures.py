@@ -51,7 +51,7 @@ METRIC_DOCS = {
                            "dependencies it respected: the time no step accounts for (a model call after the "
                            "last step, the agent's own overhead, a wait), never negative",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
-                  "are its model calls)",
+                  "are its model calls); for a LangGraph run, the ToolMessages its node runs wrote",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
                    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
                    "decides each call), none (workflow: a fixed script); not recorded (None) for another "
