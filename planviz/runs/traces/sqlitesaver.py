@@ -34,8 +34,9 @@ from ...plan.syntax import show_value
 from ..events import Run
 from .checkpointblobs import decode_blob, decode_msgpack
 from .langgraph import run_of_history
+from .langgraphversions import asked
 
-__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of"]
+__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of", "thread_table"]
 
 TITLE = "LangGraph SqliteSaver database"
 BINARY = True
@@ -179,6 +180,65 @@ def read(doc: Any) -> tuple[Run, ...]:
                          for t in threads)
     except sqlite3.Error as exc:
         raise TraceFormatError(f"the SQLite database cannot be read: {exc}", source=doc.name) from None
+
+
+def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tuple[str, int, str]]] | None:
+    """The threads of the checkpoint database at ``path`` without reading any thread whole: how many there are,
+    and for the first ``limit`` (file order) ``(thread id, checkpoints, first user message or '')``; None when
+    ``path`` is no LangGraph checkpoint database. The message is looked for in the first checkpoints' metadata
+    and writes (a few small rows per thread), never in every checkpoint.
+
+    >>> thread_table("no_such_file.sqlite") is None
+    True
+    """
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return None
+        with _connect(path) as con:
+            if "checkpoints" not in _tables(con):
+                return None
+            rows = con.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")
+            counts = [(str(t), int(n)) for t, n in rows]
+            return len(counts), [(t, n, _first_asked(con, t, path)) for t, n in counts[:limit]]
+    except (OSError, sqlite3.Error, TraceFormatError):
+        return None
+
+
+def threads_refusal(path: str, format: str | None = None) -> TraceFormatError | None:
+    """The refusal of ``load_trace(path)`` with no thread on a checkpoint database of several threads (each
+    listed with its checkpoints and first user message, nothing read whole); None for any other input."""
+    table = thread_table(path) if format in (None, "langgraph-sqlite") else None
+    if table is None or table[0] < 2:
+        return None
+    count, rows = table
+    shown = "; ".join(f"{t!r} ({n} checkpoints{', ' + repr(_trimmed(said)) if said else ''})" for t, n, said in rows)
+    more = f"; and {count - len(rows)} more" if count > len(rows) else ""
+    return TraceFormatError(f"the checkpoint database holds {count} runs, one per thread (threads: {shown}{more}); "
+                            "name one with thread= (on the command line: --thread ID), or read them all with "
+                            "planviz.load_traces", source=path)
+
+
+def _trimmed(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
+    """The first user message of a thread, from its first three checkpoints' metadata and writes, or ''."""
+    has_writes = "writes" in _tables(con)
+    rows = con.execute("SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+                       "ORDER BY checkpoint_id LIMIT 3", (thread,)).fetchall()
+    for cid, meta in rows:
+        said = asked(_metadata(meta, source, f"checkpoints[checkpoint {cid}]").get("writes"))
+        if not said and has_writes:
+            values = [decode_blob(kind, value, source, f"writes[checkpoint {cid}]") for kind, value in con.execute(
+                "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ? AND channel NOT LIKE '%:%'"
+                " ORDER BY task_id, idx LIMIT 20", (thread, cid))]
+            said = asked(values)
+        if said:
+            return said
+    return ""
 
 
 def _listing(threads: list[str]) -> str:
