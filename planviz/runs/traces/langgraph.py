@@ -241,6 +241,8 @@ class _Builder(Versions):
         values = dict(written)
         for ch, message in new_replies(p.values, written, self.replied):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
+            if by == ["__start__"]:  # the graph's input, passed on into the state: no model wrote it
+                continue
             self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch)))
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
