@@ -113,8 +113,11 @@ def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], 
             continue
         before = values.get(ch)
         kept = before if isinstance(before, list) else []
-        held = {m.get("id") for m in map(tool_message, kept) if m is not None}
-        for message in map(tool_message, value[len(kept):] if value[:len(kept)] == kept else value):
+        items = value
+        if len(value) >= len(kept) and value[:len(kept)] == kept:
+            items, kept = value[len(kept):], []  # appended to, as message lists are: only the new part is read
+        held = {m.get("id") for m in map(tool_message, kept) if m is not None} if kept else set()
+        for message in map(tool_message, items):
             ident = message.get("id") if message is not None else None
             if message is None or ident in held or isinstance(ident, str) and ident in counted:
                 continue

@@ -192,6 +192,8 @@ def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tupl
     True
     """
     try:
+        if not os.path.isfile(path):  # a FIFO or device is never opened here: load_trace refuses it on its own
+            return None
         with open(path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
                 return None
