@@ -85,11 +85,28 @@ def message_text(message: dict) -> str:
 
 
 def asked_for(message: dict) -> str:
-    """What a model's reply said: its text, and each tool call it asked for as ``name({"arg": ...})``."""
+    """What a model's reply said: its text, and each tool call it asked for as ``name({"arg": ...})`` (LangChain's
+    ``tool_calls``, else OpenAI's own in ``additional_kwargs``: ``tool_calls``, or the older ``function_call``)."""
     calls = message.get("tool_calls")
-    shown = [f"{c.get('name')}({json.dumps(c.get('args', {}), ensure_ascii=False, sort_keys=True, default=str)})"
-             for c in calls if isinstance(c, dict) and isinstance(c.get("name"), str)] if isinstance(calls, list) else []
+    pairs = [(c.get("name"), c.get("args", {})) for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    extra = message.get("additional_kwargs")
+    if not pairs and isinstance(extra, dict):
+        raw = extra.get("tool_calls") if isinstance(extra.get("tool_calls"), list) else [extra.get("function_call")]
+        for c in raw:
+            function = c.get("function", c) if isinstance(c, dict) else None
+            if isinstance(function, dict):
+                pairs.append((function.get("name"), _arguments(function.get("arguments"))))
+    shown = [f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)})"
+             for name, args in pairs if isinstance(name, str)]
     return "\n".join([t for t in [message_text(message).strip()] if t] + shown)
+
+
+def _arguments(text: Any) -> Any:
+    """A function call's arguments as OpenAI sends them (JSON text), read when they are JSON."""
+    try:
+        return json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return text
 
 
 def given_to(history: Any, reply: dict) -> str | None:

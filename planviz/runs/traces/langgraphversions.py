@@ -172,8 +172,9 @@ def asked(value: Any, budget: int = 1000) -> str:
     """The text of the first user message in a graph's input (the task, for the run's goal), or ''.
 
     LangChain messages arrive as plain dicts (``{"type": "human", "content": ...}``), as their serialized
-    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``) or as
-    chat dicts (``{"role": "user", "content": ...}``); a bare string input is the task itself. The walk is
+    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``), as
+    chat dicts (``{"role": "user", "content": ...}``) or as ``("user", text)`` pairs; a bare string input is the
+    task itself. The walk is
     breadth-first and bounded, so a hostile input costs at most ``budget`` values.
     """
     queue: list[Any] = [value]
@@ -189,6 +190,8 @@ def asked(value: Any, budget: int = 1000) -> str:
                 return " ".join(body["content"].split())
             queue.extend(item.values())
         elif isinstance(item, (list, tuple)):
+            if len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str):  # ("user", "text")
+                return " ".join(item[1].split())
             queue.extend(item)
     return ""
 

@@ -43,6 +43,7 @@ BINARY = True
 THREADS = True
 _CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
                        "metadata")
+_EARLY_COLUMNS = ("thread_id", "thread_ts", "parent_ts", "checkpoint", "metadata")  # SqliteSaver before 0.2: JSON
 _WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value")
 _SHOWN_THREADS = 40
 
@@ -106,7 +107,7 @@ def _check_schema(tables: dict[str, set[str]], source: str) -> None:
                                f"'checkpoints' table (tables: {shown}); planviz reads LangGraph SqliteSaver "
                                "databases (tables checkpoints and writes)", source=source)
     missing = [c for c in _CHECKPOINT_COLUMNS if c not in tables["checkpoints"]]
-    if missing:
+    if missing and not set(_EARLY_COLUMNS) <= tables["checkpoints"]:
         raise TraceFormatError(f"the 'checkpoints' table lacks column(s) {', '.join(missing)}: not a LangGraph "
                                "SqliteSaver database", source=source)
 
@@ -139,8 +140,8 @@ def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
             where = f"writes[checkpoint {cid}, task {task}, channel {channel}]"
             writes[(ns or "", str(cid))].append([str(task), str(channel), decode_blob(kind, value, source, where)])
     out = []
-    rows = con.execute("SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
-                       "FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id", (thread,))
+    rows = con.execute(f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints WHERE thread_id = ? "
+                       "ORDER BY 1, 2", (thread,))
     for ns, cid, parent, kind, blob, meta in rows:
         where = f"checkpoints[checkpoint {cid}]"
         checkpoint = decode_blob(kind, blob, source, where)
@@ -154,6 +155,15 @@ def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
         out.append({"config": config, "checkpoint": checkpoint, "metadata": _metadata(meta, source, where),
                     "parent_config": parent_config, "pending_writes": writes.get((ns, cid), [])})
     return out
+
+
+def _columns(con: sqlite3.Connection) -> str:
+    """The namespace, id, parent id and blob type of a checkpoint row: the columns of today's table, or, in the
+    table of SqliteSaver before LangGraph 0.2 (``thread_ts``, ``parent_ts``; JSON checkpoints, no ``writes``),
+    what stands for them."""
+    if "checkpoint_id" in _tables(con).get("checkpoints", ()):
+        return "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type"
+    return "'', thread_ts, parent_ts, 'json'"
 
 
 def read(doc: Any) -> tuple[Run, ...]:
@@ -229,9 +239,9 @@ def _trimmed(text: str, width: int = 60) -> str:
 def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
     """The first user message of a thread, from its first three checkpoints' metadata and writes, or ''."""
     has_writes = "writes" in _tables(con)
-    rows = con.execute("SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
-                       "ORDER BY checkpoint_id LIMIT 3", (thread,)).fetchall()
-    for cid, meta in rows:
+    rows = con.execute(f"SELECT {_columns(con)}, metadata FROM checkpoints WHERE thread_id = ? ORDER BY 1, 2 LIMIT 3",
+                       (thread,)).fetchall()
+    for _, cid, _, _, meta in rows:
         said = asked(_metadata(meta, source, f"checkpoints[checkpoint {cid}]").get("writes"))
         if not said and has_writes:
             values = [decode_blob(kind, value, source, f"writes[checkpoint {cid}]") for kind, value in con.execute(

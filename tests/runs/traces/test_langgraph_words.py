@@ -31,6 +31,8 @@ DEEJ = REAL / "deej4yng_myagent_checkpoints.db"  # v2, a greeting before the use
 MINIBOT = REAL / "minibot_agent_checkpoints_excerpt.db"  # v4, create_agent middleware nodes, the input as writes
 DIACRITIZE = REAL / "akbargherbal_diacritization_checkpoints.sqlite"  # v4, a pipeline with no messages
 REAL_DBS = (HABTAMU, DEEJ, MINIBOT, DIACRITIZE)
+# SqliteSaver before LangGraph 0.2: thread_ts/parent_ts, JSON checkpoints, no writes table; OpenAI function_call
+EARLY = REAL / "finnegan1_delivery_service_early_checkpoints.sqlite"
 
 
 # ------------------------------------------------------------------------------------------- the raw truth
@@ -300,3 +302,32 @@ def test_a_database_of_several_threads_is_listed_without_reading_a_thread(monkey
     for thread, checkpoints in rows.items():
         line = next(line for line in shown.splitlines() if line.strip().startswith(thread))
         assert line.split()[1] == str(len(checkpoints)) and asks[thread] in line
+
+
+def test_an_early_sqlitesaver_database_reads_with_its_function_calls():
+    con = sqlite3.connect(f"file:{EARLY}?mode=ro&immutable=1", uri=True)
+    columns = {r[1] for r in con.execute("PRAGMA table_info(checkpoints)")}
+    assert {"thread_ts", "parent_ts"} <= columns and "checkpoint_id" not in columns
+    rows = [(ts, parent, json.loads(cp), json.loads(meta)) for ts, parent, cp, meta in con.execute(
+        "SELECT thread_ts, parent_ts, checkpoint, metadata FROM checkpoints ORDER BY thread_ts")]
+    threads = {t for (t,) in con.execute("SELECT DISTINCT thread_id FROM checkpoints")}
+    con.close()
+    assert len(threads) == 1
+    thread = threads.pop()
+    first = next(m["writes"]["messages"] for _, _, _, m in rows if m.get("source") == "input")
+    assert first[0] == "user"  # the input as a ("user", text) pair
+    history = max((r[2]["channel_values"].get("messages", []) for r in rows), key=len)
+    said = []
+    for m in history:
+        if m["id"][-1] != "AIMessage":
+            continue
+        kwargs = m["kwargs"]
+        call = kwargs["tool_calls"][0] if kwargs.get("tool_calls") else kwargs["additional_kwargs"]["function_call"]
+        args = call["args"] if "args" in call else json.loads(call["arguments"])
+        said.append(f"{call['name']}({json.dumps(args, sort_keys=True)})")
+    run = load_trace(EARLY)  # one thread: no --thread needed
+    assert run.plan.goal == f"LangGraph run (thread {thread}): {first[1]}"
+    assert [c.output for c in run.model_calls] == said and all(c.model == "gpt-4-32k" for c in run.model_calls)
+    assert metrics(run).tool_calls == 0  # routing function calls, no ToolMessage: no tool ran
+    assert len(run.plan.steps) == len(rows) - 1 and run.time == pytest.approx(
+        (datetime.fromisoformat(rows[-1][2]["ts"]) - datetime.fromisoformat(rows[0][2]["ts"])).total_seconds())
