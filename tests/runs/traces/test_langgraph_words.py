@@ -331,3 +331,24 @@ def test_an_early_sqlitesaver_database_reads_with_its_function_calls():
     assert metrics(run).tool_calls == 0  # routing function calls, no ToolMessage: no tool ran
     assert len(run.plan.steps) == len(rows) - 1 and run.time == pytest.approx(
         (datetime.fromisoformat(rows[-1][2]["ts"]) - datetime.fromisoformat(rows[0][2]["ts"])).total_seconds())
+
+
+def test_a_tool_message_of_status_error_is_the_steps_error():
+    """LangGraph's ToolNode turns a tool's exception into a ToolMessage of status "error" (no stored real file
+    holds one; the shape is ToolNode's, as a checkpoint tuple export writes it)."""
+    conf = {"thread_id": "t", "checkpoint_ns": ""}
+    ask = {"type": "ai", "content": "", "id": "a1", "tool_calls": [{"name": "lookup", "args": {"q": "x"}, "id": "c1"}]}
+    told = {"type": "tool", "content": "Error: KeyError('x')\n Please fix your mistakes.", "name": "lookup",
+            "id": "m2", "tool_call_id": "c1", "status": "error"}
+    history = [  # get_state_history() snapshots: the tools node scheduled, then what it wrote
+        {"values": {"messages": [ask]}, "next": ["tools"], "config": {"configurable": {**conf, "checkpoint_id": "c0"}},
+         "metadata": {"source": "loop", "step": 1}, "created_at": "2025-01-01T00:00:00+00:00",
+         "tasks": [{"id": "k1", "name": "tools", "error": None, "interrupts": []}]},
+        {"values": {"messages": [ask, told]}, "next": [], "config": {"configurable": {**conf, "checkpoint_id": "c1"}},
+         "metadata": {"source": "loop", "step": 2, "writes": {"tools": {"messages": [told]}}},
+         "created_at": "2025-01-01T00:00:02+00:00", "parent_config": {"configurable": {**conf, "checkpoint_id": "c0"}},
+         "tasks": []}]
+    run = parse_trace(json.dumps(history))
+    data = dict(run.state.observations)["tools"].data
+    assert data["tool_calls"] == 1 and data["error"] == told["content"] and "result" not in data
+    assert metrics(run).tool_calls == 1
