@@ -30,7 +30,8 @@ HABTAMU = REAL / "habtamu_agent_ui_checkpoints.db"  # v1 checkpoints, a ReAct ag
 DEEJ = REAL / "deej4yng_myagent_checkpoints.db"  # v2, a greeting before the user's message, one tool call
 MINIBOT = REAL / "minibot_agent_checkpoints_excerpt.db"  # v4, create_agent middleware nodes, the input as writes
 DIACRITIZE = REAL / "akbargherbal_diacritization_checkpoints.sqlite"  # v4, a pipeline with no messages
-REAL_DBS = (HABTAMU, DEEJ, MINIBOT, DIACRITIZE)
+EEV = REAL / "eev_ai_checkpoints_excerpt.db"  # v4, agent/tool_node/final_answer_node, a node failed and re-run
+REAL_DBS = (HABTAMU, DEEJ, MINIBOT, DIACRITIZE, EEV)
 # SqliteSaver before LangGraph 0.2: thread_ts/parent_ts, JSON checkpoints, no writes table; OpenAI function_call
 EARLY = REAL / "finnegan1_delivery_service_early_checkpoints.sqlite"
 
@@ -93,6 +94,11 @@ def input_ai_texts(rows):
     return found
 
 
+def errors(rows):
+    """(checkpoint index, task id, error text) of every ``__error__`` write."""
+    return [(i, task, value) for i, r in enumerate(rows) for task, ch, value in r["writes"] if ch == "__error__"]
+
+
 def forked(rows):
     children = defaultdict(int)
     for r in rows:
@@ -143,7 +149,7 @@ def test_a_chat_without_tools_reports_no_tool_call(corpus):
 @pytest.mark.parametrize("path", REAL_DBS, ids=lambda p: p.name)
 def test_a_node_running_again_in_a_new_turn_is_no_duplicate_work(path):
     for thread, rows in raw(path).items():
-        if forked(rows):  # time travel re-runs work on purpose
+        if forked(rows) or errors(rows):  # time travel and a retry after a failure re-run work on purpose
             continue
         run = runs_of(path)[thread]
         turns = sum(1 for r in rows if r["meta"].get("source") == "input")
@@ -188,7 +194,7 @@ def test_the_updates_survive_the_trace_file(tmp_path):
     assert any(o.replaced for _, o in run.state.observations)
 
 
-@pytest.mark.parametrize("path", (HABTAMU, DEEJ, MINIBOT), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", (HABTAMU, DEEJ, MINIBOT, EEV), ids=lambda p: p.name)
 def test_each_model_call_has_its_input_and_output(path):
     for thread, rows in raw(path).items():
         run = runs_of(path)[thread]
@@ -352,3 +358,19 @@ def test_a_tool_message_of_status_error_is_the_steps_error():
     data = dict(run.state.observations)["tools"].data
     assert data["tool_calls"] == 1 and data["error"] == told["content"] and "result" not in data
     assert metrics(run).tool_calls == 1
+
+
+def test_a_real_failed_node_is_named_from_its_trigger_with_its_error():
+    thread = "36a6b780-2354-453f-8b8c-f1d33b15460b"
+    rows = raw(EEV)[thread]
+    (at, task, error), = errors(rows)
+    scheduled = [k[len("branch:to:"):] for k in rows[at]["values"] if k.startswith("branch:to:")]
+    assert len(scheduled) == 1  # the one node its checkpoint scheduled: the task that failed ran it
+    run = runs_of(EEV)[thread]
+    failed = [e for e in run.events if e.kind == "fail"]
+    assert len(failed) == 1 and failed[0].step.split("#")[0] == scheduled[0]  # was 'task 019b7599'
+    assert failed[0].observation.data["error"] == error and error in failed[0].message
+    assert failed[0].time == pytest.approx(rows[at]["ts"] - rows[0]["ts"], abs=1e-6)
+    # re-run when the graph was invoked again: a retry, then the node completes; the run ends complete
+    assert [e.kind for e in run.events if e.step == failed[0].step][-3:] == ["retry", "start", "complete"]
+    assert run.outcome == "plan_complete" and not rows[-1]["writes"]
