@@ -91,7 +91,8 @@ def asked_for(message: dict) -> str:
     pairs = [(c.get("name"), c.get("args", {})) for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
     extra = message.get("additional_kwargs")
     if not pairs and isinstance(extra, dict):
-        raw = extra.get("tool_calls") if isinstance(extra.get("tool_calls"), list) else [extra.get("function_call")]
+        listed = extra.get("tool_calls")
+        raw: list = listed if isinstance(listed, list) else [extra.get("function_call")]
         for c in raw:
             function = c.get("function", c) if isinstance(c, dict) else None
             if isinstance(function, dict):
