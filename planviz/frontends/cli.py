@@ -1,9 +1,8 @@
 """The ``planviz`` command: validate, grade, render, simulate and report plans from a shell.
 
-Exit codes: 0 clean, 1 findings (or a run that did not complete), 2 unreadable
-input or bad usage; 141 when the reader of the output left early, 130 on
-Ctrl-C. Errors are one line on stderr naming the file and place, never a
-traceback.
+Exit codes: 0 clean (or the threads of a checkpoint database listed), 1 findings (or a run that did not complete),
+2 unreadable input or bad usage; 141 when the reader of the output left early, 130 on Ctrl-C. Errors are one
+line on stderr naming the file and place, never a traceback.
 
 >>> main(["schema"]) == 0  # doctest: +ELLIPSIS
 {...
@@ -341,8 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) and 2
     try:
         _refuse_overwriting(args)
+        from .threadlist import pick_thread  # a checkpoint database of several threads, no --thread: listed
+
         with neutral_stdout():  # no plan or trace text moves the terminal
-            return args.func(args)
+            return pick_thread(args, args.func)
     except BrokenPipeError:  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
         _silence_stdout()
         return 141

@@ -59,17 +59,21 @@ def negation(fact: str) -> str:
 @dataclass(frozen=True)
 class Observation:
     """What the observer made of a step's trace: ``ok``, the ``facts`` it establishes, the facts ``withdrawn``
-    (no longer true), a ``kind`` (``ok`` or a failure category) and free-form ``data``."""
+    (no longer true), a ``kind`` (``ok`` or a failure category), free-form ``data`` and the facts it
+    ``replaced``: earlier values of what the step updated (a LangGraph state channel overwritten), which leave
+    the state with the step's own event, an update, not a withdrawn fact."""
 
     ok: bool = True
     facts: frozenset[str] = frozenset()
     withdrawn: frozenset[str] = frozenset()
     kind: str = "ok"
     data: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    replaced: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "facts", _facts(self.facts, "Observation.facts"))
         object.__setattr__(self, "withdrawn", _facts(self.withdrawn, "Observation.withdrawn"))
+        object.__setattr__(self, "replaced", _facts(self.replaced, "Observation.replaced"))
         object.__setattr__(self, "data", dict(self.data or {}))
         if not isinstance(self.ok, bool):
             raise SimulationError(f"Observation.ok must be True or False, got {self.ok!r}")
@@ -84,6 +88,7 @@ def clean_observation(facts: frozenset[str]) -> Observation:
     _set_field(obs, "withdrawn", _NO_FACTS)
     _set_field(obs, "kind", "ok")
     _set_field(obs, "data", {})
+    _set_field(obs, "replaced", _NO_FACTS)
     return obs
 
 

@@ -7,7 +7,7 @@ which steps each operation may have changed: the step itself, its children
 (a dependency completed), the steps requiring a fact gained or lost. Only
 those are re-derived at the next event. The reachable set is kept as it
 changes: a fact gained or lost that no remaining step could miss or newly use
-leaves it as it was (LangGraph's channel writes withdraw a fact at every
+leaves it as it was (LangGraph's channel writes replace a fact at every
 superstep), and when it is recomputed only the steps that entered or left it
 are re-derived. Only wholesale changes (a new plan version, work voided)
 re-derive every status. An event therefore costs what it changed.

@@ -1,13 +1,11 @@
 """The run state machine: operations in (propose, approve, start, finish, fail, retry, invalidate, recheck,
 replan, expand, stop), events out, each holding what it changed.
 
-:class:`Machine` is shared by the simulator (:mod:`planviz.runs.simulation`) and by
-:class:`planviz.Recorder`,
-so a simulated run and a recorded one are framed by the same rules: facts
-enter the state only from observations, a step completes only when its
-observation establishes everything it produces, withdrawn facts leave the
-state, and a fact contradicting a held one is a recorded conflict, never an
-overwrite.
+:class:`Machine` is shared by the simulator (:mod:`planviz.runs.simulation`) and by :class:`planviz.Recorder`,
+so a simulated run and a recorded one are framed by the same rules: facts enter the state only from
+observations, a step completes only when its observation establishes everything it produces, withdrawn
+facts leave the state (a ``withdraw`` event), the earlier values an update replaced leave with the step's
+own event, and a fact contradicting a held one is a recorded conflict, never an overwrite.
 
 Each event holds what it changed; :class:`~planviz.runs.ledger.Ledger` keeps
 track of what the last event showed, so an event costs what it changed.
@@ -250,6 +248,8 @@ class Machine:
                 else:
                     accepted.append(f)
         alone = (sid,)
+        replaced = sorted(obs.replaced - obs.facts) if obs.replaced else ()
+        any(map(self._lose, replaced))  # an update: the earlier values leave with this event, no withdraw event
         for f in accepted:
             self._gain(f, sid, alone)
         produced = step.produces if step else accepted
@@ -270,6 +270,7 @@ class Machine:
                 main = [f for f in accepted if f in produced_set]
                 extra = [f for f in accepted if f not in produced_set]
             note = f"; also observed {', '.join(extra)}" if extra else ""
+            note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
             events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
                                      attempt=attempt, observation=obs))
         else:

@@ -52,7 +52,7 @@ METRIC_DOCS = {
                            "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
                            "model call that led to a step records no duration (shown as unknown)",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
-                  "are its model calls)",
+                  "are its model calls); for a LangGraph run, the ToolMessages its node runs wrote",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
                    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
                    "decides each call), none (workflow: a fixed script); not recorded (None) for another "

@@ -21,7 +21,10 @@ HTML report and the explorer read it, so they cannot disagree.
   is never lost.
 - ``tool_calls``: step attempts started; 0 for another tool's trace that holds
   no tool call (its steps are its model calls: finding ``no_tool_calls``),
-  which are counted once, as model calls.
+  which are counted once, as model calls; for a trace whose steps are a
+  graph's node runs (finding ``node_steps``: LangGraph), the tool calls its
+  steps' observations record (``data["tool_calls"]``: the ToolMessages a
+  node run wrote), not the node runs.
 - ``time``: the clock at the last event (for a recorded run, what happened).
 
 >>> from planviz import examples, simulate
@@ -122,8 +125,12 @@ def run_usage(run: Run) -> Usage:
             starts += 1
         elif e.kind in ("propose", "replan", "expand"):
             proposals += 1
-    if any(f.code == "no_tool_calls" for plan in run.plans for f in plan.import_findings):
+    codes = {f.code for plan in run.plans for f in plan.import_findings}
+    if "no_tool_calls" in codes:
         starts = 0  # the steps of a trace without tool calls are its model calls, counted below
+    elif "node_steps" in codes:  # the steps are node runs: the tool calls are those their observations record
+        starts = sum(n for _, o in run.state.observations if isinstance(n := o.data.get("tool_calls"), int)
+                     and not isinstance(n, bool) and n > 0)
     calls = [c for _, c in model_calls(run)]
 
     def total(key: str) -> Any:

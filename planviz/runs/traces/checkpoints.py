@@ -237,11 +237,21 @@ def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src
         raise TraceFormatError(f"expected an object of channel -> value, got {show_value(values)}", source=source,
                                path=f"{where}.checkpoint.channel_values")
     scheduled = tuple(sorted({node for k in values if (node := _trigger_target(k)) is not None}))
+    _name_from_triggers(list(tasks.values()), scheduled)
     old_layout = isinstance(cp.get("v"), int) and cp["v"] < 3 and seen  # channels named after nodes were triggers
     return Checkpoint(cid, parent, thread, ns, step, _time(cp.get("ts"), f"{where}.checkpoint.ts", source), src,
                       {k: v for k, v in values.items() if not is_internal(k) and not (old_layout and k in seen)},
                       scheduled, list(tasks.values()),
                       node_writes, seen, versions if isinstance(versions, dict) else None, where, index)
+
+
+def _name_from_triggers(tasks: list[Task], scheduled: tuple[str, ...]) -> None:
+    """Name the one task whose writes name no node (a failed task: its only write is ``__error__``) after the
+    one scheduled node no named task claims: ``branch:to:triage`` scheduled it, so it ran ``triage``."""
+    unnamed = [t for t in tasks if t.name is None]
+    unclaimed = [n for n in scheduled if n not in {t.name for t in tasks}]
+    if len(unnamed) == 1 and len(unclaimed) == 1:
+        unnamed[0].name = unclaimed[0]
 
 
 def _check_depth(raw: Any, where: str, source: str) -> None:

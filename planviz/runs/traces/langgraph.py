@@ -55,7 +55,7 @@ from ...plan.model import Finding
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import ModelCall, Observation, Run
 from .playback import Action
-from .langgraphcalls import call_of, new_replies, thread_turns
+from .langgraphcalls import call_of, new_replies, thread_turns, tool_data, tool_results
 from .langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
@@ -102,6 +102,16 @@ class _Step:
     duration: float | None = None  # what the last run took (end - start), when it ran
 
 
+def _action(node: str, step: int | None) -> str:
+    """What a node run is, in LangGraph's words: the node and the step (superstep) it ran in, so the same node
+    in a later step (a new chat turn, another round of a loop) is other work, not a repeat.
+
+    >>> _action("chatbot", 4), _action("chatbot", None)
+    ('run node chatbot at step 4', 'run node chatbot')
+    """
+    return f"run node {node}" + (f" at step {step}" if step is not None else "")
+
+
 def run_of_history(data: Any, source: str = "<history>") -> Run:
     """The recorded :class:`~planviz.Run` of a LangGraph history (snapshots or checkpoint tuples, any order)."""
     with paused_gc():  # hundreds of thousands of small acyclic objects: no full collections while they pile up
@@ -112,6 +122,9 @@ class _Builder(Versions):
     def __init__(self, order: list[Checkpoint], findings: list[Finding], source: str) -> None:
         self.source = source
         self.findings = findings
+        findings.append(Finding("node_steps", "import", "info", "the steps are the graph's node runs (a node at "
+                                "each step it ran in), not tool calls: the tool calls are the ToolMessages the nodes "
+                                "wrote (the tools node's)", (), (), ""))
         self.order = order
         self.thread = next((c.thread for c in order if c.thread is not None), None)
         self.by_id = {c.id: c for c in order}
@@ -140,6 +153,7 @@ class _Builder(Versions):
         self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
         self.calls: list[ModelCall] = []  # the AI messages node runs wrote (langgraphcalls)
         self.replied: set[str] = set()  # their ids
+        self.tool_ids: set[str] = set()  # the ToolMessages counted so far (langgraphcalls.tool_results)
 
     def _next_branch(self) -> int:
         self.branches += 1
@@ -205,7 +219,7 @@ class _Builder(Versions):
             sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
                                  if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
             self._after_turn(sid, p)
-            self._run_step(sid, start, end, facts=self._facts(written), withdrawn=self._withdrawn(p, c, written),
+            self._run_step(sid, start, end, facts=self._facts(written), replaced=self._replaced(p, c, written),
                            data={"checkpoint": c.id})
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
@@ -213,7 +227,7 @@ class _Builder(Versions):
             return
         tasks = self._names_ran(p, c)
         writers = self._writers(p, c, tasks)
-        facts, withdrawn = self._facts(written), self._withdrawn(p, c, written)
+        facts, replaced = self._facts(written), self._replaced(p, c, written)
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
             self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
@@ -221,19 +235,26 @@ class _Builder(Versions):
                                           f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
                                           "credited with all of it", where=c.where))
         ran: dict[str, str] = {}  # node -> its step in this superstep
+        results = tool_results(p.values, written, self.tool_ids)  # channel -> the new ToolMessages it holds
         for i, task in enumerate(tasks):
             node = self._node(task, c)
-            sid = ran[node] = self._new_step(node, f"run node {node}", c, unresolved)
+            sid = ran[node] = self._new_step(node, _action(node, c.step), c, unresolved)
             self._depend(sid, p, c, node)
             mine = facts if writers is None else {f: None for f in facts if f.split(" = ")[0] in writers.get(node, ())}
             if task.error or task.interrupts:
                 self._wait_or_error(sid, task, self._time(p), resumed=True)
-            self._run_step(sid, start, end, mine, withdrawn if i == 0 else set(),
-                           data={"task_id": task.id, "checkpoint": c.id}, resumed=bool(task.error or task.interrupts))
+            told = [m for ch, ms in results.items() for m in ms
+                    if (ch in writers.get(node, ()) if writers is not None else len(tasks) == 1)]
+            self._run_step(sid, start, end, mine, replaced if i == 0 else set(),
+                           data={"task_id": task.id, "checkpoint": c.id, **tool_data(told)},
+                           resumed=bool(task.error or task.interrupts))
             self.at[c.id].append(sid)
+        values = dict(written)
         for ch, message in new_replies(p.values, written, self.replied):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
-            self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None))
+            if by == ["__start__"]:  # the graph's input, passed on into the state: no model wrote it
+                continue
+            self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch)))
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
 
@@ -241,14 +262,21 @@ class _Builder(Versions):
         """Tasks of ``p`` that failed or waited and did not run again in this superstep: failures that stand."""
         for task in p.tasks:
             if (task.error or task.interrupts) and task.name not in ran and (p.id, task.id) not in self.emitted:
-                node = task.name or f"task {task.id[:8]}"
-                sid = self._new_step(node, f"run node {node}", p, unresolved)
+                node = task.name or self._trigger_name(p, task, ran) or f"task {task.id[:8]}"
+                sid = self._new_step(node, _action(node, None if p.step is None else p.step + 1), p, unresolved)
                 self._depend(sid, p, None, node)
                 self.actions.append(Action(self._time(p), "start", sid))
                 self._wait_or_error(sid, task, self._time(p), resumed=False)
                 self.fails_at[p.id].append(sid)
                 unresolved[node] = sid
             self.emitted.add((p.id, task.id))
+
+    def _trigger_name(self, p: Checkpoint, task: Task, ran: list) -> str | None:
+        """The node a failed task that names none ran: the one node ``p`` scheduled (``branch:to:X``) that no other
+        task of ``p`` and no run of the superstep accounts for."""
+        claimed = {t.name for t in p.tasks if t is not task} | set(ran)
+        left = [n for n in p.next or () if n not in claimed]
+        return left[0] if len(left) == 1 else None
 
     def _after_turn(self, sid: str, p: Checkpoint) -> None:
         """A new input or state update follows the previous turn: it depends on that turn's last step(s)."""
@@ -269,8 +297,9 @@ class _Builder(Versions):
         if resumed:  # started with the others, stopped, then re-run when resumed
             self.actions.append(Action(t, "start", sid, rank=4.0))
         if task.error:
-            message = f"{sid!r} failed: {task.error}"
-            self.actions.append(Action(t, "fail", sid, (message, "tool_error"), rank=4.5))
+            obs = Observation(False, kind="tool_error", data={"message": task.error, "error": task.error,
+                                                               "task_id": task.id})
+            self.actions.append(Action(t, "finish", sid, obs, rank=4.5))
             self.failed.add(sid)
             return
         value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
@@ -285,7 +314,7 @@ class _Builder(Versions):
         self.actions[index] = self.actions[index]._replace(payload=f"{message}: resumed {waited} later")
         return f"{sid!r} resumed after waiting {waited} for input"
 
-    def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], withdrawn: set, data: dict | None = None,
+    def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], replaced: set, data: dict | None = None,
                   resumed: bool = False) -> None:
         step = self.steps[sid]
         step.facts.update(facts)
@@ -304,7 +333,8 @@ class _Builder(Versions):
             if end <= start:  # no time passed: the ending follows the beginning, never the other way round
                 rank = 4.2
         step.duration = max(end - start, 0.0)
-        obs = Observation(True, frozenset(facts), frozenset(withdrawn.difference(facts)), data={k: v for k, v in (data or {}).items() if v})
+        obs = Observation(True, frozenset(facts), data={k: v for k, v in (data or {}).items() if v},
+                          replaced=frozenset(replaced.difference(facts)))
         self.actions.append(Action(end, "finish", sid, obs, rank=rank))
 
     # -- dependencies and facts ----------------------------------------------------------------------------
@@ -346,9 +376,9 @@ class _Builder(Versions):
         channels; issue 28)."""
         return {fact_of(ch, v): None for ch, v in written}
 
-    def _withdrawn(self, p: Checkpoint, c: Checkpoint, written: list[tuple[str, Any]]) -> set[str]:
+    def _replaced(self, p: Checkpoint, c: Checkpoint, written: list[tuple[str, Any]]) -> set[str]:
         """The facts of ``p`` that ``c`` no longer holds: the old values of the channels written, and of those it
-        dropped."""
+        dropped (cleared): an update of the state, not a withdrawn fact."""
         before, after = p.values, c.values
         gone = {fact_of(ch, before[ch]) for ch, _ in written if ch in before}
         gone.update(fact_of(ch, v) for ch, v in before.items() if ch not in after)

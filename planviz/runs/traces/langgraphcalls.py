@@ -20,9 +20,16 @@ took: at most the node run's).
 ...          "usage_metadata": {"input_tokens": 9, "output_tokens": 2}}
 >>> [(ch, m["id"]) for ch, m in new_replies({"messages": [ask]}, [("messages", [ask, reply])], set())]
 [('messages', 'm2')]
->>> call = call_of(reply, 1.5, "agent")
->>> call.model, call.start, call.duration, call.input_tokens, call.output_tokens, call.step, call.id
-('gpt-4o', 1.5, None, 9, 2, 'agent', 'm2')
+>>> call = call_of(reply, 1.5, "agent", [ask, reply])
+>>> call.model, call.input_tokens, call.step, call.input, call.output
+('gpt-4o', 9, 'agent', 'hi', 'hello')
+
+A call's ``input`` is the last user or tool message before its reply in the
+message list, its ``output`` the reply's text and the tool calls it asked
+for (``search({"q": "x"})``). The tool calls themselves are the
+ToolMessages a node run wrote (the ``tools`` node's): each one once, by
+id (:func:`tool_results`); their text is the run's result, those of status
+``error`` its error (:func:`tool_data`).
 """
 
 from __future__ import annotations
@@ -34,21 +41,125 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..events import ModelCall
 from ..turns import Turn, turns_of
 
-__all__ = ["new_replies", "call_of", "reply_of", "thread_turns"]
+__all__ = ["new_replies", "call_of", "reply_of", "tool_results", "tool_data", "message_text", "thread_turns"]
 
 _AI_CLASSES = ("AIMessage", "AIMessageChunk")
+_KINDS = {"AIMessage": "ai", "AIMessageChunk": "ai", "HumanMessage": "human", "ToolMessage": "tool",
+          "SystemMessage": "system", "ChatMessage": "chat", "FunctionMessage": "function"}
 
 
-def reply_of(value: Any) -> dict | None:
-    """The fields of an AI message (either serialised shape), or None when ``value`` is no AI message."""
+def message_of(value: Any) -> tuple[str, dict] | None:
+    """(kind, fields) of a LangChain message in either serialised shape (``human``, ``ai``, ``tool``...), or
+    None when ``value`` is no message."""
     if not isinstance(value, dict):
         return None
     if value.get("lc") == 1 and value.get("type") == "constructor":
         ident, kwargs = value.get("id"), value.get("kwargs")
-        if isinstance(ident, list) and ident and ident[-1] in _AI_CLASSES and isinstance(kwargs, dict):
-            return kwargs
+        if isinstance(ident, list) and ident and ident[-1] in _KINDS and isinstance(kwargs, dict):
+            return _KINDS[ident[-1]], kwargs
         return None
-    return value if value.get("type") in ("ai", "AIMessageChunk") else None
+    kind = value.get("type")
+    return ("ai" if kind == "AIMessageChunk" else kind, value) if isinstance(kind, str) and "content" in value else None
+
+
+def reply_of(value: Any) -> dict | None:
+    """The fields of an AI message (either serialised shape), or None when ``value`` is no AI message."""
+    found = message_of(value)
+    return found[1] if found is not None and found[0] == "ai" else None
+
+
+def tool_message(value: Any) -> dict | None:
+    """The fields of a ToolMessage (a tool call's result, as the ``tools`` node writes it), or None."""
+    found = message_of(value)
+    return found[1] if found is not None and found[0] == "tool" else None
+
+
+def message_text(message: dict) -> str:
+    """The text of a message's content: a string, or the text blocks of a list of content blocks."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b if isinstance(b, str) else str(b.get("text")) for b in content
+                         if isinstance(b, str) or isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def asked_for(message: dict) -> str:
+    """What a model's reply said: its text, and each tool call it asked for as ``name({"arg": ...})`` (LangChain's
+    ``tool_calls``, else OpenAI's own in ``additional_kwargs``: ``tool_calls``, or the older ``function_call``)."""
+    calls = message.get("tool_calls")
+    pairs = [(c.get("name"), c.get("args", {})) for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    extra = message.get("additional_kwargs")
+    if not pairs and isinstance(extra, dict):
+        listed = extra.get("tool_calls")
+        raw: list = listed if isinstance(listed, list) else [extra.get("function_call")]
+        for c in raw:
+            function = c.get("function", c) if isinstance(c, dict) else None
+            if isinstance(function, dict):
+                pairs.append((function.get("name"), _arguments(function.get("arguments"))))
+    shown = [f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)})"
+             for name, args in pairs if isinstance(name, str)]
+    return "\n".join([t for t in [message_text(message).strip()] if t] + shown)
+
+
+def _arguments(text: Any) -> Any:
+    """A function call's arguments as OpenAI sends them (JSON text), read when they are JSON."""
+    try:
+        return json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return text
+
+
+def given_to(history: Any, reply: dict) -> str | None:
+    """The last user or tool message before ``reply`` in a message list (what the model was given), as text."""
+    if not isinstance(history, list):
+        return None
+    at = next((i for i, m in enumerate(history) if reply_of(m) is reply), len(history))
+    for item in reversed(history[:at]):
+        found = message_of(item)
+        if found is not None and found[0] in ("human", "tool"):
+            return message_text(found[1])
+    return None
+
+
+def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]) -> dict[str, list]:
+    """Channel -> the ToolMessages the channels ``written`` hold that the same channels before did not (each
+    counted once by id, ``counted`` extended): the tool calls a node run made."""
+    out: dict[str, list] = {}
+    for ch, value in written:
+        if not isinstance(value, list):
+            continue
+        before = values.get(ch)
+        kept = before if isinstance(before, list) else []
+        items = value
+        if len(value) >= len(kept) and value[:len(kept)] == kept:
+            items, kept = value[len(kept):], []  # appended to, as message lists are: only the new part is read
+        held = {m.get("id") for m in map(tool_message, kept) if m is not None} if kept else set()
+        for message in map(tool_message, items):
+            ident = message.get("id") if message is not None else None
+            if message is None or ident in held or isinstance(ident, str) and ident in counted:
+                continue
+            if isinstance(ident, str) and ident:
+                counted.add(ident)
+            out.setdefault(ch, []).append(message)
+    return out
+
+
+def tool_data(messages: list[dict]) -> dict:
+    """What a node run's ToolMessages say, for its observation's data: ``tool_calls`` (how many), ``result``
+    (their text, each after its tool's name when there are several) and ``error`` (those whose status is
+    ``error``)."""
+    if not messages:
+        return {}
+
+    def shown(group: list[dict]) -> str:
+        return "\n".join(message_text(m) if len(messages) == 1 else f"{m.get('name') or 'tool'}: {message_text(m)}"
+                         for m in group)
+
+    failed = [m for m in messages if m.get("status") == "error"]
+    return {"tool_calls": len(messages), "result": shown([m for m in messages if m not in failed]),
+            **({"error": shown(failed)} if failed else {})}
 
 
 def _content(message: dict) -> str:
@@ -109,8 +220,9 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def call_of(message: dict, start: float, step: str | None) -> ModelCall:
-    """The :class:`~planviz.runs.events.ModelCall` an AI message stands for, made by the node run ``step``."""
+def call_of(message: dict, start: float, step: str | None, history: Any = None) -> ModelCall:
+    """The :class:`~planviz.runs.events.ModelCall` an AI message stands for, made by the node run ``step``;
+    ``history``, the message list holding it, gives its input (the last user or tool message before it)."""
     meta = message.get("response_metadata")
     meta = meta if isinstance(meta, dict) else {}
     model = next((m for m in (meta.get("model_name"), meta.get("model")) if isinstance(m, str) and m), "AI message")
@@ -122,7 +234,8 @@ def call_of(message: dict, start: float, step: str | None) -> ModelCall:
         legacy = legacy if isinstance(legacy, dict) else {}
         tokens = _count(legacy.get("prompt_tokens")), _count(legacy.get("completion_tokens"))
     ident = message.get("id")
-    return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "")
+    return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "",
+                     input=given_to(history, message), output=asked_for(message) or None)
 
 
 def _channel(values: Mapping[str, Any]) -> Any:

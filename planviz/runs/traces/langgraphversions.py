@@ -14,6 +14,7 @@ the outcome (unfinished while something waits or is scheduled).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -26,13 +27,20 @@ __all__ = ["Versions", "fact_of", "import_finding"]
 
 
 def fact_of(channel: str, value: Any) -> str:
-    """The fact a state channel's value stands for: ``channel = value``, the value as short JSON.
+    """The fact a state channel's value stands for: ``channel = value``, the value as short JSON; a value too
+    long to show whole ends with a digest of all of it, so two values that begin alike stay two facts (a chat's
+    message list after each turn).
 
     >>> fact_of("docs", ["doc1", "doc2"])
     'docs = ["doc1", "doc2"]'
+    >>> fact_of("log", "x" * 70) == fact_of("log", "x" * 71)
+    False
     """
     text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
-    return f"{channel} = {text if len(text) <= 60 else text[:59] + '…'}"
+    if len(text) <= 60:
+        return f"{channel} = {text}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{channel} = {text[:50]}… #{digest}"
 
 
 def import_finding(code: str, message: str, steps=(), edges=(), where: str = "") -> Finding:
@@ -77,6 +85,11 @@ class Versions:
         members = set(ids)
         inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
         findings = list(self.findings)
+        unknown = [u for u in ids if self.steps[u].duration is None]
+        if unknown:
+            findings.append(import_finding("unknown_duration", f"the checkpoints do not say how long {', '.join(unknown)} "
+                                           "ran (an error or interrupt is saved with no time, and no later checkpoint "
+                                           "ends it): unknown, counted as 0 in the plan's schedule", steps=unknown))
         if inferred:
             findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
                                      "was written in a superstep that ran several nodes, and the record does not "
@@ -85,7 +98,7 @@ class Versions:
         for sid in ids:
             s = self.steps[sid]
             steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
-                              duration=1.0 if s.duration is None else s.duration,
+                              duration=0.0 if s.duration is None else s.duration,
                               depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
                               revises=s.revises))
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
@@ -96,7 +109,7 @@ class Versions:
         premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
         thread = root.thread or "?"
         given = root.node_writes or {}
-        said = asked(given)
+        said = asked(given) or self._first_asked()
         goal = f"LangGraph run (thread {thread})" + (f": {said[:100]}" if said else
                                                      f": input {json.dumps(given, default=str)[:100]}" if given else "")
         plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
@@ -128,6 +141,18 @@ class Versions:
             self.actions.append(Action(self._time(head), "stop", None, stop))
         return play(plan, self.actions)
 
+    def _first_asked(self) -> str:
+        """The first user message of the thread when the input the history starts with holds none (a greeting
+        the graph was given, or an input saved only as its task's writes, as newer LangGraph saves it): the
+        writes of each checkpoint's tasks, then its values, in the order they were written."""
+        for c in self.order:
+            for task in c.tasks:
+                if task.writes and (said := asked([v for _, v in task.writes])):
+                    return said
+            if c.values and (said := asked(c.values)):
+                return said
+        return ""
+
     def _chain_end(self, cid: str) -> str:
         while cid in self.first_child:
             cid = self.first_child[cid]
@@ -147,8 +172,9 @@ def asked(value: Any, budget: int = 1000) -> str:
     """The text of the first user message in a graph's input (the task, for the run's goal), or ''.
 
     LangChain messages arrive as plain dicts (``{"type": "human", "content": ...}``), as their serialized
-    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``) or as
-    chat dicts (``{"role": "user", "content": ...}``); a bare string input is the task itself. The walk is
+    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``), as
+    chat dicts (``{"role": "user", "content": ...}``) or as ``("user", text)`` pairs; a bare string input is the
+    task itself. The walk is
     breadth-first and bounded, so a hostile input costs at most ``budget`` values.
     """
     queue: list[Any] = [value]
@@ -164,6 +190,8 @@ def asked(value: Any, budget: int = 1000) -> str:
                 return " ".join(body["content"].split())
             queue.extend(item.values())
         elif isinstance(item, (list, tuple)):
+            if len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str):  # ("user", "text")
+                return " ".join(item[1].split())
             queue.extend(item)
     return ""
 

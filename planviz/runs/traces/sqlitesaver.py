@@ -34,14 +34,16 @@ from ...plan.syntax import show_value
 from ..events import Run
 from .checkpointblobs import decode_blob, decode_msgpack
 from .langgraph import run_of_history
+from .langgraphversions import asked
 
-__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of"]
+__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of", "thread_table"]
 
 TITLE = "LangGraph SqliteSaver database"
 BINARY = True
 THREADS = True
 _CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
                        "metadata")
+_EARLY_COLUMNS = ("thread_id", "thread_ts", "parent_ts", "checkpoint", "metadata")  # SqliteSaver before 0.2: JSON
 _WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value")
 _SHOWN_THREADS = 40
 
@@ -105,7 +107,7 @@ def _check_schema(tables: dict[str, set[str]], source: str) -> None:
                                f"'checkpoints' table (tables: {shown}); planviz reads LangGraph SqliteSaver "
                                "databases (tables checkpoints and writes)", source=source)
     missing = [c for c in _CHECKPOINT_COLUMNS if c not in tables["checkpoints"]]
-    if missing:
+    if missing and not set(_EARLY_COLUMNS) <= tables["checkpoints"]:
         raise TraceFormatError(f"the 'checkpoints' table lacks column(s) {', '.join(missing)}: not a LangGraph "
                                "SqliteSaver database", source=source)
 
@@ -138,8 +140,8 @@ def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
             where = f"writes[checkpoint {cid}, task {task}, channel {channel}]"
             writes[(ns or "", str(cid))].append([str(task), str(channel), decode_blob(kind, value, source, where)])
     out = []
-    rows = con.execute("SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
-                       "FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id", (thread,))
+    rows = con.execute(f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints WHERE thread_id = ? "
+                       "ORDER BY 1, 2", (thread,))
     for ns, cid, parent, kind, blob, meta in rows:
         where = f"checkpoints[checkpoint {cid}]"
         checkpoint = decode_blob(kind, blob, source, where)
@@ -153,6 +155,15 @@ def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
         out.append({"config": config, "checkpoint": checkpoint, "metadata": _metadata(meta, source, where),
                     "parent_config": parent_config, "pending_writes": writes.get((ns, cid), [])})
     return out
+
+
+def _columns(con: sqlite3.Connection) -> str:
+    """The namespace, id, parent id and blob type of a checkpoint row: the columns of today's table, or, in the
+    table of SqliteSaver before LangGraph 0.2 (``thread_ts``, ``parent_ts``; JSON checkpoints, no ``writes``),
+    what stands for them."""
+    if "checkpoint_id" in _tables(con).get("checkpoints", ()):
+        return "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type"
+    return "'', thread_ts, parent_ts, 'json'"
 
 
 def read(doc: Any) -> tuple[Run, ...]:
@@ -179,6 +190,67 @@ def read(doc: Any) -> tuple[Run, ...]:
                          for t in threads)
     except sqlite3.Error as exc:
         raise TraceFormatError(f"the SQLite database cannot be read: {exc}", source=doc.name) from None
+
+
+def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tuple[str, int, str]]] | None:
+    """The threads of the checkpoint database at ``path`` without reading any thread whole: how many there are,
+    and for the first ``limit`` (file order) ``(thread id, checkpoints, first user message or '')``; None when
+    ``path`` is no LangGraph checkpoint database. The message is looked for in the first checkpoints' metadata
+    and writes (a few small rows per thread), never in every checkpoint.
+
+    >>> thread_table("no_such_file.sqlite") is None
+    True
+    """
+    try:
+        if not os.path.isfile(path):  # a FIFO or device is never opened here: load_trace refuses it on its own
+            return None
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return None
+        with _connect(path) as con:
+            if "checkpoints" not in _tables(con):
+                return None
+            rows = con.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")
+            counts = [(str(t), int(n)) for t, n in rows]
+            return len(counts), [(t, n, _first_asked(con, t, path)) for t, n in counts[:limit]]
+    except (OSError, sqlite3.Error, TraceFormatError):
+        return None
+
+
+def threads_refusal(path: str, format: str | None = None) -> TraceFormatError | None:
+    """The refusal of ``load_trace(path)`` with no thread on a checkpoint database of several threads (each
+    listed with its checkpoints and first user message, nothing read whole); None for any other input."""
+    table = thread_table(path) if format in (None, "langgraph-sqlite") else None
+    if table is None or table[0] < 2:
+        return None
+    count, rows = table
+    shown = "; ".join(f"{t!r} ({n} checkpoints{', ' + repr(_trimmed(said)) if said else ''})" for t, n, said in rows)
+    more = f"; and {count - len(rows)} more" if count > len(rows) else ""
+    return TraceFormatError(f"the checkpoint database holds {count} runs, one per thread (threads: {shown}{more}); "
+                            "name one with thread= (on the command line: --thread ID), or read them all with "
+                            "planviz.load_traces", source=path)
+
+
+def _trimmed(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
+    """The first user message of a thread, from its first three checkpoints' metadata and writes, or ''."""
+    has_writes = "writes" in _tables(con)
+    rows = con.execute(f"SELECT {_columns(con)}, metadata FROM checkpoints WHERE thread_id = ? ORDER BY 1, 2 LIMIT 3",
+                       (thread,)).fetchall()
+    for _, cid, _, _, meta in rows:
+        said = asked(_metadata(meta, source, f"checkpoints[checkpoint {cid}]").get("writes"))
+        if not said and has_writes:
+            values = [decode_blob(kind, value, source, f"writes[checkpoint {cid}]") for kind, value in con.execute(
+                "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ? AND channel NOT LIKE '%:%'"
+                " ORDER BY task_id, idx LIMIT 20", (thread, cid))]
+            said = asked(values)
+        if said:
+            return said
+    return ""
 
 
 def _listing(threads: list[str]) -> str:

@@ -134,7 +134,7 @@ def _fields_of(d: dict[str, Any], path: str, known: Mapping[str, Any], required:
 
 # --------------------------------------------------------------------------- compound values
 
-_OBSERVATION = {"ok": None, "facts": None, "withdrawn": None, "kind": None, "data": None}
+_OBSERVATION = {"ok": None, "facts": None, "withdrawn": None, "kind": None, "data": None, "replaced": None}
 
 
 def observation_from(value: Any, path: str) -> Observation:
@@ -145,7 +145,8 @@ def observation_from(value: Any, path: str) -> Observation:
         raise BadField(f"{path}.ok", f"expected true or false, got {_show(ok)}")
     return Observation(ok, strings(d.get("facts", []), f"{path}.facts"),
                        strings(d.get("withdrawn", []), f"{path}.withdrawn"), text(d.get("kind", "ok"), f"{path}.kind"),
-                       obj(json_value(d.get("data", {}), f"{path}.data"), f"{path}.data"))
+                       obj(json_value(d.get("data", {}), f"{path}.data"), f"{path}.data"),
+                       strings(d.get("replaced", []), f"{path}.replaced"))
 
 
 _CONFLICT = {f.name: None for f in fields(Conflict)}
@@ -253,7 +254,7 @@ def _plain(value: Any) -> Any:
         return sorted(value)
     if isinstance(value, Observation):
         return {"ok": value.ok, "facts": sorted(value.facts), "withdrawn": sorted(value.withdrawn),
-                "kind": value.kind, "data": dict(value.data)}
+                "kind": value.kind, "data": dict(value.data), **({"replaced": sorted(value.replaced)} if value.replaced else {})}
     if isinstance(value, Conflict):
         return {f.name: getattr(value, f.name) for f in fields(Conflict)}
     if isinstance(value, Mapping):

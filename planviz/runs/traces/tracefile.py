@@ -193,8 +193,11 @@ def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, 
     'plan_complete'
     """
     from . import load_runs, one_run  # the registry of formats; it calls read_trace for this one
+    from .sqlitesaver import threads_refusal
 
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<data>"
+    if thread is None and isinstance(source, (str, os.PathLike)) and (several := threads_refusal(name, format)):
+        raise several  # a checkpoint database of several threads: listed, no thread read
     return one_run(load_runs(source, format, thread=thread, max_bytes=max_bytes), name)
 
 

@@ -73,8 +73,9 @@ def test_one_run_per_thread_in_file_order(corpus_db):
 
 @pytest.mark.corpus
 def test_one_thread_by_name_and_a_database_of_many_refused_with_the_list(corpus_db):
-    path, runs, (threads, _) = corpus_db
-    with pytest.raises(TraceFormatError, match=r"holds 23 runs \(threads: 'test_session'.*load_traces"):
+    path, runs, (threads, rows) = corpus_db
+    with pytest.raises(TraceFormatError, match=rf"holds 23 runs, one per thread \(threads: 'test_session' "
+                                               rf"\({len(rows['test_session'])} checkpoints.*load_traces"):
         load_trace(path)
     with pytest.raises(TraceFormatError, match=r"no thread 'nope'.*'weather_session'"):
         load_trace(path, thread="nope")
