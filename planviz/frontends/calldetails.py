@@ -20,7 +20,6 @@ import math
 from typing import Any
 
 from ..plan.syntax import show_value
-from ..runs.usage import model_calls
 
 __all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
 
@@ -56,6 +55,8 @@ def _number(value: Any) -> float | None:
 
 def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
     """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
+    from ..runs.usage import model_calls  # here: `planviz validate` builds the CLI without the runs stage
+
     out: dict[str, list[dict[str, Any]]] = {}
     for step, call in model_calls(run):
         if step is None:

@@ -23,8 +23,7 @@ replays it through the run state machine:
   resumed, a ``retry`` saying how long the wait lasted, then the step runs
   again and completes (LangGraph re-runs an interrupted node); a run that
   ends at an interrupt is unfinished (no stop event, outcome None);
-- each AI message a node run wrote is a model call of that step
-  (:mod:`~planviz.runs.traces.langgraphcalls`);
+- each AI message a node run wrote is a model call of that step (:mod:`.langgraphcalls`);
 - forks (a checkpoint with several children: time travel, ``update_state`` on
   an old checkpoint) become plan versions: at the fork the abandoned branch's
   steps are invalidated and the new branch is proposed as the next version.
