@@ -66,7 +66,8 @@ def slack_notes(plan: Plan, schedule: Any, findings: tuple = ()) -> tuple[tuple[
 
 def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     """Label lines of a run's steps: the model calls that led to each (time, tokens), how long it waited after
-    its inputs were ready, and the step it could have run beside (:func:`planviz.hindsight`); for a recorded run
+    its inputs were ready, the step it could have run beside and the calls whose data it waited for, with the
+    reason (:func:`planviz.hindsight`); for a recorded run
     (a simulation's times are the plan's own estimates)."""
     if not getattr(run, "events", None) or getattr(run, "strategy", None) != "recorded":
         return ()
@@ -86,8 +87,12 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     beside: dict[str, list[str]] = {}
     for u, v in h.serialized:
         beside.setdefault(v, []).append(u)
+    data: dict[str, list[str]] = {}
+    for u, v, why in h.data_edges:
+        data.setdefault(v, []).append(f"data from {u}: {why}")
     notes = []
-    for sid in sorted(set(count) | set(beside) | {s for s, w in h.waits.items() if w > 0}, key=natural_key):
+    for sid in sorted(set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
+                      key=natural_key):
         parts = []
         if sid in count:
             parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
@@ -95,6 +100,7 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
                          + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
         if sid in beside:
             parts.append(f"could run beside {', '.join(beside[sid])}")
+        parts.extend(data.get(sid, ()))
         if h.waits.get(sid, 0) > 0:
             parts.append(f"waited {num(round(h.waits[sid], 3))}{unit}")
         notes.append((sid, "; ".join(parts)))
