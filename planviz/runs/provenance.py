@@ -45,6 +45,7 @@ reads; the first in this order wins for a pair):
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Iterator, Mapping
@@ -131,6 +132,11 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
     >>> distinctive_parts('write "the year" 2025 to out_1.txt for Paris', frozenset({"paris", "write"}))
     ['the year', 'year', '2025', 'out_1.txt']
     """
+    return list(_parts(value, known))
+
+
+@functools.lru_cache(maxsize=8192)
+def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
     parts: list[str] = []
     for m in _QUOTED.finditer(value):
         parts.append(next(g for g in m.groups() if g))
@@ -145,12 +151,25 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
             continue
         seen.add(p)
         out.append(p)
-    return out
+    return tuple(out)
+
+
+def _alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
 
 
 def _found(part: str, text: str) -> bool:
-    """Whether ``part`` is in ``text`` on token boundaries, ignoring case."""
-    return re.search(r"(?<![A-Za-z0-9])" + re.escape(part) + r"(?![A-Za-z0-9])", text, re.I) is not None
+    """Whether ``part`` is in ``text`` on token boundaries (no ASCII letter or digit on either side), ignoring
+    case."""
+    p, t = part.lower(), text.lower()
+    i = t.find(p)
+    while i >= 0:
+        j = i + len(p)
+        if (i == 0 or not _alnum(t[i - 1]) or not _alnum(p[0])) and (j == len(t) or not _alnum(t[j])
+                                                                    or not _alnum(p[-1])):
+            return True
+        i = t.find(p, i + 1)
+    return False
 
 
 def _shown(text: str) -> str:
@@ -252,6 +271,25 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         if old is None or REASONS.index(reason.split(":")[0]) < REASONS.index(old.split(":")[0]):
             out[(u, v)] = reason
 
+    # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
+    # on token boundaries in a text only if each of its words is one of the text's words
+    holders: dict[str, list[str]] = {}
+    words_of: dict[str, set[str]] = {}
+    for u in order:
+        words_of[u] = {w.lower() for _, leaf in leaves.get(u, ()) for w in _WORD.findall(leaf)}
+        for word in words_of[u]:
+            holders.setdefault(word, []).append(u)
+
+    def source_of(part: str, v: str, s_v: float) -> str | None:
+        """The first call that had ended when ``v`` started whose result holds ``part``."""
+        words = [w.lower() for w in _WORD.findall(part)]
+        candidates = min((holders.get(w, []) for w in words), key=len) if words else []
+        for u in candidates:
+            if u != v and times[u][1] <= s_v and all(w in words_of[u] for w in words) and (
+                    len(words) == 1 and _WORD.fullmatch(part) or any(_found(part, leaf) for _, leaf in leaves[u])):
+                return u
+        return None
+
     for v in order:
         if v not in defs:
             continue
@@ -276,8 +314,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         for arg in args:
             parts = distinctive_parts(arg, known)
             for part in parts:
-                source = next((u for u in before if u in leaves and any(_found(part, leaf) for _, leaf in leaves[u])),
-                              None)
+                source = source_of(part, v, s_v)
                 if source is None:
                     unexplained = True
                     continue
