@@ -16,7 +16,9 @@ simulates and saves) with its makespan:
   (``exact``, ``contains``) is a placeholder ``{{S1.result}}`` filled when S1
   ends; a value derived from a result, or a dependence the reader could not
   rule out (``derived``, ``unknown``), needs a model call in between
-  (``model for <call>``), charged at the run's median model-call time;
+  (``model for <call>``), charged at the run's median model-call time, whose
+  output fills the call's arguments that came from somewhere and are no copy
+  (``{{model for save.text}}``);
 - ``answer`` (a model call): waits for every tool call (the final answer reads
   what it reports; the reader cannot tell which results it left out), charged
   at the model time after the last tool call ended.
@@ -45,7 +47,7 @@ from ..plan.placeholder import PATTERN
 from ..structure.graph import to_graph
 from ..plan.model import Plan, Step
 from .events import Run
-from .provenance import result_leaves
+from .provenance import distinctive_parts, known_words, result_leaves
 
 __all__ = ["IdealSchedule", "ideal_schedule", "llmcompiler_text", "PLAN_STEP", "ANSWER_STEP"]
 
@@ -138,6 +140,7 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
     unknown_steps: set[str] = set()
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
     out: list[Step] = []
+    known = known_words(run)
     leaves = {sid: result_leaves(o.data["result"]) for sid, o in run.state.observations
               if o.data.get("result") is not None}
 
@@ -198,9 +201,15 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
             after = sorted(set(after) | set(needs_model))
         if plan_id is not None and not after:
             after.append(plan_id)
+        args = _placeholders(define, copies, leaves) if define else {}
+        derived_by = m if needs_model and with_model else None
+        if derived_by is not None:  # a value that came from somewhere and is no copy: the model call in between
+            for key, value in args.items():
+                if isinstance(value, str) and "{{" not in value and distinctive_parts(value, known):
+                    args[key] = "{{" + derived_by + "." + key + "}}"
         step(v, define.action if define is not None else v, durations[v], after,
-             requires=[f"{u}.result" for u in copies], arguments=_placeholders(define, copies, leaves) if define else {},
-             tool=define.tool if define is not None else None)
+             requires=[f"{u}.result" for u in copies] + ([f"{derived_by}.result"] if derived_by else []),
+             arguments=args, tool=define.tool if define is not None else None)
     if answer_id is not None:
         step(answer_id, "model call: the final answer", answer_time, ran, requires=[f"{u}.result" for u in ran])
         model.add(answer_id)
