@@ -16,6 +16,7 @@ __all__ = ["add_command", "cmd_hindsight"]
 
 
 def cmd_hindsight(args: argparse.Namespace) -> int:
+    from ..errors import PlanvizError
     from ..plan.output import write_output
     from ..plan.planwriter import dump_plan
     from ..runs.idealplan import llmcompiler_text
@@ -26,8 +27,7 @@ def cmd_hindsight(args: argparse.Namespace) -> int:
     print(json.dumps(h.to_dict(), indent=2) if args.json else h.to_text())
     if args.plan:
         if h.plan is None:
-            print("planviz: no step ran: there is no schedule to write", flush=True)
-            return 1
+            raise PlanvizError(f"--plan {args.plan}: no step ran, so there is no schedule to write")
         if str(args.plan).endswith(".txt"):
             write_output(args.plan, llmcompiler_text(h.plan) + "\n")
         else:

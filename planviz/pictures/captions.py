@@ -88,19 +88,21 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     for u, v in h.serialized:
         beside.setdefault(v, []).append(u)
     data: dict[str, list[str]] = {}
-    for u, v, why in h.data_edges:
-        data.setdefault(v, []).append(f"data from {u}: {why}")
+    for u, v, why in h.data_edges:  # shortest first: a label keeps two lines
+        kind, _, detail = why.partition(": ")
+        part = detail.split(" in ", 1)[0] if kind == "derived" else ""
+        data.setdefault(v, []).append({"exact": f"copies {u}", "contains": f"holds a value of {u}",
+                                       "derived": f"{part} derived from {u}"}.get(kind, f"assumed to need {u}"))
     notes = []
     for sid in sorted(set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
                       key=natural_key):
-        parts = []
+        parts = list(data.get(sid, ()))
         if sid in count:
             parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
                          + (f" {num(round(took[sid], 3))}{unit}" if sid in took else "")
                          + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
         if sid in beside:
             parts.append(f"could run beside {', '.join(beside[sid])}")
-        parts.extend(data.get(sid, ()))
         if h.waits.get(sid, 0) > 0:
             parts.append(f"waited {num(round(h.waits[sid], 3))}{unit}")
         notes.append((sid, "; ".join(parts)))

@@ -187,7 +187,7 @@ def test_a_derived_value_needs_a_model_call_at_the_median_between_the_calls():
     assert step.duration == 2.0 and step.depends_on == ("now", "plan")
     assert h.plan.step("save").depends_on == ("model for save",)
     assert dict(h.plan.step("save").arguments) == {"text": "{{model for save.text}}"}  # the model call fills it
-    assert dict(h.plan.step("now").arguments) == {"tz": "UTC"}  # a value no call gave stays as the plan wrote it
+    assert dict(h.plan.step("now").arguments) == {"tz": "UTC"}  # no model call before it: as recorded
 
 
 def test_a_plain_copy_is_a_placeholder_in_the_plan_and_the_plan_round_trips(tmp_path):
