@@ -126,6 +126,9 @@ def test_the_ideal_is_never_below_the_longest_chain_of_model_call_tool_call_fina
         chain = _chain(tools, models)
         assert h.ideal_makespan is not None and h.ideal_makespan >= chain - 1e-6, (path.name, chain, h.summary())
         assert h.ideal_makespan <= h.actual_makespan + 1e-9, path.name
+        # the plan is the schedule: it validates and, simulated, takes the schedule's makespan
+        assert not [f for f in validate(h.plan).findings if f.severity == "error"], path.name
+        assert simulate(h.plan).time == pytest.approx(h.schedule_makespan), path.name
         checked += 1
     assert checked >= 12 and unknown >= 1, (checked, unknown)
 
@@ -294,3 +297,17 @@ def test_cost_in_hindsight_tokens_on_the_critical_path_and_off_it():
     assert h.cost["ideal_tokens"] == inputs[0] + outputs[0] + outputs[1] + tokens[2]
     assert h.cost["ideal_model_calls"] == 2 and h.cost["time_on_path"] == pytest.approx(h.ideal_makespan)
     assert h.cost["time_off_path"] == pytest.approx(1.0)  # the other weather call runs beside the path
+
+
+@pytest.mark.corpus
+def test_the_report_shows_the_data_edges_and_offers_the_plan(corpus):
+    from planviz.frontends.panels import metrics_rows
+
+    raw = json.loads((corpus / "otel" / "any-agent_OPENAI_trace.json").read_text())["spans"]
+    stamp = next(s["attributes"]["gen_ai.output"] for s in raw if s["attributes"].get("gen_ai.tool.name") ==
+                 "get_current_time")
+    year = re.search(r'"datetime": "(\d{4})-', stamp).group(1)
+    rows = dict(metrics_rows(load_trace(corpus / "otel" / "any-agent_OPENAI_trace.json")))
+    assert rows["data edges"].startswith(f"write_file waits for get_current_time (derived: '{year}' in ")
+    assert "--plan ideal.yaml" in rows["ideal schedule"]
+    assert rows["hindsight"].startswith("1.23 s ran, 1.23 s possible")  # was 0.316 s: the overclaim
