@@ -100,7 +100,7 @@ def hindsight_cost(run: Run, sched: IdealSchedule, ideal: float | None, actual: 
     out: dict[str, Any] = {
         "time_on_path": path_time if sched.makespan is not None else None,
         "time_off_path": max(0.0, work - path_time) if sched.makespan is not None else None,
-        "tokens": tokens_all,
+        "model_calls": len(calls) if calls else None, "tokens": tokens_all,
         "tokens_on_path": tokens_on if calls else None,
         "tokens_off_path": None if tokens_all is None or tokens_on is None else tokens_all - tokens_on,
         "ideal_time": ideal, "ideal_tokens": None, "ideal_model_calls": len(sched.model) if calls else None}

@@ -106,6 +106,13 @@ class Hindsight:
             text += f": {u} and {v} share no data" + (f" (and {more} more such pair{'s' * (more > 1)})" if more else "")
         elif saving <= 1e-9 * max(1.0, abs(self.actual_makespan)):
             text += ": nothing waited that did not need to"
+        else:
+            idle = (self.parts.get("actual") or {}).get("wait")
+            calls, ideal_calls = self.cost.get("model_calls"), self.cost.get("ideal_model_calls")
+            if idle is not None and idle >= saving / 2:
+                text += f": {_num(idle)}{unit} when no call ran (the agent's own time)"
+            elif calls is not None and ideal_calls is not None and ideal_calls < calls:
+                text += f": {calls} model calls could be {ideal_calls} (one plan writes every tool call)"
         return text
 
     def to_dict(self) -> dict[str, Any]:

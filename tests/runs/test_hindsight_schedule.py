@@ -311,3 +311,13 @@ def test_the_report_shows_the_data_edges_and_offers_the_plan(corpus):
     assert rows["data edges"].startswith(f"write_file waits for get_current_time (derived: '{year}' in ")
     assert "--plan ideal.yaml" in rows["ideal schedule"]
     assert rows["hindsight"].startswith("1.23 s ran, 1.23 s possible")  # was 0.316 s: the overclaim
+
+
+def test_the_summary_names_the_time_no_call_ran():
+    spans = [agent(1, 0, 5), chat(2, 0, 1, user="Weather in Oslo?"),
+             tool(3, "get_weather", 1, 2, args={"city": "Oslo"}, result={"sky": "sunny"}), chat(4, 4, 5)]
+    busy = sorted((int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"])) for s in spans[1:])
+    idle = sum(max(0, b[0] - a[1]) for a, b in zip(busy, busy[1:])) / 1e9  # the calls do not overlap here
+    h = hindsight(parse_trace(text(spans)))
+    assert h.parts["actual"]["wait"] == pytest.approx(idle) == pytest.approx(2.0)
+    assert h.summary() == "5 s ran, 3 s possible: 2 s when no call ran (the agent's own time)"
