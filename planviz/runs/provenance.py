@@ -294,19 +294,25 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         if v not in defs:
             continue
         step, s_v = defs[v], times[v][0]
-        before = [u for u in order if u != v and times[u][1] <= s_v]
+
+        def ended(u: str) -> bool:
+            return u != v and u in times and times[u][1] <= s_v
+
+        def before() -> list[str]:  # every call that had ended when v started (only another tool's trace asks)
+            return [u for u in order if ended(u)]
+
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
         for fact in (() if foreign and step.arguments else step.requires):
-            done = [u for u in producers.get(fact, ()) if u in before]
+            done = [u for u in producers.get(fact, ()) if ended(u)]
             if done:
                 add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
         for _, ph in placeholders_in(dict(step.arguments)):
             ref = split_reference(ph.inner, ids)
-            if ref is not None and ref[0] in before:
+            if ref is not None and ended(ref[0]):
                 add(ref[0], v, "exact")
         if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
-            for u in (before if foreign else step.depends_on):  # another tool's trace: any earlier call
-                if u in before:
+            for u in (before() if foreign else step.depends_on):  # another tool's trace: any earlier call
+                if ended(u):
                     add(u, v, "unknown: assumed")
             continue
         args = _arguments(step)
@@ -322,7 +328,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
                 if reason is not None:
                     add(source, v, reason)
         if foreign and unexplained:
-            for u in before:
+            for u in before():
                 if u not in results:
                     add(u, v, "unknown: assumed")
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))
