@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planviz import Plan, Recorder, Step, dump_plan, hindsight, load_plan, load_trace, parse_plan, parse_trace, simulate, validate
+from planviz import Fault, Plan, Recorder, Step, diff_runs, dump_plan, hindsight, load_plan, load_trace, parse_plan, parse_trace, simulate, validate
 from planviz.frontends.cli import main
 
 from ..strategies import plans
@@ -203,7 +203,12 @@ def test_a_plain_copy_is_a_placeholder_in_the_plan_and_the_plan_round_trips(tmp_
     assert dict(h.plan.step("summarize").arguments) == {"text": "{{get_weather.sky}}"}
     assert h.ideal_makespan == pytest.approx(1 + 1 + 1 + 1)  # plan, get_weather, summarize, answer
     assert not [f for f in validate(h.plan).findings if f.severity == "error"]
-    assert simulate(h.plan).time == pytest.approx(h.ideal_makespan)
+    ideal = simulate(h.plan)
+    assert ideal.time == pytest.approx(h.ideal_makespan)
+    diff = diff_runs(parse_trace(text(spans)), ideal)  # the run against the schedule it could have run
+    assert set(diff.only_b) == {"plan", "answer"} and diff.usage[1].time == pytest.approx(4.0)
+    broken = simulate(h.plan, faults=[Fault("get_weather", "tool_error", times=3)], strategy="workflow")
+    assert broken.outcome == "step_failed" and "summarize" not in {e.step for e in broken.events if e.kind == "start"}
     again = parse_plan(dump_plan(h.plan, tmp_path / "ideal.yaml"))
     assert again == h.plan
     assert main(["hindsight", str(_write(tmp_path, spans)), "--plan", str(tmp_path / "out.txt")]) == 0
