@@ -124,11 +124,10 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
     ids = set(steps) | set(ran)
     every = _calls(run, t0)
-    known = [end - start for _, start, end, _ in every if end is not None]
+    took = [end - start for _, start, end, _ in every if end is not None]
     # a call that started within the step it led to is that step's own work (a LangGraph node that is a model call)
     calls = [c for c in every if not (c[0] is not None and c[0] in times and times[c[0]][0] <= c[1] <= times[c[0]][1])]
-    unknown = sum(end is None for _, _, end, _ in calls)
-    median = statistics.median(known) if known else None
+    median = statistics.median(took) if took else None
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
     with_model = bool(calls) and not no_tools
     preds: dict[str, dict[str, str]] = {v: {} for v in ran}
