@@ -67,7 +67,7 @@ class Hindsight:
     (None when unknown); ``waits``: per step, how long it waited after its inputs were ready; ``serialized``:
     pairs of steps that share no data and ran one after the other; ``data_edges``: ``(earlier, later, reason)``;
     ``durations``: each step's time in the ideal schedule (model calls included); ``path``: the steps along the
-    ideal critical path; ``time_unit``: the run's clock; ``plan``: the ideal schedule as a Plan (None when no
+    ideal critical path (the run's steps in the order they started when the run itself is the ideal); ``time_unit``: the run's clock; ``plan``: the ideal schedule as a Plan (None when no
     step ran); ``schedule_makespan``: that plan's makespan (None when unknown); ``parts``: ``actual`` and
     ``ideal`` each as ``tool``, ``model`` and ``wait`` time; ``cost``: tokens and time on the critical path and
     off it, and what the ideal would spend; ``assumptions``: the rules behind the figure, in words.
@@ -227,7 +227,7 @@ def hindsight(run: Run) -> Hindsight:
     parts = figure_parts(run, t0, actual, times, sched, faster)
     cost = hindsight_cost(run, sched, ideal, actual)
     return Hindsight(actual, ideal, dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
-                     dict(sorted(sched.durations.items())), path,
+                     {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model}, path,
                      run.plan.time_unit if run.plan is not None else "", sched.plan, span, parts, cost,
                      _assumptions(run, sched, actual, faster))
 
