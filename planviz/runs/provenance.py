@@ -23,7 +23,8 @@ reads; the first in this order wins for a pair):
 - ``unknown: assumed``: the reader cannot tell, so the call depends (this
   understates the gain, never overstates it): the later call records no
   argument and no required fact (every dependency it has stands; in another
-  tool's trace, every call that had ended when it started), or, in
+  tool's trace that records none, every call that had ended when it
+  started), or, in
   another tool's trace, an argument part is found in no recorded result and no
   known text while the earlier call's result was not recorded;
 - ``derived: '2025' in '2025-06-11T...'``: a part of the argument lies inside a
@@ -311,7 +312,9 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             if ref is not None and ended(ref[0]):
                 add(ref[0], v, "exact")
         if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
-            for u in (before() if foreign else step.depends_on):  # another tool's trace: any earlier call
+            # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
+            # records none, every call that had ended
+            for u in (before() if foreign and not step.depends_on else step.depends_on):
                 if ended(u):
                     add(u, v, "unknown: assumed")
             continue
