@@ -5,9 +5,11 @@ the end of the notebook with ``%run -i solutions/09_debugging_a_real_trace.py``:
 through the notebook's check and prints the verdicts. CI runs it the same way.
 """
 
+import json
+
 import planviz
 from planviz import Fault, Plan
-from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_exercise_3
+from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4
 
 # Exercise 1: both agents called get_current_time, then write_file, and both completed: the events
 # agree one by one, so there is no first divergence. The extra model call shows only in the usage:
@@ -27,10 +29,20 @@ trusting = Plan(declared.goal, [s for s in declared.steps if s.id != "check"])
 transient = planviz.simulate(run.plan, faults=[Fault("get_current_time", "transient")], strategy="workflow")
 parted = planviz.diff_runs(run, transient)
 
+# Exercise 4: write_file's text is "2025"; get_current_time's result is
+# {"timezone": "America/New_York", "datetime": "2025-09-16T08:43:13-04:00", "is_dst": true}: the year is a
+# part of the datetime field, not a whole value: derived (hindsight.data_edges says the same).
+text = dict(run.plan.step("write_file").arguments)["text"]
+results = {step: o.data.get("result") for step, o in run.state.observations}
+source = next(step for step, r in results.items() if r and text in r and step != "write_file")
+field = next(k for k, v in json.loads(results[source]).items() if text in str(v))
+kind = "exact" if text == json.loads(results[source])[field] else "derived"
+
 CHECKED = {
     "check_exercise_1": check_exercise_1(first_divergence=usage.first_divergence, differ=differ),
     "check_exercise_2": check_exercise_2(plan=trusting, choice="b"),
     "check_exercise_3": check_exercise_3(divergence=parted.first_divergence, outcome=transient.outcome),
+    "check_exercise_4": check_exercise_4(source=source, field=field, kind=kind),
 }
 
 for feedback in CHECKED.values():

@@ -234,15 +234,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0 if diff.same and diff.same_usage else 1
 
 
-def cmd_hindsight(args: argparse.Namespace) -> int:
-    from ..runs.retrospect import hindsight
-    from ..runs.traces.tracefile import load_trace
-
-    h = hindsight(load_trace(args.file, format=args.trace_format, thread=args.thread))
-    print(json.dumps(h.to_dict(), indent=2) if args.json else h.to_text())
-    return 0
-
-
 THREAD_HELP = "the thread to read from a LangGraph checkpoint database (planviz lists them when it is left out)"
 
 
@@ -313,12 +304,9 @@ def _parser() -> argparse.ArgumentParser:
                     help=THREAD_HELP + "; once for both runs, twice for the first run's and the second's")
     sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
     sp.add_argument("--json", action="store_true")
-    sp = add("hindsight", cmd_hindsight, "how long a run took against how long its data allowed: waits, steps that "
-             "share no data yet ran one after the other", plan=False)
-    sp.add_argument("file", help="run trace (any trace format)")
-    sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
-    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
-    sp.add_argument("--json", action="store_true")
+    from .hindsightcli import add_command as add_hindsight
+
+    add_hindsight(sub, trace_formats, THREAD_HELP)
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
     from . import evaluationcli, showcli, whatifcli  # campaign, ablation; show; what-if
     evaluationcli.add_commands(sub)
@@ -362,9 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 _FILES = {"render": (("file", "contract", "trace"), ("output",)),
           "simulate": (("file", "contract", "new_contract"), ("trace", "report")),
           "report": (("file",), ("output",)),
-          "align": (("file", "contract", "run"), ("output",))}
+          "align": (("file", "contract", "run"), ("output",)), "hindsight": (("file",), ("plan",))}
 _FLAGS = {"file": "FILE", "contract": "--contract", "new_contract": "--new-contract", "trace": "--trace",
-          "run": "RUN", "output": "-o", "report": "--report"}
+          "run": "RUN", "output": "-o", "report": "--report", "plan": "--plan"}
 
 
 # command -> output option -> (the suffixes of what it writes, what it writes)

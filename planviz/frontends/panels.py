@@ -137,7 +137,14 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
             out.append((name.replace("_", " "), f"{value:.3g} {UNITS[name]}" if isinstance(value, float)
                         else f"{value} {UNITS[name]}"))
     if getattr(run, "events", None):
-        out.append(("hindsight", hindsight(run).summary()))
+        h = hindsight(run)
+        out.append(("hindsight", h.summary()))
+        if h.data_edges:
+            shown = "; ".join(f"{v} waits for {u} ({why})" for u, v, why in h.data_edges[:5])
+            out.append(("data edges", shown + (f"; and {len(h.data_edges) - 5} more" if len(h.data_edges) > 5 else "")))
+        if h.plan is not None and h.path:
+            out.append(("ideal schedule", " -> ".join(h.path) + " (planviz hindsight TRACE --plan ideal.yaml "
+                                                                "writes it as a plan)"))
     return out
 
 

@@ -66,7 +66,8 @@ def slack_notes(plan: Plan, schedule: Any, findings: tuple = ()) -> tuple[tuple[
 
 def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     """Label lines of a run's steps: the model calls that led to each (time, tokens), how long it waited after
-    its inputs were ready, and the step it could have run beside (:func:`planviz.hindsight`); for a recorded run
+    its inputs were ready, the step it could have run beside and the calls whose data it waited for, with the
+    reason (:func:`planviz.hindsight`); for a recorded run
     (a simulation's times are the plan's own estimates)."""
     if not getattr(run, "events", None) or getattr(run, "strategy", None) != "recorded":
         return ()
@@ -89,9 +90,16 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     beside: dict[str, list[str]] = {}
     for u, v in h.serialized:
         beside.setdefault(v, []).append(u)
+    data: dict[str, list[str]] = {}
+    for u, v, why in h.data_edges:  # shortest first: a label keeps two lines
+        kind, _, detail = why.partition(": ")
+        part = detail.split(" in ", 1)[0] if kind == "derived" else ""
+        data.setdefault(v, []).append({"exact": f"copies {u}", "contains": f"holds a value of {u}",
+                                       "derived": f"{part} derived from {u}"}.get(kind, f"assumed to need {u}"))
     notes = []
-    for sid in sorted(set(count) | set(beside) | {s for s, w in h.waits.items() if w > 0}, key=natural_key):
-        parts = []
+    for sid in sorted(set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
+                      key=natural_key):
+        parts = list(data.get(sid, ()))
         if sid in count:
             parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
                          + (", time unknown" if sid in unknown and sid in took else

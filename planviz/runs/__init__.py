@@ -30,7 +30,10 @@ module                  owns
 ``evaluation``          ``campaign`` and ``ablation``: strategies or mechanisms over a task set, with a spread
 ``campaigntable``       ``Campaign``, ``CampaignRow``: the rows as text, records, a frame, JSON
 ``usage``               ``run_usage``, ``Usage``: the one count of model calls, tokens, cost, tool calls and time
-``retrospect``          ``hindsight``: actual makespan against the ideal one with only data dependencies; waits
+``provenance``          ``data_edges``: which earlier result a call's arguments came from, and why
+``idealplan``           the ideal schedule as a Plan: one plan, the calls over their data, the answer
+``hindsightcost``       a hindsight figure's tool, model and wait time; tokens on the critical path and off it
+``retrospect``          ``hindsight``: actual makespan against the ideal schedule's; waits
 ``traces/``             recording (``Recorder``), planviz's trace file (``save_trace``, ``load_trace``,
                         ``parse_trace``), trace formats (OTel, OpenInference, LangGraph...) and the registry
                         that picks one (``load_traces``), playback of a recorded timeline

@@ -1,34 +1,31 @@
-"""Hindsight: how long a run took, and how long it would have taken if only its data had made steps wait.
+"""Hindsight: how long a run took, and how soon a schedule an agent could actually run would have ended.
 
 :func:`hindsight` reads any run, simulated or recorded, and keeps of its
-dependencies only the **data** ones: step ``v`` waits for step ``u`` when
-``v``'s inputs hold ``u``'s output and ``u`` had ended when ``v`` started:
+dependencies only the **data** ones, found by provenance
+(:mod:`planviz.runs.provenance`): a call waits for an earlier call when a
+distinctive part of its arguments (a number, a date or a part of one, an
+identifier, a quoted phrase, a word not in the task) first appears in that
+call's result, or when it requires a fact or holds a placeholder
+``{{u.field}}`` of it; a value the task gives waits for nothing; when the
+reader cannot tell, the call waits (the gain is understated, never
+overstated). ``data_edges`` keeps each edge with its reason.
 
-- ``v`` requires a fact ``u`` produces (the trace readers record a call whose
-  arguments hold an earlier call's result this way: the fact ``u.result``);
-- a string argument of ``v`` holds a placeholder ``{{u.field}}``;
-- ``v`` declares no input at all (no required fact, no argument): what it read
-  is unknown, so every dependency it has stands (a LangGraph node reads the
-  whole state).
-
-A step that a revision brought (a replan, an expansion, a LangGraph fork:
-a step no earlier plan version holds) cannot start before that revision was
-made: its inputs are ready no sooner than the first event of its version.
-Nothing else makes a step wait: not the order an agent chose, not a model
-call. Each step's time is what happened: from its first start to its last
-end (retries included), plus the model calls that led to it while its inputs
-were ready (the model deciding the call is part of the call's work); a
-model call whose duration the trace does not tell counts until the step it led
-to started, the most it can have taken, and the summary says "at most". The
-``ideal_makespan`` is the critical path (:func:`planviz.critical_path`) of
-those times over the data edges; since every data edge ran in order, it never
-exceeds the ``actual_makespan`` and never falls below the longest step.
+The ideal is the makespan of a schedule an agent could run
+(:mod:`planviz.runs.idealplan`): one planning model call, the tool calls as
+their data allow (a copied value as a placeholder, a derived value after a
+model call charged at the run's median), then the final answer's model call.
+``plan`` is that schedule as a :class:`~planviz.Plan`. The actual run is a
+schedule too, so ``ideal_makespan`` is the faster of the two; None when a
+model call the schedule needs has an unknown duration (never counted as free).
+``parts`` splits each figure into tool time, model time and waits;
+``cost`` counts tokens and time on the ideal critical path and off it, and
+what the ideal would spend; ``assumptions`` says all this in words.
 
 ``waits`` says how long each step waited after its inputs were ready (beyond
-its model calls); ``serialized`` lists the pairs ``(u, v)`` of steps that share
-no data (neither reaches the other through data edges) where ``v`` started
-right after ``u`` ended (no step ran wholly in between) although ``v``'s
-inputs were ready before ``u`` ended: ``v`` could have run beside ``u``.
+the model calls that led to it); ``serialized`` lists the pairs ``(u, v)`` of
+steps that share no data (neither reaches the other through data edges) where
+``v`` started right after ``u`` ended (no step ran wholly in between) although
+``v``'s inputs were ready before ``u`` ended: ``v`` could have run beside ``u``.
 
 >>> from planviz import Plan, Step, Recorder
 >>> plan = Plan("g", time_unit="s", steps=[Step("a", "get a", expected_evidence="e", duration=2, produces="x"),
@@ -53,8 +50,10 @@ from typing import Any, Mapping
 
 from ..analysis.schedule import critical_path
 from ..plan.model import Plan, Step
-from ..plan.placeholder import placeholders_in, split_reference
 from .events import Run, expect_run
+from .hindsightcost import figure_parts, hindsight_cost
+from .idealplan import ANSWER_STEP, PLAN_STEP, IdealSchedule, ideal_schedule
+from .provenance import data_edges, intervals, latest_steps
 from .usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -62,59 +61,83 @@ __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
 
 @dataclass(frozen=True)
 class Hindsight:
-    """What a run took against what its data allowed (see :func:`hindsight`).
+    """What a run took against what a schedule it could have run allowed (see :func:`hindsight`).
 
-    ``actual_makespan``: first event to last; ``ideal_makespan``: the critical
-    path over data edges only; ``waits``: per step, how long it waited after
-    its inputs were ready; ``serialized``: pairs of steps that share no data
-    and ran one after the other; ``data_edges``: the edges kept; ``durations``:
-    each step's time (its run plus the model calls that led to it); ``path``:
-    the steps along the ideal critical path; ``time_unit``: the run's clock;
-    ``unknown_model_time``: the steps a model call of unknown duration led to (counted until the step
-    started, the most it can have taken, so the ideal is at most what is said).
+    ``actual_makespan``: first event to last; ``ideal_makespan``: the faster of the run and its ideal schedule
+    (None when unknown); ``waits``: per step, how long it waited after its inputs were ready; ``serialized``:
+    pairs of steps that share no data and ran one after the other; ``data_edges``: ``(earlier, later, reason)``;
+    ``durations``: each step's time in the ideal schedule (model calls included); ``path``: the steps along the
+    ideal critical path (the run's steps in the order they started when the run itself is the ideal); ``time_unit``: the run's clock; ``plan``: the ideal schedule as a Plan (None when no
+    step ran); ``schedule_makespan``: that plan's makespan (None when unknown); ``parts``: ``actual`` and
+    ``ideal`` each as ``tool``, ``model`` and ``wait`` time; ``cost``: tokens and time on the critical path and
+    off it, and what the ideal would spend; ``assumptions``: the rules behind the figure, in words;
+    ``unknown_model_time``: the steps a model call of unknown duration led to.
     """
 
     actual_makespan: float
-    ideal_makespan: float
+    ideal_makespan: float | None
     waits: Mapping[str, float] = field(hash=False)
     serialized: tuple[tuple[str, str], ...]
-    data_edges: tuple[tuple[str, str], ...] = ()
+    data_edges: tuple[tuple[str, str, str], ...] = ()
     durations: Mapping[str, float] = field(default_factory=dict, hash=False)
     path: tuple[str, ...] = ()
     time_unit: str = ""
+    plan: Plan | None = field(default=None, hash=False, compare=False, repr=False)
+    schedule_makespan: float | None = None
+    parts: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict, hash=False, repr=False)
+    cost: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+    assumptions: tuple[str, ...] = ()
     unknown_model_time: tuple[str, ...] = ()
 
     @property
-    def saving(self) -> float:
-        """How much sooner the run could have ended: actual minus ideal makespan."""
-        return self.actual_makespan - self.ideal_makespan
+    def saving(self) -> float | None:
+        """How much sooner the run could have ended: actual minus ideal makespan (None when the ideal is unknown)."""
+        return None if self.ideal_makespan is None else self.actual_makespan - self.ideal_makespan
 
     def summary(self) -> str:
         """One line: ``3.1 s ran, 2 s possible: get_weather and get_weather#2 share no data``."""
         unit = f" {self.time_unit}" if self.time_unit else ""
-        text = f"{_num(self.actual_makespan)}{unit} ran, {'at most ' * bool(self.unknown_model_time)}" \
-               f"{_num(self.ideal_makespan)}{unit} possible"
+        if self.ideal_makespan is None:
+            return (f"{_num(self.actual_makespan)}{unit} ran, possible unknown: a model call the schedule needs "
+                    "has an unknown duration")
+        text = f"{_num(self.actual_makespan)}{unit} ran, {_num(self.ideal_makespan)}{unit} possible"
+        saving = self.saving or 0.0
         if self.serialized:
             u, v = self.serialized[0]
             more = len(self.serialized) - 1
             text += f": {u} and {v} share no data" + (f" (and {more} more such pair{'s' * (more > 1)})" if more else "")
-        elif self.saving <= 1e-9 * max(1.0, abs(self.actual_makespan)):
+        elif saving <= 1e-9 * max(1.0, abs(self.actual_makespan)):
             text += ": nothing waited that did not need to"
+        else:
+            idle = (self.parts.get("actual") or {}).get("wait")
+            calls, ideal_calls = self.cost.get("model_calls"), self.cost.get("ideal_model_calls")
+            if idle is not None and idle >= saving / 2:
+                text += f": {_num(idle)}{unit} when no call ran (the agent's own time)"
+            elif calls is not None and ideal_calls is not None and ideal_calls < calls:
+                text += f": {calls} model calls could be {ideal_calls} (one plan writes every tool call)"
         return text
 
     def to_dict(self) -> dict[str, Any]:
         return {"actual_makespan": self.actual_makespan, "ideal_makespan": self.ideal_makespan,
+                "schedule_makespan": self.schedule_makespan,
                 "time_unit": self.time_unit, "waits": dict(self.waits), "serialized": [list(p) for p in self.serialized],
                 "data_edges": [list(e) for e in self.data_edges], "durations": dict(self.durations),
-                "path": list(self.path), "unknown_model_time": list(self.unknown_model_time),
-                "summary": self.summary()}
+                "path": list(self.path), "parts": {k: dict(v) for k, v in self.parts.items()},
+                "cost": dict(self.cost), "assumptions": list(self.assumptions),
+                "unknown_model_time": list(self.unknown_model_time), "summary": self.summary()}
 
     def to_text(self) -> str:
         unit = f" {self.time_unit}" if self.time_unit else ""
         lines = [self.summary(), f"ideal path: {' -> '.join(self.path) if self.path else '(no step ran)'}"]
-        if self.unknown_model_time:
-            lines.append("model time unknown (counted until the step started): " +
-                         ", ".join(self.unknown_model_time[:10]) + (" ..." if len(self.unknown_model_time) > 10 else ""))
+        for name in ("actual", "ideal"):
+            part = self.parts.get(name)
+            if part:
+                lines.append(f"{name}: " + ", ".join(f"{k} {'unknown' if x is None else _num(x) + unit}"
+                                                     for k, x in part.items()))
+        for u, v, why in self.data_edges[:10]:
+            lines.append(f"data: {v} waits for {u} ({why})")
+        if len(self.data_edges) > 10:
+            lines.append(f"... and {len(self.data_edges) - 10} more data edges")
         waited = [(s, w) for s, w in self.waits.items() if w > 0]
         if waited:
             lines.append("waited after their inputs were ready: " +
@@ -123,6 +146,9 @@ class Hindsight:
             lines.append(f"serialized: {v} ran after {u}; they share no data")
         if len(self.serialized) > 10:
             lines.append(f"... and {len(self.serialized) - 10} more serialized pairs")
+        if self.cost.get("text"):
+            lines.append(f"cost: {self.cost['text']}")
+        lines.extend(f"assumed: {a}" for a in self.assumptions)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -131,41 +157,6 @@ class Hindsight:
 
 def _num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
-
-
-def _intervals(run: Run) -> dict[str, tuple[float, float]]:
-    """Each step that started: (first start, last end); a step still running ends with the run."""
-    start: dict[str, float] = {}
-    end: dict[str, float | None] = {}
-    for e in run.events:
-        if e.step is None:
-            continue
-        if e.kind == "start":
-            start.setdefault(e.step, e.time)
-            end[e.step] = None  # running (again) until a complete or a fail says otherwise
-        elif e.kind in ("complete", "fail") and e.step in start:
-            end[e.step] = e.time
-    out: dict[str, tuple[float, float]] = {}
-    for sid, t in start.items():
-        ended = end[sid]
-        out[sid] = (t, run.time if ended is None else max(t, ended))
-    return out
-
-
-def _steps(run: Run) -> dict[str, Step]:
-    """Each step id's latest definition among the run's plan versions."""
-    out: dict[str, Step] = {}
-    for p in run.plans:
-        for s in p.steps:
-            out[s.id] = s
-    return out
-
-
-def _unused(name: str, ids: set[str]) -> str:
-    """``name``, primed until no step of the run has that id."""
-    while name in ids:
-        name += "'"
-    return name
 
 
 def _released(run: Run) -> dict[str, float]:
@@ -183,29 +174,8 @@ def _released(run: Run) -> dict[str, float]:
     return out
 
 
-def _data_preds(v: Step, times: Mapping[str, tuple[float, float]], producers: Mapping[str, list[str]],
-                ids: set[str]) -> set[str]:
-    s_v = times[v.id][0]
-
-    def ended(u: str) -> bool:
-        return u != v.id and u in times and times[u][1] <= s_v
-
-    preds: set[str] = set()
-    for fact in v.requires:  # the latest producer that had ended
-        done = [u for u in producers.get(fact, ()) if ended(u)]
-        if done:
-            preds.add(max(done, key=lambda u: (times[u][1], u)))
-    for _, ph in placeholders_in(dict(v.arguments)):
-        ref = split_reference(ph.inner, ids)
-        if ref is not None and ended(ref[0]):
-            preds.add(ref[0])
-    if not v.requires and not v.arguments:  # inputs unknown: every dependency stands
-        preds |= {u for u in v.depends_on if ended(u)}
-    return preds
-
-
 def hindsight(run: Run) -> Hindsight:
-    """The run's actual makespan against its ideal one, if only data dependencies had made steps wait.
+    """The run's actual makespan against the ideal one: a schedule it could have run, if only data made calls wait.
 
     Parameters
     ----------
@@ -216,8 +186,9 @@ def hindsight(run: Run) -> Hindsight:
     -------
     Hindsight
         ``actual_makespan``, ``ideal_makespan``, per-step ``waits``, ``serialized`` pairs of steps that
-        share no data and ran one after the other, and the ``data_edges`` and ``durations`` behind them
-        (see the module for the rules).
+        share no data and ran one after the other, the ``data_edges`` (with reasons) and ``durations``
+        behind them, the ideal schedule as a ``plan``, ``parts``, ``cost`` and ``assumptions`` (see the
+        module for the rules).
 
     Raises
     ------
@@ -236,44 +207,72 @@ def hindsight(run: Run) -> Hindsight:
     run = expect_run(run, "hindsight")
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
-    times = _intervals(run)
-    defs = _steps(run)
-    ran = [s for s in times]
-    producers: dict[str, list[str]] = defaultdict(list)
-    for sid in ran:
-        for fact in (defs[sid].produces if sid in defs else ()):
-            producers[fact].append(sid)
-    ids = set(defs) | set(ran)
-    preds = {v: (_data_preds(defs[v], times, producers, ids) if v in defs else set()) for v in ran}
+    times = intervals(run)
+    defs = latest_steps(run)
+    ran = list(times)
+    edges = data_edges(run, times, defs)
+    preds: dict[str, set[str]] = {v: set() for v in ran}
+    for u, v, _ in edges:
+        preds[v].add(u)
     release = _released(run)
     ready = {v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)]) for v in ran}
     unknown: set[str] = set()
-    work, lead = _work(run, t0, times, ready, unknown)
+    _, lead = _work(run, t0, times, ready, unknown)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
-    edges = tuple(sorted((u, v) for v in ran for u in preds[v]))
-    if ran:
-        # a revision's moment is a step of its own: from the run's start to the revision, before its new steps
-        marks = {t: _unused(f"(revision at {t!r})", ids) for t in sorted({release[v] for v in ran if v in release})}
-        data_plan = Plan("hindsight", [Step(m, m, expected_evidence="ran", duration=max(0.0, t - t0))
-                                       for t, m in marks.items()] +
-                         [Step(v, v, expected_evidence="ran", duration=work[v],
-                               depends_on=sorted(preds[v]) + ([marks[release[v]]] if v in release else []))
-                          for v in ran])
-        schedule = critical_path(data_plan)
-        ideal, path = schedule.makespan, tuple(v for v in schedule.path if v in times)  # the marks never ran
+    sched = ideal_schedule(run, times, defs, edges, release, t0)
+    span = sched.makespan
+    if span is None:
+        ideal = None
     else:
-        ideal, path = 0.0, ()
-    return Hindsight(actual, min(ideal, actual) if ideal - actual <= 1e-9 * max(1.0, actual) else ideal,
-                     dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
-                     dict(sorted(work.items())), tuple(path), run.plan.time_unit if run.plan is not None else "",
-                     tuple(sorted(unknown)))
+        ideal = min(span, actual) if span - actual <= 1e-9 * max(1.0, actual) or run.model_calls else span
+    faster = span is not None and ideal is not None and span <= ideal + 1e-9 * max(1.0, actual)
+    path = tuple(v for v in sched.path if v in times or v in sched.model) if faster or not ran else \
+        tuple(sorted(times, key=lambda s: (times[s][0], s)))
+    parts = figure_parts(run, t0, actual, times, sched, faster)
+    cost = hindsight_cost(run, sched, ideal, actual)
+    return Hindsight(actual, ideal, dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
+                     {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model}, path,
+                     run.plan.time_unit if run.plan is not None else "", sched.plan, span, parts, cost,
+                     _assumptions(run, sched, actual, faster), tuple(sorted(unknown)))
+
+
+def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) -> tuple[str, ...]:
+    """The rules behind the ideal figure, in words."""
+    unit = f" {run.plan.time_unit}" if run.plan is not None and run.plan.time_unit else ""
+    out = ["a call waits for the calls whose results hold a distinctive part of its arguments; a value the task "
+           "gives waits for nothing; when the reader cannot tell, the call waits"]
+    steps = {s.id: s for s in sched.plan.steps} if sched.plan is not None else {}
+    def took(sid: str) -> str:
+        return "unknown" if sid in sched.unknown_steps else _num(sched.durations[sid]) + unit
+
+    plan = [s for s in sched.model if s.startswith(PLAN_STEP) and s in steps]
+    if plan:
+        out.append(f"one planning model call ({took(plan[0])}: the longest model time that led to a tool call) "
+                   "writes every tool call; a copied result is a placeholder, a derived value needs a model call "
+                   f"in between ({'unknown' if sched.model_time is None else _num(sched.model_time) + unit}: the "
+                   "run's median model call)")
+        answer = [s for s in sched.model if s.startswith(ANSWER_STEP) and s in steps]
+        if answer:
+            out.append(f"the final answer waits for every tool call ({took(answer[0])}: the "
+                       "model time after the last tool call)")
+    elif run.model_calls and sched.plan is not None:
+        out.append("the trace records no tool call: its steps are its model calls, each at its recorded time")
+    else:
+        out.append("the run records no model call: model time is not counted")
+    if sched.unknown_calls:
+        out.append(f"{sched.unknown_calls} model call(s) the schedule needs have an unknown duration: the ideal is "
+                   "unknown, not free")
+    elif not faster and sched.makespan is not None:
+        out.append(f"that schedule takes {_num(sched.makespan)}{unit}, no sooner than the run's {_num(actual)}{unit}: "
+                   "the ideal is the run as it ran")
+    return tuple(out)
 
 
 def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]], ready: Mapping[str, float],
           unknown: set[str] | None = None) -> tuple[dict[str, float], dict[str, float]]:
     """Each step's time (first start to last end) plus its model time after ``ready``; and that model time.
-    A call of unknown duration counts until the step it led to started (the most it can have taken: the ideal
-    never looks free); the steps it so lengthened are added to ``unknown``."""
+    A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
+    own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for sid, call in model_calls(run):
         at, took = call.get("time"), call.get("duration")
@@ -296,11 +295,11 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     (a model call after the last step, the agent's own overhead, a step that waited). Never more than the
     run's makespan. The steps a model call of unknown duration led to are added to ``unknown``.
     """
-    times = _intervals(run)
+    times = intervals(run)
     if not times:
         return None
     t0 = run.events[0].time
-    defs = _steps(run)
+    defs = latest_steps(run)
     preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and times[u][1] <= times[v][0]]
              for v in times}
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}

@@ -7,6 +7,8 @@ notebooks/solutions/09_debugging_a_real_trace.py.
 
 >>> check_exercise_1(first_divergence=4, differ={"time"}).passed
 False
+>>> check_exercise_4(source="get_current_time", field="datetime", kind="derived").passed
+True
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ from ..runs.comparisons.alignment import align
 from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.comparisons.rundiff import Usage, diff_runs
+from ..runs.provenance import result_leaves
+from ..runs.retrospect import hindsight
 from ..runs.simulation import simulate
 from ..runs.traces.tracefile import load_trace
 from .answers import Unreadable, same_word, short, whole_number, words
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "USAGE"]
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "USAGE", "KINDS"]
+
+#: How a call's argument can come from an earlier result (the reasons of ``Hindsight.data_edges``).
+KINDS = ("exact", "contains", "derived")
 
 #: The usage figures diff_runs compares.
 USAGE = tuple(f.name for f in fields(Usage))
@@ -125,3 +132,38 @@ def check_exercise_3(divergence: Any = None, outcome: Any = None) -> Feedback:
     return right(ex, f"they part at event {d.first_divergence}, where the recorded call completed and the simulated "
                      f"one failed; the workflow retries it and the run still ends {simulated.outcome}. A divergence "
                      "is where the stories part, not whether they end differently.")
+
+
+def _derived() -> tuple[str, str, str, tuple[str, ...]]:
+    """write_file's data edge in the recorded run: (source step, kind, the argument part, the result fields
+    holding it)."""
+    run = _recorded()
+    [(u, why)] = [(u, why) for u, v, why in hindsight(run).data_edges if v == "write_file"]
+    kind = why.split(":")[0]
+    part = str(dict(next(s for s in run.plan.steps if s.id == "write_file").arguments)["text"]) if run.plan else ""
+    result = dict(run.state.observations)[u].data.get("result")
+    found = tuple(".".join(path) for path, leaf in result_leaves(result) if path and part in leaf)
+    return u, kind, part, found
+
+
+def check_exercise_4(source: Any = None, field: Any = None, kind: Any = None) -> Feedback:
+    """Exercise 4: by hand, the call whose result ``write_file``'s argument came from (``source``), the ``field``
+    of that result that holds it, and the ``kind`` of the copy (exact, contains or derived)."""
+    ex = "09 exercise 4"
+    u, expected_kind, part, fields_ = _derived()
+    hint = ("print each step's arguments (run.plan.steps) and each observation's data['result'] "
+            "(run.state.observations): where does write_file's text appear first?")
+    if is_blank(source) or is_blank(field) or is_blank(kind):
+        return unanswered(ex, "check_exercise_4(source=..., field=..., kind=...)", hint)
+    if not same_word(source, u):
+        return wrong(ex, f"write_file's text {part!r} does not come from {short(source)}", hint)
+    if not any(same_word(field, f) for f in fields_):
+        return wrong(ex, f"the field {short(field)} of {u}'s result does not hold {part!r}",
+                     "a result is JSON: which of its fields holds the text?")
+    if not same_word(kind, expected_kind):
+        why = {"exact": f"the field is not {part!r} whole", "contains": f"the argument is {part!r}, no more"}
+        return wrong(ex, why.get(str(kind).strip().lower(), f"{short(kind)} is not one of {', '.join(KINDS)}"),
+                     "is the argument the whole field, does it hold the whole field, or a part of it?")
+    return right(ex, f"{part!r} is a part of {u}'s {fields_[0]}: derived. No value passed unchanged, so the old "
+                     "rule (whole values only) said the two calls shared no data and promised 0.316 s; a derived "
+                     "value needs a model call in between, so the ideal schedule keeps one there.")

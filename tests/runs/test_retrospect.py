@@ -58,7 +58,11 @@ CRAFTED = [agent(1, 0, 5),
            chat(6, 3.5, 4), tool(7, "summarize", 4, 5, args={"text": "sunny over Paris"}, result="done")]
 
 
-def test_a_crafted_trace_ran_5_s_where_its_data_allowed_3_5():
+def test_a_crafted_trace_ran_5_s_where_one_plan_then_its_data_allowed_3():
+    """Before issue 38 this trace read "3.5 s possible": summarize's model call (3.5-4 s) counted as its work. A
+    plan that writes summarize's text as a placeholder for get_weather's result needs no model call there: one
+    planning call (the longest that issued a call: 1 s), get_weather (1 s), summarize (1 s); no model call
+    followed the last tool call, so there is no answer to wait for."""
     tools, models = _raw_calls(CRAFTED)
     ids = ["get_weather", "get_weather#2", "summarize"]  # a tool name, then #2 when it ran again
     for row, sid in zip(tools, ids):
@@ -66,27 +70,29 @@ def test_a_crafted_trace_ran_5_s_where_its_data_allowed_3_5():
     truth_edges = sorted((u["id"], v["id"]) for v in tools for u in tools
                          if u["end"] <= v["start"] and _leaves(u["result"]) & _leaves(v["args"]))
     ready = {v["id"]: max([u["end"] for u in tools if (u["id"], v["id"]) in truth_edges], default=0.0) for v in tools}
-    lead = {v["id"]: sum(max(0.0, min(m["end"], v["start"]) - max(m["start"], ready[v["id"]])) for m in models
-                         if min((t for t in tools if t["start"] >= m["end"]), key=lambda t: t["start"]) is v)
+    issuing = {v["id"]: max((m for m in models if m["end"] <= v["start"]), key=lambda m: m["end"]) for v in tools}
+    lead = {v["id"]: max(0.0, min(issuing[v["id"]]["end"], v["start"]) - max(issuing[v["id"]]["start"], ready[v["id"]]))
             for v in tools}
-    work = {v["id"]: v["end"] - v["start"] + lead[v["id"]] for v in tools}
+    plan = max(m["end"] - m["start"] for m in issuing.values())
+    work = {v["id"]: v["end"] - v["start"] for v in tools}
     g = nx.DiGraph(truth_edges)
     g.add_nodes_from(work)
     finish: dict[str, float] = {}
     for n in nx.topological_sort(g):
-        finish[n] = max([finish[p] for p in g.predecessors(n)], default=0.0) + work[n]
+        finish[n] = max([finish[p] for p in g.predecessors(n)], default=plan) + work[n]
 
     h = hindsight(parse_trace(text(CRAFTED)))
     assert isinstance(h, Hindsight)
-    assert [list(e) for e in h.data_edges] == [list(e) for e in truth_edges] == [["get_weather", "summarize"]]
+    assert [list(e[:2]) for e in h.data_edges] == [list(e) for e in truth_edges] == [["get_weather", "summarize"]]
+    assert h.data_edges[0][2] == "exact"  # summarize's text is get_weather's sky, whole
     assert h.actual_makespan == pytest.approx(max(t["end"] for t in tools)) == pytest.approx(5.0)
-    assert h.ideal_makespan == pytest.approx(max(finish.values())) == pytest.approx(3.5)
-    assert h.durations == pytest.approx(work)
+    assert h.ideal_makespan == pytest.approx(max(finish.values())) == pytest.approx(3.0)
+    assert h.durations == pytest.approx({**work, "plan": plan})
     assert h.waits == pytest.approx({v["id"]: v["start"] - ready[v["id"]] - lead[v["id"]] for v in tools})
     assert h.serialized == (("get_weather", "get_weather#2"), ("get_weather#2", "summarize"))
-    assert h.path == ("get_weather", "summarize")
-    assert h.summary() == "5 s ran, 3.5 s possible: get_weather and get_weather#2 share no data (and 1 more such pair)"
-    assert json.loads(json.dumps(h.to_dict()))["ideal_makespan"] == pytest.approx(3.5)
+    assert h.path == ("plan", "get_weather", "summarize")
+    assert h.summary() == "5 s ran, 3 s possible: get_weather and get_weather#2 share no data (and 1 more such pair)"
+    assert json.loads(json.dumps(h.to_dict()))["ideal_makespan"] == pytest.approx(3.0)
 
 
 @pytest.mark.corpus
@@ -107,8 +113,9 @@ def test_corpus_otel_traces_hindsight_from_the_raw_spans(corpus):
         assert h.actual_makespan == pytest.approx((max(s["end_time"] for s in spans) - t0) / 1e9), path.name
         longest = max(s["end_time"] - s["start_time"] for s in tools) / 1e9
         assert longest - 1e-9 <= h.ideal_makespan <= h.actual_makespan + 1e-9, path.name
-        # the tool calls are one after the other in these runs: each consecutive pair that shares no data is
-        # serialized (computed from the raw arguments and results)
+        # every pair whose values match whole (computed from the raw arguments and results) is an edge; issue 38
+        # made provenance find more (a year out of a timestamp), so the count is no longer equal (that was the
+        # overclaim: write_file "shared no data" with get_current_time)
 
         def value(s, *names):
             for n in names:
@@ -124,12 +131,7 @@ def test_corpus_otel_traces_hindsight_from_the_raw_spans(corpus):
                 if u["end_time"] <= v["start_time"]
                 and _leaves(value(u, "gen_ai.tool.call.result", "gen_ai.output"))
                 & _leaves(value(v, "gen_ai.tool.call.arguments", "gen_ai.tool.args"))}
-        assert len(h.data_edges) == len(data), path.name
-        ready = {j: max([tools[i]["end_time"] for i, k in data if k == j], default=t0) for j in range(len(tools))}
-        consecutive = [(i, i + 1) for i in range(len(tools) - 1)
-                       if tools[i]["end_time"] <= tools[i + 1]["start_time"] and (i, i + 1) not in data
-                       and ready[i + 1] < tools[i]["end_time"]]
-        assert len(h.serialized) == len(consecutive), path.name
+        assert len(h.data_edges) >= len(data), path.name
         checked += 1
     assert checked >= 5
 
@@ -196,14 +198,14 @@ def test_one_worker_serializes_independent_steps_and_hindsight_names_them():
     h = hindsight(simulate(plan, workers=1))
     assert h.actual_makespan == 6.0 and h.ideal_makespan == 4.0  # A then C; B beside them
     assert h.serialized == (("A", "B"), ("B", "C")) and (h.waits["B"], h.waits["C"]) == (3.0, 2.0)
-    assert ("B", "C") not in h.data_edges and ("A", "C") in h.data_edges  # C required only A's fact
+    assert ("B", "C", "exact") not in h.data_edges and ("A", "C", "exact") in h.data_edges  # C required A's fact
 
 
 def test_a_step_declaring_no_input_keeps_its_dependencies():
     plan = Plan("g", [Step("A", "a", expected_evidence="e", duration=3),
                       Step("B", "b", expected_evidence="e", duration=2, depends_on="A")])
     h = hindsight(simulate(plan))
-    assert h.data_edges == (("A", "B"),) and h.ideal_makespan == h.actual_makespan == 5.0
+    assert h.data_edges == (("A", "B", "unknown: assumed"),) and h.ideal_makespan == h.actual_makespan == 5.0
 
 
 def test_an_unfinished_step_runs_to_the_end_of_the_run():
@@ -229,7 +231,7 @@ def test_ideal_never_exceeds_actual_nor_falls_below_the_longest_step(plan, worke
     assert h.ideal_makespan <= h.actual_makespan + 1e-9
     longest = max(h.durations.values(), default=0.0)
     assert h.ideal_makespan >= longest - 1e-9
-    g = nx.DiGraph(list(h.data_edges))
+    g = nx.DiGraph([e[:2] for e in h.data_edges])
     g.add_nodes_from(h.durations)
     for u, v in h.serialized:
         assert not nx.has_path(g, u, v) and not nx.has_path(g, v, u)
@@ -241,11 +243,13 @@ def test_cli_hindsight_text_and_json(tmp_path, capsys):
     path.write_text(text(CRAFTED))
     assert main(["hindsight", str(path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("5 s ran, 3.5 s possible: get_weather and get_weather#2 share no data")
+    assert out.startswith("5 s ran, 3 s possible: get_weather and get_weather#2 share no data")
     assert "serialized: summarize ran after get_weather#2; they share no data" in out
+    assert "data: summarize waits for get_weather (exact)" in out and "assumed: one planning model call" in out
     assert main(["hindsight", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["ideal_makespan"] == pytest.approx(3.5) and data["serialized"][0] == ["get_weather", "get_weather#2"]
+    assert data["ideal_makespan"] == pytest.approx(3.0) and data["serialized"][0] == ["get_weather", "get_weather#2"]
+    assert data["data_edges"] == [["get_weather", "summarize", "exact"]]
     (tmp_path / "bad.json").write_text("{}")
     assert main(["hindsight", str(tmp_path / "bad.json")]) == 2
     assert "planviz: error:" in capsys.readouterr().err
@@ -260,4 +264,4 @@ def test_steps_of_no_duration_at_one_instant_are_not_called_serialized():
                       step(2, depends_on=("S0", "S1"), requires="f1", duration=0.0),
                       step(5, depends_on=("S0", "S2"), duration=0.0)])
     h = hindsight(simulate(plan))
-    assert ("S2", "S5") in h.data_edges and ("S5", "S2") not in h.serialized and ("S2", "S5") not in h.serialized
+    assert ("S2", "S5", "unknown: assumed") in h.data_edges and ("S5", "S2") not in h.serialized and ("S2", "S5") not in h.serialized

@@ -122,6 +122,13 @@ ROWS = [
     (lesson09.check_exercise_3, dict(divergence=2, outcome="step_failed"), False),
     (lesson09.check_exercise_3, dict(divergence=[2], outcome="plan_complete"), False),
     (lesson09.check_exercise_3, dict(divergence=2.5, outcome="plan_complete"), False),
+    # 09 exercise 4: the derived dependency found by hand (write_file's "2025" is the year of get_current_time's
+    # datetime in the bundled trace)
+    (lesson09.check_exercise_4, dict(source=" Get_Current_Time ", field="DATETIME", kind=" derived "), True),
+    (lesson09.check_exercise_4, dict(source="get_current_time", field="datetime", kind="exact"), False),
+    (lesson09.check_exercise_4, dict(source="get_current_time", field="timezone", kind="derived"), False),
+    (lesson09.check_exercise_4, dict(source="write_file", field="datetime", kind="derived"), False),
+    (lesson09.check_exercise_4, dict(source=None, field="datetime", kind="derived"), False),
     # 08 exercise 1: functions that return text or floats
     (lesson08.check_exercise_1, dict(tool_calls=lambda k: str(3 + 2 * k), model_calls=lambda k: float(1 + k)), True),
     (lesson08.check_exercise_1, dict(tool_calls=lambda k: f" {3 + 2 * k} ", model_calls=lambda k: 1 + k), True),
