@@ -24,7 +24,7 @@ FAN = Plan("three parallel branches", [
     Step("M", "merge", duration=1, depends_on=["B1", "B2", "B3"], requires=["b1", "b2", "b3"], produces="m",
          expected_evidence="one result")])
 DECLARED_TRACE = planviz.load_trace(planviz.examples.trace("any-agent_OPENAI_trace"))
-COSTS = {"time", "model_calls", "input_tokens", "output_tokens", "cost"}
+COSTS = {"time", "model_calls", "input_tokens", "output_tokens", "cost", "total_tokens"}
 
 
 ROWS = [

@@ -8,7 +8,7 @@ import planviz
 from planviz import Plan, Step
 from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_exercise_3
 
-COSTS = {"time", "model_calls", "input_tokens", "output_tokens", "cost"}
+COSTS = {"time", "model_calls", "input_tokens", "output_tokens", "cost", "total_tokens"}
 NOW = Step("now", "get the current time", tool="get_current_time", arguments={"timezone": "America/New_York"},
            expected_evidence="a datetime", produces="year")
 SAVE = Step("save", "write the year", tool="write_file", arguments={"text": "{{now.year}}"}, depends_on="now",
@@ -17,7 +17,7 @@ CHECK = Step("check", "read the file back", tool="read_file", depends_on="save",
              expected_evidence="the same year")
 
 
-@pytest.mark.parametrize("differ", [COSTS, "time, model calls, input_tokens, output_tokens, cost", sorted(COSTS)])
+@pytest.mark.parametrize("differ", [COSTS, "time, model calls, input_tokens, output_tokens, cost, total tokens", sorted(COSTS)])
 def test_exercise_1_right(differ):
     assert check_exercise_1(None, differ)
 
@@ -25,7 +25,7 @@ def test_exercise_1_right(differ):
 @pytest.mark.parametrize("divergence, differ, says", [
     (4, COSTS, "the first divergence is not 4"),
     (None, COSTS | {"tool_calls"}, "0 figure(s) missing, 1 too many"),
-    (None, {"model_calls"}, "4 figure(s) missing"),
+    (None, {"model_calls"}, "5 figure(s) missing"),
     (None, {"tokens"}, "'tokens' is not a usage figure"),
     (None, None, "no answer yet"),
 ])

@@ -174,8 +174,9 @@ def test_exercise_4_of_07_says_the_planner_refuses_a_plan_without_evidence_and_r
     assert not feedback and "expected_evidence" in feedback.hint and "ends refused" in feedback.message
 
 
-@pytest.mark.parametrize("first, differ", [("None", " Time, model_calls, input_tokens, output_tokens, cost"),
-                                           (None, ["time", "Model Calls", "input-tokens", "output_tokens", "cost"])])
+@pytest.mark.parametrize("first, differ", [("None", " Time, model_calls, input_tokens, output_tokens, cost, total_tokens"),
+                                           (None, ["time", "Model Calls", "input-tokens", "output_tokens", "cost",
+                                                   "Total Tokens"])])
 def test_exercise_1_of_09_reads_forms(first, differ):
     assert lesson09.check_exercise_1(first_divergence=first, differ=differ)
 

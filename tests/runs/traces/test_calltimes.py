@@ -96,11 +96,12 @@ def test_model_calls_last_what_the_trace_tells(path):
                 reach = b
         work.append((ends[sid] - start + covered) / 1e9)
     h = hindsight(run)
-    assert h.data_edges == ()
+    assert {u for u, _, _ in h.data_edges} <= {"get_current_time"}  # the only result another call read
     assert h.actual_makespan == pytest.approx(run.time, abs=1e-9)
-    assert h.ideal_makespan == pytest.approx(max(work), abs=1e-6)
+    # the ideal schedule holds each tool call after the model time that led to it, and never beats the run
+    assert max(work) - 1e-6 <= h.ideal_makespan <= h.actual_makespan + 1e-9
     assert h.ideal_makespan > 0.5  # before: 0.0044 to 0.378 s, the model calls free
-    assert h.unknown_model_time == () and "at most" not in h.summary()
+    assert h.unknown_model_time == () and "unknown" not in h.summary()
     delay = metrics(run).critical_path_delay
     assert delay is not None and delay < run.time - max(work) + 1e-6
     tips = [b.result for b in _model_bars(run)]  # the timeline's model bars say when an end was inferred
@@ -133,7 +134,7 @@ def test_a_streamed_call_that_records_nothing_after_its_stream_object_took_an_un
     assert call.duration is None and call.step == "search"
     h = hindsight(run)
     assert h.unknown_model_time == ("search",)
-    assert h.summary().startswith("5 s ran, at most 3.9 s possible")  # 1 s of tool, up to 2.9 s of model
+    assert h.ideal_makespan is None and h.summary().startswith("5 s ran, possible unknown")  # never free
     assert metrics(run).critical_path_delay is None
     assert "duration" not in usage_calls(run)[0][1]
     assert run_usage(run).model_calls == 1
@@ -252,4 +253,4 @@ def test_metrics_and_the_report_say_unknown_for_a_delay_no_one_can_tell():
                              ("execute_tool search", 1, 3 * S, 4 * S, TOOL, [])]))
     assert dict(metrics(run).cells())["critical_path_delay"] == "unknown"
     rows = dict(metrics_rows(run))
-    assert rows["critical path delay"] == "unknown" and rows["hindsight"].startswith("5 s ran, at most")
+    assert rows["critical path delay"] == "unknown" and rows["hindsight"].startswith("5 s ran, possible unknown")
