@@ -27,8 +27,8 @@ from ...plan.syntax import show_value
 __all__ = ["refuse", "READS", "sqlite_tables"]
 
 READS = ("planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
-         "JSON or OTLP/JSON), OpenInference spans, OpenTelemetry JS span objects, Langfuse trace exports, LangGraph "
-         "histories (JSON) and LangGraph SqliteSaver databases")
+         "JSON or OTLP/JSON), OpenInference spans, Arize Phoenix span exports, MLflow traces, OpenTelemetry JS span "
+         "objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph SqliteSaver databases")
 _ELSEWHERE = "; planviz does not read it as a run. " + READS
 
 
