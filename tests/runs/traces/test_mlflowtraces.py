@@ -121,3 +121,25 @@ def test_tokens_from_the_outputs_usage_and_none_when_absent():
 
 def test_detected_from_the_first_bytes():
     assert detect(Sample.of(REAL.read_bytes()[:65536])) == "mlflow"
+
+
+def test_real_mlflow3_chain_with_a_retriever():
+    """rag_chain.mlflow3.json: a CHAIN root, a RETRIEVER (no step), a TOOL and an LLM whose tokens are only in its
+    outputs' OpenAI ``usage`` (no ``mlflow.chat.tokenUsage``)."""
+    path = REAL.parent / "rag_chain.mlflow3.json"
+    spans = json.loads(path.read_text(encoding="utf-8"))["data"]["spans"]
+    run = load_trace(path)
+    assert run.trace_format == "mlflow"
+    kinds = {s["name"]: _attrs(s)["mlflow.spanType"] for s in spans}
+    tools = [s for s in spans if kinds[s["name"]] == "TOOL"]
+    assert [(s.tool, s.arguments) for s in run.plan.steps] == [(t["name"], _attrs(t)["mlflow.spanInputs"]) for t in tools]
+    assert "RETRIEVER" in kinds.values() and not any(s.tool == "retrieve" for s in run.plan.steps)
+    llms = [s for s in spans if kinds[s["name"]] == "LLM"]
+    assert len(run.model_calls) == len(llms) == 1
+    usage = _attrs(llms[0])["mlflow.spanOutputs"]["usage"]
+    call = run.model_calls[0]
+    assert (call.input_tokens, call.output_tokens) == (usage["prompt_tokens"], usage["completion_tokens"])
+    assert call.model == _attrs(llms[0])["mlflow.spanOutputs"]["model"]
+    root = next(s for s in spans if not s["parent_span_id"])
+    assert run.plan.goal == _attrs(root)["mlflow.spanInputs"]["inputs"]["question"]
+    assert run.outcome == "plan_complete"
