@@ -93,3 +93,11 @@ def test_a_langgraph_checkpoint_database(corpus, tmp_path):
 
 def test_a_plan_is_still_a_plan():
     assert load_plan({"goal": "g", "steps": [{"id": "A", "action": "a"}]}).ids == ("A",)
+
+
+def test_load_trace_names_an_atif_trajectory_too():
+    from planviz import load_trace
+    from planviz.errors import TraceFormatError
+
+    with pytest.raises(TraceFormatError, match="this is an ATIF agent trajectory"):
+        load_trace(REAL / "atif" / "simple_trajectory.json")
