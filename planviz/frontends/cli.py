@@ -289,7 +289,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("file", help="run trace (any trace format)")
     sp.add_argument("-o", "--output", required=True, help="OUT.html")
     sp.add_argument("--thread", metavar="ID", help=THREAD_HELP)
-    trace_formats = ("planviz", "otel", "openinference", "otel-js", "langfuse", "langgraph", "langgraph-sqlite")
+    trace_formats = ("planviz", "otel", "openinference", "phoenix", "mlflow", "otel-js", "langfuse", "langgraph", "langgraph-sqlite")
     sp = add("align", cmd_align, "match a declared plan to what a run did: each step's fate, the unplanned calls")
     sp.add_argument("run", help="run trace (any trace format)")
     sp.add_argument("-o", "--output", help="also draw the alignment: OUT.svg, OUT.png or OUT.dot")

@@ -38,6 +38,7 @@ from .model import Plan
 from .plaindata import check_plain
 from .records import plan_from_dict
 from .syntax import show_value
+from .tracesniff import SQLITE_MAGIC, sqlite_message, trace_message, trace_named
 from .text import STRING_NAME, read_path, read_stream, text_of
 
 __all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "text_argument", "source_text"]
@@ -194,6 +195,8 @@ def text_argument(function: str, text: Any, source: str) -> str:
         raise PlanvizTypeError(f"{function}(text=...) expects the text of a {what} (str or bytes), got "
                                f"{type(text).__name__} {show_value(text)}; for a path, a file or parsed data "
                                f"use {function.replace('parse_', 'load_')}")
+    if not isinstance(text, str) and bytes(text[:16]) == SQLITE_MAGIC:
+        raise PlanFormatError(sqlite_message(None), source=source)
     return text_of(text, source)
 
 
@@ -233,8 +236,23 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
         return [source]
     if isinstance(source, (Mapping, list, tuple)):
         return _from_data(source, format, single=single)
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and _looks_like_text(source)):
+        _refuse_database(source)
     text, name = source_text(function, source)
     return _from_text(text, name, format, single=single)
+
+
+def _refuse_database(path: str | os.PathLike[str]) -> None:
+    """A SQLite database is no plan: say what it is (a LangGraph checkpointer is a trace) before reading it as text."""
+    try:
+        if not os.path.isfile(path):  # a FIFO or a device is never opened here (opening one may block)
+            return
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except (OSError, ValueError, TypeError):
+        return  # the text reader says why the file cannot be read
+    if head == SQLITE_MAGIC:
+        raise PlanFormatError(sqlite_message(os.fspath(path)), source=os.fspath(path))
 
 
 def _from_text(text: str, name: str, format: str | None, *, single: str | None) -> list[Plan]:
@@ -301,6 +319,9 @@ def _detect(text: str, data: Any, records: list[Any] | None) -> str | None:
     if records is not None and all(plan_shape(r[0]) for r in records):
         return "planviz"
     found = importers.detect(text, data)
+    whole = data if data is not None or records is None else [r[0] for r in records]
+    if found is None and (notplans.named(whole) is not None or trace_named(whole) is not None):
+        return None  # a trace or another known file that is no plan: _not_a_plan names it
     if found is None and records is not None and any(_plan_like(r[0]) for r in records):
         return "planviz"
     return found
@@ -349,6 +370,9 @@ def _plan_like(value: Any) -> bool:
 
 def _not_a_plan(data: Any) -> str:
     """Why parsed data no format claims is refused: what it is when that is known, else its shape."""
+    traced = trace_message(data)
+    if traced is not None:
+        return traced
     named = notplans.named(data)
     if named is not None:
         return (f"not a plan format planviz reads: this is {named}; planviz reads it neither as a plan nor as a "

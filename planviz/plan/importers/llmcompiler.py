@@ -29,8 +29,10 @@ import json
 import re
 from typing import Any
 
-from ..jsonsyntax import loads_within_limits
+from ...errors import PlanFormatError
+from ..jsonsyntax import check_inner_plain, loads_within_limits
 from ..model import Finding, Plan
+from ..plaindata import python_literal
 from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
@@ -140,10 +142,12 @@ _ARG_MARK = re.compile(r"""["'()\[\]{},]""")
 
 
 def _split_args(text: str, level: int = 0) -> list[Any]:
-    """Top-level comma-separated arguments; JSON literals decoded, quoted strings unquoted, the rest as written.
+    """Top-level comma-separated arguments; JSON and Python literals decoded, the rest as written.
 
     >>> _split_args('"half of it?", ["$1"]')
     ['half of it?', ['$1']]
+    >>> _split_args('[], "Meeting Postponed," "", None')
+    [[], 'Meeting Postponed,', None]
     >>> _split_args("Austin Powers, 'x'")
     ['Austin Powers', 'x']
     """
@@ -167,10 +171,20 @@ def _split_args(text: str, level: int = 0) -> list[Any]:
 
 
 def _literal(part: str, level: int = 0) -> Any:
+    """One argument: JSON, else a Python literal (the planner writes Python: ``None``, ``True``, single quotes,
+    ``"a," "b"`` concatenated into one string; read by :func:`~planviz.plan.plaindata.python_literal`, never
+    evaluated), else an unquoted list split on its commas, else the text as written."""
     try:
         return loads_within_limits(part)
     except json.JSONDecodeError:
         pass
+    value = python_literal(part)
+    if value is not None or part == "None":
+        try:
+            check_inner_plain(value)  # held to what a file could hold: no lone surrogate, no huge integer
+            return value
+        except PlanFormatError:
+            pass
     if part.startswith("[") and part.endswith("]") and level < _MAX_LIST_DEPTH:
         return _split_args(part[1:-1], level + 1)
     if len(part) >= 2 and part[0] == part[-1] and part[0] in "\"'":

@@ -9,6 +9,8 @@ each is instead of "expected a mapping with goal and steps": both
 
 >>> named({"environment": "swe_main", "trajectory": [], "info": {}})
 "a SWE-agent trajectory (.traj), an agent's actions and observations as chat history"
+>>> named({"schema_version": "ATIF-v1.4", "agent": {}, "steps": []})[:29]
+'an ATIF agent trajectory (Age'
 >>> named([{"idx": 1, "query": "a trip", "plan": [{"days": 1, "current_city": "from A to B"}]}])
 'a TravelPlanner itinerary file (day-by-day travel plans)'
 >>> named({"goal": "g", "steps": []}) is None
@@ -26,6 +28,10 @@ def named(data: Any) -> str | None:
     """What the parsed file is, when it is one of the known formats planviz does not read; else None."""
     first = data[0] if isinstance(data, list) and data else None
     if isinstance(data, dict):
+        version = data.get("schema_version")
+        if isinstance(version, str) and version.upper().startswith("ATIF") and isinstance(data.get("steps"), list):
+            return ("an ATIF agent trajectory (Agent Trajectory Interchange Format: an agent's messages, tool calls "
+                    "and observations, step by step; Phoenix's client uploads it as spans)")
         history = data.get("history")
         if "trajectory" in data and ("environment" in data or "info" in data) or (
                 isinstance(history, list) and history and isinstance(history[0], dict)

@@ -65,6 +65,8 @@ FORMATS: Mapping[str, str] = {  # format name -> module of this package (one lin
     "planviz": "jsonlines",          # planviz's own JSON Lines (planviz.runs.traces.tracefile)
     "otel": "otel",                  # OpenTelemetry GenAI spans: SDK span JSON, OTLP/JSON
     "openinference": "openinference",  # OpenTelemetry spans with OpenInference attributes
+    "phoenix": "phoenix",            # Arize Phoenix span exports (REST API, client, span dataframe records)
+    "mlflow": "mlflowtraces",        # MLflow traces {info, data: {spans}} (Trace.to_json, MLflow 2 and 3)
     "otel-js": "oteljs",             # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
     "langfuse": "langfuse",          # Langfuse trace exports {trace, observations}
     "langgraph": "langgraph",        # LangGraph state histories and checkpoint tuples (JSON)

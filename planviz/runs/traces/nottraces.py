@@ -16,19 +16,18 @@ this is a planviz plan (goal and steps), not a trace: read it with planviz.load_
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 from ...errors import TraceFormatError
 from ...plan.importers import notplans
 from ...plan.syntax import show_value
+from ...plan.tracesniff import sqlite_tables
 
 __all__ = ["refuse", "READS", "sqlite_tables"]
 
 READS = ("planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
-         "JSON or OTLP/JSON), OpenInference spans, OpenTelemetry JS span objects, Langfuse trace exports, LangGraph "
-         "histories (JSON) and LangGraph SqliteSaver databases")
+         "JSON or OTLP/JSON), OpenInference spans, Arize Phoenix span exports, MLflow traces, OpenTelemetry JS span "
+         "objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph SqliteSaver databases")
 _ELSEWHERE = "; planviz does not read it as a run. " + READS
 
 
@@ -87,16 +86,6 @@ def _text(sample: Any) -> str | None:
     if sample.text[:1] not in ("{", "[", ""):
         return _planner(sample.text, None)
     return None
-
-
-def sqlite_tables(path: str) -> list[str] | None:
-    """The tables of the SQLite database at ``path``, opened read-only (None when it cannot be opened)."""
-    try:
-        uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
-        with sqlite3.connect(uri, uri=True) as db:
-            return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
-    except (sqlite3.Error, OSError, ValueError):
-        return None
 
 
 def _sqlite(path: str | None) -> str:
