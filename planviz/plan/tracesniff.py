@@ -27,12 +27,13 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 _OI_KIND = "openinference.span.kind"
 
 
-def _spans(data: Any) -> list | None:
+def _spans(data: Any) -> list[Any] | None:
     """The span list of a span file: a list, or the list under ``spans``/``data``."""
     if isinstance(data, dict):
         for key in ("spans", "data"):
-            if isinstance(data.get(key), list):
-                return data[key]
+            found = data.get(key)
+            if isinstance(found, list):
+                return found
         return None
     return data if isinstance(data, list) else None
 
