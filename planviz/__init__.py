@@ -54,6 +54,7 @@ _EXPORTS = {
     "runs.traces.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
+    "runs.outcomes": ("outcome_class",),
     "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
     "runs.comparisons.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.faultmodel": ("FaultModel",),
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
     from .runs.measures import attribution as attribution, Attribution as Attribution
+    from .runs.outcomes import outcome_class as outcome_class
     from .runs.frozen import (
         frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
     )

@@ -42,6 +42,7 @@ CALLS = {
     "metrics": (lambda: planviz.metrics("run.jsonl"), "metrics(run=", "planviz.load_trace(path)"),
     "attribute": (lambda: planviz.attribute("run.jsonl"), "attribute(run=", "planviz.load_trace(path)"),
     "attribution": (lambda: planviz.attribution("run.jsonl"), "attribution(run=", "planviz.load_trace(path)"),
+    "outcome_class": (lambda: planviz.outcome_class("run.jsonl"), "outcome_class(run=", "planviz.load_trace(path)"),
     "frozen_plan_test": (lambda: planviz.frozen_plan_test("plan.yaml"), "frozen_plan_test(plan=",
                          "planviz.load_plan(path)"),
     "run_usage": (lambda: planviz.run_usage("run.jsonl"), "run_usage(run=", "planviz.load_trace(path)"),

@@ -30,8 +30,12 @@ METRIC_NAMES = ("tool_calls", "model_calls", "time", "recovery_distance", "repla
 class CampaignRow:
     """One strategy (or ablation row) over every plan, or over one plan (``plan``: its index; ``plan_name``).
 
-    ``success_rate`` is successes / runs, ``success_interval`` its 95% Wilson
-    interval; each metric is an :class:`~planviz.runs.intervals.Estimate`
+    ``success_rate`` is goal successes / runs (:func:`planviz.outcome_class`:
+    completed with every premise true and every declared fact produced),
+    ``success_interval`` its 95% Wilson interval; ``correct_stops`` (an
+    infeasible contract refused, a false premise or a forbidden state found:
+    results, not failures), ``silent_failures`` (completed past a false premise
+    or missing evidence) and ``failures`` (the rest) count the other runs; each metric is an :class:`~planviz.runs.intervals.Estimate`
     (mean, low, high, n). ``critical_path_delay`` is averaged over the
     successful runs only (it is defined for completed runs).
     """
@@ -43,6 +47,8 @@ class CampaignRow:
     successes: int
     success_rate: float
     success_interval: tuple[float, float]
+    correct_stops: int
+    silent_failures: int
     tool_calls: Estimate
     model_calls: Estimate
     time: Estimate
@@ -52,11 +58,28 @@ class CampaignRow:
     duplicate_steps: Estimate
     critical_path_delay: Estimate
 
+    @property
+    def failures(self) -> int:
+        """Runs that neither reached the goal, nor stopped correctly, nor failed silently."""
+        return self.runs - self.successes - self.correct_stops - self.silent_failures
+
+    @property
+    def correct_stop_rate(self) -> float:
+        """Correct stops / runs (0.0 with no runs)."""
+        return self.correct_stops / self.runs if self.runs else 0.0
+
+    @property
+    def silent_failure_rate(self) -> float:
+        """Silent failures / runs (0.0 with no runs)."""
+        return self.silent_failures / self.runs if self.runs else 0.0
+
     def to_record(self) -> dict[str, Any]:
         """The row as one flat record: ``tool_calls``, ``tool_calls_low``, ``tool_calls_high``..."""
         out: dict[str, Any] = {"strategy": self.strategy, "plan": self.plan, "plan_name": self.plan_name,
                                "runs": self.runs, "successes": self.successes, "success_rate": self.success_rate,
-                               "success_low": self.success_interval[0], "success_high": self.success_interval[1]}
+                               "success_low": self.success_interval[0], "success_high": self.success_interval[1],
+                               "correct_stops": self.correct_stops, "silent_failures": self.silent_failures,
+                               "failures": self.failures}
         for name in METRIC_NAMES:
             e: Estimate = getattr(self, name)
             out.update({name: e.mean, f"{name}_low": e.low, f"{name}_high": e.high, f"{name}_n": e.n})
@@ -70,7 +93,8 @@ class CampaignRow:
                        for n in METRIC_NAMES}
             return cls(str(record["strategy"]), record["plan"], str(record["plan_name"]), int(record["runs"]),
                        int(record["successes"]), float(record["success_rate"]),
-                       (float(record["success_low"]), float(record["success_high"])), **metrics)
+                       (float(record["success_low"]), float(record["success_high"])),
+                       int(record["correct_stops"]), int(record["silent_failures"]), **metrics)
         except (KeyError, TypeError, ValueError) as exc:
             raise SimulationError(f"not a campaign row record: {show_value(exc)} in {show_value(record, 120)}") from None
 
@@ -135,12 +159,14 @@ class Campaign:
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         by_plan = any(r.plan is not None for r in self.rows)
-        head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "success"] + list(METRIC_NAMES)
+        head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "goal success", "correct stop", "silent failure",
+                                                               "failure"] + list(METRIC_NAMES)
         body = []
         for r in self.rows:
             lo, hi = r.success_interval
             cells = [r.strategy] + ([_plan(r)] if by_plan else [])
-            cells += [str(r.runs), f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]"]
+            cells += [str(r.runs), f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]", f"{r.correct_stop_rate:.2f}",
+                      f"{r.silent_failure_rate:.2f}", f"{r.failures / r.runs if r.runs else 0.0:.2f}"]
             cells += [_estimate(getattr(r, n)) for n in METRIC_NAMES]
             body.append(cells)
         return head, body

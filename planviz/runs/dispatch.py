@@ -33,7 +33,7 @@ from .faultmodel import FaultModel
 from .measures import metrics
 from .mechanisms import Variant, run_variant
 
-__all__ = ["Unit", "FIGURES", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
+__all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
 
 #: The eight metrics a campaign row estimates, in the order of a run's figures.
 FIGURES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
@@ -41,7 +41,9 @@ FIGURES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", 
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
-Partial = tuple[float, ...]  # (runs, successes, n_1, sum_1, squares_1, ..., n_8, sum_8, squares_8)
+#: Counts before the figures: runs, then one per outcome class but failure (runs minus the others).
+COUNTS = 4
+Partial = tuple[float, ...]  # (runs, successes, correct_stops, silent_failures, n_1, sum_1, squares_1, ...)
 Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
 Result = list[tuple[int, int, tuple[Partial, ...]]]
 
@@ -84,17 +86,19 @@ def run_chunk(task: Task) -> Result:
     model, variants, work = task
     out: Result = []
     for unit in work:
-        acc: list[list[float]] = [[0] * (2 + 3 * len(FIGURES)) for _ in variants]
+        acc: list[list[float]] = [[0] * (COUNTS + 3 * len(FIGURES)) for _ in variants]
         for index in range(unit.start, unit.stop):
             faults = model.draw(unit.plan, unit.key, index)
             for row, a in zip(variants, acc):
                 m = metrics(run_variant(unit.plan, faults, row))
                 a[0] += 1
-                a[1] += m.success
+                a[1] += m.outcome_class == "goal_success"
+                a[2] += m.outcome_class == "correct_stop"
+                a[3] += m.outcome_class == "silent_failure"
                 for j, value in enumerate((m.tool_calls, m.model_calls, m.time, m.recovery_distance, m.replans,
                                            m.precondition_errors, m.duplicate_steps, m.critical_path_delay)):
                     if value is not None:
-                        k = 2 + 3 * j
+                        k = COUNTS + 3 * j
                         a[k] += 1
                         a[k + 1] += value
                         a[k + 2] += value * value

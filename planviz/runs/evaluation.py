@@ -20,7 +20,7 @@ from ..errors import PlanvizTypeError, SimulationError, expect_names, expect_typ
 from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
-from .dispatch import FIGURES, Result, chunks, execute, units
+from .dispatch import COUNTS, FIGURES, Result, chunks, execute, units
 from .faultmodel import FaultModel, plan_key
 from .intervals import Estimate, wilson
 from .mechanisms import ABLATION, Variant, variant
@@ -166,7 +166,7 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
 
     execute(tasks, executor, done)
     results.sort(key=lambda u: (u[0], u[1]))  # (plan, block): one order, whatever the executor did
-    width = 2 + 3 * len(FIGURES)
+    width = COUNTS + 3 * len(FIGURES)
     overall: list[list[float]] = [[0] * width for _ in rows]
     per: dict[int, list[list[float]]] = {}
     for index, _, partials in results:
@@ -187,8 +187,9 @@ def _add(acc: list[float], part: tuple[float, ...]) -> None:
 
 
 def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
-    runs, successes = int(acc[0]), int(acc[1])
-    estimates = {f: Estimate.from_sums(int(acc[2 + 3 * j]), float(acc[3 + 3 * j]), float(acc[4 + 3 * j]))
+    runs, successes, stops, silent = (int(v) for v in acc[:COUNTS])
+    k = COUNTS
+    estimates = {f: Estimate.from_sums(int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j]))
                  for j, f in enumerate(FIGURES)}
     return CampaignRow(name, plan, plan_name, runs, successes, successes / runs if runs else 0.0,
-                       wilson(successes, runs), **estimates)
+                       wilson(successes, runs), stops, silent, **estimates)

@@ -26,6 +26,7 @@ from ..plan.lineage import lineage_roots
 from ..plan.model import Contract
 from .events import Run, expect_run
 from .fault import FAULTS
+from .outcomes import outcome_class
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
@@ -37,7 +38,8 @@ _EXECUTOR = frozenset({k.category for k in FAULTS.values() if k.blame == "execut
 _ENVIRONMENT = frozenset(k.category for k in FAULTS.values() if k.blame == "environment" and k.category)
 
 METRIC_DOCS = {
-    "success": "the run ended plan_complete",
+    "success": "goal success: the run completed its plan, no premise was falsified and every step produced the "
+               "evidence it declared (planviz.outcome_class)",
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
                      "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
@@ -57,6 +59,8 @@ METRIC_DOCS = {
                    "decides each call), none (workflow: a fixed script); not recorded (None) for another "
                    "tool's trace that holds none",
     "time": "clock at the last event (planviz.run_usage)",
+    "outcome_class": "goal_success, correct_stop (infeasible, false premise, forbidden state: a result, not a "
+                     "failure), silent_failure (completed past a false premise or missing evidence) or failure",
 }
 
 
@@ -74,6 +78,7 @@ class Metrics:
     tool_calls: int
     model_calls: int | None
     time: float
+    outcome_class: str
 
     @staticmethod
     def describe() -> dict[str, str]:
@@ -187,19 +192,20 @@ def metrics(run: Run) -> Metrics:
             recovery += sum(1 for s in e.voided if statuses_before.get(s) == "done")
         if e.kind == "replan":
             replans += 1
-    success = run.outcome == "plan_complete"
+    verdict = outcome_class(run)
+    completed = run.outcome == "plan_complete"  # the critical path delay is defined for a completed run
     delay = None
-    if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
+    if completed and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
         ideal = recorded_makespan(run)
         delay = None if ideal is None else max(0.0, (run.time - run.events[0].time) - ideal)
-    elif success and run.plans:
+    elif completed and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
     usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
-    return Metrics(success, executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, recovery, delay, usage.tool_calls, usage.model_calls, usage.time)
+    return Metrics(verdict == "goal_success", executability, precondition_errors, repeats,  # invalid + repeats
+                   replans, recovery, delay, usage.tool_calls, usage.model_calls, usage.time, verdict)
 
 
 @dataclass(frozen=True)

@@ -9,24 +9,24 @@ from planviz import (Comparison, Contract, Fault, Metrics, Plan, Recorder, Step,
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
-#         critical_path_delay, tool_calls, model_calls, time
+#         critical_path_delay, tool_calls, model_calls, time, outcome_class
 TABLE = [
     # no fault: the critical path, nothing repeated; one model call: the proposal
-    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0)),
+    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0, "goal_success")),
     # S4 fails at 29; S3.v2 29-35, S4.v2 35-45; S3 was done when voided (S4 had failed): distance 1
-    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0)),
+    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0, "goal_success")),
     # S3 fails at 19; S1.v2 19-27, S3.v2 27-33, S4.v2 33-43; of S1, S3, S4 only S1 was done
-    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0)),
+    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0, "goal_success")),
     # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
-    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0)),
+    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0, "goal_success")),
     # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
-    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0)),
+    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure")),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
-    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0)),
+    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure")),
     # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0)),
+    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0, "failure")),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
-    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0)),
+    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure")),
 ]
 
 
@@ -89,12 +89,12 @@ def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
 
 
 def test_metrics_render():
-    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0)
+    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "goal_success")
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
     text = m.to_text()
     assert "executability        0.80" in text and "critical_path_delay  -" in text and "success              yes" in text
     html = m._repr_html_()
-    assert html.count("<tr>") == 10 and "<td>45</td>" in html
+    assert html.count("<tr>") == 11 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
 
 
