@@ -19,11 +19,13 @@ from ..errors import SimulationError, show_value
 from .faultmodel import FaultModel
 from .intervals import Estimate
 
-__all__ = ["Campaign", "CampaignRow", "METRIC_NAMES"]
+__all__ = ["Campaign", "CampaignRow", "METRIC_NAMES", "SUBSET_ONLY"]
 
-#: The eight metrics of a row (seed 004's cost and failure figures), in column order.
-METRIC_NAMES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
-                "duplicate_steps", "critical_path_delay")
+#: The metrics of a row (seed 004's cost and failure figures, executability, the work voided), in column order.
+METRIC_NAMES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
+                "precondition_errors", "duplicate_steps", "critical_path_delay")
+#: Metrics averaged over some runs only, and which: shown with the label in every table.
+SUBSET_ONLY = {"critical_path_delay": "completed runs only"}
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,10 @@ class CampaignRow:
     infeasible contract refused, a false premise or a forbidden state found:
     results, not failures), ``silent_failures`` (completed past a false premise
     or missing evidence) and ``failures`` (the rest) count the other runs; each metric is an :class:`~planviz.runs.intervals.Estimate`
-    (mean, low, high, n). ``critical_path_delay`` is averaged over the
-    successful runs only (it is defined for completed runs).
+    (mean, low, high, n; a 95% Student-t interval, never below 0), averaged
+    over every run of the row, the same runs for every strategy; only
+    ``critical_path_delay`` is averaged over the completed runs (it is defined
+    for them alone), and tables label it so.
     """
 
     strategy: str
@@ -49,10 +53,12 @@ class CampaignRow:
     success_interval: tuple[float, float]
     correct_stops: int
     silent_failures: int
+    executability: Estimate
     tool_calls: Estimate
     model_calls: Estimate
     time: Estimate
     recovery_distance: Estimate
+    work_voided: Estimate
     replans: Estimate
     precondition_errors: Estimate
     duplicate_steps: Estimate
@@ -160,7 +166,8 @@ class Campaign:
     def _table(self) -> tuple[list[str], list[list[str]]]:
         by_plan = any(r.plan is not None for r in self.rows)
         head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "goal success", "correct stop", "silent failure",
-                                                               "failure"] + list(METRIC_NAMES)
+                                                               "failure"]
+        head += [f"{n} ({SUBSET_ONLY[n]})" if n in SUBSET_ONLY else n for n in METRIC_NAMES]
         body = []
         for r in self.rows:
             lo, hi = r.success_interval
@@ -177,7 +184,8 @@ class Campaign:
                 f"faults {rates} (times {_times(self.faults)}, seed {self.faults.seed})")
 
     def to_text(self) -> str:
-        """A plain-text table: success rate [95% interval], then each metric's mean +- half its interval."""
+        """A plain-text table: goal success rate [95% interval], the other outcome classes' shares, then each
+        metric's mean +- half its interval ([low, high] when the interval is cut at 0)."""
         head, body = self._table()
         widths = [max(len(c) for c in col) for col in zip(head, *body)]
         lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
@@ -196,6 +204,8 @@ def _estimate(e: Estimate) -> str:
         return "-"
     if e.low is None or e.high is None:
         return f"{e.mean:.2f}"
+    if e.high - e.mean > e.mean - e.low + 1e-9:  # cut at 0: not symmetric any more
+        return f"{e.mean:.2f} [{e.low:.2f}, {e.high:.2f}]"
     return f"{e.mean:.2f} \u00b1{(e.high - e.low) / 2:.2f}"
 
 

@@ -3,7 +3,7 @@
 The work is cut into units (one plan, one block of :data:`BLOCK` samples) and
 units into chunks of about :data:`CHUNK_RUNS` simulations. A chunk comes back
 as figures only: per unit and row, the run count, the successes and the
-count, sum and sum of squares of each metric (:data:`FIGURES`); never runs.
+count, mean and sum of squared deviations of each metric (:data:`FIGURES`, Welford's update); never runs.
 Unit boundaries do not depend on the executor and units are added up in
 (plan, block) order, so the same seed gives the same floats in-process, on
 processes and on a Dask cluster.
@@ -30,20 +30,22 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 from ..errors import PlanvizTypeError, show_value
 from ..plan.model import Plan
 from .faultmodel import FaultModel
+from .intervals import welford
 from .measures import metrics
 from .mechanisms import Variant, run_variant
 
 __all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
 
-#: The eight metrics a campaign row estimates, in the order of a run's figures.
-FIGURES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
-           "duplicate_steps", "critical_path_delay")
+#: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a
+#: run's figures; each is averaged over every run but ``critical_path_delay`` (completed runs only).
+FIGURES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
+           "precondition_errors", "duplicate_steps", "critical_path_delay")
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
 #: Counts before the figures: runs, then one per outcome class but failure (runs minus the others).
 COUNTS = 4
-Partial = tuple[float, ...]  # (runs, successes, correct_stops, silent_failures, n_1, sum_1, squares_1, ...)
+Partial = tuple[float, ...]  # (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
 Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
 Result = list[tuple[int, int, tuple[Partial, ...]]]
 
@@ -95,13 +97,11 @@ def run_chunk(task: Task) -> Result:
                 a[1] += m.outcome_class == "goal_success"
                 a[2] += m.outcome_class == "correct_stop"
                 a[3] += m.outcome_class == "silent_failure"
-                for j, value in enumerate((m.tool_calls, m.model_calls, m.time, m.recovery_distance, m.replans,
-                                           m.precondition_errors, m.duplicate_steps, m.critical_path_delay)):
-                    if value is not None:
+                for j, name in enumerate(FIGURES):
+                    value = getattr(m, name)
+                    if value is not None:  # Welford's update: count, mean, sum of squared deviations
                         k = COUNTS + 3 * j
-                        a[k] += 1
-                        a[k + 1] += value
-                        a[k + 2] += value * value
+                        a[k:k + 3] = welford((int(a[k]), a[k + 1], a[k + 2]), float(value))
         out.append((unit.position, unit.start, tuple(tuple(a) for a in acc)))
     return out
 

@@ -22,7 +22,7 @@ from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
 from .dispatch import COUNTS, FIGURES, Result, chunks, execute, units
 from .faultmodel import FaultModel, plan_key
-from .intervals import Estimate, wilson
+from .intervals import Estimate, merge, wilson
 from .mechanisms import ABLATION, Variant, variant
 from .strategies import STRATEGIES
 
@@ -182,14 +182,16 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
 
 
 def _add(acc: list[float], part: tuple[float, ...]) -> None:
-    for k, v in enumerate(part):
-        acc[k] += v
+    for k in range(COUNTS):
+        acc[k] += part[k]
+    for k in range(COUNTS, len(part), 3):  # Chan's merge of (count, mean, M2): no sum of squares to cancel
+        acc[k:k + 3] = merge((int(acc[k]), acc[k + 1], acc[k + 2]), (int(part[k]), part[k + 1], part[k + 2]))
 
 
 def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
     runs, successes, stops, silent = (int(v) for v in acc[:COUNTS])
     k = COUNTS
-    estimates = {f: Estimate.from_sums(int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j]))
+    estimates = {f: Estimate.from_moments(int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j]))
                  for j, f in enumerate(FIGURES)}
     return CampaignRow(name, plan, plan_name, runs, successes, successes / runs if runs else 0.0,
                        wilson(successes, runs), stops, silent, **estimates)

@@ -23,7 +23,8 @@ from ..errors import StructureError
 from ..plan.arguments import expect_contract
 from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
-from ..plan.model import Contract
+from ..plan.model import Contract, Plan
+from ..structure.index import structure_index
 from .events import Run, expect_run
 from .fault import FAULTS
 from .outcomes import outcome_class
@@ -43,10 +44,15 @@ METRIC_DOCS = {
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
                      "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
-    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step, its revisions or the same "
-                       "work (action, tool, arguments, requires, produces) under any id",
+    "duplicate_steps": "work redone after a failure or a replan: starts of steps not in their plan, starts repeating "
+                       "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
+                       "expansion added that does the same work (action, tool, arguments, requires, produces) as a "
+                       "step started before; never a step the first plan itself lists twice",
     "replans": "plan revisions",
-    "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
+    "recovery_distance": "how far back execution went after a failure: the hops (dependency edges) from the failed "
+                         "step up to the nearest re-run point (a voided step none of whose dependencies was voided; "
+                         "0 when the failed step itself is re-run), the largest over the run's recoveries",
+    "work_voided": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
                            "one); for a recorded run, its makespan minus the critical path of the steps it ran "
                            "with the times that happened (plus the model calls that led to each), over the "
@@ -79,6 +85,7 @@ class Metrics:
     model_calls: int | None
     time: float
     outcome_class: str
+    work_voided: int
 
     @staticmethod
     def describe() -> dict[str, str]:
@@ -160,13 +167,14 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = repeats = 0
+    precondition_errors = voided_work = replans = repeats = distance = 0
+    group: tuple[Plan | None, str | None, set[str]] | None = None  # the recovery under way: plan, failed, voided
+    first_ids = planned
     started_roots: set[str] = set()
     started_work: set[str] = set()
     keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
-            starts += 1
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 repeats += 1
                 continue
@@ -178,7 +186,9 @@ def metrics(run: Run) -> Metrics:
                 if e.step not in known:
                     known.update(work_keys(at, [e.step]))
                 work = known.get(e.step)
-            repeats += root in started_roots or work in started_work  # the same work again, under any id
+            # the same step again (retry, redo), or work a revision re-issued under a new id; a step the first
+            # plan lists twice (a second, legitimate "go to toilet") is no duplicate
+            repeats += root in started_roots or (work in started_work and root not in first_ids)
             started_roots.add(root)
             if work is not None:
                 started_work.add(work)
@@ -189,9 +199,17 @@ def metrics(run: Run) -> Metrics:
                     precondition_errors += 1
         elif e.kind in ("invalidate", "recheck") and i > 0:
             statuses_before = run.frame(i - 1).statuses
-            recovery += sum(1 for s in e.voided if statuses_before.get(s) == "done")
+            voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
+            if e.kind == "invalidate":  # a recovery: its rechecks (a goal change) void more of the same scope
+                if group is not None:
+                    distance = max(distance, _hops_back(*group))
+                group = (run.plan_at(i - 1), e.step, set(e.voided))
+            elif group is not None:
+                group[2].update(e.voided)
         if e.kind == "replan":
             replans += 1
+    if group is not None:
+        distance = max(distance, _hops_back(*group))
     verdict = outcome_class(run)
     completed = run.outcome == "plan_complete"  # the critical path delay is defined for a completed run
     delay = None
@@ -205,7 +223,25 @@ def metrics(run: Run) -> Metrics:
             delay = None
     usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
     return Metrics(verdict == "goal_success", executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, recovery, delay, usage.tool_calls, usage.model_calls, usage.time, verdict)
+                   replans, distance, delay, usage.tool_calls, usage.model_calls, usage.time, verdict, voided_work)
+
+
+def _hops_back(plan: Plan | None, failed: str | None, voided: set[str]) -> int:
+    """Hops from ``failed`` up its dependencies to the nearest re-run point: a voided step none of whose
+    dependencies was voided (0 when ``failed`` is one). A re-run point off ``failed``'s ancestry (a goal change
+    voids every branch) counts by its distance ignoring direction."""
+    if plan is None or failed is None or failed not in plan.by_id or not voided:
+        return 0
+    index = structure_index(plan)
+    points = [s for s in voided if s in index.parents and not set(index.parents[s]) & voided]
+    if not points or failed in points:
+        return 0
+    up = index.ancestor_distances(failed)
+    near = [up[s] for s in points if s in up]
+    if near:
+        return min(near)
+    around = index.undirected_distances(failed)
+    return min((around[s] for s in points if s in around), default=0)
 
 
 @dataclass(frozen=True)

@@ -9,24 +9,24 @@ from planviz import (Comparison, Contract, Fault, Metrics, Plan, Recorder, Step,
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
-#         critical_path_delay, tool_calls, model_calls, time, outcome_class
+#         critical_path_delay, tool_calls, model_calls, time, outcome_class, work_voided
 TABLE = [
     # no fault: the critical path, nothing repeated; one model call: the proposal
-    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0, "goal_success")),
+    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0, "goal_success", 0)),
     # S4 fails at 29; S3.v2 29-35, S4.v2 35-45; S3 was done when voided (S4 had failed): distance 1
-    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0, "goal_success")),
+    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0, "goal_success", 1)),
     # S3 fails at 19; S1.v2 19-27, S3.v2 27-33, S4.v2 33-43; of S1, S3, S4 only S1 was done
-    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0, "goal_success")),
+    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0, "goal_success", 1)),
     # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
-    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0, "goal_success")),
+    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0, "goal_success", 0)),
     # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
-    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure")),
+    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure", 0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
-    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure")),
+    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure", 1)),
     # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0, "failure")),
+    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0, "failure", 0)),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
-    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure")),
+    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure", 0)),
 ]
 
 
@@ -89,12 +89,12 @@ def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
 
 
 def test_metrics_render():
-    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "goal_success")
+    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "goal_success", 1)
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
     text = m.to_text()
     assert "executability        0.80" in text and "critical_path_delay  -" in text and "success              yes" in text
     html = m._repr_html_()
-    assert html.count("<tr>") == 11 and "<td>45</td>" in html
+    assert html.count("<tr>") == 12 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
 
 
@@ -199,3 +199,30 @@ def test_compare_html_escapes_plan_text():
     html = table._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert html.count("<tr>") == 1 + 3
+
+
+def diamond() -> Plan:
+    """A -> B, A -> C, (B, C) -> D; D also needs A's fact, which a fault withdraws."""
+    return Plan("g", [Step("A", "a", expected_evidence="e", produces="a", duration=1),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="a", produces="b", duration=1),
+                      Step("C", "c", expected_evidence="e", depends_on="A", requires="a", produces="c", duration=1),
+                      Step("D", "d", expected_evidence="e", depends_on=["B", "C"], requires=["a", "b", "c"],
+                           produces="d", duration=1)])
+
+
+def test_recovery_distance_is_hops_back_and_work_voided_its_own_figure():
+    run = simulate(diamond(), faults=[Fault("D", "withdraw", "a")])
+    [inv] = [e for e in run.events if e.kind == "invalidate"]
+    assert inv.step == "D" and {"A", "B", "C"} <= inv.voided  # read from the event: A's work is redone
+    m = metrics(run)
+    # D -> B -> A: two hops back to the re-run point A; A, B and C were done and are voided
+    assert (m.recovery_distance, m.work_voided, m.success) == (2, 3, True)
+
+
+def test_a_step_the_plan_lists_twice_is_no_duplicate():
+    # as WorFBench writes it: steps ordered by edges only, the same action twice
+    plan = Plan("wash", [Step("1", "go to toilet", expected_evidence="e"),
+                         Step("2", "wash hands", expected_evidence="e", depends_on="1"),
+                         Step("3", "go to toilet", expected_evidence="e", depends_on="2")])
+    assert metrics(simulate(plan)).duplicate_steps == 0
+    assert metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1  # the retry
