@@ -65,12 +65,13 @@ def test_rows_count_every_run_and_average_its_metrics(plans):
             assert getattr(row, name).mean == pytest.approx(sum(values) / len(values) if values else None)
 
 
-def test_the_planner_recovers_a_side_effect_the_direct_agent_cannot():
+def test_the_direct_agent_redoes_spoiled_work_too_and_pays_for_it_in_calls():
     result = campaign([patch_plan()], FaultModel({"side_effect": 0.25}, seed=5), samples=200,
                       strategies=["direct", "planner"])
     direct, planner = result.row("direct"), result.row("planner")
-    assert planner.success_interval[0] > direct.success_interval[1]
-    assert planner.replans.mean > 0 and direct.replans.mean == 0
+    # both redo the patch a side effect spoiled (same cap: max_replans redos a run); neither has an edge there
+    assert abs(direct.success_rate - planner.success_rate) < 0.05 and direct.success_rate > 0.9
+    assert direct.duplicate_steps.mean > 0 and direct.model_calls.mean > planner.model_calls.mean
 
 
 def test_one_seed_one_result_across_runs_and_executors(plans):

@@ -23,8 +23,9 @@ TABLE = [
     ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure", 0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
     ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure", 1)),
-    # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0, "failure", 0)),
+    # direct: S3 fails at 22, its result shows S1's fact gone: S1 redone 22-30, S3 30-36, S4 36-46; a call per
+    # step call (7); S1 was done when voided: one hop back from S3, one step of work voided
+    ("direct", ("S3:withdraw",), (True, 1.0, 0, 2, 0, 1, 17.0, 7, 7, 46.0, "goal_success", 1)),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
     ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure", 0)),
 ]
@@ -36,11 +37,11 @@ def test_metrics_on_the_worked_example(cache_plan, strategy, faults, expected):
     assert m == Metrics(*expected)
 
 
-def test_direct_in_a_bad_file_order_counts_precondition_errors(cache_plan):
+def test_direct_in_a_bad_file_order_starts_nothing_unready(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     m = metrics(simulate(shuffled, strategy="direct"))
-    # S3 runs before S1 and S2 (error), fails; S4 needs S3's result, so the agent does not call it
-    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (1, 0.6, False, 4)
+    # S3 is listed before S1 and S2, which it needs: the agent calls it once it holds their results
+    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (0, 1.0, True, 5)
 
 
 def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
@@ -181,14 +182,15 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     assert isinstance(table, Comparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
-    assert [r.outcome for r in table.rows] == ["step_failed", "step_failed", "plan_complete"]
-    assert [r.attribution for r in table.rows] == ["executor", "executor", None]  # a side effect: no evidence
+    # the direct agent redoes the patch the side effect spoiled; the fixed workflow stops
+    assert [r.outcome for r in table.rows] == ["plan_complete", "step_failed", "plan_complete"]
+    assert [r.attribution for r in table.rows] == [None, "executor", None]  # a side effect: no evidence
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]
     assert text[-1].split()[:4] == ["planner", "plan_complete", "yes", "1.00"]
     d = table.to_dict()
-    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][0]["success"] is False
+    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][1]["success"] is False
     one = compare(cache_plan, (), strategies=("planner",), workers=1)
     assert len(one.rows) == 1 and one.rows[0].metrics.time == 32.0
 
