@@ -114,7 +114,8 @@ def add_commands(sub: Any) -> None:
     ``planviz validate`` stays small)."""
     for name, help in (("campaign", "run strategies over plan files on sampled faults: success rates and costs "
                                     "with 95% intervals"),
-                       ("ablation", "add the planner's mechanisms one at a time over plan files on sampled faults")):
+                       ("ablation", "the planner without one mechanism at a time, then the cumulative ladder, over plan "
+                                    "files on sampled faults")):
         sp = sub.add_parser(name, help=help.replace("%", "%%"), description=help)
         sp.set_defaults(func=_run)
         sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans)")

@@ -58,16 +58,21 @@ from .approval import confirm_write, grant
 from .events import Observation
 from .horizon import await_expansion
 
-__all__ = ["STRATEGIES", "MECHANISMS", "STRATEGY_MECHANISMS", "run_direct", "idempotent"]
+__all__ = ["STRATEGIES", "MECHANISMS", "STRATEGY_MECHANISMS", "REPLAN_BOUND", "run_direct", "idempotent"]
 
 STRATEGIES = ("direct", "workflow", "planner")
-#: The planner's mechanisms, each a switch of the simulator (:func:`planviz.ablation` adds them one at a time):
-#: the plan run in dependency order with its produced facts checked and transient failures retried; the plan
-#: validated before step 1 (refused plans stop); scoped recovery, replanning and far-step expansion; a stop on a
-#: falsified premise or a forbidden state.
-MECHANISMS = ("explicit_plan", "validation_gate", "replanning", "premises_stop")
-STRATEGY_MECHANISMS = {"direct": frozenset(), "workflow": frozenset({"explicit_plan"}),
+#: The planner's mechanisms, each a switch of the simulator (:func:`planviz.ablation` removes them one at a time):
+#: ``explicit_plan`` (the plan run in dependency order: a workflow), ``evidence_check`` (a step's declared facts
+#: checked: missing evidence stops the run), ``validation_gate`` (the plan validated before step 1),
+#: ``premises_stop`` (a stop on a falsified premise or a forbidden state), ``replanning`` (a failure answered
+#: with a new plan version), ``scoped_recovery`` (a new version voids only the failure's scope; without it,
+#: every started step), ``far_expansion`` (far steps expanded), ``replan_cap`` (revisions capped by
+#: ``max_replans``; without it, only by :data:`REPLAN_BOUND`).
+MECHANISMS = ("explicit_plan", "evidence_check", "validation_gate", "premises_stop", "replanning", "scoped_recovery",
+              "far_expansion", "replan_cap")
+STRATEGY_MECHANISMS = {"direct": frozenset(), "workflow": frozenset({"explicit_plan", "evidence_check"}),
                        "planner": frozenset(MECHANISMS)}
+REPLAN_BOUND = 100  #: revisions allowed when the replan cap is switched off (so every run still ends)
 
 
 def idempotent(step: Step, contract: Contract | None = None) -> bool:
