@@ -94,6 +94,7 @@ OTHER_ARGUMENTS = {
     ("compare", "contract"): lambda: planviz.compare(PLAN, contract="contract.yaml"),
     ("frozen_plan_test", "contract"): lambda: planviz.frozen_plan_test(PLAN, "contract.yaml"),
     ("frozen_plan_test", "faults"): lambda: planviz.frozen_plan_test(PLAN, faults="S4:side_effect"),
+    ("frozen_plan_test", "trace"): lambda: planviz.frozen_plan_test(PLAN, trace="run.jsonl"),
     ("attribute", "contract"): lambda: planviz.attribute(RUN, "contract.yaml"),
     ("attribution", "contract"): lambda: planviz.attribution(RUN, "contract.yaml"),
     ("diff_runs", "a"): lambda: planviz.diff_runs("run.jsonl", RUN),

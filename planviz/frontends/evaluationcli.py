@@ -81,9 +81,14 @@ def _run(args: argparse.Namespace) -> int:
 def frozen_test(plan: Any, contract: Any, faults: Any, args: argparse.Namespace) -> int:
     """``planviz simulate --frozen``: :func:`planviz.frozen_plan_test`, per step performed and evidence, the
     evidence rate, steps out of the plan, the attribution (``--json``: as data); exit 0 when it completed."""
-    from ..runs.frozen import frozen_plan_test
+    from ..runs.comparisons.frozenplan import frozen_plan_test
 
-    result = frozen_plan_test(plan, contract, faults, workers=args.workers)
+    trace = None
+    if getattr(args, "trace", None):
+        from ..runs.traces.tracefile import load_trace
+
+        trace = load_trace(args.trace)
+    result = frozen_plan_test(plan, contract, faults, workers=args.workers, trace=trace)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
     return 0 if result.outcome == "plan_complete" else 1
 

@@ -30,7 +30,7 @@ from ..plan.model import Plan, Step
 from ..runs.comparisons.comparison import compare
 from ..runs.events import Run
 from ..runs.fault import Fault
-from ..runs.frozen import frozen_plan_test
+from ..runs.comparisons.frozenplan import frozen_plan_test
 from ..runs.measures import metrics
 from ..runs.revision import reissue as library_reissue
 from ..runs.simulation import simulate
