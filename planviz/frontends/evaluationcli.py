@@ -55,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
             os.path.exists(f) and os.path.samefile(f, args.output) for f in args.plans if f != "-"):
         raise PlanvizError(f"-o {args.output} is one of the plan files: write the chart to another file (planviz "
                            "never overwrites its input)")
-    plans = [p for f in args.plans for p in load_plans(sys.stdin.buffer if f == "-" else f)]
+    plans = [p for f in _plan_files(args.plans) for p in load_plans(sys.stdin.buffer if f == "-" else f)]
     model = FaultModel(parse_rates(args.rates), times=args.times, seed=args.seed)
     executor, close = _executor(args)
     try:
@@ -76,6 +76,30 @@ def _run(args: argparse.Namespace) -> int:
         path = render_campaign(result, cost=args.cost).save(args.output)
         print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+_PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".yaml", ".yml")
+
+
+def _plan_files(paths: list[str]) -> list[str]:
+    """The plan files named, a folder standing for the plan files in it (sorted; a task set such as
+    ``corpus/asynchow`` or ``corpus/worfbench/full``; LICENSE and README files are not plans).
+
+    >>> _plan_files(["planviz/examples/cache_isolation.yaml"])
+    ['planviz/examples/cache_isolation.yaml']
+    """
+    out: list[str] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.lower().endswith(_PLAN_SUFFIXES)
+                           and os.path.isfile(os.path.join(path, n)))
+            if not found:
+                raise PlanvizError(f"{path} is a folder with no plan files ({', '.join(_PLAN_SUFFIXES)}); name the "
+                                   "files, or the folder that holds them")
+            out += found
+        else:
+            out.append(path)
+    return out
 
 
 def frozen_test(plan: Any, contract: Any, faults: Any, args: argparse.Namespace) -> int:
@@ -123,7 +147,8 @@ def add_commands(sub: Any) -> None:
                                     "files on sampled faults")):
         sp = sub.add_parser(name, help=help.replace("%", "%%"), description=help)
         sp.set_defaults(func=_run)
-        sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans)")
+        sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans) or folders "
+                        "of them, e.g. a task set such as corpus/asynchow or corpus/worfbench/full")
         sp.add_argument("--samples", type=int, default=100, metavar="N", help="fault lists per plan (default 100)")
         sp.add_argument("--rates", default="", metavar="KIND=P,...",
                         help="probability per step of each fault kind, e.g. transient=0.1,tool_error=0.02")
