@@ -27,7 +27,7 @@ from ..plan.model import Contract, Plan
 from ..structure.index import structure_index
 from .events import Run, expect_run
 from .fault import FAULTS
-from .outcomes import outcome_class
+from .outcomes import missing_evidence, outcome_class
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
@@ -292,14 +292,15 @@ def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | No
 def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> Attribution:
     """Seed 000's tree, in order: who the outcome of ``run`` is down to, and why.
 
-    1. A successful run (``plan_complete``, unless ``goal_met`` is False) and a correct refusal (the contract
+    1. A successful run (goal success: ``plan_complete`` with every premise true and every declared fact
+       produced, unless ``goal_met`` is False) and a correct refusal (the contract
        asks for a fact no route can have, ``infeasible_fact``: infeasibility is a result, not a failure) blame
        no one: party None, the reason kept.
     2. The plan failed the contract (the first plan fails :func:`planviz.validate`, a revision or expansion
        was refused, a far step was left unexpanded): ``planner``.
     3. A step did not produce the evidence it declared (its tool errored, its observation lacked a fact, a
        side effect or a timeout failed it, it started unready or off-plan, it established a forbidden
-       state): ``executor``.
+       state, it completed without its evidence and the run went on: a silent failure): ``executor``.
     4. A fact was withdrawn mid-run (a precondition found false, a premise falsified, a conflicting
        observation; the goal changed or an approval was denied under it): ``environment``.
     5. Otherwise every step that ran produced its evidence and the goal still failed: ``contract`` (too
@@ -337,7 +338,8 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     contract = expect_contract(contract, "attribution")
     contract = contract if contract is not None else run.contract
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
-    if run.outcome == "plan_complete" and goal_met is not False:
+    verdict = outcome_class(run)
+    if run.outcome == "plan_complete" and goal_met is not False and verdict == "goal_success":
         return Attribution(None, "the run completed every step of its plan (plan_complete): nothing to blame; "
                                  "whether the user's goal holds is for a person to judge")
     first = refusal(run.plans[0], contract) if run.plans else None
@@ -364,6 +366,10 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     if bad is not None:
         return Attribution("executor", f"step {bad.step!r} did not produce the evidence it declared "
                                        f"({bad.category}: {bad.message})")
+    unchecked = missing_evidence(run) if verdict == "silent_failure" else []
+    if unchecked:
+        return Attribution("executor", f"step {unchecked[0]!r} completed without the evidence it declared, and the "
+                                       "run went on (a silent failure)")
     if offplan is not None or m.precondition_errors:
         what = f"step {offplan.step!r} was not in its plan" if offplan is not None else \
             f"{m.precondition_errors} step(s) started before they were ready"

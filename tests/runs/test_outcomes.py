@@ -71,3 +71,12 @@ def test_a_kind_added_never_moves_the_other_kinds_faults(seed, index, added):
     base = FaultModel({"transient": 0.3, "side_effect": 0.2, "missing_evidence": 0.2}, seed=seed)
     more = FaultModel({"transient": 0.3, "side_effect": 0.2, "missing_evidence": 0.2, added: 0.5}, seed=seed)
     assert [f for f in more.sample(plan, index) if f.kind != added] == list(base.sample(plan, index))
+
+
+def test_a_silent_failure_is_attributed_not_excused(cache_plan, past_due):
+    from planviz import attribution
+    unchecked = simulate(cache_plan, faults=[Fault("S4", "missing_evidence")], strategy="direct")
+    assert unchecked.outcome == "plan_complete" and attribution(unchecked).party == "executor"
+    assert "'S4' completed without the evidence" in attribution(unchecked).reason
+    past = simulate(past_due, faults=[Fault("step_1", "premise_false")], strategy="workflow")
+    assert past.outcome == "plan_complete" and attribution(past).party == "environment"
