@@ -87,6 +87,7 @@ def test_a_recorded_run_is_aligned_with_the_fixed_plan_and_its_extra_calls_are_o
     assert result.steps["T"] == result.steps["T"].__class__(True, True, 1)
     assert not result.steps["M"].performed and result.out_of_plan == ("write_file",)  # the raw file's 2nd call
     assert result.evidence_rate == 1.0 and result.run is run
+    assert result.attribution == "executor" and "not performed: M" in result.reason  # it left the route
     assert "write_file" in result.to_text()
 
 

@@ -6,7 +6,8 @@ recorded run of a real executor is aligned with the fixed plan by the one matchi
 steps ran (an attempt finished: a step still running at the stop did not), whether each produced its
 declared evidence (it completed, and every fact it declares is among the facts its observation recorded;
 unknown when the trace records none), the calls outside the plan (``out_of_plan``, read from the trace), and
-who the outcome is down to (seed 000's tree, :func:`planviz.attribution`).
+who the outcome is down to (seed 000's tree, :func:`planviz.attribution`; a run that completed its own
+plan but skipped a planned step or called outside the route is the executor's).
 
 >>> from planviz import examples, Recorder
 >>> plan = examples.load("cache_isolation")
@@ -19,10 +20,14 @@ who the outcome is down to (seed 000's tree, :func:`planviz.attribution`).
 >>> result = frozen_plan_test(plan, trace=rec.run)
 >>> [sid for sid, p in result.steps.items() if p.performed], result.out_of_plan, result.evidence_rate
 (['S0', 'S1', 'S2'], ('rm -rf cache',), 1.0)
+>>> result.attribution
+'executor'
+
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from ...checks.validation import refusal
@@ -116,4 +121,11 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
             evidence = set(step.produces) <= got if got or not step.produces else None
         steps[step.id] = StepPerformance(performed, evidence if performed else False, attempts.get(rid, 0)
                                          if rid is not None else 0)
-    return frozen_result(run, contract, steps, tuple(r.id for r in unmatched(ran, pairs)))
+    extra = tuple(r.id for r in unmatched(ran, pairs))
+    result = frozen_result(run, contract, steps, extra)
+    skipped = [sid for sid, p in steps.items() if not p.performed]
+    if result.attribution is None and (extra or skipped):  # the trace's own plan completed; the fixed one did not
+        what = "; ".join(filter(None, [f"planned steps not performed: {', '.join(skipped)}" if skipped else "",
+                                       f"calls outside the plan: {', '.join(extra)}" if extra else ""]))
+        result = replace(result, attribution="executor", reason=f"the executor left the fixed route ({what})")
+    return result
