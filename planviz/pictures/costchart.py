@@ -89,8 +89,9 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
     if not isinstance(campaign, Campaign):
         raise PlanvizTypeError(f"render_campaign(campaign=...) expects a planviz Campaign, got "
                                f"{type(campaign).__name__}; make one with planviz.campaign(plans, faults, samples=N)")
-    if cost not in METRIC_NAMES:
-        raise RenderError(f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(METRIC_NAMES)}")
+    costs = [n for n in METRIC_NAMES if n != "executability"]  # a share of the plan done, not a cost
+    if cost not in costs:
+        raise RenderError(f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(costs)}")
     rows = [r for r in campaign.rows if getattr(r, cost).mean is not None]
     names = list(dict.fromkeys(r.strategy for r in campaign.rows))
     highs = [max(e.mean, e.high if e.high is not None else e.mean) for e in (getattr(r, cost) for r in rows)]
