@@ -48,6 +48,7 @@ resources, refused tool calls, far steps that are no concrete work.
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 from ..analysis.scope import failure_scope
@@ -131,9 +132,23 @@ def run_direct(sim: Any) -> None:
     m, plan = sim.m, sim.plan
     lost: dict[str, str] = {}  # step -> why the agent gave it up (it failed and cannot be redone)
     redos = 0  # capped by max_replans over the run, like the planner's revisions
+    at = {st.id: i for i, st in enumerate(plan.steps)}
+    after: dict[str, list[int]] = {}  # a step's id or a fact -> the steps that wait for it (listed positions)
+    for i, st in enumerate(plan.steps):
+        for key in (*st.depends_on, *st.requires, *(r[0] for r in (split_reference(p.inner, plan.by_id)
+                                                                     for _, p in placeholders_in(st.arguments)) if r)):
+            after.setdefault(key, []).append(i)
+    # the listed positions that may be callable; a step whose inputs are missing leaves until one arrives
+    candidates = list(range(len(plan.steps)))
     while True:
-        step = next((s for s in plan.steps if s.id not in m.completed and s.id not in lost
-                     and _inputs_missing(plan, s, m.completed, m.sources) is None), None)
+        step = None
+        while candidates:
+            s = plan.steps[heapq.heappop(candidates)]
+            if s.id in m.completed or s.id in lost:
+                continue
+            if _inputs_missing(plan, s, m.completed, m.sources) is None:
+                step = s
+                break
         if step is None:
             break
         if step.horizon == "far":
@@ -146,7 +161,12 @@ def run_direct(sim: Any) -> None:
         if not confirm_write(sim, step):
             return
         obs = _attempt(sim, step)
-        if obs is None or step.id in m.completed:
+        if step.id in m.completed:  # what waited for its result or facts may be callable now
+            for key in (step.id, *step.produces, *(obs.facts if obs is not None else ())):
+                for i in after.get(key, ()):
+                    heapq.heappush(candidates, i)
+            continue
+        if obs is None:
             continue
         if obs.kind == "goal_change":
             m.stop("goal_changed", f"{step.id!r} reports that the goal changed; the agent has no plan to change "
@@ -157,6 +177,9 @@ def run_direct(sim: Any) -> None:
             scope = failure_scope(plan, step.id, obs.kind, fact=fact, state=m.state())
             if scope.action != "blocked":
                 redos += 1
+                for sid in (step.id, *scope.voided):  # the work to redo is callable again once its inputs are
+                    if sid in at:
+                        heapq.heappush(candidates, at[sid])
                 m.invalidate(step.id, scope.voided, scope.kept, f"the result of {step.id!r} shows spoiled work; "
                              f"the agent redoes {', '.join(sorted(m.began(scope.voided))) or 'it'} "
                              f"(redo {redos} of {sim.limits.max_replans})")
