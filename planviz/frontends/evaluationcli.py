@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
                                   per_plan=args.per_plan, progress=progress)
             else:
                 result = ablation(plans, model, samples=args.samples, executor=executor, per_plan=args.per_plan,
-                                  progress=progress)
+                                  progress=progress, ladder=not args.no_ladder)
     finally:
         close()
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
@@ -154,6 +154,9 @@ def add_commands(sub: Any) -> None:
                         help="probability per step of each fault kind, e.g. transient=0.1,tool_error=0.02")
         sp.add_argument("--times", type=int, default=1, metavar="N", help="attempts each fault affects (default 1)")
         sp.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
+        if name == "ablation":
+            sp.add_argument("--no-ladder", action="store_true",
+                            help="only the planner without one mechanism at a time, not the cumulative ladder")
         if name == "campaign":
             sp.add_argument("--strategies", default="direct,workflow,planner", metavar="A,B",
                             help="comma-separated, among direct, workflow, planner (default all three)")

@@ -102,3 +102,10 @@ def test_a_folder_with_no_plan_files_is_refused(cli, tmp_path):
     (tmp_path / "LICENSE.txt").write_text("MIT")
     done = cli("campaign", str(tmp_path), "--samples", "1")
     assert done.returncode != 0 and "no plan files" in done.stderr
+
+
+def test_ablation_rows_one_at_a_time_and_without_the_ladder(cli):
+    done = cli("ablation", PLANS[0], "--samples", "2", "--rates", RATES, "--json", "--no-ladder")
+    assert done.returncode == 0, done.stderr
+    names = [r["strategy"] for r in json.loads(done.stdout)["rows"]]
+    assert names[0] == "planner" and "-replanning" in names and "replan_cap=3" in names and "direct" not in names
