@@ -54,7 +54,9 @@ _EXPORTS = {
     "runs.traces.tracefile": ("save_trace", "load_trace", "parse_trace"),
     "runs.traces": ("load_traces",),
     "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
-    "runs.frozen": ("frozen_plan_test", "FrozenResult", "StepPerformance"),
+    "runs.outcomes": ("outcome_class",),
+    "runs.frozen": ("FrozenResult", "StepPerformance"),
+    "runs.comparisons.frozenplan": ("frozen_plan_test",),
     "runs.comparisons.comparison": ("compare", "Comparison", "ComparisonRow"),
     "runs.faultmodel": ("FaultModel",),
     "runs.evaluation": ("campaign", "ablation"),
@@ -127,9 +129,9 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .runs.traces import load_traces as load_traces
     from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
     from .runs.measures import attribution as attribution, Attribution as Attribution
-    from .runs.frozen import (
-        frozen_plan_test as frozen_plan_test, FrozenResult as FrozenResult, StepPerformance as StepPerformance,
-    )
+    from .runs.outcomes import outcome_class as outcome_class
+    from .runs.frozen import FrozenResult as FrozenResult, StepPerformance as StepPerformance
+    from .runs.comparisons.frozenplan import frozen_plan_test as frozen_plan_test
     from .runs.comparisons.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
     from .runs.faultmodel import FaultModel as FaultModel
     from .runs.evaluation import campaign as campaign, ablation as ablation

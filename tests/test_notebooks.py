@@ -315,16 +315,18 @@ def test_debugging_notebook_draws_the_culprit_and_the_conflict(executed):
 def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(executed):
     nb = executed("07_is_planning_worth_it.ipynb")
     text = text_of(nb)
-    for word in ("direct", "workflow", "planner", "tool_calls", "model_calls", "recovery_distance"):
+    for word in ("direct", "workflow", "planner", "tool_calls", "model_calls", "recovery_distance", "work_voided"):
         assert word in text
-    # the adaptive direct agent stops on the false premise too; the fixed workflow does not look
-    assert re.search(r"^S0:premise_false\s+premise_failed \(1/1\)\s+plan_complete \(5/0\)\s+"
-                     r"premise_failed \(1/1\)$", text, re.M)
+    # outcome classes: a false premise is a correct stop for the planner, a silent failure for the others
+    assert re.search(r"^S0:premise_false\s+silent_failure \(5/5\)\s+silent_failure \(5/0\)\s+"
+                     r"correct_stop \(1/1\)$", text, re.M)
+    # the implicit agent redoes what a withdrawn fact spoiled, like the planner; the workflow cannot
+    assert re.search(r"^S3:withdraw\s+goal_success \(7/7\)\s+failure \(4/0\)\s+goal_success \(7/2\)$", text, re.M)
     # without the graph, the direct agent still sees its inputs: no call on what the failure took away
     assert "precondition_errors=0, duplicate_steps=0, replans=0, recovery_distance=0, critical_path_delay=None, " \
-           "tool_calls=3, model_calls=3, time=16.0), attribution='executor'" in text
-    # the release refusal: a correct refusal, a result rather than a failure: no one to blame
-    assert re.search(r"outcome='refused'.*?attribution=None", text, re.S)
+           "tool_calls=3, model_calls=3, time=16.0, outcome_class='failure', work_voided=0), attribution='executor'" in text
+    # the release refusal: a correct stop, a result rather than a failure: no one to blame
+    assert re.search(r"outcome='refused'.*?outcome_class='correct_stop'.*?attribution=None", text, re.S)
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
@@ -333,9 +335,15 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert re.search(r"^S3:withdraw\s+replan_limit\s+0\.75\s+-\s+environment\s+plan_complete\s+7\s+-$", text, re.M)
     assert re.search(r"^S1:transient\s+plan_complete\s+1\.00\s+-\s+-\s+plan_complete\s+6\s+-$", text, re.M)
     assert re.search(r"^S4\s+yes\s+no\s+1$", text, re.M) and "evidence rate: 0.80" in text
-    # with a spread: the success rate with its interval over 200 sampled faults, and the ablation's rows
-    assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]", text, re.M)
-    assert re.search(r"^\+replanning\s+200\s", text, re.M)
+    # ... and on a real agent's recorded run: the call outside the route read from the trace
+    assert re.search(r"^M\s+no\s+no\s+0$", text, re.M) and "out of plan: write_file" in text
+    assert "attribution: executor (the executor left the fixed route" in text
+    # with a spread: goal success with its interval over 200 sampled faults, the other classes, the ablation's rows
+    assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]\s+0\.00\s+0\.00", text, re.M)
+    assert re.search(r"^-replanning\s+200\s", text, re.M) and re.search(r"^replan_cap=1\s+200\s", text, re.M)
+    assert re.search(r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]\s+0\.[1-9]\d\s+0\.00", text, re.M)  # stops
+    if (ROOT.parent / "shared" / "corpus" / "asynchow").is_dir():  # a real task set beside the worked example
+        assert "campaign: 400 plans x 20 samples" in text
     assert (ROOT / "out" / "07_planning_worth_it" / "tool_error_flipbook.html").is_file()
 
 
@@ -370,13 +378,14 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
     assert "renamed, registered read-only: no error" in text
     assert "and the step says it writes: [('effect_conflict', 'step_4'), ('outside_intent', 'step_4')]" in text
     assert "08 exercise 2: not yet. 'step_4' still sends the offer" in text
-    # the premise falsified after step 1: planner and direct stop, the workflow sends the offer anyway
+    # the premise falsified after step 1: the planner stops; the direct agent (no premises) and the workflow send
+    # the offer anyway
     assert "premise_failed: 'step_1' falsified the premise 'account C-17 is past due'" in text
-    assert re.search(r"^settled yesterday\s+premise_failed 1/1 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",
+    assert re.search(r"^settled yesterday\s+plan_complete 5/5 pe=0\s+plan_complete 5/0 pe=0\s+premise_failed 1/1 pe=0$",
                      text, re.M)
     # the replan cap
     assert "replan_limit: a revision is needed but the run already made 2 (max_replans=2)" in text
-    assert re.search(r"^collections hold\s+step_failed 3/3 pe=0\s+step_failed 3/0 pe=0\s+replan_limit 7/3 pe=0$", text, re.M)
+    assert re.search(r"^collections hold\s+step_failed 7/7 pe=0\s+step_failed 3/0 pe=0\s+replan_limit 7/3 pe=0$", text, re.M)
     assert "image/gif" in mimetypes(nb)
 
 

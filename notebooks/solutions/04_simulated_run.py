@@ -67,7 +67,7 @@ for step in plan.steps:
     for kind in ("transient", "withdraw", "side_effect", "goal_change"):
         for fact in (step.requires if kind == "withdraw" else [None]):
             fault = Fault(step.id, kind, fact=fact)
-            voided_work[fault] = planviz.metrics(planviz.simulate(plan, contract, faults=[fault])).recovery_distance
+            voided_work[fault] = planviz.metrics(planviz.simulate(plan, contract, faults=[fault])).work_voided
 most = max(voided_work, key=voided_work.get)
 
 CHECKED = {

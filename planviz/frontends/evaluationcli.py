@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -52,12 +53,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..plan.output import same_file
 
-    for f in args.plans if args.output else ():
+    files = _plan_files(args.plans)
+    for f in files if args.output else ():
         if same_file(args.output, f):  # "-": the file standard input reads, by device and inode
             shown = "- (standard input)" if f == "-" else f
             raise PlanvizError(f"-o {args.output} is one of the plan files ({shown}): write the chart to another file "
                                "(planviz never overwrites its input)")
-    plans = [p for f in args.plans for p in load_plans(sys.stdin.buffer if f == "-" else f)]
+    plans = [p for f in files for p in load_plans(sys.stdin.buffer if f == "-" else f)]
     model = FaultModel(parse_rates(args.rates), times=args.times, seed=args.seed)
     executor, close = _executor(args)
     try:
@@ -68,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
                                   per_plan=args.per_plan, progress=progress)
             else:
                 result = ablation(plans, model, samples=args.samples, executor=executor, per_plan=args.per_plan,
-                                  progress=progress)
+                                  progress=progress, ladder=not args.no_ladder)
     finally:
         close()
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
@@ -80,12 +82,41 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+_PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".yaml", ".yml")
+
+
+def _plan_files(paths: list[str]) -> list[str]:
+    """The plan files named, a folder standing for the plan files in it (sorted; a task set such as
+    ``corpus/asynchow`` or ``corpus/worfbench/full``; LICENSE and README files are not plans).
+
+    >>> _plan_files(["planviz/examples/cache_isolation.yaml"])
+    ['planviz/examples/cache_isolation.yaml']
+    """
+    out: list[str] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.lower().endswith(_PLAN_SUFFIXES)
+                           and os.path.isfile(os.path.join(path, n)))
+            if not found:
+                raise PlanvizError(f"{path} is a folder with no plan files ({', '.join(_PLAN_SUFFIXES)}); name the "
+                                   "files, or the folder that holds them")
+            out += found
+        else:
+            out.append(path)
+    return out
+
+
 def frozen_test(plan: Any, contract: Any, faults: Any, args: argparse.Namespace) -> int:
     """``planviz simulate --frozen``: :func:`planviz.frozen_plan_test`, per step performed and evidence, the
     evidence rate, steps out of the plan, the attribution (``--json``: as data); exit 0 when it completed."""
-    from ..runs.frozen import frozen_plan_test
+    from ..runs.comparisons.frozenplan import frozen_plan_test
 
-    result = frozen_plan_test(plan, contract, faults, workers=args.workers)
+    trace = None
+    if getattr(args, "trace", None):
+        from ..runs.traces.tracefile import load_trace
+
+        trace = load_trace(args.trace)
+    result = frozen_plan_test(plan, contract, faults, workers=args.workers, trace=trace)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
     return 0 if result.outcome == "plan_complete" else 1
 
@@ -116,15 +147,20 @@ def add_commands(sub: Any) -> None:
     ``planviz validate`` stays small)."""
     for name, help in (("campaign", "run strategies over plan files on sampled faults: success rates and costs "
                                     "with 95% intervals"),
-                       ("ablation", "add the planner's mechanisms one at a time over plan files on sampled faults")):
+                       ("ablation", "the planner without one mechanism at a time, then the cumulative ladder, over plan "
+                                    "files on sampled faults")):
         sp = sub.add_parser(name, help=help.replace("%", "%%"), description=help)
         sp.set_defaults(func=_run)
-        sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans)")
+        sp.add_argument("plans", nargs="+", metavar="PLANS", help="plan files (each may hold many plans) or folders "
+                        "of them, e.g. a task set such as corpus/asynchow or corpus/worfbench/full")
         sp.add_argument("--samples", type=int, default=100, metavar="N", help="fault lists per plan (default 100)")
         sp.add_argument("--rates", default="", metavar="KIND=P,...",
                         help="probability per step of each fault kind, e.g. transient=0.1,tool_error=0.02")
         sp.add_argument("--times", type=int, default=1, metavar="N", help="attempts each fault affects (default 1)")
         sp.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
+        if name == "ablation":
+            sp.add_argument("--no-ladder", action="store_true",
+                            help="only the planner without one mechanism at a time, not the cumulative ladder")
         if name == "campaign":
             sp.add_argument("--strategies", default="direct,workflow,planner", metavar="A,B",
                             help="comma-separated, among direct, workflow, planner (default all three)")

@@ -89,8 +89,9 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
     if not isinstance(campaign, Campaign):
         raise PlanvizTypeError(f"render_campaign(campaign=...) expects a planviz Campaign, got "
                                f"{type(campaign).__name__}; make one with planviz.campaign(plans, faults, samples=N)")
-    if cost not in METRIC_NAMES:
-        raise RenderError(f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(METRIC_NAMES)}")
+    costs = [n for n in METRIC_NAMES if n != "executability"]  # a share of the plan done, not a cost
+    if cost not in costs:
+        raise RenderError(f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(costs)}")
     rows = [r for r in campaign.rows if getattr(r, cost).mean is not None]
     names = list(dict.fromkeys(r.strategy for r in campaign.rows))
     highs = [max(e.mean, e.high if e.high is not None else e.mean) for e in (getattr(r, cost) for r in rows)]
@@ -100,7 +101,7 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
                                          "viewBox": f"0 0 {width} {height}", "class": "planviz-campaign-chart",
                                          "font-family": "sans-serif", "font-size": "11", "role": "img"})
     ET.SubElement(svg, "title").text = escape_label(
-        f"{campaign.kind}: success rate against {cost}", target="text")
+        f"{campaign.kind}: goal success rate against {cost}", target="text")
     _axes(svg, span, cost, campaign)
 
     def x(v: float) -> float:
@@ -117,7 +118,7 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
         g = ET.SubElement(svg, "g", {"class": "pv-point", "data-row": escape_label(label, target="text")})
         lo, hi = r.success_interval
         ET.SubElement(g, "title").text = escape_label(
-            f"{label}: success {r.success_rate:.2f} [{lo:.2f}, {hi:.2f}], {cost} {e.mean:.2f}"
+            f"{label}: goal success {r.success_rate:.2f} [{lo:.2f}, {hi:.2f}], {cost} {e.mean:.2f}"
             + (f" [{e.low:.2f}, {e.high:.2f}]" if e.low is not None else "") + f", {r.runs} runs", target="text")
         cx, cy = x(e.mean), y(r.success_rate)
         _line(g, cx, y(lo), cx, y(hi), colour)
@@ -158,7 +159,7 @@ def _axes(svg: ET.Element, span: float, cost: str, campaign: Campaign) -> None:
                                           "text-anchor": "middle"}).text = f"mean {cost} per run (95% interval)"
     ET.SubElement(g, "text", {"x": "12", "y": str(_TOP + _H // 2), "text-anchor": "middle",
                                           "transform": f"rotate(-90 12 {_TOP + _H // 2})"}).text = \
-        "success rate (95% Wilson interval)"
+        "goal success rate (95% Wilson interval)"
     ET.SubElement(g, "text", {"x": str(_LEFT), "y": "16"}).text = escape_label(
         f"{campaign.kind}: {campaign.plans} plan{'s' if campaign.plans != 1 else ''} x {campaign.samples} samples",
         target="text")

@@ -19,21 +19,29 @@ from ..errors import SimulationError, show_value
 from .faultmodel import FaultModel
 from .intervals import Estimate
 
-__all__ = ["Campaign", "CampaignRow", "METRIC_NAMES"]
+__all__ = ["Campaign", "CampaignRow", "METRIC_NAMES", "SUBSET_ONLY"]
 
-#: The eight metrics of a row (seed 004's cost and failure figures), in column order.
-METRIC_NAMES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
-                "duplicate_steps", "critical_path_delay")
+#: The metrics of a row (seed 004's cost and failure figures, executability, the work voided), in column order.
+METRIC_NAMES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
+                "precondition_errors", "duplicate_steps", "critical_path_delay")
+#: Metrics averaged over some runs only, and which: shown with the label in every table.
+SUBSET_ONLY = {"critical_path_delay": "completed runs only"}
 
 
 @dataclass(frozen=True)
 class CampaignRow:
     """One strategy (or ablation row) over every plan, or over one plan (``plan``: its index; ``plan_name``).
 
-    ``success_rate`` is successes / runs, ``success_interval`` its 95% Wilson
-    interval; each metric is an :class:`~planviz.runs.intervals.Estimate`
-    (mean, low, high, n). ``critical_path_delay`` is averaged over the
-    successful runs only (it is defined for completed runs).
+    ``success_rate`` is goal successes / runs (:func:`planviz.outcome_class`:
+    completed with every premise true and every declared fact produced),
+    ``success_interval`` its 95% Wilson interval; ``correct_stops`` (an
+    infeasible contract refused, a false premise or a forbidden state found:
+    results, not failures), ``silent_failures`` (completed past a false premise
+    or missing evidence) and ``failures`` (the rest) count the other runs; each metric is an :class:`~planviz.runs.intervals.Estimate`
+    (mean, low, high, n; a 95% Student-t interval, never below 0), averaged
+    over every run of the row, the same runs for every strategy; only
+    ``critical_path_delay`` is averaged over the completed runs (it is defined
+    for them alone), and tables label it so.
     """
 
     strategy: str
@@ -43,20 +51,41 @@ class CampaignRow:
     successes: int
     success_rate: float
     success_interval: tuple[float, float]
+    correct_stops: int
+    silent_failures: int
+    executability: Estimate
     tool_calls: Estimate
     model_calls: Estimate
     time: Estimate
     recovery_distance: Estimate
+    work_voided: Estimate
     replans: Estimate
     precondition_errors: Estimate
     duplicate_steps: Estimate
     critical_path_delay: Estimate
 
+    @property
+    def failures(self) -> int:
+        """Runs that neither reached the goal, nor stopped correctly, nor failed silently."""
+        return self.runs - self.successes - self.correct_stops - self.silent_failures
+
+    @property
+    def correct_stop_rate(self) -> float:
+        """Correct stops / runs (0.0 with no runs)."""
+        return self.correct_stops / self.runs if self.runs else 0.0
+
+    @property
+    def silent_failure_rate(self) -> float:
+        """Silent failures / runs (0.0 with no runs)."""
+        return self.silent_failures / self.runs if self.runs else 0.0
+
     def to_record(self) -> dict[str, Any]:
         """The row as one flat record: ``tool_calls``, ``tool_calls_low``, ``tool_calls_high``..."""
         out: dict[str, Any] = {"strategy": self.strategy, "plan": self.plan, "plan_name": self.plan_name,
                                "runs": self.runs, "successes": self.successes, "success_rate": self.success_rate,
-                               "success_low": self.success_interval[0], "success_high": self.success_interval[1]}
+                               "success_low": self.success_interval[0], "success_high": self.success_interval[1],
+                               "correct_stops": self.correct_stops, "silent_failures": self.silent_failures,
+                               "failures": self.failures}
         for name in METRIC_NAMES:
             e: Estimate = getattr(self, name)
             out.update({name: e.mean, f"{name}_low": e.low, f"{name}_high": e.high, f"{name}_n": e.n})
@@ -70,7 +99,8 @@ class CampaignRow:
                        for n in METRIC_NAMES}
             return cls(str(record["strategy"]), record["plan"], str(record["plan_name"]), int(record["runs"]),
                        int(record["successes"]), float(record["success_rate"]),
-                       (float(record["success_low"]), float(record["success_high"])), **metrics)
+                       (float(record["success_low"]), float(record["success_high"])),
+                       int(record["correct_stops"]), int(record["silent_failures"]), **metrics)
         except (KeyError, TypeError, ValueError) as exc:
             raise SimulationError(f"not a campaign row record: {show_value(exc)} in {show_value(record, 120)}") from None
 
@@ -135,12 +165,15 @@ class Campaign:
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         by_plan = any(r.plan is not None for r in self.rows)
-        head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "success"] + list(METRIC_NAMES)
+        head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "goal success", "correct stop", "silent failure",
+                                                               "failure"]
+        head += [f"{n} ({SUBSET_ONLY[n]})" if n in SUBSET_ONLY else n for n in METRIC_NAMES]
         body = []
         for r in self.rows:
             lo, hi = r.success_interval
             cells = [r.strategy] + ([_plan(r)] if by_plan else [])
-            cells += [str(r.runs), f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]"]
+            cells += [str(r.runs), f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]", f"{r.correct_stop_rate:.2f}",
+                      f"{r.silent_failure_rate:.2f}", f"{r.failures / r.runs if r.runs else 0.0:.2f}"]
             cells += [_estimate(getattr(r, n)) for n in METRIC_NAMES]
             body.append(cells)
         return head, body
@@ -151,7 +184,8 @@ class Campaign:
                 f"faults {rates} (times {_times(self.faults)}, seed {self.faults.seed})")
 
     def to_text(self) -> str:
-        """A plain-text table: success rate [95% interval], then each metric's mean +- half its interval."""
+        """A plain-text table: goal success rate [95% interval], the other outcome classes' shares, then each
+        metric's mean +- half its interval ([low, high] when the interval is cut at 0)."""
         head, body = self._table()
         widths = [max(len(c) for c in col) for col in zip(head, *body)]
         lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
@@ -170,6 +204,8 @@ def _estimate(e: Estimate) -> str:
         return "-"
     if e.low is None or e.high is None:
         return f"{e.mean:.2f}"
+    if e.high - e.mean > e.mean - e.low + 1e-9:  # cut at 0: not symmetric any more
+        return f"{e.mean:.2f} [{e.low:.2f}, {e.high:.2f}]"
     return f"{e.mean:.2f} \u00b1{(e.high - e.low) / 2:.2f}"
 
 

@@ -3,7 +3,7 @@
 The work is cut into units (one plan, one block of :data:`BLOCK` samples) and
 units into chunks of about :data:`CHUNK_RUNS` simulations. A chunk comes back
 as figures only: per unit and row, the run count, the successes and the
-count, sum and sum of squares of each metric (:data:`FIGURES`); never runs.
+count, mean and sum of squared deviations of each metric (:data:`FIGURES`, Welford's update); never runs.
 Unit boundaries do not depend on the executor and units are added up in
 (plan, block) order, so the same seed gives the same floats in-process, on
 processes and on a Dask cluster.
@@ -30,18 +30,22 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 from ..errors import PlanvizTypeError, show_value
 from ..plan.model import Plan
 from .faultmodel import FaultModel
+from .intervals import welford
 from .measures import metrics
 from .mechanisms import Variant, run_variant
 
-__all__ = ["Unit", "FIGURES", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
+__all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
 
-#: The eight metrics a campaign row estimates, in the order of a run's figures.
-FIGURES = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
-           "duplicate_steps", "critical_path_delay")
+#: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a
+#: run's figures; each is averaged over every run but ``critical_path_delay`` (completed runs only).
+FIGURES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
+           "precondition_errors", "duplicate_steps", "critical_path_delay")
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
-Partial = tuple[float, ...]  # (runs, successes, n_1, sum_1, squares_1, ..., n_8, sum_8, squares_8)
+#: Counts before the figures: runs, then one per outcome class but failure (runs minus the others).
+COUNTS = 4
+Partial = tuple[float, ...]  # (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
 Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
 Result = list[tuple[int, int, tuple[Partial, ...]]]
 
@@ -84,20 +88,20 @@ def run_chunk(task: Task) -> Result:
     model, variants, work = task
     out: Result = []
     for unit in work:
-        acc: list[list[float]] = [[0] * (2 + 3 * len(FIGURES)) for _ in variants]
+        acc: list[list[float]] = [[0] * (COUNTS + 3 * len(FIGURES)) for _ in variants]
         for index in range(unit.start, unit.stop):
             faults = model.draw(unit.plan, unit.key, index)
             for row, a in zip(variants, acc):
                 m = metrics(run_variant(unit.plan, faults, row))
                 a[0] += 1
-                a[1] += m.success
-                for j, value in enumerate((m.tool_calls, m.model_calls, m.time, m.recovery_distance, m.replans,
-                                           m.precondition_errors, m.duplicate_steps, m.critical_path_delay)):
-                    if value is not None:
-                        k = 2 + 3 * j
-                        a[k] += 1
-                        a[k + 1] += value
-                        a[k + 2] += value * value
+                a[1] += m.outcome_class == "goal_success"
+                a[2] += m.outcome_class == "correct_stop"
+                a[3] += m.outcome_class == "silent_failure"
+                for j, name in enumerate(FIGURES):
+                    value = getattr(m, name)
+                    if value is not None:  # Welford's update: count, mean, sum of squared deviations
+                        k = COUNTS + 3 * j
+                        a[k:k + 3] = welford((int(a[k]), a[k + 1], a[k + 2]), float(value))
         out.append((unit.position, unit.start, tuple(tuple(a) for a in acc)))
     return out
 

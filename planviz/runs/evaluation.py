@@ -1,13 +1,13 @@
-"""Evaluation with a spread: strategies (or the planner's mechanisms one at a time) over a set of plans, each
-plan run on many sampled fault lists; success rates with Wilson intervals, the eight metrics' means with
-intervals.
+"""Evaluation with a spread: strategies (or the planner without one mechanism at a time) over a set of plans,
+each plan run on many sampled fault lists; goal success rates with Wilson intervals, the other outcome
+classes counted, the metrics' means with Student-t intervals.
 
 >>> from planviz import examples, FaultModel
 >>> result = campaign([examples.load("cache_isolation")], faults=FaultModel({"side_effect": 0.2}, seed=1),
 ...                   samples=40)
 >>> [(r.strategy, r.runs) for r in result.rows]
 [('direct', 40), ('workflow', 40), ('planner', 40)]
->>> result.row("planner").success_rate > result.row("direct").success_rate
+>>> result.row("direct").success_rate > result.row("workflow").success_rate  # it redoes the spoiled patch
 True
 """
 
@@ -20,10 +20,10 @@ from ..errors import PlanvizTypeError, SimulationError, expect_names, expect_typ
 from ..plan.arguments import expect_plan
 from ..plan.model import Plan
 from .campaigntable import Campaign, CampaignRow
-from .dispatch import FIGURES, Result, chunks, execute, units
+from .dispatch import COUNTS, FIGURES, Result, chunks, execute, units
 from .faultmodel import FaultModel, plan_key
-from .intervals import Estimate, wilson
-from .mechanisms import ABLATION, Variant, variant
+from .intervals import Estimate, merge, wilson
+from .mechanisms import ABLATION, LADDER, Variant, variant
 from .strategies import STRATEGIES
 
 __all__ = ["campaign", "ablation"]
@@ -83,13 +83,16 @@ def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies
 
 
 def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: int = 100, executor: Any = None,
-             per_plan: bool = False, progress: Progress | None = None) -> Campaign:
-    """Seed 000's ablation: the planner's mechanisms added one at a time, over the same plans and faults.
+             per_plan: bool = False, progress: Progress | None = None, ladder: bool = True) -> Campaign:
+    """Seed 000's ablation: the full planner, then the planner without each one of its mechanisms, over the
+    same plans and faults (each row differs from ``planner`` in one switch); then the cumulative ladder.
 
-    Rows (:data:`planviz.runs.mechanisms.ABLATION`): ``direct``; ``+explicit_plan``
-    (the fixed workflow); ``+validation_gate``; ``+replanning`` (scoped
-    recovery, replanning, expansion); ``+premises_stop``, which is the full
-    planner. Arguments and result as :func:`campaign`.
+    Rows (:data:`planviz.runs.mechanisms.ABLATION`): ``planner``, ``-validation_gate``, ``-premises_stop``,
+    ``-scoped_recovery``, ``-replanning``, ``-replan_cap``, ``replan_cap=0``, ``replan_cap=1``,
+    ``replan_cap=3``, ``-far_expansion``, ``-evidence_check``; with ``ladder``
+    (:data:`planviz.runs.mechanisms.LADDER`): ``direct``, ``+explicit_plan`` ... ``+replan_cap`` (the full
+    planner). The planning model call is charged to the explicit plan. Arguments and result as
+    :func:`campaign`.
 
     Parameters
     ----------
@@ -105,11 +108,13 @@ def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: i
         Also one row per (plan, row).
     progress : callable, optional
         ``progress(what, done, total)`` after each chunk of work.
+    ladder : bool
+        Also the cumulative rows, from ``direct`` to the full planner.
 
     Returns
     -------
     Campaign
-        One row per mechanism added (``kind`` ``"ablation"``).
+        One row per configuration (``kind`` ``"ablation"``).
 
     Raises
     ------
@@ -121,11 +126,14 @@ def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: i
     Examples
     --------
     >>> from planviz import examples, FaultModel
-    >>> a = ablation([examples.load("cache_isolation")], FaultModel({"side_effect": 0.2}, seed=1), samples=10)
-    >>> [r.strategy for r in a.rows]
-    ['direct', '+explicit_plan', '+validation_gate', '+replanning', '+premises_stop']
+    >>> a = ablation([examples.load("cache_isolation")], FaultModel({"side_effect": 0.2}, seed=1), samples=10,
+    ...              ladder=False)
+    >>> [r.strategy for r in a.rows][:3]
+    ['planner', '-validation_gate', '-premises_stop']
     """
-    return _evaluate("ablation", plans, faults, ABLATION, samples, executor, per_plan, progress)
+    expect_type(ladder, bool, "ablation", "ladder", "True or False")
+    return _evaluate("ablation", plans, faults, ABLATION + (LADDER if ladder else ()), samples, executor, per_plan,
+                     progress)
 
 
 def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows: tuple[Variant, ...],
@@ -166,7 +174,7 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
 
     execute(tasks, executor, done)
     results.sort(key=lambda u: (u[0], u[1]))  # (plan, block): one order, whatever the executor did
-    width = 2 + 3 * len(FIGURES)
+    width = COUNTS + 3 * len(FIGURES)
     overall: list[list[float]] = [[0] * width for _ in rows]
     per: dict[int, list[list[float]]] = {}
     for index, _, partials in results:
@@ -182,13 +190,16 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
 
 
 def _add(acc: list[float], part: tuple[float, ...]) -> None:
-    for k, v in enumerate(part):
-        acc[k] += v
+    for k in range(COUNTS):
+        acc[k] += part[k]
+    for k in range(COUNTS, len(part), 3):  # Chan's merge of (count, mean, M2): no sum of squares to cancel
+        acc[k:k + 3] = merge((int(acc[k]), acc[k + 1], acc[k + 2]), (int(part[k]), part[k + 1], part[k + 2]))
 
 
 def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
-    runs, successes = int(acc[0]), int(acc[1])
-    estimates = {f: Estimate.from_sums(int(acc[2 + 3 * j]), float(acc[3 + 3 * j]), float(acc[4 + 3 * j]))
+    runs, successes, stops, silent = (int(v) for v in acc[:COUNTS])
+    k = COUNTS
+    estimates = {f: Estimate.from_moments(int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j]))
                  for j, f in enumerate(FIGURES)}
     return CampaignRow(name, plan, plan_name, runs, successes, successes / runs if runs else 0.0,
-                       wilson(successes, runs), **estimates)
+                       wilson(successes, runs), stops, silent, **estimates)

@@ -1,9 +1,9 @@
 """Sampled faults: a :class:`FaultModel` draws fault lists for a plan at given rates per step, reproducibly.
 
-Each sample's random numbers come from its own generator, seeded by a hash of
-(the model's seed, the plan's content, the sample's index): never a shared
-generator, so a sample is the same whichever process draws it and in whatever
-order the work is done (:func:`planviz.campaign` relies on that).
+Each sample's random numbers come from one generator per fault kind, seeded by
+a hash of (the model's seed, the plan's content, the sample's index, the kind):
+never a shared generator, so adding a kind never moves another kind's faults, and
+a sample is the same whichever process draws it and in whatever order the work is done (:func:`planviz.campaign` relies on that).
 
 >>> from planviz import examples
 >>> model = FaultModel(rates={"transient": 0.2, "side_effect": 0.1}, seed=7)
@@ -11,7 +11,7 @@ order the work is done (:func:`planviz.campaign` relies on that).
 >>> model.sample(plan, 3) == model.sample(plan, 3)
 True
 >>> [str(f) for f in model.sample(plan, 0)]
-['S1:side_effect', 'S4:side_effect']
+['S0:side_effect', 'S1:transient', 'S2:transient']
 """
 
 from __future__ import annotations
@@ -143,17 +143,18 @@ class FaultModel:
 
     def draw(self, plan: Plan, key: str, index: int) -> tuple[Fault, ...]:
         """:meth:`sample` with the plan's :func:`plan_key` already worked out (a campaign computes it once)."""
-        digest = hashlib.blake2b(f"{self.seed}\x1f{key}\x1f{index}".encode(), digest_size=8).digest()
-        rng = random.Random(int.from_bytes(digest, "big"))
-        draw = rng.random
-        faults = []
-        for step in plan.steps:
-            for (kind, p), times in zip(self.rates, self._times):
+        found: dict[tuple[int, int], Fault] = {}
+        for k, ((kind, p), times) in enumerate(zip(self.rates, self._times)):
+            # each kind has its own generator (seed, plan, sample, kind): adding a kind never moves another's faults
+            digest = hashlib.blake2b(f"{self.seed}\x1f{key}\x1f{index}\x1f{kind}".encode(), digest_size=8).digest()
+            rng = random.Random(int.from_bytes(digest, "big"))
+            draw = rng.random
+            for i, step in enumerate(plan.steps):
                 if draw() < p:
                     fault = _fault(plan, step, kind, times, rng)
                     if fault is not None:
-                        faults.append(fault)
-        return tuple(faults)
+                        found[(i, k)] = fault
+        return tuple(found[ik] for ik in sorted(found))
 
 
 def _fault(plan: Plan, step: Step, kind: str, times: int, rng: random.Random) -> Fault | None:

@@ -5,34 +5,38 @@ version is proposed, so what the run shows is the executor's work on a route
 that was already judged good. The measures: whether each step was performed
 and produced the evidence it declared, the evidence rate (steps that produced
 their declared evidence / steps run), the steps run that are not in the plan,
-and who the outcome is down to (:func:`planviz.attribution`).
+and who the outcome is down to (:func:`planviz.attribution`). A step still running when the run stopped
+counts as not run (it had no chance to produce anything), not as evidence missing.
+
+This module simulates the route; :func:`planviz.frozen_plan_test` (``runs/comparisons/frozenplan.py``) also
+aligns a recorded run with the plan, to test a real executor.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from ..checks.validation import refusal
 from ..errors import SimulationError
-from ..plan.arguments import expect_contract, expect_plan
 from ..plan.model import Contract, Plan
 from .events import Run
-from .fault import Fault, expect_faults
+from .fault import Fault
 from .measures import attribution
 from .simulation import simulate
 
-__all__ = ["frozen_plan_test", "FrozenResult", "StepPerformance"]
+__all__ = ["frozen_simulation", "frozen_result", "FrozenResult", "StepPerformance"]
 
 
 @dataclass(frozen=True)
 class StepPerformance:
-    """One step of a frozen-plan test: was it ``performed`` (started at least once), did it produce the
-    ``evidence`` it declared (an observation established every fact it produces), and in how many
-    ``attempts``."""
+    """One step of a frozen-plan test: was it ``performed`` (an attempt finished: completed or failed; a step
+    still running at the stop was not), did it produce the ``evidence`` it declared (an observation
+    established every fact it produces; None: a recorded step completed but its trace records no facts to
+    check), and in how many ``attempts``."""
 
     performed: bool
-    evidence: bool
+    evidence: bool | None
     attempts: int = 0
 
 
@@ -42,7 +46,7 @@ class FrozenResult:
 
     outcome: str
     steps: Mapping[str, StepPerformance] = field(hash=False)
-    evidence_rate: float
+    evidence_rate: float | None
     out_of_plan: tuple[str, ...]
     attribution: str | None
     reason: str
@@ -58,52 +62,25 @@ class FrozenResult:
         """One line per step, then the figures."""
         width = max([len(s) for s in self.steps] + [4])
         lines = [f"{'step':<{width}}  performed  evidence  attempts"]
-        lines += [f"{sid:<{width}}  {'yes' if p.performed else 'no':<9}  {'yes' if p.evidence else 'no':<8}  "
+        lines += [f"{sid:<{width}}  {'yes' if p.performed else 'no':<9}  "
+                  f"{'unknown' if p.evidence is None else 'yes' if p.evidence else 'no':<8}  "
                   f"{p.attempts}" for sid, p in self.steps.items()]
-        lines += [f"outcome: {self.outcome}", f"evidence rate: {self.evidence_rate:.2f}",
+        lines += [f"outcome: {self.outcome}", "evidence rate: " + ("unknown" if self.evidence_rate is None else f"{self.evidence_rate:.2f}"),
                   f"out of plan: {', '.join(self.out_of_plan) or '(none)'}",
                   f"attribution: {self.attribution or '-'} ({self.reason})"]
         return "\n".join(lines)
 
 
-def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), *,
-                     workers: int | None = None) -> FrozenResult:
-    """Run an admissible ``plan`` with its route fixed (no replanning) and measure the executor.
+def frozen_simulation(plan: Plan, contract: Contract | None, faults: tuple[Fault, ...],
+                      workers: int | None = None) -> FrozenResult:
+    """Simulate an admissible ``plan`` with its route fixed (``max_replans`` 0) and measure the executor (the
+    checked arguments of :func:`planviz.frozen_plan_test`).
 
-    Parameters
-    ----------
-    plan : Plan
-        The plan; it must pass :func:`planviz.prepare` under ``contract``.
-    contract : Contract, optional
-        Defaults to ``plan.contract``. Its ``max_replans`` is set to 0: a failure that would need a new
-        route ends the run.
-    faults : iterable of Fault
-        What goes wrong, as in :func:`planviz.simulate`.
-    workers : int, optional
-        At most this many steps at once.
-
-    Returns
-    -------
-    FrozenResult
-        ``steps`` (id -> performed, evidence, attempts, in plan order), ``evidence_rate`` (steps that
-        produced their declared evidence / steps run; 0.0 when none ran), ``out_of_plan`` (steps run
-        that the plan does not have), ``attribution`` and its ``reason``, the ``outcome`` and the ``run``.
-
-    Raises
-    ------
-    SimulationError
-        When the plan is not admissible (the finding that refuses it is named).
-
-    Examples
-    --------
     >>> from planviz import examples, Fault
-    >>> result = frozen_plan_test(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+    >>> result = frozen_simulation(examples.load("cache_isolation"), None, (Fault("S4", "side_effect"),))
     >>> result.outcome, result.steps["S4"], result.evidence_rate, result.attribution
     ('replan_limit', StepPerformance(performed=True, evidence=False, attempts=1), 0.8, 'executor')
     """
-    plan = expect_plan(plan, "frozen_plan_test")
-    contract = expect_contract(contract, "frozen_plan_test")
-    faults = expect_faults(faults, "frozen_plan_test")
     contract = contract if contract is not None else plan.contract
     why = refusal(plan, contract)
     if why is not None:
@@ -112,18 +89,25 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
     fixed = replace(contract if contract is not None else Contract(), max_replans=0)
     run = simulate(plan, fixed, faults=faults, workers=workers)
     started: dict[str, int] = {}
+    finished: set[str] = set()
     evidence: set[str] = set()
     for e in run.events:
         if e.kind == "start" and e.step is not None:
             started[e.step] = started.get(e.step, 0) + 1
-        elif e.kind == "complete" and e.step is not None:
-            evidence.add(e.step)
-    steps = {sid: StepPerformance(sid in started, sid in evidence, started.get(sid, 0))
+        elif e.kind in ("complete", "fail") and e.step is not None:
+            finished.add(e.step)
+            if e.kind == "complete":
+                evidence.add(e.step)
+    steps = {sid: StepPerformance(sid in finished, sid in evidence, started.get(sid, 0))
              for sid in dict.fromkeys(plan.ids)}
-    ran = [sid for sid in started if sid in steps]
-    rate = sum(1 for sid in ran if sid in evidence) / len(ran) if ran else 0.0
+    return frozen_result(run, contract, steps, tuple(sid for sid in started if sid not in steps))
+
+
+def frozen_result(run: Run, contract: Contract | None, steps: Mapping[str, StepPerformance],
+                  out_of_plan: tuple[str, ...]) -> FrozenResult:
+    """The result from each step's performance: the evidence rate over the steps performed whose evidence is
+    known (None when there is none), the attribution of ``run`` by seed 000's tree."""
+    known = [p for p in steps.values() if p.performed and p.evidence is not None]
+    rate = sum(1 for p in known if p.evidence) / len(known) if known else None
     blame = attribution(run, contract)
-    if run.outcome is None:  # a simulated run always stops
-        raise SimulationError("the simulated run did not stop")
-    return FrozenResult(run.outcome, steps, rate, tuple(sid for sid in started if sid not in steps), blame.party,
-                        blame.reason, run)
+    return FrozenResult(run.outcome or "unknown", steps, rate, out_of_plan, blame.party, blame.reason, run)

@@ -136,7 +136,7 @@ def _swap(deps: tuple[str, ...], old: str, new: Iterable[str]) -> tuple[str, ...
 def expand_ready(sim: Any) -> bool:
     """The planner replaces a ready far-horizon step that has concrete steps: a new version, validated like any
     revision (a refused one stops the run), event ``expand``. True when the plan changed."""
-    if "replanning" not in sim.mechanisms or not sim.far:
+    if "far_expansion" not in sim.mechanisms or not sim.far:
         return False
     m = sim.m
     for sid in m.ready():

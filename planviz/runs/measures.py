@@ -23,9 +23,11 @@ from ..errors import StructureError
 from ..plan.arguments import expect_contract
 from ..plan.identity import work_keys
 from ..plan.lineage import lineage_roots
-from ..plan.model import Contract
+from ..plan.model import Contract, Plan
+from ..structure.index import structure_index
 from .events import Run, expect_run
 from .fault import FAULTS
+from .outcomes import missing_evidence, outcome_class
 from .retrospect import recorded_makespan
 from .usage import run_usage
 
@@ -37,14 +39,20 @@ _EXECUTOR = frozenset({k.category for k in FAULTS.values() if k.blame == "execut
 _ENVIRONMENT = frozenset(k.category for k in FAULTS.values() if k.blame == "environment" and k.category)
 
 METRIC_DOCS = {
-    "success": "the run ended plan_complete",
+    "success": "goal success: the run completed its plan, no premise was falsified and every step produced the "
+               "evidence it declared (planviz.outcome_class)",
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
                      "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
-    "duplicate_steps": "starts of steps not in the plan, plus starts repeating a step, its revisions or the same "
-                       "work (action, tool, arguments, requires, produces) under any id",
+    "duplicate_steps": "work redone after a failure or a replan: starts of steps not in their plan, starts repeating "
+                       "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
+                       "expansion added that does the same work (action, tool, arguments, requires, produces) as a "
+                       "step started before; never a step the first plan itself lists twice",
     "replans": "plan revisions",
-    "recovery_distance": "completed steps voided by recoveries: verified work execution went back over",
+    "recovery_distance": "how far back execution went after a failure: the hops (dependency edges) from the failed "
+                         "step up to the nearest re-run point (a voided step none of whose dependencies was voided; "
+                         "0 when the failed step itself is re-run), the largest over the run's recoveries",
+    "work_voided": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
                            "one); for a recorded run, its makespan minus the critical path of the steps it ran "
                            "with the times that happened (plus the model calls that led to each), over the "
@@ -58,6 +66,8 @@ METRIC_DOCS = {
                    "decides each call), none (workflow: a fixed script); not recorded (None) for another "
                    "tool's trace that holds none",
     "time": "clock at the last event (planviz.run_usage)",
+    "outcome_class": "goal_success, correct_stop (infeasible, false premise, forbidden state: a result, not a "
+                     "failure), silent_failure (completed past a false premise or missing evidence) or failure",
 }
 
 
@@ -75,6 +85,8 @@ class Metrics:
     tool_calls: int
     model_calls: int | None
     time: float
+    outcome_class: str
+    work_voided: int
 
     @staticmethod
     def describe() -> dict[str, str]:
@@ -157,13 +169,14 @@ def metrics(run: Run) -> Metrics:
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
-    precondition_errors = starts = recovery = replans = repeats = 0
+    precondition_errors = voided_work = replans = repeats = distance = 0
+    group: tuple[Plan | None, str | None, set[str]] | None = None  # the recovery under way: plan, failed, voided
+    first_ids = planned
     started_roots: set[str] = set()
     started_work: set[str] = set()
     keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
-            starts += 1
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 repeats += 1
                 continue
@@ -175,7 +188,9 @@ def metrics(run: Run) -> Metrics:
                 if e.step not in known:
                     known.update(work_keys(at, [e.step]))
                 work = known.get(e.step)
-            repeats += root in started_roots or work in started_work  # the same work again, under any id
+            # the same step again (retry, redo), or work a revision re-issued under a new id; a step the first
+            # plan lists twice (a second, legitimate "go to toilet") is no duplicate
+            repeats += root in started_roots or (work in started_work and root not in first_ids)
             started_roots.add(root)
             if work is not None:
                 started_work.add(work)
@@ -186,23 +201,50 @@ def metrics(run: Run) -> Metrics:
                     precondition_errors += 1
         elif e.kind in ("invalidate", "recheck") and i > 0:
             statuses_before = run.frame(i - 1).statuses
-            recovery += sum(1 for s in e.voided if statuses_before.get(s) == "done")
+            voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
+            if e.kind == "invalidate":  # a recovery: its rechecks (a goal change) void more of the same scope
+                if group is not None:
+                    distance = max(distance, _hops_back(*group))
+                group = (run.plan_at(i - 1), e.step, set(e.voided))
+            elif group is not None:
+                group[2].update(e.voided)
         if e.kind == "replan":
             replans += 1
-    success = run.outcome == "plan_complete"
+    if group is not None:
+        distance = max(distance, _hops_back(*group))
+    verdict = outcome_class(run)
+    completed = run.outcome == "plan_complete"  # the critical path delay is defined for a completed run
     delay = None
-    if success and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
+    if completed and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
         unknown: set[str] = set()  # steps a model call of unknown duration led to: the delay is unknown
         ideal = recorded_makespan(run, unknown)
         delay = None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
-    elif success and run.plans:
+    elif completed and run.plans:
         try:
             delay = run.time - critical_path(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
     usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
-    return Metrics(success, executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, recovery, delay, usage.tool_calls, usage.model_calls, usage.time)
+    return Metrics(verdict == "goal_success", executability, precondition_errors, repeats,  # invalid + repeats
+                   replans, distance, delay, usage.tool_calls, usage.model_calls, usage.time, verdict, voided_work)
+
+
+def _hops_back(plan: Plan | None, failed: str | None, voided: set[str]) -> int:
+    """Hops from ``failed`` up its dependencies to the nearest re-run point: a voided step none of whose
+    dependencies was voided (0 when ``failed`` is one). A re-run point off ``failed``'s ancestry (a goal change
+    voids every branch) counts by its distance ignoring direction."""
+    if plan is None or failed is None or failed not in plan.by_id or not voided:
+        return 0
+    index = structure_index(plan)
+    points = [s for s in voided if s in index.parents and not set(index.parents[s]) & voided]
+    if not points or failed in points:
+        return 0
+    up = index.ancestor_distances(failed)
+    near = [up[s] for s in points if s in up]
+    if near:
+        return min(near)
+    around = index.undirected_distances(failed)
+    return min((around[s] for s in points if s in around), default=0)
 
 
 @dataclass(frozen=True)
@@ -253,14 +295,15 @@ def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | No
 def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> Attribution:
     """Seed 000's tree, in order: who the outcome of ``run`` is down to, and why.
 
-    1. A successful run (``plan_complete``, unless ``goal_met`` is False) and a correct refusal (the contract
+    1. A successful run (goal success: ``plan_complete`` with every premise true and every declared fact
+       produced, unless ``goal_met`` is False) and a correct refusal (the contract
        asks for a fact no route can have, ``infeasible_fact``: infeasibility is a result, not a failure) blame
        no one: party None, the reason kept.
     2. The plan failed the contract (the first plan fails :func:`planviz.validate`, a revision or expansion
        was refused, a far step was left unexpanded): ``planner``.
     3. A step did not produce the evidence it declared (its tool errored, its observation lacked a fact, a
        side effect or a timeout failed it, it started unready or off-plan, it established a forbidden
-       state): ``executor``.
+       state, it completed without its evidence and the run went on: a silent failure): ``executor``.
     4. A fact was withdrawn mid-run (a precondition found false, a premise falsified, a conflicting
        observation; the goal changed or an approval was denied under it): ``environment``.
     5. Otherwise every step that ran produced its evidence and the goal still failed: ``contract`` (too
@@ -298,7 +341,8 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     contract = expect_contract(contract, "attribution")
     contract = contract if contract is not None else run.contract
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
-    if run.outcome == "plan_complete" and goal_met is not False:
+    verdict = outcome_class(run)
+    if run.outcome == "plan_complete" and goal_met is not False and verdict == "goal_success":
         return Attribution(None, "the run completed every step of its plan (plan_complete): nothing to blame; "
                                  "whether the user's goal holds is for a person to judge")
     first = refusal(run.plans[0], contract) if run.plans else None
@@ -325,6 +369,10 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     if bad is not None:
         return Attribution("executor", f"step {bad.step!r} did not produce the evidence it declared "
                                        f"({bad.category}: {bad.message})")
+    unchecked = missing_evidence(run) if verdict == "silent_failure" else []
+    if unchecked:
+        return Attribution("executor", f"step {unchecked[0]!r} completed without the evidence it declared, and the "
+                                       "run went on (a silent failure)")
     if offplan is not None or m.precondition_errors:
         what = f"step {offplan.step!r} was not in its plan" if offplan is not None else \
             f"{m.precondition_errors} step(s) started before they were ready"

@@ -23,8 +23,7 @@ S3 and its verification, and only those are redone; S0, S1 and S2 are kept.
 Strategies (``direct``, ``workflow``, ``planner``) are compared in :mod:`planviz.runs.strategies`. Whatever
 the strategy, the world keeps its rules: withdrawn facts, invalidation and conflicts are the observer's work; a
 tool the contract refuses fails its step; a step with an ``approval`` waits for it (event ``approval``); two
-steps holding one resource never overlap; a far-horizon step never runs as concrete work
-(:mod:`planviz.runs.horizon`). Each fault kind's row is in :data:`planviz.runs.fault.FAULTS`.
+steps holding one resource never overlap; a far step is no concrete work (:mod:`planviz.runs.horizon`).
 
 Premises and the contract's given facts are held from the start; every other fact comes from an observation.
 The planner validates first: a plan :func:`planviz.prepare` refuses stops before step 1, its stop event naming
@@ -41,11 +40,10 @@ from operator import attrgetter
 from typing import Callable, Iterable
 
 from ..plan.arguments import expect_contract, expect_plan
-from ..errors import PlanvizTypeError, expect_type, show_value
+from ..errors import PlanvizTypeError, SimulationError, expect_type, show_value
 from ..analysis.scope import failure_scope
 from ..checks.static import tool_refusal
 from ..checks.validation import refusal
-from ..errors import SimulationError
 from ..plan.bulk import paused_gc
 from ..plan.identity import work_keys
 from ..plan.lineage import revised_roots, versions
@@ -58,9 +56,8 @@ from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
-from .revision import (changed_completed, changed_invariants, complete_revision, held_as_given, redundant_work,
-                       reissue)
-from .strategies import STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
+from .revision import changed_completed, changed_invariants, complete_revision, held_as_given, redundant_work, reissue
+from .strategies import REPLAN_BOUND, STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
@@ -185,7 +182,7 @@ class _Simulation:
             if why is not None:
                 m.stop("refused", f"the plan is refused before step 1: {why.code} "
                        f"({', '.join(why.steps) or 'the plan'}): {why.message}", category=why.code)
-            elif self.strategy == "direct":
+            elif "explicit_plan" not in self.mechanisms:
                 run_direct(self)
             elif not confirmed_steps(self.plan, self.contract) or confirm_plan(self):
                 self._scheduled()
@@ -316,7 +313,7 @@ class _Simulation:
         obs = self.observe(step)
         fault = self.hit
         before = len(m.conflicts)
-        events = m.finish(sid, obs)
+        events = m.finish(sid, obs, check_evidence="evidence_check" in self.mechanisms)
         new_conflicts = m.conflicts[before:]
         if "premises_stop" in self.mechanisms:
             if self.plan.premises and self.falsified(sid, obs):  # most plans have no premises, no forbidden states
@@ -372,8 +369,10 @@ class _Simulation:
             m.invalidate(sid, scope.voided - {sid}, scope.kept, scope.message)
             m.stop("blocked", f"no step can restore {scope.blocked_fact!r}", sid)
             return
-        m.invalidate(sid, scope.voided, scope.kept, scope.message)
-        self.revise(sid, set(scope.voided), trigger)
+        scoped = "scoped_recovery" in self.mechanisms  # ablated: start over, every started step voided
+        voided, kept = (scope.voided, scope.kept) if scoped else (frozenset(plan.ids), frozenset())
+        m.invalidate(sid, voided, kept, scope.message if scoped else f"{scope.message}; unscoped: all redone")
+        self.revise(sid, set(voided), trigger)
 
     def revise(self, sid: str, voided: set[str], trigger: str, goal: str | None = None,
                given: Iterable[str] = (), goal_change: bool = False, drop: Iterable[str] = ()) -> None:
@@ -383,9 +382,10 @@ class _Simulation:
         is refused (``goal_changed_by_replan``). ``drop``: voided steps the default replanner leaves out (a
         new contract does not need them)."""
         m, plan = self.m, self.plan
-        if self.replans >= self.limits.max_replans:
+        cap = self.limits.max_replans if "replan_cap" in self.mechanisms else REPLAN_BOUND
+        if self.replans >= cap:
             m.stop("replan_limit", f"a revision is needed but the run already made {self.replans} "
-                   f"(max_replans={self.limits.max_replans})", sid)
+                   f"(max_replans={cap})", sid)
             return
         if self.propose is None:
             new = reissue(plan, voided, trigger, drop=drop)

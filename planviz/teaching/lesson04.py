@@ -105,14 +105,14 @@ def check_exercise_2(outcome_2: Any = None, outcome_3: Any = None, attempts_3: A
 
 @lru_cache(maxsize=1)
 def _voided_work() -> dict[str, int]:
-    """``str(fault)`` -> completed steps its run voids (recovery_distance), for the table's kinds at every step."""
+    """``str(fault)`` -> completed steps its run voids (work_voided), for the table's kinds at every step."""
     plan = _cache()
     out = {}
     for step in plan.steps:
         for kind in TABLE_KINDS:
             for fact in (step.requires if kind == "withdraw" else (None,)):
                 fault = Fault(step.id, kind, fact=fact)
-                out[str(fault)] = metrics(simulate(plan, plan.contract, faults=[fault])).recovery_distance
+                out[str(fault)] = metrics(simulate(plan, plan.contract, faults=[fault])).work_voided
     return out
 
 
@@ -121,14 +121,14 @@ def check_exercise_3(most: Any = None, never: Any = None) -> Feedback:
     a Fault), and the kind of the table that never voids any (``never``)."""
     ex = "04 exercise 3"
     table = _voided_work()
-    hint = "metrics(run).recovery_distance counts the completed steps a run voided: try every step and kind"
+    hint = "metrics(run).work_voided counts the completed steps a run voided: try every step and kind"
     if is_blank(most) or is_blank(never):
         return unanswered(ex, "check_exercise_3(most=Fault(...), never=...)", hint)
     if not isinstance(most, Fault):
         return wrong(ex, f"most should be a planviz Fault, got {type(most).__name__}", hint)
     plan = _cache()
     try:
-        got = metrics(simulate(plan, plan.contract, faults=[most])).recovery_distance
+        got = metrics(simulate(plan, plan.contract, faults=[most])).work_voided
     except PlanvizError as exc:
         return wrong(ex, f"that fault cannot be injected: {exc}", hint)
     best = max(table.values())

@@ -30,7 +30,7 @@ from ..plan.model import Plan, Step
 from ..runs.comparisons.comparison import compare
 from ..runs.events import Run
 from ..runs.fault import Fault
-from ..runs.frozen import frozen_plan_test
+from ..runs.comparisons.frozenplan import frozen_plan_test
 from ..runs.measures import metrics
 from ..runs.revision import reissue as library_reissue
 from ..runs.simulation import simulate
@@ -280,8 +280,9 @@ def check_exercise_5(evidence_rate: Any = None, attribution: Any = None, planner
     if rate is None:
         return wrong(ex, f"an evidence rate of {short(evidence_rate)}: a number from 0 to 1", hint)
     ran = [sid for sid, p in frozen.steps.items() if p.performed]
-    if abs(rate - frozen.evidence_rate) > 0.005:
-        produced = sum(p.evidence for p in frozen.steps.values())
+    expected = frozen.evidence_rate if frozen.evidence_rate is not None else 0.0  # a simulated route: always known
+    if abs(rate - expected) > 0.005:
+        produced = sum(1 for p in frozen.steps.values() if p.evidence)
         if abs(rate - produced / len(plan.steps)) <= 0.005:
             why = "that divides by the steps of the plan; the rate is over the steps that ran"
         elif abs(rate - 1.0) <= 0.005:
@@ -297,6 +298,6 @@ def check_exercise_5(evidence_rate: Any = None, attribution: Any = None, planner
                      "the planner may replan: what does it keep, and does the re-issued S1 pass?")
     m = metrics(run)
     return right(ex, f"{len(ran)} steps ran on the frozen route ({', '.join(ran)}), S1 without its evidence: rate "
-                     f"{frozen.evidence_rate:.2f}, the executor's failure. The planner hides it: it voids S1's scope, "
+                     f"{expected:.2f}, the executor's failure. The planner hides it: it voids S1's scope, "
                      f"replans and completes ({m.tool_calls} tool calls, {m.replans} replan). Scored on success "
                      "alone the system looks sound; measure the executor with the route fixed.")

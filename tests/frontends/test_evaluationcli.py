@@ -79,3 +79,33 @@ def test_ctrl_c_stops_with_130_and_one_line(cli, monkeypatch):
     monkeypatch.setattr(evaluation, "execute", interrupted)
     done = cli("ablation", PLANS[0], "--samples", "2")
     assert done.returncode == 130 and done.stderr == "planviz: interrupted\n" and done.stdout == ""
+
+
+@pytest.mark.parametrize("folder, files", [("asynchow", ("async.jsonl", "para.jsonl", "seq.jsonl")),
+                                           ("worfbench/full", None)])
+def test_a_campaign_runs_over_a_real_task_set_named_by_its_folder(cli, corpus, folder, files):
+    path = corpus / folder
+    names = files or sorted(p.name for p in path.glob("*.json"))
+    expected = 0
+    for name in names:  # how many plans the raw files hold, counted here
+        text = (path / name).read_text()
+        expected += len(text.splitlines()) if name.endswith(".jsonl") else len(json.loads(text))
+    done = cli("campaign", str(path), "--samples", "1", "--rates", "transient=0.05", "--strategies", "direct",
+               "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["plans"] == expected and data["rows"][0]["runs"] == expected
+    assert data["rows"][0]["success_rate"] > 0.9  # transient faults only: the agent retries them
+
+
+def test_a_folder_with_no_plan_files_is_refused(cli, tmp_path):
+    (tmp_path / "LICENSE.txt").write_text("MIT")
+    done = cli("campaign", str(tmp_path), "--samples", "1")
+    assert done.returncode != 0 and "no plan files" in done.stderr
+
+
+def test_ablation_rows_one_at_a_time_and_without_the_ladder(cli):
+    done = cli("ablation", PLANS[0], "--samples", "2", "--rates", RATES, "--json", "--no-ladder")
+    assert done.returncode == 0, done.stderr
+    names = [r["strategy"] for r in json.loads(done.stdout)["rows"]]
+    assert names[0] == "planner" and "-replanning" in names and "replan_cap=3" in names and "direct" not in names

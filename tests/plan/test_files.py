@@ -374,7 +374,8 @@ def test_explicit_format_is_used():
 def test_unknown_format_lists_the_valid_ones():
     with pytest.raises(PlanFormatError, match="unknown format 'yaml': expected one of 'planviz', 'toolcall'"):
         parse_plan(PLAN_YAML, format="yaml")
-    assert set(FORMATS) == {"planviz", "toolcall", "taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval"}
+    assert set(FORMATS) == {"planviz", "toolcall", "taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval",
+                            "asynchow"}
 
 
 def test_planner_text_goes_to_the_importers():

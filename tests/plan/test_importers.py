@@ -83,7 +83,7 @@ def test_detect(text, data, expected):
 def test_unknown_format_is_refused_with_the_choices():
     with pytest.raises(PlanFormatError, match=r"unknown planner format 'yaml'.*'taskbench', 'llmcompiler'"):
         import_plans("yaml", "", None, source="p.txt")
-    assert FORMATS == ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval")
+    assert FORMATS == ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval", "asynchow")
 
 
 # --------------------------------------------------------------------------- TaskBench

@@ -52,7 +52,8 @@ def test_a_new_goal_voids_started_work_rechecks_completed_work_and_replans(cache
     assert (v2.version, v2.goal, v2.ids) == (2, "every tenant has its own cache", ("S0", "M1", "M2"))
     assert run.outcome == "plan_complete" and [e.step for e in run.events if e.kind == "start"][-2:] == ["M1", "M2"]
     m = metrics(run)
-    assert (m.replans, m.recovery_distance, m.model_calls) == (1, 2, 2)
+    # S1 and S2 (done) are voided: S3 goes one hop back to re-run from S1 and S2
+    assert (m.replans, m.recovery_distance, m.work_voided, m.model_calls) == (1, 1, 2, 2)
 
 
 def test_the_default_replanner_reissues_the_voided_work_for_the_new_goal(cache_plan):

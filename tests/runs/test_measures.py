@@ -9,24 +9,25 @@ from planviz import (Comparison, Contract, Fault, Metrics, Plan, Recorder, Step,
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
-#         critical_path_delay, tool_calls, model_calls, time
+#         critical_path_delay, tool_calls, model_calls, time, outcome_class, work_voided
 TABLE = [
     # no fault: the critical path, nothing repeated; one model call: the proposal
-    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0)),
+    ("planner", (), (True, 1.0, 0, 0, 0, 0, 0.0, 5, 1, 29.0, "goal_success", 0)),
     # S4 fails at 29; S3.v2 29-35, S4.v2 35-45; S3 was done when voided (S4 had failed): distance 1
-    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0)),
+    ("planner", ("S4:side_effect",), (True, 1.0, 0, 2, 1, 1, 16.0, 7, 2, 45.0, "goal_success", 1)),
     # S3 fails at 19; S1.v2 19-27, S3.v2 27-33, S4.v2 33-43; of S1, S3, S4 only S1 was done
-    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0)),
+    ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0, "goal_success", 1)),
     # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
-    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0)),
+    ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0, "goal_success", 0)),
     # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
-    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0)),
+    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure", 0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
-    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0)),
-    # direct, file order: S3 fails at 22; S4 needs what S3 was to produce, so it is not called; a call per step
-    ("direct", ("S3:withdraw",), (False, 0.6, 0, 0, 0, 0, None, 4, 4, 22.0)),
+    ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure", 1)),
+    # direct: S3 fails at 22, its result shows S1's fact gone: S1 redone 22-30, S3 30-36, S4 36-46; a call per
+    # step call (7); S1 was done when voided: one hop back from S3, one step of work voided
+    ("direct", ("S3:withdraw",), (True, 1.0, 0, 2, 0, 1, 17.0, 7, 7, 46.0, "goal_success", 1)),
     # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
-    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0)),
+    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure", 0)),
 ]
 
 
@@ -36,11 +37,11 @@ def test_metrics_on_the_worked_example(cache_plan, strategy, faults, expected):
     assert m == Metrics(*expected)
 
 
-def test_direct_in_a_bad_file_order_counts_precondition_errors(cache_plan):
+def test_direct_in_a_bad_file_order_starts_nothing_unready(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     m = metrics(simulate(shuffled, strategy="direct"))
-    # S3 runs before S1 and S2 (error), fails; S4 needs S3's result, so the agent does not call it
-    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (1, 0.6, False, 4)
+    # S3 is listed before S1 and S2, which it needs: the agent calls it once it holds their results
+    assert (m.precondition_errors, m.executability, m.success, m.tool_calls) == (0, 1.0, True, 5)
 
 
 def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
@@ -89,14 +90,14 @@ def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
 
 
 def test_metrics_render():
-    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0)
+    m = Metrics(True, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "goal_success", 1)
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
     text = m.to_text()
     # a completed run whose delay cannot be told (a model call's time unknown): unknown; a run that failed: none
     assert "executability        0.80" in text and "critical_path_delay  unknown" in text and "success              yes" in text
     assert "critical_path_delay  -" in Metrics(False, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0).to_text()
     html = m._repr_html_()
-    assert html.count("<tr>") == 10 and "<td>45</td>" in html
+    assert html.count("<tr>") == 12 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
 
 
@@ -183,14 +184,15 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     assert isinstance(table, Comparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
-    assert [r.outcome for r in table.rows] == ["step_failed", "step_failed", "plan_complete"]
-    assert [r.attribution for r in table.rows] == ["executor", "executor", None]  # a side effect: no evidence
+    # the direct agent redoes the patch the side effect spoiled; the fixed workflow stops
+    assert [r.outcome for r in table.rows] == ["plan_complete", "step_failed", "plan_complete"]
+    assert [r.attribution for r in table.rows] == [None, "executor", None]  # a side effect: no evidence
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]
     assert text[-1].split()[:4] == ["planner", "plan_complete", "yes", "1.00"]
     d = table.to_dict()
-    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][0]["success"] is False
+    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][1]["success"] is False
     one = compare(cache_plan, (), strategies=("planner",), workers=1)
     assert len(one.rows) == 1 and one.rows[0].metrics.time == 32.0
 
@@ -201,3 +203,30 @@ def test_compare_html_escapes_plan_text():
     html = table._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert html.count("<tr>") == 1 + 3
+
+
+def diamond() -> Plan:
+    """A -> B, A -> C, (B, C) -> D; D also needs A's fact, which a fault withdraws."""
+    return Plan("g", [Step("A", "a", expected_evidence="e", produces="a", duration=1),
+                      Step("B", "b", expected_evidence="e", depends_on="A", requires="a", produces="b", duration=1),
+                      Step("C", "c", expected_evidence="e", depends_on="A", requires="a", produces="c", duration=1),
+                      Step("D", "d", expected_evidence="e", depends_on=["B", "C"], requires=["a", "b", "c"],
+                           produces="d", duration=1)])
+
+
+def test_recovery_distance_is_hops_back_and_work_voided_its_own_figure():
+    run = simulate(diamond(), faults=[Fault("D", "withdraw", "a")])
+    [inv] = [e for e in run.events if e.kind == "invalidate"]
+    assert inv.step == "D" and {"A", "B", "C"} <= inv.voided  # read from the event: A's work is redone
+    m = metrics(run)
+    # D -> B -> A: two hops back to the re-run point A; A, B and C were done and are voided
+    assert (m.recovery_distance, m.work_voided, m.success) == (2, 3, True)
+
+
+def test_a_step_the_plan_lists_twice_is_no_duplicate():
+    # as WorFBench writes it: steps ordered by edges only, the same action twice
+    plan = Plan("wash", [Step("1", "go to toilet", expected_evidence="e"),
+                         Step("2", "wash hands", expected_evidence="e", depends_on="1"),
+                         Step("3", "go to toilet", expected_evidence="e", depends_on="2")])
+    assert metrics(simulate(plan)).duplicate_steps == 0
+    assert metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1  # the retry

@@ -21,6 +21,7 @@ from planviz import (
     ToolSpec,
     changed_completed,
     critical_path,
+    metrics,
     reachable,
     redundant_work,
     simulate,
@@ -117,7 +118,7 @@ def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
 @pytest.mark.parametrize("strategy, outcome, statuses", [
     ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
     ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
-    ("direct", "step_failed", {"A": "failed", "B": "blocked", "C": "done"}),
+    ("direct", "step_failed", {"A": "blocked", "B": "blocked", "C": "done"}),  # A is never called: no input
 ])
 def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strategy, outcome, statuses):
     plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
@@ -127,12 +128,10 @@ def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strate
     assert (run.outcome, final(run)) == (outcome, statuses)
 
 
-def test_direct_says_which_dependency_and_fact_were_unmet(cache_plan):
-    listed = cache_plan.replace(steps=tuple(cache_plan.step(s) for s in ("S0", "S1", "S3", "S2", "S4")))
-    run = simulate(listed, strategy="direct")  # listed order: S3 before S2, which nothing failed
-    fail = next(e for e in run.events if e.kind == "fail" and e.step == "S3")
-    assert fail.message == ("'S3' ran with unmet preconditions: dependency 'S2' not done; "
-                            "fact 'isolation_test_written' not held")
+def test_direct_says_which_input_each_step_it_could_not_call_lacks(cache_plan):
+    run = simulate(cache_plan, faults=[Fault("S1", "missing_evidence")], strategy="direct")
+    assert run.events[-1].message == ("step_failed: steps not done: S3 (needs the fact 'key_builder_located'), "
+                                      "S4 (needs the result of 'S3')")
 
 
 def test_complete_message_names_each_extra_fact_once(cache_plan):
@@ -307,10 +306,9 @@ STRATEGY_TABLE = [
     ("workflow", "S1:missing_evidence", "expected_evidence_missing",
      {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}),
     ("direct", "S1:transient", "plan_complete", ALL_DONE),  # retried, like the others
-    ("direct", "S1:missing_evidence", "step_failed",  # S3 runs without S1's fact; S4 needs S3's: not called
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
-    ("direct", "S3:withdraw", "step_failed",  # S4 needs S3's result: not called, so blocked (never voided)
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
+    ("direct", "S1:missing_evidence", "step_failed",  # S3 lacks S1's fact: never called, nor S4
+     {"S0": "done", "S1": "done", "S2": "done", "S3": "blocked", "S4": "blocked"}),
+    ("direct", "S3:withdraw", "plan_complete", ALL_DONE),  # S3's result shows S1's fact gone: S1, S3 redone
 ]
 
 
@@ -321,13 +319,13 @@ def test_strategy_table(cache_plan, strategy, fault, outcome, statuses):
     assert "replan" not in kinds(run)
 
 
-def test_direct_runs_in_file_order_one_at_a_time_without_checks(cache_plan):
+def test_direct_calls_what_its_inputs_allow_whatever_the_file_order(cache_plan):
     shuffled = cache_plan.replace(steps=[cache_plan.steps[i] for i in (0, 3, 1, 2, 4)])
     run = simulate(shuffled, strategy="direct")
-    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S3", "S1", "S2"]  # S4 needs S3's result
-    assert run.outcome == "step_failed" and final(run)["S3"] == "failed"
-    assert next(e for e in run.events if e.kind == "fail").category == "unmet_precondition"
-    assert run.events[-1].time == 22.0
+    # S3 is listed second but needs S1's and S2's results: the agent calls it when it holds them, serially
+    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S4"]
+    assert run.outcome == "plan_complete" and run.events[-1].time == 32.0
+    assert metrics(run).precondition_errors == 0
     assert simulate(shuffled, strategy="workflow").outcome == "plan_complete"
 
 

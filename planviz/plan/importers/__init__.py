@@ -1,9 +1,10 @@
-"""Plans that real planners emit: TaskBench/HuggingGPT, LLMCompiler, ReWOO, NESTFUL, WorFBench and T-Eval.
+"""Plans that real planners emit: TaskBench/HuggingGPT, LLMCompiler, ReWOO, NESTFUL, WorFBench and T-Eval;
+and AsyncHow's how-to plans with their gold durations.
 
 ``planviz.parse_plan`` / ``load_plan`` (and the plural forms) call this package: :func:`detect`
 names the format of an input, :func:`import_plans` reads every plan in it.
 Each format has its own module (``taskbench`` with ``tasklist``, ``llmcompiler``,
-``rewoo``, ``nestful``, ``worfbench``, ``teval``; ``_build`` is what they share);
+``rewoo``, ``nestful``, ``worfbench``, ``teval``, ``asynchow``; ``_build`` is what they share);
 all of them turn references between steps
 (``<node-k>``, ``<GENERATED>-k``, ``$K``, ``#Ek``, ``$varN.field$``) into
 ``depends_on`` plus one fact per referenced output (``requires`` on the
@@ -50,9 +51,9 @@ from ..model import Plan
 
 __all__ = ["FORMATS", "UNSTATED", "detect", "import_plans", "format_title", "unstated_fields"]
 
-FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval")
+FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval", "asynchow")
 
-_DETECT_ORDER = ("taskbench", "worfbench", "teval", "nestful", "rewoo", "llmcompiler")
+_DETECT_ORDER = ("asynchow", "taskbench", "worfbench", "teval", "nestful", "rewoo", "llmcompiler")
 _TITLES = {"taskbench": "TaskBench", "llmcompiler": "LLMCompiler", "rewoo": "ReWOO", "nestful": "NESTFUL",
            "toolcall": "tool-call", "planviz": "planviz"}  # the others' modules say (TITLE)
 _UNSTATED = {
@@ -109,8 +110,8 @@ def detect(text: str, data: object | None) -> str | None:
     if not isinstance(text, str):
         text = ""
     data = list(data) if isinstance(data, tuple) else data
-    if isinstance(data, dict) and ("steps" in data or "goal" in data):
-        return None
+    if isinstance(data, dict) and ("steps" in data or "goal" in data) and "step_deps" not in data:
+        return None  # (an AsyncHow record has steps too, and its step_deps)
     return next((fmt for fmt in _DETECT_ORDER if _module(fmt).looks_like(text, data)), None)
 
 
