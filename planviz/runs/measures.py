@@ -71,6 +71,9 @@ METRIC_DOCS = {
 }
 
 
+_COMPLETED = ("goal_success", "silent_failure")  # the outcome classes of a run that ended plan_complete
+
+
 @dataclass(frozen=True)
 class Metrics:
     """The figures of one run; see ``Metrics.describe()`` for each definition."""
@@ -100,7 +103,8 @@ class Metrics:
         """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
         return [(name, f"{value:.2f}" if name == "executability" else "not recorded"
                  if name == "model_calls" and value is None else "unknown"  # a completed run's delay not told
-                 if name == "critical_path_delay" and value is None and self.success else format_value(value))
+                 if name == "critical_path_delay" and value is None and self.outcome_class in _COMPLETED
+                 else format_value(value))
                 for name, value in self.to_dict().items()]
 
     def to_text(self) -> str:

@@ -95,7 +95,7 @@ def test_metrics_render():
     text = m.to_text()
     # a completed run whose delay cannot be told (a model call's time unknown): unknown; a run that failed: none
     assert "executability        0.80" in text and "critical_path_delay  unknown" in text and "success              yes" in text
-    assert "critical_path_delay  -" in Metrics(False, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0).to_text()
+    assert "critical_path_delay  -" in Metrics(False, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "failure", 0).to_text()
     html = m._repr_html_()
     assert html.count("<tr>") == 12 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
