@@ -1,0 +1,39 @@
+"""No cheat does better than the honest plan under the same faults (issue 40.7), family by family."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.rules.cheats import FAMILIES, cheats, gains
+
+QUICK, SLOW = 520, 3000
+
+
+def _failures(found):
+    out = []
+    for c in found:
+        won = gains(c)
+        if won is not None:
+            out.append(f"[{c.family}] {c.label}: {won}")
+    return out
+
+
+def test_the_generator_covers_every_family_with_500_cheats():
+    found = cheats(QUICK)
+    assert len(found) >= 500
+    assert set(Counter(c.family for c in found)) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_cheat_improves_on_the_honest_run(family):
+    found = [c for c in cheats(QUICK) if c.family == family]
+    failures = _failures(found)
+    assert not failures, f"{len(failures)} of {len(found)} {family} cheats gain:\n" + "\n".join(failures[:15])
+
+
+@pytest.mark.slow
+def test_no_cheat_improves_on_the_honest_run_many_seeds():
+    failures = _failures(cheats(SLOW, seed=4040))
+    assert not failures, f"{len(failures)} cheats gain:\n" + "\n".join(failures[:30])
