@@ -117,7 +117,10 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
         if e.kind == "start" and e.step is not None:
             started[e.step] = started.get(e.step, 0) + 1
         elif e.kind == "complete" and e.step is not None:
-            evidence.add(e.step)
+            if _evidenced(plan, e.step, e.observation):
+                evidence.add(e.step)
+            else:
+                evidence.discard(e.step)
     steps = {sid: StepPerformance(sid in started, sid in evidence, started.get(sid, 0))
              for sid in dict.fromkeys(plan.ids)}
     ran = [sid for sid in started if sid in steps]
@@ -125,5 +128,21 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
     blame = attribution(run, contract)
     if run.outcome is None:  # a simulated run always stops
         raise SimulationError("the simulated run did not stop")
-    return FrozenResult(run.outcome, steps, rate, tuple(sid for sid in started if sid not in steps), blame.party,
-                        blame.reason, run)
+    party, reason = blame.party, blame.reason
+    silent = [sid for sid in ran if sid not in evidence and sid in run.state.completed]
+    if party is None and silent:  # completed, but what the step declared it would show was never produced
+        party, reason = "executor", (f"{len(silent)} of {len(ran)} steps run produced no evidence they declared "
+                                     f"({', '.join(silent[:5])}{', ...' if len(silent) > 5 else ''}): a run cannot "
+                                     f"certify the executor on evidence that was not produced")
+    return FrozenResult(run.outcome, steps, rate, tuple(sid for sid in started if sid not in steps), party,
+                        reason, run)
+
+
+def _evidenced(plan: Plan, sid: str, observation: Any) -> bool:
+    """Whether the attempt of ``sid`` that completed produced the evidence the step declares: it declares some
+    (``expected_evidence``), and no ``missing_evidence`` fault withheld it, whatever ``produces`` says."""
+    step = plan.by_id.get(sid)
+    if step is None or not step.expected_evidence.strip():
+        return False
+    said = (observation.data or {}).get("fault") if observation is not None else None
+    return not (said and Fault.parse(said).kind == "missing_evidence")
