@@ -64,7 +64,8 @@ from .strategies import STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
 _by_id = attrgetter("id")
-_HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent"})  # no recovery scope
+# no recovery scope
+_HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent", "unverified_effect"})
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
 

@@ -255,7 +255,7 @@ def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
         for verb in PROCESS:
             text = f"{subject.format(tool=tool)} {verb}".strip()
             out.append(text)
-    out += ["I have understood", "Offer sent.", "Done.", "Sent.", f"{tool} returned", "no errors", "Invoked."]
+    out += ["I have understood", "Done.", "Sent.", f"{tool} returned", "no errors", "Invoked."]
     if rnd is not None:
         out = [respell(t, None, rnd) if rnd.random() < 0.5 else t for t in out]
     return out
@@ -297,7 +297,8 @@ def false_completion(run, contract: Contract | None) -> str | None:
     why = refusal(final, contract if contract is not None else final.contract)
     if why is not None:
         return f"the final plan v{final.version} is refused: {why.code}"
-    gone = sorted(set(run.state.completed) - set(final.ids))
+    redone = {s.revises for p in run.plans for s in p.steps if s.revises}
+    gone = sorted(set(run.state.completed) - set(final.ids) - redone)
     if gone:
         return f"the completed {gone[0]!r} is deleted from the final plan"
     ran: dict[str, str] = {}

@@ -58,7 +58,8 @@ def test_what_validate_says_of_the_cheats():
     intent, a step and its registry entry that disagree conflict; a renamed tool registered read-only passes."""
     assert _errors(PLAN, SILENT) == [("unverified_effect", (s.id,)) for s in PLAN.steps]
     assert planviz.simulate(PLAN, SILENT).outcome == "refused"
-    assert _errors(DECLARED, SILENT) == [("outside_intent", ("step_4",)), ("outside_intent", ("step_5",))]
+    assert _errors(DECLARED, SILENT) == [("outside_intent", ("step_4",)), ("outside_intent", ("step_5",)),
+                                         *[("unverified_effect", (f"step_{i}",)) for i in (1, 2, 3)]]
     assert _errors(RENAMED, LAUNDERED) == []
     says_write = RENAMED.replace(steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps])
     assert [code for code, _ in _errors(says_write, LAUNDERED)] == ["effect_conflict", "outside_intent"]
