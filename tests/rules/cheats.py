@@ -10,7 +10,8 @@ Families: ``rename`` (the unfinished work under new ids), ``respell`` (and its a
 spacing, trailing punctuation, the tool's name added), ``drop_completed`` (a completed step deleted),
 ``readd_completed`` (a completed id dropped, then brought back naming other work), ``redefine_completed``,
 ``drop_premises``, ``self_effect`` (``effect="read"`` on a writing tool), ``reregister_tool`` (the writing
-tool renamed or registered read-only by the plan), ``vacuous_check`` (a check rephrased in process words).
+tool renamed or registered read-only by the plan), ``vacuous_check`` (a check rephrased in process words); and, for the frozen-plan test,
+:func:`silent_executors` (an executor that withholds declared evidence on steps that list no ``produces``).
 """
 
 from __future__ import annotations
@@ -330,3 +331,24 @@ def gains(cheat: Cheat) -> str | None:
             if getattr(ma, name) < getattr(mb, name):
                 return f"{name} {getattr(ma, name)} < {getattr(mb, name)} (outcome {a.outcome})"
     return None
+
+
+# ------------------------------------------------------------------ the frozen-plan test: a silent executor
+
+def silent_executors(n: int, seed: int = 40) -> list[tuple[str, Plan, tuple[Fault, ...]]]:
+    """``n`` frozen-plan cases whose executor withholds the evidence of some steps (``missing_evidence``),
+    on plans whose steps may declare no ``produces`` (so nothing but the declared evidence can miss)."""
+    rnd = random.Random(seed)
+    out = []
+    while len(out) < n:
+        plan = _cache()
+        bare = {s.id for s in plan.steps if rnd.random() < 0.6}
+        plan = plan.replace(steps=tuple(replace(s, produces=()) if s.id in bare else s for s in plan.steps))
+        made = {f for s in plan.steps for f in s.produces}
+        plan = plan.replace(steps=tuple(replace(s, requires=tuple(f for f in s.requires if f in made))
+                                        for s in plan.steps))
+        hit = [sid for sid in rnd.sample(list(plan.ids), rnd.randint(1, len(plan.ids))) if sid in bare]
+        if hit:
+            faults = tuple(Fault(sid, "missing_evidence", times=3) for sid in hit)
+            out.append((f"bare {sorted(bare)}, silent on {sorted(hit)}", plan, faults))
+    return out

@@ -37,3 +37,19 @@ def test_no_cheat_improves_on_the_honest_run(family):
 def test_no_cheat_improves_on_the_honest_run_many_seeds():
     failures = _failures(cheats(SLOW, seed=4040))
     assert not failures, f"{len(failures)} cheats gain:\n" + "\n".join(failures[:30])
+
+
+def test_a_silent_executor_is_never_certified():
+    """Family silent_executor (issue 40.5): whatever the plan's produces say, an executor that withholds
+    declared evidence gets a lower evidence rate than the honest one and the blame."""
+    from planviz import frozen_plan_test
+
+    from tests.rules.cheats import silent_executors
+
+    failures = []
+    for label, plan, faults in silent_executors(60):
+        honest, cheat = frozen_plan_test(plan), frozen_plan_test(plan, faults=faults)
+        if cheat.evidence_rate >= honest.evidence_rate or cheat.attribution is None:
+            failures.append(f"[silent_executor] {label}: rate {cheat.evidence_rate} vs {honest.evidence_rate}, "
+                            f"attribution {cheat.attribution}")
+    assert not failures, "\n".join(failures[:15])
