@@ -255,7 +255,7 @@ def broken_invariant(old: Plan, new: Plan, contract: Contract | None, *, ran: Ma
 
     - ``goal_changed_by_replan``: the goal, the contract and its safety invariants stay (unless ``goal_change``);
     - ``completed_removed``: a completed step is never removed (``completed``: the ids completed now): it
-      is kept, or redone under a new id whose ``revises`` names it (redone work, counted as such);
+      is kept, or redone as the same work under a new id whose ``revises`` names it (counted as redone);
     - ``completed_redefined``: a completed id keeps its content, and an id that ever completed never names
       other work (``ran``: id -> its content, :mod:`planviz.plan.identity`, when it completed), whichever
       version dropped it in between;
@@ -280,12 +280,18 @@ def broken_invariant(old: Plan, new: Plan, contract: Contract | None, *, ran: Ma
     if swapped is not None:
         return "goal_changed_by_replan", (f"{swapped}; goal, contract and safety invariants stay fixed unless the "
                                           "goal changed")
-    redone = {s.revises for s in new.steps if s.revises}
-    removed = [sid for sid in old.ids if sid in completed and sid not in new and sid not in redone]
+    gone = [sid for sid in old.ids if sid in completed and sid not in new]
+    if gone:  # a completed step may only be redone as the same work under a new id that revises it
+        redoing = [s.id for s in new.steps if s.revises in gone]
+        now_keys = work_keys(new, redoing) if redoing else {}
+        redone = {new.step(r).revises for r in redoing if now_keys.get(r) == ran.get(new.step(r).revises or "")}
+        removed = [sid for sid in gone if sid not in redone]
+    else:
+        removed = []
     if removed:
         return "completed_removed", (f"it removes the completed step{'s' if len(removed) > 1 else ''} "
                                      f"{', '.join(map(repr, removed))}; completed work stays in every later version (or is redone "
-                                     f"under a new id that revises it)")
+                                     f"as the same work under a new id that revises it)")
     named = [sid for sid in new.ids if sid in ran]
     now = work_keys(new, named) if named else {}
     other = [sid for sid in named if now.get(sid) != ran[sid]]

@@ -9,6 +9,7 @@ not true (the final plan does not validate, or a completed id names other work t
 Families: ``rename`` (the unfinished work under new ids), ``respell`` (and its action re-spelled: case,
 spacing, trailing punctuation, the tool's name added), ``drop_completed`` (a completed step deleted),
 ``readd_completed`` (a completed id dropped, then brought back naming other work), ``redefine_completed``,
+``hollow_redo`` (a completed step "redone" under a new id as other work that produces nothing),
 ``drop_premises``, ``self_effect`` (``effect="read"`` on a writing tool), ``reregister_tool`` (the writing
 tool renamed or registered read-only by the plan), ``vacuous_check`` (a check rephrased in process words); and, for the frozen-plan test,
 :func:`silent_executors` (an executor that withholds declared evidence on steps that list no ``produces``).
@@ -25,7 +26,8 @@ from planviz import Contract, Fault, Plan, Step, ToolSpec, examples, metrics, re
 from planviz.checks.validation import refusal
 from planviz.plan.identity import work_keys
 
-FAMILIES = ("rename", "respell", "drop_completed", "readd_completed", "redefine_completed", "drop_premises",
+FAMILIES = ("rename", "respell", "drop_completed", "readd_completed", "redefine_completed", "hollow_redo",
+            "drop_premises",
             "self_effect", "reregister_tool", "vacuous_check")
 
 
@@ -160,6 +162,16 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
         return _without(reissue(p, _unfinished(p, state), "cheat"), victim)
     yield Cheat("drop_completed", f"{base} x{times} drops the {gone} completed step",
                 Case(plan, None, faults, drop_completed), honest)
+
+    def hollow_redo(goal, contract, state, p, _r=random.Random(seed)):
+        done = [s for s in p.ids if s in state.completed]
+        victim = _r.choice(done)
+        again = reissue(p, _unfinished(p, state) | {victim}, "cheat")
+        return again.replace(steps=tuple(replace(s, action=respell("Assume it holds", None, _r), produces=(),
+                                                 tool=None, arguments={}, duration=0)
+                                         if s.revises == victim else s for s in again.steps))
+    yield Cheat("hollow_redo", f"{base} x{times}: a completed step redone as nothing",
+                Case(plan, None, faults, hollow_redo), honest)
 
     other = rnd.choice(["Assume the legacy key builder; do not look", "Skip this, it is known",
                         "Pretend the earlier work holds", "lookup nothing"])

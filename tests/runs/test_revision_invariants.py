@@ -58,3 +58,19 @@ def test_dropping_premises_no_observation_falsified_is_refused():
     run = simulate(cache, faults=faults, propose=drop)
     assert run.outcome == "refused" and run.events[-1].category == "premise_dropped"
     assert simulate(cache, faults=faults).outcome == "premise_failed"  # the honest revision
+
+
+def test_a_completed_step_may_be_redone_as_the_same_work_but_not_replaced_by_other_work():
+    cache = examples.load("cache_isolation")
+
+    def cautious(goal, contract, state, plan):
+        return reissue(plan, {"S1", "S2", "S3", "S4"}, "cautious")
+
+    def hollow(goal, contract, state, plan):
+        again = reissue(plan, {"S2", "S3", "S4"}, "cheat")
+        return again.replace(steps=tuple(replace(s, action="Assume the test exists", produces=(), duration=0)
+                                         if s.revises == "S2" else s for s in again.steps))
+
+    assert simulate(cache, faults=[Fault("S4", "side_effect")], propose=cautious).outcome == "plan_complete"
+    run = simulate(cache, faults=[Fault("S4", "side_effect")], propose=hollow)
+    assert run.outcome == "refused" and run.events[-1].category == "completed_removed"
