@@ -364,3 +364,33 @@ def silent_executors(n: int, seed: int = 40) -> list[tuple[str, Plan, tuple[Faul
             faults = tuple(Fault(sid, "missing_evidence", times=3) for sid in hit)
             out.append((f"bare {sorted(bare)}, silent on {sorted(hit)}", plan, faults))
     return out
+
+
+# ------------------------------------------------------------------ the capstone's open exercise (issue 40.6)
+
+def capstone_cheats(n: int, seed: int = 40) -> list[tuple[str, Plan, Contract]]:
+    """``n`` read-only answers to notebook 08's exercise 2 that still contact the customer or write: the
+    sending (or logging) step kept, its tool renamed to another tool of the account's system or to a name
+    the system does not have, its action re-spelled to match, registered read-only by the answer's own
+    contract, with or without ``effect="read"`` on the step."""
+    from planviz.teaching.lesson08 import TOOLS, WORLD
+
+    rnd = random.Random(seed)
+    plan = _past_due()
+    acting = sorted(t for t, what in WORLD.items() if what != "read")
+    out = []
+    while len(out) < n:
+        sid = rnd.choice(["step_4", "step_5"])
+        step = plan.step(sid)
+        name = rnd.choice(acting) if rnd.random() < 0.6 else rnd.choice(
+            ["prepare", "draft", "queue", "stage", "review"]) + "_" + rnd.choice(["offer", "note", "contact", "plan"])
+        call = step.action[len(step.tool or ""):]
+        action = respell(name + call, None, rnd) if rnd.random() < 0.5 else name + call
+        moved = replace(step, tool=name, action=action, effect=rnd.choice([None, "read"]))
+        if sid == "step_5":
+            moved = replace(moved, depends_on=("step_3",), requires=(), arguments={"customer_id": "C-17"})
+        keep = [plan.step(f"step_{i}") for i in (1, 2, 3)]
+        contract = Contract(intent="read", tools={**TOOLS, name: ToolSpec(effect="read")})
+        out.append((f"{sid} as {name}{' (action re-spelled)' if action != name + call else ''}",
+                    plan.replace(steps=(*keep, moved)), contract))
+    return out

@@ -53,3 +53,13 @@ def test_a_silent_executor_is_never_certified():
             failures.append(f"[silent_executor] {label}: rate {cheat.evidence_rate} vs {honest.evidence_rate}, "
                             f"attribution {cheat.attribution}")
     assert not failures, "\n".join(failures[:15])
+
+
+def test_no_capstone_answer_that_still_acts_passes_as_read_only():
+    """Family capstone_rename (issue 40.6): the exercise is checked by what the plan does, not by names."""
+    from planviz.teaching.lesson08 import check_exercise_2
+
+    from tests.rules.cheats import capstone_cheats
+
+    passed = [label for label, plan, contract in capstone_cheats(80) if check_exercise_2(plan, contract)]
+    assert not passed, f"{len(passed)} capstone cheats pass: {passed[:10]}"
