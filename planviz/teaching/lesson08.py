@@ -24,6 +24,7 @@ from typing import Any
 from ..checks.validation import prepare, validate
 from ..errors import PlanvizError
 from ..examples import load
+from ..plan.arguments import expect_plan
 from ..plan.model import Contract, Plan, ToolSpec
 from ..runs.fault import Fault
 from ..runs.measures import metrics
@@ -106,6 +107,7 @@ def world_run(plan: Plan) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
     >>> world_run(load("past_due_account"))
     (('step_4',), ('step_5',), ())
     """
+    plan = expect_plan(plan, "world_run")
     tools = {name: ToolSpec(writes=effect != "read") for name, effect in WORLD.items()}
     run = simulate(plan, Contract(intent="write", tools=tools), strategy="direct")
     done = [e.step for e in run.events if e.kind == "complete" and e.step is not None]
