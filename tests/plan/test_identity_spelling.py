@@ -40,3 +40,17 @@ def test_other_words_a_other_tool_or_other_facts_are_other_work():
         assert work_key(other) != work_key(s)
     assert folded_action("run_tests now", "run_tests") == "now" and folded_action("run tests", None) == "run tests"
     assert Plan is not None
+
+
+def test_a_completed_step_respelled_under_its_id_is_the_same_work_and_is_kept():
+    cache = examples.load("cache_isolation")
+
+    def respell_s1(goal, contract, state, plan):
+        from planviz import reissue
+
+        again = reissue(plan, {"S3", "S4"}, "side effect")
+        return again.replace(steps=tuple(replace(s, action=s.action.upper() + " .") if s.id == "S1" else s
+                                         for s in again.steps))
+
+    run = simulate(cache, faults=[Fault("S4", "side_effect")], propose=respell_s1)
+    assert run.outcome == "plan_complete" and run.plans[-1].step("S1").action.endswith(" .")
