@@ -215,7 +215,7 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     text = text_of(nb)
     assert "version 2: ['S0', 'S1', 'S2', 'S3.v2', 'S4.v2']" in text
     # the identity rule, redundant work and a replan that changes nothing
-    assert "refused: revision v2 redefines completed steps S1 -> refused" in text
+    assert "refused: revision v2 is refused: completed_redefined: it redefines completed steps S1" in text
     assert "redundant (facts already held): S1.v2, S2.v2" in text
     assert re.search(r"^reissue\s+2\s+7\s+45$", text, re.M) and re.search(r"^cautious\s+4\s+9\s+53$", text, re.M)
     assert re.search(r"^no_new_route \|", text, re.M)
@@ -374,7 +374,8 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
     # the read-only contract holds on the cheats: no registry, a declared write, a renamed tool that says it writes
     assert "no registry:       [('unverified_effect', 'step_1'), ('unverified_effect', 'step_2'), " in text
     assert "  simulate: refused" in text
-    assert "declared honestly: [('outside_intent', 'step_4'), ('outside_intent', 'step_5')]" in text
+    assert ("declared honestly: [('outside_intent', 'step_4'), ('outside_intent', 'step_5'), "
+            "('unverified_effect', 'step_1'), ('unverified_effect', 'step_2'), ('unverified_effect', 'step_3')]") in text
     assert "renamed, registered read-only: no error" in text
     assert "and the step says it writes: [('effect_conflict', 'step_4'), ('outside_intent', 'step_4')]" in text
     assert "08 exercise 2: not yet. 'step_4' still sends the offer" in text

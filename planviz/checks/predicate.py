@@ -1,34 +1,50 @@
-"""Completion predicates: whether a step's ``check`` names something that could be observed after it.
+"""Completion predicates: whether a step's ``check`` states something about the world that could be false.
 
-A check is vacuous when, once the words that say nothing about the world are dropped (stopwords, words
-that only mean "it ran": ran, done, applied, succeeded..., and the action's own words, compared by a
-simple stem), nothing remains. A word that reads a measurement or a test ("passes", "above", "compiles",
-a number) keeps a check alive even when the action says it too: "tests pass" after "run the tests" is a
-predicate.
+A check is a predicate when it names an object, a quantity or a state, or compares one: a number, or a
+word the action does not say, or the action's own words with a word that reads a test or a measurement
+("tests pass" after "run the tests"). Process words say only that the step happened, whatever their
+phrasing, and are dropped: the words of :data:`COMPLETION` and :data:`PROCESS` (invoked, returned, ran,
+executed, called, sent, done, completed, understood, succeeded, "did not fail", "no errors"...), stopwords,
+the generic subjects of :data:`GENERIC` ("the tool", "the command", "it", "I"), the step's id, its tool's
+name and the action's own words (by a simple stem). A word that reads a test ("passes", "fails", "above")
+needs something it is about: "it did not fail" and "passes" alone are no predicate.
 
 >>> vacuous("Patch applied.", "Patch the key builder"), vacuous("patched file compiles", "Patch the file")
 (True, False)
+>>> vacuous("the tool was invoked", "Purge the cache"), vacuous("it did not fail", "Purge the cache")
+(True, True)
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["vacuous", "stem", "STOPWORDS", "COMPLETION", "OBSERVABLE"]
+__all__ = ["vacuous", "stem", "STOPWORDS", "COMPLETION", "OBSERVABLE", "PROCESS", "GENERIC"]
 
 #: Words that carry no observation on their own.
 STOPWORDS = frozenset("""a an the it its this that these those has have had was were is are be been being
     and or of to for on in at by with as so all now then there here
     successfully fully properly correctly really just already
-    task action call tool step job work as expected planned intended""".split())
+    task action call tool step job work as expected planned intended
+    not no never nothing none without didn doesn don isn wasn hasn haven t did do does got get gets will would
+    should could can fine well smoothly normally""".split())
 #: Words that only say the step ran (compared by stem, so "applied" covers "apply" and "applies").
 COMPLETION = frozenset("""ran run runs running done complete completed completes completion execute executed
     executes execution finish finished finishes perform performed performs succeed succeeded succeeds success
     successful ok okay apply applied applies accomplished achieved worked works working handled
     went""".split())
-#: Words that read a test or a measurement: a check holding one is a predicate even if the action says it too.
+#: More process words: the step was invoked, answered, was understood; errors that did not happen.
+PROCESS = frozenset("""invoke invoked invokes invocation return returned returns returning call called calls
+    calling send sent sends sending understand understood understands trigger triggered triggers issue issued
+    issues process processed attempt attempted try tried fire fired acknowledge acknowledged note noted
+    error errors errored exception exceptions crash crashed problem problems through respond responded
+    responds response""".split())
+#: Generic subjects: who or what ran, never what holds afterwards.
+GENERIC = frozenset("""i we me my our you they command commands request requests operation operations
+    everything something anything tools steps calls""".split())
+#: Words that read a test or a measurement: with something they are about, a check holding one is a predicate.
 OBSERVABLE = frozenset("""pass passes passed passing fail fails failed failing compile compiles compiled above
-    below under over exceed exceeds exceeded equal equals contain contains contained return returns returned
+    below under over exceed exceeds exceeded equal equals contain contains contained
     exist exists present absent missing match matches matched hold holds greater less least most zero empty
     remain remains""".split())
 
@@ -55,7 +71,7 @@ def stem(word: str) -> str:
     return word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word  # apply, applied -> appli
 
 
-_DONE = frozenset(map(stem, COMPLETION))
+_DONE = frozenset(map(stem, COMPLETION | PROCESS))
 _SEEN = frozenset(map(stem, OBSERVABLE))
 
 
@@ -66,11 +82,12 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
-    """Whether ``check`` says nothing that could be observed: after dropping stopwords, words that only mean
-    the step ran ("ran", "done", "applied", "succeeded", ...) and the action's own words (and its id),
-    nothing remains. A word that reads a test or a measurement ("passes", "above", "compiles") or a number
-    is never dropped. An empty check is not vacuous (it is missing: ``no_check``).
+def vacuous(check: str, action: str, *, step_id: str | None = None, tool: str | None = None) -> bool:
+    """Whether ``check`` says nothing that could be false after the step: once stopwords, process words
+    ("ran", "invoked", "returned", "sent", "understood", "did not fail"...), generic subjects ("the tool",
+    "it", "I") and the step's id are dropped, nothing is left but the action's own words and its tool's
+    name, with no word that reads a test or a measurement. A number, or a word the action does not say,
+    keeps a check alive. An empty check is not vacuous (it is missing: ``no_check``).
 
     Parameters
     ----------
@@ -80,11 +97,13 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
         The step's action; its words restated are no predicate.
     step_id : str, optional
         The step's id; "S3 done" says no more than "done".
+    tool : str, optional
+        The step's tool; "purge_cache returned" says no more than "returned".
 
     Returns
     -------
     bool
-        True when the check only restates that the step ran.
+        True when the check only says that the step happened.
 
     Examples
     --------
@@ -92,18 +111,26 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
     True
     >>> vacuous("purged", "Purge the leaked entries"), vacuous("S3 done", "patch", step_id="S3")
     (True, True)
+    >>> vacuous("purge_cache returned", "Purge the leaked entries", tool="purge_cache")
+    True
     >>> vacuous("the isolation test passes", "Run the isolation test"), vacuous("hit rate above 0.9", "x")
     (False, False)
-    >>> vacuous("", "patch")
-    False
+    >>> vacuous("", "patch"), vacuous("it passes", "Run the isolation test")
+    (False, True)
     """
     words = _words(check)
     if not words:
         return bool(check.strip())
+    if tool:  # the tool's name as a whole (as written or spaced) names the step, never an object
+        name = _words(tool)
+        n = len(name)
+        words = [w for i, w in enumerate(words)
+                 if not any(words[j:j + n] == name for j in range(max(0, i - n + 1), i + 1))]
     sid = step_id or ""
     low_id = sid.lower()
     named: set[str] | None = None  # the id's words, made only when a word could be one (a substring of the id)
-    acted = None  # the action's stems, made only when a word needs them (most checks end at their first word)
+    acted: set[str] | None = None  # the stems of the action and the tool, made only when a word needs them
+    about = seen = False  # an object the action names; a word that reads a test or a measurement
     for word in words:
         if word in low_id:
             if named is None:
@@ -112,13 +139,16 @@ def vacuous(check: str, action: str, *, step_id: str | None = None) -> bool:
                 continue
         if not word.isalpha() and any(c.isdigit() for c in word):  # letters only: no digit, skip the scan
             return False
+        if word in STOPWORDS:
+            continue
         root = stem(word)
         if root in _SEEN:
-            return False
-        if word in STOPWORDS or root in _DONE:
+            seen = True
             continue
         if acted is None:
-            acted = {stem(w) for w in _words(action)}
-        if root not in acted:
+            acted = {stem(w) for w in _words(action)} | {stem(w) for w in _words(tool or "")}
+        if root in acted:
+            about = True
+        elif not (root in _DONE or word in GENERIC):
             return False
-    return True
+    return not (about and seen)

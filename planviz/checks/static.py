@@ -34,20 +34,32 @@ PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above i
 WRITING = frozenset({"write", "destructive"})
 
 
-def effect_of(step: Step, contract: Contract | None = None) -> str | None:
-    """What ``step`` does to the world, as declared: its ``effect`` field, else its tool's registry entry (its
-    ``effect``, else write or read by ``writes``), else ``write`` when it holds ``resources``; None when
-    nothing says.
+_STRICTNESS = {"read": 0, "write": 1, "destructive": 2}
 
+
+def effect_of(step: Step, contract: Contract | None = None) -> str | None:
+    """What ``step`` does to the world, as far as the user certifies it: a tool step's effect is its tool's
+    entry in the contract's registry (its ``effect``, else write or read by ``writes``); the step's own
+    ``effect`` and ``resources`` can only make it stricter (a declared write or destructive effect counts, a
+    declared read certifies nothing). A tool the registry does not list has no certified effect (None) unless
+    the step declares a write. A step with no tool (a thought) changes nothing unless it declares an effect
+    or holds ``resources``: None.
+
+    >>> from planviz import Contract, ToolSpec
     >>> effect_of(Step("S1", "look up")), effect_of(Step("S3", "patch", resources=["keys.py"]))
     (None, 'write')
+    >>> purge = Step("P", "purge", tool="purge_cache", effect="read")
+    >>> effect_of(purge), effect_of(purge, Contract(tools={"purge_cache": ToolSpec(effect="write")}))
+    (None, 'write')
     """
-    if step.effect is not None:
-        return step.effect
-    spec = contract.tools.get(step.tool) if contract is not None and step.tool else None
-    if spec is not None:
-        return spec.effect or ("write" if spec.writes else "read")
-    return "write" if step.resources else None
+    own = "write" if step.resources and step.effect in (None, "read") else step.effect
+    if step.tool is None:
+        return own
+    spec = contract.tools.get(step.tool) if contract is not None else None
+    certified = None if spec is None else (spec.effect or ("write" if spec.writes else "read"))
+    if own in WRITING and (certified is None or _STRICTNESS[own] > _STRICTNESS[certified]):
+        return own
+    return certified
 
 
 def writes(step: Step, contract: Contract | None = None) -> bool:
@@ -67,7 +79,7 @@ def writes(step: Step, contract: Contract | None = None) -> bool:
 def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | None:
     """Why the contract's tool registry refuses ``step``'s tool call, as (finding code, reason), or None:
     what the environment answers when the call is made (an unknown tool, one not permitted, a write
-    under read intent).
+    under read intent, or under read intent a tool the registry does not certify as reading).
 
     >>> from planviz import Contract, ToolSpec
     >>> tool_refusal(Step("S1", "push", tool="git_push"), Contract(tools={"git_push": ToolSpec(permitted=False)}))
@@ -81,7 +93,11 @@ def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | Non
             return "unknown_tool", f"{step.tool!r} is not in the contract's tool registry"
         if not spec.permitted:
             return "not_permitted", f"the contract does not permit {step.tool!r}"
-    if contract.intent == "read" and effect_of(step, contract) in WRITING:
+    effect = effect_of(step, contract) if contract.intent == "read" else None
+    if contract.intent == "read" and step.tool is not None and effect is None:
+        return "unverified_effect", f"the contract's registry does not say that {step.tool!r} only reads, and the " \
+                                    "contract's intent is read-only"
+    if effect in WRITING:
         if spec is not None and spec.writes:
             return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
         return "outside_intent", f"{step.id!r} writes (effect {effect_of(step, contract)!r}), but the contract's " \
@@ -91,8 +107,9 @@ def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | Non
 
 def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
     """effect_conflict (a step's effect and its tool's registry entry disagree) and, under intent ``read``,
-    outside_intent for a declared write the registry does not already report, and unverified_effect for a step
-    whose effect is declared nowhere (no field, no registry entry): it cannot be shown to only read."""
+    outside_intent for a declared write the registry does not already report, and unverified_effect for a tool
+    step whose tool no registry entry certifies (its own ``effect="read"`` certifies nothing); a step with no
+    tool changes nothing unless it declares a write."""
     out = []
     tools, read_only = contract.tools, contract.intent == "read"
     for sid, s in cx.steps.items():
@@ -113,15 +130,14 @@ def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
             out.append(finding("outside_intent", "static",
                                f"step {sid!r} {what}, so it writes, but the contract's intent is read-only; "
                                f"use a step that only reads or drop it", [sid], where=f"{sid}.effect"))
-        elif effect is None and not (tools and s.tool is not None):  # an unknown tool is refused already
-            who = f"calls {s.tool!r}" if s.tool is not None else "declares no effect"
-            fix = (f"register {s.tool!r} in contract.tools with effect: read, or set {sid}.effect: read"
-                   if s.tool is not None else f"set {sid}.effect: read if it only reads")
+        elif effect is None and s.tool is not None and not tools:  # with a registry: unknown_tool already
+            said = f" (its own effect {s.effect!r} certifies nothing: only the user's registry can)" if s.effect else ""
             out.append(finding("unverified_effect", "static",
-                               f"step {sid!r} {who}, and nothing says whether it only reads: under a read-only "
-                               f"contract a step whose effect is declared nowhere cannot be shown to read, so the "
-                               f"plan is refused; {fix} (write or destructive steps do not belong in a read-only "
-                               f"plan)", [sid], where=f"{sid}.effect"))
+                               f"step {sid!r} calls {s.tool!r}, and the contract's registry does not say whether it "
+                               f"only reads{said}: under a read-only contract only the registry certifies a tool's "
+                               f"effect, so the plan is refused; register {s.tool!r} in contract.tools with effect: "
+                               f"read if it only reads (write or destructive steps do not belong in a read-only "
+                               f"plan)", [sid], where=f"{sid}.tool"))
     return out
 
 
@@ -319,7 +335,7 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     for sid, s in cx.steps.items():
         check = s.check
         stated = bool(check) and not check.isspace()  # the same as bool(check.strip()), without the copy
-        if stated and vacuous(check, s.action, step_id=sid):
+        if stated and vacuous(check, s.action, step_id=sid, tool=s.tool):
             changes = writes(s, contract)
             out.append(finding("vacuous_check", "static",
                                f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "

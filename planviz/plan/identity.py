@@ -2,7 +2,9 @@
 
 Two steps are the same work when their action, tool, arguments, required facts
 and produced facts agree (seed 000: completed ids belong to completed work;
-materially different work needs a new id). The id, the dependencies, the
+materially different work needs a new id). The action is compared folded
+(:func:`folded_action`): case, spacing, punctuation and the step's own tool
+name written into it do not make other work. The id, the dependencies, the
 duration and the words around the work (evidence, check, kind) are not part
 of it. A placeholder ``{{X.field}}`` in an argument stands for the result of
 the work ``X`` is, so renaming ``X`` (or re-issuing it as ``X.v2``) does not
@@ -25,13 +27,41 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from .model import Plan, Step
 from .placeholder import placeholders_in, rename_placeholders, split_reference
 
-__all__ = ["work_keys", "same_work", "work_key"]
+__all__ = ["work_keys", "same_work", "work_key", "folded_action"]
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def folded_action(action: str, tool: str | None = None) -> str:
+    """``action`` as identity compares it: lower case, punctuation and spacing folded to single spaces, and the
+    step's ``tool`` name (as written or with spaces for its underscores) left out as a word sequence.
+
+    >>> folded_action("  Patch the KEY builder!! (edit_file)", "edit_file") == folded_action("patch the key builder")
+    True
+    >>> folded_action("patch the key builder") == folded_action("patch the lock builder")
+    False
+    """
+    words = _NOT_WORD.sub(" ", action.casefold()).split()
+    if tool:
+        name = _NOT_WORD.sub(" ", tool.casefold()).split()
+        n = len(name)
+        if n:
+            kept, i = [], 0
+            while i < len(words):
+                if words[i:i + n] == name:
+                    i += n
+                    continue
+                kept.append(words[i])
+                i += 1
+            words = kept
+    return " ".join(words)
 
 
 def _refs(step: Step, ids: Any) -> list[str]:
@@ -44,7 +74,7 @@ def _refs(step: Step, ids: Any) -> list[str]:
 
 
 def _digest(step: Step, arguments: Any) -> str:
-    text = json.dumps([step.action, step.tool, arguments, sorted(set(step.requires)), sorted(set(step.produces))],
+    text = json.dumps([folded_action(step.action, step.tool), step.tool, arguments, sorted(set(step.requires)), sorted(set(step.produces))],
                       sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 

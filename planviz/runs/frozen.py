@@ -96,8 +96,10 @@ def frozen_simulation(plan: Plan, contract: Contract | None, faults: tuple[Fault
             started[e.step] = started.get(e.step, 0) + 1
         elif e.kind in ("complete", "fail") and e.step is not None:
             finished.add(e.step)
-            if e.kind == "complete":
+            if e.kind == "complete" and _evidenced(plan, e.step, e.observation):
                 evidence.add(e.step)
+            elif e.kind == "complete":
+                evidence.discard(e.step)
     steps = {sid: StepPerformance(sid in finished, sid in evidence, started.get(sid, 0))
              for sid in dict.fromkeys(plan.ids)}
     return frozen_result(run, contract, steps, tuple(sid for sid in started if sid not in steps))
@@ -110,4 +112,21 @@ def frozen_result(run: Run, contract: Contract | None, steps: Mapping[str, StepP
     known = [p for p in steps.values() if p.performed and p.evidence is not None]
     rate = sum(1 for p in known if p.evidence) / len(known) if known else None
     blame = attribution(run, contract)
-    return FrozenResult(run.outcome or "unknown", steps, rate, out_of_plan, blame.party, blame.reason, run)
+    party, reason = blame.party, blame.reason
+    ran = [sid for sid, p in steps.items() if p.performed]
+    silent = [sid for sid in ran if steps[sid].evidence is False and sid in run.state.completed]
+    if party is None and silent:  # completed, but what the step declared it would show was never produced
+        party, reason = "executor", (f"{len(silent)} of {len(ran)} steps run produced no evidence they declared "
+                                     f"({', '.join(silent[:5])}{', ...' if len(silent) > 5 else ''}): a run cannot "
+                                     f"certify the executor on evidence that was not produced")
+    return FrozenResult(run.outcome or "unknown", steps, rate, out_of_plan, party, reason, run)
+
+
+def _evidenced(plan: Plan, sid: str, observation: Any) -> bool:
+    """Whether the attempt of ``sid`` that completed produced the evidence the step declares: it declares some
+    (``expected_evidence``), and no ``missing_evidence`` fault withheld it, whatever ``produces`` says."""
+    step = plan.by_id.get(sid)
+    if step is None or not step.expected_evidence.strip():
+        return False
+    said = (observation.data or {}).get("fault") if observation is not None else None
+    return not (said and Fault.parse(said).kind == "missing_evidence")

@@ -19,16 +19,18 @@ The default replanner, :func:`reissue`, does exactly that for a voided subgraph.
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import AbstractSet, Iterable, Protocol
+from typing import AbstractSet, Iterable, Mapping, Protocol
 
 from ..errors import PlanvizTypeError, expect_names, show_value
+from ..checks.validation import refusal
 from ..plan.arguments import expect_plan
 from ..plan.identity import work_keys
 from ..plan.lineage import all_ids, lineage_roots, versions
 from ..plan.model import Contract, Plan
 from ..plan.placeholder import rename_placeholders
 
-__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants", "held_as_given"]
+__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants", "held_as_given",
+           "broken_invariant"]
 
 
 class _HasFacts(Protocol):
@@ -241,3 +243,67 @@ def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) ->
     held = set(held)
     return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
                    obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))
+
+
+def broken_invariant(old: Plan, new: Plan, contract: Contract | None, *, ran: Mapping[str, str],
+                     completed: AbstractSet[str], held: AbstractSet[str],
+                     goal_change: bool = False) -> tuple[str, str] | None:
+    """The first rule revision ``new`` of ``old`` breaks, as (code, why), or None; the controller asks it of
+    every revision, whoever proposed it, and refuses a revision that breaks one (the run stops with the code).
+
+    The rules, stated once:
+
+    - ``goal_changed_by_replan``: the goal, the contract and its safety invariants stay (unless ``goal_change``);
+    - ``completed_removed``: a completed step is never removed (``completed``: the ids completed now): it
+      is kept, or redone as the same work under a new id whose ``revises`` names it (counted as redone);
+    - ``completed_redefined``: a completed id keeps its content, and an id that ever completed never names
+      other work (``ran``: id -> its content, :mod:`planviz.plan.identity`, when it completed), whichever
+      version dropped it in between;
+    - ``premise_dropped``: a premise goes only with the observation that falsified it (it is no longer in
+      ``held``, the facts held now);
+    - and the revision validates (:func:`planviz.checks.validation.refusal`, the held facts as given).
+
+    Examples
+    --------
+    >>> from planviz import Step
+    >>> a, b = Step("A", "look", expected_evidence="e", produces="x"), Step("B", "use", requires="x",
+    ...                                                                     expected_evidence="e", depends_on="A")
+    >>> old = Plan("g", [a, b], premises=["p"])
+    >>> broken_invariant(old, old.replace(steps=(b,)), None, ran={}, completed={"A"}, held={"p", "x"})[0]
+    'completed_removed'
+    >>> broken_invariant(old, old.replace(premises=()), None, ran={}, completed=set(), held={"p"})[0]
+    'premise_dropped'
+    >>> broken_invariant(old, old.replace(premises=()), None, ran={}, completed=set(), held=set()) is None
+    True
+    """
+    swapped = None if goal_change else changed_invariants(old, new, contract)
+    if swapped is not None:
+        return "goal_changed_by_replan", (f"{swapped}; goal, contract and safety invariants stay fixed unless the "
+                                          "goal changed")
+    gone = [sid for sid in old.ids if sid in completed and sid not in new]
+    if gone:  # a completed step may only be redone as the same work under a new id that revises it
+        redoing = [s.id for s in new.steps if s.revises in gone]
+        now_keys = work_keys(new, redoing) if redoing else {}
+        redone = {new.step(r).revises for r in redoing if now_keys.get(r) == ran.get(new.step(r).revises or "")}
+        removed = [sid for sid in gone if sid not in redone]
+    else:
+        removed = []
+    if removed:
+        return "completed_removed", (f"it removes the completed step{'s' if len(removed) > 1 else ''} "
+                                     f"{', '.join(map(repr, removed))}; completed work stays in every later version (or is redone "
+                                     f"as the same work under a new id that revises it)")
+    named = [sid for sid in new.ids if sid in ran]
+    now = work_keys(new, named) if named else {}
+    other = [sid for sid in named if now.get(sid) != ran[sid]]
+    if other:
+        return "completed_redefined", (f"it redefines completed steps {', '.join(other)}: a completed id names "
+                                       f"the work that completed under it, never other work; give new work a new id")
+    if not goal_change:
+        dropped = [p for p in old.premises if p not in new.premises and p in held]
+        if dropped:
+            return "premise_dropped", (f"it drops the premise {dropped[0]!r}, which no observation falsified; a "
+                                       f"premise goes only with the observation that falsified it")
+    why = refusal(new, held_as_given(contract, new, held))
+    if why is not None:
+        return why.code, why.message
+    return None

@@ -56,13 +56,14 @@ from .goalchange import change_goal
 from .horizon import Expansion, await_expansion, expand_ready, expansion_steps
 from .machine import Machine, ProgressCallback
 from .observer import observation
-from .revision import changed_completed, changed_invariants, complete_revision, held_as_given, redundant_work, reissue
+from .revision import broken_invariant, complete_revision, redundant_work, reissue
 from .strategies import REPLAN_BOUND, STRATEGIES, STRATEGY_MECHANISMS, idempotent, run_direct
 
 __all__ = ["simulate", "idempotent", "STRATEGIES"]
 
 _by_id = attrgetter("id")
-_HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent"})  # no recovery scope
+# no recovery scope
+_HALTS = frozenset({"tool_error", "unknown_tool", "not_permitted", "outside_intent", "unverified_effect"})
 
 Proposer = Callable[[str, "Contract | None", ExecutionState, Plan], Plan]
 
@@ -170,6 +171,7 @@ class _Simulation:
         self.first = plan
         self.fault_work: dict[int, str | None] = {}  # fault -> the content of the step it names in the first plan
         self.keys: dict[str, str] = {}  # step id -> its content in the current plan version
+        self.ran: dict[str, str] = {}  # id that completed -> its content then (plan/identity)
         self.mechanisms = STRATEGY_MECHANISMS[strategy]  # switched one by one by planviz.ablation
 
     def run(self) -> Run:
@@ -291,6 +293,12 @@ class _Simulation:
         self.m.start(step.id)
         heapq.heappush(self.heap, (self.m.time + step.duration, step.id, self.m.running[step.id]))
 
+    def note_done(self, ids: Iterable[str]) -> None:
+        """Remember the completed ``ids``' content (:meth:`revise` refuses other work under such an id)."""
+        new = [i for i in ids if i in self.m.completed and i not in self.ran]
+        if new:
+            self.ran.update(work_keys(self.plan, new))
+
     def adopt(self, new: Plan) -> None:
         self.plan, self.keys = new, {}
         self.root = revised_roots(versions(new))
@@ -369,6 +377,7 @@ class _Simulation:
             m.invalidate(sid, scope.voided - {sid}, scope.kept, scope.message)
             m.stop("blocked", f"no step can restore {scope.blocked_fact!r}", sid)
             return
+        self.note_done(scope.voided)
         scoped = "scoped_recovery" in self.mechanisms  # ablated: start over, every started step voided
         voided, kept = (scope.voided, scope.kept) if scoped else (frozenset(plan.ids), frozenset())
         m.invalidate(sid, voided, kept, scope.message if scoped else f"{scope.message}; unscoped: all redone")
@@ -376,11 +385,9 @@ class _Simulation:
 
     def revise(self, sid: str, voided: set[str], trigger: str, goal: str | None = None,
                given: Iterable[str] = (), goal_change: bool = False, drop: Iterable[str] = ()) -> None:
-        """Ask the planner for the next version (for ``goal`` when it changed) and switch to it, or stop.
-
-        Unless ``goal_change`` (the goal or contract changed), a revision that changes the goal or the contract
-        is refused (``goal_changed_by_replan``). ``drop``: voided steps the default replanner leaves out (a
-        new contract does not need them)."""
+        """Ask the planner for the next version (for ``goal`` when it changed) and switch to it, or stop: a
+        revision breaking a rule of :func:`planviz.runs.revision.broken_invariant` is refused (``goal_change``:
+        the goal or contract may change). ``drop``: voided steps the default replanner leaves out."""
         m, plan = self.m, self.plan
         cap = self.limits.max_replans if "replan_cap" in self.mechanisms else REPLAN_BOUND
         if self.replans >= cap:
@@ -395,22 +402,15 @@ class _Simulation:
             if not isinstance(proposed, Plan):
                 raise SimulationError(f"propose() must return a Plan, got {proposed!r}")
             new = complete_revision(plan, proposed, trigger, voided)
-        swapped = None if goal_change else changed_invariants(plan, new, self.contract)
-        if swapped is not None:
-            m.stop("refused", f"revision v{new.version} is refused: goal_changed_by_replan: {swapped}; goal, contract "
-                   "and safety invariants stay fixed unless the goal changed", sid, category="goal_changed_by_replan")
+        self.note_done(m.completed)
+        broken = broken_invariant(plan, new, self.contract, ran=self.ran, completed=m.completed,
+                                  held=m.state().facts, goal_change=goal_change)
+        if broken is not None:
+            m.stop("refused", f"revision v{new.version} is refused: {broken[0]}: {broken[1]}", sid, category=broken[0])
             return
         if sorted(new.steps, key=_by_id) == sorted(plan.steps, key=_by_id):  # file order carries no meaning
             m.stop("no_new_route", f"the replanner proposed the same steps as plan v{plan.version} "
                    f"(trigger: {trigger})", sid)
-            return
-        changed = changed_completed(plan, new, m.completed)
-        if changed:
-            m.stop("refused", f"revision v{new.version} redefines completed steps {', '.join(changed)}", sid)
-            return
-        why = refusal(new, held_as_given(self.contract, new, m.state().facts))
-        if why is not None:
-            m.stop("refused", f"revision v{new.version} is refused: {why.code}: {why.message}", sid, category=why.code)
             return
         redundant = redundant_work(m.state(), new, before=plan)
         self.replans += 1

@@ -3,9 +3,12 @@
 The case is the bundled ``past_due_account`` tool-call plan under the
 analyst's read-only contract (:func:`read_only_contract`) or the write job
 (:func:`write_contract`); every expected answer is simulated here. The open
-exercise is checked where a program can check it: the contract stays
-read-only, ``prepare`` accepts the plan, it completes, it still does the
-analysis, and a settled account stops it after its first call. Whether the
+exercise is checked where a program can check it, by what the plan would
+do rather than by the names it uses: run in the account's world
+(:data:`WORLD`, what each tool of the account's system really does), it
+contacts nobody and writes nothing; the contract stays read-only,
+``prepare`` accepts the plan, it completes, it still does the analysis, and
+a settled account stops it after its first call. Whether the
 draft is what the analyst wanted is for a person to judge. Solutions:
 notebooks/solutions/08_capstone_past_due_account.py.
 
@@ -21,6 +24,7 @@ from typing import Any
 from ..checks.validation import prepare, validate
 from ..errors import PlanvizError
 from ..examples import load
+from ..plan.arguments import expect_plan
 from ..plan.model import Contract, Plan, ToolSpec
 from ..runs.fault import Fault
 from ..runs.measures import metrics
@@ -30,7 +34,7 @@ from .answers import number, stop_reason
 from .feedback import Feedback, is_blank, right, unanswered, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_4", "RUBRIC", "read_only_contract",
-           "write_contract", "TOOLS", "SETTLED", "COLLECTIONS_HOLD", "ANALYSIS"]
+           "write_contract", "TOOLS", "SETTLED", "COLLECTIONS_HOLD", "ANALYSIS", "WORLD", "world_run"]
 
 #: The tool registry of the case: what each tool does.
 TOOLS = {"lookup_account": ToolSpec(), "check_payment_plan_eligibility": ToolSpec(),
@@ -86,18 +90,31 @@ def check_exercise_1(tool_calls: Any = None, model_calls: Any = None) -> Feedbac
     return wrong(ex, f"for max_replans={k} your {which} differ from the run's", hint)
 
 
-def _sends(plan: Plan) -> str | None:
-    """The id of a step that does what the original plan's contact steps did (send the offer, log the contact):
-    the same tool, the same call (its action) under another tool name, or a tool or call named for sending."""
-    original = load("past_due_account")
-    contact = [s for s in original.steps if TOOLS.get(s.tool or "", ToolSpec()).writes]
-    for step in plan.steps:
-        for old in contact:
-            same_call = " ".join(step.action.split()) == " ".join(old.action.split())
-            says_send = any("send" in text.lower() for text in (step.tool or "", step.action.split("(")[0]))
-            if step.tool == old.tool or same_call or says_send:
-                return step.id
-    return None
+#: The past-due account's world: every tool its system has and what it really does there (its owner's word,
+#: never a plan's or a student's registry): "contact" reaches the customer, "write" changes the account.
+WORLD = {"lookup_account": "read", "check_payment_plan_eligibility": "read", "compute_installments": "read",
+         "draft_payment_plan_offer": "read", "check_collections_hold": "read", "check_affordability": "read",
+         "send_payment_plan_offer": "contact", "email_payment_plan_offer": "contact", "notify_customer": "contact",
+         "deliver_offer": "contact", "log_interaction": "write"}
+
+
+def world_run(plan: Plan) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """What ``plan`` would do in the account's world, run as it is by an agent that does not check first
+    (strategy ``direct``, every tool with its real effect): the ids of the steps that contacted the customer,
+    of those that wrote to the account, and of those calling a tool the world does not have (the run stops
+    there: nobody can say what it would do).
+
+    >>> world_run(load("past_due_account"))
+    (('step_4',), ('step_5',), ())
+    """
+    plan = expect_plan(plan, "world_run")
+    tools = {name: ToolSpec(writes=effect != "read") for name, effect in WORLD.items()}
+    run = simulate(plan, Contract(intent="write", tools=tools), strategy="direct")
+    done = [e.step for e in run.events if e.kind == "complete" and e.step is not None]
+    real = [(sid, WORLD.get(plan.step(sid).tool or "", "read")) for sid in dict.fromkeys(done)]
+    unknown = tuple(s.id for s in plan.steps if s.tool is not None and s.tool not in WORLD)
+    return (tuple(sid for sid, what in real if what == "contact"), tuple(sid for sid, what in real if what == "write"),
+            unknown)
 
 
 def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
@@ -125,11 +142,18 @@ def check_exercise_2(plan: Any = None, contract: Any = None) -> Feedback:
                          "planner's word, not the analyst's): under a read-only contract a "
                          "tool nobody declared cannot be shown to only read", "register every tool the plan calls "
                          "in Contract(tools=...), with ToolSpec(writes=True) for a tool that writes")
-    sending = _sends(plan)
-    if sending:
-        return wrong(ex, f"{sending!r} still sends the offer (or logs a contact), whatever its tool is called: the "
-                         "analyst asked that nobody be contacted", "draft the offer for review instead of sending "
-                         "it; a new name for the same call does not change what it does")
+    contacted, written, unknown = world_run(plan)
+    if contacted or written:
+        sid = (contacted or written)[0]
+        what = "still sends the offer: the customer is contacted" if contacted else "still writes to the account"
+        return wrong(ex, f"{sid!r} {what} when the plan runs in the account's world ({plan.step(sid).tool!r} "
+                         f"does that there, whatever a registry says): the analyst asked that nobody be contacted "
+                         f"and nothing be written", "draft the offer for review instead of sending it; a new name "
+                         "or a read-only registry entry for the same call does not change what it does")
+    if unknown:
+        return wrong(ex, f"{unknown[0]!r} calls {plan.step(unknown[0]).tool!r}, which the account's system does not "
+                         f"have: nobody can say what it would do there (it could contact the customer)",
+                     f"call the system's own tools ({', '.join(sorted(WORLD))})")
     try:
         prepare(plan, contract)
     except PlanvizError as exc:

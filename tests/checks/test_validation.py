@@ -151,7 +151,7 @@ CASES = {
                           r"its own facts.*remove 'iso' from premises and add 'S4' to S5\.depends_on"),
     "unverified_effect": (plan(step("S1", tool="send_offer"), step("S2", effect="read", depends_on="S1")),
                           Contract(intent="read"), {("unverified_effect", ("S1",))},
-                          r"'S1' calls 'send_offer', and nothing says whether it only reads.*effect: read"),
+                          r"'S1' calls 'send_offer', and the contract's registry does not say whether it only reads.*effect: read"),
     "effect_conflict": (plan(step("S1", tool="read_db", effect="write", check="the row is there")),
                         Contract(tools=TOOLS), {("effect_conflict", ("S1",))},
                         r"'S1' declares effect 'write', but the contract's registry says 'read_db' reads"),
@@ -752,11 +752,12 @@ def test_past_due_account_under_a_read_only_contract_is_refused():
     report = validate(account, Contract(intent="read"))
     assert {f.code for f in report.errors} == {"unverified_effect"}
     assert {s for f in report.errors for s in f.steps} == set(account.ids)
-    with pytest.raises(SemanticError, match="unverified_effect|nothing says whether it only reads"):
+    with pytest.raises(SemanticError, match="unverified_effect|registry does not say whether it only reads"):
         prepare(account, Contract(intent="read"))
     declared = account.replace(steps=tuple(replace(s, effect="write" if s.id in ("step_4", "step_5") else "read") for s in account.steps))
     assert {(f.code, f.steps[0]) for f in validate(declared, Contract(intent="read")).errors} == {
-        ("outside_intent", "step_4"), ("outside_intent", "step_5")}
+        ("outside_intent", "step_4"), ("outside_intent", "step_5"),  # a declared write counts
+        ("unverified_effect", "step_1"), ("unverified_effect", "step_2"), ("unverified_effect", "step_3")}  # a read not
 
 
 @pytest.mark.parametrize("check, writes, severity", [

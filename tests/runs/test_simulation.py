@@ -494,7 +494,8 @@ def test_a_step_waiting_for_a_resource_does_not_take_a_worker():
 def plans_with_resources(draw):
     plan = draw(plans())
     pool = ["db", "repo", "cache"]
-    steps = [replace(s, resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)), check="it holds")
+    steps = [replace(s, resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)),
+                     check="the resource's new state holds")  # "it holds" names nothing: vacuous on a writer
              for s in plan.steps]
     return plan.replace(steps=steps)
 

@@ -58,7 +58,8 @@ def test_what_validate_says_of_the_cheats():
     intent, a step and its registry entry that disagree conflict; a renamed tool registered read-only passes."""
     assert _errors(PLAN, SILENT) == [("unverified_effect", (s.id,)) for s in PLAN.steps]
     assert planviz.simulate(PLAN, SILENT).outcome == "refused"
-    assert _errors(DECLARED, SILENT) == [("outside_intent", ("step_4",)), ("outside_intent", ("step_5",))]
+    assert _errors(DECLARED, SILENT) == [("outside_intent", ("step_4",)), ("outside_intent", ("step_5",)),
+                                         *[("unverified_effect", (f"step_{i}",)) for i in (1, 2, 3)]]
     assert _errors(RENAMED, LAUNDERED) == []
     says_write = RENAMED.replace(steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps])
     assert [code for code, _ in _errors(says_write, LAUNDERED)] == ["effect_conflict", "outside_intent"]
@@ -78,11 +79,11 @@ def test_exercise_2_right_in_other_forms(plan, contract):
     (DECLARED, read_only_contract(), "'step_4' declares effect 'write'"),
     (CLAIMS_READ, SILENT, "a step's own effect is the planner's word"),                # the plan says it only reads
     (CLAIMS_READ, read_only_contract(), "'step_4' still sends the offer"),
-    (RENAMED, LAUNDERED, "'step_4' still sends the offer"),                           # renamed, registered read-only
+    (RENAMED, LAUNDERED, "'step_4' calls 'prepare_offer', which the account's system does not have"),  # renamed
     (RENAMED.replace(steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps]),
      LAUNDERED, "'step_4' declares effect 'write'"),
     (RENAMED.replace(steps=[replace(s, effect="read") if s.id == "step_4" else s for s in RENAMED.steps]),
-     LAUNDERED, "'step_4' still sends the offer"),
+     LAUNDERED, "which the account's system does not have"),
     (RENAMED, Contract(intent="read", tools={"prepare_offer": ToolSpec()}), "the contract does not say what"),
     (REVIEW.replace(steps=[replace(s, effect="destructive") if s.id == "step_4" else s for s in REVIEW.steps]),
      REVIEW_CONTRACT, "declares effect 'destructive'"),
@@ -102,9 +103,9 @@ def test_exercise_2_rejects_the_read_only_cheats(plan, contract, says):
     (PLAN, Contract(intent="read"), "the contract does not say what"),
     (PLAN.replace(steps=PLAN.steps[:3]), Contract(intent="read", tools=TOOLS), "prepares no offer"),
     (PLAN.replace(steps=[*PLAN.steps[:3], replace(PLAN.step("step_4"), tool="offer_tool")]),
-     Contract(intent="read", tools={**TOOLS, "offer_tool": ToolSpec()}), "'step_4' still sends the offer"),
+     Contract(intent="read", tools={**TOOLS, "offer_tool": ToolSpec()}), "'offer_tool', which the account's system"),
     (PLAN.replace(steps=[*PLAN.steps[:3], replace(DRAFT, tool="send_for_review")]),
-     Contract(intent="read", tools={**TOOLS, "send_for_review": ToolSpec()}), "still sends the offer"),
+     Contract(intent="read", tools={**TOOLS, "send_for_review": ToolSpec()}), "'send_for_review', which the account"),
     (REVIEW, replace(REVIEW_CONTRACT, intent="write"), "the analyst asked for a read-only job"),
     (PLAN, Contract(intent="read", tools={**TOOLS, "send_payment_plan_offer": ToolSpec(),
                                           "log_interaction": ToolSpec()}), "changes what 'send_payment_plan_offer'"),
@@ -179,3 +180,27 @@ def test_exercise_4_right_with_required_ids_instead_of_kinds():
 def test_exercise_4_wrong(plan, contract, says):
     feedback = check_exercise_4(plan, contract)
     assert not feedback and says in feedback.message and feedback.hint
+
+
+# issue 40.6: the open exercise is checked by what the plan would do in the account's world, not by names
+@pytest.mark.parametrize("name", ["email_payment_plan_offer", "notify_customer", "deliver_offer"])
+@pytest.mark.parametrize("own_effect", [None, "read"])
+def test_exercise_2_sees_the_offer_go_out_under_any_name_the_world_knows(name, own_effect):
+    step_4 = PLAN.step("step_4")
+    sending = replace(step_4, tool=name, action=name + step_4.action[len("send_payment_plan_offer"):], effect=own_effect)
+    plan = PLAN.replace(steps=[*PLAN.steps[:3], sending])
+    feedback = check_exercise_2(plan, Contract(intent="read", tools={**TOOLS, name: ToolSpec(effect="read")}))
+    assert not feedback and "'step_4' still sends the offer: the customer is contacted" in feedback.message
+    assert name in feedback.message
+
+
+def test_the_world_run_reports_contact_writes_and_unknown_tools():
+    from planviz.teaching.lesson08 import world_run
+
+    assert world_run(PLAN) == (("step_4",), ("step_5",), ())
+    assert world_run(REVIEW) == ((), (), ())
+    quiet_log = PLAN.replace(steps=[*PLAN.steps[:3], replace(PLAN.step("step_5"), depends_on=("step_3",),
+                                                             requires=(), arguments={"customer_id": "C-17"})])
+    assert world_run(quiet_log) == ((), ("step_5",), ())
+    renamed = REVIEW.replace(steps=[*REVIEW.steps[:3], replace(DRAFT, tool="prepare_offer")])
+    assert world_run(renamed) == ((), (), ("step_4",))

@@ -1,0 +1,1 @@
+"""Rules that hold by class: a generator of cheating plans and replanners (issue 40)."""
