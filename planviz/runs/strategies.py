@@ -53,6 +53,7 @@ from typing import Any
 
 from ..analysis.scope import failure_scope
 from ..checks.static import writes
+from ..errors import StructureError
 from ..plan.model import Contract, Plan, Step
 from ..plan.placeholder import placeholders_in, split_reference
 from .approval import confirm_write, grant
@@ -174,8 +175,11 @@ def run_direct(sim: Any) -> None:
             return
         if obs.kind in ("side_effect", "precondition") and redos < sim.limits.max_replans:
             fact = sorted(obs.withdrawn)[0] if obs.withdrawn else None
-            scope = failure_scope(plan, step.id, obs.kind, fact=fact, state=m.state())
-            if scope.action != "blocked":
+            try:
+                scope = failure_scope(plan, step.id, obs.kind, fact=fact, state=m.state())
+            except StructureError:  # the listed steps are no DAG (the agent never validates): no scope to redo
+                scope = None
+            if scope is not None and scope.action != "blocked":
                 redos += 1
                 for sid in (step.id, *scope.voided):  # the work to redo is callable again once its inputs are
                     if sid in at:

@@ -96,3 +96,12 @@ def test_each_strategys_advantage_comes_only_from_the_mechanisms_its_table_gives
             assert ALLOWED[kind](d, w, p), (plan.goal, [str(f) for f in faults], d, w, p)
             seen.add((d, w, p))
     assert len(seen) > 1  # the faults made a difference somewhere
+
+
+def test_the_direct_agent_meets_spoiled_work_in_a_plan_that_names_a_missing_step():
+    from planviz import Fault, Plan, Step, simulate
+
+    plan = Plan("g", [Step("S1", "a", expected_evidence="e", produces="x", duration=1),
+                      Step("S2", "b", expected_evidence="e", requires="x", depends_on=["S1", "GONE"], duration=1)])
+    run = simulate(plan, faults=[Fault("S1", "side_effect")], strategy="direct")  # no validation: it just runs
+    assert run.outcome == "step_failed" and "S2" in run.events[-1].message
