@@ -17,8 +17,8 @@ from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_
 langchain = planviz.load_trace(planviz.examples.trace("any-agent_LANGCHAIN_trace"))
 usage = planviz.diff_runs(run, langchain)
 a, b = usage.usage
-differ = {name for name in ("time", "tool_calls", "model_calls", "input_tokens", "output_tokens", "cost")
-          if getattr(a, name) != getattr(b, name)}
+differ = {name for name in ("time", "tool_calls", "model_calls", "input_tokens", "output_tokens", "cost",
+                             "reasoning_tokens", "cached_tokens", "total_tokens") if getattr(a, name) != getattr(b, name)}
 
 # Exercise 2: drop `check`, the step that reads the file back. Then every declared step ran as planned,
 # but only because the plan stopped promising the verification the agent skipped (b).
@@ -33,10 +33,10 @@ parted = planviz.diff_runs(run, transient)
 # {"timezone": "America/New_York", "datetime": "2025-09-16T08:43:13-04:00", "is_dst": true}: the year is a
 # part of the datetime field, not a whole value: derived (hindsight.data_edges says the same).
 text = dict(run.plan.step("write_file").arguments)["text"]
-results = {step: o.data.get("result") for step, o in run.state.observations}
-source = next(step for step, r in results.items() if r and text in r and step != "write_file")
-field = next(k for k, v in json.loads(results[source]).items() if text in str(v))
-kind = "exact" if text == json.loads(results[source])[field] else "derived"
+results = {step: o.data.get("result") for step, o in run.state.observations}  # a result as JSON gives it
+source = next(step for step, r in results.items() if r and text in json.dumps(r) and step != "write_file")
+field = next(k for k, v in results[source].items() if text in str(v))
+kind = "exact" if text == results[source][field] else "derived"
 
 CHECKED = {
     "check_exercise_1": check_exercise_1(first_divergence=usage.first_divergence, differ=differ),
