@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-__all__ = ["trace_named", "trace_message", "sqlite_tables", "sqlite_message", "SQLITE_MAGIC"]
+__all__ = ["trace_named", "trace_message", "sqlite_tables", "sqlite_message", "is_langgraph_history", "SQLITE_MAGIC"]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _OI_KIND = "openinference.span.kind"
@@ -62,7 +62,7 @@ def trace_named(data: Any) -> tuple[str, str] | None:
             return "otel-js", "OpenTelemetry JS"
         if isinstance(head.get("context"), dict) or "spanId" in head or "scopeSpans" in head:
             return _otel(data)
-    if _langgraph(data):
+    if is_langgraph_history(data):
         return "langgraph", "LangGraph"
     return None
 
@@ -73,7 +73,8 @@ def _otel(data: Any) -> tuple[str, str]:
     return "otel", "OpenTelemetry"
 
 
-def _langgraph(data: Any) -> bool:
+def is_langgraph_history(data: Any) -> bool:
+    """Whether parsed JSON is a LangGraph history: snapshots, checkpoint tuples or their lists."""
     items = data
     if isinstance(data, dict):
         items = next((data[k] for k in ("history", "checkpoints", "snapshots", "states")

@@ -49,7 +49,7 @@ from ..plan.model import Plan, Step
 from .events import Run
 from .provenance import distinctive_parts, known_words, result_leaves
 
-__all__ = ["IdealSchedule", "ideal_schedule", "llmcompiler_text", "PLAN_STEP", "ANSWER_STEP"]
+__all__ = ["IdealSchedule", "ideal_schedule", "llmcompiler_text", "covered", "PLAN_STEP", "ANSWER_STEP"]
 
 PLAN_STEP, ANSWER_STEP = "plan", "answer"
 
@@ -70,7 +70,7 @@ class IdealSchedule:
     unknown_steps: frozenset[str] = frozenset()
 
 
-def _covered(parts: Sequence[tuple[float, float]]) -> float:
+def covered(parts: Sequence[tuple[float, float]]) -> float:
     """The length of the union of intervals (nested model spans count once)."""
     total, reach = 0.0, float("-inf")
     for a, b in sorted(parts):
@@ -162,14 +162,14 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
                 else:
                     issued.setdefault(sid, []).append((start, min(end, times[sid][0])))
         if issued:
-            plan_time = max(_covered(parts) for parts in issued.values())
+            plan_time = max(covered(parts) for parts in issued.values())
         else:
             before = [(s, e) for _, s, e, _ in calls if s < first]
             plan_unknown = plan_unknown or any(e is None for _, e in before)
-            plan_time = _covered([(s, min(e, first)) for s, e in before if e is not None])
+            plan_time = covered([(s, min(e, first)) for s, e in before if e is not None])
         trailing = [(s, e) for sid, s, e, _ in calls if (e is None or e > last) and (sid is None or sid not in times)]
         answer_unknown = any(e is None and s >= last for s, e in trailing)
-        answer_time = _covered([(max(s, last), e) for s, e in trailing if e is not None and e > last])
+        answer_time = covered([(max(s, last), e) for s, e in trailing if e is not None and e > last])
         unknown_on_plan += plan_unknown + answer_unknown
         plan_id = _unused(PLAN_STEP, ids)
         step(plan_id, "model call: plan every tool call", plan_time, [])

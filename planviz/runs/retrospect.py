@@ -52,7 +52,7 @@ from ..analysis.schedule import critical_path
 from ..plan.model import Plan, Step
 from .events import Run, expect_run
 from .hindsightcost import figure_parts, hindsight_cost
-from .idealplan import ANSWER_STEP, PLAN_STEP, IdealSchedule, ideal_schedule
+from .idealplan import ANSWER_STEP, PLAN_STEP, IdealSchedule, covered, ideal_schedule
 from .provenance import data_edges, intervals, latest_steps
 from .usage import model_calls
 
@@ -283,7 +283,7 @@ def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]], ready: 
                 spans[sid].append((a, b))
                 if not isinstance(took, (int, float)) and unknown is not None:
                     unknown.add(sid)
-    lead = {sid: _covered(parts) for sid, parts in spans.items()}
+    lead = {sid: covered(parts) for sid, parts in spans.items()}
     return {v: max(0.0, e - s) + lead.get(v, 0.0) for v, (s, e) in times.items()}, lead
 
 
@@ -306,16 +306,6 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     work, _ = _work(run, t0, times, ready, unknown)
     plan = Plan("recorded", [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times])
     return critical_path(plan).makespan
-
-
-def _covered(parts: list[tuple[float, float]]) -> float:
-    """The length of the union of intervals (nested model spans of one call count once)."""
-    total, reach = 0.0, float("-inf")
-    for a, b in sorted(parts):
-        if b > reach:
-            total += b - max(a, reach)
-            reach = b
-    return total
 
 
 def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds: Mapping[str, set[str]],

@@ -51,6 +51,7 @@ from typing import Any
 from ...errors import TraceFormatError
 from ...plan.bulk import paused_gc
 from ...plan.model import Finding
+from ...plan.tracesniff import is_langgraph_history
 from .checkpoints import Checkpoint, Task, history_of
 from ..events import ModelCall, Observation, Run
 from .playback import Action
@@ -67,19 +68,8 @@ _KEYS = re.compile(r'"(channel_values|versions_seen|pending_writes|parent_config
 def detect(sample: Any) -> float:
     """How surely a sample is a LangGraph history: its keys (the earlier the first one, the surer)."""
     if sample.parsed:
-        return 0.9 if _is_history(sample.data) else 0.0
+        return 0.9 if is_langgraph_history(sample.data) else 0.0
     return sample.keys_confidence(_KEYS)
-
-
-def _is_history(data: Any) -> bool:
-    items = data
-    if isinstance(data, dict):
-        items = next((data[k] for k in ("history", "checkpoints", "snapshots", "states")
-                      if isinstance(data.get(k), list)), [data])
-    first = items[0] if isinstance(items, list) and items else None
-    if isinstance(first, dict):
-        return "checkpoint" in first or ("config" in first and ("values" in first or "metadata" in first))
-    return isinstance(first, list) and len(first) >= 4 and isinstance(first[2], dict) and "configurable" in first[2]
 
 
 def read(doc: Any) -> Run:
