@@ -416,3 +416,42 @@ def test_any_disorder_of_a_real_langgraph_history_is_kept_and_read_back(corpus, 
         assert len(records) == len(recs)
         _played_in_order(run)
         _reads_back(run, tmp_path)
+
+
+# -- item 5 of issue 42: forked LangGraph histories -----------------------------------------------------------
+
+def _forked(n: int) -> list:
+    """The repro lg_forks_quadratic: a chain of ``n`` checkpoints where every 10th forks from the one 5 back."""
+    from datetime import datetime, timezone
+
+    def snap(k, parent):
+        r = {"values": {"x": k}, "next": [f"n{(k + 1) % 50}"],
+             "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:08d}"}},
+             "metadata": {"source": "loop", "step": k},
+             "created_at": datetime.fromtimestamp(1_700_000_000 + k / 1000, timezone.utc).isoformat(),
+             "tasks": [{"id": f"t{k}", "name": f"n{(k + 1) % 50}", "error": None, "interrupts": []}]}
+        if parent is not None:
+            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent:08d}"}}
+        return r
+
+    return [snap(k, None if k == 0 else (k - 5 if k % 10 == 0 and k >= 5 else k - 1)) for k in range(n)]
+
+
+def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypatch):
+    from planviz.runs.traces import langgraphversions
+
+    built = []
+    real = langgraphversions.Step
+    monkeypatch.setattr(langgraphversions, "Step", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+
+    def work(n: int) -> tuple[int, int, int]:
+        built.clear()
+        history = _forked(n)
+        run = planviz.parse_trace(json.dumps(history), format="langgraph")
+        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)  # from the raw parents: a later child each
+        assert len(run.plans) == forks + 1
+        return len(built), len(run.plans), len(run.events)
+
+    small, big = work(200), work(800)
+    assert big[2] <= 4.5 * small[2]
+    assert big[0] <= 4.5 * small[0], (small, big)  # a Step per node run (and per changed edge), not per version
