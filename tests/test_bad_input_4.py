@@ -455,3 +455,60 @@ def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypat
     small, big = work(200), work(800)
     assert big[2] <= 4.5 * small[2]
     assert big[0] <= 4.5 * small[0], (small, big)  # a Step per node run (and per changed edge), not per version
+
+
+# -- item 8 of issue 42: readers whose work grows faster than their input fail a test ---------------------------
+
+def _work(read) -> tuple[int, int]:
+    """The work ``read()`` does: Python function calls made (a profile hook counts them) and the items handed to
+    ``sorted`` (a ``sorted(ids)`` per event is one call each, but n items each)."""
+    import builtins
+
+    calls, items = [0], [0]
+    real = builtins.sorted
+
+    def counted(iterable, *args, **kwargs):
+        seq = list(iterable)
+        items[0] += len(seq)
+        return real(seq, *args, **kwargs)
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+
+    builtins.sorted = counted
+    sys.setprofile(profile)
+    try:
+        read()
+    finally:
+        sys.setprofile(None)
+        builtins.sorted = real
+    return calls[0], items[0]
+
+
+def _linear(small: tuple[int, int], big: tuple[int, int], factor: float = 5.0) -> None:
+    assert big[0] <= factor * small[0], f"function calls {small[0]:,} -> {big[0]:,} at 4x the input"
+    assert big[1] <= factor * max(small[1], 1), f"items sorted {small[1]:,} -> {big[1]:,} at 4x the input"
+
+
+def _chain_plan(n: int):
+    return planviz.Plan("g", [planviz.Step(f"S{i}", "a", expected_evidence="e", produces=[f"f{i}"],
+                                           depends_on=[f"S{i - 1}"] if i else []) for i in range(n)])
+
+
+def test_planvizs_own_trace_reader_does_linear_work(tmp_path):
+    def trace(n: int):
+        path = tmp_path / f"{n}.jsonl"
+        planviz.save_trace(planviz.simulate(_chain_plan(n)), path)
+        events = sum(1 for line in path.read_text().splitlines() if json.loads(line)["type"] == "event")
+        assert events >= 2 * n  # the raw file: a start and a completion per step
+        return path
+
+    small, big = trace(300), trace(1200)
+    _linear(_work(lambda: planviz.load_trace(small)), _work(lambda: planviz.load_trace(big)))
+
+
+def test_the_langgraph_history_reader_does_linear_work():
+    small, big = _chain(300, back_at=300), _chain(1200, back_at=1200)  # clocks that never go back
+    assert len(planviz.load_trace(big).plan.steps) == 1199
+    _linear(_work(lambda: planviz.load_trace(small)), _work(lambda: planviz.load_trace(big)))
