@@ -396,8 +396,9 @@ def _clock_forward(order: list[Checkpoint], findings: list[Finding]) -> None:
         latest = c.time
     if back:
         first = back[0]
+        ago = ((first.time or 0) - 1 - (first.late or 0)) / 1e9  # its time now is a nanosecond after the one before
         findings.append(_finding("clock_backwards", f"{len(back)} checkpoint(s) are older than a checkpoint read "
-                                 f"before them (first: {first.where}, {(first.time - (first.late or 0)) / 1e9:.6g} s "
+                                 f"before them (first: {first.where}, {ago:.6g} s "
                                  "older): the clock went back, or two branches overlap in time; each is read a "
                                  "nanosecond after the one before it, and the steps ending there ran for an unknown "
                                  "time", first.where))
