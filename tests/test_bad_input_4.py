@@ -306,3 +306,209 @@ def test_rewoo_steps_sharing_an_input_give_one_finding_each():
     small, big = findings(50), findings(200)
     assert len(small) == 49 and len(big) == 199  # every step after the first, once
     assert "and the inputs of 198 more earlier steps" in big[-1].message
+
+
+# -- item 4 of issue 42: LangGraph histories whose clock goes back or whose parents are missing ----------------
+
+LANGGRAPH_FILES = ["langgraph/langgraph_docs_get_state_history_example.json",
+                   "langgraph/langgraph_saved_checkpoints_v3.json"]
+
+
+def _chain(n: int, back_at: int) -> list:
+    """A one-thread chain of ``n`` checkpoints (a task per checkpoint but the last) whose clock goes back
+    ``n`` seconds at checkpoint ``back_at`` (the repro lg_clock_backwards)."""
+    from datetime import datetime, timezone
+
+    def snap(k):
+        t = 1_700_000_000 + k - (n if k >= back_at else 0)
+        r = {"values": {"x": k}, "next": [f"n{k + 1}"] if k < n - 1 else [],
+             "created_at": datetime.fromtimestamp(t, timezone.utc).isoformat(),
+             "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:03d}"}},
+             "metadata": {"source": "loop", "step": k},
+             "tasks": [{"id": f"t{k}", "name": f"n{k + 1}", "error": None, "interrupts": []}] if k < n - 1 else []}
+        if k:
+            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k - 1:03d}"}}
+        return r
+
+    return [snap(k) for k in range(n)]
+
+
+def _played_in_order(run) -> None:
+    """Every event names a step of its plan version, and each step starts before it ends."""
+    running = set()
+    for i, e in enumerate(run.events):
+        if e.step is not None and e.kind in ("start", "complete", "fail"):
+            plan = run.plan_at(i)
+            assert e.step in plan.ids, (i, e.kind, e.step, plan.ids)
+            if e.kind == "start":
+                running.add(e.step)
+            else:
+                assert e.step in running, (i, e.kind, e.step)
+                running.discard(e.step)
+
+
+def _reads_back(run, tmp_path) -> None:
+    path = tmp_path / "own.jsonl"
+    planviz.save_trace(run, path)
+    back = planviz.load_trace(path)
+    assert [(e.kind, e.step, e.time, e.plan_version) for e in back.events] == \
+        [(e.kind, e.step, e.time, e.plan_version) for e in run.events]
+
+
+def test_a_langgraph_clock_that_goes_back_keeps_every_step_and_says_so(tmp_path):
+    history = _chain(10, back_at=6)
+    run = planviz.load_trace(history)
+    tasks = [t["name"] for r in history for t in r["tasks"]]  # the node runs the raw history records
+    assert sorted(e.step for e in run.events if e.kind == "start") == sorted(tasks)
+    assert sorted(e.step for e in run.events if e.kind == "complete") == sorted(tasks)
+    _played_in_order(run)
+    found = {f.code: f for f in run.plan.import_findings}
+    assert "clock_backwards" in found and found["clock_backwards"].where == "[6]"
+    assert found["clock_backwards"].message.startswith("4 checkpoint(s) are older")
+    # the steps ending at a checkpoint older than its parent ran for an unknown time, not an invented one
+    assert set(found["unknown_duration"].steps) == {"n6", "n7", "n8", "n9"}
+    assert [s.duration for s in run.plan.steps[:5]] == [1.0] * 5
+    assert run.outcome == "plan_complete"
+    _reads_back(run, tmp_path)
+
+
+def test_a_langgraph_history_with_times_swapped_and_a_missing_parent_reads_back(corpus, tmp_path):
+    h = json.loads((corpus / LANGGRAPH_FILES[0]).read_text(encoding="utf-8"))
+    a, b = h["history"][0], h["history"][1]
+    a["created_at"], b["created_at"] = b["created_at"], a["created_at"]
+    b["parent_config"]["configurable"].update(thread_id="x", checkpoint_id="x")
+    run = planviz.load_trace(h)
+    codes = {f.code for f in run.plan.import_findings}
+    assert {"clock_backwards", "missing_parent"} <= codes
+    parents = {(r.get("parent_config") or {}).get("configurable", {}).get("checkpoint_id") for r in h["history"]}
+    ran = {t["name"] for r in h["history"] for t in r["tasks"] if r["config"]["configurable"]["checkpoint_id"] in parents}
+    assert ran == {"__start__", "node_b"}  # node_a's checkpoint has no child left: no run of it is recorded
+    assert {e.step for e in run.events if e.kind == "complete"} == ran
+    _played_in_order(run)
+    _reads_back(run, tmp_path)
+
+
+@pytest.mark.parametrize("name", LANGGRAPH_FILES)
+def test_any_disorder_of_a_real_langgraph_history_is_kept_and_read_back(corpus, tmp_path, name):
+    import random
+
+    raw = json.loads((corpus / name).read_text(encoding="utf-8"))
+    records = raw["history"] if isinstance(raw, dict) and "history" in raw else raw
+    rnd = random.Random(f"disorder-{name}")
+    for trial in range(20):
+        h = json.loads(json.dumps(raw))
+        recs = h["history"] if isinstance(h, dict) and "history" in h else h
+        timed = [r for r in recs if isinstance(r, dict) and ("created_at" in r or "checkpoint" in r)]
+        for _ in range(rnd.randint(1, 3)):  # swap two records' times
+            x, y = rnd.sample(timed, 2)
+            if "checkpoint" in x:
+                x["checkpoint"]["ts"], y["checkpoint"]["ts"] = y["checkpoint"]["ts"], x["checkpoint"]["ts"]
+            else:
+                x["created_at"], y["created_at"] = y["created_at"], x["created_at"]
+        if trial % 2:  # and cut one record from its parent
+            r = rnd.choice([r for r in recs if r.get("parent_config")])
+            r["parent_config"]["configurable"]["checkpoint_id"] = "gone"
+        try:
+            run = planviz.parse_trace(json.dumps(h), source=f"{name}.disordered")
+        except planviz.PlanvizError as exc:
+            assert f"{name}.disordered" in str(exc)
+            continue
+        assert len(records) == len(recs)
+        _played_in_order(run)
+        _reads_back(run, tmp_path)
+
+
+# -- item 5 of issue 42: forked LangGraph histories -----------------------------------------------------------
+
+def _forked(n: int) -> list:
+    """The repro lg_forks_quadratic: a chain of ``n`` checkpoints where every 10th forks from the one 5 back."""
+    from datetime import datetime, timezone
+
+    def snap(k, parent):
+        r = {"values": {"x": k}, "next": [f"n{(k + 1) % 50}"],
+             "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:08d}"}},
+             "metadata": {"source": "loop", "step": k},
+             "created_at": datetime.fromtimestamp(1_700_000_000 + k / 1000, timezone.utc).isoformat(),
+             "tasks": [{"id": f"t{k}", "name": f"n{(k + 1) % 50}", "error": None, "interrupts": []}]}
+        if parent is not None:
+            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent:08d}"}}
+        return r
+
+    return [snap(k, None if k == 0 else (k - 5 if k % 10 == 0 and k >= 5 else k - 1)) for k in range(n)]
+
+
+def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypatch):
+    from planviz.runs.traces import langgraphversions
+
+    built = []
+    real = langgraphversions.Step
+    monkeypatch.setattr(langgraphversions, "Step", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+
+    def work(n: int) -> tuple[int, int, int]:
+        built.clear()
+        history = _forked(n)
+        run = planviz.parse_trace(json.dumps(history), format="langgraph")
+        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)  # from the raw parents: a later child each
+        assert len(run.plans) == forks + 1
+        return len(built), len(run.plans), len(run.events)
+
+    small, big = work(200), work(800)
+    assert big[2] <= 4.5 * small[2]
+    assert big[0] <= 4.5 * small[0], (small, big)  # a Step per node run (and per changed edge), not per version
+
+
+# -- item 8 of issue 42: readers whose work grows faster than their input fail a test ---------------------------
+
+def _work(read) -> tuple[int, int]:
+    """The work ``read()`` does: Python function calls made (a profile hook counts them) and the items handed to
+    ``sorted`` (a ``sorted(ids)`` per event is one call each, but n items each)."""
+    import builtins
+
+    calls, items = [0], [0]
+    real = builtins.sorted
+
+    def counted(iterable, *args, **kwargs):
+        seq = list(iterable)
+        items[0] += len(seq)
+        return real(seq, *args, **kwargs)
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+
+    builtins.sorted = counted
+    sys.setprofile(profile)
+    try:
+        read()
+    finally:
+        sys.setprofile(None)
+        builtins.sorted = real
+    return calls[0], items[0]
+
+
+def _linear(small: tuple[int, int], big: tuple[int, int], factor: float = 5.0) -> None:
+    assert big[0] <= factor * small[0], f"function calls {small[0]:,} -> {big[0]:,} at 4x the input"
+    assert big[1] <= factor * max(small[1], 1), f"items sorted {small[1]:,} -> {big[1]:,} at 4x the input"
+
+
+def _chain_plan(n: int):
+    return planviz.Plan("g", [planviz.Step(f"S{i}", "a", expected_evidence="e", produces=[f"f{i}"],
+                                           depends_on=[f"S{i - 1}"] if i else []) for i in range(n)])
+
+
+def test_planvizs_own_trace_reader_does_linear_work(tmp_path):
+    def trace(n: int):
+        path = tmp_path / f"{n}.jsonl"
+        planviz.save_trace(planviz.simulate(_chain_plan(n)), path)
+        events = sum(1 for line in path.read_text().splitlines() if json.loads(line)["type"] == "event")
+        assert events >= 2 * n  # the raw file: a start and a completion per step
+        return path
+
+    small, big = trace(300), trace(1200)
+    _linear(_work(lambda: planviz.load_trace(small)), _work(lambda: planviz.load_trace(big)))
+
+
+def test_the_langgraph_history_reader_does_linear_work():
+    small, big = _chain(300, back_at=300), _chain(1200, back_at=1200)  # clocks that never go back
+    assert len(planviz.load_trace(big).plan.steps) == 1199
+    _linear(_work(lambda: planviz.load_trace(small)), _work(lambda: planviz.load_trace(big)))

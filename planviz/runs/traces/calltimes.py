@@ -42,8 +42,10 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from ...plan.limits import read_int
+from ...errors import TraceFormatError
+from ...plan.limits import read_float, read_int
 from ...plan.plaindata import iso_nanos
+from ...plan.syntax import show_value
 
 __all__ = ["Clues", "clues", "settle", "timed", "INSTANT", "OUTPUTS"]
 
@@ -69,12 +71,18 @@ class Clues:
     opening: bool = False
 
 
-def _moment(value: Any) -> int | None:
-    """An event time: nanoseconds (a number or digits), an ISO time, or an hrtime pair ``[s, ns]``."""
+_LATEST = 10 ** 20  # nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
+
+
+def _moment(value: Any, field: str, bad: Any) -> int | None:
+    """An event time: nanoseconds (a number or digits), an ISO time, or an hrtime pair ``[s, ns]``; a number
+    past :data:`_LATEST` is refused naming ``field`` (``bad(field, why)`` makes the error)."""
     if isinstance(value, list) and len(value) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                             for x in value):
-        return value[0] * 1_000_000_000 + value[1]
+        value = value[0] * 1_000_000_000 + value[1] if 0 <= value[1] < 1_000_000_000 else -1
     if isinstance(value, int) and not isinstance(value, bool):
+        if value >= _LATEST:
+            raise bad(field, f"expected a time in nanoseconds, got {show_value(value, 40)}")
         return value if value > 0 else None
     if isinstance(value, str) and value:
         number = read_int(value) if len(value) < 20 else None
@@ -87,19 +95,27 @@ def _true(value: Any) -> bool:
 
 
 def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: int | None = None,
-          completion_start: Any = None, answered: bool | None = None) -> Clues:
+          completion_start: Any = None, answered: bool | None = None, bad: Any = None) -> Clues:
     """The :class:`Clues` of a model span: its events' times (``timeUnixNano``, ``timestamp`` or ``time``), the
     AI SDK's ``ai.response.msToFinish`` after ``start``, a ``completion_start`` (Langfuse), its stream flags
     (``llm.is_streaming``, ``gen_ai.request.stream``, ``stream`` in ``llm.invocation_parameters``, an AI SDK
-    ``doStream``) and whether its reply is recorded (``answered``, else one of :data:`OUTPUTS`)."""
+    ``doStream``) and whether its reply is recorded (``answered``, else one of :data:`OUTPUTS`). A time or a
+    duration past any clock (a 401-digit integer, ``1e999``) is refused with ``bad(field, why)``, the reader's
+    error naming the span."""
+    bad = bad or (lambda field, why: TraceFormatError(why, path=field))
     times = [(t, _FIRST.search(str(e.get("name", ""))) is not None) for e in events if isinstance(e, Mapping)
-             for t in [_moment(e.get("timeUnixNano", e.get("timestamp", e.get("time"))))] if t is not None]
-    first = _moment(completion_start)
+             for t in [_moment(e.get("timeUnixNano", e.get("timestamp", e.get("time"))), "events[].time", bad)]
+             if t is not None]
+    first = _moment(completion_start, "completionStartTime", bad)
     if first is not None:
         times.append((first, True))
-    finish = attrs.get("ai.response.msToFinish", attrs.get("ai.stream.msToFinish"))
+    key = "ai.response.msToFinish" if "ai.response.msToFinish" in attrs else "ai.stream.msToFinish"
+    finish = attrs.get(key)
     if start is not None and isinstance(finish, (int, float)) and not isinstance(finish, bool) and finish >= 0:
-        times.append((start + int(finish * 1_000_000), False))
+        ms = read_float(finish)
+        if ms is None or start + ms * 1_000_000 >= _LATEST:
+            raise bad(f"attributes.{key}", f"expected the milliseconds a call took, got {show_value(finish, 40)}")
+        times.append((start + int(ms * 1_000_000), False))
     latest = max(times, key=lambda tf: (tf[0], not tf[1])) if times else (None, False)
     streamed = any(f for _, f in times) or any(_true(attrs.get(k)) for k in _STREAM_FLAGS) or \
         str(attrs.get("ai.operationId", "")).endswith(".doStream")

@@ -88,6 +88,7 @@ class Checkpoint:
     versions: dict | None  # channel_versions
     where: str
     index: int
+    late: int | None = None  # its own time, when it is older than a checkpoint written before it (then time is that one's)
 
 
 def _get(record: Any, key: str, where: str, source: str, kind: type | tuple = dict, required: bool = True) -> Any:
@@ -325,7 +326,9 @@ def history_of(data: Any, source: str = "<history>") -> tuple[list[Checkpoint], 
 
 
 def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding], source: str) -> list[Checkpoint]:
-    """Parents before children; among the ready ones, the earliest (time, step, record order) first."""
+    """Parents before children; a branch is read to its end (each checkpoint's earliest child next), then the
+    earliest (time, step, record order) checkpoint ready: two branches never interleave, so the replay plays one
+    plan version at a time (a branch older than the one before it is a finding of :func:`_clock_forward`)."""
     children: dict[str | None, list[Checkpoint]] = defaultdict(list)
     roots, missing = [], []
     selfish = next((c for c in by_id.values() if c.parent == c.id), None)
@@ -353,14 +356,19 @@ def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding], source
     ready = [(key(c), c.id) for c in roots]
     heapq.heapify(ready)
     out, done = [], set()
-    while ready:
-        _, cid = heapq.heappop(ready)
+    chain: str | None = None  # a branch goes on with its earliest child before another branch is taken up
+    while ready or chain is not None:
+        cid, chain = (heapq.heappop(ready)[1], None) if chain is None else (chain, None)
         if cid in done:
             continue
         done.add(cid)
         out.append(by_id[cid])
-        for child in children.get(cid, ()):
-            heapq.heappush(ready, (key(child), child.id))
+        kids = children.get(cid, ())
+        if kids:
+            chain = min(kids, key=key).id
+            for child in kids:
+                if child.id != chain:
+                    heapq.heappush(ready, (key(child), child.id))
     if len(out) < len(by_id):  # the rest hang off a cycle of parents
         left = sorted((c for c in by_id.values() if c.id not in done), key=key)
         findings.append(_finding("parent_cycle", f"{len(left)} checkpoint(s) form a cycle of parents (first: "
@@ -368,4 +376,29 @@ def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding], source
         for c in left:
             c.parent = out[-1].id if out else None
             out.append(c)
+    _clock_forward(out, findings)
     return out
+
+
+def _clock_forward(order: list[Checkpoint], findings: list[Finding]) -> None:
+    """A checkpoint older than one read before it (its parent: the clock went back; the end of the branch before
+    its own: the branches overlap) is read a nanosecond after that checkpoint, its own time kept as ``late``, so the
+    replay keeps the order it was read in; one finding names them.
+    Every checkpoint is kept and the replay never ends a step before it starts."""
+    latest: int | None = None
+    back: list[Checkpoint] = []
+    for c in order:
+        if c.time is None:
+            continue
+        if latest is not None and c.time < latest:
+            c.late, c.time = c.time, latest + 1
+            back.append(c)
+        latest = c.time
+    if back:
+        first = back[0]
+        ago = ((first.time or 0) - 1 - (first.late or 0)) / 1e9  # its time now is a nanosecond after the one before
+        findings.append(_finding("clock_backwards", f"{len(back)} checkpoint(s) are older than a checkpoint read "
+                                 f"before them (first: {first.where}, {ago:.6g} s "
+                                 "older): the clock went back, or two branches overlap in time; each is read a "
+                                 "nanosecond after the one before it, and the steps ending there ran for an unknown "
+                                 "time", first.where))

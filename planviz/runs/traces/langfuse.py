@@ -131,7 +131,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
             name=name, start=_nanos(o.get("startTime"), "startTime", bad, required=True),
             end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
             clues=calltimes.clues((), _attributes(o), None, o.get("completionStartTime"),
-                                  o.get("output") not in (None, "")) if operation == MODEL else None,
+                                  o.get("output") not in (None, ""), bad) if operation == MODEL else None,
             message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
             call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
             arguments=_arguments(o, name) if operation == TOOL else None,

@@ -63,6 +63,8 @@ class Versions:
     started_at: dict
     timed: bool
     thread: str | None
+    late: set
+    made: dict
 
     def _time(self, c: Checkpoint) -> float:
         raise NotImplementedError
@@ -85,27 +87,37 @@ class Versions:
         members = set(ids)
         inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
         findings = list(self.findings)
-        unknown = [u for u in ids if self.steps[u].duration is None]
+        late = self.late
+        unknown = [u for u in ids if self.steps[u].duration is None or u in late]
         if unknown:
             findings.append(import_finding("unknown_duration", f"the checkpoints do not say how long {', '.join(unknown)} "
                                            "ran (an error or interrupt is saved with no time, and no later checkpoint "
-                                           "ends it): unknown, counted as 0 in the plan's schedule", steps=unknown))
+                                           "ends it; or the clock went back): unknown, counted as 0 in the plan's "
+                                           "schedule", steps=unknown))
         if inferred:
             findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
                                      "was written in a superstep that ran several nodes, and the record does not "
                                      "say which; every candidate is linked", edges=inferred))
         steps = []
+        made = self.made
         for sid in ids:
             s = self.steps[sid]
-            steps.append(Step(sid, s.action, expected_evidence="the node returns its state update",
-                              duration=0.0 if s.duration is None else s.duration,
-                              depends_on=[u for u in s.deps if u in members], produces=sorted(s.facts), tool=s.node,
-                              revises=s.revises))
+            deps = tuple(u for u in s.deps if u in members)
+            kept = made.get(sid)
+            if kept is None or kept[0] != deps or kept[1].revises != s.revises:  # else the same Step, shared
+                kept = made[sid] = (deps, Step(sid, s.action, expected_evidence="the node returns its state update",
+                                               duration=0.0 if s.duration is None or sid in late else s.duration,
+                                               depends_on=deps, produces=sorted(s.facts), tool=s.node,
+                                               revises=s.revises))
+            steps.append(kept[1])
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
                     import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
+        # the steps ending at a checkpoint read later than its own time (the clock went back): unknown durations
+        self.made: dict[str, tuple[tuple[str, ...], Step]] = {}  # each step built once, shared by the versions
+        self.late = {sid for c in self.order if c.late is not None for sid in self.at.get(c.id, ())}
         premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
         thread = root.thread or "?"
         given = root.node_writes or {}

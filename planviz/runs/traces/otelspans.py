@@ -230,8 +230,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
         span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=name,
-        start=start, end=end, clues=calltimes.clues(_events(raw, bad), attrs, start) if operation == MODEL else None,
-        status=state, message=_text(message)[:SHORT], operation=operation,
+        start=start, end=end, status=state,
+        clues=calltimes.clues(_events(raw, bad), attrs, start, bad=bad) if operation == MODEL else None,
+        message=_text(message)[:SHORT], operation=operation,
         tool=_text(tool) if tool is not None else None, call_id=_text(get("call_id")),
         arguments=arguments, result=None if result is None else _brief(result),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else frozenset(),

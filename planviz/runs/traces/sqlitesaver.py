@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections import defaultdict
 from typing import Any
 from urllib.parse import quote
@@ -68,17 +70,53 @@ def _connect(path: str) -> sqlite3.Connection:
     A database in WAL mode (SqliteSaver's) whose log is absent has no writer and nothing outside the file: it
     is opened as immutable, since a read-only connection would create ``-wal`` and ``-shm`` files next to it and
     could not remove them. With a log present, the connection joins it, to read what a running agent has
-    committed; a log it cannot join is passed over (immutable).
+    committed; a log it cannot join is passed over (immutable). A log without its ``-shm`` index (no agent has
+    the database open: a copy, a crash) is read from a private copy of the two files, removed when the
+    connection's ``with`` block ends: joining it would leave a new ``-shm`` beside the user's file.
     """
     uri = "file:" + quote(os.path.abspath(path))
     if not os.path.exists(path + "-wal") and _in_wal_mode(path):
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+    if os.path.exists(path + "-wal") and not os.path.exists(path + "-shm"):
+        return _copied(path)
     try:
         con = sqlite3.connect(f"{uri}?mode=ro", uri=True)
         con.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
         return con
     except sqlite3.OperationalError:
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+
+
+class _CopyConnection(sqlite3.Connection):
+    """A connection to a private copy of a database; its ``with`` block's end closes it and removes the copy."""
+
+    folder = ""
+
+    def __exit__(self, *exc: Any) -> Any:
+        try:
+            return super().__exit__(*exc)
+        finally:
+            self.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _copied(path: str) -> sqlite3.Connection:
+    """A read-only connection to a copy of the database at ``path`` and its ``-wal`` log, in a folder of its own."""
+    folder = tempfile.mkdtemp(prefix="planviz-db-")
+    try:
+        copy = os.path.join(folder, "checkpoints.db")
+        shutil.copyfile(path, copy)
+        shutil.copyfile(path + "-wal", copy + "-wal")
+        con = sqlite3.connect(f"file:{quote(copy)}?mode=ro", uri=True, factory=_CopyConnection)
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise TraceFormatError(f"the database and its -wal log cannot be copied to be read: {exc}", source=path) \
+            from None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    con.folder = folder
+    return con
 
 
 def _in_wal_mode(path: str) -> bool:
@@ -129,19 +167,48 @@ def _metadata(raw: Any, source: str, where: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def tuples_of(con: sqlite3.Connection, thread: str, source: str) -> list[dict]:
-    """One thread's checkpoints as checkpoint tuples (the JSON export's shape), oldest id first."""
+def thread_lookup(con: sqlite3.Connection) -> dict[str, str]:
+    """How to find one thread's rows of each table: ``WHERE thread_id = ?`` where an index leads with
+    ``thread_id`` (SqliteSaver's primary keys); in a table without one, through a temporary index of
+    (``thread_id``, ``rowid``) made once in the connection's own temporary database (the user's file is
+    never written), so reading every thread is one scan and an index search per thread, not a scan each."""
+    out = {}
+    for table, columns in _tables(con).items():
+        if table not in ("checkpoints", "writes") or "thread_id" not in columns or _indexed(con, table):
+            out[table] = "thread_id = ?"
+            continue
+        temp = f"planviz_{table}_threads"
+        con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {temp} AS SELECT thread_id, rowid AS r FROM main.{table}")
+        con.execute(f"CREATE INDEX IF NOT EXISTS temp.{temp}_index ON {temp} (thread_id)")
+        out[table] = f"rowid IN (SELECT r FROM temp.{temp} WHERE thread_id = ?)"
+    return out
+
+
+def _indexed(con: sqlite3.Connection, table: str) -> bool:
+    """Whether an index of ``table`` leads with ``thread_id``."""
+    for index in con.execute(f"PRAGMA index_list({_quoted(table)})").fetchall():
+        first = con.execute(f"PRAGMA index_info({_quoted(index[1])})").fetchone()
+        if first is not None and first[2] == "thread_id":
+            return True
+    return False
+
+
+def tuples_of(con: sqlite3.Connection, thread: str, source: str, lookup: dict[str, str] | None = None) -> list[dict]:
+    """One thread's checkpoints as checkpoint tuples (the JSON export's shape), oldest id first; ``lookup``
+    (:func:`thread_lookup`) when several threads are read."""
     has_writes = "writes" in _tables(con)
     writes: dict[tuple[str, str], list[list]] = defaultdict(list)
+    clause = lookup or {}
     if has_writes:
         rows = con.execute("SELECT checkpoint_ns, checkpoint_id, task_id, channel, type, value FROM writes "
-                           "WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id, task_id, idx", (thread,))
+                           f"WHERE {clause.get('writes', 'thread_id = ?')} "
+                           "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx", (thread,))
         for ns, cid, task, channel, kind, value in rows:
             where = f"writes[checkpoint {cid}, task {task}, channel {channel}]"
             writes[(ns or "", str(cid))].append([str(task), str(channel), decode_blob(kind, value, source, where)])
     out = []
-    rows = con.execute(f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints WHERE thread_id = ? "
-                       "ORDER BY 1, 2", (thread,))
+    rows = con.execute(f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints "
+                       f"WHERE {clause.get('checkpoints', 'thread_id = ?')} ORDER BY 1, 2", (thread,))
     for ns, cid, parent, kind, blob, meta in rows:
         where = f"checkpoints[checkpoint {cid}]"
         checkpoint = decode_blob(kind, blob, source, where)
@@ -186,7 +253,8 @@ def read(doc: Any) -> tuple[Run, ...]:
                     raise TraceFormatError(f"no thread {doc.thread!r} in this database; its threads: "
                                            f"{_listing(threads)}", source=doc.name)
                 threads = [doc.thread]
-            return tuple(run_of_history(tuples_of(con, t, f"{doc.name} thread {t}"), f"{doc.name} thread {t}")
+            lookup = thread_lookup(con) if len(threads) > 1 else None
+            return tuple(run_of_history(tuples_of(con, t, f"{doc.name} thread {t}", lookup), f"{doc.name} thread {t}")
                          for t in threads)
     except sqlite3.Error as exc:
         raise TraceFormatError(f"the SQLite database cannot be read: {exc}", source=doc.name) from None

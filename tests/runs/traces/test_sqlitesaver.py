@@ -423,3 +423,89 @@ def test_every_langgraph_json_file_reads_right(corpus):
                 cid = (e.observation.data or {}).get("checkpoint") if e.observation is not None else None
                 if cid is not None:
                     assert e.time == pytest.approx(times[cid] - min(times.values()), abs=1e-6), (path.name, e.step)
+
+
+# --------------------------------------------------------------------------- issue 42: big and odd databases
+
+def test_a_log_without_its_index_is_read_and_leaves_nothing_beside_the_file(tmp_path):
+    """A -wal beside a database without its -shm (no agent has it open: a copy, a crash): what the log holds
+    is read, and no new -shm is left beside the user's file (issue 42 item 10)."""
+    import shutil
+
+    first = checkpoint(4, "c1", 0, {"x": 1}, {}, {"x": 1})
+    path = make_db(tmp_path / "cp.db", [("a", "c1", None, "msgpack", first, {"source": "loop", "step": 0})])
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=wal")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("INSERT INTO checkpoints VALUES ('b', '', 'c1', NULL, 'msgpack', ?, ?)",
+                   (first, json.dumps({"source": "loop", "step": 0}).encode()))
+    writer.commit()
+    user = tmp_path / "user"
+    user.mkdir()
+    shutil.copyfile(path, user / "cp.db")
+    shutil.copyfile(f"{path}-wal", user / "cp.db-wal")
+    writer.close()
+    before = {p.name: p.read_bytes() for p in user.iterdir()}
+    assert sorted(before) == ["cp.db", "cp.db-wal"]
+    shutil.copytree(user, tmp_path / "truth")  # the truth: the rows the log holds, read from a copy made here
+    truth = sqlite3.connect(tmp_path / "truth" / "cp.db")
+    threads = [r[0] for r in truth.execute("SELECT thread_id FROM checkpoints ORDER BY rowid")]
+    truth.close()
+    assert threads == ["a", "b"]
+    assert [r.plan.name for r in load_traces(user / "cp.db")] == [f"thread {t}" for t in threads]
+    assert load_trace(user / "cp.db", thread="b").plan.name == "thread b"
+    assert {p.name: p.read_bytes() for p in user.iterdir()} == before
+
+
+def _threads_db(path, n: int, indexed: bool):
+    """The repro sqlite_threads_noindex: ``n`` threads of two checkpoints and a write each, tables with or without
+    SqliteSaver's primary keys."""
+    keys = (", PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)", ", PRIMARY KEY (thread_id, checkpoint_ns, "
+            "checkpoint_id, task_id, idx)") if indexed else ("", "")
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE checkpoints (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT, "
+                f"parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB, metadata BLOB{keys[0]})")
+    con.execute("CREATE TABLE writes (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT, task_id TEXT, "
+                f"idx INTEGER, channel TEXT, type TEXT, value BLOB{keys[1]})")
+    rows = []
+    for t in range(n):
+        for k in range(2):
+            rows.append((f"th{t}", "", f"c{k}", "c0" if k else None, "msgpack",
+                         checkpoint(4, f"c{k}", k, {"x": k}, {}, {"x": k + 1}),
+                         json.dumps({"source": "input" if k == 0 else "loop", "step": k - 1}).encode()))
+    con.executemany("INSERT INTO checkpoints VALUES (?,?,?,?,?,?,?)", rows)
+    con.executemany("INSERT INTO writes VALUES (?,?,?,?,?,?,?,?)",
+                    [(f"th{t}", "", "c0", "task", 0, "x", "msgpack", msgpack.packb(t)) for t in range(n)])
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_reading_every_thread_is_linear_whatever_the_indexes(tmp_path, monkeypatch, indexed):
+    """SQLite's own work (virtual machine steps, counted by a progress handler) at n and 4n threads: one scan per
+    thread of a table without an index on thread_id was quadratic (issue 42 item 5)."""
+    from planviz.runs.traces import sqlitesaver
+
+    ticks = [0]
+    real = sqlitesaver._connect
+
+    def counted(path):
+        con = real(path)
+        con.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1) or 0, 100)
+        return con
+
+    monkeypatch.setattr(sqlitesaver, "_connect", counted)
+
+    def work(n: int) -> int:
+        path = _threads_db(tmp_path / f"{n}.db", n, indexed)
+        before = path.read_bytes()
+        ticks[0] = 0
+        runs = load_traces(path)
+        assert [r.plan.name for r in runs] == [f"thread th{t}" for t in range(n)]
+        assert path.read_bytes() == before  # the user's file is never written (the index is a temporary one)
+        return ticks[0]
+
+    small, big = work(150), work(600)
+    assert big <= 5 * small, (small, big)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["150.db", "600.db"]

@@ -1,0 +1,106 @@
+"""Every number a trace reader reads is refused out of float range with the file named, never a crash
+(issue 42 item 3): in a real file of each format, each numeric field in turn (a seeded sample) holds an integer
+of 401 digits or ``1e999`` (as a JSON number, and as text where the field holds digits as text); ``parse_trace``
+reads it or raises a :class:`~planviz.PlanvizError` naming the file, never ``OverflowError``, ``ValueError`` or
+``ZeroDivisionError``, and what it reads ``save_trace`` writes and ``load_trace`` reads back.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import planviz
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = ROOT.parent / "shared" / "corpus"
+REAL = ROOT / "tests" / "data" / "real"
+
+FILES = [CORPUS / "otel" / "any-agent_OPENAI_trace.json", CORPUS / "otel" / "more" / "TINYAGENT_trace.json",
+         CORPUS / "openinference" / "SMOLAGENTS_trace_openinference.json",
+         CORPUS / "langfuse" / "openai-agents-2025-09-30.json", CORPUS / "langfuse" / "langgraph-2025-08-22.json",
+         CORPUS / "otel-js" / "ai-generateText.json", CORPUS / "langgraph" / "langgraph_saved_checkpoints_v3.json",
+         CORPUS / "langgraph" / "langgraph_docs_get_state_history_example.json",
+         REAL / "phoenix" / "atif_simple_trajectory.spans.json", REAL / "mlflow" / "tool_agent.mlflow3.json",
+         REAL / "otel-js" / "ai-streamText-doStream.json", REAL / "langfuse" / "pydantic-ai-tools-2025-12-04.json"]
+
+BIG = "1" + "0" * 400
+HUGE = "1e999"
+_DIGITS = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+_SENTINEL = "\u2603number\u2603"
+
+
+def _numbers(value, where=()):
+    """The path of every number, and of every string of digits, in parsed JSON."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, where + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _numbers(v, where + (i,))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield where, False
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        yield where, True
+
+
+def _with(raw, where, text: bool, number: str) -> str:
+    value = json.loads(json.dumps(raw))
+    *parents, last = where
+    node = value
+    for key in parents:
+        node = node[key]
+    node[last] = number if text else _SENTINEL
+    return json.dumps(value).replace(json.dumps(_SENTINEL), number)
+
+
+def _own_trace() -> tuple[str, list]:
+    from planviz.runs.traces.tracefile import run_to_lines
+
+    run = planviz.simulate(planviz.examples.load("cache_isolation"))
+    return "own.jsonl", [json.loads(line) for line in run_to_lines(run)]
+
+
+def _cases():
+    for path in FILES:
+        yield pytest.param(path, id=path.name)
+    yield pytest.param(None, id="planviz-jsonl")
+
+
+@pytest.mark.parametrize("path", _cases())
+def test_a_number_out_of_float_range_anywhere_in_a_real_trace_is_read_or_refused_naming_the_file(path, tmp_path):
+    if path is None:
+        name, records = _own_trace()
+        fields = [((i,) + w, t) for i, r in enumerate(records) for w, t in _numbers(r)]
+        raw = records
+    else:
+        if not path.is_file():
+            pytest.skip(f"{path} is not here")
+        name, raw = path.name, json.loads(path.read_text(encoding="utf-8"))
+        fields = list(_numbers(raw))
+    assert fields, name
+    rnd = random.Random(f"numbers-{name}")
+    for where, text in rnd.sample(fields, min(120, len(fields))):
+        for number in (BIG, HUGE):
+            if path is None:
+                lines = [json.dumps(r) for r in raw]
+                lines[where[0]] = _with(raw[where[0]], where[1:], text, number)
+                doc = "\n".join(lines) + "\n"
+            else:
+                doc = _with(raw, where, text, number)
+            source = f"{name}@{'.'.join(map(str, where))}"
+            try:
+                run = planviz.parse_trace(doc, source=source)
+            except planviz.PlanvizError as exc:
+                assert source in str(exc), (where, number[:8], str(exc)[:300])
+                continue
+            except (OverflowError, ValueError, ZeroDivisionError) as exc:
+                raise AssertionError(f"{source} = {number[:8]}...: {type(exc).__name__}: {exc}") from exc
+            out = tmp_path / "t.jsonl"
+            planviz.save_trace(run, out)
+            back = planviz.load_trace(out)
+            assert [(e.kind, e.step) for e in back.events] == [(e.kind, e.step) for e in run.events], source
