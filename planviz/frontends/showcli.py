@@ -16,6 +16,8 @@ arguments:
   text = "2025"
 model calls that led to it: 1
   1. mistral/mistral-small-latest at t=0.2444 s, 0.3136 s - tokens 359 in, 14 out - cost 4.01e-05 USD
+     answered:
+       write_file({"text": "2025"})
 0
 """
 

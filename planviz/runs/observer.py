@@ -30,7 +30,7 @@ there: :func:`planviz.prepare` refuses such a plan before step 1).
 >>> from planviz import Step, Fault
 >>> s1 = Step("S1", "locate", requires=["leak"], produces=["located"])
 >>> observation(s1, None, None)
-Observation(ok=True, facts=frozenset({'located'}), withdrawn=frozenset(), kind='ok', data={})
+Observation(ok=True, facts=frozenset({'located'}), withdrawn=frozenset(), kind='ok', data={}, replaced=frozenset())
 >>> observation(s1, Fault("S1", "withdraw"), "leak").withdrawn
 frozenset({'leak'})
 >>> observation(s1, Fault("S1", "tool_error"), None).data["message"]

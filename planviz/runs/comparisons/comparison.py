@@ -3,7 +3,7 @@
 >>> from planviz import examples, Fault
 >>> table = compare(examples.load("cache_isolation"), [Fault("S4", "side_effect")])
 >>> [(r.strategy, r.outcome) for r in table.rows]
-[('direct', 'step_failed'), ('workflow', 'step_failed'), ('planner', 'plan_complete')]
+[('direct', 'plan_complete'), ('workflow', 'step_failed'), ('planner', 'plan_complete')]
 """
 
 from __future__ import annotations

@@ -317,7 +317,7 @@ def reply(value: Any) -> str | None:
     if not isinstance(data, list):
         return None
     replies = [m for m in data if _role(m) in _ASSISTANT or _role(m) is None
-               or isinstance(m, dict) and m.get("type") in ("function_call", "tool_call", "tool_use")]
+               or isinstance(m, dict) and m.get("type") in ("function_call", "tool_call", "tool_use", "tool-call")]
     texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
     if texts:
         return shortened(" ".join(texts))
