@@ -304,3 +304,31 @@ def test_ctrl_c_stops_the_command_and_keeps_an_unfinished_run(tmp_path):
     assert "1 runs written" in err and "1 spans taken" in err and "Traceback" not in err
     run = planviz.load_trace(tmp_path / "out" / "0af7651916cd43dd8448eb211c80319c.jsonl")
     assert [s.id for s in run.plan.steps] == ["t"]
+
+
+def _openinference_agent(tracer) -> None:
+    """The same shape an OpenInference instrumentation writes: AGENT, LLM and TOOL spans, input/output values."""
+    with tracer.start_as_current_span("Agent.run", attributes={
+            "openinference.span.kind": "AGENT", "input.value": "find the receiver docs"}):
+        with tracer.start_as_current_span("ChatModel", attributes={
+                "openinference.span.kind": "LLM", "llm.model_name": "fake-llm",
+                "llm.token_count.prompt": 55, "llm.token_count.completion": 8}):
+            pass
+        with tracer.start_as_current_span("lookup", attributes={
+                "openinference.span.kind": "TOOL", "tool.name": "lookup",
+                "input.value": json.dumps({"topic": "otlp"}), "output.value": "page 7"}):
+            pass
+
+
+def test_openinference_spans_sent_live_read_as_the_same_spans_in_a_file(tmp_path):
+    memory = InMemorySpanExporter()
+    with planviz.receive(port=0) as rx:
+        provider = _provider(memory, OTLPSpanExporter(endpoint=rx.endpoint))
+        _openinference_agent(provider.get_tracer("oi"))
+        provider.shutdown()
+        live = rx.wait(timeout=20)
+    path = tmp_path / "oi.json"
+    path.write_text(json.dumps(otlp_json_file(memory.get_finished_spans())))
+    assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
+    assert [(s.id, s.arguments) for s in live.plan.steps] == [("lookup", {"topic": "otlp"})]
+    assert planviz.run_usage(live).input_tokens == 55
