@@ -152,13 +152,24 @@ class Receiver:
     @property
     def runs(self) -> list[Run]:
         """One :class:`~planviz.Run` per trace received, in the order their first span arrived; a trace whose
-        root span has not ended yet is read as far as it got (its outcome None until the run stops)."""
+        root span has not arrived yet is read as far as it got, as a file of those spans would be (the reader
+        cannot tell the run is not over: :meth:`finished` says whether its root span arrived)."""
         return [self.run(t) for t in self.trace_ids]
 
     def finished(self, trace_id: str) -> bool:
         """Whether the root span (the one without a parent) of ``trace_id`` arrived, ended."""
         with self._lock:
             return self._trace(trace_id).finished
+
+    def changes(self, trace_id: str) -> int:
+        """How many requests brought spans of ``trace_id``: it grows as the trace does."""
+        with self._lock:
+            return self._trace(trace_id).version
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` was called."""
+        return self._stopped
 
     def run(self, trace_id: str) -> Run:
         """The run of ``trace_id`` as received so far, read again only when spans arrived since."""

@@ -332,3 +332,36 @@ def test_openinference_spans_sent_live_read_as_the_same_spans_in_a_file(tmp_path
     assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
     assert [(s.id, s.arguments) for s in live.plan.steps] == [("lookup", {"topic": "otlp"})]
     assert planviz.run_usage(live).input_tokens == 55
+
+
+def _span_json(span_id: str, name: str, start: int, end: int, parent: str | None = "00f067aa0ba902b7") -> bytes:
+    span = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": span_id, "name": name,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end), "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": name.split()[0]}},
+                {"key": "gen_ai.tool.name", "value": {"stringValue": name.split()[-1]}}]}
+    if parent:
+        span["parentSpanId"] = parent
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode()
+
+
+def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
+    import time
+
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, _span_json("b7ad6b7169203331", "execute_tool search", 1000, 2000))[0] == 200
+        ex = planviz.explore(rx)
+        assert [s.id for s in ex.run.plan.steps] == ["search"] and ex.following and not rx.finished(rx.trace_ids[0])
+        ex.index = 1  # stepping back while it runs: the view stays there as the run grows
+        assert _post(rx, _span_json("b7ad6b7169203332", "execute_tool fetch", 3000, 4000))[0] == 200
+        deadline = time.monotonic() + 20
+        while getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline:  # the newer reading shown whole
+            time.sleep(0.05)
+        assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.index == 1 and ex.following
+        ex.index = len(ex.run.events) - 1  # back at the newest event: the view follows the run again
+        assert _post(rx, _span_json("00f067aa0ba902b7", "invoke_agent a", 500, 5000, parent=None))[0] == 200
+        while ex.following and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not ex.following
+        assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.run.outcome == "plan_complete"
+        assert ex.index == len(ex.run.events) - 1 and ex.run == rx.run(rx.trace_ids[0])
+        assert "fetch" in ex.svg
