@@ -142,6 +142,10 @@ class Receiver:
             self._lock.notify_all()
         return count
 
+    def count_refusal(self) -> None:
+        with self._lock:
+            self.refused += 1
+
     # ------------------------------------------------------------------ reading runs (the caller's thread)
     @property
     def trace_ids(self) -> list[str]:
@@ -267,7 +271,7 @@ def _handler(receiver: Receiver) -> type:
                 return
             length_text = self.headers.get("Content-Length")
             if length_text is None or not length_text.strip().isdigit():
-                receiver.refused += 1
+                receiver.count_refusal()
                 self._answer(411, "send Content-Length (chunked bodies are not read)")
                 return
             length = int(length_text)
@@ -275,7 +279,7 @@ def _handler(receiver: Receiver) -> type:
                 if length > _limit():
                     raise too_large(length)  # answered before the body is read; the connection then closes
             except Refused as exc:
-                receiver.refused += 1
+                receiver.count_refusal()
                 self._drain(length)
                 self._answer(exc.status, exc.reason)
                 return
@@ -287,7 +291,7 @@ def _handler(receiver: Receiver) -> type:
                 kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
                 receiver.take(body, kind, self.headers.get("Content-Encoding") or "")
             except Refused as exc:
-                receiver.refused += 1
+                receiver.count_refusal()
                 self._answer(exc.status, exc.reason)
                 return
             finally:

@@ -365,3 +365,19 @@ def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
         assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.run.outcome == "plan_complete"
         assert ex.index == len(ex.run.events) - 1 and ex.run == rx.run(rx.trace_ids[0])
         assert "fetch" in ex.svg
+
+
+def test_a_busy_receiver_answers_503_with_retry_after_and_takes_nothing(monkeypatch):
+    from planviz.frontends import receiver
+
+    monkeypatch.setattr(receiver, "BUSY", 1)
+    with planviz.receive(port=0) as rx:
+        assert rx._busy.acquire(timeout=1)  # one request being decoded: the next must wait, then hear 503
+        request = urllib.request.Request(rx.endpoint, data=_small_span_json(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=10)
+        assert caught.value.code == 503 and caught.value.headers["Retry-After"] == "1"
+        assert rx.accepted == 0 and rx.trace_ids == []
+        rx._busy.release()
+        assert _post(rx, _small_span_json())[0] == 200 and rx.accepted == 1
