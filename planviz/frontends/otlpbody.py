@@ -1,7 +1,9 @@
 """One OTLP/HTTP trace request body as the OTLP/JSON planviz's trace readers read, or a refusal with its reason.
 
 An exporter posts an ``ExportTraceServiceRequest`` to ``/v1/traces``, as protobuf
-(``application/x-protobuf``) or as OTLP/JSON (``application/json``), gzipped or not. :func:`decode` checks
+(``application/x-protobuf``) or as OTLP/JSON (``application/json``), gzipped or not. Fields a newer OTLP
+adds are ignored beside spans, as the specification asks of receivers; a body of unknown fields alone is
+refused. :func:`decode` checks
 the size before reading (:data:`~planviz.plan.limits.MAX_OTLP_BYTES`, the body and its inflated text
 alike: a gzip bomb is stopped while it inflates), decodes it with the official ``opentelemetry-proto``
 message classes (``json_format`` for JSON: hex ids, as OTLP/JSON writes them, become the bytes the message
@@ -98,7 +100,7 @@ def _from_protobuf(data: bytes) -> Any:
         request.ParseFromString(data)
     except (DecodeError, RecursionError, ValueError) as exc:
         raise Refused(400, f"the body is not an OTLP ExportTraceServiceRequest in protobuf ({exc})") from None
-    if len(UnknownFieldSet(request)):
+    if len(UnknownFieldSet(request)) and not request.resource_spans:  # fields of a newer OTLP beside spans: kept
         raise Refused(400, "the body is not an OTLP ExportTraceServiceRequest: it holds fields the message does not "
                            "have")
     return request
@@ -139,10 +141,13 @@ def _from_json(data: bytes) -> Any:
     _ids_to_base64(parsed)
     request = _request_class()()
     try:
-        json_format.ParseDict(parsed, request)
+        json_format.ParseDict(parsed, request, ignore_unknown_fields=True)  # as OTLP/JSON receivers must
     except (json_format.ParseError, RecursionError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())[:300]
         raise Refused(400, f"the JSON body is not an OTLP ExportTraceServiceRequest: {reason}") from None
+    if parsed and not request.resource_spans:
+        raise Refused(400, "the JSON body is not an OTLP ExportTraceServiceRequest: it holds no resourceSpans, only "
+                           f"{', '.join(repr(k[:40]) for k in list(parsed)[:5])}")
     return request
 
 

@@ -170,6 +170,7 @@ def _small_span_json(start: str = "1000") -> bytes:
     ("unknown fields", b"\x78\x05", "application/x-protobuf", None, 400, "fields the message does not have"),
     ("malformed JSON", b'{"resourceSpans": [', "application/json", None, 400, "not valid JSON"),
     ("JSON of another shape", b'{"resourceSpans": 5}', "application/json", None, 400, "ExportTraceServiceRequest"),
+    ("JSON of no spans", b'{"traces": []}', "application/json", None, 400, "holds no resourceSpans, only 'traces'"),
     ("ids not hex", _small_span_json().replace(b"b7ad6b7169203331", b"zzzz"), "application/json", None, 400,
      "not hex"),
     ("a span the reader refuses", _small_span_json(start="yesterday"), "application/json", None, 400,
@@ -381,3 +382,22 @@ def test_a_busy_receiver_answers_503_with_retry_after_and_takes_nothing(monkeypa
         assert rx.accepted == 0 and rx.trace_ids == []
         rx._busy.release()
         assert _post(rx, _small_span_json())[0] == 200 and rx.accepted == 1
+
+
+def test_fields_of_a_newer_otlp_beside_spans_are_ignored_as_receivers_must():
+    """OTLP: receivers ignore fields they do not know (protobuf, and JSON names), so a newer exporter still sends."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    request = ExportTraceServiceRequest()
+    span = request.resource_spans.add().scope_spans.add().spans.add(name="execute_tool t", start_time_unix_nano=1000,
+                                                                     end_time_unix_nano=2000)
+    span.trace_id, span.span_id = bytes(range(1, 17)), bytes(range(1, 9))
+    for key, value in (("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "t")):
+        span.attributes.add(key=key).value.string_value = value
+    newer = request.SerializeToString() + b"\xf8\x07\x01"  # field 127 (varint 1): unknown to this OTLP version
+    doc = json.loads(_small_span_json())
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["futureField"] = {"x": 1}
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, newer, "application/x-protobuf")[0] == 200
+        assert _post(rx, json.dumps(doc).encode())[0] == 200
+        assert rx.accepted == 2 and [r.plan.steps[0].id for r in rx.runs] == ["t", "t"]
