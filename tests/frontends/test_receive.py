@@ -104,10 +104,15 @@ def _post(rx, body: bytes, content_type: str = "application/json", encoding: str
         return exc.code, exc.read().decode()
 
 
-def test_sdk_protobuf_run_equals_the_same_spans_in_a_file(tmp_path):
+@pytest.mark.parametrize("gzipped", [False, True], ids=["plain", "gzip"])
+def test_sdk_protobuf_run_equals_the_same_spans_in_a_file(tmp_path, gzipped):
+    from opentelemetry.exporter.otlp.proto.http import Compression
+
     memory = InMemorySpanExporter()
     with planviz.receive(port=0) as rx:
-        provider = _provider(memory, OTLPSpanExporter(endpoint=rx.endpoint))
+        exporter = OTLPSpanExporter(endpoint=rx.endpoint,
+                                    compression=Compression.Gzip if gzipped else Compression.NoCompression)
+        provider = _provider(memory, exporter)
         _agent(provider.get_tracer("agent"))
         provider.shutdown()
         live = rx.wait(timeout=20)
