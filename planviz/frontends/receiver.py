@@ -6,12 +6,13 @@ GenAI, OpenInference, Vercel ``ai.*``): the body is decoded by :mod:`~planviz.fr
 official message classes and written back as the OTLP/JSON a file holds, and :func:`~planviz.load_trace`
 reads that. A server thread answers ``POST /v1/traces`` on 127.0.0.1 (``host=`` says otherwise).
 
-Safe by default: a body larger than :data:`~planviz.plan.limits.MAX_OTLP_BYTES` (or inflating past it), a
-body that is not an ``ExportTraceServiceRequest``, or a span the reader refuses is answered 4xx with the reason
-and changes nothing (a request is taken whole or not at all); more than :data:`BUSY` requests at once are
-answered 503 with ``Retry-After``, which exporters retry; the receiver keeps serving. A span is kept before
-its request is answered 200, and :meth:`Receiver.stop` lets requests already begun finish, so stopping never
-loses a span an exporter was told was taken.
+Safe by default: a body larger than :data:`~planviz.plan.limits.MAX_OTLP_BYTES` (or inflating past it), a body
+that is not an ``ExportTraceServiceRequest``, or a span the reader refuses is answered 4xx with the reason and
+changes nothing (a request is taken whole or not at all); so is a request that would take what the receiver
+holds past :data:`~planviz.plan.limits.MAX_TRACE_BYTES` (256 MiB); more than :data:`BUSY` requests at once are
+answered 503 with ``Retry-After``, which exporters retry; the receiver keeps serving. A span is kept before its
+request is answered 200, and :meth:`Receiver.stop` lets requests already begun finish, so stopping never loses a
+span an exporter was told was taken.
 
 >>> import planviz
 >>> with planviz.receive(port=0) as rx:  # port 0: a free port, read back from rx.port
@@ -27,11 +28,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..errors import PlanvizError, TraceFormatError, expect_type, show_value
+from ..plan import limits
 from ..runs.events import Run
 from ..runs.traces.jsonstream import walk
 from ..runs.traces.otel import CONTAINERS
 from ..runs.traces.otelspans import span_of
-from .otlpbody import JSON, PROTOBUF, Refused, decode, too_large
+from .otlpbody import JSON, PROTOBUF, Refused, decode, inflate, too_large
 
 __all__ = ["receive", "Receiver", "NoRunYet", "BUSY"]
 
@@ -87,6 +89,7 @@ class Receiver:
         self._busy = threading.BoundedSemaphore(BUSY)
         self.accepted = 0  # spans taken
         self.refused = 0  # requests refused (4xx); 503s are not refusals: the exporter sends them again
+        self.held = 0  # bytes of request bodies taken (inflated), at most limits.MAX_TRACE_BYTES
         try:
             self._server = ThreadingHTTPServer((host, port), _handler(self))
         except (OSError, UnicodeError, OverflowError) as exc:
@@ -122,7 +125,8 @@ class Receiver:
     # ------------------------------------------------------------------ taking spans (server threads)
     def take(self, body: bytes, content_type: str, encoding: str) -> int:
         """Decode, check and keep one request's spans, all or none; returns how many. Raises :class:`Refused`."""
-        doc = decode(body, content_type, encoding)
+        data = inflate(body, encoding)
+        doc = decode(data, content_type, "")
         for raw, ctx, where, line in walk(doc, CONTAINERS):  # every span read now: a bad one refuses the request
             try:
                 span_of(raw, ctx, where, line, "<request body>")
@@ -131,6 +135,11 @@ class Receiver:
         parts = _by_trace(doc)
         count = sum(len(s["spans"]) for p in parts.values() for r in p for s in r["scopeSpans"])
         with self._lock:
+            if self.held + len(data) > limits.MAX_TRACE_BYTES:  # memory is bounded: what is held stays readable
+                raise Refused(413, f"the receiver holds {limits.mib(self.held)} of spans, and this request would "
+                                   f"take it past {limits.mib(limits.MAX_TRACE_BYTES)}: stop it (its runs stay "
+                                   f"readable) and start another, or {limits.raise_hint('MAX_TRACE_BYTES')}")
+            self.held += len(data)
             for trace_id, resource_spans in parts.items():
                 trace = self._traces.get(trace_id) or self._traces.setdefault(trace_id, _Trace(trace_id))
                 trace.resource_spans.extend(resource_spans)
@@ -305,8 +314,6 @@ def _handler(receiver: Receiver) -> type:
 
 
 def _limit() -> int:
-    from ..plan import limits
-
     return limits.MAX_OTLP_BYTES
 
 

@@ -406,3 +406,13 @@ def test_fields_of_a_newer_otlp_beside_spans_are_ignored_as_receivers_must():
         assert _post(rx, newer, "application/x-protobuf")[0] == 200
         assert _post(rx, json.dumps(doc).encode())[0] == 200
         assert rx.accepted == 2 and [r.plan.steps[0].id for r in rx.runs] == ["t", "t"]
+
+
+def test_what_the_receiver_holds_is_bounded(monkeypatch):
+    body = _small_span_json()
+    monkeypatch.setattr(limits, "MAX_TRACE_BYTES", 2 * len(body) + 10)
+    with planviz.receive(port=0) as rx:
+        assert [_post(rx, body)[0] for _ in range(2)] == [200, 200]
+        status, text = _post(rx, body)
+        assert status == 413 and "MAX_TRACE_BYTES" in text and "stop it" in text
+        assert rx.accepted == 2 and rx.held == 2 * len(body)
