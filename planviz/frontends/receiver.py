@@ -45,6 +45,13 @@ class NoRunYet(PlanvizError, TimeoutError):
     """:meth:`Receiver.wait` found no finished run in its time."""
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False  # stop() waits for requests begun: none is lost half-taken
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that left mid-request (a broken pipe, a reset): nothing was taken; no traceback on stderr."""
+
+
 class _Trace:
     """The spans received for one trace id, in OTLP/JSON, and the run last read from them."""
 
@@ -91,12 +98,11 @@ class Receiver:
         self.refused = 0  # requests refused (4xx); 503s are not refusals: the exporter sends them again
         self.held = 0  # bytes of request bodies taken (inflated), at most limits.MAX_TRACE_BYTES
         try:
-            self._server = ThreadingHTTPServer((host, port), _handler(self))
+            self._server = _Server((host, port), _handler(self))
         except (OSError, UnicodeError, OverflowError) as exc:
             reason = getattr(exc, "strerror", None) or show_value(str(exc))
             raise PlanvizError(f"receive(port={port}, host={show_value(host)}): cannot listen there ({reason}); "
                                "pass port=0 for a free port, or stop what holds it") from None
-        self._server.daemon_threads = False  # stop() waits for requests begun: none is lost half-taken
         self.host, self.port = host, self._server.server_address[1]
         self.endpoint = f"http://{host if ':' not in host else f'[{host}]'}:{self.port}{PATH}"
         self._thread = threading.Thread(target=self._server.serve_forever, name=f"planviz-receive-{self.port}",

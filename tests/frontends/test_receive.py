@@ -11,6 +11,7 @@ import gzip
 import json
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -231,6 +232,9 @@ def test_stopping_finishes_a_request_already_begun():
     with socket.create_connection(("127.0.0.1", rx.port), timeout=10) as sock:
         sock.sendall(f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:40])
+        deadline = time.monotonic() + 10
+        while not isinstance(rx._server._threads, list) and time.monotonic() < deadline:  # the request is begun
+            time.sleep(0.01)
         stopper = threading.Thread(target=rx.stop)
         stopper.start()
         stopper.join(0.3)
@@ -351,8 +355,6 @@ def _span_json(span_id: str, name: str, start: int, end: int, parent: str | None
 
 
 def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
-    import time
-
     with planviz.receive(port=0) as rx:
         assert _post(rx, _span_json("b7ad6b7169203331", "execute_tool search", 1000, 2000))[0] == 200
         ex = planviz.explore(rx)
@@ -416,3 +418,14 @@ def test_what_the_receiver_holds_is_bounded(monkeypatch):
         status, text = _post(rx, body)
         assert status == 413 and "MAX_TRACE_BYTES" in text and "stop it" in text
         assert rx.accepted == 2 and rx.held == 2 * len(body)
+
+
+def test_a_client_that_leaves_mid_request_changes_nothing_and_prints_nothing(capfd):
+    body = _small_span_json()
+    with planviz.receive(port=0) as rx:
+        with socket.create_connection(("127.0.0.1", rx.port), timeout=10) as sock:
+            sock.sendall(f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:40])
+        assert _post(rx, body)[0] == 200  # still serving
+    assert rx.accepted == 1 and rx.refused == 1 and len(rx.trace_ids) == 1
+    assert "Traceback" not in capfd.readouterr().err
