@@ -78,6 +78,7 @@ _EXPORTS = {
     "frontends.slides": ("animate",),
     "frontends.explorer": ("explore", "replay", "Explorer"),
     "frontends.sidebyside": ("compare_runs", "RunComparison"),
+    "frontends.receiver": ("receive", "Receiver"),
     "teaching.feedback": ("Feedback",),
 }
 if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy names (tests/test_typing.py keeps it equal to _EXPORTS)
@@ -155,6 +156,7 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from .frontends.slides import animate as animate
     from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
     from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
+    from .frontends.receiver import receive as receive, Receiver as Receiver
     from .teaching.feedback import Feedback as Feedback
 
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -69,6 +69,7 @@ CALLS = {
     "explore": (lambda: planviz.explore("plan.yaml"), "explore(plan=", "planviz.load_plan(path)"),
     "replay": (lambda: planviz.replay(42), "replay(trace=", ""),
     "compare_runs": (lambda: planviz.compare_runs(RUN, "run.jsonl"), "compare_runs(b=", "load_trace"),
+    "receive": (lambda: planviz.receive("4318"), "receive(port=", "0 picks a free one"),
     "campaign": (lambda: planviz.campaign("plans.yaml"), "campaign(plans=", "planviz.load_plans(path)"),
     "ablation": (lambda: planviz.ablation(["plan.yaml"]), "ablation(plans=", "planviz.load_plan(path)"),
     "render_campaign": (lambda: planviz.render_campaign("campaign.json"), "render_campaign(campaign=",

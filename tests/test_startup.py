@@ -20,7 +20,8 @@ SMALL = {"goal": "g", "steps": [
 ]}
 HEAVY = ("networkx", "pygraphviz", "ipywidgets", "yaml", "planviz.pictures", "planviz.runs", "planviz.analysis",
          "planviz.frontends.explorer", "planviz.plan.importers.taskbench", "planviz.plan.importers.rewoo",
-         "secrets", "shutil")  # secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
+         "secrets", "shutil", "planviz.frontends.receiver", "planviz.frontends.otlpbody", "google.protobuf",
+         "http.server")  # secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
 
 
 def imported_after(code: str, tmp_path) -> set[str]:

@@ -308,8 +308,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_hindsight(sub, trace_formats, THREAD_HELP)
     add("schema", cmd_schema, "print the JSON Schema of plan files", plan=False)
-    from . import evaluationcli, showcli, whatifcli  # campaign, ablation; show; what-if
+    from . import evaluationcli, receivecli, showcli, whatifcli  # campaign, ablation; receive; show; what-if
     evaluationcli.add_commands(sub)
+    receivecli.add_command(sub)
     showcli.add_show(sub, trace_formats, THREAD_HELP)
     whatifcli.add_command(sub, trace_formats, THREAD_HELP)
     return p

@@ -68,8 +68,9 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
 
     Parameters
     ----------
-    plan : Plan or Run
-        The plan to simulate, or a recorded run to step through (then no other argument: see :func:`replay`).
+    plan : Plan, Run or Receiver
+        The plan to simulate, or a recorded run to step through (then no other argument: see :func:`replay`),
+        or a :func:`planviz.receive` receiver: the explorer follows its newest trace live.
     contract : Contract, optional
         Default ``plan.contract``.
     faults : iterable of Fault or str
@@ -104,6 +105,14 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     >>> explore(ex.run).run is ex.run  # a recorded run opens as it is
     True
     """
+    from .receiver import Receiver  # same stage; imported here so a plain explore never loads http.server
+
+    if isinstance(plan, Receiver):  # a live run: the explorer follows the newest trace as its spans arrive
+        if contract is not None or faults or workers is not None or strategy != "planner" or options:
+            raise PlanvizTypeError("explore(receiver, ...) follows a live run: it takes no simulation options")
+        from .livefollow import follow
+
+        return follow(plan)
     if isinstance(plan, Run):  # a recorded run: nothing to simulate, so it opens as replay(run) does
         if contract is not None or faults or workers is not None or strategy != "planner" or options:
             raise PlanvizTypeError("explore(run, ...) was given a recorded run with simulation options: a run is "
@@ -209,6 +218,12 @@ class Explorer(ViewHooks, FrontEnd):
         return self._run
 
     @property
+    def following(self) -> bool:
+        """Whether the explorer still follows a live run (``explore(rx)``): False once its root span ended."""
+        live = getattr(self, "_live", None)
+        return live is not None and live.is_alive()
+
+    @property
     def faults(self) -> tuple:
         """The faults injected so far."""
         return self._faults
@@ -273,6 +288,25 @@ class Explorer(ViewHooks, FrontEnd):
             if e.kind == "fail":
                 return e.index
         return 0
+
+    def show_recorded(self, run: Any) -> None:
+        """Show a newer reading of the recorded run (a live run that grew): its plan and view follow it; the
+        frame shown stays, unless it was the last one, then the new last is shown. With faults injected the
+        what-if run stays on screen and the newer run is shown when they are cleared."""
+        if not run.plans:
+            return
+        at_end = self.index >= len(self._run.events) - 1
+        self._recorded, self._plan = run, run.plans[0]
+        try:
+            self._schedule = critical_path(self._plan)
+        except PlanvizError:
+            self._schedule = None
+        self.view_choice.grow(self._plan.ids)
+        if self._faults:
+            return
+        self._run, self._frames = run, {}
+        self._send_snapshot(len(run.events) - 1 if at_end else min(self.index, len(run.events) - 1))
+        self._readings = getattr(self, "_readings", 0) + 1  # how many newer readings were shown (tests wait on it)
 
     def _set_run(self, run: Any) -> None:
         self._run = run

@@ -40,6 +40,11 @@ class ViewChoice:
         self._max_steps = max_steps
         self.mode, self.focus, self.hops_used = "auto", None, hops
 
+    def grow(self, ids: Sequence[str]) -> None:
+        """Know the steps of a plan that grew (a live run): the view chosen stays."""
+        self._ids = list(ids)
+        self._known = set(self._ids)
+
     def options(self) -> dict:
         """The :func:`planviz.render` options of the current view."""
         return {"focus": self.focus, "hops": self.hops_used,

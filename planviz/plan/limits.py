@@ -30,7 +30,7 @@ import sys
 import warnings
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
-           "MAX_TRACE_RECORD",
+           "MAX_TRACE_RECORD", "MAX_OTLP_BYTES",
            "raise_hint", "mib", "read_int", "read_float", "max_digits", "too_many_digits"]
 
 
@@ -66,6 +66,10 @@ MAX_TRACE_RECORD = _setting("MAX_TRACE_RECORD", 16 * 2**20)
 """Longest record of a trace: one line of a planviz trace in bytes, one record (a span) of an OpenTelemetry
 file in characters: 16 MiB. planviz writes longer plan records over several lines, so it reads back what it
 writes."""
+MAX_OTLP_BYTES = _setting("MAX_OTLP_BYTES", 16 * 2**20)
+"""Largest OTLP/HTTP request body the receiver (``planviz.receive``) accepts, in bytes, gzipped or inflated:
+16 MiB (an exporter's batch of 512 spans is well under 1 MiB). A larger body is answered 413, a gzip body is
+inflated no further than this."""
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
