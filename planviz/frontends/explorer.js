@@ -577,6 +577,7 @@ class App {
 
 function render({model, el}) {
   el.classList.add('planviz-explorer');
+  if (model.get('fallback_key')) { el.setAttribute('data-planviz-key', model.get('fallback_key')); }  // its fallback hides
   if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
   let app = null;
   const build = () => {
