@@ -77,7 +77,7 @@ class RunView {
     this.diagram = h('div', {cls: 'planviz-diagram pv-fit', role: 'img', 'aria-label': 'plan diagram: click a step for its details', tabindex: '-1'});
     this.legend = h('div', {cls: 'planviz-legend', 'aria-label': 'legend'});
     this.details = h('aside', {cls: 'planviz-details', 'aria-label': 'step details', 'aria-live': 'polite'},
-                     [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})]);
+                     this.noStep());
     const turns = snap.turns || [];
     this.turns = turns.length ? turnsBox(turns) : null;
     this.el.append(this.caption, h('div', {cls: 'pv-picture'}, [this.diagram, h('div', {cls: 'pv-side' + (this.turns ? ' pv-chat' : '')}, [this.legend, this.details, this.turns])]));
@@ -217,13 +217,22 @@ class RunView {
     if (g) { ev.preventDefault(); this.showDetails(g.getAttribute('data-step')); }
   }
 
+  noStep() {  // the details with no step chosen: the hint, then the findings the picture's one line counts
+    const found = this.s.findings || [];
+    if (!found.length) { return [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})]; }
+    const items = found.map(([sev, code, msg, steps]) => h('li', {cls: 'pv-finding pv-finding-' + sev},
+      [h('b', {text: sev + ' ' + code}), document.createTextNode(': ' + msg + (steps ? ' (' + steps + ')' : ''))]));
+    return [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'}),
+            h('h4', {text: 'Findings (' + found.length + ')'}), h('ul', {cls: 'pv-findings'}, items)];
+  }
+
   showDetails(sid) {  // what a click on a step shows: the step, its facts, its attempts so far
     this.selected = sid;
     const d = this.s.details[sid], box = this.details;
     box.textContent = '';
     box.appendChild(h('h3', {text: sid}));
     const close = h('button', {type: 'button', cls: 'pv-close', 'aria-label': 'close the details', text: '\u00D7',
-                               onclick: () => { this.selected = null; box.replaceChildren(h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})); }});
+                               onclick: () => { this.selected = null; box.replaceChildren(...this.noStep()); }});
     box.appendChild(close);
     if (!d) { box.appendChild(h('p', {cls: 'pv-empty', text: 'a group of steps: hover it for its members'})); return; }
     const at = d.ended !== null && d.ended !== undefined ? ' (event ' + d.ended + (d.ended > this.index ? ', later in the run' : '') + ')' : '';
@@ -577,6 +586,7 @@ class App {
 
 function render({model, el}) {
   el.classList.add('planviz-explorer');
+  if (model.get('fallback_key')) { el.setAttribute('data-planviz-key', model.get('fallback_key')); }  // its fallback hides
   if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
   let app = null;
   const build = () => {

@@ -346,7 +346,10 @@ class Explorer(ViewHooks, FrontEnd):
         else:
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
-        span = f" · makespan {self._schedule.makespan:g} {self._plan.time_unit}" if self._schedule else ""
+        unit = f" {self._plan.time_unit}" if self._plan.time_unit else ""
+        span = f" · critical path (plan) {self._schedule.makespan:g}{unit}" if self._schedule else ""
+        if self._run.events:  # what the plan's durations add up to is not what the run took: both, named
+            span += f" · ran {float(self._run.time):g}{unit}"
         return f"{mode} · {faults}{span}".rstrip()
 
     # -- requests from the front end: errors are shown there, never raised into it ------------------------

@@ -71,6 +71,13 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _findings(run: Any) -> list[list[str]]:
+    """What the plans' importers found, the list the picture's one findings line points to: ``[severity, code,
+    message, steps]`` per finding, once each, in the order found (the details show it while no step is chosen)."""
+    found = dict.fromkeys(f for plan in run.plans for f in plan.import_findings)
+    return [[f.severity, f.code, f.message, ", ".join(f.steps)] for f in found]
+
+
 def _log(run: Any) -> list[list[Any]]:
     """Each event as ``[time, kind, step, message, attempt, observed facts, model calls]`` (plain types)."""
     rows = []
@@ -104,7 +111,7 @@ def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render
     badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
     data.update({"goal": first.goal, "unit": first.time_unit, "outcome": outcome_label(run), "badge": badge,
                  "log": _log(run), "details": _details(run), "gantt": gantt, "metrics": metrics_rows(run),
-                 "legend": legend_swatches(), "unfinished": run.outcome is None, "turns": run_turns(run)})
+                 "findings": _findings(run), "legend": legend_swatches(), "unfinished": run.outcome is None, "turns": run_turns(run)})
     return data
 
 

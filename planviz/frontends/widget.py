@@ -3,7 +3,10 @@
 It holds the synced state the module reads (the run's ``snapshot``, the
 ``index`` shown, whether the kernel answers requests, the texts it shows) and
 adds to its output a static fallback: the offline page of the snapshot in a
-sandboxed iframe, for hosts with no widget manager. :class:`~planviz.Explorer`
+sandboxed iframe, for hosts with no widget manager. Displayed in IPython it is two outputs, the widget
+view and then the fallback on its own: an export that keeps the widget state (``jupyter nbconvert --execute``)
+shows only the widget view of an output, which is blank when the widget manager cannot load (offline, no CDN);
+the separate fallback shows there, and hides itself (CSS) wherever the widget view was drawn. :class:`~planviz.Explorer`
 (one run, fault injection) and :class:`~planviz.frontends.sidebyside.RunComparison`
 (two runs on one stepper) are this widget.
 """
@@ -34,6 +37,7 @@ class FrontEnd(anywidget.AnyWidget):
     fault_status = traitlets.Unicode("").tag(sync=True)
     fault_options = traitlets.Dict().tag(sync=True)
     view_notice = traitlets.Unicode("").tag(sync=True)
+    fallback_key = traitlets.Unicode("").tag(sync=True)  # names the view drawn, so its separate fallback hides
 
     def _event_count(self) -> int:  # pragma: no cover - the subclass's
         raise NotImplementedError
@@ -54,3 +58,32 @@ class FrontEnd(anywidget.AnyWidget):
             data["text/html"] = fallback_html(self.snapshot, self.mode)
             data["text/plain"] = repr(self)
         return bundle
+
+    def _ipython_display_(self, **kwargs: Any) -> None:
+        """Two outputs: the widget view (its own HTML a placeholder), then the static fallback as an output of its
+        own, which a host or an export without the widget (offline, no CDN, no widget state) shows, and which
+        hides itself wherever this widget's view was drawn (its element carries :attr:`fallback_key`)."""
+        from IPython.display import display  # IPython is there whenever this is called
+
+        self.fallback_key = self.model_id
+        bundle = self._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        if data is None:  # pragma: no cover - a widget with no view
+            return
+        data["text/html"] = '<span class="planviz-widget-slot"></span>'  # the fallback comes as the next output
+        display(data, metadata=metadata or None, raw=True)
+        display({"text/html": fallback_output(fallback_html(self.snapshot, self.mode), self.fallback_key),
+                 "text/plain": "(the explorer's static view, for pages without the widget)"}, raw=True)
+
+
+def fallback_output(fallback: str, key: str) -> str:
+    """``fallback`` as an output of its own, hidden (CSS ``:has``) in a page where the view keyed ``key`` was drawn.
+
+    >>> "planviz-fallback-out" in fallback_output("<p>x</p>", "k1")
+    True
+    """
+    drawn = f'body:has(.planviz-explorer[data-planviz-key="{key}"])'
+    mine = f'.planviz-fallback-out[data-planviz-key="{key}"]'
+    return (f"<style>{drawn} {mine}, {drawn} .jp-OutputArea-child:has({mine}), "
+            f"{drawn} .output_area:has({mine}) {{ display: none; }}</style>"
+            f'<div class="planviz-fallback-out" data-planviz-key="{key}">{fallback}</div>')

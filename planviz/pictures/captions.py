@@ -8,7 +8,7 @@ shows it.
 >>> from planviz.analysis.schedule import critical_path
 >>> plan = examples.load("cache_isolation")
 >>> caption_lines(plan, critical_path(plan), "")[1:]
-('plan v1 · 5 steps · makespan 29 min (serial 32 min) · critical path: S0 → S1 → S3 → S4', 'Unknowns: whether other services share the cache key scheme')
+('plan v1 · 5 steps · critical path (plan) 29 min: S0 → S1 → S3 → S4 (serial 32 min)', 'Unknowns: whether other services share the cache key scheme')
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ __all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "run
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
-_WHOLE_PLAN = 3  # findings about the whole plan said in the caption, at most
 
 
 def schedule_of(plan: Plan) -> tuple[Any, str]:
@@ -126,29 +125,41 @@ def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(notes, key=lambda note: natural_key(note[0])))
 
 
+def findings_line(findings: tuple) -> str:
+    """The picture's one line about its findings: how many of each severity, their codes (most frequent first, at
+    most three), and where the list is; the findings themselves are outlined on their steps and edges.
+
+    >>> from planviz import Finding
+    >>> found = [Finding("deviating_attribute", "import", "warning", "m", (), ())] * 2
+    >>> findings_line(tuple(found) + (Finding("dead_end", "structure", "error", "m", ("S1",), ()),))
+    '1 error, 2 warnings (deviating_attribute ×2, dead_end), listed in the details'
+    """
+    counts = [(sum(f.severity == sev for f in findings), sev) for sev in ("error", "warning", "info")]
+    said = ", ".join(f"{n} {'note' if sev == 'info' else sev}{'s' * (n != 1)}" for n, sev in counts
+                     if n or sev != "info")
+    codes: dict[str, int] = {}
+    for f in findings:
+        codes[f.code] = codes.get(f.code, 0) + 1
+    ranked = sorted(codes, key=lambda c: (-codes[c], c))
+    named = ", ".join(c + (f" ×{codes[c]}" if codes[c] > 1 else "") for c in ranked[:3])
+    more = f" +{len(ranked) - 3} more" if len(ranked) > 3 else ""
+    return f"{said} ({named}{more}), listed in the details"
+
+
 def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ()) -> tuple[str, ...]:
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     head = f"plan v{plan.version} · {len(plan.ids)} steps"
     if schedule is not None:
         path = " → ".join(schedule.path)
-        head += (f" · makespan {num(schedule.makespan)}{unit} (serial {num(schedule.serial_time)}{unit})"
-                 f" · critical path: {path or '(none)'}")
+        head += (f" · critical path (plan) {num(schedule.makespan)}{unit}: {path or '(none)'}"
+                 f" (serial {num(schedule.serial_time)}{unit})")
     elif why_not:
         head += f" · no critical path: {why_not}"
     lines = [f"Goal: {plan.goal}", head]
     if plan.unknowns:
         lines.append(f"Unknowns: {'; '.join(plan.unknowns)}")
     if findings:
-        counts = [(sum(f.severity == sev for f in findings), sev) for sev in ("error", "warning", "info")]
-        said = ", ".join(f"{n} {'note' if sev == 'info' else sev}{'s' * (n != 1)}" for n, sev in counts
-                         if n or sev != "info")
-        lines.append(f"{said}: outlined in vermillion (error), purple (warning) or sky blue (note), named in the "
-                     "step's label; hover a step for the message")
-        # findings about the whole plan outline nothing, so the caption says them (notes are only counted)
-        whole = [f for f in findings if not f.steps and not f.edges and f.severity != "info"]
-        lines += [f"{f.severity} {f.code}: {f.message}" for f in whole[:_WHOLE_PLAN]]
-        if len(whole) > _WHOLE_PLAN:
-            lines.append(f"... and {len(whole) - _WHOLE_PLAN} more about the whole plan (see validate)")
+        lines.append(findings_line(findings))
     return tuple(lines)
 
 

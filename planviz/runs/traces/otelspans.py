@@ -372,9 +372,13 @@ def _otlp_attributes(items: Any, bad: Any) -> dict[str, Any]:
         raise bad("attributes", f"expected a list of {{key, value}} objects, got {_short(items)}")
     out = {}
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+        if not isinstance(item, dict) or not isinstance(key := item.get("key"), str):
             raise bad(f"attributes[{i}]", f"expected {{\"key\": name, \"value\": {{...}}}}, got {_short(item)}")
-        out[item["key"]] = _any_value(item.get("value"), f"attributes[{i}].value", bad)
+        value = item.get("value")
+        if type(value) is dict and len(value) == 1 and type(text := value.get("stringValue")) is str:
+            out[key] = text  # most attributes: a string, read without the field's name built for an error
+        else:
+            out[key] = _any_value(value, f"attributes[{i}].value", bad)
     return out
 
 
@@ -392,10 +396,10 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool):
         return x
-    if kind == "intValue" and isinstance(x, str) and read_int(x) is not None:
-        return read_int(x)
-    if kind == "doubleValue" and read_float(x) is not None:
-        return read_float(x)
+    if kind == "intValue" and isinstance(x, str) and (number := read_int(x)) is not None:
+        return number  # read once: each read checks the digits against the limits
+    if kind == "doubleValue" and (number := read_float(x)) is not None:
+        return number
     if kind == "doubleValue" and x in ("NaN", "Infinity", "-Infinity"):  # protobuf JSON's non-finite doubles
         return x
     if kind == "arrayValue" and isinstance(x, dict):

@@ -30,6 +30,7 @@ from .messages import decoded, reply
 __all__ = ["flattened", "model_input", "model_output"]
 
 _FLAT = re.compile(r"^(\d+)\.(.+)$")
+_INDEX = re.compile(r"\.\d")  # where a flattened name's index starts: prefix.0.role
 
 
 def flattened(attrs: dict, prefix: str) -> list[dict] | None:
@@ -79,24 +80,31 @@ _ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "
              "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
 
 
-def _attribute(attrs: dict, name: str) -> Any:
+def _flat_names(attrs: dict) -> set[str]:
+    """The names some attribute is flattened under (``prefix`` of ``prefix.0.role``), in one pass over the keys:
+    :func:`flattened` scans every key, so it runs only for a name found here."""
+    return {key[:found.start()] for key in attrs if (found := _INDEX.search(key))}
+
+
+def _attribute(attrs: dict, name: str, flat: set[str]) -> Any:
     value = attrs.get(name)
-    if value is None or value == "" or value == "{}":
+    if (value is None or value == "" or value == "{}") and name in flat:
         value = flattened(attrs, name)
     return value
 
 
 def model_input(attrs: dict) -> Any:
     """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
-    return next((v for v in (_attribute(attrs, k) for k in _GIVEN) if v is not None), None)
+    flat = _flat_names(attrs)
+    return next((v for v in (_attribute(attrs, k, flat) for k in _GIVEN) if v is not None), None)
 
 
 def model_output(attrs: dict) -> str | None:
     """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
     the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
-    first = None
+    first, flat = None, _flat_names(attrs)
     for key in _ANSWERED:
-        value = _attribute(attrs, key)
+        value = _attribute(attrs, key, flat)
         if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
             calls = decoded(value)
             value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
