@@ -398,8 +398,8 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "intValue" and isinstance(x, str) and (number := read_int(x)) is not None:
         return number  # read once: each read checks the digits against the limits
-    if kind == "doubleValue" and (number := read_float(x)) is not None:
-        return number
+    if kind == "doubleValue" and (double := read_float(x)) is not None:
+        return double
     if kind == "doubleValue" and x in ("NaN", "Infinity", "-Infinity"):  # protobuf JSON's non-finite doubles
         return x
     if kind == "arrayValue" and isinstance(x, dict):
