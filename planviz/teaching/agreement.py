@@ -26,7 +26,7 @@ from ..plan.model import Plan, Step
 from ..structure.graph import to_graph
 from .answers import Unreadable, ids, short
 from .feedback import Feedback, is_blank, right, unanswered, wrong
-from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
+from .guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 
 __all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
            "IDS", "FACTS"]
@@ -137,8 +137,16 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
         return wrong(exercise, *used_message(name, called))
     reader = read or _id_set
 
+    allowed = ALLOWED.get(build or "", ())
+
     def ask(*case: Any) -> Any:
-        with forbidden(names):
+        for item in case:  # the oracle's cached structure (its topological order) is not the student's to read
+            if isinstance(item, Plan):
+                item.__dict__.pop("_planviz_index", None)
+        if build:
+            with forbidden(names, allowed):
+                got = student(*case)
+        else:
             got = student(*case)
         return reader(got)
 

@@ -81,7 +81,7 @@ def check_exercise_5(propose: Any = None) -> Feedback:
         return wrong(ex, *used_message("replanner", called))
     plan = _cache()
     try:
-        with forbidden(FORBIDDEN["replanner"]):
+        with forbidden(FORBIDDEN["replanner"], base=False):
             run = simulate(plan, plan.contract, faults=[Fault("S4", "side_effect")], propose=propose)
     except LibraryUsed as exc:
         return wrong(ex, *used_message("replanner", exc.name))
