@@ -152,6 +152,7 @@ def _contract_changes(c: Contract) -> list[tuple[str, Contract]]:
         ("raises max_retries to 10", replace(c, max_retries=10)),
         ("raises max_replans to 10", replace(c, max_replans=10)),
         ("names 'verify' the final milestone", replace(c, final="verify")),
+        ("asks the user to confirm the plan before it runs", replace(c, confirm="plan")),
     ]
 
 
