@@ -138,19 +138,36 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     reader = read or _id_set
 
     allowed = ALLOWED.get(build or "", ())
+    answers: list[Any] = []
 
-    def ask(*case: Any) -> Any:
-        for item in case:  # the oracle's cached structure (its topological order) is not the student's to read
-            if isinstance(item, Plan):
-                item.__dict__.pop("_planviz_index", None)
+    def run_all() -> None:  # the student's function on every case, the library unplugged once for them all
+        for case in cases:
+            for item in case:  # the oracle's cached structure (its topological order) is not the student's to read
+                if isinstance(item, Plan):
+                    item.__dict__.pop("_planviz_index", None)
+            try:
+                answers.append(student(*case))
+            except Exception as exc:  # the student's code: any exception is an answer to show
+                answers.append(exc)
+                return
+
+    try:
         if build:
             with forbidden(names, allowed):
-                got = student(*case)
+                run_all()
         else:
-            got = student(*case)
+            run_all()
+    except LibraryUsed as exc:
+        return wrong(exercise, *used_message(name, exc.name))
+    replies = iter(answers)
+
+    def ask(*case: Any) -> Any:
+        got = next(replies)
+        if isinstance(got, Exception):
+            raise got
         return reader(got)
 
-    found = first_disagreement(cases, ask, oracle, judge)
+    found = first_disagreement(list(cases)[:len(answers)], ask, oracle, judge)
     plans = len({id(case[0]) for case in cases})
     if found is None:
         return right(exercise, f"your {name} agrees with planviz on all {len(cases)} questions about "

@@ -6,8 +6,9 @@ misses a route it cannot see: ``getattr(nx, "topological_sort")``,
 check, a ``functools.partial``, or ``structure_index(plan).order``. So while
 the student's function runs, every function of networkx's DAG, traversal,
 shortest-path, cycle and component modules, of :mod:`graphlib`, and of
-planviz's structure (all but the graph conversion), analysis and checks
-modules has its ``__code__`` swapped for a tripwire: the function object
+planviz's structure (all but the graph conversion), analysis, checks, runs
+and pictures modules (a simulated run or a layered picture is the order by
+another door) has its ``__code__`` swapped for a tripwire: the function object
 stays the same, so every route that reaches it, however it was stored,
 reaches the tripwire. A tripwire called by the library itself (``to_graph``
 building its index, networkx calling its own helpers) runs the original;
@@ -48,7 +49,7 @@ NETWORKX_MODULES = ("networkx.algorithms.dag", "networkx.algorithms.traversal", 
                     "networkx.algorithms.components.strongly_connected", "networkx.algorithms.hierarchy",
                     "networkx.algorithms.tournament", "graphlib")
 #: planviz packages whose every function is the library's own algorithm (their public wrappers are the same objects).
-PLANVIZ_PACKAGES = ("planviz.structure", "planviz.analysis", "planviz.checks")
+PLANVIZ_PACKAGES = ("planviz.structure", "planviz.analysis", "planviz.checks", "planviz.runs", "planviz.pictures")
 #: Modules of those packages a student may use: the plan as a networkx graph.
 PLUGGED = ("planviz.structure.graph",)
 

@@ -216,3 +216,14 @@ def test_the_library_is_plugged_back_in_after_a_refusal():
         with pytest.raises(LibraryUsed, match="networkx.ancestors"):
             nx.ancestors(planviz.to_graph(plan), "S4")
     assert nx.ancestors(planviz.to_graph(plan), "S4")
+
+
+def _order_from_a_simulated_run(plan):
+    """The order in which a simulated run starts the steps: the library's order by another door."""
+    run = planviz.simulate(plan)
+    return list(dict.fromkeys(e.step for e in run.events if e.kind == "start" and e.step))
+
+
+def test_an_order_read_off_a_simulated_run_trips():
+    feedback = check_topological_order(_order_from_a_simulated_run)
+    assert not feedback and "this calls the library's own" in feedback.message, feedback.message
