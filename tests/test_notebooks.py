@@ -448,3 +448,35 @@ def test_solutions_pass_their_checks(name):
     for check, (label, passed, text) in verdicts.items():
         assert label == expected[check]
         assert passed, f"the solution of {label} does not pass its check: {text}"
+
+
+def _figures(text: str) -> set[str]:
+    """The decimal figures of prose (``0.39``, ``3.94``), outside code spans."""
+    return set(re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", re.sub(r"`[^`]*`", "", text)))
+
+
+def _backed(figure: str, printed: str, code: str) -> bool:
+    """A figure is backed when a cell prints it, or a number that rounds to it (6.3 for a printed 6.25), or the
+    code sets it (an input, not a claim)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    places = Decimal(1).scaleb(-len(figure.split(".")[1]))
+    said = Decimal(figure)
+    for shown in re.findall(r"(?<![\w.])\d+\.\d+", printed):
+        if Decimal(shown).quantize(places, rounding=ROUND_HALF_UP) == said:
+            return True
+    return bool(re.search(rf"(?<![\w.]){re.escape(figure)}(?![\d])", code))
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_the_prose_figures_are_printed_by_the_notebook(executed, name):
+    """Claims the outputs back: every decimal figure the prose states is printed by a cell or set by the code."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    figures = {f for c in nb.cells if c.cell_type == "markdown" for f in _figures(c.source)}
+    if not figures:
+        return
+    ran = executed(name)
+    printed = text_of(ran)
+    code = "\n".join(c.source for c in ran.cells if c.cell_type == "code")
+    unbacked = sorted(f for f in figures if not _backed(f, printed, code))
+    assert unbacked == [], f"{name}: the prose says {unbacked}, which no cell prints"

@@ -84,21 +84,27 @@ def grade_cases(count: int = 200, seed: int = 2034) -> list[tuple[Plan, Any]]:
     cases = []
     for plan in random_plans(count, seed=seed):
         plan = plan.replace(steps=[replace(s, kind=rng.choice(KINDS + (None,))) for s in plan.steps])
-        required = sorted(rng.sample(KINDS, rng.randint(1, 4)))
+        required = sorted(rng.sample(KINDS, rng.randint(0, 4)))  # now and then nothing is required
         if rng.random() < 0.3:
             required.append(rng.choice(IDS))  # a required step id, present or not
         pairs = [(a, b) for a in KINDS for b in KINDS if KINDS.index(a) < KINDS.index(b)]
         order = sorted(rng.sample(pairs, rng.randint(0, 3)))
+        if rng.random() < 0.4:  # an order between two step ids, or a kind and a step id
+            first, then = rng.sample(sorted(plan.ids) + list(IDS[:2]), 2) if len(plan.ids) > 1 else ("A", "B")
+            order.append(rng.choice([(first, then), (rng.choice(KINDS), then), (first, rng.choice(KINDS))]))
         cases.append((plan, Contract(required=tuple(required), must_precede=tuple(order))))
     return cases
 
 
 def reissue_cases(count: int = 200, seed: int = 2035) -> list[tuple[Plan, frozenset[str]]]:
-    """(plan, voided): random plans and what a failure voids in them, a step and everything downstream of it
-    (now and then two such steps, or nothing)."""
+    """(plan, voided): random plans (versions 1 to 4, steps with facts and evidence) and what a failure voids in
+    them, a step and everything downstream of it (now and then two such steps, or nothing)."""
     rng = random.Random(seed)
     cases = []
-    for plan in random_plans(count, seed=seed):
+    for plan in random_plans(count, seed=seed, facts=True):
+        plan = plan.replace(version=rng.randint(1, 4), steps=[
+            replace(s, expected_evidence=f"evidence of {s.id}" if rng.random() < 0.6 else s.expected_evidence,
+                    check=f"{s.id} checked" if rng.random() < 0.3 else s.check) for s in plan.steps])
         graph = to_graph(plan)
         voided: set[str] = set()
         for sid in rng.sample(sorted(plan.ids), min(len(plan.ids), rng.choice((0, 1, 1, 1, 2)))):

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import dis
 import importlib
-import sys
 import types
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
-__all__ = ["FORBIDDEN", "library_calls", "forbidden", "LibraryUsed", "used_message"]
+from .tripwire import LibraryUsed, unplugged
+
+__all__ = ["FORBIDDEN", "ALLOWED", "library_calls", "forbidden", "LibraryUsed", "used_message"]
 
 #: For each build-it, the ready-made algorithms that answer it: "module.name" of networkx and planviz.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -55,20 +56,20 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "critical_path": ("planviz.critical_path", "planviz.ready_timeline", "networkx.dag_longest_path",
                       "networkx.dag_longest_path_length"),
     "failure_scope": ("planviz.failure_scope", "planviz.invalidated", "planviz.reachable", "planviz.simulate",
-                      "networkx.descendants", "networkx.ancestors"),
+                      "networkx.ancestors"),
     "grade": ("planviz.grade", "planviz.grade_many", "planviz.validate", "planviz.prepare"),
     "replanner": ("planviz.reissue",),
     "invariants": ("planviz.runs.revision.changed_invariants", "planviz.simulate",
                    "planviz.prepare", "planviz.validate"),
 }
 
-
-class LibraryUsed(RuntimeError):
-    """Raised inside the student's function when it calls an algorithm the exercise asks to build."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"{name} was called")
-        self.name = name
+#: What a build-it's text lets the student use although it is a graph algorithm of the library: 03's passes
+#: and waves may take a topological order (built in 01); 04's scope may take "everything downstream".
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "critical_path": ("networkx.topological_sort", "networkx.lexicographical_topological_sort"),
+    "ready_waves": ("networkx.topological_sort", "networkx.lexicographical_topological_sort"),
+    "failure_scope": ("networkx.descendants",),
+}
 
 
 def _resolve(dotted: str) -> tuple[Any, str, Any] | None:
@@ -172,32 +173,14 @@ def _library(f: Any) -> bool:
 
 
 @contextmanager
-def forbidden(names: tuple[str, ...]) -> Iterator[None]:
-    """While inside, the forbidden algorithms (module attributes of ``names``) raise :class:`LibraryUsed`."""
-    saved = []
-    try:
-        for dotted in names:
-            found = _resolve(dotted)
-            if found is None:
-                continue
-            module, attr, original = found
-            saved.append((module, attr, original))
-            setattr(module, attr, _raiser(dotted, original))
+def forbidden(names: tuple[str, ...], allowed: tuple[str, ...] = (), *, base: bool = True) -> Iterator[None]:
+    """While inside, the library is unplugged (:func:`~planviz.teaching.tripwire.unplugged`): the graph
+    algorithms (with ``base``) and ``names`` trip with :class:`LibraryUsed` when the code run inside calls them,
+    by whatever route, except ``allowed``. A trip the code caught still fails: it is raised on the way out."""
+    with unplugged(names, allowed, base=base) as session:
         yield
-    finally:
-        for module, attr, original in reversed(saved):
-            setattr(module, attr, original)
-
-
-def _raiser(dotted: str, original: Any) -> Callable[..., Any]:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        # networkx calling its own algorithm (nx.topological_sort uses topological_generations) is not the
-        # student's call: an allowed ingredient keeps working
-        caller = str(sys._getframe(1).f_globals.get("__name__", ""))
-        if caller.split(".")[0] == "networkx":
-            return original(*args, **kwargs)
-        raise LibraryUsed(dotted.replace("planviz.analysis.reach.", "planviz."))
-    return refuse
+    if session.tripped:
+        raise LibraryUsed(session.tripped[0])
 
 
 def used_message(exercise_name: str, called: tuple[str, ...] | str) -> tuple[str, str]:
@@ -207,7 +190,8 @@ def used_message(exercise_name: str, called: tuple[str, ...] | str) -> tuple[str
         message = (f"your {exercise_name} calls {', '.join(called)}, the check's own answer to this exercise; "
                    "the point is to build it yourself.")
     else:
-        message = (f"your {exercise_name} calls {', '.join(called)}, the library's own answer to this exercise. "
-                   "That is the right tool in real work; here the point is to build it yourself.")
+        shown = ", ".join(called)
+        message = (f"your {exercise_name} calls {shown}: this calls the library's own {shown}, its answer to this "
+                   "exercise. That is the right tool in real work; here the point is to build it yourself.")
     return message, ("write it with loops over plan.steps and their depends_on (and facts); planviz.to_graph and "
                      "plan.step(id) are fine to use")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from ..analysis.schedule import critical_path
@@ -193,8 +193,8 @@ def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, 
                      "someone to run them.")
 
 
-#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies, sorted)}.
-Route = dict[str, tuple[Any, tuple[str, ...]]]
+#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies sorted, the rest of the step)}.
+Route = dict[str, tuple[Any, ...]]
 
 
 def _route(value: Any) -> Route | Unreadable | None:
@@ -208,15 +208,20 @@ def _route(value: Any) -> Route | Unreadable | None:
     steps = list(steps)
     if not all(isinstance(step, Step) for step in steps):
         return Unreadable("a collection that is not all Steps; return a Plan (old.replace(steps=...))")
-    return {step.id: (step.revises, tuple(sorted(step.depends_on))) for step in steps}
+    return {step.id: (step.revises, tuple(sorted(step.depends_on)), _carried(step)) for step in steps}
+
+
+def _carried(step: Step) -> tuple[tuple[str, Any], ...]:
+    """What a re-issued step must carry over unchanged: every field but its id, what it revises and its links."""
+    return tuple((f.name, getattr(step, f.name)) for f in fields(Step) if f.name not in ("id", "revises", "depends_on"))
 
 
 def _reissue_oracle(plan: Plan, voided: frozenset[str]) -> Route:
     return _route(library_reissue(plan, voided, "by hand"))  # type: ignore[return-value]
 
 
-def _step_text(sid: str, entry: tuple[Any, tuple[str, ...]]) -> str:
-    revises, deps = entry
+def _step_text(sid: str, entry: tuple[Any, ...]) -> str:
+    revises, deps = entry[0], entry[1]
     return (f"{sid}" + (f" (revises {revises})" if revises else "")
             + (f" after {', '.join(deps)}" if deps else " after nothing"))
 
@@ -228,6 +233,10 @@ def _say_route(case: Any, expected: Route, got: Route) -> str:
                 f"{', '.join(sorted(got)) or 'none'}"
                 + (f" (missing {', '.join(missing)})" if missing else "") + (f" (extra {', '.join(extra)})" if extra else ""))
     sid = next(k for k in sorted(expected) if expected[k] != got[k])
+    if expected[sid][:2] == got[sid][:2]:
+        lost = [name for (name, value), (_, mine) in zip(expected[sid][2], got[sid][2]) if value != mine]
+        return (f"{sid} does not carry over its {', '.join(lost)}: planviz's re-issued step keeps everything the "
+                "old step said (what it requires and produces, its evidence, its check) but its id and links")
     return f"planviz has {_step_text(sid, expected[sid])}; yours has {_step_text(sid, got[sid])}"
 
 

@@ -40,6 +40,7 @@ def test_exercise_5_right():
 
 
 def _library_inside(goal, contract, state, old):
+    """planviz.reissue through a helper: the exercise's text forbids no tool, so this is a right answer."""
     return _helper(old, set(old.ids) - set(state.completed))
 
 
@@ -57,11 +58,15 @@ def _helper(old, voided):
     (lambda g, c, s, old: None, "raised SimulationError"),
     ("reissue", "expected a function"),
     (None, "no answer yet"),
-    # the build-it: the library's default replanner is the answer it asks to build
-    (lambda g, c, s, old: planviz.reissue(old, set(old.ids) - set(s.completed), "side effect"),
-     "calls planviz.reissue"),
-    (_library_inside, "calls planviz.reissue"),
 ])
 def test_exercise_5_wrong(propose, says):
     feedback = check_exercise_5(propose)
     assert not feedback and says in feedback.message and feedback.hint
+
+
+@pytest.mark.parametrize("propose", [
+    lambda g, c, s, old: planviz.reissue(old, set(old.ids) - set(s.completed), "side effect"),
+    _library_inside,
+])
+def test_exercise_5_takes_planviz_reissue_which_its_text_never_forbids(propose):
+    assert check_exercise_5(propose)

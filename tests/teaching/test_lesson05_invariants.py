@@ -61,7 +61,7 @@ def _the_runs_contract_when_none(old, new, goal_changed):
 def test_right_answers_in_any_form_pass(refuse):
     feedback = check_invariants(refuse)
     assert feedback, str(feedback)
-    assert "agrees with the controller on all 22 revisions" in feedback.message
+    assert "agrees with the controller on all 23 revisions" in feedback.message
 
 
 def _goal_only(old, new, goal_changed):
@@ -115,16 +115,16 @@ def _raises(old, new, goal_changed):
 
 
 @pytest.mark.parametrize("refuse, says, hint", [
-    (lambda old, new, goal_changed: None, "question 5 of 22: a revision that sets the goal", "the goal itself"),
+    (lambda old, new, goal_changed: None, "question 5 of 23: a revision that sets the goal", "the goal itself"),
     (lambda old, new, goal_changed: None, "it returned None to every revision so far", "the goal itself"),
     (_goal_only, "your function adopts it.", "every field of the contract"),
-    (lambda old, new, goal_changed: True, "question 1 of 22", "a revision exists to change steps"),
+    (lambda old, new, goal_changed: True, "question 1 of 23", "a revision exists to change steps"),
     (_goal_only, "drops the milestone 'verify'", "every field of the contract"),
     (_identity, "carries an equal copy of the contract. The controller adopts it; your function refuses it",
      "not by which object they are"),
     (_none_is_a_change, "a plan that carries no contract. The controller adopts it", "keeps the run's"),
     (_ignores_the_goal_change, "after a goal change. The controller adopts it", "that is what a goal change is"),
-    (_steps_too, "question 1 of 22", "only the goal and the contract are fixed"),
+    (_steps_too, "question 1 of 23", "only the goal and the contract are fixed"),
     (_safety_fields_only, "drops the milestone 'verify'", "not only the safety ones"),
     (_run_had_none_is_fine, "in a run with no contract, brings a contract of its own",
      "changes what the run is held to"),
