@@ -131,7 +131,10 @@ def _trip_code(code: types.CodeType, label: str) -> types.CodeType:
            + "    def trip(*args, **kwargs):\n" + body + "    return trip\n")
     space: dict[str, Any] = {}
     exec(compile(src, "<planviz tripwire>", "exec"), space)  # noqa: S102 - our own fixed text
-    return space["outer"]().__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    trip: types.CodeType = space["outer"]().__code__.replace(co_name=code.co_name)
+    if sys.version_info >= (3, 11):  # co_qualname is new in 3.11
+        trip = trip.replace(co_qualname=code.co_qualname)
+    return trip
 
 
 def _library_dirs() -> tuple[str, ...]:
