@@ -35,23 +35,11 @@ from planviz import load_trace  # noqa: E402
 from planviz.runs.traces.jsonstream import records  # noqa: E402
 from planviz.runs.traces.otel import CONTAINERS  # noqa: E402
 from planviz.runs.traces.otelspans import span_of  # noqa: E402
-from tests.runs.otlp import agent, chat, envelope, tool  # noqa: E402
+from tests.runs.otlp import react_trace as make_trace  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "100000"))
 TARGET, LINEAR = 5.0, 1.15  # x json.load at the largest size; issue 28's time exponent between the two largest
-
-
-def make_trace(spans: int) -> dict:
-    out = [agent(1, 0, spans)]
-    for i in range(2, spans + 1):
-        t = float(i)
-        if i % 2:
-            out.append(chat(i, t, t + 0.4, tokens=(300 + i % 50, 20)))
-        else:
-            args = {"query": f"item {i}", "page": i % 7} if i % 10 else {"id": f"result-{i - 2}"}
-            out.append(tool(i, f"tool_{i % 13}", t, t + 0.5, args=args, result={"id": f"result-{i}", "n": i}))
-    return envelope(out)
 
 
 # what read_only's stand-in for the machine hands back (run_of_spans sets its model calls on it); made by

@@ -19,7 +19,7 @@ from planviz.errors import PlanFormatError, TraceFormatError
 from planviz.runs.traces.tracefile import run_to_lines
 
 
-def _check(out, code: int, pattern: str) -> None:
+def _check(out, code: int, pattern: str = "") -> None:
     output = out.stdout + out.stderr
     assert "Traceback" not in output, output[-3000:]
     assert out.returncode == code, output[-3000:]

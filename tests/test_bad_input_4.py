@@ -20,14 +20,7 @@ import planviz
 from planviz.plan.limits import read_float
 from planviz.plan.model import natural_key
 
-
-def _check(out, code: int, pattern: str = "") -> None:
-    output = out.stdout + out.stderr
-    assert "Traceback" not in output, output[-3000:]
-    assert out.returncode == code, output[-3000:]
-    if code == 2:
-        assert out.stderr.startswith("planviz: error: ") and len(out.stderr.splitlines()) == 1, out.stderr[:2000]
-    assert re.search(pattern, output, re.S), output[-3000:]
+from .test_bad_input_3 import _check
 
 
 SUPERSCRIPT_PLAN = 'goal: g\nsteps:\n  - {id: "S1²", action: a, expected_evidence: e}\n' \

@@ -30,6 +30,8 @@ import planviz  # noqa: E402
 from planviz.plan import limits  # noqa: E402
 from planviz.runs.traces.tracefile import run_to_lines  # noqa: E402
 
+from ..runs.otlp import any_value  # noqa: E402
+
 
 def _agent(tracer) -> None:
     """A small GenAI agent: a model call, two tool calls (the second uses the first's result), one that fails."""
@@ -54,20 +56,8 @@ def _agent(tracer) -> None:
             span.set_status(Status(StatusCode.ERROR, "timeout after 5 s"))
 
 
-def _value(v):
-    if isinstance(v, bool):
-        return {"boolValue": v}
-    if isinstance(v, int):
-        return {"intValue": str(v)}
-    if isinstance(v, float):
-        return {"doubleValue": v}
-    if isinstance(v, (list, tuple)):
-        return {"arrayValue": {"values": [_value(x) for x in v]}}
-    return {"stringValue": str(v)}
-
-
 def _attributes(mapping) -> list:
-    return [{"key": k, "value": _value(v)} for k, v in (mapping or {}).items()]
+    return [{"key": k, "value": any_value(v)} for k, v in (mapping or {}).items()]
 
 
 def otlp_json_file(spans) -> dict:

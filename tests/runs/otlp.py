@@ -73,3 +73,17 @@ def envelope(spans: list[dict]) -> dict:
 
 def text(spans: list[dict]) -> str:
     return json.dumps(envelope(spans))
+
+
+def react_trace(spans: int) -> dict:
+    """A synthetic ReAct trace of ``spans`` spans: an agent, then a model call and a tool call in turn (a tool's
+    argument now and then an earlier tool's result id), as OTLP/JSON: the shape the benchmarks scale."""
+    out = [agent(1, 0, spans)]
+    for i in range(2, spans + 1):
+        t = float(i)
+        if i % 2:
+            out.append(chat(i, t, t + 0.4, tokens=(300 + i % 50, 20)))
+        else:
+            args = {"query": f"item {i}", "page": i % 7} if i % 10 else {"id": f"result-{i - 2}"}
+            out.append(tool(i, f"tool_{i % 13}", t, t + 0.5, args=args, result={"id": f"result-{i}", "n": i}))
+    return envelope(out)

@@ -25,6 +25,8 @@ from planviz import (TraceFormatError, critical_path, load_trace, load_traces, m
 from planviz.frontends.cli import main  # noqa: E402
 from planviz.runs.traces import sqlitesaver  # noqa: E402
 
+from .test_sqlitesaver import raw_value  # noqa: E402
+
 REAL = Path(__file__).resolve().parents[2] / "data" / "real" / "langgraph"
 HABTAMU = REAL / "habtamu_agent_ui_checkpoints.db"  # v1 checkpoints, a ReAct agent with tools, and chats without
 DEEJ = REAL / "deej4yng_myagent_checkpoints.db"  # v2, a greeting before the user's message, one tool call
@@ -37,17 +39,6 @@ EARLY = REAL / "finnegan1_delivery_service_early_checkpoints.sqlite"
 
 
 # ------------------------------------------------------------------------------------------- the raw truth
-
-def raw_value(kind, blob):
-    if kind == "null" or blob is None:
-        return None
-
-    def hook(code, data):
-        inner = msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False)
-        return inner[2] if code in (4, 5) else ("EXT", code, inner)
-
-    return msgpack.unpackb(blob, ext_hook=hook, raw=False, strict_map_key=False)
-
 
 def raw_threads(path):
     """thread -> its checkpoints in id order: {id, parent, ts, values, meta, writes [(task, channel, value)]}."""

@@ -13,19 +13,7 @@ import pytest
 
 from planviz import load_trace
 
-from ..otlp import agent, chat, envelope, tool
-
-
-def _trace(spans: int) -> dict:
-    out = [agent(1, 0, spans)]
-    for i in range(2, spans + 1):
-        t = float(i)
-        if i % 2:
-            out.append(chat(i, t, t + 0.4, tokens=(300 + i % 50, 20)))
-        else:
-            args = {"query": f"item {i}", "page": i % 7} if i % 10 else {"id": f"result-{i - 2}"}
-            out.append(tool(i, f"tool_{i % 13}", t, t + 0.5, args=args, result={"id": f"result-{i}", "n": i}))
-    return envelope(out)
+from ..otlp import react_trace
 
 
 def _calls(path) -> tuple[int, object]:
@@ -41,7 +29,7 @@ def test_reading_4n_spans_costs_at_most_4_4_times_n(tmp_path, n):
     counted = {}
     for size in (n, 4 * n):
         path = tmp_path / f"trace_{size}.json"
-        path.write_text(json.dumps(_trace(size)), encoding="utf-8")
+        path.write_text(json.dumps(react_trace(size)), encoding="utf-8")
         load_trace(path)  # imports and caches out of the count
         counted[size], run = _calls(path)
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ DB = ("langgraph", "sqlite", "hirokts_checkpoints.db")
 
 def raw_value(kind, blob):
     """A blob as data: extension types kept as (code, inner) without importing anything."""
-    if kind == "null":
+    if kind == "null" or blob is None:
         return None
 
     def hook(code, data):
