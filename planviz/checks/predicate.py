@@ -38,7 +38,8 @@ PROCESS = frozenset("""invoke invoked invokes invocation return returned returns
     calling send sent sends sending understand understood understands trigger triggered triggers issue issued
     issues process processed attempt attempted try tried fire fired acknowledge acknowledged note noted
     error errors errored exception exceptions crash crashed problem problems through respond responded
-    responds response""".split())
+    responds response raise raised raises throw threw thrown throws occur occurred occurs happen happened
+    happens""".split())
 #: Generic subjects: who or what ran, never what holds afterwards.
 GENERIC = frozenset("""i we me my our you they command commands request requests operation operations
     everything something anything tools steps calls""".split())

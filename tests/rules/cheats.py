@@ -258,7 +258,8 @@ PROCESS = ("was invoked", "got invoked", "returned", "has returned", "ran", "was
            "was called", "got called", "was sent", "is done", "has completed", "completed", "did not fail",
            "didn't fail", "never failed", "did not error", "finished without errors", "returned without error",
            "succeeded", "worked", "has been performed", "was triggered", "was issued", "finished", "returned ok",
-           "has understood", "understood the task", "went fine")
+           "has understood", "understood the task", "went fine", "raised no error", "threw no exception",
+           "raised no exceptions")
 
 
 def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
@@ -268,7 +269,8 @@ def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
         for verb in PROCESS:
             text = f"{subject.format(tool=tool)} {verb}".strip()
             out.append(text)
-    out += ["I have understood", "Done.", "Sent.", f"{tool} returned", "no errors", "Invoked."]
+    out += ["I have understood", "Done.", "Sent.", f"{tool} returned", "no errors", "Invoked.", "no error was raised",
+            "no exception was thrown", "no error occurred", "no exception happened"]
     if rnd is not None:
         out = [respell(t, None, rnd) if rnd.random() < 0.5 else t for t in out]
     return out
