@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,15 @@ def run_cli(*args: str) -> CliResult:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(args))
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def sigint_stops() -> None:
+    """``preexec_fn`` of a child a test interrupts with SIGINT: Ctrl-C's default action, whatever the parent's.
+
+    A child inherits an ignored SIGINT (``nohup make test &``: a shell ignores it in background jobs), and
+    Python then installs no KeyboardInterrupt handler, so the signal would do nothing; the test sets it here.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

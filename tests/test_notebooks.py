@@ -1,18 +1,23 @@
 """Every teaching notebook runs top to bottom in a fresh python3 kernel, as a teacher would run it.
 
 Each notebook is executed once per test session (nbclient, cwd = notebooks/,
-widget state stored); the tests then read the executed copies. A notebook
-passes when no cell produced an error output; stderr streams are allowed,
-because pygraphviz's bundled fontconfig prints a harmless warning there.
+widget state stored); the tests then read the executed copies. A notebook with
+exercises then runs its solutions in the same kernel, as a student would
+(``%run -i solutions/NAME.py`` at the end), and the solutions test reads those
+verdicts: one kernel per notebook per session. A notebook passes when no cell
+produced an error output; stderr streams are allowed, because pygraphviz's
+bundled fontconfig prints a harmless warning there.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -21,17 +26,10 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-EXPECTED = (
-    "01_checklist_to_plan.ipynb",
-    "02_validation.ipynb",
-    "03_critical_path.ipynb",
-    "04_simulated_run.ipynb",
-    "05_replanning_rules.ipynb",
-    "06_debugging_a_failed_run.ipynb",
-    "07_is_planning_worth_it.ipynb",
-    "08_capstone_past_due_account.ipynb",
-    "09_debugging_a_real_trace.ipynb",
-)
+# A shipped notebook's name starts with its number (01_, 02b_, ...). Others may sit beside them: `make lab` opens
+# notebooks/, where "New notebook" saves (Untitled.ipynb), and the suite never runs those.
+SHIPPED = re.compile(r"\d\d[a-z]?_[a-z0-9_]+\.ipynb")
+NOTEBOOKS = tuple(sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb") if SHIPPED.fullmatch(p.name)))
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 FEEDBACK_MIME = "application/vnd.planviz.feedback+json"
@@ -41,8 +39,27 @@ SOLUTIONS = NOTEBOOK_DIR / "solutions"
 pytestmark = pytest.mark.notebooks
 
 
-def execute_notebook(path: Path, kernel_name: str = "python3", timeout: int = 120) -> nbformat.NotebookNode:
-    """Run one notebook in a new kernel with cwd = its folder; raises CellExecutionError on the first error."""
+def _solution_cells(name: str) -> list[nbformat.NotebookNode]:
+    """What a student adds at the end of a notebook to run its solutions, then the verdicts printed as JSON."""
+    return [nbformat.v4.new_code_cell(f"%run -i solutions/{Path(name).stem}.py"),
+            nbformat.v4.new_code_cell("import json\nprint('VERDICTS', json.dumps({k: [v.exercise, v.passed, str(v)] "
+                                      "for k, v in CHECKED.items()}))")]
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One notebook's run: the notebook as executed (or the error that stopped it), then, in the same kernel,
+    its solutions (the two cells appended, executed; or the error that stopped them; None without exercises)."""
+
+    notebook: nbformat.NotebookNode | None
+    error: BaseException | None
+    solved: nbformat.NotebookNode | BaseException | None
+
+
+def execute_notebook(path: Path, *, solutions: bool = False, kernel_name: str = "python3",
+                     timeout: int = 120) -> Ran:
+    """Run one notebook in a new kernel with cwd = its folder; with ``solutions``, then run its solutions in that
+    kernel. The notebook returned is a copy taken before the solutions ran: what a teacher sees."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
@@ -51,8 +68,21 @@ def execute_notebook(path: Path, kernel_name: str = "python3", timeout: int = 12
         store_widget_state=True,
         resources={"metadata": {"path": str(path.parent)}},
     )
-    client.execute()
-    return nb
+    with client.setup_kernel():  # one kernel for the notebook and its solutions, shut down on leaving
+        try:
+            client.execute(cleanup_kc=False)
+        except Exception as error:  # noqa: BLE001 - kept for every test of this notebook to report
+            return Ran(None, error, None)
+        ran = copy.deepcopy(nb)
+        if not solutions:
+            return Ran(ran, None, None)
+        try:
+            for cell in _solution_cells(path.name):
+                nb.cells.append(cell)
+                client.execute_cell(cell, len(nb.cells) - 1, execution_count=client.code_cells_executed + 1)
+        except Exception as error:  # noqa: BLE001
+            return Ran(ran, None, error)
+        return Ran(ran, None, nb)
 
 
 def outputs(nb: nbformat.NotebookNode):
@@ -77,33 +107,45 @@ def mimetypes(nb: nbformat.NotebookNode) -> set[str]:
     return {mime for out in outputs(nb) for mime in out.get("data", {})}
 
 
-_executed: dict[str, nbformat.NotebookNode] = {}
-
-
-@pytest.fixture(scope="module")
-def executed():
-    """name -> executed notebook, each run at most once per module; checks the run left no file in notebooks/."""
+@pytest.fixture(scope="session")
+def ran():
+    """name -> Ran, each notebook run (with its solutions) at most once per session; checks the runs left no file
+    in notebooks/."""
     before = sorted(p.name for p in NOTEBOOK_DIR.iterdir())
+    runs: dict[str, Ran] = {}
 
-    def run(name: str) -> nbformat.NotebookNode:
-        if name not in _executed:
-            _executed[name] = execute_notebook(NOTEBOOK_DIR / name)
-        return _executed[name]
+    def run(name: str) -> Ran:
+        if name not in runs:
+            runs[name] = execute_notebook(NOTEBOOK_DIR / name, solutions=name in WITH_EXERCISES)
+        return runs[name]
 
     yield run
     after = sorted(p.name for p in NOTEBOOK_DIR.iterdir())
     assert after == before, "a notebook wrote into notebooks/; write under ../out/ or a temp dir"
 
 
+@pytest.fixture(scope="session")
+def executed(ran):
+    """name -> the executed notebook (raises the error that stopped it, on every test that reads it)."""
+
+    def notebook(name: str) -> nbformat.NotebookNode:
+        done = ran(name)
+        if done.error is not None:
+            raise done.error
+        return done.notebook
+
+    return notebook
+
+
 def test_the_notebooks_are_there():
-    """The shipped notebooks exist. Others may sit beside them: `make lab` opens notebooks/, where "New notebook"
-    saves, and the suite runs the notebooks the project ships, by name, never whatever the folder holds."""
-    missing = [name for name in EXPECTED if not (NOTEBOOK_DIR / name).is_file()]
-    assert missing == [], f"shipped notebooks missing from notebooks/: {missing}"
+    """The shipped notebooks are numbered from 01 with no gap (a letter adds one between two: 02b), so a notebook
+    lost from notebooks/ shows; the suite runs those, never whatever else the folder holds."""
+    numbers = sorted({int(name[:2]) for name in NOTEBOOKS})
+    assert len(NOTEBOOKS) >= 9 and numbers == list(range(1, len(numbers) + 1)), \
+        f"shipped notebooks (NN_name.ipynb) missing from notebooks/: {NOTEBOOKS}"
 
 
-
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_clean(name):
     """Committed with the python3 kernelspec (no kernel dialog), no outputs, a title and an exercise."""
     nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
@@ -117,7 +159,7 @@ def test_committed_clean(name):
     assert "Exercise" in tail, f"{name} does not end with an exercise"
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_runs_top_to_bottom(executed, name):
     nb = executed(name)
     errors = [out for out in outputs(nb) if out.output_type == "error"]
@@ -393,22 +435,23 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
 # --- exercises: every check is called in its notebook, and every solution passes its check -------------------
 
 def _lesson(name: str):
-    """The planviz.teaching module of a notebook (``01_...`` -> ``lesson01``), or None when it has none."""
+    """The planviz.teaching module of a notebook (``01_...`` -> ``lesson01``, ``02b_...`` -> ``lesson02b``), or None
+    when it has none."""
     try:
-        return importlib.import_module(f"planviz.teaching.lesson{name[:2]}")
+        return importlib.import_module(f"planviz.teaching.lesson{name.split('_', 1)[0]}")
     except ModuleNotFoundError:
         return None
 
 
 def _checks(module) -> dict[str, str]:
     """{check function name: the exercise label its Feedback carries} of a lesson module."""
-    number = module.__name__[-2:]
+    number = module.__name__.rsplit(".", 1)[1].removeprefix("lesson")
     return {n: f"{number} {n.removeprefix('check_').replace('_', ' ')}"
             for n, f in inspect.getmembers(module, inspect.isfunction)
             if n.startswith("check_") and f.__module__ == module.__name__}
 
 
-WITH_EXERCISES = [n for n in EXPECTED if _lesson(n) is not None]
+WITH_EXERCISES = [n for n in NOTEBOOKS if _lesson(n) is not None]
 
 
 def test_lessons_have_notebooks_and_solutions():
@@ -417,7 +460,7 @@ def test_lessons_have_notebooks_and_solutions():
     import planviz.teaching
 
     lessons = sorted(m.name for m in pkgutil.iter_modules(planviz.teaching.__path__) if m.name.startswith("lesson"))
-    assert lessons == sorted(f"lesson{n[:2]}" for n in WITH_EXERCISES)
+    assert lessons == sorted(f"lesson{n.split('_', 1)[0]}" for n in WITH_EXERCISES)
     assert sorted(p.stem for p in SOLUTIONS.glob("*.py")) == sorted(Path(n).stem for n in WITH_EXERCISES)
 
 
@@ -432,16 +475,14 @@ def test_every_exercise_has_a_check_cell(executed, name):
 
 
 @pytest.mark.parametrize("name", WITH_EXERCISES)
-def test_solutions_pass_their_checks(name):
-    """Run the notebook, then its solutions as a student would (``%run -i solutions/NAME.py``): every check passes."""
-    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(f"%run -i solutions/{Path(name).stem}.py"))
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import json\nprint('VERDICTS', json.dumps({k: [v.exercise, v.passed, str(v)] for k, v in CHECKED.items()}))"))
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
-    client.execute()
-    printed = "".join(o.text for o in nb.cells[-1].outputs if o.output_type == "stream" and o.name == "stdout")
+def test_solutions_pass_their_checks(executed, ran, name):
+    """After the notebook, its solutions run in its kernel as a student would (``%run -i solutions/NAME.py``): every
+    check passes."""
+    executed(name)  # the notebook itself ran
+    solved = ran(name).solved
+    if isinstance(solved, BaseException):
+        raise solved
+    printed = "".join(o.text for o in solved.cells[-1].outputs if o.output_type == "stream" and o.name == "stdout")
     verdicts = json.loads(printed.split("VERDICTS", 1)[1])
     expected = _checks(_lesson(name))
     assert set(verdicts) == set(expected), "every check of the lesson needs a solution, and only those"
@@ -468,7 +509,7 @@ def _backed(figure: str, printed: str, code: str) -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(figure)}(?![\d])", code))
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_the_prose_figures_are_printed_by_the_notebook(executed, name):
     """Claims the outputs back: every decimal figure the prose states is printed by a cell or set by the code."""
     nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)

@@ -256,8 +256,11 @@ def _start_cli(tmp_path, *extra):
     import subprocess
     import sys
 
+    from tests.conftest import sigint_stops
+
     proc = subprocess.Popen([sys.executable, "-m", "planviz", "receive", "--port", "0", "-o", str(tmp_path / "out"),
-                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_stops)  # Ctrl-C stops it even when this process ignores SIGINT
     banner = proc.stderr.readline()
     assert "receiving OTLP traces at http://127.0.0.1:" in banner, banner
     return proc, banner.split(" at ")[1].split()[0]

@@ -14,6 +14,7 @@ import pytest
 
 from planviz import Plan, Step, save_trace, simulate
 from planviz.frontends.terminal import Progress
+from tests.conftest import sigint_stops
 
 
 def chains(n: int, width: int = 40) -> Plan:
@@ -60,7 +61,8 @@ def test_ctrl_c_stops_a_long_report_cleanly(tmp_path):
     out = tmp_path / "long.html"
     leader, follower = pty.openpty()  # stderr is a terminal: progress shows
     child = subprocess.Popen([sys.executable, "-m", "planviz", "report", str(trace), "-o", str(out)],
-                             stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL)
+                             stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL,
+                             preexec_fn=sigint_stops)  # Ctrl-C stops it even when this process ignores SIGINT
     os.close(follower)
     try:
         shown = _read_until(leader, b"planviz: report", 120)

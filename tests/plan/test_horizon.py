@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 import yaml
 
@@ -35,6 +34,8 @@ def test_a_far_step_carries_its_budget_and_expansion_and_round_trips():
     assert step.budget == Budget(steps=2, duration=5.0)
     assert [s.id for s in step.expands_to] == ["F.a", "F.b"] and step.expands_to[1].depends_on == ("F.a",)
     assert parse_plan(dump_plan(plan)) == plan
+    import jsonschema  # here, not at collection: importing it takes seconds (its format checkers)
+
     jsonschema.validate(yaml.safe_load(dump_plan(plan)), plan_schema())
 
 
