@@ -92,8 +92,10 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(ju
     assert first == set(_tools(BATCHES[0]))
 
     # batch 2: two more tool calls, the last one not ended: the picture grows, that step shows running
+    posted = time.perf_counter()
     assert _post(port, BATCHES[1]) == 200
     _wait_steps(pg, set(_tools(BATCHES[0] + BATCHES[1])))
+    on_screen = [time.perf_counter() - posted]  # a figure for the record (benchmarks/bench_live.py), not asserted
     second = node_classes(pg)
     assert set(second) == set(_tools(BATCHES[0] + BATCHES[1])) and len(second) > len(first)
     assert re.search(r"\bstatus-running\b", second["summarize"]), second
@@ -111,8 +113,11 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(ju
     assert re.search(r"\bstatus-running\b", node_classes(pg)["fetch"])
 
     # batch 3: the last tool call and the root span: the picture grows, the frame stepped back to stays, final
+    posted = time.perf_counter()
     assert _post(port, BATCHES[2]) == 200
     _wait_steps(pg, set(_tools(BATCHES[0] + BATCHES[1] + BATCHES[2])))
+    on_screen.append(time.perf_counter() - posted)
+    print("posted to on screen:", ", ".join(f"{t:.2f} s" for t in on_screen))
     pg.wait_for_function("() => /live run, final \\(root span ended\\)/.test("
                          "document.querySelector('.pv-mode').textContent)", timeout=30_000)
     now = caption.inner_text()  # "Event 3 of 5: start fetch..." is now "Event 3 of 7: start fetch...": held
