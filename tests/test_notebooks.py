@@ -404,6 +404,15 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert re.search(r"^[\d.]+ s ran, [\d.]+ s possible", text, re.M)  # hindsight
     assert WIDGET_MIME in mimetypes(nb)  # compare_runs
     assert (ROOT / "out" / "09_real_trace" / "two_runs.html").is_file()
+    # the live section: the agent's spans reached the receiver and the explorer grew with them until the root ended
+    seen = re.search(r"^steps on screen as the spans arrived: \[([\d, ]*)\] then (\d+)$", text, re.M)
+    assert seen, "the live section printed no growth"
+    grew = [int(n) for n in seen.group(1).split(",") if n.strip()] + [int(seen.group(2))]
+    assert grew == sorted(grew) and grew[-1] == 3, grew
+    assert "live run, final (root span ended)" in text
+    assert "steps: ('get_current_time', 'write_file', 'read_file') outcome: plan_complete" in text
+    assert "tool_calls=3, model_calls=4, input_tokens=1100, output_tokens=80" in text  # 200+250+300+350, 4 x 20
+    assert "write_file waits for get_current_time: derived: '2025' in '2025-09-16T10:04:51+02:00'" in text
 
 
 def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and_the_cap(executed):

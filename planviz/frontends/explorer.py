@@ -339,8 +339,9 @@ class Explorer(ViewHooks, FrontEnd):
         self._send_snapshot(index)
 
     def _mode(self) -> str:
+        live = getattr(self, "_live_state", None)  # set by explore(rx): "receiving", then "final" or "stopped"
         if self._recorded is not None and not self._faults:
-            mode = "recorded run"
+            mode = f"live run, {live}" if live else "recorded run"
         elif self._recorded is not None:
             mode = "what-if simulation of the recorded plan"
         else:

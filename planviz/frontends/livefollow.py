@@ -4,7 +4,8 @@ The explorer opens on the newest trace received (waiting for a first span when n
 background thread reads the trace again when spans arrived, at most once per ``interval`` (a second), showing
 the newer run (:meth:`~planviz.Explorer.show_recorded`): steps appear as they are reported, the frame shown
 stays where the user stepped back to, or follows the last event. When the trace's root span has ended and its
-last reading is shown, the thread stops: the run on screen is final (``explorer.following`` turns False).
+last reading is shown, the thread stops: the run on screen is final (``explorer.following`` turns False), and the
+explorer's mode line, which said ``live run, receiving spans``, says ``live run, final (root span ended)``.
 
 OTLP exporters send a span when it ends, so a step appears once its call returned; a call still running shows
 when its span arrives.
@@ -42,6 +43,13 @@ def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: 
         if finished:
             break
         time.sleep(interval)
+    _mark(explorer, "final (root span ended)" if rx.finished(trace_id) else "stopped (the receiver stopped first)")
+
+
+def _mark(explorer: Explorer, state: str) -> None:
+    """Say on screen whether the run shown is still receiving spans, or final: the explorer's mode line."""
+    explorer._live_state = state
+    explorer.mode = explorer._mode()
 
 
 def follow(rx: Any, trace_id: str | None = None, *, interval: float = 1.0, timeout: float = 60.0) -> Explorer:
@@ -51,6 +59,7 @@ def follow(rx: Any, trace_id: str | None = None, *, interval: float = 1.0, timeo
     shown = rx.changes(trace_id)
     explorer = Explorer(recorded=rx.run(trace_id))
     explorer.index = len(explorer.run.events) - 1  # a live run opens on its newest event, and follows it
+    _mark(explorer, "receiving spans")
     thread = threading.Thread(target=_follow, args=(explorer, rx, trace_id, max(interval, 0.05), shown),
                               name=f"planviz-follow-{trace_id[:8]}", daemon=True)
     explorer._live = thread

@@ -358,6 +358,7 @@ def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
         while getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline:  # the newer reading shown whole
             time.sleep(0.05)
         assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.index == 1 and ex.following
+        assert ex.mode.startswith("live run, receiving spans")  # the mode line says the run is not over
         ex.index = len(ex.run.events) - 1  # back at the newest event: the view follows the run again
         assert _post(rx, _span_json("00f067aa0ba902b7", "invoke_agent a", 500, 5000, parent=None))[0] == 200
         while ex.following and time.monotonic() < deadline:
@@ -366,6 +367,7 @@ def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
         assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.run.outcome == "plan_complete"
         assert ex.index == len(ex.run.events) - 1 and ex.run == rx.run(rx.trace_ids[0])
         assert "fetch" in ex.svg
+        assert ex.mode.startswith("live run, final (root span ended)")  # and then that it is final
 
 
 def test_a_busy_receiver_answers_503_with_retry_after_and_takes_nothing(monkeypatch):
