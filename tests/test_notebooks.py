@@ -24,6 +24,7 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 EXPECTED = (
     "01_checklist_to_plan.ipynb",
     "02_validation.ipynb",
+    "02b_planner_outputs_and_grading.ipynb",
     "03_critical_path.ipynb",
     "04_simulated_run.ipynb",
     "05_replanning_rules.ipynb",
@@ -155,11 +156,6 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
                             ("resource clash", "SemanticError", "static high_risk_unguarded"),
                             ("fixed", "runs", "(warnings at most)")]:
         assert re.search(rf"^{re.escape(name)}\s+{gate}\s+{re.escape(why)}$", text, re.M), name
-    # recall 1.0 with three order violations against 0.5 with none
-    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
-           "diagnose < patch, patch < verify" in text
-    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
-           "order violations: (none)" in text
     # a check that says "ran": an error on the patch (it writes), a warning on S1 (it reads), also the action restated
     assert re.search(r"^S3 check='ran'\s+error\s+refused: True$", text, re.M)
     assert re.search(r"^S3 check='Patch the key builder to include the tenant id'\s+error\s+refused: True$", text, re.M)
@@ -182,8 +178,21 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert re.search(r"^      tool: purge_cache  arguments: .*\{\{R5\.snapshot_id\}\}.*  effect: destructive$", text, re.M)
     assert "tool calls before the no, confirmed as a whole: 0" in text
     assert "approval_denied: the write plan may not run: it was not confirmed (writing steps: S1, S2, S3)" in text
+    # the node contract's five fields, shown on the patch before exercise 5 asks what each missing one costs
+    assert re.search(r"^expected_evidence\s+'a diff of the key builder'$", text, re.M)
+
+
+def test_grading_notebook_grades_reads_real_outputs_and_their_placeholders(executed):
+    text = text_of(executed("02b_planner_outputs_and_grading.ipynb"))
+    # recall 1.0 with three order violations against 0.5 with none
+    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
+           "diagnose < patch, patch < verify" in text
+    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
+           "order violations: (none)" in text
     # the real outputs ship with the package: the cells run in a clone and on Binder
     assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
+    # a real planner's placeholder (<node-0>) is a dependency and a required fact; the fixed purge validates
+    assert re.search(r"arguments=\{.*'<node-\d+>'.*\}  after=\['node-\d+'\]  requires=\['node-\d+\.output'\]", text)
 
 
 def test_critical_path_notebook_prints_29_of_32(executed):
@@ -236,8 +245,8 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
 
 
-@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "05_replanning_rules.ipynb",
-                                  "07_is_planning_worth_it.ipynb"])
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "02b_planner_outputs_and_grading.ipynb", "04_simulated_run.ipynb",
+                                  "05_replanning_rules.ipynb", "07_is_planning_worth_it.ipynb"])
 def test_user_facing_text_says_voided(name):
     """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
     status, event kind or field), in backquotes or in a code cell."""
@@ -393,16 +402,17 @@ def test_capstone_catches_the_permission_before_step_1_and_shows_the_premise_and
 # --- exercises: every check is called in its notebook, and every solution passes its check -------------------
 
 def _lesson(name: str):
-    """The planviz.teaching module of a notebook (``01_...`` -> ``lesson01``), or None when it has none."""
+    """The planviz.teaching module of a notebook (``01_...`` -> ``lesson01``, ``02b_...`` -> ``lesson02b``), or None
+    when it has none."""
     try:
-        return importlib.import_module(f"planviz.teaching.lesson{name[:2]}")
+        return importlib.import_module(f"planviz.teaching.lesson{name.split('_')[0]}")
     except ModuleNotFoundError:
         return None
 
 
 def _checks(module) -> dict[str, str]:
     """{check function name: the exercise label its Feedback carries} of a lesson module."""
-    number = module.__name__[-2:]
+    number = module.__name__.removeprefix("planviz.teaching.lesson")
     return {n: f"{number} {n.removeprefix('check_').replace('_', ' ')}"
             for n, f in inspect.getmembers(module, inspect.isfunction)
             if n.startswith("check_") and f.__module__ == module.__name__}
@@ -417,7 +427,7 @@ def test_lessons_have_notebooks_and_solutions():
     import planviz.teaching
 
     lessons = sorted(m.name for m in pkgutil.iter_modules(planviz.teaching.__path__) if m.name.startswith("lesson"))
-    assert lessons == sorted(f"lesson{n[:2]}" for n in WITH_EXERCISES)
+    assert lessons == sorted(f"lesson{n.split('_')[0]}" for n in WITH_EXERCISES)
     assert sorted(p.stem for p in SOLUTIONS.glob("*.py")) == sorted(Path(n).stem for n in WITH_EXERCISES)
 
 

@@ -15,7 +15,7 @@ import pytest
 from planviz import Contract
 from planviz.teaching.agreement import ancestor_cases, reach_cases
 from planviz.teaching.cases import grade_cases, order_plans, patch_cases, reissue_cases, timed_plans
-from planviz.teaching.lesson02 import check_grade
+from planviz.teaching.lesson02b import check_grade
 from planviz.teaching.lesson05 import _revisions, check_invariants
 from planviz.teaching.lesson07 import check_reissue
 
@@ -24,7 +24,7 @@ from .test_unplugged import solution
 BUILD_ITS = {
     "ancestors": ("01_checklist_to_plan.py", "ancestors", ancestor_cases),
     "order": ("01_checklist_to_plan.py", "order", lambda: [(p,) for p in order_plans()]),
-    "grade_it": ("02_validation.py", "grade_it", grade_cases),
+    "grade_it": ("02b_planner_outputs_and_grading.py", "grade_it", grade_cases),
     "passes": ("03_critical_path.py", "passes", lambda: [(p,) for p in timed_plans()]),
     "waves": ("03_critical_path.py", "waves", lambda: [(p,) for p in timed_plans(seed=2035)]),
     "voided": ("04_simulated_run.py", "voided", patch_cases),
@@ -129,7 +129,7 @@ def test_a_reissue_that_loses_something_is_refused(wrong):
 
 
 def _grade(by_kind_only=False, zero_safe=True):
-    reference = solution("02_validation.py", "grade_it")
+    reference = solution("02b_planner_outputs_and_grading.py", "grade_it")
 
     def grade_it(plan, contract):
         steps = {s.id: s for s in plan.steps}
