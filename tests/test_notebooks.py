@@ -180,6 +180,8 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert "approval_denied: the write plan may not run: it was not confirmed (writing steps: S1, S2, S3)" in text
     # the node contract's five fields, shown on the patch before exercise 5 asks what each missing one costs
     assert re.search(r"^expected_evidence\s+'a diff of the key builder'$", text, re.M)
+    # the prose's "S2 now has 21 minutes of slack" is printed
+    assert "S2's slack now: 21 min (it was 5)" in text
 
 
 def test_grading_notebook_grades_reads_real_outputs_and_their_placeholders(executed):
@@ -193,6 +195,8 @@ def test_grading_notebook_grades_reads_real_outputs_and_their_placeholders(execu
     assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
     # a real planner's placeholder (<node-0>) is a dependency and a required fact; the fixed purge validates
     assert re.search(r"arguments=\{.*'<node-\d+>'.*\}  after=\['node-\d+'\]  requires=\['node-\d+\.output'\]", text)
+    # ... and the prose says what that plan does: it transcribes first, then turns the text back into speech
+    assert re.search(r"node-0  Automatic Speech Recognition .*\n  node-1  Text-to-Speech ", text)
 
 
 def test_critical_path_notebook_prints_29_of_32(executed):
@@ -209,6 +213,7 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert nb.metadata.get("widgets"), "widget state was not stored"
     text = text_of(nb)
     assert re.search(r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text)
+    assert "side effect at S4: 16 of 32 min of work redone" in text  # the prose's "16 of the 32 minutes"
     for category, action in [("transient", "retry"), ("precondition", "return_to_source"), ("goal_change", "replan")]:
         assert re.search(rf"^{category}\s+S\d\s+{action}\s", text, re.M)
     assert re.search(r"^S1:transient\s+-> plan_complete\s", text, re.M)
