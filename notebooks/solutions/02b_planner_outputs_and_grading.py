@@ -56,12 +56,13 @@ gates = {
 }
 
 # Exercise 3: a placeholder is resolved at run time, so validation checks only what it refers to: the step
-# must exist (R6 does not; ids are case-sensitive, so r5 does not either), and be an ancestor of R4, not R4
-# itself. Spaces inside the braces and text around the placeholder are fine, and so is R1.tenants: R1 is an
+# must exist (R9 does not; ids are case-sensitive, so r5 does not either), and be an ancestor of R4: not R4
+# itself, and not R6, which runs after R4 (its result cannot exist yet). Spaces inside the braces and text around the placeholder are fine, and so is R1.tenants: R1 is an
 # ancestor, and whether its result has a "tenants" field is for the run to find out. A literal is checked
 # now: the snapshot id typed as a number is bad_arguments; as text it is fine.
 placeholder_verdicts = {"as written": "ok", "spaces": "ok", "in a sentence": "ok", "an earlier step": "ok",
-                        "no such step": "bad_placeholder", "its own output": "bad_placeholder",
+                        "twice": "ok", "no such step": "bad_placeholder",
+                        "a later step": "bad_placeholder", "its own output": "bad_placeholder",
                         "lower case": "bad_placeholder", "a number": "bad_arguments", "a literal id": "ok"}
 
 CHECKED = {

@@ -198,14 +198,17 @@ def check_grade(grade_it: Any) -> Feedback:
                      returns="a pair (recall, violations)")
 
 
-#: Exercise 3: the arguments of the purge step R4 (of the fixed purge plan, R4 after R3 and R5); predict what
+#: Exercise 3: the arguments of the purge step R4 (of the fixed purge plan, R4 after R3 and R5, the report R6 after
+#: R4); predict what
 #: validate says of each: "ok", or the finding it reports on R4's arguments.
 PLACEHOLDER_CASES: dict[str, dict[str, Any]] = {
     "as written": {"pairs": "{{R3.pairs}}", "snapshot": "{{R5.snapshot_id}}"},
     "spaces": {"pairs": "{{ R3.pairs }}", "snapshot": "{{ R5.snapshot_id }}"},
     "in a sentence": {"pairs": "{{R3.pairs}}", "snapshot": "snapshot {{R5.snapshot_id}} of the cache"},
     "an earlier step": {"pairs": "{{R1.tenants}}", "snapshot": "{{R5.snapshot_id}}"},
-    "no such step": {"pairs": "{{R3.pairs}}", "snapshot": "{{R6.snapshot_id}}"},
+    "twice": {"pairs": "{{R3.pairs}}", "snapshot": "{{R5.snapshot_id}} (copy of {{R5.snapshot_id}})"},
+    "no such step": {"pairs": "{{R3.pairs}}", "snapshot": "{{R9.snapshot_id}}"},
+    "a later step": {"pairs": "{{R3.pairs}}", "snapshot": "{{R6.snapshot_id}}"},
     "its own output": {"pairs": "{{R3.pairs}}", "snapshot": "{{R4.snapshot_id}}"},
     "lower case": {"pairs": "{{R3.pairs}}", "snapshot": "{{r5.snapshot_id}}"},
     "a number": {"pairs": "{{R3.pairs}}", "snapshot": 42},
@@ -216,7 +219,8 @@ _OK = frozenset({"ok", "none", "nothing", "no finding", "passes", "accepted", "f
 
 
 def fixed_purge() -> Plan:
-    """The purge plan of notebook 02 with its fix (R4 after R3 and R5, a check about the cache after it)."""
+    """The purge plan of notebook 02 with its fix (R4 after R3 and R5, a check about the cache after it), and R6,
+    a report written after the purge (a thought: no tool)."""
     from ..plan.model import Step
 
     def step(sid: str, action: str, tool: str, after: Any, needs: str | None, makes: str, **more: Any) -> Step:
@@ -234,6 +238,8 @@ def fixed_purge() -> Plan:
              evidence="a purge count", check="no leaked entry remains in the cache",
              rollback="restore the snapshot R5 took",
              arguments={"pairs": "{{R3.pairs}}", "snapshot": "{{R5.snapshot_id}}"}),
+        Step("R6", "Write the purge report", depends_on="R4", requires="entries_purged", produces=["purge_reported"],
+             expected_evidence="a report with the purge count"),
     ])
 
 
@@ -283,10 +289,10 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     if not off:
         return right(ex, "a placeholder is resolved at run time, from the result of the step it names: at plan "
                          "time only its reference can be checked (a step of the plan, an ancestor, not the step "
-                         "itself; ids are case-sensitive). Its value cannot: it fits any type, wherever it sits "
+                         "itself, and not a step that runs after it; ids are case-sensitive). Its value cannot: it fits any type, wherever it sits "
                          "in the string, and whether R1's result has a 'tenants' field is for the run to find "
                          "out. A literal has no run time to wait for: its type is checked now.")
     return wrong(ex, f"{len(off)} of {len(PLACEHOLDER_CASES)} predictions differ from validate: "
                      f"{', '.join(map(repr, off))}",
                  "a placeholder is filled at run time: plan time checks what it refers to (does that step exist, "
-                 "does it run before R4?), not its value; a literal's type is checked against the tool's arguments")
+                 "is it sure to have run before R4 starts?), not its value; a literal's type is checked against the tool's arguments")

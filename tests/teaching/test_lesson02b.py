@@ -23,7 +23,7 @@ def _truth(arguments):
 
 
 RIGHT = {"as written": "ok", "spaces": "ok", "in a sentence": "ok", "an earlier step": "ok",
-         "no such step": "bad_placeholder", "its own output": "bad_placeholder", "lower case": "bad_placeholder",
+         "twice": "ok", "no such step": "bad_placeholder", "a later step": "bad_placeholder", "its own output": "bad_placeholder", "lower case": "bad_placeholder",
          "a number": "bad_arguments", "a literal id": "ok"}
 
 
@@ -52,6 +52,8 @@ BANK = [
     ("spaces break it", _with(spaces="bad_placeholder"), False),
     ("a sentence breaks it", _with(**{"in a sentence": "bad_arguments"}), False),
     ("a missing step is a type error", _with(**{"no such step": "bad_arguments"}), False),
+    ("a later step is fine", _with(**{"a later step": "ok"}), False),
+    ("twice is refused", _with(twice="bad_placeholder"), False),
     ("its own output is fine", _with(**{"its own output": "ok"}), False),
     ("ids ignore case", _with(**{"lower case": "ok"}), False),
     ("a number fits", _with(**{"a number": "ok"}), False),
