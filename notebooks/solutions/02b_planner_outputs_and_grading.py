@@ -37,10 +37,11 @@ def grade_it(plan, contract):
     return recall, violations
 
 
-# Exercise 3: two of the four milestones, every step well formed: the half plan of the notebook
-# (reproduce, diagnose) scores 0.5 with no order violation; so does reproduce -> patch, which keeps
-# the order reproduce < patch but lacks diagnose and verify.
-half_plan = plan.replace(steps=[plan.step("S0"), plan.step("S1")])
+# Exercise 1: two of the four milestones, every step well formed, and an order that cannot work. The half
+# plan of the notebook (reproduce, diagnose) scores 0.5 with no order violation; reproduce and the patch
+# without the edge between them score 0.5 too, but the patch no longer comes after the reproduction, and the
+# diagnosis it must follow is missing: two violations, which recall alone never shows.
+out_of_order = plan.replace(steps=[plan.step("S0"), replace(plan.step("S3"), depends_on=())])
 
 # Exercise 2: the audit breaks the contract's intent (static layer): SemanticError. Without a contract
 # the vouched premise is only an assumption (warning assumed_fact): it runs, and the run re-checks it.
@@ -67,7 +68,7 @@ placeholder_verdicts = {"as written": "ok", "spaces": "ok", "in a sentence": "ok
 
 CHECKED = {
     "check_grade": check_grade(grade_it),
-    "check_exercise_1": check_exercise_1(plan=half_plan),
+    "check_exercise_1": check_exercise_1(plan=out_of_order),
     "check_exercise_2": check_exercise_2(gates),
     "check_exercise_3": check_exercise_3(placeholder_verdicts),
 }

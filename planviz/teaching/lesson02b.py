@@ -44,7 +44,8 @@ def _edit(plan: Plan, sid: str, **changes: Any) -> Plan:
 
 def check_exercise_1(plan: Any = None) -> Feedback:
     """Exercise 1: a plan whose every step is well formed (no import or structure error) that ``grade`` scores
-    with recall 0.5 against the grading section's contract (:func:`milestone_contract`)."""
+    with recall 0.5 against the grading section's contract (:func:`milestone_contract`) and at least one order
+    violation (the notebook's half plan, recall 0.5 with none, is shown before the exercise)."""
     ex = "02b exercise 1"
     how = ("keep the steps of two of the four milestones: plan.replace(steps=...) with steps whose kind is "
            f"one of {', '.join(MILESTONES)}")
@@ -65,6 +66,10 @@ def check_exercise_1(plan: Any = None) -> Feedback:
         return wrong(ex, f"grade gives recall {g.required_recall:.2f}: the plan has "
                          f"{len(MILESTONES) - len(g.missing_required)} of the {len(MILESTONES)} milestones",
                      "recall is the share of the contract's required milestones (ids or kinds) the plan contains")
+    if not g.order_violations:
+        return wrong(ex, "recall 0.5 with no order violation: that is the half plan's grade, shown above",
+                     "keep two milestones the contract orders, or one that must come after a missing one, "
+                     "without the edge that would make the order hold")
     return right(ex, f"recall 0.5, {len(g.order_violations)} order violation(s), admissible: "
                      f"{'yes' if g.admissible else 'no'}. Recall alone says how much of the work is there, not "
                      "whether it is done in an order that can work: read it beside the order violations.")

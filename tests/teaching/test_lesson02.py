@@ -73,7 +73,7 @@ def test_exercise_2_wrong(layer, code, says):
     assert not feedback and says in feedback.message and feedback.hint
 
 
-@pytest.mark.parametrize("steps", [["S0", "S1"], ["S0", "S3"], ["S3", "S4"]])
+@pytest.mark.parametrize("steps", [["S0", "S3"], ["S3", "S4"], ["S1", "S3"], ["S0", "S4"]])
 def test_02b_exercise_1_right(steps):
     plan = PLAN.replace(steps=[replace(PLAN.step(s), depends_on=()) for s in steps])
     assert grading_exercise_1(plan)
@@ -82,6 +82,8 @@ def test_02b_exercise_1_right(steps):
 @pytest.mark.parametrize("plan, says", [
     (PLAN, "recall 1.00"),
     (PLAN.replace(steps=PLAN.steps[:1]), "recall 0.25"),
+    (PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")]), "that is the half plan's grade"),  # shown before it
+    (PLAN.replace(steps=[replace(PLAN.step(s), depends_on=()) for s in ("S0", "S1")]), "no order violation"),
     (PLAN.replace(steps=[PLAN.step("S0"), Step("X", "patch it", kind="patch", expected_evidence="")]),
      "not well formed: no_evidence"),
     ("S0, S1", "expected a planviz Plan"),
