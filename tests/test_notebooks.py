@@ -197,11 +197,6 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
                             ("resource clash", "SemanticError", "static high_risk_unguarded"),
                             ("fixed", "runs", "(warnings at most)")]:
         assert re.search(rf"^{re.escape(name)}\s+{gate}\s+{re.escape(why)}$", text, re.M), name
-    # recall 1.0 with three order violations against 0.5 with none
-    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
-           "diagnose < patch, patch < verify" in text
-    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
-           "order violations: (none)" in text
     # a check that says "ran": an error on the patch (it writes), a warning on S1 (it reads), also the action restated
     assert re.search(r"^S3 check='ran'\s+error\s+refused: True$", text, re.M)
     assert re.search(r"^S3 check='Patch the key builder to include the tenant id'\s+error\s+refused: True$", text, re.M)
@@ -224,8 +219,25 @@ def test_validation_notebook_shows_each_layer_and_the_refusal(executed):
     assert re.search(r"^      tool: purge_cache  arguments: .*\{\{R5\.snapshot_id\}\}.*  effect: destructive$", text, re.M)
     assert "tool calls before the no, confirmed as a whole: 0" in text
     assert "approval_denied: the write plan may not run: it was not confirmed (writing steps: S1, S2, S3)" in text
+    # the node contract's five fields, shown on the patch before exercise 5 asks what each missing one costs
+    assert re.search(r"^expected_evidence\s+'a diff of the key builder'$", text, re.M)
+    # the prose's "S2 now has 21 minutes of slack" is printed
+    assert "S2's slack now: 21 min (it was 5)" in text
+
+
+def test_grading_notebook_grades_reads_real_outputs_and_their_placeholders(executed):
+    text = text_of(executed("02b_planner_outputs_and_grading.ipynb"))
+    # recall 1.0 with three order violations against 0.5 with none
+    assert "required recall: 1.00\nforbidden steps present: (none)\norder violations: reproduce < patch, " \
+           "diagnose < patch, patch < verify" in text
+    assert "required recall: 0.50 (missing: patch, verify)\nforbidden steps present: (none)\n" \
+           "order violations: (none)" in text
     # the real outputs ship with the package: the cells run in a clone and on Binder
     assert "48 plans from taskbench_sample.jsonl, 10 with errors" in text and "corpus is not here" not in text
+    # a real planner's placeholder (<node-0>) is a dependency and a required fact; the fixed purge validates
+    assert re.search(r"arguments=\{.*'<node-\d+>'.*\}  after=\['node-\d+'\]  requires=\['node-\d+\.output'\]", text)
+    # ... and the prose says what that plan does: it transcribes first, then turns the text back into speech
+    assert re.search(r"node-0  Automatic Speech Recognition .*\n  node-1  Text-to-Speech ", text)
 
 
 def test_critical_path_notebook_prints_29_of_32(executed):
@@ -242,6 +254,7 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert nb.metadata.get("widgets"), "widget state was not stored"
     text = text_of(nb)
     assert re.search(r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text)
+    assert "side effect at S4: 16 of 32 min of work redone" in text  # the prose's "16 of the 32 minutes"
     for category, action in [("transient", "retry"), ("precondition", "return_to_source"), ("goal_change", "replan")]:
         assert re.search(rf"^{category}\s+S\d\s+{action}\s", text, re.M)
     assert re.search(r"^S1:transient\s+-> plan_complete\s", text, re.M)
@@ -278,8 +291,8 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
 
 
-@pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "05_replanning_rules.ipynb",
-                                  "07_is_planning_worth_it.ipynb"])
+@pytest.mark.parametrize("name", ["02_validation.ipynb", "02b_planner_outputs_and_grading.ipynb", "04_simulated_run.ipynb",
+                                  "05_replanning_rules.ipynb", "07_is_planning_worth_it.ipynb"])
 def test_user_facing_text_says_voided(name):
     """One word per thing: prose and printed labels say "voided"; `invalidated` appears only as code (the API's
     status, event kind or field), in backquotes or in a code cell."""

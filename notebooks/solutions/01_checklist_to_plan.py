@@ -16,7 +16,7 @@ from planviz import Step
 from planviz.teaching.lesson01 import (check_ancestors, check_exercise_1, check_exercise_2, check_exercise_3,
                                        check_topological_order)
 
-plan = planviz.examples.load("cache_isolation")
+cache = planviz.examples.load("cache_isolation")  # the notebook's plan, under a name of its own
 
 
 # Build it: a step's ancestors. A to-do stack of ids to visit and a set of ids found; each id is
@@ -62,7 +62,7 @@ def order(plan):
 deploy = Step("S5", "Deploy the fix behind a feature flag", depends_on="S4",
               requires=["isolation_verified", "hit_rate_ok"], produces="fix_deployed",
               expected_evidence="the flag is on in staging and the isolation test passes there")
-with_s5 = plan.replace(steps=plan.steps + (deploy,))
+with_s5 = cache.replace(steps=cache.steps + (deploy,))
 
 # Exercise 2: an edge carries what its source produces that its target requires.
 edge_facts = list(planviz.to_graph(with_s5).edges["S4", "S5"]["facts"])
@@ -70,7 +70,7 @@ edge_facts = list(planviz.to_graph(with_s5).edges["S4", "S5"]["facts"])
 # Exercise 3: without depends_on, S4 is no longer an ancestor of S5, so the facts S5 requires are
 # produced by no ancestor: unmet_requirement. Steps start when their dependencies are complete;
 # the order of the file gives an executor no reason to wait for S4 (reason b).
-loose = with_s5.replace(steps=plan.steps + (replace(deploy, depends_on=()),))
+loose = with_s5.replace(steps=cache.steps + (replace(deploy, depends_on=()),))
 code = next(f.code for f in planviz.validate(loose, loose.contract).findings if "S5" in f.steps)
 
 CHECKED = {

@@ -49,8 +49,8 @@ def voided(plan, step_id):
 # to S1: S1 and everything built on its fact (S3, S4) are in the scope; the run voids S1 and S3 (S4 never
 # started, so there is nothing of it to void; the check takes either set). S0 and S2 keep their work.
 withdrawn = explorer.inject(Fault("S3", "withdraw", fact="key_builder_located"))
-voiding = next(e for e in withdrawn.events if e.kind == "invalidate")
-restart = voiding.message.split("return to ")[1].split("'")[1]
+voiding_event = next(e for e in withdrawn.events if e.kind == "invalidate")
+restart = voiding_event.message.split("return to ")[1].split("'")[1]
 
 # Exercise 2: max_retries is 2. With times=2, S1 fails twice and the second retry passes: plan_complete.
 # With times=3, the third attempt fails too and no retry is left: step_failed after 3 attempts.
@@ -63,16 +63,16 @@ attempts = sum(1 for e in thrice.events if e.kind == "start" and e.step == "S1")
 # (Outside the table, an observation that contradicts the very first fact at S4, extra_fact
 # "not leak_reproduced", voids all five: a conflict sends execution back to the start.)
 voided_work = {}
-for step in plan.steps:
+for candidate in plan.steps:
     for kind in ("transient", "withdraw", "side_effect", "goal_change"):
-        for fact in (step.requires if kind == "withdraw" else [None]):
-            fault = Fault(step.id, kind, fact=fact)
+        for fact in (candidate.requires if kind == "withdraw" else [None]):
+            fault = Fault(candidate.id, kind, fact=fact)
             voided_work[fault] = planviz.metrics(planviz.simulate(plan, contract, faults=[fault])).work_voided
 most = max(voided_work, key=voided_work.get)
 
 CHECKED = {
     "check_failure_scope": check_failure_scope(voided),
-    "check_exercise_1": check_exercise_1(voided=voiding.voided, kept=voiding.kept, restart=restart),
+    "check_exercise_1": check_exercise_1(voided=voiding_event.voided, kept=voiding_event.kept, restart=restart),
     "check_exercise_2": check_exercise_2(outcome_2=twice.outcome, outcome_3=thrice.outcome, attempts_3=attempts),
     "check_exercise_3": check_exercise_3(most=most, never="transient"),
 }

@@ -1,14 +1,16 @@
 """Checks for notebook 02, validation (notebooks/02_validation.ipynb).
 
+Grading and real planner outputs are notebook 02b's (:mod:`planviz.teaching.lesson02b`).
+
 Every expected answer is computed here with planviz from the bundled
 ``cache_isolation`` plan, so a check follows the library. Solutions:
 notebooks/solutions/02_validation.py.
 
 >>> check_exercise_1({"unmet_requirement"}).passed
 False
->>> check_exercise_4({}).passed
+>>> check_exercise_3({name: "error" for name in VACUOUS_CASES}).passed
 False
->>> check_exercise_5({name: "error" for name in VACUOUS_CASES}).passed
+>>> check_exercise_5({}).passed
 False
 """
 
@@ -17,34 +19,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from ..checks.grading import grade
 from ..checks.predicate import vacuous
-from ..checks.validation import CODES, prepare, refusal, validate
+from ..checks.validation import CODES, refusal, validate
 from ..errors import PlanvizError
 from ..examples import load
 from ..plan.model import Contract, Plan, ToolSpec
 from ..plan.placeholder import placeholders_in, split_reference
 from ..runs.simulation import simulate
-from .agreement import agreement
-from .answers import Unreadable, number, same_word, short, stop_reason, word
-from .cases import grade_cases
+from .answers import Unreadable, same_word, short, stop_reason, word
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
-           "check_exercise_5", "check_exercise_6", "milestone_contract", "purge_contract", "GATES", "MILESTONES", "ORDER",
-           "VACUOUS_CASES", "PURGE_TOOLS"]
+__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
+           "purge_contract", "VACUOUS_CASES", "PURGE_TOOLS", "CONTRACT_CASES", "CONTRACT_FIELDS"]
 
-#: The grading section's stricter contract: four milestones and three orders between them.
-MILESTONES = ("reproduce", "diagnose", "patch", "verify")
-ORDER = (("reproduce", "patch"), ("diagnose", "patch"), ("patch", "verify"))
-#: What :func:`planviz.prepare` can do with a plan (exercise 4's answers).
-GATES = ("runs", "PlanningFailure", "SchemaError", "SemanticError")
 _LAYER_OF = {code: layer for layer, codes in CODES.items() for code in codes}
-
-
-def milestone_contract(contract: Contract) -> Contract:
-    """``contract`` with the grading section's four required milestones and three orders."""
-    return replace(contract, required=MILESTONES, must_precede=ORDER)
 
 
 def _edit(plan: Plan, sid: str, **changes: Any) -> Plan:
@@ -116,164 +104,8 @@ def check_exercise_2(layer: Any = None, code: Any = None) -> Feedback:
                      "is also a broken rule of the contract.")
 
 
-def check_exercise_3(plan: Any = None) -> Feedback:
-    """Exercise 3: a plan whose every step is well formed (no import or structure error) that ``grade`` scores
-    with recall 0.5 against the grading section's contract (:func:`milestone_contract`)."""
-    ex = "02 exercise 3"
-    how = ("keep the steps of two of the four milestones: plan.replace(steps=...) with steps whose kind is "
-           f"one of {', '.join(MILESTONES)}")
-    bad = unusable(ex, plan, Plan, "check_exercise_3(plan=your_plan)", "a planviz Plan", how)
-    if bad is not None:
-        return bad
-    example = load("cache_isolation").contract
-    if example is None:  # the example comes with its contract
-        raise PlanvizError("the example cache_isolation has no contract")
-    contract = milestone_contract(example)
-    report = validate(plan, contract)
-    malformed = [f for f in report.errors if f.layer in ("import", "structure")]
-    if malformed:
-        return wrong(ex, f"a step is not well formed: {malformed[0].code} ({malformed[0].message})",
-                     "every step needs an id, an action and its expected evidence, and no cycle")
-    g = grade(plan, contract)
-    if g.required_recall != 0.5:
-        return wrong(ex, f"grade gives recall {g.required_recall:.2f}: the plan has "
-                         f"{len(MILESTONES) - len(g.missing_required)} of the {len(MILESTONES)} milestones",
-                     "recall is the share of the contract's required milestones (ids or kinds) the plan contains")
-    return right(ex, f"recall 0.5, {len(g.order_violations)} order violation(s), admissible: "
-                     f"{'yes' if g.admissible else 'no'}. Recall alone says how much of the work is there, not "
-                     "whether it is done in an order that can work: read it beside the order violations.")
 
-
-def _gate(plan: Plan, contract: Contract | None) -> str:
-    """What :func:`planviz.prepare` does with the plan: ``runs``, ``PlanningFailure`` or the exception's name."""
-    try:
-        out = prepare(plan, contract)
-    except PlanvizError as exc:
-        return type(exc).__name__
-    return "runs" if out else "PlanningFailure"
-
-
-def _table() -> list[tuple[Plan, Contract | None]]:
-    """The (plan, contract) pairs the notebook's gate table already shows: exercise 4 asks for others."""
-    plan = load("cache_isolation")
-    contract = plan.contract
-    release = load("release_no_credentials")
-    cheat = load("delete_failing_test")
-    clash = _edit(_edit(plan, "S1", resources=["staging-cache"], check="the staging cache is back to baseline"),
-                  "S2", resources=["staging-cache"], check="the staging cache is back to baseline")
-    clash = _edit(clash, "S3", risk="high")
-    fixed = _edit(_edit(clash, "S2", depends_on=["S0", "S1"]), "S3", approval="team lead")
-    return [(plan, contract), (_edit(plan, "S1", depends_on=["S0", "S4"]), contract), (release, release.contract),
-            (release.replace(premises=release.premises + ("deploy_credentials",)), release.contract),
-            (_edit(plan, "S3", depends_on=["S1"]), contract), (cheat, cheat.contract), (clash, contract),
-            (fixed, contract)]
-
-
-def _prediction(said: Any) -> str | None:
-    """One of :data:`GATES` from an answer: its name in any case, or the exception class itself."""
-    return next((g for g in GATES if same_word(said, g)), None)
-
-
-def check_exercise_4(predictions: Any = None) -> Feedback:
-    """Exercise 4: ``{name: (plan, contract, prediction)}`` for five plans the notebook's table did not gate,
-    each prediction one of :data:`GATES` (or the exception class); together they must show all four outcomes."""
-    ex = "02 exercise 4"
-    how = ('{"cyclic": (cyclic, contract, "SchemaError"), ...}: one entry per plan, with what you predict '
-           "prepare does")
-    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
-        return unanswered(ex, "a dict {name: (plan, contract, prediction)}", how)
-    if not isinstance(predictions, Mapping):
-        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
-    table = _table()
-    outcomes: dict[str, str] = {}
-    seen: list[tuple[Plan, Contract | None]] = []
-    for name, case in predictions.items():
-        if not (isinstance(case, (tuple, list)) and len(case) == 3 and isinstance(case[0], Plan)
-                and (case[1] is None or isinstance(case[1], Contract))):
-            return wrong(ex, f"the entry {short(name)} is not (plan, contract, prediction)", how)
-        plan, contract, said = case
-        if is_blank(said):
-            return unanswered(ex, f"your prediction for {short(name)}", f"one of {', '.join(map(repr, GATES))}")
-        gate = _prediction(said)
-        if gate is None:
-            return wrong(ex, f"{short(name)}: {short(said)} is not one of {', '.join(map(repr, GATES))}", how)
-        if (plan, contract) in table:
-            return wrong(ex, f"{short(name)} is a plan the table above already gated, with the same contract",
-                         "the exercise lists five plans the table did not gate: the audit, vouched without a "
-                         "contract, the checklist, the real output, the cache plan with nothing obtainable")
-        if (plan, contract) in seen:
-            return wrong(ex, f"{short(name)} is the same plan and contract as another entry", how)
-        seen.append((plan, contract))
-        actual = _gate(plan, contract)
-        if actual != gate:
-            report = validate(plan, contract)
-            tip = ("warnings never refuse; look for an error" if gate != "runs" and report.ok
-                   else "which layer is its first error in? prepare's docstring (help(planviz.prepare)) maps "
-                        "layers to what it does")
-            return wrong(ex, f"{short(name)}: prepare does not give {gate}", tip)
-        outcomes[actual] = str(name)
-    if len(seen) < 5:
-        return wrong(ex, f"{len(seen)} plan(s); the exercise asks for five", how)
-    absent = [g for g in GATES if g not in outcomes]
-    if absent:
-        return wrong(ex, f"your predictions are right, but no plan shows {', '.join(absent)}",
-                     "the five plans of the exercise show every outcome: is one missing?")
-    return right(ex, "one rule: any error refuses, a warning never does. How it refuses says what is wrong: a "
-                     "malformed plan raises SchemaError, a plan no route can satisfy returns a PlanningFailure "
-                     "(nothing to retry), a plan that breaks the contract's rules raises SemanticError.")
-
-
-def _grade_oracle(plan: Plan, contract: Contract) -> tuple[float, frozenset[tuple[str, str]]]:
-    g = grade(plan, contract)
-    return round(g.required_recall, 6), frozenset((a, b) for a, b in g.order_violations)
-
-
-def _read_grade(value: Any) -> Any:
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (tuple, list)) or len(value) != 2:
-        return Unreadable(f"{type(value).__name__} {short(value)}; return a pair (recall, violations)")
-    recall, pairs = number(value[0]), value[1]
-    if recall is None:
-        return Unreadable(f"a recall of {short(value[0])}: a number from 0 to 1")
-    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
-        return Unreadable(f"violations {short(pairs)}: a set of (a, b) pairs")
-    out = set()
-    for pair in pairs:
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            return Unreadable(f"a violation {short(pair)}: each is a pair (a, b) of the contract's must_precede")
-        out.add((str(pair[0]).strip(), str(pair[1]).strip()))
-    return round(recall, 6), frozenset(out)
-
-
-def _say_grade(case: Any, expected: Any, got: Any) -> str:
-    def show(pairs: Any) -> str:
-        return "{" + ", ".join(f"{a} < {b}" for a, b in sorted(pairs)) + "}" if pairs else "none"
-    return (f"planviz says recall {expected[0]:.3g} and violations {show(expected[1])}; yours says recall "
-            f"{got[0]:.3g} and violations {show(got[1])}")
-
-
-def _grade_hint(case: Any, expected: Any, got: Any) -> str:
-    if isinstance(got, tuple) and got[0] != expected[0]:
-        return ("a required entry is met by a step with that id OR by any step of that kind; recall is the share "
-                "of required entries met (1.0 when nothing is required)")
-    return ("for a pair (a, b), every step that is b (id or kind) needs a step that is a among its ancestors; "
-            "with no b step there is nothing to violate, with no a step every b step violates it")
-
-
-def check_grade(grade_it: Any) -> Feedback:
-    """Your ``grade_it(plan, contract)``: ``(recall, violations)`` against :func:`planviz.grade`'s
-    ``required_recall`` and ``order_violations`` on random plans whose steps have milestone kinds."""
-    def question(plan: Plan, contract: Contract) -> str:
-        kinds = ", ".join(f"{s.id}:{s.kind}" for s in sorted(plan.steps, key=lambda s: s.id))
-        order = ", ".join(f"{a} < {b}" for a, b in contract.must_precede) or "none"
-        return (f"grade_it(plan, contract) (kinds {kinds}; required {', '.join(contract.required)}; "
-                f"must_precede {order})")
-
-    return agreement("02 grade", grade_it, _grade_oracle, grade_cases(), name="grade_it", build="grade",
-                     question=question, hint=_grade_hint, read=_read_grade, say=_say_grade,
-                     returns="a pair (recall, violations)")
-
-
-#: Exercise 5: a check written on one step of the cache plan, as (step id, check); predict what validate says.
+#: Exercise 3: a check written on one step of the cache plan, as (step id, check); predict what validate says.
 VACUOUS_CASES = {
     "S3 ran": ("S3", "ran"),
     "S1 done": ("S1", "done"),
@@ -304,10 +136,10 @@ def _severity(value: Any) -> str | None | Unreadable:
     return Unreadable(f"{short(value)} is not 'error', 'warning' or None")
 
 
-def check_exercise_5(predictions: Any = None) -> Feedback:
-    """Exercise 5: for each case of :data:`VACUOUS_CASES`, what ``validate`` says of that check: ``"error"``,
+def check_exercise_3(predictions: Any = None) -> Feedback:
+    """Exercise 3: for each case of :data:`VACUOUS_CASES`, what ``validate`` says of that check: ``"error"``,
     ``"warning"`` or None (no ``vacuous_check``)."""
-    ex = "02 exercise 5"
+    ex = "02 exercise 3"
     how = '{case: prediction} with one entry per case of VACUOUS_CASES, each "error", "warning" or None'
     if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
         return unanswered(ex, "a dict {case: 'error', 'warning' or None}", how)
@@ -348,7 +180,7 @@ def check_exercise_5(predictions: Any = None) -> Feedback:
                      f"{', '.join(map(repr, off))}", hint)
 
 
-#: Exercise 6: the tools of the purge job, as the cache's owner registered them.
+#: Exercise 4: the tools of the purge job, as the cache's owner registered them.
 PURGE_TOOLS = {"list_tenants": ToolSpec(effect="read"), "read_log": ToolSpec(effect="read"),
                "query_log": ToolSpec(effect="read"), "snapshot_cache": ToolSpec(effect="write"),
                "purge_cache": ToolSpec(effect="destructive", preconditions=("snapshot_cache",),
@@ -358,17 +190,17 @@ _AUDIT_TOOLS = ("list_tenants", "read_log", "query_log")
 
 
 def purge_contract() -> Contract:
-    """Exercise 6's write job: purge the leaked entries, with the tools of :data:`PURGE_TOOLS`."""
+    """Exercise 4's write job: purge the leaked entries, with the tools of :data:`PURGE_TOOLS`."""
     return Contract(intent="write", tools=PURGE_TOOLS)
 
 
-def check_exercise_6(plan: Any = None) -> Feedback:
-    """Exercise 6: the purge plan fixed so that ``prepare`` accepts it under :func:`purge_contract` (the contract
+def check_exercise_4(plan: Any = None) -> Feedback:
+    """Exercise 4: the purge plan fixed so that ``prepare`` accepts it under :func:`purge_contract` (the contract
     is the cache owner's: it stays as it is); it still finds the leaks, snapshots, purges with the snapshot as
     an argument, and says how to tell the purge worked."""
-    ex = "02 exercise 6"
+    ex = "02 exercise 4"
     how = "read validate(purge, purge_job): each finding names the field to change; change the plan, not the contract"
-    bad = unusable(ex, plan, Plan, "check_exercise_6(plan=your_fixed_plan)", "a planviz Plan", how)
+    bad = unusable(ex, plan, Plan, "check_exercise_4(plan=your_fixed_plan)", "a planviz Plan", how)
     if bad is not None:
         return bad
     contract = purge_contract()
@@ -405,3 +237,69 @@ def check_exercise_6(plan: Any = None) -> Feedback:
     return right(ex, f"accepted, and complete in {len(plan.steps)} tool calls. The argument and the tool's "
                      "precondition were checked on the whole plan, before anything ran, and both wanted the same "
                      f"edge. What a person confirms before step 1 are its writing steps: {', '.join(writing)}.")
+
+
+#: Exercise 5: the node contract's five fields, each the answer to a question a run asks of a step.
+CONTRACT_FIELDS = ("requires", "produces", "expected_evidence", "check", "rollback")
+#: Exercise 5's cases: one field of the patch S3 emptied (on the plan as shipped, or with S3 high-risk and approved).
+CONTRACT_CASES = {
+    "no requires": ("requires", "low"),
+    "no produces": ("produces", "low"),
+    "no expected_evidence": ("expected_evidence", "low"),
+    "no check": ("check", "low"),
+    "no rollback": ("rollback", "low"),
+    "no rollback, high risk": ("rollback", "high"),
+}
+
+
+def _contract_codes(field: str, risk: str) -> frozenset[str]:
+    plan = load("cache_isolation")
+    if risk == "high":
+        plan = _edit(plan, "S3", risk="high", approval="team lead")
+    empty = "" if isinstance(getattr(plan.step("S3"), field), str) else ()
+    return frozenset(validate(_edit(plan, "S3", **{field: empty}), plan.contract).codes)
+
+
+def check_exercise_5(predictions: Any = None) -> Feedback:
+    """Exercise 5: for each case of :data:`CONTRACT_CASES` (one field of the patch S3 left empty), the set of
+    finding codes ``validate`` reports (an empty set when it reports nothing)."""
+    ex = "02 exercise 5"
+    how = "{case: set of finding codes}, one entry per case of CONTRACT_CASES; set() when validate finds nothing"
+    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
+        return unanswered(ex, "a dict {case: set of finding codes}", how)
+    if not isinstance(predictions, Mapping):
+        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
+    names = {name.lower(): name for name in CONTRACT_CASES}
+    given: dict[str, set[str]] = {}
+    for key, value in predictions.items():
+        name = names.get(key.strip().lower()) if isinstance(key, str) else None
+        if name is None:
+            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(CONTRACT_CASES)}")
+        if value is Ellipsis:
+            return unanswered(ex, f"your prediction for {name!r}", how)
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "nothing", "ok")):
+            value = set()
+        codes = _codes(value)
+        if codes is None:
+            return wrong(ex, f"{name!r}: expected a set of finding codes, got {type(value).__name__}", how)
+        unknown = sorted(c for c in codes if c not in _LAYER_OF)
+        if unknown:
+            return wrong(ex, f"{name!r}: {unknown[0]!r} is not a finding code", "validate(...).codes gives the set")
+        given[name] = codes
+    missing = [name for name in CONTRACT_CASES if name not in given]
+    if missing:
+        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    off = [name for name, codes in given.items() if codes != _contract_codes(*CONTRACT_CASES[name])]
+    if not off:
+        return right(ex, "each field answers a question the run asks: requires (may it start?), produces (what "
+                         "does it leave for the steps after it?), expected_evidence (what should the trace "
+                         "show?), check (did the change work?), rollback (how is it undone?). A missing one costs "
+                         "differently: without expected_evidence the plan is refused; without produces the facts "
+                         "S4 needs come from nowhere; a missing check is a warning; a missing rollback matters "
+                         "only where a person must be able to undo (high risk); and a missing requires costs the "
+                         "most because nothing reports it: the ancestor rule has nothing left to check.")
+    silent = [name for name in off if not _contract_codes(*CONTRACT_CASES[name])]
+    hint = ("validation checks what a step declares: a field left empty can also leave nothing to check"
+            if silent else "which rule reads that field? the layer table at the top names them")
+    return wrong(ex, f"{len(off)} of {len(CONTRACT_CASES)} predictions differ from validate: "
+                     f"{', '.join(map(repr, off))}", hint)

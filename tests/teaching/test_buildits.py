@@ -8,7 +8,7 @@ import pytest
 
 import planviz
 from planviz.teaching.lesson01 import check_topological_order
-from planviz.teaching.lesson02 import check_grade
+from planviz.teaching.lesson02b import check_grade
 from planviz.teaching.lesson03 import check_critical_path, check_ready_waves
 from planviz.teaching.lesson04 import check_failure_scope
 

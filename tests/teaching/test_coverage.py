@@ -15,7 +15,7 @@ import pytest
 from planviz import Contract
 from planviz.teaching.agreement import ancestor_cases, reach_cases
 from planviz.teaching.cases import grade_cases, order_plans, patch_cases, reissue_cases, timed_plans
-from planviz.teaching.lesson02 import check_grade
+from planviz.teaching.lesson02b import check_grade
 from planviz.teaching.lesson05 import _revisions, check_invariants
 from planviz.teaching.lesson07 import check_reissue
 
@@ -24,7 +24,7 @@ from .test_unplugged import solution
 BUILD_ITS = {
     "ancestors": ("01_checklist_to_plan.py", "ancestors", ancestor_cases),
     "order": ("01_checklist_to_plan.py", "order", lambda: [(p,) for p in order_plans()]),
-    "grade_it": ("02_validation.py", "grade_it", grade_cases),
+    "grade_it": ("02b_planner_outputs_and_grading.py", "grade_it", grade_cases),
     "passes": ("03_critical_path.py", "passes", lambda: [(p,) for p in timed_plans()]),
     "waves": ("03_critical_path.py", "waves", lambda: [(p,) for p in timed_plans(seed=2035)]),
     "voided": ("04_simulated_run.py", "voided", patch_cases),
@@ -48,8 +48,17 @@ _NOT_A_BRANCH = ("CACHE", "RESUME", "NOP", "EXTENDED_ARG", "COPY_FREE_VARS", "MA
 def _instructions(code: types.CodeType) -> dict[tuple[str, int], int]:
     """(function, offset) -> line, for every instruction of the reference and its nested functions: branch
     coverage at the finest grain, so the two arms of ``a if c else b`` on one line count apart."""
-    return {(c.co_qualname, ins.offset): ins.positions.lineno for c in _codes(code)
-            for ins in dis.get_instructions(c) if ins.opname not in _NOT_A_BRANCH}
+    out = {}
+    for c in _codes(code):
+        start = None  # an instruction with a long argument is traced at its first EXTENDED_ARG's offset
+        for ins in dis.get_instructions(c):
+            if ins.opname == "EXTENDED_ARG":
+                start = ins.offset if start is None else start
+                continue
+            if ins.opname not in _NOT_A_BRANCH:
+                out[(c.co_qualname, ins.offset if start is None else start)] = ins.positions.lineno
+            start = None
+    return out
 
 
 def _reached(fn, cases) -> set[tuple[str, int]]:
@@ -129,7 +138,7 @@ def test_a_reissue_that_loses_something_is_refused(wrong):
 
 
 def _grade(by_kind_only=False, zero_safe=True):
-    reference = solution("02_validation.py", "grade_it")
+    reference = solution("02b_planner_outputs_and_grading.py", "grade_it")
 
     def grade_it(plan, contract):
         steps = {s.id: s for s in plan.steps}
@@ -178,3 +187,31 @@ def test_a_guard_comparing_every_field_is_right():
 @pytest.mark.parametrize("field", [f.name for f in fields(Contract)])
 def test_a_guard_that_ignores_one_field_is_refused(field):
     assert not check_invariants(_guard(field))
+
+
+def test_the_placeholder_cases_reach_every_branch_of_the_rule():
+    """02b's exercise 3 asks what validate says of R4's arguments: its cases reach every instruction of the rule
+    they exercise (``bad_placeholder``: an unknown step, the step itself, a step that is not an ancestor, the
+    same placeholder twice in one string, a step without arguments)."""
+    from planviz.checks import static
+    from planviz.teaching.lesson02b import PLACEHOLDER_CASES, _argument_finding
+
+    reached: set[tuple[str, int]] = set()
+    filename = static.placeholders.__code__.co_filename
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename != filename:
+            return None
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            reached.add((frame.f_code.co_qualname, frame.f_lasti))
+        return trace
+
+    sys.settrace(trace)
+    try:
+        for arguments in PLACEHOLDER_CASES.values():
+            _argument_finding(arguments)
+    finally:
+        sys.settrace(None)
+    missed = sorted({line for key, line in _instructions(static.placeholders.__code__).items() if key not in reached})
+    assert not missed, f"planviz/checks/static.py: parts of lines {missed} of placeholders() are never reached"

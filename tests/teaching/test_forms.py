@@ -10,7 +10,7 @@ import pytest
 
 import planviz
 from planviz import Fault, Plan, Step
-from planviz.teaching import lesson01, lesson02, lesson03, lesson04, lesson05, lesson07, lesson08, lesson09
+from planviz.teaching import lesson01, lesson02, lesson02b, lesson03, lesson04, lesson05, lesson07, lesson08, lesson09
 
 PLAN = planviz.examples.load("cache_isolation")
 HALF = PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")])
@@ -49,10 +49,10 @@ ROWS = [
     (lesson02.check_exercise_2, dict(layer="semantics", code="unmet_requirement"), False),
     (lesson02.check_exercise_2, dict(layer=3, code=4), False),
     (lesson02.check_exercise_2, dict(layer="semantics", code=KeyError), False),
-    # 02 exercise 3
-    (lesson02.check_exercise_3, dict(plan=PLAN), False),
-    (lesson02.check_exercise_3, dict(plan=[HALF]), False),
-    (lesson02.check_exercise_3, dict(plan=HALF.replace(steps=[replace(HALF.step("S0"), id="R"), HALF.step("S1")])),
+    # 02b exercise 1 (was 02's exercise 3)
+    (lesson02b.check_exercise_1, dict(plan=PLAN), False),
+    (lesson02b.check_exercise_1, dict(plan=[HALF]), False),
+    (lesson02b.check_exercise_1, dict(plan=HALF.replace(steps=[replace(HALF.step("S0"), id="R"), HALF.step("S1")])),
      False),  # S1 still depends on S0: not well formed
     # 03 exercise 2: minutes as text, ids with spaces; wrong containers never crash
     (lesson03.check_exercise_2, dict(saved={k: str(v) for k, v in SAVED.items()}), True),

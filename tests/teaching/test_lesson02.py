@@ -1,4 +1,4 @@
-"""Notebook 02's checks: each accepts a right answer and catches wrong ones without giving the answer away."""
+"""Notebook 02's checks (and 02b's grading exercises 1 and 2, which were 02's 3 and 4): each accepts a right answer and catches wrong ones without giving the answer away."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from planviz.teaching.lesson02 import (
     check_exercise_2,
     check_exercise_3,
     check_exercise_4,
-    check_exercise_5,
-    check_exercise_6,
-    milestone_contract,
     purge_contract,
 )
+from planviz.teaching.lesson02b import check_exercise_1 as grading_exercise_1
+from planviz.teaching.lesson02b import check_exercise_2 as grading_exercise_2
+from planviz.teaching.lesson02b import milestone_contract
 
 PLAN = planviz.examples.load("cache_isolation")
 CONTRACT = PLAN.contract
@@ -73,22 +73,24 @@ def test_exercise_2_wrong(layer, code, says):
     assert not feedback and says in feedback.message and feedback.hint
 
 
-@pytest.mark.parametrize("steps", [["S0", "S1"], ["S0", "S3"], ["S3", "S4"]])
-def test_exercise_3_right(steps):
+@pytest.mark.parametrize("steps", [["S0", "S3"], ["S3", "S4"], ["S1", "S3"], ["S0", "S4"]])
+def test_02b_exercise_1_right(steps):
     plan = PLAN.replace(steps=[replace(PLAN.step(s), depends_on=()) for s in steps])
-    assert check_exercise_3(plan)
+    assert grading_exercise_1(plan)
 
 
 @pytest.mark.parametrize("plan, says", [
     (PLAN, "recall 1.00"),
     (PLAN.replace(steps=PLAN.steps[:1]), "recall 0.25"),
+    (PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")]), "that is the half plan's grade"),  # shown before it
+    (PLAN.replace(steps=[replace(PLAN.step(s), depends_on=()) for s in ("S0", "S1")]), "no order violation"),
     (PLAN.replace(steps=[PLAN.step("S0"), Step("X", "patch it", kind="patch", expected_evidence="")]),
      "not well formed: no_evidence"),
     ("S0, S1", "expected a planviz Plan"),
     (None, "no answer yet"),
 ])
-def test_exercise_3_wrong(plan, says):
-    feedback = check_exercise_3(plan)
+def test_02b_exercise_1_wrong(plan, says):
+    feedback = grading_exercise_1(plan)
     assert not feedback and says in feedback.message and feedback.hint
 
 
@@ -104,8 +106,8 @@ RIGHT_GATES = {  # five plans the notebook's table did not gate
 TABLE_ORIGINAL = (PLAN, CONTRACT, "runs")
 
 
-def test_exercise_4_right():
-    assert check_exercise_4(RIGHT_GATES)
+def test_02b_exercise_2_right():
+    assert grading_exercise_2(RIGHT_GATES)
 
 
 @pytest.mark.parametrize("predictions, says", [
@@ -129,28 +131,28 @@ def test_exercise_4_right():
      "a plan the table above already gated"),
     ({**RIGHT_GATES, "original": TABLE_ORIGINAL}, "'original' is a plan the table above already gated"),
 ])
-def test_exercise_4_wrong(predictions, says):
-    feedback = check_exercise_4(predictions)
+def test_02b_exercise_2_wrong(predictions, says):
+    feedback = grading_exercise_2(predictions)
     assert not feedback and says in feedback.message and feedback.hint
 
 
-def test_exercise_4_hint_says_warnings_never_refuse():
+def test_02b_exercise_2_hint_says_warnings_never_refuse():
     clash = edit(edit(PLAN, "S1", resources=["c"], check="c holds S1's entry"), "S2", resources=["c"],
                  check="c holds S2's entry")
-    feedback = check_exercise_4({**RIGHT_GATES, "clash": (clash, CONTRACT, "SemanticError")})
+    feedback = grading_exercise_2({**RIGHT_GATES, "clash": (clash, CONTRACT, "SemanticError")})
     assert not feedback and "warnings never refuse" in feedback.hint
 
 
 @pytest.mark.parametrize("form", ["semanticerror", " SemanticError ", planviz.SemanticError])
-def test_exercise_4_reads_a_prediction_in_any_form(form):
+def test_02b_exercise_2_reads_a_prediction_in_any_form(form):
     """The exception class itself, or its name in any case with spaces around: the same prediction."""
     gates = dict(RIGHT_GATES)
     plan, contract, _ = gates["checklist, strict"]
     gates["checklist, strict"] = (plan, contract, form)
-    assert check_exercise_4(gates)
+    assert grading_exercise_2(gates)
 
 
-# --- exercise 5: predict what validate says of a check that may only say "ran" ---------------------------------
+# --- exercise 3: predict what validate says of a check that may only say "ran" ---------------------------------
 
 VACUOUS_RIGHT = {"S3 ran": "error", "S1 done": "warning", "S3 restated": "error", "S4 completed": "warning",
                  "S3 applied": "error", "S3 compiles": None, "S4 both pass": None}
@@ -170,8 +172,8 @@ def test_the_vacuous_cases_are_what_validate_says():
     {f" {k.upper()} ": (v.title() if v else "") for k, v in VACUOUS_RIGHT.items()},  # keys and words in any case
     {**VACUOUS_RIGHT, "S3 compiles": "no finding", "S4 both pass": False},
 ])
-def test_exercise_5_right(predictions):
-    assert check_exercise_5(predictions)
+def test_exercise_3_right(predictions):
+    assert check_exercise_3(predictions)
 
 
 @pytest.mark.parametrize("predictions, says", [
@@ -192,17 +194,17 @@ def test_exercise_5_right(predictions):
     (["error", "warning"], "expected a dict"),
     ({3: "error"}, "is not one of the cases"),
 ])
-def test_exercise_5_wrong(predictions, says):
-    feedback = check_exercise_5(predictions)
+def test_exercise_3_wrong(predictions, says):
+    feedback = check_exercise_3(predictions)
     assert not feedback and says in feedback.message and feedback.hint
 
 
-def test_exercise_5_hints_at_the_step_when_only_the_severity_is_off():
-    feedback = check_exercise_5({**VACUOUS_RIGHT, "S1 done": "error"})
+def test_exercise_3_hints_at_the_step_when_only_the_severity_is_off():
+    feedback = check_exercise_3({**VACUOUS_RIGHT, "S1 done": "error"})
     assert not feedback and "change the world" in feedback.hint
 
 
-# --- exercise 6: the purge plan, fixed without touching the owner's contract -------------------------------------
+# --- exercise 4: the purge plan, fixed without touching the owner's contract -------------------------------------
 
 AUDIT = Plan("Report which tenants read another tenant's cache entries", [
     Step("R1", "List the tenants", tool="list_tenants", produces=["tenants_listed"], duration=2,
@@ -246,8 +248,8 @@ def _renamed(plan, old, new):
     edit(FIXED, "R4", check="purged entries: zero leaked entries remain"),              # the action's words and more
     FIXED.replace(contract=Contract(intent="write")),             # a contract in the plan: the owner's is used
 ])
-def test_exercise_6_right(plan):
-    assert check_exercise_6(plan)
+def test_exercise_4_right(plan):
+    assert check_exercise_4(plan)
 
 
 @pytest.mark.parametrize("plan, says", [
@@ -270,6 +272,6 @@ def test_exercise_6_right(plan):
     ("FIXED", "expected a planviz Plan"),
     (None, "no answer yet"),
 ])
-def test_exercise_6_wrong(plan, says):
-    feedback = check_exercise_6(plan)
+def test_exercise_4_wrong(plan, says):
+    feedback = check_exercise_4(plan)
     assert not feedback and says in feedback.message and feedback.hint

@@ -20,7 +20,7 @@ import pytest
 import planviz
 from planviz.structure.index import structure_index
 from planviz.teaching.lesson01 import check_ancestors, check_topological_order
-from planviz.teaching.lesson02 import check_grade
+from planviz.teaching.lesson02b import check_grade
 from planviz.teaching.lesson03 import check_critical_path, check_ready_waves
 from planviz.teaching.lesson04 import check_failure_scope
 from planviz.teaching.lesson05 import check_invariants
@@ -169,7 +169,7 @@ def test_the_oracle_of_the_check_is_no_answer():
 @pytest.mark.parametrize("check, file, name", [
     (check_ancestors, "01_checklist_to_plan.py", "ancestors"),
     (check_topological_order, "01_checklist_to_plan.py", "order"),
-    (check_grade, "02_validation.py", "grade_it"),
+    (check_grade, "02b_planner_outputs_and_grading.py", "grade_it"),
     (check_critical_path, "03_critical_path.py", "passes"),
     (check_ready_waves, "03_critical_path.py", "waves"),
     (check_failure_scope, "04_simulated_run.py", "voided"),
