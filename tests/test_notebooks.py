@@ -480,3 +480,30 @@ def test_the_prose_figures_are_printed_by_the_notebook(executed, name):
     code = "\n".join(c.source for c in ran.cells if c.cell_type == "code")
     unbacked = sorted(f for f in figures if not _backed(f, printed, code))
     assert unbacked == [], f"{name}: the prose says {unbacked}, which no cell prints"
+
+
+def _assigned(source: str) -> set[str]:
+    """The top-level names a piece of code binds: assignments, and functions or classes with a body (a stub
+    with only a docstring and `...` is the exercise's blank, which its solution is meant to replace)."""
+    import ast
+
+    names: set[str] = set()
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            if not all(isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant) for b in node.body):
+                names.add(node.name)
+    return names
+
+
+@pytest.mark.parametrize("name", [n for n in WITH_EXERCISES if n[:2] >= "05"])
+def test_solutions_never_overwrite_the_notebooks_names(name):
+    """`%run -i solutions/NAME.py` runs in the notebook's namespace: a solution that rebinds a name the notebook
+    set (08's `hold` fault, once) breaks the notebook's cells when they are run again."""
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    notebook = set().union(*(_assigned(c.source) for c in nb.cells if c.cell_type == "code"))
+    solution = _assigned((SOLUTIONS / f"{Path(name).stem}.py").read_text(encoding="utf-8"))
+    assert sorted(notebook & solution) == [], f"solutions/{Path(name).stem}.py rebinds the notebook's names"
