@@ -234,6 +234,17 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     assert "goal_changed: the goal changed at 'S3' and no new goal was given" in text
     assert re.search(r"recheck\s+'S0' re-checked against the new goal: kept", text)
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
+    # the receding horizon (seed 004's planning idea, moved here from notebook 06): expansion, awaiting_expansion,
+    # an approval wait
+    assert re.search(r"v2 expand\s+'F1' expanded into F1\.a, F1\.b: plan v2", text)
+    assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
+    assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
+    assert "warning over_budget" in text and "-> approval_denied" in text
+    # the goal-change picture is the new version: the new goal in its header, never the old one
+    svg = next(svg for svg in _svgs(nb) if "M1" in _statuses(svg))
+    drawn = ET.tostring(svg, encoding="unicode")
+    assert "Every tenant gets its own cache" in drawn and "Tenants never see" not in drawn
+    assert _statuses(svg) == {"S0": "done", "M1": "ready", "M2": "pending"}
 
 
 @pytest.mark.parametrize("name", ["02_validation.ipynb", "04_simulated_run.ipynb", "05_replanning_rules.ipynb",
@@ -277,11 +288,8 @@ def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(exe
     assert "'executor'" in text
     assert "return_to_source -> restart at S1" in text
     assert "report.html" in text and "trace.jsonl" in text
-    # runs that stop without failing (moved from notebook 04): expansion, awaiting_expansion, an approval wait
-    assert re.search(r"v2 expand\s+'F1' expanded into F1\.a, F1\.b: plan v2", text)
-    assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
-    assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
-    assert "warning over_budget" in text and "-> approval_denied" in text
+    # an executor's calls outside the plan, read from the recorded run with the route fixed: none for this agent
+    assert "evidence rate: 0.8 | out of plan: (none)" in text and re.search(r"^S4\s+performed=True\s+evidence=False$", text, re.M)
     report = ROOT / "out" / "06_failed_run" / "report.html"
     assert report.is_file() and report.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
 
