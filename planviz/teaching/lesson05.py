@@ -33,13 +33,15 @@ from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.revision import changed_invariants, redundant_work
+from ..checks.static import writes
 from ..runs.simulation import simulate
 from ..structure.graph import to_graph
 from .answers import Unreadable, ids, short, stop_reason
 from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5", "check_exercise_6", "APPROVAL_TIME"]
+__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5", "check_exercise_6", "check_exercise_7",
+           "APPROVAL_TIME", "CONTROLLER_FAULTS"]
 
 APPROVAL_TIME = 4  # exercise 6: hours the change board takes
 
@@ -321,3 +323,75 @@ def _expansion_games(ex: str, far: Any, final: Any, run: Run) -> Feedback | None
                          "the old database would be retired while it still takes writes",
                      "the step that retires the old database depends on the one that switches the writes")
     return None
+
+
+#: Exercise 7: one failure per letter; which of the controller's four choices follows each is read from a run.
+CONTROLLER_FAULTS = {
+    "a": Fault("S0", "transient"),
+    "b": Fault("S3", "transient", times=2),
+    "c": Fault("S1", "extra_fact", fact="legacy_builder_seen"),
+    "d": Fault("S4", "withdraw", fact="patch_applied"),
+    "e": Fault("S3", "side_effect"),
+    "f": Fault("S2", "transient"),
+}
+_CHOICES = {"retry": ("retry", "retry it", "retry in place"),
+            "rollback": ("rollback", "roll back", "rollback then retry", "roll back and retry", "rollback and retry"),
+            "proceed": ("proceed", "go on", "continue", "carry on"),
+            "local replan": ("local replan", "replan", "local re plan", "re plan", "replan locally")}
+
+
+def _controller_choice(plan: Plan, fault: Fault) -> str:
+    """What the controller did after ``fault``, read from the planner's run: nothing failed (proceed), a retry (of a
+    writing step: rollback first), or a voided scope re-issued (local replan)."""
+    run = simulate(plan, plan.contract, faults=[fault])
+    kinds = [e.kind for e in run.events if e.step == fault.step or e.kind == "replan"]
+    if "fail" not in kinds:
+        return "proceed"
+    if "replan" in kinds:
+        return "local replan"
+    if "retry" in kinds:
+        return "rollback" if writes(plan.step(fault.step), plan.contract) else "retry"
+    raise PlanvizError(f"the controller neither proceeded, retried nor replanned after {fault}")
+
+
+def _choice(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    said = " ".join(value.strip().lower().replace("_", " ").replace("-", " ").rstrip(".!").split())
+    return next((c for c, spellings in _CHOICES.items() if said in spellings), None)
+
+
+def check_exercise_7(choices: Any = None) -> Feedback:
+    """Exercise 7 (seed 004, the controller's four choices): for each failure of :data:`CONTROLLER_FAULTS`,
+    ``retry``, ``rollback``, ``proceed`` or ``local replan``; a dict letter -> choice."""
+    ex = "05 exercise 7"
+    hint = ("did the failure break anything (proceed if not)? does a retry fix it, and does the step write "
+            "(rollback first)? or did it spoil facts other steps need (local replan of the voided scope)?")
+    if is_blank(choices):
+        return unanswered(ex, "check_exercise_7(choices={'a': ..., 'b': ..., ...})", hint)
+    if not isinstance(choices, dict):
+        return wrong(ex, f"expected a dict such as {{'a': 'retry', ...}}, got {type(choices).__name__} "
+                         f"{short(choices)}", hint)
+    letters = {str(k).strip().strip("().").lower(): v for k, v in choices.items()}
+    extra = sorted(set(letters) - set(CONTROLLER_FAULTS))
+    if extra:
+        return wrong(ex, f"there is no failure {', '.join(map(repr, extra))}: they are "
+                         f"{', '.join(CONTROLLER_FAULTS)}", hint)
+    missing = [k for k in CONTROLLER_FAULTS if is_blank(letters.get(k))]
+    if missing:
+        return unanswered(ex, f"a choice for {', '.join(missing)}", hint)
+    read = {k: _choice(v) for k, v in letters.items()}
+    unread = [k for k, v in read.items() if v is None]
+    if unread:
+        return wrong(ex, f"{unread[0]}: {short(letters[unread[0]])} is not one of retry, rollback, proceed, "
+                         "local replan", hint)
+    if len(set(read.values())) == 1:
+        return wrong(ex, f"every failure gets {next(iter(read.values()))!r}: one choice does not fit every failure",
+                     hint)
+    plan = _cache()
+    off = [k for k, f in CONTROLLER_FAULTS.items() if read[k] != _controller_choice(plan, f)]
+    if off:
+        return wrong(ex, f"{len(off)} of {len(CONTROLLER_FAULTS)} choices are not what the controller does", hint)
+    return right(ex, "retry what a retry can fix; roll a writing step back before retrying it; proceed when "
+                     "nothing the plan needs was broken; replan locally (void the scope, re-issue it) when a "
+                     "failure spoiled facts other steps need. The run's events say which one the controller took.")
