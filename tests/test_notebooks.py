@@ -335,6 +335,10 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
            "tool_calls=3, model_calls=3, time=16.0, outcome_class='failure', work_voided=0), attribution='executor'" in text
     # the release refusal: a correct stop, a result rather than a failure: no one to blame
     assert re.search(r"outcome='refused'.*?outcome_class='correct_stop'.*?attribution=None", text, re.S)
+    # ... and the two that went on are blamed on the contract, with the reason printed beside the party
+    assert re.search(r"^direct\s+contract\s+the contract asks for a fact no route can have", text, re.M)
+    assert re.search(r"^workflow\s+contract\s+the contract asks for a fact no route can have", text, re.M)
+    assert re.search(r"^planner\s+None\s+a correct refusal", text, re.M)
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
@@ -515,3 +519,15 @@ def test_solutions_never_overwrite_the_notebooks_names(name):
     notebook = set().union(*(_assigned(c.source) for c in nb.cells if c.cell_type == "code"))
     solution = _assigned((SOLUTIONS / f"{Path(name).stem}.py").read_text(encoding="utf-8"))
     assert sorted(notebook & solution) == [], f"solutions/{Path(name).stem}.py rebinds the notebook's names"
+
+
+def test_the_comparison_notebook_is_in_order():
+    """07 reads as questions, runs, exercises, checks, recap: the exercise list after the last run (the ablation
+    and the real task set), every check cell after it, the recap last."""
+    nb = nbformat.read(NOTEBOOK_DIR / "07_is_planning_worth_it.ipynb", as_version=4)
+    cells = nb.cells
+    exercises = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Exercises"))
+    checks = [i for i, c in enumerate(cells) if c.cell_type == "code" and "check_exercise_" in c.source]
+    runs = [i for i, c in enumerate(cells) if c.cell_type == "code" and re.search(r"planviz\.(ablation|campaign)\(", c.source)]
+    assert max(runs) < exercises < min(checks)
+    assert cells[-1].source.startswith("## Recap") and max(checks) == len(cells) - 2

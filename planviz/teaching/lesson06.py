@@ -2,8 +2,9 @@
 
 ``check_reachable(fn)`` compares the student's own reachable-route function
 with :func:`planviz.reachable` on a few hundred random plans and run states;
-``check_exercise_1..4`` check the exercises (4: an executor acting outside the plan, found
-with ``frozen_plan_test(plan, contract, trace=run)`` on a recorded run) at the end of the notebook.
+``check_exercise_1..5`` check the exercises (4: an executor acting outside the plan, found
+with ``frozen_plan_test(plan, contract, trace=run)`` on a recorded run; 5: replanning on an empty
+result that has dependents, seed 003) at the end of the notebook.
 Solutions: notebooks/solutions/06_debugging_a_failed_run.py (run it with
 ``%run -i`` at the end of the notebook: it uses the notebook's agent).
 
@@ -28,7 +29,8 @@ from .agreement import agreement, reach_cases
 from .answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
-__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4"]
+__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
+           "check_exercise_5"]
 
 
 def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
@@ -212,3 +214,43 @@ def check_exercise_4(run: Any = None, out_of_plan: Any = None, attribution: Any 
     return right(ex, f"the trace shows {_set(frozenset(frozen.out_of_plan))} outside the route, read from what the "
                      f"executor did, not from what it said; with the route fixed the blame is "
                      f"{frozen.attribution!r}. On an agent that improvises, out_of_plan is the first column to read.")
+
+
+def check_exercise_5(run: Any = None) -> Feedback:
+    """Exercise 5 (seed 003): a recorded ``run`` in which a step returned an empty result (an observation with no
+    fact) while other steps depend on it, and the agent replanned (re-issued it) before any dependent started,
+    and completed."""
+    ex = "06 exercise 5"
+    how = ("record a run with the empty-first locate and your agent: on an empty result of a step that has "
+           "dependents, invalidate it and its descendants and replan (planviz.reissue) instead of stopping")
+    refused = _recorded(ex, run, "check_exercise_5(run=...)", how)
+    if refused is not None:
+        return refused
+    first = run.plans[0] if run.plans else None
+    empty = next((e for e in run.events if e.kind == "fail" and e.observation is not None
+                  and not e.observation.facts and first is not None and e.step in first.ids
+                  and any(e.step in s.depends_on for s in first.steps)), None)
+    if empty is None:
+        return wrong(ex, "no step of that run returned an empty result while other steps depend on it",
+                     "use the tools whose locate finds nothing on its first look (empty_tools)")
+    after = run.events[empty.index + 1:]
+    dependents = {s.id for s in first.steps if empty.step in s.depends_on}
+    started = next((e for e in after if e.kind == "start" and (e.step in dependents or any(
+        s.id == e.step and s.revises in dependents for p in run.plans for s in p.steps))), None)
+    replan = next((e for e in after if e.kind == "replan"), None)
+    if replan is None:
+        return wrong(ex, f"{empty.step!r} came back empty and the agent {'stopped' if started is None else 'went on'}"
+                         " without a new plan: that is the implicit agent of seed 003, which stops there", how)
+    if started is not None and started.index < replan.index:
+        return wrong(ex, f"{started.step!r} started on {empty.step!r}'s empty result before any replan: the empty "
+                         "result was passed on to a step that needs it", how)
+    redo = [s.id for p in run.plans for s in p.steps if s.revises == empty.step]
+    done = {e.step for e in run.events if e.kind == "complete"}
+    if not any(r in done for r in redo):
+        return wrong(ex, f"the new plan never completes a step that revises {empty.step!r}: the empty result was "
+                         "not asked for again", "re-issue the empty step (planviz.reissue) so it is tried again")
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    return right(ex, f"{empty.step!r} came back empty with {', '.join(sorted(dependents))} waiting on it; the agent "
+                     "replanned before any of them started, the re-issued step found what they need, and the run "
+                     "completed. An implicit agent stops there (seed 003): the plan knows who needs the result.")
