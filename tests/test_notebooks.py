@@ -357,6 +357,13 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     if (ROOT.parent / "shared" / "corpus" / "asynchow").is_dir():  # a real task set beside the worked example
         assert "campaign: 400 plans x 20 samples" in text
     assert (ROOT / "out" / "07_planning_worth_it" / "tool_error_flipbook.html").is_file()
+    # the chart of the campaign shows what its prose says: direct and planner at one height, apart on model calls
+    chart = next(str(o.get("data", {}).get("image/svg+xml", "")) + str(o.get("data", {}).get("text/html", ""))
+                 for o in outputs(nb) if "goal success rate against" in json.dumps(o.get("data", {})))
+    assert "goal success rate against model_calls" in chart
+    (dx, dy), _, (px, py) = [(float(x), float(y)) for x, y in
+                             re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', chart)[:3]]
+    assert dy == py and dx - px > 100, "the direct agent and the planner drawn on top of each other"
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
