@@ -289,6 +289,17 @@ def test_replanning_notebook_shows_each_rule_a_revision_obeys(executed):
     assert "goal_changed: the goal changed at 'S3' and no new goal was given" in text
     assert re.search(r"recheck\s+'S0' re-checked against the new goal: kept", text)
     assert re.search(r"recheck\s+'S1' re-checked against the new goal: voided", text)
+    # the receding horizon (seed 004's planning idea, moved here from notebook 06): expansion, awaiting_expansion,
+    # an approval wait
+    assert re.search(r"v2 expand\s+'F1' expanded into F1\.a, F1\.b: plan v2", text)
+    assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
+    assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
+    assert "warning over_budget" in text and "-> approval_denied" in text
+    # the goal-change picture is the new version: the new goal in its header, never the old one
+    svg = next(svg for svg in _svgs(nb) if "M1" in _statuses(svg))
+    drawn = ET.tostring(svg, encoding="unicode")
+    assert "Every tenant gets its own cache" in drawn and "Tenants never see" not in drawn
+    assert _statuses(svg) == {"S0": "done", "M1": "ready", "M2": "pending"}
 
 
 @pytest.mark.parametrize("name", ["02_validation.ipynb", "02b_planner_outputs_and_grading.ipynb", "04_simulated_run.ipynb",
@@ -332,11 +343,8 @@ def test_debugging_notebook_finds_the_route_died_and_writes_trace_and_report(exe
     assert "'executor'" in text
     assert "return_to_source -> restart at S1" in text
     assert "report.html" in text and "trace.jsonl" in text
-    # runs that stop without failing (moved from notebook 04): expansion, awaiting_expansion, an approval wait
-    assert re.search(r"v2 expand\s+'F1' expanded into F1\.a, F1\.b: plan v2", text)
-    assert "awaiting_expansion: the far-horizon step 'F2' is ready" in text
-    assert re.search(r"t=46 v3 approval\s+'change board ticket CB-311' approved 'F2\.a' after a wait of 4", text)
-    assert "warning over_budget" in text and "-> approval_denied" in text
+    # an executor's calls outside the plan, read from the recorded run with the route fixed: none for this agent
+    assert "evidence rate: 0.8 | out of plan: (none)" in text and re.search(r"^S4\s+performed=True\s+evidence=False$", text, re.M)
     report = ROOT / "out" / "06_failed_run" / "report.html"
     assert report.is_file() and report.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
 
@@ -382,6 +390,10 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
            "tool_calls=3, model_calls=3, time=16.0, outcome_class='failure', work_voided=0), attribution='executor'" in text
     # the release refusal: a correct stop, a result rather than a failure: no one to blame
     assert re.search(r"outcome='refused'.*?outcome_class='correct_stop'.*?attribution=None", text, re.S)
+    # ... and the two that went on are blamed on the contract, with the reason printed beside the party
+    assert re.search(r"^direct\s+contract\s+the contract asks for a fact no route can have", text, re.M)
+    assert re.search(r"^workflow\s+contract\s+the contract asks for a fact no route can have", text, re.M)
+    assert re.search(r"^planner\s+None\s+a correct refusal", text, re.M)
     assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text  # structural
     assert "image/gif" in mimetypes(nb)  # direct, workflow and planner side by side on the tool error
     assert (ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html").is_file()  # and on the side effect
@@ -400,6 +412,13 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     if (ROOT.parent / "shared" / "corpus" / "asynchow").is_dir():  # a real task set beside the worked example
         assert "campaign: 400 plans x 20 samples" in text
     assert (ROOT / "out" / "07_planning_worth_it" / "tool_error_flipbook.html").is_file()
+    # the chart of the campaign shows what its prose says: direct and planner at one height, apart on model calls
+    chart = next(str(o.get("data", {}).get("image/svg+xml", "")) + str(o.get("data", {}).get("text/html", ""))
+                 for o in outputs(nb) if "goal success rate against" in json.dumps(o.get("data", {})))
+    assert "goal success rate against model_calls" in chart
+    (dx, dy), _, (px, py) = [(float(x), float(y)) for x, y in
+                             re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', chart)[:3]]
+    assert dy == py and dx - px > 100, "the direct agent and the planner drawn on top of each other"
 
 
 def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
@@ -543,3 +562,15 @@ def test_the_prose_figures_are_printed_by_the_notebook(executed, name):
     code = "\n".join(c.source for c in ran.cells if c.cell_type == "code")
     unbacked = sorted(f for f in figures if not _backed(f, printed, code))
     assert unbacked == [], f"{name}: the prose says {unbacked}, which no cell prints"
+
+
+def test_the_comparison_notebook_is_in_order():
+    """07 reads as questions, runs, exercises, checks, recap: the exercise list after the last run (the ablation
+    and the real task set), every check cell after it, the recap last."""
+    nb = nbformat.read(NOTEBOOK_DIR / "07_is_planning_worth_it.ipynb", as_version=4)
+    cells = nb.cells
+    exercises = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Exercises"))
+    checks = [i for i, c in enumerate(cells) if c.cell_type == "code" and "check_exercise_" in c.source]
+    runs = [i for i, c in enumerate(cells) if c.cell_type == "code" and re.search(r"planviz\.(ablation|campaign)\(", c.source)]
+    assert max(runs) < exercises < min(checks)
+    assert cells[-1].source.startswith("## Recap") and max(checks) == len(cells) - 2

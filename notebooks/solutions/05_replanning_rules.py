@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import planviz
 from planviz import Fault
-from planviz.teaching.lesson05 import check_exercise_4, check_exercise_5, check_invariants
+from planviz.teaching.lesson05 import check_exercise_4, check_exercise_5, check_exercise_6, check_exercise_7, check_invariants
 
 
 # Build it: what a revision may not change. After a goal change, anything may (the new goal is the point).
@@ -53,10 +53,24 @@ def just_enough(goal, contract, state, old):
     return old.replace(steps=steps)
 
 
+# Exercise 6: the cut-over takes 6 h; a week of silence before retiring the old database cannot be
+# estimated at 20 h of work if the budget is 24: re-estimate the retirement (18 h of work: watch the
+# connection count, then drop the old cluster), keep the approval and rollback on the risky switch.
+within_budget = [dict(step) for step in cut_over]
+within_budget[1]["duration"] = 18
+
+# Exercise 7: a and f are time-outs on steps that write nothing (retry); b times out on the patch, which
+# writes src/cache/keys.py (rollback, then retry); c observes an extra fact nothing needs (proceed); d and e
+# spoil facts later steps need (local replan of the voided scope).
+controller_choices = {"a": "retry", "b": "rollback", "c": "proceed", "d": "local replan", "e": "local replan",
+                      "f": "retry"}
+
 CHECKED = {
     "check_invariants": check_invariants(refuse),
     "check_exercise_4": check_exercise_4(kept=kept, choice="b"),
     "check_exercise_5": check_exercise_5(propose=just_enough),
+    "check_exercise_6": check_exercise_6(steps=within_budget),
+    "check_exercise_7": check_exercise_7(choices=controller_choices),
 }
 
 for feedback in CHECKED.values():

@@ -8,10 +8,12 @@ exercise asks for, runs every answer through the notebook's check and prints
 the verdicts. CI runs it the same way.
 """
 
+import networkx as nx
+
 import planviz
-from planviz import Observation, Recorder
+from planviz import Observation, Recorder, Step
 from planviz.teaching.lesson06 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
-                                       check_reachable)
+                                       check_exercise_5, check_reachable)
 
 
 # Build it: the least fixed point with a worklist. Each remaining step counts what it still waits
@@ -80,11 +82,53 @@ fixed_recorder = Recorder(contract, clock=lambda: fixed_clock[0])
 run_agent(plan, fixed_recorder, fixed_clock, tools=fixed_tools)
 fixed_run = fixed_recorder.run
 
-# Exercise 4: the cut-over takes 6 h; a week of silence before retiring the old database cannot be
-# estimated at 20 h of work if the budget is 24: re-estimate the retirement (18 h of work: watch the
-# connection count, then drop the old cluster), keep the approval and rollback on the risky switch.
-within_budget = [dict(step) for step in cut_over]
-within_budget[1]["duration"] = 18
+# Exercise 4: the route plus one call of the agent's own (C1 runs before S3: the agent takes the lowest
+# ready id); the frozen-plan test finds C1 outside the plan, and blames the executor (S4 still lacks its
+# evidence, and the trace leaves the route).
+eager_route = plan.replace(steps=[*plan.steps, Step("C1", "Flush the shared cache to be safe", tool="flush_cache",
+                                                    depends_on=["S2"], expected_evidence="the cache is empty")])
+eager_tools = dict(TOOLS, C1=lambda results, again: {"flushed": 1200})
+
+
+def eager_observe(name, results):
+    if name == "C1":
+        return Observation(True, set(), data=results[name])
+    return observe(name, results)
+
+
+eager_clock = [0.0]
+eager_recorder = Recorder(contract, clock=lambda: eager_clock[0])
+run_agent(eager_route, eager_recorder, eager_clock, observe=eager_observe, tools=eager_tools)
+eager_frozen = planviz.frozen_plan_test(plan, contract, trace=eager_recorder.run)
+
+# Exercise 5: on an empty result of a step that has dependents, void it and what depends on it, re-issue
+# them and go on; everything else as run_agent does.
+def replanning_agent(plan, recorder, clock, observe=observe, tools=TOOLS):
+    recorder.propose(plan)
+    results = {}
+    while recorder.run.frame(-1).ready:
+        plan = recorder.run.plan
+        step = plan.step(min(recorder.run.frame(-1).ready))
+        name = step.revises or step.id
+        recorder.start(step.id)
+        results[name] = tools[name](results, again=step.revises is not None)
+        clock[0] += step.duration
+        seen = observe(name, results)
+        if "fail" in [e.kind for e in recorder.observe(step.id, seen)]:
+            needed_by = [s.id for s in plan.steps if step.id in s.depends_on]
+            if seen.facts or not needed_by or step.revises is not None:
+                recorder.stop("expected_evidence_missing", f"{step.id} did not show what it promised")
+                return
+            voided = {step.id} | nx.descendants(planviz.to_graph(plan), step.id)
+            trigger = f"{step.id} returned an empty result that {', '.join(needed_by)} need"
+            recorder.invalidate(voided, trigger, step_id=step.id)
+            recorder.replan(planviz.reissue(plan, voided, trigger), trigger)
+    recorder.stop("plan_complete")
+
+
+replanning_clock = [0.0]
+replanning_recorder = Recorder(contract, clock=lambda: replanning_clock[0])
+replanning_agent(plan, replanning_recorder, replanning_clock, tools=empty_tools)
 
 CHECKED = {
     "check_reachable": check_reachable(reachable),
@@ -92,7 +136,9 @@ CHECKED = {
                                          attribution=planviz.attribute(strict_run)),
     "check_exercise_2": check_exercise_2(run=cut_run, choice="b"),
     "check_exercise_3": check_exercise_3(run=fixed_run, choice="b"),
-    "check_exercise_4": check_exercise_4(steps=within_budget),
+    "check_exercise_4": check_exercise_4(run=eager_recorder.run, out_of_plan=eager_frozen.out_of_plan,
+                                         attribution=eager_frozen.attribution),
+    "check_exercise_5": check_exercise_5(run=replanning_recorder.run),
 }
 
 for feedback in CHECKED.values():

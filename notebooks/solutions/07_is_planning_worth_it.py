@@ -10,7 +10,7 @@ from dataclasses import replace
 import planviz
 from planviz import Fault, Plan, Step
 from planviz.teaching.lesson07 import (check_exercise_1, check_exercise_2, check_exercise_3, check_exercise_4,
-                                       check_reissue, check_exercise_5)
+                                       check_exercise_5, check_exercise_6, check_exercise_7, check_reissue)
 
 
 # Build it: the planner's re-issue. Name the new id of every voided step first (X.v<version + 1>), then copy
@@ -74,6 +74,19 @@ times = dict(direct=planviz.simulate(fan, strategy="direct").time, planner=planv
 frozen = planviz.frozen_plan_test(plan, contract, faults=[Fault("S1", "side_effect")])
 planner_run = planviz.simulate(plan, contract, faults=[Fault("S1", "side_effect")])
 
+# Exercise 6: a route known in advance is a workflow (a, e: an approval is a fixed step); candidates judged
+# before acting are a search (b, d); results that decide the next call, side effects and a world that
+# changes mid-run need agent planning (c, f).
+mechanism_choices = {"a": "workflow", "b": "search", "c": "agent", "d": "tree of thought", "e": "workflow",
+                     "f": "agent planning"}
+
+# Exercise 7: read from the printed ablation: -replanning falls to 0.47 [0.40, 0.54], wholly below the
+# planner's 0.86 [0.81, 0.90]; -scoped_recovery keeps 0.86 but voids 1.03 +-0.23 against 0.42 +-0.11
+# (work_voided; recovery_distance and duplicate_steps separate too); the gate, the premise stop, far-step
+# expansion and the evidence check print the planner's row exactly: nothing in this fault model uses them.
+ablation_reading = dict(loses_success="replanning", wasteful="scoped_recovery", metric="work_voided",
+                        unexercised=["validation_gate", "premises_stop", "far_expansion", "evidence_check"])
+
 CHECKED = {
     "check_reissue": check_reissue(reissue),
     "check_exercise_1": check_exercise_1(tool_calls=more.metrics.tool_calls, model_calls=more.metrics.model_calls,
@@ -83,6 +96,8 @@ CHECKED = {
     "check_exercise_4": check_exercise_4(plan=fan, **times),
     "check_exercise_5": check_exercise_5(evidence_rate=frozen.evidence_rate, attribution=frozen.attribution,
                                          planner_outcome=planner_run.outcome),
+    "check_exercise_6": check_exercise_6(choices=mechanism_choices),
+    "check_exercise_7": check_exercise_7(ablation=ablated, **ablation_reading),
 }
 
 for feedback in CHECKED.values():

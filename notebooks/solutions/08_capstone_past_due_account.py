@@ -45,7 +45,7 @@ review_contract = Contract(intent="read", tools={**tools, "draft_payment_plan_of
 # collections team lead, and its check is what you would see if the offer went out. The contract
 # forbids the harm the analyst fears most. The original plan meets neither milestone, so this contract
 # refuses it. What the check leaves to a person: its rubric (lesson08.RUBRIC).
-hold = Step("step_hold", "check_collections_hold(customer_id='C-17')", tool="check_collections_hold",
+hold_lookup = Step("step_hold", "check_collections_hold(customer_id='C-17')", tool="check_collections_hold",
             kind="hold_check", arguments={"customer_id": "C-17"}, depends_on=("step_1",),
             produces=("no_collections_hold",), expected_evidence="the account's holds as of today: none")
 afford = Step("step_afford", "check_affordability(customer_id='C-17', installment='{{step_3.installment}}')",
@@ -56,7 +56,7 @@ afford = Step("step_afford", "check_affordability(customer_id='C-17', installmen
 send = replace(plan.step("step_4"), depends_on=("step_3", "step_hold", "step_afford"),
                requires=plan.step("step_4").requires + ("no_collections_hold", "installment_affordable"),
                approval="collections team lead", check="the offer id appears in the account's offers")
-safe_plan = plan.replace(steps=[plan.step("step_1"), hold, plan.step("step_2"), plan.step("step_3"), afford, send,
+safe_plan = plan.replace(steps=[plan.step("step_1"), hold_lookup, plan.step("step_2"), plan.step("step_3"), afford, send,
                                 plan.step("step_5")])
 safe_contract = Contract(intent="write", tools={**tools, "check_collections_hold": ToolSpec(),
                                                 "check_affordability": ToolSpec()},

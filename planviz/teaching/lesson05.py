@@ -24,6 +24,8 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
+import networkx as nx
+
 from ..errors import PlanvizError
 from ..examples import load
 from ..plan.model import Contract, Plan, ToolSpec
@@ -31,12 +33,17 @@ from ..runs.events import Run
 from ..runs.fault import Fault
 from ..runs.measures import metrics
 from ..runs.revision import changed_invariants, redundant_work
+from ..checks.static import writes
 from ..runs.simulation import simulate
+from ..structure.graph import to_graph
 from .answers import Unreadable, ids, short, stop_reason
 from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
-__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5"]
+__all__ = ["check_invariants", "check_exercise_4", "check_exercise_5", "check_exercise_6", "check_exercise_7",
+           "APPROVAL_TIME", "CONTROLLER_FAULTS"]
+
+APPROVAL_TIME = 4  # exercise 6: hours the change board takes
 
 
 def _cache() -> Plan:
@@ -251,3 +258,140 @@ def check_invariants(refuse: Any) -> Feedback:
     return right(ex, f"your guard agrees with the controller on all {len(questions)} revisions. A replanner may "
                      "change the route, never what the route is for: the goal, the milestones, the forbidden steps "
                      "and states, the intent and the budgets stay as the run began, unless the goal itself changed.")
+
+
+def check_exercise_6(steps: Any = None) -> Feedback:
+    """Exercise 6 (the receding horizon, moved here from notebook 06): concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
+    migration and keep the change board's approval."""
+    ex = "05 exercise 6"
+    far = load("far_horizon")
+    budget = far.step("F2").budget
+    if budget is None:  # the far step of the example carries its budget
+        raise PlanvizError("step F2 of far_horizon has no budget")
+    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
+           "the first requiring reads_migrated, the last producing writes_migrated")
+    if is_blank(steps):
+        return unanswered(ex, "check_exercise_6(steps=[...])", how)
+    try:
+        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
+    except PlanvizError as exc:
+        return wrong(ex, f"that expansion cannot be used: {exc}", how)
+    final = run.plan
+    if final is None:  # a simulated run proposes its plan first
+        raise PlanvizError("the simulated run carries no plan")
+    over = [f for f in final.import_findings if f.code == "over_budget"]
+    if run.outcome != "plan_complete":
+        return wrong(ex, f"the run ends {stop_reason(run)}", how)
+    if over:
+        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
+    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
+    if promised:
+        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
+    if not any(e.kind == "approval" for e in run.events):
+        return wrong(ex, "no step waits for the change board any more",
+                     "the step that switches the writes is still high risk: keep its approval and rollback")
+    gamed = _expansion_games(ex, far, final, run)  # a Feedback is falsy when not passed: no `or` here
+    if gamed is not None:
+        return gamed
+    return right(
+        ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
+            "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
+            "is checked against it when the near work has shown what it involves.")
+
+
+def _expansion_games(ex: str, far: Any, final: Any, run: Run) -> Feedback | None:
+    """A "not yet" for an expansion that passes the budget and the approval count by gaming them: work estimated
+    at 0 h, the approval moved off the step that switches the writes, the old database retired before the switch."""
+    new = [s for s in final.steps if s.id not in far.ids]
+    free = [s.id for s in new if s.duration == 0]
+    if free:
+        return wrong(ex, f"{', '.join(free)} {'takes' if len(free) == 1 else 'take'} 0 h: work estimated at nothing fits any budget",
+                     "estimate what each step really takes; re-estimate the long one rather than zero it")
+    needs = set(far.step("F2").requires)
+    switch = [s.id for s in new if needs & set(s.requires)]
+    approved = {e.step for e in run.events if e.kind == "approval"}
+    unguarded = [sid for sid in switch if sid not in approved]
+    if unguarded:
+        return wrong(ex, f"{', '.join(unguarded)} switches the writes without waiting for the change board: an "
+                         "approval on another step does not guard the switch",
+                     "keep risk, approval and rollback on the step that switches the writes")
+    graph = to_graph(final)
+    early = [s.id for s in new if set(far.step("F2").produces) & set(s.produces)
+             and not ({s.id} | nx.ancestors(graph, s.id)) & set(switch)]
+    if early:
+        return wrong(ex, f"{', '.join(early)} finishes the migration without waiting for the switch of the writes: "
+                         "the old database would be retired while it still takes writes",
+                     "the step that retires the old database depends on the one that switches the writes")
+    return None
+
+
+#: Exercise 7: one failure per letter; which of the controller's four choices follows each is read from a run.
+CONTROLLER_FAULTS = {
+    "a": Fault("S0", "transient"),
+    "b": Fault("S3", "transient", times=2),
+    "c": Fault("S1", "extra_fact", fact="legacy_builder_seen"),
+    "d": Fault("S4", "withdraw", fact="patch_applied"),
+    "e": Fault("S3", "side_effect"),
+    "f": Fault("S2", "transient"),
+}
+_CHOICES = {"retry": ("retry", "retry it", "retry in place"),
+            "rollback": ("rollback", "roll back", "rollback then retry", "roll back and retry", "rollback and retry"),
+            "proceed": ("proceed", "go on", "continue", "carry on"),
+            "local replan": ("local replan", "replan", "local re plan", "re plan", "replan locally")}
+
+
+def _controller_choice(plan: Plan, fault: Fault) -> str:
+    """What the controller did after ``fault``, read from the planner's run: nothing failed (proceed), a retry (of a
+    writing step: rollback first), or a voided scope re-issued (local replan)."""
+    run = simulate(plan, plan.contract, faults=[fault])
+    kinds = [e.kind for e in run.events if e.step == fault.step or e.kind == "replan"]
+    if "fail" not in kinds:
+        return "proceed"
+    if "replan" in kinds:
+        return "local replan"
+    if "retry" in kinds:
+        return "rollback" if writes(plan.step(fault.step), plan.contract) else "retry"
+    raise PlanvizError(f"the controller neither proceeded, retried nor replanned after {fault}")
+
+
+def _choice(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    said = " ".join(value.strip().lower().replace("_", " ").replace("-", " ").rstrip(".!").split())
+    return next((c for c, spellings in _CHOICES.items() if said in spellings), None)
+
+
+def check_exercise_7(choices: Any = None) -> Feedback:
+    """Exercise 7 (seed 004, the controller's four choices): for each failure of :data:`CONTROLLER_FAULTS`,
+    ``retry``, ``rollback``, ``proceed`` or ``local replan``; a dict letter -> choice."""
+    ex = "05 exercise 7"
+    hint = ("did the failure break anything (proceed if not)? does a retry fix it, and does the step write "
+            "(rollback first)? or did it spoil facts other steps need (local replan of the voided scope)?")
+    if is_blank(choices):
+        return unanswered(ex, "check_exercise_7(choices={'a': ..., 'b': ..., ...})", hint)
+    if not isinstance(choices, dict):
+        return wrong(ex, f"expected a dict such as {{'a': 'retry', ...}}, got {type(choices).__name__} "
+                         f"{short(choices)}", hint)
+    letters = {str(k).strip().strip("().").lower(): v for k, v in choices.items()}
+    extra = sorted(set(letters) - set(CONTROLLER_FAULTS))
+    if extra:
+        return wrong(ex, f"there is no failure {', '.join(map(repr, extra))}: they are "
+                         f"{', '.join(CONTROLLER_FAULTS)}", hint)
+    missing = [k for k in CONTROLLER_FAULTS if is_blank(letters.get(k))]
+    if missing:
+        return unanswered(ex, f"a choice for {', '.join(missing)}", hint)
+    read = {k: _choice(v) for k, v in letters.items()}
+    unread = [k for k, v in read.items() if v is None]
+    if unread:
+        return wrong(ex, f"{unread[0]}: {short(letters[unread[0]])} is not one of retry, rollback, proceed, "
+                         "local replan", hint)
+    if len(set(read.values())) == 1:
+        return wrong(ex, f"every failure gets {next(iter(read.values()))!r}: one choice does not fit every failure",
+                     hint)
+    plan = _cache()
+    off = [k for k, f in CONTROLLER_FAULTS.items() if read[k] != _controller_choice(plan, f)]
+    if off:
+        return wrong(ex, f"{len(off)} of {len(CONTROLLER_FAULTS)} choices are not what the controller does", hint)
+    return right(ex, "retry what a retry can fix; roll a writing step back before retrying it; proceed when "
+                     "nothing the plan needs was broken; replan locally (void the scope, re-issue it) when a "
+                     "failure spoiled facts other steps need. The run's events say which one the controller took.")

@@ -2,7 +2,9 @@
 
 ``check_reachable(fn)`` compares the student's own reachable-route function
 with :func:`planviz.reachable` on a few hundred random plans and run states;
-``check_exercise_1..4`` check the exercises at the end of the notebook.
+``check_exercise_1..5`` check the exercises (4: an executor acting outside the plan, found
+with ``frozen_plan_test(plan, contract, trace=run)`` on a recorded run; 5: replanning on an empty
+result that has dependents, seed 003) at the end of the notebook.
 Solutions: notebooks/solutions/06_debugging_a_failed_run.py (run it with
 ``%run -i`` at the end of the notebook: it uses the notebook's agent).
 
@@ -16,22 +18,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import networkx as nx
-
 from ..analysis.reach import reachable
 from ..errors import PlanvizError
 from ..examples import load
+from ..runs.comparisons.frozenplan import frozen_plan_test
 from ..runs.events import Run
 from ..runs.measures import attribute
 from ..runs.simulation import simulate
-from ..structure.graph import to_graph
 from .agreement import agreement, reach_cases
-from .answers import Unreadable, id_of, in_plan, same_word, short, stop_reason
+from .answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
 from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
-__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "APPROVAL_TIME"]
-
-APPROVAL_TIME = 4  # exercise 4: hours the change board takes
+__all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
+           "check_exercise_5"]
 
 
 def _oracle(plan: Any, completed: frozenset[str], facts: frozenset[str]) -> frozenset[str]:
@@ -179,66 +178,79 @@ def check_exercise_3(run: Any = None, choice: Any = None) -> Feedback:
                            "what does completing every step's milestones prove, and what could a plan leave out?")
 
 
-def check_exercise_4(steps: Any = None) -> Feedback:
-    """Exercise 4: concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
-    migration and keep the change board's approval."""
+def check_exercise_4(run: Any = None, out_of_plan: Any = None, attribution: Any = None) -> Feedback:
+    """Exercise 4: a recorded ``run`` of an executor that makes a call the route does not have, the calls the
+    frozen-plan test finds outside the plan (``out_of_plan``) and its ``attribution``."""
     ex = "06 exercise 4"
-    far = load("far_horizon")
-    budget = far.step("F2").budget
-    if budget is None:  # the far step of the example carries its budget
-        raise PlanvizError("step F2 of far_horizon has no budget")
-    how = (f"a list of step mappings like cut_over: at most {budget.steps} steps and {budget.duration:g} h in all, "
-           "the first requiring reads_migrated, the last producing writes_migrated")
-    if is_blank(steps):
-        return unanswered(ex, "check_exercise_4(steps=[...])", how)
+    how = ("record a run with run_agent on a route of your own (the plan's steps and one more call), then "
+           "frozen = planviz.frozen_plan_test(plan, contract, trace=your_run) and read frozen.out_of_plan")
+    refused = _recorded(ex, run, "check_exercise_4(run=..., out_of_plan=..., attribution=...)", how)
+    if refused is not None:
+        return refused
+    plan = load("cache_isolation")
     try:
-        run = simulate(far, expand={"F2": steps}, approval_time=APPROVAL_TIME)
+        frozen = frozen_plan_test(plan, plan.contract, trace=run)
     except PlanvizError as exc:
-        return wrong(ex, f"that expansion cannot be used: {exc}", how)
-    final = run.plan
-    if final is None:  # a simulated run proposes its plan first
-        raise PlanvizError("the simulated run carries no plan")
-    over = [f for f in final.import_findings if f.code == "over_budget"]
+        return wrong(ex, f"the frozen-plan test cannot read that run against the notebook's plan: {exc}", how)
+    skipped = [sid for sid, p in frozen.steps.items() if not p.performed]
+    if skipped:
+        return wrong(ex, f"your executor never performed {', '.join(skipped)} of the route: that is a different "
+                         "route, not an executor that adds a call to this one",
+                     "keep every step of the plan and add one call the plan does not have")
+    if not frozen.out_of_plan:
+        return wrong(ex, "the frozen-plan test finds no call outside the plan in that run: your executor kept to "
+                         "the route", "give your route one more step (a call the plan does not have) and make "
+                         "sure the agent runs it before it stops")
+    if is_blank(out_of_plan) or is_blank(attribution):
+        return unanswered(ex, "your answers out_of_plan=... and attribution=...", how)
+    named = ids(out_of_plan)
+    if isinstance(named, Unreadable):
+        return wrong(ex, f"out_of_plan should be step ids: {named.why}", how)
+    if named != frozenset(frozen.out_of_plan):
+        return wrong(ex, f"the frozen-plan test does not find {_set(named)} outside the plan in your run", how)
+    if not same_word(attribution, str(frozen.attribution)):
+        return wrong(ex, f"the frozen-plan test does not blame {short(attribution)} for your run",
+                     "read frozen.attribution and frozen.reason")
+    return right(ex, f"the trace shows {_set(frozenset(frozen.out_of_plan))} outside the route, read from what the "
+                     f"executor did, not from what it said; with the route fixed the blame is "
+                     f"{frozen.attribution!r}. On an agent that improvises, out_of_plan is the first column to read.")
+
+
+def check_exercise_5(run: Any = None) -> Feedback:
+    """Exercise 5 (seed 003): a recorded ``run`` in which a step returned an empty result (an observation with no
+    fact) while other steps depend on it, and the agent replanned (re-issued it) before any dependent started,
+    and completed."""
+    ex = "06 exercise 5"
+    how = ("record a run with the empty-first locate and your agent: on an empty result of a step that has "
+           "dependents, invalidate it and its descendants and replan (planviz.reissue) instead of stopping")
+    refused = _recorded(ex, run, "check_exercise_5(run=...)", how)
+    if refused is not None:
+        return refused
+    first = run.plans[0] if run.plans else None
+    empty = next((e for e in run.events if e.kind == "fail" and e.observation is not None
+                  and not e.observation.facts and first is not None and e.step in first.ids
+                  and any(e.step in s.depends_on for s in first.steps)), None)
+    if empty is None:
+        return wrong(ex, "no step of that run returned an empty result while other steps depend on it",
+                     "use the tools whose locate finds nothing on its first look (empty_tools)")
+    after = run.events[empty.index + 1:]
+    dependents = {s.id for s in first.steps if empty.step in s.depends_on}
+    started = next((e for e in after if e.kind == "start" and (e.step in dependents or any(
+        s.id == e.step and s.revises in dependents for p in run.plans for s in p.steps))), None)
+    replan = next((e for e in after if e.kind == "replan"), None)
+    if replan is None:
+        return wrong(ex, f"{empty.step!r} came back empty and the agent {'stopped' if started is None else 'went on'}"
+                         " without a new plan: that is the implicit agent of seed 003, which stops there", how)
+    if started is not None and started.index < replan.index:
+        return wrong(ex, f"{started.step!r} started on {empty.step!r}'s empty result before any replan: the empty "
+                         "result was passed on to a step that needs it", how)
+    redo = [s.id for p in run.plans for s in p.steps if s.revises == empty.step]
+    done = {e.step for e in run.events if e.kind == "complete"}
+    if not any(r in done for r in redo):
+        return wrong(ex, f"the new plan never completes a step that revises {empty.step!r}: the empty result was "
+                         "not asked for again", "re-issue the empty step (planviz.reissue) so it is tried again")
     if run.outcome != "plan_complete":
         return wrong(ex, f"the run ends {stop_reason(run)}", how)
-    if over:
-        return wrong(ex, f"the expansion is over budget: {over[0].message}", how)
-    promised = [f for f in far.step("F2").produces if f not in run.state.facts]
-    if promised:
-        return wrong(ex, f"the run completes, but {promised[0]!r}, which F2 promised, is never established", how)
-    if not any(e.kind == "approval" for e in run.events):
-        return wrong(ex, "no step waits for the change board any more",
-                     "the step that switches the writes is still high risk: keep its approval and rollback")
-    gamed = _expansion_games(ex, far, final, run)  # a Feedback is falsy when not passed: no `or` here
-    if gamed is not None:
-        return gamed
-    return right(
-        ex, f"F2 became concrete work within its budget; the run completes at t={run.time:g} h, the "
-            "cut-over waiting for its approval. The far step was a promise with a budget; its expansion "
-            "is checked against it when the near work has shown what it involves.")
-
-
-def _expansion_games(ex: str, far: Any, final: Any, run: Run) -> Feedback | None:
-    """A "not yet" for an expansion that passes the budget and the approval count by gaming them: work estimated
-    at 0 h, the approval moved off the step that switches the writes, the old database retired before the switch."""
-    new = [s for s in final.steps if s.id not in far.ids]
-    free = [s.id for s in new if s.duration == 0]
-    if free:
-        return wrong(ex, f"{', '.join(free)} {'takes' if len(free) == 1 else 'take'} 0 h: work estimated at nothing fits any budget",
-                     "estimate what each step really takes; re-estimate the long one rather than zero it")
-    needs = set(far.step("F2").requires)
-    switch = [s.id for s in new if needs & set(s.requires)]
-    approved = {e.step for e in run.events if e.kind == "approval"}
-    unguarded = [sid for sid in switch if sid not in approved]
-    if unguarded:
-        return wrong(ex, f"{', '.join(unguarded)} switches the writes without waiting for the change board: an "
-                         "approval on another step does not guard the switch",
-                     "keep risk, approval and rollback on the step that switches the writes")
-    graph = to_graph(final)
-    early = [s.id for s in new if set(far.step("F2").produces) & set(s.produces)
-             and not ({s.id} | nx.ancestors(graph, s.id)) & set(switch)]
-    if early:
-        return wrong(ex, f"{', '.join(early)} finishes the migration without waiting for the switch of the writes: "
-                         "the old database would be retired while it still takes writes",
-                     "the step that retires the old database depends on the one that switches the writes")
-    return None
+    return right(ex, f"{empty.step!r} came back empty with {', '.join(sorted(dependents))} waiting on it; the agent "
+                     "replanned before any of them started, the re-issued step found what they need, and the run "
+                     "completed. An implicit agent stops there (seed 003): the plan knows who needs the result.")

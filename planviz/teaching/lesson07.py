@@ -38,9 +38,10 @@ from .agreement import agreement
 from .answers import Unreadable, number, same_word, short, stop_reason
 from .cases import reissue_cases
 from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from .mechanisms import choose, read_ablation
 
 __all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
-           "check_exercise_5", "STRUCTURAL", "MORE_REPLANS", "FROZEN_FAULT"]
+           "check_exercise_5", "check_exercise_6", "check_exercise_7", "STRUCTURAL", "MORE_REPLANS", "FROZEN_FAULT"]
 
 #: The structural side effect: every re-issued patch breaks the hit rate again.
 STRUCTURAL = Fault("S4", "side_effect", times=10)
@@ -310,3 +311,17 @@ def check_exercise_5(evidence_rate: Any = None, attribution: Any = None, planner
                      f"{expected:.2f}, the executor's failure. The planner hides it: it voids S1's scope, "
                      f"replans and completes ({m.tool_calls} tool calls, {m.replans} replan). Scored on success "
                      "alone the system looks sound; measure the executor with the route fixed.")
+
+
+def check_exercise_6(choices: Any = None) -> Feedback:
+    """Exercise 6 (seed 004, choosing the mechanism): for each task of ``mechanisms.TASKS``, ``workflow``,
+    ``search`` (tree of thought) or ``agent`` (agent planning); a dict letter -> mechanism."""
+    return choose("07 exercise 6", choices)
+
+
+def check_exercise_7(ablation: Any = None, loses_success: Any = None, wasteful: Any = None, metric: Any = None,
+                     unexercised: Any = None) -> Feedback:
+    """Exercise 7 (reading the metrics and an ablation): from the notebook's ``ablation``, the mechanism whose
+    removal costs goal success, the one whose removal keeps it but voids more verified work, a ``metric`` whose
+    intervals show it, and the mechanisms this fault model never exercises."""
+    return read_ablation("07 exercise 7", ablation, loses_success, wasteful, metric, unexercised)
