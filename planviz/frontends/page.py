@@ -28,6 +28,7 @@ from importlib.resources import files
 from typing import Any
 
 from ..pictures.escape import SHOWN_IN_PAGES, escape_html
+from .pagedata import encode_page
 
 __all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
            "STYLE"]
@@ -91,7 +92,7 @@ async function planvizSnapshot() {  // the page's data: gzip in base64, unpacked
   const block = document.getElementById('planviz-data');
   const bytes = Uint8Array.from(atob(block.textContent.trim()), (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  const snapshot = JSON.parse(await new Response(stream).text());
+  const snapshot = decodePage(JSON.parse(await new Response(stream).text()));  // the columns back to rows
   document.querySelectorAll('[data-planviz-slot]').forEach((el) => {  // the no-script view's copy of a picture
     const keys = el.getAttribute('data-planviz-slot').split('.');
     const node = keys.slice(0, -1).reduce((at, key) => at[key], snapshot);
@@ -140,10 +141,11 @@ def page_script() -> str:
 def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = "") -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
     without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
-    (\"recorded run\"...), under the title. The data travels gzipped in base64 (a fifth of the size or less; the
-    browser unpacks it natively), without the strings the no-script view holds (:func:`shared_slot`)."""
+    (\"recorded run\"...), under the title. The data travels as columns (:func:`~planviz.frontends.pagedata.encode_page`)
+    gzipped in base64 (the browser unpacks it natively), without the strings the no-script view holds
+    (:func:`shared_slot`)."""
     script = page_script()
-    raw = script_json(_share(snapshot, noscript)).encode("utf-8")
+    raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")
     data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
             + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
 
