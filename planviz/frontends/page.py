@@ -147,7 +147,7 @@ def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", sty
     script = page_script()
     raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")
     data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-            + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
+            + base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii") + "</script>")
 
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">
