@@ -14,9 +14,55 @@ const FLAGS = ['voided', 'kept', 'conflict', 'not_run'];
 const PLAY_MS = 900;
 const LOG_WINDOW = 40;
 
+function h(tag, props, children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === 'text') { el.textContent = v; }
+    else if (k === 'cls') { el.className = v; }
+    else if (k.startsWith('on')) { el.addEventListener(k.slice(2), v); }
+    else { el.setAttribute(k, v); }
+  }
+  for (const c of children || []) { if (c) { el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); } }
+  return el;
+}
+
+function markup(html) {  // markup planviz made (render's SVG, the timeline), as nodes
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}
+
+function fill(list, items, empty) {
+  list.textContent = '';
+  if (!items.length) { list.appendChild(h('li', {cls: 'pv-empty', text: empty || '(none)'})); }
+  for (const t of items) { list.appendChild(h('li', {text: t})); }
+}
+
+const SHORT = 300;  // characters of a long text shown before "show all"
+
+function long(text, cls) {  // untrusted text, trimmed to SHORT characters with a button that shows it whole
+  const pre = h('pre', {cls: 'pv-text' + (cls ? ' ' + cls : ''), text: text.length > SHORT ? text.slice(0, SHORT) + '\u2026' : text});
+  if (text.length <= SHORT) { return pre; }
+  const more = h('button', {type: 'button', cls: 'pv-more', text: 'show all ' + text.length + ' characters',
+                            'aria-label': 'show the whole text'});
+  more.addEventListener('click', () => {
+    const whole = more.getAttribute('data-whole') === '1';
+    pre.textContent = whole ? text.slice(0, SHORT) + '\u2026' : text;
+    more.textContent = whole ? 'show all ' + text.length + ' characters' : 'show less';
+    more.setAttribute('data-whole', whole ? '0' : '1');
+  });
+  return h('div', {cls: 'pv-long'}, [pre, more]);
+}
+
+function turnsBox(turns) {  // a chat thread's turns, who said what, in order (the latest reply last, scrolled to)
+  const list = h('ol', {cls: 'pv-turn-list'}, turns.map(([role, text]) => h('li', {cls: 'pv-turn pv-role-' + String(role).replace(/[^a-z]/g, '')},
+    [h('span', {cls: 'pv-role', text: role}), long(text)])));
+  return h('section', {cls: 'pv-turns', 'aria-label': 'conversation'}, [h('p', {cls: 'pv-legend-title', text: 'Conversation (' + turns.length + ' turn' + (turns.length === 1 ? '' : 's') + ')'}), list]);
+}
+
 // ---- page data: the one decoder of planviz's page format (planviz/frontends/pagedata.schema.json, written by
 // pagedata.py). It gives back the snapshot the rest of this module reads; a snapshot not in the format passes.
-function decodeColumn(c, strings, rows) {  // one value per row where the key is present (absent: skipped rows)
+function decodeColumn(c, strings) {  // one value per row where the key is present (absent: skipped rows)
   const out = [], str = (k) => (k === null ? null : strings[k]);
   if (c.str) { return c.str.map(str); }
   if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
@@ -74,52 +120,6 @@ function pageSnapshot(model) {  // the model's snapshot, decoded once per value 
   return DECODED.get(raw);
 }
 // ---- end of the page data decoder
-
-function h(tag, props, children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props || {})) {
-    if (k === 'text') { el.textContent = v; }
-    else if (k === 'cls') { el.className = v; }
-    else if (k.startsWith('on')) { el.addEventListener(k.slice(2), v); }
-    else { el.setAttribute(k, v); }
-  }
-  for (const c of children || []) { if (c) { el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); } }
-  return el;
-}
-
-function markup(html) {  // markup planviz made (render's SVG, the timeline), as nodes
-  const t = document.createElement('template');
-  t.innerHTML = html;
-  return t.content;
-}
-
-function fill(list, items, empty) {
-  list.textContent = '';
-  if (!items.length) { list.appendChild(h('li', {cls: 'pv-empty', text: empty || '(none)'})); }
-  for (const t of items) { list.appendChild(h('li', {text: t})); }
-}
-
-const SHORT = 300;  // characters of a long text shown before "show all"
-
-function long(text, cls) {  // untrusted text, trimmed to SHORT characters with a button that shows it whole
-  const pre = h('pre', {cls: 'pv-text' + (cls ? ' ' + cls : ''), text: text.length > SHORT ? text.slice(0, SHORT) + '\u2026' : text});
-  if (text.length <= SHORT) { return pre; }
-  const more = h('button', {type: 'button', cls: 'pv-more', text: 'show all ' + text.length + ' characters',
-                            'aria-label': 'show the whole text'});
-  more.addEventListener('click', () => {
-    const whole = more.getAttribute('data-whole') === '1';
-    pre.textContent = whole ? text.slice(0, SHORT) + '\u2026' : text;
-    more.textContent = whole ? 'show all ' + text.length + ' characters' : 'show less';
-    more.setAttribute('data-whole', whole ? '0' : '1');
-  });
-  return h('div', {cls: 'pv-long'}, [pre, more]);
-}
-
-function turnsBox(turns) {  // a chat thread's turns, who said what, in order (the latest reply last, scrolled to)
-  const list = h('ol', {cls: 'pv-turn-list'}, turns.map(([role, text]) => h('li', {cls: 'pv-turn pv-role-' + String(role).replace(/[^a-z]/g, '')},
-    [h('span', {cls: 'pv-role', text: role}), long(text)])));
-  return h('section', {cls: 'pv-turns', 'aria-label': 'conversation'}, [h('p', {cls: 'pv-legend-title', text: 'Conversation (' + turns.length + ' turn' + (turns.length === 1 ? '' : 's') + ')'}), list]);
-}
 
 // One run: its pictures, facts and ready set at any event, and the panels around them.
 class RunView {
