@@ -7,7 +7,8 @@ Figures: seconds of ``report_html`` alone (the trace loaded beforehand), microse
 exponent between sizes (1 = linear). CPU time (process_time), best of a few runs at the small sizes; set
 ``PLANVIZ_BENCH_REPORT_UP_TO`` to stop earlier (the 100k case takes a minute or two). Goals (issue 28's
 "linear"): the time exponent against events between the two largest sizes at most 1.15, for the OTel trace and
-for the two-run report.
+for the two-run report; issue 43's: the report of the largest OTel trace (the synthetic ReAct trace,
+tests/runs/otlp.react_trace) at most half the trace file's size, built within 5 s.
 
 Run: ``.venv/bin/python benchmarks/bench_report_scaling.py`` (or ``make bench``).
 """
@@ -29,6 +30,7 @@ from common import best, exponent, figure, show_exponent  # noqa: E402
 
 UP_TO = int(os.environ.get("PLANVIZ_BENCH_REPORT_UP_TO", "100000"))
 LINEAR = 1.15  # issue 28: "linear" is a time exponent of at most 1.15 between the two largest sizes
+SIZE_RATIO, BUILD_SECONDS = 0.5, 5.0  # issue 43: a report at most half its trace's size, built within 5 s
 
 
 def timed(fn, repeats: int) -> float:
@@ -71,13 +73,16 @@ def main() -> dict:
             otel_s.append(seconds)
             events = len(run.events)
             row = {"spans": n, "events": events, "seconds": round(seconds, 2),
-                   "us_per_event": round(1e6 * seconds / events, 1), "mb": round(page.stat().st_size / 1e6, 2)}
+                   "us_per_event": round(1e6 * seconds / events, 1), "mb": round(page.stat().st_size / 1e6, 2),
+                   "trace_mb": round(trace.stat().st_size / 1e6, 2),
+                   "size_ratio": round(page.stat().st_size / trace.stat().st_size, 3)}
             row["exponent"] = show_exponent(exponent([previous[0], events], [previous[1], seconds])[1]
                                             if previous else None)
             previous = (events, seconds)
             out["otel"].append(row)
             print(f"report of {n:>7,} OTel spans ({events:,} events): {seconds:7.2f} s, {row['us_per_event']} µs per "
-                  f"event, {row['mb']} MB, exponent {row['exponent']}", flush=True)
+                  f"event, {row['mb']} MB ({row['size_ratio']} of the {row['trace_mb']} MB trace), exponent {row['exponent']}",
+                  flush=True)
         previous = None
         for n in (100, 1_000):
             plan = layered(n)
@@ -97,6 +102,12 @@ def main() -> dict:
     otel = [{**r, "seconds": s} for r, s in zip(out["otel"], otel_s)]
     pair = [{**r, "seconds": s} for r, s in zip(out["pair"], pair_s)]
     figures = [linear("`report_html` OTel", otel, "spans"), linear("two-run `report_html([a, b])`", pair, "steps")]
+    if otel:  # issue 43: the report of the largest trace at most half its size, built within 5 s
+        top = otel[-1]
+        figures += [figure(f"report / trace size, {top['spans']:,} OTel spans", top["size_ratio"], at_most=SIZE_RATIO,
+                           detail=f"{top['mb']} MB report, {top['trace_mb']} MB trace"),
+                    figure(f"`report_html` of {top['spans']:,} OTel spans", top["seconds"], at_most=BUILD_SECONDS,
+                           unit=" s", detail="CPU seconds, the trace loaded beforehand")]
     return {"figures": [f for f in figures if f is not None], **out}
 
 

@@ -8,6 +8,7 @@ module            owns
 ``explorer.js``   the one front end (ES module, with ``explorer.css``): the widget's, inlined by every page
 ``snapshot``      what the front end draws a run from: pictures, deltas, log, details, legend, timeline
 ``deltatable``    what the front end steps through: a picture per plan version, each event's changes
+``pagedata``      the one page data format: a snapshot as columns (its JSON Schema ships beside it)
 ``runpage``       the offline page of runs: report, two-run report, ``animate``'s flipbook, the static fallback
 ``htmlreport``    ``report_html``: one self-contained, offline HTML page that steps through a run
 ``pairreport``    ``report_html([a, b])``: two runs side by side on one stepper, offline

@@ -60,6 +60,67 @@ function turnsBox(turns) {  // a chat thread's turns, who said what, in order (t
   return h('section', {cls: 'pv-turns', 'aria-label': 'conversation'}, [h('p', {cls: 'pv-legend-title', text: 'Conversation (' + turns.length + ' turn' + (turns.length === 1 ? '' : 's') + ')'}), list]);
 }
 
+// ---- page data: the one decoder of planviz's page format (planviz/frontends/pagedata.schema.json, written by
+// pagedata.py). It gives back the snapshot the rest of this module reads; a snapshot not in the format passes.
+function decodeColumn(c, strings) {  // one value per row where the key is present (absent: skipped rows)
+  const out = [], str = (k) => (k === null ? null : strings[k]);
+  if (c.str) { return c.str.map(str); }
+  if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
+  if (c.num) { let at = 0; return c.num.map((d) => (d === null ? null : (at += d) / c.scale)); }
+  if (c.json) { return c.json; }
+  const flat = c.strs || c.ints;
+  let k = 0;
+  for (const n of c.n) {
+    const row = flat.slice(k, k + n); k += n;
+    if (c.strs) { out.push(row.map(str)); } else { let at = 0; out.push(row.map((d) => (at += d))); }
+  }
+  return out;
+}
+
+function decodeRecords(t, strings) {  // rows of objects, each key a column; absent keys stay absent
+  const rows = Array.from({length: t.rows}, () => ({}));
+  for (const [key, c] of Object.entries(t.cols)) {
+    const values = decodeColumn(c, strings), skip = new Set();
+    let at = 0;
+    for (const d of c.absent || []) { skip.add(at += d); }
+    let k = 0;
+    rows.forEach((row, i) => { if (!skip.has(i)) { row[key] = values[k++]; } });
+  }
+  return rows;
+}
+
+function decodeTable(t, strings) {
+  if (!t || typeof t !== 'object' || Array.isArray(t) || !t['@table']) { return t; }
+  if (t['@table'] === 'values') { return decodeColumn(t.col, strings); }
+  if (t['@table'] === 'tuples') {
+    const cols = t.cols.map((c) => decodeColumn(c, strings));
+    return Array.from({length: t.rows}, (_, i) => cols.map((col) => col[i]));
+  }
+  const rows = decodeRecords(t, strings);
+  if (t['@table'] === 'records') { return rows; }
+  const keys = decodeColumn(t.keys, strings), out = {};  // mapping
+  keys.forEach((key, i) => { out[key] = rows[i]; });
+  return out;
+}
+
+function decodePage(data) {  // page data -> the snapshot (its runs' tables back to lists and objects)
+  if (!data || data.format !== 'planviz-page') { return data; }
+  if (data.version !== 1) { throw new Error('planviz page data version ' + data.version + ' is newer than this page reader'); }
+  const run = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, decodeTable(v, data.strings)]));
+  const page = run(data.page);
+  if (Array.isArray(data.page.pair)) { page.pair = data.page.pair.map(run); }
+  return page;
+}
+
+const DECODED = new WeakMap();
+function pageSnapshot(model) {  // the model's snapshot, decoded once per value the model holds
+  const raw = model.get('snapshot');
+  if (!raw || typeof raw !== 'object') { return raw; }
+  if (!DECODED.has(raw)) { DECODED.set(raw, decodePage(raw)); }
+  return DECODED.get(raw);
+}
+// ---- end of the page data decoder
+
 // One run: its pictures, facts and ready set at any event, and the panels around them.
 class RunView {
   constructor(snap, host) {
@@ -318,7 +379,7 @@ class RunView {
 class App {
   constructor(root, model) {
     this.root = root; this.model = model;
-    this.snap = model.get('snapshot');
+    this.snap = pageSnapshot(model);
     this.pair = !!this.snap.pair;
     this.runs = this.pair ? this.snap.pair.map((s) => new RunView(s, this)) : [new RunView(this.snap, this)];
     this.many = this.runs.length > 1;
@@ -591,7 +652,7 @@ function render({model, el}) {
   let app = null;
   const build = () => {
     if (app) { app.destroy(); }
-    const snap = model.get('snapshot');
+    const snap = pageSnapshot(model);
     if (!snap || !(snap.events || snap.pair)) { el.textContent = 'this run has no events'; app = null; return; }
     app = new App(el, model);
     app.show(model.get('index') || 0, true);

@@ -18,11 +18,11 @@ Each plan version is laid out once; the module steps through the frames by
 restyling nodes from a compact per-event delta table
 (:mod:`planviz.frontends.deltatable`), so the page grows with the run's events
 plus one picture per plan version, not with events x steps. Without script
-the page is a static report of the run's last frame. An unfinished run (a
-trace whose agent stopped before ``stop``) shows as ``unfinished``, drawn
-where it stopped. All data travels as JSON in a ``<script
-type="application/json">`` block with ``<``, ``>``, ``&``, U+2028 and U+2029
-escaped, so plan text containing ``</script>`` cannot end the block.
+the page is a static report of the run's last frame (a long run's last log
+rows). An unfinished run (a trace whose agent stopped before ``stop``) shows
+as ``unfinished``, drawn where it stopped. All data travels as columns
+(:mod:`planviz.frontends.pagedata`, its JSON Schema beside it), gzipped in
+base64, so plan text containing ``</script>`` cannot end the block.
 
 >>> import tempfile, pathlib
 >>> from planviz import examples, simulate, Fault

@@ -28,6 +28,7 @@ from importlib.resources import files
 from typing import Any
 
 from ..pictures.escape import SHOWN_IN_PAGES, escape_html
+from .pagedata import encode_page
 
 __all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
            "STYLE"]
@@ -35,10 +36,14 @@ __all__ = ["script_json", "content_security_policy", "asset", "module_page", "pa
 MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
 
 
+_SHOWN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(SHOWN_IN_PAGES)) + "]")
+
+
 def script_json(data: Any) -> str:
     """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 or lone surrogate
     left raw; bidi controls shown as their code points (``<U+202E>``, as the pictures show them); no NaN."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False).translate(SHOWN_IN_PAGES)
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    text = _SHOWN.sub(lambda m: SHOWN_IN_PAGES[ord(m.group())], text)  # str.translate's result, 10x faster on MBs
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -91,7 +96,7 @@ async function planvizSnapshot() {  // the page's data: gzip in base64, unpacked
   const block = document.getElementById('planviz-data');
   const bytes = Uint8Array.from(atob(block.textContent.trim()), (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  const snapshot = JSON.parse(await new Response(stream).text());
+  const snapshot = decodePage(JSON.parse(await new Response(stream).text()));  // the columns back to rows
   document.querySelectorAll('[data-planviz-slot]').forEach((el) => {  // the no-script view's copy of a picture
     const keys = el.getAttribute('data-planviz-slot').split('.');
     const node = keys.slice(0, -1).reduce((at, key) => at[key], snapshot);
@@ -140,12 +145,13 @@ def page_script() -> str:
 def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = "") -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
     without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
-    (\"recorded run\"...), under the title. The data travels gzipped in base64 (a fifth of the size or less; the
-    browser unpacks it natively), without the strings the no-script view holds (:func:`shared_slot`)."""
+    (\"recorded run\"...), under the title. The data travels as columns (:func:`~planviz.frontends.pagedata.encode_page`)
+    gzipped in base64 (the browser unpacks it natively), without the strings the no-script view holds
+    (:func:`shared_slot`)."""
     script = page_script()
-    raw = script_json(_share(snapshot, noscript)).encode("utf-8")
+    raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")
     data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-            + base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii") + "</script>")
+            + base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii") + "</script>")
 
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">

@@ -25,6 +25,8 @@ from .panels import caption_line
 
 __all__ = ["run_page", "pair_page", "fallback_html", "noscript_html", "flipbook_page", "flipbook_figures", "svg_size"]
 
+NOSCRIPT_ROWS = 500  # log rows the no-script view shows: the last ones
+NOSCRIPT_TIMELINE = 200_000  # characters of timeline SVG the no-script view shows; a bigger one is left to the script
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"')
 
@@ -47,13 +49,22 @@ def _static_legend(snap: dict[str, Any]) -> str:
 def noscript_html(snap: dict[str, Any], at: str = "") -> str:
     """The run's last frame as static HTML (what a reader without script sees); its picture and timeline are
     the page's one copy of them (:func:`~planviz.frontends.page.shared_slot`), ``at`` the snapshot's place
-    in the page's data (``pair.0.``, or the top)."""
+    in the page's data (``pair.0.``, or the top). A long run's log shows its last :data:`NOSCRIPT_ROWS` events,
+    and a timeline of more than :data:`NOSCRIPT_TIMELINE` characters is left to the script (it travels in the
+    page's compressed data): without that a 10k-span report was 5.4 MB of no-script view."""
     n, last = len(snap["log"]), len(snap["versions"]) - 1
     picture, timeline = shared_slot(f"{at}versions.{last}.svg"), shared_slot(f"{at}gantt")
     head, rest = caption_line(n - 1, n, snap["log"][-1], snap["unit"], snap["versions"][-1]["version"])
+    first = max(0, n - NOSCRIPT_ROWS)  # a long run's log: its last rows (the script shows every one)
     rows = "".join(f'<tr class="pv-kind-{escape(r[1])}{" pv-current" if i == n - 1 else ""}"><td>{i}</td>'
                    f"<td>{escape(r[0])}</td><td>{escape(r[1])}</td><td>{escape(r[2])}</td><td>{escape(r[3])}</td></tr>"
-                   for i, r in enumerate(snap["log"]))
+                   for i, r in enumerate(snap["log"][first:], first))
+    skipped = (f'<p class="static-note">The log below shows the last {n - first:,} of {n:,} events; allow scripts '
+               "to see every one.</p>") if first else ""
+    if len(snap["gantt"]) <= NOSCRIPT_TIMELINE:
+        gantt = f'<div class="pv-panel" {timeline}>{snap["gantt"]}</div>'
+    else:  # a picture of megabytes: it travels once, compressed in the page's data, for the script to show
+        gantt = '<p class="static-note">This run\'s timeline is too large to show without script.</p>'
     metrics = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in snap["metrics"])
     unfinished = (" The run is <b>unfinished</b>: it has no stop event (the agent stopped recording), so this is "
                   "where it stopped." if snap.get("unfinished") else "")
@@ -70,9 +81,9 @@ every frame.{unfinished}</p>
 <h2>Facts held</h2><ul class="pv-list pv-facts">{_items([snap["facts"][k] for k in snap["last_facts"]])}</ul>
 <h2>Ready</h2><ul class="pv-list pv-ready">{_items([snap["steps"][k] for k in snap["last_ready"]])}</ul>
 <h2>Metrics (whole run)</h2><table class="pv-log pv-metrics">{metrics}</table>
-<h2>Event log</h2><div class="pv-panel"><table class="pv-log"><thead><tr><th>#</th><th>time</th><th>kind</th>
+<h2>Event log</h2>{skipped}<div class="pv-panel"><table class="pv-log"><thead><tr><th>#</th><th>time</th><th>kind</th>
 <th>step</th><th>message</th></tr></thead><tbody>{rows}</tbody></table></div>
-<h2>Timeline: the run against the critical path</h2><div class="pv-panel" {timeline}>{snap["gantt"]}</div>
+<h2>Timeline: the run against the critical path</h2>{gantt}
 </div></div></div>"""
 
 

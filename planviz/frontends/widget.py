@@ -1,6 +1,7 @@
 """The widget every planviz front end in a notebook is: an ``anywidget.AnyWidget`` running ``explorer.js``.
 
-It holds the synced state the module reads (the run's ``snapshot``, the
+It holds the synced state the module reads (the run's ``snapshot``, sent in the
+pages' own format, :mod:`planviz.frontends.pagedata`; the
 ``index`` shown, whether the kernel answers requests, the texts it shows) and
 adds to its output a static fallback: the offline page of the snapshot in a
 sandboxed iframe, for hosts with no widget manager. Displayed in IPython it is two outputs, the widget
@@ -19,10 +20,17 @@ import anywidget
 import traitlets
 
 from .page import MODULE, STYLE, asset
+from .pagedata import encode_page
 from .panels import event_index
 from .runpage import fallback_html
 
 __all__ = ["FrontEnd"]
+
+
+def _page_data(snapshot: dict[str, Any], widget: Any) -> dict[str, Any]:
+    """What the browser gets of a snapshot: the pages' format (:func:`~planviz.frontends.pagedata.encode_page`),
+    which ``explorer.js`` decodes; an empty snapshot (a run with no events) as it is."""
+    return encode_page(snapshot) if snapshot else {}
 
 
 class FrontEnd(anywidget.AnyWidget):
@@ -30,7 +38,7 @@ class FrontEnd(anywidget.AnyWidget):
 
     _esm = traitlets.Unicode(asset(MODULE)).tag(sync=True)
     _css = traitlets.Unicode(asset(STYLE)).tag(sync=True)
-    snapshot = traitlets.Dict().tag(sync=True)
+    snapshot = traitlets.Dict().tag(sync=True, to_json=_page_data)  # travels (and is saved) as page data
     index = traitlets.Any(0).tag(sync=True)
     interactive = traitlets.Bool(False).tag(sync=True)
     mode = traitlets.Unicode("").tag(sync=True)

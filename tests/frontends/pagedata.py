@@ -1,4 +1,10 @@
-"""What a page's script reads as its snapshot, in Python: the packed data, then the no-script view's shared strings."""
+"""What a page's script reads as its snapshot, in Python: the packed data decoded, then the no-script view's shared
+strings.
+
+The decoder here is the tests' own reading of the page format (planviz/frontends/pagedata.schema.json), written
+from the schema, not from the encoder: it imports nothing of planviz, so a page the encoder writes wrongly does
+not read back right.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +23,85 @@ def packed_text(page: str) -> str:
     return gzip.decompress(base64.b64decode(_PACKED.search(page)[1])).decode("utf-8")
 
 
+def _running(deltas: list) -> list:
+    out, at = [], 0
+    for d in deltas:
+        at += d
+        out.append(at)
+    return out
+
+
+def decode_column(c: dict, strings: list[str]) -> list:
+    """The values of a column, one per row where its key is present."""
+    (kind,) = [k for k in ("str", "int", "num", "strs", "ints", "json") if k in c]
+    if kind == "str":
+        return [None if k is None else strings[k] for k in c["str"]]
+    if kind == "int":
+        return _running(c["int"])
+    if kind == "num":
+        out, at = [], 0
+        for d in c["num"]:
+            if d is not None:
+                at += d
+            out.append(None if d is None else at / c["scale"])
+        return out
+    if kind == "json":
+        return list(c["json"])
+    flat, out, k = c[kind], [], 0
+    for n in c["n"]:
+        row, k = flat[k:k + n], k + n
+        out.append([strings[x] for x in row] if kind == "strs" else _running(row))
+    return out
+
+
+def _records(t: dict, strings: list[str]) -> list[dict]:
+    rows: list[dict] = [{} for _ in range(t["rows"])]
+    for key, c in t["cols"].items():
+        skip = set(_running(c.get("absent", [])))
+        present = [row for i, row in enumerate(rows) if i not in skip]
+        values = decode_column(c, strings)
+        assert len(values) == len(present), (key, len(values), len(present))
+        for row, value in zip(present, values):
+            row[key] = value
+    return rows
+
+
+def decode_table(t, strings: list[str]):
+    """A table back to its list or object; any other value as it is."""
+    if not isinstance(t, dict) or "@table" not in t:
+        return t
+    kind = t["@table"]
+    if kind == "values":
+        return decode_column(t["col"], strings)
+    if kind == "tuples":
+        cols = [decode_column(c, strings) for c in t["cols"]]
+        assert all(len(col) == t["rows"] for col in cols)
+        return [[col[i] for col in cols] for i in range(t["rows"])]
+    rows = _records(t, strings)
+    if kind == "records":
+        return rows
+    assert kind == "mapping", kind
+    return dict(zip(decode_column(t["keys"], strings), rows))
+
+
+def decode_page(data: dict) -> dict:
+    """Page data (format ``planviz-page``, version 1) back to the snapshot it stores."""
+    assert data["format"] == "planviz-page" and data["version"] == 1, (data.get("format"), data.get("version"))
+    strings = data["strings"]
+
+    def run(r: dict) -> dict:
+        return {k: decode_table(v, strings) for k, v in r.items()}
+
+    page = run(data["page"])
+    if "pair" in page:
+        page["pair"] = [run(r) for r in data["page"]["pair"]]
+    return page
+
+
 def page_data(page: str) -> dict:
-    """The snapshot the page's script draws: its data, with each slot's string taken from the no-script view."""
-    data = json.loads(packed_text(page))
+    """The snapshot the page's script draws: its data decoded, with each slot's string taken from the no-script
+    view."""
+    data = decode_page(json.loads(packed_text(page)))
     for path, inner in _SLOT.findall(page):
         keys = [int(k) if k.isdigit() else k for k in path.split(".")]
         node = data

@@ -1,0 +1,199 @@
+"""The page data format: every page kind's data fits the shipped JSON Schema, reads back (through the tests' own
+decoder, tests/frontends/pagedata.py) to what the run says, and a big run's report is a fraction of its trace.
+
+The schema check is a small validator of the JSON Schema keywords the schema file uses, written here (jsonschema
+is no declared test dependency); it refuses a keyword it does not know, so the schema cannot grow past it
+unchecked.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+from planviz import Fault, animate, examples, load_trace, report_html, simulate
+from planviz.frontends.runpage import fallback_html
+from planviz.frontends.snapshot import run_snapshot
+
+from ..runs.otlp import react_trace
+from .pagedata import decode_page, packed_text, page_data
+
+SCHEMA = json.loads(files("planviz.frontends").joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
+_KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "const", "required", "properties",
+          "additionalProperties", "items", "oneOf", "not", "maxItems"}
+_TYPES = {"object": dict, "array": list, "string": str, "null": type(None)}
+
+
+def _type_ok(value, name: str) -> bool:
+    if name == "integer":
+        return type(value) is int
+    return isinstance(value, _TYPES[name]) and not isinstance(value, bool)
+
+
+def errors(value, schema: dict, path: str = "$") -> list[str]:
+    """What in ``value`` breaks ``schema`` (the keywords of pagedata.schema.json), as paths; [] when it fits."""
+    unknown = set(schema) - _KNOWN
+    assert not unknown, f"the test's validator does not know {unknown}"
+    if "$ref" in schema:
+        return errors(value, SCHEMA["$defs"][schema["$ref"].removeprefix("#/$defs/")], path)
+    out: list[str] = []
+    if "type" in schema:
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(_type_ok(value, t) for t in names):
+            return [f"{path}: {type(value).__name__} is not {names}"]
+    if "const" in schema and value != schema["const"]:
+        out.append(f"{path}: {value!r} is not {schema['const']!r}")
+    if "oneOf" in schema:
+        fits = [k for k, option in enumerate(schema["oneOf"]) if not errors(value, option, path)]
+        if len(fits) != 1:
+            out.append(f"{path}: fits options {fits} of oneOf, not exactly one")
+    if "not" in schema and not errors(value, schema["not"], path):
+        out.append(f"{path}: fits what `not` refuses")
+    if isinstance(value, dict):
+        out += [f"{path}: no {key!r}" for key in schema.get("required", ()) if key not in value]
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if key in props:
+                out += errors(item, props[key], f"{path}.{key}")
+            elif extra is False:
+                out.append(f"{path}: {key!r} is not allowed")
+            elif isinstance(extra, dict):
+                out += errors(item, extra, f"{path}.{key}")
+    if isinstance(value, list):
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            out.append(f"{path}: more than {schema['maxItems']} items")
+        if "items" in schema:
+            for k, item in enumerate(value):
+                out += errors(item, schema["items"], f"{path}[{k}]")
+    return out
+
+
+def test_the_validator_refuses_what_the_schema_refuses():
+    good = {"format": "planviz-page", "version": 1, "strings": ["a"],
+            "page": {"pair": [], "ticks": [], "labels": {"@table": "values", "rows": 1, "col": {"str": [0]}},
+                     "notes": {"@table": "values", "rows": 0, "col": {"json": []}}}}
+    assert errors(good, SCHEMA) == []
+    assert errors({**good, "version": 2}, SCHEMA)
+    bad_column = json.loads(json.dumps(good))
+    bad_column["page"]["labels"]["col"] = {"str": ["a"]}  # a string where an index into `strings` belongs
+    assert errors(bad_column, SCHEMA)
+    two_kinds = json.loads(json.dumps(good))
+    two_kinds["page"]["labels"]["col"] = {"str": [0], "int": [0]}
+    assert errors(two_kinds, SCHEMA)
+
+
+def _run():
+    return simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+
+
+def _pages(tmp_path: Path) -> dict[str, str]:
+    """One page of each kind that carries page data: a run, two runs, the flipbook, the widget's fallback."""
+    run, other = _run(), simulate(examples.load("cache_isolation"))
+    one = report_html(run, tmp_path / "one.html").read_text(encoding="utf-8")
+    two = report_html([run, other], tmp_path / "two.html").read_text(encoding="utf-8")
+    book = animate([run, other], tmp_path / "book.html").path.read_text(encoding="utf-8")
+    srcdoc = re.search(r"srcdoc='([^']*)'", fallback_html(run_snapshot(run, legend=False)))[1]
+    return {"run": one, "two runs": two, "flipbook": book, "widget fallback": html.unescape(srcdoc)}
+
+
+def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
+    for kind, page in _pages(tmp_path).items():
+        data = json.loads(packed_text(page))
+        assert errors(data, SCHEMA) == [], kind
+        tables = data["page"]["pair"] if "pair" in data["page"] else [data["page"]]
+        # the run's long lists are stored as columns, not as repeated objects
+        assert all(run["events"]["@table"] == "records" and run["log"]["@table"] == "tuples" for run in tables), kind
+
+
+def test_the_widget_sends_its_snapshot_as_page_data():
+    """The explorer and the two-run widget: what the browser gets (and a saved notebook keeps) is page data."""
+    from planviz import compare_runs, explore
+    run = _run()
+    for widget in (explore(run), compare_runs(run, simulate(examples.load("cache_isolation")))):
+        state = widget.get_state()["snapshot"]
+        assert errors(state, SCHEMA) == [], type(widget).__name__
+        assert decode_page(_normal(state)) == _normal(widget.snapshot), type(widget).__name__
+
+
+def _normal(value):
+    return json.loads(json.dumps(value))
+
+
+def test_the_page_reads_back_to_what_the_run_says(tmp_path):
+    run = _run()
+    snap = page_data(report_html(run, tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert len(snap["events"]) == len(snap["log"]) == len(run.events)
+    for i, (e, row, out) in enumerate(zip(run.events, snap["log"], snap["events"])):
+        assert row[1:5] == [str(e.kind), e.step or "", str(e.message or ""), e.attempt], i
+        assert out["t"] == e.time, i
+        facts, before = run.frame(i).facts, run.frame(i - 1).facts if i else frozenset()
+        assert {snap["facts"][k] for k in out.get("g", [])} == facts - before, i
+        assert {snap["facts"][k] for k in out.get("l", [])} == before - facts, i
+        assert [snap["steps"][k] for k in out.get("vo", [])] == sorted(e.voided, key=snap["steps"].index), i
+    assert set(snap["details"]) == {s for plan in run.plans for s in plan.ids}
+    for step in run.plans[-1].steps:  # the latest version's step wins
+        assert snap["details"][step.id]["requires"] == list(step.requires), step.id
+        assert snap["details"][step.id]["action"] == step.action, step.id
+    assert {snap["facts"][k] for k in snap["last_facts"]} == run.frame(-1).facts
+
+
+def test_the_snapshot_round_trips_whole(tmp_path):
+    """Every value of the snapshot comes back equal (the strings the no-script view holds included)."""
+    run = _run()
+    page = report_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page_data(page) == _normal(run_snapshot(run, legend=False))
+
+
+def test_a_column_holds_what_json_would():
+    """Kinds chosen per column: numbers that are no exact thousandths, big integers, mixed lists, None."""
+    from planviz.frontends.pagedata import encode_page
+    rows = [{"t": 0.1, "a": 2 ** 60, "b": [1, "x"], "c": None, "d": [3, 1, 2]},
+            {"t": 1 / 3, "a": -1, "b": [], "d": [], "e": float("inf")},
+            {"t": None, "a": 0, "b": [None], "c": "y", "d": [7]}]
+    snap = {"events": rows, "facts": [], "last_facts": [2, 5, 9]}
+    data = encode_page(snap)
+    assert decode_page(_normal(data)) == {**snap, "events": rows}
+    assert math.isinf(decode_page(data)["events"][1]["e"])
+
+
+def _ratio(tmp_path: Path, spans: int) -> float:
+    trace = tmp_path / f"t{spans}.json"
+    trace.write_text(json.dumps(react_trace(spans)), encoding="utf-8")
+    run = load_trace(trace)
+    page = report_html(run, tmp_path / f"r{spans}.html")
+    snap = page_data(page.read_text(encoding="utf-8"))  # the page still holds every event, its timeline too
+    assert len(snap["log"]) == len(run.events) and snap["gantt"].startswith("<svg")
+    return page.stat().st_size / trace.stat().st_size
+
+
+@pytest.mark.slow
+def test_a_big_report_is_a_fraction_of_its_trace(tmp_path):
+    """The synthetic ReAct trace (tests/runs/otlp.react_trace) at n and 4n spans: at 10k spans the report is at
+    most half the trace file's size (it was 1.05 times it: a 3.2 MB timeline and every log row in the no-script
+    view, beside the data), and the share does not grow with the run (the picture, about 0.5 MB, is the same at
+    every size, so it falls)."""
+    small, big = _ratio(tmp_path, 2_500), _ratio(tmp_path, 10_000)
+    assert big <= 0.5, f"10k spans: the report is {big:.2f} of the trace's size"
+    assert big <= small, (small, big)
+
+
+def test_a_long_run_shows_its_last_log_rows_without_script(tmp_path):
+    """The no-script view of a run of more than 500 events lists the last 500 and says so; the data has them all."""
+    from planviz import Plan, Step
+    plan = Plan("many steps", [Step(f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else [])
+                               for i in range(300)])
+    run = simulate(plan)
+    n = len(run.events)
+    assert n > 500
+    page = report_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    static = page[page.index('<div class="pv-static">'):page.index('id="planviz-data"')]
+    shown = [int(k) for k in re.findall(r'<tr class="pv-kind-[^"]*"><td>(\d+)</td>', static)]
+    assert shown == list(range(n - 500, n))
+    assert f"the last 500 of {n:,} events" in static
+    assert len(page_data(page)["log"]) == n
