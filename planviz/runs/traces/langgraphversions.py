@@ -92,7 +92,7 @@ class Versions:
                 ids[sid] = None
         return list(ids)
 
-    def _plan(self, ids: list[str], goal: str, premises: list[str], base: tuple | None = None) -> Plan:
+    def _plan(self, ids: list[str], goal: str, premises: list[str], base: tuple | None = None, **version: Any) -> Plan:
         """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
         steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
         prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
@@ -127,8 +127,8 @@ class Versions:
                     if i is not None:
                         steps[i] = self._step(sid, members)
             steps.extend(self._step(sid, members) for sid in ids[k:])
-        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
-                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
+        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",  # built once
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "", **version)
 
     def _step(self, sid: str, members: set) -> Step:
         """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
@@ -221,9 +221,8 @@ class Versions:
                 changed = set(self.version_ids[at[0]][at[1]:]).symmetric_difference(ids[at[1]:])
                 renamed = self.renamed[bisect_right(self.renamed_at, at[0]):]  # revises set since that version
                 base = (plans[at[0]].steps, at[1], changed, renamed)
-            new = self._plan(ids, goal, premises, base).replace(version=current.version + 1, parent=current,
-                                                                trigger=f"fork at checkpoint {c.parent or c.id} "
-                                                                        f"({c.source})", invalidated=tuple(voided))
+            new = self._plan(ids, goal, premises, base, version=current.version + 1, parent=current,
+                             trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})", invalidated=tuple(voided))
             plans.append(new)
             t = self.started_at.get(cid, self._time(c))
             if voided:
