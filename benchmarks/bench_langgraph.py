@@ -8,6 +8,10 @@ shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near
 - **chain**: a history of n checkpoints, one after the other (every superstep rewrites two channels);
 - **one fork**: a chain of n - 1 and one fork (time travel) from its middle;
 - **forks**: n - 1 forks, all from the first checkpoint (at 1k and 10k: every fork is a plan version);
+- **fork every 10**: a chain where every 10th checkpoint forks from the one 5 back (``lg_forks_quadratic`` of
+  ``shared/repro/bad-input-4``; at 1k and 10k): each version is the path to its fork point plus its branch,
+  so what the run holds (every version a whole plan, its replan event every status) grows as n²/20 while the
+  work per version is its fork point's prefix copied whole and its own branch (issue 42);
 - **channels**: one superstep writing n channels;
 - **facts** (``simulate``): one step producing n facts that the next step requires.
 
@@ -61,6 +65,9 @@ def history(shape: str, n: int) -> str:
         hist.append(snapshot(n - 1, (n - 1) // 2, {"x": -1}, []))
     elif shape == "forks":
         hist = [snapshot(0, None, {"x": 0}, ["n1"])] + [snapshot(k, 0, {"x": k}, []) for k in range(1, n)]
+    elif shape == "fork every 10":
+        hist = [snapshot(k, None if k == 0 else k - 5 if k % 10 == 0 and k >= 5 else k - 1, {"x": k},
+                         [f"n{(k + 1) % 50}"]) for k in range(n)]
     else:
         hist = [snapshot(0, None, {"x": 0}, ["n1"]), snapshot(1, 0, {f"ch{i}": i for i in range(n)}, [])]
     return json.dumps(hist)
@@ -85,8 +92,8 @@ def main() -> dict:
     floor: dict[int, float] = {}
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
-    for shape in ("chain", "one fork", "forks", "channels", "facts"):
-        shape_sizes = [n // 10 for n in sizes] if shape == "forks" else sizes  # each fork is a plan version
+    for shape in ("chain", "one fork", "forks", "fork every 10", "channels", "facts"):
+        shape_sizes = [n // 10 for n in sizes] if "fork" in shape and shape != "one fork" else sizes  # each fork is a version
         row = {}
         for n in shape_sizes:
             if shape == "facts":  # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
@@ -104,7 +111,9 @@ def main() -> dict:
         results[shape] = {"seconds": row, "ratio": ratio}
         print(f"{shape:>10} " + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
               + (f" {ratio:>7.1f}" if ratio is not None else "")
-              + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else ""), flush=True)
+              + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else "")
+              + ("  (1k and 10k checkpoints: the run holds n²/20 step places)" if shape == "fork every 10" else ""),
+              flush=True)
         if ratio is not None:
             a, b = shape_sizes[0], shape_sizes[-1]
             what = "`simulate` of one step producing n facts" if shape == "facts" else f"`parse_trace` LangGraph {shape}"

@@ -505,3 +505,16 @@ def test_the_langgraph_history_reader_does_linear_work():
     small, big = _chain(300, back_at=300), _chain(1200, back_at=1200)  # clocks that never go back
     assert len(planviz.load_trace(big).plan.steps) == 1199
     _linear(_work(lambda: planviz.load_trace(small)), _work(lambda: planviz.load_trace(big)))
+
+
+def test_a_history_forking_every_ten_checkpoints_is_read_in_linear_work():
+    """lg_forks_quadratic: each fork's plan version is its fork point's prefix of an earlier version, copied
+    whole, and the steps its own branch ran; the work counted (Python calls, items sorted) grows 4x at 4x the
+    forks (it grew 7.5x: every version rebuilt from the whole path, each step looked at per version)."""
+    def read(n: int):
+        text = json.dumps(_forked(n))
+        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)  # from the raw parents: a later child each
+        assert len(planviz.parse_trace(text, format="langgraph").plans) == forks + 1
+        return lambda: planviz.parse_trace(text, format="langgraph")
+
+    _linear(_work(read(400)), _work(read(1600)))

@@ -75,19 +75,32 @@ inflated no further than this."""
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
 
 
-def read_int(text: str) -> int | None:
-    """``text`` as an integer when it is one written in ASCII digits (an optional sign, at most
-    :data:`MAX_DIGITS` digits), else None: the one conversion of untrusted digit strings.
+def read_int(value: object) -> int | None:
+    """``value`` (an int, never a bool, or text of ASCII digits with an optional sign, at most
+    :data:`MAX_DIGITS` digits) as an integer within float range, else None: the one conversion of untrusted
+    integers (token counts, OTLP ``intValue``, counts in traces), so a 400-digit integer is refused as
+    :func:`read_float` refuses ``1e999``, and every integer read can be added to a time, a cost or a mean.
 
     ``int()`` alone accepts other scripts' digits and underscores, refuses "²" that ``isdigit()``
     accepts, and raises ValueError on more digits than Python converts.
 
     >>> read_int("42"), read_int("-7"), read_int("²"), read_int("--5"), read_int("1_000"), read_int("9" * 5000)
     (42, -7, None, None, None, None)
+    >>> read_int(7), read_int(10 ** 308) == 10 ** 308, read_int(10 ** 400), read_int("9" * 400), read_int(True)
+    (7, True, None, None, None)
     """
-    if not isinstance(text, str) or len(text) > MAX_DIGITS + 1 or not _WHOLE.match(text):
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif not isinstance(value, str) or len(value) > MAX_DIGITS + 1 or not _WHOLE.match(value):
         return None
-    return int(text) if len(text.lstrip("+-")) <= max_digits() else None
+    elif len(value.lstrip("+-")) > max_digits():
+        return None
+    else:
+        number = int(value)
+    return number if -_FLOAT_MAX <= number <= _FLOAT_MAX else None
+
+
+_FLOAT_MAX = int(sys.float_info.max)  # the largest integer a float holds: past it, float() overflows
 
 
 def read_float(value: object) -> float | None:

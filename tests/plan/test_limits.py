@@ -59,9 +59,10 @@ def test_the_environment_sets_a_cap_for_the_command_line(setting, expected):
 @pytest.mark.parametrize("text, expected", [
     ("42", 42), ("-7", -7), ("+3", 3), ("0", 0),
     ("\u00b2", None), ("\u0663", None), ("--5", None), ("1_000", None), (" 4", None), ("4\n", None), ("", None),
-    ("9" * 4300, int("9" * 4300)), ("9" * 4301, None), (5, None),
+    ("9" * 308, int("9" * 308)), ("9" * 309, None), ("9" * 4300, None), ("9" * 4301, None), (5, 5), (True, None),
+    (10 ** 400, None), (-(10 ** 308), -(10 ** 308)), (2.0, None),
 ])
-def test_read_int_takes_only_ascii_digits_within_the_number_limit(text, expected):
+def test_read_int_takes_only_ascii_digits_within_the_number_limit_and_float_range(text, expected):
     assert limits.read_int(text) == expected
 
 

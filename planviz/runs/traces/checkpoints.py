@@ -166,8 +166,8 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
                                f"(config, checkpoint, ...) object, got {show_value(raw)}", source=source, path=where)
     metadata = _get(raw, "metadata", where, source, required=False) or {}
     step = metadata.get("step")
-    if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
-        raise TraceFormatError(f"expected an integer, got {show_value(step)}", source=source,
+    if step is not None and limits.read_int(step) is None:  # a bool, no integer, or one past float range
+        raise TraceFormatError(f"expected an integer within float range, got {show_value(step)}", source=source,
                                path=f"{where}.metadata.step")
     src = metadata.get("source") or "loop"
     parent, _, _ = _config_id(raw.get("parent_config"), f"{where}.parent_config", source, required=False)

@@ -243,7 +243,10 @@ class _Builder(Versions):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
             if by == ["__start__"]:  # the graph's input, passed on into the state: no model wrote it
                 continue
-            self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch)))
+            try:
+                self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch)))
+            except ValueError as exc:  # a token count past float range
+                raise TraceFormatError(f"channel {ch!r}: {exc}", source=self.source, path=c.where) from None
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
 

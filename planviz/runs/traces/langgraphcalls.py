@@ -38,6 +38,7 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping
 
+from ...plan.limits import read_int
 from ..events import ModelCall
 from ..turns import Turn, turns_of
 
@@ -216,8 +217,15 @@ def _held(values: list) -> tuple[set[str], Counter[str]]:
     return ids, copies
 
 
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+def _count(value: Any, name: str = "") -> int | None:
+    """A token count: a whole number >= 0, else not stated (None); one past float range is refused (ValueError
+    naming ``name``), as every number out of float range is (:func:`~planviz.plan.limits.read_int`)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        return None
+    if read_int(value) is None:
+        raise ValueError(f"{name}: expected a token count within float range, got an integer of "
+                         f"{len(str(value)):,} digits")
+    return value
 
 
 def call_of(message: dict, start: float, step: str | None, history: Any = None) -> ModelCall:
@@ -228,11 +236,13 @@ def call_of(message: dict, start: float, step: str | None, history: Any = None) 
     model = next((m for m in (meta.get("model_name"), meta.get("model")) if isinstance(m, str) and m), "AI message")
     usage = message.get("usage_metadata")
     if isinstance(usage, dict):
-        tokens = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+        tokens = (_count(usage.get("input_tokens"), "usage_metadata.input_tokens"),
+                  _count(usage.get("output_tokens"), "usage_metadata.output_tokens"))
     else:
         legacy = meta.get("token_usage")
         legacy = legacy if isinstance(legacy, dict) else {}
-        tokens = _count(legacy.get("prompt_tokens")), _count(legacy.get("completion_tokens"))
+        tokens = (_count(legacy.get("prompt_tokens"), "response_metadata.token_usage.prompt_tokens"),
+                  _count(legacy.get("completion_tokens"), "response_metadata.token_usage.completion_tokens"))
     ident = message.get("id")
     return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "",
                      input=given_to(history, message), output=asked_for(message) or None)

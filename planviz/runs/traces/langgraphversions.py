@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_right
+from itertools import filterfalse
 from typing import Any
 
 from ...plan.model import Finding, Plan, Step
@@ -65,6 +67,13 @@ class Versions:
     thread: str | None
     late: set
     made: dict
+    flagged: set  # the steps with an inferred dependency
+    unknown: set  # the steps of unknown duration
+    renamed: list
+    renamed_at: list
+    depended: dict | None
+    holder: dict
+    version_ids: list
 
     def _time(self, c: Checkpoint) -> float:
         raise NotImplementedError
@@ -83,12 +92,17 @@ class Versions:
                 ids[sid] = None
         return list(ids)
 
-    def _plan(self, ids: list[str], goal: str, premises: list[str]) -> Plan:
+    def _plan(self, ids: list[str], goal: str, premises: list[str], base: tuple | None = None, **version: Any) -> Plan:
+        """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
+        steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
+        prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
+        costs what it changes, its prefix copied whole."""
         members = set(ids)
-        inferred = sorted((u, s) for s in ids for u in self.steps[s].inferred if u in members)
+        steps_of, late = self.steps, self.late
+        flagged = [s for s in filter(self.flagged.__contains__, ids)]  # the few with inferred dependencies
+        inferred = sorted((u, s) for s in flagged for u in steps_of[s].inferred if u in members)
         findings = list(self.findings)
-        late = self.late
-        unknown = [u for u in ids if self.steps[u].duration is None or u in late]
+        unknown = list(filter(self.unknown.__contains__, ids))
         if unknown:
             findings.append(import_finding("unknown_duration", f"the checkpoints do not say how long {', '.join(unknown)} "
                                            "ran (an error or interrupt is saved with no time, and no later checkpoint "
@@ -98,20 +112,65 @@ class Versions:
             findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
                                      "was written in a superstep that ran several nodes, and the record does not "
                                      "say which; every candidate is linked", edges=inferred))
-        steps = []
-        made = self.made
-        for sid in ids:
-            s = self.steps[sid]
-            deps = tuple(u for u in s.deps if u in members)
-            kept = made.get(sid)
-            if kept is None or kept[0] != deps or kept[1].revises != s.revises:  # else the same Step, shared
-                kept = made[sid] = (deps, Step(sid, s.action, expected_evidence="the node returns its state update",
-                                               duration=0.0 if s.duration is None or sid in late else s.duration,
-                                               depends_on=deps, produces=sorted(s.facts), tool=s.node,
-                                               revises=s.revises))
-            steps.append(kept[1])
-        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",
-                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "")
+        if base is None:
+            steps = [self._step(sid, members) for sid in ids]
+        else:
+            old_steps, k, changed, renamed = base
+            steps = list(old_steps[:k])
+            dependants = self._dependants()
+            redo = {d for u in changed for d in dependants.get(u, ())}
+            redo.update(renamed)
+            if redo:
+                where = dict(zip(ids[:k], range(k)))
+                for sid in redo:
+                    i = where.get(sid)
+                    if i is not None:
+                        steps[i] = self._step(sid, members)
+            steps.extend(self._step(sid, members) for sid in ids[k:])
+        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",  # built once
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "", **version)
+
+    def _step(self, sid: str, members: set) -> Step:
+        """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
+        it revises changed (else the same Step, shared)."""
+        s = self.steps[sid]
+        deps = tuple(u for u in s.deps if u in members)
+        kept = self.made.get(sid)
+        if kept is None or kept[0] != deps or kept[1].revises != s.revises:
+            late = self.late
+            kept = self.made[sid] = (deps, Step(sid, s.action, expected_evidence="the node returns its state update",
+                                                duration=0.0 if s.duration is None or sid in late else s.duration,
+                                                depends_on=deps, produces=sorted(s.facts), tool=s.node,
+                                                revises=s.revises))
+        return kept[1]
+
+    def _dependants(self) -> dict[str, list[str]]:
+        """Step id -> the steps that depend on it (made once)."""
+        if self.depended is None:
+            self.depended = {}
+            for sid, s in self.steps.items():
+                for u in s.deps:
+                    self.depended.setdefault(u, []).append(sid)
+        return self.depended
+
+    def _branch_ids(self, cid: str) -> tuple[list[str], tuple | None]:
+        """The steps of the version whose branch starts at ``cid``: those on the path to its fork point (a prefix
+        of the version holding that checkpoint, copied whole), then its own chain's; and that version with the
+        length of the prefix. Each checkpoint's place is noted once, in the one version whose chain holds it."""
+        c = self.by_id[cid]
+        held = self.holder.get(c.parent) if c.parent is not None else None
+        version = len(self.version_ids)
+        ids = self.version_ids[held[0]][:held[1]] if held else []
+        k = len(ids)
+        at, fails_at, holder, first_child = self.at, self.fails_at, self.holder, self.first_child
+        node: str | None = cid
+        while node is not None:
+            ids.extend(at.get(node, ()))
+            ids.extend(fails_at.get(node, ()))
+            holder[node] = (version, len(ids))
+            node = first_child.get(node)
+        self.version_ids.append(ids)
+        return ids, (held[0], k) if held else None
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
@@ -124,30 +183,54 @@ class Versions:
         said = asked(given) or self._first_asked()
         goal = f"LangGraph run (thread {thread})" + (f": {said[:100]}" if said else
                                                      f": input {json.dumps(given, default=str)[:100]}" if given else "")
-        plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
-        current = plan
+        self.flagged = {sid for sid, s in self.steps.items() if s.inferred}
+        self.unknown = {sid for sid, s in self.steps.items() if s.duration is None or sid in self.late}
+        self.renamed: list[str] = []  # the steps whose revises was set, in order, and the version each was set in
+        self.renamed_at: list[int] = []
+        self.depended: dict[str, list[str]] | None = None
+        self.holder: dict[str, tuple[int, int]] = {}  # checkpoint -> (its version's index, where its steps end)
+        self.version_ids: list[list[str]] = []
+        placed = [sid for ids in (*self.at.values(), *self.fails_at.values()) for sid in ids]
+        shared = len(set(placed)) == len(placed)  # each step at one checkpoint: versions share their prefixes
+        plans: list[Plan] = []
+        if shared:
+            plan = self._plan(self._branch_ids(root.id)[0], goal, premises)
+        else:
+            plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
+        plans.append(plan)
+        current, current_ids = plan, set(plan.ids)
         for cid, version in self.forks:
             c = self.by_id[cid]
-            ids = self._plan_steps(self._chain_end(cid), version)
-            kept, before = set(ids), set(current.ids)
-            voided = [s for s in current.ids if s not in kept]
+            if shared:
+                ids, at = self._branch_ids(cid)
+            else:
+                ids, at = self._plan_steps(self._chain_end(cid), version), None
+            kept = set(ids)
+            voided = list(filterfalse(kept.__contains__, current.ids))
             twins: dict[str, str] = {}
             for v in voided:
                 twins.setdefault(self.steps[v].node, v)
-            for sid in ids:
+            for sid in filterfalse(current_ids.__contains__, ids):
                 twin = twins.get(self.steps[sid].node)
-                if sid not in before and twin and self.steps[sid].revises is None:
+                if twin and self.steps[sid].revises is None:
                     self.steps[sid].revises = twin
-            new = self._plan(ids, goal, premises).replace(version=current.version + 1, parent=current,
-                                                          trigger=f"fork at checkpoint {c.parent or c.id} "
-                                                                  f"({c.source})", invalidated=tuple(voided))
+                    self.renamed.append(sid)
+                    self.renamed_at.append(len(plans))
+            base = None
+            if at is not None:  # the members of one of the two versions only: after the shared prefix
+                changed = set(self.version_ids[at[0]][at[1]:]).symmetric_difference(ids[at[1]:])
+                renamed = self.renamed[bisect_right(self.renamed_at, at[0]):]  # revises set since that version
+                base = (plans[at[0]].steps, at[1], changed, renamed)
+            new = self._plan(ids, goal, premises, base, version=current.version + 1, parent=current,
+                             trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})", invalidated=tuple(voided))
+            plans.append(new)
             t = self.started_at.get(cid, self._time(c))
             if voided:
                 self.actions.append(Action(t, "invalidate", None, (voided, f"fork: the branch after checkpoint "
                                                                    f"{c.parent} is abandoned")))
             self.actions.append(Action(t, "replan", None, (new, f"plan v{new.version}: a new branch from checkpoint "
                                                           f"{c.parent} ({c.source})")))
-            current = new
+            current, current_ids = new, kept
         stop = self._outcome(head)
         if stop is not None:
             self.actions.append(Action(self._time(head), "stop", None, stop))

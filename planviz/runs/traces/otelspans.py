@@ -394,7 +394,7 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "boolValue" and isinstance(x, bool):
         return x
-    if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool):
+    if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool) and read_int(x) is not None:
         return x
     if kind == "intValue" and isinstance(x, str) and (number := read_int(x)) is not None:
         return number  # read once: each read checks the digits against the limits

@@ -64,12 +64,22 @@ def tokens_of(found: Mapping[str, Any], names: Mapping[str, tuple[str, ...]] = A
               bad: Callable[[str, str], Exception] | None = None) -> Tokens:
     """The :class:`Tokens` a mapping states, each kind under the first of its ``names`` present. An input or
     output count that is no whole number >= 0 is refused through ``bad(name, why)`` (a ValueError without it);
-    a bad reasoning, cached or total count (figures the readers never read before) is read as not stated."""
+    a bad reasoning, cached or total count (figures the readers never read before) is read as not stated. A
+    count past float range (a 400-digit integer, as JSON or as text) is refused whatever its kind, as every
+    number out of float range is (:func:`~planviz.plan.limits.read_int`).
+
+    >>> tokens_of({"total": 10 ** 400}, USAGE_DETAILS)
+    Traceback (most recent call last):
+    ...
+    ValueError: total: expected a token count within float range, got an integer of 401 digits
+    """
     out = []
     for kind in KINDS:
         key = next((k for k in names[kind] if found.get(k) is not None), kind)
         try:
             out.append(_count(found.get(key), key, bad))
+        except _OutOfRange as exc:
+            raise ValueError(str(exc)) if bad is None else bad(key, exc.why) from None
         except ValueError:
             if kind in ("input", "output"):
                 raise
@@ -77,14 +87,37 @@ def tokens_of(found: Mapping[str, Any], names: Mapping[str, tuple[str, ...]] = A
     return Tokens(*out)
 
 
+class _OutOfRange(Exception):
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(f"{key}: {why}")
+        self.why = why
+
+
 def _count(value: Any, key: str, bad: Callable[[str, str], Exception] | None) -> int | None:
     if value is None:
         return None
-    if isinstance(value, str) and read_int(value) is not None:
-        value = read_int(value)
     if isinstance(value, float) and value.is_integer() and value >= 0:
         value = int(value)
+    if isinstance(value, (int, str)) and not isinstance(value, bool) and read_int(value) is None and \
+            _whole(value):
+        raise _OutOfRange(key, f"expected a token count within float range, got {_digits(value)}")
+    if isinstance(value, str) and read_int(value) is not None:
+        value = read_int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         why = f"expected a token count (an integer >= 0), got {str(value)[:60]!r}"
         raise ValueError(f"{key}: {why}") if bad is None else bad(key, why)
     return value
+
+
+def _digits(value: int | str) -> str:
+    """How long a whole number out of range is, for the message (never ``str`` of a huge int: Python refuses)."""
+    if isinstance(value, str):
+        return f"an integer of {len(value.lstrip('+-')):,} digits"
+    return f"an integer of {len(str(value).lstrip('-')):,} digits" if value.bit_length() < 14_000 else \
+        f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
+
+
+def _whole(value: int | str) -> bool:
+    """An integer, or text of ASCII digits (an optional sign): a whole number, whatever its size."""
+    return isinstance(value, int) or (value[:1] in "+-0123456789" and value.lstrip("+-").isascii()
+                                      and value.lstrip("+-").isdigit())

@@ -23,7 +23,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Callable, Mapping
 
 from ...errors import PlanFormatError
-from ...plan.limits import read_float
+from ...plan.limits import read_float, read_int
 from ...plan.model import LAYERS, SEVERITIES, STATUSES, Finding
 from ...plan.records import contract_from_dict
 from ...plan.syntax import show_value
@@ -74,8 +74,12 @@ def finite(value: Any, path: str) -> float:
 
 
 def whole(value: Any, path: str, least: int = 0) -> int:
+    """An integer >= ``least`` within float range (:func:`~planviz.plan.limits.read_int`: a 400-digit one is
+    refused as ``1e999`` is)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise BadField(path, f"expected an integer >= {least}, got {_show(value)}")
+    if read_int(value) is None:
+        raise BadField(path, f"expected an integer within float range, got one of {len(str(value)):,} digits")
     return value
 
 
