@@ -57,7 +57,7 @@ def exponents(rows: list[dict], key: str) -> list[float | None]:
 
 
 def figures(rows: list[dict]) -> list[dict]:
-    """Each goal the README states for runs, beside what this run measured."""
+    """Each goal docs/benchmarks.md states for runs, beside what this run measured."""
     at = {r["steps"]: r for r in rows}
     ten, a, b = at[10_000], rows[-2], rows[-1]
     sizes = f"{a['steps'] // 1000}k -> {b['steps'] // 1000}k steps"

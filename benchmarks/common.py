@@ -118,7 +118,7 @@ def load() -> float:
 
 def figure(what: str, value: float, *, at_most: float | None = None, at_least: float | None = None,
            unit: str = "x", detail: str = "") -> dict[str, Any]:
-    """One measured figure beside its goal: printed now, returned for ``run.py``'s summary and the README.
+    """One measured figure beside its goal: printed now, returned for ``run.py``'s summary and docs/benchmarks.md.
 
     ``unit`` follows the number ("x" for a ratio, " s", " MB", "" for an exponent);
     ``at_most``/``at_least`` is the goal (neither: a figure shown without one).

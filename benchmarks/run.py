@@ -8,9 +8,9 @@ At the end this prints them all in one table, with the time the run took and
 its peak memory, and writes ``out/bench.json`` and ``out/bench.md``.
 
 ``python benchmarks/run.py NAME...`` runs only the named benchmarks;
-``python benchmarks/run.py --readme [out/bench.json]`` rewrites the README's
+``python benchmarks/run.py --page [out/bench.json]`` rewrites docs/benchmarks.md's
 table of figures (between its two ``make bench`` markers) from a run's JSON
-and keeps those figures in ``benchmarks/figures.json``.
+and keeps those figures in ``benchmarks/figures.json`` (``--readme``, its old name, still works).
 """
 
 from __future__ import annotations
@@ -30,14 +30,15 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
-FIGURES = HERE / "figures.json"  # the figures of the run the README's table shows (tests/test_docs.py compares)
+PAGE = ROOT / "docs" / "benchmarks.md"  # the page whose table shows the figures
+FIGURES = HERE / "figures.json"  # the figures of the run docs/benchmarks.md's table shows (tests/test_docs.py compares)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--one"]:
         return one(Path(argv[1]), Path(argv[2]))
-    if argv[:1] == ["--readme"]:
-        return readme(Path(argv[1]) if len(argv) > 1 else ROOT / "out" / "bench.json")
+    if argv[:1] in (["--page"], ["--readme"]):
+        return write_page(Path(argv[1]) if len(argv) > 1 else ROOT / "out" / "bench.json")
     only = set(argv)
     results: dict[str, Any] = {}
     began = time.perf_counter()
@@ -71,7 +72,7 @@ def main(argv: list[str]) -> int:
     (out / "bench.json").write_text(json.dumps({"run": run, "results": results}, indent=2, default=str))
     (out / "bench.md").write_text(table + "\n")
     print(f"wrote {out / 'bench.json'} and {out / 'bench.md'} "
-          "(python benchmarks/run.py --readme puts the table in README.md)")
+          "(python benchmarks/run.py --page puts the table in docs/benchmarks.md)")
     failed = [name for name, result in results.items() if result.get("failed")]
     if failed:
         print(f"did not finish: {', '.join(failed)}", file=sys.stderr)
@@ -107,24 +108,24 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def readme(source: Path) -> int:
-    """Rewrite the README's table between the markers from ``source`` (a run's ``out/bench.json``)."""
-    path = ROOT / "README.md"
+def write_page(source: Path) -> int:
+    """Rewrite docs/benchmarks.md's table between the markers from ``source`` (a run's ``out/bench.json``)."""
+    path = PAGE
     text = path.read_text(encoding="utf-8")
     if START not in text or END not in text:
-        print(f"README.md has no {START} ... {END} section to rewrite", file=sys.stderr)
+        print(f"{path.relative_to(ROOT)} has no {START} ... {END} section to rewrite", file=sys.stderr)
         return 1
     data = json.loads(source.read_text(encoding="utf-8"))
     kept = {"run": data["run"], "results": {name: {"figures": result.get("figures", [])}
                                            for name, result in data["results"].items()}}
     FIGURES.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
-    path.write_text(readme_text(text, kept), encoding="utf-8")
-    print(f"README.md: table rewritten from {source}; its figures kept in {FIGURES.relative_to(ROOT)}")
+    path.write_text(page_text(text, kept), encoding="utf-8")
+    print(f"{path.relative_to(ROOT)}: table rewritten from {source}; its figures kept in {FIGURES.relative_to(ROOT)}")
     return 0
 
 
-def readme_text(text: str, data: dict[str, Any]) -> str:
-    """``text`` (the README) with the section between the markers made from ``data``."""
+def page_text(text: str, data: dict[str, Any]) -> str:
+    """``text`` (docs/benchmarks.md) with the section between the markers made from ``data``."""
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{START}\n{render(data)}\n{END}{tail}"

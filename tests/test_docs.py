@@ -72,13 +72,14 @@ def _bench_runner():
     return module
 
 
-def test_readme_benchmark_table_is_the_one_make_bench_wrote():
-    """The README's figures are those of a `make bench` run (benchmarks/figures.json), rendered, not typed."""
+def test_benchmark_table_is_the_one_make_bench_wrote():
+    """docs/benchmarks.md's figures are those of a `make bench` run (benchmarks/figures.json), rendered, not typed."""
     run = _bench_runner()
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert run.PAGE == ROOT / "docs" / "benchmarks.md"
+    text = run.PAGE.read_text(encoding="utf-8")
     data = json.loads(run.FIGURES.read_text(encoding="utf-8"))
     assert text.count(run.START) == text.count(run.END) == 1
-    assert run.readme_text(text, data) == text, "run `python benchmarks/run.py --readme out/bench.json` after make bench"
+    assert run.page_text(text, data) == text, "run `python benchmarks/run.py --page out/bench.json` after make bench"
     figures = [f for result in data["results"].values() for f in result["figures"]]
     assert sum(bool(f["goal"]) for f in figures) > 50
     for f in figures:  # each verdict is the one its value and goal give
@@ -88,3 +89,42 @@ def test_readme_benchmark_table_is_the_one_make_bench_wrote():
         else:
             assert f["met"] is None, f
     assert set(data["results"]) == {p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py")}
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation but hyphens dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_between_readme_and_docs_land(page):
+    """Every relative link of the README and the docs pages names a file that exists, and its #anchor a
+    heading of that file: a section moved from the README to docs/ takes its links with it."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists():
+            broken.append(target)
+        elif anchor and file.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", file.read_text(encoding="utf-8"),
+                                                        flags=re.S), re.M)
+            if anchor not in {_slug(h) for h in headings}:
+                broken.append(target)
+    assert not broken, f"{page.relative_to(ROOT)} links to what is not there: {broken}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.parent.name == "docs"], ids=lambda p: p.name)
+def test_docs_pages_are_reachable_from_the_readme(page):
+    """A newcomer finds every docs page from the README, directly or through one docs page it links."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = {(ROOT / t.split("#")[0]).resolve() for t in re.findall(r"\]\((docs/[^)\s]+)\)", readme)}
+    second = {(p.parent / t.split("#")[0]).resolve() for p in linked if p.suffix == ".md"
+              for t in re.findall(r"\]\(([^)\s:]+)\)", p.read_text(encoding="utf-8"))}
+    assert page.resolve() in linked | second, f"the README leads to no link to {page.relative_to(ROOT)}"

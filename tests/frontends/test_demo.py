@@ -1,4 +1,5 @@
-"""The first ten minutes: `make demo` writes its files and they parse; the README's code runs as written."""
+"""The first ten minutes: `make demo` writes its files and they parse; the README's code (and the docs pages it
+leads to) runs as written."""
 
 from __future__ import annotations
 
@@ -87,42 +88,51 @@ def test_bad_usage_exits_2(capsys):
     assert "usage" in capsys.readouterr().err
 
 
-def _readme_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"```python\n(.*?)```", text, re.S)
+# The pages whose Python runs as written, in this order (the README first; later pages may use out/).
+PYTHON_PAGES = ("README.md", "docs/api-tour.md", "docs/rules.md", "docs/evaluation.md", "docs/traces.md",
+                "docs/importers.md")
+
+
+def _blocks(page: str, lang: str = "python") -> list[str]:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
 
 
 def test_readme_python_runs_and_prints_what_it_says(tmp_path):
-    """The README's API tour and import example run as written (in a scratch dir) and print their comments."""
-    blocks = _readme_blocks()
-    assert len(blocks) >= 2
-    for block in blocks:
-        done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr
-        for line in block.splitlines():
-            call, _, comment = line.partition("  # ")
-            if call.startswith("print(") and comment.strip():
-                assert comment.strip() in done.stdout, f"README says {comment.strip()!r} for {call.strip()}"
+    """The Python of the README's tours and of the docs pages it sends readers to (the API tour, the rules, the
+    campaigns, traces, importers) runs as written (in a scratch dir) and prints its comments."""
+    assert len(_blocks("README.md")) >= 2
+    for page in PYTHON_PAGES:
+        blocks = _blocks(page)
+        assert blocks, f"{page} has no python block"
+        for block in blocks:
+            done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
+                                  timeout=300)
+            assert done.returncode == 0, f"{page}:\n{done.stderr}"
+            for line in block.splitlines():
+                call, _, comment = line.partition("  # ")
+                if call.startswith("print(") and comment.strip():
+                    assert comment.strip() in done.stdout, f"{page} says {comment.strip()!r} for {call.strip()}"
     assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {p.name for p in (tmp_path / "out").iterdir()}
 
 
-def _section(title: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _section(page: str, title: str) -> str:
+    text = (ROOT / page).read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start:end if end != -1 else None]
 
 
-@pytest.mark.parametrize("title", ["Plan files", "Importing planner outputs"])
-def test_readme_plan_examples_load_and_validate_clean(title):
-    """Every YAML/JSON/text plan shown in these README sections loads as shown and has no error."""
-    blocks = re.findall(r"```(yaml|json|text)\n(.*?)```", _section(title), re.S)
+@pytest.mark.parametrize("page, title", [("docs/plan-format.md", "Plan files"),
+                                         ("docs/importers.md", "Importing planner outputs")])
+def test_readme_plan_examples_load_and_validate_clean(page, title):
+    """Every YAML/JSON/text plan shown in these sections (moved from the README) loads as shown and has no error."""
+    blocks = re.findall(r"```(yaml|json|text)\n(.*?)```", _section(page, title), re.S)
     assert blocks
     for lang, block in blocks:
         plan = parse_plan(block)
         report = validate(plan, plan.contract)
-        assert report.ok, f"README {lang} example does not validate:\n{block}\n{report.to_text()}"
+        assert report.ok, f"{page} {lang} example does not validate:\n{block}\n{report.to_text()}"
 
 
 def _fresh_clone(dest: Path) -> Path:
@@ -139,12 +149,16 @@ def _fresh_clone(dest: Path) -> Path:
 
 
 def test_readme_command_line_runs_as_written_in_a_fresh_clone(tmp_path):
-    """The README's shell examples, run by bash from the root of a fresh clone whose .venv is this
-    environment (what `make lab` makes): every command succeeds and writes the files it names."""
+    """The shell examples (docs/cli.md, the README's engineer tour), run by bash from the root of a fresh
+    clone whose .venv is this environment (what `make lab` makes): every command succeeds and writes the
+    files it names."""
     if sys.prefix == sys.base_prefix or not (Path(sys.prefix) / "bin" / "activate").is_file():
         pytest.skip("the tests are not running in a virtual environment, so there is no .venv to activate")
-    blocks = re.findall(r"```sh\n(.*?)```", _section("Command line"), re.S)
-    assert blocks, "the README's Command line section has no sh block"
+    blocks = re.findall(r"```sh\n(.*?)```", _section("docs/cli.md", "Command line"), re.S)
+    assert blocks, "docs/cli.md's Command line section has no sh block"
+    tour = re.findall(r"```sh\n(.*?)```", _section("README.md", "Tour: debugging a failed agent run"), re.S)
+    assert tour, "the README's engineer tour has no sh block"
+    blocks += tour
     clone = _fresh_clone(tmp_path / "clone")
     (clone / ".venv").symlink_to(Path(sys.prefix))
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
@@ -152,7 +166,7 @@ def test_readme_command_line_runs_as_written_in_a_fresh_clone(tmp_path):
         assert ".venv/bin/" in block, "the example must say how to get the planviz command"
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env,
                               capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"README command line failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        assert done.returncode == 0, f"command line example failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         written = re.findall(r"(?:-o|--trace|--report|>)\s+(\S+)", block)
         assert written
         for name in written:
