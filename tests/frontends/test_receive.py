@@ -421,3 +421,46 @@ def test_a_client_that_leaves_mid_request_changes_nothing_and_prints_nothing(cap
         assert _post(rx, body)[0] == 200  # still serving
     assert rx.accepted == 1 and rx.refused == 1 and len(rx.trace_ids) == 1
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _unended(doc: dict, name: str) -> dict:
+    """``doc`` with span ``name`` as an exporter sends it while it runs: no end time, no result yet."""
+    doc = json.loads(json.dumps(doc))
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        if span["name"] == name:
+            del span["endTimeUnixNano"]
+            span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.tool.call.result"]
+    return doc
+
+
+@pytest.mark.parametrize("order", ["unended then ended", "ended then unended", "the same twice"])
+def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
+    memory = InMemorySpanExporter()
+    provider = _provider(memory)
+    _agent(provider.get_tracer("agent"))
+    provider.shutdown()
+    spans = memory.get_finished_spans()
+    final = otlp_json_file(spans)
+    running = _unended(final, "execute_tool search")
+    first, second = {"unended then ended": (running, final), "ended then unended": (final, running),
+                     "the same twice": (final, final)}[order]
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, json.dumps(first).encode())[0] == 200
+        after_first = rx.changes(rx.trace_ids[0])
+        assert _post(rx, json.dumps(second).encode())[0] == 200
+        live = rx.run(rx.trace_ids[0])
+        assert rx.accepted == 10  # both requests taken whole; the receiver keeps one copy of each span
+        assert rx.changes(rx.trace_ids[0]) == after_first + (order == "unended then ended")  # nothing new: no re-read
+    path = tmp_path / "otlp.json"
+    path.write_text(json.dumps(final))
+    assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
+    # against the raw spans: each tool call is one step, ended at its span's end, with its result
+    tools = [s for s in spans if s.attributes["gen_ai.operation.name"] == "execute_tool"]
+    assert [s.id for s in live.plan.steps] == [s.attributes["gen_ai.tool.name"] for s in tools]
+    t0 = min(s.start_time for s in spans)
+    ends = {e.step: e.time for e in live.events if e.kind in ("complete", "fail")}
+    assert ends == pytest.approx({s.attributes["gen_ai.tool.name"]: (s.end_time - t0) / 1e9 for s in tools})
+    assert [e.kind for e in live.events if e.step == "search"] == ["start", "complete"]
+    done = {e.step: e.observation for e in live.events if e.kind == "complete"}
+    assert done["search"].data["result"] == tools[0].attributes["gen_ai.tool.call.result"]
+    assert live.outcome is not None  # not left running
