@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = ["receive", "Receiver", "NoRunYet", "BUSY"]
 
 BUSY = 8  # requests decoded at once; one more is answered 503 (Retry-After: 1) rather than queued without end
 PATH = "/v1/traces"
+EXPECTED_WHILE_OPEN = "missing_parent"  # a finding only once the run is final: until then the parent may come
 
 
 class NoRunYet(PlanvizError, TimeoutError):
@@ -64,7 +66,7 @@ class _Trace:
         self.spans: dict[str, tuple[str, dict[str, Any]]] = {}  # span id -> (its part, the span), first come first
         self.finished = False  # its root span (no parent) arrived, ended
         self.version = 0  # grows when a span arrives or is replaced: the run is read again only then
-        self.read: tuple[int, Run] | None = None
+        self.read: tuple[tuple[int, bool], Run] | None = None  # (version, final) read, and the run read
         self.waited = False
 
     def keep(self, part: str, span: dict[str, Any]) -> bool:
@@ -195,7 +197,8 @@ class Receiver:
     def runs(self) -> list[Run]:
         """One :class:`~planviz.Run` per trace received, in the order their first span arrived; a trace whose
         root span has not arrived yet is read as far as it got, as a file of those spans would be (the reader
-        cannot tell the run is not over: :meth:`finished` says whether its root span arrived)."""
+        cannot tell the run is not over: :meth:`finished` says whether its root span arrived), less the
+        ``missing_parent`` finding until the run is final (see :meth:`run`)."""
         return [self.run(t) for t in self.trace_ids]
 
     def finished(self, trace_id: str) -> bool:
@@ -215,19 +218,25 @@ class Receiver:
         return self._stopped
 
     def run(self, trace_id: str) -> Run:
-        """The run of ``trace_id`` as received so far, read again only when spans arrived since."""
+        """The run of ``trace_id`` as received so far, read again only when spans arrived since.
+
+        Until the run is final (its root span arrived, ended, or the receiver stopped), a span whose parent has
+        not arrived yet is expected, not a defect: the ``missing_parent`` finding is left out of the run's
+        plans; once final it is reported, as a file of the same spans reports it."""
         with self._lock:
             trace = self._trace(trace_id)
-            version = trace.version
-            if trace.read is not None and trace.read[0] == version:
+            key = (trace.version, trace.finished or self._stopped)
+            if trace.read is not None and trace.read[0] == key:
                 return trace.read[1]
             doc = trace.document()
         from ..runs.traces.tracefile import load_trace
 
         run = load_trace(doc)
+        if not key[1]:
+            run = _while_open(run)
         with self._lock:
-            if trace.read is None or trace.read[0] < version:
-                trace.read = (version, run)
+            if trace.read is None or trace.read[0] < key:
+                trace.read = (key, run)
         return run
 
     def _trace(self, trace_id: str) -> _Trace:
@@ -271,6 +280,13 @@ class Receiver:
                                     f"http://{self.host}:{self.port}) or wait longer"))
                 self._lock.wait(left if left is None else min(left, 1.0))
         return self.run(found.trace_id)
+
+
+def _while_open(run: Run) -> Run:
+    """``run`` without the ``missing_parent`` findings: while a trace is open its parents may still arrive."""
+    plans = tuple(replace(p, import_findings=tuple(f for f in p.import_findings if f.code != EXPECTED_WHILE_OPEN))
+                  if any(f.code == EXPECTED_WHILE_OPEN for f in p.import_findings) else p for p in run.plans)
+    return run if all(a is b for a, b in zip(plans, run.plans)) else replace(run, plans=plans)
 
 
 def _handler(receiver: Receiver) -> type:

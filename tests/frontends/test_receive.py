@@ -464,3 +464,64 @@ def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
     done = {e.step: e.observation for e in live.events if e.kind == "complete"}
     assert done["search"].data["result"] == tools[0].attributes["gen_ai.tool.call.result"]
     assert live.outcome is not None  # not left running
+
+
+def _without_root(doc: dict) -> tuple[dict, int]:
+    """``doc`` without its root span (the one an agent ends last), and how many spans name a parent not in it."""
+    doc = json.loads(json.dumps(doc))
+    scope = doc["resourceSpans"][0]["scopeSpans"][0]
+    scope["spans"] = [s for s in scope["spans"] if s["parentSpanId"]]
+    ids = {s["spanId"] for s in scope["spans"]}
+    return doc, sum(s["parentSpanId"] not in ids for s in scope["spans"])
+
+
+def _codes(run) -> list[str]:
+    return [f.code for p in run.plans for f in p.import_findings]
+
+
+def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path):
+    memory = InMemorySpanExporter()
+    provider = _provider(memory)
+    _agent(provider.get_tracer("agent"))
+    provider.shutdown()
+    final = otlp_json_file(memory.get_finished_spans())
+    partial, orphans = _without_root(final)
+    assert orphans == 4  # the model and tool calls all name the agent's span, which ends (and is sent) last
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(partial))
+    in_file = planviz.load_trace(path)
+    assert _codes(in_file).count("missing_parent") == 1 and f"{orphans} span(s)" in str(in_file.plan.import_findings)
+    rx = planviz.receive(port=0)
+    try:
+        assert _post(rx, json.dumps(partial).encode())[0] == 200
+        from planviz.frontends.livefollow import follow
+
+        explorer = follow(rx, interval=0.05)  # explore(rx), re-reading often
+        live = rx.run(rx.trace_ids[0])
+        assert not rx.finished(rx.trace_ids[0]) and "missing_parent" not in _codes(live)
+        assert [c for c in _codes(live)] == [c for c in _codes(in_file) if c != "missing_parent"]
+        assert [(e.kind, e.step, e.time) for e in live.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+        assert not any(f[1] == "missing_parent" for f in explorer.snapshot["findings"])
+    finally:
+        rx.stop()  # the root never came: the run is final without it, and its missing parent is reported
+    deadline = time.monotonic() + 10
+    while explorer.following and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stopped = rx.run(rx.trace_ids[0])
+    assert _codes(stopped) == _codes(in_file)  # the same findings as the file (which names places by line)
+    assert f"{orphans} span(s) name a parent" in next(f.message for f in stopped.plan.import_findings
+                                                      if f.code == "missing_parent")
+    assert [(e.kind, e.step, e.time) for e in stopped.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+    assert [f[1] for f in explorer.snapshot["findings"]].count("missing_parent") == 1
+    assert "stopped" in explorer.mode
+    # final while the receiver serves: its root span ended, and a parent never sent is a finding at once
+    doc = json.loads(json.dumps(final))
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    lost = next(s for s in spans if s["name"] == "execute_tool search")
+    lost["parentSpanId"] = "00000000deadbeef"  # a parent span the exporter never sent
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, json.dumps(doc).encode())[0] == 200
+        assert rx.finished(rx.trace_ids[0])  # the root span ended: the run is final while the receiver serves
+        live = rx.run(rx.trace_ids[0])
+        assert _codes(live).count("missing_parent") == 1
+        assert "1 span(s)" in next(f.message for f in live.plan.import_findings if f.code == "missing_parent")
