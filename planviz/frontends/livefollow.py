@@ -7,6 +7,10 @@ stays where the user stepped back to, or follows the last event. When the trace'
 last reading is shown, the thread stops: the run on screen is final (``explorer.following`` turns False), and the
 explorer's mode line, which said ``live run, receiving spans``, says ``live run, final (root span ended)``.
 
+While the run is not final, a span whose parent has not arrived is expected (the parent, often the root, ends
+last): the ``missing_parent`` finding is shown only once the run is final, or when the receiver stopped before its
+root span arrived (:meth:`~planviz.frontends.receiver.Receiver.run`).
+
 OTLP exporters send a span when it ends, so a step appears once its call returned; a call still running shows
 when its span arrives.
 """
@@ -43,6 +47,8 @@ def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: 
         if finished:
             break
         time.sleep(interval)
+    if not rx.finished(trace_id):  # the receiver stopped first: the run is final, parents still missing are reported
+        explorer.show_recorded(rx.run(trace_id))
     _mark(explorer, "final (root span ended)" if rx.finished(trace_id) else "stopped (the receiver stopped first)")
 
 

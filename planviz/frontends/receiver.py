@@ -22,8 +22,10 @@ span an exporter was told was taken.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -39,6 +41,7 @@ __all__ = ["receive", "Receiver", "NoRunYet", "BUSY"]
 
 BUSY = 8  # requests decoded at once; one more is answered 503 (Retry-After: 1) rather than queued without end
 PATH = "/v1/traces"
+EXPECTED_WHILE_OPEN = "missing_parent"  # a finding only once the run is final: until then the parent may come
 
 
 class NoRunYet(PlanvizError, TimeoutError):
@@ -53,38 +56,58 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Trace:
-    """The spans received for one trace id, in OTLP/JSON, and the run last read from them."""
+    """The spans received for one trace id, one per span id (see :meth:`_Trace.keep`), and the run last read."""
 
-    __slots__ = ("trace_id", "resource_spans", "spans", "finished", "version", "read", "waited")
+    __slots__ = ("trace_id", "parts", "spans", "finished", "version", "read", "waited")
 
     def __init__(self, trace_id: str) -> None:
         self.trace_id = trace_id
-        self.resource_spans: list[dict[str, Any]] = []
-        self.spans = 0
+        self.parts: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # resource and scope, by their JSON
+        self.spans: dict[str, tuple[str, dict[str, Any]]] = {}  # span id -> (its part, the span), first come first
         self.finished = False  # its root span (no parent) arrived, ended
-        self.version = 0
-        self.read: tuple[int, Run] | None = None
+        self.version = 0  # grows when a span arrives or is replaced: the run is read again only then
+        self.read: tuple[tuple[int, bool], Run] | None = None  # (version, final) read, and the run read
         self.waited = False
 
+    def keep(self, part: str, span: dict[str, Any]) -> bool:
+        """Keep ``span``: one per span id, a later copy replacing an earlier one (a span exported while it ran,
+        then again when it ended; an export retried), except that an ended copy is never replaced by an unended
+        one. Returns whether what the trace holds changed."""
+        key = str(span.get("spanId", ""))
+        old = self.spans.get(key)
+        if old is not None and (old == (part, span) or (_ended(old[1]) and not _ended(span))):
+            return False
+        self.spans[key] = (part, span)
+        return True
 
-def _by_trace(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """A request's ``resourceSpans`` split by trace id, each with its resource and scope."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    def document(self) -> dict[str, Any]:
+        """The spans held, as the OTLP/JSON of a file: one ``resourceSpans`` entry per resource and scope."""
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for part, span in self.spans.values():
+            grouped.setdefault(part, []).append(span)
+        out = []
+        for part, spans in grouped.items():
+            resource, scope = self.parts[part]
+            out.append({**resource, "scopeSpans": [{**scope, "spans": spans}]})
+        return {"resourceSpans": out}
+
+
+def _ended(span: dict[str, Any]) -> bool:
+    return span.get("endTimeUnixNano") not in (None, "", "0", 0)
+
+
+def _by_trace(doc: dict[str, Any]) -> dict[str, list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]]:
+    """A request's spans by trace id, each as ``(part key, resource, scope, span)``: the resource and scope
+    without their lists of spans, and a key naming the pair (its JSON)."""
+    out: dict[str, list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]] = {}
     for resource in doc.get("resourceSpans", []):
+        bare = {k: v for k, v in resource.items() if k != "scopeSpans"}
         for scope in resource.get("scopeSpans", []):
-            groups: dict[str, list[dict[str, Any]]] = {}
+            part = {k: v for k, v in scope.items() if k != "spans"}
+            key = json.dumps([bare, part], sort_keys=True)
             for span in scope.get("spans", []):
-                groups.setdefault(span["traceId"], []).append(span)
-            for trace_id, spans in groups.items():
-                part = {k: v for k, v in scope.items() if k != "spans"}
-                part["spans"] = spans
-                out.setdefault(trace_id, []).append({**{k: v for k, v in resource.items() if k != "scopeSpans"},
-                                                     "scopeSpans": [part]})
+                out.setdefault(span["traceId"], []).append((key, bare, part, span))
     return out
-
-
-def _root_ended(spans: list[dict[str, Any]]) -> bool:
-    return any(not s.get("parentSpanId") and s.get("endTimeUnixNano") not in (None, "", "0") for s in spans)
 
 
 class Receiver:
@@ -139,20 +162,22 @@ class Receiver:
             except TraceFormatError as exc:
                 raise Refused(400, " ".join(str(exc).splitlines())[:400]) from None
         parts = _by_trace(doc)
-        count = sum(len(s["spans"]) for p in parts.values() for r in p for s in r["scopeSpans"])
+        count = sum(len(spans) for spans in parts.values())
         with self._lock:
             if self.held + len(data) > limits.MAX_TRACE_BYTES:  # memory is bounded: what is held stays readable
                 raise Refused(413, f"the receiver holds {limits.mib(self.held)} of spans, and this request would "
                                    f"take it past {limits.mib(limits.MAX_TRACE_BYTES)}: stop it (its runs stay "
                                    f"readable) and start another, or {limits.raise_hint('MAX_TRACE_BYTES')}")
             self.held += len(data)
-            for trace_id, resource_spans in parts.items():
+            for trace_id, spans in parts.items():
                 trace = self._traces.get(trace_id) or self._traces.setdefault(trace_id, _Trace(trace_id))
-                trace.resource_spans.extend(resource_spans)
-                trace.spans += sum(len(s["spans"]) for r in resource_spans for s in r["scopeSpans"])
-                trace.finished = trace.finished or any(_root_ended(s["spans"]) for r in resource_spans
-                                                       for s in r["scopeSpans"])
-                trace.version += 1
+                changed = False
+                for key, resource, scope, span in spans:
+                    trace.parts.setdefault(key, (resource, scope))
+                    changed = trace.keep(key, span) or changed
+                    trace.finished = trace.finished or (not span.get("parentSpanId") and _ended(span))
+                if changed:
+                    trace.version += 1
             self.accepted += count
             self._lock.notify_all()
         return count
@@ -172,7 +197,8 @@ class Receiver:
     def runs(self) -> list[Run]:
         """One :class:`~planviz.Run` per trace received, in the order their first span arrived; a trace whose
         root span has not arrived yet is read as far as it got, as a file of those spans would be (the reader
-        cannot tell the run is not over: :meth:`finished` says whether its root span arrived)."""
+        cannot tell the run is not over: :meth:`finished` says whether its root span arrived), less the
+        ``missing_parent`` finding until the run is final (see :meth:`run`)."""
         return [self.run(t) for t in self.trace_ids]
 
     def finished(self, trace_id: str) -> bool:
@@ -181,7 +207,8 @@ class Receiver:
             return self._trace(trace_id).finished
 
     def changes(self, trace_id: str) -> int:
-        """How many requests brought spans of ``trace_id``: it grows as the trace does."""
+        """How many requests changed the spans held for ``trace_id`` (brought a new span, or a newer copy of one
+        held): it grows as the trace does, and an exact repeat leaves it as it was."""
         with self._lock:
             return self._trace(trace_id).version
 
@@ -191,18 +218,25 @@ class Receiver:
         return self._stopped
 
     def run(self, trace_id: str) -> Run:
-        """The run of ``trace_id`` as received so far, read again only when spans arrived since."""
+        """The run of ``trace_id`` as received so far, read again only when spans arrived since.
+
+        Until the run is final (its root span arrived, ended, or the receiver stopped), a span whose parent has
+        not arrived yet is expected, not a defect: the ``missing_parent`` finding is left out of the run's
+        plans; once final it is reported, as a file of the same spans reports it."""
         with self._lock:
             trace = self._trace(trace_id)
-            version, doc = trace.version, {"resourceSpans": list(trace.resource_spans)}
-            if trace.read is not None and trace.read[0] == version:
+            key = (trace.version, trace.finished or self._stopped)
+            if trace.read is not None and trace.read[0] == key:
                 return trace.read[1]
+            doc = trace.document()
         from ..runs.traces.tracefile import load_trace
 
         run = load_trace(doc)
+        if not key[1]:
+            run = _while_open(run)
         with self._lock:
-            if trace.read is None or trace.read[0] < version:
-                trace.read = (version, run)
+            if trace.read is None or trace.read[0] < key:
+                trace.read = (key, run)
         return run
 
     def _trace(self, trace_id: str) -> _Trace:
@@ -246,6 +280,13 @@ class Receiver:
                                     f"http://{self.host}:{self.port}) or wait longer"))
                 self._lock.wait(left if left is None else min(left, 1.0))
         return self.run(found.trace_id)
+
+
+def _while_open(run: Run) -> Run:
+    """``run`` without the ``missing_parent`` findings: while a trace is open its parents may still arrive."""
+    plans = tuple(replace(p, import_findings=tuple(f for f in p.import_findings if f.code != EXPECTED_WHILE_OPEN))
+                  if any(f.code == EXPECTED_WHILE_OPEN for f in p.import_findings) else p for p in run.plans)
+    return run if all(a is b for a, b in zip(plans, run.plans)) else replace(run, plans=plans)
 
 
 def _handler(receiver: Receiver) -> type:

@@ -43,11 +43,17 @@ def _length(parts: list[tuple[float, float]]) -> float:
 
 
 def _minus(parts: list[tuple[float, float]], cut: list[tuple[float, float]]) -> float:
-    """The length of ``parts`` outside ``cut`` (both unions of intervals)."""
+    """The length of ``parts`` outside ``cut`` (both sorted unions of disjoint intervals, as :func:`_union` makes
+    them): one pass over both, each part meeting only the cuts that overlap it."""
     total = _length(parts)
+    first = 0
     for a, b in parts:
-        for c, d in cut:
-            total -= max(0.0, min(b, d) - max(a, c))
+        while first < len(cut) and cut[first][1] <= a:  # cuts ending before this part end before the next ones too
+            first += 1
+        k = first
+        while k < len(cut) and cut[k][0] < b:
+            total -= min(b, cut[k][1]) - max(a, cut[k][0])
+            k += 1
     return total
 
 

@@ -33,6 +33,7 @@ BATCHES = [  # what the agent reports, in the order an exporter would send it
     [chat(4, 0.6, 1.0), tool(5, "fetch", 1.0, 1.3, args={"id": "doc-42"}, result="the text of doc-42"),
      _unended(tool(6, "summarize", 1.3, None, args={"doc": "doc-42"}))],  # reported before it ended: running
     [chat(7, 1.5, 1.9), tool(8, "write", 1.9, 2.1, args={"path": "notes.md"}, result="ok"),
+     tool(6, "summarize", 1.3, 1.45, args={"doc": "doc-42"}, result="a summary"),  # sent again, ended: it replaces
      span(ROOT_SPAN, "invoke_agent researcher", 0.0, 2.2, None, gen_ai__operation__name="invoke_agent",
           gen_ai__agent__name="researcher")],  # the root span ended: the run is final
 ]
@@ -101,6 +102,8 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(ju
     assert re.search(r"\bstatus-running\b", second["summarize"]), second
     assert not any(re.search(r"\bstatus-running\b", second[s]) for s in ("search", "fetch")), second
     assert "receiving spans" in mode.inner_text()
+    # the root span has not arrived: its children's parent is expected, not reported, until the run is final
+    assert "missing_parent" not in pg.evaluate("() => document.querySelector('.jp-NotebookPanel').textContent")
     screenshot(pg.locator(".jp-NotebookPanel"), "live-explorer-running")
 
     # step back while it runs: to the event where fetch started, fetch is the one running there
@@ -124,10 +127,11 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(ju
     assert (now.split(" of ")[0], now.split(":", 1)[1]) == (held.split(" of ")[0], held.split(":", 1)[1]), (held, now)
     assert re.search(r"\bstatus-running\b", node_classes(pg)["fetch"])
     assert set(node_classes(pg)) == set(_tools(BATCHES[0] + BATCHES[1] + BATCHES[2]))
+    assert "missing_parent" not in pg.evaluate("() => document.querySelector('.jp-NotebookPanel').textContent")
     pg.locator("button.planviz-last").click()
-    pg.wait_for_function("() => /\\bwrite\\b/.test(document.querySelector('.pv-caption').innerText)")
+    pg.wait_for_function("() => /Event (\\d+) of \\1\\b/.test(document.querySelector('.pv-caption').innerText)")
     last = node_classes(pg)
     assert re.search(r"\bstatus-done\b", last["write"]), last
-    assert re.search(r"\bstatus-running\b", last["summarize"]), last  # its end never arrived: still running
+    assert re.search(r"\bstatus-done\b", last["summarize"]), last  # its ended copy replaced the running one
     shot = screenshot(pg.locator(".jp-NotebookPanel"), "live-explorer-final")
     assert shot.stat().st_size > 10_000

@@ -356,3 +356,20 @@ def test_a_second_fault_is_added_or_replaces_the_first(ex):
     assert [str(f) for f in both.faults] == ["S1:transient", "S4:side_effect"]  # added: both apply
     only = ex.inject("S3:withdraw", replace=True)
     assert [str(f) for f in only.faults] == ["S3:withdraw"] and "S3:withdraw" in repr(ex)
+
+
+def test_a_new_reading_of_a_recorded_run_computes_its_hindsight_once(monkeypatch):
+    """The picture's notes, the frame shown and the metrics all use the run's hindsight: one computation."""
+    from planviz.runs import retrospect
+
+    from ..runs.otlp import react_trace
+
+    calls = []
+    real = retrospect.ideal_schedule
+    monkeypatch.setattr(retrospect, "ideal_schedule", lambda *a: calls.append(1) or real(*a))
+    from planviz import load_trace
+
+    explorer = replay(load_trace(react_trace(41)))
+    assert len(calls) == 1
+    explorer.show_recorded(load_trace(react_trace(41)))  # a live run read again: a new Run
+    assert len(calls) == 2

@@ -424,3 +424,107 @@ def test_a_client_that_leaves_mid_request_changes_nothing_and_prints_nothing(cap
         assert _post(rx, body)[0] == 200  # still serving
     assert rx.accepted == 1 and rx.refused == 1 and len(rx.trace_ids) == 1
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _unended(doc: dict, name: str) -> dict:
+    """``doc`` with span ``name`` as an exporter sends it while it runs: no end time, no result yet."""
+    doc = json.loads(json.dumps(doc))
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        if span["name"] == name:
+            del span["endTimeUnixNano"]
+            span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.tool.call.result"]
+    return doc
+
+
+@pytest.mark.parametrize("order", ["unended then ended", "ended then unended", "the same twice"])
+def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
+    memory = InMemorySpanExporter()
+    provider = _provider(memory)
+    _agent(provider.get_tracer("agent"))
+    provider.shutdown()
+    spans = memory.get_finished_spans()
+    final = otlp_json_file(spans)
+    running = _unended(final, "execute_tool search")
+    first, second = {"unended then ended": (running, final), "ended then unended": (final, running),
+                     "the same twice": (final, final)}[order]
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, json.dumps(first).encode())[0] == 200
+        after_first = rx.changes(rx.trace_ids[0])
+        assert _post(rx, json.dumps(second).encode())[0] == 200
+        live = rx.run(rx.trace_ids[0])
+        assert rx.accepted == 10  # both requests taken whole; the receiver keeps one copy of each span
+        assert rx.changes(rx.trace_ids[0]) == after_first + (order == "unended then ended")  # nothing new: no re-read
+    path = tmp_path / "otlp.json"
+    path.write_text(json.dumps(final))
+    assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
+    # against the raw spans: each tool call is one step, ended at its span's end, with its result
+    tools = [s for s in spans if s.attributes["gen_ai.operation.name"] == "execute_tool"]
+    assert [s.id for s in live.plan.steps] == [s.attributes["gen_ai.tool.name"] for s in tools]
+    t0 = min(s.start_time for s in spans)
+    ends = {e.step: e.time for e in live.events if e.kind in ("complete", "fail")}
+    assert ends == pytest.approx({s.attributes["gen_ai.tool.name"]: (s.end_time - t0) / 1e9 for s in tools})
+    assert [e.kind for e in live.events if e.step == "search"] == ["start", "complete"]
+    done = {e.step: e.observation for e in live.events if e.kind == "complete"}
+    assert done["search"].data["result"] == tools[0].attributes["gen_ai.tool.call.result"]
+    assert live.outcome is not None  # not left running
+
+
+def _without_root(doc: dict) -> tuple[dict, int]:
+    """``doc`` without its root span (the one an agent ends last), and how many spans name a parent not in it."""
+    doc = json.loads(json.dumps(doc))
+    scope = doc["resourceSpans"][0]["scopeSpans"][0]
+    scope["spans"] = [s for s in scope["spans"] if s["parentSpanId"]]
+    ids = {s["spanId"] for s in scope["spans"]}
+    return doc, sum(s["parentSpanId"] not in ids for s in scope["spans"])
+
+
+def _codes(run) -> list[str]:
+    return [f.code for p in run.plans for f in p.import_findings]
+
+
+def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path):
+    memory = InMemorySpanExporter()
+    provider = _provider(memory)
+    _agent(provider.get_tracer("agent"))
+    provider.shutdown()
+    final = otlp_json_file(memory.get_finished_spans())
+    partial, orphans = _without_root(final)
+    assert orphans == 4  # the model and tool calls all name the agent's span, which ends (and is sent) last
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(partial))
+    in_file = planviz.load_trace(path)
+    assert _codes(in_file).count("missing_parent") == 1 and f"{orphans} span(s)" in str(in_file.plan.import_findings)
+    rx = planviz.receive(port=0)
+    try:
+        assert _post(rx, json.dumps(partial).encode())[0] == 200
+        from planviz.frontends.livefollow import follow
+
+        explorer = follow(rx, interval=0.05)  # explore(rx), re-reading often
+        live = rx.run(rx.trace_ids[0])
+        assert not rx.finished(rx.trace_ids[0]) and "missing_parent" not in _codes(live)
+        assert [c for c in _codes(live)] == [c for c in _codes(in_file) if c != "missing_parent"]
+        assert [(e.kind, e.step, e.time) for e in live.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+        assert not any(f[1] == "missing_parent" for f in explorer.snapshot["findings"])
+    finally:
+        rx.stop()  # the root never came: the run is final without it, and its missing parent is reported
+    deadline = time.monotonic() + 10
+    while explorer.following and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stopped = rx.run(rx.trace_ids[0])
+    assert _codes(stopped) == _codes(in_file)  # the same findings as the file (which names places by line)
+    assert f"{orphans} span(s) name a parent" in next(f.message for f in stopped.plan.import_findings
+                                                      if f.code == "missing_parent")
+    assert [(e.kind, e.step, e.time) for e in stopped.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+    assert [f[1] for f in explorer.snapshot["findings"]].count("missing_parent") == 1
+    assert "stopped" in explorer.mode
+    # final while the receiver serves: its root span ended, and a parent never sent is a finding at once
+    doc = json.loads(json.dumps(final))
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    lost = next(s for s in spans if s["name"] == "execute_tool search")
+    lost["parentSpanId"] = "00000000deadbeef"  # a parent span the exporter never sent
+    with planviz.receive(port=0) as rx:
+        assert _post(rx, json.dumps(doc).encode())[0] == 200
+        assert rx.finished(rx.trace_ids[0])  # the root span ended: the run is final while the receiver serves
+        live = rx.run(rx.trace_ids[0])
+        assert _codes(live).count("missing_parent") == 1
+        assert "1 span(s)" in next(f.message for f in live.plan.import_findings if f.code == "missing_parent")

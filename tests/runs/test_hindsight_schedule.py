@@ -335,3 +335,42 @@ def test_the_summary_names_the_time_no_call_ran():
     h = hindsight(parse_trace(text(spans)))
     assert h.parts["actual"]["wait"] == pytest.approx(idle) == pytest.approx(2.0)
     assert h.summary() == "5 s ran, 3 s possible: 2 s when no call ran (the agent's own time)"
+
+
+class _Counted(float):
+    """A time that counts the comparisons made with it: the work ``_minus`` does, without a clock."""
+
+    seen = 0
+
+    def _count(self, other, op):
+        _Counted.seen += 1
+        return op(float(self), float(other))
+
+    def __lt__(self, other):
+        return self._count(other, float.__lt__)
+
+    def __le__(self, other):
+        return self._count(other, float.__le__)
+
+    def __gt__(self, other):
+        return self._count(other, float.__gt__)
+
+    def __ge__(self, other):
+        return self._count(other, float.__ge__)
+
+
+def test_hindsight_time_outside_tool_calls_takes_linear_work():
+    from planviz.runs.hindsightcost import _minus
+
+    def work(n: int) -> tuple[int, float]:
+        parts = [(_Counted(3 * i), _Counted(3 * i + 2)) for i in range(n)]  # model calls 2 long, every 3
+        cut = [(_Counted(3 * i + 1.5), _Counted(3 * i + 2.5)) for i in range(n)]  # tool calls: 0.5 of each inside
+        _Counted.seen = 0
+        left = _minus(parts, cut)
+        return _Counted.seen, left
+
+    small, left = work(200)
+    assert left == pytest.approx(200 * (2 - 0.5))  # each model call loses the half second a tool call covers
+    big, left = work(800)
+    assert left == pytest.approx(800 * 1.5)
+    assert big <= 5 * small  # 4 times the calls, about 4 times the work (a pairwise loop did 16 times)
