@@ -24,7 +24,7 @@ reads; the first in this order wins for a pair):
   understates the gain, never overstates it): the later call records no
   argument and no required fact (every dependency it has stands; in another
   tool's trace that records none, every call that had ended when it
-  started), or, in
+  started: listed as the frontier of those, see :func:`data_edges`), or, in
   another tool's trace, an argument part is found in no recorded result and no
   known text while the earlier call's result was not recorded;
 - ``derived: '2025' in '2025-06-11T...'``: a part of the argument lies inside a
@@ -292,10 +292,9 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
     def assume(v: str, s_v: float, any_call: bool) -> None:
         """``unknown: assumed`` edges from the calls (``any_call``, else those whose result was not recorded) that
         had ended when ``v`` started: every one (``every``), or the frontier: ``u`` is left out when a call ``w``
-        of ``waits_all`` among them,
-        ranked between them, started after ``u`` ended (``u`` reaches ``v`` through ``w``, which waits for ``u``;
-        by induction on rank the whole closure is kept). Scans back from the latest end, so only the frontier
-        and the calls ending at the cover's start are read."""
+        of ``waits_all`` among them, ranked between them, started after ``u`` ended (``u`` reaches ``v`` through
+        ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
+        end, so only the frontier and the calls ending at the cover's start are read."""
         pool, ends = pools[any_call]
         rv, cover = rank[v], None
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
