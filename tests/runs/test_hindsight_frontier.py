@@ -95,11 +95,22 @@ def _edges(n: int, every: bool = False):
     return data_edges(run, intervals(run), defs, every=every)
 
 
+def _ideal_links(n: int) -> int:
+    """The dependencies the ideal schedule of the no-input chain of ``n`` calls lists (its size)."""
+    run = parse_trace(_no_input_trace(n))
+    times = intervals(run)
+    defs = {k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()}
+    sched = ideal_schedule(run, times, defs, data_edges(run, times, defs), _released(run), run.events[0].time)
+    return sum(len(s.depends_on) + len(s.requires) for s in sched.plan.steps)
+
+
 def test_assumed_edges_grow_linearly():
     counts = [len(_edges(n)) for n in (50, 200)]
     every = [len(_edges(n, every=True)) for n in (50, 200)]
     assert every == [50 * 49 // 2, 200 * 199 // 2]  # each call after every earlier one
     assert counts[1] <= 4 * counts[0] + 4, counts
+    links = [_ideal_links(n) for n in (50, 200)]
+    assert links[1] <= 4 * links[0] + 8, links
 
 
 class _Counted(dict):
