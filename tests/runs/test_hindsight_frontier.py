@@ -131,3 +131,22 @@ def test_data_edges_reads_times_linearly_on_a_react_trace():
         data_edges(run, _Counted(intervals(run)), latest_steps(run))
         reads.append(_Counted.reads)
     assert reads[1] <= 5 * reads[0], reads
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 3))
+def test_hindsight_judges_the_same_from_the_frontier(seed, monkeypatch):
+    """Every figure hindsight shows (waits, serialized pairs, ideal makespan and path, parts, cost, assumptions) is
+    the same whether the assumed edges are listed whole or as their frontier; only the edge list is shorter."""
+    from planviz.runs import retrospect
+
+    run = _random_run(seed)
+    rnd = random.Random(seed)
+    cleared = {k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s
+               for k, s in latest_steps(run).items()}
+    monkeypatch.setattr(retrospect, "latest_steps", lambda r: dict(cleared))
+    lean = retrospect.hindsight(run)
+    monkeypatch.setattr(retrospect, "data_edges", lambda *a, **k: data_edges(*a, **k, every=True))
+    full = retrospect.hindsight(run)
+    a, b = full.to_dict(), lean.to_dict()
+    assert set(map(tuple, b.pop("data_edges"))) <= set(map(tuple, a.pop("data_edges")))
+    assert a == b
