@@ -24,7 +24,7 @@ reads; the first in this order wins for a pair):
   understates the gain, never overstates it): the later call records no
   argument and no required fact (every dependency it has stands; in another
   tool's trace that records none, every call that had ended when it
-  started), or, in
+  started: listed as the frontier of those, see :func:`data_edges`), or, in
   another tool's trace, an argument part is found in no recorded result and no
   known text while the earlier call's result was not recorded;
 - ``derived: '2025' in '2025-06-11T...'``: a part of the argument lies inside a
@@ -46,6 +46,7 @@ reads; the first in this order wins for a pair):
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -244,11 +245,17 @@ def _arguments(step: Step) -> list[str]:
 
 
 def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
-               steps: Mapping[str, Step] | None = None) -> tuple[tuple[str, str, str], ...]:
+               steps: Mapping[str, Step] | None = None, *, every: bool = False) -> tuple[tuple[str, str, str], ...]:
     """The data edges of ``run``: ``(earlier, later, reason)`` sorted (see the module for the rules).
 
     ``times`` maps each call that ran to its (first start, last end) and ``steps`` each id to its latest
     definition (:func:`planviz.hindsight` passes both; read from the run when left out).
+
+    A call assumed to depend on every call that had ended when it started (``unknown: assumed`` in another
+    tool's trace) lists only its **frontier**: the earlier calls no other such call between them and it
+    already waits for (a ReAct turn: the previous model call and tool call). The rest reach it through those,
+    so every wait, every earliest start and the ideal schedule are the same, in time linear in the run rather
+    than quadratic. ``every=True`` lists every assumed edge (what each such call depends on, spelled out).
     """
     times = intervals(run) if times is None else times
     defs = latest_steps(run) if steps is None else steps
@@ -266,11 +273,44 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
     order = sorted(times, key=lambda s: (times[s][0], times[s][1], s))
     foreign = run.trace_format is not None
     out: dict[tuple[str, str], str] = {}
+    into: dict[str, set[str]] = {}
 
     def add(u: str, v: str, reason: str) -> None:
         old = out.get((u, v))
         if old is None or REASONS.index(reason.split(":")[0]) < REASONS.index(old.split(":")[0]):
             out[(u, v)] = reason
+            into.setdefault(v, set()).add(u)
+
+    rank = {u: i for i, u in enumerate(order)}
+    by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
+    unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
+    pools = {True: (by_end, [times[u][1] for u in by_end]), False: (unread, [times[u][1] for u in unread])}
+    # a call that waits for every call that had ended when it started (it records no input)
+    waits_all = {w for w in order if foreign and w in defs and not defs[w].requires and not defs[w].arguments
+                 and not defs[w].depends_on}
+
+    def assume(v: str, s_v: float, any_call: bool) -> None:
+        """``unknown: assumed`` edges from the calls (``any_call``, else those whose result was not recorded) that
+        had ended when ``v`` started: every one (``every``), or the frontier: ``u`` is left out when a call ``w``
+        of ``waits_all`` among them, ranked between them, started after ``u`` ended (``u`` reaches ``v`` through
+        ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
+        end, so only the frontier and the calls ending at the cover's start are read."""
+        pool, ends = pools[any_call]
+        rv, cover = rank[v], None
+        for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
+            u = pool[k]
+            if u == v:
+                continue
+            if not every and cover is not None and rank[cover] > rank[u] and times[cover][0] >= ends[k]:
+                if ends[k] < times[cover][0]:
+                    break  # every call ending sooner started sooner: ranked below the cover, covered too
+                continue
+            add(u, v, "unknown: assumed")
+            if u in waits_all and rank[u] < rv and (cover is None or rank[u] > rank[cover]):
+                cover = u
+        for u in sorted(into.get(v, ())):  # a pair already linked for another reason: the assumption is costlier
+            if u != v and u in times and times[u][1] <= s_v and (any_call or u not in results):
+                add(u, v, "unknown: assumed")
 
     # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
     # on token boundaries in a text only if each of its words is one of the text's words
@@ -299,9 +339,6 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         def ended(u: str) -> bool:
             return u != v and u in times and times[u][1] <= s_v
 
-        def before() -> list[str]:  # every call that had ended when v started (only another tool's trace asks)
-            return [u for u in order if ended(u)]
-
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
         for fact in (() if foreign and step.arguments else step.requires):
             done = [u for u in producers.get(fact, ()) if ended(u)]
@@ -314,7 +351,9 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
             # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
             # records none, every call that had ended
-            for u in (before() if foreign and not step.depends_on else step.depends_on):
+            if foreign and not step.depends_on:
+                assume(v, s_v, True)
+            for u in (() if foreign and not step.depends_on else step.depends_on):
                 if ended(u):
                     add(u, v, "unknown: assumed")
             continue
@@ -331,7 +370,5 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
                 if reason is not None:
                     add(source, v, reason)
         if foreign and unexplained:
-            for u in before():
-                if u not in results:
-                    add(u, v, "unknown: assumed")
+            assume(v, s_v, False)
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))

@@ -8,7 +8,9 @@ identifier, a quoted phrase, a word not in the task) first appears in that
 call's result, or when it requires a fact or holds a placeholder
 ``{{u.field}}`` of it; a value the task gives waits for nothing; when the
 reader cannot tell, the call waits (the gain is understated, never
-overstated). ``data_edges`` keeps each edge with its reason.
+overstated). ``data_edges`` keeps each edge with its reason (a call assumed to
+wait for every earlier call lists the frontier of those; the rest follow
+through it, so the waits and the schedule are the same, in linear time).
 
 The ideal is the makespan of a schedule an agent could run
 (:mod:`planviz.runs.idealplan`): one planning model call, the tool calls as
