@@ -45,7 +45,7 @@ lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
 
 demo: $(LAB_STAMP)
-	$(BIN)/python -m planviz.frontends.demo out/
+	$(BIN)/python -m planviz.frontends.cli.demo out/
 
 bench: $(LAB_STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -35,8 +35,8 @@ from concurrent.futures import ProcessPoolExecutor
 from common import figure
 
 from planviz import FaultModel, Plan, Step, campaign, metrics, simulate
-from planviz.runs import dispatch, mechanisms
-from planviz.runs.faultmodel import plan_key
+from planviz.runs.evaluation import dispatch, mechanisms
+from planviz.runs.evaluation.faultmodel import plan_key
 
 PLANS, SAMPLES, STRATEGIES = 120, 40, ("direct", "workflow", "planner")
 MODEL = FaultModel({"transient": 0.04, "tool_error": 0.005, "withdraw": 0.01, "side_effect": 0.01}, seed=26)
@@ -80,7 +80,7 @@ def bare(plans: list[Plan], samples: int = SAMPLES) -> tuple[float, float, float
 
 def split(plans: list[Plan], samples: int) -> tuple[float, float, float]:
     """CPU time of ``campaign(plans, ...)``, and of the ``simulate`` and ``metrics`` calls it made, each timed
-    where the campaign calls it (``planviz.runs.mechanisms.simulate``, ``planviz.runs.dispatch.metrics``)."""
+    where the campaign calls it (``planviz.runs.evaluation.mechanisms.simulate``, ``planviz.runs.evaluation.dispatch.metrics``)."""
     spent = {"simulate": 0.0, "metrics": 0.0}
 
     def timed(name: str, fn):

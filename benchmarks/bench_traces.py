@@ -32,9 +32,9 @@ sys.path.insert(0, str(HERE.parent))
 from common import best, exponent, figure  # noqa: E402
 
 from planviz import load_trace  # noqa: E402
-from planviz.runs.traces.jsonstream import records  # noqa: E402
-from planviz.runs.traces.otel import CONTAINERS  # noqa: E402
-from planviz.runs.traces.otelspans import span_of  # noqa: E402
+from planviz.traces.jsonstream import records  # noqa: E402
+from planviz.traces.otel.genai import CONTAINERS  # noqa: E402
+from planviz.traces.otel.otelspans import span_of  # noqa: E402
 from tests.runs.otlp import react_trace as make_trace  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
@@ -48,7 +48,7 @@ Unplayed = make_dataclass("Unplayed", [("model_calls", tuple, ())], frozen=True)
 
 
 def read_only(path: Path) -> None:
-    from planviz.runs.traces import otel
+    from planviz.traces.otel import genai as otel
 
     with open(path, "rb") as fh:
         spans = [span_of(r, c, w, line, str(path)) for r, c, w, line in records(fh, set(CONTAINERS), str(path))]

@@ -48,25 +48,25 @@ _EXPORTS = {
     "runs.fault": ("Fault",),
     "runs.events": ("Run", "Event", "Frame", "Observation", "ExecutionState", "Conflict"),
     "runs.frames": ("FrameDelta",),
-    "runs.revision": ("redundant_work", "changed_completed", "reissue"),
-    "runs.simulation": ("simulate",),
-    "runs.traces.recorder": ("Recorder",),
-    "runs.traces.tracefile": ("save_trace", "load_trace", "parse_trace"),
-    "runs.traces": ("load_traces",),
-    "runs.measures": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
-    "runs.outcomes": ("outcome_class",),
-    "runs.frozen": ("FrozenResult", "StepPerformance"),
-    "runs.comparisons.frozenplan": ("frozen_plan_test",),
+    "runs.engine.revision": ("redundant_work", "changed_completed", "reissue"),
+    "runs.engine.simulation": ("simulate",),
+    "traces.own.recorder": ("Recorder",),
+    "traces.own.tracefile": ("save_trace", "load_trace", "parse_trace"),
+    "traces": ("load_traces",),
+    "runs.measures.runmetrics": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
+    "runs.measures.outcomes": ("outcome_class",),
+    "runs.evaluation.frozen": ("FrozenResult", "StepPerformance"),
+    "runs.evaluation.frozenplan": ("frozen_plan_test",),
     "runs.comparisons.comparison": ("compare", "Comparison", "ComparisonRow"),
-    "runs.faultmodel": ("FaultModel",),
-    "runs.evaluation": ("campaign", "ablation"),
-    "runs.campaigntable": ("Campaign", "CampaignRow"),
-    "runs.intervals": ("Estimate",),
+    "runs.evaluation.faultmodel": ("FaultModel",),
+    "runs.evaluation.campaigns": ("campaign", "ablation"),
+    "runs.evaluation.campaigntable": ("Campaign", "CampaignRow"),
+    "runs.measures.intervals": ("Estimate",),
     "runs.comparisons.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
     "runs.comparisons.rundiff": ("diff_runs", "RunDiff", "StepChange"),
     "runs.usage": ("Usage", "run_usage"),
-    "runs.retrospect": ("hindsight", "Hindsight"),
-    "runs.whatif": ("what_if", "WhatIf"),
+    "runs.hindsight.retrospect": ("hindsight", "Hindsight"),
+    "runs.hindsight.whatif": ("what_if", "WhatIf"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("Animation",),
@@ -74,90 +74,67 @@ _EXPORTS = {
     "pictures.fatepicture": ("render_alignment",),
     "pictures.whatifchart": ("render_what_if",),
     "pictures.costchart": ("render_campaign", "CampaignChart"),
-    "frontends.htmlreport": ("report_html",),
-    "frontends.slides": ("animate",),
-    "frontends.explorer": ("explore", "replay", "Explorer"),
-    "frontends.sidebyside": ("compare_runs", "RunComparison"),
+    "frontends.pages.htmlreport": ("report_html",),
+    "frontends.pages.slides": ("animate",),
+    "frontends.widget.explorer": ("explore", "replay", "Explorer"),
+    "frontends.widget.sidebyside": ("compare_runs", "RunComparison"),
     "frontends.receiver": ("receive", "Receiver"),
     "teaching.feedback": ("Feedback",),
 }
 if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy names (tests/test_typing.py keeps it equal to _EXPORTS)
-    from .errors import (
-        PlanvizError as PlanvizError, PlanvizTypeError as PlanvizTypeError, PlanFormatError as PlanFormatError,
-        TraceFormatError as TraceFormatError, SchemaError as SchemaError, SemanticError as SemanticError,
-        UnknownStepError as UnknownStepError, RenderError as RenderError, LayoutTimeout as LayoutTimeout,
-        AnalysisError as AnalysisError, StructureError as StructureError, SimulationError as SimulationError,
-        FrameIndexError as FrameIndexError,
-    )
-    from .plan.model import (
-        Step as Step, Plan as Plan, Contract as Contract, ToolSpec as ToolSpec, Finding as Finding,
-    )
-    from .plan.horizon import Budget as Budget
-    from .plan.files import (
-        parse_plan as parse_plan, parse_plans as parse_plans, load_plan as load_plan, load_plans as load_plans,
-    )
-    from .plan.contractfile import parse_contract as parse_contract, load_contract as load_contract
-    from .plan.planwriter import dump_plan as dump_plan
-    from .plan.schema import plan_schema as plan_schema
-    from .structure.graph import to_graph as to_graph, from_graph as from_graph
-    from .checks.report import Report as Report, Summary as Summary, summarize as summarize
-    from .checks.validation import (
-        validate as validate, prepare as prepare, refusal as refusal, PlanningFailure as PlanningFailure,
-    )
-    from .checks.sheet import (
-        confirmation_sheet as confirmation_sheet, ConfirmationSheet as ConfirmationSheet, SheetRow as SheetRow,
-    )
-    from .checks.grading import grade as grade, grade_many as grade_many, Grade as Grade, GradeTable as GradeTable
-    from .analysis.schedule import critical_path as critical_path, Schedule as Schedule, StepTiming as StepTiming
-    from .analysis.timeline import (
-        ready_waves as ready_waves, ready_timeline as ready_timeline, TimelinePoint as TimelinePoint,
-    )
-    from .analysis.reach import reachable as reachable, invalidated as invalidated, Reach as Reach
-    from .analysis.scope import failure_scope as failure_scope, Scope as Scope
-    from .analysis.blocking import why_blocked as why_blocked, BlockReason as BlockReason
-    from .runs.fault import Fault as Fault
-    from .runs.events import (
-        Run as Run, Event as Event, Frame as Frame, Observation as Observation, ExecutionState as ExecutionState,
-        Conflict as Conflict,
-    )
-    from .runs.frames import FrameDelta as FrameDelta
-    from .runs.revision import (
-        redundant_work as redundant_work, changed_completed as changed_completed, reissue as reissue,
-    )
-    from .runs.simulation import simulate as simulate
-    from .runs.traces.recorder import Recorder as Recorder
-    from .runs.traces.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
-    from .runs.traces import load_traces as load_traces
-    from .runs.measures import metrics as metrics, attribute as attribute, Metrics as Metrics
-    from .runs.measures import attribution as attribution, Attribution as Attribution
-    from .runs.outcomes import outcome_class as outcome_class
-    from .runs.frozen import FrozenResult as FrozenResult, StepPerformance as StepPerformance
-    from .runs.comparisons.frozenplan import frozen_plan_test as frozen_plan_test
-    from .runs.comparisons.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
-    from .runs.faultmodel import FaultModel as FaultModel
-    from .runs.evaluation import campaign as campaign, ablation as ablation
-    from .runs.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
-    from .runs.intervals import Estimate as Estimate
-    from .runs.comparisons.alignment import (
-        align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall,
-    )
-    from .runs.comparisons.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
-    from .runs.usage import Usage as Usage, run_usage as run_usage
-    from .runs.retrospect import hindsight as hindsight, Hindsight as Hindsight
-    from .runs.whatif import what_if as what_if, WhatIf as WhatIf
-    from .pictures.drawing import render as render
-    from .pictures.diagram import Diagram as Diagram
-    from .pictures.animation import Animation as Animation
-    from .pictures.focus import View as View
-    from .pictures.fatepicture import render_alignment as render_alignment
-    from .pictures.whatifchart import render_what_if as render_what_if
-    from .pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
-    from .frontends.htmlreport import report_html as report_html
-    from .frontends.slides import animate as animate
-    from .frontends.explorer import explore as explore, replay as replay, Explorer as Explorer
-    from .frontends.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
-    from .frontends.receiver import receive as receive, Receiver as Receiver
-    from .teaching.feedback import Feedback as Feedback
+    from planviz.errors import PlanvizError as PlanvizError, PlanvizTypeError as PlanvizTypeError, PlanFormatError as PlanFormatError, TraceFormatError as TraceFormatError, SchemaError as SchemaError, SemanticError as SemanticError, UnknownStepError as UnknownStepError, RenderError as RenderError, LayoutTimeout as LayoutTimeout, AnalysisError as AnalysisError, StructureError as StructureError, SimulationError as SimulationError, FrameIndexError as FrameIndexError
+    from planviz.plan.model import Step as Step, Plan as Plan, Contract as Contract, ToolSpec as ToolSpec, Finding as Finding
+    from planviz.plan.horizon import Budget as Budget
+    from planviz.plan.files import parse_plan as parse_plan, parse_plans as parse_plans, load_plan as load_plan, load_plans as load_plans
+    from planviz.plan.contractfile import parse_contract as parse_contract, load_contract as load_contract
+    from planviz.plan.planwriter import dump_plan as dump_plan
+    from planviz.plan.schema import plan_schema as plan_schema
+    from planviz.structure.graph import to_graph as to_graph, from_graph as from_graph
+    from planviz.checks.report import Report as Report, Summary as Summary, summarize as summarize
+    from planviz.checks.validation import validate as validate, prepare as prepare, refusal as refusal, PlanningFailure as PlanningFailure
+    from planviz.checks.sheet import confirmation_sheet as confirmation_sheet, ConfirmationSheet as ConfirmationSheet, SheetRow as SheetRow
+    from planviz.checks.grading import grade as grade, grade_many as grade_many, Grade as Grade, GradeTable as GradeTable
+    from planviz.analysis.schedule import critical_path as critical_path, Schedule as Schedule, StepTiming as StepTiming
+    from planviz.analysis.timeline import ready_waves as ready_waves, ready_timeline as ready_timeline, TimelinePoint as TimelinePoint
+    from planviz.analysis.reach import reachable as reachable, invalidated as invalidated, Reach as Reach
+    from planviz.analysis.scope import failure_scope as failure_scope, Scope as Scope
+    from planviz.analysis.blocking import why_blocked as why_blocked, BlockReason as BlockReason
+    from planviz.runs.fault import Fault as Fault
+    from planviz.runs.events import Run as Run, Event as Event, Frame as Frame, Observation as Observation, ExecutionState as ExecutionState, Conflict as Conflict
+    from planviz.runs.frames import FrameDelta as FrameDelta
+    from planviz.runs.engine.revision import redundant_work as redundant_work, changed_completed as changed_completed, reissue as reissue
+    from planviz.runs.engine.simulation import simulate as simulate
+    from planviz.traces.own.recorder import Recorder as Recorder
+    from planviz.traces.own.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
+    from planviz.traces import load_traces as load_traces
+    from planviz.runs.measures.runmetrics import metrics as metrics, attribute as attribute, Metrics as Metrics
+    from planviz.runs.measures.runmetrics import attribution as attribution, Attribution as Attribution
+    from planviz.runs.measures.outcomes import outcome_class as outcome_class
+    from planviz.runs.evaluation.frozen import FrozenResult as FrozenResult, StepPerformance as StepPerformance
+    from planviz.runs.evaluation.frozenplan import frozen_plan_test as frozen_plan_test
+    from planviz.runs.comparisons.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from planviz.runs.evaluation.faultmodel import FaultModel as FaultModel
+    from planviz.runs.evaluation.campaigns import campaign as campaign, ablation as ablation
+    from planviz.runs.evaluation.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
+    from planviz.runs.measures.intervals import Estimate as Estimate
+    from planviz.runs.comparisons.alignment import align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall
+    from planviz.runs.comparisons.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
+    from planviz.runs.usage import Usage as Usage, run_usage as run_usage
+    from planviz.runs.hindsight.retrospect import hindsight as hindsight, Hindsight as Hindsight
+    from planviz.runs.hindsight.whatif import what_if as what_if, WhatIf as WhatIf
+    from planviz.pictures.drawing import render as render
+    from planviz.pictures.diagram import Diagram as Diagram
+    from planviz.pictures.animation import Animation as Animation
+    from planviz.pictures.focus import View as View
+    from planviz.pictures.fatepicture import render_alignment as render_alignment
+    from planviz.pictures.whatifchart import render_what_if as render_what_if
+    from planviz.pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
+    from planviz.frontends.pages.htmlreport import report_html as report_html
+    from planviz.frontends.pages.slides import animate as animate
+    from planviz.frontends.widget.explorer import explore as explore, replay as replay, Explorer as Explorer
+    from planviz.frontends.widget.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
+    from planviz.frontends.receiver import receive as receive, Receiver as Receiver
+    from planviz.teaching.feedback import Feedback as Feedback
 
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBPACKAGES = ("examples", "teaching")  # reached as planviz.examples, planviz.teaching

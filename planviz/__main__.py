@@ -1,7 +1,7 @@
-"""``python -m planviz``: the command line (see :mod:`planviz.frontends.cli`)."""
+"""``python -m planviz``: the command line (see :mod:`planviz.frontends.cli.commands`)."""
 
 import sys
 
-from .frontends.cli import main
+from planviz.frontends.cli.commands import main
 
 sys.exit(main())

@@ -54,7 +54,7 @@ def run_cli(*args: str) -> CliResult:
     A subprocess proves nothing more for a command's exit code and output; tests about pipes, standard
     input or time bounds start a real process instead.
     """
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -223,7 +223,7 @@ def test_commands_refuse_bad_arguments_in_one_line(cli, tmp_path, name, argv, co
 
 
 def test_a_write_that_fails_half_way_keeps_the_old_file(cli, tmp_path, monkeypatch):
-    from planviz.runs.traces import tracefile
+    from planviz.traces.own import tracefile
 
     plan = _write(tmp_path / "plan.yaml", PLAN)
     trace = _write(tmp_path / "run.jsonl", "the old trace\n")

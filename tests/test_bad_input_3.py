@@ -16,7 +16,7 @@ import pytest
 
 import planviz
 from planviz.errors import PlanFormatError, TraceFormatError
-from planviz.runs.traces.tracefile import run_to_lines
+from planviz.traces.own.tracefile import run_to_lines
 
 
 def _check(out, code: int, pattern: str = "") -> None:
@@ -224,7 +224,7 @@ def test_an_imported_plan_reads_back_from_its_dump_or_is_refused_on_the_way_in(t
 
 @pytest.mark.parametrize("fault", ["", "S4:side_effect", "S2:goal_change", "S1:transientx2"])
 def test_a_plan_record_longer_than_a_line_is_written_over_several_and_reads_back(tmp_path, monkeypatch, fault):
-    from planviz.runs.traces import traceplans, tracefile
+    from planviz.traces.own import traceplans, tracefile
     monkeypatch.setattr(traceplans, "CHUNK", 400)  # as a 100k-step plan against the 16 MiB line limit
     run = planviz.simulate(planviz.examples.load("cache_isolation"),
                            faults=[planviz.Fault.parse(fault)] if fault else [], strategy="planner")
@@ -240,7 +240,7 @@ def test_a_plan_record_longer_than_a_line_is_written_over_several_and_reads_back
 
 
 def test_a_short_trace_stays_schema_2_and_an_old_reader_refuses_schema_3_clearly(tmp_path, monkeypatch):
-    from planviz.runs.traces import traceplans, tracefile
+    from planviz.traces.own import traceplans, tracefile
     run = planviz.simulate(planviz.examples.load("cache_isolation"))
     planviz.save_trace(run, tmp_path / "short.jsonl")
     assert json.loads((tmp_path / "short.jsonl").read_text().splitlines()[0])["version"] == 2
@@ -253,7 +253,7 @@ def test_a_short_trace_stays_schema_2_and_an_old_reader_refuses_schema_3_clearly
 
 
 def test_steps_lines_must_follow_their_plan_record(tmp_path, monkeypatch):
-    from planviz.runs.traces import traceplans, tracefile
+    from planviz.traces.own import traceplans, tracefile
     monkeypatch.setattr(traceplans, "CHUNK", 400)
     run = planviz.simulate(planviz.examples.load("cache_isolation"))
     lines = list(tracefile.run_to_lines(run))

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import planviz
 
-from planviz.plan.limits import read_float
+from planviz.io.limits import read_float
 from planviz.plan.model import natural_key
 
 from .test_bad_input_3 import _check
@@ -208,7 +208,7 @@ def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or
 
 @pytest.mark.parametrize("field", ["message"])
 def test_a_lone_surrogate_in_planvizs_own_trace_is_refused_naming_the_field(field):
-    from planviz.runs.traces.tracefile import run_to_lines
+    from planviz.traces.own.tracefile import run_to_lines
 
     records = [json.loads(line) for line in run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation")))]
     k = next(i for i, r in enumerate(records) if r["type"] == "event" and r["event"].get(field))
@@ -431,7 +431,7 @@ def _forked(n: int) -> list:
 
 
 def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypatch):
-    from planviz.runs.traces import langgraphversions
+    from planviz.traces.langgraph import langgraphversions
 
     built = []
     real = langgraphversions.Step

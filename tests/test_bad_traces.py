@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from planviz import examples, simulate
-from planviz.runs.traces.tracefile import run_to_lines
+from planviz.traces.own.tracefile import run_to_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 

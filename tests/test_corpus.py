@@ -330,7 +330,7 @@ def test_hand_verified_sample_is_large_enough():
 
 @pytest.mark.parametrize("name", TASKBENCH[:1])
 def test_cli_validate_summarizes_a_json_lines_file(corpus, name, capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     code = main(["validate", "--format", "taskbench", str(corpus / name)])
     out = capsys.readouterr().out

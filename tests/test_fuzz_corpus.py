@@ -16,7 +16,7 @@ import pytest
 
 import planviz
 from planviz.errors import PlanFormatError, TraceFormatError
-from planviz.runs.traces.tracefile import run_to_lines
+from planviz.traces.own.tracefile import run_to_lines
 
 pytestmark = pytest.mark.corpus
 

@@ -33,7 +33,7 @@ import planviz
 from planviz import examples
 from planviz.errors import PlanFormatError, PlanvizTypeError, TraceFormatError
 from planviz.plan.files import FORMATS
-from planviz.runs.traces.tracefile import run_to_lines
+from planviz.traces.own.tracefile import run_to_lines
 
 FUZZ_EXAMPLES = {"text": 4000, "python_data": 2000, "shaped_data": 3000, "traces": 1000}
 

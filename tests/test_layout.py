@@ -1,7 +1,7 @@
 """The package layout keeps its promises (docs/architecture.md).
 
 - the stages flow one way: no module imports a later stage, not even inside a function;
-- inside a stage, its subpackages flow one way too: ``runs/traces/`` and ``runs/comparisons/`` read the
+- inside a stage, its subpackages flow one way too: ``traces/`` and ``runs/comparisons/`` read the
   simulation modules of ``runs/``, which never read them, and they never read each other;
 - no module is much over 400 lines;
 - no module shares its name with a public function, so ``import planviz.X`` never shadows ``planviz.X``;
@@ -25,13 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "planviz"
 
 # stage of each top-level part of the package; a module may import its own stage or an earlier one
-STAGES = {"errors": 0, "plan": 1, "examples": 1, "structure": 2, "checks": 3, "analysis": 3, "runs": 4,
-          "pictures": 5, "frontends": 6, "teaching": 6, "__init__": 7, "__main__": 7}
+STAGES = {"errors": 0, "io": 1, "plan": 2, "examples": 2, "structure": 3, "checks": 4, "analysis": 4,
+          "runs": 5, "traces": 6, "pictures": 7, "frontends": 8, "teaching": 8, "__init__": 9, "__main__": 9}
 SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but neither reads the other
 MAX_LINES = 420
 # inside a stage: the order of its subpackages ("" = the modules directly in the stage's folder)
-SUBSTAGES = {"runs": {"": 0, "traces": 1, "comparisons": 1}}
-SUB_SIBLINGS = {("runs", "traces", "comparisons"), ("runs", "comparisons", "traces")}
+SUBSTAGES = {
+    "runs": {"": 0, "engine": 1, "hindsight": 2, "measures": 3, "comparisons": 4, "evaluation": 5},
+    "traces": {"": 0, "otel": 1, "langgraph": 1, "langfuse": 2, "own": 3},
+    "frontends": {"": 0, "pages": 1, "widget": 2, "cli": 3},
+}
+# same place in the order, and neither reads the other
+SUB_SIBLINGS = {("traces", "otel", "langgraph"), ("traces", "langgraph", "otel")}
 
 
 def modules() -> list[Path]:
@@ -39,7 +44,7 @@ def modules() -> list[Path]:
 
 
 def part_of(module: str) -> str:
-    """``planviz.runs.machine`` -> ``runs``; ``planviz.errors`` -> ``errors``."""
+    """``planviz.runs.engine.machine`` -> ``runs``; ``planviz.errors`` -> ``errors``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -94,7 +99,7 @@ def test_imports_flow_one_way(path):
 
 
 def sub_part(module: str) -> str:
-    """``planviz.runs.traces.otel`` -> ``traces``; ``planviz.runs.events`` -> ``""``."""
+    """``planviz.traces.otel.genai`` -> ``traces``; ``planviz.runs.events`` -> ``""``."""
     parts = module.split(".")
     return parts[2] if len(parts) > 2 and parts[2] in SUBSTAGES.get(parts[1], {}) else ""
 
@@ -186,7 +191,7 @@ run = planviz.simulate(plan, faults=[planviz.Fault("S4", "side_effect")])
 out = pathlib.Path(tempfile.mkdtemp())
 planviz.report_html(run, out / "run.html")
 planviz.save_trace(run, out / "run.jsonl")
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 assert main(["report", str(out / "run.jsonl"), "-o", str(out / "again.html")]) == 0
 assert "ipywidgets" not in {m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}
 print("ok")

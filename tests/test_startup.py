@@ -19,7 +19,7 @@ SMALL = {"goal": "g", "steps": [
     {"id": "B", "action": "b", "expected_evidence": "e", "depends_on": ["A"], "requires": ["x"], "produces": ["y"]},
 ]}
 HEAVY = ("networkx", "pygraphviz", "ipywidgets", "yaml", "planviz.pictures", "planviz.runs", "planviz.analysis",
-         "planviz.frontends.explorer", "planviz.plan.importers.taskbench", "planviz.plan.importers.rewoo",
+         "planviz.frontends.widget.explorer", "planviz.plan.importers.taskbench", "planviz.plan.importers.rewoo",
          "secrets", "shutil", "planviz.frontends.receiver", "planviz.frontends.otlpbody", "google.protobuf",
          "http.server")  # secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
 
@@ -39,8 +39,8 @@ def imported_after(code: str, tmp_path) -> set[str]:
     ("import planviz\nassert planviz.validate(planviz.load_plan('small.json')).ok", ()),
     (f"import planviz\nassert planviz.validate(planviz.Plan.from_dict({SMALL!r})).ok", ()),
     ("import planviz\nassert planviz.validate(planviz.load_plan('small.yaml')).ok", ("yaml",)),
-    ("from planviz.frontends.cli import main\nassert main(['validate', 'small.json']) == 0", ()),
-    ("from planviz.frontends.cli import main\nassert main(['validate', 'small.yaml']) == 0", ("yaml",)),
+    ("from planviz.frontends.cli.commands import main\nassert main(['validate', 'small.json']) == 0", ()),
+    ("from planviz.frontends.cli.commands import main\nassert main(['validate', 'small.yaml']) == 0", ("yaml",)),
     ("import planviz\nplan = planviz.load_plan('small.json')\nplanviz.critical_path(plan)\nplanviz.ready_waves(plan)",
      ("planviz.analysis",)),
 ])

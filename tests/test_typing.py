@@ -31,10 +31,11 @@ def _type_checking_names() -> dict[str, str]:
                  and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
     names = {}
     for node in block.body:
-        assert isinstance(node, ast.ImportFrom) and node.level == 1, ast.dump(node)
+        assert isinstance(node, ast.ImportFrom) and not node.level and node.module.startswith("planviz."), (
+            ast.dump(node))
         for alias in node.names:
             assert alias.asname == alias.name, f"re-export {alias.name} as itself ('X as X') so mypy exports it"
-            names[alias.name] = node.module
+            names[alias.name] = node.module.removeprefix("planviz.")
     return names
 
 
@@ -43,7 +44,7 @@ def test_the_type_checking_block_names_every_public_name_where_it_lives():
     runtime = {name: planviz._WHERE[name] for name in planviz._WHERE}
     missing = sorted(set(runtime) - set(seen))
     assert not missing, (f"add to the TYPE_CHECKING block of planviz/__init__.py: "
-                         + "; ".join(f"from .{runtime[n]} import {n} as {n}" for n in missing))
+                         + "; ".join(f"from planviz.{runtime[n]} import {n} as {n}" for n in missing))
     assert seen == runtime
 
 

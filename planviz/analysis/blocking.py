@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..plan.arguments import expect_plan
-from ..plan.model import Plan
-from ..structure.index import structure_index
-from .reach import reach_pass, state_of
+from planviz.plan.arguments import expect_plan
+from planviz.plan.model import Plan
+from planviz.structure.index import structure_index
+from planviz.analysis.reach import reach_pass, state_of
 
 __all__ = ["why_blocked", "BlockReason"]
 

@@ -16,12 +16,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from ..plan.arguments import expect_plan
-from ..errors import show_value
-from ..errors import PlanvizTypeError
-from ..plan.bulk import paused_gc
-from ..plan.model import Plan, Step
-from ..structure.dag import unknown_error
+from planviz.plan.arguments import expect_plan
+from planviz.errors import show_value
+from planviz.errors import PlanvizTypeError
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Plan, Step
+from planviz.structure.dag import unknown_error
 
 __all__ = ["reachable", "invalidated", "Reach", "reach_pass", "state_of", "collection"]
 

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
-from ..plan.arguments import expect_contract, expect_plan
-from ..errors import AnalysisError, UnknownStepError, expect_type
-from ..plan.bulk import paused_gc
-from ..plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
-from ..plan.plaindata import as_duration
-from ..plan.syntax import show_value
-from ..structure.dag import require_dag
-from ..structure.terminal import terminals
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.errors import AnalysisError, UnknownStepError, expect_type
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
+from planviz.io.plaindata import as_duration
+from planviz.io.syntax import show_value
+from planviz.structure.dag import require_dag
+from planviz.structure.terminal import terminals
 
 __all__ = ["critical_path", "Schedule", "StepTiming", "FrozenMap"]
 

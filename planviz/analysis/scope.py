@@ -15,12 +15,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..plan.arguments import expect_plan
-from ..errors import AnalysisError, show_value
-from ..plan.model import Plan
-from ..structure.dag import require_dag
-from ..structure.index import StructureIndex
-from .reach import collection, state_of
+from planviz.plan.arguments import expect_plan
+from planviz.errors import AnalysisError, show_value
+from planviz.plan.model import Plan
+from planviz.structure.dag import require_dag
+from planviz.structure.index import StructureIndex
+from planviz.analysis.reach import collection, state_of
 
 __all__ = ["failure_scope", "Scope", "CATEGORIES", "ACTIONS"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from ..plan.arguments import expect_plan
-from ..errors import AnalysisError, show_value
-from ..plan.bulk import paused_gc
-from ..plan.model import Plan, natural_key
-from ..structure.dag import require_dag
+from planviz.plan.arguments import expect_plan
+from planviz.errors import AnalysisError, show_value
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Plan, natural_key
+from planviz.structure.dag import require_dag
 
 __all__ = ["ready_waves", "ready_timeline", "TimelinePoint"]
 

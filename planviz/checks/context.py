@@ -18,10 +18,10 @@ import functools
 from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
-from ..errors import did_you_mean
-from ..plan.importers import format_title
-from ..plan.model import Contract, Finding, Plan, natural_key
-from ..structure.index import structure_index
+from planviz.errors import did_you_mean
+from planviz.plan.importers import format_title
+from planviz.plan.model import Contract, Finding, Plan, natural_key
+from planviz.structure.index import structure_index
 
 __all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "unstated_note", "NAMED",
            "SUGGEST_BUDGET"]

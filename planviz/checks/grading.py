@@ -12,12 +12,12 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from ..errors import PlanFormatError, expect_type, show_value
-from ..plan.model import Contract, Plan, natural_key
-from .context import Context, matches
-from .report import Report, printable
-from .semantic import order_violations
-from .validation import checked_arguments, validate
+from planviz.errors import PlanFormatError, expect_type, show_value
+from planviz.plan.model import Contract, Plan, natural_key
+from planviz.checks.context import Context, matches
+from planviz.checks.report import Report, printable
+from planviz.checks.semantic import order_violations
+from planviz.checks.validation import checked_arguments, validate
 
 __all__ = ["grade", "grade_many", "Grade", "GradeTable"]
 

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import expect_names, expect_type
-from ..plan.model import LAYERS, Finding, natural_key
+from planviz.errors import expect_names, expect_type
+from planviz.plan.model import LAYERS, Finding, natural_key
 
 __all__ = ["Report", "Summary", "summarize", "printable", "plural"]
 

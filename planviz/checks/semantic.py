@@ -23,9 +23,9 @@ from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
 
-from ..plan.model import Contract, Finding, Plan, natural_key
-from ..structure.ancestry import ancestor_pairs, ancestor_queries
-from .context import NAMED, Context, finding, given_facts, matches, names
+from planviz.plan.model import Contract, Finding, Plan, natural_key
+from planviz.structure.ancestry import ancestor_pairs, ancestor_queries
+from planviz.checks.context import NAMED, Context, finding, given_facts, matches, names
 
 __all__ = ["infeasible_facts", "feasibility", "vouched_facts", "self_vouched", "premise_reliance", "unsupported_premises", "premise_support",
            "contract_semantics", "order_violations", "unmet_requirements", "ANCESTRY_SEMANTICS", "HOP_TRIAL"]

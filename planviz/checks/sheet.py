@@ -2,7 +2,7 @@
 
 Every step that writes (:func:`planviz.checks.static.writes`), with its tool, arguments, effect, check and
 rollback: what the plan will change, all at once. Under ``Contract(confirm="plan")`` a run asks one approval of
-this sheet before step 1, so a "no" costs no tool call (:mod:`planviz.runs.approval`).
+this sheet before step 1, so a "no" costs no tool call (:mod:`planviz.runs.engine.approval`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..plan.arguments import expect_contract, expect_plan
-from ..plan.model import Contract, Plan
-from .static import effect_of, writes
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.model import Contract, Plan
+from planviz.checks.static import effect_of, writes
 
 __all__ = ["confirmation_sheet", "ConfirmationSheet", "SheetRow"]
 

@@ -14,14 +14,14 @@ import re
 from collections import defaultdict
 from typing import Sequence
 
-from ..errors import did_you_mean, show_value
-from ..plan.importers import unstated_fields
-from ..plan.model import Contract, Finding, Step, natural_key
-from ..plan.placeholder import placeholders_in, split_reference
-from ..plan.toolargs import OTHERS, fits, takes, type_name
-from ..structure.ancestry import ancestor_queries
-from .context import NAMED, Context, finding, known, names, unstated_note
-from .predicate import vacuous
+from planviz.errors import did_you_mean, show_value
+from planviz.plan.importers import unstated_fields
+from planviz.plan.model import Contract, Finding, Step, natural_key
+from planviz.plan.placeholder import placeholders_in, split_reference
+from planviz.plan.toolargs import OTHERS, fits, takes, type_name
+from planviz.structure.ancestry import ancestor_queries
+from planviz.checks.context import NAMED, Context, finding, known, names, unstated_note
+from planviz.checks.predicate import vacuous
 
 __all__ = ["tool_checks", "argument_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static",
            "writes", "effect_of",

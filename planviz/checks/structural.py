@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..plan.branches import connected_branches
-from ..plan.importers import unstated_fields
-from ..plan.model import Contract, Finding, natural_key
-from ..structure.cycle import find_cycles
-from ..structure.terminal import terminals
-from .context import Context, finding, known, names, unstated_note
+from planviz.plan.branches import connected_branches
+from planviz.plan.importers import unstated_fields
+from planviz.plan.model import Contract, Finding, natural_key
+from planviz.structure.cycle import find_cycles
+from planviz.structure.terminal import terminals
+from planviz.checks.context import Context, finding, known, names, unstated_note
 
 __all__ = ["structure", "cycles", "dead_ends"]
 

@@ -76,27 +76,15 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Mapping
 
-from ..errors import SchemaError, SemanticError
-from ..plan.arguments import expect_contract, expect_plan
-from ..plan.bulk import paused_gc
-from ..plan.model import LAYERS, Contract, Finding, Plan
-from .context import Context, given_facts
-from .report import Report, plural
-from .semantic import (
-    ANCESTRY_SEMANTICS,
-    contract_semantics,
-    feasibility,
-    infeasible_facts,
-    order_violations,
-    premise_support,
-    self_vouched,
-    unmet_requirements,
-    unsupported_premises,
-    vouched_facts,
-)
-from .static import (ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static,
-                     tool_checks)
-from .structural import dead_ends, structure
+from planviz.errors import SchemaError, SemanticError
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import LAYERS, Contract, Finding, Plan
+from planviz.checks.context import Context, given_facts
+from planviz.checks.report import Report, plural
+from planviz.checks.semantic import ANCESTRY_SEMANTICS, contract_semantics, feasibility, infeasible_facts, order_violations, premise_support, self_vouched, unmet_requirements, unsupported_premises, vouched_facts
+from planviz.checks.static import ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
+from planviz.checks.structural import dead_ends, structure
 
 __all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ..errors import PlanvizError
-from ..plan.files import load_plan
-from ..plan.model import Plan
+from planviz.errors import PlanvizError
+from planviz.plan.files import load_plan
+from planviz.plan.model import Plan
 
 __all__ = ["names", "load", "path", "traces", "trace", "planner_outputs"]
 

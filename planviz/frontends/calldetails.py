@@ -2,7 +2,7 @@
 that led to it (with what the model was given and what it answered), and the run's chat turns.
 
 The explorer, the reports (through the snapshot, :mod:`planviz.frontends.snapshot`) and ``planviz show``
-(:mod:`planviz.frontends.showcli`) all read a step's story here, so they say the same. Texts are the trace's
+(:mod:`planviz.frontends.cli.showcli`) all read a step's story here, so they say the same. Texts are the trace's
 own, untrusted: each front end escapes them its own way (textContent in the page, control characters
 neutralised on a terminal); here they are only cut to :data:`MAX_TEXT` characters, saying so.
 
@@ -19,7 +19,7 @@ import json
 import math
 from typing import Any
 
-from ..plan.syntax import show_value
+from planviz.io.syntax import show_value
 
 __all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
 
@@ -55,7 +55,7 @@ def _number(value: Any) -> float | None:
 
 def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
     """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
-    from ..runs.usage import model_calls  # here: `planviz validate` builds the CLI without the runs stage
+    from planviz.runs.usage import model_calls  # here: `planviz validate` builds the CLI without the runs stage
 
     out: dict[str, list[dict[str, Any]]] = {}
     for step, call in model_calls(run):

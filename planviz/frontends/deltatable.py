@@ -39,15 +39,15 @@ from dataclasses import dataclass
 from collections import Counter
 from typing import Any
 
-from ..pictures.captions import critical_marks, event_lines, schedule_of
-from ..pictures.drawing import render
-from ..pictures.escape import dom_id
-from ..pictures.grouping import counts_text, group_mark, group_traits, member_key
-from ..pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
-from ..plan.model import natural_key
-from ..runs.events import Run
-from ..runs.machine import ProgressCallback
-from .panels import plan_of, version_options
+from planviz.pictures.captions import critical_marks, event_lines, schedule_of
+from planviz.pictures.drawing import render
+from planviz.pictures.escape import dom_id
+from planviz.pictures.grouping import counts_text, group_mark, group_traits, member_key
+from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
+from planviz.plan.model import natural_key
+from planviz.runs.events import Run
+from planviz.runs.engine.machine import ProgressCallback
+from planviz.frontends.panels import plan_of, version_options
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
 

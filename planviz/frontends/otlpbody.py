@@ -4,7 +4,7 @@ An exporter posts an ``ExportTraceServiceRequest`` to ``/v1/traces``, as protobu
 (``application/x-protobuf``) or as OTLP/JSON (``application/json``), gzipped or not. Fields a newer OTLP
 adds are ignored beside spans, as the specification asks of receivers; a body of unknown fields alone is
 refused. :func:`decode` checks
-the size before reading (:data:`~planviz.plan.limits.MAX_OTLP_BYTES`, the body and its inflated text
+the size before reading (:data:`~planviz.io.limits.MAX_OTLP_BYTES`, the body and its inflated text
 alike: a gzip bomb is stopped while it inflates), decodes it with the official ``opentelemetry-proto``
 message classes (``json_format`` for JSON: hex ids, as OTLP/JSON writes them, become the bytes the message
 holds), and writes it back as the OTLP/JSON envelope a file exported by a collector holds (``resourceSpans``,
@@ -33,9 +33,9 @@ import binascii
 import zlib
 from typing import Any
 
-from ..errors import PlanFormatError, PlanvizError
-from ..plan import limits
-from ..plan.jsonsyntax import parse_json
+from planviz.errors import PlanFormatError, PlanvizError
+from planviz.io import limits
+from planviz.io.jsonsyntax import parse_json
 
 __all__ = ["decode", "Refused", "PROTOBUF", "JSON", "ID_FIELDS"]
 

@@ -27,8 +27,8 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from ..pictures.escape import SHOWN_IN_PAGES, escape_html
-from .pagedata import encode_page
+from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
+from planviz.frontends.pagedata import encode_page
 
 __all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
            "STYLE"]

@@ -114,7 +114,7 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
         if all(_is_int(x) for x in flat):
             within = [_deltas(list(v)) for v in values]
             if all(d is not None for d in within):
-                return {"ints": [x for d in within for x in d], "n": [len(v) for v in values]}
+                return {"ints": [x for d in within if d is not None for x in d], "n": [len(v) for v in values]}
     return {"json": list(values)}
 
 

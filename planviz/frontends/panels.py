@@ -16,19 +16,19 @@ import math
 import re
 from typing import Any, Iterable, Sequence
 
-from ..errors import FrameIndexError, PlanvizError
-from ..pictures.diagram import Diagram
-from ..pictures.drawing import render
-from ..pictures.fatepicture import render_alignment
-from ..pictures.style import LEGEND_TEXT, LOOKS
-from ..plan.model import natural_key
-from ..plan.syntax import show_value
-from ..pictures.escape import escape_html as escape
-from ..runs.comparisons.alignment import align
-from ..runs.events import EVENT_KINDS, Run
-from ..runs.measures import metrics
-from ..runs.retrospect import hindsight
-from ..runs.usage import UNITS, run_usage, time_unit
+from planviz.errors import FrameIndexError, PlanvizError
+from planviz.pictures.diagram import Diagram
+from planviz.pictures.drawing import render
+from planviz.pictures.fatepicture import render_alignment
+from planviz.pictures.style import LEGEND_TEXT, LOOKS
+from planviz.plan.model import natural_key
+from planviz.io.syntax import show_value
+from planviz.pictures.escape import escape_html as escape
+from planviz.runs.comparisons.alignment import align
+from planviz.runs.events import EVENT_KINDS, Run
+from planviz.runs.measures.runmetrics import metrics
+from planviz.runs.hindsight.retrospect import hindsight
+from planviz.runs.usage import UNITS, run_usage, time_unit
 
 __all__ = ["event_index", "SliderIndex", "plan_of", "version_options", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
            "metrics_rows", "metrics_html", "fault_html", "fault_text", "caption_text", "caption_line", "legend_html", "outcome_label", "list_html",

@@ -6,10 +6,10 @@ GenAI, OpenInference, Vercel ``ai.*``): the body is decoded by :mod:`~planviz.fr
 official message classes and written back as the OTLP/JSON a file holds, and :func:`~planviz.load_trace`
 reads that. A server thread answers ``POST /v1/traces`` on 127.0.0.1 (``host=`` says otherwise).
 
-Safe by default: a body larger than :data:`~planviz.plan.limits.MAX_OTLP_BYTES` (or inflating past it), a body
+Safe by default: a body larger than :data:`~planviz.io.limits.MAX_OTLP_BYTES` (or inflating past it), a body
 that is not an ``ExportTraceServiceRequest``, or a span the reader refuses is answered 4xx with the reason and
 changes nothing (a request is taken whole or not at all); so is a request that would take what the receiver
-holds past :data:`~planviz.plan.limits.MAX_TRACE_BYTES` (256 MiB); more than :data:`BUSY` requests at once are
+holds past :data:`~planviz.io.limits.MAX_TRACE_BYTES` (256 MiB); more than :data:`BUSY` requests at once are
 answered 503 with ``Retry-After``, which exporters retry; the receiver keeps serving. A span is kept before its
 request is answered 200, and :meth:`Receiver.stop` lets requests already begun finish, so stopping never loses a
 span an exporter was told was taken.
@@ -29,13 +29,13 @@ from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..errors import PlanvizError, TraceFormatError, expect_type, show_value
-from ..plan import limits
-from ..runs.events import Run
-from ..runs.traces.jsonstream import walk
-from ..runs.traces.otel import CONTAINERS
-from ..runs.traces.otelspans import span_of
-from .otlpbody import JSON, PROTOBUF, Refused, decode, inflate, too_large
+from planviz.errors import PlanvizError, TraceFormatError, expect_type, show_value
+from planviz.io import limits
+from planviz.runs.events import Run
+from planviz.traces.jsonstream import walk
+from planviz.traces.otel.genai import CONTAINERS
+from planviz.traces.otel.otelspans import span_of
+from planviz.frontends.otlpbody import JSON, PROTOBUF, Refused, decode, inflate, too_large
 
 __all__ = ["receive", "Receiver", "NoRunYet", "BUSY"]
 
@@ -229,7 +229,7 @@ class Receiver:
             if trace.read is not None and trace.read[0] == key:
                 return trace.read[1]
             doc = trace.document()
-        from ..runs.traces.tracefile import load_trace
+        from planviz.traces.own.tracefile import load_trace
 
         run = load_trace(doc)
         if not key[1]:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..pictures.escape import escape_html as escape
-from .page import module_page, shared_slot
-from .panels import caption_line
+from planviz.pictures.escape import escape_html as escape
+from planviz.frontends.page import module_page, shared_slot
+from planviz.frontends.panels import caption_line
 
 __all__ = ["run_page", "pair_page", "fallback_html", "noscript_html", "flipbook_page", "flipbook_figures", "svg_size"]
 
@@ -166,7 +166,7 @@ def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[s
 
 
 def flipbook_page(snap: dict[str, Any], figures: tuple[str, str]) -> str:
-    """``animate``'s HTML flipbook: the offline page of ``snap`` (:func:`~planviz.frontends.slides.flipbook_snapshot`),
+    """``animate``'s HTML flipbook: the offline page of ``snap`` (:func:`~planviz.frontends.pages.slides.flipbook_snapshot`),
     which the module plays by itself, and ``figures`` (:func:`flipbook_figures`) for readers without script."""
     n, seconds = len(snap["ticks"]), snap["autoplay"]["ms"] / 1000
     title = f"planviz animation: {snap['goal']}"

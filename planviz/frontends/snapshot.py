@@ -21,16 +21,16 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from ..analysis.schedule import critical_path
-from ..errors import PlanvizError
-from ..pictures.gantt import gantt_svg
-from ..pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
-from ..plan.syntax import show_value
-from ..pictures.escape import escape_html as escape
-from ..runs.machine import ProgressCallback
-from .calldetails import run_turns, step_story
-from .deltatable import delta_table
-from .panels import legible_width, metrics_rows, outcome_label
+from planviz.analysis.schedule import critical_path
+from planviz.errors import PlanvizError
+from planviz.pictures.gantt import gantt_svg
+from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
+from planviz.io.syntax import show_value
+from planviz.pictures.escape import escape_html as escape
+from planviz.runs.engine.machine import ProgressCallback
+from planviz.frontends.calldetails import run_turns, step_story
+from planviz.frontends.deltatable import delta_table
+from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 
 __all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
 

@@ -1,6 +1,6 @@
 """A run's frames for slides: which frames :func:`planviz.animate` shows, their captions, and the raster ones.
 
-:func:`planviz.animate` (in :mod:`planviz.frontends.slides`) asks this
+:func:`planviz.animate` (in :mod:`planviz.frontends.pages.slides`) asks this
 module for its frames: :func:`choose_frames` checks the arguments and picks
 the frames (one run's events, or ticks of the shared clock of several runs:
 :func:`planviz.pictures.montage.clock_ticks`) with their captions (event
@@ -44,14 +44,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import PlanvizError, RenderError, expect_type, show_value
-from ..plan.output import output_name
-from ..runs.events import Run
-from .captions import event_caption
-from .diagram import Diagram
-from .drawing import render
-from .style import num
-from .montage import LABEL_HEIGHT, arrangement, clock_ticks, compose
+from planviz.errors import PlanvizError, RenderError, expect_type, show_value
+from planviz.io.output import output_name
+from planviz.runs.events import Run
+from planviz.pictures.captions import event_caption
+from planviz.pictures.diagram import Diagram
+from planviz.pictures.drawing import render
+from planviz.pictures.style import num
+from planviz.pictures.montage import LABEL_HEIGHT, arrangement, clock_ticks, compose
 
 __all__ = ["Animation", "Frames", "KINDS", "HOLD_LAST", "choose_frames", "write_raster", "frame_diagrams", "clock_text"]
 

@@ -28,11 +28,11 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from ..errors import show_value
-from ..errors import PlanvizTypeError, RenderError
-from ..plan.model import Plan
-from ..structure.graph import to_graph
-from ..structure.index import structure_index
+from planviz.errors import show_value
+from planviz.errors import PlanvizTypeError, RenderError
+from planviz.plan.model import Plan
+from planviz.structure.graph import to_graph
+from planviz.structure.index import structure_index
 
 __all__ = ["LONG_CHAIN", "REDUCE_CHOICES", "rank_direction", "hidden_edges", "check_reduce", "reduction_note"]
 

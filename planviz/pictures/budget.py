@@ -47,8 +47,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from ..errors import PlanvizTypeError, RenderError, show_value
-from ..plan.model import Plan
+from planviz.errors import PlanvizTypeError, RenderError, show_value
+from planviz.plan.model import Plan
 
 __all__ = ["LayoutFeatures", "LayoutCost", "layout_features", "view_features", "estimate", "pick_layout",
            "duration_text", "slowdown", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS", "QUICK_SECONDS"]

@@ -16,13 +16,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..analysis.schedule import critical_path
-from ..errors import PlanvizError
-from ..plan.model import Plan, natural_key
-from ..runs.retrospect import hindsight
-from ..runs.usage import model_calls
-from .escape import escape_label
-from .style import num
+from planviz.analysis.schedule import critical_path
+from planviz.errors import PlanvizError
+from planviz.plan.model import Plan, natural_key
+from planviz.runs.hindsight.retrospect import hindsight
+from planviz.runs.usage import model_calls
+from planviz.pictures.escape import escape_label
+from planviz.pictures.style import num
 
 __all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "run_notes", "caption_lines", "event_caption",
            "event_lines", "EVENT_LINES", "EVENT_WIDTH"]

@@ -21,11 +21,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from ..errors import PlanvizTypeError, RenderError, show_value
-from ..plan.output import write_output
-from ..runs.campaigntable import METRIC_NAMES, Campaign
-from .escape import SVG_NS, check_svg, escape_label
-from .style import AXIS, SERIES
+from planviz.errors import PlanvizTypeError, RenderError, show_value
+from planviz.io.output import write_output
+from planviz.runs.evaluation.campaigntable import METRIC_NAMES, Campaign
+from planviz.pictures.escape import SVG_NS, check_svg, escape_label
+from planviz.pictures.style import AXIS, SERIES
 
 __all__ = ["render_campaign", "CampaignChart"]
 

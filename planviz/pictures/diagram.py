@@ -18,11 +18,11 @@ from typing import Any, Callable
 
 import pygraphviz as pgv
 
-from ..errors import RenderError
-from ..plan.output import write_output
-from .escape import checked_attrs
-from .layout import draw_positioned
-from .style import num
+from planviz.errors import RenderError
+from planviz.io.output import write_output
+from planviz.pictures.escape import checked_attrs
+from planviz.pictures.layout import draw_positioned
+from planviz.pictures.style import num
 
 __all__ = ["Diagram", "FORMATS", "MAX_INLINE"]
 

@@ -36,48 +36,21 @@ from typing import Any, Iterable, Iterator, Mapping
 import networkx as nx
 import pygraphviz as pgv
 
-from ..errors import LayoutTimeout, RenderError, expect_type, show_value
-from ..plan.arguments import expect_plan
-from ..plan.model import Plan
-from ..runs.events import Run, expect_run
-from ..structure.graph import to_graph
-from .captions import (
-    EVENT_LINES,
-    EVENT_WIDTH,
-    caption_lines,
-    critical_marks,
-    event_lines,
-    finding_notes,
-    run_notes,
-    schedule_of,
-    slack_notes,
-)
-from .arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
-from .budget import pick_layout
-from .diagram import Diagram
-from .escape import check_svg, checked_attrs, dom_id, escape_label
-from .focus import View, candidate_views
-from .grouping import add_groups, group_marks, node_name
-from .layout import SLOT, Layout, frame_template, lay_out
-from .style import (
-    EDGE_COLOUR,
-    FONT,
-    LEGEND_TEXT,
-    LOOKS,
-    STATUS_PLACEHOLDER,
-    Mark,
-    edge_marks,
-    legend_keys,
-    node_attrs,
-    node_marks,
-    num,
-    run_looks,
-    screen_legend,
-    slot_value,
-    step_tooltip,
-    tip,
-)
-from .summary import summary_diagram
+from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
+from planviz.plan.arguments import expect_plan
+from planviz.plan.model import Plan
+from planviz.runs.events import Run, expect_run
+from planviz.structure.graph import to_graph
+from planviz.pictures.captions import EVENT_LINES, EVENT_WIDTH, caption_lines, critical_marks, event_lines, finding_notes, run_notes, schedule_of, slack_notes
+from planviz.pictures.arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
+from planviz.pictures.budget import pick_layout
+from planviz.pictures.diagram import Diagram
+from planviz.pictures.escape import check_svg, checked_attrs, dom_id, escape_label
+from planviz.pictures.focus import View, candidate_views
+from planviz.pictures.grouping import add_groups, group_marks, node_name
+from planviz.pictures.layout import SLOT, Layout, frame_template, lay_out
+from planviz.pictures.style import EDGE_COLOUR, FONT, LEGEND_TEXT, LOOKS, STATUS_PLACEHOLDER, Mark, edge_marks, legend_keys, node_attrs, node_marks, num, run_looks, screen_legend, slot_value, step_tooltip, tip
+from planviz.pictures.summary import summary_diagram
 
 __all__ = ["render", "HIGHLIGHTS"]
 

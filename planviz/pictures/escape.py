@@ -28,8 +28,8 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from typing import Mapping
 
-from ..errors import RenderError
-from .labels import clip, wrap
+from planviz.errors import RenderError
+from planviz.pictures.labels import clip, wrap
 
 __all__ = ["escape_label", "escape_html", "SHOWN_IN_PAGES", "dom_id", "checked_attrs", "check_svg",
            "ALLOWED_ATTRIBUTES", "SVG_NS"]

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import pygraphviz as pgv
 
-from ..errors import PlanvizTypeError
-from ..runs.comparisons.alignment import FATES, Alignment
-from .diagram import Diagram
-from .escape import check_svg, checked_attrs, dom_id, escape_label
-from .layout import lay_out, serialise_svg
-from .style import EDGE_COLOUR, FATE_LOOKS, FONT, Look, node_attrs, tip
+from planviz.errors import PlanvizTypeError
+from planviz.runs.comparisons.alignment import FATES, Alignment
+from planviz.pictures.diagram import Diagram
+from planviz.pictures.escape import check_svg, checked_attrs, dom_id, escape_label
+from planviz.pictures.layout import lay_out, serialise_svg
+from planviz.pictures.style import EDGE_COLOUR, FATE_LOOKS, FONT, Look, node_attrs, tip
 
 __all__ = ["render_alignment", "FATE_LOOKS"]
 

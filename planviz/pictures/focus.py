@@ -27,11 +27,11 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import networkx as nx
 
-from ..errors import show_value
-from ..errors import PlanvizTypeError, RenderError, UnknownStepError
-from ..plan.model import Plan
-from ..structure.index import StructureIndex, structure_index
-from .grouping import Group, chain_groups, kind_clusters
+from planviz.errors import show_value
+from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError
+from planviz.plan.model import Plan
+from planviz.structure.index import StructureIndex, structure_index
+from planviz.pictures.grouping import Group, chain_groups, kind_clusters
 
 __all__ = ["View", "Group", "plan_view", "candidate_views", "RELATIONS", "BANDS", "BAND_WAVES", "COLLAPSE",
            "GROUP_BY"]

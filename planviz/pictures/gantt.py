@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Sequence
 
-from ..plan.model import natural_key
-from ..runs.usage import model_calls
-from .style import AXIS, LOOKS, TIMELINE
+from planviz.plan.model import natural_key
+from planviz.runs.usage import model_calls
+from planviz.pictures.style import AXIS, LOOKS, TIMELINE
 
 __all__ = ["Bar", "bars", "gantt_svg", "BAR_LOOKS"]
 

@@ -24,10 +24,10 @@ from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
 import pygraphviz as pgv
 
-from ..plan.model import STATUSES
-from ..structure.index import StructureIndex
-from .escape import checked_attrs, dom_id, escape_label
-from .style import FONT, LOOKS, Look, Mark, node_attrs, tip
+from planviz.plan.model import STATUSES
+from planviz.structure.index import StructureIndex
+from planviz.pictures.escape import checked_attrs, dom_id, escape_label
+from planviz.pictures.style import FONT, LOOKS, Look, Mark, node_attrs, tip
 
 __all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", "group_marks", "status_counts",
            "COUNT_ORDER", "member_key", "counts_text", "group_traits", "group_mark"]

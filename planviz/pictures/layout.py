@@ -32,8 +32,8 @@ from typing import Any, Iterable
 
 import pygraphviz as pgv
 
-from ..errors import LayoutTimeout, RenderError
-from .escape import SVG_NS, XLINK_NS, dom_id
+from planviz.errors import LayoutTimeout, RenderError
+from planviz.pictures.escape import SVG_NS, XLINK_NS, dom_id
 
 
 def _init_fontconfig_quietly() -> None:

@@ -26,7 +26,7 @@ import math
 from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
-from ..runs.events import Run
+from planviz.runs.events import Run
 
 __all__ = ["clock_ticks", "arrangement", "compose", "LABEL_HEIGHT"]
 

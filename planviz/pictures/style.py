@@ -20,9 +20,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from ..plan.model import STATUSES, Plan
-from ..runs.events import Frame, Run
-from .escape import escape_label
+from planviz.plan.model import STATUSES, Plan
+from planviz.runs.events import Frame, Run
+from planviz.pictures.escape import escape_label
 
 __all__ = ["FONT", "Look", "LOOKS", "FATE_LOOKS", "SERIES", "TIMELINE", "AXIS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
            "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",

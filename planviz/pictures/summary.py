@@ -12,14 +12,14 @@ import math
 
 import pygraphviz as pgv
 
-from ..analysis.timeline import ready_waves
-from ..errors import PlanvizError
-from ..plan.model import STATUSES, Plan, natural_key
-from .diagram import Diagram
-from .escape import check_svg, checked_attrs, escape_label
-from .layout import lay_out
-from ..runs.events import Frame
-from .style import FONT, LOOKS
+from planviz.analysis.timeline import ready_waves
+from planviz.errors import PlanvizError
+from planviz.plan.model import STATUSES, Plan, natural_key
+from planviz.pictures.diagram import Diagram
+from planviz.pictures.escape import check_svg, checked_attrs, escape_label
+from planviz.pictures.layout import lay_out
+from planviz.runs.events import Frame
+from planviz.pictures.style import FONT, LOOKS
 
 __all__ = ["summary_diagram"]
 

@@ -18,11 +18,11 @@ True
 
 from __future__ import annotations
 
-from ..errors import expect_type
-from ..runs.whatif import FINAL_ANSWER, WhatIf
-from .escape import escape_html, escape_label
-from .gantt import Bar, _axis, _paint, bars
-from .style import LOOKS, TIMELINE
+from planviz.errors import expect_type
+from planviz.runs.hindsight.whatif import FINAL_ANSWER, WhatIf
+from planviz.pictures.escape import escape_html, escape_label
+from planviz.pictures.gantt import Bar, _axis, _paint, bars
+from planviz.pictures.style import LOOKS, TIMELINE
 
 __all__ = ["render_what_if"]
 

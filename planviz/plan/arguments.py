@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import expect_type
-from .model import Contract, Plan
+from planviz.errors import expect_type
+from planviz.plan.model import Contract, Plan
 
 __all__ = ["expect_plan", "expect_contract", "loaded_fix"]
 

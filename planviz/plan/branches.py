@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
-from .model import natural_key
+from planviz.plan.model import natural_key
 
 __all__ = ["connected_branches"]
 

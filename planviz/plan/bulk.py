@@ -27,10 +27,10 @@ from dataclasses import fields
 from itertools import chain, filterfalse
 from typing import Any, Callable, Iterator, Sequence, cast
 
-from ..errors import PlanFormatError
-from .fields import CHOICES, STEP_FIELDS
-from .model import Step
-from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
+from planviz.errors import PlanFormatError
+from planviz.plan.fields import CHOICES, STEP_FIELDS
+from planviz.plan.model import Step
+from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
 
 __all__ = ["planviz_steps", "paused_gc"]
 

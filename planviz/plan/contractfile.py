@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import PlanFormatError
-from .document import Document, parse_document
-from .files import source_text, text_argument
-from .model import Contract, Plan
-from .records import contract_from_dict
-from .text import STRING_NAME
+from planviz.errors import PlanFormatError
+from planviz.plan.document import Document, parse_document
+from planviz.plan.files import source_text, text_argument
+from planviz.plan.model import Contract, Plan
+from planviz.plan.records import contract_from_dict
+from planviz.io.text import STRING_NAME
 
 __all__ = ["parse_contract", "load_contract"]
 

@@ -1,7 +1,7 @@
 """A parsed plan file: its records and where each field is, for located errors.
 
 :func:`parse_document` reads plan text as JSON, JSON Lines or YAML
-(safely, see :mod:`planviz.plan.jsonsyntax` and :mod:`planviz.plan.yamlsyntax`); a :class:`Document` maps a field
+(safely, see :mod:`planviz.io.jsonsyntax` and :mod:`planviz.io.yamlsyntax`); a :class:`Document` maps a field
 path back to a line and column, so every error names its place.
 
 >>> doc = parse_document("goal: ship\\nsteps:\\n  - id: 012\\n    ok: no\\n    duration: 1:20\\n")
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..errors import PlanFormatError
-from .jsonsyntax import json_events, parse_json, parse_json_lines
-from .syntax import join_path, locate, split_exact, split_path
-from . import limits
-from .text import STRING_NAME, too_large
+from planviz.errors import PlanFormatError
+from planviz.io.jsonsyntax import json_events, parse_json, parse_json_lines
+from planviz.io.syntax import join_path, locate, split_exact, split_path
+from planviz.io import limits
+from planviz.io.text import STRING_NAME, too_large
 
 __all__ = ["Document", "parse_document"]
 
@@ -93,7 +93,7 @@ class Document:
 def _locate_yaml(text: str, record: int, target: tuple[Any, ...]) -> tuple[int, int] | None:
     import yaml  # only YAML documents need it (JSON ones load without PyYAML)
 
-    from .yamlsyntax import yaml_events
+    from planviz.io.yamlsyntax import yaml_events
 
     try:
         return locate(yaml_events(text, record), target)
@@ -102,7 +102,7 @@ def _locate_yaml(text: str, record: int, target: tuple[Any, ...]) -> tuple[int, 
 
 
 def _parse_yaml(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, ...]]:
-    from .yamlsyntax import parse_yaml
+    from planviz.io.yamlsyntax import parse_yaml
 
     return parse_yaml(text, name)
 

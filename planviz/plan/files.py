@@ -10,7 +10,7 @@ Text is never a path: :func:`parse_plan` takes the text of a plan and never
 touches the file system; :func:`load_plan` takes a path (``str`` or
 ``os.PathLike``), an open file, or data already parsed (a mapping or a list),
 so untrusted text such as ``"."`` or ``"/etc/hostname"`` is never read from
-disk by accident. Input is untrusted (:mod:`planviz.plan.text`): every
+disk by accident. Input is untrusted (:mod:`planviz.io.text`): every
 failure is a :class:`~planviz.errors.PlanFormatError` naming the file, line,
 column and field path, and saying what was expected.
 
@@ -28,18 +28,18 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import PlanFormatError, PlanvizTypeError
-from . import importers
-from .bulk import paused_gc
-from .document import Document, parse_document
-from .fields import plan_shape
-from .importers import notplans, outline
-from .model import Plan
-from .plaindata import check_plain
-from .records import plan_from_dict
-from .syntax import show_value
-from .tracesniff import SQLITE_MAGIC, sqlite_message, trace_message, trace_named
-from .text import STRING_NAME, read_path, read_stream, text_of
+from planviz.errors import PlanFormatError, PlanvizTypeError
+from planviz.plan import importers
+from planviz.plan.bulk import paused_gc
+from planviz.plan.document import Document, parse_document
+from planviz.plan.fields import plan_shape
+from planviz.plan.importers import notplans, outline
+from planviz.plan.model import Plan
+from planviz.io.plaindata import check_plain
+from planviz.plan.records import plan_from_dict
+from planviz.io.syntax import show_value
+from planviz.io.tracesniff import SQLITE_MAGIC, sqlite_message, trace_message, trace_named
+from planviz.io.text import STRING_NAME, read_path, read_stream, text_of
 
 __all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "text_argument", "source_text"]
 

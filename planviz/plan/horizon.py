@@ -4,7 +4,7 @@ A step with ``horizon: far`` is a coarse goal kept as a placeholder, never
 concrete work: its ``budget`` says what its expansion may cost (how many
 concrete steps, how much duration in all), its optional ``expands_to`` holds
 the concrete steps a plan file already knows. Only a far step carries either.
-Runs expand placeholders (:mod:`planviz.runs.horizon`); validation checks an
+Runs expand placeholders (:mod:`planviz.runs.engine.horizon`); validation checks an
 inline expansion against the budget (``over_budget``).
 
 >>> from planviz import Step
@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import show_value
-from ..errors import PlanFormatError
-from .plaindata import as_duration
+from planviz.errors import show_value
+from planviz.errors import PlanFormatError
+from planviz.io.plaindata import as_duration
 
 __all__ = ["Budget", "far_fields"]
 

@@ -31,8 +31,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .model import Plan, Step
-from .placeholder import placeholders_in, rename_placeholders, split_reference
+from planviz.plan.model import Plan, Step
+from planviz.plan.placeholder import placeholders_in, rename_placeholders, split_reference
 
 __all__ = ["work_keys", "same_work", "work_key", "folded_action"]
 

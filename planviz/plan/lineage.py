@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .model import Plan
+from planviz.plan.model import Plan
 
 __all__ = ["lineage_root", "lineage_roots", "revised_roots", "versions", "all_ids"]
 

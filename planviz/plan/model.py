@@ -23,11 +23,11 @@ from functools import reduce
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
 
-from ..errors import PlanFormatError, UnknownStepError, show_value
-from .fields import CONFIRMS, EFFECTS, HORIZONS, INTENTS, RISKS
-from .horizon import Budget, far_fields
-from .plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
-from .toolargs import argument_table
+from planviz.errors import PlanFormatError, UnknownStepError, show_value
+from planviz.plan.fields import CONFIRMS, EFFECTS, HORIZONS, INTENTS, RISKS
+from planviz.plan.horizon import Budget, far_fields
+from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
+from planviz.plan.toolargs import argument_table
 
 __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
            "SEVERITIES", "LAYERS", "natural_key"]
@@ -313,7 +313,7 @@ class Plan:
         >>> Plan.from_dict({"goal": "g", "steps": [{"n": 1, "tool": "lookup", "arguments": {}, "why": "w"}]}).ids
         ('step_1',)
         """
-        from .records import plan_from_dict
+        from planviz.plan.records import plan_from_dict
 
         return plan_from_dict(data, source=source)
 

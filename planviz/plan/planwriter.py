@@ -12,11 +12,11 @@ import functools
 import json
 import os
 
-from ..errors import PlanFormatError, expect_type, show_value
-from .arguments import expect_plan
-from .model import Plan
-from .records import plan_to_dict
-from .syntax import FLOAT_PATTERN
+from planviz.errors import PlanFormatError, expect_type, show_value
+from planviz.plan.arguments import expect_plan
+from planviz.plan.model import Plan
+from planviz.plan.records import plan_to_dict
+from planviz.io.syntax import FLOAT_PATTERN
 
 __all__ = ["dump_plan"]
 
@@ -78,7 +78,7 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
     else:
         raise PlanFormatError(f"unknown dump format {show_value(format)}: expected 'yaml' or 'json'")
     if path is not None:
-        from .output import write_output  # reading plans never needs the writer (nor its random names)
+        from planviz.io.output import write_output  # reading plans never needs the writer (nor its random names)
 
         write_output(path, text)
     return text

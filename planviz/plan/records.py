@@ -35,24 +35,14 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from ..errors import PlanFormatError, did_you_mean
-from .bulk import paused_gc, planviz_steps
-from .fields import (
-    BUDGET_FIELDS,
-    CHOICES,
-    CONTRACT_FIELDS,
-    PLAN_FIELDS,
-    REQUIRED,
-    STEP_FIELDS,
-    TOOLCALL_STEP_FIELDS,
-    TOOLSPEC_FIELDS,
-    plan_shape,
-)
-from .horizon import Budget
-from .model import Contract, Plan, Step, ToolSpec
-from .placeholder import find_placeholders, split_reference, strings_in
-from .plaindata import as_duration, check_plain, check_unicode, copy_plain
-from .syntax import join_path, show_value
+from planviz.errors import PlanFormatError, did_you_mean
+from planviz.plan.bulk import paused_gc, planviz_steps
+from planviz.plan.fields import BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS, TOOLSPEC_FIELDS, plan_shape
+from planviz.plan.horizon import Budget
+from planviz.plan.model import Contract, Plan, Step, ToolSpec
+from planviz.plan.placeholder import find_placeholders, split_reference, strings_in
+from planviz.io.plaindata import as_duration, check_plain, check_unicode, copy_plain
+from planviz.io.syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .fields import (BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS,
-                     TOOLSPEC_FIELDS)
+from planviz.plan.fields import BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS, TOOLSPEC_FIELDS
 
 __all__ = ["plan_schema"]
 

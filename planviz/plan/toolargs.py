@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import PlanFormatError
-from .placeholder import find_placeholders
-from .syntax import show_value
+from planviz.errors import PlanFormatError
+from planviz.plan.placeholder import find_placeholders
+from planviz.io.syntax import show_value
 
 __all__ = ["ARGUMENT_TYPES", "OTHERS", "argument_table", "fits", "type_name", "takes"]
 

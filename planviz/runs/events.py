@@ -16,14 +16,14 @@ import functools
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Callable, Iterable, Mapping, cast
 
-from ..errors import FrameIndexError, SimulationError, expect_type
-from ..plan.arguments import loaded_fix
-from .modelcall import ModelCall
-from .turns import Turn
-from ..plan.model import Contract, Plan
-from ..plan.syntax import show_value
-from .fault import Fault
-from .frames import FrameDelta, FrameStore
+from planviz.errors import FrameIndexError, SimulationError, expect_type
+from planviz.plan.arguments import loaded_fix
+from planviz.runs.modelcall import ModelCall
+from planviz.runs.turns import Turn
+from planviz.plan.model import Contract, Plan
+from planviz.io.syntax import show_value
+from planviz.runs.fault import Fault
+from planviz.runs.frames import FrameDelta, FrameStore
 
 __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "ModelCall", "Run", "state_from_events", "negation",
            "EVENT_KINDS", "OUTCOMES"]
@@ -269,7 +269,7 @@ class Run:
     ``model_calls`` the model calls a recorded trace holds (:class:`ModelCall`,
     in the order they started; empty for simulated runs, whose model calls
     ``metrics`` counts); ``trace_format`` the format of another tool's trace it
-    was read from (``otel``, ``langgraph``... of ``planviz.runs.traces.FORMATS``),
+    was read from (``otel``, ``langgraph``... of ``planviz.traces.FORMATS``),
     None for planviz's own runs (simulated, or recorded with :class:`planviz.Recorder`);
     ``turns`` what was said (:class:`~planviz.runs.turns.Turn`: the user's message, the model's replies, the
     tools' answers, in order) where the trace records it, else empty.

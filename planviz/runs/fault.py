@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable
 
-from ..errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
-from ..plan.model import Contract, Plan, Step, natural_key
+from planviz.errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
+from planviz.plan.model import Contract, Plan, Step, natural_key
 
 __all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "fault_facts", "expect_faults"]
 

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..errors import SimulationError
+from planviz.errors import SimulationError
 
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 

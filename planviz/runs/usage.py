@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .events import Run, expect_run
+from planviz.runs.events import Run, expect_run
 
 __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
 

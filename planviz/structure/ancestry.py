@@ -46,7 +46,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import not_
 from typing import Sequence
 
-from .index import StructureIndex
+from planviz.structure.index import StructureIndex
 
 __all__ = ["ancestor_queries", "ancestor_pairs", "MAX_BITS", "EPOCH", "FEW"]
 

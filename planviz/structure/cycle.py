@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..plan.model import natural_key
-from .index import StructureIndex
+from planviz.plan.model import natural_key
+from planviz.structure.index import StructureIndex
 
 __all__ = ["Cycle", "find_cycles"]
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..errors import StructureError
-from ..plan.model import Plan, Step, natural_key
-from .cycle import find_cycles
-from .index import StructureIndex, structure_index
+from planviz.errors import StructureError
+from planviz.plan.model import Plan, Step, natural_key
+from planviz.structure.cycle import find_cycles
+from planviz.structure.index import StructureIndex, structure_index
 
 __all__ = ["require_dag", "unknown_error"]
 

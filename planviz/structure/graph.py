@@ -21,10 +21,10 @@ from operator import attrgetter
 
 import networkx as nx
 
-from ..errors import expect_type
-from ..plan.arguments import expect_plan
-from ..plan.bulk import paused_gc
-from ..plan.model import Plan, Step
+from planviz.errors import expect_type
+from planviz.plan.arguments import expect_plan
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Plan, Step
 
 __all__ = ["to_graph", "from_graph", "NODE_FIELDS"]
 

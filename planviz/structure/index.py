@@ -32,8 +32,8 @@ from itertools import chain
 from operator import attrgetter
 from typing import Iterable, Mapping
 
-from ..plan.bulk import paused_gc
-from ..plan.model import Plan, Step
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Plan, Step
 
 __all__ = ["StructureIndex", "structure_index", "topological_order"]
 

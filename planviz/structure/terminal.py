@@ -20,8 +20,8 @@ critical path is the longest path that ends at one.
 
 from __future__ import annotations
 
-from ..plan.model import Contract, Plan
-from .index import structure_index
+from planviz.plan.model import Contract, Plan
+from planviz.structure.index import structure_index
 
 __all__ = ["FINISH", "terminals", "reaching"]
 

@@ -25,6 +25,6 @@ every check right answers in other forms, wrong answers and cheats.
 
 from __future__ import annotations
 
-from .feedback import Feedback
+from planviz.teaching.feedback import Feedback
 
 __all__ = ["Feedback"]

@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterable, Sequence
 
 import networkx as nx
 
-from ..pictures.drawing import render
-from ..plan.model import Plan, Step
-from ..structure.graph import to_graph
-from .answers import Unreadable, ids, short
-from .feedback import Feedback, is_blank, right, unanswered, wrong
-from .guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
+from planviz.pictures.drawing import render
+from planviz.plan.model import Plan, Step
+from planviz.structure.graph import to_graph
+from planviz.teaching.answers import Unreadable, ids, short
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
+from planviz.teaching.guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 
 __all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
            "IDS", "FACTS"]

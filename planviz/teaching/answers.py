@@ -34,9 +34,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..errors import show_value
-from ..plan.model import Step
-from ..runs.events import Run
+from planviz.errors import show_value
+from planviz.plan.model import Step
+from planviz.runs.events import Run
 
 __all__ = ["number", "word", "same_word", "ids", "id_of", "Unreadable", "unreadable", "stop_reason",
            "same_step", "in_plan", "words", "whole_number", "short"]

@@ -19,9 +19,9 @@ from typing import Any
 
 import networkx as nx
 
-from ..plan.model import Plan
-from ..structure.graph import to_graph
-from .agreement import IDS, random_plans
+from planviz.plan.model import Plan
+from planviz.structure.graph import to_graph
+from planviz.teaching.agreement import IDS, random_plans
 
 __all__ = ["timed_plans", "order_plans", "patch_cases", "has_cycle", "grade_cases", "reissue_cases", "KINDS"]
 
@@ -78,7 +78,7 @@ def patch_cases(count: int = 200, seed: int = 2033) -> list[tuple[Plan, str]]:
 def grade_cases(count: int = 200, seed: int = 2034) -> list[tuple[Plan, Any]]:
     """(plan, contract): random plans whose steps have milestone kinds, against a contract that requires some
     milestones (by kind, or by a step id) and orders some pairs of them."""
-    from ..plan.model import Contract  # the contract is built here, once per case
+    from planviz.plan.model import Contract  # the contract is built here, once per case
 
     rng = random.Random(seed)
     cases = []

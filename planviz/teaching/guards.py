@@ -26,7 +26,7 @@ import types
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .tripwire import LibraryUsed, unplugged
+from planviz.teaching.tripwire import LibraryUsed, unplugged
 
 __all__ = ["FORBIDDEN", "ALLOWED", "library_calls", "forbidden", "LibraryUsed", "used_message"]
 
@@ -59,7 +59,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                       "networkx.ancestors"),
     "grade": ("planviz.grade", "planviz.grade_many", "planviz.validate", "planviz.prepare"),
     "replanner": ("planviz.reissue",),
-    "invariants": ("planviz.runs.revision.changed_invariants", "planviz.simulate",
+    "invariants": ("planviz.runs.engine.revision.changed_invariants", "planviz.simulate",
                    "planviz.prepare", "planviz.validate"),
 }
 

@@ -17,14 +17,14 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from ..checks.validation import validate
-from ..examples import load
-from ..plan.model import Plan, Step
-from ..structure.graph import to_graph
-from .agreement import agreement, ancestor_cases
-from .answers import Unreadable, ids, same_word, short, words
-from .cases import has_cycle, order_plans
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
+from planviz.checks.validation import validate
+from planviz.examples import load
+from planviz.plan.model import Plan, Step
+from planviz.structure.graph import to_graph
+from planviz.teaching.agreement import agreement, ancestor_cases
+from planviz.teaching.answers import Unreadable, ids, same_word, short, words
+from planviz.teaching.cases import has_cycle, order_plans
+from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_ancestors", "check_topological_order", "check_exercise_1", "check_exercise_2", "check_exercise_3", "NEW_STEP"]
 

@@ -19,15 +19,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from ..checks.predicate import vacuous
-from ..checks.validation import CODES, refusal, validate
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.model import Contract, Plan, ToolSpec
-from ..plan.placeholder import placeholders_in, split_reference
-from ..runs.simulation import simulate
-from .answers import Unreadable, same_word, short, stop_reason, word
-from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from planviz.checks.predicate import vacuous
+from planviz.checks.validation import CODES, refusal, validate
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.model import Contract, Plan, ToolSpec
+from planviz.plan.placeholder import placeholders_in, split_reference
+from planviz.runs.engine.simulation import simulate
+from planviz.teaching.answers import Unreadable, same_word, short, stop_reason, word
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
            "purge_contract", "VACUOUS_CASES", "PURGE_TOOLS", "CONTRACT_CASES", "CONTRACT_FIELDS"]

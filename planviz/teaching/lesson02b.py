@@ -14,15 +14,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from ..checks.grading import grade
-from ..checks.validation import prepare, validate
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.model import Contract, Plan
-from .agreement import agreement
-from .answers import Unreadable, number, same_word, short
-from .cases import grade_cases
-from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from planviz.checks.grading import grade
+from planviz.checks.validation import prepare, validate
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.model import Contract, Plan
+from planviz.teaching.agreement import agreement
+from planviz.teaching.answers import Unreadable, number, same_word, short
+from planviz.teaching.cases import grade_cases
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_grade", "check_exercise_1", "check_exercise_2", "check_exercise_3", "milestone_contract",
            "fixed_purge", "GATES", "MILESTONES", "ORDER", "PLACEHOLDER_CASES"]
@@ -226,7 +226,7 @@ _OK = frozenset({"ok", "none", "nothing", "no finding", "passes", "accepted", "f
 def fixed_purge() -> Plan:
     """The purge plan of notebook 02 with its fix (R4 after R3 and R5, a check about the cache after it), and R6,
     a report written after the purge (a thought: no tool)."""
-    from ..plan.model import Step
+    from planviz.plan.model import Step
 
     def step(sid: str, action: str, tool: str, after: Any, needs: str | None, makes: str, **more: Any) -> Step:
         return Step(sid, action, tool=tool, depends_on=after or (), requires=needs or (), produces=[makes],
@@ -249,7 +249,7 @@ def fixed_purge() -> Plan:
 
 
 def _argument_finding(arguments: Mapping[str, Any]) -> str:
-    from .lesson02 import purge_contract
+    from planviz.teaching.lesson02 import purge_contract
 
     plan = fixed_purge()
     plan = plan.replace(steps=tuple(replace(s, arguments=dict(arguments)) if s.id == "R4" else s for s in plan.steps))

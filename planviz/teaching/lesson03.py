@@ -14,15 +14,15 @@ import math
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..analysis.schedule import critical_path
-from ..analysis.timeline import ready_timeline, ready_waves
-from ..examples import load
-from ..plan.model import Plan
-from .agreement import agreement
-from .answers import Unreadable, id_of, in_plan, number, short, whole_number
-from .answers import ids as read_ids
-from .cases import timed_plans
-from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from planviz.analysis.schedule import critical_path
+from planviz.analysis.timeline import ready_timeline, ready_waves
+from planviz.examples import load
+from planviz.plan.model import Plan
+from planviz.teaching.agreement import agreement
+from planviz.teaching.answers import Unreadable, id_of, in_plan, number, short, whole_number
+from planviz.teaching.answers import ids as read_ids
+from planviz.teaching.cases import timed_plans
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_critical_path", "check_ready_waves", "check_exercise_1", "check_exercise_2", "check_exercise_3",
            "SLOWER_S2", "FASTER_BY", "NEW_DURATION"]

@@ -16,17 +16,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..analysis.scope import failure_scope
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.model import Plan
-from ..runs.fault import Fault
-from ..runs.measures import metrics
-from ..runs.simulation import simulate
-from .agreement import agreement
-from .answers import Unreadable, ids, in_plan, same_step, same_word, short, whole_number
-from .cases import patch_cases
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from planviz.analysis.scope import failure_scope
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.model import Plan
+from planviz.runs.fault import Fault
+from planviz.runs.measures.runmetrics import metrics
+from planviz.runs.engine.simulation import simulate
+from planviz.teaching.agreement import agreement
+from planviz.teaching.answers import Unreadable, ids, in_plan, same_step, same_word, short, whole_number
+from planviz.teaching.cases import patch_cases
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
 
 __all__ = ["check_failure_scope", "check_exercise_1", "check_exercise_2", "check_exercise_3", "TABLE_KINDS"]
 

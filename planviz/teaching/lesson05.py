@@ -26,19 +26,19 @@ from typing import Any
 
 import networkx as nx
 
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.model import Contract, Plan, ToolSpec
-from ..runs.events import Run
-from ..runs.fault import Fault
-from ..runs.measures import metrics
-from ..runs.revision import changed_invariants, redundant_work
-from ..checks.static import writes
-from ..runs.simulation import simulate
-from ..structure.graph import to_graph
-from .answers import Unreadable, ids, short, stop_reason
-from .guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.model import Contract, Plan, ToolSpec
+from planviz.runs.events import Run
+from planviz.runs.fault import Fault
+from planviz.runs.measures.runmetrics import metrics
+from planviz.runs.engine.revision import changed_invariants, redundant_work
+from planviz.checks.static import writes
+from planviz.runs.engine.simulation import simulate
+from planviz.structure.graph import to_graph
+from planviz.teaching.answers import Unreadable, ids, short, stop_reason
+from planviz.teaching.guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
+from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
 __all__ = ["check_invariants", "check_exercise_4", "check_exercise_5", "check_exercise_6", "check_exercise_7",
            "APPROVAL_TIME", "CONTROLLER_FAULTS"]

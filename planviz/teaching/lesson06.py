@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.reach import reachable
-from ..errors import PlanvizError
-from ..examples import load
-from ..runs.comparisons.frozenplan import frozen_plan_test
-from ..runs.events import Run
-from ..runs.measures import attribute
-from ..runs.simulation import simulate
-from .agreement import agreement, reach_cases
-from .answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
+from planviz.analysis.reach import reachable
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.runs.evaluation.frozenplan import frozen_plan_test
+from planviz.runs.events import Run
+from planviz.runs.measures.runmetrics import attribute
+from planviz.runs.engine.simulation import simulate
+from planviz.teaching.agreement import agreement, reach_cases
+from planviz.teaching.answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
+from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_reachable", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
            "check_exercise_5"]
@@ -207,7 +207,8 @@ def check_exercise_4(run: Any = None, out_of_plan: Any = None, attribution: Any 
     if isinstance(named, Unreadable):
         return wrong(ex, f"out_of_plan should be step ids: {named.why}", how)
     if named != frozenset(frozen.out_of_plan):
-        return wrong(ex, f"the frozen-plan test does not find {_set(named)} outside the plan in your run", how)
+        return wrong(ex, f"the frozen-plan test does not find {_set(frozenset(named))} outside the plan in your run",
+                     how)
     if not same_word(attribution, str(frozen.attribution)):
         return wrong(ex, f"the frozen-plan test does not blame {short(attribution)} for your run",
                      "read frozen.attribution and frozen.reason")
@@ -230,7 +231,7 @@ def check_exercise_5(run: Any = None) -> Feedback:
     empty = next((e for e in run.events if e.kind == "fail" and e.observation is not None
                   and not e.observation.facts and first is not None and e.step in first.ids
                   and any(e.step in s.depends_on for s in first.steps)), None)
-    if empty is None:
+    if empty is None or first is None:
         return wrong(ex, "no step of that run returned an empty result while other steps depend on it",
                      "use the tools whose locate finds nothing on its first look (empty_tools)")
     after = run.events[empty.index + 1:]

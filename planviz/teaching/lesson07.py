@@ -21,24 +21,24 @@ import re
 from dataclasses import fields, replace
 from typing import Any
 
-from ..analysis.schedule import critical_path
-from ..analysis.timeline import ready_waves
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.identity import work_keys
-from ..plan.model import Plan, Step
-from ..runs.comparisons.comparison import compare
-from ..runs.events import Run
-from ..runs.fault import Fault
-from ..runs.comparisons.frozenplan import frozen_plan_test
-from ..runs.measures import metrics
-from ..runs.revision import reissue as library_reissue
-from ..runs.simulation import simulate
-from .agreement import agreement
-from .answers import Unreadable, number, same_word, short, stop_reason
-from .cases import reissue_cases
-from .feedback import Feedback, is_blank, right, unanswered, unusable, wrong
-from .mechanisms import choose, read_ablation
+from planviz.analysis.schedule import critical_path
+from planviz.analysis.timeline import ready_waves
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.identity import work_keys
+from planviz.plan.model import Plan, Step
+from planviz.runs.comparisons.comparison import compare
+from planviz.runs.events import Run
+from planviz.runs.fault import Fault
+from planviz.runs.evaluation.frozenplan import frozen_plan_test
+from planviz.runs.measures.runmetrics import metrics
+from planviz.runs.engine.revision import reissue as library_reissue
+from planviz.runs.engine.simulation import simulate
+from planviz.teaching.agreement import agreement
+from planviz.teaching.answers import Unreadable, number, same_word, short, stop_reason
+from planviz.teaching.cases import reissue_cases
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
+from planviz.teaching.mechanisms import choose, read_ablation
 
 __all__ = ["check_reissue", "check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4",
            "check_exercise_5", "check_exercise_6", "check_exercise_7", "STRUCTURAL", "MORE_REPLANS", "FROZEN_FAULT"]

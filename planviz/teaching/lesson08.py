@@ -21,17 +21,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..checks.validation import prepare, validate
-from ..errors import PlanvizError
-from ..examples import load
-from ..plan.arguments import expect_plan
-from ..plan.model import Contract, Plan, ToolSpec
-from ..runs.fault import Fault
-from ..runs.measures import metrics
-from ..runs.simulation import simulate
-from .agreement import first_disagreement
-from .answers import number, stop_reason
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from planviz.checks.validation import prepare, validate
+from planviz.errors import PlanvizError
+from planviz.examples import load
+from planviz.plan.arguments import expect_plan
+from planviz.plan.model import Contract, Plan, ToolSpec
+from planviz.runs.fault import Fault
+from planviz.runs.measures.runmetrics import metrics
+from planviz.runs.engine.simulation import simulate
+from planviz.teaching.agreement import first_disagreement
+from planviz.teaching.answers import number, stop_reason
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_4", "RUBRIC", "read_only_contract",
            "write_contract", "TOOLS", "SETTLED", "COLLECTIONS_HOLD", "ANALYSIS", "WORLD", "world_run"]

@@ -16,19 +16,19 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from ..errors import PlanvizError
-from ..examples import trace
-from ..plan.model import Plan
-from ..runs.comparisons.alignment import align
-from ..runs.events import Run
-from ..runs.fault import Fault
-from ..runs.comparisons.rundiff import Usage, diff_runs
-from ..runs.provenance import result_leaves
-from ..runs.retrospect import hindsight
-from ..runs.simulation import simulate
-from ..runs.traces.tracefile import load_trace
-from .answers import Unreadable, same_word, short, whole_number, words
-from .feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
+from planviz.errors import PlanvizError
+from planviz.examples import trace
+from planviz.plan.model import Plan
+from planviz.runs.comparisons.alignment import align
+from planviz.runs.events import Run
+from planviz.runs.fault import Fault
+from planviz.runs.comparisons.rundiff import Usage, diff_runs
+from planviz.runs.hindsight.provenance import result_leaves
+from planviz.runs.hindsight.retrospect import hindsight
+from planviz.runs.engine.simulation import simulate
+from planviz.traces.own.tracefile import load_trace
+from planviz.teaching.answers import Unreadable, same_word, short, whole_number, words
+from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "USAGE", "KINDS"]
 

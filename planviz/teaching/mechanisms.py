@@ -3,7 +3,7 @@
 
 The tasks of the choice are :data:`TASKS` (letter -> (task, mechanism, why)); an answer is read as a mapping
 letter -> mechanism, or as the six mechanisms in letter order. The ablation is read from the student's own
-:class:`~planviz.runs.campaigntable.Campaign` after it is confirmed to be the notebook's: what is right is
+:class:`~planviz.runs.evaluation.campaigntable.Campaign` after it is confirmed to be the notebook's: what is right is
 computed from its rows, never typed in.
 
 >>> choose("07 exercise 6", {letter: "workflow" for letter in TASKS}).passed
@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..runs.campaigntable import METRIC_NAMES, Campaign, CampaignRow
-from ..runs.faultmodel import FaultModel
-from .answers import short
-from .feedback import Feedback, is_blank, right, unanswered, wrong
+from planviz.runs.evaluation.campaigntable import METRIC_NAMES, Campaign, CampaignRow
+from planviz.runs.evaluation.faultmodel import FaultModel
+from planviz.teaching.answers import short
+from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
 
 __all__ = ["TASKS", "MECHANISMS", "ABLATION_FAULTS", "ABLATION_SAMPLES", "mechanism", "choose", "read_ablation"]
 
@@ -161,7 +161,7 @@ def read_ablation(ex: str, ablation: Any, loses_success: Any, wasteful: Any, met
     expected = {
         "loses_success": frozenset(k for k, r in removed.items() if r.success_interval[1] < full.success_interval[0]),
         "wasteful": frozenset(k for k, r in removed.items() if not r.success_interval[1] < full.success_interval[0]
-                              and r.work_voided.low > full.work_voided.high),
+                              and _above(r.work_voided.low, full.work_voided.high)),
         "unexercised": frozenset(k for k, r in removed.items() if _same(r, full)),
     }
     given = {"loses_success": loses_success, "wasteful": wasteful, "unexercised": unexercised}
@@ -192,3 +192,8 @@ def read_ablation(ex: str, ablation: Any, loses_success: Any, wasteful: Any, met
                      f"more verified work ({said} shows it); and "
                      f"{', '.join(sorted(expected['unexercised']))} change nothing, because this fault model never "
                      "exercises them. The fault model decides what an ablation can show.")
+
+
+def _above(low: float | None, high: float | None) -> bool:
+    """Whether an interval starting at ``low`` lies above one ending at ``high``; unknown (None) is not above."""
+    return low is not None and high is not None and low > high

@@ -128,7 +128,7 @@ def test_validate_many_plans_names_the_records_that_failed(cli, tmp_path):
 
 
 def test_simulate_says_why_a_plan_is_refused(capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     code = main(["simulate", str(examples.path("release_no_credentials"))])
     out = capsys.readouterr().out.splitlines()
@@ -142,7 +142,7 @@ def test_simulate_says_why_a_plan_is_refused(capsys):
 
 def test_simulate_takes_a_new_goal_and_contract_for_a_goal_change(tmp_path, capsys):
     from planviz import load_trace
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     contract = tmp_path / "new.yaml"
     contract.write_text("required: [reproduce]\nobtainable_facts: [leak_reproduced, patch_applied, isolation_verified,"
@@ -161,7 +161,7 @@ def test_simulate_takes_a_new_goal_and_contract_for_a_goal_change(tmp_path, caps
 
 
 def test_simulate_approval_time(tmp_path, capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     plan = tmp_path / "deploy.yaml"
     plan.write_text("goal: g\nsteps:\n  - {id: D, action: deploy, expected_evidence: e, produces: d, approval: CHG-1}\n")
@@ -312,7 +312,7 @@ def test_render_plan_with_its_own_run_draws_the_frame(cli, tmp_path):
 
 
 def test_simulate_frozen_is_the_executor_test(capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     cache = str(examples.path("cache_isolation"))
     assert main(["simulate", cache, "--frozen", "--fault", "S4:side_effect", "--json"]) == 1
@@ -330,7 +330,7 @@ def test_simulate_frozen_is_the_executor_test(capsys):
                                      "hindsight", "what-if", "schema", "campaign", "ablation"])
 def test_help_is_plain_text(command, capsys):
     """``planviz --help`` is read on a terminal: no reST markup from the docstrings it is built from."""
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     code = main([command, "--help"] if command else ["--help"])
     out = capsys.readouterr().out

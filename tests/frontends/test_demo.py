@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from planviz import load_trace, parse_plan, validate
-from planviz.frontends.demo import FILES, main
+from planviz.frontends.cli.demo import FILES, main
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}svg"
@@ -23,9 +23,9 @@ SVG = "{http://www.w3.org/2000/svg}svg"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """Run ``python -m planviz.frontends.demo OUT`` once, as ``make demo`` does; (out dir, stdout)."""
+    """Run ``python -m planviz.frontends.cli.demo OUT`` once, as ``make demo`` does; (out dir, stdout)."""
     out = tmp_path_factory.mktemp("demo") / "out"
-    done = subprocess.run([sys.executable, "-m", "planviz.frontends.demo", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "planviz.frontends.cli.demo", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return out, done.stdout

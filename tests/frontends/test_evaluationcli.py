@@ -71,7 +71,7 @@ def test_the_chart_never_overwrites_a_plan_file(cli, tmp_path):
 
 
 def test_ctrl_c_stops_with_130_and_one_line(cli, monkeypatch):
-    from planviz.runs import evaluation
+    from planviz.runs.evaluation import campaigns as evaluation
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -360,7 +360,7 @@ def test_a_second_fault_is_added_or_replaces_the_first(ex):
 
 def test_a_new_reading_of_a_recorded_run_computes_its_hindsight_once(monkeypatch):
     """The picture's notes, the frame shown and the metrics all use the run's hindsight: one computation."""
-    from planviz.runs import retrospect
+    from planviz.runs.hindsight import retrospect
 
     from ..runs.otlp import react_trace
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from planviz import Fault, Observation, Plan, Recorder, Step, render, report_html, save_trace, simulate
 from planviz.errors import PlanvizError
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 from planviz.frontends.page import script_json
 from planviz.pictures.escape import dom_id
 

@@ -27,8 +27,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode  # noqa: E402
 
 import planviz  # noqa: E402
-from planviz.plan import limits  # noqa: E402
-from planviz.runs.traces.tracefile import run_to_lines  # noqa: E402
+from planviz.io import limits  # noqa: E402
+from planviz.traces.own.tracefile import run_to_lines  # noqa: E402
 
 from ..runs.otlp import any_value  # noqa: E402
 
@@ -497,7 +497,7 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     rx = planviz.receive(port=0)
     try:
         assert _post(rx, json.dumps(partial).encode())[0] == 200
-        from planviz.frontends.livefollow import follow
+        from planviz.frontends.widget.livefollow import follow
 
         explorer = follow(rx, interval=0.05)  # explore(rx), re-reading often
         live = rx.run(rx.trace_ids[0])

@@ -121,7 +121,7 @@ def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_pa
 def test_trace_format_offers_every_format_planviz_reads(cli, command):
     """--trace-format lists the registry's formats, as each command's help says it reads any (it offered
     planviz, otel and langgraph only: langfuse, openinference, otel-js and langgraph-sqlite were refused)."""
-    from planviz.runs.traces import FORMATS
+    from planviz.traces import FORMATS
 
     error = cli(command, "--trace-format", "no-such-format", "x", "y").stderr
     offered = error.split("choose from ", 1)[1].rstrip(")\n").replace("'", "").split(", ")

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from planviz import Plan, Step, save_trace, simulate
-from planviz.frontends.terminal import Progress
+from planviz.frontends.cli.terminal import Progress
 from tests.conftest import sigint_stops
 
 

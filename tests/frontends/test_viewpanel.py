@@ -8,7 +8,7 @@ import pytest
 
 from planviz import Plan, Step, explore
 from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError
-from planviz.frontends.viewpanel import ViewChoice
+from planviz.frontends.widget.viewpanel import ViewChoice
 
 SVG = "{http://www.w3.org/2000/svg}"
 

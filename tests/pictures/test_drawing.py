@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from planviz import Event, ExecutionState, Run, Diagram, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
 from planviz.errors import PlanvizTypeError, RenderError
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 from planviz.pictures import budget
 from planviz.pictures import drawing as render_module
 from planviz.pictures.escape import ALLOWED_ATTRIBUTES, check_svg, dom_id, escape_label

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import planviz
 from planviz import Fault
 from planviz.pictures.montage import arrangement, clock_ticks
-from planviz.runs.traces.recorder import Recorder
+from planviz.traces.own.recorder import Recorder
 
 PLAN = planviz.examples.load("cache_isolation")
 

@@ -28,12 +28,12 @@ from planviz import (
     parse_plans,
     plan_schema,
 )
-from planviz.plan import limits
+from planviz.io import limits
 from planviz.plan.document import parse_document
 from planviz.plan.fields import PLAN_FIELDS, STEP_FIELDS, TOOLCALL_STEP_FIELDS
 from planviz.plan.files import FORMATS
-from planviz.plan.limits import MAX_ALIAS_NODES, MAX_DEPTH
-from planviz.plan.text import text_of
+from planviz.io.limits import MAX_ALIAS_NODES, MAX_DEPTH
+from planviz.io.text import text_of
 
 from .test_records import plans
 

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planviz.errors import PlanFormatError
-from planviz.plan import jsonsyntax
-from planviz.plan.limits import MAX_DEPTH
+from planviz.io import jsonsyntax
+from planviz.io.limits import MAX_DEPTH
 
 _tricky = st.text(st.sampled_from('[]{}"\\\\/:,ab é\n\t\u2028'), max_size=6)
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.floats(-1e3, 1e3), _tricky)

@@ -1,4 +1,4 @@
-"""plan/limits.py: the caps on untrusted input, read at each call, raisable by a program or the environment."""
+"""io/limits.py: the caps on untrusted input, read at each call, raisable by a program or the environment."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import planviz
 from planviz.errors import PlanFormatError
-from planviz.plan import limits
+from planviz.io import limits
 
 ALIASES = "goal: &a '" + "x" * 1000 + "'\nsteps:\n" + "".join(
     f"  - {{id: S{i}, action: *a, expected_evidence: *a}}\n" for i in range(30))  # about 60 kB written out

@@ -1,4 +1,4 @@
-"""plan/output.py: every output file is written whole or not at all."""
+"""io/output.py: every output file is written whole or not at all."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import planviz
 from planviz import examples
-from planviz.plan.output import open_output, write_output
+from planviz.io.output import open_output, write_output
 
 
 def leftovers(folder) -> list[str]:
@@ -86,7 +86,7 @@ def test_a_directory_is_an_os_error(tmp_path):
     lambda run, path: planviz.dump_plan(run.plans[0], path),
 ], ids=["save_trace", "report_html", "Diagram.save", "dump_plan"])
 def test_every_writer_replaces_its_file_whole(tmp_path, monkeypatch, write):
-    from planviz.plan import output
+    from planviz.io import output
 
     run = planviz.simulate(examples.load("cache_isolation"))
     path = tmp_path / "out"

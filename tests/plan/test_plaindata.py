@@ -1,4 +1,4 @@
-"""plan/plaindata.py: Python data is held to what a plan file could hold; JSON is the oracle for what passes."""
+"""io/plaindata.py: Python data is held to what a plan file could hold; JSON is the oracle for what passes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planviz.errors import PlanFormatError
-from planviz.plan.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, iso_nanos, python_literal
+from planviz.io.plaindata import MAX_LITERAL, check_plain, check_unicode, copy_plain, iso_nanos, python_literal
 
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

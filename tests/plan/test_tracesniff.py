@@ -17,7 +17,7 @@ import pytest
 
 from planviz import examples, load_plan, load_traces, parse_plan, save_trace, simulate
 from planviz.errors import PlanFormatError
-from planviz.plan.tracesniff import trace_named
+from planviz.io.tracesniff import trace_named
 
 REAL = Path(__file__).parent.parent / "data" / "real"
 CORPUS_TRACES = ("otel/any-agent_OPENAI_trace.json", "otel/more/AGNO_trace.json",

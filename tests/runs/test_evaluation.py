@@ -10,7 +10,7 @@ import pytest
 
 from planviz import (Campaign, Estimate, FaultModel, Plan, PlanvizTypeError, SimulationError, Step, ablation,
                      campaign, compare, examples, metrics, simulate)
-from planviz.runs.intervals import wilson
+from planviz.runs.measures.intervals import wilson
 
 METRICS = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
            "duplicate_steps", "critical_path_delay")
@@ -142,7 +142,7 @@ def test_the_ablation_removes_one_mechanism_at_a_time_then_climbs_the_ladder(pla
 
 
 def test_each_ablation_row_differs_from_the_full_planner_in_one_switch():
-    from planviz.runs.mechanisms import ABLATION, LADDER
+    from planviz.runs.evaluation.mechanisms import ABLATION, LADDER
     full = ABLATION[0].switches()
     assert ABLATION[0].name == "planner" and all(full[m] for m in full if m != "max_replans")
     for row in ABLATION[1:]:
@@ -183,7 +183,7 @@ def test_the_replan_cap_rows_stop_at_their_cap():
 
 def test_without_scoped_recovery_every_started_step_is_redone():
     plan = examples.load("cache_isolation")
-    from planviz.runs.mechanisms import ABLATION, run_variant
+    from planviz.runs.evaluation.mechanisms import ABLATION, run_variant
     from planviz import Fault
     row = next(r for r in ABLATION if r.name == "-scoped_recovery")
     run = run_variant(plan, (Fault("S4", "side_effect"),), row)

@@ -55,7 +55,7 @@ def test_steps_an_expansion_adds_may_be_named():
 
 
 def test_the_cli_says_it_in_one_line_and_exits_2(capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     code = main(["simulate", str(examples.path("cache_isolation")), "--fault", "S3:withdraw:key_bulder_located"])
     err = capsys.readouterr().err
@@ -76,7 +76,7 @@ _FAILING = {
 
 def test_every_fault_kind_has_its_row():
     from planviz.runs.fault import FAULT_KINDS, FAULTS
-    from planviz.runs.measures import ATTRIBUTIONS
+    from planviz.runs.measures.runmetrics import ATTRIBUTIONS
 
     assert FAULT_KINDS == tuple(FAULTS) and all(FAULTS[k].name == k for k in FAULTS)
     assert {k.blame for k in FAULTS.values()} <= set(ATTRIBUTIONS) | {None}
@@ -87,7 +87,7 @@ def test_every_fault_kind_has_its_row():
 def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
     from planviz import attribute, simulate
     from planviz.runs.fault import FAULTS, fault_facts
-    from planviz.runs.observer import observation
+    from planviz.runs.engine.observer import observation
 
     row = FAULTS[kind]
     fault, strategy = _FAILING[kind]

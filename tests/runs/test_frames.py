@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from planviz import Fault, Observation, Recorder, Step, reachable, simulate
 from planviz.errors import FrameIndexError, SimulationError
-from planviz.runs import machine as machine_module
-from planviz.runs.traces import recorder as recorder_module
-from planviz.runs import simulation as simulation_module
+from planviz.runs.engine import machine as machine_module
+from planviz.traces.own import recorder as recorder_module
+from planviz.runs.engine import simulation as simulation_module
 from planviz.runs.frames import FrameStore
 from planviz.structure.index import structure_index
 from tests.strategies import plans as random_plans

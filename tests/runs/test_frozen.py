@@ -110,7 +110,7 @@ def test_a_step_still_running_at_the_stop_counts_as_not_run(cache_plan):
 
 
 def test_the_cli_tests_a_recorded_run(tmp_path, capsys):
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
     plan = tmp_path / "plan.yaml"
     plan.write_text("goal: tell the year\nsteps:\n"
                     "  - {id: T, action: look the time up, tool: get_current_time, expected_evidence: the time,"

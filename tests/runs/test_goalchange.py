@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planviz import Contract, Fault, Plan, SimulationError, Step, attribute, failure_scope, metrics, simulate
-from planviz.runs.goalchange import recheck_verdict
+from planviz.runs.engine.goalchange import recheck_verdict
 
 MIGRATION = Contract(required=["reproduce"], obtainable_facts=["leak_reproduced", "tenant_caches_split",
                                                                "tenants_migrated"])

@@ -15,9 +15,9 @@ import pytest
 
 from planviz import parse_trace
 from planviz.analysis.schedule import critical_path
-from planviz.runs.idealplan import ideal_schedule
-from planviz.runs.provenance import data_edges, intervals, latest_steps
-from planviz.runs.retrospect import _released
+from planviz.runs.hindsight.idealplan import ideal_schedule
+from planviz.runs.hindsight.provenance import data_edges, intervals, latest_steps
+from planviz.runs.hindsight.retrospect import _released
 
 from .otlp import agent, chat, react_trace, text, tool
 
@@ -137,7 +137,7 @@ def test_data_edges_reads_times_linearly_on_a_react_trace():
 def test_hindsight_judges_the_same_from_the_frontier(seed, monkeypatch):
     """Every figure hindsight shows (waits, serialized pairs, ideal makespan and path, parts, cost, assumptions) is
     the same whether the assumed edges are listed whole or as their frontier; only the edge list is shorter."""
-    from planviz.runs import retrospect
+    from planviz.runs.hindsight import retrospect
 
     run = _random_run(seed)
     rnd = random.Random(seed)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planviz import Fault, Plan, Recorder, Step, diff_runs, dump_plan, hindsight, load_plan, load_trace, parse_plan, parse_trace, simulate, validate
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 
 from ..strategies import plans
 from .otlp import agent, chat, text, tool
@@ -360,7 +360,7 @@ class _Counted(float):
 
 
 def test_hindsight_time_outside_tool_calls_takes_linear_work():
-    from planviz.runs.hindsightcost import _minus
+    from planviz.runs.hindsight.hindsightcost import _minus
 
     def work(n: int) -> tuple[int, float]:
         parts = [(_Counted(3 * i), _Counted(3 * i + 2)) for i in range(n)]  # model calls 2 long, every 3

@@ -18,7 +18,7 @@ from planviz import (
     simulate,
     validate,
 )
-from planviz.runs.horizon import expanded
+from planviz.runs.engine.horizon import expanded
 
 F2 = [
     {"id": "F2.a", "action": "Switch writes to the new cluster", "kind": "deploy", "duration": 6,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from planviz import Fault, FaultModel, campaign, examples, metrics, simulate
-from planviz.runs.outcomes import outcome_class
+from planviz.runs.measures.outcomes import outcome_class
 
 
 @pytest.fixture(scope="module")

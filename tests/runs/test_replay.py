@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from planviz import Estimate, FaultModel, campaign, examples, metrics, simulate
-from planviz.runs.intervals import t95
+from planviz.runs.measures.intervals import t95
 
 KINDS = ("transient", "tool_error", "withdraw", "side_effect", "missing_evidence", "premise_false", "extra_fact")
 

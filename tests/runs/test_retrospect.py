@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from planviz import Hindsight, PlanvizTypeError, Recorder, hindsight, load_trace, load_traces, parse_trace, simulate
 from planviz import Plan, Step
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 
 from ..strategies import plans
 from .otlp import agent, chat, text, tool

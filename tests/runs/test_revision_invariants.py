@@ -36,7 +36,7 @@ def test_a_completed_id_dropped_then_brought_back_as_other_work_is_refused():
         back = replace(memo["S1"], action="Assume the legacy key builder; do not look")
         return again.replace(steps=(back, *again.steps))
 
-    from planviz.runs.revision import broken_invariant
+    from planviz.runs.engine.revision import broken_invariant
     cache = examples.load("cache_isolation")
     run = simulate(cache, faults=[Fault("S4", "side_effect", times=2)], propose=readd)
     assert run.outcome == "refused" and run.events[-1].category == "completed_removed"  # v2 already

@@ -27,7 +27,7 @@ from planviz import (
     simulate,
 )
 from planviz.runs.events import OUTCOMES
-from planviz.runs.simulation import STRATEGIES, idempotent
+from planviz.runs.engine.simulation import STRATEGIES, idempotent
 from tests.strategies import plans as random_plans
 from tests.strategies import plans_and_faults as random_plans_and_faults
 
@@ -433,7 +433,7 @@ def test_cli_simulate(tmp_path, capsys):
 
     from planviz import load_trace
     from planviz.examples import path
-    from planviz.frontends.cli import main
+    from planviz.frontends.cli.commands import main
 
     trace = tmp_path / "run.jsonl"
     code = main(["simulate", str(path("cache_isolation")), "--fault", "S4:side_effect", "--json", "--trace", str(trace)])

@@ -70,7 +70,7 @@ def test_compare_counts_the_planners_replans_and_expansions():
     assert rows["planner"].outcome == rows["workflow"].outcome == "awaiting_expansion"
 
 
-# per fault kind, what the strategy table (planviz.runs.strategies) lets differ; anything else must be equal
+# per fault kind, what the strategy table (planviz.runs.engine.strategies) lets differ; anything else must be equal
 ALLOWED = {
     "transient": lambda d, w, p: d == w == p,  # all three retry
     "tool_error": lambda d, w, p: d == w == p,  # nobody recovers an executor's error

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from planviz import Fault, Plan, PlanvizTypeError, Recorder, SimulationError, Step, WhatIf, examples, load_trace
 from planviz import render_what_if, save_trace, simulate, what_if
-from planviz.frontends.cli import main
+from planviz.frontends.cli.commands import main
 from planviz.pictures.style import LOOKS
-from planviz.runs.whatif import FINAL_ANSWER
+from planviz.runs.hindsight.whatif import FINAL_ANSWER
 
 from ..strategies import plans
 from .otlp import agent, chat, text, tool
@@ -285,7 +285,7 @@ def test_data_edges_as_triples_with_their_reason_are_read_too(monkeypatch):
     # hindsight's data edges become (earlier, later, reason) triples: what_if reads either form
     import types
 
-    import planviz.runs.whatif as module
+    import planviz.runs.hindsight.whatif as module
 
     plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="a.result", arguments={"q": 1}),
                       Step("B", "b", expected_evidence="e", arguments={"year": "2025"}),

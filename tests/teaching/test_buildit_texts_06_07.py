@@ -106,7 +106,7 @@ def test_what_06_says_is_unplugged_trips(route):
 def test_what_07_says_is_unplugged_trips(route):
     def cheat(old, voided):
         fn = {"import": planviz.reissue, "getattr": getattr(planviz, "reissue"),
-              "importlib": importlib.import_module("planviz.runs.revision").reissue,
+              "importlib": importlib.import_module("planviz.runs.engine.revision").reissue,
               "stored": STORED["reissue"]}[route]
         return fn(old, voided, "cheat")
     feedback = check_reissue(cheat)

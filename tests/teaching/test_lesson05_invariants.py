@@ -100,7 +100,7 @@ def _run_had_none_is_fine(old, new, goal_changed):
 
 
 def _library(old, new, goal_changed):
-    from planviz.runs.revision import changed_invariants
+    from planviz.runs.engine.revision import changed_invariants
     return None if goal_changed else changed_invariants(old, new, old.contract)
 
 
@@ -129,7 +129,7 @@ def _raises(old, new, goal_changed):
     (_run_had_none_is_fine, "in a run with no contract, brings a contract of its own",
      "changes what the run is held to"),
     # cheats: the controller's own guard, or a simulation that asks the controller
-    (_library, "calls planviz.runs.revision.changed_invariants", "compare what the two versions say yourself"),
+    (_library, "calls planviz.runs.engine.revision.changed_invariants", "compare what the two versions say yourself"),
     (_simulates, "calls planviz.simulate", "compare what the two versions say yourself"),
     # wrong types and crashes: a "not yet" with what it got
     (lambda old, new, goal_changed: new, "returned Plan", "a reason or True to refuse it"),

@@ -70,10 +70,10 @@ CHEATS = {
                     lambda f: lambda plan: [set(w) for w in f(planviz.to_graph(plan))]),
     "failure_scope": (check_failure_scope, "planviz.analysis.scope.failure_scope",
                       lambda f: lambda plan, sid: set(f(plan, sid, "side_effect").voided)),
-    "invariants": (check_invariants, "planviz.runs.revision.changed_invariants", _refuse),
+    "invariants": (check_invariants, "planviz.runs.engine.revision.changed_invariants", _refuse),
     "reachable": (check_reachable, "planviz.analysis.reach.reachable",
                   lambda f: lambda plan, completed, facts: set(f(plan, completed, facts).steps)),
-    "reissue": (check_reissue, "planviz.runs.revision.reissue",
+    "reissue": (check_reissue, "planviz.runs.engine.revision.reissue",
                 lambda f: lambda old, voided: f(old, voided, "by hand")),
 }
 

@@ -46,8 +46,8 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Mapping
 
-from ...errors import PlanFormatError
-from ..model import Plan
+from planviz.errors import PlanFormatError
+from planviz.plan.model import Plan
 
 __all__ = ["FORMATS", "UNSTATED", "detect", "import_plans", "format_title", "unstated_fields"]
 
@@ -133,7 +133,7 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
         raise PlanFormatError(f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
                               source=source)
     data = list(data) if isinstance(data, tuple) else data
-    from ._build import finding
+    from planviz.plan.importers._build import finding
 
     text = text if isinstance(text, str) else ""
     try:
@@ -154,7 +154,7 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
 
 def _looks(text: str, data: object, fmt: str) -> str:
     """What an input looks like, for a no_steps message: another format it reads as, or how it begins."""
-    from ._build import short
+    from planviz.plan.importers._build import short
 
     other = detect(text, data)
     if other is not None and other != fmt:

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from ..model import Finding, Plan, Step
-from ..placeholder import strings_in
+from planviz.plan.model import Finding, Plan, Step
+from planviz.plan.placeholder import strings_in
 
 __all__ = ["Ref", "Draft", "build", "finding", "call_text", "short", "strings_in"]
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..model import Finding, Plan
-from ._build import Draft, build, finding, short
+from planviz.plan.model import Finding, Plan
+from planviz.plan.importers._build import Draft, build, finding, short
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE"]
 

@@ -29,11 +29,11 @@ import json
 import re
 from typing import Any
 
-from ...errors import PlanFormatError
-from ..jsonsyntax import check_inner_plain, loads_within_limits
-from ..model import Finding, Plan
-from ..plaindata import python_literal
-from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
+from planviz.errors import PlanFormatError
+from planviz.io.jsonsyntax import check_inner_plain, loads_within_limits
+from planviz.plan.model import Finding, Plan
+from planviz.io.plaindata import python_literal
+from planviz.plan.importers._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
@@ -172,7 +172,7 @@ def _split_args(text: str, level: int = 0) -> list[Any]:
 
 def _literal(part: str, level: int = 0) -> Any:
     """One argument: JSON, else a Python literal (the planner writes Python: ``None``, ``True``, single quotes,
-    ``"a," "b"`` concatenated into one string; read by :func:`~planviz.plan.plaindata.python_literal`, never
+    ``"a," "b"`` concatenated into one string; read by :func:`~planviz.io.plaindata.python_literal`, never
     evaluated), else an unquoted list split on its commas, else the text as written."""
     try:
         return loads_within_limits(part)

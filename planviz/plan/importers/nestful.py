@@ -30,8 +30,8 @@ import bisect
 import re
 from typing import Any
 
-from ..model import Finding, Plan
-from ._build import Draft, Ref, build, call_text, finding, short, strings_in
+from planviz.plan.model import Finding, Plan
+from planviz.plan.importers._build import Draft, Ref, build, call_text, finding, short, strings_in
 
 __all__ = ["import_plans", "looks_like"]
 

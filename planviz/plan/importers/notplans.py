@@ -5,7 +5,7 @@ trajectories, ToolBench's DFSDT answer trees and query files, PlanBench
 results, TravelPlanner itineraries. planviz reads none of them, and says what
 each is instead of "expected a mapping with goal and steps": both
 ``load_plan`` (:mod:`planviz.plan.files`) and ``load_trace``
-(:mod:`planviz.runs.traces.nottraces`) name them from here.
+(:mod:`planviz.traces.nottraces`) name them from here.
 
 >>> named({"environment": "swe_main", "trajectory": [], "info": {}})
 "a SWE-agent trajectory (.traj), an agent's actions and observations as chat history"

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Finding, Plan
-from ._build import Draft, Ref, build, finding, plans_in_texts, texts_in
+from planviz.plan.model import Finding, Plan
+from planviz.plan.importers._build import Draft, Ref, build, finding, plans_in_texts, texts_in
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 

@@ -40,10 +40,10 @@ import json
 import re
 from typing import Any
 
-from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
-from ..model import Finding, Plan
-from ._build import finding, short
-from .tasklist import nodes_plan, record_plan
+from planviz.io.jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
+from planviz.plan.model import Finding, Plan
+from planviz.plan.importers._build import finding, short
+from planviz.plan.importers.tasklist import nodes_plan, record_plan
 
 __all__ = ["import_plans", "looks_like"]
 

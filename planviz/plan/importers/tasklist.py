@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..model import Finding, Plan
-from ._build import Draft, Ref, build, call_text, finding, short, strings_in
+from planviz.plan.model import Finding, Plan
+from planviz.plan.importers._build import Draft, Ref, build, call_text, finding, short, strings_in
 
 __all__ = ["record_plan", "nodes_plan"]
 

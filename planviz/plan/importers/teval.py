@@ -31,11 +31,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...errors import PlanFormatError
-from ..jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
-from ..model import Finding, Plan
-from ..plaindata import python_literal
-from ._build import Draft, build, call_text, finding, short
+from planviz.errors import PlanFormatError
+from planviz.io.jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
+from planviz.plan.model import Finding, Plan
+from planviz.io.plaindata import python_literal
+from planviz.plan.importers._build import Draft, build, call_text, finding, short
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE", "FINISH_ACTION"]
 

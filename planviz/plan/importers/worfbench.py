@@ -53,9 +53,9 @@ import bisect
 import re
 from typing import Any
 
-from ..branches import connected_branches
-from ..model import Finding, Plan, natural_key
-from ._build import Draft, build, finding, short
+from planviz.plan.branches import connected_branches
+from planviz.plan.model import Finding, Plan, natural_key
+from planviz.plan.importers._build import Draft, build, finding, short
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE"]
 

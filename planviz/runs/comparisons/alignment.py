@@ -34,13 +34,13 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ...plan.arguments import expect_plan
-from ..events import expect_run
-from ...errors import UnknownStepError, show_value
-from ...plan.model import Plan
-from ...structure.index import structure_index
-from ..events import Run
-from .matching import Ran, match, steps_run, unmatched
+from planviz.plan.arguments import expect_plan
+from planviz.runs.events import expect_run
+from planviz.errors import UnknownStepError, show_value
+from planviz.plan.model import Plan
+from planviz.structure.index import structure_index
+from planviz.runs.events import Run
+from planviz.runs.comparisons.matching import Ran, match, steps_run, unmatched
 
 __all__ = ["align", "Alignment", "StepFate", "UnplannedCall", "FATES"]
 

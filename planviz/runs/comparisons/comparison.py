@@ -12,12 +12,12 @@ import html
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
-from ...errors import expect_names
-from ...plan.arguments import expect_contract, expect_plan
-from ...plan.model import Contract, Plan
-from ..fault import Fault, expect_faults
-from ..measures import METRIC_DOCS, Metrics, attribute, metrics
-from ..simulation import STRATEGIES, simulate
+from planviz.errors import expect_names
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.model import Contract, Plan
+from planviz.runs.fault import Fault, expect_faults
+from planviz.runs.measures.runmetrics import METRIC_DOCS, Metrics, attribute, metrics
+from planviz.runs.engine.simulation import STRATEGIES, simulate
 
 __all__ = ["compare", "Comparison", "ComparisonRow"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from ...plan.model import Step
-from ...plan.placeholder import PATTERN
-from ..events import Run
+from planviz.plan.model import Step
+from planviz.plan.placeholder import PATTERN
+from planviz.runs.events import Run
 
 __all__ = ["Ran", "steps_run", "match", "similarity", "KIND_STATUS"]
 

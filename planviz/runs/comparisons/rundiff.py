@@ -25,9 +25,9 @@ import html
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-from ..events import Run, expect_run
-from .matching import match, steps_run, unmatched
-from ..usage import UNITS, Usage, run_usage, time_unit
+from planviz.runs.events import Run, expect_run
+from planviz.runs.comparisons.matching import match, steps_run, unmatched
+from planviz.runs.usage import UNITS, Usage, run_usage, time_unit
 
 __all__ = ["diff_runs", "RunDiff", "StepChange"]
 

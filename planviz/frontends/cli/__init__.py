@@ -1,0 +1,2 @@
+"""The command line: ``planviz COMMAND``, one module per group of commands.
+"""

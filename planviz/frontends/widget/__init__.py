@@ -1,0 +1,2 @@
+"""The anywidget explorer and its side-by-side view.
+"""

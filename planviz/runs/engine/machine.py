@@ -1,0 +1,420 @@
+"""The run state machine: operations in (propose, approve, start, finish, fail, retry, invalidate, recheck,
+replan, expand, stop), events out, each holding what it changed.
+
+:class:`Machine` is shared by the simulator (:mod:`planviz.runs.engine.simulation`) and by :class:`planviz.Recorder`,
+so a simulated run and a recorded one are framed by the same rules: facts enter the state only from
+observations, a step completes only when its observation establishes everything it produces, withdrawn
+facts leave the state (a ``withdraw`` event), the earlier values an update replaced leave with the step's
+own event, and a fact contradicting a held one is a recorded conflict, never an overwrite.
+
+Each event holds what it changed; :class:`~planviz.runs.engine.ledger.Ledger` keeps
+track of what the last event showed, so an event costs what it changed.
+
+>>> from planviz import Plan, Step
+>>> m = Machine(None)
+>>> _ = m.propose(Plan("g", [Step("A", "a", expected_evidence="e", produces="x")]))
+>>> _ = m.start("A")
+>>> [e.kind for e in m.finish("A", Observation(True, {"x", "not y"}))]
+['complete']
+>>> m.run("recorded", ()).events[-1].changes
+{'A': 'done'}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import islice
+from operator import eq
+from typing import AbstractSet, Any, Callable, Iterable
+
+from planviz.analysis.reach import invalidated
+from planviz.errors import SimulationError
+from planviz.plan.model import Contract, Plan, natural_key
+from planviz.runs.events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation, new_event
+from planviz.runs.fault import Fault
+from planviz.runs.engine.ledger import Ledger, Shape
+
+__all__ = ["Machine", "ProgressCallback"]
+
+ProgressCallback = Callable[[str, int, "int | None"], None]
+"""A progress callback: ``(what, done, total or None)``, called now and then during long work."""
+_GIVEN, _PREMISE = ("given",), ("premise",)
+_NONE: frozenset[str] = frozenset()
+
+
+def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
+    """``sorted(facts)``, sorted from the step's ``produces`` when those are exactly the facts (no repeats),
+    and whether they were.
+
+    The same strings in the order they were made sort in about one pass over
+    memory; the set, in hash order, jumps around it for every comparison, and
+    at 100,000 facts that costs several times more per fact than at 10,000
+    (issue 28).
+    """
+    produced: tuple[str, ...] = step.produces if step is not None else ()
+    if len(produced) == len(facts):
+        if len(facts) > 1:
+            order = sorted(produced)
+            if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
+                return order, True
+        elif not facts or produced[0] in facts:  # none, or the one fact it produces: nothing to sort
+            return list(produced), True
+    return sorted(facts), False
+
+
+class Machine:
+    """The run state machine: operations in, events out. Not thread-safe; one per run.
+
+    Change the state only through the operations: they mark what each change
+    may affect, which is how the next event knows what changed.
+    """
+
+    def __init__(self, contract: Contract | None, progress: ProgressCallback | None = None) -> None:
+        self.contract = contract
+        self.progress = progress
+        self.plan: Plan | None = None
+        self.plans: list[Plan] = []
+        self.events: list[Event] = []
+        self.time = 0.0
+        self.completed: set[str] = set()
+        # fact -> who established it (step ids, "given", "premise"; no repeats); one tuple stands for every fact a
+        # source establishes at once (a tuple of one: a quarter of a frozenset's memory, one per step: issue 28)
+        self.sources: dict[str, tuple[str, ...]] = {}
+        self._negated = 0  # held facts that are negations ("not X"): while there are none, "X" contradicts nothing
+        self.observations: list[tuple[str, Observation]] = []
+        self.running: dict[str, int] = {}
+        self.failed: set[str] = set()
+        self.waiting: set[str] = set()  # steps paused for input (a human: a LangGraph interrupt), not failed
+        self.interrupted: set[str] = set()  # steps running when the run stopped: they stay drawn as running
+        self.dead: set[str] = set()
+        self.voided: set[str] = set()
+        self.attempts: Counter[str] = Counter()
+        self.conflicts: list[Conflict] = []
+        self.outcome: str | None = None
+        self._shape_of: Shape | None = None  # the current plan version's shape, made when the version starts
+        self._ledger = Ledger()
+
+    # ------------------------------------------------------------------ views
+    @property
+    def facts(self) -> frozenset[str]:
+        return frozenset(self.sources)
+
+    def state(self) -> ExecutionState:
+        return ExecutionState(frozenset(self.completed), self.facts, tuple(self.observations), self.outcome)
+
+    def statuses(self) -> dict[str, str]:
+        """Every step of the current plan version and its status, as the last event left them."""
+        return dict(self._ledger.status)
+
+    def ready(self) -> list[str]:
+        """Ready step ids, lowest id first (every mutation emits an event, so this is current)."""
+        return list(self._ledger.ready_order)
+
+    def order_key(self, sid: str) -> tuple[Any, ...]:
+        """``natural_key(sid)``, made once while the step is ready or running: lower ids first."""
+        return self._ledger.order_key(sid)
+
+    # ------------------------------------------------------- marking changes
+    def _touch(self, sid: str) -> None:
+        self._ledger.touched[sid] = None
+
+    def _gain(self, fact: str, source: str, alone: tuple[str] | None = None) -> None:
+        """``source`` established ``fact``; ``alone``: ``(source,)``, when the caller has it."""
+        held = self.sources.get(fact)
+        if held is None:
+            self.sources[fact] = alone if alone is not None else (source,)
+            if fact.startswith("not "):
+                self._negated += 1
+            self._ledger.fact_changed(fact, self._shape_of, gained=True)
+        elif source not in held:
+            self.sources[fact] = (*held, source)
+
+    def _lose(self, fact: str) -> None:
+        if self.sources.pop(fact, None) is not None:
+            if fact.startswith("not "):
+                self._negated -= 1
+            self._ledger.fact_changed(fact, self._shape_of, gained=False)
+
+    def _unsource(self, gone: AbstractSet[str]) -> None:
+        """The steps ``gone`` no longer vouch for anything: facts only they established leave the state."""
+        sources = self.sources
+        for f, held in list(sources.items()):
+            if not gone.isdisjoint(held):
+                rest = tuple(s for s in held if s not in gone)
+                if rest:
+                    sources[f] = rest
+                else:
+                    self._lose(f)
+
+    def _emit(self, kind: str, step: str | None, message: str, *, attempt: int = 0, category: str | None = None,
+              observation: Observation | None = None, voided: frozenset[str] = _NONE, kept: frozenset[str] = _NONE,
+              outcome: str | None = None, conflict: Conflict | None = None) -> Event:
+        """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
+        ledger = self._ledger
+        changes = ledger.changes(self, self._shape_of)
+        if not ledger.facts_touched:  # no fact changed since the last event (every start): nothing to compare
+            gained = lost = _NONE
+        elif observation is not None:  # the facts it gained are often exactly the observation's: not copied
+            gained, lost = ledger.fact_changes(self.sources, observation.facts)
+        else:
+            gained, lost = ledger.fact_changes(self.sources)
+        plan = self.plan
+        event = new_event(len(self.events), self.time, kind, step, message, 0 if plan is None else plan.version,
+                          changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
+        self.events.append(event)
+        if self.progress is not None and not event.index % 1024:
+            self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
+        return event
+
+    def _stopped(self, verb: str | None = None, sid: str | None = None) -> None:
+        if self.outcome is not None:
+            raise SimulationError(f"the run already stopped ({self.outcome}); no event can follow the stop")
+        if verb is not None and self.plan is None:
+            raise SimulationError(f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first")
+
+    def _current(self) -> tuple[Plan, Shape]:
+        """The current plan version and its shape; callers have checked a plan was proposed."""
+        if self.plan is None or self._shape_of is None:
+            raise SimulationError("no plan was proposed yet; record one with propose() first")
+        return self.plan, self._shape_of
+
+    def _new_version(self, plan: Plan, feasible: bool = False) -> None:
+        self.plan = plan
+        self.plans.append(plan)
+        self._shape_of = Shape(plan)
+        self._ledger.new_version(self, self._shape_of, feasible)
+
+    # ------------------------------------------------------------- operations
+    def propose(self, plan: Plan, feasible: bool = False) -> Event:
+        """The first plan of the run: given facts and premises are held from the start, except those a step
+        of the plan produces (a plan cannot vouch for its own facts: they come from that step's observation).
+
+        ``feasible``: the caller validated the plan (no error: every step can be reached from the given
+        facts and premises), so the machine need not work that out again.
+        """
+        self._stopped()
+        if self.plan is not None:
+            raise SimulationError("a run starts with one proposed plan; record later versions as replans")
+        self._new_version(plan, feasible)
+        made = {f for s in plan.steps for f in s.produces} if plan.premises or self.contract is not None else set()
+        for f in self.contract.given_facts if self.contract is not None else ():
+            if f not in made:
+                self._gain(f, "given", _GIVEN)
+        for f in plan.premises:
+            if f not in made:
+                self._gain(f, "premise", _PREMISE)
+        return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
+
+    def start(self, sid: str) -> Event:
+        if self.outcome is not None or self.plan is None:
+            self._stopped("start", sid)
+        attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
+        self.running[sid] = attempt
+        if self.failed or self.waiting or self.voided:  # mostly all empty
+            self.failed.discard(sid)
+            self.waiting.discard(sid)
+            self.voided.discard(sid)
+        self._ledger.touched[sid] = None
+        shape = self._shape_of
+        what = "" if shape is not None and sid in shape.steps else \
+            f" (not a step of plan v{self._current()[0].version})"
+        return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
+
+    def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
+        """Apply a step's observation: complete or fail it, then its withdrawals and conflicts."""
+        if self.outcome is not None or self.plan is None:
+            self._stopped("finish", sid)
+        attempt = self.running.pop(sid, None) or self.attempts[sid]
+        self._ledger.touched[sid] = None
+        self.observations.append((sid, obs))
+        step = self._current()[1].steps.get(sid)
+        new_conflicts: list[Conflict] = []
+        sources = self.sources
+        order, same = _sorted_facts(obs.facts, step)
+        accepted = order
+        negated = self._negated
+        if not negated:
+            for f in order:
+                if f.startswith("not "):
+                    negated = 1
+                    break
+        if negated:  # else no fact can contradict a held one
+            accepted = []
+            for f in order:
+                contrary = negation(f)
+                held = sources.get(contrary)
+                if held and contrary not in obs.withdrawn:
+                    new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
+                else:
+                    accepted.append(f)
+        alone = (sid,)
+        replaced = sorted(obs.replaced - obs.facts) if obs.replaced else ()
+        any(map(self._lose, replaced))  # an update: the earlier values leave with this event, no withdraw event
+        for f in accepted:
+            self._gain(f, sid, alone)
+        produced = step.produces if step else accepted
+        # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
+        exact = same and len(accepted) == len(order)
+        missing: list[str] = []  # (no set is made when the facts are exactly what the step produces)
+        if step and not exact:
+            accepted_set = set(accepted)
+            missing = [f for f in produced if f not in accepted_set]
+        events = []
+        if obs.ok and (not missing or not check_evidence):
+            self.completed.add(sid)
+            self._ledger.completed(sid, self._shape_of)
+            if exact:
+                main, extra = accepted, []
+            else:
+                produced_set = set(produced)
+                main = [f for f in accepted if f in produced_set]
+                extra = [f for f in accepted if f not in produced_set]
+            note = f"; also observed {', '.join(extra)}" if extra else ""
+            note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
+            events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
+                                     attempt=attempt, observation=obs))
+        else:
+            self.failed.add(sid)
+            if obs.ok:
+                category, why = "evidence", f"its observation does not establish {', '.join(map(repr, missing))}"
+            else:
+                category, why = obs.kind, str(obs.data.get("message", obs.kind))
+            events.append(self._emit("fail", sid, f"{sid!r} failed ({category}): {why}", attempt=attempt,
+                                     category=category, observation=obs))
+        if obs.withdrawn:
+            events.append(self.withdraw(sid, obs.withdrawn))
+        for c in new_conflicts:
+            self.conflicts.append(c)
+            events.append(self._emit("conflict", sid, f"conflict: {sid!r} observed {c.fact!r} but {c.contradicts!r} "
+                                     f"is held (established by {c.verified_by}); neither is overwritten",
+                                     conflict=c))
+        return events
+
+    def withdraw(self, sid: str | None, facts: Iterable[str]) -> Event:
+        facts = sorted(facts)
+        for f in facts:
+            self._lose(f)
+        who = f" by the observation of {sid!r}" if sid else ""
+        return self._emit("withdraw", sid, f"withdrawn{who}: {', '.join(map(repr, facts))} no longer hold(s)")
+
+    def fail(self, sid: str, message: str, category: str) -> Event:
+        self._stopped("fail", sid)
+        attempt = self.running.pop(sid, self.attempts[sid])
+        self.failed.add(sid)
+        self._touch(sid)
+        return self._emit("fail", sid, message, attempt=attempt, category=category)
+
+    def wait(self, sid: str, message: str) -> Event:
+        """A running step pauses to wait for input (a human answering an interrupt): status ``waiting``, not
+        failed; it runs again when resumed (``retry``, then ``start``)."""
+        self._stopped("wait", sid)
+        attempt = self.running.pop(sid, self.attempts[sid])
+        self.waiting.add(sid)
+        self._touch(sid)
+        return self._emit("wait", sid, message, attempt=attempt)
+
+    def retry(self, sid: str, message: str) -> Event:
+        self._stopped("retry", sid)
+        self.failed.discard(sid)
+        self.waiting.discard(sid)
+        self._touch(sid)
+        return self._emit("retry", sid, message, attempt=self.attempts[sid] + 1)
+
+    def began(self, ids: Iterable[str]) -> set[str]:
+        """The steps of ``ids`` that started (or finished) at some point of the run: the only ones with work a
+        failure can void. A step that never started has nothing to void; it stays pending or blocked."""
+        return {s for s in ids if self.attempts.get(s) or s in self.completed or s in self.failed
+                or s in self.waiting or s in self.voided}
+
+    def invalidate(self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str) -> Event:
+        """Void steps: they lose completion and every fact only they established; running ones are cancelled.
+
+        Only steps that started are voided (:meth:`began`); the message names the others in the failure's
+        scope as never run, and their status stays what their inputs make it (pending, blocked).
+        """
+        scope = set(voided)
+        self._stopped("invalidate", ", ".join(sorted(scope)))
+        voided = self.began(scope)
+        never = sorted(scope - voided, key=natural_key)
+        if never:
+            message += f"; never ran, so nothing to void: {', '.join(never)}"
+        self.completed -= voided
+        self.failed -= voided
+        self.waiting -= voided
+        for v in voided:
+            self.running.pop(v, None)
+        self._unsource(voided)
+        self.voided |= voided
+        self._ledger.everything()
+        return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept))
+
+    def void_unreachable(self, sid: str) -> Event | None:
+        """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
+        plan, shape = self._current()
+        lost = self.began(invalidated(shape.runnable, self.state())) - self.failed - set(self.running) - self.voided
+        if not lost:
+            return None  # the steps no longer reachable never ran: they show as blocked, nothing is voided
+        return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
+                               f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
+
+    def recheck(self, sid: str, keep: bool, message: str) -> Event:
+        """A completed step re-checked against a changed goal: kept, or voided (its facts leave the state)."""
+        self._stopped("recheck", sid)
+        if not keep:
+            self.completed.discard(sid)
+            self._unsource({sid})
+            self.voided.add(sid)
+            self._ledger.everything()
+        one = frozenset((sid,))
+        return self._emit("recheck", sid, message, voided=frozenset() if keep else one,
+                          kept=one if keep else frozenset())
+
+    def approve(self, sid: str, granted: bool, message: str) -> Event:
+        """The approval a step waits for before it starts: granted, or denied."""
+        self._stopped("approve", sid)
+        return self._emit("approval", sid, message, category="granted" if granted else "denied")
+
+    def expand(self, plan: Plan, far: str, message: str) -> Event:
+        """A far-horizon step replaced by its concrete steps: ``plan`` is the new version."""
+        self._switch(plan)
+        return self._emit("expand", far, message)
+
+    def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
+        """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
+        for f in given:
+            self._gain(f, "given", _GIVEN)
+        voided = frozenset(self.began(plan.invalidated))  # the ids it retires that never ran were not voided
+        self._switch(plan)
+        return self._emit("replan", None, message, voided=voided)
+
+    def _switch(self, plan: Plan) -> None:
+        self._stopped()
+        ids = set(plan.ids)
+        self.voided = set()
+        self.failed &= ids
+        self.waiting &= ids
+        self.dead &= ids
+        for sid in [s for s in self.running if s not in ids]:
+            del self.running[sid]
+        self._new_version(plan)
+
+    def stop(self, outcome: str, message: str, sid: str | None = None, category: str | None = None) -> Event:
+        self._stopped()
+        if outcome not in OUTCOMES:
+            raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
+        interrupted = sorted(self.running)
+        self.interrupted.update(interrupted)
+        self.running.clear()
+        self.dead |= self.failed
+        self.outcome = outcome
+        for stopped in interrupted:
+            self._ledger.touch(stopped)
+        if self.plan is not None:
+            self._ledger.doom(self, self._current()[1])  # and what follows the failed steps can never run
+        if interrupted:
+            message += f" (interrupted: {', '.join(interrupted)})"
+        return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
+
+    def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
+        return Run(tuple(self.events), self.outcome, self.state(), tuple(self.plans), strategy, tuple(faults),
+                   self.contract)

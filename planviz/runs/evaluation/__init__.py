@@ -1,0 +1,2 @@
+"""Evaluation: campaigns, fault models, the ablation and the frozen-plan test.
+"""

@@ -1,0 +1,2 @@
+"""Hindsight: what a run could have been (provenance, the ideal plan, what-if).
+"""

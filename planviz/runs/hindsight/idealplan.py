@@ -1,0 +1,261 @@
+"""The ideal schedule of a recorded run: one planning model call, the tool calls as their data allow, the answer.
+
+:func:`ideal_schedule` turns a run, its data edges (:mod:`planviz.runs.hindsight.provenance`)
+and each call's recorded time into a schedule an agent could actually run,
+and returns it as a planviz :class:`~planviz.Plan` (so it validates, renders,
+simulates and saves) with its makespan:
+
+- ``plan`` (a model call): writes every tool call at once, as an LLMCompiler or
+  ReWOO planner does; charged at the longest model call that issued a tool
+  call in the run (a plan that issues every call takes at least as long as
+  the longest decision of one); when no call says which tool call it issued,
+  the model time before the first tool call (the step ``plan`` is primed,
+  ``plan'``, when the run has a step of that id; so are the others);
+- each tool call, at its recorded time (first start to last end), after the
+  plan and after the calls its data comes from: a plain copy of a result
+  (``exact``, ``contains``) is a placeholder ``{{S1.result}}`` filled when S1
+  ends; a value derived from a result, or a dependence the reader could not
+  rule out (``derived``, ``unknown``), needs a model call in between
+  (``model for <call>``), charged at the run's median model-call time, whose
+  output fills the call's arguments that came from somewhere and are no copy
+  (``{{model for save.text}}``);
+- ``answer`` (a model call): waits for every tool call (the final answer reads
+  what it reports; the reader cannot tell which results it left out), charged
+  at the model time after the last tool call ended.
+
+A model call of unknown duration (a span that never ended) makes the makespan
+unknown (None), never free. A run that records no model call (a simulated
+run, a :class:`planviz.Recorder` run) gets no model step: its schedule is its
+calls over their data edges. A trace whose steps are its model calls (no tool
+call recorded) keeps its steps, over their data edges; so does a model call
+that started within the step it led to (a LangGraph node that called a
+model): it is that step's own work. A step a revision
+brought waits for a step standing for the time until that revision.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import networkx as nx
+
+from planviz.analysis.schedule import critical_path
+from planviz.plan.placeholder import PATTERN
+from planviz.structure.graph import to_graph
+from planviz.plan.model import Plan, Step
+from planviz.runs.events import Run
+from planviz.runs.hindsight.provenance import distinctive_parts, known_words, result_leaves
+
+__all__ = ["IdealSchedule", "ideal_schedule", "llmcompiler_text", "covered", "PLAN_STEP", "ANSWER_STEP"]
+
+PLAN_STEP, ANSWER_STEP = "plan", "answer"
+
+
+@dataclass(frozen=True)
+class IdealSchedule:
+    """The ideal schedule as a :class:`Plan` (``plan``), its ``makespan`` (None when a model call on it has an
+    unknown duration), its critical ``path``, the ``durations`` of its steps, which of them are ``model``
+    calls, and the ``model_time`` charged for a model call between calls (the run's median; None when unknown)."""
+
+    plan: Plan | None
+    makespan: float | None
+    path: tuple[str, ...]
+    durations: Mapping[str, float]
+    model: frozenset[str]
+    model_time: float | None
+    unknown_calls: int = 0
+    unknown_steps: frozenset[str] = frozenset()
+
+
+def covered(parts: Sequence[tuple[float, float]]) -> float:
+    """The length of the union of intervals (nested model spans count once)."""
+    total, reach = 0.0, float("-inf")
+    for a, b in sorted(parts):
+        if b > reach:
+            total += b - max(a, reach)
+            reach = b
+    return total
+
+
+def _unused(name: str, ids: set[str]) -> str:
+    """``name``, primed until no step of the run has that id."""
+    while name in ids:
+        name += "'"
+    return name
+
+
+def _calls(run: Run, t0: float) -> list[tuple[str | None, float, float | None, Any]]:
+    """Each model call as (step it led to, start on the run's clock, end or None, the call)."""
+    out = []
+    for c in run.model_calls:
+        out.append((c.step, t0 + c.start, None if c.duration is None else t0 + c.start + c.duration, c))
+    return out
+
+
+def _placeholders(step: Step, sources: Sequence[str],
+                  leaves: Mapping[str, list[tuple[tuple[str, ...], str]]]) -> dict[str, Any]:
+    """``step``'s arguments where each copy of a result field is a placeholder ``{{S1.field}}`` (a string that is
+    the field, or holds it)."""
+    args = dict(step.arguments)
+    for key, value in args.items():
+        if not isinstance(value, str):
+            continue
+        for u in sources:
+            for path, leaf in leaves.get(u, ()):
+                leaf = leaf.strip()
+                if not path or len(leaf) < 3 or leaf not in value:
+                    continue
+                ref = "{{" + u + "." + ".".join(path) + "}}"
+                value = ref if value.strip() == leaf else value.replace(leaf, ref)
+        args[key] = value
+    return args
+
+
+def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Mapping[str, Step],
+                   edges: Sequence[tuple[str, str, str]], release: Mapping[str, float], t0: float) -> IdealSchedule:
+    """The ideal schedule of ``run`` (see the module): ``times`` each call's (first start, last end), ``steps``
+    each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
+    revision brought could start at the earliest, ``t0`` the run's first event."""
+    ran = sorted(times, key=lambda s: (times[s][0], s))
+    if not ran:
+        return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
+    ids = set(steps) | set(ran)
+    every = _calls(run, t0)
+    took = [end - start for _, start, end, _ in every if end is not None]
+    # a call that started within the step it led to is that step's own work (a LangGraph node that is a model call)
+    calls = [c for c in every if not (c[0] is not None and c[0] in times and times[c[0]][0] <= c[1] <= times[c[0]][1])]
+    median = statistics.median(took) if took else None
+    no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
+    with_model = bool(calls) and not no_tools
+    preds: dict[str, dict[str, str]] = {v: {} for v in ran}
+    for u, v, reason in edges:
+        if v in preds and u in times:
+            preds[v][u] = reason
+    durations = {v: times[v][1] - times[v][0] for v in ran}
+    model: set[str] = set()
+    unknown_steps: set[str] = set()
+    unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
+    out: list[Step] = []
+    known = known_words(run)
+    leaves = {sid: result_leaves(o.data["result"]) for sid, o in run.state.observations
+              if o.data.get("result") is not None}
+
+    def step(sid: str, action: str, duration: float, after: Sequence[str], *, requires: Sequence[str] = (),
+             arguments: Mapping[str, Any] | None = None, tool: str | None = None) -> None:
+        durations[sid] = max(0.0, duration)
+        out.append(Step(sid, action, expected_evidence="ran", duration=max(0.0, duration), depends_on=sorted(after),
+                        requires=sorted(requires), produces=f"{sid}.result", tool=tool,
+                        arguments=arguments or {}))
+
+    plan_id = answer_id = None
+    if with_model:
+        first, last = min(times[v][0] for v in ran), max(times[v][1] for v in ran)
+        issued: dict[str, list[tuple[float, float]]] = {}
+        plan_unknown = answer_unknown = False
+        for sid, start, end, _ in calls:
+            if sid is not None and sid in times and start < times[sid][0]:
+                if end is None:
+                    plan_unknown = True
+                else:
+                    issued.setdefault(sid, []).append((start, min(end, times[sid][0])))
+        if issued:
+            plan_time = max(covered(parts) for parts in issued.values())
+        else:
+            before = [(s, e) for _, s, e, _ in calls if s < first]
+            plan_unknown = plan_unknown or any(e is None for _, e in before)
+            plan_time = covered([(s, min(e, first)) for s, e in before if e is not None])
+        trailing = [(s, e) for sid, s, e, _ in calls if (e is None or e > last) and (sid is None or sid not in times)]
+        answer_unknown = any(e is None and s >= last for s, e in trailing)
+        answer_time = covered([(max(s, last), e) for s, e in trailing if e is not None and e > last])
+        unknown_on_plan += plan_unknown + answer_unknown
+        plan_id = _unused(PLAN_STEP, ids)
+        step(plan_id, "model call: plan every tool call", plan_time, [])
+        model.add(plan_id)
+        if plan_unknown:
+            unknown_steps.add(plan_id)
+        if trailing:
+            answer_id = _unused(ANSWER_STEP, ids)
+    marks = {t: _unused(f"(revision at {t!r})", ids) for t in sorted({release[v] for v in ran if v in release})}
+    for t, m in marks.items():
+        step(m, m, t - t0, [])
+    for v in ran:
+        define = steps.get(v)
+        copies = sorted(u for u, r in preds[v].items() if r in ("exact", "contains"))
+        needs_model = sorted(u for u, r in preds[v].items() if r not in ("exact", "contains"))
+        after = list(copies) + ([marks[release[v]]] if v in release else [])
+        if needs_model and with_model:
+            m = _unused(f"model for {v}", ids)
+            if median is None:
+                unknown_on_plan += 1
+                unknown_steps.add(m)
+            step(m, f"model call: derive the arguments of {v}", median or 0.0, needs_model + ([plan_id] if plan_id else []),
+                 requires=[f"{u}.result" for u in needs_model])
+            model.add(m)
+            after.append(m)
+        else:
+            copies = sorted(copies + needs_model)
+            after = sorted(set(after) | set(needs_model))
+        if plan_id is not None and not after:
+            after.append(plan_id)
+        args = _placeholders(define, copies, leaves) if define else {}
+        derived_by = m if needs_model and with_model else None
+        if derived_by is not None:  # a value that came from somewhere and is no copy: the model call in between
+            for key, value in args.items():
+                if isinstance(value, str) and "{{" not in value and distinctive_parts(value, known):
+                    args[key] = "{{" + derived_by + "." + key + "}}"
+        step(v, define.action if define is not None else v, durations[v], after,
+             requires=[f"{u}.result" for u in copies] + ([f"{derived_by}.result"] if derived_by else []),
+             arguments=args, tool=define.tool if define is not None else None)
+    if answer_id is not None:
+        step(answer_id, "model call: the final answer", answer_time, ran, requires=[f"{u}.result" for u in ran])
+        model.add(answer_id)
+        if answer_unknown:
+            unknown_steps.add(answer_id)
+    plan = Plan(f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}", out,
+                time_unit=run.plan.time_unit if run.plan is not None else "")
+    schedule = critical_path(plan)
+    return IdealSchedule(plan, None if unknown_on_plan else schedule.makespan, tuple(schedule.path), durations,
+                         frozenset(model), median, unknown_on_plan, frozenset(unknown_steps))
+
+
+def llmcompiler_text(plan: Plan) -> str:
+    """``plan`` as an LLMCompiler planner's output: ``N. tool(args)`` in an order its dependencies allow, ``$K``
+    for the result of task K, ending in ``join()<END_OF_PLAN>``; the planning and answer model calls are the
+    planner and the joiner themselves, a model call between calls is an ``llm`` task. LLMCompiler reads whole
+    results only: a placeholder ``{{S1.field}}`` becomes ``$K`` of S1.
+
+    >>> p = Plan("g", [Step("a", "a", expected_evidence="e", tool="now", arguments={"tz": "UTC"}),
+    ...                Step("b", "b", expected_evidence="e", tool="save", depends_on="a", arguments={"t": "{{a.year}}"})])
+    >>> print(llmcompiler_text(p))
+    Question: g
+    1. now("UTC")
+    2. save("$1")
+    3. join()<END_OF_PLAN>
+    """
+    number: dict[str, int] = {}
+    lines = [f"Question: {plan.goal}"]
+    model = {s.id for s in plan.steps if s.action.startswith("model call:")}
+    for sid in nx.lexicographical_topological_sort(to_graph(plan)):
+        s = plan.step(sid)
+        if s.action in ("model call: plan every tool call", "model call: the final answer"):
+            continue
+        number[sid] = len(number) + 1
+
+        def refer(text: str) -> str:
+            return PATTERN.sub(lambda m: _ref(m.group(1), number), text)
+
+        if sid in model:
+            args = [json.dumps(s.action[len("model call: "):])] + [f"${number[u]}" for u in s.depends_on if u in number]
+        else:
+            args = [json.dumps(refer(v)) if isinstance(v, str) else json.dumps(v) for v in s.arguments.values()]
+        lines.append(f"{number[sid]}. {'llm' if sid in model else (s.tool or sid)}({', '.join(args)})")
+    lines.append(f"{len(number) + 1}. join()<END_OF_PLAN>")
+    return "\n".join(lines)
+
+
+def _ref(inner: str, number: Mapping[str, int]) -> str:
+    head = max((u for u in number if inner.strip() == u or inner.strip().startswith(u + ".")), key=len, default=None)
+    return f"${number[head]}" if head is not None else "{{" + inner + "}}"

@@ -1,0 +1,374 @@
+"""Provenance: which earlier call's result a call's arguments came from, and why planviz thinks so.
+
+:func:`data_edges` reads a run and returns ``(earlier, later, reason)``
+triples: call ``later`` depends on call ``earlier`` when a **distinctive part**
+of ``later``'s arguments first appears in ``earlier``'s recorded result
+(``Observation.data["result"]``) and ``earlier`` had ended when ``later``
+started. Distinctive parts of an argument value are:
+
+- the whole value (a string of 3 characters or more, or a number);
+- quoted phrases, numbers of 2 digits or more (a year, a part of a date),
+  identifiers (a token holding a digit, ``_``, ``.``, ``/``, ``@``, ``-`` or an
+  inner capital) and words of 4 letters or more;
+
+and a part that appears in the **known text** (the user's task, the system
+prompt and the tool definitions, when the run records them: today the plan's
+goal and the tool names) is not distinctive: a value the task gives is
+independent of every call. Parts are matched case-insensitively, on token
+boundaries (``Rome`` is not in ``Romeo``).
+
+Each edge says why (the reasons the schedule of :func:`planviz.hindsight`
+reads; the first in this order wins for a pair):
+
+- ``unknown: assumed``: the reader cannot tell, so the call depends (this
+  understates the gain, never overstates it): the later call records no
+  argument and no required fact (every dependency it has stands; in another
+  tool's trace that records none, every call that had ended when it
+  started: listed as the frontier of those, see :func:`data_edges`), or, in
+  another tool's trace, an argument part is found in no recorded result and no
+  known text while the earlier call's result was not recorded;
+- ``derived: '2025' in '2025-06-11T...'``: a part of the argument lies inside a
+  result value (a year out of a timestamp): a model call must take it out;
+- ``contains``: the argument holds a whole result value inside a longer
+  string (a placeholder inside a string carries it);
+- ``exact``: the argument is a whole result value, or a fact or placeholder
+  the plan declares (``requires``, ``{{S1.field}}``).
+
+>>> from planviz import Plan, Step, Recorder
+>>> plan = Plan("What year is it in Paris?", [Step("now", "now", expected_evidence="e", arguments={"tz": "Paris"}),
+...     Step("save", "save", expected_evidence="e", depends_on="now", arguments={"text": "2025"})])
+>>> rec = Recorder(clock=iter(range(9)).__next__)
+>>> _ = rec.propose(plan), rec.start("now"), rec.complete("now", result={"datetime": "2025-06-11T08:43:13"})
+>>> _ = rec.start("save"), rec.complete("save"), rec.stop("plan_complete")
+>>> data_edges(rec.run)
+(('now', 'save', "derived: '2025' in '2025-06-11T08:43:13'"),)
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+from typing import Any, Iterator, Mapping
+
+from planviz.plan.model import Step
+from planviz.plan.placeholder import placeholders_in, split_reference
+from planviz.runs.events import Run
+
+__all__ = ["data_edges", "distinctive_parts", "known_words", "result_leaves", "intervals", "latest_steps", "REASONS"]
+
+#: The reasons an edge may give, the costliest first (the first that applies to a pair wins).
+REASONS = ("unknown", "derived", "contains", "exact")
+
+_QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'|“([^”\n]{3,200})”")
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[./@:-][A-Za-z0-9_]+)*")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_SHOWN = 32  # characters of a result value a reason shows
+
+
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every scalar inside nested mappings and lists as text, with its path (iterative: deep data is safe)."""
+    stack = [(path, value)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, Mapping):
+            stack.extend((where + (str(k),), x) for k, x in reversed(list(v.items())))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((where + (str(i),), x) for i, x in reversed(list(enumerate(v))))
+        elif isinstance(v, bool) or v is None:
+            continue
+        elif isinstance(v, (int, float)):
+            yield where, repr(v) if isinstance(v, float) else str(v)
+        elif isinstance(v, str):
+            yield where, v
+
+
+def result_leaves(result: Any) -> list[tuple[tuple[str, ...], str]]:
+    """The values of a recorded result with their field paths: JSON text is decoded (twice when a tool wrapped
+    its JSON in a string), and the whole text is a value too (path ``()``).
+
+    >>> result_leaves('{"datetime": "2025-06-11", "n": 3}')
+    [((), '{"datetime": "2025-06-11", "n": 3}'), (('datetime',), '2025-06-11'), (('n',), '3')]
+    """
+    out: list[tuple[tuple[str, ...], str]] = []
+    value = result
+    for _ in range(3):
+        if isinstance(value, str):
+            out.append(((), value)) if not out else None
+            try:
+                value = json.loads(value)
+            except (ValueError, RecursionError):
+                return out
+            continue
+        break
+    for path, leaf in _leaves(value):
+        if path or not out:
+            out.append((path, leaf))
+    return out
+
+
+def known_words(run: Run) -> frozenset[str]:
+    """The words (lower-cased, split at every non-alphanumeric character) of the text every call could read: the
+    user's task (each plan version's goal) and the tool definitions the run records (the tool names)."""
+    words: set[str] = set()
+    texts = [p.goal for p in run.plans] + [s.tool or "" for p in run.plans for s in p.steps]
+    for text in texts:
+        words.update(w.lower() for w in _WORD.findall(text or ""))
+    return frozenset(words)
+
+
+def _distinctive(part: str) -> bool:
+    if _NUMBER.fullmatch(part):
+        return len(part) >= 2
+    if part.isalpha():
+        return len(part) >= 4
+    return len(part) >= 2  # an identifier: it holds a digit, _, ., /, @, :, - or mixes letters and digits
+
+
+def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[str]:
+    """The parts of one argument value that could only have come from somewhere (see the module), in order,
+    without those whose every word is known.
+
+    >>> distinctive_parts('write "the year" 2025 to out_1.txt for Paris', frozenset({"paris", "write"}))
+    ['the year', 'year', '2025', 'out_1.txt']
+    """
+    return list(_parts(value, known))
+
+
+@functools.lru_cache(maxsize=8192)
+def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
+    parts: list[str] = []
+    for m in _QUOTED.finditer(value):
+        parts.append(next(g for g in m.groups() if g))
+    for token in _TOKEN.findall(value):
+        parts.append(token)
+        if not _NUMBER.fullmatch(token):
+            parts.extend(p for p in _WORD.findall(token) if p != token)
+    out, seen = [], set()
+    for p in parts:
+        words = [w.lower() for w in _WORD.findall(p)]
+        if p in seen or not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
+            continue
+        seen.add(p)
+        out.append(p)
+    return tuple(out)
+
+
+def _alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _found(part: str, text: str) -> bool:
+    """Whether ``part`` is in ``text`` on token boundaries (no ASCII letter or digit on either side), ignoring
+    case."""
+    p, t = part.lower(), text.lower()
+    i = t.find(p)
+    while i >= 0:
+        j = i + len(p)
+        if (i == 0 or not _alnum(t[i - 1]) or not _alnum(p[0])) and (j == len(t) or not _alnum(t[j])
+                                                                    or not _alnum(p[-1])):
+            return True
+        i = t.find(p, i + 1)
+    return False
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def _why(args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]) -> str | None:
+    """How the argument values ``args`` came from a result with ``leaves``: the costliest reason, or None."""
+    values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
+    whole = [leaf for leaf in values if leaf.strip() and _distinctive_whole(leaf, known)]
+    reasons: set[str] = set()
+    for arg in args:
+        if _distinctive_whole(arg, known) and any(arg.strip() == leaf.strip() for leaf in values):
+            reasons.add("exact")
+            continue
+        inner = [leaf for leaf in whole if len(leaf.strip()) < len(arg.strip()) and leaf.strip() in arg]
+        if inner:
+            reasons.add("contains")
+        covered = " ".join(inner)
+        for part in distinctive_parts(arg, known):
+            if covered and _found(part, covered):
+                continue
+            hit = next((leaf for leaf in values if _found(part, leaf)), None)
+            if hit is not None:
+                reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
+                break
+    for kind in REASONS:
+        hits = sorted(r for r in reasons if r.startswith(kind))
+        if hits:
+            return hits[0]
+    return None
+
+
+def _distinctive_whole(value: str, known: frozenset[str]) -> bool:
+    v = value.strip()
+    if not v:
+        return False
+    return bool(distinctive_parts(v, known)) and (len(v) >= 3 or _NUMBER.fullmatch(v) is not None)
+
+
+def intervals(run: Run) -> dict[str, tuple[float, float]]:
+    """Each step that started: (first start, last end); a step still running ends with the run."""
+    start: dict[str, float] = {}
+    end: dict[str, float | None] = {}
+    for e in run.events:
+        if e.step is None:
+            continue
+        if e.kind == "start":
+            start.setdefault(e.step, e.time)
+            end[e.step] = None  # running (again) until a complete or a fail says otherwise
+        elif e.kind in ("complete", "fail") and e.step in start:
+            end[e.step] = e.time
+    out: dict[str, tuple[float, float]] = {}
+    for sid, t in start.items():
+        ended = end[sid]
+        out[sid] = (t, run.time if ended is None else max(t, ended))
+    return out
+
+
+def latest_steps(run: Run) -> dict[str, Step]:
+    """Each step id's latest definition among the run's plan versions."""
+    out: dict[str, Step] = {}
+    for p in run.plans:
+        for s in p.steps:
+            out[s.id] = s
+    return out
+
+
+def _arguments(step: Step) -> list[str]:
+    return [leaf for _, leaf in _leaves(dict(step.arguments)) if "{{" not in leaf]
+
+
+def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
+               steps: Mapping[str, Step] | None = None, *, every: bool = False) -> tuple[tuple[str, str, str], ...]:
+    """The data edges of ``run``: ``(earlier, later, reason)`` sorted (see the module for the rules).
+
+    ``times`` maps each call that ran to its (first start, last end) and ``steps`` each id to its latest
+    definition (:func:`planviz.hindsight` passes both; read from the run when left out).
+
+    A call assumed to depend on every call that had ended when it started (``unknown: assumed`` in another
+    tool's trace) lists only its **frontier**: the earlier calls no other such call between them and it
+    already waits for (a ReAct turn: the previous model call and tool call). The rest reach it through those,
+    so every wait, every earliest start and the ideal schedule are the same, in time linear in the run rather
+    than quadratic. ``every=True`` lists every assumed edge (what each such call depends on, spelled out).
+    """
+    times = intervals(run) if times is None else times
+    defs = latest_steps(run) if steps is None else steps
+    known = known_words(run)
+    results: dict[str, Any] = {}
+    for sid, obs in run.state.observations:
+        if "result" in obs.data and obs.data["result"] is not None:
+            results[sid] = obs.data["result"]
+    leaves = {sid: result_leaves(r) for sid, r in results.items()}
+    producers: dict[str, list[str]] = {}
+    for sid in times:
+        for fact in (defs[sid].produces if sid in defs else ()):
+            producers.setdefault(fact, []).append(sid)
+    ids = set(defs) | set(times)
+    order = sorted(times, key=lambda s: (times[s][0], times[s][1], s))
+    foreign = run.trace_format is not None
+    out: dict[tuple[str, str], str] = {}
+    into: dict[str, set[str]] = {}
+
+    def add(u: str, v: str, reason: str) -> None:
+        old = out.get((u, v))
+        if old is None or REASONS.index(reason.split(":")[0]) < REASONS.index(old.split(":")[0]):
+            out[(u, v)] = reason
+            into.setdefault(v, set()).add(u)
+
+    rank = {u: i for i, u in enumerate(order)}
+    by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
+    unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
+    pools = {True: (by_end, [times[u][1] for u in by_end]), False: (unread, [times[u][1] for u in unread])}
+    # a call that waits for every call that had ended when it started (it records no input)
+    waits_all = {w for w in order if foreign and w in defs and not defs[w].requires and not defs[w].arguments
+                 and not defs[w].depends_on}
+
+    def assume(v: str, s_v: float, any_call: bool) -> None:
+        """``unknown: assumed`` edges from the calls (``any_call``, else those whose result was not recorded) that
+        had ended when ``v`` started: every one (``every``), or the frontier: ``u`` is left out when a call ``w``
+        of ``waits_all`` among them, ranked between them, started after ``u`` ended (``u`` reaches ``v`` through
+        ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
+        end, so only the frontier and the calls ending at the cover's start are read."""
+        pool, ends = pools[any_call]
+        rv, cover = rank[v], None
+        for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
+            u = pool[k]
+            if u == v:
+                continue
+            if not every and cover is not None and rank[cover] > rank[u] and times[cover][0] >= ends[k]:
+                if ends[k] < times[cover][0]:
+                    break  # every call ending sooner started sooner: ranked below the cover, covered too
+                continue
+            add(u, v, "unknown: assumed")
+            if u in waits_all and rank[u] < rv and (cover is None or rank[u] > rank[cover]):
+                cover = u
+        for u in sorted(into.get(v, ())):  # a pair already linked for another reason: the assumption is costlier
+            if u != v and u in times and times[u][1] <= s_v and (any_call or u not in results):
+                add(u, v, "unknown: assumed")
+
+    # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
+    # on token boundaries in a text only if each of its words is one of the text's words
+    holders: dict[str, list[str]] = {}
+    words_of: dict[str, set[str]] = {}
+    for u in order:
+        words_of[u] = {w.lower() for _, leaf in leaves.get(u, ()) for w in _WORD.findall(leaf)}
+        for word in words_of[u]:
+            holders.setdefault(word, []).append(u)
+
+    def source_of(part: str, v: str, s_v: float) -> str | None:
+        """The first call that had ended when ``v`` started whose result holds ``part``."""
+        words = [w.lower() for w in _WORD.findall(part)]
+        candidates = min((holders.get(w, []) for w in words), key=len) if words else []
+        for u in candidates:
+            if u != v and times[u][1] <= s_v and all(w in words_of[u] for w in words) and (
+                    len(words) == 1 and _WORD.fullmatch(part) or any(_found(part, leaf) for _, leaf in leaves[u])):
+                return u
+        return None
+
+    for v in order:
+        if v not in defs:
+            continue
+        step, s_v = defs[v], times[v][0]
+
+        def ended(u: str) -> bool:
+            return u != v and u in times and times[u][1] <= s_v
+
+        # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
+        for fact in (() if foreign and step.arguments else step.requires):
+            done = [u for u in producers.get(fact, ()) if ended(u)]
+            if done:
+                add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
+        for _, ph in placeholders_in(dict(step.arguments)):
+            ref = split_reference(ph.inner, ids)
+            if ref is not None and ended(ref[0]):
+                add(ref[0], v, "exact")
+        if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
+            # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
+            # records none, every call that had ended
+            if foreign and not step.depends_on:
+                assume(v, s_v, True)
+            for u in (() if foreign and not step.depends_on else step.depends_on):
+                if ended(u):
+                    add(u, v, "unknown: assumed")
+            continue
+        args = _arguments(step)
+        unexplained = False
+        for arg in args:
+            parts = distinctive_parts(arg, known)
+            for part in parts:
+                source = source_of(part, v, s_v)
+                if source is None:
+                    unexplained = True
+                    continue
+                reason = _why([arg], leaves[source], known)
+                if reason is not None:
+                    add(source, v, reason)
+        if foreign and unexplained:
+            assume(v, s_v, False)
+    return tuple(sorted((u, v, r) for (u, v), r in out.items()))

@@ -1,0 +1,2 @@
+"""The measures of a run: metrics, outcome classes, intervals.
+"""

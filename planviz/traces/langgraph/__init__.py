@@ -1,0 +1,2 @@
+"""LangGraph: checkpoint histories and SqliteSaver databases.
+"""

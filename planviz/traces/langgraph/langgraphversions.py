@@ -1,0 +1,292 @@
+"""The plan versions of a LangGraph run: one per branch of its checkpoint tree, and the run played from them.
+
+A fork (a checkpoint with several children: time travel, ``update_state`` on
+an old checkpoint) starts a branch; :class:`Versions` (a part of the
+LangGraph reader, :mod:`planviz.traces.langgraph.history`) turns each branch into
+a plan version: at the fork the abandoned branch's steps are invalidated and
+the new branch is proposed (re-run nodes ``revises`` the abandoned ones); the
+first checkpoint's values are the premises; the head's pending tasks decide
+the outcome (unfinished while something waits or is scheduled).
+
+>>> fact_of("n", 3)
+'n = 3'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from bisect import bisect_right
+from itertools import filterfalse
+from typing import Any
+
+from planviz.plan.model import Finding, Plan, Step
+from planviz.runs.events import Run
+from planviz.traces.playback import Action, play
+from planviz.traces.langgraph.checkpoints import Checkpoint
+
+__all__ = ["Versions", "fact_of", "import_finding"]
+
+
+def fact_of(channel: str, value: Any) -> str:
+    """The fact a state channel's value stands for: ``channel = value``, the value as short JSON; a value too
+    long to show whole ends with a digest of all of it, so two values that begin alike stay two facts (a chat's
+    message list after each turn).
+
+    >>> fact_of("docs", ["doc1", "doc2"])
+    'docs = ["doc1", "doc2"]'
+    >>> fact_of("log", "x" * 70) == fact_of("log", "x" * 71)
+    False
+    """
+    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    if len(text) <= 60:
+        return f"{channel} = {text}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{channel} = {text[:50]}… #{digest}"
+
+
+def import_finding(code: str, message: str, steps=(), edges=(), where: str = "") -> Finding:
+    return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
+
+
+class Versions:
+    """The plan-version half of the LangGraph reader's builder (its attributes are the builder's)."""
+
+    steps: dict
+    by_id: dict
+    order: list
+    at: dict
+    fails_at: dict
+    members: dict
+    findings: list
+    forks: list
+    actions: list
+    first_child: dict
+    started_at: dict
+    timed: bool
+    thread: str | None
+    late: set
+    made: dict
+    flagged: set  # the steps with an inferred dependency
+    unknown: set  # the steps of unknown duration
+    renamed: list
+    renamed_at: list
+    depended: dict | None
+    holder: dict
+    version_ids: list
+
+    def _time(self, c: Checkpoint) -> float:
+        raise NotImplementedError
+
+    def _plan_steps(self, path_end: str, branch: int) -> list[str]:
+        on_path, node = [], self.by_id.get(path_end)
+        while node is not None:
+            on_path.append(node.id)
+            node = self.by_id.get(node.parent) if node.parent else None
+        ids: dict[str, None] = {}
+        for cid in reversed(on_path):
+            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
+                ids[sid] = None
+        for cid in self.members.get(branch, ()):
+            for sid in self.at.get(cid, []) + self.fails_at.get(cid, []):
+                ids[sid] = None
+        return list(ids)
+
+    def _plan(self, ids: list[str], goal: str, premises: list[str], base: tuple | None = None, **version: Any) -> Plan:
+        """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
+        steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
+        prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
+        costs what it changes, its prefix copied whole."""
+        members = set(ids)
+        steps_of, late = self.steps, self.late
+        flagged = [s for s in filter(self.flagged.__contains__, ids)]  # the few with inferred dependencies
+        inferred = sorted((u, s) for s in flagged for u in steps_of[s].inferred if u in members)
+        findings = list(self.findings)
+        unknown = list(filter(self.unknown.__contains__, ids))
+        if unknown:
+            findings.append(import_finding("unknown_duration", f"the checkpoints do not say how long {', '.join(unknown)} "
+                                           "ran (an error or interrupt is saved with no time, and no later checkpoint "
+                                           "ends it; or the clock went back): unknown, counted as 0 in the plan's "
+                                           "schedule", steps=unknown))
+        if inferred:
+            findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
+                                     "was written in a superstep that ran several nodes, and the record does not "
+                                     "say which; every candidate is linked", edges=inferred))
+        if base is None:
+            steps = [self._step(sid, members) for sid in ids]
+        else:
+            old_steps, k, changed, renamed = base
+            steps = list(old_steps[:k])
+            dependants = self._dependants()
+            redo = {d for u in changed for d in dependants.get(u, ())}
+            redo.update(renamed)
+            if redo:
+                where = dict(zip(ids[:k], range(k)))
+                for sid in redo:
+                    i = where.get(sid)
+                    if i is not None:
+                        steps[i] = self._step(sid, members)
+            steps.extend(self._step(sid, members) for sid in ids[k:])
+        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",  # built once
+                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "", **version)
+
+    def _step(self, sid: str, members: set) -> Step:
+        """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
+        it revises changed (else the same Step, shared)."""
+        s = self.steps[sid]
+        deps = tuple(u for u in s.deps if u in members)
+        kept = self.made.get(sid)
+        if kept is None or kept[0] != deps or kept[1].revises != s.revises:
+            late = self.late
+            kept = self.made[sid] = (deps, Step(sid, s.action, expected_evidence="the node returns its state update",
+                                                duration=0.0 if s.duration is None or sid in late else s.duration,
+                                                depends_on=deps, produces=sorted(s.facts), tool=s.node,
+                                                revises=s.revises))
+        return kept[1]
+
+    def _dependants(self) -> dict[str, list[str]]:
+        """Step id -> the steps that depend on it (made once)."""
+        if self.depended is None:
+            self.depended = {}
+            for sid, s in self.steps.items():
+                for u in s.deps:
+                    self.depended.setdefault(u, []).append(sid)
+        return self.depended
+
+    def _branch_ids(self, cid: str) -> tuple[list[str], tuple | None]:
+        """The steps of the version whose branch starts at ``cid``: those on the path to its fork point (a prefix
+        of the version holding that checkpoint, copied whole), then its own chain's; and that version with the
+        length of the prefix. Each checkpoint's place is noted once, in the one version whose chain holds it."""
+        c = self.by_id[cid]
+        held = self.holder.get(c.parent) if c.parent is not None else None
+        version = len(self.version_ids)
+        ids = self.version_ids[held[0]][:held[1]] if held else []
+        k = len(ids)
+        at, fails_at, holder, first_child = self.at, self.fails_at, self.holder, self.first_child
+        node: str | None = cid
+        while node is not None:
+            ids.extend(at.get(node, ()))
+            ids.extend(fails_at.get(node, ()))
+            holder[node] = (version, len(ids))
+            node = first_child.get(node)
+        self.version_ids.append(ids)
+        return ids, (held[0], k) if held else None
+
+    def _play(self, head: Checkpoint) -> Run:
+        root = self.order[0]
+        # the steps ending at a checkpoint read later than its own time (the clock went back): unknown durations
+        self.made: dict[str, tuple[tuple[str, ...], Step]] = {}  # each step built once, shared by the versions
+        self.late = {sid for c in self.order if c.late is not None for sid in self.at.get(c.id, ())}
+        premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
+        thread = root.thread or "?"
+        given = root.node_writes or {}
+        said = asked(given) or self._first_asked()
+        goal = f"LangGraph run (thread {thread})" + (f": {said[:100]}" if said else
+                                                     f": input {json.dumps(given, default=str)[:100]}" if given else "")
+        self.flagged = {sid for sid, s in self.steps.items() if s.inferred}
+        self.unknown = {sid for sid, s in self.steps.items() if s.duration is None or sid in self.late}
+        self.renamed: list[str] = []  # the steps whose revises was set, in order, and the version each was set in
+        self.renamed_at: list[int] = []
+        self.depended: dict[str, list[str]] | None = None
+        self.holder: dict[str, tuple[int, int]] = {}  # checkpoint -> (its version's index, where its steps end)
+        self.version_ids: list[list[str]] = []
+        placed = [sid for ids in (*self.at.values(), *self.fails_at.values()) for sid in ids]
+        shared = len(set(placed)) == len(placed)  # each step at one checkpoint: versions share their prefixes
+        plans: list[Plan] = []
+        if shared:
+            plan = self._plan(self._branch_ids(root.id)[0], goal, premises)
+        else:
+            plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
+        plans.append(plan)
+        current, current_ids = plan, set(plan.ids)
+        for cid, version in self.forks:
+            c = self.by_id[cid]
+            if shared:
+                ids, at = self._branch_ids(cid)
+            else:
+                ids, at = self._plan_steps(self._chain_end(cid), version), None
+            kept = set(ids)
+            voided = list(filterfalse(kept.__contains__, current.ids))
+            twins: dict[str, str] = {}
+            for v in voided:
+                twins.setdefault(self.steps[v].node, v)
+            for sid in filterfalse(current_ids.__contains__, ids):
+                twin = twins.get(self.steps[sid].node)
+                if twin and self.steps[sid].revises is None:
+                    self.steps[sid].revises = twin
+                    self.renamed.append(sid)
+                    self.renamed_at.append(len(plans))
+            base = None
+            if at is not None:  # the members of one of the two versions only: after the shared prefix
+                changed = set(self.version_ids[at[0]][at[1]:]).symmetric_difference(ids[at[1]:])
+                renamed = self.renamed[bisect_right(self.renamed_at, at[0]):]  # revises set since that version
+                base = (plans[at[0]].steps, at[1], changed, renamed)
+            new = self._plan(ids, goal, premises, base, version=current.version + 1, parent=current,
+                             trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})", invalidated=tuple(voided))
+            plans.append(new)
+            t = self.started_at.get(cid, self._time(c))
+            if voided:
+                self.actions.append(Action(t, "invalidate", None, (voided, f"fork: the branch after checkpoint "
+                                                                   f"{c.parent} is abandoned")))
+            self.actions.append(Action(t, "replan", None, (new, f"plan v{new.version}: a new branch from checkpoint "
+                                                          f"{c.parent} ({c.source})")))
+            current, current_ids = new, kept
+        stop = self._outcome(head)
+        if stop is not None:
+            self.actions.append(Action(self._time(head), "stop", None, stop))
+        return play(plan, self.actions)
+
+    def _first_asked(self) -> str:
+        """The first user message of the thread when the input the history starts with holds none (a greeting
+        the graph was given, or an input saved only as its task's writes, as newer LangGraph saves it): the
+        writes of each checkpoint's tasks, then its values, in the order they were written."""
+        for c in self.order:
+            for task in c.tasks:
+                if task.writes and (said := asked([v for _, v in task.writes])):
+                    return said
+            if c.values and (said := asked(c.values)):
+                return said
+        return ""
+
+    def _chain_end(self, cid: str) -> str:
+        while cid in self.first_child:
+            cid = self.first_child[cid]
+        return cid
+
+    def _outcome(self, head: Checkpoint) -> tuple[str, str] | None:
+        waiting = [t for t in head.tasks if t.interrupts and not t.error]
+        failed = [t for t in head.tasks if t.error]
+        if failed:
+            return "step_failed", f"the run stopped at checkpoint {head.id}: {failed[0].name or failed[0].id} failed"
+        if waiting or head.next:
+            return None  # paused at an interrupt, or the history ends before the graph did: unfinished
+        return "plan_complete", f"the graph reached its end at checkpoint {head.id}"
+
+
+def asked(value: Any, budget: int = 1000) -> str:
+    """The text of the first user message in a graph's input (the task, for the run's goal), or ''.
+
+    LangChain messages arrive as plain dicts (``{"type": "human", "content": ...}``), as their serialized
+    constructors (``{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}``), as
+    chat dicts (``{"role": "user", "content": ...}``) or as ``("user", text)`` pairs; a bare string input is the
+    task itself. The walk is
+    breadth-first and bounded, so a hostile input costs at most ``budget`` values.
+    """
+    queue: list[Any] = [value]
+    for item in queue:
+        if len(queue) > budget:
+            break
+        if isinstance(item, str) and item is value:
+            return item.strip()
+        if isinstance(item, dict):
+            body = item.get("kwargs") if item.get("type") == "constructor" else item
+            kind = item.get("id", [""])[-1] if item.get("type") == "constructor" else item.get("type", item.get("role"))
+            if isinstance(body, dict) and kind in ("human", "user", "HumanMessage") and isinstance(body.get("content"), str):
+                return " ".join(body["content"].split())
+            queue.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            if len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str):  # ("user", "text")
+                return " ".join(item[1].split())
+            queue.extend(item)
+    return ""
+

@@ -1,0 +1,2 @@
+"""OpenTelemetry spans: OTel GenAI, OpenInference, OTel JS, Phoenix and MLflow.
+"""

@@ -1,0 +1,125 @@
+"""Every string a trace reader put in a run is valid Unicode: the one check after any reader, before a run
+reaches a viewer or a writer.
+
+A JSON file may spell a lone surrogate as an escape (``"\\ud800"``); Python
+decodes it into a string that no UTF-8 file, page or terminal can hold, so
+``save_trace`` and ``report_html`` would fail far from the cause. A JSON
+document is refused as it is parsed, with the field's path in the file
+(:mod:`planviz.traces.jsonstream`); this check covers what that cannot
+see: JSON text inside a field, checkpoint blobs, and planviz's own lines.
+Plans check their own text as they are made.
+
+>>> from planviz import examples, simulate
+>>> from dataclasses import replace
+>>> run = simulate(examples.load("cache_isolation"))
+>>> check_run_text(run, "<run>") is run
+True
+>>> bad = replace(run, events=(replace(run.events[0], message="x\\ud800"),) + run.events[1:])
+>>> check_run_text(bad, "t.json")
+Traceback (most recent call last):
+...
+planviz.errors.TraceFormatError: t.json: events[0].message: lone surrogate '\\ud800' at character 2 of 'x\\ud800': expected Unicode text that can be written as UTF-8
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from planviz.errors import PlanFormatError, TraceFormatError
+from planviz.plan.model import Plan
+from planviz.io.plaindata import check_unicode
+from planviz.runs.events import Observation, Run
+
+__all__ = ["check_run_text"]
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _clean(item: Any) -> bool:
+    kind = type(item)
+    if kind is str:
+        return item.isascii() or item.isprintable() or _encodes(item)
+    if kind in (tuple, list, frozenset, set):
+        return all(map(_clean, item))
+    if kind is dict:
+        return all(map(_clean, item)) and all(map(_clean, item.values()))
+    if isinstance(item, Observation):
+        return _text_ok([item.kind, *item.facts, *item.withdrawn]) and (
+            not item.data or _clean_data(item.data))
+    if item is None or kind in (int, float, bool) or isinstance(item, Plan) or not is_dataclass(item):
+        return True
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(item))
+    values = [getattr(item, name) for name in names]
+    text = [v for v in values if type(v) is str]
+    return _text_ok(text) and all(_clean(v) for v in values if type(v) not in _PLAIN)
+
+
+def _ascii_event(e: Any) -> bool:
+    text = [e.kind, e.message, e.step or "", e.category or "", e.outcome or ""]
+    for part in (e.changes, e.changes.values(), e.gained, e.lost, e.voided, e.kept):
+        text.extend(part)
+    return _text_ok(text) and (e.observation is None or _clean(e.observation)) and (
+        e.conflict is None or _clean(e.conflict))
+
+
+def _clean_data(data: Any) -> bool:
+    """Plain data checked as one JSON text (the C encoder walks it); anything else the slow way."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, check_circular=False, default=_other)
+    except (TypeError, ValueError, RecursionError):
+        return _clean(data)
+    return text.isascii() or _encodes(text)
+
+
+def _other(value: Any) -> None:
+    if not _clean(value):
+        raise ValueError("not clean")
+
+
+def _text_ok(parts: list[str]) -> bool:
+    text = "".join(parts)
+    return text.isascii() or _encodes(text)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_run_text(run: Run, source: str) -> Run:
+    """``run`` itself, after refusing a lone surrogate in any of its strings, naming ``source`` and the field."""
+    if all(map(_ascii_event, run.events)) and all(map(_clean, (run.model_calls, run.state, run.faults))):
+        return run  # the fast pass, no paths: almost every string is ASCII
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(getattr(run, name), (name,)) for name in
+                                                 ("events", "model_calls", "state", "faults")]
+    try:
+        while stack:
+            item, where = stack.pop()
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    check_unicode(item, where)
+            elif kind in (tuple, list):
+                stack.extend((inner, where + (i,)) for i, inner in enumerate(item))
+            elif kind in (frozenset, set):
+                stack.extend((inner, where) for inner in item)
+            elif kind is dict:
+                for key, inner in item.items():
+                    stack.append((key, where))
+                    stack.append((inner, where + (key,)))
+            elif is_dataclass(item) and not isinstance(item, Plan):
+                names = _FIELDS.get(kind)
+                if names is None:
+                    names = _FIELDS[kind] = tuple(f.name for f in fields(item))
+                stack.extend((getattr(item, name), where + (name,)) for name in names)
+    except PlanFormatError as exc:
+        raise TraceFormatError(exc.message, source=source, path=exc.path) from None
+    return run

@@ -1,0 +1,116 @@
+"""Where a model span's attributes hold its messages: what it was given and what it answered.
+
+The attributes, in the order they are tried (the documented GenAI name first), read with the shapes of
+:mod:`~planviz.traces.messages`:
+
+- given: ``gen_ai.input.messages``; OpenInference's flattened
+  ``llm.input_messages.N.message.role`` / ``.content`` (``.contents.M.message_content.text``);
+  the older GenAI ``gen_ai.prompt.N.role`` / ``.content`` (Koog, OpenLLMetry)
+  or ``gen_ai.prompt``; Google ADK's ``gcp.vertex.agent.llm_request``; the AI
+  SDK's ``ai.prompt.messages`` / ``ai.prompt``; ``input.value``;
+- answered: ``gen_ai.output.messages``; any-agent's ``gen_ai.output``;
+  ``llm.output_messages.N...`` (``.tool_calls.K.tool_call.function.name`` /
+  ``.arguments``); ``gen_ai.completion.N...``; ``gcp.vertex.agent.llm_response``;
+  ``ai.response.text`` / ``.object`` / ``.toolCalls``; ``output.value``.
+
+>>> flattened({"llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": "Hi"},
+...           "llm.input_messages")
+[{'role': 'user', 'content': 'Hi'}]
+>>> model_output({"ai.response.text": "", "ai.response.toolCalls": '[{"toolName": "f", "args": {"a": 1}}]'})
+'f({"a": 1})'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from planviz.traces.messages import decoded, reply
+
+__all__ = ["flattened", "model_input", "model_output"]
+
+_FLAT = re.compile(r"^(\d+)\.(.+)$")
+_INDEX = re.compile(r"\.\d")  # where a flattened name's index starts: prefix.0.role
+
+
+def flattened(attrs: dict, prefix: str) -> list[dict] | None:
+    """Messages written as flat attributes (``prefix.0.message.role``, ``prefix.0.role``...) as message dicts
+    (``role``, ``content``, ``tool_calls``), in index order; None when there are none."""
+    found: dict[int, dict] = {}
+    head = prefix + "."
+    for key, value in attrs.items():
+        if not key.startswith(head):
+            continue
+        match = _FLAT.match(key[len(head):])
+        if not match:
+            continue
+        slot = found.setdefault(int(match[1]), {})
+        rest = match[2].removeprefix("message.")
+        if rest in ("role", "content", "name"):
+            slot[rest] = value
+        elif rest.startswith("contents.") and rest.endswith("text"):  # message.contents.M.message_content.text
+            slot.setdefault("blocks", []).append(value)
+        elif rest.startswith("tool_calls."):  # tool_calls.K.tool_call.function.name / .arguments
+            k, _, field = rest[len("tool_calls."):].partition(".")
+            call = slot.setdefault("calls", {}).setdefault(k, {})
+            call[field.removeprefix("tool_call.").removeprefix("function.")] = value
+    if not found:
+        return None
+    out = []
+    for i in sorted(found):
+        slot = found[i]
+        m: dict[str, Any] = {"role": slot.get("role")}
+        content = slot.get("content")
+        if content is None and slot.get("blocks"):
+            content = " ".join(str(b) for b in slot["blocks"])
+        m["content"] = content
+        if slot.get("calls"):
+            m["tool_calls"] = [{"function": {"name": c.get("name"), "arguments": c.get("arguments")}}
+                               for _, c in sorted(slot["calls"].items())]
+        out.append(m)
+    return out
+
+
+# What a model span was given and what it answered, by the attributes that hold them: GenAI (documented first),
+# its older flattened names, OpenInference's, Google ADK's request and response, the AI SDK's.
+_GIVEN = ("gen_ai.input.messages", "llm.input_messages", "gen_ai.prompt", "gcp.vertex.agent.llm_request",
+          "ai.prompt.messages", "ai.prompt", "input.value")
+_ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "gen_ai.completion",
+             "gcp.vertex.agent.llm_response",
+             "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
+
+
+def _flat_names(attrs: dict) -> set[str]:
+    """The names some attribute is flattened under (``prefix`` of ``prefix.0.role``), in one pass over the keys:
+    :func:`flattened` scans every key, so it runs only for a name found here."""
+    return {key[:found.start()] for key in attrs if (found := _INDEX.search(key))}
+
+
+def _attribute(attrs: dict, name: str, flat: set[str]) -> Any:
+    value = attrs.get(name)
+    if (value is None or value == "" or value == "{}") and name in flat:
+        value = flattened(attrs, name)
+    return value
+
+
+def model_input(attrs: dict) -> Any:
+    """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
+    flat = _flat_names(attrs)
+    return next((v for v in (_attribute(attrs, k, flat) for k in _GIVEN) if v is not None), None)
+
+
+def model_output(attrs: dict) -> str | None:
+    """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
+    the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
+    first, flat = None, _flat_names(attrs)
+    for key in _ANSWERED:
+        value = _attribute(attrs, key, flat)
+        if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
+            calls = decoded(value)
+            value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
+                if isinstance(calls, list) else None
+        found = reply(value) if value is not None and value != "" else None
+        if found is not None and not found.endswith("(…)"):
+            return found
+        first = first or found
+    return first

@@ -1,0 +1,39 @@
+"""The OTel reader does linear work: ``load_trace`` of a ReAct trace (one model call and one tool call per turn,
+OTLP/JSON, as benchmarks/bench_traces.py builds it) at n and 4n spans, counted in Python function calls (cProfile's
+tally, not seconds, which 2 shared cores make noisy): 4n spans cost at most 4.4 times the calls of n. A reader that
+looks back over the spans read before, or scans every attribute once per name it looks for, fails it."""
+
+from __future__ import annotations
+
+import cProfile
+import json
+import pstats
+
+import pytest
+
+from planviz import load_trace
+
+from tests.runs.otlp import react_trace
+
+
+def _calls(path) -> tuple[int, object]:
+    profile = cProfile.Profile()
+    profile.enable()
+    run = load_trace(path)
+    profile.disable()
+    return pstats.Stats(profile).total_calls, run
+
+
+@pytest.mark.parametrize("n", [250, 1000])
+def test_reading_4n_spans_costs_at_most_4_4_times_n(tmp_path, n):
+    counted = {}
+    for size in (n, 4 * n):
+        path = tmp_path / f"trace_{size}.json"
+        path.write_text(json.dumps(react_trace(size)), encoding="utf-8")
+        load_trace(path)  # imports and caches out of the count
+        counted[size], run = _calls(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        tools = sum(any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw)
+        assert len(raw) == size and len(run.plan.ids) == tools  # every tool call read, from the file's count
+    assert counted[4 * n] <= 4.4 * counted[n], counted

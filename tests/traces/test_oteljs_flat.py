@@ -1,0 +1,83 @@
+"""OpenTelemetry JS span objects without ``spanContext``: the file and console exporters' shapes, and the near miss.
+
+The files (tests/data/real/otel-js/, see SOURCES.md) are one agent run traced with the OpenTelemetry JS SDK 2.12
+and written as vscode-copilot-chat's FileSpanExporter writes spans (``traceId``, ``spanId``, ``parentSpanId`` flat,
+hrtime times) and as the SDK's ConsoleSpanExporter describes them (``id``, ``parentSpanContext``, ``timestamp``
+and ``duration`` in microseconds). Before, both were refused as OpenTelemetry span JSON with a complaint about
+``attributes`` or ``context``. The truth is computed here from the raw lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planviz import load_trace, parse_trace, run_usage
+from planviz.errors import TraceFormatError
+
+REAL = Path(__file__).parent.parent / "data" / "real" / "otel-js"
+
+
+def _rows(name):
+    """(id, parent, start ns, end ns, record) of every span line, from either shape."""
+    rows = []
+    for line in (REAL / name).read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line)
+        if "startTime" in raw:
+            start = raw["startTime"][0] * 10**9 + raw["startTime"][1]
+            end = raw["endTime"][0] * 10**9 + raw["endTime"][1]
+            rows.append((raw["spanId"], raw.get("parentSpanId"), start, end, raw))
+        else:
+            start = round(raw["timestamp"] * 1000)
+            parent = (raw.get("parentSpanContext") or {}).get("spanId")
+            rows.append((raw["id"], parent, start, start + round(raw["duration"] * 1000), raw))
+    return rows
+
+
+@pytest.mark.parametrize("name", ["copilot_file_exporter.jsonl", "console_exporter.jsonl"])
+def test_flat_js_spans_are_read(name):
+    rows = _rows(name)
+    run = load_trace(REAL / name)
+    assert run.trace_format == "otel-js"
+    t0 = min(r[2] for r in rows)
+    tools = sorted((r for r in rows if r[4]["attributes"].get("gen_ai.operation.name") == "execute_tool"),
+                   key=lambda r: r[2])
+    by_tool = {r[4]["attributes"]["gen_ai.tool.name"]: r for r in tools}
+    assert sorted(s.tool for s in run.plan.steps) == sorted(by_tool)
+    starts = {e.step: e.time for e in run.events if e.kind == "start"}
+    for step in run.plan.steps:
+        sid, parent, start, end, raw = by_tool[step.tool]
+        assert step.arguments == json.loads(raw["attributes"]["gen_ai.tool.call.arguments"])
+        assert step.duration == pytest.approx((end - start) / 1e9, abs=1e-6)
+        assert starts[step.id] == pytest.approx((start - t0) / 1e9, abs=1e-6)
+    root = next(r for r in rows if r[1] is None)
+    assert all(r[1] == root[0] for r in tools)  # nesting: the tool calls ran in the agent span
+    failed = {r[4]["attributes"]["gen_ai.tool.name"] for r in tools if r[4]["status"]["code"] == 2}
+    assert {e.step for e in run.events if e.kind == "fail"} == failed and run.outcome == "step_failed"
+    chats = [r for r in rows if r[4]["attributes"].get("gen_ai.operation.name") == "chat"]
+    usage = run_usage(run)
+    assert usage.model_calls == len(chats)
+    assert usage.input_tokens == sum(r[4]["attributes"]["gen_ai.usage.input_tokens"] for r in chats)
+    assert usage.output_tokens == sum(r[4]["attributes"]["gen_ai.usage.output_tokens"] for r in chats)
+    task = json.loads(root[4]["attributes"]["gen_ai.input.messages"])[0]["parts"][0]["content"]
+    assert task in run.plan.goal
+    assert run.time == pytest.approx((max(r[3] for r in rows) - t0) / 1e9, abs=1e-6)
+
+
+def test_other_records_of_the_file_are_skipped():
+    """Copilot CLI's file holds ``{"type": "span", ...}`` lines beside records of other types (metrics)."""
+    lines = (REAL / "copilot_file_exporter.jsonl").read_text(encoding="utf-8").splitlines()
+    mixed = [json.dumps({"type": "span", **json.loads(line)}) for line in lines] + ['{"type": "metric", "name": "x"}']
+    assert len(parse_trace("\n".join(mixed)).plan.steps) == 2
+
+
+def test_plain_number_times_are_named_not_guessed():
+    """Span objects with flat ids and times as plain numbers (Mastra's store writes such rows): the unit is not
+    stated, so they are refused with a message naming the format and what it reads; never a guessed unit."""
+    spans = [{"id": f"a{i}", "traceId": "t1", "parentSpanId": None if i == 0 else "a0", "name": "agent",
+              "startTime": 1737040000000 + i, "endTime": 1737040001000 + i, "attributes": {}} for i in range(21)]
+    with pytest.raises(TraceFormatError, match=r"OpenTelemetry JS span objects .*without spanContext.*unit is not "
+                                               r"stated.*\[seconds, nanoseconds\].*microseconds"):
+        parse_trace(json.dumps(spans))
