@@ -38,6 +38,7 @@ _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 __all__ = ["records", "walk", "values", "MAX_RECORD", "CHUNK"]
 
 CHUNK = 1 << 20
+WINDOW = 1 << 16  # how far ahead a value is looked into for a container before it is decoded whole
 MAX_RECORD = limits.MAX_TRACE_RECORD  # the one record limit (io/limits.py), in characters here
 """Largest single record (one span, one checkpoint), in characters."""
 
@@ -154,6 +155,15 @@ class _Buffer:
             if not self.fill():
                 return ""
 
+    def holds(self, holder: re.Pattern[str] | None) -> bool:
+        """Whether the :data:`WINDOW` characters from the read position name a container (``holder``): a guess
+        that only picks how much is decoded at once, never what is read."""
+        if holder is None:
+            return False
+        if len(self.text) - self.pos < WINDOW:
+            self.fill()
+        return holder.search(self.text, self.pos, self.pos + WINDOW) is not None
+
     def take(self, char: str, where: str) -> None:
         found = self.peek()
         if found != char:
@@ -226,13 +236,16 @@ def records(stream: BinaryIO, containers: set[str], source: str = "<stream>") ->
     members of the objects on the way to the record.
     """
     buf = _Buffer(stream, source)
+    holder = _holder(containers)
     while buf.peek():
         line = buf.line()
-        ok, value = buf.try_value(4 * CHUNK)  # small enough: decoded at once (the fast path)
+        # small enough: decoded at once (the fast path); a value that opens a container (an OTLP envelope, a list
+        # of spans) is tried within a small window only, so a big one is not decoded in part and thrown away
+        ok, value = buf.try_value(WINDOW if buf.text[buf.pos] == "[" or buf.holds(holder) else 4 * CHUNK)
         if ok:
             yield from _walk_value(value, containers, {}, "", line)
         else:
-            yield from _stream_value(buf, containers, {}, "")
+            yield from _stream_value(buf, containers, {}, "", holder)
 
 
 def walk(value: Any, containers: set[str] | frozenset[str]) -> Iterator[Record]:
@@ -259,8 +272,17 @@ def _walk_value(value: Any, containers: set[str], context: dict, where: str, lin
         yield value, context, where, line
 
 
-def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str) -> Iterator[Record]:
-    """The records of a value too big to decode at once: arrays and container objects walked member by member."""
+def _holder(containers: set[str]) -> re.Pattern[str] | None:
+    """What opens a container: one of ``containers`` as a member name, then an array."""
+    if not containers:
+        return None
+    return re.compile('"(?:' + "|".join(re.escape(c) for c in sorted(containers)) + r')"\s*:\s*\[')
+
+
+def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str,
+                  holder: re.Pattern[str] | None = None) -> Iterator[Record]:
+    """The records of a value too big to decode at once: arrays and container objects walked member by member
+    (``holder``: what opens a container, so that an object holding one is tried whole within a small window)."""
     char = buf.peek()
     if char == "[":
         buf.take("[", where)
@@ -269,7 +291,9 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
             buf.pos += 1
             return
         while True:
-            yield from _stream_value(buf, containers, context, f"{where}[{i}]")
+            # only an array's first item is looked into: the rest of a list of records are records (a span
+            # each), and looking 64 KiB ahead of every one would cost more than it saves
+            yield from _stream_value(buf, containers, context, f"{where}[{i}]", holder if i == 0 else None)
             i += 1
             if buf.peek() == ",":
                 buf.pos += 1
@@ -281,7 +305,7 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
         yield buf.value(where), context, where, line
         return
     start = buf.offset + buf.pos  # an object: a record unless one of its members is a container
-    ok, value = buf.try_value(CHUNK)
+    ok, value = buf.try_value(WINDOW if buf.holds(holder) else CHUNK)
     if ok:
         yield from _walk_value(value, containers, context, where, line)
         return
@@ -300,7 +324,7 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str)
         buf.take(":", where)
         if key in containers and buf.peek() == "[":
             streamed = True
-            yield from _stream_value(buf, containers, {**context, **members}, _join(where, key))
+            yield from _stream_value(buf, containers, {**context, **members}, _join(where, key), holder)
         else:
             members[key] = buf.value(_join(where, key))
         if buf.peek() == ",":

@@ -75,7 +75,11 @@ def tokens_of(found: Mapping[str, Any], names: Mapping[str, tuple[str, ...]] = A
     """
     out = []
     for kind in KINDS:
-        key = next((k for k in names[kind] if found.get(k) is not None), kind)
+        key = kind
+        for name in names[kind]:  # the first name present (a plain loop: a span is read per record)
+            if found.get(name) is not None:
+                key = name
+                break
         try:
             out.append(_count(found.get(key), key, bad))
         except _OutOfRange as exc:

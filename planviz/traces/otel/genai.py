@@ -112,6 +112,14 @@ def _place(s: Span) -> str:
 def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | None = None) -> Run:
     """The recorded :class:`~planviz.Run` of a trace's spans (any order), with its import findings; ``ended``:
     when the trace says it ended (nanoseconds), if it says so apart from its spans."""
+    # the spans are read in a function of their own, so that those no caller holds are freed before the run is
+    # played (a big trace's spans and its run are not held at once)
+    plan, actions, calls, turns = _timeline(spans, source, ended)
+    return replace(play(plan, actions), model_calls=calls, turns=turns)
+
+
+def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Plan, list[Action], tuple, tuple]:
+    """The plan of a trace's spans, its timeline of actions, its model calls and its turns."""
     findings: list[Finding] = []
     by_id: dict[str, Span] = {}
     order: list[Span] = []
@@ -209,7 +217,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     actions = _actions(steps_spans, step_of, attempts, t0)
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
-    return replace(play(plan, actions), model_calls=calls, turns=_turns(order, calls))
+    return plan, actions, calls, _turns(order, calls)
 
 
 def _deviation_text(name: str, n: int) -> str:
@@ -264,12 +272,14 @@ def _step_ids(spans: list[Span], parent: dict) -> tuple[dict[str, str], dict[str
     step_of: dict[str, str] = {}
     attempts: dict[str, list[Span]] = {}
     used: Counter[str] = Counter()
-    failed: dict[tuple, str] = {}
+    failed: dict[tuple | None, str] = {}  # keyed by (parent, name, arguments), made only when a call failed
     retried: set[str] = set()
     for s in spans:
         base = (s.tool or s.model or s.name or "call").strip() or "call"
-        key = (parent[s.span_id], base, json.dumps(s.arguments, sort_keys=True, default=str))
-        previous = failed.pop(key, None)
+        # the call's arguments as text only when a failed call could be repeated or this one failed
+        key = (parent[s.span_id], base, json.dumps(s.arguments, sort_keys=True, default=str)) \
+            if failed or s.status == "error" else None
+        previous = failed.pop(key, None) if failed else None
         previous_end = attempts[previous][-1].end if previous is not None else None
         if previous is not None and previous_end is not None and previous_end <= s.start:
             sid = previous

@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from sys import intern
 from typing import Any, Mapping
 
 from planviz.errors import TraceFormatError
@@ -91,6 +92,7 @@ _DOCUMENTED_OPERATIONS = frozenset({"execute_tool", "chat", "text_completion", "
 _HEX = re.compile(r"[0-9a-f]{1,32}")
 _STATUS = {0: "unset", 1: "ok", 2: "error", "unset": "unset", "ok": "ok", "error": "error",
            "status_code_unset": "unset", "status_code_ok": "ok", "status_code_error": "error"}
+_NO_LEAVES: frozenset[str] = frozenset()  # one empty set for every span that returned nothing
 
 
 class Span:
@@ -141,7 +143,8 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         end = _nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano", bad)
         status = raw.get("status") or {}
         code_field, message_field = "code", "message"
-        events = [(e.get("name"), _otlp_attributes(e.get("attributes"), bad)) for e in _events(raw, bad)]
+        raw_events = _events(raw, bad)
+        events = [(e.get("name"), _otlp_attributes(e.get("attributes"), bad)) for e in raw_events] if raw_events else []
     else:
         attrs = raw.get("attributes") or {}
         if not isinstance(attrs, dict):
@@ -160,7 +163,8 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         end = _nanos(raw.get("end_time"), "end_time", bad)
         status = raw.get("status") or {}
         code_field, message_field = "status_code", "description"
-        events = [(e.get("name"), e.get("attributes") or {}) for e in _events(raw, bad)]
+        raw_events = _events(raw, bad)
+        events = [(e.get("name"), e.get("attributes") or {}) for e in raw_events]
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {_short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
@@ -230,14 +234,14 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     if split is not None:
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
-        span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=name,
+        span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=intern(name),
         start=start, end=end, status=state,
-        clues=calltimes.clues(_events(raw, bad), attrs, start, bad=bad) if operation == MODEL else None,
+        clues=calltimes.clues(raw_events, attrs, start, bad=bad) if operation == MODEL else None,
         message=_text(message)[:SHORT], operation=operation,
-        tool=_text(tool) if tool is not None else None, call_id=_text(get("call_id")),
+        tool=intern(_text(tool)) if tool is not None else None, call_id=_text(get("call_id")),
         arguments=arguments, result=None if result is None else _brief(result),
-        leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else frozenset(),
-        agent=_text(get("agent")), model=_text(get("model")) if operation in (MODEL, AGENT) else None,
+        leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else _NO_LEAVES,
+        agent=intern(_text(get("agent"))), model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
         input_tokens=usage.input, output_tokens=usage.output,
         cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
         goal=goal, goal_rank=goal_rank, convention="openinference" if oi else "genai",
@@ -308,7 +312,7 @@ def _id(value: Any, field: str, bad: Any, required: bool = False) -> str | None:
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if _HEX.fullmatch(text):
-            return text.rjust(16, "0")
+            return intern(text.rjust(16, "0"))  # a parent's id and a trace's id: one string for all who name it
     raise bad(field, f"expected a hex id or an integer, got {_short(value)}")
 
 
@@ -321,7 +325,7 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 63:
         return value
     if isinstance(value, str):
-        number = read_int(value) if len(value) < 20 else None
+        number = (int(value) if value.isdigit() and value.isascii() else read_int(value)) if len(value) < 20 else None
         if number is not None and number > 0:
             return number
         nanos = iso_nanos(value)
@@ -397,7 +401,8 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return x
     if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool) and read_int(x) is not None:
         return x
-    if kind == "intValue" and isinstance(x, str) and (number := read_int(x)) is not None:
+    if kind == "intValue" and isinstance(x, str) and (number := int(x) if len(x) < 19 and x.isdigit() and x.isascii()
+                                                      else read_int(x)) is not None:
         return number  # read once: each read checks the digits against the limits
     if kind == "doubleValue" and (double := read_float(x)) is not None:
         return double
