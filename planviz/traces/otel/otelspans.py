@@ -42,8 +42,7 @@ from planviz.io.plaindata import iso_nanos
 from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.otel import openinferencevalues
 from planviz.traces.spanmessages import model_input, model_output
-from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES
-from planviz.traces.tokens import tokens_of
+from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
 __all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
 
