@@ -596,12 +596,13 @@ class VirtualLog {
   constructor(view, pick) {
     this.view = view; this.n = view.n; this.current = -1; this.top = 0;
     this.body = h('tbody');
-    this.table = h('table', {cls: 'pv-log pv-events pv-vrows'}, [this.body]);
+    const cols = () => h('colgroup', {}, [1, 2, 3, 4, 5].map((c) => h('col', {cls: 'pv-col' + c})));  // one width for both tables
+    this.table = h('table', {cls: 'pv-log pv-events pv-vrows'}, [cols(), this.body]);
     this.spacer = h('div', {cls: 'pv-logspace', 'aria-hidden': 'true'});
     this.spacer.style.height = (this.n * LOG_ROW_H) + 'px';
     this.scroller = h('div', {cls: 'pv-logscroll', tabindex: '0', 'aria-label': 'event log: ' + this.n + ' events, click one to go to it'},
                       [this.spacer, this.table]);
-    const head = h('table', {cls: 'pv-log pv-events pv-loghead'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))])]);
+    const head = h('table', {cls: 'pv-log pv-events pv-loghead'}, [cols(), h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))])]);
     this.el = h('div', {cls: 'pv-vlog'}, [head, this.scroller]);
     let queued = false;
     this.scroller.addEventListener('scroll', () => {
