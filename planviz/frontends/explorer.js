@@ -602,6 +602,7 @@ class VirtualLog {
     this.spacer.style.height = (this.n * LOG_ROW_H) + 'px';
     this.scroller = h('div', {cls: 'pv-logscroll', tabindex: '0', 'aria-label': 'event log: ' + this.n + ' events, click one to go to it'},
                       [this.spacer, this.table]);
+    if (this.n * LOG_ROW_H < LOG_VIEW_H) { this.scroller.style.height = (this.n * LOG_ROW_H + 2) + 'px'; }  // a short run: no empty box
     const head = h('table', {cls: 'pv-log pv-events pv-loghead'}, [cols(), h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))])]);
     this.el = h('div', {cls: 'pv-vlog'}, [head, this.scroller]);
     let queued = false;

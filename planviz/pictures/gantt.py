@@ -177,12 +177,13 @@ def lane_columns(run: Any) -> dict[str, Any]:
     >>> from planviz import examples, simulate
     >>> cols = lane_columns(simulate(examples.load("cache_isolation")))
     >>> len(cols["start"]) == len(bars(simulate(examples.load("cache_isolation")))), cols["lanes"][:1]
-    (True, ['tool: (none)'])
+    (True, ['steps (no tool)'])
     """
     tool_of = {s.id: s.tool or "" for plan in run.plans for s in plan.steps}
     calls: list[tuple[str, float, float, str, str | None]] = []
     for b in bars(run):
-        calls.append(("tool: " + (tool_of.get(b.step) or "(none)"), b.start, b.end, b.result, b.step))
+        tool_name = tool_of.get(b.step)
+        calls.append(("tool: " + tool_name if tool_name else "steps (no tool)", b.start, b.end, b.result, b.step))
     for step, c in model_calls(run):
         at, took = c.get("time"), c.get("duration")
         if isinstance(at, (int, float)) and isinstance(took, (int, float)):
