@@ -676,6 +676,12 @@ class LaneChart {
       const r = this.canvas.getBoundingClientRect(), x = ev.clientX - r.left - LANE_LABEL_W;
       if (x >= 0 && this.scale) { pick(this.eventAt(this.t0 + x / this.scale)); }
     });
+    this.canvas.addEventListener('pointermove', (ev) => {  // the lane and time under the pointer, as the tooltip
+      const r = this.canvas.getBoundingClientRect(), x = ev.clientX - r.left - LANE_LABEL_W;
+      const lane = Math.floor((ev.clientY - r.top - LANE_TOP) / (LANE_H + LANE_GAP));
+      this.canvas.title = x >= 0 && this.scale && lane >= 0 && lane < L.lanes.length
+        ? L.lanes[lane] + ' at t=' + Number((this.t0 + x / this.scale).toPrecision(5)) + unit + ' (click to go there)' : '';
+    });
   }
 
   timeOf(i) {  // event i's clock, unrounded when known
