@@ -12,7 +12,6 @@
 const XLINK = 'http://www.w3.org/1999/xlink';
 const FLAGS = ['voided', 'kept', 'conflict', 'not_run'];
 const PLAY_MS = 900;
-const LOG_WINDOW = 40;
 
 function h(tag, props, children) {
   const el = document.createElement(tag);
@@ -243,6 +242,7 @@ class RunView {
       if (!this.captionScope.isConnected) { this.caption.append(this.captionBreak, this.captionScope); }
     } else if (this.captionScope.isConnected) { this.captionBreak.remove(); this.captionScope.remove(); }
     this.showLegend(pic, k);
+    this.followStep(pic, k, row[2]);
     if (this.turns) {  // the turns said after this event's time are dimmed (those of unknown time stay as they are)
       const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row[0]);  // the clock, unrounded
       this.turns.querySelectorAll('li.pv-turn').forEach((li, j) => {
@@ -332,6 +332,26 @@ class RunView {
     box.append(h('h4', {text: 'Events of this step so far'}), rows.length ? h('ol', {cls: 'pv-attempts'}, rows) : h('p', {cls: 'pv-empty', text: '(none yet)'}));
   }
 
+  // ---- the picture follows the current step (issue 43): its node marked, scrolled into view while following ----
+  followStep(pic, k, sid) {
+    if (!pic.index) { pic.index = new Map(this.s.versions[k].ids.map((id, j) => [id, j])); }
+    const j = sid ? pic.index.get(sid) : undefined, node = j === undefined ? null : pic.nodes[j], g = node ? node.g : null;
+    if (this.nowNode !== g) {
+      if (this.nowNode) { this.nowNode.removeAttribute('data-now'); }  // an attribute: the node's classes stay render's
+      if (g) { g.setAttribute('data-now', ''); }
+      this.nowNode = g;
+    }
+    if (g && this.host.following) { this.scrollTo(g); }
+  }
+
+  scrollTo(g) {  // scroll the picture (only the picture, never the page) so that g is inside it, centred when it was not
+    const box = this.diagram.getBoundingClientRect(), r = g.getBoundingClientRect();
+    if (!box.height || !box.width) { return; }
+    if (r.top < box.top || r.bottom > box.bottom) { this.diagram.scrollTop += (r.top + r.bottom) / 2 - (box.top + box.bottom) / 2; }
+    if (r.left < box.left || r.right > box.right) { this.diagram.scrollLeft += (r.left + r.right) / 2 - (box.left + box.right) / 2; }
+  }
+  // ---- end of following ----
+
   search(q) {  // mark the steps whose id, tool, kind or action contains q; returns the matches
     this.query = q;
     const pic = this.pictures[this.version[this.index]];
@@ -384,7 +404,7 @@ class App {
     this.runs = this.pair ? this.snap.pair.map((s) => new RunView(s, this)) : [new RunView(this.snap, this)];
     this.many = this.runs.length > 1;
     this.n = this.pair ? this.snap.ticks.length : this.runs[0].n;
-    this.index = -1; this.timer = null;
+    this.index = -1; this.timer = null; this.following = true;
     this.build();
   }
 
@@ -422,7 +442,7 @@ class App {
     this.find.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { ev.preventDefault(); this.search(true); } });
     const nav = h('nav', {cls: 'pv-stepper', 'aria-label': 'step through the run'},
                   [this.first, this.back, this.playButton, this.forward, this.last, this.slider, zoom]);
-    const tools = h('div', {cls: 'pv-tools'}, [this.find, this.found]);
+    const tools = h('div', {cls: 'pv-tools'}, [this.find, this.found, this.followToggle()]);
     if (m.get('interactive')) {
       const hops = h('input', {type: 'number', min: '0', max: '20', value: '2', cls: 'planviz-hops', 'aria-label': 'hops around the step found'});
       this.hops = hops;
@@ -449,6 +469,16 @@ class App {
     }
     this.root.replaceChildren(head, nav, tools, ...(this.note ? [this.note] : []), ...(this.diffBox ? [this.diffBox] : []), runs, this.panels());
     this.root.addEventListener('keydown', (ev) => this.key(ev));
+  }
+
+  followToggle() {  // on by default: the picture scrolls to the current step; off, it stays where the reader put it
+    const box = h('input', {type: 'checkbox', cls: 'planviz-follow', 'aria-label': 'the picture follows the current step'});
+    box.checked = this.following;
+    box.addEventListener('change', () => {
+      this.following = box.checked;
+      if (this.following) { this.runs.forEach((r) => { if (r.nowNode) { r.scrollTo(r.nowNode); } }); }
+    });
+    return h('label', {cls: 'pv-follow', title: 'scroll the picture to the current step'}, [box, ' follow the step']);
   }
 
   columns(cls) {  // a box with one column per run (several runs: side by side, or stacked when `arrange` says so)
@@ -482,12 +512,12 @@ class App {
         const c = h('div', {cls: 'pv-col', 'data-run': String(j)}, this.many ? [h('h4', {cls: 'pv-label', text: this.snap.labels[j]})] : []);
         c.append(...children); cols[name].appendChild(c); return c;
       };
-      part.logBody = h('tbody'); part.logNote = h('p', {cls: 'pv-empty'});
-      cell('log', part.logNote, h('table', {cls: 'pv-log pv-events'}, [h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))]), part.logBody]));
-      part.logBody.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { this.go(this.tickOf(j, Number(tr.getAttribute('data-i')))); } });
+      part.log = new VirtualLog(view, (e) => this.go(this.tickOf(j, e)));
+      cell('log', part.log.el);
       part.factList = h('ul', {cls: 'pv-list pv-facts'}); cell('facts', part.factList);
       part.readyList = h('ul', {cls: 'pv-list pv-ready'}); cell('ready', part.readyList);
-      const timeline = cell('timeline', markup(view.s.gantt));
+      part.lanes = view.s.lanes && view.s.lanes.lanes.length ? new LaneChart(view, (e) => this.go(this.tickOf(j, e))) : null;
+      const timeline = cell('timeline', ...(part.lanes ? [part.lanes.el] : []), markup(view.s.gantt));
       part.gantt = timeline.querySelector('svg.planviz-gantt');
       part.cursor = part.gantt && part.gantt.querySelector('.planviz-now');
       extra.forEach((_, jj) => { const mine = (view.s.tabs || [])[jj]; cell('extra' + jj, mine ? markup(mine[1]) : h('p', {cls: 'pv-empty', text: '(none)'})); });
@@ -604,35 +634,10 @@ class App {
   refreshPart(part) {
     const view = part.view, i = view.index;
     if (i < 0) { return; }
-    if (this.tab === 'log') {  // a window of rows, the current one fourth; a step slides it by a row, never rebuilds it
-      const lo = Math.max(0, Math.min(i - 3, view.n - LOG_WINDOW)), hi = Math.min(view.n, lo + LOG_WINDOW);
-      const row = (j) => {
-        const r = view.s.log[j];
-        return h('tr', {'data-i': String(j), cls: 'pv-kind-' + r[1].replace(/[^a-z_]/g, '')},
-                 [h('td', {text: String(j)}), h('td', {text: r[0]}), h('td', {text: r[1]}), h('td', {text: r[2]}), h('td', {text: r[3]})]);
-      };
-      const w = part.logWindow, body = part.logBody;
-      if (!w || lo >= w.hi || hi <= w.lo) {  // nothing in common (the first time, or a jump): build the window
-        const rows = [];
-        for (let j = lo; j < hi; j++) { rows.push(row(j)); }
-        body.replaceChildren(...rows);
-      } else {  // drop the rows that left, add the ones that came in
-        for (let j = w.lo; j < lo; j++) { body.firstChild.remove(); }
-        for (let j = w.hi; j > hi; j--) { body.lastChild.remove(); }
-        const before = [];
-        for (let j = lo; j < w.lo; j++) { before.push(row(j)); }
-        if (before.length) { body.prepend(...before); }
-        for (let j = w.hi; j < hi; j++) { body.appendChild(row(j)); }
-      }
-      if (!w || w.lo !== lo || w.hi !== hi) {
-        part.logNote.textContent = hi - lo < view.n ? 'events ' + lo + '..' + (hi - 1) + ' of 0..' + (view.n - 1) : '';
-      }
-      const current = body.rows[i - lo], old = w && w.current;
-      if (old && old !== current) { old.classList.remove('pv-current'); old.cells[0].textContent = old.getAttribute('data-i'); }
-      current.classList.add('pv-current'); current.cells[0].textContent = '\u25B6' + i;
-      part.logWindow = {lo, hi, current};
-    } else if (this.tab === 'facts') { fill(part.factList, view.factNames()); }
+    if (this.tab === 'log') { part.log.follow(i); }  // only the rows on screen exist (VirtualLog)
+    else if (this.tab === 'facts') { fill(part.factList, view.factNames()); }
     else if (this.tab === 'ready') { fill(part.readyList, view.readyNames()); }
+    else if (this.tab === 'timeline' && part.lanes) { part.lanes.paint(i); }
     if (part.cursor) {
       const t = view.s.events[i].t;
       if (t !== null && t !== undefined) {
@@ -644,6 +649,194 @@ class App {
 
   destroy() { this.stop(); }
 }
+
+// ---- the event log, virtual (issue 43): a spacer as tall as every row, and only the rows on screen in the DOM ----
+const LOG_ROW_H = 20, LOG_VIEW_H = 240, LOG_OVERSCAN = 6;  // px a row (fixed, see explorer.css), px of the box
+
+class VirtualLog {
+  constructor(view, pick) {
+    this.view = view; this.n = view.n; this.current = -1; this.top = 0;
+    this.body = h('tbody');
+    const cols = () => h('colgroup', {}, [1, 2, 3, 4, 5].map((c) => h('col', {cls: 'pv-col' + c})));  // one width for both tables
+    this.table = h('table', {cls: 'pv-log pv-events pv-vrows'}, [cols(), this.body]);
+    this.spacer = h('div', {cls: 'pv-logspace', 'aria-hidden': 'true'});
+    this.spacer.style.height = (this.n * LOG_ROW_H) + 'px';
+    this.scroller = h('div', {cls: 'pv-logscroll', tabindex: '0', 'aria-label': 'event log: ' + this.n + ' events, click one to go to it'},
+                      [this.spacer, this.table]);
+    if (this.n * LOG_ROW_H < LOG_VIEW_H) { this.scroller.style.height = (this.n * LOG_ROW_H + 2) + 'px'; }  // a short run: no empty box
+    const head = h('table', {cls: 'pv-log pv-events pv-loghead'}, [cols(), h('thead', {}, [h('tr', {}, ['#', 'time', 'kind', 'step', 'message'].map((t) => h('th', {text: t})))])]);
+    this.el = h('div', {cls: 'pv-vlog'}, [head, this.scroller]);
+    let queued = false;
+    this.scroller.addEventListener('scroll', () => {
+      if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; this.top = this.scroller.scrollTop; this.draw(); }); }
+    });
+    this.body.addEventListener('click', (ev) => { const tr = ev.target.closest('tr[data-i]'); if (tr) { pick(Number(tr.getAttribute('data-i'))); } });
+  }
+
+  height() { return this.scroller.clientHeight || LOG_VIEW_H; }
+
+  follow(i) {  // event i is the current one: marked, and scrolled to (the fourth row) when it is not on screen
+    this.current = i;
+    const shown = this.scroller.clientHeight ? this.scroller.scrollTop : this.top, tall = this.height();
+    if (i * LOG_ROW_H < shown || (i + 1) * LOG_ROW_H > shown + tall) {
+      this.top = Math.max(0, Math.min((i - 3) * LOG_ROW_H, this.n * LOG_ROW_H - tall));
+      this.scroller.scrollTop = this.top;
+    }
+    this.draw();
+  }
+
+  draw() {  // the rows from the scroll position: the row elements are reused, only their text changes
+    const top = this.scroller.clientHeight ? this.scroller.scrollTop : this.top;
+    const first = Math.floor(top / LOG_ROW_H);
+    const lo = Math.max(0, first - LOG_OVERSCAN), hi = Math.min(this.n, first + Math.ceil(this.height() / LOG_ROW_H) + LOG_OVERSCAN);
+    const rows = this.body.rows;
+    while (rows.length > hi - lo) { this.body.lastChild.remove(); }
+    while (rows.length < hi - lo) { this.body.appendChild(h('tr', {}, [h('td'), h('td'), h('td'), h('td'), h('td')])); }
+    for (let j = lo; j < hi; j++) {
+      const tr = rows[j - lo], now = j === this.current;
+      if (tr.getAttribute('data-i') !== String(j)) {
+        const r = this.view.s.log[j], cells = tr.cells;
+        tr.setAttribute('data-i', String(j));
+        tr.className = 'pv-kind-' + r[1].replace(/[^a-z_]/g, '');
+        cells[1].textContent = r[0]; cells[2].textContent = r[1]; cells[3].textContent = r[2]; cells[4].textContent = r[3];
+        cells[4].title = r[3]; cells[0].textContent = String(j);
+        tr.removeAttribute('data-now');
+      }
+      if (tr.hasAttribute('data-now') !== now) {
+        tr.classList.toggle('pv-current', now);
+        tr.cells[0].textContent = now ? '\u25B6' + j : String(j);
+        if (now) { tr.setAttribute('data-now', ''); } else { tr.removeAttribute('data-now'); }
+      }
+    }
+    this.table.style.transform = 'translateY(' + (lo * LOG_ROW_H) + 'px)';
+  }
+}
+// ---- end of the event log ----
+
+// ---- the timeline's lanes on a canvas (issue 43): every call of the run (pictures/gantt.py lane_columns), one lane
+// per model and per tool, summarised per pixel column (its most telling look) when there are more calls than pixels ----
+const LANE_H = 14, LANE_GAP = 4, LANE_LABEL_W = 160, LANE_TOP = 24, LANE_PAD = 10;
+
+class LaneChart {
+  constructor(view, pick) {
+    const L = view.s.lanes;
+    this.view = view; this.L = L; this.width = 0;
+    let t0 = 0, t1 = 0;
+    for (let k = 0; k < L.start.length; k++) { t0 = Math.min(t0, L.start[k]); t1 = Math.max(t1, L.end[k]); }
+    view.s.events.forEach((e, i) => { const t = this.timeOf(i); if (t !== null) { t1 = Math.max(t1, t); } });
+    this.t0 = t0; this.t1 = Math.max(t1, t0 + 1e-9);
+    this.byStep = new Map();  // step name -> its calls, in start order
+    L.step.forEach((s, k) => { if (s >= 0) { const name = L.steps[s]; if (!this.byStep.has(name)) { this.byStep.set(name, []); } this.byStep.get(name).push(k); } });
+    this.canvas = h('canvas', {cls: 'planviz-lanes', role: 'img', tabindex: '0',
+                               'aria-label': 'timeline: ' + L.start.length + ' calls in ' + L.lanes.length + ' lanes; click a time to go to it'});
+    const unit = view.s.unit ? ' ' + view.s.unit : '';
+    this.note = h('p', {cls: 'pv-lanes-note', text: 'Calls by lane: ' + L.start.length + ' calls, 0..' + Number(this.t1.toPrecision(4)) + unit
+      + ' (a pixel column shows the most telling of the calls it covers: failed, running, voided, waiting, done, model call). Click to go to that time.'});
+    this.el = h('div', {cls: 'pv-lanes'}, [this.note, this.canvas]);
+    this.canvas.addEventListener('click', (ev) => {
+      const r = this.canvas.getBoundingClientRect(), x = ev.clientX - r.left - LANE_LABEL_W;
+      if (x >= 0 && this.scale) { pick(this.eventAt(this.t0 + x / this.scale)); }
+    });
+    this.canvas.addEventListener('pointermove', (ev) => {  // the lane and time under the pointer, as the tooltip
+      const r = this.canvas.getBoundingClientRect(), x = ev.clientX - r.left - LANE_LABEL_W;
+      const lane = Math.floor((ev.clientY - r.top - LANE_TOP) / (LANE_H + LANE_GAP));
+      this.canvas.title = x >= 0 && this.scale && lane >= 0 && lane < L.lanes.length
+        ? L.lanes[lane] + ' at t=' + Number((this.t0 + x / this.scale).toPrecision(5)) + unit + ' (click to go there)' : '';
+    });
+  }
+
+  timeOf(i) {  // event i's clock, unrounded when known
+    const e = this.view.s.events[i];
+    if (e.t !== null && e.t !== undefined) { return e.t; }
+    const t = parseFloat(this.view.s.log[i][0]);
+    return Number.isFinite(t) ? t : null;
+  }
+
+  eventAt(t) {  // the first event at or after time t (events are in time order), else the last
+    let lo = 0, hi = this.view.n - 1;
+    while (lo < hi) { const mid = (lo + hi) >> 1, tm = this.timeOf(mid); if (tm !== null && tm < t) { lo = mid + 1; } else { hi = mid; } }
+    return lo;
+  }
+
+  layout() {  // the still part, drawn once per width into an offscreen canvas: O(calls + lanes x pixels)
+    const W = Math.max(320, Math.floor(this.el.clientWidth || 900));
+    if (W === this.width) { return; }
+    const L = this.L, lanes = L.lanes.length, codes = L.looks.length, px = W - LANE_LABEL_W - LANE_PAD;
+    const H = LANE_TOP + lanes * (LANE_H + LANE_GAP) + 4, dpr = window.devicePixelRatio || 1;
+    this.width = W; this.height = H; this.px = px; this.scale = px / (this.t1 - this.t0); this.dpr = dpr;
+    const cover = new Int32Array(lanes * codes * (px + 1));  // per lane and look, how many calls start/stop covering each column
+    for (let k = 0; k < L.start.length; k++) {
+      const x0 = Math.min(px - 1, Math.max(0, Math.floor((L.start[k] - this.t0) * this.scale)));
+      const x1 = Math.min(px - 1, Math.max(x0, Math.floor((L.end[k] - this.t0) * this.scale)));
+      const base = (L.lane[k] * codes + L.look[k]) * (px + 1);
+      cover[base + x0] += 1; cover[base + x1 + 1] -= 1;
+    }
+    for (const c of [this.canvas, this.base || (this.base = document.createElement('canvas'))]) { c.width = W * dpr; c.height = H * dpr; }
+    this.canvas.style.width = W + 'px'; this.canvas.style.height = H + 'px';
+    const g = this.base.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.fillStyle = '#fff'; g.fillRect(0, 0, W, H);
+    g.font = '11px sans-serif'; g.textBaseline = 'middle';
+    this.axis(g, H);
+    const top = new Int8Array(px);
+    for (let lane = 0; lane < lanes; lane++) {
+      const y = LANE_TOP + lane * (LANE_H + LANE_GAP);
+      g.fillStyle = '#222'; g.textAlign = 'right';
+      const name = L.lanes[lane];
+      g.fillText(name.length > 24 ? name.slice(0, 23) + '\u2026' : name, LANE_LABEL_W - 6, y + LANE_H / 2);
+      g.fillStyle = '#f4f4f4'; g.fillRect(LANE_LABEL_W, y, px, LANE_H);
+      top.fill(-1);
+      for (let code = 0; code < codes; code++) {  // later looks win a column: the order is the priority
+        const base = (lane * codes + code) * (px + 1);
+        let on = 0;
+        for (let x = 0; x < px; x++) { on += cover[base + x]; if (on > 0) { top[x] = code; } }
+      }
+      for (let x = 0; x < px;) {  // runs of one look as one rectangle
+        const code = top[x];
+        let end = x + 1;
+        while (end < px && top[end] === code) { end += 1; }
+        if (code >= 0) {
+          g.fillStyle = L.fills[code]; g.fillRect(LANE_LABEL_W + x, y, end - x, LANE_H);
+          g.fillStyle = L.strokes[code]; g.fillRect(LANE_LABEL_W + x, y + LANE_H - 2, end - x, 2);
+        }
+        x = end;
+      }
+    }
+  }
+
+  axis(g, H) {
+    const span = this.t1 - this.t0, raw = span / 10, base = Math.pow(10, Math.floor(Math.log10(raw)));
+    const tick = [1, 2, 5, 10].map((m) => m * base).find((s) => s >= raw) || base * 10;
+    g.strokeStyle = '#ddd'; g.fillStyle = '#555'; g.textAlign = 'center'; g.lineWidth = 1;
+    for (let t = Math.ceil(this.t0 / tick) * tick; t <= this.t1 + 1e-9; t += tick) {
+      const x = Math.round(LANE_LABEL_W + (t - this.t0) * this.scale) + 0.5;
+      g.beginPath(); g.moveTo(x, LANE_TOP - 4); g.lineTo(x, H); g.stroke();
+      g.fillText(String(Number(t.toPrecision(6))), Math.min(x, this.width - 16), LANE_TOP - 12);
+    }
+  }
+
+  paint(i) {  // a step: the still part copied, then the clock line and the current step's call outlined
+    this.layout();
+    if (!this.base) { return; }
+    const g = this.canvas.getContext('2d'), L = this.L;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.drawImage(this.base, 0, 0);
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    const t = this.timeOf(i);
+    if (t === null) { return; }
+    const x = LANE_LABEL_W + (t - this.t0) * this.scale;
+    g.fillStyle = L.now; g.fillRect(Math.round(x) - 1, LANE_TOP - 6, 2, this.height - LANE_TOP + 6);
+    const calls = this.byStep.get(this.view.s.log[i][2]) || [];
+    let k = -1;  // the step's latest call begun by now (a tool call over a model call at the same start)
+    for (const c of calls) { if (L.start[c] <= t + 1e-9 && (k < 0 || L.start[c] > L.start[k] || (L.start[c] === L.start[k] && L.look[c] > 0))) { k = c; } }
+    this.currentCall = k;
+    if (k < 0) { return; }
+    const x0 = LANE_LABEL_W + (L.start[k] - this.t0) * this.scale, w = Math.max(3, (L.end[k] - L.start[k]) * this.scale);
+    const y = LANE_TOP + L.lane[k] * (LANE_H + LANE_GAP);
+    g.strokeStyle = '#000'; g.lineWidth = 2; g.strokeRect(x0 - 2, y - 2, w + 4, LANE_H + 4);
+  }
+}
+// ---- end of the timeline's lanes ----
 
 function render({model, el}) {
   el.classList.add('planviz-explorer');

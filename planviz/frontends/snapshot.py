@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
-from planviz.pictures.gantt import gantt_svg
+from planviz.pictures.gantt import gantt_svg, lane_columns
 from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
@@ -33,6 +33,9 @@ from planviz.frontends.deltatable import delta_table
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 
 __all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
+
+#: above this many steps the per-step chart (an SVG row per step) is left out: the canvas lanes show every call
+GANTT_MAX_ROWS = 300
 
 def legend_swatches() -> list[list[Any]]:
     """Every legend entry in legend order: ``[key, text, fill, outline colour, outline width, outline style]``."""
@@ -104,13 +107,18 @@ def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render
         spec["legible"] = legible_width(picture.svg)  # how narrow "fit width" may make it: text never below 9 px
         spec["svg"] = picture.svg
     end = float(run.events[-1].time)
+    rows = len({s.id for plan in run.plans for s in plan.steps})
     try:
-        gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
+        if rows > GANTT_MAX_ROWS:  # a row per step: a long run's chart would be taller than any screen
+            gantt = (f'<p class="pv-empty">the per-step chart is left out: {rows} steps are more than the '
+                     f'{GANTT_MAX_ROWS} rows it draws (the lanes show every call)</p>')
+        else:
+            gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="pv-empty">no timeline: {escape(str(exc))}</p>'
     badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
     data.update({"goal": first.goal, "unit": first.time_unit, "outcome": outcome_label(run), "badge": badge,
-                 "log": _log(run), "details": _details(run), "gantt": gantt, "metrics": metrics_rows(run),
+                 "log": _log(run), "details": _details(run), "gantt": gantt, "lanes": lane_columns(run), "metrics": metrics_rows(run),
                  "findings": _findings(run), "legend": legend_swatches(), "unfinished": run.outcome is None, "turns": run_turns(run)})
     return data
 

@@ -28,7 +28,7 @@ from planviz.plan.model import natural_key
 from planviz.runs.usage import model_calls
 from planviz.pictures.style import AXIS, LOOKS, TIMELINE
 
-__all__ = ["Bar", "bars", "gantt_svg", "BAR_LOOKS"]
+__all__ = ["Bar", "bars", "gantt_svg", "lane_columns", "BAR_LOOKS"]
 
 #: how an attempt ended -> the look of that status (pictures/style.py, the one home of looks): a bar has the fill,
 #: outline and dash its step has in every other picture
@@ -158,6 +158,56 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
                f'y2="{height - 20}" stroke="{TIMELINE["now"]}" stroke-width="2"{hidden}/>')
     out.append("</svg>")
     return "".join(out)
+
+
+#: how many tool lanes :func:`lane_columns` draws apart (the rest share a lane "other tools")
+MAX_LANES = 24
+#: the lane codes' order: a pixel column several calls share is drawn as the highest of them
+LANE_LOOKS = ("model", "done", "waiting", "voided", "running", "failed")
+
+
+def lane_columns(run: Any) -> dict[str, Any]:
+    """The calls of ``run`` as columns for the explorer's canvas timeline: the same attempts as :func:`bars` and
+    the same model calls as the chart's model bars, one lane per model and per tool (then "other tools").
+
+    ``lanes`` names the lanes (model lanes first); each call is ``lane[k]``, ``start[k]``, ``end[k]``,
+    ``look[k]`` (an index into ``looks``, :data:`LANE_LOOKS`) and ``step[k]`` (an index into ``steps``; -1 for a
+    model call that led to no step). ``fills`` and ``strokes`` are the looks' colours (pictures/style.py).
+
+    >>> from planviz import examples, simulate
+    >>> cols = lane_columns(simulate(examples.load("cache_isolation")))
+    >>> len(cols["start"]) == len(bars(simulate(examples.load("cache_isolation")))), cols["lanes"][:1]
+    (True, ['steps (no tool)'])
+    """
+    tool_of = {s.id: s.tool or "" for plan in run.plans for s in plan.steps}
+    calls: list[tuple[str, float, float, str, str | None]] = []
+    for b in bars(run):
+        tool_name = tool_of.get(b.step)
+        calls.append(("tool: " + tool_name if tool_name else "steps (no tool)", b.start, b.end, b.result, b.step))
+    for step, c in model_calls(run):
+        at, took = c.get("time"), c.get("duration")
+        if isinstance(at, (int, float)) and isinstance(took, (int, float)):
+            calls.append(("model: " + str(c.get("model") or "?"), float(at), float(at) + float(took), "model", step))
+    firsts: dict[str, float] = {}
+    for lane, start, *_ in calls:
+        firsts[lane] = min(firsts.get(lane, start), start)
+    order = sorted(firsts, key=lambda name: (not name.startswith("model: "), firsts[name], name))
+    kept = order[:MAX_LANES] + (["other tools"] if len(order) > MAX_LANES else [])
+    index = {name: min(k, MAX_LANES) for k, name in enumerate(order)}
+    steps: dict[str, int] = {}
+    out: dict[str, Any] = {"lanes": kept, "looks": list(LANE_LOOKS), "lane": [], "start": [], "end": [], "look": [],
+                           "step": [], "steps": []}
+    for lane, start, end, result, step in sorted(calls, key=lambda c: (c[1], c[0])):
+        out["lane"].append(index[lane])
+        out["start"].append(start)
+        out["end"].append(end)
+        out["look"].append(LANE_LOOKS.index(result))
+        out["step"].append(-1 if step is None else steps.setdefault(step, len(steps)))
+    out["steps"] = list(steps)
+    out["fills"] = [TIMELINE["model"]] + [LOOKS[BAR_LOOKS[r]].fill for r in LANE_LOOKS[1:]]
+    out["strokes"] = [TIMELINE["model"]] + [LOOKS[BAR_LOOKS[r]].stroke for r in LANE_LOOKS[1:]]
+    out["now"] = TIMELINE["now"]
+    return out
 
 
 def _num(x: float) -> str:

@@ -28,3 +28,32 @@ def test_each_model_call_of_a_trace_is_drawn_with_its_tokens(corpus):
     assert len(titles) == len(llm) > 0 and "model call" in svg  # the legend names it
     assert sorted(int(re.search(r"(\d+) input tokens", t).group(1)) for t in titles) == sorted(
         a["gen_ai.usage.input_tokens"] for a in llm)
+
+
+@pytest.mark.corpus
+def test_the_lanes_hold_every_call_of_a_trace_in_its_model_or_tool_lane(corpus):
+    """The canvas timeline's columns (explorer.js LaneChart): each model call in its model's lane and each tool call
+    in its tool's lane, at the time the raw trace gives it (relative to the trace's first span)."""
+    from collections import Counter
+
+    from planviz.pictures.gantt import lane_columns
+
+    path = corpus / "otel" / "any-agent_OPENAI_trace.json"
+    raw = json.loads(path.read_text())
+    t0 = min(int(s["start_time"]) for s in raw["spans"])
+    expected = Counter()
+    starts = []
+    for s in raw["spans"]:
+        a = s["attributes"]
+        if a.get("gen_ai.operation.name") == "call_llm":
+            expected["model: " + a["gen_ai.request.model"]] += 1
+        elif a.get("gen_ai.operation.name") == "execute_tool":
+            expected["tool: " + a["gen_ai.tool.name"]] += 1
+            starts.append(("tool: " + a["gen_ai.tool.name"], (int(s["start_time"]) - t0) / 1e9))
+    cols = lane_columns(load_trace(path))
+    assert Counter(cols["lanes"][k] for k in cols["lane"]) == expected
+    assert cols["lanes"][0].startswith("model: ")  # model lanes first
+    shown = sorted((cols["lanes"][lane], start) for lane, start, look in zip(cols["lane"], cols["start"], cols["look"])
+                   if cols["looks"][look] != "model")
+    assert [name for name, _ in shown] == [name for name, _ in sorted(starts)]
+    assert all(abs(a - b) < 1e-6 for (_, a), (_, b) in zip(shown, sorted(starts)))

@@ -1,0 +1,175 @@
+"""A big run in the browser (issue 43): the report of a 10,000-span ReAct trace (tests/runs/otlp.react_trace)
+opened from disk with the network blocked, stepped: the picture follows the current step (unless told not to),
+the event log keeps only the rows on screen in the DOM, and the timeline draws every call on a canvas.
+
+How fast it opens and steps is measured in benchmarks/browser_bigview.py, never asserted here."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planviz import load_trace, report_html
+
+from ..runs.otlp import react_trace
+
+pytestmark = pytest.mark.browser
+
+SPANS = 10_000
+APP = "#planviz-app"
+
+# Where the current step's node is against the picture's scrolled box: [step, node box, picture box].
+NOW_JS = """() => {
+  const g = document.querySelector('#planviz-app .pv-version:not([hidden]) g[data-now]');
+  const d = document.querySelector('#planviz-app .planviz-diagram');
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return g ? [g.getAttribute('data-step'), box(g), box(d), document.querySelectorAll('#planviz-app g[data-now]').length] : null;
+}"""
+
+
+def _inside(inner, outer) -> bool:
+    return inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1 and inner[3] <= outer[3] + 1
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """The trace's raw spans, its run and its report (about a minute to build on a loaded machine)."""
+    folder = tmp_path_factory.mktemp("big")
+    raw = react_trace(SPANS)
+    trace = folder / "react.json"
+    trace.write_text(json.dumps(raw), encoding="utf-8")
+    run = load_trace(trace)
+    return raw, run, report_html(run, folder / "react.html")
+
+
+@pytest.fixture
+def opened(chromium, big):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    asked = []
+
+    def block(route):  # the network is off: only the file itself loads
+        if route.request.url.startswith(("file:", "about:", "data:")):
+            route.continue_()
+        else:
+            asked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", block)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.goto(big[2].as_uri())
+    pg.locator(APP + " .pv-version:not([hidden]) svg g.node").first.wait_for(state="attached")
+    yield pg, errors, asked
+    context.close()
+
+
+def _goto(pg, i: int) -> None:
+    pg.locator(APP + " .planviz-slider").fill(str(i))
+    pg.locator(APP + " .planviz-slider").dispatch_event("input")
+
+
+def test_the_picture_follows_the_current_step_of_a_10k_span_report(opened, big, ui):
+    raw, run, _ = big
+    pg, errors, asked = opened
+    assert len(raw["resourceSpans"][0]["scopeSpans"][0]["spans"]) == SPANS
+    drawn = set(pg.evaluate("() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
+                            ".map(g => g.getAttribute('data-step'))"))
+    starts = [e.index for e in run.events if e.kind == "start" and e.step in drawn]
+    assert len(starts) > 150  # the picture draws a few hundred steps of the 5,000
+    for i in (starts[0], starts[100], starts[150], starts[40]):  # far down the picture, then back up
+        _goto(pg, i)
+        assert pg.locator(APP + " .pv-caption").inner_text().startswith(f"Event {i} of {len(run.events) - 1}: start")
+        step, node, picture, count = pg.evaluate(NOW_JS)
+        assert step == run.events[i].step and count == 1
+        assert _inside(node, picture), (i, node, picture)
+    pg.locator(APP + " button.planviz-forward").click()  # a step forward too (a complete: the same step)
+    step, node, picture, _ = pg.evaluate(NOW_JS)
+    assert step == run.events[starts[40] + 1].step and _inside(node, picture)
+    ui.screenshot(pg.locator("body"), "big-report-follow")
+    assert errors == [] and asked == []
+
+
+def test_the_follow_toggle_stops_the_picture_scrolling(opened, big):
+    _, run, _ = big
+    pg, errors, _ = opened
+    drawn = set(pg.evaluate("() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
+                            ".map(g => g.getAttribute('data-step'))"))
+    starts = [e.index for e in run.events if e.kind == "start" and e.step in drawn]
+    toggle = pg.locator(APP + " input.planviz-follow")
+    assert toggle.is_checked()  # on by default
+    _goto(pg, starts[2])
+    top = pg.evaluate("() => document.querySelector('#planviz-app .planviz-diagram').scrollTop")
+    toggle.uncheck()
+    _goto(pg, starts[150])
+    step, node, picture, _ = pg.evaluate(NOW_JS)
+    assert step == run.events[starts[150]].step  # still marked, but not scrolled to
+    assert not _inside(node, picture)
+    assert pg.evaluate("() => document.querySelector('#planviz-app .planviz-diagram').scrollTop") == top
+    toggle.check()  # on again: it scrolls to the step at once
+    step, node, picture, _ = pg.evaluate(NOW_JS)
+    assert _inside(node, picture)
+    assert errors == []
+
+
+LOG_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')]
+  .map(r => [Number(r.getAttribute('data-i')), r.cells[1].textContent, r.cells[2].textContent, r.cells[3].textContent,
+             r.classList.contains('pv-current')])"""
+
+
+def _log_matches(rows, run) -> None:
+    assert [r[0] for r in rows] == list(range(rows[0][0], rows[0][0] + len(rows)))  # in order, none missing
+    for i, time, kind, step, _ in rows:
+        e = run.events[i]
+        assert [time, kind, step] == [f"{float(e.time):g}", e.kind, e.step or ""], i
+
+
+def test_the_event_log_keeps_only_the_rows_on_screen(opened, big):
+    _, run, _ = big
+    pg, errors, _ = opened
+    n = len(run.events)
+    assert n > SPANS
+    rows = pg.evaluate(LOG_JS)
+    assert 0 < len(rows) < 200 and rows[0][0] == 0 and [r[0] for r in rows if r[4]] == [0]
+    _log_matches(rows, run)
+    _goto(pg, 5_000)  # a jump: the log scrolls to the current event
+    rows = pg.evaluate(LOG_JS)
+    assert len(rows) < 200 and [r[0] for r in rows if r[4]] == [5_000]
+    _log_matches(rows, run)
+    scroller = pg.locator(APP + " .pv-logscroll")
+    scroller.evaluate("el => { el.scrollTop = el.scrollHeight; }")  # the reader scrolls to the end
+    pg.wait_for_function(f"() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')].some(r => r.getAttribute('data-i') === '{n - 1}')")
+    rows = pg.evaluate(LOG_JS)
+    assert len(rows) < 200 and rows[-1][0] == n - 1 and rows[-1][2] == run.events[-1].kind
+    _log_matches(rows, run)
+    last = pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 1}']")  # the last row is on screen, and goes there
+    box, frame = last.bounding_box(), scroller.bounding_box()
+    assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+    pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 3}']").click()
+    assert pg.locator(APP + " .pv-caption").inner_text().startswith(f"Event {n - 3} of {n - 1}")
+    assert errors == []
+
+
+def test_the_timeline_draws_every_call_in_model_and_tool_lanes(opened, big, ui):
+    raw, run, _ = big
+    pg, errors, _ = opened
+    spans = raw["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    tools = {a["value"]["stringValue"] for s in spans for a in s["attributes"] if a["key"] == "gen_ai.tool.name"}
+    pg.locator(APP + " .pv-tab[data-tab='timeline']").click()
+    canvas = pg.locator(APP + " canvas.planviz-lanes")
+    assert canvas.count() == 1
+    label = canvas.get_attribute("aria-label")
+    assert label.startswith(f"timeline: {SPANS - 1} calls in {len(tools) + 1} lanes")  # every span but the agent's
+    assert pg.locator(APP + " svg.planviz-gantt").count() == 0  # no SVG row per step for 5,000 steps
+    # the canvas is drawn: the model lane's row is coloured across the run
+    inked = canvas.evaluate("""c => { const g = c.getContext('2d'), d = g.getImageData(0, 0, c.width, c.height).data;
+      let n = 0; for (let k = 0; k < d.length; k += 4) { if (d[k] < 200 || d[k + 1] < 200 || d[k + 2] < 200) { n++; } } return n; }""")
+    assert inked > 10_000
+    ui.screenshot(pg.locator(APP + " .pv-panel-timeline"), "big-report-lanes")
+    canvas.click(position={"x": 160 + 300, "y": 30})  # a click on the chart goes to that time
+    caption = pg.locator(APP + " .pv-caption").inner_text()
+    assert not caption.startswith("Event 0 of"), caption
+    assert errors == []
