@@ -140,7 +140,7 @@ CASES = [
     ("alias_expanding_past_the_size_cap", ".yaml", "goal: &a '" + "x" * 400_000 + "'\nsteps:\n" + "".join(
         f"  - {{id: S{i}, action: *a, expected_evidence: *a}}\n" for i in range(60)), 2,
      r"{path}:\d+:\d+: steps\[\d+\]\.\w+: aliases expand this YAML to more than 40 MiB of text \(an alias bomb\?\)"
-     r".*raise planviz\.plan\.limits\.MAX_EXPANDED_BYTES \(environment: PLANVIZ_MAX_EXPANDED_BYTES\)"),
+     r".*raise planviz\.io\.limits\.MAX_EXPANDED_BYTES \(environment: PLANVIZ_MAX_EXPANDED_BYTES\)"),
     ("llmcompiler_deeply_nested_list_argument", ".txt", "1. f(" + "[" * 5000 + "x" + "]" * 5000 + ")\n2. join()\n",
      2, r"{path}: JSON text inside the input: nesting deeper than 100 levels"),  # the one nesting limit
     ("toolcall_placeholder_not_ancestor", ".json", json.dumps({"steps": [

@@ -14,7 +14,7 @@ it at each call. The command line takes each one from an environment variable
 of the same name with a ``PLANVIZ_`` prefix (``PLANVIZ_MAX_BYTES=100000000
 planviz validate big.json``).
 
->>> from planviz.plan import limits
+>>> from planviz.io import limits
 >>> limits.MAX_BYTES == 20 * 2**20 or "PLANVIZ_MAX_BYTES" in __import__("os").environ
 True
 >>> limits.raise_hint("MAX_BYTES")

@@ -18,15 +18,15 @@ ALIASES = "goal: &a '" + "x" * 1000 + "'\nsteps:\n" + "".join(
 
 @pytest.mark.parametrize("cap, value, text, message", [
     ("MAX_BYTES", 100, "goal: g\nsteps: []\n" + "#" * 200,
-     r"larger than the 9\.53674e-05 MiB cap: raise planviz\.plan\.limits\.MAX_BYTES"),
+     r"larger than the 9\.53674e-05 MiB cap: raise planviz\.io\.limits\.MAX_BYTES"),
     ("MAX_EXPANDED_BYTES", 20_000, ALIASES,
-     r"more than 0\.0190735 MiB of text .* planviz\.plan\.limits\.MAX_EXPANDED_BYTES"),
-    ("MAX_ALIAS_NODES", 10, ALIASES, r"more than 10 nodes .* planviz\.plan\.limits\.MAX_ALIAS_NODES"),
+     r"more than 0\.0190735 MiB of text .* planviz\.io\.limits\.MAX_EXPANDED_BYTES"),
+    ("MAX_ALIAS_NODES", 10, ALIASES, r"more than 10 nodes .* planviz\.io\.limits\.MAX_ALIAS_NODES"),
     ("MAX_DEPTH", 3, "goal: g\nsteps: [[[[[]]]]]\n",
-     r"nesting deeper than 3 levels: .*planviz\.plan\.limits\.MAX_DEPTH"),
+     r"nesting deeper than 3 levels: .*planviz\.io\.limits\.MAX_DEPTH"),
     ("MAX_DEPTH", 3, '{"goal": "g", "steps": [[[[[]]]]]}', r"nesting deeper than 3 levels: .*MAX_DEPTH"),
     ("MAX_DIGITS", 10, '{"goal": "g", "steps": [{"id": "A", "action": "a", "duration": 12345678901}]}',
-     r"integer of 11 digits is too large \(the limit is 10\): .*planviz\.plan\.limits\.MAX_DIGITS"),
+     r"integer of 11 digits is too large \(the limit is 10\): .*planviz\.io\.limits\.MAX_DIGITS"),
     ("MAX_DIGITS", 10, "goal: g\nsteps:\n  - {id: A, action: a, duration: -12345678901}\n",
      r"integer of 11 digits is too large \(the limit is 10\): .*MAX_DIGITS"),
 ])
@@ -49,7 +49,7 @@ def test_raising_a_cap_lets_trusted_input_through(monkeypatch):
                                                ("-5", "20971520 warned"), ("", "20971520")])
 def test_the_environment_sets_a_cap_for_the_command_line(setting, expected):
     code = ("import warnings\nwith warnings.catch_warnings(record=True) as w:\n"
-            "    warnings.simplefilter('always')\n    from planviz.plan import limits\n"
+            "    warnings.simplefilter('always')\n    from planviz.io import limits\n"
             "print(limits.MAX_BYTES, 'warned' if w else '')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PLANVIZ_MAX_BYTES": setting})
