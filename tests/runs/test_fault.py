@@ -84,8 +84,8 @@ def test_every_fault_kind_has_its_row():
 
 
 @pytest.mark.parametrize("kind", sorted(_FAILING))
-def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
-    from planviz import attribute, simulate
+def test_the_row_says_what_the_observer_and_attribution_do(kind, cache_plan):
+    from planviz import attribution, simulate
     from planviz.runs.fault import FAULTS, fault_facts
     from planviz.runs.engine.observer import observation
 
@@ -97,7 +97,7 @@ def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
     run = simulate(cache_plan, faults=[fault], strategy=strategy)
     failed = [e.category for e in run.events if e.kind == "fail"]
     assert (failed[:1] == [row.category]) if failed else row.category == "premise_false"
-    assert attribute(run) == row.blame
+    assert attribution(run).party == row.blame
 
 
 @pytest.mark.parametrize("example, step, says", [
