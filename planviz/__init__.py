@@ -25,63 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-_EXPORTS = {
-    "errors": ("PlanvizError", "PlanvizTypeError", "PlanFormatError", "TraceFormatError", "SchemaError",
-               "SemanticError", "UnknownStepError", "RenderError", "LayoutTimeout", "AnalysisError",
-               "StructureError", "SimulationError", "FrameIndexError"),
-    "plan.model": ("Step", "Plan", "Contract", "ToolSpec", "Finding"),
-    "plan.horizon": ("Budget",),
-    "plan.files": ("parse_plan", "parse_plans", "load_plan", "load_plans"),
-    "plan.contractfile": ("parse_contract", "load_contract"),
-    "plan.planwriter": ("dump_plan",),
-    "plan.schema": ("plan_schema",),
-    "structure.graph": ("to_graph", "from_graph"),
-    "checks.report": ("Report", "Summary", "summarize"),
-    "checks.validation": ("validate", "prepare", "refusal", "PlanningFailure"),
-    "checks.grading": ("grade", "grade_many", "Grade", "GradeTable"),
-    "checks.sheet": ("confirmation_sheet", "ConfirmationSheet", "SheetRow"),
-    "analysis.schedule": ("critical_path", "Schedule", "StepTiming"),
-    "analysis.timeline": ("ready_waves", "ready_timeline", "TimelinePoint"),
-    "analysis.reach": ("reachable", "invalidated", "Reach"),
-    "analysis.scope": ("failure_scope", "Scope"),
-    "analysis.blocking": ("why_blocked", "BlockReason"),
-    "runs.fault": ("Fault",),
-    "runs.events": ("Run", "Event", "Frame", "Observation", "ExecutionState", "Conflict"),
-    "runs.frames": ("FrameDelta",),
-    "runs.engine.revision": ("redundant_work", "changed_completed", "reissue"),
-    "runs.engine.simulation": ("simulate",),
-    "traces.own.recorder": ("Recorder",),
-    "traces.own.tracefile": ("save_trace", "load_trace", "parse_trace"),
-    "traces": ("load_traces",),
-    "runs.measures.runmetrics": ("metrics", "attribute", "attribution", "Attribution", "Metrics"),
-    "runs.measures.outcomes": ("outcome_class",),
-    "runs.evaluation.frozen": ("FrozenResult", "StepPerformance"),
-    "runs.evaluation.frozenplan": ("frozen_plan_test",),
-    "runs.comparisons.comparison": ("compare", "Comparison", "ComparisonRow"),
-    "runs.evaluation.faultmodel": ("FaultModel",),
-    "runs.evaluation.campaigns": ("campaign", "ablation"),
-    "runs.evaluation.campaigntable": ("Campaign", "CampaignRow"),
-    "runs.measures.intervals": ("Estimate",),
-    "runs.comparisons.alignment": ("align", "Alignment", "StepFate", "UnplannedCall"),
-    "runs.comparisons.rundiff": ("diff_runs", "RunDiff", "StepChange"),
-    "runs.usage": ("Usage", "run_usage"),
-    "runs.hindsight.retrospect": ("hindsight", "Hindsight"),
-    "runs.hindsight.whatif": ("what_if", "WhatIf"),
-    "pictures.drawing": ("render",),
-    "pictures.diagram": ("Diagram",),
-    "pictures.animation": ("Animation",),
-    "pictures.focus": ("View",),
-    "pictures.fatepicture": ("render_alignment",),
-    "pictures.whatifchart": ("render_what_if",),
-    "pictures.costchart": ("render_campaign", "CampaignChart"),
-    "frontends.pages.htmlreport": ("report_html",),
-    "frontends.pages.slides": ("animate",),
-    "frontends.widget.explorer": ("explore", "replay", "Explorer"),
-    "frontends.widget.sidebyside": ("compare_runs", "RunComparison"),
-    "frontends.receiver": ("receive", "Receiver"),
-    "teaching.feedback": ("Feedback",),
-}
-if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy names (tests/test_typing.py keeps it equal to _EXPORTS)
+# Every public name and the module it lives in, written once: mypy and editors read this block for the real
+# types behind the lazy names, and at run time _exports() reads the same lines from this file's source.
+if TYPE_CHECKING:
     from planviz.errors import PlanvizError as PlanvizError, PlanvizTypeError as PlanvizTypeError, PlanFormatError as PlanFormatError, TraceFormatError as TraceFormatError, SchemaError as SchemaError, SemanticError as SemanticError, UnknownStepError as UnknownStepError, RenderError as RenderError, LayoutTimeout as LayoutTimeout, AnalysisError as AnalysisError, StructureError as StructureError, SimulationError as SimulationError, FrameIndexError as FrameIndexError
     from planviz.plan.model import Step as Step, Plan as Plan, Contract as Contract, ToolSpec as ToolSpec, Finding as Finding
     from planviz.plan.horizon import Budget as Budget
@@ -107,12 +53,11 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from planviz.traces.own.recorder import Recorder as Recorder
     from planviz.traces.own.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
     from planviz.traces import load_traces as load_traces
-    from planviz.runs.measures.runmetrics import metrics as metrics, attribute as attribute, Metrics as Metrics
-    from planviz.runs.measures.runmetrics import attribution as attribution, Attribution as Attribution
+    from planviz.runs.measures.runmetrics import metrics as metrics, attribution as attribution, Attribution as Attribution, Metrics as Metrics
     from planviz.runs.measures.outcomes import outcome_class as outcome_class
     from planviz.runs.evaluation.frozen import FrozenResult as FrozenResult, StepPerformance as StepPerformance
     from planviz.runs.evaluation.frozenplan import frozen_plan_test as frozen_plan_test
-    from planviz.runs.comparisons.comparison import compare as compare, Comparison as Comparison, ComparisonRow as ComparisonRow
+    from planviz.runs.comparisons.comparison import compare_strategies as compare_strategies, StrategyComparison as StrategyComparison, StrategyRow as StrategyRow
     from planviz.runs.evaluation.faultmodel import FaultModel as FaultModel
     from planviz.runs.evaluation.campaigns import campaign as campaign, ablation as ablation
     from planviz.runs.evaluation.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
@@ -132,19 +77,50 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from planviz.frontends.pages.htmlreport import report_html as report_html
     from planviz.frontends.pages.slides import animate as animate
     from planviz.frontends.widget.explorer import explore as explore, replay as replay, Explorer as Explorer
-    from planviz.frontends.widget.sidebyside import compare_runs as compare_runs, RunComparison as RunComparison
+    from planviz.frontends.widget.sidebyside import side_by_side as side_by_side, SideBySide as SideBySide
     from planviz.frontends.receiver import receive as receive, Receiver as Receiver
-    from planviz.teaching.feedback import Feedback as Feedback
 
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBPACKAGES = ("examples", "teaching")  # reached as planviz.examples, planviz.teaching
-__all__ = sorted(_WHERE) + list(_SUBPACKAGES)
+
+# Old names kept one release (docs/words.md, "Renamed"): old -> (the new name's module, the new name, how to write it)
+_RENAMED = {
+    "compare": ("runs.comparisons.comparison", "compare_strategies", "planviz.compare_strategies"),
+    "Comparison": ("runs.comparisons.comparison", "StrategyComparison", "planviz.StrategyComparison"),
+    "ComparisonRow": ("runs.comparisons.comparison", "StrategyRow", "planviz.StrategyRow"),
+    "compare_runs": ("frontends.widget.sidebyside", "side_by_side", "planviz.side_by_side"),
+    "RunComparison": ("frontends.widget.sidebyside", "SideBySide", "planviz.SideBySide"),
+    "attribute": ("runs.measures.runmetrics", "attribute", "planviz.attribution(run, contract).party"),
+    "Feedback": ("teaching.feedback", "Feedback", "planviz.teaching.Feedback"),
+}
+
+
+def _exports() -> dict[str, str]:
+    """{public name: its module under planviz}, read once from the ``if TYPE_CHECKING:`` block of this file."""
+    import ast
+
+    with open(__file__, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), __file__)
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+    return {alias.name: node.module.removeprefix("planviz.") for node in block.body
+            if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
-    module = _WHERE.get(name)
+    if name in ("_WHERE", "__all__"):  # the table, built on first use so that `import planviz` reads no source
+        where = globals()["_WHERE"] = _exports()
+        globals()["__all__"] = sorted(where) + list(_SUBPACKAGES)
+        return globals()[name]
+    if name in _RENAMED:
+        module, new, instead = _RENAMED[name]
+        import warnings
+
+        warnings.warn(f"planviz.{name} is deprecated and will be removed in the next release; use {instead}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(f".{module}", __name__), new)
+    module = __getattr__("_WHERE").get(name)
     if module is None:
         raise AttributeError(f"module 'planviz' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
@@ -153,4 +129,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__getattr__("__all__")))

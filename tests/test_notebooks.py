@@ -434,7 +434,7 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     llm = sum(1 for s in raw["spans"] if s["attributes"].get("gen_ai.operation.name") == "call_llm")
     assert f"model_calls={llm}," in text  # run_usage: the file's model calls, each once
     assert re.search(r"^[\d.]+ s ran, [\d.]+ s possible", text, re.M)  # hindsight
-    assert WIDGET_MIME in mimetypes(nb)  # compare_runs
+    assert WIDGET_MIME in mimetypes(nb)  # side_by_side
     assert (ROOT / "out" / "09_real_trace" / "two_runs.html").is_file()
     # the live section: the agent's spans reached the receiver and the explorer grew with them until the root ended
     seen = re.search(r"^steps on screen as the spans arrived: \[([\d, ]*)\] then (\d+)$", text, re.M)

@@ -133,7 +133,7 @@ replanning_agent(plan, replanning_recorder, replanning_clock, tools=empty_tools)
 CHECKED = {
     "check_reachable": check_reachable(reachable),
     "check_exercise_1": check_exercise_1(run=strict_run, failed_step=strict_failed,
-                                         attribution=planviz.attribute(strict_run)),
+                                         attribution=planviz.attribution(strict_run).party),
     "check_exercise_2": check_exercise_2(run=cut_run, choice="b"),
     "check_exercise_3": check_exercise_3(run=fixed_run, choice="b"),
     "check_exercise_4": check_exercise_4(run=eager_recorder.run, out_of_plan=eager_frozen.out_of_plan,

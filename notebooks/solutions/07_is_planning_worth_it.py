@@ -31,7 +31,7 @@ def reissue(old, voided):
 
 # Exercise 1: every replan re-issues S3 and S4 and the same check fails again. Five replans: 5 + 2 x 5 = 15
 # tool calls, 1 + 5 = 6 model calls, and still replan_limit (at 109 min). The cap bounds the waste.
-more = planviz.compare(plan, [structural], contract=replace(contract, max_replans=5)).rows[-1]
+more = planviz.compare_strategies(plan, [structural], contract=replace(contract, max_replans=5)).rows[-1]
 
 
 # Exercise 2: keep what is done, replace the key-builder patch by another approach with new ids (no

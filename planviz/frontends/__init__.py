@@ -16,7 +16,7 @@ module            owns
 ``explorer``      ``explore``, ``replay``, ``Explorer``: the anywidget
 ``viewpanel``     the explorer's view choice (focus, hops, auto, whole)
 ``widget``        ``FrontEnd``: the anywidget running the front end in a notebook, with its static fallback
-``sidebyside``    ``compare_runs``: two runs on one stepper (the widget's two-run mode)
+``sidebyside``    ``side_by_side``: two runs on one stepper (the widget's two-run mode)
 ``terminal``      progress of long commands on a terminal, clean Ctrl-C
 ``cli``           the ``planviz`` command (also ``python -m planviz``)
 ``evaluationcli`` ``planviz campaign`` and ``planviz ablation`` (local processes or a Dask scheduler)

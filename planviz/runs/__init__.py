@@ -3,7 +3,7 @@
 Three groups, one way: the modules here are a run and its simulation (the values of a run, the
 machine, faults, strategies, metrics, campaigns); ``traces/`` records, writes and reads runs (the
 ``Recorder``, planviz's trace file, every other trace format); ``comparisons/`` sets two sides
-beside each other (``align``, ``diff_runs``, ``compare``). Both subpackages read the modules here;
+beside each other (``align``, ``diff_runs``, ``compare_strategies``). Both subpackages read the modules here;
 the modules here never read them, and they never read each other (``tests/test_layout.py``).
 
 ======================  ==================================================================================
@@ -22,7 +22,7 @@ module                  owns
 ``approval``            approvals waited for before a step starts; a denial stops the run
 ``horizon``             far-horizon steps expanded into new plan versions (``expand``, ``awaiting_expansion``)
 ``goalchange``          a changed goal: everything void, completed work re-checked, a version for the new goal
-``measures``            ``metrics`` and ``attribute``: the figures of one run, and who is to blame
+``measures``            ``metrics`` and ``attribution``: the figures of one run, and who is to blame
 ``faultmodel``          ``FaultModel``: fault lists sampled at a rate per step, one generator per sample
 ``intervals``           the 95% Wilson interval of a success rate, ``Estimate`` (a mean and its interval)
 ``mechanisms``          what a campaign row runs: a strategy, or the planner with mechanisms off (ablation rows)
@@ -37,7 +37,7 @@ module                  owns
 ``traces/``             recording (``Recorder``), planviz's trace file (``save_trace``, ``load_trace``,
                         ``parse_trace``), trace formats (OTel, OpenInference, LangGraph...) and the registry
                         that picks one (``load_traces``), playback of a recorded timeline
-``comparisons/``        ``align``, ``diff_runs``, ``compare``, and the step matching they share
+``comparisons/``        ``align``, ``diff_runs``, ``compare_strategies``, and the step matching they share
 ======================  ==================================================================================
 
 Reads the plan, structure, checks and analysis stages; never pictures or front ends.

@@ -22,7 +22,7 @@ from planviz.runs.modelcall import ModelCall
 from planviz.runs.turns import Turn
 from planviz.plan.model import Contract, Plan
 from planviz.io.syntax import show_value
-from planviz.runs.fault import Fault
+from planviz.runs.fault import Fault, negation  # negation: read here by the engine and measures
 from planviz.runs.frames import FrameDelta, FrameStore
 
 __all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "ModelCall", "Run", "state_from_events", "negation",
@@ -45,15 +45,6 @@ def _facts(value: Any, where: str) -> frozenset[str]:
         if not isinstance(f, str):
             raise SimulationError(f"{where}: expected fact strings, got {f!r}")
     return out
-
-
-def negation(fact: str) -> str:
-    """The fact that contradicts ``fact``: ``X`` and ``not X`` contradict each other.
-
-    >>> negation("cache is shared"), negation("not cache is shared")
-    ('not cache is shared', 'cache is shared')
-    """
-    return fact[4:] if fact.startswith("not ") else "not " + fact
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""Faults to inject into a simulated run: what goes wrong, at which step, how many times; and the check of
-faults against the plan they are injected into (:func:`fault_facts`).
+"""Faults to inject into a simulated run: what goes wrong, at which step, how many times; the table of fault
+kinds (:data:`FAULTS`: each kind's row holds what it takes, what its observation says, how a fault model draws
+it, its failure category and who is blamed); and the check of faults against the plan they are injected into
+(:func:`fault_facts`).
 
 >>> Fault.parse("S1:transientx3")
 Fault(step='S1', kind='transient', fact=None, times=3, goal=None)
@@ -9,51 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable, NamedTuple
 
 from planviz.errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
 from planviz.plan.model import Contract, Plan, Step, natural_key
 
-__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "fault_facts", "expect_faults"]
+__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "Observed", "fault_facts", "expect_faults", "negation"]
 
 
-@dataclass(frozen=True)
-class FaultKind:
-    """One kind of fault, the one row every module reads: what it takes, what the observer reports, the
-    category a failed attempt is recorded under, and who :func:`planviz.attribute` blames for it.
-
-    ``observed`` is the observation's kind (``ok``: the step still succeeds, perhaps without its evidence;
-    ``None``: the fault acts before the step starts); ``category`` the failure category of the event
-    (``None``: no failure of its own); ``blame`` the party when the run fails because of it.
-    """
-
-    name: str
-    argument: str
-    observed: str | None
-    category: str | None
-    blame: str | None
-    what: str
-
-
-FAULTS: dict[str, FaultKind] = {k.name: k for k in (
-    FaultKind("transient", "", "transient", "transient", "executor", "a time-out: may pass on retry"),
-    FaultKind("tool_error", "", "tool_error", "tool_error", "executor", "the tool call errors"),
-    FaultKind("withdraw", "fact", "precondition", "precondition", "environment",
-              "a precondition (a fact the step requires) turns out false"),
-    FaultKind("side_effect", "", "side_effect", "side_effect", "executor",
-              "the step's check shows an earlier change broke something"),
-    FaultKind("missing_evidence", "fact", "ok", "evidence", "executor",
-              "the step reports success without observing a fact it produces"),
-    FaultKind("goal_change", "goal, contract", "goal_change", "goal_change", "environment",
-              "the user's goal (or contract) changes"),
-    FaultKind("premise_false", "fact", "premise_false", "premise_false", "environment",
-              "a premise of the plan is observed false"),
-    FaultKind("extra_fact", "fact", "ok", None, None, "the step observes an unexpected fact as well"),
-    FaultKind("approval_denied", "", None, None, "environment", "the approval the step waits for is refused"),
-)}
-"""Every fault kind, in the order the explorer and the CLI offer them."""
-
-FAULT_KINDS = tuple(FAULTS)
 
 
 @dataclass(frozen=True)
@@ -140,6 +105,100 @@ class Fault:
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
 
+
+def negation(fact: str) -> str:
+    """The fact that contradicts ``fact``: ``X`` and ``not X`` contradict each other.
+
+    >>> negation("cache is shared"), negation("not cache is shared")
+    ('not cache is shared', 'cache is shared')
+    """
+    return fact[4:] if fact.startswith("not ") else "not " + fact
+
+
+class Observed(NamedTuple):
+    """What an attempt's observation says under a fault (the observer adds the kind and the fault): whether the
+    step succeeded, the facts it observed, the facts it found false, and its message (None: none)."""
+
+    ok: bool
+    facts: frozenset[str] = frozenset()
+    withdrawn: frozenset[str] = frozenset()
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class FaultKind:
+    """One kind of fault, the one row every module reads: what it takes, what the observer reports, the
+    category a failed attempt is recorded under, who :func:`planviz.attribution` blames for it, what its
+    observation says and how a fault model draws it. Adding a kind is adding its row (and, when the
+    controller must react in a new way, that reaction in ``runs/engine/simulation.py``).
+
+    ``observed`` is the observation's kind (``ok``: the step still succeeds, perhaps without its evidence;
+    ``None``: the fault acts before the step starts); ``category`` the failure category of the event
+    (``None``: no failure of its own); ``blame`` the party when the run fails because of it.
+    ``says(step, fault, fact)`` is what the observation of an attempt under the fault says
+    (:func:`planviz.runs.engine.observer.observation` reads it; None when ``observed`` is None), ``fact`` the
+    fact it concerns (:func:`fault_facts`). ``draws(plan, step)`` is what a sampled fault at ``step`` may
+    concern (:class:`planviz.FaultModel` picks one with the kind's own generator): ``()`` for a kind that takes
+    no fact, None where the kind cannot apply at that step.
+    """
+
+    name: str
+    argument: str
+    observed: str | None
+    category: str | None
+    blame: str | None
+    what: str
+    says: Callable[[Step, Fault, str | None], Observed] | None = field(repr=False, compare=False)
+    draws: Callable[[Plan, Step], tuple[str, ...] | None] = field(repr=False, compare=False)
+
+
+def _fails(message: str) -> Callable[[Step, Fault, str | None], Observed]:
+    return lambda step, fault, fact: Observed(False, message=message)
+
+
+def _tool_errored(step: Step, fault: Fault, fact: str | None) -> Observed:
+    what = f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
+    return Observed(False, message=f"{what} errored")
+
+
+def _goal_changed(step: Step, fault: Fault, fact: str | None) -> Observed:
+    new = f": the new goal is {fault.goal!r}" if fault.goal else ": the contract changed" if fault.contract else ""
+    return Observed(False, message=f"the goal changed{new}")
+
+
+FAULTS: dict[str, FaultKind] = {k.name: k for k in (
+    FaultKind("transient", "", "transient", "transient", "executor", "a time-out: may pass on retry",
+              says=_fails("timed out; may pass on retry"), draws=lambda plan, step: ()),
+    FaultKind("tool_error", "", "tool_error", "tool_error", "executor", "the tool call errors",
+              says=_tool_errored, draws=lambda plan, step: ()),
+    FaultKind("withdraw", "fact", "precondition", "precondition", "environment",
+              "a precondition (a fact the step requires) turns out false",
+              says=lambda step, fault, fact: Observed(False, withdrawn=frozenset({str(fact)}),
+                                                      message=f"precondition {fact!r} does not hold"),
+              draws=lambda plan, step: tuple(step.requires) or None),
+    FaultKind("side_effect", "", "side_effect", "side_effect", "executor",
+              "the step's check shows an earlier change broke something",
+              says=_fails("its check shows an earlier change broke something"), draws=lambda plan, step: ()),
+    FaultKind("missing_evidence", "fact", "ok", "evidence", "executor",
+              "the step reports success without observing a fact it produces",
+              says=lambda step, fault, fact: Observed(True, frozenset(step.produces) - {fact} if fact
+                                                      else frozenset()),
+              draws=lambda plan, step: tuple(step.produces) or None),
+    FaultKind("goal_change", "goal, contract", "goal_change", "goal_change", "environment",
+              "the user's goal (or contract) changes", says=_goal_changed, draws=lambda plan, step: ()),
+    FaultKind("premise_false", "fact", "premise_false", "premise_false", "environment",
+              "a premise of the plan is observed false",
+              says=lambda step, fault, fact: Observed(True, frozenset(step.produces), frozenset({str(fact)})),
+              draws=lambda plan, step: tuple(plan.premises) or None),
+    FaultKind("extra_fact", "fact", "ok", None, None, "the step observes an unexpected fact as well",
+              says=lambda step, fault, fact: Observed(True, frozenset(step.produces) | {str(fact)}),
+              draws=lambda plan, step: tuple(negation(f) for f in step.requires) or None),  # contradicts held work
+    FaultKind("approval_denied", "", None, None, "environment", "the approval the step waits for is refused",
+              says=None, draws=lambda plan, step: () if step.approval else None),  # acts before the start
+)}
+"""Every fault kind, in the order the explorer and the CLI offer them."""
+
+FAULT_KINDS = tuple(FAULTS)
 
 _MAX_COUNT_DIGITS = 6
 

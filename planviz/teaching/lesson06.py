@@ -23,7 +23,7 @@ from planviz.errors import PlanvizError
 from planviz.examples import load
 from planviz.runs.evaluation.frozenplan import frozen_plan_test
 from planviz.runs.events import Run
-from planviz.runs.measures.runmetrics import attribute
+from planviz.runs.measures.runmetrics import attribution as blame
 from planviz.runs.engine.simulation import simulate
 from planviz.teaching.agreement import agreement, reach_cases
 from planviz.teaching.answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
@@ -97,7 +97,7 @@ def _report(run: Run, step: str) -> dict[str, Any] | None:
 
 def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any = None) -> Feedback:
     """Exercise 1: with a stricter rule for S1, where does the run fail (``failed_step``) and what does
-    :func:`planviz.attribute` say (``attribution``)? Pass the ``run`` you recorded too."""
+    :func:`planviz.attribution` blame (its ``party``, your ``attribution``)? Pass the ``run`` you recorded too."""
     ex = "06 exercise 1"
     how = "record a new run with the stricter observer: recorder.run"
     refused = _recorded(ex, run, "check_exercise_1(run=..., failed_step=..., attribution=...)", how)
@@ -112,7 +112,7 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
                      "the S1 rule must reject a key builder that nothing calls (result['callers'])")
     if is_blank(failed_step) or is_blank(attribution):
         return unanswered(ex, "your answers failed_step=... and attribution=...", "read run.to_text() and call "
-                          "planviz.attribute(run)")
+                          "planviz.attribution(run).party")
     report = _report(run, "S1") or {}
     if report.get("callers"):
         return wrong(ex, "S1 failed although its report names a key builder that is called: that is not the "
@@ -123,12 +123,12 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
     if in_plan((named,), {e.step for e in run.events if e.step}) != (first,):  # S1.v2 never ran: it is not S1
         return wrong(ex, f"{short(failed_step)} is not where your run fails",
                      "read run.to_text(): which step has a fail event?")
-    expected = attribute(run, run.contract)
+    expected = blame(run, run.contract).party
     if not same_word(attribution, str(expected)):
-        return wrong(ex, f"planviz.attribute does not say {short(attribution)} for this run",
-                     "call planviz.attribute(run) and read its docstring (help(planviz.attribute))")
+        return wrong(ex, f"planviz.attribution does not say {short(attribution)} for this run",
+                     "call planviz.attribution(run) and read its docstring (help(planviz.attribution))")
     return right(ex, f"the stricter observer stops the run where the route died (t={run.time:g}), before the "
-                     f"patch and its verification are spent, and attribute says {expected!r}.")
+                     f"patch and its verification are spent, and attribution blames {expected!r}.")
 
 
 _CRASH = {

@@ -27,7 +27,7 @@ from planviz.errors import PlanvizError
 from planviz.examples import load
 from planviz.plan.identity import work_keys
 from planviz.plan.model import Plan, Step
-from planviz.runs.comparisons.comparison import compare
+from planviz.runs.comparisons.comparison import compare_strategies
 from planviz.runs.events import Run
 from planviz.runs.fault import Fault
 from planviz.runs.evaluation.frozenplan import frozen_plan_test
@@ -133,14 +133,14 @@ def _same_patch(plan: Plan, proposals: list[Any]) -> str | None:
 def check_exercise_3(fault: Any = None) -> Feedback:
     """Exercise 3: a ``fault`` for which ``workflow`` and ``planner`` end differently with the same tool calls."""
     ex = "07 exercise 3"
-    hint = ("compare(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
+    hint = ("compare_strategies(plan, [fault], contract=contract).rows: look for a failure the planner notices that the "
             "workflow does not, on the last steps")
     problem = unusable(ex, fault, Fault, "check_exercise_3(fault=Fault(...))", "a planviz Fault", hint)
     if problem is not None:
         return problem
     plan = load("cache_isolation")
     try:
-        rows = {r.strategy: r for r in compare(plan, [fault], contract=plan.contract).rows}
+        rows = {r.strategy: r for r in compare_strategies(plan, [fault], contract=plan.contract).rows}
     except PlanvizError as exc:
         return wrong(ex, f"that fault cannot be injected: {exc}", hint)
     w, p = rows["workflow"], rows["planner"]

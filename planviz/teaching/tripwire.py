@@ -83,7 +83,10 @@ def _modules(names: tuple[str, ...]) -> Iterator[types.ModuleType]:
 
 def _public(module: types.ModuleType, name: str) -> str:
     top = module.__name__.split(".")[0]
-    return f"{top}.{name}" if hasattr(sys.modules.get(top), name) else f"{module.__name__}.{name}"
+    package = sys.modules.get(top)
+    exported = getattr(package, "__all__", None)  # planviz's: never a deprecated name, which warns when read
+    shown = name in exported if top == "planviz" and exported is not None else hasattr(package, name)
+    return f"{top}.{name}" if shown else f"{module.__name__}.{name}"
 
 
 @functools.lru_cache(maxsize=32)

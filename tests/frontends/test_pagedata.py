@@ -113,9 +113,9 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
 
 def test_the_widget_sends_its_snapshot_as_page_data():
     """The explorer and the two-run widget: what the browser gets (and a saved notebook keeps) is page data."""
-    from planviz import compare_runs, explore
+    from planviz import explore, side_by_side
     run = _run()
-    for widget in (explore(run), compare_runs(run, simulate(examples.load("cache_isolation")))):
+    for widget in (explore(run), side_by_side(run, simulate(examples.load("cache_isolation")))):
         state = widget.get_state()["snapshot"]
         assert errors(state, SCHEMA) == [], type(widget).__name__
         assert decode_page(_normal(state)) == _normal(widget.snapshot), type(widget).__name__

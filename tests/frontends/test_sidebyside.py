@@ -1,18 +1,18 @@
-"""compare_runs(a, b): two runs side by side, one stepper driving both; the explorer's Alignment tab."""
+"""side_by_side(a, b): two runs side by side, one stepper driving both; the explorer's Alignment tab."""
 
 from __future__ import annotations
 
 import anywidget
 import pytest
 
-from planviz import Fault, FrameIndexError, PlanvizTypeError, compare_runs, parse_trace, replay, simulate
+from planviz import Fault, FrameIndexError, PlanvizTypeError, parse_trace, replay, side_by_side, simulate
 
 from ..runs.otlp import agent, text, tool
 
 
 def test_one_stepper_drives_both_sides(cache_plan):
     a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
-    view = compare_runs(a, b, labels=("clean", "faulty"))
+    view = side_by_side(a, b, labels=("clean", "faulty"))
     assert isinstance(view, anywidget.AnyWidget) and view.snapshot["labels"] == ["clean", "faulty"]
     assert view.index == view.diff.first_divergence == 10  # opens where the runs part
     assert "status-done" in view.svgs[0] and "status-failed" in view.svgs[1]
@@ -31,14 +31,14 @@ def test_one_stepper_drives_both_sides(cache_plan):
 
 def test_identical_runs_have_no_divergence_to_jump_to(cache_plan):
     run = simulate(cache_plan)
-    view = compare_runs(run, run)
+    view = side_by_side(run, run)
     assert view.diff.same and view.index == 0
     assert not any(note.startswith("first divergence") for note in view.snapshot["notes"])
 
 
 def test_only_runs_are_compared(cache_plan):
-    with pytest.raises(PlanvizTypeError, match="compare_runs\\(b=...\\)"):
-        compare_runs(simulate(cache_plan), "b.json")
+    with pytest.raises(PlanvizTypeError, match="side_by_side\\(b=...\\)"):
+        side_by_side(simulate(cache_plan), "b.json")
 
 
 def test_the_explorer_aligns_a_declared_plan_with_a_trace(cache_plan):

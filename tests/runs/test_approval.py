@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planviz import Fault, Plan, PlanvizTypeError, SimulationError, Step, attribute, load_trace, save_trace, simulate
+from planviz import Fault, Plan, PlanvizTypeError, SimulationError, Step, attribution, load_trace, save_trace, simulate
 
 PLAN = Plan("ship", [
     Step("B", "build", expected_evidence="log", produces="built", duration=2),
@@ -46,7 +46,7 @@ def test_a_denied_approval_stops_the_run_keeping_the_work_before_it(strategy):
     denied = next(e for e in run.events if e.kind == "approval")
     assert denied.category == "denied" and run.events[-1].step == "D"
     assert run.frame(-1).statuses["B"] == "done" and "invalidate" not in [e.kind for e in run.events]
-    assert attribute(run) == "environment"
+    assert attribution(run).party == "environment"
 
 
 def test_approval_events_survive_a_trace(tmp_path):

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from planviz import (Campaign, Estimate, FaultModel, Plan, PlanvizTypeError, SimulationError, Step, ablation,
-                     campaign, compare, examples, metrics, simulate)
+                     campaign, compare_strategies, examples, metrics, simulate)
 from planviz.runs.measures.intervals import wilson
 
 METRICS = ("tool_calls", "model_calls", "time", "recovery_distance", "replans", "precondition_errors",
@@ -246,7 +246,7 @@ def test_bad_arguments_say_what_to_do(call, error, match):
 def test_compare_and_a_one_sample_campaign_agree_on_the_same_faults():
     plan = patch_plan()
     model = FaultModel({"side_effect": 0.5}, seed=9)
-    table = compare(plan, model.sample(plan, 0))
+    table = compare_strategies(plan, model.sample(plan, 0))
     result = campaign([plan], model, samples=1)
     for row in table.rows:
         assert result.row(row.strategy).successes == int(row.metrics.success)

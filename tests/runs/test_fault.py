@@ -81,11 +81,34 @@ def test_every_fault_kind_has_its_row():
     assert FAULT_KINDS == tuple(FAULTS) and all(FAULTS[k].name == k for k in FAULTS)
     assert {k.blame for k in FAULTS.values()} <= set(ATTRIBUTIONS) | {None}
     assert set(_FAILING) | {"extra_fact", "approval_denied"} == set(FAULT_KINDS), "add the new kind's case here"
+    assert all((k.says is None) == (k.observed is None) for k in FAULTS.values())  # said at the end of a step
+
+
+@pytest.mark.parametrize("kind", ["transient", "tool_error", "withdraw", "side_effect", "missing_evidence",
+                                  "goal_change", "premise_false", "extra_fact", "approval_denied"])
+def test_each_rows_behaviour_is_the_one_the_observer_and_the_fault_model_use(kind, cache_plan, monkeypatch):
+    """A kind's behaviour lives in its row of FAULTS and nowhere else: change the row's ``says`` and ``draws``
+    and the observer and FaultModel follow it (adding a kind is adding a row)."""
+    from planviz.runs.engine.observer import observation
+    from planviz.runs.evaluation.faultmodel import FaultModel
+    from planviz.runs.fault import FAULTS, Observed
+
+    row, marker, asked = FAULTS[kind], f"said by the {kind} row", []
+    said = Observed(False, frozenset({marker}), frozenset({"w"}), marker)
+    monkeypatch.setitem(FAULTS, kind, replace(row, says=None if row.says is None else lambda step, fault, fact: said,
+                                              draws=lambda plan, step: asked.append(step.id) or (marker, marker)))
+    if row.observed is not None:
+        seen = observation(cache_plan.step("S3"), Fault("S3", kind, "x"), "x")
+        assert (seen.ok, seen.facts, seen.withdrawn, seen.kind) == (False, {marker}, {"w"}, row.observed)
+        assert seen.data == {"fault": f"S3:{kind}:x", "message": marker}
+    sampled = FaultModel(rates={kind: 1.0}, seed=3).sample(cache_plan, 0)
+    assert asked == [s.id for s in cache_plan.steps]
+    assert [(f.step, f.kind, f.fact) for f in sampled] == [(s.id, kind, marker) for s in cache_plan.steps]
 
 
 @pytest.mark.parametrize("kind", sorted(_FAILING))
-def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
-    from planviz import attribute, simulate
+def test_the_row_says_what_the_observer_and_attribution_do(kind, cache_plan):
+    from planviz import attribution, simulate
     from planviz.runs.fault import FAULTS, fault_facts
     from planviz.runs.engine.observer import observation
 
@@ -97,7 +120,7 @@ def test_the_row_says_what_the_observer_and_attribute_do(kind, cache_plan):
     run = simulate(cache_plan, faults=[fault], strategy=strategy)
     failed = [e.category for e in run.events if e.kind == "fail"]
     assert (failed[:1] == [row.category]) if failed else row.category == "premise_false"
-    assert attribute(run) == row.blame
+    assert attribution(run).party == row.blame
 
 
 @pytest.mark.parametrize("example, step, says", [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planviz import Contract, Fault, Plan, SimulationError, Step, attribute, failure_scope, metrics, simulate
+from planviz import Contract, Fault, Plan, SimulationError, Step, attribution, failure_scope, metrics, simulate
 from planviz.runs.engine.goalchange import recheck_verdict
 
 MIGRATION = Contract(required=["reproduce"], obtainable_facts=["leak_reproduced", "tenant_caches_split",
@@ -31,7 +31,7 @@ def test_without_a_new_goal_the_run_stops_and_every_started_step_is_void(cache_p
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == set(cache_plan.ids) - {"S4"} and inv.kept == set()
     assert "nothing continues under the old goal" in run.events[-1].message
-    assert attribute(run) == "environment"
+    assert attribution(run).party == "environment"
 
 
 def test_a_new_goal_voids_started_work_rechecks_completed_work_and_replans(cache_plan):
@@ -76,7 +76,7 @@ def test_a_new_contract_plans_for_the_new_goal_keeping_what_serves_it(cache_plan
     assert set(run.plan.invalidated) == {"S3", "S4"}  # dropped: the new contract does not need them
     assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3"]
     # S1 and S2 require leak_reproduced, which DOCUMENT no longer lists: kept work is not refused for it
-    assert "leak_reproduced" not in DOCUMENT.obtainable_facts and attribute(run) is None
+    assert "leak_reproduced" not in DOCUMENT.obtainable_facts and attribution(run).party is None
 
 
 def test_a_new_contract_that_needs_less_drops_the_work_it_does_not_need(cache_plan):
@@ -87,7 +87,7 @@ def test_a_new_contract_that_needs_less_drops_the_work_it_does_not_need(cache_pl
 def test_a_new_contract_the_old_route_cannot_meet_refuses_the_revision(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S3", "goal_change", contract=Contract(required=["migrate"]))])
     assert run.outcome == "refused" and run.events[-1].category == "missing_required"
-    assert attribute(run) == "planner"
+    assert attribution(run).party == "planner"
 
 
 def test_recheck_is_closed_downstream():

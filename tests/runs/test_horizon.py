@@ -10,7 +10,7 @@ from planviz import (
     PlanvizTypeError,
     SimulationError,
     Step,
-    attribute,
+    attribution,
     examples,
     load_trace,
     metrics,
@@ -45,7 +45,7 @@ def test_a_far_step_without_an_expansion_is_never_run_and_the_run_awaits_one(far
     assert "F1" not in starts(run) and "F2" not in starts(run)
     assert [e.step for e in run.events if e.kind == "expand"] == ["F1"]  # the inline expansion
     assert "expand={'F2': [...]}" in run.events[-1].message
-    assert attribute(run) == "planner"
+    assert attribution(run).party == "planner"
 
 
 def test_an_expansion_is_a_new_version_replacing_the_placeholder(far):
@@ -90,7 +90,7 @@ def test_an_expansion_is_validated_like_any_revision(far):
     run = simulate(far, expand={"F2": no_deploy})
     assert run.outcome == "refused" and run.events[-1].category == "missing_required"
     assert "the expansion of 'F2' (plan v3) is refused" in run.events[-1].message
-    assert attribute(run) == "planner"
+    assert attribution(run).party == "planner"
 
 
 @pytest.mark.parametrize("strategy", ["workflow", "direct"])

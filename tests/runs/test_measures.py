@@ -1,11 +1,11 @@
-"""metrics, compare, attribute: the figures of a run (hand-computed on the worked example)."""
+"""metrics, compare_strategies, attribution: the figures of a run (hand-computed on the worked example)."""
 
 from __future__ import annotations
 
 import pytest
 
-from planviz import (Comparison, Contract, Fault, Metrics, Plan, Recorder, Step, attribute, attribution, compare, metrics,
-                     simulate)
+from planviz import (Contract, Fault, Metrics, Plan, Recorder, Step, StrategyComparison, attribution, compare_strategies,
+                     metrics, simulate)
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
@@ -60,7 +60,7 @@ def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
     rec.stop("plan_complete")
     m = metrics(rec.run)
     assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success, m.model_calls) == (1, 2, 4, True, 1)
-    assert attribute(rec.run) is None  # it succeeded: nothing to blame
+    assert attribution(rec.run).party is None  # it succeeded: nothing to blame
 
 
 def test_a_recorded_failure_with_an_unready_start_is_the_executors():
@@ -71,7 +71,7 @@ def test_a_recorded_failure_with_an_unready_start_is_the_executors():
     rec.start("B")
     rec.fail("B", "x missing", "unmet_precondition")
     rec.stop("step_failed")
-    assert attribute(rec.run) == "executor"
+    assert attribution(rec.run).party == "executor"
 
 
 @pytest.mark.parametrize("depends_on", ["ghost", "A"])  # a missing step; a cycle
@@ -82,11 +82,11 @@ def test_metrics_of_a_recorded_run_whose_plan_has_no_schedule(depends_on):
     rec.stop("plan_complete")
     m = metrics(rec.run)
     assert (m.success, m.critical_path_delay, m.time) == (True, None, 1.0)
-    assert attribute(rec.run) is None
+    assert attribution(rec.run).party is None
     failed = Recorder(clock=lambda: 1.0)
     failed.propose(plan)
     failed.stop("blocked")
-    assert attribute(failed.run) == "planner"  # its plan is broken
+    assert attribution(failed.run).party == "planner"  # its plan is broken
 
 
 def test_metrics_render():
@@ -120,19 +120,19 @@ def test_metrics_render():
 ])
 def test_attribute(cache_plan, strategy, faults, contract, expected):
     run = simulate(cache_plan, contract, faults=[Fault.parse(f) for f in faults], strategy=strategy)
-    assert attribute(run, contract) == expected
+    assert attribution(run, contract).party == expected
 
 
 def test_a_plan_vouching_for_its_own_facts_is_the_planners_and_an_infeasible_contract_is_not():
     from planviz import examples
 
     release = examples.load("release_no_credentials")
-    assert attribute(simulate(release)) is None  # infeasible: a correct refusal is a result, not a failure
+    assert attribution(simulate(release)).party is None  # infeasible: a correct refusal is a result, not a failure
     vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
     run = simulate(vouched)
     assert run.outcome == "refused" and run.events[-1].category == "unsupported_premise"
-    assert attribute(run) == "planner"
-    assert attribute(simulate(vouched, strategy="workflow")) is None  # no checks: it "succeeds"
+    assert attribution(run).party == "planner"
+    assert attribution(simulate(vouched, strategy="workflow")).party is None  # no checks: it "succeeds"
 
 
 # Seed 000's tree, branch by branch (issue 23.6): did the plan pass the contract? did the steps produce
@@ -147,7 +147,7 @@ def test_attribution_a_correct_infeasibility_refusal_is_no_ones_with_the_reason_
 
     run = simulate(examples.load("release_no_credentials"))
     why = attribution(run)
-    assert attribute(run) is None and why.party is None
+    assert attribution(run).party is None and why.party is None
     assert "infeasible_fact" in why.reason and "deploy_credentials" in why.reason
 
 
@@ -171,17 +171,17 @@ def test_attribution_a_fact_withdrawn_mid_run_is_the_environments(cache_plan):
 
 def test_attribution_every_step_with_its_evidence_and_the_goal_still_failed_is_the_contracts(cache_plan):
     run = simulate(cache_plan)
-    assert attribute(run) is None  # nobody said the goal failed
+    assert attribution(run).party is None  # nobody said the goal failed
     why = attribution(run, goal_met=False)
     assert why.party == "contract" and "too weak" in why.reason
-    assert attribute(run, goal_met=False) == "contract"
+    assert attribution(run, goal_met=False).party == "contract"
     recovered = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
-    assert attribute(recovered, goal_met=False) == "executor"  # a step did not produce its evidence on the way
+    assert attribution(recovered, goal_met=False).party == "executor"  # a step did not produce its evidence on the way
 
 
 def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
-    table = compare(cache_plan, [Fault("S4", "side_effect")])
-    assert isinstance(table, Comparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
+    table = compare_strategies(cache_plan, [Fault("S4", "side_effect")])
+    assert isinstance(table, StrategyComparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
     # the direct agent redoes the patch the side effect spoiled; the fixed workflow stops
@@ -193,13 +193,13 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     assert text[-1].split()[:4] == ["planner", "plan_complete", "yes", "1.00"]
     d = table.to_dict()
     assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][1]["success"] is False
-    one = compare(cache_plan, (), strategies=("planner",), workers=1)
+    one = compare_strategies(cache_plan, (), strategies=("planner",), workers=1)
     assert len(one.rows) == 1 and one.rows[0].metrics.time == 32.0
 
 
 def test_compare_html_escapes_plan_text():
     plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x")])
-    table = compare(plan, [Fault("A", "extra_fact", "<script>alert(1)</script>")])
+    table = compare_strategies(plan, [Fault("A", "extra_fact", "<script>alert(1)</script>")])
     html = table._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert html.count("<tr>") == 1 + 3

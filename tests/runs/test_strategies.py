@@ -1,10 +1,10 @@
-"""The direct strategy is an adaptive implicit agent; compare shows what each strategy pays a model."""
+"""The direct strategy is an adaptive implicit agent; compare_strategies shows what each strategy pays a model."""
 
 from __future__ import annotations
 
 import pytest
 
-from planviz import Fault, Plan, Step, compare, examples, metrics, simulate
+from planviz import Fault, Plan, Step, compare_strategies, examples, metrics, simulate
 
 
 @pytest.fixture
@@ -56,16 +56,16 @@ def test_planning_is_pure_overhead_for_a_tiny_sequential_task():
         Step("W", "look up the forecast", produces="forecast", expected_evidence="a forecast for tomorrow"),
         Step("S", "say it", depends_on="W", requires="forecast", produces="said", expected_evidence="a sentence"),
     ])
-    rows = {r.strategy: r for r in compare(tiny).rows}
+    rows = {r.strategy: r for r in compare_strategies(tiny).rows}
     cost = {name: (r.outcome, r.metrics.tool_calls, r.metrics.model_calls, r.metrics.time) for name, r in rows.items()}
     assert cost == {"direct": ("plan_complete", 2, 2, 2.0), "workflow": ("plan_complete", 2, 0, 2.0),
                     "planner": ("plan_complete", 2, 1, 2.0)}
-    assert "model_calls" in compare(tiny).to_text().splitlines()[1]
+    assert "model_calls" in compare_strategies(tiny).to_text().splitlines()[1]
 
 
 def test_compare_counts_the_planners_replans_and_expansions():
     far = examples.load("far_horizon")
-    rows = {r.strategy: r for r in compare(far).rows}
+    rows = {r.strategy: r for r in compare_strategies(far).rows}
     assert rows["planner"].metrics.model_calls == 2  # the proposal and F1's expansion
     assert rows["planner"].outcome == rows["workflow"].outcome == "awaiting_expansion"
 

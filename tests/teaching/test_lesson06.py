@@ -109,7 +109,7 @@ def test_reachable_wrong(fn, hint):
 
 
 def test_exercise_1_right():
-    assert check_exercise_1(STRICT, "S1", planviz.attribute(STRICT))
+    assert check_exercise_1(STRICT, "S1", planviz.attribution(STRICT).party)
 
 
 @pytest.mark.parametrize("step, who", [(" S1", " Executor "), ("s1", "EXECUTOR"), ("S1 ", "executor")])

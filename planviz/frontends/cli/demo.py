@@ -32,7 +32,7 @@ from planviz.analysis.scope import failure_scope
 from planviz.checks.validation import PlanningFailure, prepare, validate
 from planviz.errors import PlanvizError
 from planviz.pictures.drawing import render
-from planviz.runs.comparisons.comparison import compare
+from planviz.runs.comparisons.comparison import compare_strategies
 from planviz.runs.fault import Fault
 from planviz.runs.engine.simulation import simulate
 from planviz.traces.own.tracefile import save_trace
@@ -88,7 +88,7 @@ def walkthrough(out_dir: str | Path, echo: Callable[..., None] = print) -> list[
          + "; ".join(f"v{p.version} {', '.join(p.ids)}" for p in run.plans))
 
     heading("5. direct vs workflow vs planner on the same fault")
-    echo(compare(plan, [fault], contract=contract).to_text())
+    echo(compare_strategies(plan, [fault], contract=contract).to_text())
 
     heading("6. files")
     for name in ("plan.svg", "plan.png"):

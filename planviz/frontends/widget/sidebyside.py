@@ -1,4 +1,4 @@
-"""Two runs side by side in a notebook, one stepper driving both: ``compare_runs(a, b)``.
+"""Two runs side by side in a notebook, one stepper driving both: ``side_by_side(a, b)``.
 
 The two-run explorer shows run ``a`` and run ``b`` (two traces of one task,
 or a trace and a simulation of its plan) at the same event index: both
@@ -12,7 +12,7 @@ It is scriptable, like the explorer:
 
 >>> from planviz import Fault, examples, simulate
 >>> plan = examples.load("cache_isolation")
->>> view = compare_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+>>> view = side_by_side(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
 >>> view.index, view.diff.first_divergence, len(view.svgs)
 (10, 10, 2)
 >>> view.index = 0; view.captions[1].startswith("Event 0 of")
@@ -29,10 +29,10 @@ from planviz.frontends.panels import caption_text, frame_svg
 from planviz.frontends.snapshot import pair_snapshot
 from planviz.frontends.widget.widget import FrontEnd
 
-__all__ = ["compare_runs", "RunComparison"]
+__all__ = ["side_by_side", "SideBySide"]
 
 
-def compare_runs(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> RunComparison:
+def side_by_side(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> SideBySide:
     """Open two runs side by side with one stepper; ``labels`` name them (default ``a`` and ``b``).
 
     Parameters
@@ -44,7 +44,7 @@ def compare_runs(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> Run
 
     Returns
     -------
-    RunComparison
+    SideBySide
         Both runs side by side with one stepper, starting from their first divergence.
 
     Raises
@@ -56,15 +56,15 @@ def compare_runs(a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> Run
     --------
     >>> from planviz import Fault, examples, simulate
     >>> plan = examples.load("cache_isolation")
-    >>> view = compare_runs(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
+    >>> view = side_by_side(simulate(plan), simulate(plan, faults=[Fault("S4", "side_effect")]))
     >>> type(view).__name__
-    'RunComparison'
+    'SideBySide'
     """
-    return RunComparison(a, b, labels=labels)
+    return SideBySide(a, b, labels=labels)
 
 
-class RunComparison(FrontEnd):
-    """The two-run explorer (an ``anywidget.AnyWidget``); build it with :func:`compare_runs`.
+class SideBySide(FrontEnd):
+    """The two-run explorer (an ``anywidget.AnyWidget``); build it with :func:`side_by_side`.
 
     Scripting API: :attr:`runs`, :attr:`diff` (the :class:`~planviz.RunDiff`),
     :attr:`index` (settable, synced with the browser; each side shows its last
@@ -74,11 +74,11 @@ class RunComparison(FrontEnd):
 
     def __init__(self, a: Run, b: Run, *, labels: tuple[str, str] = ("a", "b")) -> None:
         for name, run in (("a", a), ("b", b)):
-            expect_run(run, "compare_runs", name)
+            expect_run(run, "side_by_side", name)
             if not run.events or not run.plans:
-                raise PlanvizTypeError(f"compare_runs({name}=...) needs a run with a plan and events")
+                raise PlanvizTypeError(f"side_by_side({name}=...) needs a run with a plan and events")
         self._runs = (a, b)
-        self._labels = tuple(str(x) for x in expect_type(labels, (tuple, list), "compare_runs", "labels",
+        self._labels = tuple(str(x) for x in expect_type(labels, (tuple, list), "side_by_side", "labels",
                                                          "two names, such as ('before', 'after')"))
         self._diff = diff_runs(a, b)
         self._ticks, notes = pair_ticks(self._runs, self._diff)
@@ -115,5 +115,5 @@ class RunComparison(FrontEnd):
         return caption_text(first, at_first), caption_text(second, at_second)
 
     def __repr__(self) -> str:
-        return (f"<planviz RunComparison: event {self.index}, first divergence {self._diff.first_divergence}, "
+        return (f"<planviz SideBySide: event {self.index}, first divergence {self._diff.first_divergence}, "
                 f"outcomes {self._diff.outcomes}>")

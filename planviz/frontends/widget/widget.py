@@ -8,7 +8,7 @@ sandboxed iframe, for hosts with no widget manager. Displayed in IPython it is t
 view and then the fallback on its own: an export that keeps the widget state (``jupyter nbconvert --execute``)
 shows only the widget view of an output, which is blank when the widget manager cannot load (offline, no CDN);
 the separate fallback shows there, and hides itself (CSS) wherever the widget view was drawn. :class:`~planviz.Explorer`
-(one run, fault injection) and :class:`~planviz.frontends.widget.sidebyside.RunComparison`
+(one run, fault injection) and :class:`~planviz.frontends.widget.sidebyside.SideBySide`
 (two runs on one stepper) are this widget.
 """
 

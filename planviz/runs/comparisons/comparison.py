@@ -1,7 +1,8 @@
-"""Strategies side by side: the same plan and faults under direct, workflow and planner execution.
+"""Strategies side by side (``compare_strategies``): the same plan and faults under direct, workflow and planner
+execution.
 
 >>> from planviz import examples, Fault
->>> table = compare(examples.load("cache_isolation"), [Fault("S4", "side_effect")])
+>>> table = compare_strategies(examples.load("cache_isolation"), [Fault("S4", "side_effect")])
 >>> [(r.strategy, r.outcome) for r in table.rows]
 [('direct', 'plan_complete'), ('workflow', 'step_failed'), ('planner', 'plan_complete')]
 """
@@ -16,15 +17,16 @@ from planviz.errors import expect_names
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.model import Contract, Plan
 from planviz.runs.fault import Fault, expect_faults
-from planviz.runs.measures.runmetrics import METRIC_DOCS, Metrics, attribute, metrics
+from planviz.runs.measures.runmetrics import METRIC_DOCS, Metrics, attribution, metrics
 from planviz.runs.engine.simulation import STRATEGIES, simulate
 
-__all__ = ["compare", "Comparison", "ComparisonRow"]
+__all__ = ["compare_strategies", "StrategyComparison", "StrategyRow"]
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
-    """One strategy's run on the shared faults: its outcome, metrics and attribution (None: it succeeded)."""
+class StrategyRow:
+    """One strategy's run on the shared faults: its outcome, metrics and ``attribution``, the party blamed
+    (``planviz.attribution(run).party``; None: nothing to blame)."""
 
     strategy: str
     outcome: str | None
@@ -33,10 +35,10 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class StrategyComparison:
     """Strategies run on the same plan and faults, side by side; renders as a table in a notebook."""
 
-    rows: tuple[ComparisonRow, ...]
+    rows: tuple[StrategyRow, ...]
     faults: tuple[Fault, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,8 +71,8 @@ class Comparison:
                 f"<tr>{th}</tr>{trs}</table>")
 
 
-def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] = STRATEGIES,
-            contract: Contract | None = None, workers: int | None = None) -> Comparison:
+def compare_strategies(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] = STRATEGIES,
+                       contract: Contract | None = None, workers: int | None = None) -> StrategyComparison:
     """Simulate ``plan`` under each strategy with the same ``faults`` and tabulate the metrics.
 
     ``model_calls`` shows what each strategy pays a model: the planner one call per proposal, replan and
@@ -92,7 +94,7 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
 
     Returns
     -------
-    Comparison
+    StrategyComparison
         One row per strategy: outcome, the metrics and the attribution; prints and renders as a table.
 
     Raises
@@ -107,14 +109,14 @@ def compare(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] 
     >>> from planviz import Step
     >>> tiny = Plan("know tomorrow's weather", [Step("W", "look up the forecast", expected_evidence="a forecast",
     ...                                               produces="forecast")])
-    >>> [(r.strategy, r.metrics.model_calls) for r in compare(tiny).rows]
+    >>> [(r.strategy, r.metrics.model_calls) for r in compare_strategies(tiny).rows]
     [('direct', 1), ('workflow', 0), ('planner', 1)]
     """
-    plan = expect_plan(plan, "compare")
-    contract = expect_contract(contract, "compare")
-    faults = expect_faults(faults, "compare")
+    plan = expect_plan(plan, "compare_strategies")
+    contract = expect_contract(contract, "compare_strategies")
+    faults = expect_faults(faults, "compare_strategies")
     rows = []
-    for strategy in expect_names(strategies, "compare", "strategies"):
+    for strategy in expect_names(strategies, "compare_strategies", "strategies"):
         run = simulate(plan, contract, faults=faults, workers=workers, strategy=strategy)
-        rows.append(ComparisonRow(strategy, run.outcome, metrics(run), attribute(run, contract)))
-    return Comparison(tuple(rows), faults)
+        rows.append(StrategyRow(strategy, run.outcome, metrics(run), attribution(run, contract).party))
+    return StrategyComparison(tuple(rows), faults)

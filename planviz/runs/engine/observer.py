@@ -1,6 +1,7 @@
 """The observer: what an injected fault makes a step's observation say.
 
-What each fault kind makes the step's observation say, and what the planner
+What each fault kind makes the step's observation say (its row of
+:data:`planviz.runs.fault.FAULTS`, ``says``), and what the planner
 does about it (workflow retries transient failures and otherwise stops with
 ``step_failed``; direct records the failure and runs the next step):
 
@@ -41,37 +42,20 @@ from __future__ import annotations
 
 from planviz.plan.model import Step
 from planviz.runs.events import Observation, clean_observation
-from planviz.runs.fault import Fault
+from planviz.runs.fault import FAULTS, Fault
 
 __all__ = ["observation"]
 
 
 def observation(step: Step, fault: Fault | None, fact: str | None) -> Observation:
     """The observation of one attempt of ``step`` under ``fault`` (None: a clean success); ``fact`` is the
-    fact the fault concerns (:func:`planviz.runs.fault.fault_facts` fills in its default)."""
-    produced = frozenset(step.produces)
+    fact the fault concerns (:func:`planviz.runs.fault.fault_facts` fills in its default). What it says is the
+    fault kind's row (``FAULTS[kind].says``); its kind is the row's ``observed``."""
     if fault is None:
-        return clean_observation(produced)
-    data = {"fault": str(fault)}
-    kind = fault.kind
-    if kind == "transient":
-        return Observation(False, kind="transient", data={**data, "message": "timed out; may pass on retry"})
-    if kind == "tool_error":
-        what = f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
-        return Observation(False, kind="tool_error", data={**data, "message": f"{what} errored"})
-    if kind == "withdraw":
-        return Observation(False, withdrawn=frozenset({str(fact)}), kind="precondition",
-                           data={**data, "message": f"precondition {fact!r} does not hold"})
-    if kind == "side_effect":
-        return Observation(False, kind="side_effect",
-                           data={**data, "message": "its check shows an earlier change broke something"})
-    if kind == "goal_change":
-        new = f": the new goal is {fault.goal!r}" if fault.goal else ": the contract changed" if fault.contract else ""
-        return Observation(False, kind="goal_change", data={**data, "message": f"the goal changed{new}"})
-    if kind == "missing_evidence":
-        return Observation(True, produced - {fact} if fact else frozenset(), data=data)
-    if kind == "premise_false":
-        return Observation(True, produced, withdrawn=frozenset({str(fact)}), kind="premise_false", data=data)
-    if kind == "extra_fact":
-        return Observation(True, produced | {str(fact)}, data=data)
-    raise AssertionError(f"{kind!r} is not observed at the end of a step")  # approval_denied acts before the start
+        return clean_observation(frozenset(step.produces))
+    row = FAULTS[fault.kind]
+    if row.says is None or row.observed is None:  # approval_denied acts before the start
+        raise AssertionError(f"{fault.kind!r} is not observed at the end of a step")
+    said = row.says(step, fault, fact)
+    data = {"fault": str(fault)} if said.message is None else {"fault": str(fault), "message": said.message}
+    return Observation(said.ok, said.facts, withdrawn=said.withdrawn, kind=row.observed, data=data)

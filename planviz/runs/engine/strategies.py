@@ -1,4 +1,4 @@
-"""The three ways a run can be driven, compared on the same faults by :func:`planviz.compare`.
+"""The three ways a run can be driven, compared on the same faults by :func:`planviz.compare_strategies`.
 
 Each strategy's rules, side by side (docs/strategies.md and notebook 07 show the same table):
 

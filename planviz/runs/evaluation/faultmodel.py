@@ -23,9 +23,8 @@ from typing import Any, Mapping
 
 from planviz.errors import PlanvizTypeError, SimulationError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
-from planviz.plan.model import Plan, Step
-from planviz.runs.events import negation
-from planviz.runs.fault import FAULT_KINDS, Fault
+from planviz.plan.model import Plan
+from planviz.runs.fault import FAULT_KINDS, FAULTS, Fault
 
 __all__ = ["FaultModel", "plan_key"]
 
@@ -148,28 +147,13 @@ class FaultModel:
             # each kind has its own generator (seed, plan, sample, kind): adding a kind never moves another's faults
             digest = hashlib.blake2b(f"{self.seed}\x1f{key}\x1f{index}\x1f{kind}".encode(), digest_size=8).digest()
             rng = random.Random(int.from_bytes(digest, "big"))
-            draw = rng.random
+            draw, choice, facts_of = rng.random, rng.choice, FAULTS[kind].draws  # the kind's row says what it concerns
             for i, step in enumerate(plan.steps):
                 if draw() < p:
-                    fault = _fault(plan, step, kind, times, rng)
-                    if fault is not None:
-                        found[(i, k)] = fault
+                    facts = facts_of(plan, step)  # None: the kind cannot apply here (its draw is spent all the same)
+                    if facts is not None:
+                        found[(i, k)] = Fault(step.id, kind, choice(facts) if facts else None, times)
         return tuple(found[ik] for ik in sorted(found))
-
-
-def _fault(plan: Plan, step: Step, kind: str, times: int, rng: random.Random) -> Fault | None:
-    """A fault of ``kind`` at ``step`` with its argument drawn from the plan, or None where the kind cannot apply."""
-    if kind in ("transient", "tool_error", "side_effect", "goal_change"):
-        return Fault(step.id, kind, times=times)
-    if kind == "withdraw":
-        return Fault(step.id, kind, rng.choice(step.requires), times) if step.requires else None
-    if kind == "missing_evidence":
-        return Fault(step.id, kind, rng.choice(step.produces), times) if step.produces else None
-    if kind == "premise_false":
-        return Fault(step.id, kind, rng.choice(plan.premises), times) if plan.premises else None
-    if kind == "extra_fact":
-        return Fault(step.id, kind, negation(rng.choice(step.requires)), times) if step.requires else None
-    return Fault(step.id, kind, times=times) if step.approval else None  # approval_denied
 
 
 def plan_key(plan: Plan) -> str:

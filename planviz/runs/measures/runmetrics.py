@@ -31,7 +31,7 @@ from planviz.runs.measures.outcomes import missing_evidence, outcome_class
 from planviz.runs.hindsight.retrospect import recorded_makespan
 from planviz.runs.usage import run_usage
 
-__all__ = ["metrics", "attribute", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
+__all__ = ["metrics", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
 ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
 # failure categories by party: the fault kinds' own (runs/fault.FAULTS), and a direct agent's unmet precondition
@@ -261,34 +261,16 @@ class Attribution:
 
 
 def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> str | None:
-    """Who the outcome of ``run`` is down to: ``planner``, ``executor``, ``environment`` or ``contract``;
-    None when there is nothing to blame. The party of :func:`attribution` (which also gives the reason).
+    """Deprecated (kept one release, docs/words.md): ``attribution(run, contract, goal_met=...).party``.
 
-    Parameters
-    ----------
-    run : Run
-        A simulated or recorded run.
-    contract : Contract, optional
-        The contract to judge the first plan by; defaults to the run's own.
-    goal_met : bool, optional
-        False when a person judged that the user's goal failed although the run completed.
-
-    Returns
-    -------
-    str or None
-        ``planner``, ``executor``, ``environment``, ``contract``, or None.
-
-    Raises
-    ------
-    PlanvizTypeError
-        When ``run`` is not a Run or ``contract`` not a Contract.
+    ``planviz.attribute`` warns and names the new spelling; :func:`attribution` is the one blame tree, and
+    its ``party`` is what this returned.
 
     Examples
     --------
     >>> from planviz import examples, simulate
-    >>> attribute(simulate(examples.load("cache_isolation"))) is None
-    True
-    >>> attribute(simulate(examples.load("release_no_credentials"))) is None  # a correct refusal
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> attribute(run) == attribution(run).party
     True
     """
     run = expect_run(run, "attribute")
@@ -297,7 +279,8 @@ def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | No
 
 
 def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> Attribution:
-    """Seed 000's tree, in order: who the outcome of ``run`` is down to, and why.
+    """Seed 000's tree, in order: who the outcome of ``run`` is down to (``party``: ``planner``, ``executor``,
+    ``environment``, ``contract``, or None when there is nothing to blame), and why (``reason``).
 
     1. A successful run (goal success: ``plan_complete`` with every premise true and every declared fact
        produced, unless ``goal_met`` is False) and a correct refusal (the contract
@@ -336,6 +319,8 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     Examples
     --------
     >>> from planviz import examples, simulate, Fault
+    >>> attribution(simulate(examples.load("cache_isolation"))).party is None  # it succeeded: nothing to blame
+    True
     >>> attribution(simulate(examples.load("release_no_credentials"))).reason[:60]
     'a correct refusal: infeasibility is a result, not a failure '
     >>> attribution(simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect", times=3)])).party
