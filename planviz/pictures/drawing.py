@@ -242,7 +242,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
 
 @functools.lru_cache(maxsize=8)
-def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
+def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset[tuple[str, str]], caption: tuple[str, ...],
           notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
           memory: int | None) -> _Base:
     """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
@@ -351,7 +351,7 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
+def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark], event_lines: tuple[str, ...]) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
     for kind, key in base.slots:
@@ -364,8 +364,8 @@ def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict, event_lines: tupl
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 
 
-def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict,
-               event_lines: tuple[str, ...]) -> tuple[str, tuple, tuple, str]:
+def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark],
+               event_lines: tuple[str, ...]) -> tuple[str, tuple[Any, ...], tuple[Any, ...], str]:
     node_attrs_list = []
     for sid, m in marks.items():
         label = base.labels.get(sid)

@@ -244,7 +244,7 @@ def walk(value: Any, containers: set[str] | frozenset[str]) -> Iterator[Record]:
     return _walk_value(value, set(containers), {}, "", None)
 
 
-def _walk_value(value: Any, containers: set[str], context: dict, where: str, line: int | None) -> Iterator[Record]:
+def _walk_value(value: Any, containers: set[str], context: dict[str, Any], where: str, line: int | None) -> Iterator[Record]:
     """The records of an already decoded value (small top-level values)."""
     if isinstance(value, list):
         for i, item in enumerate(value):
@@ -259,7 +259,7 @@ def _walk_value(value: Any, containers: set[str], context: dict, where: str, lin
         yield value, context, where, line
 
 
-def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str) -> Iterator[Record]:
+def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], where: str) -> Iterator[Record]:
     """The records of a value too big to decode at once: arrays and container objects walked member by member."""
     char = buf.peek()
     if char == "[":

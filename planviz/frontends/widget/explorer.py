@@ -187,7 +187,7 @@ class Explorer(ViewHooks, FrontEnd):
         if recorded is not None and not recorded.plans:
             raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
                                "record the plan with the run (Recorder.propose) and load the trace again")
-        self._recorded = recorded
+        self._recorded: Run | None = recorded
         self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
@@ -224,7 +224,7 @@ class Explorer(ViewHooks, FrontEnd):
         return live is not None and live.is_alive()
 
     @property
-    def faults(self) -> tuple:
+    def faults(self) -> tuple[Fault, ...]:
         """The faults injected so far."""
         return self._faults
 
@@ -269,7 +269,7 @@ class Explorer(ViewHooks, FrontEnd):
 
     # -- the run and its snapshot ----------------------------------------------------------------
 
-    def _simulate(self, faults: tuple | None = None) -> Any:
+    def _simulate(self, faults: tuple[Fault, ...] | None = None) -> Run:
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded

@@ -102,7 +102,7 @@ def _attempt(sim: Any, step: Step) -> Observation | None:
         if unmet:
             m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}", "unmet_precondition")
             return None
-        obs = sim.observe(step)
+        obs: Observation = sim.observe(step)
         m.finish(step.id, obs, check_evidence=False)
         if (obs.ok or obs.kind != "transient" or not idempotent(step, sim.contract)
                 or sim.retries[step.id] >= sim.limits.max_retries):
