@@ -38,6 +38,7 @@ import pygraphviz as pgv
 
 from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
+from planviz.checks.report import Report
 from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
 from planviz.structure.graph import to_graph
@@ -73,7 +74,7 @@ class _Base:
     slots: tuple[tuple[str, Any], ...] = ()
 
 
-def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
+def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Report | None = None,
            highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
            collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
            max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30,
@@ -178,6 +179,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
         raise RenderError(f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
     frame, event, index = None, None, None
     run = None if run is None else expect_run(run, "render")
+    if report is not None:
+        expect_type(report, Report, "render", "report", "a planviz Report or None", "planviz.validate(plan)")
     if at is not None:
         expect_type(at, int, "render", "at", "an event index (an int) or None")
     if run is not None and run.events:
