@@ -110,6 +110,11 @@ OTHER_ARGUMENTS = {
     ("campaign", "faults"): lambda: planviz.campaign([PLAN], faults="S4:side_effect"),
     ("ablation", "faults"): lambda: planviz.ablation([PLAN], faults="S4:side_effect"),
     ("what_if", "faults"): lambda: planviz.what_if(RUN, faults="S4:side_effect"),
+    ("campaign", "executor"): lambda: planviz.campaign([PLAN], samples=1, executor="dask-scheduler:8786"),
+    ("ablation", "executor"): lambda: planviz.ablation([PLAN], samples=1, executor="dask-scheduler:8786"),
+    ("explore", "contract"): lambda: planviz.explore(PLAN, contract="contract.yaml"),
+    ("render", "report"): lambda: planviz.render(PLAN, report="report.json"),
+    ("replay", "plan"): lambda: planviz.replay(RUN, plan="plan.yaml"),
 }
 
 

@@ -13,6 +13,7 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
+import typing
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,24 @@ def test_the_package_type_checks():
     done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", "/dev/null"],
                           capture_output=True, text=True, cwd=ROOT, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def _mentions_any(annotation: object) -> bool:
+    stack = [annotation]
+    while stack:
+        a = stack.pop()
+        if a is typing.Any:
+            return True
+        stack.extend(typing.get_args(a))
+    return False
+
+
+def test_no_public_function_takes_any():
+    """Each argument of a public function says what it accepts (a union or a protocol), never ``Any``."""
+    import inspect
+
+    loose = sorted(f"{name}({argument})" for name in planviz.__all__
+                   if inspect.isfunction(getattr(planviz, name)) or inspect.ismethod(getattr(planviz, name))
+                   for argument, hint in typing.get_type_hints(getattr(planviz, name)).items()
+                   if argument != "return" and _mentions_any(hint))
+    assert not loose, f"public functions taking Any: {loose}"

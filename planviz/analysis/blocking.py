@@ -15,7 +15,7 @@ from typing import Any
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.structure.index import structure_index
-from planviz.analysis.reach import reach_pass, state_of
+from planviz.analysis.reach import StateLike, reach_pass, state_of
 
 __all__ = ["why_blocked", "BlockReason"]
 
@@ -38,7 +38,7 @@ class BlockReason:
     message: str = ""
 
 
-def why_blocked(plan: Plan, state: Any, step: str) -> tuple[BlockReason, ...]:
+def why_blocked(plan: Plan, state: StateLike, step: str) -> tuple[BlockReason, ...]:
     """The chain of missing dependencies and facts that keeps ``step`` from ever running.
 
     From ``step`` back to the root cause; empty when the step is completed or

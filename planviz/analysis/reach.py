@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import AbstractSet, Any, Iterable, Iterator, Protocol, Union
 
 from planviz.plan.arguments import expect_plan
 from planviz.errors import show_value
@@ -23,7 +23,21 @@ from planviz.plan.bulk import paused_gc
 from planviz.plan.model import Plan, Step
 from planviz.structure.dag import unknown_error
 
-__all__ = ["reachable", "invalidated", "Reach", "reach_pass", "state_of", "collection"]
+__all__ = ["reachable", "invalidated", "Reach", "reach_pass", "state_of", "collection", "HasProgress", "StateLike"]
+
+
+class HasProgress(Protocol):
+    """What the analyses read of an execution state (:class:`planviz.ExecutionState` has both)."""
+
+    @property
+    def completed(self) -> AbstractSet[str]: ...
+
+    @property
+    def facts(self) -> AbstractSet[str]: ...
+
+
+StateLike = Union[HasProgress, tuple[Iterable[str], Iterable[str]], list[Iterable[str]]]
+"""An execution state, or a ``(completed, facts)`` pair."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,7 @@ def reachable(plan: Plan, completed: Iterable[str], facts: Iterable[str]) -> Rea
         return Reach(frozenset(held), frozenset(found))
 
 
-def invalidated(plan: Plan, state: Any) -> frozenset[str]:
+def invalidated(plan: Plan, state: StateLike) -> frozenset[str]:
     """Remaining steps that are no longer reachable from ``state`` (see :func:`reachable`).
 
     ``state`` is anything with ``.completed`` and ``.facts`` (an

@@ -20,7 +20,7 @@ from planviz.errors import AnalysisError, show_value
 from planviz.plan.model import Plan
 from planviz.structure.dag import require_dag
 from planviz.structure.index import StructureIndex
-from planviz.analysis.reach import collection, state_of
+from planviz.analysis.reach import StateLike, collection, state_of
 
 __all__ = ["failure_scope", "Scope", "CATEGORIES", "ACTIONS"]
 
@@ -46,7 +46,7 @@ class Scope:
     message: str = ""
 
 
-def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None, state: Any = None) -> Scope:
+def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None, state: StateLike | None = None) -> Scope:
     """What a failure of ``category`` at ``step`` voids, and what verified work it keeps.
 
     - ``transient``: retry the step; nothing voided.

@@ -148,7 +148,7 @@ class GradeTable:
                 f"<tbody>{body}</tbody></table>")
 
 
-def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
+def grade_many(cases: Iterable[Plan | Sequence[str | Plan | Contract | None]]) -> GradeTable:
     """Grade a batch: each case is ``(name, plan, contract)``, ``(plan, contract)``, ``(name, plan)`` or a plan.
 
     Unnamed cases are named ``#1``, ``#2``...; a missing or None ``contract``
@@ -183,8 +183,8 @@ def grade_many(cases: Iterable[Sequence[Any]]) -> GradeTable:
         expect_type(cases, (list, tuple), "grade_many", "cases", "an iterable of cases",
                     "pass a list such as [(name, plan, contract), ...] (load a file first with planviz.load_plans(path))")
     rows = []
-    for i, case in enumerate(cases, 1):
-        case = (case, None) if isinstance(case, Plan) else case
+    for i, given in enumerate(cases, 1):
+        case: Any = (given, None) if isinstance(given, Plan) else given  # its shape checked here, its values by grade
         if not isinstance(case, (list, tuple)) or len(case) not in (2, 3):
             raise PlanFormatError(f"expected (name, plan, contract), (plan, contract), (name, plan) or a Plan, "
                                   f"got {show_value(case, 80)}", path=f"cases[{i - 1}]")

@@ -44,7 +44,7 @@ from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.grouping import counts_text, group_mark, group_traits, member_key
 from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
-from planviz.plan.model import natural_key
+from planviz.plan.model import Finding, natural_key
 from planviz.runs.events import Run
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.frontends.panels import plan_of, version_options
@@ -66,7 +66,7 @@ _PATH = re.compile(r' d="([^"]*)"')
 _CURVES = re.compile(r"M(-?[\d.]+),(-?[\d.]+)C((?:-?[\d.]+,-?[\d.]+ ?)+)")  # how Graphviz draws every path
 
 
-def _tenth(m: re.Match) -> str:
+def _tenth(m: re.Match[str]) -> str:
     """A coordinate to a tenth of a point (Graphviz writes hundredths): no visible change, a third smaller."""
     return f"{float(m.group(0)):.1f}".rstrip("0").rstrip(".") or "0"
 
@@ -146,7 +146,7 @@ class _Looks:
     """The look table: each distinct look once, numbered in order of first use."""
 
     def __init__(self) -> None:
-        self.ids: dict[tuple, int] = {}
+        self.ids: dict[tuple[object, ...], int] = {}
         self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
         self.keys: list[str] = []
 
@@ -177,7 +177,7 @@ class _Groups:
     counts of the members it changed, so a frame costs what its event changed, not the group's size.
     """
 
-    def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple) -> None:
+    def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]) -> None:
         view = None if diagram.summarized else diagram.view
         self.all = tuple(view.groups) if view is not None else ()
         self.dom_ids = tuple(f"group-{g.name}" for g in self.all)

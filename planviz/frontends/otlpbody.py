@@ -122,7 +122,7 @@ def _ids_to_base64(data: Any) -> None:
                                     from None
 
 
-def _list(holder: Any, key: str) -> list:
+def _list(holder: Any, key: str) -> list[Any]:
     value = holder.get(key) if isinstance(holder, dict) else None
     return value if isinstance(value, list) else []
 
@@ -168,7 +168,7 @@ def to_otlp_json(request: Any) -> dict[str, Any]:
     """A decoded ``ExportTraceServiceRequest`` as the OTLP/JSON a file holds: hex ids, integer enums."""
     from google.protobuf import json_format
 
-    doc = json_format.MessageToDict(request, use_integers_for_enums=True)
+    doc: dict[str, Any] = json_format.MessageToDict(request, use_integers_for_enums=True)
     for resource in _list(doc, "resourceSpans"):
         for scope in _list(resource, "scopeSpans"):
             for span in _list(scope, "spans"):

@@ -49,7 +49,8 @@ PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 @lru_cache(maxsize=None)
 def page_schema() -> dict[str, Any]:
     """The JSON Schema of the page data (``pagedata.schema.json``, shipped in the package)."""
-    return json.loads(files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
+    return schema
 
 
 class _Strings:

@@ -51,7 +51,7 @@ def plan_of(run: Any, index: int) -> Any:
     return run.plan_at(index) if run.events else run.plans[-1]
 
 
-def version_options(plan: Any, options: dict) -> dict:
+def version_options(plan: Any, options: dict[str, Any]) -> dict[str, Any]:
     """Render ``options`` for one plan version of a run: a focus on steps this version lacks (a replan renamed
     them) falls back to the default view, so every version can be drawn."""
     focus = options.get("focus")
@@ -94,7 +94,7 @@ def legible_width(svg: str, smallest: float = LEGIBLE_PX) -> int:
     return math.ceil(float(box.group(1)) * smallest / min(sizes))
 
 
-def event_row(run: Run, index: int) -> dict:
+def event_row(run: Run, index: int) -> dict[str, Any]:
     """The JSON-able summary of event ``index`` and the frame after it (sorted lists, plain types)."""
     event, frame = run.events[index], run.frame(index)
     return {
@@ -221,7 +221,7 @@ def list_html(items: Iterable[str]) -> str:
     return '<ul class="pv-list">' + "".join(f"<li>{escape(str(x))}</li>" for x in items) + "</ul>"
 
 
-def caption_html(e: dict, n: int, time_unit: str = "") -> str:
+def caption_html(e: dict[str, Any], n: int, time_unit: str = "") -> str:
     """The caption of one frame: event, time, message, plan version and what it voided and kept."""
     unit = f" {escape(time_unit)}" if time_unit else ""
     what = escape(e["kind"] + (f" {e['step']}" if e["step"] else ""))
@@ -289,7 +289,8 @@ class SliderIndex:
     @property
     def index(self) -> int:
         """The event shown now; settable (negative counts from the end, like a list)."""
-        return self.slider.value
+        value: int = self.slider.value
+        return value
 
     @index.setter
     def index(self, value: int) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
-from planviz.plan.model import Plan, natural_key
+from planviz.plan.model import Finding, Plan, natural_key
 from planviz.runs.hindsight.retrospect import hindsight
 from planviz.runs.usage import model_calls
 from planviz.pictures.escape import escape_label
@@ -48,7 +48,7 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
     return frozenset(crit), edges
 
 
-def slack_notes(plan: Plan, schedule: Any, findings: tuple = ()) -> tuple[tuple[str, str], ...]:
+def slack_notes(plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()) -> tuple[tuple[str, str], ...]:
     """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal.
 
     A step that never reaches the plan's terminal has unbounded slack: its note says it is a dead end,
@@ -112,7 +112,7 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     return tuple(notes)
 
 
-def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
+def finding_notes(findings: tuple[Finding, ...]) -> tuple[tuple[str, str], ...]:
     """One label line per step with findings (``error: cycle, unmet_requirement``), so a printed picture says why."""
     codes: dict[str, dict[str, None]] = {}
     for f in findings:
@@ -125,7 +125,7 @@ def finding_notes(findings: tuple) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(notes, key=lambda note: natural_key(note[0])))
 
 
-def findings_line(findings: tuple) -> str:
+def findings_line(findings: tuple[Finding, ...]) -> str:
     """The picture's one line about its findings: how many of each severity, their codes (most frequent first, at
     most three), and where the list is; the findings themselves are outlined on their steps and edges.
 
@@ -146,7 +146,7 @@ def findings_line(findings: tuple) -> str:
     return f"{said} ({named}{more}), listed in the details"
 
 
-def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple = ()) -> tuple[str, ...]:
+def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple[Finding, ...] = ()) -> tuple[str, ...]:
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     head = f"plan v{plan.version} · {len(plan.ids)} steps"
     if schedule is not None:

@@ -46,7 +46,7 @@ class Diagram:
     its own legend is drawn.
     """
 
-    def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple, tuple, str]], *, notice: str = "",
+    def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple[Any, ...], tuple[Any, ...], str]], *, notice: str = "",
                  summarized: bool = False, at: int | None = None, view: Any = None,
                  legend: tuple[str, ...] = ()) -> None:
         self.svg = svg
@@ -71,7 +71,8 @@ class Diagram:
     @functools.cached_property
     def dot(self) -> str:
         """The Graphviz source of this picture, with positions (``pos``), styles and labels."""
-        return self._graph().string()
+        dot: str = self._graph().string()
+        return dot
 
     def png(self, dpi: float = 96.0) -> bytes:
         """The picture as PNG bytes at ``dpi`` (drawn from the stored positions, without a new layout)."""

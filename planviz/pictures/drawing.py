@@ -38,6 +38,7 @@ import pygraphviz as pgv
 
 from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
+from planviz.checks.report import Report
 from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
 from planviz.structure.graph import to_graph
@@ -73,7 +74,7 @@ class _Base:
     slots: tuple[tuple[str, Any], ...] = ()
 
 
-def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Any = None,
+def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Report | None = None,
            highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
            collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
            max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30,
@@ -178,6 +179,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
         raise RenderError(f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
     frame, event, index = None, None, None
     run = None if run is None else expect_run(run, "render")
+    if report is not None:
+        expect_type(report, Report, "render", "report", "a planviz Report or None", "planviz.validate(plan)")
     if at is not None:
         expect_type(at, int, "render", "at", "an event index (an int) or None")
     if run is not None and run.events:
@@ -242,7 +245,7 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
 
 @functools.lru_cache(maxsize=8)
-def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset, caption: tuple[str, ...],
+def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset[tuple[str, str]], caption: tuple[str, ...],
           notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
           memory: int | None) -> _Base:
     """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
@@ -351,7 +354,7 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict, event_lines: tuple[str, ...]) -> str:
+def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark], event_lines: tuple[str, ...]) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
     for kind, key in base.slots:
@@ -364,8 +367,8 @@ def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict, event_lines: tupl
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 
 
-def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict,
-               event_lines: tuple[str, ...]) -> tuple[str, tuple, tuple, str]:
+def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark],
+               event_lines: tuple[str, ...]) -> tuple[str, tuple[Any, ...], tuple[Any, ...], str]:
     node_attrs_list = []
     for sid, m in marks.items():
         label = base.labels.get(sid)

@@ -119,7 +119,7 @@ def _node(a: pgv.AGraph, name: str, look: Look, classes: list[str], lines: list[
                                                 "peripheries": 2 if look.double else 1}))
 
 
-def _edge(a: pgv.AGraph, u: str, v: str, extra: dict) -> None:
+def _edge(a: pgv.AGraph, u: str, v: str, extra: dict[str, str]) -> None:
     a.add_edge(dom_id(u), dom_id(v))
     a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs({"id": f"edge-{dom_id(u)}->{dom_id(v)}", **extra}))
 

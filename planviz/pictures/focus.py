@@ -115,8 +115,9 @@ class View:
 
 def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int = 2, collapse: str | None = None,
               group_by: str | None = None, max_steps: int | None = 300, run: Any = None,
-              findings: Sequence[Any] = (), critical: Sequence[str] = (), hidden: frozenset = frozenset(),
-              thin: bool = False, keep: frozenset = frozenset()) -> View:
+              findings: Sequence[Any] = (), critical: Sequence[str] = (),
+              hidden: frozenset[tuple[str, str]] = frozenset(), thin: bool = False,
+              keep: frozenset[tuple[str, ...]] = frozenset()) -> View:
     """Choose what a picture of ``plan`` draws one by one; see :func:`planviz.render` for the options.
 
     With ``focus`` (a step id or several), the view is their ``hops``-hop
@@ -178,7 +179,8 @@ def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
 
 def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequence[str], hops: int | None,
              reason: str, collapse: str | None = None, group_by: str | None = None,
-             hidden: frozenset = frozenset(), thin: bool = False, keep: frozenset = frozenset()) -> View:
+             hidden: frozenset[tuple[str, str]] = frozenset(), thin: bool = False,
+             keep: frozenset[tuple[str, ...]] = frozenset()) -> View:
     """The view drawing ``shown`` one by one, the rest summed up by relation, chains and kinds as asked."""
     groups = _summaries(ix, ids, shown) if len(shown) < len(ids) else []
     drawn = [s for s in ids if s in shown]

@@ -272,7 +272,7 @@ def _axis(span: float, scale: float, x0: float, height: int, unit: str) -> str:
 def _tick(span: float) -> float:
     """A round tick spacing giving at most ~10 ticks."""
     raw = span / 10
-    base = 10 ** int(f"{raw:e}".split("e")[1])
+    base: float = 10 ** int(f"{raw:e}".split("e")[1])
     for m in (1, 2, 5, 10):
         if base * m >= raw:
             return base * m

@@ -145,7 +145,8 @@ def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float | None 
 def draw_positioned(graph: pgv.AGraph, fmt: str) -> bytes:
     """Draw a graph whose nodes and edges already carry positions (Graphviz ``nop2``: no layout)."""
     try:
-        return graph.draw(format=fmt, prog="nop2")
+        drawn: bytes = graph.draw(format=fmt, prog="nop2")
+        return drawn
     except (ValueError, OSError) as exc:
         raise RenderError(f"Graphviz could not draw the {fmt} picture: {exc}") from None
 

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from planviz.plan.model import STATUSES, Plan
+from planviz.plan.model import STATUSES, Finding, Plan
 from planviz.runs.events import Frame, Run
 from planviz.pictures.escape import escape_label
 
@@ -125,7 +125,7 @@ def run_looks(run: Run) -> frozenset[str]:
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
 
 
-def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple,
+def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple[Finding, ...],
                 shown: frozenset[str] | None = None) -> tuple[str, ...]:
     keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
     keys += ["critical"] if critical else []
@@ -181,9 +181,9 @@ def step_tooltip(step: Any) -> list[str]:
 
 
 def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
-                findings: tuple, ids: Iterable[str] | None = None) -> dict[str, Mark]:
+                findings: tuple[Finding, ...], ids: Iterable[str] | None = None) -> dict[str, Mark]:
     """The mark of each step (of ``ids`` only, when given) in ``frame`` (None: the plan alone)."""
-    by_step: dict[str, list] = {}
+    by_step: dict[str, list[Finding]] = {}
     for f in findings:
         for sid in f.steps:
             by_step.setdefault(sid, []).append(f)
@@ -231,8 +231,8 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
 
 
 def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozenset[tuple[str, str]],
-                findings: tuple) -> dict[tuple[str, str], Mark]:
-    flagged: dict[tuple[str, str], list] = {}
+                findings: tuple[Finding, ...]) -> dict[tuple[str, str], Mark]:
+    flagged: dict[tuple[str, ...], list[Finding]] = {}
     for f in findings:
         for e in f.edges:
             flagged.setdefault(tuple(e), []).append(f)

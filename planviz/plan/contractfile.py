@@ -8,7 +8,8 @@ untrusted-input rules as plan files apply (:mod:`planviz.plan.files`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+import os
+from typing import IO, Any, Mapping
 
 from planviz.errors import PlanFormatError
 from planviz.plan.document import Document, parse_document
@@ -52,7 +53,8 @@ def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
     return _contract(parse_document(text_argument("parse_contract", text, source), source))
 
 
-def load_contract(source: Any) -> Contract:
+def load_contract(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Contract | Plan
+                  ) -> Contract:
     """Load a contract from a path, an open file, a mapping of its fields, a :class:`Contract` or a plan's own.
 
     Parameters

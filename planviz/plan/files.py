@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import IO, Any, Mapping, Sequence
 
 from planviz.errors import PlanFormatError, PlanvizTypeError
 from planviz.plan import importers
@@ -119,7 +119,8 @@ def parse_plans(text: str | bytes, format: str | None = None, source: str = STRI
     return _from_text(text_argument("parse_plans", text, source), source, format, single=None)
 
 
-def load_plan(source: Any, format: str | None = None) -> Plan:
+def load_plan(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object] | Plan,
+              format: str | None = None) -> Plan:
     """Load one plan from a path, an open file, or parsed data (a mapping, a list, a :class:`Plan`).
 
     A string is always a path; to read plan text use :func:`parse_plan`.
@@ -155,7 +156,8 @@ def load_plan(source: Any, format: str | None = None) -> Plan:
     return _load("load_plan", source, format, single="load_plans")[0]
 
 
-def load_plans(source: Any, format: str | None = None) -> list[Plan]:
+def load_plans(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object] | Plan,
+               format: str | None = None) -> list[Plan]:
     """Load every plan of a path, an open file or parsed data (see :func:`load_plan`).
 
     Parameters

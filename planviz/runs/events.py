@@ -372,5 +372,6 @@ def expect_run(value: Any, function: str, argument: str = "run") -> Run:
     """``value`` when it is a :class:`Run`, else :class:`PlanvizTypeError` saying how to get one."""
     if isinstance(value, Run):
         return value
-    return expect_type(value, Run, function, argument, "a planviz Run",
-                       loaded_fix(value, "load_trace", "planviz.simulate(plan) or planviz.load_trace(path)"))
+    run: Run = expect_type(value, Run, function, argument, "a planviz Run",
+                           loaded_fix(value, "load_trace", "planviz.simulate(plan) or planviz.load_trace(path)"))
+    return run

@@ -32,7 +32,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from planviz.errors import SimulationError
 
@@ -203,7 +203,7 @@ class FrameStore:
         return statuses, facts, ready, voided, kept, conflicted, not_run
 
 
-class StatusView(Mapping):
+class StatusView(Mapping[str, str]):
     """The statuses of one frame: step -> status, every step of the frame's plan version, read-only."""
 
     __slots__ = ("_hist", "_i")
@@ -242,12 +242,12 @@ def _marked_at(first: dict[str, int], i: int, item: str) -> bool:
     return first.get(item, i + 1) <= i
 
 
-class SetView(Set):
+class SetView(Set[str]):
     """A read-only set of one frame (facts held, steps ready, steps in conflict); compares equal to a frozenset."""
 
     __slots__ = ("_test", "_index", "_i", "_len")
 
-    def __init__(self, test: Any, index: Any, i: int, length: int) -> None:
+    def __init__(self, test: Callable[[Any, int, Any], bool], index: Any, i: int, length: int) -> None:
         self._test, self._index, self._i, self._len = test, index, i, length
 
     def __contains__(self, item: object) -> bool:

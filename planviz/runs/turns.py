@@ -81,14 +81,14 @@ def _calls_text(calls: Any) -> str:
         if not isinstance(call, dict):
             continue
         inner = call.get("function")
-        fn: dict = inner if isinstance(inner, dict) else call
+        fn: dict[str, Any] = inner if isinstance(inner, dict) else call
         args = fn.get("args", fn.get("arguments", fn.get("input")))
         shown = args if isinstance(args, str) else _json(args if args is not None else {})
         lines.append(f"calls {fn.get('name') or 'a tool'}({shown})")
     return "\n".join(lines)
 
 
-def _fields(message: Any) -> tuple[str, dict] | None:
+def _fields(message: Any) -> tuple[str, dict[str, Any]] | None:
     """(role as written, fields) of one message in any shape read here, else None."""
     if not isinstance(message, dict):
         return None

@@ -22,7 +22,8 @@ from planviz.plan.model import Plan
 from planviz.runs.comparisons.alignment import align
 from planviz.runs.events import Run
 from planviz.runs.fault import Fault
-from planviz.runs.comparisons.rundiff import Usage, diff_runs
+from planviz.runs.comparisons.rundiff import diff_runs
+from planviz.runs.usage import Usage
 from planviz.runs.hindsight.provenance import result_leaves
 from planviz.runs.hindsight.retrospect import hindsight
 from planviz.runs.engine.simulation import simulate

@@ -133,7 +133,7 @@ def _names(value: Any) -> frozenset[str] | None:
 
 def _apart(a: CampaignRow, b: CampaignRow, metric: str) -> bool:
     x, y = getattr(a, metric), getattr(b, metric)
-    return x.low > y.high or y.low > x.high
+    return bool(x.low > y.high or y.low > x.high)
 
 
 def _same(a: CampaignRow, b: CampaignRow) -> bool:

@@ -49,7 +49,7 @@ import stat
 from dataclasses import dataclass, field, replace
 from importlib import import_module
 from types import ModuleType
-from typing import Any, BinaryIO, Mapping
+from typing import IO, Any, BinaryIO, Mapping, Sequence
 
 from planviz.errors import PlanFormatError, PlanvizTypeError, TraceFormatError
 from planviz.plan.bulk import paused_gc
@@ -309,7 +309,7 @@ def one_run(runs: tuple[Run, ...], source: str) -> Run:
                            "name one with thread= (on the command line: --thread ID)", source=source)
 
 
-def load_traces(source: str | os.PathLike[str] | Any, format: str | None = None, *,
+def load_traces(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object], format: str | None = None, *,
                 max_bytes: int | None = None) -> tuple[Run, ...]:
     """Every run a trace file holds (one per thread of a LangGraph checkpoint database; one for the others).
 

@@ -40,14 +40,15 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol, TypeVar
 
 from planviz.errors import TraceFormatError
 from planviz.io.limits import read_float, read_int
 from planviz.io.plaindata import iso_nanos
 from planviz.io.syntax import show_value
+from planviz.runs.modelcall import ModelCall
 
-__all__ = ["Clues", "clues", "settle", "timed", "INSTANT", "OUTPUTS"]
+__all__ = ["Clues", "TimedCall", "clues", "settle", "timed", "INSTANT", "OUTPUTS"]
 
 INSTANT = 1_000_000  # ns: a streamed span shorter than this measured the stream's creation, not the reply
 # Attributes that hold a model call's reply (GenAI, older GenAI, any-agent, OpenInference, OpenLLMetry, AI SDK).
@@ -131,14 +132,30 @@ def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: 
     return Clues(latest[0], streamed, answered, latest[1])
 
 
-def settle(order: list, parent: Mapping[str, str | None], steps: list, models: list, end: int | None = None) -> list:
+class TimedCall(Protocol):
+    """What :func:`settle` reads and sets of a span (the span readers' ``Span`` has these)."""
+
+    span_id: str
+    start: int
+    end: int | None
+    status: str
+    result: str | None
+    clues: Clues | None
+    timing: str | None
+
+
+_Call = TypeVar("_Call", bound=TimedCall)
+
+
+def settle(order: list[_Call], parent: Mapping[str, str | None], steps: list[_Call], models: list[_Call],
+           end: int | None = None) -> list[_Call]:
     """Give each call its real end (see the module) and mark ``timing``; return the step spans whose end was
     inferred (they returned but never recorded an end). ``order``: every span, sorted by start; ``parent``:
     each span id's parent id (None at the top); ``steps``: the step spans; ``models``: the model spans; ``end``:
     when the trace itself says it ended (a Langfuse trace's ``latency`` after its first observation's start), the
     bound of its top spans."""
-    by_id = {s.span_id: s for s in order}
-    below: dict[str | None, list] = defaultdict(list)
+    by_id: dict[str | None, _Call] = {s.span_id: s for s in order}
+    below: dict[str | None, list[_Call]] = defaultdict(list)
     for s in order:
         below[parent[s.span_id]].append(s)
     depth: dict[str | None, int] = {None: -1}
@@ -209,7 +226,7 @@ def settle(order: list, parent: Mapping[str, str | None], steps: list, models: l
     return out
 
 
-def timed(call: Any, span: Any) -> Any:
+def timed(call: ModelCall, span: TimedCall) -> ModelCall:
     """A model call record (:class:`~planviz.runs.modelcall.ModelCall`) with the duration :func:`settle` gave its
     span: None when it is unknown, ``duration_inferred`` when its end was inferred."""
     if span.timing == "unknown":

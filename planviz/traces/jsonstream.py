@@ -257,7 +257,7 @@ def walk(value: Any, containers: set[str] | frozenset[str]) -> Iterator[Record]:
     return _walk_value(value, set(containers), {}, "", None)
 
 
-def _walk_value(value: Any, containers: set[str], context: dict, where: str, line: int | None) -> Iterator[Record]:
+def _walk_value(value: Any, containers: set[str], context: dict[str, Any], where: str, line: int | None) -> Iterator[Record]:
     """The records of an already decoded value (small top-level values)."""
     if isinstance(value, list):
         for i, item in enumerate(value):
@@ -279,7 +279,7 @@ def _holder(containers: set[str]) -> re.Pattern[str] | None:
     return re.compile('"(?:' + "|".join(re.escape(c) for c in sorted(containers)) + r')"\s*:\s*\[')
 
 
-def _stream_value(buf: _Buffer, containers: set[str], context: dict, where: str,
+def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], where: str,
                   holder: re.Pattern[str] | None = None) -> Iterator[Record]:
     """The records of a value too big to decode at once: arrays and container objects walked member by member
     (``holder``: what opens a container, so that an object holding one is tried whole within a small window)."""

@@ -178,22 +178,23 @@ def _message_text(m: Any) -> str | None:
     return None
 
 
-def _messages(data: Any) -> list | None:
+def _messages(data: Any) -> list[Any] | None:
     """The message list a value holds: a list itself, or ``messages``/``contents``/``input`` of a request."""
     data = decoded(data)
     if isinstance(data, list):
         return data
     if isinstance(data, dict):
         for key in ("messages", "contents", "input"):
-            if isinstance(data.get(key), list):
-                return data[key]
+            held = data.get(key)
+            if isinstance(held, list):
+                return held
         args = data.get("args")  # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
         if isinstance(args, list) and args and isinstance(args[0], list):
             return args[0]
     return None
 
 
-def _first_user(messages: list) -> str | None:
+def _first_user(messages: list[Any]) -> str | None:
     for m in messages:
         if isinstance(m, list) and not (len(m) == 2 and isinstance(m[0], str)):
             inner = _first_user(m)

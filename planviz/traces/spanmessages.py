@@ -33,10 +33,10 @@ _FLAT = re.compile(r"^(\d+)\.(.+)$")
 _INDEX = re.compile(r"\.\d")  # where a flattened name's index starts: prefix.0.role
 
 
-def flattened(attrs: dict, prefix: str) -> list[dict] | None:
+def flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None:
     """Messages written as flat attributes (``prefix.0.message.role``, ``prefix.0.role``...) as message dicts
     (``role``, ``content``, ``tool_calls``), in index order; None when there are none."""
-    found: dict[int, dict] = {}
+    found: dict[int, dict[str, Any]] = {}
     head = prefix + "."
     for key, value in attrs.items():
         if not key.startswith(head):
@@ -80,26 +80,26 @@ _ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "
              "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
 
 
-def _flat_names(attrs: dict) -> set[str]:
+def _flat_names(attrs: dict[str, Any]) -> set[str]:
     """The names some attribute is flattened under (``prefix`` of ``prefix.0.role``), in one pass over the keys:
     :func:`flattened` scans every key, so it runs only for a name found here."""
     return {key[:found.start()] for key in attrs if (found := _INDEX.search(key))}
 
 
-def _attribute(attrs: dict, name: str, flat: set[str]) -> Any:
+def _attribute(attrs: dict[str, Any], name: str, flat: set[str]) -> Any:
     value = attrs.get(name)
     if (value is None or value == "" or value == "{}") and name in flat:
         value = flattened(attrs, name)
     return value
 
 
-def model_input(attrs: dict) -> Any:
+def model_input(attrs: dict[str, Any]) -> Any:
     """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
     flat = _flat_names(attrs)
     return next((v for v in (_attribute(attrs, k, flat) for k in _GIVEN) if v is not None), None)
 
 
-def model_output(attrs: dict) -> str | None:
+def model_output(attrs: dict[str, Any]) -> str | None:
     """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
     the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
     first, flat = None, _flat_names(attrs)

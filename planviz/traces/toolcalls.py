@@ -52,7 +52,7 @@ def by_attributes(attrs: Any) -> bool:
     return any(isinstance(attrs.get(k), str) and attrs[k] for k in _TOOL_KEYS)
 
 
-def metadata(o: Any) -> dict:
+def metadata(o: Any) -> dict[str, Any]:
     """A Langfuse observation's (or trace's) ``metadata`` as an object: the object itself, or its JSON text
     decoded (the web UI's download); ``{}`` when it is neither."""
     md = o.get("metadata") if isinstance(o, dict) else None
@@ -64,7 +64,7 @@ def metadata(o: Any) -> dict:
     return md if isinstance(md, dict) else {}
 
 
-def attributes(o: Any) -> dict:
+def attributes(o: Any) -> dict[str, Any]:
     """The OpenTelemetry attributes a Langfuse observation's metadata holds (``metadata.attributes``)."""
     attrs = metadata(o).get("attributes")
     return attrs if isinstance(attrs, dict) else {}

@@ -15,21 +15,27 @@ import argparse
 import json
 import os
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, BinaryIO, Callable, Sequence
 
 from planviz.errors import PlanvizError
 from planviz.io.output import same_file
 from planviz.frontends.cli.terminal import CommandParser, NeutralText, Progress, neutral_stdout
 
+if TYPE_CHECKING:  # only for annotations: the commands import what they use when they run
+    from planviz.pictures.diagram import Diagram
+    from planviz.plan.model import Contract, Plan
+    from planviz.runs.events import Run
+    from planviz.runs.fault import Fault
+
 __all__ = ["main"]
 
 
-def _source(file: str):
+def _source(file: str) -> str | BinaryIO:
     """The plan source a FILE argument names: ``-`` is standard input."""
     return sys.stdin.buffer if file == "-" else file
 
 
-def _load(args: argparse.Namespace):
+def _load(args: argparse.Namespace) -> tuple[Plan, Contract | None]:
     from planviz.plan.contractfile import load_contract
     from planviz.plan.files import load_plan
 
@@ -86,8 +92,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     except PlanFormatError as plan_error:  # FILE may be a run trace: draw the run (its last frame, or --at)
         if args.trace or args.file == "-":
             raise
-        run = _trace_instead(args.file, plan_error, args.thread)
-        diagram = render(run.plan, run=run, at=args.at, **view)
+        traced = _trace_instead(args.file, plan_error, args.thread)
+        if traced.plan is None:
+            raise PlanFormatError(f"{plan_error}; the run trace it holds has no plan to draw") from None
+        diagram = render(traced.plan, run=traced, at=args.at, **view)
         return _wrote(diagram, args.output)
     run = load_trace(args.trace, thread=args.thread) if args.trace else None
     if run is not None and not _runs_plan(run, plan):
@@ -98,14 +106,14 @@ def cmd_render(args: argparse.Namespace) -> int:
     return _wrote(diagram, args.output)
 
 
-def _wrote(diagram, output: str) -> int:
+def _wrote(diagram: Diagram, output: str) -> int:
     path = diagram.save(output)
     print(f"planviz: note: {diagram.notice}", file=sys.stderr) if diagram.notice else None
     print(f"wrote {path}")
     return 0
 
 
-def _trace_instead(file: str, plan_error: Exception, thread: str | None = None):
+def _trace_instead(file: str, plan_error: Exception, thread: str | None = None) -> Run:
     """The run a FILE that is no plan holds; when it is no trace either, the plan error says both."""
     from planviz.errors import PlanFormatError, TraceFormatError
     from planviz.traces.own.tracefile import load_trace
@@ -117,12 +125,12 @@ def _trace_instead(file: str, plan_error: Exception, thread: str | None = None):
                               "or a run trace in a format planviz.load_trace reads") from None
 
 
-def _runs_plan(run, plan) -> bool:
+def _runs_plan(run: Run, plan: Plan) -> bool:
     """Is ``run`` a run of ``plan`` (its first version has the plan's steps), so its frames draw that plan?"""
     return bool(run.plans) and tuple(run.plans[0].steps) == tuple(plan.steps)
 
 
-def _render_alignment(args: argparse.Namespace, plan, run) -> int:
+def _render_alignment(args: argparse.Namespace, plan: Plan, run: Run) -> int:
     """PLAN --run TRACE where the trace ran another plan: draw the plan aligned with what the run did."""
     from planviz.pictures.fatepicture import render_alignment
     from planviz.runs.comparisons.alignment import align
@@ -183,7 +191,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0 if run.outcome == "plan_complete" else 1
 
 
-def _goal_changes(faults: list, args: argparse.Namespace) -> list:
+def _goal_changes(faults: list[Fault], args: argparse.Namespace) -> list[Fault]:
     """The goal_change faults carry --new-goal and --new-contract (each needs such a fault)."""
     from dataclasses import replace
 
@@ -244,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from planviz.plan.files import FORMATS as formats
 
-    def add(name: str, func, help: str, *, plan: bool = True) -> argparse.ArgumentParser:
+    def add(name: str, func: Callable[[argparse.Namespace], int], help: str, *, plan: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help)
         sp.set_defaults(func=func)
         if plan:

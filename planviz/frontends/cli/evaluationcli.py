@@ -128,7 +128,7 @@ def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
             from distributed import Client
         except ImportError:
             raise PlanvizError("--scheduler needs Dask: pip install 'planviz-agents[dask]'") from None
-        client = Client(args.scheduler, timeout=args.connect_timeout)
+        client = Client(args.scheduler, timeout=args.connect_timeout)  # type: ignore[no-untyped-call]  # distributed leaves Client.__init__ unannotated
         return client, client.close
     if args.workers is not None:
         if args.workers < 1:

@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from planviz.errors import PlanvizTypeError, expect_type, show_value
 
 from planviz.plan.bulk import paused_gc
 from planviz.io.output import write_output
-from planviz.runs.events import expect_run
+from planviz.runs.events import Run, expect_run
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.frontends.pages.pairreport import pair_report
 from planviz.frontends.runpage import run_page
@@ -52,7 +52,7 @@ from planviz.frontends.snapshot import run_snapshot
 __all__ = ["report_html"]
 
 
-def report_html(run: Any, path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
+def report_html(run: Run | Sequence[Run], path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
     The page works opened from disk with no kernel and no network. ``run`` may

@@ -42,12 +42,14 @@ from typing import Any, Iterable
 import traitlets
 
 from planviz.analysis.schedule import Schedule, critical_path
-from planviz.errors import PlanvizError, PlanvizTypeError, show_value
+from planviz.errors import PlanvizError, PlanvizTypeError, expect_type, show_value
 from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.model import Contract, Plan
 from planviz.runs.events import Run
 from planviz.runs.fault import FAULT_KINDS, Fault
 from planviz.runs.engine.simulation import simulate
 from planviz.traces.own.tracefile import load_trace
+from planviz.frontends.receiver import Receiver  # its type names what explore takes (a live run)
 from planviz.frontends.panels import alignment_html, caption_text, fault_text, frame_diagram, inline_svg, outcome_label
 from planviz.frontends.snapshot import run_snapshot
 from planviz.frontends.widget.viewpanel import ViewChoice, ViewHooks
@@ -56,8 +58,8 @@ from planviz.frontends.widget.widget import FrontEnd
 __all__ = ["explore", "replay", "Explorer"]
 
 
-def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, workers: int | None = None,
-            strategy: str = "planner", **options: Any) -> Explorer:
+def explore(plan: Plan | Run | Receiver, contract: Contract | None = None, faults: Iterable[Fault | str] = (), *,
+            workers: int | None = None, strategy: str = "planner", **options: object) -> Explorer:
     """Simulate ``plan`` (with ``faults``) and open the explorer on the run; given a recorded
     :class:`planviz.Run` (a loaded trace), open the explorer on it as :func:`replay` does.
 
@@ -105,8 +107,6 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     >>> explore(ex.run).run is ex.run  # a recorded run opens as it is
     True
     """
-    from planviz.frontends.receiver import Receiver  # same stage; imported here so a plain explore never loads http.server
-
     if isinstance(plan, Receiver):  # a live run: the explorer follows the newest trace as its spans arrive
         if contract is not None or faults or workers is not None or strategy != "planner" or options:
             raise PlanvizTypeError("explore(receiver, ...) follows a live run: it takes no simulation options")
@@ -124,7 +124,7 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
     return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
 
 
-def replay(trace: Any, plan: Any = None) -> Explorer:
+def replay(trace: str | Path | Run, plan: Plan | None = None) -> Explorer:
     """Open the explorer on a recorded run: a trace file (planviz JSON Lines, OpenTelemetry spans, a LangGraph
     history) or a :class:`planviz.Run`.
 
@@ -162,6 +162,8 @@ def replay(trace: Any, plan: Any = None) -> Explorer:
     if not hasattr(trace, "events"):
         raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
                                f"{type(trace).__name__} {show_value(trace, 80)}")
+    if plan is not None:
+        expect_type(plan, Plan, "replay", "plan", "a planviz Plan or None", "planviz.load_plan(path)")
     return Explorer(recorded=trace, declared=plan)
 
 
@@ -187,7 +189,7 @@ class Explorer(ViewHooks, FrontEnd):
         if recorded is not None and not recorded.plans:
             raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
                                "record the plan with the run (Recorder.propose) and load the trace again")
-        self._recorded = recorded
+        self._recorded: Run | None = recorded
         self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
@@ -224,7 +226,7 @@ class Explorer(ViewHooks, FrontEnd):
         return live is not None and live.is_alive()
 
     @property
-    def faults(self) -> tuple:
+    def faults(self) -> tuple[Fault, ...]:
         """The faults injected so far."""
         return self._faults
 
@@ -269,7 +271,7 @@ class Explorer(ViewHooks, FrontEnd):
 
     # -- the run and its snapshot ----------------------------------------------------------------
 
-    def _simulate(self, faults: tuple | None = None) -> Any:
+    def _simulate(self, faults: tuple[Fault, ...] | None = None) -> Run:
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded

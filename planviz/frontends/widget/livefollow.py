@@ -34,7 +34,8 @@ def _newest(rx: Any, timeout: float) -> str:
             raise NoRunYet(f"no span reached {rx.endpoint} within {timeout:g} s: point the agent's exporter there "
                            f"(OTEL_EXPORTER_OTLP_ENDPOINT=http://{rx.host}:{rx.port}) and start it")
         time.sleep(0.05)
-    return rx.trace_ids[-1]
+    newest: str = rx.trace_ids[-1]
+    return newest
 
 
 def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: int) -> None:

@@ -45,7 +45,7 @@ class ViewChoice:
         self._ids = list(ids)
         self._known = set(self._ids)
 
-    def options(self) -> dict:
+    def options(self) -> dict[str, Any]:
         """The :func:`planviz.render` options of the current view."""
         return {"focus": self.focus, "hops": self.hops_used,
                 "max_steps": None if self.mode == "whole" else self._max_steps}
@@ -101,7 +101,8 @@ class ViewHooks:
     @property
     def notice(self) -> str:
         """Why the diagram is not the whole plan, if it is not (the diagram's notice)."""
-        return self._frame(self.index).notice
+        notice: str = self._frame(self.index).notice
+        return notice
 
     def focus_on(self, step: str, hops: int | None = None) -> Any:
         """Show the steps within ``hops`` (default: the last hops used, 2 at first) of ``step``; returns the new

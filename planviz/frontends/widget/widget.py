@@ -79,8 +79,8 @@ class FrontEnd(anywidget.AnyWidget):
         if data is None:  # pragma: no cover - a widget with no view
             return
         data["text/html"] = '<span class="planviz-widget-slot"></span>'  # the fallback comes as the next output
-        display(data, metadata=metadata or None, raw=True)
-        display({"text/html": fallback_output(fallback_html(self.snapshot, self.mode), self.fallback_key),
+        display(data, metadata=metadata or None, raw=True)  # type: ignore[no-untyped-call]  # IPython leaves display unannotated
+        display({"text/html": fallback_output(fallback_html(self.snapshot, self.mode), self.fallback_key),  # type: ignore[no-untyped-call]  # IPython's display is unannotated
                  "text/plain": "(the explorer's static view, for pages without the widget)"}, raw=True)
 
 

@@ -25,7 +25,7 @@ import html
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-from planviz.runs.events import Run, expect_run
+from planviz.runs.events import Event, Run, expect_run
 from planviz.runs.comparisons.matching import match, steps_run, unmatched
 from planviz.runs.usage import UNITS, Usage, run_usage, time_unit
 
@@ -195,7 +195,7 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
 
 def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str], called_otherwise: set[str]) -> int | None:
     """The first event where the runs differ; a paired step called with other arguments differs at its start."""
-    def key(e: Any, names: Mapping[str, str]) -> tuple:
+    def key(e: Event, names: Mapping[str, str]) -> tuple[str, str | None, str | None, str | None]:
         return (e.kind, names.get(e.step, e.step) if e.step else None, e.category, e.outcome)
 
     for i, (x, y) in enumerate(zip(a.events, b.events)):

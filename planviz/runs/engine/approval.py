@@ -27,11 +27,14 @@ and its no comes after the work before it. Steps with their own ``approval`` sti
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planviz.checks.sheet import confirmation_sheet
 from planviz.checks.static import writes
 from planviz.plan.model import Step
+
+if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
+    from planviz.runs.engine.simulation import _Simulation
 
 __all__ = ["grant", "approval_due", "confirm_plan", "confirm_write", "confirmed_steps"]
 
@@ -45,7 +48,7 @@ def confirmed_steps(plan: Any, contract: Any) -> frozenset[str]:
     return frozenset(confirmation_sheet(plan, contract).steps)
 
 
-def confirm_plan(sim: Any) -> bool:
+def confirm_plan(sim: _Simulation) -> bool:
     """Ask one approval of the whole write plan before step 1: True when confirmed (or nothing writes); a
     denial stops the run (``approval_denied``) before any tool call."""
     m, sheet = sim.m, confirmation_sheet(sim.plan, sim.contract)
@@ -64,7 +67,7 @@ def confirm_plan(sim: Any) -> bool:
     return True
 
 
-def confirm_write(sim: Any, step: Step) -> bool:
+def confirm_write(sim: _Simulation, step: Step) -> bool:
     """The ``direct`` agent under ``confirm="plan"``: no plan to show, so it asks before each writing call; a
     no stops the run there (``approval_denied``), after the work before it."""
     if sim.contract is None or sim.contract.confirm != "plan" or not writes(step, sim.contract):
@@ -79,7 +82,7 @@ def confirm_write(sim: Any, step: Step) -> bool:
     return True
 
 
-def grant(sim: Any, step: Step) -> bool:
+def grant(sim: _Simulation, step: Step) -> bool:
     """The approval ``step`` waited for: granted (True), or denied (the run stops: ``approval_denied``)."""
     m, who = sim.m, step.approval
     if sim.take_fault(step, frozenset({"approval_denied"})) is not None:
@@ -93,7 +96,7 @@ def grant(sim: Any, step: Step) -> bool:
     return True
 
 
-def approval_due(sim: Any, sid: str, token: int) -> None:
+def approval_due(sim: _Simulation, sid: str, token: int) -> None:
     """The approval ``sid`` asked for arrives (``token`` names the request): grant or deny it, then start it.
     A request outdated by a revision, or for a step voided meanwhile, is dropped."""
     if sim.waiting.get(sid) != token:

@@ -21,12 +21,15 @@ re-issued, so the run completes when the kept work satisfies it. :func:`change_g
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from planviz.analysis.scope import failure_scope
 from planviz.plan.model import Contract, Plan, Step
 from planviz.structure.index import structure_index
 from planviz.runs.fault import Fault
+
+if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
+    from planviz.runs.engine.simulation import _Simulation
 
 __all__ = ["recheck_verdict", "change_goal", "needed_steps"]
 
@@ -54,7 +57,7 @@ def recheck_verdict(step: Step, contract: Contract | None) -> tuple[bool, str]:
     return False, f"voided: the new contract wants none of what it established ({facts})"
 
 
-def change_goal(sim: Any, sid: str, fault: Fault) -> None:
+def change_goal(sim: _Simulation, sid: str, fault: Fault) -> None:
     """The goal changed at ``sid``: void every pending step, re-check each completed one (event ``recheck``)
     against the new contract, and replan for the new goal; with no new goal or contract, stop."""
     m, plan = sim.m, sim.plan

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from planviz.errors import show_value
 from planviz.checks.static import over_budget
@@ -41,12 +41,16 @@ from planviz.plan.placeholder import rename_placeholders
 from planviz.plan.records import plan_from_dict, plan_to_dict
 from planviz.runs.events import ExecutionState
 
+if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
+    from planviz.runs.engine.simulation import _Simulation
+
 __all__ = ["Expansion", "concrete_steps", "expanded", "expansion_steps", "expand_ready", "await_expansion",
            "MAX_EXPANSIONS"]
 
 MAX_EXPANSIONS = 1000  # an expansion that keeps yielding far steps never becomes work
 
-Expansion = Union[Mapping[str, Iterable[Any]], Callable[[Step, ExecutionState], Any]]
+Expansion = Union[Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],
+                  Callable[[Step, ExecutionState], Union[Iterable[Union[Step, Mapping[str, object]]], None]]]
 
 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:
@@ -133,7 +137,7 @@ def _swap(deps: tuple[str, ...], old: str, new: Iterable[str]) -> tuple[str, ...
     return tuple(dict.fromkeys(out))
 
 
-def expand_ready(sim: Any) -> bool:
+def expand_ready(sim: _Simulation) -> bool:
     """The planner replaces a ready far-horizon step that has concrete steps: a new version, validated like any
     revision (a refused one stops the run), event ``expand``. True when the plan changed."""
     if "far_expansion" not in sim.mechanisms or not sim.far:

@@ -369,8 +369,8 @@ class Machine:
         return self._emit("recheck", sid, message, voided=frozenset() if keep else one,
                           kept=one if keep else frozenset())
 
-    def approve(self, sid: str, granted: bool, message: str) -> Event:
-        """The approval a step waits for before it starts: granted, or denied."""
+    def approve(self, sid: str | None, granted: bool, message: str) -> Event:
+        """The approval a step waits for before it starts (None: the whole write plan): granted, or denied."""
         self._stopped("approve", sid)
         return self._emit("approval", sid, message, category="granted" if granted else "denied")
 

@@ -49,7 +49,7 @@ resources, refused tool calls, far steps that are no concrete work.
 from __future__ import annotations
 
 import heapq
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planviz.analysis.scope import failure_scope
 from planviz.checks.static import writes
@@ -59,6 +59,9 @@ from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.engine.approval import confirm_write, grant
 from planviz.runs.events import Observation
 from planviz.runs.engine.horizon import await_expansion
+
+if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
+    from planviz.runs.engine.simulation import _Simulation
 
 __all__ = ["STRATEGIES", "MECHANISMS", "STRATEGY_MECHANISMS", "REPLAN_BOUND", "run_direct", "idempotent"]
 
@@ -91,7 +94,7 @@ def idempotent(step: Step, contract: Contract | None = None) -> bool:
     return not writes(step, contract) or bool(step.rollback)
 
 
-def _attempt(sim: Any, step: Step) -> Observation | None:
+def _attempt(sim: _Simulation, step: Step) -> Observation | None:
     """Call ``step``, retrying a transient error while allowed; its last observation (None: it ran unready)."""
     m = sim.m
     while True:
@@ -102,7 +105,7 @@ def _attempt(sim: Any, step: Step) -> Observation | None:
         if unmet:
             m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}", "unmet_precondition")
             return None
-        obs = sim.observe(step)
+        obs: Observation = sim.observe(step)
         m.finish(step.id, obs, check_evidence=False)
         if (obs.ok or obs.kind != "transient" or not idempotent(step, sim.contract)
                 or sim.retries[step.id] >= sim.limits.max_retries):
@@ -127,7 +130,7 @@ def _inputs_missing(plan: Plan, step: Step, done: Any, held: Any) -> str | None:
     return None
 
 
-def run_direct(sim: Any) -> None:
+def run_direct(sim: _Simulation) -> None:
     """The ``direct`` strategy: serially, the first listed step whose inputs the agent holds; transient errors
     retried; spoiled work redone when a result shows it; a stop when nothing it can call is left."""
     m, plan = sim.m, sim.plan

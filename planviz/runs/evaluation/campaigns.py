@@ -20,7 +20,7 @@ from planviz.errors import PlanvizTypeError, SimulationError, expect_names, expe
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.runs.evaluation.campaigntable import Campaign, CampaignRow
-from planviz.runs.evaluation.dispatch import COUNTS, FIGURES, Result, chunks, execute, units
+from planviz.runs.evaluation.dispatch import COUNTS, FIGURES, ExecutorLike, Result, chunks, execute, units
 from planviz.runs.evaluation.faultmodel import FaultModel, plan_key
 from planviz.runs.measures.intervals import Estimate, merge, wilson
 from planviz.runs.evaluation.mechanisms import ABLATION, LADDER, Variant, variant
@@ -32,7 +32,7 @@ Progress = Callable[[str, int, int], None]
 
 
 def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies: Iterable[str] = STRATEGIES,
-             samples: int = 100, executor: Any = None, per_plan: bool = False,
+             samples: int = 100, executor: ExecutorLike | None = None, per_plan: bool = False,
              progress: Progress | None = None) -> Campaign:
     """Run every plan on ``samples`` fault lists drawn from ``faults`` under each strategy, and sum it up.
 
@@ -82,7 +82,7 @@ def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies
     return _evaluate("campaign", plans, faults, rows, samples, executor, per_plan, progress)
 
 
-def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: int = 100, executor: Any = None,
+def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: int = 100, executor: ExecutorLike | None = None,
              per_plan: bool = False, progress: Progress | None = None, ladder: bool = True) -> Campaign:
     """Seed 000's ablation: the full planner, then the planner without each one of its mechanisms, over the
     same plans and faults (each row differs from ``planner`` in one switch); then the cumulative ladder.
@@ -137,7 +137,7 @@ def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: i
 
 
 def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows: tuple[Variant, ...],
-              samples: int, executor: Any, per_plan: bool, progress: Progress | None) -> Campaign:
+              samples: int, executor: ExecutorLike | None, per_plan: bool, progress: Progress | None) -> Campaign:
     name = kind
     if isinstance(plans, Plan):
         raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got one Plan; write {name}([plan], ...)")
@@ -172,7 +172,7 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
         if progress is not None:
             progress(f"{kind}: simulations", finished[0], total)
 
-    execute(tasks, executor, done)
+    execute(tasks, executor, done, name)
     results.sort(key=lambda u: (u[0], u[1]))  # (plan, block): one order, whatever the executor did
     width = COUNTS + 3 * len(FIGURES)
     overall: list[list[float]] = [[0] * width for _ in rows]

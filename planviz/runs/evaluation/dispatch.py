@@ -25,7 +25,7 @@ one with ``map``.
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence, Union
 
 from planviz.errors import PlanvizTypeError, show_value
 from planviz.plan.model import Plan
@@ -34,7 +34,26 @@ from planviz.runs.measures.intervals import welford
 from planviz.runs.measures.runmetrics import metrics
 from planviz.runs.evaluation.mechanisms import Variant, run_variant
 
-__all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute"]
+__all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute",
+           "Submits", "Maps", "ExecutorLike"]
+
+
+class Submits(Protocol):
+    """A Dask ``distributed.Client``'s shape: ``submit`` (with ``pure=False``) and ``gather``."""
+
+    def submit(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
+
+    def gather(self, futures: Any) -> Any: ...
+
+
+class Maps(Protocol):
+    """Anything with an ordered ``map`` (``multiprocessing.Pool``, ``concurrent.futures`` executors)."""
+
+    def map(self, func: Callable[..., Any], iterable: Iterable[Any], /) -> Iterable[Any]: ...
+
+
+ExecutorLike = Union[concurrent.futures.Executor, Submits, Maps]
+"""What ``campaign(executor=...)`` takes besides None."""
 
 #: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a
 #: run's figures; each is averaged over every run but ``critical_path_delay`` (completed runs only).
@@ -106,7 +125,8 @@ def run_chunk(task: Task) -> Result:
     return out
 
 
-def execute(tasks: list[Task], executor: Any, done: Callable[[Result], None]) -> None:
+def execute(tasks: list[Task], executor: ExecutorLike | None, done: Callable[[Result], None],
+            function: str = "campaign") -> None:
     """Run every task through ``executor``, calling ``done(result)`` for each in task order; on any error
     (Ctrl-C included) the tasks not started are cancelled."""
     if executor is None:
@@ -130,7 +150,7 @@ def execute(tasks: list[Task], executor: Any, done: Callable[[Result], None]) ->
         for result in _mapped(executor, tasks):
             done(result)
         return
-    raise PlanvizTypeError(f"campaign(executor=...) expects None, a concurrent.futures.Executor or a "
+    raise PlanvizTypeError(f"{function}(executor=...) expects None, a concurrent.futures.Executor or a "
                            f"dask.distributed.Client, got {type(executor).__name__} {show_value(executor, 60)}; e.g. "
                            "concurrent.futures.ProcessPoolExecutor(2)")
 

@@ -221,7 +221,7 @@ def hindsight(run: Run) -> Hindsight:
 
 
 _REMEMBER = 4  # the hindsight of the last runs asked about, held by a weak reference (a run let go is forgotten)
-_REMEMBERED: list[tuple[weakref.ref, Hindsight]] = []
+_REMEMBERED: list[tuple[weakref.ref[Run], Hindsight]] = []
 _REMEMBERED_LOCK = threading.Lock()
 
 

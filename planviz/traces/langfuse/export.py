@@ -44,6 +44,7 @@ from typing import Any
 from planviz.errors import TraceFormatError
 from planviz.io.syntax import show_value
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces import calltimes, toolcalls
 from planviz.traces.messages import last_input, reply, task
 from planviz.traces.otel.openinferencevalues import arguments
@@ -60,7 +61,7 @@ _TYPES = {"GENERATION": MODEL, "TOOL": TOOL, "AGENT": AGENT, "CHAIN": AGENT, "SP
           "EMBEDDING": MODEL, "RETRIEVER": None, "EVALUATOR": None, "GUARDRAIL": None}
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """Sure for an object holding ``observations`` (with ``trace``, or observations naming their parents)."""
     if sample.parsed:
         data = sample.data
@@ -69,7 +70,7 @@ def detect(sample: Any) -> float:
     return 0.98 if found and sample.text.startswith("{") else 0.0
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of a Langfuse trace export."""
     data = doc.data()
     if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
@@ -91,19 +92,19 @@ def ended(trace: Any, spans: list[Span]) -> int | None:
 _attributes = toolcalls.attributes  # metadata.attributes, whether metadata is an object or JSON text
 
 
-def _operation(o: dict) -> str | None:
+def _operation(o: dict[str, Any]) -> str | None:
     if toolcalls.observation(o):  # TOOL, or a tool call by its attributes or its LangGraph node
         return TOOL
     kind = o.get("type")
     return _TYPES.get(kind) if isinstance(kind, str) else None
 
 
-def spans_of(data: dict, source: str) -> list[Span]:
+def spans_of(data: dict[str, Any], source: str) -> list[Span]:
     """The observations of a Langfuse export as spans (lifecycle observations of one call merged)."""
     trace = data["trace"] if isinstance(data.get("trace"), dict) else {}
     spans: list[Span] = []
-    merged: dict[tuple, Span] = {}
-    ended: dict[tuple, int] = {}  # a lifecycle's end: its last success/error/finish observation's start
+    merged: dict[tuple[str, str, str], Span] = {}
+    ended: dict[tuple[str, str, str], int] = {}  # a lifecycle's end: its last success/error/finish observation's start
     for i, o in enumerate(data["observations"]):
         where = f"observations[{i}]"
 
@@ -174,7 +175,7 @@ def spans_of(data: dict, source: str) -> list[Span]:
     return spans
 
 
-def _arguments(o: dict, name: str) -> dict[str, Any]:
+def _arguments(o: dict[str, Any], name: str) -> dict[str, Any]:
     """A tool call's arguments: its ``input``; a BeeAI lifecycle observation, which has none, holds them in
     ``tool.parameters`` (elsewhere the tool's JSON schema, which has ``type``/``properties``: never read so)."""
     found = arguments(o.get("input"))
@@ -185,7 +186,7 @@ def _arguments(o: dict, name: str) -> dict[str, Any]:
     return found
 
 
-def _usage(o: dict) -> tuple[dict, Any]:
+def _usage(o: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     """An observation's tokens (``input``, ``output``) and total cost: ``usageDetails`` and ``costDetails``, else
     (an export that has not them: the UI's flat columns, the API's legacy ``usage``) ``inputUsage`` /
     ``outputUsage`` and ``totalCost`` / ``calculatedTotalCost``."""

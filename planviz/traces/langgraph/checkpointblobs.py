@@ -145,10 +145,10 @@ class _Reader:
     def text(self, n: int) -> str:
         return self.take(n).decode("utf-8", "replace")
 
-    def array(self, n: int, depth: int) -> list:
+    def array(self, n: int, depth: int) -> list[Any]:
         return [self.value(depth + 1) for _ in range(self.count(n))]
 
-    def map(self, n: int, depth: int) -> dict:
+    def map(self, n: int, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for _ in range(self.count(n)):
             key = self.value(depth + 1)

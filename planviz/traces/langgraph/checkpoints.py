@@ -64,9 +64,9 @@ class Task:
     id: str
     name: str | None
     error: str | None = None
-    interrupts: list = field(default_factory=list)
+    interrupts: list[Any] = field(default_factory=list)
     resumed: bool = False
-    writes: list | None = None
+    writes: list[tuple[str, Any]] | None = None
 
 
 @dataclass
@@ -80,18 +80,18 @@ class Checkpoint:
     step: int | None
     time: int | None  # nanoseconds since the epoch: exact, so two checkpoints a microsecond apart stay one apart
     source: str
-    values: dict
+    values: dict[str, Any]
     next: tuple[str, ...] | None  # the nodes scheduled next (snapshots: ``next``; tuples: ``branch:to:X`` triggers)
     tasks: list[Task]
-    node_writes: dict | None  # metadata.writes: node -> its writes (older LangGraph)
-    seen: dict | None  # versions_seen: node -> {channel: version}
-    versions: dict | None  # channel_versions
+    node_writes: dict[str, Any] | None  # metadata.writes: node -> its writes (older LangGraph)
+    seen: dict[str, dict[str, Any]] | None  # versions_seen: node -> {channel: version}
+    versions: dict[str, Any] | None  # channel_versions
     where: str
     index: int
     late: int | None = None  # its own time, when it is older than a checkpoint written before it (then time is that one's)
 
 
-def _get(record: Any, key: str, where: str, source: str, kind: type | tuple = dict, required: bool = True) -> Any:
+def _get(record: Any, key: str, where: str, source: str, kind: type | tuple[type, ...] = dict, required: bool = True) -> Any:
     value = record.get(key) if isinstance(record, dict) else None
     if value is None and not required:
         return None
@@ -102,7 +102,7 @@ def _get(record: Any, key: str, where: str, source: str, kind: type | tuple = di
     return value
 
 
-def _kind(kind: type | tuple) -> str:
+def _kind(kind: type | tuple[type, ...]) -> str:
     names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(k, k.__name__) for k in kinds)
@@ -195,8 +195,8 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
                       tuple(nxt) if nxt is not None else None, tasks, node_writes, None, None, where, index)
 
 
-def _tuple(raw: dict, where: str, index: int, source: str, step: int | None, src: str, parent: str | None,
-           node_writes: dict | None) -> Checkpoint:
+def _tuple(raw: dict[str, Any], where: str, index: int, source: str, step: int | None, src: str, parent: str | None,
+           node_writes: dict[str, Any] | None) -> Checkpoint:
     cp = _get(raw, "checkpoint", where, source)
     cid, thread, ns = _config_id(raw.get("config"), where, source, required=False)
     cid = cid or _get(cp, "id", f"{where}.checkpoint", source, str)
@@ -349,7 +349,7 @@ def _chronological(by_id: dict[str, Checkpoint], findings: list[Finding], source
     steps = [c.step for c in by_id.values() if c.step is not None]
     newest_first = len(steps) > 1 and steps[0] > steps[-1]
 
-    def key(c: Checkpoint) -> tuple:
+    def key(c: Checkpoint) -> tuple[float, int, int]:
         return (c.time if c.time is not None else float("-inf"), c.step if c.step is not None else 0,
                 -c.index if newest_first else c.index)
 

@@ -54,6 +54,7 @@ from planviz.plan.model import Finding
 from planviz.io.tracesniff import is_langgraph_history
 from planviz.traces.langgraph.checkpoints import Checkpoint, Task, history_of
 from planviz.runs.events import ModelCall, Observation, Run
+from planviz.traces import Document, Sample
 from planviz.traces.playback import Action
 from planviz.traces.langgraph.langgraphcalls import call_of, new_replies, thread_turns, tool_data, tool_results
 from planviz.traces.langgraph.langgraphversions import Versions, import_finding, fact_of
@@ -65,14 +66,14 @@ _KEYS = re.compile(r'"(channel_values|versions_seen|pending_writes|parent_config
                    r'checkpoint_id)"\s*:')
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """How surely a sample is a LangGraph history: its keys (the earlier the first one, the surer)."""
     if sample.parsed:
         return 0.9 if is_langgraph_history(sample.data) else 0.0
     return sample.keys_confidence(_KEYS)
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of a LangGraph history (JSON: state snapshots or checkpoint tuples); the registry reads it with the
     collector paused, parsing included."""
     return run_of_history(doc.data(), doc.name)
@@ -83,9 +84,9 @@ class _Step:
     sid: str
     node: str
     action: str
-    deps: dict = field(default_factory=dict)
-    inferred: set = field(default_factory=set)
-    facts: dict = field(default_factory=dict)  # an ordered set: in the order the fact strings were made
+    deps: dict[str, None] = field(default_factory=dict)
+    inferred: set[str] = field(default_factory=set)
+    facts: dict[str, None] = field(default_factory=dict)  # an ordered set: in the order the fact strings were made
     branch: int = 1
     revises: str | None = None
     duration: float | None = None  # what the last run took (end - start), when it ran
@@ -148,9 +149,9 @@ class _Builder(Versions):
         self.branches += 1
         return self.branches
 
-    def _lineage(self, head: Checkpoint) -> list[tuple[dict, float | None]]:
+    def _lineage(self, head: Checkpoint) -> list[tuple[dict[str, Any], float | None]]:
         """The values and times (None when untimed) of the checkpoints from the first to ``head``, on its branch."""
-        chain: list[tuple[dict, float | None]] = []
+        chain: list[tuple[dict[str, Any], float | None]] = []
         c: Checkpoint | None = head
         seen: set[str] = set()
         while c is not None and c.id not in seen:
@@ -250,7 +251,7 @@ class _Builder(Versions):
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
 
-    def _fail_rest(self, p: Checkpoint, ran: list, unresolved: dict) -> None:
+    def _fail_rest(self, p: Checkpoint, ran: list[str | None], unresolved: dict[str, str]) -> None:
         """Tasks of ``p`` that failed or waited and did not run again in this superstep: failures that stand."""
         for task in p.tasks:
             if (task.error or task.interrupts) and task.name not in ran and (p.id, task.id) not in self.emitted:
@@ -263,7 +264,7 @@ class _Builder(Versions):
                 unresolved[node] = sid
             self.emitted.add((p.id, task.id))
 
-    def _trigger_name(self, p: Checkpoint, task: Task, ran: list) -> str | None:
+    def _trigger_name(self, p: Checkpoint, task: Task, ran: list[str | None]) -> str | None:
         """The node a failed task that names none ran: the one node ``p`` scheduled (``branch:to:X``) that no other
         task of ``p`` and no run of the superstep accounts for."""
         claimed = {t.name for t in p.tasks if t is not task} | set(ran)
@@ -306,7 +307,7 @@ class _Builder(Versions):
         self.actions[index] = self.actions[index]._replace(payload=f"{message}: resumed {waited} later")
         return f"{sid!r} resumed after waiting {waited} for input"
 
-    def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], replaced: set, data: dict | None = None,
+    def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], replaced: set[str], data: dict[str, Any] | None = None,
                   resumed: bool = False) -> None:
         step = self.steps[sid]
         step.facts.update(facts)
@@ -348,7 +349,7 @@ class _Builder(Versions):
                 if len(group) > 1:
                     step.inferred.add(u)
 
-    def _writers(self, p: Checkpoint, c: Checkpoint, tasks: list[Task]) -> dict[str, set] | None:
+    def _writers(self, p: Checkpoint, c: Checkpoint, tasks: list[Task]) -> dict[str, set[str]] | None:
         """Which channels each node of the superstep wrote, when the record says; None when it does not."""
         if c.node_writes is not None and all(t.name in c.node_writes for t in tasks):
             return {n: set(w) if isinstance(w, dict) else set() for n, w in c.node_writes.items()}

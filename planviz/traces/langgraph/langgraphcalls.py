@@ -49,7 +49,7 @@ _KINDS = {"AIMessage": "ai", "AIMessageChunk": "ai", "HumanMessage": "human", "T
           "SystemMessage": "system", "ChatMessage": "chat", "FunctionMessage": "function"}
 
 
-def message_of(value: Any) -> tuple[str, dict] | None:
+def message_of(value: Any) -> tuple[str, dict[str, Any]] | None:
     """(kind, fields) of a LangChain message in either serialised shape (``human``, ``ai``, ``tool``...), or
     None when ``value`` is no message."""
     if not isinstance(value, dict):
@@ -63,19 +63,19 @@ def message_of(value: Any) -> tuple[str, dict] | None:
     return ("ai" if kind == "AIMessageChunk" else kind, value) if isinstance(kind, str) and "content" in value else None
 
 
-def reply_of(value: Any) -> dict | None:
+def reply_of(value: Any) -> dict[str, Any] | None:
     """The fields of an AI message (either serialised shape), or None when ``value`` is no AI message."""
     found = message_of(value)
     return found[1] if found is not None and found[0] == "ai" else None
 
 
-def tool_message(value: Any) -> dict | None:
+def tool_message(value: Any) -> dict[str, Any] | None:
     """The fields of a ToolMessage (a tool call's result, as the ``tools`` node writes it), or None."""
     found = message_of(value)
     return found[1] if found is not None and found[0] == "tool" else None
 
 
-def message_text(message: dict) -> str:
+def message_text(message: dict[str, Any]) -> str:
     """The text of a message's content: a string, or the text blocks of a list of content blocks."""
     content = message.get("content")
     if isinstance(content, str):
@@ -86,7 +86,7 @@ def message_text(message: dict) -> str:
     return ""
 
 
-def asked_for(message: dict) -> str:
+def asked_for(message: dict[str, Any]) -> str:
     """What a model's reply said: its text, and each tool call it asked for as ``name({"arg": ...})`` (LangChain's
     ``tool_calls``, else OpenAI's own in ``additional_kwargs``: ``tool_calls``, or the older ``function_call``)."""
     calls = message.get("tool_calls")
@@ -94,7 +94,7 @@ def asked_for(message: dict) -> str:
     extra = message.get("additional_kwargs")
     if not pairs and isinstance(extra, dict):
         listed = extra.get("tool_calls")
-        raw: list = listed if isinstance(listed, list) else [extra.get("function_call")]
+        raw: list[Any] = listed if isinstance(listed, list) else [extra.get("function_call")]
         for c in raw:
             function = c.get("function", c) if isinstance(c, dict) else None
             if isinstance(function, dict):
@@ -112,7 +112,7 @@ def _arguments(text: Any) -> Any:
         return text
 
 
-def given_to(history: Any, reply: dict) -> str | None:
+def given_to(history: Any, reply: dict[str, Any]) -> str | None:
     """The last user or tool message before ``reply`` in a message list (what the model was given), as text."""
     if not isinstance(history, list):
         return None
@@ -124,10 +124,10 @@ def given_to(history: Any, reply: dict) -> str | None:
     return None
 
 
-def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]) -> dict[str, list]:
+def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]) -> dict[str, list[Any]]:
     """Channel -> the ToolMessages the channels ``written`` hold that the same channels before did not (each
     counted once by id, ``counted`` extended): the tool calls a node run made."""
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     for ch, value in written:
         if not isinstance(value, list):
             continue
@@ -147,14 +147,14 @@ def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], 
     return out
 
 
-def tool_data(messages: list[dict]) -> dict:
+def tool_data(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """What a node run's ToolMessages say, for its observation's data: ``tool_calls`` (how many), ``result``
     (their text, each after its tool's name when there are several) and ``error`` (those whose status is
     ``error``)."""
     if not messages:
         return {}
 
-    def shown(group: list[dict]) -> str:
+    def shown(group: list[dict[str, Any]]) -> str:
         return "\n".join(message_text(m) if len(messages) == 1 else f"{m.get('name') or 'tool'}: {message_text(m)}"
                          for m in group)
 
@@ -163,12 +163,12 @@ def tool_data(messages: list[dict]) -> dict:
             **({"error": shown(failed)} if failed else {})}
 
 
-def _content(message: dict) -> str:
+def _content(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, default=str, sort_keys=True)
 
 
 def new_replies(values: Mapping[str, Any], written: Iterable[tuple[str, Any]],
-                counted: set[str]) -> Iterator[tuple[str, dict]]:
+                counted: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The AI messages the channels ``written`` (``(channel, new value)``) hold that the same channels of the
     checkpoint before (its ``values``) did not, as ``(channel, message fields)``.
 
@@ -203,7 +203,7 @@ def new_replies(values: Mapping[str, Any], written: Iterable[tuple[str, Any]],
                 yield ch, message
 
 
-def _held(values: list) -> tuple[set[str], Counter[str]]:
+def _held(values: list[Any]) -> tuple[set[str], Counter[str]]:
     """The ids of the AI messages among ``values``, and how many copies of each one without an id."""
     ids: set[str] = set()
     copies: Counter[str] = Counter()
@@ -228,7 +228,7 @@ def _count(value: Any, name: str = "") -> int | None:
     return value
 
 
-def call_of(message: dict, start: float, step: str | None, history: Any = None) -> ModelCall:
+def call_of(message: dict[str, Any], start: float, step: str | None, history: Any = None) -> ModelCall:
     """The :class:`~planviz.runs.events.ModelCall` an AI message stands for, made by the node run ``step``;
     ``history``, the message list holding it, gives its input (the last user or tool message before it)."""
     meta = message.get("response_metadata")
@@ -277,7 +277,7 @@ def thread_turns(checkpoints: Iterable[tuple[Mapping[str, Any], float | None]]) 
     3
     """
     out: list[Turn] = []
-    before: list = []
+    before: list[Any] = []
     for values, time in checkpoints:
         messages = _channel(values)
         if not isinstance(messages, list):

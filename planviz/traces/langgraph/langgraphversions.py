@@ -18,12 +18,15 @@ import hashlib
 import json
 from bisect import bisect_right
 from itertools import filterfalse
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import Run
 from planviz.traces.playback import Action, play
 from planviz.traces.langgraph.checkpoints import Checkpoint
+
+if TYPE_CHECKING:  # the builder's steps (history.py imports this module)
+    from planviz.traces.langgraph.history import _Step
 
 __all__ = ["Versions", "fact_of", "import_finding"]
 
@@ -45,35 +48,36 @@ def fact_of(channel: str, value: Any) -> str:
     return f"{channel} = {text[:50]}… #{digest}"
 
 
-def import_finding(code: str, message: str, steps=(), edges=(), where: str = "") -> Finding:
+def import_finding(code: str, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = (),
+                   where: str = "") -> Finding:
     return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
 
 
 class Versions:
     """The plan-version half of the LangGraph reader's builder (its attributes are the builder's)."""
 
-    steps: dict
-    by_id: dict
-    order: list
-    at: dict
-    fails_at: dict
-    members: dict
-    findings: list
-    forks: list
-    actions: list
-    first_child: dict
-    started_at: dict
+    steps: dict[str, _Step]
+    by_id: dict[str, Checkpoint]
+    order: list[Checkpoint]
+    at: dict[str, list[str]]
+    fails_at: dict[str, list[str]]
+    members: dict[int, list[str]]
+    findings: list[Finding]
+    forks: list[tuple[str, int]]
+    actions: list[Action]
+    first_child: dict[str, str]
+    started_at: dict[str, float]
     timed: bool
     thread: str | None
-    late: set
-    made: dict
-    flagged: set  # the steps with an inferred dependency
-    unknown: set  # the steps of unknown duration
-    renamed: list
-    renamed_at: list
-    depended: dict | None
-    holder: dict
-    version_ids: list
+    late: set[str]
+    made: dict[str, tuple[tuple[str, ...], Step]]
+    flagged: set[str]  # the steps with an inferred dependency
+    unknown: set[str]  # the steps of unknown duration
+    renamed: list[str]
+    renamed_at: list[int]
+    depended: dict[str, list[str]] | None
+    holder: dict[str, tuple[int, int]]
+    version_ids: list[list[str]]
 
     def _time(self, c: Checkpoint) -> float:
         raise NotImplementedError
@@ -92,7 +96,8 @@ class Versions:
                 ids[sid] = None
         return list(ids)
 
-    def _plan(self, ids: list[str], goal: str, premises: list[str], base: tuple | None = None, **version: Any) -> Plan:
+    def _plan(self, ids: list[str], goal: str, premises: list[str],
+              base: tuple[tuple[Step, ...], int, set[str], list[str]] | None = None, **version: Any) -> Plan:
         """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
         steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
         prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
@@ -130,7 +135,7 @@ class Versions:
         return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",  # built once
                     import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "", **version)
 
-    def _step(self, sid: str, members: set) -> Step:
+    def _step(self, sid: str, members: set[str]) -> Step:
         """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
         it revises changed (else the same Step, shared)."""
         s = self.steps[sid]
@@ -153,7 +158,7 @@ class Versions:
                     self.depended.setdefault(u, []).append(sid)
         return self.depended
 
-    def _branch_ids(self, cid: str) -> tuple[list[str], tuple | None]:
+    def _branch_ids(self, cid: str) -> tuple[list[str], tuple[int, int] | None]:
         """The steps of the version whose branch starts at ``cid``: those on the path to its fork point (a prefix
         of the version holding that checkpoint, copied whole), then its own chain's; and that version with the
         length of the prefix. Each checkpoint's place is noted once, in the one version whose chain holds it."""

@@ -34,6 +34,7 @@ from planviz.errors import TraceFormatError
 from planviz.io import limits
 from planviz.io.syntax import show_value
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.langgraph.checkpointblobs import decode_blob, decode_msgpack
 from planviz.traces.langgraph.history import run_of_history
 from planviz.traces.langgraph.langgraphversions import asked
@@ -50,7 +51,7 @@ _WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx
 _SHOWN_THREADS = 40
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """A SQLite database with a ``checkpoints`` table is surely one; any other SQLite database is claimed
     faintly, so that :func:`read` can say what it holds instead."""
     if not sample.is_sqlite:
@@ -156,7 +157,7 @@ def threads_of(con: sqlite3.Connection) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _metadata(raw: Any, source: str, where: str) -> dict:
+def _metadata(raw: Any, source: str, where: str) -> dict[str, Any]:
     if raw is None:
         return {}
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
@@ -193,11 +194,11 @@ def _indexed(con: sqlite3.Connection, table: str) -> bool:
     return False
 
 
-def tuples_of(con: sqlite3.Connection, thread: str, source: str, lookup: dict[str, str] | None = None) -> list[dict]:
+def tuples_of(con: sqlite3.Connection, thread: str, source: str, lookup: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """One thread's checkpoints as checkpoint tuples (the JSON export's shape), oldest id first; ``lookup``
     (:func:`thread_lookup`) when several threads are read."""
     has_writes = "writes" in _tables(con)
-    writes: dict[tuple[str, str], list[list]] = defaultdict(list)
+    writes: dict[tuple[str, str], list[list[Any]]] = defaultdict(list)
     clause = lookup or {}
     if has_writes:
         rows = con.execute("SELECT checkpoint_ns, checkpoint_id, task_id, channel, type, value FROM writes "
@@ -233,7 +234,7 @@ def _columns(con: sqlite3.Connection) -> str:
     return "'', thread_ts, parent_ts, 'json'"
 
 
-def read(doc: Any) -> tuple[Run, ...]:
+def read(doc: Document) -> tuple[Run, ...]:
     """The runs of a checkpoint database: every thread's, or the one ``doc.thread`` names."""
     if doc.path is None:
         raise TraceFormatError("a SQLite database is read from its file: pass its path", source=doc.name)

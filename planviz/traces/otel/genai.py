@@ -51,7 +51,8 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from planviz.plan.model import Finding, Plan, Step
-from planviz.runs.events import Observation, Run
+from planviz.runs.events import ModelCall, Observation, Run
+from planviz.traces import Document, Sample
 from planviz.runs.turns import Turn
 from planviz.traces import calltimes
 from planviz.traces.jsonstream import records, walk
@@ -70,7 +71,7 @@ _NS = 1e9
 _KEYS = re.compile(r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:')
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """How surely a sample is OpenTelemetry span JSON: its keys (the earlier the first one, the surer)."""
     if sample.parsed:
         return 0.9 if is_span_data(sample.data) else 0.0
@@ -95,7 +96,7 @@ def spans_of(doc: Any) -> Iterable[Span]:
     return (span_of(raw, ctx, where, line, doc.name) for raw, ctx, where, line in found)
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of an OpenTelemetry trace (SDK span JSON or OTLP/JSON, one document or one span per line)."""
     return run_of_spans(spans_of(doc), doc.name)
 
@@ -118,7 +119,7 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     return replace(play(plan, actions), model_calls=calls, turns=turns)
 
 
-def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Plan, list[Action], tuple, tuple]:
+def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Plan, list[Action], tuple[ModelCall, ...], tuple[Turn, ...]]:
     """The plan of a trace's spans, its timeline of actions, its model calls and its turns."""
     findings: list[Finding] = []
     by_id: dict[str, Span] = {}
@@ -267,12 +268,12 @@ def _parents(order: list[Span], by_id: dict[str, Span], findings: list[Finding])
     return parent
 
 
-def _step_ids(spans: list[Span], parent: dict) -> tuple[dict[str, str], dict[str, list[Span]], set[str]]:
+def _step_ids(spans: list[Span], parent: dict[str, str | None]) -> tuple[dict[str, str], dict[str, list[Span]], set[str]]:
     """Step id of each step span: the tool name, ``name#k`` when it ran again; a repeated failed call is a retry."""
     step_of: dict[str, str] = {}
     attempts: dict[str, list[Span]] = {}
     used: Counter[str] = Counter()
-    failed: dict[tuple | None, str] = {}  # keyed by (parent, name, arguments), made only when a call failed
+    failed: dict[tuple[str | None, str, str] | None, str] = {}  # keyed by (parent, name, arguments), made only when a call failed
     retried: set[str] = set()
     for s in spans:
         base = (s.tool or s.model or s.name or "call").strip() or "call"
@@ -306,7 +307,7 @@ def _action(s: Span) -> str:
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
 
-def _turns(order: list[Span], calls: tuple) -> tuple[Turn, ...]:
+def _turns(order: list[Span], calls: tuple[ModelCall, ...]) -> tuple[Turn, ...]:
     """What was said: the user's message (the task, when a span holds it) and the model's last reply (the output
     of the last model call that asked for no tool), where the trace records them."""
     asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
@@ -318,7 +319,7 @@ def _turns(order: list[Span], calls: tuple) -> tuple[Turn, ...]:
     return tuple(said)
 
 
-def _goal(order: list[Span], parent: dict) -> str:
+def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
     """The user's request (first user message), with the agent's name when there is one."""
     agent = next((s.agent for s in order if s.operation == AGENT and s.agent), "")
     asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
@@ -330,7 +331,7 @@ def _goal(order: list[Span], parent: dict) -> str:
     return root.name if root is not None and root.name else "OpenTelemetry trace"
 
 
-def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[Action]:
+def _actions(steps: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]], t0: int) -> list[Action]:
     actions = []
     tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
     for s in steps:
@@ -360,7 +361,7 @@ def _actions(steps: list[Span], step_of: dict, attempts: dict, t0: int) -> list[
     return actions
 
 
-def _stop(order: list[Span], parent: dict, attempts: dict, t0: int) -> Action:
+def _stop(order: list[Span], parent: dict[str, str | None], attempts: dict[str, list[Span]], t0: int) -> Action:
     end = max((s.end for s in order if s.end is not None), default=t0)
     bad_agents = [s for s in order if s.status == "error" and s.operation != TOOL and
                   (parent[s.span_id] is None or s.operation == AGENT)]

@@ -49,6 +49,7 @@ from typing import Any
 
 from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.otel.openinferencevalues import task
 from planviz.traces.otel.genai import run_of_spans
 from planviz.traces.otel.otelspans import span_of
@@ -63,7 +64,7 @@ _OPERATIONS = {"TOOL": "execute_tool", "LLM": "chat", "CHAT_MODEL": "chat", "EMB
 _STATUS = {"STATUS_CODE_OK": "OK", "STATUS_CODE_ERROR": "ERROR", "STATUS_CODE_UNSET": "UNSET"}
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """Sure when spans carry MLflow's attributes (``mlflow.spanType``...) or the data is an MLflow trace
     (``info`` and ``data.spans``); 0 otherwise. Surer than OpenTelemetry's and OpenInference's readers."""
     if sample.parsed:
@@ -81,7 +82,7 @@ def _mlflow_spans(spans: Any) -> bool:
         isinstance(spans[0].get("attributes"), dict) and "mlflow.spanType" in spans[0]["attributes"]
 
 
-def _traces(data: Any) -> list[tuple[dict, list]]:
+def _traces(data: Any) -> list[tuple[dict[str, Any], list[Any]]]:
     """``(info, spans)`` of every trace in the data: one trace, a list of traces, a bare ``{"spans": [...]}``
     of MLflow spans or a list of MLflow spans; [] when it is none of these."""
     if _is_trace(data):
@@ -95,7 +96,7 @@ def _traces(data: Any) -> list[tuple[dict, list]]:
     return []
 
 
-def read(doc: Any) -> Run | tuple[Run, ...]:
+def read(doc: Document) -> Run | tuple[Run, ...]:
     """The run of an MLflow trace (one run per trace of a list of traces)."""
     traces = _traces(doc.data())
     if not traces:
@@ -137,7 +138,7 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None and v != ""), None)
 
 
-def _usage(attrs: dict, outputs: Any) -> dict[str, Any]:
+def _usage(attrs: dict[str, Any], outputs: Any) -> dict[str, Any]:
     usage = attrs.get("mlflow.chat.tokenUsage")
     if not isinstance(usage, dict) and isinstance(outputs, dict) and isinstance(outputs.get("usage"), dict):
         usage = outputs["usage"]

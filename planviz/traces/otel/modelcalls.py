@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from typing import Any
 
 from planviz.runs.events import ModelCall
 from planviz.traces import calltimes
@@ -111,7 +112,7 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
     return tuple(calltimes.timed(c, calls[c.id]) for c in out)  # unknown or inferred durations said so
 
 
-def _said(m: Span) -> dict:
+def _said(m: Span) -> dict[str, Any]:
     """A call's tokens by kind beyond input and output, and what it was given and answered."""
     return {"reasoning_tokens": m.reasoning_tokens, "cached_tokens": m.cached_tokens, "total_tokens": m.total_tokens,
             "input": m.input_text, "output": m.output_text}

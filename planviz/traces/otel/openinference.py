@@ -23,9 +23,9 @@ convention, with the attribute decoding of :mod:`~planviz.traces.otel.openinfere
 
 from __future__ import annotations
 
-from typing import Any
 
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.otel.openinferencevalues import KIND
 from planviz.traces.otel.genai import detect as otel_detect  # the span shapes are OpenTelemetry's
 from planviz.traces.otel.genai import read as otel_read
@@ -35,7 +35,7 @@ __all__ = ["TITLE", "detect", "read"]
 TITLE = "OpenInference"
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """Sure when OpenTelemetry spans carry ``openinference.span.kind``; 0 otherwise."""
     if otel_detect(sample) <= 0:
         return 0.0
@@ -44,6 +44,6 @@ def detect(sample: Any) -> float:
     return 0.95 if KIND in sample.text else 0.0
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of OpenInference spans (read as OpenTelemetry spans, each by its own convention)."""
     return otel_read(doc)

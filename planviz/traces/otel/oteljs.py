@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.jsonstream import records, walk
 from planviz.traces.messages import task
 from planviz.traces.otel.genai import run_of_spans
@@ -58,7 +59,7 @@ _COPY = {  # AI SDK attribute -> the GenAI attribute it stands for (the first on
 }
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """Sure when spans have a ``spanContext`` (the JS SDK's own field name), or flat camelCase ids and JS times
     (``traceId`` with ``spanId`` or ``id``, and ``startTime`` or ``timestamp``; never OTLP's ``startTimeUnixNano``):
     the objects file and console exporters write from a ``ReadableSpan``."""
@@ -75,19 +76,19 @@ def detect(sample: Any) -> float:
         '"observations"' not in text else 0.0
 
 
-def _flat(raw: dict) -> bool:
+def _flat(raw: dict[str, Any]) -> bool:
     """A JS span object with its ids flat (no ``spanContext``): ``traceId``, ``spanId``/``id`` and a JS time."""
     return "traceId" in raw and ("spanId" in raw or "id" in raw) and "startTimeUnixNano" not in raw and \
         ("startTime" in raw or "timestamp" in raw)
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of a file of OpenTelemetry JS span objects."""
     found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
     return run_of_spans(spans_of(found, doc.name), doc.name)
 
 
-def spans_of(found: Iterable[tuple[Any, dict, str, int | None]], source: str) -> list[Span]:
+def spans_of(found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str) -> list[Span]:
     """The spans; an AI SDK call (``ai.generateText``...) with usage and no model call (``.doGenerate``,
     ``.doStream``) starting inside it is itself the model call."""
     spans = [span_of(python_shape(raw, where, line, source), {}, where, line, source)
@@ -103,14 +104,15 @@ def spans_of(found: Iterable[tuple[Any, dict, str, int | None]], source: str) ->
     return spans
 
 
-def hrtime(value: Any, field: str, bad: Any) -> int | None:
+def hrtime(value: Any, field: str, bad: Callable[[str, str], Exception]) -> int | None:
     """An hrtime ``[seconds, nanoseconds]`` as integer nanoseconds (None when absent)."""
     if value is None:
         return None
     if (isinstance(value, list) and len(value) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
             and 0 <= value[0] < 1 << 34 and 0 <= value[1] < 1_000_000_000):
-        return value[0] * 1_000_000_000 + value[1]
+        nanos: int = value[0] * 1_000_000_000 + value[1]
+        return nanos
     unit = ("; read as OpenTelemetry JS span objects (camelCase ids, here without spanContext), but a plain "
             "number's unit is not stated: planviz reads a JS span's startTime/endTime as the SDK's [seconds, "
             "nanoseconds] pairs, or the console exporter's timestamp and duration in microseconds"
@@ -119,7 +121,7 @@ def hrtime(value: Any, field: str, bad: Any) -> int | None:
                      f"{str(value)[:60]}{unit}")
 
 
-def _micros(value: Any, field: str, bad: Any) -> int | None:
+def _micros(value: Any, field: str, bad: Callable[[str, str], Exception]) -> int | None:
     """Microseconds (the console exporter's ``timestamp`` and ``duration``) as integer nanoseconds."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1 << 53:
         return round(value * 1000)

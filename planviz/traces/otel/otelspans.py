@@ -255,7 +255,7 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
 
 # --------------------------------------------------------------------------- field readers
 
-def leaves(value: Any, out: set | None = None, depth: int = 0) -> set[str]:
+def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     """Scalar values inside ``value`` distinctive enough to show data flowing: strings of 4 to 1,000
     characters and numbers of three digits or more (no booleans, no short strings).
 
@@ -355,13 +355,13 @@ def _value(value: Any) -> Any:
 def _arguments(value: Any) -> dict[str, Any]:
     """A tool call's arguments: JSON text decoded, twice when it was encoded twice (any-agent's OpenAI Agents
     traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), under ``input`` when they are no object."""
-    decoded = openinferencevalues.decoded(_value(value))
+    decoded = messages.decoded(_value(value))
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
 
 
-def _events(raw: dict, bad: Any) -> list[dict]:
+def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
     events = raw.get("events") or []
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise bad("events", f"expected a list of event objects, got {_short(events)}")

@@ -41,6 +41,7 @@ from typing import Any, Iterable
 
 from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.jsonstream import records, walk
 from planviz.traces.otel.openinferencevalues import KIND
 from planviz.traces.otel.genai import run_of_spans
@@ -58,7 +59,7 @@ _VALUES = frozenset({"value", "metadata", "parameters", "invocation_parameters",
 """Attribute names whose value is one value even when it is an object (never flattened into dotted names)."""
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """Sure when span objects carry Phoenix's top-level ``span_kind`` and a ``context`` (or
     ``context.span_id``); 0 otherwise. Surer than OpenInference's 0.95: it is the same spans, in Phoenix's shape."""
     if sample.parsed:
@@ -81,13 +82,13 @@ def _first(data: Any) -> Any:
     return data[0] if isinstance(data, list) and data else None
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of a Phoenix span export (a JSON list, ``{"data": [...]}`` or JSON Lines)."""
     found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
     return run_of_spans(spans_of(found, doc.name), doc.name)
 
 
-def spans_of(found: Iterable[tuple[Any, dict, str, int | None]], source: str) -> list[Span]:
+def spans_of(found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str) -> list[Span]:
     """The spans of the records found, each read by :func:`~planviz.traces.otel.otelspans.span_of`."""
     return [span_of(python_shape(raw, where, line, source), {}, where, line, source)
             for raw, _ctx, where, line in found]

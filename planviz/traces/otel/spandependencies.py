@@ -27,10 +27,12 @@ from typing import Any
 
 from planviz.traces.otel.otelspans import Span, leaves
 
+_Unit = tuple[int, int | None, set[str], set[str]]  # (start, end or None, entry steps, exit steps)
+
 __all__ = ["data_flow", "timing_edges"]
 
 
-def data_flow(spans: list[Span], step_of: dict, attempts: dict) -> dict[tuple[str, str], None]:
+def data_flow(spans: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]]) -> dict[tuple[str, str], None]:
     """Edges producer -> consumer where the consumer's arguments hold a value the producer returned.
 
     A value the producer was itself given (passed through) is no evidence; the latest producer of a value wins.
@@ -59,7 +61,8 @@ MAX_PREDECESSORS = 8
 parallel calls after another would otherwise give width-squared edges)."""
 
 
-def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
+def timing_edges(order: list[Span], parent: dict[str, str | None], step_of: dict[str, str],
+                 attempts: dict[str, list[Span]],
                  known: set[tuple[str, str]], thinned: list[str] | None = None) -> list[tuple[str, str]]:
     """Edges from the latest calls that ended before a call started, among siblings, scoped by nesting.
 
@@ -82,9 +85,9 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
         up = parent[s.span_id]
         children[up if up is not None else ("trace", s.trace_id or "")].append(s)
     edges: dict[tuple[str, str], None] = {}
-    memo: dict[Any, tuple] = {}
+    memo: dict[Any, _Unit] = {}
 
-    def unit(node: Span) -> tuple | None:
+    def unit(node: Span) -> _Unit | None:
         """(start, end or None, entry steps, exit steps) of a child span, None when it holds no step."""
         sid = step_of.get(node.span_id)
         if sid is not None:  # a failed call may wait for others, but nothing waits for it
@@ -110,7 +113,7 @@ def timing_edges(order: list[Span], parent: dict, step_of: dict, attempts: dict,
     return [(u, v) for u, v in edges if (u, v) not in known and u != v and rank[u] < rank[v]]
 
 
-def _order_units(units: list[tuple], edges: dict, thinned: list[str]) -> tuple:
+def _order_units(units: list[_Unit], edges: dict[tuple[str, str], None], thinned: list[str]) -> _Unit:
     """Add edges between sibling units (sorted by start); return (first start, last end, entries, exits)."""
     if not units:
         return 0, 0, set(), set()
@@ -149,4 +152,4 @@ def _order_units(units: list[tuple], edges: dict, thinned: list[str]) -> tuple:
     last_start = max(u[0] for u in units)
     exits = set().union(*(last for _, end, _, last in units if end is None or end > last_start))
     ends = [end for _, end, _, _ in units]
-    return units[0][0], None if None in ends else max(ends), entries, exits
+    return units[0][0], None if None in ends else max(e for e in ends if e is not None), entries, exits

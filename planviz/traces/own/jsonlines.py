@@ -11,9 +11,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from planviz.runs.events import Run
+from planviz.traces import Document, Sample
 from planviz.traces.own.tracereader import read_trace, trace_lines
 
 __all__ = ["TITLE", "detect", "read"]
@@ -23,7 +23,7 @@ _HEADER = re.compile(r'\{\s*"type"\s*:\s*"header"')
 _RECORD = re.compile(r'^\{\s*"(type|schema|version)"\s*:\s*"?(header|plan|event|planviz-trace)?', re.M)
 
 
-def detect(sample: Any) -> float:
+def detect(sample: Sample) -> float:
     """1 for a planviz header line; a little for a file with a line that looks like a planviz record
     (its reader then says what is wrong with it); 0 otherwise."""
     if sample.parsed:
@@ -35,6 +35,6 @@ def detect(sample: Any) -> float:
     return 0.2 if _RECORD.search(sample.text) else 0.0
 
 
-def read(doc: Any) -> Run:
+def read(doc: Document) -> Run:
     """The run of a planviz trace, read line by line from the file."""
     return read_trace(trace_lines(doc.stream(), doc.name, doc.max_bytes), doc.name)

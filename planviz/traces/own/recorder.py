@@ -16,7 +16,7 @@ import time as _time
 from typing import Any, Callable, Iterable
 
 from planviz.errors import SimulationError
-from planviz.plan.model import Contract, Plan
+from planviz.plan.model import Contract, Plan, Step
 from planviz.runs.events import OUTCOMES, Event, Observation, Run
 from planviz.runs.engine.machine import Machine
 from planviz.runs.engine.revision import complete_revision
@@ -78,7 +78,7 @@ class Recorder:
         self._flush()
         return tuple(events)
 
-    def _step(self, step_id: str):
+    def _step(self, step_id: str) -> Step:
         plan = self._m.plan
         if plan is None:
             raise SimulationError(f"record a plan with propose() before step {step_id!r}")

@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 from planviz.errors import PlanvizTypeError
 from planviz.plan.model import Contract, Plan
@@ -140,7 +140,7 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(source: str | os.PathLike[str] | Any, format: str | None = None, *, thread: str | None = None,
+def load_trace(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object], format: str | None = None, *, thread: str | None = None,
                max_bytes: int | None = None) -> Run:
     """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
