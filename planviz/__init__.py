@@ -67,6 +67,7 @@ _EXPORTS = {
     "runs.usage": ("Usage", "run_usage"),
     "runs.hindsight.retrospect": ("hindsight", "Hindsight"),
     "runs.hindsight.whatif": ("what_if", "WhatIf"),
+    "runs.summary.runsummary": ("run_summary", "RunSummary"),
     "pictures.drawing": ("render",),
     "pictures.diagram": ("Diagram",),
     "pictures.animation": ("Animation",),
@@ -122,6 +123,7 @@ if TYPE_CHECKING:  # what mypy and editors see: the real types behind the lazy n
     from planviz.runs.usage import Usage as Usage, run_usage as run_usage
     from planviz.runs.hindsight.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from planviz.runs.hindsight.whatif import what_if as what_if, WhatIf as WhatIf
+    from planviz.runs.summary.runsummary import run_summary as run_summary, RunSummary as RunSummary
     from planviz.pictures.drawing import render as render
     from planviz.pictures.diagram import Diagram as Diagram
     from planviz.pictures.animation import Animation as Animation

@@ -40,6 +40,7 @@ from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
+from planviz.runs.summary.runsummary import run_summary
 from planviz.structure.graph import to_graph
 from planviz.pictures.captions import EVENT_LINES, EVENT_WIDTH, caption_lines, critical_marks, event_lines, finding_notes, run_notes, schedule_of, slack_notes
 from planviz.pictures.arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
@@ -193,7 +194,12 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
         raise RenderError(f"at={show_value(at)} needs a run with events; pass run=simulate(plan) or a loaded trace")
 
     findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
-    schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")
+    if "critical" not in wanted:
+        schedule, why_not = None, ""
+    elif run is not None:  # a run's plan version: its critical path from the run's one summary
+        schedule, why_not = run_summary(run).schedule_or_why(plan)
+    else:
+        schedule, why_not = schedule_of(plan)
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
