@@ -36,6 +36,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import networkx as nx
 import pygraphviz as pgv
 
+from planviz.analysis.timeline import ready_waves
 from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
@@ -230,7 +231,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: An
 
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
-        return summary_diagram(plan, frame, notice, index)
+        waves = run_summary(run).waves if run is not None else ready_waves  # a run's from its one summary
+        return summary_diagram(plan, frame, notice, index, waves_of=waves)
     marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)  # step id or group index -> mark
     for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))

@@ -91,3 +91,20 @@ def test_an_injected_fault_computes_the_new_runs_analyses_once(counted):
     counted.clear()
     run = explorer.inject("S4:side_effect")
     assert len(run.plans) == 2 and versions_counted(counted, run) == [1, 1]
+
+
+def test_frames_of_a_run_too_big_to_lay_out_compute_its_ready_waves_once(monkeypatch):
+    from planviz import render
+    from planviz.analysis import timeline
+    from planviz.pictures import budget
+
+    calls = []
+    real = timeline.ready_waves
+    for name, module in list(sys.modules.items()):
+        if name.startswith("planviz") and getattr(module, "ready_waves", None) is real:
+            monkeypatch.setattr(module, "ready_waves", lambda plan: calls.append(plan) or real(plan))
+    monkeypatch.setattr(budget, "QUICK_SECONDS", 0.0)
+    run = simulate(examples.load("cache_isolation"))
+    pictures = [render(run.plan, run=run, at=i, budget=1e-9) for i in range(len(run.events))]
+    assert all(d.summarized for d in pictures) and len(pictures) > 2
+    assert [id(p) for p in calls] == [id(run.plan)]  # was once per frame
