@@ -73,3 +73,15 @@ def test_the_same_summary_while_held_and_a_run_let_go_is_forgotten():
 def test_a_summary_of_something_else_says_what_to_call():
     with pytest.raises(PlanvizTypeError, match="load_trace"):
         run_summary("run.jsonl")
+
+
+def test_a_copy_of_a_summary_summarises_the_same_run_with_nothing_computed_yet(run):
+    import copy
+    import pickle
+
+    s = run_summary(run)
+    s.metrics
+    assert "computed: metrics, schedule, usage" in repr(s)
+    back = pickle.loads(pickle.dumps(s))
+    assert back.run.events == run.events and "nothing yet" in repr(back)
+    assert back.metrics == s.metrics and copy.copy(s).run is run

@@ -61,12 +61,32 @@ class RunSummary:
     (:func:`planviz.run_usage`), ``metrics`` (:func:`planviz.metrics`, sharing this summary's critical
     path and usage), ``hindsight`` (:func:`planviz.hindsight`); per plan: ``schedule(plan)``
     (:func:`planviz.critical_path`), ``waves(plan)`` (:func:`planviz.ready_waves`), ``alignment(plan)``
-    (:func:`planviz.align`). Get it with :func:`run_summary`.
+    (:func:`planviz.align`). Get it with :func:`run_summary`. A copy or a pickle is a new summary of the same
+    run, with nothing computed yet.
+
+    Examples
+    --------
+    >>> from planviz import examples, simulate
+    >>> s = run_summary(simulate(examples.load("cache_isolation")))
+    >>> s.usage.tool_calls, s.hindsight.summary()
+    (5, '29 min ran, 29 min possible: nothing waited that did not need to')
+    >>> s
+    <RunSummary of a run of 12 events, 1 plan version; computed: hindsight, usage>
     """
 
     run: Run
     _memo: dict[Any, tuple[Any, PlanvizError | None, Any]] = field(default_factory=dict, init=False, repr=False)
     _lock: Any = field(default_factory=threading.RLock, init=False, repr=False)
+
+    def __repr__(self) -> str:
+        with self._lock:
+            done = sorted({key if isinstance(key, str) else key[0] for key in self._memo})
+        versions = len(self.run.plans)
+        return (f"<RunSummary of a run of {len(self.run.events)} events, {versions} plan version"
+                f"{'s' * (versions != 1)}; computed: {', '.join(done) or 'nothing yet'}>")
+
+    def __reduce__(self) -> tuple[type, tuple[Run]]:
+        return (RunSummary, (self.run,))  # the run travels; the figures are computed again where they are read
 
     def _once(self, key: Any, compute: Callable[[], T], keep: Any = None) -> T:
         """``compute()`` the first time ``key`` is asked for, then what it gave (or the error it raised).
