@@ -85,3 +85,8 @@ def test_a_copy_of_a_summary_summarises_the_same_run_with_nothing_computed_yet(r
     back = pickle.loads(pickle.dumps(s))
     assert back.run.events == run.events and "nothing yet" in repr(back)
     assert back.metrics == s.metrics and copy.copy(s).run is run
+
+
+def test_a_summary_made_by_hand_refuses_what_is_no_run():
+    with pytest.raises(PlanvizTypeError, match="RunSummary"):
+        RunSummary("run.jsonl")

@@ -78,6 +78,9 @@ class RunSummary:
     _memo: dict[Any, tuple[Any, PlanvizError | None, Any]] = field(default_factory=dict, init=False, repr=False)
     _lock: Any = field(default_factory=threading.RLock, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        expect_run(self.run, "RunSummary")
+
     def __repr__(self) -> str:
         with self._lock:
             done = sorted({key if isinstance(key, str) else key[0] for key in self._memo})
