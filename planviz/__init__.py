@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from planviz.runs.usage import Usage as Usage, run_usage as run_usage
     from planviz.runs.hindsight.retrospect import hindsight as hindsight, Hindsight as Hindsight
     from planviz.runs.hindsight.whatif import what_if as what_if, WhatIf as WhatIf
+    from planviz.runs.summary.runsummary import run_summary as run_summary, RunSummary as RunSummary
     from planviz.pictures.drawing import render as render
     from planviz.pictures.diagram import Diagram as Diagram
     from planviz.pictures.animation import Animation as Animation

@@ -47,6 +47,7 @@ CALLS = {
                          "planviz.load_plan(path)"),
     "run_usage": (lambda: planviz.run_usage("run.jsonl"), "run_usage(run=", "planviz.load_trace(path)"),
     "hindsight": (lambda: planviz.hindsight("run.jsonl"), "hindsight(run=", "planviz.load_trace(path)"),
+    "run_summary": (lambda: planviz.run_summary("run.jsonl"), "run_summary(run=", "planviz.load_trace(path)"),
     "what_if": (lambda: planviz.what_if("run.jsonl"), "what_if(run=", "planviz.load_trace(path)"),
     "render_what_if": (lambda: planviz.render_what_if("run.jsonl"), "render_what_if(what_if=", "planviz.what_if("),
     "diff_runs": (lambda: planviz.diff_runs(RUN, "run.jsonl"), "diff_runs(b=", "planviz.load_trace(path)"),

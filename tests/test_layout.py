@@ -31,7 +31,7 @@ SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but n
 MAX_LINES = 420
 # inside a stage: the order of its subpackages ("" = the modules directly in the stage's folder)
 SUBSTAGES = {
-    "runs": {"": 0, "engine": 1, "hindsight": 2, "measures": 3, "comparisons": 4, "evaluation": 5},
+    "runs": {"": 0, "engine": 1, "hindsight": 2, "measures": 3, "comparisons": 4, "evaluation": 5, "summary": 6},
     "traces": {"": 0, "otel": 1, "langgraph": 1, "langfuse": 2, "own": 3},
     "frontends": {"": 0, "pages": 1, "widget": 2, "cli": 3},
 }

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from collections import Counter
 from typing import Any
 
-from planviz.pictures.captions import critical_marks, event_lines, schedule_of
+from planviz.pictures.captions import critical_marks, event_lines
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.grouping import counts_text, group_mark, group_traits, member_key
@@ -47,6 +47,7 @@ from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_valu
 from planviz.plan.model import Finding, natural_key
 from planviz.runs.events import Run
 from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.summary.runsummary import run_summary
 from planviz.frontends.panels import plan_of, version_options
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
@@ -245,6 +246,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
     steps = sorted({s for p in run.plans for s in p.ids} | {s for e in run.events for s in (*e.voided, *e.kept)},
                    key=natural_key)  # S2 before S10, as the explorer lists them
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
+    summary = run_summary(run)
     for k, (first, last) in enumerate(_versions(run)):
         plan = plan_of(run, first)
         if progress is not None:
@@ -254,7 +256,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
         by_dom = {dom_id(sid): sid for sid in plan.ids}
         nodes = [by_dom[name[5:]] for name in map(html.unescape, _NODE_ID.findall(svg)) if name[5:] in by_dom]
         drawn = set(nodes)
-        schedule, _ = schedule_of(plan)
+        schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
         critical = critical_marks(plan, schedule)[0]
         findings = tuple(dict.fromkeys(plan.import_findings))
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)

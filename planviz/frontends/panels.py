@@ -24,11 +24,9 @@ from planviz.pictures.style import LEGEND_TEXT, LOOKS
 from planviz.plan.model import natural_key
 from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
-from planviz.runs.comparisons.alignment import align
 from planviz.runs.events import EVENT_KINDS, Run
-from planviz.runs.measures.runmetrics import metrics
-from planviz.runs.hindsight.retrospect import hindsight
-from planviz.runs.usage import UNITS, run_usage, time_unit
+from planviz.runs.summary.runsummary import run_summary
+from planviz.runs.usage import UNITS, time_unit
 
 __all__ = ["event_index", "SliderIndex", "plan_of", "version_options", "frame_diagram", "frame_svg", "inline_svg", "legible_width", "LEGIBLE_PX", "event_row",
            "metrics_rows", "metrics_html", "fault_html", "fault_text", "caption_text", "caption_line", "legend_html", "outcome_label", "list_html",
@@ -119,7 +117,7 @@ def outcome_label(run: Any) -> str:
 def metrics_rows(run: Any) -> list[tuple[str, str]]:
     """(name, value) pairs of :func:`planviz.metrics` for display, in the metrics' own order (``Metrics.cells``,
     times with their unit), then the tokens and cost the run records (:func:`planviz.run_usage`, the one count of
-    usage) and its :func:`planviz.hindsight`.
+    usage) and its :func:`planviz.hindsight`, all read from the run's one summary (:func:`planviz.run_summary`).
 
     >>> from planviz import examples, simulate
     >>> rows = dict(metrics_rows(simulate(examples.load("cache_isolation"))))
@@ -127,17 +125,18 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
     ('1', '29 min', '29 min ran, 29 min possible: nothing waited that did not need to')
     """
     unit = time_unit(run)
+    summary = run_summary(run)
     out = [(name.replace("_", " "), f"{shown} {unit}" if name in ("time", "critical_path_delay")
             and shown not in ("-", "unknown")
-            else shown) for name, shown in metrics(run).cells()]
-    usage = run_usage(run)
+            else shown) for name, shown in summary.metrics.cells()]
+    usage = summary.usage
     for name in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost"):
         value = getattr(usage, name)
         if value is not None:
             out.append((name.replace("_", " "), f"{value:.3g} {UNITS[name]}" if isinstance(value, float)
                         else f"{value} {UNITS[name]}"))
     if getattr(run, "events", None):
-        h = hindsight(run)
+        h = summary.hindsight
         out.append(("hindsight", h.summary()))
         if h.data_edges:
             shown = "; ".join(f"{v} waits for {u} ({why})" for u, v, why in h.data_edges[:5])
@@ -257,7 +256,7 @@ def log_html(events: Sequence[Any], index: int) -> str:
 def alignment_html(plan: Any, run: Run) -> str:
     """The alignment of ``plan`` with ``run``: its picture (inline SVG) and the table of fates."""
     try:
-        alignment = align(plan, run)
+        alignment = run_summary(run).alignment(plan)
         svg = _PROLOG.sub("", render_alignment(alignment).svg, count=1)
     except PlanvizError as exc:
         return f'<p class="pv-empty">no alignment: {escape(str(exc))}</p>'

@@ -21,13 +21,13 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
 from planviz.pictures.gantt import gantt_svg, lane_columns
 from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
 from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.summary.runsummary import run_summary
 from planviz.frontends.calldetails import run_turns, step_story
 from planviz.frontends.deltatable import delta_table
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
@@ -96,11 +96,13 @@ def _log(run: Any) -> list[list[Any]]:
 def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render_options: Any) -> dict[str, Any]:
     """The snapshot of ``run`` the front-end module draws (see the module's docstring).
 
-    ``render_options`` go to :func:`planviz.render` (a view: ``focus``, ``hops``, ``max_steps``).
+    ``render_options`` go to :func:`planviz.render` (a view: ``focus``, ``hops``, ``max_steps``). The analyses
+    shown (critical paths, metrics, usage, hindsight) come from the run's one summary (:func:`planviz.run_summary`).
     """
     if not run.events:
         raise PlanvizError("this run has no events, so there is nothing to step through; "
                            "simulate or record at least one event first")
+    summary = run_summary(run)  # held while the snapshot is made: its pictures, timeline and metrics share it
     data, pictures = delta_table(run, progress, **render_options)
     first = run.plans[0]
     for spec, picture in zip(data["versions"], pictures):
@@ -113,7 +115,7 @@ def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render
             gantt = (f'<p class="pv-empty">the per-step chart is left out: {rows} steps are more than the '
                      f'{GANTT_MAX_ROWS} rows it draws (the lanes show every call)</p>')
         else:
-            gantt = gantt_svg(run, critical_path(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
+            gantt = gantt_svg(run, summary.schedule(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="pv-empty">no timeline: {escape(str(exc))}</p>'
     badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"

@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from planviz.errors import PlanvizError, RenderError, expect_type, show_value
 from planviz.io.output import output_name
 from planviz.runs.events import Run
+from planviz.runs.summary.runsummary import run_summary
 from planviz.pictures.captions import event_caption
 from planviz.pictures.diagram import Diagram
 from planviz.pictures.drawing import render
@@ -136,7 +137,9 @@ def choose_frames(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.P
 
 
 def frame_diagrams(chosen: Frames) -> list[list[Diagram]]:
-    """Each frame's pictures, one per run (:func:`planviz.render`: the run's last plan, laid out once)."""
+    """Each frame's pictures, one per run (:func:`planviz.render`: the run's last plan, laid out once; each run's
+    critical paths and hindsight from its one summary, held while its frames are drawn)."""
+    held = [run_summary(r) for r in chosen.runs]  # noqa: F841 (kept alive: every frame of a run reads its summary)
     return [[render(r.plans[-1], run=r, at=i) for r, i in zip(chosen.runs, tick)] for tick in chosen.ticks]
 
 

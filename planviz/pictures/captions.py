@@ -19,7 +19,7 @@ from typing import Any
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
 from planviz.plan.model import Finding, Plan, natural_key
-from planviz.runs.hindsight.retrospect import hindsight
+from planviz.runs.summary.runsummary import run_summary
 from planviz.runs.usage import model_calls
 from planviz.pictures.escape import escape_label
 from planviz.pictures.style import num
@@ -66,7 +66,7 @@ def slack_notes(plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()) -
 def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     """Label lines of a run's steps: the model calls that led to each (time, tokens), how long it waited after
     its inputs were ready, the step it could have run beside and the calls whose data it waited for, with the
-    reason (:func:`planviz.hindsight`); for a recorded run
+    reason (:func:`planviz.hindsight`, the run summary's); for a recorded run
     (a simulation's times are the plan's own estimates)."""
     if not getattr(run, "events", None) or getattr(run, "strategy", None) != "recorded":
         return ()
@@ -85,7 +85,7 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
             unknown.add(sid)
         tokens[sid] = tokens.get(sid, 0) + sum(c[k] for k in ("input_tokens", "output_tokens")
                                                if isinstance(c.get(k), int) and not isinstance(c.get(k), bool))
-    h = hindsight(run)
+    h = run_summary(run).hindsight
     beside: dict[str, list[str]] = {}
     for u, v in h.serialized:
         beside.setdefault(v, []).append(u)

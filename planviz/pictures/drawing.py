@@ -36,11 +36,13 @@ from typing import Any, Iterable, Iterator, Mapping
 import networkx as nx
 import pygraphviz as pgv
 
+from planviz.analysis.timeline import ready_waves
 from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.plan.arguments import expect_plan
 from planviz.checks.report import Report
 from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
+from planviz.runs.summary.runsummary import run_summary
 from planviz.structure.graph import to_graph
 from planviz.pictures.captions import EVENT_LINES, EVENT_WIDTH, caption_lines, critical_marks, event_lines, finding_notes, run_notes, schedule_of, slack_notes
 from planviz.pictures.arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
@@ -196,7 +198,12 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Re
         raise RenderError(f"at={show_value(at)} needs a run with events; pass run=simulate(plan) or a loaded trace")
 
     findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
-    schedule, why_not = schedule_of(plan) if "critical" in wanted else (None, "")
+    if "critical" not in wanted:
+        schedule, why_not = None, ""
+    elif run is not None:  # a run's plan version: its critical path from the run's one summary
+        schedule, why_not = run_summary(run).schedule_or_why(plan)
+    else:
+        schedule, why_not = schedule_of(plan)
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
@@ -227,7 +234,8 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Re
 
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
-        return summary_diagram(plan, frame, notice, index)
+        waves = run_summary(run).waves if run is not None else ready_waves  # a run's from its one summary
+        return summary_diagram(plan, frame, notice, index, waves_of=waves)
     marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)  # step id or group index -> mark
     for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import pygraphviz as pgv
 
@@ -24,9 +25,11 @@ from planviz.pictures.style import FONT, LOOKS
 __all__ = ["summary_diagram"]
 
 
-def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | None, groups: int = 40) -> Diagram:
+def summary_diagram(plan: Plan, frame: Frame | None, notice: str, index: int | None, groups: int = 40,
+                    waves_of: Callable[[Plan], tuple[frozenset[str], ...]] = ready_waves) -> Diagram:
+    """The ready waves of ``plan`` (``waves_of``: :func:`planviz.ready_waves`, or a run summary's), in groups."""
     try:
-        waves = [sorted(w, key=natural_key) for w in ready_waves(plan)]
+        waves = [sorted(w, key=natural_key) for w in waves_of(plan)]
     except PlanvizError:
         waves = [sorted(set(plan.ids), key=natural_key)]
     size = max(1, math.ceil(len(waves) / groups))

@@ -38,6 +38,7 @@ module                  owns
                         ``parse_trace``), trace formats (OTel, OpenInference, LangGraph...) and the registry
                         that picks one (``load_traces``), playback of a recorded timeline
 ``comparisons/``        ``align``, ``diff_runs``, ``compare_strategies``, and the step matching they share
+``summary/``            ``run_summary``: the analyses a view of a run shows, each computed once per run
 ======================  ==================================================================================
 
 Reads the plan, structure, checks and analysis stages; never pictures or front ends.

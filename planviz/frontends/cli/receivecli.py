@@ -28,9 +28,9 @@ def _figure(x: Any) -> str:
 
 def run_line(run: Any, name: str, finished: bool = True) -> str:
     """The line printed for one run: its trace, goal, outcome, calls, tokens and time."""
-    from planviz.runs.usage import run_usage
+    from planviz.runs.summary.runsummary import run_summary
 
-    use = run_usage(run)
+    use = run_summary(run).usage  # the report of the run counted it: its summary's
     goal = " ".join(str(run.plan.goal).split())
     goal = goal if len(goal) <= 60 else goal[:59] + "..."
     outcome = (run.outcome or "unfinished") if finished else "unfinished (its root span never arrived)"
@@ -43,11 +43,13 @@ def run_line(run: Any, name: str, finished: bool = True) -> str:
 def _write(rx: Any, trace_id: str, out: str, finished: bool) -> None:
     from planviz.traces.own.tracefile import save_trace
     from planviz.frontends.pages.htmlreport import report_html
+    from planviz.runs.summary.runsummary import run_summary
 
     run = rx.run(trace_id)
+    summary = run_summary(run)  # held for the report and the line: one count of the run's usage
     save_trace(run, os.path.join(out, f"{trace_id}.jsonl"))
     report_html(run, os.path.join(out, f"{trace_id}.html"))
-    print(run_line(run, trace_id, finished), flush=True)
+    print(run_line(summary.run, trace_id, finished), flush=True)
 
 
 def cmd_receive(args: argparse.Namespace) -> int:

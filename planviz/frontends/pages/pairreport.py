@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from planviz.errors import PlanvizError, PlanvizTypeError
 from planviz.io.output import write_output
 from planviz.runs.events import Run
-from planviz.runs.comparisons.rundiff import diff_runs
+from planviz.runs.summary.runsummary import pair_diff, run_summary
 from planviz.frontends.runpage import pair_page
 from planviz.frontends.snapshot import pair_snapshot
 
@@ -57,7 +57,8 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
     for label, run in zip(labels, runs):
         if not run.events or not run.plans:
             raise PlanvizError(f"run {label} has no events or no plan, so there is nothing to step through")
-    diff = diff_runs(*runs)
+    summaries = [run_summary(r) for r in runs]  # held while the page is made: the diff and snapshots share them
+    diff = pair_diff(*summaries)
     ticks, notes = pair_ticks(runs, diff)
     snap = pair_snapshot(runs, [str(x) for x in labels], ticks, notes)
     snap["diff"] = diff.to_text()

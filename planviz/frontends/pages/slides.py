@@ -53,6 +53,7 @@ from planviz.pictures.animation import HOLD_LAST, Animation, Frames, choose_fram
 from planviz.pictures.montage import arrangement
 from planviz.io.output import write_output
 from planviz.runs.events import Run
+from planviz.runs.summary.runsummary import run_summary
 from planviz.frontends.runpage import flipbook_figures, flipbook_page, svg_size
 from planviz.frontends.snapshot import pair_snapshot
 
@@ -109,6 +110,7 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
     chosen = choose_frames(run, path, frames, seconds, dpi)
     if chosen.kind != "html":
         return write_raster(chosen)
+    held = [run_summary(r) for r in chosen.runs]  # noqa: F841 (the frames and the snapshots share each run's)
     diagrams = frame_diagrams(chosen)
     how = arrangement([svg_size(d.svg) for d in diagrams[0]]) if len(chosen.runs) > 1 else "row"
     figures = flipbook_figures([[d.svg for d in frame] for frame in diagrams], chosen.heads, chosen.captions,

@@ -41,13 +41,13 @@ from typing import Any, Iterable
 
 import traitlets
 
-from planviz.analysis.schedule import Schedule, critical_path
 from planviz.errors import PlanvizError, PlanvizTypeError, expect_type, show_value
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.model import Contract, Plan
 from planviz.runs.events import Run
 from planviz.runs.fault import FAULT_KINDS, Fault
 from planviz.runs.engine.simulation import simulate
+from planviz.runs.summary.runsummary import run_summary
 from planviz.traces.own.tracefile import load_trace
 from planviz.frontends.receiver import Receiver  # its type names what explore takes (a live run)
 from planviz.frontends.panels import alignment_html, caption_text, fault_text, frame_diagram, inline_svg, outcome_label
@@ -198,11 +198,6 @@ class Explorer(ViewHooks, FrontEnd):
                                    f"got {type(faults).__name__} {show_value(faults)}")
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
         self._workers, self._strategy, self._options = workers, strategy, options
-        self._schedule: Schedule | None
-        try:
-            self._schedule = critical_path(self._plan)
-        except PlanvizError:  # a cycle or an unknown dependency: the run and the diagram still show
-            self._schedule = None
         self._frames: dict[int, Any] = {}
         self.view_choice = ViewChoice(self._plan.ids)
         self._run = self._simulate()
@@ -299,19 +294,15 @@ class Explorer(ViewHooks, FrontEnd):
             return
         at_end = self.index >= len(self._run.events) - 1
         self._recorded, self._plan = run, run.plans[0]
-        try:
-            self._schedule = critical_path(self._plan)
-        except PlanvizError:
-            self._schedule = None
         self.view_choice.grow(self._plan.ids)
         if self._faults:
             return
-        self._run, self._frames = run, {}
+        self._run, self._frames, self._summary = run, {}, run_summary(run)
         self._send_snapshot(len(run.events) - 1 if at_end else min(self.index, len(run.events) - 1))
         self._readings = getattr(self, "_readings", 0) + 1  # how many newer readings were shown (tests wait on it)
 
     def _set_run(self, run: Any) -> None:
-        self._run = run
+        self._run, self._summary = run, run_summary(run)  # held while the run is shown: every view of it shares it
         self._frames = {}
         self._send_snapshot(self._initial_index())
 
@@ -320,7 +311,7 @@ class Explorer(ViewHooks, FrontEnd):
         self._frames = {}
         snap = run_snapshot(self._run, legend=False, **self.view_choice.options()) if self._run.events else {}
         if snap and self._declared is not None:
-            snap["tabs"] = [["Alignment", alignment_html(self._declared, self._run)]]
+            snap["tabs"] = [["Alignment", alignment_html(self._declared, self._run)]]  # from the summary
         snap["start"] = index
         with self.hold_sync():
             self.mode = self._mode()
@@ -350,7 +341,8 @@ class Explorer(ViewHooks, FrontEnd):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         unit = f" {self._plan.time_unit}" if self._plan.time_unit else ""
-        span = f" · critical path (plan) {self._schedule.makespan:g}{unit}" if self._schedule else ""
+        schedule = self._summary.schedule_or_why(self._plan)[0]  # the plan's, which a what-if run starts from
+        span = f" · critical path (plan) {schedule.makespan:g}{unit}" if schedule else ""
         if self._run.events:  # what the plan's durations add up to is not what the run took: both, named
             span += f" · ran {float(self._run.time):g}{unit}"
         return f"{mode} · {faults}{span}".rstrip()

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from planviz.errors import PlanvizTypeError, expect_type
 from planviz.runs.events import Run, expect_run
-from planviz.runs.comparisons.rundiff import RunDiff, diff_runs
+from planviz.runs.comparisons.rundiff import RunDiff
+from planviz.runs.summary.runsummary import pair_diff, run_summary
 from planviz.frontends.pages.pairreport import pair_ticks
 from planviz.frontends.panels import caption_text, frame_svg
 from planviz.frontends.snapshot import pair_snapshot
@@ -80,7 +81,8 @@ class SideBySide(FrontEnd):
         self._runs = (a, b)
         self._labels = tuple(str(x) for x in expect_type(labels, (tuple, list), "side_by_side", "labels",
                                                          "two names, such as ('before', 'after')"))
-        self._diff = diff_runs(a, b)
+        self._summaries = (run_summary(a), run_summary(b))  # held while shown: every view of the runs shares them
+        self._diff = pair_diff(*self._summaries)
         self._ticks, notes = pair_ticks(self._runs, self._diff)
         super().__init__()
         snap = pair_snapshot(self._runs, self._labels, self._ticks, notes)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from planviz.runs.events import Event, Run, expect_run
 from planviz.runs.comparisons.matching import match, steps_run, unmatched
 from planviz.runs.usage import UNITS, Usage, run_usage, time_unit
 
-__all__ = ["diff_runs", "RunDiff", "StepChange"]
+__all__ = ["diff_runs", "diff_from", "RunDiff", "StepChange"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,12 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
     True
     """
     a, b = expect_run(a, "diff_runs", "a"), expect_run(b, "diff_runs", "b")
+    return diff_from(a, b, run_usage)
+
+
+def diff_from(a: Run, b: Run, usage: Callable[[Run], Usage]) -> RunDiff:
+    """:func:`diff_runs` of two checked runs with each run's usage asked of ``usage`` (the run summaries', so a
+    view of two runs counts each run's usage once: :func:`~planviz.runs.summary.runsummary.pair_diff`)."""
     ran_a, ran_b = steps_run(a), steps_run(b)
     pairs = match(ran_a, ran_b)
     by_b = {r.id: r for r in ran_b}
@@ -190,7 +196,7 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
     called_otherwise = {c.step for c in changes if "arguments" in c.what}
     return RunDiff(a, b, _divergence(a, b, a_of_b, called_otherwise), tuple((k, v[0]) for k, v in pairs.items()),
                    tuple(r.id for r in ran_a if r.id not in pairs), tuple(r.id for r in unmatched(ran_b, pairs)),
-                   tuple(changes), (a.outcome, b.outcome), (run_usage(a), run_usage(b)))
+                   tuple(changes), (a.outcome, b.outcome), (usage(a), usage(b)))
 
 
 def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str], called_otherwise: set[str]) -> int | None:

@@ -46,8 +46,6 @@ from __future__ import annotations
 
 import bisect
 import html
-import threading
-import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -209,23 +207,6 @@ def hindsight(run: Run) -> Hindsight:
     ('S0', 'S1', 'S3', 'S4')
     """
     run = expect_run(run, "hindsight")
-    with _REMEMBERED_LOCK:
-        for ref, found in _REMEMBERED:
-            if ref() is run:
-                return found
-    found = _hindsight(run)
-    with _REMEMBERED_LOCK:  # a Run never changes: its pictures, captions and metrics share one computation
-        _REMEMBERED[:] = [(r, h) for r, h in _REMEMBERED if r() is not None][-(_REMEMBER - 1):]
-        _REMEMBERED.append((weakref.ref(run), found))
-    return found
-
-
-_REMEMBER = 4  # the hindsight of the last runs asked about, held by a weak reference (a run let go is forgotten)
-_REMEMBERED: list[tuple[weakref.ref[Run], Hindsight]] = []
-_REMEMBERED_LOCK = threading.Lock()
-
-
-def _hindsight(run: Run) -> Hindsight:
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
     times = intervals(run)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Callable
 
-from planviz.analysis.schedule import critical_path
+from planviz.analysis.schedule import Schedule, critical_path
 from planviz.checks.validation import refusal
 from planviz.errors import StructureError
 from planviz.plan.arguments import expect_contract
@@ -29,9 +29,9 @@ from planviz.runs.events import Run, expect_run
 from planviz.runs.fault import FAULTS
 from planviz.runs.measures.outcomes import missing_evidence, outcome_class
 from planviz.runs.hindsight.retrospect import recorded_makespan
-from planviz.runs.usage import run_usage
+from planviz.runs.usage import Usage, run_usage
 
-__all__ = ["metrics", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
+__all__ = ["metrics", "metrics_from", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
 
 ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
 # failure categories by party: the fault kinds' own (runs/fault.FAULTS), and a direct agent's unmet precondition
@@ -163,6 +163,13 @@ def metrics(run: Run) -> Metrics:
     (True, 29.0, 5)
     """
     run = expect_run(run, "metrics")
+    return metrics_from(run, critical_path, run_usage)
+
+
+def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable[[Run], Usage]) -> Metrics:
+    """:func:`metrics` of a checked ``run`` with the critical path of a plan and the usage of the run asked of
+    ``schedule`` and ``usage`` (the run summary's, so a view computes each once:
+    :class:`~planviz.runs.summary.runsummary.RunSummary`)."""
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
@@ -225,12 +232,12 @@ def metrics(run: Run) -> Metrics:
         delay = None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
     elif completed and run.plans:
         try:
-            delay = run.time - critical_path(run.plans[0]).makespan
+            delay = run.time - schedule(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
-    usage = run_usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
+    used = usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
     return Metrics(verdict == "goal_success", executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, distance, delay, usage.tool_calls, usage.model_calls, usage.time, verdict, voided_work)
+                   replans, distance, delay, used.tool_calls, used.model_calls, used.time, verdict, voided_work)
 
 
 def _hops_back(plan: Plan | None, failed: str | None, voided: set[str]) -> int:
