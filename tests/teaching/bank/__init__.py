@@ -115,3 +115,25 @@ def build_it(build: str, file: str, name: str) -> Answer:
     from tests.teaching.test_unplugged import solution
 
     return Answer("right", f"notebooks/solutions/{file}: {name}", (solution(file, name),))
+
+
+def harvest(test: Any, family: str, put: Any) -> list[Answer]:
+    """The answers an existing parametrized test already runs, registered here rather than copied: each row
+    of ``test``'s parametrize mark given to ``put(**row) -> (args, kwargs)``, of ``family``. Rows holding a
+    generator (read once, by the test itself) are left to the test."""
+    import types
+
+    from _pytest.mark.structures import ParameterSet
+
+    (mark,) = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+    names, rows = mark.args[0], mark.args[1]
+    names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+    out = []
+    for row in rows:
+        values = row.values if isinstance(row, ParameterSet) else (row if len(names) > 1 else (row,))
+        if any(isinstance(v, types.GeneratorType) for v in values):
+            continue
+        args, kwargs = put(**dict(zip(names, values)))
+        out.append(Answer(family, f"{test.__module__.rpartition('.')[2]}.{test.__name__}: {values!r:.80}",
+                          args, kwargs))
+    return out
