@@ -70,5 +70,6 @@ CASES = [(check, i, answer) for check, answers in sorted(BANK.items()) for i, an
 
 @pytest.mark.parametrize("check, i, answer", CASES, ids=[f"{c}-{i}-{a.family}" for c, i, a in CASES])
 def test_the_bank_gets_the_verdicts_the_teacher_wrote(check, i, answer):
-    feedback = CHECKS[check](*answer.args, **answer.kwargs)
+    args, kwargs = answer.call()
+    feedback = CHECKS[check](*args, **kwargs)
     assert feedback.passed is answer.passed, f"{check} [{answer.family}] {answer.why}: {feedback.message}"

@@ -32,6 +32,11 @@ class Answer:
     why: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    later: Any = None  # for arguments costly to build: a function giving (args, kwargs) when the answer runs
+
+    def call(self) -> tuple[tuple, dict]:
+        """The arguments the check is called with."""
+        return self.later() if self.later is not None else (self.args, self.kwargs)
 
     def __post_init__(self) -> None:
         kind = self.family.partition(":")[2]
@@ -83,6 +88,11 @@ class EqualStr(str):
 
     def lower(self) -> "EqualStr":
         return EqualStr(str.lower(self))
+
+
+def later(family: str, why: str, make: Any) -> Answer:
+    """An answer whose arguments ``make() -> (args, kwargs)`` builds when it runs (an ablation, say)."""
+    return Answer(family, why, later=make)
 
 
 def value_cheats(put: Any, choices: list | None = None) -> list[Answer]:
