@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import planviz
 from planviz import Fault
 from tests.teaching import test_lesson04 as t04
@@ -78,8 +80,12 @@ EX3 = [
 ]
 
 
-def _scope(nearest="distance", downstream=True, itself=True):
-    reference = solution("04_simulated_run.py", "voided")
+REFERENCE = solution("04_simulated_run.py", "voided")
+
+
+@cache
+def _scope(downstream=True, itself=True):
+    reference = REFERENCE
 
     def scope(plan, step_id):
         out = set(reference(plan, step_id))
