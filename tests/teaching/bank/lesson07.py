@@ -149,6 +149,7 @@ EX4 = [
 EX5 = [
     a("right", "2/3, executor, plan_complete", 2 / 3, "executor", "plan_complete"),
     *harvest(t07.test_exercise_5_right, "form", lambda rate, blame, outcome: ((rate, blame, outcome), {})),
+    a("form", "a Fraction", __import__("fractions").Fraction(2, 3), "executor", "plan_complete"),
     a("form", "keywords", evidence_rate=0.67, attribution="the executor", planner_outcome="plan_complete"),
     *harvest(t07.test_exercise_5_wrong, "wrong", lambda rate, blame, outcome, says: ((rate, blame, outcome), {})),
     a("wrong", "0.66, rounded down too far", 0.66, "executor", "plan_complete"),
