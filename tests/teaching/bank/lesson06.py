@@ -3,6 +3,8 @@ run, an executor acting outside the plan, replanning on an empty result."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from tests.teaching.test_lesson06 import (COMPLETE, NAIVE, PLAN, SIMULATED_DONE,
                                           from_everything, one_pass)
 
 _DIR = Path(tempfile.mkdtemp(prefix="planviz-bank-"))
+atexit.register(shutil.rmtree, _DIR, True)  # the traces are read back at import; nothing needs them after
 
 
 def _saved(run, name, lines=None):
