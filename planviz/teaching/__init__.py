@@ -14,8 +14,9 @@ library's own algorithm fails, kindly). Every check returns a :class:`Feedback`,
 which shows itself in a notebook and is truthy only when the answer is right.
 Expected answers are computed with planviz, not written down, so a check
 follows the library. The solutions live in ``notebooks/solutions/``; CI runs
-every one through its check (tests/test_notebooks.py), and tests/teaching/ gives
-every check right answers in other forms, wrong answers and cheats.
+every one through its check (tests/test_notebooks.py), and tests/teaching/bank/ is a
+teacher's answer bank: at least 25 answers per check (right in several forms, wrong,
+cheats of every family), each with the verdict it must get (tests/teaching/test_bank.py).
 
 >>> from planviz.teaching.lesson03 import check_exercise_1
 >>> feedback = check_exercise_1(path=["S0", "S1", "S3", "S4"], makespan=29)

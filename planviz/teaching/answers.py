@@ -97,8 +97,15 @@ def whole_number(value: Any) -> int | None:
     return int(out) if out is not None and out == int(out) else None
 
 
+def _plain(value: Any) -> Any:
+    """A str subclass read as the plain text it holds: its own ``==``, ``strip`` or ``lower`` never decide a
+    verdict (a str equal to every string is a cheat, not an answer)."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def word(value: Any) -> str | None:
     """A word from an answer, stripped and lower case; a class or an exception gives its name; else None."""
+    value = _plain(value)
     if isinstance(value, type):
         return value.__name__.lower()
     if isinstance(value, BaseException):
@@ -125,6 +132,7 @@ def words(value: Any) -> frozenset[str] | Unreadable:
     """Names from an answer (facts, figures), each as :func:`same_word` reads it: lower case, spaces and hyphens as
     ``_``. A string holds them separated by commas (or, with none, by spaces); any other collection is read once
     (a generator is fine). A dict or a non-name gives an :class:`Unreadable` saying why."""
+    value = _plain(value)
     if isinstance(value, str):
         parts = value.split(",") if "," in value else value.split()
         value = [p for p in parts if p.strip()]
@@ -147,6 +155,7 @@ def _squash(text: str) -> str:
 
 def id_of(value: Any) -> str | Unreadable:
     """One step id from an answer: a string (stripped); a :class:`~planviz.Step` is refused with the fix."""
+    value = _plain(value)
     if isinstance(value, Step):
         return Unreadable(f"that is the Step object {value.id!r}; give its id: step.id")
     if isinstance(value, str) and value.strip():
@@ -163,6 +172,7 @@ def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...
     ``"S0 -> S1 -> S3"`` reads as a path. Step objects, non-strings and (when
     ``ordered``) sets and dicts give an :class:`Unreadable` saying why.
     """
+    value = _plain(value)
     if isinstance(value, Step):
         return Unreadable("that is a Step object; give step ids (step.id)")
     if isinstance(value, str):

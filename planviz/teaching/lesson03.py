@@ -116,6 +116,9 @@ def check_exercise_2(saved: Any) -> Feedback:
             return wrong(ex, f"a key of the dict: {sid.why}", "key the dict by step ids: {'S0': ..., 'S1': ...}")
         keys[in_plan((sid,), plan.ids)[0]] = value
     saved = keys
+    unknown = sorted(sid for sid in saved if sid not in plan.ids)
+    if unknown:
+        return wrong(ex, f"the plan has no step {', '.join(map(repr, unknown))}", "answer for the steps S0 to S4 only")
     missing = [sid for sid in plan.ids if sid not in saved]
     if missing:
         return wrong(ex, f"the dict has no entry for {', '.join(missing)}", "answer for every step, S0 to S4")

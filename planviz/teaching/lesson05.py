@@ -36,7 +36,7 @@ from planviz.runs.engine.revision import changed_invariants, redundant_work
 from planviz.checks.static import writes
 from planviz.runs.engine.simulation import simulate
 from planviz.structure.graph import to_graph
-from planviz.teaching.answers import Unreadable, ids, short, stop_reason
+from planviz.teaching.answers import Unreadable, ids, in_plan, short, stop_reason
 from planviz.teaching.guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
 
@@ -60,7 +60,7 @@ def check_exercise_4(kept: Any = None, choice: Any = None) -> Feedback:
     hint = "read the recheck events: each says why the step is kept or voided"
     if is_blank(kept):
         return unanswered(ex, "check_exercise_4(kept={...}, choice=...)", hint)
-    got = ids(kept)
+    got = in_plan(ids(kept), plan.ids)  # "s1" for S1, as every other check reads ids
     if isinstance(got, Unreadable):
         return wrong(ex, f"kept is a set of step ids: {got.why}", hint)
     if got != expected:

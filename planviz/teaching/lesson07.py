@@ -184,6 +184,9 @@ def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, 
             return wrong(ex, f"with no fault, the {strategy} run of that plan ends {stop_reason(run)}, so its time "
                              "says nothing about parallel branches",
                          "validate(plan) says what the planner refuses: every step needs an expected_evidence")
+    if not times["planner"] < times["direct"]:
+        return wrong(ex, f"with these durations the planner takes {times['planner']:g}, as long as direct: the plan "
+                         "shows nothing about running branches at once", "give the branches durations above 0")
     given = {"direct": direct, "planner": planner, "one_worker": one_worker}
     off = [k for k, v in given.items() if (n := number(v)) is None or not math.isclose(n, times[k])]
     if off:

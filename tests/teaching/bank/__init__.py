@@ -1,0 +1,170 @@
+"""A teacher's answer bank: for every check of every lesson, answers with the verdict each must get.
+
+One module per notebook (``lesson01`` ... ``lesson09``, ``lesson02b``) exposes ``BANK``: the check's name
+(``"lesson01.check_ancestors"``) -> a list of :class:`Answer`. An answer's family says what it is and so
+the verdict it must get, written down by the teacher, never asked of the check:
+
+- ``right``: the answer the solutions give; ``form``: a right answer in another form (numbers as text,
+  another order where order does not matter, a set for a list, a build-it written differently) -> passes;
+- ``wrong``: off by one, a missing or extra element, the wrong kind, a crash -> fails;
+- ``cheat:<kind>`` -> fails: ``import``, ``getattr``, ``importlib``, ``stored`` (the library's own
+  algorithm by that route), ``hardcoded`` (the visible example's answer), ``identity`` (the same work
+  renamed, an object equal to anything), ``vacuous`` (a check that names nothing), ``budget`` (a gamed
+  budget), ``everything`` (every choice at once).
+
+tests/teaching/test_bank.py counts the bank (at least 25 answers per check, every family) and runs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FAMILIES = ("right", "form", "wrong")
+CHEATS = ("import", "getattr", "importlib", "stored", "hardcoded", "identity", "vacuous", "budget", "everything")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer: its family, why it has that verdict, and the arguments the check is called with."""
+
+    family: str
+    why: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    later: Any = None  # for arguments costly to build: a function giving (args, kwargs) when the answer runs
+
+    def call(self) -> tuple[tuple, dict]:
+        """The arguments the check is called with."""
+        return self.later() if self.later is not None else (self.args, self.kwargs)
+
+    def __post_init__(self) -> None:
+        kind = self.family.partition(":")[2]
+        assert self.family in FAMILIES or (self.family.startswith("cheat:") and kind in CHEATS), self.family
+
+    @property
+    def passed(self) -> bool:
+        """The verdict this answer must get: right answers in any form pass, wrong answers and cheats fail."""
+        return self.family in ("right", "form")
+
+
+def a(family: str, why: str, *args: Any, **kwargs: Any) -> Answer:
+    """An answer of ``family`` (see the module's docstring), the check called with ``args`` and ``kwargs``."""
+    return Answer(family, why, args, kwargs)
+
+
+class Anything:
+    """An identity cheat: equal to every value, hashed like none (a check comparing with == is fooled)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "Anything()"
+
+
+class EqualStr(str):
+    """An identity cheat that is a str: equal to every string."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = str.__hash__
+
+    def strip(self, *a: Any) -> "EqualStr":
+        return EqualStr(str.strip(self, *a))
+
+    def lower(self) -> "EqualStr":
+        return EqualStr(str.lower(self))
+
+
+def later(family: str, why: str, make: Any) -> Answer:
+    """An answer whose arguments ``make() -> (args, kwargs)`` builds when it runs (an ablation, say)."""
+    return Answer(family, why, later=make)
+
+
+def value_cheats(put: Any, choices: list | None = None) -> list[Answer]:
+    """Cheats a value answer must refuse, each given through ``put(value) -> (args, kwargs)``: objects equal
+    to everything; every choice at once."""
+    values = [("cheat:identity", "an object equal to every value", Anything()),
+              ("cheat:identity", "a str equal to every string", EqualStr("S0"))]
+    if choices is not None:
+        values.append(("cheat:everything", "every choice at once", list(choices)))
+    return [Answer(family, why, *put(value)) for family, why, value in values]
+
+
+#: test_unplugged's routes -> the cheat family each is an instance of
+_ROUTE_FAMILY = {"direct": "import", "getattr": "getattr", "importlib": "importlib", "stored in a dict": "stored",
+                 "functools.partial": "stored", "lambda wrapper": "stored", "public wrapper": "import",
+                 "caught": "import"}
+
+
+def library_cheats(build: str) -> list[Answer]:
+    """The build-it ``build`` answered by the library's own function, by every route test_unplugged knows."""
+    from tests.teaching.test_unplugged import CHEATS as UNPLUGGED, routes
+
+    make = UNPLUGGED[build][2]
+    return [*(Answer(f"cheat:{_ROUTE_FAMILY[route]}", f"the library's own {UNPLUGGED[build][1]} by {route}",
+                     (make(reach),)) for route, reach in routes(build)),
+            Answer("cheat:stored", "the check's expected answer read from its own frame", (_from_the_checks_frame,)),
+            Answer("cheat:stored", "the check's oracle read from its own frame", (_the_checks_oracle,))]
+
+
+def _checks_local(name: str) -> Any:
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None:
+        if name in frame.f_locals:
+            return frame.f_locals[name]
+        frame = frame.f_back
+    raise LookupError(name)
+
+
+def _from_the_checks_frame(*case: Any) -> Any:
+    return _checks_local("expected")
+
+
+def _the_checks_oracle(*case: Any) -> Any:
+    return _checks_local("oracle")(*case)
+
+
+def build_it(build: str, file: str, name: str) -> Answer:
+    """The reference solution of a build-it, read from notebooks/solutions."""
+    from tests.teaching.test_unplugged import solution
+
+    return Answer("right", f"notebooks/solutions/{file}: {name}", (solution(file, name),))
+
+
+def harvest(test: Any, family: str, put: Any) -> list[Answer]:
+    """The answers an existing parametrized test already runs, registered here rather than copied: each row
+    of ``test``'s parametrize mark given to ``put(**row) -> (args, kwargs)``, of ``family``. Rows holding a
+    generator (read once, by the test itself) are left to the test."""
+    import types
+
+    from _pytest.mark.structures import ParameterSet
+
+    (mark,) = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+    names, rows = mark.args[0], mark.args[1]
+    names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+    out = []
+    for row in rows:
+        values = row.values if isinstance(row, ParameterSet) else (row if len(names) > 1 else (row,))
+        if any(isinstance(v, types.GeneratorType) for v in values):
+            continue
+        args, kwargs = put(**dict(zip(names, values)))
+        out.append(Answer(family, f"{test.__module__.rpartition('.')[2]}.{test.__name__}: {values!r:.80}",
+                          args, kwargs))
+    return out
