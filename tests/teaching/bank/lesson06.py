@@ -81,7 +81,7 @@ REACHABLE = [
 assert from_everything and one_pass  # registered through test_reachable_wrong
 
 EX1 = [
-    a("right", "S1, executor", STRICT, "S1", planviz.attribute(STRICT)),
+    a("right", "S1, executor", STRICT, "S1", planviz.attribution(STRICT).party),
     a("form", "the words", STRICT, "S1", "executor"),
     *harvest(t06.test_exercise_1_reads_ids_and_words_in_any_form, "form",
              lambda step, who: ((STRICT, step, who), {})),
