@@ -43,7 +43,7 @@ def test_the_type_checking_block_names_every_public_name_where_it_lives():
     seen = _type_checking_names()
     runtime = {name: planviz._WHERE[name] for name in planviz._WHERE}
     missing = sorted(set(runtime) - set(seen))
-    assert not missing, (f"add to the TYPE_CHECKING block of planviz/__init__.py: "
+    assert not missing, ("add to the TYPE_CHECKING block of planviz/__init__.py: "
                          + "; ".join(f"from planviz.{runtime[n]} import {n} as {n}" for n in missing))
     assert seen == runtime
 

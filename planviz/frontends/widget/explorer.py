@@ -79,7 +79,7 @@ def explore(plan: Any, contract: Any = None, faults: Iterable[Any] = (), *, work
         At most this many steps at once.
     strategy : str
         ``planner``, ``workflow`` or ``direct``.
-    **options : 
+    **options :
         Passed to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
 
     Returns

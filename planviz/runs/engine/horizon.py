@@ -46,7 +46,7 @@ __all__ = ["Expansion", "concrete_steps", "expanded", "expansion_steps", "expand
 
 MAX_EXPANSIONS = 1000  # an expansion that keeps yielding far steps never becomes work
 
-Expansion = Union[Mapping[str, Iterable[Any]], Callable[[Step, ExecutionState], Any]]
+Expansion = Union[Mapping[str, Iterable[Any]], Callable[[Step, ExecutionState], Any]]  # noqa: UP007 (a runtime alias)
 
 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:
