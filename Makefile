@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.test-stamp
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
-.PHONY: install test test-quick lab demo bench binder-check clean
+.PHONY: install test test-quick lint format lab demo bench binder-check clean
 
 # A current pip installs the lab in about half the time of the pip a new venv starts with; skipping the
 # byte-compilation of every installed file saves a third more (Python compiles what it imports, once).
@@ -37,6 +37,15 @@ test: $(TEST_STAMP)
 # The edit-test loop: everything but the slow group (100k-step inputs), real browsers and the Binder venv.
 test-quick: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m "not slow and not browser and not binder" $(PYTEST_ARGS)
+
+# ruff check and ruff format --check over planviz/, tests/ and benchmarks/ (seconds; `make test` runs them too)
+lint: $(TEST_STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_style.py $(PYTEST_ARGS)
+
+# Sort the imports, then format: what `make lint` asks for (rules in [tool.ruff] of pyproject.toml).
+format: $(TEST_STAMP)
+	$(BIN)/python -m ruff check --select I --fix planviz tests benchmarks
+	$(BIN)/python -m ruff format planviz tests benchmarks
 
 # JupyterLab refuses to start as root without --allow-root (containers, Binder-like machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -36,7 +36,7 @@ import shapes  # noqa: E402
 from planviz import critical_path, render  # noqa: E402
 from planviz.errors import LayoutTimeout  # noqa: E402
 from planviz.pictures import drawing  # noqa: E402
-from planviz.pictures.budget import estimate, view_features  # noqa: E402
+from planviz.pictures.budget import view_features  # noqa: E402
 from planviz.pictures.focus import plan_view  # noqa: E402
 
 DATA = HERE / "layout_cost.json"

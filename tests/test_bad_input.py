@@ -11,7 +11,6 @@ sized so that the old super-linear behaviour would take minutes there.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import subprocess

@@ -224,7 +224,7 @@ def test_an_imported_plan_reads_back_from_its_dump_or_is_refused_on_the_way_in(t
 
 @pytest.mark.parametrize("fault", ["", "S4:side_effect", "S2:goal_change", "S1:transientx2"])
 def test_a_plan_record_longer_than_a_line_is_written_over_several_and_reads_back(tmp_path, monkeypatch, fault):
-    from planviz.traces.own import traceplans, tracefile
+    from planviz.traces.own import traceplans
     monkeypatch.setattr(traceplans, "CHUNK", 400)  # as a 100k-step plan against the 16 MiB line limit
     run = planviz.simulate(planviz.examples.load("cache_isolation"),
                            faults=[planviz.Fault.parse(fault)] if fault else [], strategy="planner")

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan

@@ -36,7 +36,7 @@ class HasProgress(Protocol):
     def facts(self) -> AbstractSet[str]: ...
 
 
-StateLike = Union[HasProgress, tuple[Iterable[str], Iterable[str]], list[Iterable[str]]]
+StateLike = Union[HasProgress, tuple[Iterable[str], Iterable[str]], list[Iterable[str]]]  # noqa: UP007 (a runtime alias)
 """An execution state, or a ``(completed, facts)`` pair."""
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from planviz.plan.arguments import expect_plan
 from planviz.errors import AnalysisError, show_value

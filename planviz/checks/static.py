@@ -10,7 +10,6 @@ far-horizon budgets, forbidden states.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Sequence
 

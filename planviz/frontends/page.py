@@ -54,7 +54,7 @@ def content_security_policy(script: str) -> str:
             "base-uri 'none'; form-action 'none'")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def asset(name: str) -> str:
     """A page asset shipped beside this module (``stepper.js``, ``report.js``, ``report.css``...), as text."""
     return files(__package__).joinpath(name).read_text(encoding="utf-8")

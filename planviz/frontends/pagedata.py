@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from typing import Any
 
@@ -46,7 +46,7 @@ PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 """The values of a two-run (or flipbook) snapshot stored as tables; its runs (``pair``) are run snapshots."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def page_schema() -> dict[str, Any]:
     """The JSON Schema of the page data (``pagedata.schema.json``, shipped in the package)."""
     schema: dict[str, Any] = json.loads(files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 import os
-from typing import IO, Any, Mapping
+from typing import IO, Any
 
 from planviz.errors import PlanFormatError
 from planviz.plan.document import Document, parse_document

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import IO, Any, Mapping, Sequence
+from typing import IO, Any, Sequence
 
 from planviz.errors import PlanFormatError, PlanvizTypeError
 from planviz.plan import importers

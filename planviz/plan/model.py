@@ -32,7 +32,7 @@ from planviz.plan.toolargs import argument_table
 __all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
            "SEVERITIES", "LAYERS", "natural_key"]
 
-Names = Union[str, Iterable[str]]  # what a field of names accepts: a string or any iterable of strings
+Names = Union[str, Iterable[str]]  # noqa: UP007 (a runtime alias) what a field of names accepts: a string or any iterable of strings
 
 STATUSES = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")

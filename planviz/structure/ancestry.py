@@ -224,7 +224,7 @@ def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[in
                 if a:
                     carry[v] = a & keep
         ask_at, own_at = asked[ai][0], owners[oi][0]
-        for t, ps in zip(range(t, stop), deps[t - t0:stop - t0]):
+        for t, ps in zip(range(t, stop), deps[t - t0:stop - t0]):  # noqa: B020 (t goes on from where it is)
             a = 0
             for p in ps:
                 a |= carry[p]

@@ -13,7 +13,7 @@ False
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 

@@ -24,7 +24,6 @@ from planviz.examples import load
 from planviz.runs.evaluation.frozenplan import frozen_plan_test
 from planviz.runs.events import Run
 from planviz.runs.measures.runmetrics import attribution as blame
-from planviz.runs.engine.simulation import simulate
 from planviz.teaching.agreement import agreement, reach_cases
 from planviz.teaching.answers import Unreadable, id_of, ids, in_plan, same_word, short, stop_reason
 from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, unusable, wrong

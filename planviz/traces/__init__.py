@@ -110,7 +110,7 @@ class Sample:
     path: str | None = None
 
     @classmethod
-    def of(cls, head: bytes, path: str | None = None) -> "Sample":
+    def of(cls, head: bytes, path: str | None = None) -> Sample:
         text = head[:HEAD].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
         return cls(head[:HEAD], text, None, False, path)
 

@@ -203,7 +203,7 @@ def test_a_burst_of_ten_thousand_spans_is_taken_without_loss():
         provider = _provider(OTLPSpanExporter(endpoint=rx.endpoint), batch=True)
         tracer = provider.get_tracer("burst")
         ids = set()
-        for t in range(20):  # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
+        for _ in range(20):  # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
             with tracer.start_as_current_span("invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}):
                 for i in range(499):
                     with tracer.start_as_current_span(f"execute_tool t{i}", attributes={

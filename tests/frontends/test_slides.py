@@ -3,11 +3,9 @@ without script; checked on the page's structure and its data (the browser: tests
 
 from __future__ import annotations
 
-import json
 import re
 from html.parser import HTMLParser
 
-import pytest
 
 import planviz
 from planviz import Fault, Plan, Step, animate

@@ -50,7 +50,7 @@ def test_features_count_the_virtual_nodes_of_long_edges(graph, labelled):
     occupancy = [0] * (m * len(nodes) + 2)
     for v in nodes:
         occupancy[m * rank[v]] += 1
-    for (u, v), s in zip(edges, spans):
+    for (u, v), _s in zip(edges, spans):
         for r in range(m * rank[u] + 1, m * rank[v]):
             occupancy[r] += 1
     assert f.width == max(occupancy)

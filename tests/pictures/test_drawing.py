@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planviz import Event, ExecutionState, Run, Diagram, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
+from planviz import Event, ExecutionState, Run, Fault, Finding, Plan, Step, critical_path, examples, render, simulate, to_graph
 from planviz.errors import PlanvizTypeError, RenderError
 from planviz.frontends.cli.commands import main
 from planviz.pictures import budget

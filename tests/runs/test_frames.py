@@ -184,9 +184,9 @@ def test_events_hold_only_what_changed(cache_plan):
     assert len(run.events[0].changes) == len(cache_plan.ids)  # the snapshot
     assert all(len(e.changes) <= 3 for e in run.events[1:])
     with pytest.raises(AttributeError, match=r"run.frame\(3\).statuses"):
-        run.events[3].statuses
+        _ = run.events[3].statuses
     with pytest.raises(AttributeError, match="run.conflicts"):
-        run.events[3].conflicts
+        _ = run.events[3].conflicts
 
 
 @pytest.mark.parametrize("events, match", [

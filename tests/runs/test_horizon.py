@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from planviz import (
-    Fault,
     Plan,
     PlanvizTypeError,
     SimulationError,

@@ -166,7 +166,7 @@ def test_corpus_checkpoint_threads_forked_or_not_could_not_have_ended_sooner(cor
     path = corpus / "langgraph" / "sqlite" / "hirokts_checkpoints.db"
     con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     rows: dict[str, dict[str, tuple]] = {}
-    for thread, cid, parent, kind, blob in con.execute(
+    for thread, cid, parent, _kind, blob in con.execute(
             "SELECT thread_id, checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints"):
         ts = msgpack.unpackb(blob, ext_hook=lambda code, data: None, raw=False, strict_map_key=False)["ts"]
         rows.setdefault(thread, {})[cid] = (parent, datetime.fromisoformat(ts).timestamp())

@@ -38,7 +38,7 @@ def test_each_analysis_is_computed_once_and_kept(run, monkeypatch):
     monkeypatch.setattr(runsummary, "critical_path", lambda plan: calls.append(plan) or real(plan))
     s = run_summary(run)
     assert s.schedule(run.plans[0]) is s.schedule(run.plans[0]) is s.critical_paths[0]
-    s.metrics  # the metrics' critical path delay reads the first version's, the summary's own
+    _ = s.metrics  # the metrics' critical path delay reads the first version's, the summary's own
     assert [id(p) for p in calls] == [id(p) for p in run.plans]  # each version once, the metrics included
     assert s.hindsight is s.hindsight and s.usage is s.usage and s.metrics is s.metrics
 
@@ -80,7 +80,7 @@ def test_a_copy_of_a_summary_summarises_the_same_run_with_nothing_computed_yet(r
     import pickle
 
     s = run_summary(run)
-    s.metrics
+    _ = s.metrics
     assert "computed: metrics, schedule, usage" in repr(s)
     back = pickle.loads(pickle.dumps(s))
     assert back.run.events == run.events and "nothing yet" in repr(back)

@@ -76,7 +76,9 @@ def test_openai_trace_tool_error_costs_what_the_raw_spans_say(corpus):
     # re-run costs the tokens of every model call (the one that chose each tool, and the final answer's)
     year = re.search(r"\d{4}", str(tools[0]["attributes"]["gen_ai.output"])).group(0)
     assert tools[1]["attributes"]["gen_ai.tool.name"] == "write_file" and year in str(tools[1]["attributes"])
-    tokens = lambda s: s["attributes"]["gen_ai.usage.input_tokens"] + s["attributes"]["gen_ai.usage.output_tokens"]  # noqa: E731
+
+    def tokens(s):
+        return s["attributes"]["gen_ai.usage.input_tokens"] + s["attributes"]["gen_ai.usage.output_tokens"]
     assert len(models) == 3 and w.tokens == sum(map(tokens, models))
     assert w.voided == (first, "write_file", FINAL_ANSWER)
     assert (max(s["end_time"] for s in spans) - t0) / 1e9 == pytest.approx(w.recorded_makespan, abs=1e-6)

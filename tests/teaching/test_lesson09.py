@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import planviz
 from planviz import Plan, Step
 from planviz.teaching.lesson09 import check_exercise_1, check_exercise_2, check_exercise_3
 

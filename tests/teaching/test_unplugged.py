@@ -146,7 +146,7 @@ def _reach_pass(plan, completed, facts):
 
 def _oracle_itself(plan):
     from planviz.teaching import lesson01
-    return getattr(lesson01, "_order_oracle")(plan)
+    return getattr(lesson01, "_order_oracle")(plan)  # noqa: B009 (a route a cheat takes)
 
 
 @pytest.mark.parametrize("check, fn", [

@@ -226,7 +226,7 @@ def test_the_goal_is_the_first_user_message(path):
     for thread, rows in raw(path).items():
         first = None
         for r in rows:  # the input's writes, then the state, in the order written
-            for _, ch, value in r["writes"]:
+            for _, _ch, value in r["writes"]:
                 for m in value if isinstance(value, list) else [value]:
                     if first is None and isinstance(m, dict) and (m.get("role") == "user" or m.get("type") == "human"):
                         first = m["content"]

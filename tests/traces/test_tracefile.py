@@ -204,7 +204,7 @@ def _plan_line(lines, **changes):
 def test_a_bad_trace_says_which_line_and_why(tmp_path, cache_plan, edit, line, match):
     lines = list(run_to_lines(simulate(cache_plan)))
     path = tmp_path / "bad.jsonl"
-    path.write_text("".join(l if l.endswith("\n") else l + "\n" for l in edit(lines)), encoding="utf-8")
+    path.write_text("".join(s if s.endswith("\n") else s + "\n" for s in edit(lines)), encoding="utf-8")
     with pytest.raises(TraceFormatError, match=match) as info:
         load_trace(path)
     assert info.value.line == line and str(path) in str(info.value) and f":{line}:" in str(info.value)

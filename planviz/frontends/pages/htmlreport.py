@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from planviz.errors import PlanvizTypeError, expect_type, show_value
 

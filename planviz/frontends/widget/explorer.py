@@ -81,7 +81,7 @@ def explore(plan: Plan | Run | Receiver, contract: Contract | None = None, fault
         At most this many steps at once.
     strategy : str
         ``planner``, ``workflow`` or ``direct``.
-    **options : 
+    **options :
         Passed to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
 
     Returns

@@ -49,8 +49,8 @@ __all__ = ["Expansion", "concrete_steps", "expanded", "expansion_steps", "expand
 
 MAX_EXPANSIONS = 1000  # an expansion that keeps yielding far steps never becomes work
 
-Expansion = Union[Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],
-                  Callable[[Step, ExecutionState], Union[Iterable[Union[Step, Mapping[str, object]]], None]]]
+Expansion = Union[Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],  # noqa: UP007 (a runtime alias)
+                  Callable[[Step, ExecutionState], Iterable[Step | Mapping[str, object]] | None]]
 
 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from planviz.errors import PlanvizTypeError, SimulationError, expect_names, expect_type, show_value
 from planviz.plan.arguments import expect_plan

@@ -12,7 +12,7 @@ campaign: 1 plan x 10 samples; faults side_effect=0.2 (times 1, seed 1)
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from planviz.errors import SimulationError, show_value

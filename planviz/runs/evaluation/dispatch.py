@@ -52,7 +52,7 @@ class Maps(Protocol):
     def map(self, func: Callable[..., Any], iterable: Iterable[Any], /) -> Iterable[Any]: ...
 
 
-ExecutorLike = Union[concurrent.futures.Executor, Submits, Maps]
+ExecutorLike = Union[concurrent.futures.Executor, Submits, Maps]  # noqa: UP007 (a runtime alias)
 """What ``campaign(executor=...)`` takes besides None."""
 
 #: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a

@@ -337,7 +337,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         step, s_v = defs[v], times[v][0]
 
         def ended(u: str) -> bool:
-            return u != v and u in times and times[u][1] <= s_v
+            return u != v and u in times and times[u][1] <= s_v  # noqa: B023 (called in this iteration only)
 
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
         for fact in (() if foreign and step.arguments else step.requires):

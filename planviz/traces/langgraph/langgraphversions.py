@@ -103,7 +103,7 @@ class Versions:
         prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
         costs what it changes, its prefix copied whole."""
         members = set(ids)
-        steps_of, late = self.steps, self.late
+        steps_of = self.steps
         flagged = [s for s in filter(self.flagged.__contains__, ids)]  # the few with inferred dependencies
         inferred = sorted((u, s) for s in flagged for u in steps_of[s].inferred if u in members)
         findings = list(self.findings)

@@ -83,10 +83,10 @@ class EqualStr(str):
 
     __hash__ = str.__hash__
 
-    def strip(self, *a: Any) -> "EqualStr":
+    def strip(self, *a: Any) -> EqualStr:
         return EqualStr(str.strip(self, *a))
 
-    def lower(self) -> "EqualStr":
+    def lower(self) -> EqualStr:
         return EqualStr(str.lower(self))
 
 

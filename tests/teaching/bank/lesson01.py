@@ -8,7 +8,6 @@ from collections import deque
 from dataclasses import replace
 
 import planviz
-from planviz import Step
 from planviz.structure.index import structure_index
 from tests.teaching.bank import Anything, a, build_it, library_cheats, value_cheats
 from tests.teaching.test_lesson01 import _with, ancestors, earlier_in_file, parents_only, raises, with_itself
@@ -151,7 +150,7 @@ def _graphlib_order(plan):
 
 def _oracle_itself(plan):
     from planviz.teaching import lesson01
-    return getattr(lesson01, "_order_oracle")(plan)
+    return lesson01._order_oracle(plan)
 
 
 ORDER = [

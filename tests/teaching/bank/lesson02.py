@@ -3,13 +3,11 @@ purge plan fixed, the five contract fields."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
-import planviz
 from tests.teaching import test_lesson02 as t02
 from tests.teaching import test_lesson02_contract as t02c
 from tests.teaching.bank import Anything, a, harvest, value_cheats
-from tests.teaching.test_lesson02 import FIXED, PURGE, VACUOUS_RIGHT, edit
+from tests.teaching.test_lesson02 import FIXED, VACUOUS_RIGHT, edit
 
 CODES = {"unmet_requirement", "order_violation"}
 EVERY_CODE = sorted({"cycle", "dead_end", "unmet_requirement", "order_violation", "no_evidence", "no_check",

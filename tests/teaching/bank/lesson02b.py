@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import planviz
-from planviz import Step
 from tests.teaching import test_lesson02 as t02
 from tests.teaching import test_lesson02b as t02b
 from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, value_cheats

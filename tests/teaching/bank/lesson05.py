@@ -11,7 +11,7 @@ from tests.teaching import test_lesson05_controller as t05c
 from tests.teaching import test_lesson05_far as t05f
 from tests.teaching import test_lesson05_invariants as t05i
 from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, value_cheats
-from tests.teaching.test_lesson05 import _library_inside, redo
+from tests.teaching.test_lesson05 import redo
 from tests.teaching.test_lesson05_far import CUT_OVER
 from tests.teaching.test_unplugged import solution
 
