@@ -4,7 +4,8 @@ talking to a fake OpenAI-compatible server on 127.0.0.1, its spans sent live by 
 the spans and the canned replies say (model, tokens, the tool call's arguments, its result, the times).
 
 The instrumentation writes the LLM spans; the agent loop around it (the AGENT span and the TOOL span of the tool it
-runs) is written with OpenInference's own ``OITracer`` decorators, as a user of OpenInference writes it.
+runs) is written with OpenInference's own ``OITracer`` (its ``agent`` decorator, its TOOL span with ``tool.id``, the
+convention's name of the call id the model gave), as a user of OpenInference writes it.
 """
 
 from __future__ import annotations
@@ -86,9 +87,17 @@ def _run_agent(provider, base_url: str) -> str:
     tracer = OITracer(provider.get_tracer("weather-agent"), config=TraceConfig())
     client = openai.OpenAI(base_url=base_url, api_key="not-a-key", max_retries=0)
 
-    @tracer.tool(name="get_weather")
     def get_weather(city: str, unit: str) -> str:
         return WEATHER
+
+    def run_tool(call) -> str:  # the TOOL span as OpenInference's manual API writes it, the model's call id its tool.id
+        with tracer.start_as_current_span(call.function.name, openinference_span_kind="tool") as span:
+            span.set_tool(name=call.function.name, parameters=TOOLS[0]["function"]["parameters"])
+            span.set_attribute("tool.id", call.id)  # SpanAttributes.TOOL_ID in the conventions
+            span.set_input(call.function.arguments, mime_type="application/json")
+            result = get_weather(**json.loads(call.function.arguments))
+            span.set_output(result)
+            return result
 
     @tracer.agent(name="weather_agent")
     def agent(question: str) -> str:
@@ -99,8 +108,7 @@ def _run_agent(provider, base_url: str) -> str:
                 return reply.content
             messages.append(reply.model_dump(exclude_none=True))
             for call in reply.tool_calls:
-                result = get_weather(**json.loads(call.function.arguments))
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": run_tool(call)})
 
     return agent("What is the weather in Paris?")
 
@@ -138,7 +146,10 @@ def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_
     assert [s.id for s in live.plan.steps] == [tool.attributes["tool.name"]] == [asked_for["name"]]
     assert [s.arguments for s in live.plan.steps] == [json.loads(tool.attributes["input.value"])] \
         == [json.loads(asked_for["arguments"])] == [ARGUMENTS]
+    assert tool.attributes["tool.id"] == REPLIES[0]["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
     done = [e for e in live.events if e.kind == "complete"]
+    assert [e.observation.data["call_id"] for e in done] == ["call_1"]  # a declared plan can match the call by it
+    assert "no_call_ids" not in [f.code for f in live.plan.import_findings]
     assert [e.observation.data["result"] for e in done] == [tool.attributes["output.value"]] == [WEATHER]
     assert fake_openai.asked[1][1]["messages"][-1]["content"] == WEATHER  # the result went back to the model
     t0 = min(s.start_time for s in spans)
