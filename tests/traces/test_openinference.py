@@ -117,3 +117,16 @@ def test_a_wrapper_without_tokens_gives_none_and_a_chain_gives_its_tokens_down()
              _oi(6, "LLM", 4.6, 5.5, 4, **{"llm.token_count.prompt": "4"})]
     run = parse_trace("\n".join(json.dumps(s) for s in spans))
     assert [(c.id[-1], c.input_tokens) for c in run.model_calls] == [("3", 40), ("5", 3), ("6", 4)]
+
+
+def test_a_tool_span_call_id_is_its_tool_id():
+    """OpenInference names a TOOL span's call id ``tool.id`` (the id the model gave the call: ``tool_call.id`` in its
+    messages, ``SpanAttributes.TOOL_ID`` in openinference-semantic-conventions); several instrumentations write it."""
+    spans = [_oi(1, "AGENT", 0, 5, **{"input.value": "weather?"}),
+             _oi(2, "LLM", 0.5, 1, 1, **{"llm.output_messages.0.message.tool_calls.0.tool_call.id": "call_1"}),
+             _oi(3, "TOOL", 1, 2, 1, **{"tool.name": "w", "tool.id": "call_1", "input.value": '{"city": "Paris"}'}),
+             _oi(4, "TOOL", 2, 3, 1, **{"tool.name": "w", "input.value": '{"city": "Rome"}'})]
+    run = parse_trace("\n".join(json.dumps(s) for s in spans))
+    done = [e.observation.data for e in run.events if e.kind == "complete"]
+    assert [d.get("call_id") for d in done] == [spans[2]["attributes"]["tool.id"], None]
+    assert "no_call_ids" not in [f.code for f in run.plan.import_findings]

@@ -10,6 +10,8 @@ convention, with the attribute decoding of :mod:`~planviz.traces.otel.openinfere
   ``{"args": [...], "kwargs": {...}}`` that smolagents and LlamaIndex write,
   JSON-decoded; text that is not JSON (a Python repr) is kept as text. Never
   ``tool.parameters``: that is the tool's JSON schema, not the call;
+- its call id (the id the model gave the call) is ``tool.id``, as
+  OpenInference names it on a TOOL span;
 - its result is ``output.value``; tokens are ``llm.token_count.prompt`` and
   ``llm.token_count.completion``; the model ``llm.model_name``;
 - the goal is the user's task in the AGENT span's ``input.value`` (else a

@@ -53,7 +53,7 @@ SHORT = messages.SHORT  # characters of a result or message kept for display
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
     "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
-    "call_id": ("gen_ai.tool.call.id", "tool_call.id"),
+    "call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id"),  # tool.id: OpenInference TOOL spans
     "arguments": ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value", "traceloop.entity.input"),
     "result": ("gen_ai.tool.call.result", "gen_ai.output", "output.value", "traceloop.entity.output"),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
