@@ -4,8 +4,12 @@ The plans are small (1 to 8 steps, ids ``A``..``H``) and grow with the case
 number, so the first disagreement found is on a plan small enough to read.
 File order is shuffled, so a function that trusts the order of the file is
 caught; facts are drawn from a pool of five, so some are required but never
-produced, and some steps wait on each other's facts. Everything is seeded:
-the same function gets the same verdict every time.
+produced, and some steps wait on each other's facts. The plans are seeded;
+each check call then asks them under fresh names (:func:`fresh_names`: step
+ids and facts drawn from ``os.urandom``, in their natural order), so a table
+of the library's answers made before the check cannot look them up. A
+function that reads the plan gets the same verdict every time; the verdict
+shows the names it was asked with.
 
 >>> plans = random_plans(300)
 >>> len(plans), len(plans[0].steps), max(len(p.steps) for p in plans)
@@ -16,20 +20,24 @@ the same function gets the same verdict every time.
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import string
+from dataclasses import fields, is_dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import networkx as nx
 
 from planviz.pictures.drawing import render
-from planviz.plan.model import Plan, Step
+from planviz.plan.model import Contract, Plan, Step, natural_key
 from planviz.structure.graph import to_graph
 from planviz.teaching.answers import Unreadable, ids, short
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
 from planviz.teaching.guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 
 __all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
-           "IDS", "FACTS"]
+           "fresh_names", "Renaming", "IDS", "FACTS"]
 
 IDS = tuple("ABCDEFGH")
 FACTS = ("p", "q", "r", "s", "t")
@@ -125,6 +133,7 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
     """
+    cases = fresh_names(cases)  # asked under names drawn for this call: no table made beforehand knows them
     if is_blank(student):
         return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
                           "write it, run the cell, then run this check again")
@@ -220,3 +229,98 @@ def _picture(plan: Plan) -> Any:
 def _ids(items: Iterable[Any]) -> str:
     shown = sorted(str(x) for x in items)
     return "{" + ", ".join(shown) + "}" if shown else "nothing"
+
+
+_VERSIONED = re.compile(r"(.+)\.v\d+")
+
+
+class Renaming:
+    """Fresh names for one check call: step ids (their natural order kept, so tie-breaks by id still hold), facts
+    (their order kept) and the number in a goal, drawn from ``os.urandom``; a student cannot know them beforehand.
+
+    ``rename(value)`` renames a plan (its steps, links, texts and contract), a contract, a step id or fact, a
+    text naming them, or a collection of these; anything else is kept. The same object is renamed once.
+
+    >>> names = Renaming(["A", "B", "C"], ["p", "q"], seed=1)
+    >>> new = [names.rename(x) for x in "ABC"]
+    >>> new == sorted(new), len(set(new)), names.rename("step A after B") == f"step {new[0]} after {new[1]}"
+    (True, 3, True)
+    """
+
+    def __init__(self, ids: Iterable[str], facts: Iterable[str] = (), *, seed: Any = None) -> None:
+        rng = random.Random(os.urandom(16) if seed is None else seed)
+        ids = {i for i in ids if not ((m := _VERSIONED.fullmatch(i)) and m[1] in ids)}  # X.v2 follows X
+        self.names = {**_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
+                      **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng)}
+        self._number = rng.randrange(100, 1000)
+        self._pattern = (re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(self.names, key=len, reverse=True)))
+                                    + r")(?!\w)") if self.names else None)
+        self._done: dict[int, Any] = {}
+
+    def text(self, value: str) -> str:
+        """``value`` with every whole id or fact in it renamed."""
+        if value in self.names:
+            return self.names[value]
+        return self._pattern.sub(lambda m: self.names[m[1]], value) if self._pattern else value
+
+    def rename(self, value: Any) -> Any:
+        """``value`` under the fresh names (see the class)."""
+        key = id(value)
+        if key in self._done:
+            return self._done[key][1]
+        out = self._rename(value)
+        self._done[key] = (value, out)  # the original is kept alive so its id is not reused
+        return out
+
+    def _rename(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, (frozenset, set, tuple, list)):
+            return type(value)(self.rename(x) for x in value)
+        if isinstance(value, Plan):
+            goal = re.sub(r"\d+$", lambda m: str(int(m[0]) * 1000 + self._number), value.goal)
+            return value.replace(goal=goal, steps=tuple(self.rename(s) for s in value.steps),
+                                 invalidated=self.rename(value.invalidated), contract=self.rename(value.contract),
+                                 parent=self.rename(value.parent))
+        if isinstance(value, Step):
+            return replace(value, id=self.text(value.id), action=self.text(value.action),
+                           expected_evidence=self.text(value.expected_evidence), check=self.text(value.check),
+                           depends_on=self.rename(value.depends_on), requires=self.rename(value.requires),
+                           produces=self.rename(value.produces), expands_to=self.rename(value.expands_to),
+                           revises=self.rename(value.revises))
+        if isinstance(value, Contract):
+            return replace(value, required=self.rename(value.required), forbidden=self.rename(value.forbidden),
+                           must_precede=self.rename(value.must_precede))
+        if is_dataclass(value) and not isinstance(value, type):  # a question's record: rename what it holds
+            return replace(value, **{f.name: self.rename(getattr(value, f.name)) for f in fields(value)
+                                     if f.init})
+        return value
+
+
+def _ordered(names: list[str], alphabet: str, rng: random.Random) -> dict[str, str]:
+    """An order-keeping map of ``names`` to fresh ones: single letters of ``alphabet`` when they all are
+    single letters of it, else one random letter and increasing two-digit numbers (``S0, S1`` -> ``K14, K52``)."""
+    if not names:
+        return {}
+    if all(len(n) == 1 and n in alphabet for n in names) and len(names) <= len(alphabet):
+        return dict(zip(names, sorted(rng.sample(alphabet, len(names)))))
+    letter = rng.choice(alphabet.upper())
+    numbers = sorted(rng.sample(range(10, 100), len(names)))
+    return {n: f"{letter}{k}" for n, k in zip(names, numbers)}
+
+
+def fresh_names(cases: Sequence[Sequence[Any]], *, seed: Any = None) -> list[tuple[Any, ...]]:
+    """``cases`` with their plans' step ids (and ``A``..``H``, which contracts may name), facts and goals
+    renamed by one :class:`Renaming` drawn for this call; the oracle, the student and the verdict all read them.
+
+    >>> old = random_plans(1)[0]
+    >>> [(plan, sid)] = fresh_names([(old, old.ids[0])], seed=3)
+    >>> plan.ids == (sid,), plan.ids != old.ids, plan.goal != old.goal
+    (True, True, True)
+    """
+    plans = [item for case in cases for item in case if isinstance(item, Plan)]
+    ids = {s.id for p in plans for s in p.steps} | (set(IDS) if all(len(s.id) == 1 for p in plans for s in p.steps)
+                                                     else set())
+    facts = {f for p in plans for s in p.steps for f in (*s.requires, *s.produces)}
+    names = Renaming(ids, facts if all(len(f) == 1 for f in facts) else (), seed=seed)
+    return [tuple(names.rename(item) for item in case) for case in cases]

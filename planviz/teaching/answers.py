@@ -32,21 +32,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from planviz.errors import show_value
 from planviz.plan.model import Step
 from planviz.runs.events import Run
+from planviz.teaching.feedback import Feedback, is_blank, unanswered, wrong
 
 __all__ = ["number", "word", "same_word", "ids", "id_of", "Unreadable", "unreadable", "stop_reason",
-           "same_step", "in_plan", "words", "whole_number", "short"]
+           "same_step", "in_plan", "words", "whole_number", "short", "case_predictions"]
 
 
 @dataclass(frozen=True)
 class Unreadable:
-    """An answer of the wrong type or form: ``why`` says what it is, to show the student."""
+    """An answer of the wrong type or form: ``why`` says what it is, to show the student (and ``hint``, when
+    set, what to do instead)."""
 
     why: str
+    hint: str = ""
 
     def __bool__(self) -> bool:
         return False
@@ -241,3 +244,38 @@ def stop_reason(run: Run) -> str:
 def short(value: Any) -> str:
     """``repr(value)`` cut to 60 characters, safe for any object a student passes (errors.show_value)."""
     return show_value(value, 57)
+
+
+def case_predictions(ex: str, predictions: Any, cases: Iterable[str], read: Callable[[Any], Any], how: str,
+                     asked: str) -> dict[str, Any] | Feedback:
+    """A prediction for each named case, read from the student's dict: ``{case: what read(value) says}``, or
+    the :class:`Feedback` to return instead (nothing given, not a dict, a name that is no case, a value left
+    ``...``, a value ``read`` cannot read, a case missing). Names are matched whatever their case and spaces;
+    ``asked`` says what to give when nothing is, ``how`` is the hint.
+
+    >>> case_predictions("ex", {" A ": "1", "b": "2"}, ["A", "B"], number, "how", "a dict")
+    {'A': 1.0, 'B': 2.0}
+    >>> case_predictions("ex", {"A": "1"}, ["A", "B"], number, "how", "a dict").message
+    "no prediction for 'B'"
+    """
+    cases = list(cases)
+    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
+        return unanswered(ex, asked, how)
+    if not isinstance(predictions, Mapping):
+        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
+    names = {name.lower(): name for name in cases}
+    given: dict[str, Any] = {}
+    for key, value in predictions.items():
+        name = names.get(key.strip().lower()) if isinstance(key, str) else None
+        if name is None:
+            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(cases)}")
+        if value is Ellipsis:
+            return unanswered(ex, f"your prediction for {name!r}", how)
+        said = read(value)
+        if isinstance(said, Unreadable):
+            return wrong(ex, f"{name!r}: {said.why}", said.hint or how)
+        given[name] = said
+    missing = [name for name in cases if name not in given]
+    if missing:
+        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    return given

@@ -26,7 +26,7 @@ from planviz.examples import load
 from planviz.plan.model import Contract, Plan, ToolSpec
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.engine.simulation import simulate
-from planviz.teaching.answers import Unreadable, same_word, short, stop_reason, word
+from planviz.teaching.answers import Unreadable, case_predictions, same_word, short, stop_reason, word
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
 __all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
@@ -141,25 +141,10 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     ``"warning"`` or None (no ``vacuous_check``)."""
     ex = "02 exercise 3"
     how = '{case: prediction} with one entry per case of VACUOUS_CASES, each "error", "warning" or None'
-    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
-        return unanswered(ex, "a dict {case: 'error', 'warning' or None}", how)
-    if not isinstance(predictions, Mapping):
-        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
-    names = {name.lower(): name for name in VACUOUS_CASES}
-    given: dict[str, str | None] = {}
-    for key, value in predictions.items():
-        name = names.get(key.strip().lower()) if isinstance(key, str) else None
-        if name is None:
-            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(VACUOUS_CASES)}")
-        if value is Ellipsis:
-            return unanswered(ex, f"your prediction for {name!r}", how)
-        severity = _severity(value)
-        if isinstance(severity, Unreadable):
-            return wrong(ex, f"{name!r}: {severity.why}", how)
-        given[name] = severity
-    missing = [name for name in VACUOUS_CASES if name not in given]
-    if missing:
-        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    given = case_predictions(ex, predictions, VACUOUS_CASES, _severity, how,
+                             "a dict {case: 'error', 'warning' or None}")
+    if isinstance(given, Feedback):
+        return given
     off = {name: (said, _vacuous_severity(*VACUOUS_CASES[name])) for name, said in given.items()}
     off = {name: pair for name, pair in off.items() if pair[0] != pair[1]}
     if not off:
@@ -260,35 +245,27 @@ def _contract_codes(field: str, risk: str) -> frozenset[str]:
     return frozenset(validate(_edit(plan, "S3", **{field: empty}), plan.contract).codes)
 
 
+def _known_codes(value: Any) -> set[str] | Unreadable:
+    """Exercise 5's prediction for one case: a set of finding codes (nothing, None or "ok" for none)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "nothing", "ok")):
+        value = set()
+    codes = _codes(value)
+    if codes is None:
+        return Unreadable(f"expected a set of finding codes, got {type(value).__name__}")
+    unknown = sorted(c for c in codes if c not in _LAYER_OF)
+    if unknown:
+        return Unreadable(f"{unknown[0]!r} is not a finding code", "validate(...).codes gives the set")
+    return codes
+
+
 def check_exercise_5(predictions: Any = None) -> Feedback:
     """Exercise 5: for each case of :data:`CONTRACT_CASES` (one field of the patch S3 left empty), the set of
     finding codes ``validate`` reports (an empty set when it reports nothing)."""
     ex = "02 exercise 5"
     how = "{case: set of finding codes}, one entry per case of CONTRACT_CASES; set() when validate finds nothing"
-    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
-        return unanswered(ex, "a dict {case: set of finding codes}", how)
-    if not isinstance(predictions, Mapping):
-        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
-    names = {name.lower(): name for name in CONTRACT_CASES}
-    given: dict[str, set[str]] = {}
-    for key, value in predictions.items():
-        name = names.get(key.strip().lower()) if isinstance(key, str) else None
-        if name is None:
-            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(CONTRACT_CASES)}")
-        if value is Ellipsis:
-            return unanswered(ex, f"your prediction for {name!r}", how)
-        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "nothing", "ok")):
-            value = set()
-        codes = _codes(value)
-        if codes is None:
-            return wrong(ex, f"{name!r}: expected a set of finding codes, got {type(value).__name__}", how)
-        unknown = sorted(c for c in codes if c not in _LAYER_OF)
-        if unknown:
-            return wrong(ex, f"{name!r}: {unknown[0]!r} is not a finding code", "validate(...).codes gives the set")
-        given[name] = codes
-    missing = [name for name in CONTRACT_CASES if name not in given]
-    if missing:
-        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    given = case_predictions(ex, predictions, CONTRACT_CASES, _known_codes, how, "a dict {case: set of finding codes}")
+    if isinstance(given, Feedback):
+        return given
     off = [name for name, codes in given.items() if codes != _contract_codes(*CONTRACT_CASES[name])]
     if not off:
         return right(ex, "each field answers a question the run asks: requires (may it start?), produces (what "

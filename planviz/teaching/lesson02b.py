@@ -20,7 +20,7 @@ from planviz.errors import PlanvizError
 from planviz.examples import load
 from planviz.plan.model import Contract, Plan
 from planviz.teaching.agreement import agreement
-from planviz.teaching.answers import Unreadable, number, same_word, short
+from planviz.teaching.answers import Unreadable, case_predictions, number, same_word, short
 from planviz.teaching.cases import grade_cases
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
@@ -271,25 +271,10 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     ``validate`` says of them: ``"ok"``, ``"bad_placeholder"`` or ``"bad_arguments"``."""
     ex = "02b exercise 3"
     how = '{case: prediction}, one entry per case of PLACEHOLDER_CASES, each "ok", "bad_placeholder" or "bad_arguments"'
-    if is_blank(predictions) or (isinstance(predictions, Mapping) and not predictions):
-        return unanswered(ex, "a dict {case: 'ok', 'bad_placeholder' or 'bad_arguments'}", how)
-    if not isinstance(predictions, Mapping):
-        return wrong(ex, f"expected a dict, got {type(predictions).__name__}", how)
-    names = {name.lower(): name for name in PLACEHOLDER_CASES}
-    given: dict[str, str] = {}
-    for key, value in predictions.items():
-        name = names.get(key.strip().lower()) if isinstance(key, str) else None
-        if name is None:
-            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(PLACEHOLDER_CASES)}")
-        if value is Ellipsis:
-            return unanswered(ex, f"your prediction for {name!r}", how)
-        said = _said(value)
-        if isinstance(said, Unreadable):
-            return wrong(ex, f"{name!r}: {said.why}", how)
-        given[name] = said
-    missing = [name for name in PLACEHOLDER_CASES if name not in given]
-    if missing:
-        return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
+    given = case_predictions(ex, predictions, PLACEHOLDER_CASES, _said, how,
+                             "a dict {case: 'ok', 'bad_placeholder' or 'bad_arguments'}")
+    if isinstance(given, Feedback):
+        return given
     off = [name for name, said in given.items() if said != _argument_finding(PLACEHOLDER_CASES[name])]
     if not off:
         return right(ex, "a placeholder is resolved at run time, from the result of the step it names: at plan "

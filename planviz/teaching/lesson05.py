@@ -36,6 +36,7 @@ from planviz.runs.engine.revision import changed_invariants, redundant_work
 from planviz.checks.static import writes
 from planviz.runs.engine.simulation import simulate
 from planviz.structure.graph import to_graph
+from planviz.teaching.agreement import Renaming
 from planviz.teaching.answers import Unreadable, ids, in_plan, short, stop_reason
 from planviz.teaching.guards import FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
 from planviz.teaching.feedback import Feedback, is_blank, multiple_choice, right, unanswered, wrong
@@ -234,7 +235,9 @@ def check_invariants(refuse: Any) -> Feedback:
     called = library_calls(refuse, names)
     if called:
         return wrong(ex, used_message("refuse", called)[0], own)
-    questions = _revisions()
+    table = _revisions()
+    fresh = Renaming({s.id for q in table for p in (q.old, q.new) for s in p.steps})  # drawn for this call
+    questions = [fresh.rename(q) for q in table]  # no table made beforehand knows these ids
     answers: list[Any] = []
     for number, q in enumerate(questions, 1):
         refused = changed_invariants(q.old, q.new, q.old.contract) is not None and not q.goal_changed

@@ -41,3 +41,46 @@ def test_first_disagreement_returns_the_exception_it_met():
     case, expected, got = first_disagreement([(1,)], boom, lambda x: x)
     assert case == (1,) and expected == 1 and isinstance(got, KeyError)
     assert first_disagreement([(1,), (2,)], lambda x: x, lambda x: x) is None
+
+
+def _seen_ids(check, ask):
+    """The step ids a build-it's check showed the student's function, and the feedback it gave."""
+    seen: list[tuple[str, ...]] = []
+
+    def student(plan, *rest):
+        seen.append(plan.ids)
+        return ask(plan, *rest)
+
+    return seen, check(student)
+
+
+def test_each_check_call_asks_under_fresh_names_in_their_natural_order_and_shows_them():
+    """A table of the library's answers made before the check (keyed on the plan's ids) cannot know the names a
+    call draws: two calls show other ids than the importable cases, and than each other; the order is kept, and
+    the verdict shows the plan under the names the student's function was asked with."""
+    from planviz.teaching import lesson01
+
+    parents = lambda plan, sid: set(plan.step(sid).depends_on)  # noqa: E731 (wrong: the direct parents only)
+    first, feedback = _seen_ids(lesson01.check_ancestors, parents)
+    second, _ = _seen_ids(lesson01.check_ancestors, parents)
+    fixed = [plan.ids for plan, _ in ancestor_cases()]
+    assert first[:50] != fixed[:50] and first[:50] != second[:50]
+    for ours, theirs in zip(first, fixed):  # the same plan: as many steps, in the same natural order
+        rank = sorted(theirs)
+        assert [sorted(ours).index(o) for o in ours] == [rank.index(t) for t in theirs]
+    assert not feedback.passed
+    shown = {line.split()[0] for line in feedback.message.splitlines() if line.startswith("  ")}
+    number = int(feedback.message.split("question ")[1].split()[0])
+    assert shown == set(first[number - 1]) and set(first[number - 1]) != set(fixed[number - 1]), feedback.message
+
+
+def test_a_lookup_table_of_the_fixed_cases_fails():
+    """The hole the answer bank found: answers computed before the check, looked up while it runs (nothing of
+    the library is called then, so the tripwire cannot see it)."""
+    from planviz.teaching import lesson01
+
+    table = {(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid): nx.ancestors(to_graph(plan), sid)
+             for plan, sid in ancestor_cases()}
+    feedback = lesson01.check_ancestors(
+        lambda plan, sid: table[(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid)])
+    assert not feedback.passed and "KeyError" in feedback.message

@@ -9,8 +9,9 @@ the verdict it must get, written down by the teacher, never asked of the check:
 - ``wrong``: off by one, a missing or extra element, the wrong kind, a crash -> fails;
 - ``cheat:<kind>`` -> fails: ``import``, ``getattr``, ``importlib``, ``stored`` (the library's own
   algorithm by that route), ``hardcoded`` (the visible example's answer), ``identity`` (the same work
-  renamed, an object equal to anything), ``vacuous`` (a check that names nothing), ``budget`` (a gamed
-  budget), ``everything`` (every choice at once).
+  renamed, an object equal to anything), ``lookup`` (a table of the library's answers to the check's fixed
+  random cases, made before the check runs and keyed on the plan's text, ids or edges), ``vacuous`` (a check
+  that names nothing), ``budget`` (a gamed budget), ``everything`` (every choice at once).
 
 tests/teaching/test_bank.py counts the bank (at least 25 answers per check, every family) and runs it.
 """
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FAMILIES = ("right", "form", "wrong")
-CHEATS = ("import", "getattr", "importlib", "stored", "hardcoded", "identity", "vacuous", "budget", "everything")
+CHEATS = ("import", "getattr", "importlib", "stored", "hardcoded", "lookup", "identity", "vacuous", "budget",
+          "everything")
 
 
 @dataclass(frozen=True)
@@ -168,3 +170,36 @@ def harvest(test: Any, family: str, put: Any) -> list[Answer]:
         out.append(Answer(family, f"{test.__module__.rpartition('.')[2]}.{test.__name__}: {values!r:.80}",
                           args, kwargs))
     return out
+
+
+def _edges(plan: Any) -> Any:
+    """A plan by its ids and edges (and what each step needs, makes, is and lasts, and the plan's goal, version
+    and contract): a key a lookup cheat may use."""
+    return tuple(sorted((s.id, tuple(sorted(s.depends_on)), tuple(s.requires), tuple(s.produces), s.kind,
+                         s.duration) for s in plan.steps)) + ((plan.goal, plan.version, repr(plan.contract)),)
+
+
+def _key(by: Any, case: tuple) -> tuple:
+    from planviz import Plan
+
+    return tuple(by(x) if isinstance(x, Plan) else tuple(sorted(x)) if isinstance(x, (set, frozenset))
+                 else repr(x) for x in case)
+
+
+def lookups(cases: Any, answer: Any) -> list[Answer]:
+    """``cheat:lookup`` answers: the library's ``answer(*case)`` to each of the check's fixed random ``cases``
+    (importable, e.g. ``ancestor_cases()``), computed before the check runs and kept in a table keyed on the
+    plan's text (``dump_plan``) or on its ids and edges; while the check runs nothing of the library is called
+    (the tripwire sees nothing), so only cases the table does not know can catch it."""
+    from planviz import dump_plan
+
+    def make(by: Any) -> Any:
+        def cheat() -> tuple:
+            table = {_key(by, tuple(case)): answer(*case) for case in cases()}
+            return (lambda *case: table[_key(by, case)],), {}
+        return cheat
+
+    return [Answer("cheat:lookup", "the library's answers to the check's cases, looked up by the plan's text",
+                   later=make(dump_plan)),
+            Answer("cheat:lookup", "the library's answers to the check's cases, looked up by the plan's ids and "
+                   "edges", later=make(_edges))]

@@ -7,9 +7,13 @@ import graphlib
 from collections import deque
 from dataclasses import replace
 
+import networkx as nx
+
 import planviz
 from planviz.structure.index import structure_index
-from tests.teaching.bank import Anything, a, build_it, library_cheats, value_cheats
+from planviz.teaching.agreement import ancestor_cases
+from planviz.teaching.cases import order_plans
+from tests.teaching.bank import Anything, a, build_it, library_cheats, lookups, value_cheats
 from tests.teaching.test_lesson01 import _with, ancestors, earlier_in_file, parents_only, raises, with_itself
 from tests.teaching.test_verdicts import _ancestors, _hidden_library, _with_s5
 
@@ -264,6 +268,12 @@ EX3 = [
     a("form", "the code with a space for the underscore", "unmet requirement!", "b"),
     a("cheat:identity", "a code misspelt", "unmet_requirements_x", "b"),
 ]
+
+# the library's answers to the check's own random cases, computed before it runs and looked up
+ANCESTORS += lookups(ancestor_cases, lambda plan, sid: nx.ancestors(planviz.to_graph(plan), sid))
+ORDER += lookups(lambda: [(p,) for p in order_plans()],
+                 lambda plan: list(nx.topological_sort(g)) if nx.is_directed_acyclic_graph(g := planviz.to_graph(plan))
+                 else None)
 
 BANK = {"lesson01.check_ancestors": ANCESTORS, "lesson01.check_topological_order": ORDER,
         "lesson01.check_exercise_1": EX1, "lesson01.check_exercise_2": EX2, "lesson01.check_exercise_3": EX3}

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import planviz
+from planviz.teaching.cases import grade_cases
 from tests.teaching import test_lesson02 as t02
 from tests.teaching import test_lesson02b as t02b
-from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, value_cheats
+from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, lookups, value_cheats
 from tests.teaching.test_lesson02 import PLAN, RIGHT_GATES
 
 # exercise 1: two milestones of four, well formed, in an order that cannot work
@@ -116,6 +117,10 @@ EX3 = [a("right" if i == 0 else "form" if verdict else _CHEAT3.get(name, "wrong"
        for i, (name, answer, verdict) in enumerate(t02b.BANK)]
 EX3 += [*value_cheats(lambda v: ((v,), {})),
         a("cheat:identity", "each case an object equal to everything", {k: Anything() for k in t02b.RIGHT})]
+
+# the library's answers to the check's own random cases, computed before it runs and looked up
+GRADE += lookups(grade_cases,
+                 lambda plan, contract: ((g := planviz.grade(plan, contract)).required_recall, set(g.order_violations)))
 
 BANK = {"lesson02b.check_exercise_1": EX1, "lesson02b.check_exercise_2": EX2, "lesson02b.check_grade": GRADE,
         "lesson02b.check_exercise_3": EX3}

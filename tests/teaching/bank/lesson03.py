@@ -7,8 +7,9 @@ from functools import lru_cache
 
 import planviz
 from planviz.structure.index import structure_index
+from planviz.teaching.cases import timed_plans
 from tests.teaching import test_lesson03 as t03
-from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, value_cheats
+from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, lookups, value_cheats
 from tests.teaching.test_lesson03 import SAVED, _waves_over_a_topological_order, _wider
 
 PATH = ["S0", "S2", "S3", "S4"]
@@ -170,6 +171,11 @@ WAVES = [
     a("cheat:import", "planviz.ready_waves", lambda plan: [set(w) for w in planviz.ready_waves(plan)]),
     a("cheat:hardcoded", "the example's waves by heart", lambda plan: [{"S0"}, {"S1", "S2"}, {"S3"}, {"S4"}]),
 ]
+
+# the library's answers to the check's own random cases, computed before it runs and looked up
+PASSES += lookups(lambda: [(p,) for p in timed_plans()],
+                  lambda plan: {sid: (t.es, t.ls) for sid, t in planviz.critical_path(plan).steps.items()})
+WAVES += lookups(lambda: [(p,) for p in timed_plans(seed=2035)], lambda plan: planviz.ready_waves(plan))
 
 BANK = {"lesson03.check_exercise_1": EX1, "lesson03.check_exercise_2": EX2, "lesson03.check_exercise_3": EX3,
         "lesson03.check_critical_path": PASSES, "lesson03.check_ready_waves": WAVES}

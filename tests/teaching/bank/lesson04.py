@@ -6,8 +6,9 @@ from functools import cache
 
 import planviz
 from planviz import Fault
+from planviz.teaching.cases import patch_cases
 from tests.teaching import test_lesson04 as t04
-from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, value_cheats
+from tests.teaching.bank import Anything, a, build_it, harvest, library_cheats, lookups, value_cheats
 from tests.teaching.test_unplugged import _scope_with_descendants, solution
 
 EX1 = [
@@ -141,6 +142,9 @@ SCOPE = [
         planviz.failure_scope(plan, sid, "side_effect").voided)),
     a("cheat:hardcoded", "the example's scope by heart", lambda plan, sid: {"S3", "S4"} if sid != "S0" else {"S0"}),
 ]
+
+# the library's answers to the check's own random cases, computed before it runs and looked up
+SCOPE += lookups(patch_cases, lambda plan, sid: planviz.failure_scope(plan, sid, "side_effect").voided)
 
 BANK = {"lesson04.check_exercise_1": EX1, "lesson04.check_exercise_2": EX2, "lesson04.check_exercise_3": EX3,
         "lesson04.check_failure_scope": SCOPE}

@@ -8,10 +8,11 @@ from functools import cache
 
 import planviz
 from planviz import Fault, Plan, Step
+from planviz.teaching.cases import reissue_cases
 from tests.teaching import test_lesson07 as t07
 from tests.teaching import test_lesson07_choices as t07c
 from tests.teaching import test_lesson07_reissue as t07r
-from tests.teaching.bank import Anything, EqualStr, a, build_it, harvest, later, library_cheats, value_cheats
+from tests.teaching.bank import Anything, EqualStr, a, build_it, harvest, later, library_cheats, lookups, value_cheats
 from tests.teaching.test_lesson07 import FAN, _new_route
 from tests.teaching.test_unplugged import solution
 
@@ -218,6 +219,9 @@ READINGS += [
         **t07c.R, "loses_success": EqualStr("validation_gate")}})),
     later("wrong", "no table", lambda: ((), {"ablation": None, **t07c.R})),
 ]
+
+# the library's answers to the check's own random cases, computed before it runs and looked up
+REISSUE += lookups(reissue_cases, lambda plan, voided: planviz.reissue(plan, voided, "by hand"))
 
 BANK = {"lesson07.check_exercise_1": EX1, "lesson07.check_exercise_2": EX2, "lesson07.check_exercise_3": EX3,
         "lesson07.check_exercise_4": EX4, "lesson07.check_reissue": REISSUE,
