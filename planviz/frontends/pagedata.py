@@ -13,7 +13,7 @@ key a record lacks is listed once per column (``absent``), so a sparse key
 costs nothing where it is missing.
 
 The format is written once, as a JSON Schema shipped beside this module
-(``pagedata.schema.json``); ``explorer.js`` reads it back with its one decoder
+(``pagedata.schema.json``); ``js/pagedata.js`` reads it back with its one decoder
 (``decodePage``) into the snapshot it always drew, and the tests with an
 independent Python decoder. Every page (one run, two runs, the flipbook, the
 widget's static fallback) carries its data in this format; values that are no

@@ -7,7 +7,6 @@ import re
 import xml.etree.ElementTree as ET
 from html import unescape
 
-from importlib.resources import files
 
 import anywidget
 import ipywidgets
@@ -16,6 +15,7 @@ import pytest
 from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, render, replay,
                      save_trace, simulate)
 from planviz.errors import PlanvizError
+from planviz.frontends.jsmodules import module_text
 from planviz.pictures.gantt import bars, gantt_svg
 
 from .pagedata import decode_page
@@ -64,7 +64,7 @@ def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
     assert set(node_classes(ex.svg)) == set(cache_plan.ids)
     assert ex.caption.startswith("Event 0 of")
     assert len(ex.snapshot["events"]) == len(ex.snapshot["log"]) == len(ex.run.events)
-    assert ex._esm == (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
+    assert ex._esm == module_text() and "\nexport default { render };" in ex._esm
     bundle, _ = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == repr(ex) == (

@@ -1,0 +1,167 @@
+// @ts-check
+// The shapes the front end reads, for the type checker only (JSDoc; `make jscheck`). Never loaded by a page: no
+// module imports it at run time, only `import('./types.js')` in comments. The snapshot is written by
+// planviz/frontends/snapshot.py; its page form by pagedata.py (pagedata.schema.json).
+
+/**
+ * The widget's model: anywidget's, or the offline page's stand-in (page.py).
+ * @typedef {object} Model
+ * @property {(key: string) => any} get
+ * @property {(key: string, value: any) => void} set
+ * @property {(name: string, f: (...args: any[]) => void) => void} on
+ * @property {(name: string, f: (...args: any[]) => void) => void} off
+ * @property {() => void} save_changes
+ * @property {(msg: object) => void} send
+ */
+
+/**
+ * One look (snapshot.py `looks`): status class, flag bits (FLAGS), shape fill, stroke, stroke width, dash; the
+ * outer shape's stroke, width, dash; the status word; the tooltip's last line.
+ * @typedef {[string, number, string, string, string, string, string, string, string, string, string]} Look
+ */
+
+/**
+ * One event log row: time text, kind, step, message, attempt, observed facts, model calls.
+ * @typedef {[string, string, string, string, number, string[], number]} LogRow
+ */
+
+/**
+ * What event i changes: d (node, look before, look after triples), g/l (facts gained/lost), ri/ro (steps that
+ * became/stopped being ready), vo/ke (voided/kept), c (caption lines), v (plan version from here), t (time).
+ * @typedef {object} EventDelta
+ * @property {number[]} [d]
+ * @property {number[]} [g]
+ * @property {number[]} [l]
+ * @property {number[]} [ri]
+ * @property {number[]} [ro]
+ * @property {number[]} [vo]
+ * @property {number[]} [ke]
+ * @property {string[]} [c]
+ * @property {number} [v]
+ * @property {number | null} [t]
+ */
+
+/**
+ * A model call of a step: model, start, duration, input tokens, output tokens, cost, ok, input, output.
+ * @typedef {[string, number | null, number | null, number | null, number | null, number | null, boolean, string | null, string | null]} CallRow
+ */
+
+/**
+ * What a click on a step shows.
+ * @typedef {object} StepDetail
+ * @property {string} action
+ * @property {string} tool
+ * @property {string} kind
+ * @property {[string, string][]} arguments
+ * @property {string[]} requires
+ * @property {string[]} produces
+ * @property {string} evidence
+ * @property {string[]} depends_on
+ * @property {CallRow[]} [calls]
+ * @property {string | null} [error]
+ * @property {string | null} [result]
+ * @property {number | null} [ended]
+ */
+
+/**
+ * One plan version's picture.
+ * @typedef {object} VersionSpec
+ * @property {number} version
+ * @property {string} svg
+ * @property {string[]} nodes   the SVG ids of its nodes
+ * @property {string[]} ids     the step ids of its nodes
+ * @property {number[]} cuts    characters of each node's tooltip that the looks rewrite
+ * @property {number[]} looks   each node's look at the last event
+ * @property {string[]} legend  legend keys always shown
+ * @property {number} [legible] the width (px) under which its text is too small
+ */
+
+/**
+ * The timeline's lanes (pictures/gantt.py lane_columns): one entry per call in the columns start..step.
+ * @typedef {object} Lanes
+ * @property {string[]} lanes
+ * @property {number[]} start
+ * @property {number[]} end
+ * @property {number[]} lane
+ * @property {number[]} look
+ * @property {number[]} step
+ * @property {string[]} steps
+ * @property {string[]} looks
+ * @property {string[]} fills
+ * @property {string[]} strokes
+ * @property {string} now
+ */
+
+/**
+ * One run's snapshot (snapshot.py run_snapshot), decoded.
+ * @typedef {object} RunSnapshot
+ * @property {EventDelta[]} events
+ * @property {LogRow[]} log
+ * @property {Record<string, StepDetail>} details
+ * @property {Look[]} looks
+ * @property {string[]} facts
+ * @property {string[]} steps
+ * @property {string[]} look_legend
+ * @property {number[]} last_facts
+ * @property {number[]} last_ready
+ * @property {VersionSpec[]} versions
+ * @property {[string, string, string, string, number, string][]} legend
+ * @property {[string, string, string, string][]} [findings]
+ * @property {[string, string, (number | null)?][]} [turns]
+ * @property {[string, string][]} metrics
+ * @property {[string, string][]} [tabs]
+ * @property {string} gantt
+ * @property {Lanes} [lanes]
+ * @property {string} [unit]
+ * @property {string} goal
+ * @property {string} badge
+ * @property {string} outcome
+ * @property {boolean} [unfinished]
+ * @property {{ms: number, hold?: number}} [autoplay]
+ */
+
+/**
+ * Several runs on one stepper (snapshot.py pair_snapshot; slides.py flipbook_snapshot), decoded.
+ * @typedef {object} PairSnapshot
+ * @property {RunSnapshot[]} pair
+ * @property {number[][]} ticks
+ * @property {string[]} labels
+ * @property {string[]} notes
+ * @property {string} [diff]
+ * @property {string} [arrange]
+ * @property {{ms: number, hold?: number}} [autoplay]
+ */
+
+/** @typedef {RunSnapshot & Partial<PairSnapshot>} Snapshot what App reads: a run, or several with `pair` */
+
+/**
+ * A column of the page data (pagedata.schema.json `column`): exactly one of the value keys.
+ * @typedef {object} Column
+ * @property {(number | null)[]} [str]
+ * @property {number[]} [int]
+ * @property {(number | null)[]} [num]
+ * @property {number} [scale]
+ * @property {number[]} [strs]
+ * @property {number[]} [ints]
+ * @property {number[]} [n]
+ * @property {any[]} [json]
+ * @property {number[]} [absent]
+ */
+
+/**
+ * A table of the page data: `values` (col), `tuples` (cols as a list), `records` or `mapping` (cols by key, and
+ * for a mapping its keys).
+ * @typedef {{'@table': 'values' | 'tuples' | 'records' | 'mapping', rows: number, col?: Column,
+ *            cols?: Column[] | Record<string, Column>, keys?: Column}} Table
+ */
+
+/**
+ * The page data (pagedata.schema.json).
+ * @typedef {object} PageData
+ * @property {'planviz-page'} format
+ * @property {number} version
+ * @property {string[]} strings
+ * @property {Record<string, any>} page
+ */
+
+export {};
