@@ -28,7 +28,7 @@ from planviz.frontends.runpage import fallback_html
 from planviz.frontends.snapshot import run_snapshot
 from planviz.pictures.gantt import lane_columns
 
-from ..frontends.pagedata import decode_page, packed_text
+from ..frontends.pagedata import decode_page, named, packed_text
 
 pytestmark = pytest.mark.browser
 
@@ -163,7 +163,8 @@ def test_the_virtual_logs_row_window_and_scroll(harness):
 
 def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
     rows = harness.evaluate("""() => {
-      const log = Array.from({length: 1000}, (_, i) => [String(i / 10), 'start', 'S' + i, 'row ' + i, 1, [], 0]);
+      const log = Array.from({length: 1000}, (_, i) => ({time: String(i / 10), kind: 'start', step: 'S' + i,
+                                                        message: 'row ' + i, attempt: 1, observed: [], calls: ''}));
       const picked = [];
       const v = new window.M.eventlog.VirtualLog({n: 1000, s: {log}}, (i) => picked.push(i));
       const box = document.createElement('div');
@@ -173,7 +174,8 @@ def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
       const shown = [...v.body.rows].map((tr) => Number(tr.getAttribute('data-i')));
       const current = [...v.body.rows].filter((tr) => tr.classList.contains('pv-current')).map((tr) => tr.cells[0].textContent);
       v.body.rows[2].cells[3].click();
-      const out = {shown, current, picked, top: v.scroller.scrollTop, height: v.scroller.clientHeight};
+      const texts = [...v.body.rows[0].cells].map((td) => td.textContent);
+      const out = {shown, current, picked, texts, top: v.scroller.scrollTop, height: v.scroller.clientHeight};
       box.remove();
       return out;
     }""")
@@ -183,6 +185,7 @@ def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
     assert rows["shown"] == list(range(lo, hi)) and len(rows["shown"]) < 40  # 1000 rows, a few dozen in the DOM
     assert rows["current"] == ["\u25B6500"]
     assert rows["picked"] == [lo + 2]
+    assert rows["texts"] == [str(lo), str(lo / 10).removesuffix(".0"), "start", f"S{lo}", f"row {lo}"]  # its cells
 
 
 def _columns(lanes: dict, t0: float, scale: float, px: int) -> list[list[int]]:
@@ -232,7 +235,7 @@ def test_the_time_axis_ticks(harness):
 
 def test_a_steps_attempts_as_its_details_count_them(harness):
     run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "transient", times=1)])
-    snap = _normal(run_snapshot(run, legend=False))
+    snap = named(_normal(run_snapshot(run, legend=False)))  # the log as the page data names it
     last, counted = len(run.events) - 1, {}
     for sid in sorted({e.step for e in run.events if e.step}):
         expected = {}

@@ -12,6 +12,13 @@ import base64
 import gzip
 import json
 import re
+from pathlib import Path
+
+_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "planviz" / "frontends" / "pagedata.schema.json")
+                     .read_text(encoding="utf-8"))
+NAMES = {key: list(_SCHEMA["$defs"][kind]["properties"]["cols"]["properties"])
+         for key, kind in (("log", "logRecords"), ("looks", "lookRecords"))}
+"""The named fields of the rows the snapshot holds as lists, as the schema lists them (in the lists' order)."""
 
 _PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
                      r"([A-Za-z0-9+/=]*)</script>")
@@ -96,6 +103,19 @@ def decode_page(data: dict) -> dict:
     if "pair" in page:
         page["pair"] = [run(r) for r in data["page"]["pair"]]
     return page
+
+
+def named(snapshot: dict) -> dict:
+    """A snapshot (a run's, or several runs' with ``pair``) as the page data names it: its log rows and looks as
+    records with the schema's field names (the lists' items in order)."""
+    out = dict(snapshot)
+    if "pair" in out:
+        out["pair"] = [named(run) for run in out["pair"]]
+    for key, names in NAMES.items():
+        if key in out:
+            assert all(len(row) == len(names) for row in out[key]), key
+            out[key] = [dict(zip(names, row)) for row in out[key]]
+    return out
 
 
 def page_data(page: str) -> dict:

@@ -18,7 +18,7 @@ from planviz.errors import PlanvizError
 from planviz.frontends.jsmodules import module_text
 from planviz.pictures.gantt import bars, gantt_svg
 
-from .pagedata import decode_page
+from .pagedata import decode_page, named
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -347,7 +347,7 @@ def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
     assert len(fallback.encode("utf-8")) < 1_000_000
     packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
-    assert decode_page(data) == json.loads(json.dumps(ex.snapshot))  # the page data format, read back whole
+    assert decode_page(data) == named(json.loads(json.dumps(ex.snapshot)))  # the page data format, read back whole
 
 
 def test_a_second_fault_is_added_or_replaces_the_first(ex):

@@ -94,7 +94,9 @@ class Stepper:
                 "links": links, "tip": title[:len(title) - 2 * cut].decode("utf-16-le")}
 
     def _paint(self, node: dict, look: int) -> None:
-        status, flags, fill, stroke, width, dash, ostroke, owidth, odash, word, end = self.data["looks"][look]
+        named = self.data["looks"][look]  # the page data's named fields
+        status, flags, fill, stroke, width, dash, ostroke, owidth, odash, word, end = (named[k] for k in (
+            "status", "flags", "fill", "stroke", "width", "dash", "outer_stroke", "outer_width", "outer_dash", "word", "tip"))
         kept = [c for c in node["g"].get("class").split() if not c.startswith("status-") and c not in FLAGS]
         node["g"].set("class", " ".join(kept + [status] + [f for b, f in enumerate(FLAGS) if flags & (1 << b)]))
         first, *outer = node["shapes"]

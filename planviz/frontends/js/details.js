@@ -29,9 +29,9 @@ export function attemptsOf(log, sid, index) {
   const attempts = {};
   for (let i = 0; i <= index; i++) {
     const r = log[i];
-    if (r[2] !== sid) { continue; }
-    if (r[1] === 'start') { attempts[r[4]] = 'running'; }
-    else if (r[4] && ['complete', 'fail', 'invalidate'].includes(r[1])) { attempts[r[4]] = r[1] === 'complete' ? 'done' : r[1] === 'fail' ? 'failed' : 'voided'; }
+    if (r.step !== sid) { continue; }
+    if (r.kind === 'start') { attempts[r.attempt] = 'running'; }
+    else if (r.attempt && ['complete', 'fail', 'invalidate'].includes(r.kind)) { attempts[r.attempt] = r.kind === 'complete' ? 'done' : r.kind === 'fail' ? 'failed' : 'voided'; }
   }
   return attempts;
 }
@@ -64,9 +64,9 @@ export function stepDetails(box, s, sid, index, close) {
   const rows = [];
   for (let i = 0; i <= index; i++) {
     const r = s.log[i];
-    if (r[2] !== sid) { continue; }
-    const text = '#' + i + ' ' + r[1] + (r[4] ? ' (attempt ' + r[4] + ')' : '') + ': ' + r[3]
-      + (r[5].length ? ' \u2014 observed: ' + r[5].join(', ') : '') + (r[6] ? ' \u2014 model calls: ' + r[6] : '');
+    if (r.step !== sid) { continue; }
+    const text = '#' + i + ' ' + r.kind + (r.attempt ? ' (attempt ' + r.attempt + ')' : '') + ': ' + r.message
+      + (r.observed.length ? ' \u2014 observed: ' + r.observed.join(', ') : '') + (r.calls ? ' \u2014 model calls: ' + r.calls : '');
     rows.push(h('li', {cls: i === index ? 'pv-current' : '', text}));
   }
   const attempts = attemptsOf(s.log, sid, index), tried = Object.keys(attempts);

@@ -85,9 +85,9 @@ export class VirtualLog {
       if (tr.getAttribute('data-i') !== String(j)) {
         const r = this.view.s.log[j], cells = tr.cells;
         tr.setAttribute('data-i', String(j));
-        tr.className = 'pv-kind-' + r[1].replace(/[^a-z_]/g, '');
-        cells[1].textContent = r[0]; cells[2].textContent = r[1]; cells[3].textContent = r[2]; cells[4].textContent = r[3];
-        cells[4].title = r[3]; cells[0].textContent = String(j);
+        tr.className = 'pv-kind-' + r.kind.replace(/[^a-z_]/g, '');
+        cells[1].textContent = r.time; cells[2].textContent = r.kind; cells[3].textContent = r.step; cells[4].textContent = r.message;
+        cells[4].title = r.message; cells[0].textContent = String(j);
         tr.removeAttribute('data-now');
       }
       if (tr.hasAttribute('data-now') !== now) {

@@ -95,7 +95,7 @@ export class LaneChart {
   timeOf(i) {
     const e = this.view.s.events[i];
     if (e.t !== null && e.t !== undefined) { return e.t; }
-    const t = parseFloat(this.view.s.log[i][0]);
+    const t = parseFloat(this.view.s.log[i].time);
     return Number.isFinite(t) ? t : null;
   }
 
@@ -175,7 +175,7 @@ export class LaneChart {
     if (t === null) { return; }
     const x = LANE_LABEL_W + (t - this.t0) * this.scale;
     g.fillStyle = L.now; g.fillRect(Math.round(x) - 1, LANE_TOP - 6, 2, this.height - LANE_TOP + 6);
-    const calls = this.byStep.get(this.view.s.log[i][2]) || [];
+    const calls = this.byStep.get(this.view.s.log[i].step) || [];
     let k = -1;  // the step's latest call begun by now (a tool call over a model call at the same start)
     for (const c of calls) { if (L.start[c] <= t + 1e-9 && (k < 0 || L.start[c] > L.start[k] || (L.start[c] === L.start[k] && L.look[c] > 0))) { k = c; } }
     this.currentCall = k;

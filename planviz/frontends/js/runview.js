@@ -137,16 +137,16 @@ export class RunView {
     if (!node) { return; }
     const L = this.s.looks[look], cls = node.g.classList;
     for (const c of Array.from(cls)) { if (c.startsWith('status-') || FLAGS.includes(c)) { cls.remove(c); } }
-    cls.add(L[0]);
-    FLAGS.forEach((flag, b) => { if (L[1] & (1 << b)) { cls.add(flag); } });
+    cls.add(L.status);
+    FLAGS.forEach((flag, b) => { if (L.flags & (1 << b)) { cls.add(flag); } });
     const first = node.shapes[0], outer = node.shapes[1];
     if (first) {
-      first.setAttribute('fill', L[2]); first.setAttribute('stroke', L[3]);
-      first.setAttribute('stroke-width', L[4]); first.setAttribute('stroke-dasharray', L[5]);
+      first.setAttribute('fill', L.fill); first.setAttribute('stroke', L.stroke);
+      first.setAttribute('stroke-width', L.width); first.setAttribute('stroke-dasharray', L.dash);
     }
-    if (outer) { outer.setAttribute('stroke', L[6]); outer.setAttribute('stroke-width', L[7]); outer.setAttribute('stroke-dasharray', L[8]); }
-    if (node.text) { node.text.textContent = L[9]; }
-    const title = node.tip + (L[10] ? '\n' + L[10] : '');
+    if (outer) { outer.setAttribute('stroke', L.outer_stroke); outer.setAttribute('stroke-width', L.outer_width); outer.setAttribute('stroke-dasharray', L.outer_dash); }
+    if (node.text) { node.text.textContent = L.word; }
+    const title = node.tip + (L.tip ? '\n' + L.tip : '');
     for (const a of node.links) { a.setAttributeNS(XLINK, 'xlink:title', title); }
   }
 
@@ -184,9 +184,9 @@ export class RunView {
       this.caption.append(this.captionParts.head, this.captionParts.rest);
     }
     const cap = this.captionParts;
-    cap.head.textContent = 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row[1] + (row[2] ? ' ' + row[2] : '');
-    let rest = ' at t=' + row[0] + (s.unit ? ' ' + s.unit : '');
-    if (row[3]) { rest += ' \u2014 ' + row[3]; }
+    cap.head.textContent = 'Event ' + i + ' of ' + (this.n - 1) + ': ' + row.kind + (row.step ? ' ' + row.step : '');
+    let rest = ' at t=' + row.time + (s.unit ? ' ' + s.unit : '');
+    if (row.message) { rest += ' \u2014 ' + row.message; }
     if (s.versions[k].version > 1) { rest += ' (plan v' + s.versions[k].version + ')'; }
     cap.rest.data = rest;
     if ((e.vo || []).length || (e.ke || []).length) {
@@ -196,9 +196,9 @@ export class RunView {
       if (!cap.scope.isConnected) { this.caption.append(cap.br, cap.scope); }
     } else if (cap.scope.isConnected) { cap.br.remove(); cap.scope.remove(); }
     this.showLegend(pic, k);
-    this.followStep(pic, k, row[2]);
+    this.followStep(pic, k, row.step);
     if (this.turns) {  // the turns said after this event's time are dimmed (those of unknown time stay as they are)
-      const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row[0]);  // the clock, unrounded
+      const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row.time);  // the clock, unrounded
       const turns = s.turns || [];
       this.turns.querySelectorAll('li.pv-turn').forEach((li, j) => {
         const t = (turns[j] || [])[2];

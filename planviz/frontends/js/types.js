@@ -15,14 +15,31 @@
  */
 
 /**
- * One look (snapshot.py `looks`): status class, flag bits (FLAGS), shape fill, stroke, stroke width, dash; the
- * outer shape's stroke, width, dash; the status word; the tooltip's last line.
- * @typedef {[string, number, string, string, string, string, string, string, string, string, string]} Look
+ * One look of a node (the page data's `looks`, pagedata.schema.json lookRecords).
+ * @typedef {object} Look
+ * @property {string} status        the status class (status-done, ...)
+ * @property {number} flags         bits of FLAGS: voided, kept, conflict, not_run
+ * @property {string} fill          the first shape's fill
+ * @property {string} stroke        its outline colour
+ * @property {string} width         its outline width
+ * @property {string} dash          its outline dash
+ * @property {string} outer_stroke  the outer shape's outline colour (a double outline)
+ * @property {string} outer_width   its width
+ * @property {string} outer_dash    its dash
+ * @property {string} word          the status word under the label
+ * @property {string} tip           the tooltip's last line ('' for none)
  */
 
 /**
- * One event log row: time text, kind, step, message, attempt, observed facts, model calls.
- * @typedef {[string, string, string, string, number, string[], number]} LogRow
+ * One event log row (the page data's `log`, pagedata.schema.json logRecords).
+ * @typedef {object} LogRow
+ * @property {string} time       the event's time as shown
+ * @property {string} kind       start, complete, fail, ...
+ * @property {string} step       the step's id ('' for none)
+ * @property {string} message    what the event says
+ * @property {number} attempt    the step's attempt
+ * @property {string[]} observed the facts the observation reported
+ * @property {string} calls      the model calls the observation names, as text ('' for none)
  */
 
 /**
