@@ -44,17 +44,23 @@ SCALE = 1000  # times as integer thousandths, when that is exact
 _SAFE = 2 ** 52  # integers JavaScript adds exactly, deltas and sums included
 
 RUN_TABLES = {"events": "records", "log": "records", "details": "mapping", "looks": "records", "facts": "values",
-              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values"}
+              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values",
+              "legend": "records", "findings": "records", "metrics": "records", "turns": "records"}
 """The values of a run's snapshot stored as tables, and each one's kind (the rest are stored as they are)."""
 NAMED_FIELDS = {
     "log": ("time", "kind", "step", "message", "attempt", "observed", "calls"),
     "looks": ("status", "flags", "fill", "stroke", "width", "dash", "outer_stroke", "outer_width", "outer_dash",
               "word", "tip"),
+    "legend": ("key", "text", "fill", "stroke", "width", "style"),
+    "findings": ("severity", "code", "message", "steps"),
+    "metrics": ("name", "value"),
+    "turns": ("role", "text", "time"),
 }
 """The run tables whose rows the snapshot holds as lists (snapshot.py ``_log``: time text, kind, step, message,
 attempt, observed facts, model calls; deltatable.py's look table: status class, flag bits, the first shape's fill,
-stroke, width and dash, the outer shape's stroke, width and dash, the status word, the tooltip's last line), and
-the names their items get in the page data, in the lists' order."""
+stroke, width and dash, the outer shape's stroke, width and dash, the status word, the tooltip's last line; the
+legend's swatches; the importers' findings; the metrics as name and value; the thread's turns), and the names
+their items get in the page data, in the lists' order."""
 PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 """The values of a two-run (or flipbook) snapshot stored as tables; its runs (``pair``) are run snapshots."""
 

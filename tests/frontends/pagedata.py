@@ -16,8 +16,9 @@ from pathlib import Path
 
 _SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "planviz" / "frontends" / "pagedata.schema.json")
                      .read_text(encoding="utf-8"))
-NAMES = {key: list(_SCHEMA["$defs"][kind]["properties"]["cols"]["properties"])
-         for key, kind in (("log", "logRecords"), ("looks", "lookRecords"))}
+NAMES = {key: list(_SCHEMA["$defs"][ref["$ref"].removeprefix("#/$defs/")]["properties"]["cols"]["properties"])
+         for key, ref in _SCHEMA["$defs"]["run"]["properties"].items()
+         if ref.get("$ref", "").endswith("Records")}
 """The named fields of the rows the snapshot holds as lists, as the schema lists them (in the lists' order)."""
 
 _PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'

@@ -109,9 +109,10 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
         tables = data["page"]["pair"] if "pair" in data["page"] else [data["page"]]
         # the run's long lists are stored as columns, not as repeated objects
         assert all(run["events"]["@table"] == "records" and run["log"]["@table"] == "records" for run in tables), kind
-        for run in tables:  # a log row and a look travel with named fields, never as positions
-            assert list(run["log"]["cols"]) == sorted(NAMES["log"]), kind
-            assert list(run["looks"]["cols"]) == sorted(NAMES["looks"]), kind
+        for run in tables:  # a log row, a look, a swatch, a finding, a metric, a turn: named fields, never positions
+            for key, names in NAMES.items():
+                assert run[key]["@table"] == "records", (kind, key)
+                assert list(run[key]["cols"]) == (sorted(names) if run[key]["rows"] else []), (kind, key)
 
 
 def test_the_widget_sends_its_snapshot_as_page_data():
@@ -202,3 +203,15 @@ def test_a_long_run_shows_its_last_log_rows_without_script(tmp_path):
     assert shown == list(range(n - 500, n))
     assert f"the last 500 of {n:,} events" in static
     assert len(page_data(page)["log"]) == n
+
+
+def test_a_row_of_the_wrong_length_is_refused_not_misnamed():
+    """The page data names a log row's items by position once (pagedata.NAMED_FIELDS): a row with an item more or
+    less is refused, saying which table and which names, instead of shifting every name after it."""
+    from planviz.frontends.pagedata import encode_page
+    snap = run_snapshot(_run(), legend=False)
+    assert encode_page(snap)["page"]["log"]["@table"] == "records"
+    for key in NAMES:
+        bad = {**snap, key: [list(snap[key][0]) + ["one more"]] if snap[key] else [["x"]]}
+        with pytest.raises(ValueError, match=f"'{key}' must be a list of rows of {len(NAMES[key])} items"):
+            encode_page(bad)

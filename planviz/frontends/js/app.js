@@ -196,7 +196,7 @@ export class App {
       const gantt = timeline.querySelector('svg.planviz-gantt');
       const cursor = gantt && gantt.querySelector('.planviz-now');
       extra.forEach((_, jj) => { const mine = (view.s.tabs || [])[jj]; cell('extra' + jj, mine ? markup(mine[1]) : h('p', {cls: 'pv-empty', text: '(none)'})); });
-      cell('metrics', h('table', {cls: 'pv-log pv-metrics'}, view.s.metrics.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})]))));
+      cell('metrics', h('table', {cls: 'pv-log pv-metrics'}, view.s.metrics.map(({name: k, value: v}) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})]))));
       return {view, j, log, factList, readyList, lanes, gantt, cursor};
     });
     const lower = h('div', {cls: 'pv-lower'});

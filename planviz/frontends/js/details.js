@@ -11,7 +11,7 @@ import { h, long } from './dom.js';
 export function noStep(s) {
   const found = s.findings || [];
   if (!found.length) { return [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'})]; }
-  const items = found.map(([sev, code, msg, steps]) => h('li', {cls: 'pv-finding pv-finding-' + sev},
+  const items = found.map(({severity: sev, code, message: msg, steps}) => h('li', {cls: 'pv-finding pv-finding-' + sev},
     [h('b', {text: sev + ' ' + code}), document.createTextNode(': ' + msg + (steps ? ' (' + steps + ')' : ''))]));
   return [h('p', {cls: 'pv-empty', text: 'Click a step for its details.'}),
           h('h4', {text: 'Findings (' + found.length + ')'}), h('ul', {cls: 'pv-findings'}, items)];

@@ -71,11 +71,11 @@ export function long(text, cls) {
 
 /**
  * A chat thread's turns, who said what, in order (the latest reply last, scrolled to).
- * @param {[string, string, (number | null)?][]} turns
+ * @param {import('./types.js').Turn[]} turns
  * @returns {HTMLElement}
  */
 export function turnsBox(turns) {
-  const list = h('ol', {cls: 'pv-turn-list'}, turns.map(([role, text]) => h('li', {cls: 'pv-turn pv-role-' + String(role).replace(/[^a-z]/g, '')},
+  const list = h('ol', {cls: 'pv-turn-list'}, turns.map(({role, text}) => h('li', {cls: 'pv-turn pv-role-' + String(role).replace(/[^a-z]/g, '')},
     [h('span', {cls: 'pv-role', text: role}), long(text)])));
   return h('section', {cls: 'pv-turns', 'aria-label': 'conversation'}, [h('p', {cls: 'pv-legend-title', text: 'Conversation (' + turns.length + ' turn' + (turns.length === 1 ? '' : 's') + ')'}), list]);
 }

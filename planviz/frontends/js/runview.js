@@ -201,7 +201,7 @@ export class RunView {
       const now = e.t !== null && e.t !== undefined ? e.t : parseFloat(row.time);  // the clock, unrounded
       const turns = s.turns || [];
       this.turns.querySelectorAll('li.pv-turn').forEach((li, j) => {
-        const t = (turns[j] || [])[2];
+        const t = turns[j] ? turns[j].time : null;
         li.classList.toggle('pv-later', t !== null && t !== undefined && t > now);
       });
     }
@@ -217,11 +217,11 @@ export class RunView {
   showLegend(pic, k) {
     const on = new Set(this.s.versions[k].legend);
     pic.looks.forEach((look, j) => { if (pic.nodes[j]) { on.add(this.s.look_legend[look]); } });
-    const keys = this.s.legend.filter(([key]) => on.has(key)).map(([key]) => key).join(' ');
+    const keys = this.s.legend.filter(({key}) => on.has(key)).map(({key}) => key).join(' ');
     if (keys === this.legendKeys) { return; }
     this.legendKeys = keys;
     const ul = h('ul', {cls: 'pv-legend'});
-    for (const [key, text, fillColour, stroke, width, style] of this.s.legend) {
+    for (const {key, text, fill: fillColour, stroke, width, style} of this.s.legend) {
       if (!on.has(key)) { continue; }
       const swatch = h('span', {cls: 'pv-swatch', 'aria-hidden': 'true'});
       swatch.style.background = fillColour; swatch.style.border = width + 'px ' + style + ' ' + stroke;

@@ -110,6 +110,21 @@
  */
 
 /**
+ * A legend swatch (pagedata.schema.json legendRecords).
+ * @typedef {{key: string, text: string, fill: string, stroke: string, width: number, style: string}} LegendEntry
+ */
+
+/**
+ * What an importer found (pagedata.schema.json findingRecords).
+ * @typedef {{severity: string, code: string, message: string, steps: string}} Finding
+ */
+
+/**
+ * A turn of the thread (pagedata.schema.json turnRecords): who said what, and when (null: unknown).
+ * @typedef {{role: string, text: string, time: number | null}} Turn
+ */
+
+/**
  * One run's snapshot (snapshot.py run_snapshot), decoded.
  * @typedef {object} RunSnapshot
  * @property {EventDelta[]} events
@@ -122,10 +137,10 @@
  * @property {number[]} last_facts
  * @property {number[]} last_ready
  * @property {VersionSpec[]} versions
- * @property {[string, string, string, string, number, string][]} legend
- * @property {[string, string, string, string][]} [findings]
- * @property {[string, string, (number | null)?][]} [turns]
- * @property {[string, string][]} metrics
+ * @property {LegendEntry[]} legend
+ * @property {Finding[]} [findings]
+ * @property {Turn[]} [turns]
+ * @property {{name: string, value: string}[]} metrics
  * @property {[string, string][]} [tabs]
  * @property {string} gantt
  * @property {Lanes} [lanes]
