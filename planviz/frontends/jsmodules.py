@@ -79,8 +79,8 @@ def join_modules(sources: dict[str, str], entry: str = ENTRY) -> str:
     import or export form it cannot join, an import of a file that is not there or of a name that file does not
     export, a circle of imports, and a top-level name declared by two modules.
 
-    >>> print(join_modules({"a.js": "export const A = 1;", "main.js": "import { A } from './a.js';\\nexport default A;"},
-    ...                    "main.js"), end="")
+    >>> sources = {"a.js": "export const A = 1;", "main.js": "import { A } from './a.js';\\nexport default A;"}
+    >>> print(join_modules(sources, "main.js"), end="")
     // ---- a.js ----
     const A = 1;
     // ---- main.js ----

@@ -111,7 +111,8 @@ def _page_kinds(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_modules_load_as_separate_files_and_export_what_the_hosts_use(harness):
-    exported = harness.evaluate("() => Object.fromEntries(Object.entries(window.M).map(([k, m]) => [k, Object.keys(m).sort()]))")
+    exported = harness.evaluate(
+        "() => Object.fromEntries(Object.entries(window.M).map(([k, m]) => [k, Object.keys(m).sort()]))")
     assert exported["explorer"] == ["render"]
     assert {"decodePage", "decodeColumn", "decodeTable", "pageSnapshot"} <= set(exported["pagedata"])
     assert {"rowWindow", "scrollFor", "VirtualLog"} <= set(exported["eventlog"])
@@ -147,7 +148,8 @@ def _window(top: int, height: int, n: int) -> tuple[int, int]:
 
 
 def test_the_virtual_logs_row_window_and_scroll(harness):
-    grid = [(top, height, n) for n in (0, 1, 5, 12, 1000) for height in (0, 19, 240, 241) for top in (0, 7, 20, 400, 19990)]
+    grid = [(top, height, n) for n in (0, 1, 5, 12, 1000) for height in (0, 19, 240, 241)
+            for top in (0, 7, 20, 400, 19990)]
     got = harness.evaluate("(grid) => grid.map(([t, h, n]) => window.M.eventlog.rowWindow(t, h, n))", grid)
     assert [tuple(w) for w in got] == [_window(*g) for g in grid]
     # following event i: the scroll stays while row i is on screen, else puts it fourth, within the range
@@ -172,7 +174,8 @@ def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
       box.appendChild(v.el); document.body.appendChild(box);
       v.follow(500);
       const shown = [...v.body.rows].map((tr) => Number(tr.getAttribute('data-i')));
-      const current = [...v.body.rows].filter((tr) => tr.classList.contains('pv-current')).map((tr) => tr.cells[0].textContent);
+      const current = [...v.body.rows].filter((tr) => tr.classList.contains('pv-current'))
+        .map((tr) => tr.cells[0].textContent);
       v.body.rows[2].cells[3].click();
       const texts = [...v.body.rows[0].cells].map((td) => td.textContent);
       const out = {shown, current, picked, texts, top: v.scroller.scrollTop, height: v.scroller.clientHeight};
