@@ -37,7 +37,8 @@ from typing import Any
 
 from planviz.errors import show_value
 
-__all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAGE_TABLES", "NAMED_FIELDS"]
+__all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAGE_TABLES", "NAMED_FIELDS",
+           "DETAIL_FIELDS"]
 
 FORMAT, VERSION = "planviz-page", 1
 SCALE = 1000  # times as integer thousandths, when that is exact
@@ -56,11 +57,17 @@ NAMED_FIELDS = {
     "metrics": ("name", "value"),
     "turns": ("role", "text", "time"),
 }
+DETAIL_FIELDS = {
+    "calls": ("model", "start", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"),
+    "arguments": ("name", "value"),
+}
 """The run tables whose rows the snapshot holds as lists (snapshot.py ``_log``: time text, kind, step, message,
 attempt, observed facts, model calls; deltatable.py's look table: status class, flag bits, the first shape's fill,
 stroke, width and dash, the outer shape's stroke, width and dash, the status word, the tooltip's last line; the
 legend's swatches; the importers' findings; the metrics as name and value; the thread's turns), and the names
 their items get in the page data, in the lists' order."""
+# DETAIL_FIELDS: the same for the lists inside each step's details (snapshot.py ``_calls``: a step's model calls as
+# model, start, duration, input tokens, output tokens, cost, ok, input, output; its arguments as name and value).
 PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 """The values of a two-run (or flipbook) snapshot stored as tables; its runs (``pair``) are run snapshots."""
 
@@ -169,9 +176,9 @@ def _table(value: Any, kind: str, strings: _Strings) -> Any:
     return value
 
 
-def _named(key: str, rows: Any) -> list[dict[str, Any]]:
-    """The list rows of run table ``key`` as records with the names of :data:`NAMED_FIELDS`."""
-    names = NAMED_FIELDS[key]
+def _named(key: str, rows: Any, fields: dict[str, tuple[str, ...]] = NAMED_FIELDS) -> list[dict[str, Any]]:
+    """The list rows of run table ``key`` as records with the names of :data:`NAMED_FIELDS` (or ``fields``)."""
+    names = fields[key]
     if not isinstance(rows, list) or not all(type(r) in (list, tuple) and len(r) == len(names) for r in rows):
         raise ValueError(f"the snapshot's {key!r} must be a list of rows of {len(names)} items ({', '.join(names)}) "
                          f"for the page data to name them: {show_value(rows, 120)}")
@@ -185,6 +192,9 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _table(_named(key, value), tables[key], strings)
+        elif key == "details" and tables is RUN_TABLES and type(value) is dict:
+            out[key] = _table({sid: {k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v for k, v in d.items()}
+                               if type(d) is dict else d for sid, d in value.items()}, tables[key], strings)
         else:
             out[key] = _table(value, tables[key], strings) if key in tables else value
     return out

@@ -20,6 +20,9 @@ NAMES = {key: list(_SCHEMA["$defs"][ref["$ref"].removeprefix("#/$defs/")]["prope
          for key, ref in _SCHEMA["$defs"]["run"]["properties"].items()
          if ref.get("$ref", "").endswith("Records")}
 """The named fields of the rows the snapshot holds as lists, as the schema lists them (in the lists' order)."""
+DETAIL_NAMES = {"calls": list(_SCHEMA["$defs"]["call"]["properties"]),
+                "arguments": list(_SCHEMA["$defs"]["argument"]["properties"])}
+"""The same for the lists inside each step's details."""
 
 _PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
                      r"([A-Za-z0-9+/=]*)</script>")
@@ -106,6 +109,11 @@ def decode_page(data: dict) -> dict:
     return page
 
 
+def _fields(names: list[str], row: list) -> dict:
+    assert len(row) == len(names), (names, row)
+    return dict(zip(names, row))
+
+
 def named(snapshot: dict) -> dict:
     """A snapshot (a run's, or several runs' with ``pair``) as the page data names it: its log rows and looks as
     records with the schema's field names (the lists' items in order)."""
@@ -116,6 +124,9 @@ def named(snapshot: dict) -> dict:
         if key in out:
             assert all(len(row) == len(names) for row in out[key]), key
             out[key] = [dict(zip(names, row)) for row in out[key]]
+    if isinstance(out.get("details"), dict):
+        out["details"] = {sid: {k: [_fields(DETAIL_NAMES[k], row) for row in v] if k in DETAIL_NAMES else v
+                                for k, v in d.items()} for sid, d in out["details"].items()}
     return out
 
 

@@ -113,6 +113,11 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
             for key, names in NAMES.items():
                 assert run[key]["@table"] == "records", (kind, key)
                 assert list(run[key]["cols"]) == (sorted(names) if run[key]["rows"] else []), (kind, key)
+        decoded = decode_page(data)  # inside each step's details: its model calls and arguments as named objects
+        for run in decoded["pair"] if "pair" in decoded else [decoded]:
+            for sid, d in run["details"].items():
+                assert all(errors(c, SCHEMA["$defs"]["call"]) == [] for c in d["calls"]), (kind, sid)
+                assert all(errors(a, SCHEMA["$defs"]["argument"]) == [] for a in d["arguments"]), (kind, sid)
 
 
 def test_the_widget_sends_its_snapshot_as_page_data():

@@ -40,7 +40,7 @@ def test_openinference_cost_is_shown_as_recorded(corpus, cli, tmp_path, name):
     assert len(costs) == 3 and all(c > 0 for c in costs)
     data = _report(cli, path, tmp_path)
     assert {m["name"]: m["value"] for m in data["metrics"]}["cost"] == f"{sum(costs):.3g} USD"
-    shown = sorted(c[5] for d in data["details"].values() for c in d["calls"])
+    shown = sorted(c["cost"] for d in data["details"].values() for c in d["calls"])
     assert shown and all(any(abs(c - t) < 1e-12 for t in costs) for c in shown)
     diff = cli("diff", str(path), str(path)).stdout
     assert f"cost: a {sum(costs):.6g} USD, b {sum(costs):.6g} USD" in diff
@@ -114,7 +114,8 @@ def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_pa
     assert truth
     details = _report(cli, path, tmp_path)["details"]
     for tool, arguments in truth.items():
-        assert details[tool]["arguments"] == [[k, json.dumps(v, ensure_ascii=False)] for k, v in sorted(arguments.items())]
+        assert details[tool]["arguments"] == [{"name": k, "value": json.dumps(v, ensure_ascii=False)}
+                                              for k, v in sorted(arguments.items())]
 
 
 @pytest.mark.parametrize("command", ["align", "diff", "hindsight", "what-if"])

@@ -57,7 +57,7 @@ export function stepDetails(box, s, sid, index, close) {
   /** @param {string} name @param {string | string[] | undefined} value */
   const item = (name, value) => { if (value !== '' && value !== undefined && !(Array.isArray(value) && !value.length)) { dl.append(h('dt', {text: name}), h('dd', {text: Array.isArray(value) ? value.join(', ') : String(value)})); } };
   item('action', d.action); item('kind', d.kind); item('tool', d.tool);
-  dl.append(...(d.arguments.length ? [h('dt', {text: 'arguments'}), h('dd', {}, [h('table', {cls: 'pv-args'}, d.arguments.map(([k, v]) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})])))])] : []));
+  dl.append(...(d.arguments.length ? [h('dt', {text: 'arguments'}), h('dd', {}, [h('table', {cls: 'pv-args'}, d.arguments.map(({name: k, value: v}) => h('tr', {}, [h('th', {text: k}), h('td', {text: v})])))])] : []));
   item('depends on', d.depends_on); item('facts in (requires)', d.requires); item('facts out (produces)', d.produces);
   item('expected evidence', d.evidence);
   box.appendChild(dl);
@@ -76,7 +76,7 @@ export function stepDetails(box, s, sid, index, close) {
     /** @param {number} x */
     const num = (x) => String(Number(x.toPrecision(4)));
     const unit = s.unit ? ' ' + s.unit : '';
-    const said = calls.map(([model, start, took, tin, tout, cost, ok, given, answered]) => h('li', {}, [model
+    const said = calls.map(({model, start, duration: took, input_tokens: tin, output_tokens: tout, cost, ok, input: given, output: answered}) => h('li', {}, [model
       + (start !== null ? ' at t=' + num(start) + unit : '') + (took ? ', ' + num(took) + unit : '')
       + (tin !== null || tout !== null ? ' \u00B7 tokens ' + (tin === null ? '?' : tin) + ' in, ' + (tout === null ? '?' : tout) + ' out' : '')
       + (cost !== null ? ' \u00B7 cost ' + num(cost) + ' USD' : '') + (ok ? '' : ' \u00B7 failed'),

@@ -59,8 +59,17 @@
  */
 
 /**
- * A model call of a step: model, start, duration, input tokens, output tokens, cost, ok, input, output.
- * @typedef {[string, number | null, number | null, number | null, number | null, number | null, boolean, string | null, string | null]} CallRow
+ * A model call that led to a step (pagedata.schema.json `call`); null where the trace does not say.
+ * @typedef {object} Call
+ * @property {string} model
+ * @property {number | null} start
+ * @property {number | null} duration
+ * @property {number | null} input_tokens
+ * @property {number | null} output_tokens
+ * @property {number | null} cost
+ * @property {boolean} ok
+ * @property {string | null} input   the last message it was given
+ * @property {string | null} output  its reply, or the tool call it asked for
  */
 
 /**
@@ -69,12 +78,12 @@
  * @property {string} action
  * @property {string} tool
  * @property {string} kind
- * @property {[string, string][]} arguments
+ * @property {{name: string, value: string}[]} arguments
  * @property {string[]} requires
  * @property {string[]} produces
  * @property {string} evidence
  * @property {string[]} depends_on
- * @property {CallRow[]} [calls]
+ * @property {Call[]} [calls]
  * @property {string | null} [error]
  * @property {string | null} [result]
  * @property {number | null} [ended]
