@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.test-stamp
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
-.PHONY: install test test-quick lint format lab demo bench binder-check clean
+.PHONY: install test test-quick lint format lab demo bench binder-check jscheck clean
 
 # A current pip installs the lab in about half the time of the pip a new venv starts with; skipping the
 # byte-compilation of every installed file saves a third more (Python compiles what it imports, once).
@@ -63,5 +63,14 @@ bench: $(LAB_STAMP)
 binder-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -m binder tests/test_binder.py $(PYTEST_ARGS)
 
+# TypeScript's checker over the front end's modules (planviz/frontends/js: `// @ts-check` + JSDoc, jsconfig.json;
+# nothing is compiled). TypeScript comes from npm into ./node_modules (package.json, package-lock.json).
+node_modules/.bin/tsc: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+jscheck: node_modules/.bin/tsc
+	node_modules/.bin/tsc -p jsconfig.json && echo "jscheck: the front end's modules type-check"
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) out .pytest_cache .hypothesis *.egg-info node_modules

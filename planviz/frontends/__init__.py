@@ -5,7 +5,8 @@ module            owns
 ================  ===============================================================================
 ``panels``        what the explorer and the reports both show (frame pictures, event rows, metrics)
 ``page``          the one page shell: script-safe JSON, the locked CSP, the front-end module, no-script view
-``explorer.js``   the one front end (ES module, with ``explorer.css``): the widget's, inlined by every page
+``js/``           the one front end (ES modules, with ``explorer.css``): the widget's, inlined by every page
+``jsmodules``     ``module_text``: the front end's modules joined into the one module text both hosts load
 ``snapshot``      what the front end draws a run from: pictures, deltas, log, details, legend, timeline
 ``deltatable``    what the front end steps through: a picture per plan version, each event's changes
 ``pagedata``      the one page data format: a snapshot as columns (its JSON Schema ships beside it)

@@ -5,7 +5,7 @@ explorer's static fallback are offline HTML files: no network, no external
 file, and a Content-Security-Policy that lets only the page's own inline
 script run (by its sha256 hash), inline styles and ``data:`` images.
 :func:`module_page` writes the page around the front-end module
-(``explorer.js``, the widget's own ES module, inlined) with a small local
+(the widget's own ES module, :func:`~planviz.frontends.jsmodules.module_text`, inlined) with a small local
 stand-in for the widget's model holding the precomputed snapshot; without
 script the page shows its no-script view instead.
 
@@ -28,12 +28,12 @@ from importlib.resources import files
 from typing import Any
 
 from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
+from planviz.frontends.jsmodules import ENTRY, module_text
 from planviz.frontends.pagedata import encode_page
 
-__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
-           "STYLE"]
+__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "STYLE"]
 
-MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
+STYLE = "explorer.css"  # the front end's stylesheet (its module: jsmodules.module_text, the files of js/ joined)
 
 
 _SHOWN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(SHOWN_IN_PAGES)) + "]")
@@ -136,9 +136,9 @@ planvizSnapshot().then((snapshot) => {
 def page_script() -> str:
     """The page's one script: the front-end module (the widget's ES module, its default export bound to a name)
     and the local model that feeds it the page's snapshot."""
-    module = asset(MODULE)
+    module = module_text()
     if module.count("\nexport default ") != 1:
-        raise RuntimeError(f"{MODULE} must end with one 'export default'; the page binds it to a name")
+        raise RuntimeError(f"{ENTRY} must end with one 'export default'; the page binds it to a name")
     return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
 
 

@@ -10,10 +10,12 @@ that columns point into; integers as deltas from the row before (sorted lists
 of indices: from the item before); times as exact integer deltas of
 thousandths; lists of any of these as one flat column and a count per row. A
 key a record lacks is listed once per column (``absent``), so a sparse key
-costs nothing where it is missing.
+costs nothing where it is missing. Rows the snapshot holds as lists of fixed
+meaning (a log row, a look) travel as records with named fields
+(:data:`NAMED_FIELDS`), so the reader says ``row.kind``, never ``row[1]``.
 
 The format is written once, as a JSON Schema shipped beside this module
-(``pagedata.schema.json``); ``explorer.js`` reads it back with its one decoder
+(``pagedata.schema.json``); ``js/pagedata.js`` reads it back with its one decoder
 (``decodePage``) into the snapshot it always drew, and the tests with an
 independent Python decoder. Every page (one run, two runs, the flipbook, the
 widget's static fallback) carries its data in this format; values that are no
@@ -33,15 +35,39 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAGE_TABLES"]
+from planviz.errors import show_value
+
+__all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAGE_TABLES", "NAMED_FIELDS",
+           "DETAIL_FIELDS"]
 
 FORMAT, VERSION = "planviz-page", 1
 SCALE = 1000  # times as integer thousandths, when that is exact
 _SAFE = 2 ** 52  # integers JavaScript adds exactly, deltas and sums included
 
-RUN_TABLES = {"events": "records", "log": "tuples", "details": "mapping", "looks": "tuples", "facts": "values",
-              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values"}
+RUN_TABLES = {"events": "records", "log": "records", "details": "mapping", "looks": "records", "facts": "values",
+              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values",
+              "legend": "records", "findings": "records", "metrics": "records", "turns": "records"}
 """The values of a run's snapshot stored as tables, and each one's kind (the rest are stored as they are)."""
+NAMED_FIELDS = {
+    "log": ("time", "kind", "step", "message", "attempt", "observed", "calls"),
+    "looks": ("status", "flags", "fill", "stroke", "width", "dash", "outer_stroke", "outer_width", "outer_dash",
+              "word", "tip"),
+    "legend": ("key", "text", "fill", "stroke", "width", "style"),
+    "findings": ("severity", "code", "message", "steps"),
+    "metrics": ("name", "value"),
+    "turns": ("role", "text", "time"),
+}
+DETAIL_FIELDS = {
+    "calls": ("model", "start", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"),
+    "arguments": ("name", "value"),
+}
+"""The run tables whose rows the snapshot holds as lists (snapshot.py ``_log``: time text, kind, step, message,
+attempt, observed facts, model calls; deltatable.py's look table: status class, flag bits, the first shape's fill,
+stroke, width and dash, the outer shape's stroke, width and dash, the status word, the tooltip's last line; the
+legend's swatches; the importers' findings; the metrics as name and value; the thread's turns), and the names
+their items get in the page data, in the lists' order."""
+# DETAIL_FIELDS: the same for the lists inside each step's details (snapshot.py ``_calls``: a step's model calls as
+# model, start, duration, input tokens, output tokens, cost, ok, input, output; its arguments as name and value).
 PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 """The values of a two-run (or flipbook) snapshot stored as tables; its runs (``pair``) are run snapshots."""
 
@@ -151,11 +177,25 @@ def _table(value: Any, kind: str, strings: _Strings) -> Any:
     return value
 
 
+def _named(key: str, rows: Any, fields: dict[str, tuple[str, ...]] = NAMED_FIELDS) -> list[dict[str, Any]]:
+    """The list rows of run table ``key`` as records with the names of :data:`NAMED_FIELDS` (or ``fields``)."""
+    names = fields[key]
+    if not isinstance(rows, list) or not all(type(r) in (list, tuple) and len(r) == len(names) for r in rows):
+        raise ValueError(f"the snapshot's {key!r} must be a list of rows of {len(names)} items ({', '.join(names)}) "
+                         f"for the page data to name them: {show_value(rows, 120)}")
+    return [dict(zip(names, row)) for row in rows]
+
+
 def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
     out = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
+        elif key in NAMED_FIELDS and tables is RUN_TABLES:
+            out[key] = _table(_named(key, value), tables[key], strings)
+        elif key == "details" and tables is RUN_TABLES and type(value) is dict:
+            out[key] = _table({sid: {k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v for k, v in d.items()}
+                               if type(d) is dict else d for sid, d in value.items()}, tables[key], strings)
         else:
             out[key] = _table(value, tables[key], strings) if key in tables else value
     return out

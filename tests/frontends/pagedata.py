@@ -12,6 +12,17 @@ import base64
 import gzip
 import json
 import re
+from pathlib import Path
+
+_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "planviz" / "frontends" / "pagedata.schema.json")
+                     .read_text(encoding="utf-8"))
+NAMES = {key: list(_SCHEMA["$defs"][ref["$ref"].removeprefix("#/$defs/")]["properties"]["cols"]["properties"])
+         for key, ref in _SCHEMA["$defs"]["run"]["properties"].items()
+         if ref.get("$ref", "").endswith("Records")}
+"""The named fields of the rows the snapshot holds as lists, as the schema lists them (in the lists' order)."""
+DETAIL_NAMES = {"calls": list(_SCHEMA["$defs"]["call"]["properties"]),
+                "arguments": list(_SCHEMA["$defs"]["argument"]["properties"])}
+"""The same for the lists inside each step's details."""
 
 _PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
                      r"([A-Za-z0-9+/=]*)</script>")
@@ -96,6 +107,27 @@ def decode_page(data: dict) -> dict:
     if "pair" in page:
         page["pair"] = [run(r) for r in data["page"]["pair"]]
     return page
+
+
+def _fields(names: list[str], row: list) -> dict:
+    assert len(row) == len(names), (names, row)
+    return dict(zip(names, row))
+
+
+def named(snapshot: dict) -> dict:
+    """A snapshot (a run's, or several runs' with ``pair``) as the page data names it: its log rows and looks as
+    records with the schema's field names (the lists' items in order)."""
+    out = dict(snapshot)
+    if "pair" in out:
+        out["pair"] = [named(run) for run in out["pair"]]
+    for key, names in NAMES.items():
+        if key in out:
+            assert all(len(row) == len(names) for row in out[key]), key
+            out[key] = [dict(zip(names, row)) for row in out[key]]
+    if isinstance(out.get("details"), dict):
+        out["details"] = {sid: {k: [_fields(DETAIL_NAMES[k], row) for row in v] if k in DETAIL_NAMES else v
+                                for k, v in d.items()} for sid, d in out["details"].items()}
+    return out
 
 
 def page_data(page: str) -> dict:

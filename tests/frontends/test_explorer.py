@@ -7,7 +7,6 @@ import re
 import xml.etree.ElementTree as ET
 from html import unescape
 
-from importlib.resources import files
 
 import anywidget
 import ipywidgets
@@ -16,9 +15,10 @@ import pytest
 from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, render, replay,
                      save_trace, simulate)
 from planviz.errors import PlanvizError
+from planviz.frontends.jsmodules import module_text
 from planviz.pictures.gantt import bars, gantt_svg
 
-from .pagedata import decode_page
+from .pagedata import decode_page, named
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -64,7 +64,7 @@ def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
     assert set(node_classes(ex.svg)) == set(cache_plan.ids)
     assert ex.caption.startswith("Event 0 of")
     assert len(ex.snapshot["events"]) == len(ex.snapshot["log"]) == len(ex.run.events)
-    assert ex._esm == (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
+    assert ex._esm == module_text() and "\nexport default { render };" in ex._esm
     bundle, _ = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == repr(ex) == (
@@ -347,7 +347,7 @@ def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
     assert len(fallback.encode("utf-8")) < 1_000_000
     packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
-    assert decode_page(data) == json.loads(json.dumps(ex.snapshot))  # the page data format, read back whole
+    assert decode_page(data) == named(json.loads(json.dumps(ex.snapshot)))  # the page data format, read back whole
 
 
 def test_a_second_fault_is_added_or_replaces_the_first(ex):

@@ -94,7 +94,9 @@ class Stepper:
                 "links": links, "tip": title[:len(title) - 2 * cut].decode("utf-16-le")}
 
     def _paint(self, node: dict, look: int) -> None:
-        status, flags, fill, stroke, width, dash, ostroke, owidth, odash, word, end = self.data["looks"][look]
+        named = self.data["looks"][look]  # the page data's named fields
+        status, flags, fill, stroke, width, dash, ostroke, owidth, odash, word, end = (named[k] for k in (
+            "status", "flags", "fill", "stroke", "width", "dash", "outer_stroke", "outer_width", "outer_dash", "word", "tip"))
         kept = [c for c in node["g"].get("class").split() if not c.startswith("status-") and c not in FLAGS]
         node["g"].set("class", " ".join(kept + [status] + [f for b, f in enumerate(FLAGS) if flags & (1 << b)]))
         first, *outer = node["shapes"]
@@ -432,10 +434,13 @@ def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
     from planviz import explore
     from planviz.frontends.page import page_script
 
-    module = (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
+    from planviz.frontends.jsmodules import join_modules
+
+    folder = files("planviz.frontends") / "js"  # the front end's modules, joined here by the tests' own reading
+    module = join_modules({p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.name.endswith(".js")})
     style = (files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8")
     ex = explore(cache_plan)
-    assert ex._esm == module and ex._css == style  # the widget's front end is the files themselves
+    assert ex._esm == module and ex._css == style  # the widget's front end is the files themselves, joined
     script = page_script()
     assert script.startswith(module.split("\nexport default ")[0]) and "const planvizModule = { render };" in script
     for name, page in _pages(tmp_path, cache_plan).items():

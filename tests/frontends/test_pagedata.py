@@ -22,7 +22,7 @@ from planviz.frontends.runpage import fallback_html
 from planviz.frontends.snapshot import run_snapshot
 
 from ..runs.otlp import react_trace
-from .pagedata import decode_page, packed_text, page_data
+from .pagedata import NAMES, decode_page, named, packed_text, page_data
 
 SCHEMA = json.loads(files("planviz.frontends").joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
 _KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "const", "required", "properties",
@@ -108,7 +108,16 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
         assert errors(data, SCHEMA) == [], kind
         tables = data["page"]["pair"] if "pair" in data["page"] else [data["page"]]
         # the run's long lists are stored as columns, not as repeated objects
-        assert all(run["events"]["@table"] == "records" and run["log"]["@table"] == "tuples" for run in tables), kind
+        assert all(run["events"]["@table"] == "records" and run["log"]["@table"] == "records" for run in tables), kind
+        for run in tables:  # a log row, a look, a swatch, a finding, a metric, a turn: named fields, never positions
+            for key, names in NAMES.items():
+                assert run[key]["@table"] == "records", (kind, key)
+                assert list(run[key]["cols"]) == (sorted(names) if run[key]["rows"] else []), (kind, key)
+        decoded = decode_page(data)  # inside each step's details: its model calls and arguments as named objects
+        for run in decoded["pair"] if "pair" in decoded else [decoded]:
+            for sid, d in run["details"].items():
+                assert all(errors(c, SCHEMA["$defs"]["call"]) == [] for c in d["calls"]), (kind, sid)
+                assert all(errors(a, SCHEMA["$defs"]["argument"]) == [] for a in d["arguments"]), (kind, sid)
 
 
 def test_the_widget_sends_its_snapshot_as_page_data():
@@ -118,7 +127,7 @@ def test_the_widget_sends_its_snapshot_as_page_data():
     for widget in (explore(run), side_by_side(run, simulate(examples.load("cache_isolation")))):
         state = widget.get_state()["snapshot"]
         assert errors(state, SCHEMA) == [], type(widget).__name__
-        assert decode_page(_normal(state)) == _normal(widget.snapshot), type(widget).__name__
+        assert decode_page(_normal(state)) == named(_normal(widget.snapshot)), type(widget).__name__
 
 
 def _normal(value):
@@ -130,7 +139,8 @@ def test_the_page_reads_back_to_what_the_run_says(tmp_path):
     snap = page_data(report_html(run, tmp_path / "r.html").read_text(encoding="utf-8"))
     assert len(snap["events"]) == len(snap["log"]) == len(run.events)
     for i, (e, row, out) in enumerate(zip(run.events, snap["log"], snap["events"])):
-        assert row[1:5] == [str(e.kind), e.step or "", str(e.message or ""), e.attempt], i
+        assert [row["kind"], row["step"], row["message"], row["attempt"]] == [str(e.kind), e.step or "",
+                                                                              str(e.message or ""), e.attempt], i
         assert out["t"] == e.time, i
         facts, before = run.frame(i).facts, run.frame(i - 1).facts if i else frozenset()
         assert {snap["facts"][k] for k in out.get("g", [])} == facts - before, i
@@ -147,7 +157,7 @@ def test_the_snapshot_round_trips_whole(tmp_path):
     """Every value of the snapshot comes back equal (the strings the no-script view holds included)."""
     run = _run()
     page = report_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert page_data(page) == _normal(run_snapshot(run, legend=False))
+    assert page_data(page) == named(_normal(run_snapshot(run, legend=False)))
 
 
 def test_a_column_holds_what_json_would():
@@ -198,3 +208,15 @@ def test_a_long_run_shows_its_last_log_rows_without_script(tmp_path):
     assert shown == list(range(n - 500, n))
     assert f"the last 500 of {n:,} events" in static
     assert len(page_data(page)["log"]) == n
+
+
+def test_a_row_of_the_wrong_length_is_refused_not_misnamed():
+    """The page data names a log row's items by position once (pagedata.NAMED_FIELDS): a row with an item more or
+    less is refused, saying which table and which names, instead of shifting every name after it."""
+    from planviz.frontends.pagedata import encode_page
+    snap = run_snapshot(_run(), legend=False)
+    assert encode_page(snap)["page"]["log"]["@table"] == "records"
+    for key in NAMES:
+        bad = {**snap, key: [list(snap[key][0]) + ["one more"]] if snap[key] else [["x"]]}
+        with pytest.raises(ValueError, match=f"'{key}' must be a list of rows of {len(NAMES[key])} items"):
+            encode_page(bad)

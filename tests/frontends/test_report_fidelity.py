@@ -39,8 +39,8 @@ def test_openinference_cost_is_shown_as_recorded(corpus, cli, tmp_path, name):
     costs = [float(s["attributes"]["cost_prompt"]) + float(s["attributes"]["cost_completion"]) for s in calls]
     assert len(costs) == 3 and all(c > 0 for c in costs)
     data = _report(cli, path, tmp_path)
-    assert dict(data["metrics"])["cost"] == f"{sum(costs):.3g} USD"
-    shown = sorted(c[5] for d in data["details"].values() for c in d["calls"])
+    assert {m["name"]: m["value"] for m in data["metrics"]}["cost"] == f"{sum(costs):.3g} USD"
+    shown = sorted(c["cost"] for d in data["details"].values() for c in d["calls"])
     assert shown and all(any(abs(c - t) < 1e-12 for t in costs) for c in shown)
     diff = cli("diff", str(path), str(path)).stdout
     assert f"cost: a {sum(costs):.6g} USD, b {sum(costs):.6g} USD" in diff
@@ -74,7 +74,7 @@ def test_metrics_time_keeps_its_figure(corpus, cli, tmp_path, where, seconds):
         truth = (max(stamps) - min(stamps)).total_seconds()
     else:
         truth = seconds(path)
-    shown = dict(_report(cli, path, tmp_path)["metrics"])["time"]
+    shown = {m["name"]: m["value"] for m in _report(cli, path, tmp_path)["metrics"]}["time"]
     number, unit = shown.split()
     assert unit == "s"
     tolerance = 0.005 if truth >= 1 else 0.005 * truth  # two decimals; three significant digits below 1 s
@@ -114,7 +114,8 @@ def test_step_arguments_are_written_as_the_trace_writes_them(corpus, cli, tmp_pa
     assert truth
     details = _report(cli, path, tmp_path)["details"]
     for tool, arguments in truth.items():
-        assert details[tool]["arguments"] == [[k, json.dumps(v, ensure_ascii=False)] for k, v in sorted(arguments.items())]
+        assert details[tool]["arguments"] == [{"name": k, "value": json.dumps(v, ensure_ascii=False)}
+                                              for k, v in sorted(arguments.items())]
 
 
 @pytest.mark.parametrize("command", ["align", "diff", "hindsight", "what-if"])
@@ -151,7 +152,7 @@ def test_a_trace_without_tool_calls_is_not_said_to_lack_tool_call_ids(corpus, cl
     report = _report(cli, path, tmp_path)
     svg = report["versions"][0]["svg"]
     assert re.search(r"warnings? \([a-z_, ]*no_tool_calls[a-z_, ]*\), listed in the details", svg)  # one line
-    assert [f[2] for f in report["findings"] if f[1] == "no_tool_calls"][0].startswith("the trace records no tool call")
+    assert [f["message"] for f in report["findings"] if f["code"] == "no_tool_calls"][0].startswith("the trace records no tool call")
     assert "no_call_ids" not in svg and "execute_tool" not in svg
 
 

@@ -2,7 +2,7 @@
 
 ``explore(plan)`` simulates the plan and returns an :class:`Explorer`, an
 ``anywidget.AnyWidget`` (an ipywidgets ``DOMWidget`` whose front end is one ES
-module, ``planviz/frontends/explorer.js``, shipped in the package: no
+module, joined from ``planviz/frontends/js/*.js``, shipped in the package: no
 labextension, no build step). The kernel lays each plan version out once
 (Graphviz, cached) and sends the run's snapshot
 (:mod:`planviz.frontends.snapshot`): the pictures plus what each event

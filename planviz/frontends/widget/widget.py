@@ -1,4 +1,4 @@
-"""The widget every planviz front end in a notebook is: an ``anywidget.AnyWidget`` running ``explorer.js``.
+"""The widget every planviz front end in a notebook is: an ``anywidget.AnyWidget`` running the front-end module.
 
 It holds the synced state the module reads (the run's ``snapshot``, sent in the
 pages' own format, :mod:`planviz.frontends.pagedata`; the
@@ -19,7 +19,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from planviz.frontends.page import MODULE, STYLE, asset
+from planviz.frontends.jsmodules import module_text
+from planviz.frontends.page import STYLE, asset
 from planviz.frontends.pagedata import encode_page
 from planviz.frontends.panels import event_index
 from planviz.frontends.runpage import fallback_html
@@ -36,7 +37,7 @@ def _page_data(snapshot: dict[str, Any], widget: Any) -> dict[str, Any]:
 class FrontEnd(anywidget.AnyWidget):
     """The state ``explorer.js`` draws; subclasses fill :attr:`snapshot` and say how many frames it has."""
 
-    _esm = traitlets.Unicode(asset(MODULE)).tag(sync=True)
+    _esm = traitlets.Unicode(module_text()).tag(sync=True)  # the files of frontends/js joined, as every page has it
     _css = traitlets.Unicode(asset(STYLE)).tag(sync=True)
     snapshot = traitlets.Dict().tag(sync=True, to_json=_page_data)  # travels (and is saved) as page data
     index = traitlets.Any(0).tag(sync=True)
