@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 
 __all__ = ["module_text", "module_order", "join_modules", "FOLDER", "ENTRY"]
@@ -132,7 +132,7 @@ def module_order() -> list[str]:
     return re.findall(r"^// ---- (\S+) ----$", module_text(), re.M)
 
 
-@lru_cache(maxsize=None)
+@cache
 def module_text() -> str:
     """The front end as the one ES module the widget (``_esm``) and every offline page load: the files of
     ``planviz/frontends/js`` joined by :func:`join_modules`, entry ``explorer.js``."""
