@@ -80,7 +80,8 @@ def bare(plans: list[Plan], samples: int = SAMPLES) -> tuple[float, float, float
 
 def split(plans: list[Plan], samples: int) -> tuple[float, float, float]:
     """CPU time of ``campaign(plans, ...)``, and of the ``simulate`` and ``metrics`` calls it made, each timed
-    where the campaign calls it (``planviz.runs.evaluation.mechanisms.simulate``, ``planviz.runs.evaluation.dispatch.metrics``)."""
+    where the campaign calls it (``planviz.runs.evaluation.mechanisms.simulate``,
+    ``planviz.runs.evaluation.dispatch.metrics``)."""
     spent = {"simulate": 0.0, "metrics": 0.0}
 
     def timed(name: str, fn):

@@ -81,7 +81,8 @@ def main() -> dict:
             previous = (events, seconds)
             out["otel"].append(row)
             print(f"report of {n:>7,} OTel spans ({events:,} events): {seconds:7.2f} s, {row['us_per_event']} µs per "
-                  f"event, {row['mb']} MB ({row['size_ratio']} of the {row['trace_mb']} MB trace), exponent {row['exponent']}",
+                  f"event, {row['mb']} MB ({row['size_ratio']} of the {row['trace_mb']} MB trace), "
+                  f"exponent {row['exponent']}",
                   flush=True)
         previous = None
         for n in (100, 1_000):

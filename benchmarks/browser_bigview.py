@@ -11,8 +11,8 @@ within 5 s, a step within one frame (16 ms) at p95. Figures, never assertions: o
 average is printed beside them.
 
 Not a ``bench_*.py`` (so ``make bench`` and the README's table leave it out until its figures join
-benchmarks/figures.json). Run: ``.venv/bin/python benchmarks/browser_bigview.py [SPANS...]`` (default 1000 10000 100000; the 100k report
-takes minutes to build on a loaded machine).
+benchmarks/figures.json). Run: ``.venv/bin/python benchmarks/browser_bigview.py [SPANS...]``
+(default 1000 10000 100000; the 100k report takes minutes to build on a loaded machine).
 """
 
 from __future__ import annotations

@@ -50,10 +50,12 @@ class PlanvizTypeError(PlanvizError, TypeError):
     expected and what was given (a wrong *value* of the right type is the
     function's own error: :class:`PlanFormatError`, :class:`AnalysisError`...).
 
-    >>> expect_type("plan.yaml", (int,), "validate", "plan", "a planviz Plan", "load it with planviz.load_plan(path)")
+    >>> expect_type("plan.yaml", (int,), "validate", "plan", "a planviz Plan",
+    ...             "load it with planviz.load_plan(path)")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizTypeError: validate(plan=...) expects a planviz Plan, got str 'plan.yaml'; load it with planviz.load_plan(path)
+    planviz.errors.PlanvizTypeError: validate(plan=...) expects a planviz Plan, got str 'plan.yaml';
+    load it with planviz.load_plan(path)
     """
 
 

@@ -1,6 +1,7 @@
 """Structure-aware fuzzing of the planner importers and planviz's own trace reader on the corpus's real
-files (../shared/corpus, skipped when absent): 10,000 documents per format (1,000 in the quick suite), each a real record (or real
-trace) after one to three seeded edits of its structure or its text. Only planviz's own errors may come out.
+files (../shared/corpus, skipped when absent): 10,000 documents per format (1,000 in the quick suite), each
+a real record (or real trace) after one to three seeded edits of its structure or its text. Only planviz's
+own errors may come out.
 
 Plain seeded ``random`` (the same documents every run, so a red run names a real bug), not Hypothesis: at
 10,000 documents per format the whole file stays near a minute.

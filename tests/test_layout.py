@@ -128,7 +128,8 @@ def test_every_subpackage_has_an_order():
     for stage, order in SUBSTAGES.items():
         folders = {p.name for p in (PACKAGE / stage).iterdir() if (p / "__init__.py").exists()}
         assert folders == set(order) - {""}, (
-            f"subpackages of {stage}/ without a place in SUBSTAGES (and docs/architecture.md): {folders ^ (set(order) - {''})}")
+            f"subpackages of {stage}/ without a place in SUBSTAGES (and docs/architecture.md): "
+            f"{folders ^ (set(order) - {''})}")
 
 
 def test_every_part_has_a_stage():

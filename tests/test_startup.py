@@ -41,7 +41,8 @@ def imported_after(code: str, tmp_path) -> set[str]:
     ("import planviz\nassert planviz.validate(planviz.load_plan('small.yaml')).ok", ("yaml",)),
     ("from planviz.frontends.cli.commands import main\nassert main(['validate', 'small.json']) == 0", ()),
     ("from planviz.frontends.cli.commands import main\nassert main(['validate', 'small.yaml']) == 0", ("yaml",)),
-    ("import planviz\nplan = planviz.load_plan('small.json')\nplanviz.critical_path(plan)\nplanviz.ready_waves(plan)",
+    ("import planviz\nplan = planviz.load_plan('small.json')\n"
+     "planviz.critical_path(plan)\nplanviz.ready_waves(plan)",
      ("planviz.analysis",)),
 ])
 def test_a_small_job_imports_only_what_it_uses(code, allowed, tmp_path):

@@ -96,8 +96,10 @@ class Schedule:
         """What exclusive resources do to this lower bound, in one sentence ("" when nothing is contended).
 
         >>> from planviz import Plan, Step
-        >>> critical_path(Plan("g", [Step("A", "a", resources="db"), Step("B", "b", resources="db")])).note
-        "the makespan ignores exclusive resources: 'A' and 'B' both hold 'db' and overlap here; a run serializes them, so it may take longer"
+        >>> contended = Plan("g", [Step("A", "a", resources="db"), Step("B", "b", resources="db")])
+        >>> print(critical_path(contended).note)  # doctest: +NORMALIZE_WHITESPACE
+        the makespan ignores exclusive resources: 'A' and 'B' both hold 'db' and overlap here; a run
+        serializes them, so it may take longer
         """
         if not self.contended:
             return ""

@@ -119,9 +119,11 @@ def unstated_note(code: str, layer: str, fmt: str, what: str, ids: list[str], co
                   usual: str) -> Finding:
     """One info note for a field the plan's source format has no place for, instead of ``usual`` per step.
 
-    >>> unstated_note("no_evidence", "structure", "worfbench", "expected evidence", ["1", "2"],
-    ...               "a run cannot check what their success shows", "an error").message
-    "WorFBench plans have no field for expected evidence: 2 steps have none ('1', '2'), so a run cannot check what their success shows; reported once, as a note about the format, instead of an error per step"
+    >>> found = unstated_note("no_evidence", "structure", "worfbench", "expected evidence", ["1", "2"],
+    ...                       "a run cannot check what their success shows", "an error")
+    >>> print(found.message)  # doctest: +NORMALIZE_WHITESPACE
+    WorFBench plans have no field for expected evidence: 2 steps have none ('1', '2'), so a run cannot
+    check what their success shows; reported once, as a note about the format, instead of an error per step
     """
     return finding(code, layer,
                    f"{format_title(fmt)} plans have no field for {what}: {len(ids)} step"

@@ -13,8 +13,10 @@ when no dependency ancestor produces that fact.
 >>> plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
 ...                   Step("B", "b", expected_evidence="e"),
 ...                   Step("C", "c", expected_evidence="e", depends_on="B", requires="x")])
->>> [f.message for f in unmet_requirements(Context(plan), set())]
-["step 'C' requires 'x', which no dependency ancestor produces: 'A' produces it but is not an ancestor of 'C'; add 'A' to C.depends_on"]
+>>> [message] = [f.message for f in unmet_requirements(Context(plan), set())]
+>>> print(message)  # doctest: +NORMALIZE_WHITESPACE
+step 'C' requires 'x', which no dependency ancestor produces: 'A' produces it but is not an ancestor
+of 'C'; add 'A' to C.depends_on
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def feasibility(cx: Context, contract: Contract) -> list[Finding]:
     for fact, who in infeasible_facts(cx.plan, contract).items():
         makers = cx.producers(fact)
         if makers:  # the plan claims a step establishes it: the contract says the world cannot
-            fix = (f"{names(sorted(makers, key=natural_key))} produces it, but contract.obtainable_facts does not list it: add it "
+            fix = (f"{names(sorted(makers, key=natural_key))} produces it, but "
+                   "contract.obtainable_facts does not list it: add it "
                    f"there if a permitted step may establish it, or find a route that does not need it")
         else:
             fix = ("obtain it outside the plan and list it in contract.given_facts, or find a route that does "

@@ -64,8 +64,9 @@ True
 >>> from planviz import Step, Plan
 >>> plan = Plan("g", [Step("S1", "build", expected_evidence="log", produces="built"),
 ...                   Step("S2", "ship", expected_evidence="log", requires="built", produces="shipped")])
->>> print(validate(plan).to_text())
-error  unmet_requirement  S2, S1  step 'S2' requires 'built', which no dependency ancestor produces: 'S1' produces it but is not an ancestor of 'S2'; add 'S1' to S2.depends_on  [S2.requires]
+>>> print(validate(plan).to_text())  # doctest: +NORMALIZE_WHITESPACE
+error  unmet_requirement  S2, S1  step 'S2' requires 'built', which no dependency ancestor produces:
+'S1' produces it but is not an ancestor of 'S2'; add 'S1' to S2.depends_on  [S2.requires]
 skipped: checks that need a contract (feasibility, milestones, order, tools, forbidden states): no contract given
 not ok: 1 error
 """
@@ -144,10 +145,11 @@ def validate(plan: Plan, contract: Contract | None = None) -> Report:
     ['missing_required', 'unknown_dependency']
     >>> validate(examples.load("delete_failing_test")).ok
     False
-    >>> validate(plan, "contract.yaml")
+    >>> validate(plan, "contract.yaml")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str 'contract.yaml'; load it first with planviz.load_contract(path)
+    planviz.errors.PlanvizTypeError: validate(contract=...) expects a planviz Contract or None, got str
+    'contract.yaml'; load it first with planviz.load_contract(path)
     """
     contract = checked_arguments("validate", plan, contract)
     with paused_gc():  # many small acyclic containers: spare the collector full-heap passes
@@ -252,10 +254,11 @@ def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFail
     True
     >>> prepare(examples.load("release_no_credentials")).unsatisfiable
     ('deploy_credentials',)
-    >>> prepare(examples.load("delete_failing_test"))
+    >>> prepare(examples.load("delete_failing_test"))  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.SemanticError: the plan does not satisfy its contract: step 'S2' has kind 'delete_test', which the contract forbids; remove it and reach the goal another way (and 2 more errors)
+    planviz.errors.SemanticError: the plan does not satisfy its contract: step 'S2' has kind 'delete_test',
+    which the contract forbids; remove it and reach the goal another way (and 2 more errors)
     """
     contract = checked_arguments("prepare", plan, contract)
     report = validate(plan, contract)

@@ -89,8 +89,9 @@ def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
 def step_story(run: Any) -> dict[str, dict[str, Any]]:
     """What was said and done at each step of ``run`` (every plan version's steps; the latest version's wins):
     ``arguments`` (``[name, value as text]``, sorted), ``status`` (how its last attempt ended: ``done``,
-    ``failed``; ``started, no end recorded``; ``not started``), ``error`` (the error text when its last attempt failed: its observation's
-    ``data["error"]``, else the failure's message; else None), ``result`` (what it returned: the observation's
+    ``failed``; ``started, no end recorded``; ``not started``), ``error`` (the error text when its last
+    attempt failed: its observation's ``data["error"]``, else the failure's message; else None), ``result``
+    (what it returned: the observation's
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""

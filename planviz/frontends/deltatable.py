@@ -102,8 +102,9 @@ class VersionPicture:
     """One plan version's picture in the report: events ``first``..``last`` show it; ``svg`` is its last frame.
 
     ``looks`` is the look of each node in ``svg``, ``ids`` its step id (a group's name) and ``legend`` the
-    legend keys of what no frame changes (the critical path, findings). ``nodes`` are the DOM ids of the node groups the script restyles (the
-    steps render drew, then the group nodes of a focused view) and ``cuts`` the length, in UTF-16 code units as a
+    legend keys of what no frame changes (the critical path, findings). ``nodes`` are the DOM ids of the node
+    groups the script restyles (the steps render drew, then the group nodes of a focused view) and ``cuts`` the
+    length, in UTF-16 code units as a
     browser counts, of the frame-dependent end of each one's tooltip in ``svg``.
     """
 

@@ -20,10 +20,11 @@ Nothing here writes a wire parser: protobuf decodes, planviz only checks what it
 >>> doc = decode(request.SerializeToString(), "application/x-protobuf", "")
 >>> doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
 '000102030405060708090a0b0c0d0e0f'
->>> decode(b"\\x78\\x05", "application/x-protobuf", "").status
+>>> decode(b"\\x78\\x05", "application/x-protobuf", "").status  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.frontends.otlpbody.Refused: 400: the body is not an OTLP ExportTraceServiceRequest: it holds fields the message does not have
+planviz.frontends.otlpbody.Refused: 400: the body is not an OTLP ExportTraceServiceRequest: it holds
+fields the message does not have
 """
 
 from __future__ import annotations

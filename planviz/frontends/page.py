@@ -145,8 +145,9 @@ def page_script() -> str:
 def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = "") -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
     without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
-    (\"recorded run\"...), under the title. The data travels as columns (:func:`~planviz.frontends.pagedata.encode_page`)
-    gzipped in base64 (the browser unpacks it natively), without the strings the no-script view holds
+    (\"recorded run\"...), under the title. The data travels as columns
+    (:func:`~planviz.frontends.pagedata.encode_page`) gzipped in base64 (the browser unpacks it natively),
+    without the strings the no-script view holds
     (:func:`shared_slot`)."""
     script = page_script()
     raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")

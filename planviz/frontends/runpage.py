@@ -166,8 +166,9 @@ def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[s
 
 
 def flipbook_page(snap: dict[str, Any], figures: tuple[str, str]) -> str:
-    """``animate``'s HTML flipbook: the offline page of ``snap`` (:func:`~planviz.frontends.pages.slides.flipbook_snapshot`),
-    which the module plays by itself, and ``figures`` (:func:`flipbook_figures`) for readers without script."""
+    """``animate``'s HTML flipbook: the offline page of ``snap``
+    (:func:`~planviz.frontends.pages.slides.flipbook_snapshot`), which the module plays by itself, and
+    ``figures`` (:func:`flipbook_figures`) for readers without script."""
     n, seconds = len(snap["ticks"]), snap["autoplay"]["ms"] / 1000
     title = f"planviz animation: {snap['goal']}"
     mode = f"flipbook of {n} frames, {seconds:g} s each"

@@ -74,10 +74,11 @@ def loads_within_limits(text: str) -> Any:
 
     >>> loads_within_limits('{"a": [1, "x"]}')
     {'a': [1, 'x']}
-    >>> loads_within_limits('"\\\\udfff"')
+    >>> loads_within_limits('"\\\\udfff"')  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanFormatError: JSON text inside the input: lone surrogate '\\udfff' at character 1 of '\\udfff': expected Unicode text that can be written as UTF-8
+    planviz.errors.PlanFormatError: JSON text inside the input: lone surrogate '\\udfff' at character 1 of
+    '\\udfff': expected Unicode text that can be written as UTF-8
     """
     check_inner_depth(text)
     try:

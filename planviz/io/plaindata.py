@@ -128,10 +128,11 @@ def check_unicode(text: str, where: str | tuple[Any, ...] | None = None) -> str:
 
     ``where`` is the field path (a string, or a tuple of keys and indexes).
 
-    >>> check_unicode("A\\udc00", "steps[0].id")
+    >>> check_unicode("A\\udc00", "steps[0].id")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanFormatError: steps[0].id: lone surrogate '\\udc00' at character 2 of 'A\\udc00': expected Unicode text that can be written as UTF-8
+    planviz.errors.PlanFormatError: steps[0].id: lone surrogate '\\udc00' at character 2 of 'A\\udc00':
+    expected Unicode text that can be written as UTF-8
     """
     if not text.isascii():
         try:
@@ -146,10 +147,11 @@ def check_unicode(text: str, where: str | tuple[Any, ...] | None = None) -> str:
 def check_unicode_data(value: Any) -> None:
     """Refuse parsed JSON holding a lone surrogate in any key or string (:func:`check_unicode`, the path named).
 
-    >>> check_unicode_data({"spans": [{"name": "ok"}, {"name": "x\\ud800"}]})
+    >>> check_unicode_data({"spans": [{"name": "ok"}, {"name": "x\\ud800"}]})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanFormatError: spans[1].name: lone surrogate '\\ud800' at character 2 of 'x\\ud800': expected Unicode text that can be written as UTF-8
+    planviz.errors.PlanFormatError: spans[1].name: lone surrogate '\\ud800' at character 2 of 'x\\ud800':
+    expected Unicode text that can be written as UTF-8
     """
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:

@@ -12,10 +12,11 @@ takes text.
 'goal: g'
 >>> text_of("goal: g".encode("utf-16"))
 'goal: g'
->>> text_of(b"goal: caf\\xe9")
+>>> text_of(b"goal: caf\\xe9")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: <string>:1:10: invalid UTF-8 at byte offset 9 (byte 0xe9): expected UTF-8 text (save the file as UTF-8)
+planviz.errors.PlanFormatError: <string>:1:10: invalid UTF-8 at byte offset 9 (byte 0xe9): expected UTF-8
+text (save the file as UTF-8)
 """
 
 from __future__ import annotations

@@ -28,10 +28,11 @@ side, each under its label, in a row or a column, whichever is closer to a
 >>> gif = write_raster(chosen)
 >>> gif.kind, len(gif.frames), gif.captions[0][:22]
 ('gif', 8, 'event 0 of 17 · t = 0 ')
->>> choose_frames(run, "run.mp4", None, 1.5, 96.0)
+>>> choose_frames(run, "run.mp4", None, 1.5, 96.0)  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; use .gif, .html, or a folder name without a suffix
+planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; use .gif, .html, or a
+folder name without a suffix
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ shows it.
 >>> from planviz import examples
 >>> from planviz.analysis.schedule import critical_path
 >>> plan = examples.load("cache_isolation")
->>> caption_lines(plan, critical_path(plan), "")[1:]
-('plan v1 · 5 steps · critical path (plan) 29 min: S0 → S1 → S3 → S4 (serial 32 min)', 'Unknowns: whether other services share the cache key scheme')
+>>> for line in caption_lines(plan, critical_path(plan), "")[1:]:
+...     print(line)
+plan v1 · 5 steps · critical path (plan) 29 min: S0 → S1 → S3 → S4 (serial 32 min)
+Unknowns: whether other services share the cache key scheme
 """
 
 from __future__ import annotations

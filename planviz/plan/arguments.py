@@ -3,10 +3,11 @@
 The one rule for argument types (``errors.expect_type``), worded for the values users most often pass by
 mistake: a path where a loaded plan is expected is answered with the call that loads it.
 
->>> expect_plan("plan.yaml", "critical_path")
+>>> expect_plan("plan.yaml", "critical_path")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.PlanvizTypeError: critical_path(plan=...) expects a planviz Plan, got str 'plan.yaml'; load it first with planviz.load_plan(path)
+planviz.errors.PlanvizTypeError: critical_path(plan=...) expects a planviz Plan, got str 'plan.yaml';
+load it first with planviz.load_plan(path)
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ def expect_plan(value: Any, function: str, argument: str = "plan") -> Plan:
     """``value`` when it is a :class:`Plan`, else :class:`PlanvizTypeError` naming ``function(argument=...)``."""
     if isinstance(value, Plan):
         return value
-    return expect_type(value, Plan, function, argument, "a planviz Plan",  # type: ignore[no-any-return]
-                       loaded_fix(value, "load_plan", "planviz.Plan(goal, steps) or planviz.load_plan(path)"))
+    fix = loaded_fix(value, "load_plan", "planviz.Plan(goal, steps) or planviz.load_plan(path)")
+    checked: Plan = expect_type(value, Plan, function, argument, "a planviz Plan", fix)
+    return checked
 
 
 def expect_contract(value: Any, function: str, argument: str = "contract") -> Contract | None:
     """``value`` when it is a :class:`Contract` or None, else :class:`PlanvizTypeError`."""
     if value is None or isinstance(value, Contract):
         return value
-    return expect_type(value, Contract, function, argument,  # type: ignore[no-any-return]
-                       "a planviz Contract or None",
-                       loaded_fix(value, "load_contract", "planviz.Contract(...) or planviz.load_contract(path)"))
+    fix = loaded_fix(value, "load_contract", "planviz.Contract(...) or planviz.load_contract(path)")
+    checked: Contract = expect_type(value, Contract, function, argument, "a planviz Contract or None", fix)
+    return checked

@@ -116,10 +116,11 @@ def parse_document(text: str, name: str = STRING_NAME) -> Document:
 
     >>> parse_document('{"goal": "g"}\\n\\n{"goal": "h"}\\n').data
     [{'goal': 'g'}, {'goal': 'h'}]
-    >>> parse_document("x: !!python/object/apply:os.system [ls]")
+    >>> parse_document("x: !!python/object/apply:os.system [ls]")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanFormatError: <string>:1:4: x: YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed: plan files hold plain data only (mappings, lists, strings, numbers, true/false/null)
+    planviz.errors.PlanFormatError: <string>:1:4: x: YAML tag 'tag:yaml.org,2002:python/object/apply:os.system'
+    is not allowed: plan files hold plain data only (mappings, lists, strings, numbers, true/false/null)
     """
     if len(text) > limits.MAX_BYTES:
         raise too_large(f"text of {len(text):,} characters is", name)

@@ -16,10 +16,11 @@ column and field path, and saying what was expected.
 
 >>> parse_plan("goal: g\\nsteps:\\n  - {id: A, action: do it, expected_evidence: done}\\n").ids
 ('A',)
->>> parse_plan("goal: g\\nsteps:\\n  - id: A\\n    action: a\\n    duration: soon\\n")
+>>> parse_plan("goal: g\\nsteps:\\n  - id: A\\n    action: a\\n    duration: soon\\n")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: <string>:5:15: steps[0].duration: expected a finite number >= 0 (in the plan's time_unit), got 'soon'
+planviz.errors.PlanFormatError: <string>:5:15: steps[0].duration: expected a finite number >= 0
+(in the plan's time_unit), got 'soon'
 """
 
 from __future__ import annotations

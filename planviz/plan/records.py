@@ -22,10 +22,12 @@ the line and column.
 ("lookup_account(customer_id='C-17')", ('step_1.balance',))
 >>> plan.step("step_2").depends_on, plan.step("step_2").requires
 (('step_1',), ('step_1.balance',))
->>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})
+>>> plan_from_dict({"goal": "g", "steps": [{"id": "A", "acton": "x"}]})  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys: id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool, arguments, resources, risk, effect, approval, horizon, budget, expands_to, revises
+planviz.errors.PlanFormatError: steps[0].acton: unknown key 'acton' (did you mean 'action'?); valid keys:
+id, action, kind, depends_on, requires, produces, expected_evidence, check, rollback, duration, tool,
+arguments, resources, risk, effect, approval, horizon, budget, expands_to, revises
 """
 
 from __future__ import annotations

@@ -155,7 +155,8 @@ class Event:
                  conflict: Conflict | None = None) -> None:
         # Filled in as a _Filling (the same slots, without the frozen __setattr__), which then becomes this Event
         _set_class(self, "__class__", _Filling)
-        _Filling.__init__(self, index, time, kind, step, message, plan_version,  # type: ignore[arg-type]
+        filling = cast(_Filling, self)
+        _Filling.__init__(filling, index, time, kind, step, message, plan_version,
                           changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
 
     def __getattr__(self, name: str) -> Any:

@@ -78,10 +78,12 @@ class Fault:
 
         >>> Fault.parse("S3:withdraw:fact:x2").times
         2
-        >>> Fault.parse("S4:explode")
+        >>> Fault.parse("S4:explode")  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact, approval_denied
+        planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient,
+        tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact,
+        approval_denied
         """
         if not isinstance(text, str) or ":" not in text:
             raise SimulationError(f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}")
@@ -236,9 +238,12 @@ def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (),
 
     >>> from planviz import examples
     >>> fault_facts(examples.load("cache_isolation"), [Fault("S3", "withdraw", "key_bulder_located")])
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.SimulationError: fault 'S3:withdraw:key_bulder_located': 'S3' does not require 'key_bulder_located' (did you mean 'key_builder_located'?); it requires 'isolation_test_written', 'key_builder_located'
+    planviz.errors.SimulationError: fault 'S3:withdraw:key_bulder_located': 'S3' does not require
+    'key_bulder_located' (did you mean 'key_builder_located'?); it requires 'isolation_test_written',
+    'key_builder_located'
     """
     known = {s.id: s for s in extra}
     known.update(plan.by_id)
@@ -287,10 +292,11 @@ def _fact(plan: Plan, fault: Fault, step: Step | None, name: str, confirmed: Col
 def expect_faults(faults: Any, function: str) -> tuple[Fault, ...]:
     """``faults`` as a tuple of :class:`Fault` values, else :class:`PlanvizTypeError` saying how to build them.
 
-    >>> expect_faults("S4:side_effect", "simulate")
+    >>> expect_faults("S4:side_effect", "simulate")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizTypeError: simulate(faults=...) expects a list of Fault values, got str 'S4:side_effect'; write faults=[Fault.parse('S4:side_effect')]
+    planviz.errors.PlanvizTypeError: simulate(faults=...) expects a list of Fault values, got str
+    'S4:side_effect'; write faults=[Fault.parse('S4:side_effect')]
     """
     if isinstance(faults, (str, Fault)) or not isinstance(faults, Iterable):
         one = f"Fault.parse({show_value(faults)})" if isinstance(faults, str) else show_value(faults)

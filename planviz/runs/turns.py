@@ -13,8 +13,10 @@ messages (``type: human/ai/tool``, as ``model_dump()`` writes them, or the
 >>> turns_of([{"type": "human", "content": "Weather in Paris?"},
 ...           {"type": "ai", "content": "", "tool_calls": [{"name": "weather", "args": {"city": "Paris"}}]},
 ...           {"type": "tool", "content": "18 C", "name": "weather"},
-...           {"type": "ai", "content": "It is 18 C."}])
-(Turn(role='user', text='Weather in Paris?', time=None), Turn(role='assistant', text='calls weather({"city": "Paris"})', time=None), Turn(role='tool', text='18 C', time=None), Turn(role='assistant', text='It is 18 C.', time=None))
+...           {"type": "ai", "content": "It is 18 C."}])  # doctest: +NORMALIZE_WHITESPACE
+(Turn(role='user', text='Weather in Paris?', time=None),
+ Turn(role='assistant', text='calls weather({"city": "Paris"})', time=None),
+ Turn(role='tool', text='18 C', time=None), Turn(role='assistant', text='It is 18 C.', time=None))
 """
 
 from __future__ import annotations

@@ -104,7 +104,8 @@ def ancestor_pairs(ix: StructureIndex, ancestors: Sequence[str], steps: Sequence
 
     >>> from planviz import Step, Plan
     >>> from planviz.structure.index import structure_index
-    >>> ix = structure_index(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="B")]))
+    >>> ix = structure_index(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"),
+    ...                                 Step("C", "c", depends_on="B")]))
     >>> ancestor_pairs(ix, ["A", "C", "B"], ["C", "A", "B"])
     [True, False, False]
     """

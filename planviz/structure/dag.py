@@ -8,9 +8,11 @@ names the same things validation reports (the cycle comes from
 
 >>> from planviz import Plan, Step
 >>> require_dag(Plan("g", [Step("A", "a", depends_on="B"), Step("B", "b", depends_on="A")]))
+... # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.StructureError: the plan has a cycle ('A' -> 'B' -> 'A'), so it has no schedule; run planviz.validate(plan) to see it and remove one of its dependencies
+planviz.errors.StructureError: the plan has a cycle ('A' -> 'B' -> 'A'), so it has no schedule; run
+planviz.validate(plan) to see it and remove one of its dependencies
 """
 
 from __future__ import annotations

@@ -50,7 +50,8 @@ def check_ancestors(ancestors: Any) -> Feedback:
         if isinstance(got, frozenset) and got < expected:
             direct = set(plan.step(sid).depends_on)
             if got <= direct:
-                return "depends_on gives only the direct parents; their parents must finish first too (keep a to-do stack)"
+                return ("depends_on gives only the direct parents; their parents must finish first too "
+                        "(keep a to-do stack)")
             return "follow depends_on all the way back: every parent of an ancestor is an ancestor"
         if isinstance(got, frozenset) and got - expected:
             return "an ancestor is reached by following depends_on backwards; coming earlier in the file is not enough"

@@ -54,7 +54,8 @@ def check_exercise_1(codes: Any = None) -> Feedback:
     ex = "02 exercise 1"
     plan = load("cache_isolation")
     expected = set(validate(_edit(plan, "S4", depends_on=["S2"]), plan.contract).codes)
-    hint = "S4 needs patch_applied, and the contract says a patch must precede a verification: who is S4's ancestor now?"
+    hint = ("S4 needs patch_applied, and the contract says a patch must precede a verification: "
+            "who is S4's ancestor now?")
     if is_blank(codes):
         return unanswered(ex, "your prediction, a set of finding codes such as {'cycle'}", hint)
     given = _codes(codes)

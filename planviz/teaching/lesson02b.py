@@ -279,10 +279,12 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     if not off:
         return right(ex, "a placeholder is resolved at run time, from the result of the step it names: at plan "
                          "time only its reference can be checked (a step of the plan, an ancestor, not the step "
-                         "itself, and not a step that runs after it; ids are case-sensitive). Its value cannot: it fits any type, wherever it sits "
+                         "itself, and not a step that runs after it; ids are case-sensitive). "
+                         "Its value cannot: it fits any type, wherever it sits "
                          "in the string, and whether R1's result has a 'tenants' field is for the run to find "
                          "out. A literal has no run time to wait for: its type is checked now.")
     return wrong(ex, f"{len(off)} of {len(PLACEHOLDER_CASES)} predictions differ from validate: "
                      f"{', '.join(map(repr, off))}",
                  "a placeholder is filled at run time: plan time checks what it refers to (does that step exist, "
-                 "is it sure to have run before R4 starts?), not its value; a literal's type is checked against the tool's arguments")
+                 "is it sure to have run before R4 starts?), not its value; "
+                 "a literal's type is checked against the tool's arguments")

@@ -60,7 +60,8 @@ def _chains(plan: Plan) -> list[tuple[str, ...]]:
 
 
 def check_exercise_1(path: Any = None, makespan: Any = None) -> Feedback:
-    """Exercise 1: S2 takes 9 minutes. Which chain is critical now (``path``), and how long is the job (``makespan``)?"""
+    """Exercise 1: S2 takes 9 minutes. Which chain is critical now (``path``), and how long is the job
+    (``makespan``)?"""
     ex = "03 exercise 1"
     plan = _with_duration(load("cache_isolation"), "S2", SLOWER_S2)
     schedule = critical_path(plan)

@@ -264,8 +264,8 @@ def check_invariants(refuse: Any) -> Feedback:
 
 
 def check_exercise_6(steps: Any = None) -> Feedback:
-    """Exercise 6 (the receding horizon, moved here from notebook 06): concrete ``steps`` for the far step F2 of ``far_horizon`` that fit its budget, finish the
-    migration and keep the change board's approval."""
+    """Exercise 6 (the receding horizon, moved here from notebook 06): concrete ``steps`` for the far step
+    F2 of ``far_horizon`` that fit its budget, finish the migration and keep the change board's approval."""
     ex = "05 exercise 6"
     far = load("far_horizon")
     budget = far.step("F2").budget

@@ -197,7 +197,8 @@ def check_exercise_4(plan: Any = None, direct: Any = None, planner: Any = None, 
                      "someone to run them.")
 
 
-#: A re-issued route as a check compares it: {step id: (the id it revises, its dependencies sorted, the rest of the step)}.
+#: A re-issued route as a check compares it:
+#: {step id: (the id it revises, its dependencies sorted, the rest of the step)}.
 Route = dict[str, tuple[Any, ...]]
 
 

@@ -22,7 +22,8 @@ asked for, written ``name({"arg": value})``.
 'Weather in Paris?'
 >>> task({"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
 'Hi'
->>> reply([{"role": "assistant", "tool_calls": [{"function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}])
+>>> reply([{"role": "assistant",
+...         "tool_calls": [{"function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}])
 'get_weather({"city": "Paris"})'
 """
 

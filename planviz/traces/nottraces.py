@@ -9,7 +9,9 @@ checkpointer, a binary file) and says what planviz reads.
 
 >>> from planviz.traces import Sample
 >>> print(refuse(Sample(data={"goal": "g", "steps": []}, parsed=True), "p.json").message)
-this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's validate, render and simulate take it); a trace is a run of a plan
+... # doctest: +NORMALIZE_WHITESPACE
+this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's validate,
+render and simulate take it); a trace is a run of a plan
 >>> refuse(Sample(data={"environment": "swe", "trajectory": [], "history": []}, parsed=True), "t.traj").message[:40]
 'this is a SWE-agent trajectory (.traj), '
 """

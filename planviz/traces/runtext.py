@@ -15,10 +15,11 @@ Plans check their own text as they are made.
 >>> check_run_text(run, "<run>") is run
 True
 >>> bad = replace(run, events=(replace(run.events[0], message="x\\ud800"),) + run.events[1:])
->>> check_run_text(bad, "t.json")
+>>> check_run_text(bad, "t.json")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.TraceFormatError: t.json: events[0].message: lone surrogate '\\ud800' at character 2 of 'x\\ud800': expected Unicode text that can be written as UTF-8
+planviz.errors.TraceFormatError: t.json: events[0].message: lone surrogate '\\ud800' at character 2 of
+'x\\ud800': expected Unicode text that can be written as UTF-8
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""ready_timeline: deltas per event time, any durations and workers, the exclusive-resource rule (reference in this test)."""
+"""ready_timeline: deltas per event time, any durations and workers, the exclusive-resource rule
+(reference in this test)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,8 @@ NOW_JS = """() => {
   const g = document.querySelector('#planviz-app .pv-version:not([hidden]) g[data-now]');
   const d = document.querySelector('#planviz-app .planviz-diagram');
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
-  return g ? [g.getAttribute('data-step'), box(g), box(d), document.querySelectorAll('#planviz-app g[data-now]').length] : null;
+  return g ? [g.getAttribute('data-step'), box(g), box(d),
+              document.querySelectorAll('#planviz-app g[data-now]').length] : null;
 }"""
 
 
@@ -141,7 +142,8 @@ def test_the_event_log_keeps_only_the_rows_on_screen(opened, big):
     _log_matches(rows, run)
     scroller = pg.locator(APP + " .pv-logscroll")
     scroller.evaluate("el => { el.scrollTop = el.scrollHeight; }")  # the reader scrolls to the end
-    pg.wait_for_function(f"() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')].some(r => r.getAttribute('data-i') === '{n - 1}')")
+    pg.wait_for_function("() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')]"
+                         f".some(r => r.getAttribute('data-i') === '{n - 1}')")
     rows = pg.evaluate(LOG_JS)
     assert len(rows) < 200 and rows[-1][0] == n - 1 and rows[-1][2] == run.events[-1].kind
     _log_matches(rows, run)
@@ -166,7 +168,9 @@ def test_the_timeline_draws_every_call_in_model_and_tool_lanes(opened, big, ui):
     assert pg.locator(APP + " svg.planviz-gantt").count() == 0  # no SVG row per step for 5,000 steps
     # the canvas is drawn: the model lane's row is coloured across the run
     inked = canvas.evaluate("""c => { const g = c.getContext('2d'), d = g.getImageData(0, 0, c.width, c.height).data;
-      let n = 0; for (let k = 0; k < d.length; k += 4) { if (d[k] < 200 || d[k + 1] < 200 || d[k + 2] < 200) { n++; } } return n; }""")
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) { if (d[k] < 200 || d[k + 1] < 200 || d[k + 2] < 200) { n++; } }
+      return n; }""")
     assert inked > 10_000
     ui.screenshot(pg.locator(APP + " .pv-panel-timeline"), "big-report-lanes")
     canvas.click(position={"x": 160 + 300, "y": 30})  # a click on the chart goes to that time

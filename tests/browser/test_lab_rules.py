@@ -14,7 +14,8 @@ FAR_CELL = """\
 import planviz
 from planviz import Contract, Fault, Plan, Step
 cut_over = [dict(id="F2.a", action="Switch writes to the new cluster", kind="deploy", requires="reads_migrated",
-                 produces="writes_migrated", expected_evidence="writes land on the new primary", check="every write lands",
+                 produces="writes_migrated", expected_evidence="writes land on the new primary",
+                 check="every write lands",
                  approval="change board ticket CB-311", risk="high", rollback="switch back")]
 far = planviz.explore(planviz.examples.load("far_horizon"), expand={"F2": cut_over}, approval_time=4)
 far.index = next(e.index for e in far.run.events if e.kind == "expand")

@@ -215,7 +215,8 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
 # --- "fit width": a 10-step plan readable at 1400 px, a big one scrolled --------------------------------------
 
 TEXT_PX_JS = """() => {
-  const box = document.querySelector('#planviz-app .planviz-diagram'), svg = box.querySelector('.pv-version:not([hidden]) svg');
+  const box = document.querySelector('#planviz-app .planviz-diagram');
+  const svg = box.querySelector('.pv-version:not([hidden]) svg');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
   return {smallest: Math.min(...sizes), fit: box.classList.contains('pv-fit'),

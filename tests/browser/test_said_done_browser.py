@@ -18,7 +18,9 @@ ERROR = "ConnectionError: timezone service unreachable </script><b>x</b>"
 
 IN_VIEW_JS = """(el) => {  // drawn, inside the window, and on top where its first line is (not hidden by a scroll box)
   const r = el.getBoundingClientRect();
-  if (!r.width || !r.height || r.top < 0 || r.left < 0 || r.top >= innerHeight || r.left >= innerWidth) { return false; }
+  if (!r.width || !r.height || r.top < 0 || r.left < 0 || r.top >= innerHeight || r.left >= innerWidth) {
+    return false;
+  }
   const hit = document.elementFromPoint(r.left + Math.min(5, r.width / 2), r.top + Math.min(5, r.height / 2));
   return !!hit && (el === hit || el.contains(hit));
 }"""

@@ -1,4 +1,5 @@
-"""The offline HTML report: self-contained, CSP-locked, every frame recoverable from the delta table, hostile text inert."""
+"""The offline HTML report: self-contained, CSP-locked, every frame recoverable from the delta table,
+hostile text inert."""
 
 from __future__ import annotations
 
@@ -450,8 +451,9 @@ def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
 
 
 def test_the_report_of_a_300_step_run_stays_under_a_megabyte(tmp_path):
-    """docs/benchmarks.md's goal for the report's size (a 300-step layered run, each step on 1-3 of the three waves before:
-    about 0.86 MB): the picture and timeline travel once, as the no-script view, the rest gzipped."""
+    """docs/benchmarks.md's goal for the report's size (a 300-step layered run, each step on 1-3 of the
+    three waves before: about 0.86 MB): the picture and timeline travel once, as the no-script view, the
+    rest gzipped."""
     rnd = random.Random(7)
     steps = []
     for i in range(300):

@@ -211,10 +211,10 @@ def test_the_critical_path_ends_at_end_not_on_a_longer_dead_branch():
 
 
 @pytest.mark.parametrize("user, goal", [
-    ("You are in the middle of a room.\n\nYour task is to: find two newspaper and put them in armchair.The action "
-     "list you can take: 1. go to {recep}", "find two newspaper and put them in armchair."),
-    ("Now, I will start a new problem in a new OS. My problem is:\n\nLocate the text files.The action list you can "
-     "take: bash", "Locate the text files."),
+    ("You are in the middle of a room.\n\nYour task is to: find two newspaper and put them in "
+     "armchair.The action list you can take: 1. go to {recep}", "find two newspaper and put them in armchair."),
+    ("Now, I will start a new problem in a new OS. My problem is:\n\nLocate the text files."
+     "The action list you can take: bash", "Locate the text files."),
     ("WebShop [SEP] Instruction: [SEP] i am looking for pink massage sheets [SEP] SearchThe action list you can "
      "take: search[keywords]", "i am looking for pink massage sheets"),
     ("Task: What is the average GNP?\nThe database tables and corresponding fields you can operate are: {}",

@@ -11,8 +11,9 @@ spacing, trailing punctuation, the tool's name added), ``drop_completed`` (a com
 ``readd_completed`` (a completed id dropped, then brought back naming other work), ``redefine_completed``,
 ``hollow_redo`` (a completed step "redone" under a new id as other work that produces nothing),
 ``drop_premises``, ``self_effect`` (``effect="read"`` on a writing tool), ``reregister_tool`` (the writing
-tool renamed or registered read-only by the plan), ``vacuous_check`` (a check rephrased in process words); and, for the frozen-plan test,
-:func:`silent_executors` (an executor that withholds declared evidence on steps that list no ``produces``).
+tool renamed or registered read-only by the plan), ``vacuous_check`` (a check rephrased in process words);
+and, for the frozen-plan test, :func:`silent_executors` (an executor that withholds declared evidence on
+steps that list no ``produces``).
 """
 
 from __future__ import annotations

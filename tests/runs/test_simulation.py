@@ -342,7 +342,9 @@ def test_workers_limit_starts_the_lower_id_first(cache_plan):
     ({"faults": [Fault("S0", "withdraw")]}, SimulationError, "requires no fact"),
     ({"workers": "2"}, PlanvizTypeError, r"simulate\(workers=\.\.\.\) expects None \(unlimited\) or an integer >= 1, got str '2'"),
     ({"faults": ["S4:side_effect"]}, PlanvizTypeError, r"expects Fault values, got str 'S4:side_effect' at faults\[0\]"),
-    ({"faults": "S4:side_effect"}, PlanvizTypeError, r"simulate\(faults=\.\.\.\) expects a list of Fault values, got str 'S4:side_effect'; write faults=\[Fault.parse\('S4:side_effect'\)\]"),
+    ({"faults": "S4:side_effect"}, PlanvizTypeError,
+     r"simulate\(faults=\.\.\.\) expects a list of Fault values, got str 'S4:side_effect'; "
+     r"write faults=\[Fault.parse\('S4:side_effect'\)\]"),
     ({"faults": [Fault("S1", "premise_false", "nope")]}, SimulationError, "'nope' is not a premise.*level-1 cache"),
     ({"faults": [Fault("S1", "missing_evidence", "nope")]}, SimulationError,
      "'S1' does not produce 'nope'; it produces 'key_builder_located'"),

@@ -1,4 +1,5 @@
-"""Each build-it of notebooks 01 to 04 says what it may use, and what it says is what the tripwire does (06 and 07: test_buildit_texts_06_07.py).
+"""Each build-it of notebooks 01 to 04 says what it may use, and what it says is what the tripwire does
+(06 and 07: test_buildit_texts_06_07.py).
 
 The notebook's own "What you may use" paragraph is read here: every library function it names as usable must
 stay plugged in while the check runs (not tripwired, or allowed for that build-it), and every one it names

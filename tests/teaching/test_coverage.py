@@ -1,6 +1,7 @@
 """Random cases that cover the rule: the generated questions of each build-it reach every line of its reference
-solution (notebooks/solutions), instruction by instruction,, and the wrong answers that passed the random cases before (a re-issue that
-hard-codes ".v2" or drops a field, a grader matching must_precede by kind only or dividing by zero when
+solution (notebooks/solutions), instruction by instruction, and the wrong answers that passed the random
+cases before (a re-issue that hard-codes ".v2" or drops a field, a grader matching must_precede by kind only
+or dividing by zero when
 nothing is required, a guard that ignores one field of the contract) are now refused."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Notebook 02's checks (and 02b's grading exercises 1 and 2, which were 02's 3 and 4): each accepts a right answer and catches wrong ones without giving the answer away."""
+"""Notebook 02's checks (and 02b's grading exercises 1 and 2, which were 02's 3 and 4): each accepts a
+right answer and catches wrong ones without giving the answer away."""
 
 from __future__ import annotations
 

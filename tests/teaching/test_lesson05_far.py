@@ -1,4 +1,5 @@
-"""Notebook 05's exercise 6 (the receding horizon, moved from notebook 06 to replanning, where seed 004 puts it): expanding F2 within its budget."""
+"""Notebook 05's exercise 6 (the receding horizon, moved from notebook 06 to replanning, where seed 004
+puts it): expanding F2 within its budget."""
 
 from __future__ import annotations
 

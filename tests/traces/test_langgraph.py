@@ -1,4 +1,5 @@
-"""LangGraph histories become runs: the shared samples, snapshots written from the docs, forks, waits, broken records."""
+"""LangGraph histories become runs: the shared samples, snapshots written from the docs, forks, waits,
+broken records."""
 
 from __future__ import annotations
 

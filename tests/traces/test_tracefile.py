@@ -152,7 +152,8 @@ def _plan_line(lines, **changes):
      r"header.faults\[0\].times: expected an integer >= 1, got 0"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, contract=[1])), 1, r"header.contract: expected an object, got \[1\]"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, trace_format="planviz")), 1,
-     "header.trace_format: expected one of otel, openinference, phoenix, mlflow, otel-js, langfuse, langgraph, langgraph-sqlite, got"),
+     "header.trace_format: expected one of otel, openinference, phoenix, mlflow, otel-js, langfuse, "
+     "langgraph, langgraph-sqlite, got"),
     (lambda ls: _bad(ls, 1, _HEADER(ls, trace_format=["otel"])), 1, "header.trace_format: expected one of otel"),
     (lambda ls: _bad(ls, 2, _plan_line(ls, name=7)), 2, "plan.name: expected a string, got 7"),
     (lambda ls: _bad(ls, 2, _plan_line(ls, source_format=None)), 2, "plan.source_format: expected a string, got None"),

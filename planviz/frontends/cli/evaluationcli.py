@@ -27,10 +27,11 @@ def parse_rates(text: str) -> dict[str, float]:
 
     >>> parse_rates("transient=0.1, tool_error=0.02")
     {'transient': 0.1, 'tool_error': 0.02}
-    >>> parse_rates("transient")
+    >>> parse_rates("transient")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.PlanvizError: --rates expects KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. transient=0.1,tool_error=0.02), got 'transient'
+    planviz.errors.PlanvizError: --rates expects KIND=PROBABILITY[,KIND=PROBABILITY...]
+    (e.g. transient=0.1,tool_error=0.02), got 'transient'
     """
     out: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):

@@ -135,7 +135,8 @@ class SizedHelpFormatter(argparse.HelpFormatter):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An ArgumentParser whose help is laid out by :class:`SizedHelpFormatter`; its subcommands' parsers are ones too."""
+    """An ArgumentParser whose help is laid out by :class:`SizedHelpFormatter`; its subcommands'
+    parsers are ones too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", SizedHelpFormatter)

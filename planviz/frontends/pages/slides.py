@@ -38,10 +38,11 @@ the same fault, say. Which event of each run a frame shows is
 >>> side = animate(both, out / "both.gif", frames=range(0, 3))
 >>> side.frames, side.labels
 (((0, 0), (1, 1), (2, 2)), ('workflow', 'planner'))
->>> animate(run, out / "run.mp4")
+>>> animate(run, out / "run.mp4")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; use .gif, .html, or a folder name without a suffix
+planviz.errors.RenderError: cannot animate to 'run.mp4': unknown suffix '.mp4'; use .gif, .html, or a
+folder name without a suffix
 """
 
 from __future__ import annotations

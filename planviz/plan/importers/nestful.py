@@ -166,7 +166,8 @@ def _draft(i: int, call: Any, ids: list[str], at: dict[str, list[int]], where: s
             producer = _resolve(label, i, ids, at)
             findings.append(finding(
                 "nonstandard_reference", "warning",
-                f"call {sid!r} writes {m.group(0)!r}, not the format's ${label}.{field}$ (the opening $ is missing, "
+                f"call {sid!r} writes {m.group(0)!r}, not the format's ${label}.{field}$ "
+                "(the opening $ is missing, "
                 f"so NESTFUL passes it as literal text); read as a reference to {producer!r}", [sid], path))
             refs.append(Ref(producer, f"{producer}.{field}", path, m.group(0)))
     if name == _RESULT:

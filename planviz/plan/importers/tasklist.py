@@ -56,7 +56,8 @@ def record_plan(rec: Any, *, prefix: str) -> Plan:
         findings.append(finding(
             "steps_nodes_mismatch", "warning",
             f"task_steps describes {len(described)} steps but task_nodes has {len(nodes)} task(s): "
-            f"{len(described) - len(nodes)} described step(s) have no tool call, e.g. {short(described[len(nodes)])}; "
+            f"{len(described) - len(nodes)} described step(s) have no tool call, "
+            f"e.g. {short(described[len(nodes)])}; "
             "the plan has only the task_nodes", where=f"{prefix}task_steps"))
     name = rec.get("id")
     plan = nodes_plan(nodes, goal=goal, prefix=prefix, findings=findings, links=links,

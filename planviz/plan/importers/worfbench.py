@@ -346,7 +346,8 @@ def _build(goal: str, reader: _Reader, name: str) -> Plan:
         if missing:
             findings.append(finding(
                 "dangling_link", "error",
-                f"edge {shown} names {' and '.join(map(repr, missing))}, which is neither START, END nor a numbered "
+                f"edge {shown} names {' and '.join(map(repr, missing))}, "
+                "which is neither START, END nor a numbered "
                 f"node (nodes: {', '.join(ids[:12])}{', ...' if len(ids) > 12 else ''}); the edge is not drawn",
                 [x for x in (u, v) if x in known], where))
         elif u == v:

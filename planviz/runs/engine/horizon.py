@@ -49,8 +49,9 @@ __all__ = ["Expansion", "concrete_steps", "expanded", "expansion_steps", "expand
 
 MAX_EXPANSIONS = 1000  # an expansion that keeps yielding far steps never becomes work
 
-Expansion = Union[Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],  # noqa: UP007 (a runtime alias)
-                  Callable[[Step, ExecutionState], Iterable[Step | Mapping[str, object]] | None]]
+_StepsById = Mapping[str, Iterable[Union[Step, Mapping[str, object]]]]  # noqa: UP007 (a runtime alias)
+_Expander = Callable[[Step, ExecutionState], Iterable[Step | Mapping[str, object]] | None]
+Expansion = Union[_StepsById, _Expander]  # noqa: UP007 (a runtime alias)
 
 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:

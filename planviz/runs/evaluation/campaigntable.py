@@ -37,8 +37,9 @@ class CampaignRow:
     ``success_interval`` its 95% Wilson interval; ``correct_stops`` (an
     infeasible contract refused, a false premise or a forbidden state found:
     results, not failures), ``silent_failures`` (completed past a false premise
-    or missing evidence) and ``failures`` (the rest) count the other runs; each metric is an :class:`~planviz.runs.measures.intervals.Estimate`
-    (mean, low, high, n; a 95% Student-t interval, never below 0), averaged
+    or missing evidence) and ``failures`` (the rest) count the other runs; each metric is an
+    :class:`~planviz.runs.measures.intervals.Estimate` (mean, low, high, n; a 95% Student-t interval,
+    never below 0), averaged
     over every run of the row, the same runs for every strategy; only
     ``critical_path_delay`` is averaged over the completed runs (it is defined
     for them alone), and tables label it so.

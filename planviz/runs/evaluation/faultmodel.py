@@ -3,7 +3,8 @@
 Each sample's random numbers come from one generator per fault kind, seeded by
 a hash of (the model's seed, the plan's content, the sample's index, the kind):
 never a shared generator, so adding a kind never moves another kind's faults, and
-a sample is the same whichever process draws it and in whatever order the work is done (:func:`planviz.campaign` relies on that).
+a sample is the same whichever process draws it and in whatever order the work is done
+(:func:`planviz.campaign` relies on that).
 
 >>> from planviz import examples
 >>> model = FaultModel(rates={"transient": 0.2, "side_effect": 0.1}, seed=7)
@@ -63,10 +64,11 @@ class FaultModel:
     --------
     >>> FaultModel(rates={"transient": 0.1}, times={"transient": 2}).rates
     (('transient', 0.1),)
-    >>> FaultModel(rates={"explode": 0.1})
+    >>> FaultModel(rates={"explode": 0.1})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    planviz.errors.SimulationError: FaultModel: unknown fault kind 'explode'; choose among transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact, approval_denied
+    planviz.errors.SimulationError: FaultModel: unknown fault kind 'explode'; choose among transient,
+    tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact, approval_denied
     """
 
     rates: Any

@@ -228,7 +228,8 @@ def llmcompiler_text(plan: Plan) -> str:
     results only: a placeholder ``{{S1.field}}`` becomes ``$K`` of S1.
 
     >>> p = Plan("g", [Step("a", "a", expected_evidence="e", tool="now", arguments={"tz": "UTC"}),
-    ...                Step("b", "b", expected_evidence="e", tool="save", depends_on="a", arguments={"t": "{{a.year}}"})])
+    ...                Step("b", "b", expected_evidence="e", tool="save", depends_on="a",
+    ...                     arguments={"t": "{{a.year}}"})])
     >>> print(llmcompiler_text(p))
     Question: g
     1. now("UTC")

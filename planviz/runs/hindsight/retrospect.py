@@ -34,7 +34,8 @@ steps that share no data (neither reaches the other through data edges) where
 ...                   Step("b", "get b", expected_evidence="e", duration=2, depends_on="a", arguments={"q": 1})])
 >>> clock = iter([0, 0, 2, 2, 4, 4]).__next__
 >>> rec = Recorder(clock=clock)
->>> _ = rec.propose(plan), rec.start("a"), rec.complete("a"), rec.start("b"), rec.complete("b", []), rec.stop("plan_complete")
+>>> _ = (rec.propose(plan), rec.start("a"), rec.complete("a"), rec.start("b"), rec.complete("b", []),
+...      rec.stop("plan_complete"))
 >>> h = hindsight(rec.run)
 >>> h.actual_makespan, h.ideal_makespan, h.serialized, h.waits["b"]
 (4.0, 2.0, (('a', 'b'),), 2.0)
@@ -69,8 +70,9 @@ class Hindsight:
     (None when unknown); ``waits``: per step, how long it waited after its inputs were ready; ``serialized``:
     pairs of steps that share no data and ran one after the other; ``data_edges``: ``(earlier, later, reason)``;
     ``durations``: each step's time in the ideal schedule (model calls included); ``path``: the steps along the
-    ideal critical path (the run's steps in the order they started when the run itself is the ideal); ``time_unit``: the run's clock; ``plan``: the ideal schedule as a Plan (None when no
-    step ran); ``schedule_makespan``: that plan's makespan (None when unknown); ``parts``: ``actual`` and
+    ideal critical path (the run's steps in the order they started when the run itself is the ideal);
+    ``time_unit``: the run's clock; ``plan``: the ideal schedule as a Plan (None when no step ran);
+    ``schedule_makespan``: that plan's makespan (None when unknown); ``parts``: ``actual`` and
     ``ideal`` each as ``tool``, ``model`` and ``wait`` time; ``cost``: tokens and time on the critical path and
     off it, and what the ideal would spend; ``assumptions``: the rules behind the figure, in words;
     ``unknown_model_time``: the steps a model call of unknown duration led to.

@@ -337,8 +337,8 @@ def what_if(run: Run, faults: Iterable[Fault] = ()) -> WhatIf:
     Returns
     -------
     WhatIf
-        ``voided``, ``kept``, ``rerun`` (step ids in the order they first started), ``makespan``, ``tokens`` (None when not
-        recorded) and the replay ``run`` (see the module for the rules).
+        ``voided``, ``kept``, ``rerun`` (step ids in the order they first started), ``makespan``,
+        ``tokens`` (None when not recorded) and the replay ``run`` (see the module for the rules).
 
     Raises
     ------

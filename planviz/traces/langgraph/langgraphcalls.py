@@ -271,7 +271,8 @@ def thread_turns(checkpoints: Iterable[tuple[Mapping[str, Any], float | None]]) 
     that carry the same ``id``.
 
     >>> ask, reply = {"type": "human", "content": "hi"}, {"type": "ai", "content": "hello", "id": "a1"}
-    >>> [(t.role, t.text, t.time) for t in thread_turns([({"messages": [ask]}, 0.0), ({"messages": [ask, reply]}, 1.5)])]
+    >>> [(t.role, t.text, t.time)
+    ...  for t in thread_turns([({"messages": [ask]}, 0.0), ({"messages": [ask, reply]}, 1.5)])]
     [('user', 'hi', 0.0), ('assistant', 'hello', 1.5)]
     >>> len(thread_turns([({"messages": [ask, reply]}, None), ({"messages": [ask]}, None)]))  # asked again
     3

@@ -314,7 +314,8 @@ def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
         said = asked(_metadata(meta, source, f"checkpoints[checkpoint {cid}]").get("writes"))
         if not said and has_writes:
             values = [decode_blob(kind, value, source, f"writes[checkpoint {cid}]") for kind, value in con.execute(
-                "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ? AND channel NOT LIKE '%:%'"
+                "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ?"
+                " AND channel NOT LIKE '%:%'"
                 " ORDER BY task_id, idx LIMIT 20", (thread, cid))]
             said = asked(values)
         if said:

@@ -33,7 +33,8 @@ those readings stand for (data, never text) and read by
 A list of traces is read as one run per trace.
 
 >>> from planviz.traces import Sample
->>> detect(Sample.of(b'{"info": {}, "data": {"spans": [{"attributes": {"mlflow.spanType": "\\\\"TOOL\\\\""}}]}}')) > 0.95
+>>> detect(Sample.of(b'{"info": {}, "data": {"spans": [{"attributes": '
+...                   b'{"mlflow.spanType": "\\\\"TOOL\\\\""}}]}}')) > 0.95
 True
 >>> span_hex("AAAAAAAAAAE=", 8), span_hex("0x00000000000000ff", 8)
 ('0000000000000001', '00000000000000ff')
