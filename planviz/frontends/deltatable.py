@@ -148,12 +148,17 @@ class _Looks:
     def __init__(self) -> None:
         self.ids: dict[tuple, int] = {}
         self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
+        self._same: dict[int, tuple[Mark, int]] = {}  # a mark object met again (a group's): not even hashed
         self.keys: list[str] = []
 
     def of(self, m: Mark) -> int:
+        seen = self._same.get(id(m))
+        if seen is not None and seen[0] is m:
+            return seen[1]
         known = self._marks.get(m)
         if known is None:
             known = self._marks[m] = self._of(m)
+        self._same[id(m)] = (m, known)
         return known
 
     def _of(self, m: Mark) -> int:
@@ -190,6 +195,14 @@ class _Groups:
         self._traits = [group_traits(g, marks) for g in self.all]
         self._key: dict[str, str] = {}
         self._counts: list[Counter[str]] = [Counter() for _ in self.all]
+        self._shown: dict[tuple[int, str], Mark] = {}  # a group's mark for each counts text it has shown
+
+    def _mark(self, j: int) -> Mark:
+        text = counts_text(self._counts[j])
+        m = self._shown.get((j, text))
+        if m is None:
+            m = self._shown[(j, text)] = group_mark(self.all[j], text, self._traits[j])
+        return m
 
     def start(self, frame: Any) -> dict[int, Mark]:
         """Count every member in ``frame`` (a version's first); the marks of every group."""
@@ -198,7 +211,7 @@ class _Groups:
             for sid in g.members:
                 key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
                 counts[key] += 1
-        return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
+        return {j: self._mark(j) for j in range(len(self.all))}
 
     def step(self, frame: Any, steps: Any) -> dict[int, Mark]:
         """Move the counts of the members in ``steps`` to ``frame``; the marks of the groups whose counts moved."""
@@ -217,7 +230,7 @@ class _Groups:
                     self._counts[j][old] -= 1
                 self._counts[j][key] += 1
                 moved.add(j)
-        return {j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j]) for j in sorted(moved)}
+        return {j: self._mark(j) for j in sorted(moved)}
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
@@ -291,14 +304,19 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
                                        tuple(current[key] for key in keys),
                                        tuple(k for k in diagram.legend if k not in RUN_LEGEND),
                                        tuple(nodes) + tuple(g.name for g in groups.all)))
-    for i, (e, d) in enumerate(zip(run.events, deltas)):
-        out = events[i]
-        out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
+    for i, (e, d) in enumerate(zip(run.events, deltas)):  # each record's keys in one order: t, v, d, g, ... c
+        made = events[i]
+        out = {"t": float(e.time) if math.isfinite(e.time) else None}  # never NaN: the page's JSON must parse
+        for key in ("v", "d"):
+            if key in made:
+                out[key] = made[key]
         for key, ids, numbers in (("g", d.gained, fact_no), ("l", d.lost, fact_no), ("ri", d.ready_in, step_no),
                                   ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
             if ids:
-                out[key] = sorted(numbers[x] for x in ids)
-        events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
+                out[key] = sorted([numbers[x] for x in ids])
+        if "c" in made:
+            out["c"] = made["c"]
+        events[i] = out
     last_frame = run.frame(-1)
     data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
             "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),
