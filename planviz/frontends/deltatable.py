@@ -148,17 +148,12 @@ class _Looks:
     def __init__(self) -> None:
         self.ids: dict[tuple, int] = {}
         self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
-        self._same: dict[int, tuple[Mark, int]] = {}  # a mark object met again (a group's): not even hashed
         self.keys: list[str] = []
 
     def of(self, m: Mark) -> int:
-        seen = self._same.get(id(m))
-        if seen is not None and seen[0] is m:
-            return seen[1]
         known = self._marks.get(m)
         if known is None:
             known = self._marks[m] = self._of(m)
-        self._same[id(m)] = (m, known)
         return known
 
     def _of(self, m: Mark) -> int:
@@ -195,14 +190,9 @@ class _Groups:
         self._traits = [group_traits(g, marks) for g in self.all]
         self._key: dict[str, str] = {}
         self._counts: list[Counter[str]] = [Counter() for _ in self.all]
-        self._shown: dict[tuple[int, str], Mark] = {}  # a group's mark for each counts text it has shown
 
     def _mark(self, j: int) -> Mark:
-        text = counts_text(self._counts[j])
-        m = self._shown.get((j, text))
-        if m is None:
-            m = self._shown[(j, text)] = group_mark(self.all[j], text, self._traits[j])
-        return m
+        return group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j])
 
     def start(self, frame: Any) -> dict[int, Mark]:
         """Count every member in ``frame`` (a version's first); the marks of every group."""
