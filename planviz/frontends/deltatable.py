@@ -193,6 +193,9 @@ class _Groups:
         self._key: dict[str, str] = {}
         self._counts: list[Counter[str]] = [Counter() for _ in self.all]
 
+    def _mark(self, j: int) -> Mark:
+        return group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j])
+
     def start(self, frame: Any) -> dict[int, Mark]:
         """Count every member in ``frame`` (a version's first); the marks of every group."""
         for j, g in enumerate(self.all):
@@ -200,7 +203,7 @@ class _Groups:
             for sid in g.members:
                 key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
                 counts[key] += 1
-        return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
+        return {j: self._mark(j) for j in range(len(self.all))}
 
     def step(self, frame: Any, steps: Any) -> dict[int, Mark]:
         """Move the counts of the members in ``steps`` to ``frame``; the marks of the groups whose counts moved."""
@@ -219,7 +222,7 @@ class _Groups:
                     self._counts[j][old] -= 1
                 self._counts[j][key] += 1
                 moved.add(j)
-        return {j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j]) for j in sorted(moved)}
+        return {j: self._mark(j) for j in sorted(moved)}
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
@@ -242,7 +245,7 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
     looks = _Looks()
     events: list[dict[str, Any]] = [{} for _ in run.events]
     pictures: list[VersionPicture] = []
-    deltas = [run.delta(i) for i in range(len(run.events))]
+    deltas = run.deltas()
     facts = sorted({f for d in deltas for f in d.gained})
     steps = sorted({s for p in run.plans for s in p.ids} | {s for e in run.events for s in (*e.voided, *e.kept)},
                    key=natural_key)  # S2 before S10, as the explorer lists them
@@ -294,14 +297,19 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
                                        tuple(current[key] for key in keys),
                                        tuple(k for k in diagram.legend if k not in RUN_LEGEND),
                                        tuple(nodes) + tuple(g.name for g in groups.all)))
-    for i, (e, d) in enumerate(zip(run.events, deltas)):
-        out = events[i]
-        out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
+    for i, (e, d) in enumerate(zip(run.events, deltas)):  # each record's keys in one order: t, v, d, g, ... c
+        made = events[i]
+        out = {"t": float(e.time) if math.isfinite(e.time) else None}  # never NaN: the page's JSON must parse
+        for key in ("v", "d"):
+            if key in made:
+                out[key] = made[key]
         for key, ids, numbers in (("g", d.gained, fact_no), ("l", d.lost, fact_no), ("ri", d.ready_in, step_no),
                                   ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
             if ids:
-                out[key] = sorted(numbers[x] for x in ids)
-        events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
+                out[key] = sorted([numbers[x] for x in ids])
+        if "c" in made:
+            out["c"] = made["c"]
+        events[i] = out
     last_frame = run.frame(-1)
     data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
             "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),

@@ -32,6 +32,8 @@ from __future__ import annotations
 import json
 import math
 from functools import cache
+from itertools import accumulate
+from operator import sub
 from importlib.resources import files
 from typing import Any
 
@@ -91,17 +93,34 @@ class _Strings:
             found = self.ids[text] = len(self.ids)
         return found
 
+    def all_of(self, texts: list[str]) -> list[int]:
+        """:meth:`of` each of ``texts``: the new ones numbered in order of first use, then every one looked up."""
+        ids = self.ids
+        fresh = [t for t in dict.fromkeys(texts) if t not in ids]
+        ids.update(zip(fresh, range(len(ids), len(ids) + len(fresh))))
+        return list(map(ids.__getitem__, texts))
+
 
 def _is_int(v: Any) -> bool:
     return type(v) is int and -_SAFE < v < _SAFE
 
 
 def _deltas(values: list[int]) -> list[int] | None:
-    out, before = [], 0
-    for v in values:
-        out.append(v - before)
-        before = v
-    return out if all(-_SAFE < d < _SAFE for d in out) else None
+    if not values:
+        return []
+    out = [values[0], *map(sub, values[1:], values)]
+    return out if -_SAFE < min(out) and max(out) < _SAFE else None
+
+
+def _row_deltas(flat: list[int], n: list[int]) -> list[int] | None:
+    """The deltas of each row's integers (``n`` of them per row, ``flat`` one after another), from 0 in each row."""
+    if not flat:
+        return []
+    before = [0, *flat[:-1]]
+    for start in accumulate(n[:-1]):  # each row's first item counts from 0
+        before[start] = 0
+    out = list(map(sub, flat, before))
+    return out if -_SAFE < min(out) and max(out) < _SAFE else None
 
 
 def _thousandths(values: list[Any]) -> list[Any] | None:
@@ -124,9 +143,12 @@ def _thousandths(values: list[Any]) -> list[Any] | None:
 
 def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     """The column of ``values`` (one per present row), in the first kind that holds them all exactly."""
-    if values and all(v is None or type(v) is str for v in values) and any(v is not None for v in values):
+    kinds = set(map(type, values))
+    if kinds == {str} or kinds == {str, type(None)}:
+        if type(None) not in kinds:
+            return {"str": strings.all_of(values)}
         return {"str": [None if v is None else strings.of(v) for v in values]}
-    if values and all(_is_int(v) for v in values):
+    if kinds == {int} and -_SAFE < min(values) and max(values) < _SAFE:
         deltas = _deltas(values)
         if deltas is not None:
             return {"int": deltas}
@@ -134,28 +156,31 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
         scaled = _thousandths(values)
         if scaled is not None:
             return {"num": scaled, "scale": SCALE}
-    if values and all(type(v) in (list, tuple) for v in values):
+    if values and kinds <= {list, tuple}:
         flat = [x for v in values for x in v]
-        if all(type(x) is str for x in flat):
-            return {"strs": [strings.of(x) for x in flat], "n": [len(v) for v in values]}
-        if all(_is_int(x) for x in flat):
-            within = [_deltas(list(v)) for v in values]
-            if all(d is not None for d in within):
-                return {"ints": [x for d in within if d is not None for x in d], "n": [len(v) for v in values]}
+        items = set(map(type, flat))
+        if items <= {str}:
+            return {"strs": strings.all_of(flat), "n": [len(v) for v in values]}
+        if items == {int} and -_SAFE < min(flat) and max(flat) < _SAFE:
+            n = [len(v) for v in values]
+            within = _row_deltas(flat, n)
+            if within is not None:
+                return {"ints": within, "n": n}
     return {"json": list(values)}
-
-
-def _absent(rows: list[dict[str, Any]], key: str) -> list[int]:
-    return _deltas([i for i, row in enumerate(rows) if key not in row]) or []
 
 
 def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
     keys = sorted({k for row in rows for k in row})
     cols = {}
+    missing = object()
     for key in keys:
-        col = _column([row[key] for row in rows if key in row], strings)
-        absent = _absent(rows, key)
-        cols[key] = {**col, "absent": absent} if absent else col
+        values = [row.get(key, missing) for row in rows]
+        gaps = [i for i, v in enumerate(values) if v is missing]
+        if not gaps:
+            cols[key] = _column(values, strings)
+            continue
+        col = _column([v for v in values if v is not missing], strings)
+        cols[key] = {**col, "absent": _deltas(gaps)}
     return {"cols": cols}
 
 

@@ -51,6 +51,8 @@ _MAX_DOM_ID = 1000  # characters of an encoded step id (Graphviz refuses names o
 _WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
 # Bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"); they are shown as codes.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# every character _visible changes: text without one is shown as it is, without a call per character
+_CHANGED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff" + "".join(sorted(_BIDI)) + "]")
 
 
 SHOWN_IN_PAGES = {**{ord(ch): f"<U+{ord(ch):04X}>" for ch in _BIDI}, 0x2028: "\\u2028", 0x2029: "\\u2029",
@@ -115,7 +117,9 @@ def escape_label(text: object, *, limit: int = 160, width: int | None = None, ma
         raise RenderError(f"escape_label needs target 'dot' or 'text' and align 'center' or 'left', "
                           f"got target={target!r}, align={align!r}")
     s = _WHITESPACE.sub(" ", str(text)).strip()
-    s = unicodedata.normalize("NFC", "".join(map(_visible, s)))
+    if _CHANGED.search(s) is not None:
+        s = "".join(map(_visible, s))
+    s = unicodedata.normalize("NFC", s)
     s = clip(s, limit)
     lines = wrap(s, width, max_lines) if width else [s]
     if target == "text":

@@ -46,6 +46,8 @@ def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
     than ``width`` is kept whole on its own line. With ``max_lines``, the last
     line kept ends with ``…`` when text was left out.
     """
+    if len(text) <= width:  # one line: the words as the loop below joins them
+        return [" ".join(text.split())]
     lines: list[str] = []
     current = ""
     for word in text.split():

@@ -50,13 +50,14 @@ import bisect
 import functools
 import json
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from planviz.plan.model import Step
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.events import Run
 
-__all__ = ["data_edges", "distinctive_parts", "known_words", "result_leaves", "intervals", "latest_steps", "REASONS"]
+__all__ = ["data_edges", "distinctive_parts", "known_words", "result_leaves", "intervals", "latest_steps", "ended_before",
+           "REASONS"]
 
 #: The reasons an edge may give, the costliest first (the first that applies to a pair wins).
 REASONS = ("unknown", "derived", "contains", "exact")
@@ -231,6 +232,26 @@ def intervals(run: Run) -> dict[str, tuple[float, float]]:
     return out
 
 
+def ended_before(times: Mapping[str, tuple[float, float]]) -> Callable[[str, str], bool]:
+    """The strict order "``u`` had ended when ``v`` started" over ``times`` (each call's first start, last end, in
+    the order the calls first started in the run's events, as :func:`intervals` gives them): ``u`` ended before
+    ``v`` started, or at that very instant and ``u`` comes first in that recorded order. A call of no duration
+    ending as another starts, or two at one instant, are then ordered one way only, so no cycle can arise: one
+    would need every call on it at one instant, each recorded before the next.
+
+    >>> before = ended_before({"a": (1.0, 1.0), "b": (1.0, 1.0), "c": (0.0, 2.0)})
+    >>> before("a", "b"), before("b", "a"), before("a", "a"), before("c", "a")
+    (True, False, False, False)
+    """
+    recorded = {sid: k for k, sid in enumerate(times)}
+
+    def before(u: str, v: str) -> bool:
+        e_u, s_v = times[u][1], times[v][0]
+        return e_u < s_v or (e_u == s_v and recorded[u] < recorded[v])
+
+    return before
+
+
 def latest_steps(run: Run) -> dict[str, Step]:
     """Each step id's latest definition among the run's plan versions."""
     out: dict[str, Step] = {}
@@ -282,6 +303,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             into.setdefault(v, set()).add(u)
 
     rank = {u: i for i, u in enumerate(order)}
+    before = ended_before(times)
     by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
     unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
     pools = {True: (by_end, [times[u][1] for u in by_end]), False: (unread, [times[u][1] for u in unread])}
@@ -299,9 +321,9 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         rv, cover = rank[v], None
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
             u = pool[k]
-            if u == v:
+            if u == v or not before(u, v):  # ended at the instant v started, but recorded after it
                 continue
-            if not every and cover is not None and rank[cover] > rank[u] and times[cover][0] >= ends[k]:
+            if not every and cover is not None and rank[cover] > rank[u] and before(u, cover):
                 if ends[k] < times[cover][0]:
                     break  # every call ending sooner started sooner: ranked below the cover, covered too
                 continue
@@ -309,7 +331,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             if u in waits_all and rank[u] < rv and (cover is None or rank[u] > rank[cover]):
                 cover = u
         for u in sorted(into.get(v, ())):  # a pair already linked for another reason: the assumption is costlier
-            if u != v and u in times and times[u][1] <= s_v and (any_call or u not in results):
+            if u != v and u in times and before(u, v) and (any_call or u not in results):
                 add(u, v, "unknown: assumed")
 
     # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
@@ -326,7 +348,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         words = [w.lower() for w in _WORD.findall(part)]
         candidates = min((holders.get(w, []) for w in words), key=len) if words else []
         for u in candidates:
-            if u != v and times[u][1] <= s_v and all(w in words_of[u] for w in words) and (
+            if u != v and before(u, v) and all(w in words_of[u] for w in words) and (
                     len(words) == 1 and _WORD.fullmatch(part) or any(_found(part, leaf) for _, leaf in leaves[u])):
                 return u
         return None
@@ -337,7 +359,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         step, s_v = defs[v], times[v][0]
 
         def ended(u: str) -> bool:
-            return u != v and u in times and times[u][1] <= s_v  # noqa: B023 (called in this iteration only)
+            return u != v and u in times and before(u, v)  # noqa: B023 (called in this iteration only)
 
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
         for fact in (() if foreign and step.arguments else step.requires):

@@ -56,7 +56,7 @@ from planviz.plan.model import Plan, Step
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import ANSWER_STEP, PLAN_STEP, IdealSchedule, covered, ideal_schedule
-from planviz.runs.hindsight.provenance import data_edges, intervals, latest_steps
+from planviz.runs.hindsight.provenance import data_edges, ended_before, intervals, latest_steps
 from planviz.runs.usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -304,7 +304,8 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
         return None
     t0 = run.events[0].time
     defs = latest_steps(run)
-    preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and times[u][1] <= times[v][0]]
+    before = ended_before(times)
+    preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and u != v and before(u, v)]
              for v in times}
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
     work, _ = _work(run, t0, times, ready, unknown)

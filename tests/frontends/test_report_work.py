@@ -1,0 +1,61 @@
+"""The report's build stays linear in the run: the work it does (calls of planviz's own functions) at n and 4n
+spans of the synthetic ReAct trace (tests/runs/otlp.react_trace). Counts, not seconds: the same on any machine
+and under any load.
+
+Every function of planviz called while ``report_html`` builds the page is counted (the trace loaded and its
+hindsight worked out beforehand: it is kept per run, and its own work is counted in
+tests/runs/test_hindsight_frontier.py; its text matching grows by steps with the digits of the trace's ids) at
+n, 2n and 4n spans. Work that
+grows linearly, ``a * n + b``, grows twice as much from 2n to 4n as from n to 2n, whatever ``b`` (the picture
+draws at most 300 steps at every size and groups the rest, so a group's count is the steps beyond those: ``b``
+is negative there, and a plain 4n / n ratio would be above 4); quadratic work grows four times as much. The
+whole count and each busy function's count may grow at most 2.4 times as much.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import planviz
+from planviz import hindsight, load_trace, report_html
+
+from ..runs.otlp import react_trace
+
+PACKAGE = str(Path(planviz.__file__).parent)
+LINEAR = 2.4  # growth from 2n to 4n over growth from n to 2n: 2 when linear, 4 when quadratic
+
+
+def _work(tmp_path: Path, spans: int) -> Counter:
+    trace = tmp_path / f"t{spans}.json"
+    trace.write_text(json.dumps(react_trace(spans)), encoding="utf-8")
+    run = load_trace(trace)
+    hindsight(run)
+    calls: Counter = Counter()
+
+    def count(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
+            code = frame.f_code
+            calls[(code.co_filename[len(PACKAGE) + 1:], code.co_firstlineno, code.co_name)] += 1
+
+    sys.setprofile(count)
+    try:
+        report_html(run, tmp_path / f"r{spans}.html")
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.slow
+def test_the_report_does_linear_work(tmp_path):
+    n, twice, four = (_work(tmp_path, spans) for spans in (1_000, 2_000, 4_000))
+    first, then = sum(twice.values()) - sum(n.values()), sum(four.values()) - sum(twice.values())
+    assert 0 < then <= LINEAR * first, f"{sum(n.values()):,}, {sum(twice.values()):,}, {sum(four.values()):,} calls"
+    busy = {f for f, k in four.items() if k - twice[f] >= 1_000}  # called about once per event or more
+    assert len(busy) >= 20  # the count reaches the hot paths: frames, looks, captions, page columns
+    grown = {f: (n[f], twice[f], four[f]) for f in busy if four[f] - twice[f] > LINEAR * (twice[f] - n[f])}
+    assert not grown, f"grew more than linearly from 1k to 4k spans: {grown}"
