@@ -27,17 +27,24 @@ from importlib.resources import files
 
 __all__ = ["module_text", "module_order", "join_modules", "FOLDER", "ENTRY"]
 
-FOLDER, ENTRY = "js", "explorer.js"  # the modules' folder in planviz/frontends, and the module the hosts run
+FOLDER, ENTRY = (
+    "js",
+    "explorer.js",
+)  # the modules' folder in planviz/frontends, and the module the hosts run
 
 _NAME = r"[A-Za-z_$][\w$]*"
 _IMPORT = re.compile(rf"import \{{ ({_NAME}(?:, {_NAME})*) \}} from '\./([a-z][a-z0-9_]*\.js)';")
 _EXPORT = re.compile(rf"export (?:function|class|const) ({_NAME})\b")
 _TOP = re.compile(rf"(?:export )?(?:async )?(?:function\*?|class|const|let|var) ({_NAME})\b")
-_MORE = re.compile(rf",\s*({_NAME})\s*=")  # the further names of `const A = 1, B = 2;` (a declaration on one line)
+_MORE = re.compile(
+    rf",\s*({_NAME})\s*="
+)  # the further names of `const A = 1, B = 2;` (a declaration on one line)
 _MODULE_WORD = re.compile(r"\s*(?:import|export)\b")
 
 
-def _parse(name: str, text: str, entry: bool) -> tuple[list[tuple[list[str], str]], set[str], set[str], list[str]]:
+def _parse(
+    name: str, text: str, entry: bool
+) -> tuple[list[tuple[list[str], str]], set[str], set[str], list[str]]:
     """``text``'s imports ([names], file), exported names, top-level names, and its lines as joined."""
     imports, exported, top, kept = [], set(), set(), []
     lines = text.split("\n")
@@ -55,20 +62,26 @@ def _parse(name: str, text: str, entry: bool) -> tuple[list[tuple[list[str], str
         if found:
             imports.append((found[1].split(", "), found[2]))
             continue
-        if entry and line.startswith("export default ") and not any(x.strip() for x in lines[number:]):
+        if (
+            entry
+            and line.startswith("export default ")
+            and not any(x.strip() for x in lines[number:])
+        ):
             kept.append(line)
             continue
         found = _EXPORT.match(line)
         if not found:
-            raise RuntimeError(f"{where}: {line.strip()[:80]!r} is no import or export the joined module can "
-                               "hold: write `import { a, b } from './x.js';` on one line, `export function|class|"
-                               "const NAME`, or (in the entry module only, last) `export default ...`")
+            raise RuntimeError(
+                f"{where}: {line.strip()[:80]!r} is no import or export the joined module can "
+                "hold: write `import { a, b } from './x.js';` on one line, `export function|class|"
+                "const NAME`, or (in the entry module only, last) `export default ...`"
+            )
         exported.add(found[1])
         top.add(found[1])
         if line.startswith("export const "):
             top.update(_MORE.findall(line.split(";")[0]))
             exported.update(_MORE.findall(line.split(";")[0]))
-        kept.append(line[len("export "):])
+        kept.append(line[len("export ") :])
     return imports, exported, top, kept
 
 
@@ -94,16 +107,24 @@ def join_modules(sources: dict[str, str], entry: str = ENTRY) -> str:
         if name in order:
             return
         if name in visiting:
-            raise RuntimeError(f"{FOLDER}: the imports run in a circle: {' -> '.join(visiting + [name])}")
+            raise RuntimeError(
+                f"{FOLDER}: the imports run in a circle: {' -> '.join(visiting + [name])}"
+            )
         if name not in sources:
-            raise RuntimeError(f"{FOLDER}/{visiting[-1] if visiting else name} imports {name!r}, which is not there")
-        parsed[name] = _parse(name, sources[name], name == entry)  # only the modules reached (not types.js)
+            raise RuntimeError(
+                f"{FOLDER}/{visiting[-1] if visiting else name} imports {name!r}, which is not there"
+            )
+        parsed[name] = _parse(
+            name, sources[name], name == entry
+        )  # only the modules reached (not types.js)
         visiting.append(name)
         for names, source in parsed[name][0]:
             visit(source)
             missing = sorted(set(names) - parsed[source][1])
             if missing:
-                raise RuntimeError(f"{FOLDER}/{name} imports {missing} from {source}, which does not export them")
+                raise RuntimeError(
+                    f"{FOLDER}/{name} imports {missing} from {source}, which does not export them"
+                )
         visiting.pop()
         order.append(name)
 
@@ -112,15 +133,24 @@ def join_modules(sources: dict[str, str], entry: str = ENTRY) -> str:
     for name in order:
         for top in sorted(parsed[name][2]):
             if top in seen:
-                raise RuntimeError(f"{FOLDER}/{name} and {FOLDER}/{seen[top]} both declare {top!r}: joined into one "
-                                   "module they share one scope, so give one of them another name")
+                raise RuntimeError(
+                    f"{FOLDER}/{name} and {FOLDER}/{seen[top]} both declare {top!r}: joined into one "
+                    "module they share one scope, so give one of them another name"
+                )
             seen[top] = name
-    return "\n".join(f"// ---- {name} ----\n" + "\n".join(parsed[name][3]).strip("\n") for name in order) + "\n"
+    return (
+        "\n".join(
+            f"// ---- {name} ----\n" + "\n".join(parsed[name][3]).strip("\n") for name in order
+        )
+        + "\n"
+    )
 
 
 def _sources() -> dict[str, str]:
     folder = files("planviz.frontends").joinpath(FOLDER)
-    return {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.name.endswith(".js")}
+    return {
+        p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.name.endswith(".js")
+    }
 
 
 def module_order() -> list[str]:

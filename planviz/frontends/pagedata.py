@@ -32,35 +32,76 @@ from __future__ import annotations
 import json
 import math
 from functools import cache
+from importlib.resources import files
 from itertools import accumulate
 from operator import sub
-from importlib.resources import files
 from typing import Any
 
 from planviz.errors import show_value
 
-__all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAGE_TABLES", "NAMED_FIELDS",
-           "DETAIL_FIELDS"]
+__all__ = [
+    "encode_page",
+    "page_schema",
+    "FORMAT",
+    "VERSION",
+    "RUN_TABLES",
+    "PAGE_TABLES",
+    "NAMED_FIELDS",
+    "DETAIL_FIELDS",
+]
 
 FORMAT, VERSION = "planviz-page", 1
 SCALE = 1000  # times as integer thousandths, when that is exact
-_SAFE = 2 ** 52  # integers JavaScript adds exactly, deltas and sums included
+_SAFE = 2**52  # integers JavaScript adds exactly, deltas and sums included
 
-RUN_TABLES = {"events": "records", "log": "records", "details": "mapping", "looks": "records", "facts": "values",
-              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values",
-              "legend": "records", "findings": "records", "metrics": "records", "turns": "records"}
+RUN_TABLES = {
+    "events": "records",
+    "log": "records",
+    "details": "mapping",
+    "looks": "records",
+    "facts": "values",
+    "steps": "values",
+    "look_legend": "values",
+    "last_facts": "values",
+    "last_ready": "values",
+    "legend": "records",
+    "findings": "records",
+    "metrics": "records",
+    "turns": "records",
+}
 """The values of a run's snapshot stored as tables, and each one's kind (the rest are stored as they are)."""
 NAMED_FIELDS = {
     "log": ("time", "kind", "step", "message", "attempt", "observed", "calls"),
-    "looks": ("status", "flags", "fill", "stroke", "width", "dash", "outer_stroke", "outer_width", "outer_dash",
-              "word", "tip"),
+    "looks": (
+        "status",
+        "flags",
+        "fill",
+        "stroke",
+        "width",
+        "dash",
+        "outer_stroke",
+        "outer_width",
+        "outer_dash",
+        "word",
+        "tip",
+    ),
     "legend": ("key", "text", "fill", "stroke", "width", "style"),
     "findings": ("severity", "code", "message", "steps"),
     "metrics": ("name", "value"),
     "turns": ("role", "text", "time"),
 }
 DETAIL_FIELDS = {
-    "calls": ("model", "start", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"),
+    "calls": (
+        "model",
+        "start",
+        "duration",
+        "input_tokens",
+        "output_tokens",
+        "cost",
+        "ok",
+        "input",
+        "output",
+    ),
     "arguments": ("name", "value"),
 }
 """The run tables whose rows the snapshot holds as lists (snapshot.py ``_log``: time text, kind, step, message,
@@ -77,7 +118,9 @@ PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 @cache
 def page_schema() -> dict[str, Any]:
     """The JSON Schema of the page data (``pagedata.schema.json``, shipped in the package)."""
-    schema: dict[str, Any] = json.loads(files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(
+        files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8")
+    )
     return schema
 
 
@@ -131,7 +174,12 @@ def _thousandths(values: list[Any]) -> list[Any] | None:
         if v is None:
             out.append(None)
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) >= _SAFE / SCALE:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not math.isfinite(v)
+            or abs(v) >= _SAFE / SCALE
+        ):
             return None
         k = round(v * SCALE)
         if k / SCALE != v:
@@ -192,22 +240,40 @@ def _table(value: Any, kind: str, strings: _Strings) -> Any:
         return {"@table": "records", "rows": len(value), **_records(value, strings)}
     if kind == "mapping" and type(value) is dict and all(type(r) is dict for r in value.values()):
         rows = list(value.values())
-        return {"@table": "mapping", "rows": len(rows), "keys": _column(list(value), strings),
-                **_records(rows, strings)}
-    if kind == "tuples" and isinstance(value, list) and value and all(type(r) in (list, tuple) for r in value):
+        return {
+            "@table": "mapping",
+            "rows": len(rows),
+            "keys": _column(list(value), strings),
+            **_records(rows, strings),
+        }
+    if (
+        kind == "tuples"
+        and isinstance(value, list)
+        and value
+        and all(type(r) in (list, tuple) for r in value)
+    ):
         width = len(value[0])
         if all(len(r) == width for r in value):
-            return {"@table": "tuples", "rows": len(value), "cols": [_column([r[j] for r in value], strings)
-                                                                     for j in range(width)]}
+            return {
+                "@table": "tuples",
+                "rows": len(value),
+                "cols": [_column([r[j] for r in value], strings) for j in range(width)],
+            }
     return value
 
 
-def _named(key: str, rows: Any, fields: dict[str, tuple[str, ...]] = NAMED_FIELDS) -> list[dict[str, Any]]:
+def _named(
+    key: str, rows: Any, fields: dict[str, tuple[str, ...]] = NAMED_FIELDS
+) -> list[dict[str, Any]]:
     """The list rows of run table ``key`` as records with the names of :data:`NAMED_FIELDS` (or ``fields``)."""
     names = fields[key]
-    if not isinstance(rows, list) or not all(type(r) in (list, tuple) and len(r) == len(names) for r in rows):
-        raise ValueError(f"the snapshot's {key!r} must be a list of rows of {len(names)} items ({', '.join(names)}) "
-                         f"for the page data to name them: {show_value(rows, 120)}")
+    if not isinstance(rows, list) or not all(
+        type(r) in (list, tuple) and len(r) == len(names) for r in rows
+    ):
+        raise ValueError(
+            f"the snapshot's {key!r} must be a list of rows of {len(names)} items ({', '.join(names)}) "
+            f"for the page data to name them: {show_value(rows, 120)}"
+        )
     return [dict(zip(names, row)) for row in rows]
 
 
@@ -219,8 +285,19 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _table(_named(key, value), tables[key], strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
-            out[key] = _table({sid: {k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v for k, v in d.items()}
-                               if type(d) is dict else d for sid, d in value.items()}, tables[key], strings)
+            out[key] = _table(
+                {
+                    sid: {
+                        k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v
+                        for k, v in d.items()
+                    }
+                    if type(d) is dict
+                    else d
+                    for sid, d in value.items()
+                },
+                tables[key],
+                strings,
+            )
         else:
             out[key] = _table(value, tables[key], strings) if key in tables else value
     return out

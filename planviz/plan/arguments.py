@@ -42,5 +42,7 @@ def expect_contract(value: Any, function: str, argument: str = "contract") -> Co
     if value is None or isinstance(value, Contract):
         return value
     fix = loaded_fix(value, "load_contract", "planviz.Contract(...) or planviz.load_contract(path)")
-    checked: Contract = expect_type(value, Contract, function, argument, "a planviz Contract or None", fix)
+    checked: Contract = expect_type(
+        value, Contract, function, argument, "a planviz Contract or None", fix
+    )
     return checked

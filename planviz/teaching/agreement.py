@@ -34,10 +34,26 @@ from planviz.plan.model import Contract, Plan, Step, natural_key
 from planviz.structure.graph import to_graph
 from planviz.teaching.answers import Unreadable, ids, short
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
-from planviz.teaching.guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
+from planviz.teaching.guards import (
+    ALLOWED,
+    FORBIDDEN,
+    LibraryUsed,
+    forbidden,
+    library_calls,
+    used_message,
+)
 
-__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
-           "fresh_names", "Renaming", "IDS", "FACTS"]
+__all__ = [
+    "random_plans",
+    "ancestor_cases",
+    "reach_cases",
+    "first_disagreement",
+    "plan_text",
+    "fresh_names",
+    "Renaming",
+    "IDS",
+    "FACTS",
+]
 
 IDS = tuple("ABCDEFGH")
 FACTS = ("p", "q", "r", "s", "t")
@@ -66,27 +82,35 @@ def ancestor_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, str]]
     return [(plan, sid) for plan in random_plans(count, seed=seed) for sid in sorted(plan.ids)]
 
 
-def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozenset[str], frozenset[str]]]:
+def reach_cases(
+    count: int = 300, seed: int = 2024
+) -> list[tuple[Plan, frozenset[str], frozenset[str]]]:
     """(plan, completed, facts held) for ``count`` random plans: a run stopped part-way, often after a
     fact was withdrawn (a completed step's fact no longer held) or with a fact given from the start."""
     rng = random.Random(seed + 1)
     cases = []
     for plan in random_plans(count, seed=seed, facts=True):
         order = list(nx.lexicographical_topological_sort(to_graph(plan)))
-        completed = frozenset(order[:rng.randint(0, len(order))])  # a prefix: every dependency done first
+        completed = frozenset(
+            order[: rng.randint(0, len(order))]
+        )  # a prefix: every dependency done first
         held = {f for sid in completed for f in plan.step(sid).produces}
         if held and rng.random() < 0.6:
-            held.discard(rng.choice(sorted(held)))  # withdrawn: a completed step's fact no longer holds
+            held.discard(
+                rng.choice(sorted(held))
+            )  # withdrawn: a completed step's fact no longer holds
         if rng.random() < 0.3:
             held.add(rng.choice(FACTS))  # given from the start
         cases.append((plan, completed, frozenset(held)))
     return cases
 
 
-def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
-                       oracle: Callable[..., Any],
-                       judge: Callable[[Sequence[Any], Any, Any], bool] | None = None
-                       ) -> tuple[Sequence[Any], Any, Any] | None:
+def first_disagreement(
+    cases: Iterable[Sequence[Any]],
+    student: Callable[..., Any],
+    oracle: Callable[..., Any],
+    judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+) -> tuple[Sequence[Any], Any, Any] | None:
     """The first case where ``student(*case)`` differs from ``oracle(*case)``: (case, expected, got), or None.
 
     ``got`` is the exception when the student's function raised one. ``judge(case, expected, got)`` says whether an
@@ -116,12 +140,21 @@ def plan_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
-              name: str, question: Callable[..., str], hint: Callable[..., str], build: str | None = None,
-              read: Callable[[Any], Any] | None = None,
-              judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
-              say: Callable[[Sequence[Any], Any, Any], str] | None = None,
-              returns: str = "a set of step ids") -> Feedback:
+def agreement(
+    exercise: str,
+    student: Any,
+    oracle: Callable[..., Any],
+    cases: Sequence[Sequence[Any]],
+    *,
+    name: str,
+    question: Callable[..., str],
+    hint: Callable[..., str],
+    build: str | None = None,
+    read: Callable[[Any], Any] | None = None,
+    judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+    say: Callable[[Sequence[Any], Any, Any], str] | None = None,
+    returns: str = "a set of step ids",
+) -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
     ``build`` names the build-it (a key of :data:`~planviz.teaching.guards.FORBIDDEN`): an answer that
@@ -133,13 +166,21 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
     """
-    cases = fresh_names(cases)  # asked under names drawn for this call: no table made beforehand knows them
+    cases = fresh_names(
+        cases
+    )  # asked under names drawn for this call: no table made beforehand knows them
     if is_blank(student):
-        return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
-                          "write it, run the cell, then run this check again")
+        return unanswered(
+            exercise,
+            f"define your function {name}(...) in the cell above and pass it here",
+            "write it, run the cell, then run this check again",
+        )
     if not callable(student):
-        return wrong(exercise, f"expected a function, got {type(student).__name__} {short(student)}",
-                     f"pass the function itself, not what it returns: check_{name}({name})")
+        return wrong(
+            exercise,
+            f"expected a function, got {type(student).__name__} {short(student)}",
+            f"pass the function itself, not what it returns: check_{name}({name})",
+        )
     names = FORBIDDEN.get(build or "", ())
     called = library_calls(student, names) if names else ()
     if called:
@@ -149,9 +190,13 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     allowed = ALLOWED.get(build or "", ())
     answers: list[Any] = []
 
-    def run_all() -> None:  # the student's function on every case, the library unplugged once for them all
+    def run_all() -> (
+        None
+    ):  # the student's function on every case, the library unplugged once for them all
         for case in cases:
-            for item in case:  # the oracle's cached structure (its topological order) is not the student's to read
+            for item in (
+                case
+            ):  # the oracle's cached structure (its topological order) is not the student's to read
                 if isinstance(item, Plan):
                     item.__dict__.pop("_planviz_index", None)
             try:
@@ -176,11 +221,14 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
             raise got
         return reader(got)
 
-    found = first_disagreement(list(cases)[:len(answers)], ask, oracle, judge)
+    found = first_disagreement(list(cases)[: len(answers)], ask, oracle, judge)
     plans = len({id(case[0]) for case in cases})
     if found is None:
-        return right(exercise, f"your {name} agrees with planviz on all {len(cases)} questions about "
-                               f"{plans} random plans of 1 to {len(IDS)} steps.")
+        return right(
+            exercise,
+            f"your {name} agrees with planviz on all {len(cases)} questions about "
+            f"{plans} random plans of 1 to {len(IDS)} steps.",
+        )
     case, expected, got = found
     if isinstance(got, LibraryUsed):
         return wrong(exercise, *used_message(name, got.name))
@@ -194,11 +242,15 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     elif say is not None:
         said = say(case, expected, got)
     else:
-        said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
-                + (f" (missing {_ids(expected - got)})" if expected - got else "")
-                + (f" (extra {_ids(got - expected)})" if got - expected else ""))
-    message = (f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
-               f"{plan_text(case[0])}\n{question(*case)}: {said}")
+        said = (
+            f"planviz says {_ids(expected)}; yours says {_ids(got)}"
+            + (f" (missing {_ids(expected - got)})" if expected - got else "")
+            + (f" (extra {_ids(got - expected)})" if got - expected else "")
+        )
+    message = (
+        f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
+        f"{plan_text(case[0])}\n{question(*case)}: {said}"
+    )
     try:
         tip = hint(case, expected, got)
     except Exception:  # a hint must never turn a verdict into a crash
@@ -225,7 +277,6 @@ def _picture(plan: Plan) -> Any:
         return None
 
 
-
 def _ids(items: Iterable[Any]) -> str:
     shown = sorted(str(x) for x in items)
     return "{" + ", ".join(shown) + "}" if shown else "nothing"
@@ -249,12 +300,23 @@ class Renaming:
 
     def __init__(self, ids: Iterable[str], facts: Iterable[str] = (), *, seed: Any = None) -> None:
         rng = random.Random(os.urandom(16) if seed is None else seed)
-        ids = {i for i in ids if not ((m := _VERSIONED.fullmatch(i)) and m[1] in ids)}  # X.v2 follows X
-        self.names = {**_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
-                      **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng)}
+        ids = {
+            i for i in ids if not ((m := _VERSIONED.fullmatch(i)) and m[1] in ids)
+        }  # X.v2 follows X
+        self.names = {
+            **_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
+            **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng),
+        }
         self._number = rng.randrange(100, 1000)
-        self._pattern = (re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(self.names, key=len, reverse=True)))
-                                    + r")(?!\w)") if self.names else None)
+        self._pattern = (
+            re.compile(
+                r"(?<![\w.])("
+                + "|".join(map(re.escape, sorted(self.names, key=len, reverse=True)))
+                + r")(?!\w)"
+            )
+            if self.names
+            else None
+        )
         self._done: dict[int, Any] = {}
 
     def text(self, value: str) -> str:
@@ -279,21 +341,40 @@ class Renaming:
             return type(value)(self.rename(x) for x in value)
         if isinstance(value, Plan):
             goal = re.sub(r"\d+$", lambda m: str(int(m[0]) * 1000 + self._number), value.goal)
-            return value.replace(goal=goal, steps=tuple(self.rename(s) for s in value.steps),
-                                 invalidated=self.rename(value.invalidated), contract=self.rename(value.contract),
-                                 parent=self.rename(value.parent))
+            return value.replace(
+                goal=goal,
+                steps=tuple(self.rename(s) for s in value.steps),
+                invalidated=self.rename(value.invalidated),
+                contract=self.rename(value.contract),
+                parent=self.rename(value.parent),
+            )
         if isinstance(value, Step):
-            return replace(value, id=self.text(value.id), action=self.text(value.action),
-                           expected_evidence=self.text(value.expected_evidence), check=self.text(value.check),
-                           depends_on=self.rename(value.depends_on), requires=self.rename(value.requires),
-                           produces=self.rename(value.produces), expands_to=self.rename(value.expands_to),
-                           revises=self.rename(value.revises))
+            return replace(
+                value,
+                id=self.text(value.id),
+                action=self.text(value.action),
+                expected_evidence=self.text(value.expected_evidence),
+                check=self.text(value.check),
+                depends_on=self.rename(value.depends_on),
+                requires=self.rename(value.requires),
+                produces=self.rename(value.produces),
+                expands_to=self.rename(value.expands_to),
+                revises=self.rename(value.revises),
+            )
         if isinstance(value, Contract):
-            return replace(value, required=self.rename(value.required), forbidden=self.rename(value.forbidden),
-                           must_precede=self.rename(value.must_precede))
-        if is_dataclass(value) and not isinstance(value, type):  # a question's record: rename what it holds
-            return replace(value, **{f.name: self.rename(getattr(value, f.name)) for f in fields(value)
-                                     if f.init})
+            return replace(
+                value,
+                required=self.rename(value.required),
+                forbidden=self.rename(value.forbidden),
+                must_precede=self.rename(value.must_precede),
+            )
+        if is_dataclass(value) and not isinstance(
+            value, type
+        ):  # a question's record: rename what it holds
+            return replace(
+                value,
+                **{f.name: self.rename(getattr(value, f.name)) for f in fields(value) if f.init},
+            )
         return value
 
 
@@ -319,8 +400,9 @@ def fresh_names(cases: Sequence[Sequence[Any]], *, seed: Any = None) -> list[tup
     (True, True, True)
     """
     plans = [item for case in cases for item in case if isinstance(item, Plan)]
-    ids = {s.id for p in plans for s in p.steps} | (set(IDS) if all(len(s.id) == 1 for p in plans for s in p.steps)
-                                                     else set())
+    ids = {s.id for p in plans for s in p.steps} | (
+        set(IDS) if all(len(s.id) == 1 for p in plans for s in p.steps) else set()
+    )
     facts = {f for p in plans for s in p.steps for f in (*s.requires, *s.produces)}
     names = Renaming(ids, facts if all(len(f) == 1 for f in facts) else (), seed=seed)
     return [tuple(names.rename(item) for item in case) for case in cases]

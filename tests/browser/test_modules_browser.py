@@ -61,10 +61,13 @@ def harness(chromium, tmp_path_factory):
     (root / "js").mkdir()
     for module in (files("planviz.frontends") / "js").iterdir():
         if module.name.endswith(".js"):
-            (root / "js" / module.name).write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+            (root / "js" / module.name).write_text(
+                module.read_text(encoding="utf-8"), encoding="utf-8"
+            )
     (root / "index.html").write_text(HARNESS, encoding="utf-8")
-    (root / "explorer.css").write_text((files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8"),
-                                       encoding="utf-8")  # the log's fixed row height and scroll box
+    (root / "explorer.css").write_text(
+        (files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8"), encoding="utf-8"
+    )  # the log's fixed row height and scroll box
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -104,17 +107,22 @@ def _page_kinds(tmp_path: Path) -> dict[str, str]:
     run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
     other = simulate(examples.load("cache_isolation"))
     srcdoc = re.search(r"srcdoc='([^']*)'", fallback_html(run_snapshot(run, legend=False)))[1]
-    return {"run": report_html(run, tmp_path / "one.html").read_text(encoding="utf-8"),
-            "two runs": report_html([run, other], tmp_path / "two.html").read_text(encoding="utf-8"),
-            "flipbook": animate([run, other], tmp_path / "book.html").path.read_text(encoding="utf-8"),
-            "widget fallback": html.unescape(srcdoc)}
+    return {
+        "run": report_html(run, tmp_path / "one.html").read_text(encoding="utf-8"),
+        "two runs": report_html([run, other], tmp_path / "two.html").read_text(encoding="utf-8"),
+        "flipbook": animate([run, other], tmp_path / "book.html").path.read_text(encoding="utf-8"),
+        "widget fallback": html.unescape(srcdoc),
+    }
 
 
 def test_the_modules_load_as_separate_files_and_export_what_the_hosts_use(harness):
     exported = harness.evaluate(
-        "() => Object.fromEntries(Object.entries(window.M).map(([k, m]) => [k, Object.keys(m).sort()]))")
+        "() => Object.fromEntries(Object.entries(window.M).map(([k, m]) => [k, Object.keys(m).sort()]))"
+    )
     assert exported["explorer"] == ["render"]
-    assert {"decodePage", "decodeColumn", "decodeTable", "pageSnapshot"} <= set(exported["pagedata"])
+    assert {"decodePage", "decodeColumn", "decodeTable", "pageSnapshot"} <= set(
+        exported["pagedata"]
+    )
     assert {"rowWindow", "scrollFor", "VirtualLog"} <= set(exported["eventlog"])
     assert {"laneColumns", "tickStep", "LaneChart"} <= set(exported["lanes"])
 
@@ -124,8 +132,12 @@ def test_decode_page_reads_every_page_kind_as_the_tests_decoder_does(harness, tm
         data = json.loads(packed_text(page))
         got = harness.evaluate("(data) => window.M.pagedata.decodePage(data)", data)
         assert got == _normal(decode_page(data)), kind
-        assert got["pair" if "pair" in got else "log"], kind  # not an empty page: there were rows to decode
-    assert harness.evaluate("() => window.M.pagedata.decodePage({a: 1})") == {"a": 1}  # no page data: as it is
+        assert got["pair" if "pair" in got else "log"], (
+            kind
+        )  # not an empty page: there were rows to decode
+    assert harness.evaluate("() => window.M.pagedata.decodePage({a: 1})") == {
+        "a": 1
+    }  # no page data: as it is
     refused = harness.evaluate("""() => { try { window.M.pagedata.decodePage({format: 'planviz-page', version: 2,
                                   strings: [], page: {}}); return null; } catch (e) { return String(e.message); } }""")
     assert refused and "version 2" in refused
@@ -133,12 +145,19 @@ def test_decode_page_reads_every_page_kind_as_the_tests_decoder_does(harness, tm
 
 def test_a_column_of_each_kind_decodes_to_its_values(harness):
     strings = ["a", "b"]
-    cases = [({"str": [1, None, 0]}, ["b", None, "a"]), ({"int": [5, -2, 0]}, [5, 3, 3]),
-             ({"num": [1500, None, -500], "scale": 1000}, [1.5, None, 1.0]),
-             ({"strs": [0, 1, 1], "n": [2, 0, 1]}, [["a", "b"], [], ["b"]]),
-             ({"ints": [3, 1, 7], "n": [2, 1]}, [[3, 4], [7]]), ({"json": [[1, "x"], None]}, [[1, "x"], None])]
+    cases = [
+        ({"str": [1, None, 0]}, ["b", None, "a"]),
+        ({"int": [5, -2, 0]}, [5, 3, 3]),
+        ({"num": [1500, None, -500], "scale": 1000}, [1.5, None, 1.0]),
+        ({"strs": [0, 1, 1], "n": [2, 0, 1]}, [["a", "b"], [], ["b"]]),
+        ({"ints": [3, 1, 7], "n": [2, 1]}, [[3, 4], [7]]),
+        ({"json": [[1, "x"], None]}, [[1, "x"], None]),
+    ]
     for column, values in cases:
-        assert harness.evaluate("([c, s]) => window.M.pagedata.decodeColumn(c, s)", [column, strings]) == values, column
+        assert (
+            harness.evaluate("([c, s]) => window.M.pagedata.decodeColumn(c, s)", [column, strings])
+            == values
+        ), column
 
 
 def _window(top: int, height: int, n: int) -> tuple[int, int]:
@@ -148,19 +167,30 @@ def _window(top: int, height: int, n: int) -> tuple[int, int]:
 
 
 def test_the_virtual_logs_row_window_and_scroll(harness):
-    grid = [(top, height, n) for n in (0, 1, 5, 12, 1000) for height in (0, 19, 240, 241)
-            for top in (0, 7, 20, 400, 19990)]
-    got = harness.evaluate("(grid) => grid.map(([t, h, n]) => window.M.eventlog.rowWindow(t, h, n))", grid)
+    grid = [
+        (top, height, n)
+        for n in (0, 1, 5, 12, 1000)
+        for height in (0, 19, 240, 241)
+        for top in (0, 7, 20, 400, 19990)
+    ]
+    got = harness.evaluate(
+        "(grid) => grid.map(([t, h, n]) => window.M.eventlog.rowWindow(t, h, n))", grid
+    )
     assert [tuple(w) for w in got] == [_window(*g) for g in grid]
     # following event i: the scroll stays while row i is on screen, else puts it fourth, within the range
     cases = [(i, shown, 240, 1000) for i in (0, 3, 11, 12, 500, 999) for shown in (0, 20, 9760)]
-    got = harness.evaluate("(cases) => cases.map(([i, s, h, n]) => window.M.eventlog.scrollFor(i, s, h, n))", cases)
+    got = harness.evaluate(
+        "(cases) => cases.map(([i, s, h, n]) => window.M.eventlog.scrollFor(i, s, h, n))", cases
+    )
     for (i, shown, height, n), top in zip(cases, got):
         if shown <= i * 20 and (i + 1) * 20 <= shown + height:
             assert top == shown, (i, shown)
         else:
             assert top == max(0, min((i - 3) * 20, n * 20 - height)), (i, shown)
-            assert top <= i * 20 and (i + 1) * 20 <= top + height, (i, shown)  # row i is on screen after
+            assert top <= i * 20 and (i + 1) * 20 <= top + height, (
+                i,
+                shown,
+            )  # row i is on screen after
 
 
 def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
@@ -185,10 +215,18 @@ def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
     height = rows["height"] or 240
     assert rows["top"] == (500 - 3) * 20  # the current row scrolled to the fourth place
     lo, hi = _window(rows["top"], height, 1000)
-    assert rows["shown"] == list(range(lo, hi)) and len(rows["shown"]) < 40  # 1000 rows, a few dozen in the DOM
-    assert rows["current"] == ["\u25B6500"]
+    assert (
+        rows["shown"] == list(range(lo, hi)) and len(rows["shown"]) < 40
+    )  # 1000 rows, a few dozen in the DOM
+    assert rows["current"] == ["\u25b6500"]
     assert rows["picked"] == [lo + 2]
-    assert rows["texts"] == [str(lo), str(lo / 10).removesuffix(".0"), "start", f"S{lo}", f"row {lo}"]  # its cells
+    assert rows["texts"] == [
+        str(lo),
+        str(lo / 10).removesuffix(".0"),
+        "start",
+        f"S{lo}",
+        f"row {lo}",
+    ]  # its cells
 
 
 def _columns(lanes: dict, t0: float, scale: float, px: int) -> list[list[int]]:
@@ -204,9 +242,19 @@ def _columns(lanes: dict, t0: float, scale: float, px: int) -> list[list[int]]:
 
 
 def _lane_cases() -> list[tuple[str, dict]]:
-    made = {"lanes": ["model: m", "tool: t"], "looks": ["model", "done", "failed"], "fills": [], "strokes": [],
-            "now": "#000", "steps": ["S1"], "step": [0, 0, -1, 0],
-            "lane": [0, 1, 1, 1], "start": [0.0, 0.0, 0.95, 5.0], "end": [0.5, 9.0, 1.0, 100.0], "look": [0, 1, 2, 1]}
+    made = {
+        "lanes": ["model: m", "tool: t"],
+        "looks": ["model", "done", "failed"],
+        "fills": [],
+        "strokes": [],
+        "now": "#000",
+        "steps": ["S1"],
+        "step": [0, 0, -1, 0],
+        "lane": [0, 1, 1, 1],
+        "start": [0.0, 0.0, 0.95, 5.0],
+        "end": [0.5, 9.0, 1.0, 100.0],
+        "look": [0, 1, 2, 1],
+    }
     cases = [("made up", made)]
     folder = Path(str(files("planviz.examples") / "traces"))
     for trace in sorted(folder.glob("otel/*.json")):  # real agent traces shipped with planviz
@@ -221,8 +269,10 @@ def test_the_lane_charts_per_pixel_summary(harness):
         t1 = max(lanes["end"])
         for px in (7, 100, 740):
             scale = px / t1
-            got = harness.evaluate("([L, s, px]) => window.M.lanes.laneColumns(L, 0, s, px).map((a) => Array.from(a))",
-                                   [lanes, scale, px])
+            got = harness.evaluate(
+                "([L, s, px]) => window.M.lanes.laneColumns(L, 0, s, px).map((a) => Array.from(a))",
+                [lanes, scale, px],
+            )
             assert got == _columns(lanes, 0.0, scale, px), (name, px)
             checked += sum(code >= 0 for lane in got for code in lane)
     assert checked > 100
@@ -233,7 +283,9 @@ def test_the_time_axis_ticks(harness):
     got = harness.evaluate("(spans) => spans.map((s) => window.M.lanes.tickStep(s))", spans)
     for span, tick in zip(spans, got):
         mantissa = tick / 10 ** math.floor(math.log10(tick))
-        assert round(mantissa, 9) in (1, 2, 5) and tick >= span / 10 and tick / 2.5 < span / 10 + 1e-12, (span, tick)
+        assert (
+            round(mantissa, 9) in (1, 2, 5) and tick >= span / 10 and tick / 2.5 < span / 10 + 1e-12
+        ), (span, tick)
 
 
 def test_a_steps_attempts_as_its_details_count_them(harness):
@@ -248,8 +300,14 @@ def test_a_steps_attempts_as_its_details_count_them(harness):
             if str(e.kind) == "start":
                 expected[str(e.attempt)] = "running"
             elif e.attempt and str(e.kind) in ("complete", "fail", "invalidate"):
-                expected[str(e.attempt)] = {"complete": "done", "fail": "failed", "invalidate": "voided"}[str(e.kind)]
-        got = harness.evaluate("([log, sid, i]) => window.M.details.attemptsOf(log, sid, i)", [snap["log"], sid, last])
+                expected[str(e.attempt)] = {
+                    "complete": "done",
+                    "fail": "failed",
+                    "invalidate": "voided",
+                }[str(e.kind)]
+        got = harness.evaluate(
+            "([log, sid, i]) => window.M.details.attemptsOf(log, sid, i)", [snap["log"], sid, last]
+        )
         assert got == expected, sid
         counted[sid] = len(got)
     assert counted["S4"] == 2  # the case has a step tried twice (failed once, then done)

@@ -14,19 +14,32 @@ import json
 import re
 from pathlib import Path
 
-_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "planviz" / "frontends" / "pagedata.schema.json")
-                     .read_text(encoding="utf-8"))
-NAMES = {key: list(_SCHEMA["$defs"][ref["$ref"].removeprefix("#/$defs/")]["properties"]["cols"]["properties"])
-         for key, ref in _SCHEMA["$defs"]["run"]["properties"].items()
-         if ref.get("$ref", "").endswith("Records")}
+_SCHEMA = json.loads(
+    (
+        Path(__file__).resolve().parents[2] / "planviz" / "frontends" / "pagedata.schema.json"
+    ).read_text(encoding="utf-8")
+)
+NAMES = {
+    key: list(
+        _SCHEMA["$defs"][ref["$ref"].removeprefix("#/$defs/")]["properties"]["cols"]["properties"]
+    )
+    for key, ref in _SCHEMA["$defs"]["run"]["properties"].items()
+    if ref.get("$ref", "").endswith("Records")
+}
 """The named fields of the rows the snapshot holds as lists, as the schema lists them (in the lists' order)."""
-DETAIL_NAMES = {"calls": list(_SCHEMA["$defs"]["call"]["properties"]),
-                "arguments": list(_SCHEMA["$defs"]["argument"]["properties"])}
+DETAIL_NAMES = {
+    "calls": list(_SCHEMA["$defs"]["call"]["properties"]),
+    "arguments": list(_SCHEMA["$defs"]["argument"]["properties"]),
+}
 """The same for the lists inside each step's details."""
 
-_PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
-                     r"([A-Za-z0-9+/=]*)</script>")
-_SLOT = re.compile(r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S)  # a picture or timeline: no div inside
+_PACKED = re.compile(
+    r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
+    r"([A-Za-z0-9+/=]*)</script>"
+)
+_SLOT = re.compile(
+    r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S
+)  # a picture or timeline: no div inside
 
 
 def packed_text(page: str) -> str:
@@ -60,7 +73,7 @@ def decode_column(c: dict, strings: list[str]) -> list:
         return list(c["json"])
     flat, out, k = c[kind], [], 0
     for n in c["n"]:
-        row, k = flat[k:k + n], k + n
+        row, k = flat[k : k + n], k + n
         out.append([strings[x] for x in row] if kind == "strs" else _running(row))
     return out
 
@@ -97,7 +110,10 @@ def decode_table(t, strings: list[str]):
 
 def decode_page(data: dict) -> dict:
     """Page data (format ``planviz-page``, version 1) back to the snapshot it stores."""
-    assert data["format"] == "planviz-page" and data["version"] == 1, (data.get("format"), data.get("version"))
+    assert data["format"] == "planviz-page" and data["version"] == 1, (
+        data.get("format"),
+        data.get("version"),
+    )
     strings = data["strings"]
 
     def run(r: dict) -> dict:
@@ -125,8 +141,13 @@ def named(snapshot: dict) -> dict:
             assert all(len(row) == len(names) for row in out[key]), key
             out[key] = [dict(zip(names, row)) for row in out[key]]
     if isinstance(out.get("details"), dict):
-        out["details"] = {sid: {k: [_fields(DETAIL_NAMES[k], row) for row in v] if k in DETAIL_NAMES else v
-                                for k, v in d.items()} for sid, d in out["details"].items()}
+        out["details"] = {
+            sid: {
+                k: [_fields(DETAIL_NAMES[k], row) for row in v] if k in DETAIL_NAMES else v
+                for k, v in d.items()
+            }
+            for sid, d in out["details"].items()
+        }
     return out
 
 

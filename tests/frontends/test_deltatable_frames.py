@@ -5,8 +5,8 @@ The report stores one picture per plan version (its last frame) and, per event, 
 lines. Here the page is decoded by the tests' own decoder (tests/frontends/pagedata.py) and stepped back from
 each version's last frame, undoing one event at a time; at every event the looks reached must be what that
 frame, built whole (:meth:`planviz.Run.frame`, every node's mark and every group's member counts worked out
-afresh, no delta), gives. The runs: seeded simulated runs with faults, a 400-step plan and the ReAct trace drawn with group nodes,
-the synthetic ReAct trace and two real OpenTelemetry traces.
+afresh, no delta), gives. The runs: seeded simulated runs with faults, a 400-step plan and the ReAct trace
+drawn with group nodes, the synthetic ReAct trace and two real OpenTelemetry traces.
 """
 
 from __future__ import annotations
@@ -30,16 +30,28 @@ from ..runs.otlp import react_trace
 from .pagedata import page_data
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real" / "otel"
-SLOTS = ("fill", "stroke", "stroke-width", "stroke-dasharray", "outer-stroke", "outer-stroke-width",
-         "outer-stroke-dasharray", "status")
+SLOTS = (
+    "fill",
+    "stroke",
+    "stroke-width",
+    "stroke-dasharray",
+    "outer-stroke",
+    "outer-stroke-width",
+    "outer-stroke-dasharray",
+    "status",
+)
 FLAGS = ("voided", "kept", "conflict", "not_run")
 
 
 def _look(m) -> list:
     """A mark as the page's look table writes it (status class, flag bits, the slots, the tooltip's end)."""
     status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
-    return [status, sum(1 << k for k, f in enumerate(FLAGS) if f in m.classes),
-            *(slot_value(kind, m, "") for kind in SLOTS), tip(m.extra, "text") if m.extra else ""]
+    return [
+        status,
+        sum(1 << k for k, f in enumerate(FLAGS) if f in m.classes),
+        *(slot_value(kind, m, "") for kind in SLOTS),
+        tip(m.extra, "text") if m.extra else "",
+    ]
 
 
 def _seeded(seed: int):
@@ -47,16 +59,32 @@ def _seeded(seed: int):
     for _ in range(20):
         plan = examples.load(rng.choice(examples.names()))
         try:
-            return simulate(plan, faults=[Fault(rng.choice(plan.ids), rng.choice(FAULT_KINDS))],
-                            strategy=rng.choice(["planner", "workflow", "direct"]))
-        except Exception:  # a fault that does not fit this plan (an approval where none is asked): draw again
+            return simulate(
+                plan,
+                faults=[Fault(rng.choice(plan.ids), rng.choice(FAULT_KINDS))],
+                strategy=rng.choice(["planner", "workflow", "direct"]),
+            )
+        except (
+            Exception
+        ):  # a fault that does not fit this plan (an approval where none is asked): draw again
             continue
     raise AssertionError(seed)
 
 
 def _layered():
-    plan = Plan("g", [Step(f"S{i}", f"do {i}", expected_evidence="ok", duration=1 + i % 5,
-                           depends_on=[f"S{i - 10}"] if i >= 10 else []) for i in range(400)])
+    plan = Plan(
+        "g",
+        [
+            Step(
+                f"S{i}",
+                f"do {i}",
+                expected_evidence="ok",
+                duration=1 + i % 5,
+                depends_on=[f"S{i - 10}"] if i >= 10 else [],
+            )
+            for i in range(400)
+        ],
+    )
     return simulate(plan, faults=[Fault("S175", "side_effect")])
 
 
@@ -65,10 +93,15 @@ def _react(tmp_path: Path):
     return load_trace(tmp_path / "react.json")
 
 
-RUNS = {**{f"seed {s}": (lambda _, s=s: _seeded(s)) for s in range(4)}, "400 steps, groups": lambda _: _layered(),
-        "ReAct 801 spans": _react,
-        **{name: (lambda _, name=name: load_trace(REAL / name))
-           for name in ("any-agent_GOOGLE_trace.json", "any-agent-tinyagent-d6dda390-unended.json")}}
+RUNS = {
+    **{f"seed {s}": (lambda _, s=s: _seeded(s)) for s in range(4)},
+    "400 steps, groups": lambda _: _layered(),
+    "ReAct 801 spans": _react,
+    **{
+        name: (lambda _, name=name: load_trace(REAL / name))
+        for name in ("any-agent_GOOGLE_trace.json", "any-agent-tinyagent-d6dda390-unended.json")
+    },
+}
 
 
 @pytest.mark.parametrize("name", list(RUNS))
@@ -86,33 +119,41 @@ def test_each_event_steps_to_the_frame_built_whole(name, tmp_path):
         assert version["version"] == plan.version
         diagram = render(plan, run=run, at=end, **version_options(plan, {}))
         groups = () if diagram.summarized or diagram.view is None else tuple(diagram.view.groups)
-        steps = [sid for sid in version["ids"][:len(version["ids"]) - len(groups)]]
+        steps = [sid for sid in version["ids"][: len(version["ids"]) - len(groups)]]
         critical = critical_marks(plan, schedule_of(plan)[0])[0]
         findings = tuple(dict.fromkeys(plan.import_findings))
         members = sorted({m for g in groups for m in g.members if m in plan.by_id})
-        traits = [group_traits(g, node_marks(plan, None, critical, findings, ids=members) if members else {})
-                  for g in groups]
+        traits = [
+            group_traits(
+                g, node_marks(plan, None, critical, findings, ids=members) if members else {}
+            )
+            for g in groups
+        ]
         current = list(version["looks"])
         for i in range(end, first - 1, -1):
             frame = run.frame(i)
             marks = node_marks(plan, frame, critical, findings, ids=steps)
             whole = [_look(marks[sid]) for sid in steps]
             for g, t in zip(groups, traits):
-                counts = Counter(member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
-                                 for sid in g.members)
+                counts = Counter(
+                    member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
+                    for sid in g.members
+                )
                 whole.append(_look(group_mark(g, counts_text(counts), t)))
             assert [looks[n] for n in current] == whole, (name, i)
             stepped += 1
             triples = events[i].get("d", [])
             assert i > first or not triples
             for j in range(len(triples) - 3, -1, -3):  # undo event i: back to frame i - 1
-                node, before, after = triples[j:j + 3]
+                node, before, after = triples[j : j + 3]
                 assert current[node] == after and before != after, (name, i)
                 current[node] = before
             assert events[i]["c"] == list(event_lines(run.events[i], i, run, plan)), (name, i)
             assert events[i]["c"][0].startswith(f"event {i} of {last}")
     assert stepped == len(run.events)
-    for i, out in enumerate(events):  # the facts and ready steps that came and went, from whole frames
+    for i, out in enumerate(
+        events
+    ):  # the facts and ready steps that came and went, from whole frames
         now, before = run.frame(i), (run.frame(i - 1) if i else None)
         for key, attr, names in (("g", "facts", "facts"), ("ri", "ready", "steps")):
             had = set(getattr(before, attr)) if before is not None else set()

@@ -18,10 +18,13 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk.trace")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
-openai = pytest.importorskip("openai", reason="the OpenInference client test needs `openai` (pip install -e .[test])")
+openai = pytest.importorskip(
+    "openai", reason="the OpenInference client test needs `openai` (pip install -e .[test])"
+)
 instrumentor = pytest.importorskip(
     "openinference.instrumentation.openai",
-    reason="the OpenInference client test needs `openinference-instrumentation-openai` (pip install -e .[test])")
+    reason="the OpenInference client test needs `openinference-instrumentation-openai` (pip install -e .[test])",
+)
 
 from openinference.instrumentation import OITracer, TraceConfig  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
@@ -39,18 +42,58 @@ ARGUMENTS = {"city": "Paris", "unit": "celsius"}
 WEATHER = "18 C, cloudy"
 ANSWER = "It is 18 C and cloudy in Paris."
 REPLIES = [  # what the fake server answers, in turn: a tool call, then (given its result) the final answer
-    {"id": "chatcmpl-1", "object": "chat.completion", "created": 1_700_000_000, "model": f"{MODEL}-2024-08-06",
-     "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-         "role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
-             "name": "get_weather", "arguments": json.dumps(ARGUMENTS)}}]}}],
-     "usage": {"prompt_tokens": 61, "completion_tokens": 18, "total_tokens": 79}},
-    {"id": "chatcmpl-2", "object": "chat.completion", "created": 1_700_000_001, "model": f"{MODEL}-2024-08-06",
-     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ANSWER}}],
-     "usage": {"prompt_tokens": 95, "completion_tokens": 9, "total_tokens": 104}},
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": f"{MODEL}-2024-08-06",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": json.dumps(ARGUMENTS)},
+                        }
+                    ],
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 61, "completion_tokens": 18, "total_tokens": 79},
+    },
+    {
+        "id": "chatcmpl-2",
+        "object": "chat.completion",
+        "created": 1_700_000_001,
+        "model": f"{MODEL}-2024-08-06",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": ANSWER},
+            }
+        ],
+        "usage": {"prompt_tokens": 95, "completion_tokens": 9, "total_tokens": 104},
+    },
 ]
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "The weather in a city now.",
-                                            "parameters": {"type": "object", "properties": {
-                                                "city": {"type": "string"}, "unit": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The weather in a city now.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+            },
+        },
+    }
+]
 
 
 class _FakeOpenAI(BaseHTTPRequestHandler):
@@ -90,8 +133,14 @@ def _run_agent(provider, base_url: str) -> str:
     def get_weather(city: str, unit: str) -> str:
         return WEATHER
 
-    def run_tool(call) -> str:  # the TOOL span as OpenInference's manual API writes it, the model's call id its tool.id
-        with tracer.start_as_current_span(call.function.name, openinference_span_kind="tool") as span:
+    def run_tool(
+        call,
+    ) -> (
+        str
+    ):  # the TOOL span as OpenInference's manual API writes it, the model's call id its tool.id
+        with tracer.start_as_current_span(
+            call.function.name, openinference_span_kind="tool"
+        ) as span:
             span.set_tool(name=call.function.name, parameters=TOOLS[0]["function"]["parameters"])
             span.set_attribute("tool.id", call.id)  # SpanAttributes.TOOL_ID in the conventions
             span.set_input(call.function.arguments, mime_type="application/json")
@@ -103,22 +152,33 @@ def _run_agent(provider, base_url: str) -> str:
     def agent(question: str) -> str:
         messages = [{"role": "user", "content": question}]
         while True:
-            reply = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS).choices[0].message
+            reply = (
+                client.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)
+                .choices[0]
+                .message
+            )
             if not reply.tool_calls:
                 return reply.content
             messages.append(reply.model_dump(exclude_none=True))
             for call in reply.tool_calls:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": run_tool(call)})
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": run_tool(call)}
+                )
 
     return agent("What is the weather in Paris?")
 
 
-def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_in_a_file(tmp_path, fake_openai):
+def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_in_a_file(
+    tmp_path, fake_openai
+):
     memory = InMemorySpanExporter()
     oi = instrumentor.OpenAIInstrumentor()
     with planviz.receive(port=0) as rx:
         provider = TracerProvider()
-        for exporter in (memory, OTLPSpanExporter(endpoint=rx.endpoint)):  # protobuf, the exporter's default
+        for exporter in (
+            memory,
+            OTLPSpanExporter(endpoint=rx.endpoint),
+        ):  # protobuf, the exporter's default
             provider.add_span_processor(SimpleSpanProcessor(exporter))
         oi.instrument(tracer_provider=provider)
         try:
@@ -144,31 +204,70 @@ def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_
     assert live.plan.goal == agent.attributes["input.value"] == asked
     asked_for = REPLIES[0]["choices"][0]["message"]["tool_calls"][0]["function"]
     assert [s.id for s in live.plan.steps] == [tool.attributes["tool.name"]] == [asked_for["name"]]
-    assert [s.arguments for s in live.plan.steps] == [json.loads(tool.attributes["input.value"])] \
-        == [json.loads(asked_for["arguments"])] == [ARGUMENTS]
-    assert tool.attributes["tool.id"] == REPLIES[0]["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
+    assert (
+        [s.arguments for s in live.plan.steps]
+        == [json.loads(tool.attributes["input.value"])]
+        == [json.loads(asked_for["arguments"])]
+        == [ARGUMENTS]
+    )
+    assert (
+        tool.attributes["tool.id"]
+        == REPLIES[0]["choices"][0]["message"]["tool_calls"][0]["id"]
+        == "call_1"
+    )
     done = [e for e in live.events if e.kind == "complete"]
-    assert [e.observation.data["call_id"] for e in done] == ["call_1"]  # a declared plan can match the call by it
+    assert [e.observation.data["call_id"] for e in done] == [
+        "call_1"
+    ]  # a declared plan can match the call by it
     assert "no_call_ids" not in [f.code for f in live.plan.import_findings]
-    assert [e.observation.data["result"] for e in done] == [tool.attributes["output.value"]] == [WEATHER]
-    assert fake_openai.asked[1][1]["messages"][-1]["content"] == WEATHER  # the result went back to the model
+    assert (
+        [e.observation.data["result"] for e in done]
+        == [tool.attributes["output.value"]]
+        == [WEATHER]
+    )
+    assert (
+        fake_openai.asked[1][1]["messages"][-1]["content"] == WEATHER
+    )  # the result went back to the model
     t0 = min(s.start_time for s in spans)
-    assert {e.step: e.time for e in live.events if e.kind == "start"} == {"get_weather": (tool.start_time - t0) / 1e9}
+    assert {e.step: e.time for e in live.events if e.kind == "start"} == {
+        "get_weather": (tool.start_time - t0) / 1e9
+    }
     assert [e.time for e in done] == [(tool.end_time - t0) / 1e9]
     assert live.outcome == "plan_complete"
     # the model calls: model, tokens from the canned usage, times from the LLM spans, what each was given and said
     calls = live.model_calls
-    assert [c.model for c in calls] == [s.attributes["llm.model_name"] for s in chats] == [r["model"] for r in REPLIES]
+    assert (
+        [c.model for c in calls]
+        == [s.attributes["llm.model_name"] for s in chats]
+        == [r["model"] for r in REPLIES]
+    )
     assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in calls] == [
-        (r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"], r["usage"]["total_tokens"]) for r in REPLIES]
-    assert [c.start for c in calls] == pytest.approx([(s.start_time - t0) / 1e9 for s in chats], abs=1e-9)
-    assert [c.duration for c in calls] == pytest.approx([(s.end_time - s.start_time) / 1e9 for s in chats], abs=1e-9)
-    assert [c.step for c in calls] == ["get_weather", None]  # the first asked for the tool, the second answered
+        (r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"], r["usage"]["total_tokens"])
+        for r in REPLIES
+    ]
+    assert [c.start for c in calls] == pytest.approx(
+        [(s.start_time - t0) / 1e9 for s in chats], abs=1e-9
+    )
+    assert [c.duration for c in calls] == pytest.approx(
+        [(s.end_time - s.start_time) / 1e9 for s in chats], abs=1e-9
+    )
+    assert [c.step for c in calls] == [
+        "get_weather",
+        None,
+    ]  # the first asked for the tool, the second answered
     assert [c.id for c in calls] == [f"{s.context.span_id:016x}" for s in chats]
-    assert [c.input for c in calls] == [asked, WEATHER]  # the last user or tool message each was given
+    assert [c.input for c in calls] == [
+        asked,
+        WEATHER,
+    ]  # the last user or tool message each was given
     assert calls[0].output == f"{asked_for['name']}({asked_for['arguments']})"
     assert calls[1].output == REPLIES[1]["choices"][0]["message"]["content"] == ANSWER
-    assert [(t.role, t.text) for t in live.turns] == [("user", asked), ("assistant", agent.attributes["output.value"])]
-    assert live.turns[1].time == pytest.approx((chats[1].end_time - t0) / 1e9, abs=1e-9)  # said when the reply came
+    assert [(t.role, t.text) for t in live.turns] == [
+        ("user", asked),
+        ("assistant", agent.attributes["output.value"]),
+    ]
+    assert live.turns[1].time == pytest.approx(
+        (chats[1].end_time - t0) / 1e9, abs=1e-9
+    )  # said when the reply came
     usage = planviz.run_usage(live)
     assert (usage.input_tokens, usage.output_tokens) == (61 + 95, 18 + 9)

@@ -40,7 +40,7 @@ def _work(tmp_path: Path, spans: int) -> Counter:
     def count(frame, event, arg):
         if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
             code = frame.f_code
-            calls[(code.co_filename[len(PACKAGE) + 1:], code.co_firstlineno, code.co_name)] += 1
+            calls[(code.co_filename[len(PACKAGE) + 1 :], code.co_firstlineno, code.co_name)] += 1
 
     sys.setprofile(count)
     try:
@@ -54,8 +54,16 @@ def _work(tmp_path: Path, spans: int) -> Counter:
 def test_the_report_does_linear_work(tmp_path):
     n, twice, four = (_work(tmp_path, spans) for spans in (1_000, 2_000, 4_000))
     first, then = sum(twice.values()) - sum(n.values()), sum(four.values()) - sum(twice.values())
-    assert 0 < then <= LINEAR * first, f"{sum(n.values()):,}, {sum(twice.values()):,}, {sum(four.values()):,} calls"
-    busy = {f for f, k in four.items() if k - twice[f] >= 1_000}  # called about once per event or more
+    assert 0 < then <= LINEAR * first, (
+        f"{sum(n.values()):,}, {sum(twice.values()):,}, {sum(four.values()):,} calls"
+    )
+    busy = {
+        f for f, k in four.items() if k - twice[f] >= 1_000
+    }  # called about once per event or more
     assert len(busy) >= 20  # the count reaches the hot paths: frames, looks, captions, page columns
-    grown = {f: (n[f], twice[f], four[f]) for f in busy if four[f] - twice[f] > LINEAR * (twice[f] - n[f])}
+    grown = {
+        f: (n[f], twice[f], four[f])
+        for f in busy
+        if four[f] - twice[f] > LINEAR * (twice[f] - n[f])
+    }
     assert not grown, f"grew more than linearly from 1k to 4k spans: {grown}"

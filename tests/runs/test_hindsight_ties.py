@@ -27,7 +27,11 @@ def _calls(doc: str) -> dict[str, tuple[int, int, int]]:
     for k, s in enumerate(spans):
         attrs = {a["key"]: a["value"] for a in s["attributes"]}
         if attrs.get("gen_ai.operation.name", {}).get("stringValue") == "execute_tool":
-            out[attrs["gen_ai.tool.name"]["stringValue"]] = (int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"]), k)
+            out[attrs["gen_ai.tool.name"]["stringValue"]] = (
+                int(s["startTimeUnixNano"]),
+                int(s["endTimeUnixNano"]),
+                k,
+            )
     return out
 
 
@@ -43,8 +47,16 @@ def _check(doc: str) -> None:
 
 
 def test_two_calls_of_no_duration_at_one_instant():
-    doc = text([agent(1, 0, 10), chat(2, 0, 1), tool(3, "a", 1, 1), tool(4, "b", 1, 1), chat(5, 1, 2),
-                tool(6, "c", 2, 3)])
+    doc = text(
+        [
+            agent(1, 0, 10),
+            chat(2, 0, 1),
+            tool(3, "a", 1, 1),
+            tool(4, "b", 1, 1),
+            chat(5, 1, 2),
+            tool(6, "c", 2, 3),
+        ]
+    )
     _check(doc)
     h = hindsight(parse_trace(doc))
     edges = {(u, v) for u, v, _ in h.data_edges}
@@ -55,8 +67,18 @@ def test_two_calls_of_no_duration_at_one_instant():
 
 def test_a_call_of_no_duration_as_another_starts():
     # b has no duration and ends as c starts; d starts at that instant too and has no argument: it waits for both
-    _check(text([agent(1, 0, 10), tool(2, "a", 0, 1), tool(3, "b", 1, 1), tool(4, "c", 1, 2),
-                 tool(5, "d", 1, 1), tool(6, "e", 2, 2)]))
+    _check(
+        text(
+            [
+                agent(1, 0, 10),
+                tool(2, "a", 0, 1),
+                tool(3, "b", 1, 1),
+                tool(4, "c", 1, 2),
+                tool(5, "d", 1, 1),
+                tool(6, "e", 2, 2),
+            ]
+        )
+    )
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -67,7 +89,15 @@ def test_random_calls_at_shared_instants(seed):
     for i in range(rnd.randint(3, 14)):
         t += rnd.choice([0, 0, 1])
         args = None if rnd.random() < 0.6 else {"id": f"res{rnd.randrange(i + 1)}"}
-        spans.append(tool(i + 2, f"t{i}", t, t + rnd.choice([0, 0, 1]), args=args,
-                          result={"id": f"res{i}"} if rnd.random() < 0.7 else None))
+        spans.append(
+            tool(
+                i + 2,
+                f"t{i}",
+                t,
+                t + rnd.choice([0, 0, 1]),
+                args=args,
+                result={"id": f"res{i}"} if rnd.random() < 0.7 else None,
+            )
+        )
     spans.insert(0, agent(1, 0, t + 5))
     _check(text(spans))

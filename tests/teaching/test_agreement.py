@@ -18,7 +18,12 @@ def test_plans_are_acyclic_small_first_and_deterministic():
 
 def test_file_order_is_not_dependency_order():
     """Some plans list a step before one of its dependencies, so trusting the file order is caught."""
-    assert any(p.ids.index(d) > p.ids.index(s.id) for p in random_plans(300) for s in p.steps for d in s.depends_on)
+    assert any(
+        p.ids.index(d) > p.ids.index(s.id)
+        for p in random_plans(300)
+        for s in p.steps
+        for d in s.depends_on
+    )
 
 
 def test_reach_cases_cover_withdrawn_facts_and_waiting_on_each_other():
@@ -31,7 +36,9 @@ def test_reach_cases_cover_withdrawn_facts_and_waiting_on_each_other():
 
 def test_ancestor_cases_ask_about_every_step():
     cases = ancestor_cases(20)
-    assert {(id(p), s) for p, s in cases} == {(id(p), s) for p in {id(p): p for p, _ in cases}.values() for s in p.ids}
+    assert {(id(p), s) for p, s in cases} == {
+        (id(p), s) for p in {id(p): p for p, _ in cases}.values() for s in p.ids
+    }
 
 
 def test_first_disagreement_returns_the_exception_it_met():
@@ -65,13 +72,17 @@ def test_each_check_call_asks_under_fresh_names_in_their_natural_order_and_shows
     second, _ = _seen_ids(lesson01.check_ancestors, parents)
     fixed = [plan.ids for plan, _ in ancestor_cases()]
     assert first[:50] != fixed[:50] and first[:50] != second[:50]
-    for ours, theirs in zip(first, fixed):  # the same plan: as many steps, in the same natural order
+    for ours, theirs in zip(
+        first, fixed
+    ):  # the same plan: as many steps, in the same natural order
         rank = sorted(theirs)
         assert [sorted(ours).index(o) for o in ours] == [rank.index(t) for t in theirs]
     assert not feedback.passed
     shown = {line.split()[0] for line in feedback.message.splitlines() if line.startswith("  ")}
     number = int(feedback.message.split("question ")[1].split()[0])
-    assert shown == set(first[number - 1]) and set(first[number - 1]) != set(fixed[number - 1]), feedback.message
+    assert shown == set(first[number - 1]) and set(first[number - 1]) != set(fixed[number - 1]), (
+        feedback.message
+    )
 
 
 def test_a_lookup_table_of_the_fixed_cases_fails():
@@ -79,8 +90,13 @@ def test_a_lookup_table_of_the_fixed_cases_fails():
     the library is called then, so the tripwire cannot see it)."""
     from planviz.teaching import lesson01
 
-    table = {(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid): nx.ancestors(to_graph(plan), sid)
-             for plan, sid in ancestor_cases()}
+    table = {
+        (tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid): nx.ancestors(
+            to_graph(plan), sid
+        )
+        for plan, sid in ancestor_cases()
+    }
     feedback = lesson01.check_ancestors(
-        lambda plan, sid: table[(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid)])
+        lambda plan, sid: table[(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid)]
+    )
     assert not feedback.passed and "KeyError" in feedback.message
