@@ -444,8 +444,8 @@ def test_cli_simulate(tmp_path, capsys):
     code = main(["simulate", str(path("cache_isolation")), "--fault", "S3:withdraw:key_builder_located",
                  "--strategy", "workflow"])
     text = capsys.readouterr().out
-    # S4 never started (S3 failed first): nothing was voided
-    assert code == 1 and "outcome: step_failed" in text and "voided: (none)" in text and "executability        0.60" in text
+    # S4 never started (S3 failed first): nothing was voided; S3 ran as a valid step and failed (executed: 4 of 5)
+    assert code == 1 and "outcome: step_failed" in text and "voided: (none)" in text and "executability        0.80" in text
     assert main(["simulate", str(path("cache_isolation")), "--fault", "S4:explode"]) == 2
     assert "unknown fault kind 'explode'" in capsys.readouterr().err
 

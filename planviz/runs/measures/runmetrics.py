@@ -41,8 +41,11 @@ _ENVIRONMENT = frozenset(k.category for k in FAULTS.values() if k.blame == "envi
 METRIC_DOCS = {
     "success": "goal success: the run completed its plan, no premise was falsified and every step produced the "
                "evidence it declared (planviz.outcome_class)",
-    "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
-                     "step) through its expansion, / planned",
+    "executability": "planned steps (of the first version) executed as valid steps, / planned: completed, "
+                     "directly, through a revision or (a far step) through its expansion, or failed on a last "
+                     "attempt that was a valid step (a step of its plan version, started ready) and was never "
+                     "retried or voided (a valid step that failed is no invalid step); a step never started, "
+                     "still running at the stop, voided, or started off-plan or unready is not executed",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
     "duplicate_steps": "work redone after a failure or a replan: starts of steps not in their plan, starts repeating "
                        "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
@@ -179,8 +182,9 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
             new = run.plan_at(i)
             if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
                 done_roots.add(e.step)
-    executability = len(done_roots & planned) / len(planned) if planned else 0.0
     precondition_errors = voided_work = replans = repeats = distance = 0
+    failed_valid: set[str] = set()  # steps whose last attempt was a valid step that failed (not retried, not voided)
+    valid_start: dict[str, bool] = {}  # step -> whether its last start was a valid step of its plan version
     group: tuple[Plan | None, str | None, set[str]] | None = None  # the recovery under way: plan, failed, voided
     first_ids = planned
     started_roots: set[str] = set()
@@ -188,6 +192,8 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
     keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
+            failed_valid.discard(e.step)  # retried: the new attempt decides
+            valid_start[e.step] = False
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 repeats += 1
                 continue
@@ -210,7 +216,15 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
                 if (any(before.statuses.get(d) != "done" for d in step.depends_on)
                         or not set(step.requires) <= before.facts):
                     precondition_errors += 1
+                else:
+                    valid_start[e.step] = True
+            elif i == 0 and at is not None and e.step in at.by_id:
+                valid_start[e.step] = True
+        elif e.kind == "fail" and e.step is not None:
+            if valid_start.get(e.step):  # a valid step that failed: executed, no invalid step
+                failed_valid.add(e.step)
         elif e.kind in ("invalidate", "recheck") and i > 0:
+            failed_valid.difference_update(e.voided)  # voided work no longer counts
             statuses_before = run.frame(i - 1).statuses
             voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
             if e.kind == "invalidate":  # a recovery: its rechecks (a goal change) void more of the same scope
@@ -223,6 +237,8 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
             replans += 1
     if group is not None:
         distance = max(distance, _hops_back(*group))
+    executed = done_roots | {roots.get(s, s) for s in failed_valid}
+    executability = len(executed & planned) / len(planned) if planned else 0.0
     verdict = outcome_class(run)
     completed = run.outcome == "plan_complete"  # the critical path delay is defined for a completed run
     delay = None
