@@ -218,8 +218,6 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
                     precondition_errors += 1
                 else:
                     valid_start[e.step] = True
-            elif i == 0 and at is not None and e.step in at.by_id:
-                valid_start[e.step] = True
         elif e.kind == "fail" and e.step is not None:
             if valid_start.get(e.step):  # a valid step that failed: executed, no invalid step
                 failed_valid.add(e.step)
