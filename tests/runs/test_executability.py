@@ -52,16 +52,22 @@ def figures(run):
 
 
 @pytest.mark.parametrize("strategy", ["direct", "workflow", "planner"])
-@pytest.mark.parametrize("fault", ["S1:tool_error", "S3:tool_error", "S1:transientx3", "S4:missing_evidence"])
+@pytest.mark.parametrize(
+    "fault", ["S1:tool_error", "S3:tool_error", "S1:transientx3", "S4:missing_evidence"]
+)
 def test_a_valid_step_that_failed_and_was_never_retried_was_executed(strategy, fault):
     # tool_error: no retry strategy; transient x3 on S1: retries exhausted (max_retries 2); missing evidence:
     # the tool ran, the workflow and the planner stop (the direct agent checks no evidence and completes)
     plan = examples.load("cache_isolation")
     run = simulate(plan, faults=[Fault.parse(fault)], strategy=strategy)
     failed = [(i, e.step) for i, e in enumerate(run.events) if e.kind == "fail"]
-    if strategy != "direct" or "missing" not in fault:  # the last failure is never retried: no later start
+    if (
+        strategy != "direct" or "missing" not in fault
+    ):  # the last failure is never retried: no later start
         i, sid = failed[-1]
-        assert run.outcome != "plan_complete" and all(e.step != sid for e in run.events[i:] if e.kind == "start")
+        assert run.outcome != "plan_complete" and all(
+            e.step != sid for e in run.events[i:] if e.kind == "start"
+        )
     executability, invalid, unready, repeated = from_events(run)
     assert (invalid, unready) == (0, 0)  # every start was a valid step of its plan version
     assert figures(run) == (pytest.approx(executability), invalid + repeated, unready)
@@ -73,9 +79,14 @@ def test_a_valid_step_that_failed_and_was_never_retried_was_executed(strategy, f
 
 
 def _plan():
-    return Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
-                      Step("C", "c", expected_evidence="e", produces="z")])
+    return Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="x"),
+            Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+            Step("C", "c", expected_evidence="e", produces="z"),
+        ],
+    )
 
 
 def test_a_recorded_tool_error_never_retried_is_executed_not_invalid():
@@ -86,7 +97,12 @@ def test_a_recorded_tool_error_never_retried_is_executed_not_invalid():
     rec.start("C")
     rec.complete("C")
     rec.stop("step_failed")
-    assert from_events(rec.run) == (pytest.approx(2 / 3), 0, 0, 0)  # A and C executed, B never started
+    assert from_events(rec.run) == (
+        pytest.approx(2 / 3),
+        0,
+        0,
+        0,
+    )  # A and C executed, B never started
     assert figures(rec.run) == (pytest.approx(2 / 3), 0, 0)
 
 
@@ -114,7 +130,11 @@ def test_a_call_outside_the_plan_that_failed_is_invalid_and_not_executed():
     rec.fail("B", "boom", "tool_error")  # valid, failed, never retried: executed
     rec.stop("step_failed")
     assert from_events(rec.run) == (pytest.approx(2 / 3), 1, 0, 0)
-    assert figures(rec.run) == (pytest.approx(2 / 3), 1, 0)  # the off-plan call is the one invalid step
+    assert figures(rec.run) == (
+        pytest.approx(2 / 3),
+        1,
+        0,
+    )  # the off-plan call is the one invalid step
 
 
 def test_a_failed_step_retried_is_judged_by_its_retry():
