@@ -30,15 +30,17 @@ TABLE = [
     ("planner", ("S3:withdraw",), (True, 1.0, 0, 2, 1, 1, 14.0, 7, 2, 43.0, "goal_success", 1)),
     # S1 5-13 fails, retried 13-21; S3 21-27; S4 27-37
     ("planner", ("S1:transient",), (True, 1.0, 0, 1, 0, 0, 8.0, 6, 1, 37.0, "goal_success", 0)),
-    # S1 three times (5-13, 13-21, 21-29), capped: only S0 and S2 done
-    ("planner", ("S1:transientx3",), (False, 0.4, 0, 2, 0, 0, None, 5, 1, 29.0, "failure", 0)),
+    # S1 three times (5-13, 13-21, 21-29), capped: S0 and S2 done; S1's last attempt a valid step that failed
+    # and was never retried: executed (3 of 5), not an invalid step
+    ("planner", ("S1:transientx3",), (False, 0.6, 0, 2, 0, 0, None, 5, 1, 29.0, "failure", 0)),
     # S2 fails at 8 while S1 runs and no new goal is given: everything is void, S0 included (distance 1)
     ("planner", ("S2:goal_change",), (False, 0.0, 0, 0, 0, 1, None, 3, 1, 8.0, "failure", 1)),
     # direct: S3 fails at 22, its result shows S1's fact gone: S1 redone 22-30, S3 30-36, S4 36-46; a call per
     # step call (7); S1 was done when voided: one hop back from S3, one step of work voided
     ("direct", ("S3:withdraw",), (True, 1.0, 0, 2, 0, 1, 17.0, 7, 7, 46.0, "goal_success", 1)),
-    # workflow stops at the side effect: S0..S3 done; a fixed script calls no model
-    ("workflow", ("S4:side_effect",), (False, 0.8, 0, 0, 0, 0, None, 5, 0, 29.0, "failure", 0)),
+    # workflow stops at the side effect: S0..S3 done, S4 ran as a valid step and failed (executed: 5 of 5);
+    # a fixed script calls no model
+    ("workflow", ("S4:side_effect",), (False, 1.0, 0, 0, 0, 0, None, 5, 0, 29.0, "failure", 0)),
 ]
 
 

@@ -59,6 +59,23 @@ def replay(run, plan):
             if any(p in dist for p in points):
                 hops = max(hops, min(dist[p] for p in points if p in dist))
     done_first = {root(s) for s in run.state.completed} & first
+    # a step whose last attempt started ready in its plan version and failed, never retried nor voided, was
+    # executed: a valid step that failed is no invalid step
+    last_valid, failed_last = {}, set()
+    for i, e in enumerate(run.events):
+        if e.kind == "start":
+            failed_last.discard(e.step)
+            step, before = run.plan_at(i).by_id.get(e.step), run.frame(i - 1)
+            last_valid[e.step] = (
+                step is not None
+                and all(before.statuses.get(d) == "done" for d in step.depends_on)
+                and set(step.requires) <= before.facts
+            )
+        elif e.kind == "fail" and last_valid.get(e.step):
+            failed_last.add(e.step)
+        elif e.kind in ("invalidate", "recheck"):
+            failed_last -= set(e.voided)
+    done_first |= {root(s) for s in failed_last} & first
     premises = set(run.plans[0].premises)
     falsified = any(
         o.withdrawn & premises or {f"not {p}" for p in premises} & o.facts

@@ -684,12 +684,13 @@ def test_cli_simulate(tmp_path, capsys):
         ]
     )
     text = capsys.readouterr().out
-    # S4 never started (S3 failed first): nothing was voided
+    # S4 never started (S3 failed first): nothing was voided; S3 ran as a valid step and failed
+    # (executed: 4 of 5)
     assert (
         code == 1
         and "outcome: step_failed" in text
         and "voided: (none)" in text
-        and "executability        0.60" in text
+        and "executability        0.80" in text
     )
     assert main(["simulate", str(path("cache_isolation")), "--fault", "S4:explode"]) == 2
     assert "unknown fault kind 'explode'" in capsys.readouterr().err

@@ -54,8 +54,11 @@ _ENVIRONMENT = frozenset(
 METRIC_DOCS = {
     "success": "goal success: the run completed its plan, no premise was falsified and every step produced the "
     "evidence it declared (planviz.outcome_class)",
-    "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
-    "step) through its expansion, / planned",
+    "executability": "planned steps (of the first version) executed as valid steps, / planned: completed, "
+    "directly, through a revision or (a far step) through its expansion, or failed on a last "
+    "attempt that was a valid step (a step of its plan version, started ready) and was never "
+    "retried or voided (a valid step that failed is no invalid step); a step never started, "
+    "still running at the stop, voided, or started off-plan or unready is not executed",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
     "duplicate_steps": "work redone after a failure or a replan: starts of steps not in their plan, starts repeating "
     "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
@@ -216,8 +219,11 @@ def metrics_from(
                 and set(new.ids) - set(new.parent.ids) <= done_roots
             ):
                 done_roots.add(e.step)
-    executability = len(done_roots & planned) / len(planned) if planned else 0.0
     precondition_errors = voided_work = replans = repeats = distance = 0
+    # steps whose last attempt was a valid step that failed (not retried, not voided)
+    failed_valid: set[str] = set()
+    # step -> whether its last start was a valid step of its plan version
+    valid_start: dict[str, bool] = {}
     group: tuple[Plan | None, str | None, set[str]] | None = (
         None  # the recovery under way: plan, failed, voided
     )
@@ -229,6 +235,8 @@ def metrics_from(
     ] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
+            failed_valid.discard(e.step)  # retried: the new attempt decides
+            valid_start[e.step] = False
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
                 repeats += 1
                 continue
@@ -253,7 +261,13 @@ def metrics_from(
                     or not set(step.requires) <= before.facts
                 ):
                     precondition_errors += 1
+                else:
+                    valid_start[e.step] = True
+        elif e.kind == "fail" and e.step is not None:
+            if valid_start.get(e.step):  # a valid step that failed: executed, no invalid step
+                failed_valid.add(e.step)
         elif e.kind in ("invalidate", "recheck") and i > 0:
+            failed_valid.difference_update(e.voided)  # voided work no longer counts
             statuses_before = run.frame(i - 1).statuses
             voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
             if (
@@ -268,6 +282,8 @@ def metrics_from(
             replans += 1
     if group is not None:
         distance = max(distance, _hops_back(*group))
+    executed = done_roots | {roots.get(s, s) for s in failed_valid}
+    executability = len(executed & planned) / len(planned) if planned else 0.0
     verdict = outcome_class(run)
     completed = (
         run.outcome == "plan_complete"
