@@ -103,7 +103,7 @@ class StructureIndex:
     """
 
     __slots__ = ("steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos", "cyclic_nodes",
-                 "clean", "_listed", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
+                 "clean", "file_ordered", "_listed", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
 
     def __init__(self, plan: Plan) -> None:
         steps = self.steps = plan.by_id
@@ -118,6 +118,7 @@ class StructureIndex:
         self._holders: dict[str, list[str]] | None = None
         self.unknown: set[str] = set()
         self.self_deps: list[str] = []
+        self.file_ordered = False  # every dependency listed earlier in the file (no repeated id)
         if not self.duplicated and (self._in_file_order() or self._sort_raw()):
             self.clean = True
             return
@@ -150,6 +151,7 @@ class StructureIndex:
         self.parents = dict(zip(steps, listed))
         self._listed = listed  # the file order is the topological order
         self.order, self.cyclic_nodes = list(steps), list[str]()
+        self.file_ordered = True
         self.pos = dict(zip(steps, range(len(steps))))
         return True
 
