@@ -10,7 +10,7 @@ them in place from one version to the next.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from planviz.plan.model import Plan, Step
 from planviz.structure.index import StructureIndex, structure_index, _closure as closure
@@ -35,6 +35,10 @@ class GrowingIndex:
     """
 
     __slots__ = ("steps", "clean", "_children", "_producers")
+    steps: Mapping[str, Step]
+    clean: bool
+    _children: dict[str, list[str]] | None
+    _producers: dict[str, list[str]] | None
 
     def __init__(self) -> None:
         raise TypeError("made by GrowingIndex.grow")
@@ -61,27 +65,30 @@ class GrowingIndex:
             seen.add(s.id)
         ix = cls.__new__(cls)
         ix.steps, ix.clean = steps, True
+        children: dict[str, list[str]]
+        producers: dict[str, list[str]] | None
         if isinstance(base, StructureIndex):  # the cached index's lists are shared: copied once
-            ix._children = {sid: [*kids] for sid, kids in base.children().items()}
-            ix._producers = ({f: [*ids] for f, ids in base._producers.items()} if base._producers is not None
-                             else None)
+            children = {sid: [*kids] for sid, kids in base.children().items()}
+            producers = ({f: [*ids] for f, ids in base._producers.items()} if base._producers is not None
+                         else None)
         else:
-            ix._children, ix._producers = base._children, base._producers
+            children, producers = base.children(), base._producers
             base._children = base._producers = None  # consumed
+        ix._children, ix._producers = children, producers
         gone_ids = {s.id for s in gone}
-        children, producers = ix._children, ix._producers
         for s in gone:  # they follow every kept step: their ids end each list that holds them
             del children[s.id]
-            for key, table in ((s.depends_on, children), (dict.fromkeys(s.produces) if producers is not None else (),
-                                                         producers)):
-                for d in key:
-                    ids = table.get(d) if table is not None else None
-                    if ids is None:
-                        continue
-                    while ids and ids[-1] in gone_ids:
-                        ids.pop()
-                    if not ids and table is producers:
-                        del table[d]
+            for d in s.depends_on:
+                kids = children.get(d)
+                while kids and kids[-1] in gone_ids:
+                    kids.pop()
+            if producers is not None:
+                for f in dict.fromkeys(s.produces):
+                    made = producers.get(f)
+                    while made and made[-1] in gone_ids:
+                        made.pop()
+                    if made == []:
+                        del producers[f]
         for s in tail:
             sid = s.id
             children[sid] = []
@@ -98,8 +105,10 @@ class GrowingIndex:
 
     def children(self) -> dict[str, list[str]]:
         """Successor lists (a step once per dependency entry naming it), in file order."""
-        assert self._children is not None, "this index was consumed by the next version's"
-        return self._children
+        children = self._children
+        if children is None:
+            raise RuntimeError("this index was consumed by the next plan version's")
+        return children
 
     def producers(self, fact: str) -> list[str]:
         """Every step producing ``fact``, in file order."""

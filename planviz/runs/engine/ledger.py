@@ -25,10 +25,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from itertools import compress, count, filterfalse
 from operator import is_not
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from planviz.analysis.reach import reachable
-from planviz.plan.model import Plan, natural_key
+from planviz.plan.model import Plan, Step, natural_key
 from planviz.structure.growing import GrowingIndex
 from planviz.structure.index import StructureIndex, structure_index
 
@@ -42,7 +42,13 @@ class Shape:
     who requires each fact (who produces one: the index's ``producers``)."""
 
     __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
+    plan: Plan
     ix: StructureIndex | GrowingIndex
+    steps: Mapping[str, Step]
+    children: dict[str, list[str]]
+    requirers: dict[str, Sequence[str]]
+    broken: set[str]
+    runnable: Plan
 
     def __init__(self, plan: Plan, base: Shape | None = None) -> None:
         self.plan = plan
@@ -72,7 +78,7 @@ class Shape:
                         have.append(sid)  # type: ignore[attr-defined]
         self.requirers = requirers
         waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
-        self.broken: set[str] = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
+        self.broken = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
         self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
                          if self.broken else plan)
 
