@@ -10,7 +10,11 @@ changes: a fact gained or lost that no remaining step could miss or newly use
 leaves it as it was (LangGraph's channel writes replace a fact at every
 superstep), and when it is recomputed only the steps that entered or left it
 are re-derived. Only wholesale changes (a new plan version, work voided)
-re-derive every status. An event therefore costs what it changed.
+re-derive every status, and even then a step completed and shown done is
+set in bulk, not looked at; a plan version sharing most of its steps with
+the last one (a LangGraph fork) grows its :class:`Shape` from the last
+one's (:class:`~planviz.structure.growing.GrowingIndex`). An event
+therefore costs what it changed (issue 42).
 
 >>> from planviz import Plan, Step
 >>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
@@ -39,7 +43,8 @@ _NONE: frozenset[str] = frozenset()
 
 class Shape:
     """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
-    who requires each fact (who produces one: the index's ``producers``)."""
+    who requires each fact (who produces one: the index's ``producers``). ``base``: the last version's
+    Shape, consumed when this version shares most of its first steps with it (its tables changed in place)."""
 
     __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
     plan: Plan
