@@ -48,9 +48,17 @@ def make_steps(n: int, width: int, seed: int = 0) -> list[Step]:
         layer = list(range(start, min(n, start + width)))
         for i in layer:
             deps = rng.sample(prev, min(len(prev), rng.randint(1, 3))) if prev else []
-            steps.append(Step(names[i], f"do {i}", expected_evidence="ok", duration=rng.randint(1, 10),
-                              depends_on=[names[d] for d in deps], produces=[f"f{i}"],
-                              requires=[f"f{deps[0]}"] if deps else []))
+            steps.append(
+                Step(
+                    names[i],
+                    f"do {i}",
+                    expected_evidence="ok",
+                    duration=rng.randint(1, 10),
+                    depends_on=[names[d] for d in deps],
+                    produces=[f"f{i}"],
+                    requires=[f"f{deps[0]}"] if deps else [],
+                )
+            )
         prev = layer
     return steps
 
@@ -83,8 +91,11 @@ def case(name: str, steps: list[Step], order: str, repeat: int) -> dict:
     g = nx.DiGraph()
     g.add_nodes_from(s.id for s in steps)
     g.add_edges_from((d, s.id) for s in steps for d in s.depends_on)
-    fns = {"topo_sort": lambda _: list(nx.topological_sort(g)), "pipeline": pipeline,
-           "analysis": lambda p: (critical_path(p), ready_waves(p))}
+    fns = {
+        "topo_sort": lambda _: list(nx.topological_sort(g)),
+        "pipeline": pipeline,
+        "analysis": lambda p: (critical_path(p), ready_waves(p)),
+    }
     if validate:
         fns["validate"] = validate
     fns["critical_path"] = critical_path
@@ -93,12 +104,17 @@ def case(name: str, steps: list[Step], order: str, repeat: int) -> dict:
         topo_order = list(nx.topological_sort(g))
         completed = set(topo_order[: len(topo_order) // 2])
         facts = {f for s in steps if s.id in completed for f in s.produces}
-        facts -= set(sorted(facts)[:: 50])  # withdraw every 50th fact: some work is lost
+        facts -= set(sorted(facts)[::50])  # withdraw every 50th fact: some work is lost
         fns["reachable"] = lambda p: reachable(p, completed, facts)
         fns["invalidated"] = lambda p: invalidated(p, (completed, facts))
     # each call gets a fresh Plan (made outside the timing): the per-plan index is built inside every call
-    row = {"plan": name, "order": order, "steps": len(steps), "validate": None,
-           **best(fns, repeat, lambda: Plan("benchmark", steps))}
+    row = {
+        "plan": name,
+        "order": order,
+        "steps": len(steps),
+        "validate": None,
+        **best(fns, repeat, lambda: Plan("benchmark", steps)),
+    }
     topo = row["topo_sort"]
     row["analysis_ratio"] = row["analysis"] / topo
     row["ratio"] = row["pipeline"] / topo
@@ -124,46 +140,87 @@ def main() -> dict:
             rows.append(case(name, steps, order, repeat))
     if VALIDATE_MISSING:
         print(VALIDATE_MISSING)
-    head = (f"{'plan':<12}{'order':<12}{'steps':>8}{'topo s':>9}{'valid s':>9}{'cp s':>8}{'waves s':>9}"
-            f"{'all s':>8}{'ratio':>7}{'target':>7}{'an.only':>8}{'reach':>7}{'inval':>7}")
+    head = (
+        f"{'plan':<12}{'order':<12}{'steps':>8}{'topo s':>9}{'valid s':>9}{'cp s':>8}{'waves s':>9}"
+        f"{'all s':>8}{'ratio':>7}{'target':>7}{'an.only':>8}{'reach':>7}{'inval':>7}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         target = TARGETS.get(r["steps"])
         valid = f"{r['validate']:9.3f}" if r["validate"] is not None else f"{'-':>9}"
-        reach = f"{r['reachable_ratio']:7.2f}{r['invalidated_ratio']:7.2f}" if "reachable" in r else ""
-        print(f"{r['plan']:<12}{r['order']:<12}{r['steps']:>8}{r['topo_sort']:9.4f}{valid}"
-              f"{r['critical_path']:8.3f}{r['ready_waves']:9.3f}{r['pipeline']:8.3f}{r['ratio']:7.2f}"
-              f"{(f'{target:.0f}x' if target else '-'):>7}{r['analysis_ratio']:8.2f}{reach}")
-    print("all = validate + critical_path + ready_waves on one fresh Plan; ratio = all / topological_sort (of a")
-    print("prebuilt DiGraph); an.only = critical_path + ready_waves on one fresh Plan / topological_sort.")
-    print("valid/cp/waves: each alone on a fresh Plan. validate and analysis share one structural index per Plan")
-    print("value, built on first use: every timing above includes building it (each call gets a fresh Plan).")
-    print(f"reach/inval = reachable/invalidated over topological_sort (target {REACH_TARGET:.0f}x at 10k steps).")
+        reach = (
+            f"{r['reachable_ratio']:7.2f}{r['invalidated_ratio']:7.2f}" if "reachable" in r else ""
+        )
+        print(
+            f"{r['plan']:<12}{r['order']:<12}{r['steps']:>8}{r['topo_sort']:9.4f}{valid}"
+            f"{r['critical_path']:8.3f}{r['ready_waves']:9.3f}{r['pipeline']:8.3f}{r['ratio']:7.2f}"
+            f"{(f'{target:.0f}x' if target else '-'):>7}{r['analysis_ratio']:8.2f}{reach}"
+        )
+    print(
+        "all = validate + critical_path + ready_waves on one fresh Plan; ratio = all / topological_sort (of a"
+    )
+    print(
+        "prebuilt DiGraph); an.only = critical_path + ready_waves on one fresh Plan / topological_sort."
+    )
+    print(
+        "valid/cp/waves: each alone on a fresh Plan. validate and analysis share one structural index per Plan"
+    )
+    print(
+        "value, built on first use: every timing above includes building it (each call gets a fresh Plan)."
+    )
+    print(
+        f"reach/inval = reachable/invalidated over topological_sort (target {REACH_TARGET:.0f}x at 10k steps)."
+    )
     met = all(r["ratio"] <= TARGETS[r["steps"]] for r in rows if r["steps"] in TARGETS)
-    met_reach = all(r[k] <= REACH_TARGET for r in rows if r["steps"] == 10_000
-                    for k in ("reachable_ratio", "invalidated_ratio"))
-    print(f"targets met: schedule {'yes' if met else 'NO'}, reachability {'yes' if met_reach else 'NO'}"
-          f"{' (validate missing)' if VALIDATE_MISSING else ''}; {time.perf_counter() - started:.1f} s")
-    return {"figures": figures(rows), "rows": rows, "targets_met": met, "reach_targets_met": met_reach,
-            "note": VALIDATE_MISSING or None}
+    met_reach = all(
+        r[k] <= REACH_TARGET
+        for r in rows
+        if r["steps"] == 10_000
+        for k in ("reachable_ratio", "invalidated_ratio")
+    )
+    print(
+        f"targets met: schedule {'yes' if met else 'NO'}, reachability {'yes' if met_reach else 'NO'}"
+        f"{' (validate missing)' if VALIDATE_MISSING else ''}; {time.perf_counter() - started:.1f} s"
+    )
+    return {
+        "figures": figures(rows),
+        "rows": rows,
+        "targets_met": met,
+        "reach_targets_met": met_reach,
+        "note": VALIDATE_MISSING or None,
+    }
 
 
 def figures(rows: list[dict]) -> list[dict]:
     """Each goal beside its figure: the schedule at 10k and 100k, reachable and invalidated at 10k."""
     out = []
-    what = "`validate` + `critical_path` + `ready_waves`" if validate else "`critical_path` + `ready_waves`"
+    what = (
+        "`validate` + `critical_path` + `ready_waves`"
+        if validate
+        else "`critical_path` + `ready_waves`"
+    )
     for r in rows:
         if r["steps"] in TARGETS:
-            out.append(figure(f"{what} {r['steps'] // 1000}k {r['plan']}, {r['order']} order / one topological sort",
-                              r["ratio"], at_most=TARGETS[r["steps"]],
-                              detail=f"{r['pipeline']:.3f} s / {r['topo_sort']:.4f} s"))
+            out.append(
+                figure(
+                    f"{what} {r['steps'] // 1000}k {r['plan']}, {r['order']} order / one topological sort",
+                    r["ratio"],
+                    at_most=TARGETS[r["steps"]],
+                    detail=f"{r['pipeline']:.3f} s / {r['topo_sort']:.4f} s",
+                )
+            )
     for key in ("reachable", "invalidated"):
         for r in rows:
             if r["steps"] == 10_000:
-                out.append(figure(f"`{key}` 10k {r['plan']}, {r['order']} order / one topological sort",
-                                  r[f"{key}_ratio"], at_most=REACH_TARGET,
-                                  detail=f"{r[key]:.4f} s / {r['topo_sort']:.4f} s"))
+                out.append(
+                    figure(
+                        f"`{key}` 10k {r['plan']}, {r['order']} order / one topological sort",
+                        r[f"{key}_ratio"],
+                        at_most=REACH_TARGET,
+                        detail=f"{r[key]:.4f} s / {r['topo_sort']:.4f} s",
+                    )
+                )
     return out
 
 

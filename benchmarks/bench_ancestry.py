@@ -38,28 +38,51 @@ def main() -> dict[str, Any]:
         far = Plan.from_dict(far_data)
         near = Plan.from_dict(layered_data(n))
         assert not validate(far).errors and not validate(near).errors
-        t = best({"topo": lambda _: list(nx.topological_sort(g)), "far": lambda plans: validate(plans[0]),
-                  "near": lambda plans: validate(plans[1])}, repeats(n),
-                 lambda: (Plan(far.goal, far.steps), Plan(near.goal, near.steps)))
-        rows.append({"steps": n, "edges": g.number_of_edges(), **t, "far_ratio": t["far"] / t["topo"],
-                     "near_ratio": t["near"] / t["topo"]})
+        t = best(
+            {
+                "topo": lambda _: list(nx.topological_sort(g)),
+                "far": lambda plans: validate(plans[0]),
+                "near": lambda plans: validate(plans[1]),
+            },
+            repeats(n),
+            lambda: (Plan(far.goal, far.steps), Plan(near.goal, near.steps)),
+        )
+        rows.append(
+            {
+                "steps": n,
+                "edges": g.number_of_edges(),
+                **t,
+                "far_ratio": t["far"] / t["topo"],
+                "near_ratio": t["near"] / t["topo"],
+            }
+        )
     sizes = [r["steps"] for r in rows]
     for key in ("far", "near", "topo"):
         for r, k in zip(rows, exponent(sizes, [r[key] for r in rows])):
             r[f"{key}_exponent"] = k
-    print(f"{'steps':>8}{'edges':>8}{'topo s':>9}{'far s':>8}{'ratio':>7}{'target':>7}{'k':>6}{'near s':>8}"
-          f"{'ratio':>7}{'k':>6}{'topo k':>8}")
+    print(
+        f"{'steps':>8}{'edges':>8}{'topo s':>9}{'far s':>8}{'ratio':>7}{'target':>7}{'k':>6}{'near s':>8}"
+        f"{'ratio':>7}{'k':>6}{'topo k':>8}"
+    )
     for r in rows:
-        print(f"{r['steps']:>8}{r['edges']:>8}{r['topo']:9.4f}{r['far']:8.3f}{r['far_ratio']:7.2f}{TARGET:6.1f}x"
-              f"{show_exponent(r['far_exponent']):>6}{r['near']:8.3f}{r['near_ratio']:7.2f}"
-              f"{show_exponent(r['near_exponent']):>6}{show_exponent(r['topo_exponent']):>8}")
-    print("far: every step requires a fact produced 2-20 levels up; near: from one of its dependencies. ratio = "
-          "validate /\none networkx.topological_sort of the prebuilt graph; k = scaling exponent from the size before.")
+        print(
+            f"{r['steps']:>8}{r['edges']:>8}{r['topo']:9.4f}{r['far']:8.3f}{r['far_ratio']:7.2f}{TARGET:6.1f}x"
+            f"{show_exponent(r['far_exponent']):>6}{r['near']:8.3f}{r['near_ratio']:7.2f}"
+            f"{show_exponent(r['near_exponent']):>6}{show_exponent(r['topo_exponent']):>8}"
+        )
+    print(
+        "far: every step requires a fact produced 2-20 levels up; near: from one of its dependencies. ratio = "
+        "validate /\none networkx.topological_sort of the prebuilt graph; k = scaling exponent from the size before."
+    )
     met = rows[-1]["far_ratio"] <= TARGET
     print(f"target at 100k: {'met' if met else 'MISSED'}")
     big = rows[-1]
-    shown = figure(f"`validate` {big['steps'] // 1000}k, facts 2-20 levels up / one topological sort",
-                   big["far_ratio"], at_most=TARGET, detail=f"{big['far']:.3f} s / {big['topo']:.4f} s")
+    shown = figure(
+        f"`validate` {big['steps'] // 1000}k, facts 2-20 levels up / one topological sort",
+        big["far_ratio"],
+        at_most=TARGET,
+        detail=f"{big['far']:.3f} s / {big['topo']:.4f} s",
+    )
     return {"figures": [shown], "rows": rows, "target": TARGET, "met_at_100k": met}
 
 

@@ -39,7 +39,9 @@ from planviz.runs.evaluation import dispatch, mechanisms
 from planviz.runs.evaluation.faultmodel import plan_key
 
 PLANS, SAMPLES, STRATEGIES = 120, 40, ("direct", "workflow", "planner")
-MODEL = FaultModel({"transient": 0.04, "tool_error": 0.005, "withdraw": 0.01, "side_effect": 0.01}, seed=26)
+MODEL = FaultModel(
+    {"transient": 0.04, "tool_error": 0.005, "withdraw": 0.01, "side_effect": 0.01}, seed=26
+)
 SPEEDUP_TARGET, OVERHEAD_TARGET = 1.3, 0.10
 
 
@@ -53,9 +55,18 @@ def make_plan(i: int) -> Plan:
     for j in range(n):
         before = list(range((j // width - 1) * width, (j // width) * width)) if j >= width else []
         deps = sorted(rng.sample(before, min(len(before), rng.randint(1, 2))))
-        steps.append(Step(f"S{j}", f"step {j} of plan {i}", expected_evidence=f"evidence {j}",
-                          depends_on=[f"S{d}" for d in deps], requires=[f"f{d}" for d in deps], produces=[f"f{j}"],
-                          duration=rng.randint(1, 5), kind="patch" if j % 5 == 0 else None))
+        steps.append(
+            Step(
+                f"S{j}",
+                f"step {j} of plan {i}",
+                expected_evidence=f"evidence {j}",
+                depends_on=[f"S{d}" for d in deps],
+                requires=[f"f{d}" for d in deps],
+                produces=[f"f{j}"],
+                duration=rng.randint(1, 5),
+                kind="patch" if j % 5 == 0 else None,
+            )
+        )
     return Plan(f"benchmark plan {i}", steps, name=f"plan{i}")
 
 
@@ -90,6 +101,7 @@ def split(plans: list[Plan], samples: int) -> tuple[float, float, float]:
                 return fn(*args, **kwargs)
             finally:
                 spent[name] += time.process_time() - t
+
         return call
 
     saved = mechanisms.simulate, dispatch.metrics
@@ -123,42 +135,83 @@ def main() -> dict:
     bare_best = {"simulate": float("inf"), "metrics": float("inf"), "sampling": float("inf")}
     for _ in range(3):
         whole, inner_sims, inner_figures = split([make_plan(i) for i in range(part)], few)
-        rounds.append(((whole - inner_sims - inner_figures) / inner_sims, whole, inner_sims, inner_figures))
-        for key, value in zip(("simulate", "metrics", "sampling"), bare([make_plan(i) for i in range(part)], few)):
+        rounds.append(
+            ((whole - inner_sims - inner_figures) / inner_sims, whole, inner_sims, inner_figures)
+        )
+        for key, value in zip(
+            ("simulate", "metrics", "sampling"), bare([make_plan(i) for i in range(part)], few)
+        ):
             bare_best[key] = min(bare_best[key], value)
     share, whole, sims, figures = min(rounds)
     machinery = whole - sims - figures
     sampling = bare_best["sampling"]
     speedup = inproc / two
-    print(f"{PLANS} plans ({steps:,} steps) x {len(STRATEGIES)} strategies x {SAMPLES} samples = {total:,} simulations")
+    print(
+        f"{PLANS} plans ({steps:,} steps) x {len(STRATEGIES)} strategies x {SAMPLES} samples = {total:,} simulations"
+    )
     print(f"wall time (load average {load:.1f} on {os.cpu_count()} cores when it started):")
     print(f"  {'in this process':<32} {inproc:7.2f} s")
-    print(f"  {'two worker processes':<32} {two:7.2f} s  speedup {speedup:.2f}x (target >= {SPEEDUP_TARGET}x)"
-          f"  same result: {'yes' if here == there else 'NO'}")
-    print(f"CPU time of the campaign in this process: {inproc_cpu:.2f} s ({inproc_cpu / total * 1e3:.2f} ms per "
-          "simulation)")
+    print(
+        f"  {'two worker processes':<32} {two:7.2f} s  speedup {speedup:.2f}x (target >= {SPEEDUP_TARGET}x)"
+        f"  same result: {'yes' if here == there else 'NO'}"
+    )
+    print(
+        f"CPU time of the campaign in this process: {inproc_cpu:.2f} s ({inproc_cpu / total * 1e3:.2f} ms per "
+        "simulation)"
+    )
     sub = part * few * len(STRATEGIES)
-    print(f"CPU time, the round of least share of 3, {part} plans x {few} samples x {len(STRATEGIES)} = {sub:,} "
-          "simulations:")
+    print(
+        f"CPU time, the round of least share of 3, {part} plans x {few} samples x {len(STRATEGIES)} = {sub:,} "
+        "simulations:"
+    )
     print(f"  {'campaign in this process':<32} {whole:7.2f} s")
-    print(f"  {'  its simulate calls':<32} {sims:7.2f} s  ({sims / sub * 1e3:.2f} ms per simulation)")
+    print(
+        f"  {'  its simulate calls':<32} {sims:7.2f} s  ({sims / sub * 1e3:.2f} ms per simulation)"
+    )
     print(f"  {'  its metrics calls':<32} {figures:7.2f} s  ({figures / sims:.0%} of simulate)")
-    print(f"  {'  machinery: the rest':<32} {machinery:7.2f} s  {share:.1%} of simulate "
-          f"(target < {OVERHEAD_TARGET:.0%}; sampling included)")
-    print(f"  {'for reference, a bare loop':<32} simulate {bare_best['simulate']:.2f} s, metrics "
-          f"{bare_best['metrics']:.2f} s, sampling the faults {sampling:.2f} s (least of 3)")
-    print(f"targets met: speedup {'yes' if speedup >= SPEEDUP_TARGET else 'NO'}, "
-          f"overhead {'yes' if share < OVERHEAD_TARGET else 'NO'}")
-    shown = [figure(f"`campaign` of {total:,} simulations, in-process / 2 local processes, wall time", speedup,
-                    at_least=SPEEDUP_TARGET, detail=f"{inproc:.1f} s / {two:.1f} s; load {load:.1f} when it started"),
-             figure(f"`campaign` machinery / its simulations, {sub:,} simulations, CPU time", share * 100,
-                    at_most=OVERHEAD_TARGET * 100, unit="%",
-                    detail=f"{machinery:.2f} s / {sims:.2f} s (campaign {whole:.2f} s - its simulate - its "
-                    f"metrics {figures:.2f} s)")]
-    return {"figures": shown, "simulations": total, "load": load, "in_process_s": inproc, "in_process_cpu_s": inproc_cpu,
-            "two_processes_s": two, "speedup": speedup,
-            "simulate_s": sims, "metrics_s": figures, "sampling_s": sampling, "machinery_s": machinery,
-            "machinery_share": share, "identical": here == there}
+    print(
+        f"  {'  machinery: the rest':<32} {machinery:7.2f} s  {share:.1%} of simulate "
+        f"(target < {OVERHEAD_TARGET:.0%}; sampling included)"
+    )
+    print(
+        f"  {'for reference, a bare loop':<32} simulate {bare_best['simulate']:.2f} s, metrics "
+        f"{bare_best['metrics']:.2f} s, sampling the faults {sampling:.2f} s (least of 3)"
+    )
+    print(
+        f"targets met: speedup {'yes' if speedup >= SPEEDUP_TARGET else 'NO'}, "
+        f"overhead {'yes' if share < OVERHEAD_TARGET else 'NO'}"
+    )
+    shown = [
+        figure(
+            f"`campaign` of {total:,} simulations, in-process / 2 local processes, wall time",
+            speedup,
+            at_least=SPEEDUP_TARGET,
+            detail=f"{inproc:.1f} s / {two:.1f} s; load {load:.1f} when it started",
+        ),
+        figure(
+            f"`campaign` machinery / its simulations, {sub:,} simulations, CPU time",
+            share * 100,
+            at_most=OVERHEAD_TARGET * 100,
+            unit="%",
+            detail=f"{machinery:.2f} s / {sims:.2f} s (campaign {whole:.2f} s - its simulate - its "
+            f"metrics {figures:.2f} s)",
+        ),
+    ]
+    return {
+        "figures": shown,
+        "simulations": total,
+        "load": load,
+        "in_process_s": inproc,
+        "in_process_cpu_s": inproc_cpu,
+        "two_processes_s": two,
+        "speedup": speedup,
+        "simulate_s": sims,
+        "metrics_s": figures,
+        "sampling_s": sampling,
+        "machinery_s": machinery,
+        "machinery_share": share,
+        "identical": here == there,
+    }
 
 
 if __name__ == "__main__":

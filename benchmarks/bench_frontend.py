@@ -69,8 +69,16 @@ JUMP_JS = """() => {
 
 
 def lanes(n: int, width: int = 20) -> Plan:
-    steps = [Step(f"S{i:04d}", f"step {i} of the work", expected_evidence="ok",
-                  depends_on=[f"S{i - width:04d}"] if i >= width else [], produces=[f"f{i}"]) for i in range(n)]
+    steps = [
+        Step(
+            f"S{i:04d}",
+            f"step {i} of the work",
+            expected_evidence="ok",
+            depends_on=[f"S{i - width:04d}"] if i >= width else [],
+            produces=[f"f{i}"],
+        )
+        for i in range(n)
+    ]
     return Plan(f"{n} steps in {width} lanes", steps, time_unit="min")
 
 
@@ -78,11 +86,19 @@ def main() -> dict:
     out: dict = {"figures": []}
     fallback = fallback_html(run_snapshot(simulate(lanes(300)), legend=False))
     out["fallback_300_bytes"] = len(fallback.encode("utf-8"))
-    print(f"fallback page of a 300-step run: {out['fallback_300_bytes'] / 1e6:.2f} MB "
-          f"(target under {FALLBACK_BYTES / 1e6:.0f} MB)")
-    out["figures"].append(figure("the explorer's static fallback page, 300-step run", out["fallback_300_bytes"] / 1e6,
-                                 at_most=FALLBACK_BYTES / 1e6, unit=" MB",
-                                 detail=f"{out['fallback_300_bytes']:,} bytes"))
+    print(
+        f"fallback page of a 300-step run: {out['fallback_300_bytes'] / 1e6:.2f} MB "
+        f"(target under {FALLBACK_BYTES / 1e6:.0f} MB)"
+    )
+    out["figures"].append(
+        figure(
+            "the explorer's static fallback page, 300-step run",
+            out["fallback_300_bytes"] / 1e6,
+            at_most=FALLBACK_BYTES / 1e6,
+            unit=" MB",
+            detail=f"{out['fallback_300_bytes']:,} bytes",
+        )
+    )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -97,11 +113,14 @@ def main() -> dict:
         page_path.write_text(run_page(run_snapshot(run, legend=False)), encoding="utf-8")
         out["page_1000_bytes"] = os.path.getsize(page_path)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=["--no-sandbox", "--disable-gpu"])
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
             pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.goto(page_path.as_uri())
-            pg.locator("#planviz-app .pv-version:not([hidden]) g.node").first.wait_for(state="attached")
+            pg.locator("#planviz-app .pv-version:not([hidden]) g.node").first.wait_for(
+                state="attached"
+            )
             passes = []
             for _ in range(4):  # the same 200 steps: first visits, then again
                 pg.evaluate(HOME_JS)
@@ -111,29 +130,53 @@ def main() -> dict:
             browser.close()
     later = [t for one in passes[1:] for t in one]
     best = [min(times) for times in zip(*passes[1:])]
-    out.update({"events": len(run.events), "load": os.getloadavg()[0], "jump_ms": jumps,
-                **_figures("first", passes[0]), **_figures("step", later), **_figures("best", best)})
-    print(f"1,000-step plan, {len(run.events)} events, page {out['page_1000_bytes'] / 1e6:.2f} MB; one step "
-          f"(target under {FRAME_MS:.0f} ms, load average {out['load']:.1f} on {os.cpu_count()} cores):")
-    for key, what in (("first", "first visit of each frame"), ("step", "frames seen before"),
-                      ("best", "each step's best of 3")):
-        print(f"  {what:26} median {out[key + '_ms_median']:6.2f} ms   p95 {out[key + '_ms_p95']:6.2f} ms   "
-              f"max {out[key + '_ms_max']:6.2f} ms   {'under' if out[key + '_ms_p95'] < FRAME_MS else 'OVER'} "
-              "one frame at p95")
+    out.update(
+        {
+            "events": len(run.events),
+            "load": os.getloadavg()[0],
+            "jump_ms": jumps,
+            **_figures("first", passes[0]),
+            **_figures("step", later),
+            **_figures("best", best),
+        }
+    )
+    print(
+        f"1,000-step plan, {len(run.events)} events, page {out['page_1000_bytes'] / 1e6:.2f} MB; one step "
+        f"(target under {FRAME_MS:.0f} ms, load average {out['load']:.1f} on {os.cpu_count()} cores):"
+    )
+    for key, what in (
+        ("first", "first visit of each frame"),
+        ("step", "frames seen before"),
+        ("best", "each step's best of 3"),
+    ):
+        print(
+            f"  {what:26} median {out[key + '_ms_median']:6.2f} ms   p95 {out[key + '_ms_p95']:6.2f} ms   "
+            f"max {out[key + '_ms_max']:6.2f} ms   {'under' if out[key + '_ms_p95'] < FRAME_MS else 'OVER'} "
+            "one frame at p95"
+        )
     print(f"a jump across the run {jumps[0]:.0f} ms, back {jumps[1]:.0f} ms")
     for key, what in (("first", "first visit of each frame"), ("step", "frames seen before")):
         for stat in ("median", "p95"):
-            out["figures"].append(figure(
-                f"one step in Chromium, 1,000-step run, {what}: {stat}", out[f"{key}_ms_{stat}"], at_most=FRAME_MS,
-                unit=" ms", detail=f"max {out[key + '_ms_max']:.1f} ms; each step's best of 3: median "
-                f"{out['best_ms_median']:.2f} ms, p95 {out['best_ms_p95']:.2f} ms"))
+            out["figures"].append(
+                figure(
+                    f"one step in Chromium, 1,000-step run, {what}: {stat}",
+                    out[f"{key}_ms_{stat}"],
+                    at_most=FRAME_MS,
+                    unit=" ms",
+                    detail=f"max {out[key + '_ms_max']:.1f} ms; each step's best of 3: median "
+                    f"{out['best_ms_median']:.2f} ms, p95 {out['best_ms_p95']:.2f} ms",
+                )
+            )
     return out
 
 
 def _figures(key: str, times: list[float]) -> dict:
     ordered = sorted(times)
-    return {f"{key}_ms_median": statistics.median(ordered), f"{key}_ms_p95": ordered[int(0.95 * len(ordered))],
-            f"{key}_ms_max": ordered[-1]}
+    return {
+        f"{key}_ms_median": statistics.median(ordered),
+        f"{key}_ms_p95": ordered[int(0.95 * len(ordered))],
+        f"{key}_ms_max": ordered[-1],
+    }
 
 
 if __name__ == "__main__":

@@ -39,19 +39,30 @@ def taskbench_same_tool(n: int) -> str:
 
 
 def taskbench_distinct(n: int) -> str:
-    nodes = [{"task": f"T{i}", "arguments": [f"<node-{i - 1}>" if i else "x.jpg"]} for i in range(n)]
+    nodes = [
+        {"task": f"T{i}", "arguments": [f"<node-{i - 1}>" if i else "x.jpg"]} for i in range(n)
+    ]
     links = [{"source": f"T{i - 1}", "target": f"T{i}"} for i in range(1, n)]
     return json.dumps({"user_request": "r", "task_nodes": nodes, "task_links": links})
 
 
 def nestful_chain(n: int) -> str:
-    calls = [{"name": f"f{i}", "arguments": {"x": f"$var{i - 1}.y$" if i > 1 else "a"}, "label": f"var{i}"}
-             for i in range(1, n + 1)]
+    calls = [
+        {
+            "name": f"f{i}",
+            "arguments": {"x": f"$var{i - 1}.y$" if i > 1 else "a"},
+            "label": f"var{i}",
+        }
+        for i in range(1, n + 1)
+    ]
     return json.dumps({"input": "q", "output": calls})
 
 
-SHAPES: dict[str, Callable[[int], str]] = {"taskbench_same_tool": taskbench_same_tool,
-                                           "taskbench_distinct": taskbench_distinct, "nestful": nestful_chain}
+SHAPES: dict[str, Callable[[int], str]] = {
+    "taskbench_same_tool": taskbench_same_tool,
+    "taskbench_distinct": taskbench_distinct,
+    "nestful": nestful_chain,
+}
 
 
 def main() -> dict[str, Any]:
@@ -64,15 +75,22 @@ def main() -> dict[str, Any]:
             text = make(n)
             [plan] = parse_plans(text)
             assert len(plan.steps) == n
-            seconds.append(best({"read": lambda _: parse_plans(text)}, 3 if n <= 10_000 else 1)["read"])
+            seconds.append(
+                best({"read": lambda _: parse_plans(text)}, 3 if n <= 10_000 else 1)["read"]
+            )
         ratio = seconds[1] / (10 * seconds[0])
         results[name] = {"seconds": dict(zip(SIZES, seconds)), "ratio": round(ratio, 2)}
         shown.append((name, ratio, f"{seconds[0]:.2f} s -> {seconds[1]:.2f} s"))
-        print(f"{name:<22}" + "".join(f"{t:>11.2f}s" for t in seconds)
-              + f"{ratio:>9.2f}  {'ok' if ratio <= TARGET else 'OVER'} (<= {TARGET})")
+        print(
+            f"{name:<22}"
+            + "".join(f"{t:>11.2f}s" for t in seconds)
+            + f"{ratio:>9.2f}  {'ok' if ratio <= TARGET else 'OVER'} (<= {TARGET})"
+        )
     a, b = SIZES[0] // 1000, SIZES[-1] // 1000
-    results["figures"] = [figure(f"`parse_plans` {name}, {b}k / (10 x {a}k)", ratio, at_most=TARGET, detail=detail)
-                          for name, ratio, detail in shown]
+    results["figures"] = [
+        figure(f"`parse_plans` {name}, {b}k / (10 x {a}k)", ratio, at_most=TARGET, detail=detail)
+        for name, ratio, detail in shown
+    ]
     return results
 
 

@@ -46,30 +46,59 @@ TARGET = 13.0  # the largest size's time / the smallest's, for 10x the input (is
 
 
 def snapshot(k: int, parent: int | None, values: dict, nxt: list[str]) -> dict:
-    record = {"values": values, "next": nxt, "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k}"}},
-              "metadata": {"source": "loop", "step": k},
-              "created_at": f"2025-01-01T{k // 3_600_000:02d}:{k // 60_000 % 60:02d}:{k // 1000 % 60:02d}."
-                            f"{k % 1000:03d}000+00:00",
-              "tasks": [{"id": f"t{k}", "name": f"n{k % 50}", "error": None, "interrupts": []}] if nxt else []}
+    record = {
+        "values": values,
+        "next": nxt,
+        "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k}"}},
+        "metadata": {"source": "loop", "step": k},
+        "created_at": f"2025-01-01T{k // 3_600_000:02d}:{k // 60_000 % 60:02d}:{k // 1000 % 60:02d}."
+        f"{k % 1000:03d}000+00:00",
+        "tasks": [{"id": f"t{k}", "name": f"n{k % 50}", "error": None, "interrupts": []}]
+        if nxt
+        else [],
+    }
     if parent is not None:
-        record["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent}"}}
+        record["parent_config"] = {
+            "configurable": {"thread_id": "t", "checkpoint_id": f"c{parent}"}
+        }
     return record
 
 
 def history(shape: str, n: int) -> str:
     if shape == "chain":
-        hist = [snapshot(k, k - 1 if k else None, {"x": k, "msgs": [f"m{k}"]}, [f"n{(k + 1) % 50}"] if k < n - 1
-                         else []) for k in range(n)]
+        hist = [
+            snapshot(
+                k,
+                k - 1 if k else None,
+                {"x": k, "msgs": [f"m{k}"]},
+                [f"n{(k + 1) % 50}"] if k < n - 1 else [],
+            )
+            for k in range(n)
+        ]
     elif shape == "one fork":
-        hist = [snapshot(k, k - 1 if k else None, {"x": k}, [f"n{(k + 1) % 50}"]) for k in range(n - 1)]
+        hist = [
+            snapshot(k, k - 1 if k else None, {"x": k}, [f"n{(k + 1) % 50}"]) for k in range(n - 1)
+        ]
         hist.append(snapshot(n - 1, (n - 1) // 2, {"x": -1}, []))
     elif shape == "forks":
-        hist = [snapshot(0, None, {"x": 0}, ["n1"])] + [snapshot(k, 0, {"x": k}, []) for k in range(1, n)]
+        hist = [snapshot(0, None, {"x": 0}, ["n1"])] + [
+            snapshot(k, 0, {"x": k}, []) for k in range(1, n)
+        ]
     elif shape == "fork every 10":
-        hist = [snapshot(k, None if k == 0 else k - 5 if k % 10 == 0 and k >= 5 else k - 1, {"x": k},
-                         [f"n{(k + 1) % 50}"]) for k in range(n)]
+        hist = [
+            snapshot(
+                k,
+                None if k == 0 else k - 5 if k % 10 == 0 and k >= 5 else k - 1,
+                {"x": k},
+                [f"n{(k + 1) % 50}"],
+            )
+            for k in range(n)
+        ]
     else:
-        hist = [snapshot(0, None, {"x": 0}, ["n1"]), snapshot(1, 0, {f"ch{i}": i for i in range(n)}, [])]
+        hist = [
+            snapshot(0, None, {"x": 0}, ["n1"]),
+            snapshot(1, 0, {f"ch{i}": i for i in range(n)}, []),
+        ]
     return json.dumps(hist)
 
 
@@ -81,9 +110,21 @@ def rounds(shape: str, n: int) -> int:
 
 def facts_plan(n: int):
     facts = [f"fact{i}" for i in range(n)]
-    return load_plan({"goal": "g", "steps": [
-        {"id": "A", "action": "a", "expected_evidence": "e", "produces": facts},
-        {"id": "B", "action": "b", "expected_evidence": "e", "depends_on": ["A"], "requires": facts}]})
+    return load_plan(
+        {
+            "goal": "g",
+            "steps": [
+                {"id": "A", "action": "a", "expected_evidence": "e", "produces": facts},
+                {
+                    "id": "B",
+                    "action": "b",
+                    "expected_evidence": "e",
+                    "depends_on": ["A"],
+                    "requires": facts,
+                },
+            ],
+        }
+    )
 
 
 def main() -> dict:
@@ -93,35 +134,67 @@ def main() -> dict:
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
     for shape in ("chain", "one fork", "forks", "fork every 10", "channels", "facts"):
-        shape_sizes = [n // 10 for n in sizes] if "fork" in shape and shape != "one fork" else sizes  # each fork is a version
+        shape_sizes = (
+            [n // 10 for n in sizes] if "fork" in shape and shape != "one fork" else sizes
+        )  # each fork is a version
         row = {}
         for n in shape_sizes:
-            if shape == "facts":  # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
-                row[n] = best({"simulate": simulate}, rounds(shape, n), fresh=lambda: facts_plan(n))["simulate"]
+            if (
+                shape == "facts"
+            ):  # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
+                row[n] = best(
+                    {"simulate": simulate}, rounds(shape, n), fresh=lambda: facts_plan(n)
+                )["simulate"]
             else:
                 text = history(shape, n)
                 fns = {"parse": lambda _: parse_trace(text)}
-                if shape == "channels":  # the floor: CPython decoding the same text into its n-entry dict
+                if (
+                    shape == "channels"
+                ):  # the floor: CPython decoding the same text into its n-entry dict
                     fns["json.loads"] = lambda _: json.loads(text)
                 times = best(fns, rounds(shape, n))
                 row[n] = times["parse"]
                 if shape == "channels":
                     floor[n] = times["json.loads"]
-        ratio = row[shape_sizes[-1]] / row[shape_sizes[0]] if len(sizes) > 1 and row[shape_sizes[0]] else None
+        ratio = (
+            row[shape_sizes[-1]] / row[shape_sizes[0]]
+            if len(sizes) > 1 and row[shape_sizes[0]]
+            else None
+        )
         results[shape] = {"seconds": row, "ratio": ratio}
-        print(f"{shape:>10} " + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
-              + (f" {ratio:>7.1f}" if ratio is not None else "")
-              + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else "")
-              + ("  (1k and 10k checkpoints: the run holds n²/20 step places)" if shape == "fork every 10" else ""),
-              flush=True)
+        print(
+            f"{shape:>10} "
+            + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
+            + (f" {ratio:>7.1f}" if ratio is not None else "")
+            + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else "")
+            + (
+                "  (1k and 10k checkpoints: the run holds n²/20 step places)"
+                if shape == "fork every 10"
+                else ""
+            ),
+            flush=True,
+        )
         if ratio is not None:
             a, b = shape_sizes[0], shape_sizes[-1]
-            what = "`simulate` of one step producing n facts" if shape == "facts" else f"`parse_trace` LangGraph {shape}"
+            what = (
+                "`simulate` of one step producing n facts"
+                if shape == "facts"
+                else f"`parse_trace` LangGraph {shape}"
+            )
             shown.append((what, a, b, ratio, f"{row[a]:.2f} s -> {row[b]:.2f} s"))
     print("(linear: a ratio near 10 for 10x the input; the target is at most 13)")
-    results["figures"] = [figure(f"{what}, {a // 1000}k -> {b // 1000}k: time ratio", ratio, at_most=TARGET,
-                                 detail=detail) for what, a, b, ratio, detail in shown]
-    if len(sizes) > 1:  # the memory a forked history's read peaks at, traced: the run's own content grows as n²/20
+    results["figures"] = [
+        figure(
+            f"{what}, {a // 1000}k -> {b // 1000}k: time ratio",
+            ratio,
+            at_most=TARGET,
+            detail=detail,
+        )
+        for what, a, b, ratio, detail in shown
+    ]
+    if (
+        len(sizes) > 1
+    ):  # the memory a forked history's read peaks at, traced: the run's own content grows as n²/20
         import tracemalloc  # (its versions, their replan statuses); the index and ledger work kept per version not
 
         peak = {}
@@ -132,15 +205,29 @@ def main() -> dict:
             peak[n] = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
         a, b = min(peak), max(peak)
-        print(f"fork every 10, traced peak: {peak[a]:.1f} MB at {a:,} -> {peak[b]:.1f} MB at {b:,} "
-              f"({peak[b] / peak[a]:.1f}x; issue 42: 1.6 GB RSS at 8k before)")
-        results["figures"].append(figure(f"`parse_trace` LangGraph fork every 10, {a // 1000}k -> {b // 1000}k: "
-                                         "traced peak memory ratio", peak[b] / peak[a],
-                                         detail=f"{peak[a]:.1f} MB -> {peak[b]:.1f} MB"))
-    if len(floor) > 1:  # no goal: what this machine gives for the same growth of one dict (see the docstring)
+        print(
+            f"fork every 10, traced peak: {peak[a]:.1f} MB at {a:,} -> {peak[b]:.1f} MB at {b:,} "
+            f"({peak[b] / peak[a]:.1f}x; issue 42: 1.6 GB RSS at 8k before)"
+        )
+        results["figures"].append(
+            figure(
+                f"`parse_trace` LangGraph fork every 10, {a // 1000}k -> {b // 1000}k: "
+                "traced peak memory ratio",
+                peak[b] / peak[a],
+                detail=f"{peak[a]:.1f} MB -> {peak[b]:.1f} MB",
+            )
+        )
+    if (
+        len(floor) > 1
+    ):  # no goal: what this machine gives for the same growth of one dict (see the docstring)
         a, b = min(floor), max(floor)
-        results["figures"].append(figure(f"floor: `json.loads` of the channels history, {a // 1000}k -> {b // 1000}k",
-                                         floor[b] / floor[a], detail=f"{floor[a]:.4f} s -> {floor[b]:.4f} s"))
+        results["figures"].append(
+            figure(
+                f"floor: `json.loads` of the channels history, {a // 1000}k -> {b // 1000}k",
+                floor[b] / floor[a],
+                detail=f"{floor[a]:.4f} s -> {floor[b]:.4f} s",
+            )
+        )
     return results
 
 

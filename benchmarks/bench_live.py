@@ -40,7 +40,9 @@ SPANS, BATCH, PROBES = 10_000, 500, 6
 
 def _post(endpoint: str, doc: dict) -> None:
     body = json.dumps(doc).encode()
-    request = urllib.request.Request(endpoint, data=body, method="POST", headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        endpoint, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as answer:
         assert answer.status == 200, answer.status
 
@@ -49,8 +51,10 @@ def _batches(doc: dict, size: int) -> list[dict]:
     resource = doc["resourceSpans"][0]
     scope = resource["scopeSpans"][0]
     spans = scope["spans"]
-    return [{"resourceSpans": [{**resource, "scopeSpans": [{**scope, "spans": spans[i:i + size]}]}]}
-            for i in range(0, len(spans), size)]
+    return [
+        {"resourceSpans": [{**resource, "scopeSpans": [{**scope, "spans": spans[i : i + size]}]}]}
+        for i in range(0, len(spans), size)
+    ]
 
 
 def raw_posts() -> tuple[float, float]:
@@ -76,20 +80,36 @@ def _sdk(endpoint: str, simple: bool):
 
     provider = TracerProvider()
     exporter = OTLPSpanExporter(endpoint=endpoint)
-    provider.add_span_processor(SimpleSpanProcessor(exporter) if simple else BatchSpanProcessor(
-        exporter, max_queue_size=4 * SPANS, max_export_batch_size=512, schedule_delay_millis=50))
+    provider.add_span_processor(
+        SimpleSpanProcessor(exporter)
+        if simple
+        else BatchSpanProcessor(
+            exporter, max_queue_size=4 * SPANS, max_export_batch_size=512, schedule_delay_millis=50
+        )
+    )
     return provider
 
 
 def _turn(tracer, i: int) -> None:
-    with tracer.start_as_current_span("chat model", attributes={
-            "gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted",
-            "gen_ai.usage.input_tokens": 300, "gen_ai.usage.output_tokens": 20}):
+    with tracer.start_as_current_span(
+        "chat model",
+        attributes={
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "scripted",
+            "gen_ai.usage.input_tokens": 300,
+            "gen_ai.usage.output_tokens": 20,
+        },
+    ):
         pass
-    with tracer.start_as_current_span(f"execute_tool tool_{i % 13}", attributes={
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": f"tool_{i % 13}",
+    with tracer.start_as_current_span(
+        f"execute_tool tool_{i % 13}",
+        attributes={
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": f"tool_{i % 13}",
             "gen_ai.tool.call.arguments": json.dumps({"query": f"item {i}"}),
-            "gen_ai.tool.call.result": json.dumps({"id": f"result-{i}"})}):
+            "gen_ai.tool.call.result": json.dumps({"id": f"result-{i}"}),
+        },
+    ):
         pass
 
 
@@ -99,14 +119,18 @@ def sdk_exporter() -> float:
         provider = _sdk(rx.endpoint, simple=False)
         tracer = provider.get_tracer("bench")
         began = time.perf_counter()
-        with tracer.start_as_current_span("invoke_agent bench", attributes={"gen_ai.operation.name": "invoke_agent"}):
+        with tracer.start_as_current_span(
+            "invoke_agent bench", attributes={"gen_ai.operation.name": "invoke_agent"}
+        ):
             for i in range((SPANS - 1) // 2):
                 _turn(tracer, i)
         provider.force_flush(timeout_millis=120_000)
         while rx.accepted < SPANS - 1 and time.perf_counter() - began < 120:
             time.sleep(0.005)
         taken = time.perf_counter() - began
-        assert rx.accepted == SPANS - 1, rx.accepted  # one root and (SPANS - 1) // 2 turns of two spans
+        assert rx.accepted == SPANS - 1, (
+            rx.accepted
+        )  # one root and (SPANS - 1) // 2 turns of two spans
         provider.shutdown()
     return taken
 
@@ -134,7 +158,9 @@ def delays(before: int, probes: int) -> tuple[list[float], list[float], list[flo
     with planviz.receive(port=0) as rx:
         provider = _sdk(rx.endpoint, simple=True)
         tracer = provider.get_tracer("bench")
-        root = tracer.start_span("invoke_agent bench", attributes={"gen_ai.operation.name": "invoke_agent"})
+        root = tracer.start_span(
+            "invoke_agent bench", attributes={"gen_ai.operation.name": "invoke_agent"}
+        )
         from opentelemetry import trace
 
         with trace.use_span(root, end_on_exit=False):
@@ -144,11 +170,17 @@ def delays(before: int, probes: int) -> tuple[list[float], list[float], list[flo
             _timed(rx, "run", reads)
             _timed(explorer, "show_recorded", shows)
             for probe in range(probes):
-                time.sleep(0.37 * (probe % 3))  # the span ends at another point of the explorer's second
+                time.sleep(
+                    0.37 * (probe % 3)
+                )  # the span ends at another point of the explorer's second
                 name = f"probe_{probe}"
-                with tracer.start_as_current_span(f"execute_tool {name}", attributes={
-                        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}):
-                    ended = time.perf_counter()  # the span ends here; SimpleSpanProcessor then sends it
+                with tracer.start_as_current_span(
+                    f"execute_tool {name}",
+                    attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+                ):
+                    ended = (
+                        time.perf_counter()
+                    )  # the span ends here; SimpleSpanProcessor then sends it
                 while name not in explorer.snapshot.get("details", {}):
                     time.sleep(0.002)
                 out.append(time.perf_counter() - ended)
@@ -160,25 +192,62 @@ def delays(before: int, probes: int) -> tuple[list[float], list[float], list[flo
 def main() -> dict:
     figures = []
     received, read = raw_posts()
-    print(f"raw OTLP/JSON posts: {SPANS} spans in batches of {BATCH}: {received:.2f} s received, {read:.2f} s read")
-    figures.append(figure(f"`receive`, OTLP/JSON posts of {BATCH} spans: spans received per second",
-                          SPANS / received, unit=" spans/s", detail=f"{SPANS} spans in {received:.2f} s"))
-    figures.append(figure(f"`rx.run` of a {SPANS}-span live trace: spans read per second", SPANS / read,
-                          unit=" spans/s", detail=f"{read:.2f} s"))
+    print(
+        f"raw OTLP/JSON posts: {SPANS} spans in batches of {BATCH}: {received:.2f} s received, {read:.2f} s read"
+    )
+    figures.append(
+        figure(
+            f"`receive`, OTLP/JSON posts of {BATCH} spans: spans received per second",
+            SPANS / received,
+            unit=" spans/s",
+            detail=f"{SPANS} spans in {received:.2f} s",
+        )
+    )
+    figures.append(
+        figure(
+            f"`rx.run` of a {SPANS}-span live trace: spans read per second",
+            SPANS / read,
+            unit=" spans/s",
+            detail=f"{read:.2f} s",
+        )
+    )
     taken = sdk_exporter()
-    print(f"SDK exporter (protobuf, BatchSpanProcessor): {SPANS - 1} spans made and received in {taken:.2f} s")
-    figures.append(figure("`receive`, OpenTelemetry SDK protobuf exporter: spans made, sent and received per second",
-                          (SPANS - 1) / taken, unit=" spans/s", detail=f"{SPANS - 1} spans in {taken:.2f} s"))
+    print(
+        f"SDK exporter (protobuf, BatchSpanProcessor): {SPANS - 1} spans made and received in {taken:.2f} s"
+    )
+    figures.append(
+        figure(
+            "`receive`, OpenTelemetry SDK protobuf exporter: spans made, sent and received per second",
+            (SPANS - 1) / taken,
+            unit=" spans/s",
+            detail=f"{SPANS - 1} spans in {taken:.2f} s",
+        )
+    )
     for before, probes in ((10, PROBES), (1000, 3)):
         seen, reads, shows = delays(before, probes)
-        print(f"span end to step in the explorer's snapshot, trace of {2 * before + 1} spans: "
-              + ", ".join(f"{s:.2f}" for s in seen) + " s")
-        split = (f"each re-reading: `rx.run` {statistics.median(reads):.2f} s + new snapshot "
-                 f"{statistics.median(shows):.2f} s (medians)") if reads and shows else ""
-        figures.append(figure(f"`explore(rx)`: a span's end to its step in the widget's state, trace of "
-                              f"{2 * before + 1} spans (median)", statistics.median(seen), unit=" s",
-                              detail=f"max {max(seen):.2f} s over {len(seen)} spans; {split}; re-read at most "
-                                     "once a second"))
+        print(
+            f"span end to step in the explorer's snapshot, trace of {2 * before + 1} spans: "
+            + ", ".join(f"{s:.2f}" for s in seen)
+            + " s"
+        )
+        split = (
+            (
+                f"each re-reading: `rx.run` {statistics.median(reads):.2f} s + new snapshot "
+                f"{statistics.median(shows):.2f} s (medians)"
+            )
+            if reads and shows
+            else ""
+        )
+        figures.append(
+            figure(
+                f"`explore(rx)`: a span's end to its step in the widget's state, trace of "
+                f"{2 * before + 1} spans (median)",
+                statistics.median(seen),
+                unit=" s",
+                detail=f"max {max(seen):.2f} s over {len(seen)} spans; {split}; re-read at most "
+                "once a second",
+            )
+        )
     return {"figures": figures}
 
 

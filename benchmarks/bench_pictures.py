@@ -43,7 +43,11 @@ CHECKS = [
     ("dense-22", lambda: shapes.dense(22), {}),
     ("chain-4000", lambda: shapes.chain(4000), {}),
     ("skips-450x4", lambda: shapes.skips(450, 4), {}),
-    ("focused layered-3000, S1500, 2 hops", lambda: shapes.layered(3000, seed=2), {"focus": "S1500"}),
+    (
+        "focused layered-3000, S1500, 2 hops",
+        lambda: shapes.layered(3000, seed=2),
+        {"focus": "S1500"},
+    ),
 ]
 
 
@@ -78,7 +82,9 @@ def timed_render(plan, repeats: int = 2) -> tuple[float, float, object, object]:
     real = drawing.lay_out
 
     def recorded(graph, **kw):
-        layout = real(graph, **kw)  # raises when out of time: then the next view's graph is the one drawn
+        layout = real(
+            graph, **kw
+        )  # raises when out of time: then the next view's graph is the one drawn
         graphs.append(graph)
         return layout
 
@@ -99,24 +105,48 @@ def main() -> dict:
     for n in SIZES:
         plan = shapes.layered(n)
         wall, cpu, d, graph = timed_render(plan)
-        dot = drawing.lay_out(graph, in_child=True, timeout=None).seconds  # the floor: dot on the picture drawn
+        dot = drawing.lay_out(
+            graph, in_child=True, timeout=None
+        ).seconds  # the floor: dot on the picture drawn
         whole = estimate(view_features(plan, plan_view(plan, max_steps=None)))
         full = dot_seconds(plan, max_steps=None, budget=None)[0] if n <= 300 else None
-        rows.append({"steps": n, "render_wall_s": wall, "render_cpu_s": cpu, "drawn": len(d.view.steps),
-                     "groups": len(d.view.groups), "dot_s": dot, "ratio": cpu / dot,
-                     "full_estimate_s": whole.seconds, "full_measured_s": full})
+        rows.append(
+            {
+                "steps": n,
+                "render_wall_s": wall,
+                "render_cpu_s": cpu,
+                "drawn": len(d.view.steps),
+                "groups": len(d.view.groups),
+                "dot_s": dot,
+                "ratio": cpu / dot,
+                "full_estimate_s": whole.seconds,
+                "full_measured_s": full,
+            }
+        )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"render (default view) of layered plans, best of 2 (load average {load:.1f} on {os.cpu_count()} cores)")
-    print("floor: dot's CPU time for the picture drawn; ratio: render's CPU time (its layout child included) to it")
-    print(f"{'steps':>6}{'wall s':>8}{'CPU s':>8}{'drawn':>7}{'groups':>7}{'dot s':>8}{'ratio':>7}"
-          f"{'every step: model s':>21}{'measured s':>12}")
+    print(
+        f"render (default view) of layered plans, best of 2 (load average {load:.1f} on {os.cpu_count()} cores)"
+    )
+    print(
+        "floor: dot's CPU time for the picture drawn; ratio: render's CPU time (its layout child included) to it"
+    )
+    print(
+        f"{'steps':>6}{'wall s':>8}{'CPU s':>8}{'drawn':>7}{'groups':>7}{'dot s':>8}{'ratio':>7}"
+        f"{'every step: model s':>21}{'measured s':>12}"
+    )
     for r in rows:
         full = f"{r['full_measured_s']:12.2f}" if r["full_measured_s"] else f"{'-':>12}"
-        print(f"{r['steps']:>6}{r['render_wall_s']:8.2f}{r['render_cpu_s']:8.2f}{r['drawn']:>7}{r['groups']:>7}"
-              f"{r['dot_s']:8.2f}{r['ratio']:7.2f}{r['full_estimate_s']:21.1f}{full}")
+        print(
+            f"{r['steps']:>6}{r['render_wall_s']:8.2f}{r['render_cpu_s']:8.2f}{r['drawn']:>7}{r['groups']:>7}"
+            f"{r['dot_s']:8.2f}{r['ratio']:7.2f}{r['full_estimate_s']:21.1f}{full}"
+        )
     for a, b in zip(rows, rows[1:]):
-        exponent = math.log(b["render_cpu_s"] / a["render_cpu_s"]) / math.log(b["steps"] / a["steps"])
-        print(f"  scaling exponent of render's CPU time {a['steps']} -> {b['steps']} steps: {exponent:.2f}")
+        exponent = math.log(b["render_cpu_s"] / a["render_cpu_s"]) / math.log(
+            b["steps"] / a["steps"]
+        )
+        print(
+            f"  scaling exponent of render's CPU time {a['steps']} -> {b['steps']} steps: {exponent:.2f}"
+        )
     checks = []
     for name, make, options in CHECKS:
         plan = make()
@@ -124,20 +154,38 @@ def main() -> dict:
         model = estimate(view_features(plan, view)).seconds
         measured, d = dot_seconds(plan, **{"max_steps": None, "budget": None, **options})
         assert d.view == view
-        checks.append({"case": name, "model_s": model, "measured_s": measured,
-                       "error": max(model / measured, measured / model)})
+        checks.append(
+            {
+                "case": name,
+                "model_s": model,
+                "measured_s": measured,
+                "error": max(model / measured, measured / model),
+            }
+        )
     print("\nlayout cost model on plans it was not fitted on (CPU seconds of dot)")
     print(f"{'case':<38}{'model s':>9}{'measured s':>12}{'factor':>8}")
     for c in checks:
         print(f"{c['case']:<38}{c['model_s']:9.2f}{c['measured_s']:12.2f}{c['error']:8.2f}")
     factors = sorted(c["error"] for c in checks)
     print(f"  median factor {factors[len(factors) // 2]:.2f}, max {factors[-1]:.2f}")
-    figures = [figure(f"`render`, default view, layered {r['steps']:,} steps: wall time", r["render_wall_s"],
-                      at_most=BUDGET, unit=" s",
-                      detail=f"CPU {r['render_cpu_s']:.2f} s, {r['ratio']:.2f}x dot's {r['dot_s']:.2f} s; "
-                      f"{r['drawn']} steps and {r['groups']} groups drawn; best of 2") for r in rows]
-    figures.append(figure(f"layout cost model on {len(checks)} held-out plans: median factor",
-                          factors[len(factors) // 2], detail=f"max {factors[-1]:.2f}x (no numeric goal)"))
+    figures = [
+        figure(
+            f"`render`, default view, layered {r['steps']:,} steps: wall time",
+            r["render_wall_s"],
+            at_most=BUDGET,
+            unit=" s",
+            detail=f"CPU {r['render_cpu_s']:.2f} s, {r['ratio']:.2f}x dot's {r['dot_s']:.2f} s; "
+            f"{r['drawn']} steps and {r['groups']} groups drawn; best of 2",
+        )
+        for r in rows
+    ]
+    figures.append(
+        figure(
+            f"layout cost model on {len(checks)} held-out plans: median factor",
+            factors[len(factors) // 2],
+            detail=f"max {factors[-1]:.2f}x (no numeric goal)",
+        )
+    )
     return {"figures": figures, "render": rows, "model_checks": checks}
 
 

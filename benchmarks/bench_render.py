@@ -25,11 +25,19 @@ def plan_of(n: int = 300, width: int = 10, seed: int = 7, goal: str = "benchmark
     steps: list[Step] = []
     for i in range(n):
         layer = i // width
-        pool = [s.id for s in steps[max(0, (layer - 3) * width): layer * width]]
+        pool = [s.id for s in steps[max(0, (layer - 3) * width) : layer * width]]
         deps = rnd.sample(pool, min(len(pool), rnd.randint(1, 3))) if pool else []
-        steps.append(Step(f"S{i}", f"step {i}: do the thing number {i} carefully", expected_evidence="ok",
-                          depends_on=deps, requires=[f"f{d[1:]}" for d in deps], produces=[f"f{i}"],
-                          duration=rnd.randint(1, 9)))
+        steps.append(
+            Step(
+                f"S{i}",
+                f"step {i}: do the thing number {i} carefully",
+                expected_evidence="ok",
+                depends_on=deps,
+                requires=[f"f{d[1:]}" for d in deps],
+                produces=[f"f{i}"],
+                duration=rnd.randint(1, 9),
+            )
+        )
     return Plan(goal, steps, time_unit="min")
 
 
@@ -49,8 +57,12 @@ def main(n: int = 300, repeats: int = 2) -> dict:
     # A new goal text makes a new plan value, so each of these misses the layout memo: a full layout.
     fresh = iter([plan.replace(goal=f"benchmark goal {i}") for i in range(2 * repeats)])
     full_plan = best_wall(lambda: render(next(fresh)), repeats)
-    fresh_runs = iter([Run(run.events[:1], None, ExecutionState(), (p,))
-                       for p in [plan.replace(goal=f"run goal {i}") for i in range(repeats)]])
+    fresh_runs = iter(
+        [
+            Run(run.events[:1], None, ExecutionState(), (p,))
+            for p in [plan.replace(goal=f"run goal {i}") for i in range(repeats)]
+        ]
+    )
     full_frame = best_wall(lambda: render(plan, run=next(fresh_runs), at=0), repeats)
     render(plan, run=run, at=0)  # lay out once
     frames = list(range(0, len(run.events), max(1, len(run.events) // 10)))
@@ -61,10 +73,20 @@ def main(n: int = 300, repeats: int = 2) -> dict:
     print(f"  {'full layout + render (run frame)':<34}{full_frame:>9.3f} s")
     print(f"  {'one frame, layout reused':<34}{frame:>9.3f} s")
     print(f"  {'frame / full layout':<34}{ratio:>9.2f} x   (target <= {TARGET:g})")
-    fig = figure(f"one frame of a {n}-step run ({len(run.events)} events), layout reused / a full layout", ratio,
-                 at_most=TARGET, detail=f"{frame * 1e3:.0f} ms / {full_frame:.2f} s wall, best of {repeats}")
-    return {"figures": [fig], "steps": n, "full_plan_s": full_plan, "full_frame_s": full_frame, "frame_s": frame,
-            "ratio": ratio}
+    fig = figure(
+        f"one frame of a {n}-step run ({len(run.events)} events), layout reused / a full layout",
+        ratio,
+        at_most=TARGET,
+        detail=f"{frame * 1e3:.0f} ms / {full_frame:.2f} s wall, best of {repeats}",
+    )
+    return {
+        "figures": [fig],
+        "steps": n,
+        "full_plan_s": full_plan,
+        "full_frame_s": full_frame,
+        "frame_s": frame,
+        "ratio": ratio,
+    }
 
 
 if __name__ == "__main__":

@@ -23,14 +23,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planviz import Fault, Plan, Step, load_trace, report_html, simulate  # noqa: E402
-
 from bench_traces import make_trace  # noqa: E402
 from common import best, exponent, figure, show_exponent  # noqa: E402
 
+from planviz import Fault, Plan, Step, load_trace, report_html, simulate  # noqa: E402
+
 UP_TO = int(os.environ.get("PLANVIZ_BENCH_REPORT_UP_TO", "100000"))
 LINEAR = 1.15  # issue 28: "linear" is a time exponent of at most 1.15 between the two largest sizes
-SIZE_RATIO, BUILD_SECONDS = 0.5, 5.0  # issue 43: a report at most half its trace's size, built within 5 s
+SIZE_RATIO, BUILD_SECONDS = (
+    0.5,
+    5.0,
+)  # issue 43: a report at most half its trace's size, built within 5 s
 
 
 def timed(fn, repeats: int) -> float:
@@ -39,10 +42,21 @@ def timed(fn, repeats: int) -> float:
 
 
 def layered(n: int, width: int = 10) -> Plan:
-    return Plan("g", [Step(f"S{i}", f"do {i}", expected_evidence="ok", duration=1 + i % 5, produces=[f"f{i}"],
-                           depends_on=[f"S{i - width - k}" for k in range(2) if i - width - k >= 0],
-                           requires=[f"f{i - width - k}" for k in range(2) if i - width - k >= 0])
-                      for i in range(n)])
+    return Plan(
+        "g",
+        [
+            Step(
+                f"S{i}",
+                f"do {i}",
+                expected_evidence="ok",
+                duration=1 + i % 5,
+                produces=[f"f{i}"],
+                depends_on=[f"S{i - width - k}" for k in range(2) if i - width - k >= 0],
+                requires=[f"f{i - width - k}" for k in range(2) if i - width - k >= 0],
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def linear(what: str, rows: list[dict], size: str) -> dict | None:
@@ -51,9 +65,13 @@ def linear(what: str, rows: list[dict], size: str) -> dict | None:
         return None
     a, b = rows[-2:]
     k = exponent([a["events"], b["events"]], [a["seconds"], b["seconds"]])[1]
-    return figure(f"{what} {a[size]:,} -> {b[size]:,} {size}, time exponent vs events",
-                  float("nan") if k is None else k, at_most=LINEAR, unit="",
-                  detail=f"{a['seconds']:.2f} s -> {b['seconds']:.2f} s CPU, {a['events']:,} -> {b['events']:,} events")
+    return figure(
+        f"{what} {a[size]:,} -> {b[size]:,} {size}, time exponent vs events",
+        float("nan") if k is None else k,
+        at_most=LINEAR,
+        unit="",
+        detail=f"{a['seconds']:.2f} s -> {b['seconds']:.2f} s CPU, {a['events']:,} -> {b['events']:,} events",
+    )
 
 
 def main() -> dict:
@@ -72,42 +90,75 @@ def main() -> dict:
             seconds = timed(lambda: report_html(run, page), 3 if n <= 10_000 else 1)
             otel_s.append(seconds)
             events = len(run.events)
-            row = {"spans": n, "events": events, "seconds": round(seconds, 2),
-                   "us_per_event": round(1e6 * seconds / events, 1), "mb": round(page.stat().st_size / 1e6, 2),
-                   "trace_mb": round(trace.stat().st_size / 1e6, 2),
-                   "size_ratio": round(page.stat().st_size / trace.stat().st_size, 3)}
-            row["exponent"] = show_exponent(exponent([previous[0], events], [previous[1], seconds])[1]
-                                            if previous else None)
+            row = {
+                "spans": n,
+                "events": events,
+                "seconds": round(seconds, 2),
+                "us_per_event": round(1e6 * seconds / events, 1),
+                "mb": round(page.stat().st_size / 1e6, 2),
+                "trace_mb": round(trace.stat().st_size / 1e6, 2),
+                "size_ratio": round(page.stat().st_size / trace.stat().st_size, 3),
+            }
+            row["exponent"] = show_exponent(
+                exponent([previous[0], events], [previous[1], seconds])[1] if previous else None
+            )
             previous = (events, seconds)
             out["otel"].append(row)
-            print(f"report of {n:>7,} OTel spans ({events:,} events): {seconds:7.2f} s, {row['us_per_event']} µs per "
-                  f"event, {row['mb']} MB ({row['size_ratio']} of the {row['trace_mb']} MB trace), exponent {row['exponent']}",
-                  flush=True)
+            print(
+                f"report of {n:>7,} OTel spans ({events:,} events): {seconds:7.2f} s, {row['us_per_event']} µs per "
+                f"event, {row['mb']} MB ({row['size_ratio']} of the {row['trace_mb']} MB trace), exponent {row['exponent']}",
+                flush=True,
+            )
         previous = None
         for n in (100, 1_000):
             plan = layered(n)
             a = simulate(plan)
-            b = simulate(plan, faults=[Fault(f"S{n // 2}", "tool_error", times=3)], strategy="workflow")
+            b = simulate(
+                plan, faults=[Fault(f"S{n // 2}", "tool_error", times=3)], strategy="workflow"
+            )
             seconds = timed(lambda: report_html([a, b], page), 2)
             pair_s.append(seconds)
             events = len(a.events) + len(b.events)
-            row = {"steps": n, "events": events, "seconds": round(seconds, 2), "mb": round(page.stat().st_size / 1e6, 2)}
-            row["exponent"] = show_exponent(exponent([previous[0], events], [previous[1], seconds])[1]
-                                            if previous else None)
+            row = {
+                "steps": n,
+                "events": events,
+                "seconds": round(seconds, 2),
+                "mb": round(page.stat().st_size / 1e6, 2),
+            }
+            row["exponent"] = show_exponent(
+                exponent([previous[0], events], [previous[1], seconds])[1] if previous else None
+            )
             previous = (events, seconds)
             out["pair"].append(row)
-            print(f"two-run report of {n:>5,}-step plans ({events:,} events): {seconds:6.2f} s, {row['mb']} MB, "
-                  f"exponent {row['exponent']} (was 110 s at 1,000 steps)", flush=True)
+            print(
+                f"two-run report of {n:>5,}-step plans ({events:,} events): {seconds:6.2f} s, {row['mb']} MB, "
+                f"exponent {row['exponent']} (was 110 s at 1,000 steps)",
+                flush=True,
+            )
     # the exponents from the unrounded seconds: the rows keep two decimals for the table
     otel = [{**r, "seconds": s} for r, s in zip(out["otel"], otel_s)]
     pair = [{**r, "seconds": s} for r, s in zip(out["pair"], pair_s)]
-    figures = [linear("`report_html` OTel", otel, "spans"), linear("two-run `report_html([a, b])`", pair, "steps")]
+    figures = [
+        linear("`report_html` OTel", otel, "spans"),
+        linear("two-run `report_html([a, b])`", pair, "steps"),
+    ]
     if otel:  # issue 43: the report of the largest trace at most half its size, built within 5 s
         top = otel[-1]
-        figures += [figure(f"report / trace size, {top['spans']:,} OTel spans", top["size_ratio"], at_most=SIZE_RATIO,
-                           detail=f"{top['mb']} MB report, {top['trace_mb']} MB trace"),
-                    figure(f"`report_html` of {top['spans']:,} OTel spans", top["seconds"], at_most=BUILD_SECONDS,
-                           unit=" s", detail="CPU seconds, the trace loaded beforehand")]
+        figures += [
+            figure(
+                f"report / trace size, {top['spans']:,} OTel spans",
+                top["size_ratio"],
+                at_most=SIZE_RATIO,
+                detail=f"{top['mb']} MB report, {top['trace_mb']} MB trace",
+            ),
+            figure(
+                f"`report_html` of {top['spans']:,} OTel spans",
+                top["seconds"],
+                at_most=BUILD_SECONDS,
+                unit=" s",
+                detail="CPU seconds, the trace loaded beforehand",
+            ),
+        ]
     return {"figures": [f for f in figures if f is not None], **out}
 
 

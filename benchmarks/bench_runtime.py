@@ -35,9 +35,18 @@ def make_plan(n: int, width: int = 20, seed: int = 0) -> Plan:
         layer = i // width
         before = range((layer - 1) * width, layer * width) if layer else range(0)
         deps = sorted(rng.sample(list(before), min(2, len(before))))
-        steps.append(Step(f"S{i:06d}", f"step {i}", expected_evidence="e", depends_on=[f"S{j:06d}" for j in deps],
-                          requires=[f"f{j}" for j in deps], produces=[f"f{i}"], duration=rng.randint(1, 9),
-                          kind="patch" if i % 7 == 0 else None))
+        steps.append(
+            Step(
+                f"S{i:06d}",
+                f"step {i}",
+                expected_evidence="e",
+                depends_on=[f"S{j:06d}" for j in deps],
+                requires=[f"f{j}" for j in deps],
+                produces=[f"f{i}"],
+                duration=rng.randint(1, 9),
+                kind="patch" if i % 7 == 0 else None,
+            )
+        )
     return Plan("benchmark", steps)
 
 
@@ -61,21 +70,44 @@ def figures(rows: list[dict]) -> list[dict]:
     at = {r["steps"]: r for r in rows}
     ten, a, b = at[10_000], rows[-2], rows[-1]
     sizes = f"{a['steps'] // 1000}k -> {b['steps'] // 1000}k steps"
-    out = [figure("`simulate` 10k steps / one `critical_path`", ten["ratio"], at_most=TARGET,
-                  detail=f"{ten['simulate']:.3f} s / {ten['critical_path']:.3f} s")]
+    out = [
+        figure(
+            "`simulate` 10k steps / one `critical_path`",
+            ten["ratio"],
+            at_most=TARGET,
+            detail=f"{ten['simulate']:.3f} s / {ten['critical_path']:.3f} s",
+        )
+    ]
     held = [r for r in rows if r["memory"]]
     if len(held) > 1:
         m0, m1 = held[-2], held[-1]
         items = [r["events"] + r["steps"] for r in (m0, m1)]
         k = exponent(items, [m0["memory"], m1["memory"]])[-1]
-        out.append(figure(f"`simulate` memory {m0['steps'] // 1000}k -> {m1['steps'] // 1000}k steps, "
-                          "exponent in events + steps", k, at_most=LINEAR, unit="",
-                          detail=f"{m0['bytes_per_item']:.0f} -> {m1['bytes_per_item']:.0f} bytes per (event + "
-                          "step); not measured at 100k"))
-    for key, what in (("simulate_fault", "`simulate` with a side effect"), ("save", "`save_trace`"),
-                      ("load", "`load_trace`")):
-        out.append(figure(f"{what} {sizes}, time exponent", exponents(rows, key)[-1], at_most=LINEAR, unit="",
-                          detail=f"{a[key]:.3f} s -> {b[key]:.3f} s"))
+        out.append(
+            figure(
+                f"`simulate` memory {m0['steps'] // 1000}k -> {m1['steps'] // 1000}k steps, "
+                "exponent in events + steps",
+                k,
+                at_most=LINEAR,
+                unit="",
+                detail=f"{m0['bytes_per_item']:.0f} -> {m1['bytes_per_item']:.0f} bytes per (event + "
+                "step); not measured at 100k",
+            )
+        )
+    for key, what in (
+        ("simulate_fault", "`simulate` with a side effect"),
+        ("save", "`save_trace`"),
+        ("load", "`load_trace`"),
+    ):
+        out.append(
+            figure(
+                f"{what} {sizes}, time exponent",
+                exponents(rows, key)[-1],
+                at_most=LINEAR,
+                unit="",
+                detail=f"{a[key]:.3f} s -> {b[key]:.3f} s",
+            )
+        )
     return out
 
 
@@ -85,29 +117,54 @@ def main() -> dict:
         steps = make_plan(n).steps
         fault = Fault(f"S{n // 2:06d}", "side_effect")
         repeats = 5 if n <= 10_000 else 2
-        times = best({"critical_path": critical_path, "simulate": simulate,
-                      "simulate_fault": lambda p: simulate(p, faults=[fault])},
-                     repeats, lambda: Plan("benchmark", steps))
+        times = best(
+            {
+                "critical_path": critical_path,
+                "simulate": simulate,
+                "simulate_fault": lambda p: simulate(p, faults=[fault]),
+            },
+            repeats,
+            lambda: Plan("benchmark", steps),
+        )
         run = simulate(Plan("benchmark", steps))
         memory = held_bytes(lambda: simulate(Plan("benchmark", steps))) if n <= 10_000 else None
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "run.jsonl")
-            io = best({"save": lambda _: save_trace(run, path), "load": lambda _: load_trace(path)}, 2)
+            io = best(
+                {"save": lambda _: save_trace(run, path), "load": lambda _: load_trace(path)}, 2
+            )
             size = os.path.getsize(path)
-        rows.append({"steps": n, "events": len(run.events), **times, **io, "trace_bytes": size, "memory": memory,
-                     "ratio": times["simulate"] / times["critical_path"],
-                     "fault_ratio": times["simulate_fault"] / times["critical_path"],
-                     "bytes_per_item": memory / (len(run.events) + n) if memory else None})
-    print(f"{'steps':>8} {'events':>8} {'cp s':>7} {'simulate s':>10} {'x cp':>6} {'+fault x':>8} {'B/(ev+st)':>9} "
-          f"{'save s':>7} {'load s':>7} {'trace B/ev':>10}")
+        rows.append(
+            {
+                "steps": n,
+                "events": len(run.events),
+                **times,
+                **io,
+                "trace_bytes": size,
+                "memory": memory,
+                "ratio": times["simulate"] / times["critical_path"],
+                "fault_ratio": times["simulate_fault"] / times["critical_path"],
+                "bytes_per_item": memory / (len(run.events) + n) if memory else None,
+            }
+        )
+    print(
+        f"{'steps':>8} {'events':>8} {'cp s':>7} {'simulate s':>10} {'x cp':>6} {'+fault x':>8} {'B/(ev+st)':>9} "
+        f"{'save s':>7} {'load s':>7} {'trace B/ev':>10}"
+    )
     for r in rows:
         per = f"{r['bytes_per_item']:9.0f}" if r["bytes_per_item"] else f"{'-':>9}"
-        print(f"{r['steps']:>8} {r['events']:>8} {r['critical_path']:7.3f} {r['simulate']:10.3f} {r['ratio']:6.1f} "
-              f"{r['fault_ratio']:8.1f} {per} {r['save']:7.3f} {r['load']:7.3f} {r['trace_bytes'] / r['events']:10.0f}")
-    print(f"floor: one critical_path of the same plan (fresh Plan). target: simulate <= {TARGET:.0f}x at 10k steps.")
-    print(f"scaling exponents between sizes (1 = linear): simulate "
-          f"{', '.join(map(show_exponent, exponents(rows, 'simulate')))}; "
-          f"load_trace {', '.join(map(show_exponent, exponents(rows, 'load')))}")
+        print(
+            f"{r['steps']:>8} {r['events']:>8} {r['critical_path']:7.3f} {r['simulate']:10.3f} {r['ratio']:6.1f} "
+            f"{r['fault_ratio']:8.1f} {per} {r['save']:7.3f} {r['load']:7.3f} {r['trace_bytes'] / r['events']:10.0f}"
+        )
+    print(
+        f"floor: one critical_path of the same plan (fresh Plan). target: simulate <= {TARGET:.0f}x at 10k steps."
+    )
+    print(
+        f"scaling exponents between sizes (1 = linear): simulate "
+        f"{', '.join(map(show_exponent, exponents(rows, 'simulate')))}; "
+        f"load_trace {', '.join(map(show_exponent, exponents(rows, 'load')))}"
+    )
     met = next(r["ratio"] for r in rows if r["steps"] == 10_000) <= TARGET
     print(f"target met: {'yes' if met else 'NO'}")
     return {"figures": figures(rows), "rows": rows, "target_met": met}

@@ -50,7 +50,11 @@ steps:
 
 
 def environment(cache: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME")
+    }
     env["PYTHONPYCACHEPREFIX"] = cache
     return env
 
@@ -63,12 +67,21 @@ def script() -> str:
 
 def timed(commands: dict[str, list[str]], env: dict[str, str], cwd: str) -> dict[str, list[float]]:
     for cmd in commands.values():  # warm up: bytecode written, files in the page cache
-        subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(ROUNDS):
         for name, cmd in commands.items():
             t = time.perf_counter()
-            subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                cmd,
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
             times[name].append(time.perf_counter() - t)
     return times
 
@@ -77,11 +90,16 @@ def import_times(args: list[str], env: dict[str, str], cwd: str, runs: int = 7) 
     """Each module's own import time in seconds (least over ``runs``), from ``python -X importtime ARGS``."""
     best: dict[str, float] = defaultdict(lambda: float("inf"))
     for _ in range(runs):
-        err = subprocess.run([sys.executable, "-X", "importtime", *args], env=env, cwd=cwd, capture_output=True,
-                             text=True).stderr
+        err = subprocess.run(
+            [sys.executable, "-X", "importtime", *args],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+        ).stderr
         for line in err.splitlines():
             if line.startswith("import time:") and "self [us]" not in line:
-                own, _, name = line[len("import time:"):].split("|")
+                own, _, name = line[len("import time:") :].split("|")
                 best[name.strip()] = min(best[name.strip()], int(own) / 1e6)
     return dict(best)
 
@@ -121,34 +139,62 @@ def main() -> dict[str, Any]:
             "python -c pass": [sys.executable, "-c", "pass"],
             "planviz validate plan.yaml": [*cli, "validate", "plan.yaml"],
             "planviz validate plan.json": [*cli, "validate", "plan.json"],
-            "python -m planviz validate plan.yaml": [sys.executable, "-m", "planviz", "validate", "plan.yaml"],
+            "python -m planviz validate plan.yaml": [
+                sys.executable,
+                "-m",
+                "planviz",
+                "validate",
+                "plan.yaml",
+            ],
         }
         times = timed(commands, env, work)
         breakdown = import_breakdown(["-m", "planviz", "validate", "plan.yaml"], env, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     floor = statistics.median(times["python -c pass"])
-    rows = [{"command": name, "median_s": statistics.median(ts), "min_s": min(ts),
-             "ratio": statistics.median(ts) / floor, "ratio_min": min(ts) / min(times["python -c pass"])}
-            for name, ts in times.items()]
+    rows = [
+        {
+            "command": name,
+            "median_s": statistics.median(ts),
+            "min_s": min(ts),
+            "ratio": statistics.median(ts) / floor,
+            "ratio_min": min(ts) / min(times["python -c pass"]),
+        }
+        for name, ts in times.items()
+    ]
     print(f"{'command':<40}{'median ms':>10}{'min ms':>8}{'ratio':>7}{'(min)':>7}")
     for r in rows:
-        print(f"{r['command']:<40}{r['median_s'] * 1e3:10.1f}{r['min_s'] * 1e3:8.1f}{r['ratio']:7.2f}"
-              f"{r['ratio_min']:7.2f}")
-    print(f"ratio = median / median of python -c pass ({ROUNDS} interleaved rounds after a warm-up; target "
-          f"{TARGET:.0f}x); (min) = least / least.")
-    print("imports of `python -m planviz validate plan.yaml` (-X importtime, own times summed, least of 7 runs):")
+        print(
+            f"{r['command']:<40}{r['median_s'] * 1e3:10.1f}{r['min_s'] * 1e3:8.1f}{r['ratio']:7.2f}"
+            f"{r['ratio_min']:7.2f}"
+        )
+    print(
+        f"ratio = median / median of python -c pass ({ROUNDS} interleaved rounds after a warm-up; target "
+        f"{TARGET:.0f}x); (min) = least / least."
+    )
+    print(
+        "imports of `python -m planviz validate plan.yaml` (-X importtime, own times summed, least of 7 runs):"
+    )
     for group, seconds in sorted(breakdown["groups"].items(), key=lambda kv: -kv[1]):
         print(f"  {group:<34}{seconds * 1e3:7.1f} ms")
-    print("  largest standard-library modules: " + ", ".join(f"{m} {s * 1e3:.1f}"
-                                                          for m, s in breakdown["largest_stdlib"].items()))
+    print(
+        "  largest standard-library modules: "
+        + ", ".join(f"{m} {s * 1e3:.1f}" for m, s in breakdown["largest_stdlib"].items())
+    )
     met = all(r["ratio"] <= TARGET for r in rows if r["command"].startswith("planviz"))
     print(f"target: {'met' if met else 'MISSED'}")
     floor_s = statistics.median(times["python -c pass"])
-    shown = [figure(f"`{r['command']}` (5 steps) / `python -c pass`", r["ratio"], at_most=TARGET,
-                    detail=f"wall {r['median_s'] * 1e3:.0f} ms / {floor_s * 1e3:.0f} ms, whole process, "
-                    f"median of {ROUNDS}")
-             for r in rows if r["command"].startswith("planviz")]
+    shown = [
+        figure(
+            f"`{r['command']}` (5 steps) / `python -c pass`",
+            r["ratio"],
+            at_most=TARGET,
+            detail=f"wall {r['median_s'] * 1e3:.0f} ms / {floor_s * 1e3:.0f} ms, whole process, "
+            f"median of {ROUNDS}",
+        )
+        for r in rows
+        if r["command"].startswith("planviz")
+    ]
     return {"figures": shown, "rows": rows, "imports_s": breakdown, "target": TARGET, "met": met}
 
 

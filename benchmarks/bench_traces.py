@@ -45,20 +45,28 @@ from tests.runs.otlp import react_trace as make_trace  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "100000"))
-TARGET, LINEAR = 4.0, 1.15  # x json.load at the largest size (issue 43); issue 28's time exponent between the two largest
+TARGET, LINEAR = (
+    4.0,
+    1.15,
+)  # x json.load at the largest size (issue 43); issue 28's time exponent between the two largest
 MEMORY = 3.0  # peak memory of load_trace / the file's size in bytes (issue 43)
 
 
 # what read_only's stand-in for the machine hands back (run_of_spans sets its model calls on it); made by
 # make_dataclass since run.py loads this module outside sys.modules, where a dataclass statement fails
-Unplayed = make_dataclass("Unplayed", [("model_calls", tuple, ()), ("turns", tuple, ())], frozen=True)
+Unplayed = make_dataclass(
+    "Unplayed", [("model_calls", tuple, ()), ("turns", tuple, ())], frozen=True
+)
 
 
 def read_only(path: Path) -> None:
     from planviz.traces.otel import genai as otel
 
     with open(path, "rb") as fh:
-        spans = [span_of(r, c, w, line, str(path)) for r, c, w, line in records(fh, set(CONTAINERS), str(path))]
+        spans = [
+            span_of(r, c, w, line, str(path))
+            for r, c, w, line in records(fh, set(CONTAINERS), str(path))
+        ]
     original = otel.play
     otel.play = lambda plan, actions: Unplayed()  # everything but the machine
     try:
@@ -87,26 +95,48 @@ def json_file(path: Path):
 
 def main() -> dict:
     results = {}
-    print(f"{'spans':>8} {'MB':>6} {'json.load s':>11} {'read s':>7} {'x json':>7} {'us/span':>8} "
-          f"{'load s':>7} {'x json':>7} {'peak/MB':>7} {'json':>5}")
+    print(
+        f"{'spans':>8} {'MB':>6} {'json.load s':>11} {'read s':>7} {'x json':>7} {'us/span':>8} "
+        f"{'load s':>7} {'x json':>7} {'peak/MB':>7} {'json':>5}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for n in SIZES:
             path = Path(tmp) / f"trace_{n}.json"
             path.write_text(json.dumps(make_trace(n)))
             floor = best({"json": lambda _: json.loads(path.read_bytes())}, 3)["json"]
             read = best({"read": lambda _: read_only(path)}, 3 if n < 100_000 else 1)["read"]
-            load = best({"load": lambda _: load_trace(path)}, 1)["load"] if n <= FULL_LOAD_UP_TO else None
+            load = (
+                best({"load": lambda _: load_trace(path)}, 1)["load"]
+                if n <= FULL_LOAD_UP_TO
+                else None
+            )
             size = path.stat().st_size
             memory = peak(load_trace, path) / size if n <= FULL_LOAD_UP_TO else None
             json_memory = peak(json_file, path) / size
-            results[n] = {"mb": size / 1e6, "json_load": floor, "read": read, "read_ratio": read / floor,
-                          "load": load, "load_ratio": None if load is None else load / floor,
-                          "peak_ratio": memory, "json_peak_ratio": json_memory}
-            shown = f"{load:7.2f} {load / floor:7.1f} {memory:7.2f}" if load is not None else f"{'-':>7} {'-':>7} {'-':>7}"
-            print(f"{n:>8} {results[n]['mb']:6.1f} {floor:11.3f} {read:7.2f} {read / floor:7.1f} "
-                  f"{read / n * 1e6:8.1f} {shown} {json_memory:5.2f}", flush=True)
-    print(f"(load: the whole load_trace, up to {FULL_LOAD_UP_TO} spans; set PLANVIZ_BENCH_FULL_LOAD to go further; "
-          "peak/MB: load_trace's peak memory / the file's size, json: json.load's)")
+            results[n] = {
+                "mb": size / 1e6,
+                "json_load": floor,
+                "read": read,
+                "read_ratio": read / floor,
+                "load": load,
+                "load_ratio": None if load is None else load / floor,
+                "peak_ratio": memory,
+                "json_peak_ratio": json_memory,
+            }
+            shown = (
+                f"{load:7.2f} {load / floor:7.1f} {memory:7.2f}"
+                if load is not None
+                else f"{'-':>7} {'-':>7} {'-':>7}"
+            )
+            print(
+                f"{n:>8} {results[n]['mb']:6.1f} {floor:11.3f} {read:7.2f} {read / floor:7.1f} "
+                f"{read / n * 1e6:8.1f} {shown} {json_memory:5.2f}",
+                flush=True,
+            )
+    print(
+        f"(load: the whole load_trace, up to {FULL_LOAD_UP_TO} spans; set PLANVIZ_BENCH_FULL_LOAD to go further; "
+        "peak/MB: load_trace's peak memory / the file's size, json: json.load's)"
+    )
     return {"figures": figures(results), **results}
 
 
@@ -114,28 +144,55 @@ def figures(results: dict) -> list[dict]:
     """The targets for each of the two readings: within 4x of ``json.load`` at the largest size (issue 43), and
     linear; the whole load's peak memory within 3x the file's size at every size (issue 43)."""
     out = []
-    for key, what in (("read", "reading an OTLP/JSON trace (all but the state machine)"), ("load", "whole `load_trace`")):
+    for key, what in (
+        ("read", "reading an OTLP/JSON trace (all but the state machine)"),
+        ("load", "whole `load_trace`"),
+    ):
         sizes = [n for n in SIZES if results[n][key] is not None]
         if not sizes:
             continue
         a, b = (sizes[-2], sizes[-1]) if len(sizes) > 1 else (None, sizes[-1])
         big = results[b]
-        out.append(figure(f"{what} {b // 1000}k spans / `json.load`", big[f"{key}_ratio"], at_most=TARGET,
-                          detail=f"{big[key]:.2f} s / {big['json_load']:.3f} s, {big['mb']:.0f} MB"))
+        out.append(
+            figure(
+                f"{what} {b // 1000}k spans / `json.load`",
+                big[f"{key}_ratio"],
+                at_most=TARGET,
+                detail=f"{big[key]:.2f} s / {big['json_load']:.3f} s, {big['mb']:.0f} MB",
+            )
+        )
         if a is not None:
             k = exponent([a, b], [results[a][key], results[b][key]])[-1]
-            out.append(figure(f"{what} {a // 1000}k -> {b // 1000}k spans, time exponent", k, at_most=LINEAR,
-                              unit="", detail=f"{results[a][key]:.2f} s -> {results[b][key]:.2f} s"))
+            out.append(
+                figure(
+                    f"{what} {a // 1000}k -> {b // 1000}k spans, time exponent",
+                    k,
+                    at_most=LINEAR,
+                    unit="",
+                    detail=f"{results[a][key]:.2f} s -> {results[b][key]:.2f} s",
+                )
+            )
     for n in SIZES:
         r = results[n]
         if r["peak_ratio"] is not None:
-            out.append(figure(f"`load_trace` {n // 1000}k spans: peak memory / file size", r["peak_ratio"],
-                              at_most=MEMORY, detail=f"{r['peak_ratio'] * r['mb']:.0f} MB / {r['mb']:.1f} MB; "
-                              f"json.load {r['json_peak_ratio']:.1f}x"))
+            out.append(
+                figure(
+                    f"`load_trace` {n // 1000}k spans: peak memory / file size",
+                    r["peak_ratio"],
+                    at_most=MEMORY,
+                    detail=f"{r['peak_ratio'] * r['mb']:.0f} MB / {r['mb']:.1f} MB; "
+                    f"json.load {r['json_peak_ratio']:.1f}x",
+                )
+            )
     big = results[SIZES[-1]]
     if big["load"] is not None:
-        out.append(figure(f"whole `load_trace` {SIZES[1] // 1000}k spans / `json.load`", results[SIZES[1]]["load_ratio"],
-                          detail=f"{results[SIZES[1]]['load']:.2f} s / {results[SIZES[1]]['json_load']:.3f} s"))
+        out.append(
+            figure(
+                f"whole `load_trace` {SIZES[1] // 1000}k spans / `json.load`",
+                results[SIZES[1]]["load_ratio"],
+                detail=f"{results[SIZES[1]]['load']:.2f} s / {results[SIZES[1]]['json_load']:.3f} s",
+            )
+        )
     return out
 
 

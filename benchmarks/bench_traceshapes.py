@@ -33,13 +33,21 @@ TARGET = 1.3  # t(100k) / (10 t(10k)), issue 29
 
 def waves(n: int) -> dict:
     half = n // 2
-    return envelope([agent(1, 0, 1000)] + [tool(i + 2, f"a{i}", 1, 100, args={"i": i}) for i in range(half)]
-                    + [tool(half + i + 2, f"b{i}", 200, 300, args={"i": i}) for i in range(half)])
+    return envelope(
+        [agent(1, 0, 1000)]
+        + [tool(i + 2, f"a{i}", 1, 100, args={"i": i}) for i in range(half)]
+        + [tool(half + i + 2, f"b{i}", 200, 300, args={"i": i}) for i in range(half)]
+    )
 
 
 def retry_storm(n: int) -> dict:
-    return envelope([agent(1, 0, 10 * n + 10)] + [tool(i + 2, "fetch", 10 * i + 1, 10 * i + 9, args={"url": "x"},
-                                                       error="HTTP 503") for i in range(n)])
+    return envelope(
+        [agent(1, 0, 10 * n + 10)]
+        + [
+            tool(i + 2, "fetch", 10 * i + 1, 10 * i + 9, args={"url": "x"}, error="HTTP 503")
+            for i in range(n)
+        ]
+    )
 
 
 SHAPES = {"otel_waves": waves, "otel_retry_storm": retry_storm}
@@ -54,12 +62,28 @@ def main() -> dict:
             for n in SIZES:
                 path = Path(tmp) / f"{name}_{n}.json"
                 path.write_text(json.dumps(make(n)))
-                figures[n] = best({"load": lambda _: load_trace(path)}, 3 if n < 100_000 else 1)["load"]
+                figures[n] = best({"load": lambda _: load_trace(path)}, 3 if n < 100_000 else 1)[
+                    "load"
+                ]
             ratio = figures[100_000] / (10 * figures[10_000])
-            results[name] = {"10k": figures[10_000], "100k": figures[100_000], "ratio_to_linear": ratio}
-            print(f"{name:<18} {figures[10_000]:7.2f} {figures[100_000]:7.2f} {ratio:18.2f}", flush=True)
-    shown = [figure(f"`load_trace` {name}, 100k spans / (10 x 10k)", r["ratio_to_linear"], at_most=TARGET,
-                    detail=f"{r['10k']:.2f} s -> {r['100k']:.2f} s") for name, r in results.items()]
+            results[name] = {
+                "10k": figures[10_000],
+                "100k": figures[100_000],
+                "ratio_to_linear": ratio,
+            }
+            print(
+                f"{name:<18} {figures[10_000]:7.2f} {figures[100_000]:7.2f} {ratio:18.2f}",
+                flush=True,
+            )
+    shown = [
+        figure(
+            f"`load_trace` {name}, 100k spans / (10 x 10k)",
+            r["ratio_to_linear"],
+            at_most=TARGET,
+            detail=f"{r['10k']:.2f} s -> {r['100k']:.2f} s",
+        )
+        for name, r in results.items()
+    ]
     return {"figures": shown, **results}
 
 

@@ -39,7 +39,7 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
     resource (a writer) states its check (issue 23 warns ``no_check`` otherwise).
     """
     rng = random.Random(seed)
-    width = max(1, int(n ** 0.5))
+    width = max(1, int(n**0.5))
     steps: list[Step] = []
     layers: list[list[str]] = []
     kinds = ("reproduce", "diagnose", "patch", "verify")
@@ -56,7 +56,9 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
             prev = layers[layer - 1]
             deps = sorted(rng.sample(prev, min(3, len(prev))))
         requires = [f"f{d[1:]}" for d in deps]
-        if deps and parents[deps[0]]:  # a fact from two layers back, reachable only through a parent
+        if (
+            deps and parents[deps[0]]
+        ):  # a fact from two layers back, reachable only through a parent
             requires.append(f"f{parents[deps[0]][0][1:]}")
         parents[sid] = deps
         resource = None  # shared along chains of first parents, so sharers are always ordered
@@ -67,17 +69,29 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
             resource = f"r{i}"
         if resource:
             held[sid] = resource
-        steps.append(Step(sid, f"step {i}", expected_evidence=f"evidence {i}", depends_on=deps,
-                          requires=requires, produces=[f"f{i}"], kind=kinds[min(layer, 3)] if col == 0 or layer == 0 else None,
-                          resources=[resource] if resource else (),
-                          check=f"r{i} holds what step {i} wrote" if resource else ""))  # a writer says how to tell
+        steps.append(
+            Step(
+                sid,
+                f"step {i}",
+                expected_evidence=f"evidence {i}",
+                depends_on=deps,
+                requires=requires,
+                produces=[f"f{i}"],
+                kind=kinds[min(layer, 3)] if col == 0 or layer == 0 else None,
+                resources=[resource] if resource else (),
+                check=f"r{i} holds what step {i} wrote" if resource else "",
+            )
+        )  # a writer says how to tell
         layers[-1].append(sid)
     return Plan(f"layered {n}", steps)
 
 
 def layered_contract(plan: Plan) -> Contract:
-    return Contract(required=["reproduce", "patch", "verify"], must_precede=[("reproduce", "verify")],
-                    obtainable_facts=[f for s in plan.steps for f in s.produces])
+    return Contract(
+        required=["reproduce", "patch", "verify"],
+        must_precede=[("reproduce", "verify")],
+        obtainable_facts=[f for s in plan.steps for f in s.produces],
+    )
 
 
 def naive_validate(plan: Plan) -> dict[str, Any]:
@@ -107,8 +121,14 @@ def main() -> dict[str, Any]:
         report = validate(plan, contract)
         assert not report.findings, report.to_text()[:500]  # clean: no error, no warning
         # interleaved, so both see the same machine load; validate's per-plan index is built inside the timing
-        t = best({"topo": lambda _: list(nx.topological_sort(g)), "validate": lambda p: validate(p, contract)},
-                 7 if n <= 10_000 else 2, lambda: Plan(plan.goal, plan.steps))
+        t = best(
+            {
+                "topo": lambda _: list(nx.topological_sort(g)),
+                "validate": lambda p: validate(p, contract),
+            },
+            7 if n <= 10_000 else 2,
+            lambda: Plan(plan.goal, plan.steps),
+        )
         t_topo, t_val = t["topo"], t["validate"]
         t_naive, estimated = None, False
         if naive_rate is None or naive_rate * n * n <= NAIVE_BUDGET:
@@ -118,25 +138,50 @@ def main() -> dict[str, Any]:
             naive_rate = t_naive / (n * n)
         else:
             t_naive, estimated = naive_rate * n * n, True
-        rows.append({"steps": n, "edges": g.number_of_edges(), "validate_s": t_val, "topological_sort_s": t_topo,
-                     "validate_over_topo": t_val / t_topo, "naive_s": t_naive,
-                     "naive_over_validate": t_naive / t_val, "naive_estimated": estimated})
-    print(f"{'steps':>8} {'edges':>8} {'validate s':>11} {'topo sort s':>12} {'val/topo':>9} "
-          f"{'naive s':>9} {'naive/val':>10}")
+        rows.append(
+            {
+                "steps": n,
+                "edges": g.number_of_edges(),
+                "validate_s": t_val,
+                "topological_sort_s": t_topo,
+                "validate_over_topo": t_val / t_topo,
+                "naive_s": t_naive,
+                "naive_over_validate": t_naive / t_val,
+                "naive_estimated": estimated,
+            }
+        )
+    print(
+        f"{'steps':>8} {'edges':>8} {'validate s':>11} {'topo sort s':>12} {'val/topo':>9} "
+        f"{'naive s':>9} {'naive/val':>10}"
+    )
     for r in rows:
         mark = "~" if r["naive_estimated"] else " "
-        print(f"{r['steps']:>8} {r['edges']:>8} {r['validate_s']:11.4f} {r['topological_sort_s']:12.4f} "
-              f"{r['validate_over_topo']:9.2f} {mark}{r['naive_s']:8.1f} {mark}{r['naive_over_validate']:9.0f}")
-    print("each validate call runs on a fresh Plan, so the timings include building its shared index")
+        print(
+            f"{r['steps']:>8} {r['edges']:>8} {r['validate_s']:11.4f} {r['topological_sort_s']:12.4f} "
+            f"{r['validate_over_topo']:9.2f} {mark}{r['naive_s']:8.1f} {mark}{r['naive_over_validate']:9.0f}"
+        )
+    print(
+        "each validate call runs on a fresh Plan, so the timings include building its shared index"
+    )
     skipped = [r["steps"] for r in rows if r["naive_estimated"]]
     if skipped:
-        print(f"~ naive reference not run at {skipped} steps (over {NAIVE_BUDGET:.0f} s): estimated from the "
-              f"largest size run, as it grows with steps^2")
+        print(
+            f"~ naive reference not run at {skipped} steps (over {NAIVE_BUDGET:.0f} s): estimated from the "
+            f"largest size run, as it grows with steps^2"
+        )
     at = next(r for r in rows if r["steps"] == 10_000)
-    shown = figure("`validate` 10k layered, with a contract / one topological sort", at["validate_over_topo"],
-                   at_most=TARGET, detail=f"{at['validate_s']:.3f} s / {at['topological_sort_s']:.4f} s")
-    return {"figures": [shown], "rows": rows, "target": "validate within 3x of one topological_sort at 10k steps",
-            "met": at["validate_over_topo"] <= TARGET}
+    shown = figure(
+        "`validate` 10k layered, with a contract / one topological sort",
+        at["validate_over_topo"],
+        at_most=TARGET,
+        detail=f"{at['validate_s']:.3f} s / {at['topological_sort_s']:.4f} s",
+    )
+    return {
+        "figures": [shown],
+        "rows": rows,
+        "target": "validate within 3x of one topological_sort at 10k steps",
+        "met": at["validate_over_topo"] <= TARGET,
+    }
 
 
 if __name__ == "__main__":

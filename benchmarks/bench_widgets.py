@@ -34,11 +34,23 @@ def make_plan(n: int = STEPS, width: int = WIDTH, seed: int = 6) -> Plan:
         layer = i // width
         if layer == len(layers):
             layers.append([])
-        deps = rng.sample(layers[layer - 1], k=min(len(layers[layer - 1]), rng.randint(1, 3))) if layer else []
+        deps = (
+            rng.sample(layers[layer - 1], k=min(len(layers[layer - 1]), rng.randint(1, 3)))
+            if layer
+            else []
+        )
         sid = f"S{i}"
-        steps.append(Step(sid, f"step {i} of layer {layer}", expected_evidence=f"fact f{i} observed",
-                          depends_on=deps, requires=[f"f{d[1:]}" for d in deps], produces=[f"f{i}"],
-                          duration=float(rng.randint(1, 9))))
+        steps.append(
+            Step(
+                sid,
+                f"step {i} of layer {layer}",
+                expected_evidence=f"fact f{i} observed",
+                depends_on=deps,
+                requires=[f"f{d[1:]}" for d in deps],
+                produces=[f"f{i}"],
+                duration=float(rng.randint(1, 9)),
+            )
+        )
         layers[layer].append(sid)
     return Plan("benchmark: a 300-step layered plan", steps, time_unit="min")
 
@@ -76,24 +88,46 @@ def main() -> dict:
         size = out.stat().st_size
 
     ratio = step / layout
-    rows = [("full layout + draw (s)", f"{layout:.4f}"), ("explore() open (s)", f"{opened:.3f}"),
-            ("events in the run", str(n)), ("render of one frame (s)", f"{frame:.4f}"),
-            ("one explorer step (s, median)", f"{step:.4f}"),
-            ("step / full layout", f"{ratio:.3f}  (goal <= 0.25)"),
-            ("explorer's own cost per step (s)", f"{overhead:.4f}"),
-            (f"report_html, {REPORT_STEPS} steps / {len(small_run.events)} events (s)", f"{report:.2f}"),
-            ("report size (KiB)", f"{size / 1024:.0f}")]
+    rows = [
+        ("full layout + draw (s)", f"{layout:.4f}"),
+        ("explore() open (s)", f"{opened:.3f}"),
+        ("events in the run", str(n)),
+        ("render of one frame (s)", f"{frame:.4f}"),
+        ("one explorer step (s, median)", f"{step:.4f}"),
+        ("step / full layout", f"{ratio:.3f}  (goal <= 0.25)"),
+        ("explorer's own cost per step (s)", f"{overhead:.4f}"),
+        (
+            f"report_html, {REPORT_STEPS} steps / {len(small_run.events)} events (s)",
+            f"{report:.2f}",
+        ),
+        ("report size (KiB)", f"{size / 1024:.0f}"),
+    ]
     width = max(len(k) for k, _ in rows)
     print(f"explorer on a {STEPS}-step plan")
     for k, v in rows:
         print(f"  {k:<{width}}  {v}")
-    fig = figure(f"one explorer step, {STEPS}-step plan ({n} events) / a full layout", ratio, at_most=TARGET,
-                 detail=f"{step * 1e3:.1f} ms / {layout:.3f} s CPU, medians; with the frames drawn in advance "
-                 f"{overhead * 1e3:.1f} ms")
-    return {"figures": [fig], "steps": STEPS, "events": n, "layout_s": layout, "open_s": opened, "frame_s": frame,
-            "step_s": step, "overhead_s": overhead,
-            "step_over_layout": ratio, "report_steps": REPORT_STEPS,
-            "report_events": len(small_run.events), "report_s": report, "report_bytes": size}
+    fig = figure(
+        f"one explorer step, {STEPS}-step plan ({n} events) / a full layout",
+        ratio,
+        at_most=TARGET,
+        detail=f"{step * 1e3:.1f} ms / {layout:.3f} s CPU, medians; with the frames drawn in advance "
+        f"{overhead * 1e3:.1f} ms",
+    )
+    return {
+        "figures": [fig],
+        "steps": STEPS,
+        "events": n,
+        "layout_s": layout,
+        "open_s": opened,
+        "frame_s": frame,
+        "step_s": step,
+        "overhead_s": overhead,
+        "step_over_layout": ratio,
+        "report_steps": REPORT_STEPS,
+        "report_events": len(small_run.events),
+        "report_s": report,
+        "report_bytes": size,
+    }
 
 
 if __name__ == "__main__":

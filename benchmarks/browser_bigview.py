@@ -33,8 +33,15 @@ from planviz import load_trace, report_html  # noqa: E402
 from tests.runs.otlp import react_trace  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 SIZES = (1_000, 10_000, 100_000)
 OPEN_S, FRAME_MS, STEPS = 5.0, 16.0, 200
 
@@ -76,7 +83,11 @@ COUNT_JS = """() => [document.querySelectorAll('*').length,
 
 def _stats(times: list[float]) -> dict:
     ordered = sorted(times)
-    return {"median": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))], "max": ordered[-1]}
+    return {
+        "median": statistics.median(ordered),
+        "p95": ordered[int(0.95 * (len(ordered) - 1))],
+        "max": ordered[-1],
+    }
 
 
 def _browser(page_path: Path, out: dict) -> None:
@@ -85,13 +96,21 @@ def _browser(page_path: Path, out: dict) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "about:"))
-                      else r.abort())
+        context.route(
+            "**/*",
+            lambda r: (
+                r.continue_()
+                if r.request.url.startswith(("file:", "data:", "about:"))
+                else r.abort()
+            ),
+        )
         pg = context.new_page()
         pg.set_default_timeout(600_000)
         began = time.perf_counter()
         pg.goto(page_path.as_uri(), wait_until="commit")
-        pg.locator("#planviz-app .pv-version:not([hidden]) svg g.node").first.wait_for(state="attached")
+        pg.locator("#planviz-app .pv-version:not([hidden]) svg g.node").first.wait_for(
+            state="attached"
+        )
         out["open_s"] = time.perf_counter() - began
         pg.wait_for_load_state("load")
         out["load_event_s"] = time.perf_counter() - began
@@ -101,7 +120,9 @@ def _browser(page_path: Path, out: dict) -> None:
         out["step_log"] = _stats(pg.evaluate(STEP_JS, STEPS))
         pg.locator("#planviz-app .pv-tab[data-tab='timeline']").click()
         began = time.perf_counter()
-        pg.evaluate("() => document.querySelector('#planviz-app canvas.planviz-lanes').getBoundingClientRect()")
+        pg.evaluate(
+            "() => document.querySelector('#planviz-app canvas.planviz-lanes').getBoundingClientRect()"
+        )
         out["timeline_first_s"] = time.perf_counter() - began
         pg.evaluate(GOTO_JS, middle)
         out["step_timeline"] = _stats(pg.evaluate(STEP_JS, STEPS))
@@ -138,23 +159,46 @@ def main(argv: list[str] | None = None) -> dict:
         for spans in sizes:
             r = one(spans, Path(folder))
             results["sizes"].append(r)
-            print(f"{spans:,} spans: trace {r['trace_mb']:.1f} MB, load_trace {r['load_trace_s']:.2f} s, report "
-                  f"{r['report_s']:.1f} s, {r['report_mb']:.1f} MB", flush=True)
+            print(
+                f"{spans:,} spans: trace {r['trace_mb']:.1f} MB, load_trace {r['load_trace_s']:.2f} s, report "
+                f"{r['report_s']:.1f} s, {r['report_mb']:.1f} MB",
+                flush=True,
+            )
             if "open_s" not in r:
                 continue
-            print(f"  opens {r['open_s']:.2f} s (load event {r['load_event_s']:.2f} s); DOM {r['dom_elements']:,} "
-                  f"elements, {r['log_rows']} log rows (after the steps and jumps: {r['dom_elements_after']:,}, "
-                  f"{r['log_rows_after']}); timeline first drawn in {r['timeline_first_s'] * 1000:.0f} ms")
-            for key, what in (("step_log", "a step, event log shown"), ("step_timeline", "a step, timeline shown"),
-                              ("jump", "a jump across the run")):
+            print(
+                f"  opens {r['open_s']:.2f} s (load event {r['load_event_s']:.2f} s); DOM {r['dom_elements']:,} "
+                f"elements, {r['log_rows']} log rows (after the steps and jumps: {r['dom_elements_after']:,}, "
+                f"{r['log_rows_after']}); timeline first drawn in {r['timeline_first_s'] * 1000:.0f} ms"
+            )
+            for key, what in (
+                ("step_log", "a step, event log shown"),
+                ("step_timeline", "a step, timeline shown"),
+                ("jump", "a jump across the run"),
+            ):
                 s = r[key]
-                print(f"  {what:28} median {s['median']:6.2f} ms  p95 {s['p95']:6.2f} ms  max {s['max']:6.2f} ms")
-            results["figures"].append(figure(f"report of {spans:,} spans opens in Chromium", r["open_s"],
-                                             at_most=OPEN_S, unit=" s", detail=f"load event {r['load_event_s']:.1f} s"))
+                print(
+                    f"  {what:28} median {s['median']:6.2f} ms  p95 {s['p95']:6.2f} ms  max {s['max']:6.2f} ms"
+                )
+            results["figures"].append(
+                figure(
+                    f"report of {spans:,} spans opens in Chromium",
+                    r["open_s"],
+                    at_most=OPEN_S,
+                    unit=" s",
+                    detail=f"load event {r['load_event_s']:.1f} s",
+                )
+            )
             for key in ("step_log", "step_timeline"):
-                results["figures"].append(figure(
-                    f"one step, {spans:,} spans, {key.split('_')[1]} shown: p95", r[key]["p95"], at_most=FRAME_MS,
-                    unit=" ms", detail=f"median {r[key]['median']:.2f} ms, max {r[key]['max']:.1f} ms"))
+                results["figures"].append(
+                    figure(
+                        f"one step, {spans:,} spans, {key.split('_')[1]} shown: p95",
+                        r[key]["p95"],
+                        at_most=FRAME_MS,
+                        unit=" ms",
+                        detail=f"median {r[key]['median']:.2f} ms, max {r[key]['max']:.1f} ms",
+                    )
+                )
     return results
 
 

@@ -21,12 +21,14 @@ import networkx as nx
 SIZES = (1_000, 10_000, 100_000)
 
 
-def layered_data(n: int, *, far: bool = False, seed: int = 0, parents: int | None = None) -> dict[str, Any]:
+def layered_data(
+    n: int, *, far: bool = False, seed: int = 0, parents: int | None = None
+) -> dict[str, Any]:
     """A plan of ``n`` steps as plain data (what ``json.load`` of a plan file gives): layers of sqrt(n) steps,
     each depending on 1 to 4 steps of the layer before (``parents=k``: up to ``k``, and its fact comes from the
     first of them) and requiring one fact of a dependency, or with ``far`` of an ancestor 2-20 levels up."""
     rng = random.Random(seed)
-    width = max(2, int(n ** 0.5))
+    width = max(2, int(n**0.5))
     up: dict[str, list[str]] = {}
     layers: list[list[str]] = []
     steps = []
@@ -40,7 +42,11 @@ def layered_data(n: int, *, far: bool = False, seed: int = 0, parents: int | Non
             deps = sorted(rng.sample(prev, min(rng.randint(1, 4), len(prev))))
         else:
             deps = rng.sample(prev, min(parents, len(prev)))
-        step: dict[str, Any] = {"id": sid, "action": f"do step {i}", "expected_evidence": f"evidence {i}"}
+        step: dict[str, Any] = {
+            "id": sid,
+            "action": f"do step {i}",
+            "expected_evidence": f"evidence {i}",
+        }
         if deps:
             step["depends_on"] = deps
             source = rng.choice(deps) if parents is None else deps[0]
@@ -63,8 +69,13 @@ def digraph(data: dict[str, Any]) -> nx.DiGraph:
     return g
 
 
-def timings(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], Any] = lambda: None,
-            *, paused: frozenset[str] = frozenset()) -> dict[str, list[float]]:
+def timings(
+    fns: dict[str, Callable[[Any], Any]],
+    repeat: int,
+    fresh: Callable[[], Any] = lambda: None,
+    *,
+    paused: frozenset[str] = frozenset(),
+) -> dict[str, list[float]]:
     """The CPU times of each function over ``repeat`` interleaved rounds.
 
     Each call gets ``fresh()`` (made outside the timed region). CPU time
@@ -88,16 +99,26 @@ def timings(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[
     return times
 
 
-def best(fns: dict[str, Callable[[Any], Any]], repeat: int, fresh: Callable[[], Any] = lambda: None,
-         *, paused: frozenset[str] = frozenset()) -> dict[str, float]:
+def best(
+    fns: dict[str, Callable[[Any], Any]],
+    repeat: int,
+    fresh: Callable[[], Any] = lambda: None,
+    *,
+    paused: frozenset[str] = frozenset(),
+) -> dict[str, float]:
     """The least CPU time of each function over ``repeat`` interleaved rounds (see :func:`timings`)."""
-    return {name: min(ts, default=math.inf) for name, ts in timings(fns, repeat, fresh, paused=paused).items()}
+    return {
+        name: min(ts, default=math.inf)
+        for name, ts in timings(fns, repeat, fresh, paused=paused).items()
+    }
 
 
 def exponent(sizes: list[int], seconds: list[float]) -> list[float | None]:
     """The scaling exponent k of t ~ n^k between each size and the one before (None for the first)."""
-    return [None] + [math.log(t1 / t0) / math.log(n1 / n0) if t0 > 0 and t1 > 0 else None
-                     for n0, n1, t0, t1 in zip(sizes, sizes[1:], seconds, seconds[1:])]
+    return [None] + [
+        math.log(t1 / t0) / math.log(n1 / n0) if t0 > 0 and t1 > 0 else None
+        for n0, n1, t0, t1 in zip(sizes, sizes[1:], seconds, seconds[1:])
+    ]
 
 
 def show_exponent(k: float | None) -> str:
@@ -116,8 +137,15 @@ def load() -> float:
         return math.nan
 
 
-def figure(what: str, value: float, *, at_most: float | None = None, at_least: float | None = None,
-           unit: str = "x", detail: str = "") -> dict[str, Any]:
+def figure(
+    what: str,
+    value: float,
+    *,
+    at_most: float | None = None,
+    at_least: float | None = None,
+    unit: str = "x",
+    detail: str = "",
+) -> dict[str, Any]:
     """One measured figure beside its goal: printed now, returned for ``run.py``'s summary and docs/benchmarks.md.
 
     ``unit`` follows the number ("x" for a ratio, " s", " MB", "" for an exponent);
@@ -125,9 +153,18 @@ def figure(what: str, value: float, *, at_most: float | None = None, at_least: f
     """
     goal = at_most if at_most is not None else at_least
     met = None if goal is None else (value <= goal if at_most is not None else value >= goal)
-    out = {"figure": what, "value": value, "unit": unit, "goal": "" if goal is None else
-           f"{'<=' if at_most is not None else '>='} {goal:g}{unit}", "met": met, "load": load(), "detail": detail}
+    out = {
+        "figure": what,
+        "value": value,
+        "unit": unit,
+        "goal": "" if goal is None else f"{'<=' if at_most is not None else '>='} {goal:g}{unit}",
+        "met": met,
+        "load": load(),
+        "detail": detail,
+    }
     verdict = {True: "met", False: "MISSED", None: ""}[met]
-    print(f"  {what:<60} {value:9.3g}{unit:<3} {out['goal']:>9}  {verdict:<6} load {out['load']:<4} {detail}",
-          flush=True)
+    print(
+        f"  {what:<60} {value:9.3g}{unit:<3} {out['goal']:>9}  {verdict:<6} load {out['load']:<4} {detail}",
+        flush=True,
+    )
     return out

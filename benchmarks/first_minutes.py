@@ -30,8 +30,15 @@ import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def _free_port() -> int:
@@ -43,28 +50,46 @@ def _free_port() -> int:
 def one_run(repository: str, keep: bool) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="planviz-first-minutes-"))
     clone, port, token = tmp / "planviz", _free_port(), secrets.token_hex(16)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "JUPYTER", "PYTHONPATH"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("VIRTUAL_ENV", "JUPYTER", "PYTHONPATH"))
+    }
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
         (tmp / name.lower()).mkdir()
         env[name] = str(tmp / name.lower())
-    lab_args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0 "
-                f"--IdentityProvider.token={token} --LabApp.user_settings_dir={tmp / 'settings'} "
-                f"--LabApp.workspaces_dir={tmp / 'ws'}")
-    notify = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    lab_args = (
+        f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0 "
+        f"--IdentityProvider.token={token} --LabApp.user_settings_dir={tmp / 'settings'} "
+        f"--LabApp.workspaces_dir={tmp / 'ws'}"
+    )
+    notify = (
+        tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    )
     notify.parent.mkdir(parents=True)
     notify.write_text('{"fetchNews": "false", "checkForUpdates": false}')
     start = time.monotonic()
     subprocess.run(["git", "clone", "--quiet", repository, str(clone)], check=True, env=env)
     cloned = time.monotonic() - start
     log = open(tmp / "make-lab.log", "wb")
-    make = subprocess.Popen(["make", "lab", f"LAB_ARGS={lab_args}"], cwd=clone, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    make = subprocess.Popen(
+        ["make", "lab", f"LAB_ARGS={lab_args}"],
+        cwd=clone,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         while True:
             if make.poll() is not None:
-                raise RuntimeError(f"make lab exited with {make.returncode}; see {tmp / 'make-lab.log'}")
+                raise RuntimeError(
+                    f"make lab exited with {make.returncode}; see {tmp / 'make-lab.log'}"
+                )
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2):
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2
+                ):
                     break
             except OSError:
                 time.sleep(0.2)
@@ -72,10 +97,14 @@ def one_run(repository: str, keep: bool) -> dict[str, float]:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            )
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.set_default_timeout(300_000)
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/01_checklist_to_plan.ipynb?reset&token={token}")
+            page.goto(
+                f"http://127.0.0.1:{port}/lab/tree/01_checklist_to_plan.ipynb?reset&token={token}"
+            )
             page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
             page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
             page.locator(".lm-Menu-item[data-command='runmenu:run-all']").click()
@@ -100,7 +129,10 @@ def main(argv: list[str]) -> int:
         load = os.getloadavg()
         times = one_run(args.repository, args.keep)
         shown = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in times.items())
-        print(f"run {k + 1}: {shown} (load average before: {load[0]:.1f}, {os.cpu_count()} cores)", flush=True)
+        print(
+            f"run {k + 1}: {shown} (load average before: {load[0]:.1f}, {os.cpu_count()} cores)",
+            flush=True,
+        )
     return 0
 
 

@@ -31,7 +31,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 PAGE = ROOT / "docs" / "benchmarks.md"  # the page whose table shows the figures
-FIGURES = HERE / "figures.json"  # the figures of the run docs/benchmarks.md's table shows (tests/test_docs.py compares)
+FIGURES = (
+    HERE / "figures.json"
+)  # the figures of the run docs/benchmarks.md's table shows (tests/test_docs.py compares)
 
 
 def main(argv: list[str]) -> int:
@@ -54,25 +56,44 @@ def main(argv: list[str]) -> int:
         # on the heap made later ones slower (validate 10k: 5.7x the sort after the others, 3.5x alone)
         with tempfile.TemporaryDirectory() as work:
             out_file = Path(work, "result.json")
-            done = subprocess.run([sys.executable, __file__, "--one", str(path), str(out_file)], check=False)
-            results[name] = (json.loads(out_file.read_text()) if done.returncode == 0 and out_file.exists()
-                             else {"figures": [], "failed": f"exit status {done.returncode}"})
+            done = subprocess.run(
+                [sys.executable, __file__, "--one", str(path), str(out_file)], check=False
+            )
+            results[name] = (
+                json.loads(out_file.read_text())
+                if done.returncode == 0 and out_file.exists()
+                else {"figures": [], "failed": f"exit status {done.returncode}"}
+            )
         results[name]["seconds"] = round(time.perf_counter() - started, 1)
         print(f"({results[name]['seconds']} s)", flush=True)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest benchmark process
-    run = {"benchmarks": sorted(results), "minutes": round((time.perf_counter() - began) / 60, 1),
-           "peak_mib": round(peak / 1024), "load_start": at_start, "load_end": _load(), "cores": os.cpu_count(),
-           "python": platform.python_version(), "date": time.strftime("%Y-%m-%d")}
-    print(f"\nmake bench took {run['minutes']} min; peak memory about {run['peak_mib']} MiB "
-          f"(the largest benchmark process, with its children); load average at the end: {run['load_end']}", flush=True)
+    run = {
+        "benchmarks": sorted(results),
+        "minutes": round((time.perf_counter() - began) / 60, 1),
+        "peak_mib": round(peak / 1024),
+        "load_start": at_start,
+        "load_end": _load(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    print(
+        f"\nmake bench took {run['minutes']} min; peak memory about {run['peak_mib']} MiB "
+        f"(the largest benchmark process, with its children); load average at the end: {run['load_end']}",
+        flush=True,
+    )
     table = render({"run": run, "results": results})
     print("\n" + table)
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
-    (out / "bench.json").write_text(json.dumps({"run": run, "results": results}, indent=2, default=str))
+    (out / "bench.json").write_text(
+        json.dumps({"run": run, "results": results}, indent=2, default=str)
+    )
     (out / "bench.md").write_text(table + "\n")
-    print(f"wrote {out / 'bench.json'} and {out / 'bench.md'} "
-          "(python benchmarks/run.py --page puts the table in docs/benchmarks.md)")
+    print(
+        f"wrote {out / 'bench.json'} and {out / 'bench.md'} "
+        "(python benchmarks/run.py --page puts the table in docs/benchmarks.md)"
+    )
     failed = [name for name, result in results.items() if result.get("failed")]
     if failed:
         print(f"did not finish: {', '.join(failed)}", file=sys.stderr)
@@ -93,18 +114,24 @@ def one(path: Path, out_file: Path) -> int:
 def render(data: dict[str, Any]) -> str:
     """The markdown table of every figure with a goal (or shown without one), and how the run went."""
     run = data["run"]
-    lines = [f"Measured by `make bench` on {run['date']}: {len(run['benchmarks'])} benchmarks in {run['minutes']} "
-             f"minutes, peak memory about {run['peak_mib']} MiB, {run['cores']} cores, Python {run['python']}, "
-             f"load average {run['load_start']} at the start and {run['load_end']} at the end.", "",
-             "| benchmark | figure | measured | goal | met | load | detail |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Measured by `make bench` on {run['date']}: {len(run['benchmarks'])} benchmarks in {run['minutes']} "
+        f"minutes, peak memory about {run['peak_mib']} MiB, {run['cores']} cores, Python {run['python']}, "
+        f"load average {run['load_start']} at the start and {run['load_end']} at the end.",
+        "",
+        "| benchmark | figure | measured | goal | met | load | detail |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, result in data["results"].items():
         if result.get("failed"):
             lines.append(f"| `{name}` | did not finish: {result['failed']} | | | **no** | | |")
         for f in result.get("figures", []):
             met = {True: "yes", False: "**no**", None: ""}[f["met"]]
             detail = str(f["detail"]).replace("|", "/")
-            lines.append(f"| `{name}` | {f['figure']} | {f['value']:.3g}{f['unit']} | {f['goal']} | {met} | "
-                         f"{f['load']} | {detail} |")
+            lines.append(
+                f"| `{name}` | {f['figure']} | {f['value']:.3g}{f['unit']} | {f['goal']} | {met} | "
+                f"{f['load']} | {detail} |"
+            )
     return "\n".join(lines)
 
 
@@ -113,14 +140,22 @@ def write_page(source: Path) -> int:
     path = PAGE
     text = path.read_text(encoding="utf-8")
     if START not in text or END not in text:
-        print(f"{path.relative_to(ROOT)} has no {START} ... {END} section to rewrite", file=sys.stderr)
+        print(
+            f"{path.relative_to(ROOT)} has no {START} ... {END} section to rewrite", file=sys.stderr
+        )
         return 1
     data = json.loads(source.read_text(encoding="utf-8"))
-    kept = {"run": data["run"], "results": {name: {"figures": result.get("figures", [])}
-                                           for name, result in data["results"].items()}}
+    kept = {
+        "run": data["run"],
+        "results": {
+            name: {"figures": result.get("figures", [])} for name, result in data["results"].items()
+        },
+    }
     FIGURES.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
     path.write_text(page_text(text, kept), encoding="utf-8")
-    print(f"{path.relative_to(ROOT)}: table rewritten from {source}; its figures kept in {FIGURES.relative_to(ROOT)}")
+    print(
+        f"{path.relative_to(ROOT)}: table rewritten from {source}; its figures kept in {FIGURES.relative_to(ROOT)}"
+    )
     return 0
 
 

@@ -28,69 +28,180 @@ __version__ = "0.2.0"
 # Every public name and the module it lives in, written once: mypy and editors read this block for the real
 # types behind the lazy names, and at run time _exports() reads the same lines from this file's source.
 if TYPE_CHECKING:
-    from planviz.errors import PlanvizError as PlanvizError, PlanvizTypeError as PlanvizTypeError, PlanFormatError as PlanFormatError, TraceFormatError as TraceFormatError, SchemaError as SchemaError, SemanticError as SemanticError, UnknownStepError as UnknownStepError, RenderError as RenderError, LayoutTimeout as LayoutTimeout, AnalysisError as AnalysisError, StructureError as StructureError, SimulationError as SimulationError, FrameIndexError as FrameIndexError
-    from planviz.plan.model import Step as Step, Plan as Plan, Contract as Contract, ToolSpec as ToolSpec, Finding as Finding
-    from planviz.plan.horizon import Budget as Budget
-    from planviz.plan.files import parse_plan as parse_plan, parse_plans as parse_plans, load_plan as load_plan, load_plans as load_plans
-    from planviz.plan.contractfile import parse_contract as parse_contract, load_contract as load_contract
-    from planviz.plan.planwriter import dump_plan as dump_plan
-    from planviz.plan.schema import plan_schema as plan_schema
-    from planviz.structure.graph import to_graph as to_graph, from_graph as from_graph
+    from planviz.analysis.blocking import BlockReason as BlockReason, why_blocked as why_blocked
+    from planviz.analysis.reach import (
+        Reach as Reach,
+        invalidated as invalidated,
+        reachable as reachable,
+    )
+    from planviz.analysis.schedule import (
+        Schedule as Schedule,
+        StepTiming as StepTiming,
+        critical_path as critical_path,
+    )
+    from planviz.analysis.scope import Scope as Scope, failure_scope as failure_scope
+    from planviz.analysis.timeline import (
+        TimelinePoint as TimelinePoint,
+        ready_timeline as ready_timeline,
+        ready_waves as ready_waves,
+    )
+    from planviz.checks.grading import (
+        Grade as Grade,
+        GradeTable as GradeTable,
+        grade as grade,
+        grade_many as grade_many,
+    )
     from planviz.checks.report import Report as Report, Summary as Summary, summarize as summarize
-    from planviz.checks.validation import validate as validate, prepare as prepare, refusal as refusal, PlanningFailure as PlanningFailure
-    from planviz.checks.sheet import confirmation_sheet as confirmation_sheet, ConfirmationSheet as ConfirmationSheet, SheetRow as SheetRow
-    from planviz.checks.grading import grade as grade, grade_many as grade_many, Grade as Grade, GradeTable as GradeTable
-    from planviz.analysis.schedule import critical_path as critical_path, Schedule as Schedule, StepTiming as StepTiming
-    from planviz.analysis.timeline import ready_waves as ready_waves, ready_timeline as ready_timeline, TimelinePoint as TimelinePoint
-    from planviz.analysis.reach import reachable as reachable, invalidated as invalidated, Reach as Reach
-    from planviz.analysis.scope import failure_scope as failure_scope, Scope as Scope
-    from planviz.analysis.blocking import why_blocked as why_blocked, BlockReason as BlockReason
-    from planviz.runs.fault import Fault as Fault
-    from planviz.runs.events import Run as Run, Event as Event, Frame as Frame, Observation as Observation, ExecutionState as ExecutionState, Conflict as Conflict
-    from planviz.runs.frames import FrameDelta as FrameDelta
-    from planviz.runs.engine.revision import redundant_work as redundant_work, changed_completed as changed_completed, reissue as reissue
-    from planviz.runs.engine.simulation import simulate as simulate
-    from planviz.traces.own.recorder import Recorder as Recorder
-    from planviz.traces.own.tracefile import save_trace as save_trace, load_trace as load_trace, parse_trace as parse_trace
-    from planviz.traces import load_traces as load_traces
-    from planviz.runs.measures.runmetrics import metrics as metrics, attribution as attribution, Attribution as Attribution, Metrics as Metrics
-    from planviz.runs.measures.outcomes import outcome_class as outcome_class
-    from planviz.runs.evaluation.frozen import FrozenResult as FrozenResult, StepPerformance as StepPerformance
-    from planviz.runs.evaluation.frozenplan import frozen_plan_test as frozen_plan_test
-    from planviz.runs.comparisons.comparison import compare_strategies as compare_strategies, StrategyComparison as StrategyComparison, StrategyRow as StrategyRow
-    from planviz.runs.evaluation.faultmodel import FaultModel as FaultModel
-    from planviz.runs.evaluation.campaigns import campaign as campaign, ablation as ablation
-    from planviz.runs.evaluation.campaigntable import Campaign as Campaign, CampaignRow as CampaignRow
-    from planviz.runs.measures.intervals import Estimate as Estimate
-    from planviz.runs.comparisons.alignment import align as align, Alignment as Alignment, StepFate as StepFate, UnplannedCall as UnplannedCall
-    from planviz.runs.comparisons.rundiff import diff_runs as diff_runs, RunDiff as RunDiff, StepChange as StepChange
-    from planviz.runs.usage import Usage as Usage, run_usage as run_usage
-    from planviz.runs.hindsight.retrospect import hindsight as hindsight, Hindsight as Hindsight
-    from planviz.runs.hindsight.whatif import what_if as what_if, WhatIf as WhatIf
-    from planviz.runs.summary.runsummary import run_summary as run_summary, RunSummary as RunSummary
-    from planviz.pictures.drawing import render as render
-    from planviz.pictures.diagram import Diagram as Diagram
-    from planviz.pictures.animation import Animation as Animation
-    from planviz.pictures.focus import View as View
-    from planviz.pictures.fatepicture import render_alignment as render_alignment
-    from planviz.pictures.whatifchart import render_what_if as render_what_if
-    from planviz.pictures.costchart import render_campaign as render_campaign, CampaignChart as CampaignChart
+    from planviz.checks.sheet import (
+        ConfirmationSheet as ConfirmationSheet,
+        SheetRow as SheetRow,
+        confirmation_sheet as confirmation_sheet,
+    )
+    from planviz.checks.validation import (
+        PlanningFailure as PlanningFailure,
+        prepare as prepare,
+        refusal as refusal,
+        validate as validate,
+    )
+    from planviz.errors import (
+        AnalysisError as AnalysisError,
+        FrameIndexError as FrameIndexError,
+        LayoutTimeout as LayoutTimeout,
+        PlanFormatError as PlanFormatError,
+        PlanvizError as PlanvizError,
+        PlanvizTypeError as PlanvizTypeError,
+        RenderError as RenderError,
+        SchemaError as SchemaError,
+        SemanticError as SemanticError,
+        SimulationError as SimulationError,
+        StructureError as StructureError,
+        TraceFormatError as TraceFormatError,
+        UnknownStepError as UnknownStepError,
+    )
     from planviz.frontends.pages.htmlreport import report_html as report_html
     from planviz.frontends.pages.slides import animate as animate
-    from planviz.frontends.widget.explorer import explore as explore, replay as replay, Explorer as Explorer
-    from planviz.frontends.widget.sidebyside import side_by_side as side_by_side, SideBySide as SideBySide
-    from planviz.frontends.receiver import receive as receive, Receiver as Receiver
+    from planviz.frontends.receiver import Receiver as Receiver, receive as receive
+    from planviz.frontends.widget.explorer import (
+        Explorer as Explorer,
+        explore as explore,
+        replay as replay,
+    )
+    from planviz.frontends.widget.sidebyside import (
+        SideBySide as SideBySide,
+        side_by_side as side_by_side,
+    )
+    from planviz.pictures.animation import Animation as Animation
+    from planviz.pictures.costchart import (
+        CampaignChart as CampaignChart,
+        render_campaign as render_campaign,
+    )
+    from planviz.pictures.diagram import Diagram as Diagram
+    from planviz.pictures.drawing import render as render
+    from planviz.pictures.fatepicture import render_alignment as render_alignment
+    from planviz.pictures.focus import View as View
+    from planviz.pictures.whatifchart import render_what_if as render_what_if
+    from planviz.plan.contractfile import (
+        load_contract as load_contract,
+        parse_contract as parse_contract,
+    )
+    from planviz.plan.files import (
+        load_plan as load_plan,
+        load_plans as load_plans,
+        parse_plan as parse_plan,
+        parse_plans as parse_plans,
+    )
+    from planviz.plan.horizon import Budget as Budget
+    from planviz.plan.model import (
+        Contract as Contract,
+        Finding as Finding,
+        Plan as Plan,
+        Step as Step,
+        ToolSpec as ToolSpec,
+    )
+    from planviz.plan.planwriter import dump_plan as dump_plan
+    from planviz.plan.schema import plan_schema as plan_schema
+    from planviz.runs.comparisons.alignment import (
+        Alignment as Alignment,
+        StepFate as StepFate,
+        UnplannedCall as UnplannedCall,
+        align as align,
+    )
+    from planviz.runs.comparisons.comparison import (
+        StrategyComparison as StrategyComparison,
+        StrategyRow as StrategyRow,
+        compare_strategies as compare_strategies,
+    )
+    from planviz.runs.comparisons.rundiff import (
+        RunDiff as RunDiff,
+        StepChange as StepChange,
+        diff_runs as diff_runs,
+    )
+    from planviz.runs.engine.revision import (
+        changed_completed as changed_completed,
+        redundant_work as redundant_work,
+        reissue as reissue,
+    )
+    from planviz.runs.engine.simulation import simulate as simulate
+    from planviz.runs.evaluation.campaigns import ablation as ablation, campaign as campaign
+    from planviz.runs.evaluation.campaigntable import (
+        Campaign as Campaign,
+        CampaignRow as CampaignRow,
+    )
+    from planviz.runs.evaluation.faultmodel import FaultModel as FaultModel
+    from planviz.runs.evaluation.frozen import (
+        FrozenResult as FrozenResult,
+        StepPerformance as StepPerformance,
+    )
+    from planviz.runs.evaluation.frozenplan import frozen_plan_test as frozen_plan_test
+    from planviz.runs.events import (
+        Conflict as Conflict,
+        Event as Event,
+        ExecutionState as ExecutionState,
+        Frame as Frame,
+        Observation as Observation,
+        Run as Run,
+    )
+    from planviz.runs.fault import Fault as Fault
+    from planviz.runs.frames import FrameDelta as FrameDelta
+    from planviz.runs.hindsight.retrospect import Hindsight as Hindsight, hindsight as hindsight
+    from planviz.runs.hindsight.whatif import WhatIf as WhatIf, what_if as what_if
+    from planviz.runs.measures.intervals import Estimate as Estimate
+    from planviz.runs.measures.outcomes import outcome_class as outcome_class
+    from planviz.runs.measures.runmetrics import (
+        Attribution as Attribution,
+        Metrics as Metrics,
+        attribution as attribution,
+        metrics as metrics,
+    )
+    from planviz.runs.summary.runsummary import RunSummary as RunSummary, run_summary as run_summary
+    from planviz.runs.usage import Usage as Usage, run_usage as run_usage
+    from planviz.structure.graph import from_graph as from_graph, to_graph as to_graph
+    from planviz.traces import load_traces as load_traces
+    from planviz.traces.own.recorder import Recorder as Recorder
+    from planviz.traces.own.tracefile import (
+        load_trace as load_trace,
+        parse_trace as parse_trace,
+        save_trace as save_trace,
+    )
 
 _SUBPACKAGES = ("examples", "teaching")  # reached as planviz.examples, planviz.teaching
 
 # Old names kept one release (docs/words.md, "Renamed"): old -> (the new name's module, the new name, how to write it)
 _RENAMED = {
     "compare": ("runs.comparisons.comparison", "compare_strategies", "planviz.compare_strategies"),
-    "Comparison": ("runs.comparisons.comparison", "StrategyComparison", "planviz.StrategyComparison"),
+    "Comparison": (
+        "runs.comparisons.comparison",
+        "StrategyComparison",
+        "planviz.StrategyComparison",
+    ),
     "ComparisonRow": ("runs.comparisons.comparison", "StrategyRow", "planviz.StrategyRow"),
     "compare_runs": ("frontends.widget.sidebyside", "side_by_side", "planviz.side_by_side"),
     "RunComparison": ("frontends.widget.sidebyside", "SideBySide", "planviz.SideBySide"),
-    "attribute": ("runs.measures.runmetrics", "attribute", "planviz.attribution(run, contract).party"),
+    "attribute": (
+        "runs.measures.runmetrics",
+        "attribute",
+        "planviz.attribution(run, contract).party",
+    ),
     "Feedback": ("teaching.feedback", "Feedback", "planviz.teaching.Feedback"),
 }
 
@@ -101,16 +212,28 @@ def _exports() -> dict[str, str]:
 
     with open(__file__, encoding="utf-8") as source:
         tree = ast.parse(source.read(), __file__)
-    block = next(node for node in tree.body if isinstance(node, ast.If)
-                 and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-    return {alias.name: node.module.removeprefix("planviz.") for node in block.body
-            if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+    )
+    return {
+        alias.name: node.module.removeprefix("planviz.")
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
-    if name in ("_WHERE", "__all__"):  # the table, built on first use so that `import planviz` reads no source
+    if name in (
+        "_WHERE",
+        "__all__",
+    ):  # the table, built on first use so that `import planviz` reads no source
         where = globals()["_WHERE"] = _exports()
         globals()["__all__"] = sorted(where) + list(_SUBPACKAGES)
         return globals()[name]
@@ -118,8 +241,11 @@ def __getattr__(name: str) -> Any:
         module, new, instead = _RENAMED[name]
         import warnings
 
-        warnings.warn(f"planviz.{name} is deprecated and will be removed in the next release; use {instead}",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"planviz.{name} is deprecated and will be removed in the next release; use {instead}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module(f".{module}", __name__), new)
     module = __getattr__("_WHERE").get(name)
     if module is None:

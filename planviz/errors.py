@@ -57,14 +57,21 @@ class PlanvizTypeError(PlanvizError, TypeError):
     """
 
 
-def expect_type(value: Any, types: type | tuple[type, ...], function: str, argument: str, expected: str,
-                fix: str = "") -> Any:
+def expect_type(
+    value: Any,
+    types: type | tuple[type, ...],
+    function: str,
+    argument: str,
+    expected: str,
+    fix: str = "",
+) -> Any:
     """``value`` when it is an instance of ``types``, else :class:`PlanvizTypeError` (see there)."""
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in _as_tuple(types)):
         return value
-    raise PlanvizTypeError(f"{function}({argument}=...) expects {expected}, got {type(value).__name__} "
-                           f"{show_value(value)}"
-                           + (f"; {fix}" if fix else ""))
+    raise PlanvizTypeError(
+        f"{function}({argument}=...) expects {expected}, got {type(value).__name__} "
+        f"{show_value(value)}" + (f"; {fix}" if fix else "")
+    )
 
 
 def show_value(value: Any, limit: int = 80) -> str:
@@ -76,7 +83,11 @@ def show_value(value: Any, limit: int = 80) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits>"
     try:
-        text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+        text = (
+            reprlib.repr(value)
+            if isinstance(value, (list, tuple, dict, set, frozenset))
+            else repr(value)
+        )
     except Exception:  # a repr that raises (deep nesting, odd objects) must not hide the real error
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
@@ -92,13 +103,17 @@ def expect_names(value: Any, function: str, argument: str) -> tuple[str, ...]:
     planviz.errors.PlanvizTypeError: reissue(voided=...) expects a list of str, got str 'S4'; write voided=['S4']
     """
     if isinstance(value, str):
-        raise PlanvizTypeError(f"{function}({argument}=...) expects a list of str, got str {show_value(value)}; "
-                               f"write {argument}=[{show_value(value)}]")
+        raise PlanvizTypeError(
+            f"{function}({argument}=...) expects a list of str, got str {show_value(value)}; "
+            f"write {argument}=[{show_value(value)}]"
+        )
     try:
         names = tuple(value)
     except TypeError:
-        raise PlanvizTypeError(f"{function}({argument}=...) expects a list of str, got {type(value).__name__} "
-                               f"{show_value(value)}") from None
+        raise PlanvizTypeError(
+            f"{function}({argument}=...) expects a list of str, got {type(value).__name__} "
+            f"{show_value(value)}"
+        ) from None
     for i, name in enumerate(names):
         expect_type(name, str, function, f"{argument}[{i}]", "a str")
     return names
@@ -155,7 +170,9 @@ class PlanFormatError(PlanvizError, ValueError):
 
     def _format(self) -> str:
         place = ""
-        if self.source:  # a file name, shown short when it is absurdly long (the message must stay readable)
+        if (
+            self.source
+        ):  # a file name, shown short when it is absurdly long (the message must stay readable)
             place = self.source if len(self.source) <= 400 else self.source[:400] + "..."
             if self.line is not None:
                 place += f":{self.line}"
@@ -175,11 +192,20 @@ class PlanFormatError(PlanvizError, ValueError):
         return type(self)(self.message, **fields)
 
     def __reduce__(self) -> tuple[Any, ...]:  # keep location through pickling (child processes)
-        return (_rebuild, (type(self), self.message, self.source, self.line, self.column, self.path))
+        return (
+            _rebuild,
+            (type(self), self.message, self.source, self.line, self.column, self.path),
+        )
 
 
-def _rebuild(cls: type[PlanFormatError], message: str, source: str | None, line: int | None, column: int | None,
-             path: str | None) -> PlanFormatError:
+def _rebuild(
+    cls: type[PlanFormatError],
+    message: str,
+    source: str | None,
+    line: int | None,
+    column: int | None,
+    path: str | None,
+) -> PlanFormatError:
     return cls(message, source=source, line=line, column=column, path=path)
 
 
@@ -228,7 +254,9 @@ class StructureError(AnalysisError):
     Run :func:`planviz.validate` to see every structural finding.
     """
 
-    def __init__(self, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None:
+    def __init__(
+        self, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()
+    ) -> None:
         super().__init__(message)
         self.steps = tuple(steps)
         self.edges = tuple(edges)

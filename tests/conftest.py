@@ -34,8 +34,10 @@ def cache_plan():
 def corpus() -> Path:
     """../shared/corpus, or a skip saying why it is not there."""
     if not CORPUS.is_dir():
-        pytest.skip(f"the shared corpus is not beside this clone ({CORPUS} missing); "
-                    "corpus tests run only in the project's workspace")
+        pytest.skip(
+            f"the shared corpus is not beside this clone ({CORPUS} missing); "
+            "corpus tests run only in the project's workspace"
+        )
     return CORPUS
 
 

@@ -16,15 +16,45 @@ from hypothesis import strategies as st
 from planviz import parse_plans, validate
 from planviz.errors import PlanFormatError
 
-ALPHABET = list('{}[]()",:;.#$<>-=_\n\t 0123456789STARTENDNodeEdge\'\\\u00e9\u202e\x00')
+ALPHABET = list("{}[]()\",:;.#$<>-=_\n\t 0123456789STARTENDNodeEdge'\\\u00e9\u202e\x00")
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 10**20) | st.floats(allow_nan=True) | st.text(max_size=12),
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
-        st.sampled_from(["id", "prev", "name", "args", "ground_truth", "origin_prompt", "role", "content",
-                         "conversations", "task", "task_nodes", "task_links", "task_steps", "instruction",
-                         "arguments", "source", "target", "x"]), kids, max_size=4),
-    max_leaves=12)
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**20)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12),
+    lambda kids: (
+        st.lists(kids, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "prev",
+                    "name",
+                    "args",
+                    "ground_truth",
+                    "origin_prompt",
+                    "role",
+                    "content",
+                    "conversations",
+                    "task",
+                    "task_nodes",
+                    "task_links",
+                    "task_steps",
+                    "instruction",
+                    "arguments",
+                    "source",
+                    "target",
+                    "x",
+                ]
+            ),
+            kids,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
 
 
 def mutated_text(text: str, data: st.DataObject) -> str:
@@ -39,7 +69,9 @@ def mutated_text(text: str, data: st.DataObject) -> str:
         elif op == "repeat":
             text = text[:j] + text[i:j] * data.draw(st.integers(1, 3)) + text[j:]
         else:
-            piece = data.draw(st.text(alphabet=st.sampled_from(ALPHABET), min_size=1, max_size=12), label="piece")
+            piece = data.draw(
+                st.text(alphabet=st.sampled_from(ALPHABET), min_size=1, max_size=12), label="piece"
+            )
             text = text[:i] + piece + (text[i:] if op == "insert" else text[j:])
     return text
 

@@ -6,33 +6,47 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import planviz
-
 from planviz.io.limits import read_float
 from planviz.plan.model import natural_key
 
 from .test_bad_input_3 import _check
 
+SUPERSCRIPT_PLAN = (
+    'goal: g\nsteps:\n  - {id: "S1²", action: a, expected_evidence: e}\n'
+    "  - {id: B, action: b, expected_evidence: e}\n"
+)
+SUPERSCRIPT_OTEL = [
+    {
+        "name": "execute_tool f1\u00b2",
+        "context": {"span_id": 2, "trace_id": 1},
+        "start_time": 1000,
+        "end_time": 2000,
+        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f1\u00b2"},
+    }
+]
 
-SUPERSCRIPT_PLAN = 'goal: g\nsteps:\n  - {id: "S1²", action: a, expected_evidence: e}\n' \
-                   '  - {id: B, action: b, expected_evidence: e}\n'
-SUPERSCRIPT_OTEL = [{"name": "execute_tool f1\u00b2", "context": {"span_id": 2, "trace_id": 1}, "start_time": 1000,
-                     "end_time": 2000, "attributes": {"gen_ai.operation.name": "execute_tool",
-                                                      "gen_ai.tool.name": "f1\u00b2"}}]
 
-
-@pytest.mark.parametrize("command", [["validate"], ["simulate"], ["render", "-o", "{out}.svg"],
-                                     ["simulate", "--report", "{out}.html"]])
-def test_an_id_with_a_digit_then_a_superscript_digit_is_an_id_like_any_other(cli, tmp_path, command):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate"],
+        ["simulate"],
+        ["render", "-o", "{out}.svg"],
+        ["simulate", "--report", "{out}.html"],
+    ],
+)
+def test_an_id_with_a_digit_then_a_superscript_digit_is_an_id_like_any_other(
+    cli, tmp_path, command
+):
     path = tmp_path / "plan.yaml"
     path.write_text(SUPERSCRIPT_PLAN, encoding="utf-8")
     argv = [a.replace("{out}", str(tmp_path / "out")) for a in command]
@@ -60,12 +74,19 @@ def test_any_unicode_ids_sort_and_ascii_numbers_sort_by_value(ids):
 
 def test_an_id_of_more_digits_than_python_converts_sorts():
     huge = "S" + "9" * 6000
-    assert sorted([huge, "S2", "S" + "0" * 7000 + "3"], key=natural_key) == ["S2", "S" + "0" * 7000 + "3", huge]
+    assert sorted([huge, "S2", "S" + "0" * 7000 + "3"], key=natural_key) == [
+        "S2",
+        "S" + "0" * 7000 + "3",
+        huge,
+    ]
 
 
 def test_a_dead_end_branch_that_is_a_cycle_is_two_findings_not_a_crash(cli, tmp_path):
-    teval = [{"id": 0, "prev": [1], "name": "A.f", "args": {}}, {"id": 1, "prev": [0], "name": "A.g", "args": {}},
-             {"id": 2, "prev": [], "name": "FinishAction", "args": {}}]
+    teval = [
+        {"id": 0, "prev": [1], "name": "A.f", "args": {}},
+        {"id": 1, "prev": [0], "name": "A.g", "args": {}},
+        {"id": 2, "prev": [], "name": "FinishAction", "args": {}},
+    ]
     path = tmp_path / "teval.json"
     path.write_text(json.dumps(teval), encoding="utf-8")
     out = cli("validate", str(path))
@@ -74,20 +95,43 @@ def test_a_dead_end_branch_that_is_a_cycle_is_two_findings_not_a_crash(cli, tmp_
 
 @pytest.mark.parametrize("value", ["1" + "0" * 309, "1e999", "-1e400"])
 def test_an_otlp_double_out_of_float_range_is_refused_naming_the_attribute(cli, tmp_path, value):
-    span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "0000000000000002", "name": "chat m",
-            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000000001000",
-            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
-                           {"key": "gen_ai.usage.cost", "value": {"doubleValue": "@"}}]}
-    text = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).replace('"@"', value)
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "0000000000000002",
+        "name": "chat m",
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000000000001000",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.usage.cost", "value": {"doubleValue": "@"}},
+        ],
+    }
+    text = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).replace(
+        '"@"', value
+    )
     path = tmp_path / "otlp.json"
     path.write_text(text, encoding="utf-8")
-    _check(cli("report", str(path), "-o", str(tmp_path / "r.html")), 2,
-           r"spans\[0\]\.attributes\[1\]\.value: doubleValue holds .* not a valid doubleValue")
+    _check(
+        cli("report", str(path), "-o", str(tmp_path / "r.html")),
+        2,
+        r"spans\[0\]\.attributes\[1\]\.value: doubleValue holds .* not a valid doubleValue",
+    )
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.parametrize("value, expected", [(3, 3.0), ("2.5", 2.5), (10 ** 400, None), ("1e999", None),
-                                             (float("nan"), None), (True, None), ("٣", None), ("9" * 9000, None)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (3, 3.0),
+        ("2.5", 2.5),
+        (10**400, None),
+        ("1e999", None),
+        (float("nan"), None),
+        (True, None),
+        ("٣", None),
+        ("9" * 9000, None),
+    ],
+)
 def test_read_float_is_the_one_conversion_of_untrusted_numbers(value, expected):
     assert read_float(value) == expected
 
@@ -104,10 +148,20 @@ def test_a_chart_that_is_the_file_standard_input_reads_is_refused(tmp_path, comm
     chart = tmp_path / "chart.svg"
     chart.symlink_to(plan) if alias == "symlink" else os.link(plan, chart)
     with open(plan) as stdin:
-        out = subprocess.run([sys.executable, "-m", "planviz", command, "-", "--samples", "1", "-o", str(chart)],
-                             stdin=stdin, capture_output=True, text=True, timeout=120, cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-    _check(out, 2, r"-o .*chart\.svg is one of the plan files \(- \(standard input\)\): write the chart to another file")
+        out = subprocess.run(
+            [sys.executable, "-m", "planviz", command, "-", "--samples", "1", "-o", str(chart)],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    _check(
+        out,
+        2,
+        r"-o .*chart\.svg is one of the plan files \(- \(standard input\)\): write the chart to another file",
+    )
     assert plan.read_text() == PLAN.read_text()
 
 
@@ -115,18 +169,50 @@ ESC = "\x1b]8;;https://evil.example/x\x1b\\click\x1b]8;;\x1b\\\x1b[2J\x1b[31mRED
 
 
 def _escape_plan() -> dict:
-    return {"goal": "g " + ESC, "time_unit": "min" + ESC,
-            "steps": [{"id": "S0" + ESC, "action": "a " + ESC, "expected_evidence": "e " + ESC,
-                       "produces": ["f" + ESC], "duration": 1},
-                      {"id": "S1", "action": "b", "expected_evidence": "e", "depends_on": ["S0" + ESC],
-                       "requires": ["f" + ESC], "produces": ["done"], "duration": 1}]}
+    return {
+        "goal": "g " + ESC,
+        "time_unit": "min" + ESC,
+        "steps": [
+            {
+                "id": "S0" + ESC,
+                "action": "a " + ESC,
+                "expected_evidence": "e " + ESC,
+                "produces": ["f" + ESC],
+                "duration": 1,
+            },
+            {
+                "id": "S1",
+                "action": "b",
+                "expected_evidence": "e",
+                "depends_on": ["S0" + ESC],
+                "requires": ["f" + ESC],
+                "produces": ["done"],
+                "duration": 1,
+            },
+        ],
+    }
 
 
-@pytest.mark.parametrize("command", [
-    "validate {plan}", "validate --json {plan}", "grade {plan}", "simulate {plan}", "simulate --json {plan}",
-    "diff {trace} {trace}", "diff --json {trace} {trace}", "hindsight {trace}", "align {plan} {trace}",
-    "report {trace} -o {out}.html", "render {plan} -o {out}.svg", "validate {missing}"])
-def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(cli, tmp_path, command):
+@pytest.mark.parametrize(
+    "command",
+    [
+        "validate {plan}",
+        "validate --json {plan}",
+        "grade {plan}",
+        "simulate {plan}",
+        "simulate --json {plan}",
+        "diff {trace} {trace}",
+        "diff --json {trace} {trace}",
+        "hindsight {trace}",
+        "align {plan} {trace}",
+        "report {trace} -o {out}.html",
+        "render {plan} -o {out}.svg",
+        "validate {missing}",
+    ],
+)
+def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(
+    cli, tmp_path, command
+):
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(_escape_plan()), encoding="utf-8")
     trace = tmp_path / "run.jsonl"
@@ -142,11 +228,16 @@ def test_no_command_prints_a_terminal_control_character_from_a_plan_or_trace(cli
 
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-SPAN_FILES = ["otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace.json",
-              "openinference/SMOLAGENTS_trace_openinference.json", "langfuse/langgraph-2025-08-22.json",
-              "langfuse/openai-agents-2025-09-30.json", "otel-js/ai-generateText.json",
-              "langgraph/langgraph_saved_checkpoints_v3.json",
-              "langgraph/langgraph_docs_get_state_history_example.json"]
+SPAN_FILES = [
+    "otel/any-agent_OPENAI_trace.json",
+    "otel/any-agent_LANGCHAIN_trace.json",
+    "openinference/SMOLAGENTS_trace_openinference.json",
+    "langfuse/langgraph-2025-08-22.json",
+    "langfuse/openai-agents-2025-09-30.json",
+    "otel-js/ai-generateText.json",
+    "langgraph/langgraph_saved_checkpoints_v3.json",
+    "langgraph/langgraph_docs_get_state_history_example.json",
+]
 
 
 def _leaves(value, where=()):
@@ -184,24 +275,32 @@ def _poison(value, where, inner):
 
 
 @pytest.mark.parametrize("name", SPAN_FILES)
-def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or_reads_back(corpus, tmp_path, name):
+def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or_reads_back(
+    corpus, tmp_path, name
+):
     import random
 
     raw = json.loads((CORPUS / name).read_text(encoding="utf-8"))
     leaves = list(_leaves(raw))
     rnd = random.Random(f"surrogate-{name}")
     for where, inner in rnd.sample(leaves, min(25, len(leaves))):
-        text = json.dumps(_poison(raw, where, inner))  # ensure_ascii: the surrogate is a \\ud800 escape
+        text = json.dumps(
+            _poison(raw, where, inner)
+        )  # ensure_ascii: the surrogate is a \\ud800 escape
         assert "\\ud800" in text
         try:
             run = planviz.parse_trace(text, source=f"{name}.poisoned")
         except planviz.PlanvizError as exc:
-            assert f"{name}.poisoned" in str(exc), str(exc)  # any refusal names the file (and its field)
+            assert f"{name}.poisoned" in str(exc), str(
+                exc
+            )  # any refusal names the file (and its field)
             continue
         path = tmp_path / "t.jsonl"  # accepted (the string was not kept): every writer writes it
         planviz.save_trace(run, path)
         back = planviz.load_trace(path)
-        assert [(e.kind, e.step, e.message) for e in back.events] == [(e.kind, e.step, e.message) for e in run.events]
+        assert [(e.kind, e.step, e.message) for e in back.events] == [
+            (e.kind, e.step, e.message) for e in run.events
+        ]
         assert back.model_calls == run.model_calls
         planviz.report_html(run, tmp_path / "r.html")
 
@@ -210,12 +309,17 @@ def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or
 def test_a_lone_surrogate_in_planvizs_own_trace_is_refused_naming_the_field(field):
     from planviz.traces.own.tracefile import run_to_lines
 
-    records = [json.loads(line) for line in run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation")))]
+    records = [
+        json.loads(line)
+        for line in run_to_lines(planviz.simulate(planviz.examples.load("cache_isolation")))
+    ]
     k = next(i for i, r in enumerate(records) if r["type"] == "event" and r["event"].get(field))
     records[k]["event"][field] += "\ud800"
     n = sum(r["type"] == "event" for r in records[:k])
     text = "".join(json.dumps(r) + "\n" for r in records)
-    with pytest.raises(planviz.PlanvizError, match=rf"own\.jsonl: events\[{n}\]\.{field}: lone surrogate"):
+    with pytest.raises(
+        planviz.PlanvizError, match=rf"own\.jsonl: events\[{n}\]\.{field}: lone surrogate"
+    ):
         planviz.parse_trace(text, source="own.jsonl")
 
 
@@ -240,7 +344,11 @@ def _taskbench_work(monkeypatch, text: str) -> tuple[int, int, int]:
 
 
 def _junk_list(n: int) -> str:
-    return "[" + ", ".join('{"task": "t", "id": %d, "dep": [-1], "args": {}} junk' % i for i in range(n)) + "]"
+    return (
+        "["
+        + ", ".join('{"task": "t", "id": %d, "dep": [-1], "args": {}} junk' % i for i in range(n))
+        + "]"
+    )
 
 
 def test_a_task_list_with_junk_between_objects_is_read_in_linear_work(monkeypatch):
@@ -252,7 +360,9 @@ def test_a_task_list_with_junk_between_objects_is_read_in_linear_work(monkeypatc
 
 def test_failed_starts_cost_their_window_not_the_text_before_them(monkeypatch):
     def text(prefix: int) -> str:
-        return "[" + "\n" * prefix + "{x} " * 2000 + '{"task": "t", "id": 1, "dep": [-1], "args": {}}]'
+        return (
+            "[" + "\n" * prefix + "{x} " * 2000 + '{"task": "t", "id": 1, "dep": [-1], "args": {}}]'
+        )
 
     _, chars, steps = _taskbench_work(monkeypatch, text(50_000))
     _, chars4, steps4 = _taskbench_work(monkeypatch, text(200_000))
@@ -272,18 +382,26 @@ def test_failed_starts_are_capped(monkeypatch):
 def test_llmcompiler_joins_make_linear_edges(shape):
     def text(n: int) -> str:
         if shape == "joins":
-            return 'Question: q\n1. search("x")\n' + "".join(f"{i}. join()\n" for i in range(2, n + 2))
+            return 'Question: q\n1. search("x")\n' + "".join(
+                f"{i}. join()\n" for i in range(2, n + 2)
+            )
         return 'Question: q\n1. search("x")\n2. search("y")\n' + "3. join()<END_OF_PLAN>\n" * n
 
     def edges(n: int) -> int:
-        return sum(len(s.depends_on) for p in planviz.parse_plans(text(n), format="llmcompiler") for s in p.steps)
+        return sum(
+            len(s.depends_on)
+            for p in planviz.parse_plans(text(n), format="llmcompiler")
+            for s in p.steps
+        )
 
     assert edges(2000) <= 4.5 * edges(500)
 
 
 def test_a_join_still_waits_for_every_earlier_task():
-    text = ('Question: q\n1. search("a")\n2. search("b")\n3. join()\n4. search("c")\n5. math("$4")\n'
-            "6. join()<END_OF_PLAN>\n")
+    text = (
+        'Question: q\n1. search("a")\n2. search("b")\n3. join()\n4. search("c")\n5. math("$4")\n'
+        "6. join()<END_OF_PLAN>\n"
+    )
     plan = planviz.parse_plan(text, format="llmcompiler")
     assert plan.step("3").depends_on == ("1", "2") and plan.step("6").depends_on == ("3", "4", "5")
     import networkx as nx
@@ -293,8 +411,15 @@ def test_a_join_still_waits_for_every_earlier_task():
 
 def test_rewoo_steps_sharing_an_input_give_one_finding_each():
     def findings(n: int) -> list:
-        text = "".join(f"Plan: look it up\n#E{k} = Google[hometown of the 2024 winner]\n" for k in range(1, n + 1))
-        return [f for f in planviz.parse_plan(text, format="rewoo").import_findings if f.code == "implicit_reference"]
+        text = "".join(
+            f"Plan: look it up\n#E{k} = Google[hometown of the 2024 winner]\n"
+            for k in range(1, n + 1)
+        )
+        return [
+            f
+            for f in planviz.parse_plan(text, format="rewoo").import_findings
+            if f.code == "implicit_reference"
+        ]
 
     small, big = findings(50), findings(200)
     assert len(small) == 49 and len(big) == 199  # every step after the first, once
@@ -303,8 +428,10 @@ def test_rewoo_steps_sharing_an_input_give_one_finding_each():
 
 # -- item 4 of issue 42: LangGraph histories whose clock goes back or whose parents are missing ----------------
 
-LANGGRAPH_FILES = ["langgraph/langgraph_docs_get_state_history_example.json",
-                   "langgraph/langgraph_saved_checkpoints_v3.json"]
+LANGGRAPH_FILES = [
+    "langgraph/langgraph_docs_get_state_history_example.json",
+    "langgraph/langgraph_saved_checkpoints_v3.json",
+]
 
 
 def _chain(n: int, back_at: int) -> list:
@@ -314,13 +441,20 @@ def _chain(n: int, back_at: int) -> list:
 
     def snap(k):
         t = 1_700_000_000 + k - (n if k >= back_at else 0)
-        r = {"values": {"x": k}, "next": [f"n{k + 1}"] if k < n - 1 else [],
-             "created_at": datetime.fromtimestamp(t, timezone.utc).isoformat(),
-             "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:03d}"}},
-             "metadata": {"source": "loop", "step": k},
-             "tasks": [{"id": f"t{k}", "name": f"n{k + 1}", "error": None, "interrupts": []}] if k < n - 1 else []}
+        r = {
+            "values": {"x": k},
+            "next": [f"n{k + 1}"] if k < n - 1 else [],
+            "created_at": datetime.fromtimestamp(t, timezone.utc).isoformat(),
+            "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:03d}"}},
+            "metadata": {"source": "loop", "step": k},
+            "tasks": [{"id": f"t{k}", "name": f"n{k + 1}", "error": None, "interrupts": []}]
+            if k < n - 1
+            else [],
+        }
         if k:
-            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k - 1:03d}"}}
+            r["parent_config"] = {
+                "configurable": {"thread_id": "t", "checkpoint_id": f"c{k - 1:03d}"}
+            }
         return r
 
     return [snap(k) for k in range(n)]
@@ -344,14 +478,17 @@ def _reads_back(run, tmp_path) -> None:
     path = tmp_path / "own.jsonl"
     planviz.save_trace(run, path)
     back = planviz.load_trace(path)
-    assert [(e.kind, e.step, e.time, e.plan_version) for e in back.events] == \
-        [(e.kind, e.step, e.time, e.plan_version) for e in run.events]
+    assert [(e.kind, e.step, e.time, e.plan_version) for e in back.events] == [
+        (e.kind, e.step, e.time, e.plan_version) for e in run.events
+    ]
 
 
 def test_a_langgraph_clock_that_goes_back_keeps_every_step_and_says_so(tmp_path):
     history = _chain(10, back_at=6)
     run = planviz.load_trace(history)
-    tasks = [t["name"] for r in history for t in r["tasks"]]  # the node runs the raw history records
+    tasks = [
+        t["name"] for r in history for t in r["tasks"]
+    ]  # the node runs the raw history records
     assert sorted(e.step for e in run.events if e.kind == "start") == sorted(tasks)
     assert sorted(e.step for e in run.events if e.kind == "complete") == sorted(tasks)
     _played_in_order(run)
@@ -373,9 +510,20 @@ def test_a_langgraph_history_with_times_swapped_and_a_missing_parent_reads_back(
     run = planviz.load_trace(h)
     codes = {f.code for f in run.plan.import_findings}
     assert {"clock_backwards", "missing_parent"} <= codes
-    parents = {(r.get("parent_config") or {}).get("configurable", {}).get("checkpoint_id") for r in h["history"]}
-    ran = {t["name"] for r in h["history"] for t in r["tasks"] if r["config"]["configurable"]["checkpoint_id"] in parents}
-    assert ran == {"__start__", "node_b"}  # node_a's checkpoint has no child left: no run of it is recorded
+    parents = {
+        (r.get("parent_config") or {}).get("configurable", {}).get("checkpoint_id")
+        for r in h["history"]
+    }
+    ran = {
+        t["name"]
+        for r in h["history"]
+        for t in r["tasks"]
+        if r["config"]["configurable"]["checkpoint_id"] in parents
+    }
+    assert ran == {
+        "__start__",
+        "node_b",
+    }  # node_a's checkpoint has no child left: no run of it is recorded
     assert {e.step for e in run.events if e.kind == "complete"} == ran
     _played_in_order(run)
     _reads_back(run, tmp_path)
@@ -391,11 +539,16 @@ def test_any_disorder_of_a_real_langgraph_history_is_kept_and_read_back(corpus, 
     for trial in range(20):
         h = json.loads(json.dumps(raw))
         recs = h["history"] if isinstance(h, dict) and "history" in h else h
-        timed = [r for r in recs if isinstance(r, dict) and ("created_at" in r or "checkpoint" in r)]
+        timed = [
+            r for r in recs if isinstance(r, dict) and ("created_at" in r or "checkpoint" in r)
+        ]
         for _ in range(rnd.randint(1, 3)):  # swap two records' times
             x, y = rnd.sample(timed, 2)
             if "checkpoint" in x:
-                x["checkpoint"]["ts"], y["checkpoint"]["ts"] = y["checkpoint"]["ts"], x["checkpoint"]["ts"]
+                x["checkpoint"]["ts"], y["checkpoint"]["ts"] = (
+                    y["checkpoint"]["ts"],
+                    x["checkpoint"]["ts"],
+                )
             else:
                 x["created_at"], y["created_at"] = y["created_at"], x["created_at"]
         if trial % 2:  # and cut one record from its parent
@@ -413,21 +566,31 @@ def test_any_disorder_of_a_real_langgraph_history_is_kept_and_read_back(corpus, 
 
 # -- item 5 of issue 42: forked LangGraph histories -----------------------------------------------------------
 
+
 def _forked(n: int) -> list:
     """The repro lg_forks_quadratic: a chain of ``n`` checkpoints where every 10th forks from the one 5 back."""
     from datetime import datetime, timezone
 
     def snap(k, parent):
-        r = {"values": {"x": k}, "next": [f"n{(k + 1) % 50}"],
-             "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:08d}"}},
-             "metadata": {"source": "loop", "step": k},
-             "created_at": datetime.fromtimestamp(1_700_000_000 + k / 1000, timezone.utc).isoformat(),
-             "tasks": [{"id": f"t{k}", "name": f"n{(k + 1) % 50}", "error": None, "interrupts": []}]}
+        r = {
+            "values": {"x": k},
+            "next": [f"n{(k + 1) % 50}"],
+            "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:08d}"}},
+            "metadata": {"source": "loop", "step": k},
+            "created_at": datetime.fromtimestamp(
+                1_700_000_000 + k / 1000, timezone.utc
+            ).isoformat(),
+            "tasks": [{"id": f"t{k}", "name": f"n{(k + 1) % 50}", "error": None, "interrupts": []}],
+        }
         if parent is not None:
-            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent:08d}"}}
+            r["parent_config"] = {
+                "configurable": {"thread_id": "t", "checkpoint_id": f"c{parent:08d}"}
+            }
         return r
 
-    return [snap(k, None if k == 0 else (k - 5 if k % 10 == 0 and k >= 5 else k - 1)) for k in range(n)]
+    return [
+        snap(k, None if k == 0 else (k - 5 if k % 10 == 0 and k >= 5 else k - 1)) for k in range(n)
+    ]
 
 
 def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypatch):
@@ -435,22 +598,30 @@ def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypat
 
     built = []
     real = langgraphversions.Step
-    monkeypatch.setattr(langgraphversions, "Step", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+    monkeypatch.setattr(
+        langgraphversions, "Step", lambda *a, **k: built.append(a[0]) or real(*a, **k)
+    )
 
     def work(n: int) -> tuple[int, int, int]:
         built.clear()
         history = _forked(n)
         run = planviz.parse_trace(json.dumps(history), format="langgraph")
-        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)  # from the raw parents: a later child each
+        forks = sum(
+            1 for k in range(1, n) if k % 10 == 0 and k >= 5
+        )  # from the raw parents: a later child each
         assert len(run.plans) == forks + 1
         return len(built), len(run.plans), len(run.events)
 
     small, big = work(200), work(800)
     assert big[2] <= 4.5 * small[2]
-    assert big[0] <= 4.5 * small[0], (small, big)  # a Step per node run (and per changed edge), not per version
+    assert big[0] <= 4.5 * small[0], (
+        small,
+        big,
+    )  # a Step per node run (and per changed edge), not per version
 
 
 # -- item 8 of issue 42: readers whose work grows faster than their input fail a test ---------------------------
+
 
 def _work(read) -> tuple[int, int]:
     """The work ``read()`` does: Python function calls made (a profile hook counts them) and the items handed to
@@ -481,19 +652,34 @@ def _work(read) -> tuple[int, int]:
 
 def _linear(small: tuple[int, int], big: tuple[int, int], factor: float = 5.0) -> None:
     assert big[0] <= factor * small[0], f"function calls {small[0]:,} -> {big[0]:,} at 4x the input"
-    assert big[1] <= factor * max(small[1], 1), f"items sorted {small[1]:,} -> {big[1]:,} at 4x the input"
+    assert big[1] <= factor * max(small[1], 1), (
+        f"items sorted {small[1]:,} -> {big[1]:,} at 4x the input"
+    )
 
 
 def _chain_plan(n: int):
-    return planviz.Plan("g", [planviz.Step(f"S{i}", "a", expected_evidence="e", produces=[f"f{i}"],
-                                           depends_on=[f"S{i - 1}"] if i else []) for i in range(n)])
+    return planviz.Plan(
+        "g",
+        [
+            planviz.Step(
+                f"S{i}",
+                "a",
+                expected_evidence="e",
+                produces=[f"f{i}"],
+                depends_on=[f"S{i - 1}"] if i else [],
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def test_planvizs_own_trace_reader_does_linear_work(tmp_path):
     def trace(n: int):
         path = tmp_path / f"{n}.jsonl"
         planviz.save_trace(planviz.simulate(_chain_plan(n)), path)
-        events = sum(1 for line in path.read_text().splitlines() if json.loads(line)["type"] == "event")
+        events = sum(
+            1 for line in path.read_text().splitlines() if json.loads(line)["type"] == "event"
+        )
         assert events >= 2 * n  # the raw file: a start and a completion per step
         return path
 
@@ -511,9 +697,12 @@ def test_a_history_forking_every_ten_checkpoints_is_read_in_linear_work():
     """lg_forks_quadratic: each fork's plan version is its fork point's prefix of an earlier version, copied
     whole, and the steps its own branch ran; the work counted (Python calls, items sorted) grows 4x at 4x the
     forks (it grew 7.5x: every version rebuilt from the whole path, each step looked at per version)."""
+
     def read(n: int):
         text = json.dumps(_forked(n))
-        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)  # from the raw parents: a later child each
+        forks = sum(
+            1 for k in range(1, n) if k % 10 == 0 and k >= 5
+        )  # from the raw parents: a later child each
         assert len(planviz.parse_trace(text, format="langgraph").plans) == forks + 1
         return lambda: planviz.parse_trace(text, format="langgraph")
 
@@ -521,6 +710,7 @@ def test_a_history_forking_every_ten_checkpoints_is_read_in_linear_work():
 
 
 # -- item 7 of issue 42, continued: a forked history read in linear work and memory, and read the same -------------
+
 
 def _forking(n: int, seed: int) -> list:
     """A chain of ``n`` checkpoints where about one in eight forks from 2 to 12 checkpoints back, onto the
@@ -531,15 +721,19 @@ def _forking(n: int, seed: int) -> list:
     for k in range(1, n):
         back = rnd.randint(2, min(k - start, 12)) if k - start > 2 and rnd.random() < 0.12 else 1
         start = k if back > 1 else start
-        history[k]["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k - back:08d}"}}
+        history[k]["parent_config"] = {
+            "configurable": {"thread_id": "t", "checkpoint_id": f"c{k - back:08d}"}
+        }
     return history
 
 
 def _parents(history: list) -> list[int | None]:
     """Each checkpoint's parent, by its place in the list, read from the raw configs."""
     place = {r["config"]["configurable"]["checkpoint_id"]: i for i, r in enumerate(history)}
-    return [place[r["parent_config"]["configurable"]["checkpoint_id"]] if "parent_config" in r else None
-            for r in history]
+    return [
+        place[r["parent_config"]["configurable"]["checkpoint_id"]] if "parent_config" in r else None
+        for r in history
+    ]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -564,13 +758,17 @@ def test_each_fork_of_a_seeded_history_lists_what_the_raw_parents_say(seed):
     for k, end, replan, void, plan in zip(forks, ends, replans, voids, run.plans[1:]):
         p, chain = parent[k], end - k
         expected = {"done": depth[p], "ready": 1, "pending": chain - 1}
-        assert Counter(replan.changes.values()) == Counter({s: c for s, c in expected.items() if c}), k
+        assert Counter(replan.changes.values()) == Counter(
+            {s: c for s, c in expected.items() if c}
+        ), k
         assert len(plan.steps) == depth[p] + chain
         assert len(void.kept) == depth[p] and len(void.voided) == depth[k - 1] - depth[p], k
 
 
 @pytest.mark.parametrize("seed", [0, 5])
-def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(seed, monkeypatch, tmp_path):
+def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
+    seed, monkeypatch, tmp_path
+):
     """The run machine grows a fork's version's index from the last version's (runs/engine/ledger.Shape); with
     every version's index built whole instead, the trace saved is the same, byte for byte."""
     from planviz.structure import growing as index
@@ -580,7 +778,9 @@ def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(s
     planviz.save_trace(planviz.parse_trace(text, format="langgraph"), grown)
     made = []
     real = index.GrowingIndex.grow.__func__
-    monkeypatch.setattr(index.GrowingIndex, "grow", classmethod(lambda cls, *a: made.append(real(cls, *a)) and None))
+    monkeypatch.setattr(
+        index.GrowingIndex, "grow", classmethod(lambda cls, *a: made.append(real(cls, *a)) and None)
+    )
     whole = tmp_path / "whole.jsonl"
     planviz.save_trace(planviz.parse_trace(text, format="langgraph"), whole)
     assert made and all(ix is not None for ix in made)  # every fork's version could grow
@@ -614,6 +814,7 @@ def test_a_history_forking_every_ten_checkpoints_runs_linear_python_lines():
     """Stricter than the calls counted above: the Python lines run (a trace hook counts each, so a loop over
     every step of every version counts, in a comprehension too) grow under 4.5x at 4x the forks (3.7x; they
     grew 5.2x while each version's index, reachable set and status table were made over all its steps)."""
+
     def lines(n: int) -> int:
         text = json.dumps(_forked(n))
         count = [0]

@@ -33,12 +33,19 @@ pytestmark = [pytest.mark.binder, pytest.mark.slow]
 
 
 def _clean_env(tmp: Path, venv: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("JUPYTER", "IPYTHON", "PYTHON", "VIRTUAL_ENV"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JUPYTER", "IPYTHON", "PYTHON", "VIRTUAL_ENV"))
+    }
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
-    for name, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                      ("JUPYTER_DATA_DIR", "data"), ("IPYTHONDIR", "ipython")):
+    for name, sub in (
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("IPYTHONDIR", "ipython"),
+    ):
         (tmp / sub).mkdir(exist_ok=True)
         env[name] = str(tmp / sub)
     # Keep pip's download cache (it only saves downloads; every package is still installed afresh).
@@ -54,9 +61,21 @@ def _run(cmd, *, env, cwd, timeout):
 
 def _copy_repo(dest: Path) -> Path:
     """The repository as repo2docker sees it (a copy), so building and running leave the checkout untouched."""
-    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "out", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
-        ".ipynb_checkpoints"))
+    shutil.copytree(
+        ROOT,
+        dest,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "out",
+            "build",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
+            ".hypothesis",
+            ".ipynb_checkpoints",
+        ),
+    )
     return dest
 
 
@@ -73,13 +92,36 @@ def binder_venv(tmp_path_factory):
     env = _clean_env(tmp, venv)
     py = str(venv / "bin" / "python")
     # pygraphviz is the one dependency no local wheel folder stands in for: it shows the index answers.
-    probe = _run([py, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", str(tmp / "probe"),
-                  "pygraphviz"], env=env, cwd=tmp, timeout=300)
+    probe = _run(
+        [
+            py,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--dest",
+            str(tmp / "probe"),
+            "pygraphviz",
+        ],
+        env=env,
+        cwd=tmp,
+        timeout=300,
+    )
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["pip download failed"])[-1]
-        pytest.skip(f"no pip index reachable, so the Binder environment cannot be built here ({last})")
-    done = _run([py, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"], env=env, cwd=repo, timeout=900)
-    assert done.returncode == 0, f"pip install -r binder/requirements.txt failed:\n{done.stderr[-4000:]}"
+        pytest.skip(
+            f"no pip index reachable, so the Binder environment cannot be built here ({last})"
+        )
+    done = _run(
+        [py, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"],
+        env=env,
+        cwd=repo,
+        timeout=900,
+    )
+    assert done.returncode == 0, (
+        f"pip install -r binder/requirements.txt failed:\n{done.stderr[-4000:]}"
+    )
     return venv, env, tmp, repo
 
 
@@ -92,8 +134,16 @@ def test_binder_files_are_minimal():
 
 def test_planviz_comes_from_the_fresh_venv(binder_venv):
     venv, env, tmp, _ = binder_venv
-    out = _run([str(venv / "bin" / "python"), "-c", "import planviz, sys; print(planviz.__file__); print(sys.prefix)"],
-               env=env, cwd=tmp, timeout=120)
+    out = _run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import planviz, sys; print(planviz.__file__); print(sys.prefix)",
+        ],
+        env=env,
+        cwd=tmp,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     where, prefix = out.stdout.split()
     assert where.startswith(str(venv)) and prefix == str(venv)
@@ -118,9 +168,15 @@ def test_notebook_runs_in_the_binder_env(binder_venv, name):
     done = _run([str(venv / "bin" / "python"), "-c", code], env=env, cwd=path.parent, timeout=600)
     assert done.returncode == 0, f"{path.name} failed in the Binder env:\n{done.stderr[-4000:]}"
     nb = nbformat.read(copy, as_version=4)
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
     assert errors == []
-    printed = "".join(o.text for o in nb.cells[-1].outputs if o.output_type == "stream" and o.name == "stdout")
+    printed = "".join(
+        o.text for o in nb.cells[-1].outputs if o.output_type == "stream" and o.name == "stdout"
+    )
     prefix, where = printed.split()
     assert prefix == str(venv), f"the python3 kernel ran in {prefix}, not in the Binder venv"
-    assert where.startswith(str(venv)), f"planviz was imported from {where}, not from the Binder venv"
+    assert where.startswith(str(venv)), (
+        f"planviz was imported from {where}, not from the Binder venv"
+    )

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz import Plan, Step, critical_path, load_plans, summarize, to_graph, validate
 from planviz.checks.validation import CODES
@@ -44,19 +43,53 @@ PLANNER_FILES = {
     "rewoo/fewshot_plans.json": "rewoo",
     "rewoo/langgraph_tutorial_planner_outputs.json": "rewoo",
     "nestful/sample.json": "nestful",
-    **{f"worfbench/gold_{subset}_sample.json": "worfbench"
-       for subset in ("alfworld", "intercodesql", "lumos", "os", "seal_tools", "toolalpaca", "toolbench", "webshop",
-                      "wikihow")},
+    **{
+        f"worfbench/gold_{subset}_sample.json": "worfbench"
+        for subset in (
+            "alfworld",
+            "intercodesql",
+            "lumos",
+            "os",
+            "seal_tools",
+            "toolalpaca",
+            "toolbench",
+            "webshop",
+            "wikihow",
+        )
+    },
     "teval/plan_json_v1_sample.json": "teval",
     "taskbench-gold/dailylife_sample.jsonl": "taskbench",
 }
 TASKBENCH = [f for f, fmt in PLANNER_FILES.items() if f.startswith("taskbench-predictions/")]
 IMPORT_CODES = {
-    "dangling_reference", "forward_reference", "self_reference", "nonstandard_reference", "implicit_reference",
-    "unresolved_placeholder", "empty_argument", "one_based_references", "dangling_link", "self_link",
-    "ambiguous_link", "link_mismatch", "duplicate_link", "malformed_link", "duplicate_label", "missing_label",
-    "unparsed_line", "invalid_json", "malformed_record", "malformed_node", "malformed_arguments", "unknown_field",
-    "steps_nodes_mismatch", "not_from_start", "redundant_start_edge", "missing_finish", "implied_order", "no_steps",
+    "dangling_reference",
+    "forward_reference",
+    "self_reference",
+    "nonstandard_reference",
+    "implicit_reference",
+    "unresolved_placeholder",
+    "empty_argument",
+    "one_based_references",
+    "dangling_link",
+    "self_link",
+    "ambiguous_link",
+    "link_mismatch",
+    "duplicate_link",
+    "malformed_link",
+    "duplicate_label",
+    "missing_label",
+    "unparsed_line",
+    "invalid_json",
+    "malformed_record",
+    "malformed_node",
+    "malformed_arguments",
+    "unknown_field",
+    "steps_nodes_mismatch",
+    "not_from_start",
+    "redundant_start_edge",
+    "missing_finish",
+    "implied_order",
+    "no_steps",
 }
 KNOWN_CODES = IMPORT_CODES | {c for codes in CODES.values() for c in codes}
 
@@ -93,6 +126,7 @@ def read(corpus: Path, name: str):
 
 # --------------------------------------------------------------------------- every record loads
 
+
 @pytest.mark.parametrize("name", sorted(PLANNER_FILES))
 def test_every_record_of_every_file_loads(corpus, name):
     path, text, data = read(corpus, name)
@@ -108,7 +142,9 @@ def test_every_record_of_every_file_loads(corpus, name):
         assert plan.source_format == PLANNER_FILES[name]
         for step in plan.steps:
             assert step.action, step
-            assert step.expected_evidence or "expected_evidence" in unstated_fields(plan.source_format), step
+            assert step.expected_evidence or "expected_evidence" in unstated_fields(
+                plan.source_format
+            ), step
         for f in plan.import_findings:
             assert f.layer == "import" and f.severity in ("error", "warning", "info") and f.message
             assert f.where and set(f.steps) <= set(plan.ids), f
@@ -116,9 +152,13 @@ def test_every_record_of_every_file_loads(corpus, name):
 
 # --------------------------------------------------------------------------- documented defects
 
+
 def test_hugginggpt_demos_invalid_json_as_documented(corpus):
     license_text = (corpus / "hugginggpt" / "LICENSE.txt").read_text()
-    bad, total = map(int, re.search(r"(\d+) of the (\d+) assistant demos are not valid JSON", license_text).groups())
+    bad, total = map(
+        int,
+        re.search(r"(\d+) of the (\d+) assistant demos are not valid JSON", license_text).groups(),
+    )
     path, _text, data = read(corpus, "hugginggpt/demo_parse_task.json")
     oracle = []
     for m in data:
@@ -138,13 +178,20 @@ def test_hugginggpt_demos_invalid_json_as_documented(corpus):
 
 def test_llmcompiler_lines_without_closing_paren(corpus):
     path, _text, data = read(corpus, "llmcompiler/planner_prompt_examples.json")
-    oracle = {(key, n) for key, body in data.items() for n, line in enumerate(body.splitlines(), 1)
-              if re.match(r"\d+\. \w+\(", line) and not line.rstrip().removesuffix("<END_OF_PLAN>").endswith(")")}
+    oracle = {
+        (key, n)
+        for key, body in data.items()
+        for n, line in enumerate(body.splitlines(), 1)
+        if re.match(r"\d+\. \w+\(", line)
+        and not line.rstrip().removesuffix("<END_OF_PLAN>").endswith(")")
+    }
     assert oracle, "the shipped example with a missing ')' is gone"
     found = {f.where for p in load_plans(path) for f in p.import_findings}
     assert found == {f"{key}, line {n}" for key, n in oracle}
     for plan in load_plans(path):
-        assert all(f.code == "unparsed_line" and f.severity == "error" for f in plan.import_findings)
+        assert all(
+            f.code == "unparsed_line" and f.severity == "error" for f in plan.import_findings
+        )
 
 
 def test_llmcompiler_references_are_the_edges(corpus):
@@ -152,7 +199,7 @@ def test_llmcompiler_references_are_the_edges(corpus):
     for plan in load_plans(path):
         for step in plan.steps:
             refs = set(re.findall(r"\$\{?(\d+)\}?", step.action))
-            expected = set(plan.ids[:plan.ids.index(step.id)]) if step.tool == "join" else refs
+            expected = set(plan.ids[: plan.ids.index(step.id)]) if step.tool == "join" else refs
             assert set(step.depends_on) == expected, step
 
 
@@ -164,13 +211,17 @@ def test_nestful_duplicate_labels_and_undefined_references(corpus):
     for sample, plan in zip(samples, plans):
         labels = [c.get("label") for c in sample["output"]]
         dup = {lab for lab, n in collections.Counter(labels).items() if lab and n > 1}
-        used = re.findall(r"\$(var\w*?)[.$]", json.dumps([c["arguments"] for c in sample["output"]]))
+        used = re.findall(
+            r"\$(var\w*?)[.$]", json.dumps([c["arguments"] for c in sample["output"]])
+        )
         undefined = {u for u in used if u not in labels}
         got = collections.Counter(f.code for f in plan.import_findings)
         assert got["duplicate_label"] == sum(labels.count(lab) - 1 for lab in dup), sample["_index"]
         assert bool(got["dangling_reference"]) == bool(undefined), sample["_index"]
         # "var1.product_id$" (executable 21): a reference with its opening $ lost is read, and said
-        bare = re.search(r'[^$\w.](var\w*)\.[^$"]+\$', json.dumps([c["arguments"] for c in sample["output"]]))
+        bare = re.search(
+            r'[^$\w.](var\w*)\.[^$"]+\$', json.dumps([c["arguments"] for c in sample["output"]])
+        )
         assert bool(got["nonstandard_reference"]) == bool(bare), sample["_index"]
         assert set(got) <= {"duplicate_label", "dangling_reference", "nonstandard_reference"}
 
@@ -192,14 +243,23 @@ def test_rewoo_plans(corpus):
 
 # --------------------------------------------------------------------------- AsyncHow: critical path oracle
 
+
 def asynchow_plan(record: dict, bound: int = 0) -> Plan:
     """An AsyncHow record as a plan: step_deps are 1-based (from, to) pairs; durations in seconds, [min, max]."""
     n = len(record["steps"])
     deps: dict[str, list[str]] = {str(i): [] for i in range(1, n + 1)}
     for src, dst in record["step_deps"]:
         deps[str(dst)].append(str(src))
-    steps = [Step(str(i), record["steps"][i - 1], expected_evidence="step done", depends_on=deps[str(i)],
-                  duration=record["duration_seconds"][str(i)][bound]) for i in range(1, n + 1)]
+    steps = [
+        Step(
+            str(i),
+            record["steps"][i - 1],
+            expected_evidence="step done",
+            depends_on=deps[str(i)],
+            duration=record["duration_seconds"][str(i)][bound],
+        )
+        for i in range(1, n + 1)
+    ]
     return Plan(record["title"], steps, time_unit="s")
 
 
@@ -215,13 +275,16 @@ def test_asynchow_critical_path_equals_gold_except_the_documented_errors(corpus)
             got = tuple(critical_path(asynchow_plan(record, bound)).makespan for bound in (0, 1))
             if got != pytest.approx(tuple(record["gold_total_seconds"]), abs=1e-6):
                 disagreeing.add((path.stem, record["index"]))
-    print(f"\nAsyncHow: {total} plans, critical path = gold total time for {total - len(disagreeing)}; "
-          f"disagreeing: {sorted(disagreeing)}")
+    print(
+        f"\nAsyncHow: {total} plans, critical path = gold total time for {total - len(disagreeing)}; "
+        f"disagreeing: {sorted(disagreeing)}"
+    )
     assert total > 1900
     assert disagreeing == documented
 
 
 # --------------------------------------------------------------------------- TaskBench predictions
+
 
 @pytest.mark.parametrize("name", TASKBENCH)
 def test_taskbench_predictions_summary(corpus, name, record_property):
@@ -231,15 +294,21 @@ def test_taskbench_predictions_summary(corpus, name, record_property):
     print(f"\n{name}\n{summary.to_text()}")
     record_property("summary", json.dumps(summary.to_dict()))
     assert summary.plans == expected_plan_count(corpus / name)
-    assert summary.plans_with_errors == sum(any(f.severity == "error" for f in r.findings) for r in reports)
+    assert summary.plans_with_errors == sum(
+        any(f.severity == "error" for f in r.findings) for r in reports
+    )
     assert 0 <= summary.plans_with_errors < summary.plans
     assert summary.counts and set(summary.counts) <= KNOWN_CODES
-    assert all(0 < summary.plans_by_code[c] <= min(n, summary.plans) for c, n in summary.counts.items())
+    assert all(
+        0 < summary.plans_by_code[c] <= min(n, summary.plans) for c, n in summary.counts.items()
+    )
 
 
 def test_taskbench_share_of_plans_with_errors(corpus, record_property):
     readme = (corpus / "README.md").read_text()
-    documented = int(re.search(r"([\d,]+) real LLM planner outputs", readme).group(1).replace(",", ""))
+    documented = int(
+        re.search(r"([\d,]+) real LLM planner outputs", readme).group(1).replace(",", "")
+    )
     totals = collections.Counter()
     error_codes = collections.Counter()
     plans = 0
@@ -251,13 +320,21 @@ def test_taskbench_share_of_plans_with_errors(corpus, record_property):
             totals["with_import_findings"] += bool(plan.import_findings)
             error_codes.update({f.code for f in report.errors})
     share = totals["with_errors"] / plans
-    print(f"\nTaskBench predictions: {plans} plans, {totals['with_errors']} with errors ({share:.1%}), "
-          f"{totals['with_import_findings']} with import findings; plans per error code: "
-          + ", ".join(f"{c} {n}" for c, n in error_codes.most_common()))
+    print(
+        f"\nTaskBench predictions: {plans} plans, {totals['with_errors']} with errors ({share:.1%}), "
+        f"{totals['with_import_findings']} with import findings; plans per error code: "
+        + ", ".join(f"{c} {n}" for c, n in error_codes.most_common())
+    )
     record_property("share_with_errors", f"{share:.4f}")
     assert plans == documented
     assert 0.1 < share < 0.5  # "about a quarter have defects"
-    assert {"self_reference", "dangling_reference", "forward_reference", "dangling_link", "cycle"} <= set(error_codes)
+    assert {
+        "self_reference",
+        "dangling_reference",
+        "forward_reference",
+        "dangling_link",
+        "cycle",
+    } <= set(error_codes)
 
 
 HF_CL, HF_MI = "huggingface_CodeLlama-13b", "huggingface_mistral-7b"
@@ -267,7 +344,7 @@ MM_CL, MM_MI = "multimedia_CodeLlama-13b", "multimedia_mistral-7b"
 # which defects a person sees, and whether the plan is executable as written (no error).
 HAND_VERIFIED = [
     # file, record, import codes, validation adds, ok
-    (HF_CL, 64, set(), set(), True),          # 5-step audio chain, every link matches a <node-k>
+    (HF_CL, 64, set(), set(), True),  # 5-step audio chain, every link matches a <node-k>
     (HF_CL, 98, set(), set(), True),
     (HF_CL, 116, set(), set(), True),
     (HF_CL, 189, set(), set(), True),
@@ -279,29 +356,83 @@ HAND_VERIFIED = [
     # Sentence Similarity (6) reads <node-6>, itself; the links chain TTS -> ... -> SS -> TTS: a cycle
     (HF_CL, 30, {"self_reference", "link_mismatch"}, {"cycle"}, False),
     (HF_MI, 22, set(), set(), True),
-    (HF_MI, 415, set(), set(), True),         # "<node-0>.transcription": a reference with a field
-    (HF_MI, 43, {"self_reference", "link_mismatch"}, {"unmet_requirement"}, False),  # <node-2> in 2, <node-3> in 3
+    (HF_MI, 415, set(), set(), True),  # "<node-0>.transcription": a reference with a field
+    (
+        HF_MI,
+        43,
+        {"self_reference", "link_mismatch"},
+        {"unmet_requirement"},
+        False,
+    ),  # <node-2> in 2, <node-3> in 3
     # <node-1> in 1, <node-2> in 2, <node-3> in 3 (self), <node-5> of 5 tasks (dangling); links a plain chain
-    (HF_MI, 70, {"self_reference", "dangling_reference", "link_mismatch"}, {"unmet_requirement"}, False),
+    (
+        HF_MI,
+        70,
+        {"self_reference", "dangling_reference", "link_mismatch"},
+        {"unmet_requirement"},
+        False,
+    ),
     # <node_1> in task 1, <node_2> in task 2: odd spelling, self, and off by one; {"name": "", "value": ""}
     # (the two nameless arguments are kept under their positions, and said: malformed_arguments)
-    (HF_MI, 126, {"nonstandard_reference", "self_reference", "one_based_references", "empty_argument",
-                  "link_mismatch", "malformed_arguments"}, {"unmet_requirement"}, False),
+    (
+        HF_MI,
+        126,
+        {
+            "nonstandard_reference",
+            "self_reference",
+            "one_based_references",
+            "empty_argument",
+            "link_mismatch",
+            "malformed_arguments",
+        },
+        {"unmet_requirement"},
+        False,
+    ),
     # <output_of_Object_Detection>, <output_of_...>: templates, no references; links carry the flow
     (HF_MI, 360, {"unresolved_placeholder", "link_mismatch"}, set(), True),
     # link to 'none'; Object Detection used twice, so two links are ambiguous; <node-2>, <node-3> read themselves
-    (HF_MI, 0, {"dangling_link", "ambiguous_link", "self_reference", "link_mismatch"}, {"unmet_requirement"}, False),
-    (MM_CL, 15, {"link_mismatch"}, set(), True),   # literal file names ("stitched_video.mp4"), links only
-    (MM_CL, 107, {"link_mismatch", "malformed_arguments"}, set(), True),  # {"name": "summarized text"}, no value
+    (
+        HF_MI,
+        0,
+        {"dangling_link", "ambiguous_link", "self_reference", "link_mismatch"},
+        {"unmet_requirement"},
+        False,
+    ),
+    (
+        MM_CL,
+        15,
+        {"link_mismatch"},
+        set(),
+        True,
+    ),  # literal file names ("stitched_video.mp4"), links only
+    (
+        MM_CL,
+        107,
+        {"link_mismatch", "malformed_arguments"},
+        set(),
+        True,
+    ),  # {"name": "summarized text"}, no value
     (MM_CL, 205, {"link_mismatch"}, set(), True),
     (MM_CL, 235, {"link_mismatch", "malformed_arguments"}, set(), True),
     (MM_CL, 259, {"link_mismatch"}, set(), True),
     (MM_CL, 328, {"link_mismatch"}, set(), True),
-    (MM_MI, 98, {"link_mismatch"}, set(), True),   # "output of Text-to-Image task" in prose
+    (MM_MI, 98, {"link_mismatch"}, set(), True),  # "output of Text-to-Image task" in prose
     # link source "Image Downloader or URL Extractor" names no task; %{audio_file}% templates
     # task_steps describes a URL Extractor call that task_nodes lacks (4 steps, 3 nodes)
-    (MM_MI, 199, {"dangling_link", "unresolved_placeholder", "link_mismatch", "steps_nodes_mismatch"}, set(), False),
-    (MM_MI, 232, {"empty_argument", "link_mismatch"}, set(), True),  # topic "" and expanded_topic ""
+    (
+        MM_MI,
+        199,
+        {"dangling_link", "unresolved_placeholder", "link_mismatch", "steps_nodes_mismatch"},
+        set(),
+        False,
+    ),
+    (
+        MM_MI,
+        232,
+        {"empty_argument", "link_mismatch"},
+        set(),
+        True,
+    ),  # topic "" and expanded_topic ""
     (MM_MI, 249, {"link_mismatch"}, set(), True),
     (MM_MI, 253, {"link_mismatch"}, set(), True),
     # %{previous_step.output%}; task_steps 5 and 6 ("Save the generated image/audio") have no task node
@@ -309,8 +440,11 @@ HAND_VERIFIED = [
 ]
 
 
-@pytest.mark.parametrize("model, index, import_codes, validation_codes, ok", HAND_VERIFIED,
-                         ids=[f"{m}-{i}" for m, i, *_ in HAND_VERIFIED])
+@pytest.mark.parametrize(
+    "model, index, import_codes, validation_codes, ok",
+    HAND_VERIFIED,
+    ids=[f"{m}-{i}" for m, i, *_ in HAND_VERIFIED],
+)
 def test_taskbench_hand_verified_sample(corpus, model, index, import_codes, validation_codes, ok):
     path = corpus / "taskbench-predictions" / f"gnn4tp_pred_{model}.jsonl"
     line = path.read_text().splitlines()[index]
@@ -328,6 +462,7 @@ def test_hand_verified_sample_is_large_enough():
 
 # --------------------------------------------------------------------------- the command line
 
+
 @pytest.mark.parametrize("name", TASKBENCH[:1])
 def test_cli_validate_summarizes_a_json_lines_file(corpus, name, capsys):
     from planviz.frontends.cli.commands import main
@@ -339,7 +474,7 @@ def test_cli_validate_summarizes_a_json_lines_file(corpus, name, capsys):
     assert code == 1
     assert out.strip() == summary.to_text()
     records = [json.loads(line) for line in (corpus / name).read_text().splitlines()]
-    failed = out[out.index("failed (record index, id: error codes):"):].splitlines()[1:]
+    failed = out[out.index("failed (record index, id: error codes):") :].splitlines()[1:]
     assert len(failed) == summary.plans_with_errors
     for line in failed:  # each failed record named by its index in the file and its own id
         index, rest = line.split(maxsplit=1)
@@ -355,7 +490,9 @@ OFF_ROUTE = ("dead_end", "isolated_step", "not_from_start")
 PAIR = re.compile(r"\(\s*(START|END|\d+)\s*,\s*(START|END|\d+)\s*\)")
 
 
-def off_route(nodes: set[str], edges: list[tuple[str, str]], end: str, start: str | None = None) -> set[str]:
+def off_route(
+    nodes: set[str], edges: list[tuple[str, str]], end: str, start: str | None = None
+) -> set[str]:
     """Steps on no route from the start to the end, computed by NetworkX from the raw data (an oracle)."""
     g = nx.DiGraph()
     g.add_nodes_from(nodes | {end} | ({start} if start else set()))
@@ -373,7 +510,9 @@ def worfbench_oracle(record: dict) -> set[str]:
     return off_route(nodes, PAIR.findall(text), "END", "START")
 
 
-def test_worfbench_gold_figures_and_every_off_route_finding_against_networkx(corpus, record_property):
+def test_worfbench_gold_figures_and_every_off_route_finding_against_networkx(
+    corpus, record_property
+):
     figures: collections.Counter = collections.Counter()
     flagged = []
     for name in WORFBENCH:
@@ -384,24 +523,39 @@ def test_worfbench_gold_figures_and_every_off_route_finding_against_networkx(cor
             report = validate(plan)
             named = {s for f in report.findings if f.code in OFF_ROUTE for s in f.steps}
             assert named == worfbench_oracle(record), plan.name
-            structural = {f.code for f in report.findings if f.layer in ("import", "structure")
-                          and f.severity != "info"}
-            figures.update(plans=1, ok=report.ok, with_structural=bool(structural),
-                           dead_end=any(f.code == "dead_end" for f in report.findings),
-                           prose=any(f.code == "unparsed_line" for f in report.findings))
+            structural = {
+                f.code
+                for f in report.findings
+                if f.layer in ("import", "structure") and f.severity != "info"
+            }
+            figures.update(
+                plans=1,
+                ok=report.ok,
+                with_structural=bool(structural),
+                dead_end=any(f.code == "dead_end" for f in report.findings),
+                prose=any(f.code == "unparsed_line" for f in report.findings),
+            )
             if structural:
                 flagged.append(plan.name)
             assert plan.goal and plan.goal in record["conversations"][1]["content"]
     print(f"\nWorFBench gold: {dict(figures)}; flagged: {flagged}")
     record_property("worfbench", json.dumps(dict(figures)))
-    assert dict(figures) == {"plans": 108, "ok": 108, "with_structural": 2, "dead_end": 2, "prose": 2}
+    assert dict(figures) == {
+        "plans": 108,
+        "ok": 108,
+        "with_structural": 2,
+        "dead_end": 2,
+        "prose": 2,
+    }
     assert flagged == sorted(WORFBENCH_HAND_CHECKED)
 
 
 def teval_oracle(record: dict) -> set[str]:
     gt = record["ground_truth"]
     finish = str(next(a["id"] for a in gt if a["name"] == "FinishAction"))
-    return off_route({str(a["id"]) for a in gt}, [(str(p), str(a["id"])) for a in gt for p in a["prev"]], finish)
+    return off_route(
+        {str(a["id"]) for a in gt}, [(str(p), str(a["id"])) for a in gt for p in a["prev"]], finish
+    )
 
 
 def test_teval_gold_figures_and_every_dead_end_against_networkx(corpus, record_property):
@@ -417,16 +571,31 @@ def test_teval_gold_figures_and_every_dead_end_against_networkx(corpus, record_p
         assert plan.goal == record["origin_prompt"][-1]["content"]
         schedule = critical_path(plan)
         assert plan.step(schedule.path[-1]).tool == "FinishAction"
-        figures.update(plans=1, ok=report.ok, steps=len(plan.steps), dead_steps=len(named),
-                       with_dead_end=bool(named),
-                       other=any(f.layer in ("import", "structure") and f.severity != "info" and f.code not in OFF_ROUTE
-                                 for f in report.findings))
+        figures.update(
+            plans=1,
+            ok=report.ok,
+            steps=len(plan.steps),
+            dead_steps=len(named),
+            with_dead_end=bool(named),
+            other=any(
+                f.layer in ("import", "structure")
+                and f.severity != "info"
+                and f.code not in OFF_ROUTE
+                for f in report.findings
+            ),
+        )
         if named:
             flagged.append(key)
     print(f"\nT-Eval gold: {dict(figures)}")
     record_property("teval", json.dumps(dict(figures)))
-    assert dict(figures) == {"plans": 50, "ok": 50, "steps": 435, "dead_steps": 166, "with_dead_end": 32,
-                             "other": 0}
+    assert dict(figures) == {
+        "plans": 50,
+        "ok": 50,
+        "steps": 435,
+        "dead_steps": 166,
+        "with_dead_end": 32,
+        "other": 0,
+    }
     assert set(TEVAL_HAND_CHECKED) <= set(flagged)
 
 
@@ -469,6 +638,7 @@ def test_taskbench_gold_records_read_the_instruction(corpus):
 
 # --------------------------------------------------------------------------- every importer, fuzzed on real records
 
+
 def real_records(corpus: Path, name: str) -> list:
     path, text, data = read(corpus, name)
     if path.suffix == ".jsonl":
@@ -481,8 +651,11 @@ def real_records(corpus: Path, name: str) -> list:
 
 
 @pytest.mark.parametrize("name", sorted(PLANNER_FILES))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_mutated_real_records_only_raise_plan_format_errors(corpus, name, data):
     record = data.draw(st.sampled_from(real_records(corpus, name)), label="record")

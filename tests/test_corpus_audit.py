@@ -39,14 +39,23 @@ def test_taskbench_reference_written_as_argument_name_is_read_and_said(corpus):
         for i, node in enumerate(nodes):
             args = node.get("arguments")
             for k, item in enumerate(args if isinstance(args, list) else []):
-                if not (isinstance(item, dict) and set(item) == {"name", "value"} and isinstance(item["name"], str)):
+                if not (
+                    isinstance(item, dict)
+                    and set(item) == {"name", "value"}
+                    and isinstance(item["name"], str)
+                ):
                     continue
                 for m in NODE_REF.finditer(item["name"]):
                     seen += 1
                     producer, step = f"node-{m.group(1)}", plan.steps[i]
                     place = f"{name}:{number} task {i} argument {k}"
-                    said = [f for f in plan.import_findings
-                            if f.code == "malformed_arguments" and step.id in f.steps and m.group(0) in f.message]
+                    said = [
+                        f
+                        for f in plan.import_findings
+                        if f.code == "malformed_arguments"
+                        and step.id in f.steps
+                        and m.group(0) in f.message
+                    ]
                     assert said, place
                     if int(m.group(1)) < len(nodes) and int(m.group(1)) != i:
                         assert producer in step.depends_on, place
@@ -62,8 +71,11 @@ def test_taskbench_repeated_or_empty_argument_names_are_said(corpus):
     for name, number, nodes, plan in taskbench_records(corpus):
         for i, node in enumerate(nodes):
             args = node.get("arguments")
-            named = [(k, item) for k, item in enumerate(args if isinstance(args, list) else [])
-                     if isinstance(item, dict) and set(item) == {"name", "value"}]
+            named = [
+                (k, item)
+                for k, item in enumerate(args if isinstance(args, list) else [])
+                if isinstance(item, dict) and set(item) == {"name", "value"}
+            ]
             first = Counter()
             for k, item in named:
                 nm = item["name"]
@@ -75,8 +87,11 @@ def test_taskbench_repeated_or_empty_argument_names_are_said(corpus):
                 seen += 1
                 step = plan.steps[i]
                 assert step.arguments[str(k)] == item["value"], (name, number, i, k)
-                assert any(f.code == "malformed_arguments" and f.where.endswith(f"task_nodes[{i}].arguments[{k}].name")
-                           for f in plan.import_findings), (name, number, i, k)
+                assert any(
+                    f.code == "malformed_arguments"
+                    and f.where.endswith(f"task_nodes[{i}].arguments[{k}].name")
+                    for f in plan.import_findings
+                ), (name, number, i, k)
     assert seen >= 10
 
 
@@ -84,7 +99,9 @@ def nestful_samples(corpus):
     """(place, raw sample, plan) for every NESTFUL sample of the corpus, in file order."""
     path = corpus / "nestful" / "sample.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    samples = [(f"{key}[{i}]", sample) for key, group in raw.items() for i, sample in enumerate(group)]
+    samples = [
+        (f"{key}[{i}]", sample) for key, group in raw.items() for i, sample in enumerate(group)
+    ]
     plans = load_plans(path, format="nestful")
     assert len(plans) == len(samples)
     return [(place, sample, plan) for (place, sample), plan in zip(samples, plans)]
@@ -119,25 +136,33 @@ def test_nestful_every_reference_is_an_edge_to_the_latest_call_with_its_label(co
                     if earlier:
                         assert plan.steps[earlier[-1]].id in step.depends_on, (place, i, m.group(0))
                     else:  # no earlier call has that label: an error finding, never a silent drop
-                        assert any(f.severity == "error" and step.id in f.steps for f in plan.import_findings), \
-                            (place, i, m.group(0))
+                        assert any(
+                            f.severity == "error" and step.id in f.steps
+                            for f in plan.import_findings
+                        ), (place, i, m.group(0))
     assert (refs, with_space) == (268, 4)
 
 
 def test_nestful_reference_that_lost_its_dollar_is_read_and_said(corpus):
-    """"var1.product_id$" (executable _index 21): the call uses var1's product id; it must not run beside var1."""
+    """ "var1.product_id$" (executable _index 21): the call uses var1's product id; it must not run beside var1."""
     seen = 0
     for place, sample, plan in nestful_samples(corpus):
         labels = [call.get("label") for call in sample["output"]]
         for i, call in enumerate(sample["output"]):
             for text in texts(call["arguments"]):
-                for m in re.finditer(r"(?:^|[^\w$.])(\w+)\.[^$]+\$", re.sub(r"\$\w+(\.[^$]+)?\$", " ", text)):
+                for m in re.finditer(
+                    r"(?:^|[^\w$.])(\w+)\.[^$]+\$", re.sub(r"\$\w+(\.[^$]+)?\$", " ", text)
+                ):
                     if m.group(1) in labels[:i]:
                         seen += 1
-                        producer = plan.steps[max(j for j in range(i) if labels[j] == m.group(1))].id
+                        producer = plan.steps[
+                            max(j for j in range(i) if labels[j] == m.group(1))
+                        ].id
                         assert producer in plan.steps[i].depends_on, (place, i, text)
-                        assert any(f.code == "nonstandard_reference" and plan.steps[i].id in f.steps
-                                   for f in plan.import_findings), (place, i, text)
+                        assert any(
+                            f.code == "nonstandard_reference" and plan.steps[i].id in f.steps
+                            for f in plan.import_findings
+                        ), (place, i, text)
     assert seen == 1
 
 
@@ -159,9 +184,15 @@ def test_files_that_are_not_plans_are_named_by_load_plan(corpus, folder, name, s
     paths = sorted((corpus / "other-formats" / folder).glob(f"*{suffix}"))
     assert paths
     for path in paths:
-        json.loads(path.read_text(encoding="utf-8").splitlines()[0] if suffix == ".jsonl" else path.read_text())
+        json.loads(
+            path.read_text(encoding="utf-8").splitlines()[0]
+            if suffix == ".jsonl"
+            else path.read_text()
+        )
         for read in (load_plan, load_plans):
-            with pytest.raises(PlanFormatError, match=rf"not a plan format planviz reads: this is an? {name}") as err:
+            with pytest.raises(
+                PlanFormatError, match=rf"not a plan format planviz reads: this is an? {name}"
+            ) as err:
                 read(path)
             assert str(path) in str(err.value)
 
@@ -174,10 +205,15 @@ def test_taskbench_every_template_placeholder_is_said(corpus):
     for name, number, nodes, plan in taskbench_records(corpus):
         for i, node in enumerate(nodes):
             args = node.get("arguments")
-            values = [item["value"] if isinstance(item, dict) and set(item) == {"name", "value"} else item
-                      for item in (args if isinstance(args, list) else [args])]
-            said = " ".join(f.message for f in plan.import_findings
-                            if f.code == "unresolved_placeholder" and plan.steps[i].id in f.steps)
+            values = [
+                item["value"] if isinstance(item, dict) and set(item) == {"name", "value"} else item
+                for item in (args if isinstance(args, list) else [args])
+            ]
+            said = " ".join(
+                f.message
+                for f in plan.import_findings
+                if f.code == "unresolved_placeholder" and plan.steps[i].id in f.steps
+            )
             for text in texts(values):
                 for m in re.finditer(r"<([A-Za-z][^<>:/@\"]{0,80})>", reference.sub(" ", text)):
                     if m.group(1).lower().startswith(("node", "generated")):
@@ -197,6 +233,9 @@ def test_taskbench_reference_in_another_case_is_said(corpus):
                     if m.group(0) == f"<node-{m.group(1)}>":
                         continue
                     seen += 1
-                    assert any(f.code == "nonstandard_reference" and m.group(0) in f.message
-                               for f in plan.import_findings if plan.steps[i].id in f.steps), (name, number, i)
+                    assert any(
+                        f.code == "nonstandard_reference" and m.group(0) in f.message
+                        for f in plan.import_findings
+                        if plan.steps[i].id in f.steps
+                    ), (name, number, i)
     assert seen == 14  # in the arguments (four more are in task_steps prose)

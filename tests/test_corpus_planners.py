@@ -18,17 +18,30 @@ from planviz import load_plans, parse_plans, validate
 
 pytestmark = pytest.mark.corpus
 
-WORFBENCH_FULL = ("alfworld", "intercodesql", "lumos", "os", "seal_tools", "toolalpaca", "toolbench", "webshop",
-                  "wikihow")
+WORFBENCH_FULL = (
+    "alfworld",
+    "intercodesql",
+    "lumos",
+    "os",
+    "seal_tools",
+    "toolalpaca",
+    "toolbench",
+    "webshop",
+    "wikihow",
+)
 PAIR = re.compile(r"\(\s*(START|END|\d+)\s*,\s*(START|END|\d+)\s*\)", re.IGNORECASE)
-NODE = re.compile(r"(?m)^\s*(\d+)\s*[:.]")  # numbered lines before the first edge pair are the nodes
+NODE = re.compile(
+    r"(?m)^\s*(\d+)\s*[:.]"
+)  # numbered lines before the first edge pair are the nodes
 OFF_ROUTE = ("dead_end", "isolated_step", "not_from_start")
 
 
 def written_pairs(text: str) -> list[tuple[str, str]]:
     """Every (u, v) pair of START, END or node numbers in the text, in order, as written."""
+
     def token(word: str) -> str:
         return word.upper() if word.upper() in ("START", "END") else str(int(word))
+
     return [(token(u), token(v)) for u, v in PAIR.findall(text)]
 
 
@@ -40,7 +53,9 @@ NOT_DRAWN = {
 
 
 def graph_text(record: dict) -> str:
-    return [t["content"] for t in record["conversations"] if t.get("role") in ("assistant", "gpt")][-1]
+    return [t["content"] for t in record["conversations"] if t.get("role") in ("assistant", "gpt")][
+        -1
+    ]
 
 
 def test_every_worfbench_gold_graph_reads_the_edges_as_written(corpus, record_property):
@@ -55,41 +70,87 @@ def test_every_worfbench_gold_graph_reads_the_edges_as_written(corpus, record_pr
             codes = {f.code for f in plan.import_findings}
             not_drawn = {(u, v) for u, v in pairs for code, test in NOT_DRAWN.items() if test(u, v)}
             for u, v in not_drawn:
-                assert next(c for c, test in NOT_DRAWN.items() if test(u, v)) in codes, (plan.name, u, v)
+                assert next(c for c, test in NOT_DRAWN.items() if test(u, v)) in codes, (
+                    plan.name,
+                    u,
+                    v,
+                )
             read = {(d, step.id) for step in plan.steps for d in step.depends_on}
             assert read == set(pairs) - not_drawn, plan.name
             assert ("duplicate_link" in codes) == (len(set(pairs)) < len(pairs)), plan.name
             # dead ends and isolated steps only where the written graph has them (NetworkX on the raw pairs)
             g = nx.DiGraph()
             text = graph_text(record)
-            nodes = NODE.findall(text[:PAIR.search(text).start()] if PAIR.search(text) else text)
+            nodes = NODE.findall(text[: PAIR.search(text).start()] if PAIR.search(text) else text)
             g.add_nodes_from({str(int(n)) for n in nodes} | {"START", "END"})
             g.add_edges_from(set(pairs) - not_drawn)
-            off = set(g) - ((nx.ancestors(g, "END") | {"END"}) & (nx.descendants(g, "START") | {"START"})) - {"END"}
+            off = (
+                set(g)
+                - ((nx.ancestors(g, "END") | {"END"}) & (nx.descendants(g, "START") | {"START"}))
+                - {"END"}
+            )
             report = validate(plan)
-            assert {s for f in report.findings if f.code in OFF_ROUTE for s in f.steps} == off, plan.name
+            assert {s for f in report.findings if f.code in OFF_ROUTE for s in f.steps} == off, (
+                plan.name
+            )
             variant = [f for f in plan.import_findings if f.code == "edge_variant"]
             assert all(f.severity == "info" for f in variant)
-            figures.update(graphs=1, edges=len(read), off_route=bool(off), **{f"variant_{subset}": bool(variant)})
+            figures.update(
+                graphs=1,
+                edges=len(read),
+                off_route=bool(off),
+                **{f"variant_{subset}": bool(variant)},
+            )
     print(f"\nWorFBench full: {dict(figures)}")
     record_property("worfbench_full", json.dumps(dict(figures)))
     assert figures["graphs"] == 2146
     # the 21 graphs once read with other edges than written (17 wikihow, 3 lumos, 1 toolbench), and one
     # wikihow graph written one `Edge: (1, 2)` line per edge that read right before, name their layout
-    assert (figures["variant_wikihow"], figures["variant_lumos"], figures["variant_toolbench"]) == (18, 3, 1)
+    assert (figures["variant_wikihow"], figures["variant_lumos"], figures["variant_toolbench"]) == (
+        18,
+        3,
+        1,
+    )
     assert sum(v for k, v in figures.items() if k.startswith("variant_")) == 22
 
 
-@pytest.mark.parametrize("subset, index, variants", [
-    ("lumos", 159, ["an Edge: header in Markdown markup", "a bullet or numbered list"]),
-    ("wikihow", 64, ["a bullet or numbered list"]),
-    ("wikihow", 78, ["a bullet or numbered list", "pairs followed by prose"]),
-    ("wikihow", 165, ["a bullet or numbered list", "one `Edge: (1, 2)` line per edge", "pairs followed by prose",
-                      "lines outside one Edge: list"]),
-    ("wikihow", 27, ["a bullet or numbered list", "pairs followed by prose", "lines outside one Edge: list"]),
-    ("toolbench", 51, ["a bullet or numbered list", "one `Edge: (1, 2)` line per edge", "pairs followed by prose",
-                       "lines outside one Edge: list"]),
-])
+@pytest.mark.parametrize(
+    "subset, index, variants",
+    [
+        ("lumos", 159, ["an Edge: header in Markdown markup", "a bullet or numbered list"]),
+        ("wikihow", 64, ["a bullet or numbered list"]),
+        ("wikihow", 78, ["a bullet or numbered list", "pairs followed by prose"]),
+        (
+            "wikihow",
+            165,
+            [
+                "a bullet or numbered list",
+                "one `Edge: (1, 2)` line per edge",
+                "pairs followed by prose",
+                "lines outside one Edge: list",
+            ],
+        ),
+        (
+            "wikihow",
+            27,
+            [
+                "a bullet or numbered list",
+                "pairs followed by prose",
+                "lines outside one Edge: list",
+            ],
+        ),
+        (
+            "toolbench",
+            51,
+            [
+                "a bullet or numbered list",
+                "one `Edge: (1, 2)` line per edge",
+                "pairs followed by prose",
+                "lines outside one Edge: list",
+            ],
+        ),
+    ],
+)
 def test_the_variant_finding_names_how_the_record_wrote_its_edges(corpus, subset, index, variants):
     path = corpus / "worfbench" / "full" / f"gold_{subset}.json"
     plan = load_plans(path)[index]
@@ -116,15 +177,30 @@ def test_result_wrapped_taskbench_records_read_and_show_their_two_defects(corpus
         assert plan.goal == record["user_request"]
         assert [s.tool for s in plan.steps] == [n["task"] for n in nodes]
         arguments = [[a for a in n["arguments"] if isinstance(a, str)] for n in nodes]
-        own = {f"node-{i}" for i, args in enumerate(arguments) for a in args
-               for k in NODE_REF.findall(a) if int(k) == i}
-        loose = {f"node-{i}" for i, args in enumerate(arguments) for a in args if OTHER_PLACEHOLDER.search(a)}
-        found = {f.code: {s for g in plan.import_findings if g.code == f.code for s in g.steps}
-                 for f in plan.import_findings}
+        own = {
+            f"node-{i}"
+            for i, args in enumerate(arguments)
+            for a in args
+            for k in NODE_REF.findall(a)
+            if int(k) == i
+        }
+        loose = {
+            f"node-{i}"
+            for i, args in enumerate(arguments)
+            for a in args
+            if OTHER_PLACEHOLDER.search(a)
+        }
+        found = {
+            f.code: {s for g in plan.import_findings if g.code == f.code for s in g.steps}
+            for f in plan.import_findings
+        }
         assert found.get("self_reference", set()) == own, plan.name
         assert found.get("unresolved_placeholder", set()) == loose, plan.name
-        assert all(f.where.startswith(f"record {records.index(record)} (line ") and "result.task_nodes[" in f.where
-                   for f in plan.import_findings)
+        assert all(
+            f.where.startswith(f"record {records.index(record)} (line ")
+            and "result.task_nodes[" in f.where
+            for f in plan.import_findings
+        )
         if found:
             defects[plan.name] = sorted(found)
     assert defects == {"89116871": ["self_reference"], "21047396": ["unresolved_placeholder"]}
@@ -136,4 +212,3 @@ def test_one_wrapped_record_alone_reads_as_the_record(corpus):
     [plan] = parse_plans(line)
     assert [s.tool for s in plan.steps] == [n["task"] for n in record["result"]["task_nodes"]]
     assert plan.step("node-1").depends_on == ("node-0",)
-

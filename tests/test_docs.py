@@ -23,7 +23,9 @@ def _named() -> tuple[set[str], set[str]]:
     quoted = re.findall(r"`([^`\n]+)`", text)
     words = {w for q in quoted for w in re.split(r"[^A-Za-z0-9_/.]+", q) if w}
     paths = {q.split(":")[0].split(" ")[0] for q in quoted}
-    paths = {p for p in paths if re.fullmatch(r"[\w.]+(/[\w.]+)+\.(py|md|js|css|toml|txt|yaml|json)", p)}
+    paths = {
+        p for p in paths if re.fullmatch(r"[\w.]+(/[\w.]+)+\.(py|md|js|css|toml|txt|yaml|json)", p)
+    }
     return words, paths
 
 
@@ -36,20 +38,27 @@ def test_every_module_is_on_the_map(path):
     words, _ = _named()
     lesson = re.fullmatch(r"lesson\d\d", path.stem) and "lessonNN" in words
     assert lesson or path.stem in words or path.name in words, (
-        f"docs/architecture.md does not name {path.relative_to(ROOT)}: add it to its stage's row (what it owns)")
+        f"docs/architecture.md does not name {path.relative_to(ROOT)}: add it to its stage's row (what it owns)"
+    )
 
 
 def test_every_file_the_map_names_exists():
     _, paths = _named()
-    missing = sorted(p for p in paths if "NN" not in p
-                     and not any((base / p).exists() for base in (ROOT, ROOT / "planviz")))
+    missing = sorted(
+        p
+        for p in paths
+        if "NN" not in p and not any((base / p).exists() for base in (ROOT, ROOT / "planviz"))
+    )
     assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
 
 
 SECTIONS = ("Parameters\n----------", "Returns\n-------", "Examples\n--------")
 DOCUMENTED_BY_NUMPYDOC = sorted(  # every public function
-    name for name in __import__("planviz").__all__
-    if callable(getattr(__import__("planviz"), name)) and not isinstance(getattr(__import__("planviz"), name), type))
+    name
+    for name in __import__("planviz").__all__
+    if callable(getattr(__import__("planviz"), name))
+    and not isinstance(getattr(__import__("planviz"), name), type)
+)
 
 
 @pytest.mark.parametrize("name", DOCUMENTED_BY_NUMPYDOC)
@@ -62,7 +71,9 @@ def test_public_functions_have_numpydoc_sections(name):
     missing = [s.split()[0] for s in SECTIONS if s not in doc]
     if inspect.signature(getattr(planviz, name)).parameters and "Raises\n------" not in doc:
         missing.append("Raises")
-    assert not missing, f"planviz.{name}'s docstring lacks the numpydoc sections {missing} (see critical_path)"
+    assert not missing, (
+        f"planviz.{name}'s docstring lacks the numpydoc sections {missing} (see critical_path)"
+    )
 
 
 def _bench_runner():
@@ -79,16 +90,23 @@ def test_benchmark_table_is_the_one_make_bench_wrote():
     text = run.PAGE.read_text(encoding="utf-8")
     data = json.loads(run.FIGURES.read_text(encoding="utf-8"))
     assert text.count(run.START) == text.count(run.END) == 1
-    assert run.page_text(text, data) == text, "run `python benchmarks/run.py --page out/bench.json` after make bench"
+    assert run.page_text(text, data) == text, (
+        "run `python benchmarks/run.py --page out/bench.json` after make bench"
+    )
     figures = [f for result in data["results"].values() for f in result["figures"]]
     assert sum(bool(f["goal"]) for f in figures) > 50
     for f in figures:  # each verdict is the one its value and goal give
         if f["goal"]:
-            op, bound = f["goal"].split()[0], float(re.match(r"-?[\d.]+(?:e-?\d+)?", f["goal"].split()[1])[0])
+            op, bound = (
+                f["goal"].split()[0],
+                float(re.match(r"-?[\d.]+(?:e-?\d+)?", f["goal"].split()[1])[0]),
+            )
             assert f["met"] is (f["value"] <= bound if op == "<=" else f["value"] >= bound), f
         else:
             assert f["met"] is None, f
-    assert set(data["results"]) == {p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py")}
+    assert set(data["results"]) == {
+        p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py")
+    }
 
 
 def _slug(heading: str) -> str:
@@ -113,18 +131,31 @@ def test_links_between_readme_and_docs_land(page):
         if not file.exists():
             broken.append(target)
         elif anchor and file.suffix == ".md":
-            headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", file.read_text(encoding="utf-8"),
-                                                        flags=re.S), re.M)
+            headings = re.findall(
+                r"^#+ (.+)$",
+                re.sub(r"```.*?```", "", file.read_text(encoding="utf-8"), flags=re.S),
+                re.M,
+            )
             if anchor not in {_slug(h) for h in headings}:
                 broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)} links to what is not there: {broken}"
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.parent.name == "docs"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if p.parent.name == "docs"], ids=lambda p: p.name
+)
 def test_docs_pages_are_reachable_from_the_readme(page):
     """A newcomer finds every docs page from the README, directly or through one docs page it links."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    linked = {(ROOT / t.split("#")[0]).resolve() for t in re.findall(r"\]\((docs/[^)\s]+)\)", readme)}
-    second = {(p.parent / t.split("#")[0]).resolve() for p in linked if p.suffix == ".md"
-              for t in re.findall(r"\]\(([^)\s:]+)\)", p.read_text(encoding="utf-8"))}
-    assert page.resolve() in linked | second, f"the README leads to no link to {page.relative_to(ROOT)}"
+    linked = {
+        (ROOT / t.split("#")[0]).resolve() for t in re.findall(r"\]\((docs/[^)\s]+)\)", readme)
+    }
+    second = {
+        (p.parent / t.split("#")[0]).resolve()
+        for p in linked
+        if p.suffix == ".md"
+        for t in re.findall(r"\]\(([^)\s:]+)\)", p.read_text(encoding="utf-8"))
+    }
+    assert page.resolve() in linked | second, (
+        f"the README leads to no link to {page.relative_to(ROOT)}"
+    )

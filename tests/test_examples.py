@@ -18,7 +18,10 @@ VERDICTS = {
     "far_horizon": (True, set()),
     "past_due_account": (True, set()),
     "release_no_credentials": (False, {"infeasible_fact", "unmet_requirement"}),
-    "delete_failing_test": (False, {"forbidden_step", "missing_required", "forbidden_state", "no_check"}),
+    "delete_failing_test": (
+        False,
+        {"forbidden_step", "missing_required", "forbidden_state", "no_check"},
+    ),
 }
 
 
@@ -68,7 +71,12 @@ def test_clean_examples_pass_prepare_and_grade(name):
     plan = examples.load(name)
     assert prepare(plan, plan.contract) is plan
     g = grade(plan)
-    assert (g.admissible, g.required_recall, g.forbidden_present, g.order_violations) == (True, 1.0, (), ())
+    assert (g.admissible, g.required_recall, g.forbidden_present, g.order_violations) == (
+        True,
+        1.0,
+        (),
+        (),
+    )
 
 
 def planviz(*args: str):
@@ -101,14 +109,22 @@ def test_cli_validate_with_a_separate_contract(tmp_path):
     assert out.returncode == 1
     assert "missing_required" in out.stdout and "'deploy'" in out.stdout
     contract.write_text("required: [reproduce, verify]\n")
-    assert planviz("validate", str(examples.path("parser_fix")), "--contract", str(contract)).returncode == 0
+    assert (
+        planviz(
+            "validate", str(examples.path("parser_fix")), "--contract", str(contract)
+        ).returncode
+        == 0
+    )
 
 
-@pytest.mark.parametrize("content, needle", [
-    (None, "missing.yaml"),
-    ("goal: g\nsteps:\n  - id: S1\n    action: [unclosed\n", "bad.yaml"),
-    ("goal: g\nsteps:\n  - id: S1\n    action: a\n    duration: soon\n", "duration"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (None, "missing.yaml"),
+        ("goal: g\nsteps:\n  - id: S1\n    action: [unclosed\n", "bad.yaml"),
+        ("goal: g\nsteps:\n  - id: S1\n    action: a\n    duration: soon\n", "duration"),
+    ],
+)
 def test_cli_validate_unreadable_exits_2(tmp_path, content, needle):
     name = "missing.yaml" if content is None else "bad.yaml"
     path = tmp_path / name
@@ -121,27 +137,45 @@ def test_cli_validate_unreadable_exits_2(tmp_path, content, needle):
 
 
 def test_cli_validate_many_plans_prints_a_summary(tmp_path):
-    lines = [json.dumps({"goal": "g", "steps": [{"id": "A", "action": "a", "expected_evidence": "e",
-                                                  "produces": ["x"]}]}),
-             json.dumps({"goal": "h", "steps": [{"id": "A", "action": "a", "expected_evidence": "e",
-                                                  "depends_on": ["A"]}]})]
+    lines = [
+        json.dumps(
+            {
+                "goal": "g",
+                "steps": [{"id": "A", "action": "a", "expected_evidence": "e", "produces": ["x"]}],
+            }
+        ),
+        json.dumps(
+            {
+                "goal": "h",
+                "steps": [
+                    {"id": "A", "action": "a", "expected_evidence": "e", "depends_on": ["A"]}
+                ],
+            }
+        ),
+    ]
     path = tmp_path / "plans.jsonl"
     path.write_text("\n".join(lines) + "\n")
     out = planviz("validate", str(path))
     assert out.returncode == 1, out.stderr
     assert out.stdout.splitlines()[0] == "2 plans, 1 with errors"
     data = json.loads(planviz("validate", str(path), "--json").stdout)
-    assert data == {"plans": 2, "plans_with_errors": 1, "counts": {"no_artifact": 1, "self_dependency": 1},
-                    "plans_by_code": {"no_artifact": 1, "self_dependency": 1},
-                    "severities": {"no_artifact": "warning", "self_dependency": "error"},
-                    "failed": [{"index": 1, "id": "", "errors": ["self_dependency"]}]}
+    assert data == {
+        "plans": 2,
+        "plans_with_errors": 1,
+        "counts": {"no_artifact": 1, "self_dependency": 1},
+        "plans_by_code": {"no_artifact": 1, "self_dependency": 1},
+        "severities": {"no_artifact": "warning", "self_dependency": "error"},
+        "failed": [{"index": 1, "id": "", "errors": ["self_dependency"]}],
+    }
     clean = tmp_path / "clean.jsonl"
     clean.write_text(lines[0] + "\n" + lines[0] + "\n")
     assert planviz("validate", str(clean)).returncode == 0
 
 
-@pytest.mark.parametrize("name, code", [("cache_isolation", 0), ("delete_failing_test", 1),
-                                        ("release_no_credentials", 1)])
+@pytest.mark.parametrize(
+    "name, code",
+    [("cache_isolation", 0), ("delete_failing_test", 1), ("release_no_credentials", 1)],
+)
 def test_cli_grade_exit_code(name, code):
     out = planviz("grade", str(examples.path(name)))
     assert out.returncode == code, out.stderr
@@ -166,7 +200,9 @@ def test_the_planner_output_sample_loads_everywhere_with_its_licence():
     plans = load_plans(path)
     assert len(plans) == 48 and {p.source_format for p in plans} == {"taskbench"}
     reports = [validate(p) for p in plans]
-    assert 5 <= sum(not r.ok for r in reports) <= 20  # about a quarter of TaskBench predictions are defective
+    assert (
+        5 <= sum(not r.ok for r in reports) <= 20
+    )  # about a quarter of TaskBench predictions are defective
     assert any(f.layer == "import" and f.severity == "error" for r in reports for f in r.findings)
     licence = (path.parent / "LICENSE.txt").read_text(encoding="utf-8")
     assert licence.startswith("MIT License") and "WxxShirley/GNN4TaskPlan" in licence
@@ -183,5 +219,7 @@ def test_the_planner_output_sample_is_the_corpus_records_unchanged(corpus):
     assert len(spans) == 4
     for first, last, domain, model in spans:
         source = corpus / "taskbench-predictions" / f"gnn4tp_pred_{domain}_{model}.jsonl"
-        head = source.read_text(encoding="utf-8").splitlines(keepends=True)[:int(last) - int(first) + 1]
-        assert lines[int(first) - 1:int(last)] == head
+        head = source.read_text(encoding="utf-8").splitlines(keepends=True)[
+            : int(last) - int(first) + 1
+        ]
+        assert lines[int(first) - 1 : int(last)] == head

@@ -23,20 +23,65 @@ pytestmark = pytest.mark.corpus
 # 10,000 documents per format in the full run (`make test`, CI); the quick suite (-m "not slow") runs 1,000
 COUNTS = [pytest.param(10_000, marks=pytest.mark.slow, id="10k"), pytest.param(1_000, id="1k")]
 FILES = {
-    "taskbench": ["taskbench-predictions/gnn4tp_pred_multimedia_mistral-7b.jsonl",
-                  "taskbench-wrapped/MiniMax-Text-01_multimedia_first12.jsonl", "hugginggpt/demo_parse_task.json"],
+    "taskbench": [
+        "taskbench-predictions/gnn4tp_pred_multimedia_mistral-7b.jsonl",
+        "taskbench-wrapped/MiniMax-Text-01_multimedia_first12.jsonl",
+        "hugginggpt/demo_parse_task.json",
+    ],
     "nestful": ["nestful/sample.json"],
     "worfbench": ["worfbench/full/gold_wikihow.json", "worfbench/full/gold_lumos.json"],
     "teval": ["teval/plan_json_v1_sample.json"],
     "llmcompiler": ["llmcompiler/planner_prompt_examples.json"],
     "rewoo": ["rewoo/fewshot_plans.json", "rewoo/langgraph_tutorial_planner_outputs.json"],
 }
-HOSTILE: list[Any] = [None, "", 0, -1, 10**30, 1.5, True, [], {}, "<node-0>", "<node-99>", "<node-1>",
-                      "<GENERATED>-0", "$var1.x$", "$nope.y$", "#E1", "$1", "(START, 1)", "(1, END)", "(2, 2)",
-                      "Edge:", "Node:\n1: x", "\u202e", "x" * 300, [[[[[]]]]], {"task": "A"}, {"name": "f"},
-                      "\\udfff", "{{step_1.x}}", ["a", None, 3], {"source": "A", "target": "A"}]
-PIECES = list('{}[]()",:;.#$<>-=_\n\t 0123456789') + ["START", "END", "Node:", "Edge:", "<node-", "$var", "#E",
-                                                      "join()", "Plan:", "\\u", "\\ud800", "\u202e", "é"]
+HOSTILE: list[Any] = [
+    None,
+    "",
+    0,
+    -1,
+    10**30,
+    1.5,
+    True,
+    [],
+    {},
+    "<node-0>",
+    "<node-99>",
+    "<node-1>",
+    "<GENERATED>-0",
+    "$var1.x$",
+    "$nope.y$",
+    "#E1",
+    "$1",
+    "(START, 1)",
+    "(1, END)",
+    "(2, 2)",
+    "Edge:",
+    "Node:\n1: x",
+    "\u202e",
+    "x" * 300,
+    [[[[[]]]]],
+    {"task": "A"},
+    {"name": "f"},
+    "\\udfff",
+    "{{step_1.x}}",
+    ["a", None, 3],
+    {"source": "A", "target": "A"},
+]
+PIECES = list('{}[]()",:;.#$<>-=_\n\t 0123456789') + [
+    "START",
+    "END",
+    "Node:",
+    "Edge:",
+    "<node-",
+    "$var",
+    "#E",
+    "join()",
+    "Plan:",
+    "\\u",
+    "\\ud800",
+    "\u202e",
+    "é",
+]
 
 
 def _records(corpus, fmt: str) -> list[Any]:
@@ -110,7 +155,9 @@ def mutate(value: Any, rnd: random.Random) -> Any:
         elif op == "repeat" and isinstance(holder, list):
             holder.insert(key, json.loads(json.dumps(target)))
         else:
-            holder[key] = json.loads(json.dumps(rnd.choice(HOSTILE)))  # a copy: never shared, never a cycle
+            holder[key] = json.loads(
+                json.dumps(rnd.choice(HOSTILE))
+            )  # a copy: never shared, never a cycle
     return value
 
 
@@ -123,7 +170,9 @@ def only_planviz_errors(text: str, fmt: str | None) -> None:
 
 @pytest.mark.parametrize("documents", COUNTS)
 @pytest.mark.parametrize("fmt", sorted(FILES))
-def test_ten_thousand_mutated_real_records_per_importer_give_plans_or_a_plan_format_error(corpus, fmt, documents):
+def test_ten_thousand_mutated_real_records_per_importer_give_plans_or_a_plan_format_error(
+    corpus, fmt, documents
+):
     records = _records(corpus, fmt)
     rnd = random.Random(f"importers-{fmt}-{documents}")
     for n in range(documents):
@@ -137,15 +186,22 @@ def test_ten_thousand_mutated_real_records_per_importer_give_plans_or_a_plan_for
         try:
             only_planviz_errors(text, fmt if n % 2 else None)
         except Exception as exc:  # noqa: BLE001 - the document is the report
-            raise AssertionError(f"document {n} of {fmt} raised {type(exc).__name__}: {exc}\n{text[:3000]}") from exc
+            raise AssertionError(
+                f"document {n} of {fmt} raised {type(exc).__name__}: {exc}\n{text[:3000]}"
+            ) from exc
 
 
 @pytest.mark.parametrize("documents", COUNTS)
 def test_ten_thousand_mutated_real_traces_give_a_run_or_a_trace_format_error(documents):
-    runs = [planviz.simulate(planviz.examples.load("cache_isolation"), faults=faults, strategy=strategy)
-            for faults, strategy in [([], "planner"), ([planviz.Fault("S4", "side_effect")], "workflow"),
-                                     ([planviz.Fault.parse("S2:goal_change")], "planner"),
-                                     ([planviz.Fault.parse("S1:transientx2")], "direct")]]
+    runs = [
+        planviz.simulate(planviz.examples.load("cache_isolation"), faults=faults, strategy=strategy)
+        for faults, strategy in [
+            ([], "planner"),
+            ([planviz.Fault("S4", "side_effect")], "workflow"),
+            ([planviz.Fault.parse("S2:goal_change")], "planner"),
+            ([planviz.Fault.parse("S1:transientx2")], "direct"),
+        ]
+    ]
     traces = [[json.loads(line) for line in run_to_lines(run)] for run in runs]
     rnd = random.Random(f"planviz-trace-{documents}")
     for n in range(documents):
@@ -162,4 +218,6 @@ def test_ten_thousand_mutated_real_traces_give_a_run_or_a_trace_format_error(doc
         except TraceFormatError:
             pass
         except Exception as exc:  # noqa: BLE001
-            raise AssertionError(f"trace document {n} raised {type(exc).__name__}: {exc}\n{text[:3000]}") from exc
+            raise AssertionError(
+                f"trace document {n} raised {type(exc).__name__}: {exc}\n{text[:3000]}"
+            ) from exc

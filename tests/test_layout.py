@@ -25,13 +25,38 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "planviz"
 
 # stage of each top-level part of the package; a module may import its own stage or an earlier one
-STAGES = {"errors": 0, "io": 1, "plan": 2, "examples": 2, "structure": 3, "checks": 4, "analysis": 4,
-          "runs": 5, "traces": 6, "pictures": 7, "frontends": 8, "teaching": 8, "__init__": 9, "__main__": 9}
-SIBLINGS = {("checks", "analysis"), ("analysis", "checks")}  # same stage, but neither reads the other
+STAGES = {
+    "errors": 0,
+    "io": 1,
+    "plan": 2,
+    "examples": 2,
+    "structure": 3,
+    "checks": 4,
+    "analysis": 4,
+    "runs": 5,
+    "traces": 6,
+    "pictures": 7,
+    "frontends": 8,
+    "teaching": 8,
+    "__init__": 9,
+    "__main__": 9,
+}
+SIBLINGS = {
+    ("checks", "analysis"),
+    ("analysis", "checks"),
+}  # same stage, but neither reads the other
 MAX_LINES = 420
 # inside a stage: the order of its subpackages ("" = the modules directly in the stage's folder)
 SUBSTAGES = {
-    "runs": {"": 0, "engine": 1, "hindsight": 2, "measures": 3, "comparisons": 4, "evaluation": 5, "summary": 6},
+    "runs": {
+        "": 0,
+        "engine": 1,
+        "hindsight": 2,
+        "measures": 3,
+        "comparisons": 4,
+        "evaluation": 5,
+        "summary": 6,
+    },
     "traces": {"": 0, "otel": 1, "langgraph": 1, "langfuse": 2, "own": 3},
     "frontends": {"": 0, "pages": 1, "widget": 2, "cli": 3},
 }
@@ -78,9 +103,16 @@ def imported(path: Path) -> list[tuple[int, str]]:
                 out += [(node.lineno, f"planviz.{a.name}") for a in node.names]
             else:
                 out.append((node.lineno, target))
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+        ):
             first = node.args[0] if node.args else None
-            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("planviz"):
+            if (
+                isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+                and first.value.startswith("planviz")
+            ):
                 out.append((node.lineno, first.value))
     return out
 
@@ -95,7 +127,8 @@ def test_imports_flow_one_way(path):
         assert STAGES[theirs] <= STAGES[mine] and (mine, theirs) not in SIBLINGS, (
             f"{path.relative_to(ROOT)}:{line} ({mine}, stage {STAGES[mine]}) imports {target} "
             f"({theirs}, stage {STAGES[theirs]}): a stage reads only itself and earlier stages, "
-            "and checks and analysis never read each other")
+            "and checks and analysis never read each other"
+        )
 
 
 def sub_part(module: str) -> str:
@@ -104,8 +137,11 @@ def sub_part(module: str) -> str:
     return parts[2] if len(parts) > 2 and parts[2] in SUBSTAGES.get(parts[1], {}) else ""
 
 
-@pytest.mark.parametrize("path", [p for p in modules() if part_of(dotted(p)) in SUBSTAGES],
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize(
+    "path",
+    [p for p in modules() if part_of(dotted(p)) in SUBSTAGES],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
 def test_subpackages_flow_one_way(path):
     stage = part_of(dotted(path))
     order = SUBSTAGES[stage]
@@ -117,30 +153,39 @@ def test_subpackages_flow_one_way(path):
         assert order[theirs] <= order[mine] and (stage, mine, theirs) not in SUB_SIBLINGS, (
             f"{path.relative_to(ROOT)}:{line} ({stage}/{mine or '.'}) imports {target} ({stage}/{theirs or '.'}): "
             f"inside {stage}/ the subpackages {sorted(k for k in order if k)} read the modules beside them "
-            "and never each other, and those never read the subpackages")
+            "and never each other, and those never read the subpackages"
+        )
 
 
 def test_every_subpackage_has_an_order():
     for stage, order in SUBSTAGES.items():
         folders = {p.name for p in (PACKAGE / stage).iterdir() if (p / "__init__.py").exists()}
         assert folders == set(order) - {""}, (
-            f"subpackages of {stage}/ without a place in SUBSTAGES (and docs/architecture.md): {folders ^ (set(order) - {''})}")
+            f"subpackages of {stage}/ without a place in SUBSTAGES (and docs/architecture.md): {folders ^ (set(order) - {''})}"
+        )
 
 
 def test_every_part_has_a_stage():
     parts = {part_of(dotted(p)) for p in modules()}
-    assert parts <= set(STAGES), f"parts without a stage in STAGES (and docs/architecture.md): {parts - set(STAGES)}"
+    assert parts <= set(STAGES), (
+        f"parts without a stage in STAGES (and docs/architecture.md): {parts - set(STAGES)}"
+    )
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by concept (about 400 at most)"
+    assert lines <= MAX_LINES, (
+        f"{path.relative_to(ROOT)} has {lines} lines; split it by concept (about 400 at most)"
+    )
 
 
 def test_no_module_is_named_like_a_public_function():
-    functions = {name for name in planviz.__all__ if callable(getattr(planviz, name))
-                 and not isinstance(getattr(planviz, name), type)}
+    functions = {
+        name
+        for name in planviz.__all__
+        if callable(getattr(planviz, name)) and not isinstance(getattr(planviz, name), type)
+    }
     clashes = sorted(f"{dotted(p)}" for p in modules() if p.stem in functions)
     assert not clashes, f"modules named like public functions (name modules for nouns): {clashes}"
 
@@ -150,34 +195,57 @@ def _planviz_classes(annotation: object) -> set[type]:
     stack = [annotation]
     while stack:
         a = stack.pop()
-        if isinstance(a, type) and a.__module__.startswith("planviz") and not getattr(a, "_is_protocol", False):
+        if (
+            isinstance(a, type)
+            and a.__module__.startswith("planviz")
+            and not getattr(a, "_is_protocol", False)
+        ):
             found.add(a)
         stack.extend(typing.get_args(a))
     return found
 
 
-PUBLIC_FUNCTIONS = sorted(name for name in planviz.__all__
-                          if callable(getattr(planviz, name)) and not isinstance(getattr(planviz, name), type))
+PUBLIC_FUNCTIONS = sorted(
+    name
+    for name in planviz.__all__
+    if callable(getattr(planviz, name)) and not isinstance(getattr(planviz, name), type)
+)
 
 
 def test_the_type_check_sees_the_types():
-    seen = set().union(*(_planviz_classes(h) for n in PUBLIC_FUNCTIONS
-                         for h in typing.get_type_hints(getattr(planviz, n)).values()))
-    assert {planviz.Run, planviz.Schedule, planviz.TimelinePoint, planviz.Explorer, planviz.Report} <= seen
+    seen = set().union(
+        *(
+            _planviz_classes(h)
+            for n in PUBLIC_FUNCTIONS
+            for h in typing.get_type_hints(getattr(planviz, n)).values()
+        )
+    )
+    assert {
+        planviz.Run,
+        planviz.Schedule,
+        planviz.TimelinePoint,
+        planviz.Explorer,
+        planviz.Report,
+    } <= seen
 
 
 @pytest.mark.parametrize("name", PUBLIC_FUNCTIONS)
 def test_types_a_public_function_takes_or_returns_are_exported(name):
     hints = typing.get_type_hints(getattr(planviz, name))
     for cls in set().union(*map(_planviz_classes, hints.values())):
-        assert getattr(planviz, cls.__name__, None) is cls, f"{name} uses {cls.__qualname__}, not exported from planviz"
+        assert getattr(planviz, cls.__name__, None) is cls, (
+            f"{name} uses {cls.__qualname__}, not exported from planviz"
+        )
 
 
-@pytest.mark.parametrize("name", sorted(n for n in planviz.__all__ if isinstance(getattr(planviz, n), type)))
+@pytest.mark.parametrize(
+    "name", sorted(n for n in planviz.__all__ if isinstance(getattr(planviz, n), type))
+)
 def test_public_types_live_in_public_modules(name):
     cls = getattr(planviz, name)
     assert not any(part.startswith("_") for part in cls.__module__.split(".")), (
-        f"{name} is defined in {cls.__module__}; public types live in public modules")
+        f"{name} is defined in {cls.__module__}; public types live in public modules"
+    )
 
 
 NO_WIDGETS = """
@@ -199,5 +267,7 @@ print("ok")
 
 
 def test_everything_but_the_explorer_works_without_ipywidgets():
-    done = subprocess.run([sys.executable, "-c", NO_WIDGETS], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", NO_WIDGETS], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]

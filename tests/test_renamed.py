@@ -34,9 +34,13 @@ def test_an_old_name_warns_naming_the_new_one_and_is_the_same_object(old):
 
 
 def test_attribute_warns_naming_attribution_and_gives_its_party():
-    run = planviz.simulate(planviz.examples.load("cache_isolation"), faults=[planviz.Fault("S4", "side_effect",
-                                                                                           times=3)])
-    with pytest.warns(DeprecationWarning, match=re.escape("planviz.attribution(run, contract).party")):
+    run = planviz.simulate(
+        planviz.examples.load("cache_isolation"),
+        faults=[planviz.Fault("S4", "side_effect", times=3)],
+    )
+    with pytest.warns(
+        DeprecationWarning, match=re.escape("planviz.attribution(run, contract).party")
+    ):
         attribute = planviz.attribute
     assert attribute(run) == planviz.attribution(run).party == "executor"
     assert attribute(run, goal_met=False) == planviz.attribution(run, goal_met=False).party
@@ -45,8 +49,11 @@ def test_attribute_warns_naming_attribution_and_gives_its_party():
 
 def test_words_lists_every_old_name_with_its_new_one():
     words = (ROOT / "docs" / "words.md").read_text(encoding="utf-8")
-    table = words[words.index("## Renamed"):]
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(?:planviz\.)?(\w+)` \| `([^`]+)`", table, re.M)}
+    table = words[words.index("## Renamed") :]
+    rows = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r"^\| `(?:planviz\.)?(\w+)` \| `([^`]+)`", table, re.M)
+    }
     assert set(rows) == set(planviz._RENAMED) == set(RENAMED) | {"attribute"}
     for old, (new, _) in RENAMED.items():
         assert rows[old] == new, old

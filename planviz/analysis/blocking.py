@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from planviz.analysis.reach import StateLike, reach_pass, state_of
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.structure.index import structure_index
-from planviz.analysis.reach import StateLike, reach_pass, state_of
 
 __all__ = ["why_blocked", "BlockReason"]
 
@@ -91,29 +91,61 @@ def why_blocked(plan: Plan, state: StateLike, step: str) -> tuple[BlockReason, .
         deps = sorted(d for d in s.depends_on if d in blocked)
         fresh = [d for d in deps if d not in seen]
         if fresh:
-            chain.append(BlockReason(current, "dependency", fresh[0], message=(
-                f"{current!r} depends on {fresh[0]!r}, which can no longer complete")))
+            chain.append(
+                BlockReason(
+                    current,
+                    "dependency",
+                    fresh[0],
+                    message=(f"{current!r} depends on {fresh[0]!r}, which can no longer complete"),
+                )
+            )
             current = fresh[0]
             continue
         if deps:
-            chain.append(BlockReason(current, "unknown", deps[0], message=(
-                f"{current!r} depends on {deps[0]!r}, which itself waits on {current!r}: a circular requirement")))
+            chain.append(
+                BlockReason(
+                    current,
+                    "unknown",
+                    deps[0],
+                    message=(
+                        f"{current!r} depends on {deps[0]!r}, which itself waits on {current!r}: a circular requirement"
+                    ),
+                )
+            )
             break
         fact = min(f for f in s.requires if f not in held)
         makers = tuple(sorted(producers(fact)))
         open_makers = [p for p in makers if p in blocked]
         if open_makers and all(p in seen for p in open_makers):
-            chain.append(BlockReason(current, "unknown", fact, makers, (
-                f"{current!r} requires {fact!r}, which only steps waiting on this chain produce "
-                f"({', '.join(map(repr, open_makers))}): a circular requirement")))
+            chain.append(
+                BlockReason(
+                    current,
+                    "unknown",
+                    fact,
+                    makers,
+                    (
+                        f"{current!r} requires {fact!r}, which only steps waiting on this chain produce "
+                        f"({', '.join(map(repr, open_makers))}): a circular requirement"
+                    ),
+                )
+            )
             break
         if open_makers:
             nxt = next(p for p in open_makers if p not in seen)
-            chain.append(BlockReason(current, "fact", fact, makers,
-                                     f"{current!r} requires {fact!r}, which only {nxt!r} can still produce"))
+            chain.append(
+                BlockReason(
+                    current,
+                    "fact",
+                    fact,
+                    makers,
+                    f"{current!r} requires {fact!r}, which only {nxt!r} can still produce",
+                )
+            )
             current = nxt
             continue
-        chain.append(BlockReason(current, "fact", fact, makers, _lost_fact(current, fact, makers, done)))
+        chain.append(
+            BlockReason(current, "fact", fact, makers, _lost_fact(current, fact, makers, done))
+        )
         break
     return tuple(chain)
 
@@ -121,7 +153,11 @@ def why_blocked(plan: Plan, state: StateLike, step: str) -> tuple[BlockReason, .
 def _lost_fact(step: str, fact: str, makers: tuple[str, ...], done: set[str]) -> str:
     finished = [p for p in makers if p in done]
     if finished:
-        return (f"{step!r} requires {fact!r}, which is no longer held; {', '.join(map(repr, finished))} "
-                "established it and completed steps are not re-run: replan or return to that producer")
-    return (f"{step!r} requires {fact!r}, which is not held and no step of the plan produces: "
-            "add a step that establishes it, or make it a given fact")
+        return (
+            f"{step!r} requires {fact!r}, which is no longer held; {', '.join(map(repr, finished))} "
+            "established it and completed steps are not re-run: replan or return to that producer"
+        )
+    return (
+        f"{step!r} requires {fact!r}, which is not held and no step of the plan produces: "
+        "add a step that establishes it, or make it a given fact"
+    )

@@ -16,14 +16,22 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Iterable, Iterator, Protocol, Union
 
+from planviz.errors import PlanvizTypeError, show_value
 from planviz.plan.arguments import expect_plan
-from planviz.errors import show_value
-from planviz.errors import PlanvizTypeError
 from planviz.plan.bulk import paused_gc
 from planviz.plan.model import Plan, Step
 from planviz.structure.dag import unknown_error
 
-__all__ = ["reachable", "invalidated", "Reach", "reach_pass", "state_of", "collection", "HasProgress", "StateLike"]
+__all__ = [
+    "reachable",
+    "invalidated",
+    "Reach",
+    "reach_pass",
+    "state_of",
+    "collection",
+    "HasProgress",
+    "StateLike",
+]
 
 
 class HasProgress(Protocol):
@@ -139,7 +147,9 @@ def invalidated(plan: Plan, state: StateLike) -> frozenset[str]:
         return frozenset([v for v in plan.by_id if v not in ok])
 
 
-def reach_pass(plan: Plan, completed: Iterable[str], held: Iterable[str]) -> tuple[set[str], list[str], set[str]]:
+def reach_pass(
+    plan: Plan, completed: Iterable[str], held: Iterable[str]
+) -> tuple[set[str], list[str], set[str]]:
     """One worklist pass: (facts that could hold, reachable remaining steps, completed ids in the plan).
 
     Each remaining step counts its unmet dependencies plus unmet facts; a
@@ -176,7 +186,9 @@ def reach_pass(plan: Plan, completed: Iterable[str], held: Iterable[str]) -> tup
                 queue.append(s)
     except KeyError:
         raise unknown_error([s for s in steps if s.id not in done], succ) from None
-    for v in queue:  # appends extend the loop: each step is queued once, when its count reaches zero
+    for (
+        v
+    ) in queue:  # appends extend the loop: each step is queued once, when its count reaches zero
         for f in v.produces:
             if f not in facts:
                 facts.add(f)
@@ -198,10 +210,14 @@ def reach_pass(plan: Plan, completed: Iterable[str], held: Iterable[str]) -> tup
 def collection(value: Any, what: str, of: str) -> Any:
     """``value`` itself, refusing a lone string (iterating it would give its characters)."""
     if isinstance(value, str):
-        raise PlanvizTypeError(f"{what} must be a collection of {of}, got the string {show_value(value)}; "
-                               "wrap it in a list")
+        raise PlanvizTypeError(
+            f"{what} must be a collection of {of}, got the string {show_value(value)}; "
+            "wrap it in a list"
+        )
     if not isinstance(value, Iterable):
-        raise PlanvizTypeError(f"{what} must be a collection of {of}, got {type(value).__name__} {show_value(value)}")
+        raise PlanvizTypeError(
+            f"{what} must be a collection of {of}, got {type(value).__name__} {show_value(value)}"
+        )
     return value
 
 
@@ -211,5 +227,7 @@ def state_of(state: Any) -> tuple[Iterable[str], set[str]]:
         return state.completed, set(collection(state.facts, "facts", "fact strings"))
     if isinstance(state, (tuple, list)) and len(state) == 2:
         return state[0], set(collection(state[1], "facts", "fact strings"))
-    raise PlanvizTypeError(f"expected an execution state (with .completed and .facts) or a (completed, facts) "
-                           f"pair, got {type(state).__name__} {show_value(state, 80)}")
+    raise PlanvizTypeError(
+        f"expected an execution state (with .completed and .facts) or a (completed, facts) "
+        f"pair, got {type(state).__name__} {show_value(state, 80)}"
+    )

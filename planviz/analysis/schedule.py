@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterator, Mapping
 
-from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.errors import AnalysisError, UnknownStepError, expect_type
-from planviz.plan.bulk import paused_gc
-from planviz.plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
 from planviz.io.plaindata import as_duration
 from planviz.io.syntax import show_value
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import MAX_TOTAL_DURATION, Contract, Plan, natural_key
 from planviz.structure.dag import require_dag
 from planviz.structure.terminal import terminals
 
@@ -103,16 +103,19 @@ class Schedule:
             return ""
         shown = "; ".join(f"{a!r} and {b!r} both hold {r!r}" for r, a, b in self.contended[:3])
         more = f" (and {len(self.contended) - 3} more)" if len(self.contended) > 3 else ""
-        return (f"the makespan ignores exclusive resources: {shown}{more} and overlap here; a run serializes "
-                "them, so it may take longer")
+        return (
+            f"the makespan ignores exclusive resources: {shown}{more} and overlap here; a run serializes "
+            "them, so it may take longer"
+        )
 
 
 _duration = attrgetter("duration")
 _TIMING_SLOTS = tuple(StepTiming.__dict__[k].__set__ for k in ("es", "ef", "ls", "lf", "slack"))
 
 
-def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
-                  contract: Contract | None = None) -> Schedule:
+def critical_path(
+    plan: Plan, durations: Mapping[str, float] | None = None, *, contract: Contract | None = None
+) -> Schedule:
     """Forward and backward pass over a topological order: timings, makespan, critical path.
 
     ``durations`` (id -> duration) overrides ``step.duration`` for some steps.
@@ -161,7 +164,9 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
     plan = expect_plan(plan, "critical_path")
     contract = expect_contract(contract, "critical_path")
     if durations is not None:
-        expect_type(durations, Mapping, "critical_path", "durations", "a mapping from step id to duration")
+        expect_type(
+            durations, Mapping, "critical_path", "durations", "a mapping from step id to duration"
+        )
     with paused_gc():
         ix = require_dag(plan)
         ids, out, order, npred = ix.ints()
@@ -191,7 +196,9 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
         critical_at = []
         new = object.__new__
         set_es, set_ef, set_ls, set_lf, set_slack = _TIMING_SLOTS
-        for u in reversed(order):  # backward pass, building each StepTiming without the frozen __setattr__
+        for u in reversed(
+            order
+        ):  # backward pass, building each StepTiming without the frozen __setattr__
             finish = makespan if reach is None or u in reach else math.inf
             for v in out[u]:
                 late = ls[v]
@@ -227,13 +234,22 @@ def critical_path(plan: Plan, durations: Mapping[str, float] | None = None, *,
                         tight.append(v)
                 if not tight:
                     break
-                u = tight[0] if len(tight) == 1 else min(tight, key=first)  # a lone successor needs no id key
-        return Schedule(FrozenMap(timings), makespan, math.fsum(dur), tuple(path), critical,
-                        _contended(ix.holders(), timings, eps))
+                u = (
+                    tight[0] if len(tight) == 1 else min(tight, key=first)
+                )  # a lone successor needs no id key
+        return Schedule(
+            FrozenMap(timings),
+            makespan,
+            math.fsum(dur),
+            tuple(path),
+            critical,
+            _contended(ix.holders(), timings, eps),
+        )
 
 
-def _contended(holders: Mapping[str, list[str]], timings: Mapping[str, StepTiming], eps: float
-               ) -> tuple[tuple[str, str, str], ...]:
+def _contended(
+    holders: Mapping[str, list[str]], timings: Mapping[str, StepTiming], eps: float
+) -> tuple[tuple[str, str, str], ...]:
     """(resource, a, b) for holders of one resource whose earliest intervals overlap, in a sweep per resource."""
     out = []
     for res in sorted(holders):
@@ -257,12 +273,17 @@ def _override(dur: dict[str, float], durations: Mapping[str, float]) -> None:
     for sid, d in durations.items():
         if sid not in dur:
             shown = ", ".join(map(repr, sorted(dur)[:20]))
-            raise UnknownStepError(f"durations names {sid!r}, which is not a step of this plan; "
-                                   f"its steps are {shown}")
+            raise UnknownStepError(
+                f"durations names {sid!r}, which is not a step of this plan; its steps are {shown}"
+            )
         number = as_duration(d)
         if number is None:
-            raise AnalysisError(f"durations[{sid!r}] must be a finite number >= 0, got {show_value(d)}")
+            raise AnalysisError(
+                f"durations[{sid!r}] must be a finite number >= 0, got {show_value(d)}"
+            )
         dur[sid] = number
     if sum(dur.values()) > MAX_TOTAL_DURATION:
-        raise AnalysisError(f"with these durations the steps add up to more than {MAX_TOTAL_DURATION:g}, past what "
-                            "a schedule can add: expected smaller durations")
+        raise AnalysisError(
+            f"with these durations the steps add up to more than {MAX_TOTAL_DURATION:g}, past what "
+            "a schedule can add: expected smaller durations"
+        )

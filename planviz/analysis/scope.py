@@ -15,12 +15,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from planviz.plan.arguments import expect_plan
+from planviz.analysis.reach import StateLike, collection, state_of
 from planviz.errors import AnalysisError, show_value
+from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.structure.dag import require_dag
 from planviz.structure.index import StructureIndex
-from planviz.analysis.reach import StateLike, collection, state_of
 
 __all__ = ["failure_scope", "Scope", "CATEGORIES", "ACTIONS"]
 
@@ -46,7 +46,9 @@ class Scope:
     message: str = ""
 
 
-def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None, state: StateLike | None = None) -> Scope:
+def failure_scope(
+    plan: Plan, step: str, category: str, fact: str | None = None, state: StateLike | None = None
+) -> Scope:
     """What a failure of ``category`` at ``step`` voids, and what verified work it keeps.
 
     - ``transient``: retry the step; nothing voided.
@@ -111,8 +113,10 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
     """
     plan = expect_plan(plan, "failure_scope")
     if category not in CATEGORIES:
-        raise AnalysisError(f"unknown failure category {show_value(category)}; choose one of "
-                            f"{', '.join(map(repr, CATEGORIES))}")
+        raise AnalysisError(
+            f"unknown failure category {show_value(category)}; choose one of "
+            f"{', '.join(map(repr, CATEGORIES))}"
+        )
     target = plan.step(step)
     index = require_dag(plan)  # scopes follow dependencies: a cyclic plan is refused
     ids = set(index.steps)
@@ -124,41 +128,81 @@ def failure_scope(plan: Plan, step: str, category: str, fact: str | None = None,
         completed = ids.intersection(collection(done, "completed", "step ids"))
         universe = completed
 
-    def scope(action: str, restart: str | None, voided: set[str], message: str,
-              blocked_fact: str | None = None) -> Scope:
-        return Scope(category, action, restart, frozenset(voided), frozenset(universe - voided), blocked_fact,
-                     message)
+    def scope(
+        action: str,
+        restart: str | None,
+        voided: set[str],
+        message: str,
+        blocked_fact: str | None = None,
+    ) -> Scope:
+        return Scope(
+            category,
+            action,
+            restart,
+            frozenset(voided),
+            frozenset(universe - voided),
+            blocked_fact,
+            message,
+        )
 
     if category == "transient":
-        return scope("retry", step, set(), f"transient failure at {step!r}: retry it; nothing is voided")
+        return scope(
+            "retry", step, set(), f"transient failure at {step!r}: retry it; nothing is voided"
+        )
     if category == "goal_change":
-        return Scope(category, "replan", None, frozenset(ids), frozenset(),
-                     message=f"the goal changed at {step!r}: every step is void ({len(ids)}); completed work is "
-                     "kept only once re-checked against the new goal and contract; replan for the new goal")
+        return Scope(
+            category,
+            "replan",
+            None,
+            frozenset(ids),
+            frozenset(),
+            message=f"the goal changed at {step!r}: every step is void ({len(ids)}); completed work is "
+            "kept only once re-checked against the new goal and contract; replan for the new goal",
+        )
     if category == "side_effect":
         roots = _patch_roots(index, step)
         voided = index.descendants(roots)
         what = " and ".join(map(repr, roots))
-        return scope("invalidate_subgraph", roots[0], voided,
-                     f"side effect found at {step!r}: {what} and everything downstream of it are void "
-                     f"({_names(voided)}); resume from {roots[0]!r}")
+        return scope(
+            "invalidate_subgraph",
+            roots[0],
+            voided,
+            f"side effect found at {step!r}: {what} and everything downstream of it are void "
+            f"({_names(voided)}); resume from {roots[0]!r}",
+        )
     if fact is None:
         if len(set(target.requires)) != 1:
-            which = (f"one of {sorted(set(target.requires))!r}" if target.requires
-                     else f"{step!r} requires no fact, so name the one found false")
-            raise AnalysisError(f"a precondition failure at {step!r} needs the fact that was false: pass fact=, "
-                                f"{which}")
+            which = (
+                f"one of {sorted(set(target.requires))!r}"
+                if target.requires
+                else f"{step!r} requires no fact, so name the one found false"
+            )
+            raise AnalysisError(
+                f"a precondition failure at {step!r} needs the fact that was false: pass fact=, "
+                f"{which}"
+            )
         fact = target.requires[0]
     source = _nearest_producer(index, step, fact, universe)
     if source is None:
-        which = "step of the plan produces it" if completed is None else "completed step produced it"
-        return scope("blocked", None, index.descendants([step]),
-                     f"precondition {fact!r} failed at {step!r} and no {which} (a given fact): "
-                     "no step can restore it, the route is blocked", blocked_fact=fact)
+        which = (
+            "step of the plan produces it" if completed is None else "completed step produced it"
+        )
+        return scope(
+            "blocked",
+            None,
+            index.descendants([step]),
+            f"precondition {fact!r} failed at {step!r} and no {which} (a given fact): "
+            "no step can restore it, the route is blocked",
+            blocked_fact=fact,
+        )
     voided = index.descendants([source])
-    return scope("return_to_source", source, voided,
-                 f"precondition {fact!r} failed at {step!r}: return to {source!r}, which produced it; "
-                 f"void {_names(voided)}")
+    return scope(
+        "return_to_source",
+        source,
+        voided,
+        f"precondition {fact!r} failed at {step!r}: return to {source!r}, which produced it; "
+        f"void {_names(voided)}",
+    )
 
 
 def _patch_roots(index: StructureIndex, x: str) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from planviz.plan.arguments import expect_plan
 from planviz.errors import AnalysisError, show_value
+from planviz.plan.arguments import expect_plan
 from planviz.plan.bulk import paused_gc
 from planviz.plan.model import Plan, natural_key
 from planviz.structure.dag import require_dag
@@ -142,8 +142,12 @@ def ready_timeline(plan: Plan, workers: int | None = None) -> tuple[TimelinePoin
     [(0.0, ['A']), (2.0, ['B']), (5.0, [])]
     """
     plan = expect_plan(plan, "ready_timeline")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise AnalysisError(f"workers must be a positive integer or None (unlimited), got {show_value(workers)}")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise AnalysisError(
+            f"workers must be a positive integer or None (unlimited), got {show_value(workers)}"
+        )
     with paused_gc():
         return _Schedule(plan, workers).run()
 
@@ -166,10 +170,14 @@ class _Schedule:
             for sid in held_by:
                 self.needs[at[sid]].append(k)
         self.holder: list[int | None] = [None] * len(holders)
-        self.parked: list[list[tuple[int, int]]] = [[] for _ in holders]  # per resource: steps waiting for it
+        self.parked: list[list[tuple[int, int]]] = [
+            [] for _ in holders
+        ]  # per resource: steps waiting for it
         self.pulled: dict[int, int] = {}  # a step taken out of a resource's queue -> that resource
         self.missing = list(npred)
-        self.candidates = [(self.rank[u], u) for u, k in enumerate(npred) if not k]  # ready, not started, not parked
+        self.candidates = [
+            (self.rank[u], u) for u, k in enumerate(npred) if not k
+        ]  # ready, not started, not parked
         heapq.heapify(self.candidates)
         self.workers = workers
 
@@ -177,7 +185,9 @@ class _Schedule:
         heapq.heappush(self.parked[resource], (self.rank[u], u))
         came_from = self.pulled.pop(u, None)
         if came_from is not None and self.holder[came_from] is None:
-            self._pull(came_from)  # it was its queue's first: the next one may take that resource now
+            self._pull(
+                came_from
+            )  # it was its queue's first: the next one may take that resource now
 
     def _pull(self, resource: int) -> None:
         """A free resource's first waiting step goes back to the candidates (the others wait behind it)."""
@@ -187,7 +197,13 @@ class _Schedule:
             heapq.heappush(self.candidates, item)
 
     def run(self) -> tuple[TimelinePoint, ...]:
-        ids, kids, duration, needs, holder = self.ids, self.kids, self.duration, self.needs, self.holder
+        ids, kids, duration, needs, holder = (
+            self.ids,
+            self.kids,
+            self.duration,
+            self.needs,
+            self.holder,
+        )
         candidates, missing, workers = self.candidates, self.missing, self.workers
         line: list[TimelinePoint] = []
         running: list[tuple[float, int, int]] = []
@@ -220,9 +236,16 @@ class _Schedule:
                     started.append(u)
                 if not running or running[0][0] > t:
                     break
-            line.append(TimelinePoint(t, frozenset(map(ids.__getitem__, finished)),
-                                      frozenset(map(ids.__getitem__, released)),
-                                      frozenset(map(ids.__getitem__, started)), len(line), line))
+            line.append(
+                TimelinePoint(
+                    t,
+                    frozenset(map(ids.__getitem__, finished)),
+                    frozenset(map(ids.__getitem__, released)),
+                    frozenset(map(ids.__getitem__, started)),
+                    len(line),
+                    line,
+                )
+            )
             released = []
             if not running:
                 return tuple(line)

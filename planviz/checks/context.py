@@ -23,11 +23,22 @@ from planviz.plan.importers import format_title
 from planviz.plan.model import Contract, Finding, Plan, natural_key
 from planviz.structure.index import structure_index
 
-__all__ = ["Context", "finding", "names", "known", "matches", "given_facts", "unstated_note", "NAMED",
-           "SUGGEST_BUDGET"]
+__all__ = [
+    "Context",
+    "finding",
+    "names",
+    "known",
+    "matches",
+    "given_facts",
+    "unstated_note",
+    "NAMED",
+    "SUGGEST_BUDGET",
+]
 
 NAMED = 8  # a finding names (and lists in .steps) at most this many other steps
-SUGGEST_BUDGET = 100_000  # id comparisons spent on "did you mean" hints per check (difflib is O(steps) per name)
+SUGGEST_BUDGET = (
+    100_000  # id comparisons spent on "did you mean" hints per check (difflib is O(steps) per name)
+)
 
 
 _produces = attrgetter("produces")
@@ -43,8 +54,18 @@ class Context:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         ix = self.ix = structure_index(plan)
-        self.steps, self.duplicated, self.unknown, self.self_deps = ix.steps, ix.duplicated, ix.unknown, ix.self_deps
-        self.parents, self.order, self.pos, self.cyclic_nodes = ix.parents, ix.order, ix.pos, ix.cyclic_nodes
+        self.steps, self.duplicated, self.unknown, self.self_deps = (
+            ix.steps,
+            ix.duplicated,
+            ix.unknown,
+            ix.self_deps,
+        )
+        self.parents, self.order, self.pos, self.cyclic_nodes = (
+            ix.parents,
+            ix.order,
+            ix.pos,
+            ix.cyclic_nodes,
+        )
         self.producer_of = {f: sid for sid, s in ix.steps.items() for f in s.produces}
         self.producers, self.by_kind, self.levels = ix.producers, ix.by_kind, ix.levels
         self._groups: dict[str, frozenset[str]] = {}
@@ -84,8 +105,16 @@ class Context:
         return hint
 
 
-def finding(code: str, layer: str, message: str, steps: Iterable[str] = (), *, severity: str = "error",
-            edges: Iterable[tuple[str, str]] = (), where: str = "") -> Finding:
+def finding(
+    code: str,
+    layer: str,
+    message: str,
+    steps: Iterable[str] = (),
+    *,
+    severity: str = "error",
+    edges: Iterable[tuple[str, str]] = (),
+    where: str = "",
+) -> Finding:
     """A validation finding."""
     return Finding(code, layer, severity, message, tuple(steps), tuple(edges), where)
 
@@ -115,15 +144,20 @@ def names(ids: Sequence[str], total: int | None = None) -> str:
     return f"{shown} and {extra} more" if extra > 0 else shown
 
 
-def unstated_note(code: str, layer: str, fmt: str, what: str, ids: list[str], consequence: str,
-                  usual: str) -> Finding:
+def unstated_note(
+    code: str, layer: str, fmt: str, what: str, ids: list[str], consequence: str, usual: str
+) -> Finding:
     """One info note for a field the plan's source format has no place for, instead of ``usual`` per step.
 
     >>> unstated_note("no_evidence", "structure", "worfbench", "expected evidence", ["1", "2"],
     ...               "a run cannot check what their success shows", "an error").message
     "WorFBench plans have no field for expected evidence: 2 steps have none ('1', '2'), so a run cannot check what their success shows; reported once, as a note about the format, instead of an error per step"
     """
-    return finding(code, layer,
-                   f"{format_title(fmt)} plans have no field for {what}: {len(ids)} step"
-                   f"{' has' if len(ids) == 1 else 's have'} none ({names(ids)}), so {consequence}; "
-                   f"reported once, as a note about the format, instead of {usual} per step", severity="info")
+    return finding(
+        code,
+        layer,
+        f"{format_title(fmt)} plans have no field for {what}: {len(ids)} step"
+        f"{' has' if len(ids) == 1 else 's have'} none ({names(ids)}), so {consequence}; "
+        f"reported once, as a note about the format, instead of {usual} per step",
+        severity="info",
+    )

@@ -22,32 +22,42 @@ import re
 __all__ = ["vacuous", "stem", "STOPWORDS", "COMPLETION", "OBSERVABLE", "PROCESS", "GENERIC"]
 
 #: Words that carry no observation on their own.
-STOPWORDS = frozenset("""a an the it its this that these those has have had was were is are be been being
+STOPWORDS = frozenset(
+    """a an the it its this that these those has have had was were is are be been being
     and or of to for on in at by with as so all now then there here
     successfully fully properly correctly really just already
     task action call tool step job work as expected planned intended
     not no never nothing none without didn doesn don isn wasn hasn haven t did do does got get gets will would
-    should could can fine well smoothly normally""".split())
+    should could can fine well smoothly normally""".split()
+)
 #: Words that only say the step ran (compared by stem, so "applied" covers "apply" and "applies").
-COMPLETION = frozenset("""ran run runs running done complete completed completes completion execute executed
+COMPLETION = frozenset(
+    """ran run runs running done complete completed completes completion execute executed
     executes execution finish finished finishes perform performed performs succeed succeeded succeeds success
     successful ok okay apply applied applies accomplished achieved worked works working handled
-    went""".split())
+    went""".split()
+)
 #: More process words: the step was invoked, answered, was understood; errors that did not happen.
-PROCESS = frozenset("""invoke invoked invokes invocation return returned returns returning call called calls
+PROCESS = frozenset(
+    """invoke invoked invokes invocation return returned returns returning call called calls
     calling send sent sends sending understand understood understands trigger triggered triggers issue issued
     issues process processed attempt attempted try tried fire fired acknowledge acknowledged note noted
     error errors errored exception exceptions crash crashed problem problems through respond responded
     responds response raise raised raises throw threw thrown throws occur occurred occurs happen happened
-    happens""".split())
+    happens""".split()
+)
 #: Generic subjects: who or what ran, never what holds afterwards.
-GENERIC = frozenset("""i we me my our you they command commands request requests operation operations
-    everything something anything tools steps calls""".split())
+GENERIC = frozenset(
+    """i we me my our you they command commands request requests operation operations
+    everything something anything tools steps calls""".split()
+)
 #: Words that read a test or a measurement: with something they are about, a check holding one is a predicate.
-OBSERVABLE = frozenset("""pass passes passed passing fail fails failed failing compile compiles compiled above
+OBSERVABLE = frozenset(
+    """pass passes passed passing fail fails failed failing compile compiles compiled above
     below under over exceed exceeds exceeded equal equals contain contains contained
     exist exists present absent missing match matches matched hold holds greater less least most zero empty
-    remain remains""".split())
+    remain remains""".split()
+)
 
 _SUFFIXES = ("ing", "ers", "ed", "es", "er", "e", "s")
 
@@ -64,12 +74,18 @@ def stem(word: str) -> str:
     while cut:
         cut = False
         for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word[-2] == "s"):
-                word, cut = word[:-len(suffix)], True
+            if (
+                word.endswith(suffix)
+                and len(word) - len(suffix) >= 3
+                and not (suffix == "s" and word[-2] == "s")
+            ):
+                word, cut = word[: -len(suffix)], True
                 break
         if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "slfz":  # stopp(ed) -> stop
             word, cut = word[:-1], True
-    return word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word  # apply, applied -> appli
+    return (
+        word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word
+    )  # apply, applied -> appli
 
 
 _DONE = frozenset(map(stem, COMPLETION | PROCESS))
@@ -83,7 +99,9 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def vacuous(check: str, action: str, *, step_id: str | None = None, tool: str | None = None) -> bool:
+def vacuous(
+    check: str, action: str, *, step_id: str | None = None, tool: str | None = None
+) -> bool:
     """Whether ``check`` says nothing that could be false after the step: once stopwords, process words
     ("ran", "invoked", "returned", "sent", "understood", "did not fail"...), generic subjects ("the tool",
     "it", "I") and the step's id are dropped, nothing is left but the action's own words and its tool's
@@ -125,12 +143,19 @@ def vacuous(check: str, action: str, *, step_id: str | None = None, tool: str | 
     if tool:  # the tool's name as a whole (as written or spaced) names the step, never an object
         name = _words(tool)
         n = len(name)
-        words = [w for i, w in enumerate(words)
-                 if not any(words[j:j + n] == name for j in range(max(0, i - n + 1), i + 1))]
+        words = [
+            w
+            for i, w in enumerate(words)
+            if not any(words[j : j + n] == name for j in range(max(0, i - n + 1), i + 1))
+        ]
     sid = step_id or ""
     low_id = sid.lower()
-    named: set[str] | None = None  # the id's words, made only when a word could be one (a substring of the id)
-    acted: set[str] | None = None  # the stems of the action and the tool, made only when a word needs them
+    named: set[str] | None = (
+        None  # the id's words, made only when a word could be one (a substring of the id)
+    )
+    acted: set[str] | None = (
+        None  # the stems of the action and the tool, made only when a word needs them
+    )
     about = seen = False  # an object the action names; a word that reads a test or a measurement
     for word in words:
         if word in low_id:
@@ -138,7 +163,9 @@ def vacuous(check: str, action: str, *, step_id: str | None = None, tool: str | 
                 named = set(_words(sid))
             if word in named:
                 continue
-        if not word.isalpha() and any(c.isdigit() for c in word):  # letters only: no digit, skip the scan
+        if not word.isalpha() and any(
+            c.isdigit() for c in word
+        ):  # letters only: no digit, skip the scan
             return False
         if word in STOPWORDS:
             continue

@@ -24,15 +24,24 @@ _LAYER_RANK = {name: i for i, name in enumerate(LAYERS)}
 
 
 def _sort_key(f: Finding) -> tuple[Any, ...]:
-    return (_LAYER_RANK.get(f.layer, len(LAYERS)), f.layer, f.code, tuple(map(natural_key, f.steps)),
-            tuple(tuple(map(natural_key, e)) for e in f.edges), f.message, f.where)
+    return (
+        _LAYER_RANK.get(f.layer, len(LAYERS)),
+        f.layer,
+        f.code,
+        tuple(map(natural_key, f.steps)),
+        tuple(tuple(map(natural_key, e)) for e in f.edges),
+        f.message,
+        f.where,
+    )
 
 
 def printable(text: str) -> str:
     """Control characters shown as escapes, so plan text cannot move a terminal's cursor or colour it."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def plural(n: int, word: str) -> str:
@@ -105,7 +114,9 @@ class Report:
         'ok (1 note)'
         """
         e, w, i = len(self.errors), len(self.warnings), len(self.infos)
-        counts = ", ".join(plural(n, word) for n, word in ((e, "error"), (w, "warning"), (i, "note")) if n)
+        counts = ", ".join(
+            plural(n, word) for n, word in ((e, "error"), (w, "warning"), (i, "note")) if n
+        )
         if e:
             return f"not ok: {counts}"
         return f"ok ({counts})" if counts else "ok: no findings"
@@ -118,8 +129,15 @@ class Report:
             "warnings": len(self.warnings),
             "infos": len(self.infos),
             "findings": [
-                {"code": f.code, "layer": f.layer, "severity": f.severity, "steps": list(f.steps),
-                 "edges": [list(e) for e in f.edges], "message": f.message, "where": f.where}
+                {
+                    "code": f.code,
+                    "layer": f.layer,
+                    "severity": f.severity,
+                    "steps": list(f.steps),
+                    "edges": [list(e) for e in f.edges],
+                    "message": f.message,
+                    "where": f.where,
+                }
                 for f in self.findings
             ],
             "skipped": list(self.skipped),
@@ -130,9 +148,13 @@ class Report:
 
         Control characters in plan text are shown escaped, one finding per line.
         """
-        lines = [printable(f"{f.severity}  {f.code}  {', '.join(f.steps) if f.steps else '-'}  {f.message}"
-                            + (f"  [{f.where}]" if f.where else ""))
-                 for f in self.findings]
+        lines = [
+            printable(
+                f"{f.severity}  {f.code}  {', '.join(f.steps) if f.steps else '-'}  {f.message}"
+                + (f"  [{f.where}]" if f.where else "")
+            )
+            for f in self.findings
+        ]
         lines += [printable(f"skipped: {s}") for s in self.skipped]
         lines.append(self.verdict())
         return "\n".join(lines)
@@ -175,10 +197,16 @@ class Summary:
     failed: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"plans": self.plans, "plans_with_errors": self.plans_with_errors,
-                "counts": dict(self.counts), "plans_by_code": dict(self.plans_by_code),
-                "severities": dict(self.severities),
-                "failed": [{"index": i, "id": name, "errors": list(codes)} for i, name, codes in self.failed]}
+        return {
+            "plans": self.plans,
+            "plans_with_errors": self.plans_with_errors,
+            "counts": dict(self.counts),
+            "plans_by_code": dict(self.plans_by_code),
+            "severities": dict(self.severities),
+            "failed": [
+                {"index": i, "id": name, "errors": list(codes)} for i, name, codes in self.failed
+            ],
+        }
 
     def to_text(self) -> str:
         """The table of codes, then one line per failed plan: its index, its id and its error codes."""
@@ -186,13 +214,18 @@ class Summary:
         if self.counts:
             width = max(len(c) for c in self.counts)
             lines.append(f"{'code':<{width}}  severity  findings  plans")
-            lines += [f"{code:<{width}}  {self.severities.get(code, ''):<8}  {n:>8}  "
-                      f"{self.plans_by_code.get(code, 0):>5}"
-                      for code, n in self.counts.items()]
+            lines += [
+                f"{code:<{width}}  {self.severities.get(code, ''):<8}  {n:>8}  "
+                f"{self.plans_by_code.get(code, 0):>5}"
+                for code, n in self.counts.items()
+            ]
         if self.failed:
             lines.append("failed (record index, id: error codes):")
             width = len(str(self.failed[-1][0]))
-            lines += [printable(f"  {i:>{width}}  {name or '-'}: {', '.join(codes)}") for i, name, codes in self.failed]
+            lines += [
+                printable(f"  {i:>{width}}  {name or '-'}: {', '.join(codes)}")
+                for i, name, codes in self.failed
+            ]
         return "\n".join(lines)
 
 
@@ -228,10 +261,24 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
     >>> (s.plans, s.plans_with_errors, dict(s.counts), s.failed)
     (2, 1, {'cycle': 1}, ((1, 'b', ('cycle',)),))
     """
-    reports = [expect_type(r, Report, "summarize", "reports", "an iterable of planviz Reports",
-                           "make each with planviz.validate(plan)") for r in expect_type(
-                               reports, Iterable, "summarize", "reports", "an iterable of planviz Reports",
-                               "make each with planviz.validate(plan)")]
+    reports = [
+        expect_type(
+            r,
+            Report,
+            "summarize",
+            "reports",
+            "an iterable of planviz Reports",
+            "make each with planviz.validate(plan)",
+        )
+        for r in expect_type(
+            reports,
+            Iterable,
+            "summarize",
+            "reports",
+            "an iterable of planviz Reports",
+            "make each with planviz.validate(plan)",
+        )
+    ]
     plans = bad = 0
     counts: Counter[str] = Counter()
     per_plan: Counter[str] = Counter()
@@ -249,5 +296,11 @@ def summarize(reports: Iterable[Report], names: Iterable[str] | None = None) -> 
         for f in r.findings:
             if _GRAVITY.get(f.severity, 0) > _GRAVITY.get(severities.get(f.code, ""), -1):
                 severities[f.code] = f.severity
-    return Summary(plans, bad, dict(sorted(counts.items())), dict(sorted(per_plan.items())),
-                   dict(sorted(severities.items())), tuple(failed))
+    return Summary(
+        plans,
+        bad,
+        dict(sorted(counts.items())),
+        dict(sorted(per_plan.items())),
+        dict(sorted(severities.items())),
+        tuple(failed),
+    )

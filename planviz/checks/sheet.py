@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from planviz.checks.static import effect_of, writes
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.model import Contract, Plan
-from planviz.checks.static import effect_of, writes
 
 __all__ = ["confirmation_sheet", "ConfirmationSheet", "SheetRow"]
 
@@ -49,13 +49,20 @@ class ConfirmationSheet:
         """The sheet as text: one block per writing step."""
         if not self.rows:
             return f"nothing to confirm: no step of {self.total} writes (goal: {self.goal})"
-        lines = [f"confirm the write plan for: {self.goal}",
-                 f"{len(self.rows)} of {self.total} steps write; a no now costs no tool call"]
+        lines = [
+            f"confirm the write plan for: {self.goal}",
+            f"{len(self.rows)} of {self.total} steps write; a no now costs no tool call",
+        ]
         for r in self.rows:
             lines.append(f"  {r.step}  {r.action}")
-            lines.append(f"      tool: {r.tool or '-'}  arguments: {r.arguments}  effect: {r.effect}")
+            lines.append(
+                f"      tool: {r.tool or '-'}  arguments: {r.arguments}  effect: {r.effect}"
+            )
             lines.append(f"      check: {r.check or '-'}")
-            lines.append(f"      rollback: {r.rollback or '-'}" + (f"  approval: {r.approval}" if r.approval else ""))
+            lines.append(
+                f"      rollback: {r.rollback or '-'}"
+                + (f"  approval: {r.approval}" if r.approval else "")
+            )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -107,7 +114,18 @@ def confirmation_sheet(plan: Plan, contract: Contract | None = None) -> Confirma
     plan = expect_plan(plan, "confirmation_sheet")
     given = expect_contract(contract, "confirmation_sheet")
     contract = given if given is not None else plan.contract
-    rows = tuple(SheetRow(s.id, s.action, s.tool, json.dumps(dict(s.arguments), sort_keys=True, default=str),
-                          effect_of(s, contract) or "write", s.check, s.rollback, s.approval)
-                 for s in plan.steps if s.horizon != "far" and writes(s, contract))
+    rows = tuple(
+        SheetRow(
+            s.id,
+            s.action,
+            s.tool,
+            json.dumps(dict(s.arguments), sort_keys=True, default=str),
+            effect_of(s, contract) or "write",
+            s.check,
+            s.rollback,
+            s.approval,
+        )
+        for s in plan.steps
+        if s.horizon != "far" and writes(s, contract)
+    )
     return ConfirmationSheet(plan.goal, rows, len(plan.steps))

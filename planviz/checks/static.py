@@ -14,18 +14,30 @@ import re
 from collections import defaultdict
 from typing import Sequence
 
+from planviz.checks.context import NAMED, Context, finding, known, names, unstated_note
+from planviz.checks.predicate import vacuous
 from planviz.errors import did_you_mean, show_value
 from planviz.plan.importers import unstated_fields
 from planviz.plan.model import Contract, Finding, Step, natural_key
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.plan.toolargs import OTHERS, fits, takes, type_name
 from planviz.structure.ancestry import ancestor_queries
-from planviz.checks.context import NAMED, Context, finding, known, names, unstated_note
-from planviz.checks.predicate import vacuous
 
-__all__ = ["tool_checks", "argument_checks", "effect_checks", "placeholders", "resource_conflicts", "step_static",
-           "writes", "effect_of",
-           "tool_refusal", "over_budget", "ANCESTRY_STATIC", "PAIRWISE_LIMIT", "WRITING"]
+__all__ = [
+    "tool_checks",
+    "argument_checks",
+    "effect_checks",
+    "placeholders",
+    "resource_conflicts",
+    "step_static",
+    "writes",
+    "effect_of",
+    "tool_refusal",
+    "over_budget",
+    "ANCESTRY_STATIC",
+    "PAIRWISE_LIMIT",
+    "WRITING",
+]
 
 ANCESTRY_STATIC = ("tool_precondition", "bad_placeholder", "resource_conflict")
 PAIRWISE_LIMIT = 200  # steps sharing one resource checked pair by pair; above it, as a chain
@@ -95,13 +107,19 @@ def tool_refusal(step: Step, contract: Contract | None) -> tuple[str, str] | Non
             return "not_permitted", f"the contract does not permit {step.tool!r}"
     effect = effect_of(step, contract) if contract.intent == "read" else None
     if contract.intent == "read" and step.tool is not None and effect is None:
-        return "unverified_effect", f"the contract's registry does not say that {step.tool!r} only reads, and the " \
-                                    "contract's intent is read-only"
+        return (
+            "unverified_effect",
+            f"the contract's registry does not say that {step.tool!r} only reads, and the "
+            "contract's intent is read-only",
+        )
     if effect in WRITING:
         if spec is not None and spec.writes:
             return "outside_intent", f"{step.tool!r} writes, but the contract's intent is read-only"
-        return "outside_intent", f"{step.id!r} writes (effect {effect_of(step, contract)!r}), but the contract's " \
-                                 "intent is read-only"
+        return (
+            "outside_intent",
+            f"{step.id!r} writes (effect {effect_of(step, contract)!r}), but the contract's "
+            "intent is read-only",
+        )
     return None
 
 
@@ -117,27 +135,57 @@ def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
         if spec is not None and s.effect is not None:
             says = spec.effect or ("read" if not spec.writes else None)
             if (says is not None and says != s.effect) or (says is None and s.effect == "read"):
-                out.append(finding("effect_conflict", "static",
-                                   f"step {sid!r} declares effect {s.effect!r}, but the contract's registry says "
-                                   f"{s.tool!r} {'writes' if spec.writes else 'reads'} (effect {says or 'write'!r}); "
-                                   f"make {sid}.effect and contract.tools.{s.tool} say the same thing",
-                                   [sid], where=f"{sid}.effect"))
+                out.append(
+                    finding(
+                        "effect_conflict",
+                        "static",
+                        f"step {sid!r} declares effect {s.effect!r}, but the contract's registry says "
+                        f"{s.tool!r} {'writes' if spec.writes else 'reads'} (effect {says or 'write'!r}); "
+                        f"make {sid}.effect and contract.tools.{s.tool} say the same thing",
+                        [sid],
+                        where=f"{sid}.effect",
+                    )
+                )
         if not read_only or s.horizon == "far" or s.kind == "finish":
             continue
         effect = effect_of(s, contract)
         if effect in WRITING and not (spec is not None and spec.writes):
-            what = f"declares effect {effect!r}" if s.effect else f"holds {', '.join(map(repr, s.resources))}"
-            out.append(finding("outside_intent", "static",
-                               f"step {sid!r} {what}, so it writes, but the contract's intent is read-only; "
-                               f"use a step that only reads or drop it", [sid], where=f"{sid}.effect"))
-        elif effect is None and s.tool is not None and not tools:  # with a registry: unknown_tool already
-            said = f" (its own effect {s.effect!r} certifies nothing: only the user's registry can)" if s.effect else ""
-            out.append(finding("unverified_effect", "static",
-                               f"step {sid!r} calls {s.tool!r}, and the contract's registry does not say whether it "
-                               f"only reads{said}: under a read-only contract only the registry certifies a tool's "
-                               f"effect, so the plan is refused; register {s.tool!r} in contract.tools with effect: "
-                               f"read if it only reads (write or destructive steps do not belong in a read-only "
-                               f"plan)", [sid], where=f"{sid}.tool"))
+            what = (
+                f"declares effect {effect!r}"
+                if s.effect
+                else f"holds {', '.join(map(repr, s.resources))}"
+            )
+            out.append(
+                finding(
+                    "outside_intent",
+                    "static",
+                    f"step {sid!r} {what}, so it writes, but the contract's intent is read-only; "
+                    f"use a step that only reads or drop it",
+                    [sid],
+                    where=f"{sid}.effect",
+                )
+            )
+        elif (
+            effect is None and s.tool is not None and not tools
+        ):  # with a registry: unknown_tool already
+            said = (
+                f" (its own effect {s.effect!r} certifies nothing: only the user's registry can)"
+                if s.effect
+                else ""
+            )
+            out.append(
+                finding(
+                    "unverified_effect",
+                    "static",
+                    f"step {sid!r} calls {s.tool!r}, and the contract's registry does not say whether it "
+                    f"only reads{said}: under a read-only contract only the registry certifies a tool's "
+                    f"effect, so the plan is refused; register {s.tool!r} in contract.tools with effect: "
+                    f"read if it only reads (write or destructive steps do not belong in a read-only "
+                    f"plan)",
+                    [sid],
+                    where=f"{sid}.tool",
+                )
+            )
     return out
 
 
@@ -157,24 +205,44 @@ def argument_checks(cx: Context, contract: Contract) -> list[Finding]:
         takes_ = f"{s.tool!r} takes {takes(table, needed)}"
         for name in needed:
             if name not in s.arguments:
-                out.append(finding("bad_arguments", "static",
-                                   f"step {sid!r} calls {s.tool!r} without {name!r}, which it requires; {takes_}; "
-                                   f"add {sid}.arguments.{name}", [sid], where=f"{sid}.arguments"))
+                out.append(
+                    finding(
+                        "bad_arguments",
+                        "static",
+                        f"step {sid!r} calls {s.tool!r} without {name!r}, which it requires; {takes_}; "
+                        f"add {sid}.arguments.{name}",
+                        [sid],
+                        where=f"{sid}.arguments",
+                    )
+                )
         for name, value in s.arguments.items():
             kind = table.get(name, table.get(OTHERS))
             if kind is None:
                 listed = [n for n in table if n != OTHERS]
-                out.append(finding("bad_arguments", "static",
-                                   f"step {sid!r} passes {name!r} to {s.tool!r}, which does not take it"
-                                   f"{did_you_mean(name, listed)}; {takes_}; rename or drop "
-                                   f"{sid}.arguments.{name}", [sid], where=f"{sid}.arguments.{name}"))
+                out.append(
+                    finding(
+                        "bad_arguments",
+                        "static",
+                        f"step {sid!r} passes {name!r} to {s.tool!r}, which does not take it"
+                        f"{did_you_mean(name, listed)}; {takes_}; rename or drop "
+                        f"{sid}.arguments.{name}",
+                        [sid],
+                        where=f"{sid}.arguments.{name}",
+                    )
+                )
             elif not fits(value, kind):
-                out.append(finding("bad_arguments", "static",
-                                   f"step {sid!r} passes {name}={show_value(value, 60)} ({_a(type_name(value))}) to "
-                                   f"{s.tool!r}, which takes {name}: {kind}; give {sid}.arguments.{name} "
-                                   f"{_a(kind.replace('|', ' or '))} (or a "
-                                   f"placeholder such as '{{{{S1.field}}}}' filled from an earlier step)", [sid],
-                                   where=f"{sid}.arguments.{name}"))
+                out.append(
+                    finding(
+                        "bad_arguments",
+                        "static",
+                        f"step {sid!r} passes {name}={show_value(value, 60)} ({_a(type_name(value))}) to "
+                        f"{s.tool!r}, which takes {name}: {kind}; give {sid}.arguments.{name} "
+                        f"{_a(kind.replace('|', ' or '))} (or a "
+                        f"placeholder such as '{{{{S1.field}}}}' filled from an earlier step)",
+                        [sid],
+                        where=f"{sid}.arguments.{name}",
+                    )
+                )
     return out
 
 
@@ -194,18 +262,39 @@ def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Find
         spec = tools.get(tool)
         for sid in sids:
             if spec is None:
-                out.append(finding("unknown_tool", "static",
-                              f"step {sid!r} calls tool {tool!r}, which the contract's tool registry does not "
-                              f"list; use one of {choices} or register it", [sid], where=f"{sid}.tool"))
+                out.append(
+                    finding(
+                        "unknown_tool",
+                        "static",
+                        f"step {sid!r} calls tool {tool!r}, which the contract's tool registry does not "
+                        f"list; use one of {choices} or register it",
+                        [sid],
+                        where=f"{sid}.tool",
+                    )
+                )
                 continue
             if not spec.permitted:
-                out.append(finding("not_permitted", "static",
-                              f"step {sid!r} calls tool {tool!r}, which the contract does not permit; "
-                              f"remove the call or use a permitted tool", [sid], where=f"{sid}.tool"))
+                out.append(
+                    finding(
+                        "not_permitted",
+                        "static",
+                        f"step {sid!r} calls tool {tool!r}, which the contract does not permit; "
+                        f"remove the call or use a permitted tool",
+                        [sid],
+                        where=f"{sid}.tool",
+                    )
+                )
             if spec.writes and contract.intent == "read":
-                out.append(finding("outside_intent", "static",
-                              f"step {sid!r} calls {tool!r}, which writes, but the contract's intent is read-only; "
-                              f"use a read-only tool or drop the step", [sid], where=f"{sid}.tool"))
+                out.append(
+                    finding(
+                        "outside_intent",
+                        "static",
+                        f"step {sid!r} calls {tool!r}, which writes, but the contract's intent is read-only; "
+                        f"use a read-only tool or drop the step",
+                        [sid],
+                        where=f"{sid}.tool",
+                    )
+                )
             if ancestry:
                 for pre in dict.fromkeys(spec.preconditions):
                     if pre not in groups:
@@ -216,15 +305,23 @@ def tool_checks(cx: Context, contract: Contract, *, ancestry: bool) -> list[Find
     for ok, (sid, tool, pre, group) in zip(ancestor_queries(cx.ix, queries), meta):
         if ok:
             continue
-        others = [g for g in group[:NAMED + 1] if g != sid][:NAMED]
+        others = [g for g in group[: NAMED + 1] if g != sid][:NAMED]
         if others:
-            fix = (f"{names(others, len(groups[pre]) - (sid in groups[pre]))} calls {pre!r} but is not an "
-                   f"ancestor of {sid!r}; add {others[0]!r} to {sid}.depends_on")
+            fix = (
+                f"{names(others, len(groups[pre]) - (sid in groups[pre]))} calls {pre!r} but is not an "
+                f"ancestor of {sid!r}; add {others[0]!r} to {sid}.depends_on"
+            )
         else:
             fix = f"no earlier step calls {pre!r}; add one and list it in {sid}.depends_on"
-        out.append(finding("tool_precondition", "static",
-                      f"step {sid!r} calls {tool!r}, which needs {pre!r} to have run first; {fix}",
-                      [sid, *others], where=f"{sid}.depends_on"))
+        out.append(
+            finding(
+                "tool_precondition",
+                "static",
+                f"step {sid!r} calls {tool!r}, which needs {pre!r} to have run first; {fix}",
+                [sid, *others],
+                where=f"{sid}.depends_on",
+            )
+        )
     return out
 
 
@@ -242,19 +339,35 @@ def placeholders(cx: Context) -> list[Finding]:
             ref = split_reference(p.inner, cx.steps)
             if ref is None:
                 head = p.inner.split(".")[0]
-                out.append(finding("bad_placeholder", "static",
-                                   f"{path} uses {p.text!r}, but there is no step {head!r}{known(cx, head)}; "
-                                   f"name an earlier step of this plan", [sid], where=path))
+                out.append(
+                    finding(
+                        "bad_placeholder",
+                        "static",
+                        f"{path} uses {p.text!r}, but there is no step {head!r}{known(cx, head)}; "
+                        f"name an earlier step of this plan",
+                        [sid],
+                        where=path,
+                    )
+                )
             else:
                 queries.append((frozenset((ref[0],)), sid))
                 meta.append((sid, path, p.text, ref[0]))
     for ok, (sid, path, shown, named) in zip(ancestor_queries(cx.ix, queries), meta):
         if not ok:
-            fix = ("a step cannot use its own result" if named == sid
-                   else f"add {named!r} to {sid}.depends_on so its result exists when {sid!r} runs")
-            out.append(finding("bad_placeholder", "static",
-                               f"{path} uses {shown!r}, but step {named!r} is not an ancestor of {sid!r}; {fix}",
-                               [sid] if named == sid else [sid, named], where=path))
+            fix = (
+                "a step cannot use its own result"
+                if named == sid
+                else f"add {named!r} to {sid}.depends_on so its result exists when {sid!r} runs"
+            )
+            out.append(
+                finding(
+                    "bad_placeholder",
+                    "static",
+                    f"{path} uses {shown!r}, but step {named!r} is not an ancestor of {sid!r}; {fix}",
+                    [sid] if named == sid else [sid, named],
+                    where=path,
+                )
+            )
     return out
 
 
@@ -268,7 +381,10 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     """
     pos = cx.pos
     chains: list[tuple[str, list[str]]] = []
-    for res, held in cx.ix.holders().items():  # resources held by two or more steps, shared with analysis
+    for (
+        res,
+        held,
+    ) in cx.ix.holders().items():  # resources held by two or more steps, shared with analysis
         if len(held) <= PAIRWISE_LIMIT:
             sids = sorted(held, key=pos.__getitem__)
         else:
@@ -279,14 +395,16 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     parents = cx.parents
     links = [(a, b) for _, sids in chains for a, b in zip(sids, sids[1:]) if a not in parents[b]]
     far = dict(zip(links, ancestor_queries(cx.ix, [(frozenset((a,)), b) for a, b in links])))
-    linked = iter([a in parents[b] or far[a, b] for _, sids in chains for a, b in zip(sids, sids[1:])])
+    linked = iter(
+        [a in parents[b] or far[a, b] for _, sids in chains for a, b in zip(sids, sids[1:])]
+    )
     pairs: list[tuple[str, str, str]] = []
     for res, sids in chains:
         broken = not all([next(linked) for _ in range(len(sids) - 1)])
         if not broken:
             continue
         if len(sids) <= PAIRWISE_LIMIT:
-            pairs.extend((res, a, b) for i, a in enumerate(sids) for b in sids[i + 1:])
+            pairs.extend((res, a, b) for i, a in enumerate(sids) for b in sids[i + 1 :])
         else:
             pairs.extend((res, a, b) for a, b in zip(sids, sids[1:]))
     answers = ancestor_queries(cx.ix, [(frozenset((a,)), b) for _, a, b in pairs])
@@ -294,11 +412,18 @@ def resource_conflicts(cx: Context) -> list[Finding]:
     for ok, (res, a, b) in zip(answers, pairs):
         if not ok:
             a, b = sorted((a, b), key=natural_key)
-            out.append(finding("resource_conflict", "static",
-                          f"steps {a!r} and {b!r} both hold {res!r} and could run in parallel (neither depends on "
-                          f"the other); a run never lets them overlap (the lower id goes first), which can "
-                          f"stretch the schedule; to choose the order, add {a!r} to {b}.depends_on", [a, b],
-                          severity="warning", where=f"{b}.resources"))
+            out.append(
+                finding(
+                    "resource_conflict",
+                    "static",
+                    f"steps {a!r} and {b!r} both hold {res!r} and could run in parallel (neither depends on "
+                    f"the other); a run never lets them overlap (the lower id goes first), which can "
+                    f"stretch the schedule; to choose the order, add {a!r} to {b}.depends_on",
+                    [a, b],
+                    severity="warning",
+                    where=f"{b}.resources",
+                )
+            )
     return out
 
 
@@ -321,10 +446,15 @@ def over_budget(step: Step, expansion: Sequence[Step]) -> Finding | None:
         over.append(f"durations adding up to {total:g}, over its budget of {budget.duration:g}")
     if not over:
         return None
-    return finding("over_budget", "static",
-                   f"the expansion of {step.id!r} has {' and '.join(over)}; the plan has grown past what was "
-                   f"estimated: re-estimate, or split the goal", [step.id, *(s.id for s in expansion)],
-                   severity="warning", where=f"{step.id}.budget")
+    return finding(
+        "over_budget",
+        "static",
+        f"the expansion of {step.id!r} has {' and '.join(over)}; the plan has grown past what was "
+        f"estimated: re-estimate, or split the goal",
+        [step.id, *(s.id for s in expansion)],
+        severity="warning",
+        where=f"{step.id}.budget",
+    )
 
 
 def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
@@ -334,20 +464,37 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     unproductive: list[str] = []
     for sid, s in cx.steps.items():
         check = s.check
-        stated = bool(check) and not check.isspace()  # the same as bool(check.strip()), without the copy
+        stated = (
+            bool(check) and not check.isspace()
+        )  # the same as bool(check.strip()), without the copy
         if stated and vacuous(check, s.action, step_id=sid, tool=s.tool):
             changes = writes(s, contract)
-            out.append(finding("vacuous_check", "static",
-                               f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "
-                               f"predicate about the world after it (what now holds, e.g. 'the isolation test "
-                               f"passes'); rewrite {sid}.check" + (" (it changes the world, so this refuses it)"
-                                                                   if changes else ""),
-                               [sid], severity="error" if changes else "warning", where=f"{sid}.check"))
+            out.append(
+                finding(
+                    "vacuous_check",
+                    "static",
+                    f"step {sid!r} has the check {s.check!r}, which only says the step ran: a check is a "
+                    f"predicate about the world after it (what now holds, e.g. 'the isolation test "
+                    f"passes'); rewrite {sid}.check"
+                    + (" (it changes the world, so this refuses it)" if changes else ""),
+                    [sid],
+                    severity="error" if changes else "warning",
+                    where=f"{sid}.check",
+                )
+            )
         elif not stated and writes(s, contract):
-            out.append(finding("no_check", "static",
-                          f"step {sid!r} writes ({', '.join(s.resources) or s.tool}) but has no check: nothing "
-                          f"says how to tell its change worked; state the completion predicate about the world "
-                          f"in {sid}.check", [sid], severity="warning", where=f"{sid}.check"))
+            out.append(
+                finding(
+                    "no_check",
+                    "static",
+                    f"step {sid!r} writes ({', '.join(s.resources) or s.tool}) but has no check: nothing "
+                    f"says how to tell its change worked; state the completion predicate about the world "
+                    f"in {sid}.check",
+                    [sid],
+                    severity="warning",
+                    where=f"{sid}.check",
+                )
+            )
         if s.expands_to:
             overrun = over_budget(s, s.expands_to)
             if overrun is not None:
@@ -355,25 +502,58 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
         if not s.produces and silent:
             unproductive.append(sid)
         elif not s.produces:
-            out.append(finding("no_artifact", "static",
-                          f"step {sid!r} produces no fact, so no observation can show it succeeded and it "
-                          f"cannot be accepted; list what its success establishes in {sid}.produces",
-                          [sid], severity="warning", where=f"{sid}.produces"))
+            out.append(
+                finding(
+                    "no_artifact",
+                    "static",
+                    f"step {sid!r} produces no fact, so no observation can show it succeeded and it "
+                    f"cannot be accepted; list what its success establishes in {sid}.produces",
+                    [sid],
+                    severity="warning",
+                    where=f"{sid}.produces",
+                )
+            )
         if s.risk == "high":
-            missing = [n for n, v in (("rollback", s.rollback), ("approval", s.approval or "")) if not v.strip()]
+            missing = [
+                n
+                for n, v in (("rollback", s.rollback), ("approval", s.approval or ""))
+                if not v.strip()
+            ]
             if missing:
-                out.append(finding("high_risk_unguarded", "static",
-                              f"step {sid!r} is high risk but has no {' and no '.join(missing)}; give it "
-                              f"{' and '.join(f'{sid}.{m}' for m in missing)} before it may run",
-                              [sid], where=f"{sid}.{missing[0]}"))
+                out.append(
+                    finding(
+                        "high_risk_unguarded",
+                        "static",
+                        f"step {sid!r} is high risk but has no {' and no '.join(missing)}; give it "
+                        f"{' and '.join(f'{sid}.{m}' for m in missing)} before it may run",
+                        [sid],
+                        where=f"{sid}.{missing[0]}",
+                    )
+                )
     if unproductive:
-        out.append(unstated_note("no_artifact", "static", cx.plan.source_format, "the facts a step produces",
-                                 unproductive, "no observation can show that they succeeded", "a warning"))
+        out.append(
+            unstated_note(
+                "no_artifact",
+                "static",
+                cx.plan.source_format,
+                "the facts a step produces",
+                unproductive,
+                "no observation can show that they succeeded",
+                "a warning",
+            )
+        )
     forbidden = set(contract.forbidden_states) if contract else set()
     if forbidden:
         for sid, s in cx.steps.items():
             for fact in forbidden.intersection(s.produces):
-                out.append(finding("forbidden_state", "static",
-                              f"step {sid!r} produces {fact!r}, a state the contract forbids; remove the step or "
-                              f"change it so {fact!r} never holds", [sid], where=f"{sid}.produces"))
+                out.append(
+                    finding(
+                        "forbidden_state",
+                        "static",
+                        f"step {sid!r} produces {fact!r}, a state the contract forbids; remove the step or "
+                        f"change it so {fact!r} never holds",
+                        [sid],
+                        where=f"{sid}.produces",
+                    )
+                )
     return out

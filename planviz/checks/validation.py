@@ -76,29 +76,85 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Mapping
 
+from planviz.checks.context import Context, given_facts
+from planviz.checks.report import Report, plural
+from planviz.checks.semantic import (
+    ANCESTRY_SEMANTICS,
+    contract_semantics,
+    feasibility,
+    infeasible_facts,
+    order_violations,
+    premise_support,
+    self_vouched,
+    unmet_requirements,
+    unsupported_premises,
+    vouched_facts,
+)
+from planviz.checks.static import (
+    ANCESTRY_STATIC,
+    argument_checks,
+    effect_checks,
+    placeholders,
+    resource_conflicts,
+    step_static,
+    tool_checks,
+)
+from planviz.checks.structural import dead_ends, structure
 from planviz.errors import SchemaError, SemanticError
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.bulk import paused_gc
 from planviz.plan.model import LAYERS, Contract, Finding, Plan
-from planviz.checks.context import Context, given_facts
-from planviz.checks.report import Report, plural
-from planviz.checks.semantic import ANCESTRY_SEMANTICS, contract_semantics, feasibility, infeasible_facts, order_violations, premise_support, self_vouched, unmet_requirements, unsupported_premises, vouched_facts
-from planviz.checks.static import ANCESTRY_STATIC, argument_checks, effect_checks, placeholders, resource_conflicts, step_static, tool_checks
-from planviz.checks.structural import dead_ends, structure
 
-__all__ = ["validate", "prepare", "refusal", "checked_arguments", "PlanningFailure", "LAYERS", "CODES"]
+__all__ = [
+    "validate",
+    "prepare",
+    "refusal",
+    "checked_arguments",
+    "PlanningFailure",
+    "LAYERS",
+    "CODES",
+]
 
 _tool = attrgetter("tool")
 _NO_TOOL = frozenset((None,))
 
 CODES: Mapping[str, tuple[str, ...]] = {
-    "structure": ("no_steps", "duplicate_id", "unknown_dependency", "self_dependency", "cycle", "empty_action",
-                  "no_evidence", "dead_end", "isolated_step"),
+    "structure": (
+        "no_steps",
+        "duplicate_id",
+        "unknown_dependency",
+        "self_dependency",
+        "cycle",
+        "empty_action",
+        "no_evidence",
+        "dead_end",
+        "isolated_step",
+    ),
     "feasibility": ("infeasible_fact", "unsupported_premise", "assumed_fact"),
-    "semantics": ("missing_required", "forbidden_step", "order_violation", "unmet_requirement", "self_vouched_fact"),
-    "static": ("unknown_tool", "not_permitted", "outside_intent", "unverified_effect", "effect_conflict",
-               "bad_arguments", "tool_precondition", "bad_placeholder", "no_artifact", "resource_conflict",
-               "high_risk_unguarded", "no_check", "vacuous_check", "over_budget", "forbidden_state"),
+    "semantics": (
+        "missing_required",
+        "forbidden_step",
+        "order_violation",
+        "unmet_requirement",
+        "self_vouched_fact",
+    ),
+    "static": (
+        "unknown_tool",
+        "not_permitted",
+        "outside_intent",
+        "unverified_effect",
+        "effect_conflict",
+        "bad_arguments",
+        "tool_precondition",
+        "bad_placeholder",
+        "no_artifact",
+        "resource_conflict",
+        "high_risk_unguarded",
+        "no_check",
+        "vacuous_check",
+        "over_budget",
+        "forbidden_state",
+    ),
 }
 
 
@@ -173,13 +229,17 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
     findings += self_vouched(cx, contract)
     if contract is None:
         findings += premise_support(cx, None, ancestry)
-        skipped.append("checks that need a contract (feasibility, milestones, order, tools, forbidden states): "
-                       "no contract given")
+        skipped.append(
+            "checks that need a contract (feasibility, milestones, order, tools, forbidden states): "
+            "no contract given"
+        )
     else:
         if contract.given_facts or contract.obtainable_facts:
             findings += feasibility(cx, contract)
         else:
-            skipped.append("feasibility: not checked: the contract lists no given or obtainable facts")
+            skipped.append(
+                "feasibility: not checked: the contract lists no given or obtainable facts"
+            )
         findings += premise_support(cx, contract, ancestry)
         findings += contract_semantics(cx, contract)
         if ancestry:
@@ -187,12 +247,18 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
         if contract.tools:
             findings += tool_checks(cx, contract, ancestry=ancestry)
             findings += argument_checks(cx, contract)
-        elif not _NO_TOOL.issuperset(map(_tool, cx.steps.values())):  # some step calls a tool (a C loop)
-            skipped.append("static: unknown_tool, not_permitted, tool_precondition not "
-                           "checked: the contract has no tool registry")
+        elif not _NO_TOOL.issuperset(
+            map(_tool, cx.steps.values())
+        ):  # some step calls a tool (a C loop)
+            skipped.append(
+                "static: unknown_tool, not_permitted, tool_precondition not "
+                "checked: the contract has no tool registry"
+            )
         findings += effect_checks(cx, contract)
     if ancestry:
-        findings += unmet_requirements(cx, given_facts(plan, contract) - vouched_facts(cx, contract))
+        findings += unmet_requirements(
+            cx, given_facts(plan, contract) - vouched_facts(cx, contract)
+        )
         findings += placeholders(cx)
         findings += resource_conflicts(cx)
     findings += step_static(cx, contract)
@@ -274,7 +340,11 @@ def prepare(plan: Plan, contract: Contract | None = None) -> Plan | PlanningFail
     raise SemanticError(f"the plan does not satisfy its contract: {bad[0].message}{more}", report)
 
 
-_GATES = (("schema", ("import", "structure")), ("infeasible", ("feasibility",)), ("semantic", ("semantics", "static")))
+_GATES = (
+    ("schema", ("import", "structure")),
+    ("infeasible", ("feasibility",)),
+    ("semantic", ("semantics", "static")),
+)
 
 
 def _refusing(report: Report) -> tuple[str, list[Finding]] | None:

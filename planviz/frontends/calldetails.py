@@ -44,7 +44,9 @@ def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
             text = json.dumps(value, ensure_ascii=False, indent=None if quoted else 2)
         except (TypeError, ValueError, RecursionError):
             text = show_value(value, limit)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return (
+        text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+    )
 
 
 def _number(value: Any) -> float | None:
@@ -55,17 +57,24 @@ def _number(value: Any) -> float | None:
 
 def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
     """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
-    from planviz.runs.usage import model_calls  # here: `planviz validate` builds the CLI without the runs stage
+    from planviz.runs.usage import (
+        model_calls,  # here: `planviz validate` builds the CLI without the runs stage
+    )
 
     out: dict[str, list[dict[str, Any]]] = {}
     for step, call in model_calls(run):
         if step is None:
             continue
-        said: dict[str, Any] = {k: _number(call.get(k)) for k in ("time", "duration", "input_tokens", "output_tokens",
-                                                                  "cost")}
-        said.update(model=str(call.get("model") or "")[:200], ok=call.get("ok") is not False,
-                    input=None if call.get("input") is None else value_text(call["input"]),
-                    output=None if call.get("output") is None else value_text(call["output"]))
+        said: dict[str, Any] = {
+            k: _number(call.get(k))
+            for k in ("time", "duration", "input_tokens", "output_tokens", "cost")
+        }
+        said.update(
+            model=str(call.get("model") or "")[:200],
+            ok=call.get("ok") is not False,
+            input=None if call.get("input") is None else value_text(call["input"]),
+            output=None if call.get("output") is None else value_text(call["output"]),
+        )
         out.setdefault(str(step), []).append(said)
     return out
 
@@ -103,13 +112,29 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
             error = None
             if end is not None and end.kind == "fail":
                 data = end.observation.data if end.observation is not None else {}
-                error = value_text(data["error"]) if data.get("error") is not None else str(end.message or "failed")
+                error = (
+                    value_text(data["error"])
+                    if data.get("error") is not None
+                    else str(end.message or "failed")
+                )
             result = None if returned is None else value_text(returned.data["result"])
-            status = ("started, no end recorded" if s.id in ends else "not started") if end is None else \
-                "failed" if end.kind == "fail" else "done"
-            out[s.id] = {"arguments": [[str(k), value_text(v, quoted=True)] for k, v in sorted(s.arguments.items())],
-                         "status": status, "error": error, "result": result, "calls": calls.get(s.id, []),
-                         "ended": None if end is None else int(end.index)}
+            status = (
+                ("started, no end recorded" if s.id in ends else "not started")
+                if end is None
+                else "failed"
+                if end.kind == "fail"
+                else "done"
+            )
+            out[s.id] = {
+                "arguments": [
+                    [str(k), value_text(v, quoted=True)] for k, v in sorted(s.arguments.items())
+                ],
+                "status": status,
+                "error": error,
+                "result": result,
+                "calls": calls.get(s.id, []),
+                "ended": None if end is None else int(end.index),
+            }
     return out
 
 

@@ -35,25 +35,33 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
+from planviz.frontends.panels import plan_of, version_options
 from planviz.pictures.captions import critical_marks, event_lines
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.grouping import counts_text, group_mark, group_traits, member_key
 from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
 from planviz.plan.model import Finding, natural_key
-from planviz.runs.events import Run
 from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.events import Run
 from planviz.runs.summary.runsummary import run_summary
-from planviz.frontends.panels import plan_of, version_options
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
 
-_SLOTS = ("fill", "stroke", "stroke-width", "stroke-dasharray", "outer-stroke", "outer-stroke-width",
-          "outer-stroke-dasharray", "status")
+_SLOTS = (
+    "fill",
+    "stroke",
+    "stroke-width",
+    "stroke-dasharray",
+    "outer-stroke",
+    "outer-stroke-width",
+    "outer-stroke-dasharray",
+    "status",
+)
 FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
@@ -64,7 +72,9 @@ _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
 _SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
 _DECIMALS = re.compile(r"-?\d+\.\d{2,}")
 _PATH = re.compile(r' d="([^"]*)"')
-_CURVES = re.compile(r"M(-?[\d.]+),(-?[\d.]+)C((?:-?[\d.]+,-?[\d.]+ ?)+)")  # how Graphviz draws every path
+_CURVES = re.compile(
+    r"M(-?[\d.]+),(-?[\d.]+)C((?:-?[\d.]+,-?[\d.]+ ?)+)"
+)  # how Graphviz draws every path
 
 
 def _tenth(m: re.Match[str]) -> str:
@@ -75,7 +85,11 @@ def _tenth(m: re.Match[str]) -> str:
 def _short(tenths: int) -> str:
     """Tenths of a point as the shortest decimal SVG reads: ``-5`` as ``-.5``, ``120`` as ``12``."""
     whole, tenth = divmod(abs(tenths), 10)
-    return ("-" if tenths < 0 else "") + (str(whole) if whole or not tenth else "") + (f".{tenth}" if tenth else "")
+    return (
+        ("-" if tenths < 0 else "")
+        + (str(whole) if whole or not tenth else "")
+        + (f".{tenth}" if tenth else "")
+    )
 
 
 def _relative(d: str) -> str:
@@ -90,9 +104,14 @@ def _relative(d: str) -> str:
     x, y = round(float(found[1]) * 10), round(float(found[2]) * 10)
     out = [f"M{_short(x)},{_short(y)}c"]
     for k in range(0, len(points), 3):
-        for px, py in points[k:k + 3]:
+        for px, py in points[k : k + 3]:
             dx, dy = _short(px - x), _short(py - y)
-            out.append(("" if len(out) == 1 or dx[0] == "-" else " ") + dx + ("" if dy[0] == "-" else ",") + dy)
+            out.append(
+                ("" if len(out) == 1 or dx[0] == "-" else " ")
+                + dx
+                + ("" if dy[0] == "-" else ",")
+                + dy
+            )
         x, y = points[k + 2]
     return "".join(out)
 
@@ -133,8 +152,12 @@ def minify_svg(svg: str) -> str:
     svg = _WRAPPER_ID.sub("", _PROLOG.sub("", svg, count=1))
     svg = _SHAPE.sub(lambda m: m.group(1) + _DECIMALS.sub(_tenth, m.group(2)) + '"', svg)
     svg = _PATH.sub(lambda m: ' d="' + _relative(m.group(1)) + '"', svg)
-    for attr in (f' font-family="{html.escape(FONT)}"', ' xml:space="preserve"', ' text-anchor="middle"',
-                 ' stroke-dasharray="none"'):
+    for attr in (
+        f' font-family="{html.escape(FONT)}"',
+        ' xml:space="preserve"',
+        ' text-anchor="middle"',
+        ' stroke-dasharray="none"',
+    ):
         svg = svg.replace(attr, "")
     return svg
 
@@ -178,7 +201,9 @@ class _Groups:
     counts of the members it changed, so a frame costs what its event changed, not the group's size.
     """
 
-    def __init__(self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]) -> None:
+    def __init__(
+        self, diagram: Any, plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]
+    ) -> None:
         view = None if diagram.summarized else diagram.view
         self.all = tuple(view.groups) if view is not None else ()
         self.dom_ids = tuple(f"group-{g.name}" for g in self.all)
@@ -186,7 +211,9 @@ class _Groups:
         for j, g in enumerate(self.all):
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
-        members = [sid for sid in self._of if sid in plan.by_id]  # their critical and finding marks, frame-free
+        members = [
+            sid for sid in self._of if sid in plan.by_id
+        ]  # their critical and finding marks, frame-free
         marks = node_marks(plan, None, critical, findings, ids=members) if members else {}
         self._traits = [group_traits(g, marks) for g in self.all]
         self._key: dict[str, str] = {}
@@ -197,9 +224,14 @@ class _Groups:
         for j, g in enumerate(self.all):
             counts = self._counts[j] = Counter()
             for sid in g.members:
-                key = self._key[sid] = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
+                key = self._key[sid] = member_key(
+                    sid, frame.statuses, frame.voided, frame.kept, frame.not_run
+                )
                 counts[key] += 1
-        return {j: group_mark(g, counts_text(self._counts[j]), self._traits[j]) for j, g in enumerate(self.all)}
+        return {
+            j: group_mark(g, counts_text(self._counts[j]), self._traits[j])
+            for j, g in enumerate(self.all)
+        }
 
     def step(self, frame: Any, steps: Any) -> dict[int, Mark]:
         """Move the counts of the members in ``steps`` to ``frame``; the marks of the groups whose counts moved."""
@@ -218,7 +250,10 @@ class _Groups:
                     self._counts[j][old] -= 1
                 self._counts[j][key] += 1
                 moved.add(j)
-        return {j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j]) for j in sorted(moved)}
+        return {
+            j: group_mark(self.all[j], counts_text(self._counts[j]), self._traits[j])
+            for j in sorted(moved)
+        }
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
@@ -231,8 +266,9 @@ def _versions(run: Run) -> list[tuple[int, int]]:
     return bounds
 
 
-def delta_table(run: Run, progress: ProgressCallback | None = None, **render_options: Any
-                ) -> tuple[dict[str, Any], list[VersionPicture]]:
+def delta_table(
+    run: Run, progress: ProgressCallback | None = None, **render_options: Any
+) -> tuple[dict[str, Any], list[VersionPicture]]:
     """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``.
 
     ``progress(what, done, total)`` hears of each layout and of every 256 frames; ``render_options`` (a view:
@@ -243,8 +279,11 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
     pictures: list[VersionPicture] = []
     deltas = [run.delta(i) for i in range(len(run.events))]
     facts = sorted({f for d in deltas for f in d.gained})
-    steps = sorted({s for p in run.plans for s in p.ids} | {s for e in run.events for s in (*e.voided, *e.kept)},
-                   key=natural_key)  # S2 before S10, as the explorer lists them
+    steps = sorted(
+        {s for p in run.plans for s in p.ids}
+        | {s for e in run.events for s in (*e.voided, *e.kept)},
+        key=natural_key,
+    )  # S2 before S10, as the explorer lists them
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     summary = run_summary(run)
     for k, (first, last) in enumerate(_versions(run)):
@@ -254,7 +293,11 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
         diagram = render(plan, run=run, at=last, **version_options(plan, render_options))
         svg = minify_svg(diagram.svg)
         by_dom = {dom_id(sid): sid for sid in plan.ids}
-        nodes = [by_dom[name[5:]] for name in map(html.unescape, _NODE_ID.findall(svg)) if name[5:] in by_dom]
+        nodes = [
+            by_dom[name[5:]]
+            for name in map(html.unescape, _NODE_ID.findall(svg))
+            if name[5:] in by_dom
+        ]
         drawn = set(nodes)
         schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
         critical = critical_marks(plan, schedule)[0]
@@ -262,11 +305,15 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
-        groups = _Groups(diagram, plan, critical, findings)  # a focused view's group nodes say counts per frame
+        groups = _Groups(
+            diagram, plan, critical, findings
+        )  # a focused view's group nodes say counts per frame
         for j, m in groups.start(run.frame(first)).items():
             current[j], number[j] = looks.of(m), len(number)
         events[first]["v"] = k
-        for i in range(first, last + 1):  # the picture's own caption lines: every frame says its own event
+        for i in range(
+            first, last + 1
+        ):  # the picture's own caption lines: every frame says its own event
             events[i]["c"] = list(event_lines(run.events[i], i, run, plan))
         for i in range(first + 1, last + 1):
             if progress is not None and not i % 256:
@@ -276,8 +323,10 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
                 continue
             triples = []
             frame = run.frame(i)
-            now: dict[Any, Mark] = {**node_marks(plan, frame, critical, findings, ids=changed),
-                                    **groups.step(frame, deltas[i].steps)}
+            now: dict[Any, Mark] = {
+                **node_marks(plan, frame, critical, findings, ids=changed),
+                **groups.step(frame, deltas[i].steps),
+            }
             for sid, m in now.items():
                 new = looks.of(m)
                 if new != current[sid]:
@@ -287,24 +336,61 @@ def delta_table(run: Run, progress: ProgressCallback | None = None, **render_opt
                 events[i]["d"] = triples
         table = looks.table()
         keys = [*nodes, *range(len(groups.all))]
-        cuts = tuple(_utf16("\n" + table[current[key]][-1]) if table[current[key]][-1] else 0 for key in keys)
-        pictures.append(VersionPicture(plan.version, first, last, svg,
-                                       tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids, cuts,
-                                       tuple(current[key] for key in keys),
-                                       tuple(k for k in diagram.legend if k not in RUN_LEGEND),
-                                       tuple(nodes) + tuple(g.name for g in groups.all)))
+        cuts = tuple(
+            _utf16("\n" + table[current[key]][-1]) if table[current[key]][-1] else 0 for key in keys
+        )
+        pictures.append(
+            VersionPicture(
+                plan.version,
+                first,
+                last,
+                svg,
+                tuple(f"node-{dom_id(s)}" for s in nodes) + groups.dom_ids,
+                cuts,
+                tuple(current[key] for key in keys),
+                tuple(k for k in diagram.legend if k not in RUN_LEGEND),
+                tuple(nodes) + tuple(g.name for g in groups.all),
+            )
+        )
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         out = events[i]
-        out["t"] = float(e.time) if math.isfinite(e.time) else None  # never NaN: the page's JSON must parse
-        for key, ids, numbers in (("g", d.gained, fact_no), ("l", d.lost, fact_no), ("ri", d.ready_in, step_no),
-                                  ("ro", d.ready_out, step_no), ("vo", e.voided, step_no), ("ke", e.kept, step_no)):
+        out["t"] = (
+            float(e.time) if math.isfinite(e.time) else None
+        )  # never NaN: the page's JSON must parse
+        for key, ids, numbers in (
+            ("g", d.gained, fact_no),
+            ("l", d.lost, fact_no),
+            ("ri", d.ready_in, step_no),
+            ("ro", d.ready_out, step_no),
+            ("vo", e.voided, step_no),
+            ("ke", e.kept, step_no),
+        ):
             if ids:
                 out[key] = sorted(numbers[x] for x in ids)
-        events[i] = {key: out[key] for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c") if key in out}
+        events[i] = {
+            key: out[key]
+            for key in ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c")
+            if key in out
+        }
     last_frame = run.frame(-1)
-    data = {"looks": looks.table(), "look_legend": looks.keys, "facts": facts, "steps": steps, "events": events,
-            "versions": [{"version": p.version, "nodes": list(p.nodes), "cuts": list(p.cuts), "looks": list(p.looks),
-                          "legend": list(p.legend), "ids": list(p.ids)} for p in pictures],
-            "last_facts": sorted(fact_no[f] for f in last_frame.facts),
-            "last_ready": sorted(step_no[s] for s in last_frame.ready)}
+    data = {
+        "looks": looks.table(),
+        "look_legend": looks.keys,
+        "facts": facts,
+        "steps": steps,
+        "events": events,
+        "versions": [
+            {
+                "version": p.version,
+                "nodes": list(p.nodes),
+                "cuts": list(p.cuts),
+                "looks": list(p.looks),
+                "legend": list(p.legend),
+                "ids": list(p.ids),
+            }
+            for p in pictures
+        ],
+        "last_facts": sorted(fact_no[f] for f in last_frame.facts),
+        "last_ready": sorted(step_no[s] for s in last_frame.ready),
+    }
     return data, pictures

@@ -60,8 +60,11 @@ def _cap() -> int:
 
 def too_large(size: int) -> Refused:
     """The refusal of a body (or its inflated text) of ``size`` bytes or more."""
-    return Refused(413, f"the body is larger than {limits.mib(_cap())} ({size:,} bytes or more): send smaller "
-                        f"batches, or {limits.raise_hint('MAX_OTLP_BYTES')}")
+    return Refused(
+        413,
+        f"the body is larger than {limits.mib(_cap())} ({size:,} bytes or more): send smaller "
+        f"batches, or {limits.raise_hint('MAX_OTLP_BYTES')}",
+    )
 
 
 def inflate(body: bytes, encoding: str) -> bytes:
@@ -70,10 +73,14 @@ def inflate(body: bytes, encoding: str) -> bytes:
     if encoding in ("", "identity"):
         return body
     if encoding not in ("gzip", "deflate"):
-        raise Refused(415, f"Content-Encoding {encoding[:40]!r} is not supported: send gzip or identity")
+        raise Refused(
+            415, f"Content-Encoding {encoding[:40]!r} is not supported: send gzip or identity"
+        )
     inflater = zlib.decompressobj(wbits=31 if encoding == "gzip" else 15)
     try:
-        out = inflater.decompress(body, _cap() + 1)  # stops at cap + 1 bytes: a bomb is never inflated whole
+        out = inflater.decompress(
+            body, _cap() + 1
+        )  # stops at cap + 1 bytes: a bomb is never inflated whole
     except zlib.error as exc:
         raise Refused(400, f"the body is not valid {encoding} data ({exc})") from None
     if len(out) > _cap():
@@ -81,7 +88,9 @@ def inflate(body: bytes, encoding: str) -> bytes:
     if not inflater.eof:
         raise Refused(400, f"the {encoding} body is cut short (its end is missing)")
     if inflater.unused_data:
-        raise Refused(400, f"the {encoding} body has {len(inflater.unused_data):,} bytes after its end")
+        raise Refused(
+            400, f"the {encoding} body has {len(inflater.unused_data):,} bytes after its end"
+        )
     return out
 
 
@@ -99,10 +108,17 @@ def _from_protobuf(data: bytes) -> Any:
     try:
         request.ParseFromString(data)
     except (DecodeError, RecursionError, ValueError) as exc:
-        raise Refused(400, f"the body is not an OTLP ExportTraceServiceRequest in protobuf ({exc})") from None
-    if len(UnknownFieldSet(request)) and not request.resource_spans:  # fields of a newer OTLP beside spans: kept
-        raise Refused(400, "the body is not an OTLP ExportTraceServiceRequest: it holds fields the message does not "
-                           "have")
+        raise Refused(
+            400, f"the body is not an OTLP ExportTraceServiceRequest in protobuf ({exc})"
+        ) from None
+    if (
+        len(UnknownFieldSet(request)) and not request.resource_spans
+    ):  # fields of a newer OTLP beside spans: kept
+        raise Refused(
+            400,
+            "the body is not an OTLP ExportTraceServiceRequest: it holds fields the message does not "
+            "have",
+        )
     return request
 
 
@@ -116,10 +132,14 @@ def _ids_to_base64(data: Any) -> None:
                         value = holder.get(field) if isinstance(holder, dict) else None
                         if isinstance(value, str) and value:
                             try:
-                                holder[field] = base64.b64encode(bytes.fromhex(value)).decode("ascii")
+                                holder[field] = base64.b64encode(bytes.fromhex(value)).decode(
+                                    "ascii"
+                                )
                             except ValueError:
-                                raise Refused(400, f"{field} {value[:40]!r} is not hex, as OTLP/JSON writes ids") \
-                                    from None
+                                raise Refused(
+                                    400,
+                                    f"{field} {value[:40]!r} is not hex, as OTLP/JSON writes ids",
+                                ) from None
 
 
 def _list(holder: Any, key: str) -> list[Any]:
@@ -133,21 +153,35 @@ def _from_json(data: bytes) -> Any:
     try:
         parsed = parse_json(data.decode("utf-8"), "<request body>")
     except UnicodeDecodeError as exc:
-        raise Refused(400, f"the JSON body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise Refused(
+            400, f"the JSON body is not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     except (PlanFormatError, RecursionError) as exc:
-        raise Refused(400, f"the body is not valid JSON: {' '.join(str(exc).splitlines())[:300]}") from None
+        raise Refused(
+            400, f"the body is not valid JSON: {' '.join(str(exc).splitlines())[:300]}"
+        ) from None
     if not isinstance(parsed, dict):
-        raise Refused(400, f"the JSON body is a {type(parsed).__name__}, not an ExportTraceServiceRequest object")
+        raise Refused(
+            400,
+            f"the JSON body is a {type(parsed).__name__}, not an ExportTraceServiceRequest object",
+        )
     _ids_to_base64(parsed)
     request = _request_class()()
     try:
-        json_format.ParseDict(parsed, request, ignore_unknown_fields=True)  # as OTLP/JSON receivers must
+        json_format.ParseDict(
+            parsed, request, ignore_unknown_fields=True
+        )  # as OTLP/JSON receivers must
     except (json_format.ParseError, RecursionError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())[:300]
-        raise Refused(400, f"the JSON body is not an OTLP ExportTraceServiceRequest: {reason}") from None
+        raise Refused(
+            400, f"the JSON body is not an OTLP ExportTraceServiceRequest: {reason}"
+        ) from None
     if parsed and not request.resource_spans:
-        raise Refused(400, "the JSON body is not an OTLP ExportTraceServiceRequest: it holds no resourceSpans, only "
-                           f"{', '.join(repr(k[:40]) for k in list(parsed)[:5])}")
+        raise Refused(
+            400,
+            "the JSON body is not an OTLP ExportTraceServiceRequest: it holds no resourceSpans, only "
+            f"{', '.join(repr(k[:40]) for k in list(parsed)[:5])}",
+        )
     return request
 
 
@@ -156,12 +190,21 @@ def _check_ids(request: Any) -> None:
         for s, scope in enumerate(resource.scope_spans):
             for i, span in enumerate(scope.spans):
                 where = f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
-                for field, size, value in (("traceId", 16, span.trace_id), ("spanId", 8, span.span_id)):
+                for field, size, value in (
+                    ("traceId", 16, span.trace_id),
+                    ("spanId", 8, span.span_id),
+                ):
                     if len(value) != size or not any(value):
-                        raise Refused(400, f"{where}.{field}: expected {size} bytes, not all zero, got "
-                                           f"{binascii.hexlify(value).decode()[:40]!r}")
+                        raise Refused(
+                            400,
+                            f"{where}.{field}: expected {size} bytes, not all zero, got "
+                            f"{binascii.hexlify(value).decode()[:40]!r}",
+                        )
                 if span.parent_span_id and len(span.parent_span_id) != 8:
-                    raise Refused(400, f"{where}.parentSpanId: expected 8 bytes, got {len(span.parent_span_id)}")
+                    raise Refused(
+                        400,
+                        f"{where}.parentSpanId: expected 8 bytes, got {len(span.parent_span_id)}",
+                    )
 
 
 def to_otlp_json(request: Any) -> dict[str, Any]:
@@ -185,7 +228,10 @@ def decode(body: bytes, content_type: str, encoding: str) -> dict[str, Any]:
         raise too_large(len(body))
     kind = content_type.split(";")[0].strip().lower()
     if kind not in PROTOBUF + JSON:
-        raise Refused(415, f"Content-Type {kind[:60]!r} is not OTLP: send application/x-protobuf or application/json")
+        raise Refused(
+            415,
+            f"Content-Type {kind[:60]!r} is not OTLP: send application/x-protobuf or application/json",
+        )
     data = inflate(body, encoding)
     request = _from_protobuf(data) if kind in PROTOBUF else _from_json(data)
     _check_ids(request)

@@ -27,13 +27,24 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
 from planviz.frontends.pagedata import encode_page
+from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
 
-__all__ = ["script_json", "content_security_policy", "asset", "module_page", "page_script", "shared_slot", "MODULE",
-           "STYLE"]
+__all__ = [
+    "script_json",
+    "content_security_policy",
+    "asset",
+    "module_page",
+    "page_script",
+    "shared_slot",
+    "MODULE",
+    "STYLE",
+]
 
-MODULE, STYLE = "explorer.js", "explorer.css"  # the front end: the widget's ES module and its stylesheet
+MODULE, STYLE = (
+    "explorer.js",
+    "explorer.css",
+)  # the front end: the widget's ES module and its stylesheet
 
 
 _SHOWN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(SHOWN_IN_PAGES)) + "]")
@@ -43,15 +54,19 @@ def script_json(data: Any) -> str:
     """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 or lone surrogate
     left raw; bidi controls shown as their code points (``<U+202E>``, as the pictures show them); no NaN."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    text = _SHOWN.sub(lambda m: SHOWN_IN_PAGES[ord(m.group())], text)  # str.translate's result, 10x faster on MBs
+    text = _SHOWN.sub(
+        lambda m: SHOWN_IN_PAGES[ord(m.group())], text
+    )  # str.translate's result, 10x faster on MBs
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def content_security_policy(script: str) -> str:
     """The policy of a page whose only script is ``script``: nothing loads, nothing else runs."""
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
-            "base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -80,8 +95,10 @@ def _share(snapshot: Any, noscript: str) -> Any:
     for path in _SLOT.findall(noscript):
         keys = [int(k) if k.isdigit() else k for k in path.split(".")]
         value = functools.reduce(lambda node, key: node[key], keys, snapshot)
-        if not isinstance(value, str) or f'{shared_slot(path)}>{value}</' not in noscript:
-            raise RuntimeError(f"the no-script view's slot {path!r} must hold exactly the snapshot's string there")
+        if not isinstance(value, str) or f"{shared_slot(path)}>{value}</" not in noscript:
+            raise RuntimeError(
+                f"the no-script view's slot {path!r} must hold exactly the snapshot's string there"
+            )
         snapshot = copy.copy(snapshot)
         node = snapshot
         for key in keys[:-1]:  # copied along the path only: the caller's snapshot stays whole
@@ -138,11 +155,15 @@ def page_script() -> str:
     and the local model that feeds it the page's snapshot."""
     module = asset(MODULE)
     if module.count("\nexport default ") != 1:
-        raise RuntimeError(f"{MODULE} must end with one 'export default'; the page binds it to a name")
+        raise RuntimeError(
+            f"{MODULE} must end with one 'export default'; the page binds it to a name"
+        )
     return module.replace("\nexport default ", "\nconst planvizModule = ") + _LOCAL_MODEL
 
 
-def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = "") -> str:
+def module_page(
+    title: str, snapshot: Any, noscript: str, *, mode: str = "", style: str = ""
+) -> str:
     """A self-contained page running the front-end module on ``snapshot``; ``noscript`` (HTML) is what a reader
     without script sees, ``style`` (CSS) what it needs besides the front end's. ``mode`` says what the page shows
     (\"recorded run\"...), under the title. The data travels as columns (:func:`~planviz.frontends.pagedata.encode_page`)
@@ -150,8 +171,11 @@ def module_page(title: str, snapshot: Any, noscript: str, *, mode: str = "", sty
     (:func:`shared_slot`)."""
     script = page_script()
     raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")
-    data = ('<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-            + base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii") + "</script>")
+    data = (
+        '<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
+        + base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+        + "</script>"
+    )
 
     return f"""<!DOCTYPE html>
 <html lang="en" class="no-js">

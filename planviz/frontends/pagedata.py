@@ -37,10 +37,19 @@ __all__ = ["encode_page", "page_schema", "FORMAT", "VERSION", "RUN_TABLES", "PAG
 
 FORMAT, VERSION = "planviz-page", 1
 SCALE = 1000  # times as integer thousandths, when that is exact
-_SAFE = 2 ** 52  # integers JavaScript adds exactly, deltas and sums included
+_SAFE = 2**52  # integers JavaScript adds exactly, deltas and sums included
 
-RUN_TABLES = {"events": "records", "log": "tuples", "details": "mapping", "looks": "tuples", "facts": "values",
-              "steps": "values", "look_legend": "values", "last_facts": "values", "last_ready": "values"}
+RUN_TABLES = {
+    "events": "records",
+    "log": "tuples",
+    "details": "mapping",
+    "looks": "tuples",
+    "facts": "values",
+    "steps": "values",
+    "look_legend": "values",
+    "last_facts": "values",
+    "last_ready": "values",
+}
 """The values of a run's snapshot stored as tables, and each one's kind (the rest are stored as they are)."""
 PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 """The values of a two-run (or flipbook) snapshot stored as tables; its runs (``pair``) are run snapshots."""
@@ -49,7 +58,9 @@ PAGE_TABLES = {"ticks": "tuples", "labels": "values", "notes": "values"}
 @lru_cache(maxsize=None)
 def page_schema() -> dict[str, Any]:
     """The JSON Schema of the page data (``pagedata.schema.json``, shipped in the package)."""
-    schema: dict[str, Any] = json.loads(files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(
+        files(__package__).joinpath("pagedata.schema.json").read_text(encoding="utf-8")
+    )
     return schema
 
 
@@ -86,7 +97,12 @@ def _thousandths(values: list[Any]) -> list[Any] | None:
         if v is None:
             out.append(None)
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) >= _SAFE / SCALE:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not math.isfinite(v)
+            or abs(v) >= _SAFE / SCALE
+        ):
             return None
         k = round(v * SCALE)
         if k / SCALE != v:
@@ -98,7 +114,11 @@ def _thousandths(values: list[Any]) -> list[Any] | None:
 
 def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     """The column of ``values`` (one per present row), in the first kind that holds them all exactly."""
-    if values and all(v is None or type(v) is str for v in values) and any(v is not None for v in values):
+    if (
+        values
+        and all(v is None or type(v) is str for v in values)
+        and any(v is not None for v in values)
+    ):
         return {"str": [None if v is None else strings.of(v) for v in values]}
     if values and all(_is_int(v) for v in values):
         deltas = _deltas(values)
@@ -115,7 +135,10 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
         if all(_is_int(x) for x in flat):
             within = [_deltas(list(v)) for v in values]
             if all(d is not None for d in within):
-                return {"ints": [x for d in within if d is not None for x in d], "n": [len(v) for v in values]}
+                return {
+                    "ints": [x for d in within if d is not None for x in d],
+                    "n": [len(v) for v in values],
+                }
     return {"json": list(values)}
 
 
@@ -141,13 +164,25 @@ def _table(value: Any, kind: str, strings: _Strings) -> Any:
         return {"@table": "records", "rows": len(value), **_records(value, strings)}
     if kind == "mapping" and type(value) is dict and all(type(r) is dict for r in value.values()):
         rows = list(value.values())
-        return {"@table": "mapping", "rows": len(rows), "keys": _column(list(value), strings),
-                **_records(rows, strings)}
-    if kind == "tuples" and isinstance(value, list) and value and all(type(r) in (list, tuple) for r in value):
+        return {
+            "@table": "mapping",
+            "rows": len(rows),
+            "keys": _column(list(value), strings),
+            **_records(rows, strings),
+        }
+    if (
+        kind == "tuples"
+        and isinstance(value, list)
+        and value
+        and all(type(r) in (list, tuple) for r in value)
+    ):
         width = len(value[0])
         if all(len(r) == width for r in value):
-            return {"@table": "tuples", "rows": len(value), "cols": [_column([r[j] for r in value], strings)
-                                                                     for j in range(width)]}
+            return {
+                "@table": "tuples",
+                "rows": len(value),
+                "cols": [_column([r[j] for r in value], strings) for j in range(width)],
+            }
     return value
 
 

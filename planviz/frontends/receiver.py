@@ -30,18 +30,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from planviz.errors import PlanvizError, TraceFormatError, expect_type, show_value
+from planviz.frontends.otlpbody import JSON, PROTOBUF, Refused, decode, inflate, too_large
 from planviz.io import limits
 from planviz.runs.events import Run
 from planviz.traces.jsonstream import walk
 from planviz.traces.otel.genai import CONTAINERS
 from planviz.traces.otel.otelspans import span_of
-from planviz.frontends.otlpbody import JSON, PROTOBUF, Refused, decode, inflate, too_large
 
 __all__ = ["receive", "Receiver", "NoRunYet", "BUSY"]
 
 BUSY = 8  # requests decoded at once; one more is answered 503 (Retry-After: 1) rather than queued without end
 PATH = "/v1/traces"
-EXPECTED_WHILE_OPEN = "missing_parent"  # a finding only once the run is final: until then the parent may come
+EXPECTED_WHILE_OPEN = (
+    "missing_parent"  # a finding only once the run is final: until then the parent may come
+)
 
 
 class NoRunYet(PlanvizError, TimeoutError):
@@ -62,11 +64,19 @@ class _Trace:
 
     def __init__(self, trace_id: str) -> None:
         self.trace_id = trace_id
-        self.parts: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # resource and scope, by their JSON
-        self.spans: dict[str, tuple[str, dict[str, Any]]] = {}  # span id -> (its part, the span), first come first
+        self.parts: dict[
+            str, tuple[dict[str, Any], dict[str, Any]]
+        ] = {}  # resource and scope, by their JSON
+        self.spans: dict[
+            str, tuple[str, dict[str, Any]]
+        ] = {}  # span id -> (its part, the span), first come first
         self.finished = False  # its root span (no parent) arrived, ended
-        self.version = 0  # grows when a span arrives or is replaced: the run is read again only then
-        self.read: tuple[tuple[int, bool], Run] | None = None  # (version, final) read, and the run read
+        self.version = (
+            0  # grows when a span arrives or is replaced: the run is read again only then
+        )
+        self.read: tuple[tuple[int, bool], Run] | None = (
+            None  # (version, final) read, and the run read
+        )
         self.waited = False
 
     def keep(self, part: str, span: dict[str, Any]) -> bool:
@@ -96,7 +106,9 @@ def _ended(span: dict[str, Any]) -> bool:
     return span.get("endTimeUnixNano") not in (None, "", "0", 0)
 
 
-def _by_trace(doc: dict[str, Any]) -> dict[str, list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]]:
+def _by_trace(
+    doc: dict[str, Any],
+) -> dict[str, list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]]:
     """A request's spans by trace id, each as ``(part key, resource, scope, span)``: the resource and scope
     without their lists of spans, and a key naming the pair (its JSON)."""
     out: dict[str, list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]]] = {}
@@ -118,18 +130,26 @@ class Receiver:
         self._traces: dict[str, _Trace] = {}
         self._busy = threading.BoundedSemaphore(BUSY)
         self.accepted = 0  # spans taken
-        self.refused = 0  # requests refused (4xx); 503s are not refusals: the exporter sends them again
+        self.refused = (
+            0  # requests refused (4xx); 503s are not refusals: the exporter sends them again
+        )
         self.held = 0  # bytes of request bodies taken (inflated), at most limits.MAX_TRACE_BYTES
         try:
             self._server = _Server((host, port), _handler(self))
         except (OSError, UnicodeError, OverflowError) as exc:
             reason = getattr(exc, "strerror", None) or show_value(str(exc))
-            raise PlanvizError(f"receive(port={port}, host={show_value(host)}): cannot listen there ({reason}); "
-                               "pass port=0 for a free port, or stop what holds it") from None
+            raise PlanvizError(
+                f"receive(port={port}, host={show_value(host)}): cannot listen there ({reason}); "
+                "pass port=0 for a free port, or stop what holds it"
+            ) from None
         self.host, self.port = host, self._server.server_address[1]
         self.endpoint = f"http://{host if ':' not in host else f'[{host}]'}:{self.port}{PATH}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name=f"planviz-receive-{self.port}",
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            name=f"planviz-receive-{self.port}",
+            kwargs={"poll_interval": 0.1},
+            daemon=True,
+        )
         self._thread.start()
         self._stopped = False
 
@@ -156,7 +176,9 @@ class Receiver:
         """Decode, check and keep one request's spans, all or none; returns how many. Raises :class:`Refused`."""
         data = inflate(body, encoding)
         doc = decode(data, content_type, "")
-        for raw, ctx, where, line in walk(doc, CONTAINERS):  # every span read now: a bad one refuses the request
+        for raw, ctx, where, line in walk(
+            doc, CONTAINERS
+        ):  # every span read now: a bad one refuses the request
             try:
                 span_of(raw, ctx, where, line, "<request body>")
             except TraceFormatError as exc:
@@ -164,18 +186,27 @@ class Receiver:
         parts = _by_trace(doc)
         count = sum(len(spans) for spans in parts.values())
         with self._lock:
-            if self.held + len(data) > limits.MAX_TRACE_BYTES:  # memory is bounded: what is held stays readable
-                raise Refused(413, f"the receiver holds {limits.mib(self.held)} of spans, and this request would "
-                                   f"take it past {limits.mib(limits.MAX_TRACE_BYTES)}: stop it (its runs stay "
-                                   f"readable) and start another, or {limits.raise_hint('MAX_TRACE_BYTES')}")
+            if (
+                self.held + len(data) > limits.MAX_TRACE_BYTES
+            ):  # memory is bounded: what is held stays readable
+                raise Refused(
+                    413,
+                    f"the receiver holds {limits.mib(self.held)} of spans, and this request would "
+                    f"take it past {limits.mib(limits.MAX_TRACE_BYTES)}: stop it (its runs stay "
+                    f"readable) and start another, or {limits.raise_hint('MAX_TRACE_BYTES')}",
+                )
             self.held += len(data)
             for trace_id, spans in parts.items():
-                trace = self._traces.get(trace_id) or self._traces.setdefault(trace_id, _Trace(trace_id))
+                trace = self._traces.get(trace_id) or self._traces.setdefault(
+                    trace_id, _Trace(trace_id)
+                )
                 changed = False
                 for key, resource, scope, span in spans:
                     trace.parts.setdefault(key, (resource, scope))
                     changed = trace.keep(key, span) or changed
-                    trace.finished = trace.finished or (not span.get("parentSpanId") and _ended(span))
+                    trace.finished = trace.finished or (
+                        not span.get("parentSpanId") and _ended(span)
+                    )
                 if changed:
                     trace.version += 1
             self.accepted += count
@@ -242,8 +273,10 @@ class Receiver:
     def _trace(self, trace_id: str) -> _Trace:
         trace = self._traces.get(trace_id) if isinstance(trace_id, str) else None
         if trace is None:
-            raise PlanvizError(f"no trace {show_value(trace_id)} received here; the traces received are "
-                               f"{', '.join(list(self._traces)[:10]) or 'none yet'}")
+            raise PlanvizError(
+                f"no trace {show_value(trace_id)} received here; the traces received are "
+                f"{', '.join(list(self._traces)[:10]) or 'none yet'}"
+            )
         return trace
 
     def wait(self, trace_id: str | None = None, timeout: float | None = 60.0) -> Run:
@@ -258,8 +291,16 @@ class Receiver:
         ...
         planviz.frontends.receiver.NoRunYet: no trace finished within 0.01 s at http://127.0.0.1:...
         """
-        expect_type(trace_id, (str, type(None)), "Receiver.wait", "trace_id", "a trace id (hex text) or None")
-        expect_type(timeout, (int, float, type(None)), "Receiver.wait", "timeout", "seconds or None")
+        expect_type(
+            trace_id,
+            (str, type(None)),
+            "Receiver.wait",
+            "trace_id",
+            "a trace id (hex text) or None",
+        )
+        expect_type(
+            timeout, (int, float, type(None)), "Receiver.wait", "timeout", "seconds or None"
+        )
         deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
         with self._lock:
             while True:
@@ -267,25 +308,39 @@ class Receiver:
                     found = self._traces.get(trace_id)
                     found = found if found is not None and found.finished else None
                 else:
-                    found = next((t for t in self._traces.values() if t.finished and not t.waited), None)
+                    found = next(
+                        (t for t in self._traces.values() if t.finished and not t.waited), None
+                    )
                 if found is not None:
                     found.waited = True
                     break
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     which = f"trace {trace_id}" if trace_id else "no trace"
-                    raise NoRunYet(f"{which} finished within {timeout:g} s at {self.endpoint}" +
-                                   ("" if trace_id else f" ({len(self._traces)} traces received, none new and "
-                                    "finished); point the agent's exporter here (OTEL_EXPORTER_OTLP_ENDPOINT="
-                                    f"http://{self.host}:{self.port}) or wait longer"))
+                    raise NoRunYet(
+                        f"{which} finished within {timeout:g} s at {self.endpoint}"
+                        + (
+                            ""
+                            if trace_id
+                            else f" ({len(self._traces)} traces received, none new and "
+                            "finished); point the agent's exporter here (OTEL_EXPORTER_OTLP_ENDPOINT="
+                            f"http://{self.host}:{self.port}) or wait longer"
+                        )
+                    )
                 self._lock.wait(left if left is None else min(left, 1.0))
         return self.run(found.trace_id)
 
 
 def _while_open(run: Run) -> Run:
     """``run`` without the ``missing_parent`` findings: while a trace is open its parents may still arrive."""
-    plans = tuple(replace(p, import_findings=tuple(f for f in p.import_findings if f.code != EXPECTED_WHILE_OPEN))
-                  if any(f.code == EXPECTED_WHILE_OPEN for f in p.import_findings) else p for p in run.plans)
+    plans = tuple(
+        replace(
+            p, import_findings=tuple(f for f in p.import_findings if f.code != EXPECTED_WHILE_OPEN)
+        )
+        if any(f.code == EXPECTED_WHILE_OPEN for f in p.import_findings)
+        else p
+        for p in run.plans
+    )
     return run if all(a is b for a, b in zip(plans, run.plans)) else replace(run, plans=plans)
 
 
@@ -294,11 +349,19 @@ def _handler(receiver: Receiver) -> type:
         timeout = 10  # seconds a client may take to send its request: a slow one cannot hold stop() for ever
         server_version = "planviz-receive"
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: the caller prints what it wants
+        def log_message(
+            self, format: str, *args: Any
+        ) -> None:  # quiet: the caller prints what it wants
             pass
 
-        def _answer(self, status: int, text: str, content_type: str = "text/plain; charset=utf-8",
-                    body: bytes | None = None, headers: dict[str, str] | None = None) -> None:
+        def _answer(
+            self,
+            status: int,
+            text: str,
+            content_type: str = "text/plain; charset=utf-8",
+            body: bytes | None = None,
+            headers: dict[str, str] | None = None,
+        ) -> None:
             data = body if body is not None else (text + "\n").encode("utf-8", "replace")
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -319,11 +382,15 @@ def _handler(receiver: Receiver) -> type:
                 left -= len(chunk)
 
         def do_GET(self) -> None:
-            self._answer(405, f"planviz receives OTLP traces by POST {PATH}", headers={"Allow": "POST"})
+            self._answer(
+                405, f"planviz receives OTLP traces by POST {PATH}", headers={"Allow": "POST"}
+            )
 
         def do_POST(self) -> None:
             if self.path.split("?")[0] != PATH:
-                self._answer(404, f"{self.path[:80]!r}: planviz receives traces at POST {PATH} only")
+                self._answer(
+                    404, f"{self.path[:80]!r}: planviz receives traces at POST {PATH} only"
+                )
                 return
             length_text = self.headers.get("Content-Length")
             if length_text is None or not length_text.strip().isdigit():
@@ -333,7 +400,9 @@ def _handler(receiver: Receiver) -> type:
             length = int(length_text)
             try:
                 if length > _limit():
-                    raise too_large(length)  # answered before the body is read; the connection then closes
+                    raise too_large(
+                        length
+                    )  # answered before the body is read; the connection then closes
             except Refused as exc:
                 receiver.count_refusal()
                 self._drain(length)
@@ -398,8 +467,24 @@ def receive(port: int = 4318, host: str = "127.0.0.1") -> Receiver:
     True
     >>> rx.stop()
     """
-    expect_type(port, int, "receive", "port", "a port number (int 0..65535)", "4318 is OTLP/HTTP's; 0 picks a free one")
-    expect_type(host, str, "receive", "host", "an address to listen on (str)", "127.0.0.1 listens on this machine only")
+    expect_type(
+        port,
+        int,
+        "receive",
+        "port",
+        "a port number (int 0..65535)",
+        "4318 is OTLP/HTTP's; 0 picks a free one",
+    )
+    expect_type(
+        host,
+        str,
+        "receive",
+        "host",
+        "an address to listen on (str)",
+        "127.0.0.1 listens on this machine only",
+    )
     if not 0 <= port <= 65535:
-        raise PlanvizError(f"receive(port={show_value(port)}): a port is 0..65535 (0 picks a free one)")
+        raise PlanvizError(
+            f"receive(port={show_value(port)}): a port is 0..65535 (0 picks a free one)"
+        )
     return Receiver(port, host)

@@ -19,11 +19,19 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from planviz.pictures.escape import escape_html as escape
 from planviz.frontends.page import module_page, shared_slot
 from planviz.frontends.panels import caption_line
+from planviz.pictures.escape import escape_html as escape
 
-__all__ = ["run_page", "pair_page", "fallback_html", "noscript_html", "flipbook_page", "flipbook_figures", "svg_size"]
+__all__ = [
+    "run_page",
+    "pair_page",
+    "fallback_html",
+    "noscript_html",
+    "flipbook_page",
+    "flipbook_figures",
+    "svg_size",
+]
 
 NOSCRIPT_ROWS = 500  # log rows the no-script view shows: the last ones
 NOSCRIPT_TIMELINE = 200_000  # characters of timeline SVG the no-script view shows; a bigger one is left to the script
@@ -40,9 +48,12 @@ def _items(names: list[str]) -> str:
 def _static_legend(snap: dict[str, Any]) -> str:
     spec = snap["versions"][-1]
     on = set(spec["legend"]) | {snap["look_legend"][look] for look in spec["looks"]}
-    items = "".join(f'<li class="pv-legend-{key}"><span class="pv-swatch" style="background:{fill};border:{width}px '
-                    f'{style} {stroke}"></span>{escape(text)}</li>'
-                    for key, text, fill, stroke, width, style in snap["legend"] if key in on)
+    items = "".join(
+        f'<li class="pv-legend-{key}"><span class="pv-swatch" style="background:{fill};border:{width}px '
+        f'{style} {stroke}"></span>{escape(text)}</li>'
+        for key, text, fill, stroke, width, style in snap["legend"]
+        if key in on
+    )
     return f'<p class="pv-legend-title">Legend</p><ul class="pv-legend">{items}</ul>'
 
 
@@ -54,20 +65,40 @@ def noscript_html(snap: dict[str, Any], at: str = "") -> str:
     page's compressed data): without that a 10k-span report was 5.4 MB of no-script view."""
     n, last = len(snap["log"]), len(snap["versions"]) - 1
     picture, timeline = shared_slot(f"{at}versions.{last}.svg"), shared_slot(f"{at}gantt")
-    head, rest = caption_line(n - 1, n, snap["log"][-1], snap["unit"], snap["versions"][-1]["version"])
-    first = max(0, n - NOSCRIPT_ROWS)  # a long run's log: its last rows (the script shows every one)
-    rows = "".join(f'<tr class="pv-kind-{escape(r[1])}{" pv-current" if i == n - 1 else ""}"><td>{i}</td>'
-                   f"<td>{escape(r[0])}</td><td>{escape(r[1])}</td><td>{escape(r[2])}</td><td>{escape(r[3])}</td></tr>"
-                   for i, r in enumerate(snap["log"][first:], first))
-    skipped = (f'<p class="static-note">The log below shows the last {n - first:,} of {n:,} events; allow scripts '
-               "to see every one.</p>") if first else ""
+    head, rest = caption_line(
+        n - 1, n, snap["log"][-1], snap["unit"], snap["versions"][-1]["version"]
+    )
+    first = max(
+        0, n - NOSCRIPT_ROWS
+    )  # a long run's log: its last rows (the script shows every one)
+    rows = "".join(
+        f'<tr class="pv-kind-{escape(r[1])}{" pv-current" if i == n - 1 else ""}"><td>{i}</td>'
+        f"<td>{escape(r[0])}</td><td>{escape(r[1])}</td><td>{escape(r[2])}</td><td>{escape(r[3])}</td></tr>"
+        for i, r in enumerate(snap["log"][first:], first)
+    )
+    skipped = (
+        (
+            f'<p class="static-note">The log below shows the last {n - first:,} of {n:,} events; allow scripts '
+            "to see every one.</p>"
+        )
+        if first
+        else ""
+    )
     if len(snap["gantt"]) <= NOSCRIPT_TIMELINE:
         gantt = f'<div class="pv-panel" {timeline}>{snap["gantt"]}</div>'
     else:  # a picture of megabytes: it travels once, compressed in the page's data, for the script to show
-        gantt = '<p class="static-note">This run\'s timeline is too large to show without script.</p>'
-    metrics = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in snap["metrics"])
-    unfinished = (" The run is <b>unfinished</b>: it has no stop event (the agent stopped recording), so this is "
-                  "where it stopped." if snap.get("unfinished") else "")
+        gantt = (
+            '<p class="static-note">This run\'s timeline is too large to show without script.</p>'
+        )
+    metrics = "".join(
+        f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in snap["metrics"]
+    )
+    unfinished = (
+        " The run is <b>unfinished</b>: it has no stop event (the agent stopped recording), so this is "
+        "where it stopped."
+        if snap.get("unfinished")
+        else ""
+    )
     return f"""<div class="planviz-explorer">
 <header class="pv-head"><p class="pv-title">{escape(snap["goal"])}</p>
 <p class="pv-sub">outcome <span class="pv-badge pv-{snap["badge"]}">{escape(snap["outcome"])}</span> &middot;
@@ -94,8 +125,10 @@ def run_page(snap: dict[str, Any], mode: str = "") -> str:
 
 def pair_page(snap: dict[str, Any]) -> str:
     """The offline page of two runs on one stepper (:func:`~planviz.frontends.snapshot.pair_snapshot`)."""
-    halves = "".join(f'<section><h2>{escape(label)}</h2>{noscript_html(one, f"pair.{k}.")}</section>'
-                     for k, (label, one) in enumerate(zip(snap["labels"], snap["pair"])))
+    halves = "".join(
+        f"<section><h2>{escape(label)}</h2>{noscript_html(one, f'pair.{k}.')}</section>"
+        for k, (label, one) in enumerate(zip(snap["labels"], snap["pair"]))
+    )
     halves = f'<pre class="pv-diff">{escape(snap.get("diff", ""))}</pre>' + halves
     return module_page("planviz: " + " vs ".join(snap["labels"]), snap, halves)
 
@@ -106,13 +139,24 @@ def fallback_html(snap: dict[str, Any], mode: str = "") -> str:
     if not snap:
         return '<p class="pv-empty">this run has no events</p>'
     # no second copy of the pictures for readers without script: an iframe that shows nothing runs script anyway
-    title = "planviz: " + " vs ".join(snap["labels"]) if "pair" in snap else f"planviz run: {snap['goal']}"
-    page = module_page(title, snap, '<p class="static-note">This view of the run needs '
-                       "script; open the notebook in Jupyter to use the live explorer.</p>", mode=mode)
+    title = (
+        "planviz: " + " vs ".join(snap["labels"])
+        if "pair" in snap
+        else f"planviz run: {snap['goal']}"
+    )
+    page = module_page(
+        title,
+        snap,
+        '<p class="static-note">This view of the run needs '
+        "script; open the notebook in Jupyter to use the live explorer.</p>",
+        mode=mode,
+    )
     # single-quoted: the page's many double quotes (JSON, SVG) stay as they are; its data escapes '&' already
     quoted = page.replace("&", "&amp;").replace("'", "&#39;")
-    return (f'<iframe class="planviz-fallback" title="planviz explorer (static)" sandbox="allow-scripts" '
-            f"style=\"width:100%;height:900px;border:1px solid #ddd\" srcdoc='{quoted}'></iframe>")
+    return (
+        f'<iframe class="planviz-fallback" title="planviz explorer (static)" sandbox="allow-scripts" '
+        f"style=\"width:100%;height:900px;border:1px solid #ddd\" srcdoc='{quoted}'></iframe>"
+    )
 
 
 # The flipbook without script: one figure per frame, shown in turn by CSS alone, paused under the pointer, every
@@ -140,8 +184,13 @@ def svg_size(svg: str) -> tuple[float, float]:
     return (float(found.group(1)), float(found.group(2))) if found else (1.0, 1.0)
 
 
-def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[str]], captions: Sequence[str],
-                     how: str, seconds: float) -> tuple[str, str]:
+def flipbook_figures(
+    frames: Sequence[Sequence[str]],
+    heads: Sequence[Sequence[str]],
+    captions: Sequence[str],
+    how: str,
+    seconds: float,
+) -> tuple[str, str]:
     """The flipbook's no-script view and its style: one figure per frame (each run's SVG from
     :func:`planviz.render`, under its label when there are several, in a row or a column), shown in turn."""
     n = len(frames)
@@ -149,19 +198,25 @@ def flipbook_figures(frames: Sequence[Sequence[str]], heads: Sequence[Sequence[s
     def panels(svgs: Sequence[str], labels: Sequence[str]) -> str:
         if len(svgs) == 1:
             return _PROLOG.sub("", svgs[0], count=1)
-        cells = "".join(f"<section><h2>{escape(label)}</h2>{_PROLOG.sub('', svg, count=1)}</section>"
-                        for svg, label in zip(svgs, labels))
+        cells = "".join(
+            f"<section><h2>{escape(label)}</h2>{_PROLOG.sub('', svg, count=1)}</section>"
+            for svg, label in zip(svgs, labels)
+        )
         return f'<div class="pv-frames pv-{how}">{cells}</div>'
 
     figures = "\n".join(
         f'<figure class="pv-frame" id="frame-{k}" style="animation-delay: {k * seconds:g}s">'
         f"{panels(svgs, head)}<figcaption>{escape(caption)}</figcaption></figure>"
-        for k, (svgs, head, caption) in enumerate(zip(frames, heads, captions)))
+        for k, (svgs, head, caption) in enumerate(zip(frames, heads, captions))
+    )
     what = "a run" if len(frames[0]) == 1 else f"{len(frames[0])} runs side by side"
     label = escape(f"{n} frames of {what}, {seconds:g} s each; hover to pause")
     # each frame's share of the loop, rounded down: at the instant one frame hands over to the next, only the
     # next shows (rounded up, both did)
-    style = _FLIPBOOK_STYLE % {"total": f"{n * seconds:g}", "share": f"{(1_000_000 // n) / 10_000:.4f}"}
+    style = _FLIPBOOK_STYLE % {
+        "total": f"{n * seconds:g}",
+        "share": f"{(1_000_000 // n) / 10_000:.4f}",
+    }
     return f'<main class="pv-flipbook" aria-label="{label}">\n{figures}\n</main>', style
 
 

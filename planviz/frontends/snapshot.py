@@ -22,28 +22,37 @@ import math
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError
-from planviz.pictures.gantt import gantt_svg, lane_columns
-from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
-from planviz.io.syntax import show_value
-from planviz.pictures.escape import escape_html as escape
-from planviz.runs.engine.machine import ProgressCallback
-from planviz.runs.summary.runsummary import run_summary
 from planviz.frontends.calldetails import run_turns, step_story
 from planviz.frontends.deltatable import delta_table
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
+from planviz.io.syntax import show_value
+from planviz.pictures.escape import escape_html as escape
+from planviz.pictures.gantt import gantt_svg, lane_columns
+from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
+from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.summary.runsummary import run_summary
 
 __all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
 
 #: above this many steps the per-step chart (an SVG row per step) is left out: the canvas lanes show every call
 GANTT_MAX_ROWS = 300
 
+
 def legend_swatches() -> list[list[Any]]:
     """Every legend entry in legend order: ``[key, text, fill, outline colour, outline width, outline style]``."""
     out = []
     for key in LEGEND_ORDER:
         look = LOOKS[key]
-        out.append([key, LEGEND_TEXT[key], look.fill, look.stroke, 4 if look.double else max(1, round(look.penwidth)),
-                    "double" if look.double else look.dash or "solid"])
+        out.append(
+            [
+                key,
+                LEGEND_TEXT[key],
+                look.fill,
+                look.stroke,
+                4 if look.double else max(1, round(look.penwidth)),
+                "double" if look.double else look.dash or "solid",
+            ]
+        )
     return out
 
 
@@ -52,8 +61,20 @@ def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
     ``[model, start, duration, input tokens, output tokens, cost, ok, input, output]`` (None where the trace does
     not say; ``input`` is the last user or tool message the model was given, ``output`` its reply or the tool
     call it asked for)."""
-    return [[c["model"], c["time"], c["duration"], c["input_tokens"], c["output_tokens"], c["cost"], c["ok"],
-             c["input"], c["output"]] for c in said]
+    return [
+        [
+            c["model"],
+            c["time"],
+            c["duration"],
+            c["input_tokens"],
+            c["output_tokens"],
+            c["cost"],
+            c["ok"],
+            c["input"],
+            c["output"],
+        ]
+        for c in said
+    ]
 
 
 def _details(run: Any) -> dict[str, dict[str, Any]]:
@@ -66,11 +87,22 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     for plan in run.plans:
         for s in plan.steps:
             said = story[s.id]
-            out[s.id] = {"action": s.action, "tool": s.tool or "", "kind": s.kind or "",
-                         "arguments": said["arguments"], "requires": list(s.requires), "produces": list(s.produces),
-                         "evidence": s.expected_evidence, "depends_on": list(s.depends_on),
-                         "duration": s.duration, "calls": _calls(said["calls"]), "status": said["status"],
-                         "error": said["error"], "result": said["result"], "ended": said["ended"]}
+            out[s.id] = {
+                "action": s.action,
+                "tool": s.tool or "",
+                "kind": s.kind or "",
+                "arguments": said["arguments"],
+                "requires": list(s.requires),
+                "produces": list(s.produces),
+                "evidence": s.expected_evidence,
+                "depends_on": list(s.depends_on),
+                "duration": s.duration,
+                "calls": _calls(said["calls"]),
+                "status": said["status"],
+                "error": said["error"],
+                "result": said["result"],
+                "ended": said["ended"],
+            }
     return out
 
 
@@ -88,46 +120,94 @@ def _log(run: Any) -> list[list[Any]]:
         observation = e.observation
         facts = sorted(observation.facts) if observation is not None else []
         calls = observation.data.get("model_calls", "") if observation is not None else ""
-        rows.append([f"{float(e.time):g}", str(e.kind), e.step or "", str(e.message or ""), int(e.attempt),
-                     facts, show_value(calls, 80) if calls not in ("", None) else ""])
+        rows.append(
+            [
+                f"{float(e.time):g}",
+                str(e.kind),
+                e.step or "",
+                str(e.message or ""),
+                int(e.attempt),
+                facts,
+                show_value(calls, 80) if calls not in ("", None) else "",
+            ]
+        )
     return rows
 
 
-def run_snapshot(run: Any, *, progress: ProgressCallback | None = None, **render_options: Any) -> dict[str, Any]:
+def run_snapshot(
+    run: Any, *, progress: ProgressCallback | None = None, **render_options: Any
+) -> dict[str, Any]:
     """The snapshot of ``run`` the front-end module draws (see the module's docstring).
 
     ``render_options`` go to :func:`planviz.render` (a view: ``focus``, ``hops``, ``max_steps``). The analyses
     shown (critical paths, metrics, usage, hindsight) come from the run's one summary (:func:`planviz.run_summary`).
     """
     if not run.events:
-        raise PlanvizError("this run has no events, so there is nothing to step through; "
-                           "simulate or record at least one event first")
-    summary = run_summary(run)  # held while the snapshot is made: its pictures, timeline and metrics share it
+        raise PlanvizError(
+            "this run has no events, so there is nothing to step through; "
+            "simulate or record at least one event first"
+        )
+    summary = run_summary(
+        run
+    )  # held while the snapshot is made: its pictures, timeline and metrics share it
     data, pictures = delta_table(run, progress, **render_options)
     first = run.plans[0]
     for spec, picture in zip(data["versions"], pictures):
-        spec["legible"] = legible_width(picture.svg)  # how narrow "fit width" may make it: text never below 9 px
+        spec["legible"] = legible_width(
+            picture.svg
+        )  # how narrow "fit width" may make it: text never below 9 px
         spec["svg"] = picture.svg
     end = float(run.events[-1].time)
     rows = len({s.id for plan in run.plans for s in plan.steps})
     try:
-        if rows > GANTT_MAX_ROWS:  # a row per step: a long run's chart would be taller than any screen
-            gantt = (f'<p class="pv-empty">the per-step chart is left out: {rows} steps are more than the '
-                     f'{GANTT_MAX_ROWS} rows it draws (the lanes show every call)</p>')
+        if (
+            rows > GANTT_MAX_ROWS
+        ):  # a row per step: a long run's chart would be taller than any screen
+            gantt = (
+                f'<p class="pv-empty">the per-step chart is left out: {rows} steps are more than the '
+                f"{GANTT_MAX_ROWS} rows it draws (the lanes show every call)</p>"
+            )
         else:
-            gantt = gantt_svg(run, summary.schedule(first), now=end if math.isfinite(end) else None, unit=first.time_unit)
+            gantt = gantt_svg(
+                run,
+                summary.schedule(first),
+                now=end if math.isfinite(end) else None,
+                unit=first.time_unit,
+            )
     except PlanvizError as exc:  # a cycle or an unknown dependency: no schedule to chart
         gantt = f'<p class="pv-empty">no timeline: {escape(str(exc))}</p>'
     badge = "ok" if run.outcome == "plan_complete" else "open" if run.outcome is None else "bad"
-    data.update({"goal": first.goal, "unit": first.time_unit, "outcome": outcome_label(run), "badge": badge,
-                 "log": _log(run), "details": _details(run), "gantt": gantt, "lanes": lane_columns(run), "metrics": metrics_rows(run),
-                 "findings": _findings(run), "legend": legend_swatches(), "unfinished": run.outcome is None, "turns": run_turns(run)})
+    data.update(
+        {
+            "goal": first.goal,
+            "unit": first.time_unit,
+            "outcome": outcome_label(run),
+            "badge": badge,
+            "log": _log(run),
+            "details": _details(run),
+            "gantt": gantt,
+            "lanes": lane_columns(run),
+            "metrics": metrics_rows(run),
+            "findings": _findings(run),
+            "legend": legend_swatches(),
+            "unfinished": run.outcome is None,
+            "turns": run_turns(run),
+        }
+    )
     return data
 
 
-def pair_snapshot(runs: Sequence[Any], labels: Sequence[str], ticks: Sequence[Sequence[int]],
-                  notes: Sequence[str] = ()) -> dict[str, Any]:
+def pair_snapshot(
+    runs: Sequence[Any],
+    labels: Sequence[str],
+    ticks: Sequence[Sequence[int]],
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
     """The snapshot of two runs on one stepper: each run's own snapshot, and for each tick the event of each run
     shown (``ticks``), with a note per tick (``notes``: what differs there)."""
-    return {"pair": [run_snapshot(r, legend=False) for r in runs], "labels": list(labels), "ticks": [list(t) for t in ticks],
-            "notes": list(notes)}
+    return {
+        "pair": [run_snapshot(r, legend=False) for r in runs],
+        "labels": list(labels),
+        "ticks": [list(t) for t in ticks],
+        "notes": list(notes),
+    }

@@ -21,8 +21,17 @@ from planviz.io import limits
 from planviz.io.plaindata import check_plain
 from planviz.io.syntax import join_path, line_col, locate, split_path
 
-__all__ = ["parse_json", "parse_json_lines", "json_events", "loads_within_limits", "check_json_depth",
-           "check_inner_depth", "check_inner_plain", "DuplicateKey", "unique_keys"]
+__all__ = [
+    "parse_json",
+    "parse_json_lines",
+    "json_events",
+    "loads_within_limits",
+    "check_json_depth",
+    "check_inner_depth",
+    "check_inner_plain",
+    "DuplicateKey",
+    "unique_keys",
+]
 
 # Every non-space character starts a token and an unterminated string runs to the end, so no match ever
 # fails after scanning ahead: tokenizing stays linear on hostile text (no backtracking over whitespace runs).
@@ -121,8 +130,13 @@ def parse_json(text: str, name: str, line_offset: int = 0) -> Any:
     if not shallow:
         check_json_depth(text, name, line_offset)
     try:
-        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                          parse_int=_bounded_int, object_pairs_hook=_unique_pairs)
+        data = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            object_pairs_hook=_unique_pairs,
+        )
         if "\\u" in text and _SURROGATE_ESCAPE.search(text):
             check_plain(data)  # finds an escaped lone surrogate ("A\udc00"); pairs are fine
         return data
@@ -136,20 +150,32 @@ def _json_error(exc: Exception, text: str, name: str, line_offset: int) -> PlanF
     """The located error for what json.loads (or the surrogate check after it) raised."""
     if isinstance(exc, PlanFormatError):
         line, column = locate(json_events(text), split_path(exc.path or "")) or (1, 1)
-        return PlanFormatError(exc.message, source=name, line=line + line_offset, column=column, path=exc.path)
+        return PlanFormatError(
+            exc.message, source=name, line=line + line_offset, column=column, path=exc.path
+        )
     if isinstance(exc, _Duplicate):
         key, first, (line, column), path = _find_json_duplicate(text)
-        return PlanFormatError(f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear "
-                               "once", source=name, line=line + line_offset, column=column, path=join_path(path))
+        return PlanFormatError(
+            f"duplicate key {key!r} (first at line {first[0] + line_offset}): each key may appear "
+            "once",
+            source=name,
+            line=line + line_offset,
+            column=column,
+            path=join_path(path),
+        )
     if isinstance(exc, (_NonFinite, _TooLong)):
         token = exc.args[0]
         line, column = _find_bare_token(text, token)
-        problem = (limits.too_many_digits(len(token.lstrip("-")))
-                   if isinstance(exc, _TooLong) else f"non-finite number {token}: expected a finite number")
+        problem = (
+            limits.too_many_digits(len(token.lstrip("-")))
+            if isinstance(exc, _TooLong)
+            else f"non-finite number {token}: expected a finite number"
+        )
         return PlanFormatError(problem, source=name, line=line + line_offset, column=column)
     if isinstance(exc, json.JSONDecodeError):
-        return PlanFormatError(f"invalid JSON: {exc.msg}", source=name, line=exc.lineno + line_offset,
-                               column=exc.colno)
+        return PlanFormatError(
+            f"invalid JSON: {exc.msg}", source=name, line=exc.lineno + line_offset, column=exc.colno
+        )
     return PlanFormatError(f"invalid JSON: {exc}", source=name, line=1 + line_offset)
 
 
@@ -164,8 +190,12 @@ def parse_json_lines(text: str, name: str) -> tuple[tuple[Any, ...], tuple[int, 
         except PlanFormatError as exc:
             if not values and exc.message.startswith("invalid JSON"):
                 return None
-            raise PlanFormatError(f"JSON Lines record on line {number}: {exc.message}", source=name,
-                                  line=exc.line, column=exc.column) from None
+            raise PlanFormatError(
+                f"JSON Lines record on line {number}: {exc.message}",
+                source=name,
+                line=exc.line,
+                column=exc.column,
+            ) from None
         lines.append(number)
     return tuple(values), tuple(lines)
 
@@ -183,7 +213,9 @@ def _provably_shallow(text: str) -> bool:
     if "\\" in text:
         text = text.replace("\\\\", "").replace('\\"', "")
     try:
-        skeleton = text.encode("utf-8").translate(None, _KEEP_BRACKETS_AND_QUOTES).replace(b'""', b"")
+        skeleton = (
+            text.encode("utf-8").translate(None, _KEEP_BRACKETS_AND_QUOTES).replace(b'""', b"")
+        )
     except UnicodeError:
         return False
     if b'"' in skeleton:
@@ -208,9 +240,14 @@ def check_json_depth(text: str, name: str = "<text>", line_offset: int = 0) -> N
     brackets inside strings do not count), before json.loads builds (or recurses into) it."""
     if text.count("[") + text.count("{") <= limits.MAX_DEPTH:
         return
-    plain = text.replace("\\\\", "").replace('\\"', "")  # without the escapes that could hide a string's end
+    plain = text.replace("\\\\", "").replace(
+        '\\"', ""
+    )  # without the escapes that could hide a string's end
     skeleton = _QUOTED.sub("", _NOT_STRUCTURE.sub("", plain))  # brackets outside strings
-    if max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0) <= limits.MAX_DEPTH:
+    if (
+        max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0)
+        <= limits.MAX_DEPTH
+    ):
         return
     depth = 0
     for m in _JSON_TOKEN.finditer(text):
@@ -219,9 +256,13 @@ def check_json_depth(text: str, name: str = "<text>", line_offset: int = 0) -> N
             depth += 1
             if depth > limits.MAX_DEPTH:
                 line, column = line_col(text, m.start())
-                raise PlanFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep "
-                                      f"structure; {limits.raise_hint('MAX_DEPTH')}",
-                                      source=name, line=line + line_offset, column=column)
+                raise PlanFormatError(
+                    f"nesting deeper than {limits.MAX_DEPTH} levels: expected a plan, not a deep "
+                    f"structure; {limits.raise_hint('MAX_DEPTH')}",
+                    source=name,
+                    line=line + line_offset,
+                    column=column,
+                )
         elif punct in ("]", "}"):
             depth -= 1
 
@@ -266,7 +307,9 @@ def json_events(text: str) -> Iterator[tuple[str, Any, tuple[int, int]]]:
             yield "scalar", value, place(offset)
 
 
-def _find_json_duplicate(text: str) -> tuple[str, tuple[int, int], tuple[int, int], tuple[Any, ...]]:
+def _find_json_duplicate(
+    text: str,
+) -> tuple[str, tuple[int, int], tuple[int, int], tuple[Any, ...]]:
     stack: list[list[Any]] = []  # [is_map, key_or_index, expecting_key, seen keys -> position]
     for kind, value, pos in json_events(text):
         if kind == "end":
@@ -311,4 +354,3 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise DuplicateKey(f"duplicate key {key!r}: each key may appear once")
     return out
-

@@ -29,9 +29,22 @@ import re
 import sys
 import warnings
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_EXPANDED_BYTES", "MAX_ALIAS_NODES", "MAX_TRACE_BYTES",
-           "MAX_TRACE_RECORD", "MAX_OTLP_BYTES",
-           "raise_hint", "mib", "read_int", "read_float", "max_digits", "too_many_digits"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_DIGITS",
+    "MAX_EXPANDED_BYTES",
+    "MAX_ALIAS_NODES",
+    "MAX_TRACE_BYTES",
+    "MAX_TRACE_RECORD",
+    "MAX_OTLP_BYTES",
+    "raise_hint",
+    "mib",
+    "read_int",
+    "read_float",
+    "max_digits",
+    "too_many_digits",
+]
 
 
 def _setting(name: str, default: int) -> int:
@@ -40,7 +53,9 @@ def _setting(name: str, default: int) -> int:
         return default
     if text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
-    warnings.warn(f"PLANVIZ_{name}={text!r} is not a positive whole number; using {default}", stacklevel=2)
+    warnings.warn(
+        f"PLANVIZ_{name}={text!r} is not a positive whole number; using {default}", stacklevel=2
+    )
     return default
 
 
@@ -72,7 +87,9 @@ MAX_OTLP_BYTES = _setting("MAX_OTLP_BYTES", 16 * 2**20)
 inflated no further than this."""
 
 
-_WHOLE = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
+_WHOLE = re.compile(
+    r"[+-]?[0-9]+\Z"
+)  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
 
 
 def read_int(value: object) -> int | None:
@@ -100,7 +117,9 @@ def read_int(value: object) -> int | None:
     return number if -_FLOAT_MAX <= number <= _FLOAT_MAX else None
 
 
-_FLOAT_MAX = int(sys.float_info.max)  # the largest integer a float holds: past it, float() overflows
+_FLOAT_MAX = int(
+    sys.float_info.max
+)  # the largest integer a float holds: past it, float() overflows
 
 
 def read_float(value: object) -> float | None:
@@ -137,8 +156,10 @@ def too_many_digits(digits: int) -> str:
     >>> too_many_digits(5000)[:68]
     'integer of 5,000 digits is too large (the limit is 4,300): quote it '
     """
-    return (f"integer of {digits:,} digits is too large (the limit is {max_digits():,}): quote it to keep it as "
-            f"text; {raise_hint('MAX_DIGITS')}")
+    return (
+        f"integer of {digits:,} digits is too large (the limit is {max_digits():,}): quote it to keep it as "
+        f"text; {raise_hint('MAX_DIGITS')}"
+    )
 
 
 def raise_hint(name: str) -> str:

@@ -47,20 +47,28 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
     """
     name = output_name(path)
     try:
-        info: os.stat_result | None = os.stat(path)  # follows links, /dev/stdout and /proc/self/fd/N too
+        info: os.stat_result | None = os.stat(
+            path
+        )  # follows links, /dev/stdout and /proc/self/fd/N too
     except FileNotFoundError:
         info = None
     except ValueError:  # a NUL or an unencodable character in the path
-        raise OSError(errno.EINVAL, "no file can have this name (it holds a NUL or a lone surrogate)", name) from None
+        raise OSError(
+            errno.EINVAL, "no file can have this name (it holds a NUL or a lone surrogate)", name
+        ) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
-    if info is not None and not stat.S_ISREG(info.st_mode):  # a device or a pipe: written to directly
+    if info is not None and not stat.S_ISREG(
+        info.st_mode
+    ):  # a device or a pipe: written to directly
         with _open_special(path, name, binary) as fh:
             yield fh
         return
     target = os.path.realpath(path) if os.path.islink(path) else os.fspath(path)
     head, tail = os.path.split(os.path.abspath(target))
-    os.makedirs(head, exist_ok=True)  # save("out/plan.svg") makes out/, as Graphviz's own render does
+    os.makedirs(
+        head, exist_ok=True
+    )  # save("out/plan.svg") makes out/, as Graphviz's own render does
     _remove_stale(head, tail)
     temporary, fd = _create(head, tail, stat.S_IMODE(info.st_mode) if info is not None else 0o666)
     try:
@@ -73,7 +81,9 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         if isinstance(exc, OSError) and exc.errno is not None and exc.filename == temporary:
-            raise type(exc)(exc.errno, exc.strerror, name) from None  # the user's path, not the temporary file
+            raise type(exc)(
+                exc.errno, exc.strerror, name
+            ) from None  # the user's path, not the temporary file
         raise
 
 
@@ -84,11 +94,17 @@ def _open_special(path: str | os.PathLike[str], name: str, binary: bool) -> Iter
         fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         if exc.errno == errno.ENXIO:
-            raise OSError(errno.ENXIO, "a FIFO (named pipe) that nothing reads: writing to it would wait forever; "
-                                       "write to a regular file", name) from None
+            raise OSError(
+                errno.ENXIO,
+                "a FIFO (named pipe) that nothing reads: writing to it would wait forever; "
+                "write to a regular file",
+                name,
+            ) from None
         raise type(exc)(exc.errno, exc.strerror, name) from None
     if hasattr(os, "set_blocking"):
-        os.set_blocking(fd, True)  # opened without waiting; written as any file (a full pipe waits for its reader)
+        os.set_blocking(
+            fd, True
+        )  # opened without waiting; written as any file (a full pipe waits for its reader)
     with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as fh:
         yield fh
 
@@ -97,7 +113,9 @@ def output_name(path: Any) -> str:
     """``path`` as text, once checked: a str, bytes or path-like (else :class:`PlanvizTypeError`), and no longer
     than any path the system opens (else the OSError of a too-long name, which shows it cut short)."""
     if not isinstance(path, (str, bytes, os.PathLike)):
-        raise PlanvizTypeError(f"an output path is a str or a pathlib.Path, got {type(path).__name__} {show_value(path)}")
+        raise PlanvizTypeError(
+            f"an output path is a str or a pathlib.Path, got {type(path).__name__} {show_value(path)}"
+        )
     name = _shown(path)
     if len(name) > 4096:
         raise OSError(errno.ENAMETOOLONG, "File name too long", name[:80] + "...")
@@ -174,12 +192,18 @@ def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
 def _create(directory: str, name: str, mode: int) -> tuple[str, int]:
     """A new temporary file beside the target (same file system, so the rename is atomic)."""
     for _ in range(100):
-        temporary = os.path.join(directory, f".{name[:200]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        temporary = os.path.join(
+            directory, f".{name[:200]}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        )
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            fd = os.open(
+                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
+            )
         except FileExistsError:
             continue
         if mode != 0o666:
-            os.chmod(temporary, mode)  # the old file's permissions; a new file gets 0o666 less the umask
+            os.chmod(
+                temporary, mode
+            )  # the old file's permissions; a new file gets 0o666 less the umask
         return temporary, fd
     raise FileExistsError(17, "cannot create a temporary file", directory)  # pragma: no cover

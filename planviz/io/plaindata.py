@@ -31,8 +31,17 @@ from planviz.errors import PlanFormatError
 from planviz.io import limits
 from planviz.io.syntax import join_path, show_value
 
-__all__ = ["check_plain", "check_unicode", "check_unicode_data", "copy_plain", "as_duration", "iso_nanos", "python_literal",
-           "ARGUMENTS_DEPTH", "MAX_LITERAL"]
+__all__ = [
+    "check_plain",
+    "check_unicode",
+    "check_unicode_data",
+    "copy_plain",
+    "as_duration",
+    "iso_nanos",
+    "python_literal",
+    "ARGUMENTS_DEPTH",
+    "MAX_LITERAL",
+]
 
 _END = object()
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -48,7 +57,9 @@ ARGUMENTS_DEPTH = 3
 with ``above=ARGUMENTS_DEPTH``, arguments a plan holds are never too deep for its file to be read back."""
 
 
-def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", above: int = 0) -> None:
+def check_plain(
+    value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", above: int = 0
+) -> None:
     """Refuse ``value`` unless it is JSON-like data that could have come from a plan file.
 
     Allowed: None, booleans, integers a file could write, finite floats, strings
@@ -66,7 +77,9 @@ def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", abo
     planviz.errors.PlanFormatError: step 'A'.arguments.x: keys are strings, got (1, 2)
     """
     cap, max_depth = limits.MAX_EXPANDED_BYTES, limits.MAX_DEPTH - above
-    sizes: dict[int, int] = {}  # id -> expanded size of a finished list or mapping (it may be shared)
+    sizes: dict[
+        int, int
+    ] = {}  # id -> expanded size of a finished list or mapping (it may be shared)
 
     def fail(message: str, where: tuple[Any, ...]) -> PlanFormatError:
         return PlanFormatError(message, path=_join(prefix, where))
@@ -98,12 +111,20 @@ def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", abo
                     where = frame[2] + (key,)
                     if any(f[0] is child for f in stack):
                         what = "mapping" if isinstance(child, Mapping) else "list"
-                        raise fail(f"this {what} contains itself: expected plain data (a tree of lists and "
-                                   "mappings)", where)
+                        raise fail(
+                            f"this {what} contains itself: expected plain data (a tree of lists and "
+                            "mappings)",
+                            where,
+                        )
                     if len(stack) >= max_depth:
-                        held = f" (counting the {above} that hold it in a plan file)" if above else ""
-                        raise fail(f"nesting deeper than {limits.MAX_DEPTH} levels{held}: expected plan data, not "
-                                   f"a deep structure; {limits.raise_hint('MAX_DEPTH')}", where)
+                        held = (
+                            f" (counting the {above} that hold it in a plan file)" if above else ""
+                        )
+                        raise fail(
+                            f"nesting deeper than {limits.MAX_DEPTH} levels{held}: expected plan data, not "
+                            f"a deep structure; {limits.raise_hint('MAX_DEPTH')}",
+                            where,
+                        )
                     stack.append([child, _items(child), where, 2])
                     total += 2
                     break
@@ -113,9 +134,11 @@ def check_plain(value: Any, path: tuple[Any, ...] = (), *, prefix: str = "", abo
             frame[3] += size
             total += size
             if total > cap:
-                raise fail(f"this data stands for more than {limits.mib(cap)} of text (lists or mappings used "
-                           f"many times?): expected plan data; {limits.raise_hint('MAX_EXPANDED_BYTES')}",
-                           frame[2] + (key,))
+                raise fail(
+                    f"this data stands for more than {limits.mib(cap)} of text (lists or mappings used "
+                    f"many times?): expected plan data; {limits.raise_hint('MAX_EXPANDED_BYTES')}",
+                    frame[2] + (key,),
+                )
         else:
             stack.pop()
             sizes[id(frame[0])] = frame[3]
@@ -137,9 +160,11 @@ def check_unicode(text: str, where: str | tuple[Any, ...] | None = None) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise PlanFormatError(f"lone surrogate {text[exc.start]!r} at character {exc.start + 1} of "
-                                  f"{show_value(text, 40)}: expected Unicode text that can be written as UTF-8",
-                                  path=(where if isinstance(where, str) else join_path(where or ())) or None) from None
+            raise PlanFormatError(
+                f"lone surrogate {text[exc.start]!r} at character {exc.start + 1} of "
+                f"{show_value(text, 40)}: expected Unicode text that can be written as UTF-8",
+                path=(where if isinstance(where, str) else join_path(where or ())) or None,
+            ) from None
     return text
 
 
@@ -193,15 +218,20 @@ def _leaf(value: Any, where: tuple[Any, ...], fail: Any) -> int:
         digits = int(value.bit_length() * _LOG10_2) + 1
         most = limits.max_digits()
         if digits > most:
-            raise fail(f"integer of about {digits:,} digits is too large to write: expected at most {most:,} digits",
-                       where)
+            raise fail(
+                f"integer of about {digits:,} digits is too large to write: expected at most {most:,} digits",
+                where,
+            )
         return digits + 1
     if isinstance(value, float):
         if not math.isfinite(value):
             raise fail(f"expected a finite number, got {value!r}", where)
         return 24
-    raise fail(f"expected plain data (string, number, true/false, null, list or mapping), got "
-               f"{type(value).__name__} {show_value(value, 60)}", where)
+    raise fail(
+        f"expected plain data (string, number, true/false, null, list or mapping), got "
+        f"{type(value).__name__} {show_value(value, 60)}",
+        where,
+    )
 
 
 def _text(text: str, where: tuple[Any, ...], fail: Any) -> None:
@@ -254,8 +284,14 @@ def iso_nanos(text: str) -> int | None:
         return None
     delta = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - _EPOCH
     nanos = ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
-    digits = _FRACTION.search(text)  # fromisoformat keeps six digits of the fraction; OTel writes nine
-    return nanos + int(digits.group(1)[6:9].ljust(3, "0")) if digits and len(digits.group(1)) > 6 else nanos
+    digits = _FRACTION.search(
+        text
+    )  # fromisoformat keeps six digits of the fraction; OTel writes nine
+    return (
+        nanos + int(digits.group(1)[6:9].ljust(3, "0"))
+        if digits and len(digits.group(1)) > 6
+        else nanos
+    )
 
 
 def python_literal(text: str) -> Any:

@@ -15,17 +15,27 @@ import ast
 import math
 import re
 from typing import Any, Iterable
-from planviz.io import limits
 
 from planviz.errors import show_value  # the one home of showing a user value in a message
+from planviz.io import limits
 
-__all__ = ["FLOAT_PATTERN", "resolve_scalar", "split_path", "split_exact",
-           "join_path", "line_col", "locate", "show_value"]
+__all__ = [
+    "FLOAT_PATTERN",
+    "resolve_scalar",
+    "split_path",
+    "split_exact",
+    "join_path",
+    "line_col",
+    "locate",
+    "show_value",
+]
 
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 FLOAT_PATTERN = re.compile(r"[-+]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 """Plain scalars matching this (and not an integer) load as floats; the dumper quotes such strings."""
-_PATH_TOKEN = re.compile(r"""\.?([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]""")
+_PATH_TOKEN = re.compile(
+    r"""\.?([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]"""
+)
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][\w$-]*")
 
 # --------------------------------------------------------------------------- paths
@@ -48,7 +58,13 @@ def split_path(path: str | Iterable[str | int]) -> tuple[str | int, ...]:
         if m is None:
             break
         name, index, quoted = m.groups()
-        out.append(name if name is not None else int(index) if index is not None else ast.literal_eval(quoted))
+        out.append(
+            name
+            if name is not None
+            else int(index)
+            if index is not None
+            else ast.literal_eval(quoted)
+        )
         pos = m.end()
     return tuple(out)
 
@@ -83,7 +99,9 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any, ...]) -> tuple[int, int] | None:
+def locate(
+    events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any, ...]
+) -> tuple[int, int] | None:
     """Walk events of one document; the position of ``target`` or of its deepest existing prefix."""
     stack: list[list[Any]] = []  # [is_map, key_or_index, expecting_key, on_path]
     best, best_len = None, -1
@@ -104,13 +122,20 @@ def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any
         if stack and stack[-1][0] and stack[-1][2]:
             top = stack[-1]
             top[1], top[2] = value, False
-            if top[3] and len(stack) <= len(target) and target[len(stack) - 1] == value and len(stack) > best_len:
+            if (
+                top[3]
+                and len(stack) <= len(target)
+                and target[len(stack) - 1] == value
+                and len(stack) > best_len
+            ):
                 best, best_len = pos, len(stack)  # the key, until its value is seen
             if kind != "scalar":
                 return best
             continue
         depth = len(stack)
-        on_path = depth <= len(target) and (not stack or (stack[-1][3] and stack[-1][1] == target[depth - 1]))
+        on_path = depth <= len(target) and (
+            not stack or (stack[-1][3] and stack[-1][1] == target[depth - 1])
+        )
         if on_path and depth >= best_len:
             best, best_len = pos, depth
             if depth == len(target):
@@ -120,7 +145,6 @@ def locate(events: Iterable[tuple[str, Any, tuple[int, int]]], target: tuple[Any
         else:
             stack.append([kind == "map", None if kind == "map" else 0, True, on_path])
     return best
-
 
 
 def resolve_scalar(text: str) -> Any:

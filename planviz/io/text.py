@@ -29,8 +29,17 @@ from planviz.errors import PlanFormatError
 from planviz.io import limits
 from planviz.io.syntax import line_col, show_value
 
-__all__ = ["STRING_NAME", "text_of", "read_path", "read_stream", "decode", "check_text", "too_large", "open_regular",
-           "file_kind"]
+__all__ = [
+    "STRING_NAME",
+    "text_of",
+    "read_path",
+    "read_stream",
+    "decode",
+    "check_text",
+    "too_large",
+    "open_regular",
+    "file_kind",
+]
 
 STRING_NAME = "<string>"
 
@@ -59,17 +68,23 @@ def read_path(path: str | os.PathLike[str]) -> tuple[str, str]:
     """``(text, name)`` of the file at ``path``; a missing or unreadable file, or one that is not a regular
     file (a FIFO would block forever, a device never end), is a located error."""
     name = os.fspath(path)
-    with open_regular(name, "a plan, contract or planner output is a regular file; for standard input give -") as fh:
+    with open_regular(
+        name, "a plan, contract or planner output is a regular file; for standard input give -"
+    ) as fh:
         try:
             data = fh.read(limits.MAX_BYTES + 1)
         except OSError as exc:
-            raise PlanFormatError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
+            raise PlanFormatError(
+                f"cannot read the file: {exc.strerror or exc}", source=name
+            ) from None
     if len(data) > limits.MAX_BYTES:
         raise too_large("file is", name)
     return decode(data, name), name
 
 
-def open_regular(name: str | os.PathLike[str], hint: str, error: type[PlanFormatError] = PlanFormatError) -> IO[bytes]:
+def open_regular(
+    name: str | os.PathLike[str], hint: str, error: type[PlanFormatError] = PlanFormatError
+) -> IO[bytes]:
     """``name`` opened for reading (binary) if it is a regular file: the one check of every input path.
 
     Opened without blocking, so a FIFO never hangs the reader; a directory, FIFO, device or socket is
@@ -84,13 +99,21 @@ def open_regular(name: str | os.PathLike[str], hint: str, error: type[PlanFormat
     shown = os.fspath(name)
     shown = shown if isinstance(shown, str) else os.fsdecode(shown)
     if "\x00" in shown:
-        raise error("the path holds a NUL character: no file can have that name", source=repr(shown))
+        raise error(
+            "the path holds a NUL character: no file can have that name", source=repr(shown)
+        )
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError) as exc:  # UnicodeEncodeError: a lone surrogate in the path
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "the path cannot be encoded (a lone " \
-            "surrogate?): no file can have that name"
-        raise error(f"cannot read the file: {why}", source=shown.encode("utf-8", "backslashreplace").decode()) from None
+        why = (
+            exc.strerror
+            if isinstance(exc, OSError) and exc.strerror
+            else "the path cannot be encoded (a lone surrogate?): no file can have that name"
+        )
+        raise error(
+            f"cannot read the file: {why}",
+            source=shown.encode("utf-8", "backslashreplace").decode(),
+        ) from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -100,9 +123,19 @@ def open_regular(name: str | os.PathLike[str], hint: str, error: type[PlanFormat
 
 def file_kind(mode: int) -> str:
     """What a file of this ``st_mode`` is, for messages ("a FIFO (named pipe)", "a device", ...)."""
-    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a regular file" if stat.S_ISREG(mode) else "not a regular file")
+    return (
+        "a directory"
+        if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a regular file"
+        if stat.S_ISREG(mode)
+        else "not a regular file"
+    )
 
 
 def read_stream(stream: Any) -> tuple[str, str]:
@@ -113,7 +146,9 @@ def read_stream(stream: Any) -> tuple[str, str]:
     except (OSError, ValueError) as exc:
         raise PlanFormatError(f"cannot read: {exc}", source=name) from None
     if not isinstance(content, (str, bytes, bytearray)):
-        raise PlanFormatError(f"reading gave {show_value(content)}, expected text or bytes", source=name)
+        raise PlanFormatError(
+            f"reading gave {show_value(content)}, expected text or bytes", source=name
+        )
     if len(content) > limits.MAX_BYTES:
         raise too_large("input is", name)
     return text_of(content, name), name
@@ -136,12 +171,19 @@ def decode(data: bytes, name: str = STRING_NAME) -> str:
         offset = start + exc.start
         line = data.count(b"\n", 0, offset) + 1
         column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-        bad = data[offset:offset + 1].hex()
-        expected = ("UTF-8 text (save the file as UTF-8)" if codec == "utf-8"
-                    else f"{codec} text, as its byte-order mark says")
-        raise PlanFormatError(f"invalid {codec.upper().replace('-LE', '').replace('-BE', '')} at byte offset "
-                              f"{offset} (byte 0x{bad}): expected {expected}",
-                              source=name, line=line, column=column) from None
+        bad = data[offset : offset + 1].hex()
+        expected = (
+            "UTF-8 text (save the file as UTF-8)"
+            if codec == "utf-8"
+            else f"{codec} text, as its byte-order mark says"
+        )
+        raise PlanFormatError(
+            f"invalid {codec.upper().replace('-LE', '').replace('-BE', '')} at byte offset "
+            f"{offset} (byte 0x{bad}): expected {expected}",
+            source=name,
+            line=line,
+            column=column,
+        ) from None
     return check_text(text, name)
 
 
@@ -150,18 +192,30 @@ def check_text(text: str, name: str = STRING_NAME) -> str:
     nul = text.find("\x00")
     if nul >= 0:
         line, column = line_col(text, nul)
-        raise PlanFormatError("NUL character: expected text, got binary data (or UTF-16 without a byte-order mark)",
-                              source=name, line=line, column=column)
+        raise PlanFormatError(
+            "NUL character: expected text, got binary data (or UTF-16 without a byte-order mark)",
+            source=name,
+            line=line,
+            column=column,
+        )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         line, column = line_col(text, exc.start)
-        raise PlanFormatError(f"lone surrogate {text[exc.start]!r}: expected Unicode text that can be written "
-                              "as UTF-8", source=name, line=line, column=column) from None
+        raise PlanFormatError(
+            f"lone surrogate {text[exc.start]!r}: expected Unicode text that can be written "
+            "as UTF-8",
+            source=name,
+            line=line,
+            column=column,
+        ) from None
     return text
 
 
 def too_large(what: str, name: str) -> PlanFormatError:
     """The refusal of input over :data:`planviz.io.limits.MAX_BYTES`, saying how to raise the cap."""
-    return PlanFormatError(f"{what} larger than the {limits.mib(limits.MAX_BYTES)} cap: "
-                           f"{limits.raise_hint('MAX_BYTES')}", source=name)
+    return PlanFormatError(
+        f"{what} larger than the {limits.mib(limits.MAX_BYTES)} cap: "
+        f"{limits.raise_hint('MAX_BYTES')}",
+        source=name,
+    )

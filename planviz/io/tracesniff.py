@@ -21,7 +21,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-__all__ = ["trace_named", "trace_message", "sqlite_tables", "sqlite_message", "is_langgraph_history", "SQLITE_MAGIC"]
+__all__ = [
+    "trace_named",
+    "trace_message",
+    "sqlite_tables",
+    "sqlite_message",
+    "is_langgraph_history",
+    "SQLITE_MAGIC",
+]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _OI_KIND = "openinference.span.kind"
@@ -41,10 +48,18 @@ def _spans(data: Any) -> list[Any] | None:
 def trace_named(data: Any) -> tuple[str, str] | None:
     """``(format, title)`` of the run trace ``data`` is (the trace registry's format name), or None."""
     first = data[0] if isinstance(data, list) and data else data
-    if isinstance(first, dict) and first.get("type") == "header" and first.get("schema") == "planviz-trace":
+    if (
+        isinstance(first, dict)
+        and first.get("type") == "header"
+        and first.get("schema") == "planviz-trace"
+    ):
         return "planviz", "planviz JSON Lines"
-    if isinstance(data, dict) and isinstance(data.get("data"), dict) and isinstance(data["data"].get("spans"), list) \
-            and isinstance(data.get("info", {}), dict):
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("data"), dict)
+        and isinstance(data["data"].get("spans"), list)
+        and isinstance(data.get("info", {}), dict)
+    ):
         return "mlflow", "MLflow"
     if isinstance(data, dict) and isinstance(data.get("observations"), list):
         return "langfuse", "Langfuse"
@@ -56,7 +71,9 @@ def trace_named(data: Any) -> tuple[str, str] | None:
         attrs = head.get("attributes")
         if isinstance(attrs, dict) and "mlflow.spanType" in attrs:
             return "mlflow", "MLflow"
-        if "span_kind" in head and (isinstance(head.get("context"), dict) or "context.span_id" in head):
+        if "span_kind" in head and (
+            isinstance(head.get("context"), dict) or "context.span_id" in head
+        ):
             return "phoenix", "Arize Phoenix"
         if isinstance(head.get("spanContext"), dict):
             return "otel-js", "OpenTelemetry JS"
@@ -68,7 +85,7 @@ def trace_named(data: Any) -> tuple[str, str] | None:
 
 
 def _otel(data: Any) -> tuple[str, str]:
-    if _OI_KIND in repr(data)[:1 << 20]:
+    if _OI_KIND in repr(data)[: 1 << 20]:
         return "openinference", "OpenInference"
     return "otel", "OpenTelemetry"
 
@@ -77,12 +94,25 @@ def is_langgraph_history(data: Any) -> bool:
     """Whether parsed JSON is a LangGraph history: snapshots, checkpoint tuples or their lists."""
     items = data
     if isinstance(data, dict):
-        items = next((data[k] for k in ("history", "checkpoints", "snapshots", "states")
-                      if isinstance(data.get(k), list)), [data])
+        items = next(
+            (
+                data[k]
+                for k in ("history", "checkpoints", "snapshots", "states")
+                if isinstance(data.get(k), list)
+            ),
+            [data],
+        )
     first = items[0] if isinstance(items, list) and items else None
     if isinstance(first, dict):
-        return "checkpoint" in first or ("config" in first and ("values" in first or "metadata" in first))
-    return isinstance(first, list) and len(first) >= 4 and isinstance(first[2], dict) and "configurable" in first[2]
+        return "checkpoint" in first or (
+            "config" in first and ("values" in first or "metadata" in first)
+        )
+    return (
+        isinstance(first, list)
+        and len(first) >= 4
+        and isinstance(first[2], dict)
+        and "configurable" in first[2]
+    )
 
 
 def trace_message(data: Any) -> str | None:
@@ -91,9 +121,11 @@ def trace_message(data: Any) -> str | None:
     if named is None:
         return None
     fmt, title = named
-    return (f"this is a run trace ({title}), not a plan: read it with planviz.load_trace(path) "
-            f"(format={fmt!r}; planviz.parse_trace for its text; on the command line report, align, diff and "
-            "hindsight take it)")
+    return (
+        f"this is a run trace ({title}), not a plan: read it with planviz.load_trace(path) "
+        f"(format={fmt!r}; planviz.parse_trace for its text; on the command line report, align, diff and "
+        "hindsight take it)"
+    )
 
 
 def sqlite_tables(path: str) -> list[str] | None:
@@ -101,7 +133,9 @@ def sqlite_tables(path: str) -> list[str] | None:
     try:
         uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
         with sqlite3.connect(uri, uri=True) as db:
-            return sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+            return sorted(
+                r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            )
     except (sqlite3.Error, OSError, ValueError):
         return None
 
@@ -110,10 +144,18 @@ def sqlite_message(path: str | None) -> str:
     """Why a plan reader refuses a SQLite database: a LangGraph checkpointer (a trace) or another database."""
     tables = sqlite_tables(path) if path is not None else None
     if tables is not None and {"checkpoints", "writes"} <= set(tables):
-        return ("this is a LangGraph checkpoint database (SqliteSaver: tables checkpoints and writes), a run trace, "
-                "not a plan: read a thread with planviz.load_trace(path, thread=...) (planviz.load_traces for "
-                "every thread; on the command line render, report, align, diff and hindsight take it)")
-    shown = ", ".join(tables[:12]) + (f" and {len(tables) - 12} more" if len(tables) > 12 else "") if tables else ""
-    return (f"this is a SQLite database{f' (tables: {shown})' if shown else ''}, not a plan: a plan is JSON or "
-            "YAML text (planviz reads a database only as a LangGraph SqliteSaver trace, with tables checkpoints "
-            "and writes)")
+        return (
+            "this is a LangGraph checkpoint database (SqliteSaver: tables checkpoints and writes), a run trace, "
+            "not a plan: read a thread with planviz.load_trace(path, thread=...) (planviz.load_traces for "
+            "every thread; on the command line render, report, align, diff and hindsight take it)"
+        )
+    shown = (
+        ", ".join(tables[:12]) + (f" and {len(tables) - 12} more" if len(tables) > 12 else "")
+        if tables
+        else ""
+    )
+    return (
+        f"this is a SQLite database{f' (tables: {shown})' if shown else ''}, not a plan: a plan is JSON or "
+        "YAML text (planviz reads a database only as a LangGraph SqliteSaver trace, with tables checkpoints "
+        "and writes)"
+    )

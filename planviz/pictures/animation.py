@@ -46,19 +46,30 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from planviz.errors import PlanvizError, RenderError, expect_type, show_value
 from planviz.io.output import output_name
-from planviz.runs.events import Run
-from planviz.runs.summary.runsummary import run_summary
 from planviz.pictures.captions import event_caption
 from planviz.pictures.diagram import Diagram
 from planviz.pictures.drawing import render
-from planviz.pictures.style import num
 from planviz.pictures.montage import LABEL_HEIGHT, arrangement, clock_ticks, compose
+from planviz.pictures.style import num
+from planviz.runs.events import Run
+from planviz.runs.summary.runsummary import run_summary
 
-__all__ = ["Animation", "Frames", "KINDS", "HOLD_LAST", "choose_frames", "write_raster", "frame_diagrams", "clock_text"]
+__all__ = [
+    "Animation",
+    "Frames",
+    "KINDS",
+    "HOLD_LAST",
+    "choose_frames",
+    "write_raster",
+    "frame_diagrams",
+    "clock_text",
+]
 
 KINDS = {".gif": "gif", ".html": "html", ".htm": "html", "": "frames"}
 HOLD_LAST = 3  # the last frame stays this many times longer (the GIF, the flipbook)
-_PALETTE_PIXELS = 4_000_000  # the GIF palette is built from all frames, subsampled to about this many pixels
+_PALETTE_PIXELS = (
+    4_000_000  # the GIF palette is built from all frames, subsampled to about this many pixels
+)
 
 
 @dataclass(frozen=True)
@@ -107,40 +118,75 @@ class Frames:
         """The :class:`Animation` that wrote ``files`` from these frames."""
         one = len(self.runs) == 1
         shown = tuple(t[0] for t in self.ticks) if one else self.ticks
-        return Animation(self.path, self.kind, shown, self.captions, files, () if one else self.labels)
+        return Animation(
+            self.path, self.kind, shown, self.captions, files, () if one else self.labels
+        )
 
 
-def choose_frames(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLike[str],
-                  frames: Iterable[int] | None, seconds: float, dpi: float) -> Frames:
+def choose_frames(
+    run: Run | Sequence[Run] | Mapping[str, Run],
+    path: str | os.PathLike[str],
+    frames: Iterable[int] | None,
+    seconds: float,
+    dpi: float,
+) -> Frames:
     """Check :func:`planviz.animate`'s arguments (its messages name it) and choose its :class:`Frames`."""
     labels, runs = _runs(run)
     expect_type(path, (str, os.PathLike), "animate", "path", "a file or folder path")
     path = Path(output_name(path))
     kind = KINDS.get(path.suffix.lower())
     if kind is None:
-        raise RenderError(f"cannot animate to {show_value(path.name)}: unknown suffix {show_value(path.suffix)}; "
-                          "use .gif, .html, or a folder name without a suffix")
+        raise RenderError(
+            f"cannot animate to {show_value(path.name)}: unknown suffix {show_value(path.suffix)}; "
+            "use .gif, .html, or a folder name without a suffix"
+        )
     for value, name in ((seconds, "seconds"), (dpi, "dpi")):
         expect_type(value, (int, float), "animate", name, "a positive number")
         if not 0 < value < 1e300:  # NaN and infinity too; a huge int is compared, never converted
-            raise RenderError(f"animate({name}=...) must be a positive number, got {show_value(value)}")
+            raise RenderError(
+                f"animate({name}=...) must be a positive number, got {show_value(value)}"
+            )
     for one in runs:
         if not one.events:
-            raise PlanvizError("this run has no events, so there is nothing to animate; simulate or record one first")
+            raise PlanvizError(
+                "this run has no events, so there is nothing to animate; simulate or record one first"
+            )
         if not one.plans:
-            raise PlanvizError("this run carries no plan, so its frames cannot be drawn; record the plan with the run")
-    ticks = [(i,) for i in range(len(runs[0].events))] if len(runs) == 1 else list(clock_ticks(runs))
-    chosen = tuple(tuple(ticks[k]) for k in _indices(len(ticks), frames, "an event of this run" if len(runs) == 1
-                                                     else "a frame of these runs"))
-    return Frames(path, kind, labels, runs, chosen, tuple(_caption(runs, labels, tick) for tick in chosen),
-                  tuple(tuple(_heads(runs, labels, tick)) for tick in chosen), float(seconds), float(dpi))
+            raise PlanvizError(
+                "this run carries no plan, so its frames cannot be drawn; record the plan with the run"
+            )
+    ticks = (
+        [(i,) for i in range(len(runs[0].events))] if len(runs) == 1 else list(clock_ticks(runs))
+    )
+    chosen = tuple(
+        tuple(ticks[k])
+        for k in _indices(
+            len(ticks),
+            frames,
+            "an event of this run" if len(runs) == 1 else "a frame of these runs",
+        )
+    )
+    return Frames(
+        path,
+        kind,
+        labels,
+        runs,
+        chosen,
+        tuple(_caption(runs, labels, tick) for tick in chosen),
+        tuple(tuple(_heads(runs, labels, tick)) for tick in chosen),
+        float(seconds),
+        float(dpi),
+    )
 
 
 def frame_diagrams(chosen: Frames) -> list[list[Diagram]]:
     """Each frame's pictures, one per run (:func:`planviz.render`: the run's last plan, laid out once; each run's
     critical paths and hindsight from its one summary, held while its frames are drawn)."""
     held = [run_summary(r) for r in chosen.runs]  # noqa: F841 (kept alive: every frame of a run reads its summary)
-    return [[render(r.plans[-1], run=r, at=i) for r, i in zip(chosen.runs, tick)] for tick in chosen.ticks]
+    return [
+        [render(r.plans[-1], run=r, at=i) for r, i in zip(chosen.runs, tick)]
+        for tick in chosen.ticks
+    ]
 
 
 def write_raster(chosen: Frames) -> Animation:
@@ -158,7 +204,9 @@ def write_raster(chosen: Frames) -> Animation:
         listing = "".join(f"{name}\t{caption}\n" for name, caption in zip(names, chosen.captions))
         files += (_write(path / "captions.txt", listing.encode("utf-8")),)
     else:
-        raise RenderError(f"{chosen.kind!r} frames are not raster ones; the front ends write a flipbook page")
+        raise RenderError(
+            f"{chosen.kind!r} frames are not raster ones; the front ends write a flipbook page"
+        )
     return chosen.animation(files)
 
 
@@ -178,12 +226,24 @@ def _runs(value: Any) -> tuple[tuple[str, ...], tuple[Run, ...]]:
         pairs = list(value.items())
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         names = [getattr(r, "strategy", "") for r in value]
-        pairs = [(n if names.count(n) == 1 else f"{n} {k + 1}", r) for k, (n, r) in enumerate(zip(names, value))]
+        pairs = [
+            (n if names.count(n) == 1 else f"{n} {k + 1}", r)
+            for k, (n, r) in enumerate(zip(names, value))
+        ]
     else:
-        expect_type(value, Run, "animate", "run", "a planviz Run, a list of runs or a mapping label -> run", how)
+        expect_type(
+            value,
+            Run,
+            "animate",
+            "run",
+            "a planviz Run, a list of runs or a mapping label -> run",
+            how,
+        )
         raise AssertionError  # expect_type raised
     if not pairs:
-        raise RenderError("animate() was given no run; pass a Run, or several as a list or a mapping label -> run")
+        raise RenderError(
+            "animate() was given no run; pass a Run, or several as a list or a mapping label -> run"
+        )
     for _, r in pairs:
         expect_type(r, Run, "animate", "run", "a planviz Run (each of the runs)", how)
     return tuple(str(n) for n, _ in pairs), tuple(r for _, r in pairs)
@@ -199,7 +259,9 @@ def _heads(runs: Sequence[Run], labels: Sequence[str], tick: Sequence[int]) -> l
 
 def _caption(runs: Sequence[Run], labels: Sequence[str], tick: Sequence[int]) -> str:
     """One line per frame: the event caption of one run, or each run's after its label."""
-    lines = [event_caption(r.events[i], i, r, r.plan_at(i) or r.plans[-1]) for r, i in zip(runs, tick)]
+    lines = [
+        event_caption(r.events[i], i, r, r.plan_at(i) or r.plans[-1]) for r, i in zip(runs, tick)
+    ]
     if len(runs) == 1:
         return lines[0]
     return " | ".join(f"{label}: {line}" for label, line in zip(labels, lines))
@@ -208,11 +270,15 @@ def _caption(runs: Sequence[Run], labels: Sequence[str], tick: Sequence[int]) ->
 def _indices(n: int, frames: Iterable[int] | None, what: str) -> tuple[int, ...]:
     if frames is None:
         return tuple(range(n))
-    expect_type(frames, Iterable, "animate", "frames", "an iterable of event indices such as range(0, 10)")
+    expect_type(
+        frames, Iterable, "animate", "frames", "an iterable of event indices such as range(0, 10)"
+    )
     out = []
     for i in frames:
         if isinstance(i, bool) or not isinstance(i, int) or not -n <= i < n:
-            raise RenderError(f"animate(frames=...) holds {i!r}, which is not {what}; choose 0..{n - 1}")
+            raise RenderError(
+                f"animate(frames=...) holds {i!r}, which is not {what}; choose 0..{n - 1}"
+            )
         out.append(i % n)
     if not out:
         raise RenderError("animate(frames=...) is empty; pick at least one event index")
@@ -227,21 +293,37 @@ def _write(path: Path, data: bytes) -> Path:
     return path
 
 
-def _painter(panels: list[list[Diagram]], heads: list[list[str]], dpi: float) -> Callable[[int], Any]:
+def _painter(
+    panels: list[list[Diagram]], heads: list[list[str]], dpi: float
+) -> Callable[[int], Any]:
     """A function: frame number -> its RGB image. Every frame has one size: each panel on a white cell as
     large as the largest panel (plan versions differ in size), several runs labelled, in a row or a column."""
-    from PIL import Image, ImageDraw, ImageFont  # Pillow encodes GIF/PNG frames; imported only when asked for
+    from PIL import (  # Pillow encodes GIF/PNG frames; imported only when asked for
+        Image,
+        ImageDraw,
+        ImageFont,
+    )
 
     pngs = [[d.png(dpi) for d in frame] for frame in panels]
-    sizes = [Image.open(io.BytesIO(png)).size for frame in pngs for png in frame]  # reads headers only
+    sizes = [
+        Image.open(io.BytesIO(png)).size for frame in pngs for png in frame
+    ]  # reads headers only
     cell = (max(w for w, _ in sizes), max(h for _, h in sizes))
     if len(panels[0]) == 1:
         return lambda k: _canvas(Image, pngs[k][0], cell)
     scale = dpi / 96
     font = ImageFont.load_default(size=max(8, round(20 * scale)))
     how, strip = arrangement([cell] * len(panels[0])), round(LABEL_HEIGHT * scale)
-    return lambda k: compose(Image, ImageDraw, font, [_canvas(Image, png, cell) for png in pngs[k]], heads[k],
-                             cell, how, strip)
+    return lambda k: compose(
+        Image,
+        ImageDraw,
+        font,
+        [_canvas(Image, png, cell) for png in pngs[k]],
+        heads[k],
+        cell,
+        how,
+        strip,
+    )
 
 
 def _gif(paint: Callable[[int], Any], count: int, seconds: float) -> bytes:
@@ -261,12 +343,16 @@ def _gif(paint: Callable[[int], Any], count: int, seconds: float) -> bytes:
     sheet = Image.new("RGB", (small[0], small[1] * count), "white")
     for k in range(count):
         sheet.paste(paint(k).resize(small, Image.Resampling.NEAREST), (0, k * small[1]))
-    palette = sheet.quantize(colors=255, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+    palette = sheet.quantize(
+        colors=255, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE
+    )
     frames = [paint(k).quantize(palette=palette, dither=Image.Dither.NONE) for k in range(count)]
     shown = round(seconds * 1000)
     durations = [shown] * (len(frames) - 1) + [shown * HOLD_LAST]
     out = io.BytesIO()
-    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0)
+    frames[0].save(
+        out, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0
+    )
     return out.getvalue()
 
 

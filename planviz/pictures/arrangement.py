@@ -28,13 +28,19 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from planviz.errors import show_value
-from planviz.errors import PlanvizTypeError, RenderError
+from planviz.errors import PlanvizTypeError, RenderError, show_value
 from planviz.plan.model import Plan
 from planviz.structure.graph import to_graph
 from planviz.structure.index import structure_index
 
-__all__ = ["LONG_CHAIN", "REDUCE_CHOICES", "rank_direction", "hidden_edges", "check_reduce", "reduction_note"]
+__all__ = [
+    "LONG_CHAIN",
+    "REDUCE_CHOICES",
+    "rank_direction",
+    "hidden_edges",
+    "check_reduce",
+    "reduction_note",
+]
 
 LONG_CHAIN = 12
 REDUCE_CHOICES = (False, True, "all")
@@ -49,23 +55,32 @@ def rank_direction(ranks: int) -> str:
 def check_reduce(reduce: Any) -> bool | str:
     """The ``reduce=`` argument of ``render``, checked: False, True or ``"all"``."""
     if not isinstance(reduce, (bool, str)):
-        raise PlanvizTypeError(f"render(reduce=...) expects True, False or 'all', got {type(reduce).__name__} "
-                               f"{show_value(reduce, 60)}")
+        raise PlanvizTypeError(
+            f"render(reduce=...) expects True, False or 'all', got {type(reduce).__name__} "
+            f"{show_value(reduce, 60)}"
+        )
     if reduce not in REDUCE_CHOICES:
-        raise RenderError(f"render(reduce={show_value(reduce, 60)}) is not a choice: use True (hide transitive edges that "
-                          "carry no fact), 'all' (hide every transitive edge) or False")
+        raise RenderError(
+            f"render(reduce={show_value(reduce, 60)}) is not a choice: use True (hide transitive edges that "
+            "carry no fact), 'all' (hide every transitive edge) or False"
+        )
     return reduce
 
 
-def hidden_edges(plan: Plan, reduce: bool | str, keep: Iterable[tuple[str, str]] = ()) -> frozenset[tuple[str, str]]:
+def hidden_edges(
+    plan: Plan, reduce: bool | str, keep: Iterable[tuple[str, str]] = ()
+) -> frozenset[tuple[str, str]]:
     """The edges ``render(..., reduce=reduce)`` leaves out; ``keep`` lists edges that must stay (critical,
     flagged by a finding)."""
     if not reduce or not structure_index(plan).clean:
         return frozenset()
     g = to_graph(plan)
     needed = set(nx.transitive_reduction(g).edges()) | set(map(tuple, keep))
-    return frozenset((u, v) for u, v, facts in g.edges(data="facts")
-                     if (u, v) not in needed and (reduce == "all" or not facts))
+    return frozenset(
+        (u, v)
+        for u, v, facts in g.edges(data="facts")
+        if (u, v) not in needed and (reduce == "all" or not facts)
+    )
 
 
 def reduction_note(hidden: frozenset[tuple[str, str]], reduce: bool | str) -> tuple[str, ...]:
@@ -74,5 +89,7 @@ def reduction_note(hidden: frozenset[tuple[str, str]], reduce: bool | str) -> tu
         return ()
     what = "every transitive edge" if reduce == "all" else "transitive edges that carry no fact"
     n = len(hidden)
-    return (f"{n} edge{'s' * (n != 1)} not drawn (reduce={reduce!r}: {what}; the order they state follows "
-            "from the edges drawn)",)
+    return (
+        f"{n} edge{'s' * (n != 1)} not drawn (reduce={reduce!r}: {what}; the order they state follows "
+        "from the edges drawn)",
+    )

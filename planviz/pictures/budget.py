@@ -50,8 +50,20 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from planviz.errors import PlanvizTypeError, RenderError, show_value
 from planviz.plan.model import Plan
 
-__all__ = ["LayoutFeatures", "LayoutCost", "layout_features", "view_features", "estimate", "pick_layout",
-           "duration_text", "slowdown", "TIME_MODEL", "MEMORY_MODEL", "IN_PROCESS_SECONDS", "QUICK_SECONDS"]
+__all__ = [
+    "LayoutFeatures",
+    "LayoutCost",
+    "layout_features",
+    "view_features",
+    "estimate",
+    "pick_layout",
+    "duration_text",
+    "slowdown",
+    "TIME_MODEL",
+    "MEMORY_MODEL",
+    "IN_PROCESS_SECONDS",
+    "QUICK_SECONDS",
+]
 
 #: ``(a, b, c, d, e)`` of the time model (see the module docstring); from ``benchmarks/layout_cost.json``.
 TIME_MODEL = (-12.638, 1.4261, -0.4353, 0.0878, 0.1433)
@@ -88,12 +100,15 @@ class LayoutCost:
 
     def __str__(self) -> str:
         f = self.features
-        return (f"{f.steps:,} nodes and {f.edges:,} edges ({f.nodes:,} nodes for dot, widest rank {f.width:,}): "
-                f"{duration_text(self.seconds)} and about {_bytes_text(self.memory)}")
+        return (
+            f"{f.steps:,} nodes and {f.edges:,} edges ({f.nodes:,} nodes for dot, widest rank {f.width:,}): "
+            f"{duration_text(self.seconds)} and about {_bytes_text(self.memory)}"
+        )
 
 
-def layout_features(nodes: Sequence[Hashable], edges: Iterable[tuple[Hashable, Hashable]],
-                    labelled: bool) -> LayoutFeatures:
+def layout_features(
+    nodes: Sequence[Hashable], edges: Iterable[tuple[Hashable, Hashable]], labelled: bool
+) -> LayoutFeatures:
     """Count what ``dot`` will lay out: nodes including the virtual ones of long edges, segments, widest rank.
 
     Ranks come from the longest path from the sources (``dot`` balances
@@ -141,7 +156,9 @@ def layout_features(nodes: Sequence[Hashable], edges: Iterable[tuple[Hashable, H
         running += through[r]
         widest = max(widest, width[r] + running)
     virtual = segments - sum(1 for u, v in pairs if level[u] != level[v])
-    return LayoutFeatures(len(index), len(pairs), len(index) + virtual, segments, widest, ranks, labelled)
+    return LayoutFeatures(
+        len(index), len(pairs), len(index) + virtual, segments, widest, ranks, labelled
+    )
 
 
 def view_features(plan: Plan, view: Any) -> LayoutFeatures:
@@ -170,11 +187,20 @@ def estimate(features: LayoutFeatures) -> LayoutCost:
     seconds = math.exp(min(a + b * ln_n + c * ln_w + d * ln_n * ln_w + e * ln_x, 700.0))
     m0, m1, m2, m3 = MEMORY_MODEL
     virtual = features.nodes - features.steps
-    return LayoutCost(seconds, m0 + m1 * features.steps + m2 * virtual + m3 * features.edges, features)
+    return LayoutCost(
+        seconds, m0 + m1 * features.steps + m2 * virtual + m3 * features.edges, features
+    )
 
 
-def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: int | None,
-                attempt: Callable[[Any, bool], Any], *, asked_focus: bool = False) -> tuple[Any, str]:
+def pick_layout(
+    plan: Plan,
+    views: Iterable[Any],
+    budget: float | None,
+    memory: int | None,
+    attempt: Callable[[Any, bool], Any],
+    *,
+    asked_focus: bool = False,
+) -> tuple[Any, str]:
     """Lay out the first of ``views`` that fits the budget; returns its picture (None if none did) and a notice.
 
     ``budget`` and ``memory`` (``render``'s arguments) are checked first: a number > 0, or None.
@@ -191,10 +217,14 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
     """
     for name, value in (("budget", budget), ("memory", memory)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise PlanvizTypeError(f"render({name}=...) expects a number > 0 or None, got {type(value).__name__} "
-                                   f"{show_value(value)}")
+            raise PlanvizTypeError(
+                f"render({name}=...) expects a number > 0 or None, got {type(value).__name__} "
+                f"{show_value(value)}"
+            )
         if value is not None and not 0 < value < 1e300:
-            raise RenderError(f"render({name}={show_value(value)}) is not a limit: use a number > 0, or None for none")
+            raise RenderError(
+                f"render({name}={show_value(value)}) is not a limit: use a number > 0, or None for none"
+            )
     skipped: list[str] = []
     started = time.monotonic()
     slower = slowdown()
@@ -202,13 +232,21 @@ def pick_layout(plan: Plan, views: Iterable[Any], budget: float | None, memory: 
         cost = estimate(view_features(plan, view))
         left = None if budget is None else budget - (time.monotonic() - started)
         if left is not None and cost.seconds * slower > max(left / 2, QUICK_SECONDS):
-            busy = f"; this machine is busy, {slower:.1f} times slower than idle" if slower > 1.5 else ""
-            skipped.append(f"laying out {view.name} would take {duration_text(cost.seconds * slower)} "
-                           f"(estimated from its size{busy}), more than the budget of {budget:g} s allows")
+            busy = (
+                f"; this machine is busy, {slower:.1f} times slower than idle"
+                if slower > 1.5
+                else ""
+            )
+            skipped.append(
+                f"laying out {view.name} would take {duration_text(cost.seconds * slower)} "
+                f"(estimated from its size{busy}), more than the budget of {budget:g} s allows"
+            )
             continue
         if memory is not None and cost.memory > memory:
-            skipped.append(f"laying out {view.name} would need about {_bytes_text(cost.memory)}, more than "
-                           f"memory={memory:,} bytes")
+            skipped.append(
+                f"laying out {view.name} would need about {_bytes_text(cost.memory)}, more than "
+                f"memory={memory:,} bytes"
+            )
             continue
         base = attempt(view, cost.seconds > IN_PROCESS_SECONDS)
         if base.layout is None:
@@ -232,16 +270,25 @@ def slowdown() -> float:
 
 
 def _notice(view: Any, skipped: list[str], asked_focus: bool = False) -> str:
-    text = " ".join(view.describe().split()) if view is not None and not (view.whole and not view.omitted) else ""
+    text = (
+        " ".join(view.describe().split())
+        if view is not None and not (view.whole and not view.omitted)
+        else ""
+    )
     if not skipped:
         if not (text and view.focus):
             return text
-        return text + (" Without focus= (planviz render without --focus), max_steps=None (--full) draws every step."
-                       if asked_focus else " max_steps=None (planviz render --full) draws every step.")
+        return text + (
+            " Without focus= (planviz render without --focus), max_steps=None (--full) draws every step."
+            if asked_focus
+            else " max_steps=None (planviz render --full) draws every step."
+        )
     why = skipped[0][0].upper() + skipped[0][1:]
     shown = text if view is not None else "Showing one node per group of ready waves instead."
-    return (f"{why}. {shown} To draw every step whatever it takes, write it to a file: "
-            "render(plan, max_steps=None, budget=None).save('plan.svg') or planviz render --full.")
+    return (
+        f"{why}. {shown} To draw every step whatever it takes, write it to a file: "
+        "render(plan, max_steps=None, budget=None).save('plan.svg') or planviz render --full."
+    )
 
 
 def duration_text(seconds: float) -> str:

@@ -18,14 +18,24 @@ from typing import Any
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
+from planviz.pictures.escape import escape_label
+from planviz.pictures.style import num
 from planviz.plan.model import Finding, Plan, natural_key
 from planviz.runs.summary.runsummary import run_summary
 from planviz.runs.usage import model_calls
-from planviz.pictures.escape import escape_label
-from planviz.pictures.style import num
 
-__all__ = ["schedule_of", "critical_marks", "slack_notes", "finding_notes", "run_notes", "caption_lines", "event_caption",
-           "event_lines", "EVENT_LINES", "EVENT_WIDTH"]
+__all__ = [
+    "schedule_of",
+    "critical_marks",
+    "slack_notes",
+    "finding_notes",
+    "run_notes",
+    "caption_lines",
+    "event_caption",
+    "event_lines",
+    "EVENT_LINES",
+    "EVENT_WIDTH",
+]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
@@ -43,12 +53,19 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
         return frozenset(), frozenset()
     crit, timing = schedule.critical, schedule.steps
     eps = 1e-9 * max(1.0, schedule.makespan)
-    edges = frozenset((u, s.id) for s in plan.steps if s.id in crit for u in s.depends_on
-                      if u in crit and abs(timing[u].ef - timing[s.id].es) <= eps)
+    edges = frozenset(
+        (u, s.id)
+        for s in plan.steps
+        if s.id in crit
+        for u in s.depends_on
+        if u in crit and abs(timing[u].ef - timing[s.id].es) <= eps
+    )
     return frozenset(crit), edges
 
 
-def slack_notes(plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()) -> tuple[tuple[str, str], ...]:
+def slack_notes(
+    plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()
+) -> tuple[tuple[str, str], ...]:
     """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal.
 
     A step that never reaches the plan's terminal has unbounded slack: its note says it is a dead end,
@@ -58,9 +75,16 @@ def slack_notes(plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()) -
         return ()
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     flagged = {sid for f in findings if f.code in ("dead_end", "isolated_step") for sid in f.steps}
-    return tuple((sid, f"slack {num(t.slack)}{unit}" if math.isfinite(t.slack) else "dead end: never reaches the end")
-                 for sid, t in sorted(schedule.steps.items(), key=lambda item: natural_key(item[0]))
-                 if t.slack > 0 and (math.isfinite(t.slack) or sid not in flagged))
+    return tuple(
+        (
+            sid,
+            f"slack {num(t.slack)}{unit}"
+            if math.isfinite(t.slack)
+            else "dead end: never reaches the end",
+        )
+        for sid, t in sorted(schedule.steps.items(), key=lambda item: natural_key(item[0]))
+        if t.slack > 0 and (math.isfinite(t.slack) or sid not in flagged)
+    )
 
 
 def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
@@ -83,8 +107,11 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
             took[sid] = took.get(sid, 0.0) + c["duration"]
         else:  # one call's time unknown: their sum is unknown too, never the others' alone
             unknown.add(sid)
-        tokens[sid] = tokens.get(sid, 0) + sum(c[k] for k in ("input_tokens", "output_tokens")
-                                               if isinstance(c.get(k), int) and not isinstance(c.get(k), bool))
+        tokens[sid] = tokens.get(sid, 0) + sum(
+            c[k]
+            for k in ("input_tokens", "output_tokens")
+            if isinstance(c.get(k), int) and not isinstance(c.get(k), bool)
+        )
     h = run_summary(run).hindsight
     beside: dict[str, list[str]] = {}
     for u, v in h.serialized:
@@ -93,17 +120,31 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     for u, v, why in h.data_edges:  # shortest first: a label keeps two lines
         kind, _, detail = why.partition(": ")
         part = detail.split(" in ", 1)[0] if kind == "derived" else ""
-        data.setdefault(v, []).append({"exact": f"copies {u}", "contains": f"holds a value of {u}",
-                                       "derived": f"{part} derived from {u}"}.get(kind, f"assumed to need {u}"))
+        data.setdefault(v, []).append(
+            {
+                "exact": f"copies {u}",
+                "contains": f"holds a value of {u}",
+                "derived": f"{part} derived from {u}",
+            }.get(kind, f"assumed to need {u}")
+        )
     notes = []
-    for sid in sorted(set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
-                      key=natural_key):
+    for sid in sorted(
+        set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
+        key=natural_key,
+    ):
         parts = list(data.get(sid, ()))
         if sid in count:
-            parts.append(f"{count[sid]} model call{'s' * (count[sid] > 1)}"
-                         + (", time unknown" if sid in unknown and sid in took else
-                            f" {num(round(took[sid], 3))}{unit}" if sid in took else "")
-                         + (f", {tokens[sid]} tokens" if tokens.get(sid) else ""))
+            parts.append(
+                f"{count[sid]} model call{'s' * (count[sid] > 1)}"
+                + (
+                    ", time unknown"
+                    if sid in unknown and sid in took
+                    else f" {num(round(took[sid], 3))}{unit}"
+                    if sid in took
+                    else ""
+                )
+                + (f", {tokens[sid]} tokens" if tokens.get(sid) else "")
+            )
         if sid in beside:
             parts.append(f"could run beside {', '.join(beside[sid])}")
         if h.waits.get(sid, 0) > 0:
@@ -121,7 +162,9 @@ def finding_notes(findings: tuple[Finding, ...]) -> tuple[tuple[str, str], ...]:
     notes = []
     for sid, found in codes.items():
         shown = sorted(found, key=lambda c: (_GRAVITY.get(c.split(":")[0], 3), c))
-        notes.append((sid, ", ".join(shown[:2]) + (f" +{len(shown) - 2} more" if len(shown) > 2 else "")))
+        notes.append(
+            (sid, ", ".join(shown[:2]) + (f" +{len(shown) - 2} more" if len(shown) > 2 else ""))
+        )
     return tuple(sorted(notes, key=lambda note: natural_key(note[0])))
 
 
@@ -134,9 +177,14 @@ def findings_line(findings: tuple[Finding, ...]) -> str:
     >>> findings_line(tuple(found) + (Finding("dead_end", "structure", "error", "m", ("S1",), ()),))
     '1 error, 2 warnings (deviating_attribute ×2, dead_end), listed in the details'
     """
-    counts = [(sum(f.severity == sev for f in findings), sev) for sev in ("error", "warning", "info")]
-    said = ", ".join(f"{n} {'note' if sev == 'info' else sev}{'s' * (n != 1)}" for n, sev in counts
-                     if n or sev != "info")
+    counts = [
+        (sum(f.severity == sev for f in findings), sev) for sev in ("error", "warning", "info")
+    ]
+    said = ", ".join(
+        f"{n} {'note' if sev == 'info' else sev}{'s' * (n != 1)}"
+        for n, sev in counts
+        if n or sev != "info"
+    )
     codes: dict[str, int] = {}
     for f in findings:
         codes[f.code] = codes.get(f.code, 0) + 1
@@ -146,13 +194,17 @@ def findings_line(findings: tuple[Finding, ...]) -> str:
     return f"{said} ({named}{more}), listed in the details"
 
 
-def caption_lines(plan: Plan, schedule: Any, why_not: str, findings: tuple[Finding, ...] = ()) -> tuple[str, ...]:
+def caption_lines(
+    plan: Plan, schedule: Any, why_not: str, findings: tuple[Finding, ...] = ()
+) -> tuple[str, ...]:
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     head = f"plan v{plan.version} · {len(plan.ids)} steps"
     if schedule is not None:
         path = " → ".join(schedule.path)
-        head += (f" · critical path (plan) {num(schedule.makespan)}{unit}: {path or '(none)'}"
-                 f" (serial {num(schedule.serial_time)}{unit})")
+        head += (
+            f" · critical path (plan) {num(schedule.makespan)}{unit}: {path or '(none)'}"
+            f" (serial {num(schedule.serial_time)}{unit})"
+        )
     elif why_not:
         head += f" · no critical path: {why_not}"
     lines = [f"Goal: {plan.goal}", head]
@@ -177,6 +229,11 @@ def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
 
 def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
     """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
-    lines = escape_label(event_caption(event, index, run, plan), limit=EVENT_LINES * EVENT_WIDTH, width=EVENT_WIDTH,
-                         max_lines=EVENT_LINES, target="text").split("\n")
+    lines = escape_label(
+        event_caption(event, index, run, plan),
+        limit=EVENT_LINES * EVENT_WIDTH,
+        width=EVENT_WIDTH,
+        max_lines=EVENT_LINES,
+        target="text",
+    ).split("\n")
     return tuple(lines + [" "] * (EVENT_LINES - len(lines)))

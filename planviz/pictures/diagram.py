@@ -46,9 +46,17 @@ class Diagram:
     its own legend is drawn.
     """
 
-    def __init__(self, svg: str, frame: Callable[[], tuple[str, tuple[Any, ...], tuple[Any, ...], str]], *, notice: str = "",
-                 summarized: bool = False, at: int | None = None, view: Any = None,
-                 legend: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        svg: str,
+        frame: Callable[[], tuple[str, tuple[Any, ...], tuple[Any, ...], str]],
+        *,
+        notice: str = "",
+        summarized: bool = False,
+        at: int | None = None,
+        view: Any = None,
+        legend: tuple[str, ...] = (),
+    ) -> None:
         self.svg = svg
         self.legend = legend
         self._frame = frame
@@ -85,20 +93,31 @@ class Diagram:
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in FORMATS:
-            raise RenderError(f"cannot save a diagram as {str(path)!r}: unknown suffix {suffix!r}; "
-                              f"use one of {', '.join(FORMATS)}")
-        write_output(path, self.png(dpi) if suffix == ".png" else self.svg if suffix == ".svg" else self.dot)
+            raise RenderError(
+                f"cannot save a diagram as {str(path)!r}: unknown suffix {suffix!r}; "
+                f"use one of {', '.join(FORMATS)}"
+            )
+        write_output(
+            path, self.png(dpi) if suffix == ".png" else self.svg if suffix == ".svg" else self.dot
+        )
         return path
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         note = f'<p style="margin:0 0 4px 0">{html.escape(self.notice)}</p>' if self.notice else ""
         if len(self.svg) > MAX_INLINE:  # a browser tab would choke on it: the picture is for a file
-            text = (f"This picture is {len(self.svg) / 1e6:.0f} MB of SVG, too big to show here; write it to a file "
-                    "with .save('plan.svg') and open that.")
-            return {"text/html": f'{note}<p class="planviz-too-big">{html.escape(text)}</p>', "text/plain": text}
-        inline = self.svg[self.svg.find("<svg"):]
-        card = ('<div class="planviz-diagram" style="background:#ffffff;color:#000000;display:inline-block;'
-                f'max-width:100%;overflow:auto;padding:4px;border-radius:4px">{note}{inline}</div>')
+            text = (
+                f"This picture is {len(self.svg) / 1e6:.0f} MB of SVG, too big to show here; write it to a file "
+                "with .save('plan.svg') and open that."
+            )
+            return {
+                "text/html": f'{note}<p class="planviz-too-big">{html.escape(text)}</p>',
+                "text/plain": text,
+            }
+        inline = self.svg[self.svg.find("<svg") :]
+        card = (
+            '<div class="planviz-diagram" style="background:#ffffff;color:#000000;display:inline-block;'
+            f'max-width:100%;overflow:auto;padding:4px;border-radius:4px">{note}{inline}</div>'
+        )
         return {"text/html": card, "image/svg+xml": self.svg}
 
     def __repr__(self) -> str:

@@ -37,23 +37,50 @@ import networkx as nx
 import pygraphviz as pgv
 
 from planviz.analysis.timeline import ready_waves
-from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
-from planviz.plan.arguments import expect_plan
 from planviz.checks.report import Report
-from planviz.plan.model import Plan
-from planviz.runs.events import Run, expect_run
-from planviz.runs.summary.runsummary import run_summary
-from planviz.structure.graph import to_graph
-from planviz.pictures.captions import EVENT_LINES, EVENT_WIDTH, caption_lines, critical_marks, event_lines, finding_notes, run_notes, schedule_of, slack_notes
+from planviz.errors import LayoutTimeout, RenderError, expect_type, show_value
 from planviz.pictures.arrangement import check_reduce, hidden_edges, rank_direction, reduction_note
 from planviz.pictures.budget import pick_layout
+from planviz.pictures.captions import (
+    EVENT_LINES,
+    EVENT_WIDTH,
+    caption_lines,
+    critical_marks,
+    event_lines,
+    finding_notes,
+    run_notes,
+    schedule_of,
+    slack_notes,
+)
 from planviz.pictures.diagram import Diagram
 from planviz.pictures.escape import check_svg, checked_attrs, dom_id, escape_label
 from planviz.pictures.focus import View, candidate_views
 from planviz.pictures.grouping import add_groups, group_marks, node_name
 from planviz.pictures.layout import SLOT, Layout, frame_template, lay_out
-from planviz.pictures.style import EDGE_COLOUR, FONT, LEGEND_TEXT, LOOKS, STATUS_PLACEHOLDER, Mark, edge_marks, legend_keys, node_attrs, node_marks, num, run_looks, screen_legend, slot_value, step_tooltip, tip
+from planviz.pictures.style import (
+    EDGE_COLOUR,
+    FONT,
+    LEGEND_TEXT,
+    LOOKS,
+    STATUS_PLACEHOLDER,
+    Mark,
+    edge_marks,
+    legend_keys,
+    node_attrs,
+    node_marks,
+    num,
+    run_looks,
+    screen_legend,
+    slot_value,
+    step_tooltip,
+    tip,
+)
 from planviz.pictures.summary import summary_diagram
+from planviz.plan.arguments import expect_plan
+from planviz.plan.model import Plan
+from planviz.runs.events import Run, expect_run
+from planviz.runs.summary.runsummary import run_summary
+from planviz.structure.graph import to_graph
 
 __all__ = ["render", "HIGHLIGHTS"]
 
@@ -76,11 +103,23 @@ class _Base:
     slots: tuple[tuple[str, Any], ...] = ()
 
 
-def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Report | None = None,
-           highlight: Iterable[str] = ("critical",), *, focus: str | Iterable[str] | None = None, hops: int = 2,
-           collapse: str | None = None, group_by: str | None = None, reduce: bool | str = False,
-           max_steps: int | None = 300, budget: float | None = 10.0, memory: int | None = 2 * 2**30,
-           legend: bool = True) -> Diagram:
+def render(
+    plan: Plan,
+    run: Run | None = None,
+    at: int | None = None,
+    report: Report | None = None,
+    highlight: Iterable[str] = ("critical",),
+    *,
+    focus: str | Iterable[str] | None = None,
+    hops: int = 2,
+    collapse: str | None = None,
+    group_by: str | None = None,
+    reduce: bool | str = False,
+    max_steps: int | None = 300,
+    budget: float | None = 10.0,
+    memory: int | None = 2 * 2**30,
+    legend: bool = True,
+) -> Diagram:
     """Draw a plan, or the moment ``at`` (an event index, default the last) of a ``run``.
 
     In a run frame, statuses, the voided and kept steps and the conflicts
@@ -174,30 +213,51 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Re
     """
     plan = expect_plan(plan, "render")
     reduce = check_reduce(reduce)
-    wanted = (highlight,) if isinstance(highlight, str) else tuple(expect_type(
-        highlight or (), (list, tuple, set, frozenset), "render", "highlight", "'critical', a list of them or None"))
+    wanted = (
+        (highlight,)
+        if isinstance(highlight, str)
+        else tuple(
+            expect_type(
+                highlight or (),
+                (list, tuple, set, frozenset),
+                "render",
+                "highlight",
+                "'critical', a list of them or None",
+            )
+        )
+    )
     unknown = [h for h in wanted if h not in HIGHLIGHTS]
     if unknown:
-        raise RenderError(f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}")
+        raise RenderError(
+            f"unknown highlight {show_value(unknown[0])}; choose from {', '.join(map(repr, HIGHLIGHTS))}"
+        )
     frame, event, index = None, None, None
     run = None if run is None else expect_run(run, "render")
     if report is not None:
-        expect_type(report, Report, "render", "report", "a planviz Report or None", "planviz.validate(plan)")
+        expect_type(
+            report, Report, "render", "report", "a planviz Report or None", "planviz.validate(plan)"
+        )
     if at is not None:
         expect_type(at, int, "render", "at", "an event index (an int) or None")
     if run is not None and run.events:
         events = run.events
         index = len(events) - 1 if at is None else at
         if not isinstance(index, int) or not -len(events) <= index < len(events):
-            raise RenderError(f"at={show_value(at)} is outside the run's events; choose 0..{len(events) - 1}")
+            raise RenderError(
+                f"at={show_value(at)} is outside the run's events; choose 0..{len(events) - 1}"
+            )
         index %= len(events)
         event = events[index]
         plan = run.plan_at(index) or plan
         frame = run.frame(index)
     elif at is not None:
-        raise RenderError(f"at={show_value(at)} needs a run with events; pass run=simulate(plan) or a loaded trace")
+        raise RenderError(
+            f"at={show_value(at)} needs a run with events; pass run=simulate(plan) or a loaded trace"
+        )
 
-    findings = tuple(dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ())))
+    findings = tuple(
+        dict.fromkeys(tuple(plan.import_findings) + tuple(getattr(report, "findings", ()) or ()))
+    )
     if "critical" not in wanted:
         schedule, why_not = None, ""
     elif run is not None:  # a run's plan version: its critical path from the run's one summary
@@ -207,37 +267,79 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Re
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
-    notes = slack_notes(plan, schedule, findings) + finding_notes(findings) + (run_notes(run) if frame is not None
-                                                                               else ())
+    notes = (
+        slack_notes(plan, schedule, findings)
+        + finding_notes(findings)
+        + (run_notes(run) if frame is not None else ())
+    )
     looks = run_looks(run) if frame is not None and run is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:
-        keys = legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks) if legend else ()
+        keys = (
+            legend_keys(plan, frame is not None, bool(crit_nodes), findings, looks)
+            if legend
+            else ()
+        )
         keys += ("summary",) if view.hidden and legend else ()
-        lines = caption if view.whole and not (view.omitted and not reduce) else caption + (view.describe(),)
-        key = (plan, frame is not None, keys, crit_edges, lines, notes, view, in_child, budget, memory)
+        lines = (
+            caption
+            if view.whole and not (view.omitted and not reduce)
+            else caption + (view.describe(),)
+        )
+        key = (
+            plan,
+            frame is not None,
+            keys,
+            crit_edges,
+            lines,
+            notes,
+            view,
+            in_child,
+            budget,
+            memory,
+        )
         try:
             hash(key)
-        except TypeError:  # a plan holding an unhashable value (hand-built): draw it without the memo
+        except (
+            TypeError
+        ):  # a plan holding an unhashable value (hand-built): draw it without the memo
             return _base.__wrapped__(*key)
         return _base(*key)
 
-    options = dict(focus=focus, hops=hops, collapse=collapse, group_by=group_by, max_steps=max_steps,
-                   run=run if frame is not None else None, findings=findings,
-                   critical=schedule.path if schedule is not None else ())
+    options = dict(
+        focus=focus,
+        hops=hops,
+        collapse=collapse,
+        group_by=group_by,
+        max_steps=max_steps,
+        run=run if frame is not None else None,
+        findings=findings,
+        critical=schedule.path if schedule is not None else (),
+    )
 
     def views() -> Iterator[View]:
         """The view asked for, then (it costs too much) smaller ones without the edges other drawn edges imply."""
         yield next(candidate_views(plan, **options, hidden=hidden))
-        yield from candidate_views(plan, **options, hidden=hidden, thin=True,
-                                   keep=crit_edges | {tuple(e) for f in findings for e in f.edges})
+        yield from candidate_views(
+            plan,
+            **options,
+            hidden=hidden,
+            thin=True,
+            keep=crit_edges | {tuple(e) for f in findings for e in f.edges},
+        )
 
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
-        waves = run_summary(run).waves if run is not None else ready_waves  # a run's from its one summary
+        waves = (
+            run_summary(run).waves if run is not None else ready_waves
+        )  # a run's from its one summary
         return summary_diagram(plan, frame, notice, index, waves_of=waves)
-    marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)  # step id or group index -> mark
-    for sid in base.view.focus if focus is not None else ():  # the steps asked for, not an automatic focus
+    marks: dict[Any, Mark] = node_marks(
+        plan, frame, crit_nodes, findings
+    )  # step id or group index -> mark
+    for sid in (
+        base.view.focus if focus is not None else ()
+    ):  # the steps asked for, not an automatic focus
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
     marks.update(group_marks(base.view, frame, marks))
     edges = edge_marks(plan, base.edges, crit_edges, findings)
@@ -245,17 +347,32 @@ def render(plan: Plan, run: Run | None = None, at: int | None = None, report: Re
     svg = _fill(base, marks, edges, lines)
     check_svg(svg)
     shown = [marks[s] for s in base.view.steps] + [marks[i] for i in range(len(base.view.groups))]
-    return Diagram(svg, functools.partial(_dot_frame, base, marks, edges, lines), at=index, notice=notice,
-                   view=base.view, legend=screen_legend(shown, edges.values()))
+    return Diagram(
+        svg,
+        functools.partial(_dot_frame, base, marks, edges, lines),
+        at=index,
+        notice=notice,
+        view=base.view,
+        legend=screen_legend(shown, edges.values()),
+    )
 
 
 # --- the base picture (laid out once per plan version) -------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=8)
-def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: frozenset[tuple[str, str]], caption: tuple[str, ...],
-          notes: tuple[tuple[str, str], ...], view: View, in_child: bool, timeout: float | None,
-          memory: int | None) -> _Base:
+def _base(
+    plan: Plan,
+    run_mode: bool,
+    legend: tuple[str, ...],
+    crit_edges: frozenset[tuple[str, str]],
+    caption: tuple[str, ...],
+    notes: tuple[tuple[str, str], ...],
+    view: View,
+    in_child: bool,
+    timeout: float | None,
+    memory: int | None,
+) -> _Base:
     """Build and lay out the neutral picture of a view of a plan (memoised: it depends only on the arguments)."""
     g = to_graph(plan if view.whole else plan.replace(steps=[plan.by_id[s] for s in view.steps]))
     if view.omitted:
@@ -263,16 +380,50 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         g.remove_edges_from([e for e in g.edges if e not in drawn])
     ranks = _ranks(g)
     unit = f" {plan.time_unit}" if plan.time_unit else ""
-    cap = "".join(escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption)
+    cap = "".join(
+        escape_label(line, limit=300, width=110, max_lines=3, align="left") for line in caption
+    )
     placeholder = escape_label("n" * EVENT_WIDTH, align="left") * EVENT_LINES if run_mode else ""
     a = pgv.AGraph(directed=True, strict=False, name="plan")
-    a.graph_attr.update(checked_attrs({
-        "rankdir": rank_direction(ranks), "bgcolor": "white", "pad": "0.2", "nodesep": "0.3", "ranksep": "0.45",
-        "fontname": FONT, "fontsize": 12, "labelloc": "t", "labeljust": "l", "label": cap + placeholder}))
-    a.node_attr.update(checked_attrs({"shape": "box", "style": "rounded,filled", "fontname": FONT,
-                                      "fontsize": 10, "margin": "0.12,0.05", "fillcolor": "white"}))
-    a.edge_attr.update(checked_attrs({"fontname": FONT, "fontsize": 9, "color": EDGE_COLOUR, "fontcolor": "#333333",
-                                      "arrowsize": 0.7}))
+    a.graph_attr.update(
+        checked_attrs(
+            {
+                "rankdir": rank_direction(ranks),
+                "bgcolor": "white",
+                "pad": "0.2",
+                "nodesep": "0.3",
+                "ranksep": "0.45",
+                "fontname": FONT,
+                "fontsize": 12,
+                "labelloc": "t",
+                "labeljust": "l",
+                "label": cap + placeholder,
+            }
+        )
+    )
+    a.node_attr.update(
+        checked_attrs(
+            {
+                "shape": "box",
+                "style": "rounded,filled",
+                "fontname": FONT,
+                "fontsize": 10,
+                "margin": "0.12,0.05",
+                "fillcolor": "white",
+            }
+        )
+    )
+    a.edge_attr.update(
+        checked_attrs(
+            {
+                "fontname": FONT,
+                "fontsize": 9,
+                "color": EDGE_COLOUR,
+                "fontcolor": "#333333",
+                "arrowsize": 0.7,
+            }
+        )
+    )
     labels: dict[str, str] = {}
     tips: dict[Any, str] = {}  # step id or (u, v) -> tooltip text
     noted: dict[str, str] = {}
@@ -281,14 +432,25 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
     for sid in view.steps:
         step = plan.by_id[sid]
         head = " · ".join(x for x in (sid, step.kind or "", f"{num(step.duration)}{unit}") if x)
-        parts = [escape_label(head, limit=60),
-                 escape_label(step.action or "(no action)", width=28, max_lines=3, limit=90)]
+        parts = [
+            escape_label(head, limit=60),
+            escape_label(step.action or "(no action)", width=28, max_lines=3, limit=90),
+        ]
         if step.horizon == "far":
             budget = step.budget
-            limits = [f"{budget.steps} steps" if budget and budget.steps is not None else "",
-                      f"{num(budget.duration)}{unit}" if budget and budget.duration is not None else ""]
-            parts.append(escape_label("(far-horizon goal" + (f", budget {', '.join(filter(None, limits))}"
-                                                             if any(limits) else "") + ")", width=34, max_lines=2))
+            limits = [
+                f"{budget.steps} steps" if budget and budget.steps is not None else "",
+                f"{num(budget.duration)}{unit}" if budget and budget.duration is not None else "",
+            ]
+            parts.append(
+                escape_label(
+                    "(far-horizon goal"
+                    + (f", budget {', '.join(filter(None, limits))}" if any(limits) else "")
+                    + ")",
+                    width=34,
+                    max_lines=2,
+                )
+            )
         if sid in noted:
             parts.append(escape_label(noted[sid], width=34, max_lines=2, limit=80))
         labels[sid] = "\\n".join(parts)
@@ -297,8 +459,11 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         a.add_node(name)
         tips[sid] = tip(step_tooltip(step), "text")
         attrs = node_attrs(LOOKS["step"], ["status-pending"], tip(step_tooltip(step)))
-        a.get_node(name).attr.update(checked_attrs({**attrs, "label": label, "id": f"node-{name}",
-                                                     "peripheries": 2 if run_mode else 1}))
+        a.get_node(name).attr.update(
+            checked_attrs(
+                {**attrs, "label": label, "id": f"node-{name}", "peripheries": 2 if run_mode else 1}
+            )
+        )
     edges = []
     for u, v, facts in sorted(g.edges(data="facts")):
         shown = [escape_label(f, limit=32) for f in (facts or ())[:3]]
@@ -307,8 +472,12 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
         a.add_edge(dom_id(u), dom_id(v))
         line = f"{u} → {v}" + (f": {', '.join(facts)}" if facts else "")
         tips[(u, v)] = tip([line], "text")
-        attrs = {"id": f"edge-{dom_id(u)}->{dom_id(v)}", "tooltip": tip([line]), "class": "",
-                 "penwidth": 3.0 if (u, v) in crit_edges else 1.2}
+        attrs = {
+            "id": f"edge-{dom_id(u)}->{dom_id(v)}",
+            "tooltip": tip([line]),
+            "class": "",
+            "penwidth": 3.0 if (u, v) in crit_edges else 1.2,
+        }
         if shown:
             attrs["label"] = "\\n".join(shown)
         a.get_edge(dom_id(u), dom_id(v)).attr.update(checked_attrs(attrs))
@@ -317,13 +486,30 @@ def _base(plan: Plan, run_mode: bool, legend: tuple[str, ...], crit_edges: froze
     _add_legend(a, legend, ranks)
     try:
         layout = lay_out(a, in_child=in_child, timeout=timeout, memory=memory)
-    except LayoutTimeout as exc:  # remembered, so the next frame does not wait for the time limit again
+    except (
+        LayoutTimeout
+    ) as exc:  # remembered, so the next frame does not wait for the time limit again
         return _Base(None, labels, tips, tuple(edges), cap, run_mode, view, notice=str(exc))
-    template, slots = frame_template(layout.svg, run_mode, labels, edges, EVENT_LINES,
-                                     [(f"group-{grp.name}", i) for i, grp in enumerate(view.groups)])
+    template, slots = frame_template(
+        layout.svg,
+        run_mode,
+        labels,
+        edges,
+        EVENT_LINES,
+        [(f"group-{grp.name}", i) for i, grp in enumerate(view.groups)],
+    )
     every_label: dict[Any, str] = {**labels, **group_labels}
-    return _Base(layout, every_label, {**tips, **group_tips}, tuple(edges), cap, run_mode, view,
-                 template=template, slots=slots)
+    return _Base(
+        layout,
+        every_label,
+        {**tips, **group_tips},
+        tuple(edges),
+        cap,
+        run_mode,
+        view,
+        template=template,
+        slots=slots,
+    )
 
 
 def _ranks(g: Any) -> int:
@@ -340,29 +526,55 @@ def _add_legend(a: pgv.AGraph, keys: tuple[str, ...], ranks: int) -> None:
     # Legend nodes share dot's ranks (columns) with the plan: no more columns than the plan has,
     # so the legend never makes the picture wider than the plan (and the plan smaller on screen).
     per_row = min(max(3, math.ceil(len(keys) / 2)), max(3, ranks))
-    rows = [keys[i:i + per_row] for i in range(0, len(keys), per_row)]
+    rows = [keys[i : i + per_row] for i in range(0, len(keys), per_row)]
     rows.reverse()  # dot stacks the rows of a left-to-right graph bottom-up
     names = [f"~legend-{k}" for row in rows for k in row]
     a.add_nodes_from(names)
     sub = a.add_subgraph(names, name="cluster_legend")
-    sub.graph_attr.update(checked_attrs({"label": "Legend", "style": "rounded", "color": "#BBBBBB",
-                                         "fontsize": 10, "fontname": FONT, "labeljust": "l"}))
+    sub.graph_attr.update(
+        checked_attrs(
+            {
+                "label": "Legend",
+                "style": "rounded",
+                "color": "#BBBBBB",
+                "fontsize": 10,
+                "fontname": FONT,
+                "labeljust": "l",
+            }
+        )
+    )
     for row in rows:
         for i, key in enumerate(row):
             look, name = LOOKS[key], f"~legend-{key}"
-            a.get_node(name).attr.update(checked_attrs({
-                **node_attrs(look, ["legend", f"legend-{key}"], tip([LEGEND_TEXT[key]])),
-                "label": escape_label(LEGEND_TEXT[key]), "id": f"legend-{key}", "fontsize": 9,
-                "peripheries": 2 if look.double else 1, "height": 0.3, "margin": "0.08,0.03"}))
+            a.get_node(name).attr.update(
+                checked_attrs(
+                    {
+                        **node_attrs(look, ["legend", f"legend-{key}"], tip([LEGEND_TEXT[key]])),
+                        "label": escape_label(LEGEND_TEXT[key]),
+                        "id": f"legend-{key}",
+                        "fontsize": 9,
+                        "peripheries": 2 if look.double else 1,
+                        "height": 0.3,
+                        "margin": "0.08,0.03",
+                    }
+                )
+            )
             if i:
                 sub.add_edge(f"~legend-{row[i - 1]}", name)
-                sub.get_edge(f"~legend-{row[i - 1]}", name).attr.update(checked_attrs({"style": "invis"}))
+                sub.get_edge(f"~legend-{row[i - 1]}", name).attr.update(
+                    checked_attrs({"style": "invis"})
+                )
 
 
 # --- frames: restyle the base picture (SVG) or its positioned DOT ------------------------------------------------
 
 
-def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark], event_lines: tuple[str, ...]) -> str:
+def _fill(
+    base: _Base,
+    marks: Mapping[Any, Mark],
+    edges: dict[tuple[str, str], Mark],
+    event_lines: tuple[str, ...],
+) -> str:
     """One frame's SVG: the base template with each slot filled from the frame's marks (no parsing, no layout)."""
     values = []
     for kind, key in base.slots:
@@ -375,8 +587,12 @@ def _fill(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], M
     return SLOT.sub(lambda found: values[int(found.group(1))], base.template)
 
 
-def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, str], Mark],
-               event_lines: tuple[str, ...]) -> tuple[str, tuple[Any, ...], tuple[Any, ...], str]:
+def _dot_frame(
+    base: _Base,
+    marks: Mapping[Any, Mark],
+    edges: dict[tuple[str, str], Mark],
+    event_lines: tuple[str, ...],
+) -> tuple[str, tuple[Any, ...], tuple[Any, ...], str]:
     node_attrs_list = []
     for sid, m in marks.items():
         label = base.labels.get(sid)
@@ -390,9 +606,18 @@ def _dot_frame(base: _Base, marks: Mapping[Any, Mark], edges: dict[tuple[str, st
         node_attrs_list.append((node_name(base.view, sid), tuple(attrs.items())))
     edge_attrs_list = []
     for (u, v), m in edges.items():
-        edge_attrs_list.append(((dom_id(u), dom_id(v)), (
-            ("color", m.look.stroke), ("penwidth", num(m.look.penwidth)), ("style", m.look.dash or "solid"),
-            ("class", " ".join(m.classes)), ("tooltip", tip(base.tips[(u, v)].split("\n") + list(m.extra))))))
+        edge_attrs_list.append(
+            (
+                (dom_id(u), dom_id(v)),
+                (
+                    ("color", m.look.stroke),
+                    ("penwidth", num(m.look.penwidth)),
+                    ("style", m.look.dash or "solid"),
+                    ("class", " ".join(m.classes)),
+                    ("tooltip", tip(base.tips[(u, v)].split("\n") + list(m.extra))),
+                ),
+            )
+        )
     caption = ""
     if event_lines:
         caption = base.caption + "".join(escape_label(line, align="left") for line in event_lines)

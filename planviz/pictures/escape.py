@@ -31,21 +31,66 @@ from typing import Mapping
 from planviz.errors import RenderError
 from planviz.pictures.labels import clip, wrap
 
-__all__ = ["escape_label", "escape_html", "SHOWN_IN_PAGES", "dom_id", "checked_attrs", "check_svg",
-           "ALLOWED_ATTRIBUTES", "SVG_NS"]
+__all__ = [
+    "escape_label",
+    "escape_html",
+    "SHOWN_IN_PAGES",
+    "dom_id",
+    "checked_attrs",
+    "check_svg",
+    "ALLOWED_ATTRIBUTES",
+    "SVG_NS",
+]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
 
 #: The only Graphviz attributes planviz sets (graph, node, edge and cluster).
 #: URL, href, image, stylesheet, imagepath, fontpath... are never among them.
-ALLOWED_ATTRIBUTES = frozenset({
-    "label", "tooltip", "id", "class", "shape", "style", "fillcolor", "color", "fontcolor",
-    "fontname", "fontsize", "penwidth", "peripheries", "width", "height", "fixedsize", "margin",
-    "pos", "lp", "bb", "rankdir", "ranksep", "nodesep", "labelloc", "labeljust", "bgcolor",
-    "pad", "arrowsize", "arrowhead", "splines", "rank", "newrank", "xlabel", "charset", "outputorder",
-    "dir", "weight", "constraint", "minlen", "dpi",
-})
+ALLOWED_ATTRIBUTES = frozenset(
+    {
+        "label",
+        "tooltip",
+        "id",
+        "class",
+        "shape",
+        "style",
+        "fillcolor",
+        "color",
+        "fontcolor",
+        "fontname",
+        "fontsize",
+        "penwidth",
+        "peripheries",
+        "width",
+        "height",
+        "fixedsize",
+        "margin",
+        "pos",
+        "lp",
+        "bb",
+        "rankdir",
+        "ranksep",
+        "nodesep",
+        "labelloc",
+        "labeljust",
+        "bgcolor",
+        "pad",
+        "arrowsize",
+        "arrowhead",
+        "splines",
+        "rank",
+        "newrank",
+        "xlabel",
+        "charset",
+        "outputorder",
+        "dir",
+        "weight",
+        "constraint",
+        "minlen",
+        "dpi",
+    }
+)
 
 _MAX_DOM_ID = 1000  # characters of an encoded step id (Graphviz refuses names of 16,384 or more)
 _WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
@@ -53,8 +98,12 @@ _WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-SHOWN_IN_PAGES = {**{ord(ch): f"<U+{ord(ch):04X}>" for ch in _BIDI}, 0x2028: "\\u2028", 0x2029: "\\u2029",
-                  **{code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}}
+SHOWN_IN_PAGES = {
+    **{ord(ch): f"<U+{ord(ch):04X}>" for ch in _BIDI},
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+    **{code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)},
+}
 """``str.translate`` table for text going into an HTML page or its JSON data: bidi controls shown as their
 code points (as the pictures show them), U+2028/U+2029 and lone surrogates as JSON escapes."""
 
@@ -85,8 +134,15 @@ def _visible(ch: str) -> str:
     return ch
 
 
-def escape_label(text: object, *, limit: int = 160, width: int | None = None, max_lines: int | None = None,
-                 target: str = "dot", align: str = "center") -> str:
+def escape_label(
+    text: object,
+    *,
+    limit: int = 160,
+    width: int | None = None,
+    max_lines: int | None = None,
+    target: str = "dot",
+    align: str = "center",
+) -> str:
     """Make untrusted text safe to show: the one escaping function of planviz pictures.
 
     Whitespace runs (including newlines) become one space; other control
@@ -112,8 +168,10 @@ def escape_label(text: object, *, limit: int = 160, width: int | None = None, ma
     'one two\\nthree…'
     """
     if target not in ("dot", "text") or align not in ("center", "left"):
-        raise RenderError(f"escape_label needs target 'dot' or 'text' and align 'center' or 'left', "
-                          f"got target={target!r}, align={align!r}")
+        raise RenderError(
+            f"escape_label needs target 'dot' or 'text' and align 'center' or 'left', "
+            f"got target={target!r}, align={align!r}"
+        )
     s = _WHITESPACE.sub(" ", str(text)).strip()
     s = unicodedata.normalize("NFC", "".join(map(_visible, s)))
     s = clip(s, limit)
@@ -143,11 +201,15 @@ def dom_id(step_id: str) -> str:
     >>> len(dom_id("L" * 20_000)), dom_id("L" * 20_000)[958:962], dom_id("L" * 20_000) == dom_id("L" * 20_001)
     (1000, 'LL~h', False)
     """
-    out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
-                  for ch in str(step_id))
+    out = "".join(
+        ch if (ch.isascii() and (ch.isalnum() or ch in "_.-")) else f"~{ord(ch):x}~"
+        for ch in str(step_id)
+    )
     if len(out) <= _MAX_DOM_ID:
         return out
-    digest = hashlib.sha256(str(step_id).encode("utf-8", "surrogatepass")).hexdigest()[:_MAX_DOM_ID - 963]
+    digest = hashlib.sha256(str(step_id).encode("utf-8", "surrogatepass")).hexdigest()[
+        : _MAX_DOM_ID - 963
+    ]
     return f"{out[:960]}~h{digest}~"
 
 
@@ -155,13 +217,29 @@ def checked_attrs(attrs: Mapping[str, object]) -> dict[str, str]:
     """The attributes as strings, after checking every name is in :data:`ALLOWED_ATTRIBUTES`."""
     bad = sorted(k for k in attrs if k not in ALLOWED_ATTRIBUTES)
     if bad:
-        raise RenderError(f"refusing to set Graphviz attribute(s) {', '.join(map(repr, bad))}: "
-                          f"not in the allowlist {sorted(ALLOWED_ATTRIBUTES)}")
+        raise RenderError(
+            f"refusing to set Graphviz attribute(s) {', '.join(map(repr, bad))}: "
+            f"not in the allowlist {sorted(ALLOWED_ATTRIBUTES)}"
+        )
     return {k: str(v) for k, v in attrs.items()}
 
 
-_FORBIDDEN_ELEMENTS = frozenset({"script", "foreignobject", "image", "iframe", "object", "embed", "use",
-                                 "animate", "set", "handler", "listener", "style"})
+_FORBIDDEN_ELEMENTS = frozenset(
+    {
+        "script",
+        "foreignobject",
+        "image",
+        "iframe",
+        "object",
+        "embed",
+        "use",
+        "animate",
+        "set",
+        "handler",
+        "listener",
+        "style",
+    }
+)
 _LINK_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "from", "to", "values"})
 
 
@@ -180,8 +258,10 @@ def check_svg(svg: str) -> ET.Element:
     try:
         root = ET.fromstring(svg)
     except ET.ParseError as exc:
-        raise RenderError(f"Graphviz produced SVG that does not parse as XML ({exc}); "
-                          "please report the plan that caused it") from None
+        raise RenderError(
+            f"Graphviz produced SVG that does not parse as XML ({exc}); "
+            "please report the plan that caused it"
+        ) from None
     tags: set[str] = set()
     names: set[str] = set()
     for el in root.iter():  # one pass collecting names; the checks below run on the (small) sets
@@ -189,8 +269,10 @@ def check_svg(svg: str) -> ET.Element:
         names.update(el.attrib)
     for tag in sorted(tags):
         if _local(str(tag)) in _FORBIDDEN_ELEMENTS:
-            raise RenderError(f"refusing SVG with a <{_local(str(tag))}> element: pictures must not run code "
-                              "or load files")
+            raise RenderError(
+                f"refusing SVG with a <{_local(str(tag))}> element: pictures must not run code "
+                "or load files"
+            )
     for name in sorted(names):
         attr = _local(name)
         if attr.startswith("on") or attr in _LINK_ATTRIBUTES or attr == "style":
@@ -198,7 +280,9 @@ def check_svg(svg: str) -> ET.Element:
             if attr.startswith("on"):
                 raise RenderError(f"refusing SVG with an event handler {attr}={value!r}")
             if attr in _LINK_ATTRIBUTES:
-                raise RenderError(f"refusing SVG with a link {attr}={value!r}: planviz sets no links")
+                raise RenderError(
+                    f"refusing SVG with a link {attr}={value!r}: planviz sets no links"
+                )
             for el in root.iter():
                 squeezed = "".join(el.get(name, "").lower().split())
                 if any(bad in squeezed for bad in ("url(", "javascript:", "expression(")):

@@ -27,24 +27,40 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import networkx as nx
 
-from planviz.errors import show_value
-from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError
+from planviz.errors import PlanvizTypeError, RenderError, UnknownStepError, show_value
+from planviz.pictures.grouping import Group, chain_groups, kind_clusters
 from planviz.plan.model import Plan
 from planviz.structure.index import StructureIndex, structure_index
-from planviz.pictures.grouping import Group, chain_groups, kind_clusters
 
-__all__ = ["View", "Group", "plan_view", "candidate_views", "RELATIONS", "BANDS", "BAND_WAVES", "COLLAPSE",
-           "GROUP_BY"]
+__all__ = [
+    "View",
+    "Group",
+    "plan_view",
+    "candidate_views",
+    "RELATIONS",
+    "BANDS",
+    "BAND_WAVES",
+    "COLLAPSE",
+    "GROUP_BY",
+]
 
 RELATIONS = ("upstream", "between", "downstream", "elsewhere")
 #: Hidden steps of one relation are split into at most this many bands of ready waves, of at least BAND_WAVES.
 BANDS, BAND_WAVES = 16, 5
 COLLAPSE = ("chains",)
 GROUP_BY = ("kind",)
-_TITLES = {"upstream": "{n} step{s} upstream", "between": "{n} step{s} in between",
-           "downstream": "{n} step{s} downstream", "elsewhere": "{n} other step{s}"}
-_HINTS = {"upstream": "they lead to the steps shown", "between": "they follow some steps shown and lead to others",
-          "downstream": "they follow the steps shown", "elsewhere": "no path to or from the steps shown"}
+_TITLES = {
+    "upstream": "{n} step{s} upstream",
+    "between": "{n} step{s} in between",
+    "downstream": "{n} step{s} downstream",
+    "elsewhere": "{n} other step{s}",
+}
+_HINTS = {
+    "upstream": "they lead to the steps shown",
+    "between": "they follow some steps shown and lead to others",
+    "downstream": "they follow the steps shown",
+    "elsewhere": "no path to or from the steps shown",
+}
 
 
 @dataclass(frozen=True)
@@ -101,23 +117,39 @@ class View:
         text = f"Showing {self.name}"
         summaries = sum(g.kind == "summary" for g in self.groups)
         if summaries:
-            text += (f"; the other {self.hidden:,} are summed up in {summaries} summary "
-                     f"node{'s' * (summaries != 1)}")
+            text += (
+                f"; the other {self.hidden:,} are summed up in {summaries} summary "
+                f"node{'s' * (summaries != 1)}"
+            )
         chains = [g for g in self.groups if g.kind == "chain"]
         if chains:
-            text += (f"; {sum(len(g.members) for g in chains):,} steps in {len(chains)} "
-                     f"chain{'s' * (len(chains) != 1)} are drawn one node per chain")
+            text += (
+                f"; {sum(len(g.members) for g in chains):,} steps in {len(chains)} "
+                f"chain{'s' * (len(chains) != 1)} are drawn one node per chain"
+            )
         if self.omitted:
-            text += (f"; {self.omitted:,} transitive dependenc{'y is' if self.omitted == 1 else 'ies are'} left out "
-                     "(a path through other steps states the same order)")
+            text += (
+                f"; {self.omitted:,} transitive dependenc{'y is' if self.omitted == 1 else 'ies are'} left out "
+                "(a path through other steps states the same order)"
+            )
         return text + "."
 
 
-def plan_view(plan: Plan, *, focus: str | Iterable[str] | None = None, hops: int = 2, collapse: str | None = None,
-              group_by: str | None = None, max_steps: int | None = 300, run: Any = None,
-              findings: Sequence[Any] = (), critical: Sequence[str] = (),
-              hidden: frozenset[tuple[str, str]] = frozenset(), thin: bool = False,
-              keep: frozenset[tuple[str, ...]] = frozenset()) -> View:
+def plan_view(
+    plan: Plan,
+    *,
+    focus: str | Iterable[str] | None = None,
+    hops: int = 2,
+    collapse: str | None = None,
+    group_by: str | None = None,
+    max_steps: int | None = 300,
+    run: Any = None,
+    findings: Sequence[Any] = (),
+    critical: Sequence[str] = (),
+    hidden: frozenset[tuple[str, str]] = frozenset(),
+    thin: bool = False,
+    keep: frozenset[tuple[str, ...]] = frozenset(),
+) -> View:
     """Choose what a picture of ``plan`` draws one by one; see :func:`planviz.render` for the options.
 
     With ``focus`` (a step id or several), the view is their ``hops``-hop
@@ -177,10 +209,19 @@ def candidate_views(plan: Plan, **options: Any) -> Iterator[View]:
             yield view
 
 
-def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequence[str], hops: int | None,
-             reason: str, collapse: str | None = None, group_by: str | None = None,
-             hidden: frozenset[tuple[str, str]] = frozenset(), thin: bool = False,
-             keep: frozenset[tuple[str, ...]] = frozenset()) -> View:
+def assemble(
+    ix: StructureIndex,
+    ids: list[str],
+    shown: set[str],
+    seeds: Sequence[str],
+    hops: int | None,
+    reason: str,
+    collapse: str | None = None,
+    group_by: str | None = None,
+    hidden: frozenset[tuple[str, str]] = frozenset(),
+    thin: bool = False,
+    keep: frozenset[tuple[str, ...]] = frozenset(),
+) -> View:
     """The view drawing ``shown`` one by one, the rest summed up by relation, chains and kinds as asked."""
     groups = _summaries(ix, ids, shown) if len(shown) < len(ids) else []
     drawn = [s for s in ids if s in shown]
@@ -214,8 +255,18 @@ def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequenc
             edges = [e for e in edges if e in needed]
     edges += [(s, s) for s in dict.fromkeys(ix.self_deps) if type(owner.get(s)) is str]
     clusters = kind_clusters(ix, drawn, groups) if group_by == "kind" else ()
-    return View(tuple(drawn), len(ids), tuple(edges), tuple(groups), tuple((a, b, n) for (a, b), n in counts.items()),
-                clusters, tuple(seeds), hops, reason, omitted)
+    return View(
+        tuple(drawn),
+        len(ids),
+        tuple(edges),
+        tuple(groups),
+        tuple((a, b, n) for (a, b), n in counts.items()),
+        clusters,
+        tuple(seeds),
+        hops,
+        reason,
+        omitted,
+    )
 
 
 # --- choosing the steps shown ------------------------------------------------------------------------------
@@ -224,16 +275,28 @@ def assemble(ix: StructureIndex, ids: list[str], shown: set[str], seeds: Sequenc
 def _check(hops: object, collapse: object, group_by: object, max_steps: object) -> None:
     for name, value in (("hops", hops), ("max_steps", max_steps)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise PlanvizTypeError(f"render({name}=...) expects a whole number, got {type(value).__name__} "
-                                   f"{show_value(value)}")
+            raise PlanvizTypeError(
+                f"render({name}=...) expects a whole number, got {type(value).__name__} "
+                f"{show_value(value)}"
+            )
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
-        raise RenderError(f"hops={show_value(hops)}: expected a whole number of dependency hops >= 0, such as hops=2")
+        raise RenderError(
+            f"hops={show_value(hops)}: expected a whole number of dependency hops >= 0, such as hops=2"
+        )
     if collapse is not None and collapse not in COLLAPSE:
-        raise RenderError(f"collapse={show_value(collapse)}: choose one of {', '.join(map(repr, COLLAPSE))} or None")
+        raise RenderError(
+            f"collapse={show_value(collapse)}: choose one of {', '.join(map(repr, COLLAPSE))} or None"
+        )
     if group_by is not None and group_by not in GROUP_BY:
-        raise RenderError(f"group_by={show_value(group_by)}: choose one of {', '.join(map(repr, GROUP_BY))} or None")
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-        raise RenderError(f"max_steps={show_value(max_steps)}: expected a number of steps >= 1, or None to draw every step")
+        raise RenderError(
+            f"group_by={show_value(group_by)}: choose one of {', '.join(map(repr, GROUP_BY))} or None"
+        )
+    if max_steps is not None and (
+        isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+    ):
+        raise RenderError(
+            f"max_steps={show_value(max_steps)}: expected a number of steps >= 1, or None to draw every step"
+        )
 
 
 def _focus_ids(plan: Plan, focus: str | Iterable[str]) -> tuple[str, ...]:
@@ -241,18 +304,24 @@ def _focus_ids(plan: Plan, focus: str | Iterable[str]) -> tuple[str, ...]:
     try:
         wanted = tuple(dict.fromkeys(wanted))
     except TypeError:
-        raise PlanvizTypeError(f"render(focus=...) expects a step id or a list of step ids, got "
-                               f"{type(focus).__name__} {show_value(focus, 80)}") from None
+        raise PlanvizTypeError(
+            f"render(focus=...) expects a step id or a list of step ids, got "
+            f"{type(focus).__name__} {show_value(focus, 80)}"
+        ) from None
     for sid in wanted:
         if not isinstance(sid, str):
-            raise PlanvizTypeError(f"render(focus=...) expects step ids (strings), got {show_value(sid, 80)}")
+            raise PlanvizTypeError(
+                f"render(focus=...) expects step ids (strings), got {show_value(sid, 80)}"
+            )
         if sid not in plan:
             try:
                 plan.step(sid)
             except UnknownStepError as exc:
                 raise UnknownStepError(f"render(focus={show_value(sid)}): {exc}") from None
     if not wanted:
-        raise RenderError("render(focus=[]) names no step; pass a step id, or focus=None for the default view")
+        raise RenderError(
+            "render(focus=[]) names no step; pass a step id, or focus=None for the default view"
+        )
     return wanted
 
 
@@ -297,20 +366,36 @@ def _ball_reason(seeds: Sequence[str], used: int, cap: int, what: str) -> str:
     return f"the {used}-hop neighbourhood of {name}" if used else (what or name)
 
 
-def _auto(plan: Plan, ix: StructureIndex, run: Any, findings: Sequence[Any], critical: Sequence[str],
-          hops: int, cap: int) -> tuple[tuple[str, ...], set[str], int | None, str]:
+def _auto(
+    plan: Plan,
+    ix: StructureIndex,
+    run: Any,
+    findings: Sequence[Any],
+    critical: Sequence[str],
+    hops: int,
+    cap: int,
+) -> tuple[tuple[str, ...], set[str], int | None, str]:
     voided, failed, reissued = _run_marks(plan, run)
     if voided:
         seeds = tuple(s for s in ix.steps if s in voided or s in failed)
         feeding = {p for s in seeds for p in ix.parents[s]} - set(seeds)
         if len(seeds) + len(feeding) <= cap:
-            return (seeds, set(seeds) | feeding, None,
-                    f"the {len(seeds)} steps a failure voided and the {len(feeding)} steps that feed them")
-        roots = tuple(s for s in seeds if s in failed) or tuple(s for s in seeds if not set(ix.parents[s]) & voided)
+            return (
+                seeds,
+                set(seeds) | feeding,
+                None,
+                f"the {len(seeds)} steps a failure voided and the {len(feeding)} steps that feed them",
+            )
+        roots = tuple(s for s in seeds if s in failed) or tuple(
+            s for s in seeds if not set(ix.parents[s]) & voided
+        )
         shown, used = _ball(ix, roots, hops, cap)
         return roots, shown, used, _ball_reason(roots, used, cap, "the failure")
-    for ids, what in ((failed, "the failed steps"), (reissued, "the steps a replan reissued"),
-                      ({s for f in findings for s in getattr(f, "steps", ())}, "the steps with findings")):
+    for ids, what in (
+        (failed, "the failed steps"),
+        (reissued, "the steps a replan reissued"),
+        ({s for f in findings for s in getattr(f, "steps", ())}, "the steps with findings"),
+    ):
         seeds = tuple(s for s in ix.steps if s in ids)
         if seeds:
             shown, used = _ball(ix, seeds, hops, cap)
@@ -357,14 +442,29 @@ def _summaries(ix: StructureIndex, ids: list[str], shown: set[str]) -> list[Grou
     members: dict[tuple[str, int], list[str]] = {}
     for s in ids:
         if s not in shown:
-            rel = ("between" if s in down else "upstream") if s in up else "downstream" if s in down else "elsewhere"
-            members.setdefault((rel, 0 if rel == "elsewhere" else levels.get(s, 0) // size), []).append(s)
+            rel = (
+                ("between" if s in down else "upstream")
+                if s in up
+                else "downstream"
+                if s in down
+                else "elsewhere"
+            )
+            members.setdefault(
+                (rel, 0 if rel == "elsewhere" else levels.get(s, 0) // size), []
+            ).append(s)
     groups = []
     for rel, band in sorted(members, key=lambda k: (RELATIONS.index(k[0]), k[1])):
         m = members[(rel, band)]
         name = rel if sum(k[0] == rel for k in members) == 1 else f"{rel}-{band + 1}"
         lo, hi = min(levels.get(x, 0) for x in m) + 1, max(levels.get(x, 0) for x in m) + 1
         waves = f"wave {lo}" if lo == hi else f"waves {lo}–{hi}"
-        groups.append(Group(name, "summary", tuple(m),
-                            _TITLES[rel].format(n=f"{len(m):,}", s="s" * (len(m) != 1)), f"{waves}: {_HINTS[rel]}"))
+        groups.append(
+            Group(
+                name,
+                "summary",
+                tuple(m),
+                _TITLES[rel].format(n=f"{len(m):,}", s="s" * (len(m) != 1)),
+                f"{waves}: {_HINTS[rel]}",
+            )
+        )
     return groups

@@ -24,15 +24,21 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Sequence
 
+from planviz.pictures.style import AXIS, LOOKS, TIMELINE
 from planviz.plan.model import natural_key
 from planviz.runs.usage import model_calls
-from planviz.pictures.style import AXIS, LOOKS, TIMELINE
 
 __all__ = ["Bar", "bars", "gantt_svg", "lane_columns", "BAR_LOOKS"]
 
 #: how an attempt ended -> the look of that status (pictures/style.py, the one home of looks): a bar has the fill,
 #: outline and dash its step has in every other picture
-BAR_LOOKS = {"done": "done", "failed": "failed", "running": "running", "voided": "invalidated", "waiting": "waiting"}
+BAR_LOOKS = {
+    "done": "done",
+    "failed": "failed",
+    "running": "running",
+    "voided": "invalidated",
+    "waiting": "waiting",
+}
 _LABEL_W, _CHART_W, _PAD, _ROW_H, _TOP = 118, 560, 16, 20, 46
 
 
@@ -59,7 +65,9 @@ def bars(run: Any) -> tuple[Bar, ...]:
     open_: dict[str, float] = {}
     waits: dict[str, float] = {}  # steps waiting for input, since when
     out: list[Bar] = []
-    done: dict[str, list[int]] = {}  # the done bars of each step, by position in out: a void marks only those
+    done: dict[
+        str, list[int]
+    ] = {}  # the done bars of each step, by position in out: a void marks only those
     for e in events:
         voided = getattr(e, "voided", None)
         if voided:
@@ -76,8 +84,17 @@ def bars(run: Any) -> tuple[Bar, ...]:
         elif e.kind in ("complete", "fail") and e.step in open_:
             if e.kind == "complete":
                 done.setdefault(e.step, []).append(len(out))
-            out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done" if e.kind == "complete" else "failed"))
-        elif e.kind == "wait":  # the attempt pauses for input: the wait is a bar of its own, to the resume
+            out.append(
+                Bar(
+                    e.step,
+                    open_.pop(e.step),
+                    float(e.time),
+                    "done" if e.kind == "complete" else "failed",
+                )
+            )
+        elif (
+            e.kind == "wait"
+        ):  # the attempt pauses for input: the wait is a bar of its own, to the resume
             if e.step in open_:
                 done.setdefault(e.step, []).append(len(out))
                 out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
@@ -110,9 +127,15 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     models = _model_bars(run)
     rows = _rows(schedule, attempts, models)
     last = float(run.events[-1].time) if run.events else 0.0
-    planned_end = max((t.ef for t in schedule.steps.values()), default=0.0)  # a dead end may outlast the makespan
-    span = max([float(schedule.makespan), planned_end, last] + [b.end for b in attempts] + [b.end for b in models]
-               + [1e-9])
+    planned_end = max(
+        (t.ef for t in schedule.steps.values()), default=0.0
+    )  # a dead end may outlast the makespan
+    span = max(
+        [float(schedule.makespan), planned_end, last]
+        + [b.end for b in attempts]
+        + [b.end for b in models]
+        + [1e-9]
+    )
     scale = _CHART_W / span
     x0 = _LABEL_W
     height = _TOP + _ROW_H * len(rows) + 24
@@ -121,12 +144,16 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     by_step: dict[str, list[Bar]] = {}
     for b in attempts:
         by_step.setdefault(b.step, []).append(b)
-    models_of: dict[str, list[Bar]] = {}  # each row's model calls, in call order: one pass, not one per row
+    models_of: dict[
+        str, list[Bar]
+    ] = {}  # each row's model calls, in call order: one pass, not one per row
     for b in models:
         models_of.setdefault(b.step, []).append(b)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
-           f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="planviz-gantt" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" data-x0="{x0}" data-scale="{scale:.6g}" role="img" '
+        f'font-family="sans-serif" font-size="11"><title>timeline: the run against the critical path</title>'
+    ]
     out.append(_legend(any(b.result == "waiting" for b in attempts), bool(models)))
     out.append(_axis(span, scale, x0, height, unit))
     for i, step in enumerate(rows):
@@ -134,28 +161,38 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
         sid = escape(step)
         label = escape(step if len(step) <= 16 else step[:15] + "\u2026")
         weight = ' font-weight="bold"' if step in critical else ""
-        out.append(f'<g class="pv-row" data-step="{sid}"><title>{sid}</title>'
-                   f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end"{weight}>{label}</text>')
+        out.append(
+            f'<g class="pv-row" data-step="{sid}"><title>{sid}</title>'
+            f'<text x="{x0 - 6}" y="{y + 13}" text-anchor="end"{weight}>{label}</text>'
+        )
         timing = schedule.steps.get(step)
         if timing is not None:
             fill = TIMELINE["planned_critical"] if step in critical else TIMELINE["planned"]
-            out.append(f'<rect class="pv-planned" x="{x0 + timing.es * scale:.2f}" y="{y + 2}" '
-                       f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
-                       f'<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}'
-                       f'</title></rect>')
+            out.append(
+                f'<rect class="pv-planned" x="{x0 + timing.es * scale:.2f}" y="{y + 2}" '
+                f'width="{max((timing.ef - timing.es) * scale, 1):.2f}" height="4" fill="{fill}">'
+                f"<title>{sid} planned {_num(timing.es)}\u2013{_num(timing.ef)}, slack {_num(timing.slack)}"
+                f"</title></rect>"
+            )
         for b in models_of.get(step, ()):
-            out.append(f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
-                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
-                       f'<title>{escape(b.result)}</title></rect>')
+            out.append(
+                f'<rect class="pv-model" x="{x0 + b.start * scale:.2f}" y="{y + 9}" '
+                f'width="{max((b.end - b.start) * scale, 2):.2f}" height="6" fill="{TIMELINE["model"]}">'
+                f"<title>{escape(b.result)}</title></rect>"
+            )
         for b in by_step.get(step, ()):
-            out.append(f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
-                       f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10"{_paint(b.result)}'
-                       f'><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>')
+            out.append(
+                f'<rect class="pv-bar pv-{b.result}" x="{x0 + b.start * scale:.2f}" y="{y + 7}" '
+                f'width="{max((b.end - b.start) * scale, 2):.2f}" height="10"{_paint(b.result)}'
+                f"><title>{sid} {b.result} {_num(b.start)}\u2013{_num(b.end)}</title></rect>"
+            )
         out.append("</g>")
     cursor = x0 + (now or 0.0) * scale
     hidden = ' visibility="hidden"' if now is None else ""
-    out.append(f'<line class="planviz-now" x1="{cursor:.2f}" x2="{cursor:.2f}" y1="{_TOP - 4}" '
-               f'y2="{height - 20}" stroke="{TIMELINE["now"]}" stroke-width="2"{hidden}/>')
+    out.append(
+        f'<line class="planviz-now" x1="{cursor:.2f}" x2="{cursor:.2f}" y1="{_TOP - 4}" '
+        f'y2="{height - 20}" stroke="{TIMELINE["now"]}" stroke-width="2"{hidden}/>'
+    )
     out.append("</svg>")
     return "".join(out)
 
@@ -183,11 +220,27 @@ def lane_columns(run: Any) -> dict[str, Any]:
     calls: list[tuple[str, float, float, str, str | None]] = []
     for b in bars(run):
         tool_name = tool_of.get(b.step)
-        calls.append(("tool: " + tool_name if tool_name else "steps (no tool)", b.start, b.end, b.result, b.step))
+        calls.append(
+            (
+                "tool: " + tool_name if tool_name else "steps (no tool)",
+                b.start,
+                b.end,
+                b.result,
+                b.step,
+            )
+        )
     for step, c in model_calls(run):
         at, took = c.get("time"), c.get("duration")
         if isinstance(at, (int, float)) and isinstance(took, (int, float)):
-            calls.append(("model: " + str(c.get("model") or "?"), float(at), float(at) + float(took), "model", step))
+            calls.append(
+                (
+                    "model: " + str(c.get("model") or "?"),
+                    float(at),
+                    float(at) + float(took),
+                    "model",
+                    step,
+                )
+            )
     firsts: dict[str, float] = {}
     for lane, start, *_ in calls:
         firsts[lane] = min(firsts.get(lane, start), start)
@@ -195,8 +248,16 @@ def lane_columns(run: Any) -> dict[str, Any]:
     kept = order[:MAX_LANES] + (["other tools"] if len(order) > MAX_LANES else [])
     index = {name: min(k, MAX_LANES) for k, name in enumerate(order)}
     steps: dict[str, int] = {}
-    out: dict[str, Any] = {"lanes": kept, "looks": list(LANE_LOOKS), "lane": [], "start": [], "end": [], "look": [],
-                           "step": [], "steps": []}
+    out: dict[str, Any] = {
+        "lanes": kept,
+        "looks": list(LANE_LOOKS),
+        "lane": [],
+        "start": [],
+        "end": [],
+        "look": [],
+        "step": [],
+        "steps": [],
+    }
     for lane, start, end, result, step in sorted(calls, key=lambda c: (c[1], c[0])):
         out["lane"].append(index[lane])
         out["start"].append(start)
@@ -222,11 +283,16 @@ def _model_bars(run: Any) -> list[Bar]:
         at, took = c.get("time"), c.get("duration")
         if not isinstance(at, (int, float)) or not isinstance(took, (int, float)):
             continue
-        tokens = ", ".join(f"{c[k]} {k.split('_')[0]} tokens" for k in ("input_tokens", "output_tokens")
-                           if isinstance(c.get(k), int))
-        text = f"model call {c.get('model') or ''} for {step}: {_num(round(took, 6))}" + \
-            (" (end inferred: the trace did not record it)" if c.get("duration_inferred") else "") + \
-            (f", {tokens}" if tokens else "")
+        tokens = ", ".join(
+            f"{c[k]} {k.split('_')[0]} tokens"
+            for k in ("input_tokens", "output_tokens")
+            if isinstance(c.get(k), int)
+        )
+        text = (
+            f"model call {c.get('model') or ''} for {step}: {_num(round(took, 6))}"
+            + (" (end inferred: the trace did not record it)" if c.get("duration_inferred") else "")
+            + (f", {tokens}" if tokens else "")
+        )
         out.append(Bar(step, float(at), float(at) + float(took), text))
     return out
 
@@ -234,21 +300,39 @@ def _model_bars(run: Any) -> list[Bar]:
 def _paint(result: str) -> str:
     """The fill, outline and dash of a bar: its status's look."""
     look = LOOKS[BAR_LOOKS[result]]
-    dash = ' stroke-dasharray="3 2"' if look.dash == "dashed" else ' stroke-dasharray="1 2"' if look.dash else ""
+    dash = (
+        ' stroke-dasharray="3 2"'
+        if look.dash == "dashed"
+        else ' stroke-dasharray="1 2"'
+        if look.dash
+        else ""
+    )
     return f' fill="{look.fill}" stroke="{look.stroke}" stroke-width="1.5"{dash}'
 
 
 def _legend(waiting: bool = False, models: bool = False) -> str:
-    items = [(f' fill="{TIMELINE["planned_critical"]}"', "planned (critical path)", 4),
-             (f' fill="{TIMELINE["planned"]}"', "planned", 4)]
-    items += [(_paint(r), text, 10) for r, text in (("done", "done"), ("failed", "failed"), ("running", "running"),
-                                                    ("voided", "voided"), ("waiting", "waits for input"))
-              if r != "waiting" or waiting]
+    items = [
+        (f' fill="{TIMELINE["planned_critical"]}"', "planned (critical path)", 4),
+        (f' fill="{TIMELINE["planned"]}"', "planned", 4),
+    ]
+    items += [
+        (_paint(r), text, 10)
+        for r, text in (
+            ("done", "done"),
+            ("failed", "failed"),
+            ("running", "running"),
+            ("voided", "voided"),
+            ("waiting", "waits for input"),
+        )
+        if r != "waiting" or waiting
+    ]
     items += [(f' fill="{TIMELINE["model"]}"', "model call", 6)] if models else []
     out, x = ['<g class="pv-legend">'], 4
     for paint, text, h in items:
-        out.append(f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}"{paint}/>'
-                   f'<text x="{x + 18}" y="13">{text}</text>')
+        out.append(
+            f'<rect x="{x}" y="{9 - h // 2}" width="14" height="{h}"{paint}/>'
+            f'<text x="{x + 18}" y="13">{text}</text>'
+        )
         x += 26 + 6 * len(text)
     out.append("</g>")
     return "".join(out)
@@ -260,12 +344,16 @@ def _axis(span: float, scale: float, x0: float, height: int, unit: str) -> str:
     t = 0.0
     while t <= span + 1e-9:
         x = x0 + t * scale
-        out.append(f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{_TOP - 8}" y2="{height - 20}"/>'
-                   f'<text x="{x:.2f}" y="{_TOP - 12}" text-anchor="middle" stroke="none" fill="{AXIS["text"]}">'
-                   f'{_num(round(t, 6))}</text>')
+        out.append(
+            f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{_TOP - 8}" y2="{height - 20}"/>'
+            f'<text x="{x:.2f}" y="{_TOP - 12}" text-anchor="middle" stroke="none" fill="{AXIS["text"]}">'
+            f"{_num(round(t, 6))}</text>"
+        )
         t += step
     label = f"time ({escape(unit)})" if unit else "time"
-    out.append(f'<text x="{x0}" y="{height - 6}" stroke="none" fill="{AXIS["text"]}">{label}</text></g>')
+    out.append(
+        f'<text x="{x0}" y="{height - 6}" stroke="none" fill="{AXIS["text"]}">{label}</text></g>'
+    )
     return "".join(out)
 
 

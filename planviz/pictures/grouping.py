@@ -24,20 +24,53 @@ from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
 import pygraphviz as pgv
 
-from planviz.plan.model import STATUSES
-from planviz.structure.index import StructureIndex
 from planviz.pictures.escape import checked_attrs, dom_id, escape_label
 from planviz.pictures.style import FONT, LOOKS, Look, Mark, node_attrs, tip
+from planviz.plan.model import STATUSES
+from planviz.structure.index import StructureIndex
 
-__all__ = ["Group", "chain_groups", "kind_clusters", "node_name", "add_groups", "group_marks", "status_counts",
-           "COUNT_ORDER", "member_key", "counts_text", "group_traits", "group_mark"]
+__all__ = [
+    "Group",
+    "chain_groups",
+    "kind_clusters",
+    "node_name",
+    "add_groups",
+    "group_marks",
+    "status_counts",
+    "COUNT_ORDER",
+    "member_key",
+    "counts_text",
+    "group_traits",
+    "group_mark",
+]
 
 #: The order in which a group's status counts are listed (the first two non-zero ones are shown).
-COUNT_ORDER = ("failed", "voided", "conflict", "waiting", "running", "ready", "blocked", "not_run", "done", "kept",
-               "pending")
-_LOOK_OF = {"failed": "failed", "voided": "invalidated", "conflict": "conflict", "waiting": "waiting", "running": "running",
-            "ready": "ready", "blocked": "blocked", "not_run": "not_run", "done": "done", "kept": "kept",
-            "pending": "pending"}
+COUNT_ORDER = (
+    "failed",
+    "voided",
+    "conflict",
+    "waiting",
+    "running",
+    "ready",
+    "blocked",
+    "not_run",
+    "done",
+    "kept",
+    "pending",
+)
+_LOOK_OF = {
+    "failed": "failed",
+    "voided": "invalidated",
+    "conflict": "conflict",
+    "waiting": "waiting",
+    "running": "running",
+    "ready": "ready",
+    "blocked": "blocked",
+    "not_run": "not_run",
+    "done": "done",
+    "kept": "kept",
+    "pending": "pending",
+}
 
 
 @dataclass(frozen=True)
@@ -74,12 +107,21 @@ def chain_groups(ix: StructureIndex, drawn: Sequence[str], pinned: set[str]) -> 
         while chain[-1] in nxt:
             chain.append(nxt[chain[-1]])
         hint = " → ".join(chain) if len(chain) == 2 else f"{chain[0]} → … → {chain[-1]}"
-        groups.append(Group(f"chain-{len(groups) + 1}", "chain", tuple(chain), f"{len(chain)} steps in a chain", hint))
+        groups.append(
+            Group(
+                f"chain-{len(groups) + 1}",
+                "chain",
+                tuple(chain),
+                f"{len(chain)} steps in a chain",
+                hint,
+            )
+        )
     return groups
 
 
-def kind_clusters(ix: StructureIndex, drawn: Sequence[str],
-                  groups: Sequence[Group]) -> tuple[tuple[str, tuple[str | int, ...]], ...]:
+def kind_clusters(
+    ix: StructureIndex, drawn: Sequence[str], groups: Sequence[Group]
+) -> tuple[tuple[str, tuple[str | int, ...]], ...]:
     """(kind, nodes) for each kind: its drawn steps and the chains whose steps all share it; sorted by kind."""
     by_kind: dict[str, list[str | int]] = {}
     for s in drawn:
@@ -102,14 +144,27 @@ def node_name(view: Any, node: str | int) -> str:
     return dom_id(node) if isinstance(node, str) else f"~group-{view.groups[node].name}"
 
 
-def member_key(sid: str, statuses: Mapping[str, str], voided: AbstractSet[str], kept: AbstractSet[str],
-               not_run: AbstractSet[str] = frozenset()) -> str:
+def member_key(
+    sid: str,
+    statuses: Mapping[str, str],
+    voided: AbstractSet[str],
+    kept: AbstractSet[str],
+    not_run: AbstractSet[str] = frozenset(),
+) -> str:
     """What a group counts a member as in a frame: its status, or ``voided`` / ``kept`` / ``not_run`` (a
     stopped run never started it)."""
     status = statuses.get(sid, "pending")
-    return ("voided" if (sid in voided or status == "invalidated") and status != "failed"
-            else "kept" if sid in kept and status == "done" else "not_run" if sid in not_run
-            else status if status in STATUSES else "pending")
+    return (
+        "voided"
+        if (sid in voided or status == "invalidated") and status != "failed"
+        else "kept"
+        if sid in kept and status == "done"
+        else "not_run"
+        if sid in not_run
+        else status
+        if status in STATUSES
+        else "pending"
+    )
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
@@ -118,8 +173,13 @@ def counts_text(counts: Mapping[str, int]) -> str:
     return " · ".join(shown[:2]) + (" …" if len(shown) > 2 else "")
 
 
-def status_counts(members: Iterable[str], statuses: Mapping[str, str], voided: AbstractSet[str],
-                  kept: AbstractSet[str], not_run: AbstractSet[str] = frozenset()) -> str:
+def status_counts(
+    members: Iterable[str],
+    statuses: Mapping[str, str],
+    voided: AbstractSet[str],
+    kept: AbstractSet[str],
+    not_run: AbstractSet[str] = frozenset(),
+) -> str:
     """How many members are in each status, most telling first (two kinds at most, then ``…``)."""
     counts: dict[str, int] = {}
     for s in members:
@@ -138,30 +198,56 @@ def add_groups(a: pgv.AGraph, view: Any, run_mode: bool) -> tuple[dict[int, str]
     tips: dict[int, str] = {}
     for i, g in enumerate(view.groups):
         name = node_name(view, i)
-        labels[i] = "\\n".join((escape_label(g.title, limit=60), escape_label(g.hint, width=30, max_lines=2,
-                                                                             limit=80)))
-        shown = ", ".join(g.members[:12]) + (f", … ({len(g.members) - 12} more)" if len(g.members) > 12 else "")
+        labels[i] = "\\n".join(
+            (escape_label(g.title, limit=60), escape_label(g.hint, width=30, max_lines=2, limit=80))
+        )
+        shown = ", ".join(g.members[:12]) + (
+            f", … ({len(g.members) - 12} more)" if len(g.members) > 12 else ""
+        )
         lines = [g.title, g.hint, f"steps: {shown}"]
         tips[i] = tip(lines, "text")
         look = LOOKS["summary"] if g.kind == "summary" else LOOKS["step"]
         a.add_node(name)
         label = labels[i] + ("\\n" + escape_label(_placeholder(len(g.members))) if run_mode else "")
-        a.get_node(name).attr.update(checked_attrs({
-            **node_attrs(look, [g.kind], tip(lines)), "label": label, "id": f"group-{g.name}",
-            "peripheries": 2 if run_mode else 1}))
+        a.get_node(name).attr.update(
+            checked_attrs(
+                {
+                    **node_attrs(look, [g.kind], tip(lines)),
+                    "label": label,
+                    "id": f"group-{g.name}",
+                    "peripheries": 2 if run_mode else 1,
+                }
+            )
+        )
     for k, (u, v, count) in enumerate(view.links):
         a.add_edge(node_name(view, u), node_name(view, v))
         text = f"{count} dependenc{'y' if count == 1 else 'ies'}"
-        attrs: dict[str, Any] = {"id": f"link-{k}", "class": "link", "tooltip": tip([text]), "style": "dashed",
-                                 "penwidth": 1.2}
+        attrs: dict[str, Any] = {
+            "id": f"link-{k}",
+            "class": "link",
+            "tooltip": tip([text]),
+            "style": "dashed",
+            "penwidth": 1.2,
+        }
         if count > 1:
-            attrs["xlabel"] = escape_label(f"×{count:,}")  # an xlabel: no label rank, which would double the ranks
+            attrs["xlabel"] = escape_label(
+                f"×{count:,}"
+            )  # an xlabel: no label rank, which would double the ranks
         a.get_edge(node_name(view, u), node_name(view, v)).attr.update(checked_attrs(attrs))
     for k, (kind, nodes) in enumerate(view.clusters):
         sub = a.add_subgraph([node_name(view, x) for x in nodes], name=f"cluster_kind_{k}")
-        sub.graph_attr.update(checked_attrs({"label": escape_label(kind, limit=40), "style": "rounded",
-                                             "color": "#999999", "fontname": FONT, "fontsize": 10,
-                                             "labeljust": "l"}))
+        sub.graph_attr.update(
+            checked_attrs(
+                {
+                    "label": escape_label(kind, limit=40),
+                    "style": "rounded",
+                    "color": "#999999",
+                    "fontname": FONT,
+                    "fontsize": 10,
+                    "labeljust": "l",
+                }
+            )
+        )
     return labels, tips
 
 
@@ -169,8 +255,11 @@ def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[i
     """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
     out = {}
     for i, g in enumerate(view.groups):
-        text = (status_counts(g.members, frame.statuses, frame.voided, frame.kept, frame.not_run)
-                if frame is not None else None)
+        text = (
+            status_counts(g.members, frame.statuses, frame.voided, frame.kept, frame.not_run)
+            if frame is not None
+            else None
+        )
         out[i] = group_mark(g, text, group_traits(g, step_marks))
     return out
 
@@ -179,8 +268,10 @@ def group_traits(g: Any, step_marks: Mapping[str, Mark]) -> tuple[bool, str | No
     """What no frame changes about a group: whether all its members are critical, its gravest finding."""
     member_marks = [step_marks[m] for m in g.members if m in step_marks]
     critical = bool(member_marks) and all("critical" in m.classes for m in member_marks)
-    severity = next((s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
-                    None)
+    severity = next(
+        (s for s in ("error", "warning") if any(f"finding-{s}" in m.classes for m in member_marks)),
+        None,
+    )
     return critical, severity
 
 
@@ -204,5 +295,9 @@ def group_mark(g: Any, text: str | None, traits: tuple[bool, str | None]) -> Mar
             key, look = "critical", LOOKS["critical"]
     if severity:
         classes += ["finding", f"finding-{severity}"]
-        look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
+        look = replace(
+            look,
+            stroke=LOOKS[severity].stroke,
+            penwidth=max(look.penwidth, LOOKS[severity].penwidth),
+        )
     return Mark(tuple(classes), look, extra, key)

@@ -71,6 +71,8 @@ def clip(text: str, limit: int) -> str:
         return text
     keep = max(limit - 1, 0)
     head = text[:keep]
-    cuts = [m.start() for m in re.finditer(r"\s", head)] + [m.end() for m in _BOUNDARY.finditer(head)]
+    cuts = [m.start() for m in re.finditer(r"\s", head)] + [
+        m.end() for m in _BOUNDARY.finditer(head)
+    ]
     cut = max((c for c in cuts if c >= keep * 2 // 3), default=keep)
     return head[:cut].rstrip() + _ELLIPSIS

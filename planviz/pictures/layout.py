@@ -108,8 +108,13 @@ class Layout:
     peak: int = 0
 
 
-def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float | None = 60.0,
-            memory: int | None = None) -> Layout:
+def lay_out(
+    graph: pgv.AGraph,
+    *,
+    in_child: bool = False,
+    timeout: float | None = 60.0,
+    memory: int | None = None,
+) -> Layout:
     """Lay ``graph`` out with ``dot``; with ``in_child``, in a child process with a time and memory limit.
 
     The child is killed after ``timeout`` seconds (None: no limit) and may
@@ -126,18 +131,33 @@ def lay_out(graph: pgv.AGraph, *, in_child: bool = False, timeout: float | None 
             raise RenderError(f"Graphviz could not lay the plan out: {exc}") from None
         return Layout(g.string(), svg)
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", _CHILD, str(int(memory or 0))],
-                              input=graph.string().encode("utf-8"), capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _CHILD, str(int(memory or 0))],
+            input=graph.string().encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
-        raise LayoutTimeout(f"Graphviz did not lay out {graph.number_of_nodes()} nodes within the time "
-                            f"limit of {timeout:g} s; the layout process was stopped") from None
+        raise LayoutTimeout(
+            f"Graphviz did not lay out {graph.number_of_nodes()} nodes within the time "
+            f"limit of {timeout:g} s; the layout process was stopped"
+        ) from None
     if done.returncode != 0:
-        err = [ln for ln in done.stderr.decode("utf-8", "replace").splitlines() if "Fontconfig" not in ln]
+        err = [
+            ln
+            for ln in done.stderr.decode("utf-8", "replace").splitlines()
+            if "Fontconfig" not in ln
+        ]
         text = " ".join(err[-3:])
         if memory and (done.returncode < 0 or "memory" in text.lower() or "alloc" in text.lower()):
-            raise LayoutTimeout(f"Graphviz ran out of its memory limit of {memory / 2**20:,.0f} MiB laying out "
-                                f"{graph.number_of_nodes()} nodes; the layout process was stopped")
-        raise RenderError(f"the Graphviz layout process failed (exit {done.returncode}): {text or 'no message'}")
+            raise LayoutTimeout(
+                f"Graphviz ran out of its memory limit of {memory / 2**20:,.0f} MiB laying out "
+                f"{graph.number_of_nodes()} nodes; the layout process was stopped"
+            )
+        raise RenderError(
+            f"the Graphviz layout process failed (exit {done.returncode}): {text or 'no message'}"
+        )
     out = json.loads(done.stdout.decode("utf-8"))
     return Layout(out["dot"], out["svg"], float(out["cpu"]), int(out["peak"]))
 
@@ -159,8 +179,14 @@ SHAPES = (_q("path"), _q("polygon"), _q("ellipse"))
 SLOT = re.compile("\x01([0-9]+)\x01")
 
 
-def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterable[tuple[str, str]],
-                   event_lines: int = 2, extra: Iterable[tuple[str, Any]] = ()) -> tuple[str, tuple[tuple[str, Any], ...]]:
+def frame_template(
+    svg: str,
+    run_mode: bool,
+    sids: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    event_lines: int = 2,
+    extra: Iterable[tuple[str, Any]] = (),
+) -> tuple[str, tuple[tuple[str, Any], ...]]:
     """The laid-out SVG with a numbered slot wherever a frame changes something: class, colours, status, tooltip.
 
     In a run's picture the status line of each node and the last
@@ -171,7 +197,9 @@ def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterabl
     the key its slots carry; they are restyled like step nodes.
     """
     if "\x01" in svg:
-        raise RenderError("the Graphviz SVG holds a control character; please report the plan that caused it")
+        raise RenderError(
+            "the Graphviz SVG holds a control character; please report the plan that caused it"
+        )
     root = ET.fromstring(svg)
     groups = {g.get("id"): g for g in root.iter(_q("g")) if g.get("id")}
     title = f"{{{XLINK_NS}}}title"
@@ -205,7 +233,9 @@ def frame_template(svg: str, run_mode: bool, sids: Iterable[str], edges: Iterabl
         g.set("class", slot("edge-class", (u, v)))
         for el in g.iter():
             if el.tag in (_q("path"), _q("polygon")):
-                for attr in ("stroke", "stroke-width") + (("stroke-dasharray",) if el.tag == _q("path") else ()):
+                for attr in ("stroke", "stroke-width") + (
+                    ("stroke-dasharray",) if el.tag == _q("path") else ()
+                ):
                     el.set(attr, slot(f"edge-{attr}", (u, v)))
                 if el.tag == _q("polygon"):
                     el.set("fill", slot("edge-stroke", (u, v)))
@@ -234,5 +264,6 @@ def serialise_svg(root: ET.Element) -> str:
             el.attrib["xlink:" + key.partition("}")[2]] = el.attrib.pop(key)
     root.set("xmlns", SVG_NS)
     root.set("xmlns:xlink", XLINK_NS)
-    return ('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-            + ET.tostring(root, encoding="unicode"))
+    return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + ET.tostring(
+        root, encoding="unicode"
+    )

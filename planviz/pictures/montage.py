@@ -42,9 +42,13 @@ def clock_ticks(runs: Sequence[Run]) -> tuple[tuple[int, ...], ...]:
     times = [list(itertools.accumulate((float(e.time) for e in run.events), max)) for run in runs]
     ticks: list[tuple[int, ...]] = []
     for t in sorted({t for ts in times for t in ts}):
-        spans = [(bisect_left(ts, t), bisect_right(ts, t)) for ts in times]  # each run's events at time t
+        spans = [
+            (bisect_left(ts, t), bisect_right(ts, t)) for ts in times
+        ]  # each run's events at time t
         for k in range(max(hi - lo for lo, hi in spans)):
-            ticks.append(tuple(min(lo + k, hi - 1) if hi > lo else max(hi - 1, 0) for lo, hi in spans))
+            ticks.append(
+                tuple(min(lo + k, hi - 1) if hi > lo else max(hi - 1, 0) for lo, hi in spans)
+            )
     return tuple(ticks)
 
 
@@ -56,8 +60,16 @@ def arrangement(sizes: Sequence[tuple[float, float]]) -> str:
     return "row" if abs(math.log(row / _SLIDE)) <= abs(math.log(column / _SLIDE)) else "column"
 
 
-def compose(Image: Any, ImageDraw: Any, font: Any, panels: Sequence[Any], labels: Sequence[str],
-            cell: tuple[int, int], how: str, strip: int = LABEL_HEIGHT) -> Any:
+def compose(
+    Image: Any,
+    ImageDraw: Any,
+    font: Any,
+    panels: Sequence[Any],
+    labels: Sequence[str],
+    cell: tuple[int, int],
+    how: str,
+    strip: int = LABEL_HEIGHT,
+) -> Any:
     """One RGB image: each panel (a PIL image) under its label (a ``strip`` pixels high), in a row or a
     column of ``cell``-sized cells."""
     w, h = cell[0], cell[1] + strip
@@ -68,6 +80,10 @@ def compose(Image: Any, ImageDraw: Any, font: Any, panels: Sequence[Any], labels
         x, y = (k * w, 0) if how == "row" else (0, k * h)
         draw.text((x + 12, y + strip // 5), label, fill="black", font=font)
         if k:  # a rule between panels
-            draw.line([(x, y), (x, y + h)] if how == "row" else [(x, y), (x + w, y)], fill="#999999", width=2)
+            draw.line(
+                [(x, y), (x, y + h)] if how == "row" else [(x, y), (x + w, y)],
+                fill="#999999",
+                width=2,
+            )
         out.paste(panel, (x, y + strip))
     return out

@@ -20,13 +20,38 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
+from planviz.pictures.escape import escape_label
 from planviz.plan.model import STATUSES, Finding, Plan
 from planviz.runs.events import Frame, Run
-from planviz.pictures.escape import escape_label
 
-__all__ = ["FONT", "Look", "LOOKS", "FATE_LOOKS", "SERIES", "TIMELINE", "AXIS", "LEGEND_TEXT", "RUN_LEGEND", "LEGEND_ORDER", "screen_legend", "SEVERITY_LOOKS", "EDGE_COLOUR", "STATUS_PLACEHOLDER",
-           "INFERRED", "Mark", "run_looks", "legend_keys", "gravest", "num", "step_tooltip", "node_marks", "edge_marks",
-           "node_attrs", "tip", "slot_value"]
+__all__ = [
+    "FONT",
+    "Look",
+    "LOOKS",
+    "FATE_LOOKS",
+    "SERIES",
+    "TIMELINE",
+    "AXIS",
+    "LEGEND_TEXT",
+    "RUN_LEGEND",
+    "LEGEND_ORDER",
+    "screen_legend",
+    "SEVERITY_LOOKS",
+    "EDGE_COLOUR",
+    "STATUS_PLACEHOLDER",
+    "INFERRED",
+    "Mark",
+    "run_looks",
+    "legend_keys",
+    "gravest",
+    "num",
+    "step_tooltip",
+    "node_marks",
+    "edge_marks",
+    "node_attrs",
+    "tip",
+    "slot_value",
+]
 
 
 @dataclass(frozen=True)
@@ -53,7 +78,9 @@ LOOKS: Mapping[str, Look] = {
     "invalidated": Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="VOIDED"),
     "kept": Look("#C2E8DA", "#00563F", 2.0, double=True, text="kept (verified)"),
     "blocked": Look("#F2D9E8", "#CC79A7", 2.5, dash="dotted", text="blocked"),
-    "not_run": Look("#FFFFFF", "#7A7A7A", 1.2, dash="dotted", text="not run"),  # the run stopped first: no work
+    "not_run": Look(
+        "#FFFFFF", "#7A7A7A", 1.2, dash="dotted", text="not run"
+    ),  # the run stopped first: no work
     "conflict": Look("#F9DEA6", "#E69F00", 4.0, text="CONFLICT"),
     "step": Look("#FFFFFF", "#555555", 1.2),
     "critical": Look("#FFFFFF", "#000000", 3.0),
@@ -68,13 +95,21 @@ LOOKS: Mapping[str, Look] = {
 #: looks as that status does in every other picture
 FATE_LOOKS: Mapping[str, tuple[Look, str]] = {
     "as_planned": (LOOKS["done"], "ran as planned"),
-    "other_arguments": (Look("#FBE7B5", "#E69F00", 3.0, text="other arguments"), "ran with other arguments"),
+    "other_arguments": (
+        Look("#FBE7B5", "#E69F00", 3.0, text="other arguments"),
+        "ran with other arguments",
+    ),
     "failed": (LOOKS["failed"], "failed"),
     "voided": (LOOKS["invalidated"], "ran, then voided"),
     "unfinished": (LOOKS["running"], "started, never finished"),
-    "not_run": (replace(LOOKS["not_run"], text="never ran"), "never ran"),  # no work: never the voided look
-    "invalidated": (replace(LOOKS["blocked"], text="never ran \u00b7 in the failure's scope"),
-                    "never ran: blocked by a failure upstream"),
+    "not_run": (
+        replace(LOOKS["not_run"], text="never ran"),
+        "never ran",
+    ),  # no work: never the voided look
+    "invalidated": (
+        replace(LOOKS["blocked"], text="never ran \u00b7 in the failure's scope"),
+        "never ran: blocked by a failure upstream",
+    ),
     "unplanned": (replace(LOOKS["summary"], text="UNPLANNED"), "unplanned call"),
 }
 #: Okabe-Ito colours for series that name rows, not statuses (a campaign chart's strategies), in order
@@ -82,22 +117,50 @@ SERIES = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#00
 #: the axes of the charts (timeline, campaign chart): grid lines and their figures
 AXIS: Mapping[str, str] = {"line": "#DDDDDD", "text": "#555555"}
 #: the timeline chart's marks that are no status (an attempt's bar takes its status's look from LOOKS)
-TIMELINE: Mapping[str, str] = {"planned_critical": "#222222", "planned": "#B3B3B3", "model": "#56B4E9",
-                               "now": "#CC79A7"}
+TIMELINE: Mapping[str, str] = {
+    "planned_critical": "#222222",
+    "planned": "#B3B3B3",
+    "model": "#56B4E9",
+    "now": "#CC79A7",
+}
 SEVERITY_LOOKS = ("error", "warning", "info")  # gravest first
 LEGEND_TEXT = {
-    "pending": "pending", "ready": "ready", "running": "running", "waiting": "waits for input (a human)", "done": "done",
-    "failed": "failed", "invalidated": "voided by a failure", "kept": "kept: verified, survives",
-    "blocked": "blocked", "not_run": "not run: the run stopped first (never voided)", "conflict": "conflicting fact",
+    "pending": "pending",
+    "ready": "ready",
+    "running": "running",
+    "waiting": "waits for input (a human)",
+    "done": "done",
+    "failed": "failed",
+    "invalidated": "voided by a failure",
+    "kept": "kept: verified, survives",
+    "blocked": "blocked",
+    "not_run": "not run: the run stopped first (never voided)",
+    "conflict": "conflicting fact",
     "step": "step",
-    "critical": "critical path (bold)", "far": "far-horizon goal", "error": "error (hover: message)",
-    "warning": "warning (hover: message)", "info": "note (hover: message)",
+    "critical": "critical path (bold)",
+    "far": "far-horizon goal",
+    "error": "error (hover: message)",
+    "warning": "warning (hover: message)",
+    "info": "note (hover: message)",
     "inferred": "dashed edge: inferred dependency",
     "summary": "steps summed up (count inside)",
 }
-INFERRED = "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
-RUN_LEGEND = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "kept", "blocked", "not_run",
-              "conflict")
+INFERRED = (
+    "inferred_dependency"  # the import finding whose edges a trace reader guessed: drawn dashed
+)
+RUN_LEGEND = (
+    "pending",
+    "ready",
+    "running",
+    "waiting",
+    "done",
+    "failed",
+    "invalidated",
+    "kept",
+    "blocked",
+    "not_run",
+    "conflict",
+)
 LEGEND_ORDER = RUN_LEGEND + ("step", "critical", "far", *SEVERITY_LOOKS, "inferred", "summary")
 EDGE_COLOUR = "#666666"
 FONT = "Helvetica,Arial,sans-serif"
@@ -118,20 +181,36 @@ def run_looks(run: Run) -> frozenset[str]:
     """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
     seen = set(run.statuses_seen())
     events = run.events
-    seen |= {"invalidated"} if any(e.kind in ("invalidate", "recheck") and e.voided for e in events) else set()
-    seen |= {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
+    seen |= (
+        {"invalidated"}
+        if any(e.kind in ("invalidate", "recheck") and e.voided for e in events)
+        else set()
+    )
+    seen |= (
+        {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
+    )
     seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     seen |= {"not_run"} if events and run.frame(-1).not_run else set()
-    return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))  # unknown: drawn as pending
+    return frozenset(
+        seen | ({"pending"} if seen - set(STATUSES) else set())
+    )  # unknown: drawn as pending
 
 
-def legend_keys(plan: Plan, run_mode: bool, critical: bool, findings: tuple[Finding, ...],
-                shown: frozenset[str] | None = None) -> tuple[str, ...]:
+def legend_keys(
+    plan: Plan,
+    run_mode: bool,
+    critical: bool,
+    findings: tuple[Finding, ...],
+    shown: frozenset[str] | None = None,
+) -> tuple[str, ...]:
     keys = [k for k in RUN_LEGEND if shown is None or k in shown] if run_mode else ["step"]
     keys += ["critical"] if critical else []
     keys += ["far"] if any(s.horizon == "far" for s in plan.steps) else []
-    keys += [sev for sev in SEVERITY_LOOKS
-             if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)]
+    keys += [
+        sev
+        for sev in SEVERITY_LOOKS
+        if any(f.severity == sev and f.code != INFERRED and _marks(f, plan) for f in findings)
+    ]
     keys += ["inferred"] if any(f.code == INFERRED for f in findings) else []
     return tuple(keys)
 
@@ -157,7 +236,9 @@ def screen_legend(nodes: Iterable[Mark], edges: Iterable[Mark]) -> tuple[str, ..
 
 def _marks(finding: Any, plan: Plan) -> bool:
     """Whether a finding outlines something in the picture (a step or an edge of the plan), so the legend needs it."""
-    return any(sid in plan for sid in finding.steps) or any(u in plan and v in plan for u, v in finding.edges)
+    return any(sid in plan for sid in finding.steps) or any(
+        u in plan and v in plan for u, v in finding.edges
+    )
 
 
 def gravest(findings: Iterable[Any]) -> str:
@@ -172,16 +253,25 @@ def num(x: float) -> str:
 
 def step_tooltip(step: Any) -> list[str]:
     lines = [f"{step.id}: {step.action}"]
-    for name, value in (("evidence", step.expected_evidence), ("check", step.check),
-                        ("requires", ", ".join(step.requires)), ("produces", ", ".join(step.produces)),
-                        ("rollback", step.rollback)):
+    for name, value in (
+        ("evidence", step.expected_evidence),
+        ("check", step.check),
+        ("requires", ", ".join(step.requires)),
+        ("produces", ", ".join(step.produces)),
+        ("rollback", step.rollback),
+    ):
         if value:
             lines.append(f"{name}: {value}")
     return lines
 
 
-def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
-                findings: tuple[Finding, ...], ids: Iterable[str] | None = None) -> dict[str, Mark]:
+def node_marks(
+    plan: Plan,
+    frame: Frame | None,
+    critical: frozenset[str],
+    findings: tuple[Finding, ...],
+    ids: Iterable[str] | None = None,
+) -> dict[str, Mark]:
     """The mark of each step (of ``ids`` only, when given) in ``frame`` (None: the plan alone)."""
     by_step: dict[str, list[Finding]] = {}
     for f in findings:
@@ -201,16 +291,33 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
             status = status if status in STATUSES else "unknown"
             classes.append(f"status-{status}")
             tooltip.append(f"status: {status}")
-            flags = [name for name, ids in (("voided", frame.voided), ("kept", frame.kept),
-                                            ("conflict", frame.conflicted)) if sid in ids]
+            flags = [
+                name
+                for name, ids in (
+                    ("voided", frame.voided),
+                    ("kept", frame.kept),
+                    ("conflict", frame.conflicted),
+                )
+                if sid in ids
+            ]
             classes += flags
             if sid in frame.not_run:
                 classes.append("not_run")
-            key = ("conflict" if "conflict" in flags else "failed" if status == "failed"
-                   else "invalidated" if ("voided" in flags or status == "invalidated")
-                   else "kept" if ("kept" in flags and status == "done")
-                   else "not_run" if sid in frame.not_run
-                   else status if status in LOOKS else "pending")
+            key = (
+                "conflict"
+                if "conflict" in flags
+                else "failed"
+                if status == "failed"
+                else "invalidated"
+                if ("voided" in flags or status == "invalidated")
+                else "kept"
+                if ("kept" in flags and status == "done")
+                else "not_run"
+                if sid in frame.not_run
+                else status
+                if status in LOOKS
+                else "pending"
+            )
             look = LOOKS[key]
             if key == "failed" and "voided" in flags:
                 look = replace(look, text="FAILED · voided")
@@ -224,14 +331,22 @@ def node_marks(plan: Plan, frame: Frame | None, critical: frozenset[str],
         if found:
             severity = gravest(found)
             classes += ["finding", f"finding-{severity}"]
-            look = replace(look, stroke=LOOKS[severity].stroke, penwidth=max(look.penwidth, LOOKS[severity].penwidth))
+            look = replace(
+                look,
+                stroke=LOOKS[severity].stroke,
+                penwidth=max(look.penwidth, LOOKS[severity].penwidth),
+            )
             tooltip += [f"{f.severity} {f.code}: {f.message}" for f in found]
         marks[sid] = Mark(tuple(classes), look, tuple(tooltip), key)
     return marks
 
 
-def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozenset[tuple[str, str]],
-                findings: tuple[Finding, ...]) -> dict[tuple[str, str], Mark]:
+def edge_marks(
+    plan: Plan,
+    edges: tuple[tuple[str, str], ...],
+    critical: frozenset[tuple[str, str]],
+    findings: tuple[Finding, ...],
+) -> dict[tuple[str, str], Mark]:
     flagged: dict[tuple[str, ...], list[Finding]] = {}
     for f in findings:
         for e in f.edges:
@@ -252,7 +367,9 @@ def edge_marks(plan: Plan, edges: tuple[tuple[str, str], ...], critical: frozens
         elif found:
             severity = gravest(f for f in found if f.code != INFERRED)
             classes += ["finding", f"finding-{severity}"] + sorted({f.code for f in found})
-            look = Look("none", LOOKS[severity].stroke, 3.0 if severity != "info" else 2.0, dash=look.dash)
+            look = Look(
+                "none", LOOKS[severity].stroke, 3.0 if severity != "info" else 2.0, dash=look.dash
+            )
         tooltip = tuple(f"{f.severity} {f.code}: {f.message}" for f in found)
         marks[(u, v)] = Mark(tuple(classes), look, tooltip)
     return marks
@@ -287,11 +404,18 @@ def slot_value(kind: str, m: Mark, base_tip: str) -> str:
 
 def node_attrs(look: Look, classes: Iterable[str], tooltip: str) -> dict[str, object]:
     style = "rounded,filled" + (f",{look.dash}" if look.dash else "")
-    return {"fillcolor": look.fill, "color": look.stroke, "penwidth": look.penwidth, "style": style,
-            "class": " ".join(classes), "tooltip": tooltip}
+    return {
+        "fillcolor": look.fill,
+        "color": look.stroke,
+        "penwidth": look.penwidth,
+        "style": style,
+        "class": " ".join(classes),
+        "tooltip": tooltip,
+    }
 
 
 def tip(lines: Iterable[str], target: str = "dot") -> str:
     """Tooltip lines escaped and joined (Graphviz ``\\n`` for DOT, a newline for SVG text)."""
-    return ("\\n" if target == "dot" else "\n").join(escape_label(line, limit=400, target=target)
-                                                   for line in lines)
+    return ("\\n" if target == "dot" else "\n").join(
+        escape_label(line, limit=400, target=target) for line in lines
+    )

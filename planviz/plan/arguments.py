@@ -31,14 +31,25 @@ def expect_plan(value: Any, function: str, argument: str = "plan") -> Plan:
     """``value`` when it is a :class:`Plan`, else :class:`PlanvizTypeError` naming ``function(argument=...)``."""
     if isinstance(value, Plan):
         return value
-    return expect_type(value, Plan, function, argument, "a planviz Plan",  # type: ignore[no-any-return]
-                       loaded_fix(value, "load_plan", "planviz.Plan(goal, steps) or planviz.load_plan(path)"))
+    return expect_type(
+        value,
+        Plan,
+        function,
+        argument,
+        "a planviz Plan",  # type: ignore[no-any-return]
+        loaded_fix(value, "load_plan", "planviz.Plan(goal, steps) or planviz.load_plan(path)"),
+    )
 
 
 def expect_contract(value: Any, function: str, argument: str = "contract") -> Contract | None:
     """``value`` when it is a :class:`Contract` or None, else :class:`PlanvizTypeError`."""
     if value is None or isinstance(value, Contract):
         return value
-    return expect_type(value, Contract, function, argument,  # type: ignore[no-any-return]
-                       "a planviz Contract or None",
-                       loaded_fix(value, "load_contract", "planviz.Contract(...) or planviz.load_contract(path)"))
+    return expect_type(
+        value,
+        Contract,
+        function,
+        argument,  # type: ignore[no-any-return]
+        "a planviz Contract or None",
+        loaded_fix(value, "load_contract", "planviz.Contract(...) or planviz.load_contract(path)"),
+    )

@@ -17,8 +17,9 @@ from planviz.plan.model import natural_key
 __all__ = ["connected_branches"]
 
 
-def connected_branches(members: set[str], parents: Mapping[str, Iterable[str]],
-                       key: Callable[[str], Any] = natural_key) -> list[list[str]]:
+def connected_branches(
+    members: set[str], parents: Mapping[str, Iterable[str]], key: Callable[[str], Any] = natural_key
+) -> list[list[str]]:
     """``members`` split into the groups their dependencies connect (direction ignored).
 
     Each branch is sorted by ``key`` and the branches by their first member.

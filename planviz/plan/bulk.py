@@ -28,14 +28,16 @@ from itertools import chain, filterfalse
 from typing import Any, Callable, Iterator, Sequence, cast
 
 from planviz.errors import PlanFormatError
+from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
 from planviz.plan.fields import CHOICES, STEP_FIELDS
 from planviz.plan.model import Step
-from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
 
 __all__ = ["planviz_steps", "paused_gc"]
 
 _TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
-_TEMPLATE.update(id=None, action="", arguments=None)  # a required id; arguments get a fresh dict each
+_TEMPLATE.update(
+    id=None, action="", arguments=None
+)  # a required id; arguments get a fresh dict each
 _KINDS = dict(STEP_FIELDS)
 
 
@@ -49,9 +51,23 @@ class _StepFilling:
 
     def __init__(self, f: dict[str, Any]) -> None:
         self.id, self.action, self.expected_evidence = f["id"], f["action"], f["expected_evidence"]
-        self.depends_on, self.requires, self.produces = f["depends_on"], f["requires"], f["produces"]
-        self.check, self.rollback, self.duration, self.tool = f["check"], f["rollback"], f["duration"], f["tool"]
-        self.arguments, self.resources, self.kind, self.risk = f["arguments"], f["resources"], f["kind"], f["risk"]
+        self.depends_on, self.requires, self.produces = (
+            f["depends_on"],
+            f["requires"],
+            f["produces"],
+        )
+        self.check, self.rollback, self.duration, self.tool = (
+            f["check"],
+            f["rollback"],
+            f["duration"],
+            f["tool"],
+        )
+        self.arguments, self.resources, self.kind, self.risk = (
+            f["arguments"],
+            f["resources"],
+            f["kind"],
+            f["risk"],
+        )
         self.effect, self.approval, self.horizon = f["effect"], f["approval"], f["horizon"]
         self.budget, self.expands_to, self.revises = f["budget"], f["expands_to"], f["revises"]
         self.__class__ = Step  # type: ignore[assignment]
@@ -84,19 +100,26 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def planviz_steps(raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], Step],
-                  path: tuple[Any, ...] = ("steps",)) -> tuple[Step, ...]:
+def planviz_steps(
+    raw_steps: Sequence[Any],
+    careful: Callable[[Any, tuple[Any, ...]], Step],
+    path: tuple[Any, ...] = ("steps",),
+) -> tuple[Step, ...]:
     """Planviz-shape steps (at field path ``path``): built directly when provably fine, else by ``careful``.
 
     ``careful(raw, path)`` is the field-by-field reader, which raises the located error.
     """
     steps = _fast(raw_steps, careful, path)
-    if steps is None:  # a deferred check failed: let the careful path find and name the first defect
+    if (
+        steps is None
+    ):  # a deferred check failed: let the careful path find and name the first defect
         steps = [careful(raw, path + (i,)) for i, raw in enumerate(raw_steps)]
     return tuple(steps)
 
 
-def _fast(raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], Step], path: tuple[Any, ...]) -> list[Step] | None:
+def _fast(
+    raw_steps: Sequence[Any], careful: Callable[[Any, tuple[Any, ...]], Step], path: tuple[Any, ...]
+) -> list[Step] | None:
     texts: list[str] = []  # strings and lists of strings whose types and text are checked in bulk
     lists: list[tuple[Any, ...]] = []
     out = []
@@ -127,7 +150,9 @@ def _all_text(texts: list[str], lists: list[tuple[Any, ...]]) -> bool:
     return True
 
 
-def _step_fields(raw: dict[str, Any], texts: list[str], lists: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+def _step_fields(
+    raw: dict[str, Any], texts: list[str], lists: list[tuple[Any, ...]]
+) -> dict[str, Any] | None:
     """A step's fields by name, in field order, when the careful path would accept ``raw`` as it is, else None."""
     out = _TEMPLATE.copy()
     kinds = _KINDS

@@ -7,16 +7,16 @@ untrusted-input rules as plan files apply (:mod:`planviz.plan.files`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import os
+from collections.abc import Mapping
 from typing import IO, Any, Mapping
 
 from planviz.errors import PlanFormatError
+from planviz.io.text import STRING_NAME
 from planviz.plan.document import Document, parse_document
 from planviz.plan.files import source_text, text_argument
 from planviz.plan.model import Contract, Plan
 from planviz.plan.records import contract_from_dict
-from planviz.io.text import STRING_NAME
 
 __all__ = ["parse_contract", "load_contract"]
 
@@ -53,8 +53,9 @@ def parse_contract(text: str | bytes, source: str = STRING_NAME) -> Contract:
     return _contract(parse_document(text_argument("parse_contract", text, source), source))
 
 
-def load_contract(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Contract | Plan
-                  ) -> Contract:
+def load_contract(
+    source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Contract | Plan,
+) -> Contract:
     """Load a contract from a path, an open file, a mapping of its fields, a :class:`Contract` or a plan's own.
 
     Parameters
@@ -83,7 +84,9 @@ def load_contract(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping
         return source
     if isinstance(source, Plan):
         if source.contract is None:
-            raise PlanFormatError("this plan has no contract: expected a contract mapping", source=STRING_NAME)
+            raise PlanFormatError(
+                "this plan has no contract: expected a contract mapping", source=STRING_NAME
+            )
         return source.contract
     if isinstance(source, Mapping):
         return _contract_data(source, None, STRING_NAME)
@@ -91,10 +94,11 @@ def load_contract(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping
     return _contract(parse_document(text, name))
 
 
-
 def _contract(doc: Document) -> Contract:
     if doc.multi:
-        raise PlanFormatError(f"holds {len(doc.values)} documents, expected one contract", source=doc.name)
+        raise PlanFormatError(
+            f"holds {len(doc.values)} documents, expected one contract", source=doc.name
+        )
     return _contract_data(doc.data, doc, doc.name)
 
 
@@ -104,7 +108,9 @@ def _contract_data(data: Any, doc: Document | None, name: str) -> Contract:
             return contract_from_dict(data)
         if "steps" in data or (set(data) - {"contract", "$schema"} and "contract" in data):
             if data.get("contract") is None:
-                raise PlanFormatError("this plan file has no 'contract' mapping: expected the contract's fields")
+                raise PlanFormatError(
+                    "this plan file has no 'contract' mapping: expected the contract's fields"
+                )
             return contract_from_dict(data["contract"], _prefix=("contract",))
         if "contract" in data:
             return contract_from_dict(data["contract"], _prefix=("contract",))

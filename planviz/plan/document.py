@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from planviz.errors import PlanFormatError
+from planviz.io import limits
 from planviz.io.jsonsyntax import json_events, parse_json, parse_json_lines
 from planviz.io.syntax import join_path, locate, split_exact, split_path
-from planviz.io import limits
 from planviz.io.text import STRING_NAME, too_large
 
 __all__ = ["Document", "parse_document"]
-
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,9 @@ class Document:
         except (IndexError, ValueError, RecursionError):
             return None
 
-    def error(self, exc: PlanFormatError, record: int = 0, prefix: Iterable[str | int] = ()) -> PlanFormatError:
+    def error(
+        self, exc: PlanFormatError, record: int = 0, prefix: Iterable[str | int] = ()
+    ) -> PlanFormatError:
         """``exc`` with this file's name and the line and column of its field path filled in.
 
         >>> doc = parse_document("goal: g\\nsteps:\\n  - id: A\\n    duration: soon\\n", "p.yaml")
@@ -87,7 +88,9 @@ class Document:
             found = self.locate(parts, record)
             if found is not None:
                 line, column = found
-        return type(exc)(exc.message, source=exc.source or self.name, line=line, column=column, path=path)
+        return type(exc)(
+            exc.message, source=exc.source or self.name, line=line, column=column, path=path
+        )
 
 
 def _locate_yaml(text: str, record: int, target: tuple[Any, ...]) -> tuple[int, int] | None:
@@ -125,8 +128,12 @@ def parse_document(text: str, name: str = STRING_NAME) -> Document:
         raise too_large(f"text of {len(text):,} characters is", name)
     text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise PlanFormatError("empty document: expected a plan (a mapping with goal and steps)",
-                              source=name, line=1, column=1)
+        raise PlanFormatError(
+            "empty document: expected a plan (a mapping with goal and steps)",
+            source=name,
+            line=1,
+            column=1,
+        )
     first = text.lstrip()[0]
     if first in "{[":
         try:
@@ -145,7 +152,10 @@ def parse_document(text: str, name: str = STRING_NAME) -> Document:
             return Document(name, "yaml", values, text, indexes)
     values, indexes = _parse_yaml(text, name)
     if not values:
-        raise PlanFormatError("empty document (only comments): expected a plan (a mapping with goal and steps)",
-                              source=name, line=1, column=1)
+        raise PlanFormatError(
+            "empty document (only comments): expected a plan (a mapping with goal and steps)",
+            source=name,
+            line=1,
+            column=1,
+        )
     return Document(name, "yaml", values, text, indexes)
-

@@ -14,45 +14,120 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-
-__all__ = ["PLAN_FIELDS", "STEP_FIELDS", "TOOLCALL_STEP_FIELDS", "CONTRACT_FIELDS", "TOOLSPEC_FIELDS", "BUDGET_FIELDS",
-           "CHOICES", "EFFECTS",
-           "REQUIRED", "plan_shape"]
+__all__ = [
+    "PLAN_FIELDS",
+    "STEP_FIELDS",
+    "TOOLCALL_STEP_FIELDS",
+    "CONTRACT_FIELDS",
+    "TOOLSPEC_FIELDS",
+    "BUDGET_FIELDS",
+    "CHOICES",
+    "EFFECTS",
+    "REQUIRED",
+    "plan_shape",
+]
 
 # Field name -> kind; the order is the order plan files are written in.
 PLAN_FIELDS: dict[str, str] = {
-    "$schema": "text", "goal": "text", "time_unit": "text", "version": "version", "trigger": "text",
-    "invalidated": "strings", "premises": "strings", "unknowns": "strings", "steps": "steps",
+    "$schema": "text",
+    "goal": "text",
+    "time_unit": "text",
+    "version": "version",
+    "trigger": "text",
+    "invalidated": "strings",
+    "premises": "strings",
+    "unknowns": "strings",
+    "steps": "steps",
     "contract": "contract",
 }
 STEP_FIELDS: dict[str, str] = {
-    "id": "id", "action": "text", "kind": "name", "depends_on": "strings", "requires": "strings",
-    "produces": "strings", "expected_evidence": "text", "check": "text", "rollback": "text",
-    "duration": "duration", "tool": "name", "arguments": "arguments", "resources": "strings",
-    "risk": "choice", "effect": "choice", "approval": "name", "horizon": "choice", "budget": "budget", "expands_to": "steps",
+    "id": "id",
+    "action": "text",
+    "kind": "name",
+    "depends_on": "strings",
+    "requires": "strings",
+    "produces": "strings",
+    "expected_evidence": "text",
+    "check": "text",
+    "rollback": "text",
+    "duration": "duration",
+    "tool": "name",
+    "arguments": "arguments",
+    "resources": "strings",
+    "risk": "choice",
+    "effect": "choice",
+    "approval": "name",
+    "horizon": "choice",
+    "budget": "budget",
+    "expands_to": "steps",
     "revises": "name",
 }
 TOOLCALL_STEP_FIELDS: dict[str, str] = {
-    "n": "n", "tool": "name", "arguments": "arguments", "why": "text", "dependsOn": "refs",
-    **{k: STEP_FIELDS[k] for k in ("kind", "requires", "produces", "check", "rollback", "duration",
-                                   "resources", "risk", "effect", "approval", "horizon")},
+    "n": "n",
+    "tool": "name",
+    "arguments": "arguments",
+    "why": "text",
+    "dependsOn": "refs",
+    **{
+        k: STEP_FIELDS[k]
+        for k in (
+            "kind",
+            "requires",
+            "produces",
+            "check",
+            "rollback",
+            "duration",
+            "resources",
+            "risk",
+            "effect",
+            "approval",
+            "horizon",
+        )
+    },
 }
 CONTRACT_FIELDS: dict[str, str] = {
-    "required": "strings", "forbidden": "strings", "must_precede": "pairs", "given_facts": "strings",
-    "obtainable_facts": "strings", "forbidden_states": "strings", "tools": "tools", "intent": "choice",
-    "max_retries": "count", "max_replans": "count", "final": "name", "confirm": "choice",
+    "required": "strings",
+    "forbidden": "strings",
+    "must_precede": "pairs",
+    "given_facts": "strings",
+    "obtainable_facts": "strings",
+    "forbidden_states": "strings",
+    "tools": "tools",
+    "intent": "choice",
+    "max_retries": "count",
+    "max_replans": "count",
+    "final": "name",
+    "confirm": "choice",
 }
-TOOLSPEC_FIELDS: dict[str, str] = {"permitted": "bool", "writes": "bool", "effect": "choice",
-                                   "preconditions": "strings", "arguments": "toolargs", "required": "strings"}
+TOOLSPEC_FIELDS: dict[str, str] = {
+    "permitted": "bool",
+    "writes": "bool",
+    "effect": "choice",
+    "preconditions": "strings",
+    "arguments": "toolargs",
+    "required": "strings",
+}
 BUDGET_FIELDS: dict[str, str] = {"steps": "count", "duration": "duration"}
 RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
 EFFECTS = ("read", "write", "destructive")  # OpenTelemetry's gen_ai.agent.tool.tier vocabulary
-CONFIRMS = ("plan",)  # Contract.confirm: what a person confirms before step 1 (None: nothing beyond step approvals)
-CHOICES: dict[str, tuple[str, ...]] = {"risk": RISKS, "horizon": HORIZONS, "intent": INTENTS, "effect": EFFECTS,
-                                       "confirm": CONFIRMS}
-REQUIRED = {"plan": ("goal", "steps"), "toolcall_plan": ("steps",), "step": ("id",), "toolcall_step": ("n", "tool")}
+CONFIRMS = (
+    "plan",
+)  # Contract.confirm: what a person confirms before step 1 (None: nothing beyond step approvals)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "risk": RISKS,
+    "horizon": HORIZONS,
+    "intent": INTENTS,
+    "effect": EFFECTS,
+    "confirm": CONFIRMS,
+}
+REQUIRED = {
+    "plan": ("goal", "steps"),
+    "toolcall_plan": ("steps",),
+    "step": ("id",),
+    "toolcall_step": ("n", "tool"),
+}
 
 
 def plan_shape(data: Any) -> str | None:

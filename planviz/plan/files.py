@@ -29,19 +29,27 @@ from collections.abc import Mapping
 from typing import IO, Any, Mapping, Sequence
 
 from planviz.errors import PlanFormatError, PlanvizTypeError
+from planviz.io.plaindata import check_plain
+from planviz.io.syntax import show_value
+from planviz.io.text import STRING_NAME, read_path, read_stream, text_of
+from planviz.io.tracesniff import SQLITE_MAGIC, sqlite_message, trace_message, trace_named
 from planviz.plan import importers
 from planviz.plan.bulk import paused_gc
 from planviz.plan.document import Document, parse_document
 from planviz.plan.fields import plan_shape
 from planviz.plan.importers import notplans, outline
 from planviz.plan.model import Plan
-from planviz.io.plaindata import check_plain
 from planviz.plan.records import plan_from_dict
-from planviz.io.syntax import show_value
-from planviz.io.tracesniff import SQLITE_MAGIC, sqlite_message, trace_message, trace_named
-from planviz.io.text import STRING_NAME, read_path, read_stream, text_of
 
-__all__ = ["FORMATS", "parse_plan", "parse_plans", "load_plan", "load_plans", "text_argument", "source_text"]
+__all__ = [
+    "FORMATS",
+    "parse_plan",
+    "parse_plans",
+    "load_plan",
+    "load_plans",
+    "text_argument",
+    "source_text",
+]
 
 FORMATS = ("planviz", "toolcall") + tuple(importers.FORMATS)
 """Every input format ``parse_plan``/``load_plan(..., format=)`` accepts."""
@@ -84,10 +92,14 @@ def parse_plan(text: str | bytes, format: str | None = None, source: str = STRIN
     ...
     planviz.errors.PlanFormatError: <string>: holds 2 plans, expected one: use parse_plans to read them all
     """
-    return _from_text(text_argument("parse_plan", text, source), source, format, single="parse_plans")[0]
+    return _from_text(
+        text_argument("parse_plan", text, source), source, format, single="parse_plans"
+    )[0]
 
 
-def parse_plans(text: str | bytes, format: str | None = None, source: str = STRING_NAME) -> list[Plan]:
+def parse_plans(
+    text: str | bytes, format: str | None = None, source: str = STRING_NAME
+) -> list[Plan]:
     """Read every plan in a text: one per JSON Lines line, YAML document or item of a list of plans.
 
     Parameters
@@ -119,8 +131,16 @@ def parse_plans(text: str | bytes, format: str | None = None, source: str = STRI
     return _from_text(text_argument("parse_plans", text, source), source, format, single=None)
 
 
-def load_plan(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object] | Plan,
-              format: str | None = None) -> Plan:
+def load_plan(
+    source: str
+    | os.PathLike[str]
+    | IO[bytes]
+    | IO[str]
+    | Mapping[str, object]
+    | Sequence[object]
+    | Plan,
+    format: str | None = None,
+) -> Plan:
     """Load one plan from a path, an open file, or parsed data (a mapping, a list, a :class:`Plan`).
 
     A string is always a path; to read plan text use :func:`parse_plan`.
@@ -156,8 +176,16 @@ def load_plan(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str
     return _load("load_plan", source, format, single="load_plans")[0]
 
 
-def load_plans(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object] | Plan,
-               format: str | None = None) -> list[Plan]:
+def load_plans(
+    source: str
+    | os.PathLike[str]
+    | IO[bytes]
+    | IO[str]
+    | Mapping[str, object]
+    | Sequence[object]
+    | Plan,
+    format: str | None = None,
+) -> list[Plan]:
     """Load every plan of a path, an open file or parsed data (see :func:`load_plan`).
 
     Parameters
@@ -194,9 +222,11 @@ def text_argument(function: str, text: Any, source: str) -> str:
     """The text a ``parse_*`` function was given, decoded; a value that is not text is a PlanvizTypeError."""
     if not isinstance(text, (str, bytes, bytearray, memoryview)):
         what = "contract" if "contract" in function else "plan"
-        raise PlanvizTypeError(f"{function}(text=...) expects the text of a {what} (str or bytes), got "
-                               f"{type(text).__name__} {show_value(text)}; for a path, a file or parsed data "
-                               f"use {function.replace('parse_', 'load_')}")
+        raise PlanvizTypeError(
+            f"{function}(text=...) expects the text of a {what} (str or bytes), got "
+            f"{type(text).__name__} {show_value(text)}; for a path, a file or parsed data "
+            f"use {function.replace('parse_', 'load_')}"
+        )
     if not isinstance(text, str) and bytes(text[:16]) == SQLITE_MAGIC:
         raise PlanFormatError(sqlite_message(None), source=source)
     return text_of(text, source)
@@ -205,23 +235,35 @@ def text_argument(function: str, text: Any, source: str) -> str:
 def source_text(function: str, source: Any) -> tuple[str, str]:
     """(text, name) of a path or an open file."""
     if isinstance(source, str) and _looks_like_text(source):
-        raise PlanFormatError(f"{function} reads a path, and no file is named {show_value(source, 60)}: it looks "
-                              f"like the text itself; to read text use planviz.{function.replace('load_', 'parse_')}"
-                              "(text)", source=STRING_NAME)
+        raise PlanFormatError(
+            f"{function} reads a path, and no file is named {show_value(source, 60)}: it looks "
+            f"like the text itself; to read text use planviz.{function.replace('load_', 'parse_')}"
+            "(text)",
+            source=STRING_NAME,
+        )
     if isinstance(source, (str, os.PathLike)):
         return read_path(source)
     if hasattr(source, "read"):
         return read_stream(source)
-    hint = (f"; for text use {function.replace('load_', 'parse_')}"
-            if isinstance(source, (bytes, bytearray, memoryview)) else "")
-    raise PlanvizTypeError(f"{function}(source=...) expects a path, an open file or parsed data, got "
-                           f"{type(source).__name__} {show_value(source)}{hint}")
+    hint = (
+        f"; for text use {function.replace('load_', 'parse_')}"
+        if isinstance(source, (bytes, bytearray, memoryview))
+        else ""
+    )
+    raise PlanvizTypeError(
+        f"{function}(source=...) expects a path, an open file or parsed data, got "
+        f"{type(source).__name__} {show_value(source)}{hint}"
+    )
 
 
 def _looks_like_text(source: str) -> bool:
     """A string that cannot be a file name a user meant: several lines, or a JSON/YAML mapping, and no such file."""
     head = source.lstrip()[:1]
-    if not ("\n" in source or head in ("{", "[") or (": " in source and not source.strip().endswith(_SUFFIXES))):
+    if not (
+        "\n" in source
+        or head in ("{", "[")
+        or (": " in source and not source.strip().endswith(_SUFFIXES))
+    ):
         return False
     try:
         return not os.path.exists(source)
@@ -238,7 +280,9 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
         return [source]
     if isinstance(source, (Mapping, list, tuple)):
         return _from_data(source, format, single=single)
-    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and _looks_like_text(source)):
+    if isinstance(source, (str, os.PathLike)) and not (
+        isinstance(source, str) and _looks_like_text(source)
+    ):
         _refuse_database(source)
     text, name = source_text(function, source)
     return _from_text(text, name, format, single=single)
@@ -247,7 +291,9 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
 def _refuse_database(path: str | os.PathLike[str]) -> None:
     """A SQLite database is no plan: say what it is (a LangGraph checkpointer is a trace) before reading it as text."""
     try:
-        if not os.path.isfile(path):  # a FIFO or a device is never opened here (opening one may block)
+        if not os.path.isfile(
+            path
+        ):  # a FIFO or a device is never opened here (opening one may block)
             return
         with open(path, "rb") as fh:
             head = fh.read(16)
@@ -264,14 +310,17 @@ def _from_text(text: str, name: str, format: str | None, *, single: str | None) 
 
 def _check_format(format: str | None) -> None:
     if format is not None and format not in FORMATS:
-        raise PlanFormatError(f"unknown format {format!r}: expected one of {', '.join(map(repr, FORMATS))}")
+        raise PlanFormatError(
+            f"unknown format {format!r}: expected one of {', '.join(map(repr, FORMATS))}"
+        )
 
 
 def _from_data(data: Any, format: str | None, *, single: str | None) -> list[Plan]:
     """Plans from parsed data (no text: errors name field paths, not lines)."""
     records = _records(None, data)
     plan_shaped = format in ("planviz", "toolcall") or (
-        format is None and records is not None and all(plan_shape(r[0]) for r in records))
+        format is None and records is not None and all(plan_shape(r[0]) for r in records)
+    )
     if not plan_shaped:
         try:  # importers read whatever they are given; plan records check each field themselves
             check_plain(data)
@@ -313,7 +362,11 @@ _SYNTAX = ("invalid JSON", "invalid YAML", "duplicate key", "empty document")
 
 def _refused(error: PlanFormatError) -> bool:
     """Whether a parse error refuses the input whatever its format (not a syntax slip an importer reads past)."""
-    message = error.message.split(": ", 1)[1] if error.message.startswith("JSON Lines record") else error.message
+    message = (
+        error.message.split(": ", 1)[1]
+        if error.message.startswith("JSON Lines record")
+        else error.message
+    )
     return not message.startswith(_SYNTAX)
 
 
@@ -329,27 +382,45 @@ def _detect(text: str, data: Any, records: list[Any] | None) -> str | None:
     return found
 
 
-def _plans(fmt: str, forced: str | None, text: str, data: Any, records: list[Any] | None, doc: Document | None,
-           name: str, single: str | None) -> list[Plan]:
+def _plans(
+    fmt: str,
+    forced: str | None,
+    text: str,
+    data: Any,
+    records: list[Any] | None,
+    doc: Document | None,
+    name: str,
+    single: str | None,
+) -> list[Plan]:
     if fmt in ("planviz", "toolcall"):
         if records is None:
-            raise PlanFormatError(f"not a {fmt} plan: expected a mapping with goal and steps, "
-                                  f"got {_describe(data)}", source=name)
+            raise PlanFormatError(
+                f"not a {fmt} plan: expected a mapping with goal and steps, got {_describe(data)}",
+                source=name,
+            )
         if single and len(records) != 1:
-            raise PlanFormatError(f"holds {len(records)} plans, expected one: use {single} to read them all",
-                                  source=name)
+            raise PlanFormatError(
+                f"holds {len(records)} plans, expected one: use {single} to read them all",
+                source=name,
+            )
         plans = []
         for value, record, prefix in records:
             shape = forced or plan_shape(value) or "planviz"
             try:
                 plans.append(plan_from_dict(value, shape=shape))
             except PlanFormatError as exc:
-                raise (doc.error(exc, record, prefix) if doc is not None else exc.located(source=name)) from None
+                raise (
+                    doc.error(exc, record, prefix) if doc is not None else exc.located(source=name)
+                ) from None
         return plans
     plans = importers.import_plans(fmt, text, data, source=name)
     if single and len(plans) != 1:
-        raise PlanFormatError(f"holds {len(plans)} plans, expected one: use {single} to read them all"
-                              if plans else f"no plan found in this {fmt} input", source=name)
+        raise PlanFormatError(
+            f"holds {len(plans)} plans, expected one: use {single} to read them all"
+            if plans
+            else f"no plan found in this {fmt} input",
+            source=name,
+        )
     return plans
 
 
@@ -377,20 +448,25 @@ def _not_a_plan(data: Any) -> str:
         return traced
     named = notplans.named(data)
     if named is not None:
-        return (f"not a plan format planviz reads: this is {named}; planviz reads it neither as a plan nor as a "
-                f"trace. Plans are read as: {', '.join(FORMATS)}")
-    return (f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping with goal and steps, "
-            f"got {_describe(data)}")
+        return (
+            f"not a plan format planviz reads: this is {named}; planviz reads it neither as a plan nor as a "
+            f"trace. Plans are read as: {', '.join(FORMATS)}"
+        )
+    return (
+        f"not a plan in any known format ({', '.join(FORMATS)}): expected a mapping with goal and steps, "
+        f"got {_describe(data)}"
+    )
 
 
 def _describe(data: Any) -> str:
     if isinstance(data, Mapping):
-        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else show_value(k, 30) for k in list(data)[:8])
+        keys = ", ".join(
+            k if isinstance(k, str) and k.isidentifier() else show_value(k, 30)
+            for k in list(data)[:8]
+        )
         return f"a mapping with keys {keys}" if keys else "an empty mapping"
     if isinstance(data, (list, tuple)):
         return f"a list of {len(data)} items"
     if isinstance(data, str):
         return f"the text {data[:40]!r}" + ("..." if len(data) > 40 else "")
     return show_value(data)
-
-

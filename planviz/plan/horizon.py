@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from planviz.errors import show_value
-from planviz.errors import PlanFormatError
+from planviz.errors import PlanFormatError, show_value
 from planviz.io.plaindata import as_duration
 
 __all__ = ["Budget", "far_fields"]
@@ -46,14 +45,19 @@ class Budget:
     duration: float | None = None
 
     def __post_init__(self) -> None:
-        if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)
-                                       or self.steps < 0):
-            raise PlanFormatError(f"expected an integer >= 0, got {show_value(self.steps, 60)}", path="budget.steps")
+        if self.steps is not None and (
+            isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 0
+        ):
+            raise PlanFormatError(
+                f"expected an integer >= 0, got {show_value(self.steps, 60)}", path="budget.steps"
+            )
         if self.duration is not None:
             d = as_duration(self.duration)
             if d is None:
-                raise PlanFormatError(f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
-                                      path="budget.duration")
+                raise PlanFormatError(
+                    f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
+                    path="budget.duration",
+                )
             object.__setattr__(self, "duration", d)
 
 
@@ -65,21 +69,31 @@ def far_fields(step: Any, where: str) -> tuple[Budget | None, tuple[Any, ...]]:
     if isinstance(budget, Mapping):
         unknown = sorted(set(budget) - {f.name for f in fields(Budget)}, key=str)
         if unknown:
-            raise PlanFormatError(f"unknown key {unknown[0]!r}; a budget has steps and duration",
-                                  path=f"{where}.budget")
+            raise PlanFormatError(
+                f"unknown key {unknown[0]!r}; a budget has steps and duration",
+                path=f"{where}.budget",
+            )
         budget = Budget(**budget)
     if budget is not None and not isinstance(budget, Budget):
-        raise PlanFormatError(f"expected a Budget or a mapping {{steps, duration}}, got {show_value(budget, 60)}",
-                              path=f"{where}.budget")
+        raise PlanFormatError(
+            f"expected a Budget or a mapping {{steps, duration}}, got {show_value(budget, 60)}",
+            path=f"{where}.budget",
+        )
     raw: Any = step.expands_to
     if isinstance(raw, (str, Mapping)) or not isinstance(raw, Iterable):
-        raise PlanFormatError(f"expected a list of steps, got {show_value(raw, 60)}", path=f"{where}.expands_to")
+        raise PlanFormatError(
+            f"expected a list of steps, got {show_value(raw, 60)}", path=f"{where}.expands_to"
+        )
     expansion = tuple(raw)
     for i, s in enumerate(expansion):
         if not isinstance(s, type(step)):
-            raise PlanFormatError(f"expected a Step, got {show_value(s, 60)}", path=f"{where}.expands_to[{i}]")
+            raise PlanFormatError(
+                f"expected a Step, got {show_value(s, 60)}", path=f"{where}.expands_to[{i}]"
+            )
     for name, value in (("a budget", budget), ("expands_to", expansion)):
         if value and step.horizon != "far":
-            raise PlanFormatError(f"only a far-horizon step (horizon: far) has {name}; this step is near",
-                                  path=f"{where}.{name.split()[-1]}")
+            raise PlanFormatError(
+                f"only a far-horizon step (horizon: far) has {name}; this step is near",
+                path=f"{where}.{name.split()[-1]}",
+            )
     return budget, expansion

@@ -55,7 +55,7 @@ def folded_action(action: str, tool: str | None = None) -> str:
         if n:
             kept, i = [], 0
             while i < len(words):
-                if words[i:i + n] == name:
+                if words[i : i + n] == name:
                     i += n
                     continue
                 kept.append(words[i])
@@ -68,14 +68,27 @@ def _refs(step: Step, ids: Any) -> list[str]:
     """The steps ``step``'s placeholders name (not itself), sorted."""
     if not step.arguments:
         return []
-    found = {ref[0] for _, p in placeholders_in(step.arguments)
-             if (ref := split_reference(p.inner, ids)) is not None and ref[0] != step.id}
+    found = {
+        ref[0]
+        for _, p in placeholders_in(step.arguments)
+        if (ref := split_reference(p.inner, ids)) is not None and ref[0] != step.id
+    }
     return sorted(found)
 
 
 def _digest(step: Step, arguments: Any) -> str:
-    text = json.dumps([folded_action(step.action, step.tool), step.tool, arguments, sorted(set(step.requires)), sorted(set(step.produces))],
-                      sort_keys=True, ensure_ascii=False, default=repr)
+    text = json.dumps(
+        [
+            folded_action(step.action, step.tool),
+            step.tool,
+            arguments,
+            sorted(set(step.requires)),
+            sorted(set(step.produces)),
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+        default=repr,
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
@@ -102,7 +115,9 @@ def work_keys(plan: Plan, ids: Iterable[str] | None = None) -> dict[str, str]:
         if root in keys:
             continue
         stack, open_ = [root], {root}
-        while stack:  # depth first without recursion: a long chain of placeholders must not overflow
+        while (
+            stack
+        ):  # depth first without recursion: a long chain of placeholders must not overflow
             sid = stack[-1]
             step = by_id[sid]
             refs = _refs(step, by_id)
@@ -114,7 +129,9 @@ def work_keys(plan: Plan, ids: Iterable[str] | None = None) -> dict[str, str]:
             stack.pop()
             open_.discard(sid)
             named = {r: f"#{keys[r]}" for r in refs if r in keys}
-            keys[sid] = _digest(step, rename_placeholders(step.arguments, named, by_id) if named else step.arguments)
+            keys[sid] = _digest(
+                step, rename_placeholders(step.arguments, named, by_id) if named else step.arguments
+            )
     return keys if ids is None else {i: keys[i] for i in wanted}
 
 

@@ -24,20 +24,43 @@ from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from planviz.errors import PlanFormatError, UnknownStepError, show_value
+from planviz.io.plaindata import (
+    ARGUMENTS_DEPTH,
+    as_duration,
+    check_plain,
+    check_unicode,
+    copy_plain,
+)
 from planviz.plan.fields import CONFIRMS, EFFECTS, HORIZONS, INTENTS, RISKS
 from planviz.plan.horizon import Budget, far_fields
-from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, check_unicode, copy_plain
 from planviz.plan.toolargs import argument_table
 
-__all__ = ["Step", "Plan", "Contract", "ToolSpec", "Finding", "STATUSES", "RISKS", "HORIZONS", "INTENTS", "EFFECTS",
-           "SEVERITIES", "LAYERS", "natural_key"]
+__all__ = [
+    "Step",
+    "Plan",
+    "Contract",
+    "ToolSpec",
+    "Finding",
+    "STATUSES",
+    "RISKS",
+    "HORIZONS",
+    "INTENTS",
+    "EFFECTS",
+    "SEVERITIES",
+    "LAYERS",
+    "natural_key",
+]
 
-Names = Union[str, Iterable[str]]  # what a field of names accepts: a string or any iterable of strings
+Names = Union[
+    str, Iterable[str]
+]  # what a field of names accepts: a string or any iterable of strings
 
 STATUSES = ("pending", "ready", "running", "waiting", "done", "failed", "invalidated", "blocked")
 SEVERITIES = ("error", "warning", "info")
 LAYERS = ("import", "structure", "feasibility", "semantics", "static")
-MAX_TOTAL_DURATION = 1e300  # far beyond any real plan, far enough inside the float range (about 1.8e308)
+MAX_TOTAL_DURATION = (
+    1e300  # far beyond any real plan, far enough inside the float range (about 1.8e308)
+)
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -51,7 +74,9 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise PlanFormatError(f"expected a string, got {show_value(item)}", path=f"{where}[{i}]")
+            raise PlanFormatError(
+                f"expected a string, got {show_value(item)}", path=f"{where}[{i}]"
+            )
         out.append(check_unicode(item, f"{where}[{i}]"))
     return tuple(out)
 
@@ -73,12 +98,20 @@ def natural_key(text: str) -> tuple[Any, ...]:
     >>> sorted(["step_10", "step_9", "S2", "S10", "S1.v2", "S1²"], key=natural_key)
     ['S1.v2', 'S1²', 'S2', 'S10', 'step_9', 'step_10']
     """
-    return tuple([(0, len(n := p.lstrip("0")), n, p) if "0" <= p[0] <= "9" else (1, 0, p, p) for p in _DIGITS.split(text) if p])
+    return tuple(
+        [
+            (0, len(n := p.lstrip("0")), n, p) if "0" <= p[0] <= "9" else (1, 0, p, p)
+            for p in _DIGITS.split(text)
+            if p
+        ]
+    )
 
 
 def _choice(value: Any, choices: tuple[str, ...], where: str) -> str:
     if value not in choices:
-        raise PlanFormatError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}", path=where)
+        raise PlanFormatError(
+            f"expected one of {', '.join(map(repr, choices))}, got {value!r}", path=where
+        )
     return str(value)
 
 
@@ -126,17 +159,38 @@ class Step:
     revises: str | None = None
 
     if TYPE_CHECKING:  # what callers may pass (the generated __init__ normalises it); tests/test_typing.py checks it
-        def __init__(self, id: str, action: str, *, expected_evidence: str = "", depends_on: Names = (),
-                     requires: Names = (), produces: Names = (), check: str = "", rollback: str = "",
-                     duration: float | str = 1.0, tool: str | None = None, arguments: Mapping[str, Any] = ...,
-                     resources: Names = (), kind: str | None = None, risk: str = "low", approval: str | None = None,
-                     horizon: str = "near", budget: Budget | Mapping[str, Any] | None = None,
-                     expands_to: Iterable[Any] = (), revises: str | None = None, effect: str | None = None) -> None: ...
+
+        def __init__(
+            self,
+            id: str,
+            action: str,
+            *,
+            expected_evidence: str = "",
+            depends_on: Names = (),
+            requires: Names = (),
+            produces: Names = (),
+            check: str = "",
+            rollback: str = "",
+            duration: float | str = 1.0,
+            tool: str | None = None,
+            arguments: Mapping[str, Any] = ...,
+            resources: Names = (),
+            kind: str | None = None,
+            risk: str = "low",
+            approval: str | None = None,
+            horizon: str = "near",
+            budget: Budget | Mapping[str, Any] | None = None,
+            expands_to: Iterable[Any] = (),
+            revises: str | None = None,
+            effect: str | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         where = f"step {self.id!r}"
         if not isinstance(self.id, str) or not self.id:
-            raise PlanFormatError(f"expected a non-empty string id, got {show_value(self.id)}", path="id")
+            raise PlanFormatError(
+                f"expected a non-empty string id, got {show_value(self.id)}", path="id"
+            )
         check_unicode(self.id, "id")
         _text(self.action, f"{where}.action")
         set_ = object.__setattr__
@@ -148,11 +202,15 @@ class Step:
             _text(getattr(self, name), f"{where}.{name}", optional=True)
         d = as_duration(self.duration)
         if d is None:
-            raise PlanFormatError(f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
-                                  path=f"{where}.duration")
+            raise PlanFormatError(
+                f"expected a finite number >= 0, got {show_value(self.duration, 60)}",
+                path=f"{where}.duration",
+            )
         set_(self, "duration", d)
         if not isinstance(self.arguments, Mapping):
-            raise PlanFormatError(f"expected a mapping, got {show_value(self.arguments)}", path=f"{where}.arguments")
+            raise PlanFormatError(
+                f"expected a mapping, got {show_value(self.arguments)}", path=f"{where}.arguments"
+            )
         if self.arguments:
             # in a plan file the arguments sit three levels down (document, steps, step): the limit agrees
             check_plain(self.arguments, prefix=f"{where}.arguments", above=ARGUMENTS_DEPTH)
@@ -167,8 +225,12 @@ class Step:
             set_(self, "expands_to", expansion)
 
 
-def _immutable(step: Step, name: str, *_: Any) -> None:  # slots=True's own test names the old class (3.10, 3.11)
-    raise FrozenInstanceError(f"cannot assign to field {name!r}: a Step is immutable; use dataclasses.replace")
+def _immutable(
+    step: Step, name: str, *_: Any
+) -> None:  # slots=True's own test names the old class (3.10, 3.11)
+    raise FrozenInstanceError(
+        f"cannot assign to field {name!r}: a Step is immutable; use dataclasses.replace"
+    )
 
 
 Step.__setattr__ = Step.__delattr__ = _immutable  # type: ignore[method-assign, assignment]
@@ -232,10 +294,24 @@ class Plan:
     name: str = ""
 
     if TYPE_CHECKING:
-        def __init__(self, goal: str, steps: Iterable[Step] = (), *, premises: Names = (), unknowns: Names = (),
-                     version: int = 1, parent: Plan | None = None, trigger: str = "", invalidated: Names = (),
-                     time_unit: str = "", contract: Contract | None = None, import_findings: Iterable[Finding] = (),
-                     source_format: str = "", name: str = "") -> None: ...
+
+        def __init__(
+            self,
+            goal: str,
+            steps: Iterable[Step] = (),
+            *,
+            premises: Names = (),
+            unknowns: Names = (),
+            version: int = 1,
+            parent: Plan | None = None,
+            trigger: str = "",
+            invalidated: Names = (),
+            time_unit: str = "",
+            contract: Contract | None = None,
+            import_findings: Iterable[Finding] = (),
+            source_format: str = "",
+            name: str = "",
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -243,18 +319,24 @@ class Plan:
         _text(self.source_format, "source_format")
         _text(self.name, "name")
         steps = tuple(self.steps)
-        durations = map(attrgetter("duration"), steps)  # in bulk when all are Steps whose sum (as below) fits
+        durations = map(
+            attrgetter("duration"), steps
+        )  # in bulk when all are Steps whose sum (as below) fits
         if not set(map(type, steps)) <= {Step} or reduce(add, durations, 0.0) > MAX_TOTAL_DURATION:
             total = 0.0
             for i, s in enumerate(steps):
                 if not isinstance(s, Step):
-                    raise PlanFormatError(f"expected a Step, got {show_value(s)}", path=f"steps[{i}]")
+                    raise PlanFormatError(
+                        f"expected a Step, got {show_value(s)}", path=f"steps[{i}]"
+                    )
                 total += s.duration
                 if total > MAX_TOTAL_DURATION:
-                    raise PlanFormatError(f"step {s.id!r} brings the plan's total duration to {total:.3g}: expected "
-                                          f"durations that add up to at most {MAX_TOTAL_DURATION:g} (in the plan's "
-                                          "time_unit), so schedules and runs can add them",
-                                          path=f"steps[{i}].duration")
+                    raise PlanFormatError(
+                        f"step {s.id!r} brings the plan's total duration to {total:.3g}: expected "
+                        f"durations that add up to at most {MAX_TOTAL_DURATION:g} (in the plan's "
+                        "time_unit), so schedules and runs can add them",
+                        path=f"steps[{i}].duration",
+                    )
         set_(self, "steps", steps)
         for name in ("premises", "unknowns", "invalidated"):
             set_(self, name, _strings(getattr(self, name), name))
@@ -262,7 +344,9 @@ class Plan:
             raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
         set_(self, "import_findings", tuple(self.import_findings))
         # First occurrence wins; duplicates are reported by validate().
-        by_id = dict(zip(map(attrgetter("id"), steps), steps))  # a repeated id's key sits where it came first
+        by_id = dict(
+            zip(map(attrgetter("id"), steps), steps)
+        )  # a repeated id's key sits where it came first
         if len(by_id) != len(steps):
             first = dict(zip(reversed([s.id for s in steps]), reversed(steps)))
             by_id = {sid: first[sid] for sid in by_id}
@@ -271,7 +355,9 @@ class Plan:
     @property
     def ids(self) -> tuple[str, ...]:
         """Step ids in file order."""
-        return tuple(map(attrgetter("id"), self.steps))  # no Python call per step: read once per plan version
+        return tuple(
+            map(attrgetter("id"), self.steps)
+        )  # no Python call per step: read once per plan version
 
     @property
     def by_id(self) -> Mapping[str, Step]:
@@ -292,7 +378,9 @@ class Plan:
             return step
         except KeyError:
             shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))  # type: ignore[attr-defined]
-            raise UnknownStepError(f"no step {show_value(step_id)} in this plan; its steps are {shown}") from None
+            raise UnknownStepError(
+                f"no step {show_value(step_id)} in this plan; its steps are {shown}"
+            ) from None
 
     def __contains__(self, step_id: object) -> bool:
         return step_id in self._by_id  # type: ignore[attr-defined]
@@ -336,19 +424,38 @@ class ToolSpec:
     required: tuple[str, ...] = ()
 
     if TYPE_CHECKING:
-        def __init__(self, permitted: bool = True, writes: bool = False, preconditions: Names = (),
-                     effect: str | None = None, arguments: Mapping[str, Any] | None = None,
-                     required: Names = ()) -> None: ...
+
+        def __init__(
+            self,
+            permitted: bool = True,
+            writes: bool = False,
+            preconditions: Names = (),
+            effect: str | None = None,
+            arguments: Mapping[str, Any] | None = None,
+            required: Names = (),
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         for name in ("permitted", "writes"):
             if not isinstance(getattr(self, name), bool):
-                raise PlanFormatError(f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}")
-        object.__setattr__(self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions"))
-        if self.effect is not None and _choice(self.effect, EFFECTS, "ToolSpec.effect") == "read" and self.writes:
-            raise PlanFormatError("writes is true but effect is 'read': say one thing", path="ToolSpec.effect")
+                raise PlanFormatError(
+                    f"expected True or False, got {getattr(self, name)!r}", path=f"ToolSpec.{name}"
+                )
+        object.__setattr__(
+            self, "preconditions", _strings(self.preconditions, "ToolSpec.preconditions")
+        )
+        if (
+            self.effect is not None
+            and _choice(self.effect, EFFECTS, "ToolSpec.effect") == "read"
+            and self.writes
+        ):
+            raise PlanFormatError(
+                "writes is true but effect is 'read': say one thing", path="ToolSpec.effect"
+            )
         object.__setattr__(self, "writes", self.writes or self.effect in ("write", "destructive"))
-        table = argument_table(self.arguments, _strings(self.required, "ToolSpec.required"), "ToolSpec.arguments")
+        table = argument_table(
+            self.arguments, _strings(self.required, "ToolSpec.required"), "ToolSpec.arguments"
+        )
         object.__setattr__(self, "arguments", table[0])
         object.__setattr__(self, "required", table[1])
 
@@ -383,10 +490,22 @@ class Contract:
     confirm: str | None = None
 
     if TYPE_CHECKING:
-        def __init__(self, required: Names = (), forbidden: Names = (), must_precede: Iterable[Iterable[str]] = (),
-                     given_facts: Names = (), obtainable_facts: Names = (), forbidden_states: Names = (),
-                     tools: Mapping[str, ToolSpec] = ..., intent: str = "write", max_retries: int = 2,
-                     max_replans: int = 2, final: str | None = None, confirm: str | None = None) -> None: ...
+
+        def __init__(
+            self,
+            required: Names = (),
+            forbidden: Names = (),
+            must_precede: Iterable[Iterable[str]] = (),
+            given_facts: Names = (),
+            obtainable_facts: Names = (),
+            forbidden_states: Names = (),
+            tools: Mapping[str, ToolSpec] = ...,
+            intent: str = "write",
+            max_retries: int = 2,
+            max_replans: int = 2,
+            final: str | None = None,
+            confirm: str | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -394,27 +513,44 @@ class Contract:
         if self.confirm is not None:
             _choice(self.confirm, CONFIRMS, "contract.confirm")
         for f in fields(self):
-            if f.name in ("required", "forbidden", "given_facts", "obtainable_facts", "forbidden_states"):
+            if f.name in (
+                "required",
+                "forbidden",
+                "given_facts",
+                "obtainable_facts",
+                "forbidden_states",
+            ):
                 set_(self, f.name, _strings(getattr(self, f.name), f"contract.{f.name}"))
         pairs = []
         for i, raw_pair in enumerate(self.must_precede):
             pair = _strings(raw_pair, f"contract.must_precede[{i}]")
             if len(pair) != 2:
-                raise PlanFormatError(f"expected a [first, second] pair, got {list(pair)!r}",
-                                      path=f"contract.must_precede[{i}]")
+                raise PlanFormatError(
+                    f"expected a [first, second] pair, got {list(pair)!r}",
+                    path=f"contract.must_precede[{i}]",
+                )
             pairs.append(pair)
         set_(self, "must_precede", tuple(pairs))
         if not isinstance(self.tools, Mapping):
-            raise PlanFormatError(f"expected a mapping of tool name to spec, got {self.tools!r}", path="contract.tools")
+            raise PlanFormatError(
+                f"expected a mapping of tool name to spec, got {self.tools!r}",
+                path="contract.tools",
+            )
         for name, spec in self.tools.items():
             if not isinstance(name, str):
-                raise PlanFormatError(f"tool names are strings, got {show_value(name)}", path="contract.tools")
+                raise PlanFormatError(
+                    f"tool names are strings, got {show_value(name)}", path="contract.tools"
+                )
             check_unicode(name, "contract.tools")
             if not isinstance(spec, ToolSpec):
-                raise PlanFormatError(f"expected a ToolSpec, got {spec!r}", path=f"contract.tools.{name}")
+                raise PlanFormatError(
+                    f"expected a ToolSpec, got {spec!r}", path=f"contract.tools.{name}"
+                )
         set_(self, "tools", dict(self.tools))
         _choice(self.intent, INTENTS, "contract.intent")
         for name in ("max_retries", "max_replans"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise PlanFormatError(f"expected an integer >= 0, got {v!r}", path=f"contract.{name}")
+                raise PlanFormatError(
+                    f"expected an integer >= 0, got {v!r}", path=f"contract.{name}"
+                )

@@ -26,8 +26,15 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Placeholder", "PATTERN", "find_placeholders", "strings_in", "placeholders_in", "split_reference",
-           "rename_placeholders"]
+__all__ = [
+    "Placeholder",
+    "PATTERN",
+    "find_placeholders",
+    "strings_in",
+    "placeholders_in",
+    "split_reference",
+    "rename_placeholders",
+]
 
 PATTERN = re.compile(r"\{\{([^{}]*)\}\}")
 """A placeholder: ``{{`` and ``}}`` around text without braces (group 1, unstripped)."""
@@ -110,7 +117,7 @@ def split_reference(inner: str, ids: Collection[str] | None = None) -> tuple[str
         if cut <= 0:
             return None
         if text[:cut] in ids:
-            return text[:cut], text[cut + 1:]
+            return text[:cut], text[cut + 1 :]
 
 
 def rename_placeholders(value: Any, rename: Mapping[str, str], ids: Collection[str]) -> Any:

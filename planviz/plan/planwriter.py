@@ -13,15 +13,17 @@ import json
 import os
 
 from planviz.errors import PlanFormatError, expect_type, show_value
+from planviz.io.syntax import FLOAT_PATTERN
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
 from planviz.plan.records import plan_to_dict
-from planviz.io.syntax import FLOAT_PATTERN
 
 __all__ = ["dump_plan"]
 
 
-def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
+def dump_plan(
+    plan: Plan, path: str | os.PathLike[str] | None = None, format: str | None = None
+) -> str:
     """The plan as YAML (default) or JSON text, written to ``path`` too when given.
 
     ``format`` is ``"yaml"`` or ``"json"``; when None, a ``path`` ending in
@@ -62,7 +64,13 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
     """
     plan = expect_plan(plan, "dump_plan")
     if path is not None:
-        expect_type(path, (str, os.PathLike), "dump_plan", "path", "a file path (a str or a pathlib.Path) or None")
+        expect_type(
+            path,
+            (str, os.PathLike),
+            "dump_plan",
+            "path",
+            "a file path (a str or a pathlib.Path) or None",
+        )
     if format is not None:
         expect_type(format, str, "dump_plan", "format", "'yaml', 'json' or None")
     if format is None:
@@ -73,12 +81,22 @@ def dump_plan(plan: Plan, path: str | os.PathLike[str] | None = None, format: st
     elif format == "yaml":
         import yaml
 
-        text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False,
-                         width=100)
+        text = yaml.dump(
+            data,
+            Dumper=_dumper(),
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=100,
+        )
     else:
-        raise PlanFormatError(f"unknown dump format {show_value(format)}: expected 'yaml' or 'json'")
+        raise PlanFormatError(
+            f"unknown dump format {show_value(format)}: expected 'yaml' or 'json'"
+        )
     if path is not None:
-        from planviz.io.output import write_output  # reading plans never needs the writer (nor its random names)
+        from planviz.io.output import (
+            write_output,  # reading plans never needs the writer (nor its random names)
+        )
 
         write_output(path, text)
     return text

@@ -36,20 +36,34 @@ from dataclasses import fields
 from typing import Any
 
 from planviz.errors import PlanFormatError, did_you_mean
+from planviz.io.plaindata import as_duration, check_plain, check_unicode, copy_plain
+from planviz.io.syntax import join_path, show_value
 from planviz.plan.bulk import paused_gc, planviz_steps
-from planviz.plan.fields import BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS, TOOLSPEC_FIELDS, plan_shape
+from planviz.plan.fields import (
+    BUDGET_FIELDS,
+    CHOICES,
+    CONTRACT_FIELDS,
+    PLAN_FIELDS,
+    REQUIRED,
+    STEP_FIELDS,
+    TOOLCALL_STEP_FIELDS,
+    TOOLSPEC_FIELDS,
+    plan_shape,
+)
 from planviz.plan.horizon import Budget
 from planviz.plan.model import Contract, Plan, Step, ToolSpec
 from planviz.plan.placeholder import find_placeholders, split_reference, strings_in
-from planviz.io.plaindata import as_duration, check_plain, check_unicode, copy_plain
-from planviz.io.syntax import join_path, show_value
 
 _show = functools.partial(show_value, limit=60)
 
 __all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
 
-_MAX_INT = 2**63 - 1  # step numbers, versions and counts: anything larger is not a count but hostile input
-_STEP_DEFAULTS = {f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")}
+_MAX_INT = (
+    2**63 - 1
+)  # step numbers, versions and counts: anything larger is not a count but hostile input
+_STEP_DEFAULTS = {
+    f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")
+}
 _CONTRACT_DEFAULTS = {f.name: f.default for f in fields(Contract) if f.name != "tools"}
 _TOOLSPEC_DEFAULTS = {f.name: f.default for f in fields(ToolSpec)}
 
@@ -71,7 +85,9 @@ def plan_from_dict(data: Any, *, source: str | None = None, shape: str | None = 
         raise exc.located(source=source) from None
 
 
-def contract_from_dict(data: Any, *, source: str | None = None, _prefix: tuple[Any, ...] = ()) -> Contract:
+def contract_from_dict(
+    data: Any, *, source: str | None = None, _prefix: tuple[Any, ...] = ()
+) -> Contract:
     """Build a :class:`Contract` from parsed data: the fields of SPEC section 1.
 
     ``tools`` maps a tool name to ``{permitted, writes, preconditions}``.
@@ -95,7 +111,9 @@ def contract_from_dict(data: Any, *, source: str | None = None, _prefix: tuple[A
 
 def _plan(data: Any, shape: str | None) -> Plan:
     if not isinstance(data, Mapping):
-        raise _fail(f"expected a plan: a mapping with goal and steps, got {_kind(data)} {_show(data)}", ())
+        raise _fail(
+            f"expected a plan: a mapping with goal and steps, got {_kind(data)} {_show(data)}", ()
+        )
     shape = shape or plan_shape(data) or "planviz"
     if shape not in ("planviz", "toolcall"):
         raise _fail(f"unknown plan shape {shape!r}: expected 'planviz' or 'toolcall'", ())
@@ -105,22 +123,41 @@ def _plan(data: Any, shape: str | None) -> Plan:
         steps = _convert("steps", "steps", data["steps"], ("steps",))  # checks the list too
     else:
         steps = _toolcall_steps(data["steps"])
-    kwargs = {name: _convert(PLAN_FIELDS[name], name, data[name], (name,))
-              for name in ("goal", "time_unit", "version", "trigger", "invalidated", "premises", "unknowns")
-              if data.get(name) is not None}
+    kwargs = {
+        name: _convert(PLAN_FIELDS[name], name, data[name], (name,))
+        for name in (
+            "goal",
+            "time_unit",
+            "version",
+            "trigger",
+            "invalidated",
+            "premises",
+            "unknowns",
+        )
+        if data.get(name) is not None
+    }
     if data.get("contract") is not None:
         kwargs["contract"] = _contract(data["contract"], ("contract",))
     goal = kwargs.pop("goal", "")
     return Plan(goal, steps, **kwargs)
 
 
-def _kwargs(raw: Any, table: dict[str, str], required: tuple[Any, ...], path: tuple[Any, ...], what: str = "a step mapping") -> dict[str, Any]:
+def _kwargs(
+    raw: Any,
+    table: dict[str, str],
+    required: tuple[Any, ...],
+    path: tuple[Any, ...],
+    what: str = "a step mapping",
+) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise _fail(f"expected {what}, got {_kind(raw)} {_show(raw)}", path)
     _check_keys(raw, table, path)
     _check_required(raw, required, path)
-    return {name: _convert(table[name], name, value, path + (name,))
-            for name, value in raw.items() if value is not None}
+    return {
+        name: _convert(table[name], name, value, path + (name,))
+        for name, value in raw.items()
+        if value is not None
+    }
 
 
 def _planviz_step(raw: Any, path: tuple[Any, ...]) -> Step:
@@ -141,8 +178,12 @@ def _toolcall_steps(raw_steps: list[Any] | tuple[Any, ...]) -> tuple[Step, ...]:
         path = ("steps", i)
         kwargs = _kwargs(raw, TOOLCALL_STEP_FIELDS, REQUIRED["toolcall_step"], path)
         arguments = kwargs.get("arguments", {})
-        wanted = tuple(f"{ref[0]}.{ref[1]}" for _, text in strings_in(arguments)
-                       for p in find_placeholders(text) if (ref := split_reference(p.inner)) is not None)
+        wanted = tuple(
+            f"{ref[0]}.{ref[1]}"
+            for _, text in strings_in(arguments)
+            for p in find_placeholders(text)
+            if (ref := split_reference(p.inner)) is not None
+        )
         step = {
             "id": f"step_{kwargs.pop('n')}",
             "action": _call_text(kwargs["tool"], arguments),
@@ -158,7 +199,9 @@ def _toolcall_steps(raw_steps: list[Any] | tuple[Any, ...]) -> tuple[Step, ...]:
             produced.setdefault(fact.split(".", 1)[0], []).append(fact)
     steps = []
     for step, _, path in prepared:
-        step["produces"] = _unique(tuple(step.get("produces", ())) + tuple(produced.get(step["id"], ())))
+        step["produces"] = _unique(
+            tuple(step.get("produces", ())) + tuple(produced.get(step["id"], ()))
+        )
         steps.append(_make_step(step.pop("id"), step.pop("action"), step, path))
     return tuple(steps)
 
@@ -173,11 +216,16 @@ def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
 
 def _contract(data: Any, prefix: tuple[Any, ...]) -> Contract:
     if not isinstance(data, Mapping):
-        raise _fail(f"expected a contract mapping ({', '.join(CONTRACT_FIELDS)}), got {_kind(data)} {_show(data)}",
-                    prefix)
+        raise _fail(
+            f"expected a contract mapping ({', '.join(CONTRACT_FIELDS)}), got {_kind(data)} {_show(data)}",
+            prefix,
+        )
     _check_keys(data, CONTRACT_FIELDS, prefix)
-    kwargs = {name: _convert(CONTRACT_FIELDS[name], name, value, prefix + (name,))
-              for name, value in data.items() if value is not None}
+    kwargs = {
+        name: _convert(CONTRACT_FIELDS[name], name, value, prefix + (name,))
+        for name, value in data.items()
+        if value is not None
+    }
     return Contract(**kwargs)
 
 
@@ -191,7 +239,9 @@ def _check_keys(data: Mapping[Any, Any], table: Mapping[str, str], path: tuple[A
             raise _fail(f"unknown key {key!r}{hint}; valid keys: {valid}", path + (key,))
 
 
-def _check_required(data: Mapping[str, Any], required: tuple[str, ...], path: tuple[Any, ...]) -> None:
+def _check_required(
+    data: Mapping[str, Any], required: tuple[str, ...], path: tuple[Any, ...]
+) -> None:
     for key in required:
         if data.get(key) is None:
             where = f"missing required key {key!r}" if key not in data else f"{key!r} is empty"
@@ -199,8 +249,11 @@ def _check_required(data: Mapping[str, Any], required: tuple[str, ...], path: tu
 
 
 _EXPECTED = {
-    "goal": "the goal as a string", "steps": "a list of step mappings", "id": "a string step id",
-    "n": "the step number (an integer)", "tool": "the tool's name",
+    "goal": "the goal as a string",
+    "steps": "a list of step mappings",
+    "id": "a string step id",
+    "n": "the step number (an integer)",
+    "tool": "the tool's name",
 }
 
 
@@ -212,17 +265,25 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
     if kind == "id":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             shown = _show(value)
-            how = f'("{shown}")' if isinstance(value, int) and shown[:1] in "-0123456789" else "as written in the file"
+            how = (
+                f'("{shown}")'
+                if isinstance(value, int) and shown[:1] in "-0123456789"
+                else "as written in the file"
+            )
             raise _fail(f"step ids are strings, got the number {shown}: quote it {how}", path)
         if not isinstance(value, str) or not value:
-            raise _fail(f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path)
+            raise _fail(
+                f"expected a non-empty string id, got {_show(value)}{_quote_hint(value)}", path
+            )
         return check_unicode(value, path)
     if kind == "strings":
         return _strings(value, path)
     if kind == "duration":
         number = as_duration(value)
         if number is None:
-            raise _fail(f"expected a finite number >= 0 (in the plan's time_unit), got {_show(value)}", path)
+            raise _fail(
+                f"expected a finite number >= 0 (in the plan's time_unit), got {_show(value)}", path
+            )
         return number
     if kind in ("version", "count", "n"):
         low = 1 if kind == "version" else 0
@@ -237,17 +298,26 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
     if kind == "choice":
         choices = CHOICES[name]
         if value not in choices:
-            raise _fail(f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}", path)
+            raise _fail(
+                f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}", path
+            )
         return value
-    if kind == "toolargs":  # a tool's argument table or JSON Schema: ToolSpec reads it (plan/toolargs.py)
+    if (
+        kind == "toolargs"
+    ):  # a tool's argument table or JSON Schema: ToolSpec reads it (plan/toolargs.py)
         if not isinstance(value, Mapping):
-            raise _fail(f"expected a mapping of argument name to type, or a JSON Schema object, got {_show(value)}",
-                        path)
+            raise _fail(
+                f"expected a mapping of argument name to type, or a JSON Schema object, got {_show(value)}",
+                path,
+            )
         check_plain(value, path)
         return value
     if kind == "arguments":
         if not isinstance(value, Mapping):
-            raise _fail(f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}", path)
+            raise _fail(
+                f"expected a mapping of argument name to value, got {_kind(value)} {_show(value)}",
+                path,
+            )
         check_plain(value, path)
         return value
     if kind == "refs":
@@ -255,17 +325,27 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
         out = []
         for i, item in enumerate(items):
             where = path + (i,) if isinstance(value, (list, tuple)) else path
-            if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
-                    isinstance(item, int) and abs(item) > _MAX_INT):
+            if (
+                isinstance(item, bool)
+                or not isinstance(item, (int, str))
+                or item == ""
+                or (isinstance(item, int) and abs(item) > _MAX_INT)
+            ):
                 raise _fail(f"expected a step number or a 'step_k' id, got {_show(item)}", where)
             out.append(f"step_{item}" if isinstance(item, int) or item.isdigit() else item)
         return tuple(out)
     if kind == "steps":  # a plan's steps, or a far step's expands_to
         if not isinstance(value, (list, tuple)):
-            raise _fail(f"expected a list of step mappings, got {_kind(value)} {_show(value)}", path)
-        return planviz_steps(value, _planviz_step, path)  # well-formed steps in bulk, the rest one by one
+            raise _fail(
+                f"expected a list of step mappings, got {_kind(value)} {_show(value)}", path
+            )
+        return planviz_steps(
+            value, _planviz_step, path
+        )  # well-formed steps in bulk, the rest one by one
     if kind == "budget":
-        return Budget(**_kwargs(value, BUDGET_FIELDS, (), path, "a budget mapping (steps, duration)"))
+        return Budget(
+            **_kwargs(value, BUDGET_FIELDS, (), path, "a budget mapping (steps, duration)")
+        )
     if kind == "pairs":
         if not isinstance(value, (list, tuple)):
             raise _fail(f"expected a list of [first, second] pairs, got {_show(value)}", path)
@@ -273,13 +353,18 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
         for i, pair in enumerate(value):
             pair = _strings(pair, path + (i,)) if not isinstance(pair, str) else None
             if pair is None or len(pair) != 2:
-                raise _fail(f"expected a [first, second] pair of ids or kinds, got {_show(value[i])}", path + (i,))
+                raise _fail(
+                    f"expected a [first, second] pair of ids or kinds, got {_show(value[i])}",
+                    path + (i,),
+                )
             pairs.append(pair)
         return tuple(pairs)
     if kind == "tools":
         if not isinstance(value, Mapping):
-            raise _fail(f"expected a mapping of tool name to {{permitted, writes, preconditions}}, got {_show(value)}",
-                        path)
+            raise _fail(
+                f"expected a mapping of tool name to {{permitted, writes, preconditions}}, got {_show(value)}",
+                path,
+            )
         tools = {}
         for tool, spec in value.items():
             where = path + (tool,)
@@ -288,12 +373,21 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
             if spec is None:
                 spec = {}
             if not isinstance(spec, Mapping):
-                raise _fail(f"expected a mapping with permitted, writes, preconditions, got {_show(spec)}", where)
+                raise _fail(
+                    f"expected a mapping with permitted, writes, preconditions, got {_show(spec)}",
+                    where,
+                )
             _check_keys(spec, TOOLSPEC_FIELDS, where)
-            kwargs = {k: _convert(TOOLSPEC_FIELDS[k], k, v, where + (k,)) for k, v in spec.items() if v is not None}
+            kwargs = {
+                k: _convert(TOOLSPEC_FIELDS[k], k, v, where + (k,))
+                for k, v in spec.items()
+                if v is not None
+            }
             try:
                 tools[tool] = ToolSpec(**kwargs)
-            except PlanFormatError as exc:  # ToolSpec names its own field: say where it is in the file
+            except (
+                PlanFormatError
+            ) as exc:  # ToolSpec names its own field: say where it is in the file
                 field = (exc.path or "").removeprefix("ToolSpec.")
                 raise _fail(exc.message, where + tuple(p for p in field.split(".") if p)) from None
         return tools
@@ -373,10 +467,19 @@ def _step_to_dict(step: Step) -> dict[str, Any]:
                 out[name] = copy_plain(value)
         elif name in ("budget", "expands_to"):
             if value:
-                out[name] = ({k: _number(v) for k, v in vars(value).items() if v is not None} if name == "budget"
-                             else [_step_to_dict(s) for s in value])
+                out[name] = (
+                    {k: _number(v) for k, v in vars(value).items() if v is not None}
+                    if name == "budget"
+                    else [_step_to_dict(s) for s in value]
+                )
         elif name == "expected_evidence" or value != _STEP_DEFAULTS[name]:
-            out[name] = _number(value) if name == "duration" else list(value) if isinstance(value, tuple) else value
+            out[name] = (
+                _number(value)
+                if name == "duration"
+                else list(value)
+                if isinstance(value, tuple)
+                else value
+            )
     return out
 
 
@@ -391,13 +494,20 @@ def contract_to_dict(contract: Contract) -> dict[str, Any]:
         value = getattr(contract, name)
         if name == "tools":
             if value:
-                out[name] = {tool: {k: list(v) if isinstance(v, tuple) else v
-                                    for k in TOOLSPEC_FIELDS
-                                    if (v := getattr(spec, k)) != _TOOLSPEC_DEFAULTS[k]}
-                             for tool, spec in value.items()}
+                out[name] = {
+                    tool: {
+                        k: list(v) if isinstance(v, tuple) else v
+                        for k in TOOLSPEC_FIELDS
+                        if (v := getattr(spec, k)) != _TOOLSPEC_DEFAULTS[k]
+                    }
+                    for tool, spec in value.items()
+                }
         elif value != _CONTRACT_DEFAULTS[name]:
-            out[name] = [list(p) for p in value] if name == "must_precede" else (
-                list(value) if isinstance(value, tuple) else value)
+            out[name] = (
+                [list(p) for p in value]
+                if name == "must_precede"
+                else (list(value) if isinstance(value, tuple) else value)
+            )
     return out
 
 

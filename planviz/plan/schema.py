@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planviz.plan.fields import BUDGET_FIELDS, CHOICES, CONTRACT_FIELDS, PLAN_FIELDS, REQUIRED, STEP_FIELDS, TOOLCALL_STEP_FIELDS, TOOLSPEC_FIELDS
+from planviz.plan.fields import (
+    BUDGET_FIELDS,
+    CHOICES,
+    CONTRACT_FIELDS,
+    PLAN_FIELDS,
+    REQUIRED,
+    STEP_FIELDS,
+    TOOLCALL_STEP_FIELDS,
+    TOOLSPEC_FIELDS,
+)
 
 __all__ = ["plan_schema"]
 
@@ -35,11 +44,16 @@ def plan_schema() -> dict[str, Any]:
     >>> schema["$schema"], sorted(schema["$defs"]["step"]["required"])
     ('https://json-schema.org/draft/2020-12/schema', ['id'])
     """
-    def obj(table: Mapping[str, str], required: tuple[str, ...], title: str, *, nullable: bool = False) -> dict[str, Any]:
+
+    def obj(
+        table: Mapping[str, str], required: tuple[str, ...], title: str, *, nullable: bool = False
+    ) -> dict[str, Any]:
         return {
             "type": ["object", "null"] if nullable else "object",
             "title": title,
-            "properties": {name: _field_schema(name, kind, name in required) for name, kind in table.items()},
+            "properties": {
+                name: _field_schema(name, kind, name in required) for name, kind in table.items()
+            },
             "required": list(required),
             "additionalProperties": False,
         }
@@ -52,8 +66,8 @@ def plan_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "planviz plan file",
         "description": "A plan: goal, premises, unknowns and steps (each with id, action, depends_on, requires, "
-                       "produces, expected_evidence, ...), optionally with its contract; or the tool-call shape "
-                       "(steps numbered n with tool, arguments, why, dependsOn).",
+        "produces, expected_evidence, ...), optionally with its contract; or the tool-call shape "
+        "(steps numbered n with tool, arguments, why, dependsOn).",
         "anyOf": [{"$ref": "#/$defs/plan"}, {"$ref": "#/$defs/toolcall_plan"}],
         "$defs": {
             "plan": plan,
@@ -79,7 +93,10 @@ def _field_schema(name: str, kind: str, required: bool) -> dict[str, Any]:
     if kind == "duration":
         return {"type": ["number", *null], "minimum": 0}
     if kind in ("version", "count", "n"):
-        return {"type": ["integer", *null] if null else "integer", "minimum": 1 if kind == "version" else 0}
+        return {
+            "type": ["integer", *null] if null else "integer",
+            "minimum": 1 if kind == "version" else 0,
+        }
     if kind == "bool":
         return {"type": ["boolean", *null]}
     if kind == "choice":
@@ -88,7 +105,9 @@ def _field_schema(name: str, kind: str, required: bool) -> dict[str, Any]:
         return {"type": ["object", *null]}
     if kind == "refs":
         ref = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "minLength": 1}]}
-        return {"anyOf": [ref, {"type": "array", "items": ref}, *([{"type": "null"}] if null else [])]}
+        return {
+            "anyOf": [ref, {"type": "array", "items": ref}, *([{"type": "null"}] if null else [])]
+        }
     if kind == "pairs":
         pair = {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}
         return {"type": ["array", *null], "items": pair}

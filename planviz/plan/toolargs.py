@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from planviz.errors import PlanFormatError
-from planviz.plan.placeholder import find_placeholders
 from planviz.io.syntax import show_value
+from planviz.plan.placeholder import find_placeholders
 
 __all__ = ["ARGUMENT_TYPES", "OTHERS", "argument_table", "fits", "type_name", "takes"]
 
@@ -29,8 +29,9 @@ __all__ = ["ARGUMENT_TYPES", "OTHERS", "argument_table", "fits", "type_name", "t
 ARGUMENT_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null", "any")
 #: The key of an argument table that lets a tool take arguments it does not list.
 OTHERS = "*"
-_SCHEMA_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "description", "title",
-                          "$schema"})
+_SCHEMA_KEYS = frozenset(
+    {"type", "properties", "required", "additionalProperties", "description", "title", "$schema"}
+)
 
 
 def _type(value: Any, where: str) -> str:
@@ -39,15 +40,20 @@ def _type(value: Any, where: str) -> str:
         bad = [n for n in names if n.strip() not in ARGUMENT_TYPES]
         if not bad:
             return "|".join(n.strip() for n in names)
-    raise PlanFormatError(f"expected an argument type ({', '.join(ARGUMENT_TYPES)}, or 'a|b'), got "
-                          f"{show_value(value)}", path=where)
+    raise PlanFormatError(
+        f"expected an argument type ({', '.join(ARGUMENT_TYPES)}, or 'a|b'), got "
+        f"{show_value(value)}",
+        path=where,
+    )
 
 
 def _is_schema(value: Mapping[Any, Any]) -> bool:
     return value.get("type") == "object" or isinstance(value.get("properties"), Mapping)
 
 
-def argument_table(value: Any, required: Any, where: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
+def argument_table(
+    value: Any, required: Any, where: str
+) -> tuple[dict[str, str] | None, tuple[str, ...]]:
     """``ToolSpec.arguments`` in either form, as (name -> type, required names); (None, ()) when not described.
 
     Raises :class:`~planviz.errors.PlanFormatError` naming the field when a type is unknown or a required
@@ -56,21 +62,31 @@ def argument_table(value: Any, required: Any, where: str) -> tuple[dict[str, str
     names = tuple(required or ())
     if value is None:
         if names:
-            raise PlanFormatError("lists required arguments but no 'arguments' to take them from", path=where)
+            raise PlanFormatError(
+                "lists required arguments but no 'arguments' to take them from", path=where
+            )
         return None, ()
     if not isinstance(value, Mapping):
-        raise PlanFormatError(f"expected a mapping of argument name to type, or a JSON Schema object, got "
-                              f"{show_value(value)}", path=where)
+        raise PlanFormatError(
+            f"expected a mapping of argument name to type, or a JSON Schema object, got "
+            f"{show_value(value)}",
+            path=where,
+        )
     table: dict[str, str] = {}
     if _is_schema(value):
         extra = sorted(set(map(str, value)) - _SCHEMA_KEYS)
         if extra:
-            raise PlanFormatError(f"a JSON Schema for arguments takes type, properties, required and "
-                                  f"additionalProperties; got {', '.join(map(repr, extra))}", path=where)
+            raise PlanFormatError(
+                f"a JSON Schema for arguments takes type, properties, required and "
+                f"additionalProperties; got {', '.join(map(repr, extra))}",
+                path=where,
+            )
         for name, prop in (value.get("properties") or {}).items():
             if not isinstance(prop, Mapping):
-                raise PlanFormatError(f"expected a schema mapping, got {show_value(prop)}",
-                                      path=f"{where}.properties.{name}")
+                raise PlanFormatError(
+                    f"expected a schema mapping, got {show_value(prop)}",
+                    path=f"{where}.properties.{name}",
+                )
             table[str(name)] = _type(prop.get("type", "any"), f"{where}.properties.{name}.type")
         if value.get("additionalProperties", True) is not False:
             table[OTHERS] = "any"
@@ -78,14 +94,20 @@ def argument_table(value: Any, required: Any, where: str) -> tuple[dict[str, str
     else:
         for name, kind in value.items():
             if not isinstance(name, str):
-                raise PlanFormatError(f"argument names are strings, got {show_value(name)}", path=where)
+                raise PlanFormatError(
+                    f"argument names are strings, got {show_value(name)}", path=where
+                )
             table[name] = _type(kind, f"{where}.{name}")
     if not all(isinstance(n, str) for n in names):
-        raise PlanFormatError(f"expected argument names, got {show_value(list(names))}", path=f"{where}.required")
+        raise PlanFormatError(
+            f"expected argument names, got {show_value(list(names))}", path=f"{where}.required"
+        )
     unlisted = [n for n in names if n not in table]
     if unlisted:
-        raise PlanFormatError(f"requires {', '.join(map(repr, unlisted))}, which the arguments do not list",
-                              path=where)
+        raise PlanFormatError(
+            f"requires {', '.join(map(repr, unlisted))}, which the arguments do not list",
+            path=where,
+        )
     return table, tuple(dict.fromkeys(names))
 
 
@@ -124,7 +146,9 @@ def fits(value: Any, kind: str) -> bool:
 
 def takes(table: Mapping[str, str], required: tuple[str, ...]) -> str:
     """What a tool takes, in words: ``path: string (required), limit: integer``."""
-    listed = [f"{n}: {t}{' (required)' if n in required else ''}" for n, t in table.items() if n != OTHERS]
+    listed = [
+        f"{n}: {t}{' (required)' if n in required else ''}" for n, t in table.items() if n != OTHERS
+    ]
     if OTHERS in table:
         listed.append("any other argument")
     return ", ".join(listed) or "no arguments"

@@ -17,22 +17,58 @@ from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Callable, Iterable, Mapping, cast
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
-from planviz.plan.arguments import loaded_fix
-from planviz.runs.modelcall import ModelCall
-from planviz.runs.turns import Turn
-from planviz.plan.model import Contract, Plan
 from planviz.io.syntax import show_value
+from planviz.plan.arguments import loaded_fix
+from planviz.plan.model import Contract, Plan
 from planviz.runs.fault import Fault, negation  # negation: read here by the engine and measures
 from planviz.runs.frames import FrameDelta, FrameStore
+from planviz.runs.modelcall import ModelCall
+from planviz.runs.turns import Turn
 
-__all__ = ["Observation", "ExecutionState", "Conflict", "Event", "Frame", "ModelCall", "Run", "state_from_events", "negation",
-           "EVENT_KINDS", "OUTCOMES"]
+__all__ = [
+    "Observation",
+    "ExecutionState",
+    "Conflict",
+    "Event",
+    "Frame",
+    "ModelCall",
+    "Run",
+    "state_from_events",
+    "negation",
+    "EVENT_KINDS",
+    "OUTCOMES",
+]
 
-EVENT_KINDS = ("propose", "start", "complete", "fail", "retry", "withdraw", "invalidate", "conflict", "replan",
-               "stop", "recheck", "expand", "approval", "wait")
-OUTCOMES = ("plan_complete", "blocked", "refused", "step_failed", "expected_evidence_missing", "premise_failed",
-            "forbidden_state", "replan_limit", "no_new_route", "goal_changed", "awaiting_expansion",
-            "approval_denied")
+EVENT_KINDS = (
+    "propose",
+    "start",
+    "complete",
+    "fail",
+    "retry",
+    "withdraw",
+    "invalidate",
+    "conflict",
+    "replan",
+    "stop",
+    "recheck",
+    "expand",
+    "approval",
+    "wait",
+)
+OUTCOMES = (
+    "plan_complete",
+    "blocked",
+    "refused",
+    "step_failed",
+    "expected_evidence_missing",
+    "premise_failed",
+    "forbidden_state",
+    "replan_limit",
+    "no_new_route",
+    "goal_changed",
+    "awaiting_expansion",
+    "approval_denied",
+)
 
 
 def _facts(value: Any, where: str) -> frozenset[str]:
@@ -147,24 +183,58 @@ class Event:
     outcome: str | None = None
     conflict: Conflict | None = None
 
-    def __init__(self, index: int, time: float, kind: str, step: str | None, message: str, plan_version: int,
-                 changes: Mapping[str, str] | None = None, gained: frozenset[str] = frozenset(),
-                 lost: frozenset[str] = frozenset(), voided: frozenset[str] = frozenset(),
-                 kept: frozenset[str] = frozenset(), attempt: int = 0, category: str | None = None,
-                 observation: Observation | None = None, outcome: str | None = None,
-                 conflict: Conflict | None = None) -> None:
+    def __init__(
+        self,
+        index: int,
+        time: float,
+        kind: str,
+        step: str | None,
+        message: str,
+        plan_version: int,
+        changes: Mapping[str, str] | None = None,
+        gained: frozenset[str] = frozenset(),
+        lost: frozenset[str] = frozenset(),
+        voided: frozenset[str] = frozenset(),
+        kept: frozenset[str] = frozenset(),
+        attempt: int = 0,
+        category: str | None = None,
+        observation: Observation | None = None,
+        outcome: str | None = None,
+        conflict: Conflict | None = None,
+    ) -> None:
         # Filled in as a _Filling (the same slots, without the frozen __setattr__), which then becomes this Event
         _set_class(self, "__class__", _Filling)
-        _Filling.__init__(self, index, time, kind, step, message, plan_version,  # type: ignore[arg-type]
-                          changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
+        _Filling.__init__(
+            self,
+            index,
+            time,
+            kind,
+            step,
+            message,
+            plan_version,  # type: ignore[arg-type]
+            changes,
+            gained,
+            lost,
+            voided,
+            kept,
+            attempt,
+            category,
+            observation,
+            outcome,
+            conflict,
+        )
 
     def __getattr__(self, name: str) -> Any:
         if name in _FRAME_FIELDS:
-            raise AttributeError(f"Event.{name} is gone: an event holds only what it changed (changes, gained, "
-                                 f"lost); read the whole state with run.frame({self.index}).{name}")
+            raise AttributeError(
+                f"Event.{name} is gone: an event holds only what it changed (changes, gained, "
+                f"lost); read the whole state with run.frame({self.index}).{name}"
+            )
         if name == "conflicts":
-            raise AttributeError("Event.conflicts is gone: a conflict event holds its own .conflict; "
-                                 "run.conflicts lists every conflict of the run")
+            raise AttributeError(
+                "Event.conflicts is gone: a conflict event holds its own .conflict; "
+                "run.conflicts lists every conflict of the run"
+            )
         raise AttributeError(f"'Event' object has no attribute {name!r}")
 
 
@@ -184,13 +254,30 @@ class _Filling:
 
     __slots__ = Event.__slots__
 
-    def __init__(self, index: int, time: float, kind: str, step: str | None, message: str, plan_version: int,
-                 changes: Mapping[str, str] | None = None, gained: frozenset[str] = frozenset(),
-                 lost: frozenset[str] = frozenset(), voided: frozenset[str] = frozenset(),
-                 kept: frozenset[str] = frozenset(), attempt: int = 0, category: str | None = None,
-                 observation: Observation | None = None, outcome: str | None = None,
-                 conflict: Conflict | None = None) -> None:
-        self.index, self.time, self.kind = index, time, kind  # (three at a time compile to no tuple)
+    def __init__(
+        self,
+        index: int,
+        time: float,
+        kind: str,
+        step: str | None,
+        message: str,
+        plan_version: int,
+        changes: Mapping[str, str] | None = None,
+        gained: frozenset[str] = frozenset(),
+        lost: frozenset[str] = frozenset(),
+        voided: frozenset[str] = frozenset(),
+        kept: frozenset[str] = frozenset(),
+        attempt: int = 0,
+        category: str | None = None,
+        observation: Observation | None = None,
+        outcome: str | None = None,
+        conflict: Conflict | None = None,
+    ) -> None:
+        self.index, self.time, self.kind = (
+            index,
+            time,
+            kind,
+        )  # (three at a time compile to no tuple)
         self.step, self.message, self.plan_version = step, message, plan_version
         self.changes = {} if changes is None else changes
         self.gained, self.lost, self.voided = gained, lost, voided
@@ -297,7 +384,11 @@ class Run:
         """
         if not self.plans:
             return None
-        return self._versions.get(self.events[index].plan_version, self.plans[-1]) if self.events else self.plans[-1]
+        return (
+            self._versions.get(self.events[index].plan_version, self.plans[-1])
+            if self.events
+            else self.plans[-1]
+        )
 
     @functools.cached_property
     def _versions(self) -> dict[int, Plan]:
@@ -321,7 +412,9 @@ class Run:
         if isinstance(index, bool) or not isinstance(index, int):
             raise FrameIndexError(f"a frame index is an int, got {show_value(index)}")
         if not -n <= index < n:
-            raise FrameIndexError(f"no event {show_value(index)} in this run; it has events 0..{n - 1}")
+            raise FrameIndexError(
+                f"no event {show_value(index)} in this run; it has events 0..{n - 1}"
+            )
         index %= n
         e = self.events[index]
         return Frame(index, e.time, e.plan_version, *self._store.views(index))
@@ -364,14 +457,22 @@ class Run:
 
     def to_text(self) -> str:
         """The event log, one line per event."""
-        return "\n".join(f"{e.index:>3} t={e.time:g} v{e.plan_version} {e.kind:<10} {e.message}"
-                         for e in self.events)
+        return "\n".join(
+            f"{e.index:>3} t={e.time:g} v{e.plan_version} {e.kind:<10} {e.message}"
+            for e in self.events
+        )
 
 
 def expect_run(value: Any, function: str, argument: str = "run") -> Run:
     """``value`` when it is a :class:`Run`, else :class:`PlanvizTypeError` saying how to get one."""
     if isinstance(value, Run):
         return value
-    run: Run = expect_type(value, Run, function, argument, "a planviz Run",
-                           loaded_fix(value, "load_trace", "planviz.simulate(plan) or planviz.load_trace(path)"))
+    run: Run = expect_type(
+        value,
+        Run,
+        function,
+        argument,
+        "a planviz Run",
+        loaded_fix(value, "load_trace", "planviz.simulate(plan) or planviz.load_trace(path)"),
+    )
     return run

@@ -16,9 +16,16 @@ from typing import Any, Callable, Collection, Iterable, NamedTuple
 from planviz.errors import PlanvizTypeError, SimulationError, did_you_mean, show_value
 from planviz.plan.model import Contract, Plan, Step, natural_key
 
-__all__ = ["Fault", "FAULT_KINDS", "FAULTS", "FaultKind", "Observed", "fault_facts", "expect_faults", "negation"]
-
-
+__all__ = [
+    "Fault",
+    "FAULT_KINDS",
+    "FAULTS",
+    "FaultKind",
+    "Observed",
+    "fault_facts",
+    "expect_faults",
+    "negation",
+]
 
 
 @dataclass(frozen=True)
@@ -53,23 +60,37 @@ class Fault:
         if not isinstance(self.step, str) or not self.step:
             raise SimulationError(f"a fault needs a step id, got {self.step!r}")
         if self.kind not in FAULT_KINDS:
-            raise SimulationError(f"unknown fault kind {self.kind!r} at {self.step!r}; "
-                                  f"choose one of {', '.join(FAULT_KINDS)}")
+            raise SimulationError(
+                f"unknown fault kind {self.kind!r} at {self.step!r}; "
+                f"choose one of {', '.join(FAULT_KINDS)}"
+            )
         if self.fact is not None and (not isinstance(self.fact, str) or not self.fact):
-            raise SimulationError(f"fault {self.step}:{self.kind}: fact must be a non-empty string, got {self.fact!r}")
+            raise SimulationError(
+                f"fault {self.step}:{self.kind}: fact must be a non-empty string, got {self.fact!r}"
+            )
         if isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1:
-            raise SimulationError(f"fault {self.step}:{self.kind}: times must be an integer >= 1, got {self.times!r}")
+            raise SimulationError(
+                f"fault {self.step}:{self.kind}: times must be an integer >= 1, got {self.times!r}"
+            )
         if self.kind == "extra_fact" and self.fact is None:
-            raise SimulationError(f"fault {self.step}:extra_fact needs the fact observed: "
-                                  f"write {self.step}:extra_fact:FACT")
+            raise SimulationError(
+                f"fault {self.step}:extra_fact needs the fact observed: "
+                f"write {self.step}:extra_fact:FACT"
+            )
         if (self.goal is not None or self.contract is not None) and self.kind != "goal_change":
-            raise SimulationError(f"fault {self.step}:{self.kind}: only a goal_change fault carries a new goal or "
-                                  "contract")
+            raise SimulationError(
+                f"fault {self.step}:{self.kind}: only a goal_change fault carries a new goal or "
+                "contract"
+            )
         if self.goal is not None and (not isinstance(self.goal, str) or not self.goal.strip()):
-            raise SimulationError(f"fault {self.step}:goal_change: goal must be a non-empty string, got {self.goal!r}")
+            raise SimulationError(
+                f"fault {self.step}:goal_change: goal must be a non-empty string, got {self.goal!r}"
+            )
         if self.contract is not None and not isinstance(self.contract, Contract):
-            raise SimulationError(f"fault {self.step}:goal_change: contract must be a planviz Contract, got "
-                                  f"{type(self.contract).__name__}; load one with planviz.load_contract(path)")
+            raise SimulationError(
+                f"fault {self.step}:goal_change: contract must be a planviz Contract, got "
+                f"{type(self.contract).__name__}; load one with planviz.load_contract(path)"
+            )
 
     @classmethod
     def parse(cls, text: str) -> Fault:
@@ -84,7 +105,9 @@ class Fault:
         planviz.errors.SimulationError: unknown fault kind 'explode' in 'S4:explode'; choose one of transient, tool_error, withdraw, side_effect, missing_evidence, goal_change, premise_false, extra_fact, approval_denied
         """
         if not isinstance(text, str) or ":" not in text:
-            raise SimulationError(f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}")
+            raise SimulationError(
+                f"expected a fault as STEP:KIND[:FACT][xN] (e.g. 'S4:side_effect'), got {text!r}"
+            )
         step, _, rest = text.strip().partition(":")
         kind, _, fact = rest.partition(":")
         step, kind = step.strip(), kind.strip()
@@ -96,12 +119,16 @@ class Fault:
         if last:
             fact, times = last.group(1) or "", _count(last.group(2), text)
         if kind not in FAULT_KINDS:
-            raise SimulationError(f"unknown fault kind {kind!r} in {text!r}; choose one of {', '.join(FAULT_KINDS)}")
+            raise SimulationError(
+                f"unknown fault kind {kind!r} in {text!r}; choose one of {', '.join(FAULT_KINDS)}"
+            )
         return cls(step, kind, fact or None, times)
 
     def __str__(self) -> str:
         text = f"{self.step}:{self.kind}" + (f":{self.fact}" if self.fact else "")
-        if self.times != 1 or (self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)):  # "a:x2" needs ":x1"
+        if self.times != 1 or (
+            self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)
+        ):  # "a:x2" needs ":x1"
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
 
@@ -157,45 +184,126 @@ def _fails(message: str) -> Callable[[Step, Fault, str | None], Observed]:
 
 
 def _tool_errored(step: Step, fault: Fault, fact: str | None) -> Observed:
-    what = f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
+    what = (
+        f"tool {step.tool!r}" if step.tool is not None else f"step {step.id!r} (it calls no tool)"
+    )
     return Observed(False, message=f"{what} errored")
 
 
 def _goal_changed(step: Step, fault: Fault, fact: str | None) -> Observed:
-    new = f": the new goal is {fault.goal!r}" if fault.goal else ": the contract changed" if fault.contract else ""
+    new = (
+        f": the new goal is {fault.goal!r}"
+        if fault.goal
+        else ": the contract changed"
+        if fault.contract
+        else ""
+    )
     return Observed(False, message=f"the goal changed{new}")
 
 
-FAULTS: dict[str, FaultKind] = {k.name: k for k in (
-    FaultKind("transient", "", "transient", "transient", "executor", "a time-out: may pass on retry",
-              says=_fails("timed out; may pass on retry"), draws=lambda plan, step: ()),
-    FaultKind("tool_error", "", "tool_error", "tool_error", "executor", "the tool call errors",
-              says=_tool_errored, draws=lambda plan, step: ()),
-    FaultKind("withdraw", "fact", "precondition", "precondition", "environment",
-              "a precondition (a fact the step requires) turns out false",
-              says=lambda step, fault, fact: Observed(False, withdrawn=frozenset({str(fact)}),
-                                                      message=f"precondition {fact!r} does not hold"),
-              draws=lambda plan, step: tuple(step.requires) or None),
-    FaultKind("side_effect", "", "side_effect", "side_effect", "executor",
-              "the step's check shows an earlier change broke something",
-              says=_fails("its check shows an earlier change broke something"), draws=lambda plan, step: ()),
-    FaultKind("missing_evidence", "fact", "ok", "evidence", "executor",
-              "the step reports success without observing a fact it produces",
-              says=lambda step, fault, fact: Observed(True, frozenset(step.produces) - {fact} if fact
-                                                      else frozenset()),
-              draws=lambda plan, step: tuple(step.produces) or None),
-    FaultKind("goal_change", "goal, contract", "goal_change", "goal_change", "environment",
-              "the user's goal (or contract) changes", says=_goal_changed, draws=lambda plan, step: ()),
-    FaultKind("premise_false", "fact", "premise_false", "premise_false", "environment",
-              "a premise of the plan is observed false",
-              says=lambda step, fault, fact: Observed(True, frozenset(step.produces), frozenset({str(fact)})),
-              draws=lambda plan, step: tuple(plan.premises) or None),
-    FaultKind("extra_fact", "fact", "ok", None, None, "the step observes an unexpected fact as well",
-              says=lambda step, fault, fact: Observed(True, frozenset(step.produces) | {str(fact)}),
-              draws=lambda plan, step: tuple(negation(f) for f in step.requires) or None),  # contradicts held work
-    FaultKind("approval_denied", "", None, None, "environment", "the approval the step waits for is refused",
-              says=None, draws=lambda plan, step: () if step.approval else None),  # acts before the start
-)}
+FAULTS: dict[str, FaultKind] = {
+    k.name: k
+    for k in (
+        FaultKind(
+            "transient",
+            "",
+            "transient",
+            "transient",
+            "executor",
+            "a time-out: may pass on retry",
+            says=_fails("timed out; may pass on retry"),
+            draws=lambda plan, step: (),
+        ),
+        FaultKind(
+            "tool_error",
+            "",
+            "tool_error",
+            "tool_error",
+            "executor",
+            "the tool call errors",
+            says=_tool_errored,
+            draws=lambda plan, step: (),
+        ),
+        FaultKind(
+            "withdraw",
+            "fact",
+            "precondition",
+            "precondition",
+            "environment",
+            "a precondition (a fact the step requires) turns out false",
+            says=lambda step, fault, fact: Observed(
+                False,
+                withdrawn=frozenset({str(fact)}),
+                message=f"precondition {fact!r} does not hold",
+            ),
+            draws=lambda plan, step: tuple(step.requires) or None,
+        ),
+        FaultKind(
+            "side_effect",
+            "",
+            "side_effect",
+            "side_effect",
+            "executor",
+            "the step's check shows an earlier change broke something",
+            says=_fails("its check shows an earlier change broke something"),
+            draws=lambda plan, step: (),
+        ),
+        FaultKind(
+            "missing_evidence",
+            "fact",
+            "ok",
+            "evidence",
+            "executor",
+            "the step reports success without observing a fact it produces",
+            says=lambda step, fault, fact: Observed(
+                True, frozenset(step.produces) - {fact} if fact else frozenset()
+            ),
+            draws=lambda plan, step: tuple(step.produces) or None,
+        ),
+        FaultKind(
+            "goal_change",
+            "goal, contract",
+            "goal_change",
+            "goal_change",
+            "environment",
+            "the user's goal (or contract) changes",
+            says=_goal_changed,
+            draws=lambda plan, step: (),
+        ),
+        FaultKind(
+            "premise_false",
+            "fact",
+            "premise_false",
+            "premise_false",
+            "environment",
+            "a premise of the plan is observed false",
+            says=lambda step, fault, fact: Observed(
+                True, frozenset(step.produces), frozenset({str(fact)})
+            ),
+            draws=lambda plan, step: tuple(plan.premises) or None,
+        ),
+        FaultKind(
+            "extra_fact",
+            "fact",
+            "ok",
+            None,
+            None,
+            "the step observes an unexpected fact as well",
+            says=lambda step, fault, fact: Observed(True, frozenset(step.produces) | {str(fact)}),
+            draws=lambda plan, step: tuple(negation(f) for f in step.requires) or None,
+        ),  # contradicts held work
+        FaultKind(
+            "approval_denied",
+            "",
+            None,
+            None,
+            "environment",
+            "the approval the step waits for is refused",
+            says=None,
+            draws=lambda plan, step: () if step.approval else None,
+        ),  # acts before the start
+    )
+}
 """Every fault kind, in the order the explorer and the CLI offer them."""
 
 FAULT_KINDS = tuple(FAULTS)
@@ -206,23 +314,35 @@ _MAX_COUNT_DIGITS = 6
 def _count(digits: str, text: str) -> int:
     """The repeat count ``xN`` of a fault: a few digits (an attempt is retried at most a few times anyway)."""
     if len(digits) > _MAX_COUNT_DIGITS:
-        raise SimulationError(f"repeat count x{digits[:12]}{'...' if len(digits) > 12 else ''} in "
-                              f"{text[:60]!r}{'...' if len(text) > 60 else ''} has {len(digits):,} digits: expected "
-                              f"a count such as x3 (at most {10**_MAX_COUNT_DIGITS - 1:,})")
+        raise SimulationError(
+            f"repeat count x{digits[:12]}{'...' if len(digits) > 12 else ''} in "
+            f"{text[:60]!r}{'...' if len(text) > 60 else ''} has {len(digits):,} digits: expected "
+            f"a count such as x3 (at most {10**_MAX_COUNT_DIGITS - 1:,})"
+        )
     return int(digits)
 
 
 def _choices(items: Iterable[str]) -> str:
     shown = sorted(dict.fromkeys(items), key=natural_key)
-    return ", ".join(map(repr, shown[:20])) + (f" and {len(shown) - 20} more" if len(shown) > 20 else "") or "none"
+    return (
+        ", ".join(map(repr, shown[:20]))
+        + (f" and {len(shown) - 20} more" if len(shown) > 20 else "")
+        or "none"
+    )
 
 
 def _hint(value: str, choices: Iterable[str]) -> str:
     return did_you_mean(value, choices)
 
 
-def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (), open_ids: bool = False, *,
-                confirmed: Collection[str] = ()) -> tuple[str | None, ...]:
+def fault_facts(
+    plan: Plan,
+    faults: Iterable[Fault],
+    extra: Iterable[Step] = (),
+    open_ids: bool = False,
+    *,
+    confirmed: Collection[str] = (),
+) -> tuple[str | None, ...]:
     """Check each fault against ``plan`` and return the fact each concerns (its default filled in, or None).
 
     A fault must name a step of the plan (or a step it revises, or one of the
@@ -248,39 +368,55 @@ def fault_facts(plan: Plan, faults: Iterable[Fault], extra: Iterable[Step] = (),
         name = f"fault {str(fault)!r}"
         step = known.get(fault.step)
         if step is None and fault.step not in revised and not open_ids:
-            raise SimulationError(f"{name}: no step {fault.step!r} in the plan{_hint(fault.step, known)}; its steps "
-                                  f"are {_choices(known)}")
+            raise SimulationError(
+                f"{name}: no step {fault.step!r} in the plan{_hint(fault.step, known)}; its steps "
+                f"are {_choices(known)}"
+            )
         out.append(_fact(plan, fault, step, name, confirmed))
     return tuple(out)
 
 
-def _fact(plan: Plan, fault: Fault, step: Step | None, name: str, confirmed: Collection[str] = ()) -> str | None:
+def _fact(
+    plan: Plan, fault: Fault, step: Step | None, name: str, confirmed: Collection[str] = ()
+) -> str | None:
     kind, fact = fault.kind, fault.fact
     if kind == "premise_false":
         if not plan.premises:
-            raise SimulationError(f"{name}: the plan has no premise to falsify; list the plan's premises first")
+            raise SimulationError(
+                f"{name}: the plan has no premise to falsify; list the plan's premises first"
+            )
         if fact is not None and fact not in plan.premises:
-            raise SimulationError(f"{name}: {fact!r} is not a premise of the plan{_hint(fact, plan.premises)}; "
-                                  f"its premises are {_choices(plan.premises)}")
+            raise SimulationError(
+                f"{name}: {fact!r} is not a premise of the plan{_hint(fact, plan.premises)}; "
+                f"its premises are {_choices(plan.premises)}"
+            )
         return fact or plan.premises[0]
     if step is None:  # a revision's or an unknown expansion's step: checked when it exists
         return fact
     if kind == "withdraw":
         if not step.requires:
-            raise SimulationError(f"{name}: step {step.id!r} requires no fact to withdraw; withdraw a fact at a "
-                                  "step that requires it")
+            raise SimulationError(
+                f"{name}: step {step.id!r} requires no fact to withdraw; withdraw a fact at a "
+                "step that requires it"
+            )
         if fact is not None and fact not in step.requires:
-            raise SimulationError(f"{name}: {step.id!r} does not require {fact!r}{_hint(fact, step.requires)}; "
-                                  f"it requires {_choices(step.requires)}")
+            raise SimulationError(
+                f"{name}: {step.id!r} does not require {fact!r}{_hint(fact, step.requires)}; "
+                f"it requires {_choices(step.requires)}"
+            )
         return fact or step.requires[0]
     if kind == "missing_evidence" and fact is not None and fact not in step.produces:
-        raise SimulationError(f"{name}: {step.id!r} does not produce {fact!r}{_hint(fact, step.produces)}; "
-                              f"it produces {_choices(step.produces)}")
+        raise SimulationError(
+            f"{name}: {step.id!r} does not produce {fact!r}{_hint(fact, step.produces)}; "
+            f"it produces {_choices(step.produces)}"
+        )
     if kind == "approval_denied" and not step.approval and step.id not in confirmed:
         with_approval = [s.id for s in plan.steps if s.approval]
-        raise SimulationError(f"{name}: step {step.id!r} needs no approval, so none can be denied; steps with an "
-                              f"approval: {_choices(with_approval)} (under Contract(confirm='plan') every writing "
-                              f"step's no is the whole plan's)")
+        raise SimulationError(
+            f"{name}: step {step.id!r} needs no approval, so none can be denied; steps with an "
+            f"approval: {_choices(with_approval)} (under Contract(confirm='plan') every writing "
+            f"step's no is the whole plan's)"
+        )
     return fact
 
 
@@ -293,13 +429,19 @@ def expect_faults(faults: Any, function: str) -> tuple[Fault, ...]:
     planviz.errors.PlanvizTypeError: simulate(faults=...) expects a list of Fault values, got str 'S4:side_effect'; write faults=[Fault.parse('S4:side_effect')]
     """
     if isinstance(faults, (str, Fault)) or not isinstance(faults, Iterable):
-        one = f"Fault.parse({show_value(faults)})" if isinstance(faults, str) else show_value(faults)
+        one = (
+            f"Fault.parse({show_value(faults)})" if isinstance(faults, str) else show_value(faults)
+        )
         fix = f"; write faults=[{one}]" if isinstance(faults, (str, Fault)) else ""
-        raise PlanvizTypeError(f"{function}(faults=...) expects a list of Fault values, got "
-                               f"{type(faults).__name__} {show_value(faults)}{fix}")
+        raise PlanvizTypeError(
+            f"{function}(faults=...) expects a list of Fault values, got "
+            f"{type(faults).__name__} {show_value(faults)}{fix}"
+        )
     out = tuple(faults)
     for i, f in enumerate(out):
         if not isinstance(f, Fault):
-            raise PlanvizTypeError(f"{function}(faults=...) expects Fault values, got {type(f).__name__} "
-                                   f"{show_value(f)} at faults[{i}]; build one with Fault.parse('S4:side_effect')")
+            raise PlanvizTypeError(
+                f"{function}(faults=...) expects Fault values, got {type(f).__name__} "
+                f"{show_value(f)} at faults[{i}]; build one with Fault.parse('S4:side_effect')"
+            )
     return out

@@ -39,8 +39,12 @@ from planviz.errors import SimulationError
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
 _EMPTY: frozenset[str] = frozenset()
-_BEGUN = frozenset(("running", "waiting", "done", "failed"))  # statuses only a step that started shows
-_UNSTARTED = frozenset(("pending", "ready"))  # a stopped run's steps in these, never started, were not run
+_BEGUN = frozenset(
+    ("running", "waiting", "done", "failed")
+)  # statuses only a step that started shows
+_UNSTARTED = frozenset(
+    ("pending", "ready")
+)  # a stopped run's steps in these, never started, were not run
 
 
 class _Segment:
@@ -88,8 +92,12 @@ class FrameStore:
 
     def __init__(self) -> None:
         self._segments: list[_Segment] = []
-        self._began: set[str] = set()  # every step some event showed running, waiting, done or failed
-        self._stop: tuple[int, frozenset[str]] | None = None  # the stop event and the steps it left never run
+        self._began: set[str] = (
+            set()
+        )  # every step some event showed running, waiting, done or failed
+        self._stop: tuple[int, frozenset[str]] | None = (
+            None  # the stop event and the steps it left never run
+        )
         self._starts: list[int] = []
         self._facts: dict[str, list[int]] = {}
         self._held: set[str] = set()
@@ -123,8 +131,10 @@ class FrameStore:
             h = hist.get(sid)
             if h is None:
                 if not fresh:
-                    raise SimulationError(f"event {i} changes the status of {sid!r}, which the snapshot of plan "
-                                          f"version {seg.version!r} (event {seg.start}) does not list")
+                    raise SimulationError(
+                        f"event {i} changes the status of {sid!r}, which the snapshot of plan "
+                        f"version {seg.version!r} (event {seg.start}) does not list"
+                    )
                 hist[sid] = ([i], [status])
             else:
                 if h[0][-1] == i:
@@ -140,7 +150,9 @@ class FrameStore:
         self._toggle(event.lost, True, i)
         if event.kind == "invalidate":
             marks = (frozenset(event.voided), frozenset(event.kept))
-        elif event.kind == "recheck":  # a goal change's voiding, refined one re-checked step at a time
+        elif (
+            event.kind == "recheck"
+        ):  # a goal change's voiding, refined one re-checked step at a time
             voided, kept = marks
             marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
         elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
@@ -148,7 +160,12 @@ class FrameStore:
             seg.conflict_at.append(i)
         elif event.kind == "stop":  # what was still to come will never run: not run, never voided
             began = self._began
-            self._stop = (i, frozenset(sid for sid, st in current.items() if st in _UNSTARTED and sid not in began))
+            self._stop = (
+                i,
+                frozenset(
+                    sid for sid, st in current.items() if st in _UNSTARTED and sid not in began
+                ),
+            )
         self._marks.append(marks)
         self._nfacts.append(len(self._held))
         self._nready.append(self._ready)
@@ -159,8 +176,15 @@ class FrameStore:
         if seg.start == i:
             ready = frozenset(self.views(i)[2])
             before = frozenset(self.views(i - 1)[2]) if i else frozenset()
-            return FrameDelta(i, True, frozenset(seg.hist), frozenset(event.gained), frozenset(event.lost),
-                              ready - before, before - ready)
+            return FrameDelta(
+                i,
+                True,
+                frozenset(seg.hist),
+                frozenset(event.gained),
+                frozenset(event.lost),
+                ready - before,
+                before - ready,
+            )
         steps, ready_in, ready_out = set(event.changes), set(), set()
         for sid, new in event.changes.items():
             at, values = seg.hist[sid]
@@ -176,19 +200,31 @@ class FrameStore:
             steps.add(event.step)
         if self._stop is not None and self._stop[0] == i:
             steps |= self._stop[1]
-        return FrameDelta(i, False, frozenset(steps & seg.hist.keys()), frozenset(event.gained),
-                          frozenset(event.lost), frozenset(ready_in), frozenset(ready_out))
+        return FrameDelta(
+            i,
+            False,
+            frozenset(steps & seg.hist.keys()),
+            frozenset(event.gained),
+            frozenset(event.lost),
+            frozenset(ready_in),
+            frozenset(ready_out),
+        )
 
     def _toggle(self, facts: Iterable[str], held: bool, i: int) -> None:
         for f in facts:
             if (f in self._held) != held:
-                raise SimulationError(f"event {i} {'loses' if held else 'gains'} the fact {f!r}, which is "
-                                      f"{'not ' if held else 'already '}held")
+                raise SimulationError(
+                    f"event {i} {'loses' if held else 'gains'} the fact {f!r}, which is "
+                    f"{'not ' if held else 'already '}held"
+                )
             (self._held.discard if held else self._held.add)(f)
             self._facts.setdefault(f, []).append(i)
 
-    def views(self, i: int) -> tuple[StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView,
-                                     frozenset[str]]:
+    def views(
+        self, i: int
+    ) -> tuple[
+        StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView, frozenset[str]
+    ]:
         """Frame ``i`` (0 <= i < len): statuses, facts, ready, voided, kept, conflicted, not run, as read-only
         views (not run: from the stop event on, the steps of its version it left pending or ready and that
         never started)."""
@@ -231,7 +267,9 @@ class StatusView(Mapping[str, str]):
 
 def _held_at(index: dict[str, list[int]], i: int, item: str) -> bool:
     at = index.get(item)
-    return at is not None and bisect_right(at, i) % 2 == 1  # gained, lost, gained, ... at these events
+    return (
+        at is not None and bisect_right(at, i) % 2 == 1
+    )  # gained, lost, gained, ... at these events
 
 
 def _ready_at(statuses: StatusView, i: int, item: str) -> bool:
@@ -247,7 +285,9 @@ class SetView(Set[str]):
 
     __slots__ = ("_test", "_index", "_i", "_len")
 
-    def __init__(self, test: Callable[[Any, int, Any], bool], index: Any, i: int, length: int) -> None:
+    def __init__(
+        self, test: Callable[[Any, int, Any], bool], index: Any, i: int, length: int
+    ) -> None:
         self._test, self._index, self._i, self._len = test, index, i, length
 
     def __contains__(self, item: object) -> bool:

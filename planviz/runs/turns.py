@@ -25,10 +25,23 @@ from typing import Any, Iterable
 
 __all__ = ["Turn", "turns_of", "message_text"]
 
-_ROLES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "model": "assistant",
-          "tool": "tool", "function": "tool", "system": "system", "developer": "system",
-          "HumanMessage": "user", "AIMessage": "assistant", "AIMessageChunk": "assistant", "ToolMessage": "tool",
-          "SystemMessage": "system", "FunctionMessage": "tool"}
+_ROLES = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "system": "system",
+    "developer": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "AIMessageChunk": "assistant",
+    "ToolMessage": "tool",
+    "SystemMessage": "system",
+    "FunctionMessage": "tool",
+}
 _MAX_TURNS = 10_000
 
 
@@ -94,7 +107,12 @@ def _fields(message: Any) -> tuple[str, dict[str, Any]] | None:
         return None
     if message.get("lc") == 1 and message.get("type") == "constructor":
         ident, kwargs = message.get("id"), message.get("kwargs")
-        if isinstance(ident, list) and ident and isinstance(ident[-1], str) and isinstance(kwargs, dict):
+        if (
+            isinstance(ident, list)
+            and ident
+            and isinstance(ident[-1], str)
+            and isinstance(kwargs, dict)
+        ):
             return ident[-1], kwargs
         return None
     role = message.get("role", message.get("type"))
@@ -114,7 +132,10 @@ def turns_of(messages: Iterable[Any], time: float | None = None) -> tuple[Turn, 
         text = message_text(fields.get("content", fields.get("parts")))
         if role == "assistant":
             extra = fields.get("additional_kwargs")
-            asked = _calls_text(fields.get("tool_calls") or (extra.get("tool_calls") if isinstance(extra, dict) else None))
+            asked = _calls_text(
+                fields.get("tool_calls")
+                or (extra.get("tool_calls") if isinstance(extra, dict) else None)
+            )
             text = "\n".join(x for x in (text, asked) if x)
         out.append(Turn(role, text, time))
         if len(out) >= _MAX_TURNS:

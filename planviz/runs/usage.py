@@ -43,10 +43,26 @@ from planviz.runs.events import Run, expect_run
 __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
 
 #: The unit of each :class:`Usage` figure (``time``: the run's plan's ``time_unit``).
-UNITS = {"tool_calls": "calls", "model_calls": "calls", "input_tokens": "tokens", "output_tokens": "tokens",
-         "cost": "USD", "reasoning_tokens": "tokens", "cached_tokens": "tokens", "total_tokens": "tokens"}
-_FIGURES = ("duration", "input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost",
-            "ok")
+UNITS = {
+    "tool_calls": "calls",
+    "model_calls": "calls",
+    "input_tokens": "tokens",
+    "output_tokens": "tokens",
+    "cost": "USD",
+    "reasoning_tokens": "tokens",
+    "cached_tokens": "tokens",
+    "total_tokens": "tokens",
+}
+_FIGURES = (
+    "duration",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+    "total_tokens",
+    "cost",
+    "ok",
+)
 
 
 @dataclass(frozen=True)
@@ -77,13 +93,32 @@ def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     none."""
     records = getattr(run, "model_calls", None)
     if records:
-        return tuple((c.step, {"model": c.model, "time": c.start,
-                               **{k: getattr(c, k) for k in _FIGURES + ("input", "output")
-                                  if getattr(c, k, None) is not None},
-                               **({"duration_inferred": True} if getattr(c, "duration_inferred", False) else {})})
-                     for c in records)
-    return tuple((step, c) for step, o in run.state.observations for c in (o.data.get("model_calls") or ())
-                 if isinstance(c, Mapping))
+        return tuple(
+            (
+                c.step,
+                {
+                    "model": c.model,
+                    "time": c.start,
+                    **{
+                        k: getattr(c, k)
+                        for k in _FIGURES + ("input", "output")
+                        if getattr(c, k, None) is not None
+                    },
+                    **(
+                        {"duration_inferred": True}
+                        if getattr(c, "duration_inferred", False)
+                        else {}
+                    ),
+                },
+            )
+            for c in records
+        )
+    return tuple(
+        (step, c)
+        for step, o in run.state.observations
+        for c in (o.data.get("model_calls") or ())
+        if isinstance(c, Mapping)
+    )
 
 
 def time_unit(run: Run) -> str:
@@ -128,13 +163,22 @@ def run_usage(run: Run) -> Usage:
     codes = {f.code for plan in run.plans for f in plan.import_findings}
     if "no_tool_calls" in codes:
         starts = 0  # the steps of a trace without tool calls are its model calls, counted below
-    elif "node_steps" in codes:  # the steps are node runs: the tool calls are those their observations record
-        starts = sum(n for _, o in run.state.observations if isinstance(n := o.data.get("tool_calls"), int)
-                     and not isinstance(n, bool) and n > 0)
+    elif (
+        "node_steps" in codes
+    ):  # the steps are node runs: the tool calls are those their observations record
+        starts = sum(
+            n
+            for _, o in run.state.observations
+            if isinstance(n := o.data.get("tool_calls"), int) and not isinstance(n, bool) and n > 0
+        )
     calls = [c for _, c in model_calls(run)]
 
     def total(key: str) -> Any:
-        values = [c[key] for c in calls if isinstance(c.get(key), (int, float)) and not isinstance(c.get(key), bool)]
+        values = [
+            c[key]
+            for c in calls
+            if isinstance(c.get(key), (int, float)) and not isinstance(c.get(key), bool)
+        ]
         return sum(values) if values else None
 
     count: int | None
@@ -143,12 +187,27 @@ def run_usage(run: Run) -> Usage:
     elif run.trace_format is not None:  # the other tool's trace would hold them: not recorded
         count = None
     else:
-        count = starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
-    each = [c["total_tokens"] if _count(c.get("total_tokens")) else
-            sum(c[k] for k in ("input_tokens", "output_tokens") if _count(c.get(k)))
-            for c in calls if any(_count(c.get(k)) for k in ("total_tokens", "input_tokens", "output_tokens"))]
-    return Usage(run.time, starts, count, total("input_tokens"), total("output_tokens"), total("cost"),
-                 total("reasoning_tokens"), total("cached_tokens"), sum(each) if each else None)
+        count = (
+            starts if run.strategy == "direct" else 0 if run.strategy == "workflow" else proposals
+        )
+    each = [
+        c["total_tokens"]
+        if _count(c.get("total_tokens"))
+        else sum(c[k] for k in ("input_tokens", "output_tokens") if _count(c.get(k)))
+        for c in calls
+        if any(_count(c.get(k)) for k in ("total_tokens", "input_tokens", "output_tokens"))
+    ]
+    return Usage(
+        run.time,
+        starts,
+        count,
+        total("input_tokens"),
+        total("output_tokens"),
+        total("cost"),
+        total("reasoning_tokens"),
+        total("cached_tokens"),
+        sum(each) if each else None,
+    )
 
 
 def _count(value: Any) -> bool:

@@ -59,8 +59,9 @@ FEW = 64
 positions)."""
 
 
-def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] | str, str]], *,
-                     near: bool = True) -> list[bool]:
+def ancestor_queries(
+    ix: StructureIndex, queries: Sequence[tuple[frozenset[str] | str, str]], *, near: bool = True
+) -> list[bool]:
     """For each ``(group, step)``: is some member of ``group`` a strict ancestor of ``step``?
 
     A group is a frozenset of step ids, or one step id. Needs an acyclic index
@@ -95,7 +96,9 @@ def ancestor_queries(ix: StructureIndex, queries: Sequence[tuple[frozenset[str] 
     return answers
 
 
-def ancestor_pairs(ix: StructureIndex, ancestors: Sequence[str], steps: Sequence[str]) -> list[bool]:
+def ancestor_pairs(
+    ix: StructureIndex, ancestors: Sequence[str], steps: Sequence[str]
+) -> list[bool]:
     """For each ``i``: is ``ancestors[i]`` a strict ancestor of ``steps[i]``?
 
     :func:`ancestor_queries` of one-step groups with ``near=False`` (the caller
@@ -140,8 +143,13 @@ def _near(parents: dict[str, tuple[str, ...]], group: frozenset[str] | str, node
     return False
 
 
-def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[int], members: list[tuple[int, ...]],
-           answers: list[bool]) -> list[tuple[int, int, int]]:
+def _sweep(
+    ix: StructureIndex,
+    asked: list[tuple[int, int, int]],
+    first: list[int],
+    members: list[tuple[int, ...]],
+    answers: list[bool],
+) -> list[tuple[int, int, int]]:
     """Answer the ``(position, group, query)`` asked in one pass; returns those left for another.
 
     A group ``g`` below ``n`` (the number of steps) is the one step at position ``g``; group ``n + k``
@@ -156,9 +164,17 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
         starts = list(map(lo.__getitem__, groups))
     else:  # every group is one step, starting at its own position
         groups = starts = sorted(last)
-    owners = list(zip(starts, groups))  # (a member's position, group), for members up to the last asker
+    owners = list(
+        zip(starts, groups)
+    )  # (a member's position, group), for members up to the last asker
     if first:
-        extra = [(at, g) for g, s in zip(groups, starts) if g >= n for at in members[g - n] if s < at <= last[g]]
+        extra = [
+            (at, g)
+            for g, s in zip(groups, starts)
+            if g >= n
+            for at in members[g - n]
+            if s < at <= last[g]
+        ]
         if extra:
             owners += extra
             owners.sort()
@@ -168,9 +184,16 @@ def _sweep(ix: StructureIndex, asked: list[tuple[int, int, int]], first: list[in
     return _pull(ix, asked, groups, starts, owners, last, n + len(first), answers)
 
 
-def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int], starts: list[int],
-          owners: list[tuple[int, int]], last: dict[int, int], size: int,
-          answers: list[bool]) -> list[tuple[int, int, int]]:
+def _pull(
+    ix: StructureIndex,
+    asked: list[tuple[int, int, int]],
+    groups: list[int],
+    starts: list[int],
+    owners: list[tuple[int, int]],
+    last: dict[int, int],
+    size: int,
+    answers: list[bool],
+) -> list[tuple[int, int, int]]:
     """The sweep over positions: each step ORs its dependencies' bits (a list read each); returns what waits."""
     pos = ix.pos
     hi = [0] * size  # as lists, by group: quicker to read in the loop below
@@ -180,7 +203,7 @@ def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[in
     end = asked[-1][0]
     t = t0 = starts[0]
     # the dependencies of the steps swept, as positions (made here: only far questions need them)
-    listed = ix.listed_parents()[t0:end + 1]
+    listed = ix.listed_parents()[t0 : end + 1]
     deps: list[tuple[int, ...]] = list(map(tuple, map(map, repeat(pos.__getitem__), listed)))
     # reach[k]: the lowest position read by the k-th step with dependencies (at reader[k]) or a later one:
     # what lies below is never read again
@@ -193,7 +216,9 @@ def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[in
     freed: list[int] = []  # bits of groups whose last asker has just read them
     used, nxt, ai, oi = 0, 0, 0, 0
     later: list[tuple[int, int, int]] = []
-    carry: list[int] = [0] * (end + 1)  # position -> the bits of the live groups among the step and its ancestors
+    carry: list[int] = [0] * (
+        end + 1
+    )  # position -> the bits of the live groups among the step and its ancestors
     low = t0  # entries below this have been dropped
     while t <= end:
         k = bisect_left(reader, t)
@@ -224,7 +249,7 @@ def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[in
                 if a:
                     carry[v] = a & keep
         ask_at, own_at = asked[ai][0], owners[oi][0]
-        for t, ps in zip(range(t, stop), deps[t - t0:stop - t0]):
+        for t, ps in zip(range(t, stop), deps[t - t0 : stop - t0]):
             a = 0
             for p in ps:
                 a |= carry[p]
@@ -251,14 +276,21 @@ def _pull(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[in
     return later
 
 
-def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int], owners: list[tuple[int, int]],
-         answers: list[bool]) -> None:
+def _few(
+    ix: StructureIndex,
+    asked: list[tuple[int, int, int]],
+    groups: list[int],
+    owners: list[tuple[int, int]],
+    answers: list[bool],
+) -> None:
     """The sweep for a handful of groups, one bit each, pulled from the dependencies (no successor lists).
 
     Every step from the first member to the last asker keeps its few bits, a small int each.
     """
     order, parents = ix.order, ix.parents
-    if len(groups) == 1:  # one group (one must_precede pair, a small plan's facts): a set, tested in C per step
+    if (
+        len(groups) == 1
+    ):  # one group (one must_precede pair, a small plan's facts): a set, tested in C per step
         _one(order, parents, asked, owners, answers)
         return
     bit = {g: 1 << i for i, g in enumerate(groups)}
@@ -286,8 +318,13 @@ def _few(ix: StructureIndex, asked: list[tuple[int, int, int]], groups: list[int
             carried[u] = a
 
 
-def _one(order: list[str], parents: dict[str, tuple[str, ...]], asked: list[tuple[int, int, int]],
-         owners: list[tuple[int, int]], answers: list[bool]) -> None:
+def _one(
+    order: list[str],
+    parents: dict[str, tuple[str, ...]],
+    asked: list[tuple[int, int, int]],
+    owners: list[tuple[int, int]],
+    answers: list[bool],
+) -> None:
     """:func:`_few` for a single group: the set of its members and the steps below them, grown in one pass in C.
 
     A step joins the set when one of its dependencies is in it (tested against the set as grown so far,
@@ -295,8 +332,10 @@ def _one(order: list[str], parents: dict[str, tuple[str, ...]], asked: list[tupl
     Members join at the start: only steps after a member in the order can list it or a step below it.
     """
     reached = {order[at] for at, _ in owners}
-    steps = order[owners[0][0]:asked[-1][0] + 1]
-    reached.update(compress(steps, map(not_, map(reached.isdisjoint, map(parents.__getitem__, steps)))))
+    steps = order[owners[0][0] : asked[-1][0] + 1]
+    reached.update(
+        compress(steps, map(not_, map(reached.isdisjoint, map(parents.__getitem__, steps))))
+    )
     for at, _, qi in asked:
         if not reached.isdisjoint(parents[order[at]]):
             answers[qi] = True

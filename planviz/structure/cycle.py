@@ -41,8 +41,11 @@ class Cycle:
         shown = nodes + nodes[:1]
         if len(shown) <= _SHOWN:
             return " -> ".join(map(repr, shown))
-        return (" -> ".join(map(repr, shown[:5])) + f" -> ... ({len(nodes) - 9} more) -> "
-                + " -> ".join(map(repr, shown[-5:])))
+        return (
+            " -> ".join(map(repr, shown[:5]))
+            + f" -> ... ({len(nodes) - 9} more) -> "
+            + " -> ".join(map(repr, shown[-5:]))
+        )
 
 
 def find_cycles(ix: StructureIndex) -> list[Cycle]:
@@ -51,13 +54,17 @@ def find_cycles(ix: StructureIndex) -> list[Cycle]:
 
     rest = sorted(ix.cyclic_nodes, key=natural_key)
     inside = set(rest)
-    edges = sorted(((p, v) for v in rest for p in ix.parents[v] if p in inside),
-                   key=lambda e: (natural_key(e[0]), natural_key(e[1])))
+    edges = sorted(
+        ((p, v) for v in rest for p in ix.parents[v] if p in inside),
+        key=lambda e: (natural_key(e[0]), natural_key(e[1])),
+    )
     g = nx.DiGraph()
     g.add_nodes_from(rest)
     g.add_edges_from(edges)
-    sccs = sorted((sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
-                  key=lambda c: [natural_key(x) for x in c])
+    sccs = sorted(
+        (sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
+        key=lambda c: [natural_key(x) for x in c],
+    )
     out = []
     for scc in sccs:
         h = g.subgraph(scc)

@@ -34,19 +34,29 @@ def require_dag(plan: Plan) -> StructureIndex:
         raise unknown_error(ix.steps.values(), ix.steps)
     if ix.self_deps:
         shown = ", ".join(map(repr, sorted(set(ix.self_deps), key=natural_key)[:10]))
-        raise StructureError(f"step {shown} depends on itself, so the plan has no schedule; remove it from its "
-                             "depends_on (run planviz.validate(plan) to see every structural finding)",
-                             steps=sorted(set(ix.self_deps), key=natural_key))
+        raise StructureError(
+            f"step {shown} depends on itself, so the plan has no schedule; remove it from its "
+            "depends_on (run planviz.validate(plan) to see every structural finding)",
+            steps=sorted(set(ix.self_deps), key=natural_key),
+        )
     cycle = find_cycles(ix)[0]
-    raise StructureError(f"the plan has a cycle ({cycle.route()}), so it has no schedule; "
-                         "run planviz.validate(plan) to see it and remove one of its dependencies",
-                         steps=sorted({u for u, _ in cycle.edges}, key=natural_key), edges=cycle.edges)
+    raise StructureError(
+        f"the plan has a cycle ({cycle.route()}), so it has no schedule; "
+        "run planviz.validate(plan) to see it and remove one of its dependencies",
+        steps=sorted({u for u, _ in cycle.edges}, key=natural_key),
+        edges=cycle.edges,
+    )
 
 
 def unknown_error(steps: Iterable[Step], known: object) -> StructureError:
     """The error naming every dependency on an id the plan does not have (``known`` supports ``in``)."""
-    unknown = sorted(((s.id, d) for s in steps for d in s.depends_on if d not in known),  # type: ignore[operator]
-                     key=lambda pair: (natural_key(pair[0]), natural_key(pair[1])))
+    unknown = sorted(
+        ((s.id, d) for s in steps for d in s.depends_on if d not in known),  # type: ignore[operator]
+        key=lambda pair: (natural_key(pair[0]), natural_key(pair[1])),
+    )
     shown = "; ".join(f"step {sid!r} depends on unknown step {dep!r}" for sid, dep in unknown[:10])
-    return StructureError(f"{shown}; run planviz.validate(plan) to see every structural finding, "
-                          "then fix or remove those dependencies", steps=sorted({s for s, _ in unknown}, key=natural_key))
+    return StructureError(
+        f"{shown}; run planviz.validate(plan) to see every structural finding, "
+        "then fix or remove those dependencies",
+        steps=sorted({s for s, _ in unknown}, key=natural_key),
+    )

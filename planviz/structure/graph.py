@@ -134,7 +134,14 @@ def from_graph(g: nx.DiGraph) -> Plan:
     >>> from_graph(g).step("B").depends_on
     ('A', 'ghost', 'C')
     """
-    expect_type(g, nx.DiGraph, "from_graph", "g", "a networkx DiGraph", "make one with planviz.to_graph(plan)")
+    expect_type(
+        g,
+        nx.DiGraph,
+        "from_graph",
+        "g",
+        "a networkx DiGraph",
+        "make one with planviz.to_graph(plan)",
+    )
     try:
         order = list(nx.lexicographical_topological_sort(g, key=str))
     except nx.NetworkXUnfeasible:
@@ -144,7 +151,11 @@ def from_graph(g: nx.DiGraph) -> Plan:
         attrs = dict(g.nodes[sid])
         preds = {str(p) for p in g.predecessors(sid)}
         listed = attrs.get("depends_on") or ()
-        listed = [d for d in ((listed,) if isinstance(listed, str) else listed) if d in preds or d not in g]
+        listed = [
+            d
+            for d in ((listed,) if isinstance(listed, str) else listed)
+            if d in preds or d not in g
+        ]
         attrs["depends_on"] = tuple(listed) + tuple(sorted(preds.difference(listed)))
         attrs.setdefault("action", str(sid))
         known = {k: v for k, v in attrs.items() if k in NODE_FIELDS}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from planviz.plan.model import Plan, Step
-from planviz.structure.index import StructureIndex, structure_index, _closure as closure
+from planviz.structure.index import StructureIndex, _closure as closure, structure_index
 
 __all__ = ["GrowingIndex"]
 
@@ -44,8 +44,9 @@ class GrowingIndex:
         raise TypeError("made by GrowingIndex.grow")
 
     @classmethod
-    def grow(cls, plan: Plan, base: StructureIndex | GrowingIndex, base_steps: tuple[Step, ...],
-             k: int) -> GrowingIndex | None:
+    def grow(
+        cls, plan: Plan, base: StructureIndex | GrowingIndex, base_steps: tuple[Step, ...], k: int
+    ) -> GrowingIndex | None:
         """The index of ``plan`` from ``base``, the index of a plan (its steps ``base_steps``) whose first ``k``
         steps are ``plan``'s first ``k``; None unless both list every step after its dependencies with no
         repeated id (build the plan's own index then). A :class:`StructureIndex` (cached on its plan, shared)
@@ -69,8 +70,11 @@ class GrowingIndex:
         producers: dict[str, list[str]] | None
         if isinstance(base, StructureIndex):  # the cached index's lists are shared: copied once
             children = {sid: [*kids] for sid, kids in base.children().items()}
-            producers = ({f: [*ids] for f, ids in base._producers.items()} if base._producers is not None
-                         else None)
+            producers = (
+                {f: [*ids] for f, ids in base._producers.items()}
+                if base._producers is not None
+                else None
+            )
         else:
             children, producers = base.children(), base._producers
             base._children = base._producers = None  # consumed

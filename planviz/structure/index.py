@@ -102,8 +102,26 @@ class StructureIndex:
     read-only.
     """
 
-    __slots__ = ("steps", "duplicated", "parents", "unknown", "self_deps", "order", "pos", "cyclic_nodes",
-                 "clean", "file_ordered", "_listed", "_children", "_levels", "_ilevels", "_ints", "_producers", "_kinds", "_holders")
+    __slots__ = (
+        "steps",
+        "duplicated",
+        "parents",
+        "unknown",
+        "self_deps",
+        "order",
+        "pos",
+        "cyclic_nodes",
+        "clean",
+        "file_ordered",
+        "_listed",
+        "_children",
+        "_levels",
+        "_ilevels",
+        "_ints",
+        "_producers",
+        "_kinds",
+        "_holders",
+    )
 
     def __init__(self, plan: Plan) -> None:
         steps = self.steps = plan.by_id
@@ -122,11 +140,15 @@ class StructureIndex:
         if not self.duplicated and (self._in_file_order() or self._sort_raw()):
             self.clean = True
             return
-        everything = plan.steps if self.duplicated else steps.values()  # a later duplicate's defects count too
+        everything = (
+            plan.steps if self.duplicated else steps.values()
+        )  # a later duplicate's defects count too
         self.unknown = set(chain.from_iterable(map(_deps, everything))).difference(steps)
         self.self_deps = [s.id for s in everything if s.id in s.depends_on]
-        self.parents = {sid: tuple(d for d in s.depends_on if d in steps and d != sid)
-                        for sid, s in steps.items()}
+        self.parents = {
+            sid: tuple(d for d in s.depends_on if d in steps and d != sid)
+            for sid, s in steps.items()
+        }
         keys = list(steps)
         at = dict(zip(keys, range(len(keys))))
         kids: list[list[int]] = [[] for _ in keys]
@@ -136,16 +158,25 @@ class StructureIndex:
         self._set_order(keys, topological_order(kids, [len(ps) for ps in self.parents.values()]))
         self.clean = not (self.unknown or self.self_deps or self.cyclic_nodes)
         if self.clean:
-            self._ints = (keys, kids, [at[k] for k in self.order], [len(ps) for ps in self.parents.values()])
+            self._ints = (
+                keys,
+                kids,
+                [at[k] for k in self.order],
+                [len(ps) for ps in self.parents.values()],
+            )
 
     def _in_file_order(self) -> bool:
         """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
         steps = self.steps
-        listed = list(map(_deps, steps.values()))  # read from the steps once: they lie all over the heap
+        listed = list(
+            map(_deps, steps.values())
+        )  # read from the steps once: they lie all over the heap
         seen: set[str] = set()
         earlier, add = seen.issuperset, seen.add
         for sid, deps in zip(steps, listed):
-            if deps and not earlier(deps):  # an unknown id, the step itself or one listed later (tested in C)
+            if deps and not earlier(
+                deps
+            ):  # an unknown id, the step itself or one listed later (tested in C)
                 return False
             add(sid)
         self.parents = dict(zip(steps, listed))
@@ -204,12 +235,16 @@ class StructureIndex:
         """
         if self._ints is None:
             if self.cyclic_nodes:
-                raise ValueError("the integer form needs an acyclic plan; call require_dag(plan) first")
+                raise ValueError(
+                    "the integer form needs an acyclic plan; call require_dag(plan) first"
+                )
             keys = list(self.steps)
             same = self.order == keys  # the file lists every step after its dependencies
             at = self.pos if same else dict(zip(keys, range(len(keys))))
             kids: list[list[int]] = [[] for _ in keys]
-            parents = list(self.parents.values())  # parents lists the steps in the order of ``steps``
+            parents = list(
+                self.parents.values()
+            )  # parents lists the steps in the order of ``steps``
             index = at.__getitem__
             for i, ps in enumerate(parents):
                 for j in map(index, ps):

@@ -26,10 +26,24 @@ from planviz.plan.model import Plan, Step
 from planviz.structure.graph import to_graph
 from planviz.teaching.answers import Unreadable, ids, short
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, wrong
-from planviz.teaching.guards import ALLOWED, FORBIDDEN, LibraryUsed, forbidden, library_calls, used_message
+from planviz.teaching.guards import (
+    ALLOWED,
+    FORBIDDEN,
+    LibraryUsed,
+    forbidden,
+    library_calls,
+    used_message,
+)
 
-__all__ = ["random_plans", "ancestor_cases", "reach_cases", "first_disagreement", "plan_text",
-           "IDS", "FACTS"]
+__all__ = [
+    "random_plans",
+    "ancestor_cases",
+    "reach_cases",
+    "first_disagreement",
+    "plan_text",
+    "IDS",
+    "FACTS",
+]
 
 IDS = tuple("ABCDEFGH")
 FACTS = ("p", "q", "r", "s", "t")
@@ -58,27 +72,35 @@ def ancestor_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, str]]
     return [(plan, sid) for plan in random_plans(count, seed=seed) for sid in sorted(plan.ids)]
 
 
-def reach_cases(count: int = 300, seed: int = 2024) -> list[tuple[Plan, frozenset[str], frozenset[str]]]:
+def reach_cases(
+    count: int = 300, seed: int = 2024
+) -> list[tuple[Plan, frozenset[str], frozenset[str]]]:
     """(plan, completed, facts held) for ``count`` random plans: a run stopped part-way, often after a
     fact was withdrawn (a completed step's fact no longer held) or with a fact given from the start."""
     rng = random.Random(seed + 1)
     cases = []
     for plan in random_plans(count, seed=seed, facts=True):
         order = list(nx.lexicographical_topological_sort(to_graph(plan)))
-        completed = frozenset(order[:rng.randint(0, len(order))])  # a prefix: every dependency done first
+        completed = frozenset(
+            order[: rng.randint(0, len(order))]
+        )  # a prefix: every dependency done first
         held = {f for sid in completed for f in plan.step(sid).produces}
         if held and rng.random() < 0.6:
-            held.discard(rng.choice(sorted(held)))  # withdrawn: a completed step's fact no longer holds
+            held.discard(
+                rng.choice(sorted(held))
+            )  # withdrawn: a completed step's fact no longer holds
         if rng.random() < 0.3:
             held.add(rng.choice(FACTS))  # given from the start
         cases.append((plan, completed, frozenset(held)))
     return cases
 
 
-def first_disagreement(cases: Iterable[Sequence[Any]], student: Callable[..., Any],
-                       oracle: Callable[..., Any],
-                       judge: Callable[[Sequence[Any], Any, Any], bool] | None = None
-                       ) -> tuple[Sequence[Any], Any, Any] | None:
+def first_disagreement(
+    cases: Iterable[Sequence[Any]],
+    student: Callable[..., Any],
+    oracle: Callable[..., Any],
+    judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+) -> tuple[Sequence[Any], Any, Any] | None:
     """The first case where ``student(*case)`` differs from ``oracle(*case)``: (case, expected, got), or None.
 
     ``got`` is the exception when the student's function raised one. ``judge(case, expected, got)`` says whether an
@@ -108,12 +130,21 @@ def plan_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Sequence[Sequence[Any]], *,
-              name: str, question: Callable[..., str], hint: Callable[..., str], build: str | None = None,
-              read: Callable[[Any], Any] | None = None,
-              judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
-              say: Callable[[Sequence[Any], Any, Any], str] | None = None,
-              returns: str = "a set of step ids") -> Feedback:
+def agreement(
+    exercise: str,
+    student: Any,
+    oracle: Callable[..., Any],
+    cases: Sequence[Sequence[Any]],
+    *,
+    name: str,
+    question: Callable[..., str],
+    hint: Callable[..., str],
+    build: str | None = None,
+    read: Callable[[Any], Any] | None = None,
+    judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
+    say: Callable[[Sequence[Any], Any, Any], str] | None = None,
+    returns: str = "a set of step ids",
+) -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
     ``build`` names the build-it (a key of :data:`~planviz.teaching.guards.FORBIDDEN`): an answer that
@@ -126,11 +157,17 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     answered, and ``hint(case, expected, got)``.
     """
     if is_blank(student):
-        return unanswered(exercise, f"define your function {name}(...) in the cell above and pass it here",
-                          "write it, run the cell, then run this check again")
+        return unanswered(
+            exercise,
+            f"define your function {name}(...) in the cell above and pass it here",
+            "write it, run the cell, then run this check again",
+        )
     if not callable(student):
-        return wrong(exercise, f"expected a function, got {type(student).__name__} {short(student)}",
-                     f"pass the function itself, not what it returns: check_{name}({name})")
+        return wrong(
+            exercise,
+            f"expected a function, got {type(student).__name__} {short(student)}",
+            f"pass the function itself, not what it returns: check_{name}({name})",
+        )
     names = FORBIDDEN.get(build or "", ())
     called = library_calls(student, names) if names else ()
     if called:
@@ -140,9 +177,13 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     allowed = ALLOWED.get(build or "", ())
     answers: list[Any] = []
 
-    def run_all() -> None:  # the student's function on every case, the library unplugged once for them all
+    def run_all() -> (
+        None
+    ):  # the student's function on every case, the library unplugged once for them all
         for case in cases:
-            for item in case:  # the oracle's cached structure (its topological order) is not the student's to read
+            for item in (
+                case
+            ):  # the oracle's cached structure (its topological order) is not the student's to read
                 if isinstance(item, Plan):
                     item.__dict__.pop("_planviz_index", None)
             try:
@@ -167,11 +208,14 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
             raise got
         return reader(got)
 
-    found = first_disagreement(list(cases)[:len(answers)], ask, oracle, judge)
+    found = first_disagreement(list(cases)[: len(answers)], ask, oracle, judge)
     plans = len({id(case[0]) for case in cases})
     if found is None:
-        return right(exercise, f"your {name} agrees with planviz on all {len(cases)} questions about "
-                               f"{plans} random plans of 1 to {len(IDS)} steps.")
+        return right(
+            exercise,
+            f"your {name} agrees with planviz on all {len(cases)} questions about "
+            f"{plans} random plans of 1 to {len(IDS)} steps.",
+        )
     case, expected, got = found
     if isinstance(got, LibraryUsed):
         return wrong(exercise, *used_message(name, got.name))
@@ -185,11 +229,15 @@ def agreement(exercise: str, student: Any, oracle: Callable[..., Any], cases: Se
     elif say is not None:
         said = say(case, expected, got)
     else:
-        said = (f"planviz says {_ids(expected)}; yours says {_ids(got)}"
-                + (f" (missing {_ids(expected - got)})" if expected - got else "")
-                + (f" (extra {_ids(got - expected)})" if got - expected else ""))
-    message = (f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
-               f"{plan_text(case[0])}\n{question(*case)}: {said}")
+        said = (
+            f"planviz says {_ids(expected)}; yours says {_ids(got)}"
+            + (f" (missing {_ids(expected - got)})" if expected - got else "")
+            + (f" (extra {_ids(got - expected)})" if got - expected else "")
+        )
+    message = (
+        f"the first disagreement is question {number} of {len(cases)}, on this plan (file order):\n"
+        f"{plan_text(case[0])}\n{question(*case)}: {said}"
+    )
     try:
         tip = hint(case, expected, got)
     except Exception:  # a hint must never turn a verdict into a crash
@@ -214,7 +262,6 @@ def _picture(plan: Plan) -> Any:
         return render(plan, highlight=())
     except Exception:  # a plan with a cycle has no layered picture everywhere: the text says it all
         return None
-
 
 
 def _ids(items: Iterable[Any]) -> str:

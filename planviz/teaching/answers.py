@@ -38,8 +38,21 @@ from planviz.errors import show_value
 from planviz.plan.model import Step
 from planviz.runs.events import Run
 
-__all__ = ["number", "word", "same_word", "ids", "id_of", "Unreadable", "unreadable", "stop_reason",
-           "same_step", "in_plan", "words", "whole_number", "short"]
+__all__ = [
+    "number",
+    "word",
+    "same_word",
+    "ids",
+    "id_of",
+    "Unreadable",
+    "unreadable",
+    "stop_reason",
+    "same_step",
+    "in_plan",
+    "words",
+    "whole_number",
+    "short",
+]
 
 
 @dataclass(frozen=True)
@@ -81,8 +94,13 @@ def number(value: Any, unit: str | None = None) -> float | None:
     return out if math.isfinite(out) else None
 
 
-_UNITS = (("min", "mins", "minute", "minutes", "m"), ("h", "hr", "hrs", "hour", "hours"),
-          ("s", "sec", "secs", "second", "seconds"), ("ms", "millisecond", "milliseconds"), ("d", "day", "days"))
+_UNITS = (
+    ("min", "mins", "minute", "minutes", "m"),
+    ("h", "hr", "hrs", "hour", "hours"),
+    ("s", "sec", "secs", "second", "seconds"),
+    ("ms", "millisecond", "milliseconds"),
+    ("d", "day", "days"),
+)
 
 
 def _spellings(unit: str) -> frozenset[str]:
@@ -139,7 +157,9 @@ def words(value: Any) -> frozenset[str] | Unreadable:
     if isinstance(value, dict) or type(value).__name__ in ("dict_values", "dict_items"):
         return Unreadable("a dict; give the names as a list or a set")
     if not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
-        return Unreadable(f"expected names (a list such as ['a', 'b']), got {type(value).__name__} {short(value)}")
+        return Unreadable(
+            f"expected names (a list such as ['a', 'b']), got {type(value).__name__} {short(value)}"
+        )
     out = set()
     for item in value:
         got = word(item) if isinstance(item, str) else None
@@ -162,7 +182,9 @@ def id_of(value: Any) -> str | Unreadable:
         return value.strip()
     if isinstance(value, str):
         return Unreadable("an empty string is not a step id")
-    return Unreadable(f"expected a step id (a string such as 'S1'), got {type(value).__name__} {short(value)}")
+    return Unreadable(
+        f"expected a step id (a string such as 'S1'), got {type(value).__name__} {short(value)}"
+    )
 
 
 def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...] | Unreadable:
@@ -176,28 +198,43 @@ def ids(value: Any, *, ordered: bool = False) -> frozenset[str] | tuple[str, ...
     if isinstance(value, Step):
         return Unreadable("that is a Step object; give step ids (step.id)")
     if isinstance(value, str):
-        found = (tuple(re.findall(r"[A-Za-z0-9_.:\-]+", value)) if ordered else
-                 tuple(x for x in re.split(r"[\s,;]+", value.strip()) if x) or ("",))
+        found = (
+            tuple(re.findall(r"[A-Za-z0-9_.:\-]+", value))
+            if ordered
+            else tuple(x for x in re.split(r"[\s,;]+", value.strip()) if x) or ("",)
+        )
         found = tuple(x for x in found if x and x not in ("->", "-"))
         if not all(found):
             return Unreadable("an empty string is not a step id")
         return found if ordered else frozenset(found)
-    if ordered and isinstance(value, (set, frozenset, dict)) or ordered and type(value).__name__ in ("dict_keys",):
+    if (
+        ordered
+        and isinstance(value, (set, frozenset, dict))
+        or ordered
+        and type(value).__name__ in ("dict_keys",)
+    ):
         return Unreadable("a set has no order: give the steps as a list, first to last")
     if not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
-        return Unreadable(f"expected step ids (a {'list' if ordered else 'set'} such as ['S0', 'S1']), got "
-                          f"{type(value).__name__} {short(value)}")
+        return Unreadable(
+            f"expected step ids (a {'list' if ordered else 'set'} such as ['S0', 'S1']), got "
+            f"{type(value).__name__} {short(value)}"
+        )
     items = []
     for item in value:
         one = id_of(item)
         if isinstance(one, Unreadable):
-            return Unreadable(one.why if isinstance(item, Step) else
-                              f"{short(item)} is not a step id: give step ids such as 'S1'")
+            return Unreadable(
+                one.why
+                if isinstance(item, Step)
+                else f"{short(item)} is not a step id: give step ids such as 'S1'"
+            )
         items.append(one)
     return tuple(items) if ordered else frozenset(items)
 
 
-def same_step(value: Any, expected: str, plan_ids: Iterable[str] = (), version: int | None = None) -> bool:
+def same_step(
+    value: Any, expected: str, plan_ids: Iterable[str] = (), version: int | None = None
+) -> bool:
     """True when ``value`` names step ``expected``, or the revision of it that runs next (``"S1.v2"`` for ``S1``).
 
     A revision id is accepted only when it is not a step of the plan in its own right (``plan_ids``), and, when
@@ -206,12 +243,19 @@ def same_step(value: Any, expected: str, plan_ids: Iterable[str] = (), version: 
     got = id_of(value)
     if isinstance(got, Unreadable):
         return False
-    if got == expected or got.lower() == expected.lower() and expected.lower() not in {i.lower() for i in plan_ids
-                                                                                         if i != expected}:
+    if (
+        got == expected
+        or got.lower() == expected.lower()
+        and expected.lower() not in {i.lower() for i in plan_ids if i != expected}
+    ):
         return True
     match = re.fullmatch(r"(.+)\.v(\d+)", got, re.I)
-    return (match is not None and match.group(1).lower() == expected.lower() and got not in set(plan_ids)
-            and (version is None or int(match.group(2)) == version))
+    return (
+        match is not None
+        and match.group(1).lower() == expected.lower()
+        and got not in set(plan_ids)
+        and (version is None or int(match.group(2)) == version)
+    )
 
 
 def in_plan(got: Any, plan_ids: Iterable[str]) -> Any:

@@ -19,7 +19,16 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Feedback", "right", "wrong", "unanswered", "is_blank", "unusable", "multiple_choice", "MIME"]
+__all__ = [
+    "Feedback",
+    "right",
+    "wrong",
+    "unanswered",
+    "is_blank",
+    "unusable",
+    "multiple_choice",
+    "MIME",
+]
 
 #: The mimetype of a check's result in a notebook output (read by tests; front ends ignore it).
 MIME = "application/vnd.planviz.feedback+json"
@@ -54,17 +63,32 @@ class Feedback:
     __repr__ = __str__
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        colour, mark, verdict = ("#1b7a3d", "✓", "right") if self.passed else ("#b34700", "✗", "not yet")
+        colour, mark, verdict = (
+            ("#1b7a3d", "✓", "right") if self.passed else ("#b34700", "✗", "not yet")
+        )
         lines = html.escape(self.message).replace("\n", "<br>")
-        hint = f'<div style="margin-top:4px"><b>Hint:</b> {html.escape(self.hint)}</div>' if self.hint else ""
+        hint = (
+            f'<div style="margin-top:4px"><b>Hint:</b> {html.escape(self.hint)}</div>'
+            if self.hint
+            else ""
+        )
         picture = ""
         if self.picture is not None:
-            picture = '<div style="margin-top:6px">' + self.picture._repr_mimebundle_()["text/html"] + "</div>"
-        card = (f'<div class="planviz-feedback" style="border-left:4px solid {colour};padding:4px 10px;'
-                f'margin:4px 0"><b style="color:{colour}">{mark} {html.escape(self.exercise)}: {verdict}.</b> '
-                f'<span style="white-space:pre-wrap">{lines}</span>{hint}{picture}</div>')
-        return {"text/plain": str(self), "text/html": card,
-                MIME: {"exercise": self.exercise, "passed": self.passed}}
+            picture = (
+                '<div style="margin-top:6px">'
+                + self.picture._repr_mimebundle_()["text/html"]
+                + "</div>"
+            )
+        card = (
+            f'<div class="planviz-feedback" style="border-left:4px solid {colour};padding:4px 10px;'
+            f'margin:4px 0"><b style="color:{colour}">{mark} {html.escape(self.exercise)}: {verdict}.</b> '
+            f'<span style="white-space:pre-wrap">{lines}</span>{hint}{picture}</div>'
+        )
+        return {
+            "text/plain": str(self),
+            "text/html": card,
+            MIME: {"exercise": self.exercise, "passed": self.passed},
+        }
 
 
 def right(exercise: str, message: str) -> Feedback:
@@ -87,8 +111,9 @@ def is_blank(value: Any) -> bool:
     return value is None or value is Ellipsis
 
 
-def unusable(exercise: str, answer: Any, kind: type | tuple[type, ...], ask: str, expected: str,
-             hint: str) -> Feedback | None:
+def unusable(
+    exercise: str, answer: Any, kind: type | tuple[type, ...], ask: str, expected: str, hint: str
+) -> Feedback | None:
     """The feedback for an answer that is not given yet or not of the kind asked, else None (check it further).
 
     >>> unusable("ex", ..., dict, "a dict of minutes", "a dict", "").message
@@ -105,7 +130,9 @@ def unusable(exercise: str, answer: Any, kind: type | tuple[type, ...], ask: str
     return None
 
 
-def multiple_choice(exercise: str, answer: Any, right_choice: str, why_not: dict[str, str], hint: str) -> Feedback:
+def multiple_choice(
+    exercise: str, answer: Any, right_choice: str, why_not: dict[str, str], hint: str
+) -> Feedback:
     """Check a one-letter answer: ``why_not`` says, for each wrong letter, what is wrong with that choice."""
     choices = sorted({right_choice, *why_not})
     if is_blank(answer):
@@ -115,4 +142,6 @@ def multiple_choice(exercise: str, answer: Any, right_choice: str, why_not: dict
         return right(exercise, f"({letter}) is the reason.")
     if letter in why_not:
         return wrong(exercise, f"not ({letter}): {why_not[letter]}", hint)
-    return wrong(exercise, f"{answer!r} is not one of the choices {', '.join(map(repr, choices))}", hint)
+    return wrong(
+        exercise, f"{answer!r} is not one of the choices {', '.join(map(repr, choices))}", hint
+    )

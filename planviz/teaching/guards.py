@@ -32,35 +32,89 @@ __all__ = ["FORBIDDEN", "ALLOWED", "library_calls", "forbidden", "LibraryUsed", 
 
 #: For each build-it, the ready-made algorithms that answer it: "module.name" of networkx and planviz.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "ancestors": ("networkx.ancestors", "networkx.descendants", "networkx.transitive_closure",
-                  "networkx.transitive_closure_dag", "networkx.dfs_preorder_nodes", "networkx.dfs_postorder_nodes",
-                  "networkx.bfs_tree", "networkx.dfs_tree", "networkx.has_path", "networkx.shortest_path",
-                  "networkx.descendants_at_distance", "networkx.bfs_edges", "networkx.dfs_edges",
-                  "networkx.edge_bfs", "networkx.edge_dfs", "networkx.all_simple_paths",
-                  "networkx.shortest_path_length", "networkx.single_source_shortest_path",
-                  "networkx.single_source_shortest_path_length", "networkx.bfs_predecessors",
-                  "networkx.bfs_successors", "networkx.dfs_predecessors", "networkx.dfs_successors",
-                  "networkx.bfs_layers", "planviz.failure_scope", "planviz.why_blocked"),
-    "reachable": ("planviz.reachable", "planviz.invalidated", "planviz.failure_scope", "planviz.why_blocked",
-                  "planviz.analysis.reach.reachable", "planviz.analysis.reach.invalidated"),
-    "topological_order": ("networkx.topological_sort", "networkx.lexicographical_topological_sort",
-                          "networkx.all_topological_sorts", "networkx.topological_generations",
-                          "networkx.is_directed_acyclic_graph", "networkx.find_cycle", "networkx.simple_cycles",
-                          "networkx.recursive_simple_cycles", "networkx.dag_longest_path",
-                          "networkx.strongly_connected_components", "planviz.ready_waves",
-                          "planviz.ready_timeline", "planviz.critical_path", "planviz.validate", "planviz.prepare",
-                          "graphlib.TopologicalSorter"),
+    "ancestors": (
+        "networkx.ancestors",
+        "networkx.descendants",
+        "networkx.transitive_closure",
+        "networkx.transitive_closure_dag",
+        "networkx.dfs_preorder_nodes",
+        "networkx.dfs_postorder_nodes",
+        "networkx.bfs_tree",
+        "networkx.dfs_tree",
+        "networkx.has_path",
+        "networkx.shortest_path",
+        "networkx.descendants_at_distance",
+        "networkx.bfs_edges",
+        "networkx.dfs_edges",
+        "networkx.edge_bfs",
+        "networkx.edge_dfs",
+        "networkx.all_simple_paths",
+        "networkx.shortest_path_length",
+        "networkx.single_source_shortest_path",
+        "networkx.single_source_shortest_path_length",
+        "networkx.bfs_predecessors",
+        "networkx.bfs_successors",
+        "networkx.dfs_predecessors",
+        "networkx.dfs_successors",
+        "networkx.bfs_layers",
+        "planviz.failure_scope",
+        "planviz.why_blocked",
+    ),
+    "reachable": (
+        "planviz.reachable",
+        "planviz.invalidated",
+        "planviz.failure_scope",
+        "planviz.why_blocked",
+        "planviz.analysis.reach.reachable",
+        "planviz.analysis.reach.invalidated",
+    ),
+    "topological_order": (
+        "networkx.topological_sort",
+        "networkx.lexicographical_topological_sort",
+        "networkx.all_topological_sorts",
+        "networkx.topological_generations",
+        "networkx.is_directed_acyclic_graph",
+        "networkx.find_cycle",
+        "networkx.simple_cycles",
+        "networkx.recursive_simple_cycles",
+        "networkx.dag_longest_path",
+        "networkx.strongly_connected_components",
+        "planviz.ready_waves",
+        "planviz.ready_timeline",
+        "planviz.critical_path",
+        "planviz.validate",
+        "planviz.prepare",
+        "graphlib.TopologicalSorter",
+    ),
     # a topological order is an ingredient of the waves (built in 01, allowed in 03's passes too), not the answer
-    "ready_waves": ("planviz.ready_waves", "planviz.ready_timeline", "planviz.critical_path",
-                    "networkx.topological_generations", "networkx.dag_longest_path_length"),
-    "critical_path": ("planviz.critical_path", "planviz.ready_timeline", "networkx.dag_longest_path",
-                      "networkx.dag_longest_path_length"),
-    "failure_scope": ("planviz.failure_scope", "planviz.invalidated", "planviz.reachable", "planviz.simulate",
-                      "networkx.ancestors"),
+    "ready_waves": (
+        "planviz.ready_waves",
+        "planviz.ready_timeline",
+        "planviz.critical_path",
+        "networkx.topological_generations",
+        "networkx.dag_longest_path_length",
+    ),
+    "critical_path": (
+        "planviz.critical_path",
+        "planviz.ready_timeline",
+        "networkx.dag_longest_path",
+        "networkx.dag_longest_path_length",
+    ),
+    "failure_scope": (
+        "planviz.failure_scope",
+        "planviz.invalidated",
+        "planviz.reachable",
+        "planviz.simulate",
+        "networkx.ancestors",
+    ),
     "grade": ("planviz.grade", "planviz.grade_many", "planviz.validate", "planviz.prepare"),
     "replanner": ("planviz.reissue",),
-    "invariants": ("planviz.runs.engine.revision.changed_invariants", "planviz.simulate",
-                   "planviz.prepare", "planviz.validate"),
+    "invariants": (
+        "planviz.runs.engine.revision.changed_invariants",
+        "planviz.simulate",
+        "planviz.prepare",
+        "planviz.validate",
+    ),
 }
 
 #: What a build-it's text lets the student use although it is a graph algorithm of the library: 03's passes
@@ -164,7 +218,9 @@ def _attribute_chains(code: types.CodeType, scope: dict[str, Any]) -> Iterator[A
 
 def _checking(f: Any) -> bool:
     """A function of the checks themselves (their oracles answer every build-it): never part of an answer."""
-    return isinstance(f, types.FunctionType) and (getattr(f, "__module__", "") or "").startswith("planviz.teaching")
+    return isinstance(f, types.FunctionType) and (getattr(f, "__module__", "") or "").startswith(
+        "planviz.teaching"
+    )
 
 
 def _library(f: Any) -> bool:
@@ -173,7 +229,9 @@ def _library(f: Any) -> bool:
 
 
 @contextmanager
-def forbidden(names: tuple[str, ...], allowed: tuple[str, ...] = (), *, base: bool = True) -> Iterator[None]:
+def forbidden(
+    names: tuple[str, ...], allowed: tuple[str, ...] = (), *, base: bool = True
+) -> Iterator[None]:
     """While inside, the library is unplugged (:func:`~planviz.teaching.tripwire.unplugged`): the graph
     algorithms (with ``base``) and ``names`` trip with :class:`LibraryUsed` when the code run inside calls them,
     by whatever route, except ``allowed``. A trip the code caught still fails: it is raised on the way out."""
@@ -187,11 +245,17 @@ def used_message(exercise_name: str, called: tuple[str, ...] | str) -> tuple[str
     """(message, hint) for a build-it answer that calls the library's own answer."""
     called = (called,) if isinstance(called, str) else called
     if all(name.startswith("planviz.teaching.") for name in called):
-        message = (f"your {exercise_name} calls {', '.join(called)}, the check's own answer to this exercise; "
-                   "the point is to build it yourself.")
+        message = (
+            f"your {exercise_name} calls {', '.join(called)}, the check's own answer to this exercise; "
+            "the point is to build it yourself."
+        )
     else:
         shown = ", ".join(called)
-        message = (f"your {exercise_name} calls {shown}: this calls the library's own {shown}, its answer to this "
-                   "exercise. That is the right tool in real work; here the point is to build it yourself.")
-    return message, ("write it with loops over plan.steps and their depends_on (and facts); planviz.to_graph and "
-                     "plan.step(id) are fine to use")
+        message = (
+            f"your {exercise_name} calls {shown}: this calls the library's own {shown}, its answer to this "
+            "exercise. That is the right tool in real work; here the point is to build it yourself."
+        )
+    return message, (
+        "write it with loops over plan.steps and their depends_on (and facts); planviz.to_graph and "
+        "plan.step(id) are fine to use"
+    )

@@ -29,14 +29,26 @@ from planviz.runs.engine.simulation import simulate
 from planviz.teaching.answers import Unreadable, same_word, short, stop_reason, word
 from planviz.teaching.feedback import Feedback, is_blank, right, unanswered, unusable, wrong
 
-__all__ = ["check_exercise_1", "check_exercise_2", "check_exercise_3", "check_exercise_4", "check_exercise_5",
-           "purge_contract", "VACUOUS_CASES", "PURGE_TOOLS", "CONTRACT_CASES", "CONTRACT_FIELDS"]
+__all__ = [
+    "check_exercise_1",
+    "check_exercise_2",
+    "check_exercise_3",
+    "check_exercise_4",
+    "check_exercise_5",
+    "purge_contract",
+    "VACUOUS_CASES",
+    "PURGE_TOOLS",
+    "CONTRACT_CASES",
+    "CONTRACT_FIELDS",
+]
 
 _LAYER_OF = {code: layer for layer, codes in CODES.items() for code in codes}
 
 
 def _edit(plan: Plan, sid: str, **changes: Any) -> Plan:
-    return plan.replace(steps=tuple(replace(s, **changes) if s.id == sid else s for s in plan.steps))
+    return plan.replace(
+        steps=tuple(replace(s, **changes) if s.id == sid else s for s in plan.steps)
+    )
 
 
 def _codes(value: Any) -> set[str] | None:
@@ -62,17 +74,26 @@ def check_exercise_1(codes: Any = None) -> Feedback:
         return wrong(ex, f"expected a set of finding codes, got {type(codes).__name__}", hint)
     unknown = sorted(c for c in given if c not in _LAYER_OF)
     if unknown:
-        return wrong(ex, f"{unknown[0]!r} is not a finding code", "the codes are listed in the layer table at the top, "
-                     "and validate(...).codes gives the set")
+        return wrong(
+            ex,
+            f"{unknown[0]!r} is not a finding code",
+            "the codes are listed in the layer table at the top, "
+            "and validate(...).codes gives the set",
+        )
     missing, extra = expected - given, given - expected
     if not missing and not extra:
-        return right(ex, f"{len(expected)} findings: the fact S4 needs comes from a step that is no longer its "
-                         "ancestor, and the contract's order 'patch before verify' is broken the same way. One "
-                         "missing edge, two rules.")
+        return right(
+            ex,
+            f"{len(expected)} findings: the fact S4 needs comes from a step that is no longer its "
+            "ancestor, and the contract's order 'patch before verify' is broken the same way. One "
+            "missing edge, two rules.",
+        )
     parts = []
     if missing:
-        parts.append(f"{len(missing)} code(s) missing, in the {' and '.join(sorted({_LAYER_OF[c] for c in missing}))} "
-                     "layer")
+        parts.append(
+            f"{len(missing)} code(s) missing, in the {' and '.join(sorted({_LAYER_OF[c] for c in missing}))} "
+            "layer"
+        )
     if extra:
         parts.append(f"{', '.join(sorted(extra))} is not reported")
     return wrong(ex, "; ".join(parts), hint)
@@ -88,21 +109,32 @@ def check_exercise_2(layer: Any = None, code: Any = None) -> Feedback:
         raise PlanvizError("the example cache_isolation has no contract")
     forgot = _edit(plan, "S3", depends_on=["S1"])
     stricter = replace(contract, must_precede=contract.must_precede + (("S2", "S3"),))
-    new = [f for f in validate(forgot, stricter).findings if f.code not in validate(forgot, contract).codes]
+    new = [
+        f
+        for f in validate(forgot, stricter).findings
+        if f.code not in validate(forgot, contract).codes
+    ]
     hint = "validate forgot_edge against both contracts and compare the codes"
     if is_blank(layer) or is_blank(code):
         return unanswered(ex, "check_exercise_2(layer=..., code=...)", hint)
     finding = new[0]
     if not same_word(code, finding.code):
         known = word(code) in _LAYER_OF
-        return wrong(ex, f"{short(code)} is {'not the new finding' if known else 'not a finding code'}", hint)
+        return wrong(
+            ex, f"{short(code)} is {'not the new finding' if known else 'not a finding code'}", hint
+        )
     if not same_word(layer, finding.layer):
-        return wrong(ex, f"{finding.code} is right, but it is not reported by the {layer!r} layer",
-                     "each finding carries its layer: f.layer")
-    return right(ex, f"the {finding.layer} layer reports {finding.code}: the contract now demands an order the graph "
-                     "does not guarantee. The same missing edge was already an unmet requirement (a fact); now it "
-                     "is also a broken rule of the contract.")
-
+        return wrong(
+            ex,
+            f"{finding.code} is right, but it is not reported by the {layer!r} layer",
+            "each finding carries its layer: f.layer",
+        )
+    return right(
+        ex,
+        f"the {finding.layer} layer reports {finding.code}: the contract now demands an order the graph "
+        "does not guarantee. The same missing edge was already an unmet requirement (a fact); now it "
+        "is also a broken rule of the contract.",
+    )
 
 
 #: Exercise 3: a check written on one step of the cache plan, as (step id, check); predict what validate says.
@@ -113,14 +145,21 @@ VACUOUS_CASES = {
     "S4 completed": ("S4", "Completed successfully."),
     "S3 applied": ("S3", "Patch applied."),
     "S3 compiles": ("S3", "the patched key builder compiles"),
-    "S4 both pass": ("S4", "the isolation test and the hit-rate test both pass on the patched build"),
+    "S4 both pass": (
+        "S4",
+        "the isolation test and the hit-rate test both pass on the patched build",
+    ),
 }
 _NO_FINDING = frozenset({"none", "ok", "nothing", "no finding", "-", "no", "passes", "accepted"})
 
 
 def _vacuous_severity(sid: str, text: str) -> str | None:
     plan = load("cache_isolation")
-    found = [f for f in validate(_edit(plan, sid, check=text), plan.contract).findings if f.code == "vacuous_check"]
+    found = [
+        f
+        for f in validate(_edit(plan, sid, check=text), plan.contract).findings
+        if f.code == "vacuous_check"
+    ]
     return found[0].severity if found else None
 
 
@@ -150,7 +189,11 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     for key, value in predictions.items():
         name = names.get(key.strip().lower()) if isinstance(key, str) else None
         if name is None:
-            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(VACUOUS_CASES)}")
+            return wrong(
+                ex,
+                f"{short(key)} is not one of the cases",
+                f"the cases are {', '.join(VACUOUS_CASES)}",
+            )
         if value is Ellipsis:
             return unanswered(ex, f"your prediction for {name!r}", how)
         severity = _severity(value)
@@ -163,29 +206,46 @@ def check_exercise_3(predictions: Any = None) -> Feedback:
     off = {name: (said, _vacuous_severity(*VACUOUS_CASES[name])) for name, said in given.items()}
     off = {name: pair for name, pair in off.items() if pair[0] != pair[1]}
     if not off:
-        return right(ex, "the words decide whether a check is vacuous, the step decides how bad it is: on the "
-                         "patch, which changes the world, it refuses the plan; on a step that only reads it is a "
-                         "warning. 'Patch applied.' is the action's own word plus a word that only means 'it ran': "
-                         "nothing is left to observe. 'the patched key builder compiles' reuses the action's words "
-                         "too, but 'compiles' is something you could see fail. Whether the predicate is the right "
-                         "one (compiling says nothing of the tenant id) is still for a person to read.")
+        return right(
+            ex,
+            "the words decide whether a check is vacuous, the step decides how bad it is: on the "
+            "patch, which changes the world, it refuses the plan; on a step that only reads it is a "
+            "warning. 'Patch applied.' is the action's own word plus a word that only means 'it ran': "
+            "nothing is left to observe. 'the patched key builder compiles' reuses the action's words "
+            "too, but 'compiles' is something you could see fail. Whether the predicate is the right "
+            "one (compiling says nothing of the tenant id) is still for a person to read.",
+        )
     severity_only = all(said is not None and truth is not None for said, truth in off.values())
-    hint = ("error or warning is not in the words: does the step change the world (resources, a writing tool or "
-            "effect)?" if severity_only else
-            "the rule reads the words: drop filler, the words that only mean 'it ran' (done, applied, "
-            "completed...) and the step's own action words (patch, patched, patches are one word); a check is "
-            "vacuous when nothing is left, and a word you could observe (passes, compiles, above, a number) "
-            "always counts")
-    return wrong(ex, f"{len(off)} of {len(VACUOUS_CASES)} predictions differ from validate: "
-                     f"{', '.join(map(repr, off))}", hint)
+    hint = (
+        "error or warning is not in the words: does the step change the world (resources, a writing tool or "
+        "effect)?"
+        if severity_only
+        else "the rule reads the words: drop filler, the words that only mean 'it ran' (done, applied, "
+        "completed...) and the step's own action words (patch, patched, patches are one word); a check is "
+        "vacuous when nothing is left, and a word you could observe (passes, compiles, above, a number) "
+        "always counts"
+    )
+    return wrong(
+        ex,
+        f"{len(off)} of {len(VACUOUS_CASES)} predictions differ from validate: "
+        f"{', '.join(map(repr, off))}",
+        hint,
+    )
 
 
 #: Exercise 4: the tools of the purge job, as the cache's owner registered them.
-PURGE_TOOLS = {"list_tenants": ToolSpec(effect="read"), "read_log": ToolSpec(effect="read"),
-               "query_log": ToolSpec(effect="read"), "snapshot_cache": ToolSpec(effect="write"),
-               "purge_cache": ToolSpec(effect="destructive", preconditions=("snapshot_cache",),
-                                       arguments={"pairs": "array", "snapshot": "string"},
-                                       required=("pairs", "snapshot"))}
+PURGE_TOOLS = {
+    "list_tenants": ToolSpec(effect="read"),
+    "read_log": ToolSpec(effect="read"),
+    "query_log": ToolSpec(effect="read"),
+    "snapshot_cache": ToolSpec(effect="write"),
+    "purge_cache": ToolSpec(
+        effect="destructive",
+        preconditions=("snapshot_cache",),
+        arguments={"pairs": "array", "snapshot": "string"},
+        required=("pairs", "snapshot"),
+    ),
+}
 _AUDIT_TOOLS = ("list_tenants", "read_log", "query_log")
 
 
@@ -207,36 +267,61 @@ def check_exercise_4(plan: Any = None) -> Feedback:
     purges = [s for s in plan.steps if s.tool == "purge_cache"]
     snapshots = {s.id for s in plan.steps if s.tool == "snapshot_cache"}
     if not purges:
-        return wrong(ex, "the plan no longer purges the leaked entries (no step calls 'purge_cache')",
-                     "the job is the purge: fix the plan around it, do not remove it")
+        return wrong(
+            ex,
+            "the plan no longer purges the leaked entries (no step calls 'purge_cache')",
+            "the job is the purge: fix the plan around it, do not remove it",
+        )
     gone = [tool for tool in _AUDIT_TOOLS if not any(s.tool == tool for s in plan.steps)]
     if gone:
-        return wrong(ex, f"the plan no longer calls {gone[0]!r}: what does it purge, then?",
-                     "keep the audit that finds the leaked entries")
+        return wrong(
+            ex,
+            f"the plan no longer calls {gone[0]!r}: what does it purge, then?",
+            "keep the audit that finds the leaked entries",
+        )
     if not snapshots:
         return wrong(ex, "no step takes the snapshot the purge needs", "keep the snapshot step")
     for step in purges:
-        named = {ref[0] for _, p in placeholders_in(step.arguments, step.id)
-                 if (ref := split_reference(p.inner, plan.ids)) is not None}
+        named = {
+            ref[0]
+            for _, p in placeholders_in(step.arguments, step.id)
+            if (ref := split_reference(p.inner, plan.ids)) is not None
+        }
         if not named & snapshots:
-            return wrong(ex, f"{step.id!r} no longer names the snapshot in its arguments: it could not be undone",
-                         "the argument was right; what was wrong is when the snapshot is taken")
+            return wrong(
+                ex,
+                f"{step.id!r} no longer names the snapshot in its arguments: it could not be undone",
+                "the argument was right; what was wrong is when the snapshot is taken",
+            )
         if not step.check.strip():
-            return wrong(ex, f"{step.id!r} has no check: nothing says how to tell the purge worked",
-                         "a check is a predicate about the world after the step")
+            return wrong(
+                ex,
+                f"{step.id!r} has no check: nothing says how to tell the purge worked",
+                "a check is a predicate about the world after the step",
+            )
         if vacuous(step.check, step.action, step_id=step.id):
-            return wrong(ex, f"the check of {step.id!r}, {step.check!r}, only says the step ran",
-                         "what would you see in the cache if the purge worked?")
+            return wrong(
+                ex,
+                f"the check of {step.id!r}, {step.check!r}, only says the step ran",
+                "what would you see in the cache if the purge worked?",
+            )
     why = refusal(plan, contract)
     if why is not None:
         return wrong(ex, f"prepare refuses it: {why.code} ({', '.join(why.steps)})", how)
     run = simulate(plan, contract)
     if run.outcome != "plan_complete":
         return wrong(ex, f"without any fault the run ends {stop_reason(run)}", how)
-    writing = [s.id for s in plan.steps if s.tool is not None and PURGE_TOOLS.get(s.tool, ToolSpec()).writes]
-    return right(ex, f"accepted, and complete in {len(plan.steps)} tool calls. The argument and the tool's "
-                     "precondition were checked on the whole plan, before anything ran, and both wanted the same "
-                     f"edge. What a person confirms before step 1 are its writing steps: {', '.join(writing)}.")
+    writing = [
+        s.id
+        for s in plan.steps
+        if s.tool is not None and PURGE_TOOLS.get(s.tool, ToolSpec()).writes
+    ]
+    return right(
+        ex,
+        f"accepted, and complete in {len(plan.steps)} tool calls. The argument and the tool's "
+        "precondition were checked on the whole plan, before anything ran, and both wanted the same "
+        f"edge. What a person confirms before step 1 are its writing steps: {', '.join(writing)}.",
+    )
 
 
 #: Exercise 5: the node contract's five fields, each the answer to a question a run asks of a step.
@@ -274,32 +359,54 @@ def check_exercise_5(predictions: Any = None) -> Feedback:
     for key, value in predictions.items():
         name = names.get(key.strip().lower()) if isinstance(key, str) else None
         if name is None:
-            return wrong(ex, f"{short(key)} is not one of the cases", f"the cases are {', '.join(CONTRACT_CASES)}")
+            return wrong(
+                ex,
+                f"{short(key)} is not one of the cases",
+                f"the cases are {', '.join(CONTRACT_CASES)}",
+            )
         if value is Ellipsis:
             return unanswered(ex, f"your prediction for {name!r}", how)
-        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "nothing", "ok")):
+        if value is None or (
+            isinstance(value, str) and value.strip().lower() in ("", "none", "nothing", "ok")
+        ):
             value = set()
         codes = _codes(value)
         if codes is None:
-            return wrong(ex, f"{name!r}: expected a set of finding codes, got {type(value).__name__}", how)
+            return wrong(
+                ex, f"{name!r}: expected a set of finding codes, got {type(value).__name__}", how
+            )
         unknown = sorted(c for c in codes if c not in _LAYER_OF)
         if unknown:
-            return wrong(ex, f"{name!r}: {unknown[0]!r} is not a finding code", "validate(...).codes gives the set")
+            return wrong(
+                ex,
+                f"{name!r}: {unknown[0]!r} is not a finding code",
+                "validate(...).codes gives the set",
+            )
         given[name] = codes
     missing = [name for name in CONTRACT_CASES if name not in given]
     if missing:
         return wrong(ex, f"no prediction for {', '.join(map(repr, missing))}", how)
     off = [name for name, codes in given.items() if codes != _contract_codes(*CONTRACT_CASES[name])]
     if not off:
-        return right(ex, "each field answers a question the run asks: requires (may it start?), produces (what "
-                         "does it leave for the steps after it?), expected_evidence (what should the trace "
-                         "show?), check (did the change work?), rollback (how is it undone?). A missing one costs "
-                         "differently: without expected_evidence the plan is refused; without produces the facts "
-                         "S4 needs come from nowhere; a missing check is a warning; a missing rollback matters "
-                         "only where a person must be able to undo (high risk); and a missing requires costs the "
-                         "most because nothing reports it: the ancestor rule has nothing left to check.")
+        return right(
+            ex,
+            "each field answers a question the run asks: requires (may it start?), produces (what "
+            "does it leave for the steps after it?), expected_evidence (what should the trace "
+            "show?), check (did the change work?), rollback (how is it undone?). A missing one costs "
+            "differently: without expected_evidence the plan is refused; without produces the facts "
+            "S4 needs come from nowhere; a missing check is a warning; a missing rollback matters "
+            "only where a person must be able to undo (high risk); and a missing requires costs the "
+            "most because nothing reports it: the ancestor rule has nothing left to check.",
+        )
     silent = [name for name in off if not _contract_codes(*CONTRACT_CASES[name])]
-    hint = ("validation checks what a step declares: a field left empty can also leave nothing to check"
-            if silent else "which rule reads that field? the layer table at the top names them")
-    return wrong(ex, f"{len(off)} of {len(CONTRACT_CASES)} predictions differ from validate: "
-                     f"{', '.join(map(repr, off))}", hint)
+    hint = (
+        "validation checks what a step declares: a field left empty can also leave nothing to check"
+        if silent
+        else "which rule reads that field? the layer table at the top names them"
+    )
+    return wrong(
+        ex,
+        f"{len(off)} of {len(CONTRACT_CASES)} predictions differ from validate: "
+        f"{', '.join(map(repr, off))}",
+        hint,
+    )

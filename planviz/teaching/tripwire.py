@@ -44,21 +44,39 @@ from typing import Any, Iterator
 __all__ = ["LibraryUsed", "unplugged", "library_functions", "NETWORKX_MODULES", "PLANVIZ_PACKAGES"]
 
 #: networkx modules whose every function answers some build-it (a subpackage stands for all its modules).
-NETWORKX_MODULES = ("networkx.algorithms.dag", "networkx.algorithms.traversal", "networkx.algorithms.shortest_paths",
-                    "networkx.algorithms.simple_paths", "networkx.algorithms.cycles",
-                    "networkx.algorithms.components.strongly_connected", "networkx.algorithms.hierarchy",
-                    "networkx.algorithms.tournament", "graphlib")
+NETWORKX_MODULES = (
+    "networkx.algorithms.dag",
+    "networkx.algorithms.traversal",
+    "networkx.algorithms.shortest_paths",
+    "networkx.algorithms.simple_paths",
+    "networkx.algorithms.cycles",
+    "networkx.algorithms.components.strongly_connected",
+    "networkx.algorithms.hierarchy",
+    "networkx.algorithms.tournament",
+    "graphlib",
+)
 #: planviz packages whose every function is the library's own algorithm (their public wrappers are the same objects).
-PLANVIZ_PACKAGES = ("planviz.structure", "planviz.analysis", "planviz.checks", "planviz.runs", "planviz.pictures")
+PLANVIZ_PACKAGES = (
+    "planviz.structure",
+    "planviz.analysis",
+    "planviz.checks",
+    "planviz.runs",
+    "planviz.pictures",
+)
 #: Modules of those packages a student may use: the plan as a networkx graph.
 PLUGGED = ("planviz.structure.graph",)
 
 _HOOK = "__planviz_unplugged_tripwire__"
 _LOCK = threading.RLock()
 _LIB_DIRS: tuple[str, ...] = ()
-_SKIP = ("networkx" + os.sep + "utils" + os.sep + "decorators.py", "networkx" + os.sep + "utils" + os.sep + "backends.py",
-         os.sep + "functools.py", os.sep + "contextlib.py", "<planviz tripwire>",
-         "networkx.utils.decorators.argmap")
+_SKIP = (
+    "networkx" + os.sep + "utils" + os.sep + "decorators.py",
+    "networkx" + os.sep + "utils" + os.sep + "backends.py",
+    os.sep + "functools.py",
+    os.sep + "contextlib.py",
+    "<planviz tripwire>",
+    "networkx.utils.decorators.argmap",
+)
 
 
 class LibraryUsed(RuntimeError):
@@ -84,8 +102,12 @@ def _modules(names: tuple[str, ...]) -> Iterator[types.ModuleType]:
 def _public(module: types.ModuleType, name: str) -> str:
     top = module.__name__.split(".")[0]
     package = sys.modules.get(top)
-    exported = getattr(package, "__all__", None)  # planviz's: never a deprecated name, which warns when read
-    shown = name in exported if top == "planviz" and exported is not None else hasattr(package, name)
+    exported = getattr(
+        package, "__all__", None
+    )  # planviz's: never a deprecated name, which warns when read
+    shown = (
+        name in exported if top == "planviz" and exported is not None else hasattr(package, name)
+    )
     return f"{top}.{name}" if shown else f"{module.__name__}.{name}"
 
 
@@ -129,9 +151,16 @@ def library_functions(extra: tuple[str, ...] = (), base: bool = True) -> dict[in
 def _trip_code(code: types.CodeType, label: str) -> types.CodeType:
     """A code object that hands the call to the hook, with as many free variables as ``code`` (so it fits)."""
     free = [f"f{i}" for i in range(len(code.co_freevars))]
-    body = (f"        {', '.join(free)}\n" if free else "") + f"        return {_HOOK}({label!r}, args, kwargs)\n"
-    src = ("def outer():\n" + "".join(f"    {v} = None\n" for v in free)
-           + "    def trip(*args, **kwargs):\n" + body + "    return trip\n")
+    body = (
+        f"        {', '.join(free)}\n" if free else ""
+    ) + f"        return {_HOOK}({label!r}, args, kwargs)\n"
+    src = (
+        "def outer():\n"
+        + "".join(f"    {v} = None\n" for v in free)
+        + "    def trip(*args, **kwargs):\n"
+        + body
+        + "    return trip\n"
+    )
     space: dict[str, Any] = {}
     exec(compile(src, "<planviz tripwire>", "exec"), space)  # noqa: S102 - our own fixed text
     trip: types.CodeType = space["outer"]().__code__.replace(co_name=code.co_name)
@@ -145,7 +174,9 @@ def _library_dirs() -> tuple[str, ...]:
     if not _LIB_DIRS:
         import networkx
 
-        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # planviz/, this file's grandparent
+        package = os.path.dirname(
+            os.path.dirname(os.path.abspath(__file__))
+        )  # planviz/, this file's grandparent
         _LIB_DIRS = (os.path.dirname(str(networkx.__file__)) + os.sep, package + os.sep)
     return _LIB_DIRS
 
@@ -175,7 +206,9 @@ class _Session:
 
 
 @contextmanager
-def unplugged(extra: tuple[str, ...] = (), allowed: tuple[str, ...] = (), base: bool = True) -> Iterator[_Session]:
+def unplugged(
+    extra: tuple[str, ...] = (), allowed: tuple[str, ...] = (), base: bool = True
+) -> Iterator[_Session]:
     """While inside, the library's graph algorithms (and the dotted ``extra`` ones) trip unless ``allowed``.
 
     Yields the session; its ``tripped`` lists what the student's code reached, even when the student's code
@@ -189,13 +222,19 @@ def unplugged(extra: tuple[str, ...] = (), allowed: tuple[str, ...] = (), base: 
         except (ImportError, AttributeError):
             continue
         keep.add(id(getattr(f, "orig_func", f)))
-    targets = [(f, label) for key, (f, label) in library_functions(tuple(extra), base).items() if key not in keep]
+    targets = [
+        (f, label)
+        for key, (f, label) in library_functions(tuple(extra), base).items()
+        if key not in keep
+    ]
     with _LOCK:
         originals, swapped = {}, []
         for f, label in targets:
             if label in originals:
                 label = f"{label} ({f.__module__})"
-            clone = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+            clone = types.FunctionType(
+                f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__
+            )
             clone.__kwdefaults__ = f.__kwdefaults__
             originals[label] = clone
             swapped.append((f, f.__code__, label))

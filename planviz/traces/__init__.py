@@ -52,24 +52,35 @@ from types import ModuleType
 from typing import IO, Any, BinaryIO, Mapping, Sequence
 
 from planviz.errors import PlanFormatError, PlanvizTypeError, TraceFormatError
-from planviz.plan.bulk import paused_gc
 from planviz.io.plaindata import check_plain
 from planviz.io.syntax import show_value
+from planviz.plan.bulk import paused_gc
 from planviz.runs.events import Run
 from planviz.traces.runtext import check_run_text
 
-__all__ = ["FORMATS", "TRACE_FORMATS", "HEAD", "Sample", "Document", "detect", "load_traces", "load_runs",
-           "parse_runs", "one_run", "format_title"]
+__all__ = [
+    "FORMATS",
+    "TRACE_FORMATS",
+    "HEAD",
+    "Sample",
+    "Document",
+    "detect",
+    "load_traces",
+    "load_runs",
+    "parse_runs",
+    "one_run",
+    "format_title",
+]
 
 FORMATS: Mapping[str, str] = {  # format name -> module of this package (one line per format)
-    "planviz": "own.jsonlines",          # planviz's own JSON Lines (planviz.traces.own.tracefile)
-    "otel": "otel.genai",                  # OpenTelemetry GenAI spans: SDK span JSON, OTLP/JSON
+    "planviz": "own.jsonlines",  # planviz's own JSON Lines (planviz.traces.own.tracefile)
+    "otel": "otel.genai",  # OpenTelemetry GenAI spans: SDK span JSON, OTLP/JSON
     "openinference": "otel.openinference",  # OpenTelemetry spans with OpenInference attributes
-    "phoenix": "otel.phoenix",            # Arize Phoenix span exports (REST API, client, span dataframe records)
-    "mlflow": "otel.mlflowtraces",        # MLflow traces {info, data: {spans}} (Trace.to_json, MLflow 2 and 3)
-    "otel-js": "otel.oteljs",             # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
-    "langfuse": "langfuse.export",          # Langfuse trace exports {trace, observations}
-    "langgraph": "langgraph.history",        # LangGraph state histories and checkpoint tuples (JSON)
+    "phoenix": "otel.phoenix",  # Arize Phoenix span exports (REST API, client, span dataframe records)
+    "mlflow": "otel.mlflowtraces",  # MLflow traces {info, data: {spans}} (Trace.to_json, MLflow 2 and 3)
+    "otel-js": "otel.oteljs",  # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
+    "langfuse": "langfuse.export",  # Langfuse trace exports {trace, observations}
+    "langgraph": "langgraph.history",  # LangGraph state histories and checkpoint tuples (JSON)
     "langgraph-sqlite": "langgraph.sqlitesaver",  # LangGraph SqliteSaver checkpoint databases
 }
 TRACE_FORMATS = tuple(FORMATS)
@@ -147,15 +158,19 @@ class Document:
     def stream(self) -> BinaryIO:
         """The input's bytes from the start (a format reads them once)."""
         if self._stream is None:
-            raise TraceFormatError("this input is parsed data, not a file: it cannot be read as a stream",
-                                   source=self.name)
+            raise TraceFormatError(
+                "this input is parsed data, not a file: it cannot be read as a stream",
+                source=self.name,
+            )
         stream, self._stream = self._stream, None
         return stream
 
     def data(self) -> Any:
         """The input's JSON, parsed once (a document of several values is the list of them)."""
         if self._data is _NOT_PARSED:
-            from planviz.traces.jsonstream import values  # imported here: a planviz trace never needs it
+            from planviz.traces.jsonstream import (
+                values,  # imported here: a planviz trace never needs it
+            )
 
             items = values(self.stream(), self.name, self.max_bytes)
             self._data = items[0] if len(items) == 1 else items
@@ -196,7 +211,11 @@ def _choose(doc: Document, sample: Sample) -> str:
             return best
     from planviz.traces.nottraces import refuse
 
-    strict = sample.parsed or sample.text[:1] not in ("{", "[", "")  # JSON no format claims, or not JSON at all
+    strict = sample.parsed or sample.text[:1] not in (
+        "{",
+        "[",
+        "",
+    )  # JSON no format claims, or not JSON at all
     error = refuse(sample, doc.name, strict=strict)
     if error is not None:
         raise error
@@ -208,7 +227,9 @@ def _refusal(sample: Sample, source: str) -> TraceFormatError:
     from planviz.traces.nottraces import refuse
 
     error = refuse(sample, source)
-    return error if error is not None else TraceFormatError("not a trace planviz reads", source=source)
+    return (
+        error if error is not None else TraceFormatError("not a trace planviz reads", source=source)
+    )
 
 
 def _confidence(fmt: str, sample: Sample) -> float:
@@ -218,33 +239,50 @@ def _confidence(fmt: str, sample: Sample) -> float:
 
 def _check_format(format: str | None) -> None:
     if format is not None and format not in FORMATS:
-        raise TraceFormatError(f"unknown trace format {format!r}; choose one of {', '.join(TRACE_FORMATS)} "
-                               "(or leave format=None to detect it)")
+        raise TraceFormatError(
+            f"unknown trace format {format!r}; choose one of {', '.join(TRACE_FORMATS)} "
+            "(or leave format=None to detect it)"
+        )
 
 
 def _read(doc: Document, fmt: str, thread: str | None) -> tuple[Run, ...]:
     module = _module(fmt)
     if module is None:
-        raise TraceFormatError(f"this planviz cannot read {fmt} traces yet (no reader installed)", source=doc.name)
+        raise TraceFormatError(
+            f"this planviz cannot read {fmt} traces yet (no reader installed)", source=doc.name
+        )
     if thread is not None and not getattr(module, "THREADS", False):
-        raise TraceFormatError(f"thread={thread!r}: a {format_title(fmt)} trace holds one run, not threads; "
-                               "leave thread= out", source=doc.name)
+        raise TraceFormatError(
+            f"thread={thread!r}: a {format_title(fmt)} trace holds one run, not threads; "
+            "leave thread= out",
+            source=doc.name,
+        )
     doc.thread = thread
     try:
         runs = module.read(doc)
     except TraceFormatError:
         raise
     except PlanFormatError as exc:  # a plan a reader made from the trace's text: name the file too
-        raise TraceFormatError(exc.message, source=exc.source or doc.name, line=exc.line, column=exc.column,
-                               path=exc.path) from None
+        raise TraceFormatError(
+            exc.message,
+            source=exc.source or doc.name,
+            line=exc.line,
+            column=exc.column,
+            path=exc.path,
+        ) from None
     runs = tuple(check_run_text(r, doc.name) for r in ((runs,) if isinstance(runs, Run) else runs))
     if fmt == "planviz":  # its own header says where it came from
         return runs
     return tuple(run if run.trace_format else replace(run, trace_format=fmt) for run in runs)
 
 
-def load_runs(source: Any, format: str | None = None, *, thread: str | None = None,
-              max_bytes: int | None = None) -> tuple[Run, ...]:
+def load_runs(
+    source: Any,
+    format: str | None = None,
+    *,
+    thread: str | None = None,
+    max_bytes: int | None = None,
+) -> tuple[Run, ...]:
     """Every run of a trace at ``source`` (a path, an open binary or text file, or parsed data)."""
     _check_format(format)
     if isinstance(source, (dict, list)):
@@ -263,22 +301,38 @@ def load_runs(source: Any, format: str | None = None, *, thread: str | None = No
         with _open_regular(name) as fh:
             return _from_stream(fh, name, name, format, thread, max_bytes)
     if hasattr(source, "read"):
-        return _from_stream(source, str(getattr(source, "name", "<stream>")), None, format, thread, max_bytes)
-    raise PlanvizTypeError(f"load_trace(source=...) expects a path, an open file or parsed trace data (a dict "
-                           f"or list), got {type(source).__name__} {show_value(source)}; for the text of a trace "
-                           "use planviz.parse_trace")
+        return _from_stream(
+            source, str(getattr(source, "name", "<stream>")), None, format, thread, max_bytes
+        )
+    raise PlanvizTypeError(
+        f"load_trace(source=...) expects a path, an open file or parsed trace data (a dict "
+        f"or list), got {type(source).__name__} {show_value(source)}; for the text of a trace "
+        "use planviz.parse_trace"
+    )
 
 
-def parse_runs(text: str | bytes, format: str | None = None, source: str = "<string>", *,
-               thread: str | None = None, max_bytes: int | None = None) -> tuple[Run, ...]:
+def parse_runs(
+    text: str | bytes,
+    format: str | None = None,
+    source: str = "<string>",
+    *,
+    thread: str | None = None,
+    max_bytes: int | None = None,
+) -> tuple[Run, ...]:
     """Every run of a trace given as its text (never a path)."""
     _check_format(format)
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     return _from_stream(io.BytesIO(raw), source, None, format, thread, max_bytes)
 
 
-def _from_stream(fh: Any, name: str, path: str | None, format: str | None, thread: str | None,
-                 max_bytes: int | None) -> tuple[Run, ...]:
+def _from_stream(
+    fh: Any,
+    name: str,
+    path: str | None,
+    format: str | None,
+    thread: str | None,
+    max_bytes: int | None,
+) -> tuple[Run, ...]:
     """Sniff an open file without consuming it (seek back, or keep the head and read on), then read it."""
     head = fh.read(HEAD)
     if isinstance(head, str):  # a file opened in text mode
@@ -290,7 +344,9 @@ def _from_stream(fh: Any, name: str, path: str | None, format: str | None, threa
         fh = _Chain(head, fh)
     doc = Document(name, path, thread, max_bytes, _stream=fh)
     sample = Sample.of(head, path)
-    with paused_gc():  # parsed records, events and plans are many small acyclic containers: no full-heap passes
+    with (
+        paused_gc()
+    ):  # parsed records, events and plans are many small acyclic containers: no full-heap passes
         return _read(doc, format or _choose(doc, sample), thread)
 
 
@@ -303,14 +359,25 @@ def one_run(runs: tuple[Run, ...], source: str) -> Run:
     names = [r.plans[0].name for r in runs if r.plans and r.plans[0].name.startswith("thread ")]
     listing = ""
     if len(names) == len(runs):  # the threads of a checkpoint database
-        listing = " (threads: " + ", ".join(repr(n[len("thread "):]) for n in names[:40]) + \
-            (f" and {len(names) - 40} more" if len(names) > 40 else "") + ")"
-    raise TraceFormatError(f"the trace holds {len(runs)} runs{listing}; read them all with planviz.load_traces, or "
-                           "name one with thread= (on the command line: --thread ID)", source=source)
+        listing = (
+            " (threads: "
+            + ", ".join(repr(n[len("thread ") :]) for n in names[:40])
+            + (f" and {len(names) - 40} more" if len(names) > 40 else "")
+            + ")"
+        )
+    raise TraceFormatError(
+        f"the trace holds {len(runs)} runs{listing}; read them all with planviz.load_traces, or "
+        "name one with thread= (on the command line: --thread ID)",
+        source=source,
+    )
 
 
-def load_traces(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object], format: str | None = None, *,
-                max_bytes: int | None = None) -> tuple[Run, ...]:
+def load_traces(
+    source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object],
+    format: str | None = None,
+    *,
+    max_bytes: int | None = None,
+) -> tuple[Run, ...]:
     """Every run a trace file holds (one per thread of a LangGraph checkpoint database; one for the others).
 
     Parameters
@@ -347,7 +414,9 @@ def load_traces(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[s
 def _open_regular(name: str) -> BinaryIO:
     """Open ``name`` for reading only if it is a regular file (never blocking on a FIFO)."""
     if "\x00" in name:
-        raise TraceFormatError("the path holds a NUL character; no file can have that name", source=repr(name))
+        raise TraceFormatError(
+            "the path holds a NUL character; no file can have that name", source=repr(name)
+        )
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, UnicodeError) as exc:
@@ -356,10 +425,20 @@ def _open_regular(name: str) -> BinaryIO:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "not a regular file")
-        raise TraceFormatError(f"this is {kind}, not a trace file; a trace is a regular file", source=name)
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(mode)
+            else "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise TraceFormatError(
+            f"this is {kind}, not a trace file; a trace is a regular file", source=name
+        )
     return os.fdopen(fd, "rb")
 
 
@@ -406,4 +485,3 @@ class _ChainRaw(io.RawIOBase):
         n = len(data)
         buffer[:n] = data
         return n
-

@@ -50,12 +50,25 @@ from planviz.runs.modelcall import ModelCall
 
 __all__ = ["Clues", "TimedCall", "clues", "settle", "timed", "INSTANT", "OUTPUTS"]
 
-INSTANT = 1_000_000  # ns: a streamed span shorter than this measured the stream's creation, not the reply
+INSTANT = (
+    1_000_000  # ns: a streamed span shorter than this measured the stream's creation, not the reply
+)
 # Attributes that hold a model call's reply (GenAI, older GenAI, any-agent, OpenInference, OpenLLMetry, AI SDK).
-OUTPUTS = ("gen_ai.output.messages", "gen_ai.completion", "gen_ai.output", "output.value", "llm.output_messages",
-           "gen_ai.completion.0.content", "gen_ai.completion.0.tool_calls.0.name", "ai.response.text",
-           "ai.response.toolCalls", "llm.output_messages.0.message.content")
-_FIRST = re.compile(r"first", re.IGNORECASE)  # an event of the first token or chunk: the reply went on after it
+OUTPUTS = (
+    "gen_ai.output.messages",
+    "gen_ai.completion",
+    "gen_ai.output",
+    "output.value",
+    "llm.output_messages",
+    "gen_ai.completion.0.content",
+    "gen_ai.completion.0.tool_calls.0.name",
+    "ai.response.text",
+    "ai.response.toolCalls",
+    "llm.output_messages.0.message.content",
+)
+_FIRST = re.compile(
+    r"first", re.IGNORECASE
+)  # an event of the first token or chunk: the reply went on after it
 _STREAM_FLAGS = ("llm.is_streaming", "gen_ai.request.stream", "gen_ai.openai.request.stream")
 
 
@@ -72,14 +85,19 @@ class Clues:
     opening: bool = False
 
 
-_LATEST = 10 ** 20  # nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
+_LATEST = (
+    10**20
+)  # nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
 
 
 def _moment(value: Any, field: str, bad: Any) -> int | None:
     """An event time: nanoseconds (a number or digits), an ISO time, or an hrtime pair ``[s, ns]``; a number
     past :data:`_LATEST` is refused naming ``field`` (``bad(field, why)`` makes the error)."""
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                            for x in value):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+    ):
         value = value[0] * 1_000_000_000 + value[1] if 0 <= value[1] < 1_000_000_000 else -1
     if isinstance(value, int) and not isinstance(value, bool):
         if value >= _LATEST:
@@ -95,8 +113,14 @@ def _true(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
-def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: int | None = None,
-          completion_start: Any = None, answered: bool | None = None, bad: Any = None) -> Clues:
+def clues(
+    events: Iterable[Mapping[str, Any]],
+    attrs: Mapping[str, Any],
+    start: int | None = None,
+    completion_start: Any = None,
+    answered: bool | None = None,
+    bad: Any = None,
+) -> Clues:
     """The :class:`Clues` of a model span: its events' times (``timeUnixNano``, ``timestamp`` or ``time``), the
     AI SDK's ``ai.response.msToFinish`` after ``start``, a ``completion_start`` (Langfuse), its stream flags
     (``llm.is_streaming``, ``gen_ai.request.stream``, ``stream`` in ``llm.invocation_parameters``, an AI SDK
@@ -104,22 +128,39 @@ def clues(events: Iterable[Mapping[str, Any]], attrs: Mapping[str, Any], start: 
     duration past any clock (a 401-digit integer, ``1e999``) is refused with ``bad(field, why)``, the reader's
     error naming the span."""
     bad = bad or (lambda field, why: TraceFormatError(why, path=field))
-    times = [(t, _FIRST.search(str(e.get("name", ""))) is not None) for e in events if isinstance(e, Mapping)
-             for t in [_moment(e.get("timeUnixNano", e.get("timestamp", e.get("time"))), "events[].time", bad)]
-             if t is not None]
+    times = [
+        (t, _FIRST.search(str(e.get("name", ""))) is not None)
+        for e in events
+        if isinstance(e, Mapping)
+        for t in [
+            _moment(e.get("timeUnixNano", e.get("timestamp", e.get("time"))), "events[].time", bad)
+        ]
+        if t is not None
+    ]
     first = _moment(completion_start, "completionStartTime", bad)
     if first is not None:
         times.append((first, True))
     key = "ai.response.msToFinish" if "ai.response.msToFinish" in attrs else "ai.stream.msToFinish"
     finish = attrs.get(key)
-    if start is not None and isinstance(finish, (int, float)) and not isinstance(finish, bool) and finish >= 0:
+    if (
+        start is not None
+        and isinstance(finish, (int, float))
+        and not isinstance(finish, bool)
+        and finish >= 0
+    ):
         ms = read_float(finish)
         if ms is None or start + ms * 1_000_000 >= _LATEST:
-            raise bad(f"attributes.{key}", f"expected the milliseconds a call took, got {show_value(finish, 40)}")
+            raise bad(
+                f"attributes.{key}",
+                f"expected the milliseconds a call took, got {show_value(finish, 40)}",
+            )
         times.append((start + int(ms * 1_000_000), False))
     latest = max(times, key=lambda tf: (tf[0], not tf[1])) if times else (None, False)
-    streamed = any(f for _, f in times) or any(_true(attrs.get(k)) for k in _STREAM_FLAGS) or \
-        str(attrs.get("ai.operationId", "")).endswith(".doStream")
+    streamed = (
+        any(f for _, f in times)
+        or any(_true(attrs.get(k)) for k in _STREAM_FLAGS)
+        or str(attrs.get("ai.operationId", "")).endswith(".doStream")
+    )
     params = attrs.get("llm.invocation_parameters")
     if not streamed and isinstance(params, str) and '"stream"' in params:
         try:
@@ -147,8 +188,13 @@ class TimedCall(Protocol):
 _Call = TypeVar("_Call", bound=TimedCall)
 
 
-def settle(order: list[_Call], parent: Mapping[str, str | None], steps: list[_Call], models: list[_Call],
-           end: int | None = None) -> list[_Call]:
+def settle(
+    order: list[_Call],
+    parent: Mapping[str, str | None],
+    steps: list[_Call],
+    models: list[_Call],
+    end: int | None = None,
+) -> list[_Call]:
     """Give each call its real end (see the module) and mark ``timing``; return the step spans whose end was
     inferred (they returned but never recorded an end). ``order``: every span, sorted by start; ``parent``:
     each span id's parent id (None at the top); ``steps``: the step spans; ``models``: the model spans; ``end``:
@@ -172,28 +218,53 @@ def settle(order: list[_Call], parent: Mapping[str, str | None], steps: list[_Ca
         return d
 
     reopened: set[str] = set()  # ended before its first token: its span's end is not the call's
-    alive: dict[str, int] = {}  # an unended model call -> the latest moment its events and children show it alive
-    for m in sorted(models, key=lambda s: -level(s.span_id)):  # deepest first: an inner call's end is known
+    alive: dict[
+        str, int
+    ] = {}  # an unended model call -> the latest moment its events and children show it alive
+    for m in sorted(
+        models, key=lambda s: -level(s.span_id)
+    ):  # deepest first: an inner call's end is known
         latest = [c.end for c in below.get(m.span_id, ()) if c.end is not None]
         if m.clues is not None and m.clues.evidence is not None:
             latest.append(m.clues.evidence)
-        opening = m.clues is not None and m.clues.opening and m.clues.evidence == max(latest, default=None)
+        opening = (
+            m.clues is not None
+            and m.clues.opening
+            and m.clues.evidence == max(latest, default=None)
+        )
         if latest and (m.end is None or (opening and max(latest) > m.end)):
-            alive[m.span_id] = max(latest)  # alive then; if it ended, it ended later: read as unended
+            alive[m.span_id] = max(
+                latest
+            )  # alive then; if it ended, it ended later: read as unended
             if m.end is not None:
                 m.end = None
                 reopened.add(m.span_id)
         elif m.end is not None and latest and max(latest) > m.end:
             m.end, m.timing = max(latest), "streamed"
-        elif (m.end is not None and m.clues is not None and m.clues.streamed
-              and m.end - m.start < INSTANT and not any(t > m.start for t in latest)):
+        elif (
+            m.end is not None
+            and m.clues is not None
+            and m.clues.streamed
+            and m.end - m.start < INSTANT
+            and not any(t > m.start for t in latest)
+        ):
             m.timing = "unknown"
     step_ids = {s.span_id for s in steps}
-    open_calls = [s for s in steps if s.end is None and s.status != "error" and s.span_id not in reopened
-                  and (s.result is not None or (s.clues is not None and s.clues.answered))]
-    open_calls += [m for m in models if m.end is None and (m.span_id not in step_ids or m.span_id in reopened)]
+    open_calls = [
+        s
+        for s in steps
+        if s.end is None
+        and s.status != "error"
+        and s.span_id not in reopened
+        and (s.result is not None or (s.clues is not None and s.clues.answered))
+    ]
+    open_calls += [
+        m for m in models if m.end is None and (m.span_id not in step_ids or m.span_id in reopened)
+    ]
     starts = {p: [s.start for s in ss] for p, ss in below.items()}
-    bound: dict[str | None, int | None] = {None: end}  # span id -> the end of it or of its nearest ended ancestor
+    bound: dict[str | None, int | None] = {
+        None: end
+    }  # span id -> the end of it or of its nearest ended ancestor
 
     def ended_above(node: str | None) -> int | None:
         path = []
@@ -214,12 +285,18 @@ def settle(order: list[_Call], parent: Mapping[str, str | None], steps: list[_Ca
         up = parent[s.span_id]
         limit = ended_above(up)
         if limit is None:
-            if s.span_id in reopened:  # it ran at least until its first token; how much longer is unknown
+            if (
+                s.span_id in reopened
+            ):  # it ran at least until its first token; how much longer is unknown
                 s.end, s.timing = alive[s.span_id], "unknown"
             continue
         later = starts[up]
         i = bisect.bisect_right(later, s.start)
-        s.end = max(s.start, alive.get(s.span_id, s.start), min(later[i], limit) if i < len(later) else limit)
+        s.end = max(
+            s.start,
+            alive.get(s.span_id, s.start),
+            min(later[i], limit) if i < len(later) else limit,
+        )
         s.timing = "inferred"
         if s.span_id in step_ids:
             out.append(s)

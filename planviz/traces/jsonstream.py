@@ -87,6 +87,7 @@ def deeper_than(text: str, cap: int) -> bool:
         return False
     return max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) > cap
 
+
 Record = tuple[Any, dict[str, Any], str, "int | None"]
 
 
@@ -98,8 +99,13 @@ class _Buffer:
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
         self.text, self.pos, self.eof, self.escaped = "", 0, False, False
         self.offset = 0  # characters dropped before self.text
-        self.cap: int | None = None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
-        self._line, self._line_pos = 1, 0  # the line number at self._line_pos (an index into self.text)
+        self.cap: int | None = (
+            None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
+        )
+        self._line, self._line_pos = (
+            1,
+            0,
+        )  # the line number at self._line_pos (an index into self.text)
 
     def line(self) -> int:
         """The 1-based line of the read position (counted incrementally, so cheap to ask often)."""
@@ -118,7 +124,7 @@ class _Buffer:
         if self.pos > CHUNK:
             self.line()
             self.offset += self.pos
-            self.text, self.pos, self._line_pos = self.text[self.pos:], 0, 0
+            self.text, self.pos, self._line_pos = self.text[self.pos :], 0, 0
         got = []
         size = 0
         while size < want:
@@ -128,19 +134,29 @@ class _Buffer:
             try:
                 part = self.decoder.decode(raw, final=not raw)
             except UnicodeDecodeError as exc:
-                raise TraceFormatError(f"invalid UTF-8 near character {self.offset + len(self.text) + size:,} "
-                                       f"({exc.reason}): expected UTF-8 JSON", source=self.source) from None
+                raise TraceFormatError(
+                    f"invalid UTF-8 near character {self.offset + len(self.text) + size:,} "
+                    f"({exc.reason}): expected UTF-8 JSON",
+                    source=self.source,
+                ) from None
             got.append(part)
             size += len(part)
             if not raw:
                 self.eof = True
                 break
         self.text += "".join(got)
-        if not self.escaped:  # a surrogate escape (\\ud800): lone ones are found in the parsed values
-            self.escaped = _SURROGATE.search(self.text, max(0, len(self.text) - size - 5)) is not None
+        if (
+            not self.escaped
+        ):  # a surrogate escape (\\ud800): lone ones are found in the parsed values
+            self.escaped = (
+                _SURROGATE.search(self.text, max(0, len(self.text) - size - 5)) is not None
+            )
         if self.cap is not None and self.offset + len(self.text) > self.cap:
-            raise TraceFormatError(f"the trace is larger than {self.cap:,} characters; pass max_bytes= or "
-                                   f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=self.source)
+            raise TraceFormatError(
+                f"the trace is larger than {self.cap:,} characters; pass max_bytes= or "
+                f"{limits.raise_hint('MAX_TRACE_BYTES')}",
+                source=self.source,
+            )
         return size > 0 or not self.eof
 
     def peek(self) -> str:
@@ -168,8 +184,11 @@ class _Buffer:
         found = self.peek()
         if found != char:
             shown = repr(found) if found else "the end of the file"
-            raise TraceFormatError(f"expected {char!r}, found {shown} at character {self.offset + self.pos:,}",
-                                   source=self.source, path=where or None)
+            raise TraceFormatError(
+                f"expected {char!r}, found {shown} at character {self.offset + self.pos:,}",
+                source=self.source,
+                path=where or None,
+            )
         self.pos += 1
 
     def decode(self, where: str) -> tuple[Any, int]:
@@ -178,19 +197,30 @@ class _Buffer:
         try:
             value, end = _DECODER.raw_decode(self.text, self.pos)
         except _TooManyDigits as exc:
-            raise TraceFormatError(limits.too_many_digits(exc.digits), source=self.source, line=self.line(),
-                                   path=where or None) from None
+            raise TraceFormatError(
+                limits.too_many_digits(exc.digits),
+                source=self.source,
+                line=self.line(),
+                path=where or None,
+            ) from None
         except RecursionError:
             raise self.too_deep(where) from None
-        if (isinstance(value, (dict, list)) and end - self.pos > limits.MAX_DEPTH
-                and deeper_than(self.text[self.pos:end], limits.MAX_DEPTH)):
+        if (
+            isinstance(value, (dict, list))
+            and end - self.pos > limits.MAX_DEPTH
+            and deeper_than(self.text[self.pos : end], limits.MAX_DEPTH)
+        ):
             raise self.too_deep(where)
         return value, end
 
     def too_deep(self, where: str) -> TraceFormatError:
-        return TraceFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels: expected trace records, not a "
-                                f"deep structure; {limits.raise_hint('MAX_DEPTH')}", source=self.source,
-                                line=self.line(), path=where or None)
+        return TraceFormatError(
+            f"nesting deeper than {limits.MAX_DEPTH} levels: expected trace records, not a "
+            f"deep structure; {limits.raise_hint('MAX_DEPTH')}",
+            source=self.source,
+            line=self.line(),
+            path=where or None,
+        )
 
     def value(self, where: str, limit: int = MAX_RECORD) -> Any:
         """Decode the next JSON value whole, reading more text until it is complete (at most ``limit``)."""
@@ -200,14 +230,25 @@ class _Buffer:
                 value, end = self.decode(where)
             except json.JSONDecodeError as exc:
                 buffered = len(self.text) - self.pos
-                if buffered > limit:  # never more than the limit (plus one character) is held for one record
-                    raise TraceFormatError(f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
-                                           source=self.source, path=where or None) from None
-                if self.fill(min(max(CHUNK, buffered), limit + 1 - buffered)):  # double what is buffered
+                if (
+                    buffered > limit
+                ):  # never more than the limit (plus one character) is held for one record
+                    raise TraceFormatError(
+                        f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
+                        source=self.source,
+                        path=where or None,
+                    ) from None
+                if self.fill(
+                    min(max(CHUNK, buffered), limit + 1 - buffered)
+                ):  # double what is buffered
                     continue
                 self.pos = exc.pos
-                raise TraceFormatError(f"not valid JSON: {exc.msg} at character {self.offset + exc.pos:,}",
-                                       source=self.source, line=self.line(), path=where or None) from None
+                raise TraceFormatError(
+                    f"not valid JSON: {exc.msg} at character {self.offset + exc.pos:,}",
+                    source=self.source,
+                    line=self.line(),
+                    path=where or None,
+                ) from None
             self.pos = end
             return value
 
@@ -241,7 +282,9 @@ def records(stream: BinaryIO, containers: set[str], source: str = "<stream>") ->
         line = buf.line()
         # small enough: decoded at once (the fast path); a value that opens a container (an OTLP envelope, a list
         # of spans) is tried within a small window only, so a big one is not decoded in part and thrown away
-        ok, value = buf.try_value(WINDOW if buf.text[buf.pos] == "[" or buf.holds(holder) else 4 * CHUNK)
+        ok, value = buf.try_value(
+            WINDOW if buf.text[buf.pos] == "[" or buf.holds(holder) else 4 * CHUNK
+        )
         if ok:
             yield from _walk_value(value, containers, {}, "", line)
         else:
@@ -257,17 +300,26 @@ def walk(value: Any, containers: set[str] | frozenset[str]) -> Iterator[Record]:
     return _walk_value(value, set(containers), {}, "", None)
 
 
-def _walk_value(value: Any, containers: set[str], context: dict[str, Any], where: str, line: int | None) -> Iterator[Record]:
+def _walk_value(
+    value: Any, containers: set[str], context: dict[str, Any], where: str, line: int | None
+) -> Iterator[Record]:
     """The records of an already decoded value (small top-level values)."""
     if isinstance(value, list):
         for i, item in enumerate(value):
             yield from _walk_value(item, containers, context, f"{where}[{i}]", line)
-    elif isinstance(value, dict) and any(k in containers and isinstance(v, list) for k, v in value.items()):
-        inner = {**context, **{k: v for k, v in value.items() if not (k in containers and isinstance(v, list))}}
+    elif isinstance(value, dict) and any(
+        k in containers and isinstance(v, list) for k, v in value.items()
+    ):
+        inner = {
+            **context,
+            **{k: v for k, v in value.items() if not (k in containers and isinstance(v, list))},
+        }
         for key, items in value.items():
             if key in containers and isinstance(items, list):
                 for i, item in enumerate(items):
-                    yield from _walk_value(item, containers, inner, f"{_join(where, key)}[{i}]", line)
+                    yield from _walk_value(
+                        item, containers, inner, f"{_join(where, key)}[{i}]", line
+                    )
     else:
         yield value, context, where, line
 
@@ -279,8 +331,13 @@ def _holder(containers: set[str]) -> re.Pattern[str] | None:
     return re.compile('"(?:' + "|".join(re.escape(c) for c in sorted(containers)) + r')"\s*:\s*\[')
 
 
-def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], where: str,
-                  holder: re.Pattern[str] | None = None) -> Iterator[Record]:
+def _stream_value(
+    buf: _Buffer,
+    containers: set[str],
+    context: dict[str, Any],
+    where: str,
+    holder: re.Pattern[str] | None = None,
+) -> Iterator[Record]:
     """The records of a value too big to decode at once: arrays and container objects walked member by member
     (``holder``: what opens a container, so that an object holding one is tried whole within a small window)."""
     char = buf.peek()
@@ -293,7 +350,9 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], w
         while True:
             # only an array's first item is looked into: the rest of a list of records are records (a span
             # each), and looking 64 KiB ahead of every one would cost more than it saves
-            yield from _stream_value(buf, containers, context, f"{where}[{i}]", holder if i == 0 else None)
+            yield from _stream_value(
+                buf, containers, context, f"{where}[{i}]", holder if i == 0 else None
+            )
             i += 1
             if buf.peek() == ",":
                 buf.pos += 1
@@ -309,7 +368,9 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], w
     if ok:
         yield from _walk_value(value, containers, context, where, line)
         return
-    buf.pos = start - buf.offset  # reading ahead may have dropped text before the object, never the object
+    buf.pos = (
+        start - buf.offset
+    )  # reading ahead may have dropped text before the object, never the object
     buf.take("{", where)
     members: dict[str, Any] = {}
     streamed = False
@@ -320,11 +381,17 @@ def _stream_value(buf: _Buffer, containers: set[str], context: dict[str, Any], w
     while True:
         key = buf.value(where, limit=CHUNK)
         if not isinstance(key, str):
-            raise TraceFormatError(f"expected a member name, got {show_value(key, 60)}", source=buf.source, path=where or None)
+            raise TraceFormatError(
+                f"expected a member name, got {show_value(key, 60)}",
+                source=buf.source,
+                path=where or None,
+            )
         buf.take(":", where)
         if key in containers and buf.peek() == "[":
             streamed = True
-            yield from _stream_value(buf, containers, {**context, **members}, _join(where, key), holder)
+            yield from _stream_value(
+                buf, containers, {**context, **members}, _join(where, key), holder
+            )
         else:
             members[key] = buf.value(_join(where, key))
         if buf.peek() == ",":
@@ -378,4 +445,3 @@ def values(stream: BinaryIO, source: str = "<stream>", max_bytes: int | None = N
         except PlanFormatError as exc:
             raise TraceFormatError(exc.message, source=source, path=exc.path) from None
     return out
-

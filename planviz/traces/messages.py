@@ -32,16 +32,36 @@ import json
 import re
 from typing import Any
 
-__all__ = ["decoded", "task", "text_of", "last_input", "reply", "tool_call_text", "shortened", "SHORT"]
+__all__ = [
+    "decoded",
+    "task",
+    "text_of",
+    "last_input",
+    "reply",
+    "tool_call_text",
+    "shortened",
+    "SHORT",
+]
 
 SHORT = 2000  # characters of a message kept for display
 _USER = ("user", "human")
 _INPUT = ("user", "human", "tool", "function", "ipython", "tool-response")
 _ASSISTANT = ("assistant", "ai", "model", "bot")
-_USER_KEYS = ("task", "input", "query", "question", "user_input", "prompt", "new_message", "contents")
+_USER_KEYS = (
+    "task",
+    "input",
+    "query",
+    "question",
+    "user_input",
+    "prompt",
+    "new_message",
+    "contents",
+)
 _TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
 _REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
-_REPR_CALL = re.compile(r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S)  # litellm's repr
+_REPR_CALL = re.compile(
+    r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S
+)  # litellm's repr
 
 
 def decoded(value: Any) -> Any:
@@ -89,26 +109,42 @@ def _calls_in(m: Any) -> list[str]:
     kind = m.get("type")
     if isinstance(m.get("tool_calls"), list):  # OpenAI, flattened OpenInference
         for c in m["tool_calls"]:
-            f = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else c
+            f = (
+                c.get("function")
+                if isinstance(c, dict) and isinstance(c.get("function"), dict)
+                else c
+            )
             if isinstance(f, dict) and f.get("name"):
                 out.append(tool_call_text(f["name"], f.get("arguments", f.get("args"))))
-    if kind in ("tool_call", "tool_use", "function_call", "tool-call") and (m.get("name") or m.get("toolName")):
-        out.append(tool_call_text(m.get("name") or m.get("toolName"),
-                                  m.get("arguments", m.get("input", m.get("args")))))
+    if kind in ("tool_call", "tool_use", "function_call", "tool-call") and (
+        m.get("name") or m.get("toolName")
+    ):
+        out.append(
+            tool_call_text(
+                m.get("name") or m.get("toolName"),
+                m.get("arguments", m.get("input", m.get("args"))),
+            )
+        )
     for key in ("function_call", "functionCall"):  # Gemini parts
         f = m.get(key)
         if isinstance(f, dict) and f.get("name"):
             out.append(tool_call_text(f["name"], f.get("args", f.get("arguments"))))
-    if isinstance(m.get("repr"), str) and (found := _REPR_CALL.search(m["repr"])):  # LangChain: not_implemented
+    if isinstance(m.get("repr"), str) and (
+        found := _REPR_CALL.search(m["repr"])
+    ):  # LangChain: not_implemented
         out.append(tool_call_text(found[4], found[2]))
     if isinstance(m.get("tool.name"), str):  # any-agent's gen_ai.output
         out.append(tool_call_text(m["tool.name"], m.get("tool.args")))
-    if kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name"):  # Koog
+    if (
+        kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name")
+    ):  # Koog
         out.append(tool_call_text(m["function"]["name"], m["function"].get("arguments")))
     for key in ("content", "parts", "blocks"):
         if isinstance(m.get(key), list):
             out += _calls_in(m[key])
-    if not out and isinstance(m.get("additional_kwargs"), dict):  # LangChain: OpenAI's tool_calls kept there
+    if not out and isinstance(
+        m.get("additional_kwargs"), dict
+    ):  # LangChain: OpenAI's tool_calls kept there
         out += _calls_in(m["additional_kwargs"])
     return out
 
@@ -137,15 +173,23 @@ def text_of(value: Any) -> str | None:
     for key in ("response", "result", "output", "function_response", "functionResponse"):
         if key in value and value[key] is not None:
             inner = value[key]
-            return inner.strip() or None if isinstance(inner, str) else \
-                json.dumps(inner, ensure_ascii=False, default=str)
+            return (
+                inner.strip() or None
+                if isinstance(inner, str)
+                else json.dumps(inner, ensure_ascii=False, default=str)
+            )
     return None
 
 
 def _lc(m: Any) -> Any:
     """A LangChain message serialised as a constructor (``{"lc": 1, "id": [..., "HumanMessage"], "kwargs"}``) as
     ``{"type": "HumanMessage", **kwargs}``; anything else as it is."""
-    if isinstance(m, dict) and m.get("lc") and isinstance(m.get("kwargs"), dict) and isinstance(m.get("id"), list):
+    if (
+        isinstance(m, dict)
+        and m.get("lc")
+        and isinstance(m.get("kwargs"), dict)
+        and isinstance(m.get("id"), list)
+    ):
         return {**m["kwargs"], "type": str(m["id"][-1]) if m["id"] else ""}
     return m
 
@@ -157,8 +201,11 @@ def _role(m: Any) -> str | None:
         if not isinstance(role, str):
             return None
         role = role.lower()  # LangChain's class names: HumanMessage, AIMessageChunk, ToolMessage
-        return role.removesuffix("chunk").removesuffix("message") if role.endswith(("message", "messagechunk")) \
+        return (
+            role.removesuffix("chunk").removesuffix("message")
+            if role.endswith(("message", "messagechunk"))
             else role
+        )
     if isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[0], str):
         return m[0].lower()
     if isinstance(m, str) and m.startswith("content="):
@@ -188,7 +235,9 @@ def _messages(data: Any) -> list[Any] | None:
             held = data.get(key)
             if isinstance(held, list):
                 return held
-        args = data.get("args")  # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
+        args = data.get(
+            "args"
+        )  # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
         if isinstance(args, list) and args and isinstance(args[0], list):
             return args[0]
     return None
@@ -254,7 +303,10 @@ def _user_turn(text: str) -> str | None:
         return None
     for i, turn in enumerate(turns):
         if turn.group(1) in _USER:
-            return text[turn.end():turns[i + 1].start() if i + 1 < len(turns) else len(text)].strip() or None
+            return (
+                text[turn.end() : turns[i + 1].start() if i + 1 < len(turns) else len(text)].strip()
+                or None
+            )
     return None
 
 
@@ -265,19 +317,28 @@ def last_input(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     messages = _messages(data)
-    if messages is None:  # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
-        return shortened(task(data) or text_of(data)) if isinstance(data, dict) and not _role(data) else None
+    if (
+        messages is None
+    ):  # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
+        return (
+            shortened(task(data) or text_of(data))
+            if isinstance(data, dict) and not _role(data)
+            else None
+        )
     for m in reversed(messages):
         role = _role(m)
         if role in _INPUT or (role is None and isinstance(m, str)):
             found = _message_text(m) if role else m
             content = m.get("content") if isinstance(m, dict) else None
-            if not found and content and not _definition(content):  # a tool's result with no text: its JSON
+            if (
+                not found and content and not _definition(content)
+            ):  # a tool's result with no text: its JSON
                 found = json.dumps(content, ensure_ascii=False, default=str)
             if found:
                 return shortened(found)
-        elif role == "tool_call_response" or (isinstance(m, dict) and m.get("type") in ("tool_result",
-                                                                                       "function_call_output")):
+        elif role == "tool_call_response" or (
+            isinstance(m, dict) and m.get("type") in ("tool_result", "function_call_output")
+        ):
             found = text_of(m.get("output", m.get("content")))
             if found:
                 return shortened(found)
@@ -286,7 +347,11 @@ def last_input(value: Any) -> str | None:
 
 def _definition(content: Any) -> bool:
     """A tool's definition written as a ``tool`` message (LangChain through Langfuse): not what a tool returned."""
-    return isinstance(content, dict) and content.get("type") == "function" and isinstance(content.get("function"), dict)
+    return (
+        isinstance(content, dict)
+        and content.get("type") == "function"
+        and isinstance(content.get("function"), dict)
+    )
 
 
 def reply(value: Any) -> str | None:
@@ -296,29 +361,50 @@ def reply(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     if isinstance(data, dict):
-        if isinstance(data.get("generations"), list) and data["generations"]:  # LangChain's LLMResult
+        if (
+            isinstance(data.get("generations"), list) and data["generations"]
+        ):  # LangChain's LLMResult
             first = data["generations"][0]
             first = first[0] if isinstance(first, list) and first else first
-            return reply(first.get("message") or first.get("text")) if isinstance(first, dict) else None
+            return (
+                reply(first.get("message") or first.get("text"))
+                if isinstance(first, dict)
+                else None
+            )
         if isinstance(data.get("output"), list) and "role" not in data:  # OpenAI's Responses API
             return reply(data["output"])
         for key in ("choices", "candidates"):  # an API response
             if isinstance(data.get(key), list) and data[key]:
                 first = data[key][0]
-                return reply(first.get("message", first.get("content")) if isinstance(first, dict) else first)
+                return reply(
+                    first.get("message", first.get("content")) if isinstance(first, dict) else first
+                )
         if isinstance(data.get("message"), dict):
             return reply(data["message"])
-        if "role" not in data and isinstance(data.get("content"), (dict, list)):  # Google ADK's llm_response
+        if "role" not in data and isinstance(
+            data.get("content"), (dict, list)
+        ):  # Google ADK's llm_response
             return reply(data["content"])
-        if not {"role", "type", "parts"} & data.keys():  # {"text": ...}, else a structured answer (generateObject)
+        if (
+            not {"role", "type", "parts"} & data.keys()
+        ):  # {"text": ...}, else a structured answer (generateObject)
             text = data.get("text")
-            return shortened(text if isinstance(text, str) and text.strip() else
-                             json.dumps(data, ensure_ascii=False, default=str))
+            return shortened(
+                text
+                if isinstance(text, str) and text.strip()
+                else json.dumps(data, ensure_ascii=False, default=str)
+            )
         data = [data]
     if not isinstance(data, list):
         return None
-    replies = [m for m in data if _role(m) in _ASSISTANT or _role(m) is None
-               or isinstance(m, dict) and m.get("type") in ("function_call", "tool_call", "tool_use", "tool-call")]
+    replies = [
+        m
+        for m in data
+        if _role(m) in _ASSISTANT
+        or _role(m) is None
+        or isinstance(m, dict)
+        and m.get("type") in ("function_call", "tool_call", "tool_use", "tool-call")
+    ]
     texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
     if texts:
         return shortened(" ".join(texts))

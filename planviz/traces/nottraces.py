@@ -19,15 +19,17 @@ from __future__ import annotations
 from typing import Any
 
 from planviz.errors import TraceFormatError
-from planviz.plan.importers import notplans
 from planviz.io.syntax import show_value
 from planviz.io.tracesniff import sqlite_tables
+from planviz.plan.importers import notplans
 
 __all__ = ["refuse", "READS", "sqlite_tables"]
 
-READS = ("planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
-         "JSON or OTLP/JSON), OpenInference spans, Arize Phoenix span exports, MLflow traces, OpenTelemetry JS span "
-         "objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph SqliteSaver databases")
+READS = (
+    "planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
+    "JSON or OTLP/JSON), OpenInference spans, Arize Phoenix span exports, MLflow traces, OpenTelemetry JS span "
+    "objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph SqliteSaver databases"
+)
 _ELSEWHERE = "; planviz does not read it as a run. " + READS
 
 
@@ -37,7 +39,9 @@ def refuse(sample: Any, source: str, strict: bool = True) -> TraceFormatError | 
     what = _what(sample)
     if what is None and not strict:
         return None
-    return TraceFormatError(what or f"not a trace planviz reads: {_shape(sample)}; {READS}", source=source)
+    return TraceFormatError(
+        what or f"not a trace planviz reads: {_shape(sample)}; {READS}", source=source
+    )
 
 
 def _what(sample: Any) -> str | None:
@@ -47,8 +51,10 @@ def _what(sample: Any) -> str | None:
         return _text(sample)
     data = sample.data
     if isinstance(data, dict) and "steps" in data and "goal" in data:
-        return ("this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's "
-                "validate, render and simulate take it); a trace is a run of a plan")
+        return (
+            "this is a planviz plan (goal and steps), not a trace: read it with planviz.load_plan (the CLI's "
+            "validate, render and simulate take it); a trace is a run of a plan"
+        )
     named = notplans.named(data)
     if named is not None:
         return f"this is {named}" + _ELSEWHERE
@@ -65,24 +71,34 @@ def _planner(text: str, data: Any) -> str | None:
         return None
     if fmt is None:
         return None
-    return (f"this is a {format_title(fmt)} planner output, a plan, not a trace: read it with planviz.load_plan "
-            f"(format={fmt!r}; the CLI's validate, render and simulate take it)")
+    return (
+        f"this is a {format_title(fmt)} planner output, a plan, not a trace: read it with planviz.load_plan "
+        f"(format={fmt!r}; the CLI's validate, render and simulate take it)"
+    )
 
 
 def _text(sample: Any) -> str | None:
     head = sample.head
     if b"\x00" in head[:4096]:
-        return "this is a binary file, not a trace (a trace is JSON or JSON Lines text)" + _ELSEWHERE
+        return (
+            "this is a binary file, not a trace (a trace is JSON or JSON Lines text)" + _ELSEWHERE
+        )
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:  # not a character cut at the end of the head
-            return (f"this is not UTF-8 text (byte {exc.start:,} is {head[exc.start:exc.start + 1]!r}): a trace is "
-                    "UTF-8 JSON or JSON Lines; re-encode it as UTF-8")
+            return (
+                f"this is not UTF-8 text (byte {exc.start:,} is {head[exc.start : exc.start + 1]!r}): a trace is "
+                "UTF-8 JSON or JSON Lines; re-encode it as UTF-8"
+            )
     lines = [line.strip() for line in sample.text.splitlines()[:200]]
-    if any(line.startswith("goal:") for line in lines) and any(line.startswith("steps:") for line in lines):
-        return ("this is a planviz plan in YAML (goal and steps), not a trace: read it with planviz.load_plan (the "
-                "CLI's validate, render and simulate take it); a trace is a run of a plan")
+    if any(line.startswith("goal:") for line in lines) and any(
+        line.startswith("steps:") for line in lines
+    ):
+        return (
+            "this is a planviz plan in YAML (goal and steps), not a trace: read it with planviz.load_plan (the "
+            "CLI's validate, render and simulate take it); a trace is a run of a plan"
+        )
     if sample.text[:1] not in ("{", "[", ""):
         return _planner(sample.text, None)
     return None
@@ -90,16 +106,20 @@ def _text(sample: Any) -> str | None:
 
 def _sqlite(path: str | None) -> str:
     if path is None:
-        return "this is a SQLite database: pass its path (load_trace(\"checkpoints.db\")), not an open file"
+        return 'this is a SQLite database: pass its path (load_trace("checkpoints.db")), not an open file'
     tables = sqlite_tables(path)
     if tables is None:
         return "this is a SQLite database that cannot be opened (damaged or locked?)" + _ELSEWHERE
     if {"checkpoints", "writes"} <= set(tables):
-        return ("this is a LangGraph checkpoint database (SqliteSaver: tables checkpoints and writes), but this "
-                "planviz has no reader for it")
+        return (
+            "this is a LangGraph checkpoint database (SqliteSaver: tables checkpoints and writes), but this "
+            "planviz has no reader for it"
+        )
     shown = ", ".join(tables[:12]) + (f" and {len(tables) - 12} more" if len(tables) > 12 else "")
-    return (f"this is a SQLite database that is not a LangGraph checkpointer (tables: {shown or 'none'}; a "
-            "SqliteSaver database has checkpoints and writes)" + _ELSEWHERE)
+    return (
+        f"this is a SQLite database that is not a LangGraph checkpointer (tables: {shown or 'none'}; a "
+        "SqliteSaver database has checkpoints and writes)" + _ELSEWHERE
+    )
 
 
 def _shape(sample: Any) -> str:

@@ -33,13 +33,22 @@ from typing import Any, Iterable, NamedTuple
 
 from planviz.errors import SimulationError
 from planviz.plan.model import Plan
-from planviz.runs.events import Run
 from planviz.runs.engine.machine import Machine
+from planviz.runs.events import Run
 
 __all__ = ["Action", "play", "ACTION_KINDS"]
 
 # Order of actions that happen at the same time: endings first, then what they cause, then beginnings.
-_PRIORITY = {"finish": 0, "fail": 0, "wait": 0, "invalidate": 1, "replan": 2, "retry": 3, "start": 4, "stop": 5}
+_PRIORITY = {
+    "finish": 0,
+    "fail": 0,
+    "wait": 0,
+    "invalidate": 1,
+    "replan": 2,
+    "retry": 3,
+    "start": 4,
+    "stop": 5,
+}
 ACTION_KINDS = tuple(_PRIORITY)
 _ENDINGS = frozenset({"finish", "fail", "wait"})
 
@@ -68,8 +77,14 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
     m = Machine(None)
     m.time = start
     m.propose(plan)
-    ordered = sorted(enumerate(actions), key=lambda ia: (ia[1].time, _PRIORITY[ia[1].kind] if ia[1].rank is None
-                                                          else ia[1].rank, ia[0]))
+    ordered = sorted(
+        enumerate(actions),
+        key=lambda ia: (
+            ia[1].time,
+            _PRIORITY[ia[1].kind] if ia[1].rank is None else ia[1].rank,
+            ia[0],
+        ),
+    )
     for a in _own_start_first([a for _, a in ordered]):
         if m.outcome is not None:
             break
@@ -89,7 +104,9 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
             current = m.plan
             if current is None:  # proposed above
                 raise SimulationError("no plan was proposed")
-            m.invalidate(a.step, voided, m.completed.intersection(current.ids) - set(voided), message)
+            m.invalidate(
+                a.step, voided, m.completed.intersection(current.ids) - set(voided), message
+            )
         elif a.kind == "replan":
             m.replan(*a.payload)
         else:

@@ -28,8 +28,8 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from planviz.errors import PlanFormatError, TraceFormatError
-from planviz.plan.model import Plan
 from planviz.io.plaindata import check_unicode
+from planviz.plan.model import Plan
 from planviz.runs.events import Observation, Run
 
 __all__ = ["check_run_text"]
@@ -48,8 +48,14 @@ def _clean(item: Any) -> bool:
         return all(map(_clean, item)) and all(map(_clean, item.values()))
     if isinstance(item, Observation):
         return _text_ok([item.kind, *item.facts, *item.withdrawn]) and (
-            not item.data or _clean_data(item.data))
-    if item is None or kind in (int, float, bool) or isinstance(item, Plan) or not is_dataclass(item):
+            not item.data or _clean_data(item.data)
+        )
+    if (
+        item is None
+        or kind in (int, float, bool)
+        or isinstance(item, Plan)
+        or not is_dataclass(item)
+    ):
         return True
     names = _FIELDS.get(kind)
     if names is None:
@@ -63,8 +69,11 @@ def _ascii_event(e: Any) -> bool:
     text = [e.kind, e.message, e.step or "", e.category or "", e.outcome or ""]
     for part in (e.changes, e.changes.values(), e.gained, e.lost, e.voided, e.kept):
         text.extend(part)
-    return _text_ok(text) and (e.observation is None or _clean(e.observation)) and (
-        e.conflict is None or _clean(e.conflict))
+    return (
+        _text_ok(text)
+        and (e.observation is None or _clean(e.observation))
+        and (e.conflict is None or _clean(e.conflict))
+    )
 
 
 def _clean_data(data: Any) -> bool:
@@ -96,10 +105,13 @@ def _encodes(text: str) -> bool:
 
 def check_run_text(run: Run, source: str) -> Run:
     """``run`` itself, after refusing a lone surrogate in any of its strings, naming ``source`` and the field."""
-    if all(map(_ascii_event, run.events)) and all(map(_clean, (run.model_calls, run.state, run.faults))):
+    if all(map(_ascii_event, run.events)) and all(
+        map(_clean, (run.model_calls, run.state, run.faults))
+    ):
         return run  # the fast pass, no paths: almost every string is ASCII
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(getattr(run, name), (name,)) for name in
-                                                 ("events", "model_calls", "state", "faults")]
+    stack: list[tuple[Any, tuple[Any, ...]]] = [
+        (getattr(run, name), (name,)) for name in ("events", "model_calls", "state", "faults")
+    ]
     try:
         while stack:
             item, where = stack.pop()

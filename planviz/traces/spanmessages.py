@@ -41,17 +41,19 @@ def flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None
     for key, value in attrs.items():
         if not key.startswith(head):
             continue
-        match = _FLAT.match(key[len(head):])
+        match = _FLAT.match(key[len(head) :])
         if not match:
             continue
         slot = found.setdefault(int(match[1]), {})
         rest = match[2].removeprefix("message.")
         if rest in ("role", "content", "name"):
             slot[rest] = value
-        elif rest.startswith("contents.") and rest.endswith("text"):  # message.contents.M.message_content.text
+        elif rest.startswith("contents.") and rest.endswith(
+            "text"
+        ):  # message.contents.M.message_content.text
             slot.setdefault("blocks", []).append(value)
         elif rest.startswith("tool_calls."):  # tool_calls.K.tool_call.function.name / .arguments
-            k, _, field = rest[len("tool_calls."):].partition(".")
+            k, _, field = rest[len("tool_calls.") :].partition(".")
             call = slot.setdefault("calls", {}).setdefault(k, {})
             call[field.removeprefix("tool_call.").removeprefix("function.")] = value
     if not found:
@@ -65,25 +67,42 @@ def flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None
             content = " ".join(str(b) for b in slot["blocks"])
         m["content"] = content
         if slot.get("calls"):
-            m["tool_calls"] = [{"function": {"name": c.get("name"), "arguments": c.get("arguments")}}
-                               for _, c in sorted(slot["calls"].items())]
+            m["tool_calls"] = [
+                {"function": {"name": c.get("name"), "arguments": c.get("arguments")}}
+                for _, c in sorted(slot["calls"].items())
+            ]
         out.append(m)
     return out
 
 
 # What a model span was given and what it answered, by the attributes that hold them: GenAI (documented first),
 # its older flattened names, OpenInference's, Google ADK's request and response, the AI SDK's.
-_GIVEN = ("gen_ai.input.messages", "llm.input_messages", "gen_ai.prompt", "gcp.vertex.agent.llm_request",
-          "ai.prompt.messages", "ai.prompt", "input.value")
-_ANSWERED = ("gen_ai.output.messages", "gen_ai.output", "llm.output_messages", "gen_ai.completion",
-             "gcp.vertex.agent.llm_response",
-             "ai.response.text", "ai.response.object", "ai.response.toolCalls", "output.value")
+_GIVEN = (
+    "gen_ai.input.messages",
+    "llm.input_messages",
+    "gen_ai.prompt",
+    "gcp.vertex.agent.llm_request",
+    "ai.prompt.messages",
+    "ai.prompt",
+    "input.value",
+)
+_ANSWERED = (
+    "gen_ai.output.messages",
+    "gen_ai.output",
+    "llm.output_messages",
+    "gen_ai.completion",
+    "gcp.vertex.agent.llm_response",
+    "ai.response.text",
+    "ai.response.object",
+    "ai.response.toolCalls",
+    "output.value",
+)
 
 
 def _flat_names(attrs: dict[str, Any]) -> set[str]:
     """The names some attribute is flattened under (``prefix`` of ``prefix.0.role``), in one pass over the keys:
     :func:`flattened` scans every key, so it runs only for a name found here."""
-    return {key[:found.start()] for key in attrs if (found := _INDEX.search(key))}
+    return {key[: found.start()] for key in attrs if (found := _INDEX.search(key))}
 
 
 def _attribute(attrs: dict[str, Any], name: str, flat: set[str]) -> Any:
@@ -107,8 +126,11 @@ def model_output(attrs: dict[str, Any]) -> str | None:
         value = _attribute(attrs, key, flat)
         if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]
             calls = decoded(value)
-            value = [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)] \
-                if isinstance(calls, list) else None
+            value = (
+                [{"type": "tool-call", **c} for c in calls if isinstance(c, dict)]
+                if isinstance(calls, list)
+                else None
+            )
         found = reply(value) if value is not None and value != "" else None
         if found is not None and not found.endswith("(…)"):
             return found

@@ -36,32 +36,72 @@ class Tokens(NamedTuple):
 
 # Span attributes, by kind: GenAI (documented first), its older names, OpenInference, the AI SDK's.
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
-    "input": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt",
-              "ai.usage.inputTokens", "ai.usage.promptTokens"),
-    "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion",
-               "ai.usage.outputTokens", "ai.usage.completionTokens"),
-    "reasoning": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
-                  "gen_ai.usage.output_tokens_details.reasoning_tokens", "llm.token_count.completion_details.reasoning",
-                  "ai.usage.reasoningTokens", "gen_ai.usage.thoughts_token_count"),
-    "cached": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
-               "gen_ai.usage.input_tokens_details.cached_tokens", "llm.token_count.prompt_details.cache_read",
-               "ai.usage.cachedInputTokens"),
-    "total": ("gen_ai.usage.total_tokens", "llm.token_count.total", "ai.usage.totalTokens", "ai.usage.tokens"),
+    "input": (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "llm.token_count.prompt",
+        "ai.usage.inputTokens",
+        "ai.usage.promptTokens",
+    ),
+    "output": (
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "llm.token_count.completion",
+        "ai.usage.outputTokens",
+        "ai.usage.completionTokens",
+    ),
+    "reasoning": (
+        "gen_ai.usage.reasoning.output_tokens",
+        "gen_ai.usage.reasoning_tokens",
+        "gen_ai.usage.output_tokens_details.reasoning_tokens",
+        "llm.token_count.completion_details.reasoning",
+        "ai.usage.reasoningTokens",
+        "gen_ai.usage.thoughts_token_count",
+    ),
+    "cached": (
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_read_input_tokens",
+        "gen_ai.usage.input_tokens_details.cached_tokens",
+        "llm.token_count.prompt_details.cache_read",
+        "ai.usage.cachedInputTokens",
+    ),
+    "total": (
+        "gen_ai.usage.total_tokens",
+        "llm.token_count.total",
+        "ai.usage.totalTokens",
+        "ai.usage.tokens",
+    ),
 }
 # Langfuse's usageDetails (and its legacy usage object), by kind.
 USAGE_DETAILS: Mapping[str, tuple[str, ...]] = {
     "input": ("input", "promptTokens", "prompt_tokens", "input_tokens"),
     "output": ("output", "completionTokens", "completion_tokens", "output_tokens"),
-    "reasoning": ("output_reasoning", "completion_details.reasoning", "output_reasoning_tokens", "reasoning",
-                  "reasoning_tokens", "output_thinking", "thoughts"),
-    "cached": ("input_cache_read", "prompt_details.cache_read", "input_cached_tokens", "cache_read_input_tokens",
-               "input_cached", "cached_tokens"),
+    "reasoning": (
+        "output_reasoning",
+        "completion_details.reasoning",
+        "output_reasoning_tokens",
+        "reasoning",
+        "reasoning_tokens",
+        "output_thinking",
+        "thoughts",
+    ),
+    "cached": (
+        "input_cache_read",
+        "prompt_details.cache_read",
+        "input_cached_tokens",
+        "cache_read_input_tokens",
+        "input_cached",
+        "cached_tokens",
+    ),
     "total": ("total", "totalTokens", "total_tokens"),
 }
 
 
-def tokens_of(found: Mapping[str, Any], names: Mapping[str, tuple[str, ...]] = ATTRIBUTES,
-              bad: Callable[[str, str], Exception] | None = None) -> Tokens:
+def tokens_of(
+    found: Mapping[str, Any],
+    names: Mapping[str, tuple[str, ...]] = ATTRIBUTES,
+    bad: Callable[[str, str], Exception] | None = None,
+) -> Tokens:
     """The :class:`Tokens` a mapping states, each kind under the first of its ``names`` present. An input or
     output count that is no whole number >= 0 is refused through ``bad(name, why)`` (a ValueError without it);
     a bad reasoning, cached or total count (figures the readers never read before) is read as not stated. A
@@ -102,8 +142,12 @@ def _count(value: Any, key: str, bad: Callable[[str, str], Exception] | None) ->
         return None
     if isinstance(value, float) and value.is_integer() and value >= 0:
         value = int(value)
-    if isinstance(value, (int, str)) and not isinstance(value, bool) and read_int(value) is None and \
-            _whole(value):
+    if (
+        isinstance(value, (int, str))
+        and not isinstance(value, bool)
+        and read_int(value) is None
+        and _whole(value)
+    ):
         raise _OutOfRange(key, f"expected a token count within float range, got {_digits(value)}")
     if isinstance(value, str) and read_int(value) is not None:
         value = read_int(value)
@@ -117,11 +161,17 @@ def _digits(value: int | str) -> str:
     """How long a whole number out of range is, for the message (never ``str`` of a huge int: Python refuses)."""
     if isinstance(value, str):
         return f"an integer of {len(value.lstrip('+-')):,} digits"
-    return f"an integer of {len(str(value).lstrip('-')):,} digits" if value.bit_length() < 14_000 else \
-        f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
+    return (
+        f"an integer of {len(str(value).lstrip('-')):,} digits"
+        if value.bit_length() < 14_000
+        else f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
+    )
 
 
 def _whole(value: int | str) -> bool:
     """An integer, or text of ASCII digits (an optional sign): a whole number, whatever its size."""
-    return isinstance(value, int) or (value[:1] in "+-0123456789" and value.lstrip("+-").isascii()
-                                      and value.lstrip("+-").isdigit())
+    return isinstance(value, int) or (
+        value[:1] in "+-0123456789"
+        and value.lstrip("+-").isascii()
+        and value.lstrip("+-").isdigit()
+    )

@@ -30,7 +30,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["by_attributes", "metadata", "attributes", "observation", "kept", "TOOL_OPERATIONS", "KEPT"]
+__all__ = [
+    "by_attributes",
+    "metadata",
+    "attributes",
+    "observation",
+    "kept",
+    "TOOL_OPERATIONS",
+    "KEPT",
+]
 
 KEPT = 10_000  # characters of a tool's result kept as its value; a longer one is kept as its first KEPT characters
 
@@ -81,8 +89,11 @@ def observation(o: Any) -> bool:
         return False
     if by_attributes(attributes(o)):
         return True
-    return kind in ("SPAN", "AGENT", "CHAIN") and metadata(o).get("langgraph_node") == "tools" \
-        and o.get("name") != "tools"  # a tool run under LangGraph's ToolNode
+    return (
+        kind in ("SPAN", "AGENT", "CHAIN")
+        and metadata(o).get("langgraph_node") == "tools"
+        and o.get("name") != "tools"
+    )  # a tool run under LangGraph's ToolNode
 
 
 def kept(value: Any) -> Any:

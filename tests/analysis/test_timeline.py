@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz import Plan, Step, critical_path, ready_timeline
 from planviz.structure.index import structure_index
@@ -30,15 +29,27 @@ def reference(plan: Plan, workers: int | None) -> list[tuple[float, set, set, se
     started_ever: set[str] = set()
     t, out = 0.0, []
     while True:
-        ready_now = {s for s in steps if s not in started_ever and all(d in done for d in steps[s].depends_on)}
+        ready_now = {
+            s
+            for s in steps
+            if s not in started_ever and all(d in done for d in steps[s].depends_on)
+        }
         started = set()
         while True:
             for s, end in list(running.items()):
                 if end <= t:
                     del running[s]
                     done.add(s)
-            ready_now |= {s for s in steps if s not in started_ever and all(d in done for d in steps[s].depends_on)}
-            for s in sorted(x for x in steps if x not in started_ever and all(d in done for d in steps[x].depends_on)):
+            ready_now |= {
+                s
+                for s in steps
+                if s not in started_ever and all(d in done for d in steps[s].depends_on)
+            }
+            for s in sorted(
+                x
+                for x in steps
+                if x not in started_ever and all(d in done for d in steps[x].depends_on)
+            ):
                 if workers is not None and len(running) >= workers:
                     break
                 held = set().union(*(contended[r] for r in running))
@@ -56,10 +67,21 @@ def reference(plan: Plan, workers: int | None) -> list[tuple[float, set, set, se
 
 
 def plans(max_steps=10):
-    durations = st.one_of(st.integers(0, 6), st.floats(0, 5, allow_nan=False).map(lambda x: round(x, 3)))
-    resources = st.lists(st.sampled_from(["db", "repo", "db", "cache"]), max_size=2).map(lambda rs: sorted(set(rs)))
-    return random_plans(min_steps=0, max_steps=max_steps, durations=durations, requires="none", resources=resources,
-                        goal="g", premises=())
+    durations = st.one_of(
+        st.integers(0, 6), st.floats(0, 5, allow_nan=False).map(lambda x: round(x, 3))
+    )
+    resources = st.lists(st.sampled_from(["db", "repo", "db", "cache"]), max_size=2).map(
+        lambda rs: sorted(set(rs))
+    )
+    return random_plans(
+        min_steps=0,
+        max_steps=max_steps,
+        durations=durations,
+        requires="none",
+        resources=resources,
+        goal="g",
+        premises=(),
+    )
 
 
 @PROPS
@@ -67,9 +89,11 @@ def plans(max_steps=10):
 def test_the_timeline_is_the_rule_played_naively(plan, workers):
     points = ready_timeline(plan, workers=workers)
     expected = reference(plan, workers)
-    assert [(p.time, set(p.ready), set(p.started), set(p.running), set(p.done)) for p in points] == expected
+    assert [
+        (p.time, set(p.ready), set(p.started), set(p.running), set(p.done)) for p in points
+    ] == expected
     for p in points:  # deltas: each step is released, started and finished once over the timeline
-        assert p.done == set().union(*(q.finished for q in points[:p.index + 1]))
+        assert p.done == set().union(*(q.finished for q in points[: p.index + 1]))
     for name in ("released", "started", "finished"):
         seen = [s for p in points for s in getattr(p, name)]
         assert sorted(seen) == sorted(plan.by_id), name
@@ -89,19 +113,42 @@ def test_holders_of_one_resource_never_overlap(plan, workers):
 
 
 def test_a_shared_resource_serializes_lower_id_first():
-    plan = Plan("g", [Step("C", "c", duration=1, resources="db"), Step("B", "b", duration=2, resources=["db", "log"]),
-                      Step("A", "a", duration=2, resources="log"), Step("D", "d", duration=1)])
+    plan = Plan(
+        "g",
+        [
+            Step("C", "c", duration=1, resources="db"),
+            Step("B", "b", duration=2, resources=["db", "log"]),
+            Step("A", "a", duration=2, resources="log"),
+            Step("D", "d", duration=1),
+        ],
+    )
     points = ready_timeline(plan)
-    assert [(p.time, sorted(p.started)) for p in points] == [(0.0, ["A", "C", "D"]), (1.0, []), (2.0, ["B"]),
-                                                             (4.0, [])]
+    assert [(p.time, sorted(p.started)) for p in points] == [
+        (0.0, ["A", "C", "D"]),
+        (1.0, []),
+        (2.0, ["B"]),
+        (4.0, []),
+    ]
     assert critical_path(plan).makespan == 2.0  # the bound ignores resources
 
 
 def test_a_step_waiting_for_two_resources_does_not_hold_up_one_waiting_for_one():
-    plan = Plan("g", [Step("A", "a", duration=1, resources="r1"), Step("B", "b", duration=5, resources="r2"),
-                      Step("C", "c", duration=1, resources=["r1", "r2"]), Step("D", "d", duration=1, resources="r1")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", duration=1, resources="r1"),
+            Step("B", "b", duration=5, resources="r2"),
+            Step("C", "c", duration=1, resources=["r1", "r2"]),
+            Step("D", "d", duration=1, resources="r1"),
+        ],
+    )
     starts = {s: p.time for p in ready_timeline(plan) for s in p.started}
-    assert starts == {"A": 0.0, "B": 0.0, "D": 1.0, "C": 5.0}  # at 1, r1 is free: C still waits for r2, D goes
+    assert starts == {
+        "A": 0.0,
+        "B": 0.0,
+        "D": 1.0,
+        "C": 5.0,
+    }  # at 1, r1 is free: C still waits for r2, D goes
 
 
 def test_points_are_deltas_and_the_whole_sets_are_computed():
@@ -109,7 +156,12 @@ def test_points_are_deltas_and_the_whole_sets_are_computed():
     first, second, last = ready_timeline(plan)
     assert (first.released, first.started, first.finished) == ({"A"}, {"A"}, frozenset())
     assert (second.released, second.started, second.finished) == ({"B"}, {"B"}, {"A"})
-    assert (last.time, last.done, last.running, last.ready) == (3.0, {"A", "B"}, frozenset(), frozenset())
+    assert (last.time, last.done, last.running, last.ready) == (
+        3.0,
+        {"A", "B"},
+        frozenset(),
+        frozenset(),
+    )
     assert "_line" not in repr(last) and "released=frozenset({'B'})" in repr(second)
 
 
@@ -118,7 +170,9 @@ def _child(code: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("workers, shared", [(None, False), (4, False), (1, False), (None, True), (3, True)])
+@pytest.mark.parametrize(
+    "workers, shared", [(None, False), (4, False), (1, False), (None, True), (3, True)]
+)
 def test_big_float_timelines_stay_near_linear(workers, shared):
     """100k steps, float durations: quadratic work would take hours; a child process bounds the wait."""
     code = f"""

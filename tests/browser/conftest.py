@@ -30,8 +30,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "out" / "screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 START_TIMEOUT = 60.0
 
 
@@ -51,7 +58,9 @@ def chromium():
     except ImportError:
         _unavailable("the playwright package is not installed (pip install -e '.[test]')")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
             yield browser
         finally:
@@ -110,7 +119,11 @@ def write_notebook(folder: Path, name: str, *sources: str) -> Path:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
     path = folder / name
@@ -141,7 +154,10 @@ class Server:
     process: subprocess.Popen
 
     def describe(self) -> str:
-        return f"server at {self.url} (log {self.log}):\n" + self.log.read_text(errors="replace")[-3000:]
+        return (
+            f"server at {self.url} (log {self.log}):\n"
+            + self.log.read_text(errors="replace")[-3000:]
+        )
 
     def wait_for_kernel(self, timeout: float = 90.0) -> None:
         """Until a kernel of this server is idle with a browser connected (the REST view of "ready to run").
@@ -151,17 +167,28 @@ class Server:
         """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with urllib.request.urlopen(f"{self.url}/api/sessions?token={self.token}", timeout=5) as r:
+            with urllib.request.urlopen(
+                f"{self.url}/api/sessions?token={self.token}", timeout=5
+            ) as r:
                 kernels = [s.get("kernel") or {} for s in json.load(r)]
-            if any(k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels):
+            if any(
+                k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels
+            ):
                 return
             time.sleep(0.25)
-        raise TimeoutError(f"no kernel was idle and connected within {timeout:.0f} s; " + self.describe())
+        raise TimeoutError(
+            f"no kernel was idle and connected within {timeout:.0f} s; " + self.describe()
+        )
 
 
 def _environment(tmp: Path) -> dict:
     env = dict(os.environ)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "JUPYTER_DATA_DIR_UNUSED"):
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "IPYTHONDIR",
+        "JUPYTER_DATA_DIR_UNUSED",
+    ):
         (tmp / name.lower()).mkdir(parents=True, exist_ok=True)
         env[name] = str(tmp / name.lower())
     env.pop("JUPYTER_DATA_DIR_UNUSED")
@@ -174,8 +201,15 @@ def _environment(tmp: Path) -> dict:
 def _start(command: list[str], *, tmp: Path, token: str, port: int, status_path: str) -> Server:
     log = tmp / "server.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=tmp / "nb", env=_environment(tmp), stdout=out,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=tmp / "nb",
+            env=_environment(tmp),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     server = Server(f"http://127.0.0.1:{port}", token, tmp / "nb", log, process)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
@@ -223,13 +257,25 @@ def _jupyter(module: str, app: str, tmp: Path):
     """Serve ``tmp/nb`` with ``python -m MODULE`` (JupyterLab or Notebook 7, whose app class is ``app``), no
     news toast, fresh workspace and settings; yields the Server and terminates it at teardown."""
     token, port = secrets.token_hex(16), _free_port()
-    notify = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notify = (
+        tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    )
     notify.parent.mkdir(parents=True)
     notify.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    command = [sys.executable, "-m", module, "--no-browser", "--allow-root",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp / 'nb'}",
-               f"--{app}.workspaces_dir={tmp / 'ws'}", f"--{app}.user_settings_dir={tmp / 'settings'}"]
+    command = [
+        sys.executable,
+        "-m",
+        module,
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={tmp / 'nb'}",
+        f"--{app}.workspaces_dir={tmp / 'ws'}",
+        f"--{app}.user_settings_dir={tmp / 'settings'}",
+    ]
     server = _start(command, tmp=tmp, token=token, port=port, status_path="/api/status")
     try:
         yield server
@@ -258,8 +304,17 @@ def voila(chromium, tmp_path_factory) -> Server:
     tmp, token, port = tmp_path_factory.mktemp("voila"), secrets.token_hex(16), _free_port()
     (tmp / "nb").mkdir()
     write_notebook(tmp / "nb", "explore.ipynb", EXPLORE_CELL)
-    command = [sys.executable, "-m", "voila", "explore.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
-               f"--Voila.port={port}", "--Voila.port_retries=0", f"--Voila.token={token}"]
+    command = [
+        sys.executable,
+        "-m",
+        "voila",
+        "explore.ipynb",
+        "--no-browser",
+        "--Voila.ip=127.0.0.1",
+        f"--Voila.port={port}",
+        "--Voila.port_retries=0",
+        f"--Voila.token={token}",
+    ]
     server = _start(command, tmp=tmp, token=token, port=port, status_path="/voila/static/voila.js")
     try:
         yield server
@@ -277,8 +332,11 @@ NODE_CLASSES_BODY = """
   }
 """
 NODE_CLASSES_JS = "(root) => {" + NODE_CLASSES_BODY + "return out; }"
-INVALIDATED_JS = ("([root, ids]) => {" + NODE_CLASSES_BODY +
-                  "return ids.every(id => /\\bstatus-invalidated\\b/.test(out[id] || '')); }")
+INVALIDATED_JS = (
+    "([root, ids]) => {"
+    + NODE_CLASSES_BODY
+    + "return ids.every(id => /\\bstatus-invalidated\\b/.test(out[id] || '')); }"
+)
 
 
 # Where the explorer's picture and legend sit, what the legend lists, and how much of the picture the plan fills.
@@ -301,7 +359,9 @@ def legend_of(pg) -> dict:
     return pg.evaluate(LEGEND_JS)
 
 
-PICTURE = ".planviz-diagram .pv-version:not([hidden])"  # the picture on screen (one per plan version)
+PICTURE = (
+    ".planviz-diagram .pv-version:not([hidden])"  # the picture on screen (one per plan version)
+)
 
 
 def node_classes(pg, root: str = PICTURE) -> dict:
@@ -319,17 +379,25 @@ def drive_explorer(pg) -> dict:
     caption = pg.locator(".pv-caption").first
     first_caption = caption.inner_text()
     pg.locator("button.planviz-forward").click()
-    pg.wait_for_function("(old) => document.querySelector('.pv-caption').innerText !== old", arg=first_caption)
+    pg.wait_for_function(
+        "(old) => document.querySelector('.pv-caption').innerText !== old", arg=first_caption
+    )
     stepped = node_classes(pg)
     second_caption = caption.inner_text()
-    pg.locator(".planviz-fault-step select").select_option("S4")  # the fault panel: the kernel re-simulates
+    pg.locator(".planviz-fault-step select").select_option(
+        "S4"
+    )  # the fault panel: the kernel re-simulates
     pg.locator(".planviz-fault-kind select").select_option("side_effect")
     pg.locator("button.planviz-fault-inject").click()
     pg.wait_for_function(INVALIDATED_JS, arg=[PICTURE, ["S3", "S4"]], timeout=60_000)
-    return {"before": before, "stepped": stepped, "after": node_classes(pg),
-            "captions": [first_caption, second_caption, caption.inner_text()],
-            "fault_status": pg.locator(".planviz-fault-status").inner_text(),
-            "legend": [legend_before, legend_of(pg)]}
+    return {
+        "before": before,
+        "stepped": stepped,
+        "after": node_classes(pg),
+        "captions": [first_caption, second_caption, caption.inner_text()],
+        "fault_status": pg.locator(".planviz-fault-status").inner_text(),
+        "legend": [legend_before, legend_of(pg)],
+    }
 
 
 def check_notebook_explorer(pg, seen: dict, name: str) -> None:
@@ -347,8 +415,13 @@ def check_notebook_explorer(pg, seen: dict, name: str) -> None:
     check_legend(seen["legend"])
     shot = screenshot(pg.locator(".jp-NotebookPanel"), name)
     assert shot.stat().st_size > 10_000
-    assert not [e for e in pg.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-                .all_inner_texts() if "Traceback" in e or "Error" in e]
+    assert not [
+        e
+        for e in pg.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+        ).all_inner_texts()
+        if "Traceback" in e or "Error" in e
+    ]
 
 
 def check_legend(legends: list) -> None:
@@ -368,5 +441,10 @@ def ui():
     """The helpers tests drive pages with: ``drive``, ``check``, ``check_legend``, ``node_classes``, ``screenshot``."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(drive=drive_explorer, check=check_notebook_explorer, check_legend=check_legend,
-                           node_classes=node_classes, screenshot=screenshot)
+    return SimpleNamespace(
+        drive=drive_explorer,
+        check=check_notebook_explorer,
+        check_legend=check_legend,
+        node_classes=node_classes,
+        screenshot=screenshot,
+    )

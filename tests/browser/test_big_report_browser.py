@@ -29,7 +29,12 @@ NOW_JS = """() => {
 
 
 def _inside(inner, outer) -> bool:
-    return inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1 and inner[3] <= outer[3] + 1
+    return (
+        inner[0] >= outer[0] - 1
+        and inner[1] >= outer[1] - 1
+        and inner[2] <= outer[2] + 1
+        and inner[3] <= outer[3] + 1
+    )
 
 
 @pytest.fixture(scope="module")
@@ -76,17 +81,32 @@ def test_the_picture_follows_the_current_step_of_a_10k_span_report(opened, big, 
     raw, run, _ = big
     pg, errors, asked = opened
     assert len(raw["resourceSpans"][0]["scopeSpans"][0]["spans"]) == SPANS
-    drawn = set(pg.evaluate("() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
-                            ".map(g => g.getAttribute('data-step'))"))
+    drawn = set(
+        pg.evaluate(
+            "() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
+            ".map(g => g.getAttribute('data-step'))"
+        )
+    )
     starts = [e.index for e in run.events if e.kind == "start" and e.step in drawn]
     assert len(starts) > 150  # the picture draws a few hundred steps of the 5,000
-    for i in (starts[0], starts[100], starts[150], starts[40]):  # far down the picture, then back up
+    for i in (
+        starts[0],
+        starts[100],
+        starts[150],
+        starts[40],
+    ):  # far down the picture, then back up
         _goto(pg, i)
-        assert pg.locator(APP + " .pv-caption").inner_text().startswith(f"Event {i} of {len(run.events) - 1}: start")
+        assert (
+            pg.locator(APP + " .pv-caption")
+            .inner_text()
+            .startswith(f"Event {i} of {len(run.events) - 1}: start")
+        )
         step, node, picture, count = pg.evaluate(NOW_JS)
         assert step == run.events[i].step and count == 1
         assert _inside(node, picture), (i, node, picture)
-    pg.locator(APP + " button.planviz-forward").click()  # a step forward too (a complete: the same step)
+    pg.locator(
+        APP + " button.planviz-forward"
+    ).click()  # a step forward too (a complete: the same step)
     step, node, picture, _ = pg.evaluate(NOW_JS)
     assert step == run.events[starts[40] + 1].step and _inside(node, picture)
     ui.screenshot(pg.locator("body"), "big-report-follow")
@@ -96,8 +116,12 @@ def test_the_picture_follows_the_current_step_of_a_10k_span_report(opened, big, 
 def test_the_follow_toggle_stops_the_picture_scrolling(opened, big):
     _, run, _ = big
     pg, errors, _ = opened
-    drawn = set(pg.evaluate("() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
-                            ".map(g => g.getAttribute('data-step'))"))
+    drawn = set(
+        pg.evaluate(
+            "() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[data-step]')]"
+            ".map(g => g.getAttribute('data-step'))"
+        )
+    )
     starts = [e.index for e in run.events if e.kind == "start" and e.step in drawn]
     toggle = pg.locator(APP + " input.planviz-follow")
     assert toggle.is_checked()  # on by default
@@ -108,7 +132,10 @@ def test_the_follow_toggle_stops_the_picture_scrolling(opened, big):
     step, node, picture, _ = pg.evaluate(NOW_JS)
     assert step == run.events[starts[150]].step  # still marked, but not scrolled to
     assert not _inside(node, picture)
-    assert pg.evaluate("() => document.querySelector('#planviz-app .planviz-diagram').scrollTop") == top
+    assert (
+        pg.evaluate("() => document.querySelector('#planviz-app .planviz-diagram').scrollTop")
+        == top
+    )
     toggle.check()  # on again: it scrolls to the step at once
     step, node, picture, _ = pg.evaluate(NOW_JS)
     assert _inside(node, picture)
@@ -121,7 +148,9 @@ LOG_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[d
 
 
 def _log_matches(rows, run) -> None:
-    assert [r[0] for r in rows] == list(range(rows[0][0], rows[0][0] + len(rows)))  # in order, none missing
+    assert [r[0] for r in rows] == list(
+        range(rows[0][0], rows[0][0] + len(rows))
+    )  # in order, none missing
     for i, time, kind, step, _ in rows:
         e = run.events[i]
         assert [time, kind, step] == [f"{float(e.time):g}", e.kind, e.step or ""], i
@@ -141,11 +170,15 @@ def test_the_event_log_keeps_only_the_rows_on_screen(opened, big):
     _log_matches(rows, run)
     scroller = pg.locator(APP + " .pv-logscroll")
     scroller.evaluate("el => { el.scrollTop = el.scrollHeight; }")  # the reader scrolls to the end
-    pg.wait_for_function(f"() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')].some(r => r.getAttribute('data-i') === '{n - 1}')")
+    pg.wait_for_function(
+        f"() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')].some(r => r.getAttribute('data-i') === '{n - 1}')"
+    )
     rows = pg.evaluate(LOG_JS)
     assert len(rows) < 200 and rows[-1][0] == n - 1 and rows[-1][2] == run.events[-1].kind
     _log_matches(rows, run)
-    last = pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 1}']")  # the last row is on screen, and goes there
+    last = pg.locator(
+        APP + f" .pv-panel-log tr[data-i='{n - 1}']"
+    )  # the last row is on screen, and goes there
     box, frame = last.bounding_box(), scroller.bounding_box()
     assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
     pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 3}']").click()
@@ -157,13 +190,22 @@ def test_the_timeline_draws_every_call_in_model_and_tool_lanes(opened, big, ui):
     raw, run, _ = big
     pg, errors, _ = opened
     spans = raw["resourceSpans"][0]["scopeSpans"][0]["spans"]
-    tools = {a["value"]["stringValue"] for s in spans for a in s["attributes"] if a["key"] == "gen_ai.tool.name"}
+    tools = {
+        a["value"]["stringValue"]
+        for s in spans
+        for a in s["attributes"]
+        if a["key"] == "gen_ai.tool.name"
+    }
     pg.locator(APP + " .pv-tab[data-tab='timeline']").click()
     canvas = pg.locator(APP + " canvas.planviz-lanes")
     assert canvas.count() == 1
     label = canvas.get_attribute("aria-label")
-    assert label.startswith(f"timeline: {SPANS - 1} calls in {len(tools) + 1} lanes")  # every span but the agent's
-    assert pg.locator(APP + " svg.planviz-gantt").count() == 0  # no SVG row per step for 5,000 steps
+    assert label.startswith(
+        f"timeline: {SPANS - 1} calls in {len(tools) + 1} lanes"
+    )  # every span but the agent's
+    assert (
+        pg.locator(APP + " svg.planviz-gantt").count() == 0
+    )  # no SVG row per step for 5,000 steps
     # the canvas is drawn: the model lane's row is coloured across the run
     inked = canvas.evaluate("""c => { const g = c.getContext('2d'), d = g.getImageData(0, 0, c.width, c.height).data;
       let n = 0; for (let k = 0; k < d.length; k += 4) { if (d[k] < 200 || d[k + 1] < 200 || d[k + 2] < 200) { n++; } } return n; }""")

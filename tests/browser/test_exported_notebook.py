@@ -21,9 +21,15 @@ def executed():
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(EXPLORE_CELL)]
-    NotebookClient(nb, store_widget_state=True, timeout=180, resources={"metadata": {"path": str(ROOT)}}).execute()
+    NotebookClient(
+        nb, store_widget_state=True, timeout=180, resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
     return nb
 
 
@@ -57,19 +63,29 @@ def test_the_explorer_is_two_outputs_the_widget_view_then_its_fallback(executed)
     outputs = [o for o in executed.cells[0].outputs if o.get("output_type") != "stream"]
     assert [o["output_type"] for o in outputs] == ["display_data", "display_data"]
     view, fallback = (o["data"] for o in outputs)
-    assert "application/vnd.jupyter.widget-view+json" in view and "planviz-fallback" not in view["text/html"]
+    assert (
+        "application/vnd.jupyter.widget-view+json" in view
+        and "planviz-fallback" not in view["text/html"]
+    )
     assert '<iframe class="planviz-fallback"' in fallback["text/html"]
     assert "application/vnd.jupyter.widget-view+json" not in fallback
     state = executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    key = state[view["application/vnd.jupyter.widget-view+json"]["model_id"]]["state"]["fallback_key"]
+    key = state[view["application/vnd.jupyter.widget-view+json"]["model_id"]]["state"][
+        "fallback_key"
+    ]
     assert f'data-planviz-key="{key}"' in fallback["text/html"]
 
 
-@pytest.mark.parametrize(("state", "template"), [(True, "lab"), (False, "lab"), (True, "classic")],
-                         ids=["lab-with-widget-state", "lab-without-widget-state", "classic-with-widget-state"])
+@pytest.mark.parametrize(
+    ("state", "template"),
+    [(True, "lab"), (False, "lab"), (True, "classic")],
+    ids=["lab-with-widget-state", "lab-without-widget-state", "classic-with-widget-state"],
+)
 def test_an_exported_notebook_steps_offline(chromium, executed, tmp_path, state, template):
     path, body = _export(executed, tmp_path / "exported.html", state=state, template=template)
-    assert ("embed-amd.js" in body) == state  # with the state, the page asks a CDN for the widget manager
+    assert (
+        "embed-amd.js" in body
+    ) == state  # with the state, the page asks a CDN for the widget manager
     context, asked = _offline_page(chromium)
     try:
         pg = context.new_page()
@@ -85,15 +101,21 @@ def test_an_exported_notebook_steps_offline(chromium, executed, tmp_path, state,
         frame.locator("button.planviz-forward").click()
         frame.locator("button.planviz-forward").click()
         assert caption.inner_text().startswith("Event 2 of 11: complete S0")
-        lines = frame.locator("#planviz-app .pv-version:not([hidden]) svg text.event-line").all_text_contents()
+        lines = frame.locator(
+            "#planviz-app .pv-version:not([hidden]) svg text.event-line"
+        ).all_text_contents()
         assert lines[0].startswith("event 2 of 11 ")  # the picture's own caption steps too
         shown = frame.locator("#planviz-app .pv-version:not([hidden]) g.node[data-step='S0']")
         assert "status-done" in shown.get_attribute("class")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        pg.screenshot(path=str(SCREENSHOTS / f"exported-{template}-{'state' if state else 'nostate'}.png"))
+        pg.screenshot(
+            path=str(SCREENSHOTS / f"exported-{template}-{'state' if state else 'nostate'}.png")
+        )
         # the classic template loads jQuery and require.js from a CDN; its own scripts fail without them
         assert [e for e in errors if template != "classic" or e != "$ is not defined"] == []
-        assert not [u for u in asked if "planviz" in u]  # the explorer asked for nothing (nbconvert's page may)
+        assert not [
+            u for u in asked if "planviz" in u
+        ]  # the explorer asked for nothing (nbconvert's page may)
     finally:
         context.close()
 
@@ -110,11 +132,16 @@ def test_the_fallback_hides_where_the_widget_view_was_drawn(chromium, executed, 
         pg.goto(path.as_uri())
         fallback = pg.locator("iframe.planviz-fallback")
         assert fallback.is_visible()
-        pg.evaluate("""(key) => { const el = document.createElement('div'); el.className = 'planviz-explorer';
-                        el.setAttribute('data-planviz-key', key); document.body.appendChild(el); }""", "another")
+        pg.evaluate(
+            """(key) => { const el = document.createElement('div'); el.className = 'planviz-explorer';
+                        el.setAttribute('data-planviz-key', key); document.body.appendChild(el); }""",
+            "another",
+        )
         assert fallback.is_visible()
-        pg.evaluate("""(key) => document.querySelector('.planviz-explorer').setAttribute('data-planviz-key', key)""",
-                    key)
+        pg.evaluate(
+            """(key) => document.querySelector('.planviz-explorer').setAttribute('data-planviz-key', key)""",
+            key,
+        )
         assert not fallback.is_visible()
         child = pg.locator(".jp-OutputArea-child", has=pg.locator(".planviz-fallback-out"))
         assert child.count() == 1 and not child.is_visible()  # no empty output row left either

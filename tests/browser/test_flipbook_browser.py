@@ -9,7 +9,6 @@ import pytest
 import planviz
 from planviz import Fault
 
-
 pytestmark = pytest.mark.browser
 
 VISIBLE_JS = """() => [...document.querySelectorAll('.pv-frame')]
@@ -20,12 +19,16 @@ FRAMES = range(0, 6)
 
 @pytest.fixture(scope="module")
 def run():
-    return planviz.simulate(planviz.examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
+    return planviz.simulate(
+        planviz.examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")]
+    )
 
 
 @pytest.fixture(scope="module")
 def flipbook(run, tmp_path_factory):
-    return planviz.animate(run, tmp_path_factory.mktemp("flip") / "run.html", frames=FRAMES, seconds=0.4)
+    return planviz.animate(
+        run, tmp_path_factory.mktemp("flip") / "run.html", frames=FRAMES, seconds=0.4
+    )
 
 
 def expected_caption(run, i: int) -> str:
@@ -37,7 +40,9 @@ def expected_caption(run, i: int) -> str:
 @pytest.fixture
 def no_script(chromium):
     """A page in a context with JavaScript off (a reader without script)."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+    context = chromium.new_context(
+        viewport={"width": 1280, "height": 900}, java_script_enabled=False
+    )
     try:
         yield context.new_page()
     finally:
@@ -51,23 +56,34 @@ def test_the_page_plays_the_frames_by_itself_in_a_loop(flipbook, run, page, ui):
     pg.goto(flipbook.path.as_uri())
     caption = pg.locator(CAPTION)
     caption.wait_for()
-    assert pg.locator("#planviz-app button.planviz-play").get_attribute("aria-label") == "pause"  # playing
+    assert (
+        pg.locator("#planviz-app button.planviz-play").get_attribute("aria-label") == "pause"
+    )  # playing
     seen = []
     for _ in range(len(FRAMES) + 2):  # every frame in order, then round again from the first
         text = pg.evaluate(f"() => document.querySelector('{CAPTION}').innerText")
         seen.append(text)
-        pg.wait_for_function(f"(old) => document.querySelector('{CAPTION}').innerText !== old", arg=text,
-                             timeout=10_000)
+        pg.wait_for_function(
+            f"(old) => document.querySelector('{CAPTION}').innerText !== old",
+            arg=text,
+            timeout=10_000,
+        )
     starts = [next(i for i in FRAMES if s.startswith(expected_caption(run, i))) for s in seen]
     k = starts.index(0)
-    assert starts[k:k + len(FRAMES)] == list(FRAMES) or starts[k:] == list(FRAMES)[:len(starts) - k]
-    assert 0 in starts[k + 1:] or starts[:k] == list(FRAMES)[len(FRAMES) - k:]  # it loops
-    lines = pg.locator("#planviz-app .pv-version:not([hidden]) svg text.event-line").all_text_contents()
+    assert (
+        starts[k : k + len(FRAMES)] == list(FRAMES) or starts[k:] == list(FRAMES)[: len(starts) - k]
+    )
+    assert 0 in starts[k + 1 :] or starts[:k] == list(FRAMES)[len(FRAMES) - k :]  # it loops
+    lines = pg.locator(
+        "#planviz-app .pv-version:not([hidden]) svg text.event-line"
+    ).all_text_contents()
     i = next(i for i in FRAMES if caption.inner_text().startswith(expected_caption(run, i)))
     assert lines[0].startswith(f"event {i} of {len(run.events) - 1} ")  # the picture says the same
     ui.screenshot(pg.locator("body"), "flipbook")
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
-    assert asked == [flipbook.path.as_uri()]  # no network request: the page asked for nothing but itself
+    assert asked == [
+        flipbook.path.as_uri()
+    ]  # no network request: the page asked for nothing but itself
 
 
 def test_the_pointer_over_the_pictures_pauses_it(flipbook, page):
@@ -79,8 +95,11 @@ def test_the_pointer_over_the_pictures_pauses_it(flipbook, page):
     pg.wait_for_timeout(1500)  # almost four frames' time
     assert pg.locator(CAPTION).inner_text() == before
     pg.mouse.move(5, 5)
-    pg.wait_for_function(f"(old) => document.querySelector('{CAPTION}').innerText !== old", arg=before,
-                         timeout=10_000)
+    pg.wait_for_function(
+        f"(old) => document.querySelector('{CAPTION}').innerText !== old",
+        arg=before,
+        timeout=10_000,
+    )
 
 
 def test_reduced_motion_does_not_play_and_the_reader_steps(flipbook, run, page):
@@ -104,7 +123,9 @@ def test_without_script_frames_take_turns(flipbook, no_script):
     assert pg.locator("#planviz-app").is_hidden()
     assert len(pg.evaluate(VISIBLE_JS)) == 1
     seen = set()
-    for _ in range(300):  # three different frames show, one at a time (polled: no script, no wait_for_function)
+    for _ in range(
+        300
+    ):  # three different frames show, one at a time (polled: no script, no wait_for_function)
         shown = pg.evaluate(VISIBLE_JS)
         assert len(shown) == 1
         seen.add(shown[0])
@@ -124,7 +145,10 @@ def test_without_script_reduced_motion_lists_every_frame(flipbook, no_script):
 
 def test_several_runs_play_on_one_clock(page, ui, tmp_path):
     plan = planviz.examples.load("cache_isolation")
-    runs = {s: planviz.simulate(plan, faults=[Fault("S4", "side_effect")], strategy=s) for s in ("direct", "planner")}
+    runs = {
+        s: planviz.simulate(plan, faults=[Fault("S4", "side_effect")], strategy=s)
+        for s in ("direct", "planner")
+    }
     anim = planviz.animate(runs, tmp_path / "side.html", seconds=0.5)
     pg = page.page
     pg.emulate_media(reduced_motion="reduce")  # still: step it by hand
@@ -135,7 +159,16 @@ def test_several_runs_play_on_one_clock(page, ui, tmp_path):
         pg.locator("#planviz-app .planviz-slider").fill(str(k))
         for j, (label, run) in enumerate(runs.items()):
             assert sides.nth(j).locator(".pv-label").inner_text() == label
-            assert sides.nth(j).locator(".pv-caption").inner_text().startswith(expected_caption(run, anim.frames[k][j]))
-        assert pg.locator("#planviz-app .pv-note").inner_text().startswith(f"frame {k + 1} of {len(anim.frames)}")
+            assert (
+                sides.nth(j)
+                .locator(".pv-caption")
+                .inner_text()
+                .startswith(expected_caption(run, anim.frames[k][j]))
+            )
+        assert (
+            pg.locator("#planviz-app .pv-note")
+            .inner_text()
+            .startswith(f"frame {k + 1} of {len(anim.frames)}")
+        )
     ui.screenshot(pg.locator("body"), "flipbook-side-by-side")
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []

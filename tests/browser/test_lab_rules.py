@@ -51,7 +51,9 @@ def test_the_explorer_shows_expand_approval_and_recheck(jupyterlab, page, ui):
     pg.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     pg.locator(".lm-Menu-item[data-command='runmenu:run-all']").click()
     explorers = pg.locator(".planviz-explorer")
-    explorers.nth(1).locator(".planviz-diagram svg g.node").first.wait_for(state="attached", timeout=120_000)
+    explorers.nth(1).locator(".planviz-diagram svg g.node").first.wait_for(
+        state="attached", timeout=120_000
+    )
     far, goal = explorers.nth(0), explorers.nth(1)
 
     # a far step expanded into a new plan version: the concrete steps replace the placeholder
@@ -66,10 +68,14 @@ def test_the_explorer_shows_expand_approval_and_recheck(jupyterlab, page, ui):
             break
         old = far.locator(".pv-caption").inner_text()
         far.locator("button.planviz-forward").click()
-        pg.wait_for_function("([el, old]) => el.querySelector('.pv-caption').innerText !== old",
-                             arg=[far.element_handle(), old])
+        pg.wait_for_function(
+            "([el, old]) => el.querySelector('.pv-caption').innerText !== old",
+            arg=[far.element_handle(), old],
+        )
     caption = far.locator(".pv-caption").inner_text()
-    assert re.search(r"approval F2\.a .*'change board ticket CB-311' approved 'F2\.a' after a wait of 4", caption)
+    assert re.search(
+        r"approval F2\.a .*'change board ticket CB-311' approved 'F2\.a' after a wait of 4", caption
+    )
     assert far.locator("tr.pv-kind-approval.pv-current").count() == 1
 
     # a goal change: completed work re-checked, the reproduction kept, the work that started voided; S4 never
@@ -83,5 +89,10 @@ def test_the_explorer_shows_expand_approval_and_recheck(jupyterlab, page, ui):
 
     shot = ui.screenshot(pg.locator(".jp-NotebookPanel"), "jupyterlab-run-rules")
     assert shot.stat().st_size > 10_000
-    assert not [e for e in pg.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-                .all_inner_texts() if "Traceback" in e or "Error" in e]
+    assert not [
+        e
+        for e in pg.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+        ).all_inner_texts()
+        if "Traceback" in e or "Error" in e
+    ]

@@ -12,7 +12,7 @@ from .conftest import _free_port, _start, _stop
 
 pytestmark = pytest.mark.browser
 
-APP = '''import marimo
+APP = """import marimo
 
 app = marimo.App()
 
@@ -29,7 +29,7 @@ def _():
 
 if __name__ == "__main__":
     app.run()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,20 @@ def marimo_app(chromium, tmp_path_factory):
     tmp, token, port = tmp_path_factory.mktemp("marimo"), secrets.token_hex(16), _free_port()
     (tmp / "nb").mkdir()
     (tmp / "nb" / "app.py").write_text(APP, encoding="utf-8")
-    command = [sys.executable, "-m", "marimo", "run", "app.py", "--headless", "--host", "127.0.0.1",
-               "--port", str(port), "--token-password", token]
+    command = [
+        sys.executable,
+        "-m",
+        "marimo",
+        "run",
+        "app.py",
+        "--headless",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--token-password",
+        token,
+    ]
     server = _start(command, tmp=tmp, token=token, port=port, status_path="/health")
     try:
         yield server
@@ -64,7 +76,9 @@ def test_explorer_in_marimo(marimo_app, page, ui):
     assert "status-running" in nodes.evaluate_all(CLASSES_JS)["S0"]
     pg.locator(".planviz-fault-step select").select_option("S4")
     pg.locator(".planviz-fault-kind select").select_option("side_effect")
-    pg.locator("button.planviz-fault-inject").click()  # the kernel re-simulates and sends the new run
+    pg.locator(
+        "button.planviz-fault-inject"
+    ).click()  # the kernel re-simulates and sends the new run
     pg.locator(".planviz-fault-status", has_text="voided: S3, S4").wait_for(timeout=60_000)
     after = nodes.evaluate_all(CLASSES_JS)
     assert all("status-invalidated" in after[s] for s in ("S3", "S4")), after

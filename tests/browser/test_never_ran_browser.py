@@ -17,11 +17,21 @@ def test_a_step_the_stopped_run_never_started_is_not_run_in_the_browser(page, tm
     assert set(run.frame(-1).not_run) == {"S4"}
     pg = _open(page, report_html(run, tmp_path / "run.html"))
     n = len(run.events)
-    for i in [n - 1, n - 2, 0, n - 1]:  # the stop, the frame before it, back to the start and forward again
+    for i in [
+        n - 1,
+        n - 2,
+        0,
+        n - 1,
+    ]:  # the stop, the frame before it, back to the start and forward again
         _goto(pg, i)
         shown = pg.evaluate(NODE_STATES_JS)
         assert shown == _expected(run, i), i
-        assert shown["node-S4"]["word"] == ("not run" if i == n - 1 else "pending") and "voided" not in shown[
-            "node-S4"]["class"], i
-    assert "not run: the run stopped first (never voided)" in pg.locator("#planviz-app ul.pv-legend").inner_text()
+        assert (
+            shown["node-S4"]["word"] == ("not run" if i == n - 1 else "pending")
+            and "voided" not in shown["node-S4"]["class"]
+        ), i
+    assert (
+        "not run: the run stopped first (never voided)"
+        in pg.locator("#planviz-app ul.pv-legend").inner_text()
+    )
     assert page.errors == []

@@ -71,7 +71,11 @@ PICTURE_CAPTION_JS = """() => [...document.querySelectorAll('#planviz-app .pv-ve
 
 def _picture_caption(svg: str) -> list[str]:
     """The caption lines of render's picture: the texts directly under the graph's group."""
-    graph = next(g for g in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "graph")
+    graph = next(
+        g
+        for g in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g")
+        if g.get("class") == "graph"
+    )
     return [t.text or "" for t in graph if t.tag == "{http://www.w3.org/2000/svg}text"]
 
 
@@ -104,14 +108,22 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     assert all("status-invalidated" in classes[s] for s in ("S3", "S4")), classes
     assert not any("status-invalidated" in classes[s] for s in ("S0", "S1", "S2")), classes
     assert "voided: S3, S4" in pg.locator("#planviz-app .pv-caption .pv-scope").inner_text()
-    legend = pg.locator("#planviz-app .planviz-legend li").evaluate_all("els => els.map(e => e.className)")
+    legend = pg.locator("#planviz-app .planviz-legend li").evaluate_all(
+        "els => els.map(e => e.className)"
+    )
     assert {"pv-legend-invalidated", "pv-legend-kept", "pv-legend-critical"} <= set(legend), legend
 
     pg.locator(SHOWN + " g.node[data-step='S3']").click()  # the details of a step
     details = pg.locator("#planviz-app .planviz-details").inner_text()
-    assert "Patch the key builder" in details and "patch_applied" in details and "start (attempt 1)" in details
+    assert (
+        "Patch the key builder" in details
+        and "patch_applied" in details
+        and "start (attempt 1)" in details
+    )
     pg.locator("#planviz-app .planviz-search").fill("verify")  # search by text
-    assert pg.locator(SHOWN + " g.pv-match").evaluate_all("els => els.map(e => e.dataset.step)") == ["S4"]
+    assert pg.locator(SHOWN + " g.pv-match").evaluate_all(
+        "els => els.map(e => e.dataset.step)"
+    ) == ["S4"]
     ui.screenshot(pg.locator("body"), "report")
 
     pg.locator("body").click(position={"x": 5, "y": 5})
@@ -123,9 +135,15 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     pg.keyboard.press("Home")
     assert pg.locator("#planviz-app .planviz-slider").input_value() == "0"
     pg.keyboard.press(" ")  # space plays
-    pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 1 ')")
-    pg.wait_for_function("() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 2 ')")
-    assert pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"  # it plays on (it once stopped)
+    pg.wait_for_function(
+        "() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 1 ')"
+    )
+    pg.wait_for_function(
+        "() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 2 ')"
+    )
+    assert (
+        pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"
+    )  # it plays on (it once stopped)
     pg.keyboard.press(" ")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
@@ -139,7 +157,9 @@ def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
     for i in [*range(n), *range(n - 2, -1, -3)]:  # forward through every frame, then back in jumps
         _goto(pg, i)
         assert pg.evaluate(NODE_STATES_JS) == _expected(run, i), i
-        said = pg.evaluate(PICTURE_CAPTION_JS)  # every text of the picture belongs to the frame on screen
+        said = pg.evaluate(
+            PICTURE_CAPTION_JS
+        )  # every text of the picture belongs to the frame on screen
         assert said == _picture_caption(render(run.plan_at(i), run=run, at=i, legend=False).svg), i
         assert any(line.startswith(f"event {i} of {n - 1} ") for line in said), (i, said)
         facts = pg.locator("#planviz-app .pv-panel-facts li").all_inner_texts()
@@ -150,7 +170,9 @@ def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
 def test_without_script_the_report_shows_the_last_frame(chromium, tmp_path, cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     path = report_html(run, tmp_path / "run.html")
-    context = chromium.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    context = chromium.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 900}
+    )
     try:
         pg = context.new_page()
         pg.goto(path.as_uri())
@@ -158,21 +180,33 @@ def test_without_script_the_report_shows_the_last_frame(chromium, tmp_path, cach
         assert pg.locator(".static-note").is_visible()
         caption = pg.locator(".pv-static .pv-caption").inner_text()
         assert caption.startswith(f"Event {len(run) - 1} of {len(run) - 1}: stop")
-        assert pg.locator(".pv-static .pv-facts li").all_inner_texts() == sorted(run.frame(-1).facts)
+        assert pg.locator(".pv-static .pv-facts li").all_inner_texts() == sorted(
+            run.frame(-1).facts
+        )
         assert pg.locator(".pv-static .planviz-diagram svg g.node").count() > 0
     finally:
         context.close()
 
 
 def test_hostile_report_runs_no_script(page, ui, tmp_path):
-    steps = [Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"x {HOSTILE}"]),
-             Step("B", "finish", expected_evidence="done", depends_on=["A"], requires=[f"x {HOSTILE}"],
-                  produces=["y"])]
+    steps = [
+        Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"x {HOSTILE}"]),
+        Step(
+            "B",
+            "finish",
+            expected_evidence="done",
+            depends_on=["A"],
+            requires=[f"x {HOSTILE}"],
+            produces=["y"],
+        ),
+    ]
     run = simulate(Plan(f"goal {HOSTILE}", steps))
     pg = _open(page, report_html(run, tmp_path / "hostile.html"))
     _tab(pg, "facts")
     for _ in range(len(run.events)):
-        pg.locator("button.planviz-forward").click() if not pg.locator("button.planviz-forward").is_disabled() else None
+        pg.locator("button.planviz-forward").click() if not pg.locator(
+            "button.planviz-forward"
+        ).is_disabled() else None
     assert HOSTILE in pg.locator("#planviz-app .pv-title").inner_text()
     assert HOSTILE in pg.locator("#planviz-app .pv-panel-facts").inner_text()
     pg.locator(SHOWN + " g.node[data-step='A']").click()
@@ -185,8 +219,17 @@ def test_hostile_report_runs_no_script(page, ui, tmp_path):
 
 def two_thousand_steps() -> Plan:
     """40 chains of 50 steps: 2,000 steps that Graphviz lays out in seconds."""
-    steps = [Step(f"S{i:04d}", f"step {i}", expected_evidence="e", depends_on=[f"S{i - 40:04d}"] if i >= 40 else [],
-                  produces=[f"f{i}"], duration=1 + i % 3) for i in range(2000)]
+    steps = [
+        Step(
+            f"S{i:04d}",
+            f"step {i}",
+            expected_evidence="e",
+            depends_on=[f"S{i - 40:04d}"] if i >= 40 else [],
+            produces=[f"f{i}"],
+            duration=1 + i % 3,
+        )
+        for i in range(2000)
+    ]
     return Plan("two thousand steps", steps)
 
 
@@ -206,7 +249,9 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
         assert _caption(pg).startswith(f"Event {i} of {n - 1}")
         states = pg.evaluate(NODE_STATES_JS)
         expected = _expected(run, i)
-        both = sorted(set(states) & set(expected))  # the same view, unless the load changed render's choice
+        both = sorted(
+            set(states) & set(expected)
+        )  # the same view, unless the load changed render's choice
         assert both, i
         assert {k: states[k] for k in both} == {k: expected[k] for k in both}, i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
@@ -225,22 +270,51 @@ TEXT_PX_JS = """() => {
 
 def _lanes(n: int, width: int) -> Plan:
     """``n`` steps in ``width`` parallel lanes after a first step, each passing a fact down its lane."""
-    steps = [Step("S0", "Reproduce the failure on a clean checkout", expected_evidence="a failing test",
-                  produces="f0")]
+    steps = [
+        Step(
+            "S0",
+            "Reproduce the failure on a clean checkout",
+            expected_evidence="a failing test",
+            produces="f0",
+        )
+    ]
     for k in range(1, n):
         parent = "S0" if k <= width else f"S{k - width}"
-        steps.append(Step(f"S{k}", f"Step number {k} of the work in its lane", expected_evidence="evidence",
-                          depends_on=parent, requires=f"f{parent[1:]}", produces=f"f{k}"))
+        steps.append(
+            Step(
+                f"S{k}",
+                f"Step number {k} of the work in its lane",
+                expected_evidence="evidence",
+                depends_on=parent,
+                requires=f"f{parent[1:]}",
+                produces=f"f{k}",
+            )
+        )
     return Plan(f"{n} steps in {width} lanes", steps)
 
 
-@pytest.mark.parametrize("plan, faults, scrolls", [
-    (_lanes(10, 3), [], False),   # a 10-step plan fits the page's width at 1400 px and stays readable
-    (_lanes(10, 2), [], None),    # a narrower, longer one is as readable (it may scroll a little)
-    (_lanes(10, 2), [Fault("S9", "side_effect")], None),  # so is its first version, built by the script
-    (_lanes(80, 4), [], True),    # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
-    (_lanes(80, 16), [], True),   # and so does a wide one
-])
+@pytest.mark.parametrize(
+    "plan, faults, scrolls",
+    [
+        (
+            _lanes(10, 3),
+            [],
+            False,
+        ),  # a 10-step plan fits the page's width at 1400 px and stays readable
+        (_lanes(10, 2), [], None),  # a narrower, longer one is as readable (it may scroll a little)
+        (
+            _lanes(10, 2),
+            [Fault("S9", "side_effect")],
+            None,
+        ),  # so is its first version, built by the script
+        (
+            _lanes(80, 4),
+            [],
+            True,
+        ),  # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
+        (_lanes(80, 16), [], True),  # and so does a wide one
+    ],
+)
 def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, scrolls):
     """``scrolls``: False, the picture fits the width; True, it scrolls (across or down); None, either."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
@@ -263,12 +337,18 @@ def test_fit_width_keeps_text_at_least_9_px(chromium, tmp_path, plan, faults, sc
 def _llm_calls_before_tools(path):
     """From the raw OTel span file: for each tool call, the model call just before it (the one that chose it):
     tool -> [(model, input tokens, output tokens)]; and each tool's number of calls."""
-    spans = sorted(json.loads(path.read_text(encoding="utf-8"))["spans"], key=lambda s: int(s["start_time"]))
+    spans = sorted(
+        json.loads(path.read_text(encoding="utf-8"))["spans"], key=lambda s: int(s["start_time"])
+    )
     chose, tries, last = {}, {}, None
     for s in spans:
         a = s.get("attributes", {})
         if a.get("gen_ai.operation.name") == "call_llm":
-            last = (a["gen_ai.request.model"], a["gen_ai.usage.input_tokens"], a["gen_ai.usage.output_tokens"])
+            last = (
+                a["gen_ai.request.model"],
+                a["gen_ai.usage.input_tokens"],
+                a["gen_ai.usage.output_tokens"],
+            )
         elif a.get("gen_ai.operation.name") == "execute_tool":
             tool = a["gen_ai.tool.name"]
             chose.setdefault(tool, []).append(last)
@@ -277,7 +357,9 @@ def _llm_calls_before_tools(path):
 
 
 @pytest.mark.parametrize("name", ["any-agent_LANGCHAIN_trace.json", "any-agent_OPENAI_trace.json"])
-def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(page, ui, tmp_path, corpus, name):
+def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(
+    page, ui, tmp_path, corpus, name
+):
     path = corpus / "otel" / name
     chose, tries = _llm_calls_before_tools(path)
     assert chose  # the file has tool calls chosen by model calls
@@ -288,7 +370,10 @@ def test_a_step_of_a_recorded_trace_shows_its_attempts_and_model_calls(page, ui,
         details = pg.locator("#planviz-app .planviz-details")
         assert details.locator("h3").inner_text() == tool
         assert details.locator(".pv-attempt-count").inner_text() == (
-            f"attempts so far: {tries[tool]} (" + ", ".join(f"{k + 1}: done" for k in range(tries[tool])) + ")")
+            f"attempts so far: {tries[tool]} ("
+            + ", ".join(f"{k + 1}: done" for k in range(tries[tool]))
+            + ")"
+        )
         heading = details.locator("h4", has_text="Model calls")
         assert heading.inner_text() == f"Model calls for this step ({len(calls)})"
         shown = details.locator("ol.pv-calls li").all_inner_texts()
@@ -306,8 +391,16 @@ LOG_ROWS_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log
 def test_the_event_log_window_follows_every_step_and_jump(page, tmp_path):
     """The log is virtual (only the rows on screen exist, a few dozen at most): every step and jump keeps the
     current event on screen, the rows in order and right, the current one marked once."""
-    steps = [Step(f"S{i:02d}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 3:02d}"] if i >= 3 else [],
-                  produces=[f"f{i}"]) for i in range(40)]
+    steps = [
+        Step(
+            f"S{i:02d}",
+            f"step {i}",
+            expected_evidence="ok",
+            depends_on=[f"S{i - 3:02d}"] if i >= 3 else [],
+            produces=[f"f{i}"],
+        )
+        for i in range(40)
+    ]
     run = simulate(Plan("forty steps", steps))
     n = len(run.events)
     assert n > 60
@@ -321,7 +414,10 @@ def test_the_event_log_window_follows_every_step_and_jump(page, tmp_path):
         assert [r[0] for r in rows if r[2]] == [i]
         current = pg.locator("#planviz-app .pv-panel-log tr.pv-current").bounding_box()
         frame = pg.locator("#planviz-app .pv-logscroll").bounding_box()
-        assert frame["y"] - 1 <= current["y"] and current["y"] + current["height"] <= frame["y"] + frame["height"] + 1, i
+        assert (
+            frame["y"] - 1 <= current["y"]
+            and current["y"] + current["height"] <= frame["y"] + frame["height"] + 1
+        ), i
 
     check(0)
     for i in range(1, 50):

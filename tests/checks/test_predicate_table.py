@@ -13,22 +13,51 @@ from planviz.checks.predicate import vacuous
 from tests.rules.cheats import respell, vacuous_phrasings
 
 #: (action, tool) of three writing steps of the worked examples
-ACTIONS = [("Purge the leaked entries", "purge_cache"),
-           ("send_payment_plan_offer(customer_id='C-17', installment='{{step_3.installment}}')", "send_payment_plan_offer"),
-           ("Patch the key builder to include the tenant id", "edit_file")]
+ACTIONS = [
+    ("Purge the leaked entries", "purge_cache"),
+    (
+        "send_payment_plan_offer(customer_id='C-17', installment='{{step_3.installment}}')",
+        "send_payment_plan_offer",
+    ),
+    ("Patch the key builder to include the tenant id", "edit_file"),
+]
 
-OBJECTS = ["the isolation test", "the hit rate", "the cache", "the account history", "the offer id",
-           "the CHANGELOG", "tenant B's read of tenant A's key", "the release suite report", "every installment",
-           "the purge count", "the interaction log", "the key of tenant B"]
-STATES = ["passes", "is above 0.9", "contains the tenant id", "holds no entry of tenant A", "is empty",
-          "equals the balance", "exists", "is absent", "shows version 2.4.0", "matches the schedule",
-          "is less than 3", "remains unchanged"]
+OBJECTS = [
+    "the isolation test",
+    "the hit rate",
+    "the cache",
+    "the account history",
+    "the offer id",
+    "the CHANGELOG",
+    "tenant B's read of tenant A's key",
+    "the release suite report",
+    "every installment",
+    "the purge count",
+    "the interaction log",
+    "the key of tenant B",
+]
+STATES = [
+    "passes",
+    "is above 0.9",
+    "contains the tenant id",
+    "holds no entry of tenant A",
+    "is empty",
+    "equals the balance",
+    "exists",
+    "is absent",
+    "shows version 2.4.0",
+    "matches the schedule",
+    "is less than 3",
+    "remains unchanged",
+]
 
 
 def _predicates() -> list[str]:
     rnd = random.Random(404)
-    return [respell(f"{o} {s}", None, rnd) if rnd.random() < 0.3 else f"{o} {s}"
-            for o, s in itertools.product(OBJECTS, STATES)]
+    return [
+        respell(f"{o} {s}", None, rnd) if rnd.random() < 0.3 else f"{o} {s}"
+        for o, s in itertools.product(OBJECTS, STATES)
+    ]
 
 
 def _non_predicates(tool: str) -> list[str]:
@@ -51,10 +80,26 @@ def test_a_check_about_the_world_is_a_predicate(action, tool):
     assert not refused, f"{len(refused)} predicates read as vacuous: {refused[:10]}"
 
 
-@pytest.mark.parametrize("check", ["the tool was invoked", "I have understood", "the command returned",
-                                   "it did not fail", "purge_cache returned", "Offer sent."])
+@pytest.mark.parametrize(
+    "check",
+    [
+        "the tool was invoked",
+        "I have understood",
+        "the command returned",
+        "it did not fail",
+        "purge_cache returned",
+        "Offer sent.",
+    ],
+)
 def test_the_issue_s_phrasings_refuse_a_writing_step(check):
-    step = Step("S3", "Purge the cache; send the offer", tool="purge_cache", resources=["cache"],
-                expected_evidence="e", produces="x", check=check)
+    step = Step(
+        "S3",
+        "Purge the cache; send the offer",
+        tool="purge_cache",
+        resources=["cache"],
+        expected_evidence="e",
+        produces="x",
+        check=check,
+    )
     found = [f for f in validate(Plan("g", [step])).findings if f.code == "vacuous_check"]
     assert [f.severity for f in found] == ["error"]

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 import json
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from planviz import (
     Contract,
@@ -31,8 +30,8 @@ from planviz import (
 )
 from planviz.checks import context, semantic
 from planviz.checks.validation import CODES, refusal
-from planviz.plan.model import natural_key
 from planviz.errors import PlanFormatError, PlanvizTypeError, SchemaError, SemanticError
+from planviz.plan.model import natural_key
 from planviz.structure import ancestry
 from tests.strategies import plans as random_plans_shared
 
@@ -57,113 +56,271 @@ TOOLS = {
 
 # name -> (plan, contract, expected {(code, steps)}, a regex one finding of the code must match)
 CASES = {
-    "duplicate_id": (plan(step("A"), step("A", action="again")), None,
-                     {("duplicate_id", ("A",))}, r"2 steps share the id 'A'.*rename"),
-    "unknown_dependency": (plan(step("S1"), step("S2", depends_on="S11")), None,
-                           {("unknown_dependency", ("S2",))},
-                           r"'S2' depends on 'S11', which is not a step.*did you mean 'S1'.*S2\.depends_on"),
-    "self_dependency": (plan(step("S1", depends_on="S1")), None,
-                        {("self_dependency", ("S1",))}, r"depends on itself; remove 'S1' from S1\.depends_on"),
-    "cycle": (plan(step("A", depends_on="C"), step("B", depends_on="A"), step("C", depends_on="B"), step("D")), None,
-              {("cycle", ("A", "B", "C"))}, r"'A' -> 'B' -> 'C' -> 'A'.*removing a dependency"),
+    "duplicate_id": (
+        plan(step("A"), step("A", action="again")),
+        None,
+        {("duplicate_id", ("A",))},
+        r"2 steps share the id 'A'.*rename",
+    ),
+    "unknown_dependency": (
+        plan(step("S1"), step("S2", depends_on="S11")),
+        None,
+        {("unknown_dependency", ("S2",))},
+        r"'S2' depends on 'S11', which is not a step.*did you mean 'S1'.*S2\.depends_on",
+    ),
+    "self_dependency": (
+        plan(step("S1", depends_on="S1")),
+        None,
+        {("self_dependency", ("S1",))},
+        r"depends on itself; remove 'S1' from S1\.depends_on",
+    ),
+    "cycle": (
+        plan(
+            step("A", depends_on="C"),
+            step("B", depends_on="A"),
+            step("C", depends_on="B"),
+            step("D"),
+        ),
+        None,
+        {("cycle", ("A", "B", "C"))},
+        r"'A' -> 'B' -> 'C' -> 'A'.*removing a dependency",
+    ),
     "no_steps": (plan(), None, {("no_steps", ())}, r"the plan has no steps.*at least one step"),
-    "dead_end": (plan(step("S1"), step("S2", depends_on="S1"), step("S3", depends_on="S2"),
-                      step("S4", depends_on="S1"), step("END", action="END", depends_on=["S2"], kind="finish")), None,
-                 {("dead_end", ("S3",)), ("dead_end", ("S4",))},
-                 r"step 'S3' never reaches 'END' \(it leaves the route after 'S2'\).*make 'END'.*depend on 'S3'"),
-    "isolated_step": (plan(step("S1"), step("S2"), step("F", action="F", depends_on="S1")), Contract(final="F"),
-                      {("isolated_step", ("S2",))},
-                      r"'S2' has no dependency and nothing depends on it.*never reaches 'F'"),
-    "empty_action": (plan(step("S1", action="   ")), None,
-                     {("empty_action", ("S1",))}, r"'S1' has an empty action"),
-    "no_evidence": (plan(step("S1", expected_evidence="")), None,
-                    {("no_evidence", ("S1",))}, r"'S1' has no expected_evidence"),
-    "infeasible_fact": (plan(step("S1", requires="keys")), Contract(obtainable_facts=["S1_done"]),
-                        {("infeasible_fact", ("S1",)), ("unmet_requirement", ("S1",))},
-                        r"'keys', required by 'S1', is neither given nor obtainable"),
-    "missing_required": (plan(step("S1", kind="patch")), Contract(required=["patch", "verify"]),
-                         {("missing_required", ())}, r"requires a step with id or kind 'verify'.*kind: verify"),
-    "forbidden_step": (plan(step("S1", kind="delete_test"), step("S2")), Contract(forbidden=["delete_test", "S2"]),
-                       {("forbidden_step", ("S1",)), ("forbidden_step", ("S2",))},
-                       r"'S1' has kind 'delete_test', which the contract forbids"),
-    "order_violation": (plan(step("P", kind="patch"), step("V", kind="verify"), step("R", kind="reproduce")),
-                        Contract(must_precede=[("reproduce", "patch"), ("patch", "verify")]),
-                        {("order_violation", ("P", "R")), ("order_violation", ("V", "P"))},
-                        r"'reproduce' must precede 'patch', but 'R' is not an ancestor of step 'P'; "
-                        r"add 'R' to P\.depends_on"),
-    "unmet_requirement": (plan(step("S1"), step("S2", produces="built"), step("S5", depends_on="S1",
-                                                                            requires=["built", "S1_done"])),
-                          None, {("unmet_requirement", ("S5", "S2"))},
-                          r"'S5' requires 'built', which no dependency ancestor produces: 'S2' produces it but "
-                          r"is not an ancestor of 'S5'; add 'S2' to S5\.depends_on"),
-    "unknown_tool": (plan(step("S1", tool="rm_rf")), Contract(tools=TOOLS),
-                     {("unknown_tool", ("S1",))}, r"tool 'rm_rf', which the contract's tool registry does not list"),
-    "not_permitted": (plan(step("S1", tool="shell")), Contract(tools=TOOLS),
-                      {("not_permitted", ("S1",))}, r"'shell', which the contract does not permit"),
-    "outside_intent": (plan(step("B", tool="backup"), step("S1", tool="write_db", depends_on="B", check="row there")),
-                       Contract(tools=TOOLS, intent="read"),
-                       {("outside_intent", ("S1",))}, r"'write_db', which writes, but the contract's intent is read"),
-    "bad_arguments": (plan(step("S1", tool="query", arguments={"sql": 7, "rows": 10})),
-                      Contract(tools={"query": ToolSpec(arguments={"sql": "string", "limit": "integer"},
-                                                        required="sql")}),
-                      {("bad_arguments", ("S1",))},
-                      r"step 'S1' passes sql=7 \(an integer\) to 'query', which takes sql: string"),
-    "tool_precondition": (plan(step("B", tool="backup"), step("W", tool="write_db", check="c"),
-                               step("X", tool="write_db", check="c")),
-                          Contract(tools={"write_db": TOOLS["write_db"], "backup": ToolSpec()}),
-                          {("tool_precondition", ("W", "B")), ("tool_precondition", ("X", "B"))},
-                          r"'W' calls 'write_db', which needs 'backup' to have run first; 'B' calls 'backup' but "
-                          r"is not an ancestor of 'W'; add 'B' to W\.depends_on"),
-    "bad_placeholder": (plan(step("S1"), step("S2", arguments={"q": {"deep": ["{{S1.id}}", "x {{S9.id}}"]}}),
-                             step("S3", depends_on="S1", arguments={"ok": "{{S1.id}}"})), None,
-                        {("bad_placeholder", ("S2", "S1")), ("bad_placeholder", ("S2",))},
-                        r"S2\.arguments\.q\.deep\[0\] uses '\{\{S1\.id\}\}', but step 'S1' is not an ancestor of "
-                        r"'S2'; add 'S1' to S2\.depends_on"),
-    "no_artifact": (plan(step("S1", produces=())), None,
-                    {("no_artifact", ("S1",))}, r"'S1' produces no fact.*S1\.produces"),
-    "resource_conflict": (plan(step("S1", resources="db", check="c"), step("S2", resources="db", check="c"),
-                               step("S3", resources="db", depends_on=["S1", "S2"], check="c")), None,
-                          {("resource_conflict", ("S1", "S2"))},
-                          r"'S1' and 'S2' both hold 'db' and could run in parallel.*never lets them overlap.*"
-                          r"add 'S1' to S2\.depends_on"),
-    "high_risk_unguarded": (plan(step("S1", risk="high", rollback="revert"), step("S2", risk="high",
-                                                                              approval="CHG-1", rollback="r")),
-                            None, {("high_risk_unguarded", ("S1",))}, r"'S1' is high risk but has no approval"),
-    "forbidden_state": (plan(step("S1", produces="tests_deleted")), Contract(forbidden_states=["tests_deleted"]),
-                        {("forbidden_state", ("S1",))}, r"'S1' produces 'tests_deleted', a state the contract forbids"),
-    "unsupported_premise": (plan(step("S1", requires="creds"), step("S2", requires="p"), premises=["creds", "p"]),
-                            Contract(given_facts=["p"], obtainable_facts=["S1_done", "S2_done"]),
-                            {("unsupported_premise", ("S1",))},
-                            r"'S1' relies on the premise 'creds', which the contract neither gives nor lets any "
-                            r"step obtain: a plan cannot vouch for its own facts"),
-    "assumed_fact": (plan(step("S1", requires="p"), step("S2", requires="p"),
-                          step("S3", depends_on="S4", requires="q"), step("S4", produces="q"), premises=["p"]),
-                     None, {("assumed_fact", ("S1",)), ("assumed_fact", ("S2",))},
-                     r"'S1' relies on the premise 'p', which nothing gives or checks"),
-    "no_check": (plan(step("S1", resources="db"), step("S2", tool="write_db", depends_on="B"), step("B", tool="backup"),
-                      step("S3", resources="log", check="the log has the line")),
-                 Contract(tools=TOOLS), {("no_check", ("S1",)), ("no_check", ("S2",))},
-                 r"'S2' writes \(write_db\) but has no check.*S2\.check"),
-    "self_vouched_fact": (plan(step("S4", produces=["iso", "hit"]), step("S5", requires=["iso", "hit"]),
-                               premises=["iso", "hit"]), None,
-                          {("self_vouched_fact", ("S5", "S4")), ("unmet_requirement", ("S5", "S4"))},
-                          r"the premise 'iso' is a fact step 'S4' of this plan produces: a plan cannot vouch for "
-                          r"its own facts.*remove 'iso' from premises and add 'S4' to S5\.depends_on"),
-    "unverified_effect": (plan(step("S1", tool="send_offer"), step("S2", effect="read", depends_on="S1")),
-                          Contract(intent="read"), {("unverified_effect", ("S1",))},
-                          r"'S1' calls 'send_offer', and the contract's registry does not say whether it only reads.*effect: read"),
-    "effect_conflict": (plan(step("S1", tool="read_db", effect="write", check="the row is there")),
-                        Contract(tools=TOOLS), {("effect_conflict", ("S1",))},
-                        r"'S1' declares effect 'write', but the contract's registry says 'read_db' reads"),
-    "vacuous_check": (plan(step("S1", resources="db", check="ran")), None, {("vacuous_check", ("S1",))},
-                      r"'S1' has the check 'ran', which only says the step ran.*about the world"),
-    "over_budget": (plan(step("N"), step("F", horizon="far", budget={"steps": 1, "duration": 3}, depends_on="N",
-                                        expands_to=[step("F1", duration=2), step("F2", duration=2)])), None,
-                    {("over_budget", ("F", "F1", "F2"))},
-                    r"expansion of 'F' has 2 steps, over its budget of 1 and durations adding up to 4, over its "
-                    r"budget of 3"),
+    "dead_end": (
+        plan(
+            step("S1"),
+            step("S2", depends_on="S1"),
+            step("S3", depends_on="S2"),
+            step("S4", depends_on="S1"),
+            step("END", action="END", depends_on=["S2"], kind="finish"),
+        ),
+        None,
+        {("dead_end", ("S3",)), ("dead_end", ("S4",))},
+        r"step 'S3' never reaches 'END' \(it leaves the route after 'S2'\).*make 'END'.*depend on 'S3'",
+    ),
+    "isolated_step": (
+        plan(step("S1"), step("S2"), step("F", action="F", depends_on="S1")),
+        Contract(final="F"),
+        {("isolated_step", ("S2",))},
+        r"'S2' has no dependency and nothing depends on it.*never reaches 'F'",
+    ),
+    "empty_action": (
+        plan(step("S1", action="   ")),
+        None,
+        {("empty_action", ("S1",))},
+        r"'S1' has an empty action",
+    ),
+    "no_evidence": (
+        plan(step("S1", expected_evidence="")),
+        None,
+        {("no_evidence", ("S1",))},
+        r"'S1' has no expected_evidence",
+    ),
+    "infeasible_fact": (
+        plan(step("S1", requires="keys")),
+        Contract(obtainable_facts=["S1_done"]),
+        {("infeasible_fact", ("S1",)), ("unmet_requirement", ("S1",))},
+        r"'keys', required by 'S1', is neither given nor obtainable",
+    ),
+    "missing_required": (
+        plan(step("S1", kind="patch")),
+        Contract(required=["patch", "verify"]),
+        {("missing_required", ())},
+        r"requires a step with id or kind 'verify'.*kind: verify",
+    ),
+    "forbidden_step": (
+        plan(step("S1", kind="delete_test"), step("S2")),
+        Contract(forbidden=["delete_test", "S2"]),
+        {("forbidden_step", ("S1",)), ("forbidden_step", ("S2",))},
+        r"'S1' has kind 'delete_test', which the contract forbids",
+    ),
+    "order_violation": (
+        plan(step("P", kind="patch"), step("V", kind="verify"), step("R", kind="reproduce")),
+        Contract(must_precede=[("reproduce", "patch"), ("patch", "verify")]),
+        {("order_violation", ("P", "R")), ("order_violation", ("V", "P"))},
+        r"'reproduce' must precede 'patch', but 'R' is not an ancestor of step 'P'; "
+        r"add 'R' to P\.depends_on",
+    ),
+    "unmet_requirement": (
+        plan(
+            step("S1"),
+            step("S2", produces="built"),
+            step("S5", depends_on="S1", requires=["built", "S1_done"]),
+        ),
+        None,
+        {("unmet_requirement", ("S5", "S2"))},
+        r"'S5' requires 'built', which no dependency ancestor produces: 'S2' produces it but "
+        r"is not an ancestor of 'S5'; add 'S2' to S5\.depends_on",
+    ),
+    "unknown_tool": (
+        plan(step("S1", tool="rm_rf")),
+        Contract(tools=TOOLS),
+        {("unknown_tool", ("S1",))},
+        r"tool 'rm_rf', which the contract's tool registry does not list",
+    ),
+    "not_permitted": (
+        plan(step("S1", tool="shell")),
+        Contract(tools=TOOLS),
+        {("not_permitted", ("S1",))},
+        r"'shell', which the contract does not permit",
+    ),
+    "outside_intent": (
+        plan(
+            step("B", tool="backup"), step("S1", tool="write_db", depends_on="B", check="row there")
+        ),
+        Contract(tools=TOOLS, intent="read"),
+        {("outside_intent", ("S1",))},
+        r"'write_db', which writes, but the contract's intent is read",
+    ),
+    "bad_arguments": (
+        plan(step("S1", tool="query", arguments={"sql": 7, "rows": 10})),
+        Contract(
+            tools={
+                "query": ToolSpec(arguments={"sql": "string", "limit": "integer"}, required="sql")
+            }
+        ),
+        {("bad_arguments", ("S1",))},
+        r"step 'S1' passes sql=7 \(an integer\) to 'query', which takes sql: string",
+    ),
+    "tool_precondition": (
+        plan(
+            step("B", tool="backup"),
+            step("W", tool="write_db", check="c"),
+            step("X", tool="write_db", check="c"),
+        ),
+        Contract(tools={"write_db": TOOLS["write_db"], "backup": ToolSpec()}),
+        {("tool_precondition", ("W", "B")), ("tool_precondition", ("X", "B"))},
+        r"'W' calls 'write_db', which needs 'backup' to have run first; 'B' calls 'backup' but "
+        r"is not an ancestor of 'W'; add 'B' to W\.depends_on",
+    ),
+    "bad_placeholder": (
+        plan(
+            step("S1"),
+            step("S2", arguments={"q": {"deep": ["{{S1.id}}", "x {{S9.id}}"]}}),
+            step("S3", depends_on="S1", arguments={"ok": "{{S1.id}}"}),
+        ),
+        None,
+        {("bad_placeholder", ("S2", "S1")), ("bad_placeholder", ("S2",))},
+        r"S2\.arguments\.q\.deep\[0\] uses '\{\{S1\.id\}\}', but step 'S1' is not an ancestor of "
+        r"'S2'; add 'S1' to S2\.depends_on",
+    ),
+    "no_artifact": (
+        plan(step("S1", produces=())),
+        None,
+        {("no_artifact", ("S1",))},
+        r"'S1' produces no fact.*S1\.produces",
+    ),
+    "resource_conflict": (
+        plan(
+            step("S1", resources="db", check="c"),
+            step("S2", resources="db", check="c"),
+            step("S3", resources="db", depends_on=["S1", "S2"], check="c"),
+        ),
+        None,
+        {("resource_conflict", ("S1", "S2"))},
+        r"'S1' and 'S2' both hold 'db' and could run in parallel.*never lets them overlap.*"
+        r"add 'S1' to S2\.depends_on",
+    ),
+    "high_risk_unguarded": (
+        plan(
+            step("S1", risk="high", rollback="revert"),
+            step("S2", risk="high", approval="CHG-1", rollback="r"),
+        ),
+        None,
+        {("high_risk_unguarded", ("S1",))},
+        r"'S1' is high risk but has no approval",
+    ),
+    "forbidden_state": (
+        plan(step("S1", produces="tests_deleted")),
+        Contract(forbidden_states=["tests_deleted"]),
+        {("forbidden_state", ("S1",))},
+        r"'S1' produces 'tests_deleted', a state the contract forbids",
+    ),
+    "unsupported_premise": (
+        plan(step("S1", requires="creds"), step("S2", requires="p"), premises=["creds", "p"]),
+        Contract(given_facts=["p"], obtainable_facts=["S1_done", "S2_done"]),
+        {("unsupported_premise", ("S1",))},
+        r"'S1' relies on the premise 'creds', which the contract neither gives nor lets any "
+        r"step obtain: a plan cannot vouch for its own facts",
+    ),
+    "assumed_fact": (
+        plan(
+            step("S1", requires="p"),
+            step("S2", requires="p"),
+            step("S3", depends_on="S4", requires="q"),
+            step("S4", produces="q"),
+            premises=["p"],
+        ),
+        None,
+        {("assumed_fact", ("S1",)), ("assumed_fact", ("S2",))},
+        r"'S1' relies on the premise 'p', which nothing gives or checks",
+    ),
+    "no_check": (
+        plan(
+            step("S1", resources="db"),
+            step("S2", tool="write_db", depends_on="B"),
+            step("B", tool="backup"),
+            step("S3", resources="log", check="the log has the line"),
+        ),
+        Contract(tools=TOOLS),
+        {("no_check", ("S1",)), ("no_check", ("S2",))},
+        r"'S2' writes \(write_db\) but has no check.*S2\.check",
+    ),
+    "self_vouched_fact": (
+        plan(
+            step("S4", produces=["iso", "hit"]),
+            step("S5", requires=["iso", "hit"]),
+            premises=["iso", "hit"],
+        ),
+        None,
+        {("self_vouched_fact", ("S5", "S4")), ("unmet_requirement", ("S5", "S4"))},
+        r"the premise 'iso' is a fact step 'S4' of this plan produces: a plan cannot vouch for "
+        r"its own facts.*remove 'iso' from premises and add 'S4' to S5\.depends_on",
+    ),
+    "unverified_effect": (
+        plan(step("S1", tool="send_offer"), step("S2", effect="read", depends_on="S1")),
+        Contract(intent="read"),
+        {("unverified_effect", ("S1",))},
+        r"'S1' calls 'send_offer', and the contract's registry does not say whether it only reads.*effect: read",
+    ),
+    "effect_conflict": (
+        plan(step("S1", tool="read_db", effect="write", check="the row is there")),
+        Contract(tools=TOOLS),
+        {("effect_conflict", ("S1",))},
+        r"'S1' declares effect 'write', but the contract's registry says 'read_db' reads",
+    ),
+    "vacuous_check": (
+        plan(step("S1", resources="db", check="ran")),
+        None,
+        {("vacuous_check", ("S1",))},
+        r"'S1' has the check 'ran', which only says the step ran.*about the world",
+    ),
+    "over_budget": (
+        plan(
+            step("N"),
+            step(
+                "F",
+                horizon="far",
+                budget={"steps": 1, "duration": 3},
+                depends_on="N",
+                expands_to=[step("F1", duration=2), step("F2", duration=2)],
+            ),
+        ),
+        None,
+        {("over_budget", ("F", "F1", "F2"))},
+        r"expansion of 'F' has 2 steps, over its budget of 1 and durations adding up to 4, over its "
+        r"budget of 3",
+    ),
 }
-WARNINGS = {"no_artifact", "assumed_fact", "resource_conflict", "no_check", "over_budget", "dead_end", "isolated_step"}
+WARNINGS = {
+    "no_artifact",
+    "assumed_fact",
+    "resource_conflict",
+    "no_check",
+    "over_budget",
+    "dead_end",
+    "isolated_step",
+}
 
 
 def test_every_code_has_a_case():
@@ -178,37 +335,72 @@ def test_finding_code(code):
     found = report.by_code()[code]
     assert any(re.search(pattern, f.message) for f in found), [f.message for f in found]
     layer = next(layer for layer, codes in CODES.items() if code in codes)
-    assert {(f.layer, f.severity) for f in found} == {(layer, "warning" if code in WARNINGS else "error")}
+    assert {(f.layer, f.severity) for f in found} == {
+        (layer, "warning" if code in WARNINGS else "error")
+    }
     assert report.ok is (code in WARNINGS)
 
 
 def test_everything_at_once():
     """Findings of every layer in one report; it does not stop at the first."""
-    p = plan(step("S1", action="", tool="shell"), step("S1"), step("S2", requires="nowhere", risk="high",
-                                                                   produces="tests_deleted"))
-    contract = Contract(required=["verify"], forbidden=["S2"], given_facts=["x"], forbidden_states=["tests_deleted"],
-                        tools=TOOLS)
+    p = plan(
+        step("S1", action="", tool="shell"),
+        step("S1"),
+        step("S2", requires="nowhere", risk="high", produces="tests_deleted"),
+    )
+    contract = Contract(
+        required=["verify"],
+        forbidden=["S2"],
+        given_facts=["x"],
+        forbidden_states=["tests_deleted"],
+        tools=TOOLS,
+    )
     codes = validate(p, contract).codes
-    assert codes == {"duplicate_id", "empty_action", "infeasible_fact", "missing_required", "forbidden_step",
-                     "unmet_requirement", "not_permitted", "high_risk_unguarded", "forbidden_state"}
+    assert codes == {
+        "duplicate_id",
+        "empty_action",
+        "infeasible_fact",
+        "missing_required",
+        "forbidden_step",
+        "unmet_requirement",
+        "not_permitted",
+        "high_risk_unguarded",
+        "forbidden_state",
+    }
 
 
 def test_cycle_lists_its_edges_and_skips_ancestry_layers():
-    p = plan(step("A", depends_on="B"), step("B", depends_on="A"), step("C", depends_on=["B", "E"]),
-             step("D", depends_on="E"), step("E", depends_on="D"), step("F", requires="nothing"))
+    p = plan(
+        step("A", depends_on="B"),
+        step("B", depends_on="A"),
+        step("C", depends_on=["B", "E"]),
+        step("D", depends_on="E"),
+        step("E", depends_on="D"),
+        step("F", requires="nothing"),
+    )
     report = validate(p, Contract(must_precede=[("A", "F")]))
     cycles = report.by_code()["cycle"]
-    assert [(f.steps, f.edges) for f in cycles] == [(("A", "B"), (("A", "B"), ("B", "A"))),
-                                                    (("D", "E"), (("D", "E"), ("E", "D")))]
+    assert [(f.steps, f.edges) for f in cycles] == [
+        (("A", "B"), (("A", "B"), ("B", "A"))),
+        (("D", "E"), (("D", "E"), ("E", "D"))),
+    ]
     assert "unmet_requirement" not in report.codes and "order_violation" not in report.codes
-    assert any(s.startswith("semantics: order_violation, unmet_requirement not checked: the plan has a cycle")
-               for s in report.skipped)
+    assert any(
+        s.startswith(
+            "semantics: order_violation, unmet_requirement not checked: the plan has a cycle"
+        )
+        for s in report.skipped
+    )
     assert any("resource_conflict" in s for s in report.skipped)
 
 
 def test_cycle_shown_is_the_shortest_through_the_smallest_id():
-    p = plan(step("A", depends_on=["B", "D"]), step("B", depends_on="A"), step("C", depends_on="A"),
-             step("D", depends_on="C"))
+    p = plan(
+        step("A", depends_on=["B", "D"]),
+        step("B", depends_on="A"),
+        step("C", depends_on="A"),
+        step("D", depends_on="C"),
+    )
     [f] = validate(p).findings
     assert f.steps == ("A", "B", "C", "D") and f.edges == (("A", "B"), ("B", "A"))
     assert "(4 steps are caught in it)" in f.message
@@ -216,10 +408,14 @@ def test_cycle_shown_is_the_shortest_through_the_smallest_id():
 
 def test_a_long_cycle_is_elided_in_the_message_but_listed_in_full():
     n = 30
-    [f] = validate(plan(*[step(f"S{i:02}", depends_on=f"S{(i - 1) % n:02}") for i in range(n)])).findings
+    [f] = validate(
+        plan(*[step(f"S{i:02}", depends_on=f"S{(i - 1) % n:02}") for i in range(n)])
+    ).findings
     assert len(f.edges) == n and f.edges[0] == ("S00", "S01") and f.edges[-1] == ("S29", "S00")
-    assert "'S00' -> 'S01' -> 'S02' -> 'S03' -> 'S04' -> ... (21 more) -> 'S26' -> 'S27' -> 'S28' -> 'S29' -> 'S00'" \
+    assert (
+        "'S00' -> 'S01' -> 'S02' -> 'S03' -> 'S04' -> ... (21 more) -> 'S26' -> 'S27' -> 'S28' -> 'S29' -> 'S00'"
         in f.message
+    )
 
 
 def test_findings_name_at_most_eight_other_steps():
@@ -232,7 +428,10 @@ def test_findings_name_at_most_eight_other_steps():
 def test_a_later_duplicate_is_checked_too():
     report = validate(plan(step("A"), step("A", depends_on="ghost"), step("B", depends_on="B")))
     assert {(f.code, f.steps) for f in report.findings} == {
-        ("duplicate_id", ("A",)), ("unknown_dependency", ("A",)), ("self_dependency", ("B",))}
+        ("duplicate_id", ("A",)),
+        ("unknown_dependency", ("A",)),
+        ("self_dependency", ("B",)),
+    }
 
 
 def test_unknown_dependency_skips_ancestry_checks():
@@ -253,8 +452,10 @@ HINT_BUDGETS = [
 @pytest.mark.parametrize("budget, dangling, hinted", HINT_BUDGETS)
 def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget, dangling, hinted):
     monkeypatch.setattr(context, "SUGGEST_BUDGET", budget)
-    p = plan(*[step(f"S{i}") for i in range(1, 5)],
-             *[step(f"S{i}", depends_on=d) for i, d in enumerate(dangling, 5)])
+    p = plan(
+        *[step(f"S{i}") for i in range(1, 5)],
+        *[step(f"S{i}", depends_on=d) for i, d in enumerate(dangling, 5)],
+    )
     messages = [f.message for f in validate(p).findings if f.code == "unknown_dependency"]
     assert len(messages) == 4
     assert sum("did you mean" in m for m in messages) == hinted
@@ -263,11 +464,16 @@ def test_did_you_mean_hints_stop_when_their_budget_is_spent(monkeypatch, budget,
 def test_without_contract_unmet_requirement_uses_premises():
     p = plan(step("S1", requires=["assumed", "other"]), premises=["assumed"])
     report = validate(p)
-    assert [(f.code, f.steps) for f in report.findings] == [("assumed_fact", ("S1",)), ("unmet_requirement", ("S1",))]
+    assert [(f.code, f.steps) for f in report.findings] == [
+        ("assumed_fact", ("S1",)),
+        ("unmet_requirement", ("S1",)),
+    ]
     assert "'other', which no step produces and which is not given" in report.findings[1].message
     assert any("no contract" in s for s in report.skipped)
     assert validate(p, Contract(given_facts=["other", "assumed"], obtainable_facts=["S1_done"])).ok
-    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).codes == {"unsupported_premise"}
+    assert validate(p, Contract(given_facts=["other"], obtainable_facts=["S1_done"])).codes == {
+        "unsupported_premise"
+    }
 
 
 def test_given_facts_satisfy_requirements():
@@ -277,7 +483,9 @@ def test_given_facts_satisfy_requirements():
 
 
 def test_fact_from_a_distant_ancestor_counts():
-    chain = [step("S0", produces="root")] + [step(f"S{i}", depends_on=f"S{i - 1}") for i in range(1, 80)]
+    chain = [step("S0", produces="root")] + [
+        step(f"S{i}", depends_on=f"S{i - 1}") for i in range(1, 80)
+    ]
     chain.append(step("END", depends_on="S79", requires="root"))
     assert validate(plan(*chain)).ok
 
@@ -295,8 +503,12 @@ def test_a_step_cannot_need_its_own_result():
 
 
 def test_order_violation_with_no_first_step():
-    [f] = validate(plan(step("V", kind="verify")), Contract(must_precede=[("patch", "verify")])).findings
-    assert f.code == "order_violation" and f.steps == ("V",) and "the plan has no other" in f.message
+    [f] = validate(
+        plan(step("V", kind="verify")), Contract(must_precede=[("patch", "verify")])
+    ).findings
+    assert (
+        f.code == "order_violation" and f.steps == ("V",) and "the plan has no other" in f.message
+    )
 
 
 def test_placeholder_ids_may_contain_dots():
@@ -306,15 +518,21 @@ def test_placeholder_ids_may_contain_dots():
 
 def test_resource_chain_is_fine_and_big_resources_are_checked_as_a_chain():
     n = 260  # above the pairwise limit: consecutive sharers are checked
-    chain = [step(f"S{i}", resources="repo", check="c", depends_on=[f"S{i - 1}"] if i else []) for i in range(n)]
+    chain = [
+        step(f"S{i}", resources="repo", check="c", depends_on=[f"S{i - 1}"] if i else [])
+        for i in range(n)
+    ]
     assert validate(plan(*chain)).ok
-    chain[130] = step("S130", resources="repo", check="c", depends_on="S128")  # S129 and S130 now parallel
+    chain[130] = step(
+        "S130", resources="repo", check="c", depends_on="S128"
+    )  # S129 and S130 now parallel
     chain[131] = step("S131", resources="repo", check="c", depends_on=["S129", "S130"])
     report = validate(plan(*chain))
     assert [f.steps for f in report.findings] == [("S129", "S130")]
 
 
 # -- properties, with NetworkX as the oracle -------------------------------------------------------
+
 
 @st.composite
 def random_plans(draw, acyclic: bool):
@@ -329,14 +547,19 @@ def random_plans(draw, acyclic: bool):
         if not acyclic:
             deps = [d for d in deps if d != sid]
         ref = draw(st.sampled_from(ids))
-        steps.append(Step(
-            sid, f"do {sid}", expected_evidence="e", depends_on=deps,
-            requires=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
-            produces=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
-            resources=draw(st.lists(st.sampled_from(["r1", "r2"]), max_size=1)),
-            kind=draw(st.sampled_from([None, "a", "b"])),
-            arguments={"x": f"{{{{{ref}.out}}}}"} if draw(st.booleans()) else {},
-        ))
+        steps.append(
+            Step(
+                sid,
+                f"do {sid}",
+                expected_evidence="e",
+                depends_on=deps,
+                requires=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+                produces=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+                resources=draw(st.lists(st.sampled_from(["r1", "r2"]), max_size=1)),
+                kind=draw(st.sampled_from([None, "a", "b"])),
+                arguments={"x": f"{{{{{ref}.out}}}}"} if draw(st.booleans()) else {},
+            )
+        )
     return Plan("g", steps, premises=draw(st.lists(st.sampled_from(facts), max_size=1)))
 
 
@@ -344,10 +567,16 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
     """The obvious reference: per-step ancestor sets from NetworkX."""
     g = to_graph(p)
     anc = {v: nx.ancestors(g, v) for v in g}
-    produced = {f for s in p.steps for f in s.produces}  # a given fact a step produces vouches for nothing
+    produced = {
+        f for s in p.steps for f in s.produces
+    }  # a given fact a step produces vouches for nothing
     given = (set(p.premises) | set(contract.given_facts)) - produced
-    out: dict[str, set] = {"unmet_requirement": set(), "order_violation": set(), "resource_conflict": set(),
-                           "bad_placeholder": set()}
+    out: dict[str, set] = {
+        "unmet_requirement": set(),
+        "order_violation": set(),
+        "resource_conflict": set(),
+        "bad_placeholder": set(),
+    }
     for s in p.steps:
         for f in s.requires:
             if f not in given and not any(f in g.nodes[a]["produces"] for a in anc[s.id]):
@@ -362,21 +591,29 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
                 out["order_violation"].add((v, (a, b)))
     for u in g:
         for v in g:
-            if natural_key(u) < natural_key(v) and set(g.nodes[u]["resources"]) & set(g.nodes[v]["resources"]):
+            if natural_key(u) < natural_key(v) and set(g.nodes[u]["resources"]) & set(
+                g.nodes[v]["resources"]
+            ):
                 if u not in anc[v] and v not in anc[u]:
                     out["resource_conflict"].add((u, v))
     return out
 
 
 def observed(report: Report, contract: Contract) -> dict[str, set]:
-    out: dict[str, set] = {code: set() for code in ("unmet_requirement", "order_violation", "resource_conflict",
-                                                    "bad_placeholder")}
+    out: dict[str, set] = {
+        code: set()
+        for code in ("unmet_requirement", "order_violation", "resource_conflict", "bad_placeholder")
+    }
     for f in report.findings:
         if f.code == "unmet_requirement":
             out[f.code].add((f.steps[0], re.search(r"requires '([^']*)'", f.message).group(1)))
         elif f.code == "order_violation":
-            pair = next(p for p in contract.must_precede if f"'{p[0]}' must precede '{p[1]}'" in f.message
-                        or f"({p[1]!r}) must come after a {p[0]!r}" in f.message)
+            pair = next(
+                p
+                for p in contract.must_precede
+                if f"'{p[0]}' must precede '{p[1]}'" in f.message
+                or f"({p[1]!r}) must come after a {p[0]!r}" in f.message
+            )
             out[f.code].add((f.steps[0], pair))
         elif f.code == "resource_conflict":
             out[f.code].add(f.steps)
@@ -395,12 +632,16 @@ def test_cycle_detection_agrees_with_networkx(p):
     g = to_graph(p)
     cycles = report.by_code().get("cycle", ())
     assert (not cycles) == nx.is_directed_acyclic_graph(g)
-    sccs = sorted((sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
-                  key=lambda c: [natural_key(x) for x in c])
+    sccs = sorted(
+        (sorted(c, key=natural_key) for c in nx.strongly_connected_components(g) if len(c) > 1),
+        key=lambda c: [natural_key(x) for x in c],
+    )
     assert [list(f.steps) for f in cycles] == sccs
     for f in cycles:
         assert all(g.has_edge(u, v) for u, v in f.edges)
-        assert [v for _, v in f.edges] == [u for u, _ in f.edges[1:]] + [f.edges[0][0]]  # a closed walk
+        assert [v for _, v in f.edges] == [u for u, _ in f.edges[1:]] + [
+            f.edges[0][0]
+        ]  # a closed walk
         assert len({u for u, _ in f.edges}) == len(f.edges)  # a simple cycle
 
 
@@ -409,7 +650,9 @@ def test_cycle_detection_agrees_with_networkx(p):
 @given(p=random_plans(acyclic=True))
 def test_ancestor_rule_agrees_with_networkx(tier, p):
     with pytest.MonkeyPatch.context() as mp:
-        if tier == "no_hops":  # the rule stops looking two dependencies up after its first requirement
+        if (
+            tier == "no_hops"
+        ):  # the rule stops looking two dependencies up after its first requirement
             mp.setattr(semantic, "HOP_TRIAL", 1)
         if tier == "bitsets":  # two bits, reused at every step: far questions take several sweeps
             mp.setattr(ancestry, "MAX_BITS", 2)
@@ -445,8 +688,16 @@ def far_fact_plans(draw):
                 source = rnd.choice(layers[layer - up])  # same level: an ancestor or not
             requires += [f"f{source[1:]}"] * rnd.choice([1, 1, 1, 2])
         produces = [f"f{i}"] + ([f"f{rnd.randrange(n)}"] if rnd.random() < 0.1 else [])
-        steps.append(Step(sid, f"do {sid}", expected_evidence="e", depends_on=deps, requires=requires,
-                          produces=produces))
+        steps.append(
+            Step(
+                sid,
+                f"do {sid}",
+                expected_evidence="e",
+                depends_on=deps,
+                requires=requires,
+                produces=produces,
+            )
+        )
         parents[sid] = deps
         layers[-1].append(sid)
     rnd.shuffle(steps)
@@ -467,7 +718,9 @@ def test_facts_from_far_up_agree_with_networkx(tier, p):
         elif tier == "few":
             mp.setattr(ancestry, "FEW", 10**9)
         report = validate(p, CONTRACT)
-    assert observed(report, CONTRACT)["unmet_requirement"] == naive(p, CONTRACT)["unmet_requirement"]
+    assert (
+        observed(report, CONTRACT)["unmet_requirement"] == naive(p, CONTRACT)["unmet_requirement"]
+    )
 
 
 @settings(max_examples=50, deadline=None)
@@ -482,12 +735,20 @@ def test_findings_do_not_depend_on_step_order(p, rnd):
 
 # -- Report ---------------------------------------------------------------------------------------
 
+
 def test_report_sorted_by_layer_then_code_then_steps():
-    p = plan(step("B", produces=()), step("A", produces=(), expected_evidence=""), step("C", depends_on="Z"))
+    p = plan(
+        step("B", produces=()),
+        step("A", produces=(), expected_evidence=""),
+        step("C", depends_on="Z"),
+    )
     report = validate(p)
     assert [(f.layer, f.code, f.steps) for f in report.findings] == [
-        ("structure", "no_evidence", ("A",)), ("structure", "unknown_dependency", ("C",)),
-        ("static", "no_artifact", ("A",)), ("static", "no_artifact", ("B",))]
+        ("structure", "no_evidence", ("A",)),
+        ("structure", "unknown_dependency", ("C",)),
+        ("static", "no_artifact", ("A",)),
+        ("static", "no_artifact", ("B",)),
+    ]
     assert [f.code for f in report.errors] == ["no_evidence", "unknown_dependency"]
     assert len(report.warnings) == 2 and not report.ok
     assert [f.code for f in report.for_step("A")] == ["no_evidence", "no_artifact"]
@@ -501,9 +762,13 @@ def test_import_findings_pass_through_first():
 
 
 def test_to_text_lines_and_verdict():
-    report = validate(plan(step("A", depends_on="B"), step("B", depends_on="A"), step("C", produces=())))
+    report = validate(
+        plan(step("A", depends_on="B"), step("B", depends_on="A"), step("C", produces=()))
+    )
     lines = report.to_text().splitlines()
-    assert lines[0].startswith("error  cycle  A, B  steps depend on each other in a cycle: 'A' -> 'B' -> 'A'")
+    assert lines[0].startswith(
+        "error  cycle  A, B  steps depend on each other in a cycle: 'A' -> 'B' -> 'A'"
+    )
     assert lines[1].startswith("warning  no_artifact  C  step 'C' produces no fact")
     assert lines[-1] == "not ok: 1 error, 1 warning"
     assert any(line.startswith("skipped: semantics") for line in lines)
@@ -524,14 +789,27 @@ def test_to_dict_is_json():
     report = validate(plan(step("A", depends_on="B"), step("B", depends_on="A")))
     data = json.loads(json.dumps(report.to_dict()))
     assert data["ok"] is False and data["errors"] == 1 and data["warnings"] == 0
-    assert data["findings"][0] == {"code": "cycle", "layer": "structure", "severity": "error",
-                                   "steps": ["A", "B"], "edges": [["A", "B"], ["B", "A"]],
-                                   "message": report.findings[0].message, "where": "A.depends_on"}
+    assert data["findings"][0] == {
+        "code": "cycle",
+        "layer": "structure",
+        "severity": "error",
+        "steps": ["A", "B"],
+        "edges": [["A", "B"], ["B", "A"]],
+        "message": report.findings[0].message,
+        "where": "A.depends_on",
+    }
     assert data["skipped"] == list(report.skipped)
 
 
 def test_to_text_names_the_place_of_a_finding():
-    found = Finding("dangling_reference", "import", "error", "no task 7", ("node-1",), where="record 17, task_links[2]")
+    found = Finding(
+        "dangling_reference",
+        "import",
+        "error",
+        "no task 7",
+        ("node-1",),
+        where="record 17, task_links[2]",
+    )
     report = validate(plan(step("A")).replace(import_findings=(found,)))
     assert report.findings[0].where == "record 17, task_links[2]"
     assert report.to_text().splitlines()[0].endswith("no task 7  [record 17, task_links[2]]")
@@ -585,16 +863,23 @@ def test_evil_action_in_a_message_is_escaped():
 
 
 def test_summarize_many_reports():
-    reports = [validate(plan(step("A"))), validate(plan(step("A", depends_on="A"), step("B", produces=()))),
-               validate(plan(step("A", produces=()), step("B", produces=())))]
+    reports = [
+        validate(plan(step("A"))),
+        validate(plan(step("A", depends_on="A"), step("B", produces=()))),
+        validate(plan(step("A", produces=()), step("B", produces=()))),
+    ]
     s = summarize(reports, names=["first", "second", "third"])
     assert (s.plans, s.plans_with_errors) == (3, 1)
     assert dict(s.counts) == {"no_artifact": 3, "self_dependency": 1}
     assert dict(s.plans_by_code) == {"no_artifact": 2, "self_dependency": 1}
-    assert s.to_dict() == {"plans": 3, "plans_with_errors": 1, "counts": {"no_artifact": 3, "self_dependency": 1},
-                           "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
-                           "severities": {"no_artifact": "warning", "self_dependency": "error"},
-                           "failed": [{"index": 1, "id": "second", "errors": ["self_dependency"]}]}
+    assert s.to_dict() == {
+        "plans": 3,
+        "plans_with_errors": 1,
+        "counts": {"no_artifact": 3, "self_dependency": 1},
+        "plans_by_code": {"no_artifact": 2, "self_dependency": 1},
+        "severities": {"no_artifact": "warning", "self_dependency": "error"},
+        "failed": [{"index": 1, "id": "second", "errors": ["self_dependency"]}],
+    }
     text = s.to_text().splitlines()
     assert text[0] == "3 plans, 1 with errors"
     assert re.match(r"no_artifact\s+warning\s+3\s+2$", text[2])
@@ -603,22 +888,33 @@ def test_summarize_many_reports():
     assert summarize(reports).failed == ((1, "", ("self_dependency",)),)
 
 
-@pytest.mark.parametrize("severities, gravest", [
-    (["info", "warning"], "warning"), (["warning", "info"], "warning"), (["info", "error", "warning"], "error"),
-    (["info"], "info")])
+@pytest.mark.parametrize(
+    "severities, gravest",
+    [
+        (["info", "warning"], "warning"),
+        (["warning", "info"], "warning"),
+        (["info", "error", "warning"], "error"),
+        (["info"], "info"),
+    ],
+)
 def test_summary_names_the_gravest_severity_of_a_code(severities, gravest):
     reports = [Report((Finding("no_evidence", "structure", sev, "m"),)) for sev in severities]
     assert summarize(reports).severities == {"no_evidence": gravest}
 
 
-@pytest.mark.parametrize("severities, verdict, counts", [
-    ((), "ok: no findings", (0, 0, 0)),
-    (("info",), "ok (1 note)", (0, 0, 1)),
-    (("warning", "info", "info"), "ok (1 warning, 2 notes)", (0, 1, 2)),
-    (("error", "warning", "info"), "not ok: 1 error, 1 warning, 1 note", (1, 1, 1)),
-])
+@pytest.mark.parametrize(
+    "severities, verdict, counts",
+    [
+        ((), "ok: no findings", (0, 0, 0)),
+        (("info",), "ok (1 note)", (0, 0, 1)),
+        (("warning", "info", "info"), "ok (1 warning, 2 notes)", (0, 1, 2)),
+        (("error", "warning", "info"), "not ok: 1 error, 1 warning, 1 note", (1, 1, 1)),
+    ],
+)
 def test_report_counts_three_severities(severities, verdict, counts):
-    report = Report(tuple(Finding(f"c{i}", "structure", sev, "m") for i, sev in enumerate(severities)))
+    report = Report(
+        tuple(Finding(f"c{i}", "structure", sev, "m") for i, sev in enumerate(severities))
+    )
     assert report.verdict() == verdict
     assert (len(report.errors), len(report.warnings), len(report.infos)) == counts
     data = report.to_dict()
@@ -628,6 +924,7 @@ def test_report_counts_three_severities(severities, verdict, counts):
 
 
 # -- prepare ----------------------------------------------------------------------------------------
+
 
 def test_prepare_returns_a_good_plan(cache_plan):
     assert prepare(cache_plan, cache_plan.contract) is cache_plan
@@ -640,7 +937,11 @@ def test_prepare_raises_schema_error_on_structure():
 
 
 def test_prepare_refuses_an_infeasible_plan():
-    p = plan(step("S1"), step("S2", depends_on="S1", requires=["creds", "S1_done"]), step("S3", requires="creds"))
+    p = plan(
+        step("S1"),
+        step("S2", depends_on="S1", requires=["creds", "S1_done"]),
+        step("S3", requires="creds"),
+    )
     out = prepare(p, Contract(obtainable_facts=["S1_done", "S2_done", "S3_done"], forbidden=["S3"]))
     assert isinstance(out, PlanningFailure) and not out
     assert out.unsatisfiable == ("creds",)
@@ -654,9 +955,23 @@ def test_prepare_raises_semantic_error():
     assert info.value.report.codes == {"missing_required"}
 
 
-@pytest.mark.parametrize("code", ["not_permitted", "outside_intent", "unknown_tool", "high_risk_unguarded",
-                                  "forbidden_step", "forbidden_state", "tool_precondition", "bad_placeholder",
-                                  "self_vouched_fact", "unverified_effect", "effect_conflict", "vacuous_check"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "not_permitted",
+        "outside_intent",
+        "unknown_tool",
+        "high_risk_unguarded",
+        "forbidden_step",
+        "forbidden_state",
+        "tool_precondition",
+        "bad_placeholder",
+        "self_vouched_fact",
+        "unverified_effect",
+        "effect_conflict",
+        "vacuous_check",
+    ],
+)
 def test_prepare_refuses_every_gate_error_with_semantic_error(code):
     p, contract, _, _ = CASES[code]
     with pytest.raises(SemanticError, match="does not satisfy its contract") as info:
@@ -669,8 +984,9 @@ def test_prepare_refuses_every_gate_error_with_semantic_error(code):
 def test_prepare_refuses_facts_no_route_can_have_with_a_planning_failure(code):
     p, contract, _, _ = CASES[code]
     out = prepare(p, contract)
-    assert isinstance(out, PlanningFailure) and out.unsatisfiable == (("keys",) if code == "infeasible_fact"
-                                                                       else ("creds",))
+    assert isinstance(out, PlanningFailure) and out.unsatisfiable == (
+        ("keys",) if code == "infeasible_fact" else ("creds",)
+    )
     assert refusal(p, contract).code == code
 
 
@@ -701,20 +1017,38 @@ def test_a_premise_a_step_produces_is_refused_and_does_not_start_early():
     from planviz import examples, simulate
 
     cache = examples.load("cache_isolation")
-    s5 = Step("S5", "announce the fix", expected_evidence="a note", requires=["isolation_verified", "hit_rate_ok"],
-              produces=["announced"])
-    cheat = cache.replace(steps=(*cache.steps, s5), premises=(*cache.premises, "isolation_verified", "hit_rate_ok"))
-    contract = cache.contract.__class__(**{**vars(cache.contract), "obtainable_facts": (
-        *cache.contract.obtainable_facts, "announced")})
-    assert {f.code for f in validate(cheat, contract).errors} == {"self_vouched_fact", "unmet_requirement"}
+    s5 = Step(
+        "S5",
+        "announce the fix",
+        expected_evidence="a note",
+        requires=["isolation_verified", "hit_rate_ok"],
+        produces=["announced"],
+    )
+    cheat = cache.replace(
+        steps=(*cache.steps, s5), premises=(*cache.premises, "isolation_verified", "hit_rate_ok")
+    )
+    contract = cache.contract.__class__(
+        **{
+            **vars(cache.contract),
+            "obtainable_facts": (*cache.contract.obtainable_facts, "announced"),
+        }
+    )
+    assert {f.code for f in validate(cheat, contract).errors} == {
+        "self_vouched_fact",
+        "unmet_requirement",
+    }
     with pytest.raises(SemanticError, match="cannot vouch for its own facts"):
         prepare(cheat, contract)
     for strategy in ("planner", "workflow"):
         run = simulate(cheat, contract, strategy=strategy)
         starts = [(e.time, e.step) for e in run.events if e.kind == "start"]
-        assert ("S5" not in dict(map(reversed, starts))) or dict(map(reversed, starts))["S5"] >= 29, starts
+        assert ("S5" not in dict(map(reversed, starts))) or dict(map(reversed, starts))[
+            "S5"
+        ] >= 29, starts
     given = cache.replace(steps=(*cache.steps, s5))
-    moved = cache.contract.__class__(**{**vars(contract), "given_facts": (*contract.given_facts, "hit_rate_ok")})
+    moved = cache.contract.__class__(
+        **{**vars(contract), "given_facts": (*contract.given_facts, "hit_rate_ok")}
+    )
     found = validate(given, moved).by_code()["self_vouched_fact"]
     assert found[0].where == "contract.given_facts" and "S4" in found[0].steps
 
@@ -725,21 +1059,31 @@ def test_no_random_plan_validates_with_a_premise_one_of_its_steps_produces(p, da
     produced = sorted({f for s in p.steps for f in s.produces})
     premises = data.draw(st.lists(st.sampled_from(produced), min_size=1, max_size=3, unique=True))
     cheat = p.replace(premises=(*p.premises, *premises))
-    report = validate(cheat, data.draw(st.sampled_from([None, Contract(), Contract(given_facts=["p"])])))
+    report = validate(
+        cheat, data.draw(st.sampled_from([None, Contract(), Contract(given_facts=["p"])]))
+    )
     assert not report.ok and "self_vouched_fact" in report.codes
     assert refusal(cheat, None) is not None
 
 
 def test_a_declared_write_under_read_intent_is_outside_intent_without_a_registry():
-    p = plan(step("S1", effect="read"), step("S2", effect="write", check="the row is there", depends_on="S1"),
-             step("S3", effect="destructive", check="the table is gone", depends_on="S2"))
+    p = plan(
+        step("S1", effect="read"),
+        step("S2", effect="write", check="the row is there", depends_on="S1"),
+        step("S3", effect="destructive", check="the table is gone", depends_on="S2"),
+    )
     report = validate(p, Contract(intent="read"))
-    assert {(f.code, f.steps) for f in report.errors} == {("outside_intent", ("S2",)), ("outside_intent", ("S3",))}
+    assert {(f.code, f.steps) for f in report.errors} == {
+        ("outside_intent", ("S2",)),
+        ("outside_intent", ("S3",)),
+    }
     assert validate(p, Contract(intent="write")).ok
 
 
 def test_a_registry_entry_declares_the_effect():
-    p = plan(step("S1", tool="read_db"), step("S2", tool="write_db", depends_on="S1", check="row there"))
+    p = plan(
+        step("S1", tool="read_db"), step("S2", tool="write_db", depends_on="S1", check="row there")
+    )
     codes = {(f.code, f.steps) for f in validate(p, Contract(tools=TOOLS, intent="read")).errors}
     assert codes == {("outside_intent", ("S2",)), ("tool_precondition", ("S2",))}
 
@@ -752,19 +1096,39 @@ def test_past_due_account_under_a_read_only_contract_is_refused():
     report = validate(account, Contract(intent="read"))
     assert {f.code for f in report.errors} == {"unverified_effect"}
     assert {s for f in report.errors for s in f.steps} == set(account.ids)
-    with pytest.raises(SemanticError, match="unverified_effect|registry does not say whether it only reads"):
+    with pytest.raises(
+        SemanticError, match="unverified_effect|registry does not say whether it only reads"
+    ):
         prepare(account, Contract(intent="read"))
-    declared = account.replace(steps=tuple(replace(s, effect="write" if s.id in ("step_4", "step_5") else "read") for s in account.steps))
+    declared = account.replace(
+        steps=tuple(
+            replace(s, effect="write" if s.id in ("step_4", "step_5") else "read")
+            for s in account.steps
+        )
+    )
     assert {(f.code, f.steps[0]) for f in validate(declared, Contract(intent="read")).errors} == {
-        ("outside_intent", "step_4"), ("outside_intent", "step_5"),  # a declared write counts
-        ("unverified_effect", "step_1"), ("unverified_effect", "step_2"), ("unverified_effect", "step_3")}  # a read not
+        ("outside_intent", "step_4"),
+        ("outside_intent", "step_5"),  # a declared write counts
+        ("unverified_effect", "step_1"),
+        ("unverified_effect", "step_2"),
+        ("unverified_effect", "step_3"),
+    }  # a read not
 
 
-@pytest.mark.parametrize("check, writes, severity", [
-    ("ran", True, "error"), ("Done.", True, "error"), ("completed", False, "warning"),
-    ("the step executed successfully", True, "error"), ("do S1", False, "warning"), ("Do S1 - done", True, "error"),
-    ("the row for C-17 is in the table", True, None), ("isolation test passes", False, None), ("", False, None),
-])
+@pytest.mark.parametrize(
+    "check, writes, severity",
+    [
+        ("ran", True, "error"),
+        ("Done.", True, "error"),
+        ("completed", False, "warning"),
+        ("the step executed successfully", True, "error"),
+        ("do S1", False, "warning"),
+        ("Do S1 - done", True, "error"),
+        ("the row for C-17 is in the table", True, None),
+        ("isolation test passes", False, None),
+        ("", False, None),
+    ],
+)
 def test_a_check_that_only_says_the_step_ran_is_no_check(check, writes, severity):
     p = plan(step("S1", check=check, resources=["db"] if writes else ()))
     found = validate(p).by_code().get("vacuous_check", [])
@@ -773,10 +1137,18 @@ def test_a_check_that_only_says_the_step_ran_is_no_check(check, writes, severity
 
 # -- grading ----------------------------------------------------------------------------------------
 
+
 def test_grade():
-    p = plan(step("R", kind="reproduce"), step("P", kind="patch"), step("D", kind="delete_test", depends_on="R"))
-    contract = Contract(required=["reproduce", "patch", "verify"], forbidden=["delete_test"],
-                        must_precede=[("reproduce", "patch")])
+    p = plan(
+        step("R", kind="reproduce"),
+        step("P", kind="patch"),
+        step("D", kind="delete_test", depends_on="R"),
+    )
+    contract = Contract(
+        required=["reproduce", "patch", "verify"],
+        forbidden=["delete_test"],
+        must_precede=[("reproduce", "patch")],
+    )
     g = grade(p, contract)
     assert g == Grade(False, 2 / 3, ("D",), (("reproduce", "patch"),), ("verify",))
     assert g.to_dict()["order_violations"] == [["reproduce", "patch"]]
@@ -784,7 +1156,12 @@ def test_grade():
     assert "admissible: no" in text and "required recall: 0.67 (missing: verify)" in text
     assert "forbidden steps present: D" in text and "order violations: reproduce < patch" in text
     ok = grade(plan(step("R", kind="reproduce")), Contract(required=["reproduce"]))
-    assert (ok.admissible, ok.required_recall, ok.forbidden_present, ok.order_violations) == (True, 1.0, (), ())
+    assert (ok.admissible, ok.required_recall, ok.forbidden_present, ok.order_violations) == (
+        True,
+        1.0,
+        (),
+        (),
+    )
 
 
 def test_grade_needs_a_contract():
@@ -813,11 +1190,25 @@ def test_grade_many_table(cache_plan):
 
 # (function, plan argument, contract argument, the message)
 WRONG_ARGUMENTS = [
-    (validate, "plan.yaml", None, r"^validate\(plan=...\) expects a planviz Plan, got str 'plan\.yaml'; .*load_plan"),
+    (
+        validate,
+        "plan.yaml",
+        None,
+        r"^validate\(plan=...\) expects a planviz Plan, got str 'plan\.yaml'; .*load_plan",
+    ),
     (validate, None, None, r"^validate\(plan=...\) expects a planviz Plan, got NoneType None"),
-    (validate, "PLAN", "contract.yaml",
-     r"^validate\(contract=...\) expects a planviz Contract or None, got str 'contract\.yaml'; .*load_contract"),
-    (prepare, "PLAN", {"required": ["verify"]}, r"^prepare\(contract=...\) expects a planviz Contract or None, got dict"),
+    (
+        validate,
+        "PLAN",
+        "contract.yaml",
+        r"^validate\(contract=...\) expects a planviz Contract or None, got str 'contract\.yaml'; .*load_contract",
+    ),
+    (
+        prepare,
+        "PLAN",
+        {"required": ["verify"]},
+        r"^prepare\(contract=...\) expects a planviz Contract or None, got dict",
+    ),
     (grade, "PLAN", 3, r"^grade\(contract=...\) expects a planviz Contract or None, got int 3"),
     (grade, {"goal": "g"}, Contract(), r"^grade\(plan=...\) expects a planviz Plan, got dict"),
 ]
@@ -831,10 +1222,16 @@ def test_wrong_argument_types_are_named(cache_plan, func, plan_arg, contract_arg
 
 # (plan, contract, how the infeasible_fact finding says to fix it)
 INFEASIBLE_FIXES = [
-    (plan(step("A", produces="x"), step("B", depends_on="A", requires="x")), Contract(given_facts=["g"]),
-     r"'A' produces it, but contract\.obtainable_facts does not list it: add it there"),
-    (plan(step("B", requires="creds")), Contract(obtainable_facts=["B_done"]),
-     r"obtain it outside the plan and list it in contract\.given_facts"),
+    (
+        plan(step("A", produces="x"), step("B", depends_on="A", requires="x")),
+        Contract(given_facts=["g"]),
+        r"'A' produces it, but contract\.obtainable_facts does not list it: add it there",
+    ),
+    (
+        plan(step("B", requires="creds")),
+        Contract(obtainable_facts=["B_done"]),
+        r"obtain it outside the plan and list it in contract\.given_facts",
+    ),
 ]
 
 
@@ -864,7 +1261,9 @@ def test_grade_many_case_shapes(cache_plan, make, names, admissible):
 
 @pytest.mark.parametrize("case", [("only-a-name",), ("a", "b", "c", "d"), "cache", 42, None])
 def test_grade_many_names_a_malformed_case(case):
-    with pytest.raises(PlanFormatError, match=r"^cases\[0\]: expected \(name, plan, contract\), .* got "):
+    with pytest.raises(
+        PlanFormatError, match=r"^cases\[0\]: expected \(name, plan, contract\), .* got "
+    ):
         grade_many([case])
 
 
@@ -899,23 +1298,42 @@ def test_a_placeholder_repeated_in_one_string_is_reported_once(arguments, places
 
 # -- ids listed in natural order ------------------------------------------------------------------------------
 
+
 def test_ids_are_listed_in_natural_order_step_9_before_step_10():
     ids = [f"step_{i}" for i in (10, 9, 2, 1)]
-    p = plan(*(step(sid, resources="db") for sid in ids), step("END", depends_on=["step_1"], kind="finish"))
+    p = plan(
+        *(step(sid, resources="db") for sid in ids),
+        step("END", depends_on=["step_1"], kind="finish"),
+    )
     report = validate(p)
     assert [f.steps for f in report.by_code()["resource_conflict"]][:3] == [
-        ("step_1", "step_2"), ("step_1", "step_9"), ("step_1", "step_10")]
-    assert [f.steps for f in report.by_code()["isolated_step"]] == [("step_2",), ("step_9",), ("step_10",)]
+        ("step_1", "step_2"),
+        ("step_1", "step_9"),
+        ("step_1", "step_10"),
+    ]
+    assert [f.steps for f in report.by_code()["isolated_step"]] == [
+        ("step_2",),
+        ("step_9",),
+        ("step_10",),
+    ]
     cycle = plan(step("S10", depends_on="S9"), step("S9", depends_on="S10"))
     assert validate(cycle).by_code()["cycle"][0].steps == ("S9", "S10")
 
 
-
-@pytest.mark.parametrize("tools, skipped", [((), False), ((None, None), False), ((None, "search"), True),
-                                            (("search",), True)])
-def test_a_contract_without_a_tool_registry_skips_the_tool_checks_only_when_a_step_calls_a_tool(tools, skipped):
-    plan = Plan("g", [Step(f"S{i}", "a", expected_evidence="e", produces=f"f{i}", tool=tool)
-                      for i, tool in enumerate(tools)])
+@pytest.mark.parametrize(
+    "tools, skipped",
+    [((), False), ((None, None), False), ((None, "search"), True), (("search",), True)],
+)
+def test_a_contract_without_a_tool_registry_skips_the_tool_checks_only_when_a_step_calls_a_tool(
+    tools, skipped
+):
+    plan = Plan(
+        "g",
+        [
+            Step(f"S{i}", "a", expected_evidence="e", produces=f"f{i}", tool=tool)
+            for i, tool in enumerate(tools)
+        ],
+    )
     report = validate(plan, Contract(required=[]))
     said = [s for s in report.skipped if "the contract has no tool registry" in s]
     assert len(said) == skipped

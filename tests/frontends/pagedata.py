@@ -13,9 +13,13 @@ import gzip
 import json
 import re
 
-_PACKED = re.compile(r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
-                     r"([A-Za-z0-9+/=]*)</script>")
-_SLOT = re.compile(r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S)  # a picture or timeline: no div inside
+_PACKED = re.compile(
+    r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
+    r"([A-Za-z0-9+/=]*)</script>"
+)
+_SLOT = re.compile(
+    r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S
+)  # a picture or timeline: no div inside
 
 
 def packed_text(page: str) -> str:
@@ -49,7 +53,7 @@ def decode_column(c: dict, strings: list[str]) -> list:
         return list(c["json"])
     flat, out, k = c[kind], [], 0
     for n in c["n"]:
-        row, k = flat[k:k + n], k + n
+        row, k = flat[k : k + n], k + n
         out.append([strings[x] for x in row] if kind == "strs" else _running(row))
     return out
 
@@ -86,7 +90,10 @@ def decode_table(t, strings: list[str]):
 
 def decode_page(data: dict) -> dict:
     """Page data (format ``planviz-page``, version 1) back to the snapshot it stores."""
-    assert data["format"] == "planviz-page" and data["version"] == 1, (data.get("format"), data.get("version"))
+    assert data["format"] == "planviz-page" and data["version"] == 1, (
+        data.get("format"),
+        data.get("version"),
+    )
     strings = data["strings"]
 
     def run(r: dict) -> dict:

@@ -25,8 +25,13 @@ SVG = "{http://www.w3.org/2000/svg}svg"
 def demo(tmp_path_factory):
     """Run ``python -m planviz.frontends.cli.demo OUT`` once, as ``make demo`` does; (out dir, stdout)."""
     out = tmp_path_factory.mktemp("demo") / "out"
-    done = subprocess.run([sys.executable, "-m", "planviz.frontends.cli.demo", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "planviz.frontends.cli.demo", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return out, done.stdout
 
@@ -72,13 +77,21 @@ def test_trace_is_json_lines_and_loads_back(demo):
     assert [p.version for p in run.plans] == [1, 2]
 
 
-@pytest.mark.parametrize("needle", [
-    "makespan 29 min", "serial time 32 min", "S0 -> S1 -> S3 -> S4",  # critical path
-    "forbidden_step", "missing_required",                             # the broken plan's findings
-    "refused by prepare(), unsatisfiable=('deploy_credentials',)",    # refusal
-    "voided: S3, S4; kept: S0, S1, S2",                               # the side effect's scope
-    "direct", "workflow", "planner",                                  # the comparison
-])
+@pytest.mark.parametrize(
+    "needle",
+    [
+        "makespan 29 min",
+        "serial time 32 min",
+        "S0 -> S1 -> S3 -> S4",  # critical path
+        "forbidden_step",
+        "missing_required",  # the broken plan's findings
+        "refused by prepare(), unsatisfiable=('deploy_credentials',)",  # refusal
+        "voided: S3, S4; kept: S0, S1, S2",  # the side effect's scope
+        "direct",
+        "workflow",
+        "planner",  # the comparison
+    ],
+)
 def test_prints_what_it_found(demo, needle):
     assert needle in demo[1]
 
@@ -89,8 +102,14 @@ def test_bad_usage_exits_2(capsys):
 
 
 # The pages whose Python runs as written, in this order (the README first; later pages may use out/).
-PYTHON_PAGES = ("README.md", "docs/api-tour.md", "docs/rules.md", "docs/evaluation.md", "docs/traces.md",
-                "docs/importers.md")
+PYTHON_PAGES = (
+    "README.md",
+    "docs/api-tour.md",
+    "docs/rules.md",
+    "docs/evaluation.md",
+    "docs/traces.md",
+    "docs/importers.md",
+)
 
 
 def _blocks(page: str, lang: str = "python") -> list[str]:
@@ -106,25 +125,36 @@ def test_readme_python_runs_and_prints_what_it_says(tmp_path):
         blocks = _blocks(page)
         assert blocks, f"{page} has no python block"
         for block in blocks:
-            done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
-                                  timeout=300)
+            done = subprocess.run(
+                [sys.executable, "-c", block],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             assert done.returncode == 0, f"{page}:\n{done.stderr}"
             for line in block.splitlines():
                 call, _, comment = line.partition("  # ")
                 if call.startswith("print(") and comment.strip():
-                    assert comment.strip() in done.stdout, f"{page} says {comment.strip()!r} for {call.strip()}"
-    assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {p.name for p in (tmp_path / "out").iterdir()}
+                    assert comment.strip() in done.stdout, (
+                        f"{page} says {comment.strip()!r} for {call.strip()}"
+                    )
+    assert {"plan.svg", "trace.jsonl", "report.html", "run.gif"} <= {
+        p.name for p in (tmp_path / "out").iterdir()
+    }
 
 
 def _section(page: str, title: str) -> str:
     text = (ROOT / page).read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
-    return text[start:end if end != -1 else None]
+    return text[start : end if end != -1 else None]
 
 
-@pytest.mark.parametrize("page, title", [("docs/plan-format.md", "Plan files"),
-                                         ("docs/importers.md", "Importing planner outputs")])
+@pytest.mark.parametrize(
+    "page, title",
+    [("docs/plan-format.md", "Plan files"), ("docs/importers.md", "Importing planner outputs")],
+)
 def test_readme_plan_examples_load_and_validate_clean(page, title):
     """Every YAML/JSON/text plan shown in these sections (moved from the README) loads as shown and has no error."""
     blocks = re.findall(r"```(yaml|json|text)\n(.*?)```", _section(page, title), re.S)
@@ -139,7 +169,9 @@ def _fresh_clone(dest: Path) -> Path:
     """What a fresh clone holds: the files git tracks (as they are in the working tree), nothing else."""
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
-        pytest.skip(f"not a git checkout, so a fresh clone cannot be imitated: {listed.stderr.strip()}")
+        pytest.skip(
+            f"not a git checkout, so a fresh clone cannot be imitated: {listed.stderr.strip()}"
+        )
     for name in filter(None, listed.stdout.split("\0")):
         source = ROOT / name
         if source.is_file():
@@ -153,10 +185,14 @@ def test_readme_command_line_runs_as_written_in_a_fresh_clone(tmp_path):
     clone whose .venv is this environment (what `make lab` makes): every command succeeds and writes the
     files it names."""
     if sys.prefix == sys.base_prefix or not (Path(sys.prefix) / "bin" / "activate").is_file():
-        pytest.skip("the tests are not running in a virtual environment, so there is no .venv to activate")
+        pytest.skip(
+            "the tests are not running in a virtual environment, so there is no .venv to activate"
+        )
     blocks = re.findall(r"```sh\n(.*?)```", _section("docs/cli.md", "Command line"), re.S)
     assert blocks, "docs/cli.md's Command line section has no sh block"
-    tour = re.findall(r"```sh\n(.*?)```", _section("README.md", "Tour: debugging a failed agent run"), re.S)
+    tour = re.findall(
+        r"```sh\n(.*?)```", _section("README.md", "Tour: debugging a failed agent run"), re.S
+    )
     assert tour, "the README's engineer tour has no sh block"
     blocks += tour
     clone = _fresh_clone(tmp_path / "clone")
@@ -164,12 +200,22 @@ def test_readme_command_line_runs_as_written_in_a_fresh_clone(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     for block in blocks:
         assert ".venv/bin/" in block, "the example must say how to get the planviz command"
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env,
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"command line example failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", block],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, (
+            f"command line example failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
         written = re.findall(r"(?:-o|--trace|--report|>)\s+(\S+)", block)
         assert written
         for name in written:
-            assert (clone / name).is_file() and (clone / name).stat().st_size > 0, f"{name} was not written"
+            assert (clone / name).is_file() and (clone / name).stat().st_size > 0, (
+                f"{name} was not written"
+            )
         expected = re.findall(r'echo "exit code \$\?"\s+#.*exit code (\d+)', block)
         assert sorted(re.findall(r"^exit code (\d+)$", done.stdout, re.M)) == sorted(expected)

@@ -6,15 +6,26 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from html import unescape
-
 from importlib.resources import files
 
 import anywidget
 import ipywidgets
 import pytest
 
-from planviz import (Explorer, Fault, FrameIndexError, Plan, Step, critical_path, examples, explore, render, replay,
-                     save_trace, simulate)
+from planviz import (
+    Explorer,
+    Fault,
+    FrameIndexError,
+    Plan,
+    Step,
+    critical_path,
+    examples,
+    explore,
+    render,
+    replay,
+    save_trace,
+    simulate,
+)
 from planviz.errors import PlanvizError
 from planviz.pictures.gantt import bars, gantt_svg
 
@@ -59,7 +70,11 @@ def ask(ex, **request):
 
 
 def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
-    assert isinstance(ex, Explorer) and isinstance(ex, anywidget.AnyWidget) and isinstance(ex, ipywidgets.DOMWidget)
+    assert (
+        isinstance(ex, Explorer)
+        and isinstance(ex, anywidget.AnyWidget)
+        and isinstance(ex, ipywidgets.DOMWidget)
+    )
     assert ex.index == 0 and ex.run.outcome == "plan_complete"
     assert set(node_classes(ex.svg)) == set(cache_plan.ids)
     assert ex.caption.startswith("Event 0 of")
@@ -67,12 +82,24 @@ def test_explorer_is_an_anywidget_showing_the_first_event(ex, cache_plan):
     assert ex._esm == (files("planviz.frontends") / "explorer.js").read_text(encoding="utf-8")
     bundle, _ = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["text/plain"] == repr(ex) == (
-        f"<planviz Explorer: event 0 of {len(ex.run.events) - 1}, no faults, outcome plan_complete>")
+    assert (
+        bundle["text/plain"]
+        == repr(ex)
+        == (
+            f"<planviz Explorer: event 0 of {len(ex.run.events) - 1}, no faults, outcome plan_complete>"
+        )
+    )
     fallback = bundle["text/html"]  # the offline page, sandboxed, for hosts with no widget manager
-    assert fallback.startswith('<iframe class="planviz-fallback"') and 'sandbox="allow-scripts"' in fallback
+    assert (
+        fallback.startswith('<iframe class="planviz-fallback"')
+        and 'sandbox="allow-scripts"' in fallback
+    )
     page = unescape(re.search(r"srcdoc='(.*?)'", fallback, re.S)[1])
-    assert "Content-Security-Policy" in page and "https://" not in page and "const planvizModule = " in page
+    assert (
+        "Content-Security-Policy" in page
+        and "https://" not in page
+        and "const planvizModule = " in page
+    )
 
 
 def test_the_browser_moves_the_index_and_the_kernel_follows(ex):
@@ -142,7 +169,9 @@ def test_inject_accepts_the_cli_spelling(ex):
 
 
 def test_bad_fault_from_the_front_end_is_shown_not_raised(ex):
-    ask(ex, kind="inject", step="S1", fault="extra_fact", fact="  ", times=1)  # extra_fact needs the fact observed
+    ask(
+        ex, kind="inject", step="S1", fault="extra_fact", fact="  ", times=1
+    )  # extra_fact needs the fact observed
     assert ex.faults == ()
     assert "could not inject" in ex.fault_status and "extra_fact" in ex.fault_status
     assert ex.index == 0
@@ -165,19 +194,31 @@ def test_explore_with_faults_opens_on_the_failure(cache_plan, fault):
     ex = explore(cache_plan, faults=[fault])
     assert ex.faults == (Fault("S4", "side_effect"),)
     assert set(ex.run.events[ex.index].voided) == {"S3", "S4"}
-    assert all(e.voided == frozenset() for e in ex.run.events[:ex.index])
+    assert all(e.voided == frozenset() for e in ex.run.events[: ex.index])
 
 
 def test_hostile_plan_text_is_data_or_escaped(tmp_path):
-    steps = [Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"fact {HOSTILE}"]),
-             Step("B", "then <b>bold</b>", expected_evidence="ok", depends_on=["A"],
-                  requires=[f"fact {HOSTILE}"], produces=["done"])]
+    steps = [
+        Step("A", HOSTILE, expected_evidence=HOSTILE, produces=[f"fact {HOSTILE}"]),
+        Step(
+            "B",
+            "then <b>bold</b>",
+            expected_evidence="ok",
+            depends_on=["A"],
+            requires=[f"fact {HOSTILE}"],
+            produces=["done"],
+        ),
+    ]
     ex = explore(Plan(f"goal {HOSTILE}", steps, premises=[HOSTILE]))
     ex.inject(Fault("B", "side_effect"))
     snap = ex.snapshot
-    assert snap["goal"] == f"goal {HOSTILE}" and f"fact {HOSTILE}" in snap["facts"]  # text, set as text by the module
+    assert (
+        snap["goal"] == f"goal {HOSTILE}" and f"fact {HOSTILE}" in snap["facts"]
+    )  # text, set as text by the module
     for v in snap["versions"]:
-        assert "<img" not in v["svg"] and "<b>bold" not in v["svg"]  # markup the module inserts: escaped
+        assert (
+            "<img" not in v["svg"] and "<b>bold" not in v["svg"]
+        )  # markup the module inserts: escaped
     assert "<img" not in snap["gantt"] and "<b>bold" not in snap["gantt"]
     page = unescape(re.search(r"srcdoc='(.*?)'", ex._repr_mimebundle_()[0]["text/html"], re.S)[1])
     assert "<img" not in page and "<b>bold" not in page
@@ -200,13 +241,23 @@ def test_stepping_sends_only_the_index(ex, monkeypatch):
 def test_the_saved_state_grows_with_the_plan_not_with_frames(cache_plan):
     """A widget's saved state is its snapshot: one picture per plan version plus each event's changes, never a
     picture per frame (a 300-step plan's state stays a few times its pictures)."""
-    plan = Plan("wide", [Step(f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else [])
-                         for i in range(300)])
+    plan = Plan(
+        "wide",
+        [
+            Step(
+                f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else []
+            )
+            for i in range(300)
+        ],
+    )
     ex = explore(plan)
     state = json.dumps(ex.get_state(), default=str)
     pictures = sum(len(v["svg"]) for v in ex.snapshot["versions"]) + len(ex.snapshot["gantt"])
     assert len(ex.snapshot["versions"]) == 1 and len(ex.run.events) > 600
-    assert len(state) < 2 * pictures + 300 * len(ex.run.events), (len(state), pictures)  # not 600 pictures
+    assert len(state) < 2 * pictures + 300 * len(ex.run.events), (
+        len(state),
+        pictures,
+    )  # not 600 pictures
 
 
 def test_timeline_and_metrics_travel_with_the_snapshot(ex):
@@ -217,8 +268,13 @@ def test_timeline_and_metrics_travel_with_the_snapshot(ex):
 
 
 def test_plan_with_a_cycle_opens_with_its_refusal():
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on=["B"]),
-                      Step("B", "b", expected_evidence="e", depends_on=["A"])])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", depends_on=["B"]),
+            Step("B", "b", expected_evidence="e", depends_on=["A"]),
+        ],
+    )
     ex = explore(plan)
     assert ex.run.outcome == "refused" and ex.snapshot["outcome"] == "refused"
     assert set(node_classes(ex.svg)) == {"A", "B"}
@@ -240,7 +296,9 @@ def test_replay_a_trace_file_and_what_if(cache_plan, tmp_path):
 
 
 def test_replay_rejects_what_is_not_a_run():
-    with pytest.raises(PlanvizError, match=r"replay\(trace=...\) expects a trace path or a planviz Run"):
+    with pytest.raises(
+        PlanvizError, match=r"replay\(trace=...\) expects a trace path or a planviz Run"
+    ):
         replay(42)
 
 
@@ -267,9 +325,11 @@ def test_bars_of_voided_work_are_marked(cache_plan):
 
 
 def test_gantt_marks_critical_steps_and_escapes_ids():
-    steps = [Step("A<b>", "a", expected_evidence="e", produces=["x"], duration=2),
-             Step("B", "b", expected_evidence="e", depends_on=["A<b>"], requires=["x"], duration=3),
-             Step("C", "c", expected_evidence="e", duration=1)]
+    steps = [
+        Step("A<b>", "a", expected_evidence="e", produces=["x"], duration=2),
+        Step("B", "b", expected_evidence="e", depends_on=["A<b>"], requires=["x"], duration=3),
+        Step("C", "c", expected_evidence="e", duration=1),
+    ]
     plan = Plan("g", steps, time_unit="h<")
     svg = gantt_svg(simulate(plan), critical_path(plan), now=2.0, unit=plan.time_unit)
     root = ET.fromstring(svg)  # well-formed
@@ -286,12 +346,37 @@ def test_gantt_marks_critical_steps_and_escapes_ids():
 def test_the_explorer_shows_each_new_event_kind():
     from planviz import Contract
 
-    far = explore(examples.load("far_horizon"), expand={"F2": [
-        {"id": "F2.a", "action": "Switch writes", "kind": "deploy", "requires": "reads_migrated", "check": "c",
-         "produces": "writes_migrated", "expected_evidence": "e", "approval": "CB-311", "risk": "high",
-         "rollback": "switch back"}]}, approval_time=2)
-    goal = explore(examples.load("cache_isolation"), faults=[Fault("S3", "goal_change", goal="isolate sessions too",
-                                                                   contract=Contract(required=["reproduce"]))])
+    far = explore(
+        examples.load("far_horizon"),
+        expand={
+            "F2": [
+                {
+                    "id": "F2.a",
+                    "action": "Switch writes",
+                    "kind": "deploy",
+                    "requires": "reads_migrated",
+                    "check": "c",
+                    "produces": "writes_migrated",
+                    "expected_evidence": "e",
+                    "approval": "CB-311",
+                    "risk": "high",
+                    "rollback": "switch back",
+                }
+            ]
+        },
+        approval_time=2,
+    )
+    goal = explore(
+        examples.load("cache_isolation"),
+        faults=[
+            Fault(
+                "S3",
+                "goal_change",
+                goal="isolate sessions too",
+                contract=Contract(required=["reproduce"]),
+            )
+        ],
+    )
     for ex, kind in ((far, "expand"), (far, "approval"), (goal, "recheck")):
         at = next(e.index for e in ex.run.events if e.kind == kind)
         ex.index = at
@@ -302,6 +387,7 @@ def test_the_explorer_shows_each_new_event_kind():
 
 
 # --- the legend: beside the picture, only the looks on screen ------------------------------------------------------
+
 
 def test_the_legend_is_beside_the_picture_not_inside_it(ex):
     assert 'id="legend-' not in ex.svg and "cluster_legend" not in ex.svg
@@ -338,16 +424,25 @@ def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
     import base64
     import gzip
 
-    steps = [Step(f"S{i}", f"step {i} of the layered plan", expected_evidence="ok", produces=[f"f{i}"],
-                  depends_on=[f"S{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1],
-                  requires=[f"f{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1])
-             for i in range(300)]
+    steps = [
+        Step(
+            f"S{i}",
+            f"step {i} of the layered plan",
+            expected_evidence="ok",
+            produces=[f"f{i}"],
+            depends_on=[f"S{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1],
+            requires=[f"f{j}" for j in (i - 10, i - 11) if j >= 0 and j // 10 == i // 10 - 1],
+        )
+        for i in range(300)
+    ]
     ex = explore(Plan("three hundred steps", steps), faults=[Fault("S150", "side_effect")])
     fallback = ex._repr_mimebundle_()[0]["text/html"]
     assert len(fallback.encode("utf-8")) < 1_000_000
     packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
-    assert decode_page(data) == json.loads(json.dumps(ex.snapshot))  # the page data format, read back whole
+    assert decode_page(data) == json.loads(
+        json.dumps(ex.snapshot)
+    )  # the page data format, read back whole
 
 
 def test_a_second_fault_is_added_or_replaces_the_first(ex):

@@ -24,9 +24,26 @@ from planviz.frontends.snapshot import run_snapshot
 from ..runs.otlp import react_trace
 from .pagedata import decode_page, packed_text, page_data
 
-SCHEMA = json.loads(files("planviz.frontends").joinpath("pagedata.schema.json").read_text(encoding="utf-8"))
-_KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "const", "required", "properties",
-          "additionalProperties", "items", "oneOf", "not", "maxItems"}
+SCHEMA = json.loads(
+    files("planviz.frontends").joinpath("pagedata.schema.json").read_text(encoding="utf-8")
+)
+_KNOWN = {
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "$defs",
+    "$ref",
+    "type",
+    "const",
+    "required",
+    "properties",
+    "additionalProperties",
+    "items",
+    "oneOf",
+    "not",
+    "maxItems",
+}
 _TYPES = {"object": dict, "array": list, "string": str, "null": type(None)}
 
 
@@ -75,13 +92,23 @@ def errors(value, schema: dict, path: str = "$") -> list[str]:
 
 
 def test_the_validator_refuses_what_the_schema_refuses():
-    good = {"format": "planviz-page", "version": 1, "strings": ["a"],
-            "page": {"pair": [], "ticks": [], "labels": {"@table": "values", "rows": 1, "col": {"str": [0]}},
-                     "notes": {"@table": "values", "rows": 0, "col": {"json": []}}}}
+    good = {
+        "format": "planviz-page",
+        "version": 1,
+        "strings": ["a"],
+        "page": {
+            "pair": [],
+            "ticks": [],
+            "labels": {"@table": "values", "rows": 1, "col": {"str": [0]}},
+            "notes": {"@table": "values", "rows": 0, "col": {"json": []}},
+        },
+    }
     assert errors(good, SCHEMA) == []
     assert errors({**good, "version": 2}, SCHEMA)
     bad_column = json.loads(json.dumps(good))
-    bad_column["page"]["labels"]["col"] = {"str": ["a"]}  # a string where an index into `strings` belongs
+    bad_column["page"]["labels"]["col"] = {
+        "str": ["a"]
+    }  # a string where an index into `strings` belongs
     assert errors(bad_column, SCHEMA)
     two_kinds = json.loads(json.dumps(good))
     two_kinds["page"]["labels"]["col"] = {"str": [0], "int": [0]}
@@ -108,12 +135,16 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
         assert errors(data, SCHEMA) == [], kind
         tables = data["page"]["pair"] if "pair" in data["page"] else [data["page"]]
         # the run's long lists are stored as columns, not as repeated objects
-        assert all(run["events"]["@table"] == "records" and run["log"]["@table"] == "tuples" for run in tables), kind
+        assert all(
+            run["events"]["@table"] == "records" and run["log"]["@table"] == "tuples"
+            for run in tables
+        ), kind
 
 
 def test_the_widget_sends_its_snapshot_as_page_data():
     """The explorer and the two-run widget: what the browser gets (and a saved notebook keeps) is page data."""
     from planviz import explore, side_by_side
+
     run = _run()
     for widget in (explore(run), side_by_side(run, simulate(examples.load("cache_isolation")))):
         state = widget.get_state()["snapshot"]
@@ -135,7 +166,9 @@ def test_the_page_reads_back_to_what_the_run_says(tmp_path):
         facts, before = run.frame(i).facts, run.frame(i - 1).facts if i else frozenset()
         assert {snap["facts"][k] for k in out.get("g", [])} == facts - before, i
         assert {snap["facts"][k] for k in out.get("l", [])} == before - facts, i
-        assert [snap["steps"][k] for k in out.get("vo", [])] == sorted(e.voided, key=snap["steps"].index), i
+        assert [snap["steps"][k] for k in out.get("vo", [])] == sorted(
+            e.voided, key=snap["steps"].index
+        ), i
     assert set(snap["details"]) == {s for plan in run.plans for s in plan.ids}
     for step in run.plans[-1].steps:  # the latest version's step wins
         assert snap["details"][step.id]["requires"] == list(step.requires), step.id
@@ -153,9 +186,12 @@ def test_the_snapshot_round_trips_whole(tmp_path):
 def test_a_column_holds_what_json_would():
     """Kinds chosen per column: numbers that are no exact thousandths, big integers, mixed lists, None."""
     from planviz.frontends.pagedata import encode_page
-    rows = [{"t": 0.1, "a": 2 ** 60, "b": [1, "x"], "c": None, "d": [3, 1, 2]},
-            {"t": 1 / 3, "a": -1, "b": [], "d": [], "e": float("inf")},
-            {"t": None, "a": 0, "b": [None], "c": "y", "d": [7]}]
+
+    rows = [
+        {"t": 0.1, "a": 2**60, "b": [1, "x"], "c": None, "d": [3, 1, 2]},
+        {"t": 1 / 3, "a": -1, "b": [], "d": [], "e": float("inf")},
+        {"t": None, "a": 0, "b": [None], "c": "y", "d": [7]},
+    ]
     snap = {"events": rows, "facts": [], "last_facts": [2, 5, 9]}
     data = encode_page(snap)
     assert decode_page(_normal(data)) == {**snap, "events": rows}
@@ -167,8 +203,12 @@ def _ratio(tmp_path: Path, spans: int) -> float:
     trace.write_text(json.dumps(react_trace(spans)), encoding="utf-8")
     run = load_trace(trace)
     page = report_html(run, tmp_path / f"r{spans}.html")
-    snap = page_data(page.read_text(encoding="utf-8"))  # the page still holds every event, its timeline too:
-    assert len(snap["log"]) == len(run.events)  # the per-step chart, or past 300 steps the lanes of every call
+    snap = page_data(
+        page.read_text(encoding="utf-8")
+    )  # the page still holds every event, its timeline too:
+    assert len(snap["log"]) == len(
+        run.events
+    )  # the per-step chart, or past 300 steps the lanes of every call
     assert snap["gantt"].startswith("<svg") or (len(run.plans[-1].steps) > 300 and snap["lanes"])
     return page.stat().st_size / trace.stat().st_size
 
@@ -187,13 +227,21 @@ def test_a_big_report_is_a_fraction_of_its_trace(tmp_path):
 def test_a_long_run_shows_its_last_log_rows_without_script(tmp_path):
     """The no-script view of a run of more than 500 events lists the last 500 and says so; the data has them all."""
     from planviz import Plan, Step
-    plan = Plan("many steps", [Step(f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else [])
-                               for i in range(300)])
+
+    plan = Plan(
+        "many steps",
+        [
+            Step(
+                f"S{i}", f"step {i}", expected_evidence="ok", depends_on=[f"S{i - 1}"] if i else []
+            )
+            for i in range(300)
+        ],
+    )
     run = simulate(plan)
     n = len(run.events)
     assert n > 500
     page = report_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
-    static = page[page.index('<div class="pv-static">'):page.index('id="planviz-data"')]
+    static = page[page.index('<div class="pv-static">') : page.index('id="planviz-data"')]
     shown = [int(k) for k in re.findall(r'<tr class="pv-kind-[^"]*"><td>(\d+)</td>', static)]
     assert shown == list(range(n - 500, n))
     assert f"the last 500 of {n:,} events" in static

@@ -23,15 +23,30 @@ def test_two_runs_one_page(tmp_path, cache_plan):
     a, b = simulate(cache_plan), simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     page = report_html([a, b], tmp_path / "pair.html").read_text()
     data = data_of(page)
-    assert data["start"] == 10 and len(data["ticks"]) == len(b.events) and data["notes"][10].startswith("first")
+    assert (
+        data["start"] == 10
+        and len(data["ticks"]) == len(b.events)
+        and data["notes"][10].startswith("first")
+    )
     assert [len(s["events"]) for s in data["pair"]] == [len(a.events), len(b.events)]
-    assert data["ticks"][-1] == [len(a.events) - 1, len(b.events) - 1]  # a run that ended stays at its end
-    assert sum(len(s["versions"]) for s in data["pair"]) == len(a.plans) + len(b.plans)  # one picture a version
-    assert "Content-Security-Policy" in page and "https://" not in page and "only in b: S3.v2, S4.v2" in page
+    assert data["ticks"][-1] == [
+        len(a.events) - 1,
+        len(b.events) - 1,
+    ]  # a run that ended stays at its end
+    assert sum(len(s["versions"]) for s in data["pair"]) == len(a.plans) + len(
+        b.plans
+    )  # one picture a version
+    assert (
+        "Content-Security-Policy" in page
+        and "https://" not in page
+        and "only in b: S3.v2, S4.v2" in page
+    )
 
 
 def test_hostile_trace_text_stays_inert(tmp_path):
-    a = parse_trace(text([agent(1, 0, 9, name=HOSTILE), tool(2, HOSTILE, 1, 2, args={"x": HOSTILE})]))
+    a = parse_trace(
+        text([agent(1, 0, 9, name=HOSTILE), tool(2, HOSTILE, 1, 2, args={"x": HOSTILE})])
+    )
     b = parse_trace(text([agent(1, 0, 9), tool(2, HOSTILE, 1, 2, error=f"E: {HOSTILE}")]))
     page = report_html([a, b], tmp_path / "pair.html").read_text()
     assert page.count("<script") == 2 and "<img src=x" not in page

@@ -35,24 +35,48 @@ from ..runs.otlp import any_value  # noqa: E402
 
 def _agent(tracer) -> None:
     """A small GenAI agent: a model call, two tool calls (the second uses the first's result), one that fails."""
-    with tracer.start_as_current_span("invoke_agent planner", attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"}):
-        with tracer.start_as_current_span("chat gpt-x", attributes={
-                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-x",
-                "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 17}):
+    with tracer.start_as_current_span(
+        "invoke_agent planner",
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"},
+    ):
+        with tracer.start_as_current_span(
+            "chat gpt-x",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "gpt-x",
+                "gen_ai.usage.input_tokens": 120,
+                "gen_ai.usage.output_tokens": 17,
+            },
+        ):
             pass
-        with tracer.start_as_current_span("execute_tool search", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search",
+        with tracer.start_as_current_span(
+            "execute_tool search",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "search",
                 "gen_ai.tool.call.arguments": json.dumps({"q": "otlp receivers"}),
-                "gen_ai.tool.call.result": "doc-42"}):
+                "gen_ai.tool.call.result": "doc-42",
+            },
+        ):
             pass
-        with tracer.start_as_current_span("chat gpt-x", attributes={
-                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-x",
-                "gen_ai.usage.input_tokens": 300, "gen_ai.usage.output_tokens": 9}):
+        with tracer.start_as_current_span(
+            "chat gpt-x",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "gpt-x",
+                "gen_ai.usage.input_tokens": 300,
+                "gen_ai.usage.output_tokens": 9,
+            },
+        ):
             pass
-        with tracer.start_as_current_span("execute_tool fetch", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch",
-                "gen_ai.tool.call.arguments": json.dumps({"id": "doc-42"})}) as span:
+        with tracer.start_as_current_span(
+            "execute_tool fetch",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "fetch",
+                "gen_ai.tool.call.arguments": json.dumps({"id": "doc-42"}),
+            },
+        ) as span:
             span.set_status(Status(StatusCode.ERROR, "timeout after 5 s"))
 
 
@@ -64,28 +88,57 @@ def otlp_json_file(spans) -> dict:
     """The OTLP/JSON a collector's file exporter writes for ``spans`` (hex ids, nanoseconds as digit strings)."""
     out = []
     for s in spans:
-        out.append({"traceId": f"{s.context.trace_id:032x}", "spanId": f"{s.context.span_id:016x}",
-                    "parentSpanId": f"{s.parent.span_id:016x}" if s.parent else "", "name": s.name,
-                    "kind": s.kind.value + 1, "startTimeUnixNano": str(s.start_time),
-                    "endTimeUnixNano": str(s.end_time), "attributes": _attributes(s.attributes),
-                    "events": [{"name": e.name, "timeUnixNano": str(e.timestamp),
-                                "attributes": _attributes(e.attributes)} for e in s.events],
-                    "status": {"code": s.status.status_code.value, "message": s.status.description or ""}})
-    return {"resourceSpans": [{"resource": {"attributes": _attributes(spans[0].resource.attributes)},
-                               "scopeSpans": [{"scope": {"name": "agent"}, "spans": out}]}]}
+        out.append(
+            {
+                "traceId": f"{s.context.trace_id:032x}",
+                "spanId": f"{s.context.span_id:016x}",
+                "parentSpanId": f"{s.parent.span_id:016x}" if s.parent else "",
+                "name": s.name,
+                "kind": s.kind.value + 1,
+                "startTimeUnixNano": str(s.start_time),
+                "endTimeUnixNano": str(s.end_time),
+                "attributes": _attributes(s.attributes),
+                "events": [
+                    {
+                        "name": e.name,
+                        "timeUnixNano": str(e.timestamp),
+                        "attributes": _attributes(e.attributes),
+                    }
+                    for e in s.events
+                ],
+                "status": {
+                    "code": s.status.status_code.value,
+                    "message": s.status.description or "",
+                },
+            }
+        )
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _attributes(spans[0].resource.attributes)},
+                "scopeSpans": [{"scope": {"name": "agent"}, "spans": out}],
+            }
+        ]
+    }
 
 
 def _provider(*exporters, batch: bool = False):
     provider = TracerProvider()
     for exporter in exporters:
-        provider.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=20_000, max_export_batch_size=500,
-                                                       schedule_delay_millis=50) if batch
-                                    else SimpleSpanProcessor(exporter))
+        provider.add_span_processor(
+            BatchSpanProcessor(
+                exporter, max_queue_size=20_000, max_export_batch_size=500, schedule_delay_millis=50
+            )
+            if batch
+            else SimpleSpanProcessor(exporter)
+        )
     return provider
 
 
 def _post(rx, body: bytes, content_type: str = "application/json", encoding: str | None = None):
-    request = urllib.request.Request(rx.endpoint, data=body, method="POST", headers={"Content-Type": content_type})
+    request = urllib.request.Request(
+        rx.endpoint, data=body, method="POST", headers={"Content-Type": content_type}
+    )
     if encoding:
         request.add_header("Content-Encoding", encoding)
     try:
@@ -101,8 +154,10 @@ def test_sdk_protobuf_run_equals_the_same_spans_in_a_file(tmp_path, gzipped):
 
     memory = InMemorySpanExporter()
     with planviz.receive(port=0) as rx:
-        exporter = OTLPSpanExporter(endpoint=rx.endpoint,
-                                    compression=Compression.Gzip if gzipped else Compression.NoCompression)
+        exporter = OTLPSpanExporter(
+            endpoint=rx.endpoint,
+            compression=Compression.Gzip if gzipped else Compression.NoCompression,
+        )
         provider = _provider(memory, exporter)
         _agent(provider.get_tracer("agent"))
         provider.shutdown()
@@ -115,22 +170,30 @@ def test_sdk_protobuf_run_equals_the_same_spans_in_a_file(tmp_path, gzipped):
     # against the raw spans: the tool calls are the steps, with their arguments, results, error and times
     tools = [s for s in spans if s.attributes["gen_ai.operation.name"] == "execute_tool"]
     assert [s.id for s in live.plan.steps] == [s.attributes["gen_ai.tool.name"] for s in tools]
-    assert [s.arguments for s in live.plan.steps] == [json.loads(s.attributes["gen_ai.tool.call.arguments"])
-                                                     for s in tools]
+    assert [s.arguments for s in live.plan.steps] == [
+        json.loads(s.attributes["gen_ai.tool.call.arguments"]) for s in tools
+    ]
     done = {e.step: e.observation for e in live.events if e.kind in ("complete", "fail")}
-    assert done["search"].data["result"] == "doc-42" and done["fetch"].data["error"] == "timeout after 5 s"
+    assert (
+        done["search"].data["result"] == "doc-42"
+        and done["fetch"].data["error"] == "timeout after 5 s"
+    )
     t0 = min(s.start_time for s in spans)
     starts = {e.step: e.time for e in live.events if e.kind == "start"}
     assert starts == {s.attributes["gen_ai.tool.name"]: (s.start_time - t0) / 1e9 for s in tools}
     chats = [s for s in spans if s.attributes["gen_ai.operation.name"] == "chat"]
     calls = planviz.run_usage(live)
-    assert calls.input_tokens == sum(s.attributes["gen_ai.usage.input_tokens"] for s in chats) == 420
+    assert (
+        calls.input_tokens == sum(s.attributes["gen_ai.usage.input_tokens"] for s in chats) == 420
+    )
     assert calls.output_tokens == sum(s.attributes["gen_ai.usage.output_tokens"] for s in chats)
     # the SDK's own span JSON (times in microseconds) reads as the same run
     sdk = tmp_path / "sdk.json"
     sdk.write_text(json.dumps([json.loads(s.to_json()) for s in spans]))
     other = planviz.load_trace(sdk)
-    assert [(s.id, s.arguments) for s in other.plan.steps] == [(s.id, s.arguments) for s in live.plan.steps]
+    assert [(s.id, s.arguments) for s in other.plan.steps] == [
+        (s.id, s.arguments) for s in live.plan.steps
+    ]
     assert [(e.kind, e.step) for e in other.events] == [(e.kind, e.step) for e in live.events]
     assert [e.time for e in other.events] == pytest.approx([e.time for e in live.events], abs=2e-6)
 
@@ -154,30 +217,104 @@ def test_an_otlp_json_body_reads_as_the_same_json_in_a_file(tmp_path, encoding):
 
 
 def _small_span_json(start: str = "1000") -> bytes:
-    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{
-        "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "execute_tool t",
-        "startTimeUnixNano": start, "endTimeUnixNano": "2000",
-        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
-                       {"key": "gen_ai.tool.name", "value": {"stringValue": "t"}}]}]}]}]}).encode()
+    return json.dumps(
+        {
+            "resourceSpans": [
+                {
+                    "scopeSpans": [
+                        {
+                            "spans": [
+                                {
+                                    "traceId": "0af7651916cd43dd8448eb211c80319c",
+                                    "spanId": "b7ad6b7169203331",
+                                    "name": "execute_tool t",
+                                    "startTimeUnixNano": start,
+                                    "endTimeUnixNano": "2000",
+                                    "attributes": [
+                                        {
+                                            "key": "gen_ai.operation.name",
+                                            "value": {"stringValue": "execute_tool"},
+                                        },
+                                        {"key": "gen_ai.tool.name", "value": {"stringValue": "t"}},
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
 
 
-@pytest.mark.parametrize("name, body, content_type, encoding, status, reason", [
-    ("garbage protobuf", b"\xff\xff\xff\xff\x0f garbage", "application/x-protobuf", None, 400, "protobuf"),
-    ("unknown fields", b"\x78\x05", "application/x-protobuf", None, 400, "fields the message does not have"),
-    ("malformed JSON", b'{"resourceSpans": [', "application/json", None, 400, "not valid JSON"),
-    ("JSON of another shape", b'{"resourceSpans": 5}', "application/json", None, 400, "ExportTraceServiceRequest"),
-    ("JSON of no spans", b'{"traces": []}', "application/json", None, 400, "holds no resourceSpans, only 'traces'"),
-    ("ids not hex", _small_span_json().replace(b"b7ad6b7169203331", b"zzzz"), "application/json", None, 400,
-     "not hex"),
-    ("a span the reader refuses", _small_span_json(start="yesterday"), "application/json", None, 400,
-     "startTimeUnixNano"),
-    ("gzip cut short", gzip.compress(_small_span_json())[:-12], "application/json", "gzip", 400, "cut short"),
-    ("not gzip", b"plain", "application/json", "gzip", 400, "not valid gzip"),
-    ("another encoding", b"{}", "application/json", "br", 415, "Content-Encoding"),
-    ("another type", b"{}", "text/plain", None, 415, "Content-Type"),
-])
-def test_hostile_bodies_are_refused_with_a_reason_and_change_nothing(name, body, content_type, encoding, status,
-                                                                     reason):
+@pytest.mark.parametrize(
+    "name, body, content_type, encoding, status, reason",
+    [
+        (
+            "garbage protobuf",
+            b"\xff\xff\xff\xff\x0f garbage",
+            "application/x-protobuf",
+            None,
+            400,
+            "protobuf",
+        ),
+        (
+            "unknown fields",
+            b"\x78\x05",
+            "application/x-protobuf",
+            None,
+            400,
+            "fields the message does not have",
+        ),
+        ("malformed JSON", b'{"resourceSpans": [', "application/json", None, 400, "not valid JSON"),
+        (
+            "JSON of another shape",
+            b'{"resourceSpans": 5}',
+            "application/json",
+            None,
+            400,
+            "ExportTraceServiceRequest",
+        ),
+        (
+            "JSON of no spans",
+            b'{"traces": []}',
+            "application/json",
+            None,
+            400,
+            "holds no resourceSpans, only 'traces'",
+        ),
+        (
+            "ids not hex",
+            _small_span_json().replace(b"b7ad6b7169203331", b"zzzz"),
+            "application/json",
+            None,
+            400,
+            "not hex",
+        ),
+        (
+            "a span the reader refuses",
+            _small_span_json(start="yesterday"),
+            "application/json",
+            None,
+            400,
+            "startTimeUnixNano",
+        ),
+        (
+            "gzip cut short",
+            gzip.compress(_small_span_json())[:-12],
+            "application/json",
+            "gzip",
+            400,
+            "cut short",
+        ),
+        ("not gzip", b"plain", "application/json", "gzip", 400, "not valid gzip"),
+        ("another encoding", b"{}", "application/json", "br", 415, "Content-Encoding"),
+        ("another type", b"{}", "text/plain", None, 415, "Content-Type"),
+    ],
+)
+def test_hostile_bodies_are_refused_with_a_reason_and_change_nothing(
+    name, body, content_type, encoding, status, reason
+):
     with planviz.receive(port=0) as rx:
         got, text = _post(rx, body, content_type, encoding)
         assert (got, rx.accepted, rx.trace_ids) == (status, 0, []), text
@@ -203,11 +340,20 @@ def test_a_burst_of_ten_thousand_spans_is_taken_without_loss():
         provider = _provider(OTLPSpanExporter(endpoint=rx.endpoint), batch=True)
         tracer = provider.get_tracer("burst")
         ids = set()
-        for t in range(20):  # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
-            with tracer.start_as_current_span("invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}):
+        for t in range(
+            20
+        ):  # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
+            with tracer.start_as_current_span(
+                "invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}
+            ):
                 for i in range(499):
-                    with tracer.start_as_current_span(f"execute_tool t{i}", attributes={
-                            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": f"t{i % 7}"}) as s:
+                    with tracer.start_as_current_span(
+                        f"execute_tool t{i}",
+                        attributes={
+                            "gen_ai.operation.name": "execute_tool",
+                            "gen_ai.tool.name": f"t{i % 7}",
+                        },
+                    ) as s:
                         ids.add(s.get_span_context().span_id)
         assert provider.force_flush(60_000)
         provider.shutdown()
@@ -220,10 +366,15 @@ def test_stopping_finishes_a_request_already_begun():
     body = _small_span_json()
     rx = planviz.receive(port=0)
     with socket.create_connection(("127.0.0.1", rx.port), timeout=10) as sock:
-        sock.sendall(f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:40])
+        sock.sendall(
+            f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body[:40]
+        )
         deadline = time.monotonic() + 10
-        while not isinstance(rx._server._threads, list) and time.monotonic() < deadline:  # the request is begun
+        while (
+            not isinstance(rx._server._threads, list) and time.monotonic() < deadline
+        ):  # the request is begun
             time.sleep(0.01)
         stopper = threading.Thread(target=rx.stop)
         stopper.start()
@@ -258,9 +409,23 @@ def _start_cli(tmp_path, *extra):
 
     from tests.conftest import sigint_stops
 
-    proc = subprocess.Popen([sys.executable, "-m", "planviz", "receive", "--port", "0", "-o", str(tmp_path / "out"),
-                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=sigint_stops)  # Ctrl-C stops it even when this process ignores SIGINT
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "planviz",
+            "receive",
+            "--port",
+            "0",
+            "-o",
+            str(tmp_path / "out"),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=sigint_stops,
+    )  # Ctrl-C stops it even when this process ignores SIGINT
     banner = proc.stderr.readline()
     assert "receiving OTLP traces at http://127.0.0.1:" in banner, banner
     return proc, banner.split(" at ")[1].split()[0]
@@ -280,11 +445,15 @@ def test_the_command_writes_each_finished_run_and_its_report(tmp_path):
     trace_id = f"{memory.get_finished_spans()[0].context.trace_id:032x}"
     spans = memory.get_finished_spans()
     took = (max(s.end_time for s in spans) - min(s.start_time for s in spans)) / 1e9
-    assert out.splitlines() == [f"{trace_id}: 'run of agent planner' - step_failed - 2 tool calls, 2 model calls - "
-                                f"tokens 420 in, 26 out - {took:.3g} s"]
+    assert out.splitlines() == [
+        f"{trace_id}: 'run of agent planner' - step_failed - 2 tool calls, 2 model calls - "
+        f"tokens 420 in, 26 out - {took:.3g} s"
+    ]
     saved = planviz.load_trace(tmp_path / "out" / f"{trace_id}.jsonl")
     (tmp_path / "otlp.json").write_text(json.dumps(otlp_json_file(memory.get_finished_spans())))
-    assert list(run_to_lines(saved)) == list(run_to_lines(planviz.load_trace(tmp_path / "otlp.json")))
+    assert list(run_to_lines(saved)) == list(
+        run_to_lines(planviz.load_trace(tmp_path / "otlp.json"))
+    )
     assert (tmp_path / "out" / f"{trace_id}.html").read_text().startswith("<!DOCTYPE html>")
 
 
@@ -293,17 +462,25 @@ def test_ctrl_c_stops_the_command_and_keeps_an_unfinished_run(tmp_path):
 
     proc, endpoint = _start_cli(tmp_path)
     try:
-        body = _small_span_json().replace(b'"name"', b'"parentSpanId": "00f067aa0ba902b7", "name"')  # no root yet
-        status = urllib.request.urlopen(urllib.request.Request(
-            endpoint, data=body, headers={"Content-Type": "application/json"}), timeout=10).status
+        body = _small_span_json().replace(
+            b'"name"', b'"parentSpanId": "00f067aa0ba902b7", "name"'
+        )  # no root yet
+        status = urllib.request.urlopen(
+            urllib.request.Request(
+                endpoint, data=body, headers={"Content-Type": "application/json"}
+            ),
+            timeout=10,
+        ).status
         assert status == 200
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == 0, err
-    assert out.startswith("0af7651916cd43dd8448eb211c80319c: 'execute_tool t' - unfinished (its root span never arrived) - "
-                          "1 tool calls, ? model calls - tokens unknown")
+    assert out.startswith(
+        "0af7651916cd43dd8448eb211c80319c: 'execute_tool t' - unfinished (its root span never arrived) - "
+        "1 tool calls, ? model calls - tokens unknown"
+    )
     assert "1 runs written" in err and "1 spans taken" in err and "Traceback" not in err
     run = planviz.load_trace(tmp_path / "out" / "0af7651916cd43dd8448eb211c80319c.jsonl")
     assert [s.id for s in run.plan.steps] == ["t"]
@@ -311,15 +488,29 @@ def test_ctrl_c_stops_the_command_and_keeps_an_unfinished_run(tmp_path):
 
 def _openinference_agent(tracer) -> None:
     """The same shape an OpenInference instrumentation writes: AGENT, LLM and TOOL spans, input/output values."""
-    with tracer.start_as_current_span("Agent.run", attributes={
-            "openinference.span.kind": "AGENT", "input.value": "find the receiver docs"}):
-        with tracer.start_as_current_span("ChatModel", attributes={
-                "openinference.span.kind": "LLM", "llm.model_name": "fake-llm",
-                "llm.token_count.prompt": 55, "llm.token_count.completion": 8}):
+    with tracer.start_as_current_span(
+        "Agent.run",
+        attributes={"openinference.span.kind": "AGENT", "input.value": "find the receiver docs"},
+    ):
+        with tracer.start_as_current_span(
+            "ChatModel",
+            attributes={
+                "openinference.span.kind": "LLM",
+                "llm.model_name": "fake-llm",
+                "llm.token_count.prompt": 55,
+                "llm.token_count.completion": 8,
+            },
+        ):
             pass
-        with tracer.start_as_current_span("lookup", attributes={
-                "openinference.span.kind": "TOOL", "tool.name": "lookup",
-                "input.value": json.dumps({"topic": "otlp"}), "output.value": "page 7"}):
+        with tracer.start_as_current_span(
+            "lookup",
+            attributes={
+                "openinference.span.kind": "TOOL",
+                "tool.name": "lookup",
+                "input.value": json.dumps({"topic": "otlp"}),
+                "output.value": "page 7",
+            },
+        ):
             pass
 
 
@@ -337,11 +528,20 @@ def test_openinference_spans_sent_live_read_as_the_same_spans_in_a_file(tmp_path
     assert planviz.run_usage(live).input_tokens == 55
 
 
-def _span_json(span_id: str, name: str, start: int, end: int, parent: str | None = "00f067aa0ba902b7") -> bytes:
-    span = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": span_id, "name": name,
-            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end), "attributes": [
-                {"key": "gen_ai.operation.name", "value": {"stringValue": name.split()[0]}},
-                {"key": "gen_ai.tool.name", "value": {"stringValue": name.split()[-1]}}]}
+def _span_json(
+    span_id: str, name: str, start: int, end: int, parent: str | None = "00f067aa0ba902b7"
+) -> bytes:
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": span_id,
+        "name": name,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(end),
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": name.split()[0]}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": name.split()[-1]}},
+        ],
+    }
     if parent:
         span["parentSpanId"] = parent
     return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode()
@@ -349,22 +549,44 @@ def _span_json(span_id: str, name: str, start: int, end: int, parent: str | None
 
 def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
     with planviz.receive(port=0) as rx:
-        assert _post(rx, _span_json("b7ad6b7169203331", "execute_tool search", 1000, 2000))[0] == 200
+        assert (
+            _post(rx, _span_json("b7ad6b7169203331", "execute_tool search", 1000, 2000))[0] == 200
+        )
         ex = planviz.explore(rx)
-        assert [s.id for s in ex.run.plan.steps] == ["search"] and ex.following and not rx.finished(rx.trace_ids[0])
+        assert (
+            [s.id for s in ex.run.plan.steps] == ["search"]
+            and ex.following
+            and not rx.finished(rx.trace_ids[0])
+        )
         ex.index = 1  # stepping back while it runs: the view stays there as the run grows
         assert _post(rx, _span_json("b7ad6b7169203332", "execute_tool fetch", 3000, 4000))[0] == 200
         deadline = time.monotonic() + 20
-        while getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline:  # the newer reading shown whole
+        while (
+            getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline
+        ):  # the newer reading shown whole
             time.sleep(0.05)
-        assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.index == 1 and ex.following
-        assert ex.mode.startswith("live run, receiving spans")  # the mode line says the run is not over
-        ex.index = len(ex.run.events) - 1  # back at the newest event: the view follows the run again
-        assert _post(rx, _span_json("00f067aa0ba902b7", "invoke_agent a", 500, 5000, parent=None))[0] == 200
+        assert (
+            [s.id for s in ex.run.plan.steps] == ["search", "fetch"]
+            and ex.index == 1
+            and ex.following
+        )
+        assert ex.mode.startswith(
+            "live run, receiving spans"
+        )  # the mode line says the run is not over
+        ex.index = (
+            len(ex.run.events) - 1
+        )  # back at the newest event: the view follows the run again
+        assert (
+            _post(rx, _span_json("00f067aa0ba902b7", "invoke_agent a", 500, 5000, parent=None))[0]
+            == 200
+        )
         while ex.following and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not ex.following
-        assert [s.id for s in ex.run.plan.steps] == ["search", "fetch"] and ex.run.outcome == "plan_complete"
+        assert [s.id for s in ex.run.plan.steps] == [
+            "search",
+            "fetch",
+        ] and ex.run.outcome == "plan_complete"
         assert ex.index == len(ex.run.events) - 1 and ex.run == rx.run(rx.trace_ids[0])
         assert "fetch" in ex.svg
         assert ex.mode.startswith("live run, final (root span ended)")  # and then that it is final
@@ -375,9 +597,15 @@ def test_a_busy_receiver_answers_503_with_retry_after_and_takes_nothing(monkeypa
 
     monkeypatch.setattr(receiver, "BUSY", 1)
     with planviz.receive(port=0) as rx:
-        assert rx._busy.acquire(timeout=1)  # one request being decoded: the next must wait, then hear 503
-        request = urllib.request.Request(rx.endpoint, data=_small_span_json(), method="POST",
-                                         headers={"Content-Type": "application/json"})
+        assert rx._busy.acquire(
+            timeout=1
+        )  # one request being decoded: the next must wait, then hear 503
+        request = urllib.request.Request(
+            rx.endpoint,
+            data=_small_span_json(),
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(request, timeout=10)
         assert caught.value.code == 503 and caught.value.headers["Retry-After"] == "1"
@@ -391,12 +619,17 @@ def test_fields_of_a_newer_otlp_beside_spans_are_ignored_as_receivers_must():
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
     request = ExportTraceServiceRequest()
-    span = request.resource_spans.add().scope_spans.add().spans.add(name="execute_tool t", start_time_unix_nano=1000,
-                                                                     end_time_unix_nano=2000)
+    span = (
+        request.resource_spans.add()
+        .scope_spans.add()
+        .spans.add(name="execute_tool t", start_time_unix_nano=1000, end_time_unix_nano=2000)
+    )
     span.trace_id, span.span_id = bytes(range(1, 17)), bytes(range(1, 9))
     for key, value in (("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "t")):
         span.attributes.add(key=key).value.string_value = value
-    newer = request.SerializeToString() + b"\xf8\x07\x01"  # field 127 (varint 1): unknown to this OTLP version
+    newer = (
+        request.SerializeToString() + b"\xf8\x07\x01"
+    )  # field 127 (varint 1): unknown to this OTLP version
     doc = json.loads(_small_span_json())
     doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["futureField"] = {"x": 1}
     with planviz.receive(port=0) as rx:
@@ -419,8 +652,11 @@ def test_a_client_that_leaves_mid_request_changes_nothing_and_prints_nothing(cap
     body = _small_span_json()
     with planviz.receive(port=0) as rx:
         with socket.create_connection(("127.0.0.1", rx.port), timeout=10) as sock:
-            sock.sendall(f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:40])
+            sock.sendall(
+                f"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body[:40]
+            )
         assert _post(rx, body)[0] == 200  # still serving
     assert rx.accepted == 1 and rx.refused == 1 and len(rx.trace_ids) == 1
     assert "Traceback" not in capfd.readouterr().err
@@ -432,7 +668,9 @@ def _unended(doc: dict, name: str) -> dict:
     for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
         if span["name"] == name:
             del span["endTimeUnixNano"]
-            span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.tool.call.result"]
+            span["attributes"] = [
+                a for a in span["attributes"] if a["key"] != "gen_ai.tool.call.result"
+            ]
     return doc
 
 
@@ -445,15 +683,22 @@ def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
     spans = memory.get_finished_spans()
     final = otlp_json_file(spans)
     running = _unended(final, "execute_tool search")
-    first, second = {"unended then ended": (running, final), "ended then unended": (final, running),
-                     "the same twice": (final, final)}[order]
+    first, second = {
+        "unended then ended": (running, final),
+        "ended then unended": (final, running),
+        "the same twice": (final, final),
+    }[order]
     with planviz.receive(port=0) as rx:
         assert _post(rx, json.dumps(first).encode())[0] == 200
         after_first = rx.changes(rx.trace_ids[0])
         assert _post(rx, json.dumps(second).encode())[0] == 200
         live = rx.run(rx.trace_ids[0])
-        assert rx.accepted == 10  # both requests taken whole; the receiver keeps one copy of each span
-        assert rx.changes(rx.trace_ids[0]) == after_first + (order == "unended then ended")  # nothing new: no re-read
+        assert (
+            rx.accepted == 10
+        )  # both requests taken whole; the receiver keeps one copy of each span
+        assert rx.changes(rx.trace_ids[0]) == after_first + (
+            order == "unended then ended"
+        )  # nothing new: no re-read
     path = tmp_path / "otlp.json"
     path.write_text(json.dumps(final))
     assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
@@ -462,7 +707,9 @@ def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
     assert [s.id for s in live.plan.steps] == [s.attributes["gen_ai.tool.name"] for s in tools]
     t0 = min(s.start_time for s in spans)
     ends = {e.step: e.time for e in live.events if e.kind in ("complete", "fail")}
-    assert ends == pytest.approx({s.attributes["gen_ai.tool.name"]: (s.end_time - t0) / 1e9 for s in tools})
+    assert ends == pytest.approx(
+        {s.attributes["gen_ai.tool.name"]: (s.end_time - t0) / 1e9 for s in tools}
+    )
     assert [e.kind for e in live.events if e.step == "search"] == ["start", "complete"]
     done = {e.step: e.observation for e in live.events if e.kind == "complete"}
     assert done["search"].data["result"] == tools[0].attributes["gen_ai.tool.call.result"]
@@ -489,11 +736,15 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     provider.shutdown()
     final = otlp_json_file(memory.get_finished_spans())
     partial, orphans = _without_root(final)
-    assert orphans == 4  # the model and tool calls all name the agent's span, which ends (and is sent) last
+    assert (
+        orphans == 4
+    )  # the model and tool calls all name the agent's span, which ends (and is sent) last
     path = tmp_path / "partial.json"
     path.write_text(json.dumps(partial))
     in_file = planviz.load_trace(path)
-    assert _codes(in_file).count("missing_parent") == 1 and f"{orphans} span(s)" in str(in_file.plan.import_findings)
+    assert _codes(in_file).count("missing_parent") == 1 and f"{orphans} span(s)" in str(
+        in_file.plan.import_findings
+    )
     rx = planviz.receive(port=0)
     try:
         assert _post(rx, json.dumps(partial).encode())[0] == 200
@@ -503,7 +754,9 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
         live = rx.run(rx.trace_ids[0])
         assert not rx.finished(rx.trace_ids[0]) and "missing_parent" not in _codes(live)
         assert [c for c in _codes(live)] == [c for c in _codes(in_file) if c != "missing_parent"]
-        assert [(e.kind, e.step, e.time) for e in live.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+        assert [(e.kind, e.step, e.time) for e in live.events] == [
+            (e.kind, e.step, e.time) for e in in_file.events
+        ]
         assert not any(f[1] == "missing_parent" for f in explorer.snapshot["findings"])
     finally:
         rx.stop()  # the root never came: the run is final without it, and its missing parent is reported
@@ -511,10 +764,15 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     while explorer.following and time.monotonic() < deadline:
         time.sleep(0.02)
     stopped = rx.run(rx.trace_ids[0])
-    assert _codes(stopped) == _codes(in_file)  # the same findings as the file (which names places by line)
-    assert f"{orphans} span(s) name a parent" in next(f.message for f in stopped.plan.import_findings
-                                                      if f.code == "missing_parent")
-    assert [(e.kind, e.step, e.time) for e in stopped.events] == [(e.kind, e.step, e.time) for e in in_file.events]
+    assert _codes(stopped) == _codes(
+        in_file
+    )  # the same findings as the file (which names places by line)
+    assert f"{orphans} span(s) name a parent" in next(
+        f.message for f in stopped.plan.import_findings if f.code == "missing_parent"
+    )
+    assert [(e.kind, e.step, e.time) for e in stopped.events] == [
+        (e.kind, e.step, e.time) for e in in_file.events
+    ]
     assert [f[1] for f in explorer.snapshot["findings"]].count("missing_parent") == 1
     assert "stopped" in explorer.mode
     # final while the receiver serves: its root span ended, and a parent never sent is a finding at once
@@ -524,7 +782,11 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     lost["parentSpanId"] = "00000000deadbeef"  # a parent span the exporter never sent
     with planviz.receive(port=0) as rx:
         assert _post(rx, json.dumps(doc).encode())[0] == 200
-        assert rx.finished(rx.trace_ids[0])  # the root span ended: the run is final while the receiver serves
+        assert rx.finished(
+            rx.trace_ids[0]
+        )  # the root span ended: the run is final while the receiver serves
         live = rx.run(rx.trace_ids[0])
         assert _codes(live).count("missing_parent") == 1
-        assert "1 span(s)" in next(f.message for f in live.plan.import_findings if f.code == "missing_parent")
+        assert "1 span(s)" in next(
+            f.message for f in live.plan.import_findings if f.code == "missing_parent"
+        )

@@ -25,7 +25,14 @@ class _Page(HTMLParser):
 
     def __init__(self, text: str) -> None:
         super().__init__()
-        self.tags, self.captions, self.csp, self.scripts, self._in, self._script = [], [], "", [], None, None
+        self.tags, self.captions, self.csp, self.scripts, self._in, self._script = (
+            [],
+            [],
+            "",
+            [],
+            None,
+            None,
+        )
         self.feed(text)
         self.svgs = re.findall(r"<svg\b.*?</svg>", text, re.S)
         self.data = page_data(text) if 'id="planviz-data"' in text else None
@@ -56,7 +63,10 @@ def test_the_flipbook_is_the_one_page_running_the_one_module(tmp_path):
     page = _Page(text)
     assert anim.kind == "html" and anim.frames == tuple(range(3, 9)) and anim.files == (anim.path,)
     script = page_script()
-    assert page.scripts == ["application/octet-stream", "module"] and f'<script type="module">{script}</script>' in text
+    assert (
+        page.scripts == ["application/octet-stream", "module"]
+        and f'<script type="module">{script}</script>' in text
+    )
     assert page.csp == content_security_policy(script)  # nothing loads; only the module runs
     assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text
     snap = page.data  # what the module plays: the chosen frames, at their pace, in a loop
@@ -69,7 +79,11 @@ def test_without_script_the_page_is_a_css_flipbook(tmp_path):
     anim = animate(RUN, tmp_path / "run.html", frames=range(3, 9), seconds=2)
     text = anim.path.read_text(encoding="utf-8")
     page = _Page(text)
-    static = text[text.index('<div class="pv-static">'):text.index("<script type=\"application/octet-stream\"")]
+    static = text[
+        text.index('<div class="pv-static">') : text.index(
+            '<script type="application/octet-stream"'
+        )
+    ]
     assert static.count('<figure class="pv-frame"') == 6 and page.captions == list(anim.captions)
     svgs = re.findall(r"<svg\b.*?</svg>", static, re.S)
     assert len(svgs) == 6
@@ -86,24 +100,42 @@ def test_untrusted_text_stays_text(tmp_path):
     assert "<script>" not in text and "alert(1)</script>" not in text
     page = _Page(text)
     assert page.scripts == ["application/octet-stream", "module"]
-    assert page.data["goal"] == hostile and page.data["pair"][0]["goal"] == hostile  # intact as data
+    assert (
+        page.data["goal"] == hostile and page.data["pair"][0]["goal"] == hostile
+    )  # intact as data
     for svg in page.svgs + [v["svg"] for v in page.data["pair"][0]["versions"]]:
         check_svg(svg)
 
 
-SIDE = {s: planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")], strategy=s) for s in ("direct", "planner")}
+SIDE = {
+    s: planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")], strategy=s)
+    for s in ("direct", "planner")
+}
 
 
 def test_several_runs_in_a_flipbook(tmp_path):
-    anim = animate({"without a plan": SIDE["direct"], "with a plan": SIDE["planner"]}, tmp_path / "side.html",
-                   frames=range(0, 4))
+    anim = animate(
+        {"without a plan": SIDE["direct"], "with a plan": SIDE["planner"]},
+        tmp_path / "side.html",
+        frames=range(0, 4),
+    )
     text = anim.path.read_text(encoding="utf-8")
     page = _Page(text)
-    assert page.tags.count("figure") == 4 and len(page.svgs) == 8  # two pictures a frame without script
-    assert re.findall(r"<h2>(.*?)</h2>", text)[:2] == ["without a plan · t = 0 min", "with a plan · t = 0 min"]
+    assert (
+        page.tags.count("figure") == 4 and len(page.svgs) == 8
+    )  # two pictures a frame without script
+    assert re.findall(r"<h2>(.*?)</h2>", text)[:2] == [
+        "without a plan · t = 0 min",
+        "with a plan · t = 0 min",
+    ]
     snap = page.data
-    assert snap["labels"] == ["without a plan", "with a plan"] and snap["ticks"] == [list(t) for t in anim.frames]
-    assert [len(s["events"]) for s in snap["pair"]] == [len(SIDE["direct"].events), len(SIDE["planner"].events)]
+    assert snap["labels"] == ["without a plan", "with a plan"] and snap["ticks"] == [
+        list(t) for t in anim.frames
+    ]
+    assert [len(s["events"]) for s in snap["pair"]] == [
+        len(SIDE["direct"].events),
+        len(SIDE["planner"].events),
+    ]
     for k, tick in enumerate(anim.frames):  # each frame's line: its number and the shared clock
         now = max(run.events[i].time for run, i in zip(SIDE.values(), tick))
         assert snap["notes"][k] == f"frame {k + 1} of 4 · t = {now:g} min"

@@ -42,7 +42,9 @@ def counted(monkeypatch):
 
 def two_versions():
     run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
-    assert len(run.plans) == 2 and len(run.plans[0].steps) == 5  # a 5-step run with two plan versions
+    assert (
+        len(run.plans) == 2 and len(run.plans[0].steps) == 5
+    )  # a 5-step run with two plan versions
     return run
 
 
@@ -50,11 +52,16 @@ def versions_counted(counted, run) -> list[int]:
     return [counted[id(plan)] for plan in run.plans]
 
 
-def test_a_report_computes_each_plan_versions_critical_path_once_and_its_hindsight_once(counted, tmp_path):
+def test_a_report_computes_each_plan_versions_critical_path_once_and_its_hindsight_once(
+    counted, tmp_path
+):
     run = two_versions()
     counted.clear()
     report_html(run, tmp_path / "run.html")
-    assert versions_counted(counted, run) == [1, 1]  # was [4, 2]: the pictures, the timeline and the metrics each
+    assert versions_counted(counted, run) == [
+        1,
+        1,
+    ]  # was [4, 2]: the pictures, the timeline and the metrics each
     assert counted["ideal"] == 1
 
 
@@ -102,7 +109,9 @@ def test_frames_of_a_run_too_big_to_lay_out_compute_its_ready_waves_once(monkeyp
     real = timeline.ready_waves
     for name, module in list(sys.modules.items()):
         if name.startswith("planviz") and getattr(module, "ready_waves", None) is real:
-            monkeypatch.setattr(module, "ready_waves", lambda plan: calls.append(plan) or real(plan))
+            monkeypatch.setattr(
+                module, "ready_waves", lambda plan: calls.append(plan) or real(plan)
+            )
     monkeypatch.setattr(budget, "QUICK_SECONDS", 0.0)
     run = simulate(examples.load("cache_isolation"))
     pictures = [render(run.plan, run=run, at=i, budget=1e-9) for i in range(len(run.events))]

@@ -18,14 +18,25 @@ from tests.conftest import sigint_stops
 
 
 def chains(n: int, width: int = 40) -> Plan:
-    steps = [Step(f"S{i:05d}", f"step {i}", expected_evidence="e", depends_on=[f"S{i - width:05d}"] if i >= width else [],
-                  produces=[f"f{i}"], duration=1 + i % 3) for i in range(n)]
+    steps = [
+        Step(
+            f"S{i:05d}",
+            f"step {i}",
+            expected_evidence="e",
+            depends_on=[f"S{i - width:05d}"] if i >= width else [],
+            produces=[f"f{i}"],
+            duration=1 + i % 3,
+        )
+        for i in range(n)
+    ]
     return Plan("many steps", steps)
 
 
 def test_simulate_reports_progress_as_it_goes():
     seen = []
-    run = simulate(chains(5000), progress=lambda what, done, total: seen.append((what, done, total)))
+    run = simulate(
+        chains(5000), progress=lambda what, done, total: seen.append((what, done, total))
+    )
     assert len(seen) == len(run.events) // 1024 + 1
     assert all(what == "simulating: steps done" and total == 5000 for what, _, total in seen)
     assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen) and seen[-1][1] > 0
@@ -60,9 +71,13 @@ def test_ctrl_c_stops_a_long_report_cleanly(tmp_path):
     save_trace(simulate(chains(2000)), trace)
     out = tmp_path / "long.html"
     leader, follower = pty.openpty()  # stderr is a terminal: progress shows
-    child = subprocess.Popen([sys.executable, "-m", "planviz", "report", str(trace), "-o", str(out)],
-                             stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL,
-                             preexec_fn=sigint_stops)  # Ctrl-C stops it even when this process ignores SIGINT
+    child = subprocess.Popen(
+        [sys.executable, "-m", "planviz", "report", str(trace), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=sigint_stops,
+    )  # Ctrl-C stops it even when this process ignores SIGINT
     os.close(follower)
     try:
         shown = _read_until(leader, b"planviz: report", 120)
@@ -76,12 +91,18 @@ def test_ctrl_c_stops_a_long_report_cleanly(tmp_path):
         os.close(leader)
     assert child.returncode == 130
     assert b"planviz: interrupted" in shown and b"Traceback" not in shown
-    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["long.jsonl"]  # nothing half-written
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == [
+        "long.jsonl"
+    ]  # nothing half-written
 
 
 def test_without_a_terminal_the_command_writes_no_progress(tmp_path):
     trace = tmp_path / "run.jsonl"
     save_trace(simulate(chains(200)), trace)
-    done = subprocess.run([sys.executable, "-m", "planviz", "report", str(trace), "-o", str(tmp_path / "r.html")],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "planviz", "report", str(trace), "-o", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and "planviz:" not in done.stderr and (tmp_path / "r.html").exists()

@@ -15,8 +15,18 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def ladder(n: int) -> Plan:
     """Two interleaved chains with a rung every step: cheap to lay out, more than 300 steps when asked."""
-    return Plan("ladder", [Step(f"S{i}", f"step {i}", expected_evidence="ok",
-                                depends_on=[f"S{j}" for j in (i - 1, i - 2) if j >= 0]) for i in range(n)])
+    return Plan(
+        "ladder",
+        [
+            Step(
+                f"S{i}",
+                f"step {i}",
+                expected_evidence="ok",
+                depends_on=[f"S{j}" for j in (i - 1, i - 2) if j >= 0],
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def drawn(svg: str) -> dict[str, set[str]]:
@@ -39,8 +49,16 @@ def test_big_plan_opens_on_a_focused_view_with_a_note(big):
 
 
 def test_find_box_focuses_on_the_step_and_marks_it(big):
-    big._on_message(big, {"kind": "view", "mode": "focus", "step": "S100", "hops": 1}, [])  # the find box
-    assert big.view.focus == ("S100",) and set(big.view.steps) == {"S98", "S99", "S100", "S101", "S102"}
+    big._on_message(
+        big, {"kind": "view", "mode": "focus", "step": "S100", "hops": 1}, []
+    )  # the find box
+    assert big.view.focus == ("S100",) and set(big.view.steps) == {
+        "S98",
+        "S99",
+        "S100",
+        "S101",
+        "S102",
+    }
     nodes = drawn(big.svg)
     assert set(nodes) == set(big.view.steps) and "focus" in nodes["S100"]
     index = big.index
@@ -64,14 +82,21 @@ def test_unknown_step_is_shown_in_the_panel_and_raised_by_the_api(big):
         big.focus_on("S1000")
 
 
-@pytest.mark.parametrize("args, error, message", [
-    (("focus", 3), PlanvizTypeError, r"expects a step id \(a string\), got 3"),
-    (("focus", "S1", -2), RenderError, r"hops=-2: expected a whole number >= 0"),
-    (("zoom",), RenderError, r"unknown view 'zoom'; choose 'auto', 'whole' or 'focus'"),
-    (("focus", "S1", "2"), PlanvizTypeError, r"focus_on\(hops=\.\.\.\) expects a whole number >= 0, got '2'"),
-    ((10**5000,), RenderError, r"unknown view <an integer of about 5,001 digits>; choose"),
-    (("focus", "S" * 10**6), UnknownStepError, r"no step 'SSSS+\.\.\. in this plan"),
-])
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        (("focus", 3), PlanvizTypeError, r"expects a step id \(a string\), got 3"),
+        (("focus", "S1", -2), RenderError, r"hops=-2: expected a whole number >= 0"),
+        (("zoom",), RenderError, r"unknown view 'zoom'; choose 'auto', 'whole' or 'focus'"),
+        (
+            ("focus", "S1", "2"),
+            PlanvizTypeError,
+            r"focus_on\(hops=\.\.\.\) expects a whole number >= 0, got '2'",
+        ),
+        ((10**5000,), RenderError, r"unknown view <an integer of about 5,001 digits>; choose"),
+        (("focus", "S" * 10**6), UnknownStepError, r"no step 'SSSS+\.\.\. in this plan"),
+    ],
+)
 def test_bad_view_requests_say_what_is_valid(args, error, message):
     choice = ViewChoice(["S1", "S2"])
     with pytest.raises(error, match=message):

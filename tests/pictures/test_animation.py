@@ -22,7 +22,11 @@ def gif(tmp_path_factory):
 
 
 def test_gif_has_one_frame_per_event_and_loops(gif):
-    assert gif.kind == "gif" and gif.frames == tuple(range(len(RUN.events))) and gif.files == (gif.path,)
+    assert (
+        gif.kind == "gif"
+        and gif.frames == tuple(range(len(RUN.events)))
+        and gif.files == (gif.path,)
+    )
     im = Image.open(gif.path)
     assert im.format == "GIF" and im.n_frames == len(RUN.events) and im.info["loop"] == 0
     durations = []
@@ -39,8 +43,10 @@ def test_gif_frames_differ_and_share_one_canvas(gif):
         im.seek(k)
         frames.append(im.convert("RGB").tobytes())
     assert len(set(frames)) == len(frames)  # each frame's caption (at least) differs
-    sizes = [Image.open(io.BytesIO(planviz.render(PLAN, run=RUN, at=i).png())).size
-             for i in range(len(RUN.events))]  # plan v1 and plan v2 are laid out apart
+    sizes = [
+        Image.open(io.BytesIO(planviz.render(PLAN, run=RUN, at=i).png())).size
+        for i in range(len(RUN.events))
+    ]  # plan v1 and plan v2 are laid out apart
     assert len(set(sizes)) > 1 and im.size == (max(w for w, _ in sizes), max(h for _, h in sizes))
 
 
@@ -67,16 +73,19 @@ def test_frames_folder_has_pngs_and_captions(tmp_path):
     assert anim.frames == (0, len(RUN.events) - 1)
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"path": "run.mp4"}, RenderError, "unknown suffix '.mp4'"),
-    ({"run": PLAN}, PlanvizTypeError, r"animate\(run=...\) expects a planviz Run"),
-    ({"path": 3}, PlanvizTypeError, r"animate\(path=...\)"),
-    ({"frames": []}, RenderError, "is empty"),
-    ({"frames": [len(RUN.events)]}, RenderError, "not an event of this run"),
-    ({"frames": ["1"]}, RenderError, "not an event of this run"),
-    ({"seconds": 0}, RenderError, "positive number"),
-    ({"dpi": float("nan")}, RenderError, "positive number"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"path": "run.mp4"}, RenderError, "unknown suffix '.mp4'"),
+        ({"run": PLAN}, PlanvizTypeError, r"animate\(run=...\) expects a planviz Run"),
+        ({"path": 3}, PlanvizTypeError, r"animate\(path=...\)"),
+        ({"frames": []}, RenderError, "is empty"),
+        ({"frames": [len(RUN.events)]}, RenderError, "not an event of this run"),
+        ({"frames": ["1"]}, RenderError, "not an event of this run"),
+        ({"seconds": 0}, RenderError, "positive number"),
+        ({"dpi": float("nan")}, RenderError, "positive number"),
+    ],
+)
 def test_bad_arguments(tmp_path, kwargs, error, match):
     args = {"run": RUN, "path": tmp_path / "run.gif", **kwargs}
     if isinstance(args["path"], str):
@@ -93,14 +102,18 @@ def test_a_run_without_events_is_refused(tmp_path):
 
 # --- several runs side by side on one clock -------------------------------------------------------------------
 
-SIDE = {s: planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")], strategy=s)
-        for s in ("direct", "workflow", "planner")}
+SIDE = {
+    s: planviz.simulate(PLAN, faults=[Fault("S4", "side_effect")], strategy=s)
+    for s in ("direct", "workflow", "planner")
+}
 
 
 def test_several_runs_share_one_clock_and_each_event_gets_a_frame(tmp_path):
     anim = animate(SIDE, tmp_path / "side", dpi=48)
     runs = list(SIDE.values())
-    assert anim.labels == ("direct", "workflow", "planner") and len(anim.frames) == len(anim.captions)
+    assert anim.labels == ("direct", "workflow", "planner") and len(anim.frames) == len(
+        anim.captions
+    )
     for r, run in enumerate(runs):  # every event of every run is shown, in order
         shown = [tick[r] for tick in anim.frames]
         assert shown == sorted(shown) and set(shown) == set(range(len(run.events)))
@@ -121,12 +134,15 @@ def test_several_runs_in_a_gif_are_labelled_panels_in_a_column(tmp_path):
     assert all(f"{s}: event " in anim.captions[-1] for s in SIDE)
 
 
-@pytest.mark.parametrize("runs, error, match", [
-    ([], RenderError, "no run"),
-    ({}, RenderError, "no run"),
-    ([RUN, PLAN], PlanvizTypeError, "each of the runs"),
-    ("run", PlanvizTypeError, r"animate\(run=...\)"),
-])
+@pytest.mark.parametrize(
+    "runs, error, match",
+    [
+        ([], RenderError, "no run"),
+        ({}, RenderError, "no run"),
+        ([RUN, PLAN], PlanvizTypeError, "each of the runs"),
+        ("run", PlanvizTypeError, r"animate\(run=...\)"),
+    ],
+)
 def test_bad_runs(tmp_path, runs, error, match):
     with pytest.raises(error, match=match):
         animate(runs, tmp_path / "x.gif")

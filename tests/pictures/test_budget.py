@@ -6,32 +6,54 @@ from types import SimpleNamespace
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from planviz import Plan, Step
 from planviz.pictures import budget
-from planviz.pictures.budget import duration_text, estimate, layout_features, pick_layout, view_features
+from planviz.pictures.budget import (
+    duration_text,
+    estimate,
+    layout_features,
+    pick_layout,
+    view_features,
+)
 from planviz.pictures.focus import candidate_views, plan_view
 
-SLOWDOWN = budget.slowdown  # the real one (tests/conftest.py pins it to an idle machine during tests)
+SLOWDOWN = (
+    budget.slowdown
+)  # the real one (tests/conftest.py pins it to an idle machine during tests)
 
 
 def dense(n: int) -> Plan:
-    return Plan("dense", [Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{j}" for j in range(i)])
-                          for i in range(n)])
+    return Plan(
+        "dense",
+        [
+            Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{j}" for j in range(i)])
+            for i in range(n)
+        ],
+    )
 
 
 def chain(n: int) -> Plan:
-    return Plan("chain", [Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{i - 1}"] if i else [])
-                          for i in range(n)])
+    return Plan(
+        "chain",
+        [
+            Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{i - 1}"] if i else [])
+            for i in range(n)
+        ],
+    )
 
 
 @st.composite
 def dags(draw):
     n = draw(st.integers(1, 30))
-    edges = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda e: e[0] < e[1]),
-                          max_size=60, unique=True))
+    edges = draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda e: e[0] < e[1]),
+            max_size=60,
+            unique=True,
+        )
+    )
     return list(range(n)), edges
 
 
@@ -42,7 +64,9 @@ def test_features_count_the_virtual_nodes_of_long_edges(graph, labelled):
     f = layout_features(nodes, edges, labelled)
     g = nx.DiGraph(edges)
     g.add_nodes_from(nodes)
-    rank = {v: i for i, gen in enumerate(nx.topological_generations(g)) for v in gen}  # longest path from a source
+    rank = {
+        v: i for i, gen in enumerate(nx.topological_generations(g)) for v in gen
+    }  # longest path from a source
     m = 2 if labelled else 1
     spans = [m * (rank[v] - rank[u]) for u, v in edges]
     assert (f.steps, f.edges, f.labelled) == (len(nodes), len(edges), labelled)
@@ -61,19 +85,25 @@ def test_features_of_a_cycle_are_finite():
     assert f.nodes >= 3 and f.width >= 1
 
 
-@pytest.mark.parametrize("plan, low, high", [
-    (chain(300), 0.0, 0.5),           # a chain is cheap whatever its length
-    (dense(15), 0.0, 1.0),            # 15 steps, 105 dependencies: measured 0.06 s
-    (dense(40), 10.0, None),          # measured about 40 s
-    (dense(60), 600.0, None),         # issue 13: over 10 minutes
-])
+@pytest.mark.parametrize(
+    "plan, low, high",
+    [
+        (chain(300), 0.0, 0.5),  # a chain is cheap whatever its length
+        (dense(15), 0.0, 1.0),  # 15 steps, 105 dependencies: measured 0.06 s
+        (dense(40), 10.0, None),  # measured about 40 s
+        (dense(60), 600.0, None),  # issue 13: over 10 minutes
+    ],
+)
 def test_estimates_of_known_shapes(plan, low, high):
     seconds = estimate(view_features(plan, plan_view(plan, max_steps=None))).seconds
     assert seconds >= low and (high is None or seconds <= high), seconds
 
 
 def test_memory_grows_with_the_nodes_dot_creates():
-    small, big = (estimate(view_features(p, plan_view(p, max_steps=None))).memory for p in (dense(40), dense(600)))
+    small, big = (
+        estimate(view_features(p, plan_view(p, max_steps=None))).memory
+        for p in (dense(40), dense(600))
+    )
     assert big > 1e9 > small  # issue 13: the 600-step dense plan used 23 GB
 
 
@@ -82,7 +112,9 @@ def attempts(ok=lambda view: True):
 
     def attempt(view, in_child):
         tried.append((view, in_child))
-        return SimpleNamespace(layout=object() if ok(view) else None, notice="stopped at the time limit", view=view)
+        return SimpleNamespace(
+            layout=object() if ok(view) else None, notice="stopped at the time limit", view=view
+        )
 
     return tried, attempt
 
@@ -93,7 +125,10 @@ def test_a_layout_over_half_the_budget_is_not_tried():
     base, notice = pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
     assert tried and base.view is tried[0][0] and not tried[0][0].whole
     assert estimate(view_features(plan, tried[0][0])).seconds <= 5.0
-    assert notice.startswith("Laying out all 60 steps would take about ") and "budget of 10 s" in notice
+    assert (
+        notice.startswith("Laying out all 60 steps would take about ")
+        and "budget of 10 s" in notice
+    )
 
 
 def test_a_view_that_fails_falls_back_to_the_next_and_none_left_means_a_summary():
@@ -124,9 +159,18 @@ def test_memory_limit_skips_views_estimated_above_it():
     assert not tried and "would need about" in notice and "memory=1,000 bytes" in notice
 
 
-@pytest.mark.parametrize("seconds, text", [(0.2, "under a second"), (40, "about 40 s"), (130, "about 2 min"),
-                                           (725, "about 12 min"), (3 * 3600, "about 3 h"),
-                                           (9 * 86400, "about 9 days"), (1e9, "more than a year")])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (0.2, "under a second"),
+        (40, "about 40 s"),
+        (130, "about 2 min"),
+        (725, "about 12 min"),
+        (3 * 3600, "about 3 h"),
+        (9 * 86400, "about 9 days"),
+        (1e9, "more than a year"),
+    ],
+)
 def test_duration_text(seconds, text):
     assert duration_text(seconds) == text
 
@@ -149,7 +193,9 @@ def test_after_a_layout_ran_out_of_time_only_quick_views_are_tried(monkeypatch):
 
 
 def test_a_busy_machine_makes_estimates_longer(monkeypatch):
-    plan = dense(24)  # its whole view is estimated at about 1.6 s: tried on an idle machine, not at 4x slower
+    plan = dense(
+        24
+    )  # its whole view is estimated at about 1.6 s: tried on an idle machine, not at 4x slower
     tried, attempt = attempts()
     pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
     assert tried[0][0].whole
@@ -171,14 +217,31 @@ def test_slowdown_without_a_load_average_is_one(monkeypatch):
     assert SLOWDOWN() == 1.0
 
 
-@pytest.mark.parametrize("focus, hint", [
-    ("S3", "Without focus= (planviz render without --focus), max_steps=None (--full) draws every step."),
-    (None, "max_steps=None (planviz render --full) draws every step."),
-])
+@pytest.mark.parametrize(
+    "focus, hint",
+    [
+        (
+            "S3",
+            "Without focus= (planviz render without --focus), max_steps=None (--full) draws every step.",
+        ),
+        (None, "max_steps=None (planviz render --full) draws every step."),
+    ],
+)
 def test_the_notice_says_how_to_draw_every_step(focus, hint):
     from planviz import render
 
-    plan = Plan("g", [Step(f"S{i}", "a", expected_evidence="e", produces=f"f{i}", depends_on=[f"S{i - 1}"] if i else [])
-                      for i in range(400)])
+    plan = Plan(
+        "g",
+        [
+            Step(
+                f"S{i}",
+                "a",
+                expected_evidence="e",
+                produces=f"f{i}",
+                depends_on=[f"S{i - 1}"] if i else [],
+            )
+            for i in range(400)
+        ],
+    )
     notice = render(plan, focus=focus).notice
     assert notice.endswith(hint) and (("neighbourhood of 'S3'" in notice) == (focus is not None))

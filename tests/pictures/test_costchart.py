@@ -6,16 +6,34 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from planviz import FaultModel, Plan, PlanvizTypeError, RenderError, Step, ablation, campaign, examples, render_campaign
+from planviz import (
+    FaultModel,
+    Plan,
+    PlanvizTypeError,
+    RenderError,
+    Step,
+    ablation,
+    campaign,
+    examples,
+    render_campaign,
+)
 
 NS = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
 def result():
-    hostile = Plan("x", [Step("A", "a", expected_evidence="e", produces=["a"])], name='<script>alert(1)</script>')
-    return campaign([examples.load("cache_isolation"), hostile], FaultModel({"side_effect": 0.3}, seed=2),
-                    samples=30, per_plan=True)
+    hostile = Plan(
+        "x",
+        [Step("A", "a", expected_evidence="e", produces=["a"])],
+        name="<script>alert(1)</script>",
+    )
+    return campaign(
+        [examples.load("cache_isolation"), hostile],
+        FaultModel({"side_effect": 0.3}, seed=2),
+        samples=30,
+        per_plan=True,
+    )
 
 
 def points(svg: str):
@@ -61,17 +79,30 @@ def test_untrusted_names_are_text_never_markup(result):
 def test_the_cost_axis_is_any_of_the_metrics_and_the_chart_saves_as_svg(tmp_path):
     a = ablation([examples.load("parser_fix")], samples=3)
     chart = render_campaign(a, cost="time")
-    assert "mean time per run" in chart.svg and len(points(chart.svg)) == len(a.rows) == 20  # 11 rows, 9 rungs
+    assert (
+        "mean time per run" in chart.svg and len(points(chart.svg)) == len(a.rows) == 20
+    )  # 11 rows, 9 rungs
     path = chart.save(tmp_path / "a.svg")
     assert path.read_text(encoding="utf-8") == chart.svg
     assert "image/svg+xml" in chart._repr_mimebundle_()
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda r: render_campaign(r, cost="price"), RenderError, "unknown cost 'price'; choose one of tool_calls"),
-    (lambda r: render_campaign(r.rows), PlanvizTypeError, "expects a planviz Campaign, got tuple"),
-    (lambda r: render_campaign(r).save("chart.png"), RenderError, "use a .svg path"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda r: render_campaign(r, cost="price"),
+            RenderError,
+            "unknown cost 'price'; choose one of tool_calls",
+        ),
+        (
+            lambda r: render_campaign(r.rows),
+            PlanvizTypeError,
+            "expects a planviz Campaign, got tuple",
+        ),
+        (lambda r: render_campaign(r).save("chart.png"), RenderError, "use a .svg path"),
+    ],
+)
 def test_bad_arguments(result, call, error, match):
     with pytest.raises(error, match=match):
         call(result)

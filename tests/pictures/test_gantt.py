@@ -21,13 +21,18 @@ def test_a_simulation_has_no_model_lane():
 def test_each_model_call_of_a_trace_is_drawn_with_its_tokens(corpus):
     path = corpus / "otel" / "any-agent_OPENAI_trace.json"
     raw = json.loads(path.read_text())
-    llm = [s["attributes"] for s in raw["spans"] if s["attributes"].get("gen_ai.operation.name") == "call_llm"]
+    llm = [
+        s["attributes"]
+        for s in raw["spans"]
+        if s["attributes"].get("gen_ai.operation.name") == "call_llm"
+    ]
     run = load_trace(path)
     svg = gantt_svg(run, critical_path(run.plan), unit="s")
     titles = re.findall(r'class="pv-model"[^>]*><title>([^<]*)</title>', svg)
     assert len(titles) == len(llm) > 0 and "model call" in svg  # the legend names it
     assert sorted(int(re.search(r"(\d+) input tokens", t).group(1)) for t in titles) == sorted(
-        a["gen_ai.usage.input_tokens"] for a in llm)
+        a["gen_ai.usage.input_tokens"] for a in llm
+    )
 
 
 @pytest.mark.corpus
@@ -53,7 +58,10 @@ def test_the_lanes_hold_every_call_of_a_trace_in_its_model_or_tool_lane(corpus):
     cols = lane_columns(load_trace(path))
     assert Counter(cols["lanes"][k] for k in cols["lane"]) == expected
     assert cols["lanes"][0].startswith("model: ")  # model lanes first
-    shown = sorted((cols["lanes"][lane], start) for lane, start, look in zip(cols["lane"], cols["start"], cols["look"])
-                   if cols["looks"][look] != "model")
+    shown = sorted(
+        (cols["lanes"][lane], start)
+        for lane, start, look in zip(cols["lane"], cols["start"], cols["look"])
+        if cols["looks"][look] != "model"
+    )
     assert [name for name, _ in shown] == [name for name, _ in sorted(starts)]
     assert all(abs(a - b) < 1e-6 for (_, a), (_, b) in zip(shown, sorted(starts)))

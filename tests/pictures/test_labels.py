@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from planviz import Plan, Step, render
 from planviz.pictures.escape import escape_label
@@ -20,8 +19,11 @@ def is_boundary(text: str, pos: int) -> bool:
     """Whether a line may end at ``pos`` of ``text`` without splitting a word: a space, punctuation, a camel hump."""
     if pos in (0, len(text)) or text[pos] == " " or text[pos - 1] == " ":
         return True
-    return text[pos - 1] in BREAK_AFTER and text[pos] not in BREAK_AFTER or (
-        text[pos - 1].islower() and text[pos].isupper())
+    return (
+        text[pos - 1] in BREAK_AFTER
+        and text[pos] not in BREAK_AFTER
+        or (text[pos - 1].islower() and text[pos].isupper())
+    )
 
 
 def rebuild(lines: list[str], text: str) -> list[int]:
@@ -32,21 +34,35 @@ def rebuild(lines: list[str], text: str) -> list[int]:
         pos += len(line)
         if k < len(lines) - 1:
             breaks.append(pos)
-            if text[pos:pos + 1] == " ":
+            if text[pos : pos + 1] == " ":
                 pos += 1
     assert pos == len(text)
     return breaks
 
 
-@pytest.mark.parametrize("text, width, expected", [
-    ("AirbnbSearch.get_property_checkout_price(propertyId=1)", 28,
-     ["AirbnbSearch.get_property_", "checkout_price(propertyId=1)"]),
-    ("create_a_new_link_for_url_link_shortener", 20, ["create_a_new_link_", "for_url_link_", "shortener"]),
-    ("getPropertyCheckoutPrice", 12, ["getProperty", "Checkout", "Price"]),
-    ("Supercalifragilisticexpialidocious is long", 10, ["Supercalifragilisticexpialidocious", "is long"]),
-    ("a long action that needs wrapping", 12, ["a long", "action that", "needs", "wrapping"]),
-    ("", 10, [""]),
-])
+@pytest.mark.parametrize(
+    "text, width, expected",
+    [
+        (
+            "AirbnbSearch.get_property_checkout_price(propertyId=1)",
+            28,
+            ["AirbnbSearch.get_property_", "checkout_price(propertyId=1)"],
+        ),
+        (
+            "create_a_new_link_for_url_link_shortener",
+            20,
+            ["create_a_new_link_", "for_url_link_", "shortener"],
+        ),
+        ("getPropertyCheckoutPrice", 12, ["getProperty", "Checkout", "Price"]),
+        (
+            "Supercalifragilisticexpialidocious is long",
+            10,
+            ["Supercalifragilisticexpialidocious", "is long"],
+        ),
+        ("a long action that needs wrapping", 12, ["a long", "action that", "needs", "wrapping"]),
+        ("", 10, [""]),
+    ],
+)
 def test_wrap_table(text, width, expected):
     assert wrap(text, width) == expected
 
@@ -71,7 +87,9 @@ def test_clip_keeps_a_prefix_and_the_limit(text, limit):
 
 
 def test_escape_label_never_cuts_a_word_when_it_wraps():
-    line = escape_label("call AirbnbSearch.get_property_checkout_price now", width=20, max_lines=2, target="text")
+    line = escape_label(
+        "call AirbnbSearch.get_property_checkout_price now", width=20, max_lines=2, target="text"
+    )
     assert line == "call AirbnbSearch.\nget_property…"
 
 
@@ -81,6 +99,8 @@ def test_long_api_names_in_a_picture_break_at_punctuation():
     lines = texts(groups(render(plan).svg, "node-")["1"])[1:]
     assert len(lines) >= 2
     shown = " ".join(lines).replace("…", "")
-    assert re.sub(r"\s", "", shown) in re.sub(r"\s", "", action)  # nothing changed, only cut at the end
+    assert re.sub(r"\s", "", shown) in re.sub(
+        r"\s", "", action
+    )  # nothing changed, only cut at the end
     for line in lines[:-1]:
         assert line[-1] in BREAK_AFTER or action[action.index(line) + len(line)] == " ", line

@@ -24,10 +24,14 @@ def test_child_reports_the_cpu_time_and_memory_of_the_layout():
 
 
 def test_child_out_of_memory_is_stopped_and_says_so():
-    with pytest.raises(LayoutTimeout, match=r"ran out of its memory limit of 2 MiB laying out 60 nodes"):
+    with pytest.raises(
+        LayoutTimeout, match=r"ran out of its memory limit of 2 MiB laying out 60 nodes"
+    ):
         lay_out(dense(60), in_child=True, timeout=120, memory=2 * 2**20)
 
 
 def test_child_out_of_time_is_stopped_and_says_so():
-    with pytest.raises(LayoutTimeout, match=r"did not lay out 60 nodes within the time limit of 0\.5 s"):
+    with pytest.raises(
+        LayoutTimeout, match=r"did not lay out 60 nodes within the time limit of 0\.5 s"
+    ):
         lay_out(dense(60), in_child=True, timeout=0.5)

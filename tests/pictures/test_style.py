@@ -16,34 +16,65 @@ OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "
 def test_three_clearly_different_severity_looks():
     looks = [LOOKS[s] for s in SEVERITY_LOOKS]
     assert SEVERITY_LOOKS == ("error", "warning", "info")
-    assert len({look.stroke for look in looks}) == 3 and {look.stroke for look in looks} <= OKABE_ITO
-    assert "#E69F00" not in {look.stroke for look in looks}  # not two close oranges (vermillion and orange)
-    assert [look.penwidth for look in looks] == sorted((look.penwidth for look in looks), reverse=True)
-    assert [LEGEND_TEXT[s] for s in SEVERITY_LOOKS] == ["error (hover: message)", "warning (hover: message)",
-                                                        "note (hover: message)"]
+    assert (
+        len({look.stroke for look in looks}) == 3 and {look.stroke for look in looks} <= OKABE_ITO
+    )
+    assert "#E69F00" not in {
+        look.stroke for look in looks
+    }  # not two close oranges (vermillion and orange)
+    assert [look.penwidth for look in looks] == sorted(
+        (look.penwidth for look in looks), reverse=True
+    )
+    assert [LEGEND_TEXT[s] for s in SEVERITY_LOOKS] == [
+        "error (hover: message)",
+        "warning (hover: message)",
+        "note (hover: message)",
+    ]
 
 
-@pytest.mark.parametrize("severities, expected", [
-    (["info"], "info"), (["info", "warning"], "warning"), (["warning", "error", "info"], "error"), ([], "info")])
+@pytest.mark.parametrize(
+    "severities, expected",
+    [
+        (["info"], "info"),
+        (["info", "warning"], "warning"),
+        (["warning", "error", "info"], "error"),
+        ([], "info"),
+    ],
+)
 def test_gravest(severities, expected):
     assert gravest(Finding("c", "structure", s, "m") for s in severities) == expected
 
 
-PLAN = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
-                  Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
-                  Step("C", "c", expected_evidence="e", depends_on="B", requires="y", produces="z")])
+PLAN = Plan(
+    "g",
+    [
+        Step("A", "a", expected_evidence="e", produces="x"),
+        Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+        Step("C", "c", expected_evidence="e", depends_on="B", requires="y", produces="z"),
+    ],
+)
 
 
 def finding(severity: str, steps=(), edges=()) -> Finding:
-    return Finding(f"some_{severity}", "import", severity, f"a {severity}", tuple(steps), tuple(edges))
+    return Finding(
+        f"some_{severity}", "import", severity, f"a {severity}", tuple(steps), tuple(edges)
+    )
 
 
 def test_each_severity_outlines_its_steps_and_edges_and_is_in_the_legend():
-    found = (finding("error", ["A"]), finding("warning", ["B"], [("A", "B")]), finding("info", ["C"], [("B", "C")]),
-             finding("info", ["A"]))
+    found = (
+        finding("error", ["A"]),
+        finding("warning", ["B"], [("A", "B")]),
+        finding("info", ["C"], [("B", "C")]),
+        finding("info", ["A"]),
+    )
     svg = render(PLAN.replace(import_findings=found)).svg
     nodes, edges, legend = groups(svg, "node-"), groups(svg, "edge-"), groups(svg, "legend-")
-    for sid, severity in (("A", "error"), ("B", "warning"), ("C", "info")):  # the gravest finding of a step wins
+    for sid, severity in (
+        ("A", "error"),
+        ("B", "warning"),
+        ("C", "info"),
+    ):  # the gravest finding of a step wins
         assert {"finding", f"finding-{severity}"} <= classes(nodes[sid])
         assert outline(nodes[sid]).get("stroke") == LOOKS[severity].stroke
     assert texts(nodes["A"])[-1] == "error: some_error, info: some_info"
@@ -67,11 +98,14 @@ def test_imported_plans_show_their_real_findings_not_format_noise():
     plan = parse_plan("Node:\n1: a\n2: b\nEdge: (START,1) (1,END) (START,2)")
     svg = render(plan, report=validate(plan)).svg
     nodes = groups(svg, "node-")
-    assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {"2"}  # the dead end, nothing else
+    assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {
+        "2"
+    }  # the dead end, nothing else
     assert "finding-warning" in classes(nodes["2"]) and texts(nodes["2"])[-1] == "warning: dead_end"
 
 
 # --- the looks on screen (Diagram.legend), with or without the drawn legend --------------------------------------
+
 
 def test_a_diagram_names_the_looks_it_shows_and_can_leave_its_legend_out():
     import planviz
@@ -80,18 +114,28 @@ def test_a_diagram_names_the_looks_it_shows_and_can_leave_its_legend_out():
     plan = planviz.examples.load("cache_isolation")
     run = planviz.simulate(plan, faults=[Fault("S4", "side_effect")])
     voiding = next(e.index for e in run.events if e.kind == "invalidate")
-    with_legend, without = render(plan, run=run, at=voiding), render(plan, run=run, at=voiding, legend=False)
+    with_legend, without = (
+        render(plan, run=run, at=voiding),
+        render(plan, run=run, at=voiding, legend=False),
+    )
     assert with_legend.legend == without.legend == ("invalidated", "kept", "critical")
-    assert set(groups(with_legend.svg, "legend-")) >= set(with_legend.legend)  # the drawn legend: the run's looks
-    assert groups(without.svg, "legend-") == {} and "Legend" not in texts(ET.fromstring(without.svg))
+    assert set(groups(with_legend.svg, "legend-")) >= set(
+        with_legend.legend
+    )  # the drawn legend: the run's looks
+    assert groups(without.svg, "legend-") == {} and "Legend" not in texts(
+        ET.fromstring(without.svg)
+    )
     assert render(plan, run=run, at=0, legend=False).legend == ("pending", "ready", "critical")
 
 
-@pytest.mark.parametrize("found, expected", [
-    ((), ("step",)),
-    ((finding("warning", ["B"]),), ("step", "warning")),
-    ((finding("info", [], [("A", "B")]),), ("step", "info")),
-])
+@pytest.mark.parametrize(
+    "found, expected",
+    [
+        ((), ("step",)),
+        ((finding("warning", ["B"]),), ("step", "warning")),
+        ((finding("info", [], [("A", "B")]),), ("step", "info")),
+    ],
+)
 def test_the_looks_on_screen_of_a_plan_picture(found, expected):
     report = validate(PLAN).__class__(found, ())
     assert render(PLAN, report=report, highlight=()).legend == expected

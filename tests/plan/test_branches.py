@@ -9,9 +9,17 @@ from planviz.plan.branches import connected_branches
 CASES = [
     (set(), {}, []),
     ({"a"}, {"a": []}, [["a"]]),
-    ({"a", "b", "c"}, {"a": [], "b": ["a"], "c": ["x"]}, [["a", "b"], ["c"]]),  # x is outside: no edge
+    (
+        {"a", "b", "c"},
+        {"a": [], "b": ["a"], "c": ["x"]},
+        [["a", "b"], ["c"]],
+    ),  # x is outside: no edge
     ({"b", "c"}, {"b": ["a"], "c": ["a"]}, [["b"], ["c"]]),  # joined only through a step outside
-    ({"s10", "s9", "s2"}, {"s10": ["s9"], "s9": [], "s2": []}, [["s2"], ["s9", "s10"]]),  # natural order
+    (
+        {"s10", "s9", "s2"},
+        {"s10": ["s9"], "s9": [], "s2": []},
+        [["s2"], ["s9", "s10"]],
+    ),  # natural order
     ({"d", "e", "f"}, {"d": [], "e": [], "f": ["d", "e"]}, [["d", "e", "f"]]),  # direction ignored
 ]
 
@@ -23,4 +31,7 @@ def test_branches(members, parents, expected):
 
 def test_a_key_orders_each_branch_and_the_branches():
     rank = {"a": 2, "b": 1, "c": 0}.__getitem__
-    assert connected_branches({"a", "b", "c"}, {"a": [], "b": ["a"], "c": []}, rank) == [["c"], ["b", "a"]]
+    assert connected_branches({"a", "b", "c"}, {"a": [], "b": ["a"], "c": []}, rank) == [
+        ["c"],
+        ["b", "a"],
+    ]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
 import gc
 import math
+from dataclasses import fields
 from types import MappingProxyType
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz.errors import PlanFormatError
 from planviz.plan import records
@@ -32,7 +31,14 @@ def outcome(data):
         plan = plan_from_dict(data, source="p.json")
     except PlanFormatError as exc:
         return "error", str(exc), exc.path
-    return "plan", plan, [[(f.name, getattr(s, f.name), _types(getattr(s, f.name))) for f in fields(s)] for s in plan.steps]
+    return (
+        "plan",
+        plan,
+        [
+            [(f.name, getattr(s, f.name), _types(getattr(s, f.name))) for f in fields(s)]
+            for s in plan.steps
+        ],
+    )
 
 
 def _types(value):
@@ -59,38 +65,99 @@ def nested(depth: int) -> list:
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=4)
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False,
-                    allow_infinity=False), _text)
-_json = st.recursive(_scalar, lambda c: st.one_of(st.lists(c, max_size=3), st.lists(c, max_size=2).map(tuple),
-                                                  st.dictionaries(_text, c, max_size=3)), max_leaves=8)
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    _text,
+)
+_json = st.recursive(
+    _scalar,
+    lambda c: st.one_of(
+        st.lists(c, max_size=3),
+        st.lists(c, max_size=2).map(tuple),
+        st.dictionaries(_text, c, max_size=3),
+    ),
+    max_leaves=8,
+)
 _strings = st.one_of(_text, st.lists(_text, max_size=3), st.lists(_text, max_size=3).map(tuple))
 VALID = {
-    "id": st.text(min_size=1, max_size=4), "text": _text, "name": _text, "strings": _strings,
+    "id": st.text(min_size=1, max_size=4),
+    "text": _text,
+    "name": _text,
+    "strings": _strings,
     "duration": st.one_of(st.integers(0, 10**9), st.floats(0, 1e9), st.just(-0.0)),
-    "arguments": st.one_of(st.dictionaries(_text, _json, max_size=3),
-                           st.integers(90, 95).map(lambda d: {"x": nested(d)})),  # at most 100 deep in a plan file
+    "arguments": st.one_of(
+        st.dictionaries(_text, _json, max_size=3),
+        st.integers(90, 95).map(lambda d: {"x": nested(d)}),
+    ),  # at most 100 deep in a plan file
     "choice": None,
-    "budget": st.fixed_dictionaries({}, optional={"steps": st.integers(0, 5), "duration": st.integers(0, 9)}),
-    "steps": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["X1", "X2"])}), max_size=2),  # expands_to
+    "budget": st.fixed_dictionaries(
+        {}, optional={"steps": st.integers(0, 5), "duration": st.integers(0, 9)}
+    ),
+    "steps": st.lists(
+        st.fixed_dictionaries({"id": st.sampled_from(["X1", "X2"])}), max_size=2
+    ),  # expands_to
 }
-_stranger = st.one_of(st.just(Text("low")), st.just(object()), st.just({"a"}), st.just(MappingProxyType({"a": 1})))
-_surrogate = st.sampled_from(["A\udc00", "\ud800", "é\udfff"])  # not Unicode text: refused by the careful path
+_stranger = st.one_of(
+    st.just(Text("low")), st.just(object()), st.just({"a"}), st.just(MappingProxyType({"a": 1}))
+)
+_surrogate = st.sampled_from(
+    ["A\udc00", "\ud800", "é\udfff"]
+)  # not Unicode text: refused by the careful path
 BAD = {
-    "id": st.one_of(st.integers(), st.floats(), st.just(""), st.booleans(), st.just(Text("A")), _stranger, _surrogate),
-    "text": st.one_of(st.integers(), st.booleans(), st.lists(_text, max_size=1), st.floats(), _stranger,
-                      _surrogate),
+    "id": st.one_of(
+        st.integers(),
+        st.floats(),
+        st.just(""),
+        st.booleans(),
+        st.just(Text("A")),
+        _stranger,
+        _surrogate,
+    ),
+    "text": st.one_of(
+        st.integers(),
+        st.booleans(),
+        st.lists(_text, max_size=1),
+        st.floats(),
+        _stranger,
+        _surrogate,
+    ),
     "strings": st.one_of(
-        st.tuples(st.lists(_text, max_size=2), st.one_of(st.integers(), st.none(), st.just(Text("x")),
-                                                          st.lists(_text, max_size=1), st.booleans())).map(
-            lambda t: t[0] + [t[1]]),
-        st.integers(), st.dictionaries(_text, _text, max_size=1), st.just(Text("x")), _stranger, _surrogate,
-        st.lists(_text, max_size=2).flatmap(lambda good: _surrogate.map(lambda bad: good + [bad]))),
-    "duration": st.one_of(st.integers(-10, -1), st.floats(allow_nan=True).filter(lambda f: not 0 <= f < math.inf),
-                          st.booleans(), _text, st.just(10**400), st.just(2e300), _stranger),
+        st.tuples(
+            st.lists(_text, max_size=2),
+            st.one_of(
+                st.integers(),
+                st.none(),
+                st.just(Text("x")),
+                st.lists(_text, max_size=1),
+                st.booleans(),
+            ),
+        ).map(lambda t: t[0] + [t[1]]),
+        st.integers(),
+        st.dictionaries(_text, _text, max_size=1),
+        st.just(Text("x")),
+        _stranger,
+        _surrogate,
+        st.lists(_text, max_size=2).flatmap(lambda good: _surrogate.map(lambda bad: good + [bad])),
+    ),
+    "duration": st.one_of(
+        st.integers(-10, -1),
+        st.floats(allow_nan=True).filter(lambda f: not 0 <= f < math.inf),
+        st.booleans(),
+        _text,
+        st.just(10**400),
+        st.just(2e300),
+        _stranger,
+    ),
     "choice": st.one_of(_text, st.integers(), st.just(Text("low")), st.just("LOW"), _stranger),
     "arguments": st.one_of(
-        st.lists(_text, max_size=1), _text, st.just(MappingProxyType({"a": 1})),
-        st.integers(96, 103).map(lambda d: {"x": nested(d)})),  # too deep to read back from a plan file
+        st.lists(_text, max_size=1),
+        _text,
+        st.just(MappingProxyType({"a": 1})),
+        st.integers(96, 103).map(lambda d: {"x": nested(d)}),
+    ),  # too deep to read back from a plan file
 }
 
 
@@ -98,12 +165,30 @@ BAD = {
 def planted_arguments(draw):
     """Valid arguments with one bad leaf (or one non-string key) somewhere inside."""
     args = draw(st.dictionaries(_text, _json, min_size=1, max_size=3))
-    bad = draw(st.sampled_from([math.nan, math.inf, -math.inf, object(), {"x"}, Text("t"), b"x", 1j, {1: "a"},
-                                MappingProxyType({"a": 1}), "A\udc00", 10**5000]))
+    bad = draw(
+        st.sampled_from(
+            [
+                math.nan,
+                math.inf,
+                -math.inf,
+                object(),
+                {"x"},
+                Text("t"),
+                b"x",
+                1j,
+                {1: "a"},
+                MappingProxyType({"a": 1}),
+                "A\udc00",
+                10**5000,
+            ]
+        )
+    )
     holder, key = args, draw(st.sampled_from(sorted(args)))
     while isinstance(holder[key], (dict, list)) and holder[key] and draw(st.booleans()):
         holder = holder[key]
-        key = draw(st.sampled_from(sorted(holder) if isinstance(holder, dict) else range(len(holder))))
+        key = draw(
+            st.sampled_from(sorted(holder) if isinstance(holder, dict) else range(len(holder)))
+        )
     if isinstance(holder, dict) and draw(st.booleans()):
         holder[2] = "a"  # a key that is not a string
     else:
@@ -115,7 +200,9 @@ BAD["arguments"] = st.one_of(BAD["arguments"], planted_arguments(), planted_argu
 BAD["name"] = BAD["text"]
 
 
-SIMPLE_KEYS = [k for k in STEP_FIELDS if k != "id" and STEP_FIELDS[k] not in ("budget", "steps")]  # not far steps
+SIMPLE_KEYS = [
+    k for k in STEP_FIELDS if k != "id" and STEP_FIELDS[k] not in ("budget", "steps")
+]  # not far steps
 
 
 def good_value(key):
@@ -127,7 +214,10 @@ def good_value(key):
 def good_steps(draw):
     """A step the careful path accepts: an id and any valid form of any other fields (or null)."""
     keys = draw(st.lists(st.sampled_from(SIMPLE_KEYS), max_size=8, unique=True))
-    out = {key: draw(st.one_of(good_value(key), good_value(key), good_value(key), st.none())) for key in keys}
+    out = {
+        key: draw(st.one_of(good_value(key), good_value(key), good_value(key), st.none()))
+        for key in keys
+    }
     out["id"] = draw(VALID["id"])
     return draw(st.permutations(list(out.items()))) if draw(st.booleans()) else list(out.items())
 
@@ -152,32 +242,55 @@ def test_one_defect_anywhere_gives_the_careful_error(kind, steps, data):
     """Well-formed steps with one defect planted: the same error, never a later one first."""
     i = data.draw(st.integers(0, len(steps) - 1))
     if kind == "unknown key":
-        key, bad = data.draw(st.sampled_from(["acton", "dependson", 1, ("id",)])), st.one_of(_json, _stranger)
+        key, bad = (
+            data.draw(st.sampled_from(["acton", "dependson", 1, ("id",)])),
+            st.one_of(_json, _stranger),
+        )
     else:
         key, bad = data.draw(st.sampled_from(KEYS_OF_KIND[kind])), BAD[kind]
     steps[i] = {**steps[i], key: data.draw(bad)}
     if data.draw(st.booleans()):
-        steps.insert(data.draw(st.integers(0, len(steps))), data.draw(st.one_of(_scalar, _stranger)))
+        steps.insert(
+            data.draw(st.integers(0, len(steps))), data.draw(st.one_of(_scalar, _stranger))
+        )
     fast, slow = both_paths({"goal": "g", "steps": steps})
     assert fast == slow  # mostly the same error; a str subclass is an accepted stranger
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(good_steps().map(dict), st.dictionaries(st.sampled_from(list(STEP_FIELDS)),
-                                                                  st.one_of(_json, _stranger), max_size=5),
-                          _stranger), max_size=5))
+@given(
+    st.lists(
+        st.one_of(
+            good_steps().map(dict),
+            st.dictionaries(
+                st.sampled_from(list(STEP_FIELDS)), st.one_of(_json, _stranger), max_size=5
+            ),
+            _stranger,
+        ),
+        max_size=5,
+    )
+)
 def test_any_steps_fare_alike_on_both_paths(steps):
     fast, slow = both_paths({"goal": "g", "steps": steps})
     assert fast == slow
 
 
-@pytest.mark.parametrize("steps, path", [
-    ([{"id": "A", "depends_on": ["x", 3]}, {"id": "B", "zzz": 1}], "steps[0].depends_on[1]"),
-    ([{"id": "A", "requires": ("x", None)}, {"id": "B", "risk": "medium"}], "steps[0].requires[1]"),
-    ([{"id": "A"}, {"id": "B", "produces": ["y", ["z"]]}, {"id": 3}], "steps[1].produces[1]"),
-    ([{"id": "A", "arguments": {"q": [1, math.nan]}}, {"id": "B", "depends_on": [1]}], "steps[0].arguments.q[1]"),
-    ([{"id": "A", "resources": ["r"]}, {"id": "B", "duration": -1}], "steps[1].duration"),
-])
+@pytest.mark.parametrize(
+    "steps, path",
+    [
+        ([{"id": "A", "depends_on": ["x", 3]}, {"id": "B", "zzz": 1}], "steps[0].depends_on[1]"),
+        (
+            [{"id": "A", "requires": ("x", None)}, {"id": "B", "risk": "medium"}],
+            "steps[0].requires[1]",
+        ),
+        ([{"id": "A"}, {"id": "B", "produces": ["y", ["z"]]}, {"id": 3}], "steps[1].produces[1]"),
+        (
+            [{"id": "A", "arguments": {"q": [1, math.nan]}}, {"id": "B", "depends_on": [1]}],
+            "steps[0].arguments.q[1]",
+        ),
+        ([{"id": "A", "resources": ["r"]}, {"id": "B", "duration": -1}], "steps[1].duration"),
+    ],
+)
 def test_the_first_defect_in_the_file_is_the_one_reported(steps, path):
     fast, slow = both_paths({"goal": "g", "steps": steps})
     assert fast == slow and fast[0] == "error" and fast[2] == path
@@ -185,7 +298,9 @@ def test_the_first_defect_in_the_file_is_the_one_reported(steps, path):
 
 def test_arguments_are_fresh_copies_and_tuples_become_lists():
     shared = {"q": ("a", {"b": [1, 2.5, None, True]})}
-    plan = plan_from_dict({"goal": "g", "steps": [{"id": "A", "arguments": shared}, {"id": "B"}, {"id": "C"}]})
+    plan = plan_from_dict(
+        {"goal": "g", "steps": [{"id": "A", "arguments": shared}, {"id": "B"}, {"id": "C"}]}
+    )
     a, b, c = plan.steps
     assert a.arguments == {"q": ["a", {"b": [1, 2.5, None, True]}]}
     assert a.arguments["q"][1] is not shared["q"][1]
@@ -209,13 +324,20 @@ def test_paused_gc_restores_the_collector():
         gc.enable()
 
 
-@pytest.mark.parametrize("step", [
-    {"id": "F", "horizon": "far", "budget": {"steps": 3, "duration": 5}},
-    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1", "action": "a"}, {"id": "F2", "depends_on": "F1"}]},
-    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1"}, {"id": 3}]},
-    {"id": "F", "horizon": "far", "expands_to": [{"id": "F1", "requires": ["x", "\udc00"]}]},
-    {"id": "F", "budget": {"steps": -1}},
-])
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"id": "F", "horizon": "far", "budget": {"steps": 3, "duration": 5}},
+        {
+            "id": "F",
+            "horizon": "far",
+            "expands_to": [{"id": "F1", "action": "a"}, {"id": "F2", "depends_on": "F1"}],
+        },
+        {"id": "F", "horizon": "far", "expands_to": [{"id": "F1"}, {"id": 3}]},
+        {"id": "F", "horizon": "far", "expands_to": [{"id": "F1", "requires": ["x", "\udc00"]}]},
+        {"id": "F", "budget": {"steps": -1}},
+    ],
+)
 def test_far_steps_and_their_expansions_fare_alike(step):
     fast, slow = both_paths({"goal": "g", "steps": [{"id": "A", "produces": "x"}, step]})
     assert fast == slow

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz.errors import PlanFormatError
 from planviz.io import jsonsyntax
@@ -25,18 +24,26 @@ def nested_values(draw):
         if draw(st.booleans()):
             value = [*siblings, value] if draw(st.booleans()) else [value, *siblings]
         else:
-            value = {draw(_tricky): value, **{f"k{i}{draw(_tricky)}": s for i, s in enumerate(siblings)}}
+            value = {
+                draw(_tricky): value,
+                **{f"k{i}{draw(_tricky)}": s for i, s in enumerate(siblings)},
+            }
     return value
 
 
 @st.composite
 def json_texts(draw):
     value = draw(nested_values())
-    text = json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 1])))
+    text = json.dumps(
+        value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 0, 1]))
+    )
     for _ in range(draw(st.integers(0, 2))):  # break it: insert or drop a character
         at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from('[]{}"\\,: x')) + text[at:] if draw(st.booleans()) else (
-            text[:at] + text[at + 1:])
+        text = (
+            text[:at] + draw(st.sampled_from('[]{}"\\,: x')) + text[at:]
+            if draw(st.booleans())
+            else (text[:at] + text[at + 1 :])
+        )
     return text
 
 
@@ -76,14 +83,17 @@ def test_the_proof_is_sound(text):
         assert depth(value) <= MAX_DEPTH
 
 
-@pytest.mark.parametrize("text, shallow", [
-    ('{"a": [1, {"b": "x"}]}', True),
-    ('{"a": "[[[[ not structure ]"}', False),  # a bracket in a string: the exact check decides
-    ('{"a": "say \\"hi\\" \\\\", "b": [[]]}', True),
-    ("[" * MAX_DEPTH + "]" * MAX_DEPTH, True),
-    ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), False),
-    ("[[[]", False),
-])
+@pytest.mark.parametrize(
+    "text, shallow",
+    [
+        ('{"a": [1, {"b": "x"}]}', True),
+        ('{"a": "[[[[ not structure ]"}', False),  # a bracket in a string: the exact check decides
+        ('{"a": "say \\"hi\\" \\\\", "b": [[]]}', True),
+        ("[" * MAX_DEPTH + "]" * MAX_DEPTH, True),
+        ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), False),
+        ("[[[]", False),
+    ],
+)
 def test_shallow_proof_examples(text, shallow):
     assert jsonsyntax._provably_shallow(text) is shallow
 

@@ -16,7 +16,13 @@ import pytest
 
 from planviz import load_plans, parse_plan
 
-TINYAGENT = Path(__file__).parent.parent / "data" / "real" / "llmcompiler" / "tinyagent_planner_examples.txt"
+TINYAGENT = (
+    Path(__file__).parent.parent
+    / "data"
+    / "real"
+    / "llmcompiler"
+    / "tinyagent_planner_examples.txt"
+)
 _CALL = re.compile(r"^(\d+)\. (\w+)\((.*)\)(?:<END_OF_PLAN>)?$")
 
 
@@ -28,7 +34,9 @@ def _truth(text: str) -> list[list[tuple[str, str, list]]]:
         for line in block.splitlines():
             m = _CALL.match(line.strip())
             if m:
-                calls.append((m.group(1), m.group(2), list(ast.literal_eval("[" + m.group(3) + "]"))))
+                calls.append(
+                    (m.group(1), m.group(2), list(ast.literal_eval("[" + m.group(3) + "]")))
+                )
         if calls:
             blocks.append(calls)
     return blocks
@@ -52,15 +60,20 @@ def test_tinyagent_planner_examples_arguments_are_what_python_reads():
     assert plans[1].step("3").depends_on == ("2",)  # "$2" is still a reference
 
 
-@pytest.mark.parametrize("args, expected", [
-    ("None, True, False", [None, True, False]),
-    ("'single', \"double\"", ["single", "double"]),
-    ('"a," "b"', ["a,b"]),
-    ("(1, 2)", [[1, 2]]),
-    ("Austin Powers, d", ["Austin Powers", "d"]),          # not literals: as written
-    ("[john@doe.com], []", [["john@doe.com"], []]),      # an unquoted list: split on its commas
-    ("os.system('x')", ["os.system('x')"]),               # a call is never evaluated: kept as text
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ("None, True, False", [None, True, False]),
+        ("'single', \"double\"", ["single", "double"]),
+        ('"a," "b"', ["a,b"]),
+        ("(1, 2)", [[1, 2]]),
+        ("Austin Powers, d", ["Austin Powers", "d"]),  # not literals: as written
+        ("[john@doe.com], []", [["john@doe.com"], []]),  # an unquoted list: split on its commas
+        ("os.system('x')", ["os.system('x')"]),  # a call is never evaluated: kept as text
+    ],
+)
 def test_argument_literals(args, expected):
-    plan = parse_plan(f"Question: q\n1. tool({args})\n2. join()<END_OF_PLAN>\n", format="llmcompiler")
+    plan = parse_plan(
+        f"Question: q\n1. tool({args})\n2. join()<END_OF_PLAN>\n", format="llmcompiler"
+    )
     assert plan.step("1").arguments == {str(i): v for i, v in enumerate(expected)}

@@ -20,11 +20,15 @@ def leftovers(folder) -> list[str]:
 def test_writes_text_or_bytes(tmp_path, data):
     path = tmp_path / "out"
     write_output(path, data)
-    assert (path.read_bytes() if isinstance(data, bytes) else path.read_text(encoding="utf-8")) == data
+    assert (
+        path.read_bytes() if isinstance(data, bytes) else path.read_text(encoding="utf-8")
+    ) == data
     assert leftovers(tmp_path) == ["out"]
 
 
-@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt(), ValueError("x")])
+@pytest.mark.parametrize(
+    "error", [OSError(28, "No space left on device"), KeyboardInterrupt(), ValueError("x")]
+)
 def test_a_failure_keeps_the_old_file_and_leaves_no_temporary_file(tmp_path, error):
     path = tmp_path / "trace.jsonl"
     path.write_text("old\n")
@@ -79,12 +83,16 @@ def test_a_directory_is_an_os_error(tmp_path):
         write_output(tmp_path, "x")
 
 
-@pytest.mark.parametrize("write", [
-    lambda run, path: planviz.save_trace(run, path),
-    lambda run, path: planviz.report_html(run, path),
-    lambda run, path: planviz.render(run.plans[0]).save(path.with_suffix(".svg")),
-    lambda run, path: planviz.dump_plan(run.plans[0], path),
-], ids=["save_trace", "report_html", "Diagram.save", "dump_plan"])
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda run, path: planviz.save_trace(run, path),
+        lambda run, path: planviz.report_html(run, path),
+        lambda run, path: planviz.render(run.plans[0]).save(path.with_suffix(".svg")),
+        lambda run, path: planviz.dump_plan(run.plans[0], path),
+    ],
+    ids=["save_trace", "report_html", "Diagram.save", "dump_plan"],
+)
 def test_every_writer_replaces_its_file_whole(tmp_path, monkeypatch, write):
     from planviz.io import output
 
@@ -102,14 +110,19 @@ def test_every_writer_replaces_its_file_whole(tmp_path, monkeypatch, write):
 def test_a_missing_folder_is_made(tmp_path):
     target = tmp_path / "out" / "deeper" / "plan.svg"
     write_output(target, "<svg/>")
-    assert target.read_text() == "<svg/>" and [p.name for p in target.parent.iterdir()] == ["plan.svg"]
+    assert target.read_text() == "<svg/>" and [p.name for p in target.parent.iterdir()] == [
+        "plan.svg"
+    ]
 
 
 def test_a_fifo_nobody_reads_is_refused_at_once_naming_the_path(tmp_path):
     fifo = tmp_path / "out.svg"
     os.mkfifo(fifo)
-    with pytest.raises(OSError, match=r"a FIFO \(named pipe\) that nothing reads: writing to it would wait "
-                                      r"forever") as info:
+    with pytest.raises(
+        OSError,
+        match=r"a FIFO \(named pipe\) that nothing reads: writing to it would wait "
+        r"forever",
+    ) as info:
         write_output(fifo, "x")
     assert info.value.filename == str(fifo)
 
@@ -128,6 +141,7 @@ def test_a_fifo_with_a_reader_is_written_to(tmp_path):
 def _dead_pid() -> int:
     import subprocess
     import sys
+
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
@@ -136,13 +150,17 @@ def _dead_pid() -> int:
 def test_the_next_write_removes_what_a_killed_writer_left_but_not_a_running_writers_file(tmp_path):
     target = tmp_path / "out.svg"
     stale = tmp_path / f".out.svg.{_dead_pid()}.0123abcd.tmp"
-    running = tmp_path / f".out.svg.{os.getppid()}.89abcdef.tmp"  # a live process (this test's parent)
+    running = (
+        tmp_path / f".out.svg.{os.getppid()}.89abcdef.tmp"
+    )  # a live process (this test's parent)
     other = tmp_path / f".other.svg.{_dead_pid()}.0123abcd.tmp"  # another target's
     for path in (stale, running, other):
         path.write_text("half")
     write_output(target, "whole")
     assert target.read_text() == "whole"
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, running.name, other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [target.name, running.name, other.name]
+    )
 
 
 def test_a_failure_names_the_users_path_not_the_temporary_file(tmp_path, monkeypatch):

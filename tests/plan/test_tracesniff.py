@@ -20,14 +20,22 @@ from planviz.errors import PlanFormatError
 from planviz.io.tracesniff import trace_named
 
 REAL = Path(__file__).parent.parent / "data" / "real"
-CORPUS_TRACES = ("otel/any-agent_OPENAI_trace.json", "otel/more/AGNO_trace.json",
-                 "openinference/LANGCHAIN_trace_openinference.json", "otel-js/all-spans.json",
-                 "otel-js/ai-generateText.json", "langfuse/agno-2025-06-11.json",
-                 "langfuse/openai-assistants-2024-05-29.json",
-                 "langgraph/langgraph_docs_get_state_history_example.json",
-                 "langgraph/langgraph_saved_checkpoints_v3.json")
-REAL_TRACES = ("phoenix/atif_simple_trajectory.spans.json", "phoenix/atif_multi_tool_trajectory.spans.jsonl",
-               "mlflow/tool_agent.mlflow3.json")
+CORPUS_TRACES = (
+    "otel/any-agent_OPENAI_trace.json",
+    "otel/more/AGNO_trace.json",
+    "openinference/LANGCHAIN_trace_openinference.json",
+    "otel-js/all-spans.json",
+    "otel-js/ai-generateText.json",
+    "langfuse/agno-2025-06-11.json",
+    "langfuse/openai-assistants-2024-05-29.json",
+    "langgraph/langgraph_docs_get_state_history_example.json",
+    "langgraph/langgraph_saved_checkpoints_v3.json",
+)
+REAL_TRACES = (
+    "phoenix/atif_simple_trajectory.spans.json",
+    "phoenix/atif_multi_tool_trajectory.spans.jsonl",
+    "mlflow/tool_agent.mlflow3.json",
+)
 
 
 def _refusal(path) -> str:
@@ -39,10 +47,15 @@ def _refusal(path) -> str:
 def _check_named(path: Path) -> None:
     fmt = load_traces(path)[0].trace_format
     message = _refusal(path)
-    assert f"format={fmt!r}" in message and "planviz.load_trace" in message and "not a plan" in message
+    assert (
+        f"format={fmt!r}" in message and "planviz.load_trace" in message and "not a plan" in message
+    )
     text = path.read_text(encoding="utf-8")
-    data = [json.loads(line) for line in text.splitlines() if line.strip()] if path.suffix == ".jsonl" \
+    data = (
+        [json.loads(line) for line in text.splitlines() if line.strip()]
+        if path.suffix == ".jsonl"
         else json.loads(text)
+    )
     assert trace_named(data)[0] == fmt
     with pytest.raises(PlanFormatError, match=f"format={fmt!r}"):
         parse_plan(text)
@@ -83,7 +96,9 @@ def test_a_sqlite_file_that_is_no_checkpointer(tmp_path):
 @pytest.mark.corpus
 def test_a_langgraph_checkpoint_database(corpus, tmp_path):
     src = corpus / "langgraph" / "sqlite" / "hirokts_checkpoints.db"
-    path = tmp_path / "checkpoints.db"  # a copy: the corpus is read-only and SQLite may want its -wal beside it
+    path = (
+        tmp_path / "checkpoints.db"
+    )  # a copy: the corpus is read-only and SQLite may want its -wal beside it
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(str(src) + suffix):
             Path(str(path) + suffix).write_bytes(Path(str(src) + suffix).read_bytes())

@@ -26,9 +26,18 @@ from planviz import Contract, Fault, Plan, Step, ToolSpec, examples, metrics, re
 from planviz.checks.validation import refusal
 from planviz.plan.identity import work_keys
 
-FAMILIES = ("rename", "respell", "drop_completed", "readd_completed", "redefine_completed", "hollow_redo",
-            "drop_premises",
-            "self_effect", "reregister_tool", "vacuous_check")
+FAMILIES = (
+    "rename",
+    "respell",
+    "drop_completed",
+    "readd_completed",
+    "redefine_completed",
+    "hollow_redo",
+    "drop_premises",
+    "self_effect",
+    "reregister_tool",
+    "vacuous_check",
+)
 
 
 @dataclass(frozen=True)
@@ -54,13 +63,20 @@ class Cheat:
 
 # ------------------------------------------------------------------ the worked examples, as bases
 
+
 def _cache() -> Plan:
     return examples.load("cache_isolation")
 
 
 def _cache_tooled() -> Plan:
     """The cache example with tools on its steps (so a re-spelling can add the tool's name)."""
-    tools = {"S0": "run_tests", "S1": "grep_code", "S2": "write_test", "S3": "edit_file", "S4": "run_tests"}
+    tools = {
+        "S0": "run_tests",
+        "S1": "grep_code",
+        "S2": "write_test",
+        "S3": "edit_file",
+        "S4": "run_tests",
+    }
     p = _cache()
     return p.replace(steps=tuple(replace(s, tool=tools[s.id]) for s in p.steps))
 
@@ -71,15 +87,26 @@ def _past_due() -> Plan:
 
 #: base name -> (plan maker, the step a side effect is found at)
 BASES: dict[str, tuple[Callable[[], Plan], str]] = {
-    "cache_isolation": (_cache, "S4"), "cache_tooled": (_cache_tooled, "S4"), "past_due_account": (_past_due, "step_4"),
+    "cache_isolation": (_cache, "S4"),
+    "cache_tooled": (_cache_tooled, "S4"),
+    "past_due_account": (_past_due, "step_4"),
 }
 
 
 # ------------------------------------------------------------------ re-spellings
 
+
 def respell(action: str, tool: str | None, rnd: random.Random) -> str:
     """``action`` re-spelled: case, spacing, trailing space or punctuation, the tool's name added; 1 to 3 of them."""
-    moves = ["upper", "lower", "capitalize", "trail_space", "trail_punct", "double_space", "lead_space"]
+    moves = [
+        "upper",
+        "lower",
+        "capitalize",
+        "trail_space",
+        "trail_punct",
+        "double_space",
+        "lead_space",
+    ]
     if tool:
         moves += ["tool_prefix", "tool_suffix", "tool_bracket"]
     text = action
@@ -124,9 +151,15 @@ def _copy_unfinished(plan: Plan, state: Any, rnd: random.Random, spell: bool) ->
         if s.id not in new:
             steps.append(s)
             continue
-        steps.append(replace(s, id=new[s.id], depends_on=tuple(new.get(d, d) for d in s.depends_on),
-                             arguments=rename_placeholders(s.arguments, new, plan.by_id),
-                             action=respell(s.action, s.tool, rnd) if spell else s.action))
+        steps.append(
+            replace(
+                s,
+                id=new[s.id],
+                depends_on=tuple(new.get(d, d) for d in s.depends_on),
+                arguments=rename_placeholders(s.arguments, new, plan.by_id),
+                action=respell(s.action, s.tool, rnd) if spell else s.action,
+            )
+        )
     return plan.replace(steps=tuple(steps))
 
 
@@ -135,11 +168,17 @@ def _unfinished(plan: Plan, state: Any) -> set[str]:
 
 
 def _without(plan: Plan, gone: str) -> Plan:
-    return plan.replace(steps=tuple(replace(s, depends_on=tuple(d for d in s.depends_on if d != gone))
-                                    for s in plan.steps if s.id != gone))
+    return plan.replace(
+        steps=tuple(
+            replace(s, depends_on=tuple(d for d in s.depends_on if d != gone))
+            for s in plan.steps
+            if s.id != gone
+        )
+    )
 
 
 # ------------------------------------------------------------------ families of cheating replanners
+
 
 def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
     make, at = BASES[base]
@@ -150,8 +189,10 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
     seed = rnd.randrange(1 << 30)
 
     for family, spell in (("rename", False), ("respell", True)):
+
         def propose(goal, contract, state, p, _r=random.Random(seed), _spell=spell):
             return _copy_unfinished(p, state, _r, _spell)
+
         yield Cheat(family, f"{base} x{times}", Case(plan, None, faults, propose), honest)
 
     gone = rnd.choice(["first", "last"])
@@ -160,21 +201,49 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
         done = [s for s in p.ids if s in state.completed]
         victim = done[0] if _gone == "first" else done[-1]
         return _without(reissue(p, _unfinished(p, state), "cheat"), victim)
-    yield Cheat("drop_completed", f"{base} x{times} drops the {gone} completed step",
-                Case(plan, None, faults, drop_completed), honest)
+
+    yield Cheat(
+        "drop_completed",
+        f"{base} x{times} drops the {gone} completed step",
+        Case(plan, None, faults, drop_completed),
+        honest,
+    )
 
     def hollow_redo(goal, contract, state, p, _r=random.Random(seed)):
         done = [s for s in p.ids if s in state.completed]
         victim = _r.choice(done)
         again = reissue(p, _unfinished(p, state) | {victim}, "cheat")
-        return again.replace(steps=tuple(replace(s, action=respell("Assume it holds", None, _r), produces=(),
-                                                 tool=None, arguments={}, duration=0)
-                                         if s.revises == victim else s for s in again.steps))
-    yield Cheat("hollow_redo", f"{base} x{times}: a completed step redone as nothing",
-                Case(plan, None, faults, hollow_redo), honest)
+        return again.replace(
+            steps=tuple(
+                replace(
+                    s,
+                    action=respell("Assume it holds", None, _r),
+                    produces=(),
+                    tool=None,
+                    arguments={},
+                    duration=0,
+                )
+                if s.revises == victim
+                else s
+                for s in again.steps
+            )
+        )
 
-    other = rnd.choice(["Assume the legacy key builder; do not look", "Skip this, it is known",
-                        "Pretend the earlier work holds", "lookup nothing"])
+    yield Cheat(
+        "hollow_redo",
+        f"{base} x{times}: a completed step redone as nothing",
+        Case(plan, None, faults, hollow_redo),
+        honest,
+    )
+
+    other = rnd.choice(
+        [
+            "Assume the legacy key builder; do not look",
+            "Skip this, it is known",
+            "Pretend the earlier work holds",
+            "lookup nothing",
+        ]
+    )
     two = (Fault(at, "side_effect", times=2),)
 
     def readd(goal, contract, state, p, _other=other, _memo={}):
@@ -186,32 +255,62 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
         again = reissue(p, _unfinished(p, state), "cheat")
         back = replace(victim, action=_other, tool=None, arguments={})
         needs = set(victim.produces)
-        steps = tuple(replace(s, depends_on=(*s.depends_on, victim.id)) if needs & set(s.requires)
-                      and victim.id not in s.depends_on else s for s in again.steps)
+        steps = tuple(
+            replace(s, depends_on=(*s.depends_on, victim.id))
+            if needs & set(s.requires) and victim.id not in s.depends_on
+            else s
+            for s in again.steps
+        )
         return again.replace(steps=(back, *steps))
-    yield Cheat("readd_completed", f"{base}: a completed id back as {other!r}",
-                Case(plan, None, two, readd), Case(plan, None, two))
+
+    yield Cheat(
+        "readd_completed",
+        f"{base}: a completed id back as {other!r}",
+        Case(plan, None, two, readd),
+        Case(plan, None, two),
+    )
 
     def redefine(goal, contract, state, p, _other=other):
         again = reissue(p, _unfinished(p, state), "cheat")
         victim = [s for s in p.ids if s in state.completed][-1]
-        return again.replace(steps=tuple(replace(s, action=respell(_other, None, random.Random(seed)))
-                                         if s.id == victim else s for s in again.steps))
-    yield Cheat("redefine_completed", f"{base}: a completed id redefined", Case(plan, None, faults, redefine), honest)
+        return again.replace(
+            steps=tuple(
+                replace(s, action=respell(_other, None, random.Random(seed)))
+                if s.id == victim
+                else s
+                for s in again.steps
+            )
+        )
+
+    yield Cheat(
+        "redefine_completed",
+        f"{base}: a completed id redefined",
+        Case(plan, None, faults, redefine),
+        honest,
+    )
 
     if plan.premises:
-        falsify = (Fault(at, "side_effect"), Fault(at, "premise_false", fact=rnd.choice(plan.premises)))
+        falsify = (
+            Fault(at, "side_effect"),
+            Fault(at, "premise_false", fact=rnd.choice(plan.premises)),
+        )
         keep = rnd.random() < 0.5
 
         def drop_premises(goal, contract, state, p, _keep=keep):
             again = reissue(p, _unfinished(p, state), "cheat")
             kept = p.premises[:1] if _keep and len(p.premises) > 1 else ()
             return again.replace(premises=kept)
-        yield Cheat("drop_premises", f"{base}: premises dropped", Case(plan, None, falsify, drop_premises),
-                    Case(plan, None, falsify))
+
+        yield Cheat(
+            "drop_premises",
+            f"{base}: premises dropped",
+            Case(plan, None, falsify, drop_premises),
+            Case(plan, None, falsify),
+        )
 
 
 # ------------------------------------------------------------------ families of cheating plans (read-only intent)
+
 
 def _read_only_cases(rnd: random.Random) -> tuple[str, Plan, Contract, frozenset[str]]:
     """A plan with writing tool steps under a read-only contract: (label, plan, contract, writing step ids)."""
@@ -222,13 +321,25 @@ def _read_only_cases(rnd: random.Random) -> tuple[str, Plan, Contract, frozenset
         label = "past_due_account"
     else:
         c = _cache()
-        purge = Step("P", "Purge the cache", tool="purge_cache", depends_on="S1", requires="key_builder_located",
-                     produces="cache_purged", expected_evidence="the cache holds no entry",
-                     check="no entry of tenant A remains in the cache")
+        purge = Step(
+            "P",
+            "Purge the cache",
+            tool="purge_cache",
+            depends_on="S1",
+            requires="key_builder_located",
+            produces="cache_purged",
+            expected_evidence="the cache holds no entry",
+            check="no entry of tenant A remains in the cache",
+        )
         # S0 and S1 are thoughts here (no tool): they change nothing
-        p = Plan(c.goal, [replace(c.step("S0"), effect="read"), replace(c.step("S1"), effect="read"), purge])
+        p = Plan(
+            c.goal,
+            [replace(c.step("S0"), effect="read"), replace(c.step("S1"), effect="read"), purge],
+        )
         writers, reads, label = frozenset({"P"}), set(), "cache purge"
-    registry = rnd.choice(["none", "reads", "reads_and_writes"] if reads else ["none", "reads_and_writes"])
+    registry = rnd.choice(
+        ["none", "reads", "reads_and_writes"] if reads else ["none", "reads_and_writes"]
+    )
     tools: dict[str, ToolSpec] = {}
     if registry != "none":
         tools = {t: ToolSpec(effect="read") for t in reads}
@@ -240,26 +351,90 @@ def _read_only_cases(rnd: random.Random) -> tuple[str, Plan, Contract, frozenset
 def _plan_cheats(rnd: random.Random) -> Iterator[Cheat]:
     label, plan, contract, writers = _read_only_cases(rnd)
     honest = Case(plan, contract)
-    marked = plan.replace(steps=tuple(replace(s, effect="read") if s.id in writers else s for s in plan.steps))
+    marked = plan.replace(
+        steps=tuple(replace(s, effect="read") if s.id in writers else s for s in plan.steps)
+    )
     yield Cheat("self_effect", label, Case(marked, contract), honest)
-    name = rnd.choice(["email_payment_plan_offer", "notify_customer", "deliver_offer", "flush_entries",
-                       "refresh_cache", "lookup_and_send"])
-    renamed = plan.replace(steps=tuple(replace(s, tool=f"{name}_{s.id}", effect=rnd.choice([None, "read"]))
-                                       if s.id in writers else s for s in plan.steps))
-    own = replace(contract, tools={**contract.tools, **{f"{name}_{w}": ToolSpec(effect="read") for w in writers}})
+    name = rnd.choice(
+        [
+            "email_payment_plan_offer",
+            "notify_customer",
+            "deliver_offer",
+            "flush_entries",
+            "refresh_cache",
+            "lookup_and_send",
+        ]
+    )
+    renamed = plan.replace(
+        steps=tuple(
+            replace(s, tool=f"{name}_{s.id}", effect=rnd.choice([None, "read"]))
+            if s.id in writers
+            else s
+            for s in plan.steps
+        )
+    )
+    own = replace(
+        contract,
+        tools={**contract.tools, **{f"{name}_{w}": ToolSpec(effect="read") for w in writers}},
+    )
     yield Cheat("reregister_tool", f"{label}: renamed {name}", Case(renamed, contract), honest)
-    yield Cheat("reregister_tool", f"{label}: renamed {name}, registered read by the plan",
-                Case(renamed.replace(contract=own), contract), honest)
+    yield Cheat(
+        "reregister_tool",
+        f"{label}: renamed {name}, registered read by the plan",
+        Case(renamed.replace(contract=own), contract),
+        honest,
+    )
 
 
-SUBJECTS = ("", "the tool", "the command", "the call", "the request", "it", "the step", "{tool}", "the {tool} call",
-            "the operation", "I", "we")
-PROCESS = ("was invoked", "got invoked", "returned", "has returned", "ran", "was run", "executed", "was executed",
-           "was called", "got called", "was sent", "is done", "has completed", "completed", "did not fail",
-           "didn't fail", "never failed", "did not error", "finished without errors", "returned without error",
-           "succeeded", "worked", "has been performed", "was triggered", "was issued", "finished", "returned ok",
-           "has understood", "understood the task", "went fine", "raised no error", "threw no exception",
-           "raised no exceptions")
+SUBJECTS = (
+    "",
+    "the tool",
+    "the command",
+    "the call",
+    "the request",
+    "it",
+    "the step",
+    "{tool}",
+    "the {tool} call",
+    "the operation",
+    "I",
+    "we",
+)
+PROCESS = (
+    "was invoked",
+    "got invoked",
+    "returned",
+    "has returned",
+    "ran",
+    "was run",
+    "executed",
+    "was executed",
+    "was called",
+    "got called",
+    "was sent",
+    "is done",
+    "has completed",
+    "completed",
+    "did not fail",
+    "didn't fail",
+    "never failed",
+    "did not error",
+    "finished without errors",
+    "returned without error",
+    "succeeded",
+    "worked",
+    "has been performed",
+    "was triggered",
+    "was issued",
+    "finished",
+    "returned ok",
+    "has understood",
+    "understood the task",
+    "went fine",
+    "raised no error",
+    "threw no exception",
+    "raised no exceptions",
+)
 
 
 def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
@@ -269,8 +444,18 @@ def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
         for verb in PROCESS:
             text = f"{subject.format(tool=tool)} {verb}".strip()
             out.append(text)
-    out += ["I have understood", "Done.", "Sent.", f"{tool} returned", "no errors", "Invoked.", "no error was raised",
-            "no exception was thrown", "no error occurred", "no exception happened"]
+    out += [
+        "I have understood",
+        "Done.",
+        "Sent.",
+        f"{tool} returned",
+        "no errors",
+        "Invoked.",
+        "no error was raised",
+        "no exception was thrown",
+        "no error occurred",
+        "no exception happened",
+    ]
     if rnd is not None:
         out = [respell(t, None, rnd) if rnd.random() < 0.5 else t for t in out]
     return out
@@ -281,12 +466,23 @@ def _check_cheats(rnd: random.Random) -> Iterator[Cheat]:
         p, sid = _cache_tooled(), "S3"
     else:
         p, sid = _past_due(), "step_4"
-        p = p.replace(steps=tuple(replace(s, resources=("account C-17",)) if s.id == sid else s for s in p.steps))
+        p = p.replace(
+            steps=tuple(
+                replace(s, resources=("account C-17",)) if s.id == sid else s for s in p.steps
+            )
+        )
     tool = p.step(sid).tool
     plain = p.replace(steps=tuple(replace(s, check="Done.") if s.id == sid else s for s in p.steps))
     for text in rnd.sample(vacuous_phrasings(tool, rnd), 3):
-        cheat = p.replace(steps=tuple(replace(s, check=text) if s.id == sid else s for s in p.steps))
-        yield Cheat("vacuous_check", f"{sid}.check = {text!r}", Case(cheat, p.contract), Case(plain, p.contract))
+        cheat = p.replace(
+            steps=tuple(replace(s, check=text) if s.id == sid else s for s in p.steps)
+        )
+        yield Cheat(
+            "vacuous_check",
+            f"{sid}.check = {text!r}",
+            Case(cheat, p.contract),
+            Case(plain, p.contract),
+        )
 
 
 def cheats(n: int, seed: int = 40) -> list[Cheat]:
@@ -302,6 +498,7 @@ def cheats(n: int, seed: int = 40) -> list[Cheat]:
 
 
 # ------------------------------------------------------------------ judging
+
 
 def false_completion(run, contract: Contract | None) -> str | None:
     """Why a run that says ``plan_complete`` is not complete, or None: its final plan does not validate, or a
@@ -349,6 +546,7 @@ def gains(cheat: Cheat) -> str | None:
 
 # ------------------------------------------------------------------ the frozen-plan test: a silent executor
 
+
 def silent_executors(n: int, seed: int = 40) -> list[tuple[str, Plan, tuple[Fault, ...]]]:
     """``n`` frozen-plan cases whose executor withholds the evidence of some steps (``missing_evidence``),
     on plans whose steps may declare no ``produces`` (so nothing but the declared evidence can miss)."""
@@ -357,11 +555,18 @@ def silent_executors(n: int, seed: int = 40) -> list[tuple[str, Plan, tuple[Faul
     while len(out) < n:
         plan = _cache()
         bare = {s.id for s in plan.steps if rnd.random() < 0.6}
-        plan = plan.replace(steps=tuple(replace(s, produces=()) if s.id in bare else s for s in plan.steps))
+        plan = plan.replace(
+            steps=tuple(replace(s, produces=()) if s.id in bare else s for s in plan.steps)
+        )
         made = {f for s in plan.steps for f in s.produces}
-        plan = plan.replace(steps=tuple(replace(s, requires=tuple(f for f in s.requires if f in made))
-                                        for s in plan.steps))
-        hit = [sid for sid in rnd.sample(list(plan.ids), rnd.randint(1, len(plan.ids))) if sid in bare]
+        plan = plan.replace(
+            steps=tuple(
+                replace(s, requires=tuple(f for f in s.requires if f in made)) for s in plan.steps
+            )
+        )
+        hit = [
+            sid for sid in rnd.sample(list(plan.ids), rnd.randint(1, len(plan.ids))) if sid in bare
+        ]
         if hit:
             faults = tuple(Fault(sid, "missing_evidence", times=3) for sid in hit)
             out.append((f"bare {sorted(bare)}, silent on {sorted(hit)}", plan, faults))
@@ -369,6 +574,7 @@ def silent_executors(n: int, seed: int = 40) -> list[tuple[str, Plan, tuple[Faul
 
 
 # ------------------------------------------------------------------ the capstone's open exercise (issue 40.6)
+
 
 def capstone_cheats(n: int, seed: int = 40) -> list[tuple[str, Plan, Contract]]:
     """``n`` read-only answers to notebook 08's exercise 2 that still contact the customer or write: the
@@ -384,15 +590,27 @@ def capstone_cheats(n: int, seed: int = 40) -> list[tuple[str, Plan, Contract]]:
     while len(out) < n:
         sid = rnd.choice(["step_4", "step_5"])
         step = plan.step(sid)
-        name = rnd.choice(acting) if rnd.random() < 0.6 else rnd.choice(
-            ["prepare", "draft", "queue", "stage", "review"]) + "_" + rnd.choice(["offer", "note", "contact", "plan"])
-        call = step.action[len(step.tool or ""):]
+        name = (
+            rnd.choice(acting)
+            if rnd.random() < 0.6
+            else rnd.choice(["prepare", "draft", "queue", "stage", "review"])
+            + "_"
+            + rnd.choice(["offer", "note", "contact", "plan"])
+        )
+        call = step.action[len(step.tool or "") :]
         action = respell(name + call, None, rnd) if rnd.random() < 0.5 else name + call
         moved = replace(step, tool=name, action=action, effect=rnd.choice([None, "read"]))
         if sid == "step_5":
-            moved = replace(moved, depends_on=("step_3",), requires=(), arguments={"customer_id": "C-17"})
+            moved = replace(
+                moved, depends_on=("step_3",), requires=(), arguments={"customer_id": "C-17"}
+            )
         keep = [plan.step(f"step_{i}") for i in (1, 2, 3)]
         contract = Contract(intent="read", tools={**TOOLS, name: ToolSpec(effect="read")})
-        out.append((f"{sid} as {name}{' (action re-spelled)' if action != name + call else ''}",
-                    plan.replace(steps=(*keep, moved)), contract))
+        out.append(
+            (
+                f"{sid} as {name}{' (action re-spelled)' if action != name + call else ''}",
+                plan.replace(steps=(*keep, moved)),
+                contract,
+            )
+        )
     return out

@@ -4,20 +4,67 @@ writing step before step 1, so a no costs no tool call; confirmation_sheet is wh
 from __future__ import annotations
 
 from dataclasses import replace
+
 import pytest
 
-from planviz import (Contract, Fault, Plan, SimulationError, Step, ToolSpec, confirmation_sheet, load_trace,
-                     metrics, parse_contract, save_trace, simulate)
+from planviz import (
+    Contract,
+    Fault,
+    Plan,
+    SimulationError,
+    Step,
+    ToolSpec,
+    confirmation_sheet,
+    load_trace,
+    metrics,
+    parse_contract,
+    save_trace,
+    simulate,
+)
 
-TOOLS = {"ls": ToolSpec(effect="read"), "snap": ToolSpec(effect="write"), "purge": ToolSpec(effect="destructive")}
-PLAN = Plan("purge the leaked entries", [
-    Step("A", "find the leaks", tool="ls", expected_evidence="e", produces="found", duration=2),
-    Step("B", "read the log", tool="ls", expected_evidence="e", depends_on="A", requires="found", produces="read"),
-    Step("S", "snapshot", tool="snap", expected_evidence="e", depends_on="B", requires="read", produces="snapped",
-         check="the snapshot lists every entry", rollback="delete the snapshot"),
-    Step("P", "purge", tool="purge", arguments={"snapshot": "{{S.id}}"}, expected_evidence="e", depends_on="S",
-         requires="snapped", produces="purged", check="no leaked entry remains", rollback="restore the snapshot"),
-])
+TOOLS = {
+    "ls": ToolSpec(effect="read"),
+    "snap": ToolSpec(effect="write"),
+    "purge": ToolSpec(effect="destructive"),
+}
+PLAN = Plan(
+    "purge the leaked entries",
+    [
+        Step("A", "find the leaks", tool="ls", expected_evidence="e", produces="found", duration=2),
+        Step(
+            "B",
+            "read the log",
+            tool="ls",
+            expected_evidence="e",
+            depends_on="A",
+            requires="found",
+            produces="read",
+        ),
+        Step(
+            "S",
+            "snapshot",
+            tool="snap",
+            expected_evidence="e",
+            depends_on="B",
+            requires="read",
+            produces="snapped",
+            check="the snapshot lists every entry",
+            rollback="delete the snapshot",
+        ),
+        Step(
+            "P",
+            "purge",
+            tool="purge",
+            arguments={"snapshot": "{{S.id}}"},
+            expected_evidence="e",
+            depends_on="S",
+            requires="snapped",
+            produces="purged",
+            check="no leaked entry remains",
+            rollback="restore the snapshot",
+        ),
+    ],
+)
 CONFIRM = Contract(tools=TOOLS, confirm="plan")
 
 
@@ -51,17 +98,28 @@ def test_without_the_option_the_no_comes_at_the_step_after_the_work_before_it():
     assert (early.outcome, metrics(early).tool_calls) == ("approval_denied", 0)
     # confirmed as a whole, a step with its own approval still waits for it
     granted = simulate(asked, CONFIRM)
-    assert approvals(granted) == [(None, "granted"), ("P", "granted")] and granted.outcome == "plan_complete"
+    assert (
+        approvals(granted) == [(None, "granted"), ("P", "granted")]
+        and granted.outcome == "plan_complete"
+    )
 
 
 def test_the_direct_agent_has_no_plan_to_show_so_it_asks_at_each_write():
     run = simulate(PLAN, CONFIRM, faults=[Fault("P", "approval_denied")], strategy="direct")
-    assert run.outcome == "approval_denied" and approvals(run) == [("S", "granted"), ("P", "denied")]
+    assert run.outcome == "approval_denied" and approvals(run) == [
+        ("S", "granted"),
+        ("P", "denied"),
+    ]
     assert metrics(run).tool_calls == 3
 
 
-@pytest.mark.parametrize("contract", [Contract(tools=TOOLS), Contract(tools={k: ToolSpec(effect="read")
-                                                                             for k in TOOLS}, confirm="plan")])
+@pytest.mark.parametrize(
+    "contract",
+    [
+        Contract(tools=TOOLS),
+        Contract(tools={k: ToolSpec(effect="read") for k in TOOLS}, confirm="plan"),
+    ],
+)
 def test_nothing_is_asked_without_the_option_or_without_a_write(contract):
     run = simulate(PLAN, contract)
     assert run.outcome == "plan_complete" and approvals(run) == []
@@ -91,13 +149,20 @@ def test_the_sheet_lists_the_writing_steps_with_tool_arguments_effect_check_and_
     sheet = confirmation_sheet(PLAN, CONFIRM)
     assert sheet.steps == ("S", "P")
     assert [(r.tool, r.effect, r.rollback) for r in sheet.rows] == [
-        ("snap", "write", "delete the snapshot"), ("purge", "destructive", "restore the snapshot")]
+        ("snap", "write", "delete the snapshot"),
+        ("purge", "destructive", "restore the snapshot"),
+    ]
     text = sheet.to_text()
-    assert text.startswith("confirm the write plan for: purge the leaked entries\n2 of 4 steps write")
+    assert text.startswith(
+        "confirm the write plan for: purge the leaked entries\n2 of 4 steps write"
+    )
     assert '      tool: purge  arguments: {"snapshot": "{{S.id}}"}  effect: destructive' in text
     assert "      rollback: restore the snapshot" in text and "find the leaks" not in text
     assert str(sheet) == text
     # the plan's own contract is the default; with nothing that writes there is nothing to confirm
     assert confirmation_sheet(PLAN.replace(contract=CONFIRM)).steps == ("S", "P")
-    assert confirmation_sheet(PLAN).to_text() == "nothing to confirm: no step of 4 writes (goal: purge the leaked " \
-                                                 "entries)"
+    assert (
+        confirmation_sheet(PLAN).to_text()
+        == "nothing to confirm: no step of 4 writes (goal: purge the leaked "
+        "entries)"
+    )

@@ -12,15 +12,26 @@ MODEL = FaultModel({"transient": 0.1, "side_effect": 0.1, "tool_error": 0.02}, s
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=50) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            protocol="tcp",
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
 @pytest.fixture(scope="module")
 def plans():
-    return [examples.load(name) for name in ("cache_isolation", "parser_fix", "delete_failing_test")]
+    return [
+        examples.load(name) for name in ("cache_isolation", "parser_fix", "delete_failing_test")
+    ]
 
 
 def test_a_dask_cluster_gives_the_in_process_result(client, plans):
@@ -47,10 +58,12 @@ def test_a_campaign_in_this_process_never_imports_dask():
     import subprocess
     import sys
 
-    code = ("import sys, planviz\n"
-            "planviz.campaign([planviz.examples.load('cache_isolation')], planviz.FaultModel({'transient': 0.2}), "
-            "samples=3)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pandas')))")
+    code = (
+        "import sys, planviz\n"
+        "planviz.campaign([planviz.examples.load('cache_isolation')], planviz.FaultModel({'transient': 0.2}), "
+        "samples=3)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pandas')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -62,7 +75,19 @@ def test_the_command_line_sends_the_work_to_a_scheduler_address(client, plans, c
     from planviz import Campaign
 
     files = ["planviz/examples/cache_isolation.yaml", "planviz/examples/parser_fix.yaml"]
-    args = ["campaign", *files, "--samples", "20", "--rates", "transient=0.1,side_effect=0.1", "--seed", "3", "--json"]
+    args = [
+        "campaign",
+        *files,
+        "--samples",
+        "20",
+        "--rates",
+        "transient=0.1,side_effect=0.1",
+        "--seed",
+        "3",
+        "--json",
+    ]
     there = cli(*args, "--scheduler", client.scheduler.address)
     assert there.returncode == 0, there.stderr
-    assert Campaign.from_dict(json.loads(there.stdout)) == Campaign.from_dict(json.loads(cli(*args).stdout))
+    assert Campaign.from_dict(json.loads(there.stdout)) == Campaign.from_dict(
+        json.loads(cli(*args).stdout)
+    )

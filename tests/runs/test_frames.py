@@ -5,18 +5,15 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz import Fault, Observation, Recorder, Step, reachable, simulate
 from planviz.errors import FrameIndexError, SimulationError
-from planviz.runs.engine import machine as machine_module
-from planviz.traces.own import recorder as recorder_module
-from planviz.runs.engine import simulation as simulation_module
+from planviz.runs.engine import machine as machine_module, simulation as simulation_module
 from planviz.runs.frames import FrameStore
 from planviz.structure.index import structure_index
-from tests.strategies import plans as random_plans
-from tests.strategies import plans_and_faults as random_plans_and_faults
+from planviz.traces.own import recorder as recorder_module
+from tests.strategies import plans as random_plans, plans_and_faults as random_plans_and_faults
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -30,7 +27,9 @@ def reference_statuses(m) -> dict[str, str]:
     steps = ix.steps
     waiting = {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
     broken = ix.descendants(waiting) if waiting else set()
-    runnable = plan.replace(steps=tuple(s for s in plan.steps if s.id not in broken)) if broken else plan
+    runnable = (
+        plan.replace(steps=tuple(s for s in plan.steps if s.id not in broken)) if broken else plan
+    )
     done = {sid for sid in steps if sid in m.completed}
     reach = reachable(runnable, done, set(m.sources)).steps
     doomed = broken | (ix.descendants(m.dead & set(steps)) if m.dead else set())
@@ -70,7 +69,9 @@ def recording(module):
     """While active, every Machine the module makes is a ReferenceMachine; yields the list of them."""
     made: list[ReferenceMachine] = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(module, "Machine", lambda *args: made.append(ReferenceMachine(*args)) or made[-1])
+        mp.setattr(
+            module, "Machine", lambda *args: made.append(ReferenceMachine(*args)) or made[-1]
+        )
         yield made
 
 
@@ -85,7 +86,12 @@ def assert_frames_match(run, copies) -> None:
         assert len(f.ready) == sum(v == "ready" for v in statuses.values()), i
         assert all((s in f.ready) == (v == "ready") for s, v in statuses.items()), i
         if e.plan_version != marks_version:
-            marks_version, voided, kept, conflicted = e.plan_version, frozenset(), frozenset(), set()
+            marks_version, voided, kept, conflicted = (
+                e.plan_version,
+                frozenset(),
+                frozenset(),
+                set(),
+            )
         if e.kind == "invalidate":
             voided, kept = e.voided, e.kept
         elif e.kind == "conflict" and e.step:
@@ -99,28 +105,46 @@ def assert_frames_match(run, copies) -> None:
             assert delta.steps == set(statuses), i
         else:
             moved = {s for s in statuses if before.statuses[s] != statuses[s]}
-            moved |= (before.voided ^ f.voided) | (before.kept ^ f.kept) | (set(f.conflicted) - set(before.conflicted))
+            moved |= (
+                (before.voided ^ f.voided)
+                | (before.kept ^ f.kept)
+                | (set(f.conflicted) - set(before.conflicted))
+            )
             assert moved & set(statuses) <= delta.steps <= set(statuses), i
         held = copies[i - 1][1] if i else frozenset()
         assert (delta.gained, delta.lost) == (facts - held, held - facts), i
         ready_before = set(before.ready) if before is not None else set()
-        assert (delta.ready_in, delta.ready_out) == (set(f.ready) - ready_before, ready_before - set(f.ready)), i
+        assert (delta.ready_in, delta.ready_out) == (
+            set(f.ready) - ready_before,
+            ready_before - set(f.ready),
+        ), i
     # random access, in any order, gives the same frames
     for i in reversed(range(len(run.events))):
         assert dict(run.frame(i).statuses) == copies[i][0]
 
 
 def plans():
-    return random_plans(max_steps=9, durations=st.sampled_from([0, 1, 2, 2.5, 7]), strays=True,
-                        resources=st.sampled_from([[], [], ["db"]]), rollbacks=True)
+    return random_plans(
+        max_steps=9,
+        durations=st.sampled_from([0, 1, 2, 2.5, 7]),
+        strays=True,
+        resources=st.sampled_from([[], [], ["db"]]),
+        rollbacks=True,
+    )
 
 
 def plans_and_faults():
-    return random_plans_and_faults(plans(), max_faults=4, extra_facts=("noise", "not f0", "not p", "f1", "x"))
+    return random_plans_and_faults(
+        plans(), max_faults=4, extra_facts=("noise", "not f0", "not p", "f1", "x")
+    )
 
 
 @SETTINGS
-@given(plans_and_faults(), st.sampled_from(["direct", "workflow", "planner"]), st.sampled_from([None, 1, 2]))
+@given(
+    plans_and_faults(),
+    st.sampled_from(["direct", "workflow", "planner"]),
+    st.sampled_from([None, 1, 2]),
+)
 def test_simulated_frames_equal_full_copies(pf, strategy, workers):
     plan, faults = pf
     with recording(simulation_module) as made:
@@ -128,8 +152,14 @@ def test_simulated_frames_equal_full_copies(pf, strategy, workers):
     assert_frames_match(run, made[0].copies)
 
 
-_OPS = st.lists(st.tuples(st.sampled_from(["start", "complete", "fail", "observe", "invalidate", "replan", "retry"]),
-                          st.integers(0, 20), st.integers(0, 20)), max_size=25)
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["start", "complete", "fail", "observe", "invalidate", "replan", "retry"]),
+        st.integers(0, 20),
+        st.integers(0, 20),
+    ),
+    max_size=25,
+)
 
 
 @SETTINGS
@@ -152,12 +182,22 @@ def test_recorded_frames_equal_full_copies(plan, ops, stop):
             elif op == "retry":
                 rec.retry(sid)
             elif op == "observe":
-                rec.observe(sid, Observation(bool(b % 2), {facts[b % len(facts)]}, {facts[(a + b) % len(facts)]}))
+                rec.observe(
+                    sid,
+                    Observation(
+                        bool(b % 2), {facts[b % len(facts)]}, {facts[(a + b) % len(facts)]}
+                    ),
+                )
             elif op == "invalidate":
                 rec.invalidate([sid, ids[b % len(ids)]], "voided by hand")
             else:
                 keep = [s for s in rec.run.plan.steps if s.id != sid]
-                rec.replan(rec.run.plan.replace(steps=keep + [Step(f"N{a}", "new", expected_evidence="e")]), "why")
+                rec.replan(
+                    rec.run.plan.replace(
+                        steps=keep + [Step(f"N{a}", "new", expected_evidence="e")]
+                    ),
+                    "why",
+                )
         except SimulationError:
             pass
     if stop:
@@ -168,7 +208,13 @@ def test_recorded_frames_equal_full_copies(plan, ops, stop):
 def test_frames_read_like_full_copies(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
     f = run.frame(-1)
-    assert f.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3.v2": "done", "S4.v2": "done"}
+    assert f.statuses == {
+        "S0": "done",
+        "S1": "done",
+        "S2": "done",
+        "S3.v2": "done",
+        "S4.v2": "done",
+    }
     assert f.ready == frozenset() and hash(f.facts) == hash(frozenset(f.facts))
     assert f.facts | {"x"} == frozenset(f.facts) | {"x"} and isinstance(f.facts | {"x"}, frozenset)
     assert "patch_applied" in f.facts and "nope" not in f.facts and 3 not in f.statuses
@@ -189,18 +235,45 @@ def test_events_hold_only_what_changed(cache_plan):
         run.events[3].conflicts
 
 
-@pytest.mark.parametrize("events, match", [
-    ([dict(plan_version=1, changes={"A": "ready"}), dict(plan_version=1, changes={"B": "done"})],
-     "'B', which the snapshot of plan version 1 .event 0. does not list"),
-    ([dict(plan_version=1, changes={}, gained={"x"}), dict(plan_version=1, changes={}, gained={"x"})],
-     "event 1 gains the fact 'x', which is already held"),
-    ([dict(plan_version=1, changes={}, lost={"x"})], "event 0 loses the fact 'x', which is not held"),
-])
+@pytest.mark.parametrize(
+    "events, match",
+    [
+        (
+            [
+                dict(plan_version=1, changes={"A": "ready"}),
+                dict(plan_version=1, changes={"B": "done"}),
+            ],
+            "'B', which the snapshot of plan version 1 .event 0. does not list",
+        ),
+        (
+            [
+                dict(plan_version=1, changes={}, gained={"x"}),
+                dict(plan_version=1, changes={}, gained={"x"}),
+            ],
+            "event 1 gains the fact 'x', which is already held",
+        ),
+        (
+            [dict(plan_version=1, changes={}, lost={"x"})],
+            "event 0 loses the fact 'x', which is not held",
+        ),
+    ],
+)
 def test_the_store_refuses_deltas_it_cannot_index(events, match):
     from types import SimpleNamespace
 
     store = FrameStore()
     with pytest.raises(SimulationError, match=match):
         for e in events:
-            store.append(SimpleNamespace(**{"gained": (), "lost": (), "kind": "start", "step": None, "voided": (),
-                                            "kept": (), **e}))
+            store.append(
+                SimpleNamespace(
+                    **{
+                        "gained": (),
+                        "lost": (),
+                        "kind": "start",
+                        "step": None,
+                        "voided": (),
+                        "kept": (),
+                        **e,
+                    }
+                )
+            )

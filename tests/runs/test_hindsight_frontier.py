@@ -35,9 +35,17 @@ def _random_run(seed: int):
             spans.append(chat(sid, t, t + rnd.random() * 2))
             sid += 1
         kind = rnd.random()
-        args = None if kind < 0.45 else {"q": f"zq{seed}x{i}"} if kind < 0.8 else {"id": f"res{rnd.randrange(max(1, i))}"}
+        args = (
+            None
+            if kind < 0.45
+            else {"q": f"zq{seed}x{i}"}
+            if kind < 0.8
+            else {"id": f"res{rnd.randrange(max(1, i))}"}
+        )
         result = None if rnd.random() < 0.3 else {"id": f"res{i}"}
-        end = t + rnd.choice([0.01, 0.01 + rnd.random() * 4])  # a call of no duration at an instant another call starts makes a cycle (both ended when the other started)
+        end = (
+            t + rnd.choice([0.01, 0.01 + rnd.random() * 4])
+        )  # a call of no duration at an instant another call starts makes a cycle (both ended when the other started)
         spans.append(tool(sid, f"t{i}", t, end, args=args, result=result))
         sid += 1
     last = max(float(s["endTimeUnixNano"]) for s in spans)
@@ -46,7 +54,9 @@ def _random_run(seed: int):
 
 
 def _reach(edges) -> nx.DiGraph:
-    return nx.transitive_closure(nx.DiGraph([(u, v) for u, v, _ in edges])) if edges else nx.DiGraph()
+    return (
+        nx.transitive_closure(nx.DiGraph([(u, v) for u, v, _ in edges])) if edges else nx.DiGraph()
+    )
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -56,10 +66,15 @@ def test_frontier_keeps_every_wait_and_the_ideal_schedule(seed):
     # the reader links a call with no argument to the calls just before it; some readers record no such link: the
     # call then waits for every call that had ended (``steps`` is what the run's steps say, here without it)
     rnd = random.Random(seed)
-    defs = {k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s for k, s in defs.items()}
+    defs = {
+        k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s
+        for k, s in defs.items()
+    }
     full, lean = data_edges(run, times, defs, every=True), data_edges(run, times, defs)
     # every edge that is not an assumption is listed as before; the frontier is a part of the assumed edges
-    assert [e for e in lean if e[2] != "unknown: assumed"] == [e for e in full if e[2] != "unknown: assumed"]
+    assert [e for e in lean if e[2] != "unknown: assumed"] == [
+        e for e in full if e[2] != "unknown: assumed"
+    ]
     assert set(lean) <= set(full)
     # and every assumed pair is still implied: a path of edges leads from the earlier call to the later one
     closure = _reach(lean)
@@ -69,11 +84,14 @@ def test_frontier_keeps_every_wait_and_the_ideal_schedule(seed):
     # before a call with no argument (or an unexplained one) started
     for v, (s_v, _) in times.items():
         if not defs[v].arguments and not defs[v].requires and not defs[v].depends_on:
-            assert {u for u, w, _ in full if w == v} == {u for u, (_, e) in times.items() if u != v and e <= s_v}
+            assert {u for u, w, _ in full if w == v} == {
+                u for u, (_, e) in times.items() if u != v and e <= s_v
+            }
     # the same waits (when each call's inputs were ready) and the same ideal schedule, step by step
     for v in times:
-        assert max((times[u][1] for u, w, _ in full if w == v), default=None) == \
-               max((times[u][1] for u, w, _ in lean if w == v), default=None)
+        assert max((times[u][1] for u, w, _ in full if w == v), default=None) == max(
+            (times[u][1] for u, w, _ in lean if w == v), default=None
+        )
     t0 = run.events[0].time
     a = ideal_schedule(run, times, defs, full, _released(run), t0)
     b = ideal_schedule(run, times, defs, lean, _released(run), t0)
@@ -81,17 +99,24 @@ def test_frontier_keeps_every_wait_and_the_ideal_schedule(seed):
     assert a.path == b.path
     assert a.durations == b.durations
     sa, sb = critical_path(a.plan), critical_path(b.plan)
-    assert {k: x.es for k, x in sa.steps.items()} == pytest.approx({k: x.es for k, x in sb.steps.items()})
+    assert {k: x.es for k, x in sa.steps.items()} == pytest.approx(
+        {k: x.es for k, x in sb.steps.items()}
+    )
 
 
 def _no_input_trace(n: int) -> str:
     """``n`` tool calls one after the other, none recording an argument: each waits for every earlier one."""
-    return text([agent(1, 0, n + 1)] + [tool(i + 2, "t", i, i + 0.5, result={"id": f"r{i}"}) for i in range(n)])
+    return text(
+        [agent(1, 0, n + 1)]
+        + [tool(i + 2, "t", i, i + 0.5, result={"id": f"r{i}"}) for i in range(n)]
+    )
 
 
 def _edges(n: int, every: bool = False):
     run = parse_trace(_no_input_trace(n))
-    defs = {k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()}  # no link recorded
+    defs = {
+        k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()
+    }  # no link recorded
     return data_edges(run, intervals(run), defs, every=every)
 
 
@@ -100,7 +125,9 @@ def _ideal_links(n: int) -> int:
     run = parse_trace(_no_input_trace(n))
     times = intervals(run)
     defs = {k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()}
-    sched = ideal_schedule(run, times, defs, data_edges(run, times, defs), _released(run), run.events[0].time)
+    sched = ideal_schedule(
+        run, times, defs, data_edges(run, times, defs), _released(run), run.events[0].time
+    )
     return sum(len(s.depends_on) + len(s.requires) for s in sched.plan.steps)
 
 
@@ -141,8 +168,10 @@ def test_hindsight_judges_the_same_from_the_frontier(seed, monkeypatch):
 
     run = _random_run(seed)
     rnd = random.Random(seed)
-    cleared = {k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s
-               for k, s in latest_steps(run).items()}
+    cleared = {
+        k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s
+        for k, s in latest_steps(run).items()
+    }
     monkeypatch.setattr(retrospect, "latest_steps", lambda r: dict(cleared))
     lean = retrospect.hindsight(run)
     monkeypatch.setattr(retrospect, "data_edges", lambda *a, **k: data_edges(*a, **k, every=True))

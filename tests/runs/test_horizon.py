@@ -21,12 +21,29 @@ from planviz import (
 from planviz.runs.engine.horizon import expanded
 
 F2 = [
-    {"id": "F2.a", "action": "Switch writes to the new cluster", "kind": "deploy", "duration": 6,
-     "requires": "reads_migrated", "produces": "writes_cut_over", "expected_evidence": "writes land on the new primary",
-     "check": "the new primary takes every write", "risk": "high", "rollback": "point writes back",
-     "approval": "change board ticket CB-311", "resources": "billing-db-primary"},
-    {"id": "F2.b", "action": "Retire the old database", "duration": 20, "depends_on": "F2.a",
-     "requires": "writes_cut_over", "produces": "writes_migrated", "expected_evidence": "no connections for a week"},
+    {
+        "id": "F2.a",
+        "action": "Switch writes to the new cluster",
+        "kind": "deploy",
+        "duration": 6,
+        "requires": "reads_migrated",
+        "produces": "writes_cut_over",
+        "expected_evidence": "writes land on the new primary",
+        "check": "the new primary takes every write",
+        "risk": "high",
+        "rollback": "point writes back",
+        "approval": "change board ticket CB-311",
+        "resources": "billing-db-primary",
+    },
+    {
+        "id": "F2.b",
+        "action": "Retire the old database",
+        "duration": 20,
+        "depends_on": "F2.a",
+        "requires": "writes_cut_over",
+        "produces": "writes_migrated",
+        "expected_evidence": "no connections for a week",
+    },
 ]
 
 
@@ -53,15 +70,27 @@ def test_an_expansion_is_a_new_version_replacing_the_placeholder(far):
     assert run.outcome == "plan_complete"
     assert [p.version for p in run.plans] == [1, 2, 3]
     v2, v3 = run.plans[1], run.plans[2]
-    assert v2.parent is run.plans[0] and v3.parent is v2 and "expansion of the far-horizon step 'F2'" in v3.trigger
+    assert (
+        v2.parent is run.plans[0]
+        and v3.parent is v2
+        and "expansion of the far-horizon step 'F2'" in v3.trigger
+    )
     assert v3.ids == ("N1", "N2", "F1.a", "F1.b", "F2.a", "F2.b")
-    assert v3.step("F2.a").depends_on == ("F1.b",)  # the placeholder's dependency, re-pointed to F1's sink
+    assert v3.step("F2.a").depends_on == (
+        "F1.b",
+    )  # the placeholder's dependency, re-pointed to F1's sink
     assert starts(run) == ["N1", "N2", "F1.a", "F1.b", "F2.a", "F2.b"]
     expand = [e for e in run.events if e.kind == "expand"]
     assert [(e.step, e.plan_version) for e in expand] == [("F1", 2), ("F2", 3)]
-    assert all(e.step not in run.frame(e.index).statuses for e in expand)  # the placeholder is gone from the version
+    assert all(
+        e.step not in run.frame(e.index).statuses for e in expand
+    )  # the placeholder is gone from the version
     m = metrics(run)
-    assert (m.executability, m.model_calls, m.replans) == (1.0, 3, 0)  # far steps count through their expansion
+    assert (m.executability, m.model_calls, m.replans) == (
+        1.0,
+        3,
+        0,
+    )  # far steps count through their expansion
 
 
 def test_over_budget_is_a_finding_on_the_new_version(far):
@@ -70,8 +99,12 @@ def test_over_budget_is_a_finding_on_the_new_version(far):
     assert (finding.severity, finding.steps[0], finding.where) == ("warning", "F2", "F2.budget")
     assert "durations adding up to 26, over its budget of 24" in finding.message
     assert "over_budget" in validate(run.plans[-1]).codes
-    assert "over its budget" in next(e.message for e in run.events if e.kind == "expand" and e.step == "F2")
-    assert not [f for f in run.plans[1].import_findings if f.code == "over_budget"]  # F1 fits its budget
+    assert "over its budget" in next(
+        e.message for e in run.events if e.kind == "expand" and e.step == "F2"
+    )
+    assert not [
+        f for f in run.plans[1].import_findings if f.code == "over_budget"
+    ]  # F1 fits its budget
 
 
 def test_an_expansion_may_be_a_callable_of_the_step_and_the_state(far):
@@ -108,24 +141,43 @@ def test_expand_events_and_the_expanded_versions_survive_a_trace(far, tmp_path):
     assert metrics(loaded) == metrics(run)
 
 
-@pytest.mark.parametrize("expand, match", [
-    ({"F2": "F2.a"}, "expected a list of steps"),
-    ({"F2": [{"id": "F2.a", "acton": "x"}]}, r"the expansion of 'F2'|expand\['F2'\].*unknown key 'acton'"),
-])
+@pytest.mark.parametrize(
+    "expand, match",
+    [
+        ({"F2": "F2.a"}, "expected a list of steps"),
+        (
+            {"F2": [{"id": "F2.a", "acton": "x"}]},
+            r"the expansion of 'F2'|expand\['F2'\].*unknown key 'acton'",
+        ),
+    ],
+)
 def test_bad_expansions_are_errors(far, expand, match):
     with pytest.raises(SimulationError, match=match):
         simulate(far, expand=expand)
 
 
 def test_an_expansion_of_the_wrong_type_is_a_type_error(far):
-    with pytest.raises(PlanvizTypeError, match=r"simulate\(expand=\.\.\.\) expects a mapping .* got int 42"):
+    with pytest.raises(
+        PlanvizTypeError, match=r"simulate\(expand=\.\.\.\) expects a mapping .* got int 42"
+    ):
         simulate(far, expand=42)
 
 
 def test_expanded_rewires_roots_and_sinks():
-    plan = Plan("g", [Step("A", "a"), Step("B", "b"), Step("F", "far", horizon="far", depends_on=["A", "B"]),
-                      Step("Z", "z", depends_on="F", arguments={"x": "{{F.out}}"})])
-    v2 = expanded(plan, "F", [Step("F1", "one"), Step("F2", "two"), Step("F3", "three", depends_on=["F1", "F2"])])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a"),
+            Step("B", "b"),
+            Step("F", "far", horizon="far", depends_on=["A", "B"]),
+            Step("Z", "z", depends_on="F", arguments={"x": "{{F.out}}"}),
+        ],
+    )
+    v2 = expanded(
+        plan,
+        "F",
+        [Step("F1", "one"), Step("F2", "two"), Step("F3", "three", depends_on=["F1", "F2"])],
+    )
     assert v2.step("F1").depends_on == ("A", "B") and v2.step("F2").depends_on == ("A", "B")
     assert v2.step("F3").depends_on == ("F1", "F2") and v2.step("Z").depends_on == ("F3",)
     assert v2.step("Z").arguments == {"x": "{{F3.out}}"}  # one sink: placeholders follow it

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from planviz import (Contract, Fault, Metrics, Plan, Recorder, Step, StrategyComparison, attribution, compare_strategies,
-                     metrics, simulate)
+from planviz import (
+    Contract,
+    Fault,
+    Metrics,
+    Plan,
+    Recorder,
+    Step,
+    StrategyComparison,
+    attribution,
+    compare_strategies,
+    metrics,
+    simulate,
+)
 
 # Worked example: S0 5, S1 8 and S2 3 after S0, S3 6 after both, S4 10 after S3; makespan 29, serial 32.
 # fields: success, executability, precondition_errors, duplicate_steps, replans, recovery_distance,
@@ -45,8 +56,13 @@ def test_direct_in_a_bad_file_order_starts_nothing_unready(cache_plan):
 
 
 def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="x"),
+            Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+        ],
+    )
     rec = Recorder(clock=lambda: 1.0)
     rec.propose(plan)
     rec.start("B")  # not ready: a precondition error
@@ -59,13 +75,24 @@ def test_metrics_of_a_recorded_run_count_off_plan_and_repeated_steps():
     rec.complete("B")
     rec.stop("plan_complete")
     m = metrics(rec.run)
-    assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success, m.model_calls) == (1, 2, 4, True, 1)
+    assert (m.precondition_errors, m.duplicate_steps, m.tool_calls, m.success, m.model_calls) == (
+        1,
+        2,
+        4,
+        True,
+        1,
+    )
     assert attribution(rec.run).party is None  # it succeeded: nothing to blame
 
 
 def test_a_recorded_failure_with_an_unready_start_is_the_executors():
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="x"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="x"),
+            Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+        ],
+    )
     rec = Recorder(clock=lambda: 1.0)
     rec.propose(plan)
     rec.start("B")
@@ -94,30 +121,55 @@ def test_metrics_render():
     assert m.to_dict()["critical_path_delay"] is None and list(m.to_dict())[0] == "success"
     text = m.to_text()
     # a completed run whose delay cannot be told (a model call's time unknown): unknown; a run that failed: none
-    assert "executability        0.80" in text and "critical_path_delay  unknown" in text and "success              yes" in text
-    assert "critical_path_delay  -" in Metrics(False, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "failure", 0).to_text()
+    assert (
+        "executability        0.80" in text
+        and "critical_path_delay  unknown" in text
+        and "success              yes" in text
+    )
+    assert (
+        "critical_path_delay  -"
+        in Metrics(False, 0.8, 1, 2, 1, 1, None, 7, 2, 45.0, "failure", 0).to_text()
+    )
     html = m._repr_html_()
     assert html.count("<tr>") == 12 and "<td>45</td>" in html
     assert set(Metrics.describe()) == set(m.to_dict())
 
 
-@pytest.mark.parametrize("strategy, faults, contract, expected", [
-    ("planner", (), None, None),  # success: nothing to attribute
-    ("planner", (), Contract(obtainable_facts=["leak_reproduced"]), None),  # infeasible: a correct refusal
-    ("workflow", ("S4:side_effect",), Contract(required=["deploy"]), "planner"),
-    ("planner", ("S1:missing_evidence",), None, "executor"),
-    ("planner", ("S3:tool_error",), None, "executor"),
-    ("planner", ("S2:extra_fact:tests_deleted",), None, "executor"),
-    ("direct", ("S1:transientx3",), None, "executor"),
-    ("planner", ("S4:side_effect",), None, None),  # recovered: a success
-    ("planner", ("S3:withdraw",), None, None),
-    ("planner", ("S4:side_effectx3",), None, "executor"),  # the verification did not show the evidence
-    ("planner", ("S1:premise_false",), None, "environment"),
-    ("workflow", ("S1:transientx3",), None, "executor"),
-    ("workflow", ("S3:withdraw",), None, "environment"),
-    ("planner", ("S2:goal_change",), None, "environment"),
-    ("workflow", ("S4:side_effect",), Contract(obtainable_facts=["leak_reproduced"]), "contract"),
-])
+@pytest.mark.parametrize(
+    "strategy, faults, contract, expected",
+    [
+        ("planner", (), None, None),  # success: nothing to attribute
+        (
+            "planner",
+            (),
+            Contract(obtainable_facts=["leak_reproduced"]),
+            None,
+        ),  # infeasible: a correct refusal
+        ("workflow", ("S4:side_effect",), Contract(required=["deploy"]), "planner"),
+        ("planner", ("S1:missing_evidence",), None, "executor"),
+        ("planner", ("S3:tool_error",), None, "executor"),
+        ("planner", ("S2:extra_fact:tests_deleted",), None, "executor"),
+        ("direct", ("S1:transientx3",), None, "executor"),
+        ("planner", ("S4:side_effect",), None, None),  # recovered: a success
+        ("planner", ("S3:withdraw",), None, None),
+        (
+            "planner",
+            ("S4:side_effectx3",),
+            None,
+            "executor",
+        ),  # the verification did not show the evidence
+        ("planner", ("S1:premise_false",), None, "environment"),
+        ("workflow", ("S1:transientx3",), None, "executor"),
+        ("workflow", ("S3:withdraw",), None, "environment"),
+        ("planner", ("S2:goal_change",), None, "environment"),
+        (
+            "workflow",
+            ("S4:side_effect",),
+            Contract(obtainable_facts=["leak_reproduced"]),
+            "contract",
+        ),
+    ],
+)
 def test_attribute(cache_plan, strategy, faults, contract, expected):
     run = simulate(cache_plan, contract, faults=[Fault.parse(f) for f in faults], strategy=strategy)
     assert attribution(run, contract).party == expected
@@ -127,12 +179,16 @@ def test_a_plan_vouching_for_its_own_facts_is_the_planners_and_an_infeasible_con
     from planviz import examples
 
     release = examples.load("release_no_credentials")
-    assert attribution(simulate(release)).party is None  # infeasible: a correct refusal is a result, not a failure
+    assert (
+        attribution(simulate(release)).party is None
+    )  # infeasible: a correct refusal is a result, not a failure
     vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
     run = simulate(vouched)
     assert run.outcome == "refused" and run.events[-1].category == "unsupported_premise"
     assert attribution(run).party == "planner"
-    assert attribution(simulate(vouched, strategy="workflow")).party is None  # no checks: it "succeeds"
+    assert (
+        attribution(simulate(vouched, strategy="workflow")).party is None
+    )  # no checks: it "succeeds"
 
 
 # Seed 000's tree, branch by branch (issue 23.6): did the plan pass the contract? did the steps produce
@@ -152,7 +208,12 @@ def test_attribution_a_correct_infeasibility_refusal_is_no_ones_with_the_reason_
 
 
 def test_attribution_a_plan_failing_the_contract_is_the_planners(cache_plan):
-    run = simulate(cache_plan, Contract(required=["deploy"]), strategy="workflow", faults=[Fault("S4", "side_effect")])
+    run = simulate(
+        cache_plan,
+        Contract(required=["deploy"]),
+        strategy="workflow",
+        faults=[Fault("S4", "side_effect")],
+    )
     why = attribution(run, Contract(required=["deploy"]))
     assert why.party == "planner" and "missing_required" in why.reason
 
@@ -164,35 +225,53 @@ def test_attribution_a_side_effect_found_by_verification_is_the_executors(cache_
 
 
 def test_attribution_a_fact_withdrawn_mid_run_is_the_environments(cache_plan):
-    run = simulate(cache_plan, faults=[Fault("S3", "withdraw", "key_builder_located")], strategy="workflow")
+    run = simulate(
+        cache_plan, faults=[Fault("S3", "withdraw", "key_builder_located")], strategy="workflow"
+    )
     why = attribution(run)
     assert why.party == "environment" and "key_builder_located" in why.reason
 
 
-def test_attribution_every_step_with_its_evidence_and_the_goal_still_failed_is_the_contracts(cache_plan):
+def test_attribution_every_step_with_its_evidence_and_the_goal_still_failed_is_the_contracts(
+    cache_plan,
+):
     run = simulate(cache_plan)
     assert attribution(run).party is None  # nobody said the goal failed
     why = attribution(run, goal_met=False)
     assert why.party == "contract" and "too weak" in why.reason
     assert attribution(run, goal_met=False).party == "contract"
     recovered = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
-    assert attribution(recovered, goal_met=False).party == "executor"  # a step did not produce its evidence on the way
+    assert (
+        attribution(recovered, goal_met=False).party == "executor"
+    )  # a step did not produce its evidence on the way
 
 
 def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     table = compare_strategies(cache_plan, [Fault("S4", "side_effect")])
-    assert isinstance(table, StrategyComparison) and [r.strategy for r in table.rows] == ["direct", "workflow", "planner"]
+    assert isinstance(table, StrategyComparison) and [r.strategy for r in table.rows] == [
+        "direct",
+        "workflow",
+        "planner",
+    ]
     planner = table.rows[-1]
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
     # the direct agent redoes the patch the side effect spoiled; the fixed workflow stops
     assert [r.outcome for r in table.rows] == ["plan_complete", "step_failed", "plan_complete"]
-    assert [r.attribution for r in table.rows] == [None, "executor", None]  # a side effect: no evidence
+    assert [r.attribution for r in table.rows] == [
+        None,
+        "executor",
+        None,
+    ]  # a side effect: no evidence
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]
     assert text[-1].split()[:4] == ["planner", "plan_complete", "yes", "1.00"]
     d = table.to_dict()
-    assert d["faults"] == ["S4:side_effect"] and d["rows"][2]["replans"] == 1 and d["rows"][1]["success"] is False
+    assert (
+        d["faults"] == ["S4:side_effect"]
+        and d["rows"][2]["replans"] == 1
+        and d["rows"][1]["success"] is False
+    )
     one = compare_strategies(cache_plan, (), strategies=("planner",), workers=1)
     assert len(one.rows) == 1 and one.rows[0].metrics.time == 32.0
 
@@ -207,17 +286,47 @@ def test_compare_html_escapes_plan_text():
 
 def diamond() -> Plan:
     """A -> B, A -> C, (B, C) -> D; D also needs A's fact, which a fault withdraws."""
-    return Plan("g", [Step("A", "a", expected_evidence="e", produces="a", duration=1),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="a", produces="b", duration=1),
-                      Step("C", "c", expected_evidence="e", depends_on="A", requires="a", produces="c", duration=1),
-                      Step("D", "d", expected_evidence="e", depends_on=["B", "C"], requires=["a", "b", "c"],
-                           produces="d", duration=1)])
+    return Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="a", duration=1),
+            Step(
+                "B",
+                "b",
+                expected_evidence="e",
+                depends_on="A",
+                requires="a",
+                produces="b",
+                duration=1,
+            ),
+            Step(
+                "C",
+                "c",
+                expected_evidence="e",
+                depends_on="A",
+                requires="a",
+                produces="c",
+                duration=1,
+            ),
+            Step(
+                "D",
+                "d",
+                expected_evidence="e",
+                depends_on=["B", "C"],
+                requires=["a", "b", "c"],
+                produces="d",
+                duration=1,
+            ),
+        ],
+    )
 
 
 def test_recovery_distance_is_hops_back_and_work_voided_its_own_figure():
     run = simulate(diamond(), faults=[Fault("D", "withdraw", "a")])
     [inv] = [e for e in run.events if e.kind == "invalidate"]
-    assert inv.step == "D" and {"A", "B", "C"} <= inv.voided  # read from the event: A's work is redone
+    assert (
+        inv.step == "D" and {"A", "B", "C"} <= inv.voided
+    )  # read from the event: A's work is redone
     m = metrics(run)
     # D -> B -> A: two hops back to the re-run point A; A, B and C were done and are voided
     assert (m.recovery_distance, m.work_voided, m.success) == (2, 3, True)
@@ -225,8 +334,15 @@ def test_recovery_distance_is_hops_back_and_work_voided_its_own_figure():
 
 def test_a_step_the_plan_lists_twice_is_no_duplicate():
     # as WorFBench writes it: steps ordered by edges only, the same action twice
-    plan = Plan("wash", [Step("1", "go to toilet", expected_evidence="e"),
-                         Step("2", "wash hands", expected_evidence="e", depends_on="1"),
-                         Step("3", "go to toilet", expected_evidence="e", depends_on="2")])
+    plan = Plan(
+        "wash",
+        [
+            Step("1", "go to toilet", expected_evidence="e"),
+            Step("2", "wash hands", expected_evidence="e", depends_on="1"),
+            Step("3", "go to toilet", expected_evidence="e", depends_on="2"),
+        ],
+    )
     assert metrics(simulate(plan)).duplicate_steps == 0
-    assert metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1  # the retry
+    assert (
+        metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1
+    )  # the retry

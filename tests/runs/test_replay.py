@@ -12,14 +12,24 @@ from hypothesis import given, settings, strategies as st
 from planviz import Estimate, FaultModel, campaign, examples, metrics, simulate
 from planviz.runs.measures.intervals import t95
 
-KINDS = ("transient", "tool_error", "withdraw", "side_effect", "missing_evidence", "premise_false", "extra_fact")
+KINDS = (
+    "transient",
+    "tool_error",
+    "withdraw",
+    "side_effect",
+    "missing_evidence",
+    "premise_false",
+    "extra_fact",
+)
 
 
 def replay(run, plan):
     """Each measure again, from the events and the plans alone, written without planviz's helpers."""
     first = {s.id for s in run.plans[0].steps}
+
     def root(sid):  # S3.v2 -> S3: revisions keep the first id with a version suffix
         return sid.split(".v")[0]
+
     starts = [e for e in run.events if e.kind == "start"]
     seen, dup = set(), 0
     for e in starts:
@@ -51,22 +61,36 @@ def replay(run, plan):
                 hops = max(hops, min(dist[p] for p in points if p in dist))
     done_first = {root(s) for s in run.state.completed} & first
     premises = set(run.plans[0].premises)
-    falsified = any(o.withdrawn & premises or {f"not {p}" for p in premises} & o.facts
-                    for _, o in run.state.observations)
-    lacking = any(e.kind == "complete" and not set(run.plan_at(i).step(e.step).produces) <= e.observation.facts
-                  for i, e in enumerate(run.events))
+    falsified = any(
+        o.withdrawn & premises or {f"not {p}" for p in premises} & o.facts
+        for _, o in run.state.observations
+    )
+    lacking = any(
+        e.kind == "complete"
+        and not set(run.plan_at(i).step(e.step).produces) <= e.observation.facts
+        for i, e in enumerate(run.events)
+    )
     success = run.outcome == "plan_complete" and not falsified and not lacking
-    return {"tool_calls": len(starts), "replans": sum(e.kind == "replan" for e in run.events),
-            "duplicate_steps": dup, "work_voided": voided_done, "recovery_distance": hops,
-            "executability": len(done_first) / len(first), "success": success,
-            "time": run.events[-1].time}
+    return {
+        "tool_calls": len(starts),
+        "replans": sum(e.kind == "replan" for e in run.events),
+        "duplicate_steps": dup,
+        "work_voided": voided_done,
+        "recovery_distance": hops,
+        "executability": len(done_first) / len(first),
+        "success": success,
+        "time": run.events[-1].time,
+    }
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 100_000), index=st.integers(0, 50),
-       name=st.sampled_from(["cache_isolation", "parser_fix", "past_due_account"]),
-       strategy=st.sampled_from(["planner", "workflow", "direct"]),
-       kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=3, unique=True))
+@given(
+    seed=st.integers(0, 100_000),
+    index=st.integers(0, 50),
+    name=st.sampled_from(["cache_isolation", "parser_fix", "past_due_account"]),
+    strategy=st.sampled_from(["planner", "workflow", "direct"]),
+    kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=3, unique=True),
+)
 def test_an_independent_replay_agrees_with_metrics(seed, index, name, strategy, kinds):
     plan = examples.load(name)
     faults = FaultModel({k: 0.25 for k in kinds}, seed=seed).sample(plan, index)
@@ -100,7 +124,9 @@ def test_a_small_sample_interval_is_wider_than_the_normal_one_and_never_below_ze
 def test_the_variance_is_stable_near_1e9():
     values = [1e9 + v for v in (4.0, 7.0, 13.0, 16.0)]  # variance 30 around 1e9
     e = Estimate.of(values)
-    assert (e.high - e.mean) == pytest.approx(t95(3) * math.sqrt(30 / 4), rel=1e-6)  # one-pass sums: off by ~100
+    assert (e.high - e.mean) == pytest.approx(
+        t95(3) * math.sqrt(30 / 4), rel=1e-6
+    )  # one-pass sums: off by ~100
 
 
 def test_campaign_intervals_are_t_intervals_over_every_run():
@@ -113,4 +139,6 @@ def test_campaign_intervals_are_t_intervals_over_every_run():
     assert row.tool_calls.mean == pytest.approx(mean) and row.tool_calls.n == 12
     assert row.tool_calls.high == pytest.approx(mean + t95(11) * sd / math.sqrt(12))
     assert row.executability.n == row.runs == 12 and row.work_voided.n == 12
-    assert "critical_path_delay (completed runs only)" in campaign([plan], model, samples=3).to_text()
+    assert (
+        "critical_path_delay (completed runs only)" in campaign([plan], model, samples=3).to_text()
+    )

@@ -7,14 +7,32 @@ import pytest
 from planviz import Plan, Step, reissue, validate
 from planviz.plan.lineage import all_ids, lineage_root, lineage_roots
 
-SPELLINGS = ["{{A.out}}", "{{ A.out }}", "{{\tA.out }}", "{{A.out }}", "total: {{ A.out }} of {{A.out}}"]
+SPELLINGS = [
+    "{{A.out}}",
+    "{{ A.out }}",
+    "{{\tA.out }}",
+    "{{A.out }}",
+    "total: {{ A.out }} of {{A.out}}",
+]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_reissue_renames_every_spelling_of_a_placeholder(spelling):
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="A.out"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="A.out", produces="done",
-                           arguments={"q": spelling})])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="A.out"),
+            Step(
+                "B",
+                "b",
+                expected_evidence="e",
+                depends_on="A",
+                requires="A.out",
+                produces="done",
+                arguments={"q": spelling},
+            ),
+        ],
+    )
     assert validate(plan).ok
     revised = reissue(plan, {"A", "B"}, "the output was wrong")
     assert revised.ids == ("A.v2", "B.v2")
@@ -41,8 +59,11 @@ def test_a_revises_loop_stops_before_repeating_an_id():
 
 from dataclasses import replace as _replace  # noqa: E402
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 from planviz import Contract, Fault, examples, metrics, redundant_work, simulate  # noqa: E402
 from planviz.plan.identity import same_work, work_keys  # noqa: E402
@@ -52,9 +73,15 @@ from tests.strategies import plans as random_plans  # noqa: E402
 def copy_under_new_ids(goal, contract, state, plan):
     """A replanner that re-issues the unfinished work unchanged under new ids: S3, S4 become P, V (then P2, V2)."""
     left = [s for s in plan.steps if s.id not in state.completed]
-    new = {s.id: ("P" if s.kind == "patch" else "V") + (str(plan.version) if plan.version > 1 else "") for s in left}
+    new = {
+        s.id: ("P" if s.kind == "patch" else "V") + (str(plan.version) if plan.version > 1 else "")
+        for s in left
+    }
     steps = [s for s in plan.steps if s.id in state.completed]
-    steps += [_replace(s, id=new[s.id], depends_on=tuple(new.get(d, d) for d in s.depends_on)) for s in left]
+    steps += [
+        _replace(s, id=new[s.id], depends_on=tuple(new.get(d, d) for d in s.depends_on))
+        for s in left
+    ]
     return Plan(plan.goal, steps, premises=plan.premises)
 
 
@@ -77,7 +104,9 @@ def test_redundant_work_is_content_not_id():
     again = _replace(cache.step("S1"), id="L", depends_on=("S0",))
     revised = cache.replace(steps=(*cache.steps, again))
     state = simulate(cache).state
-    assert "L" in redundant_work(type("S", (), {"completed": {"S0", "S1"}, "facts": frozenset()})(), revised)
+    assert "L" in redundant_work(
+        type("S", (), {"completed": {"S0", "S1"}, "facts": frozenset()})(), revised
+    )
     assert redundant_work(state, cache) == ()
 
 
@@ -85,28 +114,47 @@ def test_a_completed_step_redefined_under_its_id_is_refused_but_a_new_duration_i
     from planviz import changed_completed
 
     cache = examples.load("cache_isolation")
-    slower = cache.replace(steps=tuple(_replace(s, duration=99) if s.id == "S1" else s for s in cache.steps))
-    other = cache.replace(steps=tuple(_replace(s, action="guess") if s.id == "S1" else s for s in cache.steps))
+    slower = cache.replace(
+        steps=tuple(_replace(s, duration=99) if s.id == "S1" else s for s in cache.steps)
+    )
+    other = cache.replace(
+        steps=tuple(_replace(s, action="guess") if s.id == "S1" else s for s in cache.steps)
+    )
     assert changed_completed(cache, slower, {"S1"}) == ()
     assert changed_completed(cache, other, {"S1"}) == ("S1",)
 
 
 def _renamed(plan, suffix):
     ren = {s.id: f"{s.id}{suffix}" for s in plan.steps}
-    return plan.replace(steps=tuple(_replace(s, id=ren[s.id], depends_on=tuple(ren.get(d, d) for d in s.depends_on))
-                                    for s in plan.steps)), ren
+    return plan.replace(
+        steps=tuple(
+            _replace(s, id=ren[s.id], depends_on=tuple(ren.get(d, d) for d in s.depends_on))
+            for s in plan.steps
+        )
+    ), ren
 
 
 @settings(max_examples=40, deadline=None)
 @given(p=random_plans(), rnd=st.randoms(use_true_random=False))
 def test_identity_by_content_is_stable_under_renaming_reordering_and_reissuing(p, rnd):
-    p = p.replace(steps=tuple(_replace(s, arguments={"from": f"{{{{{s.depends_on[0]}.out}}}}"} if s.depends_on
-                                       else {}) for s in p.steps))
+    p = p.replace(
+        steps=tuple(
+            _replace(
+                s, arguments={"from": f"{{{{{s.depends_on[0]}.out}}}}"} if s.depends_on else {}
+            )
+            for s in p.steps
+        )
+    )
     keys = work_keys(p)
     renamed, ren = _renamed(p, "_x")
-    renamed = renamed.replace(steps=tuple(
-        _replace(s, arguments={"from": f"{{{{{s.depends_on[0]}.out}}}}"} if s.depends_on else {})
-        for s in renamed.steps))
+    renamed = renamed.replace(
+        steps=tuple(
+            _replace(
+                s, arguments={"from": f"{{{{{s.depends_on[0]}.out}}}}"} if s.depends_on else {}
+            )
+            for s in renamed.steps
+        )
+    )
     assert {ren[k]: v for k, v in keys.items()} == work_keys(renamed)
     shuffled = list(p.steps)
     rnd.shuffle(shuffled)
@@ -121,19 +169,30 @@ def test_identity_by_content_is_stable_under_renaming_reordering_and_reissuing(p
 def reissue_with_goal(goal):
     def propose(old_goal, contract, state, plan):
         return reissue(plan, set(plan.invalidated) or {"S3", "S4"}, "copy").replace(goal=goal)
+
     return propose
 
 
 def test_a_replanner_may_not_swap_the_goal():
     cache = examples.load("cache_isolation")
-    run = simulate(cache, faults=[Fault("S4", "side_effect")], propose=reissue_with_goal("Something else entirely"))
+    run = simulate(
+        cache,
+        faults=[Fault("S4", "side_effect")],
+        propose=reissue_with_goal("Something else entirely"),
+    )
     assert run.outcome == "refused" and run.events[-1].category == "goal_changed_by_replan"
     assert "Something else entirely" in run.events[-1].message
 
 
-@pytest.mark.parametrize("change", [
-    dict(forbidden=("S0",)), dict(forbidden_states=()), dict(intent="read"), dict(required=("reproduce",)),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(forbidden=("S0",)),
+        dict(forbidden_states=()),
+        dict(intent="read"),
+        dict(required=("reproduce",)),
+    ],
+)
 def test_a_replanner_may_not_swap_the_contract_or_its_safety_invariants(change):
     cache = examples.load("cache_isolation")
     weaker = _replace(cache.contract, **change)

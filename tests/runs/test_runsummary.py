@@ -8,8 +8,24 @@ import weakref
 import pytest
 
 import planviz
-from planviz import (Fault, Plan, PlanvizTypeError, RunSummary, Step, StructureError, align, critical_path,
-                     diff_runs, examples, hindsight, metrics, ready_waves, run_summary, run_usage, simulate)
+from planviz import (
+    Fault,
+    Plan,
+    PlanvizTypeError,
+    RunSummary,
+    Step,
+    StructureError,
+    align,
+    critical_path,
+    diff_runs,
+    examples,
+    hindsight,
+    metrics,
+    ready_waves,
+    run_summary,
+    run_usage,
+    simulate,
+)
 from planviz.runs.summary import runsummary
 from planviz.runs.summary.runsummary import pair_diff
 
@@ -39,7 +55,9 @@ def test_each_analysis_is_computed_once_and_kept(run, monkeypatch):
     s = run_summary(run)
     assert s.schedule(run.plans[0]) is s.schedule(run.plans[0]) is s.critical_paths[0]
     s.metrics  # the metrics' critical path delay reads the first version's, the summary's own
-    assert [id(p) for p in calls] == [id(p) for p in run.plans]  # each version once, the metrics included
+    assert [id(p) for p in calls] == [
+        id(p) for p in run.plans
+    ]  # each version once, the metrics included
     assert s.hindsight is s.hindsight and s.usage is s.usage and s.metrics is s.metrics
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections import Counter
+from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planviz import (
     Contract,
@@ -26,10 +25,9 @@ from planviz import (
     redundant_work,
     simulate,
 )
-from planviz.runs.events import OUTCOMES
 from planviz.runs.engine.simulation import STRATEGIES, idempotent
-from tests.strategies import plans as random_plans
-from tests.strategies import plans_and_faults as random_plans_and_faults
+from planviz.runs.events import OUTCOMES
+from tests.strategies import plans as random_plans, plans_and_faults as random_plans_and_faults
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -48,26 +46,36 @@ def kinds(run) -> list[str]:
 
 # --------------------------------------------------------------------------- faults
 
-@pytest.mark.parametrize("text, expected", [
-    ("S4:side_effect", Fault("S4", "side_effect")),
-    ("S3:withdraw:key_builder_located", Fault("S3", "withdraw", "key_builder_located")),
-    ("S1:transientx3", Fault("S1", "transient", times=3)),
-    ("S3:withdraw:a:b:x2", Fault("S3", "withdraw", "a:b", 2)),
-    ("S2:extra_fact:not leak_reproduced", Fault("S2", "extra_fact", "not leak_reproduced")),
-    (" S4 : side_effect", Fault("S4", "side_effect")),
-    ("S3:withdraw:a:x2:x1", Fault("S3", "withdraw", "a:x2")),  # a fact that looks like a repeat count
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("S4:side_effect", Fault("S4", "side_effect")),
+        ("S3:withdraw:key_builder_located", Fault("S3", "withdraw", "key_builder_located")),
+        ("S1:transientx3", Fault("S1", "transient", times=3)),
+        ("S3:withdraw:a:b:x2", Fault("S3", "withdraw", "a:b", 2)),
+        ("S2:extra_fact:not leak_reproduced", Fault("S2", "extra_fact", "not leak_reproduced")),
+        (" S4 : side_effect", Fault("S4", "side_effect")),
+        (
+            "S3:withdraw:a:x2:x1",
+            Fault("S3", "withdraw", "a:x2"),
+        ),  # a fact that looks like a repeat count
+    ],
+)
 def test_fault_parse(text, expected):
     assert Fault.parse(text) == expected
     assert Fault.parse(str(expected)) == expected
 
 
-@pytest.mark.parametrize("text, match", [
-    ("S4", "STEP:KIND"),
-    ("S4:explode", "unknown fault kind 'explode'.*side_effect"),
-    ("S4:extra_fact", "needs the fact observed"),
-    ("S1:transientx0", "times must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("S4", "STEP:KIND"),
+        ("S4:explode", "unknown fault kind 'explode'.*side_effect"),
+        ("S4:extra_fact", "needs the fact observed"),
+        ("S1:transientx0", "times must be an integer >= 1"),
+    ],
+)
 def test_fault_parse_rejects(text, match):
     with pytest.raises(SimulationError, match=match):
         Fault.parse(text)
@@ -81,27 +89,73 @@ ALL_DONE = {s: "done" for s in ("S0", "S1", "S2", "S3", "S4")}
 PLANNER_TABLE = [
     ((), "plan_complete", ALL_DONE, 29.0),
     (("S1:transient",), "plan_complete", ALL_DONE, 37.0),
-    (("S1:transientx3",), "step_failed",
-     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}, 29.0),
-    (("S3:tool_error",), "step_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}, 19.0),
-    (("S3:withdraw",), "plan_complete",
-     {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"}, 43.0),
-    (("S4:side_effect",), "plan_complete",
-     {"S0": "done", "S1": "done", "S2": "done", "S3.v2": "done", "S4.v2": "done"}, 45.0),
-    (("S4:side_effectx3",), "replan_limit",
-     {"S0": "done", "S1": "done", "S2": "done", "S3.v3": "invalidated", "S4.v3": "invalidated"}, 61.0),
-    (("S1:missing_evidence",), "expected_evidence_missing",
-     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}, 13.0),
-    (("S2:goal_change",), "goal_changed",  # S3 and S4 never started: not run, never voided
-     {"S0": "invalidated", "S1": "invalidated", "S2": "invalidated", "S3": "pending", "S4": "pending"}, 8.0),
-    (("S1:premise_false",), "premise_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "ready", "S4": "pending"}, 13.0),
-    (("S2:extra_fact:tests_deleted",), "forbidden_state",  # S1 was running when the run stopped: interrupted
-     {"S0": "done", "S1": "running", "S2": "done", "S3": "pending", "S4": "pending"}, 8.0),
+    (
+        ("S1:transientx3",),
+        "step_failed",
+        {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"},
+        29.0,
+    ),
+    (
+        ("S3:tool_error",),
+        "step_failed",
+        {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"},
+        19.0,
+    ),
+    (
+        ("S3:withdraw",),
+        "plan_complete",
+        {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"},
+        43.0,
+    ),
+    (
+        ("S4:side_effect",),
+        "plan_complete",
+        {"S0": "done", "S1": "done", "S2": "done", "S3.v2": "done", "S4.v2": "done"},
+        45.0,
+    ),
+    (
+        ("S4:side_effectx3",),
+        "replan_limit",
+        {"S0": "done", "S1": "done", "S2": "done", "S3.v3": "invalidated", "S4.v3": "invalidated"},
+        61.0,
+    ),
+    (
+        ("S1:missing_evidence",),
+        "expected_evidence_missing",
+        {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"},
+        13.0,
+    ),
+    (
+        ("S2:goal_change",),
+        "goal_changed",  # S3 and S4 never started: not run, never voided
+        {
+            "S0": "invalidated",
+            "S1": "invalidated",
+            "S2": "invalidated",
+            "S3": "pending",
+            "S4": "pending",
+        },
+        8.0,
+    ),
+    (
+        ("S1:premise_false",),
+        "premise_failed",
+        {"S0": "done", "S1": "done", "S2": "done", "S3": "ready", "S4": "pending"},
+        13.0,
+    ),
+    (
+        ("S2:extra_fact:tests_deleted",),
+        "forbidden_state",  # S1 was running when the run stopped: interrupted
+        {"S0": "done", "S1": "running", "S2": "done", "S3": "pending", "S4": "pending"},
+        8.0,
+    ),
     (("S3:extra_fact:cache_warm",), "plan_complete", ALL_DONE, 29.0),
-    (("S3:extra_fact:not key_builder_located",), "plan_complete",
-     {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"}, 43.0),
+    (
+        ("S3:extra_fact:not key_builder_located",),
+        "plan_complete",
+        {"S0": "done", "S2": "done", "S1.v2": "done", "S3.v2": "done", "S4.v2": "done"},
+        43.0,
+    ),
 ]
 
 
@@ -115,29 +169,47 @@ def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
     assert starts(run)["S0"] == 1  # no fault here ever voids the reproduction
 
 
-@pytest.mark.parametrize("strategy, outcome, statuses", [
-    ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
-    ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
-    ("direct", "step_failed", {"A": "blocked", "B": "blocked", "C": "done"}),  # A is never called: no input
-])
-def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(strategy, outcome, statuses):
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x"),
-                      Step("C", "c", expected_evidence="e", produces="y")])
+@pytest.mark.parametrize(
+    "strategy, outcome, statuses",
+    [
+        ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
+        ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
+        (
+            "direct",
+            "step_failed",
+            {"A": "blocked", "B": "blocked", "C": "done"},
+        ),  # A is never called: no input
+    ],
+)
+def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(
+    strategy, outcome, statuses
+):
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", depends_on="Z", produces="x"),
+            Step("B", "b", expected_evidence="e", depends_on="A", requires="x"),
+            Step("C", "c", expected_evidence="e", produces="y"),
+        ],
+    )
     run = simulate(plan, strategy=strategy)
     assert (run.outcome, final(run)) == (outcome, statuses)
 
 
 def test_direct_says_which_input_each_step_it_could_not_call_lacks(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S1", "missing_evidence")], strategy="direct")
-    assert run.events[-1].message == ("step_failed: steps not done: S3 (needs the fact 'key_builder_located'), "
-                                      "S4 (needs the result of 'S3')")
+    assert run.events[-1].message == (
+        "step_failed: steps not done: S3 (needs the fact 'key_builder_located'), "
+        "S4 (needs the result of 'S3')"
+    )
 
 
 def test_complete_message_names_each_extra_fact_once(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "extra_fact", "cache_warm")])
     done = next(e for e in run.events if e.kind == "complete" and e.step == "S4")
-    assert done.message == "'S4' complete: hit_rate_ok, isolation_verified; also observed cache_warm"
+    assert (
+        done.message == "'S4' complete: hit_rate_ok, isolation_verified; also observed cache_warm"
+    )
 
 
 def test_side_effect_redoes_the_patch_and_its_verification_only(cache_plan):
@@ -145,9 +217,20 @@ def test_side_effect_redoes_the_patch_and_its_verification_only(cache_plan):
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == {"S3", "S4"} and inv.kept == {"S0", "S1", "S2"}
     frame = run.frame(inv.index)
-    assert frame.statuses == {"S0": "done", "S1": "done", "S2": "done", "S3": "invalidated", "S4": "invalidated"}
-    assert "patch_applied" not in frame.facts and {"leak_reproduced", "key_builder_located"} <= frame.facts
-    assert starts(run) == Counter({"S0": 1, "S1": 1, "S2": 1, "S3": 1, "S4": 1, "S3.v2": 1, "S4.v2": 1})
+    assert frame.statuses == {
+        "S0": "done",
+        "S1": "done",
+        "S2": "done",
+        "S3": "invalidated",
+        "S4": "invalidated",
+    }
+    assert (
+        "patch_applied" not in frame.facts
+        and {"leak_reproduced", "key_builder_located"} <= frame.facts
+    )
+    assert starts(run) == Counter(
+        {"S0": 1, "S1": 1, "S2": 1, "S3": 1, "S4": 1, "S3.v2": 1, "S4.v2": 1}
+    )
     v2 = run.plans[-1]
     assert (v2.version, v2.parent, v2.invalidated) == (2, run.plans[0], ("S3", "S4"))
     assert v2.step("S3.v2").revises == "S3" and v2.step("S4.v2").depends_on == ("S3.v2",)
@@ -160,14 +243,31 @@ def test_withdrawn_fact_returns_to_its_producer_and_keeps_the_other_branch(cache
     fail = next(e for e in run.events if e.kind == "fail")
     assert (fail.step, fail.category) == ("S3", "precondition")
     withdraw = next(e for e in run.events if e.kind == "withdraw")
-    assert "key_builder_located" not in run.frame(withdraw.index).facts and withdraw.lost == {"key_builder_located"}
+    assert "key_builder_located" not in run.frame(withdraw.index).facts and withdraw.lost == {
+        "key_builder_located"
+    }
     inv = next(e for e in run.events if e.kind == "invalidate")
-    assert inv.voided == {"S1", "S3"} and inv.kept == {"S0", "S2"}  # S4, in the scope, never started: not voided
+    assert inv.voided == {"S1", "S3"} and inv.kept == {
+        "S0",
+        "S2",
+    }  # S4, in the scope, never started: not voided
     assert inv.message.endswith("never ran, so nothing to void: S4")
     frame = run.frame(inv.index)
-    assert (frame.statuses["S2"], frame.statuses["S1"], frame.statuses["S4"]) == ("done", "invalidated", "pending")
+    assert (frame.statuses["S2"], frame.statuses["S1"], frame.statuses["S4"]) == (
+        "done",
+        "invalidated",
+        "pending",
+    )
     assert "S4" not in frame.voided
-    assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S1.v2", "S3.v2", "S4.v2"]
+    assert [e.step for e in run.events if e.kind == "start"] == [
+        "S0",
+        "S1",
+        "S2",
+        "S3",
+        "S1.v2",
+        "S3.v2",
+        "S4.v2",
+    ]
     assert starts(run)["S2"] == 1 and run.outcome == "plan_complete"
 
 
@@ -180,21 +280,27 @@ def test_transient_fault_retries_without_replanning(cache_plan):
     assert run.frame(retry.index).statuses["S1"] == "ready" and retry.attempt == 2
 
 
-@pytest.mark.parametrize("max_retries, outcome, s1_starts", [(0, "step_failed", 1), (1, "step_failed", 2),
-                                                             (2, "step_failed", 3), (3, "plan_complete", 4)])
+@pytest.mark.parametrize(
+    "max_retries, outcome, s1_starts",
+    [(0, "step_failed", 1), (1, "step_failed", 2), (2, "step_failed", 3), (3, "plan_complete", 4)],
+)
 def test_retries_are_capped_by_the_contract(cache_plan, max_retries, outcome, s1_starts):
-    contract = cache_plan.contract.__class__(**{**cache_plan.contract.__dict__, "max_retries": max_retries})
+    contract = cache_plan.contract.__class__(
+        **{**cache_plan.contract.__dict__, "max_retries": max_retries}
+    )
     run = simulate(cache_plan, contract, faults=[Fault("S1", "transient", times=3)])
     assert run.outcome == outcome and starts(run)["S1"] == s1_starts
     if outcome == "step_failed":
         tries = "once" if s1_starts == 1 else f"{s1_starts} times"
-        assert run.events[-1].message == (f"step_failed: 'S1' failed {tries}; retries are capped at "
-                                          f"max_retries={max_retries}")
+        assert run.events[-1].message == (
+            f"step_failed: 'S1' failed {tries}; retries are capped at max_retries={max_retries}"
+        )
 
 
 def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
-    plan = cache_plan.replace(steps=[s if s.id != "S3" else replace(s, rollback="")
-                                     for s in cache_plan.steps])
+    plan = cache_plan.replace(
+        steps=[s if s.id != "S3" else replace(s, rollback="") for s in cache_plan.steps]
+    )
     assert not idempotent(plan.step("S3")) and idempotent(cache_plan.step("S3"))
     run = simulate(plan, faults=[Fault("S3", "transient")])
     assert run.outcome == "step_failed" and "retry" not in kinds(run)
@@ -203,20 +309,37 @@ def test_a_writing_step_without_rollback_is_not_retried(cache_plan):
 
 
 def test_conflict_records_both_sources_and_overwrites_nothing(cache_plan):
-    run = simulate(cache_plan, faults=[Fault("S3", "extra_fact", "not key_builder_located")], strategy="workflow")
+    run = simulate(
+        cache_plan,
+        faults=[Fault("S3", "extra_fact", "not key_builder_located")],
+        strategy="workflow",
+    )
     conflict = next(e for e in run.events if e.kind == "conflict")
     c = conflict.conflict
-    assert (c.fact, c.source, c.contradicts, c.verified_by) == ("not key_builder_located", "S3",
-                                                                 "key_builder_located", "S1")
+    assert (c.fact, c.source, c.contradicts, c.verified_by) == (
+        "not key_builder_located",
+        "S3",
+        "key_builder_located",
+        "S1",
+    )
     facts = run.frame(conflict.index).facts
     assert "key_builder_located" in facts and "not key_builder_located" not in facts
     assert run.conflicts == (c,) and run.frame(-1).conflicted == {"S3"}
 
 
 def test_a_given_fact_withdrawn_blocks_the_route():
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", requires="g", produces="x"),
-                      Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y")])
-    run = simulate(plan, Contract(given_facts=["g"], obtainable_facts=["x", "y"]), faults=[Fault("A", "withdraw")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", requires="g", produces="x"),
+            Step("B", "b", expected_evidence="e", depends_on="A", requires="x", produces="y"),
+        ],
+    )
+    run = simulate(
+        plan,
+        Contract(given_facts=["g"], obtainable_facts=["x", "y"]),
+        faults=[Fault("A", "withdraw")],
+    )
     assert run.outcome == "blocked"
     assert final(run) == {"A": "failed", "B": "blocked"}  # B never started: blocked, not voided
     assert not any(e.voided for e in run.events)
@@ -224,36 +347,59 @@ def test_a_given_fact_withdrawn_blocks_the_route():
 
 
 def test_refused_before_anything_runs(cache_plan):
-    contract = Contract(given_facts=["the service uses the level-1 cache"], obtainable_facts=["leak_reproduced"])
+    contract = Contract(
+        given_facts=["the service uses the level-1 cache"], obtainable_facts=["leak_reproduced"]
+    )
     run = simulate(cache_plan, contract)
     assert run.outcome == "refused" and kinds(run) == ["propose", "stop"]
-    assert run.events[-1].category == "infeasible_fact" and "isolation_test_written" in run.events[-1].message
-    assert run.events[-1].message.startswith("refused: the plan is refused before step 1: infeasible_fact (S3): ")
-    cyclic = Plan("g", [Step("A", "a", expected_evidence="e", depends_on="B"),
-                        Step("B", "b", expected_evidence="e", depends_on="A")])
+    assert (
+        run.events[-1].category == "infeasible_fact"
+        and "isolation_test_written" in run.events[-1].message
+    )
+    assert run.events[-1].message.startswith(
+        "refused: the plan is refused before step 1: infeasible_fact (S3): "
+    )
+    cyclic = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", depends_on="B"),
+            Step("B", "b", expected_evidence="e", depends_on="A"),
+        ],
+    )
     assert simulate(cyclic).outcome == "refused"
     assert simulate(cyclic, strategy="workflow").outcome == "blocked"
 
 
 # --------------------------------------------------------------------------- replanning
 
+
 def test_replan_limit(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect", times=3)])
     assert run.outcome == "replan_limit" and kinds(run).count("replan") == 2
-    assert run.events[-1].message == "replan_limit: a revision is needed but the run already made 2 (max_replans=2)"
+    assert (
+        run.events[-1].message
+        == "replan_limit: a revision is needed but the run already made 2 (max_replans=2)"
+    )
     assert [p.ids[-2:] for p in run.plans] == [("S3", "S4"), ("S3.v2", "S4.v2"), ("S3.v3", "S4.v3")]
     assert run.plans[2].step("S3.v3").revises == "S3.v2"
 
 
-@pytest.mark.parametrize("propose", [
-    lambda goal, contract, state, plan: plan,
-    lambda goal, contract, state, plan: plan.replace(steps=tuple(reversed(plan.steps))),  # same steps, reordered
-])
+@pytest.mark.parametrize(
+    "propose",
+    [
+        lambda goal, contract, state, plan: plan,
+        lambda goal, contract, state, plan: plan.replace(
+            steps=tuple(reversed(plan.steps))
+        ),  # same steps, reordered
+    ],
+)
 def test_an_identical_revision_ends_the_run(cache_plan, propose):
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
     assert run.outcome == "no_new_route" and "replan" not in kinds(run)
-    assert run.events[-1].message.startswith("no_new_route: the replanner proposed the same steps as plan v1 "
-                                             "(trigger: side_effect at 'S4': ")
+    assert run.events[-1].message.startswith(
+        "no_new_route: the replanner proposed the same steps as plan v1 "
+        "(trigger: side_effect at 'S4': "
+    )
 
 
 def test_a_user_replanner_gets_the_state_and_its_route_runs(cache_plan):
@@ -261,11 +407,28 @@ def test_a_user_replanner_gets_the_state_and_its_route_runs(cache_plan):
 
     def propose(goal, contract, state, plan):
         seen.update(goal=goal, completed=state.completed, facts=state.facts)
-        fix = Step("S3b", "Patch the key builder and the warm-up path", kind="patch", duration=4,
-                   depends_on=["S1", "S2"], requires=["key_builder_located", "isolation_test_written"],
-                   produces=["patch_applied"], expected_evidence="a diff", rollback="git revert", revises="S3")
-        verify = Step("S4b", "Verify again", kind="verify", duration=10, depends_on=["S3b"], requires="patch_applied",
-                      produces=["isolation_verified", "hit_rate_ok"], expected_evidence="both tests pass")
+        fix = Step(
+            "S3b",
+            "Patch the key builder and the warm-up path",
+            kind="patch",
+            duration=4,
+            depends_on=["S1", "S2"],
+            requires=["key_builder_located", "isolation_test_written"],
+            produces=["patch_applied"],
+            expected_evidence="a diff",
+            rollback="git revert",
+            revises="S3",
+        )
+        verify = Step(
+            "S4b",
+            "Verify again",
+            kind="verify",
+            duration=10,
+            depends_on=["S3b"],
+            requires="patch_applied",
+            produces=["isolation_verified", "hit_rate_ok"],
+            expected_evidence="both tests pass",
+        )
         return Plan(goal, [*plan.steps[:3], fix, verify], premises=plan.premises)
 
     run = simulate(cache_plan, faults=[Fault("S4", "side_effect")], propose=propose)
@@ -288,8 +451,12 @@ def test_a_revision_redefining_completed_work_is_refused(cache_plan):
 def test_redundant_work_and_changed_completed(cache_plan):
     state = ExecutionState(frozenset({"S0"}), frozenset({"leak_reproduced", "key_builder_located"}))
     assert redundant_work(state, cache_plan) == ("S1",)
-    other = cache_plan.replace(steps=(cache_plan.steps[0].__class__("S0", "guess", expected_evidence="e"),
-                                      *cache_plan.steps[1:]))
+    other = cache_plan.replace(
+        steps=(
+            cache_plan.steps[0].__class__("S0", "guess", expected_evidence="e"),
+            *cache_plan.steps[1:],
+        )
+    )
     assert changed_completed(cache_plan, other, {"S0"}) == ("S0",)
     assert changed_completed(cache_plan, other, {"S1"}) == ()
 
@@ -297,18 +464,39 @@ def test_redundant_work_and_changed_completed(cache_plan):
 # --------------------------------------------------------------------------- strategies
 
 STRATEGY_TABLE = [
-    ("workflow", "S4:side_effect", "step_failed",
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "done", "S4": "failed"}),
-    ("workflow", "S3:withdraw", "step_failed",  # S4 never started: blocked by S3's failure, not voided
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"}),
+    (
+        "workflow",
+        "S4:side_effect",
+        "step_failed",
+        {"S0": "done", "S1": "done", "S2": "done", "S3": "done", "S4": "failed"},
+    ),
+    (
+        "workflow",
+        "S3:withdraw",
+        "step_failed",  # S4 never started: blocked by S3's failure, not voided
+        {"S0": "done", "S1": "done", "S2": "done", "S3": "failed", "S4": "blocked"},
+    ),
     ("workflow", "S1:transient", "plan_complete", ALL_DONE),
     ("workflow", "S1:premise_false", "plan_complete", ALL_DONE),
-    ("workflow", "S1:missing_evidence", "expected_evidence_missing",
-     {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"}),
+    (
+        "workflow",
+        "S1:missing_evidence",
+        "expected_evidence_missing",
+        {"S0": "done", "S1": "failed", "S2": "done", "S3": "blocked", "S4": "blocked"},
+    ),
     ("direct", "S1:transient", "plan_complete", ALL_DONE),  # retried, like the others
-    ("direct", "S1:missing_evidence", "step_failed",  # S3 lacks S1's fact: never called, nor S4
-     {"S0": "done", "S1": "done", "S2": "done", "S3": "blocked", "S4": "blocked"}),
-    ("direct", "S3:withdraw", "plan_complete", ALL_DONE),  # S3's result shows S1's fact gone: S1, S3 redone
+    (
+        "direct",
+        "S1:missing_evidence",
+        "step_failed",  # S3 lacks S1's fact: never called, nor S4
+        {"S0": "done", "S1": "done", "S2": "done", "S3": "blocked", "S4": "blocked"},
+    ),
+    (
+        "direct",
+        "S3:withdraw",
+        "plan_complete",
+        ALL_DONE,
+    ),  # S3's result shows S1's fact gone: S1, S3 redone
 ]
 
 
@@ -332,21 +520,50 @@ def test_direct_calls_what_its_inputs_allow_whatever_the_file_order(cache_plan):
 def test_workers_limit_starts_the_lower_id_first(cache_plan):
     run = simulate(cache_plan, workers=1)
     assert [e.step for e in run.events if e.kind == "start"] == ["S0", "S1", "S2", "S3", "S4"]
-    assert max(sum(v == "running" for v in run.frame(i).statuses.values()) for i in range(len(run))) == 1
+    assert (
+        max(sum(v == "running" for v in run.frame(i).statuses.values()) for i in range(len(run)))
+        == 1
+    )
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"strategy": "yolo"}, SimulationError, "unknown strategy 'yolo'.*planner"),
-    ({"workers": 0}, SimulationError, "workers must be"),
-    ({"faults": [Fault("S9", "transient")]}, SimulationError, "no step 'S9' in the plan; its steps are 'S0', 'S1'"),
-    ({"faults": [Fault("S0", "withdraw")]}, SimulationError, "requires no fact"),
-    ({"workers": "2"}, PlanvizTypeError, r"simulate\(workers=\.\.\.\) expects None \(unlimited\) or an integer >= 1, got str '2'"),
-    ({"faults": ["S4:side_effect"]}, PlanvizTypeError, r"expects Fault values, got str 'S4:side_effect' at faults\[0\]"),
-    ({"faults": "S4:side_effect"}, PlanvizTypeError, r"simulate\(faults=\.\.\.\) expects a list of Fault values, got str 'S4:side_effect'; write faults=\[Fault.parse\('S4:side_effect'\)\]"),
-    ({"faults": [Fault("S1", "premise_false", "nope")]}, SimulationError, "'nope' is not a premise.*level-1 cache"),
-    ({"faults": [Fault("S1", "missing_evidence", "nope")]}, SimulationError,
-     "'S1' does not produce 'nope'; it produces 'key_builder_located'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"strategy": "yolo"}, SimulationError, "unknown strategy 'yolo'.*planner"),
+        ({"workers": 0}, SimulationError, "workers must be"),
+        (
+            {"faults": [Fault("S9", "transient")]},
+            SimulationError,
+            "no step 'S9' in the plan; its steps are 'S0', 'S1'",
+        ),
+        ({"faults": [Fault("S0", "withdraw")]}, SimulationError, "requires no fact"),
+        (
+            {"workers": "2"},
+            PlanvizTypeError,
+            r"simulate\(workers=\.\.\.\) expects None \(unlimited\) or an integer >= 1, got str '2'",
+        ),
+        (
+            {"faults": ["S4:side_effect"]},
+            PlanvizTypeError,
+            r"expects Fault values, got str 'S4:side_effect' at faults\[0\]",
+        ),
+        (
+            {"faults": "S4:side_effect"},
+            PlanvizTypeError,
+            r"simulate\(faults=\.\.\.\) expects a list of Fault values, got str 'S4:side_effect'; write faults=\[Fault.parse\('S4:side_effect'\)\]",
+        ),
+        (
+            {"faults": [Fault("S1", "premise_false", "nope")]},
+            SimulationError,
+            "'nope' is not a premise.*level-1 cache",
+        ),
+        (
+            {"faults": [Fault("S1", "missing_evidence", "nope")]},
+            SimulationError,
+            "'S1' does not produce 'nope'; it produces 'key_builder_located'",
+        ),
+    ],
+)
 def test_bad_arguments(cache_plan, kwargs, error, match):
     with pytest.raises(error, match=match):
         simulate(cache_plan, **kwargs)
@@ -358,6 +575,7 @@ def test_observation_normalises_facts():
 
 
 # --------------------------------------------------------------------------- properties
+
 
 def plans():
     return random_plans(kinds=True, approvals=True)
@@ -378,7 +596,9 @@ def _check_frames(run):
         plan = next(p for p in run.plans if p.version == e.plan_version)
         assert set(e.statuses) == set(plan.ids)
         assert e.ready == {s for s, v in e.statuses.items() if v == "ready"}
-        if event.kind != "stop":  # blocked = remaining steps the analysis says can no longer be reached
+        if (
+            event.kind != "stop"
+        ):  # blocked = remaining steps the analysis says can no longer be reached
             done = {s for s, v in e.statuses.items() if v == "done"}
             reach = reachable(plan, done, e.facts).steps
             rest = {s for s, v in e.statuses.items() if v in ("pending", "ready", "blocked")}
@@ -428,6 +648,7 @@ def test_without_faults_the_run_ends_at_the_makespan_or_the_serial_time(plan, st
 
 # --------------------------------------------------------------------------- command line
 
+
 def test_cli_simulate(tmp_path, capsys):
     import json
 
@@ -436,21 +657,45 @@ def test_cli_simulate(tmp_path, capsys):
     from planviz.frontends.cli.commands import main
 
     trace = tmp_path / "run.jsonl"
-    code = main(["simulate", str(path("cache_isolation")), "--fault", "S4:side_effect", "--json", "--trace", str(trace)])
+    code = main(
+        [
+            "simulate",
+            str(path("cache_isolation")),
+            "--fault",
+            "S4:side_effect",
+            "--json",
+            "--trace",
+            str(trace),
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["outcome"] == "plan_complete" and out["voided"] == ["S3", "S4"]
     assert out["metrics"]["replans"] == 1 and out["metrics"]["time"] == 45.0
     assert load_trace(trace).plans[-1].ids == ("S0", "S1", "S2", "S3.v2", "S4.v2")
-    code = main(["simulate", str(path("cache_isolation")), "--fault", "S3:withdraw:key_builder_located",
-                 "--strategy", "workflow"])
+    code = main(
+        [
+            "simulate",
+            str(path("cache_isolation")),
+            "--fault",
+            "S3:withdraw:key_builder_located",
+            "--strategy",
+            "workflow",
+        ]
+    )
     text = capsys.readouterr().out
     # S4 never started (S3 failed first): nothing was voided
-    assert code == 1 and "outcome: step_failed" in text and "voided: (none)" in text and "executability        0.60" in text
+    assert (
+        code == 1
+        and "outcome: step_failed" in text
+        and "voided: (none)" in text
+        and "executability        0.60" in text
+    )
     assert main(["simulate", str(path("cache_isolation")), "--fault", "S4:explode"]) == 2
     assert "unknown fault kind 'explode'" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- the rules a run obeys
+
 
 def _overlaps(run) -> list[tuple[str, str, str, int]]:
     """(resource, a, b, event index) for every frame where two running steps hold one resource."""
@@ -459,20 +704,49 @@ def _overlaps(run) -> list[tuple[str, str, str, int]]:
         plan = next(p for p in run.plans if p.version == e.plan_version)
         running = sorted(s for s, v in run.frame(i).statuses.items() if v == "running")
         for a_i, a in enumerate(running):
-            for b in running[a_i + 1:]:
+            for b in running[a_i + 1 :]:
                 shared = set(plan.step(a).resources) & set(plan.step(b).resources)
                 out += [(r, a, b, i) for r in shared]
     return out
 
 
-WRITERS = Plan("two writers", [
-    Step("A", "prepare", expected_evidence="e", produces="a", duration=1),
-    Step("W1", "write the config", expected_evidence="e", depends_on="A", requires="a", produces="w1",
-         duration=4, resources="config.yaml", check="the file parses"),
-    Step("W2", "write the config again", expected_evidence="e", depends_on="A", requires="a", produces="w2",
-         duration=2, resources=["config.yaml", "log"], check="the file parses"),
-    Step("R", "read", expected_evidence="e", depends_on="A", requires="a", produces="r", duration=3),
-])
+WRITERS = Plan(
+    "two writers",
+    [
+        Step("A", "prepare", expected_evidence="e", produces="a", duration=1),
+        Step(
+            "W1",
+            "write the config",
+            expected_evidence="e",
+            depends_on="A",
+            requires="a",
+            produces="w1",
+            duration=4,
+            resources="config.yaml",
+            check="the file parses",
+        ),
+        Step(
+            "W2",
+            "write the config again",
+            expected_evidence="e",
+            depends_on="A",
+            requires="a",
+            produces="w2",
+            duration=2,
+            resources=["config.yaml", "log"],
+            check="the file parses",
+        ),
+        Step(
+            "R",
+            "read",
+            expected_evidence="e",
+            depends_on="A",
+            requires="a",
+            produces="r",
+            duration=3,
+        ),
+    ],
+)
 
 
 @pytest.mark.parametrize("strategy", ["planner", "workflow"])
@@ -480,8 +754,14 @@ def test_two_writers_of_one_resource_never_run_at_the_same_time(strategy):
     run = simulate(WRITERS, strategy=strategy)
     assert run.outcome == "plan_complete" and not _overlaps(run)
     begin = {e.step: e.time for e in run.events if e.kind == "start"}
-    assert (begin["W1"], begin["R"], begin["W2"]) == (1.0, 1.0, 5.0)  # the lower id first; R is not held back
-    assert run.events[-1].time == 7.0 > critical_path(WRITERS).makespan == 5.0  # resources stretch the bound
+    assert (begin["W1"], begin["R"], begin["W2"]) == (
+        1.0,
+        1.0,
+        5.0,
+    )  # the lower id first; R is not held back
+    assert (
+        run.events[-1].time == 7.0 > critical_path(WRITERS).makespan == 5.0
+    )  # resources stretch the bound
 
 
 def test_a_step_waiting_for_a_resource_does_not_take_a_worker():
@@ -494,15 +774,27 @@ def test_a_step_waiting_for_a_resource_does_not_take_a_worker():
 def plans_with_resources(draw):
     plan = draw(plans())
     pool = ["db", "repo", "cache"]
-    steps = [replace(s, resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)),
-                     check="the resource's new state holds")  # "it holds" names nothing: vacuous on a writer
-             for s in plan.steps]
+    steps = [
+        replace(
+            s,
+            resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)),
+            check="the resource's new state holds",
+        )  # "it holds" names nothing: vacuous on a writer
+        for s in plan.steps
+    ]
     return plan.replace(steps=steps)
 
 
 @SETTINGS
-@given(plans_with_resources(), st.sampled_from(["workflow", "planner"]), st.sampled_from([None, 1, 2]),
-       st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["transient", "side_effect", "tool_error"])), max_size=2))
+@given(
+    plans_with_resources(),
+    st.sampled_from(["workflow", "planner"]),
+    st.sampled_from([None, 1, 2]),
+    st.lists(
+        st.tuples(st.integers(0, 7), st.sampled_from(["transient", "side_effect", "tool_error"])),
+        max_size=2,
+    ),
+)
 def test_no_two_holders_of_one_resource_ever_overlap(plan, strategy, workers, hits):
     ids = sorted(plan.ids)
     faults = [Fault(ids[i % len(ids)], kind) for i, kind in hits]
@@ -510,21 +802,54 @@ def test_no_two_holders_of_one_resource_ever_overlap(plan, strategy, workers, hi
     _check_frames(run)
     assert not _overlaps(run)
     if not faults and workers is None:
-        assert run.outcome == "plan_complete" and run.events[-1].time >= critical_path(plan).makespan
+        assert (
+            run.outcome == "plan_complete" and run.events[-1].time >= critical_path(plan).makespan
+        )
 
 
 GATED = {  # code -> a plan the gate refuses, and its contract
-    "not_permitted": (Plan("read the report", [
-        Step("S1", "read", expected_evidence="e", produces="read", tool="read_db"),
-        Step("S2", "fix the typo", expected_evidence="e", depends_on="S1", requires="read", produces="fixed",
-             tool="shell", check="c")]), Contract(tools={"read_db": ToolSpec(), "shell": ToolSpec(permitted=False)})),
-    "outside_intent": (Plan("read the report", [
-        Step("S1", "read", expected_evidence="e", produces="read", tool="read_db"),
-        Step("S2", "write a row", expected_evidence="e", depends_on="S1", requires="read", produces="row",
-             tool="write_db", check="c")]),
-        Contract(tools={"read_db": ToolSpec(), "write_db": ToolSpec(writes=True)}, intent="read")),
-    "high_risk_unguarded": (Plan("ship", [Step("S1", "deploy", expected_evidence="e", produces="d", risk="high")]),
-                            None),
+    "not_permitted": (
+        Plan(
+            "read the report",
+            [
+                Step("S1", "read", expected_evidence="e", produces="read", tool="read_db"),
+                Step(
+                    "S2",
+                    "fix the typo",
+                    expected_evidence="e",
+                    depends_on="S1",
+                    requires="read",
+                    produces="fixed",
+                    tool="shell",
+                    check="c",
+                ),
+            ],
+        ),
+        Contract(tools={"read_db": ToolSpec(), "shell": ToolSpec(permitted=False)}),
+    ),
+    "outside_intent": (
+        Plan(
+            "read the report",
+            [
+                Step("S1", "read", expected_evidence="e", produces="read", tool="read_db"),
+                Step(
+                    "S2",
+                    "write a row",
+                    expected_evidence="e",
+                    depends_on="S1",
+                    requires="read",
+                    produces="row",
+                    tool="write_db",
+                    check="c",
+                ),
+            ],
+        ),
+        Contract(tools={"read_db": ToolSpec(), "write_db": ToolSpec(writes=True)}, intent="read"),
+    ),
+    "high_risk_unguarded": (
+        Plan("ship", [Step("S1", "deploy", expected_evidence="e", produces="d", risk="high")]),
+        None,
+    ),
 }
 
 
@@ -553,13 +878,17 @@ def test_a_refused_plan_never_has_a_start_event(pf, defect):
     first = sorted(plan.ids)[0]
     contract = None
     if defect == "high_risk":
-        plan = plan.replace(steps=[replace(s, risk="high") if s.id == first else s
-                                   for s in plan.steps])
+        plan = plan.replace(
+            steps=[replace(s, risk="high") if s.id == first else s for s in plan.steps]
+        )
     elif defect == "forbidden":
         contract = Contract(forbidden=[first])
     elif defect == "unsupported":
-        plan = plan.replace(steps=[replace(s, requires=(*s.requires, "p")) if s.id == first
-                                   else s for s in plan.steps])
+        plan = plan.replace(
+            steps=[
+                replace(s, requires=(*s.requires, "p")) if s.id == first else s for s in plan.steps
+            ]
+        )
         contract = Contract(given_facts=["other"])
     faults = [f for f in faults if f.kind != "premise_false"]
     run = simulate(plan, contract, faults=faults)
@@ -581,14 +910,22 @@ def test_a_goal_change_voids_every_started_step_and_rechecks_every_completed_one
     done = {s for s, v in before.statuses.items() if v == "done"}
     inv = run.events[fail.index + 1]
     assert inv.kind == "invalidate" and inv.kept == set()
-    started = {e.step for e in run.events[:fail.index + 1] if e.kind == "start"}  # only started work is voided
+    started = {
+        e.step for e in run.events[: fail.index + 1] if e.kind == "start"
+    }  # only started work is voided
     if goal is None:
         assert inv.voided == started and run.outcome == "goal_changed"
         last = run.frame(-1)
         assert {s for s, v in last.statuses.items() if v == "invalidated"} == started
-        assert set(last.not_run) == {s for s, v in last.statuses.items() if s not in started and v in ("pending", "ready")}
+        assert set(last.not_run) == {
+            s for s, v in last.statuses.items() if s not in started and v in ("pending", "ready")
+        }
     else:
         assert inv.voided == started - done
-        rechecked = [e.step for e in run.events[fail.index + 2:] if e.kind == "recheck"]
+        rechecked = [e.step for e in run.events[fail.index + 2 :] if e.kind == "recheck"]
         assert sorted(rechecked) == sorted(done)
-        assert run.plans[1].goal == "a new goal" if len(run.plans) > 1 else run.outcome in ("refused", "replan_limit")
+        assert (
+            run.plans[1].goal == "a new goal"
+            if len(run.plans) > 1
+            else run.outcome in ("refused", "replan_limit")
+        )

@@ -9,8 +9,19 @@ import json
 
 import pytest
 
-from planviz import Plan, PlanvizTypeError, Recorder, Step, diff_runs, examples, load_trace, metrics, run_usage
-from planviz import save_trace, simulate
+from planviz import (
+    Plan,
+    PlanvizTypeError,
+    Recorder,
+    Step,
+    diff_runs,
+    examples,
+    load_trace,
+    metrics,
+    run_usage,
+    save_trace,
+    simulate,
+)
 from planviz.frontends.panels import metrics_rows
 
 MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
@@ -18,8 +29,12 @@ MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
 
 def _raw_usage(path) -> dict | None:
     raw = json.loads(path.read_text())
-    spans = list({s["context"]["span_id"]: s for s in reversed(raw["spans"] if isinstance(raw, dict) else raw)
-                  }.values())  # a span id written twice is one span (the first kept)
+    spans = list(
+        {
+            s["context"]["span_id"]: s
+            for s in reversed(raw["spans"] if isinstance(raw, dict) else raw)
+        }.values()
+    )  # a span id written twice is one span (the first kept)
     ops = [(s.get("attributes") or {}).get("gen_ai.operation.name") for s in spans]
     models = [s["attributes"] for s, op in zip(spans, ops) if op in MODEL_OPERATIONS]
 
@@ -32,11 +47,15 @@ def _raw_usage(path) -> dict | None:
         cost = total("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
     t0 = min(s["start_time"] for s in spans)
     ended = all(s.get("end_time") is not None for s in spans)
-    return {"model_calls": len(models), "input_tokens": total("gen_ai.usage.input_tokens"),
-            "output_tokens": total("gen_ai.usage.output_tokens"), "cost": cost,
-            # with no tool call at all, the model calls are the steps: still no tool call made
-            "tool_calls": ops.count("execute_tool"),
-            "time": (max(s["end_time"] for s in spans) - t0) / 1e9 if ended else None}
+    return {
+        "model_calls": len(models),
+        "input_tokens": total("gen_ai.usage.input_tokens"),
+        "output_tokens": total("gen_ai.usage.output_tokens"),
+        "cost": cost,
+        # with no tool call at all, the model calls are the steps: still no tool call made
+        "tool_calls": ops.count("execute_tool"),
+        "time": (max(s["end_time"] for s in spans) - t0) / 1e9 if ended else None,
+    }
 
 
 def _raw_tool_calls(path) -> int:
@@ -44,9 +63,16 @@ def _raw_tool_calls(path) -> int:
     hand: ``TOOL`` observations, OpenInference kind ``TOOL``, the runs of a LangGraph ToolNode (``tools``)."""
     raw = json.loads(path.read_text())
     if isinstance(raw, dict) and "observations" in raw:
-        metadata = [o["metadata"] if isinstance(o.get("metadata"), dict) else {} for o in raw["observations"]]
-        return sum(o["type"] == "TOOL" or (md.get("attributes") or {}).get("openinference.span.kind") == "TOOL"
-                   or md.get("langgraph_node") == "tools" for o, md in zip(raw["observations"], metadata))
+        metadata = [
+            o["metadata"] if isinstance(o.get("metadata"), dict) else {}
+            for o in raw["observations"]
+        ]
+        return sum(
+            o["type"] == "TOOL"
+            or (md.get("attributes") or {}).get("openinference.span.kind") == "TOOL"
+            or md.get("langgraph_node") == "tools"
+            for o, md in zip(raw["observations"], metadata)
+        )
     return [s["attributes"].get("ai.operationId") for s in raw].count("ai.toolCall")
 
 
@@ -54,16 +80,21 @@ def _raw_tool_calls(path) -> int:
 def test_a_trace_without_tool_calls_counts_none_and_each_model_call_once(corpus):
     """Its model calls stand in as the steps, yet the trace made no tool call: every view says 0 tool calls
     (not one per model call, which would count each call twice)."""
-    paths = ([corpus / "otel" / "more" / "LLAMA_INDEX_trace__50fd4348_no_tool_spans.json"]
-             + sorted((corpus / "otel-js").glob("*.json")) + sorted((corpus / "langfuse").glob("*.json")))
+    paths = (
+        [corpus / "otel" / "more" / "LLAMA_INDEX_trace__50fd4348_no_tool_spans.json"]
+        + sorted((corpus / "otel-js").glob("*.json"))
+        + sorted((corpus / "langfuse").glob("*.json"))
+    )
     checked = 0
     for path in paths:
-        if (_raw_usage(path)["tool_calls"] if path.parent.name == "more" else _raw_tool_calls(path)):
+        if _raw_usage(path)["tool_calls"] if path.parent.name == "more" else _raw_tool_calls(path):
             continue
         run = load_trace(path)
         assert run.model_calls, path.name
         u, m = run_usage(run), metrics(run)
-        assert (u.tool_calls, m.tool_calls, diff_runs(run, run).usage[0].tool_calls) == (0, 0, 0), path.name
+        assert (u.tool_calls, m.tool_calls, diff_runs(run, run).usage[0].tool_calls) == (0, 0, 0), (
+            path.name
+        )
         assert dict(metrics_rows(run))["tool calls"].startswith("0"), path.name
         checked += 1
     assert checked == 7  # 1 OTel, 2 OTel JS, 4 Langfuse exports with no tool call
@@ -71,18 +102,29 @@ def test_a_trace_without_tool_calls_counts_none_and_each_model_call_once(corpus)
 
 @pytest.mark.corpus
 def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus):
-    files = sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
+    files = sorted((corpus / "otel").glob("*.json")) + sorted(
+        (corpus / "otel" / "more").glob("*.json")
+    )
     checked = 0
     for path in files:
         truth = _raw_usage(path)
         run = load_trace(path)
         u, m = run_usage(run), metrics(run)
         d = diff_runs(run, run)
-        assert (u.model_calls, m.model_calls, d.usage[0].model_calls) == (truth["model_calls"],) * 3, path.name
+        assert (u.model_calls, m.model_calls, d.usage[0].model_calls) == (
+            truth["model_calls"],
+        ) * 3, path.name
         assert (u.tool_calls, m.tool_calls) == (truth["tool_calls"],) * 2, path.name
-        assert (u.input_tokens, u.output_tokens) == (truth["input_tokens"], truth["output_tokens"]), path.name
-        assert u.cost == pytest.approx(truth["cost"]) if truth["cost"] is not None else u.cost is None
-        if truth["time"] is not None:  # a trace whose calls never all ended ends at its last recorded moment
+        assert (u.input_tokens, u.output_tokens) == (
+            truth["input_tokens"],
+            truth["output_tokens"],
+        ), path.name
+        assert (
+            u.cost == pytest.approx(truth["cost"]) if truth["cost"] is not None else u.cost is None
+        )
+        if (
+            truth["time"] is not None
+        ):  # a trace whose calls never all ended ends at its last recorded moment
             assert u.time == m.time == pytest.approx(truth["time"]), path.name
         rows = dict(metrics_rows(run))  # what the report and the explorer show
         assert rows["model calls"] == str(truth["model_calls"]), path.name
@@ -94,13 +136,20 @@ def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus)
 @pytest.mark.parametrize("strategy, calls", [("planner", 1), ("direct", 5), ("workflow", 0)])
 def test_a_simulation_pays_its_strategy_s_model_calls_in_every_view(strategy, calls):
     run = simulate(examples.load("cache_isolation"), strategy=strategy)
-    assert run_usage(run).model_calls == metrics(run).model_calls == diff_runs(run, run).usage[0].model_calls == calls
+    assert (
+        run_usage(run).model_calls
+        == metrics(run).model_calls
+        == diff_runs(run, run).usage[0].model_calls
+        == calls
+    )
 
 
 def _ai_messages(value) -> int:
     """AI messages anywhere in raw LangGraph JSON (``type: "ai"`` or LangChain's constructor form)."""
     if isinstance(value, dict):
-        own = value.get("type") == "ai" or (value.get("lc") == 1 and "AIMessage" in (value.get("id") or []))
+        own = value.get("type") == "ai" or (
+            value.get("lc") == 1 and "AIMessage" in (value.get("id") or [])
+        )
         return int(own) + sum(_ai_messages(v) for v in value.values())
     if isinstance(value, list):
         return sum(_ai_messages(v) for v in value)
@@ -108,8 +157,9 @@ def _ai_messages(value) -> int:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("name", ["langgraph_docs_get_state_history_example.json",
-                                  "langgraph_saved_checkpoints_v3.json"])
+@pytest.mark.parametrize(
+    "name", ["langgraph_docs_get_state_history_example.json", "langgraph_saved_checkpoints_v3.json"]
+)
 def test_another_tool_s_trace_without_model_calls_says_not_recorded(corpus, name, tmp_path):
     path = corpus / "langgraph" / name
     assert _ai_messages(json.loads(path.read_text())) == 0  # the file holds no model call at all
@@ -134,13 +184,20 @@ def test_planviz_s_own_recorded_run_counts_one_call_per_plan_proposal():
 
 
 def test_run_usage_of_something_else_says_what_to_call():
-    with pytest.raises(PlanvizTypeError, match=r"run_usage\(run=...\) expects a planviz Run, got str"):
+    with pytest.raises(
+        PlanvizTypeError, match=r"run_usage\(run=...\) expects a planviz Run, got str"
+    ):
         run_usage("trace.jsonl")
 
 
 def _recorded(times: list[float]) -> Recorder:
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", duration=9, produces="x"),
-                      Step("B", "b", expected_evidence="e", duration=9, depends_on="A", requires="x")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", duration=9, produces="x"),
+            Step("B", "b", expected_evidence="e", duration=9, depends_on="A", requires="x"),
+        ],
+    )
     rec = Recorder(clock=iter(times).__next__)
     rec.propose(plan)
     rec.start("A")
@@ -151,19 +208,31 @@ def _recorded(times: list[float]) -> Recorder:
     return rec
 
 
-@pytest.mark.parametrize("times, delay", [
-    ([0, 0, 2, 2, 5, 5], 0.0),  # B right after A: what happened is its own critical path, whatever the estimates
-    ([0, 0, 2, 3, 5, 5], 1.0),  # a second between A's end and B's start that no step accounts for
-    ([0, 0, 2, 2, 5, 7], 2.0),  # the run ended two seconds after its last step
-])
+@pytest.mark.parametrize(
+    "times, delay",
+    [
+        (
+            [0, 0, 2, 2, 5, 5],
+            0.0,
+        ),  # B right after A: what happened is its own critical path, whatever the estimates
+        (
+            [0, 0, 2, 3, 5, 5],
+            1.0,
+        ),  # a second between A's end and B's start that no step accounts for
+        ([0, 0, 2, 2, 5, 7], 2.0),  # the run ended two seconds after its last step
+    ],
+)
 def test_a_recorded_run_s_delay_is_measured_on_what_happened(times, delay):
     assert metrics(_recorded(times).run).critical_path_delay == pytest.approx(delay)
 
 
 @pytest.mark.corpus
 def test_recorded_corpus_runs_have_no_negative_delay(corpus):
-    paths = (sorted((corpus / "otel").glob("*.json")) + sorted((corpus / "otel" / "more").glob("*.json"))
-             + sorted((corpus / "langgraph").glob("*.json")))
+    paths = (
+        sorted((corpus / "otel").glob("*.json"))
+        + sorted((corpus / "otel" / "more").glob("*.json"))
+        + sorted((corpus / "langgraph").glob("*.json"))
+    )
     for path in paths:
         run = load_trace(path)
         delay = metrics(run).critical_path_delay

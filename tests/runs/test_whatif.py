@@ -11,11 +11,23 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from planviz import Fault, Plan, PlanvizTypeError, Recorder, SimulationError, Step, WhatIf, examples, load_trace
-from planviz import render_what_if, save_trace, simulate, what_if
+from planviz import (
+    Fault,
+    Plan,
+    PlanvizTypeError,
+    Recorder,
+    SimulationError,
+    Step,
+    WhatIf,
+    examples,
+    load_trace,
+    render_what_if,
+    save_trace,
+    simulate,
+    what_if,
+)
 from planviz.frontends.cli.commands import main
 from planviz.pictures.style import LOOKS
 from planviz.runs.hindsight.whatif import FINAL_ANSWER
@@ -23,12 +35,22 @@ from planviz.runs.hindsight.whatif import FINAL_ANSWER
 from ..strategies import plans
 from .otlp import agent, chat, text, tool
 
-ANY_AGENT = ("otel/any-agent_OPENAI_trace.json", "otel/any-agent_LANGCHAIN_trace.json",
-             "otel/any-agent_SMOLAGENTS_trace.json", "otel/more/AGNO_trace.json", "otel/more/TINYAGENT_trace.json",
-             "otel/more/LLAMA_INDEX_trace.json", "openinference/SMOLAGENTS_trace_openinference.json",
-             "langfuse/openai-agents-2025-09-30.json", "otel-js/all-spans.json", "langfuse/google-gemini-2025-08-01.json",
-             "langfuse/llamaindex-2025-06-05.json", "langfuse/google-vertex-tools-langchain-2025-09-19.json",
-             "langgraph/sqlite/exported/thread_test_checkpoint.json", "langgraph/sqlite/exported/thread_auto_2ff52282.json")
+ANY_AGENT = (
+    "otel/any-agent_OPENAI_trace.json",
+    "otel/any-agent_LANGCHAIN_trace.json",
+    "otel/any-agent_SMOLAGENTS_trace.json",
+    "otel/more/AGNO_trace.json",
+    "otel/more/TINYAGENT_trace.json",
+    "otel/more/LLAMA_INDEX_trace.json",
+    "openinference/SMOLAGENTS_trace_openinference.json",
+    "langfuse/openai-agents-2025-09-30.json",
+    "otel-js/all-spans.json",
+    "langfuse/google-gemini-2025-08-01.json",
+    "langfuse/llamaindex-2025-06-05.json",
+    "langfuse/google-vertex-tools-langchain-2025-09-19.json",
+    "langgraph/sqlite/exported/thread_test_checkpoint.json",
+    "langgraph/sqlite/exported/thread_auto_2ff52282.json",
+)
 
 
 def _closed_downstream(w: WhatIf) -> None:
@@ -45,8 +67,14 @@ def test_a_tool_error_at_any_recorded_step_voids_a_set_closed_downstream(corpus,
     run = load_trace(corpus / name)
     started = list(dict.fromkeys(e.step for e in run.events if e.kind == "start"))
     assert started
-    clean = what_if(run)  # no fault: the replay completes, never later than the recording (model time counted once)
-    assert clean.outcome == "plan_complete" and clean.voided == () and clean.makespan <= clean.recorded_makespan + 1e-9
+    clean = what_if(
+        run
+    )  # no fault: the replay completes, never later than the recording (model time counted once)
+    assert (
+        clean.outcome == "plan_complete"
+        and clean.voided == ()
+        and clean.makespan <= clean.recorded_makespan + 1e-9
+    )
     for sid in started:
         w = what_if(run, faults=[Fault(sid, "tool_error")])
         _closed_downstream(w)
@@ -61,25 +89,38 @@ def _openai_raw(corpus):
     t0 = min(s["start_time"] for s in spans)
     models = [s for s in spans if s["name"].startswith("call_llm")]
     tools = [s for s in spans if s["name"].startswith("execute_tool")]
-    return spans, t0, sorted(models, key=lambda s: s["start_time"]), sorted(tools, key=lambda s: s["start_time"])
+    return (
+        spans,
+        t0,
+        sorted(models, key=lambda s: s["start_time"]),
+        sorted(tools, key=lambda s: s["start_time"]),
+    )
 
 
 def test_openai_trace_tool_error_costs_what_the_raw_spans_say(corpus):
     spans, t0, models, tools = _openai_raw(corpus)
     first = tools[0]["attributes"]["gen_ai.tool.name"]
     assert first == "get_current_time"
-    w = what_if(load_trace(corpus / "otel/any-agent_OPENAI_trace.json"), faults=[Fault(first, "tool_error")])
+    w = what_if(
+        load_trace(corpus / "otel/any-agent_OPENAI_trace.json"), faults=[Fault(first, "tool_error")]
+    )
     # the replay stops when the first tool fails: its model call, then the tool call (nanoseconds in the raw file)
     took = lambda s: (s["end_time"] - s["start_time"]) / 1e9  # noqa: E731
     assert w.makespan == pytest.approx(took(models[0]) + took(tools[0]), abs=1e-6)
     # write_file wrote the year get_current_time returned (a derived value): it is voided and re-run too, so the
     # re-run costs the tokens of every model call (the one that chose each tool, and the final answer's)
     year = re.search(r"\d{4}", str(tools[0]["attributes"]["gen_ai.output"])).group(0)
-    assert tools[1]["attributes"]["gen_ai.tool.name"] == "write_file" and year in str(tools[1]["attributes"])
-    tokens = lambda s: s["attributes"]["gen_ai.usage.input_tokens"] + s["attributes"]["gen_ai.usage.output_tokens"]  # noqa: E731
+    assert tools[1]["attributes"]["gen_ai.tool.name"] == "write_file" and year in str(
+        tools[1]["attributes"]
+    )
+    tokens = lambda s: (
+        s["attributes"]["gen_ai.usage.input_tokens"] + s["attributes"]["gen_ai.usage.output_tokens"]
+    )  # noqa: E731
     assert len(models) == 3 and w.tokens == sum(map(tokens, models))
     assert w.voided == (first, "write_file", FINAL_ANSWER)
-    assert (max(s["end_time"] for s in spans) - t0) / 1e9 == pytest.approx(w.recorded_makespan, abs=1e-6)
+    assert (max(s["end_time"] for s in spans) - t0) / 1e9 == pytest.approx(
+        w.recorded_makespan, abs=1e-6
+    )
 
 
 def test_unknown_tokens_stay_none(corpus):
@@ -91,7 +132,10 @@ def test_unknown_tokens_stay_none(corpus):
     assert run.model_calls and all(c.tokens is None for c in run.model_calls)
     w = what_if(run, faults=[Fault("get_current_time", "tool_error")])
     assert w.tokens is None and "unknown" in w.to_text()
-    assert what_if(simulate(examples.load("cache_isolation")), [Fault("S1", "tool_error")]).tokens is None
+    assert (
+        what_if(simulate(examples.load("cache_isolation")), [Fault("S1", "tool_error")]).tokens
+        is None
+    )
 
 
 def test_a_failed_recorded_run_without_faults_is_its_blast_radius(corpus):
@@ -108,13 +152,15 @@ def test_a_failed_recorded_run_without_faults_is_its_blast_radius(corpus):
 
 def test_a_fault_voids_what_consumed_the_result_through_data_edges_only():
     # get_weather's result is summarize's argument; get_weather#2 shares nothing with it
-    spans = [agent(1, 0, 5),
-             chat(2, 0, 1, tokens=(100, 7)), tool(3, "get_weather", 1, 2, args={"city": "Paris"},
-                                                  result={"sky": "sunny over Paris"}),
-             chat(4, 2, 2.5, tokens=(120, 8)), tool(5, "get_weather", 2.5, 3.5, args={"city": "Rome"},
-                                                    result={"sky": "rain in Rome"}),
-             chat(6, 3.5, 4, tokens=(150, 9)), tool(7, "summarize", 4, 5, args={"text": "sunny over Paris"},
-                                                    result="done")]
+    spans = [
+        agent(1, 0, 5),
+        chat(2, 0, 1, tokens=(100, 7)),
+        tool(3, "get_weather", 1, 2, args={"city": "Paris"}, result={"sky": "sunny over Paris"}),
+        chat(4, 2, 2.5, tokens=(120, 8)),
+        tool(5, "get_weather", 2.5, 3.5, args={"city": "Rome"}, result={"sky": "rain in Rome"}),
+        chat(6, 3.5, 4, tokens=(150, 9)),
+        tool(7, "summarize", 4, 5, args={"text": "sunny over Paris"}, result="done"),
+    ]
     run = load_trace(json.loads(text(spans)))
     w = what_if(run, faults=[Fault("get_weather", "tool_error")])
     assert w.voided == ("get_weather", "summarize") and w.kept == ("get_weather#2",)
@@ -124,22 +170,32 @@ def test_a_fault_voids_what_consumed_the_result_through_data_edges_only():
 
 
 def test_blast_radius_of_a_recorded_failure_before_anything_reruns():
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="a.result"),
-                      Step("B", "b", expected_evidence="e", requires="a.result", depends_on="A"),
-                      Step("C", "c", expected_evidence="e", produces="c.result")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="a.result"),
+            Step("B", "b", expected_evidence="e", requires="a.result", depends_on="A"),
+            Step("C", "c", expected_evidence="e", produces="c.result"),
+        ],
+    )
     rec = Recorder(clock=iter(range(100)).__next__)
     rec.propose(plan)
     rec.start("A"), rec.fail("A", "service down"), rec.start("B"), rec.complete("B")
     rec.start("C"), rec.complete("C"), rec.stop("step_failed")
     w = what_if(rec.run)  # the agent went on: B read A's output anyway
     assert w.faults == (Fault("A", "tool_error"),)
-    assert w.voided == ("A", "B") and w.kept == ("C",) and w.rerun == ("A", "B") and w.tokens is None
+    assert (
+        w.voided == ("A", "B") and w.kept == ("C",) and w.rerun == ("A", "B") and w.tokens is None
+    )
 
 
 def test_transient_fault_reruns_without_voiding():
     w = what_if(simulate(examples.load("cache_isolation")), faults=[Fault("S1", "transient")])
     assert w.voided == () and w.rerun == ("S1",) and w.outcome == "plan_complete"
-    assert w.makespan == simulate(examples.load("cache_isolation"), faults=[Fault("S1", "transient")]).time
+    assert (
+        w.makespan
+        == simulate(examples.load("cache_isolation"), faults=[Fault("S1", "transient")]).time
+    )
 
 
 def _oracle(s, ran, plan: Plan):
@@ -149,10 +205,12 @@ def _oracle(s, ran, plan: Plan):
         for st_ in p.steps:
             if st_.revises:
                 root[st_.id] = st_.revises
+
     def r(x):
         while x in root:
             x = root[x]
         return x
+
     lost, last, starts = set(), {}, {}
     for e in s.events:
         if e.kind == "invalidate":
@@ -180,21 +238,32 @@ def _oracle(s, ran, plan: Plan):
     return voided, voided | {x for x, n in starts.items() if n > 1 and x in ran}
 
 
-FAULT_KINDS = ["transient", "tool_error", "side_effect", "missing_evidence", "premise_false", "withdraw",
-               "extra_fact"]
+FAULT_KINDS = [
+    "transient",
+    "tool_error",
+    "side_effect",
+    "missing_evidence",
+    "premise_false",
+    "withdraw",
+    "extra_fact",
+]
 
 
 @st.composite
 def _case(draw):
     plan = draw(plans(max_steps=7))
+
     def faults():
         out = []
         for _ in range(draw(st.integers(0, 2))):
             step = plan.step(draw(st.sampled_from(sorted(plan.ids))))
-            kind = draw(st.sampled_from([k for k in FAULT_KINDS if k != "withdraw" or step.requires]))
+            kind = draw(
+                st.sampled_from([k for k in FAULT_KINDS if k != "withdraw" or step.requires])
+            )
             fact = "noise" if kind == "extra_fact" else None
             out.append(Fault(step.id, kind, fact, draw(st.integers(1, 3))))
         return out
+
     return plan, faults(), faults()
 
 
@@ -211,7 +280,9 @@ def test_what_if_on_a_simulated_run_agrees_with_simulate(case):
     voided, rerun = _oracle(s, ran, plan)
     assert set(w.voided) == voided and set(w.rerun) == rerun
     assert set(w.kept) == ran - voided
-    assert [(e.kind, e.step, e.time) for e in w.run.events] == [(e.kind, e.step, e.time) for e in s.events]
+    assert [(e.kind, e.step, e.time) for e in w.run.events] == [
+        (e.kind, e.step, e.time) for e in s.events
+    ]
 
 
 def test_wrong_types_are_refused():
@@ -227,7 +298,10 @@ def test_wrong_types_are_refused():
 
 
 def test_the_picture_shows_each_recorded_attempt_kept_or_voided_in_its_look(corpus):
-    w = what_if(load_trace(corpus / "otel/any-agent_OPENAI_trace.json"), [Fault("get_current_time", "tool_error")])
+    w = what_if(
+        load_trace(corpus / "otel/any-agent_OPENAI_trace.json"),
+        [Fault("get_current_time", "tool_error")],
+    )
     root = ET.fromstring(render_what_if(w))
     ns = "{http://www.w3.org/2000/svg}"
     rows = {g.get("data-step"): g for g in root.iter(f"{ns}g") if g.get("class") == "pv-row"}
@@ -250,8 +324,13 @@ def test_the_picture_shows_each_recorded_attempt_kept_or_voided_in_its_look(corp
 
 def _hostile_trace(tmp_path):
     bad = "evil\x1b[31m<b>"
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="a.result"),
-                      Step(bad, "b", expected_evidence="e", requires="a.result", depends_on="A")])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="a.result"),
+            Step(bad, "b", expected_evidence="e", requires="a.result", depends_on="A"),
+        ],
+    )
     rec = Recorder(clock=iter(range(100)).__next__)
     rec.propose(plan)
     rec.start("A"), rec.complete("A"), rec.start(bad), rec.complete(bad), rec.stop("plan_complete")
@@ -287,12 +366,22 @@ def test_data_edges_as_triples_with_their_reason_are_read_too(monkeypatch):
 
     import planviz.runs.hindsight.whatif as module
 
-    plan = Plan("g", [Step("A", "a", expected_evidence="e", produces="a.result", arguments={"q": 1}),
-                      Step("B", "b", expected_evidence="e", arguments={"year": "2025"}),
-                      Step("C", "c", expected_evidence="e", arguments={"q": 2})])
+    plan = Plan(
+        "g",
+        [
+            Step("A", "a", expected_evidence="e", produces="a.result", arguments={"q": 1}),
+            Step("B", "b", expected_evidence="e", arguments={"year": "2025"}),
+            Step("C", "c", expected_evidence="e", arguments={"q": 2}),
+        ],
+    )
     run = simulate(plan)
-    monkeypatch.setattr(module, "hindsight", lambda r: types.SimpleNamespace(
-        data_edges=(("A", "B", "derived: '2025' in '2025-06-11T08:00'"),)))
+    monkeypatch.setattr(
+        module,
+        "hindsight",
+        lambda r: types.SimpleNamespace(
+            data_edges=(("A", "B", "derived: '2025' in '2025-06-11T08:00'"),)
+        ),
+    )
     w = what_if(run, faults=[Fault("A", "tool_error")])
     assert w.voided == ("A", "B") and w.kept == ("C",)
     assert w.plan.step("B").depends_on == ("A",)  # the data edge made explicit

@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from planviz import Plan, Step, StructureError, critical_path, failure_scope, ready_timeline, ready_waves, validate
+from planviz import (
+    Plan,
+    Step,
+    StructureError,
+    critical_path,
+    failure_scope,
+    ready_timeline,
+    ready_waves,
+    validate,
+)
 
-REFUSALS = [critical_path, ready_waves, ready_timeline, lambda p: failure_scope(p, p.steps[0].id, "transient")]
+REFUSALS = [
+    critical_path,
+    ready_waves,
+    ready_timeline,
+    lambda p: failure_scope(p, p.steps[0].id, "transient"),
+]
 
 # the plan of the layout issue: validate said A -> D -> A while critical_path said A -> B -> E -> A
-TANGLE = Plan("g", [Step("A", "a", depends_on=["E", "D"]), Step("B", "b", depends_on=["C", "A"]),
-                    Step("C", "c", depends_on="E"), Step("D", "d", depends_on=["E", "A"]),
-                    Step("E", "e", depends_on=["D", "B"])])
+TANGLE = Plan(
+    "g",
+    [
+        Step("A", "a", depends_on=["E", "D"]),
+        Step("B", "b", depends_on=["C", "A"]),
+        Step("C", "c", depends_on="E"),
+        Step("D", "d", depends_on=["E", "A"]),
+        Step("E", "e", depends_on=["D", "B"]),
+    ],
+)
 
 
 @pytest.mark.parametrize("refuse", REFUSALS)
@@ -30,8 +50,14 @@ def test_the_tangle_is_named_the_same_everywhere(refuse):
 def cyclic_plans(draw):
     """Small plans over known ids, no self-dependency, shuffled: cycles are their only structural defect."""
     ids = [f"S{i}" for i in range(draw(st.integers(2, 7)))]
-    steps = [Step(sid, "a", depends_on=draw(st.lists(st.sampled_from([i for i in ids if i != sid]), max_size=3)))
-             for sid in ids]
+    steps = [
+        Step(
+            sid,
+            "a",
+            depends_on=draw(st.lists(st.sampled_from([i for i in ids if i != sid]), max_size=3)),
+        )
+        for sid in ids
+    ]
     return Plan("g", draw(st.permutations(steps)))
 
 

@@ -6,20 +6,22 @@ from dataclasses import dataclass
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from planviz import Plan, Step, from_graph, to_graph
 from planviz.structure.graph import NODE_FIELDS as STEP_FIELDS
 
 
-@pytest.mark.parametrize("edge, facts", [
-    (("S0", "S1"), ("leak_reproduced",)),
-    (("S0", "S2"), ("leak_reproduced",)),
-    (("S1", "S3"), ("key_builder_located",)),
-    (("S2", "S3"), ("isolation_test_written",)),
-    (("S3", "S4"), ("patch_applied",)),
-])
+@pytest.mark.parametrize(
+    "edge, facts",
+    [
+        (("S0", "S1"), ("leak_reproduced",)),
+        (("S0", "S2"), ("leak_reproduced",)),
+        (("S1", "S3"), ("key_builder_located",)),
+        (("S2", "S3"), ("isolation_test_written",)),
+        (("S3", "S4"), ("patch_applied",)),
+    ],
+)
 def test_cache_edges_carry_their_facts(cache_plan, edge, facts):
     g = to_graph(cache_plan)
     assert g.edges[edge]["facts"] == facts
@@ -43,12 +45,16 @@ def test_every_step_field_is_a_node_attribute(cache_plan):
 
 
 def test_edge_facts_empty_when_nothing_flows():
-    g = to_graph(Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="y")]))
+    g = to_graph(
+        Plan("g", [Step("A", "a", produces="x"), Step("B", "b", depends_on="A", requires="y")])
+    )
     assert g.edges["A", "B"]["facts"] == ()
 
 
 def test_duplicates_keep_the_first_and_unknown_dependencies_add_no_edge():
-    p = Plan("g", [Step("A", "first"), Step("A", "second"), Step("B", "b", depends_on=["A", "ghost"])])
+    p = Plan(
+        "g", [Step("A", "first"), Step("A", "second"), Step("B", "b", depends_on=["A", "ghost"])]
+    )
     g = to_graph(p)
     assert g.nodes["A"]["action"] == "first"
     assert sorted(g.edges) == [("A", "B")] and "ghost" not in g
@@ -97,10 +103,18 @@ def plans(draw):
     steps = []
     for i, sid in enumerate(ids):
         deps = draw(st.lists(st.sampled_from(ids[:i]), max_size=3, unique=True)) if i else []
-        steps.append(Step(sid, f"do {sid}", expected_evidence="e", depends_on=deps,
-                          requires=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
-                          produces=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
-                          duration=draw(st.integers(0, 9)), kind=draw(st.sampled_from([None, "patch"]))))
+        steps.append(
+            Step(
+                sid,
+                f"do {sid}",
+                expected_evidence="e",
+                depends_on=deps,
+                requires=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+                produces=draw(st.lists(st.sampled_from(facts), max_size=2, unique=True)),
+                duration=draw(st.integers(0, 9)),
+                kind=draw(st.sampled_from([None, "patch"])),
+            )
+        )
     return Plan("g", steps, premises=["p"], time_unit="min")
 
 
@@ -124,16 +138,28 @@ def test_graph_matches_the_plan_and_round_trips(p, rnd):
 
 def reference_graph(plan: Plan) -> nx.DiGraph:
     """The obvious construction, one add_node / add_edge at a time: what to_graph must build."""
-    g = nx.DiGraph(goal=plan.goal, premises=plan.premises, unknowns=plan.unknowns, version=plan.version,
-                   trigger=plan.trigger, invalidated=plan.invalidated, time_unit=plan.time_unit)
+    g = nx.DiGraph(
+        goal=plan.goal,
+        premises=plan.premises,
+        unknowns=plan.unknowns,
+        version=plan.version,
+        trigger=plan.trigger,
+        invalidated=plan.invalidated,
+        time_unit=plan.time_unit,
+    )
     for step in plan.steps:
         if step.id not in g:
             g.add_node(step.id, **{name: getattr(step, name) for name in STEP_FIELDS})
     for sid in list(g):
         for dep in g.nodes[sid]["depends_on"]:
             if dep in g:
-                g.add_edge(dep, sid, facts=tuple(f for f in g.nodes[sid]["requires"]
-                                                 if f in set(g.nodes[dep]["produces"])))
+                g.add_edge(
+                    dep,
+                    sid,
+                    facts=tuple(
+                        f for f in g.nodes[sid]["requires"] if f in set(g.nodes[dep]["produces"])
+                    ),
+                )
     return g
 
 
@@ -150,11 +176,17 @@ def messy_plans(draw):
     ids = [f"S{i}" for i in range(draw(st.integers(0, 10)))]
     names = st.sampled_from(ids + ["ghost"]) if ids else st.just("ghost")
     facts = st.lists(st.sampled_from(["x", "y", "z"]), max_size=3)
-    steps = [draw(st.sampled_from([Step, LabelledStep]))(
-        draw(st.sampled_from(ids)) if ids and draw(st.integers(0, 6)) == 0 else sid, f"do {sid}",
-        depends_on=draw(st.lists(names, max_size=3)), requires=draw(facts), produces=draw(facts),
-        arguments=draw(st.dictionaries(st.sampled_from("ab"), st.integers(), max_size=1)))
-        for sid in ids]
+    steps = [
+        draw(st.sampled_from([Step, LabelledStep]))(
+            draw(st.sampled_from(ids)) if ids and draw(st.integers(0, 6)) == 0 else sid,
+            f"do {sid}",
+            depends_on=draw(st.lists(names, max_size=3)),
+            requires=draw(facts),
+            produces=draw(facts),
+            arguments=draw(st.dictionaries(st.sampled_from("ab"), st.integers(), max_size=1)),
+        )
+        for sid in ids
+    ]
     return Plan("g", steps, premises=["p"], unknowns=["u"], version=2, trigger="t", time_unit="min")
 
 
@@ -164,9 +196,13 @@ def test_to_graph_builds_exactly_the_obvious_graph(plan):
     g, expected = to_graph(plan), reference_graph(plan)
     assert g.graph == expected.graph
     assert list(g.nodes(data=True)) == list(expected.nodes(data=True))
-    assert [list(d) for _, d in g.nodes(data=True)] == [list(d) for _, d in expected.nodes(data=True)]
+    assert [list(d) for _, d in g.nodes(data=True)] == [
+        list(d) for _, d in expected.nodes(data=True)
+    ]
     assert list(g.edges(data=True)) == list(expected.edges(data=True))
-    assert [list(g.predecessors(n)) for n in g] == [list(expected.predecessors(n)) for n in expected]
+    assert [list(g.predecessors(n)) for n in g] == [
+        list(expected.predecessors(n)) for n in expected
+    ]
     first = {}
     for step in plan.steps:
         first.setdefault(step.id, step)

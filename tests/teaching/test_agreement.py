@@ -18,7 +18,12 @@ def test_plans_are_acyclic_small_first_and_deterministic():
 
 def test_file_order_is_not_dependency_order():
     """Some plans list a step before one of its dependencies, so trusting the file order is caught."""
-    assert any(p.ids.index(d) > p.ids.index(s.id) for p in random_plans(300) for s in p.steps for d in s.depends_on)
+    assert any(
+        p.ids.index(d) > p.ids.index(s.id)
+        for p in random_plans(300)
+        for s in p.steps
+        for d in s.depends_on
+    )
 
 
 def test_reach_cases_cover_withdrawn_facts_and_waiting_on_each_other():
@@ -31,7 +36,9 @@ def test_reach_cases_cover_withdrawn_facts_and_waiting_on_each_other():
 
 def test_ancestor_cases_ask_about_every_step():
     cases = ancestor_cases(20)
-    assert {(id(p), s) for p, s in cases} == {(id(p), s) for p in {id(p): p for p, _ in cases}.values() for s in p.ids}
+    assert {(id(p), s) for p, s in cases} == {
+        (id(p), s) for p in {id(p): p for p, _ in cases}.values() for s in p.ids
+    }
 
 
 def test_first_disagreement_returns_the_exception_it_met():

@@ -21,7 +21,11 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: (notebook, a phrase of the build-it's text, the build-it's key in guards.FORBIDDEN)
 BUILDITS = [
     ("01_checklist_to_plan.ipynb", "## Build it: which steps must finish first?", "ancestors"),
-    ("01_checklist_to_plan.ipynb", "## Build it: an order to run the steps in", "topological_order"),
+    (
+        "01_checklist_to_plan.ipynb",
+        "## Build it: an order to run the steps in",
+        "topological_order",
+    ),
     ("02b_planner_outputs_and_grading.ipynb", "### Build it: grading", "grade"),
     ("03_critical_path.ipynb", "## Build it: the forward and the backward pass", "critical_path"),
     ("03_critical_path.ipynb", "**Build it.** A step's wave", "ready_waves"),
@@ -31,8 +35,14 @@ BUILDITS = [
 
 def _paragraph(notebook: str, marker: str) -> str:
     cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    text = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown" and marker in "".join(c["source"]))
-    assert "**What you may use:**" in text, f"{notebook}: the build-it {marker!r} does not say what it may use"
+    text = next(
+        "".join(c["source"])
+        for c in cells
+        if c["cell_type"] == "markdown" and marker in "".join(c["source"])
+    )
+    assert "**What you may use:**" in text, (
+        f"{notebook}: the build-it {marker!r} does not say what it may use"
+    )
     return text.split("**What you may use:**", 1)[1].split("\n\n", 1)[0]
 
 
@@ -61,18 +71,36 @@ def test_the_text_says_what_the_check_allows(notebook, marker, build):
     usable, barred = (re.split(r"\sNot\s", text, maxsplit=1) + [""])[:2]
     assert barred, f"{notebook}: the build-it {build} names nothing it may not use"
     tripped = _tripped(build)
-    named_usable = [(n, f) for n in re.findall(r"`([\w.]+(?:\([^`]*\))?)`", usable) if (f := _function(n))]
+    named_usable = [
+        (n, f) for n in re.findall(r"`([\w.]+(?:\([^`]*\))?)`", usable) if (f := _function(n))
+    ]
     named_barred = [(n, f) for n in re.findall(r"`([\w.]+)`", barred) if (f := _function(n))]
-    assert named_barred, f"{notebook}: the build-it {build} names no library function it may not use"
-    assert [n for n, f in named_usable if id(f) in tripped] == [], "the text allows what the check trips"
-    assert [n for n, f in named_barred if id(f) not in tripped] == [], "the text forbids what the check lets through"
+    assert named_barred, (
+        f"{notebook}: the build-it {build} names no library function it may not use"
+    )
+    assert [n for n, f in named_usable if id(f) in tripped] == [], (
+        "the text allows what the check trips"
+    )
+    assert [n for n, f in named_barred if id(f) not in tripped] == [], (
+        "the text forbids what the check lets through"
+    )
 
 
 def test_the_order_build_it_of_notebook_01_is_not_answered_before_it():
     """01 printed nx.topological_generations (03's waves) before any build-it; no code cell of 01 calls a
     function a build-it of 01 or 03 asks for before that build-it's check."""
-    cells = json.loads((NOTEBOOKS / "01_checklist_to_plan.ipynb").read_text(encoding="utf-8"))["cells"]
+    cells = json.loads((NOTEBOOKS / "01_checklist_to_plan.ipynb").read_text(encoding="utf-8"))[
+        "cells"
+    ]
     first_check = next(i for i, c in enumerate(cells) if "check_ancestors(" in "".join(c["source"]))
-    before = "\n".join("".join(c["source"]) for c in cells[:first_check] if c["cell_type"] == "code")
-    for name in ("topological_generations", "topological_sort", "ready_waves", "ancestors(g", "nx.ancestors"):
+    before = "\n".join(
+        "".join(c["source"]) for c in cells[:first_check] if c["cell_type"] == "code"
+    )
+    for name in (
+        "topological_generations",
+        "topological_sort",
+        "ready_waves",
+        "ancestors(g",
+        "nx.ancestors",
+    ):
         assert name not in before, name

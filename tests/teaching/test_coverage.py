@@ -28,7 +28,11 @@ BUILD_ITS = {
     "passes": ("03_critical_path.py", "passes", lambda: [(p,) for p in timed_plans()]),
     "waves": ("03_critical_path.py", "waves", lambda: [(p,) for p in timed_plans(seed=2035)]),
     "voided": ("04_simulated_run.py", "voided", patch_cases),
-    "refuse": ("05_replanning_rules.py", "refuse", lambda: [(q.old, q.new, q.goal_changed) for q in _revisions()]),
+    "refuse": (
+        "05_replanning_rules.py",
+        "refuse",
+        lambda: [(q.old, q.new, q.goal_changed) for q in _revisions()],
+    ),
     "reachable": ("06_debugging_a_failed_run.py", "reachable", reach_cases),
     "reissue": ("07_is_planning_worth_it.py", "reissue", reissue_cases),
 }
@@ -42,7 +46,16 @@ def _codes(code: types.CodeType):
 
 
 #: bookkeeping instructions that are not a branch of the rule
-_NOT_A_BRANCH = ("CACHE", "RESUME", "NOP", "EXTENDED_ARG", "COPY_FREE_VARS", "MAKE_CELL", "RETURN_GENERATOR", "POP_TOP")
+_NOT_A_BRANCH = (
+    "CACHE",
+    "RESUME",
+    "NOP",
+    "EXTENDED_ARG",
+    "COPY_FREE_VARS",
+    "MAKE_CELL",
+    "RETURN_GENERATOR",
+    "POP_TOP",
+)
 
 
 def _instructions(code: types.CodeType) -> dict[tuple[str, int], int]:
@@ -50,7 +63,9 @@ def _instructions(code: types.CodeType) -> dict[tuple[str, int], int]:
     coverage at the finest grain, so the two arms of ``a if c else b`` on one line count apart."""
     out = {}
     for c in _codes(code):
-        start = None  # an instruction with a long argument is traced at its first EXTENDED_ARG's offset
+        start = (
+            None  # an instruction with a long argument is traced at its first EXTENDED_ARG's offset
+        )
         for ins in dis.get_instructions(c):
             if ins.opname == "EXTENDED_ARG":
                 start = ins.offset if start is None else start
@@ -78,7 +93,9 @@ def _reached(fn, cases) -> set[tuple[str, int]]:
         for case in cases:
             try:
                 fn(*case)
-            except Exception:  # a reference may refuse a question by raising: that is a branch reached too
+            except (
+                Exception
+            ):  # a reference may refuse a question by raising: that is a branch reached too
                 pass
     finally:
         sys.settrace(None)
@@ -90,24 +107,36 @@ def test_the_generated_cases_reach_every_branch_of_the_reference(name):
     file, fn_name, cases = BUILD_ITS[name]
     fn = solution(file, fn_name)
     reached = _reached(fn, cases())
-    missed = sorted({line for key, line in _instructions(fn.__code__).items() if key not in reached})
-    assert not missed, f"{file}:{fn_name}: parts of lines {missed} are never reached by the generated cases"
+    missed = sorted(
+        {line for key, line in _instructions(fn.__code__).items() if key not in reached}
+    )
+    assert not missed, (
+        f"{file}:{fn_name}: parts of lines {missed} are never reached by the generated cases"
+    )
 
 
 def test_the_cases_have_what_the_rule_speaks_of():
     reissues = reissue_cases()
     assert {p.version for p, _ in reissues} >= {1, 2, 3} and any(not v for _, v in reissues)
-    assert any(s.requires and s.produces and s.expected_evidence for p, _ in reissues for s in p.steps)
+    assert any(
+        s.requires and s.produces and s.expected_evidence for p, _ in reissues for s in p.steps
+    )
     grades = grade_cases()
     assert any(not c.required for _, c in grades)
     assert any(a in p.ids and b in p.ids for p, c in grades for a, b in c.must_precede)
     assert any(p.step(b).kind != b for p, c in grades for a, b in c.must_precede if b in p.ids)
-    changed = {f.name for q in _revisions() if q.new.contract is not None and q.old.contract is not None
-               for f in fields(Contract) if getattr(q.new.contract, f.name) != getattr(q.old.contract, f.name)}
+    changed = {
+        f.name
+        for q in _revisions()
+        if q.new.contract is not None and q.old.contract is not None
+        for f in fields(Contract)
+        if getattr(q.new.contract, f.name) != getattr(q.old.contract, f.name)
+    }
     assert changed == {f.name for f in fields(Contract)}
 
 
 # -- the wrong answers that passed before, generated from the reference ------------------------------------
+
 
 def _reissue(version_of=lambda old: old.version + 1, blank=()):
     def reissue(old, voided):
@@ -118,10 +147,15 @@ def _reissue(version_of=lambda old: old.version + 1, blank=()):
             depends_on = tuple(new_id.get(d, d) for d in s.depends_on)
             if s.id in new_id:
                 lost = {name: type(getattr(s, name))() for name in blank}
-                steps.append(replace(s, id=new_id[s.id], revises=s.id, depends_on=depends_on, **lost))
+                steps.append(
+                    replace(s, id=new_id[s.id], revises=s.id, depends_on=depends_on, **lost)
+                )
             else:
                 steps.append(replace(s, depends_on=depends_on))
-        return old.replace(steps=steps, version=version, parent=old, invalidated=tuple(sorted(voided)))
+        return old.replace(
+            steps=steps, version=version, parent=old, invalidated=tuple(sorted(voided))
+        )
+
     return reissue
 
 
@@ -129,9 +163,12 @@ def test_the_reference_reissue_is_right():
     assert check_reissue(_reissue())
 
 
-@pytest.mark.parametrize("wrong", [_reissue(lambda old: 2)] + [_reissue(blank=(name,)) for name in
-                                  ("requires", "produces", "expected_evidence", "check")],
-                         ids=["hard-coded .v2", "drops requires", "drops produces", "drops evidence", "drops check"])
+@pytest.mark.parametrize(
+    "wrong",
+    [_reissue(lambda old: 2)]
+    + [_reissue(blank=(name,)) for name in ("requires", "produces", "expected_evidence", "check")],
+    ids=["hard-coded .v2", "drops requires", "drops produces", "drops evidence", "drops check"],
+)
 def test_a_reissue_that_loses_something_is_refused(wrong):
     feedback = check_reissue(wrong)
     assert not feedback and "first disagreement" in feedback.message, feedback.message
@@ -144,14 +181,21 @@ def _grade(by_kind_only=False, zero_safe=True):
         steps = {s.id: s for s in plan.steps}
         required = list(contract.required)
         if not zero_safe:
-            recall = sum(1 for r in required if any(s.kind == r or sid == r for sid, s in steps.items())) / len(required)
+            recall = sum(
+                1 for r in required if any(s.kind == r or sid == r for sid, s in steps.items())
+            ) / len(required)
         else:
             recall = reference(plan, contract)[0]
         if by_kind_only:  # must_precede entries read as kinds only: an id pair is never violated
-            kinds = Contract(required=(), must_precede=tuple((a, b) for a, b in contract.must_precede
-                                                             if a not in steps and b not in steps))
+            kinds = Contract(
+                required=(),
+                must_precede=tuple(
+                    (a, b) for a, b in contract.must_precede if a not in steps and b not in steps
+                ),
+            )
             return recall, reference(plan.replace(steps=[replace(s) for s in plan.steps]), kinds)[1]
         return recall, reference(plan, contract)[1]
+
     return grade_it
 
 
@@ -159,8 +203,11 @@ def test_the_reference_grade_is_right():
     assert check_grade(_grade())
 
 
-@pytest.mark.parametrize("wrong", [_grade(by_kind_only=True), _grade(zero_safe=False)],
-                         ids=["must_precede by kind only", "divides by zero when nothing is required"])
+@pytest.mark.parametrize(
+    "wrong",
+    [_grade(by_kind_only=True), _grade(zero_safe=False)],
+    ids=["must_precede by kind only", "divides by zero when nothing is required"],
+)
 def test_a_grader_that_misses_part_of_the_rule_is_refused(wrong):
     assert not check_grade(wrong)
 
@@ -171,12 +218,16 @@ def _guard(ignoring):
             return None
         if new.goal != old.goal:
             return "goal"
-        if new.contract is not None and any(getattr(new.contract, f.name) != getattr(old.contract, f.name, None)
-                                            for f in fields(Contract) if f.name != ignoring):
+        if new.contract is not None and any(
+            getattr(new.contract, f.name) != getattr(old.contract, f.name, None)
+            for f in fields(Contract)
+            if f.name != ignoring
+        ):
             return "contract"
         if new.contract is not None and old.contract is None:
             return "contract"
         return None
+
     return refuse
 
 
@@ -213,5 +264,13 @@ def test_the_placeholder_cases_reach_every_branch_of_the_rule():
             _argument_finding(arguments)
     finally:
         sys.settrace(None)
-    missed = sorted({line for key, line in _instructions(static.placeholders.__code__).items() if key not in reached})
-    assert not missed, f"planviz/checks/static.py: parts of lines {missed} of placeholders() are never reached"
+    missed = sorted(
+        {
+            line
+            for key, line in _instructions(static.placeholders.__code__).items()
+            if key not in reached
+        }
+    )
+    assert not missed, (
+        f"planviz/checks/static.py: parts of lines {missed} of placeholders() are never reached"
+    )

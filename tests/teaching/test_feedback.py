@@ -16,13 +16,17 @@ def test_truthy_only_when_right():
 
 def test_exported_from_planviz_teaching():
     assert planviz.teaching.Feedback is type(right("x", "y"))
-    assert "Feedback" not in planviz.__all__  # a teaching type: planviz.Feedback is a deprecated name (tests/test_renamed.py)
+    assert (
+        "Feedback" not in planviz.__all__
+    )  # a teaching type: planviz.Feedback is a deprecated name (tests/test_renamed.py)
 
 
 def test_notebook_card_carries_the_verdict_and_escapes_text():
     bundle = wrong("01 exercise 2", "<b>not</b> that", "a <hint>")._repr_mimebundle_()
     assert bundle[MIME] == {"exercise": "01 exercise 2", "passed": False}
-    assert "<b>not</b>" not in bundle["text/html"] and "&lt;b&gt;not&lt;/b&gt;" in bundle["text/html"]
+    assert (
+        "<b>not</b>" not in bundle["text/html"] and "&lt;b&gt;not&lt;/b&gt;" in bundle["text/html"]
+    )
     assert "&lt;hint&gt;" in bundle["text/html"]
     assert bundle["text/plain"].startswith("✗ 01 exercise 2: not yet.")
 
@@ -33,16 +37,23 @@ def test_a_counterexample_picture_shows_in_the_card():
     assert "planviz-diagram" in bundle["text/html"] and "<svg" in bundle["text/html"]
 
 
-@pytest.mark.parametrize("answer, passed, says", [
-    ("b", True, "(b) is the reason"),
-    ("(B) ", True, "(b) is the reason"),
-    ("a", False, "not (a): wrong because"),
-    ("z", False, "is not one of the choices"),
-    (None, False, "no answer yet"),
-    (..., False, "no answer yet"),
-])
+@pytest.mark.parametrize(
+    "answer, passed, says",
+    [
+        ("b", True, "(b) is the reason"),
+        ("(B) ", True, "(b) is the reason"),
+        ("a", False, "not (a): wrong because"),
+        ("z", False, "is not one of the choices"),
+        (None, False, "no answer yet"),
+        (..., False, "no answer yet"),
+    ],
+)
 def test_multiple_choice(answer, passed, says):
-    feedback = multiple_choice("05 exercise 3", answer, "b", {"a": "wrong because", "c": "no"}, "think")
+    feedback = multiple_choice(
+        "05 exercise 3", answer, "b", {"a": "wrong because", "c": "no"}, "think"
+    )
     assert feedback.passed is passed and says in str(feedback)
     if not passed:
-        assert "(b)" not in str(feedback), "a wrong answer's feedback must not name the right choice"
+        assert "(b)" not in str(feedback), (
+            "a wrong answer's feedback must not name the right choice"
+        )

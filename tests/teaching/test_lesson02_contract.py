@@ -19,22 +19,39 @@ PLAN = planviz.examples.load("cache_isolation")
 def _truth(field, risk):
     plan = PLAN
     if risk == "high":
-        plan = plan.replace(steps=tuple(replace(s, risk="high", approval="team lead") if s.id == "S3" else s
-                                        for s in plan.steps))
-    emptied = tuple(replace(s, **{field: "" if isinstance(getattr(s, field), str) else ()}) if s.id == "S3" else s
-                    for s in plan.steps)
+        plan = plan.replace(
+            steps=tuple(
+                replace(s, risk="high", approval="team lead") if s.id == "S3" else s
+                for s in plan.steps
+            )
+        )
+    emptied = tuple(
+        replace(s, **{field: "" if isinstance(getattr(s, field), str) else ()})
+        if s.id == "S3"
+        else s
+        for s in plan.steps
+    )
     return set(planviz.validate(plan.replace(steps=emptied), PLAN.contract).codes)
 
 
-RIGHT = {"no requires": set(), "no produces": {"unmet_requirement", "no_artifact"},
-         "no expected_evidence": {"no_evidence"}, "no check": {"no_check"}, "no rollback": set(),
-         "no rollback, high risk": {"high_risk_unguarded"}}
+RIGHT = {
+    "no requires": set(),
+    "no produces": {"unmet_requirement", "no_artifact"},
+    "no expected_evidence": {"no_evidence"},
+    "no check": {"no_check"},
+    "no rollback": set(),
+    "no rollback, high risk": {"high_risk_unguarded"},
+}
 
 
 def test_the_cases_cover_the_five_fields_and_the_bank_is_what_validate_says():
-    assert {field for field, _ in CONTRACT_CASES.values()} == set(CONTRACT_FIELDS) and len(CONTRACT_FIELDS) == 5
+    assert {field for field, _ in CONTRACT_CASES.values()} == set(CONTRACT_FIELDS) and len(
+        CONTRACT_FIELDS
+    ) == 5
     assert {name: _truth(*case) for name, case in CONTRACT_CASES.items()} == RIGHT
-    assert RIGHT["no requires"] == set()  # the lesson: the most expensive omission is the silent one
+    assert (
+        RIGHT["no requires"] == set()
+    )  # the lesson: the most expensive omission is the silent one
 
 
 def _with(**changes):
@@ -47,7 +64,11 @@ BANK = [
     ("lists", {k: sorted(v) for k, v in RIGHT.items()}, True),
     ("tuples", {k: tuple(v) for k, v in RIGHT.items()}, True),
     ("texts", {k: " ".join(sorted(v)) for k, v in RIGHT.items()}, True),
-    ("commas and case", {k: ", ".join(c.upper() for c in sorted(v)) for k, v in RIGHT.items()}, True),
+    (
+        "commas and case",
+        {k: ", ".join(c.upper() for c in sorted(v)) for k, v in RIGHT.items()},
+        True,
+    ),
     ("None for nothing", _with(**{"no requires": None, "no rollback": None}), True),
     ("'none' for nothing", _with(**{"no requires": "none", "no rollback": "nothing"}), True),
     ("frozensets", {k: frozenset(v) for k, v in RIGHT.items()}, True),

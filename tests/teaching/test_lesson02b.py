@@ -16,21 +16,39 @@ from planviz.teaching.lesson02b import PLACEHOLDER_CASES, check_exercise_3, fixe
 
 def _truth(arguments):
     plan = fixed_purge()
-    plan = plan.replace(steps=tuple(replace(s, arguments=arguments) if s.id == "R4" else s for s in plan.steps))
+    plan = plan.replace(
+        steps=tuple(replace(s, arguments=arguments) if s.id == "R4" else s for s in plan.steps)
+    )
     codes = {f.code for f in planviz.validate(plan, purge_contract()).findings}
-    assert codes <= {"bad_placeholder", "bad_arguments"}, codes  # each case breaks one thing at most
+    assert codes <= {"bad_placeholder", "bad_arguments"}, (
+        codes
+    )  # each case breaks one thing at most
     return min(codes) if codes else "ok"
 
 
-RIGHT = {"as written": "ok", "spaces": "ok", "in a sentence": "ok", "an earlier step": "ok",
-         "twice": "ok", "no such step": "bad_placeholder", "a later step": "bad_placeholder", "its own output": "bad_placeholder", "lower case": "bad_placeholder",
-         "a number": "bad_arguments", "a literal id": "ok"}
+RIGHT = {
+    "as written": "ok",
+    "spaces": "ok",
+    "in a sentence": "ok",
+    "an earlier step": "ok",
+    "twice": "ok",
+    "no such step": "bad_placeholder",
+    "a later step": "bad_placeholder",
+    "its own output": "bad_placeholder",
+    "lower case": "bad_placeholder",
+    "a number": "bad_arguments",
+    "a literal id": "ok",
+}
 
 
 def test_the_fixed_purge_validates_and_the_bank_is_what_validate_says():
     assert planviz.validate(fixed_purge(), purge_contract()).findings == ()
     assert {name: _truth(args) for name, args in PLACEHOLDER_CASES.items()} == RIGHT
-    assert set(RIGHT.values()) == {"ok", "bad_placeholder", "bad_arguments"}  # every verdict is needed
+    assert set(RIGHT.values()) == {
+        "ok",
+        "bad_placeholder",
+        "bad_arguments",
+    }  # every verdict is needed
 
 
 def _with(**changes):

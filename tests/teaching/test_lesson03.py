@@ -7,7 +7,12 @@ import pytest
 
 import planviz
 from planviz import Step
-from planviz.teaching.lesson03 import check_exercise_1, check_exercise_2, check_exercise_3, check_ready_waves
+from planviz.teaching.lesson03 import (
+    check_exercise_1,
+    check_exercise_2,
+    check_exercise_3,
+    check_ready_waves,
+)
 
 PLAN = planviz.examples.load("cache_isolation")
 SAVED = {"S0": 5, "S1": 5, "S2": 0, "S3": 6, "S4": 6}
@@ -18,28 +23,43 @@ def _wider(**changes):
     return PLAN.replace(steps=PLAN.steps + (Step("S5", "Read the cache docs", **fields),))
 
 
-@pytest.mark.parametrize("path, makespan", [
-    (["S0", "S2", "S3", "S4"], 30), (("S0", "S2", "S3", "S4"), 30.0), ("S0 -> S2 -> S3 -> S4", "30"),
-    (["S0", "S2", "S3", "S4"], "30 min"), (["S0", "S2", "S3", "S4"], "30 minutes"),  # the plan's unit named
-])
+@pytest.mark.parametrize(
+    "path, makespan",
+    [
+        (["S0", "S2", "S3", "S4"], 30),
+        (("S0", "S2", "S3", "S4"), 30.0),
+        ("S0 -> S2 -> S3 -> S4", "30"),
+        (["S0", "S2", "S3", "S4"], "30 min"),
+        (["S0", "S2", "S3", "S4"], "30 minutes"),  # the plan's unit named
+    ],
+)
 def test_exercise_1_right(path, makespan):
     assert check_exercise_1(path=path, makespan=makespan)
 
 
-@pytest.mark.parametrize("path, makespan, says", [
-    (["S0", "S1", "S3", "S4"], 29, "it was critical before"),
-    (["S0", "S1", "S3", "S4"], 30, "another chain takes longer"),
-    (["S0", "S2", "S3", "S4"], 29, "the makespan is not 29"),
-    (["S0", "S3", "S4"], 30, "is not a chain"),
-    (["S0", "S9"], 30, "no step 'S9'"),
-    (..., ..., "no answer yet"),
-    (["S0", "S2", "S3", "S4"], "soon", "the makespan is not 'soon'"),
-    (["S0", "S2", "S3", "S4"], "30 h", "the makespan is not '30 h'"),   # another unit: the plan is in min
-])
+@pytest.mark.parametrize(
+    "path, makespan, says",
+    [
+        (["S0", "S1", "S3", "S4"], 29, "it was critical before"),
+        (["S0", "S1", "S3", "S4"], 30, "another chain takes longer"),
+        (["S0", "S2", "S3", "S4"], 29, "the makespan is not 29"),
+        (["S0", "S3", "S4"], 30, "is not a chain"),
+        (["S0", "S9"], 30, "no step 'S9'"),
+        (..., ..., "no answer yet"),
+        (["S0", "S2", "S3", "S4"], "soon", "the makespan is not 'soon'"),
+        (
+            ["S0", "S2", "S3", "S4"],
+            "30 h",
+            "the makespan is not '30 h'",
+        ),  # another unit: the plan is in min
+    ],
+)
 def test_exercise_1_wrong(path, makespan, says):
     feedback = check_exercise_1(path=path, makespan=makespan)
     assert not feedback and says in feedback.message and feedback.hint
-    assert "30" not in (feedback.message + feedback.hint).replace(repr(makespan), "") or makespan == 30
+    assert (
+        "30" not in (feedback.message + feedback.hint).replace(repr(makespan), "") or makespan == 30
+    )
 
 
 def test_exercise_2_right():
@@ -48,15 +68,18 @@ def test_exercise_2_right():
     assert check_exercise_2({k: f"{v} min" for k, v in SAVED.items()})
 
 
-@pytest.mark.parametrize("answer, says, hint", [
-    ({**SAVED, "S0": 6}, "S0", "how much faster can it get"),
-    ({**SAVED, "S1": 6}, "S1", "still the longest"),
-    ({**SAVED, "S2": 6}, "S2", "slack"),
-    ({k: 6 for k in SAVED}, "S0, S1, S2", "how much faster"),
-    ({"S3": 6, "S4": 6}, "no entry for S0, S1, S2", ""),
-    ([5, 5, 0, 6, 6], "expected a dict", ""),
-    (None, "no answer yet", ""),
-])
+@pytest.mark.parametrize(
+    "answer, says, hint",
+    [
+        ({**SAVED, "S0": 6}, "S0", "how much faster can it get"),
+        ({**SAVED, "S1": 6}, "S1", "still the longest"),
+        ({**SAVED, "S2": 6}, "S2", "slack"),
+        ({k: 6 for k in SAVED}, "S0, S1, S2", "how much faster"),
+        ({"S3": 6, "S4": 6}, "no entry for S0, S1, S2", ""),
+        ([5, 5, 0, 6, 6], "expected a dict", ""),
+        (None, "no answer yet", ""),
+    ],
+)
 def test_exercise_2_wrong(answer, says, hint):
     feedback = check_exercise_2(answer)
     assert not feedback and says in feedback.message and hint in feedback.hint
@@ -65,21 +88,33 @@ def test_exercise_2_wrong(answer, says, hint):
 
 def test_exercise_3_right():
     assert check_exercise_3(plan=_wider(), workers=2)
-    assert check_exercise_3(plan=_wider(depends_on=("S0", "S0")), workers=2)  # S0 listed twice is still after S0 only
+    assert check_exercise_3(
+        plan=_wider(depends_on=("S0", "S0")), workers=2
+    )  # S0 listed twice is still after S0 only
 
 
-@pytest.mark.parametrize("plan, workers, says", [
-    (_wider(), 1, "finishes at 36"),
-    (_wider(), 3, "fewer do too"),
-    (_wider(), 0, "whole number"),
-    (_wider(), 2.5, "whole number"),
-    (_wider(depends_on="S1"), 2, "after S0 only"),
-    (_wider(duration=3), 2, "after S0 only"),
-    (_wider().replace(steps=_wider().steps[:-2] + (Step("S4", "v", depends_on=["S3", "S5"]),) + _wider().steps[-1:]),
-     2, "leave S0 to S4"),
-    (PLAN, 2, "exactly one step"),
-    (None, None, "no answer yet"),
-])
+@pytest.mark.parametrize(
+    "plan, workers, says",
+    [
+        (_wider(), 1, "finishes at 36"),
+        (_wider(), 3, "fewer do too"),
+        (_wider(), 0, "whole number"),
+        (_wider(), 2.5, "whole number"),
+        (_wider(depends_on="S1"), 2, "after S0 only"),
+        (_wider(duration=3), 2, "after S0 only"),
+        (
+            _wider().replace(
+                steps=_wider().steps[:-2]
+                + (Step("S4", "v", depends_on=["S3", "S5"]),)
+                + _wider().steps[-1:]
+            ),
+            2,
+            "leave S0 to S4",
+        ),
+        (PLAN, 2, "exactly one step"),
+        (None, None, "no answer yet"),
+    ],
+)
 def test_exercise_3_wrong(plan, workers, says):
     feedback = check_exercise_3(plan=plan, workers=workers)
     assert not feedback and says in feedback.message and feedback.hint
@@ -87,18 +122,30 @@ def test_exercise_3_wrong(plan, workers, says):
 
 
 # A teacher's third pass (issue 24): each row had the wrong verdict before.
-@pytest.mark.parametrize("path, makespan", [
-    (["s0", "s2", "s3", "s4"], 30),         # the ids in lower case: nothing else in the plan is spelled so
-    ("s0 -> s2 -> S3 -> s4", "30"),
-])
+@pytest.mark.parametrize(
+    "path, makespan",
+    [
+        (
+            ["s0", "s2", "s3", "s4"],
+            30,
+        ),  # the ids in lower case: nothing else in the plan is spelled so
+        ("s0 -> s2 -> S3 -> s4", "30"),
+    ],
+)
 def test_exercise_1_reads_ids_in_any_case(path, makespan):
     assert check_exercise_1(path=path, makespan=makespan)
 
 
-@pytest.mark.parametrize("saved, says", [
-    ({k.lower(): v for k, v in SAVED.items()}, None),                         # right, keys in lower case
-    ({PLAN.step(k): v for k, v in SAVED.items()}, "give its id: step.id"),    # Step objects as keys
-])
+@pytest.mark.parametrize(
+    "saved, says",
+    [
+        ({k.lower(): v for k, v in SAVED.items()}, None),  # right, keys in lower case
+        (
+            {PLAN.step(k): v for k, v in SAVED.items()},
+            "give its id: step.id",
+        ),  # Step objects as keys
+    ],
+)
 def test_exercise_2_reads_keys_through_the_toolkit(saved, says):
     feedback = check_exercise_2(saved)
     assert feedback.passed is (says is None)

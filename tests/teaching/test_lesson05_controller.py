@@ -22,12 +22,21 @@ def _truth(fault) -> str:
     return "rollback" if PLAN.step(fault.step).resources else "retry"
 
 
-RIGHT = {"a": "retry", "b": "rollback", "c": "proceed", "d": "local replan", "e": "local replan", "f": "retry"}
+RIGHT = {
+    "a": "retry",
+    "b": "rollback",
+    "c": "proceed",
+    "d": "local replan",
+    "e": "local replan",
+    "f": "retry",
+}
 
 
 def test_the_bank_agrees_with_the_runs():
     assert {k: _truth(f) for k, f in CONTROLLER_FAULTS.items()} == RIGHT
-    assert PLAN.step("S3").rollback and PLAN.step("S3").resources  # b's step writes, and can be rolled back
+    assert (
+        PLAN.step("S3").rollback and PLAN.step("S3").resources
+    )  # b's step writes, and can be rolled back
 
 
 def _with(**changes):
@@ -45,20 +54,20 @@ BANK = [
     (_with(d="local re-plan", e="replan."), True),
     (_with(a=" retry ", f="Retry"), True),
     # wrong
-    (_with(a="local replan"), False),     # a time-out spoils nothing
-    (_with(b="retry"), False),            # the patch writes: roll it back first
-    (_with(c="retry"), False),            # nothing failed
+    (_with(a="local replan"), False),  # a time-out spoils nothing
+    (_with(b="retry"), False),  # the patch writes: roll it back first
+    (_with(c="retry"), False),  # nothing failed
     (_with(c="local replan"), False),
-    (_with(d="retry"), False),            # a retry cannot bring back a withdrawn fact
+    (_with(d="retry"), False),  # a retry cannot bring back a withdrawn fact
     (_with(e="rollback"), False),
     (_with(e="proceed"), False),
-    (_with(f="rollback"), False),         # S2 writes nothing
+    (_with(f="rollback"), False),  # S2 writes nothing
     (_with(b="proceed", c="rollback"), False),
     # cheats and unreadable answers
-    ({k: "local replan" for k in RIGHT}, False),   # replan everything "to be safe"
+    ({k: "local replan" for k in RIGHT}, False),  # replan everything "to be safe"
     ({k: "retry" for k in RIGHT}, False),
     ({k: "retry, rollback, proceed, local replan" for k in RIGHT}, False),
-    (list(RIGHT.values()), False),                 # a list has no letters
+    (list(RIGHT.values()), False),  # a list has no letters
     ({**RIGHT, "g": "retry"}, False),
     ({k: v for k, v in RIGHT.items() if k != "c"}, False),
     (_with(a=["retry"]), False),
@@ -73,7 +82,9 @@ def test_exercise_7_bank(choices, passed):
     feedback = check_exercise_7(choices=choices)
     assert feedback.passed is passed, str(feedback)
     if not passed:
-        assert not any(f"{k}: {v}" in str(feedback) for k, v in RIGHT.items()), "the answer is not given away"
+        assert not any(f"{k}: {v}" in str(feedback) for k, v in RIGHT.items()), (
+            "the answer is not given away"
+        )
 
 
 def test_the_bank_is_big_enough():

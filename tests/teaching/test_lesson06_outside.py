@@ -12,12 +12,27 @@ from planviz import Observation, Recorder, Step
 from planviz.teaching.lesson06 import check_exercise_4
 
 PLAN = planviz.examples.load("cache_isolation")
-FLUSH = Step("C1", "Flush the shared cache to be safe", tool="flush_cache", depends_on=["S2"],
-             expected_evidence="the cache is empty")
-WRITE = Step("W1", "Write a note for the on-call team", tool="write_file", depends_on=["S0"],
-             expected_evidence="the note exists")
-OTHER_CHECK = Step("V9", "Eyeball the dashboards instead", tool="open_dashboard", depends_on=["S3"],
-                   expected_evidence="the graphs look fine")
+FLUSH = Step(
+    "C1",
+    "Flush the shared cache to be safe",
+    tool="flush_cache",
+    depends_on=["S2"],
+    expected_evidence="the cache is empty",
+)
+WRITE = Step(
+    "W1",
+    "Write a note for the on-call team",
+    tool="write_file",
+    depends_on=["S0"],
+    expected_evidence="the note exists",
+)
+OTHER_CHECK = Step(
+    "V9",
+    "Eyeball the dashboards instead",
+    tool="open_dashboard",
+    depends_on=["S3"],
+    expected_evidence="the graphs look fine",
+)
 
 
 def _record(route: planviz.Plan, failing: str | None = None) -> planviz.Run:
@@ -39,12 +54,16 @@ def _with(*extra: Step, drop: str | None = None) -> planviz.Plan:
     return PLAN.replace(steps=[*steps[:3], *extra, *steps[3:]])
 
 
-EAGER = _record(_with(FLUSH), failing="S4")     # the notebook's agent plus a flush: S4 still lacks its evidence
-EAGER_DONE = _record(_with(FLUSH))              # every planned step done, and one call more
-TWO = _record(_with(FLUSH, WRITE))              # two calls the route does not have
-FAITHFUL = _record(PLAN, failing="S4")          # the notebook's agent: it kept to the route
-SWAPPED = _record(_with(OTHER_CHECK, drop="S4"))  # a different route: S4 replaced, not an added call
-SIMULATED = planviz.simulate(_with(FLUSH))       # not recorded
+EAGER = _record(
+    _with(FLUSH), failing="S4"
+)  # the notebook's agent plus a flush: S4 still lacks its evidence
+EAGER_DONE = _record(_with(FLUSH))  # every planned step done, and one call more
+TWO = _record(_with(FLUSH, WRITE))  # two calls the route does not have
+FAITHFUL = _record(PLAN, failing="S4")  # the notebook's agent: it kept to the route
+SWAPPED = _record(
+    _with(OTHER_CHECK, drop="S4")
+)  # a different route: S4 replaced, not an added call
+SIMULATED = planviz.simulate(_with(FLUSH))  # not recorded
 
 
 def _outside(run: planviz.Run) -> set[str]:
@@ -65,29 +84,29 @@ BANK = [
     (EAGER, ["C1"], "the executor", True),
     (EAGER, {"C1"}, " EXECUTOR ", True),
     (EAGER, " C1 ", "executor.", True),
-    (EAGER_DONE, ["C1"], "executor", True),    # every planned step done: the route was still left
+    (EAGER_DONE, ["C1"], "executor", True),  # every planned step done: the route was still left
     (TWO, ("C1", "W1"), "executor", True),
     (TWO, "W1, C1", "executor", True),
     (TWO, ["W1", "C1"], "Executor", True),
     # wrong
-    (EAGER, ("S4",), "executor", False),        # the step that failed is in the plan
+    (EAGER, ("S4",), "executor", False),  # the step that failed is in the plan
     (EAGER, ("C1", "S4"), "executor", False),
     (EAGER, (), "executor", False),
     (EAGER, ("C1",), "planner", False),
     (EAGER, ("C1",), "environment", False),
     (EAGER, ("C1",), "contract", False),
-    (TWO, ("C1",), "executor", False),          # one of the two calls missed
-    (EAGER, ("C1",), None, False),              # unanswered
+    (TWO, ("C1",), "executor", False),  # one of the two calls missed
+    (EAGER, ("C1",), None, False),  # unanswered
     (EAGER, ..., "executor", False),
     # cheats and unusable answers
-    (FAITHFUL, ("C1",), "executor", False),     # the notebook's agent never left the route
+    (FAITHFUL, ("C1",), "executor", False),  # the notebook's agent never left the route
     (FAITHFUL, (), "executor", False),
-    (SWAPPED, ("V9",), "executor", False),      # a different route, not an added call
-    (SIMULATED, ("C1",), "executor", False),    # simulated, not recorded
-    (PLAN, ("C1",), "executor", False),         # a plan is not a run
+    (SWAPPED, ("V9",), "executor", False),  # a different route, not an added call
+    (SIMULATED, ("C1",), "executor", False),  # simulated, not recorded
+    (PLAN, ("C1",), "executor", False),  # a plan is not a run
     (None, ("C1",), "executor", False),
     ("EAGER", ("C1",), "executor", False),
-    (EAGER, (FLUSH,), "executor", False),       # a Step object, not its id
+    (EAGER, (FLUSH,), "executor", False),  # a Step object, not its id
     (EAGER, 1, "executor", False),
     (EAGER, ("C1",), object(), False),
     (EAGER, ("C1",), ["executor"], False),

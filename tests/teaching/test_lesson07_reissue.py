@@ -12,14 +12,27 @@ from planviz.teaching.lesson07 import check_reissue
 
 def _renamed(old, voided, suffix=None):
     version = old.version + 1
-    return {s.id: f"{s.id}.v{version if suffix is None else suffix}" for s in old.steps if s.id in voided}
+    return {
+        s.id: f"{s.id}.v{version if suffix is None else suffix}"
+        for s in old.steps
+        if s.id in voided
+    }
 
 
 def right(old, voided):
     new = _renamed(old, voided)
-    steps = [replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else s.revises,
-                     depends_on=tuple(new.get(d, d) for d in s.depends_on)) for s in old.steps]
-    return old.replace(steps=steps, version=old.version + 1, parent=old, invalidated=tuple(sorted(voided)))
+    steps = [
+        replace(
+            s,
+            id=new.get(s.id, s.id),
+            revises=s.id if s.id in new else s.revises,
+            depends_on=tuple(new.get(d, d) for d in s.depends_on),
+        )
+        for s in old.steps
+    ]
+    return old.replace(
+        steps=steps, version=old.version + 1, parent=old, invalidated=tuple(sorted(voided))
+    )
 
 
 def right_steps_only(old, voided):
@@ -32,8 +45,12 @@ def right_reversed(old, voided):
 
 def deps_not_renamed(old, voided):
     new = _renamed(old, voided)
-    return old.replace(steps=[replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else None)
-                              for s in old.steps])
+    return old.replace(
+        steps=[
+            replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else None)
+            for s in old.steps
+        ]
+    )
 
 
 def no_revises(old, voided):
@@ -42,8 +59,17 @@ def no_revises(old, voided):
 
 def same_version_suffix(old, voided):
     new = _renamed(old, voided, suffix=old.version)
-    return old.replace(steps=[replace(s, id=new.get(s.id, s.id), revises=s.id if s.id in new else None,
-                                      depends_on=tuple(new.get(d, d) for d in s.depends_on)) for s in old.steps])
+    return old.replace(
+        steps=[
+            replace(
+                s,
+                id=new.get(s.id, s.id),
+                revises=s.id if s.id in new else None,
+                depends_on=tuple(new.get(d, d) for d in s.depends_on),
+            )
+            for s in old.steps
+        ]
+    )
 
 
 def everything_reissued(old, voided):
@@ -51,11 +77,17 @@ def everything_reissued(old, voided):
 
 
 def old_steps_kept_too(old, voided):
-    return old.replace(steps=list(old.steps) + [s for s in right(old, voided).steps if s.id not in old.ids])
+    return old.replace(
+        steps=list(old.steps) + [s for s in right(old, voided).steps if s.id not in old.ids]
+    )
 
 
 def voided_dropped(old, voided):
-    return old.replace(steps=[s for s in old.steps if s.id not in voided]) if len(voided) < len(old.ids) else old
+    return (
+        old.replace(steps=[s for s in old.steps if s.id not in voided])
+        if len(voided) < len(old.ids)
+        else old
+    )
 
 
 def the_library(old, voided):
@@ -89,21 +121,24 @@ def test_right_in_any_form(fn):
     assert "200 questions" in feedback.message
 
 
-@pytest.mark.parametrize("fn, says", [
-    (deps_not_renamed, "yours has"),
-    (no_revises, "yours has"),
-    (same_version_suffix, "missing"),
-    (everything_reissued, "missing"),
-    (old_steps_kept_too, "extra"),
-    (voided_dropped, "missing"),
-    (the_library, "calls planviz.reissue"),
-    (the_library_through_a_helper, "calls planviz.reissue"),
-    (returns_ids, "not all Steps"),
-    (returns_nothing, "returned None"),
-    (raises, "raised KeyError"),
-    (right(planviz.examples.load("cache_isolation"), {"S3"}), "expected a function"),
-    (None, "define your function reissue"),
-])
+@pytest.mark.parametrize(
+    "fn, says",
+    [
+        (deps_not_renamed, "yours has"),
+        (no_revises, "yours has"),
+        (same_version_suffix, "missing"),
+        (everything_reissued, "missing"),
+        (old_steps_kept_too, "extra"),
+        (voided_dropped, "missing"),
+        (the_library, "calls planviz.reissue"),
+        (the_library_through_a_helper, "calls planviz.reissue"),
+        (returns_ids, "not all Steps"),
+        (returns_nothing, "returned None"),
+        (raises, "raised KeyError"),
+        (right(planviz.examples.load("cache_isolation"), {"S3"}), "expected a function"),
+        (None, "define your function reissue"),
+    ],
+)
 def test_wrong_answers_say_why(fn, says):
     feedback = check_reissue(fn)
     assert not feedback

@@ -17,17 +17,30 @@ NAMES = sorted(p.stem for p in (NOTEBOOKS / "solutions").glob("*.py"))
 
 
 def _tree(source: str) -> ast.Module:
-    return ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    return ast.parse(
+        "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    )
 
 
 def _is_slot(node: ast.AST) -> bool:
     if isinstance(node, ast.Assign):
         return isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
     if isinstance(node, ast.FunctionDef):
-        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                               and isinstance(s.value.value, str))]
-        return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis
-                   for s in body)
+        body = [
+            s
+            for s in node.body
+            if not (
+                isinstance(s, ast.Expr)
+                and isinstance(s.value, ast.Constant)
+                and isinstance(s.value.value, str)
+            )
+        ]
+        return all(
+            isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Constant)
+            and s.value.value is Ellipsis
+            for s in body
+        )
     return False
 
 

@@ -34,8 +34,12 @@ SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "solutions"
 def solution(file: str, name: str):
     """The function ``name`` of a solutions file, with the file's imports (not its notebook-bound cells)."""
     tree = ast.parse((SOLUTIONS / file).read_text())
-    keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
-            or (isinstance(n, ast.FunctionDef) and n.name == name)]
+    keep = [
+        n
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        or (isinstance(n, ast.FunctionDef) and n.name == name)
+    ]
     space: dict = {}
     exec(compile(ast.Module(keep, []), str(SOLUTIONS / file), "exec"), space)
     return space[name]
@@ -47,11 +51,15 @@ def _order(f):
             return list(f(planviz.to_graph(plan)))
         except nx.NetworkXUnfeasible:
             return None
+
     return order
 
 
 def _grade(f):
-    return lambda plan, contract: (f(plan, contract).required_recall, set(f(plan, contract).order_violations))
+    return lambda plan, contract: (
+        f(plan, contract).required_recall,
+        set(f(plan, contract).order_violations),
+    )
 
 
 def _refuse(f):
@@ -60,26 +68,50 @@ def _refuse(f):
 
 #: build-it -> (its check, the library function that answers it, a student's function made from that function)
 CHEATS = {
-    "ancestors": (check_ancestors, "networkx.algorithms.dag.ancestors",
-                  lambda f: lambda plan, sid: set(f(planviz.to_graph(plan), sid))),
-    "topological_order": (check_topological_order, "networkx.algorithms.dag.topological_sort", _order),
+    "ancestors": (
+        check_ancestors,
+        "networkx.algorithms.dag.ancestors",
+        lambda f: lambda plan, sid: set(f(planviz.to_graph(plan), sid)),
+    ),
+    "topological_order": (
+        check_topological_order,
+        "networkx.algorithms.dag.topological_sort",
+        _order,
+    ),
     "grade": (check_grade, "planviz.checks.grading.grade", _grade),
-    "critical_path": (check_critical_path, "planviz.analysis.schedule.critical_path",
-                      lambda f: lambda plan: {s: (t.es, t.ls) for s, t in f(plan).steps.items()}),
-    "ready_waves": (check_ready_waves, "networkx.algorithms.dag.topological_generations",
-                    lambda f: lambda plan: [set(w) for w in f(planviz.to_graph(plan))]),
-    "failure_scope": (check_failure_scope, "planviz.analysis.scope.failure_scope",
-                      lambda f: lambda plan, sid: set(f(plan, sid, "side_effect").voided)),
+    "critical_path": (
+        check_critical_path,
+        "planviz.analysis.schedule.critical_path",
+        lambda f: lambda plan: {s: (t.es, t.ls) for s, t in f(plan).steps.items()},
+    ),
+    "ready_waves": (
+        check_ready_waves,
+        "networkx.algorithms.dag.topological_generations",
+        lambda f: lambda plan: [set(w) for w in f(planviz.to_graph(plan))],
+    ),
+    "failure_scope": (
+        check_failure_scope,
+        "planviz.analysis.scope.failure_scope",
+        lambda f: lambda plan, sid: set(f(plan, sid, "side_effect").voided),
+    ),
     "invariants": (check_invariants, "planviz.runs.engine.revision.changed_invariants", _refuse),
-    "reachable": (check_reachable, "planviz.analysis.reach.reachable",
-                  lambda f: lambda plan, completed, facts: set(f(plan, completed, facts).steps)),
-    "reissue": (check_reissue, "planviz.runs.engine.revision.reissue",
-                lambda f: lambda old, voided: f(old, voided, "by hand")),
+    "reachable": (
+        check_reachable,
+        "planviz.analysis.reach.reachable",
+        lambda f: lambda plan, completed, facts: set(f(plan, completed, facts).steps),
+    ),
+    "reissue": (
+        check_reissue,
+        "planviz.runs.engine.revision.reissue",
+        lambda f: lambda old, voided: f(old, voided, "by hand"),
+    ),
 }
 
 #: references stored before any check runs, as a notebook cell would
-STORED = {build: importlib.import_module(dotted.rpartition(".")[0]).__dict__[dotted.rpartition(".")[2]]
-          for build, (_, dotted, _) in CHEATS.items()}
+STORED = {
+    build: importlib.import_module(dotted.rpartition(".")[0]).__dict__[dotted.rpartition(".")[2]]
+    for build, (_, dotted, _) in CHEATS.items()
+}
 
 
 def routes(build: str):
@@ -101,6 +133,7 @@ def routes(build: str):
             return STORED[build](*a, **k)
         except Exception:
             return STORED[build](*a, **k)
+
     yield "caught", caught
 
 
@@ -119,7 +152,9 @@ def test_the_cheats_are_right_answers_with_the_library_plugged_in():
     plan = planviz.examples.load("cache_isolation")
     g = planviz.to_graph(plan)
     assert CHEATS["ancestors"][2](STORED["ancestors"])(plan, "S4") == nx.ancestors(g, "S4")
-    assert CHEATS["topological_order"][2](STORED["topological_order"])(plan) == list(nx.topological_sort(g))
+    assert CHEATS["topological_order"][2](STORED["topological_order"])(plan) == list(
+        nx.topological_sort(g)
+    )
 
 
 def _structure_order(plan):
@@ -129,13 +164,19 @@ def _structure_order(plan):
 
 def _structure_levels(plan):
     levels = structure_index(plan).levels()
-    return [{s for s, k in levels.items() if k == w} for w in range(1 + max(levels.values(), default=-1))]
+    return [
+        {s for s, k in levels.items() if k == w}
+        for w in range(1 + max(levels.values(), default=-1))
+    ]
 
 
 def _graphlib_order(plan):
     import graphlib
+
     try:
-        return list(graphlib.TopologicalSorter({s.id: set(s.depends_on) for s in plan.steps}).static_order())
+        return list(
+            graphlib.TopologicalSorter({s.id: set(s.depends_on) for s in plan.steps}).static_order()
+        )
     except graphlib.CycleError:
         return None
 
@@ -146,16 +187,30 @@ def _reach_pass(plan, completed, facts):
 
 def _oracle_itself(plan):
     from planviz.teaching import lesson01
+
     return getattr(lesson01, "_order_oracle")(plan)
 
 
-@pytest.mark.parametrize("check, fn", [
-    (check_topological_order, _structure_order),
-    (check_ready_waves, _structure_levels),
-    (check_topological_order, _graphlib_order),
-    (check_grade, lambda p, c: _grade(importlib.import_module("planviz.checks.grading").grade)(p, c)),
-    (check_reachable, _reach_pass),
-], ids=["structure_index.order", "structure_index.levels", "graphlib", "importlib grade", "reach_pass"])
+@pytest.mark.parametrize(
+    "check, fn",
+    [
+        (check_topological_order, _structure_order),
+        (check_ready_waves, _structure_levels),
+        (check_topological_order, _graphlib_order),
+        (
+            check_grade,
+            lambda p, c: _grade(importlib.import_module("planviz.checks.grading").grade)(p, c),
+        ),
+        (check_reachable, _reach_pass),
+    ],
+    ids=[
+        "structure_index.order",
+        "structure_index.levels",
+        "graphlib",
+        "importlib grade",
+        "reach_pass",
+    ],
+)
 def test_the_routes_the_issue_found_trip(check, fn):
     feedback = check(fn)
     assert not feedback and "this calls the library's own" in feedback.message, feedback.message
@@ -166,17 +221,20 @@ def test_the_oracle_of_the_check_is_no_answer():
     assert not feedback and "calls" in feedback.message
 
 
-@pytest.mark.parametrize("check, file, name", [
-    (check_ancestors, "01_checklist_to_plan.py", "ancestors"),
-    (check_topological_order, "01_checklist_to_plan.py", "order"),
-    (check_grade, "02b_planner_outputs_and_grading.py", "grade_it"),
-    (check_critical_path, "03_critical_path.py", "passes"),
-    (check_ready_waves, "03_critical_path.py", "waves"),
-    (check_failure_scope, "04_simulated_run.py", "voided"),
-    (check_invariants, "05_replanning_rules.py", "refuse"),
-    (check_reachable, "06_debugging_a_failed_run.py", "reachable"),
-    (check_reissue, "07_is_planning_worth_it.py", "reissue"),
-])
+@pytest.mark.parametrize(
+    "check, file, name",
+    [
+        (check_ancestors, "01_checklist_to_plan.py", "ancestors"),
+        (check_topological_order, "01_checklist_to_plan.py", "order"),
+        (check_grade, "02b_planner_outputs_and_grading.py", "grade_it"),
+        (check_critical_path, "03_critical_path.py", "passes"),
+        (check_ready_waves, "03_critical_path.py", "waves"),
+        (check_failure_scope, "04_simulated_run.py", "voided"),
+        (check_invariants, "05_replanning_rules.py", "refuse"),
+        (check_reachable, "06_debugging_a_failed_run.py", "reachable"),
+        (check_reissue, "07_is_planning_worth_it.py", "reissue"),
+    ],
+)
 def test_the_reference_solutions_pass_unplugged(check, file, name):
     feedback = check(solution(file, name))
     assert feedback, feedback.message
@@ -198,8 +256,11 @@ def _scope_with_descendants(plan, step_id):
                         nxt.append(d)
             frontier = nxt
         patches = [a for a in dist if plan.step(a).kind == "patch"]
-        roots = [min(patches, key=lambda a: (dist[a], a))] if patches else (
-            sorted(set(plan.step(step_id).depends_on)) or [step_id])
+        roots = (
+            [min(patches, key=lambda a: (dist[a], a))]
+            if patches
+            else (sorted(set(plan.step(step_id).depends_on)) or [step_id])
+        )
     return set(roots) | {d for r in roots for d in nx.descendants(g, r)}
 
 

@@ -17,11 +17,23 @@ from planviz.traces.langgraph import checkpointblobs  # noqa: E402
 from planviz.traces.langgraph.checkpointblobs import MESSAGE_MODULES, SAFE_TYPES, decode_blob  # noqa: E402
 
 # importable standard-library modules a test run does not import: importing one would show in sys.modules
-NOT_IMPORTED = [m for m in ("wave", "tabnanny", "this", "xdrlib", "mailbox", "nntplib", "turtle", "curses")
-                if m not in sys.modules]
-TARGETS = sorted(SAFE_TYPES) + [(m, "HumanMessage") for m in sorted(MESSAGE_MODULES)] + \
-    [(m, "run") for m in NOT_IMPORTED] + [("os", "system"), ("builtins", "eval"), ("planviz_no_such_module", "X"),
-                                          ("pickle", "loads"), ("importlib", "import_module")]
+NOT_IMPORTED = [
+    m
+    for m in ("wave", "tabnanny", "this", "xdrlib", "mailbox", "nntplib", "turtle", "curses")
+    if m not in sys.modules
+]
+TARGETS = (
+    sorted(SAFE_TYPES)
+    + [(m, "HumanMessage") for m in sorted(MESSAGE_MODULES)]
+    + [(m, "run") for m in NOT_IMPORTED]
+    + [
+        ("os", "system"),
+        ("builtins", "eval"),
+        ("planviz_no_such_module", "X"),
+        ("pickle", "loads"),
+        ("importlib", "import_module"),
+    ]
+)
 
 
 def _ext(code: int, data: bytes) -> bytes:
@@ -33,13 +45,19 @@ def _blobs():
     """(kind, bytes) of every shape: each extension code with each (module, name) payload, and other types."""
     for code in range(-128, 128):
         for module, name in TARGETS:
-            for payload in ([module, name, ["arg"]], [module, name, {"k": "v"}, "model_validate_json"],
-                            [module, name, "2025-01-01T00:00:00"]):
+            for payload in (
+                [module, name, ["arg"]],
+                [module, name, {"k": "v"}, "model_validate_json"],
+                [module, name, "2025-01-01T00:00:00"],
+            ):
                 yield "msgpack", b"\x81" + msgpack.packb("v") + _ext(code, msgpack.packb(payload))
         yield "msgpack", b"\x91" + _ext(code, b"\x00\x01\x02")
     for module in NOT_IMPORTED + ["os"]:
         yield "pickle", b"c" + module.encode() + b"\nsystem\n(S'id'\ntR."
-        yield "json", ('{"lc": 1, "type": "constructor", "id": ["%s", "X"], "kwargs": {}}' % module).encode()
+        yield (
+            "json",
+            ('{"lc": 1, "type": "constructor", "id": ["%s", "X"], "kwargs": {}}' % module).encode(),
+        )
     yield "bytes", b"\x00"
     yield "weird", b"\x00"
 
@@ -76,4 +94,12 @@ def test_decoding_any_blob_imports_no_module():
 def test_the_decoder_module_holds_no_import_machinery():
     """The decoder's own namespace has no way to import by name (a revival would need one)."""
     names = set(vars(checkpointblobs))
-    assert not names & {"importlib", "import_module", "pickle", "__import__", "getattr_static", "pydoc", "runpy"}
+    assert not names & {
+        "importlib",
+        "import_module",
+        "pickle",
+        "__import__",
+        "getattr_static",
+        "pydoc",
+        "runpy",
+    }

@@ -12,10 +12,17 @@ import pytest
 
 from planviz import load_trace, parse_trace, render, run_usage
 
-LANGFUSE = ("agno-2025-06-11.json", "beeai-2025-08-01.json", "google-adk-2025-08-28.json",
-            "google-gemini-2025-08-01.json", "google-vertex-tools-langchain-2025-09-19.json",
-            "langgraph-2025-08-22.json", "llamaindex-2025-06-05.json", "openai-agents-2025-09-30.json",
-            "openai-assistants-2024-05-29.json")
+LANGFUSE = (
+    "agno-2025-06-11.json",
+    "beeai-2025-08-01.json",
+    "google-adk-2025-08-28.json",
+    "google-gemini-2025-08-01.json",
+    "google-vertex-tools-langchain-2025-09-19.json",
+    "langgraph-2025-08-22.json",
+    "llamaindex-2025-06-05.json",
+    "openai-agents-2025-09-30.json",
+    "openai-assistants-2024-05-29.json",
+)
 LIFECYCLE = re.compile(r"^(.+)\.(start|success|finish|error)-(\d+)$")
 
 
@@ -32,10 +39,16 @@ def _attrs(o):
 def _is_tool(o):
     a = _attrs(o)
     md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
-    return (o["type"] == "TOOL" or a.get("openinference.span.kind") == "TOOL"
-            or a.get("gen_ai.operation.name") == "execute_tool"
-            or (o["type"] in ("SPAN", "AGENT", "CHAIN") and md.get("langgraph_node") == "tools"
-                and o["name"] != "tools"))
+    return (
+        o["type"] == "TOOL"
+        or a.get("openinference.span.kind") == "TOOL"
+        or a.get("gen_ai.operation.name") == "execute_tool"
+        or (
+            o["type"] in ("SPAN", "AGENT", "CHAIN")
+            and md.get("langgraph_node") == "tools"
+            and o["name"] != "tools"
+        )
+    )
 
 
 def _one_per_call(observations):
@@ -69,8 +82,13 @@ def _end(o, observations):
     every observation with the run) the start of its last success, error or finish observation."""
     m = LIFECYCLE.match(o["name"] or "")
     if m:
-        ends = [_seconds(x["startTime"]) for x in observations
-                if (n := LIFECYCLE.match(x["name"] or "")) and (n[1], n[3]) == (m[1], m[3]) and n[2] != "start"]
+        ends = [
+            _seconds(x["startTime"])
+            for x in observations
+            if (n := LIFECYCLE.match(x["name"] or ""))
+            and (n[1], n[3]) == (m[1], m[3])
+            and n[2] != "start"
+        ]
         if ends:
             return max(ends)
     return _seconds(o["endTime"])
@@ -97,12 +115,16 @@ def test_langfuse_exports_load_and_draw(corpus, name):
         assert len(run.plan.steps) == len(tools)
         for step, o in zip(run.plan.steps, tools):
             value = o.get("input")
-            if isinstance(value, str):  # JSON text, or str() of a dict (LangGraph's ToolNode under LangChain)
+            if isinstance(
+                value, str
+            ):  # JSON text, or str() of a dict (LangGraph's ToolNode under LangChain)
                 try:
                     value = json.loads(value)
                 except ValueError:
                     value = ast.literal_eval(value)
-            if value is None and LIFECYCLE.match(o["name"]):  # BeeAI writes the call's input in tool.parameters
+            if value is None and LIFECYCLE.match(
+                o["name"]
+            ):  # BeeAI writes the call's input in tool.parameters
                 value = _attrs(o).get("tool.parameters")
             if isinstance(value, dict):
                 assert step.arguments == value.get("kwargs", value)
@@ -112,24 +134,44 @@ def test_langfuse_exports_load_and_draw(corpus, name):
         assert len(run.plan.steps) == len(calls)
     usage = run_usage(run)
     assert usage.model_calls == len(calls)
-    ins = [n for o in calls if (n := _recorded(o, "usageDetails", "input", "inputUsage")) is not None]
-    outs = [n for o in calls if (n := _recorded(o, "usageDetails", "output", "outputUsage")) is not None]
-    assert (usage.input_tokens, usage.output_tokens) == (sum(ins) if ins else None, sum(outs) if outs else None)
-    costs = [c for o in calls if (c := _recorded(o, "costDetails", "total", "totalCost")) is not None]
+    ins = [
+        n for o in calls if (n := _recorded(o, "usageDetails", "input", "inputUsage")) is not None
+    ]
+    outs = [
+        n for o in calls if (n := _recorded(o, "usageDetails", "output", "outputUsage")) is not None
+    ]
+    assert (usage.input_tokens, usage.output_tokens) == (
+        sum(ins) if ins else None,
+        sum(outs) if outs else None,
+    )
+    costs = [
+        c for o in calls if (c := _recorded(o, "costDetails", "total", "totalCost")) is not None
+    ]
     assert usage.cost == (pytest.approx(sum(costs)) if costs else None)
     t0 = min(_seconds(o["startTime"]) for o in obs)
-    assert sorted(c.start for c in run.model_calls) == pytest.approx(sorted(_seconds(o["startTime"]) - t0
-                                                                            for o in calls), abs=1e-6)
-    for o in calls:  # each model call lasted from its start to its end (a lifecycle's: its last phase)
+    assert sorted(c.start for c in run.model_calls) == pytest.approx(
+        sorted(_seconds(o["startTime"]) - t0 for o in calls), abs=1e-6
+    )
+    for (
+        o
+    ) in calls:  # each model call lasted from its start to its end (a lifecycle's: its last phase)
         if o.get("endTime"):
             start = _seconds(o["startTime"]) - t0
             call = next(c for c in run.model_calls if c.start == pytest.approx(start, abs=1e-6))
             assert call.duration == pytest.approx(_end(o, obs) - t0 - start, abs=1e-6), o["name"]
-    for step, o in zip(run.plan.steps if tools else (), tools):  # each ended call starts, then ends, at its times
-        kinds = [(e.kind, e.time) for e in run.events if e.step == step.id and e.kind in ("start", "complete", "fail")]
+    for step, o in zip(
+        run.plan.steps if tools else (), tools
+    ):  # each ended call starts, then ends, at its times
+        kinds = [
+            (e.kind, e.time)
+            for e in run.events
+            if e.step == step.id and e.kind in ("start", "complete", "fail")
+        ]
         if o.get("endTime") and o.get("level") != "ERROR":
             assert [k for k, _ in kinds] == ["start", "complete"], (step.id, kinds)
-            assert kinds[1][1] - kinds[0][1] == pytest.approx(_end(o, obs) - _seconds(o["startTime"]), abs=1e-6)
+            assert kinds[1][1] - kinds[0][1] == pytest.approx(
+                _end(o, obs) - _seconds(o["startTime"]), abs=1e-6
+            )
     if all(o.get("endTime") for o in obs):
         assert run.outcome == "plan_complete"
         assert "interrupted" not in run.events[-1].message
@@ -144,10 +186,14 @@ def test_langfuse_exports_load_and_draw(corpus, name):
             return up is not None or isinstance(raw["trace"].get("latency"), (int, float))
 
         open_steps = [o for o in (tools or calls) if not o.get("endTime")]
-        finished = all(o.get("output") not in (None, "") and o.get("level") != "ERROR" and bounded(o)
-                       for o in open_steps)
+        finished = all(
+            o.get("output") not in (None, "") and o.get("level") != "ERROR" and bounded(o)
+            for o in open_steps
+        )
         assert run.outcome == ("plan_complete" if finished else None), [o["id"] for o in open_steps]
-        if finished:  # then it ended when the trace says: its first observation's start plus its latency
+        if (
+            finished
+        ):  # then it ended when the trace says: its first observation's start plus its latency
             latency = raw["trace"].get("latency")
             assert run.time == pytest.approx(latency if latency is not None else run.time, abs=1e-6)
     svg = render(run.plan, run=run).svg
@@ -155,25 +201,62 @@ def test_langfuse_exports_load_and_draw(corpus, name):
 
 
 def _lf(id, type, start, end, parent=None, **more):
-    return {"id": id, "type": type, "name": more.pop("name", id), "parentObservationId": parent,
-            "startTime": f"2025-01-01T00:00:{start:06.3f}Z", "endTime": end and f"2025-01-01T00:00:{end:06.3f}Z",
-            **more}
+    return {
+        "id": id,
+        "type": type,
+        "name": more.pop("name", id),
+        "parentObservationId": parent,
+        "startTime": f"2025-01-01T00:00:{start:06.3f}Z",
+        "endTime": end and f"2025-01-01T00:00:{end:06.3f}Z",
+        **more,
+    }
 
 
 def test_a_langfuse_error_fails_its_step_and_nesting_scopes_the_calls():
-    export = {"trace": {"id": "t", "input": "look it up"}, "observations": [
-        _lf("a", "AGENT", 0, 9),
-        _lf("g1", "GENERATION", 0.5, 1, "a", usageDetails={"input": 10, "output": 2}, costDetails={"total": 0.5}),
-        _lf("t1", "TOOL", 1.5, 2, "a", input={"q": "x"}, output="found"),
-        _lf("t2", "TOOL", 3, 4, "a", input={"args": [], "kwargs": {"q": "y"}}, level="ERROR",
-            statusMessage="rate limited"),
-        _lf("g2", "GENERATION", 5, 6, "a", usageDetails={"input": 20}, costDetails={"total": 0.25})]}
+    export = {
+        "trace": {"id": "t", "input": "look it up"},
+        "observations": [
+            _lf("a", "AGENT", 0, 9),
+            _lf(
+                "g1",
+                "GENERATION",
+                0.5,
+                1,
+                "a",
+                usageDetails={"input": 10, "output": 2},
+                costDetails={"total": 0.5},
+            ),
+            _lf("t1", "TOOL", 1.5, 2, "a", input={"q": "x"}, output="found"),
+            _lf(
+                "t2",
+                "TOOL",
+                3,
+                4,
+                "a",
+                input={"args": [], "kwargs": {"q": "y"}},
+                level="ERROR",
+                statusMessage="rate limited",
+            ),
+            _lf(
+                "g2",
+                "GENERATION",
+                5,
+                6,
+                "a",
+                usageDetails={"input": 20},
+                costDetails={"total": 0.25},
+            ),
+        ],
+    }
     run = parse_trace(json.dumps(export))
     assert run.plan.goal == "look it up" and run.plan.ids == ("t1", "t2")
     assert run.plan.step("t2").arguments == {"q": "y"}
     fail = next(e for e in run.events if e.kind == "fail")
     assert fail.step == "t2" and "rate limited" in fail.message and run.outcome == "step_failed"
-    assert [(c.step, c.input_tokens, c.cost) for c in run.model_calls] == [("t1", 10, 0.5), (None, 20, 0.25)]
+    assert [(c.step, c.input_tokens, c.cost) for c in run.model_calls] == [
+        ("t1", 10, 0.5),
+        (None, 20, 0.25),
+    ]
 
 
 @pytest.mark.corpus
@@ -183,57 +266,98 @@ def test_otel_js_spans_load_and_draw(corpus, name):
     spans = json.loads(path.read_text())
     run = load_trace(path)
     ops = [s["attributes"].get("ai.operationId", "") for s in spans]
-    calls = [s for s, op in zip(spans, ops) if op.endswith((".doGenerate", ".doStream", ".doEmbed"))]
+    calls = [
+        s for s, op in zip(spans, ops) if op.endswith((".doGenerate", ".doStream", ".doEmbed"))
+    ]
     if not calls:  # only the outer calls were captured: each is its own model call
         calls = [s for s, op in zip(spans, ops) if op.startswith("ai.")]
     ns = [s["startTime"][0] * 10**9 + s["startTime"][1] for s in spans]
     t0 = min(ns)
     assert len(run.model_calls) == len(calls)
     assert sorted(c.start for c in run.model_calls) == pytest.approx(
-        sorted((s["startTime"][0] * 10**9 + s["startTime"][1] - t0) / 1e9 for s in calls))
+        sorted((s["startTime"][0] * 10**9 + s["startTime"][1] - t0) / 1e9 for s in calls)
+    )
 
     def tokens(s):
         a = s["attributes"]
-        return a.get("ai.usage.inputTokens", a.get("ai.usage.promptTokens", a.get("ai.usage.tokens")))
+        return a.get(
+            "ai.usage.inputTokens", a.get("ai.usage.promptTokens", a.get("ai.usage.tokens"))
+        )
 
     assert run_usage(run).input_tokens == sum(tokens(s) for s in calls)
     end = max(s["endTime"][0] * 10**9 + s["endTime"][1] for s in spans)
     assert run.time == pytest.approx((end - t0) / 1e9)
     first = min(spans, key=lambda s: s["startTime"])
     assert run.plan.goal in first["attributes"].get("ai.prompt", "") + json.dumps(
-        first["attributes"].get("ai.prompt.messages", ""))
+        first["attributes"].get("ai.prompt.messages", "")
+    )
     assert "<svg" in render(run.plan, run=run).svg[:1000]
 
 
 def _js(sid, op, start, end, parent=None, **attrs):
-    span = {"name": op, "spanContext": {"traceId": "ab", "spanId": sid}, "startTime": [100 + int(start), 0],
-            "endTime": [100 + int(end), 0], "status": {"code": 0}, "attributes": {"ai.operationId": op, **attrs}}
+    span = {
+        "name": op,
+        "spanContext": {"traceId": "ab", "spanId": sid},
+        "startTime": [100 + int(start), 0],
+        "endTime": [100 + int(end), 0],
+        "status": {"code": 0},
+        "attributes": {"ai.operationId": op, **attrs},
+    }
     if parent:
         span["parentSpanContext"] = {"traceId": "ab", "spanId": parent}
     return span
 
 
 def test_ai_sdk_tool_calls_are_steps_and_do_generate_the_model_calls():
-    spans = [_js("01", "ai.generateText", 0, 9, **{"ai.prompt": json.dumps({"prompt": "weather in Oslo?"})}),
-             _js("02", "ai.generateText.doGenerate", 0, 2, "01", **{"ai.usage.inputTokens": 30,
-                                                                    "ai.model.id": "gpt-4o"}),
-             _js("03", "ai.toolCall", 3, 4, "01", **{"ai.toolCall.name": "weather", "ai.toolCall.id": "c1",
-                                                     "ai.toolCall.args": '{"city": "Oslo"}',
-                                                     "ai.toolCall.result": '"sunny"'}),
-             _js("04", "ai.generateText.doGenerate", 5, 8, "01", **{"ai.usage.promptTokens": 40})]
+    spans = [
+        _js(
+            "01",
+            "ai.generateText",
+            0,
+            9,
+            **{"ai.prompt": json.dumps({"prompt": "weather in Oslo?"})},
+        ),
+        _js(
+            "02",
+            "ai.generateText.doGenerate",
+            0,
+            2,
+            "01",
+            **{"ai.usage.inputTokens": 30, "ai.model.id": "gpt-4o"},
+        ),
+        _js(
+            "03",
+            "ai.toolCall",
+            3,
+            4,
+            "01",
+            **{
+                "ai.toolCall.name": "weather",
+                "ai.toolCall.id": "c1",
+                "ai.toolCall.args": '{"city": "Oslo"}',
+                "ai.toolCall.result": '"sunny"',
+            },
+        ),
+        _js("04", "ai.generateText.doGenerate", 5, 8, "01", **{"ai.usage.promptTokens": 40}),
+    ]
     run = parse_trace(json.dumps(spans))
     assert run.plan.goal == "weather in Oslo?" and run.plan.ids == ("weather",)
     assert run.plan.step("weather").arguments == {"city": "Oslo"}
-    assert [(c.model, c.input_tokens, c.step) for c in run.model_calls] == [("gpt-4o", 30, "weather"),
-                                                                             ("ai.generateText.doGenerate", 40, None)]
+    assert [(c.model, c.input_tokens, c.step) for c in run.model_calls] == [
+        ("gpt-4o", 30, "weather"),
+        ("ai.generateText.doGenerate", 40, None),
+    ]
 
 
-@pytest.mark.parametrize("bad, match", [
-    ({"startTime": [1, 2, 3]}, r"\[0\]\.startTime: expected \[seconds, nanoseconds\]"),
-    ({"startTime": [1, 10**9]}, "nanoseconds below 1e9"),
-    ({"spanContext": None}, r"\[0\]\.spanContext: expected an object"),
-    ({"status": [2]}, r"\[0\]\.status: expected an object"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"startTime": [1, 2, 3]}, r"\[0\]\.startTime: expected \[seconds, nanoseconds\]"),
+        ({"startTime": [1, 10**9]}, "nanoseconds below 1e9"),
+        ({"spanContext": None}, r"\[0\]\.spanContext: expected an object"),
+        ({"status": [2]}, r"\[0\]\.status: expected an object"),
+    ],
+)
 def test_a_bad_js_span_is_refused_where_it_stands(bad, match):
     from planviz import TraceFormatError
 
@@ -262,8 +386,14 @@ def test_a_model_call_holding_a_tool_call_led_to_it(corpus):
             if p is None or p["type"] != "GENERATION":
                 continue
             nested += 1
-            call = next(c for c in run.model_calls if c.start == pytest.approx(_seconds(p["startTime"]) - t0, abs=1e-6))
-            assert call.step is not None and run.plan.step(call.step).tool == o["name"].removeprefix("execute_tool ")
+            call = next(
+                c
+                for c in run.model_calls
+                if c.start == pytest.approx(_seconds(p["startTime"]) - t0, abs=1e-6)
+            )
+            assert call.step is not None and run.plan.step(call.step).tool == o[
+                "name"
+            ].removeprefix("execute_tool ")
     assert nested == 1  # google-adk: call_llm -> execute_tool say_hello
 
 
@@ -273,15 +403,26 @@ def test_the_goal_is_the_user_s_request_not_the_system_prompt(corpus):
     turn after another: the goal is the user's turn, not the whole text from the system prompt on."""
     path = corpus / "langfuse" / "agno-2025-06-11.json"
     raw = json.loads(path.read_text())
-    texts = [o["input"] for o in raw["observations"] if o["type"] == "GENERATION" and isinstance(o["input"], str)]
-    asks = {line.removeprefix("user: ") for text in texts for line in text.split("\n") if line.startswith("user: ")}
+    texts = [
+        o["input"]
+        for o in raw["observations"]
+        if o["type"] == "GENERATION" and isinstance(o["input"], str)
+    ]
+    asks = {
+        line.removeprefix("user: ")
+        for text in texts
+        for line in text.split("\n")
+        if line.startswith("user: ")
+    }
     assert len(texts) == 2 and len(asks) == 1
     assert load_trace(path).plan.goal == asks.pop()
 
 
 def _nanos(text):
     """ISO text to integer nanoseconds since the epoch, by hand (no float in between)."""
-    delta = datetime.fromisoformat(text.replace("Z", "+00:00")) - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    delta = datetime.fromisoformat(text.replace("Z", "+00:00")) - datetime(
+        1970, 1, 1, tzinfo=timezone.utc
+    )
     return ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
 
 
@@ -294,19 +435,40 @@ def test_times_are_exact_to_the_millisecond_the_export_writes(corpus, name):
     obs = raw["observations"]
     t0 = min(_nanos(o["startTime"]) for o in obs)
     run = load_trace(corpus / "langfuse" / name)
-    expected = sorted((_nanos(_first(o, obs)) - t0, _nanos(_last(o, obs)) - _nanos(_first(o, obs)))
-                      for o in _calls(obs) if o.get("endTime"))
-    got = sorted((c.start, c.duration) for c in run.model_calls if c.duration is not None and not c.duration_inferred)
-    assert len(got) == len(expected) == len(_calls(obs)) - (name == "openai-assistants-2024-05-29.json")
+    expected = sorted(
+        (_nanos(_first(o, obs)) - t0, _nanos(_last(o, obs)) - _nanos(_first(o, obs)))
+        for o in _calls(obs)
+        if o.get("endTime")
+    )
+    got = sorted(
+        (c.start, c.duration)
+        for c in run.model_calls
+        if c.duration is not None and not c.duration_inferred
+    )
+    assert (
+        len(got)
+        == len(expected)
+        == len(_calls(obs)) - (name == "openai-assistants-2024-05-29.json")
+    )
     for (start, duration), (s, d) in zip(got, expected):
-        assert (start, duration) == (pytest.approx(s / 1e9, abs=1e-12), pytest.approx(d / 1e9, abs=1e-12))
+        assert (start, duration) == (
+            pytest.approx(s / 1e9, abs=1e-12),
+            pytest.approx(d / 1e9, abs=1e-12),
+        )
 
 
 def _group(o, observations):
     """The observations of o's lifecycle (X.start-12, X.success-12...), or o alone."""
     m = LIFECYCLE.match(o["name"] or "")
-    return [x for x in observations if (n := LIFECYCLE.match(x["name"] or "")) and (n[1], n[3]) == (m[1], m[3])] \
-        if m else [o]
+    return (
+        [
+            x
+            for x in observations
+            if (n := LIFECYCLE.match(x["name"] or "")) and (n[1], n[3]) == (m[1], m[3])
+        ]
+        if m
+        else [o]
+    )
 
 
 def _first(o, observations):
@@ -316,6 +478,12 @@ def _first(o, observations):
 def _last(o, observations):
     """The ISO text of when a call ended: its endTime, a lifecycle's last success/error/finish start."""
     m = LIFECYCLE.match(o["name"] or "")
-    ends = [x["startTime"] for x in observations if m and (n := LIFECYCLE.match(x["name"] or ""))
-            and (n[1], n[3]) == (m[1], m[3]) and n[2] != "start"]
+    ends = [
+        x["startTime"]
+        for x in observations
+        if m
+        and (n := LIFECYCLE.match(x["name"] or ""))
+        and (n[1], n[3]) == (m[1], m[3])
+        and n[2] != "start"
+    ]
     return max(ends, key=_nanos) if ends else o["endTime"]

@@ -32,14 +32,18 @@ def _hex(b64):
 def _check(run, trace):
     spans = trace["data"]["spans"]
     t0 = min(int(s["start_time_unix_nano"]) for s in spans)
-    tools = sorted((s for s in spans if _attrs(s)["mlflow.spanType"] == "TOOL"),
-                   key=lambda s: int(s["start_time_unix_nano"]))
+    tools = sorted(
+        (s for s in spans if _attrs(s)["mlflow.spanType"] == "TOOL"),
+        key=lambda s: int(s["start_time_unix_nano"]),
+    )
     assert [s.tool for s in run.plan.steps] == [t["name"] for t in tools]
     assert [s.arguments for s in run.plan.steps] == [_attrs(t)["mlflow.spanInputs"] for t in tools]
     starts = {e.step: e.time for e in run.events if e.kind == "start"}
     for step, t in zip(run.plan.steps, tools):
         assert starts[step.id] == pytest.approx((int(t["start_time_unix_nano"]) - t0) / 1e9)
-        assert step.duration == pytest.approx((int(t["end_time_unix_nano"]) - int(t["start_time_unix_nano"])) / 1e9)
+        assert step.duration == pytest.approx(
+            (int(t["end_time_unix_nano"]) - int(t["start_time_unix_nano"])) / 1e9
+        )
     failed = [t for t in tools if t["status"]["code"] == "STATUS_CODE_ERROR"]
     fails = [e for e in run.events if e.kind == "fail"]
     assert [e.step for e in fails] == [t["name"] for t in failed]
@@ -50,14 +54,23 @@ def _check(run, trace):
     llms = [s for s in spans if _attrs(s)["mlflow.spanType"] in ("LLM", "CHAT_MODEL")]
     assert len(run.model_calls) == len(llms)
     assert sorted(c.start for c in run.model_calls) == pytest.approx(
-        sorted((int(s["start_time_unix_nano"]) - t0) / 1e9 for s in llms))
+        sorted((int(s["start_time_unix_nano"]) - t0) / 1e9 for s in llms)
+    )
     usage = run_usage(run)
-    assert usage.input_tokens == sum(_attrs(s)["mlflow.chat.tokenUsage"]["input_tokens"] for s in llms)
-    assert usage.output_tokens == sum(_attrs(s)["mlflow.chat.tokenUsage"]["output_tokens"] for s in llms)
-    assert {c.model for c in run.model_calls} == {_attrs(s)["mlflow.spanInputs"]["model"] for s in llms}
+    assert usage.input_tokens == sum(
+        _attrs(s)["mlflow.chat.tokenUsage"]["input_tokens"] for s in llms
+    )
+    assert usage.output_tokens == sum(
+        _attrs(s)["mlflow.chat.tokenUsage"]["output_tokens"] for s in llms
+    )
+    assert {c.model for c in run.model_calls} == {
+        _attrs(s)["mlflow.spanInputs"]["model"] for s in llms
+    }
     root = next(s for s in spans if not s["parent_span_id"])
     assert run.plan.goal == _attrs(root)["mlflow.spanInputs"]["question"]
-    assert all(t["parent_span_id"] == root["span_id"] for t in tools)  # nesting: the tools run in the agent
+    assert all(
+        t["parent_span_id"] == root["span_id"] for t in tools
+    )  # nesting: the tools run in the agent
     assert run.time == pytest.approx((max(int(s["end_time_unix_nano"]) for s in spans) - t0) / 1e9)
 
 
@@ -74,14 +87,35 @@ def _as_mlflow2(trace):
     spans = []
     for s in trace["data"]["spans"]:
         code = s["status"]["code"].removeprefix("STATUS_CODE_")
-        spans.append({"name": s["name"], "context": {"span_id": "0x" + _hex(s["span_id"]),
-                                                    "trace_id": "0x" + _hex(s["trace_id"])},
-                      "parent_id": "0x" + _hex(s["parent_span_id"]) if s["parent_span_id"] else None,
-                      "start_time": s["start_time_unix_nano"], "end_time": s["end_time_unix_nano"],
-                      "status_code": code, "status_message": s["status"]["message"], "attributes": s["attributes"],
-                      "events": [{"name": e["name"], "timestamp": e["time_unix_nano"], "attributes": e["attributes"]}
-                                 for e in s["events"]]})
-    info = {"request_id": trace["info"]["trace_id"], "experiment_id": "0", "timestamp_ms": 1, "status": "OK"}
+        spans.append(
+            {
+                "name": s["name"],
+                "context": {
+                    "span_id": "0x" + _hex(s["span_id"]),
+                    "trace_id": "0x" + _hex(s["trace_id"]),
+                },
+                "parent_id": "0x" + _hex(s["parent_span_id"]) if s["parent_span_id"] else None,
+                "start_time": s["start_time_unix_nano"],
+                "end_time": s["end_time_unix_nano"],
+                "status_code": code,
+                "status_message": s["status"]["message"],
+                "attributes": s["attributes"],
+                "events": [
+                    {
+                        "name": e["name"],
+                        "timestamp": e["time_unix_nano"],
+                        "attributes": e["attributes"],
+                    }
+                    for e in s["events"]
+                ],
+            }
+        )
+    info = {
+        "request_id": trace["info"]["trace_id"],
+        "experiment_id": "0",
+        "timestamp_ms": 1,
+        "status": "OK",
+    }
     return {"info": info, "data": {"spans": spans}}
 
 
@@ -109,13 +143,22 @@ def test_tokens_from_the_outputs_usage_and_none_when_absent():
     chats = [s for s in trace["data"]["spans"] if _attrs(s)["mlflow.spanType"] == "CHAT_MODEL"]
     first, second = chats
     usage = _attrs(first)["mlflow.chat.tokenUsage"]
-    del first["attributes"]["mlflow.chat.tokenUsage"], second["attributes"]["mlflow.chat.tokenUsage"]
+    del (
+        first["attributes"]["mlflow.chat.tokenUsage"],
+        second["attributes"]["mlflow.chat.tokenUsage"],
+    )
     outputs = _attrs(first)["mlflow.spanOutputs"]
-    outputs["usage"] = {"prompt_tokens": usage["input_tokens"], "completion_tokens": usage["output_tokens"]}
+    outputs["usage"] = {
+        "prompt_tokens": usage["input_tokens"],
+        "completion_tokens": usage["output_tokens"],
+    }
     first["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
     run = parse_trace(json.dumps(trace))
     calls = sorted(run.model_calls, key=lambda c: c.start)
-    assert (calls[0].input_tokens, calls[0].output_tokens) == (usage["input_tokens"], usage["output_tokens"])
+    assert (calls[0].input_tokens, calls[0].output_tokens) == (
+        usage["input_tokens"],
+        usage["output_tokens"],
+    )
     assert (calls[1].input_tokens, calls[1].output_tokens) == (None, None)  # unknown, never 0
 
 
@@ -132,13 +175,18 @@ def test_real_mlflow3_chain_with_a_retriever():
     assert run.trace_format == "mlflow"
     kinds = {s["name"]: _attrs(s)["mlflow.spanType"] for s in spans}
     tools = [s for s in spans if kinds[s["name"]] == "TOOL"]
-    assert [(s.tool, s.arguments) for s in run.plan.steps] == [(t["name"], _attrs(t)["mlflow.spanInputs"]) for t in tools]
+    assert [(s.tool, s.arguments) for s in run.plan.steps] == [
+        (t["name"], _attrs(t)["mlflow.spanInputs"]) for t in tools
+    ]
     assert "RETRIEVER" in kinds.values() and not any(s.tool == "retrieve" for s in run.plan.steps)
     llms = [s for s in spans if kinds[s["name"]] == "LLM"]
     assert len(run.model_calls) == len(llms) == 1
     usage = _attrs(llms[0])["mlflow.spanOutputs"]["usage"]
     call = run.model_calls[0]
-    assert (call.input_tokens, call.output_tokens) == (usage["prompt_tokens"], usage["completion_tokens"])
+    assert (call.input_tokens, call.output_tokens) == (
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+    )
     assert call.model == _attrs(llms[0])["mlflow.spanOutputs"]["model"]
     root = next(s for s in spans if not s["parent_span_id"])
     assert run.plan.goal == _attrs(root)["mlflow.spanInputs"]["inputs"]["question"]

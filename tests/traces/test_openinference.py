@@ -61,7 +61,9 @@ def test_openinference_corpus_is_read_by_its_own_convention(corpus, name):
     tools = sorted((s for s in spans if _kind(s) == "TOOL"), key=lambda s: s["start_time"])
     steps = run.plan.steps
     assert [s.tool for s in steps] == [t["attributes"]["tool.name"] for t in tools]
-    assert [s.arguments for s in steps] == [_expected_arguments(t["attributes"]["input.value"]) for t in tools]
+    assert [s.arguments for s in steps] == [
+        _expected_arguments(t["attributes"]["input.value"]) for t in tools
+    ]
     for step, t in zip(steps, tools):  # never the schema
         schema = t["attributes"].get("tool.parameters")
         assert schema is None or step.arguments != json.loads(schema)
@@ -72,48 +74,84 @@ def test_openinference_corpus_is_read_by_its_own_convention(corpus, name):
     usage = run_usage(run)
     assert usage.model_calls == len(calls)
     assert usage.input_tokens == sum(int(s["attributes"]["llm.token_count.prompt"]) for s in calls)
-    assert usage.output_tokens == sum(int(s["attributes"]["llm.token_count.completion"]) for s in calls)
+    assert usage.output_tokens == sum(
+        int(s["attributes"]["llm.token_count.completion"]) for s in calls
+    )
     t0 = min(s["start_time"] for s in spans)
-    assert sorted(c.start for c in run.model_calls) == sorted((s["start_time"] - t0) / 1e9 for s in calls)
+    assert sorted(c.start for c in run.model_calls) == sorted(
+        (s["start_time"] - t0) / 1e9 for s in calls
+    )
     assert run.time == pytest.approx((max(s["end_time"] for s in spans) - t0) / 1e9)
     agent = min((s for s in spans if _kind(s) == "AGENT"), key=lambda s: s["start_time"])
     assert run.plan.goal[:40] in agent["attributes"]["input.value"]
     codes = [f.code for f in run.plan.import_findings]
     assert "deviating_attribute" not in codes and codes.count("read_as_openinference") == 1
-    assert next(f for f in run.plan.import_findings if f.code == "read_as_openinference").severity == "info"
+    assert (
+        next(f for f in run.plan.import_findings if f.code == "read_as_openinference").severity
+        == "info"
+    )
     assert {c.step for c in run.model_calls} <= set(run.plan.ids) | {None}
 
 
 def _oi(sid, kind, start, end, parent=None, **attrs):
-    return {"name": kind.lower(), "context": {"span_id": sid, "trace_id": 1}, "parent_id": parent,
-            "start_time": int(start * 1e9) + 1, "end_time": int(end * 1e9) + 1,
-            "attributes": {"openinference.span.kind": kind, **attrs}}
+    return {
+        "name": kind.lower(),
+        "context": {"span_id": sid, "trace_id": 1},
+        "parent_id": parent,
+        "start_time": int(start * 1e9) + 1,
+        "end_time": int(end * 1e9) + 1,
+        "attributes": {"openinference.span.kind": kind, **attrs},
+    }
 
 
-@pytest.mark.parametrize("value, expected", [
-    ('{"args": [], "kwargs": {"city": "Paris"}}', {"city": "Paris"}),  # smolagents
-    ('{"kwargs": {"city": "Paris"}}', {"city": "Paris"}),  # LlamaIndex
-    ('{"args": ["Paris"], "kwargs": {}}', {"args": ["Paris"]}),
-    ('{"city": "Paris"}', {"city": "Paris"}),
-    ("{'city': 'Paris'}", {"city": "Paris"}),  # str() of a dict (LangChain): read as a literal
-    ("{'city': Paris()}", {"input": "{'city': Paris()}"}),  # a call: kept as text, never evaluated
-    ("{'city': __import__('os')}", {"input": "{'city': __import__('os')}"}),
-    ('"Paris"', {"input": "Paris"}),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ('{"args": [], "kwargs": {"city": "Paris"}}', {"city": "Paris"}),  # smolagents
+        ('{"kwargs": {"city": "Paris"}}', {"city": "Paris"}),  # LlamaIndex
+        ('{"args": ["Paris"], "kwargs": {}}', {"args": ["Paris"]}),
+        ('{"city": "Paris"}', {"city": "Paris"}),
+        ("{'city': 'Paris'}", {"city": "Paris"}),  # str() of a dict (LangChain): read as a literal
+        (
+            "{'city': Paris()}",
+            {"input": "{'city': Paris()}"},
+        ),  # a call: kept as text, never evaluated
+        ("{'city': __import__('os')}", {"input": "{'city': __import__('os')}"}),
+        ('"Paris"', {"input": "Paris"}),
+    ],
+)
 def test_arguments_come_from_input_value_unwrapped(value, expected):
-    spans = [_oi(1, "AGENT", 0, 5, **{"input.value": '{"task": "weather"}'}),
-             _oi(2, "TOOL", 1, 2, 1, **{"tool.name": "w", "input.value": value,
-                                        "tool.parameters": '{"city": {"type": "string"}}'})]
+    spans = [
+        _oi(1, "AGENT", 0, 5, **{"input.value": '{"task": "weather"}'}),
+        _oi(
+            2,
+            "TOOL",
+            1,
+            2,
+            1,
+            **{
+                "tool.name": "w",
+                "input.value": value,
+                "tool.parameters": '{"city": {"type": "string"}}',
+            },
+        ),
+    ]
     run = parse_trace("\n".join(json.dumps(s) for s in spans))
     assert run.plan.step("w").arguments == expected and run.plan.goal == "weather"
 
 
 def test_a_wrapper_without_tokens_gives_none_and_a_chain_gives_its_tokens_down():
-    spans = [_oi(1, "AGENT", 0, 9, **{"input.value": "do it"}),
-             _oi(2, "LLM", 0, 3, 1, **{"llm.token_count.prompt": "40", "llm.token_count.completion": "2"}),
-             _oi(3, "LLM", 0.1, 2.9, 2),  # the call itself records no tokens: the wrapper's are its own
-             _oi(4, "LLM", 4, 6, 1, **{"llm.token_count.prompt": "7"}),  # two calls under one wrapper: two calls
-             _oi(5, "LLM", 4.1, 4.5, 4, **{"llm.token_count.prompt": "3"}),
-             _oi(6, "LLM", 4.6, 5.5, 4, **{"llm.token_count.prompt": "4"})]
+    spans = [
+        _oi(1, "AGENT", 0, 9, **{"input.value": "do it"}),
+        _oi(
+            2, "LLM", 0, 3, 1, **{"llm.token_count.prompt": "40", "llm.token_count.completion": "2"}
+        ),
+        _oi(3, "LLM", 0.1, 2.9, 2),  # the call itself records no tokens: the wrapper's are its own
+        _oi(
+            4, "LLM", 4, 6, 1, **{"llm.token_count.prompt": "7"}
+        ),  # two calls under one wrapper: two calls
+        _oi(5, "LLM", 4.1, 4.5, 4, **{"llm.token_count.prompt": "3"}),
+        _oi(6, "LLM", 4.6, 5.5, 4, **{"llm.token_count.prompt": "4"}),
+    ]
     run = parse_trace("\n".join(json.dumps(s) for s in spans))
     assert [(c.id[-1], c.input_tokens) for c in run.model_calls] == [("3", 40), ("5", 3), ("6", 4)]

@@ -18,7 +18,6 @@ import tracemalloc
 import pytest
 
 from planviz import load_trace
-
 from tests.runs.otlp import react_trace
 
 
@@ -41,7 +40,9 @@ def test_reading_4n_spans_costs_at_most_4_4_times_n(tmp_path, n):
         data = json.loads(path.read_text(encoding="utf-8"))
         raw = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
         tools = sum(any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw)
-        assert len(raw) == size and len(run.plan.ids) == tools  # every tool call read, from the file's count
+        assert (
+            len(raw) == size and len(run.plan.ids) == tools
+        )  # every tool call read, from the file's count
     assert counted[4 * n] <= 4.4 * counted[n], counted
 
 
@@ -58,5 +59,7 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
     finally:
         tracemalloc.stop()
     raw = json.loads(path.read_text(encoding="utf-8"))["resourceSpans"][0]["scopeSpans"][0]["spans"]
-    assert len(run.plan.ids) == sum(any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw)
+    assert len(run.plan.ids) == sum(
+        any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw
+    )
     assert peak <= 1.6 * held, (peak, held)

@@ -42,8 +42,10 @@ def test_flat_js_spans_are_read(name):
     run = load_trace(REAL / name)
     assert run.trace_format == "otel-js"
     t0 = min(r[2] for r in rows)
-    tools = sorted((r for r in rows if r[4]["attributes"].get("gen_ai.operation.name") == "execute_tool"),
-                   key=lambda r: r[2])
+    tools = sorted(
+        (r for r in rows if r[4]["attributes"].get("gen_ai.operation.name") == "execute_tool"),
+        key=lambda r: r[2],
+    )
     by_tool = {r[4]["attributes"]["gen_ai.tool.name"]: r for r in tools}
     assert sorted(s.tool for s in run.plan.steps) == sorted(by_tool)
     starts = {e.step: e.time for e in run.events if e.kind == "start"}
@@ -55,12 +57,16 @@ def test_flat_js_spans_are_read(name):
     root = next(r for r in rows if r[1] is None)
     assert all(r[1] == root[0] for r in tools)  # nesting: the tool calls ran in the agent span
     failed = {r[4]["attributes"]["gen_ai.tool.name"] for r in tools if r[4]["status"]["code"] == 2}
-    assert {e.step for e in run.events if e.kind == "fail"} == failed and run.outcome == "step_failed"
+    assert {
+        e.step for e in run.events if e.kind == "fail"
+    } == failed and run.outcome == "step_failed"
     chats = [r for r in rows if r[4]["attributes"].get("gen_ai.operation.name") == "chat"]
     usage = run_usage(run)
     assert usage.model_calls == len(chats)
     assert usage.input_tokens == sum(r[4]["attributes"]["gen_ai.usage.input_tokens"] for r in chats)
-    assert usage.output_tokens == sum(r[4]["attributes"]["gen_ai.usage.output_tokens"] for r in chats)
+    assert usage.output_tokens == sum(
+        r[4]["attributes"]["gen_ai.usage.output_tokens"] for r in chats
+    )
     task = json.loads(root[4]["attributes"]["gen_ai.input.messages"])[0]["parts"][0]["content"]
     assert task in run.plan.goal
     assert run.time == pytest.approx((max(r[3] for r in rows) - t0) / 1e9, abs=1e-6)
@@ -69,15 +75,30 @@ def test_flat_js_spans_are_read(name):
 def test_other_records_of_the_file_are_skipped():
     """Copilot CLI's file holds ``{"type": "span", ...}`` lines beside records of other types (metrics)."""
     lines = (REAL / "copilot_file_exporter.jsonl").read_text(encoding="utf-8").splitlines()
-    mixed = [json.dumps({"type": "span", **json.loads(line)}) for line in lines] + ['{"type": "metric", "name": "x"}']
+    mixed = [json.dumps({"type": "span", **json.loads(line)}) for line in lines] + [
+        '{"type": "metric", "name": "x"}'
+    ]
     assert len(parse_trace("\n".join(mixed)).plan.steps) == 2
 
 
 def test_plain_number_times_are_named_not_guessed():
     """Span objects with flat ids and times as plain numbers (Mastra's store writes such rows): the unit is not
     stated, so they are refused with a message naming the format and what it reads; never a guessed unit."""
-    spans = [{"id": f"a{i}", "traceId": "t1", "parentSpanId": None if i == 0 else "a0", "name": "agent",
-              "startTime": 1737040000000 + i, "endTime": 1737040001000 + i, "attributes": {}} for i in range(21)]
-    with pytest.raises(TraceFormatError, match=r"OpenTelemetry JS span objects .*without spanContext.*unit is not "
-                                               r"stated.*\[seconds, nanoseconds\].*microseconds"):
+    spans = [
+        {
+            "id": f"a{i}",
+            "traceId": "t1",
+            "parentSpanId": None if i == 0 else "a0",
+            "name": "agent",
+            "startTime": 1737040000000 + i,
+            "endTime": 1737040001000 + i,
+            "attributes": {},
+        }
+        for i in range(21)
+    ]
+    with pytest.raises(
+        TraceFormatError,
+        match=r"OpenTelemetry JS span objects .*without spanContext.*unit is not "
+        r"stated.*\[seconds, nanoseconds\].*microseconds",
+    ):
         parse_trace(json.dumps(spans))

@@ -13,13 +13,18 @@ import pytest
 from planviz import diff_runs, load_trace, parse_trace, run_usage
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
-FILES = sorted(str(p.relative_to(REAL)) for fmt in ("langfuse", "otel", "openinference", "otel-js")
-               for p in (REAL / fmt).glob("*.json"))
+FILES = sorted(
+    str(p.relative_to(REAL))
+    for fmt in ("langfuse", "otel", "openinference", "otel-js")
+    for p in (REAL / fmt).glob("*.json")
+)
 
 
 def _decoded(value):
     """JSON text decoded (as often as it was encoded): an object, a list, a string, null, true or false."""
-    while isinstance(value, str) and (value.strip()[:1] in ("{", "[", '"') or value in ("null", "true", "false")):
+    while isinstance(value, str) and (
+        value.strip()[:1] in ("{", "[", '"') or value in ("null", "true", "false")
+    ):
         try:
             value = json.loads(value)
         except ValueError:
@@ -51,19 +56,29 @@ def _flat(attrs, prefix):
     rows = {}
     for k, v in attrs.items():
         if k.startswith(prefix + "."):
-            n, _, rest = k[len(prefix) + 1:].partition(".")
+            n, _, rest = k[len(prefix) + 1 :].partition(".")
             rows.setdefault(int(n), {})[rest] = v
-    return [{"role": r.get("message.role"), "content": r.get("message.content")} for _, r in sorted(rows.items())]
+    return [
+        {"role": r.get("message.role"), "content": r.get("message.content")}
+        for _, r in sorted(rows.items())
+    ]
 
 
 def _message_text(m):
     """A message's text as the file writes it: ``content`` text, or its parts' ``text``/``content``/``response``."""
     content = m.get("content")
     if isinstance(content, str):
-        return _decoded(content).get("text", content) if isinstance(_decoded(content), dict) else content
+        return (
+            _decoded(content).get("text", content)
+            if isinstance(_decoded(content), dict)
+            else content
+        )
     parts = content if isinstance(content, list) else m.get("parts") or []
-    return " ".join(str(next((p[k] for k in ("text", "content", "response", "result") if k in p), ""))
-                    for p in parts if isinstance(p, dict))
+    return " ".join(
+        str(next((p[k] for k in ("text", "content", "response", "result") if k in p), ""))
+        for p in parts
+        if isinstance(p, dict)
+    )
 
 
 def _last_given(messages):
@@ -80,30 +95,64 @@ def _truth(fmt, raw):
     if fmt == "langfuse":
         obs = raw["observations"]
         attrs = [(o.get("metadata") or {}).get("attributes", {}) for o in obs]
-        tools = [(a["gen_ai.tool.name"], _decoded(o["input"]), _decoded(o["output"])) for o, a in zip(obs, attrs)
-                 if o["type"] == "TOOL" or "gen_ai.tool.name" in a and a.get("gen_ai.operation.name")
-                 in (None, "execute_tool")]
+        tools = [
+            (a["gen_ai.tool.name"], _decoded(o["input"]), _decoded(o["output"]))
+            for o, a in zip(obs, attrs)
+            if o["type"] == "TOOL"
+            or "gen_ai.tool.name" in a
+            and a.get("gen_ai.operation.name") in (None, "execute_tool")
+        ]
         gens = sorted((o for o in obs if o["type"] == "GENERATION"), key=lambda o: o["startTime"])
-        usage = [o.get("usageDetails") or {"input": o["inputUsage"], "output": o["outputUsage"],
-                                           "total": o["totalUsage"]} for o in gens]
-        given = [o["input"] if isinstance(o["input"], str) else _last_given(o["input"]) for o in gens]
+        usage = [
+            o.get("usageDetails")
+            or {"input": o["inputUsage"], "output": o["outputUsage"], "total": o["totalUsage"]}
+            for o in gens
+        ]
+        given = [
+            o["input"] if isinstance(o["input"], str) else _last_given(o["input"]) for o in gens
+        ]
         answered = [o["output"] for o in gens]
         trace_input = _decoded(raw["trace"].get("input"))  # no input at all in the older export
-        task = (trace_input if isinstance(trace_input, str)
-                else _message_text(trace_input[0]) if isinstance(trace_input, list)
-                else trace_input["args"][0] if isinstance(trace_input, dict)
-                else _message_text(next(m for o in gens if isinstance(o["input"], list) for m in o["input"]
-                                        if m["role"] == "user")))
+        task = (
+            trace_input
+            if isinstance(trace_input, str)
+            else _message_text(trace_input[0])
+            if isinstance(trace_input, list)
+            else trace_input["args"][0]
+            if isinstance(trace_input, dict)
+            else _message_text(
+                next(
+                    m
+                    for o in gens
+                    if isinstance(o["input"], list)
+                    for m in o["input"]
+                    if m["role"] == "user"
+                )
+            )
+        )
         span = min(_seconds(o["startTime"]) for o in obs), max(_seconds(o["endTime"]) for o in obs)
         return task, tools, usage, given, answered, span[1] - span[0]
     if fmt == "otel-js":
-        calls = [s for s in raw if s["attributes"]["ai.operationId"].endswith((".doGenerate", ".doStream"))] or raw
+        calls = [
+            s
+            for s in raw
+            if s["attributes"]["ai.operationId"].endswith((".doGenerate", ".doStream"))
+        ] or raw
         attrs = [s["attributes"] for s in calls]
-        usage = [{"input": a.get("ai.usage.inputTokens", a.get("ai.usage.promptTokens")),
-                  "output": a.get("ai.usage.outputTokens", a.get("ai.usage.completionTokens")),
-                  "total": a.get("ai.usage.totalTokens")} for a in attrs]
-        prompts = [json.loads(a["ai.prompt.messages"]) if "ai.prompt.messages" in a else
-                   [{"role": "user", "content": json.loads(a["ai.prompt"])["prompt"]}] for a in attrs]
+        usage = [
+            {
+                "input": a.get("ai.usage.inputTokens", a.get("ai.usage.promptTokens")),
+                "output": a.get("ai.usage.outputTokens", a.get("ai.usage.completionTokens")),
+                "total": a.get("ai.usage.totalTokens"),
+            }
+            for a in attrs
+        ]
+        prompts = [
+            json.loads(a["ai.prompt.messages"])
+            if "ai.prompt.messages" in a
+            else [{"role": "user", "content": json.loads(a["ai.prompt"])["prompt"]}]
+            for a in attrs
+        ]
         given = [_last_given(p) for p in prompts]
         answered = [a.get("ai.response.text") or a.get("ai.response.object") for a in attrs]
         times = [t[0] + t[1] / 1e9 for s in raw for t in (s["startTime"], s["endTime"])]
@@ -112,21 +161,50 @@ def _truth(fmt, raw):
     times = [t for s in spans for t in (s["start_time"], s["end_time"]) if t]
     if fmt == "otel":
         a_of = [s["attributes"] for s in spans]
-        tools = [(a["gen_ai.tool.name"], json.loads(a["gen_ai.tool.args"]), _decoded(a.get("gen_ai.output")))
-                 for a in a_of if a.get("gen_ai.operation.name") == "execute_tool"]
+        tools = [
+            (
+                a["gen_ai.tool.name"],
+                json.loads(a["gen_ai.tool.args"]),
+                _decoded(a.get("gen_ai.output")),
+            )
+            for a in a_of
+            if a.get("gen_ai.operation.name") == "execute_tool"
+        ]
         llm = [a for a in a_of if a.get("gen_ai.operation.name") == "call_llm"]
-        usage = [{"input": a["gen_ai.usage.input_tokens"], "output": a["gen_ai.usage.output_tokens"]} for a in llm]
-        given = [_last_given(json.loads(a["gen_ai.input.messages"])) if "gen_ai.input.messages" in a else None
-                 for a in llm]
+        usage = [
+            {"input": a["gen_ai.usage.input_tokens"], "output": a["gen_ai.usage.output_tokens"]}
+            for a in llm
+        ]
+        given = [
+            _last_given(json.loads(a["gen_ai.input.messages"]))
+            if "gen_ai.input.messages" in a
+            else None
+            for a in llm
+        ]
         answered = [a.get("gen_ai.output") for a in llm]
-        task = next(m["content"] for m in json.loads(llm[0]["gen_ai.input.messages"]) if m["role"] == "user")
+        task = next(
+            m["content"] for m in json.loads(llm[0]["gen_ai.input.messages"]) if m["role"] == "user"
+        )
         return task, tools, usage, given, answered, (max(times) - min(times)) / 1e9
     kind = [(s["attributes"].get("openinference.span.kind"), s["attributes"]) for s in spans]
-    tools = [(a["tool.name"], json.loads(a["input.value"]).get("kwargs", json.loads(a["input.value"])),
-              _decoded(a.get("output.value"))) for k, a in kind if k == "TOOL"]
+    tools = [
+        (
+            a["tool.name"],
+            json.loads(a["input.value"]).get("kwargs", json.loads(a["input.value"])),
+            _decoded(a.get("output.value")),
+        )
+        for k, a in kind
+        if k == "TOOL"
+    ]
     llm = [a for k, a in kind if k == "LLM"]
-    usage = [{"input": int(a["llm.token_count.prompt"]), "output": int(a["llm.token_count.completion"]),
-              "total": int(a["llm.token_count.total"]) if "llm.token_count.total" in a else None} for a in llm]
+    usage = [
+        {
+            "input": int(a["llm.token_count.prompt"]),
+            "output": int(a["llm.token_count.completion"]),
+            "total": int(a["llm.token_count.total"]) if "llm.token_count.total" in a else None,
+        }
+        for a in llm
+    ]
     given = [_last_given(_flat(a, "llm.input_messages")) for a in llm]
     answered = [a.get("output.value") for a in llm]
     task = next(m["content"] for m in _flat(llm[0], "llm.input_messages") if m["role"] == "user")
@@ -141,10 +219,18 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
     run = load_trace(REAL / name)
     assert task.strip() and task.strip()[:200] in run.plan.goal  # the user's task, not a span name
     # every tool call, with its arguments and its result on the step's observation
-    shown = sorted((run.plan.step(sid).tool, json.dumps(run.plan.step(sid).arguments, sort_keys=True),
-                    json.dumps(o.data.get("result"), sort_keys=True)) for sid, o in run.state.observations
-                   if tools)
-    assert shown == sorted((t, json.dumps(a, sort_keys=True), json.dumps(r, sort_keys=True)) for t, a, r in tools)
+    shown = sorted(
+        (
+            run.plan.step(sid).tool,
+            json.dumps(run.plan.step(sid).arguments, sort_keys=True),
+            json.dumps(o.data.get("result"), sort_keys=True),
+        )
+        for sid, o in run.state.observations
+        if tools
+    )
+    assert shown == sorted(
+        (t, json.dumps(a, sort_keys=True), json.dumps(r, sort_keys=True)) for t, a, r in tools
+    )
     assert run_usage(run).tool_calls == len(tools)
     # the model calls, their tokens by kind, and the total the file states
     calls = sorted(run.model_calls, key=lambda c: c.start)
@@ -153,8 +239,9 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
     assert [c.output_tokens for c in calls] == [int(u["output"]) for u in usage]
     stated = [int(u["total"]) if u.get("total") is not None else None for u in usage]
     assert [c.total_tokens for c in calls] == stated
-    assert run_usage(run).total_tokens == sum(t if t is not None else int(u["input"]) + int(u["output"])
-                                              for t, u in zip(stated, usage))
+    assert run_usage(run).total_tokens == sum(
+        t if t is not None else int(u["input"]) + int(u["output"]) for t, u in zip(stated, usage)
+    )
     # what each call was given (its last user or tool message) and what it answered (text or tool calls)
     assert [c.input for c in calls] == [g.strip()[:2000] if g else None for g in given]
     for call, out in zip(calls, answered):
@@ -162,12 +249,18 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
         assert call.output, f"{call.id}: no reply read from {str(out)[:80]}"
         for part in call.output.removesuffix("…").split("; "):
             name_, _, args = part.partition("(")
-            if args and name_ in strings:  # a tool call it asked for: the name and every argument value
+            if (
+                args and name_ in strings
+            ):  # a tool call it asked for: the name and every argument value
                 assert set(_strings(json.loads(args[:-1]))) <= set(strings)
-            elif part.startswith("{"):  # a structured answer (generateObject): the object as JSON text
+            elif part.startswith(
+                "{"
+            ):  # a structured answer (generateObject): the object as JSON text
                 assert json.dumps(_decoded(out), ensure_ascii=False).startswith(part)
             else:
-                assert any(s.startswith(part[:300]) for s in strings) or part[:300] in " ".join(strings)
+                assert any(s.startswith(part[:300]) for s in strings) or part[:300] in " ".join(
+                    strings
+                )
     assert run.time == pytest.approx(elapsed, abs=2e-3)
 
 
@@ -177,10 +270,15 @@ def test_tool_spans_without_an_operation_name_are_tool_calls():
     raw = json.loads((REAL / "langfuse/koog-2025-08-26.json").read_text(encoding="utf-8"))
     tools = [o for o in raw["observations"] if "gen_ai.tool.call.id" in o["metadata"]["attributes"]]
     run = load_trace(REAL / "langfuse/koog-2025-08-26.json")
-    assert sorted(s.tool for s in run.plan.steps) == sorted(o["metadata"]["attributes"]["gen_ai.tool.name"]
-                                                           for o in tools) == ["ByeTool", "HelloTool"]
+    assert (
+        sorted(s.tool for s in run.plan.steps)
+        == sorted(o["metadata"]["attributes"]["gen_ai.tool.name"] for o in tools)
+        == ["ByeTool", "HelloTool"]
+    )
     assert not any(f.code == "no_tool_calls" for f in run.plan.import_findings)
-    assert all(not s.depends_on for s in run.plan.steps)  # both started at 19:41:02.023: in parallel
+    assert all(
+        not s.depends_on for s in run.plan.steps
+    )  # both started at 19:41:02.023: in parallel
     ids = {o.data["call_id"] for _, o in run.state.observations}
     assert ids == {o["metadata"]["attributes"]["gen_ai.tool.call.id"] for o in tools}
 
@@ -188,12 +286,21 @@ def test_tool_spans_without_an_operation_name_are_tool_calls():
 def test_the_web_ui_download_with_metadata_as_json_text_reads_like_the_api_export():
     """Langfuse's UI download writes each observation's metadata as JSON text: LangGraph's ``tools`` node (the
     run's one tool call) was hidden, its model calls became the steps, and diff said the two exports differ."""
-    corpus = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "langfuse" / "langgraph-2025-08-22.json"
+    corpus = (
+        Path(__file__).resolve().parents[3]
+        / "shared"
+        / "corpus"
+        / "langfuse"
+        / "langgraph-2025-08-22.json"
+    )
     raw = json.loads(corpus.read_text(encoding="utf-8"))
     for o in raw["observations"]:
         o["metadata"] = json.dumps(o["metadata"])
-    tools = [o for o in raw["observations"] if json.loads(o["metadata"]).get("langgraph_node") == "tools"
-             and o["name"] != "tools"]
+    tools = [
+        o
+        for o in raw["observations"]
+        if json.loads(o["metadata"]).get("langgraph_node") == "tools" and o["name"] != "tools"
+    ]
     api, ui = load_trace(corpus), parse_trace(json.dumps(raw))
     assert ui.plan.ids == api.plan.ids == tuple(o["name"] for o in tools)
     d = diff_runs(api, ui)
@@ -202,11 +309,19 @@ def test_the_web_ui_download_with_metadata_as_json_text_reads_like_the_api_expor
 
 def test_reasoning_tokens_and_a_total_above_input_plus_output_are_kept():
     """google-gemini-2025-08-01.json (corpus): usageDetails holds a reasoning count and a total; both were dropped."""
-    corpus = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "langfuse" / "google-gemini-2025-08-01.json"
+    corpus = (
+        Path(__file__).resolve().parents[3]
+        / "shared"
+        / "corpus"
+        / "langfuse"
+        / "google-gemini-2025-08-01.json"
+    )
     raw = json.loads(corpus.read_text(encoding="utf-8"))
     gens = [o["usageDetails"] for o in raw["observations"] if o["type"] == "GENERATION"]
     run = load_trace(corpus)
     usage = run_usage(run)
     assert usage.reasoning_tokens == sum(u["completion_details.reasoning"] for u in gens)
     assert usage.total_tokens == sum(u["total"] for u in gens)
-    assert [c.reasoning_tokens for c in run.model_calls] == [u["completion_details.reasoning"] for u in gens]
+    assert [c.reasoning_tokens for c in run.model_calls] == [
+        u["completion_details.reasoning"] for u in gens
+    ]

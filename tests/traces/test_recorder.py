@@ -21,8 +21,20 @@ def test_an_agent_records_an_approval_and_an_expansion(tmp_path):
     rec.complete("F.a")
     rec.stop("plan_complete")
     run = load_trace(tmp_path / "run.jsonl")
-    assert run == rec.run and [p.version for p in run.plans] == [1, 2] and run.plans[1].parent is run.plans[0]
-    assert [e.kind for e in run.events] == ["propose", "start", "complete", "expand", "approval", "start", "complete",
-                                            "stop"]
+    assert (
+        run == rec.run
+        and [p.version for p in run.plans] == [1, 2]
+        and run.plans[1].parent is run.plans[0]
+    )
+    assert [e.kind for e in run.events] == [
+        "propose",
+        "start",
+        "complete",
+        "expand",
+        "approval",
+        "start",
+        "complete",
+        "stop",
+    ]
     m = metrics(run)
     assert (m.model_calls, m.executability, m.success) == (2, 1.0, True)

@@ -22,10 +22,42 @@ from planviz import PlanvizError, load_trace
 
 DOCUMENTS = 10_000
 FULL_EVERY = 25
-HOSTILE: list[Any] = [None, True, False, 0, -1, 2**70, -(10**30), 1.5, -0.0, "", "²", "--5", "٣", "9" * 5000,
-                      "0x", "x" * 3000, "\udc80", "null", "[1, 2", '{"args": [], "kwargs": 5}', '{"a": [[[[]]]]}',
-                      [], {}, [[[]]], [None], {"a": {"b": [1]}}, ["ERROR"], {"code": [2]}, [1, 2, 3],
-                      "2025-13-45T99:99:99Z", "1e999", [1770131992], [1770131992, -5], [2**40, 0]]
+HOSTILE: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**70,
+    -(10**30),
+    1.5,
+    -0.0,
+    "",
+    "²",
+    "--5",
+    "٣",
+    "9" * 5000,
+    "0x",
+    "x" * 3000,
+    "\udc80",
+    "null",
+    "[1, 2",
+    '{"args": [], "kwargs": 5}',
+    '{"a": [[[[]]]]}',
+    [],
+    {},
+    [[[]]],
+    [None],
+    {"a": {"b": [1]}},
+    ["ERROR"],
+    {"code": [2]},
+    [1, 2, 3],
+    "2025-13-45T99:99:99Z",
+    "1e999",
+    [1770131992],
+    [1770131992, -5],
+    [2**40, 0],
+]
 
 
 def _deep(n: int) -> Any:
@@ -72,7 +104,9 @@ def mutate(record: Any, rnd: random.Random) -> Any:
     return record
 
 
-def _fuzz(records: list[Any], read_one: Callable[[Any], Any], whole: Callable[[list[Any]], Any], seed: int) -> None:
+def _fuzz(
+    records: list[Any], read_one: Callable[[Any], Any], whole: Callable[[list[Any]], Any], seed: int
+) -> None:
     rnd = random.Random(seed)
     for n in range(DOCUMENTS):
         i = rnd.randrange(len(records))
@@ -80,12 +114,14 @@ def _fuzz(records: list[Any], read_one: Callable[[Any], Any], whole: Callable[[l
         try:
             read_one(bad)
             if n % FULL_EVERY == 0:
-                whole(records[:i] + [bad] + records[i + 1:])
+                whole(records[:i] + [bad] + records[i + 1 :])
         except PlanvizError:
             pass
         except Exception:  # noqa: BLE001 - the point: anything else is a bug, shown with the document
-            pytest.fail(f"document {n} (seed {seed}, record {i}) raised a non-planviz error:\n"
-                        f"{json.dumps(bad, default=repr)[:2000]}\n{traceback.format_exc()}")
+            pytest.fail(
+                f"document {n} (seed {seed}, record {i}) raised a non-planviz error:\n"
+                f"{json.dumps(bad, default=repr)[:2000]}\n{traceback.format_exc()}"
+            )
 
 
 def _span_records(corpus, folder: str) -> list[dict]:
@@ -102,8 +138,12 @@ def test_span_readers_raise_only_planviz_errors(corpus, folder, seed):
     from planviz.traces.otel.otelspans import span_of
 
     records = _span_records(corpus, folder)
-    _fuzz(records, lambda r: span_of(r, {}, "spans[0]", 1, "fuzz.json"),
-          lambda rs: load_trace({"spans": rs}), seed)
+    _fuzz(
+        records,
+        lambda r: span_of(r, {}, "spans[0]", 1, "fuzz.json"),
+        lambda rs: load_trace({"spans": rs}),
+        seed,
+    )
 
 
 @pytest.mark.corpus
@@ -112,8 +152,12 @@ def test_otel_js_reader_raises_only_planviz_errors(corpus):
     from planviz.traces.otel.otelspans import span_of
 
     records = _span_records(corpus, "otel-js")
-    _fuzz(records, lambda r: span_of(python_shape(r, "[0]", 1, "fuzz.json"), {}, "[0]", 1, "fuzz.json"),
-          lambda rs: load_trace(rs, format="otel-js"), 3)
+    _fuzz(
+        records,
+        lambda r: span_of(python_shape(r, "[0]", 1, "fuzz.json"), {}, "[0]", 1, "fuzz.json"),
+        lambda rs: load_trace(rs, format="otel-js"),
+        3,
+    )
 
 
 @pytest.mark.corpus
@@ -123,8 +167,12 @@ def test_langfuse_reader_raises_only_planviz_errors(corpus):
     exports = [json.loads(p.read_text()) for p in sorted((corpus / "langfuse").glob("*.json"))]
     records = [o for e in exports for o in e["observations"]]
     trace = exports[0]["trace"]
-    _fuzz(records, lambda o: spans_of({"trace": trace, "observations": [o]}, "fuzz.json"),
-          lambda os: load_trace({"trace": trace, "observations": os[:40]}, format="langfuse"), 4)
+    _fuzz(
+        records,
+        lambda o: spans_of({"trace": trace, "observations": [o]}, "fuzz.json"),
+        lambda os: load_trace({"trace": trace, "observations": os[:40]}, format="langfuse"),
+        4,
+    )
 
 
 def test_the_mutations_reach_the_readers():

@@ -20,13 +20,20 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
 REAL = ROOT / "tests" / "data" / "real"
 
-FILES = [CORPUS / "otel" / "any-agent_OPENAI_trace.json", CORPUS / "otel" / "more" / "TINYAGENT_trace.json",
-         CORPUS / "openinference" / "SMOLAGENTS_trace_openinference.json",
-         CORPUS / "langfuse" / "openai-agents-2025-09-30.json", CORPUS / "langfuse" / "langgraph-2025-08-22.json",
-         CORPUS / "otel-js" / "ai-generateText.json", CORPUS / "langgraph" / "langgraph_saved_checkpoints_v3.json",
-         CORPUS / "langgraph" / "langgraph_docs_get_state_history_example.json",
-         REAL / "phoenix" / "atif_simple_trajectory.spans.json", REAL / "mlflow" / "tool_agent.mlflow3.json",
-         REAL / "otel-js" / "ai-streamText-doStream.json", REAL / "langfuse" / "pydantic-ai-tools-2025-12-04.json"]
+FILES = [
+    CORPUS / "otel" / "any-agent_OPENAI_trace.json",
+    CORPUS / "otel" / "more" / "TINYAGENT_trace.json",
+    CORPUS / "openinference" / "SMOLAGENTS_trace_openinference.json",
+    CORPUS / "langfuse" / "openai-agents-2025-09-30.json",
+    CORPUS / "langfuse" / "langgraph-2025-08-22.json",
+    CORPUS / "otel-js" / "ai-generateText.json",
+    CORPUS / "langgraph" / "langgraph_saved_checkpoints_v3.json",
+    CORPUS / "langgraph" / "langgraph_docs_get_state_history_example.json",
+    REAL / "phoenix" / "atif_simple_trajectory.spans.json",
+    REAL / "mlflow" / "tool_agent.mlflow3.json",
+    REAL / "otel-js" / "ai-streamText-doStream.json",
+    REAL / "langfuse" / "pydantic-ai-tools-2025-12-04.json",
+]
 
 BIG = "1" + "0" * 400
 HUGE = "1e999"
@@ -63,9 +70,9 @@ def _with(raw, where, text: bool, number: str) -> str:
     if _JSON in where:  # the number sits in JSON text held in a string: rewrite that text
         i = where.index(_JSON)
         node = value
-        for key in where[:i - 1]:
+        for key in where[: i - 1]:
             node = node[key]
-        node[where[i - 1]] = _with(json.loads(node[where[i - 1]]), where[i + 1:], text, number)
+        node[where[i - 1]] = _with(json.loads(node[where[i - 1]]), where[i + 1 :], text, number)
         return json.dumps(value)
     *parents, last = where
     node = value
@@ -93,7 +100,9 @@ def _case_iter():
 
 
 @pytest.mark.parametrize("path", _cases())
-def test_a_number_out_of_float_range_anywhere_in_a_real_trace_is_read_or_refused_naming_the_file(path, tmp_path):
+def test_a_number_out_of_float_range_anywhere_in_a_real_trace_is_read_or_refused_naming_the_file(
+    path, tmp_path
+):
     if path is None:
         name, records = _own_trace()
         fields = [((i,) + w, t) for i, r in enumerate(records) for w, t in _numbers(r)]
@@ -120,11 +129,15 @@ def test_a_number_out_of_float_range_anywhere_in_a_real_trace_is_read_or_refused
                 assert source in str(exc), (where, number[:8], str(exc)[:300])
                 continue
             except (OverflowError, ValueError, ZeroDivisionError) as exc:
-                raise AssertionError(f"{source} = {number[:8]}...: {type(exc).__name__}: {exc}") from exc
+                raise AssertionError(
+                    f"{source} = {number[:8]}...: {type(exc).__name__}: {exc}"
+                ) from exc
             out = tmp_path / "t.jsonl"
             planviz.save_trace(run, out)
             back = planviz.load_trace(out)
-            assert [(e.kind, e.step) for e in back.events] == [(e.kind, e.step) for e in run.events], source
+            assert [(e.kind, e.step) for e in back.events] == [
+                (e.kind, e.step) for e in run.events
+            ], source
 
 
 # -- integers: a token count of 401 digits is refused naming the field, in every format ---------------------------
@@ -148,21 +161,38 @@ def _name(raw, where) -> str:
 
 def _token_fields(raw) -> list:
     """Every number (or digit text) stated as a token count: a name with ``token`` in it, or under a usage object."""
-    return [(w, t, _name(raw, w)) for w, t in _numbers(raw, nested=True)
-            if "token" in _name(raw, w).lower() or any("usage" in str(k).lower() for k in w[:-1])]
+    return [
+        (w, t, _name(raw, w))
+        for w, t in _numbers(raw, nested=True)
+        if "token" in _name(raw, w).lower() or any("usage" in str(k).lower() for k in w[:-1])
+    ]
 
 
 def _huge_counts(run) -> list:
-    return [getattr(c, k) for c in run.model_calls for k in _COUNTS
-            if getattr(c, k) is not None and getattr(c, k) > 1e308]
+    return [
+        getattr(c, k)
+        for c in run.model_calls
+        for k in _COUNTS
+        if getattr(c, k) is not None and getattr(c, k) > 1e308
+    ]
 
 
 @pytest.mark.parametrize("path", _cases())
 def test_a_token_count_of_401_digits_is_refused_naming_the_field_in_every_format(path):
     if path is None:
         name, records = _own_trace()
-        call = {"type": "model_call", "model_call": {"model": "m", "start": 0.0, "input_tokens": 7, "output_tokens": 3,
-                                                     "reasoning_tokens": 1, "cached_tokens": 2, "total_tokens": 10}}
+        call = {
+            "type": "model_call",
+            "model_call": {
+                "model": "m",
+                "start": 0.0,
+                "input_tokens": 7,
+                "output_tokens": 3,
+                "reasoning_tokens": 1,
+                "cached_tokens": 2,
+                "total_tokens": 10,
+            },
+        }
         raw = records[:-1] + [call, records[-1]]
         fields = [((i,) + w, t, n) for i, r in enumerate(raw) for w, t, n in _token_fields(r)]
     else:
@@ -186,8 +216,12 @@ def test_a_token_count_of_401_digits_is_refused_naming_the_field_in_every_format
             refused += 1
             continue
         assert not _huge_counts(run), f"{source}: a token count of 401 digits was kept"
-    read = planviz.parse_trace("\n".join(map(json.dumps, raw)) + "\n" if path is None else json.dumps(raw))
-    if any(getattr(c, k) is not None for c in read.model_calls for k in _COUNTS):  # it reads token counts
+    read = planviz.parse_trace(
+        "\n".join(map(json.dumps, raw)) + "\n" if path is None else json.dumps(raw)
+    )
+    if any(
+        getattr(c, k) is not None for c in read.model_calls for k in _COUNTS
+    ):  # it reads token counts
         assert refused, f"{name}: no token count refused among {len(fields)} fields"
 
 
@@ -261,8 +295,9 @@ def _cells(path: Path) -> list:
     columns = {r[1] for r in con.execute("PRAGMA table_info(checkpoints)")}
     cells = []
     typed = "type" in columns
-    for rowid, kind, blob, meta in con.execute(f"SELECT rowid, {'type' if typed else 'NULL'}, checkpoint, metadata "
-                                               "FROM checkpoints"):
+    for rowid, kind, blob, meta in con.execute(
+        f"SELECT rowid, {'type' if typed else 'NULL'}, checkpoint, metadata FROM checkpoints"
+    ):
         cells.append(("checkpoints", rowid, "checkpoint", kind if typed else "json", blob))
         cells.append(("checkpoints", rowid, "metadata", "json", meta))
     if "writes" in tables:
@@ -287,14 +322,18 @@ def _kinds(runs) -> list:
 
 
 @pytest.mark.parametrize("path", DATABASES, ids=[p.name for p in DATABASES])
-def test_a_number_out_of_float_range_in_a_checkpoint_blob_is_read_or_refused_naming_the_file(path, tmp_path):
+def test_a_number_out_of_float_range_in_a_checkpoint_blob_is_read_or_refused_naming_the_file(
+    path, tmp_path
+):
     import shutil
 
     cells = _cells(path)
     places = []
     for cell in cells:
         if cell[3] == "msgpack":
-            assert _pack(_unpack(cell[4])) == bytes(cell[4]), cell[:3]  # the rewriting keeps every other byte
+            assert _pack(_unpack(cell[4])) == bytes(cell[4]), cell[
+                :3
+            ]  # the rewriting keeps every other byte
             places += [(cell, w, True) for w in _blob_numbers(_unpack(cell[4]))]
         else:
             raw = json.loads(bytes(cell[4]).decode("utf-8"))
@@ -303,13 +342,17 @@ def test_a_number_out_of_float_range_in_a_checkpoint_blob_is_read_or_refused_nam
     assert any(c[3] == "msgpack" for c, _, _ in places) or "finnegan1" in path.name
     rnd = random.Random(f"blob-numbers-{path.name}")
     for cell, where, flag in rnd.sample(places, min(25, len(places))):
-        for number in ((float("inf"), float("nan")) if cell[3] == "msgpack" else (BIG, HUGE)):
+        for number in (float("inf"), float("nan")) if cell[3] == "msgpack" else (BIG, HUGE):
             copy = tmp_path / f"{path.stem}@{cell[0]}.{cell[1]}.{cell[2]}{path.suffix}"
             shutil.copyfile(path, copy)
             if cell[3] == "msgpack":
                 _put(copy, cell, _blob_with(bytes(cell[4]), where, number))
             else:
-                _put(copy, cell, _with(json.loads(bytes(cell[4]).decode("utf-8")), where, flag, number).encode())
+                _put(
+                    copy,
+                    cell,
+                    _with(json.loads(bytes(cell[4]).decode("utf-8")), where, flag, number).encode(),
+                )
             shown = f"{copy.name} {'.'.join(map(str, where))} = {str(number)[:8]}"
             try:
                 runs = planviz.load_traces(copy)
@@ -325,7 +368,15 @@ def test_a_number_out_of_float_range_in_a_checkpoint_blob_is_read_or_refused_nam
 
 
 def test_a_langgraph_step_of_401_digits_is_refused_naming_the_field():
-    snap = {"values": {"x": 1}, "next": [], "config": {"configurable": {"thread_id": "t", "checkpoint_id": "c1"}},
-            "metadata": {"source": "loop", "step": "@"}, "created_at": "2024-08-29T19:19:38+00:00", "tasks": []}
-    with pytest.raises(planviz.TraceFormatError, match=r"h\.json: \[0\]\.metadata\.step: .*float range"):
+    snap = {
+        "values": {"x": 1},
+        "next": [],
+        "config": {"configurable": {"thread_id": "t", "checkpoint_id": "c1"}},
+        "metadata": {"source": "loop", "step": "@"},
+        "created_at": "2024-08-29T19:19:38+00:00",
+        "tasks": [],
+    }
+    with pytest.raises(
+        planviz.TraceFormatError, match=r"h\.json: \[0\]\.metadata\.step: .*float range"
+    ):
         planviz.parse_trace(json.dumps([snap]).replace('"@"', BIG), source="h.json")

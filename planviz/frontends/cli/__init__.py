@@ -1,2 +1,1 @@
-"""The command line: ``planviz COMMAND``, one module per group of commands.
-"""
+"""The command line: ``planviz COMMAND``, one module per group of commands."""

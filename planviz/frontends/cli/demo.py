@@ -31,12 +31,12 @@ from planviz.analysis.schedule import critical_path
 from planviz.analysis.scope import failure_scope
 from planviz.checks.validation import PlanningFailure, prepare, validate
 from planviz.errors import PlanvizError
+from planviz.frontends.pages.htmlreport import report_html
 from planviz.pictures.drawing import render
 from planviz.runs.comparisons.comparison import compare_strategies
-from planviz.runs.fault import Fault
 from planviz.runs.engine.simulation import simulate
+from planviz.runs.fault import Fault
 from planviz.traces.own.tracefile import save_trace
-from planviz.frontends.pages.htmlreport import report_html
 
 __all__ = ["walkthrough", "main"]
 
@@ -67,16 +67,23 @@ def walkthrough(out_dir: str | Path, echo: Callable[..., None] = print) -> list[
     refused = examples.load("release_no_credentials")
     outcome = prepare(refused, refused.contract)
     if not isinstance(outcome, PlanningFailure):
-        raise PlanvizError("the example release_no_credentials was expected to be refused by prepare()")
+        raise PlanvizError(
+            "the example release_no_credentials was expected to be refused by prepare()"
+        )
     echo(f"release_no_credentials: refused by prepare(), unsatisfiable={outcome.unsatisfiable!r}")
     echo(f"  {outcome.reason}")
 
     heading("3. critical path")
     schedule = critical_path(plan)
-    echo(f"serial time {schedule.serial_time:g} {unit}, makespan {schedule.makespan:g} {unit} "
-         f"along {' -> '.join(schedule.path)}")
+    echo(
+        f"serial time {schedule.serial_time:g} {unit}, makespan {schedule.makespan:g} {unit} "
+        f"along {' -> '.join(schedule.path)}"
+    )
     slack = {sid: t.slack for sid, t in schedule.steps.items() if t.slack > 0}
-    echo("slack: " + (", ".join(f"{sid} {s:g} {unit}" for sid, s in sorted(slack.items())) or "(none)"))
+    echo(
+        "slack: "
+        + (", ".join(f"{sid} {s:g} {unit}" for sid, s in sorted(slack.items())) or "(none)")
+    )
 
     heading("4. a side effect found while verifying (S4)")
     fault = Fault("S4", "side_effect")
@@ -84,8 +91,10 @@ def walkthrough(out_dir: str | Path, echo: Callable[..., None] = print) -> list[
     echo(f"scope: {scope.action}, restart from {scope.restart}")
     echo(f"voided: {', '.join(sorted(scope.voided))}; kept: {', '.join(sorted(scope.kept))}")
     run = simulate(plan, contract, faults=[fault])
-    echo(f"simulated run: {run.outcome} at t={run.time:g} {unit}; plan versions: "
-         + "; ".join(f"v{p.version} {', '.join(p.ids)}" for p in run.plans))
+    echo(
+        f"simulated run: {run.outcome} at t={run.time:g} {unit}; plan versions: "
+        + "; ".join(f"v{p.version} {', '.join(p.ids)}" for p in run.plans)
+    )
 
     heading("5. direct vs workflow vs planner on the same fault")
     echo(compare_strategies(plan, [fault], contract=contract).to_text())

@@ -37,13 +37,24 @@ def cmd_hindsight(args: argparse.Namespace) -> int:
 
 def add_command(sub: Any, trace_formats: Any, thread_help: str) -> None:
     """Add ``hindsight`` to the ``planviz`` command's subparsers."""
-    help = ("how long a run took against a schedule it could have run (one plan, then the calls as their data "
-            "allow): waits, steps that share no data yet ran one after the other, and why each call waited")
+    help = (
+        "how long a run took against a schedule it could have run (one plan, then the calls as their data "
+        "allow): waits, steps that share no data yet ran one after the other, and why each call waited"
+    )
     sp = sub.add_parser("hindsight", help=help, description=help)
     sp.set_defaults(func=cmd_hindsight)
     sp.add_argument("file", help="run trace (any trace format)")
     sp.add_argument("--thread", metavar="ID", help=thread_help)
-    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument(
+        "--trace-format",
+        choices=trace_formats,
+        default=None,
+        help="trace format (detected when omitted)",
+    )
     sp.add_argument("--json", action="store_true")
-    sp.add_argument("--plan", metavar="OUT", help="also write the ideal schedule as a plan: YAML, JSON (.json) or an "
-                    "LLMCompiler plan (.txt)")
+    sp.add_argument(
+        "--plan",
+        metavar="OUT",
+        help="also write the ideal schedule as a plan: YAML, JSON (.json) or an "
+        "LLMCompiler plan (.txt)",
+    )

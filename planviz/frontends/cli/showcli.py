@@ -28,8 +28,8 @@ from typing import Any
 
 from planviz.checks.report import printable
 from planviz.errors import PlanvizError, did_you_mean
-from planviz.plan.model import natural_key
 from planviz.frontends.calldetails import MAX_TEXT, run_turns, step_story
+from planviz.plan.model import natural_key
 
 __all__ = ["add_show", "cmd_show", "terminal_text"]
 
@@ -63,7 +63,9 @@ def _call_line(n: int, call: dict[str, Any], unit: str) -> str:
     if call["duration"] is not None:
         parts.append(f", {_figure(call['duration'])} {unit}")
     if call["input_tokens"] is not None or call["output_tokens"] is not None:
-        shown = ["?" if call[k] is None else str(call[k]) for k in ("input_tokens", "output_tokens")]
+        shown = [
+            "?" if call[k] is None else str(call[k]) for k in ("input_tokens", "output_tokens")
+        ]
         parts.append(f" - tokens {shown[0]} in, {shown[1]} out")
     if call["cost"] is not None:
         parts.append(f" - cost {_figure(call['cost'])} USD")
@@ -76,14 +78,19 @@ def step_text(run: Any, sid: str, full: bool = False) -> str:
     story = step_story(run)
     if sid not in story:
         known = sorted(story, key=natural_key)
-        raise PlanvizError(f"--step {printable(sid)!r}: no such step in this run{did_you_mean(sid, known)}; its steps "
-                           f"are {', '.join(known[:20])}{', ...' if len(known) > 20 else ''} (planviz show TRACE "
-                           "lists them)")
+        raise PlanvizError(
+            f"--step {printable(sid)!r}: no such step in this run{did_you_mean(sid, known)}; its steps "
+            f"are {', '.join(known[:20])}{', ...' if len(known) > 20 else ''} (planviz show TRACE "
+            "lists them)"
+        )
     said = story[sid]
     limit = None if full else _SHORT
     step = next(p.step(sid) for p in reversed(run.plans) if sid in p)
     unit = next((p.time_unit for p in reversed(run.plans) if p.time_unit), "") or "time units"
-    out = [f"step {printable(sid)}: {said['status']}" + (f" (tool {printable(step.tool)})" if step.tool else "")]
+    out = [
+        f"step {printable(sid)}: {said['status']}"
+        + (f" (tool {printable(step.tool)})" if step.tool else "")
+    ]
     if said["error"] is not None:
         out += ["error:", terminal_text(said["error"], limit=limit)]
     if said["result"] is not None:
@@ -92,11 +99,18 @@ def step_text(run: Any, sid: str, full: bool = False) -> str:
         out.append("returned: (the trace does not say)")
     if said["arguments"]:
         out.append("arguments:")
-        out += [f"  {printable(k)} = {terminal_text(v, '', limit).strip()}" for k, v in said["arguments"]]
+        out += [
+            f"  {printable(k)} = {terminal_text(v, '', limit).strip()}"
+            for k, v in said["arguments"]
+        ]
     else:
         out.append("arguments: (none)")
     calls = said["calls"]
-    out.append(f"model calls that led to it: {len(calls)}" if calls else "model calls that led to it: (none recorded)")
+    out.append(
+        f"model calls that led to it: {len(calls)}"
+        if calls
+        else "model calls that led to it: (none recorded)"
+    )
     for n, call in enumerate(calls, 1):
         out.append("  " + _call_line(n, call, unit))
         for name, key in (("given", "input"), ("answered", "output")):
@@ -114,11 +128,20 @@ def steps_text(run: Any) -> str:
     for s in plan.steps if plan is not None else ():
         said = story[s.id]
         error = (said["error"] or "").strip().split("\n")[0]
-        out.append(f"  {printable(s.id)}  {said['status']}" + (f"  tool {printable(s.tool)}" if s.tool else "")
-                   + (f"  error: {printable(error[:120])}" if error else ""))
+        out.append(
+            f"  {printable(s.id)}  {said['status']}"
+            + (f"  tool {printable(s.tool)}" if s.tool else "")
+            + (f"  error: {printable(error[:120])}" if error else "")
+        )
     turns = getattr(run, "turns", ())
-    out.append(f"conversation: {len(turns)} turn(s) (--turns prints them)" if turns else "conversation: not recorded")
-    out.append("planviz show TRACE --step ID prints a step: its error, what it returned, its arguments, its model calls")
+    out.append(
+        f"conversation: {len(turns)} turn(s) (--turns prints them)"
+        if turns
+        else "conversation: not recorded"
+    )
+    out.append(
+        "planviz show TRACE --step ID prints a step: its error, what it returned, its arguments, its model calls"
+    )
     return "\n".join(out)
 
 
@@ -129,8 +152,10 @@ def turns_text(run: Any, full: bool = False) -> str:
         return "conversation: not recorded in this trace"
     out = []
     for role, text, time in turns:
-        out += [f"{printable(role)}" + (f" (t={_figure(time)})" if time is not None else "") + ":",
-                terminal_text(text, limit=None if full else _SHORT)]
+        out += [
+            f"{printable(role)}" + (f" (t={_figure(time)})" if time is not None else "") + ":",
+            terminal_text(text, limit=None if full else _SHORT),
+        ]
     return "\n".join(out)
 
 
@@ -149,12 +174,23 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def add_show(sub: Any, trace_formats: tuple[str, ...], thread_help: str) -> None:
     """Register ``planviz show`` on the command parser's subcommands."""
-    sp = sub.add_parser("show", help="what was said and done in a run: its steps, or one step's error, result, "
-                        "arguments and model calls", description=__doc__.split("\n\n")[1].replace("\n", " "))
+    sp = sub.add_parser(
+        "show",
+        help="what was said and done in a run: its steps, or one step's error, result, "
+        "arguments and model calls",
+        description=__doc__.split("\n\n")[1].replace("\n", " "),
+    )
     sp.set_defaults(func=cmd_show)
     sp.add_argument("file", help="run trace (any trace format)")
     sp.add_argument("--step", metavar="ID", help="the step to show (without it: the list of steps)")
     sp.add_argument("--turns", action="store_true", help="print the conversation: who said what")
-    sp.add_argument("--full", action="store_true", help=f"print every text whole (up to {MAX_TEXT} characters)")
+    sp.add_argument(
+        "--full", action="store_true", help=f"print every text whole (up to {MAX_TEXT} characters)"
+    )
     sp.add_argument("--thread", metavar="ID", help=thread_help)
-    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument(
+        "--trace-format",
+        choices=trace_formats,
+        default=None,
+        help="trace format (detected when omitted)",
+    )

@@ -72,7 +72,9 @@ def neutral_stdout() -> Iterator[None]:
 class Progress:
     """Report ``(what, done, total)`` on one rewritten line of ``stream`` (default stderr) if it is a terminal."""
 
-    def __init__(self, stream: IO[str] | None = None, *, interval: float = 0.25, tty: bool | None = None) -> None:
+    def __init__(
+        self, stream: IO[str] | None = None, *, interval: float = 0.25, tty: bool | None = None
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         if tty is None:
             try:
@@ -118,8 +120,13 @@ class SizedHelpFormatter(argparse.HelpFormatter):
     one shutil.get_terminal_size gives: ``COLUMNS``, else the terminal's, else 80.
     """
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
         if width is None:
             try:
                 columns = int(os.environ["COLUMNS"])

@@ -26,15 +26,20 @@ def thread_listing(path: str, command: str = "render") -> str | None:
     >>> thread_listing("no_such.sqlite") is None
     True
     """
-    from planviz.traces.langgraph.sqlitesaver import thread_table  # sqlite3 and the LangGraph reader: only when asked
+    from planviz.traces.langgraph.sqlitesaver import (
+        thread_table,  # sqlite3 and the LangGraph reader: only when asked
+    )
 
     table = thread_table(path)
     if table is None or table[0] < 2:
         return None
     count, rows = table
     width = max(len(printable(t)) for t, _, _ in rows)
-    lines = [f"{printable(path)} is a LangGraph checkpoint database of {count} threads, one run each; "
-             f"pick one with --thread ID, e.g. planviz {command} {printable(path)} --thread {printable(rows[0][0])}", ""]
+    lines = [
+        f"{printable(path)} is a LangGraph checkpoint database of {count} threads, one run each; "
+        f"pick one with --thread ID, e.g. planviz {command} {printable(path)} --thread {printable(rows[0][0])}",
+        "",
+    ]
     lines.append(f"  {'thread'.ljust(width)}  checkpoints  first message")
     for thread, n, said in rows:
         said = " ".join(said.split())
@@ -51,7 +56,11 @@ def pick_thread(args: Any, command: Callable[[Any], int]) -> int:
     if getattr(args, "thread", False) is None:
         for name in _INPUTS:
             path = getattr(args, name, None)
-            listing = thread_listing(path, args.command) if isinstance(path, str) and path != "-" else None
+            listing = (
+                thread_listing(path, args.command)
+                if isinstance(path, str) and path != "-"
+                else None
+            )
             if listing:
                 print(listing)
                 return 0

@@ -18,13 +18,23 @@ from planviz.errors import PlanFormatError, PlanvizError, TraceFormatError
 __all__: list[str] = []
 
 # command -> its arguments that name plan files (render is not here: it draws a trace it is given)
-PLAN_FILES = {"validate": "file", "grade": "file", "simulate": "file", "align": "file", "campaign": "plans",
-              "ablation": "plans"}
+PLAN_FILES = {
+    "validate": "file",
+    "grade": "file",
+    "simulate": "file",
+    "align": "file",
+    "campaign": "plans",
+    "ablation": "plans",
+}
 
 
 def trace_refusal(error: BaseException, args: argparse.Namespace) -> str | None:
     """The message for ``error`` when the plan file it is about is a run trace; None for any other error."""
-    if not isinstance(error, PlanFormatError) or isinstance(error, TraceFormatError) or not error.source:
+    if (
+        not isinstance(error, PlanFormatError)
+        or isinstance(error, TraceFormatError)
+        or not error.source
+    ):
         return None
     named = getattr(args, PLAN_FILES.get(getattr(args, "command", ""), ""), None)
     files = named if isinstance(named, list) else [named]
@@ -42,5 +52,7 @@ def trace_refusal(error: BaseException, args: argparse.Namespace) -> str | None:
     path = shlex.quote(error.source)
     thread = " --thread ID" if len(runs) > 1 else ""
     threads = f"; it holds {len(runs)} threads: name one with --thread ID" if thread else ""
-    return (f"{error.source}: this is a run trace ({format_title(fmt)}), not a plan: `planviz report {path} -o "
-            f"OUT.html{thread}` steps through it, `planviz align PLAN {path}{thread}` matches it to a plan{threads}")
+    return (
+        f"{error.source}: this is a run trace ({format_title(fmt)}), not a plan: `planviz report {path} -o "
+        f"OUT.html{thread}` steps through it, `planviz align PLAN {path}{thread}` matches it to a plan{threads}"
+    )

@@ -27,8 +27,10 @@ from typing import Any, Sequence
 
 __all__ = ["add_command", "cmd_what_if"]
 
-HELP = ("replay a recorded run with faults injected: which recorded steps are voided, which verified work is kept, "
-        "what would have to re-run, the new makespan and token cost; without --fault, a failed run's blast radius")
+HELP = (
+    "replay a recorded run with faults injected: which recorded steps are voided, which verified work is kept, "
+    "what would have to re-run, the new makespan and token cost; without --fault, a failed run's blast radius"
+)
 
 
 def add_command(sub: Any, trace_formats: Sequence[str], thread_help: str) -> None:
@@ -36,12 +38,24 @@ def add_command(sub: Any, trace_formats: Sequence[str], thread_help: str) -> Non
     sp = sub.add_parser("what-if", help=HELP, description=HELP)
     sp.set_defaults(func=cmd_what_if)
     sp.add_argument("file", help="run trace (any trace format)")
-    sp.add_argument("--fault", action="append", default=[], metavar="STEP:KIND[:FACT][xN]",
-                    help="a fault to inject, e.g. get_current_time:tool_error or search:transientx2 (repeatable); "
-                         "STEP is a tool call's id as `planviz what-if TRACE` lists them, or '(final answer)'")
-    sp.add_argument("-o", "--output", metavar="OUT.svg", help="also draw it on the recorded timeline (SVG)")
+    sp.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="STEP:KIND[:FACT][xN]",
+        help="a fault to inject, e.g. get_current_time:tool_error or search:transientx2 (repeatable); "
+        "STEP is a tool call's id as `planviz what-if TRACE` lists them, or '(final answer)'",
+    )
+    sp.add_argument(
+        "-o", "--output", metavar="OUT.svg", help="also draw it on the recorded timeline (SVG)"
+    )
     sp.add_argument("--thread", metavar="ID", help=thread_help)
-    sp.add_argument("--trace-format", choices=trace_formats, default=None, help="trace format (detected when omitted)")
+    sp.add_argument(
+        "--trace-format",
+        choices=trace_formats,
+        default=None,
+        help="trace format (detected when omitted)",
+    )
     sp.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -53,15 +67,19 @@ def cmd_what_if(args: argparse.Namespace) -> int:
     from planviz.errors import PlanvizError
     from planviz.io.output import same_file, write_output
     from planviz.runs.fault import Fault
-    from planviz.traces.own.tracefile import load_trace
     from planviz.runs.hindsight.whatif import what_if
+    from planviz.traces.own.tracefile import load_trace
 
     if args.output is not None:
         if os.path.splitext(args.output)[1].lower() != ".svg":
-            raise PlanvizError(f"-o {args.output}: what-if draws an SVG picture there; name it OUT.svg")
+            raise PlanvizError(
+                f"-o {args.output}: what-if draws an SVG picture there; name it OUT.svg"
+            )
         if same_file(args.output, args.file):
-            raise PlanvizError(f"-o {args.output} is the input FILE {args.file}: write the picture to another file "
-                               "(planviz never overwrites its input)")
+            raise PlanvizError(
+                f"-o {args.output} is the input FILE {args.file}: write the picture to another file "
+                "(planviz never overwrites its input)"
+            )
     faults = [Fault.parse(text) for text in args.fault]
     w = what_if(load_trace(args.file, format=args.trace_format, thread=args.thread), faults=faults)
     if args.output is not None:

@@ -1,2 +1,1 @@
-"""Offline HTML pages: the single-run report, the two-run report, the slides.
-"""
+"""Offline HTML pages: the single-run report, the two-run report, the slides."""

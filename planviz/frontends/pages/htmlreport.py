@@ -40,19 +40,20 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizTypeError, expect_type, show_value
-
-from planviz.plan.bulk import paused_gc
-from planviz.io.output import write_output
-from planviz.runs.events import Run, expect_run
-from planviz.runs.engine.machine import ProgressCallback
 from planviz.frontends.pages.pairreport import pair_report
 from planviz.frontends.runpage import run_page
 from planviz.frontends.snapshot import run_snapshot
+from planviz.io.output import write_output
+from planviz.plan.bulk import paused_gc
+from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.events import Run, expect_run
 
 __all__ = ["report_html"]
 
 
-def report_html(run: Run | Sequence[Run], path: str | Path, *, progress: ProgressCallback | None = None) -> Path:
+def report_html(
+    run: Run | Sequence[Run], path: str | Path, *, progress: ProgressCallback | None = None
+) -> Path:
     """Write ``run`` as one self-contained HTML page at ``path``; returns the path.
 
     The page works opened from disk with no kernel and no network. ``run`` may
@@ -88,11 +89,17 @@ def report_html(run: Run | Sequence[Run], path: str | Path, *, progress: Progres
     """
     if not isinstance(run, (list, tuple)):
         run = expect_run(run, "report_html")
-    expect_type(path, (str, os.PathLike), "report_html", "path", "a file path (a str or a pathlib.Path)")
+    expect_type(
+        path, (str, os.PathLike), "report_html", "path", "a file path (a str or a pathlib.Path)"
+    )
     if progress is not None and not callable(progress):
-        raise PlanvizTypeError(f"report_html(progress=...) expects None or a callable (what, done, total), got "
-                               f"{type(progress).__name__} {show_value(progress)}")
-    with paused_gc():  # the report is many small acyclic containers: spare the collector full-heap passes
+        raise PlanvizTypeError(
+            f"report_html(progress=...) expects None or a callable (what, done, total), got "
+            f"{type(progress).__name__} {show_value(progress)}"
+        )
+    with (
+        paused_gc()
+    ):  # the report is many small acyclic containers: spare the collector full-heap passes
         if isinstance(run, (list, tuple)):
             return pair_report(run, path)
         path = Path(path)

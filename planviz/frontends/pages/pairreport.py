@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError, PlanvizTypeError
+from planviz.frontends.runpage import pair_page
+from planviz.frontends.snapshot import pair_snapshot
 from planviz.io.output import write_output
 from planviz.runs.events import Run
 from planviz.runs.summary.runsummary import pair_diff, run_summary
-from planviz.frontends.runpage import pair_page
-from planviz.frontends.snapshot import pair_snapshot
 
 __all__ = ["pair_report", "pair_ticks"]
 
@@ -41,10 +41,18 @@ def pair_ticks(runs: Sequence[Run], diff: Any) -> tuple[list[list[int]], list[st
     n = max(len(r.events) for r in runs)
     ticks = [[min(i, len(r.events) - 1) for r in runs] for i in range(n)]
     first = diff.first_divergence
-    notes = [("first divergence: event " + str(first) if i == first else
-              f"same so far (they first diverge at event {first})" if first is not None and i < first else
-              f"after the first divergence (event {first})" if first is not None else "the runs never diverge")
-             for i in range(n)]
+    notes = [
+        (
+            "first divergence: event " + str(first)
+            if i == first
+            else f"same so far (they first diverge at event {first})"
+            if first is not None and i < first
+            else f"after the first divergence (event {first})"
+            if first is not None
+            else "the runs never diverge"
+        )
+        for i in range(n)
+    ]
     return ticks, notes
 
 
@@ -52,12 +60,18 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
     """Write two runs as one self-contained HTML page at ``path``; returns the path."""
     runs = list(runs)
     if len(runs) != 2 or not all(isinstance(r, Run) for r in runs):
-        raise PlanvizTypeError(f"report_html([a, b], path) compares exactly two planviz Runs, got "
-                               f"{len(runs)} item(s): {', '.join(type(r).__name__ for r in runs)}")
+        raise PlanvizTypeError(
+            f"report_html([a, b], path) compares exactly two planviz Runs, got "
+            f"{len(runs)} item(s): {', '.join(type(r).__name__ for r in runs)}"
+        )
     for label, run in zip(labels, runs):
         if not run.events or not run.plans:
-            raise PlanvizError(f"run {label} has no events or no plan, so there is nothing to step through")
-    summaries = [run_summary(r) for r in runs]  # held while the page is made: the diff and snapshots share them
+            raise PlanvizError(
+                f"run {label} has no events or no plan, so there is nothing to step through"
+            )
+    summaries = [
+        run_summary(r) for r in runs
+    ]  # held while the page is made: the diff and snapshots share them
     diff = pair_diff(*summaries)
     ticks, notes = pair_ticks(runs, diff)
     snap = pair_snapshot(runs, [str(x) for x in labels], ticks, notes)

@@ -49,19 +49,33 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Mapping, Sequence
 
-from planviz.pictures.animation import HOLD_LAST, Animation, Frames, choose_frames, clock_text, frame_diagrams, write_raster
-from planviz.pictures.montage import arrangement
-from planviz.io.output import write_output
-from planviz.runs.events import Run
-from planviz.runs.summary.runsummary import run_summary
 from planviz.frontends.runpage import flipbook_figures, flipbook_page, svg_size
 from planviz.frontends.snapshot import pair_snapshot
+from planviz.io.output import write_output
+from planviz.pictures.animation import (
+    HOLD_LAST,
+    Animation,
+    Frames,
+    choose_frames,
+    clock_text,
+    frame_diagrams,
+    write_raster,
+)
+from planviz.pictures.montage import arrangement
+from planviz.runs.events import Run
+from planviz.runs.summary.runsummary import run_summary
 
 __all__ = ["animate", "flipbook_snapshot"]
 
 
-def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLike[str], *,
-            frames: Iterable[int] | None = None, seconds: float = 1.5, dpi: float = 96.0) -> Animation:
+def animate(
+    run: Run | Sequence[Run] | Mapping[str, Run],
+    path: str | os.PathLike[str],
+    *,
+    frames: Iterable[int] | None = None,
+    seconds: float = 1.5,
+    dpi: float = 96.0,
+) -> Animation:
     """Write the frames of ``run`` to ``path`` as a GIF (``.gif``), an HTML flipbook (``.html``) or a folder
     of PNG frames (a path without a suffix); returns the :class:`~planviz.Animation`.
 
@@ -113,8 +127,13 @@ def animate(run: Run | Sequence[Run] | Mapping[str, Run], path: str | os.PathLik
     held = [run_summary(r) for r in chosen.runs]  # noqa: F841 (the frames and the snapshots share each run's)
     diagrams = frame_diagrams(chosen)
     how = arrangement([svg_size(d.svg) for d in diagrams[0]]) if len(chosen.runs) > 1 else "row"
-    figures = flipbook_figures([[d.svg for d in frame] for frame in diagrams], chosen.heads, chosen.captions,
-                               how, chosen.seconds)
+    figures = flipbook_figures(
+        [[d.svg for d in frame] for frame in diagrams],
+        chosen.heads,
+        chosen.captions,
+        how,
+        chosen.seconds,
+    )
     write_output(chosen.path, flipbook_page(flipbook_snapshot(chosen, how), figures))
     return chosen.animation((chosen.path,))
 
@@ -124,9 +143,17 @@ def flipbook_snapshot(chosen: Frames, how: str = "row") -> dict[str, Any]:
     a line per frame (its number, and the shared clock of several runs), the pace (``autoplay``) and whether
     several runs sit in a row or a column (``arrange``)."""
     n, many = len(chosen.ticks), len(chosen.runs) > 1
-    notes = [f"frame {k + 1} of {n}" + (f" · {clock_text(chosen.runs, tick)}" if many else "")
-             for k, tick in enumerate(chosen.ticks)]
+    notes = [
+        f"frame {k + 1} of {n}" + (f" · {clock_text(chosen.runs, tick)}" if many else "")
+        for k, tick in enumerate(chosen.ticks)
+    ]
     snap = pair_snapshot(chosen.runs, chosen.labels, chosen.ticks, notes)
-    snap.update({"autoplay": {"ms": max(1, round(chosen.seconds * 1000)), "hold": HOLD_LAST}, "arrange": how,
-                 "start": 0, "goal": chosen.runs[0].plans[0].goal})
+    snap.update(
+        {
+            "autoplay": {"ms": max(1, round(chosen.seconds * 1000)), "hold": HOLD_LAST},
+            "arrange": how,
+            "start": 0,
+            "goal": chosen.runs[0].plans[0].goal,
+        }
+    )
     return snap

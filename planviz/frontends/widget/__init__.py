@@ -1,2 +1,1 @@
-"""The anywidget explorer and its side-by-side view.
-"""
+"""The anywidget explorer and its side-by-side view."""

@@ -42,24 +42,38 @@ from typing import Any, Iterable
 import traitlets
 
 from planviz.errors import PlanvizError, PlanvizTypeError, expect_type, show_value
-from planviz.plan.arguments import expect_contract, expect_plan
-from planviz.plan.model import Contract, Plan
-from planviz.runs.events import Run
-from planviz.runs.fault import FAULT_KINDS, Fault
-from planviz.runs.engine.simulation import simulate
-from planviz.runs.summary.runsummary import run_summary
-from planviz.traces.own.tracefile import load_trace
+from planviz.frontends.panels import (
+    alignment_html,
+    caption_text,
+    fault_text,
+    frame_diagram,
+    inline_svg,
+    outcome_label,
+)
 from planviz.frontends.receiver import Receiver  # its type names what explore takes (a live run)
-from planviz.frontends.panels import alignment_html, caption_text, fault_text, frame_diagram, inline_svg, outcome_label
 from planviz.frontends.snapshot import run_snapshot
 from planviz.frontends.widget.viewpanel import ViewChoice, ViewHooks
 from planviz.frontends.widget.widget import FrontEnd
+from planviz.plan.arguments import expect_contract, expect_plan
+from planviz.plan.model import Contract, Plan
+from planviz.runs.engine.simulation import simulate
+from planviz.runs.events import Run
+from planviz.runs.fault import FAULT_KINDS, Fault
+from planviz.runs.summary.runsummary import run_summary
+from planviz.traces.own.tracefile import load_trace
 
 __all__ = ["explore", "replay", "Explorer"]
 
 
-def explore(plan: Plan | Run | Receiver, contract: Contract | None = None, faults: Iterable[Fault | str] = (), *,
-            workers: int | None = None, strategy: str = "planner", **options: object) -> Explorer:
+def explore(
+    plan: Plan | Run | Receiver,
+    contract: Contract | None = None,
+    faults: Iterable[Fault | str] = (),
+    *,
+    workers: int | None = None,
+    strategy: str = "planner",
+    **options: object,
+) -> Explorer:
     """Simulate ``plan`` (with ``faults``) and open the explorer on the run; given a recorded
     :class:`planviz.Run` (a loaded trace), open the explorer on it as :func:`replay` does.
 
@@ -81,7 +95,7 @@ def explore(plan: Plan | Run | Receiver, contract: Contract | None = None, fault
         At most this many steps at once.
     strategy : str
         ``planner``, ``workflow`` or ``direct``.
-    **options : 
+    **options :
         Passed to :func:`planviz.simulate` (``expand=``, ``approval_time=``, ``propose=``).
 
     Returns
@@ -107,21 +121,43 @@ def explore(plan: Plan | Run | Receiver, contract: Contract | None = None, fault
     >>> explore(ex.run).run is ex.run  # a recorded run opens as it is
     True
     """
-    if isinstance(plan, Receiver):  # a live run: the explorer follows the newest trace as its spans arrive
-        if contract is not None or faults or workers is not None or strategy != "planner" or options:
-            raise PlanvizTypeError("explore(receiver, ...) follows a live run: it takes no simulation options")
+    if isinstance(
+        plan, Receiver
+    ):  # a live run: the explorer follows the newest trace as its spans arrive
+        if (
+            contract is not None
+            or faults
+            or workers is not None
+            or strategy != "planner"
+            or options
+        ):
+            raise PlanvizTypeError(
+                "explore(receiver, ...) follows a live run: it takes no simulation options"
+            )
         from planviz.frontends.widget.livefollow import follow
 
         return follow(plan)
-    if isinstance(plan, Run):  # a recorded run: nothing to simulate, so it opens as replay(run) does
-        if contract is not None or faults or workers is not None or strategy != "planner" or options:
-            raise PlanvizTypeError("explore(run, ...) was given a recorded run with simulation options: a run is "
-                                   "not simulated again; open it with planviz.replay(run), then inject a fault "
-                                   "there (explorer.inject(...)) for a what-if simulation of its plan")
+    if isinstance(
+        plan, Run
+    ):  # a recorded run: nothing to simulate, so it opens as replay(run) does
+        if (
+            contract is not None
+            or faults
+            or workers is not None
+            or strategy != "planner"
+            or options
+        ):
+            raise PlanvizTypeError(
+                "explore(run, ...) was given a recorded run with simulation options: a run is "
+                "not simulated again; open it with planviz.replay(run), then inject a fault "
+                "there (explorer.inject(...)) for a what-if simulation of its plan"
+            )
         return Explorer(recorded=plan)
     plan = expect_plan(plan, "explore")
     contract = expect_contract(contract, "explore")
-    return Explorer(plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options)
+    return Explorer(
+        plan=plan, contract=contract, faults=faults, workers=workers, strategy=strategy, **options
+    )
 
 
 def replay(trace: str | Path | Run, plan: Plan | None = None) -> Explorer:
@@ -160,10 +196,14 @@ def replay(trace: str | Path | Run, plan: Plan | None = None) -> Explorer:
     if isinstance(trace, (str, Path)):
         trace = load_trace(trace)
     if not hasattr(trace, "events"):
-        raise PlanvizTypeError(f"replay(trace=...) expects a trace path or a planviz Run, got "
-                               f"{type(trace).__name__} {show_value(trace, 80)}")
+        raise PlanvizTypeError(
+            f"replay(trace=...) expects a trace path or a planviz Run, got "
+            f"{type(trace).__name__} {show_value(trace, 80)}"
+        )
     if plan is not None:
-        expect_type(plan, Plan, "replay", "plan", "a planviz Plan or None", "planviz.load_plan(path)")
+        expect_type(
+            plan, Plan, "replay", "plan", "a planviz Plan or None", "planviz.load_plan(path)"
+        )
     return Explorer(recorded=trace, declared=plan)
 
 
@@ -181,29 +221,51 @@ class Explorer(ViewHooks, FrontEnd):
 
     interactive = traitlets.Bool(True).tag(sync=True)
 
-    def __init__(self, *, plan: Any = None, contract: Any = None, faults: Iterable[Any] = (),
-                 recorded: Any = None, workers: int | None = None, strategy: str = "planner",
-                 declared: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        plan: Any = None,
+        contract: Any = None,
+        faults: Iterable[Any] = (),
+        recorded: Any = None,
+        workers: int | None = None,
+        strategy: str = "planner",
+        declared: Any = None,
+        **options: Any,
+    ) -> None:
         if plan is None and recorded is None:
-            raise PlanvizError("explorer needs a plan (explore(plan)) or a recorded run (replay(trace))")
+            raise PlanvizError(
+                "explorer needs a plan (explore(plan)) or a recorded run (replay(trace))"
+            )
         if recorded is not None and not recorded.plans:
-            raise PlanvizError("this recorded run carries no plan, so it cannot be drawn; "
-                               "record the plan with the run (Recorder.propose) and load the trace again")
+            raise PlanvizError(
+                "this recorded run carries no plan, so it cannot be drawn; "
+                "record the plan with the run (Recorder.propose) and load the trace again"
+            )
         self._recorded: Run | None = recorded
         self._declared = declared
         self._plan = plan if plan is not None else recorded.plans[0]
         self._contract = contract if contract is not None else getattr(self._plan, "contract", None)
         if isinstance(faults, str) or not isinstance(faults, Iterable):
-            raise PlanvizTypeError(f"explore(faults=...) expects a list of Fault values or 'S4:side_effect' strings, "
-                                   f"got {type(faults).__name__} {show_value(faults)}")
+            raise PlanvizTypeError(
+                f"explore(faults=...) expects a list of Fault values or 'S4:side_effect' strings, "
+                f"got {type(faults).__name__} {show_value(faults)}"
+            )
         self._faults = tuple(Fault.parse(f) if isinstance(f, str) else f for f in faults)
         self._workers, self._strategy, self._options = workers, strategy, options
         self._frames: dict[int, Any] = {}
         self.view_choice = ViewChoice(self._plan.ids)
         self._run = self._simulate()
         super().__init__()
-        facts = sorted({f for s in self._plan.steps for f in (*s.requires, *s.produces)} | set(self._plan.premises))
-        self.fault_options = {"steps": list(self._plan.ids), "kinds": list(FAULT_KINDS), "facts": facts}
+        facts = sorted(
+            {f for s in self._plan.steps for f in (*s.requires, *s.produces)}
+            | set(self._plan.premises)
+        )
+        self.fault_options = {
+            "steps": list(self._plan.ids),
+            "kinds": list(FAULT_KINDS),
+            "facts": facts,
+        }
         self.on_msg(self._on_message)
         self._set_run(self._run)
 
@@ -261,8 +323,10 @@ class Explorer(ViewHooks, FrontEnd):
 
     def __repr__(self) -> str:
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
-        return (f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
-                f"outcome {outcome_label(self._run)}>")
+        return (
+            f"<planviz Explorer: event {self.index} of {len(self._run.events) - 1}, {faults}, "
+            f"outcome {outcome_label(self._run)}>"
+        )
 
     # -- the run and its snapshot ----------------------------------------------------------------
 
@@ -270,8 +334,14 @@ class Explorer(ViewHooks, FrontEnd):
         faults = self._faults if faults is None else faults
         if self._recorded is not None and not faults:
             return self._recorded
-        return simulate(self._plan, self._contract, faults=faults, workers=self._workers, strategy=self._strategy,
-                        **self._options)
+        return simulate(
+            self._plan,
+            self._contract,
+            faults=faults,
+            workers=self._workers,
+            strategy=self._strategy,
+            **self._options,
+        )
 
     def _initial_index(self) -> int:
         """Where a new run opens: the first event that voids work, else the first failure, else the start."""
@@ -299,19 +369,30 @@ class Explorer(ViewHooks, FrontEnd):
             return
         self._run, self._frames, self._summary = run, {}, run_summary(run)
         self._send_snapshot(len(run.events) - 1 if at_end else min(self.index, len(run.events) - 1))
-        self._readings = getattr(self, "_readings", 0) + 1  # how many newer readings were shown (tests wait on it)
+        self._readings = (
+            getattr(self, "_readings", 0) + 1
+        )  # how many newer readings were shown (tests wait on it)
 
     def _set_run(self, run: Any) -> None:
-        self._run, self._summary = run, run_summary(run)  # held while the run is shown: every view of it shares it
+        self._run, self._summary = (
+            run,
+            run_summary(run),
+        )  # held while the run is shown: every view of it shares it
         self._frames = {}
         self._send_snapshot(self._initial_index())
 
     def _send_snapshot(self, index: int) -> None:
         """Lay out (cached) and send the run's snapshot for the current view, then show frame ``index``."""
         self._frames = {}
-        snap = run_snapshot(self._run, legend=False, **self.view_choice.options()) if self._run.events else {}
+        snap = (
+            run_snapshot(self._run, legend=False, **self.view_choice.options())
+            if self._run.events
+            else {}
+        )
         if snap and self._declared is not None:
-            snap["tabs"] = [["Alignment", alignment_html(self._declared, self._run)]]  # from the summary
+            snap["tabs"] = [
+                ["Alignment", alignment_html(self._declared, self._run)]
+            ]  # from the summary
         snap["start"] = index
         with self.hold_sync():
             self.mode = self._mode()
@@ -325,14 +406,20 @@ class Explorer(ViewHooks, FrontEnd):
         if diagram is None:
             if len(self._frames) >= 8:
                 del self._frames[next(iter(self._frames))]
-            diagram = self._frames[index] = frame_diagram(self._run, index, legend=False, **self.view_choice.options())
+            diagram = self._frames[index] = frame_diagram(
+                self._run, index, legend=False, **self.view_choice.options()
+            )
         return diagram
 
-    def _show(self, index: int) -> None:  # the view changed (ViewHooks): new pictures for the same frame
+    def _show(
+        self, index: int
+    ) -> None:  # the view changed (ViewHooks): new pictures for the same frame
         self._send_snapshot(index)
 
     def _mode(self) -> str:
-        live = getattr(self, "_live_state", None)  # set by explore(rx): "receiving", then "final" or "stopped"
+        live = getattr(
+            self, "_live_state", None
+        )  # set by explore(rx): "receiving", then "final" or "stopped"
         if self._recorded is not None and not self._faults:
             mode = f"live run, {live}" if live else "recorded run"
         elif self._recorded is not None:
@@ -341,9 +428,13 @@ class Explorer(ViewHooks, FrontEnd):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         unit = f" {self._plan.time_unit}" if self._plan.time_unit else ""
-        schedule = self._summary.schedule_or_why(self._plan)[0]  # the plan's, which a what-if run starts from
+        schedule = self._summary.schedule_or_why(self._plan)[
+            0
+        ]  # the plan's, which a what-if run starts from
         span = f" · critical path (plan) {schedule.makespan:g}{unit}" if schedule else ""
-        if self._run.events:  # what the plan's durations add up to is not what the run took: both, named
+        if (
+            self._run.events
+        ):  # what the plan's durations add up to is not what the run took: both, named
             span += f" · ran {float(self._run.time):g}{unit}"
         return f"{mode} · {faults}{span}".rstrip()
 
@@ -357,17 +448,29 @@ class Explorer(ViewHooks, FrontEnd):
             if kind == "inject":
                 fact = str(content.get("fact") or "").strip() or None
                 times = content.get("times")
-                self.inject(Fault(str(content.get("step")), str(content.get("fault")), fact=fact,
-                                  times=times if isinstance(times, int) and not isinstance(times, bool) else 1))
+                self.inject(
+                    Fault(
+                        str(content.get("step")),
+                        str(content.get("fault")),
+                        fact=fact,
+                        times=times
+                        if isinstance(times, int) and not isinstance(times, bool)
+                        else 1,
+                    )
+                )
             elif kind == "clear":
                 self.clear_faults()
             elif kind == "view":
                 mode = content.get("mode")
                 hops = content.get("hops")
-                self.view_choice.set_view(str(mode), content.get("step"), hops if isinstance(hops, int) else None)
+                self.view_choice.set_view(
+                    str(mode), content.get("step"), hops if isinstance(hops, int) else None
+                )
                 self._show(self.index)
         except (PlanvizError, ValueError, TypeError) as exc:
-            what = "inject" if kind == "inject" else "clear" if kind == "clear" else "change the view"
+            what = (
+                "inject" if kind == "inject" else "clear" if kind == "clear" else "change the view"
+            )
             if kind == "view":
                 self.view_notice = f"could not {what}: {exc}"
             else:

@@ -21,8 +21,8 @@ import threading
 import time
 from typing import Any
 
-from planviz.frontends.widget.explorer import Explorer
 from planviz.frontends.receiver import NoRunYet
+from planviz.frontends.widget.explorer import Explorer
 
 __all__ = ["follow"]
 
@@ -31,8 +31,10 @@ def _newest(rx: Any, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while not rx.trace_ids:
         if time.monotonic() >= deadline or rx.stopped:
-            raise NoRunYet(f"no span reached {rx.endpoint} within {timeout:g} s: point the agent's exporter there "
-                           f"(OTEL_EXPORTER_OTLP_ENDPOINT=http://{rx.host}:{rx.port}) and start it")
+            raise NoRunYet(
+                f"no span reached {rx.endpoint} within {timeout:g} s: point the agent's exporter there "
+                f"(OTEL_EXPORTER_OTLP_ENDPOINT=http://{rx.host}:{rx.port}) and start it"
+            )
         time.sleep(0.05)
     newest: str = rx.trace_ids[-1]
     return newest
@@ -40,7 +42,9 @@ def _newest(rx: Any, timeout: float) -> str:
 
 def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: int) -> None:
     while not rx.stopped or rx.changes(trace_id) != shown:
-        finished = rx.finished(trace_id)  # read before the version: the root's spans are in that version
+        finished = rx.finished(
+            trace_id
+        )  # read before the version: the root's spans are in that version
         version = rx.changes(trace_id)
         if version != shown:
             explorer.show_recorded(rx.run(trace_id))
@@ -48,9 +52,16 @@ def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: 
         if finished:
             break
         time.sleep(interval)
-    if not rx.finished(trace_id):  # the receiver stopped first: the run is final, parents still missing are reported
+    if not rx.finished(
+        trace_id
+    ):  # the receiver stopped first: the run is final, parents still missing are reported
         explorer.show_recorded(rx.run(trace_id))
-    _mark(explorer, "final (root span ended)" if rx.finished(trace_id) else "stopped (the receiver stopped first)")
+    _mark(
+        explorer,
+        "final (root span ended)"
+        if rx.finished(trace_id)
+        else "stopped (the receiver stopped first)",
+    )
 
 
 def _mark(explorer: Explorer, state: str) -> None:
@@ -59,16 +70,24 @@ def _mark(explorer: Explorer, state: str) -> None:
     explorer.mode = explorer._mode()
 
 
-def follow(rx: Any, trace_id: str | None = None, *, interval: float = 1.0, timeout: float = 60.0) -> Explorer:
+def follow(
+    rx: Any, trace_id: str | None = None, *, interval: float = 1.0, timeout: float = 60.0
+) -> Explorer:
     """An :class:`~planviz.Explorer` on ``trace_id`` (default: the newest trace) of receiver ``rx``, kept current
     by a background thread until the trace's root span ended (re-read at most once per ``interval`` seconds)."""
     trace_id = trace_id or _newest(rx, timeout)
     shown = rx.changes(trace_id)
     explorer = Explorer(recorded=rx.run(trace_id))
-    explorer.index = len(explorer.run.events) - 1  # a live run opens on its newest event, and follows it
+    explorer.index = (
+        len(explorer.run.events) - 1
+    )  # a live run opens on its newest event, and follows it
     _mark(explorer, "receiving spans")
-    thread = threading.Thread(target=_follow, args=(explorer, rx, trace_id, max(interval, 0.05), shown),
-                              name=f"planviz-follow-{trace_id[:8]}", daemon=True)
+    thread = threading.Thread(
+        target=_follow,
+        args=(explorer, rx, trace_id, max(interval, 0.05), shown),
+        name=f"planviz-follow-{trace_id[:8]}",
+        daemon=True,
+    )
     explorer._live = thread
     thread.start()
     return explorer

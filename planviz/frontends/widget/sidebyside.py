@@ -22,13 +22,13 @@ True
 from __future__ import annotations
 
 from planviz.errors import PlanvizTypeError, expect_type
-from planviz.runs.events import Run, expect_run
-from planviz.runs.comparisons.rundiff import RunDiff
-from planviz.runs.summary.runsummary import pair_diff, run_summary
 from planviz.frontends.pages.pairreport import pair_ticks
 from planviz.frontends.panels import caption_text, frame_svg
 from planviz.frontends.snapshot import pair_snapshot
 from planviz.frontends.widget.widget import FrontEnd
+from planviz.runs.comparisons.rundiff import RunDiff
+from planviz.runs.events import Run, expect_run
+from planviz.runs.summary.runsummary import pair_diff, run_summary
 
 __all__ = ["side_by_side", "SideBySide"]
 
@@ -77,11 +77,24 @@ class SideBySide(FrontEnd):
         for name, run in (("a", a), ("b", b)):
             expect_run(run, "side_by_side", name)
             if not run.events or not run.plans:
-                raise PlanvizTypeError(f"side_by_side({name}=...) needs a run with a plan and events")
+                raise PlanvizTypeError(
+                    f"side_by_side({name}=...) needs a run with a plan and events"
+                )
         self._runs = (a, b)
-        self._labels = tuple(str(x) for x in expect_type(labels, (tuple, list), "side_by_side", "labels",
-                                                         "two names, such as ('before', 'after')"))
-        self._summaries = (run_summary(a), run_summary(b))  # held while shown: every view of the runs shares them
+        self._labels = tuple(
+            str(x)
+            for x in expect_type(
+                labels,
+                (tuple, list),
+                "side_by_side",
+                "labels",
+                "two names, such as ('before', 'after')",
+            )
+        )
+        self._summaries = (
+            run_summary(a),
+            run_summary(b),
+        )  # held while shown: every view of the runs shares them
         self._diff = pair_diff(*self._summaries)
         self._ticks, notes = pair_ticks(self._runs, self._diff)
         super().__init__()
@@ -117,5 +130,7 @@ class SideBySide(FrontEnd):
         return caption_text(first, at_first), caption_text(second, at_second)
 
     def __repr__(self) -> str:
-        return (f"<planviz SideBySide: event {self.index}, first divergence {self._diff.first_divergence}, "
-                f"outcomes {self._diff.outcomes}>")
+        return (
+            f"<planviz SideBySide: event {self.index}, first divergence {self._diff.first_divergence}, "
+            f"outcomes {self._diff.outcomes}>"
+        )

@@ -47,21 +47,32 @@ class ViewChoice:
 
     def options(self) -> dict[str, Any]:
         """The :func:`planviz.render` options of the current view."""
-        return {"focus": self.focus, "hops": self.hops_used,
-                "max_steps": None if self.mode == "whole" else self._max_steps}
+        return {
+            "focus": self.focus,
+            "hops": self.hops_used,
+            "max_steps": None if self.mode == "whole" else self._max_steps,
+        }
 
     def set_view(self, mode: str, focus: Any = None, hops: Any = None) -> None:
         """Switch to ``"auto"``, ``"whole"`` or ``"focus"`` (on ``focus`` with ``hops``); raises on a bad request."""
         if mode not in ("auto", "whole", "focus"):
-            raise RenderError(f"unknown view {show_value(mode, 40)}; choose 'auto', 'whole' or 'focus'")
+            raise RenderError(
+                f"unknown view {show_value(mode, 40)}; choose 'auto', 'whole' or 'focus'"
+            )
         if mode == "focus":
             if not isinstance(focus, str):
-                raise PlanvizTypeError(f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}")
+                raise PlanvizTypeError(
+                    f"focus_on(step=...) expects a step id (a string), got {show_value(focus, 80)}"
+                )
             if focus not in self._known:
-                raise UnknownStepError(f"no step {show_value(focus, 80)} in this plan{self._suggest(focus)}")
+                raise UnknownStepError(
+                    f"no step {show_value(focus, 80)} in this plan{self._suggest(focus)}"
+                )
             hops = self.hops_used if hops is None else hops
             if isinstance(hops, bool) or not isinstance(hops, int):
-                raise PlanvizTypeError(f"focus_on(hops=...) expects a whole number >= 0, got {show_value(hops, 40)}")
+                raise PlanvizTypeError(
+                    f"focus_on(hops=...) expects a whole number >= 0, got {show_value(hops, 40)}"
+                )
             if hops < 0:
                 raise RenderError(f"hops={show_value(hops, 40)}: expected a whole number >= 0")
         self.mode, self.focus = mode, focus if mode == "focus" else None
@@ -70,8 +81,14 @@ class ViewChoice:
 
     def describe(self, notice: str) -> str:
         """What the diagram shows: the diagram's notice, or the view mode."""
-        return notice or {"auto": "Showing the whole plan.", "whole": "Showing every step.",
-                          "focus": f"Showing the steps within {self.hops_used} hops of {self.focus!r}."}[self.mode]
+        return (
+            notice
+            or {
+                "auto": "Showing the whole plan.",
+                "whole": "Showing every step.",
+                "focus": f"Showing the steps within {self.hops_used} hops of {self.focus!r}.",
+            }[self.mode]
+        )
 
     def _suggest(self, sid: str) -> str:
         return did_you_mean(sid, self._ids, n=3)

@@ -38,14 +38,18 @@ class FrontEnd(anywidget.AnyWidget):
 
     _esm = traitlets.Unicode(asset(MODULE)).tag(sync=True)
     _css = traitlets.Unicode(asset(STYLE)).tag(sync=True)
-    snapshot = traitlets.Dict().tag(sync=True, to_json=_page_data)  # travels (and is saved) as page data
+    snapshot = traitlets.Dict().tag(
+        sync=True, to_json=_page_data
+    )  # travels (and is saved) as page data
     index = traitlets.Any(0).tag(sync=True)
     interactive = traitlets.Bool(False).tag(sync=True)
     mode = traitlets.Unicode("").tag(sync=True)
     fault_status = traitlets.Unicode("").tag(sync=True)
     fault_options = traitlets.Dict().tag(sync=True)
     view_notice = traitlets.Unicode("").tag(sync=True)
-    fallback_key = traitlets.Unicode("").tag(sync=True)  # names the view drawn, so its separate fallback hides
+    fallback_key = traitlets.Unicode("").tag(
+        sync=True
+    )  # names the view drawn, so its separate fallback hides
 
     def _event_count(self) -> int:  # pragma: no cover - the subclass's
         raise NotImplementedError
@@ -78,10 +82,19 @@ class FrontEnd(anywidget.AnyWidget):
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         if data is None:  # pragma: no cover - a widget with no view
             return
-        data["text/html"] = '<span class="planviz-widget-slot"></span>'  # the fallback comes as the next output
+        data["text/html"] = (
+            '<span class="planviz-widget-slot"></span>'  # the fallback comes as the next output
+        )
         display(data, metadata=metadata or None, raw=True)  # type: ignore[no-untyped-call]  # IPython leaves display unannotated
-        display({"text/html": fallback_output(fallback_html(self.snapshot, self.mode), self.fallback_key),  # type: ignore[no-untyped-call]  # IPython's display is unannotated
-                 "text/plain": "(the explorer's static view, for pages without the widget)"}, raw=True)
+        display(
+            {
+                "text/html": fallback_output(
+                    fallback_html(self.snapshot, self.mode), self.fallback_key
+                ),  # type: ignore[no-untyped-call]  # IPython's display is unannotated
+                "text/plain": "(the explorer's static view, for pages without the widget)",
+            },
+            raw=True,
+        )
 
 
 def fallback_output(fallback: str, key: str) -> str:
@@ -92,6 +105,8 @@ def fallback_output(fallback: str, key: str) -> str:
     """
     drawn = f'body:has(.planviz-explorer[data-planviz-key="{key}"])'
     mine = f'.planviz-fallback-out[data-planviz-key="{key}"]'
-    return (f"<style>{drawn} {mine}, {drawn} .jp-OutputArea-child:has({mine}), "
-            f"{drawn} .output_area:has({mine}) {{ display: none; }}</style>"
-            f'<div class="planviz-fallback-out" data-planviz-key="{key}">{fallback}</div>')
+    return (
+        f"<style>{drawn} {mine}, {drawn} .jp-OutputArea-child:has({mine}), "
+        f"{drawn} .output_area:has({mine}) {{ display: none; }}</style>"
+        f'<div class="planviz-fallback-out" data-planviz-key="{key}">{fallback}</div>'
+    )

@@ -54,12 +54,19 @@ __all__ = ["FORMATS", "UNSTATED", "detect", "import_plans", "format_title", "uns
 FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval", "asynchow")
 
 _DETECT_ORDER = ("asynchow", "taskbench", "worfbench", "teval", "nestful", "rewoo", "llmcompiler")
-_TITLES = {"taskbench": "TaskBench", "llmcompiler": "LLMCompiler", "rewoo": "ReWOO", "nestful": "NESTFUL",
-           "toolcall": "tool-call", "planviz": "planviz"}  # the others' modules say (TITLE)
+_TITLES = {
+    "taskbench": "TaskBench",
+    "llmcompiler": "LLMCompiler",
+    "rewoo": "ReWOO",
+    "nestful": "NESTFUL",
+    "toolcall": "tool-call",
+    "planviz": "planviz",
+}  # the others' modules say (TITLE)
 _UNSTATED = {
     # TaskBench and LLMCompiler steps get a stand-in evidence ("the <tool> result") and their result fact,
     # so only steps that could not be read lack them; NESTFUL has no evidence field either.
-    "taskbench": ("expected_evidence", "produces"), "llmcompiler": ("expected_evidence",),
+    "taskbench": ("expected_evidence", "produces"),
+    "llmcompiler": ("expected_evidence",),
     "nestful": ("expected_evidence",),
 }  # the others' modules say (UNSTATED)
 
@@ -70,7 +77,9 @@ def _module(fmt: str) -> ModuleType:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "UNSTATED":  # every format's modules loaded only when someone asks for the whole table
+    if (
+        name == "UNSTATED"
+    ):  # every format's modules loaded only when someone asks for the whole table
         return {fmt: unstated_fields(fmt) for fmt in FORMATS if unstated_fields(fmt)}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -115,7 +124,9 @@ def detect(text: str, data: object | None) -> str | None:
     return next((fmt for fmt in _DETECT_ORDER if _module(fmt).looks_like(text, data)), None)
 
 
-def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<string>") -> list[Plan]:
+def import_plans(
+    fmt: str, text: str, data: object | None, *, source: str = "<string>"
+) -> list[Plan]:
     """Every plan in the input, read as format ``fmt`` (one of :data:`FORMATS`).
 
     Defects of the input are findings in each plan's ``import_findings``;
@@ -130,8 +141,10 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
     ((), ['no_steps'], 'rewoo')
     """
     if fmt not in FORMATS:
-        raise PlanFormatError(f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
-                              source=source)
+        raise PlanFormatError(
+            f"unknown planner format {fmt!r}; expected one of {', '.join(map(repr, FORMATS))}",
+            source=source,
+        )
     data = list(data) if isinstance(data, tuple) else data
     from planviz.plan.importers._build import finding
 
@@ -143,11 +156,23 @@ def import_plans(fmt: str, text: str, data: object | None, *, source: str = "<st
     out = []
     for i, plan in enumerate(plans):
         findings = plan.import_findings
-        if not plan.steps and not any(f.severity == "error" for f in findings):  # else an error already says why
-            which = f"plan {i} of the {len(plans)} read from the input" if len(plans) > 1 else "the input"
-            findings += (finding("no_steps", "error",
-                                 f"read as {format_title(fmt)} (format={fmt!r}), {which} holds no step of that "
-                                 f"format; {_looks(text, data, fmt)}", where="" if len(plans) == 1 else f"plan {i}"),)
+        if not plan.steps and not any(
+            f.severity == "error" for f in findings
+        ):  # else an error already says why
+            which = (
+                f"plan {i} of the {len(plans)} read from the input"
+                if len(plans) > 1
+                else "the input"
+            )
+            findings += (
+                finding(
+                    "no_steps",
+                    "error",
+                    f"read as {format_title(fmt)} (format={fmt!r}), {which} holds no step of that "
+                    f"format; {_looks(text, data, fmt)}",
+                    where="" if len(plans) == 1 else f"plan {i}",
+                ),
+            )
         out.append(plan.replace(import_findings=findings, source_format=fmt))
     return out
 
@@ -162,7 +187,9 @@ def _looks(text: str, data: object, fmt: str) -> str:
     if isinstance(data, dict) and ("steps" in data or "goal" in data):
         return "it is a planviz plan (goal and steps): read it without format="
     if isinstance(data, dict):
-        keys = ", ".join(k if isinstance(k, str) and k.isidentifier() else short(k) for k in list(data)[:8])
+        keys = ", ".join(
+            k if isinstance(k, str) and k.isidentifier() else short(k) for k in list(data)[:8]
+        )
         return f"it is a mapping with keys {keys}" if data else "it is an empty mapping"
     if isinstance(data, list):
         return f"it is a list of {len(data)} item(s)"

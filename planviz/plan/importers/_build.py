@@ -73,11 +73,24 @@ class Draft:
     duration: float = 1.0
 
 
-def finding(code: str, severity: str, message: str, steps: Iterable[str] = (), where: str = "",
-            edges: Iterable[tuple[str, str]] = ()) -> Finding:
+def finding(
+    code: str,
+    severity: str,
+    message: str,
+    steps: Iterable[str] = (),
+    where: str = "",
+    edges: Iterable[tuple[str, str]] = (),
+) -> Finding:
     """An import finding (layer ``import``)."""
-    return Finding(code=code, layer="import", severity=severity, message=message,
-                   steps=tuple(steps), edges=tuple(edges), where=where)
+    return Finding(
+        code=code,
+        layer="import",
+        severity=severity,
+        message=message,
+        steps=tuple(steps),
+        edges=tuple(edges),
+        where=where,
+    )
 
 
 def build(goal: str, drafts: list[Draft], findings: list[Finding], *, name: str = "") -> Plan:
@@ -105,32 +118,58 @@ def build(goal: str, drafts: list[Draft], findings: list[Finding], *, name: str 
             requires[i][ref.fact] = None
             shown = ref.text or ref.producer
             if ref.producer not in position:
-                findings.append(finding(
-                    "dangling_reference", "error",
-                    f"step {d.id!r} reads {shown!r}, but the plan has no step {ref.producer!r}; "
-                    f"point it at an existing earlier step or add the missing step",
-                    [d.id], ref.where))
+                findings.append(
+                    finding(
+                        "dangling_reference",
+                        "error",
+                        f"step {d.id!r} reads {shown!r}, but the plan has no step {ref.producer!r}; "
+                        f"point it at an existing earlier step or add the missing step",
+                        [d.id],
+                        ref.where,
+                    )
+                )
                 continue
             if ref.producer == d.id:
-                findings.append(finding(
-                    "self_reference", "error",
-                    f"step {d.id!r} reads its own output {shown!r}; it must read an earlier step's output",
-                    [d.id], ref.where, [(d.id, d.id)]))
+                findings.append(
+                    finding(
+                        "self_reference",
+                        "error",
+                        f"step {d.id!r} reads its own output {shown!r}; it must read an earlier step's output",
+                        [d.id],
+                        ref.where,
+                        [(d.id, d.id)],
+                    )
+                )
                 continue
             produces[ref.producer][ref.fact] = None
             if position[ref.producer] > i:
-                findings.append(finding(
-                    "forward_reference", "error",
-                    f"step {d.id!r} reads {shown!r}, the output of the later step {ref.producer!r}; "
-                    f"reorder the steps or point the reference at an earlier step",
-                    [d.id, ref.producer], ref.where, [(ref.producer, d.id)]))
+                findings.append(
+                    finding(
+                        "forward_reference",
+                        "error",
+                        f"step {d.id!r} reads {shown!r}, the output of the later step {ref.producer!r}; "
+                        f"reorder the steps or point the reference at an earlier step",
+                        [d.id, ref.producer],
+                        ref.where,
+                        [(ref.producer, d.id)],
+                    )
+                )
             depends[i][ref.producer] = None
         for producer, _where in d.links:
             depends[i][producer] = None
     steps = [
-        Step(d.id, d.action, expected_evidence=d.evidence, depends_on=tuple(depends[i]), requires=tuple(requires[i]),
-             produces=tuple(produces[d.id]) if position[d.id] == i else (), tool=d.tool, arguments=d.arguments,
-             kind=d.kind, duration=d.duration)
+        Step(
+            d.id,
+            d.action,
+            expected_evidence=d.evidence,
+            depends_on=tuple(depends[i]),
+            requires=tuple(requires[i]),
+            produces=tuple(produces[d.id]) if position[d.id] == i else (),
+            tool=d.tool,
+            arguments=d.arguments,
+            kind=d.kind,
+            duration=d.duration,
+        )
         for i, d in enumerate(drafts)
     ]
     return Plan(goal, tuple(steps), import_findings=tuple(findings), name=name)
@@ -177,8 +216,9 @@ def texts_in(text: str, data: Any, pattern: re.Pattern[str]) -> list[tuple[str, 
     return found or [("", text)]
 
 
-def plans_in_texts(text: str, data: Any, pattern: re.Pattern[str],
-                   read: Callable[[str, str], list[Plan]]) -> list[Plan]:
+def plans_in_texts(
+    text: str, data: Any, pattern: re.Pattern[str], read: Callable[[str, str], list[Plan]]
+) -> list[Plan]:
     """Every plan of every planner text in the input: ``read(body, where_prefix)`` for each of :func:`texts_in`."""
     plans: list[Plan] = []
     for label, body in texts_in(text, data, pattern):

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from planviz.plan.model import Finding, Plan
 from planviz.plan.importers._build import Draft, build, finding, short
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE"]
 
@@ -60,19 +60,42 @@ def _number(value: Any, n: int) -> int | None:
 
 def _record(record: Any, at: str) -> Plan:
     if not _is_record(record):
-        return Plan("", import_findings=(finding("malformed_record", "error", f"{at}not an AsyncHow record (steps "
-                                                 f"and step_deps): {short(record)}", where=at.strip()),))
+        return Plan(
+            "",
+            import_findings=(
+                finding(
+                    "malformed_record",
+                    "error",
+                    f"{at}not an AsyncHow record (steps and step_deps): {short(record)}",
+                    where=at.strip(),
+                ),
+            ),
+        )
     texts = record["steps"]
     n = len(texts)
     findings: list[Finding] = []
-    durations = record.get("duration_seconds") if isinstance(record.get("duration_seconds"), dict) else {}
+    durations = (
+        record.get("duration_seconds") if isinstance(record.get("duration_seconds"), dict) else {}
+    )
     drafts = []
     for k in range(1, n + 1):
         span = durations.get(str(k))
         low = span[0] if isinstance(span, list) and span else None
-        if isinstance(low, bool) or not isinstance(low, (int, float)) or not math.isfinite(low) or low < 0:
-            findings.append(finding("malformed_node", "warning", f"step {k} has no usable gold duration "
-                                    f"({short(span)}); 1 s is used", [str(k)], f"{at}duration_seconds"))
+        if (
+            isinstance(low, bool)
+            or not isinstance(low, (int, float))
+            or not math.isfinite(low)
+            or low < 0
+        ):
+            findings.append(
+                finding(
+                    "malformed_node",
+                    "warning",
+                    f"step {k} has no usable gold duration ({short(span)}); 1 s is used",
+                    [str(k)],
+                    f"{at}duration_seconds",
+                )
+            )
             low = 1.0
         text = texts[k - 1] if isinstance(texts[k - 1], str) else short(texts[k - 1])
         drafts.append(Draft(str(k), text, "", duration=float(low), where=f"{at}steps[{k - 1}]"))
@@ -81,22 +104,52 @@ def _record(record: Any, at: str) -> Plan:
     for j, pair in enumerate(deps):
         where = f"{at}step_deps[{j}]"
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            findings.append(finding("malformed_link", "error", f"{short(pair)} is not a [from, to] pair", (), where))
+            findings.append(
+                finding(
+                    "malformed_link", "error", f"{short(pair)} is not a [from, to] pair", (), where
+                )
+            )
             continue
         src, dst = (_number(v, n) for v in pair)
         if src is None or dst is None:
-            findings.append(finding("dangling_link", "error", f"{short(pair)} names a step the record does not "
-                                    f"have (steps 1..{n})", (), where))
+            findings.append(
+                finding(
+                    "dangling_link",
+                    "error",
+                    f"{short(pair)} names a step the record does not have (steps 1..{n})",
+                    (),
+                    where,
+                )
+            )
         elif src == dst:
-            findings.append(finding("self_link", "error", f"step {src} waits for itself", [str(src)], where,
-                                    [(str(src), str(src))]))
+            findings.append(
+                finding(
+                    "self_link",
+                    "error",
+                    f"step {src} waits for itself",
+                    [str(src)],
+                    where,
+                    [(str(src), str(src))],
+                )
+            )
         elif (src, dst) in seen:
-            findings.append(finding("duplicate_link", "info", f"the pair {src} -> {dst} is listed twice",
-                                    [str(src), str(dst)], where))
+            findings.append(
+                finding(
+                    "duplicate_link",
+                    "info",
+                    f"the pair {src} -> {dst} is listed twice",
+                    [str(src), str(dst)],
+                    where,
+                )
+            )
         else:
             seen.add((src, dst))
             drafts[dst - 1].links.append((str(src), where))
     title = record.get("title")
-    plan = build(title if isinstance(title, str) else "", drafts, findings,
-                 name="" if record.get("index") is None else str(record.get("index")))
+    plan = build(
+        title if isinstance(title, str) else "",
+        drafts,
+        findings,
+        name="" if record.get("index") is None else str(record.get("index")),
+    )
     return plan.replace(time_unit="s")

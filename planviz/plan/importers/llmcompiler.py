@@ -31,14 +31,18 @@ from typing import Any
 
 from planviz.errors import PlanFormatError
 from planviz.io.jsonsyntax import check_inner_plain, loads_within_limits
-from planviz.plan.model import Finding, Plan
 from planviz.io.plaindata import python_literal
 from planviz.plan.importers._build import Draft, Ref, build, finding, plans_in_texts, texts_in
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
-PATTERN = re.compile(r"(?m)^[^\S\n]*\d+\.[^\S\n]*[A-Za-z_]\w*[^\S\n]*\(")  # [^\S\n]: never crosses a line
-_STEP = re.compile(r"\s*(\d+)\.(.*)")  # on one line; the rest is stripped in Python (a lazy .*? then \s*$ is quadratic)
+PATTERN = re.compile(
+    r"(?m)^[^\S\n]*\d+\.[^\S\n]*[A-Za-z_]\w*[^\S\n]*\("
+)  # [^\S\n]: never crosses a line
+_STEP = re.compile(
+    r"\s*(\d+)\.(.*)"
+)  # on one line; the rest is stripped in Python (a lazy .*? then \s*$ is quadratic)
 _CALL = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)\)\s*(?:#.*)?$")
 _OPEN = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)$")
 _REF = re.compile(r"\$\{?(\d+)\}?")
@@ -71,7 +75,11 @@ def _plans(body: str, prefix: str) -> list[Plan]:
                 continue
         blocks[-1].append((number, line))
         stepped[-1] = stepped[-1] or _STEP.match(line) is not None
-    return [_plan(block, prefix) for block, has_step in zip(blocks, stepped) if has_step or _has_text(block)]
+    return [
+        _plan(block, prefix)
+        for block, has_step in zip(blocks, stepped)
+        if has_step or _has_text(block)
+    ]
 
 
 def _has_text(block: list[tuple[int, str]]) -> bool:
@@ -81,7 +89,9 @@ def _has_text(block: list[tuple[int, str]]) -> bool:
 def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
     goal: list[str] = []
     drafts: list[Draft] = []
-    last_join = 0  # the tasks a join() links to start here: after the previous join, which it links to
+    last_join = (
+        0  # the tasks a join() links to start here: after the previous join, which it links to
+    )
     findings: list[Finding] = []
     ended = False
     for number, line in block:
@@ -92,17 +102,30 @@ def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
         m = _STEP.match(line)
         if not m:
             if drafts or ended:
-                findings.append(finding("unparsed_line", "warning",
-                                        f"line {stripped!r} after the tasks is neither a task, a Thought nor "
-                                        "the end of the plan; it is not part of the plan", where=where))
+                findings.append(
+                    finding(
+                        "unparsed_line",
+                        "warning",
+                        f"line {stripped!r} after the tasks is neither a task, a Thought nor "
+                        "the end of the plan; it is not part of the plan",
+                        where=where,
+                    )
+                )
             else:
                 goal.append(stripped.removeprefix("Question:").strip())
             continue
         number_text, rest = m.group(1), m.group(2).strip()
         if ended:
-            findings.append(finding("unparsed_line", "error",
-                                    f"task {number_text} comes after {_END}; the planner's output ends at the "
-                                    "marker, so LLMCompiler never runs it", [number_text], where))
+            findings.append(
+                finding(
+                    "unparsed_line",
+                    "error",
+                    f"task {number_text} comes after {_END}; the planner's output ends at the "
+                    "marker, so LLMCompiler never runs it",
+                    [number_text],
+                    where,
+                )
+            )
         if rest.endswith(_END):
             rest, ended = rest[: -len(_END)].rstrip(), True
         call = _CALL.match(rest)
@@ -110,29 +133,63 @@ def _plan(block: list[tuple[int, str]], prefix: str) -> Plan:
         if call is None:
             opened = _OPEN.match(rest)
             if opened is None:
-                findings.append(finding("unparsed_line", "error",
-                                        f"task line {stripped!r} is not a tool call `tool(args)`; no step was "
-                                        f"made from it, so references to ${number_text} dangle",
-                                        where=where))
+                findings.append(
+                    finding(
+                        "unparsed_line",
+                        "error",
+                        f"task line {stripped!r} is not a tool call `tool(args)`; no step was "
+                        f"made from it, so references to ${number_text} dangle",
+                        where=where,
+                    )
+                )
                 continue
-            findings.append(finding("unparsed_line", "error",
-                                    f"task {number_text} {stripped!r} has no closing ')'; LLMCompiler's parser "
-                                    f"skips such a line (so ${number_text} is never filled); read here as "
-                                    f"{opened.group(1)} with the arguments up to the end of the line; add the ')'",
-                                    [number_text], where))
+            findings.append(
+                finding(
+                    "unparsed_line",
+                    "error",
+                    f"task {number_text} {stripped!r} has no closing ')'; LLMCompiler's parser "
+                    f"skips such a line (so ${number_text} is never filled); read here as "
+                    f"{opened.group(1)} with the arguments up to the end of the line; add the ')'",
+                    [number_text],
+                    where,
+                )
+            )
             call = opened
         tool, args_text = call.group(1), call.group(2)
         arguments = {str(i): v for i, v in enumerate(_split_args(args_text))}
         if tool == "join":
             links = [(d.id, where) for d in drafts[last_join:]]
             last_join = len(drafts)
-            drafts.append(Draft(number_text, "join()", "the joiner answers from every task's result",
-                                tool="join", arguments=arguments, links=links, where=where,
-                                result=f"${number_text}"))
+            drafts.append(
+                Draft(
+                    number_text,
+                    "join()",
+                    "the joiner answers from every task's result",
+                    tool="join",
+                    arguments=arguments,
+                    links=links,
+                    where=where,
+                    result=f"${number_text}",
+                )
+            )
             continue
-        refs = [Ref(k, f"${k}", where, r.group(0)) for r in _REF.finditer(args_text) for k in [r.group(1)]]
-        drafts.append(Draft(number_text, action, f"the {tool} result (${number_text})",
-                            tool=tool, arguments=arguments, refs=refs, where=where, result=f"${number_text}"))
+        refs = [
+            Ref(k, f"${k}", where, r.group(0))
+            for r in _REF.finditer(args_text)
+            for k in [r.group(1)]
+        ]
+        drafts.append(
+            Draft(
+                number_text,
+                action,
+                f"the {tool} result (${number_text})",
+                tool=tool,
+                arguments=arguments,
+                refs=refs,
+                where=where,
+                result=f"${number_text}",
+            )
+        )
     return build(" ".join(goal), drafts, findings)
 
 
@@ -164,7 +221,7 @@ def _split_args(text: str, level: int = 0) -> list[Any]:
         elif ch in ")]}":
             depth -= 1
         elif depth == 0:  # a top-level comma
-            parts.append(text[start:mark.start()])
+            parts.append(text[start : mark.start()])
             start = mark.end()
     parts.append(text[start:])
     return [_literal(p.strip(), level) for p in parts if p.strip()]
@@ -181,7 +238,9 @@ def _literal(part: str, level: int = 0) -> Any:
     value = python_literal(part)
     if value is not None or part == "None":
         try:
-            check_inner_plain(value)  # held to what a file could hold: no lone surrogate, no huge integer
+            check_inner_plain(
+                value
+            )  # held to what a file could hold: no lone surrogate, no huge integer
             return value
         except PlanFormatError:
             pass
@@ -190,4 +249,3 @@ def _literal(part: str, level: int = 0) -> Any:
     if len(part) >= 2 and part[0] == part[-1] and part[0] in "\"'":
         return part[1:-1]
     return part
-

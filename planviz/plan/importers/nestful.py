@@ -30,8 +30,8 @@ import bisect
 import re
 from typing import Any
 
-from planviz.plan.model import Finding, Plan
 from planviz.plan.importers._build import Draft, Ref, build, call_text, finding, short, strings_in
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like"]
 
@@ -45,12 +45,24 @@ _RESULT = "var_result"
 
 
 def _is_call(x: Any) -> bool:
-    return isinstance(x, dict) and isinstance(x.get("name"), str) and "arguments" in x and (
-        "label" in x or x.get("name") == _RESULT or _REF.search(str(x.get("arguments"))) is not None)
+    return (
+        isinstance(x, dict)
+        and isinstance(x.get("name"), str)
+        and "arguments" in x
+        and (
+            "label" in x
+            or x.get("name") == _RESULT
+            or _REF.search(str(x.get("arguments"))) is not None
+        )
+    )
 
 
 def _is_sample(x: Any) -> bool:
-    return isinstance(x, dict) and isinstance(x.get("output"), list) and any(_is_call(c) for c in x["output"])
+    return (
+        isinstance(x, dict)
+        and isinstance(x.get("output"), list)
+        and any(_is_call(c) for c in x["output"])
+    )
 
 
 def _samples(data: Any) -> list[tuple[str, Any]] | None:
@@ -78,9 +90,18 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     """One plan per NESTFUL sample in the input."""
     samples = _samples(data)
     if samples is None:
-        return [Plan("", import_findings=[finding(
-            "malformed_record", "error",
-            f"expected NESTFUL samples ({{input, output: [calls]}}), got {short(data)}")])]
+        return [
+            Plan(
+                "",
+                import_findings=[
+                    finding(
+                        "malformed_record",
+                        "error",
+                        f"expected NESTFUL samples ({{input, output: [calls]}}), got {short(data)}",
+                    )
+                ],
+            )
+        ]
     plans = []
     for place, sample in samples:
         if isinstance(sample.get("_index"), int):
@@ -106,21 +127,34 @@ def _plan(sample: dict[str, Any], prefix: str) -> Plan:
             if label in first:
                 n = len(at[label]) + 1
                 sid = f"{label}#{n}"
-                findings.append(finding(
-                    "duplicate_label", "error",
-                    f"label {label!r} is given to call {i} as well as to call {first[label][1]} "
-                    f"({first[label][0]!r}); "
-                    f"references to ${label}$ after call {i} read it (id {sid!r}), earlier ones the first; "
-                    "give each call its own label", [first[label][0], sid], where))
+                findings.append(
+                    finding(
+                        "duplicate_label",
+                        "error",
+                        f"label {label!r} is given to call {i} as well as to call {first[label][1]} "
+                        f"({first[label][0]!r}); "
+                        f"references to ${label}$ after call {i} read it (id {sid!r}), earlier ones the first; "
+                        "give each call its own label",
+                        [first[label][0], sid],
+                        where,
+                    )
+                )
             else:
                 first[label] = (sid, i)
         elif name == _RESULT:
             sid = _RESULT
         else:
             sid = f"call{i + 1}"
-            findings.append(finding("missing_label", "warning",
-                                    f"call {i} ({short(name)}) has no label, so nothing can read its result; "
-                                    f"called {sid!r}", [sid], where))
+            findings.append(
+                finding(
+                    "missing_label",
+                    "warning",
+                    f"call {i} ({short(name)}) has no label, so nothing can read its result; "
+                    f"called {sid!r}",
+                    [sid],
+                    where,
+                )
+            )
         if isinstance(label, str):
             at.setdefault(label, []).append(i)
         ids.append(sid)
@@ -130,52 +164,105 @@ def _plan(sample: dict[str, Any], prefix: str) -> Plan:
     return build(goal, drafts, findings)
 
 
-def _draft(i: int, call: Any, ids: list[str], at: dict[str, list[int]], where: str,
-           findings: list[Finding]) -> Draft:
+def _draft(
+    i: int, call: Any, ids: list[str], at: dict[str, list[int]], where: str, findings: list[Finding]
+) -> Draft:
     sid = ids[i]
     if not isinstance(call, dict):
-        findings.append(finding("malformed_node", "error", f"call {i} is not a call object: {short(call)}",
-                                [sid], where))
+        findings.append(
+            finding(
+                "malformed_node",
+                "error",
+                f"call {i} is not a call object: {short(call)}",
+                [sid],
+                where,
+            )
+        )
         return Draft(sid, f"unreadable call {short(call)}", "nothing: the call could not be read")
     for key in sorted(k for k in call if k not in _KEYS):
-        findings.append(finding("unknown_field", "warning",
-                                f"call {sid!r} has field {key!r} = {short(call[key])}, which NESTFUL does not "
-                                "define (expected name, arguments, label); it is ignored", [sid], f"{where}.{key}"))
+        findings.append(
+            finding(
+                "unknown_field",
+                "warning",
+                f"call {sid!r} has field {key!r} = {short(call[key])}, which NESTFUL does not "
+                "define (expected name, arguments, label); it is ignored",
+                [sid],
+                f"{where}.{key}",
+            )
+        )
     name = call.get("name")
     if not isinstance(name, str) or not name:
-        findings.append(finding("malformed_node", "error", f"call {sid!r} has no name (got {short(name)})",
-                                [sid], f"{where}.name"))
+        findings.append(
+            finding(
+                "malformed_node",
+                "error",
+                f"call {sid!r} has no name (got {short(name)})",
+                [sid],
+                f"{where}.name",
+            )
+        )
         name = None
     arguments = call.get("arguments")
     if not isinstance(arguments, dict):
         if arguments is not None:
-            findings.append(finding("malformed_arguments", "warning",
-                                    f"arguments of {sid!r} should be a mapping, got {short(arguments)}; "
-                                    "read as one argument", [sid], f"{where}.arguments"))
+            findings.append(
+                finding(
+                    "malformed_arguments",
+                    "warning",
+                    f"arguments of {sid!r} should be a mapping, got {short(arguments)}; "
+                    "read as one argument",
+                    [sid],
+                    f"{where}.arguments",
+                )
+            )
         arguments = {} if arguments is None else {"0": arguments}
     refs = []
     for path, text in strings_in(arguments, f"{where}.arguments", keys=True):
         for m in _REF.finditer(text):
             label, field = m.group(1), m.group(2)
             producer = _resolve(label, i, ids, at)
-            refs.append(Ref(producer, f"{producer}.{field}" if field else producer, path, m.group(0)))
+            refs.append(
+                Ref(producer, f"{producer}.{field}" if field else producer, path, m.group(0))
+            )
         for m in _BARE.finditer(_REF.sub(" ", text)):
             label, field = m.group(1), m.group(2)
             if label not in at:
                 continue
             producer = _resolve(label, i, ids, at)
-            findings.append(finding(
-                "nonstandard_reference", "warning",
-                f"call {sid!r} writes {m.group(0)!r}, not the format's ${label}.{field}$ (the opening $ is missing, "
-                f"so NESTFUL passes it as literal text); read as a reference to {producer!r}", [sid], path))
+            findings.append(
+                finding(
+                    "nonstandard_reference",
+                    "warning",
+                    f"call {sid!r} writes {m.group(0)!r}, not the format's ${label}.{field}$ (the opening $ is missing, "
+                    f"so NESTFUL passes it as literal text); read as a reference to {producer!r}",
+                    [sid],
+                    path,
+                )
+            )
             refs.append(Ref(producer, f"{producer}.{field}", path, m.group(0)))
     if name == _RESULT:
         shown = ", ".join(f"{k}={short(v)}" for k, v in arguments.items())
-        return Draft(sid, f"return {shown}" if shown else "return", "the final result holds every named output",
-                     tool=None, arguments=arguments, refs=refs, where=where, result=sid)
+        return Draft(
+            sid,
+            f"return {shown}" if shown else "return",
+            "the final result holds every named output",
+            tool=None,
+            arguments=arguments,
+            refs=refs,
+            where=where,
+            result=sid,
+        )
     tool = name or "unnamed call"
-    return Draft(sid, call_text(tool, arguments), f"the {tool} result ({sid})", tool=name, arguments=arguments,
-                 refs=refs, where=where, result=sid)
+    return Draft(
+        sid,
+        call_text(tool, arguments),
+        f"the {tool} result ({sid})",
+        tool=name,
+        arguments=arguments,
+        refs=refs,
+        where=where,
+        result=sid,
+    )
 
 
 def _resolve(label: str, i: int, ids: list[str], at: dict[str, list[int]]) -> str:

@@ -29,13 +29,27 @@ def named(data: Any) -> str | None:
     first = data[0] if isinstance(data, list) and data else None
     if isinstance(data, dict):
         version = data.get("schema_version")
-        if isinstance(version, str) and version.upper().startswith("ATIF") and isinstance(data.get("steps"), list):
-            return ("an ATIF agent trajectory (Agent Trajectory Interchange Format: an agent's messages, tool calls "
-                    "and observations, step by step; Phoenix's client uploads it as spans)")
+        if (
+            isinstance(version, str)
+            and version.upper().startswith("ATIF")
+            and isinstance(data.get("steps"), list)
+        ):
+            return (
+                "an ATIF agent trajectory (Agent Trajectory Interchange Format: an agent's messages, tool calls "
+                "and observations, step by step; Phoenix's client uploads it as spans)"
+            )
         history = data.get("history")
-        if "trajectory" in data and ("environment" in data or "info" in data) or (
-                isinstance(history, list) and history and isinstance(history[0], dict)
-                and "role" in history[0] and ("message_type" in history[0] or "agent" in history[0])):
+        if (
+            "trajectory" in data
+            and ("environment" in data or "info" in data)
+            or (
+                isinstance(history, list)
+                and history
+                and isinstance(history[0], dict)
+                and "role" in history[0]
+                and ("message_type" in history[0] or "agent" in history[0])
+            )
+        ):
             return "a SWE-agent trajectory (.traj), an agent's actions and observations as chat history"
         if "answer_generation" in data or ("tree" in data and "forward_args" in data):
             return "a ToolBench (DFSDT) answer tree, a search over tool calls"
@@ -47,7 +61,12 @@ def named(data: Any) -> str | None:
         if "api_list" in first and "query" in first:
             return "a ToolBench query file (queries with the APIs they may call)"
         plan = first.get("plan")
-        if "query" in first and isinstance(plan, list) and plan and isinstance(plan[0], dict) and (
-                "days" in plan[0] or "current_city" in plan[0]):
+        if (
+            "query" in first
+            and isinstance(plan, list)
+            and plan
+            and isinstance(plan[0], dict)
+            and ("days" in plan[0] or "current_city" in plan[0])
+        ):
             return "a TravelPlanner itinerary file (day-by-day travel plans)"
     return None

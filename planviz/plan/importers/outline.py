@@ -17,8 +17,12 @@ import re
 
 __all__ = ["refusal"]
 
-_STEP = re.compile(r"(?:step\s{0,3})?\d{1,3}\s{0,3}[.):]\s*\S", re.IGNORECASE)  # at the line's start, unindented
-_SUB = re.compile(r"\s*\d{1,3}(?:\.\d{1,3}){1,4}\.?\s+\S|\s+(?:[-*\u2022+]|\d{1,3}[.)]|[a-z][.)])\s+\S")
+_STEP = re.compile(
+    r"(?:step\s{0,3})?\d{1,3}\s{0,3}[.):]\s*\S", re.IGNORECASE
+)  # at the line's start, unindented
+_SUB = re.compile(
+    r"\s*\d{1,3}(?:\.\d{1,3}){1,4}\.?\s+\S|\s+(?:[-*\u2022+]|\d{1,3}[.)]|[a-z][.)])\s+\S"
+)
 _MAX_LINES = 2000  # an outline is read from its beginning; the share is judged on these lines
 
 
@@ -30,10 +34,12 @@ def refusal(text: str) -> str | None:
     subs = sum(1 for line in lines if _SUB.match(line))
     if steps < 2 or steps + subs < 0.6 * len(lines):
         return None
-    return (f"not a plan format planviz reads: a plain-text outline ({steps} numbered steps, {subs} "
-            f"sub-step{'s' if subs != 1 else ''}, as UltraTool and many planner prompts write) states no "
-            "dependencies or tool calls to check. Close formats: a planviz plan (YAML or JSON: goal, then steps "
-            "with id, action "
-            "and depends_on), WorFBench (`Node:` numbered subtasks, then `Edge: (START,1) (1,2) (2,END)`), "
-            "LLMCompiler (`1. tool(args)` with `$1` for a result) or ReWOO (`Plan: ...` then "
-            "`#E1 = Tool[input]`); rewrite it in one of them")
+    return (
+        f"not a plan format planviz reads: a plain-text outline ({steps} numbered steps, {subs} "
+        f"sub-step{'s' if subs != 1 else ''}, as UltraTool and many planner prompts write) states no "
+        "dependencies or tool calls to check. Close formats: a planviz plan (YAML or JSON: goal, then steps "
+        "with id, action "
+        "and depends_on), WorFBench (`Node:` numbered subtasks, then `Edge: (START,1) (1,2) (2,END)`), "
+        "LLMCompiler (`1. tool(args)` with `$1` for a result) or ReWOO (`Plan: ...` then "
+        "`#E1 = Tool[input]`); rewrite it in one of them"
+    )

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planviz.plan.model import Finding, Plan
 from planviz.plan.importers._build import Draft, Ref, build, finding, plans_in_texts, texts_in
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
@@ -84,33 +84,60 @@ def _plans(body: str, prefix: str) -> list[Plan]:
         if not assign:
             continue
         k, tool = assign.group(1), assign.group(2)
-        rest = line[assign.end():]
+        rest = line[assign.end() :]
         end = rest.rfind("]")
         if end < 0:
-            findings.append(finding("unparsed_line", "error",
-                                    f"#E{k} = {tool}[... has no closing ']'; read the input up to the end of "
-                                    "the line; add the ']'", [f"E{k}"], where))
+            findings.append(
+                finding(
+                    "unparsed_line",
+                    "error",
+                    f"#E{k} = {tool}[... has no closing ']'; read the input up to the end of "
+                    "the line; add the ']'",
+                    [f"E{k}"],
+                    where,
+                )
+            )
             tool_input = rest.strip()
         else:
             tool_input = rest[:end].strip()
-            trailing = rest[end + 1:].strip()
+            trailing = rest[end + 1 :].strip()
             if trailing:
-                findings.append(finding("unparsed_line", "warning",
-                                        f"text {trailing!r} after #E{k}'s closing ']' is not part of the step",
-                                        [f"E{k}"], where))
+                findings.append(
+                    finding(
+                        "unparsed_line",
+                        "warning",
+                        f"text {trailing!r} after #E{k}'s closing ']' is not part of the step",
+                        [f"E{k}"],
+                        where,
+                    )
+                )
         sentence = pending[0] if pending else ""
         pending = None
         refs = [Ref(f"E{r}", f"#E{r}", where, f"#E{r}") for r in _REF.findall(tool_input)]
         action = f"{tool}[{tool_input}" + ("]" if end >= 0 else "")  # as written
-        drafts.append(Draft(f"E{k}", action, sentence or f"the {tool} result (#E{k})",
-                            tool=tool, arguments={"input": tool_input}, refs=refs, where=where, result=f"#E{k}"))
+        drafts.append(
+            Draft(
+                f"E{k}",
+                action,
+                sentence or f"the {tool} result (#E{k})",
+                tool=tool,
+                arguments={"input": tool_input},
+                refs=refs,
+                where=where,
+                result=f"#E{k}",
+            )
+        )
     close()
     return plans
 
 
 def _orphan(sentence: str, where: str) -> Finding:
-    return finding("unparsed_line", "warning",
-                   f"Plan: {sentence!r} has no #E assignment after it, so no step carries it out", where=where)
+    return finding(
+        "unparsed_line",
+        "warning",
+        f"Plan: {sentence!r} has no #E assignment after it, so no step carries it out",
+        where=where,
+    )
 
 
 _IMPLICIT_BUDGET = 500_000_000
@@ -124,22 +151,39 @@ def _implicit(drafts: list[Draft], findings: list[Finding]) -> None:
         text = d.arguments["input"].casefold()
         budget -= i * (len(text) + 1000)
         if budget < 0:  # a real ReWOO plan has a few steps; thousands of long ones would take hours
-            findings.append(finding("implicit_reference", "warning",
-                                    f"not checked from step {d.id!r} on: {len(drafts):,} steps are too many to "
-                                    "compare every pair of inputs", [d.id], d.where))
+            findings.append(
+                finding(
+                    "implicit_reference",
+                    "warning",
+                    f"not checked from step {d.id!r} on: {len(drafts):,} steps are too many to "
+                    "compare every pair of inputs",
+                    [d.id],
+                    d.where,
+                )
+            )
             return
         repeated = [e for e in drafts[:i] if _repeats(text, e, referenced)]
         if repeated:  # one finding per step, however many earlier inputs it repeats
             earlier, more = repeated[0], len(repeated) - 1
-            also = f" (and the inputs of {more:,} more earlier step{'s' * (more > 1)})" if more else ""
-            findings.append(finding(
-                "implicit_reference", "warning",
-                f"step {d.id!r} repeats the whole input of {earlier.id!r}, {earlier.arguments['input']!r}{also}, "
-                "instead of "
-                f"reading its evidence #{earlier.id}: if it needs that answer, write #{earlier.id} "
-                "(no edge is drawn; the planner wrote none)", [earlier.id, d.id], d.where))
+            also = (
+                f" (and the inputs of {more:,} more earlier step{'s' * (more > 1)})" if more else ""
+            )
+            findings.append(
+                finding(
+                    "implicit_reference",
+                    "warning",
+                    f"step {d.id!r} repeats the whole input of {earlier.id!r}, {earlier.arguments['input']!r}{also}, "
+                    "instead of "
+                    f"reading its evidence #{earlier.id}: if it needs that answer, write #{earlier.id} "
+                    "(no edge is drawn; the planner wrote none)",
+                    [earlier.id, d.id],
+                    d.where,
+                )
+            )
 
 
 def _repeats(text: str, earlier: Draft, referenced: set[str]) -> bool:
     known = earlier.arguments["input"].strip().casefold()
-    return not (earlier.id in referenced or len(known) < 12 or _REF.search(known) or known not in text)
+    return not (
+        earlier.id in referenced or len(known) < 12 or _REF.search(known) or known not in text
+    )

@@ -41,9 +41,9 @@ import re
 from typing import Any
 
 from planviz.io.jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
-from planviz.plan.model import Finding, Plan
 from planviz.plan.importers._build import finding, short
 from planviz.plan.importers.tasklist import nodes_plan, record_plan
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like"]
 
@@ -58,7 +58,8 @@ def looks_like(text: str, data: Any) -> bool:
         return all(isinstance(x, dict) for x in data) and (
             any(_is_record(x) for x in data)
             or all(_is_task(x) for x in data)
-            or (all(_is_chat(x) for x in data) and any(_tasky(x.get("content")) for x in data)))
+            or (all(_is_chat(x) for x in data) and any(_tasky(x.get("content")) for x in data))
+        )
     if data is None or isinstance(data, str):
         return '"task_nodes"' in text or _tasky(text)
     return False
@@ -78,8 +79,11 @@ def _is_chat(x: Any) -> bool:
 
 
 def _tasky(text: Any) -> bool:
-    return isinstance(text, str) and re.search(r'"task"\s*:', text) is not None and (
-        re.search(r'"(dep|args|arguments)"\s*:', text) is not None)
+    return (
+        isinstance(text, str)
+        and re.search(r'"task"\s*:', text) is not None
+        and (re.search(r'"(dep|args|arguments)"\s*:', text) is not None)
+    )
 
 
 def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan]:
@@ -109,16 +113,31 @@ def _record_lines(text: str, n: int) -> list[str]:
 
 def _from_any_text(text: str) -> list[Plan]:
     lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
-    if len(lines) > 1 and all(line.lstrip().startswith("{") for _, line in lines) and '"task_nodes"' in text:
+    if (
+        len(lines) > 1
+        and all(line.lstrip().startswith("{") for _, line in lines)
+        and '"task_nodes"' in text
+    ):
         plans = []
         for r, (number, line) in enumerate(lines):
             prefix = f"record {r} (line {number}), "
             try:
                 rec = loads_within_limits(line)
             except json.JSONDecodeError as exc:
-                plans.append(Plan("", import_findings=[finding(
-                    "invalid_json", "error", f"this JSON Lines record is not valid JSON ({exc}); "
-                    "no task could be read from it", where=prefix.rstrip(", "))]))
+                plans.append(
+                    Plan(
+                        "",
+                        import_findings=[
+                            finding(
+                                "invalid_json",
+                                "error",
+                                f"this JSON Lines record is not valid JSON ({exc}); "
+                                "no task could be read from it",
+                                where=prefix.rstrip(", "),
+                            )
+                        ],
+                    )
+                )
                 continue
             plans.append(record_plan(rec, prefix=prefix))
         return plans
@@ -126,8 +145,18 @@ def _from_any_text(text: str) -> list[Plan]:
         try:
             rec = loads_within_limits(text)
         except json.JSONDecodeError as exc:
-            return [Plan("", import_findings=[finding(
-                "invalid_json", "error", f"the TaskBench record is not valid JSON ({exc})")])]
+            return [
+                Plan(
+                    "",
+                    import_findings=[
+                        finding(
+                            "invalid_json",
+                            "error",
+                            f"the TaskBench record is not valid JSON ({exc})",
+                        )
+                    ],
+                )
+            ]
         if isinstance(rec, dict):
             return [record_plan(rec, prefix="")]
     return [_from_text(text, goal="", prefix="")]
@@ -141,8 +170,13 @@ def _chat(messages: list[dict[str, Any]]) -> list[Plan]:
         if msg.get("role") == "user":
             goal = content if isinstance(content, str) else ""
         elif msg.get("role") == "assistant":
-            plans.append(_from_text(content if isinstance(content, str) else json.dumps(content),
-                                    goal=goal, prefix=f"message {i}, "))
+            plans.append(
+                _from_text(
+                    content if isinstance(content, str) else json.dumps(content),
+                    goal=goal,
+                    prefix=f"message {i}, ",
+                )
+            )
     return plans
 
 
@@ -155,19 +189,30 @@ def _from_text(text: str, *, goal: str, prefix: str) -> Plan:
         tasks, skipped = _scan_objects(text)
         where = _Lines(text).at(getattr(exc, "pos", 0))
         extra = f"; skipped text {', '.join(skipped)}" if skipped else ""
-        findings.append(finding(
-            "invalid_json", "error",
-            f"the task list is not valid JSON as written ({getattr(exc, 'msg', exc)} at {where}); "
-            f"read the {len(tasks)} task object(s) it contains{extra}. Fix the JSON so the planner's "
-            "own parser accepts it", where=prefix + where))
+        findings.append(
+            finding(
+                "invalid_json",
+                "error",
+                f"the task list is not valid JSON as written ({getattr(exc, 'msg', exc)} at {where}); "
+                f"read the {len(tasks)} task object(s) it contains{extra}. Fix the JSON so the planner's "
+                "own parser accepts it",
+                where=prefix + where,
+            )
+        )
         return nodes_plan(tasks, goal=goal, prefix=prefix, findings=findings)
     if isinstance(data, dict):
         if "task_nodes" in data:
             return record_plan(data, prefix=prefix)
         data = [data]
     if not isinstance(data, list):
-        findings.append(finding("malformed_record", "error",
-                                f"expected a list of task objects, got {short(data)}", where=prefix.rstrip(", ")))
+        findings.append(
+            finding(
+                "malformed_record",
+                "error",
+                f"expected a list of task objects, got {short(data)}",
+                where=prefix.rstrip(", "),
+            )
+        )
         return Plan(goal, import_findings=tuple(findings))
     return nodes_plan(data, goal=goal, prefix=prefix, findings=findings)
 
@@ -178,7 +223,9 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
     At most :data:`_MAX_ATTEMPTS` failed starts are tried, so hostile text cannot make this quadratic;
     what is left unread then shows among the skipped text.
     """
-    check_inner_depth(text)  # no task object nests deeper than the limit (and no decode below recurses past it)
+    check_inner_depth(
+        text
+    )  # no task object nests deeper than the limit (and no decode below recurses past it)
     tasks, skipped, pos, gap, failures = [], [], 0, 0, 0
     lines, last_quote = _Lines(text), text.rfind('"')
     while failures < _MAX_ATTEMPTS:
@@ -191,10 +238,14 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
             pos, failures = start + 1, failures + 1
             continue
         if isinstance(obj, dict) and "task" in obj:
-            check_inner_plain(obj)  # no lone surrogate (or integer too long to write) enters the plan
+            check_inner_plain(
+                obj
+            )  # no lone surrogate (or integer too long to write) enters the plan
             between = text[gap:start].strip().strip(",[").strip()
             if between:
-                skipped.append(f"{_clip(between)!r} at {lines.at(gap + text[gap:start].find(between[0]))}")
+                skipped.append(
+                    f"{_clip(between)!r} at {lines.at(gap + text[gap:start].find(between[0]))}"
+                )
             tasks.append(obj)
             pos = gap = end
         else:
@@ -214,15 +265,18 @@ def _decode_at(text: str, start: int, last_quote: int) -> tuple[Any, int]:
     lines from the start of the string it was given)."""
     size = 4096
     while True:
-        window = text[start:start + size] if start + size < len(text) else text[start:]
+        window = text[start : start + size] if start + size < len(text) else text[start:]
         try:
             value, end = _DECODER.raw_decode(window)
             return value, start + end
         except json.JSONDecodeError as exc:
             if len(window) == len(text) - start:
                 raise
-            cut = exc.pos >= len(window) - 1 or exc.msg.startswith("Unterminated string") and (
-                start + exc.pos < last_quote)
+            cut = (
+                exc.pos >= len(window) - 1
+                or exc.msg.startswith("Unterminated string")
+                and (start + exc.pos < last_quote)
+            )
             if not cut:
                 raise
             size *= 4

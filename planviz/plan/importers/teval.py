@@ -33,9 +33,9 @@ from typing import Any
 
 from planviz.errors import PlanFormatError
 from planviz.io.jsonsyntax import check_inner_depth, check_inner_plain, loads_within_limits
-from planviz.plan.model import Finding, Plan
 from planviz.io.plaindata import python_literal
 from planviz.plan.importers._build import Draft, build, call_text, finding, short
+from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE", "FINISH_ACTION"]
 
@@ -43,12 +43,19 @@ TITLE = "T-Eval"
 UNSTATED = ("expected_evidence", "produces")
 FINISH_ACTION = "FinishAction"
 _KEYS = ("id", "prev", "name", "args")
-_MAX_ATTEMPTS = 50  # "[" positions tried when looking for the list in a reply (each try may read to the end)
+_MAX_ATTEMPTS = (
+    50  # "[" positions tried when looking for the list in a reply (each try may read to the end)
+)
 
 
 def _is_step(x: Any) -> bool:
-    return isinstance(x, dict) and isinstance(x.get("name"), str) and "id" in x and ("prev" in x or "args" in x) \
+    return (
+        isinstance(x, dict)
+        and isinstance(x.get("name"), str)
+        and "id" in x
+        and ("prev" in x or "args" in x)
         and "task" not in x
+    )
 
 
 def _is_record(x: Any) -> bool:
@@ -75,8 +82,10 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     if isinstance(data, dict) and data and all(_is_record(v) for v in data.values()):
         return [_record(v, f"{k}, ", str(k)) for k, v in data.items()]
     if isinstance(data, list) and any(_is_record(x) for x in data):
-        return [_record(x, f"[{i}], ", _name(x)) if _is_record(x) else _malformed(x, f"[{i}]")
-                for i, x in enumerate(data)]
+        return [
+            _record(x, f"[{i}], ", _name(x)) if _is_record(x) else _malformed(x, f"[{i}]")
+            for i, x in enumerate(data)
+        ]
     if isinstance(data, list):
         return [_actions(data, "", "", "")]
     check_inner_depth(text)
@@ -88,8 +97,17 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
 
 
 def _malformed(value: Any, where: str) -> Plan:
-    return Plan("", import_findings=[finding("malformed_record", "error", "expected a T-Eval record with a "
-                                             f"ground_truth list of actions, got {short(value)}", where=where)])
+    return Plan(
+        "",
+        import_findings=[
+            finding(
+                "malformed_record",
+                "error",
+                f"expected a T-Eval record with a ground_truth list of actions, got {short(value)}",
+                where=where,
+            )
+        ],
+    )
 
 
 def _name(rec: dict[str, Any]) -> str:
@@ -98,7 +116,9 @@ def _name(rec: dict[str, Any]) -> str:
 
 
 def _record(rec: dict[str, Any], prefix: str, name: str) -> Plan:
-    return _actions(rec["ground_truth"], _goal(rec.get("origin_prompt")), f"{prefix}ground_truth", name)
+    return _actions(
+        rec["ground_truth"], _goal(rec.get("origin_prompt")), f"{prefix}ground_truth", name
+    )
 
 
 def _goal(prompt: Any) -> str:
@@ -106,7 +126,9 @@ def _goal(prompt: Any) -> str:
     if isinstance(prompt, str):
         return prompt.strip()
     if isinstance(prompt, list):
-        users = [m.get("content") for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
+        users = [
+            m.get("content") for m in prompt if isinstance(m, dict) and m.get("role") == "user"
+        ]
         texts = [u for u in users if isinstance(u, str)]
         return texts[-1].strip() if texts else ""
     return ""
@@ -148,24 +170,55 @@ def _actions(items: list[Any], goal: str, field: str, name: str) -> Plan:
         where = f"{place}[{i}]"
         if not isinstance(item, dict):
             sid = str(i)
-            findings.append(finding("malformed_node", "error", f"action {i} is not an action object: {short(item)}",
-                                    [sid], where))
+            findings.append(
+                finding(
+                    "malformed_node",
+                    "error",
+                    f"action {i} is not an action object: {short(item)}",
+                    [sid],
+                    where,
+                )
+            )
             drafts.append(Draft(sid, f"unreadable action {short(item)}", "", where=where))
             continue
         sid = _id(item.get("id"), i, where, findings)
         for key in [k for k in item if k not in _KEYS]:
-            findings.append(finding("unknown_field", "warning",
-                                    f"action {sid!r} has field {key!r} = {short(item[key])}, which T-Eval does not "
-                                    f"define (expected {', '.join(_KEYS)}); it is ignored", [sid], f"{where}.{key}"))
+            findings.append(
+                finding(
+                    "unknown_field",
+                    "warning",
+                    f"action {sid!r} has field {key!r} = {short(item[key])}, which T-Eval does not "
+                    f"define (expected {', '.join(_KEYS)}); it is ignored",
+                    [sid],
+                    f"{where}.{key}",
+                )
+            )
         tool = item.get("name")
         if not isinstance(tool, str) or not tool.strip():
-            findings.append(finding("malformed_node", "error", f"action {sid!r} names no API (name = {short(tool)})",
-                                    [sid], f"{where}.name"))
+            findings.append(
+                finding(
+                    "malformed_node",
+                    "error",
+                    f"action {sid!r} names no API (name = {short(tool)})",
+                    [sid],
+                    f"{where}.name",
+                )
+            )
             tool = None
         arguments = _arguments(item.get("args"), sid, f"{where}.args", findings)
         finish = tool == FINISH_ACTION
-        drafts.append(Draft(sid, call_text(tool or "unnamed API", arguments), "", tool=tool, arguments=arguments,
-                            where=where, kind="finish" if finish else None, duration=0.0 if finish else 1.0))
+        drafts.append(
+            Draft(
+                sid,
+                call_text(tool or "unnamed API", arguments),
+                "",
+                tool=tool,
+                arguments=arguments,
+                where=where,
+                kind="finish" if finish else None,
+                duration=0.0 if finish else 1.0,
+            )
+        )
         if "prev" in item:
             prevs.append((len(drafts) - 1, item["prev"], f"{where}.prev"))
     ids = {d.id for d in drafts}
@@ -174,22 +227,42 @@ def _actions(items: list[Any], goal: str, field: str, name: str) -> Plan:
     if ordered and len(drafts) > 1:
         for before, after in zip(drafts, drafts[1:]):
             after.links.append((before.id, after.where))
-        findings.append(finding("implied_order", "info",
-                                "no action has a prev list, so the actions are read in the order listed, each "
-                                "after the one before (T-Eval's prompt says they run sequentially)", where=place))
+        findings.append(
+            finding(
+                "implied_order",
+                "info",
+                "no action has a prev list, so the actions are read in the order listed, each "
+                "after the one before (T-Eval's prompt says they run sequentially)",
+                where=place,
+            )
+        )
     if drafts and not any(d.kind == "finish" for d in drafts):
-        findings.append(finding("missing_finish", "warning",
-                                f"the plan has no {FINISH_ACTION}: T-Eval plans end with one, so nothing says "
-                                "which actions the answer needs (no dead_end check is possible); add a "
-                                f"{FINISH_ACTION} after the last action", where=place))
+        findings.append(
+            finding(
+                "missing_finish",
+                "warning",
+                f"the plan has no {FINISH_ACTION}: T-Eval plans end with one, so nothing says "
+                "which actions the answer needs (no dead_end check is possible); add a "
+                f"{FINISH_ACTION} after the last action",
+                where=place,
+            )
+        )
     return build(goal, drafts, findings, name=name)
 
 
 def _id(value: Any, i: int, where: str, findings: list[Finding]) -> str:
     if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
         return str(value).strip()
-    findings.append(finding("malformed_node", "warning", f"action {i} has no usable id (id = {short(value)}); "
-                            f"called {str(i)!r} after its position", [str(i)], f"{where}.id"))
+    findings.append(
+        finding(
+            "malformed_node",
+            "warning",
+            f"action {i} has no usable id (id = {short(value)}); "
+            f"called {str(i)!r} after its position",
+            [str(i)],
+            f"{where}.id",
+        )
+    )
     return str(i)
 
 
@@ -205,9 +278,16 @@ def _arguments(raw: Any, sid: str, where: str, findings: list[Finding]) -> dict[
             return decoded
         if not raw.strip():
             return {}
-    findings.append(finding("malformed_arguments", "warning",
-                            f"args of {sid!r} should be a mapping (or its text), got {short(raw)}; kept as one "
-                            "argument", [sid], where))
+    findings.append(
+        finding(
+            "malformed_arguments",
+            "warning",
+            f"args of {sid!r} should be a mapping (or its text), got {short(raw)}; kept as one "
+            "argument",
+            [sid],
+            where,
+        )
+    )
     return {"args": raw}
 
 
@@ -219,31 +299,62 @@ def _literal(text: str) -> Any:
     value = python_literal(text)
     if value is None:
         return None
-    check_inner_plain(value)  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
+    check_inner_plain(
+        value
+    )  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
     return value
 
 
 def _links(draft: Draft, prev: Any, where: str, ids: set[str], findings: list[Finding]) -> None:
     sid = draft.id
     if not isinstance(prev, list):
-        findings.append(finding("malformed_link", "error",
-                                f"prev of {sid!r} should be a list of action ids, got {short(prev)}; ignored",
-                                [sid], where))
+        findings.append(
+            finding(
+                "malformed_link",
+                "error",
+                f"prev of {sid!r} should be a list of action ids, got {short(prev)}; ignored",
+                [sid],
+                where,
+            )
+        )
         return
     seen: set[str] = set()
     for k, p in enumerate(prev):
         here = f"{where}[{k}]"
         pid = str(p).strip() if isinstance(p, (int, str)) and not isinstance(p, bool) else None
         if pid is None or pid not in ids:
-            findings.append(finding("dangling_link", "error",
-                                    f"{sid!r} comes after action {short(p)}, which the plan does not have; the "
-                                    "dependency is not drawn", [sid], here))
+            findings.append(
+                finding(
+                    "dangling_link",
+                    "error",
+                    f"{sid!r} comes after action {short(p)}, which the plan does not have; the "
+                    "dependency is not drawn",
+                    [sid],
+                    here,
+                )
+            )
         elif pid == sid:
-            findings.append(finding("self_link", "error", f"{sid!r} lists itself in prev; it is not drawn",
-                                    [sid], here, [(sid, sid)]))
+            findings.append(
+                finding(
+                    "self_link",
+                    "error",
+                    f"{sid!r} lists itself in prev; it is not drawn",
+                    [sid],
+                    here,
+                    [(sid, sid)],
+                )
+            )
         elif pid in seen:
-            findings.append(finding("duplicate_link", "warning", f"{sid!r} lists {pid!r} twice in prev",
-                                    [pid, sid], here, [(pid, sid)]))
+            findings.append(
+                finding(
+                    "duplicate_link",
+                    "warning",
+                    f"{sid!r} lists {pid!r} twice in prev",
+                    [pid, sid],
+                    here,
+                    [(pid, sid)],
+                )
+            )
         else:
             seen.add(pid)
             draft.links.append((pid, here))

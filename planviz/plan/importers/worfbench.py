@@ -54,8 +54,8 @@ import re
 from typing import Any
 
 from planviz.plan.branches import connected_branches
-from planviz.plan.model import Finding, Plan, natural_key
 from planviz.plan.importers._build import Draft, build, finding, short
+from planviz.plan.model import Finding, Plan, natural_key
 
 __all__ = ["import_plans", "looks_like", "UNSTATED", "TITLE"]
 
@@ -70,8 +70,22 @@ _SEPARATORS = re.compile(r"(?:[\s,;.]|\band\b)*", re.IGNORECASE)
 _LIST_MARK = re.compile(r"(?:[-*\u2022+]|\d{1,3}[.)])\s+")
 _LABEL = re.compile(r"edges?\b[\s*_`]{0,6}:?", re.IGNORECASE)
 _GRAPH = re.compile(r"\(\s{0,5}START\s{0,5},", re.IGNORECASE)
-_TASK_MARKERS = ("Your task is to:", "My problem is:", "Instruction: [SEP]", "Instruction:", "Task:")
-_TASK_ENDS = ("The action list", "The api list", "The tool list", "api_list", "The database tables", "[SEP]", "\n")
+_TASK_MARKERS = (
+    "Your task is to:",
+    "My problem is:",
+    "Instruction: [SEP]",
+    "Instruction:",
+    "Task:",
+)
+_TASK_ENDS = (
+    "The action list",
+    "The api list",
+    "The tool list",
+    "api_list",
+    "The database tables",
+    "[SEP]",
+    "\n",
+)
 
 
 def looks_like(text: str, data: Any) -> bool:
@@ -98,9 +112,14 @@ def import_plans(text: str, data: Any, *, source: str = "<string>") -> list[Plan
     if isinstance(data, dict) and isinstance(data.get("conversations"), list):
         return [_record(data, "")]
     if isinstance(data, list) and any(isinstance(x, dict) and "conversations" in x for x in data):
-        return [_record(rec, f"record {i}, ") if isinstance(rec, dict) else
-                _failed(f"record {i}, ", f"expected a WorFBench record (a mapping), got {short(rec)}", "")
-                for i, rec in enumerate(data)]
+        return [
+            _record(rec, f"record {i}, ")
+            if isinstance(rec, dict)
+            else _failed(
+                f"record {i}, ", f"expected a WorFBench record (a mapping), got {short(rec)}", ""
+            )
+            for i, rec in enumerate(data)
+        ]
     return [_plan(text, "", "", "")]
 
 
@@ -108,7 +127,9 @@ def _record(rec: dict[str, Any], prefix: str) -> Plan:
     turns = rec.get("conversations")
     name = str(rec.get("id", "")) if isinstance(rec.get("id"), (str, int)) else ""
     if not isinstance(turns, list):
-        return _failed(prefix, f"conversations should be a list of chat turns, got {short(turns)}", name)
+        return _failed(
+            prefix, f"conversations should be a list of chat turns, got {short(turns)}", name
+        )
     graph, goal = None, ""
     for i, turn in enumerate(turns):
         if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
@@ -124,8 +145,13 @@ def _record(rec: dict[str, Any], prefix: str) -> Plan:
 
 
 def _failed(prefix: str, why: str, name: str) -> Plan:
-    return Plan("", import_findings=[finding("malformed_record", "error", why, where=prefix.rstrip(", ") or "record")],
-                name=name)
+    return Plan(
+        "",
+        import_findings=[
+            finding("malformed_record", "error", why, where=prefix.rstrip(", ") or "record")
+        ],
+        name=name,
+    )
 
 
 def _task(text: str) -> str:
@@ -134,7 +160,7 @@ def _task(text: str) -> str:
         at = text.find(marker)
         if at < 0:
             continue
-        rest = text[at + len(marker):].lstrip()
+        rest = text[at + len(marker) :].lstrip()
         cuts = [k for k in (rest.find(end) for end in _TASK_ENDS) if k > 0]
         task = rest[: min(cuts, default=len(rest))].strip().strip('"').strip()
         if task:
@@ -162,11 +188,16 @@ class _Reader:
             if text == first:  # the same node again: a repeat, noted with the other skipped lines
                 self.skipped.append((number, f"{key}: {text}"))
             else:
-                self.findings.append(finding(
-                    "duplicate_label", "warning",
-                    f"node {key} is numbered twice in the node list: line {line} says {short(first)}, this line "
-                    f"{short(text)}; the first is read, so an edge to {key} means {short(first)}", [key],
-                    self.where(number)))
+                self.findings.append(
+                    finding(
+                        "duplicate_label",
+                        "warning",
+                        f"node {key} is numbered twice in the node list: line {line} says {short(first)}, this line "
+                        f"{short(text)}; the first is read, so an edge to {key} means {short(first)}",
+                        [key],
+                        self.where(number),
+                    )
+                )
             return
         self.nodes[key] = (text, number)
 
@@ -185,7 +216,6 @@ class _Reader:
             self.edges.append((_token(m.group(1)), _token(m.group(2)), number))
         return bool(found)
 
-
     def edge_line(self, number: int, line: str, phase: str) -> bool:
         """Read a line that begins with edge pairs once its list mark, markup and ``Edge`` label are set aside
         (``- (START, 1)``, ``- **Edge: (2, 3)**: prose``, ``4. **Edge**: (2, 3)``); False for any other line.
@@ -193,11 +223,11 @@ class _Reader:
         Prose after the pairs is part of the line; pairs inside that prose are not read (a warning quotes them).
         """
         mark = _LIST_MARK.match(line)
-        body = line[mark.end():] if mark else line
+        body = line[mark.end() :] if mark else line
         body = body.lstrip("*_` ")
         label = _LABEL.match(body)
         if label:
-            body = body[label.end():].lstrip("*_`: ")
+            body = body[label.end() :].lstrip("*_`: ")
         found, at = [], 0
         while (m := _PAIR.match(body, at)) is not None:
             found.append(m)
@@ -206,8 +236,12 @@ class _Reader:
         if not found:
             return False
         rest = body[at:].strip(" *_`:-\u2013\u2014")
-        uses = {"bullet": mark is not None, "prose": bool(rest), "scattered": phase in ("after", "between"),
-                "label": label is not None and (phase == "edges" or "label" in self.variants)}
+        uses = {
+            "bullet": mark is not None,
+            "prose": bool(rest),
+            "scattered": phase in ("after", "between"),
+            "label": label is not None and (phase == "edges" or "label" in self.variants),
+        }
         for variant in (v for v, used in uses.items() if used):
             self.variants.setdefault(variant, number)
         if rest and _PAIR.search(rest):
@@ -261,11 +295,20 @@ def _plan(text: str, goal: str, prefix: str, name: str) -> Plan:
             phase = {"edges": "after", "nodes": "between"}.get(phase, phase)
             reader.skipped.append((number, line))
     if not reader.nodes:  # the one finding says it all; the skipped text is what it quotes
-        what = "no edge either" if not reader.edges else f"{len(reader.edges)} edge(s) with no node to join"
-        reader.findings.append(finding(
-            "no_steps", "error",
-            f"read as WorFBench (format='worfbench'), the text holds no numbered node (`1: subtask`) and {what}; "
-            f"it begins {short(text.strip()[:60])}", where=prefix.rstrip(", ") or "text"))
+        what = (
+            "no edge either"
+            if not reader.edges
+            else f"{len(reader.edges)} edge(s) with no node to join"
+        )
+        reader.findings.append(
+            finding(
+                "no_steps",
+                "error",
+                f"read as WorFBench (format='worfbench'), the text holds no numbered node (`1: subtask`) and {what}; "
+                f"it begins {short(text.strip()[:60])}",
+                where=prefix.rstrip(", ") or "text",
+            )
+        )
         return Plan(goal, import_findings=tuple(reader.findings), name=name)
     _report_skipped(reader)
     _report_variants(reader)
@@ -294,10 +337,14 @@ def _report_variants(reader: _Reader) -> None:
     if not reader.variants:
         return
     used = sorted(reader.variants, key=list(_VARIANTS).index)
-    reader.findings.append(finding(
-        "edge_variant", "info",
-        f"edges read from {'; '.join(_VARIANTS[v] for v in used)}: {len(reader.edges)} pair(s) in all",
-        where=reader.where(min(reader.variants.values()))))
+    reader.findings.append(
+        finding(
+            "edge_variant",
+            "info",
+            f"edges read from {'; '.join(_VARIANTS[v] for v in used)}: {len(reader.edges)} pair(s) in all",
+            where=reader.where(min(reader.variants.values())),
+        )
+    )
 
 
 def _report_skipped(reader: _Reader) -> None:
@@ -314,18 +361,37 @@ def _report_skipped(reader: _Reader) -> None:
         span = f"line {first}" if first == last else f"lines {first}-{last}"
         texts = [line for _, line in block]
         edges = sum(len(_PAIR.findall(t)) for t in texts)
-        listed = sorted({m.group(1) for t in texts if (m := _NUMBERED.fullmatch(t))}, key=natural_key)
+        listed = sorted(
+            {m.group(1) for t in texts if (m := _NUMBERED.fullmatch(t))}, key=natural_key
+        )
         if edges:
-            what, severity = (f"it holds {edges} edge pair(s) outside the Edge: list, which are not read; move them "
-                              "into the Edge: list if they belong to the graph"), "warning"
+            what, severity = (
+                (
+                    f"it holds {edges} edge pair(s) outside the Edge: list, which are not read; move them "
+                    "into the Edge: list if they belong to the graph"
+                ),
+                "warning",
+            )
         elif listed:
-            what, severity = (f"a numbered list in prose, items {', '.join(listed[:8])}; nodes are read from the "
-                              "node list only"), "info"
+            what, severity = (
+                (
+                    f"a numbered list in prose, items {', '.join(listed[:8])}; nodes are read from the "
+                    "node list only"
+                ),
+                "info",
+            )
         else:
             what, severity = "prose, not part of the graph", "info"
-        reader.findings.append(finding("unparsed_line", severity, f"{span} not read ({what}): {short(texts[0])}",
-                                       where=reader.where(first) if first == last
-                                       else f"{reader.prefix}lines {first}-{last}"))
+        reader.findings.append(
+            finding(
+                "unparsed_line",
+                severity,
+                f"{span} not read ({what}): {short(texts[0])}",
+                where=reader.where(first)
+                if first == last
+                else f"{reader.prefix}lines {first}-{last}",
+            )
+        )
 
 
 def _nothing_read_between(read: list[int], previous: int, number: int) -> bool:
@@ -344,35 +410,71 @@ def _build(goal: str, reader: _Reader, name: str) -> Plan:
         where, shown = reader.where(number), f"({u}, {v})"
         missing = [x for x in (u, v) if x not in known]
         if missing:
-            findings.append(finding(
-                "dangling_link", "error",
-                f"edge {shown} names {' and '.join(map(repr, missing))}, which is neither START, END nor a numbered "
-                f"node (nodes: {', '.join(ids[:12])}{', ...' if len(ids) > 12 else ''}); the edge is not drawn",
-                [x for x in (u, v) if x in known], where))
+            findings.append(
+                finding(
+                    "dangling_link",
+                    "error",
+                    f"edge {shown} names {' and '.join(map(repr, missing))}, which is neither START, END nor a numbered "
+                    f"node (nodes: {', '.join(ids[:12])}{', ...' if len(ids) > 12 else ''}); the edge is not drawn",
+                    [x for x in (u, v) if x in known],
+                    where,
+                )
+            )
         elif u == v:
-            findings.append(finding("self_link", "error", f"edge {shown} joins node {u} to itself; it is not drawn",
-                                    [u], where, [(u, u)]))
+            findings.append(
+                finding(
+                    "self_link",
+                    "error",
+                    f"edge {shown} joins node {u} to itself; it is not drawn",
+                    [u],
+                    where,
+                    [(u, u)],
+                )
+            )
         elif v == START or u == END:
-            end = "START begins the workflow: nothing comes before it" if v == START else \
-                "END finishes the workflow: nothing comes after it"
-            findings.append(finding("malformed_link", "error", f"edge {shown} is backwards ({end}); it is not drawn",
-                                    [x for x in (u, v) if x not in (START, END)], where))
+            end = (
+                "START begins the workflow: nothing comes before it"
+                if v == START
+                else "END finishes the workflow: nothing comes after it"
+            )
+            findings.append(
+                finding(
+                    "malformed_link",
+                    "error",
+                    f"edge {shown} is backwards ({end}); it is not drawn",
+                    [x for x in (u, v) if x not in (START, END)],
+                    where,
+                )
+            )
         elif (u, v) in seen:
-            findings.append(finding("duplicate_link", "warning", f"edge {shown} is listed twice", [u, v], where,
-                                    [(u, v)]))
+            findings.append(
+                finding(
+                    "duplicate_link",
+                    "warning",
+                    f"edge {shown} is listed twice",
+                    [u, v],
+                    where,
+                    [(u, v)],
+                )
+            )
         else:
             seen.add((u, v))
             deps[v].append((u, where))
     _start_findings(reader, ids, deps, findings)
     drafts = [Draft(START, "START", "", links=deps[START], kind="start", duration=0.0)]
-    drafts += [Draft(sid, reader.nodes[sid][0], "", links=deps[sid], where=reader.where(reader.nodes[sid][1]))
-               for sid in ids]
+    drafts += [
+        Draft(
+            sid, reader.nodes[sid][0], "", links=deps[sid], where=reader.where(reader.nodes[sid][1])
+        )
+        for sid in ids
+    ]
     drafts.append(Draft(END, "END", "", links=deps[END], kind="finish", duration=0.0))
     return build(goal, drafts, findings, name=name)
 
 
-def _start_findings(reader: _Reader, ids: list[str], deps: dict[str, list[tuple[str, str]]],
-                    findings: list[Finding]) -> None:
+def _start_findings(
+    reader: _Reader, ids: list[str], deps: dict[str, list[tuple[str, str]]], findings: list[Finding]
+) -> None:
     """not_from_start (branches no edge reaches from START) and redundant_start_edge."""
     children: dict[str, list[str]] = {sid: [] for sid in deps}
     for v, ps in deps.items():
@@ -388,17 +490,29 @@ def _start_findings(reader: _Reader, ids: list[str], deps: dict[str, list[tuple[
         starts = [w for u, w in deps[sid] if u == START]
         others = [u for u, _ in deps[sid] if u != START and u in reached]
         if starts and others:
-            findings.append(finding(
-                "redundant_start_edge", "warning",
-                f"edge (START, {sid}) says {sid} is a first step, but {sid} also follows {others[0]}, which comes "
-                f"after START; the START edge adds nothing: drop it, or the edge ({others[0]}, {sid}) if {sid} "
-                "really comes first", [sid, others[0]], starts[0], [(START, sid)]))
+            findings.append(
+                finding(
+                    "redundant_start_edge",
+                    "warning",
+                    f"edge (START, {sid}) says {sid} is a first step, but {sid} also follows {others[0]}, which comes "
+                    f"after START; the START edge adds nothing: drop it, or the edge ({others[0]}, {sid}) if {sid} "
+                    "really comes first",
+                    [sid, others[0]],
+                    starts[0],
+                    [(START, sid)],
+                )
+            )
     lost = {sid for sid in ids if sid not in reached and (deps[sid] or children[sid])}
     for branch in connected_branches(lost, {u: [p for p, _ in deps[u]] for u in lost}):
         heads = [u for u in branch if not deps[u]] or branch[:1]
         what = f"node {branch[0]}" if len(branch) == 1 else f"the branch {', '.join(branch[:8])}"
-        findings.append(finding(
-            "not_from_start", "warning",
-            f"{what} is not reached from START: no edge leads to it from START or a step after it, so the "
-            f"workflow never starts it; add (START, {heads[0]}) or the edge it is missing", branch,
-            reader.where(reader.nodes[heads[0]][1])))
+        findings.append(
+            finding(
+                "not_from_start",
+                "warning",
+                f"{what} is not reached from START: no edge leads to it from START or a step after it, so the "
+                f"workflow never starts it; add (START, {heads[0]}) or the edge it is missing",
+                branch,
+                reader.where(reader.nodes[heads[0]][1]),
+            )
+        )

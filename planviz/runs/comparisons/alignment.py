@@ -34,13 +34,12 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from planviz.plan.arguments import expect_plan
-from planviz.runs.events import expect_run
 from planviz.errors import UnknownStepError, show_value
+from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
-from planviz.structure.index import structure_index
-from planviz.runs.events import Run
 from planviz.runs.comparisons.matching import Ran, match, steps_run, unmatched
+from planviz.runs.events import Run, expect_run
+from planviz.structure.index import structure_index
 
 __all__ = ["align", "Alignment", "StepFate", "UnplannedCall", "FATES"]
 
@@ -92,7 +91,9 @@ class Alignment:
         for f in self.fates:
             if f.step == step:
                 return f
-        raise UnknownStepError(f"no step {show_value(step)} in the plan; its steps are {', '.join(self.plan.ids)}")
+        raise UnknownStepError(
+            f"no step {show_value(step)} in the plan; its steps are {', '.join(self.plan.ids)}"
+        )
 
     def counts(self) -> dict[str, int]:
         """How many planned steps met each fate, plus ``unplanned``."""
@@ -101,30 +102,59 @@ class Alignment:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fates": [{"step": f.step, "fate": f.fate, "ran_as": f.ran_as, "matched_by": f.matched_by,
-                           "similarity": f.similarity, "why": f.why, "blocked_by": list(f.blocked_by)}
-                          for f in self.fates],
-                "unplanned": [{"step": u.step, "tool": u.tool, "status": u.status, "after": u.after}
-                              for u in self.unplanned],
-                "invalidated": sorted(self.invalidated), "counts": self.counts()}
+        return {
+            "fates": [
+                {
+                    "step": f.step,
+                    "fate": f.fate,
+                    "ran_as": f.ran_as,
+                    "matched_by": f.matched_by,
+                    "similarity": f.similarity,
+                    "why": f.why,
+                    "blocked_by": list(f.blocked_by),
+                }
+                for f in self.fates
+            ],
+            "unplanned": [
+                {"step": u.step, "tool": u.tool, "status": u.status, "after": u.after}
+                for u in self.unplanned
+            ],
+            "invalidated": sorted(self.invalidated),
+            "counts": self.counts(),
+        }
 
     def _rows(self) -> list[tuple[str, str, str, str]]:
         rows = [(f.step, f.fate.replace("_", " "), f.ran_as or "-", f.why) for f in self.fates]
-        rows += [(u.step, "unplanned", u.status, f"after {u.after}" if u.after else "before any planned step")
-                 for u in self.unplanned]
+        rows += [
+            (
+                u.step,
+                "unplanned",
+                u.status,
+                f"after {u.after}" if u.after else "before any planned step",
+            )
+            for u in self.unplanned
+        ]
         return rows
 
     def to_text(self) -> str:
         rows = [("step", "fate", "ran as", "why")] + self._rows()
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}".rstrip() for a, b, c, d in rows]
+        lines = [
+            f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}".rstrip()
+            for a, b, c, d in rows
+        ]
         summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in self.counts().items() if n)
         return "\n".join(lines + [summary])
 
     def _repr_html_(self) -> str:
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self._rows())
-        return ("<table class='planviz-alignment'><tr><th>step</th><th>fate</th><th>ran as</th><th>why</th></tr>"
-                f"{body}</table>")
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in self._rows()
+        )
+        return (
+            "<table class='planviz-alignment'><tr><th>step</th><th>fate</th><th>ran as</th><th>why</th></tr>"
+            f"{body}</table>"
+        )
 
 
 def align(plan: Plan, run: Run) -> Alignment:
@@ -172,7 +202,11 @@ def align(plan: Plan, run: Run) -> Alignment:
             rid, how, score = pairs[step.id]
             r = by_id[rid]
             fate, why = _ran_fate(r, score)
-            fates.append(StepFate(step.id, fate, rid, how, round(score, 3), why, (), step.arguments, r.arguments))
+            fates.append(
+                StepFate(
+                    step.id, fate, rid, how, round(score, 3), why, (), step.arguments, r.arguments
+                )
+            )
             continue
         blockers = tuple(f for f in known if step.id in ix.descendants({f}))
         if blockers:
@@ -181,7 +215,9 @@ def align(plan: Plan, run: Run) -> Alignment:
             why = "the run had not got there when the trace ended"
         else:
             why = "never called: the run went another way"
-        fates.append(StepFate(step.id, "not_run", why=why, blocked_by=blockers, arguments=step.arguments))
+        fates.append(
+            StepFate(step.id, "not_run", why=why, blocked_by=blockers, arguments=step.arguments)
+        )
     return Alignment(plan, run, tuple(fates), tuple(_unplanned(run, ran, pairs)), invalidated)
 
 
@@ -197,7 +233,9 @@ def _ran_fate(r: Ran, score: float) -> tuple[str, str]:
     return "as_planned", ""
 
 
-def _unplanned(run: Run, ran: list[Ran], pairs: Mapping[str, tuple[str, str, float]]) -> list[UnplannedCall]:
+def _unplanned(
+    run: Run, ran: list[Ran], pairs: Mapping[str, tuple[str, str, float]]
+) -> list[UnplannedCall]:
     planned_of = {rid: pid for pid, (rid, _, _) in pairs.items()}
     extra = {r.id: r for r in unmatched(ran, pairs)}
     last_planned: str | None = None

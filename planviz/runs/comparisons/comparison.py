@@ -16,9 +16,9 @@ from typing import Any, Iterable
 from planviz.errors import expect_names
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.model import Contract, Plan
+from planviz.runs.engine.simulation import STRATEGIES, simulate
 from planviz.runs.fault import Fault, expect_faults
 from planviz.runs.measures.runmetrics import METRIC_DOCS, Metrics, attribution, metrics
-from planviz.runs.engine.simulation import STRATEGIES, simulate
 
 __all__ = ["compare_strategies", "StrategyComparison", "StrategyRow"]
 
@@ -42,37 +42,66 @@ class StrategyComparison:
     faults: tuple[Fault, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"faults": [str(f) for f in self.faults],
-                "rows": [{"strategy": r.strategy, "outcome": r.outcome, "attribution": r.attribution,
-                          **r.metrics.to_dict()} for r in self.rows]}
+        return {
+            "faults": [str(f) for f in self.faults],
+            "rows": [
+                {
+                    "strategy": r.strategy,
+                    "outcome": r.outcome,
+                    "attribution": r.attribution,
+                    **r.metrics.to_dict(),
+                }
+                for r in self.rows
+            ],
+        }
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         head = ["strategy", "outcome"] + [f.name for f in fields(Metrics)] + ["attribution"]
-        body = [[r.strategy, r.outcome or "-"] + [v for _, v in r.metrics.cells()] + [r.attribution or "-"]
-                for r in self.rows]
+        body = [
+            [r.strategy, r.outcome or "-"]
+            + [v for _, v in r.metrics.cells()]
+            + [r.attribution or "-"]
+            for r in self.rows
+        ]
         return head, body
 
     def to_text(self) -> str:
         head, body = self._table()
         widths = [max(len(c) for c in col) for col in zip(head, *body)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]
+        ]
         title = f"faults: {', '.join(map(str, self.faults)) or '(none)'}"
         return "\n".join([title, *lines])
 
     def _repr_html_(self) -> str:
         head, body = self._table()
         # long names and values may wrap at '_', so the whole table fits a notebook's width
-        th = "".join(f"<th title='{html.escape(METRIC_DOCS.get(h, h), quote=True)}'>{html.escape(h).replace('_', '_<wbr>')}"
-                     "</th>" for h in head)
-        trs = "".join("<tr>" + "".join(f"<td>{html.escape(c).replace('_', '_<wbr>')}</td>" for c in row) + "</tr>"
-                      for row in body)
+        th = "".join(
+            f"<th title='{html.escape(METRIC_DOCS.get(h, h), quote=True)}'>{html.escape(h).replace('_', '_<wbr>')}"
+            "</th>"
+            for h in head
+        )
+        trs = "".join(
+            "<tr>"
+            + "".join(f"<td>{html.escape(c).replace('_', '_<wbr>')}</td>" for c in row)
+            + "</tr>"
+            for row in body
+        )
         caption = html.escape(f"faults: {', '.join(map(str, self.faults)) or '(none)'}")
-        return (f"<table class='planviz-comparison' style='font-size:90%'><caption>{caption}</caption>"
-                f"<tr>{th}</tr>{trs}</table>")
+        return (
+            f"<table class='planviz-comparison' style='font-size:90%'><caption>{caption}</caption>"
+            f"<tr>{th}</tr>{trs}</table>"
+        )
 
 
-def compare_strategies(plan: Plan, faults: Iterable[Fault] = (), strategies: Iterable[str] = STRATEGIES,
-                       contract: Contract | None = None, workers: int | None = None) -> StrategyComparison:
+def compare_strategies(
+    plan: Plan,
+    faults: Iterable[Fault] = (),
+    strategies: Iterable[str] = STRATEGIES,
+    contract: Contract | None = None,
+    workers: int | None = None,
+) -> StrategyComparison:
     """Simulate ``plan`` under each strategy with the same ``faults`` and tabulate the metrics.
 
     ``model_calls`` shows what each strategy pays a model: the planner one call per proposal, replan and
@@ -118,5 +147,7 @@ def compare_strategies(plan: Plan, faults: Iterable[Fault] = (), strategies: Ite
     rows = []
     for strategy in expect_names(strategies, "compare_strategies", "strategies"):
         run = simulate(plan, contract, faults=faults, workers=workers, strategy=strategy)
-        rows.append(StrategyRow(strategy, run.outcome, metrics(run), attribution(run, contract).party))
+        rows.append(
+            StrategyRow(strategy, run.outcome, metrics(run), attribution(run, contract).party)
+        )
     return StrategyComparison(tuple(rows), faults)

@@ -30,8 +30,13 @@ from planviz.runs.events import Run
 __all__ = ["Ran", "steps_run", "match", "similarity", "KIND_STATUS"]
 
 # The status a step has after an event of each kind.
-KIND_STATUS = {"start": "running", "complete": "done", "fail": "failed", "retry": "pending",
-               "invalidate": "invalidated"}
+KIND_STATUS = {
+    "start": "running",
+    "complete": "done",
+    "fail": "failed",
+    "retry": "pending",
+    "invalidate": "invalidated",
+}
 
 
 class Ran(NamedTuple):
@@ -77,15 +82,28 @@ def steps_run(run: Run) -> list[Ran]:
     out = []
     for sid, index in sorted(first.items(), key=lambda kv: kv[1]):
         known = steps.get(sid)
-        out.append(Ran(sid, known.tool if known else None, dict(known.arguments) if known else {},
-                       status.get(sid, "running"), call_ids.get(sid), index, message.get(sid, "")))
+        out.append(
+            Ran(
+                sid,
+                known.tool if known else None,
+                dict(known.arguments) if known else {},
+                status.get(sid, "running"),
+                call_ids.get(sid),
+                index,
+                message.get(sid, ""),
+            )
+        )
     return out
 
 
 def _pairs(value: Any, prefix: str = "") -> set[tuple[str, str]]:
     if isinstance(value, Mapping):
         return {p for k, v in value.items() for p in _pairs(v, f"{prefix}{k}.")}
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (Mapping, list, tuple)) for v in value):
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, (Mapping, list, tuple)) for v in value)
+    ):
         return {p for i, v in enumerate(value) for p in _pairs(v, f"{prefix}{i}.")}
     return {(prefix, json.dumps(value, sort_keys=True, default=str))}
 
@@ -102,7 +120,11 @@ def similarity(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
     paths_b = {path: value for path, value in pb}
     filled = set()
     for path, value in pa:
-        if path in paths_b and value.startswith('"') and PATTERN.fullmatch(json.loads(value).strip()):
+        if (
+            path in paths_b
+            and value.startswith('"')
+            and PATTERN.fullmatch(json.loads(value).strip())
+        ):
             filled.add((path, value))
     pa = (pa - filled) | {(path, paths_b[path]) for path, _ in filled}
     return len(pa & pb) / len(pa | pb)

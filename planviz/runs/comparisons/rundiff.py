@@ -25,8 +25,8 @@ import html
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
 
-from planviz.runs.events import Event, Run, expect_run
 from planviz.runs.comparisons.matching import match, steps_run, unmatched
+from planviz.runs.events import Event, Run, expect_run
 from planviz.runs.usage import UNITS, Usage, run_usage, time_unit
 
 __all__ = ["diff_runs", "diff_from", "RunDiff", "StepChange"]
@@ -79,22 +79,44 @@ class RunDiff:
     def deltas(self) -> dict[str, Any]:
         """b minus a, for each :class:`Usage` figure both runs have."""
         a, b = self.usage
-        return {f.name: getattr(b, f.name) - getattr(a, f.name) for f in fields(Usage)
-                if getattr(a, f.name) is not None and getattr(b, f.name) is not None}
+        return {
+            f.name: getattr(b, f.name) - getattr(a, f.name)
+            for f in fields(Usage)
+            if getattr(a, f.name) is not None and getattr(b, f.name) is not None
+        }
 
     def to_dict(self) -> dict[str, Any]:
-        return {"first_divergence": self.first_divergence, "outcomes": list(self.outcomes),
-                "pairs": [list(p) for p in self.pairs], "only_a": list(self.only_a), "only_b": list(self.only_b),
-                "changes": [{"step": c.step, "other": c.other, "what": list(c.what), "a_status": c.a_status,
-                             "b_status": c.b_status} for c in self.changes],
-                "usage": {"a": _usage_dict(self.usage[0]), "b": _usage_dict(self.usage[1])}, "deltas": self.deltas(),
-                "units": self.units, "same": self.same, "same_usage": self.same_usage}
+        return {
+            "first_divergence": self.first_divergence,
+            "outcomes": list(self.outcomes),
+            "pairs": [list(p) for p in self.pairs],
+            "only_a": list(self.only_a),
+            "only_b": list(self.only_b),
+            "changes": [
+                {
+                    "step": c.step,
+                    "other": c.other,
+                    "what": list(c.what),
+                    "a_status": c.a_status,
+                    "b_status": c.b_status,
+                }
+                for c in self.changes
+            ],
+            "usage": {"a": _usage_dict(self.usage[0]), "b": _usage_dict(self.usage[1])},
+            "deltas": self.deltas(),
+            "units": self.units,
+            "same": self.same,
+            "same_usage": self.same_usage,
+        }
 
     def _lines(self) -> list[str]:
         fd = self.first_divergence
-        lines = [f"outcome: a {self.outcomes[0]}, b {self.outcomes[1]}",
-                 "first divergence: none, the runs agree event by event" if fd is None
-                 else f"first divergence: event {fd}: a {_event_text(self.a, fd)}; b {_event_text(self.b, fd)}"]
+        lines = [
+            f"outcome: a {self.outcomes[0]}, b {self.outcomes[1]}",
+            "first divergence: none, the runs agree event by event"
+            if fd is None
+            else f"first divergence: event {fd}: a {_event_text(self.a, fd)}; b {_event_text(self.b, fd)}",
+        ]
         if self.only_a:
             lines.append(f"only in a: {', '.join(self.only_a)}")
         if self.only_b:
@@ -110,13 +132,17 @@ class RunDiff:
         a, b = self.usage
         units = self.units
         if time_unit(self.a) != time_unit(self.b):
-            lines.append(f"clocks: a in {time_unit(self.a)}, b in {time_unit(self.b)}: times are not comparable")
+            lines.append(
+                f"clocks: a in {time_unit(self.a)}, b in {time_unit(self.b)}: times are not comparable"
+            )
         for f in fields(Usage):
             x, y = getattr(a, f.name), getattr(b, f.name)
             if x is not None or y is not None:
                 unit = units[f.name]
                 delta = f" ({y - x:+.6g} {unit})" if x is not None and y is not None else ""
-                lines.append(f"{f.name.replace('_', ' ')}: a {_num(x, unit)}, b {_num(y, unit)}{delta}")
+                lines.append(
+                    f"{f.name.replace('_', ' ')}: a {_num(x, unit)}, b {_num(y, unit)}{delta}"
+                )
         return lines
 
     def to_text(self) -> str:
@@ -127,7 +153,13 @@ class RunDiff:
 
 
 def _num(x: Any, unit: str) -> str:
-    return "not recorded" if x is None else f"{x:.6g} {unit}" if isinstance(x, float) else f"{x} {unit}"
+    return (
+        "not recorded"
+        if x is None
+        else f"{x:.6g} {unit}"
+        if isinstance(x, float)
+        else f"{x} {unit}"
+    )
 
 
 def _short(args: Mapping[str, Any]) -> str:
@@ -143,7 +175,9 @@ def _event_text(run: Run, i: int) -> str:
     if i >= len(run.events):
         return "had ended"
     e = run.events[i]
-    return f"{e.kind}" + (f" {e.step}" if e.step else "") + (f" ({e.category})" if e.category else "")
+    return (
+        f"{e.kind}" + (f" {e.step}" if e.step else "") + (f" ({e.category})" if e.category else "")
+    )
 
 
 def diff_runs(a: Run, b: Run) -> RunDiff:
@@ -188,19 +222,40 @@ def diff_from(a: Run, b: Run, usage: Callable[[Run], Usage]) -> RunDiff:
         if r.id not in pairs:
             continue
         other = by_b[pairs[r.id][0]]
-        what = tuple(w for w, differs in (("outcome", r.status != other.status),
-                                          ("arguments", dict(r.arguments) != dict(other.arguments))) if differs)
+        what = tuple(
+            w
+            for w, differs in (
+                ("outcome", r.status != other.status),
+                ("arguments", dict(r.arguments) != dict(other.arguments)),
+            )
+            if differs
+        )
         if what:
-            changes.append(StepChange(r.id, other.id, what, r.status, other.status, r.arguments, other.arguments))
+            changes.append(
+                StepChange(
+                    r.id, other.id, what, r.status, other.status, r.arguments, other.arguments
+                )
+            )
     a_of_b = {rid: aid for aid, (rid, _, _) in pairs.items()}
     called_otherwise = {c.step for c in changes if "arguments" in c.what}
-    return RunDiff(a, b, _divergence(a, b, a_of_b, called_otherwise), tuple((k, v[0]) for k, v in pairs.items()),
-                   tuple(r.id for r in ran_a if r.id not in pairs), tuple(r.id for r in unmatched(ran_b, pairs)),
-                   tuple(changes), (a.outcome, b.outcome), (usage(a), usage(b)))
+    return RunDiff(
+        a,
+        b,
+        _divergence(a, b, a_of_b, called_otherwise),
+        tuple((k, v[0]) for k, v in pairs.items()),
+        tuple(r.id for r in ran_a if r.id not in pairs),
+        tuple(r.id for r in unmatched(ran_b, pairs)),
+        tuple(changes),
+        (a.outcome, b.outcome),
+        (usage(a), usage(b)),
+    )
 
 
-def _divergence(a: Run, b: Run, a_of_b: Mapping[str, str], called_otherwise: set[str]) -> int | None:
+def _divergence(
+    a: Run, b: Run, a_of_b: Mapping[str, str], called_otherwise: set[str]
+) -> int | None:
     """The first event where the runs differ; a paired step called with other arguments differs at its start."""
+
     def key(e: Event, names: Mapping[str, str]) -> tuple[str, str | None, str | None, str | None]:
         return (e.kind, names.get(e.step, e.step) if e.step else None, e.category, e.outcome)
 

@@ -1,2 +1,1 @@
-"""The engine: the state machine, the simulation and the strategies that drive it.
-"""
+"""The engine: the state machine, the simulation and the strategies that drive it."""

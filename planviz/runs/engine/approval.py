@@ -55,13 +55,22 @@ def confirm_plan(sim: _Simulation) -> bool:
     if not sheet.rows:
         return True
     listed = ", ".join(sheet.steps)
-    denied = next((s for s in sheet.steps if sim.take_fault(sim.plan.step(s), _DENIED) is not None), None)
+    denied = next(
+        (s for s in sheet.steps if sim.take_fault(sim.plan.step(s), _DENIED) is not None), None
+    )
     m.time += sim.approval_time
     if denied is not None:
-        m.approve(None, False, f"the write plan was not confirmed (writing steps: {listed}); the no came with "
-                               f"{denied!r}")
-        m.stop("approval_denied", f"the write plan may not run: it was not confirmed (writing steps: {listed}); "
-               "no tool was called")
+        m.approve(
+            None,
+            False,
+            f"the write plan was not confirmed (writing steps: {listed}); the no came with "
+            f"{denied!r}",
+        )
+        m.stop(
+            "approval_denied",
+            f"the write plan may not run: it was not confirmed (writing steps: {listed}); "
+            "no tool was called",
+        )
         return False
     m.approve(None, True, f"the write plan was confirmed as a whole: writing steps {listed}")
     return True
@@ -75,8 +84,11 @@ def confirm_write(sim: _Simulation, step: Step) -> bool:
     sim.m.time += sim.approval_time
     if sim.take_fault(step, _DENIED) is not None:
         sim.m.approve(step.id, False, f"the write {step.id!r} was not confirmed")
-        sim.m.stop("approval_denied", f"{step.id!r} may not write: it was not confirmed; the work before it is "
-                   "kept", step.id)
+        sim.m.stop(
+            "approval_denied",
+            f"{step.id!r} may not write: it was not confirmed; the work before it is kept",
+            step.id,
+        )
         return False
     sim.m.approve(step.id, True, f"the write {step.id!r} was confirmed")
     return True
@@ -87,8 +99,11 @@ def grant(sim: _Simulation, step: Step) -> bool:
     m, who = sim.m, step.approval
     if sim.take_fault(step, frozenset({"approval_denied"})) is not None:
         m.approve(step.id, False, f"{who!r} denied the approval of {step.id!r}")
-        m.stop("approval_denied", f"{step.id!r} may not run without the approval of {who!r}; the work before "
-               "it is kept", step.id)
+        m.stop(
+            "approval_denied",
+            f"{step.id!r} may not run without the approval of {who!r}; the work before it is kept",
+            step.id,
+        )
         return False
     wait = f" after a wait of {sim.approval_time:g}" if sim.approval_time else ""
     m.approve(step.id, True, f"{who!r} approved {step.id!r}{wait}")

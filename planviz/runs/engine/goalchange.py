@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from planviz.analysis.scope import failure_scope
 from planviz.plan.model import Contract, Plan, Step
-from planviz.structure.index import structure_index
 from planviz.runs.fault import Fault
+from planviz.structure.index import structure_index
 
 if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
     from planviz.runs.engine.simulation import _Simulation
@@ -64,26 +64,41 @@ def change_goal(sim: _Simulation, sid: str, fault: Fault) -> None:
     scope = failure_scope(plan, sid, "goal_change", state=m.state())
     if fault.goal is None and fault.contract is None:
         m.invalidate(sid, scope.voided, (), scope.message)
-        m.stop("goal_changed", f"the goal changed at {sid!r} and no new goal was given: nothing continues under "
-               f"the old goal ({plan.goal!r})", sid)
+        m.stop(
+            "goal_changed",
+            f"the goal changed at {sid!r} and no new goal was given: nothing continues under "
+            f"the old goal ({plan.goal!r})",
+            sid,
+        )
         return
     contract = fault.contract if fault.contract is not None else sim.contract
     ix = structure_index(plan)
-    done = [s for s in ix.order if s in m.completed]  # dependencies first: voiding stays closed downstream
+    done = [
+        s for s in ix.order if s in m.completed
+    ]  # dependencies first: voiding stays closed downstream
     voided = set(scope.voided) - set(done)
     m.invalidate(sid, voided, (), f"{scope.message}; {len(done)} completed step(s) to re-check")
     for s in done:
         lost = [d for d in ix.parents[s] if d in voided]
-        keep, why = (False, f"voided: it builds on {lost[0]!r}, voided") if lost else recheck_verdict(plan.step(s),
-                                                                                                     contract)
+        keep, why = (
+            (False, f"voided: it builds on {lost[0]!r}, voided")
+            if lost
+            else recheck_verdict(plan.step(s), contract)
+        )
         m.recheck(s, keep, f"{s!r} re-checked against the new goal: {why}")
         if not keep:
             voided.add(s)
     sim.contract, sim.limits = contract, contract if contract is not None else Contract()
     needed = needed_steps(plan, contract) if fault.contract is not None else None
-    sim.revise(sid, voided, f"goal change at {sid!r}: {fault.goal or plan.goal!r}", goal=fault.goal,
-               given=contract.given_facts if contract is not None else (), goal_change=True,
-               drop=() if needed is None else voided - needed)
+    sim.revise(
+        sid,
+        voided,
+        f"goal change at {sid!r}: {fault.goal or plan.goal!r}",
+        goal=fault.goal,
+        given=contract.given_facts if contract is not None else (),
+        goal_change=True,
+        drop=() if needed is None else voided - needed,
+    )
 
 
 def needed_steps(plan: Plan, contract: Contract | None) -> set[str] | None:

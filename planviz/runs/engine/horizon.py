@@ -32,10 +32,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Union
 
-from planviz.errors import show_value
 from planviz.checks.static import over_budget
 from planviz.checks.validation import refusal
-from planviz.errors import PlanFormatError, SimulationError
+from planviz.errors import PlanFormatError, SimulationError, show_value
 from planviz.plan.model import Plan, Step
 from planviz.plan.placeholder import rename_placeholders
 from planviz.plan.records import plan_from_dict, plan_to_dict
@@ -44,19 +43,30 @@ from planviz.runs.events import ExecutionState
 if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
     from planviz.runs.engine.simulation import _Simulation
 
-__all__ = ["Expansion", "concrete_steps", "expanded", "expansion_steps", "expand_ready", "await_expansion",
-           "MAX_EXPANSIONS"]
+__all__ = [
+    "Expansion",
+    "concrete_steps",
+    "expanded",
+    "expansion_steps",
+    "expand_ready",
+    "await_expansion",
+    "MAX_EXPANSIONS",
+]
 
 MAX_EXPANSIONS = 1000  # an expansion that keeps yielding far steps never becomes work
 
-Expansion = Union[Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],
-                  Callable[[Step, ExecutionState], Union[Iterable[Union[Step, Mapping[str, object]]], None]]]
+Expansion = Union[
+    Mapping[str, Iterable[Union[Step, Mapping[str, object]]]],
+    Callable[[Step, ExecutionState], Union[Iterable[Union[Step, Mapping[str, object]]], None]],
+]
 
 
 def _as_steps(items: Any, where: str) -> tuple[Step, ...]:
     """Concrete steps from Steps or plan-file step mappings (checked like a plan file's steps)."""
     if isinstance(items, (str, Mapping, Step)) or not isinstance(items, Iterable):
-        raise SimulationError(f"{where}: expected a list of steps (Step values or step mappings), got {show_value(items, 80)}")
+        raise SimulationError(
+            f"{where}: expected a list of steps (Step values or step mappings), got {show_value(items, 80)}"
+        )
     items = list(items)
     if all(isinstance(s, Step) for s in items):
         return tuple(items)
@@ -77,8 +87,9 @@ def expansion_steps(expand: Expansion | None, plan: Plan) -> tuple[Step, ...]:
     return tuple(out)
 
 
-def concrete_steps(expand: Expansion | None, step: Step, state: ExecutionState, root: str | None = None
-                   ) -> tuple[Step, ...] | None:
+def concrete_steps(
+    expand: Expansion | None, step: Step, state: ExecutionState, root: str | None = None
+) -> tuple[Step, ...] | None:
     """The concrete steps of far step ``step``: ``expand``'s (by id, then by the id it revises), else its
     own ``expands_to``; None when there are none (the run waits for an expansion)."""
     found: Any = None
@@ -99,7 +110,9 @@ def expanded(plan: Plan, far: str, steps: Iterable[Step]) -> Plan:
     """
     placeholder = plan.step(far)
     if placeholder.horizon != "far":
-        raise SimulationError(f"step {far!r} is concrete (horizon: near); only a far-horizon step is expanded")
+        raise SimulationError(
+            f"step {far!r} is concrete (horizon: near); only a far-horizon step is expanded"
+        )
     steps = tuple(steps)
     if not steps:
         raise SimulationError(f"the expansion of {far!r} has no steps")
@@ -109,7 +122,9 @@ def expanded(plan: Plan, far: str, steps: Iterable[Step]) -> Plan:
     concrete = []
     for s in steps:
         deps = _swap(s.depends_on, far, placeholder.depends_on)
-        if not inside.intersection(deps):  # a root of the expansion starts where the placeholder would have
+        if not inside.intersection(
+            deps
+        ):  # a root of the expansion starts where the placeholder would have
             deps = tuple(dict.fromkeys((*placeholder.depends_on, *deps)))
         concrete.append(s if deps == s.depends_on else replace(s, depends_on=deps))
     rename = {far: sinks[0]} if len(sinks) == 1 else {}
@@ -123,9 +138,14 @@ def expanded(plan: Plan, far: str, steps: Iterable[Step]) -> Plan:
         else:
             out.append(s)
     overrun = over_budget(placeholder, steps)
-    return plan.replace(steps=tuple(out), version=plan.version + 1, parent=plan, invalidated=(),
-                        trigger=f"expansion of the far-horizon step {far!r} into {', '.join(s.id for s in steps)}",
-                        import_findings=plan.import_findings + ((overrun,) if overrun else ()))
+    return plan.replace(
+        steps=tuple(out),
+        version=plan.version + 1,
+        parent=plan,
+        invalidated=(),
+        trigger=f"expansion of the far-horizon step {far!r} into {', '.join(s.id for s in steps)}",
+        import_findings=plan.import_findings + ((overrun,) if overrun else ()),
+    )
 
 
 def _swap(deps: tuple[str, ...], old: str, new: Iterable[str]) -> tuple[str, ...]:
@@ -151,25 +171,44 @@ def expand_ready(sim: _Simulation) -> bool:
         if steps is None:
             continue
         if sim.expansions >= MAX_EXPANSIONS:
-            m.stop("replan_limit", f"{sim.expansions} expansions already, and {sid!r} still expands into more "
-                   "placeholders", sid)
+            m.stop(
+                "replan_limit",
+                f"{sim.expansions} expansions already, and {sid!r} still expands into more "
+                "placeholders",
+                sid,
+            )
             return False
         new = expanded(sim.plan, sid, steps)
         why = refusal(new, sim.contract)
         if why is not None:
-            m.stop("refused", f"the expansion of {sid!r} (plan v{new.version}) is refused: {why.code}: "
-                   f"{why.message}", sid, category=why.code)
+            m.stop(
+                "refused",
+                f"the expansion of {sid!r} (plan v{new.version}) is refused: {why.code}: "
+                f"{why.message}",
+                sid,
+                category=why.code,
+            )
             return False
         sim.expansions += 1
         sim.adopt(new)
-        over = [f.message for f in new.import_findings if f.code == "over_budget" and sid in f.steps]
-        m.expand(new, sid, f"{sid!r} expanded into {', '.join(s.id for s in steps)}: plan v{new.version}"
-                 + (f"; {over[-1]}" if over else ""))
+        over = [
+            f.message for f in new.import_findings if f.code == "over_budget" and sid in f.steps
+        ]
+        m.expand(
+            new,
+            sid,
+            f"{sid!r} expanded into {', '.join(s.id for s in steps)}: plan v{new.version}"
+            + (f"; {over[-1]}" if over else ""),
+        )
         return True
     return False
 
 
 def await_expansion(m: Any, sid: str) -> None:
     """Stop: far step ``sid`` is ready and nothing expanded it (outcome ``awaiting_expansion``)."""
-    m.stop("awaiting_expansion", f"the far-horizon step {sid!r} is ready but has no concrete steps; a planner must "
-           f"expand it (simulate(..., expand={{{sid!r}: [...]}}) or expands_to in the plan)", sid)
+    m.stop(
+        "awaiting_expansion",
+        f"the far-horizon step {sid!r} is ready but has no concrete steps; a planner must "
+        f"expand it (simulate(..., expand={{{sid!r}: [...]}}) or expands_to in the plan)",
+        sid,
+    )

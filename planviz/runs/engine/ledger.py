@@ -58,9 +58,18 @@ class Shape:
     def __init__(self, plan: Plan, base: Shape | None = None) -> None:
         self.plan = plan
         k = _prefix(plan, base.plan) if base is not None and not base.broken else 0
-        grown = GrowingIndex.grow(plan, base.ix, base.plan.steps, k) if base is not None and 2 * k > len(plan.steps) else None
-        if grown is not None and base is not None:  # a version sharing most of its steps with the last (a fork):
-            self.ix, self.steps = grown, grown.steps  # made from the last one's shape, which it consumes
+        grown = (
+            GrowingIndex.grow(plan, base.ix, base.plan.steps, k)
+            if base is not None and 2 * k > len(plan.steps)
+            else None
+        )
+        if (
+            grown is not None and base is not None
+        ):  # a version sharing most of its steps with the last (a fork):
+            self.ix, self.steps = (
+                grown,
+                grown.steps,
+            )  # made from the last one's shape, which it consumes
             self.children = grown.children()
             self.requirers = _requirers_grown(base.requirers, base.plan.steps[k:], plan.steps[k:])
             self.broken, self.runnable = set(), plan  # in dependency order, every dependency known
@@ -82,18 +91,30 @@ class Shape:
                     else:
                         have.append(sid)  # type: ignore[attr-defined]
         self.requirers = requirers
-        waiting = () if ix.clean else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
+        waiting = (
+            ()
+            if ix.clean
+            else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
+        )
         self.broken = ix.descendants(waiting) if waiting else set()  # they wait on a missing step
-        self.runnable = (plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
-                         if self.broken else plan)
+        self.runnable = (
+            plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
+            if self.broken
+            else plan
+        )
 
 
 def _prefix(plan: Plan, base: Plan) -> int:
     """How many first steps ``plan`` and ``base`` share (the same Step objects), compared in bulk."""
-    return next(compress(count(), map(is_not, plan.steps, base.steps)), min(len(plan.steps), len(base.steps)))
+    return next(
+        compress(count(), map(is_not, plan.steps, base.steps)),
+        min(len(plan.steps), len(base.steps)),
+    )
 
 
-def _requirers_grown(table: dict[str, Sequence[str]], gone: Sequence[Any], added: Sequence[Any]) -> dict[str, Sequence[str]]:
+def _requirers_grown(
+    table: dict[str, Sequence[str]], gone: Sequence[Any], added: Sequence[Any]
+) -> dict[str, Sequence[str]]:
     """``Shape.requirers`` of a version: ``table`` (its base's, changed in place) without the steps ``gone`` and
     with the steps ``added`` after the shared prefix (a plan whose steps require nothing costs nothing)."""
     if not table and not any(s.requires for s in added):
@@ -133,10 +154,18 @@ class Ledger:
 
     def __init__(self) -> None:
         self.status: dict[str, str] = {}
-        self.ready_order: list[str] = []  # the ready steps, lowest id first, kept sorted as they change
-        self._ready_keys: list[tuple[Any, ...]] = []  # their sort keys in the same order: bisect needs no key function
-        self._sort_key: dict[str, tuple[Any, ...]] = {}  # id -> natural_key(id), for the steps ready or running
-        self.touched: dict[str, None] = {}  # an ordered set: changes list steps in the order they were touched
+        self.ready_order: list[
+            str
+        ] = []  # the ready steps, lowest id first, kept sorted as they change
+        self._ready_keys: list[
+            tuple[Any, ...]
+        ] = []  # their sort keys in the same order: bisect needs no key function
+        self._sort_key: dict[
+            str, tuple[Any, ...]
+        ] = {}  # id -> natural_key(id), for the steps ready or running
+        self.touched: dict[
+            str, None
+        ] = {}  # an ordered set: changes list steps in the order they were touched
         # fact -> whether the last event showed it held, for the facts changed since, in the order they
         # changed (the order their strings were made, often), not in hash order, which costs more per fact the
         # more there are (issue 28); no set of the facts held is kept beside the machine's own
@@ -146,7 +175,9 @@ class Ledger:
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
         self._reach: set[str] = set()
         self._promised: set[str] = set()  # the facts held plus those a reachable step produces
-        self._facts_moved: set[str] = set()  # facts gained or lost since the reachable set was last brought up to date
+        self._facts_moved: set[str] = (
+            set()
+        )  # facts gained or lost since the reachable set was last brought up to date
         self._reach_stale = True
         self._new_done: list[str] = []
         self._doomed: set[str] = set()
@@ -175,7 +206,9 @@ class Ledger:
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         """``fact`` was just gained (else lost); every change of the facts held comes through here."""
-        self.facts_touched.setdefault(fact, not gained)  # first change since the last event: held iff now lost
+        self.facts_touched.setdefault(
+            fact, not gained
+        )  # first change since the last event: held iff now lost
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:
@@ -233,12 +266,16 @@ class Ledger:
         steps, status, shown_done = shape.steps, self.status, self._shown_done
         completed, running, reach, sources = m.completed, m.running, self._reach, m.sources
         todo: Any = touched
-        if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28); the steps
+        if (
+            snapshot
+        ):  # every step, its table sized once instead of regrown as it fills (issue 28); the steps
             # completed are done, set in bulk: a fork's version costs the steps it has not run yet
             status = self.status = dict.fromkeys(steps, "done")
             shown_done = self._shown_done = completed.intersection(steps)
             todo = list(filterfalse(completed.__contains__, steps))
-        elif whole:  # every step, but those completed and shown done already stay done: not looked at
+        elif (
+            whole
+        ):  # every step, but those completed and shown done already stay done: not looked at
             todo = filterfalse(shown_done.intersection(completed).__contains__, steps)
         # mostly all empty: five tests fewer per step, and their tables read only when one is not
         rare = m.interrupted or m.waiting or m.failed or m.voided or self._doomed
@@ -251,10 +288,24 @@ class Ledger:
                 new = "done"
             elif sid in running:
                 new = "running"
-            elif rare and (sid in m.interrupted or sid in m.waiting or sid in m.failed or sid in m.voided
-                           or sid in self._doomed):
-                new = ("running" if sid in m.interrupted else "waiting" if sid in m.waiting else "failed"
-                       if sid in m.failed else "invalidated" if sid in m.voided else "blocked")
+            elif rare and (
+                sid in m.interrupted
+                or sid in m.waiting
+                or sid in m.failed
+                or sid in m.voided
+                or sid in self._doomed
+            ):
+                new = (
+                    "running"
+                    if sid in m.interrupted
+                    else "waiting"
+                    if sid in m.waiting
+                    else "failed"
+                    if sid in m.failed
+                    else "invalidated"
+                    if sid in m.voided
+                    else "blocked"
+                )
             elif sid not in reach:
                 new = "blocked"
             else:
@@ -278,7 +329,9 @@ class Ledger:
                 elif old == "done":
                     shown_done.discard(sid)
                 changes[sid] = new
-                if new == "ready":  # the key of each id compared is a list entry, made once per id (issue 28)
+                if (
+                    new == "ready"
+                ):  # the key of each id compared is a list entry, made once per id (issue 28)
                     key = self._sort_key.get(sid)
                     if key is None:
                         key = self._sort_key[sid] = natural_key(sid)
@@ -288,7 +341,9 @@ class Ledger:
                 elif old == "ready":
                     i = bisect_left(self._ready_keys, self._sort_key[sid])
                     del self._ready_keys[i], self.ready_order[i]
-                if new == "done":  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
+                if (
+                    new == "done"
+                ):  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
                     self._sort_key.pop(sid, None)
         if snapshot:
             sort_key = self._sort_key
@@ -303,7 +358,9 @@ class Ledger:
         touched.clear()
         return changes
 
-    def fact_changes(self, sources: dict[str, Any], like: frozenset[str] = _NONE) -> tuple[frozenset[str], frozenset[str]]:
+    def fact_changes(
+        self, sources: dict[str, Any], like: frozenset[str] = _NONE
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """(gained, lost): the facts held now and not at the last event, and the other way round; ``like`` itself
         stands for the facts gained when it holds exactly them (a step's observation, not copied)."""
         if not self.facts_touched:
@@ -318,7 +375,9 @@ class Ledger:
         self.facts_touched.clear()
         if not gained:
             return _NONE, frozenset(lost) if lost else _NONE
-        if len(gained) == len(like) and like.issuperset(gained):  # no repeats in gained: the same set
+        if len(gained) == len(like) and like.issuperset(
+            gained
+        ):  # no repeats in gained: the same set
             return like, frozenset(lost) if lost else _NONE
         return frozenset(gained), frozenset(lost) if lost else _NONE
 
@@ -360,7 +419,11 @@ class Ledger:
             promised = self._promised = {f for s in steps.values() for f in s.produces}
             promised.update(sources)  # in place: no second table of every fact
             self._feasible = False
-        elif shape.ix.clean and not shape.broken and (not shape.requirers or sources.keys() >= shape.requirers.keys()):
+        elif (
+            shape.ix.clean
+            and not shape.broken
+            and (not shape.requirers or sources.keys() >= shape.requirers.keys())
+        ):
             # acyclic, every dependency known, every fact required held: every remaining step is reachable, and
             # only those are looked at (a fork's version costs the steps it has not run yet)
             new = set(filterfalse(m.completed.__contains__, steps))
@@ -368,12 +431,16 @@ class Ledger:
             for sid in new:
                 promised.update(steps[sid].produces)
         else:
-            done = frozenset(m.completed.intersection(steps))  # no Python call per step: once per plan version
+            done = frozenset(
+                m.completed.intersection(steps)
+            )  # no Python call per step: once per plan version
             facts = frozenset(sources)
             found = reachable(shape.runnable, done, facts)
             new, self._promised = set(found.steps), set(found.facts | facts)
         self._reach_stale = False
-        if not (self._snapshot or self._everything):  # re-derive the steps that entered or left the set
+        if not (
+            self._snapshot or self._everything
+        ):  # re-derive the steps that entered or left the set
             moved = reach.symmetric_difference(new)
             if moved:
                 self.touched.update(dict.fromkeys(sorted(moved, key=natural_key)))

@@ -30,9 +30,18 @@ from typing import AbstractSet, Any, Callable, Iterable
 from planviz.analysis.reach import invalidated
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan, natural_key
-from planviz.runs.events import OUTCOMES, Conflict, Event, ExecutionState, Observation, Run, negation, new_event
-from planviz.runs.fault import Fault
 from planviz.runs.engine.ledger import Ledger, Shape
+from planviz.runs.events import (
+    OUTCOMES,
+    Conflict,
+    Event,
+    ExecutionState,
+    Observation,
+    Run,
+    negation,
+    new_event,
+)
+from planviz.runs.fault import Fault
 
 __all__ = ["Machine", "ProgressCallback"]
 
@@ -57,7 +66,9 @@ def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
             order = sorted(produced)
             if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
                 return order, True
-        elif not facts or produced[0] in facts:  # none, or the one fact it produces: nothing to sort
+        elif (
+            not facts or produced[0] in facts
+        ):  # none, or the one fact it produces: nothing to sort
             return list(produced), True
     return sorted(facts), False
 
@@ -84,14 +95,20 @@ class Machine:
         self.observations: list[tuple[str, Observation]] = []
         self.running: dict[str, int] = {}
         self.failed: set[str] = set()
-        self.waiting: set[str] = set()  # steps paused for input (a human: a LangGraph interrupt), not failed
-        self.interrupted: set[str] = set()  # steps running when the run stopped: they stay drawn as running
+        self.waiting: set[str] = (
+            set()
+        )  # steps paused for input (a human: a LangGraph interrupt), not failed
+        self.interrupted: set[str] = (
+            set()
+        )  # steps running when the run stopped: they stay drawn as running
         self.dead: set[str] = set()
         self.voided: set[str] = set()
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
-        self._shape_of: Shape | None = None  # the current plan version's shape, made when the version starts
+        self._shape_of: Shape | None = (
+            None  # the current plan version's shape, made when the version starts
+        )
         self._ledger = Ledger()
 
     # ------------------------------------------------------------------ views
@@ -100,7 +117,9 @@ class Machine:
         return frozenset(self.sources)
 
     def state(self) -> ExecutionState:
-        return ExecutionState(frozenset(self.completed), self.facts, tuple(self.observations), self.outcome)
+        return ExecutionState(
+            frozenset(self.completed), self.facts, tuple(self.observations), self.outcome
+        )
 
     def statuses(self) -> dict[str, str]:
         """Every step of the current plan version and its status, as the last event left them."""
@@ -146,31 +165,68 @@ class Machine:
                 else:
                     self._lose(f)
 
-    def _emit(self, kind: str, step: str | None, message: str, *, attempt: int = 0, category: str | None = None,
-              observation: Observation | None = None, voided: frozenset[str] = _NONE, kept: frozenset[str] = _NONE,
-              outcome: str | None = None, conflict: Conflict | None = None) -> Event:
+    def _emit(
+        self,
+        kind: str,
+        step: str | None,
+        message: str,
+        *,
+        attempt: int = 0,
+        category: str | None = None,
+        observation: Observation | None = None,
+        voided: frozenset[str] = _NONE,
+        kept: frozenset[str] = _NONE,
+        outcome: str | None = None,
+        conflict: Conflict | None = None,
+    ) -> Event:
         """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
         ledger = self._ledger
         changes = ledger.changes(self, self._shape_of)
-        if not ledger.facts_touched:  # no fact changed since the last event (every start): nothing to compare
+        if (
+            not ledger.facts_touched
+        ):  # no fact changed since the last event (every start): nothing to compare
             gained = lost = _NONE
-        elif observation is not None:  # the facts it gained are often exactly the observation's: not copied
+        elif (
+            observation is not None
+        ):  # the facts it gained are often exactly the observation's: not copied
             gained, lost = ledger.fact_changes(self.sources, observation.facts)
         else:
             gained, lost = ledger.fact_changes(self.sources)
         plan = self.plan
-        event = new_event(len(self.events), self.time, kind, step, message, 0 if plan is None else plan.version,
-                          changes, gained, lost, voided, kept, attempt, category, observation, outcome, conflict)
+        event = new_event(
+            len(self.events),
+            self.time,
+            kind,
+            step,
+            message,
+            0 if plan is None else plan.version,
+            changes,
+            gained,
+            lost,
+            voided,
+            kept,
+            attempt,
+            category,
+            observation,
+            outcome,
+            conflict,
+        )
         self.events.append(event)
         if self.progress is not None and not event.index % 1024:
-            self.progress("simulating: steps done", len(self.completed), len(self.plan) if self.plan else None)
+            self.progress(
+                "simulating: steps done", len(self.completed), len(self.plan) if self.plan else None
+            )
         return event
 
     def _stopped(self, verb: str | None = None, sid: str | None = None) -> None:
         if self.outcome is not None:
-            raise SimulationError(f"the run already stopped ({self.outcome}); no event can follow the stop")
+            raise SimulationError(
+                f"the run already stopped ({self.outcome}); no event can follow the stop"
+            )
         if verb is not None and self.plan is None:
-            raise SimulationError(f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first")
+            raise SimulationError(
+                f"cannot {verb} {sid!r}: no plan was proposed yet; record one with propose() first"
+            )
 
     def _current(self) -> tuple[Plan, Shape]:
         """The current plan version and its shape; callers have checked a plan was proposed."""
@@ -181,7 +237,9 @@ class Machine:
     def _new_version(self, plan: Plan, feasible: bool = False) -> None:
         self.plan = plan
         self.plans.append(plan)
-        self._shape_of = Shape(plan, self._shape_of)  # a fork's version grows from the last one's shape
+        self._shape_of = Shape(
+            plan, self._shape_of
+        )  # a fork's version grows from the last one's shape
         self._ledger.new_version(self, self._shape_of, feasible)
 
     # ------------------------------------------------------------- operations
@@ -194,16 +252,24 @@ class Machine:
         """
         self._stopped()
         if self.plan is not None:
-            raise SimulationError("a run starts with one proposed plan; record later versions as replans")
+            raise SimulationError(
+                "a run starts with one proposed plan; record later versions as replans"
+            )
         self._new_version(plan, feasible)
-        made = {f for s in plan.steps for f in s.produces} if plan.premises or self.contract is not None else set()
+        made = (
+            {f for s in plan.steps for f in s.produces}
+            if plan.premises or self.contract is not None
+            else set()
+        )
         for f in self.contract.given_facts if self.contract is not None else ():
             if f not in made:
                 self._gain(f, "given", _GIVEN)
         for f in plan.premises:
             if f not in made:
                 self._gain(f, "premise", _PREMISE)
-        return self._emit("propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}")
+        return self._emit(
+            "propose", None, f"plan v{plan.version} proposed: {len(plan)} steps for {plan.goal!r}"
+        )
 
     def start(self, sid: str) -> Event:
         if self.outcome is not None or self.plan is None:
@@ -216,8 +282,11 @@ class Machine:
             self.voided.discard(sid)
         self._ledger.touched[sid] = None
         shape = self._shape_of
-        what = "" if shape is not None and sid in shape.steps else \
-            f" (not a step of plan v{self._current()[0].version})"
+        what = (
+            ""
+            if shape is not None and sid in shape.steps
+            else f" (not a step of plan v{self._current()[0].version})"
+        )
         return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
@@ -249,13 +318,17 @@ class Machine:
                     accepted.append(f)
         alone = (sid,)
         replaced = sorted(obs.replaced - obs.facts) if obs.replaced else ()
-        any(map(self._lose, replaced))  # an update: the earlier values leave with this event, no withdraw event
+        any(
+            map(self._lose, replaced)
+        )  # an update: the earlier values leave with this event, no withdraw event
         for f in accepted:
             self._gain(f, sid, alone)
         produced = step.produces if step else accepted
         # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
         exact = same and len(accepted) == len(order)
-        missing: list[str] = []  # (no set is made when the facts are exactly what the step produces)
+        missing: list[
+            str
+        ] = []  # (no set is made when the facts are exactly what the step produces)
         if step and not exact:
             accepted_set = set(accepted)
             missing = [f for f in produced if f not in accepted_set]
@@ -271,23 +344,47 @@ class Machine:
                 extra = [f for f in accepted if f not in produced_set]
             note = f"; also observed {', '.join(extra)}" if extra else ""
             note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
-            events.append(self._emit("complete", sid, f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
-                                     attempt=attempt, observation=obs))
+            events.append(
+                self._emit(
+                    "complete",
+                    sid,
+                    f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
+                    attempt=attempt,
+                    observation=obs,
+                )
+            )
         else:
             self.failed.add(sid)
             if obs.ok:
-                category, why = "evidence", f"its observation does not establish {', '.join(map(repr, missing))}"
+                category, why = (
+                    "evidence",
+                    f"its observation does not establish {', '.join(map(repr, missing))}",
+                )
             else:
                 category, why = obs.kind, str(obs.data.get("message", obs.kind))
-            events.append(self._emit("fail", sid, f"{sid!r} failed ({category}): {why}", attempt=attempt,
-                                     category=category, observation=obs))
+            events.append(
+                self._emit(
+                    "fail",
+                    sid,
+                    f"{sid!r} failed ({category}): {why}",
+                    attempt=attempt,
+                    category=category,
+                    observation=obs,
+                )
+            )
         if obs.withdrawn:
             events.append(self.withdraw(sid, obs.withdrawn))
         for c in new_conflicts:
             self.conflicts.append(c)
-            events.append(self._emit("conflict", sid, f"conflict: {sid!r} observed {c.fact!r} but {c.contradicts!r} "
-                                     f"is held (established by {c.verified_by}); neither is overwritten",
-                                     conflict=c))
+            events.append(
+                self._emit(
+                    "conflict",
+                    sid,
+                    f"conflict: {sid!r} observed {c.fact!r} but {c.contradicts!r} "
+                    f"is held (established by {c.verified_by}); neither is overwritten",
+                    conflict=c,
+                )
+            )
         return events
 
     def withdraw(self, sid: str | None, facts: Iterable[str]) -> Event:
@@ -295,7 +392,9 @@ class Machine:
         for f in facts:
             self._lose(f)
         who = f" by the observation of {sid!r}" if sid else ""
-        return self._emit("withdraw", sid, f"withdrawn{who}: {', '.join(map(repr, facts))} no longer hold(s)")
+        return self._emit(
+            "withdraw", sid, f"withdrawn{who}: {', '.join(map(repr, facts))} no longer hold(s)"
+        )
 
     def fail(self, sid: str, message: str, category: str) -> Event:
         self._stopped("fail", sid)
@@ -323,10 +422,19 @@ class Machine:
     def began(self, ids: Iterable[str]) -> set[str]:
         """The steps of ``ids`` that started (or finished) at some point of the run: the only ones with work a
         failure can void. A step that never started has nothing to void; it stays pending or blocked."""
-        return {s for s in ids if self.attempts.get(s) or s in self.completed or s in self.failed
-                or s in self.waiting or s in self.voided}
+        return {
+            s
+            for s in ids
+            if self.attempts.get(s)
+            or s in self.completed
+            or s in self.failed
+            or s in self.waiting
+            or s in self.voided
+        }
 
-    def invalidate(self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str) -> Event:
+    def invalidate(
+        self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str
+    ) -> Event:
         """Void steps: they lose completion and every fact only they established; running ones are cancelled.
 
         Only steps that started are voided (:meth:`began`); the message names the others in the failure's
@@ -346,16 +454,27 @@ class Machine:
         self._unsource(voided)
         self.voided |= voided
         self._ledger.everything()
-        return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept))
+        return self._emit(
+            "invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept)
+        )
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
         plan, shape = self._current()
-        lost = self.began(invalidated(shape.runnable, self.state())) - self.failed - set(self.running) - self.voided
+        lost = (
+            self.began(invalidated(shape.runnable, self.state()))
+            - self.failed
+            - set(self.running)
+            - self.voided
+        )
         if not lost:
             return None  # the steps no longer reachable never ran: they show as blocked, nothing is voided
-        return self.invalidate(sid, lost, self.completed.intersection(plan.ids),
-                               f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}")
+        return self.invalidate(
+            sid,
+            lost,
+            self.completed.intersection(plan.ids),
+            f"no longer reachable after the observation of {sid!r}: {', '.join(sorted(lost))}",
+        )
 
     def recheck(self, sid: str, keep: bool, message: str) -> Event:
         """A completed step re-checked against a changed goal: kept, or voided (its facts leave the state)."""
@@ -366,8 +485,13 @@ class Machine:
             self.voided.add(sid)
             self._ledger.everything()
         one = frozenset((sid,))
-        return self._emit("recheck", sid, message, voided=frozenset() if keep else one,
-                          kept=one if keep else frozenset())
+        return self._emit(
+            "recheck",
+            sid,
+            message,
+            voided=frozenset() if keep else one,
+            kept=one if keep else frozenset(),
+        )
 
     def approve(self, sid: str | None, granted: bool, message: str) -> Event:
         """The approval a step waits for before it starts (None: the whole write plan): granted, or denied."""
@@ -383,13 +507,17 @@ class Machine:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
             self._gain(f, "given", _GIVEN)
-        voided = frozenset(self.began(plan.invalidated))  # the ids it retires that never ran were not voided
+        voided = frozenset(
+            self.began(plan.invalidated)
+        )  # the ids it retires that never ran were not voided
         self._switch(plan)
         return self._emit("replan", None, message, voided=voided)
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()
-        ids = plan.by_id  # the few failed, waiting and dead steps are looked up in it: no set of every id made
+        ids = (
+            plan.by_id
+        )  # the few failed, waiting and dead steps are looked up in it: no set of every id made
         self.voided = set()
         for few in (self.failed, self.waiting, self.dead):
             few.difference_update([s for s in few if s not in ids])
@@ -397,10 +525,14 @@ class Machine:
             del self.running[sid]
         self._new_version(plan)
 
-    def stop(self, outcome: str, message: str, sid: str | None = None, category: str | None = None) -> Event:
+    def stop(
+        self, outcome: str, message: str, sid: str | None = None, category: str | None = None
+    ) -> Event:
         self._stopped()
         if outcome not in OUTCOMES:
-            raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
+            raise SimulationError(
+                f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}"
+            )
         interrupted = sorted(self.running)
         self.interrupted.update(interrupted)
         self.running.clear()
@@ -409,11 +541,20 @@ class Machine:
         for stopped in interrupted:
             self._ledger.touch(stopped)
         if self.plan is not None:
-            self._ledger.doom(self, self._current()[1])  # and what follows the failed steps can never run
+            self._ledger.doom(
+                self, self._current()[1]
+            )  # and what follows the failed steps can never run
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
 
     def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
-        return Run(tuple(self.events), self.outcome, self.state(), tuple(self.plans), strategy, tuple(faults),
-                   self.contract)
+        return Run(
+            tuple(self.events),
+            self.outcome,
+            self.state(),
+            tuple(self.plans),
+            strategy,
+            tuple(faults),
+            self.contract,
+        )

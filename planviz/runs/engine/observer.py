@@ -57,5 +57,9 @@ def observation(step: Step, fault: Fault | None, fact: str | None) -> Observatio
     if row.says is None or row.observed is None:  # approval_denied acts before the start
         raise AssertionError(f"{fault.kind!r} is not observed at the end of a step")
     said = row.says(step, fault, fact)
-    data = {"fault": str(fault)} if said.message is None else {"fault": str(fault), "message": said.message}
+    data = (
+        {"fault": str(fault)}
+        if said.message is None
+        else {"fault": str(fault), "message": said.message}
+    )
     return Observation(said.ok, said.facts, withdrawn=said.withdrawn, kind=row.observed, data=data)

@@ -21,16 +21,23 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import AbstractSet, Iterable, Mapping, Protocol
 
-from planviz.errors import PlanvizTypeError, expect_names, show_value
 from planviz.checks.validation import refusal
+from planviz.errors import PlanvizTypeError, expect_names, show_value
 from planviz.plan.arguments import expect_plan
 from planviz.plan.identity import work_keys
 from planviz.plan.lineage import all_ids, lineage_roots, versions
 from planviz.plan.model import Contract, Plan
 from planviz.plan.placeholder import rename_placeholders
 
-__all__ = ["reissue", "redundant_work", "changed_completed", "complete_revision", "changed_invariants", "held_as_given",
-           "broken_invariant"]
+__all__ = [
+    "reissue",
+    "redundant_work",
+    "changed_completed",
+    "complete_revision",
+    "changed_invariants",
+    "held_as_given",
+    "broken_invariant",
+]
 
 
 class _HasFacts(Protocol):
@@ -99,13 +106,20 @@ def reissue(plan: Plan, voided: Iterable[str], trigger: str, drop: Iterable[str]
         deps = tuple(rename.get(d, d) for d in step.depends_on if d not in dropped)
         args = rename_placeholders(step.arguments, rename, plan.by_id)
         if step.id in rename:
-            steps.append(replace(step, id=rename[step.id], revises=step.id, depends_on=deps, arguments=args))
+            steps.append(
+                replace(step, id=rename[step.id], revises=step.id, depends_on=deps, arguments=args)
+            )
         elif deps != step.depends_on or args != step.arguments:
             steps.append(replace(step, depends_on=deps, arguments=args))
         else:
             steps.append(step)
-    return plan.replace(steps=tuple(steps), version=version, parent=plan, trigger=trigger,
-                        invalidated=tuple(sorted(voided & set(plan.ids))))
+    return plan.replace(
+        steps=tuple(steps),
+        version=version,
+        parent=plan,
+        trigger=trigger,
+        invalidated=tuple(sorted(voided & set(plan.ids))),
+    )
 
 
 def complete_revision(old: Plan, new: Plan, trigger: str, voided: Iterable[str]) -> Plan:
@@ -120,7 +134,8 @@ def complete_revision(old: Plan, new: Plan, trigger: str, voided: Iterable[str])
         version=old.version + 1,
         parent=old,
         trigger=new.trigger if new.trigger and new.trigger != old.trigger else trigger,
-        invalidated=new.invalidated if new.invalidated != old.invalidated and new.invalidated
+        invalidated=new.invalidated
+        if new.invalidated != old.invalidated and new.invalidated
         else tuple(sorted(set(voided) & set(old.ids))),
     )
 
@@ -160,16 +175,21 @@ def redundant_work(state: _HasFacts, revised: Plan, before: Plan | None = None) 
     revised = expect_plan(revised, "redundant_work", "revised")
     before = None if before is None else expect_plan(before, "redundant_work", "before")
     if not (hasattr(state, "facts") and hasattr(state, "completed")):
-        raise PlanvizTypeError(f"redundant_work(state=...) expects an ExecutionState (run.state, or anything with "
-                               f".facts and .completed), got {type(state).__name__} {show_value(state)}")
+        raise PlanvizTypeError(
+            f"redundant_work(state=...) expects an ExecutionState (run.state, or anything with "
+            f".facts and .completed), got {type(state).__name__} {show_value(state)}"
+        )
     held = frozenset(state.facts)
     done = [i for i in state.completed if i in (before or revised)]
     done_work = set(work_keys(before or revised, done).values())
     remaining = [s.id for s in revised.steps if s.id not in state.completed]
     same = work_keys(revised, remaining) if done_work else {}
-    return tuple(sid for sid in remaining
-                 if (revised.step(sid).produces and held.issuperset(revised.step(sid).produces))
-                 or same.get(sid) in done_work)
+    return tuple(
+        sid
+        for sid in remaining
+        if (revised.step(sid).produces and held.issuperset(revised.step(sid).produces))
+        or same.get(sid) in done_work
+    )
 
 
 def changed_completed(old: Plan, new: Plan, completed: AbstractSet[str]) -> tuple[str, ...]:
@@ -227,7 +247,11 @@ def changed_invariants(old: Plan, new: Plan, contract: Contract | None) -> str |
         was = contract if contract is not None else old.contract
         if was is None:
             return "it brings a contract of its own where the run had none"
-        what = [f.name for f in fields(Contract) if getattr(new.contract, f.name) != getattr(was, f.name)]
+        what = [
+            f.name
+            for f in fields(Contract)
+            if getattr(new.contract, f.name) != getattr(was, f.name)
+        ]
         return f"it changes the contract's {', '.join(what)}"
     return None
 
@@ -241,13 +265,23 @@ def held_as_given(contract: Contract | None, plan: Plan, held: Iterable[str]) ->
         return contract
     made = {f for s in plan.steps for f in s.produces}
     held = set(held)
-    return replace(contract, given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
-                   obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))))
+    return replace(
+        contract,
+        given_facts=tuple(dict.fromkeys((*contract.given_facts, *sorted(held - made)))),
+        obtainable_facts=tuple(dict.fromkeys((*contract.obtainable_facts, *sorted(held & made)))),
+    )
 
 
-def broken_invariant(old: Plan, new: Plan, contract: Contract | None, *, ran: Mapping[str, str],
-                     completed: AbstractSet[str], held: AbstractSet[str],
-                     goal_change: bool = False) -> tuple[str, str] | None:
+def broken_invariant(
+    old: Plan,
+    new: Plan,
+    contract: Contract | None,
+    *,
+    ran: Mapping[str, str],
+    completed: AbstractSet[str],
+    held: AbstractSet[str],
+    goal_change: bool = False,
+) -> tuple[str, str] | None:
     """The first rule revision ``new`` of ``old`` breaks, as (code, why), or None; the controller asks it of
     every revision, whoever proposed it, and refuses a revision that breaks one (the run stops with the code).
 
@@ -278,31 +312,42 @@ def broken_invariant(old: Plan, new: Plan, contract: Contract | None, *, ran: Ma
     """
     swapped = None if goal_change else changed_invariants(old, new, contract)
     if swapped is not None:
-        return "goal_changed_by_replan", (f"{swapped}; goal, contract and safety invariants stay fixed unless the "
-                                          "goal changed")
+        return "goal_changed_by_replan", (
+            f"{swapped}; goal, contract and safety invariants stay fixed unless the goal changed"
+        )
     gone = [sid for sid in old.ids if sid in completed and sid not in new]
     if gone:  # a completed step may only be redone as the same work under a new id that revises it
         redoing = [s.id for s in new.steps if s.revises in gone]
         now_keys = work_keys(new, redoing) if redoing else {}
-        redone = {new.step(r).revises for r in redoing if now_keys.get(r) == ran.get(new.step(r).revises or "")}
+        redone = {
+            new.step(r).revises
+            for r in redoing
+            if now_keys.get(r) == ran.get(new.step(r).revises or "")
+        }
         removed = [sid for sid in gone if sid not in redone]
     else:
         removed = []
     if removed:
-        return "completed_removed", (f"it removes the completed step{'s' if len(removed) > 1 else ''} "
-                                     f"{', '.join(map(repr, removed))}; completed work stays in every later version (or is redone "
-                                     f"as the same work under a new id that revises it)")
+        return "completed_removed", (
+            f"it removes the completed step{'s' if len(removed) > 1 else ''} "
+            f"{', '.join(map(repr, removed))}; completed work stays in every later version (or is redone "
+            f"as the same work under a new id that revises it)"
+        )
     named = [sid for sid in new.ids if sid in ran]
     now = work_keys(new, named) if named else {}
     other = [sid for sid in named if now.get(sid) != ran[sid]]
     if other:
-        return "completed_redefined", (f"it redefines completed steps {', '.join(other)}: a completed id names "
-                                       f"the work that completed under it, never other work; give new work a new id")
+        return "completed_redefined", (
+            f"it redefines completed steps {', '.join(other)}: a completed id names "
+            f"the work that completed under it, never other work; give new work a new id"
+        )
     if not goal_change:
         dropped = [p for p in old.premises if p not in new.premises and p in held]
         if dropped:
-            return "premise_dropped", (f"it drops the premise {dropped[0]!r}, which no observation falsified; a "
-                                       f"premise goes only with the observation that falsified it")
+            return "premise_dropped", (
+                f"it drops the premise {dropped[0]!r}, which no observation falsified; a "
+                f"premise goes only with the observation that falsified it"
+            )
     why = refusal(new, held_as_given(contract, new, held))
     if why is not None:
         return why.code, why.message

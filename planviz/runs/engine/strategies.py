@@ -57,13 +57,20 @@ from planviz.errors import StructureError
 from planviz.plan.model import Contract, Plan, Step
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.engine.approval import confirm_write, grant
-from planviz.runs.events import Observation
 from planviz.runs.engine.horizon import await_expansion
+from planviz.runs.events import Observation
 
 if TYPE_CHECKING:  # the controller that calls these (simulation.py imports this module)
     from planviz.runs.engine.simulation import _Simulation
 
-__all__ = ["STRATEGIES", "MECHANISMS", "STRATEGY_MECHANISMS", "REPLAN_BOUND", "run_direct", "idempotent"]
+__all__ = [
+    "STRATEGIES",
+    "MECHANISMS",
+    "STRATEGY_MECHANISMS",
+    "REPLAN_BOUND",
+    "run_direct",
+    "idempotent",
+]
 
 STRATEGIES = ("direct", "workflow", "planner")
 #: The planner's mechanisms, each a switch of the simulator (:func:`planviz.ablation` removes them one at a time):
@@ -73,11 +80,24 @@ STRATEGIES = ("direct", "workflow", "planner")
 #: with a new plan version), ``scoped_recovery`` (a new version voids only the failure's scope; without it,
 #: every started step), ``far_expansion`` (far steps expanded), ``replan_cap`` (revisions capped by
 #: ``max_replans``; without it, only by :data:`REPLAN_BOUND`).
-MECHANISMS = ("explicit_plan", "evidence_check", "validation_gate", "premises_stop", "replanning", "scoped_recovery",
-              "far_expansion", "replan_cap")
-STRATEGY_MECHANISMS = {"direct": frozenset(), "workflow": frozenset({"explicit_plan", "evidence_check"}),
-                       "planner": frozenset(MECHANISMS)}
-REPLAN_BOUND = 100  #: revisions allowed when the replan cap is switched off (so every run still ends)
+MECHANISMS = (
+    "explicit_plan",
+    "evidence_check",
+    "validation_gate",
+    "premises_stop",
+    "replanning",
+    "scoped_recovery",
+    "far_expansion",
+    "replan_cap",
+)
+STRATEGY_MECHANISMS = {
+    "direct": frozenset(),
+    "workflow": frozenset({"explicit_plan", "evidence_check"}),
+    "planner": frozenset(MECHANISMS),
+}
+REPLAN_BOUND = (
+    100  #: revisions allowed when the replan cap is switched off (so every run still ends)
+)
 
 
 def idempotent(step: Step, contract: Contract | None = None) -> bool:
@@ -103,16 +123,27 @@ def _attempt(sim: _Simulation, step: Step) -> Observation | None:
         unmet = [f"dependency {d!r} not done" for d in step.depends_on if d not in m.completed]
         unmet += [f"fact {f!r} not held" for f in step.requires if f not in m.sources]
         if unmet:
-            m.fail(step.id, f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}", "unmet_precondition")
+            m.fail(
+                step.id,
+                f"{step.id!r} ran with unmet preconditions: {'; '.join(unmet)}",
+                "unmet_precondition",
+            )
             return None
         obs: Observation = sim.observe(step)
         m.finish(step.id, obs, check_evidence=False)
-        if (obs.ok or obs.kind != "transient" or not idempotent(step, sim.contract)
-                or sim.retries[step.id] >= sim.limits.max_retries):
+        if (
+            obs.ok
+            or obs.kind != "transient"
+            or not idempotent(step, sim.contract)
+            or sim.retries[step.id] >= sim.limits.max_retries
+        ):
             return obs
         sim.retries[step.id] += 1
-        m.retry(step.id, f"transient failure at {step.id!r}: retry it (retry {sim.retries[step.id]} of "
-                         f"{sim.limits.max_retries})")
+        m.retry(
+            step.id,
+            f"transient failure at {step.id!r}: retry it (retry {sim.retries[step.id]} of "
+            f"{sim.limits.max_retries})",
+        )
 
 
 def _inputs_missing(plan: Plan, step: Step, done: Any, held: Any) -> str | None:
@@ -137,10 +168,21 @@ def run_direct(sim: _Simulation) -> None:
     lost: dict[str, str] = {}  # step -> why the agent gave it up (it failed and cannot be redone)
     redos = 0  # capped by max_replans over the run, like the planner's revisions
     at = {st.id: i for i, st in enumerate(plan.steps)}
-    after: dict[str, list[int]] = {}  # a step's id or a fact -> the steps that wait for it (listed positions)
+    after: dict[
+        str, list[int]
+    ] = {}  # a step's id or a fact -> the steps that wait for it (listed positions)
     for i, st in enumerate(plan.steps):
-        for key in (*st.depends_on, *st.requires, *(r[0] for r in (split_reference(p.inner, plan.by_id)
-                                                                     for _, p in placeholders_in(st.arguments)) if r)):
+        for key in (
+            *st.depends_on,
+            *st.requires,
+            *(
+                r[0]
+                for r in (
+                    split_reference(p.inner, plan.by_id) for _, p in placeholders_in(st.arguments)
+                )
+                if r
+            ),
+        ):
             after.setdefault(key, []).append(i)
     # the listed positions that may be callable; a step whose inputs are missing leaves until one arrives
     candidates = list(range(len(plan.steps)))
@@ -173,29 +215,47 @@ def run_direct(sim: _Simulation) -> None:
         if obs is None:
             continue
         if obs.kind == "goal_change":
-            m.stop("goal_changed", f"{step.id!r} reports that the goal changed; the agent has no plan to change "
-                   "and stops", step.id)
+            m.stop(
+                "goal_changed",
+                f"{step.id!r} reports that the goal changed; the agent has no plan to change "
+                "and stops",
+                step.id,
+            )
             return
         if obs.kind in ("side_effect", "precondition") and redos < sim.limits.max_replans:
             fact = sorted(obs.withdrawn)[0] if obs.withdrawn else None
             try:
                 scope = failure_scope(plan, step.id, obs.kind, fact=fact, state=m.state())
-            except StructureError:  # the listed steps are no DAG (the agent never validates): no scope to redo
+            except (
+                StructureError
+            ):  # the listed steps are no DAG (the agent never validates): no scope to redo
                 scope = None
             if scope is not None and scope.action != "blocked":
                 redos += 1
-                for sid in (step.id, *scope.voided):  # the work to redo is callable again once its inputs are
+                for sid in (
+                    step.id,
+                    *scope.voided,
+                ):  # the work to redo is callable again once its inputs are
                     if sid in at:
                         heapq.heappush(candidates, at[sid])
-                m.invalidate(step.id, scope.voided, scope.kept, f"the result of {step.id!r} shows spoiled work; "
-                             f"the agent redoes {', '.join(sorted(m.began(scope.voided))) or 'it'} "
-                             f"(redo {redos} of {sim.limits.max_replans})")
+                m.invalidate(
+                    step.id,
+                    scope.voided,
+                    scope.kept,
+                    f"the result of {step.id!r} shows spoiled work; "
+                    f"the agent redoes {', '.join(sorted(m.began(scope.voided))) or 'it'} "
+                    f"(redo {redos} of {sim.limits.max_replans})",
+                )
                 continue
         lost[step.id] = obs.kind
     left = [s.id for s in plan.steps if s.id not in m.completed]
     if not left:
         m.stop("plan_complete", "every step ran")
         return
-    why = [f"{s} ({lost[s]})" if s in lost else
-           f"{s} (needs {_inputs_missing(plan, plan.step(s), m.completed, m.sources)})" for s in left]
+    why = [
+        f"{s} ({lost[s]})"
+        if s in lost
+        else f"{s} (needs {_inputs_missing(plan, plan.step(s), m.completed, m.sources)})"
+        for s in left
+    ]
     m.stop("step_failed", f"steps not done: {', '.join(why)}")

@@ -1,2 +1,1 @@
-"""Evaluation: campaigns, fault models, the ablation and the frozen-plan test.
-"""
+"""Evaluation: campaigns, fault models, the ablation and the frozen-plan test."""

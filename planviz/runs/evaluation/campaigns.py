@@ -19,21 +19,35 @@ from typing import Any, Callable, Iterable
 from planviz.errors import PlanvizTypeError, SimulationError, expect_names, expect_type, show_value
 from planviz.plan.arguments import expect_plan
 from planviz.plan.model import Plan
-from planviz.runs.evaluation.campaigntable import Campaign, CampaignRow
-from planviz.runs.evaluation.dispatch import COUNTS, FIGURES, ExecutorLike, Result, chunks, execute, units
-from planviz.runs.evaluation.faultmodel import FaultModel, plan_key
-from planviz.runs.measures.intervals import Estimate, merge, wilson
-from planviz.runs.evaluation.mechanisms import ABLATION, LADDER, Variant, variant
 from planviz.runs.engine.strategies import STRATEGIES
+from planviz.runs.evaluation.campaigntable import Campaign, CampaignRow
+from planviz.runs.evaluation.dispatch import (
+    COUNTS,
+    FIGURES,
+    ExecutorLike,
+    Result,
+    chunks,
+    execute,
+    units,
+)
+from planviz.runs.evaluation.faultmodel import FaultModel, plan_key
+from planviz.runs.evaluation.mechanisms import ABLATION, LADDER, Variant, variant
+from planviz.runs.measures.intervals import Estimate, merge, wilson
 
 __all__ = ["campaign", "ablation"]
 
 Progress = Callable[[str, int, int], None]
 
 
-def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies: Iterable[str] = STRATEGIES,
-             samples: int = 100, executor: ExecutorLike | None = None, per_plan: bool = False,
-             progress: Progress | None = None) -> Campaign:
+def campaign(
+    plans: Iterable[Plan],
+    faults: FaultModel | None = None,
+    strategies: Iterable[str] = STRATEGIES,
+    samples: int = 100,
+    executor: ExecutorLike | None = None,
+    per_plan: bool = False,
+    progress: Progress | None = None,
+) -> Campaign:
     """Run every plan on ``samples`` fault lists drawn from ``faults`` under each strategy, and sum it up.
 
     Sample ``j`` of a plan is the same fault list for every strategy (a paired
@@ -78,12 +92,21 @@ def campaign(plans: Iterable[Plan], faults: FaultModel | None = None, strategies
     >>> row.success_interval[0] <= row.success_rate <= row.success_interval[1]
     True
     """
-    rows = tuple(variant(s) for s in dict.fromkeys(expect_names(strategies, "campaign", "strategies")))
+    rows = tuple(
+        variant(s) for s in dict.fromkeys(expect_names(strategies, "campaign", "strategies"))
+    )
     return _evaluate("campaign", plans, faults, rows, samples, executor, per_plan, progress)
 
 
-def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: int = 100, executor: ExecutorLike | None = None,
-             per_plan: bool = False, progress: Progress | None = None, ladder: bool = True) -> Campaign:
+def ablation(
+    plans: Iterable[Plan],
+    faults: FaultModel | None = None,
+    samples: int = 100,
+    executor: ExecutorLike | None = None,
+    per_plan: bool = False,
+    progress: Progress | None = None,
+    ladder: bool = True,
+) -> Campaign:
     """Seed 000's ablation: the full planner, then the planner without each one of its mechanisms, over the
     same plans and faults (each row differs from ``planner`` in one switch); then the cumulative ladder.
 
@@ -132,29 +155,63 @@ def ablation(plans: Iterable[Plan], faults: FaultModel | None = None, samples: i
     ['planner', '-validation_gate', '-premises_stop']
     """
     expect_type(ladder, bool, "ablation", "ladder", "True or False")
-    return _evaluate("ablation", plans, faults, ABLATION + (LADDER if ladder else ()), samples, executor, per_plan,
-                     progress)
+    return _evaluate(
+        "ablation",
+        plans,
+        faults,
+        ABLATION + (LADDER if ladder else ()),
+        samples,
+        executor,
+        per_plan,
+        progress,
+    )
 
 
-def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows: tuple[Variant, ...],
-              samples: int, executor: ExecutorLike | None, per_plan: bool, progress: Progress | None) -> Campaign:
+def _evaluate(
+    kind: str,
+    plans: Iterable[Plan],
+    faults: FaultModel | None,
+    rows: tuple[Variant, ...],
+    samples: int,
+    executor: ExecutorLike | None,
+    per_plan: bool,
+    progress: Progress | None,
+) -> Campaign:
     name = kind
     if isinstance(plans, Plan):
-        raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got one Plan; write {name}([plan], ...)")
+        raise PlanvizTypeError(
+            f"{name}(plans=...) expects a list of plans, got one Plan; write {name}([plan], ...)"
+        )
     if isinstance(plans, (str, bytes, os.PathLike)):
-        raise PlanvizTypeError(f"{name}(plans=...) expects a list of plans, got {type(plans).__name__} "
-                               f"{show_value(plans)}; load them first with planviz.load_plans(path)")
+        raise PlanvizTypeError(
+            f"{name}(plans=...) expects a list of plans, got {type(plans).__name__} "
+            f"{show_value(plans)}; load them first with planviz.load_plans(path)"
+        )
     expect_type(plans, Iterable, name, "plans", "a list of plans")
     if progress is not None and not callable(progress):
-        raise PlanvizTypeError(f"{name}(progress=...) expects None or a callable (what, done, total), got "
-                               f"{type(progress).__name__} {show_value(progress)}")
+        raise PlanvizTypeError(
+            f"{name}(progress=...) expects None or a callable (what, done, total), got "
+            f"{type(progress).__name__} {show_value(progress)}"
+        )
     plans = tuple(plans)
     for plan in plans:
         expect_plan(plan, name, "plans")
     if not plans:
-        raise SimulationError(f"{name}: no plans to run; pass a list of plans (planviz.load_plans(path))")
-    model = FaultModel({}) if faults is None else expect_type(
-        faults, FaultModel, name, "faults", "a planviz FaultModel", "e.g. FaultModel({'transient': 0.1}, seed=0)")
+        raise SimulationError(
+            f"{name}: no plans to run; pass a list of plans (planviz.load_plans(path))"
+        )
+    model = (
+        FaultModel({})
+        if faults is None
+        else expect_type(
+            faults,
+            FaultModel,
+            name,
+            "faults",
+            "a planviz FaultModel",
+            "e.g. FaultModel({'transient': 0.1}, seed=0)",
+        )
+    )
     expect_type(samples, int, name, "samples", "an integer")
     if samples < 1:
         raise SimulationError(f"{name}: samples must be >= 1, got {show_value(samples)}")
@@ -192,14 +249,32 @@ def _evaluate(kind: str, plans: Iterable[Plan], faults: FaultModel | None, rows:
 def _add(acc: list[float], part: tuple[float, ...]) -> None:
     for k in range(COUNTS):
         acc[k] += part[k]
-    for k in range(COUNTS, len(part), 3):  # Chan's merge of (count, mean, M2): no sum of squares to cancel
-        acc[k:k + 3] = merge((int(acc[k]), acc[k + 1], acc[k + 2]), (int(part[k]), part[k + 1], part[k + 2]))
+    for k in range(
+        COUNTS, len(part), 3
+    ):  # Chan's merge of (count, mean, M2): no sum of squares to cancel
+        acc[k : k + 3] = merge(
+            (int(acc[k]), acc[k + 1], acc[k + 2]), (int(part[k]), part[k + 1], part[k + 2])
+        )
 
 
 def _row(name: str, plan: int | None, plan_name: str, acc: list[float]) -> CampaignRow:
     runs, successes, stops, silent = (int(v) for v in acc[:COUNTS])
     k = COUNTS
-    estimates = {f: Estimate.from_moments(int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j]))
-                 for j, f in enumerate(FIGURES)}
-    return CampaignRow(name, plan, plan_name, runs, successes, successes / runs if runs else 0.0,
-                       wilson(successes, runs), stops, silent, **estimates)
+    estimates = {
+        f: Estimate.from_moments(
+            int(acc[k + 3 * j]), float(acc[k + 1 + 3 * j]), float(acc[k + 2 + 3 * j])
+        )
+        for j, f in enumerate(FIGURES)
+    }
+    return CampaignRow(
+        name,
+        plan,
+        plan_name,
+        runs,
+        successes,
+        successes / runs if runs else 0.0,
+        wilson(successes, runs),
+        stops,
+        silent,
+        **estimates,
+    )

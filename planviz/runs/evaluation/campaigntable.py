@@ -22,8 +22,18 @@ from planviz.runs.measures.intervals import Estimate
 __all__ = ["Campaign", "CampaignRow", "METRIC_NAMES", "SUBSET_ONLY"]
 
 #: The metrics of a row (seed 004's cost and failure figures, executability, the work voided), in column order.
-METRIC_NAMES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
-                "precondition_errors", "duplicate_steps", "critical_path_delay")
+METRIC_NAMES = (
+    "executability",
+    "tool_calls",
+    "model_calls",
+    "time",
+    "recovery_distance",
+    "work_voided",
+    "replans",
+    "precondition_errors",
+    "duplicate_steps",
+    "critical_path_delay",
+)
 #: Metrics averaged over some runs only, and which: shown with the label in every table.
 SUBSET_ONLY = {"critical_path_delay": "completed runs only"}
 
@@ -81,28 +91,52 @@ class CampaignRow:
 
     def to_record(self) -> dict[str, Any]:
         """The row as one flat record: ``tool_calls``, ``tool_calls_low``, ``tool_calls_high``..."""
-        out: dict[str, Any] = {"strategy": self.strategy, "plan": self.plan, "plan_name": self.plan_name,
-                               "runs": self.runs, "successes": self.successes, "success_rate": self.success_rate,
-                               "success_low": self.success_interval[0], "success_high": self.success_interval[1],
-                               "correct_stops": self.correct_stops, "silent_failures": self.silent_failures,
-                               "failures": self.failures}
+        out: dict[str, Any] = {
+            "strategy": self.strategy,
+            "plan": self.plan,
+            "plan_name": self.plan_name,
+            "runs": self.runs,
+            "successes": self.successes,
+            "success_rate": self.success_rate,
+            "success_low": self.success_interval[0],
+            "success_high": self.success_interval[1],
+            "correct_stops": self.correct_stops,
+            "silent_failures": self.silent_failures,
+            "failures": self.failures,
+        }
         for name in METRIC_NAMES:
             e: Estimate = getattr(self, name)
-            out.update({name: e.mean, f"{name}_low": e.low, f"{name}_high": e.high, f"{name}_n": e.n})
+            out.update(
+                {name: e.mean, f"{name}_low": e.low, f"{name}_high": e.high, f"{name}_n": e.n}
+            )
         return out
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> CampaignRow:
         """The row a :meth:`to_record` record holds."""
         try:
-            metrics = {n: Estimate(record[n], record[f"{n}_low"], record[f"{n}_high"], int(record[f"{n}_n"]))
-                       for n in METRIC_NAMES}
-            return cls(str(record["strategy"]), record["plan"], str(record["plan_name"]), int(record["runs"]),
-                       int(record["successes"]), float(record["success_rate"]),
-                       (float(record["success_low"]), float(record["success_high"])),
-                       int(record["correct_stops"]), int(record["silent_failures"]), **metrics)
+            metrics = {
+                n: Estimate(
+                    record[n], record[f"{n}_low"], record[f"{n}_high"], int(record[f"{n}_n"])
+                )
+                for n in METRIC_NAMES
+            }
+            return cls(
+                str(record["strategy"]),
+                record["plan"],
+                str(record["plan_name"]),
+                int(record["runs"]),
+                int(record["successes"]),
+                float(record["success_rate"]),
+                (float(record["success_low"]), float(record["success_high"])),
+                int(record["correct_stops"]),
+                int(record["silent_failures"]),
+                **metrics,
+            )
         except (KeyError, TypeError, ValueError) as exc:
-            raise SimulationError(f"not a campaign row record: {show_value(exc)} in {show_value(record, 120)}") from None
+            raise SimulationError(
+                f"not a campaign row record: {show_value(exc)} in {show_value(record, 120)}"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -129,8 +163,10 @@ class Campaign:
             if r.strategy == strategy and r.plan == plan:
                 return r
         names = ", ".join(dict.fromkeys(r.strategy for r in self.rows))
-        raise SimulationError(f"no row {strategy!r}{'' if plan is None else f' for plan {plan}'} in this "
-                              f"{self.kind}; its rows are {names}")
+        raise SimulationError(
+            f"no row {strategy!r}{'' if plan is None else f' for plan {plan}'} in this "
+            f"{self.kind}; its rows are {names}"
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One flat dict per row (see :meth:`CampaignRow.to_record`)."""
@@ -141,15 +177,25 @@ class Campaign:
         try:
             import pandas as pd
         except ImportError:
-            raise SimulationError("to_frame() needs pandas (pip install pandas); to_records() gives the same "
-                                  "rows as plain dicts") from None
+            raise SimulationError(
+                "to_frame() needs pandas (pip install pandas); to_records() gives the same "
+                "rows as plain dicts"
+            ) from None
         return pd.DataFrame.from_records(self.to_records())
 
     def to_dict(self) -> dict[str, Any]:
         """The campaign as JSON-ready data; :meth:`from_dict` reads it back."""
-        return {"kind": self.kind, "samples": self.samples, "plans": self.plans,
-                "faults": {"rates": dict(self.faults.rates), "times": _times(self.faults), "seed": self.faults.seed},
-                "rows": self.to_records()}
+        return {
+            "kind": self.kind,
+            "samples": self.samples,
+            "plans": self.plans,
+            "faults": {
+                "rates": dict(self.faults.rates),
+                "times": _times(self.faults),
+                "seed": self.faults.seed,
+            },
+            "rows": self.to_records(),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Campaign:
@@ -157,46 +203,71 @@ class Campaign:
         try:
             spec = data["faults"]
             times = spec.get("times", 1)
-            model = FaultModel(spec["rates"], times if isinstance(times, int) else dict(times), int(spec["seed"]))
-            return cls(tuple(CampaignRow.from_record(r) for r in data["rows"]), str(data["kind"]),
-                       int(data["samples"]), int(data["plans"]), model)
+            model = FaultModel(
+                spec["rates"], times if isinstance(times, int) else dict(times), int(spec["seed"])
+            )
+            return cls(
+                tuple(CampaignRow.from_record(r) for r in data["rows"]),
+                str(data["kind"]),
+                int(data["samples"]),
+                int(data["plans"]),
+                model,
+            )
         except (KeyError, TypeError, AttributeError) as exc:
-            raise SimulationError(f"not a campaign: {show_value(exc)}; expected what Campaign.to_dict() writes") from None
+            raise SimulationError(
+                f"not a campaign: {show_value(exc)}; expected what Campaign.to_dict() writes"
+            ) from None
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         by_plan = any(r.plan is not None for r in self.rows)
-        head = ["strategy"] + (["plan"] if by_plan else []) + ["runs", "goal success", "correct stop", "silent failure",
-                                                               "failure"]
+        head = (
+            ["strategy"]
+            + (["plan"] if by_plan else [])
+            + ["runs", "goal success", "correct stop", "silent failure", "failure"]
+        )
         head += [f"{n} ({SUBSET_ONLY[n]})" if n in SUBSET_ONLY else n for n in METRIC_NAMES]
         body = []
         for r in self.rows:
             lo, hi = r.success_interval
             cells = [r.strategy] + ([_plan(r)] if by_plan else [])
-            cells += [str(r.runs), f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]", f"{r.correct_stop_rate:.2f}",
-                      f"{r.silent_failure_rate:.2f}", f"{r.failures / r.runs if r.runs else 0.0:.2f}"]
+            cells += [
+                str(r.runs),
+                f"{r.success_rate:.2f} [{lo:.2f}, {hi:.2f}]",
+                f"{r.correct_stop_rate:.2f}",
+                f"{r.silent_failure_rate:.2f}",
+                f"{r.failures / r.runs if r.runs else 0.0:.2f}",
+            ]
             cells += [_estimate(getattr(r, n)) for n in METRIC_NAMES]
             body.append(cells)
         return head, body
 
     def _title(self) -> str:
         rates = ", ".join(f"{k}={p:g}" for k, p in self.faults.rates) or "no faults"
-        return (f"{self.kind}: {self.plans} plan{'s' if self.plans != 1 else ''} x {self.samples} samples; "
-                f"faults {rates} (times {_times(self.faults)}, seed {self.faults.seed})")
+        return (
+            f"{self.kind}: {self.plans} plan{'s' if self.plans != 1 else ''} x {self.samples} samples; "
+            f"faults {rates} (times {_times(self.faults)}, seed {self.faults.seed})"
+        )
 
     def to_text(self) -> str:
         """A plain-text table: goal success rate [95% interval], the other outcome classes' shares, then each
         metric's mean +- half its interval ([low, high] when the interval is cut at 0)."""
         head, body = self._table()
         widths = [max(len(c) for c in col) for col in zip(head, *body)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *body]
+        ]
         return "\n".join([self._title(), *lines])
 
     def _repr_html_(self) -> str:
         head, body = self._table()
         th = "".join(f"<th>{html.escape(h).replace('_', '_<wbr>')}</th>" for h in head)
-        trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
-        return (f"<table class='planviz-campaign' style='font-size:90%'><caption>{html.escape(self._title())}"
-                f"</caption><tr>{th}</tr>{trs}</table>")
+        trs = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body
+        )
+        return (
+            f"<table class='planviz-campaign' style='font-size:90%'><caption>{html.escape(self._title())}"
+            f"</caption><tr>{th}</tr>{trs}</table>"
+        )
 
 
 def _estimate(e: Estimate) -> str:
@@ -210,7 +281,11 @@ def _estimate(e: Estimate) -> str:
 
 
 def _plan(row: CampaignRow) -> str:
-    return "all" if row.plan is None else f"{row.plan}" + (f" {row.plan_name[:30]}" if row.plan_name else "")
+    return (
+        "all"
+        if row.plan is None
+        else f"{row.plan}" + (f" {row.plan_name[:30]}" if row.plan_name else "")
+    )
 
 
 def _times(model: FaultModel) -> Any:

@@ -30,12 +30,24 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequ
 from planviz.errors import PlanvizTypeError, show_value
 from planviz.plan.model import Plan
 from planviz.runs.evaluation.faultmodel import FaultModel
+from planviz.runs.evaluation.mechanisms import Variant, run_variant
 from planviz.runs.measures.intervals import welford
 from planviz.runs.measures.runmetrics import metrics
-from planviz.runs.evaluation.mechanisms import Variant, run_variant
 
-__all__ = ["Unit", "FIGURES", "COUNTS", "BLOCK", "CHUNK_RUNS", "units", "chunks", "run_chunk", "execute",
-           "Submits", "Maps", "ExecutorLike"]
+__all__ = [
+    "Unit",
+    "FIGURES",
+    "COUNTS",
+    "BLOCK",
+    "CHUNK_RUNS",
+    "units",
+    "chunks",
+    "run_chunk",
+    "execute",
+    "Submits",
+    "Maps",
+    "ExecutorLike",
+]
 
 
 class Submits(Protocol):
@@ -57,14 +69,26 @@ ExecutorLike = Union[concurrent.futures.Executor, Submits, Maps]
 
 #: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a
 #: run's figures; each is averaged over every run but ``critical_path_delay`` (completed runs only).
-FIGURES = ("executability", "tool_calls", "model_calls", "time", "recovery_distance", "work_voided", "replans",
-           "precondition_errors", "duplicate_steps", "critical_path_delay")
+FIGURES = (
+    "executability",
+    "tool_calls",
+    "model_calls",
+    "time",
+    "recovery_distance",
+    "work_voided",
+    "replans",
+    "precondition_errors",
+    "duplicate_steps",
+    "critical_path_delay",
+)
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
 #: Counts before the figures: runs, then one per outcome class but failure (runs minus the others).
 COUNTS = 4
-Partial = tuple[float, ...]  # (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
+Partial = tuple[
+    float, ...
+]  # (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
 Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
 Result = list[tuple[int, int, tuple[Partial, ...]]]
 
@@ -81,11 +105,16 @@ class Unit(NamedTuple):
 
 def units(plans: Sequence[Plan], keys: Sequence[str], samples: int) -> list[Unit]:
     """Every (plan, block of samples) of a campaign, plan by plan."""
-    return [Unit(i, plan, key, start, min(start + BLOCK, samples))
-            for i, (plan, key) in enumerate(zip(plans, keys)) for start in range(0, samples, BLOCK)]
+    return [
+        Unit(i, plan, key, start, min(start + BLOCK, samples))
+        for i, (plan, key) in enumerate(zip(plans, keys))
+        for start in range(0, samples, BLOCK)
+    ]
 
 
-def chunks(work: list[Unit], rows: int, model: FaultModel, variants: tuple[Variant, ...]) -> list[Task]:
+def chunks(
+    work: list[Unit], rows: int, model: FaultModel, variants: tuple[Variant, ...]
+) -> list[Task]:
     """The units grouped into chunks of about :data:`CHUNK_RUNS` simulations (steps weigh in: long plans
     take longer), each a task for :func:`run_chunk`."""
     out: list[Task] = []
@@ -118,26 +147,37 @@ def run_chunk(task: Task) -> Result:
                 a[3] += m.outcome_class == "silent_failure"
                 for j, name in enumerate(FIGURES):
                     value = getattr(m, name)
-                    if value is not None:  # Welford's update: count, mean, sum of squared deviations
+                    if (
+                        value is not None
+                    ):  # Welford's update: count, mean, sum of squared deviations
                         k = COUNTS + 3 * j
-                        a[k:k + 3] = welford((int(a[k]), a[k + 1], a[k + 2]), float(value))
+                        a[k : k + 3] = welford((int(a[k]), a[k + 1], a[k + 2]), float(value))
         out.append((unit.position, unit.start, tuple(tuple(a) for a in acc)))
     return out
 
 
-def execute(tasks: list[Task], executor: ExecutorLike | None, done: Callable[[Result], None],
-            function: str = "campaign") -> None:
+def execute(
+    tasks: list[Task],
+    executor: ExecutorLike | None,
+    done: Callable[[Result], None],
+    function: str = "campaign",
+) -> None:
     """Run every task through ``executor``, calling ``done(result)`` for each in task order; on any error
     (Ctrl-C included) the tasks not started are cancelled."""
     if executor is None:
         for task in tasks:
             done(run_chunk(task))
         return
-    if isinstance(executor, concurrent.futures.Executor) or (hasattr(executor, "submit")
-                                                              and hasattr(executor, "gather")):
+    if isinstance(executor, concurrent.futures.Executor) or (
+        hasattr(executor, "submit") and hasattr(executor, "gather")
+    ):
         dask = type(executor).__module__.split(".")[0] == "distributed"
-        futures = [executor.submit(run_chunk, task, pure=False) if dask else executor.submit(run_chunk, task)
-                   for task in tasks]
+        futures = [
+            executor.submit(run_chunk, task, pure=False)
+            if dask
+            else executor.submit(run_chunk, task)
+            for task in tasks
+        ]
         try:
             for future in futures:
                 done(future.result())
@@ -150,9 +190,11 @@ def execute(tasks: list[Task], executor: ExecutorLike | None, done: Callable[[Re
         for result in _mapped(executor, tasks):
             done(result)
         return
-    raise PlanvizTypeError(f"{function}(executor=...) expects None, a concurrent.futures.Executor or a "
-                           f"dask.distributed.Client, got {type(executor).__name__} {show_value(executor, 60)}; e.g. "
-                           "concurrent.futures.ProcessPoolExecutor(2)")
+    raise PlanvizTypeError(
+        f"{function}(executor=...) expects None, a concurrent.futures.Executor or a "
+        f"dask.distributed.Client, got {type(executor).__name__} {show_value(executor, 60)}; e.g. "
+        "concurrent.futures.ProcessPoolExecutor(2)"
+    )
 
 
 def _mapped(executor: Any, tasks: Iterable[Task]) -> Iterator[Result]:

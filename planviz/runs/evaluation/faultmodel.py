@@ -75,24 +75,39 @@ class FaultModel:
     _times: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        rates = expect_type(self.rates, Mapping, "FaultModel", "rates", "a mapping of fault kind to probability",
-                            "e.g. rates={'transient': 0.1, 'tool_error': 0.02}") if not isinstance(self.rates, tuple) \
+        rates = (
+            expect_type(
+                self.rates,
+                Mapping,
+                "FaultModel",
+                "rates",
+                "a mapping of fault kind to probability",
+                "e.g. rates={'transient': 0.1, 'tool_error': 0.02}",
+            )
+            if not isinstance(self.rates, tuple)
             else dict(self.rates)
+        )
         expect_type(self.seed, int, "FaultModel", "seed", "an integer")
         out = []
         for kind in rates:
             if kind not in FAULT_KINDS:
-                raise SimulationError(f"FaultModel: unknown fault kind {kind!r}; choose among {', '.join(FAULT_KINDS)}")
+                raise SimulationError(
+                    f"FaultModel: unknown fault kind {kind!r}; choose among {', '.join(FAULT_KINDS)}"
+                )
         for kind in FAULT_KINDS:  # one fixed order, whatever order the mapping has
             if kind not in rates:
                 continue
             p = rates[kind]
             if isinstance(p, bool) or not isinstance(p, (int, float)):
-                raise PlanvizTypeError(f"FaultModel(rates=...) expects probabilities (numbers), got {show_value(p, 60)} for "
-                                       f"{kind!r}")
+                raise PlanvizTypeError(
+                    f"FaultModel(rates=...) expects probabilities (numbers), got {show_value(p, 60)} for "
+                    f"{kind!r}"
+                )
             if not 0.0 <= p <= 1.0:
-                raise SimulationError(f"FaultModel: the rate of {kind!r} must be a probability in [0, 1], got "
-                                      f"{show_value(p)}")
+                raise SimulationError(
+                    f"FaultModel: the rate of {kind!r} must be a probability in [0, 1], got "
+                    f"{show_value(p)}"
+                )
             out.append((kind, float(p)))
         times = self.times
         if isinstance(times, tuple):
@@ -100,19 +115,27 @@ class FaultModel:
         if isinstance(times, Mapping):
             unknown = sorted(set(times) - {k for k, _ in out})
             if unknown:
-                raise SimulationError(f"FaultModel: times given for {unknown[0]!r}, which has no rate; kinds with "
-                                      f"a rate: {', '.join(k for k, _ in out) or 'none'}")
+                raise SimulationError(
+                    f"FaultModel: times given for {unknown[0]!r}, which has no rate; kinds with "
+                    f"a rate: {', '.join(k for k, _ in out) or 'none'}"
+                )
             counts = {k: times.get(k, 1) for k, _ in out}
         else:
             counts = {k: times for k, _ in out}
         for kind, n in counts.items():
             if isinstance(n, bool) or not isinstance(n, int):
-                raise PlanvizTypeError(f"FaultModel(times=...) expects an integer or a mapping of kind to integer, "
-                                       f"got {show_value(n, 60)} for {kind!r}")
+                raise PlanvizTypeError(
+                    f"FaultModel(times=...) expects an integer or a mapping of kind to integer, "
+                    f"got {show_value(n, 60)} for {kind!r}"
+                )
             if n < 1:
-                raise SimulationError(f"FaultModel: times must be >= 1, got {show_value(n)} for {kind!r}")
+                raise SimulationError(
+                    f"FaultModel: times must be >= 1, got {show_value(n)} for {kind!r}"
+                )
         object.__setattr__(self, "rates", tuple(out))
-        object.__setattr__(self, "times", tuple(counts.items()) if isinstance(times, Mapping) else times)
+        object.__setattr__(
+            self, "times", tuple(counts.items()) if isinstance(times, Mapping) else times
+        )
         object.__setattr__(self, "_times", tuple(counts[k] for k, _ in out))
 
     def sample(self, plan: Plan, index: int) -> tuple[Fault, ...]:
@@ -145,14 +168,24 @@ class FaultModel:
         found: dict[tuple[int, int], Fault] = {}
         for k, ((kind, p), times) in enumerate(zip(self.rates, self._times)):
             # each kind has its own generator (seed, plan, sample, kind): adding a kind never moves another's faults
-            digest = hashlib.blake2b(f"{self.seed}\x1f{key}\x1f{index}\x1f{kind}".encode(), digest_size=8).digest()
+            digest = hashlib.blake2b(
+                f"{self.seed}\x1f{key}\x1f{index}\x1f{kind}".encode(), digest_size=8
+            ).digest()
             rng = random.Random(int.from_bytes(digest, "big"))
-            draw, choice, facts_of = rng.random, rng.choice, FAULTS[kind].draws  # the kind's row says what it concerns
+            draw, choice, facts_of = (
+                rng.random,
+                rng.choice,
+                FAULTS[kind].draws,
+            )  # the kind's row says what it concerns
             for i, step in enumerate(plan.steps):
                 if draw() < p:
-                    facts = facts_of(plan, step)  # None: the kind cannot apply here (its draw is spent all the same)
+                    facts = facts_of(
+                        plan, step
+                    )  # None: the kind cannot apply here (its draw is spent all the same)
                     if facts is not None:
-                        found[(i, k)] = Fault(step.id, kind, choice(facts) if facts else None, times)
+                        found[(i, k)] = Fault(
+                            step.id, kind, choice(facts) if facts else None, times
+                        )
         return tuple(found[ik] for ik in sorted(found))
 
 
@@ -164,6 +197,11 @@ def plan_key(plan: Plan) -> str:
     >>> plan_key(examples.load("cache_isolation")) == plan_key(examples.load("cache_isolation"))
     True
     """
-    content = (plan.goal, tuple(plan.premises),
-               tuple((s.id, tuple(s.requires), tuple(s.produces), bool(s.approval)) for s in plan.steps))
-    return hashlib.blake2b(repr(content).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    content = (
+        plan.goal,
+        tuple(plan.premises),
+        tuple((s.id, tuple(s.requires), tuple(s.produces), bool(s.approval)) for s in plan.steps),
+    )
+    return hashlib.blake2b(
+        repr(content).encode("utf-8", "surrogatepass"), digest_size=16
+    ).hexdigest()

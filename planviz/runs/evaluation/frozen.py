@@ -20,10 +20,10 @@ from typing import Any, Mapping
 from planviz.checks.validation import refusal
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan
+from planviz.runs.engine.simulation import simulate
 from planviz.runs.events import Run
 from planviz.runs.fault import Fault
 from planviz.runs.measures.runmetrics import attribution
-from planviz.runs.engine.simulation import simulate
 
 __all__ = ["frozen_simulation", "frozen_result", "FrozenResult", "StepPerformance"]
 
@@ -54,25 +54,38 @@ class FrozenResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (for JSON): everything but the run."""
-        return {"outcome": self.outcome, "evidence_rate": self.evidence_rate, "out_of_plan": list(self.out_of_plan),
-                "attribution": self.attribution, "reason": self.reason,
-                "steps": {sid: vars(p) for sid, p in self.steps.items()}}
+        return {
+            "outcome": self.outcome,
+            "evidence_rate": self.evidence_rate,
+            "out_of_plan": list(self.out_of_plan),
+            "attribution": self.attribution,
+            "reason": self.reason,
+            "steps": {sid: vars(p) for sid, p in self.steps.items()},
+        }
 
     def to_text(self) -> str:
         """One line per step, then the figures."""
         width = max([len(s) for s in self.steps] + [4])
         lines = [f"{'step':<{width}}  performed  evidence  attempts"]
-        lines += [f"{sid:<{width}}  {'yes' if p.performed else 'no':<9}  "
-                  f"{'unknown' if p.evidence is None else 'yes' if p.evidence else 'no':<8}  "
-                  f"{p.attempts}" for sid, p in self.steps.items()]
-        lines += [f"outcome: {self.outcome}", "evidence rate: " + ("unknown" if self.evidence_rate is None else f"{self.evidence_rate:.2f}"),
-                  f"out of plan: {', '.join(self.out_of_plan) or '(none)'}",
-                  f"attribution: {self.attribution or '-'} ({self.reason})"]
+        lines += [
+            f"{sid:<{width}}  {'yes' if p.performed else 'no':<9}  "
+            f"{'unknown' if p.evidence is None else 'yes' if p.evidence else 'no':<8}  "
+            f"{p.attempts}"
+            for sid, p in self.steps.items()
+        ]
+        lines += [
+            f"outcome: {self.outcome}",
+            "evidence rate: "
+            + ("unknown" if self.evidence_rate is None else f"{self.evidence_rate:.2f}"),
+            f"out of plan: {', '.join(self.out_of_plan) or '(none)'}",
+            f"attribution: {self.attribution or '-'} ({self.reason})",
+        ]
         return "\n".join(lines)
 
 
-def frozen_simulation(plan: Plan, contract: Contract | None, faults: tuple[Fault, ...],
-                      workers: int | None = None) -> FrozenResult:
+def frozen_simulation(
+    plan: Plan, contract: Contract | None, faults: tuple[Fault, ...], workers: int | None = None
+) -> FrozenResult:
     """Simulate an admissible ``plan`` with its route fixed (``max_replans`` 0) and measure the executor (the
     checked arguments of :func:`planviz.frozen_plan_test`).
 
@@ -84,8 +97,10 @@ def frozen_simulation(plan: Plan, contract: Contract | None, faults: tuple[Fault
     contract = contract if contract is not None else plan.contract
     why = refusal(plan, contract)
     if why is not None:
-        raise SimulationError(f"frozen_plan_test runs an admissible plan, and this one is refused: {why.code} "
-                              f"({', '.join(why.steps) or 'the plan'}): {why.message}")
+        raise SimulationError(
+            f"frozen_plan_test runs an admissible plan, and this one is refused: {why.code} "
+            f"({', '.join(why.steps) or 'the plan'}): {why.message}"
+        )
     fixed = replace(contract if contract is not None else Contract(), max_replans=0)
     run = simulate(plan, fixed, faults=faults, workers=workers)
     started: dict[str, int] = {}
@@ -100,13 +115,19 @@ def frozen_simulation(plan: Plan, contract: Contract | None, faults: tuple[Fault
                 evidence.add(e.step)
             elif e.kind == "complete":
                 evidence.discard(e.step)
-    steps = {sid: StepPerformance(sid in finished, sid in evidence, started.get(sid, 0))
-             for sid in dict.fromkeys(plan.ids)}
+    steps = {
+        sid: StepPerformance(sid in finished, sid in evidence, started.get(sid, 0))
+        for sid in dict.fromkeys(plan.ids)
+    }
     return frozen_result(run, contract, steps, tuple(sid for sid in started if sid not in steps))
 
 
-def frozen_result(run: Run, contract: Contract | None, steps: Mapping[str, StepPerformance],
-                  out_of_plan: tuple[str, ...]) -> FrozenResult:
+def frozen_result(
+    run: Run,
+    contract: Contract | None,
+    steps: Mapping[str, StepPerformance],
+    out_of_plan: tuple[str, ...],
+) -> FrozenResult:
     """The result from each step's performance: the evidence rate over the steps performed whose evidence is
     known (None when there is none), the attribution of ``run`` by seed 000's tree."""
     known = [p for p in steps.values() if p.performed and p.evidence is not None]
@@ -115,10 +136,17 @@ def frozen_result(run: Run, contract: Contract | None, steps: Mapping[str, StepP
     party, reason = blame.party, blame.reason
     ran = [sid for sid, p in steps.items() if p.performed]
     silent = [sid for sid in ran if steps[sid].evidence is False and sid in run.state.completed]
-    if party is None and silent:  # completed, but what the step declared it would show was never produced
-        party, reason = "executor", (f"{len(silent)} of {len(ran)} steps run produced no evidence they declared "
-                                     f"({', '.join(silent[:5])}{', ...' if len(silent) > 5 else ''}): a run cannot "
-                                     f"certify the executor on evidence that was not produced")
+    if (
+        party is None and silent
+    ):  # completed, but what the step declared it would show was never produced
+        party, reason = (
+            "executor",
+            (
+                f"{len(silent)} of {len(ran)} steps run produced no evidence they declared "
+                f"({', '.join(silent[:5])}{', ...' if len(silent) > 5 else ''}): a run cannot "
+                f"certify the executor on evidence that was not produced"
+            ),
+        )
     return FrozenResult(run.outcome or "unknown", steps, rate, out_of_plan, party, reason, run)
 
 

@@ -34,16 +34,27 @@ from planviz.checks.validation import refusal
 from planviz.errors import SimulationError
 from planviz.plan.arguments import expect_contract, expect_plan
 from planviz.plan.model import Contract, Plan
+from planviz.runs.comparisons.matching import match, steps_run, unmatched
+from planviz.runs.evaluation.frozen import (
+    FrozenResult,
+    StepPerformance,
+    frozen_result,
+    frozen_simulation,
+)
 from planviz.runs.events import Run, expect_run
 from planviz.runs.fault import Fault, expect_faults
-from planviz.runs.evaluation.frozen import FrozenResult, StepPerformance, frozen_result, frozen_simulation
-from planviz.runs.comparisons.matching import match, steps_run, unmatched
 
 __all__ = ["frozen_plan_test"]
 
 
-def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Iterable[Fault] = (), *,
-                     workers: int | None = None, trace: Run | None = None) -> FrozenResult:
+def frozen_plan_test(
+    plan: Plan,
+    contract: Contract | None = None,
+    faults: Iterable[Fault] = (),
+    *,
+    workers: int | None = None,
+    trace: Run | None = None,
+) -> FrozenResult:
     """Test an executor on an admissible ``plan`` with its route fixed: simulated, or a recorded ``trace``.
 
     Parameters
@@ -89,13 +100,17 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
         return frozen_simulation(plan, contract, faults, workers)
     run = expect_run(trace, "frozen_plan_test", "trace")
     if faults:
-        raise SimulationError("frozen_plan_test: faults are for a simulated route; a trace already holds what "
-                              "happened (pass one or the other)")
+        raise SimulationError(
+            "frozen_plan_test: faults are for a simulated route; a trace already holds what "
+            "happened (pass one or the other)"
+        )
     contract = contract if contract is not None else plan.contract
     why = refusal(plan, contract)
     if why is not None:
-        raise SimulationError(f"frozen_plan_test runs an admissible plan, and this one is refused: {why.code} "
-                              f"({', '.join(why.steps) or 'the plan'}): {why.message}")
+        raise SimulationError(
+            f"frozen_plan_test runs an admissible plan, and this one is refused: {why.code} "
+            f"({', '.join(why.steps) or 'the plan'}): {why.message}"
+        )
     ran = steps_run(run)
     pairs = match(plan.steps, ran)
     attempts: dict[str, int] = {}
@@ -119,13 +134,27 @@ def frozen_plan_test(plan: Plan, contract: Contract | None = None, faults: Itera
         if performed and rid in facts:
             got = facts[rid] or set()
             evidence = set(step.produces) <= got if got or not step.produces else None
-        steps[step.id] = StepPerformance(performed, evidence if performed else False, attempts.get(rid, 0)
-                                         if rid is not None else 0)
+        steps[step.id] = StepPerformance(
+            performed,
+            evidence if performed else False,
+            attempts.get(rid, 0) if rid is not None else 0,
+        )
     extra = tuple(r.id for r in unmatched(ran, pairs))
     result = frozen_result(run, contract, steps, extra)
     skipped = [sid for sid, p in steps.items() if not p.performed]
-    if result.attribution is None and (extra or skipped):  # the trace's own plan completed; the fixed one did not
-        what = "; ".join(filter(None, [f"planned steps not performed: {', '.join(skipped)}" if skipped else "",
-                                       f"calls outside the plan: {', '.join(extra)}" if extra else ""]))
-        result = replace(result, attribution="executor", reason=f"the executor left the fixed route ({what})")
+    if result.attribution is None and (
+        extra or skipped
+    ):  # the trace's own plan completed; the fixed one did not
+        what = "; ".join(
+            filter(
+                None,
+                [
+                    f"planned steps not performed: {', '.join(skipped)}" if skipped else "",
+                    f"calls outside the plan: {', '.join(extra)}" if extra else "",
+                ],
+            )
+        )
+        result = replace(
+            result, attribution="executor", reason=f"the executor left the fixed route ({what})"
+        )
     return result

@@ -37,10 +37,10 @@ from dataclasses import dataclass, replace
 
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan
-from planviz.runs.events import Run
-from planviz.runs.fault import Fault
 from planviz.runs.engine.simulation import _Simulation, simulate
 from planviz.runs.engine.strategies import MECHANISMS, STRATEGIES, STRATEGY_MECHANISMS
+from planviz.runs.events import Run
+from planviz.runs.fault import Fault
 
 __all__ = ["Variant", "variant", "run_variant", "ABLATION", "LADDER", "CAPS"]
 
@@ -69,14 +69,22 @@ def variant(strategy: str) -> Variant:
     ['evidence_check', 'explicit_plan']
     """
     if strategy not in STRATEGIES:
-        raise SimulationError(f"unknown strategy {strategy!r}; choose among {', '.join(STRATEGIES)}")
+        raise SimulationError(
+            f"unknown strategy {strategy!r}; choose among {', '.join(STRATEGIES)}"
+        )
     return Variant(strategy, strategy, STRATEGY_MECHANISMS[strategy])
 
 
 def _ablation() -> tuple[Variant, ...]:
     full = STRATEGY_MECHANISMS["planner"]
     rows = [Variant("planner", "planner", full)]
-    for mechanism in ("validation_gate", "premises_stop", "scoped_recovery", "replanning", "replan_cap"):
+    for mechanism in (
+        "validation_gate",
+        "premises_stop",
+        "scoped_recovery",
+        "replanning",
+        "replan_cap",
+    ):
         rows.append(Variant(f"-{mechanism}", "planner", full - {mechanism}))
     rows += [Variant(f"replan_cap={cap}", "planner", full, cap) for cap in CAPS]
     rows += [Variant(f"-{m}", "planner", full - {m}) for m in ("far_expansion", "evidence_check")]
@@ -88,7 +96,9 @@ def _ladder() -> tuple[Variant, ...]:
     on: set[str] = set()
     for mechanism in MECHANISMS:
         on.add(mechanism)
-        rows.append(Variant(f"+{mechanism}", "planner", frozenset(on)))  # the explicit plan pays its model call
+        rows.append(
+            Variant(f"+{mechanism}", "planner", frozenset(on))
+        )  # the explicit plan pays its model call
     return tuple(rows)
 
 
@@ -111,5 +121,7 @@ def run_variant(plan: Plan, faults: tuple[Fault, ...], row: Variant) -> Run:
     sim = _Simulation(plan, plan.contract, faults, None, row.strategy, None, None, 0.0)
     sim.mechanisms = row.mechanisms
     if row.max_replans is not None:
-        sim.limits = replace(sim.limits if sim.limits is not None else Contract(), max_replans=row.max_replans)
+        sim.limits = replace(
+            sim.limits if sim.limits is not None else Contract(), max_replans=row.max_replans
+        )
     return sim.run()

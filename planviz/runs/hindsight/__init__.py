@@ -1,2 +1,1 @@
-"""Hindsight: what a run could have been (provenance, the ideal plan, what-if).
-"""
+"""Hindsight: what a run could have been (provenance, the ideal plan, what-if)."""

@@ -48,7 +48,9 @@ def _minus(parts: list[tuple[float, float]], cut: list[tuple[float, float]]) -> 
     total = _length(parts)
     first = 0
     for a, b in parts:
-        while first < len(cut) and cut[first][1] <= a:  # cuts ending before this part end before the next ones too
+        while (
+            first < len(cut) and cut[first][1] <= a
+        ):  # cuts ending before this part end before the next ones too
             first += 1
         k = first
         while k < len(cut) and cut[k][0] < b:
@@ -57,11 +59,19 @@ def _minus(parts: list[tuple[float, float]], cut: list[tuple[float, float]]) -> 
     return total
 
 
-def figure_parts(run: Run, t0: float, actual: float, times: Mapping[str, tuple[float, float]],
-                 sched: IdealSchedule, faster: bool) -> dict[str, dict[str, float | None]]:
+def figure_parts(
+    run: Run,
+    t0: float,
+    actual: float,
+    times: Mapping[str, tuple[float, float]],
+    sched: IdealSchedule,
+    faster: bool,
+) -> dict[str, dict[str, float | None]]:
     """``actual`` and ``ideal`` makespans each split into ``tool``, ``model`` and ``wait`` time (see the module)."""
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
-    models = [(t0 + c.start, t0 + c.start + c.duration) for c in run.model_calls if c.duration is not None]
+    models = [
+        (t0 + c.start, t0 + c.start + c.duration) for c in run.model_calls if c.duration is not None
+    ]
     unknown = any(c.duration is None for c in run.model_calls)
     if no_tools:
         models = _union(models + list(times.values()))
@@ -73,17 +83,28 @@ def figure_parts(run: Run, t0: float, actual: float, times: Mapping[str, tuple[f
     model = None if unknown else _minus(models, tools)
     wait = None if model is None else actual - tool - model
     out: dict[str, dict[str, float | None]] = {
-        "actual": {"tool": tool, "model": model, "wait": None if wait is None else wait if wait > 1e-9 * max(1.0, actual) else 0.0}}
+        "actual": {
+            "tool": tool,
+            "model": model,
+            "wait": None if wait is None else wait if wait > 1e-9 * max(1.0, actual) else 0.0,
+        }
+    }
     if sched.makespan is None:
         out["ideal"] = {"tool": None, "model": None, "wait": None}
     elif not faster:
         out["ideal"] = dict(out["actual"])
     else:
         on = [s for s in sched.path]
-        m = sum(sched.durations.get(s, 0.0) for s in on if s in sched.model or (no_tools and s in times))
+        m = sum(
+            sched.durations.get(s, 0.0) for s in on if s in sched.model or (no_tools and s in times)
+        )
         t = sum(sched.durations.get(s, 0.0) for s in on if s in times and not no_tools)
         wait = sched.makespan - t - m
-        out["ideal"] = {"tool": t, "model": m, "wait": wait if wait > 1e-9 * max(1.0, sched.makespan) else 0.0}
+        out["ideal"] = {
+            "tool": t,
+            "model": m,
+            "wait": wait if wait > 1e-9 * max(1.0, sched.makespan) else 0.0,
+        }
     return out
 
 
@@ -92,7 +113,9 @@ def _tokens(calls: list[Any]) -> int | None:
     return None if not values or any(v is None for v in values) else sum(values)
 
 
-def hindsight_cost(run: Run, sched: IdealSchedule, ideal: float | None, actual: float) -> dict[str, Any]:
+def hindsight_cost(
+    run: Run, sched: IdealSchedule, ideal: float | None, actual: float
+) -> dict[str, Any]:
     """Tokens and time on the ideal critical path and off it, and what the ideal would spend (see the module)."""
     calls = list(run.model_calls)
     on = set(sched.path)
@@ -101,15 +124,24 @@ def hindsight_cost(run: Run, sched: IdealSchedule, ideal: float | None, actual: 
     path_time = sum(sched.durations.get(s, 0.0) for s in on)
     led = [c for c in calls if c.step is not None and c.step in steps]
     final = [c for c in calls if c.step is None or c.step not in steps]
-    tokens_on = _tokens([c for c in led if c.step in on] + (final if any(s in sched.model and s.startswith(ANSWER_STEP) for s in on) else []))
+    tokens_on = _tokens(
+        [c for c in led if c.step in on]
+        + (final if any(s in sched.model and s.startswith(ANSWER_STEP) for s in on) else [])
+    )
     tokens_all = _tokens(calls)
     out: dict[str, Any] = {
         "time_on_path": path_time if sched.makespan is not None else None,
         "time_off_path": max(0.0, work - path_time) if sched.makespan is not None else None,
-        "model_calls": len(calls) if calls else None, "tokens": tokens_all,
+        "model_calls": len(calls) if calls else None,
+        "tokens": tokens_all,
         "tokens_on_path": tokens_on if calls else None,
-        "tokens_off_path": None if tokens_all is None or tokens_on is None else tokens_all - tokens_on,
-        "ideal_time": ideal, "ideal_tokens": None, "ideal_model_calls": len(sched.model) if calls else None}
+        "tokens_off_path": None
+        if tokens_all is None or tokens_on is None
+        else tokens_all - tokens_on,
+        "ideal_time": ideal,
+        "ideal_tokens": None,
+        "ideal_model_calls": len(sched.model) if calls else None,
+    }
     derive = len([s for s in sched.model if s.startswith("model for")])
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
     if no_tools:  # the steps are the model calls: the ideal makes the same ones
@@ -119,10 +151,16 @@ def hindsight_cost(run: Run, sched: IdealSchedule, ideal: float | None, actual: 
         plan_tokens = (calls[0].input_tokens or 0) + sum(c.output_tokens or 0 for c in led)
         answer = sum((c.input_tokens or 0) + (c.output_tokens or 0) for c in final)
         out["ideal_tokens"] = int(plan_tokens + derive * per_call + answer)
-    parts = [f"{len(calls)} model calls, {_show(tokens_all)} tokens" if calls else "no model call recorded"]
+    parts = [
+        f"{len(calls)} model calls, {_show(tokens_all)} tokens"
+        if calls
+        else "no model call recorded"
+    ]
     if calls:
         parts.append(f"{_show(tokens_on)} of them on the ideal critical path")
-        parts.append(f"the ideal: {out['ideal_model_calls']} model calls, about {_show(out['ideal_tokens'])} tokens")
+        parts.append(
+            f"the ideal: {out['ideal_model_calls']} model calls, about {_show(out['ideal_tokens'])} tokens"
+        )
     out["text"] = "; ".join(parts)
     return out
 

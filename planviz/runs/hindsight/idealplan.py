@@ -43,13 +43,20 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.placeholder import PATTERN
-from planviz.structure.graph import to_graph
 from planviz.plan.model import Plan, Step
+from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
 from planviz.runs.hindsight.provenance import distinctive_parts, known_words, result_leaves
+from planviz.structure.graph import to_graph
 
-__all__ = ["IdealSchedule", "ideal_schedule", "llmcompiler_text", "covered", "PLAN_STEP", "ANSWER_STEP"]
+__all__ = [
+    "IdealSchedule",
+    "ideal_schedule",
+    "llmcompiler_text",
+    "covered",
+    "PLAN_STEP",
+    "ANSWER_STEP",
+]
 
 PLAN_STEP, ANSWER_STEP = "plan", "answer"
 
@@ -91,12 +98,15 @@ def _calls(run: Run, t0: float) -> list[tuple[str | None, float, float | None, A
     """Each model call as (step it led to, start on the run's clock, end or None, the call)."""
     out = []
     for c in run.model_calls:
-        out.append((c.step, t0 + c.start, None if c.duration is None else t0 + c.start + c.duration, c))
+        out.append(
+            (c.step, t0 + c.start, None if c.duration is None else t0 + c.start + c.duration, c)
+        )
     return out
 
 
-def _placeholders(step: Step, sources: Sequence[str],
-                  leaves: Mapping[str, list[tuple[tuple[str, ...], str]]]) -> dict[str, Any]:
+def _placeholders(
+    step: Step, sources: Sequence[str], leaves: Mapping[str, list[tuple[tuple[str, ...], str]]]
+) -> dict[str, Any]:
     """``step``'s arguments where each copy of a result field is a placeholder ``{{S1.field}}`` (a string that is
     the field, or holds it)."""
     args = dict(step.arguments)
@@ -114,8 +124,14 @@ def _placeholders(step: Step, sources: Sequence[str],
     return args
 
 
-def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Mapping[str, Step],
-                   edges: Sequence[tuple[str, str, str]], release: Mapping[str, float], t0: float) -> IdealSchedule:
+def ideal_schedule(
+    run: Run,
+    times: Mapping[str, tuple[float, float]],
+    steps: Mapping[str, Step],
+    edges: Sequence[tuple[str, str, str]],
+    release: Mapping[str, float],
+    t0: float,
+) -> IdealSchedule:
     """The ideal schedule of ``run`` (see the module): ``times`` each call's (first start, last end), ``steps``
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
     revision brought could start at the earliest, ``t0`` the run's first event."""
@@ -126,7 +142,11 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
     every = _calls(run, t0)
     took = [end - start for _, start, end, _ in every if end is not None]
     # a call that started within the step it led to is that step's own work (a LangGraph node that is a model call)
-    calls = [c for c in every if not (c[0] is not None and c[0] in times and times[c[0]][0] <= c[1] <= times[c[0]][1])]
+    calls = [
+        c
+        for c in every
+        if not (c[0] is not None and c[0] in times and times[c[0]][0] <= c[1] <= times[c[0]][1])
+    ]
     median = statistics.median(took) if took else None
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
     with_model = bool(calls) and not no_tools
@@ -140,15 +160,36 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
     out: list[Step] = []
     known = known_words(run)
-    leaves = {sid: result_leaves(o.data["result"]) for sid, o in run.state.observations
-              if o.data.get("result") is not None}
+    leaves = {
+        sid: result_leaves(o.data["result"])
+        for sid, o in run.state.observations
+        if o.data.get("result") is not None
+    }
 
-    def step(sid: str, action: str, duration: float, after: Sequence[str], *, requires: Sequence[str] = (),
-             arguments: Mapping[str, Any] | None = None, tool: str | None = None) -> None:
+    def step(
+        sid: str,
+        action: str,
+        duration: float,
+        after: Sequence[str],
+        *,
+        requires: Sequence[str] = (),
+        arguments: Mapping[str, Any] | None = None,
+        tool: str | None = None,
+    ) -> None:
         durations[sid] = max(0.0, duration)
-        out.append(Step(sid, action, expected_evidence="ran", duration=max(0.0, duration), depends_on=sorted(after),
-                        requires=sorted(requires), produces=f"{sid}.result", tool=tool,
-                        arguments=arguments or {}))
+        out.append(
+            Step(
+                sid,
+                action,
+                expected_evidence="ran",
+                duration=max(0.0, duration),
+                depends_on=sorted(after),
+                requires=sorted(requires),
+                produces=f"{sid}.result",
+                tool=tool,
+                arguments=arguments or {},
+            )
+        )
 
     plan_id = answer_id = None
     if with_model:
@@ -167,9 +208,15 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
             before = [(s, e) for _, s, e, _ in calls if s < first]
             plan_unknown = plan_unknown or any(e is None for _, e in before)
             plan_time = covered([(s, min(e, first)) for s, e in before if e is not None])
-        trailing = [(s, e) for sid, s, e, _ in calls if (e is None or e > last) and (sid is None or sid not in times)]
+        trailing = [
+            (s, e)
+            for sid, s, e, _ in calls
+            if (e is None or e > last) and (sid is None or sid not in times)
+        ]
         answer_unknown = any(e is None and s >= last for s, e in trailing)
-        answer_time = covered([(max(s, last), e) for s, e in trailing if e is not None and e > last])
+        answer_time = covered(
+            [(max(s, last), e) for s, e in trailing if e is not None and e > last]
+        )
         unknown_on_plan += plan_unknown + answer_unknown
         plan_id = _unused(PLAN_STEP, ids)
         step(plan_id, "model call: plan every tool call", plan_time, [])
@@ -178,7 +225,10 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
             unknown_steps.add(plan_id)
         if trailing:
             answer_id = _unused(ANSWER_STEP, ids)
-    marks = {t: _unused(f"(revision at {t!r})", ids) for t in sorted({release[v] for v in ran if v in release})}
+    marks = {
+        t: _unused(f"(revision at {t!r})", ids)
+        for t in sorted({release[v] for v in ran if v in release})
+    }
     for t, m in marks.items():
         step(m, m, t - t0, [])
     for v in ran:
@@ -191,8 +241,13 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
             if median is None:
                 unknown_on_plan += 1
                 unknown_steps.add(m)
-            step(m, f"model call: derive the arguments of {v}", median or 0.0, needs_model + ([plan_id] if plan_id else []),
-                 requires=[f"{u}.result" for u in needs_model])
+            step(
+                m,
+                f"model call: derive the arguments of {v}",
+                median or 0.0,
+                needs_model + ([plan_id] if plan_id else []),
+                requires=[f"{u}.result" for u in needs_model],
+            )
             model.add(m)
             after.append(m)
         else:
@@ -202,23 +257,49 @@ def ideal_schedule(run: Run, times: Mapping[str, tuple[float, float]], steps: Ma
             after.append(plan_id)
         args = _placeholders(define, copies, leaves) if define else {}
         derived_by = m if needs_model and with_model else None
-        if derived_by is not None:  # a value that came from somewhere and is no copy: the model call in between
+        if (
+            derived_by is not None
+        ):  # a value that came from somewhere and is no copy: the model call in between
             for key, value in args.items():
                 if isinstance(value, str) and "{{" not in value and distinctive_parts(value, known):
                     args[key] = "{{" + derived_by + "." + key + "}}"
-        step(v, define.action if define is not None else v, durations[v], after,
-             requires=[f"{u}.result" for u in copies] + ([f"{derived_by}.result"] if derived_by else []),
-             arguments=args, tool=define.tool if define is not None else None)
+        step(
+            v,
+            define.action if define is not None else v,
+            durations[v],
+            after,
+            requires=[f"{u}.result" for u in copies]
+            + ([f"{derived_by}.result"] if derived_by else []),
+            arguments=args,
+            tool=define.tool if define is not None else None,
+        )
     if answer_id is not None:
-        step(answer_id, "model call: the final answer", answer_time, ran, requires=[f"{u}.result" for u in ran])
+        step(
+            answer_id,
+            "model call: the final answer",
+            answer_time,
+            ran,
+            requires=[f"{u}.result" for u in ran],
+        )
         model.add(answer_id)
         if answer_unknown:
             unknown_steps.add(answer_id)
-    plan = Plan(f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}", out,
-                time_unit=run.plan.time_unit if run.plan is not None else "")
+    plan = Plan(
+        f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
+        out,
+        time_unit=run.plan.time_unit if run.plan is not None else "",
+    )
     schedule = critical_path(plan)
-    return IdealSchedule(plan, None if unknown_on_plan else schedule.makespan, tuple(schedule.path), durations,
-                         frozenset(model), median, unknown_on_plan, frozenset(unknown_steps))
+    return IdealSchedule(
+        plan,
+        None if unknown_on_plan else schedule.makespan,
+        tuple(schedule.path),
+        durations,
+        frozenset(model),
+        median,
+        unknown_on_plan,
+        frozenset(unknown_steps),
+    )
 
 
 def llmcompiler_text(plan: Plan) -> str:
@@ -248,14 +329,25 @@ def llmcompiler_text(plan: Plan) -> str:
             return PATTERN.sub(lambda m: _ref(m.group(1), number), text)
 
         if sid in model:
-            args = [json.dumps(s.action[len("model call: "):])] + [f"${number[u]}" for u in s.depends_on if u in number]
+            args = [json.dumps(s.action[len("model call: ") :])] + [
+                f"${number[u]}" for u in s.depends_on if u in number
+            ]
         else:
-            args = [json.dumps(refer(v)) if isinstance(v, str) else json.dumps(v) for v in s.arguments.values()]
-        lines.append(f"{number[sid]}. {'llm' if sid in model else (s.tool or sid)}({', '.join(args)})")
+            args = [
+                json.dumps(refer(v)) if isinstance(v, str) else json.dumps(v)
+                for v in s.arguments.values()
+            ]
+        lines.append(
+            f"{number[sid]}. {'llm' if sid in model else (s.tool or sid)}({', '.join(args)})"
+        )
     lines.append(f"{len(number) + 1}. join()<END_OF_PLAN>")
     return "\n".join(lines)
 
 
 def _ref(inner: str, number: Mapping[str, int]) -> str:
-    head = max((u for u in number if inner.strip() == u or inner.strip().startswith(u + ".")), key=len, default=None)
+    head = max(
+        (u for u in number if inner.strip() == u or inner.strip().startswith(u + ".")),
+        key=len,
+        default=None,
+    )
     return f"${number[head]}" if head is not None else "{{" + inner + "}}"

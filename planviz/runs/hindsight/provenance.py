@@ -56,7 +56,15 @@ from planviz.plan.model import Step
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.events import Run
 
-__all__ = ["data_edges", "distinctive_parts", "known_words", "result_leaves", "intervals", "latest_steps", "REASONS"]
+__all__ = [
+    "data_edges",
+    "distinctive_parts",
+    "known_words",
+    "result_leaves",
+    "intervals",
+    "latest_steps",
+    "REASONS",
+]
 
 #: The reasons an edge may give, the costliest first (the first that applies to a pair wins).
 REASONS = ("unknown", "derived", "contains", "exact")
@@ -124,7 +132,9 @@ def _distinctive(part: str) -> bool:
         return len(part) >= 2
     if part.isalpha():
         return len(part) >= 4
-    return len(part) >= 2  # an identifier: it holds a digit, _, ., /, @, :, - or mixes letters and digits
+    return (
+        len(part) >= 2
+    )  # an identifier: it holds a digit, _, ., /, @, :, - or mixes letters and digits
 
 
 def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[str]:
@@ -149,7 +159,12 @@ def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
     out, seen = [], set()
     for p in parts:
         words = [w.lower() for w in _WORD.findall(p)]
-        if p in seen or not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
+        if (
+            p in seen
+            or not words
+            or all(w in known for w in words)
+            or not (" " in p or _distinctive(p))
+        ):
             continue
         seen.add(p)
         out.append(p)
@@ -167,8 +182,9 @@ def _found(part: str, text: str) -> bool:
     i = t.find(p)
     while i >= 0:
         j = i + len(p)
-        if (i == 0 or not _alnum(t[i - 1]) or not _alnum(p[0])) and (j == len(t) or not _alnum(t[j])
-                                                                    or not _alnum(p[-1])):
+        if (i == 0 or not _alnum(t[i - 1]) or not _alnum(p[0])) and (
+            j == len(t) or not _alnum(t[j]) or not _alnum(p[-1])
+        ):
             return True
         i = t.find(p, i + 1)
     return False
@@ -178,7 +194,9 @@ def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
-def _why(args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]) -> str | None:
+def _why(
+    args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]
+) -> str | None:
     """How the argument values ``args`` came from a result with ``leaves``: the costliest reason, or None."""
     values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
     whole = [leaf for leaf in values if leaf.strip() and _distinctive_whole(leaf, known)]
@@ -187,7 +205,9 @@ def _why(args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: froz
         if _distinctive_whole(arg, known) and any(arg.strip() == leaf.strip() for leaf in values):
             reasons.add("exact")
             continue
-        inner = [leaf for leaf in whole if len(leaf.strip()) < len(arg.strip()) and leaf.strip() in arg]
+        inner = [
+            leaf for leaf in whole if len(leaf.strip()) < len(arg.strip()) and leaf.strip() in arg
+        ]
         if inner:
             reasons.add("contains")
         covered = " ".join(inner)
@@ -244,8 +264,13 @@ def _arguments(step: Step) -> list[str]:
     return [leaf for _, leaf in _leaves(dict(step.arguments)) if "{{" not in leaf]
 
 
-def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
-               steps: Mapping[str, Step] | None = None, *, every: bool = False) -> tuple[tuple[str, str, str], ...]:
+def data_edges(
+    run: Run,
+    times: Mapping[str, tuple[float, float]] | None = None,
+    steps: Mapping[str, Step] | None = None,
+    *,
+    every: bool = False,
+) -> tuple[tuple[str, str, str], ...]:
     """The data edges of ``run``: ``(earlier, later, reason)`` sorted (see the module for the rules).
 
     ``times`` maps each call that ran to its (first start, last end) and ``steps`` each id to its latest
@@ -267,7 +292,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
     leaves = {sid: result_leaves(r) for sid, r in results.items()}
     producers: dict[str, list[str]] = {}
     for sid in times:
-        for fact in (defs[sid].produces if sid in defs else ()):
+        for fact in defs[sid].produces if sid in defs else ():
             producers.setdefault(fact, []).append(sid)
     ids = set(defs) | set(times)
     order = sorted(times, key=lambda s: (times[s][0], times[s][1], s))
@@ -284,10 +309,20 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
     rank = {u: i for i, u in enumerate(order)}
     by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
     unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
-    pools = {True: (by_end, [times[u][1] for u in by_end]), False: (unread, [times[u][1] for u in unread])}
+    pools = {
+        True: (by_end, [times[u][1] for u in by_end]),
+        False: (unread, [times[u][1] for u in unread]),
+    }
     # a call that waits for every call that had ended when it started (it records no input)
-    waits_all = {w for w in order if foreign and w in defs and not defs[w].requires and not defs[w].arguments
-                 and not defs[w].depends_on}
+    waits_all = {
+        w
+        for w in order
+        if foreign
+        and w in defs
+        and not defs[w].requires
+        and not defs[w].arguments
+        and not defs[w].depends_on
+    }
 
     def assume(v: str, s_v: float, any_call: bool) -> None:
         """``unknown: assumed`` edges from the calls (``any_call``, else those whose result was not recorded) that
@@ -301,14 +336,21 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             u = pool[k]
             if u == v:
                 continue
-            if not every and cover is not None and rank[cover] > rank[u] and times[cover][0] >= ends[k]:
+            if (
+                not every
+                and cover is not None
+                and rank[cover] > rank[u]
+                and times[cover][0] >= ends[k]
+            ):
                 if ends[k] < times[cover][0]:
                     break  # every call ending sooner started sooner: ranked below the cover, covered too
                 continue
             add(u, v, "unknown: assumed")
             if u in waits_all and rank[u] < rv and (cover is None or rank[u] > rank[cover]):
                 cover = u
-        for u in sorted(into.get(v, ())):  # a pair already linked for another reason: the assumption is costlier
+        for u in sorted(
+            into.get(v, ())
+        ):  # a pair already linked for another reason: the assumption is costlier
             if u != v and u in times and times[u][1] <= s_v and (any_call or u not in results):
                 add(u, v, "unknown: assumed")
 
@@ -326,8 +368,16 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
         words = [w.lower() for w in _WORD.findall(part)]
         candidates = min((holders.get(w, []) for w in words), key=len) if words else []
         for u in candidates:
-            if u != v and times[u][1] <= s_v and all(w in words_of[u] for w in words) and (
-                    len(words) == 1 and _WORD.fullmatch(part) or any(_found(part, leaf) for _, leaf in leaves[u])):
+            if (
+                u != v
+                and times[u][1] <= s_v
+                and all(w in words_of[u] for w in words)
+                and (
+                    len(words) == 1
+                    and _WORD.fullmatch(part)
+                    or any(_found(part, leaf) for _, leaf in leaves[u])
+                )
+            ):
                 return u
         return None
 
@@ -340,7 +390,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             return u != v and u in times and times[u][1] <= s_v
 
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
-        for fact in (() if foreign and step.arguments else step.requires):
+        for fact in () if foreign and step.arguments else step.requires:
             done = [u for u in producers.get(fact, ()) if ended(u)]
             if done:
                 add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
@@ -353,7 +403,7 @@ def data_edges(run: Run, times: Mapping[str, tuple[float, float]] | None = None,
             # records none, every call that had ended
             if foreign and not step.depends_on:
                 assume(v, s_v, True)
-            for u in (() if foreign and not step.depends_on else step.depends_on):
+            for u in () if foreign and not step.depends_on else step.depends_on:
                 if ended(u):
                     add(u, v, "unknown: assumed")
             continue

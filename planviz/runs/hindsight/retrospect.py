@@ -54,7 +54,13 @@ from planviz.analysis.schedule import critical_path
 from planviz.plan.model import Plan, Step
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
-from planviz.runs.hindsight.idealplan import ANSWER_STEP, PLAN_STEP, IdealSchedule, covered, ideal_schedule
+from planviz.runs.hindsight.idealplan import (
+    ANSWER_STEP,
+    PLAN_STEP,
+    IdealSchedule,
+    covered,
+    ideal_schedule,
+)
 from planviz.runs.hindsight.provenance import data_edges, intervals, latest_steps
 from planviz.runs.usage import model_calls
 
@@ -86,7 +92,9 @@ class Hindsight:
     time_unit: str = ""
     plan: Plan | None = field(default=None, hash=False, compare=False, repr=False)
     schedule_makespan: float | None = None
-    parts: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict, hash=False, repr=False)
+    parts: Mapping[str, Mapping[str, float | None]] = field(
+        default_factory=dict, hash=False, repr=False
+    )
     cost: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
     assumptions: tuple[str, ...] = ()
     unknown_model_time: tuple[str, ...] = ()
@@ -100,14 +108,18 @@ class Hindsight:
         """One line: ``3.1 s ran, 2 s possible: get_weather and get_weather#2 share no data``."""
         unit = f" {self.time_unit}" if self.time_unit else ""
         if self.ideal_makespan is None:
-            return (f"{_num(self.actual_makespan)}{unit} ran, possible unknown: a model call the schedule needs "
-                    "has an unknown duration")
+            return (
+                f"{_num(self.actual_makespan)}{unit} ran, possible unknown: a model call the schedule needs "
+                "has an unknown duration"
+            )
         text = f"{_num(self.actual_makespan)}{unit} ran, {_num(self.ideal_makespan)}{unit} possible"
         saving = self.saving or 0.0
         if self.serialized:
             u, v = self.serialized[0]
             more = len(self.serialized) - 1
-            text += f": {u} and {v} share no data" + (f" (and {more} more such pair{'s' * (more > 1)})" if more else "")
+            text += f": {u} and {v} share no data" + (
+                f" (and {more} more such pair{'s' * (more > 1)})" if more else ""
+            )
         elif saving <= 1e-9 * max(1.0, abs(self.actual_makespan)):
             text += ": nothing waited that did not need to"
         else:
@@ -120,30 +132,50 @@ class Hindsight:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"actual_makespan": self.actual_makespan, "ideal_makespan": self.ideal_makespan,
-                "schedule_makespan": self.schedule_makespan,
-                "time_unit": self.time_unit, "waits": dict(self.waits), "serialized": [list(p) for p in self.serialized],
-                "data_edges": [list(e) for e in self.data_edges], "durations": dict(self.durations),
-                "path": list(self.path), "parts": {k: dict(v) for k, v in self.parts.items()},
-                "cost": dict(self.cost), "assumptions": list(self.assumptions),
-                "unknown_model_time": list(self.unknown_model_time), "summary": self.summary()}
+        return {
+            "actual_makespan": self.actual_makespan,
+            "ideal_makespan": self.ideal_makespan,
+            "schedule_makespan": self.schedule_makespan,
+            "time_unit": self.time_unit,
+            "waits": dict(self.waits),
+            "serialized": [list(p) for p in self.serialized],
+            "data_edges": [list(e) for e in self.data_edges],
+            "durations": dict(self.durations),
+            "path": list(self.path),
+            "parts": {k: dict(v) for k, v in self.parts.items()},
+            "cost": dict(self.cost),
+            "assumptions": list(self.assumptions),
+            "unknown_model_time": list(self.unknown_model_time),
+            "summary": self.summary(),
+        }
 
     def to_text(self) -> str:
         unit = f" {self.time_unit}" if self.time_unit else ""
-        lines = [self.summary(), f"ideal path: {' -> '.join(self.path) if self.path else '(no step ran)'}"]
+        lines = [
+            self.summary(),
+            f"ideal path: {' -> '.join(self.path) if self.path else '(no step ran)'}",
+        ]
         for name in ("actual", "ideal"):
             part = self.parts.get(name)
             if part:
-                lines.append(f"{name}: " + ", ".join(f"{k} {'unknown' if x is None else _num(x) + unit}"
-                                                     for k, x in part.items()))
+                lines.append(
+                    f"{name}: "
+                    + ", ".join(
+                        f"{k} {'unknown' if x is None else _num(x) + unit}" for k, x in part.items()
+                    )
+                )
         for u, v, why in self.data_edges[:10]:
             lines.append(f"data: {v} waits for {u} ({why})")
         if len(self.data_edges) > 10:
             lines.append(f"... and {len(self.data_edges) - 10} more data edges")
         waited = [(s, w) for s, w in self.waits.items() if w > 0]
         if waited:
-            lines.append("waited after their inputs were ready: " +
-                         ", ".join(f"{s} {_num(w)}{unit}" for s, w in sorted(waited, key=lambda sw: -sw[1])[:10]))
+            lines.append(
+                "waited after their inputs were ready: "
+                + ", ".join(
+                    f"{s} {_num(w)}{unit}" for s, w in sorted(waited, key=lambda sw: -sw[1])[:10]
+                )
+            )
         for u, v in self.serialized[:10]:
             lines.append(f"serialized: {v} ran after {u}; they share no data")
         if len(self.serialized) > 10:
@@ -226,52 +258,89 @@ def hindsight(run: Run) -> Hindsight:
     if span is None:
         ideal = None
     else:
-        ideal = min(span, actual) if span - actual <= 1e-9 * max(1.0, actual) or run.model_calls else span
+        ideal = (
+            min(span, actual)
+            if span - actual <= 1e-9 * max(1.0, actual) or run.model_calls
+            else span
+        )
     faster = span is not None and ideal is not None and span <= ideal + 1e-9 * max(1.0, actual)
-    path = tuple(v for v in sched.path if v in times or v in sched.model) if faster or not ran else \
-        tuple(sorted(times, key=lambda s: (times[s][0], s)))
+    path = (
+        tuple(v for v in sched.path if v in times or v in sched.model)
+        if faster or not ran
+        else tuple(sorted(times, key=lambda s: (times[s][0], s)))
+    )
     parts = figure_parts(run, t0, actual, times, sched, faster)
     cost = hindsight_cost(run, sched, ideal, actual)
-    return Hindsight(actual, ideal, dict(sorted(waits.items())), _serialized(ran, times, preds, ready), edges,
-                     {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model}, path,
-                     run.plan.time_unit if run.plan is not None else "", sched.plan, span, parts, cost,
-                     _assumptions(run, sched, actual, faster), tuple(sorted(unknown)))
+    return Hindsight(
+        actual,
+        ideal,
+        dict(sorted(waits.items())),
+        _serialized(ran, times, preds, ready),
+        edges,
+        {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model},
+        path,
+        run.plan.time_unit if run.plan is not None else "",
+        sched.plan,
+        span,
+        parts,
+        cost,
+        _assumptions(run, sched, actual, faster),
+        tuple(sorted(unknown)),
+    )
 
 
 def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) -> tuple[str, ...]:
     """The rules behind the ideal figure, in words."""
     unit = f" {run.plan.time_unit}" if run.plan is not None and run.plan.time_unit else ""
-    out = ["a call waits for the calls whose results hold a distinctive part of its arguments; a value the task "
-           "gives waits for nothing; when the reader cannot tell, the call waits"]
+    out = [
+        "a call waits for the calls whose results hold a distinctive part of its arguments; a value the task "
+        "gives waits for nothing; when the reader cannot tell, the call waits"
+    ]
     steps = {s.id: s for s in sched.plan.steps} if sched.plan is not None else {}
+
     def took(sid: str) -> str:
         return "unknown" if sid in sched.unknown_steps else _num(sched.durations[sid]) + unit
 
     plan = [s for s in sched.model if s.startswith(PLAN_STEP) and s in steps]
     if plan:
-        out.append(f"one planning model call ({took(plan[0])}: the longest model time that led to a tool call) "
-                   "writes every tool call; a copied result is a placeholder, a derived value needs a model call "
-                   f"in between ({'unknown' if sched.model_time is None else _num(sched.model_time) + unit}: the "
-                   "run's median model call)")
+        out.append(
+            f"one planning model call ({took(plan[0])}: the longest model time that led to a tool call) "
+            "writes every tool call; a copied result is a placeholder, a derived value needs a model call "
+            f"in between ({'unknown' if sched.model_time is None else _num(sched.model_time) + unit}: the "
+            "run's median model call)"
+        )
         answer = [s for s in sched.model if s.startswith(ANSWER_STEP) and s in steps]
         if answer:
-            out.append(f"the final answer waits for every tool call ({took(answer[0])}: the "
-                       "model time after the last tool call)")
+            out.append(
+                f"the final answer waits for every tool call ({took(answer[0])}: the "
+                "model time after the last tool call)"
+            )
     elif run.model_calls and sched.plan is not None:
-        out.append("the trace records no tool call: its steps are its model calls, each at its recorded time")
+        out.append(
+            "the trace records no tool call: its steps are its model calls, each at its recorded time"
+        )
     else:
         out.append("the run records no model call: model time is not counted")
     if sched.unknown_calls:
-        out.append(f"{sched.unknown_calls} model call(s) the schedule needs have an unknown duration: the ideal is "
-                   "unknown, not free")
+        out.append(
+            f"{sched.unknown_calls} model call(s) the schedule needs have an unknown duration: the ideal is "
+            "unknown, not free"
+        )
     elif not faster and sched.makespan is not None:
-        out.append(f"that schedule takes {_num(sched.makespan)}{unit}, no sooner than the run's {_num(actual)}{unit}: "
-                   "the ideal is the run as it ran")
+        out.append(
+            f"that schedule takes {_num(sched.makespan)}{unit}, no sooner than the run's {_num(actual)}{unit}: "
+            "the ideal is the run as it ran"
+        )
     return tuple(out)
 
 
-def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]], ready: Mapping[str, float],
-          unknown: set[str] | None = None) -> tuple[dict[str, float], dict[str, float]]:
+def _work(
+    run: Run,
+    t0: float,
+    times: Mapping[str, tuple[float, float]],
+    ready: Mapping[str, float],
+    unknown: set[str] | None = None,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Each step's time (first start to last end) plus its model time after ``ready``; and that model time.
     A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
     own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
@@ -279,7 +348,11 @@ def _work(run: Run, t0: float, times: Mapping[str, tuple[float, float]], ready: 
     for sid, call in model_calls(run):
         at, took = call.get("time"), call.get("duration")
         if sid is not None and sid in times and isinstance(at, (int, float)):
-            end = times[sid][0] if not isinstance(took, (int, float)) else min(t0 + at + took, times[sid][0])
+            end = (
+                times[sid][0]
+                if not isinstance(took, (int, float))
+                else min(t0 + at + took, times[sid][0])
+            )
             a, b = max(t0 + at, ready[sid]), end  # while its inputs were ready
             if b > a:
                 spans[sid].append((a, b))
@@ -302,16 +375,29 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
         return None
     t0 = run.events[0].time
     defs = latest_steps(run)
-    preds = {v: [u for u in (defs[v].depends_on if v in defs else ()) if u in times and times[u][1] <= times[v][0]]
-             for v in times}
+    preds = {
+        v: [
+            u
+            for u in (defs[v].depends_on if v in defs else ())
+            if u in times and times[u][1] <= times[v][0]
+        ]
+        for v in times
+    }
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
     work, _ = _work(run, t0, times, ready, unknown)
-    plan = Plan("recorded", [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times])
+    plan = Plan(
+        "recorded",
+        [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times],
+    )
     return critical_path(plan).makespan
 
 
-def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds: Mapping[str, set[str]],
-                ready: Mapping[str, float]) -> tuple[tuple[str, str], ...]:
+def _serialized(
+    ran: list[str],
+    times: Mapping[str, tuple[float, float]],
+    preds: Mapping[str, set[str]],
+    ready: Mapping[str, float],
+) -> tuple[tuple[str, str], ...]:
     """Pairs (u, v) sharing no data where v started right after u ended though its inputs were ready before."""
     # Data edges go forward in time (the producer ended before the consumer started), so a data path from u to
     # a v that started right after u ended passes only through steps that ran wholly in between: none, or steps
@@ -322,7 +408,9 @@ def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds:
     out = []
     for v in order:
         s_v = times[v][0]
-        latest_start = float("-inf")  # of the steps already passed, which ended later than the current u
+        latest_start = float(
+            "-inf"
+        )  # of the steps already passed, which ended later than the current u
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
             u = by_end[k]
             e_u = times[u][1]
@@ -331,12 +419,18 @@ def _serialized(ran: list[str], times: Mapping[str, tuple[float, float]], preds:
             if latest_start >= e_u:  # some step ran wholly between u's end and v's start
                 break
             latest_start = max(latest_start, times[u][0])
-            if ready[v] < e_u and not _linked(u, v, preds, times) and not _linked(v, u, preds, times):
+            if (
+                ready[v] < e_u
+                and not _linked(u, v, preds, times)
+                and not _linked(v, u, preds, times)
+            ):
                 out.append((u, v))
     return tuple(sorted(out, key=lambda p: (times[p[1]][0], times[p[0]][1], p)))
 
 
-def _linked(u: str, v: str, preds: Mapping[str, set[str]], times: Mapping[str, tuple[float, float]]) -> bool:
+def _linked(
+    u: str, v: str, preds: Mapping[str, set[str]], times: Mapping[str, tuple[float, float]]
+) -> bool:
     """Whether a data path leads from ``u`` to ``v``: back from ``v`` through steps that started after ``u``
     ended (only those can carry ``u``'s data on)."""
     e_u = times[u][1]

@@ -47,10 +47,10 @@ from typing import Any, Iterable, Mapping
 
 from planviz.plan.lineage import revised_roots, versions
 from planviz.plan.model import Plan, Step, natural_key
+from planviz.runs.engine.simulation import STRATEGIES, simulate
 from planviz.runs.events import Run, expect_run
 from planviz.runs.fault import Fault, expect_faults
 from planviz.runs.hindsight.retrospect import hindsight
-from planviz.runs.engine.simulation import STRATEGIES, simulate
 
 __all__ = ["what_if", "WhatIf", "inferred_plan", "FINAL_ANSWER"]
 
@@ -93,16 +93,24 @@ class WhatIf:
         """One line: the faults, what they void, what re-runs and the new makespan."""
         unit = f" {self.time_unit}" if self.time_unit else ""
         what = ", ".join(map(str, self.faults)) or "no fault"
-        return (f"{what}: {len(self.voided)} voided, {len(self.kept)} kept, {len(self.rerun)} to re-run; "
-                f"{_num(self.makespan)}{unit} instead of {_num(self.recorded_makespan)}{unit} "
-                f"({self.outcome or 'no outcome'})")
+        return (
+            f"{what}: {len(self.voided)} voided, {len(self.kept)} kept, {len(self.rerun)} to re-run; "
+            f"{_num(self.makespan)}{unit} instead of {_num(self.recorded_makespan)}{unit} "
+            f"({self.outcome or 'no outcome'})"
+        )
 
     def to_text(self) -> str:
         tokens = "unknown (not recorded)" if self.tokens is None else f"{self.tokens:,}"
-        lines = [self.summary(),
-                 f"voided: {_names(self.voided)}", f"kept: {_names(self.kept)}", f"re-run: {_names(self.rerun)}",
-                 f"tokens to re-run: {tokens}"]
-        consumed = [(u, v, why) for u, v, why in self.data_edges if v in self.voided and u in self.voided]
+        lines = [
+            self.summary(),
+            f"voided: {_names(self.voided)}",
+            f"kept: {_names(self.kept)}",
+            f"re-run: {_names(self.rerun)}",
+            f"tokens to re-run: {tokens}",
+        ]
+        consumed = [
+            (u, v, why) for u, v, why in self.data_edges if v in self.voided and u in self.voided
+        ]
         for u, v, why in consumed[:10]:
             lines.append(f"  {v} consumed {u}'s result ({why})")
         if len(consumed) > 10:
@@ -113,10 +121,19 @@ class WhatIf:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"faults": [str(f) for f in self.faults], "voided": list(self.voided), "kept": list(self.kept),
-                "rerun": list(self.rerun), "makespan": self.makespan, "recorded_makespan": self.recorded_makespan,
-                "time_unit": self.time_unit, "tokens": self.tokens, "outcome": self.outcome,
-                "data_edges": [list(e) for e in self.data_edges], "summary": self.summary()}
+        return {
+            "faults": [str(f) for f in self.faults],
+            "voided": list(self.voided),
+            "kept": list(self.kept),
+            "rerun": list(self.rerun),
+            "makespan": self.makespan,
+            "recorded_makespan": self.recorded_makespan,
+            "time_unit": self.time_unit,
+            "tokens": self.tokens,
+            "outcome": self.outcome,
+            "data_edges": [list(e) for e in self.data_edges],
+            "summary": self.summary(),
+        }
 
     def _repr_html_(self) -> str:
         return "<pre class='planviz-whatif'>" + html.escape(self.to_text()) + "</pre>"
@@ -128,7 +145,11 @@ def _num(x: float) -> str:
 
 def _names(ids: Iterable[str]) -> str:
     ids = list(ids)
-    return ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "") if ids else "none"
+    return (
+        ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+        if ids
+        else "none"
+    )
 
 
 def data_edges(run: Run) -> tuple[tuple[str, str, str], ...]:
@@ -218,11 +239,20 @@ def _base_steps(run: Run) -> list[Step]:
     for sid in ids:
         step = latest[sid]
         deps = [d for d in (_kept_id(d, kept, latest) for d in step.depends_on) if d is not None]
-        if run.strategy not in STRATEGIES and (step.revises is not None or actions[step.action] > 1):
+        if run.strategy not in STRATEGIES and (
+            step.revises is not None or actions[step.action] > 1
+        ):
             # one recorded run of the work among the others: its own work, not a revision a fault would follow
-            step = replace(step, revises=None, action=step.action if actions[step.action] < 2 else
-                           f"{step.action} ({sid})")
-        out.append(step if tuple(deps) == tuple(step.depends_on) else replace(step, depends_on=tuple(dict.fromkeys(deps))))
+            step = replace(
+                step,
+                revises=None,
+                action=step.action if actions[step.action] < 2 else f"{step.action} ({sid})",
+            )
+        out.append(
+            step
+            if tuple(deps) == tuple(step.depends_on)
+            else replace(step, depends_on=tuple(dict.fromkeys(deps)))
+        )
     return out
 
 
@@ -257,11 +287,20 @@ def inferred_plan(run: Run, edges: Iterable[tuple[str, str, str]] | None = None)
     for s in base:
         duration = last[s.id] + lead.get(s.id, 0.0) if s.id in last else s.duration
         extra = sorted(preds.get(s.id, set()) - set(s.depends_on), key=natural_key)
-        steps.append(replace(s, duration=max(0.0, duration), depends_on=tuple(s.depends_on) + tuple(extra)))
+        steps.append(
+            replace(s, duration=max(0.0, duration), depends_on=tuple(s.depends_on) + tuple(extra))
+        )
     if None in tokens:
         ran = [s.id for s in steps if s.id in last]
-        steps.append(Step(FINAL_ANSWER, "answer the task from every result", expected_evidence="the answer",
-                          duration=lead.get(None, 0.0), depends_on=ran))
+        steps.append(
+            Step(
+                FINAL_ANSWER,
+                "answer the task from every result",
+                expected_evidence="the answer",
+                duration=lead.get(None, 0.0),
+                depends_on=ran,
+            )
+        )
     first = run.plans[0] if run.plans else Plan("recorded run", [])
     return first.replace(steps=tuple(steps), parent=None)
 
@@ -281,12 +320,19 @@ def _recorded_faults(run: Run, plan: Plan) -> tuple[Fault, ...]:
             out.append(Fault(sid, "transient", times=fails[sid]))
         else:
             kind = ended.get(sid, "tool_error")
-            out.append(Fault(sid, kind if kind in ("tool_error", "side_effect") else "tool_error", times=fails[sid]))
+            out.append(
+                Fault(
+                    sid,
+                    kind if kind in ("tool_error", "side_effect") else "tool_error",
+                    times=fails[sid],
+                )
+            )
     return tuple(out)
 
 
-def replay_sets(replay: Run, ran: Iterable[str], edges: Iterable[tuple[str, str, str]]
-                ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+def replay_sets(
+    replay: Run, ran: Iterable[str], edges: Iterable[tuple[str, str, str]]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(voided, kept, rerun) of the steps that ``ran`` (in their order) once ``replay`` ran (see the module)."""
     order = list(dict.fromkeys(ran))
     ran = set(order)
@@ -319,8 +365,11 @@ def replay_sets(replay: Run, ran: Iterable[str], edges: Iterable[tuple[str, str,
                 stack.append(v)
     voided &= ran
     rerun = voided | {s for s, n in starts.items() if n > 1 and s in ran}
-    return (tuple(s for s in order if s in voided), tuple(s for s in order if s not in voided),
-            tuple(s for s in order if s in rerun))
+    return (
+        tuple(s for s in order if s in voided),
+        tuple(s for s in order if s not in voided),
+        tuple(s for s in order if s in rerun),
+    )
 
 
 def what_if(run: Run, faults: Iterable[Fault] = ()) -> WhatIf:
@@ -364,16 +413,33 @@ def what_if(run: Run, faults: Iterable[Fault] = ()) -> WhatIf:
     injected = _recorded_faults(run, plan) + faults
     strategy = run.strategy if run.strategy in STRATEGIES else "planner"
     replay = simulate(plan, run.contract, faults=injected, strategy=strategy)
-    ran = list(dict.fromkeys(e.step for e in run.events if e.kind == "start" and e.step is not None
-                             and e.step in plan))  # start order
+    ran = list(
+        dict.fromkeys(
+            e.step
+            for e in run.events
+            if e.kind == "start" and e.step is not None and e.step in plan
+        )
+    )  # start order
     if FINAL_ANSWER in plan and FINAL_ANSWER not in run.plans[0]:
         edges = edges + tuple((s, FINAL_ANSWER, "the final answer reports it") for s in ran)
         ran.append(FINAL_ANSWER)
     voided, kept, rerun = replay_sets(replay, ran, edges)
     t0 = run.events[0].time if run.events else 0.0
     makespan = replay.time - (replay.events[0].time if replay.events else 0.0)
-    return WhatIf(voided, kept, rerun, makespan, _tokens(run, rerun), injected, replay, plan, run, run.time - t0,
-                  edges, plan.time_unit or "")
+    return WhatIf(
+        voided,
+        kept,
+        rerun,
+        makespan,
+        _tokens(run, rerun),
+        injected,
+        replay,
+        plan,
+        run,
+        run.time - t0,
+        edges,
+        plan.time_unit or "",
+    )
 
 
 def _tokens(run: Run, rerun: Iterable[str]) -> int | None:

@@ -1,2 +1,1 @@
-"""The measures of a run: metrics, outcome classes, intervals.
-"""
+"""The measures of a run: metrics, outcome classes, intervals."""

@@ -28,7 +28,13 @@ from __future__ import annotations
 from planviz.checks.validation import refusal
 from planviz.runs.events import Run, expect_run, negation
 
-__all__ = ["OUTCOME_CLASSES", "CORRECT_STOPS", "outcome_class", "false_premises", "missing_evidence"]
+__all__ = [
+    "OUTCOME_CLASSES",
+    "CORRECT_STOPS",
+    "outcome_class",
+    "false_premises",
+    "missing_evidence",
+]
 
 OUTCOME_CLASSES = ("goal_success", "correct_stop", "silent_failure", "failure")
 #: Stops that are results, not failures (with ``refused`` when the contract is infeasible).
@@ -107,6 +113,7 @@ def outcome_class(run: Run) -> str:
         stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
         first = refusal(run.plans[0], run.contract) if run.plans else None
         if (stop is not None and stop.category == "infeasible_fact") or (
-                first is not None and first.code == "infeasible_fact"):
+            first is not None and first.code == "infeasible_fact"
+        ):
             return "correct_stop"
     return "failure"

@@ -24,54 +24,70 @@ from planviz.plan.arguments import expect_contract
 from planviz.plan.identity import work_keys
 from planviz.plan.lineage import lineage_roots
 from planviz.plan.model import Contract, Plan
-from planviz.structure.index import structure_index
 from planviz.runs.events import Run, expect_run
 from planviz.runs.fault import FAULTS
-from planviz.runs.measures.outcomes import missing_evidence, outcome_class
 from planviz.runs.hindsight.retrospect import recorded_makespan
+from planviz.runs.measures.outcomes import missing_evidence, outcome_class
 from planviz.runs.usage import Usage, run_usage
+from planviz.structure.index import structure_index
 
-__all__ = ["metrics", "metrics_from", "attribution", "Attribution", "Metrics", "ATTRIBUTIONS", "METRIC_DOCS", "format_value"]
+__all__ = [
+    "metrics",
+    "metrics_from",
+    "attribution",
+    "Attribution",
+    "Metrics",
+    "ATTRIBUTIONS",
+    "METRIC_DOCS",
+    "format_value",
+]
 
 ATTRIBUTIONS = ("planner", "executor", "environment", "contract")
 # failure categories by party: the fault kinds' own (runs/fault.FAULTS), and a direct agent's unmet precondition
-_EXECUTOR = frozenset({k.category for k in FAULTS.values() if k.blame == "executor"} | {"unmet_precondition"})
-_ENVIRONMENT = frozenset(k.category for k in FAULTS.values() if k.blame == "environment" and k.category)
+_EXECUTOR = frozenset(
+    {k.category for k in FAULTS.values() if k.blame == "executor"} | {"unmet_precondition"}
+)
+_ENVIRONMENT = frozenset(
+    k.category for k in FAULTS.values() if k.blame == "environment" and k.category
+)
 
 METRIC_DOCS = {
     "success": "goal success: the run completed its plan, no premise was falsified and every step produced the "
-               "evidence it declared (planviz.outcome_class)",
+    "evidence it declared (planviz.outcome_class)",
     "executability": "planned steps (of the first version) completed, directly, through a revision or (a far "
-                     "step) through its expansion, / planned",
+    "step) through its expansion, / planned",
     "precondition_errors": "steps started while not ready (a dependency not done or a required fact not held)",
     "duplicate_steps": "work redone after a failure or a replan: starts of steps not in their plan, starts repeating "
-                       "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
-                       "expansion added that does the same work (action, tool, arguments, requires, produces) as a "
-                       "step started before; never a step the first plan itself lists twice",
+    "a step or one of its revisions (a retry, a redo), and starts of a step a revision or an "
+    "expansion added that does the same work (action, tool, arguments, requires, produces) as a "
+    "step started before; never a step the first plan itself lists twice",
     "replans": "plan revisions",
     "recovery_distance": "how far back execution went after a failure: the hops (dependency edges) from the failed "
-                         "step up to the nearest re-run point (a voided step none of whose dependencies was voided; "
-                         "0 when the failed step itself is re-run), the largest over the run's recoveries",
+    "step up to the nearest re-run point (a voided step none of whose dependencies was voided; "
+    "0 when the failed step itself is re-run), the largest over the run's recoveries",
     "work_voided": "completed steps voided by recoveries: verified work execution went back over",
     "critical_path_delay": "finish time minus the first plan's makespan (only for a completed run of a plan with "
-                           "one); for a recorded run, its makespan minus the critical path of the steps it ran "
-                           "with the times that happened (plus the model calls that led to each), over the "
-                           "dependencies it respected: the time no step accounts for (a model call after the "
-                           "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
-                           "model call that led to a step records no duration (shown as unknown)",
+    "one); for a recorded run, its makespan minus the critical path of the steps it ran "
+    "with the times that happened (plus the model calls that led to each), over the "
+    "dependencies it respected: the time no step accounts for (a model call after the "
+    "last step, the agent's own overhead, a wait), never negative; None (unknown) when a "
+    "model call that led to a step records no duration (shown as unknown)",
     "tool_calls": "step attempts started (planviz.run_usage); 0 for a trace that holds no tool call (its steps "
-                  "are its model calls); for a LangGraph run, the ToolMessages its node runs wrote",
+    "are its model calls); for a LangGraph run, the ToolMessages its node runs wrote",
     "model_calls": "model calls (planviz.run_usage): those a recorded trace holds, each once; else one per plan "
-                   "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
-                   "decides each call), none (workflow: a fixed script); not recorded (None) for another "
-                   "tool's trace that holds none",
+    "proposal, replan and expansion (planner, Recorder runs), one per step (direct: the agent "
+    "decides each call), none (workflow: a fixed script); not recorded (None) for another "
+    "tool's trace that holds none",
     "time": "clock at the last event (planviz.run_usage)",
     "outcome_class": "goal_success, correct_stop (infeasible, false premise, forbidden state: a result, not a "
-                     "failure), silent_failure (completed past a false premise or missing evidence) or failure",
+    "failure), silent_failure (completed past a false premise or missing evidence) or failure",
 }
 
 
-_COMPLETED = ("goal_success", "silent_failure")  # the outcome classes of a run that ended plan_complete
+_COMPLETED = (
+    "goal_success",
+    "silent_failure",
+)  # the outcome classes of a run that ended plan_complete
 
 
 @dataclass(frozen=True)
@@ -101,11 +117,21 @@ class Metrics:
 
     def cells(self) -> list[tuple[str, str]]:
         """(name, shown value) pairs in the metrics' order: the one way every table, report and panel shows them."""
-        return [(name, f"{value:.2f}" if name == "executability" else "not recorded"
-                 if name == "model_calls" and value is None else "unknown"  # a completed run's delay not told
-                 if name == "critical_path_delay" and value is None and self.outcome_class in _COMPLETED
-                 else format_value(value))
-                for name, value in self.to_dict().items()]
+        return [
+            (
+                name,
+                f"{value:.2f}"
+                if name == "executability"
+                else "not recorded"
+                if name == "model_calls" and value is None
+                else "unknown"  # a completed run's delay not told
+                if name == "critical_path_delay"
+                and value is None
+                and self.outcome_class in _COMPLETED
+                else format_value(value),
+            )
+            for name, value in self.to_dict().items()
+        ]
 
     def to_text(self) -> str:
         cells = self.cells()
@@ -113,8 +139,11 @@ class Metrics:
         return "\n".join(f"{n:<{width}}  {v}" for n, v in cells)
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><th title='{html.escape(METRIC_DOCS[n], quote=True)}'>{html.escape(n)}</th>"
-                       f"<td>{html.escape(v)}</td></tr>" for n, v in self.cells())
+        rows = "".join(
+            f"<tr><th title='{html.escape(METRIC_DOCS[n], quote=True)}'>{html.escape(n)}</th>"
+            f"<td>{html.escape(v)}</td></tr>"
+            for n, v in self.cells()
+        )
         return f"<table class='planviz-metrics'>{rows}</table>"
 
 
@@ -166,26 +195,38 @@ def metrics(run: Run) -> Metrics:
     return metrics_from(run, critical_path, run_usage)
 
 
-def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable[[Run], Usage]) -> Metrics:
+def metrics_from(
+    run: Run, schedule: Callable[[Plan], Schedule], usage: Callable[[Run], Usage]
+) -> Metrics:
     """:func:`metrics` of a checked ``run`` with the critical path of a plan and the usage of the run asked of
     ``schedule`` and ``usage`` (the run summary's, so a view computes each once:
     :class:`~planviz.runs.summary.runsummary.RunSummary`)."""
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
-    for i in reversed(range(len(run.events))):  # a far step is done when all its concrete steps are (nested first)
+    for i in reversed(
+        range(len(run.events))
+    ):  # a far step is done when all its concrete steps are (nested first)
         e = run.events[i]
         if e.kind == "expand" and e.step is not None:
             new = run.plan_at(i)
-            if new is not None and new.parent is not None and set(new.ids) - set(new.parent.ids) <= done_roots:
+            if (
+                new is not None
+                and new.parent is not None
+                and set(new.ids) - set(new.parent.ids) <= done_roots
+            ):
                 done_roots.add(e.step)
     executability = len(done_roots & planned) / len(planned) if planned else 0.0
     precondition_errors = voided_work = replans = repeats = distance = 0
-    group: tuple[Plan | None, str | None, set[str]] | None = None  # the recovery under way: plan, failed, voided
+    group: tuple[Plan | None, str | None, set[str]] | None = (
+        None  # the recovery under way: plan, failed, voided
+    )
     first_ids = planned
     started_roots: set[str] = set()
     started_work: set[str] = set()
-    keys: dict[int, dict[str, str]] = {}  # plan version -> the content of its started steps (plan/identity)
+    keys: dict[
+        int, dict[str, str]
+    ] = {}  # plan version -> the content of its started steps (plan/identity)
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
@@ -207,13 +248,17 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
                 started_work.add(work)
             if i > 0 and at is not None and e.step in at.by_id:
                 before, step = run.frame(i - 1), at.step(e.step)
-                if (any(before.statuses.get(d) != "done" for d in step.depends_on)
-                        or not set(step.requires) <= before.facts):
+                if (
+                    any(before.statuses.get(d) != "done" for d in step.depends_on)
+                    or not set(step.requires) <= before.facts
+                ):
                     precondition_errors += 1
         elif e.kind in ("invalidate", "recheck") and i > 0:
             statuses_before = run.frame(i - 1).statuses
             voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
-            if e.kind == "invalidate":  # a recovery: its rechecks (a goal change) void more of the same scope
+            if (
+                e.kind == "invalidate"
+            ):  # a recovery: its rechecks (a goal change) void more of the same scope
                 if group is not None:
                     distance = max(distance, _hops_back(*group))
                 group = (run.plan_at(i - 1), e.step, set(e.voided))
@@ -224,20 +269,40 @@ def metrics_from(run: Run, schedule: Callable[[Plan], Schedule], usage: Callable
     if group is not None:
         distance = max(distance, _hops_back(*group))
     verdict = outcome_class(run)
-    completed = run.outcome == "plan_complete"  # the critical path delay is defined for a completed run
+    completed = (
+        run.outcome == "plan_complete"
+    )  # the critical path delay is defined for a completed run
     delay = None
-    if completed and run.plans and run.strategy == "recorded":  # what happened, not the plan's estimates
-        unknown: set[str] = set()  # steps a model call of unknown duration led to: the delay is unknown
+    if (
+        completed and run.plans and run.strategy == "recorded"
+    ):  # what happened, not the plan's estimates
+        unknown: set[str] = (
+            set()
+        )  # steps a model call of unknown duration led to: the delay is unknown
         ideal = recorded_makespan(run, unknown)
-        delay = None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
+        delay = (
+            None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)
+        )
     elif completed and run.plans:
         try:
             delay = run.time - schedule(run.plans[0]).makespan
         except StructureError:  # a recorded plan with a cycle or a missing step has no makespan
             delay = None
     used = usage(run)  # the one count of calls and time, shared with diff_runs and the viewers
-    return Metrics(verdict == "goal_success", executability, precondition_errors, repeats,  # invalid + repeats
-                   replans, distance, delay, used.tool_calls, used.model_calls, used.time, verdict, voided_work)
+    return Metrics(
+        verdict == "goal_success",
+        executability,
+        precondition_errors,
+        repeats,  # invalid + repeats
+        replans,
+        distance,
+        delay,
+        used.tool_calls,
+        used.model_calls,
+        used.time,
+        verdict,
+        voided_work,
+    )
 
 
 def _hops_back(plan: Plan | None, failed: str | None, voided: set[str]) -> int:
@@ -267,7 +332,9 @@ class Attribution:
     reason: str
 
 
-def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> str | None:
+def attribute(
+    run: Run, contract: Contract | None = None, *, goal_met: bool | None = None
+) -> str | None:
     """Deprecated (kept one release, docs/words.md): ``attribution(run, contract, goal_met=...).party``.
 
     ``planviz.attribute`` warns and names the new spelling; :func:`attribution` is the one blame tree, and
@@ -285,7 +352,9 @@ def attribute(run: Run, contract: Contract | None = None, *, goal_met: bool | No
     return attribution(run, contract, goal_met=goal_met).party
 
 
-def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | None = None) -> Attribution:
+def attribution(
+    run: Run, contract: Contract | None = None, *, goal_met: bool | None = None
+) -> Attribution:
     """Seed 000's tree, in order: who the outcome of ``run`` is down to (``party``: ``planner``, ``executor``,
     ``environment``, ``contract``, or None when there is nothing to blame), and why (``reason``).
 
@@ -339,47 +408,90 @@ def attribution(run: Run, contract: Contract | None = None, *, goal_met: bool | 
     stop = run.events[-1] if run.events and run.events[-1].kind == "stop" else None
     verdict = outcome_class(run)
     if run.outcome == "plan_complete" and goal_met is not False and verdict == "goal_success":
-        return Attribution(None, "the run completed every step of its plan (plan_complete): nothing to blame; "
-                                 "whether the user's goal holds is for a person to judge")
+        return Attribution(
+            None,
+            "the run completed every step of its plan (plan_complete): nothing to blame; "
+            "whether the user's goal holds is for a person to judge",
+        )
     first = refusal(run.plans[0], contract) if run.plans else None
     infeasible = first is not None and first.code == "infeasible_fact"
-    if run.outcome == "refused" and (infeasible or (stop is not None and stop.category == "infeasible_fact")):
-        said = first.message if infeasible and first is not None else stop.message if stop is not None else ""
-        return Attribution(None, f"a correct refusal: infeasibility is a result, not a failure (infeasible_fact: "
-                                 f"{said})")
+    if run.outcome == "refused" and (
+        infeasible or (stop is not None and stop.category == "infeasible_fact")
+    ):
+        said = (
+            first.message
+            if infeasible and first is not None
+            else stop.message
+            if stop is not None
+            else ""
+        )
+        return Attribution(
+            None,
+            f"a correct refusal: infeasibility is a result, not a failure (infeasible_fact: "
+            f"{said})",
+        )
     if first is not None:
         if infeasible:
-            return Attribution("contract", f"the contract asks for a fact no route can have, and the run went on "
-                                           f"anyway: {first.message}")
+            return Attribution(
+                "contract",
+                f"the contract asks for a fact no route can have, and the run went on "
+                f"anyway: {first.message}",
+            )
         return Attribution("planner", f"the plan fails the contract: {first.code}: {first.message}")
     if run.outcome == "refused":
-        return Attribution("planner", f"a plan the planner proposed was refused: "
-                                      f"{stop.message if stop is not None else 'refused'}")
+        return Attribution(
+            "planner",
+            f"a plan the planner proposed was refused: "
+            f"{stop.message if stop is not None else 'refused'}",
+        )
     if run.outcome == "awaiting_expansion":
         return Attribution("planner", "the planner left a far-horizon step unexpanded")
     m = metrics(run)
     fails = [e for e in run.events if e.kind == "fail"]
     bad = next((e for e in fails if e.category in _EXECUTOR), None)
-    offplan = next((e for i, e in enumerate(run.events) if e.kind == "start" and e.step not in run.frame(i).statuses),
-                   None)
+    offplan = next(
+        (
+            e
+            for i, e in enumerate(run.events)
+            if e.kind == "start" and e.step not in run.frame(i).statuses
+        ),
+        None,
+    )
     if bad is not None:
-        return Attribution("executor", f"step {bad.step!r} did not produce the evidence it declared "
-                                       f"({bad.category}: {bad.message})")
+        return Attribution(
+            "executor",
+            f"step {bad.step!r} did not produce the evidence it declared "
+            f"({bad.category}: {bad.message})",
+        )
     unchecked = missing_evidence(run) if verdict == "silent_failure" else []
     if unchecked:
-        return Attribution("executor", f"step {unchecked[0]!r} completed without the evidence it declared, and the "
-                                       "run went on (a silent failure)")
+        return Attribution(
+            "executor",
+            f"step {unchecked[0]!r} completed without the evidence it declared, and the "
+            "run went on (a silent failure)",
+        )
     if offplan is not None or m.precondition_errors:
-        what = f"step {offplan.step!r} was not in its plan" if offplan is not None else \
-            f"{m.precondition_errors} step(s) started before they were ready"
+        what = (
+            f"step {offplan.step!r} was not in its plan"
+            if offplan is not None
+            else f"{m.precondition_errors} step(s) started before they were ready"
+        )
         return Attribution("executor", f"the executor left the plan: {what}")
     if run.outcome in ("expected_evidence_missing", "forbidden_state"):
         return Attribution("executor", f"{stop.message if stop is not None else run.outcome}")
     lost = next((e for e in run.events if e.kind in ("withdraw", "conflict")), None)
-    if (lost is not None or {e.category for e in fails} & _ENVIRONMENT
-            or run.outcome in ("premise_failed", "approval_denied", "goal_changed")):
-        cause = lost.message if lost is not None else stop.message if stop is not None else run.outcome
+    if (
+        lost is not None
+        or {e.category for e in fails} & _ENVIRONMENT
+        or run.outcome in ("premise_failed", "approval_denied", "goal_changed")
+    ):
+        cause = (
+            lost.message if lost is not None else stop.message if stop is not None else run.outcome
+        )
         return Attribution("environment", f"the world changed under the run: {cause}")
-    return Attribution("contract", "every step that ran produced the evidence it declared and no fact was "
-                                   "withdrawn, yet the goal failed: the contract is too weak (it missed a "
-                                   "requirement)")
+    return Attribution(
+        "contract",
+        "every step that ran produced the evidence it declared and no fact was "
+        "withdrawn, yet the goal failed: the contract is too weak (it missed a "
+        "requirement)",
+    )

@@ -1,2 +1,1 @@
-"""One run summary: what a view of a run shows besides its frames, computed once per run.
-"""
+"""One run summary: what a view of a run shows besides its frames, computed once per run."""

@@ -49,7 +49,9 @@ __all__ = ["RunSummary", "run_summary", "pair_diff"]
 T = TypeVar("T")
 _KEEP = 2  # summaries kept for the runs summarised last, held or not
 _LOCK = threading.RLock()  # reentrant: a summary let go may be forgotten while one is made
-_HELD: dict[int, weakref.ref[RunSummary]] = {}  # id(run) -> its summary while anyone holds it (the summary holds the run)
+_HELD: dict[
+    int, weakref.ref[RunSummary]
+] = {}  # id(run) -> its summary while anyone holds it (the summary holds the run)
 _LAST: list[RunSummary] = []
 
 
@@ -75,7 +77,9 @@ class RunSummary:
     """
 
     run: Run
-    _memo: dict[Any, tuple[Any, PlanvizError | None, Any]] = field(default_factory=dict, init=False, repr=False)
+    _memo: dict[Any, tuple[Any, PlanvizError | None, Any]] = field(
+        default_factory=dict, init=False, repr=False
+    )
     _lock: Any = field(default_factory=threading.RLock, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -85,11 +89,16 @@ class RunSummary:
         with self._lock:
             done = sorted({key if isinstance(key, str) else key[0] for key in self._memo})
         versions = len(self.run.plans)
-        return (f"<RunSummary of a run of {len(self.run.events)} events, {versions} plan version"
-                f"{'s' * (versions != 1)}; computed: {', '.join(done) or 'nothing yet'}>")
+        return (
+            f"<RunSummary of a run of {len(self.run.events)} events, {versions} plan version"
+            f"{'s' * (versions != 1)}; computed: {', '.join(done) or 'nothing yet'}>"
+        )
 
     def __reduce__(self) -> tuple[type, tuple[Run]]:
-        return (RunSummary, (self.run,))  # the run travels; the figures are computed again where they are read
+        return (
+            RunSummary,
+            (self.run,),
+        )  # the run travels; the figures are computed again where they are read
 
     def _once(self, key: Any, compute: Callable[[], T], keep: Any = None) -> T:
         """``compute()`` the first time ``key`` is asked for, then what it gave (or the error it raised).
@@ -114,7 +123,9 @@ class RunSummary:
         """``(schedule, "")``, or ``(None, why)`` when ``plan`` has no critical path (what pictures draw)."""
         try:
             return self.schedule(plan), ""
-        except PlanvizError as exc:  # a cycle or an unknown dependency: still draw the plan, say why
+        except (
+            PlanvizError
+        ) as exc:  # a cycle or an unknown dependency: still draw the plan, say why
             return None, str(exc)
 
     @property
@@ -134,7 +145,9 @@ class RunSummary:
     @property
     def metrics(self) -> Metrics:
         """:func:`planviz.metrics` of the run (with this summary's critical path and usage)."""
-        return self._once("metrics", lambda: metrics_from(self.run, self.schedule, lambda _run: self.usage))
+        return self._once(
+            "metrics", lambda: metrics_from(self.run, self.schedule, lambda _run: self.usage)
+        )
 
     @property
     def hindsight(self) -> Hindsight:
@@ -178,7 +191,7 @@ def run_summary(run: Run) -> RunSummary:
         if found is None or found.run is not run:
             found = RunSummary(run)
             _HELD[id(run)] = weakref.ref(found, functools.partial(_forget, id(run)))
-        _LAST[:] = [s for s in _LAST if s is not found][-(_KEEP - 1):] + [found]
+        _LAST[:] = [s for s in _LAST if s is not found][-(_KEEP - 1) :] + [found]
     return found
 
 
@@ -187,7 +200,6 @@ def _forget(key: int, ref: weakref.ref[RunSummary]) -> None:
     with _LOCK:
         if _HELD.get(key) is ref:
             del _HELD[key]
-
 
 
 def pair_diff(a: RunSummary, b: RunSummary) -> RunDiff:

@@ -1,2 +1,1 @@
-"""Langfuse exports.
-"""
+"""Langfuse exports."""

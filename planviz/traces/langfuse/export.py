@@ -44,12 +44,23 @@ from typing import Any
 from planviz.errors import TraceFormatError
 from planviz.io.syntax import show_value
 from planviz.runs.events import Run
-from planviz.traces import Document, Sample
-from planviz.traces import calltimes, toolcalls
+from planviz.traces import Document, Sample, calltimes, toolcalls
 from planviz.traces.messages import last_input, reply, task
-from planviz.traces.otel.openinferencevalues import arguments
 from planviz.traces.otel.genai import run_of_spans
-from planviz.traces.otel.otelspans import AGENT, MODEL, SHORT, TOOL, Span, _brief, _id, _nanos, _number, _value, leaves
+from planviz.traces.otel.openinferencevalues import arguments
+from planviz.traces.otel.otelspans import (
+    AGENT,
+    MODEL,
+    SHORT,
+    TOOL,
+    Span,
+    _brief,
+    _id,
+    _nanos,
+    _number,
+    _value,
+    leaves,
+)
 from planviz.traces.tokens import USAGE_DETAILS, tokens_of
 
 __all__ = ["TITLE", "detect", "read", "spans_of"]
@@ -57,16 +68,30 @@ __all__ = ["TITLE", "detect", "read", "spans_of"]
 TITLE = "Langfuse"
 _KEYS = re.compile(r'"(observations|parentObservationId)"\s*:')
 _LIFECYCLE = re.compile(r"^(?P<stem>.+)\.(?P<phase>start|success|finish|error)-(?P<n>\d+)$")
-_TYPES = {"GENERATION": MODEL, "TOOL": TOOL, "AGENT": AGENT, "CHAIN": AGENT, "SPAN": None, "EVENT": None,
-          "EMBEDDING": MODEL, "RETRIEVER": None, "EVALUATOR": None, "GUARDRAIL": None}
+_TYPES = {
+    "GENERATION": MODEL,
+    "TOOL": TOOL,
+    "AGENT": AGENT,
+    "CHAIN": AGENT,
+    "SPAN": None,
+    "EVENT": None,
+    "EMBEDDING": MODEL,
+    "RETRIEVER": None,
+    "EVALUATOR": None,
+    "GUARDRAIL": None,
+}
 
 
 def detect(sample: Sample) -> float:
     """Sure for an object holding ``observations`` (with ``trace``, or observations naming their parents)."""
     if sample.parsed:
         data = sample.data
-        return 0.98 if isinstance(data, dict) and isinstance(data.get("observations"), list) else 0.0
-    found = _KEYS.search(sample.text)  # surer than the OpenTelemetry attributes its metadata may hold
+        return (
+            0.98 if isinstance(data, dict) and isinstance(data.get("observations"), list) else 0.0
+        )
+    found = _KEYS.search(
+        sample.text
+    )  # surer than the OpenTelemetry attributes its metadata may hold
     return 0.98 if found and sample.text.startswith("{") else 0.0
 
 
@@ -74,8 +99,11 @@ def read(doc: Document) -> Run:
     """The run of a Langfuse trace export."""
     data = doc.data()
     if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
-        raise TraceFormatError("expected a Langfuse trace export: an object with \"observations\" (a list) and "
-                               f"\"trace\", got {show_value(data)}", source=doc.name)
+        raise TraceFormatError(
+            'expected a Langfuse trace export: an object with "observations" (a list) and '
+            f'"trace", got {show_value(data)}',
+            source=doc.name,
+        )
     spans = spans_of(data, doc.name)
     return run_of_spans(spans, doc.name, ended(data.get("trace"), spans))
 
@@ -84,12 +112,19 @@ def ended(trace: Any, spans: list[Span]) -> int | None:
     """When the trace ended by its own ``latency`` (seconds from its first observation's start to its last
     moment, as Langfuse computes it), None when it states none: the bound of a call it exported unended."""
     latency = trace.get("latency") if isinstance(trace, dict) else None
-    if not spans or isinstance(latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency < 1e9:
+    if (
+        not spans
+        or isinstance(latency, bool)
+        or not isinstance(latency, (int, float))
+        or not 0 <= latency < 1e9
+    ):
         return None
     return min(s.start for s in spans) + round(latency * 1e9)
 
 
-_attributes = toolcalls.attributes  # metadata.attributes, whether metadata is an object or JSON text
+_attributes = (
+    toolcalls.attributes
+)  # metadata.attributes, whether metadata is an object or JSON text
 
 
 def _operation(o: dict[str, Any]) -> str | None:
@@ -104,7 +139,9 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
     trace = data["trace"] if isinstance(data.get("trace"), dict) else {}
     spans: list[Span] = []
     merged: dict[tuple[str, str, str], Span] = {}
-    ended: dict[tuple[str, str, str], int] = {}  # a lifecycle's end: its last success/error/finish observation's start
+    ended: dict[
+        tuple[str, str, str], int
+    ] = {}  # a lifecycle's end: its last success/error/finish observation's start
     for i, o in enumerate(data["observations"]):
         where = f"observations[{i}]"
 
@@ -112,14 +149,18 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
             return TraceFormatError(why, source=source, path=f"{where}.{field}")
 
         if not isinstance(o, dict):
-            raise TraceFormatError(f"expected an observation object, got {show_value(o)}", source=source, path=where)
+            raise TraceFormatError(
+                f"expected an observation object, got {show_value(o)}", source=source, path=where
+            )
         name = o["name"] if isinstance(o.get("name"), str) else ""
         operation = _operation(o)
         details, cost = _usage(o)
         usage = tokens_of(details, USAGE_DETAILS, lambda key, why: bad(f"usageDetails.{key}", why))
         level = o.get("level")
         message = o["statusMessage"] if isinstance(o.get("statusMessage"), str) else ""
-        failed = level == "ERROR" or bool((stage := _LIFECYCLE.match(name)) and stage["phase"] == "error")
+        failed = level == "ERROR" or bool(
+            (stage := _LIFECYCLE.match(name)) and stage["phase"] == "error"
+        )
         tool = None
         if operation == TOOL:
             attrs = _attributes(o)
@@ -127,24 +168,51 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
         result = _value(o.get("output")) if operation == TOOL else None
         model = o.get("model") if isinstance(o.get("model"), str) and o.get("model") else None
         span = Span(
-            span_id=_id(_hex(o.get("id")), "id", bad, required=True), trace_id=None,
+            span_id=_id(_hex(o.get("id")), "id", bad, required=True),
+            trace_id=None,
             parent_id=_id(_hex(o.get("parentObservationId")), "parentObservationId", bad),
-            name=name, start=_nanos(o.get("startTime"), "startTime", bad, required=True),
-            end=_nanos(o.get("endTime"), "endTime", bad), status="error" if failed else "ok",
-            clues=calltimes.clues((), _attributes(o), None, o.get("completionStartTime"),
-                                  o.get("output") not in (None, ""), bad) if operation == MODEL else None,
-            message=message[:SHORT], operation=operation, tool=str(tool) if tool is not None else None,
+            name=name,
+            start=_nanos(o.get("startTime"), "startTime", bad, required=True),
+            end=_nanos(o.get("endTime"), "endTime", bad),
+            status="error" if failed else "ok",
+            clues=calltimes.clues(
+                (),
+                _attributes(o),
+                None,
+                o.get("completionStartTime"),
+                o.get("output") not in (None, ""),
+                bad,
+            )
+            if operation == MODEL
+            else None,
+            message=message[:SHORT],
+            operation=operation,
+            tool=str(tool) if tool is not None else None,
             call_id=str(_attributes(o).get("gen_ai.tool.call.id") or "") or None,
             arguments=_arguments(o, name) if operation == TOOL else None,
             result=None if result is None else _brief(result),
-            leaves=frozenset(leaves(result) - leaves(o.get("input"))) if result is not None else frozenset(),
-            agent=None, model=(model or name) if operation == MODEL else None,
-            input_tokens=usage.input, output_tokens=usage.output, reasoning_tokens=usage.reasoning,
-            cached_tokens=usage.cached, total_tokens=usage.total, value=toolcalls.kept(result),
+            leaves=frozenset(leaves(result) - leaves(o.get("input")))
+            if result is not None
+            else frozenset(),
+            agent=None,
+            model=(model or name) if operation == MODEL else None,
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            reasoning_tokens=usage.reasoning,
+            cached_tokens=usage.cached,
+            total_tokens=usage.total,
+            value=toolcalls.kept(result),
             input_text=last_input(o.get("input")) if operation == MODEL else None,
             output_text=reply(o.get("output")) if operation == MODEL else None,
-            cost=_number(cost, f"{where}.costDetails.total", bad), error="ERROR" if failed else "",
-            goal=None, goal_rank=0, convention="langfuse", where=where, line=None, deviations=())
+            cost=_number(cost, f"{where}.costDetails.total", bad),
+            error="ERROR" if failed else "",
+            goal=None,
+            goal_rank=0,
+            convention="langfuse",
+            where=where,
+            line=None,
+            deviations=(),
+        )
         phase = _LIFECYCLE.match(name)
         if phase is not None and operation in (TOOL, MODEL):
             key = (operation, phase["stem"], phase["n"])
@@ -156,17 +224,28 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
                 continue
             merged[key] = span
         spans.append(span)
-    for key, at in ended.items():  # not the start observation's end: BeeAI ends them all with the run
+    for (
+        key,
+        at,
+    ) in ended.items():  # not the start observation's end: BeeAI ends them all with the run
         merged[key].end = max(at, merged[key].start)
     goal = task(trace.get("input"))
     if goal:
-        root = next((s for s in spans if s.operation == AGENT), None) or (spans[0] if spans else None)
+        root = next((s for s in spans if s.operation == AGENT), None) or (
+            spans[0] if spans else None
+        )
         if root is not None:
             root.goal, root.goal_rank = goal[:SHORT], -1
     else:  # the first agent's input, else the first model call's user message
         for kind in (AGENT, MODEL):
-            found = next(((s, g) for s, o in zip(spans, data["observations"]) if s.operation == kind
-                          and isinstance(o, dict) and (g := task(o.get("input")))), None)
+            found = next(
+                (
+                    (s, g)
+                    for s, o in zip(spans, data["observations"])
+                    if s.operation == kind and isinstance(o, dict) and (g := task(o.get("input")))
+                ),
+                None,
+            )
             if found is not None:
                 found[0].goal = found[1][:SHORT]
                 break
@@ -180,8 +259,13 @@ def _arguments(o: dict[str, Any], name: str) -> dict[str, Any]:
     ``tool.parameters`` (elsewhere the tool's JSON schema, which has ``type``/``properties``: never read so)."""
     found = arguments(o.get("input"))
     params = _attributes(o).get("tool.parameters")
-    if not found and _LIFECYCLE.match(name) and isinstance(params, dict) and params \
-            and not {"type", "properties", "$schema"} & params.keys():
+    if (
+        not found
+        and _LIFECYCLE.match(name)
+        and isinstance(params, dict)
+        and params
+        and not {"type", "properties", "$schema"} & params.keys()
+    ):
         return dict(params)
     return found
 
@@ -195,8 +279,15 @@ def _usage(o: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     elif isinstance(o.get("usage"), dict):
         usage = o["usage"]
     else:
-        usage = {k: o[f] for k, f in (("input", "inputUsage"), ("output", "outputUsage"), ("total", "totalUsage"))
-                 if o.get(f) is not None}
+        usage = {
+            k: o[f]
+            for k, f in (
+                ("input", "inputUsage"),
+                ("output", "outputUsage"),
+                ("total", "totalUsage"),
+            )
+            if o.get(f) is not None
+        }
     if isinstance(o.get("costDetails"), dict):
         return usage, o["costDetails"].get("total")
     cost = o.get("totalCost", o.get("calculatedTotalCost"))
@@ -211,15 +302,30 @@ def _merge(first: Span, later: Span) -> None:
     first.start = min(first.start, later.start)
     if first.end is not None and later.end is not None:
         first.end = max(first.end, later.end)
-    for name in ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost", "result",
-                 "value", "model", "input_text", "output_text"):
+    for name in (
+        "input_tokens",
+        "output_tokens",
+        "reasoning_tokens",
+        "cached_tokens",
+        "total_tokens",
+        "cost",
+        "result",
+        "value",
+        "model",
+        "input_text",
+        "output_text",
+    ):
         if getattr(first, name) is None and getattr(later, name) is not None:
             setattr(first, name, getattr(later, name))
     first.leaves = first.leaves | later.leaves
     if not first.arguments and later.arguments:
         first.arguments = later.arguments
     if later.status == "error":
-        first.status, first.message, first.error = "error", later.message or first.message, later.error
+        first.status, first.message, first.error = (
+            "error",
+            later.message or first.message,
+            later.error,
+        )
 
 
 def _tool_name(name: str) -> str:

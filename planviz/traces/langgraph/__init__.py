@@ -1,2 +1,1 @@
-"""LangGraph: checkpoint histories and SqliteSaver databases.
-"""
+"""LangGraph: checkpoint histories and SqliteSaver databases."""

@@ -44,28 +44,66 @@ from planviz.io import limits
 __all__ = ["decode_blob", "decode_msgpack", "SAFE_TYPES", "MESSAGE_MODULES"]
 
 # LangGraph's msgpack extension codes (langgraph.checkpoint.serde.jsonplus)
-EXT_CONSTRUCTOR_SINGLE_ARG, EXT_CONSTRUCTOR_POS_ARGS, EXT_CONSTRUCTOR_KW_ARGS, EXT_METHOD_SINGLE_ARG = 0, 1, 2, 3
+(
+    EXT_CONSTRUCTOR_SINGLE_ARG,
+    EXT_CONSTRUCTOR_POS_ARGS,
+    EXT_CONSTRUCTOR_KW_ARGS,
+    EXT_METHOD_SINGLE_ARG,
+) = 0, 1, 2, 3
 EXT_PYDANTIC_V1, EXT_PYDANTIC_V2, EXT_NUMPY_ARRAY, EXT_DELTA_SNAPSHOT = 4, 5, 6, 7
 EXT_TIMESTAMP = -1  # msgpack's own timestamp type
 
-SAFE_TYPES = frozenset({
-    ("datetime", "datetime"), ("datetime", "date"), ("datetime", "time"), ("datetime", "timedelta"),
-    ("datetime", "timezone"), ("uuid", "UUID"), ("decimal", "Decimal"), ("builtins", "set"),
-    ("builtins", "frozenset"), ("collections", "deque"), ("ipaddress", "IPv4Address"),
-    ("ipaddress", "IPv4Interface"), ("ipaddress", "IPv4Network"), ("ipaddress", "IPv6Address"),
-    ("ipaddress", "IPv6Interface"), ("ipaddress", "IPv6Network"), ("pathlib", "Path"), ("pathlib", "PosixPath"),
-    ("pathlib", "WindowsPath"), ("pathlib._local", "Path"), ("pathlib._local", "PosixPath"),
-    ("pathlib._local", "WindowsPath"), ("zoneinfo", "ZoneInfo"), ("re", "compile"),
-    ("langchain_core.documents.base", "Document"),
-    ("langgraph.types", "Send"), ("langgraph.types", "TimeoutPolicy"), ("langgraph.types", "Interrupt"),
-    ("langgraph.types", "Command"), ("langgraph.types", "StateSnapshot"), ("langgraph.types", "PregelTask"),
-    ("langgraph.types", "Overwrite"), ("langgraph.store.base", "Item"), ("langgraph.store.base", "GetOp"),
-})
+SAFE_TYPES = frozenset(
+    {
+        ("datetime", "datetime"),
+        ("datetime", "date"),
+        ("datetime", "time"),
+        ("datetime", "timedelta"),
+        ("datetime", "timezone"),
+        ("uuid", "UUID"),
+        ("decimal", "Decimal"),
+        ("builtins", "set"),
+        ("builtins", "frozenset"),
+        ("collections", "deque"),
+        ("ipaddress", "IPv4Address"),
+        ("ipaddress", "IPv4Interface"),
+        ("ipaddress", "IPv4Network"),
+        ("ipaddress", "IPv6Address"),
+        ("ipaddress", "IPv6Interface"),
+        ("ipaddress", "IPv6Network"),
+        ("pathlib", "Path"),
+        ("pathlib", "PosixPath"),
+        ("pathlib", "WindowsPath"),
+        ("pathlib._local", "Path"),
+        ("pathlib._local", "PosixPath"),
+        ("pathlib._local", "WindowsPath"),
+        ("zoneinfo", "ZoneInfo"),
+        ("re", "compile"),
+        ("langchain_core.documents.base", "Document"),
+        ("langgraph.types", "Send"),
+        ("langgraph.types", "TimeoutPolicy"),
+        ("langgraph.types", "Interrupt"),
+        ("langgraph.types", "Command"),
+        ("langgraph.types", "StateSnapshot"),
+        ("langgraph.types", "PregelTask"),
+        ("langgraph.types", "Overwrite"),
+        ("langgraph.store.base", "Item"),
+        ("langgraph.store.base", "GetOp"),
+    }
+)
 """The (module, name) pairs whose values are read (LangGraph's own allow-list, plus the message modules)."""
-MESSAGE_MODULES = frozenset({
-    "langchain_core.messages.base", "langchain_core.messages.human", "langchain_core.messages.ai",
-    "langchain_core.messages.system", "langchain_core.messages.chat", "langchain_core.messages.tool",
-    "langchain_core.messages.function", "langchain_core.messages.modifier"})
+MESSAGE_MODULES = frozenset(
+    {
+        "langchain_core.messages.base",
+        "langchain_core.messages.human",
+        "langchain_core.messages.ai",
+        "langchain_core.messages.system",
+        "langchain_core.messages.chat",
+        "langchain_core.messages.tool",
+        "langchain_core.messages.function",
+        "langchain_core.messages.modifier",
+    }
+)
 """LangChain's message modules: a message is read as the dict of its fields."""
 _SEND_FIELDS = ("node", "arg", "timeout")
 
@@ -79,14 +117,17 @@ class _Reader:
         self.data, self.at, self.source, self.where = data, 0, source, where
 
     def fail(self, why: str) -> TraceFormatError:
-        return TraceFormatError(f"{why} (byte {self.at} of {len(self.data)}); the blob is not valid msgpack",
-                                source=self.source, path=self.where)
+        return TraceFormatError(
+            f"{why} (byte {self.at} of {len(self.data)}); the blob is not valid msgpack",
+            source=self.source,
+            path=self.where,
+        )
 
     def take(self, n: int) -> bytes:
         end = self.at + n
         if end > len(self.data):
             raise self.fail(f"a value of {n} bytes runs past the end")
-        chunk = self.data[self.at:end]
+        chunk = self.data[self.at : end]
         self.at = end
         return chunk
 
@@ -100,8 +141,11 @@ class _Reader:
 
     def value(self, depth: int) -> Any:
         if depth > limits.MAX_DEPTH:
-            raise TraceFormatError(f"nesting deeper than {limits.MAX_DEPTH} levels; "
-                                   f"{limits.raise_hint('MAX_DEPTH')}", source=self.source, path=self.where)
+            raise TraceFormatError(
+                f"nesting deeper than {limits.MAX_DEPTH} levels; {limits.raise_hint('MAX_DEPTH')}",
+                source=self.source,
+                path=self.where,
+            )
         b = self.take(1)[0]
         if b <= 0x7F:
             return b
@@ -129,7 +173,16 @@ class _Reader:
         if b == 0xCB:
             return self.unpack(">d", 8)
         if 0xCC <= b <= 0xD3:
-            fmt, n = ((">B", 1), (">H", 2), (">I", 4), (">Q", 8), (">b", 1), (">h", 2), (">i", 4), (">q", 8))[b - 0xCC]
+            fmt, n = (
+                (">B", 1),
+                (">H", 2),
+                (">I", 4),
+                (">Q", 8),
+                (">b", 1),
+                (">h", 2),
+                (">i", 4),
+                (">q", 8),
+            )[b - 0xCC]
             return self.unpack(fmt, n)
         if 0xD4 <= b <= 0xD8:
             code = self.unpack(">b", 1)
@@ -191,7 +244,12 @@ def _timestamp(data: bytes) -> str:
 
 def _revive_nothing(code: int, value: Any) -> Any:
     """The plain value an extension's ``(module, name, data, ...)`` stands for, or opaque text."""
-    if not (isinstance(value, list) and len(value) >= 3 and isinstance(value[0], str) and isinstance(value[1], str)):
+    if not (
+        isinstance(value, list)
+        and len(value) >= 3
+        and isinstance(value[0], str)
+        and isinstance(value[1], str)
+    ):
         return f"<msgpack extension type {code}: not read>"
     module, name, data = value[0], value[1], value[2]
     if module in MESSAGE_MODULES or (module, name) in SAFE_TYPES:
@@ -200,16 +258,25 @@ def _revive_nothing(code: int, value: Any) -> Any:
 
 
 def _plain(module: str, name: str, data: Any) -> Any:
-    if module == "datetime" and name == "timedelta" and isinstance(data, list) and len(data) == 3 \
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in data):
+    if (
+        module == "datetime"
+        and name == "timedelta"
+        and isinstance(data, list)
+        and len(data) == 3
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in data)
+    ):
         return data[0] * 86400 + data[1] + data[2] / 1e6
     if module == "datetime" and name == "date" and isinstance(data, list) and len(data) == 3:
         return "-".join(f"{x:02d}" if isinstance(x, int) else str(x) for x in data)
     if module == "datetime" and name == "timezone" and isinstance(data, list) and data:
         return f"timezone{tuple(data)!r}"
     if module == "datetime" and name == "time" and isinstance(data, dict):
-        return "{hour:02}:{minute:02}:{second:02}".format(**{k: data.get(k, 0) if isinstance(data.get(k, 0), int)
-                                                            else 0 for k in ("hour", "minute", "second")})
+        return "{hour:02}:{minute:02}:{second:02}".format(
+            **{
+                k: data.get(k, 0) if isinstance(data.get(k, 0), int) else 0
+                for k in ("hour", "minute", "second")
+            }
+        )
     if module == "re" and name == "compile" and isinstance(data, list) and data:
         return data[0]
     if module.startswith("pathlib") and isinstance(data, list):
@@ -249,8 +316,14 @@ def decode_blob(kind: Any, data: Any, source: str = "<blob>", where: str = "") -
         try:
             return json.loads(bytes(data).decode("utf-8", "replace"))
         except (ValueError, RecursionError) as exc:
-            raise TraceFormatError(f"the JSON blob does not parse: {exc}", source=source, path=where) from None
+            raise TraceFormatError(
+                f"the JSON blob does not parse: {exc}", source=source, path=where
+            ) from None
     if kind in ("bytes", "bytearray"):
         return f"<{len(data)} bytes: not read>"
-    shown = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 30 else "unknown type"
+    shown = (
+        kind
+        if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 30
+        else "unknown type"
+    )
     return f"<{shown}, {len(data)} bytes: not read>"

@@ -49,21 +49,29 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planviz.errors import TraceFormatError
+from planviz.io.tracesniff import is_langgraph_history
 from planviz.plan.bulk import paused_gc
 from planviz.plan.model import Finding
-from planviz.io.tracesniff import is_langgraph_history
-from planviz.traces.langgraph.checkpoints import Checkpoint, Task, history_of
 from planviz.runs.events import ModelCall, Observation, Run
 from planviz.traces import Document, Sample
+from planviz.traces.langgraph.checkpoints import Checkpoint, Task, history_of
+from planviz.traces.langgraph.langgraphcalls import (
+    call_of,
+    new_replies,
+    thread_turns,
+    tool_data,
+    tool_results,
+)
+from planviz.traces.langgraph.langgraphversions import Versions, fact_of, import_finding
 from planviz.traces.playback import Action
-from planviz.traces.langgraph.langgraphcalls import call_of, new_replies, thread_turns, tool_data, tool_results
-from planviz.traces.langgraph.langgraphversions import Versions, import_finding, fact_of
 
 __all__ = ["run_of_history", "fact_of", "TITLE", "detect", "read"]
 
 TITLE = "LangGraph"
-_KEYS = re.compile(r'"(channel_values|versions_seen|pending_writes|parent_config|checkpoint_ns|configurable|'
-                   r'checkpoint_id)"\s*:')
+_KEYS = re.compile(
+    r'"(channel_values|versions_seen|pending_writes|parent_config|checkpoint_ns|configurable|'
+    r'checkpoint_id)"\s*:'
+)
 
 
 def detect(sample: Sample) -> float:
@@ -86,7 +94,9 @@ class _Step:
     action: str
     deps: dict[str, None] = field(default_factory=dict)
     inferred: set[str] = field(default_factory=set)
-    facts: dict[str, None] = field(default_factory=dict)  # an ordered set: in the order the fact strings were made
+    facts: dict[str, None] = field(
+        default_factory=dict
+    )  # an ordered set: in the order the fact strings were made
     branch: int = 1
     revises: str | None = None
     duration: float | None = None  # what the last run took (end - start), when it ran
@@ -104,7 +114,9 @@ def _action(node: str, step: int | None) -> str:
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
     """The recorded :class:`~planviz.Run` of a LangGraph history (snapshots or checkpoint tuples, any order)."""
-    with paused_gc():  # hundreds of thousands of small acyclic objects: no full collections while they pile up
+    with (
+        paused_gc()
+    ):  # hundreds of thousands of small acyclic objects: no full collections while they pile up
         return _Builder(*history_of(data, source), source).run()
 
 
@@ -112,38 +124,69 @@ class _Builder(Versions):
     def __init__(self, order: list[Checkpoint], findings: list[Finding], source: str) -> None:
         self.source = source
         self.findings = findings
-        findings.append(Finding("node_steps", "import", "info", "the steps are the graph's node runs (a node at "
-                                "each step it ran in), not tool calls: the tool calls are the ToolMessages the nodes "
-                                "wrote (the tools node's)", (), (), ""))
+        findings.append(
+            Finding(
+                "node_steps",
+                "import",
+                "info",
+                "the steps are the graph's node runs (a node at "
+                "each step it ran in), not tool calls: the tool calls are the ToolMessages the nodes "
+                "wrote (the tools node's)",
+                (),
+                (),
+                "",
+            )
+        )
         self.order = order
         self.thread = next((c.thread for c in order if c.thread is not None), None)
         self.by_id = {c.id: c for c in order}
         self.position = {c.id: i for i, c in enumerate(self.order)}
         self.timed = all(c.time is not None for c in self.order)
         if not self.timed:
-            self.findings.append(import_finding("no_timestamps", "some checkpoints carry no time: the run's clock counts "
-                                          "checkpoints instead of seconds"))
+            self.findings.append(
+                import_finding(
+                    "no_timestamps",
+                    "some checkpoints carry no time: the run's clock counts "
+                    "checkpoints instead of seconds",
+                )
+            )
         first = self.order[0].time
         self.t0: int = first if self.timed and first is not None else 0
         self.steps: dict[str, _Step] = {}
         self.names: Counter[str] = Counter()
-        self.at: dict[str, list[str]] = defaultdict(list)  # checkpoint -> steps of the superstep ending there
-        self.fails_at: dict[str, list[str]] = defaultdict(list)  # checkpoint -> steps that failed/waited there
-        self.unresolved: dict[str, dict[str, str]] = {}  # checkpoint -> node -> its failed step awaiting a retry
+        self.at: dict[str, list[str]] = defaultdict(
+            list
+        )  # checkpoint -> steps of the superstep ending there
+        self.fails_at: dict[str, list[str]] = defaultdict(
+            list
+        )  # checkpoint -> steps that failed/waited there
+        self.unresolved: dict[
+            str, dict[str, str]
+        ] = {}  # checkpoint -> node -> its failed step awaiting a retry
         self.branch: dict[str, int] = {}
         self.first_child: dict[str, str] = {}
-        self.born: dict[tuple[str, str], str] = {}  # (channel, version) -> checkpoint where it first appears
+        self.born: dict[
+            tuple[str, str], str
+        ] = {}  # (channel, version) -> checkpoint where it first appears
         self.actions: list[Action] = []
         self.forks: list[tuple[str, int]] = []  # (first checkpoint of the branch, version)
         self.emitted: set[tuple[str, str]] = set()
         self.failed: set[str] = set()  # steps with a failure recorded
-        self.waits: dict[str, tuple[int, float, str]] = {}  # waiting step -> (its wait action, since, message)
-        self.started_at: dict[str, float] = {}  # checkpoint -> when the superstep leading to it started
+        self.waits: dict[
+            str, tuple[int, float, str]
+        ] = {}  # waiting step -> (its wait action, since, message)
+        self.started_at: dict[
+            str, float
+        ] = {}  # checkpoint -> when the superstep leading to it started
         self.branches = 0  # branches numbered so far
-        self.members: dict[int, list[str]] = defaultdict(list)  # branch -> its checkpoints, in order
+        self.members: dict[int, list[str]] = defaultdict(
+            list
+        )  # branch -> its checkpoints, in order
         self.calls: list[ModelCall] = []  # the AI messages node runs wrote (langgraphcalls)
         self.replied: set[str] = set()  # their ids
-        self.tool_ids: set[str] = set()  # the ToolMessages counted so far (langgraphcalls.tool_results)
+        self.tool_ids: set[str] = (
+            set()
+        )  # the ToolMessages counted so far (langgraphcalls.tool_results)
 
     def _next_branch(self) -> int:
         self.branches += 1
@@ -162,7 +205,9 @@ class _Builder(Versions):
 
     def _time(self, c: Checkpoint) -> float:
         if self.timed and c.time is not None:  # timed: every checkpoint has a time
-            return (c.time - self.t0) / 1e9  # nanoseconds apart, exact: 0.001608 s, not 0.0016078948974609375
+            return (
+                c.time - self.t0
+            ) / 1e9  # nanoseconds apart, exact: 0.001608 s, not 0.0016078948974609375
         return float(self.position[c.id])
 
     # -- steps -----------------------------------------------------------------------------------------
@@ -181,14 +226,19 @@ class _Builder(Versions):
     def _node(self, task: Task, c: Checkpoint) -> str:
         """The node a task ran (every task of a superstep is named by :meth:`_names_ran`)."""
         if task.name is None:
-            raise TraceFormatError(f"task {task.id!r} names no node", source=self.source, path=c.where)
+            raise TraceFormatError(
+                f"task {task.id!r} names no node", source=self.source, path=c.where
+            )
         return task.name
 
     def _names_ran(self, p: Checkpoint, c: Checkpoint) -> list[Task]:
         """The tasks of the superstep from ``p`` to ``c``, named where the record allows."""
         if p.seen is not None and c.seen is not None:
-            ran = [n for n, seen in c.seen.items() if n not in ("__input__", "__interrupt__")
-                   and seen != p.seen.get(n)]
+            ran = [
+                n
+                for n, seen in c.seen.items()
+                if n not in ("__input__", "__interrupt__") and seen != p.seen.get(n)
+            ]
             tasks = [t for t in p.tasks if t.name in ran]
             unnamed = [t for t in p.tasks if t.name is None]
             left = [n for n in ran if n not in {t.name for t in tasks}]
@@ -205,12 +255,28 @@ class _Builder(Versions):
         written = self._written(p, c)
         if c.source in ("update", "input", "fork"):
             what = ", ".join(sorted(c.node_writes or {})) or c.source
-            after = f", {self._span(end - start)} after the previous turn" if c.source != "fork" and end > start else ""
-            sid = self._new_step(c.source, f"{c.source}: state written by the user ({what}){after}"
-                                 if c.source != "input" else f"input: a new input to the graph{after}", c, unresolved)
+            after = (
+                f", {self._span(end - start)} after the previous turn"
+                if c.source != "fork" and end > start
+                else ""
+            )
+            sid = self._new_step(
+                c.source,
+                f"{c.source}: state written by the user ({what}){after}"
+                if c.source != "input"
+                else f"input: a new input to the graph{after}",
+                c,
+                unresolved,
+            )
             self._after_turn(sid, p)
-            self._run_step(sid, start, end, facts=self._facts(written), replaced=self._replaced(p, c, written),
-                           data={"checkpoint": c.id})
+            self._run_step(
+                sid,
+                start,
+                end,
+                facts=self._facts(written),
+                replaced=self._replaced(p, c, written),
+                data={"checkpoint": c.id},
+            )
             self.at[c.id].append(sid)
             self._fail_rest(p, [], unresolved)
             self.unresolved[c.id] = unresolved
@@ -220,43 +286,77 @@ class _Builder(Versions):
         facts, replaced = self._facts(written), self._replaced(p, c, written)
         ambiguous = writers is None and len(tasks) > 1 and facts
         if ambiguous:
-            self.findings.append(import_finding("ambiguous_writer", f"checkpoint {c.where}: the superstep ran "
-                                          f"{', '.join(self._node(t, c) for t in tasks)} and the record does not say which "
-                                          f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
-                                          "credited with all of it", where=c.where))
+            self.findings.append(
+                import_finding(
+                    "ambiguous_writer",
+                    f"checkpoint {c.where}: the superstep ran "
+                    f"{', '.join(self._node(t, c) for t in tasks)} and the record does not say which "
+                    f"wrote {', '.join(sorted({f.split(' = ')[0] for f in facts}))}; each is "
+                    "credited with all of it",
+                    where=c.where,
+                )
+            )
         ran: dict[str, str] = {}  # node -> its step in this superstep
-        results = tool_results(p.values, written, self.tool_ids)  # channel -> the new ToolMessages it holds
+        results = tool_results(
+            p.values, written, self.tool_ids
+        )  # channel -> the new ToolMessages it holds
         for i, task in enumerate(tasks):
             node = self._node(task, c)
             sid = ran[node] = self._new_step(node, _action(node, c.step), c, unresolved)
             self._depend(sid, p, c, node)
-            mine = facts if writers is None else {f: None for f in facts if f.split(" = ")[0] in writers.get(node, ())}
+            mine = (
+                facts
+                if writers is None
+                else {f: None for f in facts if f.split(" = ")[0] in writers.get(node, ())}
+            )
             if task.error or task.interrupts:
                 self._wait_or_error(sid, task, self._time(p), resumed=True)
-            told = [m for ch, ms in results.items() for m in ms
-                    if (ch in writers.get(node, ()) if writers is not None else len(tasks) == 1)]
-            self._run_step(sid, start, end, mine, replaced if i == 0 else set(),
-                           data={"task_id": task.id, "checkpoint": c.id, **tool_data(told)},
-                           resumed=bool(task.error or task.interrupts))
+            told = [
+                m
+                for ch, ms in results.items()
+                for m in ms
+                if (ch in writers.get(node, ()) if writers is not None else len(tasks) == 1)
+            ]
+            self._run_step(
+                sid,
+                start,
+                end,
+                mine,
+                replaced if i == 0 else set(),
+                data={"task_id": task.id, "checkpoint": c.id, **tool_data(told)},
+                resumed=bool(task.error or task.interrupts),
+            )
             self.at[c.id].append(sid)
         values = dict(written)
         for ch, message in new_replies(p.values, written, self.replied):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
-            if by == ["__start__"]:  # the graph's input, passed on into the state: no model wrote it
+            if by == [
+                "__start__"
+            ]:  # the graph's input, passed on into the state: no model wrote it
                 continue
             try:
-                self.calls.append(call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch)))
+                self.calls.append(
+                    call_of(message, start, ran[by[0]] if len(by) == 1 else None, values.get(ch))
+                )
             except ValueError as exc:  # a token count past float range
-                raise TraceFormatError(f"channel {ch!r}: {exc}", source=self.source, path=c.where) from None
+                raise TraceFormatError(
+                    f"channel {ch!r}: {exc}", source=self.source, path=c.where
+                ) from None
         self._fail_rest(p, [t.name for t in tasks], unresolved)
         self.unresolved[c.id] = unresolved
 
     def _fail_rest(self, p: Checkpoint, ran: list[str | None], unresolved: dict[str, str]) -> None:
         """Tasks of ``p`` that failed or waited and did not run again in this superstep: failures that stand."""
         for task in p.tasks:
-            if (task.error or task.interrupts) and task.name not in ran and (p.id, task.id) not in self.emitted:
+            if (
+                (task.error or task.interrupts)
+                and task.name not in ran
+                and (p.id, task.id) not in self.emitted
+            ):
                 node = task.name or self._trigger_name(p, task, ran) or f"task {task.id[:8]}"
-                sid = self._new_step(node, _action(node, None if p.step is None else p.step + 1), p, unresolved)
+                sid = self._new_step(
+                    node, _action(node, None if p.step is None else p.step + 1), p, unresolved
+                )
                 self._depend(sid, p, None, node)
                 self.actions.append(Action(self._time(p), "start", sid))
                 self._wait_or_error(sid, task, self._time(p), resumed=False)
@@ -290,44 +390,72 @@ class _Builder(Versions):
         if resumed:  # started with the others, stopped, then re-run when resumed
             self.actions.append(Action(t, "start", sid, rank=4.0))
         if task.error:
-            obs = Observation(False, kind="tool_error", data={"message": task.error, "error": task.error,
-                                                               "task_id": task.id})
+            obs = Observation(
+                False,
+                kind="tool_error",
+                data={"message": task.error, "error": task.error, "task_id": task.id},
+            )
             self.actions.append(Action(t, "finish", sid, obs, rank=4.5))
             self.failed.add(sid)
             return
         value = json.dumps(task.interrupts[0], ensure_ascii=False, default=str)[:80]
         self.waits[sid] = (len(self.actions), t, f"{sid!r} waits for input (interrupt {value})")
-        self.actions.append(Action(t, "wait", sid, self.waits[sid][2] + ": not resumed when the history ends",
-                                   rank=4.5))
+        self.actions.append(
+            Action(
+                t, "wait", sid, self.waits[sid][2] + ": not resumed when the history ends", rank=4.5
+            )
+        )
 
     def _resume(self, sid: str, t: float) -> str:
         """The message of a waiting step's resumption at ``t``; the wait's own message gets its length too."""
         index, since, message = self.waits.pop(sid)
         waited = self._span(t - since)
-        self.actions[index] = self.actions[index]._replace(payload=f"{message}: resumed {waited} later")
+        self.actions[index] = self.actions[index]._replace(
+            payload=f"{message}: resumed {waited} later"
+        )
         return f"{sid!r} resumed after waiting {waited} for input"
 
-    def _run_step(self, sid: str, start: float, end: float, facts: dict[str, None], replaced: set[str], data: dict[str, Any] | None = None,
-                  resumed: bool = False) -> None:
+    def _run_step(
+        self,
+        sid: str,
+        start: float,
+        end: float,
+        facts: dict[str, None],
+        replaced: set[str],
+        data: dict[str, Any] | None = None,
+        resumed: bool = False,
+    ) -> None:
         step = self.steps[sid]
         step.facts.update(facts)
         rank = None
-        if resumed:  # stopped in this very superstep and resumed: re-run just before the next checkpoint
-            message = self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
+        if (
+            resumed
+        ):  # stopped in this very superstep and resumed: re-run just before the next checkpoint
+            message = (
+                self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
+            )
             self.actions.append(Action(end, "retry", sid, message, rank=0.1))
             self.actions.append(Action(end, "start", sid, rank=0.2))
             rank = 0.3
         else:
-            if sid in self.waits:  # it waited for input at an earlier checkpoint: this run is its resumption
+            if (
+                sid in self.waits
+            ):  # it waited for input at an earlier checkpoint: this run is its resumption
                 self.actions.append(Action(start, "retry", sid, self._resume(sid, start)))
             elif sid in self.failed:  # it failed at an earlier checkpoint: this run is its retry
                 self.actions.append(Action(start, "retry", sid, f"{sid!r} runs again"))
             self.actions.append(Action(start, "start", sid))
-            if end <= start:  # no time passed: the ending follows the beginning, never the other way round
+            if (
+                end <= start
+            ):  # no time passed: the ending follows the beginning, never the other way round
                 rank = 4.2
         step.duration = max(end - start, 0.0)
-        obs = Observation(True, frozenset(facts), data={k: v for k, v in (data or {}).items() if v},
-                          replaced=frozenset(replaced.difference(facts)))
+        obs = Observation(
+            True,
+            frozenset(facts),
+            data={k: v for k, v in (data or {}).items() if v},
+            replaced=frozenset(replaced.difference(facts)),
+        )
         self.actions.append(Action(end, "finish", sid, obs, rank=rank))
 
     # -- dependencies and facts ----------------------------------------------------------------------------
@@ -349,13 +477,23 @@ class _Builder(Versions):
                 if len(group) > 1:
                     step.inferred.add(u)
 
-    def _writers(self, p: Checkpoint, c: Checkpoint, tasks: list[Task]) -> dict[str, set[str]] | None:
+    def _writers(
+        self, p: Checkpoint, c: Checkpoint, tasks: list[Task]
+    ) -> dict[str, set[str]] | None:
         """Which channels each node of the superstep wrote, when the record says; None when it does not."""
         if c.node_writes is not None and all(t.name in c.node_writes for t in tasks):
             return {n: set(w) if isinstance(w, dict) else set() for n, w in c.node_writes.items()}
-        if tasks and all(t.writes is not None and t.name for t in tasks) and len({t.name for t in tasks}) == len(tasks):
+        if (
+            tasks
+            and all(t.writes is not None and t.name for t in tasks)
+            and len({t.name for t in tasks}) == len(tasks)
+        ):
             return {self._node(t, c): {ch for ch, _ in t.writes or ()} for t in tasks}
-        return None if len(tasks) > 1 else {self._node(t, c): set(c.values) | set(p.values) for t in tasks}
+        return (
+            None
+            if len(tasks) > 1
+            else {self._node(t, c): set(c.values) | set(p.values) for t in tasks}
+        )
 
     def _written(self, p: Checkpoint, c: Checkpoint) -> list[tuple[str, Any]]:
         """The channels ``c`` wrote: ``(channel, value)`` where its value is not ``p``'s, in channel order (each
@@ -396,7 +534,11 @@ class _Builder(Versions):
                 self.branch[c.id] = self.branch[p.id] if first else self._next_branch()
                 if not first:
                     self.forks.append((c.id, self.branch[c.id]))
-                start = self._time(p) if first or previous is None else max(self._time(p), self._time(previous))
+                start = (
+                    self._time(p)
+                    if first or previous is None
+                    else max(self._time(p), self._time(previous))
+                )
                 if c.source == "fork":  # a copy of a checkpoint, made at that moment
                     start = self._time(c)
                 self.started_at[c.id] = start

@@ -42,11 +42,26 @@ from planviz.io.limits import read_int
 from planviz.runs.events import ModelCall
 from planviz.runs.turns import Turn, turns_of
 
-__all__ = ["new_replies", "call_of", "reply_of", "tool_results", "tool_data", "message_text", "thread_turns"]
+__all__ = [
+    "new_replies",
+    "call_of",
+    "reply_of",
+    "tool_results",
+    "tool_data",
+    "message_text",
+    "thread_turns",
+]
 
 _AI_CLASSES = ("AIMessage", "AIMessageChunk")
-_KINDS = {"AIMessage": "ai", "AIMessageChunk": "ai", "HumanMessage": "human", "ToolMessage": "tool",
-          "SystemMessage": "system", "ChatMessage": "chat", "FunctionMessage": "function"}
+_KINDS = {
+    "AIMessage": "ai",
+    "AIMessageChunk": "ai",
+    "HumanMessage": "human",
+    "ToolMessage": "tool",
+    "SystemMessage": "system",
+    "ChatMessage": "chat",
+    "FunctionMessage": "function",
+}
 
 
 def message_of(value: Any) -> tuple[str, dict[str, Any]] | None:
@@ -60,7 +75,11 @@ def message_of(value: Any) -> tuple[str, dict[str, Any]] | None:
             return _KINDS[ident[-1]], kwargs
         return None
     kind = value.get("type")
-    return ("ai" if kind == "AIMessageChunk" else kind, value) if isinstance(kind, str) and "content" in value else None
+    return (
+        ("ai" if kind == "AIMessageChunk" else kind, value)
+        if isinstance(kind, str) and "content" in value
+        else None
+    )
 
 
 def reply_of(value: Any) -> dict[str, Any] | None:
@@ -81,8 +100,11 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b if isinstance(b, str) else str(b.get("text")) for b in content
-                         if isinstance(b, str) or isinstance(b, dict) and isinstance(b.get("text"), str))
+        return "\n".join(
+            b if isinstance(b, str) else str(b.get("text"))
+            for b in content
+            if isinstance(b, str) or isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
     return ""
 
 
@@ -90,7 +112,11 @@ def asked_for(message: dict[str, Any]) -> str:
     """What a model's reply said: its text, and each tool call it asked for as ``name({"arg": ...})`` (LangChain's
     ``tool_calls``, else OpenAI's own in ``additional_kwargs``: ``tool_calls``, or the older ``function_call``)."""
     calls = message.get("tool_calls")
-    pairs = [(c.get("name"), c.get("args", {})) for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    pairs = (
+        [(c.get("name"), c.get("args", {})) for c in calls if isinstance(c, dict)]
+        if isinstance(calls, list)
+        else []
+    )
     extra = message.get("additional_kwargs")
     if not pairs and isinstance(extra, dict):
         listed = extra.get("tool_calls")
@@ -99,8 +125,11 @@ def asked_for(message: dict[str, Any]) -> str:
             function = c.get("function", c) if isinstance(c, dict) else None
             if isinstance(function, dict):
                 pairs.append((function.get("name"), _arguments(function.get("arguments"))))
-    shown = [f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)})"
-             for name, args in pairs if isinstance(name, str)]
+    shown = [
+        f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)})"
+        for name, args in pairs
+        if isinstance(name, str)
+    ]
     return "\n".join([t for t in [message_text(message).strip()] if t] + shown)
 
 
@@ -124,7 +153,9 @@ def given_to(history: Any, reply: dict[str, Any]) -> str | None:
     return None
 
 
-def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]) -> dict[str, list[Any]]:
+def tool_results(
+    values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]
+) -> dict[str, list[Any]]:
     """Channel -> the ToolMessages the channels ``written`` hold that the same channels before did not (each
     counted once by id, ``counted`` extended): the tool calls a node run made."""
     out: dict[str, list[Any]] = {}
@@ -134,8 +165,11 @@ def tool_results(values: Mapping[str, Any], written: Iterable[tuple[str, Any]], 
         before = values.get(ch)
         kept = before if isinstance(before, list) else []
         items = value
-        if len(value) >= len(kept) and value[:len(kept)] == kept:
-            items, kept = value[len(kept):], []  # appended to, as message lists are: only the new part is read
+        if len(value) >= len(kept) and value[: len(kept)] == kept:
+            items, kept = (
+                value[len(kept) :],
+                [],
+            )  # appended to, as message lists are: only the new part is read
         held = {m.get("id") for m in map(tool_message, kept) if m is not None} if kept else set()
         for message in map(tool_message, items):
             ident = message.get("id") if message is not None else None
@@ -155,20 +189,28 @@ def tool_data(messages: list[dict[str, Any]]) -> dict[str, Any]:
         return {}
 
     def shown(group: list[dict[str, Any]]) -> str:
-        return "\n".join(message_text(m) if len(messages) == 1 else f"{m.get('name') or 'tool'}: {message_text(m)}"
-                         for m in group)
+        return "\n".join(
+            message_text(m)
+            if len(messages) == 1
+            else f"{m.get('name') or 'tool'}: {message_text(m)}"
+            for m in group
+        )
 
     failed = [m for m in messages if m.get("status") == "error"]
-    return {"tool_calls": len(messages), "result": shown([m for m in messages if m not in failed]),
-            **({"error": shown(failed)} if failed else {})}
+    return {
+        "tool_calls": len(messages),
+        "result": shown([m for m in messages if m not in failed]),
+        **({"error": shown(failed)} if failed else {}),
+    }
 
 
 def _content(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, default=str, sort_keys=True)
 
 
-def new_replies(values: Mapping[str, Any], written: Iterable[tuple[str, Any]],
-                counted: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+def new_replies(
+    values: Mapping[str, Any], written: Iterable[tuple[str, Any]], counted: set[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """The AI messages the channels ``written`` (``(channel, new value)``) hold that the same channels of the
     checkpoint before (its ``values``) did not, as ``(channel, message fields)``.
 
@@ -181,8 +223,11 @@ def new_replies(values: Mapping[str, Any], written: Iterable[tuple[str, Any]],
         before = values.get(ch)
         items = value if isinstance(value, list) else [value]
         kept = before if isinstance(before, list) else [before]
-        if len(items) > len(kept) and items[:len(kept)] == kept:
-            items, kept = items[len(kept):], []  # appended to, as message lists are: only the new part is read
+        if len(items) > len(kept) and items[: len(kept)] == kept:
+            items, kept = (
+                items[len(kept) :],
+                [],
+            )  # appended to, as message lists are: only the new part is read
         had: tuple[set[str], Counter[str]] | None = None
         for item in items:
             message = reply_of(item)
@@ -223,29 +268,51 @@ def _count(value: Any, name: str = "") -> int | None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         return None
     if read_int(value) is None:
-        raise ValueError(f"{name}: expected a token count within float range, got an integer of "
-                         f"{len(str(value)):,} digits")
+        raise ValueError(
+            f"{name}: expected a token count within float range, got an integer of "
+            f"{len(str(value)):,} digits"
+        )
     return value
 
 
-def call_of(message: dict[str, Any], start: float, step: str | None, history: Any = None) -> ModelCall:
+def call_of(
+    message: dict[str, Any], start: float, step: str | None, history: Any = None
+) -> ModelCall:
     """The :class:`~planviz.runs.events.ModelCall` an AI message stands for, made by the node run ``step``;
     ``history``, the message list holding it, gives its input (the last user or tool message before it)."""
     meta = message.get("response_metadata")
     meta = meta if isinstance(meta, dict) else {}
-    model = next((m for m in (meta.get("model_name"), meta.get("model")) if isinstance(m, str) and m), "AI message")
+    model = next(
+        (m for m in (meta.get("model_name"), meta.get("model")) if isinstance(m, str) and m),
+        "AI message",
+    )
     usage = message.get("usage_metadata")
     if isinstance(usage, dict):
-        tokens = (_count(usage.get("input_tokens"), "usage_metadata.input_tokens"),
-                  _count(usage.get("output_tokens"), "usage_metadata.output_tokens"))
+        tokens = (
+            _count(usage.get("input_tokens"), "usage_metadata.input_tokens"),
+            _count(usage.get("output_tokens"), "usage_metadata.output_tokens"),
+        )
     else:
         legacy = meta.get("token_usage")
         legacy = legacy if isinstance(legacy, dict) else {}
-        tokens = (_count(legacy.get("prompt_tokens"), "response_metadata.token_usage.prompt_tokens"),
-                  _count(legacy.get("completion_tokens"), "response_metadata.token_usage.completion_tokens"))
+        tokens = (
+            _count(legacy.get("prompt_tokens"), "response_metadata.token_usage.prompt_tokens"),
+            _count(
+                legacy.get("completion_tokens"), "response_metadata.token_usage.completion_tokens"
+            ),
+        )
     ident = message.get("id")
-    return ModelCall(model, start, None, tokens[0], tokens[1], step=step, id=ident if isinstance(ident, str) else "",
-                     input=given_to(history, message), output=asked_for(message) or None)
+    return ModelCall(
+        model,
+        start,
+        None,
+        tokens[0],
+        tokens[1],
+        step=step,
+        id=ident if isinstance(ident, str) else "",
+        input=given_to(history, message),
+        output=asked_for(message) or None,
+    )
 
 
 def _channel(values: Mapping[str, Any]) -> Any:
@@ -258,7 +325,9 @@ def _channel(values: Mapping[str, Any]) -> Any:
 
 
 def _ident(message: Any) -> str | None:
-    fields = message.get("kwargs") if isinstance(message, dict) and message.get("lc") == 1 else message
+    fields = (
+        message.get("kwargs") if isinstance(message, dict) and message.get("lc") == 1 else message
+    )
     ident = fields.get("id") if isinstance(fields, dict) else None
     return ident if isinstance(ident, str) and ident else None
 
@@ -282,8 +351,8 @@ def thread_turns(checkpoints: Iterable[tuple[Mapping[str, Any], float | None]]) 
         messages = _channel(values)
         if not isinstance(messages, list):
             continue
-        if len(messages) >= len(before) and messages[:len(before)] == before:
-            new = messages[len(before):]
+        if len(messages) >= len(before) and messages[: len(before)] == before:
+            new = messages[len(before) :]
         else:
             had = {i for i in map(_ident, before) if i is not None}
             new = [m for m in messages if _ident(m) is None or _ident(m) not in had]

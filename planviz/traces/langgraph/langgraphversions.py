@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import Run
-from planviz.traces.playback import Action, play
 from planviz.traces.langgraph.checkpoints import Checkpoint
+from planviz.traces.playback import Action, play
 
 if TYPE_CHECKING:  # the builder's steps (history.py imports this module)
     from planviz.traces.langgraph.history import _Step
@@ -48,8 +48,13 @@ def fact_of(channel: str, value: Any) -> str:
     return f"{channel} = {text[:50]}… #{digest}"
 
 
-def import_finding(code: str, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = (),
-                   where: str = "") -> Finding:
+def import_finding(
+    code: str,
+    message: str,
+    steps: Iterable[str] = (),
+    edges: Iterable[tuple[str, str]] = (),
+    where: str = "",
+) -> Finding:
     return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
 
 
@@ -96,27 +101,47 @@ class Versions:
                 ids[sid] = None
         return list(ids)
 
-    def _plan(self, ids: list[str], goal: str, premises: list[str],
-              base: tuple[tuple[Step, ...], int, set[str], list[str]] | None = None, **version: Any) -> Plan:
+    def _plan(
+        self,
+        ids: list[str],
+        goal: str,
+        premises: list[str],
+        base: tuple[tuple[Step, ...], int, set[str], list[str]] | None = None,
+        **version: Any,
+    ) -> Plan:
         """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
         steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
         prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
         costs what it changes, its prefix copied whole."""
         members = set(ids)
         steps_of, late = self.steps, self.late
-        flagged = [s for s in filter(self.flagged.__contains__, ids)]  # the few with inferred dependencies
+        flagged = [
+            s for s in filter(self.flagged.__contains__, ids)
+        ]  # the few with inferred dependencies
         inferred = sorted((u, s) for s in flagged for u in steps_of[s].inferred if u in members)
         findings = list(self.findings)
         unknown = list(filter(self.unknown.__contains__, ids))
         if unknown:
-            findings.append(import_finding("unknown_duration", f"the checkpoints do not say how long {', '.join(unknown)} "
-                                           "ran (an error or interrupt is saved with no time, and no later checkpoint "
-                                           "ends it; or the clock went back): unknown, counted as 0 in the plan's "
-                                           "schedule", steps=unknown))
+            findings.append(
+                import_finding(
+                    "unknown_duration",
+                    f"the checkpoints do not say how long {', '.join(unknown)} "
+                    "ran (an error or interrupt is saved with no time, and no later checkpoint "
+                    "ends it; or the clock went back): unknown, counted as 0 in the plan's "
+                    "schedule",
+                    steps=unknown,
+                )
+            )
         if inferred:
-            findings.append(import_finding("inferred_dependency", f"{len(inferred)} dependencies inferred: a node's trigger "
-                                     "was written in a superstep that ran several nodes, and the record does not "
-                                     "say which; every candidate is linked", edges=inferred))
+            findings.append(
+                import_finding(
+                    "inferred_dependency",
+                    f"{len(inferred)} dependencies inferred: a node's trigger "
+                    "was written in a superstep that ran several nodes, and the record does not "
+                    "say which; every candidate is linked",
+                    edges=inferred,
+                )
+            )
         if base is None:
             steps = [self._step(sid, members) for sid in ids]
         else:
@@ -132,8 +157,15 @@ class Versions:
                     if i is not None:
                         steps[i] = self._step(sid, members)
             steps.extend(self._step(sid, members) for sid in ids[k:])
-        return Plan(goal, steps, premises=premises, time_unit="s" if self.timed else "checkpoint",  # built once
-                    import_findings=tuple(findings), name=f"thread {self.thread}" if self.thread else "", **version)
+        return Plan(
+            goal,
+            steps,
+            premises=premises,
+            time_unit="s" if self.timed else "checkpoint",  # built once
+            import_findings=tuple(findings),
+            name=f"thread {self.thread}" if self.thread else "",
+            **version,
+        )
 
     def _step(self, sid: str, members: set[str]) -> Step:
         """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
@@ -143,10 +175,19 @@ class Versions:
         kept = self.made.get(sid)
         if kept is None or kept[0] != deps or kept[1].revises != s.revises:
             late = self.late
-            kept = self.made[sid] = (deps, Step(sid, s.action, expected_evidence="the node returns its state update",
-                                                duration=0.0 if s.duration is None or sid in late else s.duration,
-                                                depends_on=deps, produces=sorted(s.facts), tool=s.node,
-                                                revises=s.revises))
+            kept = self.made[sid] = (
+                deps,
+                Step(
+                    sid,
+                    s.action,
+                    expected_evidence="the node returns its state update",
+                    duration=0.0 if s.duration is None or sid in late else s.duration,
+                    depends_on=deps,
+                    produces=sorted(s.facts),
+                    tool=s.node,
+                    revises=s.revises,
+                ),
+            )
         return kept[1]
 
     def _dependants(self) -> dict[str, list[str]]:
@@ -165,7 +206,7 @@ class Versions:
         c = self.by_id[cid]
         held = self.holder.get(c.parent) if c.parent is not None else None
         version = len(self.version_ids)
-        ids = self.version_ids[held[0]][:held[1]] if held else []
+        ids = self.version_ids[held[0]][: held[1]] if held else []
         k = len(ids)
         at, fails_at, holder, first_child = self.at, self.fails_at, self.holder, self.first_child
         node: str | None = cid
@@ -180,23 +221,38 @@ class Versions:
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
         # the steps ending at a checkpoint read later than its own time (the clock went back): unknown durations
-        self.made: dict[str, tuple[tuple[str, ...], Step]] = {}  # each step built once, shared by the versions
+        self.made: dict[
+            str, tuple[tuple[str, ...], Step]
+        ] = {}  # each step built once, shared by the versions
         self.late = {sid for c in self.order if c.late is not None for sid in self.at.get(c.id, ())}
         premises = sorted(fact_of(ch, v) for ch, v in root.values.items())
         thread = root.thread or "?"
         given = root.node_writes or {}
         said = asked(given) or self._first_asked()
-        goal = f"LangGraph run (thread {thread})" + (f": {said[:100]}" if said else
-                                                     f": input {json.dumps(given, default=str)[:100]}" if given else "")
+        goal = f"LangGraph run (thread {thread})" + (
+            f": {said[:100]}"
+            if said
+            else f": input {json.dumps(given, default=str)[:100]}"
+            if given
+            else ""
+        )
         self.flagged = {sid for sid, s in self.steps.items() if s.inferred}
-        self.unknown = {sid for sid, s in self.steps.items() if s.duration is None or sid in self.late}
-        self.renamed: list[str] = []  # the steps whose revises was set, in order, and the version each was set in
+        self.unknown = {
+            sid for sid, s in self.steps.items() if s.duration is None or sid in self.late
+        }
+        self.renamed: list[
+            str
+        ] = []  # the steps whose revises was set, in order, and the version each was set in
         self.renamed_at: list[int] = []
         self.depended: dict[str, list[str]] | None = None
-        self.holder: dict[str, tuple[int, int]] = {}  # checkpoint -> (its version's index, where its steps end)
+        self.holder: dict[
+            str, tuple[int, int]
+        ] = {}  # checkpoint -> (its version's index, where its steps end)
         self.version_ids: list[list[str]] = []
         placed = [sid for ids in (*self.at.values(), *self.fails_at.values()) for sid in ids]
-        shared = len(set(placed)) == len(placed)  # each step at one checkpoint: versions share their prefixes
+        shared = len(set(placed)) == len(
+            placed
+        )  # each step at one checkpoint: versions share their prefixes
         plans: list[Plan] = []
         if shared:
             plan = self._plan(self._branch_ids(root.id)[0], goal, premises)
@@ -222,19 +278,47 @@ class Versions:
                     self.renamed.append(sid)
                     self.renamed_at.append(len(plans))
             base = None
-            if at is not None:  # the members of one of the two versions only: after the shared prefix
-                changed = set(self.version_ids[at[0]][at[1]:]).symmetric_difference(ids[at[1]:])
-                renamed = self.renamed[bisect_right(self.renamed_at, at[0]):]  # revises set since that version
+            if (
+                at is not None
+            ):  # the members of one of the two versions only: after the shared prefix
+                changed = set(self.version_ids[at[0]][at[1] :]).symmetric_difference(ids[at[1] :])
+                renamed = self.renamed[
+                    bisect_right(self.renamed_at, at[0]) :
+                ]  # revises set since that version
                 base = (plans[at[0]].steps, at[1], changed, renamed)
-            new = self._plan(ids, goal, premises, base, version=current.version + 1, parent=current,
-                             trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})", invalidated=tuple(voided))
+            new = self._plan(
+                ids,
+                goal,
+                premises,
+                base,
+                version=current.version + 1,
+                parent=current,
+                trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})",
+                invalidated=tuple(voided),
+            )
             plans.append(new)
             t = self.started_at.get(cid, self._time(c))
             if voided:
-                self.actions.append(Action(t, "invalidate", None, (voided, f"fork: the branch after checkpoint "
-                                                                   f"{c.parent} is abandoned")))
-            self.actions.append(Action(t, "replan", None, (new, f"plan v{new.version}: a new branch from checkpoint "
-                                                          f"{c.parent} ({c.source})")))
+                self.actions.append(
+                    Action(
+                        t,
+                        "invalidate",
+                        None,
+                        (voided, f"fork: the branch after checkpoint {c.parent} is abandoned"),
+                    )
+                )
+            self.actions.append(
+                Action(
+                    t,
+                    "replan",
+                    None,
+                    (
+                        new,
+                        f"plan v{new.version}: a new branch from checkpoint "
+                        f"{c.parent} ({c.source})",
+                    ),
+                )
+            )
             current, current_ids = new, kept
         stop = self._outcome(head)
         if stop is not None:
@@ -262,9 +346,14 @@ class Versions:
         waiting = [t for t in head.tasks if t.interrupts and not t.error]
         failed = [t for t in head.tasks if t.error]
         if failed:
-            return "step_failed", f"the run stopped at checkpoint {head.id}: {failed[0].name or failed[0].id} failed"
+            return (
+                "step_failed",
+                f"the run stopped at checkpoint {head.id}: {failed[0].name or failed[0].id} failed",
+            )
         if waiting or head.next:
-            return None  # paused at an interrupt, or the history ends before the graph did: unfinished
+            return (
+                None  # paused at an interrupt, or the history ends before the graph did: unfinished
+            )
         return "plan_complete", f"the graph reached its end at checkpoint {head.id}"
 
 
@@ -285,13 +374,22 @@ def asked(value: Any, budget: int = 1000) -> str:
             return item.strip()
         if isinstance(item, dict):
             body = item.get("kwargs") if item.get("type") == "constructor" else item
-            kind = item.get("id", [""])[-1] if item.get("type") == "constructor" else item.get("type", item.get("role"))
-            if isinstance(body, dict) and kind in ("human", "user", "HumanMessage") and isinstance(body.get("content"), str):
+            kind = (
+                item.get("id", [""])[-1]
+                if item.get("type") == "constructor"
+                else item.get("type", item.get("role"))
+            )
+            if (
+                isinstance(body, dict)
+                and kind in ("human", "user", "HumanMessage")
+                and isinstance(body.get("content"), str)
+            ):
                 return " ".join(body["content"].split())
             queue.extend(item.values())
         elif isinstance(item, (list, tuple)):
-            if len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str):  # ("user", "text")
+            if (
+                len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str)
+            ):  # ("user", "text")
                 return " ".join(item[1].split())
             queue.extend(item)
     return ""
-

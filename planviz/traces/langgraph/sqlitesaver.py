@@ -39,15 +39,46 @@ from planviz.traces.langgraph.checkpointblobs import decode_blob, decode_msgpack
 from planviz.traces.langgraph.history import run_of_history
 from planviz.traces.langgraph.langgraphversions import asked
 
-__all__ = ["TITLE", "BINARY", "THREADS", "detect", "read", "threads_of", "tuples_of", "thread_table"]
+__all__ = [
+    "TITLE",
+    "BINARY",
+    "THREADS",
+    "detect",
+    "read",
+    "threads_of",
+    "tuples_of",
+    "thread_table",
+]
 
 TITLE = "LangGraph SqliteSaver database"
 BINARY = True
 THREADS = True
-_CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
-                       "metadata")
-_EARLY_COLUMNS = ("thread_id", "thread_ts", "parent_ts", "checkpoint", "metadata")  # SqliteSaver before 0.2: JSON
-_WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value")
+_CHECKPOINT_COLUMNS = (
+    "thread_id",
+    "checkpoint_ns",
+    "checkpoint_id",
+    "parent_checkpoint_id",
+    "type",
+    "checkpoint",
+    "metadata",
+)
+_EARLY_COLUMNS = (
+    "thread_id",
+    "thread_ts",
+    "parent_ts",
+    "checkpoint",
+    "metadata",
+)  # SqliteSaver before 0.2: JSON
+_WRITE_COLUMNS = (
+    "thread_id",
+    "checkpoint_ns",
+    "checkpoint_id",
+    "task_id",
+    "idx",
+    "channel",
+    "type",
+    "value",
+)
 _SHOWN_THREADS = 40
 
 
@@ -111,8 +142,9 @@ def _copied(path: str) -> sqlite3.Connection:
         con = sqlite3.connect(f"file:{quote(copy)}?mode=ro", uri=True, factory=_CopyConnection)
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
-        raise TraceFormatError(f"the database and its -wal log cannot be copied to be read: {exc}", source=path) \
-            from None
+        raise TraceFormatError(
+            f"the database and its -wal log cannot be copied to be read: {exc}", source=path
+        ) from None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -131,7 +163,10 @@ def _in_wal_mode(path: str) -> bool:
 
 
 def _tables(con: sqlite3.Connection) -> dict[str, set[str]]:
-    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    names = [
+        r[0]
+        for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    ]
     return {n: {r[1] for r in con.execute(f"PRAGMA table_info({_quoted(n)})")} for n in names}
 
 
@@ -142,13 +177,19 @@ def _quoted(name: str) -> str:
 def _check_schema(tables: dict[str, set[str]], source: str) -> None:
     if "checkpoints" not in tables:
         shown = ", ".join(sorted(tables)[:12]) or "none"
-        raise TraceFormatError(f"this is a SQLite database but not a LangGraph checkpointer: it has no "
-                               f"'checkpoints' table (tables: {shown}); planviz reads LangGraph SqliteSaver "
-                               "databases (tables checkpoints and writes)", source=source)
+        raise TraceFormatError(
+            f"this is a SQLite database but not a LangGraph checkpointer: it has no "
+            f"'checkpoints' table (tables: {shown}); planviz reads LangGraph SqliteSaver "
+            "databases (tables checkpoints and writes)",
+            source=source,
+        )
     missing = [c for c in _CHECKPOINT_COLUMNS if c not in tables["checkpoints"]]
     if missing and not set(_EARLY_COLUMNS) <= tables["checkpoints"]:
-        raise TraceFormatError(f"the 'checkpoints' table lacks column(s) {', '.join(missing)}: not a LangGraph "
-                               "SqliteSaver database", source=source)
+        raise TraceFormatError(
+            f"the 'checkpoints' table lacks column(s) {', '.join(missing)}: not a LangGraph "
+            "SqliteSaver database",
+            source=source,
+        )
 
 
 def threads_of(con: sqlite3.Connection) -> list[str]:
@@ -175,11 +216,17 @@ def thread_lookup(con: sqlite3.Connection) -> dict[str, str]:
     never written), so reading every thread is one scan and an index search per thread, not a scan each."""
     out = {}
     for table, columns in _tables(con).items():
-        if table not in ("checkpoints", "writes") or "thread_id" not in columns or _indexed(con, table):
+        if (
+            table not in ("checkpoints", "writes")
+            or "thread_id" not in columns
+            or _indexed(con, table)
+        ):
             out[table] = "thread_id = ?"
             continue
         temp = f"planviz_{table}_threads"
-        con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {temp} AS SELECT thread_id, rowid AS r FROM main.{table}")
+        con.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {temp} AS SELECT thread_id, rowid AS r FROM main.{table}"
+        )
         con.execute(f"CREATE INDEX IF NOT EXISTS temp.{temp}_index ON {temp} (thread_id)")
         out[table] = f"rowid IN (SELECT r FROM temp.{temp} WHERE thread_id = ?)"
     return out
@@ -194,34 +241,63 @@ def _indexed(con: sqlite3.Connection, table: str) -> bool:
     return False
 
 
-def tuples_of(con: sqlite3.Connection, thread: str, source: str, lookup: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def tuples_of(
+    con: sqlite3.Connection, thread: str, source: str, lookup: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """One thread's checkpoints as checkpoint tuples (the JSON export's shape), oldest id first; ``lookup``
     (:func:`thread_lookup`) when several threads are read."""
     has_writes = "writes" in _tables(con)
     writes: dict[tuple[str, str], list[list[Any]]] = defaultdict(list)
     clause = lookup or {}
     if has_writes:
-        rows = con.execute("SELECT checkpoint_ns, checkpoint_id, task_id, channel, type, value FROM writes "
-                           f"WHERE {clause.get('writes', 'thread_id = ?')} "
-                           "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx", (thread,))
+        rows = con.execute(
+            "SELECT checkpoint_ns, checkpoint_id, task_id, channel, type, value FROM writes "
+            f"WHERE {clause.get('writes', 'thread_id = ?')} "
+            "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx",
+            (thread,),
+        )
         for ns, cid, task, channel, kind, value in rows:
             where = f"writes[checkpoint {cid}, task {task}, channel {channel}]"
-            writes[(ns or "", str(cid))].append([str(task), str(channel), decode_blob(kind, value, source, where)])
+            writes[(ns or "", str(cid))].append(
+                [str(task), str(channel), decode_blob(kind, value, source, where)]
+            )
     out = []
-    rows = con.execute(f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints "
-                       f"WHERE {clause.get('checkpoints', 'thread_id = ?')} ORDER BY 1, 2", (thread,))
+    rows = con.execute(
+        f"SELECT {_columns(con)}, checkpoint, metadata FROM checkpoints "
+        f"WHERE {clause.get('checkpoints', 'thread_id = ?')} ORDER BY 1, 2",
+        (thread,),
+    )
     for ns, cid, parent, kind, blob, meta in rows:
         where = f"checkpoints[checkpoint {cid}]"
         checkpoint = decode_blob(kind, blob, source, where)
         if not isinstance(checkpoint, dict):
-            raise TraceFormatError(f"expected a checkpoint object, got {show_value(checkpoint)}", source=source,
-                                   path=where)
+            raise TraceFormatError(
+                f"expected a checkpoint object, got {show_value(checkpoint)}",
+                source=source,
+                path=where,
+            )
         ns, cid = ns or "", str(cid)
         config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": cid}}
-        parent_config = None if parent is None else {
-            "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": str(parent)}}
-        out.append({"config": config, "checkpoint": checkpoint, "metadata": _metadata(meta, source, where),
-                    "parent_config": parent_config, "pending_writes": writes.get((ns, cid), [])})
+        parent_config = (
+            None
+            if parent is None
+            else {
+                "configurable": {
+                    "thread_id": thread,
+                    "checkpoint_ns": ns,
+                    "checkpoint_id": str(parent),
+                }
+            }
+        )
+        out.append(
+            {
+                "config": config,
+                "checkpoint": checkpoint,
+                "metadata": _metadata(meta, source, where),
+                "parent_config": parent_config,
+                "pending_writes": writes.get((ns, cid), []),
+            }
+        )
     return out
 
 
@@ -237,31 +313,49 @@ def _columns(con: sqlite3.Connection) -> str:
 def read(doc: Document) -> tuple[Run, ...]:
     """The runs of a checkpoint database: every thread's, or the one ``doc.thread`` names."""
     if doc.path is None:
-        raise TraceFormatError("a SQLite database is read from its file: pass its path", source=doc.name)
+        raise TraceFormatError(
+            "a SQLite database is read from its file: pass its path", source=doc.name
+        )
     cap = doc.max_bytes or limits.MAX_TRACE_BYTES
     size = os.path.getsize(doc.path)
     if size > cap:
-        raise TraceFormatError(f"the database is {limits.mib(size)}, over the {limits.mib(cap)} cap; "
-                               f"{limits.raise_hint('MAX_TRACE_BYTES')}", source=doc.name)
+        raise TraceFormatError(
+            f"the database is {limits.mib(size)}, over the {limits.mib(cap)} cap; "
+            f"{limits.raise_hint('MAX_TRACE_BYTES')}",
+            source=doc.name,
+        )
     try:
         with _connect(doc.path) as con:
             _check_schema(_tables(con), doc.name)
             threads = threads_of(con)
             if not threads:
-                raise TraceFormatError("the checkpoint database holds no checkpoint (no thread)", source=doc.name)
+                raise TraceFormatError(
+                    "the checkpoint database holds no checkpoint (no thread)", source=doc.name
+                )
             if doc.thread is not None:
                 if doc.thread not in threads:
-                    raise TraceFormatError(f"no thread {doc.thread!r} in this database; its threads: "
-                                           f"{_listing(threads)}", source=doc.name)
+                    raise TraceFormatError(
+                        f"no thread {doc.thread!r} in this database; its threads: "
+                        f"{_listing(threads)}",
+                        source=doc.name,
+                    )
                 threads = [doc.thread]
             lookup = thread_lookup(con) if len(threads) > 1 else None
-            return tuple(run_of_history(tuples_of(con, t, f"{doc.name} thread {t}", lookup), f"{doc.name} thread {t}")
-                         for t in threads)
+            return tuple(
+                run_of_history(
+                    tuples_of(con, t, f"{doc.name} thread {t}", lookup), f"{doc.name} thread {t}"
+                )
+                for t in threads
+            )
     except sqlite3.Error as exc:
-        raise TraceFormatError(f"the SQLite database cannot be read: {exc}", source=doc.name) from None
+        raise TraceFormatError(
+            f"the SQLite database cannot be read: {exc}", source=doc.name
+        ) from None
 
 
-def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tuple[str, int, str]]] | None:
+def thread_table(
+    path: str, limit: int = _SHOWN_THREADS
+) -> tuple[int, list[tuple[str, int, str]]] | None:
     """The threads of the checkpoint database at ``path`` without reading any thread whole: how many there are,
     and for the first ``limit`` (file order) ``(thread id, checkpoints, first user message or '')``; None when
     ``path`` is no LangGraph checkpoint database. The message is looked for in the first checkpoints' metadata
@@ -271,7 +365,9 @@ def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tupl
     True
     """
     try:
-        if not os.path.isfile(path):  # a FIFO or device is never opened here: load_trace refuses it on its own
+        if not os.path.isfile(
+            path
+        ):  # a FIFO or device is never opened here: load_trace refuses it on its own
             return None
         with open(path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
@@ -279,7 +375,9 @@ def thread_table(path: str, limit: int = _SHOWN_THREADS) -> tuple[int, list[tupl
         with _connect(path) as con:
             if "checkpoints" not in _tables(con):
                 return None
-            rows = con.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)")
+            rows = con.execute(
+                "SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)"
+            )
             counts = [(str(t), int(n)) for t, n in rows]
             return len(counts), [(t, n, _first_asked(con, t, path)) for t, n in counts[:limit]]
     except (OSError, sqlite3.Error, TraceFormatError):
@@ -293,29 +391,42 @@ def threads_refusal(path: str, format: str | None = None) -> TraceFormatError | 
     if table is None or table[0] < 2:
         return None
     count, rows = table
-    shown = "; ".join(f"{t!r} ({n} checkpoints{', ' + repr(_trimmed(said)) if said else ''})" for t, n, said in rows)
+    shown = "; ".join(
+        f"{t!r} ({n} checkpoints{', ' + repr(_trimmed(said)) if said else ''})"
+        for t, n, said in rows
+    )
     more = f"; and {count - len(rows)} more" if count > len(rows) else ""
-    return TraceFormatError(f"the checkpoint database holds {count} runs, one per thread (threads: {shown}{more}); "
-                            "name one with thread= (on the command line: --thread ID), or read them all with "
-                            "planviz.load_traces", source=path)
+    return TraceFormatError(
+        f"the checkpoint database holds {count} runs, one per thread (threads: {shown}{more}); "
+        "name one with thread= (on the command line: --thread ID), or read them all with "
+        "planviz.load_traces",
+        source=path,
+    )
 
 
 def _trimmed(text: str, width: int = 60) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
     """The first user message of a thread, from its first three checkpoints' metadata and writes, or ''."""
     has_writes = "writes" in _tables(con)
-    rows = con.execute(f"SELECT {_columns(con)}, metadata FROM checkpoints WHERE thread_id = ? ORDER BY 1, 2 LIMIT 3",
-                       (thread,)).fetchall()
+    rows = con.execute(
+        f"SELECT {_columns(con)}, metadata FROM checkpoints WHERE thread_id = ? ORDER BY 1, 2 LIMIT 3",
+        (thread,),
+    ).fetchall()
     for _, cid, _, _, meta in rows:
         said = asked(_metadata(meta, source, f"checkpoints[checkpoint {cid}]").get("writes"))
         if not said and has_writes:
-            values = [decode_blob(kind, value, source, f"writes[checkpoint {cid}]") for kind, value in con.execute(
-                "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ? AND channel NOT LIKE '%:%'"
-                " ORDER BY task_id, idx LIMIT 20", (thread, cid))]
+            values = [
+                decode_blob(kind, value, source, f"writes[checkpoint {cid}]")
+                for kind, value in con.execute(
+                    "SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_id = ? AND channel NOT LIKE '%:%'"
+                    " ORDER BY task_id, idx LIMIT 20",
+                    (thread, cid),
+                )
+            ]
             said = asked(values)
         if said:
             return said
@@ -324,4 +435,6 @@ def _first_asked(con: sqlite3.Connection, thread: str, source: str) -> str:
 
 def _listing(threads: list[str]) -> str:
     shown = ", ".join(repr(t) for t in threads[:_SHOWN_THREADS])
-    return shown + (f" and {len(threads) - _SHOWN_THREADS} more" if len(threads) > _SHOWN_THREADS else "")
+    return shown + (
+        f" and {len(threads) - _SHOWN_THREADS} more" if len(threads) > _SHOWN_THREADS else ""
+    )

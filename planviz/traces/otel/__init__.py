@@ -1,2 +1,1 @@
-"""OpenTelemetry spans: OTel GenAI, OpenInference, OTel JS, Phoenix and MLflow.
-"""
+"""OpenTelemetry spans: OTel GenAI, OpenInference, OTel JS, Phoenix and MLflow."""

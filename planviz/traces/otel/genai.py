@@ -52,23 +52,32 @@ from typing import Any, Iterable
 
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import ModelCall, Observation, Run
-from planviz.traces import Document, Sample
 from planviz.runs.turns import Turn
-from planviz.traces import calltimes
+from planviz.traces import Document, Sample, calltimes
 from planviz.traces.jsonstream import records, walk
 from planviz.traces.otel.modelcalls import model_calls
 from planviz.traces.otel.otelspans import AGENT, ATTRIBUTES, MODEL, TOOL, Span, span_of
-from planviz.traces.playback import Action, play
 from planviz.traces.otel.spandependencies import MAX_PREDECESSORS, data_flow, timing_edges
+from planviz.traces.playback import Action, play
 
 __all__ = ["run_of_spans", "CONTAINERS", "TITLE", "detect", "read", "spans_of", "is_span_data"]
 
 TITLE = "OpenTelemetry"
 
-CONTAINERS = frozenset({"resourceSpans", "scopeSpans", "instrumentationLibrarySpans", "spans", "resource_spans",
-                        "scope_spans"})
+CONTAINERS = frozenset(
+    {
+        "resourceSpans",
+        "scopeSpans",
+        "instrumentationLibrarySpans",
+        "spans",
+        "resource_spans",
+        "scope_spans",
+    }
+)
 _NS = 1e9
-_KEYS = re.compile(r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:')
+_KEYS = re.compile(
+    r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:'
+)
 
 
 def detect(sample: Sample) -> float:
@@ -87,12 +96,18 @@ def is_span_data(data: Any) -> bool:
             return True
         data = [data]
     first = data[0] if isinstance(data, list) and data else None
-    return isinstance(first, dict) and any(k in first for k in ("spanId", "context", "resourceSpans", "scopeSpans"))
+    return isinstance(first, dict) and any(
+        k in first for k in ("spanId", "context", "resourceSpans", "scopeSpans")
+    )
 
 
 def spans_of(doc: Any) -> Iterable[Span]:
     """The spans of a document: streamed record by record from a file, or walked in data parsed already."""
-    found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
+    found = (
+        walk(doc.data(), CONTAINERS)
+        if doc.parsed
+        else records(doc.stream(), set(CONTAINERS), doc.name)
+    )
     return (span_of(raw, ctx, where, line, doc.name) for raw, ctx, where, line in found)
 
 
@@ -101,8 +116,13 @@ def read(doc: Document) -> Run:
     return run_of_spans(spans_of(doc), doc.name)
 
 
-def _finding(code: str, message: str, steps: Iterable[str] = (), edges: Iterable[tuple[str, str]] = (),
-             where: str = "") -> Finding:
+def _finding(
+    code: str,
+    message: str,
+    steps: Iterable[str] = (),
+    edges: Iterable[tuple[str, str]] = (),
+    where: str = "",
+) -> Finding:
     return Finding(code, "import", "warning", message, tuple(steps), tuple(edges), where)
 
 
@@ -119,7 +139,9 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     return replace(play(plan, actions), model_calls=calls, turns=turns)
 
 
-def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Plan, list[Action], tuple[ModelCall, ...], tuple[Turn, ...]]:
+def _timeline(
+    spans: Iterable[Span], source: str, ended: int | None
+) -> tuple[Plan, list[Action], tuple[ModelCall, ...], tuple[Turn, ...]]:
     """The plan of a trace's spans, its timeline of actions, its model calls and its turns."""
     findings: list[Finding] = []
     by_id: dict[str, Span] = {}
@@ -137,49 +159,98 @@ def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Pl
         by_id[s.span_id] = s
         order.append(s)
     if dupes:
-        findings.append(_finding("duplicate_span", f"{len(dupes)} span(s) repeat the id of an earlier span "
-                                 f"(first: {dupes[0].span_id} at {_place(dupes[0])}); the first is kept",
-                                 where=_place(dupes[0])))
+        findings.append(
+            _finding(
+                "duplicate_span",
+                f"{len(dupes)} span(s) repeat the id of an earlier span "
+                f"(first: {dupes[0].span_id} at {_place(dupes[0])}); the first is kept",
+                where=_place(dupes[0]),
+            )
+        )
     for name, n in sorted(deviations.items()):
-        findings.append(_finding("deviating_attribute", _deviation_text(name, n), where=first_at[name]))
+        findings.append(
+            _finding("deviating_attribute", _deviation_text(name, n), where=first_at[name])
+        )
     oi = sum(1 for s in order if s.convention == "openinference")
     if oi:
-        findings.append(Finding("read_as_openinference", "import", "info", f"read as OpenInference: {oi} span(s) "
-                                "carry openinference.span.kind (arguments from input.value, results from "
-                                "output.value, tokens from llm.token_count.*)", (), (), ""))
+        findings.append(
+            Finding(
+                "read_as_openinference",
+                "import",
+                "info",
+                f"read as OpenInference: {oi} span(s) "
+                "carry openinference.span.kind (arguments from input.value, results from "
+                "output.value, tokens from llm.token_count.*)",
+                (),
+                (),
+                "",
+            )
+        )
     parent = _parents(order, by_id, findings)
     order.sort(key=lambda s: s.start)
     traces = {s.trace_id for s in order if s.trace_id}
     if len(traces) > 1:
-        findings.append(_finding("several_traces", f"the file holds {len(traces)} traces; they are read as one run, "
-                                 "and no call is taken to wait for a call of another trace"))
+        findings.append(
+            _finding(
+                "several_traces",
+                f"the file holds {len(traces)} traces; they are read as one run, "
+                "and no call is taken to wait for a call of another trace",
+            )
+        )
     t0 = order[0].start if order else 0
     steps_spans = [s for s in order if s.operation == TOOL]
     if not steps_spans:
         steps_spans = [s for s in order if s.operation == MODEL]
         if steps_spans:
-            findings.append(_finding("no_tool_calls", "the trace records no tool call: its model calls are "
-                                     "shown as the steps"))
+            findings.append(
+                _finding(
+                    "no_tool_calls",
+                    "the trace records no tool call: its model calls are shown as the steps",
+                )
+            )
     for s in order:
         if s.end is not None and s.end < s.start:
-            findings.append(_finding("negative_duration", f"span {s.span_id} ends before it starts; read as "
-                                     "ending when it starts", where=_place(s)))
+            findings.append(
+                _finding(
+                    "negative_duration",
+                    f"span {s.span_id} ends before it starts; read as ending when it starts",
+                    where=_place(s),
+                )
+            )
             s.end = s.start
-    inferred = calltimes.settle(order, parent, steps_spans, [s for s in order if s.operation == MODEL], ended)
+    inferred = calltimes.settle(
+        order, parent, steps_spans, [s for s in order if s.operation == MODEL], ended
+    )
     step_of, attempts, retried = _step_ids(steps_spans, parent)
     if inferred:
         names = [step_of[s.span_id] for s in inferred]
-        findings.append(_finding("end_inferred", f"{len(inferred)} call(s) returned (a result or reply, no error) but "
-                                 "never recorded an end, under a span that ended: each is read as ending when the "
-                                 "next span under its parent began, else when the span above it ended: "
-                                 f"{', '.join(names[:10])}", steps=names))
+        findings.append(
+            _finding(
+                "end_inferred",
+                f"{len(inferred)} call(s) returned (a result or reply, no error) but "
+                "never recorded an end, under a span that ended: each is read as ending when the "
+                "next span under its parent began, else when the span above it ended: "
+                f"{', '.join(names[:10])}",
+                steps=names,
+            )
+        )
     if retried:
-        findings.append(_finding("retry_inferred", "a failed call repeated with the same tool and arguments under "
-                                 f"the same parent is read as a retry of one step: {', '.join(sorted(retried))}",
-                                 steps=sorted(retried)))
+        findings.append(
+            _finding(
+                "retry_inferred",
+                "a failed call repeated with the same tool and arguments under "
+                f"the same parent is read as a retry of one step: {', '.join(sorted(retried))}",
+                steps=sorted(retried),
+            )
+        )
     if steps_spans and steps_spans[0].operation == TOOL and not any(s.call_id for s in steps_spans):
-        findings.append(_finding("no_call_ids", f"no tool call carries {ATTRIBUTES['call_id'][0]!r}: a declared "
-                                 "plan is matched to these calls by tool name and arguments"))
+        findings.append(
+            _finding(
+                "no_call_ids",
+                f"no tool call carries {ATTRIBUTES['call_id'][0]!r}: a declared "
+                "plan is matched to these calls by tool name and arguments",
+            )
+        )
     flow = data_flow(steps_spans, step_of, attempts)
     thinned: list[str] = []
     timing = timing_edges(order, parent, step_of, attempts, set(flow), thinned)
@@ -190,30 +261,61 @@ def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Pl
     for u, v in flow:
         needs[v].append(f"{u}.result")
     if flow:
-        findings.append(_finding("inferred_dependency", f"{len(flow)} dependencies inferred from data: a call's "
-                                 "arguments hold a value an earlier call returned (the edge carries that "
-                                 "call's result)", edges=sorted(flow)))
+        findings.append(
+            _finding(
+                "inferred_dependency",
+                f"{len(flow)} dependencies inferred from data: a call's "
+                "arguments hold a value an earlier call returned (the edge carries that "
+                "call's result)",
+                edges=sorted(flow),
+            )
+        )
     if timing:
-        findings.append(_finding("inferred_dependency", f"{len(timing)} dependencies inferred from timing: a call "
-                                 "started after another ended, under the same parent span (the trace does not "
-                                 "say why it waited)" + (f"; {len(thinned)} call(s) waited after more calls than "
-                                 f"{MAX_PREDECESSORS}: linked to the {MAX_PREDECESSORS} that ended last"
-                                 if thinned else ""), edges=sorted(timing)))
+        findings.append(
+            _finding(
+                "inferred_dependency",
+                f"{len(timing)} dependencies inferred from timing: a call "
+                "started after another ended, under the same parent span (the trace does not "
+                "say why it waited)"
+                + (
+                    f"; {len(thinned)} call(s) waited after more calls than "
+                    f"{MAX_PREDECESSORS}: linked to the {MAX_PREDECESSORS} that ended last"
+                    if thinned
+                    else ""
+                ),
+                edges=sorted(timing),
+            )
+        )
     calls = model_calls(order, steps_spans, parent, step_of, t0)
     plan_steps = []
     for sid, spans_of_step in attempts.items():
         first = spans_of_step[0]
         last = spans_of_step[-1]
         ended = last.end if last.end is not None else last.start
-        plan_steps.append(Step(
-            sid, _action(first), expected_evidence=f"{first.tool or first.model or first.name} returns without error",
-            depends_on=tuple(deps.get(sid, ())), requires=needs.get(sid, ()),
-            produces=(f"{sid}.result",), duration=(ended - first.start) / _NS,
-            tool=first.tool or first.model or None, arguments=first.arguments or {}, effect=first.effect))
+        plan_steps.append(
+            Step(
+                sid,
+                _action(first),
+                expected_evidence=f"{first.tool or first.model or first.name} returns without error",
+                depends_on=tuple(deps.get(sid, ())),
+                requires=needs.get(sid, ()),
+                produces=(f"{sid}.result",),
+                duration=(ended - first.start) / _NS,
+                tool=first.tool or first.model or None,
+                arguments=first.arguments or {},
+                effect=first.effect,
+            )
+        )
     unfinished = [step_of[s.span_id] for s in steps_spans if s.end is None]
     if unfinished:
-        findings.append(_finding("unfinished_span", f"{len(unfinished)} call(s) never ended (still running when "
-                                 f"the trace was written): {', '.join(unfinished[:10])}", steps=unfinished))
+        findings.append(
+            _finding(
+                "unfinished_span",
+                f"{len(unfinished)} call(s) never ended (still running when "
+                f"the trace was written): {', '.join(unfinished[:10])}",
+                steps=unfinished,
+            )
+        )
     plan = Plan(_goal(order, parent), plan_steps, time_unit="s", import_findings=tuple(findings))
     actions = _actions(steps_spans, step_of, attempts, t0)
     if not unfinished and order:
@@ -223,27 +325,38 @@ def _timeline(spans: Iterable[Span], source: str, ended: int | None) -> tuple[Pl
 
 def _deviation_text(name: str, n: int) -> str:
     if name == "span name":
-        return f"{n} span(s) have no gen_ai.operation.name: the operation was read from the span name"
+        return (
+            f"{n} span(s) have no gen_ai.operation.name: the operation was read from the span name"
+        )
     if name == "tool attributes":
-        return (f"{n} span(s) have gen_ai.tool.name or gen_ai.tool.call.id but no gen_ai.operation.name: read as "
-                "tool calls")
+        return (
+            f"{n} span(s) have gen_ai.tool.name or gen_ai.tool.call.id but no gen_ai.operation.name: read as "
+            "tool calls"
+        )
     if name.startswith("operation "):
         return f"{n} span(s) name their operation {name[10:]!r}, which the GenAI conventions do not define"
     canonical = next(names[0] for names in ATTRIBUTES.values() if name in names)
     return f"{n} span(s) use {name!r} instead of {canonical!r} (read as such)"
 
 
-def _parents(order: list[Span], by_id: dict[str, Span], findings: list[Finding]) -> dict[str, str | None]:
+def _parents(
+    order: list[Span], by_id: dict[str, Span], findings: list[Finding]
+) -> dict[str, str | None]:
     """Each span's parent id, None for a root: missing parents and cycles are broken and reported."""
     parent: dict[str, str | None] = {}
     missing = [s for s in order if s.parent_id is not None and s.parent_id not in by_id]
     for s in order:
         parent[s.span_id] = s.parent_id if s.parent_id in by_id else None
     if missing:
-        findings.append(_finding("missing_parent", f"{len(missing)} span(s) name a parent that is not in the trace "
-                                 f"(first: {missing[0].span_id} at {_place(missing[0])}, parent "
-                                 f"{missing[0].parent_id}); they are read as top-level spans",
-                                 where=_place(missing[0])))
+        findings.append(
+            _finding(
+                "missing_parent",
+                f"{len(missing)} span(s) name a parent that is not in the trace "
+                f"(first: {missing[0].span_id} at {_place(missing[0])}, parent "
+                f"{missing[0].parent_id}); they are read as top-level spans",
+                where=_place(missing[0]),
+            )
+        )
     state: dict[str, int] = {}  # 1: on the current path, 2: known to reach a root
     cut = []
     for s in order:
@@ -254,7 +367,7 @@ def _parents(order: list[Span], by_id: dict[str, Span], findings: list[Finding])
             path.append(node)
             node = parent[node]
         if node is not None and state.get(node) == 1:  # the walk came back to its own path: a cycle
-            cycle = path[path.index(node):]
+            cycle = path[path.index(node) :]
             head = min(cycle, key=lambda x: (by_id[x].start, x))
             parent[head] = None
             cut.append((head, cycle))
@@ -262,24 +375,36 @@ def _parents(order: list[Span], by_id: dict[str, Span], findings: list[Finding])
             state[p] = 2
     if cut:
         head, cycle = cut[0]
-        findings.append(_finding("parent_cycle", f"{len(cut)} cycle(s) of parent spans (first: "
-                                 f"{' -> '.join(cycle)}); each is cut at its earliest span, read as top-level",
-                                 where=_place(by_id[head])))
+        findings.append(
+            _finding(
+                "parent_cycle",
+                f"{len(cut)} cycle(s) of parent spans (first: "
+                f"{' -> '.join(cycle)}); each is cut at its earliest span, read as top-level",
+                where=_place(by_id[head]),
+            )
+        )
     return parent
 
 
-def _step_ids(spans: list[Span], parent: dict[str, str | None]) -> tuple[dict[str, str], dict[str, list[Span]], set[str]]:
+def _step_ids(
+    spans: list[Span], parent: dict[str, str | None]
+) -> tuple[dict[str, str], dict[str, list[Span]], set[str]]:
     """Step id of each step span: the tool name, ``name#k`` when it ran again; a repeated failed call is a retry."""
     step_of: dict[str, str] = {}
     attempts: dict[str, list[Span]] = {}
     used: Counter[str] = Counter()
-    failed: dict[tuple[str | None, str, str] | None, str] = {}  # keyed by (parent, name, arguments), made only when a call failed
+    failed: dict[
+        tuple[str | None, str, str] | None, str
+    ] = {}  # keyed by (parent, name, arguments), made only when a call failed
     retried: set[str] = set()
     for s in spans:
         base = (s.tool or s.model or s.name or "call").strip() or "call"
         # the call's arguments as text only when a failed call could be repeated or this one failed
-        key = (parent[s.span_id], base, json.dumps(s.arguments, sort_keys=True, default=str)) \
-            if failed or s.status == "error" else None
+        key = (
+            (parent[s.span_id], base, json.dumps(s.arguments, sort_keys=True, default=str))
+            if failed or s.status == "error"
+            else None
+        )
         previous = failed.pop(key, None) if failed else None
         previous_end = attempts[previous][-1].end if previous is not None else None
         if previous is not None and previous_end is not None and previous_end <= s.start:
@@ -303,14 +428,18 @@ def _action(s: Span) -> str:
     name = s.tool or s.model or s.name or "call"
     if not s.arguments:
         return f"{name}()" if s.tool else name
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in s.arguments.items())
+    args = ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in s.arguments.items()
+    )
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
 
 def _turns(order: list[Span], calls: tuple[ModelCall, ...]) -> tuple[Turn, ...]:
     """What was said: the user's message (the task, when a span holds it) and the model's last reply (the output
     of the last model call that asked for no tool), where the trace records them."""
-    asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
+    asked = min(
+        ((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, "")
+    )[2]
     said = [Turn("user", asked)] if asked else []
     last = calls[-1] if calls else None
     if last is not None and last.step is None and last.output:
@@ -322,7 +451,9 @@ def _turns(order: list[Span], calls: tuple[ModelCall, ...]) -> tuple[Turn, ...]:
 def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
     """The user's request (first user message), with the agent's name when there is one."""
     agent = next((s.agent for s in order if s.operation == AGENT and s.agent), "")
-    asked = min(((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, ""))[2]
+    asked = min(
+        ((s.goal_rank or 0, i, s.goal) for i, s in enumerate(order) if s.goal), default=(0, 0, "")
+    )[2]
     if asked:
         return f"{agent}: {asked}" if agent else asked
     if agent:
@@ -331,7 +462,9 @@ def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
     return root.name if root is not None and root.name else "OpenTelemetry trace"
 
 
-def _actions(steps: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]], t0: int) -> list[Action]:
+def _actions(
+    steps: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]], t0: int
+) -> list[Action]:
     actions = []
     tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
     for s in steps:
@@ -340,7 +473,9 @@ def _actions(steps: list[Span], step_of: dict[str, str], attempts: dict[str, lis
         tried[sid] += 1
         t = (s.start - t0) / _NS
         if k:
-            actions.append(Action(t, "retry", sid, f"retry {sid!r}: the same call again after its failure"))
+            actions.append(
+                Action(t, "retry", sid, f"retry {sid!r}: the same call again after its failure")
+            )
         actions.append(Action(t, "start", sid))
         if s.end is None:
             continue
@@ -355,22 +490,44 @@ def _actions(steps: list[Span], step_of: dict[str, str], attempts: dict[str, lis
             why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
             data["error"] = why
             data["message"] = why
-            actions.append(Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data)))
+            actions.append(
+                Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data))
+            )
             continue
-        actions.append(Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data)))
+        actions.append(
+            Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data))
+        )
     return actions
 
 
-def _stop(order: list[Span], parent: dict[str, str | None], attempts: dict[str, list[Span]], t0: int) -> Action:
+def _stop(
+    order: list[Span], parent: dict[str, str | None], attempts: dict[str, list[Span]], t0: int
+) -> Action:
     end = max((s.end for s in order if s.end is not None), default=t0)
-    bad_agents = [s for s in order if s.status == "error" and s.operation != TOOL and
-                  (parent[s.span_id] is None or s.operation == AGENT)]
+    bad_agents = [
+        s
+        for s in order
+        if s.status == "error"
+        and s.operation != TOOL
+        and (parent[s.span_id] is None or s.operation == AGENT)
+    ]
     failed = [sid for sid, spans in attempts.items() if spans[-1].status == "error"]
     if bad_agents:
         s = bad_agents[0]
         why = ": ".join(x for x in (s.error, s.message) if x) or "status ERROR"
-        return Action((end - t0) / _NS, "stop", None, ("step_failed", f"span {s.name!r} ended with an error: {why}"))
+        return Action(
+            (end - t0) / _NS,
+            "stop",
+            None,
+            ("step_failed", f"span {s.name!r} ended with an error: {why}"),
+        )
     if failed:
-        return Action((end - t0) / _NS, "stop", None,
-                      ("step_failed", f"the trace ended with failed call(s): {', '.join(failed)}"))
-    return Action((end - t0) / _NS, "stop", None, ("plan_complete", "the trace ended; every call returned"))
+        return Action(
+            (end - t0) / _NS,
+            "stop",
+            None,
+            ("step_failed", f"the trace ended with failed call(s): {', '.join(failed)}"),
+        )
+    return Action(
+        (end - t0) / _NS, "stop", None, ("plan_complete", "the trace ended; every call returned")
+    )

@@ -50,8 +50,8 @@ from typing import Any
 from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
 from planviz.traces import Document, Sample
-from planviz.traces.otel.openinferencevalues import task
 from planviz.traces.otel.genai import run_of_spans
+from planviz.traces.otel.openinferencevalues import task
 from planviz.traces.otel.otelspans import span_of
 from planviz.traces.otel.phoenix import hex_id
 
@@ -59,8 +59,14 @@ __all__ = ["TITLE", "detect", "read", "python_shape", "span_hex"]
 
 TITLE = "MLflow"
 _KEYS = re.compile(r'"mlflow\.(?:spanType|traceRequestId|spanInputs)"\s*:')
-_OPERATIONS = {"TOOL": "execute_tool", "LLM": "chat", "CHAT_MODEL": "chat", "EMBEDDING": "embeddings",
-               "AGENT": "invoke_agent", "CHAIN": "invoke_agent"}
+_OPERATIONS = {
+    "TOOL": "execute_tool",
+    "LLM": "chat",
+    "CHAT_MODEL": "chat",
+    "EMBEDDING": "embeddings",
+    "AGENT": "invoke_agent",
+    "CHAIN": "invoke_agent",
+}
 _STATUS = {"STATUS_CODE_OK": "OK", "STATUS_CODE_ERROR": "ERROR", "STATUS_CODE_UNSET": "UNSET"}
 
 
@@ -73,13 +79,22 @@ def detect(sample: Sample) -> float:
 
 
 def _is_trace(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("data"), dict) and \
-        isinstance(value["data"].get("spans"), list) and isinstance(value.get("info", {}), dict)
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("data"), dict)
+        and isinstance(value["data"].get("spans"), list)
+        and isinstance(value.get("info", {}), dict)
+    )
 
 
 def _mlflow_spans(spans: Any) -> bool:
-    return isinstance(spans, list) and bool(spans) and isinstance(spans[0], dict) and \
-        isinstance(spans[0].get("attributes"), dict) and "mlflow.spanType" in spans[0]["attributes"]
+    return (
+        isinstance(spans, list)
+        and bool(spans)
+        and isinstance(spans[0], dict)
+        and isinstance(spans[0].get("attributes"), dict)
+        and "mlflow.spanType" in spans[0]["attributes"]
+    )
 
 
 def _traces(data: Any) -> list[tuple[dict[str, Any], list[Any]]]:
@@ -100,13 +115,20 @@ def read(doc: Document) -> Run | tuple[Run, ...]:
     """The run of an MLflow trace (one run per trace of a list of traces)."""
     traces = _traces(doc.data())
     if not traces:
-        raise TraceFormatError("not an MLflow trace: expected {\"info\": ..., \"data\": {\"spans\": [...]}} as "
-                               "mlflow.get_trace(...).to_json() writes it", source=doc.name)
+        raise TraceFormatError(
+            'not an MLflow trace: expected {"info": ..., "data": {"spans": [...]}} as '
+            "mlflow.get_trace(...).to_json() writes it",
+            source=doc.name,
+        )
     runs = []
     for t, (_info, spans) in enumerate(traces):
         prefix = f"[{t}].data.spans" if len(traces) > 1 else "data.spans"
-        shaped = [span_of(python_shape(raw, f"{prefix}[{i}]", doc.name), {}, f"{prefix}[{i}]", None, doc.name)
-                  for i, raw in enumerate(spans)]
+        shaped = [
+            span_of(
+                python_shape(raw, f"{prefix}[{i}]", doc.name), {}, f"{prefix}[{i}]", None, doc.name
+            )
+            for i, raw in enumerate(spans)
+        ]
         runs.append(run_of_spans(shaped, doc.name))
     return runs[0] if len(runs) == 1 else tuple(runs)
 
@@ -114,7 +136,11 @@ def read(doc: Document) -> Run | tuple[Run, ...]:
 def span_hex(value: Any, size: int) -> Any:
     """An MLflow id as hex: base64 of ``size`` bytes (MLflow 3), else as :func:`~planviz.traces.otel.phoenix.hex_id`
     reads it (``0x`` hex of MLflow 2; any other text through a stable digest)."""
-    if isinstance(value, str) and value and ("=" in value or not re.fullmatch(r"(?:0x)?[0-9a-fA-F]+", value)):
+    if (
+        isinstance(value, str)
+        and value
+        and ("=" in value or not re.fullmatch(r"(?:0x)?[0-9a-fA-F]+", value))
+    ):
         try:
             raw = base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError):
@@ -140,13 +166,21 @@ def _first(*values: Any) -> Any:
 
 def _usage(attrs: dict[str, Any], outputs: Any) -> dict[str, Any]:
     usage = attrs.get("mlflow.chat.tokenUsage")
-    if not isinstance(usage, dict) and isinstance(outputs, dict) and isinstance(outputs.get("usage"), dict):
+    if (
+        not isinstance(usage, dict)
+        and isinstance(outputs, dict)
+        and isinstance(outputs.get("usage"), dict)
+    ):
         usage = outputs["usage"]
     if not isinstance(usage, dict):
         return {}
-    found = {"gen_ai.usage.input_tokens": _first(usage.get("input_tokens"), usage.get("prompt_tokens")),
-             "gen_ai.usage.output_tokens": _first(usage.get("output_tokens"), usage.get("completion_tokens")),
-             "gen_ai.usage.total_tokens": usage.get("total_tokens")}
+    found = {
+        "gen_ai.usage.input_tokens": _first(usage.get("input_tokens"), usage.get("prompt_tokens")),
+        "gen_ai.usage.output_tokens": _first(
+            usage.get("output_tokens"), usage.get("completion_tokens")
+        ),
+        "gen_ai.usage.total_tokens": usage.get("total_tokens"),
+    }
     return {k: v for k, v in found.items() if v is not None}
 
 
@@ -157,7 +191,9 @@ def python_shape(raw: Any, where: str, source: str) -> dict[str, Any]:
         return TraceFormatError(why, source=source, path=f"{where}.{field}")
 
     if not isinstance(raw, dict):
-        raise TraceFormatError(f"expected an MLflow span object, got {type(raw).__name__}", source=source, path=where)
+        raise TraceFormatError(
+            f"expected an MLflow span object, got {type(raw).__name__}", source=source, path=where
+        )
     attrs_in = raw.get("attributes") or {}
     if not isinstance(attrs_in, dict):
         raise bad("attributes", f"expected an object of attribute values, got {str(attrs_in)[:60]}")
@@ -171,15 +207,23 @@ def python_shape(raw: Any, where: str, source: str) -> dict[str, Any]:
         shaped["gen_ai.operation.name"] = operation
     if operation == "execute_tool":
         shaped["gen_ai.tool.name"] = name
-        shaped["gen_ai.tool.call.arguments"] = inputs if isinstance(inputs, dict) else (
-            {} if inputs is None else {"input": inputs})
+        shaped["gen_ai.tool.call.arguments"] = (
+            inputs if isinstance(inputs, dict) else ({} if inputs is None else {"input": inputs})
+        )
         if outputs is not None:
             shaped["gen_ai.tool.call.result"] = outputs
     elif operation in ("chat", "embeddings"):
-        model = _first(attrs.get("mlflow.llm.model"), inputs.get("model") if isinstance(inputs, dict) else None)
+        model = _first(
+            attrs.get("mlflow.llm.model"), inputs.get("model") if isinstance(inputs, dict) else None
+        )
         answered = outputs.get("model") if isinstance(outputs, dict) else None
-        shaped.update({k: v for k, v in (("gen_ai.request.model", model), ("gen_ai.response.model", answered))
-                       if isinstance(v, str) and v})
+        shaped.update(
+            {
+                k: v
+                for k, v in (("gen_ai.request.model", model), ("gen_ai.response.model", answered))
+                if isinstance(v, str) and v
+            }
+        )
         shaped.update(_usage(attrs, outputs))
         if isinstance(inputs, dict) and isinstance(inputs.get("messages"), list):
             shaped["gen_ai.input.messages"] = inputs["messages"]
@@ -190,24 +234,51 @@ def python_shape(raw: Any, where: str, source: str) -> dict[str, Any]:
     if "context" in raw:  # MLflow 2: the OpenTelemetry Python SDK's span JSON
         ctx = raw.get("context")
         if not isinstance(ctx, dict):
-            raise bad("context", f"expected an object with span_id and trace_id, got {str(ctx)[:60]}")
-        ids = {"span_id": span_hex(ctx.get("span_id"), 8), "trace_id": span_hex(ctx.get("trace_id"), 16)}
-        parent, start, end = span_hex(raw.get("parent_id"), 8), raw.get("start_time"), raw.get("end_time")
-        status = {"status_code": raw.get("status_code") or "UNSET", "description": raw.get("status_message")}
+            raise bad(
+                "context", f"expected an object with span_id and trace_id, got {str(ctx)[:60]}"
+            )
+        ids = {
+            "span_id": span_hex(ctx.get("span_id"), 8),
+            "trace_id": span_hex(ctx.get("trace_id"), 16),
+        }
+        parent, start, end = (
+            span_hex(raw.get("parent_id"), 8),
+            raw.get("start_time"),
+            raw.get("end_time"),
+        )
+        status = {
+            "status_code": raw.get("status_code") or "UNSET",
+            "description": raw.get("status_message"),
+        }
     else:  # MLflow 3
-        ids = {"span_id": span_hex(raw.get("span_id"), 8), "trace_id": span_hex(raw.get("trace_id"), 16)}
+        ids = {
+            "span_id": span_hex(raw.get("span_id"), 8),
+            "trace_id": span_hex(raw.get("trace_id"), 16),
+        }
         parent = span_hex(raw.get("parent_span_id"), 8)
         start, end = raw.get("start_time_unix_nano"), raw.get("end_time_unix_nano")
         state = raw.get("status") or {}
         if not isinstance(state, dict):
             raise bad("status", f"expected an object with code and message, got {str(state)[:60]}")
         code = state.get("code")
-        status = {"status_code": _STATUS.get(code, code) if isinstance(code, str) else (code or "UNSET"),
-                  "description": state.get("message")}
+        status = {
+            "status_code": _STATUS.get(code, code) if isinstance(code, str) else (code or "UNSET"),
+            "description": state.get("message"),
+        }
     events = raw.get("events") or []
     if not isinstance(events, list):
         raise bad("events", f"expected a list of event objects, got {str(events)[:60]}")
-    return {"name": name, "context": ids, "parent_id": parent or None, "start_time": start, "end_time": end,
-            "status": status, "attributes": shaped,
-            "events": [{"name": e.get("name"), "attributes": e.get("attributes") or {}}
-                       for e in events if isinstance(e, dict)]}
+    return {
+        "name": name,
+        "context": ids,
+        "parent_id": parent or None,
+        "start_time": start,
+        "end_time": end,
+        "status": status,
+        "attributes": shaped,
+        "events": [
+            {"name": e.get("name"), "attributes": e.get("attributes") or {}}
+            for e in events
+            if isinstance(e, dict)
+        ],
+    }

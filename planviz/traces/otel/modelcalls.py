@@ -33,15 +33,26 @@ __all__ = ["model_calls", "innermost"]
 
 _NS = 1e9
 # What a wrapper's figures give its one inner call when that call records none.
-_CARRIED = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens", "total_tokens", "cost", "model",
-            "input_text", "output_text")
+_CARRIED = (
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+    "total_tokens",
+    "cost",
+    "model",
+    "input_text",
+    "output_text",
+)
 
 
 def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Span]:
     """The model spans that are calls (no model span below them), by id, each with the tokens and cost of
     the wrapper above it when it records none and is that wrapper's only inner span (linear in the spans)."""
     models = {s.span_id: s for s in order if s.operation == MODEL}
-    anc: dict[str | None, str | None] = {None: None}  # span -> the nearest model span at or above it
+    anc: dict[str | None, str | None] = {
+        None: None
+    }  # span -> the nearest model span at or above it
     for s in order:
         path: list[str | None] = []
         node: str | None = s.span_id
@@ -70,19 +81,29 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
         for c in reversed(chain):
             d += 1
             depth[c] = d
-    for w in sorted(inner, key=depth.__getitem__):  # outermost first: a chain's tokens flow down to its call
+    for w in sorted(
+        inner, key=depth.__getitem__
+    ):  # outermost first: a chain's tokens flow down to its call
         if len(inner[w]) == 1:
             call, outer = models[inner[w][0]], models[w]
-            for name in _CARRIED:  # (a reply naming calls without their arguments gives way to a fuller one)
+            for name in (
+                _CARRIED
+            ):  # (a reply naming calls without their arguments gives way to a fuller one)
                 mine = getattr(call, name)
-                if (mine is None or name == "output_text" and str(mine).endswith("(…)")) \
-                        and getattr(outer, name) is not None:
+                if (
+                    mine is None or name == "output_text" and str(mine).endswith("(…)")
+                ) and getattr(outer, name) is not None:
                     setattr(call, name, getattr(outer, name))
     return {sid: s for sid, s in models.items() if sid not in inner}
 
 
-def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | None], step_of: dict[str, str],
-                t0: int) -> tuple[ModelCall, ...]:
+def model_calls(
+    order: list[Span],
+    steps: list[Span],
+    parent: dict[str, str | None],
+    step_of: dict[str, str],
+    t0: int,
+) -> tuple[ModelCall, ...]:
     """Every model call of the trace, in the order they started, each tied to the step it led to."""
     under: dict[str | None, list[Span]] = defaultdict(list)
     for s in steps:
@@ -90,7 +111,9 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
     starts = {p: [s.start for s in ss] for p, ss in under.items()}
     every = [s.start for s in steps]
     calls = innermost(order, parent)
-    inside: dict[str, str] = {}  # a model call -> the first tool call recorded inside it (Google ADK nests them)
+    inside: dict[
+        str, str
+    ] = {}  # a model call -> the first tool call recorded inside it (Google ADK nests them)
     for s in sorted(steps, key=lambda s: s.start):
         node = parent.get(s.span_id)
         while node is not None and node not in calls and node not in step_of:
@@ -106,13 +129,31 @@ def model_calls(order: list[Span], steps: list[Span], parent: dict[str, str | No
             keys = starts.get(parent[m.span_id]) or every
             i = bisect.bisect_left(keys, m.end if m.end is not None else m.start)
             step = step_of[siblings[i].span_id] if i < len(siblings) else None
-        out.append(ModelCall(m.model or m.name or "model", (m.start - t0) / _NS,
-                             None if m.end is None else (m.end - m.start) / _NS, m.input_tokens, m.output_tokens, m.cost,
-                             m.status != "error", step, m.span_id or "", **_said(m)))
-    return tuple(calltimes.timed(c, calls[c.id]) for c in out)  # unknown or inferred durations said so
+        out.append(
+            ModelCall(
+                m.model or m.name or "model",
+                (m.start - t0) / _NS,
+                None if m.end is None else (m.end - m.start) / _NS,
+                m.input_tokens,
+                m.output_tokens,
+                m.cost,
+                m.status != "error",
+                step,
+                m.span_id or "",
+                **_said(m),
+            )
+        )
+    return tuple(
+        calltimes.timed(c, calls[c.id]) for c in out
+    )  # unknown or inferred durations said so
 
 
 def _said(m: Span) -> dict[str, Any]:
     """A call's tokens by kind beyond input and output, and what it was given and answered."""
-    return {"reasoning_tokens": m.reasoning_tokens, "cached_tokens": m.cached_tokens, "total_tokens": m.total_tokens,
-            "input": m.input_text, "output": m.output_text}
+    return {
+        "reasoning_tokens": m.reasoning_tokens,
+        "cached_tokens": m.cached_tokens,
+        "total_tokens": m.total_tokens,
+        "input": m.input_text,
+        "output": m.output_text,
+    }

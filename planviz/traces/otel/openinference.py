@@ -23,12 +23,13 @@ convention, with the attribute decoding of :mod:`~planviz.traces.otel.openinfere
 
 from __future__ import annotations
 
-
 from planviz.runs.events import Run
 from planviz.traces import Document, Sample
+from planviz.traces.otel.genai import (
+    detect as otel_detect,  # the span shapes are OpenTelemetry's
+    read as otel_read,
+)
 from planviz.traces.otel.openinferencevalues import KIND
-from planviz.traces.otel.genai import detect as otel_detect  # the span shapes are OpenTelemetry's
-from planviz.traces.otel.genai import read as otel_read
 
 __all__ = ["TITLE", "detect", "read"]
 
@@ -40,7 +41,7 @@ def detect(sample: Sample) -> float:
     if otel_detect(sample) <= 0:
         return 0.0
     if sample.parsed:
-        return 0.95 if KIND in repr(sample.data)[:1 << 20] else 0.0
+        return 0.95 if KIND in repr(sample.data)[: 1 << 20] else 0.0
     return 0.95 if KIND in sample.text else 0.0
 
 

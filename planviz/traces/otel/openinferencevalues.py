@@ -48,16 +48,26 @@ def arguments(value: Any) -> dict[str, Any]:
     wrapper (positional ones under ``args``), a JSON object itself or the ``str()`` of a Python dict (LangChain's
     tool input: ``"{'city': 'Paris'}"``, read as a literal, never evaluated), anything else under ``input``."""
     data = decoded(value)
-    if isinstance(data, str) and data.lstrip()[:1] == "{" and isinstance(found := python_literal(data), dict):
+    if (
+        isinstance(data, str)
+        and data.lstrip()[:1] == "{"
+        and isinstance(found := python_literal(data), dict)
+    ):
         try:
             check_plain(found)
             data = found
-        except PlanFormatError:  # a lone surrogate, an integer too long to write: kept as the text it was
+        except (
+            PlanFormatError
+        ):  # a lone surrogate, an integer too long to write: kept as the text it was
             pass
     if data is None or data == "":
         return {}
-    if isinstance(data, dict) and ("kwargs" in data or "args" in data) and \
-            isinstance(data.get("kwargs", {}), dict) and isinstance(data.get("args", []), list):
+    if (
+        isinstance(data, dict)
+        and ("kwargs" in data or "args" in data)
+        and isinstance(data.get("kwargs", {}), dict)
+        and isinstance(data.get("args", []), list)
+    ):
         out = dict(data.get("kwargs") or {})
         if data.get("args"):
             out.setdefault("args", data["args"])

@@ -51,9 +51,15 @@ _KEY = re.compile(r'"spanContext"\s*:')
 _TRACE_ID = re.compile(r'"traceId"\s*:')
 _JS_TIME = re.compile(r'"startTime"\s*:\s*[\[\d]|"timestamp"\s*:\s*\d')
 _COPY = {  # AI SDK attribute -> the GenAI attribute it stands for (the first one present wins)
-    "gen_ai.tool.name": ("ai.toolCall.name",), "gen_ai.tool.call.id": ("ai.toolCall.id",),
-    "gen_ai.tool.call.arguments": ("ai.toolCall.args",), "gen_ai.tool.call.result": ("ai.toolCall.result",),
-    "gen_ai.usage.input_tokens": ("ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens"),
+    "gen_ai.tool.name": ("ai.toolCall.name",),
+    "gen_ai.tool.call.id": ("ai.toolCall.id",),
+    "gen_ai.tool.call.arguments": ("ai.toolCall.args",),
+    "gen_ai.tool.call.result": ("ai.toolCall.result",),
+    "gen_ai.usage.input_tokens": (
+        "ai.usage.inputTokens",
+        "ai.usage.promptTokens",
+        "ai.usage.tokens",
+    ),
     "gen_ai.usage.output_tokens": ("ai.usage.outputTokens", "ai.usage.completionTokens"),
     "gen_ai.request.model": ("ai.model.id",),
 }
@@ -72,33 +78,58 @@ def detect(sample: Sample) -> float:
     if _KEY.search(sample.text):
         return 0.9
     text = sample.text
-    return 0.9 if _TRACE_ID.search(text) and _JS_TIME.search(text) and "startTimeUnixNano" not in text and \
-        '"observations"' not in text else 0.0
+    return (
+        0.9
+        if _TRACE_ID.search(text)
+        and _JS_TIME.search(text)
+        and "startTimeUnixNano" not in text
+        and '"observations"' not in text
+        else 0.0
+    )
 
 
 def _flat(raw: dict[str, Any]) -> bool:
     """A JS span object with its ids flat (no ``spanContext``): ``traceId``, ``spanId``/``id`` and a JS time."""
-    return "traceId" in raw and ("spanId" in raw or "id" in raw) and "startTimeUnixNano" not in raw and \
-        ("startTime" in raw or "timestamp" in raw)
+    return (
+        "traceId" in raw
+        and ("spanId" in raw or "id" in raw)
+        and "startTimeUnixNano" not in raw
+        and ("startTime" in raw or "timestamp" in raw)
+    )
 
 
 def read(doc: Document) -> Run:
     """The run of a file of OpenTelemetry JS span objects."""
-    found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
+    found = (
+        walk(doc.data(), CONTAINERS)
+        if doc.parsed
+        else records(doc.stream(), set(CONTAINERS), doc.name)
+    )
     return run_of_spans(spans_of(found, doc.name), doc.name)
 
 
-def spans_of(found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str) -> list[Span]:
+def spans_of(
+    found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str
+) -> list[Span]:
     """The spans; an AI SDK call (``ai.generateText``...) with usage and no model call (``.doGenerate``,
     ``.doStream``) starting inside it is itself the model call."""
-    spans = [span_of(python_shape(raw, where, line, source), {}, where, line, source)
-             for raw, _ctx, where, line in found
-             if not (isinstance(raw, dict) and isinstance(raw.get("type"), str) and raw["type"] != "span")]
+    spans = [
+        span_of(python_shape(raw, where, line, source), {}, where, line, source)
+        for raw, _ctx, where, line in found
+        if not (
+            isinstance(raw, dict) and isinstance(raw.get("type"), str) and raw["type"] != "span"
+        )
+    ]
     starts = sorted(s.start for s in spans if s.operation == MODEL)
     for s in spans:
-        if s.operation == AGENT and s.name.startswith("ai.") and \
-                (s.input_tokens is not None or s.output_tokens is not None):
-            i = bisect.bisect_left(starts, s.start)  # a model call starting inside it: it only wraps that call
+        if (
+            s.operation == AGENT
+            and s.name.startswith("ai.")
+            and (s.input_tokens is not None or s.output_tokens is not None)
+        ):
+            i = bisect.bisect_left(
+                starts, s.start
+            )  # a model call starting inside it: it only wraps that call
             if not (i < len(starts) and (s.end is None or starts[i] <= s.end)):
                 s.operation, s.model = MODEL, s.model or s.name
     return spans
@@ -108,42 +139,67 @@ def hrtime(value: Any, field: str, bad: Callable[[str, str], Exception]) -> int 
     """An hrtime ``[seconds, nanoseconds]`` as integer nanoseconds (None when absent)."""
     if value is None:
         return None
-    if (isinstance(value, list) and len(value) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
-            and 0 <= value[0] < 1 << 34 and 0 <= value[1] < 1_000_000_000):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+        and 0 <= value[0] < 1 << 34
+        and 0 <= value[1] < 1_000_000_000
+    ):
         nanos: int = value[0] * 1_000_000_000 + value[1]
         return nanos
-    unit = ("; read as OpenTelemetry JS span objects (camelCase ids, here without spanContext), but a plain "
-            "number's unit is not stated: planviz reads a JS span's startTime/endTime as the SDK's [seconds, "
-            "nanoseconds] pairs, or the console exporter's timestamp and duration in microseconds"
-            if isinstance(value, (int, float)) and not isinstance(value, bool) else "")
-    raise bad(field, f"expected [seconds, nanoseconds] (two whole numbers, nanoseconds below 1e9), got "
-                     f"{str(value)[:60]}{unit}")
+    unit = (
+        "; read as OpenTelemetry JS span objects (camelCase ids, here without spanContext), but a plain "
+        "number's unit is not stated: planviz reads a JS span's startTime/endTime as the SDK's [seconds, "
+        "nanoseconds] pairs, or the console exporter's timestamp and duration in microseconds"
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+        else ""
+    )
+    raise bad(
+        field,
+        f"expected [seconds, nanoseconds] (two whole numbers, nanoseconds below 1e9), got "
+        f"{str(value)[:60]}{unit}",
+    )
 
 
 def _micros(value: Any, field: str, bad: Callable[[str, str], Exception]) -> int | None:
     """Microseconds (the console exporter's ``timestamp`` and ``duration``) as integer nanoseconds."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1 << 53:
         return round(value * 1000)
-    raise bad(field, f"expected microseconds (a number, as the console exporter writes it), got {str(value)[:60]}")
+    raise bad(
+        field,
+        f"expected microseconds (a number, as the console exporter writes it), got {str(value)[:60]}",
+    )
 
 
 def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[str, Any]:
     """A JS span object as the Python SDK's span JSON (the fields :func:`span_of` reads)."""
 
     def bad(field: str, why: str) -> TraceFormatError:
-        return TraceFormatError(why, source=source, line=line, path=f"{where}.{field}" if where else field)
+        return TraceFormatError(
+            why, source=source, line=line, path=f"{where}.{field}" if where else field
+        )
 
     if not isinstance(raw, dict):
-        raise TraceFormatError(f"expected a span object, got {type(raw).__name__}", source=source, line=line,
-                               path=where or None)
+        raise TraceFormatError(
+            f"expected a span object, got {type(raw).__name__}",
+            source=source,
+            line=line,
+            path=where or None,
+        )
     ctx = raw.get("spanContext")
-    if ctx is None and _flat(raw):  # a file exporter's flat ids (Copilot Chat), the console exporter's "id"
+    if ctx is None and _flat(
+        raw
+    ):  # a file exporter's flat ids (Copilot Chat), the console exporter's "id"
         ctx = {"traceId": raw.get("traceId"), "spanId": raw.get("spanId", raw.get("id"))}
     if not isinstance(ctx, dict):
         raise bad("spanContext", f"expected an object with traceId and spanId, got {str(ctx)[:60]}")
     parent = raw.get("parentSpanContext")
-    parent_id = parent.get("spanId") if isinstance(parent, dict) else raw.get("parentSpanId", raw.get("parentId"))
+    parent_id = (
+        parent.get("spanId")
+        if isinstance(parent, dict)
+        else raw.get("parentSpanId", raw.get("parentId"))
+    )
     attrs = raw.get("attributes") or {}
     if not isinstance(attrs, dict):
         raise bad("attributes", f"expected an object of attribute values, got {str(attrs)[:60]}")
@@ -172,11 +228,24 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
     code = status.get("code", 0)
     if "startTime" not in raw and "timestamp" in raw:  # the console exporter: microseconds
         start, end = _micros(raw.get("timestamp"), "timestamp", bad), None
-        length = _micros(raw.get("duration"), "duration", bad) if raw.get("duration") is not None else None
+        length = (
+            _micros(raw.get("duration"), "duration", bad)
+            if raw.get("duration") is not None
+            else None
+        )
         end = start + length if start is not None and length is not None else None
     else:
-        start, end = hrtime(raw.get("startTime"), "startTime", bad), hrtime(raw.get("endTime"), "endTime", bad)
-    return {"name": raw.get("name", ""), "context": {"span_id": ctx.get("spanId"), "trace_id": ctx.get("traceId")},
-            "parent_id": parent_id, "start_time": start, "end_time": end,
-            "status": {"status_code": code, "description": status.get("message")},
-            "attributes": attrs, "events": raw.get("events") or []}
+        start, end = (
+            hrtime(raw.get("startTime"), "startTime", bad),
+            hrtime(raw.get("endTime"), "endTime", bad),
+        )
+    return {
+        "name": raw.get("name", ""),
+        "context": {"span_id": ctx.get("spanId"), "trace_id": ctx.get("traceId")},
+        "parent_id": parent_id,
+        "start_time": start,
+        "end_time": end,
+        "status": {"status_code": code, "description": status.get("message")},
+        "attributes": attrs,
+        "events": raw.get("events") or [],
+    }

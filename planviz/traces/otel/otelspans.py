@@ -36,15 +36,26 @@ from sys import intern
 from typing import Any, Mapping
 
 from planviz.errors import TraceFormatError
-from planviz.plan.fields import EFFECTS
 from planviz.io.limits import read_float, read_int
 from planviz.io.plaindata import iso_nanos
+from planviz.plan.fields import EFFECTS
 from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.otel import openinferencevalues
 from planviz.traces.spanmessages import model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
-__all__ = ["Span", "span_of", "leaves", "ATTRIBUTES", "DOCUMENTED", "TOOL", "MODEL", "AGENT", "OPERATIONS", "SHORT"]
+__all__ = [
+    "Span",
+    "span_of",
+    "leaves",
+    "ATTRIBUTES",
+    "DOCUMENTED",
+    "TOOL",
+    "MODEL",
+    "AGENT",
+    "OPERATIONS",
+    "SHORT",
+]
 
 SHORT = messages.SHORT  # characters of a result or message kept for display
 
@@ -54,63 +65,189 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
     "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
     "call_id": ("gen_ai.tool.call.id", "tool_call.id"),
-    "arguments": ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value", "traceloop.entity.input"),
-    "result": ("gen_ai.tool.call.result", "gen_ai.output", "output.value", "traceloop.entity.output"),
+    "arguments": (
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.args",
+        "input.value",
+        "traceloop.entity.input",
+    ),
+    "result": (
+        "gen_ai.tool.call.result",
+        "gen_ai.output",
+        "output.value",
+        "traceloop.entity.output",
+    ),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
-    "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
-    "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
-                      "llm.token_count.completion"),
+    "input_tokens": (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "llm.token_count.prompt",
+    ),
+    "output_tokens": (
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "llm.token_count.completion",
+    ),
     "cost": ("gen_ai.usage.cost", "llm.cost.total"),
     "error": ("error.type",),
     "effect": ("gen_ai.agent.tool.tier",),  # read | write | destructive: the step's effect
     "messages": ("gen_ai.input.messages", "gen_ai.prompt"),
 }
 # The names the conventions document (reading any other name of ATTRIBUTES is a deviation, reported).
-DOCUMENTED = frozenset({"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.call.arguments",
-                        "gen_ai.tool.call.result", "gen_ai.agent.name", "gen_ai.workflow.name", "gen_ai.response.model",
-                        "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-                        "error.type", "gen_ai.input.messages", "gen_ai.agent.tool.tier"})
+DOCUMENTED = frozenset(
+    {
+        "gen_ai.operation.name",
+        "gen_ai.tool.name",
+        "gen_ai.tool.call.id",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.agent.name",
+        "gen_ai.workflow.name",
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens",
+        "error.type",
+        "gen_ai.input.messages",
+        "gen_ai.agent.tool.tier",
+    }
+)
 # Costs some emitters split in two, summed when the total is absent: any-agent's GenAI and OpenInference names, and
 # OpenInference's own; the first pair a span holds is read.
-_SPLIT_COST = (("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"), ("cost_prompt", "cost_completion"),
-               ("llm.cost.prompt", "llm.cost.completion"))
+_SPLIT_COST = (
+    ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
+    ("cost_prompt", "cost_completion"),
+    ("llm.cost.prompt", "llm.cost.completion"),
+)
 
 TOOL, MODEL, AGENT, PLAN = "execute_tool", "chat", "invoke_agent", "plan"
 # Operation names, documented and deviating, to what planviz makes of them.
 OPERATIONS: Mapping[str, str] = {
-    "execute_tool": TOOL, "tool": TOOL, "TOOL": TOOL,
-    "chat": MODEL, "text_completion": MODEL, "generate_content": MODEL, "call_llm": MODEL, "llm": MODEL,
-    "LLM": MODEL, "embeddings": MODEL,
-    "invoke_agent": AGENT, "invoke_workflow": AGENT, "create_agent": AGENT, "agent": AGENT, "AGENT": AGENT,
-    "workflow": AGENT, "CHAIN": AGENT, "task": AGENT,
+    "execute_tool": TOOL,
+    "tool": TOOL,
+    "TOOL": TOOL,
+    "chat": MODEL,
+    "text_completion": MODEL,
+    "generate_content": MODEL,
+    "call_llm": MODEL,
+    "llm": MODEL,
+    "LLM": MODEL,
+    "embeddings": MODEL,
+    "invoke_agent": AGENT,
+    "invoke_workflow": AGENT,
+    "create_agent": AGENT,
+    "agent": AGENT,
+    "AGENT": AGENT,
+    "workflow": AGENT,
+    "CHAIN": AGENT,
+    "task": AGENT,
     "plan": PLAN,
 }
-_DOCUMENTED_OPERATIONS = frozenset({"execute_tool", "chat", "text_completion", "generate_content", "embeddings",
-                                    "invoke_agent", "invoke_workflow", "create_agent", "plan"})
+_DOCUMENTED_OPERATIONS = frozenset(
+    {
+        "execute_tool",
+        "chat",
+        "text_completion",
+        "generate_content",
+        "embeddings",
+        "invoke_agent",
+        "invoke_workflow",
+        "create_agent",
+        "plan",
+    }
+)
 _HEX = re.compile(r"[0-9a-f]{1,32}")
-_STATUS = {0: "unset", 1: "ok", 2: "error", "unset": "unset", "ok": "ok", "error": "error",
-           "status_code_unset": "unset", "status_code_ok": "ok", "status_code_error": "error"}
+_STATUS = {
+    0: "unset",
+    1: "ok",
+    2: "error",
+    "unset": "unset",
+    "ok": "ok",
+    "error": "error",
+    "status_code_unset": "unset",
+    "status_code_ok": "ok",
+    "status_code_error": "error",
+}
 _NO_LEAVES: frozenset[str] = frozenset()  # one empty set for every span that returned nothing
 
 
 class Span:
     """What planviz keeps of one span (times in nanoseconds; ``end`` None while it has not ended)."""
 
-    __slots__ = ("span_id", "trace_id", "parent_id", "name", "start", "end", "clues", "timing", "status", "message", "operation",
-                 "tool", "call_id", "arguments", "result", "agent", "model", "input_tokens", "output_tokens",
-                 "cost", "error", "goal", "goal_rank", "convention", "where", "line", "deviations", "leaves",
-                 "effect", "reasoning_tokens", "cached_tokens", "total_tokens", "input_text", "output_text", "value")
+    __slots__ = (
+        "span_id",
+        "trace_id",
+        "parent_id",
+        "name",
+        "start",
+        "end",
+        "clues",
+        "timing",
+        "status",
+        "message",
+        "operation",
+        "tool",
+        "call_id",
+        "arguments",
+        "result",
+        "agent",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "cost",
+        "error",
+        "goal",
+        "goal_rank",
+        "convention",
+        "where",
+        "line",
+        "deviations",
+        "leaves",
+        "effect",
+        "reasoning_tokens",
+        "cached_tokens",
+        "total_tokens",
+        "input_text",
+        "output_text",
+        "value",
+    )
     # What span_of stores (the constructor takes any subset; a field not given is None).
-    span_id: str; trace_id: str | None; parent_id: str | None; name: str; start: int; end: int | None
-    clues: calltimes.Clues | None; timing: str | None  # what else tells the call's end; which rule gave it
-    status: str; message: str; operation: str | None; tool: str | None; call_id: str
-    arguments: dict[str, Any] | None; result: str | None; agent: str; model: str | None
-    input_tokens: int | None; output_tokens: int | None; cost: float | None; error: str
-    goal: str | None; goal_rank: int; convention: str; where: str; line: int | None
-    deviations: tuple[str, ...]; leaves: frozenset[str]; effect: str | None
-    reasoning_tokens: int | None; cached_tokens: int | None; total_tokens: int | None
-    input_text: str | None; output_text: str | None; value: Any  # a model call's input and reply; a tool's result
+    span_id: str
+    trace_id: str | None
+    parent_id: str | None
+    name: str
+    start: int
+    end: int | None
+    clues: calltimes.Clues | None
+    timing: str | None  # what else tells the call's end; which rule gave it
+    status: str
+    message: str
+    operation: str | None
+    tool: str | None
+    call_id: str
+    arguments: dict[str, Any] | None
+    result: str | None
+    agent: str
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    error: str
+    goal: str | None
+    goal_rank: int
+    convention: str
+    where: str
+    line: int | None
+    deviations: tuple[str, ...]
+    leaves: frozenset[str]
+    effect: str | None
+    reasoning_tokens: int | None
+    cached_tokens: int | None
+    total_tokens: int | None
+    input_text: str | None
+    output_text: str | None
+    value: Any  # a model call's input and reply; a tool's result
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -124,14 +261,18 @@ def _fail(why: str, source: str, where: str, line: int | None) -> TraceFormatErr
     return TraceFormatError(why, source=source, line=line, path=where or None)
 
 
-def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, source: str) -> Span:
+def span_of(
+    raw: Any, context: Mapping[str, Any], where: str, line: int | None, source: str
+) -> Span:
     """The :class:`Span` of one raw span record (either shape), every field it reads checked."""
 
     def bad(field: str, why: str) -> TraceFormatError:
         return _fail(why, source, f"{where}.{field}" if where else field, line)
 
     if not isinstance(raw, dict):
-        raise _fail(f"expected a span object, got {type(raw).__name__} {_short(raw)}", source, where, line)
+        raise _fail(
+            f"expected a span object, got {type(raw).__name__} {_short(raw)}", source, where, line
+        )
     otlp = "spanId" in raw or "startTimeUnixNano" in raw
     if otlp:
         attrs = _otlp_attributes(raw.get("attributes"), bad)
@@ -143,7 +284,11 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         status = raw.get("status") or {}
         code_field, message_field = "code", "message"
         raw_events = _events(raw, bad)
-        events = [(e.get("name"), _otlp_attributes(e.get("attributes"), bad)) for e in raw_events] if raw_events else []
+        events = (
+            [(e.get("name"), _otlp_attributes(e.get("attributes"), bad)) for e in raw_events]
+            if raw_events
+            else []
+        )
     else:
         attrs = raw.get("attributes") or {}
         if not isinstance(attrs, dict):
@@ -167,16 +312,25 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {_short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
-    state = (_STATUS.get(code.lower()) if isinstance(code, str)
-             else _STATUS.get(code) if isinstance(code, int) and not isinstance(code, bool) else None)
+    state = (
+        _STATUS.get(code.lower())
+        if isinstance(code, str)
+        else _STATUS.get(code)
+        if isinstance(code, int) and not isinstance(code, bool)
+        else None
+    )
     if state is None:
-        raise bad(f"status.{code_field}", f"expected UNSET, OK or ERROR (0, 1, 2), got {_short(code)}")
+        raise bad(
+            f"status.{code_field}", f"expected UNSET, OK or ERROR (0, 1, 2), got {_short(code)}"
+        )
     name = raw.get("name", "")
     if not isinstance(name, str):
         raise bad("name", f"expected a string, got {_short(name)}")
     deviations: list[str] = []
     oi_kind = attrs.get(openinferencevalues.KIND)
-    oi = isinstance(oi_kind, str)  # an OpenInference span: its own convention, not a deviation from GenAI's
+    oi = isinstance(
+        oi_kind, str
+    )  # an OpenInference span: its own convention, not a deviation from GenAI's
     oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
     def get(what: str) -> Any:
@@ -192,7 +346,9 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
         op_value = TOOL  # gen_ai.tool.name / gen_ai.tool.call.id and no operation name (Koog, AG2)
         deviations.append("tool attributes")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
-        op_value = name.split(" ", 1)[0]  # the span name's first word, as the conventions name spans
+        op_value = name.split(" ", 1)[
+            0
+        ]  # the span name's first word, as the conventions name spans
         deviations.append("span name")
     if op_value is not None and not isinstance(op_value, str):
         raise bad("attributes.gen_ai.operation.name", f"expected a string, got {_short(op_value)}")
@@ -207,53 +363,91 @@ def span_of(raw: Any, context: Mapping[str, Any], where: str, line: int | None, 
             message = message or _text(ev_attrs.get("exception.message")) or ""
     tool = get("tool") if operation == TOOL else None
     if tool is None and operation == TOOL and name.startswith("execute_tool "):
-        tool = name[len("execute_tool "):]
+        tool = name[len("execute_tool ") :]
     if tool is None and operation == TOOL and oi:
         tool = name
-    arguments = ((openinferencevalues.arguments(attrs.get("input.value", get("arguments"))) if oi
-                  else _arguments(get("arguments"))) if operation == TOOL else None)
+    arguments = (
+        (
+            openinferencevalues.arguments(attrs.get("input.value", get("arguments")))
+            if oi
+            else _arguments(get("arguments"))
+        )
+        if operation == TOOL
+        else None
+    )
     result = _value(get("result")) if operation == TOOL else None
     goal, goal_rank = None, 0
     given = model_input(attrs) if operation in (MODEL, AGENT) else None
     if oi and oi_upper in ("AGENT", "CHAIN"):
-        goal, goal_rank = openinferencevalues.task(attrs.get("input.value")), (0 if oi_upper == "AGENT" else 1)
-    elif oi and operation == MODEL:  # an agent span with no input: the first model call's user message
+        goal, goal_rank = (
+            openinferencevalues.task(attrs.get("input.value")),
+            (0 if oi_upper == "AGENT" else 1),
+        )
+    elif (
+        oi and operation == MODEL
+    ):  # an agent span with no input: the first model call's user message
         goal, goal_rank = messages.task(given), 2
     elif operation in (MODEL, AGENT) and not oi:
         stated = get("messages")
         goal = messages.task(stated if stated is not None else given)
     goal = messages.shortened(goal)
-    input_text = messages.last_input(given) if operation in (MODEL, AGENT) else None  # an agent may be the call
+    input_text = (
+        messages.last_input(given) if operation in (MODEL, AGENT) else None
+    )  # an agent may be the call
     if input_text == goal:
         goal = input_text  # one string, not two equal ones (a big trace keeps one per model call)
     usage = tokens_of(attrs, TOKEN_ATTRIBUTES, lambda key, why: bad(f"attributes ({key})", why))
     get("input_tokens"), get("output_tokens")  # the names read, for the deviations reported
     cost = get("cost")
-    split = next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None) if cost is None else None
+    split = (
+        next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None)
+        if cost is None
+        else None
+    )
     if split is not None:
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
-        span_id=span_id, trace_id=trace_id, parent_id=parent_id if parent_id != span_id else None, name=intern(name),
-        start=start, end=end, status=state,
+        span_id=span_id,
+        trace_id=trace_id,
+        parent_id=parent_id if parent_id != span_id else None,
+        name=intern(name),
+        start=start,
+        end=end,
+        status=state,
         clues=calltimes.clues(raw_events, attrs, start, bad=bad) if operation == MODEL else None,
-        message=_text(message)[:SHORT], operation=operation,
-        tool=intern(_text(tool)) if tool is not None else None, call_id=_text(get("call_id")),
-        arguments=arguments, result=None if result is None else _brief(result),
+        message=_text(message)[:SHORT],
+        operation=operation,
+        tool=intern(_text(tool)) if tool is not None else None,
+        call_id=_text(get("call_id")),
+        arguments=arguments,
+        result=None if result is None else _brief(result),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else _NO_LEAVES,
-        agent=intern(_text(get("agent"))), model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
-        input_tokens=usage.input, output_tokens=usage.output,
-        cost=_number(cost, "attributes.gen_ai.usage.cost", bad), error=error,
-        goal=goal, goal_rank=goal_rank, convention="openinference" if oi else "genai",
-        where=where, line=line, deviations=tuple(deviations),
-        effect=tier.lower() if operation == TOOL and isinstance(tier := get("effect"), str)
-        and tier.lower() in EFFECTS else None,
-        reasoning_tokens=usage.reasoning, cached_tokens=usage.cached, total_tokens=usage.total,
+        agent=intern(_text(get("agent"))),
+        model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
+        input_tokens=usage.input,
+        output_tokens=usage.output,
+        cost=_number(cost, "attributes.gen_ai.usage.cost", bad),
+        error=error,
+        goal=goal,
+        goal_rank=goal_rank,
+        convention="openinference" if oi else "genai",
+        where=where,
+        line=line,
+        deviations=tuple(deviations),
+        effect=tier.lower()
+        if operation == TOOL and isinstance(tier := get("effect"), str) and tier.lower() in EFFECTS
+        else None,
+        reasoning_tokens=usage.reasoning,
+        cached_tokens=usage.cached,
+        total_tokens=usage.total,
         input_text=input_text,
         output_text=model_output(attrs) if operation in (MODEL, AGENT) else None,
-        value=toolcalls.kept(result))
+        value=toolcalls.kept(result),
+    )
 
 
 # --------------------------------------------------------------------------- field readers
+
 
 def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     """Scalar values inside ``value`` distinctive enough to show data flowing: strings of 4 to 1,000
@@ -311,7 +505,9 @@ def _id(value: Any, field: str, bad: Any, required: bool = False) -> str | None:
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if _HEX.fullmatch(text):
-            return intern(text.rjust(16, "0"))  # a parent's id and a trace's id: one string for all who name it
+            return intern(
+                text.rjust(16, "0")
+            )  # a parent's id and a trace's id: one string for all who name it
     raise bad(field, f"expected a hex id or an integer, got {_short(value)}")
 
 
@@ -324,7 +520,11 @@ def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | No
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 63:
         return value
     if isinstance(value, str):
-        number = (int(value) if value.isdigit() and value.isascii() else read_int(value)) if len(value) < 20 else None
+        number = (
+            (int(value) if value.isdigit() and value.isascii() else read_int(value))
+            if len(value) < 20
+            else None
+        )
         if number is not None and number > 0:
             return number
         nanos = iso_nanos(value)
@@ -344,7 +544,7 @@ def _number(value: Any, field: str, bad: Any) -> float | None:
 
 def _value(value: Any) -> Any:
     """A result or argument value: JSON text is decoded (attributes often hold JSON as a string)."""
-    if isinstance(value, str) and value[:1] in "[{\"" or value in ("null", "true", "false"):
+    if isinstance(value, str) and value[:1] in '[{"' or value in ("null", "true", "false"):
         try:
             return json.loads(value)
         except (ValueError, RecursionError):
@@ -377,10 +577,19 @@ def _otlp_attributes(items: Any, bad: Any) -> dict[str, Any]:
     out = {}
     for i, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(key := item.get("key"), str):
-            raise bad(f"attributes[{i}]", f"expected {{\"key\": name, \"value\": {{...}}}}, got {_short(item)}")
+            raise bad(
+                f"attributes[{i}]",
+                f'expected {{"key": name, "value": {{...}}}}, got {_short(item)}',
+            )
         value = item.get("value")
-        if type(value) is dict and len(value) == 1 and type(text := value.get("stringValue")) is str:
-            out[key] = text  # most attributes: a string, read without the field's name built for an error
+        if (
+            type(value) is dict
+            and len(value) == 1
+            and type(text := value.get("stringValue")) is str
+        ):
+            out[key] = (
+                text  # most attributes: a string, read without the field's name built for an error
+            )
         else:
             out[key] = _any_value(value, f"attributes[{i}].value", bad)
     return out
@@ -391,27 +600,47 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
     if v is None or v == {}:
         return None
     if not isinstance(v, dict) or len(v) != 1 or depth > 32:
-        raise bad(field, f"expected one of stringValue, boolValue, intValue, doubleValue, arrayValue, "
-                         f"kvlistValue, bytesValue, got {_short(v)}")
-    (kind, x), = v.items()
+        raise bad(
+            field,
+            f"expected one of stringValue, boolValue, intValue, doubleValue, arrayValue, "
+            f"kvlistValue, bytesValue, got {_short(v)}",
+        )
+    ((kind, x),) = v.items()
     if kind == "stringValue" and isinstance(x, str):
         return x
     if kind == "boolValue" and isinstance(x, bool):
         return x
-    if kind == "intValue" and isinstance(x, int) and not isinstance(x, bool) and read_int(x) is not None:
+    if (
+        kind == "intValue"
+        and isinstance(x, int)
+        and not isinstance(x, bool)
+        and read_int(x) is not None
+    ):
         return x
-    if kind == "intValue" and isinstance(x, str) and (number := int(x) if len(x) < 19 and x.isdigit() and x.isascii()
-                                                      else read_int(x)) is not None:
+    if (
+        kind == "intValue"
+        and isinstance(x, str)
+        and (number := int(x) if len(x) < 19 and x.isdigit() and x.isascii() else read_int(x))
+        is not None
+    ):
         return number  # read once: each read checks the digits against the limits
     if kind == "doubleValue" and (double := read_float(x)) is not None:
         return double
-    if kind == "doubleValue" and x in ("NaN", "Infinity", "-Infinity"):  # protobuf JSON's non-finite doubles
+    if kind == "doubleValue" and x in (
+        "NaN",
+        "Infinity",
+        "-Infinity",
+    ):  # protobuf JSON's non-finite doubles
         return x
     if kind == "arrayValue" and isinstance(x, dict):
-        return [_any_value(e, f"{field}.arrayValue.values[{i}]", bad, depth + 1)
-                for i, e in enumerate(x.get("values") or [])]
+        return [
+            _any_value(e, f"{field}.arrayValue.values[{i}]", bad, depth + 1)
+            for i, e in enumerate(x.get("values") or [])
+        ]
     if kind == "kvlistValue" and isinstance(x, dict):
-        return _otlp_attributes(x.get("values"), lambda f, why: bad(f"{field}.kvlistValue.{f}", why))
+        return _otlp_attributes(
+            x.get("values"), lambda f, why: bad(f"{field}.kvlistValue.{f}", why)
+        )
     if kind == "bytesValue" and isinstance(x, str):
         try:
             return base64.b64decode(x, validate=True).decode("utf-8", "replace")

@@ -43,8 +43,8 @@ from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
 from planviz.traces import Document, Sample
 from planviz.traces.jsonstream import records, walk
-from planviz.traces.otel.openinferencevalues import KIND
 from planviz.traces.otel.genai import run_of_spans
+from planviz.traces.otel.openinferencevalues import KIND
 from planviz.traces.otel.otelspans import Span, span_of
 
 __all__ = ["TITLE", "detect", "read", "python_shape", "hex_id"]
@@ -54,8 +54,10 @@ CONTAINERS = frozenset({"data", "spans"})
 _KIND_KEY = re.compile(r'"span_kind"\s*:')
 _CONTEXT_KEY = re.compile(r'"context(?:\.span_id)?"\s*:')
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{1,32}")
-_MS_BELOW = 10 ** 14  # an integer time below this is milliseconds (pandas' to_json), not nanoseconds
-_VALUES = frozenset({"value", "metadata", "parameters", "invocation_parameters", "arguments", "json_schema"})
+_MS_BELOW = 10**14  # an integer time below this is milliseconds (pandas' to_json), not nanoseconds
+_VALUES = frozenset(
+    {"value", "metadata", "parameters", "invocation_parameters", "arguments", "json_schema"}
+)
 """Attribute names whose value is one value even when it is an object (never flattened into dotted names)."""
 
 
@@ -64,8 +66,13 @@ def detect(sample: Sample) -> float:
     ``context.span_id``); 0 otherwise. Surer than OpenInference's 0.95: it is the same spans, in Phoenix's shape."""
     if sample.parsed:
         first = _first(sample.data)
-        return 0.97 if isinstance(first, dict) and "span_kind" in first and (
-            isinstance(first.get("context"), dict) or "context.span_id" in first) else 0.0
+        return (
+            0.97
+            if isinstance(first, dict)
+            and "span_kind" in first
+            and (isinstance(first.get("context"), dict) or "context.span_id" in first)
+            else 0.0
+        )
     text = sample.text
     kind = _KIND_KEY.search(text)
     return 0.97 if kind is not None and _CONTEXT_KEY.search(text) is not None else 0.0
@@ -84,14 +91,22 @@ def _first(data: Any) -> Any:
 
 def read(doc: Document) -> Run:
     """The run of a Phoenix span export (a JSON list, ``{"data": [...]}`` or JSON Lines)."""
-    found = walk(doc.data(), CONTAINERS) if doc.parsed else records(doc.stream(), set(CONTAINERS), doc.name)
+    found = (
+        walk(doc.data(), CONTAINERS)
+        if doc.parsed
+        else records(doc.stream(), set(CONTAINERS), doc.name)
+    )
     return run_of_spans(spans_of(found, doc.name), doc.name)
 
 
-def spans_of(found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str) -> list[Span]:
+def spans_of(
+    found: Iterable[tuple[Any, dict[str, Any], str, int | None]], source: str
+) -> list[Span]:
     """The spans of the records found, each read by :func:`~planviz.traces.otel.otelspans.span_of`."""
-    return [span_of(python_shape(raw, where, line, source), {}, where, line, source)
-            for raw, _ctx, where, line in found]
+    return [
+        span_of(python_shape(raw, where, line, source), {}, where, line, source)
+        for raw, _ctx, where, line in found
+    ]
 
 
 def hex_id(value: Any) -> Any:
@@ -108,12 +123,23 @@ def hex_id(value: Any) -> Any:
 def _flatten(prefix: str, value: Any, out: dict[str, Any], depth: int = 0) -> None:
     """OpenInference's dotted attribute names from nested objects and lists of objects."""
     last = prefix.rsplit(".", 1)[-1]
-    if depth < 12 and last not in _VALUES and isinstance(value, dict) and value and \
-            all(isinstance(k, str) for k in value):
+    if (
+        depth < 12
+        and last not in _VALUES
+        and isinstance(value, dict)
+        and value
+        and all(isinstance(k, str) for k in value)
+    ):
         for key, item in value.items():
             _flatten(f"{prefix}.{key}" if prefix else key, item, out, depth + 1)
-    elif depth < 12 and prefix and last not in _VALUES and isinstance(value, list) and value and \
-            all(isinstance(item, dict) for item in value):
+    elif (
+        depth < 12
+        and prefix
+        and last not in _VALUES
+        and isinstance(value, list)
+        and value
+        and all(isinstance(item, dict) for item in value)
+    ):
         for i, item in enumerate(value):
             _flatten(f"{prefix}.{i}", item, out, depth + 1)
     elif prefix:
@@ -130,11 +156,17 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
     """A Phoenix span (object or dataframe record) as the Python SDK's span JSON (the fields ``span_of`` reads)."""
 
     def bad(field: str, why: str) -> TraceFormatError:
-        return TraceFormatError(why, source=source, line=line, path=f"{where}.{field}" if where else field)
+        return TraceFormatError(
+            why, source=source, line=line, path=f"{where}.{field}" if where else field
+        )
 
     if not isinstance(raw, dict):
-        raise TraceFormatError(f"expected a Phoenix span object, got {type(raw).__name__}", source=source,
-                               line=line, path=where or None)
+        raise TraceFormatError(
+            f"expected a Phoenix span object, got {type(raw).__name__}",
+            source=source,
+            line=line,
+            path=where or None,
+        )
     attrs_in = raw.get("attributes")
     if attrs_in is not None and not isinstance(attrs_in, dict):
         raise bad("attributes", f"expected an object of attribute values, got {str(attrs_in)[:60]}")
@@ -142,7 +174,7 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
     _flatten("", attrs_in or {}, attrs)
     for key, value in raw.items():  # the span dataframe's flat columns
         if isinstance(key, str) and key.startswith("attributes.") and value is not None:
-            _flatten(key[len("attributes."):], value, attrs)
+            _flatten(key[len("attributes.") :], value, attrs)
     ctx = raw.get("context")
     if ctx is None and "context.span_id" in raw:
         ctx = {"span_id": raw.get("context.span_id"), "trace_id": raw.get("context.trace_id")}
@@ -154,9 +186,16 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
     events = raw.get("events")
     if events is not None and not isinstance(events, list):
         raise bad("events", f"expected a list of event objects, got {str(events)[:60]}")
-    return {"name": raw.get("name", ""),
-            "context": {"span_id": hex_id(ctx.get("span_id")), "trace_id": hex_id(ctx.get("trace_id"))},
-            "parent_id": hex_id(raw.get("parent_id")),
-            "start_time": _time(raw.get("start_time")), "end_time": _time(raw.get("end_time")),
-            "status": {"status_code": raw.get("status_code") or "UNSET", "description": raw.get("status_message")},
-            "attributes": attrs, "events": [e for e in events or [] if isinstance(e, dict)]}
+    return {
+        "name": raw.get("name", ""),
+        "context": {"span_id": hex_id(ctx.get("span_id")), "trace_id": hex_id(ctx.get("trace_id"))},
+        "parent_id": hex_id(raw.get("parent_id")),
+        "start_time": _time(raw.get("start_time")),
+        "end_time": _time(raw.get("end_time")),
+        "status": {
+            "status_code": raw.get("status_code") or "UNSET",
+            "description": raw.get("status_message"),
+        },
+        "attributes": attrs,
+        "events": [e for e in events or [] if isinstance(e, dict)],
+    }

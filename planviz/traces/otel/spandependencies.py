@@ -32,13 +32,17 @@ _Unit = tuple[int, int | None, set[str], set[str]]  # (start, end or None, entry
 __all__ = ["data_flow", "timing_edges"]
 
 
-def data_flow(spans: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]]) -> dict[tuple[str, str], None]:
+def data_flow(
+    spans: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]]
+) -> dict[tuple[str, str], None]:
     """Edges producer -> consumer where the consumer's arguments hold a value the producer returned.
 
     A value the producer was itself given (passed through) is no evidence; the latest producer of a value wins.
     """
     produced: dict[str, str] = {}
-    ends: list[tuple[int, str, frozenset[str]]] = []  # (end, step, leaves) not yet visible to consumers
+    ends: list[
+        tuple[int, str, frozenset[str]]
+    ] = []  # (end, step, leaves) not yet visible to consumers
     edges: dict[tuple[str, str], None] = {}
     for s in spans:
         sid = step_of[s.span_id]
@@ -61,9 +65,14 @@ MAX_PREDECESSORS = 8
 parallel calls after another would otherwise give width-squared edges)."""
 
 
-def timing_edges(order: list[Span], parent: dict[str, str | None], step_of: dict[str, str],
-                 attempts: dict[str, list[Span]],
-                 known: set[tuple[str, str]], thinned: list[str] | None = None) -> list[tuple[str, str]]:
+def timing_edges(
+    order: list[Span],
+    parent: dict[str, str | None],
+    step_of: dict[str, str],
+    attempts: dict[str, list[Span]],
+    known: set[tuple[str, str]],
+    thinned: list[str] | None = None,
+) -> list[tuple[str, str]]:
     """Edges from the latest calls that ended before a call started, among siblings, scoped by nesting.
 
     Siblings are a parent span's children that are steps or contain steps; a
@@ -81,7 +90,9 @@ def timing_edges(order: list[Span], parent: dict[str, str | None], step_of: dict
         if sid is not None:
             rank.setdefault(sid, i)
     children: dict[Any, list[Span]] = defaultdict(list)
-    for s in order:  # top-level spans are siblings only within their trace: traces are independent requests
+    for s in (
+        order
+    ):  # top-level spans are siblings only within their trace: traces are independent requests
         up = parent[s.span_id]
         children[up if up is not None else ("trace", s.trace_id or "")].append(s)
     edges: dict[tuple[str, str], None] = {}
@@ -101,19 +112,25 @@ def timing_edges(order: list[Span], parent: dict[str, str | None], step_of: dict
         end = None if node.end is None or inner[1] is None else max(node.end, inner[1])
         return start, end, inner[2], inner[3]
 
-    stack: list[tuple[Any, bool]] = [(k, False) for k in sorted(k for k in children if isinstance(k, tuple))]
+    stack: list[tuple[Any, bool]] = [
+        (k, False) for k in sorted(k for k in children if isinstance(k, tuple))
+    ]
     while stack:  # post-order over the span tree, without recursion (traces can nest deeply)
         key, done = stack.pop()
         if not done:
             stack.append((key, True))
             stack.extend((c.span_id, False) for c in children.get(key, ()) if c.span_id in children)
             continue
-        units = sorted((u for u in map(unit, children.get(key, ())) if u is not None), key=lambda u: u[0])
+        units = sorted(
+            (u for u in map(unit, children.get(key, ())) if u is not None), key=lambda u: u[0]
+        )
         memo[key] = _order_units(units, edges, thinned if thinned is not None else [])
     return [(u, v) for u, v in edges if (u, v) not in known and u != v and rank[u] < rank[v]]
 
 
-def _order_units(units: list[_Unit], edges: dict[tuple[str, str], None], thinned: list[str]) -> _Unit:
+def _order_units(
+    units: list[_Unit], edges: dict[tuple[str, str], None], thinned: list[str]
+) -> _Unit:
     """Add edges between sibling units (sorted by start); return (first start, last end, entries, exits)."""
     if not units:
         return 0, 0, set(), set()
@@ -136,11 +153,13 @@ def _order_units(units: list[_Unit], edges: dict[tuple[str, str], None], thinned
             low = bisect.bisect_right(closed_ends, max_start)
             picked: list[str] = []
             k = len(closed) - 1
-            while k >= low and len(picked) < MAX_PREDECESSORS:  # the latest ended first, at most the cap
+            while (
+                k >= low and len(picked) < MAX_PREDECESSORS
+            ):  # the latest ended first, at most the cap
                 i = closed[k]
                 if i not in ordered:  # a container's exits, sorted once
                     ordered[i] = sorted(units[i][3])
-                picked.extend(ordered[i][:MAX_PREDECESSORS - len(picked)])
+                picked.extend(ordered[i][: MAX_PREDECESSORS - len(picked)])
                 k -= 1
             if k >= low:
                 thinned.extend(sorted(first))
@@ -152,4 +171,9 @@ def _order_units(units: list[_Unit], edges: dict[tuple[str, str], None], thinned
     last_start = max(u[0] for u in units)
     exits = set().union(*(last for _, end, _, last in units if end is None or end > last_start))
     ends = [end for _, end, _, _ in units]
-    return units[0][0], None if None in ends else max(e for e in ends if e is not None), entries, exits
+    return (
+        units[0][0],
+        None if None in ends else max(e for e in ends if e is not None),
+        entries,
+        exits,
+    )

@@ -1,2 +1,1 @@
-"""planviz's own trace file (JSON Lines), the recorder, and load_trace/save_trace.
-"""
+"""planviz's own trace file (JSON Lines), the recorder, and load_trace/save_trace."""

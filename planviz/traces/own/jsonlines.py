@@ -20,7 +20,9 @@ __all__ = ["TITLE", "detect", "read"]
 
 TITLE = "planviz JSON Lines"
 _HEADER = re.compile(r'\{\s*"type"\s*:\s*"header"')
-_RECORD = re.compile(r'^\{\s*"(type|schema|version)"\s*:\s*"?(header|plan|event|planviz-trace)?', re.M)
+_RECORD = re.compile(
+    r'^\{\s*"(type|schema|version)"\s*:\s*"?(header|plan|event|planviz-trace)?', re.M
+)
 
 
 def detect(sample: Sample) -> float:
@@ -29,7 +31,11 @@ def detect(sample: Sample) -> float:
     if sample.parsed:
         data = sample.data
         first = data[0] if isinstance(data, list) and data else data
-        return 1.0 if isinstance(first, dict) and first.get("type") == "header" and "schema" in first else 0.0
+        return (
+            1.0
+            if isinstance(first, dict) and first.get("type") == "header" and "schema" in first
+            else 0.0
+        )
     if _HEADER.match(sample.text):
         return 1.0
     return 0.2 if _RECORD.search(sample.text) else 0.0

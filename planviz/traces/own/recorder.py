@@ -17,10 +17,16 @@ from typing import Any, Callable, Iterable
 
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan, Step
-from planviz.runs.events import OUTCOMES, Event, Observation, Run
 from planviz.runs.engine.machine import Machine
 from planviz.runs.engine.revision import complete_revision
-from planviz.traces.own.tracefile import event_record, header_record, json_line, plan_record, save_trace
+from planviz.runs.events import OUTCOMES, Event, Observation, Run
+from planviz.traces.own.tracefile import (
+    event_record,
+    header_record,
+    json_line,
+    plan_record,
+    save_trace,
+)
 
 __all__ = ["Recorder"]
 
@@ -37,8 +43,13 @@ class Recorder:
     recorder was made).
     """
 
-    def __init__(self, contract: Contract | None = None, *, path: str | os.PathLike[str] | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        contract: Contract | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self._m = Machine(contract)
         self._contract = contract
         t0 = _time.monotonic()
@@ -64,10 +75,10 @@ class Recorder:
         if self._path is None:
             return
         out = []
-        for plan in self._m.plans[len(self._written):]:
+        for plan in self._m.plans[len(self._written) :]:
             out.append(json_line({"type": "plan", "plan": plan_record(plan, self._written)}))
             self._written.append(plan)
-        for e in self._m.events[self._events_written:]:
+        for e in self._m.events[self._events_written :]:
             out.append(json_line({"type": "event", "event": event_record(e)}))
         self._events_written = len(self._m.events)
         with open(self._path, "a", encoding="utf-8") as fh:
@@ -95,7 +106,9 @@ class Recorder:
         """The approval ``step_id`` waited for arrived: ``granted``, or denied (then record the stop)."""
         self._tick()
         verdict = "approved" if granted else "denied"
-        return self._done([self._m.approve(step_id, granted, message or f"{step_id!r} {verdict}")])[0]
+        return self._done([self._m.approve(step_id, granted, message or f"{step_id!r} {verdict}")])[
+            0
+        ]
 
     def expand(self, far_id: str, new_plan: Plan, message: str = "") -> Event:
         """The agent replaced far-horizon step ``far_id`` with concrete steps: ``new_plan`` is the new version."""
@@ -104,7 +117,9 @@ class Recorder:
         if old is None:
             raise SimulationError("record a plan with propose() before an expansion")
         new = complete_revision(old, new_plan, message or f"expansion of {far_id!r}", ())
-        return self._done([self._m.expand(new, far_id, message or f"{far_id!r} expanded: plan v{new.version}")])[0]
+        return self._done(
+            [self._m.expand(new, far_id, message or f"{far_id!r} expanded: plan v{new.version}")]
+        )[0]
 
     def start(self, step_id: str) -> Event:
         """The agent started ``step_id`` (an id not in the plan is recorded as an invalid step)."""
@@ -120,10 +135,16 @@ class Recorder:
         voided = m.void_unreachable(step_id) if observation.withdrawn else None
         return self._done(events + [voided] if voided else events)
 
-    def complete(self, step_id: str, facts: Iterable[str] | None = None, **data: Any) -> tuple[Event, ...]:
+    def complete(
+        self, step_id: str, facts: Iterable[str] | None = None, **data: Any
+    ) -> tuple[Event, ...]:
         """Shortcut: ``step_id`` succeeded and established ``facts`` (default: what it produces)."""
         if facts is None:
-            facts = self._step(step_id).produces if self._m.plan is not None and step_id in self._m.plan else ()
+            facts = (
+                self._step(step_id).produces
+                if self._m.plan is not None and step_id in self._m.plan
+                else ()
+            )
         return self.observe(step_id, Observation(True, frozenset(facts), data=data))
 
     def fail(self, step_id: str, message: str, category: str = "tool_error") -> Event:
@@ -136,7 +157,9 @@ class Recorder:
         self._tick()
         return self._done([self._m.retry(step_id, message or f"retry {step_id!r}")])[0]
 
-    def invalidate(self, step_ids: Iterable[str], message: str, step_id: str | None = None) -> Event:
+    def invalidate(
+        self, step_ids: Iterable[str], message: str, step_id: str | None = None
+    ) -> Event:
         """The agent voided ``step_ids`` (their facts leave the state unless another step established them)."""
         self._tick()
         m = self._m
@@ -158,7 +181,9 @@ class Recorder:
     def stop(self, outcome: str, message: str = "") -> Event:
         """The run ended with ``outcome`` (one of the SPEC outcomes)."""
         if outcome not in OUTCOMES:
-            raise SimulationError(f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}")
+            raise SimulationError(
+                f"unknown outcome {outcome!r}; choose one of {', '.join(OUTCOMES)}"
+            )
         self._tick()
         return self._done([self._m.stop(outcome, message or "recorded")])[0]
 

@@ -24,16 +24,33 @@ from typing import Any, Callable, Mapping
 
 from planviz.errors import PlanFormatError
 from planviz.io.limits import read_float, read_int
+from planviz.io.syntax import show_value
 from planviz.plan.model import LAYERS, SEVERITIES, STATUSES, Finding
 from planviz.plan.records import contract_from_dict
-from planviz.io.syntax import show_value
 from planviz.runs.events import EVENT_KINDS, OUTCOMES, Conflict, Event, ModelCall, Observation
-from planviz.runs.turns import Turn
 from planviz.runs.fault import FAULT_KINDS, Fault
+from planviz.runs.turns import Turn
 
-__all__ = ["BadField", "NonFinite", "event_from", "event_record", "V1Events", "finding_from", "fault_from",
-           "EVENT_FIELDS", "finite", "strings", "json_value", "obj", "text", "choice", "model_call_from",
-           "model_call_record", "turn_record", "turn_from"]
+__all__ = [
+    "BadField",
+    "NonFinite",
+    "event_from",
+    "event_record",
+    "V1Events",
+    "finding_from",
+    "fault_from",
+    "EVENT_FIELDS",
+    "finite",
+    "strings",
+    "json_value",
+    "obj",
+    "text",
+    "choice",
+    "model_call_from",
+    "model_call_record",
+    "turn_record",
+    "turn_from",
+]
 
 
 class BadField(ValueError):
@@ -62,13 +79,16 @@ def _show(value: Any) -> str:
 
 # --------------------------------------------------------------------------- checks of one value
 
+
 def finite(value: Any, path: str) -> float:
     """A finite number (``bool`` is not one), as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadField(path, f"expected a finite number, got {_show(value)}")
     number = read_float(value)
     if number is None:
-        shown = _show(value) if isinstance(value, float) else f"an integer of {len(str(value))} digits"
+        shown = (
+            _show(value) if isinstance(value, float) else f"an integer of {len(str(value))} digits"
+        )
         raise BadField(path, f"expected a finite number, got {shown}")
     return number
 
@@ -79,7 +99,9 @@ def whole(value: Any, path: str, least: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise BadField(path, f"expected an integer >= {least}, got {_show(value)}")
     if read_int(value) is None:
-        raise BadField(path, f"expected an integer within float range, got one of {len(str(value)):,} digits")
+        raise BadField(
+            path, f"expected an integer within float range, got one of {len(str(value)):,} digits"
+        )
     return value
 
 
@@ -127,7 +149,9 @@ def json_value(value: Any, path: str, depth: int = 0) -> Any:
     return value
 
 
-def _fields_of(d: dict[str, Any], path: str, known: Mapping[str, Any], required: tuple[str, ...]) -> None:
+def _fields_of(
+    d: dict[str, Any], path: str, known: Mapping[str, Any], required: tuple[str, ...]
+) -> None:
     for name in required:
         if name not in d:
             raise BadField(f"{path}.{name}", "missing")
@@ -138,7 +162,14 @@ def _fields_of(d: dict[str, Any], path: str, known: Mapping[str, Any], required:
 
 # --------------------------------------------------------------------------- compound values
 
-_OBSERVATION = {"ok": None, "facts": None, "withdrawn": None, "kind": None, "data": None, "replaced": None}
+_OBSERVATION = {
+    "ok": None,
+    "facts": None,
+    "withdrawn": None,
+    "kind": None,
+    "data": None,
+    "replaced": None,
+}
 
 
 def observation_from(value: Any, path: str) -> Observation:
@@ -147,10 +178,14 @@ def observation_from(value: Any, path: str) -> Observation:
     ok = d["ok"]
     if not isinstance(ok, bool):
         raise BadField(f"{path}.ok", f"expected true or false, got {_show(ok)}")
-    return Observation(ok, strings(d.get("facts", []), f"{path}.facts"),
-                       strings(d.get("withdrawn", []), f"{path}.withdrawn"), text(d.get("kind", "ok"), f"{path}.kind"),
-                       obj(json_value(d.get("data", {}), f"{path}.data"), f"{path}.data"),
-                       strings(d.get("replaced", []), f"{path}.replaced"))
+    return Observation(
+        ok,
+        strings(d.get("facts", []), f"{path}.facts"),
+        strings(d.get("withdrawn", []), f"{path}.withdrawn"),
+        text(d.get("kind", "ok"), f"{path}.kind"),
+        obj(json_value(d.get("data", {}), f"{path}.data"), f"{path}.data"),
+        strings(d.get("replaced", []), f"{path}.replaced"),
+    )
 
 
 _CONFLICT = {f.name: None for f in fields(Conflict)}
@@ -176,9 +211,15 @@ def finding_from(value: Any, path: str) -> Finding:
     strings(steps, f"{path}.steps")
     for i, e in enumerate(edges):
         strings(e, f"{path}.edges[{i}]")
-    return Finding(text(d["code"], f"{path}.code"), choice(d["layer"], f"{path}.layer", LAYERS),
-                   choice(d["severity"], f"{path}.severity", SEVERITIES), text(d["message"], f"{path}.message"),
-                   tuple(steps), tuple(tuple(e) for e in edges), text(d.get("where", ""), f"{path}.where"))
+    return Finding(
+        text(d["code"], f"{path}.code"),
+        choice(d["layer"], f"{path}.layer", LAYERS),
+        choice(d["severity"], f"{path}.severity", SEVERITIES),
+        text(d["message"], f"{path}.message"),
+        tuple(steps),
+        tuple(tuple(e) for e in edges),
+        text(d.get("where", ""), f"{path}.where"),
+    )
 
 
 _FAULT = {f.name: None for f in fields(Fault)}
@@ -193,13 +234,21 @@ def fault_from(value: Any, path: str) -> Fault:
         try:
             contract = contract_from_dict(obj(contract, f"{path}.contract"))
         except PlanFormatError as exc:
-            raise BadField(f"{path}.contract.{exc.path}" if exc.path else f"{path}.contract", exc.message) from None
-    return Fault(text(d["step"], f"{path}.step"), choice(d["kind"], f"{path}.kind", FAULT_KINDS),
-                 maybe_text(d.get("fact"), f"{path}.fact"), whole(d.get("times", 1), f"{path}.times", 1),
-                 goal=maybe_text(d.get("goal"), f"{path}.goal"), contract=contract)
+            raise BadField(
+                f"{path}.contract.{exc.path}" if exc.path else f"{path}.contract", exc.message
+            ) from None
+    return Fault(
+        text(d["step"], f"{path}.step"),
+        choice(d["kind"], f"{path}.kind", FAULT_KINDS),
+        maybe_text(d.get("fact"), f"{path}.fact"),
+        whole(d.get("times", 1), f"{path}.times", 1),
+        goal=maybe_text(d.get("goal"), f"{path}.goal"),
+        contract=contract,
+    )
 
 
 # --------------------------------------------------------------------------- events
+
 
 def _changes(value: Any, path: str) -> dict[str, str]:
     d = obj(value, path)
@@ -246,19 +295,29 @@ def _default(f: Any) -> Any:
 _DEFAULTS = {f.name: _default(f) for f in fields(Event)}
 
 
-_ATOMS = frozenset({str, int, float, bool, type(None)})  # most fields of most events: written as they are
+_ATOMS = frozenset(
+    {str, int, float, bool, type(None)}
+)  # most fields of most events: written as they are
 
 
 def _plain(value: Any) -> Any:
-    if type(value) in _ATOMS:  # before the Mapping check, an abstract-class lookup for every field of every event
+    if (
+        type(value) in _ATOMS
+    ):  # before the Mapping check, an abstract-class lookup for every field of every event
         return value
     if type(value) is dict:  # an event's changes
         return dict(value)
     if isinstance(value, (frozenset, set)):
         return sorted(value)
     if isinstance(value, Observation):
-        return {"ok": value.ok, "facts": sorted(value.facts), "withdrawn": sorted(value.withdrawn),
-                "kind": value.kind, "data": dict(value.data), **({"replaced": sorted(value.replaced)} if value.replaced else {})}
+        return {
+            "ok": value.ok,
+            "facts": sorted(value.facts),
+            "withdrawn": sorted(value.withdrawn),
+            "kind": value.kind,
+            "data": dict(value.data),
+            **({"replaced": sorted(value.replaced)} if value.replaced else {}),
+        }
     if isinstance(value, Conflict):
         return {f.name: getattr(value, f.name) for f in fields(Conflict)}
     if isinstance(value, Mapping):
@@ -305,13 +364,26 @@ def model_call_from(value: Any, path: str = "model_call") -> ModelCall:
 
     inferred = d.get("duration_inferred", False)
     if not isinstance(inferred, bool):
-        raise BadField(f"{path}.duration_inferred", f"expected true or false, got {_show(inferred)}")
-    return ModelCall(text(d["model"], f"{path}.model"), finite(d["start"], f"{path}.start"),
-                     None if d.get("duration") is None else finite(d["duration"], f"{path}.duration"), count("input_tokens"),
-                     count("output_tokens"), None if d.get("cost") is None else finite(d["cost"], f"{path}.cost"),
-                     ok, maybe_text(d.get("step"), f"{path}.step"), text(d.get("id", ""), f"{path}.id"),
-                     count("reasoning_tokens"), count("cached_tokens"), count("total_tokens"), inferred,
-                     maybe_text(d.get("input"), f"{path}.input"), maybe_text(d.get("output"), f"{path}.output"))
+        raise BadField(
+            f"{path}.duration_inferred", f"expected true or false, got {_show(inferred)}"
+        )
+    return ModelCall(
+        text(d["model"], f"{path}.model"),
+        finite(d["start"], f"{path}.start"),
+        None if d.get("duration") is None else finite(d["duration"], f"{path}.duration"),
+        count("input_tokens"),
+        count("output_tokens"),
+        None if d.get("cost") is None else finite(d["cost"], f"{path}.cost"),
+        ok,
+        maybe_text(d.get("step"), f"{path}.step"),
+        text(d.get("id", ""), f"{path}.id"),
+        count("reasoning_tokens"),
+        count("cached_tokens"),
+        count("total_tokens"),
+        inferred,
+        maybe_text(d.get("input"), f"{path}.input"),
+        maybe_text(d.get("output"), f"{path}.output"),
+    )
 
 
 def turn_record(turn: Turn) -> dict[str, Any]:
@@ -326,14 +398,22 @@ def turn_from(value: Any, path: str = "turn") -> Turn:
     """A :class:`~planviz.runs.turns.Turn` from its record, every field checked."""
     d = obj(value, path)
     _fields_of(d, path, {"role": None, "text": None, "time": None}, ("role", "text"))
-    return Turn(text(d["role"], f"{path}.role"), text(d["text"], f"{path}.text"),
-                None if d.get("time") is None else finite(d["time"], f"{path}.time"))
+    return Turn(
+        text(d["role"], f"{path}.role"),
+        text(d["text"], f"{path}.text"),
+        None if d.get("time") is None else finite(d["time"], f"{path}.time"),
+    )
 
 
 # --------------------------------------------------------------------------- schema 1: full frames to deltas
 
-_V1_FIELDS = {**{k: v for k, v in EVENT_FIELDS.items() if k not in ("changes", "gained", "lost", "conflict")},
-              "statuses": _changes, "facts": strings, "ready": strings, "conflicts": None}
+_V1_FIELDS = {
+    **{k: v for k, v in EVENT_FIELDS.items() if k not in ("changes", "gained", "lost", "conflict")},
+    "statuses": _changes,
+    "facts": strings,
+    "ready": strings,
+    "conflicts": None,
+}
 
 
 class V1Events:
@@ -350,27 +430,50 @@ class V1Events:
     def event_from(self, d: Any, path: str = "event") -> Event:
         d = obj(d, path)
         _fields_of(d, path, _V1_FIELDS, _REQUIRED[:-1] + ("statuses",))
-        values: dict[str, Any] = {name: check(d[name], f"{path}.{name}") for name, check in _V1_FIELDS.items()
-                  if name in d and check is not None}
+        values: dict[str, Any] = {
+            name: check(d[name], f"{path}.{name}")
+            for name, check in _V1_FIELDS.items()
+            if name in d and check is not None
+        }
         statuses, facts = values.pop("statuses"), values.pop("facts", frozenset())
         ready = values.pop("ready", frozenset())
         if ready != {s for s, v in statuses.items() if v == "ready"}:
-            raise BadField(f"{path}.ready", f"expected the steps whose status is ready, got {sorted(ready)!r}")
+            raise BadField(
+                f"{path}.ready", f"expected the steps whose status is ready, got {sorted(ready)!r}"
+            )
         conflicts = d.get("conflicts") or []
         if not isinstance(conflicts, list):
-            raise BadField(f"{path}.conflicts", f"expected a list of conflicts, got {_show(conflicts)}")
+            raise BadField(
+                f"{path}.conflicts", f"expected a list of conflicts, got {_show(conflicts)}"
+            )
         conflicts = [conflict_from(c, f"{path}.conflicts[{i}]") for i, c in enumerate(conflicts)]
         if values["plan_version"] != self._version:
             changes = dict(statuses)
         elif statuses.keys() != self._statuses.keys():
-            raise BadField(f"{path}.statuses", "names other steps than the event before it, of the same plan "
-                                               "version (each event lists every step of its version)")
+            raise BadField(
+                f"{path}.statuses",
+                "names other steps than the event before it, of the same plan "
+                "version (each event lists every step of its version)",
+            )
         else:
             before = self._statuses
             changes = {sid: v for sid, v in statuses.items() if before[sid] != v}
-        conflict = conflicts[-1] if values["kind"] == "conflict" and len(conflicts) > self._conflicts else None
-        event = Event(**values, changes=changes, gained=facts - self._facts, lost=self._facts - facts,
-                      conflict=conflict)
-        self._version, self._statuses, self._facts, self._conflicts = (values["plan_version"], statuses, facts,
-                                                                        len(conflicts))
+        conflict = (
+            conflicts[-1]
+            if values["kind"] == "conflict" and len(conflicts) > self._conflicts
+            else None
+        )
+        event = Event(
+            **values,
+            changes=changes,
+            gained=facts - self._facts,
+            lost=self._facts - facts,
+            conflict=conflict,
+        )
+        self._version, self._statuses, self._facts, self._conflicts = (
+            values["plan_version"],
+            statuses,
+            facts,
+            len(conflicts),
+        )
         return event

@@ -30,20 +30,31 @@ import os
 from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 from planviz.errors import PlanvizTypeError
-from planviz.plan.model import Contract, Plan
-from planviz.plan.bulk import paused_gc
 from planviz.io.output import open_output
-from planviz.plan.records import contract_to_dict
 from planviz.io.syntax import show_value
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Contract, Plan
+from planviz.plan.records import contract_to_dict
 from planviz.runs.events import Run, expect_run
-from planviz.traces.own import traceplans
 from planviz.runs.fault import Fault
-from planviz.traces.own.traceplans import SPLIT_SCHEMA, json_line, plan_lines, plan_record
+from planviz.traces.own import traceplans
 from planviz.traces.own.tracefields import event_record, model_call_record, turn_record
+from planviz.traces.own.traceplans import SPLIT_SCHEMA, json_line, plan_lines, plan_record
 
-__all__ = ["save_trace", "load_trace", "parse_trace", "SCHEMA", "SCHEMA_VERSION",
-           "READS", "SPLIT_SCHEMA", "run_to_lines", "plan_record", "event_record",
-           "header_record", "json_line"]
+__all__ = [
+    "save_trace",
+    "load_trace",
+    "parse_trace",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "READS",
+    "SPLIT_SCHEMA",
+    "run_to_lines",
+    "plan_record",
+    "event_record",
+    "header_record",
+    "json_line",
+]
 
 SCHEMA = "planviz-trace"
 SCHEMA_VERSION = 2
@@ -65,11 +76,21 @@ def _fault_record(fault: Fault) -> dict[str, Any]:
     return d
 
 
-def header_record(strategy: str, faults: Iterable[Fault], contract: Contract | None,
-                  version: int = SCHEMA_VERSION, trace_format: str | None = None) -> dict[str, Any]:
-    record = {"type": "header", "schema": SCHEMA, "version": version, "strategy": strategy,
-              "faults": [_fault_record(x) for x in faults],
-              "contract": None if contract is None else contract_to_dict(contract)}
+def header_record(
+    strategy: str,
+    faults: Iterable[Fault],
+    contract: Contract | None,
+    version: int = SCHEMA_VERSION,
+    trace_format: str | None = None,
+) -> dict[str, Any]:
+    record = {
+        "type": "header",
+        "schema": SCHEMA,
+        "version": version,
+        "strategy": strategy,
+        "faults": [_fault_record(x) for x in faults],
+        "contract": None if contract is None else contract_to_dict(contract),
+    }
     if trace_format is not None:  # a run read from another tool's trace
         record["trace_format"] = trace_format
     return record
@@ -83,8 +104,15 @@ def run_to_lines(run: Run) -> Iterator[str]:
         lines_of.append(plan_lines(plan_record(plan, written), traceplans.CHUNK))
         written.append(plan)
     split = any(len(lines) > 1 for lines in lines_of)
-    yield json_line(header_record(run.strategy, run.faults, run.contract, SPLIT_SCHEMA if split else SCHEMA_VERSION,
-                                  run.trace_format))
+    yield json_line(
+        header_record(
+            run.strategy,
+            run.faults,
+            run.contract,
+            SPLIT_SCHEMA if split else SCHEMA_VERSION,
+            run.trace_format,
+        )
+    )
     pending = list(zip(run.plans, lines_of))
     for e in run.events:
         while pending and pending[0][0].version <= e.plan_version:
@@ -140,8 +168,13 @@ def save_trace(run: Run, path: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object], format: str | None = None, *, thread: str | None = None,
-               max_bytes: int | None = None) -> Run:
+def load_trace(
+    source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[str, object] | Sequence[object],
+    format: str | None = None,
+    *,
+    thread: str | None = None,
+    max_bytes: int | None = None,
+) -> Run:
     """Read a trace from a path, an open binary file or parsed data into a :class:`~planviz.Run`.
 
     Besides planviz's own JSON Lines, reads the trace formats of other tools
@@ -192,17 +225,30 @@ def load_trace(source: str | os.PathLike[str] | IO[bytes] | IO[str] | Mapping[st
     >>> load_trace(path).outcome
     'plan_complete'
     """
-    from planviz.traces import load_runs, one_run  # the registry of formats; it calls read_trace for this one
+    from planviz.traces import (  # the registry of formats; it calls read_trace for this one
+        load_runs,
+        one_run,
+    )
     from planviz.traces.langgraph.sqlitesaver import threads_refusal
 
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<data>"
-    if thread is None and isinstance(source, (str, os.PathLike)) and (several := threads_refusal(name, format)):
+    if (
+        thread is None
+        and isinstance(source, (str, os.PathLike))
+        and (several := threads_refusal(name, format))
+    ):
         raise several  # a checkpoint database of several threads: listed, no thread read
     return one_run(load_runs(source, format, thread=thread, max_bytes=max_bytes), name)
 
 
-def parse_trace(text: str | bytes, format: str | None = None, source: str = "<string>", *,
-                thread: str | None = None, max_bytes: int | None = None) -> Run:
+def parse_trace(
+    text: str | bytes,
+    format: str | None = None,
+    source: str = "<string>",
+    *,
+    thread: str | None = None,
+    max_bytes: int | None = None,
+) -> Run:
     """Read a trace from its text (never a path); see :func:`load_trace`.
 
     Parameters
@@ -240,6 +286,8 @@ def parse_trace(text: str | bytes, format: str | None = None, source: str = "<st
     from planviz.traces import one_run, parse_runs
 
     if not isinstance(text, (str, bytes, bytearray)):
-        raise PlanvizTypeError(f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
-                               f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace")
+        raise PlanvizTypeError(
+            f"parse_trace(text=...) expects the text of a trace (str or bytes), got "
+            f"{type(text).__name__} {show_value(text)}; for a path use planviz.load_trace"
+        )
     return one_run(parse_runs(text, format, source, thread=thread, max_bytes=max_bytes), source)

@@ -18,13 +18,22 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from planviz.io.syntax import show_value
 from planviz.plan.model import Plan
 from planviz.plan.records import plan_to_dict
-from planviz.io.syntax import show_value
 from planviz.runs.events import Event
 from planviz.traces.own.tracefields import BadField
 
-__all__ = ["SPLIT_SCHEMA", "CHUNK", "ORIGIN", "json_line", "plan_record", "plan_lines", "PlanSteps", "SplitPlan"]
+__all__ = [
+    "SPLIT_SCHEMA",
+    "CHUNK",
+    "ORIGIN",
+    "json_line",
+    "plan_record",
+    "plan_lines",
+    "PlanSteps",
+    "SplitPlan",
+]
 
 SPLIT_SCHEMA = 3
 """Schema 2 plus plan records split over lines (a plan line announcing ``steps_lines``, then that many
@@ -51,9 +60,18 @@ def plan_record(plan: Plan, known: list[Plan]) -> dict[str, Any]:
     for key in ORIGIN:
         if getattr(plan, key):
             d[key] = getattr(plan, key)
-    d["import_findings"] = [{"code": f.code, "layer": f.layer, "severity": f.severity, "message": f.message,
-                             "steps": list(f.steps), "edges": [list(e) for e in f.edges], "where": f.where}
-                            for f in plan.import_findings]
+    d["import_findings"] = [
+        {
+            "code": f.code,
+            "layer": f.layer,
+            "severity": f.severity,
+            "message": f.message,
+            "steps": list(f.steps),
+            "edges": [list(e) for e in f.edges],
+            "where": f.where,
+        }
+        for f in plan.import_findings
+    ]
     parent = next((i for i, p in enumerate(known) if p is plan.parent), None)
     if parent is not None:
         d["parent_ref"] = parent
@@ -67,7 +85,9 @@ def plan_lines(record: dict[str, Any], chunk: int | None = None) -> list[str]:
     announcing ``steps_lines`` followed by that many ``steps`` lines, each holding the next steps."""
     chunk = CHUNK if chunk is None else chunk
     steps = record.get("steps")
-    if not steps or _shortest(steps) <= chunk:  # else the whole line is longer, without making it to find out
+    if (
+        not steps or _shortest(steps) <= chunk
+    ):  # else the whole line is longer, without making it to find out
         line = json_line({"type": "plan", "plan": record})
         if len(line) <= chunk or not steps:
             return [line]
@@ -98,14 +118,20 @@ class SplitPlan:
 
     def __init__(self, head: dict[str, Any], count: Any) -> None:
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise BadField("steps_lines", f"expected the number of steps lines that follow, got {show_value(count)}")
+            raise BadField(
+                "steps_lines",
+                f"expected the number of steps lines that follow, got {show_value(count)}",
+            )
         self.head, self.left = head, count
         head["steps"] = []
 
     def expect(self, kind: Any) -> None:
         if kind != "steps":
-            raise BadField("type", f"expected 'steps' ({self.left} more line(s) of the plan record above), got "
-                                   f"{show_value(kind)}")
+            raise BadField(
+                "type",
+                f"expected 'steps' ({self.left} more line(s) of the plan record above), got "
+                f"{show_value(kind)}",
+            )
 
     def add(self, steps: Any) -> dict[str, Any] | None:
         """Take one ``steps`` line; the whole plan record once its last line is read, else None."""
@@ -121,12 +147,16 @@ class PlanSteps:
     its version replaced), to check every event against the plan version it belongs to."""
 
     def __init__(self) -> None:
-        self.ids: dict[int, frozenset[str]] = {}  # plan version -> its step ids (the latest record's)
+        self.ids: dict[
+            int, frozenset[str]
+        ] = {}  # plan version -> its step ids (the latest record's)
         self.parents: dict[int, frozenset[str]] = {}
 
     def add(self, plan: Plan) -> None:
         self.ids[plan.version] = frozenset(plan.ids)
-        self.parents[plan.version] = frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
+        self.parents[plan.version] = (
+            frozenset(plan.parent.ids) if plan.parent is not None else frozenset()
+        )
 
     def check(self, event: Event) -> None:
         """Refuse an event naming a step (its ``step``, a step whose status it changes) that its plan
@@ -134,15 +164,29 @@ class PlanSteps:
         if not event.plan_version:
             return
         ids = self.ids[event.plan_version]
-        if event.step is not None and event.step not in ids and event.step not in self.parents[event.plan_version]:
-            raise BadField("event.step", f"step {show_value(event.step)} is not in plan version "
-                                         f"{event.plan_version} (its plan record has {_some(ids)})")
+        if (
+            event.step is not None
+            and event.step not in ids
+            and event.step not in self.parents[event.plan_version]
+        ):
+            raise BadField(
+                "event.step",
+                f"step {show_value(event.step)} is not in plan version "
+                f"{event.plan_version} (its plan record has {_some(ids)})",
+            )
         missing = sorted(set(event.changes) - ids)
         if missing:
-            raise BadField("event.changes", f"step {show_value(missing[0])} is not in plan version "
-                                            f"{event.plan_version} (its plan record has {_some(ids)})")
+            raise BadField(
+                "event.changes",
+                f"step {show_value(missing[0])} is not in plan version "
+                f"{event.plan_version} (its plan record has {_some(ids)})",
+            )
 
 
 def _some(ids: frozenset[str]) -> str:
     shown = sorted(ids)[:6]
-    return ", ".join(map(repr, shown)) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "") if ids else "no step"
+    return (
+        ", ".join(map(repr, shown)) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+        if ids
+        else "no step"
+    )

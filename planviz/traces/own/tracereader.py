@@ -15,22 +15,36 @@ from planviz.errors import PlanFormatError, SimulationError, TraceFormatError
 from planviz.io import limits
 from planviz.io.jsonsyntax import DuplicateKey, unique_keys
 from planviz.io.limits import mib
+from planviz.io.syntax import show_value
 from planviz.plan.model import Plan
 from planviz.plan.records import contract_from_dict, plan_from_dict
-from planviz.io.syntax import show_value
 from planviz.runs.events import Event, ModelCall, Run, state_from_events
-from planviz.runs.turns import Turn
 from planviz.runs.frames import FrameStore
-from planviz.traces.own.tracefields import BadField, NonFinite, V1Events, choice, event_from, fault_from, finding_from, model_call_from, obj, text, turn_from
+from planviz.runs.turns import Turn
 from planviz.traces import FORMATS
 from planviz.traces.own import tracefile
+from planviz.traces.own.tracefields import (
+    BadField,
+    NonFinite,
+    V1Events,
+    choice,
+    event_from,
+    fault_from,
+    finding_from,
+    model_call_from,
+    obj,
+    text,
+    turn_from,
+)
 from planviz.traces.own.tracefile import SCHEMA, STRATEGIES
 from planviz.traces.own.traceplans import ORIGIN, SPLIT_SCHEMA, PlanSteps, SplitPlan
 
 __all__ = ["read_trace", "trace_lines"]
 
 
-def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+def trace_lines(
+    stream: Any, source: str, max_bytes: int | None = None
+) -> Iterator[tuple[int, bytes]]:
     """``(line number, bytes)`` of each line of an open trace, read one line at a time within the caps
     (``max_bytes``: default :data:`planviz.io.limits.MAX_TRACE_BYTES`)."""
     max_bytes = limits.MAX_TRACE_BYTES if max_bytes is None else max_bytes
@@ -41,7 +55,9 @@ def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Itera
         try:
             blob = stream.readline(longest + 1)
         except (OSError, ValueError) as exc:
-            raise TraceFormatError(f"cannot read the trace: {exc}", source=source, line=n + 1) from None
+            raise TraceFormatError(
+                f"cannot read the trace: {exc}", source=source, line=n + 1
+            ) from None
         if isinstance(blob, str):
             blob = blob.encode("utf-8", "surrogatepass")
         if not blob:
@@ -49,12 +65,20 @@ def trace_lines(stream: Any, source: str, max_bytes: int | None = None) -> Itera
         n += 1
         total += len(blob)
         if total > max_bytes:
-            raise TraceFormatError(f"the trace is larger than the {max_bytes:,}-byte cap ({mib(max_bytes)}); "
-                                   "pass max_bytes= to load_trace to read a bigger one, or "
-                                   + limits.raise_hint("MAX_TRACE_BYTES"), source=source, line=n)
+            raise TraceFormatError(
+                f"the trace is larger than the {max_bytes:,}-byte cap ({mib(max_bytes)}); "
+                "pass max_bytes= to load_trace to read a bigger one, or "
+                + limits.raise_hint("MAX_TRACE_BYTES"),
+                source=source,
+                line=n,
+            )
         if len(blob) > longest:
-            raise TraceFormatError(f"line is longer than the {longest:,}-byte limit; "
-                                   + limits.raise_hint("MAX_TRACE_RECORD"), source=source, line=n)
+            raise TraceFormatError(
+                f"line is longer than the {longest:,}-byte limit; "
+                + limits.raise_hint("MAX_TRACE_RECORD"),
+                source=source,
+                line=n,
+            )
         yield n, blob
 
 
@@ -88,25 +112,42 @@ class _Reader:
             if not blob.strip():
                 continue
             try:
-                record = json.loads(blob.decode("utf-8"), parse_constant=NonFinite, object_pairs_hook=unique_keys)
+                record = json.loads(
+                    blob.decode("utf-8"), parse_constant=NonFinite, object_pairs_hook=unique_keys
+                )
             except DuplicateKey as exc:  # one policy for untrusted JSON: plan files refuse it too
                 raise TraceFormatError(str(exc), source=self.source, line=n) from None
             except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 if not blob.endswith(b"\n"):
                     break  # a truncated last line: keep every whole event before it
-                raise TraceFormatError(f"not a JSON object: {exc}", source=self.source, line=n) from None
+                raise TraceFormatError(
+                    f"not a JSON object: {exc}", source=self.source, line=n
+                ) from None
             try:
                 self._record(record)
             except BadField as exc:
                 raise TraceFormatError(exc.why, source=self.source, line=n, path=exc.path) from None
             except PlanFormatError as exc:  # e.g. a plan's own caps
-                raise TraceFormatError(exc.message, source=self.source, line=n, path=exc.path) from None
+                raise TraceFormatError(
+                    exc.message, source=self.source, line=n, path=exc.path
+                ) from None
         if self.header is None:
-            raise TraceFormatError("empty trace: expected a header line", source=self.source, line=max(n, 1))
+            raise TraceFormatError(
+                "empty trace: expected a header line", source=self.source, line=max(n, 1)
+            )
         state = state_from_events(self.events)
-        return Run(tuple(self.events), state.outcome, state, tuple(self.plans), self.header["strategy"],
-                   self.header["faults"], self.header["contract"], tuple(self.model_calls),
-                   self.header["trace_format"], tuple(self.turns))
+        return Run(
+            tuple(self.events),
+            state.outcome,
+            state,
+            tuple(self.plans),
+            self.header["strategy"],
+            self.header["faults"],
+            self.header["contract"],
+            tuple(self.model_calls),
+            self.header["trace_format"],
+            tuple(self.turns),
+        )
 
     def _record(self, record: Any) -> None:
         record = obj(record, "record")
@@ -129,12 +170,21 @@ class _Reader:
             self._add_plan(obj(record.get("plan"), "plan"))
         elif kind == "event":
             _only(record, "event")
-            event = self.v1.event_from(record.get("event")) if self.v1 else event_from(record.get("event"))
+            event = (
+                self.v1.event_from(record.get("event"))
+                if self.v1
+                else event_from(record.get("event"))
+            )
             if event.index != len(self.events):
-                raise BadField("event.index", f"events out of order: expected {len(self.events)}, got {event.index}")
+                raise BadField(
+                    "event.index",
+                    f"events out of order: expected {len(self.events)}, got {event.index}",
+                )
             if event.plan_version and event.plan_version not in self.steps.ids:
-                raise BadField("event.plan_version", f"plan version {event.plan_version} is defined by no "
-                                                     "earlier plan record")
+                raise BadField(
+                    "event.plan_version",
+                    f"plan version {event.plan_version} is defined by no earlier plan record",
+                )
             try:
                 self.store.append(event)
             except SimulationError as exc:
@@ -145,33 +195,46 @@ class _Reader:
             _only(record, "model_call")
             call = model_call_from(record.get("model_call"))
             if call.step is not None and not any(call.step in p.ids for p in self.plans):
-                raise BadField("model_call.step", f"{show_value(call.step)} is a step of no plan record")
+                raise BadField(
+                    "model_call.step", f"{show_value(call.step)} is a step of no plan record"
+                )
             self.model_calls.append(call)
         elif kind == "turn":
             _only(record, "turn")
             self.turns.append(turn_from(record.get("turn")))
         else:
-            raise BadField("type", f"expected 'plan', 'event', 'model_call' or 'turn', got {show_value(kind)}")
+            raise BadField(
+                "type", f"expected 'plan', 'event', 'model_call' or 'turn', got {show_value(kind)}"
+            )
 
     def _add_plan(self, record: dict[str, Any]) -> None:
         plan = self._plan(record, "plan")
         self.plans.append(plan)
         self.steps.add(plan)
 
-
     def _header(self, record: dict[str, Any]) -> dict[str, Any]:
         if record.get("type") != "header" or record.get("schema") != SCHEMA:
-            raise BadField("header", f"expected a trace header ({{\"type\": \"header\", \"schema\": {SCHEMA!r}, "
-                                     f"...}}) as the first line, got {show_value(record)}")
+            raise BadField(
+                "header",
+                f'expected a trace header ({{"type": "header", "schema": {SCHEMA!r}, '
+                f"...}}) as the first line, got {show_value(record)}",
+            )
         version = record.get("version")
         if version not in tracefile.READS or isinstance(version, bool):
-            known_versions = f"{', '.join(map(str, tracefile.READS[:-1]))} and {tracefile.READS[-1]}"
-            raise BadField("header.version", f"trace schema version {show_value(version)} is not supported; this "
-                                             f"planviz reads versions {known_versions} (a newer planviz may read it)")
+            known_versions = (
+                f"{', '.join(map(str, tracefile.READS[:-1]))} and {tracefile.READS[-1]}"
+            )
+            raise BadField(
+                "header.version",
+                f"trace schema version {show_value(version)} is not supported; this "
+                f"planviz reads versions {known_versions} (a newer planviz may read it)",
+            )
         known = {"type", "schema", "version", "strategy", "faults", "contract", "trace_format"}
         unknown = sorted(set(record) - known)
         if unknown:
-            raise BadField(f"header.{unknown[0]}", f"unknown field; expected one of {', '.join(sorted(known))}")
+            raise BadField(
+                f"header.{unknown[0]}", f"unknown field; expected one of {', '.join(sorted(known))}"
+            )
         faults = record.get("faults", [])
         if not isinstance(faults, list):
             raise BadField("header.faults", f"expected a list of faults, got {show_value(faults)}")
@@ -179,10 +242,16 @@ class _Reader:
         self.v1 = V1Events() if version == 1 else None
         self.version = version
         try:
-            return {"strategy": choice(record.get("strategy", "recorded"), "header.strategy", STRATEGIES),
-                    "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
-                    "contract": None if contract is None else contract_from_dict(obj(contract, "header.contract")),
-                    "trace_format": _trace_format(record.get("trace_format"))}
+            return {
+                "strategy": choice(
+                    record.get("strategy", "recorded"), "header.strategy", STRATEGIES
+                ),
+                "faults": tuple(fault_from(f, f"header.faults[{i}]") for i, f in enumerate(faults)),
+                "contract": None
+                if contract is None
+                else contract_from_dict(obj(contract, "header.contract")),
+                "trace_format": _trace_format(record.get("trace_format")),
+            }
         except SimulationError as exc:
             raise BadField("header.faults", str(exc)) from None
         except PlanFormatError as exc:
@@ -194,17 +263,29 @@ class _Reader:
         if "parent_ref" in d:
             ref = d["parent_ref"]
             if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(known):
-                raise BadField(f"{path}.parent_ref", f"{show_value(ref)} names no earlier plan record "
-                                                     f"(0..{len(known) - 1})")
+                raise BadField(
+                    f"{path}.parent_ref",
+                    f"{show_value(ref)} names no earlier plan record (0..{len(known) - 1})",
+                )
             parent = known[ref]
         else:
-            parent = self._plan(obj(d["parent"], f"{path}.parent"), f"{path}.parent") if d.get("parent") else None
+            parent = (
+                self._plan(obj(d["parent"], f"{path}.parent"), f"{path}.parent")
+                if d.get("parent")
+                else None
+            )
         found = d.get("import_findings") or []
         if not isinstance(found, list):
-            raise BadField(f"{path}.import_findings", f"expected a list of findings, got {show_value(found)}")
+            raise BadField(
+                f"{path}.import_findings", f"expected a list of findings, got {show_value(found)}"
+            )
         findings = [finding_from(f, f"{path}.import_findings[{i}]") for i, f in enumerate(found)]
         origin = {key: text(d[key], f"{path}.{key}") for key in ORIGIN if key in d}
-        body = {k: v for k, v in d.items() if k not in ("parent", "parent_ref", "import_findings", *ORIGIN)}
+        body = {
+            k: v
+            for k, v in d.items()
+            if k not in ("parent", "parent_ref", "import_findings", *ORIGIN)
+        }
         try:
             plan = plan_from_dict(body, shape="planviz")
         except PlanFormatError as exc:
@@ -215,7 +296,9 @@ class _Reader:
 def _only(record: dict[str, Any], key: str, *also: str) -> None:
     extra = sorted(set(record) - {"type", key, *also})
     if extra:
-        raise BadField(extra[0], f"unknown field of a {key} record; expected only 'type' and {key!r}")
+        raise BadField(
+            extra[0], f"unknown field of a {key} record; expected only 'type' and {key!r}"
+        )
 
 
 def _within(path: str, exc: PlanFormatError) -> BadField:

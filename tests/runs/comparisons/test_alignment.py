@@ -4,38 +4,107 @@ from __future__ import annotations
 
 import pytest
 
-from planviz import Fault, Plan, PlanvizTypeError, Step, UnknownStepError, align, parse_trace, simulate
+from planviz import (
+    Fault,
+    Plan,
+    PlanvizTypeError,
+    Step,
+    UnknownStepError,
+    align,
+    parse_trace,
+    simulate,
+)
 from planviz.runs.comparisons.matching import similarity
 
 from ..otlp import agent, text, tool
 
 
 def declared() -> Plan:
-    return Plan("report", [
-        Step("find", "search the web", expected_evidence="urls", tool="search", arguments={"q": "otel"},
-             produces="urls"),
-        Step("read", "fetch the page", expected_evidence="text", tool="fetch", arguments={"url": "{{find.url}}"},
-             depends_on="find", requires="urls", produces="text"),
-        Step("write", "summarize it", expected_evidence="summary", tool="summarize", depends_on="read",
-             requires="text", produces="summary"),
-        Step("send", "mail it", expected_evidence="sent", tool="mail", depends_on="write", requires="summary")])
+    return Plan(
+        "report",
+        [
+            Step(
+                "find",
+                "search the web",
+                expected_evidence="urls",
+                tool="search",
+                arguments={"q": "otel"},
+                produces="urls",
+            ),
+            Step(
+                "read",
+                "fetch the page",
+                expected_evidence="text",
+                tool="fetch",
+                arguments={"url": "{{find.url}}"},
+                depends_on="find",
+                requires="urls",
+                produces="text",
+            ),
+            Step(
+                "write",
+                "summarize it",
+                expected_evidence="summary",
+                tool="summarize",
+                depends_on="read",
+                requires="text",
+                produces="summary",
+            ),
+            Step(
+                "send",
+                "mail it",
+                expected_evidence="sent",
+                tool="mail",
+                depends_on="write",
+                requires="summary",
+            ),
+        ],
+    )
 
 
 def trace(*calls) -> str:
     return text([agent(1, 0, 100)] + list(calls))
 
 
-@pytest.mark.parametrize("calls, fates, unplanned", [
-    ([tool(2, "search", 1, 2, args={"q": "otel"}), tool(3, "fetch", 3, 4, args={"url": "u"}),
-      tool(4, "summarize", 5, 6), tool(5, "mail", 7, 8)],
-     {"find": "as_planned", "read": "as_planned", "write": "as_planned", "send": "as_planned"}, []),
-    ([tool(2, "search", 1, 2, args={"q": "opentelemetry genai"}), tool(3, "fetch", 3, 4, args={"url": "u"}),
-      tool(4, "summarize", 5, 6, error="ValueError: empty page")],
-     {"find": "other_arguments", "read": "as_planned", "write": "failed", "send": "not_run"}, []),
-    ([tool(2, "search", 1, 2, args={"q": "otel"}), tool(3, "browse", 3, 4), tool(4, "fetch", 5, 6, args={"url": "v"}),
-      tool(5, "summarize", 7, None)],
-     {"find": "as_planned", "read": "as_planned", "write": "unfinished", "send": "not_run"}, [("browse", "find")]),
-])
+@pytest.mark.parametrize(
+    "calls, fates, unplanned",
+    [
+        (
+            [
+                tool(2, "search", 1, 2, args={"q": "otel"}),
+                tool(3, "fetch", 3, 4, args={"url": "u"}),
+                tool(4, "summarize", 5, 6),
+                tool(5, "mail", 7, 8),
+            ],
+            {
+                "find": "as_planned",
+                "read": "as_planned",
+                "write": "as_planned",
+                "send": "as_planned",
+            },
+            [],
+        ),
+        (
+            [
+                tool(2, "search", 1, 2, args={"q": "opentelemetry genai"}),
+                tool(3, "fetch", 3, 4, args={"url": "u"}),
+                tool(4, "summarize", 5, 6, error="ValueError: empty page"),
+            ],
+            {"find": "other_arguments", "read": "as_planned", "write": "failed", "send": "not_run"},
+            [],
+        ),
+        (
+            [
+                tool(2, "search", 1, 2, args={"q": "otel"}),
+                tool(3, "browse", 3, 4),
+                tool(4, "fetch", 5, 6, args={"url": "v"}),
+                tool(5, "summarize", 7, None),
+            ],
+            {"find": "as_planned", "read": "as_planned", "write": "unfinished", "send": "not_run"},
+            [("browse", "find")],
+        ),
+    ],
+)
 def test_fates(calls, fates, unplanned):
     a = align(declared(), parse_trace(trace(*calls)))
     assert {f.step: f.fate for f in a.fates} == fates
@@ -44,22 +113,45 @@ def test_fates(calls, fates, unplanned):
 
 
 def test_never_ran_says_which_failure_blocked_it():
-    a = align(declared(), parse_trace(trace(tool(2, "search", 1, 2, args={"q": "otel"}),
-                                            tool(3, "fetch", 3, 4, error="HTTPError: 404"))))
+    a = align(
+        declared(),
+        parse_trace(
+            trace(
+                tool(2, "search", 1, 2, args={"q": "otel"}),
+                tool(3, "fetch", 3, 4, error="HTTPError: 404"),
+            )
+        ),
+    )
     assert a.fate("read").fate == "failed" and "404" in a.fate("read").why
-    assert a.fate("send").blocked_by == ("read",) and "blocked by the failure of read" in a.fate("send").why
+    assert (
+        a.fate("send").blocked_by == ("read",)
+        and "blocked by the failure of read" in a.fate("send").why
+    )
     assert a.invalidated == {"write", "send"}
     with pytest.raises(UnknownStepError, match="no step 'nope'"):
         a.fate("nope")
 
 
 def test_matching_order_id_then_call_id_then_tool_and_arguments():
-    plan = Plan("g", [Step("call_9", "x", tool="t", arguments={"a": 1}), Step("t", "y", tool="other"),
-                      Step("z", "z", tool="t", arguments={"a": 2})])
-    run = parse_trace(trace(tool(2, "t", 1, 2, args={"a": 2}), tool(3, "t", 3, 4, args={"a": 1}, call_id="call_9")))
+    plan = Plan(
+        "g",
+        [
+            Step("call_9", "x", tool="t", arguments={"a": 1}),
+            Step("t", "y", tool="other"),
+            Step("z", "z", tool="t", arguments={"a": 2}),
+        ],
+    )
+    run = parse_trace(
+        trace(
+            tool(2, "t", 1, 2, args={"a": 2}), tool(3, "t", 3, 4, args={"a": 1}, call_id="call_9")
+        )
+    )
     a = align(plan, run)
-    assert [(f.step, f.ran_as, f.matched_by) for f in a.fates] == [("call_9", "t#2", "call_id"), ("t", "t", "id"),
-                                                                    ("z", None, None)]
+    assert [(f.step, f.ran_as, f.matched_by) for f in a.fates] == [
+        ("call_9", "t#2", "call_id"),
+        ("t", "t", "id"),
+        ("z", None, None),
+    ]
 
 
 def test_a_simulation_aligns_with_its_own_plan_and_voided_work_shows(cache_plan):
@@ -70,11 +162,17 @@ def test_a_simulation_aligns_with_its_own_plan_and_voided_work_shows(cache_plan)
     assert [u.step for u in faulty.unplanned] == ["S3.v2", "S4.v2"]
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    ({}, {}, 1.0), ({"q": "x"}, {"q": "x"}, 1.0), ({"q": "x"}, {"q": "y"}, 0.0),
-    ({"q": "{{S1.out}}"}, {"q": "anything"}, 1.0), ({"q": {"deep": [1, 2]}}, {"q": {"deep": [1, 2]}}, 1.0),
-    ({"q": "x", "n": 1}, {"q": "x"}, 0.5),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ({}, {}, 1.0),
+        ({"q": "x"}, {"q": "x"}, 1.0),
+        ({"q": "x"}, {"q": "y"}, 0.0),
+        ({"q": "{{S1.out}}"}, {"q": "anything"}, 1.0),
+        ({"q": {"deep": [1, 2]}}, {"q": {"deep": [1, 2]}}, 1.0),
+        ({"q": "x", "n": 1}, {"q": "x"}, 0.5),
+    ],
+)
 def test_argument_similarity(a, b, expected):
     assert similarity(a, b) == expected
 

@@ -21,7 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FAMILIES = ("right", "form", "wrong")
-CHEATS = ("import", "getattr", "importlib", "stored", "hardcoded", "identity", "vacuous", "budget", "everything")
+CHEATS = (
+    "import",
+    "getattr",
+    "importlib",
+    "stored",
+    "hardcoded",
+    "identity",
+    "vacuous",
+    "budget",
+    "everything",
+)
 
 
 @dataclass(frozen=True)
@@ -32,7 +42,9 @@ class Answer:
     why: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    later: Any = None  # for arguments costly to build: a function giving (args, kwargs) when the answer runs
+    later: Any = (
+        None  # for arguments costly to build: a function giving (args, kwargs) when the answer runs
+    )
 
     def call(self) -> tuple[tuple, dict]:
         """The arguments the check is called with."""
@@ -40,7 +52,9 @@ class Answer:
 
     def __post_init__(self) -> None:
         kind = self.family.partition(":")[2]
-        assert self.family in FAMILIES or (self.family.startswith("cheat:") and kind in CHEATS), self.family
+        assert self.family in FAMILIES or (self.family.startswith("cheat:") and kind in CHEATS), (
+            self.family
+        )
 
     @property
     def passed(self) -> bool:
@@ -98,17 +112,26 @@ def later(family: str, why: str, make: Any) -> Answer:
 def value_cheats(put: Any, choices: list | None = None) -> list[Answer]:
     """Cheats a value answer must refuse, each given through ``put(value) -> (args, kwargs)``: objects equal
     to everything; every choice at once."""
-    values = [("cheat:identity", "an object equal to every value", Anything()),
-              ("cheat:identity", "a str equal to every string", EqualStr("S0"))]
+    values = [
+        ("cheat:identity", "an object equal to every value", Anything()),
+        ("cheat:identity", "a str equal to every string", EqualStr("S0")),
+    ]
     if choices is not None:
         values.append(("cheat:everything", "every choice at once", list(choices)))
     return [Answer(family, why, *put(value)) for family, why, value in values]
 
 
 #: test_unplugged's routes -> the cheat family each is an instance of
-_ROUTE_FAMILY = {"direct": "import", "getattr": "getattr", "importlib": "importlib", "stored in a dict": "stored",
-                 "functools.partial": "stored", "lambda wrapper": "stored", "public wrapper": "import",
-                 "caught": "import"}
+_ROUTE_FAMILY = {
+    "direct": "import",
+    "getattr": "getattr",
+    "importlib": "importlib",
+    "stored in a dict": "stored",
+    "functools.partial": "stored",
+    "lambda wrapper": "stored",
+    "public wrapper": "import",
+    "caught": "import",
+}
 
 
 def library_cheats(build: str) -> list[Answer]:
@@ -116,10 +139,22 @@ def library_cheats(build: str) -> list[Answer]:
     from tests.teaching.test_unplugged import CHEATS as UNPLUGGED, routes
 
     make = UNPLUGGED[build][2]
-    return [*(Answer(f"cheat:{_ROUTE_FAMILY[route]}", f"the library's own {UNPLUGGED[build][1]} by {route}",
-                     (make(reach),)) for route, reach in routes(build)),
-            Answer("cheat:stored", "the check's expected answer read from its own frame", (_from_the_checks_frame,)),
-            Answer("cheat:stored", "the check's oracle read from its own frame", (_the_checks_oracle,))]
+    return [
+        *(
+            Answer(
+                f"cheat:{_ROUTE_FAMILY[route]}",
+                f"the library's own {UNPLUGGED[build][1]} by {route}",
+                (make(reach),),
+            )
+            for route, reach in routes(build)
+        ),
+        Answer(
+            "cheat:stored",
+            "the check's expected answer read from its own frame",
+            (_from_the_checks_frame,),
+        ),
+        Answer("cheat:stored", "the check's oracle read from its own frame", (_the_checks_oracle,)),
+    ]
 
 
 def _checks_local(name: str) -> Any:
@@ -161,10 +196,18 @@ def harvest(test: Any, family: str, put: Any) -> list[Answer]:
     names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
     out = []
     for row in rows:
-        values = row.values if isinstance(row, ParameterSet) else (row if len(names) > 1 else (row,))
+        values = (
+            row.values if isinstance(row, ParameterSet) else (row if len(names) > 1 else (row,))
+        )
         if any(isinstance(v, types.GeneratorType) for v in values):
             continue
         args, kwargs = put(**dict(zip(names, values)))
-        out.append(Answer(family, f"{test.__module__.rpartition('.')[2]}.{test.__name__}: {values!r:.80}",
-                          args, kwargs))
+        out.append(
+            Answer(
+                family,
+                f"{test.__module__.rpartition('.')[2]}.{test.__name__}: {values!r:.80}",
+                args,
+                kwargs,
+            )
+        )
     return out

@@ -11,12 +11,25 @@ import planviz
 from planviz import Step
 from planviz.structure.index import structure_index
 from tests.teaching.bank import Anything, a, build_it, library_cheats, value_cheats
-from tests.teaching.test_lesson01 import _with, ancestors, earlier_in_file, parents_only, raises, with_itself
+from tests.teaching.test_lesson01 import (
+    _with,
+    ancestors,
+    earlier_in_file,
+    parents_only,
+    raises,
+    with_itself,
+)
 from tests.teaching.test_verdicts import _ancestors, _hidden_library, _with_s5
 
 PLAN = planviz.examples.load("cache_isolation")
 # what the example plan's steps' ancestors are, read off its depends_on by hand: S0 <- S1, S2 <- S3 <- S4
-SEEN = {"S0": set(), "S1": {"S0"}, "S2": {"S0"}, "S3": {"S0", "S1", "S2"}, "S4": {"S0", "S1", "S2", "S3"}}
+SEEN = {
+    "S0": set(),
+    "S1": {"S0"},
+    "S2": {"S0"},
+    "S3": {"S0", "S1", "S2"},
+    "S4": {"S0", "S1", "S2", "S3"},
+}
 
 
 def _bfs(plan, step_id):
@@ -54,7 +67,11 @@ ANCESTORS = [
     a("form", "a fixpoint, as a sorted list", _fixpoint),
     a("form", "a list", lambda plan, sid: list(_ancestors(plan, sid))),
     a("form", "a sorted tuple", lambda plan, sid: tuple(sorted(_ancestors(plan, sid)))),
-    a("form", "ids with spaces around", lambda plan, sid: {f" {x} " for x in _ancestors(plan, sid)}),
+    a(
+        "form",
+        "ids with spaces around",
+        lambda plan, sid: {f" {x} " for x in _ancestors(plan, sid)},
+    ),
     a("form", "a dict's keys", lambda plan, sid: {x: True for x in _ancestors(plan, sid)}.keys()),
     a("form", "a frozenset", lambda plan, sid: frozenset(_ancestors(plan, sid))),
     a("wrong", "parents only", parents_only),
@@ -65,12 +82,20 @@ ANCESTORS = [
     a("wrong", "raises", raises),
     a("wrong", "returns None", lambda plan, sid: None),
     a("wrong", "returns one id as a str", lambda plan, sid: "S0"),
-    a("wrong", "step objects, not ids", lambda plan, sid: {plan.step(d) for d in _ancestors(plan, sid)}),
+    a(
+        "wrong",
+        "step objects, not ids",
+        lambda plan, sid: {plan.step(d) for d in _ancestors(plan, sid)},
+    ),
     a("wrong", "a name, not a function", "ancestors"),
     a("wrong", "no answer", None),
     *library_cheats("ancestors"),
     a("cheat:getattr", "a name the code reader cannot see, through a helper", _hidden_library),
-    a("cheat:hardcoded", "the example plan's ancestors, learnt by heart", lambda plan, sid: SEEN.get(sid, set())),
+    a(
+        "cheat:hardcoded",
+        "the example plan's ancestors, learnt by heart",
+        lambda plan, sid: SEEN.get(sid, set()),
+    ),
 ]
 
 
@@ -144,13 +169,16 @@ def _structure_order(plan):
 
 def _graphlib_order(plan):
     try:
-        return list(graphlib.TopologicalSorter({s.id: set(s.depends_on) for s in plan.steps}).static_order())
+        return list(
+            graphlib.TopologicalSorter({s.id: set(s.depends_on) for s in plan.steps}).static_order()
+        )
     except graphlib.CycleError:
         return None
 
 
 def _oracle_itself(plan):
     from planviz.teaching import lesson01
+
     return getattr(lesson01, "_order_oracle")(plan)
 
 
@@ -159,14 +187,26 @@ ORDER = [
     a("form", "Kahn's algorithm, the largest id first", _kahn_largest_first),
     a("form", "depth first, a tuple", _depth_first),
     a("form", "by depth, fixpoint rounds", _by_depth),
-    a("form", "ids with spaces", lambda plan: None if (o := _depth_first(plan)) is None else [f" {x}" for x in o]),
+    a(
+        "form",
+        "ids with spaces",
+        lambda plan: None if (o := _depth_first(plan)) is None else [f" {x}" for x in o],
+    ),
     a("wrong", "the file's order", _file_order),
     a("wrong", "the ids sorted", _sorted_ids),
     a("wrong", "never None, even on a cycle", _never_none),
     a("wrong", "always None", lambda plan: None),
     a("wrong", "a set: no order", lambda plan: set(plan.ids)),
-    a("wrong", "one step short", lambda plan: None if (o := _depth_first(plan)) is None else list(o)[:-1]),
-    a("wrong", "reversed", lambda plan: None if (o := _depth_first(plan)) is None else list(o)[::-1]),
+    a(
+        "wrong",
+        "one step short",
+        lambda plan: None if (o := _depth_first(plan)) is None else list(o)[:-1],
+    ),
+    a(
+        "wrong",
+        "reversed",
+        lambda plan: None if (o := _depth_first(plan)) is None else list(o)[::-1],
+    ),
     a("wrong", "a str", lambda plan: " ".join(plan.ids)),
     a("wrong", "raises", lambda plan: 1 / 0),
     a("wrong", "no answer", None),
@@ -174,7 +214,11 @@ ORDER = [
     a("cheat:import", "structure_index(plan).order", _structure_order),
     a("cheat:import", "graphlib's sorter", _graphlib_order),
     a("cheat:getattr", "the check's own oracle", _oracle_itself),
-    a("cheat:hardcoded", "the example plan's order, learnt by heart", lambda plan: ["S0", "S1", "S2", "S3", "S4"]),
+    a(
+        "cheat:hardcoded",
+        "the example plan's order, learnt by heart",
+        lambda plan: ["S0", "S1", "S2", "S3", "S4"],
+    ),
 ]
 
 EX1 = [
@@ -182,8 +226,11 @@ EX1 = [
     a("form", "S5 after S3 and S4 (a redundant edge)", _with(depends_on=("S3", "S4"))),
     a("form", "depends_on as a list", _with(depends_on=["S4"])),
     a("form", "requires in another order", _with(requires=["hit_rate_ok", "isolation_verified"])),
-    a("form", "other words for the description and evidence", _with(action="Ship it behind a flag",
-                                                                       expected_evidence="flag on, test passes")),
+    a(
+        "form",
+        "other words for the description and evidence",
+        _with(action="Ship it behind a flag", expected_evidence="flag on, test passes"),
+    ),
     a("form", "written back and read again", planviz.parse_plan(planviz.dump_plan(_with()))),
     a("wrong", "no answer", None),
     a("wrong", "a tuple of steps", PLAN.steps),
@@ -194,20 +241,42 @@ EX1 = [
     a("wrong", "no evidence", _with(expected_evidence="")),
     a("wrong", "one requirement missing", _with(requires=["isolation_verified"])),
     a("wrong", "produces nothing", _with(produces=())),
-    a("wrong", "S0 changed", _with().replace(steps=(replace(PLAN.steps[0], duration=1),) + _with().steps[1:])),
+    a(
+        "wrong",
+        "S0 changed",
+        _with().replace(steps=(replace(PLAN.steps[0], duration=1),) + _with().steps[1:]),
+    ),
     a("wrong", "after S0 only", _with(depends_on="S0")),
-    a("cheat:vacuous", "the facts vouched for as premises", _with_s5().replace(
-        premises=PLAN.premises + ("isolation_verified", "hit_rate_ok"))),
-    a("cheat:vacuous", "the facts given by the contract", _with_s5().replace(
-        contract=replace(PLAN.contract, given_facts=("isolation_verified", "hit_rate_ok")))),
-    a("cheat:vacuous", "after S3, the missing fact a premise", _with_s5(depends_on="S3").replace(
-        premises=PLAN.premises + ("hit_rate_ok",))),
+    a(
+        "cheat:vacuous",
+        "the facts vouched for as premises",
+        _with_s5().replace(premises=PLAN.premises + ("isolation_verified", "hit_rate_ok")),
+    ),
+    a(
+        "cheat:vacuous",
+        "the facts given by the contract",
+        _with_s5().replace(
+            contract=replace(PLAN.contract, given_facts=("isolation_verified", "hit_rate_ok"))
+        ),
+    ),
+    a(
+        "cheat:vacuous",
+        "after S3, the missing fact a premise",
+        _with_s5(depends_on="S3").replace(premises=PLAN.premises + ("hit_rate_ok",)),
+    ),
     a("cheat:identity", "an object equal to everything", Anything()),
     a("cheat:identity", "S5 under S4's id", _with(id="S4")),
-    a("cheat:identity", "S4 renamed S5", PLAN.replace(steps=PLAN.steps[:-1] + (replace(PLAN.steps[-1], id="S5"),))),
+    a(
+        "cheat:identity",
+        "S4 renamed S5",
+        PLAN.replace(steps=PLAN.steps[:-1] + (replace(PLAN.steps[-1], id="S5"),)),
+    ),
     a("cheat:vacuous", "S5 with no requirements at all", _with(requires=())),
-    a("cheat:vacuous", "requires the facts, produces them too", _with(depends_on=(), produces=(
-        "fix_deployed", "isolation_verified", "hit_rate_ok"))),
+    a(
+        "cheat:vacuous",
+        "requires the facts, produces them too",
+        _with(depends_on=(), produces=("fix_deployed", "isolation_verified", "hit_rate_ok")),
+    ),
 ]
 
 FACTS = ["hit_rate_ok", "isolation_verified"]
@@ -230,9 +299,16 @@ EX2 = [
     a("wrong", "a number", 2),
     a("wrong", "a fact of another edge", ["hit_rate_ok", "isolation_verified", "cache_key_found"]),
     a("wrong", "ids, not facts", ["S4", "S5"]),
-    a("cheat:everything", "S5's facts and what it produces", ["fix_deployed", "hit_rate_ok", "isolation_verified"]),
-    a("cheat:everything", "every fact of the plan", sorted({f for s in _with().steps for f in (*s.requires,
-                                                                                             *s.produces)})),
+    a(
+        "cheat:everything",
+        "S5's facts and what it produces",
+        ["fix_deployed", "hit_rate_ok", "isolation_verified"],
+    ),
+    a(
+        "cheat:everything",
+        "every fact of the plan",
+        sorted({f for s in _with().steps for f in (*s.requires, *s.produces)}),
+    ),
     *value_cheats(lambda v: ((v,), {})),
     a("cheat:identity", "a list of objects equal to everything", [Anything(), Anything()]),
     a("cheat:identity", "a misspelt fact", ["hit_rate_okay", "isolation_verified"]),
@@ -266,5 +342,10 @@ EX3 = [
     a("cheat:identity", "a code misspelt", "unmet_requirements_x", "b"),
 ]
 
-BANK = {"lesson01.check_ancestors": ANCESTORS, "lesson01.check_topological_order": ORDER,
-        "lesson01.check_exercise_1": EX1, "lesson01.check_exercise_2": EX2, "lesson01.check_exercise_3": EX3}
+BANK = {
+    "lesson01.check_ancestors": ANCESTORS,
+    "lesson01.check_topological_order": ORDER,
+    "lesson01.check_exercise_1": EX1,
+    "lesson01.check_exercise_2": EX2,
+    "lesson01.check_exercise_3": EX3,
+}

@@ -6,14 +6,24 @@ from __future__ import annotations
 from dataclasses import replace
 
 import planviz
-from tests.teaching import test_lesson02 as t02
-from tests.teaching import test_lesson02_contract as t02c
+from tests.teaching import test_lesson02 as t02, test_lesson02_contract as t02c
 from tests.teaching.bank import Anything, a, harvest, value_cheats
 from tests.teaching.test_lesson02 import FIXED, PURGE, VACUOUS_RIGHT, edit
 
 CODES = {"unmet_requirement", "order_violation"}
-EVERY_CODE = sorted({"cycle", "dead_end", "unmet_requirement", "order_violation", "no_evidence", "no_check",
-                     "vacuous_check", "bad_placeholder", "isolated_step"})
+EVERY_CODE = sorted(
+    {
+        "cycle",
+        "dead_end",
+        "unmet_requirement",
+        "order_violation",
+        "no_evidence",
+        "no_check",
+        "vacuous_check",
+        "bad_placeholder",
+        "isolated_step",
+    }
+)
 EX1 = [
     a("right", "the two codes", codes=CODES),
     *harvest(t02.test_exercise_1_right, "form", lambda codes: ((codes,), {})),
@@ -62,31 +72,78 @@ EX3 = [
     a("right", "the solution's predictions", VACUOUS_RIGHT),
     *harvest(t02.test_exercise_3_right, "form", lambda predictions: ((predictions,), {})),
     *harvest(t02.test_exercise_3_wrong, "wrong", lambda predictions, says: ((predictions,), {})),
-    a("cheat:everything", "every case both severities", {k: ["error", "warning"] for k in VACUOUS_RIGHT}),
-    a("cheat:everything", "every case 'error or warning'", {k: "error or warning" for k in VACUOUS_RIGHT}),
+    a(
+        "cheat:everything",
+        "every case both severities",
+        {k: ["error", "warning"] for k in VACUOUS_RIGHT},
+    ),
+    a(
+        "cheat:everything",
+        "every case 'error or warning'",
+        {k: "error or warning" for k in VACUOUS_RIGHT},
+    ),
     *value_cheats(lambda v: ((v,), {})),
-    a("cheat:identity", "every prediction an object equal to everything", {k: Anything() for k in VACUOUS_RIGHT}),
+    a(
+        "cheat:identity",
+        "every prediction an object equal to everything",
+        {k: Anything() for k in VACUOUS_RIGHT},
+    ),
 ]
 
 EX4 = [
     a("right", "R4 after R5, a real check", FIXED),
     *harvest(t02.test_exercise_4_right, "form", lambda plan: ((plan,), {})),
     *harvest(t02.test_exercise_4_wrong, "wrong", lambda plan, says: ((plan,), {})),
-    a("cheat:vacuous", "a check that restates the tool", edit(FIXED, "R4", check="purge_cache ran")),
-    a("cheat:vacuous", "a check of nothing observable", edit(FIXED, "R4", check="completed successfully")),
-    a("cheat:identity", "the purge step dropped and the goal kept", FIXED.replace(
-        steps=[s for s in FIXED.steps if s.id != "R4"])),
-    a("cheat:identity", "the purge declared a read and renamed", edit(edit(FIXED, "R4", effect="read"), "R4",
-                                                                        tool="read_cache")),
+    a(
+        "cheat:vacuous",
+        "a check that restates the tool",
+        edit(FIXED, "R4", check="purge_cache ran"),
+    ),
+    a(
+        "cheat:vacuous",
+        "a check of nothing observable",
+        edit(FIXED, "R4", check="completed successfully"),
+    ),
+    a(
+        "cheat:identity",
+        "the purge step dropped and the goal kept",
+        FIXED.replace(steps=[s for s in FIXED.steps if s.id != "R4"]),
+    ),
+    a(
+        "cheat:identity",
+        "the purge declared a read and renamed",
+        edit(edit(FIXED, "R4", effect="read"), "R4", tool="read_cache"),
+    ),
     a("cheat:identity", "an object equal to everything", Anything()),
 ]
 
-_CHEAT_ROWS = {"every code everywhere": "cheat:everything", "a catch-all word": "cheat:everything",
-               "nothing anywhere": "cheat:vacuous", "the cases themselves": "cheat:identity"}
-EX5 = [a("right" if i == 0 else "form" if verdict else _CHEAT_ROWS.get(name, "wrong"), f"test_lesson02_contract: {name}",
-         answer) for i, (name, answer, verdict) in enumerate(t02c.BANK)]
-EX5 += [*value_cheats(lambda v: ((v,), {})),
-        a("cheat:identity", "each case an object equal to everything", {k: Anything() for k in t02c.RIGHT})]
+_CHEAT_ROWS = {
+    "every code everywhere": "cheat:everything",
+    "a catch-all word": "cheat:everything",
+    "nothing anywhere": "cheat:vacuous",
+    "the cases themselves": "cheat:identity",
+}
+EX5 = [
+    a(
+        "right" if i == 0 else "form" if verdict else _CHEAT_ROWS.get(name, "wrong"),
+        f"test_lesson02_contract: {name}",
+        answer,
+    )
+    for i, (name, answer, verdict) in enumerate(t02c.BANK)
+]
+EX5 += [
+    *value_cheats(lambda v: ((v,), {})),
+    a(
+        "cheat:identity",
+        "each case an object equal to everything",
+        {k: Anything() for k in t02c.RIGHT},
+    ),
+]
 
-BANK = {"lesson02.check_exercise_1": EX1, "lesson02.check_exercise_2": EX2, "lesson02.check_exercise_3": EX3,
-        "lesson02.check_exercise_4": EX4, "lesson02.check_exercise_5": EX5}
+BANK = {
+    "lesson02.check_exercise_1": EX1,
+    "lesson02.check_exercise_2": EX2,
+    "lesson02.check_exercise_3": EX3,
+    "lesson02.check_exercise_4": EX4,
+    "lesson02.check_exercise_5": EX5,
+}

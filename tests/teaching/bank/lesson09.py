@@ -4,26 +4,48 @@ simulated failure beside the recording, where write_file's text came from."""
 from __future__ import annotations
 
 from planviz import Plan
-from tests.teaching import test_lesson09 as t09
-from tests.teaching import test_verdicts as tv
+from tests.teaching import test_lesson09 as t09, test_verdicts as tv
 from tests.teaching.bank import Anything, EqualStr, a, harvest, value_cheats
 from tests.teaching.test_lesson09 import CHECK, COSTS, NOW, SAVE
 
 EX1 = [
     a("right", "no divergence, the six figures", None, COSTS),
     *harvest(t09.test_exercise_1_right, "form", lambda differ: ((None, differ), {})),
-    *harvest(tv.test_exercise_1_of_09_reads_forms, "form", lambda first, differ: ((first, differ), {})),
+    *harvest(
+        tv.test_exercise_1_of_09_reads_forms, "form", lambda first, differ: ((first, differ), {})
+    ),
     a("form", "keywords, a tuple", first_divergence=None, differ=tuple(sorted(COSTS))),
     a("form", "'none' in words, a frozenset", "none", frozenset(COSTS)),
-    *harvest(t09.test_exercise_1_wrong, "wrong", lambda divergence, differ, says: ((divergence, differ), {})),
-    *harvest(t09.test_exercise_1_says_what_is_wrong_with_the_form, "wrong", lambda differ, says: ((None, differ), {})),
+    *harvest(
+        t09.test_exercise_1_wrong,
+        "wrong",
+        lambda divergence, differ, says: ((divergence, differ), {}),
+    ),
+    *harvest(
+        t09.test_exercise_1_says_what_is_wrong_with_the_form,
+        "wrong",
+        lambda differ, says: ((None, differ), {}),
+    ),
     a("wrong", "divergence 0", 0, COSTS),
     a("wrong", "cost missing", None, COSTS - {"cost"}),
     a("wrong", "reasoning tokens added", None, COSTS | {"reasoning_tokens"}),
     a("wrong", "tool calls for model calls", None, COSTS - {"model_calls"} | {"tool_calls"}),
-    a("cheat:everything", "every usage figure", None, ["time", "tool_calls", "model_calls", "input_tokens",
-                                                       "output_tokens", "cost", "reasoning_tokens", "cached_tokens",
-                                                       "total_tokens"]),
+    a(
+        "cheat:everything",
+        "every usage figure",
+        None,
+        [
+            "time",
+            "tool_calls",
+            "model_calls",
+            "input_tokens",
+            "output_tokens",
+            "cost",
+            "reasoning_tokens",
+            "cached_tokens",
+            "total_tokens",
+        ],
+    ),
     *value_cheats(lambda v: ((None, v), {})),
     a("cheat:identity", "figures equal to everything", None, [Anything()] * 6),
     a("cheat:identity", "a divergence equal to everything", Anything(), COSTS),
@@ -37,8 +59,11 @@ EX2 = [
     a("form", "the steps in the other file order", Plan("g", [SAVE, NOW]), "b"),
     a("form", "b with spaces", TRUSTING, " b "),
     *harvest(t09.test_exercise_2_wrong, "wrong", lambda plan, choice, says: ((plan, choice), {})),
-    *harvest(t09.test_exercise_2_only_the_skipped_step_goes, "form", lambda plan, choice, passed: ((plan, choice),
-                                                                                                    {})),
+    *harvest(
+        t09.test_exercise_2_only_the_skipped_step_goes,
+        "form",
+        lambda plan, choice, passed: ((plan, choice), {}),
+    ),
     a("wrong", "choice c", TRUSTING, "c"),
     a("wrong", "the check alone", Plan("g", [CHECK]), "b"),
     a("wrong", "no steps", Plan("g", []), "b"),
@@ -53,16 +78,27 @@ EX2 = [
     *value_cheats(lambda v: ((TRUSTING, v), {})),
 ]
 # the second row of test_exercise_2_only_the_skipped_step_goes is a right form, the first a wrong answer
-EX2 = [x if not (x.family == "form" and x.args and x.args[0] == Plan("g", [SAVE])) else
-       type(x)("wrong", x.why, x.args, x.kwargs) for x in EX2]
+EX2 = [
+    x
+    if not (x.family == "form" and x.args and x.args[0] == Plan("g", [SAVE]))
+    else type(x)("wrong", x.why, x.args, x.kwargs)
+    for x in EX2
+]
 
 EX3 = [
     a("right", "event 2, plan_complete", 2, "plan_complete"),
-    *harvest(tv.test_exercise_3_of_09_reads_numbers_as_text, "form", lambda divergence, outcome: ((divergence,
-                                                                                                   outcome), {})),
+    *harvest(
+        tv.test_exercise_3_of_09_reads_numbers_as_text,
+        "form",
+        lambda divergence, outcome: ((divergence, outcome), {}),
+    ),
     a("form", "keywords", divergence=2, outcome="plan complete"),
     a("form", "2 with spaces", " 2 ", "PLAN_COMPLETE"),
-    *harvest(t09.test_exercise_3_wrong, "wrong", lambda divergence, outcome, says: ((divergence, outcome), {})),
+    *harvest(
+        t09.test_exercise_3_wrong,
+        "wrong",
+        lambda divergence, outcome, says: ((divergence, outcome), {}),
+    ),
     a("wrong", "off by one up", 3, "plan_complete"),
     a("wrong", "off by one down", 1, "plan_complete"),
     a("wrong", "no divergence", None, "plan_complete"),
@@ -85,7 +121,13 @@ EX4 = [
     a("form", "keywords", source="get_current_time", field="datetime", kind="derived"),
     a("form", "capitals and spaces", " Get_Current_Time ", "DateTime ", "Derived"),
     a("form", "spaces for underscores", "get current time", "datetime", "derived."),
-    a("form", "keywords in another order", kind="derived", field="datetime", source="get_current_time"),
+    a(
+        "form",
+        "keywords in another order",
+        kind="derived",
+        field="datetime",
+        source="get_current_time",
+    ),
     a("wrong", "write_file as its own source", "write_file", "datetime", "derived"),
     a("wrong", "exact", "get_current_time", "datetime", "exact"),
     a("wrong", "contains", "get_current_time", "datetime", "contains"),
@@ -98,12 +140,28 @@ EX4 = [
     a("wrong", "the model call as the source", "llm", "datetime", "derived"),
     a("wrong", "the field as a list", "get_current_time", ["datetime"], "derived"),
     a("cheat:everything", "every kind", "get_current_time", "datetime", "exact, contains, derived"),
-    a("cheat:everything", "every field", "get_current_time", "timezone, datetime, is_dst", "derived"),
-    a("cheat:everything", "kinds as a list", "get_current_time", "datetime", ["exact", "contains", "derived"]),
+    a(
+        "cheat:everything",
+        "every field",
+        "get_current_time",
+        "timezone, datetime, is_dst",
+        "derived",
+    ),
+    a(
+        "cheat:everything",
+        "kinds as a list",
+        "get_current_time",
+        "datetime",
+        ["exact", "contains", "derived"],
+    ),
     *value_cheats(lambda v: ((v, "datetime", "derived"), {})),
     *value_cheats(lambda v: (("get_current_time", v, "derived"), {})),
     *value_cheats(lambda v: (("get_current_time", "datetime", v), {})),
 ]
 
-BANK = {"lesson09.check_exercise_1": EX1, "lesson09.check_exercise_2": EX2, "lesson09.check_exercise_3": EX3,
-        "lesson09.check_exercise_4": EX4}
+BANK = {
+    "lesson09.check_exercise_1": EX1,
+    "lesson09.check_exercise_2": EX2,
+    "lesson09.check_exercise_3": EX3,
+    "lesson09.check_exercise_4": EX4,
+}
