@@ -193,6 +193,31 @@ def main() -> dict:
         for what, a, b, ratio, detail in shown
     ]
     if (
+        len(sizes) > 1
+    ):  # the memory a forked history's read peaks at, traced: the run's own content grows as n²/20
+        import tracemalloc  # (its versions, their replan statuses); the index and ledger work kept per version not
+
+        peak = {}
+        for n in (sizes[0] // 10, sizes[-1] // 10):
+            text = history("fork every 10", n)
+            tracemalloc.start()
+            parse_trace(text)
+            peak[n] = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+        a, b = min(peak), max(peak)
+        print(
+            f"fork every 10, traced peak: {peak[a]:.1f} MB at {a:,} -> {peak[b]:.1f} MB at {b:,} "
+            f"({peak[b] / peak[a]:.1f}x; issue 42: 1.6 GB RSS at 8k before)"
+        )
+        results["figures"].append(
+            figure(
+                f"`parse_trace` LangGraph fork every 10, {a // 1000}k -> {b // 1000}k: "
+                "traced peak memory ratio",
+                peak[b] / peak[a],
+                detail=f"{peak[a]:.1f} MB -> {peak[b]:.1f} MB",
+            )
+        )
+    if (
         len(floor) > 1
     ):  # no goal: what this machine gives for the same growth of one dict (see the docstring)
         a, b = min(floor), max(floor)

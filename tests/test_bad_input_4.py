@@ -707,3 +707,129 @@ def test_a_history_forking_every_ten_checkpoints_is_read_in_linear_work():
         return lambda: planviz.parse_trace(text, format="langgraph")
 
     _linear(_work(read(400)), _work(read(1600)))
+
+
+# -- item 7 of issue 42, continued: a forked history read in linear work and memory, and read the same -------------
+
+
+def _forking(n: int, seed: int) -> list:
+    """A chain of ``n`` checkpoints where about one in eight forks from 2 to 12 checkpoints back, onto the
+    branch it is on (time travel to a checkpoint of the current run; seeded)."""
+    import random
+
+    rnd, history, start = random.Random(seed), _forked(n), 0
+    for k in range(1, n):
+        back = rnd.randint(2, min(k - start, 12)) if k - start > 2 and rnd.random() < 0.12 else 1
+        start = k if back > 1 else start
+        history[k]["parent_config"] = {
+            "configurable": {"thread_id": "t", "checkpoint_id": f"c{k - back:08d}"}
+        }
+    return history
+
+
+def _parents(history: list) -> list[int | None]:
+    """Each checkpoint's parent, by its place in the list, read from the raw configs."""
+    place = {r["config"]["configurable"]["checkpoint_id"]: i for i, r in enumerate(history)}
+    return [
+        place[r["parent_config"]["configurable"]["checkpoint_id"]] if "parent_config" in r else None
+        for r in history
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_each_fork_of_a_seeded_history_lists_what_the_raw_parents_say(seed):
+    """Each fork (a checkpoint whose parent is not the one before it) is an invalidate and a replan: the steps
+    on the path to the fork point are kept and done, the abandoned branch's are voided, the new branch's first
+    step is ready and its others pending: counted from the raw parents (a step ends at every checkpoint but
+    the first), whatever the reader shares between versions."""
+    from collections import Counter
+
+    history = _forking(300, seed)
+    parent = _parents(history)
+    depth = [0] * len(history)
+    for k in range(1, len(history)):
+        depth[k] = depth[parent[k]] + 1
+    forks = [k for k in range(1, len(history)) if parent[k] != k - 1]
+    ends = forks[1:] + [len(history)]  # a branch runs on to the checkpoint before the next fork
+    run = planviz.parse_trace(json.dumps(history), format="langgraph")
+    replans = [e for e in run.events if e.kind == "replan"]
+    voids = [e for e in run.events if e.kind == "invalidate"]
+    assert len(replans) == len(forks) == len(run.plans) - 1
+    for k, end, replan, void, plan in zip(forks, ends, replans, voids, run.plans[1:]):
+        p, chain = parent[k], end - k
+        expected = {"done": depth[p], "ready": 1, "pending": chain - 1}
+        assert Counter(replan.changes.values()) == Counter(
+            {s: c for s, c in expected.items() if c}
+        ), k
+        assert len(plan.steps) == depth[p] + chain
+        assert len(void.kept) == depth[p] and len(void.voided) == depth[k - 1] - depth[p], k
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
+    seed, monkeypatch, tmp_path
+):
+    """The run machine grows a fork's version's index from the last version's (runs/engine/ledger.Shape); with
+    every version's index built whole instead, the trace saved is the same, byte for byte."""
+    from planviz.structure import growing as index
+
+    text = json.dumps(_forking(400, seed))
+    grown = tmp_path / "grown.jsonl"
+    planviz.save_trace(planviz.parse_trace(text, format="langgraph"), grown)
+    made = []
+    real = index.GrowingIndex.grow.__func__
+    monkeypatch.setattr(
+        index.GrowingIndex, "grow", classmethod(lambda cls, *a: made.append(real(cls, *a)) and None)
+    )
+    whole = tmp_path / "whole.jsonl"
+    planviz.save_trace(planviz.parse_trace(text, format="langgraph"), whole)
+    assert made and all(ix is not None for ix in made)  # every fork's version could grow
+    assert grown.read_bytes() == whole.read_bytes()
+
+
+def test_a_history_forking_every_ten_checkpoints_keeps_no_index_per_version():
+    """lg_forks_quadratic in memory: what the structure index holds after the read grows 4x at 4x the forks
+    (it held a whole index per plan version, each as long as its version: 16x)."""
+    import gc
+    import tracemalloc
+
+    def held(n: int) -> int:
+        text = json.dumps(_forked(n))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            run = planviz.parse_trace(text, format="langgraph")
+            assert len(run.plans) == sum(1 for k in range(1, n) if k % 10 == 0) + 1
+            snapshot = tracemalloc.take_snapshot()
+        finally:
+            tracemalloc.stop()
+        mine = [tracemalloc.Filter(True, "*planviz/structure/index.py")]
+        return sum(s.size for s in snapshot.filter_traces(mine).statistics("filename"))
+
+    small, big = held(400), held(1600)
+    assert big <= 4.5 * small, (small, big)
+
+
+def test_a_history_forking_every_ten_checkpoints_runs_linear_python_lines():
+    """Stricter than the calls counted above: the Python lines run (a trace hook counts each, so a loop over
+    every step of every version counts, in a comprehension too) grow under 4.5x at 4x the forks (3.7x; they
+    grew 5.2x while each version's index, reachable set and status table were made over all its steps)."""
+
+    def lines(n: int) -> int:
+        text = json.dumps(_forked(n))
+        count = [0]
+
+        def tracer(frame, event, arg):
+            count[0] += 1
+            return tracer
+
+        sys.settrace(tracer)
+        try:
+            run = planviz.parse_trace(text, format="langgraph")
+        finally:
+            sys.settrace(None)
+        assert len(run.plans) == sum(1 for k in range(1, n) if k % 10 == 0) + 1
+        return count[0]
+
+    small, big = lines(200), lines(800)
+    assert big <= 4.5 * small, f"Python lines run {small:,} -> {big:,} at 4x the checkpoints"

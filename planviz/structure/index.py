@@ -112,6 +112,7 @@ class StructureIndex:
         "pos",
         "cyclic_nodes",
         "clean",
+        "file_ordered",
         "_listed",
         "_children",
         "_levels",
@@ -135,6 +136,7 @@ class StructureIndex:
         self._holders: dict[str, list[str]] | None = None
         self.unknown: set[str] = set()
         self.self_deps: list[str] = []
+        self.file_ordered = False  # every dependency listed earlier in the file (no repeated id)
         if not self.duplicated and (self._in_file_order() or self._sort_raw()):
             self.clean = True
             return
@@ -180,6 +182,7 @@ class StructureIndex:
         self.parents = dict(zip(steps, listed))
         self._listed = listed  # the file order is the topological order
         self.order, self.cyclic_nodes = list(steps), list[str]()
+        self.file_ordered = True
         self.pos = dict(zip(steps, range(len(steps))))
         return True
 

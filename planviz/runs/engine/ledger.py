@@ -10,7 +10,11 @@ changes: a fact gained or lost that no remaining step could miss or newly use
 leaves it as it was (LangGraph's channel writes replace a fact at every
 superstep), and when it is recomputed only the steps that entered or left it
 are re-derived. Only wholesale changes (a new plan version, work voided)
-re-derive every status. An event therefore costs what it changed.
+re-derive every status, and even then a step completed and shown done is
+set in bulk, not looked at; a plan version sharing most of its steps with
+the last one (a LangGraph fork) grows its :class:`Shape` from the last
+one's (:class:`~planviz.structure.growing.GrowingIndex`). An event
+therefore costs what it changed (issue 42).
 
 >>> from planviz import Plan, Step
 >>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
@@ -23,11 +27,14 @@ re-derive every status. An event therefore costs what it changed.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Sequence
+from itertools import compress, count, filterfalse
+from operator import is_not
+from typing import Any, Mapping, Sequence
 
 from planviz.analysis.reach import reachable
-from planviz.plan.model import Plan, natural_key
-from planviz.structure.index import structure_index
+from planviz.plan.model import Plan, Step, natural_key
+from planviz.structure.growing import GrowingIndex
+from planviz.structure.index import StructureIndex, structure_index
 
 __all__ = ["Ledger", "Shape"]
 
@@ -36,12 +43,37 @@ _NONE: frozenset[str] = frozenset()
 
 class Shape:
     """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
-    who requires each fact (who produces one: the index's ``producers``)."""
+    who requires each fact (who produces one: the index's ``producers``). ``base``: the last version's
+    Shape, consumed when this version shares most of its first steps with it (its tables changed in place)."""
 
     __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
+    plan: Plan
+    ix: StructureIndex | GrowingIndex
+    steps: Mapping[str, Step]
+    children: dict[str, list[str]]
+    requirers: dict[str, Sequence[str]]
+    broken: set[str]
+    runnable: Plan
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, base: Shape | None = None) -> None:
         self.plan = plan
+        k = _prefix(plan, base.plan) if base is not None and not base.broken else 0
+        grown = (
+            GrowingIndex.grow(plan, base.ix, base.plan.steps, k)
+            if base is not None and 2 * k > len(plan.steps)
+            else None
+        )
+        if (
+            grown is not None and base is not None
+        ):  # a version sharing most of its steps with the last (a fork):
+            self.ix, self.steps = (
+                grown,
+                grown.steps,
+            )  # made from the last one's shape, which it consumes
+            self.children = grown.children()
+            self.requirers = _requirers_grown(base.requirers, base.plan.steps[k:], plan.steps[k:])
+            self.broken, self.runnable = set(), plan  # in dependency order, every dependency known
+            return
         ix = self.ix = structure_index(plan)
         steps = self.steps = ix.steps
         self.children = ix.children()
@@ -72,6 +104,44 @@ class Shape:
             if self.broken
             else plan
         )
+
+
+def _prefix(plan: Plan, base: Plan) -> int:
+    """How many first steps ``plan`` and ``base`` share (the same Step objects), compared in bulk."""
+    return next(
+        compress(count(), map(is_not, plan.steps, base.steps)),
+        min(len(plan.steps), len(base.steps)),
+    )
+
+
+def _requirers_grown(
+    table: dict[str, Sequence[str]], gone: Sequence[Any], added: Sequence[Any]
+) -> dict[str, Sequence[str]]:
+    """``Shape.requirers`` of a version: ``table`` (its base's, changed in place) without the steps ``gone`` and
+    with the steps ``added`` after the shared prefix (a plan whose steps require nothing costs nothing)."""
+    if not table and not any(s.requires for s in added):
+        return table
+    new = table  # the last version's, consumed
+    for s in gone:
+        for f in s.requires:
+            have = new.get(f)
+            if have is not None:
+                rest = [r for r in have if r != s.id]
+                if rest:
+                    new[f] = tuple(rest) if len(rest) == 1 else rest
+                else:
+                    del new[f]
+    for s in added:
+        one = (s.id,)
+        for f in s.requires:
+            have = new.get(f)
+            if have is None:
+                new[f] = one
+            elif type(have) is list:
+                have.append(s.id)
+            elif have is not one:
+                new[f] = [*have, s.id]
+    return new
 
 
 class Ledger:
@@ -113,6 +183,7 @@ class Ledger:
         self._reach_stale = True
         self._new_done: list[str] = []
         self._doomed: set[str] = set()
+        self._shown_done: set[str] = set()  # the steps the status table shows done
         self._feasible = False
 
     # -- what the machine reports -------------------------------------------------------------------
@@ -194,14 +265,24 @@ class Ledger:
         whole = snapshot or self._everything
         if not (touched or whole):
             return {}
-        steps, status = shape.steps, self.status
-        if snapshot:  # every step, its table sized once instead of regrown as it fills (issue 28)
-            status = self.status = dict.fromkeys(steps, "")
+        steps, status, shown_done = shape.steps, self.status, self._shown_done
         completed, running, reach, sources = m.completed, m.running, self._reach, m.sources
+        todo: Any = touched
+        if (
+            snapshot
+        ):  # every step, its table sized once instead of regrown as it fills (issue 28); the steps
+            # completed are done, set in bulk: a fork's version costs the steps it has not run yet
+            status = self.status = dict.fromkeys(steps, "done")
+            shown_done = self._shown_done = completed.intersection(steps)
+            todo = list(filterfalse(completed.__contains__, steps))
+        elif (
+            whole
+        ):  # every step, but those completed and shown done already stay done: not looked at
+            todo = filterfalse(shown_done.intersection(completed).__contains__, steps)
         # mostly all empty: five tests fewer per step, and their tables read only when one is not
         rare = m.interrupted or m.waiting or m.failed or m.voided or self._doomed
         changes: dict[str, str] = {}
-        for sid in steps if whole else touched:
+        for sid in todo:
             step = steps.get(sid)
             if step is None:
                 continue  # not a step of this version (an off-plan start)
@@ -245,6 +326,10 @@ class Ledger:
                 status[sid] = new
                 if snapshot:
                     continue
+                if new == "done":
+                    shown_done.add(sid)
+                elif old == "done":
+                    shown_done.discard(sid)
                 changes[sid] = new
                 if (
                     new == "ready"
@@ -264,7 +349,7 @@ class Ledger:
                     self._sort_key.pop(sid, None)
         if snapshot:
             sort_key = self._sort_key
-            ready = [sid for sid, s in status.items() if s == "ready"]
+            ready = [sid for sid in todo if status[sid] == "ready"]  # in the order of the steps
             for sid in ready:
                 if sid not in sort_key:
                     sort_key[sid] = natural_key(sid)
@@ -336,6 +421,17 @@ class Ledger:
             promised = self._promised = {f for s in steps.values() for f in s.produces}
             promised.update(sources)  # in place: no second table of every fact
             self._feasible = False
+        elif (
+            shape.ix.clean
+            and not shape.broken
+            and (not shape.requirers or sources.keys() >= shape.requirers.keys())
+        ):
+            # acyclic, every dependency known, every fact required held: every remaining step is reachable, and
+            # only those are looked at (a fork's version costs the steps it has not run yet)
+            new = set(filterfalse(m.completed.__contains__, steps))
+            promised = self._promised = set(sources)
+            for sid in new:
+                promised.update(steps[sid].produces)
         else:
             done = frozenset(
                 m.completed.intersection(steps)

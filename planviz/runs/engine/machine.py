@@ -237,7 +237,9 @@ class Machine:
     def _new_version(self, plan: Plan, feasible: bool = False) -> None:
         self.plan = plan
         self.plans.append(plan)
-        self._shape_of = Shape(plan)
+        self._shape_of = Shape(
+            plan, self._shape_of
+        )  # a fork's version grows from the last one's shape
         self._ledger.new_version(self, self._shape_of, feasible)
 
     # ------------------------------------------------------------- operations
@@ -513,11 +515,12 @@ class Machine:
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()
-        ids = set(plan.ids)
+        ids = (
+            plan.by_id
+        )  # the few failed, waiting and dead steps are looked up in it: no set of every id made
         self.voided = set()
-        self.failed &= ids
-        self.waiting &= ids
-        self.dead &= ids
+        for few in (self.failed, self.waiting, self.dead):
+            few.difference_update([s for s in few if s not in ids])
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]
         self._new_version(plan)

@@ -267,7 +267,7 @@ class Versions:
             else:
                 ids, at = self._plan_steps(self._chain_end(cid), version), None
             kept = set(ids)
-            voided = list(filterfalse(kept.__contains__, current.ids))
+            voided = list(filterfalse(kept.__contains__, current.by_id))  # its ids, none repeated
             twins: dict[str, str] = {}
             for v in voided:
                 twins.setdefault(self.steps[v].node, v)
