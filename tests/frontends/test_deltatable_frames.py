@@ -27,7 +27,7 @@ from planviz.pictures.style import node_marks, slot_value, tip
 from planviz.runs.fault import FAULT_KINDS
 
 from ..runs.otlp import react_trace
-from .pagedata import page_data
+from .pagedata import NAMES, page_data
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real" / "otel"
 SLOTS = (
@@ -43,15 +43,17 @@ SLOTS = (
 FLAGS = ("voided", "kept", "conflict", "not_run")
 
 
-def _look(m) -> list:
-    """A mark as the page's look table writes it (status class, flag bits, the slots, the tooltip's end)."""
+def _look(m) -> dict:
+    """A mark as the page's look table writes it (status class, flag bits, the slots, the tooltip's end),
+    named by the schema's fields."""
     status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
-    return [
+    row = [
         status,
         sum(1 << k for k, f in enumerate(FLAGS) if f in m.classes),
         *(slot_value(kind, m, "") for kind in SLOTS),
         tip(m.extra, "text") if m.extra else "",
     ]
+    return dict(zip(NAMES["looks"], row, strict=True))
 
 
 def _seeded(seed: int):
