@@ -27,6 +27,7 @@ class GrowingIndex:
     consumed (its tables are this one's); nothing is cached on the plan.
 
     >>> from planviz import Plan, Step
+    >>> from planviz.structure.index import structure_index
     >>> a, b, c = Step("A", "a", produces="x"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="A")
     >>> one = Plan("g", [a, b])
     >>> ix = GrowingIndex.grow(Plan("g", [a, c]), structure_index(one), one.steps, 1)

@@ -3,7 +3,7 @@ spans of the synthetic ReAct trace (tests/runs/otlp.react_trace). Counts, not se
 and under any load.
 
 Every function of planviz called while ``report_html`` builds the page is counted (the trace loaded and its
-hindsight worked out beforehand: it is kept per run, and its own work is counted in
+hindsight worked out beforehand: the run's summary keeps it, and its own work is counted in
 tests/runs/test_hindsight_frontier.py; its text matching grows by steps with the digits of the trace's ids) at
 n, 2n and 4n spans. Work that
 grows linearly, ``a * n + b``, grows twice as much from 2n to 4n as from n to 2n, whatever ``b`` (the picture
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import planviz
-from planviz import hindsight, load_trace, report_html
+from planviz import load_trace, report_html, run_summary
 
 from ..runs.otlp import react_trace
 
@@ -34,7 +34,7 @@ def _work(tmp_path: Path, spans: int) -> Counter:
     trace = tmp_path / f"t{spans}.json"
     trace.write_text(json.dumps(react_trace(spans)), encoding="utf-8")
     run = load_trace(trace)
-    hindsight(run)
+    _ = run_summary(run).hindsight  # worked out first, kept by the run's summary the report reads
     calls: Counter = Counter()
 
     def count(frame, event, arg):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from types import SimpleNamespace
 
 import networkx as nx
 import pygraphviz as pgv
@@ -17,6 +16,7 @@ from planviz import (
     Fault,
     Finding,
     Plan,
+    Report,
     Run,
     Step,
     critical_path,
@@ -242,7 +242,7 @@ def test_findings_outline_steps_and_colour_cycle_edges():
             Step("C", "c", expected_evidence=""),
         ],
     )
-    report = SimpleNamespace(
+    report = Report(
         findings=(
             Finding(
                 "cycle",
