@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     successfully fully properly correctly really just already
     task action call tool step job work as expected planned intended
     not no never nothing none without didn doesn don isn wasn hasn haven t did do does got get gets will would
-    should could can fine well smoothly normally""".split()
+    should could can fine well smoothly normally cleanly""".split()
 )
 #: Words that only say the step ran (compared by stem, so "applied" covers "apply" and "applies").
 COMPLETION = frozenset(
@@ -44,11 +44,11 @@ PROCESS = frozenset(
     issues process processed attempt attempted try tried fire fired acknowledge acknowledged note noted
     error errors errored exception exceptions crash crashed problem problems through respond responded
     responds response raise raised raises throw threw thrown throws occur occurred occurs happen happened
-    happens""".split()
+    happens exit exited exits complaint complaints complain complained reported""".split()
 )
 #: Generic subjects: who or what ran, never what holds afterwards.
 GENERIC = frozenset(
-    """i we me my our you they command commands request requests operation operations
+    """i we me my our you they command commands request requests operation operations script scripts
     everything something anything tools steps calls""".split()
 )
 #: Words that read a test or a measurement: with something they are about, a check holding one is a predicate.

@@ -398,6 +398,8 @@ SUBJECTS = (
     "{tool}",
     "the {tool} call",
     "the operation",
+    "the script",
+    "the job",
     "I",
     "we",
 )
@@ -435,6 +437,9 @@ PROCESS = (
     "raised no error",
     "threw no exception",
     "raised no exceptions",
+    "exited without complaint",
+    "exited cleanly",
+    "finished OK",
 )
 
 
@@ -456,6 +461,8 @@ def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
         "no exception was thrown",
         "no error occurred",
         "no exception happened",
+        "no problems were reported",
+        "no complaints",
     ]
     if rnd is not None:
         out = [respell(t, None, rnd) if rnd.random() < 0.5 else t for t in out]
