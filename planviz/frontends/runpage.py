@@ -34,15 +34,24 @@ __all__ = [
 ]
 
 NOSCRIPT_ROWS = 500  # log rows the no-script view shows: the last ones
+# facts (and ready steps) the no-script view lists; a 100k-span run holds 50,000
+NOSCRIPT_ITEMS = 500
 NOSCRIPT_TIMELINE = 200_000  # characters of timeline SVG the no-script view shows; a bigger one is left to the script
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)pt"[^>]*?\bheight="([0-9.]+)pt"')
 
 
 def _items(names: list[str]) -> str:
+    """The list's items: the first :data:`NOSCRIPT_ITEMS` names, then how many more the script shows."""
     if not names:
         return '<li class="pv-empty">(none)</li>'
-    return "".join(f"<li>{escape(x)}</li>" for x in names)
+    more = len(names) - NOSCRIPT_ITEMS
+    shown = "".join(f"<li>{escape(x)}</li>" for x in names[:NOSCRIPT_ITEMS])
+    return shown + (
+        f'<li class="pv-empty">\u2026 and {more:,} more; allow scripts to see every one</li>'
+        if more > 0
+        else ""
+    )
 
 
 def _static_legend(snap: dict[str, Any]) -> str:
@@ -61,6 +70,7 @@ def noscript_html(snap: dict[str, Any], at: str = "") -> str:
     """The run's last frame as static HTML (what a reader without script sees); its picture and timeline are
     the page's one copy of them (:func:`~planviz.frontends.page.shared_slot`), ``at`` the snapshot's place
     in the page's data (``pair.0.``, or the top). A long run's log shows its last :data:`NOSCRIPT_ROWS` events,
+    its lists of facts and ready steps their first :data:`NOSCRIPT_ITEMS`,
     and a timeline of more than :data:`NOSCRIPT_TIMELINE` characters is left to the script (it travels in the
     page's compressed data): without that a 10k-span report was 5.4 MB of no-script view."""
     n, last = len(snap["log"]), len(snap["versions"]) - 1

@@ -640,3 +640,22 @@ def test_the_report_of_a_300_step_run_stays_under_a_megabyte(tmp_path):
     assert text.count("<svg") == 2 and len(page_data(text)["events"]) == len(
         run.events
     )  # one copy of each picture
+
+
+def test_without_script_a_long_list_of_facts_shows_its_first_500_and_how_many_more(tmp_path):
+    """Issue 43: the no-script view listed every fact held (50,000 <li> for a 100k-span run: 1.3 MB the browser
+    parsed before the script could start, then threw away); now the first 500, then a line saying how many more."""
+    steps = [
+        Step(f"S{i}", f"do {i}", expected_evidence="ok", produces=[f"fact{i:04d}"])
+        for i in range(620)
+    ]
+    run = simulate(Plan("many facts", steps))
+    held = sorted(run.frame(-1).facts)
+    assert len(held) == 620
+    text = report_html(run, tmp_path / "many.html").read_text(encoding="utf-8")
+    listed = re.search(r'<ul class="pv-list pv-facts">(.*?)</ul>', text, re.S).group(1)
+    assert re.findall(r"<li>(.*?)</li>", listed) == held[:500]
+    assert re.findall(r'<li class="pv-empty">(.*?)</li>', listed) == [
+        "\u2026 and 120 more; allow scripts to see every one"
+    ]
+    assert len(page_data(text)["facts"]) == 620  # the script still has every one

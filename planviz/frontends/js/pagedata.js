@@ -9,19 +9,21 @@
  * @returns {any[]}
  */
 export function decodeColumn(c, strings) {
-  /** @type {any[]} */
-  const out = [];
   /** @param {number | null} k */
   const str = (k) => (k === null ? null : strings[k]);
   if (c.str) { return c.str.map(str); }
   if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
   if (c.num) { let at = 0; const scale = c.scale || 1; return c.num.map((d) => (d === null ? null : (at += d) / scale)); }
   if (c.json) { return c.json; }
-  const flat = c.strs || c.ints || [];
+  const counts = c.n || [], flat = c.strs || c.ints || [], strs = !!c.strs;
+  /** @type {any[]} */
+  const out = new Array(counts.length);
   let k = 0;
-  for (const n of c.n || []) {
-    const row = flat.slice(k, k + n); k += n;
-    if (c.strs) { out.push(row.map(str)); } else { let at = 0; out.push(row.map((d) => (at += d))); }
+  for (let i = 0; i < counts.length; i++) {  // one list per row, filled in place (100k rows: no slice, no map)
+    const n = counts[i], row = new Array(n);
+    if (strs) { for (let j = 0; j < n; j++) { row[j] = str(flat[k++]); } }
+    else { let at = 0; for (let j = 0; j < n; j++) { row[j] = (at += flat[k++]); } }
+    out[i] = row;
   }
   return out;
 }
@@ -33,14 +35,19 @@ export function decodeColumn(c, strings) {
  * @returns {Record<string, any>[]}
  */
 export function decodeRecords(t, strings) {
+  const cols = Object.entries(t.cols || {}).map(([key, c]) => {
+    /** @type {Uint8Array | null} */
+    let absent = null;  // 1 where the row lacks the key
+    if (c.absent && c.absent.length) { absent = new Uint8Array(t.rows); let at = 0; for (const d of c.absent) { absent[at += d] = 1; } }
+    return {key, values: decodeColumn(c, strings), absent, next: 0};
+  });
   /** @type {Record<string, any>[]} */
-  const rows = Array.from({length: t.rows}, () => ({}));
-  for (const [key, c] of Object.entries(t.cols || {})) {
-    const values = decodeColumn(c, strings), skip = new Set();
-    let at = 0;
-    for (const d of c.absent || []) { skip.add(at += d); }
-    let k = 0;
-    rows.forEach((row, i) => { if (!skip.has(i)) { row[key] = values[k++]; } });
+  const rows = new Array(t.rows);
+  for (let i = 0; i < t.rows; i++) {  // row by row, keys in the columns' order (rows of one shape share V8's map)
+    /** @type {Record<string, any>} */
+    const row = {};
+    for (const col of cols) { if (!col.absent || !col.absent[i]) { row[col.key] = col.values[col.next++]; } }
+    rows[i] = row;
   }
   return rows;
 }
@@ -68,6 +75,21 @@ export function decodeTable(t, strings) {
   return out;
 }
 
+/** Tables decoded when first read, not when the page opens: a step's details wait for a click on it. */
+export const LAZY = ['details'];
+
+/**
+ * Give `obj` the property `key`, worked out by `make` when first read (or set) and then kept as a plain value.
+ * @param {Record<string, any>} obj
+ * @param {string} key
+ * @param {() => any} make
+ */
+function lazy(obj, key, make) {
+  /** @param {any} value */
+  const keep = (value) => { Object.defineProperty(obj, key, {value, writable: true, enumerable: true, configurable: true}); return value; };
+  Object.defineProperty(obj, key, {get: () => keep(make()), set: keep, enumerable: true, configurable: true});
+}
+
 /**
  * Page data -> the snapshot (its runs' tables back to lists and objects).
  * @param {any} data
@@ -79,7 +101,14 @@ export function decodePage(data) {
   const page = data;
   if (page.version !== 1) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
   /** @param {Record<string, any>} r */
-  const run = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, decodeTable(v, page.strings)]));
+  const run = (r) => {
+    /** @type {Record<string, any>} */
+    const out = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (LAZY.includes(k)) { lazy(out, k, () => decodeTable(v, page.strings)); } else { out[k] = decodeTable(v, page.strings); }
+    }
+    return out;
+  };
   const out = run(page.page);
   if (Array.isArray(page.page.pair)) { out.pair = page.page.pair.map(run); }
   return out;

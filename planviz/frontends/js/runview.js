@@ -151,13 +151,22 @@ export class RunView {
   }
 
   /**
-   * Event i's changes, forward (frame i-1 to i) or backward (i to i-1).
+   * Event i's changes, forward (frame i-1 to i) or backward (i to i-1); with `later`, the picture's looks change
+   * as numbers only and the nodes changed join `later` (painted once at the end of a long walk: a jump across
+   * 100k events touches each node once, not once per event).
    * @param {number} i
    * @param {boolean} forward
+   * @param {Map<Picture, Set<number>>} [later]
    */
-  apply(i, forward) {
+  apply(i, forward, later) {
     const e = this.s.events[i], pic = this.picture(this.version[i]), d = e.d || [];
-    for (let k = 0; k < d.length; k += 3) { this.paint(pic, d[k], d[k + (forward ? 2 : 1)]); }
+    if (later) {
+      let dirty = later.get(pic);
+      if (!dirty) { dirty = new Set(); later.set(pic, dirty); }
+      for (let k = 0; k < d.length; k += 3) { pic.looks[d[k]] = d[k + (forward ? 2 : 1)]; dirty.add(d[k]); }
+    } else {
+      for (let k = 0; k < d.length; k += 3) { this.paint(pic, d[k], d[k + (forward ? 2 : 1)]); }
+    }
     /** @param {number[] | undefined} items @param {Set<number>} set @param {boolean} add */
     const swap = (items, set, add) => { for (const x of items || []) { if (add) { set.add(x); } else { set.delete(x); } } };
     swap(e.l, this.facts, !forward); swap(e.g, this.facts, forward);
@@ -171,8 +180,11 @@ export class RunView {
   show(i) {
     const s = this.s;
     i = Math.max(0, Math.min(this.n - 1, i));
-    while (this.at < i) { this.at += 1; this.apply(this.at, true); }
-    while (this.at > i) { this.apply(this.at, false); this.at -= 1; }
+    /** @type {Map<Picture, Set<number>> | undefined} */
+    const later = Math.abs(i - this.at) > 1 ? new Map() : undefined;  // a jump: each node painted once, at the end
+    while (this.at < i) { this.at += 1; this.apply(this.at, true, later); }
+    while (this.at > i) { this.apply(this.at, false, later); this.at -= 1; }
+    if (later) { later.forEach((dirty, pic) => dirty.forEach((j) => this.paint(pic, j, pic.looks[j]))); }
     this.index = i;
     const k = this.version[i], pic = this.picture(k), e = s.events[i], row = s.log[i];
     // Only what differs from the frame before is touched: a step on a big plan costs a few nodes, not the picture.
