@@ -2,7 +2,7 @@
 opened from disk with the network blocked, stepped: the picture follows the current step (unless told not to),
 the event log keeps only the rows on screen in the DOM, and the timeline draws every call on a canvas.
 
-How fast it opens and steps is measured in benchmarks/browser_bigview.py, never asserted here."""
+How fast it opens and steps is measured in benchmarks/bench_browser.py, never asserted here."""
 
 from __future__ import annotations
 
