@@ -143,6 +143,51 @@ def test_the_follow_toggle_stops_the_picture_scrolling(opened, big):
     assert errors == []
 
 
+GROUPS_JS = """() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[id^="group-"]')]
+  .map(g => [g.getAttribute('data-step'), g.querySelector('title').textContent,
+             g.querySelector('a').getAttributeNS('http://www.w3.org/1999/xlink', 'title')])"""
+MARKED_JS = """() => [...document.querySelectorAll('#planviz-app g[data-now]')].map(g => g.getAttribute('data-step'))"""
+
+
+def test_a_step_summed_up_in_a_group_is_followed_to_its_group_node(opened, big):
+    """Most of the 5,000 steps are summed up in a few group nodes (the picture draws a few hundred): stepping to
+    one of them marks and scrolls to the group node whose tooltip lists it (before, nothing was marked and the
+    picture stayed where it was)."""
+    _, run, _ = big
+    pg, errors, _ = opened
+    groups = pg.evaluate(GROUPS_JS)
+    assert len(groups) > 3
+    listed = {}  # step -> the group whose tooltip names it ("steps: a, b, ... (N more)")
+    for name, _, tip in groups:
+        for line in tip.split("\n"):
+            if line.startswith("steps: "):
+                for sid in line.removeprefix("steps: ").split(", "):
+                    if not sid.startswith("\u2026"):
+                        listed[sid] = name
+    late = [e.index for e in run.events if e.kind == "start" and e.step in listed]
+    assert len(late) > 10
+    for i in (late[-1], late[len(late) // 2], late[3]):  # far down the picture, then back up
+        _goto(pg, i)
+        marked = pg.evaluate(MARKED_JS)
+        assert listed[run.events[i].step] in marked and len(marked) <= 2, (i, marked)
+        group = pg.locator(
+            APP + f" .pv-version:not([hidden]) g.node[data-step='{listed[run.events[i].step]}']"
+        )
+        box, picture = group.bounding_box(), pg.locator(APP + " .planviz-diagram").bounding_box()
+        assert (
+            picture["y"] - 1 <= box["y"]
+            and box["y"] + box["height"] <= picture["y"] + picture["height"] + 1
+        ), (i, box, picture)
+    own = pg.evaluate(
+        "() => [...document.querySelectorAll('#planviz-app .pv-version:not([hidden]) g.node[id^=\"node-\"]')]"
+        ".map(g => g.getAttribute('data-step'))"
+    )
+    drawn = [e.index for e in run.events if e.kind == "start" and e.step in own][-1]
+    _goto(pg, drawn)  # a step drawn on its own: only its node
+    assert pg.evaluate(MARKED_JS) == [run.events[drawn].step]
+    assert errors == []
+
+
 LOG_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[data-i]')]
   .map(r => [Number(r.getAttribute('data-i')), r.cells[1].textContent, r.cells[2].textContent, r.cells[3].textContent,
              r.classList.contains('pv-current')])"""

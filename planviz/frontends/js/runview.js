@@ -58,6 +58,8 @@ export class RunView {
     this.legendKeys = undefined;
     /** @type {Element | null} */
     this.nowNode = null;
+    /** @type {Element[]} the nodes marked as the current step's: its own, or the groups that sum it up */
+    this.nowMarked = [];
     /** @type {{head: HTMLElement, rest: Text, scope: HTMLElement, br: HTMLElement} | null} */
     this.captionParts = null;
     this.el = h('div', {cls: 'pv-run'});
@@ -265,19 +267,31 @@ export class RunView {
 
   // ---- the picture follows the current step (issue 43): its node marked, scrolled into view while following ----
   /**
+   * Mark the current step's node (a step summed up in a group: the group nodes the event restyled, which
+   * hold it) and, while following, scroll the picture to it.
    * @param {Picture} pic
    * @param {number} k
    * @param {string} sid
    */
   followStep(pic, k, sid) {
     if (!pic.index) { pic.index = new Map(this.s.versions[k].ids.map((id, j) => [id, j])); }
-    const j = sid ? pic.index.get(sid) : undefined, node = j === undefined ? null : pic.nodes[j], g = node ? node.g : null;
-    if (this.nowNode !== g) {
-      if (this.nowNode) { this.nowNode.removeAttribute('data-now'); }  // an attribute: the node's classes stay render's
-      if (g) { g.setAttribute('data-now', ''); }
-      this.nowNode = g;
+    const j = sid ? pic.index.get(sid) : undefined, node = j === undefined ? null : pic.nodes[j];
+    /** @type {Element[]} */
+    let marked = node ? [node.g] : [];
+    if (sid && j === undefined) {  // a step summed up in a group: the group nodes this event restyled (its own among them)
+      const spec = this.s.versions[k], d = this.s.events[this.index].d || [];
+      for (let x = 0; x < d.length; x += 3) {
+        const g = pic.nodes[d[x]];
+        if (g && spec.nodes[d[x]].startsWith('group-') && !marked.includes(g.g)) { marked.push(g.g); }
+      }
     }
-    if (g && this.host.following) { this.scrollTo(g); }
+    if (marked.length !== this.nowMarked.length || marked.some((g, x) => g !== this.nowMarked[x])) {
+      this.nowMarked.forEach((g) => g.removeAttribute('data-now'));  // an attribute: the node's classes stay render's
+      marked.forEach((g) => g.setAttribute('data-now', ''));
+      this.nowMarked = marked;
+    }
+    this.nowNode = marked.length ? marked[0] : null;
+    if (this.nowNode && this.host.following) { this.scrollTo(this.nowNode); }
   }
 
   /**
