@@ -163,7 +163,7 @@ def _browser(page_path: Path, out: dict) -> None:
         out["dom_elements_after"], out["log_rows_after"] = pg.evaluate(COUNT_JS)
         pg.evaluate(GOTO_JS, middle + 7)
         SHOTS.mkdir(parents=True, exist_ok=True)
-        pg.screenshot(path=str(SHOTS / f"bench_browser_{out['spans']}.png"), full_page=True)
+        pg.screenshot(path=str(SHOTS / f"bench_browser_{out['spans']}.png"))
         browser.close()
 
 
