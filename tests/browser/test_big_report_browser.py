@@ -264,3 +264,39 @@ def test_the_timeline_draws_every_call_in_model_and_tool_lanes(opened, big, ui):
     caption = pg.locator(APP + " .pv-caption").inner_text()
     assert not caption.startswith("Event 0 of"), caption
     assert errors == []
+
+
+ITEMS_JS = """(name) => [...document.querySelectorAll('#planviz-app .pv-panel-' + name + ' li')]
+  .map(li => li.textContent)"""
+
+
+def test_the_facts_held_are_a_virtual_list_too(opened, big):
+    """Half-way through the 10k-span run 2,500 facts are held: the Facts tab keeps only the items on screen in the
+    DOM (it filled every one at each step: a second a step at 100k spans), in order, and scrolls to the last."""
+    _, run, _ = big
+    pg, errors, _ = opened
+    i = len(run.events) // 2
+    held = sorted(run.frame(i).facts)
+    assert len(held) > 2_000
+    _goto(pg, i)
+    pg.locator(APP + " .pv-tab[data-tab='facts']").click()
+    shown = pg.evaluate(ITEMS_JS, "facts")
+    assert 0 < len(shown) <= 30 and shown == held[: len(shown)]
+    box = pg.locator(APP + " .pv-panel-facts .pv-listscroll")
+    assert box.get_attribute("aria-label") == f"facts held: {len(held)}"
+    box.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    pg.wait_for_function(
+        "(last) => [...document.querySelectorAll('#planviz-app .pv-panel-facts li')]"
+        ".some(li => li.textContent === last)",
+        arg=held[-1],
+    )
+    shown = pg.evaluate(ITEMS_JS, "facts")
+    assert len(shown) <= 30 and shown == held[-len(shown) :]
+    pg.locator(APP + " button.planviz-forward").click()  # a step on: the list follows the frame
+    after = sorted(run.frame(i + 1).facts)
+    pg.wait_for_function(
+        f"() => document.querySelector('#planviz-app .pv-panel-facts .pv-listscroll')"
+        f".getAttribute('aria-label') === 'facts held: {len(after)}'"
+    )
+    assert pg.evaluate(ITEMS_JS, "facts") == after[-len(pg.evaluate(ITEMS_JS, "facts")) :]
+    assert errors == []

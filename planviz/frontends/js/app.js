@@ -5,10 +5,10 @@
 // last frame `hold` times longer and pausing while the pointer is over the pictures.
 // Stepping, play, the clock, hover, details, search and zoom run here; only fault injection and a new view
 // of a big plan ask the kernel (model.send), which answers with a new snapshot.
-import { h, markup, fill } from './dom.js';
+import { h, markup } from './dom.js';
 import { pageSnapshot } from './pagedata.js';
 import { RunView } from './runview.js';
-import { VirtualLog } from './eventlog.js';
+import { VirtualLog, VirtualList } from './eventlog.js';
 import { LaneChart } from './lanes.js';
 import { faultPanel } from './faults.js';
 
@@ -20,8 +20,8 @@ export const PLAY_MS = 900;
  * @property {RunView} view
  * @property {number} j
  * @property {VirtualLog} log
- * @property {HTMLElement} factList
- * @property {HTMLElement} readyList
+ * @property {VirtualList} factList
+ * @property {VirtualList} readyList
  * @property {LaneChart | null} lanes
  * @property {SVGSVGElement | null} gantt
  * @property {Element | null} cursor
@@ -188,8 +188,8 @@ export class App {
       };
       const log = new VirtualLog(view, (e) => this.go(this.tickOf(j, e)));
       cell('log', log.el);
-      const factList = h('ul', {cls: 'pv-list pv-facts'}); cell('facts', factList);
-      const readyList = h('ul', {cls: 'pv-list pv-ready'}); cell('ready', readyList);
+      const factList = new VirtualList('pv-list pv-facts', 'facts held'); cell('facts', factList.el);
+      const readyList = new VirtualList('pv-list pv-ready', 'steps ready'); cell('ready', readyList.el);
       const lanes = view.s.lanes && view.s.lanes.lanes.length ? new LaneChart(view, (e) => this.go(this.tickOf(j, e))) : null;
       const timeline = cell('timeline', ...(lanes ? [lanes.el] : []), markup(view.s.gantt));
       /** @type {SVGSVGElement | null} */
@@ -304,8 +304,8 @@ export class App {
     const view = part.view, i = view.index;
     if (i < 0) { return; }
     if (this.tab === 'log') { part.log.follow(i); }  // only the rows on screen exist (VirtualLog)
-    else if (this.tab === 'facts') { fill(part.factList, view.factNames()); }
-    else if (this.tab === 'ready') { fill(part.readyList, view.readyNames()); }
+    else if (this.tab === 'facts') { part.factList.show(view.held(view.facts), (k) => view.s.facts[k]); }  // virtual lists
+    else if (this.tab === 'ready') { part.readyList.show(view.held(view.ready), (k) => view.s.steps[k]); }
     else if (this.tab === 'timeline' && part.lanes) { part.lanes.paint(i); }
     if (part.cursor) {
       const t = view.s.events[i].t;

@@ -47,7 +47,10 @@ export class RunView {
     snap.events.forEach((e, i) => { if (e.v !== undefined) { v = e.v; } this.version[i] = v; });
     /** @type {(Picture | null)[]} */
     this.pictures = snap.versions.map(() => null);
-    this.facts = new Set(snap.last_facts); this.ready = new Set(snap.last_ready);
+    // the facts held and the steps ready, one flag per fact and per step (a list in order is one pass, no sort)
+    this.facts = new Uint8Array(snap.facts.length); this.ready = new Uint8Array(snap.steps.length);
+    for (const x of snap.last_facts) { this.facts[x] = 1; }
+    for (const x of snap.last_ready) { this.ready[x] = 1; }
     this.at = this.n - 1; this.index = -1;
     this.zoom = 0;  // 0: fit the width; else a scale of the natural size
     /** @type {string | null} */
@@ -169,8 +172,8 @@ export class RunView {
     } else {
       for (let k = 0; k < d.length; k += 3) { this.paint(pic, d[k], d[k + (forward ? 2 : 1)]); }
     }
-    /** @param {number[] | undefined} items @param {Set<number>} set @param {boolean} add */
-    const swap = (items, set, add) => { for (const x of items || []) { if (add) { set.add(x); } else { set.delete(x); } } };
+    /** @param {number[] | undefined} items @param {Uint8Array} flags @param {boolean} add */
+    const swap = (items, flags, add) => { for (const x of items || []) { flags[x] = add ? 1 : 0; } };
     swap(e.l, this.facts, !forward); swap(e.g, this.facts, forward);
     swap(e.ro, this.ready, !forward); swap(e.ri, this.ready, forward);
   }
@@ -244,11 +247,17 @@ export class RunView {
     this.legend.replaceChildren(h('p', {cls: 'pv-legend-title', text: 'Legend'}), ul);
   }
 
-  /** @returns {string[]} the facts held, by name, in their order */
-  factNames() { return Array.from(this.facts).sort((a, b) => a - b).map((x) => this.s.facts[x]); }
-
-  /** @returns {string[]} the ready steps, by id, in their order */
-  readyNames() { return Array.from(this.ready).sort((a, b) => a - b).map((x) => this.s.steps[x]); }
+  /**
+   * The numbers flagged (facts held, steps ready), in their order.
+   * @param {Uint8Array} flags
+   * @returns {number[]}
+   */
+  held(flags) {
+    /** @type {number[]} */
+    const out = [];
+    for (let k = 0; k < flags.length; k++) { if (flags[k]) { out.push(k); } }
+    return out;
+  }
 
   /** @param {MouseEvent} ev */
   clicked(ev) {
