@@ -8,7 +8,7 @@ The attributes, in the order they are tried (the documented GenAI name first), r
   the older GenAI ``gen_ai.prompt.N.role`` / ``.content`` (Koog, OpenLLMetry)
   or ``gen_ai.prompt``; Google ADK's ``gcp.vertex.agent.llm_request``; the AI
   SDK's ``ai.prompt.messages`` / ``ai.prompt``; ``input.value``;
-- answered: ``gen_ai.output.messages``; any-agent's ``gen_ai.output``;
+- answered: ``gen_ai.output.messages``; any-agent's ``gen_ai.output`` (``genai.output`` in May 2025);
   ``llm.output_messages.N...`` (``.tool_calls.K.tool_call.function.name`` /
   ``.arguments``); ``gen_ai.completion.N...``; ``gcp.vertex.agent.llm_response``;
   ``ai.response.text`` / ``.object`` / ``.toolCalls``; ``output.value``.
@@ -89,6 +89,7 @@ _GIVEN = (
 _ANSWERED = (
     "gen_ai.output.messages",
     "gen_ai.output",
+    "genai.output",
     "llm.output_messages",
     "gen_ai.completion",
     "gcp.vertex.agent.llm_response",

@@ -78,6 +78,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "result": (
         "gen_ai.tool.call.result",
         "gen_ai.output",
+        "genai.output",  # any-agent of May 2025 (0.15): its tools' and model calls' output
         "output.value",
         "traceloop.entity.output",
     ),
@@ -558,8 +559,10 @@ def _value(value: Any) -> Any:
 
 def _arguments(value: Any) -> dict[str, Any]:
     """A tool call's arguments: JSON text decoded, twice when it was encoded twice (any-agent's OpenAI Agents
-    traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), under ``input`` when they are no object."""
-    decoded = messages.decoded(_value(value))
+    traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), or the ``str()`` of a Python dict read as a literal
+    (any-agent's LangChain traces of May 2025: ``"{'timezone': 'America/New_York'}"``), under ``input`` when
+    they are no object."""
+    decoded = openinferencevalues.dict_literal(messages.decoded(_value(value)))
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
