@@ -271,7 +271,8 @@ def _truth(fmt, raw):
         answered = [a.get("ai.response.text") or a.get("ai.response.object") for a in attrs]
         times = [t[0] + t[1] / 1e9 for s in raw for t in (s["startTime"], s["endTime"])]
         return given[0], [], usage, given, answered, max(times) - min(times)
-    spans = raw["spans"]
+    # any-agent's evaluation sample: a JSON list of each span's ``to_json()`` text
+    spans = raw["spans"] if isinstance(raw, dict) else [json.loads(text) for text in raw]
     times = [t for s in spans for t in (s["start_time"], s["end_time"]) if t]
     if fmt == "otel":
         a_of = [s["attributes"] for s in spans]
@@ -326,9 +327,11 @@ def _truth(fmt, raw):
         }
         for a in llm
     ]
-    given = [_last_given(_flat(a, "llm.input_messages")) for a in llm]
+    # the messages flattened, else (any-agent's evaluation sample) the message list in ``input.value``
+    given_lists = [_flat(a, "llm.input_messages") or json.loads(a["input.value"]) for a in llm]
+    given = [_last_given(m) for m in given_lists]
     answered = [a.get("output.value") for a in llm]
-    task = next(m["content"] for m in _flat(llm[0], "llm.input_messages") if m["role"] == "user")
+    task = next(m["content"] for m in given_lists[0] if m["role"] == "user")
     return task, tools, usage, given, answered, (max(times) - min(times)) / 1e9
 
 
@@ -369,7 +372,12 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
         t if t is not None else int(u["input"]) + int(u["output"]) for t, u in zip(stated, usage)
     )
     # what each call was given (its last user or tool message) and what it answered (text or tool calls)
-    assert [c.input for c in calls] == [g.strip()[:2000] if g else None for g in given]
+    assert (
+        [c.input for c in calls]
+        == [  # cut at 2,000 characters, the cut marked
+            g.strip()[:2000] + ("…" if len(g.strip()) > 2000 else "") if g else None for g in given
+        ]
+    )
     for call, out in zip(calls, answered):
         strings = _strings(out)
         assert call.output, f"{call.id}: no reply read from {str(out)[:80]}"
@@ -453,3 +461,22 @@ def test_reasoning_tokens_and_a_total_above_input_plus_output_are_kept():
     assert [c.reasoning_tokens for c in run.model_calls] == [
         u["completion_details.reasoning"] for u in gens
     ]
+
+
+def test_spans_written_as_json_text_read_as_the_spans_themselves(tmp_path):
+    """any-agent's evaluation sample is ``json.dump([span.to_json() for span in spans])``: a list of 8 texts,
+    each one span (OpenTelemetry's ``to_json`` returns text). It was refused as "a JSON list of 8 item(s)"; now
+    it reads as the same spans written as objects, and so do JSON Lines whose records were encoded twice."""
+    name = REAL / "openinference" / "any-agent_unit_evaluation_OPENAI_span_texts__3689d61a.json"
+    texts = json.loads(name.read_text(encoding="utf-8"))
+    assert all(isinstance(t, str) for t in texts) and len(texts) == 8
+    objects = tmp_path / "objects.json"
+    objects.write_text(json.dumps([json.loads(t) for t in texts]), encoding="utf-8")
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text("".join(json.dumps(t) + "\n" for t in texts), encoding="utf-8")
+    want = load_trace(objects)
+    for got in (load_trace(name), load_trace(lines)):
+        assert got.plan.steps == want.plan.steps and got.model_calls == want.model_calls
+        assert [e.kind for e in got.events] == [e.kind for e in want.events]
+    tools = [json.loads(t)["attributes"].get("tool.name") for t in texts]
+    assert [s.tool for s in want.plan.steps] == [t for t in tools if t]  # search_web, write_file
