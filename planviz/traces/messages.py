@@ -274,6 +274,8 @@ def task(value: Any) -> str | None:
     data = decoded(value)
     if isinstance(data, str):
         return _user_turn(data) or data.strip() or None
+    if isinstance(data, dict) and _role(data) in _USER:  # one user message, not a list
+        return _message_text(data)
     if isinstance(data, dict):
         for key in _USER_KEYS:
             found = _field_text(data.get(key))

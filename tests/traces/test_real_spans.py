@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from planviz import diff_runs, load_trace, parse_trace, run_usage
+from planviz import diff_runs, load_trace, load_traces, parse_trace, run_usage
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 FILES = sorted(
@@ -480,3 +480,59 @@ def test_spans_written_as_json_text_read_as_the_spans_themselves(tmp_path):
         assert [e.kind for e in got.events] == [e.kind for e in want.events]
     tools = [json.loads(t)["attributes"].get("tool.name") for t in texts]
     assert [s.tool for s in want.plan.steps] == [t for t in tools if t]  # search_web, write_file
+
+
+LANGFUSE = [name for name in FILES if name.startswith("langfuse/")]
+
+
+@pytest.mark.parametrize("name", LANGFUSE)
+def test_langfuse_observations_without_their_trace_read_as_the_export(name, tmp_path):
+    """A page of Langfuse's observations API (``{"data": [...], "meta": {...}}``, what
+    ``GET /api/public/observations?traceId=...`` answers) and a bare list of observations hold a trace's
+    observations without the trace: they were refused ("expected a Langfuse trace export..."; the bare list
+    was taken for OpenTelemetry spans with no ``context``). Now each reads like the export: its tool calls
+    with arguments and results, its model calls with their tokens, input and output, its time."""
+    raw = json.loads((REAL / name).read_text(encoding="utf-8"))
+    obs = raw["observations"]
+    # the trace's input stands in for the task here: these files hold no trace, and the task is not checked
+    _, tools, usage, given, answered, elapsed = _truth(
+        "langfuse", {"trace": {"input": "-"}, "observations": obs}
+    )
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"data": obs, "meta": {"page": 1, "totalItems": len(obs)}}))
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(obs))
+    for path in (page, bare):
+        run = load_trace(path)
+        shown = sorted(
+            (run.plan.step(sid).tool, json.dumps(run.plan.step(sid).arguments, sort_keys=True))
+            for sid, _ in run.state.observations
+            if tools
+        )
+        assert shown == sorted((t, json.dumps(a, sort_keys=True)) for t, a, _ in tools)
+        calls = sorted(run.model_calls, key=lambda c: c.start)
+        assert [(c.input_tokens, c.output_tokens) for c in calls] == [
+            (int(u["input"]), int(u["output"]) if u.get("output") is not None else None)
+            for u in usage
+        ]
+        assert [c.input for c in calls] == [
+            g.strip()[:2000] + ("…" if len(g.strip()) > 2000 else "") if g else None for g in given
+        ]
+        assert all(c.output for c, a in zip(calls, answered) if a)
+        assert run.time == pytest.approx(elapsed, abs=2e-3)
+
+
+def test_observations_of_two_traces_are_two_runs(tmp_path):
+    """One page of the observations API may hold several traces' observations: one run per ``traceId``."""
+    a, b = (
+        json.loads((REAL / "langfuse" / n).read_text(encoding="utf-8"))["observations"]
+        for n in ("claude-agent-2025-12-22.trace.json", "vercel-aisdk-2025-11-17.trace.json")
+    )
+    assert {o["traceId"] for o in a}.isdisjoint({o["traceId"] for o in b})
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"data": a + b, "meta": {}}))
+    runs = load_traces(page)
+    assert [sorted(s.tool for s in r.plan.steps) for r in runs] == [
+        sorted(o["name"] for o in a if o["type"] == "TOOL"),
+        sorted(o["name"] for o in b if o["type"] == "TOOL"),
+    ]
