@@ -119,7 +119,7 @@ def _spans(name):
 @pytest.mark.parametrize("name", SDK_SPANS)
 @pytest.mark.parametrize("written_end", ["duration", "_duration"])
 def test_the_sdk_span_object_itself_stringified_reads_as_its_spans(name, written_end, tmp_path):
-    """``JSON.stringify(span)`` of the JS SDK's span object (Copilot CLI's JSON Lines write spans so) holds the
+    """``JSON.stringify(span)`` of the JS SDK's span object (Copilot's JSON Lines exports write spans so) holds the
     context as ``_spanContext`` (``spanContext()`` is a method: JSON leaves it out), ``endTime`` ``[0, 0]`` until it
     is set and the length as ``duration``/``_duration``: it was refused ("spanContext: expected an object with
     traceId and spanId, got None"). Each span's ids, parent and times are computed here from the raw file."""

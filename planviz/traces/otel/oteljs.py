@@ -2,7 +2,7 @@
 
 The JS SDK's ``ReadableSpan`` serialised as JSON: ``spanContext`` with
 ``traceId``/``spanId`` (``_spanContext`` when the SDK's span object itself is
-``JSON.stringify``'d, as Copilot CLI's JSON Lines are), the parent as
+``JSON.stringify``'d, as in Copilot's JSON Lines exports), the parent as
 ``parentSpanContext.spanId`` (SDK 2) or ``parentSpanId`` (SDK 1), times as
 ``[seconds, nanoseconds]`` hrtime pairs (the end ``startTime`` + ``duration``
 when no ``endTime`` is written; ``[0, 0]`` or ``_ended: false``: not ended),
