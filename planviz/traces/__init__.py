@@ -79,6 +79,7 @@ FORMATS: Mapping[str, str] = {  # format name -> module of this package (one lin
     "phoenix": "otel.phoenix",  # Arize Phoenix span exports (REST API, client, span dataframe records)
     "mlflow": "otel.mlflowtraces",  # MLflow traces {info, data: {spans}} (Trace.to_json, MLflow 2 and 3)
     "otel-js": "otel.oteljs",  # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
+    "otlp-proto": "otel.otlpproto",  # OTLP protobuf files: one request, or the Collector's length-delimited
     "langfuse": "langfuse.export",  # Langfuse trace exports {trace, observations}
     "langgraph": "langgraph.history",  # LangGraph state histories and checkpoint tuples (JSON)
     "langgraph-sqlite": "langgraph.sqlitesaver",  # LangGraph SqliteSaver checkpoint databases
