@@ -127,6 +127,9 @@ def _calls_in(m: Any) -> list[str]:
                 m.get("arguments", m.get("input", m.get("args"))),
             )
         )
+    use = m.get("toolUse")  # Bedrock Converse's (and Strands') content block
+    if isinstance(use, dict) and use.get("name"):
+        out.append(tool_call_text(use["name"], use.get("input")))
     for key in ("function_call", "functionCall"):  # Gemini parts
         f = m.get(key)
         if isinstance(f, dict) and f.get("name"):
@@ -175,7 +178,13 @@ def text_of(value: Any) -> str | None:
     kind = value.get("type")
     if kind in ("tool_call", "tool_use", "function_call", "tool-call", "function"):
         return None
-    for key in ("text", "content", "parts", "blocks"):
+    for key in (
+        "text",
+        "content",
+        "parts",
+        "blocks",
+        "toolResult",
+    ):  # toolResult: Bedrock Converse's
         if key in value and value[key] is not None:
             found = text_of(value[key])
             if found:
