@@ -37,6 +37,7 @@ from typing import Any
 from planviz.errors import PlanFormatError, PlanvizError
 from planviz.io import limits
 from planviz.io.jsonsyntax import parse_json
+from planviz.traces.otel.otlpproto import to_otlp_json
 
 __all__ = ["decode", "Refused", "PROTOBUF", "JSON", "ID_FIELDS"]
 
@@ -206,21 +207,6 @@ def _check_ids(request: Any) -> None:
                         400,
                         f"{where}.parentSpanId: expected 8 bytes, got {len(span.parent_span_id)}",
                     )
-
-
-def to_otlp_json(request: Any) -> dict[str, Any]:
-    """A decoded ``ExportTraceServiceRequest`` as the OTLP/JSON a file holds: hex ids, integer enums."""
-    from google.protobuf import json_format
-
-    doc: dict[str, Any] = json_format.MessageToDict(request, use_integers_for_enums=True)
-    for resource in _list(doc, "resourceSpans"):
-        for scope in _list(resource, "scopeSpans"):
-            for span in _list(scope, "spans"):
-                for holder in [span, *_list(span, "links")]:
-                    for field in ID_FIELDS:
-                        if isinstance(holder.get(field), str):
-                            holder[field] = base64.b64decode(holder[field]).hex()
-    return doc
 
 
 def decode(body: bytes, content_type: str, encoding: str) -> dict[str, Any]:

@@ -79,6 +79,7 @@ FORMATS: Mapping[str, str] = {  # format name -> module of this package (one lin
     "phoenix": "otel.phoenix",  # Arize Phoenix span exports (REST API, client, span dataframe records)
     "mlflow": "otel.mlflowtraces",  # MLflow traces {info, data: {spans}} (Trace.to_json, MLflow 2 and 3)
     "otel-js": "otel.oteljs",  # OpenTelemetry JS SDK span objects, Vercel AI SDK ai.* attributes
+    "otlp-proto": "otel.otlpproto",  # OTLP protobuf files: one request, or the Collector's length-delimited
     "langfuse": "langfuse.export",  # Langfuse trace exports {trace, observations}
     "langgraph": "langgraph.history",  # LangGraph state histories and checkpoint tuples (JSON)
     "langgraph-sqlite": "langgraph.sqlitesaver",  # LangGraph SqliteSaver checkpoint databases
@@ -136,6 +137,37 @@ class Sample:
         return 0.0 if found is None else 0.8 - 0.1 * found.start() / (len(self.text) + 1)
 
 
+def _records_of_text(data: Any, doc: Document) -> Any:
+    """A list whose every item is one JSON object written as text, each read as that object: the spans of
+    ``json.dump([span.to_json() for span in spans])`` (OpenTelemetry's ``to_json`` returns text), or JSON Lines
+    whose records were encoded twice. Each text is read by the same reader, within the same caps; anything
+    else (one item that is no such text) is the data as it was.
+
+    >>> _records_of_text(['{"name": "a"}', '{"name": "b"}'], Document("t.json"))
+    [{'name': 'a'}, {'name': 'b'}]
+    >>> _records_of_text(['{"name": "a"}', 'b'], Document("t.json"))
+    ['{"name": "a"}', 'b']
+    """
+    if not (
+        isinstance(data, list)
+        and data
+        and all(isinstance(x, str) and x.lstrip()[:1] == "{" for x in data)
+    ):
+        return data
+    from planviz.traces.jsonstream import values
+
+    records = []
+    for text in data:
+        try:
+            found = values(io.BytesIO(text.encode("utf-8")), doc.name, doc.max_bytes)
+        except (TraceFormatError, UnicodeEncodeError):
+            return data
+        if len(found) != 1 or not isinstance(found[0], dict):
+            return data
+        records.append(found[0])
+    return records
+
+
 @dataclass
 class Document:
     """One input being read: opened once, parsed at most once.
@@ -173,7 +205,7 @@ class Document:
             )
 
             items = values(self.stream(), self.name, self.max_bytes)
-            self._data = items[0] if len(items) == 1 else items
+            self._data = _records_of_text(items[0] if len(items) == 1 else items, self)
         return self._data
 
     @property
@@ -204,7 +236,9 @@ def _choose(doc: Document, sample: Sample) -> str:
     best = detect(sample)
     if best == "planviz" or best is not None and _confidence(best, sample) >= SURE:
         return best  # planviz's own reader says what is wrong with a record that only looks like its own
-    if not sample.parsed and sample.text[:1] in ("{", "["):
+    if not sample.parsed and (
+        sample.text[:1] in ("{", "[") or sample.text.startswith('"{')
+    ):  # '"{': JSON Lines of records encoded twice (each line an object's JSON text)
         sample.data, sample.parsed = doc.data(), True  # the one parse: the reader gets this data
         best = detect(sample)
         if best is not None and _confidence(best, sample) >= SURE:

@@ -117,15 +117,19 @@ def _calls_in(m: Any) -> list[str]:
             )
             if isinstance(f, dict) and f.get("name"):
                 out.append(tool_call_text(f["name"], f.get("arguments", f.get("args"))))
-    if kind in ("tool_call", "tool_use", "function_call", "tool-call") and (
-        m.get("name") or m.get("toolName")
-    ):
+    if (
+        (kind in ("tool_call", "tool_use", "function_call", "tool-call") or kind is None)
+        and ((m.get("name") or m.get("toolName")) if kind else m.get("toolName"))
+    ):  # kind None: the AI SDK's {toolCallId, toolName, input | args} as Langfuse shows its tool calls
         out.append(
             tool_call_text(
                 m.get("name") or m.get("toolName"),
                 m.get("arguments", m.get("input", m.get("args"))),
             )
         )
+    use = m.get("toolUse")  # Bedrock Converse's (and Strands') content block
+    if isinstance(use, dict) and use.get("name"):
+        out.append(tool_call_text(use["name"], use.get("input")))
     for key in ("function_call", "functionCall"):  # Gemini parts
         f = m.get(key)
         if isinstance(f, dict) and f.get("name"):
@@ -138,8 +142,16 @@ def _calls_in(m: Any) -> list[str]:
         out.append(tool_call_text(m["tool.name"], m.get("tool.args")))
     if (
         kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name")
-    ):  # Koog
+    ):  # Koog; an OpenAI tool_calls entry given alone
         out.append(tool_call_text(m["function"]["name"], m["function"].get("arguments")))
+    if (
+        kind is None
+        and "role" not in m
+        and isinstance(m.get("name"), str)
+        and m["name"]
+        and "arguments" in m
+    ):  # a bare {"name", "arguments"} (OpenAI's function_call; any-agent's smolagents and TinyAgent outputs)
+        out.append(tool_call_text(m["name"], m["arguments"]))
     for key in ("content", "parts", "blocks"):
         if isinstance(m.get(key), list):
             out += _calls_in(m[key])
@@ -166,7 +178,13 @@ def text_of(value: Any) -> str | None:
     kind = value.get("type")
     if kind in ("tool_call", "tool_use", "function_call", "tool-call", "function"):
         return None
-    for key in ("text", "content", "parts", "blocks"):
+    for key in (
+        "text",
+        "content",
+        "parts",
+        "blocks",
+        "toolResult",
+    ):  # toolResult: Bedrock Converse's
         if key in value and value[key] is not None:
             found = text_of(value[key])
             if found:
@@ -265,6 +283,8 @@ def task(value: Any) -> str | None:
     data = decoded(value)
     if isinstance(data, str):
         return _user_turn(data) or data.strip() or None
+    if isinstance(data, dict) and _role(data) in _USER:  # one user message, not a list
+        return _message_text(data)
     if isinstance(data, dict):
         for key in _USER_KEYS:
             found = _field_text(data.get(key))
@@ -318,6 +338,8 @@ def last_input(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     messages = _messages(data)
+    if messages is None and _role(data) in _INPUT:
+        messages = [data]  # one message, not a list (LangSmith's Claude Agent SDK turns)
     if (
         messages is None
     ):  # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
@@ -326,8 +348,13 @@ def last_input(value: Any) -> str | None:
             if isinstance(data, dict) and not _role(data)
             else None
         )
+    called = _called(messages)
     for m in reversed(messages):
         role = _role(m)
+        if (
+            role in called
+        ):  # a tool's result whose role is the tool's name (LangChain JS through Langfuse)
+            role = "tool"
         if role in _INPUT or (role is None and isinstance(m, str)):
             found = _message_text(m) if role else m
             content = m.get("content") if isinstance(m, dict) else None
@@ -344,6 +371,19 @@ def last_input(value: Any) -> str | None:
             if found:
                 return shortened(found)
     return None
+
+
+def _called(messages: list[Any]) -> set[str]:
+    """The names of the tools an assistant message of ``messages`` asked for, lowercased (as :func:`_role`
+    gives roles), leaving out every name that is also a role of its own."""
+    names: set[str] = set()
+    for m in messages:
+        calls = _lc(m).get("tool_calls") if isinstance(m, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            fn = call.get("function", call) if isinstance(call, dict) else None
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                names.add(fn["name"].lower())
+    return names - set(_INPUT + _ASSISTANT + ("system", "developer"))
 
 
 def _definition(content: Any) -> bool:
@@ -405,6 +445,11 @@ def reply(value: Any) -> str | None:
         or _role(m) is None
         or isinstance(m, dict)
         and m.get("type") in ("function_call", "tool_call", "tool_use", "tool-call")
+        or isinstance(m, dict)
+        and m.get("type") == "function"
+        and isinstance(
+            m.get("function"), dict
+        )  # the tool_calls list itself, each entry an OpenAI call
     ]
     texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
     if texts:

@@ -29,8 +29,9 @@ __all__ = ["refuse", "READS", "sqlite_tables"]
 
 READS = (
     "planviz reads traces as: its own JSON Lines (save_trace, Recorder), OpenTelemetry GenAI spans (SDK span "
-    "JSON or OTLP/JSON), OpenInference spans, Arize Phoenix span exports, MLflow traces, OpenTelemetry JS span "
-    "objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph SqliteSaver databases"
+    "JSON, OTLP/JSON or OTLP protobuf), OpenInference spans, Arize Phoenix span exports, MLflow traces, "
+    "OpenTelemetry JS span objects, Langfuse trace exports, LangGraph histories (JSON) and LangGraph "
+    "SqliteSaver databases"
 )
 _ELSEWHERE = "; planviz does not read it as a run. " + READS
 

@@ -8,7 +8,7 @@ The attributes, in the order they are tried (the documented GenAI name first), r
   the older GenAI ``gen_ai.prompt.N.role`` / ``.content`` (Koog, OpenLLMetry)
   or ``gen_ai.prompt``; Google ADK's ``gcp.vertex.agent.llm_request``; the AI
   SDK's ``ai.prompt.messages`` / ``ai.prompt``; ``input.value``;
-- answered: ``gen_ai.output.messages``; any-agent's ``gen_ai.output``;
+- answered: ``gen_ai.output.messages``; any-agent's ``gen_ai.output`` (``genai.output`` in May 2025);
   ``llm.output_messages.N...`` (``.tool_calls.K.tool_call.function.name`` /
   ``.arguments``); ``gen_ai.completion.N...``; ``gcp.vertex.agent.llm_response``;
   ``ai.response.text`` / ``.object`` / ``.toolCalls``; ``output.value``.
@@ -23,11 +23,11 @@ The attributes, in the order they are tried (the documented GenAI name first), r
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from planviz.traces.messages import decoded, reply
 
-__all__ = ["flattened", "model_input", "model_output"]
+__all__ = ["flattened", "model_input", "model_output", "event_messages", "Heard"]
 
 _FLAT = re.compile(r"^(\d+)\.(.+)$")
 _INDEX = re.compile(r"\.\d")  # where a flattened name's index starts: prefix.0.role
@@ -89,6 +89,7 @@ _GIVEN = (
 _ANSWERED = (
     "gen_ai.output.messages",
     "gen_ai.output",
+    "genai.output",
     "llm.output_messages",
     "gen_ai.completion",
     "gcp.vertex.agent.llm_response",
@@ -136,3 +137,62 @@ def model_output(attrs: dict[str, Any]) -> str | None:
             return found
         first = first or found
     return first
+
+
+# The GenAI conventions' message events (semantic conventions 1.28 to 1.36, before the messages became the
+# attributes above): what a span was given, one event per message, and what it answered (``gen_ai.choice``).
+_EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+
+
+class Heard(NamedTuple):
+    """The messages a span's events hold: the ones it was given (None: none), what it answered (None:
+    no ``gen_ai.choice``), and a tool call's arguments (a ``gen_ai.tool.message`` event's content)."""
+
+    given: list[dict[str, Any]] | None
+    answered: Any
+    arguments: Any
+
+
+def event_messages(events: list[tuple[Any, Any]]) -> Heard | None:
+    """The messages a span's events hold, or None when no event is a GenAI message event. Strands writes
+    ``content`` (a JSON list of content blocks) and ``message`` on the ``gen_ai.choice`` event; Azure's
+    instrumentations write the whole message as ``gen_ai.event.content`` JSON.
+
+    >>> heard = event_messages([("gen_ai.user.message", {"content": '[{"text": "Weather in Paris?"}]'}),
+    ...                         ("gen_ai.choice", {"message": '[{"text": "Sunny"}]', "finish_reason": "end_turn"})])
+    >>> heard.given, heard.answered
+    ([{'role': 'user', 'content': [{'text': 'Weather in Paris?'}]}], [{'text': 'Sunny'}])
+    """
+    given: list[dict[str, Any]] = []
+    answered, arguments, found = None, None, False
+    for name, attrs in events:
+        if not isinstance(name, str) or not isinstance(attrs, dict):
+            continue
+        if name not in _EVENT_ROLES and name != "gen_ai.choice":
+            continue
+        found = True
+        body = decoded(attrs.get("gen_ai.event.content"))
+        body = body if isinstance(body, dict) else {}
+        if (
+            name == "gen_ai.choice"
+        ):  # message (Strands, Logfire), content (LiveKit), or Azure's whole body
+            held = next((attrs[k] for k in ("message", "content") if k in attrs), None)
+            answered = decoded(held if held is not None else body.get("message", body) or None)
+            continue
+        content = decoded(attrs["content"] if "content" in attrs else body.get("content"))
+        message: dict[str, Any] = {
+            "role": attrs.get("role") or body.get("role") or _EVENT_ROLES[name]
+        }
+        message["content"] = content
+        calls = decoded(attrs.get("tool_calls", body.get("tool_calls")))
+        if isinstance(calls, list):
+            message["tool_calls"] = calls
+        given.append(message)
+        if name == "gen_ai.tool.message":
+            arguments = content
+    return Heard(given or None, answered, arguments) if found else None

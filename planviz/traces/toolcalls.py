@@ -9,7 +9,9 @@ A span is a tool call when any of these says so:
 - OpenInference's span kind ``TOOL``;
 - a Langfuse observation of type ``TOOL``, or one whose metadata says so:
   its OpenTelemetry attributes as above, or a run inside LangGraph's ``tools``
-  node (``langgraph_node: tools``, not the node itself). Langfuse writes
+  node (``langgraph_node: tools``), neither the node itself nor LangGraph's own
+  plumbing run inside it (``ChannelWrite<...>``, ``Branch<...>``, ``RunnableSequence``...:
+  LangGraph JS reports them, and each would be a tool call that never ran). Langfuse writes
   ``metadata`` as an object through its API and as JSON text in the trace its
   web UI downloads: both read the same (:func:`metadata`).
 
@@ -23,11 +25,14 @@ True
 False
 >>> observation({"type": "SPAN", "name": "search", "metadata": '{"langgraph_node": "tools"}'})
 True
+>>> observation({"type": "SPAN", "name": "ChannelWrite<branch:to:agent>", "metadata": {"langgraph_node": "tools"}})
+False
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 __all__ = [
@@ -45,6 +50,13 @@ KEPT = 10_000  # characters of a tool's result kept as its value; a longer one i
 TOOL_OPERATIONS = frozenset({"execute_tool", "tool", "TOOL"})
 _OPERATION_KEYS = ("gen_ai.operation.name", "traceloop.span.kind")
 _TOOL_KEYS = ("gen_ai.tool.name", "gen_ai.tool.call.id")
+# LangGraph's own runnables, which run inside a node beside (or around) the tools it calls: writing the node's
+# output to channels, choosing the next node, the node's sequence itself. Never a tool call.
+_LANGGRAPH_PLUMBING = re.compile(
+    r"^(?:(?:ChannelWrite|ChannelRead|ChannelInvoke|Branch|RunnableParallel|RunnableMap)<.*>"
+    r"|ChannelWrite|ChannelRead|RunnableSequence|RunnableLambda|RunnableCallable|__start__|__end__)$",
+    re.S,
+)
 
 
 def by_attributes(attrs: Any) -> bool:
@@ -93,7 +105,8 @@ def observation(o: Any) -> bool:
         kind in ("SPAN", "AGENT", "CHAIN")
         and metadata(o).get("langgraph_node") == "tools"
         and o.get("name") != "tools"
-    )  # a tool run under LangGraph's ToolNode
+        and not (isinstance(o.get("name"), str) and _LANGGRAPH_PLUMBING.match(o["name"]))
+    )  # a tool run under LangGraph's ToolNode, not LangGraph's own writes and branches
 
 
 def kept(value: Any) -> Any:

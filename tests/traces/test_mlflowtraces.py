@@ -191,3 +191,23 @@ def test_real_mlflow3_chain_with_a_retriever():
     root = next(s for s in spans if not s["parent_span_id"])
     assert run.plan.goal == _attrs(root)["mlflow.spanInputs"]["inputs"]["question"]
     assert run.outcome == "plan_complete"
+
+
+@pytest.mark.parametrize("name", ["tool_agent.mlflow3.json", "rag_chain.mlflow3.json"])
+def test_a_model_call_answers_what_its_span_outputs_say(name):
+    """A CHAT_MODEL/LLM span's ``mlflow.spanOutputs`` (an OpenAI chat completion in both files) is what the model
+    answered: every MLflow model call's output was None ("calling tools", "Paris, about 2.1 million people."
+    were lost)."""
+    trace = json.loads((REAL.parent / name).read_text(encoding="utf-8"))
+    llms = sorted(
+        (
+            s
+            for s in trace["data"]["spans"]
+            if _attrs(s)["mlflow.spanType"] in ("LLM", "CHAT_MODEL")
+        ),
+        key=lambda s: int(s["start_time_unix_nano"]),
+    )
+    answers = [_attrs(s)["mlflow.spanOutputs"]["choices"][0]["message"]["content"] for s in llms]
+    run = load_trace(REAL.parent / name)
+    assert [c.output for c in sorted(run.model_calls, key=lambda c: c.start)] == answers
+    assert all(answers)

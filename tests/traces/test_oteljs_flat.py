@@ -102,3 +102,63 @@ def test_plain_number_times_are_named_not_guessed():
         r"stated.*\[seconds, nanoseconds\].*microseconds",
     ):
         parse_trace(json.dumps(spans))
+
+
+SDK_SPANS = [
+    "ai-streamText-doStream.json",
+    "ai-generateText-doGenerate.json",
+    "copilot_file_exporter.jsonl",
+]
+
+
+def _spans(name):
+    text = (REAL / name).read_text(encoding="utf-8")
+    return [json.loads(x) for x in text.splitlines()] if name.endswith("l") else json.loads(text)
+
+
+@pytest.mark.parametrize("name", SDK_SPANS)
+@pytest.mark.parametrize("written_end", ["duration", "_duration"])
+def test_the_sdk_span_object_itself_stringified_reads_as_its_spans(name, written_end, tmp_path):
+    """``JSON.stringify(span)`` of the JS SDK's span object (Copilot's JSON Lines exports write spans so) holds the
+    context as ``_spanContext`` (``spanContext()`` is a method: JSON leaves it out), ``endTime`` ``[0, 0]`` until it
+    is set and the length as ``duration``/``_duration``: it was refused ("spanContext: expected an object with
+    traceId and spanId, got None"). Each span's ids, parent and times are computed here from the raw file."""
+    rows = []
+    for raw in _spans(name):
+        start, end = raw["startTime"], raw["endTime"]
+        length = (end[0] - start[0]) * 10**9 + end[1] - start[1]
+        parent = raw.get("parentSpanContext", {}).get("spanId", raw.get("parentSpanId"))
+        rows.append((ctx_of(raw)["spanId"], parent, start[0] * 10**9 + start[1], length, raw))
+    lines = tmp_path / "spans.jsonl"
+    lines.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "name": raw["name"],
+                    "_spanContext": {**ctx_of(raw), "traceFlags": 1},
+                    "parentSpanContext": {"spanId": parent} if parent else None,
+                    "attributes": raw["attributes"],
+                    "status": raw["status"],
+                    "startTime": raw["startTime"],
+                    "endTime": [0, 0],
+                    written_end: [length // 10**9, length % 10**9],
+                    "_ended": True,
+                    "events": raw.get("events", []),
+                }
+            )
+            + "\n"
+            for _, parent, _, length, raw in rows
+        ),
+        encoding="utf-8",
+    )
+    run, want = load_trace(lines), load_trace(REAL / name)
+    assert run.plan.steps == want.plan.steps and run.model_calls == want.model_calls
+    t0 = min(start for _, _, start, _, _ in rows)
+    assert run.time == pytest.approx(
+        max(s + n for _, _, s, n, _ in rows) / 1e9 - t0 / 1e9, abs=1e-6
+    )
+    assert len(run.model_calls) == len(want.model_calls) > 0
+
+
+def ctx_of(raw):
+    return raw.get("spanContext") or {"traceId": raw["traceId"], "spanId": raw["spanId"]}

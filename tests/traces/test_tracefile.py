@@ -213,8 +213,8 @@ def _plan_line(lines, **changes):
         (
             lambda ls: _bad(ls, 1, _HEADER(ls, trace_format="planviz")),
             1,
-            "header.trace_format: expected one of otel, openinference, phoenix, mlflow, otel-js, langfuse, "
-            "langgraph, langgraph-sqlite, got",
+            "header.trace_format: expected one of otel, openinference, phoenix, mlflow, otel-js, otlp-proto, "
+            "langfuse, langgraph, langgraph-sqlite, got",
         ),
         (
             lambda ls: _bad(ls, 1, _HEADER(ls, trace_format=["otel"])),

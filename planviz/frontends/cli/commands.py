@@ -413,6 +413,7 @@ def _parser() -> argparse.ArgumentParser:
         "phoenix",
         "mlflow",
         "otel-js",
+        "otlp-proto",
         "langfuse",
         "langgraph",
         "langgraph-sqlite",

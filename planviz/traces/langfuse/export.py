@@ -1,5 +1,6 @@
 """Langfuse trace exports: ``{"trace": {...}, "observations": [...]}``, the shape of Langfuse's public API
-(``GET /api/public/traces/{id}``) and of its "download trace" button.
+(``GET /api/public/traces/{id}``) and of its "download trace" button; also a page of the observations API
+(``{"data": [observations], "meta": {...}}``) or a bare list of observations, one run per trace.
 
 Each observation becomes a span (data, never text) and the spans are read by
 :func:`~planviz.traces.otel.genai.run_of_spans`, like OpenTelemetry's:
@@ -82,26 +83,61 @@ _TYPES = {
 }
 
 
+def _is_observation(o: Any) -> bool:
+    """An item of Langfuse's observations API: a known ``type``, a ``startTime`` and its trace or parent."""
+    return (
+        isinstance(o, dict)
+        and o.get("type") in _TYPES
+        and "startTime" in o
+        and ("traceId" in o or "parentObservationId" in o)
+    )
+
+
+def _observation_list(data: Any) -> list[Any] | None:
+    """The observations of a page of Langfuse's observations API (``{"data": [...], "meta": {...}}``, what
+    ``GET /api/public/observations?traceId=...`` answers) or of a bare list of them; None for anything else."""
+    items = data.get("data") if isinstance(data, dict) and "observations" not in data else data
+    if isinstance(items, list) and items and all(_is_observation(o) for o in items):
+        return items
+    return None
+
+
 def detect(sample: Sample) -> float:
-    """Sure for an object holding ``observations`` (with ``trace``, or observations naming their parents)."""
+    """Sure for an object holding ``observations`` (with ``trace``, or observations naming their parents), and
+    for a page of the observations API or a bare list of observations."""
     if sample.parsed:
         data = sample.data
-        return (
-            0.98 if isinstance(data, dict) and isinstance(data.get("observations"), list) else 0.0
-        )
+        if isinstance(data, dict) and isinstance(data.get("observations"), list):
+            return 0.98
+        return 0.95 if _observation_list(data) is not None else 0.0
     found = _KEYS.search(
         sample.text
     )  # surer than the OpenTelemetry attributes its metadata may hold
+    if found and sample.text.startswith(
+        "["
+    ):  # a bare list of observations: they name their parents
+        return 0.97 if found.group(1) == "parentObservationId" else 0.0
     return 0.98 if found and sample.text.startswith("{") else 0.0
 
 
-def read(doc: Document) -> Run:
-    """The run of a Langfuse trace export."""
+def read(doc: Document) -> Run | tuple[Run, ...]:
+    """The run of a Langfuse trace export; of a list of observations, one run per trace they belong to (in
+    the order each trace first appears; a list without trace ids is one run)."""
     data = doc.data()
+    listed = _observation_list(data)
+    if listed is not None:
+        traces: dict[Any, list[Any]] = {}
+        for o in listed:
+            traces.setdefault(o.get("traceId"), []).append(o)
+        runs = tuple(
+            run_of_spans(spans, doc.name)
+            for spans in (spans_of({"observations": obs}, doc.name) for obs in traces.values())
+        )
+        return runs[0] if len(runs) == 1 else runs
     if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
         raise TraceFormatError(
             'expected a Langfuse trace export: an object with "observations" (a list) and '
-            f'"trace", got {show_value(data)}',
+            f'"trace", or a page of the observations API ({{"data": [...]}}), got {show_value(data)}',
             source=doc.name,
         )
     spans = spans_of(data, doc.name)

@@ -20,7 +20,8 @@ What planviz reads, by ``mlflow.spanType``:
   ``mlflow.llm.model``, else the inputs' or outputs' ``model``; tokens from
   ``mlflow.chat.tokenUsage`` (``input_tokens``, ``output_tokens``), else the
   outputs' ``usage`` (OpenAI's ``prompt_tokens``/``completion_tokens`` or
-  ``input_tokens``/``output_tokens``);
+  ``input_tokens``/``output_tokens``); what it answered from its ``mlflow.spanOutputs``
+  (an OpenAI chat completion, a message, LangChain's result, text);
 - ``AGENT``, ``CHAIN``: the agent; the user's task is read from their inputs
   (a ``messages`` list, a ``question``/``query``/``input`` field, or text);
 - ``RETRIEVER``, ``PARSER``, ``UNKNOWN``...: neither steps nor model calls
@@ -228,6 +229,8 @@ def python_shape(raw: Any, where: str, source: str) -> dict[str, Any]:
         shaped.update(_usage(attrs, outputs))
         if isinstance(inputs, dict) and isinstance(inputs.get("messages"), list):
             shaped["gen_ai.input.messages"] = inputs["messages"]
+        if outputs is not None:  # what it answered: a chat completion, a message, text...
+            shaped["gen_ai.output.messages"] = outputs
     elif operation == "invoke_agent":
         goal = task(inputs)
         if goal:

@@ -35,7 +35,7 @@ from planviz.errors import PlanFormatError
 from planviz.io.plaindata import check_plain, python_literal
 from planviz.traces.messages import decoded, task
 
-__all__ = ["KIND", "KINDS", "arguments", "task"]
+__all__ = ["KIND", "KINDS", "arguments", "dict_literal", "task"]
 
 KIND = "openinference.span.kind"
 KINDS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent", "CHAIN": "invoke_agent"}
@@ -43,11 +43,13 @@ KINDS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent", "CHAIN"
 neither steps nor model calls)."""
 
 
-def arguments(value: Any) -> dict[str, Any]:
-    """A tool call's arguments from its ``input.value``: the keyword arguments of an ``args``/``kwargs``
-    wrapper (positional ones under ``args``), a JSON object itself or the ``str()`` of a Python dict (LangChain's
-    tool input: ``"{'city': 'Paris'}"``, read as a literal, never evaluated), anything else under ``input``."""
-    data = decoded(value)
+def dict_literal(data: Any) -> Any:
+    """The ``str()`` of a Python dict (``"{'city': 'Paris'}"``) as that dict, read as a literal (nothing is
+    evaluated); any other value, or text that is no plain dict literal, as it is.
+
+    >>> dict_literal("{'text': '2025', 'n': None}"), dict_literal("{oops")
+    ({'text': '2025', 'n': None}, '{oops')
+    """
     if (
         isinstance(data, str)
         and data.lstrip()[:1] == "{"
@@ -55,11 +57,19 @@ def arguments(value: Any) -> dict[str, Any]:
     ):
         try:
             check_plain(found)
-            data = found
+            return found
         except (
             PlanFormatError
         ):  # a lone surrogate, an integer too long to write: kept as the text it was
             pass
+    return data
+
+
+def arguments(value: Any) -> dict[str, Any]:
+    """A tool call's arguments from its ``input.value``: the keyword arguments of an ``args``/``kwargs``
+    wrapper (positional ones under ``args``), a JSON object itself or the ``str()`` of a Python dict (LangChain's
+    tool input: ``"{'city': 'Paris'}"``, read as a literal, never evaluated), anything else under ``input``."""
+    data = dict_literal(decoded(value))
     if data is None or data == "":
         return {}
     if (

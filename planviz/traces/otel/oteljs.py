@@ -1,8 +1,11 @@
 """OpenTelemetry JS SDK span objects, and the Vercel AI SDK's ``ai.*`` attributes on them.
 
 The JS SDK's ``ReadableSpan`` serialised as JSON: ``spanContext`` with
-``traceId``/``spanId``, the parent as ``parentSpanContext.spanId`` (SDK 2) or
-``parentSpanId`` (SDK 1), times as ``[seconds, nanoseconds]`` hrtime pairs,
+``traceId``/``spanId`` (``_spanContext`` when the SDK's span object itself is
+``JSON.stringify``'d, as in Copilot's JSON Lines exports), the parent as
+``parentSpanContext.spanId`` (SDK 2) or ``parentSpanId`` (SDK 1), times as
+``[seconds, nanoseconds]`` hrtime pairs (the end ``startTime`` + ``duration``
+when no ``endTime`` is written; ``[0, 0]`` or ``_ended: false``: not ended),
 ``status.code`` 0/1/2, ``attributes`` a mapping. Each span is turned into the
 Python SDK's shape (data, never text) and read by
 :func:`~planviz.traces.otel.otelspans.span_of`, so GenAI attributes mean what
@@ -47,7 +50,7 @@ __all__ = ["TITLE", "detect", "read", "hrtime", "python_shape"]
 
 TITLE = "OpenTelemetry JS"
 CONTAINERS = frozenset({"spans", "resourceSpans", "scopeSpans"})
-_KEY = re.compile(r'"spanContext"\s*:')
+_KEY = re.compile(r'"_?spanContext"\s*:')
 _TRACE_ID = re.compile(r'"traceId"\s*:')
 _JS_TIME = re.compile(r'"startTime"\s*:\s*[\[\d]|"timestamp"\s*:\s*\d')
 _COPY = {  # AI SDK attribute -> the GenAI attribute it stands for (the first one present wins)
@@ -72,7 +75,7 @@ def detect(sample: Sample) -> float:
     if sample.parsed:
         items = sample.data.get("spans") if isinstance(sample.data, dict) else sample.data
         first = items[0] if isinstance(items, list) and items else None
-        if isinstance(first, dict) and isinstance(first.get("spanContext"), dict):
+        if isinstance(first, dict) and isinstance(_context(first), dict):
             return 0.9
         return 0.95 if isinstance(first, dict) and _flat(first) else 0.0
     if _KEY.search(sample.text):
@@ -86,6 +89,12 @@ def detect(sample: Sample) -> float:
         and '"observations"' not in text
         else 0.0
     )
+
+
+def _context(raw: dict[str, Any]) -> Any:
+    """A span's ``spanContext``: the field the exporters write, or the SDK span's own ``_spanContext`` that
+    ``JSON.stringify(span)`` writes (its ``spanContext()`` is a method, which JSON leaves out)."""
+    return raw.get("spanContext", raw.get("_spanContext"))
 
 
 def _flat(raw: dict[str, Any]) -> bool:
@@ -187,7 +196,7 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
             line=line,
             path=where or None,
         )
-    ctx = raw.get("spanContext")
+    ctx = _context(raw)
     if ctx is None and _flat(
         raw
     ):  # a file exporter's flat ids (Copilot Chat), the console exporter's "id"
@@ -239,6 +248,19 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
             hrtime(raw.get("startTime"), "startTime", bad),
             hrtime(raw.get("endTime"), "endTime", bad),
         )
+        if (
+            raw.get("_ended") is False or end == 0
+        ):  # JSON.stringify(span) of a span not ended: [0, 0]
+            end = None
+        length = next((raw[k] for k in ("duration", "_duration") if k in raw), None)
+        if (
+            end is None
+            and raw.get("_ended") is not False
+            and start is not None
+            and length is not None
+        ):
+            if length != [-1, -1]:  # the SDK's duration before the span ended
+                end = start + (hrtime(length, "duration", bad) or 0)
     return {
         "name": raw.get("name", ""),
         "context": {"span_id": ctx.get("spanId"), "trace_id": ctx.get("traceId")},

@@ -40,8 +40,9 @@ from planviz.io.limits import read_float, read_int
 from planviz.io.plaindata import iso_nanos
 from planviz.plan.fields import EFFECTS
 from planviz.traces import calltimes, messages, toolcalls
+from planviz.traces.messages import reply
 from planviz.traces.otel import openinferencevalues
-from planviz.traces.spanmessages import model_input, model_output
+from planviz.traces.spanmessages import event_messages, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
 __all__ = [
@@ -78,6 +79,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "result": (
         "gen_ai.tool.call.result",
         "gen_ai.output",
+        "genai.output",  # any-agent of May 2025 (0.15): its tools' and model calls' output
         "output.value",
         "traceloop.entity.output",
     ),
@@ -370,6 +372,7 @@ def span_of(
         tool = name[len("execute_tool ") :]
     if tool is None and operation == TOOL and oi:
         tool = name
+    heard = event_messages(events) if events else None  # messages as span events (Strands, Azure)
     arguments = (
         (
             openinferencevalues.arguments(attrs.get("input.value", get("arguments")))
@@ -379,9 +382,15 @@ def span_of(
         if operation == TOOL
         else None
     )
+    if operation == TOOL and heard is not None and not arguments and heard.arguments is not None:
+        arguments = _arguments(heard.arguments)  # the call as a gen_ai.tool.message event (Strands)
     result = _value(get("result")) if operation == TOOL else None
+    if operation == TOOL and result is None and heard is not None:
+        result = _value(heard.answered)
     goal, goal_rank = None, 0
     given = model_input(attrs) if operation in (MODEL, AGENT) else None
+    if given is None and heard is not None and operation in (MODEL, AGENT):
+        given = heard.given
     if oi and oi_upper in ("AGENT", "CHAIN"):
         goal, goal_rank = (
             openinferencevalues.task(attrs.get("input.value")),
@@ -445,7 +454,9 @@ def span_of(
         cached_tokens=usage.cached,
         total_tokens=usage.total,
         input_text=input_text,
-        output_text=model_output(attrs) if operation in (MODEL, AGENT) else None,
+        output_text=(model_output(attrs) or (reply(heard.answered) if heard else None))
+        if operation in (MODEL, AGENT)
+        else None,
         value=toolcalls.kept(result),
     )
 
@@ -558,8 +569,10 @@ def _value(value: Any) -> Any:
 
 def _arguments(value: Any) -> dict[str, Any]:
     """A tool call's arguments: JSON text decoded, twice when it was encoded twice (any-agent's OpenAI Agents
-    traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), under ``input`` when they are no object."""
-    decoded = messages.decoded(_value(value))
+    traces of mid-2025 hold ``"{\\"timezone\\": ...}"``), or the ``str()`` of a Python dict read as a literal
+    (any-agent's LangChain traces of May 2025: ``"{'timezone': 'America/New_York'}"``), under ``input`` when
+    they are no object."""
+    decoded = openinferencevalues.dict_literal(messages.decoded(_value(value)))
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
@@ -573,9 +586,12 @@ def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
 
 
 def _otlp_attributes(items: Any, bad: Any) -> dict[str, Any]:
-    """OTLP ``[{"key": k, "value": AnyValue}]`` as a plain mapping."""
+    """OTLP ``[{"key": k, "value": AnyValue}]`` as a plain mapping; a plain mapping as it is (the spans
+    CloudWatch stores for X-Ray and AgentCore: OTLP's camelCase fields, attributes already flat)."""
     if items is None:
         return {}
+    if isinstance(items, dict) and not {"key", "value"} <= items.keys():
+        return items
     if not isinstance(items, list):
         raise bad("attributes", f"expected a list of {{key, value}} objects, got {_short(items)}")
     out = {}
