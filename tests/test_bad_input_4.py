@@ -769,7 +769,7 @@ def test_each_fork_of_a_seeded_history_lists_what_the_raw_parents_say(seed):
 def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
     seed, monkeypatch, tmp_path
 ):
-    """The run machine grows a fork's version's index from the last version's (runs/engine/ledger.Shape); with
+    """The run machine grows a fork's version's index from the last version's (runs/engine/shape.Shape); with
     every version's index built whole instead, the trace saved is the same, byte for byte."""
     from planviz.structure import growing as index
 
@@ -785,6 +785,79 @@ def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
     planviz.save_trace(planviz.parse_trace(text, format="langgraph"), whole)
     assert made and all(ix is not None for ix in made)  # every fork's version could grow
     assert grown.read_bytes() == whole.read_bytes()
+
+
+def test_a_history_forking_every_ten_checkpoints_holds_what_it_changed_not_every_version_whole():
+    """lg_forks_quadratic in what the run holds (issue 42, "What to build" 8): each fork's version is the path to
+    its fork point and its own branch, so the versions listed whole hold about n²/40 step places, and so do
+    their first events' statuses. Counted at 4x the checkpoints: the memory the run holds after the read
+    (traced, not timed), the step places its plan versions hold made and the statuses its events hold in
+    tables: each grows 4x, not 16x (main before: 8.2x memory, 14.4x step places and statuses)."""
+    import gc
+    import tracemalloc
+
+    def held(n: int) -> tuple[int, int]:
+        text = json.dumps(_forked(n))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            run = planviz.parse_trace(text, format="langgraph")
+            gc.collect()
+            memory = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert len(run.plans) == sum(1 for k in range(1, n) if k % 10 == 0) + 1
+        places = sum(len(vars(p)["steps"]) for p in run.plans if "steps" in vars(p))
+        places += sum(len(e.changes) for e in run.events if type(e.changes) is dict)
+        return memory, places
+
+    held(100)  # imports and caches made once
+    small, big = held(500), held(2000)
+    assert big[0] <= 4.6 * small[0], f"memory held {small[0]:,} -> {big[0]:,} bytes at 4x"
+    assert big[1] <= 4.6 * small[1], (
+        f"step places and statuses held {small[1]:,} -> {big[1]:,} at 4x"
+    )
+
+
+@pytest.mark.parametrize("seed", [None, 0, 3])
+def test_versions_stored_as_their_changes_read_as_versions_made_whole(seed, monkeypatch, tmp_path):
+    """Each fork's version is stored as what it changes (plan/grown.grown_plan) and its statuses as changes
+    (runs/statuslog); made whole instead (grown_plan making every version's steps at once, the machine then
+    indexing and listing every version whole), the run reads the same: every plan version's steps, every
+    event, every frame, and the trace saved, byte for byte."""
+    from planviz.plan.grown import grown_plan
+    from planviz.traces.langgraph import langgraphversions
+
+    history = _forked(230) if seed is None else _forking(300, seed)
+    text = json.dumps(history)
+
+    def read(name: str):
+        run = planviz.parse_trace(text, format="langgraph")
+        stored = sum("steps" not in vars(p) for p in run.plans)  # versions stored as their changes
+        frames = [run.frame(i) for i in range(len(run.events))]
+        path = tmp_path / f"{name}.jsonl"
+        planviz.save_trace(run, path)
+        return run, path.read_bytes(), frames, stored
+
+    grown, grown_bytes, grown_frames, stored = read("grown")
+    # every fork's version but the first few (a version sharing less than half its steps with the last is made
+    # whole, as the machine indexes it whole), until read
+    assert stored >= 0.8 * (len(grown.plans) - 1), (stored, len(grown.plans))
+    monkeypatch.setattr(
+        langgraphversions,
+        "grown_plan",
+        lambda *a, **k: grown_plan(*a, **k).replace(),  # replace(): made whole
+    )
+    whole, whole_bytes, whole_frames, stored = read("whole")
+    assert stored == 0 and all("_grown" not in vars(p) for p in whole.plans)
+    assert [p.steps for p in grown.plans] == [p.steps for p in whole.plans]
+    assert grown.plans == whole.plans and grown.events == whole.events
+    assert [dict(e.changes) for e in grown.events] == [dict(e.changes) for e in whole.events]
+    assert [list(e.changes) for e in grown.events] == [list(e.changes) for e in whole.events]
+    assert grown_frames == whole_frames
+    assert [dict(f.statuses) for f in grown_frames] == [dict(f.statuses) for f in whole_frames]
+    assert grown.deltas() == whole.deltas() and grown.statuses_seen() == whole.statuses_seen()
+    assert grown_bytes == whole_bytes
 
 
 def test_a_history_forking_every_ten_checkpoints_keeps_no_index_per_version():
