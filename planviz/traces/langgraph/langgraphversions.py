@@ -110,23 +110,23 @@ class Versions:
         ids: list[str],
         goal: str,
         premises: list[str],
-        grow: tuple[int, int, set[str], list[str], set[str]] | None = None,
+        grow: tuple[int, int, set[str], list[str], set[str], list[str]] | None = None,
         **version: Any,
     ) -> Plan:
         """The plan version of the steps ``ids``, or, given ``grow``, of the version the branch just placed
-        (:meth:`_branch_ids`): ``(base version, k, changed, renamed, members)``, a version whose first ``k`` steps
-        are ``ids[:k]``, the ids that are members of one of the two versions only, the steps whose ``revises`` was
-        set since, and the members of the new version. A step of the prefix keeps its Step unless one of its
-        dependencies is among the changed (its edges changed) or it was renamed; the version is stored as what
-        it changes (:func:`~planviz.plan.grown.grown_plan`), so it costs its own branch, not its prefix."""
+        (:meth:`_branch_ids`): ``(base version, k, changed, renamed, members, tail)``, a version whose first ``k``
+        steps are the new one's, the ids that are members of one of the two versions only, the steps whose
+        ``revises`` was set since, and the members and the steps after the ``k`` first of the new version. A
+        step of the prefix keeps its Step unless one of its dependencies is among the changed (its edges
+        changed) or it was renamed; the version is stored as what it changes
+        (:func:`~planviz.plan.grown.grown_plan`), so it costs its own branch, not its prefix."""
         if grow is None:
             members = set(ids)
             flagged = list(filter(self.flagged.__contains__, ids))
             unknown = list(filter(self.unknown.__contains__, ids))
         else:
-            v = len(self.version_ids) - 1
-            members, tail = grow[4], self.version_ids[v][2]
-            flagged, unknown = self.marked[v]
+            members, tail = grow[4], grow[5]
+            flagged, unknown = self.marked[len(self.version_ids) - 1]
         findings = self._findings(flagged, unknown, members)
         fields: dict[str, Any] = dict(
             premises=premises,
@@ -137,7 +137,7 @@ class Versions:
         )
         if grow is None:
             return Plan(goal, [self._step(sid, members) for sid in ids], **fields)
-        b, k, changed, renamed, _ = grow
+        b, k, changed, renamed, _, _ = grow
         dependants = self._dependants()
         redo = {d for u in changed for d in dependants.get(u, ())}
         redo.update(renamed)
@@ -245,12 +245,40 @@ class Versions:
         self.marked.append((marks[0], marks[1]))
         return (held[0], k) if held else None
 
-    def _ids(self, v: int, start: int = 0) -> list[str]:
+    def _ids(self, v: int | None, start: int = 0) -> list[str]:
         """The step ids of version ``v`` from place ``start`` on (walking down to the versions it shares)."""
-        base, k, own, _ = self.version_ids[v]
-        if start >= k or base is None:
-            return own[max(start - k, 0) :]
-        return self._ids(base, start)[: k - start] + own
+        parts, limit = [], self.version_ids[v][3] if v is not None else 0
+        while v is not None:
+            base, k, own, _ = self.version_ids[v]
+            parts.append(own[max(start - k, 0) : max(limit - k, 0)])
+            if start >= k:
+                break
+            v, limit = base, min(limit, k)
+        return [sid for part in reversed(parts) for sid in part]
+
+    def _at(self, v: int, p: int) -> str:
+        """The id of the step at place ``p`` of version ``v``."""
+        while True:
+            base, k, own, _ = self.version_ids[v]
+            if p >= k or base is None:
+                return own[p - k]
+            v = base
+
+    def _common(self, x: int, y: int) -> int:
+        """How many first steps versions ``x`` and ``y`` share: a version's own steps are its alone, so the
+        walk down from the later one to the versions it shares stops at the earlier one."""
+        ids = self.version_ids
+        cut = min(ids[x][3], ids[y][3])
+        while x != y:
+            if x < y:
+                x, y = y, x
+            base, k, _, _ = ids[x]
+            if base is None:
+                return 0
+            if k < cut:
+                cut = k
+            x = base
+        return cut
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
@@ -302,30 +330,28 @@ class Versions:
             c = self.by_id[cid]
             current = plans[-1]
             at = self._branch_ids(cid) if shared else None
-            if at is not None and at[0] == len(plans) - 1:  # a fork of the current version
-                gone = self._ids(at[0], at[1])
-                own = self.version_ids[-1][2]
-                kept_own = set(own)
-                voided = [sid for sid in gone if sid not in kept_own]
-                fresh = [sid for sid in own if sid not in current_ids]
+            if shared:  # what the current version and the new one share: their first cut steps
+                last = len(plans) - 1
+                if at is None:  # no parent: none
+                    cut = 0
+                elif not at[1] or self._at(at[0], at[1] - 1) in current_ids:
+                    cut = at[1]  # a fork of the current version's path: its whole prefix
+                else:  # a fork onto another branch: down to where the two paths part
+                    cut = min(at[1], self._common(last, at[0]))
+                gone, tail = self._ids(last, cut), self._ids(last + 1, cut)
+                kept = set(tail)
+                voided = [sid for sid in gone if sid not in kept]  # its ids, none repeated
+                fresh = [sid for sid in tail if sid not in current_ids]
                 current_ids.difference_update(gone)
-                current_ids.update(own)
+                current_ids.update(tail)
             else:
-                ids = (
-                    self._ids(len(self.version_ids) - 1)
-                    if shared
-                    else self._plan_steps(self._chain_end(cid), version)
-                )
+                ids = self._plan_steps(self._chain_end(cid), version)
                 kept = set(ids)
                 voided = list(
                     filterfalse(kept.__contains__, current.by_id)
                 )  # its ids, none repeated
                 fresh = list(filterfalse(current_ids.__contains__, ids))
-                gone, own, current_ids = (
-                    self._ids(at[0], at[1]) if at else [],
-                    self.version_ids[-1][2] if at else [],
-                    kept,
-                )
+                current_ids = kept
             twins: dict[str, str] = {}
             for v in voided:
                 twins.setdefault(self.steps[v].node, v)
@@ -336,14 +362,17 @@ class Versions:
                     self.renamed.append(sid)
                     self.renamed_at.append(len(plans))
             grow = None
-            if (
-                at is not None
-            ):  # the members of one of the two versions only: after the shared prefix
-                changed = set(gone).symmetric_difference(own)
-                renamed = self.renamed[
-                    bisect_right(self.renamed_at, at[0]) :
-                ]  # revises set since that version
-                grow = (at[0], at[1], changed, renamed, current_ids)
+            # grown from the current version (from the fork point's when the fork goes onto another branch);
+            # the members of one of the two versions only: after the prefix
+            if shared:
+                b, k, own = (
+                    (last, cut, tail)
+                    if at is None or cut == at[1]
+                    else (*at, self.version_ids[-1][2])
+                )
+                changed = set(gone if b == last else self._ids(b, k)).symmetric_difference(own)
+                renamed = self.renamed[bisect_right(self.renamed_at, b) :]  # revises set since
+                grow = (b, k, changed, renamed, current_ids, own)
             new = self._plan(
                 ids if grow is None else [],
                 goal,
