@@ -819,6 +819,49 @@ def test_a_history_forking_every_ten_checkpoints_holds_what_it_changed_not_every
     )
 
 
+def test_a_fork_costs_its_own_branch_whatever_the_path_to_it():
+    """The Python lines the run machine runs for each fork (its invalidation of the abandoned branch, its new
+    plan version and that version's first event; a trace hook counts each line, a comprehension's too) stay
+    the same at 4x the checkpoints, though the path to each fork point is 4x as long: a fork re-derives the
+    steps not done and those voided, not every step of its version (runs/engine/growth.py). Main copied
+    each version's statuses in C, which the memory test above counts; this one catches a Python loop over a
+    version's steps (a mutation scanning them per fork: 1.55x)."""
+    from planviz.runs.engine.machine import Machine
+
+    def per_fork(n: int) -> float:
+        count = [0]
+
+        def tracer(frame, event, arg):
+            count[0] += 1
+            return tracer
+
+        def counted(fn):
+            def run(self, *args, **kwargs):
+                before = sys.gettrace()
+                sys.settrace(tracer)
+                try:
+                    return fn(self, *args, **kwargs)
+                finally:
+                    sys.settrace(before)
+
+            return run
+
+        real = {name: getattr(Machine, name) for name in ("replan", "invalidate", "kept")}
+        try:
+            for name, fn in real.items():
+                setattr(Machine, name, counted(fn))
+            run = planviz.parse_trace(json.dumps(_forked(n)), format="langgraph")
+        finally:
+            for name, fn in real.items():
+                setattr(Machine, name, fn)
+        forks = sum(1 for k in range(1, n) if k % 10 == 0)  # from the raw parents
+        assert len(run.plans) == forks + 1
+        return count[0] / forks
+
+    small, big = per_fork(400), per_fork(1600)
+    assert big <= 1.3 * small, f"lines run per fork {small:.0f} -> {big:.0f} at 4x the checkpoints"
+
+
 @pytest.mark.parametrize("seed", [None, 0, 3, "other branch"])
 def test_versions_stored_as_their_changes_read_as_versions_made_whole(seed, monkeypatch, tmp_path):
     """Each fork's version is stored as what it changes (plan/grown.grown_plan) and its statuses as changes
