@@ -769,7 +769,7 @@ def test_each_fork_of_a_seeded_history_lists_what_the_raw_parents_say(seed):
 def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
     seed, monkeypatch, tmp_path
 ):
-    """The run machine grows a fork's version's index from the last version's (runs/engine/ledger.Shape); with
+    """The run machine grows a fork's version's index from the last version's (runs/engine/shape.Shape); with
     every version's index built whole instead, the trace saved is the same, byte for byte."""
     from planviz.structure import growing as index
 
@@ -785,6 +785,128 @@ def test_a_forked_history_reads_the_same_with_each_version_grown_from_the_last(
     planviz.save_trace(planviz.parse_trace(text, format="langgraph"), whole)
     assert made and all(ix is not None for ix in made)  # every fork's version could grow
     assert grown.read_bytes() == whole.read_bytes()
+
+
+def test_a_history_forking_every_ten_checkpoints_holds_what_it_changed_not_every_version_whole():
+    """lg_forks_quadratic in what the run holds (issue 42, "What to build" 8): each fork's version is the path to
+    its fork point and its own branch, so the versions listed whole hold about n²/40 step places, and so do
+    their first events' statuses. Counted at 4x the checkpoints: the memory the run holds after the read
+    (traced, not timed), the step places its plan versions hold made and the statuses its events hold in
+    tables: each grows 4x, not 16x (main before: 8.2x memory, 14.4x step places and statuses)."""
+    import gc
+    import tracemalloc
+
+    def held(n: int) -> tuple[int, int]:
+        text = json.dumps(_forked(n))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            run = planviz.parse_trace(text, format="langgraph")
+            gc.collect()
+            memory = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert len(run.plans) == sum(1 for k in range(1, n) if k % 10 == 0) + 1
+        places = sum(len(vars(p)["steps"]) for p in run.plans if "steps" in vars(p))
+        places += sum(len(e.changes) for e in run.events if type(e.changes) is dict)
+        return memory, places
+
+    held(100)  # imports and caches made once
+    small, big = held(500), held(2000)
+    assert big[0] <= 4.6 * small[0], f"memory held {small[0]:,} -> {big[0]:,} bytes at 4x"
+    assert big[1] <= 4.6 * small[1], (
+        f"step places and statuses held {small[1]:,} -> {big[1]:,} at 4x"
+    )
+
+
+def test_a_fork_costs_its_own_branch_whatever_the_path_to_it():
+    """The Python lines the run machine runs for each fork (its invalidation of the abandoned branch, its new
+    plan version and that version's first event; a trace hook counts each line, a comprehension's too) stay
+    the same at 4x the checkpoints, though the path to each fork point is 4x as long: a fork re-derives the
+    steps not done and those voided, not every step of its version (runs/engine/growth.py). Main copied
+    each version's statuses in C, which the memory test above counts; this one catches a Python loop over a
+    version's steps (a mutation scanning them per fork: 1.55x)."""
+    from planviz.runs.engine.machine import Machine
+
+    def per_fork(n: int) -> float:
+        count = [0]
+
+        def tracer(frame, event, arg):
+            count[0] += 1
+            return tracer
+
+        def counted(fn):
+            def run(self, *args, **kwargs):
+                before = sys.gettrace()
+                sys.settrace(tracer)
+                try:
+                    return fn(self, *args, **kwargs)
+                finally:
+                    sys.settrace(before)
+
+            return run
+
+        real = {name: getattr(Machine, name) for name in ("replan", "invalidate", "kept")}
+        try:
+            for name, fn in real.items():
+                setattr(Machine, name, counted(fn))
+            run = planviz.parse_trace(json.dumps(_forked(n)), format="langgraph")
+        finally:
+            for name, fn in real.items():
+                setattr(Machine, name, fn)
+        forks = sum(1 for k in range(1, n) if k % 10 == 0)  # from the raw parents
+        assert len(run.plans) == forks + 1
+        return count[0] / forks
+
+    small, big = per_fork(400), per_fork(1600)
+    assert big <= 1.3 * small, f"lines run per fork {small:.0f} -> {big:.0f} at 4x the checkpoints"
+
+
+@pytest.mark.parametrize("seed", [None, 0, 3, "other branch"])
+def test_versions_stored_as_their_changes_read_as_versions_made_whole(seed, monkeypatch, tmp_path):
+    """Each fork's version is stored as what it changes (plan/grown.grown_plan) and its statuses as changes
+    (runs/statuslog); made whole instead (grown_plan making every version's steps at once, the machine then
+    indexing and listing every version whole), the run reads the same: every plan version's steps, every
+    event, every frame, and the trace saved, byte for byte. "other branch": every 6th checkpoint forks from
+    the one 8 back, which lies on the branch before the current one (the two paths part near the start)."""
+    from planviz.plan.grown import grown_plan
+    from planviz.traces.langgraph import langgraphversions
+
+    if seed == "other branch":
+        history = _forked(200)
+        for k in range(8, 200, 6):
+            history[k]["parent_config"]["configurable"]["checkpoint_id"] = f"c{k - 8:08d}"
+    else:
+        history = _forked(230) if seed is None else _forking(300, seed)
+    text = json.dumps(history)
+
+    def read(name: str):
+        run = planviz.parse_trace(text, format="langgraph")
+        stored = sum("steps" not in vars(p) for p in run.plans)  # versions stored as their changes
+        frames = [run.frame(i) for i in range(len(run.events))]
+        path = tmp_path / f"{name}.jsonl"
+        planviz.save_trace(run, path)
+        return run, path.read_bytes(), frames, stored
+
+    grown, grown_bytes, grown_frames, stored = read("grown")
+    # every fork's version but the first few (a version sharing less than half its steps with the last is made
+    # whole, as the machine indexes it whole), until read; onto another branch, the machine makes each whole
+    assert stored >= (0 if seed == "other branch" else 0.8) * (len(grown.plans) - 1)
+    monkeypatch.setattr(
+        langgraphversions,
+        "grown_plan",
+        lambda *a, **k: grown_plan(*a, **k).replace(),  # replace(): made whole
+    )
+    whole, whole_bytes, whole_frames, stored = read("whole")
+    assert stored == 0 and all("_grown" not in vars(p) for p in whole.plans)
+    assert [p.steps for p in grown.plans] == [p.steps for p in whole.plans]
+    assert grown.plans == whole.plans and grown.events == whole.events
+    assert [dict(e.changes) for e in grown.events] == [dict(e.changes) for e in whole.events]
+    assert [list(e.changes) for e in grown.events] == [list(e.changes) for e in whole.events]
+    assert grown_frames == whole_frames
+    assert [dict(f.statuses) for f in grown_frames] == [dict(f.statuses) for f in whole_frames]
+    assert grown.deltas() == whole.deltas() and grown.statuses_seen() == whole.statuses_seen()
+    assert grown_bytes == whole_bytes
 
 
 def test_a_history_forking_every_ten_checkpoints_keeps_no_index_per_version():

@@ -366,25 +366,38 @@ class Plan:
         >>> Plan("g", [Step("A", "first"), Step("A", "second")]).by_id["A"].action
         'first'
         """
-        by_id: Mapping[str, Step] = self._by_id  # type: ignore[attr-defined]
+        by_id: Mapping[str, Step] = self._by_id
         return by_id
 
     def step(self, step_id: str) -> Step:
         """The step with this id; raises :class:`UnknownStepError` naming the valid ids."""
         try:
-            step: Step = self._by_id[step_id]  # type: ignore[attr-defined]
+            step: Step = self._by_id[step_id]
             return step
         except KeyError:
-            shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))  # type: ignore[attr-defined]
+            shown = ", ".join(map(repr, sorted(self._by_id, key=natural_key)[:20]))
             raise UnknownStepError(
                 f"no step {show_value(step_id)} in this plan; its steps are {shown}"
             ) from None
 
     def __contains__(self, step_id: object) -> bool:
-        return step_id in self._by_id  # type: ignore[attr-defined]
+        return step_id in self._by_id
 
     def __len__(self) -> int:
-        return len(self.steps)
+        d = self.__dict__
+        return d["_length"] if "steps" not in d else len(d["steps"])
+
+    def __getattr__(self, name: str) -> Any:
+        # a version grown from another (grown_plan) makes its steps and their table when first read
+        if name in ("steps", "_by_id") and "_grown" in self.__dict__:
+            _materialise(self)
+            return self.__dict__[name]
+        raise AttributeError(f"'Plan' object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled whole: a grown version's steps made, its chain of earlier versions left behind."""
+        self.steps  # noqa: B018 (made when grown)
+        return {k: v for k, v in self.__dict__.items() if k not in ("_grown", "_length", "_bound")}
 
     def replace(self, **changes: Any) -> Plan:
         """A copy with some fields changed (``dataclasses.replace``)."""
@@ -402,6 +415,32 @@ class Plan:
         from planviz.plan.records import plan_from_dict
 
         return plan_from_dict(data, source=source)
+
+
+del Plan.steps  # the dataclass's default lives in its __init__: a grown version (plan/grown.py) reads __getattr__
+
+
+def _materialise(plan: Plan) -> None:
+    """Make a grown plan's steps (walking down its chain of bases to one that has them) and their table."""
+    chain, p, limit = [], plan, len(plan)
+    while "steps" not in p.__dict__:
+        chain.append((p, limit))
+        base, k, _, _ = p.__dict__["_grown"]
+        p, limit = base, min(limit, k)
+    steps = list(p.__dict__["steps"][:limit])
+    for q, limit in reversed(chain):
+        _, k, tail, patches = q.__dict__["_grown"]
+        for i, s in patches.items():
+            if i < len(steps):
+                steps[i] = s
+        if limit > k:
+            steps.extend(tail[: limit - k])
+    made = tuple(steps)
+    by_id = dict(zip(map(attrgetter("id"), made), made))
+    if len(by_id) != len(made):
+        first = dict(zip(reversed([s.id for s in made]), reversed(made)))
+        by_id = {sid: first[sid] for sid in by_id}
+    plan.__dict__["steps"], plan.__dict__["_by_id"] = made, by_id
 
 
 @dataclass(frozen=True)

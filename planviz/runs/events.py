@@ -176,7 +176,9 @@ class Event:
     gained: frozenset[str] = frozenset()
     lost: frozenset[str] = frozenset()
     voided: frozenset[str] = frozenset()
-    kept: frozenset[str] = frozenset()
+    kept: AbstractSet[str] = (
+        frozenset()
+    )  # a frozenset, or a grown version's DoneSet (runs/statuslog.py)
     attempt: int = 0
     category: str | None = None
     observation: Observation | None = None
@@ -195,7 +197,7 @@ class Event:
         gained: frozenset[str] = frozenset(),
         lost: frozenset[str] = frozenset(),
         voided: frozenset[str] = frozenset(),
-        kept: frozenset[str] = frozenset(),
+        kept: AbstractSet[str] = frozenset(),
         attempt: int = 0,
         category: str | None = None,
         observation: Observation | None = None,
@@ -267,7 +269,7 @@ class _Filling:
         gained: frozenset[str] = frozenset(),
         lost: frozenset[str] = frozenset(),
         voided: frozenset[str] = frozenset(),
-        kept: frozenset[str] = frozenset(),
+        kept: AbstractSet[str] = frozenset(),
         attempt: int = 0,
         category: str | None = None,
         observation: Observation | None = None,
@@ -452,7 +454,9 @@ class Run:
 
     @functools.cached_property
     def _seen(self) -> frozenset[str]:
-        return frozenset(v for e in self.events for v in e.changes.values())
+        return frozenset(  # a logged snapshot's other statuses were shown by the events before it
+            v for e in self.events for v in getattr(e.changes, "fresh", e.changes).values()
+        )
 
     @property
     def conflicts(self) -> tuple[Conflict, ...]:

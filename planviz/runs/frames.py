@@ -32,9 +32,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from planviz.errors import SimulationError
+from planviz.runs.statuslog import DoneSet, Snapshot
 
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
@@ -48,16 +49,41 @@ _UNSTARTED = frozenset(
 
 
 class _Segment:
-    """One plan version's stretch of events: the snapshot's keys and each step's status changes."""
+    """One plan version's stretch of events: the snapshot's keys and each step's status changes (or, for a
+    version whose first event holds a :class:`~planviz.runs.statuslog.Snapshot`, its log's)."""
 
-    __slots__ = ("start", "version", "hist", "first_conflict", "conflict_at")
+    __slots__ = ("start", "version", "hist", "first_conflict", "conflict_at", "logged")
 
     def __init__(self, start: int, version: Any) -> None:
         self.start = start
         self.version = version
-        self.hist: dict[str, tuple[list[int], list[str]]] = {}
+        self.hist: Mapping[str, tuple[list[int], list[str]]] = {}
         self.first_conflict: dict[str, int] = {}
         self.conflict_at: list[int] = []
+        self.logged: Snapshot | None = None
+
+
+class _Logged(Mapping[str, tuple[list[int], list[str]]]):
+    """A logged version's steps and each one's changes: the run's log, read for the snapshot's steps."""
+
+    __slots__ = ("snap",)
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+
+    def __getitem__(self, sid: str) -> tuple[list[int], list[str]]:
+        if sid not in self.snap:
+            raise KeyError(sid)
+        return self.snap.log.hist[sid]
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self.snap
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.snap)
+
+    def __len__(self) -> int:
+        return len(self.snap)
 
 
 @dataclass(frozen=True)
@@ -104,7 +130,9 @@ class FrameStore:
         self._current: dict[str, str] = {}  # the open segment's statuses
         self._nfacts: list[int] = []
         self._nready: list[int] = []
-        self._marks: list[tuple[frozenset[str], frozenset[str]]] = []
+        self._marks: list[
+            tuple[frozenset[str], Set[str]]
+        ] = []  # voided, kept (a DoneSet, not copied)
         self._ready = 0
 
     def __len__(self) -> int:
@@ -116,6 +144,7 @@ class FrameStore:
         i = len(self._nfacts)
         segments = self._segments
         fresh = not segments or event.plan_version != segments[-1].version
+        marks: tuple[frozenset[str], Set[str]]
         if fresh:
             seg = _Segment(i, event.plan_version)
             segments.append(seg)
@@ -126,7 +155,55 @@ class FrameStore:
         else:
             seg = segments[-1]
             marks = self._marks[-1]
-        hist, current = seg.hist, self._current
+        if fresh and type(event.changes) is Snapshot or seg.logged is not None:
+            self._logged(seg, event, i, fresh)
+        else:
+            self._changes(seg, event, i, fresh)
+        self._toggle(event.gained, False, i)
+        self._toggle(event.lost, True, i)
+        if event.kind == "invalidate":
+            kept = event.kept
+            marks = (frozenset(event.voided), kept if type(kept) is DoneSet else frozenset(kept))
+        elif (
+            event.kind == "recheck"
+        ):  # a goal change's voiding, refined one re-checked step at a time
+            voided, kept = marks
+            marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
+        elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
+            seg.first_conflict[event.step] = i
+            seg.conflict_at.append(i)
+        elif event.kind == "stop":  # what was still to come will never run: not run, never voided
+            began = self._began
+            current = self._current if seg.logged is None else StatusView(seg.hist, i)
+            self._stop = (
+                i,
+                frozenset(
+                    sid for sid, st in current.items() if st in _UNSTARTED and sid not in began
+                ),
+            )
+        self._marks.append(marks)
+        self._nfacts.append(len(self._held))
+        self._nready.append(self._ready)
+
+    def _logged(self, seg: _Segment, event: Any, i: int, fresh: bool) -> None:
+        """Index an event of a logged version: its statuses are in the log already; count what it made ready."""
+        changes = event.changes
+        if fresh:
+            seg.logged, seg.hist, self._ready = changes, _Logged(changes), changes.ready
+            changes = changes.fresh
+        else:
+            snap = cast(Snapshot, seg.logged)
+            for sid, status in changes.items():
+                if sid not in snap:
+                    raise SimulationError(
+                        f"event {i} changes the status of {sid!r}, which the snapshot of plan "
+                        f"version {seg.version!r} (event {seg.start}) does not list"
+                    )
+                self._ready += (status == "ready") - (snap.log.status(sid, i - 1) == "ready")
+        self._began.update(sid for sid, status in changes.items() if status in _BEGUN)
+
+    def _changes(self, seg: _Segment, event: Any, i: int, fresh: bool) -> None:
+        hist, current = cast(dict[str, tuple[list[int], list[str]]], seg.hist), self._current
         for sid, status in event.changes.items():
             h = hist.get(sid)
             if h is None:
@@ -146,29 +223,6 @@ class FrameStore:
             current[sid] = status
             if status in _BEGUN:
                 self._began.add(sid)
-        self._toggle(event.gained, False, i)
-        self._toggle(event.lost, True, i)
-        if event.kind == "invalidate":
-            marks = (frozenset(event.voided), frozenset(event.kept))
-        elif (
-            event.kind == "recheck"
-        ):  # a goal change's voiding, refined one re-checked step at a time
-            voided, kept = marks
-            marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
-        elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
-            seg.first_conflict[event.step] = i
-            seg.conflict_at.append(i)
-        elif event.kind == "stop":  # what was still to come will never run: not run, never voided
-            began = self._began
-            self._stop = (
-                i,
-                frozenset(
-                    sid for sid, st in current.items() if st in _UNSTARTED and sid not in began
-                ),
-            )
-        self._marks.append(marks)
-        self._nfacts.append(len(self._held))
-        self._nready.append(self._ready)
 
     def delta(self, i: int, event: Any) -> FrameDelta:
         """What changed from frame ``i - 1`` to frame ``i`` (``event`` is event ``i``)."""
@@ -222,9 +276,7 @@ class FrameStore:
 
     def views(
         self, i: int
-    ) -> tuple[
-        StatusView, SetView, SetView, frozenset[str], frozenset[str], SetView, frozenset[str]
-    ]:
+    ) -> tuple[StatusView, SetView, SetView, frozenset[str], Set[str], SetView, frozenset[str]]:
         """Frame ``i`` (0 <= i < len): statuses, facts, ready, voided, kept, conflicted, not run, as read-only
         views (not run: from the stop event on, the steps of its version it left pending or ready and that
         never started)."""
@@ -244,7 +296,7 @@ class StatusView(Mapping[str, str]):
 
     __slots__ = ("_hist", "_i")
 
-    def __init__(self, hist: dict[str, tuple[list[int], list[str]]], i: int) -> None:
+    def __init__(self, hist: Mapping[str, tuple[list[int], list[str]]], i: int) -> None:
         self._hist = hist
         self._i = i
 

@@ -10,7 +10,7 @@ them in place from one version to the next.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Sequence
 
 from planviz.plan.model import Plan, Step
 from planviz.structure.index import StructureIndex, _closure as closure
@@ -20,24 +20,26 @@ __all__ = ["GrowingIndex"]
 
 class GrowingIndex:
     """The part of a plan's index a run machine reads (``steps``, ``children()``, ``producers``,
-    ``descendants``, ``clean``), kept for one plan version after another: a version whose first steps are the
-    last version's (a LangGraph fork: the prefix before the fork point, then its own branch) is made from the
-    last one's tables in place, the steps after the shared prefix taken out and the new ones put in. A version
-    then costs what it changes, not its length. Made by :meth:`grow` only; the index it grows from is
-    consumed (its tables are this one's); nothing is cached on the plan.
+    ``descendants``, ``clean``; and ``position``, each step's place in the plan), kept for one plan version
+    after another: a version whose first steps are the last version's (a LangGraph fork: the prefix before the
+    fork point, then its own branch) is made from the last one's tables in place, the steps after the shared
+    prefix taken out and the new ones put in. A version then costs what it changes, not its length. Made by
+    :meth:`grow` only; the index it grows from is consumed (its tables are this one's); nothing is cached on
+    the plan.
 
     >>> from planviz import Plan, Step
     >>> from planviz.structure.index import structure_index
     >>> a, b, c = Step("A", "a", produces="x"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="A")
     >>> one = Plan("g", [a, b])
-    >>> ix = GrowingIndex.grow(Plan("g", [a, c]), structure_index(one), one.steps, 1)
+    >>> ix = GrowingIndex.grow(Plan("g", [a, c]), structure_index(one), [b], [c], 1)
     >>> ix.children(), ix.producers("x"), sorted(ix.descendants(["A"]))
     ({'A': ['C'], 'C': []}, ['A'], ['A', 'C'])
     """
 
-    __slots__ = ("steps", "clean", "_children", "_producers")
-    steps: Mapping[str, Step]
+    __slots__ = ("steps", "clean", "position", "_children", "_producers")
+    steps: dict[str, Step]
     clean: bool
+    position: dict[str, int]
     _children: dict[str, list[str]] | None
     _producers: dict[str, list[str]] | None
 
@@ -46,30 +48,42 @@ class GrowingIndex:
 
     @classmethod
     def grow(
-        cls, plan: Plan, base: StructureIndex | GrowingIndex, base_steps: tuple[Step, ...], k: int
+        cls,
+        plan: Plan,
+        base: StructureIndex | GrowingIndex,
+        gone: Sequence[Step],
+        tail: Sequence[Step],
+        k: int,
     ) -> GrowingIndex | None:
-        """The index of ``plan`` from ``base``, the index of a plan (its steps ``base_steps``) whose first ``k``
-        steps are ``plan``'s first ``k``; None unless both list every step after its dependencies with no
-        repeated id (build the plan's own index then). A :class:`StructureIndex` (cached on its plan, shared)
-        is copied once; a GrowingIndex is changed in place."""
-        steps = plan.by_id
-        if len(steps) != len(plan.steps) or not base.clean:
+        """The index of ``plan`` from ``base``, the index of a plan whose first ``k`` steps are ``plan``'s first
+        ``k`` and whose steps after them are ``gone`` (``plan``'s: ``tail``); None unless both list every step
+        after its dependencies with no repeated id (build the plan's own index then). A :class:`StructureIndex`
+        (cached on its plan, shared) is copied once; a GrowingIndex is changed in place, its table of steps
+        too, so ``plan``'s own steps are never read whole."""
+        if not base.clean:
             return None
         if isinstance(base, StructureIndex) and (base.duplicated or not base.file_ordered):
             return None
-        tail, gone = plan.steps[k:], base_steps[k:]
+        old = base.steps
+        gone_ids = {s.id for s in gone}
         new_ids = {s.id for s in tail}
+        if len(new_ids) != len(tail) or len(old) - len(gone_ids) + len(tail) != len(plan):
+            return None
         seen: set[str] = set()
         for s in tail:  # in dependency order: each dependency in the prefix or earlier in the tail
+            if s.id in old and s.id not in gone_ids:
+                return None  # a repeated id
             for d in s.depends_on:
-                if d not in seen and (d in new_ids or d not in steps):
+                if d not in seen and (d in new_ids or d in gone_ids or d not in old):
                     return None
             seen.add(s.id)
         ix = cls.__new__(cls)
-        ix.steps, ix.clean = steps, True
+        ix.clean = True
         children: dict[str, list[str]]
         producers: dict[str, list[str]] | None
-        if isinstance(base, StructureIndex):  # the cached index's lists are shared: copied once
+        if isinstance(base, StructureIndex):  # the cached index's tables are shared: copied once
+            steps = dict(old)
+            position = dict(zip(old, range(len(old))))
             children = {sid: [*kids] for sid, kids in base.children().items()}
             producers = (
                 {f: [*ids] for f, ids in base._producers.items()}
@@ -77,12 +91,12 @@ class GrowingIndex:
                 else None
             )
         else:
+            steps, position = base.steps, base.position
             children, producers = base.children(), base._producers
             base._children = base._producers = None  # consumed
-        ix._children, ix._producers = children, producers
-        gone_ids = {s.id for s in gone}
+        ix.steps, ix.position, ix._children, ix._producers = steps, position, children, producers
         for s in gone:  # they follow every kept step: their ids end each list that holds them
-            del children[s.id]
+            del children[s.id], steps[s.id], position[s.id]
             for d in s.depends_on:
                 kids = children.get(d)
                 while kids and kids[-1] in gone_ids:
@@ -94,9 +108,9 @@ class GrowingIndex:
                         made.pop()
                     if made == []:
                         del producers[f]
-        for s in tail:
+        for i, s in enumerate(tail, k):
             sid = s.id
-            children[sid] = []
+            steps[sid], position[sid], children[sid] = s, i, []
             for d in s.depends_on:
                 children[d].append(sid)
             if producers is not None:

@@ -101,12 +101,7 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
             m.retry(_sid(a), a.payload)
         elif a.kind == "invalidate":
             voided, message = a.payload
-            current = m.plan
-            if current is None:  # proposed above
-                raise SimulationError("no plan was proposed")
-            m.invalidate(
-                a.step, voided, m.completed.intersection(current.ids) - set(voided), message
-            )
+            m.invalidate(a.step, voided, m.kept(voided), message)
         elif a.kind == "replan":
             m.replan(*a.payload)
         else:

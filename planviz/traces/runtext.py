@@ -32,6 +32,7 @@ from planviz.errors import PlanFormatError, TraceFormatError
 from planviz.io.plaindata import check_unicode
 from planviz.plan.model import Plan
 from planviz.runs.events import Observation, Run
+from planviz.runs.statuslog import DoneSet
 
 __all__ = ["check_run_text"]
 
@@ -68,7 +69,10 @@ def _clean(item: Any) -> bool:
 
 def _ascii_event(e: Any) -> bool:
     text = [e.kind, e.message, e.step or "", e.category or "", e.outcome or ""]
-    for part in (e.changes, e.changes.values(), e.gained, e.lost, e.voided, e.kept):
+    # a logged snapshot's (and kept work's) other steps are its plan's, checked as the plan was made
+    changes = getattr(e.changes, "fresh", e.changes)
+    kept = e.kept if type(e.kept) is not DoneSet else ()
+    for part in (changes, changes.values(), e.gained, e.lost, e.voided, kept):
         text.extend(part)
     return (
         _text_ok(text)

@@ -11,137 +11,35 @@ leaves it as it was (LangGraph's channel writes replace a fact at every
 superstep), and when it is recomputed only the steps that entered or left it
 are re-derived. Only wholesale changes (a new plan version, work voided)
 re-derive every status, and even then a step completed and shown done is
-set in bulk, not looked at; a plan version sharing most of its steps with
-the last one (a LangGraph fork) grows its :class:`Shape` from the last
-one's (:class:`~planviz.structure.growing.GrowingIndex`). An event
-therefore costs what it changed (issue 42).
+set in bulk, not looked at; a plan version grown from the last one (a
+LangGraph fork: its :class:`~planviz.runs.engine.shape.Shape` grown from the last one's) re-derives only
+the steps not done and those voided, and its first event holds a snapshot read from a log of changes
+(:mod:`planviz.runs.engine.growth`). An event therefore costs what it changed (issue 42).
 
+>>> from types import SimpleNamespace
 >>> from planviz import Plan, Step
->>> shape = Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A"), Step("C", "c", depends_on="Z")]))
->>> sorted(shape.broken), shape.requirers, shape.children["A"]
-(['C'], {}, ['B'])
->>> Shape(Plan("g", [Step("A", "a"), Step("B", "b", requires="x"), Step("C", "c", requires="x")])).requirers
-{'x': ['B', 'C']}
+>>> m = SimpleNamespace(completed=set(), running={}, sources={}, interrupted=set(), waiting=set(),
+...                     failed=set(), voided=set(), dead=set(), events=[])
+>>> ledger, shape = Ledger(), Shape(Plan("g", [Step("A", "a"), Step("B", "b", depends_on="A")]))
+>>> ledger.new_version(m, shape)
+>>> ledger.changes(m, shape)
+{'A': 'ready', 'B': 'pending'}
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import compress, count, filterfalse
-from operator import is_not
-from typing import Any, Mapping, Sequence
+from itertools import filterfalse
+from typing import AbstractSet, Any
 
 from planviz.analysis.reach import reachable
-from planviz.plan.model import Plan, Step, natural_key
-from planviz.structure.growing import GrowingIndex
-from planviz.structure.index import StructureIndex, structure_index
+from planviz.plan.model import natural_key
+from planviz.runs.engine.growth import Growth
+from planviz.runs.engine.shape import Shape
 
-__all__ = ["Ledger", "Shape"]
+__all__ = ["Ledger"]
 
 _NONE: frozenset[str] = frozenset()
-
-
-class Shape:
-    """What the machine needs of one plan version: its index, the steps that wait on an id it lacks, and
-    who requires each fact (who produces one: the index's ``producers``). ``base``: the last version's
-    Shape, consumed when this version shares most of its first steps with it (its tables changed in place)."""
-
-    __slots__ = ("plan", "ix", "steps", "children", "requirers", "broken", "runnable")
-    plan: Plan
-    ix: StructureIndex | GrowingIndex
-    steps: Mapping[str, Step]
-    children: dict[str, list[str]]
-    requirers: dict[str, Sequence[str]]
-    broken: set[str]
-    runnable: Plan
-
-    def __init__(self, plan: Plan, base: Shape | None = None) -> None:
-        self.plan = plan
-        k = _prefix(plan, base.plan) if base is not None and not base.broken else 0
-        grown = (
-            GrowingIndex.grow(plan, base.ix, base.plan.steps, k)
-            if base is not None and 2 * k > len(plan.steps)
-            else None
-        )
-        if (
-            grown is not None and base is not None
-        ):  # a version sharing most of its steps with the last (a fork):
-            self.ix, self.steps = (
-                grown,
-                grown.steps,
-            )  # made from the last one's shape, which it consumes
-            self.children = grown.children()
-            self.requirers = _requirers_grown(base.requirers, base.plan.steps[k:], plan.steps[k:])
-            self.broken, self.runnable = set(), plan  # in dependency order, every dependency known
-            return
-        ix = self.ix = structure_index(plan)
-        steps = self.steps = ix.steps
-        self.children = ix.children()
-        # fact -> the steps that require it. Most facts have one: the step's own (sid,), shared by all its
-        # facts, stands for it, and a list is made only for a second one (issue 28)
-        requirers: dict[str, Sequence[str]] = {}
-        setdefault = requirers.setdefault
-        for sid, s in steps.items():
-            one = (sid,)
-            for f in s.requires:
-                have = setdefault(f, one)
-                if have is not one:
-                    if type(have) is tuple:
-                        requirers[f] = [*have, sid]
-                    else:
-                        have.append(sid)  # type: ignore[attr-defined]
-        self.requirers = requirers
-        waiting = (
-            ()
-            if ix.clean
-            else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
-        )
-        self.broken: set[str] = (
-            ix.descendants(waiting) if waiting else set()
-        )  # they wait on a missing step
-        self.runnable = (
-            plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
-            if self.broken
-            else plan
-        )
-
-
-def _prefix(plan: Plan, base: Plan) -> int:
-    """How many first steps ``plan`` and ``base`` share (the same Step objects), compared in bulk."""
-    return next(
-        compress(count(), map(is_not, plan.steps, base.steps)),
-        min(len(plan.steps), len(base.steps)),
-    )
-
-
-def _requirers_grown(
-    table: dict[str, Sequence[str]], gone: Sequence[Any], added: Sequence[Any]
-) -> dict[str, Sequence[str]]:
-    """``Shape.requirers`` of a version: ``table`` (its base's, changed in place) without the steps ``gone`` and
-    with the steps ``added`` after the shared prefix (a plan whose steps require nothing costs nothing)."""
-    if not table and not any(s.requires for s in added):
-        return table
-    new = table  # the last version's, consumed
-    for s in gone:
-        for f in s.requires:
-            have = new.get(f)
-            if have is not None:
-                rest = [r for r in have if r != s.id]
-                if rest:
-                    new[f] = tuple(rest) if len(rest) == 1 else rest
-                else:
-                    del new[f]
-    for s in added:
-        one = (s.id,)
-        for f in s.requires:
-            have = new.get(f)
-            if have is None:
-                new[f] = one
-            elif type(have) is list:
-                have.append(s.id)
-            elif have is not one:
-                new[f] = [*have, s.id]
-    return new
 
 
 class Ledger:
@@ -185,6 +83,7 @@ class Ledger:
         self._doomed: set[str] = set()
         self._shown_done: set[str] = set()  # the steps the status table shows done
         self._feasible = False
+        self.growth: Growth | None = None  # while versions grow one from the last (growth.py)
 
     # -- what the machine reports -------------------------------------------------------------------
 
@@ -224,10 +123,21 @@ class Ledger:
                 for sid in needing:  # no dict made per fact
                     touched[sid] = None
 
-    def everything(self) -> None:
-        """Completed steps or facts changed wholesale: re-derive the reachable set and every status."""
+    def everything(self, lost: AbstractSet[str] = _NONE) -> None:
+        """Completed steps or facts changed wholesale (``lost``: the steps whose work was voided): re-derive the
+        reachable set and every status (while versions grow, every status that can have changed)."""
         self._everything = True
         self._reach_stale = True
+        if self.growth is not None:
+            self.growth.lost.update(lost)
+
+    def kept(self, m: Any, shape: Shape, voided: AbstractSet[str]) -> AbstractSet[str]:
+        """The steps of the version completed (shown done at the last event) outside ``voided``."""
+        if self.growth is not None:
+            return self.growth.kept(
+                shape.plan, len(m.events) - 1, self._shown_done, frozenset(voided)
+            )
+        return frozenset(m.completed.intersection(shape.plan.ids).difference(voided))
 
     def new_version(self, m: Any, shape: Shape, feasible: bool = False) -> None:
         """A new plan version; ``feasible``: validation found every step reachable from the facts held, so the
@@ -235,6 +145,12 @@ class Ledger:
         self._snapshot = True
         self.everything()
         self._feasible = feasible
+        if shape.grown is None:
+            self.growth = None
+        else:  # grown from the last version: what it changes is what its events cost
+            if self.growth is None:
+                self.growth = Growth(self.status, len(m.events) - 1)
+            self.growth.version(*shape.grown)
         self.doom(m, shape)
 
     def doom(self, m: Any, shape: Shape) -> None:
@@ -268,7 +184,12 @@ class Ledger:
         steps, status, shown_done = shape.steps, self.status, self._shown_done
         completed, running, reach, sources = m.completed, m.running, self._reach, m.sources
         todo: Any = touched
-        if (
+        growth, fresh = self.growth, snapshot
+        if growth is not None and whole:  # only what can have changed, in the plan's order
+            if snapshot:
+                self._regrow(shape)
+            todo, snapshot = growth.todo(m, shape, touched), False
+        elif (
             snapshot
         ):  # every step, its table sized once instead of regrown as it fills (issue 28); the steps
             # completed are done, set in bulk: a fork's version costs the steps it has not run yet
@@ -347,7 +268,12 @@ class Ledger:
                     new == "done"
                 ):  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
                     self._sort_key.pop(sid, None)
-        if snapshot:
+        if growth is not None:
+            i = len(m.events)
+            growth.shown(i, changes)
+            if fresh:
+                changes = growth.snapshot(shape.plan, i, changes, len(self.ready_order))  # type: ignore[assignment]
+        elif snapshot:
             sort_key = self._sort_key
             ready = [sid for sid in todo if status[sid] == "ready"]  # in the order of the steps
             for sid in ready:
@@ -359,6 +285,19 @@ class Ledger:
         self._snapshot = self._everything = False
         touched.clear()
         return changes
+
+    def _regrow(self, shape: Shape) -> None:
+        """The status table of a version grown from the last: the steps gone taken out, the new ones put last
+        (each shown at the version's first event)."""
+        gone, added = shape.grown or ((), ())
+        status, keys = self.status, self._sort_key
+        for sid in gone:
+            if status.pop(sid, None) == "ready":
+                i = bisect_left(self._ready_keys, keys[sid])
+                del self._ready_keys[i], self.ready_order[i]
+            self._shown_done.discard(sid)
+            keys.pop(sid, None)
+        status.update(dict.fromkeys(added, ""))
 
     def fact_changes(
         self, sources: dict[str, Any], like: frozenset[str] = _NONE
@@ -428,7 +367,11 @@ class Ledger:
         ):
             # acyclic, every dependency known, every fact required held: every remaining step is reachable, and
             # only those are looked at (a fork's version costs the steps it has not run yet)
-            new = set(filterfalse(m.completed.__contains__, steps))
+            new = (
+                self.growth.open(m, steps)
+                if self.growth is not None
+                else set(filterfalse(m.completed.__contains__, steps))
+            )
             promised = self._promised = set(sources)
             for sid in new:
                 promised.update(steps[sid].produces)
@@ -440,7 +383,7 @@ class Ledger:
             found = reachable(shape.runnable, done, facts)
             new, self._promised = set(found.steps), set(found.facts | facts)
         self._reach_stale = False
-        if not (
+        if self.growth is not None or not (
             self._snapshot or self._everything
         ):  # re-derive the steps that entered or left the set
             moved = reach.symmetric_difference(new)

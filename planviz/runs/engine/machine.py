@@ -30,7 +30,8 @@ from typing import AbstractSet, Any, Callable, Iterable
 from planviz.analysis.reach import invalidated
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan, natural_key
-from planviz.runs.engine.ledger import Ledger, Shape
+from planviz.runs.engine.ledger import Ledger
+from planviz.runs.engine.shape import Shape
 from planviz.runs.events import (
     OUTCOMES,
     Conflict,
@@ -42,6 +43,7 @@ from planviz.runs.events import (
     new_event,
 )
 from planviz.runs.fault import Fault
+from planviz.runs.statuslog import DoneSet
 
 __all__ = ["Machine", "ProgressCallback"]
 
@@ -175,7 +177,7 @@ class Machine:
         category: str | None = None,
         observation: Observation | None = None,
         voided: frozenset[str] = _NONE,
-        kept: frozenset[str] = _NONE,
+        kept: AbstractSet[str] = _NONE,
         outcome: str | None = None,
         conflict: Conflict | None = None,
     ) -> Event:
@@ -234,10 +236,10 @@ class Machine:
             raise SimulationError("no plan was proposed yet; record one with propose() first")
         return self.plan, self._shape_of
 
-    def _new_version(self, plan: Plan, feasible: bool = False) -> None:
+    def _new_version(self, plan: Plan, feasible: bool = False, shape: Shape | None = None) -> None:
         self.plan = plan
         self.plans.append(plan)
-        self._shape_of = Shape(
+        self._shape_of = shape or Shape(
             plan, self._shape_of
         )  # a fork's version grows from the last one's shape
         self._ledger.new_version(self, self._shape_of, feasible)
@@ -453,10 +455,9 @@ class Machine:
             self.running.pop(v, None)
         self._unsource(voided)
         self.voided |= voided
-        self._ledger.everything()
-        return self._emit(
-            "invalidate", sid, message, voided=frozenset(voided), kept=frozenset(kept)
-        )
+        self._ledger.everything(voided)
+        held = kept if isinstance(kept, (frozenset, DoneSet)) else frozenset(kept)
+        return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=held)
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
@@ -483,7 +484,7 @@ class Machine:
             self.completed.discard(sid)
             self._unsource({sid})
             self.voided.add(sid)
-            self._ledger.everything()
+            self._ledger.everything({sid})
         one = frozenset((sid,))
         return self._emit(
             "recheck",
@@ -503,6 +504,10 @@ class Machine:
         self._switch(plan)
         return self._emit("expand", far, message)
 
+    def kept(self, voided: Iterable[str]) -> AbstractSet[str]:
+        """The steps of the current version completed, but ``voided``: the work an invalidation keeps."""
+        return self._ledger.kept(self, self._current()[1], frozenset(voided))
+
     def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
@@ -515,15 +520,18 @@ class Machine:
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()
+        shape = Shape(
+            plan, self._shape_of
+        )  # the last version's shape is consumed when it grows from it
         ids = (
-            plan.by_id
+            shape.steps
         )  # the few failed, waiting and dead steps are looked up in it: no set of every id made
         self.voided = set()
         for few in (self.failed, self.waiting, self.dead):
             few.difference_update([s for s in few if s not in ids])
         for sid in [s for s in self.running if s not in ids]:
             del self.running[sid]
-        self._new_version(plan)
+        self._new_version(plan, shape=shape)
 
     def stop(
         self, outcome: str, message: str, sid: str | None = None, category: str | None = None

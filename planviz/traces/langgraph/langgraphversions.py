@@ -18,8 +18,9 @@ import hashlib
 import json
 from bisect import bisect_right
 from itertools import filterfalse
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, cast
 
+from planviz.plan.grown import grown_plan
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import Run
 from planviz.traces.langgraph.checkpoints import Checkpoint
@@ -82,7 +83,10 @@ class Versions:
     renamed_at: list[int]
     depended: dict[str, list[str]] | None
     holder: dict[str, tuple[int, int]]
-    version_ids: list[list[str]]
+    version_ids: list[tuple[int | None, int, list[str], int]]
+    position: dict[str, int]
+    marked: list[tuple[list[str], list[str]]]
+    plans: list[Plan]
 
     def _time(self, c: Checkpoint) -> float:
         raise NotImplementedError
@@ -106,21 +110,57 @@ class Versions:
         ids: list[str],
         goal: str,
         premises: list[str],
-        base: tuple[tuple[Step, ...], int, set[str], list[str]] | None = None,
+        grow: tuple[int, int, set[str], list[str], set[str], list[str]] | None = None,
         **version: Any,
     ) -> Plan:
-        """The plan version of the steps ``ids``. ``base``: ``(steps, k, changed)``, a version whose first ``k``
-        steps are ``ids[:k]``, and the ids that are members of one of the two versions only: a step of the
-        prefix keeps its Step unless one of its dependencies is among them (its edges changed), so a version
-        costs what it changes, its prefix copied whole."""
-        members = set(ids)
+        """The plan version of the steps ``ids``, or, given ``grow``, of the version the branch just placed
+        (:meth:`_branch_ids`): ``(base version, k, changed, renamed, members, tail)``, a version whose first ``k``
+        steps are the new one's, the ids that are members of one of the two versions only, the steps whose
+        ``revises`` was set since, and the members and the steps after the ``k`` first of the new version. A
+        step of the prefix keeps its Step unless one of its dependencies is among the changed (its edges
+        changed) or it was renamed; the version is stored as what it changes
+        (:func:`~planviz.plan.grown.grown_plan`), so it costs its own branch, not its prefix."""
+        if grow is None:
+            members = set(ids)
+            flagged = list(filter(self.flagged.__contains__, ids))
+            unknown = list(filter(self.unknown.__contains__, ids))
+        else:
+            members, tail = grow[4], grow[5]
+            flagged, unknown = self.marked[len(self.version_ids) - 1]
+        findings = self._findings(flagged, unknown, members)
+        fields: dict[str, Any] = dict(
+            premises=premises,
+            time_unit="s" if self.timed else "checkpoint",  # built once
+            import_findings=tuple(findings),
+            name=f"thread {self.thread}" if self.thread else "",
+            **version,
+        )
+        if grow is None:
+            return Plan(goal, [self._step(sid, members) for sid in ids], **fields)
+        b, k, changed, renamed, _, _ = grow
+        dependants = self._dependants()
+        redo = {d for u in changed for d in dependants.get(u, ())}
+        redo.update(renamed)
+        patches = {}
+        for sid in redo:  # the steps of the prefix whose edges or revises changed
+            i = self.position.get(sid)
+            if i is not None and i < k and sid in members:
+                patches[i] = self._step(sid, members)
+        return grown_plan(
+            self.plans[b],
+            k,
+            [self._step(sid, members) for sid in tail],
+            patches,
+            goal=goal,
+            **fields,
+        )
+
+    def _findings(self, flagged: list[str], unknown: list[str], members: set[str]) -> list[Finding]:
+        """The import findings of a version: the history's, its steps of unknown duration (``unknown``, in
+        order) and the dependencies inferred for its ``flagged`` steps."""
         steps_of = self.steps
-        flagged = [
-            s for s in filter(self.flagged.__contains__, ids)
-        ]  # the few with inferred dependencies
         inferred = sorted((u, s) for s in flagged for u in steps_of[s].inferred if u in members)
         findings = list(self.findings)
-        unknown = list(filter(self.unknown.__contains__, ids))
         if unknown:
             findings.append(
                 import_finding(
@@ -142,30 +182,7 @@ class Versions:
                     edges=inferred,
                 )
             )
-        if base is None:
-            steps = [self._step(sid, members) for sid in ids]
-        else:
-            old_steps, k, changed, renamed = base
-            steps = list(old_steps[:k])
-            dependants = self._dependants()
-            redo = {d for u in changed for d in dependants.get(u, ())}
-            redo.update(renamed)
-            if redo:
-                where = dict(zip(ids[:k], range(k)))
-                for sid in redo:
-                    i = where.get(sid)
-                    if i is not None:
-                        steps[i] = self._step(sid, members)
-            steps.extend(self._step(sid, members) for sid in ids[k:])
-        return Plan(
-            goal,
-            steps,
-            premises=premises,
-            time_unit="s" if self.timed else "checkpoint",  # built once
-            import_findings=tuple(findings),
-            name=f"thread {self.thread}" if self.thread else "",
-            **version,
-        )
+        return findings
 
     def _step(self, sid: str, members: set[str]) -> Step:
         """The Step of ``sid`` in a version of these members: built once, and again only when its edges or what
@@ -199,24 +216,69 @@ class Versions:
                     self.depended.setdefault(u, []).append(sid)
         return self.depended
 
-    def _branch_ids(self, cid: str) -> tuple[list[str], tuple[int, int] | None]:
-        """The steps of the version whose branch starts at ``cid``: those on the path to its fork point (a prefix
-        of the version holding that checkpoint, copied whole), then its own chain's; and that version with the
-        length of the prefix. Each checkpoint's place is noted once, in the one version whose chain holds it."""
+    def _branch_ids(self, cid: str) -> tuple[int, int] | None:
+        """Place the version whose branch starts at ``cid``: the steps on the path to its fork point (a prefix of
+        the version holding that checkpoint, not copied), then its own chain's, noted as ``(base version, k, its
+        own ids, length)`` in ``version_ids``; each checkpoint's place is noted once, in the one version whose
+        chain holds it, and each step's place once (every step sits at one checkpoint). Returns the base
+        version and the length of the prefix (None for the first)."""
         c = self.by_id[cid]
         held = self.holder.get(c.parent) if c.parent is not None else None
         version = len(self.version_ids)
-        ids = self.version_ids[held[0]][: held[1]] if held else []
-        k = len(ids)
+        k = held[1] if held else 0
         at, fails_at, holder, first_child = self.at, self.fails_at, self.holder, self.first_child
+        position, own = self.position, cast(list[str], [])
         node: str | None = cid
         while node is not None:
-            ids.extend(at.get(node, ()))
-            ids.extend(fails_at.get(node, ()))
-            holder[node] = (version, len(ids))
+            for sid in (*at.get(node, ()), *fails_at.get(node, ())):
+                position[sid] = k + len(own)
+                own.append(sid)
+            holder[node] = (version, k + len(own))
             node = first_child.get(node)
-        self.version_ids.append(ids)
-        return ids, (held[0], k) if held else None
+        self.version_ids.append((held[0] if held else None, k, own, k + len(own)))
+        marks: list[list[str]] = []
+        for table in (self.flagged, self.unknown):  # in version order: the prefix's, then its own
+            before = self.marked[held[0]][len(marks)] if held and table else []
+            marks.append(
+                [sid for sid in before if position[sid] < k] + list(filter(table.__contains__, own))
+            )
+        self.marked.append((marks[0], marks[1]))
+        return (held[0], k) if held else None
+
+    def _ids(self, v: int | None, start: int = 0) -> list[str]:
+        """The step ids of version ``v`` from place ``start`` on (walking down to the versions it shares)."""
+        parts, limit = [], self.version_ids[v][3] if v is not None else 0
+        while v is not None:
+            base, k, own, _ = self.version_ids[v]
+            parts.append(own[max(start - k, 0) : max(limit - k, 0)])
+            if start >= k:
+                break
+            v, limit = base, min(limit, k)
+        return [sid for part in reversed(parts) for sid in part]
+
+    def _at(self, v: int, p: int) -> str:
+        """The id of the step at place ``p`` of version ``v``."""
+        while True:
+            base, k, own, _ = self.version_ids[v]
+            if p >= k or base is None:
+                return own[p - k]
+            v = base
+
+    def _common(self, x: int, y: int) -> int:
+        """How many first steps versions ``x`` and ``y`` share: a version's own steps are its alone, so the
+        walk down from the later one to the versions it shares stops at the earlier one."""
+        ids = self.version_ids
+        cut = min(ids[x][3], ids[y][3])
+        while x != y:
+            if x < y:
+                x, y = y, x
+            base, k, _, _ = ids[x]
+            if base is None:
+                return 0
+            if k < cut:
+                cut = k
+            x = base
+        return cut
 
     def _play(self, head: Checkpoint) -> Run:
         root = self.order[0]
@@ -248,49 +310,74 @@ class Versions:
         self.holder: dict[
             str, tuple[int, int]
         ] = {}  # checkpoint -> (its version's index, where its steps end)
-        self.version_ids: list[list[str]] = []
+        self.version_ids = []
+        self.position: dict[str, int] = {}  # step -> its place in every version holding it
+        self.marked: list[tuple[list[str], list[str]]] = []  # per version: its flagged, unknown
         placed = [sid for ids in (*self.at.values(), *self.fails_at.values()) for sid in ids]
         shared = len(set(placed)) == len(
             placed
         )  # each step at one checkpoint: versions share their prefixes
-        plans: list[Plan] = []
+        plans = self.plans = []
         if shared:
-            plan = self._plan(self._branch_ids(root.id)[0], goal, premises)
+            self._branch_ids(root.id)
+            ids = self._ids(0)
         else:
-            plan = self._plan(self._plan_steps(self._chain_end(root.id), 1), goal, premises)
+            ids = self._plan_steps(self._chain_end(root.id), 1)
+        plan = self._plan(ids, goal, premises)
         plans.append(plan)
-        current, current_ids = plan, set(plan.ids)
+        current_ids = set(ids)  # the members of the current version, changed in place
         for cid, version in self.forks:
             c = self.by_id[cid]
-            if shared:
-                ids, at = self._branch_ids(cid)
+            current = plans[-1]
+            at = self._branch_ids(cid) if shared else None
+            if shared:  # what the current version and the new one share: their first cut steps
+                last = len(plans) - 1
+                if at is None:  # no parent: none
+                    cut = 0
+                elif not at[1] or self._at(at[0], at[1] - 1) in current_ids:
+                    cut = at[1]  # a fork of the current version's path: its whole prefix
+                else:  # a fork onto another branch: down to where the two paths part
+                    cut = min(at[1], self._common(last, at[0]))
+                gone, tail = self._ids(last, cut), self._ids(last + 1, cut)
+                kept = set(tail)
+                voided = [sid for sid in gone if sid not in kept]  # its ids, none repeated
+                fresh = [sid for sid in tail if sid not in current_ids]
+                current_ids.difference_update(gone)
+                current_ids.update(tail)
             else:
-                ids, at = self._plan_steps(self._chain_end(cid), version), None
-            kept = set(ids)
-            voided = list(filterfalse(kept.__contains__, current.by_id))  # its ids, none repeated
+                ids = self._plan_steps(self._chain_end(cid), version)
+                kept = set(ids)
+                voided = list(
+                    filterfalse(kept.__contains__, current.by_id)
+                )  # its ids, none repeated
+                fresh = list(filterfalse(current_ids.__contains__, ids))
+                current_ids = kept
             twins: dict[str, str] = {}
             for v in voided:
                 twins.setdefault(self.steps[v].node, v)
-            for sid in filterfalse(current_ids.__contains__, ids):
+            for sid in fresh:
                 twin = twins.get(self.steps[sid].node)
                 if twin and self.steps[sid].revises is None:
                     self.steps[sid].revises = twin
                     self.renamed.append(sid)
                     self.renamed_at.append(len(plans))
-            base = None
-            if (
-                at is not None
-            ):  # the members of one of the two versions only: after the shared prefix
-                changed = set(self.version_ids[at[0]][at[1] :]).symmetric_difference(ids[at[1] :])
-                renamed = self.renamed[
-                    bisect_right(self.renamed_at, at[0]) :
-                ]  # revises set since that version
-                base = (plans[at[0]].steps, at[1], changed, renamed)
+            grow = None
+            # grown from the current version (from the fork point's when the fork goes onto another branch);
+            # the members of one of the two versions only: after the prefix
+            if shared:
+                b, k, own = (
+                    (last, cut, tail)
+                    if at is None or cut == at[1]
+                    else (*at, self.version_ids[-1][2])
+                )
+                changed = set(gone if b == last else self._ids(b, k)).symmetric_difference(own)
+                renamed = self.renamed[bisect_right(self.renamed_at, b) :]  # revises set since
+                grow = (b, k, changed, renamed, current_ids, own)
             new = self._plan(
-                ids,
+                ids if grow is None else [],
                 goal,
                 premises,
-                base,
+                grow,
                 version=current.version + 1,
                 parent=current,
                 trigger=f"fork at checkpoint {c.parent or c.id} ({c.source})",
@@ -319,7 +406,6 @@ class Versions:
                     ),
                 )
             )
-            current, current_ids = new, kept
         stop = self._outcome(head)
         if stop is not None:
             self.actions.append(Action(self._time(head), "stop", None, stop))

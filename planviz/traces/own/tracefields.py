@@ -20,7 +20,7 @@ planviz.traces.own.tracefields.BadField: event.time: expected a finite number, g
 from __future__ import annotations
 
 from dataclasses import MISSING, fields
-from typing import Any, Callable, Mapping
+from typing import AbstractSet, Any, Callable, Mapping
 
 from planviz.errors import PlanFormatError
 from planviz.io.limits import read_float, read_int
@@ -307,7 +307,9 @@ def _plain(value: Any) -> Any:
         return value
     if type(value) is dict:  # an event's changes
         return dict(value)
-    if isinstance(value, (frozenset, set)):
+    if isinstance(
+        value, AbstractSet
+    ):  # a frozenset, or the kept work of a grown version (a DoneSet)
         return sorted(value)
     if isinstance(value, Observation):
         return {
