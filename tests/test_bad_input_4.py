@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import planviz
 from planviz.io.limits import read_float
@@ -562,6 +562,148 @@ def test_any_disorder_of_a_real_langgraph_history_is_kept_and_read_back(corpus, 
         assert len(records) == len(recs)
         _played_in_order(run)
         _reads_back(run, tmp_path)
+
+
+@st.composite
+def _forked_histories(draw) -> list:
+    """A LangGraph state history drawn from what the reader is told: ``n`` checkpoints where every ``period``-th
+    forks from the one ``distance`` back (past the branch it is on when ``distance`` > ``period``), tasks that
+    fail or wait for input at random checkpoints (an abandoned branch's included), some parents cut off
+    ("gone"), a clock that may stand still over a few checkpoints, some times swapped or repeated, and the
+    records in either order (newest first, as ``get_state_history`` lists them, or oldest first)."""
+    from datetime import datetime, timezone
+
+    n = draw(st.integers(2, 40))
+    period, distance = draw(st.integers(2, 12)), draw(st.integers(2, 9))
+    nodes = draw(st.integers(2, 50))  # node names repeat past this: n3, n3#2, ...
+    ks = st.integers(0, n - 1)
+    errors, waits = draw(st.sets(ks, max_size=6)), draw(st.sets(ks, max_size=3))
+    gone = draw(st.sets(st.integers(1, n - 1), max_size=2))
+    tick = draw(
+        st.integers(1, 3)
+    )  # a clock that moves every tick-th checkpoint: node runs of no time
+    times = [1_700_000_000 + k // tick / 1000 for k in range(n)]
+    for a, b in draw(st.lists(st.tuples(ks, ks), max_size=4)):  # swapped, or the same time twice
+        times[a], times[b] = (times[b], times[a]) if draw(st.booleans()) else (times[b], times[b])
+
+    def snap(k: int) -> dict:
+        name = f"n{(k + 1) % nodes}"
+        task = {
+            "id": f"t{k}",
+            "name": name,
+            "error": f"boom at {k}" if k in errors else None,
+            "interrupts": [{"value": f"ask {k}", "when": "during"}] if k in waits else [],
+        }
+        r = {
+            "values": {"x": k},
+            "next": [name],
+            "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k:03d}"}},
+            "metadata": {"source": "loop", "step": k},
+            "created_at": datetime.fromtimestamp(times[k], timezone.utc).isoformat(),
+            "tasks": [task],
+        }
+        if k:
+            parent = k - distance if k % period == 0 and k >= distance else k - 1
+            r["parent_config"] = {
+                "configurable": {
+                    "thread_id": "t",
+                    "checkpoint_id": "gone" if k in gone else f"c{parent:03d}",
+                }
+            }
+        return r
+
+    history = [snap(k) for k in range(n)]
+    return history[::-1] if draw(st.booleans()) else history
+
+
+@settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(_forked_histories())
+def test_a_forked_langgraph_history_says_where_each_task_failed_and_reads_back_equal(
+    tmp_path, history
+):
+    """Issue 42, "What to build" 4 and 1: a forked history, however its forks, failures, waits, times and
+    parents fall, keeps every checkpoint, records each failed task once per run of it in a plan version that
+    holds its step, and what save_trace writes load_trace reads back equal (main refused its own trace: a
+    task failing where an abandoned branch ends was played after the fork, in the new plan version, which
+    lacks its step; a task failing at a fork point, re-run on the new branch, was played before the fork)."""
+    run = planviz.parse_trace(json.dumps(history), format="langgraph")
+    ids = {r["config"]["configurable"]["checkpoint_id"] for r in history}
+    parent = {
+        r["config"]["configurable"]["checkpoint_id"]: r["parent_config"]["configurable"][
+            "checkpoint_id"
+        ]
+        for r in history
+        if "parent_config" in r
+    }
+    children = {c: sum(1 for p in parent.values() if p == c) for c in ids}
+    # every checkpoint with its parent in the history ends a node run: a completion there
+    ended = {
+        e.observation.data["checkpoint"]
+        for e in run.events
+        if e.kind == "complete" and e.observation is not None
+    }
+    assert ended == {c for c, p in parent.items() if p in ids}
+    # each task that failed: a failure per branch it ran on (a standing one where its branch ends), each in a
+    # plan version holding its step
+    failed = {
+        t["id"]: children[r["config"]["configurable"]["checkpoint_id"]] or 1
+        for r in history
+        for t in r["tasks"]
+        if t["error"]
+    }
+    fails = [(i, e) for i, e in enumerate(run.events) if e.kind == "fail"]
+    assert sorted(e.observation.data["task_id"] for _, e in fails) == sorted(
+        t for t, times in failed.items() for _ in range(times)
+    )
+    for i, e in enumerate(run.events):
+        if e.step is not None and e.kind in ("start", "complete", "fail", "wait", "retry"):
+            assert e.step in run.plan_at(i).ids, (i, e.kind, e.step, e.plan_version)
+    # a failure at a checkpoint with a child was resumed there: its step's next event is a retry, then a
+    # start; a failure where a branch ends stands: nothing of its step follows
+    at = {
+        t["id"]: r["config"]["configurable"]["checkpoint_id"] for r in history for t in r["tasks"]
+    }
+    for i, e in fails:
+        after = [x.kind for x in run.events[i + 1 :] if x.step == e.step]
+        resumed = children[at[e.observation.data["task_id"]]] > 0
+        assert after[:2] == ["retry", "start"] if resumed else not after, (i, e.step, after)
+    path = tmp_path / "own.jsonl"
+    planviz.save_trace(run, path)
+    assert planviz.load_trace(path) == run
+
+
+def test_a_task_failing_where_an_abandoned_branch_ends_fails_there_and_reads_back(tmp_path):
+    """The repro: lg_forks_quadratic forking every 6th checkpoint from the one 4 back, a task failing at every
+    checkpoint k with k % 11 == 5. The task of c00000005 (a branch's end: c00000006 forks from c00000002)
+    failed on that branch: its start and failure are events of the plan version holding that checkpoint,
+    before the fork voids it (main played them after the fork, in plan v2, and then refused its own trace:
+    "step 'n39#2' is not in plan version 7")."""
+    history = _forked(60)
+    for k, r in enumerate(history):
+        if k and k % 6 == 0 and k >= 4:
+            r["parent_config"]["configurable"]["checkpoint_id"] = f"c{k - 4:08d}"
+        elif k:
+            r["parent_config"]["configurable"]["checkpoint_id"] = f"c{k - 1:08d}"
+        r["tasks"][0]["error"] = "boom" if k % 11 == 5 else None
+    run = planviz.parse_trace(json.dumps(history), format="langgraph")
+    fails = {e.observation.data["task_id"]: i for i, e in enumerate(run.events) if e.kind == "fail"}
+    i = fails["t5"]
+    holder = next(  # the version whose step ends at c00000005 (the node run from c00000004)
+        e.plan_version
+        for e in run.events
+        if e.kind == "complete" and e.observation.data["checkpoint"] == "c00000005"
+    )
+    assert run.events[i].plan_version == holder == 1
+    assert run.events[i].step in run.plans[0].ids
+    voided = next(e for e in run.events if e.kind == "invalidate")
+    assert voided.index > i and run.events[i].step in voided.voided
+    planviz.save_trace(run, tmp_path / "own.jsonl")
+    assert planviz.load_trace(tmp_path / "own.jsonl") == run
 
 
 # -- item 5 of issue 42: forked LangGraph histories -----------------------------------------------------------

@@ -8,8 +8,10 @@ each happened, and :func:`play` feeds them, in time order, to the same
 an imported run obeys every rule of a run, and however runs store their
 frames, an imported one is stored the same way.
 
-At equal times, endings come before beginnings (a step that ends at t makes
-its dependants ready for a start at t), then the order of insertion.
+At equal times, an earlier ``segment`` comes first (a LangGraph reader numbers
+each branch and the fork between two, so what a branch recorded is played in
+its own plan version), then endings before beginnings (a step that ends at t
+makes its dependants ready for a start at t), then the order of insertion.
 
 >>> from planviz import Plan, Step
 >>> from planviz.runs.events import Observation
@@ -63,6 +65,9 @@ class Action(NamedTuple):
     - ``invalidate``: ``(voided ids, message)``;
     - ``replan``: ``(plan, message)``;
     - ``stop``: ``(outcome, message)``.
+
+    ``segment`` orders actions of the same time before their kind or ``rank`` does: a LangGraph branch's
+    actions are one segment, the fork after it the next, so none is played in another plan version.
     """
 
     time: float
@@ -70,6 +75,7 @@ class Action(NamedTuple):
     step: str | None
     payload: Any = None
     rank: float | None = None  # overrides the kind's order among actions at the same time
+    segment: int = 0  # the part of the recording it belongs to: at one instant, earlier parts first
 
 
 def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
@@ -81,6 +87,7 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
         enumerate(actions),
         key=lambda ia: (
             ia[1].time,
+            ia[1].segment,
             _PRIORITY[ia[1].kind] if ia[1].rank is None else ia[1].rank,
             ia[0],
         ),

@@ -309,8 +309,8 @@ class _Builder(Versions):
                 if writers is None
                 else {f: None for f in facts if f.split(" = ")[0] in writers.get(node, ())}
             )
-            if task.error or task.interrupts:
-                self._wait_or_error(sid, task, self._time(p), resumed=True)
+            if task.error or task.interrupts:  # on a fork's branch: after the fork, in its version
+                self._wait_or_error(sid, task, start, resumed=True)
             told = [
                 m
                 for ch, ms in results.items()
@@ -434,9 +434,11 @@ class _Builder(Versions):
             message = (
                 self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
             )
-            self.actions.append(Action(end, "retry", sid, message, rank=0.1))
-            self.actions.append(Action(end, "start", sid, rank=0.2))
-            rank = 0.3
+            # no time passed: after its stop (rank 4.5, at the same instant), never before its first start
+            ranks = (4.6, 4.7, 4.8) if end <= start else (0.1, 0.2, 0.3)
+            self.actions.append(Action(end, "retry", sid, message, rank=ranks[0]))
+            self.actions.append(Action(end, "start", sid, rank=ranks[1]))
+            rank = ranks[2]
         else:
             if (
                 sid in self.waits
@@ -517,10 +519,21 @@ class _Builder(Versions):
 
     # -- the run ------------------------------------------------------------------------------------------
 
+    def _tag(self, since: int, segment: int) -> None:
+        """The actions from ``since`` on belong to ``segment``: branch ``j`` (0 the first) is segment ``2j``, the
+        fork that starts it ``2j - 1``, so at one instant what a branch recorded is played before the fork that
+        abandons it, in its own plan version, and the new branch's after it (playback orders equal times
+        by segment)."""
+        actions = self.actions
+        for i in range(since, len(actions)):
+            actions[i] = actions[i]._replace(segment=segment)
+
     def run(self) -> Run:
         previous = None
         head: Checkpoint | None = None
+        segment_of: dict[str, int] = {}  # checkpoint -> the segment of its branch
         for c in self.order:
+            since = len(self.actions)
             p = self.by_id.get(c.parent) if c.parent is not None else None
             for ch, version in (c.versions or {}).items():
                 self.born.setdefault((ch, str(version)), c.id)
@@ -543,11 +556,15 @@ class _Builder(Versions):
                     start = self._time(c)
                 self.started_at[c.id] = start
                 self._superstep(p, c, start)
+            segment_of[c.id] = 2 * len(self.forks)
+            self._tag(since, segment_of[c.id])
             previous = head = c
             self.members[self.branch[c.id]].append(c.id)
         for c in self.order:  # failures and waits where a branch ended
             if c.id not in self.first_child:
+                since = len(self.actions)
                 self._fail_rest(c, [], self.unresolved.setdefault(c.id, {}))
+                self._tag(since, segment_of[c.id])
         if head is None:  # __init__ has read order[0]: never reached
             raise TraceFormatError("no checkpoints", source=self.source)
         run = self._play(head)

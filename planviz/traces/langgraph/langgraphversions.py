@@ -385,6 +385,7 @@ class Versions:
             )
             plans.append(new)
             t = self.started_at.get(cid, self._time(c))
+            segment = 2 * len(plans) - 3  # after the abandoned branch's, before the new one's
             if voided:
                 self.actions.append(
                     Action(
@@ -392,6 +393,7 @@ class Versions:
                         "invalidate",
                         None,
                         (voided, f"fork: the branch after checkpoint {c.parent} is abandoned"),
+                        segment=segment,
                     )
                 )
             self.actions.append(
@@ -404,11 +406,14 @@ class Versions:
                         f"plan v{new.version}: a new branch from checkpoint "
                         f"{c.parent} ({c.source})",
                     ),
+                    segment=segment,
                 )
             )
         stop = self._outcome(head)
         if stop is not None:
-            self.actions.append(Action(self._time(head), "stop", None, stop))
+            self.actions.append(
+                Action(self._time(head), "stop", None, stop, segment=2 * len(self.forks))
+            )
         return play(plan, self.actions)
 
     def _first_asked(self) -> str:
