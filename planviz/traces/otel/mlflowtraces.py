@@ -54,7 +54,7 @@ from planviz.runs.events import Run
 from planviz.traces import Document, Sample
 from planviz.traces.otel.genai import run_of_spans
 from planviz.traces.otel.openinferencevalues import task
-from planviz.traces.otel.otelspans import span_of
+from planviz.traces.otel.otelspans import span_of, span_record
 from planviz.traces.otel.phoenix import hex_id
 
 __all__ = ["TITLE", "detect", "read", "python_shape", "span_hex"]
@@ -188,14 +188,7 @@ def _usage(attrs: dict[str, Any], outputs: Any) -> dict[str, Any]:
 
 def python_shape(raw: Any, where: str, source: str) -> dict[str, Any]:
     """An MLflow span (either shape) as the Python SDK's span JSON, with the GenAI attributes its type means."""
-
-    def bad(field: str, why: str) -> TraceFormatError:
-        return TraceFormatError(why, source=source, path=f"{where}.{field}")
-
-    if not isinstance(raw, dict):
-        raise TraceFormatError(
-            f"expected an MLflow span object, got {type(raw).__name__}", source=source, path=where
-        )
+    raw, bad = span_record(raw, "an MLflow span object", where, None, source)
     attrs_in = raw.get("attributes") or {}
     if not isinstance(attrs_in, dict):
         raise bad("attributes", f"expected an object of attribute values, got {str(attrs_in)[:60]}")

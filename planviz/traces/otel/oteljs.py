@@ -38,13 +38,12 @@ import bisect
 import re
 from typing import Any, Callable, Iterable
 
-from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
 from planviz.traces import Document, Sample
 from planviz.traces.jsonstream import records, walk
 from planviz.traces.messages import task
 from planviz.traces.otel.genai import run_of_spans
-from planviz.traces.otel.otelspans import AGENT, MODEL, Span, span_of
+from planviz.traces.otel.otelspans import AGENT, MODEL, Span, span_of, span_record
 
 __all__ = ["TITLE", "detect", "read", "hrtime", "python_shape"]
 
@@ -183,19 +182,7 @@ def _micros(value: Any, field: str, bad: Callable[[str, str], Exception]) -> int
 
 def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[str, Any]:
     """A JS span object as the Python SDK's span JSON (the fields :func:`span_of` reads)."""
-
-    def bad(field: str, why: str) -> TraceFormatError:
-        return TraceFormatError(
-            why, source=source, line=line, path=f"{where}.{field}" if where else field
-        )
-
-    if not isinstance(raw, dict):
-        raise TraceFormatError(
-            f"expected a span object, got {type(raw).__name__}",
-            source=source,
-            line=line,
-            path=where or None,
-        )
+    raw, bad = span_record(raw, "a span object", where, line, source)
     ctx = _context(raw)
     if ctx is None and _flat(
         raw

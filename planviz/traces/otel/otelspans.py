@@ -33,7 +33,7 @@ import base64
 import json
 import re
 from sys import intern
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from planviz.errors import TraceFormatError
 from planviz.io.limits import read_float, read_int
@@ -267,18 +267,25 @@ def _fail(why: str, source: str, where: str, line: int | None) -> TraceFormatErr
     return TraceFormatError(why, source=source, line=line, path=where or None)
 
 
-def span_of(
-    raw: Any, context: Mapping[str, Any], where: str, line: int | None, source: str
-) -> Span:
-    """The :class:`Span` of one raw span record (either shape), every field it reads checked."""
+def span_record(
+    raw: Any, what: str, where: str, line: int | None, source: str
+) -> tuple[dict[str, Any], Callable[[str, str], TraceFormatError]]:
+    """``raw`` if it is a span object (else the error names ``what`` was expected, the value and the place),
+    and the error for one of its fields: ``bad(field, why)``. Every span reader of the family opens with it."""
 
     def bad(field: str, why: str) -> TraceFormatError:
         return _fail(why, source, f"{where}.{field}" if where else field, line)
 
     if not isinstance(raw, dict):
-        raise _fail(
-            f"expected a span object, got {type(raw).__name__} {_short(raw)}", source, where, line
-        )
+        raise _fail(f"expected {what}, got {type(raw).__name__} {_short(raw)}", source, where, line)
+    return raw, bad
+
+
+def span_of(
+    raw: Any, context: Mapping[str, Any], where: str, line: int | None, source: str
+) -> Span:
+    """The :class:`Span` of one raw span record (either shape), every field it reads checked."""
+    raw, bad = span_record(raw, "a span object", where, line, source)
     otlp = "spanId" in raw or "startTimeUnixNano" in raw
     if otlp:
         attrs = _otlp_attributes(raw.get("attributes"), bad)

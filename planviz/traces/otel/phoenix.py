@@ -39,13 +39,12 @@ import hashlib
 import re
 from typing import Any, Iterable
 
-from planviz.errors import TraceFormatError
 from planviz.runs.events import Run
 from planviz.traces import Document, Sample
 from planviz.traces.jsonstream import records, walk
 from planviz.traces.otel.genai import run_of_spans
 from planviz.traces.otel.openinferencevalues import KIND
-from planviz.traces.otel.otelspans import Span, span_of
+from planviz.traces.otel.otelspans import Span, span_of, span_record
 
 __all__ = ["TITLE", "detect", "read", "python_shape", "hex_id"]
 
@@ -154,19 +153,7 @@ def _time(value: Any) -> Any:
 
 def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[str, Any]:
     """A Phoenix span (object or dataframe record) as the Python SDK's span JSON (the fields ``span_of`` reads)."""
-
-    def bad(field: str, why: str) -> TraceFormatError:
-        return TraceFormatError(
-            why, source=source, line=line, path=f"{where}.{field}" if where else field
-        )
-
-    if not isinstance(raw, dict):
-        raise TraceFormatError(
-            f"expected a Phoenix span object, got {type(raw).__name__}",
-            source=source,
-            line=line,
-            path=where or None,
-        )
+    raw, bad = span_record(raw, "a Phoenix span object", where, line, source)
     attrs_in = raw.get("attributes")
     if attrs_in is not None and not isinstance(attrs_in, dict):
         raise bad("attributes", f"expected an object of attribute values, got {str(attrs_in)[:60]}")
