@@ -33,8 +33,9 @@ import json
 import math
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate
-from operator import sub
+from collections import Counter
+from itertools import accumulate, chain
+from operator import itemgetter, sub
 from typing import Any
 
 from planviz.errors import show_value
@@ -218,16 +219,14 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 
 
 def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
-    keys = sorted({k for row in rows for k in row})
-    cols = {}
-    missing = object()
-    for key in keys:
-        values = [row.get(key, missing) for row in rows]
-        gaps = [i for i, v in enumerate(values) if v is missing]
-        if not gaps:
-            cols[key] = _column(values, strings)
+    present = Counter(chain.from_iterable(rows))  # how many rows hold each key: a key every row holds is read
+    cols = {}  # in one pass (no gaps to find)
+    for key in sorted(present):
+        if present[key] == len(rows):
+            cols[key] = _column(list(map(itemgetter(key), rows)), strings)
             continue
-        col = _column([v for v in values if v is not missing], strings)
+        gaps = [i for i, row in enumerate(rows) if key not in row]
+        col = _column([row[key] for row in rows if key in row], strings)
         cols[key] = {**col, "absent": _deltas(gaps)}
     return {"cols": cols}
 
