@@ -43,6 +43,7 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
+from planviz.plan.bulk import built_steps
 from planviz.plan.model import Plan, Step
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
@@ -158,7 +159,7 @@ def ideal_schedule(
     model: set[str] = set()
     unknown_steps: set[str] = set()
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
-    out: list[Step] = []
+    out: list[dict[str, Any]] = []  # the steps' fields, built in bulk (plan/bulk.py)
     known = known_words(run)
     leaves = {
         sid: result_leaves(o.data["result"])
@@ -178,17 +179,17 @@ def ideal_schedule(
     ) -> None:
         durations[sid] = max(0.0, duration)
         out.append(
-            Step(
-                sid,
-                action,
-                expected_evidence="ran",
-                duration=max(0.0, duration),
-                depends_on=sorted(after),
-                requires=sorted(requires),
-                produces=f"{sid}.result",
-                tool=tool,
-                arguments=arguments or {},
-            )
+            {
+                "id": sid,
+                "action": action,
+                "expected_evidence": "ran",
+                "duration": max(0.0, duration),
+                "depends_on": sorted(after),
+                "requires": sorted(requires),
+                "produces": f"{sid}.result",
+                "tool": tool,
+                "arguments": arguments or {},
+            }
         )
 
     plan_id = answer_id = None
@@ -286,7 +287,7 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        out,
+        built_steps(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
     schedule = critical_path(plan)

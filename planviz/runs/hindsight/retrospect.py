@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from planviz.analysis.schedule import critical_path
+from planviz.plan.bulk import built_steps
 from planviz.plan.model import Plan, Step
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
@@ -390,7 +391,18 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     work, _ = _work(run, t0, times, ready, unknown)
     plan = Plan(
         "recorded",
-        [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times],
+        built_steps(
+            [
+                {
+                    "id": v,
+                    "action": v,
+                    "expected_evidence": "ran",
+                    "depends_on": preds[v],
+                    "duration": work[v],
+                }
+                for v in times
+            ]
+        ),
     )
     return critical_path(plan).makespan
 
