@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from functools import cache
 from importlib.resources import files
-from collections import Counter
 from itertools import accumulate, chain
 from operator import itemgetter, sub
 from typing import Any
@@ -219,7 +219,9 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 
 
 def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
-    present = Counter(chain.from_iterable(rows))  # how many rows hold each key: a key every row holds is read
+    present = Counter(
+        chain.from_iterable(rows)
+    )  # how many rows hold each key: a key every row holds is read
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
         if present[key] == len(rows):

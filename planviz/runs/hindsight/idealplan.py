@@ -47,7 +47,7 @@ from planviz.plan.bulk import built_steps
 from planviz.plan.model import Plan, Step
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
-from planviz.runs.hindsight.provenance import distinctive_parts, known_words, result_leaves
+from planviz.runs.hindsight.provenance import distinctive_parts, known_words, run_result_leaves
 from planviz.structure.graph import to_graph
 
 __all__ = [
@@ -132,10 +132,12 @@ def ideal_schedule(
     edges: Sequence[tuple[str, str, str]],
     release: Mapping[str, float],
     t0: float,
+    leaves: Mapping[str, list[tuple[tuple[str, ...], str]]] | None = None,
 ) -> IdealSchedule:
     """The ideal schedule of ``run`` (see the module): ``times`` each call's (first start, last end), ``steps``
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
-    revision brought could start at the earliest, ``t0`` the run's first event."""
+    revision brought could start at the earliest, ``t0`` the run's first event, ``leaves`` what each result
+    holds (:func:`~planviz.runs.hindsight.provenance.run_result_leaves`; read from the run when left out)."""
     ran = sorted(times, key=lambda s: (times[s][0], s))
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
@@ -161,11 +163,7 @@ def ideal_schedule(
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
     out: list[dict[str, Any]] = []  # the steps' fields, built in bulk (plan/bulk.py)
     known = known_words(run)
-    leaves = {
-        sid: result_leaves(o.data["result"])
-        for sid, o in run.state.observations
-        if o.data.get("result") is not None
-    }
+    leaves = run_result_leaves(run) if leaves is None else leaves
 
     def step(
         sid: str,

@@ -233,7 +233,9 @@ def metrics_from(
     keys: dict[
         int, dict[str, str]
     ] = {}  # plan version -> the content of its started steps (plan/identity)
-    unread: list[tuple[Plan | None, str]] = []  # steps started whose content is not in started_work yet
+    unread: list[
+        tuple[Plan | None, str]
+    ] = []  # steps started whose content is not in started_work yet
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             failed_valid.discard(e.step)  # retried: the new attempt decides
