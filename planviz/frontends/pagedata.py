@@ -140,9 +140,8 @@ class _Strings:
     def all_of(self, texts: list[str]) -> list[int]:
         """:meth:`of` each of ``texts``: the new ones numbered in order of first use, then every one looked up."""
         ids = self.ids
-        fresh = [t for t in dict.fromkeys(texts) if t not in ids]
-        ids.update(zip(fresh, range(len(ids), len(ids) + len(fresh))))
-        return list(map(ids.__getitem__, texts))
+        known = ids.setdefault  # a new text gets the next number (the length before it is added)
+        return [known(t, len(ids)) for t in texts]
 
 
 def _is_int(v: Any) -> bool:
