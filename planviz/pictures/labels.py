@@ -49,10 +49,17 @@ def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
     if len(text) <= width:  # one line: the words as the loop below joins them
         return [" ".join(text.split())]
     words = text.split()
-    if (
-        words and max(map(len, words)) <= width
-    ):  # no word is broken: the same lines, by lengths alone
-        lines = _whole_words(words, width)
+    if words and max(map(len, words)) <= width:  # no word broken: the same lines, by lengths alone
+        lines = []
+        start, size = 0, len(words[0])
+        for k in range(1, len(words)):
+            n = len(words[k])
+            if size + 1 + n > width:
+                lines.append(" ".join(words[start:k]))
+                start, size = k, n
+            else:
+                size += 1 + n
+        lines.append(" ".join(words[start:]))
         if max_lines and len(lines) > max_lines:
             lines = lines[:max_lines]
             lines[-1] = lines[-1].rstrip("._/-,:;=([{&|+ ") + _ELLIPSIS
@@ -72,22 +79,6 @@ def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
     if max_lines and len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1].rstrip("._/-,:;=([{&|+ ") + _ELLIPSIS
-    return lines
-
-
-def _whole_words(words: list[str], width: int) -> list[str]:
-    """What :func:`wrap`'s loop makes of ``words`` when none is longer than ``width``: each line as many words as
-    fit, joined by one space."""
-    lines = []
-    start, size = 0, len(words[0])
-    for k in range(1, len(words)):
-        n = len(words[k])
-        if size + 1 + n > width:
-            lines.append(" ".join(words[start:k]))
-            start, size = k, n
-        else:
-            size += 1 + n
-    lines.append(" ".join(words[start:]))
     return lines
 
 
