@@ -277,13 +277,30 @@ def _named(
     return [dict(zip(names, row)) for row in rows]
 
 
+def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
+    """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
+    row has every name, so each column is the items at one position, the names in sorted order."""
+    names = NAMED_FIELDS[key]
+    if not isinstance(rows, list) or not all(
+        type(r) in (list, tuple) and len(r) == len(names) for r in rows
+    ):
+        _named(key, rows)  # raises, naming the table and its fields
+    at = {name: j for j, name in enumerate(names)}
+    cols = (
+        {name: _column(list(map(itemgetter(at[name]), rows)), strings) for name in sorted(names)}
+        if rows
+        else {}
+    )
+    return {"@table": "records", "rows": len(rows), "cols": cols}
+
+
 def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
     out = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
-            out[key] = _table(_named(key, value), tables[key], strings)
+            out[key] = _named_table(key, value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
             out[key] = _table(
                 {
