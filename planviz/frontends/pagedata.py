@@ -295,7 +295,7 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
 
 
 def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
