@@ -27,6 +27,8 @@ __all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
 MAX_TEXT = 20_000
 #: The most turns kept for a thread.
 MAX_TURNS = 2_000
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False).encode
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2).encode
 
 
 def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
@@ -40,8 +42,8 @@ def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
     if isinstance(value, str) and not quoted:
         text = value
     else:
-        try:
-            text = json.dumps(value, ensure_ascii=False, indent=None if quoted else 2)
+        try:  # json.dumps(value, ensure_ascii=False, indent=...) with its encoder made once, not per value
+            text = (_ONE_LINE if quoted else _INDENTED)(value)
         except (TypeError, ValueError, RecursionError):
             text = show_value(value, limit)
     return (

@@ -322,7 +322,7 @@ def delta_table(
             triples = []
             frame = run.frame(i)
             now: dict[Any, Mark] = {
-                **node_marks(plan, frame, critical, findings, ids=changed),
+                **(node_marks(plan, frame, critical, findings, ids=changed) if changed else {}),
                 **groups.step(frame, deltas[i].steps),
             }
             for sid, m in now.items():
@@ -351,22 +351,27 @@ def delta_table(
             )
         )
     # each record's keys in one order: t, v, d, g, ... c; a time is never NaN (the page's JSON must parse)
+    isfinite = math.isfinite
     for i, (e, d) in enumerate(zip(run.events, deltas)):
         made = events[i]
-        out: dict[str, Any] = {"t": float(e.time) if math.isfinite(e.time) else None}
-        for key in ("v", "d"):
-            if key in made:
-                out[key] = made[key]
-        for key, ids, numbers in (
-            ("g", d.gained, fact_no),
-            ("l", d.lost, fact_no),
-            ("ri", d.ready_in, step_no),
-            ("ro", d.ready_out, step_no),
-            ("vo", e.voided, step_no),
-            ("ke", e.kept, step_no),
-        ):
-            if ids:
-                out[key] = sorted([numbers[x] for x in ids])
+        t = e.time
+        out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
+        if "v" in made:
+            out["v"] = made["v"]
+        if "d" in made:
+            out["d"] = made["d"]
+        if d.gained:
+            out["g"] = sorted(map(fact_no.__getitem__, d.gained))
+        if d.lost:
+            out["l"] = sorted(map(fact_no.__getitem__, d.lost))
+        if d.ready_in:
+            out["ri"] = sorted(map(step_no.__getitem__, d.ready_in))
+        if d.ready_out:
+            out["ro"] = sorted(map(step_no.__getitem__, d.ready_out))
+        if e.voided:
+            out["vo"] = sorted(map(step_no.__getitem__, e.voided))
+        if e.kept:
+            out["ke"] = sorted(map(step_no.__getitem__, e.kept))
         if "c" in made:
             out["c"] = made["c"]
         events[i] = out

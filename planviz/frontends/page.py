@@ -42,6 +42,9 @@ __all__ = [
 ]
 
 STYLE = "explorer.css"  # the front end's stylesheet (its module: jsmodules.module_text, the files of js/ joined)
+#: The page data's gzip level: the knee of size against time. A 100k-span report's 54 MB of JSON is 5.9 MB in
+#: 0.65 s at level 6, 6.1 MB in 0.23 s at 4, 6.7 MB in 0.13 s at 1 (the page is a fifth of its trace at any).
+GZIP_LEVEL = 4
 
 
 _SHOWN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(SHOWN_IN_PAGES)) + "]")
@@ -174,7 +177,7 @@ def module_page(
     raw = script_json(encode_page(_share(snapshot, noscript))).encode("utf-8")
     data = (
         '<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-        + base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+        + base64.b64encode(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
         + "</script>"
     )
 

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate
-from operator import sub
+from itertools import accumulate, chain
+from operator import itemgetter, sub
 from typing import Any
 
 from planviz.errors import show_value
@@ -139,9 +140,8 @@ class _Strings:
     def all_of(self, texts: list[str]) -> list[int]:
         """:meth:`of` each of ``texts``: the new ones numbered in order of first use, then every one looked up."""
         ids = self.ids
-        fresh = [t for t in dict.fromkeys(texts) if t not in ids]
-        ids.update(zip(fresh, range(len(ids), len(ids) + len(fresh))))
-        return list(map(ids.__getitem__, texts))
+        known = ids.setdefault  # a new text gets the next number (the length before it is added)
+        return [known(t, len(ids)) for t in texts]
 
 
 def _is_int(v: Any) -> bool:
@@ -218,16 +218,16 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 
 
 def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
-    keys = sorted({k for row in rows for k in row})
-    cols = {}
-    missing = object()
-    for key in keys:
-        values = [row.get(key, missing) for row in rows]
-        gaps = [i for i, v in enumerate(values) if v is missing]
-        if not gaps:
-            cols[key] = _column(values, strings)
+    present = Counter(
+        chain.from_iterable(rows)
+    )  # how many rows hold each key: a key every row holds is read
+    cols = {}  # in one pass (no gaps to find)
+    for key in sorted(present):
+        if present[key] == len(rows):
+            cols[key] = _column(list(map(itemgetter(key), rows)), strings)
             continue
-        col = _column([v for v in values if v is not missing], strings)
+        gaps = [i for i, row in enumerate(rows) if key not in row]
+        col = _column([row[key] for row in rows if key in row], strings)
         cols[key] = {**col, "absent": _deltas(gaps)}
     return {"cols": cols}
 
@@ -277,13 +277,30 @@ def _named(
     return [dict(zip(names, row)) for row in rows]
 
 
+def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
+    """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
+    row has every name, so each column is the items at one position, the names in sorted order."""
+    names = NAMED_FIELDS[key]
+    if not isinstance(rows, list) or not all(
+        type(r) in (list, tuple) and len(r) == len(names) for r in rows
+    ):
+        _named(key, rows)  # raises, naming the table and its fields
+    at = {name: j for j, name in enumerate(names)}
+    cols = (
+        {name: _column(list(map(itemgetter(at[name]), rows)), strings) for name in sorted(names)}
+        if rows
+        else {}
+    )
+    return {"@table": "records", "rows": len(rows), "cols": cols}
+
+
 def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
-            out[key] = _table(_named(key, value), tables[key], strings)
+            out[key] = _named_table(key, value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
             out[key] = _table(
                 {

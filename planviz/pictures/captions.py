@@ -16,7 +16,7 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
@@ -66,17 +66,26 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
 
 
 def slack_notes(
-    plan: Plan, schedule: Any, findings: tuple[Finding, ...] = ()
+    plan: Plan,
+    schedule: Any,
+    findings: tuple[Finding, ...] = (),
+    ids: Collection[str] | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """``slack 5 min`` under each step off the critical path: how late it may finish without delaying the goal.
 
     A step that never reaches the plan's terminal has unbounded slack: its note says it is a dead end,
-    unless a finding on it already says so.
+    unless a finding on it already says so. With ``ids``, the notes of those steps only (the steps drawn).
     """
     if schedule is None:
         return ()
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     flagged = {sid for f in findings if f.code in ("dead_end", "isolated_step") for sid in f.steps}
+    wanted = None if ids is None else set(ids)
+    timing = (
+        schedule.steps.items()
+        if wanted is None
+        else [(sid, t) for sid, t in schedule.steps.items() if sid in wanted]
+    )
     return tuple(
         (
             sid,
@@ -84,18 +93,20 @@ def slack_notes(
             if math.isfinite(t.slack)
             else "dead end: never reaches the end",
         )
-        for sid, t in sorted(schedule.steps.items(), key=lambda item: natural_key(item[0]))
+        for sid, t in sorted(timing, key=lambda item: natural_key(item[0]))
         if t.slack > 0 and (math.isfinite(t.slack) or sid not in flagged)
     )
 
 
-def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
+def run_notes(run: Any, ids: Collection[str] | None = None) -> tuple[tuple[str, str], ...]:
     """Label lines of a run's steps: the model calls that led to each (time, tokens), how long it waited after
     its inputs were ready, the step it could have run beside and the calls whose data it waited for, with the
     reason (:func:`planviz.hindsight`, the run summary's); for a recorded run
-    (a simulation's times are the plan's own estimates)."""
+    (a simulation's times are the plan's own estimates). With ``ids``, the lines of those steps only (the steps
+    drawn: a 50k-step run's picture draws a few hundred)."""
     if not getattr(run, "events", None) or getattr(run, "strategy", None) != "recorded":
         return ()
+    wanted = None if ids is None else set(ids)
     unit = f" {run.plan.time_unit}" if run.plan is not None and run.plan.time_unit else ""
     took: dict[str, float] = {}
     tokens: dict[str, int] = {}
@@ -103,6 +114,8 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     unknown: set[str] = set()
     for sid, c in model_calls(run):
         if sid is None:  # led to no step (a final answer): the timeline shows it in its own row
+            continue
+        if wanted is not None and sid not in wanted:
             continue
         count[sid] = count.get(sid, 0) + 1
         if isinstance(c.get("duration"), (int, float)):
@@ -117,9 +130,12 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
     h = run_summary(run).hindsight
     beside: dict[str, list[str]] = {}
     for u, v in h.serialized:
-        beside.setdefault(v, []).append(u)
+        if wanted is None or v in wanted:
+            beside.setdefault(v, []).append(u)
     data: dict[str, list[str]] = {}
     for u, v, why in h.data_edges:  # shortest first: a label keeps two lines
+        if wanted is not None and v not in wanted:
+            continue
         kind, _, detail = why.partition(": ")
         part = detail.split(" in ", 1)[0] if kind == "derived" else ""
         data.setdefault(v, []).append(
@@ -131,7 +147,10 @@ def run_notes(run: Any) -> tuple[tuple[str, str], ...]:
         )
     notes = []
     for sid in sorted(
-        set(count) | set(beside) | set(data) | {s for s, w in h.waits.items() if w > 0},
+        set(count)
+        | set(beside)
+        | set(data)
+        | {s for s, w in h.waits.items() if w > 0 and (wanted is None or s in wanted)},
         key=natural_key,
     ):
         parts = list(data.get(sid, ()))

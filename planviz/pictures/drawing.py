@@ -267,11 +267,18 @@ def render(
     crit_nodes, crit_edges = critical_marks(plan, schedule)
     hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
-    notes = (
-        slack_notes(plan, schedule, findings)
-        + finding_notes(findings)
-        + (run_notes(run) if frame is not None else ())
-    )
+    found_notes = finding_notes(findings)
+
+    def notes_of(view: View) -> tuple[tuple[str, str], ...]:
+        """The label notes of the steps ``view`` draws (only those are shown: a big plan's view draws a few
+        hundred of its steps), in the order slack, findings, run."""
+        drawn = set(view.steps)
+        return (
+            slack_notes(plan, schedule, findings, ids=drawn)
+            + tuple(note for note in found_notes if note[0] in drawn)
+            + (run_notes(run, ids=drawn) if frame is not None else ())
+        )
+
     looks = run_looks(run) if frame is not None and run is not None else None
 
     def attempt(view: View, in_child: bool) -> _Base:
@@ -292,7 +299,7 @@ def render(
             keys,
             crit_edges,
             lines,
-            notes,
+            notes_of(view),
             view,
             in_child,
             budget,

@@ -93,7 +93,9 @@ ALLOWED_ATTRIBUTES = frozenset(
 )
 
 _MAX_DOM_ID = 1000  # characters of an encoded step id (Graphviz refuses names of 16,384 or more)
-_WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]+")
+# a run of whitespace that is not one plain space (each such run becomes one space; a lone space is left as it
+# is, so a sentence costs no substitution per word)
+_WHITESPACE = re.compile(r"[ \t\n\r\u2028\u2029\x85]{2,}|[\t\n\r\u2028\u2029\x85]")
 # Bidi embeddings, overrides and isolates reorder what is shown ("Trojan source"); they are shown as codes.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # every character _visible changes: text without one is shown as it is, without a call per character

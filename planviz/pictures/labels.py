@@ -48,9 +48,25 @@ def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
     """
     if len(text) <= width:  # one line: the words as the loop below joins them
         return [" ".join(text.split())]
-    lines: list[str] = []
+    words = text.split()
+    if words and max(map(len, words)) <= width:  # no word broken: the same lines, by lengths alone
+        lines = []
+        start, size = 0, len(words[0])
+        for k in range(1, len(words)):
+            n = len(words[k])
+            if size + 1 + n > width:
+                lines.append(" ".join(words[start:k]))
+                start, size = k, n
+            else:
+                size += 1 + n
+        lines.append(" ".join(words[start:]))
+        if max_lines and len(lines) > max_lines:
+            lines = lines[:max_lines]
+            lines[-1] = lines[-1].rstrip("._/-,:;=([{&|+ ") + _ELLIPSIS
+        return lines
+    lines = []
     current = ""
-    for word in text.split():
+    for word in words:
         parts = pieces(word) if len(word) > width else [word]
         for k, part in enumerate(parts):
             joined = part if (k or not current) else " " + part

@@ -32,7 +32,7 @@ from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy
 from planviz.plan.fields import CHOICES, STEP_FIELDS
 from planviz.plan.model import Step
 
-__all__ = ["planviz_steps", "paused_gc"]
+__all__ = ["planviz_steps", "built_steps", "paused_gc"]
 
 _TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
 _TEMPLATE.update(
@@ -115,6 +115,20 @@ def planviz_steps(
     ):  # a deferred check failed: let the careful path find and name the first defect
         steps = [careful(raw, path + (i,)) for i, raw in enumerate(raw_steps)]
     return tuple(steps)
+
+
+def _keywords(raw: dict[str, Any], path: tuple[Any, ...]) -> Step:
+    return Step(**raw)
+
+
+def built_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
+    """Steps made by planviz itself from the fields of each (``Step(**fields)``), the fast way when provably the
+    same: what an analysis builds by the thousand (the ideal schedule of a 100k-span run is 59k steps).
+
+    >>> built_steps([{"id": "a", "action": "a", "depends_on": [], "duration": 2}]) == (Step("a", "a", duration=2),)
+    True
+    """
+    return planviz_steps(raw_steps, _keywords)
 
 
 def _fast(

@@ -35,6 +35,8 @@ HTML report and the explorer read it, so they cannot disagree.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -90,7 +92,27 @@ def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     ``total_tokens`` (the call's stated total), ``cost``, ``ok``, ``input`` and ``output`` (what the model was
     given, what it answered). Read from the run's ``model_calls`` records when it has them, else from the
     observations of the steps they led to (traces written before those records). Empty for a run that records
-    none."""
+    none. Read once per run for the last runs asked about (a report reads them for its usage, hindsight, notes,
+    details and timeline): the calls are shared, never to be changed (as an observation's own calls are)."""
+    with _LOCK:
+        for ref, calls in _READ:
+            if ref() is run:
+                return calls
+    calls = _model_calls(run)
+    with _LOCK:
+        _READ[:] = [entry for entry in _READ if entry[0]() is not None][-(_KEEP - 1) :]
+        _READ.append((weakref.ref(run), calls))
+    return calls
+
+
+_KEEP = (
+    2  # the runs whose model calls are kept (a weak reference to each: a run let go is forgotten)
+)
+_LOCK = threading.Lock()
+_READ: list[tuple[weakref.ref[Any], tuple[tuple[str | None, Mapping[str, Any]], ...]]] = []
+
+
+def _model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     records = getattr(run, "model_calls", None)
     if records:
         return tuple(

@@ -43,10 +43,11 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
+from planviz.plan.bulk import built_steps
 from planviz.plan.model import Plan, Step
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
-from planviz.runs.hindsight.provenance import distinctive_parts, known_words, result_leaves
+from planviz.runs.hindsight.provenance import distinctive_parts, known_words, run_result_leaves
 from planviz.structure.graph import to_graph
 
 __all__ = [
@@ -131,10 +132,12 @@ def ideal_schedule(
     edges: Sequence[tuple[str, str, str]],
     release: Mapping[str, float],
     t0: float,
+    leaves: Mapping[str, list[tuple[tuple[str, ...], str]]] | None = None,
 ) -> IdealSchedule:
     """The ideal schedule of ``run`` (see the module): ``times`` each call's (first start, last end), ``steps``
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
-    revision brought could start at the earliest, ``t0`` the run's first event."""
+    revision brought could start at the earliest, ``t0`` the run's first event, ``leaves`` what each result
+    holds (:func:`~planviz.runs.hindsight.provenance.run_result_leaves`; read from the run when left out)."""
     ran = sorted(times, key=lambda s: (times[s][0], s))
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
@@ -158,13 +161,9 @@ def ideal_schedule(
     model: set[str] = set()
     unknown_steps: set[str] = set()
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
-    out: list[Step] = []
+    out: list[dict[str, Any]] = []  # the steps' fields, built in bulk (plan/bulk.py)
     known = known_words(run)
-    leaves = {
-        sid: result_leaves(o.data["result"])
-        for sid, o in run.state.observations
-        if o.data.get("result") is not None
-    }
+    leaves = run_result_leaves(run) if leaves is None else leaves
 
     def step(
         sid: str,
@@ -178,17 +177,17 @@ def ideal_schedule(
     ) -> None:
         durations[sid] = max(0.0, duration)
         out.append(
-            Step(
-                sid,
-                action,
-                expected_evidence="ran",
-                duration=max(0.0, duration),
-                depends_on=sorted(after),
-                requires=sorted(requires),
-                produces=f"{sid}.result",
-                tool=tool,
-                arguments=arguments or {},
-            )
+            {
+                "id": sid,
+                "action": action,
+                "expected_evidence": "ran",
+                "duration": max(0.0, duration),
+                "depends_on": sorted(after),
+                "requires": sorted(requires),
+                "produces": f"{sid}.result",
+                "tool": tool,
+                "arguments": arguments or {},
+            }
         )
 
     plan_id = answer_id = None
@@ -286,7 +285,7 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        out,
+        built_steps(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
     schedule = critical_path(plan)

@@ -61,6 +61,7 @@ __all__ = [
     "distinctive_parts",
     "known_words",
     "result_leaves",
+    "run_result_leaves",
     "intervals",
     "latest_steps",
     "ended_before",
@@ -82,7 +83,12 @@ def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str,
     stack = [(path, value)]
     while stack:
         where, v = stack.pop()
-        if isinstance(v, Mapping):
+        kind = type(v)
+        if (
+            kind is str
+        ):  # the common cases first, by exact type (a Mapping check costs an ABC look-up)
+            yield where, v
+        elif kind is dict or (kind is not list and kind is not tuple and isinstance(v, Mapping)):
             stack.extend((where + (str(k),), x) for k, x in reversed(list(v.items())))
         elif isinstance(v, (list, tuple)):
             stack.extend((where + (str(i),), x) for i, x in reversed(list(enumerate(v))))
@@ -116,6 +122,16 @@ def result_leaves(result: Any) -> list[tuple[tuple[str, ...], str]]:
         if path or not out:
             out.append((path, leaf))
     return out
+
+
+def run_result_leaves(run: Run) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """:func:`result_leaves` of each call's recorded result (the last one it returned), by call; the calls that
+    returned none are left out."""
+    return {
+        sid: result_leaves(o.data["result"])
+        for sid, o in run.state.observations
+        if o.data.get("result") is not None
+    }
 
 
 def known_words(run: Run) -> frozenset[str]:
@@ -291,6 +307,7 @@ def data_edges(
     steps: Mapping[str, Step] | None = None,
     *,
     every: bool = False,
+    leaves: Mapping[str, list[tuple[tuple[str, ...], str]]] | None = None,
 ) -> tuple[tuple[str, str, str], ...]:
     """The data edges of ``run``: ``(earlier, later, reason)`` sorted (see the module for the rules).
 
@@ -302,6 +319,7 @@ def data_edges(
     already waits for (a ReAct turn: the previous model call and tool call). The rest reach it through those,
     so every wait, every earliest start and the ideal schedule are the same, in time linear in the run rather
     than quadratic. ``every=True`` lists every assumed edge (what each such call depends on, spelled out).
+    ``leaves`` is :func:`run_result_leaves` of the run, when the caller has it already.
     """
     times = intervals(run) if times is None else times
     defs = latest_steps(run) if steps is None else steps
@@ -310,7 +328,7 @@ def data_edges(
     for sid, obs in run.state.observations:
         if "result" in obs.data and obs.data["result"] is not None:
             results[sid] = obs.data["result"]
-    leaves = {sid: result_leaves(r) for sid, r in results.items()}
+    leaves = run_result_leaves(run) if leaves is None else leaves
     producers: dict[str, list[str]] = {}
     for sid in times:
         for fact in defs[sid].produces if sid in defs else ():

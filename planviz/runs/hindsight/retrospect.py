@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.model import Plan, Step
+from planviz.plan.bulk import built_steps
+from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
@@ -62,7 +63,13 @@ from planviz.runs.hindsight.idealplan import (
     covered,
     ideal_schedule,
 )
-from planviz.runs.hindsight.provenance import data_edges, ended_before, intervals, latest_steps
+from planviz.runs.hindsight.provenance import (
+    data_edges,
+    ended_before,
+    intervals,
+    latest_steps,
+    run_result_leaves,
+)
 from planviz.runs.usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -246,7 +253,10 @@ def hindsight(run: Run) -> Hindsight:
     times = intervals(run)
     defs = latest_steps(run)
     ran = list(times)
-    edges = data_edges(run, times, defs)
+    leaves = run_result_leaves(
+        run
+    )  # what each result holds: read once, for the edges and the schedule
+    edges = data_edges(run, times, defs, leaves=leaves)
     preds: dict[str, set[str]] = {v: set() for v in ran}
     for u, v, _ in edges:
         preds[v].add(u)
@@ -255,7 +265,7 @@ def hindsight(run: Run) -> Hindsight:
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
-    sched = ideal_schedule(run, times, defs, edges, release, t0)
+    sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
     if span is None:
         ideal = None
@@ -390,7 +400,18 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     work, _ = _work(run, t0, times, ready, unknown)
     plan = Plan(
         "recorded",
-        [Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v]) for v in times],
+        built_steps(
+            [
+                {
+                    "id": v,
+                    "action": v,
+                    "expected_evidence": "ran",
+                    "depends_on": preds[v],
+                    "duration": work[v],
+                }
+                for v in times
+            ]
+        ),
     )
     return critical_path(plan).makespan
 

@@ -233,6 +233,9 @@ def metrics_from(
     keys: dict[
         int, dict[str, str]
     ] = {}  # plan version -> the content of its started steps (plan/identity)
+    unread: list[
+        tuple[Plan | None, str]
+    ] = []  # steps started whose content is not in started_work yet
     for i, e in enumerate(run.events):
         if e.kind == "start" and e.step is not None:
             failed_valid.discard(e.step)  # retried: the new attempt decides
@@ -242,18 +245,20 @@ def metrics_from(
                 continue
             root = roots.get(e.step, e.step)
             at = run.plan_at(i)
-            work = None
-            if at is not None and e.step in at.by_id:
-                known = keys.setdefault(at.version, {})
-                if e.step not in known:
-                    known.update(work_keys(at, [e.step]))
-                work = known.get(e.step)
             # the same step again (retry, redo), or work a revision re-issued under a new id; a step the first
-            # plan lists twice (a second, legitimate "go to toilet") is no duplicate
-            repeats += root in started_roots or (work in started_work and root not in first_ids)
+            # plan lists twice (a second, legitimate "go to toilet") is no duplicate. The content of the steps
+            # started is read only when a step the first plan does not list starts (a run of one plan: never)
+            if root in started_roots:
+                repeats += 1
+            elif root not in first_ids:
+                for earlier in unread:
+                    work = _work_of(keys, *earlier)
+                    if work is not None:
+                        started_work.add(work)
+                unread.clear()
+                repeats += _work_of(keys, at, e.step) in started_work
             started_roots.add(root)
-            if work is not None:
-                started_work.add(work)
+            unread.append((at, e.step))
             if i > 0 and at is not None and e.step in at.by_id:
                 before, step = run.frame(i - 1), at.step(e.step)
                 if (
@@ -319,6 +324,17 @@ def metrics_from(
         verdict,
         voided_work,
     )
+
+
+def _work_of(keys: dict[int, dict[str, str]], at: Plan | None, sid: str) -> str | None:
+    """The content key (plan/identity) of step ``sid`` of plan version ``at``, once per version and step; None
+    when ``at`` has no such step."""
+    if at is None or sid not in at.by_id:
+        return None
+    known = keys.setdefault(at.version, {})
+    if sid not in known:
+        known.update(work_keys(at, [sid]))
+    return known.get(sid)
 
 
 def _hops_back(plan: Plan | None, failed: str | None, voided: set[str]) -> int:
