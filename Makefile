@@ -7,6 +7,9 @@ BIN    := $(VENV)/bin
 LAB_STAMP  := $(VENV)/.lab-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 PYTEST_ARGS ?=
+# pytest-xdist: one worker per logical CPU; --dist loadfile hands out whole units (a test file, tests/browser, a
+# package's doctests: tests/conftest.py), so a module's or the browsers' fixtures start once. XDIST= runs serially.
+XDIST ?= -n logical --dist loadfile
 LAB_ARGS ?=
 
 .PHONY: install test test-quick lint format lab demo bench binder-check jscheck clean
@@ -30,13 +33,13 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 # .venv with planviz and the lab; then `source .venv/bin/activate` puts `planviz` and `jupyter` on PATH.
 install: $(LAB_STAMP)
 
-# The whole suite but the Binder check (its own target below; CI runs both): each notebook runs once.
+# The whole suite but the Binder check (its own target below; CI runs both), on every core: each notebook runs once.
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest --ignore=tests/test_binder.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) --ignore=tests/test_binder.py $(PYTEST_ARGS)
 
 # The edit-test loop: everything but the slow group (100k-step inputs), real browsers and the Binder venv.
 test-quick: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not slow and not browser and not binder" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not binder" $(PYTEST_ARGS)
 
 # ruff check and ruff format --check over planviz/, tests/ and benchmarks/ (seconds; `make test` runs them too)
 lint: $(TEST_STAMP)

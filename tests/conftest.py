@@ -86,3 +86,57 @@ def idle_machine(monkeypatch):
     from planviz.pictures import budget
 
     monkeypatch.setattr(budget, "slowdown", lambda: 1.0)
+
+
+# `make test` runs the suite on every core with pytest-xdist, `-n logical --dist loadfile`: its scheduler hands a
+# worker one whole unit at a time. A unit is one test file (so a module-scoped fixture is built once), all of
+# tests/browser/ (its conftest's session fixtures, Chromium and the Jupyter servers, start once) and all the
+# doctests of one package folder (hundreds of doctests that take milliseconds each: sent one file at a time, a
+# worker would wait for the next file more than it works). The notebooks' session fixture lives in one file, so
+# each notebook runs once per session. The longest units start first (measured: `make test` with
+# `PYTEST_ARGS=--durations=50`), so no worker is left running one of them alone at the end.
+LONGEST_FIRST = (  # seconds per unit in a -n 2 run at load 7: about 190, 170, 160, 140, 120, then 30 to 60
+    "tests/test_notebooks.py",
+    "tests/frontends/test_demo.py",
+    "tests/browser",
+    "tests/test_fuzz_corpus.py",
+    "tests/test_fuzzing.py",
+    "tests/checks/test_validation.py",
+    "tests/analysis/test_timeline.py",
+    "tests/traces/test_tracenumbers.py",
+    "tests/test_typing.py",
+    "tests/test_bad_input.py",
+    "tests/test_bad_traces.py",
+    "tests/test_layout.py",
+)
+
+
+def _unit_of(nodeid: str) -> str:
+    """The unit a test belongs to: its file, all of tests/browser, or its package folder for a doctest."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith("tests/browser/"):
+        return "tests/browser"
+    if path.startswith("planviz/"):
+        return path.rsplit("/", 1)[0]
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the units of :func:`_unit_of`, the longest first; other modes as xdist has them."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByUnit(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            for unit in LONGEST_FIRST:
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
+                    break
+            super()._assign_work_unit(node)
+
+    return ByUnit(config, log)

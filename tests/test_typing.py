@@ -67,7 +67,15 @@ def test_the_type_checking_block_is_the_one_list_of_public_names():
     assert "_EXPORTS" not in source and source.count("validate as validate,") == 1
 
 
-def _mypy(tmp_path: Path, script: str) -> tuple[str, int]:
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache for the user scripts' checks: the first fills it with planviz's and the standard
+    library's types, the next reads them instead of analysing them again (the script itself changes, so
+    mypy always checks it afresh). The package's own check keeps no cache: it proves a cold run is clean."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def _mypy(tmp_path: Path, script: str, cache: Path) -> tuple[str, int]:
     user = tmp_path / "user_script.py"
     user.write_text(textwrap.dedent(script))
     # in a child process: mypy raises the recursion limit of the process it runs in
@@ -80,7 +88,7 @@ def _mypy(tmp_path: Path, script: str) -> tuple[str, int]:
             "--follow-imports=silent",
             "--no-error-summary",
             "--cache-dir",
-            str(tmp_path / "cache"),
+            str(cache),
             "--python-version",
             "3.10",
         ],
@@ -92,7 +100,7 @@ def _mypy(tmp_path: Path, script: str) -> tuple[str, int]:
     return done.stdout + done.stderr, done.returncode
 
 
-def test_a_users_wrong_annotations_are_caught(tmp_path):
+def test_a_users_wrong_annotations_are_caught(tmp_path, mypy_cache):
     out, status = _mypy(
         tmp_path,
         """
@@ -102,6 +110,7 @@ def test_a_users_wrong_annotations_are_caught(tmp_path):
         makespan: str = planviz.critical_path(plan).makespan
         step = planviz.Step("S1", 3)
     """,
+        mypy_cache,
     )
     assert status == 1, out
     assert (
@@ -115,7 +124,7 @@ def test_a_users_wrong_annotations_are_caught(tmp_path):
     assert 'user_script.py:6: error: Argument 2 to "Step" has incompatible type "int"' in out
 
 
-def test_the_documented_ways_of_building_values_type_check(tmp_path):
+def test_the_documented_ways_of_building_values_type_check(tmp_path, mypy_cache):
     out, status = _mypy(
         tmp_path,
         """
@@ -128,6 +137,7 @@ def test_the_documented_ways_of_building_values_type_check(tmp_path):
         report: planviz.Report = planviz.validate(job, contract)
         ok: bool = report.ok
     """,
+        mypy_cache,
     )
     assert status == 0, out
 
