@@ -270,12 +270,15 @@ def _timeline(
         s.leaves = _RETURNED_NOTHING
     thinned: list[str] = []
     timing = timing_edges(order, parent, step_of, attempts, set(flow), thinned)
+    # the fact of each step's result: one string for the step that produces it, the steps that require it and
+    # the observation that establishes it
+    result_of = {sid: f"{sid}.result" for sid in attempts}
     deps: dict[str, dict[str, None]] = defaultdict(dict)
     needs: dict[str, list[str]] = defaultdict(list)
     for u, v in list(flow) + timing:
         deps[v][u] = None
     for u, v in flow:
-        needs[v].append(f"{u}.result")
+        needs[v].append(result_of[u])
     if flow:
         findings.append(
             _finding(
@@ -315,7 +318,7 @@ def _timeline(
                 expected_evidence=f"{first.tool or first.model or first.name} returns without error",
                 depends_on=tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
                 requires=needs.pop(sid, ()),
-                produces=(f"{sid}.result",),
+                produces=(result_of[sid],),
                 duration=(ended - first.start) / _NS,
                 tool=first.tool or first.model or None,
                 arguments=first.arguments or {},
@@ -333,7 +336,7 @@ def _timeline(
             )
         )
     plan = Plan(_goal(order, parent), plan_steps, time_unit="s", import_findings=tuple(findings))
-    actions = _actions(steps_spans, step_of, attempts, t0)
+    actions = _actions(steps_spans, step_of, result_of, t0)
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
     return plan, actions, calls, _turns(order, calls)
@@ -479,7 +482,7 @@ def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
 
 
 def _actions(
-    steps: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]], t0: int
+    steps: list[Span], step_of: dict[str, str], result_of: dict[str, str], t0: int
 ) -> list[Action]:
     actions = []
     tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
@@ -511,7 +514,7 @@ def _actions(
             )
             continue
         actions.append(
-            Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data))
+            Action(t_end, "finish", sid, Observation(True, frozenset({result_of[sid]}), data=data))
         )
     return actions
 
