@@ -32,7 +32,8 @@ from .otlp import react_trace
 
 # Memory a loaded run holds (everything load_trace allocated and kept, tracemalloc) / the trace file's bytes, on a
 # 5,001-span synthetic ReAct trace: 3.17x before the run's values were slotted and shared, 3.02x after (CPython
-# 3.11). Issue 43 asks 3x of the whole load's peak; this bound keeps what was won.
+# 3.11), 2.95x once the OTel reader made one string per result fact. Issue 43 asks 3x of the whole load's peak
+# (tests/traces/test_otel_scaling.py bounds that); this bound keeps what was won.
 HELD = 3.1
 
 names = st.text(st.characters(codec="utf-8"), max_size=8)

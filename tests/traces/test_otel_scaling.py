@@ -67,9 +67,9 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
 
 # load_trace's peak memory / the file's bytes on a 5,001-span ReAct trace (2.9 MB), tracemalloc, CPython 3.11:
 # 4.14x before the reader let go of what it had used (a call's result text and end clues once its end was settled,
-# the returned values once the data flow was found, each action once played; span ids no longer in
-# sys.intern's table), 3.43x after; json.load of the same file peaks at 7.0x and holds 5.0x. Issue 43 asks 3x
-# (100,001 spans: 4.21x -> 3.43x, benchmarks/bench_traces.py); this bound keeps what was won.
+# the returned values once the data flow was found, each action once played; span ids no longer in sys.intern's
+# table; one string per result fact), 3.39x after; json.load of the same file peaks at 7.0x and holds 5.0x.
+# Issue 43 asks 3x (100,001 spans: 4.21x -> 3.40x, benchmarks/bench_traces.py); this bound keeps what was won.
 PEAK = 3.6
 
 
