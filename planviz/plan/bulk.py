@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from itertools import chain, filterfalse
-from typing import Any, Callable, Iterator, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 
 from planviz.errors import PlanFormatError
 from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
@@ -34,6 +34,8 @@ from planviz.plan.model import Step
 
 __all__ = ["planviz_steps", "built_steps", "paused_gc"]
 
+T = TypeVar("T")
+
 _TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
 _TEMPLATE.update(
     id=None, action="", arguments=None
@@ -41,39 +43,64 @@ _TEMPLATE.update(
 _KINDS = dict(STEP_FIELDS)
 
 
-class _StepFilling:
-    """A :class:`Step` being filled in from its fields: plain slot stores (the frozen dataclass's way, one
-    ``object.__setattr__`` per field, costs several times as much); the last line turns it into the Step. A new
-    field of Step goes here too (tests/plan/test_bulk.py compares every field with the careful path's).
+def slot_filler(cls: type[T], *, from_mapping: bool = False) -> Callable[..., T]:
+    """A fast constructor of ``cls``, a frozen slotted dataclass, generated once from its fields.
+
+    It takes the arguments of the dataclass's own ``__init__`` (field order, the same defaults; a field with a
+    ``default_factory`` also takes None for a fresh default), or with ``from_mapping`` one dict holding every
+    field by name, and stores each as it is: no ``__post_init__``, so only for values already checked. The
+    instance is filled in as a twin class with the same slots (plain slot stores: the frozen dataclass's way,
+    one ``object.__setattr__`` per field, costs several times as much) that the last store turns into ``cls``.
+    Written from ``dataclasses.fields``, it covers every field: a new field needs only its declaration.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True, slots=True)
+    ... class Point:
+    ...     x: int
+    ...     y: int = 0
+    >>> slot_filler(Point)(3), slot_filler(Point, from_mapping=True)({"x": 1, "y": 2})
+    (Point(x=3, y=0), Point(x=1, y=2))
     """
-
-    __slots__ = Step.__slots__
-
-    def __init__(self, f: dict[str, Any]) -> None:
-        self.id, self.action, self.expected_evidence = f["id"], f["action"], f["expected_evidence"]
-        self.depends_on, self.requires, self.produces = (
-            f["depends_on"],
-            f["requires"],
-            f["produces"],
+    dataclass_: Any = cls
+    names = [f.name for f in fields(dataclass_)]
+    if tuple(names) != tuple(getattr(cls, "__slots__", ())):
+        raise TypeError(
+            f"slot_filler needs a slotted dataclass whose slots are its fields, got {cls.__name__}"
         )
-        self.check, self.rollback, self.duration, self.tool = (
-            f["check"],
-            f["rollback"],
-            f["duration"],
-            f["tool"],
-        )
-        self.arguments, self.resources, self.kind, self.risk = (
-            f["arguments"],
-            f["resources"],
-            f["kind"],
-            f["risk"],
-        )
-        self.effect, self.approval, self.horizon = f["effect"], f["approval"], f["horizon"]
-        self.budget, self.expands_to, self.revises = f["budget"], f["expands_to"], f["revises"]
-        self.__class__ = Step  # type: ignore[assignment]
+    scope: dict[str, Any] = {"_cls": cls}
+    params, body = [], []
+    for f in fields(dataclass_):
+        if f.kw_only and "*" not in params:
+            params.append("*")
+        if f.default is not MISSING:
+            scope[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        elif f.default_factory is not MISSING:
+            scope[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=None")
+            body.append(f"if {f.name} is None: {f.name} = _f_{f.name}()")
+        else:
+            params.append(f.name)
+    if from_mapping:
+        params, body = ["d"], [f"self.{name} = d[{name!r}]" for name in names]
+    else:
+        body += [f"self.{name} = {name}" for name in names]
+    body.append("self.__class__ = _cls")
+    code = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body)
+    exec(code, scope)  # noqa: S102 (names are a dataclass's field names: identifiers)
+    filling = type(
+        f"_{cls.__name__}Filling",
+        (),
+        {
+            "__slots__": dataclass_.__slots__,
+            "__init__": scope["__init__"],
+            "__module__": cls.__module__,
+        },
+    )
+    return cast("Callable[..., T]", filling)
 
 
-_filled_step = cast("Callable[[dict[str, Any]], Step]", _StepFilling)
+_filled_step = cast("Callable[[dict[str, Any]], Step]", slot_filler(Step, from_mapping=True))
 
 
 @contextmanager

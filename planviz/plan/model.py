@@ -1,9 +1,8 @@
 """Plans, steps and contracts as immutable values.
 
-A :class:`Plan` is a hypothesis about how to reach a goal: steps with the facts
-they need and the facts their success must establish. A :class:`Contract` is
-what the goal demands, whatever the route. Both are frozen dataclasses built
-from tuples, so they can be hashed, compared and shared between frames of a run.
+A :class:`Plan` is a hypothesis about how to reach a goal: steps with the facts they need and the facts
+their success must establish. A :class:`Contract` is what the goal demands, whatever the route. Both are
+frozen dataclasses built from tuples, so they can be hashed, compared and shared between frames of a run.
 
 >>> s0 = Step("S0", "reproduce the bug", expected_evidence="a failing test", produces=["bug_reproduced"])
 >>> s1 = Step("S1", "patch", expected_evidence="diff applied", depends_on="S0", requires=["bug_reproduced"])
@@ -21,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, FrozenInstanceError, dataclass, field, fields, replace
 from functools import reduce
 from operator import add, attrgetter
+from sys import intern
 from typing import TYPE_CHECKING, Any, Union
 
 from planviz.errors import PlanFormatError, UnknownStepError, show_value
@@ -67,8 +67,7 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
         return () if value is None else (value,)
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise PlanFormatError(f"expected a string or a list of strings, got {value!r}", path=where)
-    if isinstance(value, (set, frozenset)):
-        value = sorted(value, key=str)
+    value = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
@@ -194,8 +193,13 @@ class Step:
         set_ = object.__setattr__
         for name in ("depends_on", "requires", "produces", "resources"):
             set_(self, name, _strings(getattr(self, name), f"{where}.{name}"))
-        for name in ("expected_evidence", "check", "rollback"):
-            set_(self, name, _text(getattr(self, name), f"{where}.{name}"))
+        for name in (
+            "expected_evidence",
+            "check",
+            "rollback",
+        ):  # one string for steps that say the same (issue 43)
+            text = _text(getattr(self, name), f"{where}.{name}")
+            set_(self, name, intern(text) if type(text) is str else text)
         for name in ("tool", "kind", "approval", "revises"):
             _text(getattr(self, name), f"{where}.{name}", optional=True)
         d = as_duration(self.duration)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Callable, Iterable, Mapping, cast
+from typing import AbstractSet, Any, Iterable, Mapping
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
 from planviz.io.syntax import show_value
 from planviz.plan.arguments import loaded_fix
+from planviz.plan.bulk import slot_filler
 from planviz.plan.model import Contract, Plan
 from planviz.runs.fault import Fault, negation  # negation: read here by the engine and measures
 from planviz.runs.frames import FrameDelta, FrameStore
@@ -83,7 +84,7 @@ def _facts(value: Any, where: str) -> frozenset[str]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observation:
     """What the observer made of a step's trace: ``ok``, the ``facts`` it establishes, the facts ``withdrawn``
     (no longer true), a ``kind`` (``ok`` or a failure category), free-form ``data`` and the facts it
@@ -109,18 +110,10 @@ class Observation:
 def clean_observation(facts: frozenset[str]) -> Observation:
     """``Observation(True, facts)`` for facts already a frozenset of strings (a step's ``produces``, checked when
     its plan was made): the same value, without checking each fact again (one per finished step)."""
-    obs = _new_observation(Observation)
-    _set_field(obs, "ok", True)
-    _set_field(obs, "facts", facts)
-    _set_field(obs, "withdrawn", _NO_FACTS)
-    _set_field(obs, "kind", "ok")
-    _set_field(obs, "data", {})
-    _set_field(obs, "replaced", _NO_FACTS)
-    return obs
+    return _new_observation(True, facts)
 
 
-_new_observation, _set_field = object.__new__, object.__setattr__
-_NO_FACTS: frozenset[str] = frozenset()
+_new_observation = slot_filler(Observation)
 
 
 @dataclass(frozen=True)
@@ -145,7 +138,7 @@ class Conflict:
     verified_by: str
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Event:
     """One event of a run: what happened (``kind``, ``step``, ``message``) and what it changed.
 
@@ -185,48 +178,6 @@ class Event:
     outcome: str | None = None
     conflict: Conflict | None = None
 
-    def __init__(
-        self,
-        index: int,
-        time: float,
-        kind: str,
-        step: str | None,
-        message: str,
-        plan_version: int,
-        changes: Mapping[str, str] | None = None,
-        gained: frozenset[str] = frozenset(),
-        lost: frozenset[str] = frozenset(),
-        voided: frozenset[str] = frozenset(),
-        kept: AbstractSet[str] = frozenset(),
-        attempt: int = 0,
-        category: str | None = None,
-        observation: Observation | None = None,
-        outcome: str | None = None,
-        conflict: Conflict | None = None,
-    ) -> None:
-        # Filled in as a _Filling (the same slots, without the frozen __setattr__), which then becomes this Event
-        _set_class(self, "__class__", _Filling)
-        filling = cast(_Filling, self)
-        _Filling.__init__(
-            filling,
-            index,
-            time,
-            kind,
-            step,
-            message,
-            plan_version,
-            changes,
-            gained,
-            lost,
-            voided,
-            kept,
-            attempt,
-            category,
-            observation,
-            outcome,
-            conflict,
-        )
-
     def __getattr__(self, name: str) -> Any:
         if name in _FRAME_FIELDS:
             raise AttributeError(
@@ -242,55 +193,24 @@ class Event:
 
 
 _FRAME_FIELDS = ("statuses", "facts", "ready")
-_set_class = object.__setattr__
+
+new_event = slot_filler(Event)
+"""``Event(...)`` (the same arguments, ``changes`` None for none) at a fifth of the cost, its values as given:
+what the run machine calls for each event.
+
+>>> e = new_event(0, 0.0, "start", "A", "start 'A'", 1)
+>>> type(e).__name__, e == Event(0, 0.0, "start", "A", "start 'A'", 1)
+('Event', True)
+"""
 
 
-class _Filling:
-    """An :class:`Event` being filled in: its slots, set as plain attributes (the frozen dataclass's way, one
-    ``object.__setattr__`` per field, costs five times as much, and a run makes one Event per event: issue 28);
-    the last line turns it into the Event. A new field of Event goes here too.
-
-    >>> e = new_event(0, 0.0, "start", "A", "start 'A'", 1)
-    >>> type(e).__name__, e == Event(0, 0.0, "start", "A", "start 'A'", 1)
-    ('Event', True)
-    """
-
-    __slots__ = Event.__slots__
-
-    def __init__(
-        self,
-        index: int,
-        time: float,
-        kind: str,
-        step: str | None,
-        message: str,
-        plan_version: int,
-        changes: Mapping[str, str] | None = None,
-        gained: frozenset[str] = frozenset(),
-        lost: frozenset[str] = frozenset(),
-        voided: frozenset[str] = frozenset(),
-        kept: AbstractSet[str] = frozenset(),
-        attempt: int = 0,
-        category: str | None = None,
-        observation: Observation | None = None,
-        outcome: str | None = None,
-        conflict: Conflict | None = None,
-    ) -> None:
-        self.index, self.time, self.kind = (
-            index,
-            time,
-            kind,
-        )  # (three at a time compile to no tuple)
-        self.step, self.message, self.plan_version = step, message, plan_version
-        self.changes = {} if changes is None else changes
-        self.gained, self.lost, self.voided = gained, lost, voided
-        self.kept, self.attempt, self.category = kept, attempt, category
-        self.observation, self.outcome, self.conflict = observation, outcome, conflict
-        self.__class__ = Event  # type: ignore[assignment]
+def _fill_event(self: Event, *args: Any, **kwargs: Any) -> None:
+    """``Event(...)`` itself: the fast builder's stores (``changes`` None for none), as each event is loaded."""
+    object.__setattr__(self, "__class__", new_event)
+    new_event.__init__(self, *args, **kwargs)  # type: ignore[call-arg]
 
 
-new_event = cast("Callable[..., Event]", _Filling)
-"""``Event(...)`` (the same arguments) at a fifth of the cost: what the run machine calls for each event."""
+Event.__init__ = _fill_event  # type: ignore[method-assign]
 
 
 def state_from_events(events: Iterable[Event]) -> ExecutionState:

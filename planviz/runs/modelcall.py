@@ -7,7 +7,7 @@ from dataclasses import dataclass
 __all__ = ["ModelCall"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelCall:
     """One call of a model in a recorded run, as the trace recorded it.
 

@@ -63,3 +63,31 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
         any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw
     )
     assert peak <= 1.6 * held, (peak, held)
+
+
+# load_trace's peak memory / the file's bytes on a 5,001-span ReAct trace (2.9 MB), tracemalloc, CPython 3.11:
+# 4.14x before the reader let go of what it had used (a call's result text and end clues once its end was settled,
+# the returned values once the data flow was found, each action once played; span ids no longer in sys.intern's
+# table; one string per result fact), 3.39x after; json.load of the same file peaks at 7.0x and holds 5.0x.
+# Issue 43 asks 3x (100,001 spans: 4.21x -> 3.40x, benchmarks/bench_traces.py); this bound keeps what was won.
+PEAK = 3.6
+
+
+def test_the_peak_of_a_load_stays_near_the_run_it_returns(tmp_path):
+    n = 5001
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(react_trace(n)), encoding="utf-8")
+    size = path.stat().st_size
+    load_trace(path)  # imports and caches out of the count
+    gc.collect()
+    tracemalloc.start()
+    try:
+        run = load_trace(path)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    raw = json.loads(path.read_text(encoding="utf-8"))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    tools = [s for s in raw if any(a["key"] == "gen_ai.tool.name" for a in s["attributes"])]
+    assert len(run.plan.ids) == len(tools) and len(raw) == n
+    assert peak / size <= PEAK, f"load_trace peaked at {peak / size:.2f}x the file's {size} bytes"
+    assert held / size <= PEAK

@@ -48,7 +48,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import ModelCall, Observation, Run
@@ -75,6 +75,7 @@ CONTAINERS = frozenset(
     }
 )
 _NS = 1e9
+_RETURNED_NOTHING: frozenset[str] = frozenset()
 _KEYS = re.compile(
     r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:'
 )
@@ -136,7 +137,15 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     # the spans are read in a function of their own, so that those no caller holds are freed before the run is
     # played (a big trace's spans and its run are not held at once)
     plan, actions, calls, turns = _timeline(spans, source, ended)
-    return replace(play(plan, actions), model_calls=calls, turns=turns)
+    return replace(play(plan, _drained(actions)), model_calls=calls, turns=turns)
+
+
+def _drained(actions: list[Action]) -> Iterator[Action]:
+    """``actions`` in order, each let go by the list as it is taken: once played, an action is freed (the
+    timeline of a big trace is not held whole beside the run it becomes)."""
+    actions.reverse()
+    while actions:
+        yield actions.pop()
 
 
 def _timeline(
@@ -221,6 +230,9 @@ def _timeline(
     inferred = calltimes.settle(
         order, parent, steps_spans, [s for s in order if s.operation == MODEL], ended
     )
+    # a result's text and a model call's clues to its end are read by settle alone: let go now
+    for s in order:
+        s.result = s.clues = None
     step_of, attempts, retried = _step_ids(steps_spans, parent)
     if inferred:
         names = [step_of[s.span_id] for s in inferred]
@@ -252,14 +264,21 @@ def _timeline(
             )
         )
     flow = data_flow(steps_spans, step_of, attempts)
+    # what each call returned served the data flow only: freed before the plan and the timeline are built,
+    # not held beside them (issue 43's peak)
+    for s in steps_spans:
+        s.leaves = _RETURNED_NOTHING
     thinned: list[str] = []
     timing = timing_edges(order, parent, step_of, attempts, set(flow), thinned)
+    # the fact of each step's result: one string for the step that produces it, the steps that require it and
+    # the observation that establishes it
+    result_of = {sid: f"{sid}.result" for sid in attempts}
     deps: dict[str, dict[str, None]] = defaultdict(dict)
     needs: dict[str, list[str]] = defaultdict(list)
     for u, v in list(flow) + timing:
         deps[v][u] = None
     for u, v in flow:
-        needs[v].append(f"{u}.result")
+        needs[v].append(result_of[u])
     if flow:
         findings.append(
             _finding(
@@ -297,9 +316,9 @@ def _timeline(
                 sid,
                 _action(first),
                 expected_evidence=f"{first.tool or first.model or first.name} returns without error",
-                depends_on=tuple(deps.get(sid, ())),
-                requires=needs.get(sid, ()),
-                produces=(f"{sid}.result",),
+                depends_on=tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
+                requires=needs.pop(sid, ()),
+                produces=(result_of[sid],),
                 duration=(ended - first.start) / _NS,
                 tool=first.tool or first.model or None,
                 arguments=first.arguments or {},
@@ -317,7 +336,7 @@ def _timeline(
             )
         )
     plan = Plan(_goal(order, parent), plan_steps, time_unit="s", import_findings=tuple(findings))
-    actions = _actions(steps_spans, step_of, attempts, t0)
+    actions = _actions(steps_spans, step_of, result_of, t0)
     if not unfinished and order:
         actions.append(_stop(order, parent, attempts, t0))
     return plan, actions, calls, _turns(order, calls)
@@ -463,7 +482,7 @@ def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
 
 
 def _actions(
-    steps: list[Span], step_of: dict[str, str], attempts: dict[str, list[Span]], t0: int
+    steps: list[Span], step_of: dict[str, str], result_of: dict[str, str], t0: int
 ) -> list[Action]:
     actions = []
     tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
@@ -495,7 +514,7 @@ def _actions(
             )
             continue
         actions.append(
-            Action(t_end, "finish", sid, Observation(True, frozenset({f"{sid}.result"}), data=data))
+            Action(t_end, "finish", sid, Observation(True, frozenset({result_of[sid]}), data=data))
         )
     return actions
 

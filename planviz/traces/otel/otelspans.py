@@ -289,7 +289,7 @@ def span_of(
     otlp = "spanId" in raw or "startTimeUnixNano" in raw
     if otlp:
         attrs = _otlp_attributes(raw.get("attributes"), bad)
-        span_id = _id(raw.get("spanId"), "spanId", bad, required=True)
+        span_id = _id(raw.get("spanId"), "spanId", bad, required=True, own=True)
         trace_id = _id(raw.get("traceId"), "traceId", bad)
         parent_id = _id(raw.get("parentSpanId"), "parentSpanId", bad)
         start = _nanos(raw.get("startTimeUnixNano"), "startTimeUnixNano", bad, required=True)
@@ -309,7 +309,7 @@ def span_of(
         ctx = raw.get("context")
         if not isinstance(ctx, dict):
             raise bad("context", f"expected an object with span_id and trace_id, got {_short(ctx)}")
-        span_id = _id(ctx.get("span_id"), "context.span_id", bad, required=True)
+        span_id = _id(ctx.get("span_id"), "context.span_id", bad, required=True, own=True)
         trace_id = _id(ctx.get("trace_id"), "context.trace_id", bad)
         parent = raw.get("parent")
         if isinstance(parent, dict):
@@ -512,8 +512,30 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _id(value: Any, field: str, bad: Any, required: bool = False) -> str | None:
-    """A span or trace id as lowercase hex: OTLP hex text, SDK ``0x...`` text or an integer."""
+# the trace and parent ids seen last, one string for all who name them; forgotten whole past _SHARED_AT_MOST
+# entries: a small table, never one entry per span of a big trace
+_SHARED_IDS: dict[str, str] = {}
+_SHARED_AT_MOST = 4096
+
+
+def _shared_id(text: str, own: bool) -> str:
+    """One string for the spans that name the same parent or trace; a span's own id is looked up, not kept.
+
+    (``sys.intern`` would keep one entry per span in the interpreter's table for as long as the process
+    runs: a megabyte per 20,000 spans that outlives the run, issue 43.)
+    """
+    found = _SHARED_IDS.get(text)
+    if found is not None or own:
+        return text if found is None else found
+    if len(_SHARED_IDS) >= _SHARED_AT_MOST:
+        _SHARED_IDS.clear()
+    _SHARED_IDS[text] = text
+    return text
+
+
+def _id(value: Any, field: str, bad: Any, required: bool = False, own: bool = False) -> str | None:
+    """A span or trace id as lowercase hex: OTLP hex text, SDK ``0x...`` text or an integer (``own``: the
+    span's own id, shared with an earlier span's parent id when one named it, not kept for later ones)."""
     if value is None or value == "" or value == 0:
         if required:
             raise bad(field, "missing: every span needs its id")
@@ -523,13 +545,11 @@ def _id(value: Any, field: str, bad: Any, required: bool = False) -> str | None:
     if isinstance(value, int):
         if value < 0:
             raise bad(field, f"expected a non-negative id, got {value!r}")
-        return f"{value:016x}"
+        return _shared_id(f"{value:016x}", own)
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if _HEX.fullmatch(text):
-            return intern(
-                text.rjust(16, "0")
-            )  # a parent's id and a trace's id: one string for all who name it
+            return _shared_id(text.rjust(16, "0"), own)
     raise bad(field, f"expected a hex id or an integer, got {_short(value)}")
 
 
