@@ -1,10 +1,14 @@
 """Item 8 of issue 42: every span reader does linear work. For each format not covered elsewhere (OpenInference,
-Phoenix, MLflow, OTel JS, Langfuse, OTLP protobuf), a run of n turns (one model call, then one tool call with its
-arguments and result, under one agent root) is built from a real file of that format (tests/data/real, SOURCES.md):
-its root, its first model span and a tool span are copied, with fresh unique ids (span ids and tool-call ids) and
-increasing times. ``load_trace`` at n and 4n turns is counted in work, not seconds (Python calls and items sorted,
-``_work``/``_linear`` of tests/test_bad_input_4.py): 4n costs at most 5 times n. And every tool call written is
-read: the count of tool spans in the raw file written equals the run's tool calls.
+Phoenix, MLflow, OTel JS: its file exporter's lines and the Vercel AI SDK's span objects, Langfuse, OTLP protobuf),
+a run of n turns (one model call, then one tool call with its arguments and result, under one agent root) is built
+from a real file of that format (tests/data/real, SOURCES.md): its root, its first model span and a tool span are
+copied, with fresh unique ids (span ids and tool-call ids) and increasing times. ``load_trace`` at n and 4n turns
+is counted in work, not seconds (Python calls and items sorted, ``_work``/``_linear`` of tests/test_bad_input_4.py):
+4n costs at most 5 times n. And every tool call written is read: the count of tool spans in the raw file written
+equals the run's tool calls, and each holds its arguments.
+
+A per-span ``sorted`` of the spans read before, or a Python-level scan of them, fails it; a scan that calls no
+Python function (``x in a_list``) is not counted by ``_work`` and passes.
 
 (LangGraph JSON histories, SQLite checkpoints, planviz's own JSON Lines, OTel GenAI, TaskBench and LLMCompiler
 have theirs: tests/test_bad_input_4.py, tests/traces/test_sqlitesaver.py, tests/traces/test_otel_scaling.py.)"""
@@ -67,12 +71,15 @@ class Shape:
     tools: Callable[[Path], int]  # the tool spans of the file written, read from its raw text
     suffix: str = ".json"
     reads_as: str | None = None  # the run's trace_format, when not the format's name
+    load: Callable[[], Any] | None = None  # the parsed template, when not one file read whole
 
 
 def _build(shape: Shape, n: int, path: Path) -> None:
     text = (REAL / shape.template).read_text(encoding="utf-8")
-    if shape.suffix == ".jsonl":
-        doc: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if shape.load is not None:
+        doc: Any = shape.load()
+    elif shape.suffix == ".jsonl":
+        doc = [json.loads(line) for line in text.splitlines() if line.strip()]
     else:
         doc = json.loads(text)
     records = shape.records(doc)
@@ -264,6 +271,63 @@ OTELJS = Shape(
 )
 
 
+# -- OTel JS, the Vercel AI SDK's span objects (spanContext, parentSpanContext, ai.* attributes) -------------------
+def _vercel() -> list:
+    """The root (ai.streamText) and the model call (ai.streamText.doStream) of the real capture, and a tool call
+    in the SDK's ai.toolCall shape (its attributes as tests/traces/test_langfuse.py ``_js`` writes them: the real
+    captures hold no tool call) in the model call's envelope."""
+
+    def first(name):
+        return json.loads((REAL / "otel-js" / name).read_text(encoding="utf-8"))[0]
+
+    root, model = first("ai-streamText.json"), first("ai-streamText-doStream.json")
+    tool = {**copy.deepcopy(model), "name": "ai.toolCall", "events": []}
+    tool["spanContext"]["spanId"] = "00000000000000aa"
+    tool["attributes"] = {
+        "operation.name": "ai.toolCall",
+        "ai.operationId": "ai.toolCall",
+        "ai.toolCall.name": "weather",
+        "ai.toolCall.id": "call_1",
+        "ai.toolCall.args": '{"city": "Oslo"}',
+        "ai.toolCall.result": '"sunny"',
+    }
+    return [root, model, tool]
+
+
+def _vc_parent(r, p):
+    r["spanContext"]["traceId"] = "8185b815e471184c6525a601a042be42"  # the root's trace
+    if p is None:
+        r.pop("parentSpanContext", None)
+    else:
+        r["parentSpanContext"] = {"traceId": r["spanContext"]["traceId"], "spanId": p}
+
+
+def _vc_times(r, s, e):
+    r["startTime"], r["endTime"] = [s // 10**9, s % 10**9], [e // 10**9, e % 10**9]
+
+
+OTELJS_VERCEL = Shape(
+    template="otel-js/ai-streamText.json",
+    load=_vercel,
+    records=lambda d: d,
+    write=_json_list(None),
+    role=lambda r: {
+        "ai.streamText": "root",
+        "ai.streamText.doStream": "model",
+        "ai.toolCall": "tool",
+    }.get(r["attributes"]["ai.operationId"]),
+    span_id=lambda r: r["spanContext"]["spanId"],
+    new_id=_hex,
+    parent=_vc_parent,
+    times=_vc_times,
+    call_ids=lambda r: (
+        [r["attributes"]["ai.toolCall.id"]] if "ai.toolCall.id" in r["attributes"] else []
+    ),
+    tools=lambda p: _kinds(p, None, lambda r: r["attributes"]["ai.operationId"], "ai.toolCall"),
+    reads_as="otel-js",
+)
+
+
 # -- Langfuse: an export {trace, observations} (ISO times to the millisecond, parentObservationId) ------------------
 def _lf_parent(r, p):
     r["parentObservationId"] = p
@@ -345,6 +409,7 @@ SHAPES = {
     "phoenix": PHOENIX,
     "mlflow": MLFLOW,
     "otel-js": OTELJS,
+    "otel-js-vercel": OTELJS_VERCEL,
     "langfuse": LANGFUSE,
     "otlp-proto": OTLP_PROTO,
 }
