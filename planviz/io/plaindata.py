@@ -20,7 +20,6 @@ planviz.errors.PlanFormatError: steps[0]: this list contains itself: expected pl
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Mapping
@@ -29,7 +28,7 @@ from typing import Any
 
 from planviz.errors import PlanFormatError
 from planviz.io import limits
-from planviz.io.syntax import join_path, show_value
+from planviz.io.syntax import join_path, literal, show_value
 
 __all__ = [
     "check_plain",
@@ -313,7 +312,7 @@ def python_literal(text: str) -> Any:
     if not isinstance(text, str) or len(text) > MAX_LITERAL:
         return None
     try:
-        value = ast.literal_eval(text.strip())
+        value = literal(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
         return None
     try:

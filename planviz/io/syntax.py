@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from typing import Any, Iterable
 
 from planviz.errors import show_value  # the one home of showing a user value in a message
@@ -59,14 +60,23 @@ def split_path(path: str | Iterable[str | int]) -> tuple[str | int, ...]:
             break
         name, index, quoted = m.groups()
         out.append(
-            name
-            if name is not None
-            else int(index)
-            if index is not None
-            else ast.literal_eval(quoted)
+            name if name is not None else int(index) if index is not None else literal(quoted)
         )
         pos = m.end()
     return tuple(out)
+
+
+def literal(text: str) -> Any:
+    """:func:`ast.literal_eval` of untrusted text, silent: what Python would warn about while compiling it
+    (``1and 2``: "invalid decimal literal"; ``"\\d"``: an invalid escape) is never printed to the user.
+
+    >>> literal("[1, 'a']")
+    [1, 'a']
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.literal_eval(text)
 
 
 def split_exact(path: str) -> tuple[str | int, ...] | None:

@@ -77,3 +77,24 @@ def test_argument_literals(args, expected):
         f"Question: q\n1. tool({args})\n2. join()<END_OF_PLAN>\n", format="llmcompiler"
     )
     assert plan.step("1").arguments == {str(i): v for i, v in enumerate(expected)}
+
+
+# what CPython warns about while compiling a literal: a number run into a keyword, a bad escape
+_NOISY = [
+    f"{digits}{word} 2"
+    for digits in ("1", "0x1", "0o7", "1e3")
+    for word in ("and", "or", "in", "if")
+]
+_NOISY += [r'"\d"', r"'\w+'", r'["\q", 1and 2]']
+
+
+@pytest.mark.parametrize("arg", _NOISY)
+def test_arguments_python_would_warn_about_are_read_without_a_warning(arg, recwarn):
+    import warnings
+
+    warnings.simplefilter("always")
+    plan = parse_plan(
+        f"Question: q\n1. tool({arg})\n2. join()<END_OF_PLAN>\n", format="llmcompiler"
+    )
+    assert plan.step("1").arguments  # read, as a literal or as written
+    assert [str(w.message) for w in recwarn] == []
