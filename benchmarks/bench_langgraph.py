@@ -135,23 +135,20 @@ def main() -> dict:
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
     for shape in ("chain", "one fork", "forks", "fork every 10", "channels", "facts"):
-        shape_sizes = (
-            [n // 10 for n in sizes] if shape == "forks" else sizes
-        )  # each fork is a version
+        # each fork is a version
+        shape_sizes = [n // 10 for n in sizes] if shape == "forks" else sizes
         row = {}
         for n in shape_sizes:
-            if (
-                shape == "facts"
-            ):  # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
+            # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
+            if shape == "facts":
                 row[n] = best(
                     {"simulate": simulate}, rounds(shape, n), fresh=lambda: facts_plan(n)
                 )["simulate"]
             else:
                 text = history(shape, n)
                 fns = {"parse": lambda _: parse_trace(text)}
-                if (
-                    shape == "channels"
-                ):  # the floor: CPython decoding the same text into its n-entry dict
+                # the floor: CPython decoding the same text into its n-entry dict
+                if shape == "channels":
                     fns["json.loads"] = lambda _: json.loads(text)
                 times = best(fns, rounds(shape, n))
                 row[n] = times["parse"]
@@ -193,9 +190,8 @@ def main() -> dict:
         )
         for what, a, b, ratio, detail in shown
     ]
-    if (
-        len(sizes) > 1
-    ):  # the memory a forked history's read peaks at, traced (at 1k and 10k: tracing is slow): linear now that
+    # the memory a forked history's read peaks at, traced (at 1k and 10k: tracing is slow): linear now that
+    if len(sizes) > 1:
         import tracemalloc  # its versions and their first events' statuses are stored as their changes
 
         peak = {}
@@ -219,9 +215,8 @@ def main() -> dict:
                 detail=f"{peak[a]:.1f} MB -> {peak[b]:.1f} MB",
             )
         )
-    if (
-        len(floor) > 1
-    ):  # no goal: what this machine gives for the same growth of one dict (see the docstring)
+    # no goal: what this machine gives for the same growth of one dict (see the docstring)
+    if len(floor) > 1:
         a, b = min(floor), max(floor)
         results["figures"].append(
             figure(

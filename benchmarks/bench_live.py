@@ -128,9 +128,8 @@ def sdk_exporter() -> float:
         while rx.accepted < SPANS - 1 and time.perf_counter() - began < 120:
             time.sleep(0.005)
         taken = time.perf_counter() - began
-        assert rx.accepted == SPANS - 1, (
-            rx.accepted
-        )  # one root and (SPANS - 1) // 2 turns of two spans
+        # one root and (SPANS - 1) // 2 turns of two spans
+        assert rx.accepted == SPANS - 1, rx.accepted
         provider.shutdown()
     return taken
 
@@ -170,17 +169,15 @@ def delays(before: int, probes: int) -> tuple[list[float], list[float], list[flo
             _timed(rx, "run", reads)
             _timed(explorer, "show_recorded", shows)
             for probe in range(probes):
-                time.sleep(
-                    0.37 * (probe % 3)
-                )  # the span ends at another point of the explorer's second
+                # the span ends at another point of the explorer's second
+                time.sleep(0.37 * (probe % 3))
                 name = f"probe_{probe}"
                 with tracer.start_as_current_span(
                     f"execute_tool {name}",
                     attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
                 ):
-                    ended = (
-                        time.perf_counter()
-                    )  # the span ends here; SimpleSpanProcessor then sends it
+                    # the span ends here; SimpleSpanProcessor then sends it
+                    ended = time.perf_counter()
                 while name not in explorer.snapshot.get("details", {}):
                     time.sleep(0.002)
                 out.append(time.perf_counter() - ended)

@@ -82,9 +82,8 @@ def timed_render(plan, repeats: int = 2) -> tuple[float, float, object, object]:
     real = drawing.lay_out
 
     def recorded(graph, **kw):
-        layout = real(
-            graph, **kw
-        )  # raises when out of time: then the next view's graph is the one drawn
+        # raises when out of time: then the next view's graph is the one drawn
+        layout = real(graph, **kw)
         graphs.append(graph)
         return layout
 

@@ -68,9 +68,8 @@ def main() -> dict:
             path = os.path.join(tmp, "report.html")
             last = runs[0]
             took = best_wall(lambda: report_html(runs.pop(), path), repeats)
-            own = best_wall(
-                lambda: report_html(last, path), repeats
-            )  # its layouts made already: the report's own work
+            # its layouts made already: the report's own work
+            own = best_wall(lambda: report_html(last, path), repeats)
             size = os.path.getsize(path)
         run = simulate(plan, faults=faults)
         rows.append(

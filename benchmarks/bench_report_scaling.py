@@ -31,10 +31,11 @@ from planviz import Fault, Plan, Step, hindsight, load_trace, report_html, simul
 
 UP_TO = int(os.environ.get("PLANVIZ_BENCH_REPORT_UP_TO", "100000"))
 LINEAR = 1.15  # issue 28: "linear" is a time exponent of at most 1.15 between the two largest sizes
+# issue 43: a report at most half its trace's size, built within 5 s
 SIZE_RATIO, BUILD_SECONDS = (
     0.5,
     5.0,
-)  # issue 43: a report at most half its trace's size, built within 5 s
+)
 
 
 def timed(fn, repeats: int, fresh=None) -> float:
@@ -91,9 +92,8 @@ def main() -> dict:
             trace = Path(tmp) / f"spans_{n}.json"
             trace.write_text(json.dumps(make_trace(n)), encoding="utf-8")
             run = load_trace(trace)
-            loaded = iter(
-                [run]
-            )  # the first round reads the run loaded here, each other one a new load of the trace
+            # the first round reads the run loaded here, each other one a new load of the trace
+            loaded = iter([run])
             seconds = timed(
                 lambda r: report_html(r, page),
                 3 if n <= 10_000 else 1,

@@ -45,10 +45,11 @@ from tests.runs.otlp import react_trace as make_trace  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 FULL_LOAD_UP_TO = int(os.environ.get("PLANVIZ_BENCH_FULL_LOAD", "100000"))
+# x json.load at the largest size (issue 43); issue 28's time exponent between the two largest
 TARGET, LINEAR = (
     4.0,
     1.15,
-)  # x json.load at the largest size (issue 43); issue 28's time exponent between the two largest
+)
 MEMORY = 3.0  # peak memory of load_trace / the file's size in bytes (issue 43)
 
 

@@ -56,9 +56,8 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
             prev = layers[layer - 1]
             deps = sorted(rng.sample(prev, min(3, len(prev))))
         requires = [f"f{d[1:]}" for d in deps]
-        if (
-            deps and parents[deps[0]]
-        ):  # a fact from two layers back, reachable only through a parent
+        # a fact from two layers back, reachable only through a parent
+        if deps and parents[deps[0]]:
             requires.append(f"f{parents[deps[0]][0][1:]}")
         parents[sid] = deps
         resource = None  # shared along chains of first parents, so sharers are always ordered
@@ -69,6 +68,7 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
             resource = f"r{i}"
         if resource:
             held[sid] = resource
+        # a writer says how to tell
         steps.append(
             Step(
                 sid,
@@ -81,7 +81,7 @@ def layered_plan(n: int, seed: int = 0) -> Plan:
                 resources=[resource] if resource else (),
                 check=f"r{i} holds what step {i} wrote" if resource else "",
             )
-        )  # a writer says how to tell
+        )
         layers[-1].append(sid)
     return Plan(f"layered {n}", steps)
 

@@ -85,9 +85,8 @@ _MAX = {"max_steps": None}
 
 def measure(name: str, plan, options: dict) -> dict:
     """Lay the picture render draws out in a child process; its features, CPU seconds and peak bytes."""
-    view = plan_view(
-        plan, **{**_MAX, **options}, critical=critical_path(plan).path
-    )  # as render chooses it
+    # as render chooses it
+    view = plan_view(plan, **{**_MAX, **options}, critical=critical_path(plan).path)
     features = view_features(plan, view)
     got: dict = {}
 

@@ -31,9 +31,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 PAGE = ROOT / "docs" / "benchmarks.md"  # the page whose table shows the figures
-FIGURES = (
-    HERE / "figures.json"
-)  # the figures of the run docs/benchmarks.md's table shows (tests/test_docs.py compares)
+# the figures of the run docs/benchmarks.md's table shows (tests/test_docs.py compares)
+FIGURES = HERE / "figures.json"
 
 
 def main(argv: list[str]) -> int:

@@ -230,10 +230,11 @@ def _exports() -> dict[str, str]:
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
+    # the table, built on first use so that `import planviz` reads no source
     if name in (
         "_WHERE",
         "__all__",
-    ):  # the table, built on first use so that `import planviz` reads no source
+    ):
         where = globals()["_WHERE"] = _exports()
         globals()["__all__"] = sorted(where) + list(_SUBPACKAGES)
         return globals()[name]

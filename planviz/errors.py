@@ -172,9 +172,8 @@ class PlanFormatError(PlanvizError, ValueError):
 
     def _format(self) -> str:
         place = ""
-        if (
-            self.source
-        ):  # a file name, shown short when it is absurdly long (the message must stay readable)
+        # a file name, shown short when it is absurdly long (the message must stay readable)
+        if self.source:
             place = self.source if len(self.source) <= 400 else self.source[:400] + "..."
             if self.line is not None:
                 place += f":{self.line}"

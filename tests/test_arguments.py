@@ -357,13 +357,13 @@ def test_the_fault_type_is_still_accepted_as_text():
 # ValueError for such an integer, or makes a megabyte of message).
 
 HUGE = {"int": 10**5000, "str": "x" * 10**6}
-READERS = {
-    name for name in TAKES_TEXT_OR_PATHS
-}  # they read their first argument: the bad-input suites cover them
+# they read their first argument: the bad-input suites cover them
+READERS = {name for name in TAKES_TEXT_OR_PATHS}
+# a huge count of simulations is work, not an error
 RUNS_FOREVER = {
     ("campaign", "samples"),
     ("ablation", "samples"),
-}  # a huge count of simulations is work, not an error
+}
 
 
 def _required() -> dict[str, object]:

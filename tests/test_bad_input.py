@@ -363,13 +363,14 @@ CASES = [
         r"{path}:\d+:\d+: steps\[\d+\]\.\w+: aliases expand this YAML to more than 40 MiB of text \(an alias bomb\?\)"
         r".*raise planviz\.io\.limits\.MAX_EXPANDED_BYTES \(environment: PLANVIZ_MAX_EXPANDED_BYTES\)",
     ),
+    # the one nesting limit
     (
         "llmcompiler_deeply_nested_list_argument",
         ".txt",
         "1. f(" + "[" * 5000 + "x" + "]" * 5000 + ")\n2. join()\n",
         2,
         r"{path}: JSON text inside the input: nesting deeper than 100 levels",
-    ),  # the one nesting limit
+    ),
     (
         "toolcall_placeholder_not_ancestor",
         ".json",
@@ -532,10 +533,11 @@ def test_a_write_that_fails_half_way_keeps_the_old_file(cli, tmp_path, monkeypat
         r"planviz: error: .*No space left on device",
     )
     assert trace.read_text() == "the old trace\n"
+    # no temporary file left
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "plan.yaml",
         "run.jsonl",
-    ]  # no temporary file left
+    ]
 
 
 # --------------------------------------------------------------------------- Python data given to load_plan

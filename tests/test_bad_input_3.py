@@ -220,6 +220,7 @@ def test_dev_stdout_as_an_output_works_through_a_pipe(tmp_path):
         "import planviz; planviz.save_trace(planviz.simulate(planviz.examples.load('cache_isolation')), "
         "'/dev/stdout')"
     )
+    # stdout is a pipe here
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -227,7 +228,7 @@ def test_dev_stdout_as_an_output_works_through_a_pipe(tmp_path):
         timeout=60,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # stdout is a pipe here
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert json.loads(lines[0])["schema"] == "planviz-trace"
@@ -305,9 +306,8 @@ def _deep(k: int) -> list:
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])
 def test_dump_plan_never_writes_arguments_too_deep_to_read_back(tmp_path, suffix):
-    fits = planviz.Plan(
-        "g", [planviz.Step("A", "a", arguments={"x": _deep(96)})]
-    )  # 100 levels in the file
+    # 100 levels in the file
+    fits = planviz.Plan("g", [planviz.Step("A", "a", arguments={"x": _deep(96)})])
     path = tmp_path / f"p.{suffix}"
     planviz.dump_plan(fits, path)
     assert planviz.load_plan(path) == fits
@@ -347,9 +347,8 @@ def test_a_plan_record_longer_than_a_line_is_written_over_several_and_reads_back
 ):
     from planviz.traces.own import traceplans
 
-    monkeypatch.setattr(
-        traceplans, "CHUNK", 400
-    )  # as a 100k-step plan against the 16 MiB line limit
+    # as a 100k-step plan against the 16 MiB line limit
+    monkeypatch.setattr(traceplans, "CHUNK", 400)
     run = planviz.simulate(
         planviz.examples.load("cache_isolation"),
         faults=[planviz.Fault.parse(fault)] if fault else [],
@@ -417,6 +416,5 @@ def test_bidi_controls_in_the_html_report_are_shown_as_code_points_as_in_the_svg
     assert "pay &lt;U+202E&gt;01$&lt;U+2066&gt; now" in page  # the step's text, in its picture
     from planviz.frontends.page import script_json
 
-    assert (
-        script_json({"a": "x\u202ey\udfff"}) == '{"a": "x\\u003cU+202E\\u003ey\\udfff"}'
-    )  # the page's data
+    # the page's data
+    assert script_json({"a": "x\u202ey\udfff"}) == '{"a": "x\\u003cU+202E\\u003ey\\udfff"}'

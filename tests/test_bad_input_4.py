@@ -284,16 +284,14 @@ def test_a_lone_surrogate_anywhere_in_a_real_trace_is_refused_naming_the_file_or
     leaves = list(_leaves(raw))
     rnd = random.Random(f"surrogate-{name}")
     for where, inner in rnd.sample(leaves, min(25, len(leaves))):
-        text = json.dumps(
-            _poison(raw, where, inner)
-        )  # ensure_ascii: the surrogate is a \\ud800 escape
+        # ensure_ascii: the surrogate is a \\ud800 escape
+        text = json.dumps(_poison(raw, where, inner))
         assert "\\ud800" in text
         try:
             run = planviz.parse_trace(text, source=f"{name}.poisoned")
         except planviz.PlanvizError as exc:
-            assert f"{name}.poisoned" in str(exc), str(
-                exc
-            )  # any refusal names the file (and its field)
+            # any refusal names the file (and its field)
+            assert f"{name}.poisoned" in str(exc), str(exc)
             continue
         path = tmp_path / "t.jsonl"  # accepted (the string was not kept): every writer writes it
         planviz.save_trace(run, path)
@@ -486,9 +484,8 @@ def _reads_back(run, tmp_path) -> None:
 def test_a_langgraph_clock_that_goes_back_keeps_every_step_and_says_so(tmp_path):
     history = _chain(10, back_at=6)
     run = planviz.load_trace(history)
-    tasks = [
-        t["name"] for r in history for t in r["tasks"]
-    ]  # the node runs the raw history records
+    # the node runs the raw history records
+    tasks = [t["name"] for r in history for t in r["tasks"]]
     assert sorted(e.step for e in run.events if e.kind == "start") == sorted(tasks)
     assert sorted(e.step for e in run.events if e.kind == "complete") == sorted(tasks)
     _played_in_order(run)
@@ -520,10 +517,11 @@ def test_a_langgraph_history_with_times_swapped_and_a_missing_parent_reads_back(
         for t in r["tasks"]
         if r["config"]["configurable"]["checkpoint_id"] in parents
     }
+    # node_a's checkpoint has no child left: no run of it is recorded
     assert ran == {
         "__start__",
         "node_b",
-    }  # node_a's checkpoint has no child left: no run of it is recorded
+    }
     assert {e.step for e in run.events if e.kind == "complete"} == ran
     _played_in_order(run)
     _reads_back(run, tmp_path)
@@ -579,9 +577,8 @@ def _forked_histories(draw) -> list:
     ks = st.integers(0, n - 1)
     errors, waits = draw(st.sets(ks, max_size=6)), draw(st.sets(ks, max_size=3))
     gone = draw(st.sets(st.integers(1, n - 1), max_size=2))
-    tick = draw(
-        st.integers(1, 3)
-    )  # a clock that moves every tick-th checkpoint: node runs of no time
+    # a clock that moves every tick-th checkpoint: node runs of no time
+    tick = draw(st.integers(1, 3))
     times = [1_700_000_000 + k // tick / 1000 for k in range(n)]
     for a, b in draw(st.lists(st.tuples(ks, ks), max_size=4)):  # swapped, or the same time twice
         times[a], times[b] = (times[b], times[a]) if draw(st.booleans()) else (times[b], times[b])
@@ -748,18 +745,18 @@ def test_a_history_forking_every_ten_checkpoints_builds_each_step_once(monkeypat
         built.clear()
         history = _forked(n)
         run = planviz.parse_trace(json.dumps(history), format="langgraph")
-        forks = sum(
-            1 for k in range(1, n) if k % 10 == 0 and k >= 5
-        )  # from the raw parents: a later child each
+        # from the raw parents: a later child each
+        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)
         assert len(run.plans) == forks + 1
         return len(built), len(run.plans), len(run.events)
 
     small, big = work(200), work(800)
     assert big[2] <= 4.5 * small[2]
+    # a Step per node run (and per changed edge), not per version
     assert big[0] <= 4.5 * small[0], (
         small,
         big,
-    )  # a Step per node run (and per changed edge), not per version
+    )
 
 
 # -- item 8 of issue 42: readers whose work grows faster than their input fail a test ---------------------------
@@ -842,9 +839,8 @@ def test_a_history_forking_every_ten_checkpoints_is_read_in_linear_work():
 
     def read(n: int):
         text = json.dumps(_forked(n))
-        forks = sum(
-            1 for k in range(1, n) if k % 10 == 0 and k >= 5
-        )  # from the raw parents: a later child each
+        # from the raw parents: a later child each
+        forks = sum(1 for k in range(1, n) if k % 10 == 0 and k >= 5)
         assert len(planviz.parse_trace(text, format="langgraph").plans) == forks + 1
         return lambda: planviz.parse_trace(text, format="langgraph")
 

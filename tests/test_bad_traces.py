@@ -42,9 +42,8 @@ def _edit_plan(**fields) -> str:
 
 def _truncated() -> str:
     text = "".join(json.dumps(r) + "\n" for r in _lines())
-    return text[
-        : text.index('"kind": "complete"') + 30
-    ]  # the agent died mid-line, before its stop event
+    # the agent died mid-line, before its stop event
+    return text[: text.index('"kind": "complete"') + 30]
 
 
 # name, content (text, or a callable making the path), exit code, pattern the output must match

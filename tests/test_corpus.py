@@ -357,13 +357,14 @@ HAND_VERIFIED = [
     (HF_CL, 30, {"self_reference", "link_mismatch"}, {"cycle"}, False),
     (HF_MI, 22, set(), set(), True),
     (HF_MI, 415, set(), set(), True),  # "<node-0>.transcription": a reference with a field
+    # <node-2> in 2, <node-3> in 3
     (
         HF_MI,
         43,
         {"self_reference", "link_mismatch"},
         {"unmet_requirement"},
         False,
-    ),  # <node-2> in 2, <node-3> in 3
+    ),
     # <node-1> in 1, <node-2> in 2, <node-3> in 3 (self), <node-5> of 5 tasks (dangling); links a plain chain
     (
         HF_MI,
@@ -398,20 +399,22 @@ HAND_VERIFIED = [
         {"unmet_requirement"},
         False,
     ),
+    # literal file names ("stitched_video.mp4"), links only
     (
         MM_CL,
         15,
         {"link_mismatch"},
         set(),
         True,
-    ),  # literal file names ("stitched_video.mp4"), links only
+    ),
+    # {"name": "summarized text"}, no value
     (
         MM_CL,
         107,
         {"link_mismatch", "malformed_arguments"},
         set(),
         True,
-    ),  # {"name": "summarized text"}, no value
+    ),
     (MM_CL, 205, {"link_mismatch"}, set(), True),
     (MM_CL, 235, {"link_mismatch", "malformed_arguments"}, set(), True),
     (MM_CL, 259, {"link_mismatch"}, set(), True),
@@ -426,13 +429,14 @@ HAND_VERIFIED = [
         set(),
         False,
     ),
+    # topic "" and expanded_topic ""
     (
         MM_MI,
         232,
         {"empty_argument", "link_mismatch"},
         set(),
         True,
-    ),  # topic "" and expanded_topic ""
+    ),
     (MM_MI, 249, {"link_mismatch"}, set(), True),
     (MM_MI, 253, {"link_mismatch"}, set(), True),
     # %{previous_step.output%}; task_steps 5 and 6 ("Save the generated image/audio") have no task node

@@ -30,9 +30,8 @@ WORFBENCH_FULL = (
     "wikihow",
 )
 PAIR = re.compile(r"\(\s*(START|END|\d+)\s*,\s*(START|END|\d+)\s*\)", re.IGNORECASE)
-NODE = re.compile(
-    r"(?m)^\s*(\d+)\s*[:.]"
-)  # numbered lines before the first edge pair are the nodes
+# numbered lines before the first edge pair are the nodes
+NODE = re.compile(r"(?m)^\s*(\d+)\s*[:.]")
 OFF_ROUTE = ("dead_end", "isolated_step", "not_from_start")
 
 

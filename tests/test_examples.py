@@ -200,9 +200,8 @@ def test_the_planner_output_sample_loads_everywhere_with_its_licence():
     plans = load_plans(path)
     assert len(plans) == 48 and {p.source_format for p in plans} == {"taskbench"}
     reports = [validate(p) for p in plans]
-    assert (
-        5 <= sum(not r.ok for r in reports) <= 20
-    )  # about a quarter of TaskBench predictions are defective
+    # about a quarter of TaskBench predictions are defective
+    assert 5 <= sum(not r.ok for r in reports) <= 20
     assert any(f.layer == "import" and f.severity == "error" for r in reports for f in r.findings)
     licence = (path.parent / "LICENSE.txt").read_text(encoding="utf-8")
     assert licence.startswith("MIT License") and "WxxShirley/GNN4TaskPlan" in licence

@@ -156,9 +156,8 @@ def mutate(value: Any, rnd: random.Random) -> Any:
         elif op == "repeat" and isinstance(holder, list):
             holder.insert(key, json.loads(json.dumps(target)))
         else:
-            holder[key] = json.loads(
-                json.dumps(rnd.choice(HOSTILE))
-            )  # a copy: never shared, never a cycle
+            # a copy: never shared, never a cycle
+            holder[key] = json.loads(json.dumps(rnd.choice(HOSTILE)))
     return value
 
 

@@ -42,10 +42,11 @@ STAGES = {
     "__init__": 9,
     "__main__": 9,
 }
+# same stage, but neither reads the other
 SIBLINGS = {
     ("checks", "analysis"),
     ("analysis", "checks"),
-}  # same stage, but neither reads the other
+}
 # statements per module (every ast.stmt, nested ones included: a docstring is one, a comment or a wrapped line
 # none, so the formatter cannot move it); 320 is about the largest today (runs/engine/machine.py 313,
 # traces/otel/otelspans.py 298, traces/langgraph/history.py 297: 413 to 420 lines before `ruff format`)

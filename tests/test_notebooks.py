@@ -73,9 +73,8 @@ def execute_notebook(
         store_widget_state=True,
         resources={"metadata": {"path": str(path.parent)}},
     )
-    with (
-        client.setup_kernel()
-    ):  # one kernel for the notebook and its solutions, shut down on leaving
+    # one kernel for the notebook and its solutions, shut down on leaving
+    with client.setup_kernel():
         try:
             client.execute(cleanup_kc=False)
         except Exception as error:  # noqa: BLE001 - kept for every test of this notebook to report
@@ -315,9 +314,8 @@ def test_explorer_notebook_shows_a_live_widget_and_the_scopes(executed):
     assert re.search(
         r"side_effect\s+S4\s+invalidate_subgraph\s+S3\s+\['S3', 'S4'\]\s+\['S0', 'S1', 'S2'\]", text
     )
-    assert (
-        "side effect at S4: 16 of 32 min of work redone" in text
-    )  # the prose's "16 of the 32 minutes"
+    # the prose's "16 of the 32 minutes"
+    assert "side effect at S4: 16 of 32 min of work redone" in text
     for category, action in [
         ("transient", "retry"),
         ("precondition", "return_to_source"),
@@ -520,12 +518,10 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
         r"^workflow\s+contract\s+the contract asks for a fact no route can have", text, re.M
     )
     assert re.search(r"^planner\s+None\s+a correct refusal", text, re.M)
-    assert (
-        "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text
-    )  # structural
-    assert "image/gif" in mimetypes(
-        nb
-    )  # direct, workflow and planner side by side on the tool error
+    # structural
+    assert "outcome='replan_limit'" in text and "tool_calls=9, model_calls=3, time=61.0" in text
+    # direct, workflow and planner side by side on the tool error
+    assert "image/gif" in mimetypes(nb)
     assert (
         ROOT / "out" / "07_planning_worth_it" / "side_effect_flipbook.html"
     ).is_file()  # and on the side effect
@@ -552,9 +548,10 @@ def test_comparison_notebook_shows_when_planning_pays_and_when_it_does_not(execu
     assert re.search(r"^-replanning\s+200\s", text, re.M) and re.search(
         r"^replan_cap=1\s+200\s", text, re.M
     )
+    # stops
     assert re.search(
         r"^planner\s+200\s+0\.\d\d \[0\.\d\d, 0\.\d\d\]\s+0\.[1-9]\d\s+0\.00", text, re.M
-    )  # stops
+    )
     if (
         ROOT.parent / "shared" / "corpus" / "asynchow"
     ).is_dir():  # a real task set beside the worked example
@@ -599,9 +596,8 @@ def test_real_trace_notebook_reads_both_formats_aligns_and_diffs(executed):
     assert grew == sorted(grew) and grew[-1] == 3, grew
     assert "live run, final (root span ended)" in text
     assert "steps: ('get_current_time', 'write_file', 'read_file') outcome: plan_complete" in text
-    assert (
-        "tool_calls=3, model_calls=4, input_tokens=1100, output_tokens=80" in text
-    )  # 200+250+300+350, 4 x 20
+    # 200+250+300+350, 4 x 20
+    assert "tool_calls=3, model_calls=4, input_tokens=1100, output_tokens=80" in text
     assert (
         "write_file waits for get_current_time: derived: '2025' in '2025-09-16T10:04:51+02:00'"
         in text

@@ -18,9 +18,8 @@ def test_every_shared_fixture_serves_one_unit(request):
         info = getattr(item, "_fixtureinfo", None)
         for defs in info.name2fixturedefs.values() if info else ():
             fixture = defs[-1]  # the definition this test sees
-            if (
-                fixture.scope != "function" and fixture.baseid
-            ):  # pytest's own (tmp_path_factory) have none
+            # pytest's own (tmp_path_factory) have none
+            if fixture.scope != "function" and fixture.baseid:
                 units[(fixture.baseid, fixture.argname, fixture.scope)].add(_unit_of(item.nodeid))
     if not units:
         pytest.skip("no test of this selection uses a shared fixture (the whole suite does)")

@@ -28,6 +28,7 @@ SMALL = {
         },
     ],
 }
+# secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
 HEAVY = (
     "networkx",
     "pygraphviz",
@@ -45,7 +46,7 @@ HEAVY = (
     "planviz.frontends.otlpbody",
     "google.protobuf",
     "http.server",
-)  # secrets and shutil (argparse's terminal width: bz2, lzma) cost a tenth of a start
+)
 
 
 def imported_after(code: str, tmp_path) -> set[str]:

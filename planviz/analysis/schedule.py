@@ -198,9 +198,8 @@ def critical_path(
         critical_at = []
         new = object.__new__
         set_es, set_ef, set_ls, set_lf, set_slack = _TIMING_SLOTS
-        for u in reversed(
-            order
-        ):  # backward pass, building each StepTiming without the frozen __setattr__
+        # backward pass, building each StepTiming without the frozen __setattr__
+        for u in reversed(order):
             finish = makespan if reach is None or u in reach else math.inf
             for v in out[u]:
                 late = ls[v]
@@ -236,9 +235,8 @@ def critical_path(
                         tight.append(v)
                 if not tight:
                     break
-                u = (
-                    tight[0] if len(tight) == 1 else min(tight, key=first)
-                )  # a lone successor needs no id key
+                # a lone successor needs no id key
+                u = tight[0] if len(tight) == 1 else min(tight, key=first)
         return Schedule(
             FrozenMap(timings),
             makespan,

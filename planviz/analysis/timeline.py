@@ -170,14 +170,12 @@ class _Schedule:
             for sid in held_by:
                 self.needs[at[sid]].append(k)
         self.holder: list[int | None] = [None] * len(holders)
-        self.parked: list[list[tuple[int, int]]] = [
-            [] for _ in holders
-        ]  # per resource: steps waiting for it
+        # per resource: steps waiting for it
+        self.parked: list[list[tuple[int, int]]] = [[] for _ in holders]
         self.pulled: dict[int, int] = {}  # a step taken out of a resource's queue -> that resource
         self.missing = list(npred)
-        self.candidates = [
-            (self.rank[u], u) for u, k in enumerate(npred) if not k
-        ]  # ready, not started, not parked
+        # ready, not started, not parked
+        self.candidates = [(self.rank[u], u) for u, k in enumerate(npred) if not k]
         heapq.heapify(self.candidates)
         self.workers = workers
 
@@ -185,9 +183,8 @@ class _Schedule:
         heapq.heappush(self.parked[resource], (self.rank[u], u))
         came_from = self.pulled.pop(u, None)
         if came_from is not None and self.holder[came_from] is None:
-            self._pull(
-                came_from
-            )  # it was its queue's first: the next one may take that resource now
+            # it was its queue's first: the next one may take that resource now
+            self._pull(came_from)
 
     def _pull(self, resource: int) -> None:
         """A free resource's first waiting step goes back to the candidates (the others wait behind it)."""

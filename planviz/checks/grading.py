@@ -226,9 +226,8 @@ def grade_many(cases: Iterable[Plan | Sequence[str | Plan | Contract | None]]) -
         )
     rows = []
     for i, given in enumerate(cases, 1):
-        case: Any = (
-            (given, None) if isinstance(given, Plan) else given
-        )  # its shape checked here, its values by grade
+        # its shape checked here, its values by grade
+        case: Any = (given, None) if isinstance(given, Plan) else given
         if not isinstance(case, (list, tuple)) or len(case) not in (2, 3):
             raise PlanFormatError(
                 f"expected (name, plan, contract), (plan, contract), (name, plan) or a Plan, "

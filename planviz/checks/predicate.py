@@ -83,9 +83,8 @@ def stem(word: str) -> str:
                 break
         if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "slfz":  # stopp(ed) -> stop
             word, cut = word[:-1], True
-    return (
-        word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word
-    )  # apply, applied -> appli
+    # apply, applied -> appli
+    return word[:-1] + "i" if len(word) > 3 and word.endswith("y") else word
 
 
 _DONE = frozenset(map(stem, COMPLETION | PROCESS))
@@ -163,9 +162,8 @@ def vacuous(
                 named = set(_words(sid))
             if word in named:
                 continue
-        if not word.isalpha() and any(
-            c.isdigit() for c in word
-        ):  # letters only: no digit, skip the scan
+        # letters only: no digit, skip the scan
+        if not word.isalpha() and any(c.isdigit() for c in word):
             return False
         if word in STOPWORDS:
             continue

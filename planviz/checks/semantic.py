@@ -54,9 +54,8 @@ _requires = attrgetter("requires")
 def infeasible_facts(plan: Plan, contract: Contract) -> dict[str, list[str]]:
     """Fact -> the steps requiring it, for facts neither given nor obtainable, sorted."""
     known = given_facts(plan, contract).union(contract.obtainable_facts)
-    if known.issuperset(
-        chain.from_iterable(map(_requires, plan.steps))
-    ):  # the common case, without a set of them
+    # the common case, without a set of them
+    if known.issuperset(chain.from_iterable(map(_requires, plan.steps))):
         return {}
     bad = set(chain.from_iterable(map(_requires, plan.steps))).difference(known)
     needers: dict[str, set[str]] = defaultdict(set)
@@ -151,9 +150,8 @@ def premise_reliance(cx: Context, ancestry: bool = True) -> dict[str, list[str]]
 
     Without ``ancestry`` (a cycle or unknown ids), a step relies on a premise no step produces.
     """
-    premises = set(cx.plan.premises).difference(
-        cx.producer_of
-    )  # one a step produces: self_vouched_fact
+    # one a step produces: self_vouched_fact
+    premises = set(cx.plan.premises).difference(cx.producer_of)
     if not premises:
         return {}
     asks = [

@@ -164,9 +164,8 @@ def effect_checks(cx: Context, contract: Contract) -> list[Finding]:
                     where=f"{sid}.effect",
                 )
             )
-        elif (
-            effect is None and s.tool is not None and not tools
-        ):  # with a registry: unknown_tool already
+        # with a registry: unknown_tool already
+        elif effect is None and s.tool is not None and not tools:
             said = (
                 f" (its own effect {s.effect!r} certifies nothing: only the user's registry can)"
                 if s.effect
@@ -464,9 +463,8 @@ def step_static(cx: Context, contract: Contract | None) -> list[Finding]:
     unproductive: list[str] = []
     for sid, s in cx.steps.items():
         check = s.check
-        stated = (
-            bool(check) and not check.isspace()
-        )  # the same as bool(check.strip()), without the copy
+        # the same as bool(check.strip()), without the copy
+        stated = bool(check) and not check.isspace()
         if stated and vacuous(check, s.action, step_id=sid, tool=s.tool):
             changes = writes(s, contract)
             out.append(

@@ -249,9 +249,8 @@ def _validate(plan: Plan, contract: Contract | None) -> Report:
         if contract.tools:
             findings += tool_checks(cx, contract, ancestry=ancestry)
             findings += argument_checks(cx, contract)
-        elif not _NO_TOOL.issuperset(
-            map(_tool, cx.steps.values())
-        ):  # some step calls a tool (a C loop)
+        # some step calls a tool (a C loop)
+        elif not _NO_TOOL.issuperset(map(_tool, cx.steps.values())):
             skipped.append(
                 "static: unknown_tool, not_permitted, tool_precondition not "
                 "checked: the contract has no tool registry"

@@ -72,9 +72,8 @@ _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
 _SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
 _DECIMALS = re.compile(r"-?\d+\.\d{2,}")
 _PATH = re.compile(r' d="([^"]*)"')
-_CURVES = re.compile(
-    r"M(-?[\d.]+),(-?[\d.]+)C((?:-?[\d.]+,-?[\d.]+ ?)+)"
-)  # how Graphviz draws every path
+# how Graphviz draws every path
+_CURVES = re.compile(r"M(-?[\d.]+),(-?[\d.]+)C((?:-?[\d.]+,-?[\d.]+ ?)+)")
 
 
 def _tenth(m: re.Match[str]) -> str:
@@ -212,9 +211,8 @@ class _Groups:
         for j, g in enumerate(self.all):
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
-        members = [
-            sid for sid in self._of if sid in plan.by_id
-        ]  # their critical and finding marks, frame-free
+        # their critical and finding marks, frame-free
+        members = [sid for sid in self._of if sid in plan.by_id]
         marks = node_marks(plan, None, critical, findings, ids=members) if members else {}
         self._traits = [group_traits(g, marks) for g in self.all]
         self._key: dict[str, str] = {}
@@ -277,11 +275,12 @@ def delta_table(
     pictures: list[VersionPicture] = []
     deltas = run.deltas()
     facts = sorted({f for d in deltas for f in d.gained})
+    # S2 before S10, as the explorer lists them
     steps = sorted(
         {s for p in run.plans for s in p.ids}
         | {s for e in run.events for s in (*e.voided, *e.kept)},
         key=natural_key,
-    )  # S2 before S10, as the explorer lists them
+    )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     summary = run_summary(run)
     for k, (first, last) in enumerate(_versions(run)):
@@ -303,15 +302,13 @@ def delta_table(
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
-        groups = _Groups(
-            diagram, plan, critical, findings
-        )  # a focused view's group nodes say counts per frame
+        # a focused view's group nodes say counts per frame
+        groups = _Groups(diagram, plan, critical, findings)
         for j, m in groups.start(run.frame(first)).items():
             current[j], number[j] = looks.of(m), len(number)
         events[first]["v"] = k
-        for i in range(
-            first, last + 1
-        ):  # the picture's own caption lines: every frame says its own event
+        # the picture's own caption lines: every frame says its own event
+        for i in range(first, last + 1):
             events[i]["c"] = list(event_lines(run.events[i], i, run, plan))
         for i in range(first + 1, last + 1):
             if progress is not None and not i % 256:

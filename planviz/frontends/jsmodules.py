@@ -27,18 +27,18 @@ from importlib.resources import files
 
 __all__ = ["module_text", "module_order", "join_modules", "FOLDER", "ENTRY"]
 
+# the modules' folder in planviz/frontends, and the module the hosts run
 FOLDER, ENTRY = (
     "js",
     "explorer.js",
-)  # the modules' folder in planviz/frontends, and the module the hosts run
+)
 
 _NAME = r"[A-Za-z_$][\w$]*"
 _IMPORT = re.compile(rf"import \{{ ({_NAME}(?:, {_NAME})*) \}} from '\./([a-z][a-z0-9_]*\.js)';")
 _EXPORT = re.compile(rf"export (?:function|class|const) ({_NAME})\b")
 _TOP = re.compile(rf"(?:export )?(?:async )?(?:function\*?|class|const|let|var) ({_NAME})\b")
-_MORE = re.compile(
-    rf",\s*({_NAME})\s*="
-)  # the further names of `const A = 1, B = 2;` (a declaration on one line)
+# the further names of `const A = 1, B = 2;` (a declaration on one line)
+_MORE = re.compile(rf",\s*({_NAME})\s*=")
 _MODULE_WORD = re.compile(r"\s*(?:import|export)\b")
 
 
@@ -114,9 +114,8 @@ def join_modules(sources: dict[str, str], entry: str = ENTRY) -> str:
             raise RuntimeError(
                 f"{FOLDER}/{visiting[-1] if visiting else name} imports {name!r}, which is not there"
             )
-        parsed[name] = _parse(
-            name, sources[name], name == entry
-        )  # only the modules reached (not types.js)
+        # only the modules reached (not types.js)
+        parsed[name] = _parse(name, sources[name], name == entry)
         visiting.append(name)
         for names, source in parsed[name][0]:
             visit(source)

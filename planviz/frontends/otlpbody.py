@@ -80,9 +80,8 @@ def inflate(body: bytes, encoding: str) -> bytes:
         )
     inflater = zlib.decompressobj(wbits=31 if encoding == "gzip" else 15)
     try:
-        out = inflater.decompress(
-            body, _cap() + 1
-        )  # stops at cap + 1 bytes: a bomb is never inflated whole
+        # stops at cap + 1 bytes: a bomb is never inflated whole
+        out = inflater.decompress(body, _cap() + 1)
     except zlib.error as exc:
         raise Refused(400, f"the body is not valid {encoding} data ({exc})") from None
     if len(out) > _cap():
@@ -113,9 +112,8 @@ def _from_protobuf(data: bytes) -> Any:
         raise Refused(
             400, f"the body is not an OTLP ExportTraceServiceRequest in protobuf ({exc})"
         ) from None
-    if (
-        len(UnknownFieldSet(request)) and not request.resource_spans
-    ):  # fields of a newer OTLP beside spans: kept
+    # fields of a newer OTLP beside spans: kept
+    if len(UnknownFieldSet(request)) and not request.resource_spans:
         raise Refused(
             400,
             "the body is not an OTLP ExportTraceServiceRequest: it holds fields the message does not "
@@ -170,9 +168,8 @@ def _from_json(data: bytes) -> Any:
     _ids_to_base64(parsed)
     request = _request_class()()
     try:
-        json_format.ParseDict(
-            parsed, request, ignore_unknown_fields=True
-        )  # as OTLP/JSON receivers must
+        # as OTLP/JSON receivers must
+        json_format.ParseDict(parsed, request, ignore_unknown_fields=True)
     except (json_format.ParseError, RecursionError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())[:300]
         raise Refused(

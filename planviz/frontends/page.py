@@ -54,9 +54,8 @@ def script_json(data: Any) -> str:
     """JSON safe inside an HTML ``<script>`` block: no ``<``, ``>``, ``&``, U+2028, U+2029 or lone surrogate
     left raw; bidi controls shown as their code points (``<U+202E>``, as the pictures show them); no NaN."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    text = _SHOWN.sub(
-        lambda m: SHOWN_IN_PAGES[ord(m.group())], text
-    )  # str.translate's result, 10x faster on MBs
+    # str.translate's result, 10x faster on MBs
+    text = _SHOWN.sub(lambda m: SHOWN_IN_PAGES[ord(m.group())], text)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

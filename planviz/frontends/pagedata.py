@@ -218,9 +218,8 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 
 
 def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
-    present = Counter(
-        chain.from_iterable(rows)
-    )  # how many rows hold each key: a key every row holds is read
+    # how many rows hold each key: a key every row holds is read
+    present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
         if present[key] == len(rows):

@@ -176,9 +176,8 @@ class Receiver:
         """Decode, check and keep one request's spans, all or none; returns how many. Raises :class:`Refused`."""
         data = inflate(body, encoding)
         doc = decode(data, content_type, "")
-        for raw, ctx, where, line in walk(
-            doc, CONTAINERS
-        ):  # every span read now: a bad one refuses the request
+        # every span read now: a bad one refuses the request
+        for raw, ctx, where, line in walk(doc, CONTAINERS):
             try:
                 span_of(raw, ctx, where, line, "<request body>")
             except TraceFormatError as exc:
@@ -186,9 +185,8 @@ class Receiver:
         parts = _by_trace(doc)
         count = sum(len(spans) for spans in parts.values())
         with self._lock:
-            if (
-                self.held + len(data) > limits.MAX_TRACE_BYTES
-            ):  # memory is bounded: what is held stays readable
+            # memory is bounded: what is held stays readable
+            if self.held + len(data) > limits.MAX_TRACE_BYTES:
                 raise Refused(
                     413,
                     f"the receiver holds {limits.mib(self.held)} of spans, and this request would "
@@ -400,9 +398,8 @@ def _handler(receiver: Receiver) -> type:
             length = int(length_text)
             try:
                 if length > _limit():
-                    raise too_large(
-                        length
-                    )  # answered before the body is read; the connection then closes
+                    # answered before the body is read; the connection then closes
+                    raise too_large(length)
             except Refused as exc:
                 receiver.count_refusal()
                 self._drain(length)

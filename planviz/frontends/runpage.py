@@ -78,9 +78,8 @@ def noscript_html(snap: dict[str, Any], at: str = "") -> str:
     head, rest = caption_line(
         n - 1, n, snap["log"][-1], snap["unit"], snap["versions"][-1]["version"]
     )
-    first = max(
-        0, n - NOSCRIPT_ROWS
-    )  # a long run's log: its last rows (the script shows every one)
+    # a long run's log: its last rows (the script shows every one)
+    first = max(0, n - NOSCRIPT_ROWS)
     rows = "".join(
         f'<tr class="pv-kind-{escape(r[1])}{" pv-current" if i == n - 1 else ""}"><td>{i}</td>'
         f"<td>{escape(r[0])}</td><td>{escape(r[1])}</td><td>{escape(r[2])}</td><td>{escape(r[3])}</td></tr>"

@@ -147,22 +147,19 @@ def run_snapshot(
             "this run has no events, so there is nothing to step through; "
             "simulate or record at least one event first"
         )
-    summary = run_summary(
-        run
-    )  # held while the snapshot is made: its pictures, timeline and metrics share it
+    # held while the snapshot is made: its pictures, timeline and metrics share it
+    summary = run_summary(run)
     data, pictures = delta_table(run, progress, **render_options)
     first = run.plans[0]
     for spec, picture in zip(data["versions"], pictures):
-        spec["legible"] = legible_width(
-            picture.svg
-        )  # how narrow "fit width" may make it: text never below 9 px
+        # how narrow "fit width" may make it: text never below 9 px
+        spec["legible"] = legible_width(picture.svg)
         spec["svg"] = picture.svg
     end = float(run.events[-1].time)
     rows = len({s.id for plan in run.plans for s in plan.steps})
     try:
-        if (
-            rows > GANTT_MAX_ROWS
-        ):  # a row per step: a long run's chart would be taller than any screen
+        # a row per step: a long run's chart would be taller than any screen
+        if rows > GANTT_MAX_ROWS:
             gantt = (
                 f'<p class="pv-empty">the per-step chart is left out: {rows} steps are more than the '
                 f"{GANTT_MAX_ROWS} rows it draws (the lanes show every call)</p>"

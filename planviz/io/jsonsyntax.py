@@ -241,9 +241,8 @@ def check_json_depth(text: str, name: str = "<text>", line_offset: int = 0) -> N
     brackets inside strings do not count), before json.loads builds (or recurses into) it."""
     if text.count("[") + text.count("{") <= limits.MAX_DEPTH:
         return
-    plain = text.replace("\\\\", "").replace(
-        '\\"', ""
-    )  # without the escapes that could hide a string's end
+    # without the escapes that could hide a string's end
+    plain = text.replace("\\\\", "").replace('\\"', "")
     skeleton = _QUOTED.sub("", _NOT_STRUCTURE.sub("", plain))  # brackets outside strings
     if (
         max(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", skeleton))), default=0)

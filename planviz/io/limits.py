@@ -87,9 +87,8 @@ MAX_OTLP_BYTES = _setting("MAX_OTLP_BYTES", 16 * 2**20)
 inflated no further than this."""
 
 
-_WHOLE = re.compile(
-    r"[+-]?[0-9]+\Z"
-)  # ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
+# ASCII digits only: str.isdigit() also accepts "²" and int() "٣"
+_WHOLE = re.compile(r"[+-]?[0-9]+\Z")
 
 
 def read_int(value: object) -> int | None:
@@ -117,9 +116,8 @@ def read_int(value: object) -> int | None:
     return number if -_FLOAT_MAX <= number <= _FLOAT_MAX else None
 
 
-_FLOAT_MAX = int(
-    sys.float_info.max
-)  # the largest integer a float holds: past it, float() overflows
+# the largest integer a float holds: past it, float() overflows
+_FLOAT_MAX = int(sys.float_info.max)
 
 
 def read_float(value: object) -> float | None:

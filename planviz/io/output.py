@@ -47,9 +47,8 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
     """
     name = output_name(path)
     try:
-        info: os.stat_result | None = os.stat(
-            path
-        )  # follows links, /dev/stdout and /proc/self/fd/N too
+        # follows links, /dev/stdout and /proc/self/fd/N too
+        info: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         info = None
     except ValueError:  # a NUL or an unencodable character in the path
@@ -58,17 +57,15 @@ def open_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterat
         ) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
-    if info is not None and not stat.S_ISREG(
-        info.st_mode
-    ):  # a device or a pipe: written to directly
+    # a device or a pipe: written to directly
+    if info is not None and not stat.S_ISREG(info.st_mode):
         with _open_special(path, name, binary) as fh:
             yield fh
         return
     target = os.path.realpath(path) if os.path.islink(path) else os.fspath(path)
     head, tail = os.path.split(os.path.abspath(target))
-    os.makedirs(
-        head, exist_ok=True
-    )  # save("out/plan.svg") makes out/, as Graphviz's own render does
+    # save("out/plan.svg") makes out/, as Graphviz's own render does
+    os.makedirs(head, exist_ok=True)
     _remove_stale(head, tail)
     temporary, fd = _create(head, tail, stat.S_IMODE(info.st_mode) if info is not None else 0o666)
     try:
@@ -102,9 +99,8 @@ def _open_special(path: str | os.PathLike[str], name: str, binary: bool) -> Iter
             ) from None
         raise type(exc)(exc.errno, exc.strerror, name) from None
     if hasattr(os, "set_blocking"):
-        os.set_blocking(
-            fd, True
-        )  # opened without waiting; written as any file (a full pipe waits for its reader)
+        # opened without waiting; written as any file (a full pipe waits for its reader)
+        os.set_blocking(fd, True)
     with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as fh:
         yield fh
 
@@ -202,8 +198,7 @@ def _create(directory: str, name: str, mode: int) -> tuple[str, int]:
         except FileExistsError:
             continue
         if mode != 0o666:
-            os.chmod(
-                temporary, mode
-            )  # the old file's permissions; a new file gets 0o666 less the umask
+            # the old file's permissions; a new file gets 0o666 less the umask
+            os.chmod(temporary, mode)
         return temporary, fd
     raise FileExistsError(17, "cannot create a temporary file", directory)  # pragma: no cover

@@ -285,9 +285,8 @@ def iso_nanos(text: str) -> int | None:
         return None
     delta = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - _EPOCH
     nanos = ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1_000
-    digits = _FRACTION.search(
-        text
-    )  # fromisoformat keeps six digits of the fraction; OTel writes nine
+    # fromisoformat keeps six digits of the fraction; OTel writes nine
+    digits = _FRACTION.search(text)
     return (
         nanos + int(digits.group(1)[6:9].ljust(3, "0"))
         if digits and len(digits.group(1)) > 6

@@ -306,9 +306,8 @@ def _painter(
     )
 
     pngs = [[d.png(dpi) for d in frame] for frame in panels]
-    sizes = [
-        Image.open(io.BytesIO(png)).size for frame in pngs for png in frame
-    ]  # reads headers only
+    # reads headers only
+    sizes = [Image.open(io.BytesIO(png)).size for frame in pngs for png in frame]
     cell = (max(w for w, _ in sizes), max(h for _, h in sizes))
     if len(panels[0]) == 1:
         return lambda k: _canvas(Image, pngs[k][0], cell)

@@ -95,9 +95,8 @@ def render_campaign(campaign: Campaign, cost: str = "tool_calls") -> CampaignCha
             f"render_campaign(campaign=...) expects a planviz Campaign, got "
             f"{type(campaign).__name__}; make one with planviz.campaign(plans, faults, samples=N)"
         )
-    costs = [
-        n for n in METRIC_NAMES if n != "executability"
-    ]  # a share of the plan done, not a cost
+    # a share of the plan done, not a cost
+    costs = [n for n in METRIC_NAMES if n != "executability"]
     if cost not in costs:
         raise RenderError(
             f"render_campaign: unknown cost {show_value(cost)}; choose one of {', '.join(costs)}"

@@ -307,9 +307,8 @@ def render(
         )
         try:
             hash(key)
-        except (
-            TypeError
-        ):  # a plan holding an unhashable value (hand-built): draw it without the memo
+        # a plan holding an unhashable value (hand-built): draw it without the memo
+        except TypeError:
             return _base.__wrapped__(*key)
         return _base(*key)
 
@@ -337,16 +336,13 @@ def render(
 
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
     if base is None:
-        waves = (
-            run_summary(run).waves if run is not None else ready_waves
-        )  # a run's from its one summary
+        # a run's from its one summary
+        waves = run_summary(run).waves if run is not None else ready_waves
         return summary_diagram(plan, frame, notice, index, waves_of=waves)
-    marks: dict[Any, Mark] = node_marks(
-        plan, frame, crit_nodes, findings
-    )  # step id or group index -> mark
-    for sid in (
-        base.view.focus if focus is not None else ()
-    ):  # the steps asked for, not an automatic focus
+    # step id or group index -> mark
+    marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)
+    # the steps asked for, not an automatic focus
+    for sid in base.view.focus if focus is not None else ():
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
     marks.update(group_marks(base.view, frame, marks))
     edges = edge_marks(plan, base.edges, crit_edges, findings)

@@ -143,9 +143,8 @@ def render_alignment(alignment: Alignment, *, timeout: float = 60.0) -> Diagram:
                 _edge(a, d, step.id, {"class": "plan"})
     _legend(a, [k for k in (*FATES[:-1], "not_run", "invalidated", "unplanned") if k in used])
     layout = lay_out(a, in_child=len(plan) > 2000, timeout=timeout)
-    svg = serialise_svg(
-        check_svg(layout.svg)
-    )  # re-serialised: plain text in class names (no &#45;)
+    # re-serialised: plain text in class names (no &#45;)
+    svg = serialise_svg(check_svg(layout.svg))
     return Diagram(svg, lambda: (layout.dot, (), (), ""))
 
 

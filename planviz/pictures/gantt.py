@@ -92,9 +92,8 @@ def bars(run: Any) -> tuple[Bar, ...]:
                     "done" if e.kind == "complete" else "failed",
                 )
             )
-        elif (
-            e.kind == "wait"
-        ):  # the attempt pauses for input: the wait is a bar of its own, to the resume
+        # the attempt pauses for input: the wait is a bar of its own, to the resume
+        elif e.kind == "wait":
             if e.step in open_:
                 done.setdefault(e.step, []).append(len(out))
                 out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
@@ -127,9 +126,8 @@ def gantt_svg(run: Any, schedule: Any, *, now: float | None = None, unit: str = 
     models = _model_bars(run)
     rows = _rows(schedule, attempts, models)
     last = float(run.events[-1].time) if run.events else 0.0
-    planned_end = max(
-        (t.ef for t in schedule.steps.values()), default=0.0
-    )  # a dead end may outlast the makespan
+    # a dead end may outlast the makespan
+    planned_end = max((t.ef for t in schedule.steps.values()), default=0.0)
     span = max(
         [float(schedule.makespan), planned_end, last]
         + [b.end for b in attempts]

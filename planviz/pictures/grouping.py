@@ -230,9 +230,8 @@ def add_groups(a: pgv.AGraph, view: Any, run_mode: bool) -> tuple[dict[int, str]
             "penwidth": 1.2,
         }
         if count > 1:
-            attrs["xlabel"] = escape_label(
-                f"×{count:,}"
-            )  # an xlabel: no label rank, which would double the ranks
+            # an xlabel: no label rank, which would double the ranks
+            attrs["xlabel"] = escape_label(f"×{count:,}")
         a.get_edge(node_name(view, u), node_name(view, v)).attr.update(checked_attrs(attrs))
     for k, (kind, nodes) in enumerate(view.clusters):
         sub = a.add_subgraph([node_name(view, x) for x in nodes], name=f"cluster_kind_{k}")

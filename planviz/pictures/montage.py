@@ -42,9 +42,8 @@ def clock_ticks(runs: Sequence[Run]) -> tuple[tuple[int, ...], ...]:
     times = [list(itertools.accumulate((float(e.time) for e in run.events), max)) for run in runs]
     ticks: list[tuple[int, ...]] = []
     for t in sorted({t for ts in times for t in ts}):
-        spans = [
-            (bisect_left(ts, t), bisect_right(ts, t)) for ts in times
-        ]  # each run's events at time t
+        # each run's events at time t
+        spans = [(bisect_left(ts, t), bisect_right(ts, t)) for ts in times]
         for k in range(max(hi - lo for lo, hi in spans)):
             ticks.append(
                 tuple(min(lo + k, hi - 1) if hi > lo else max(hi - 1, 0) for lo, hi in spans)

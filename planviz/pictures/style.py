@@ -78,9 +78,8 @@ LOOKS: Mapping[str, Look] = {
     "invalidated": Look("#D4D4D4", "#D55E00", 3.0, dash="dashed", text="VOIDED"),
     "kept": Look("#C2E8DA", "#00563F", 2.0, double=True, text="kept (verified)"),
     "blocked": Look("#F2D9E8", "#CC79A7", 2.5, dash="dotted", text="blocked"),
-    "not_run": Look(
-        "#FFFFFF", "#7A7A7A", 1.2, dash="dotted", text="not run"
-    ),  # the run stopped first: no work
+    # the run stopped first: no work
+    "not_run": Look("#FFFFFF", "#7A7A7A", 1.2, dash="dotted", text="not run"),
     "conflict": Look("#F9DEA6", "#E69F00", 4.0, text="CONFLICT"),
     "step": Look("#FFFFFF", "#555555", 1.2),
     "critical": Look("#FFFFFF", "#000000", 3.0),
@@ -102,10 +101,11 @@ FATE_LOOKS: Mapping[str, tuple[Look, str]] = {
     "failed": (LOOKS["failed"], "failed"),
     "voided": (LOOKS["invalidated"], "ran, then voided"),
     "unfinished": (LOOKS["running"], "started, never finished"),
+    # no work: never the voided look
     "not_run": (
         replace(LOOKS["not_run"], text="never ran"),
         "never ran",
-    ),  # no work: never the voided look
+    ),
     "invalidated": (
         replace(LOOKS["blocked"], text="never ran \u00b7 in the failure's scope"),
         "never ran: blocked by a failure upstream",
@@ -191,9 +191,8 @@ def run_looks(run: Run) -> frozenset[str]:
     )
     seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
     seen |= {"not_run"} if events and run.frame(-1).not_run else set()
-    return frozenset(
-        seen | ({"pending"} if seen - set(STATUSES) else set())
-    )  # unknown: drawn as pending
+    # unknown: drawn as pending
+    return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))
 
 
 def legend_keys(

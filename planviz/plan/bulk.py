@@ -37,9 +37,8 @@ __all__ = ["planviz_steps", "built_steps", "paused_gc"]
 T = TypeVar("T")
 
 _TEMPLATE = {f.name: f.default for f in fields(Step)}  # every field at its default, in field order
-_TEMPLATE.update(
-    id=None, action="", arguments=None
-)  # a required id; arguments get a fresh dict each
+# a required id; arguments get a fresh dict each
+_TEMPLATE.update(id=None, action="", arguments=None)
 _KINDS = dict(STEP_FIELDS)
 
 
@@ -137,9 +136,8 @@ def planviz_steps(
     ``careful(raw, path)`` is the field-by-field reader, which raises the located error.
     """
     steps = _fast(raw_steps, careful, path)
-    if (
-        steps is None
-    ):  # a deferred check failed: let the careful path find and name the first defect
+    # a deferred check failed: let the careful path find and name the first defect
+    if steps is None:
         steps = [careful(raw, path + (i,)) for i, raw in enumerate(raw_steps)]
     return tuple(steps)
 

@@ -112,9 +112,8 @@ RISKS = ("low", "high")
 HORIZONS = ("near", "far")
 INTENTS = ("read", "write")
 EFFECTS = ("read", "write", "destructive")  # OpenTelemetry's gen_ai.agent.tool.tier vocabulary
-CONFIRMS = (
-    "plan",
-)  # Contract.confirm: what a person confirms before step 1 (None: nothing beyond step approvals)
+# Contract.confirm: what a person confirms before step 1 (None: nothing beyond step approvals)
+CONFIRMS = ("plan",)
 CHOICES: dict[str, tuple[str, ...]] = {
     "risk": RISKS,
     "horizon": HORIZONS,

@@ -292,9 +292,8 @@ def _load(function: str, source: Any, format: str | None, *, single: str | None)
 def _refuse_database(path: str | os.PathLike[str]) -> None:
     """A SQLite database is no plan: say what it is (a LangGraph checkpointer is a trace) before reading it as text."""
     try:
-        if not os.path.isfile(
-            path
-        ):  # a FIFO or a device is never opened here (opening one may block)
+        # a FIFO or a device is never opened here (opening one may block)
+        if not os.path.isfile(path):
             return
         with open(path, "rb") as fh:
             head = fh.read(16)

@@ -115,9 +115,8 @@ def work_keys(plan: Plan, ids: Iterable[str] | None = None) -> dict[str, str]:
         if root in keys:
             continue
         stack, open_ = [root], {root}
-        while (
-            stack
-        ):  # depth first without recursion: a long chain of placeholders must not overflow
+        # depth first without recursion: a long chain of placeholders must not overflow
+        while stack:
             sid = stack[-1]
             step = by_id[sid]
             refs = _refs(step, by_id)

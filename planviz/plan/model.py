@@ -193,11 +193,12 @@ class Step:
         set_ = object.__setattr__
         for name in ("depends_on", "requires", "produces", "resources"):
             set_(self, name, _strings(getattr(self, name), f"{where}.{name}"))
+        # one string for steps that say the same (issue 43)
         for name in (
             "expected_evidence",
             "check",
             "rollback",
-        ):  # one string for steps that say the same (issue 43)
+        ):
             text = _text(getattr(self, name), f"{where}.{name}")
             set_(self, name, intern(text) if type(text) is str else text)
         for name in ("tool", "kind", "approval", "revises"):
@@ -321,9 +322,8 @@ class Plan:
         _text(self.source_format, "source_format")
         _text(self.name, "name")
         steps = tuple(self.steps)
-        durations = map(
-            attrgetter("duration"), steps
-        )  # in bulk when all are Steps whose sum (as below) fits
+        # in bulk when all are Steps whose sum (as below) fits
+        durations = map(attrgetter("duration"), steps)
         if not set(map(type, steps)) <= {Step} or reduce(add, durations, 0.0) > MAX_TOTAL_DURATION:
             total = 0.0
             for i, s in enumerate(steps):
@@ -346,9 +346,8 @@ class Plan:
             raise PlanFormatError(f"expected an integer >= 1, got {self.version!r}", path="version")
         set_(self, "import_findings", tuple(self.import_findings))
         # First occurrence wins; duplicates are reported by validate().
-        by_id = dict(
-            zip(map(attrgetter("id"), steps), steps)
-        )  # a repeated id's key sits where it came first
+        # a repeated id's key sits where it came first
+        by_id = dict(zip(map(attrgetter("id"), steps), steps))
         if len(by_id) != len(steps):
             first = dict(zip(reversed([s.id for s in steps]), reversed(steps)))
             by_id = {sid: first[sid] for sid in by_id}
@@ -357,9 +356,8 @@ class Plan:
     @property
     def ids(self) -> tuple[str, ...]:
         """Step ids in file order."""
-        return tuple(
-            map(attrgetter("id"), self.steps)
-        )  # no Python call per step: read once per plan version
+        # no Python call per step: read once per plan version
+        return tuple(map(attrgetter("id"), self.steps))
 
     @property
     def by_id(self) -> Mapping[str, Step]:

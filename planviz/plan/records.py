@@ -60,9 +60,8 @@ _show = functools.partial(show_value, limit=60)
 
 __all__ = ["plan_from_dict", "contract_from_dict", "plan_to_dict", "contract_to_dict"]
 
-_MAX_INT = (
-    2**63 - 1
-)  # step numbers, versions and counts: anything larger is not a count but hostile input
+# step numbers, versions and counts: anything larger is not a count but hostile input
+_MAX_INT = 2**63 - 1
 _STEP_DEFAULTS = {
     f.name: f.default for f in fields(Step) if f.name not in ("id", "action", "arguments")
 }
@@ -304,9 +303,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
                 f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}", path
             )
         return value
-    if (
-        kind == "toolargs"
-    ):  # a tool's argument table or JSON Schema: ToolSpec reads it (plan/toolargs.py)
+    # a tool's argument table or JSON Schema: ToolSpec reads it (plan/toolargs.py)
+    if kind == "toolargs":
         if not isinstance(value, Mapping):
             raise _fail(
                 f"expected a mapping of argument name to type, or a JSON Schema object, got {_show(value)}",
@@ -341,9 +339,8 @@ def _convert(kind: str, name: str, value: Any, path: tuple[Any, ...]) -> Any:
             raise _fail(
                 f"expected a list of step mappings, got {_kind(value)} {_show(value)}", path
             )
-        return planviz_steps(
-            value, _planviz_step, path
-        )  # well-formed steps in bulk, the rest one by one
+        # well-formed steps in bulk, the rest one by one
+        return planviz_steps(value, _planviz_step, path)
     if kind == "budget":
         return Budget(
             **_kwargs(value, BUDGET_FIELDS, (), path, "a budget mapping (steps, duration)")

@@ -169,9 +169,8 @@ class Event:
     gained: frozenset[str] = frozenset()
     lost: frozenset[str] = frozenset()
     voided: frozenset[str] = frozenset()
-    kept: AbstractSet[str] = (
-        frozenset()
-    )  # a frozenset, or a grown version's DoneSet (runs/statuslog.py)
+    # a frozenset, or a grown version's DoneSet (runs/statuslog.py)
+    kept: AbstractSet[str] = frozenset()
     attempt: int = 0
     category: str | None = None
     observation: Observation | None = None

@@ -128,9 +128,8 @@ class Fault:
 
     def __str__(self) -> str:
         text = f"{self.step}:{self.kind}" + (f":{self.fact}" if self.fact else "")
-        if self.times != 1 or (
-            self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)
-        ):  # "a:x2" needs ":x1"
+        # "a:x2" needs ":x1"
+        if self.times != 1 or (self.fact and re.fullmatch(r"(?:.*:)?x\d+", self.fact)):
             text += f":x{self.times}" if self.fact else f"x{self.times}"
         return text
 
@@ -284,6 +283,7 @@ FAULTS: dict[str, FaultKind] = {
             ),
             draws=lambda plan, step: tuple(plan.premises) or None,
         ),
+        # contradicts held work
         FaultKind(
             "extra_fact",
             "fact",
@@ -293,7 +293,8 @@ FAULTS: dict[str, FaultKind] = {
             "the step observes an unexpected fact as well",
             says=lambda step, fault, fact: Observed(True, frozenset(step.produces) | {str(fact)}),
             draws=lambda plan, step: tuple(negation(f) for f in step.requires) or None,
-        ),  # contradicts held work
+        ),
+        # acts before the start
         FaultKind(
             "approval_denied",
             "",
@@ -303,7 +304,7 @@ FAULTS: dict[str, FaultKind] = {
             "the approval the step waits for is refused",
             says=None,
             draws=lambda plan, step: () if step.approval else None,
-        ),  # acts before the start
+        ),
     )
 }
 """Every fault kind, in the order the explorer and the CLI offer them."""

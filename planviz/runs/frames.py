@@ -40,12 +40,10 @@ from planviz.runs.statuslog import DoneSet, Snapshot
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
 _EMPTY: frozenset[str] = frozenset()
-_BEGUN = frozenset(
-    ("running", "waiting", "done", "failed")
-)  # statuses only a step that started shows
-_UNSTARTED = frozenset(
-    ("pending", "ready")
-)  # a stopped run's steps in these, never started, were not run
+# statuses only a step that started shows
+_BEGUN = frozenset(("running", "waiting", "done", "failed"))
+# a stopped run's steps in these, never started, were not run
+_UNSTARTED = frozenset(("pending", "ready"))
 
 
 class _Segment:
@@ -118,9 +116,8 @@ class FrameStore:
 
     def __init__(self) -> None:
         self._segments: list[_Segment] = []
-        self._began: set[str] = (
-            set()
-        )  # every step some event showed running, waiting, done or failed
+        # every step some event showed running, waiting, done or failed
+        self._began: set[str] = set()
         self._stop: tuple[int, frozenset[str]] | None = (
             None  # the stop event and the steps it left never run
         )
@@ -164,9 +161,8 @@ class FrameStore:
         if event.kind == "invalidate":
             kept = event.kept
             marks = (frozenset(event.voided), kept if type(kept) is DoneSet else frozenset(kept))
-        elif (
-            event.kind == "recheck"
-        ):  # a goal change's voiding, refined one re-checked step at a time
+        # a goal change's voiding, refined one re-checked step at a time
+        elif event.kind == "recheck":
             voided, kept = marks
             marks = ((voided - event.kept) | event.voided, (kept - event.voided) | event.kept)
         elif event.kind == "conflict" and event.step and event.step not in seg.first_conflict:
@@ -319,9 +315,8 @@ class StatusView(Mapping[str, str]):
 
 def _held_at(index: dict[str, list[int]], i: int, item: str) -> bool:
     at = index.get(item)
-    return (
-        at is not None and bisect_right(at, i) % 2 == 1
-    )  # gained, lost, gained, ... at these events
+    # gained, lost, gained, ... at these events
+    return at is not None and bisect_right(at, i) % 2 == 1
 
 
 def _ready_at(statuses: StatusView, i: int, item: str) -> bool:

@@ -185,9 +185,8 @@ def run_usage(run: Run) -> Usage:
     codes = {f.code for plan in run.plans for f in plan.import_findings}
     if "no_tool_calls" in codes:
         starts = 0  # the steps of a trace without tool calls are its model calls, counted below
-    elif (
-        "node_steps" in codes
-    ):  # the steps are node runs: the tool calls are those their observations record
+    # the steps are node runs: the tool calls are those their observations record
+    elif "node_steps" in codes:
         starts = sum(
             n
             for _, o in run.state.observations

@@ -165,9 +165,8 @@ def _sweep(
         starts = list(map(lo.__getitem__, groups))
     else:  # every group is one step, starting at its own position
         groups = starts = sorted(last)
-    owners = list(
-        zip(starts, groups)
-    )  # (a member's position, group), for members up to the last asker
+    # (a member's position, group), for members up to the last asker
+    owners = list(zip(starts, groups))
     if first:
         extra = [
             (at, g)
@@ -217,9 +216,8 @@ def _pull(
     freed: list[int] = []  # bits of groups whose last asker has just read them
     used, nxt, ai, oi = 0, 0, 0, 0
     later: list[tuple[int, int, int]] = []
-    carry: list[int] = [0] * (
-        end + 1
-    )  # position -> the bits of the live groups among the step and its ancestors
+    # position -> the bits of the live groups among the step and its ancestors
+    carry: list[int] = [0] * (end + 1)
     low = t0  # entries below this have been dropped
     while t <= end:
         k = bisect_left(reader, t)
@@ -289,9 +287,8 @@ def _few(
     Every step from the first member to the last asker keeps its few bits, a small int each.
     """
     order, parents = ix.order, ix.parents
-    if (
-        len(groups) == 1
-    ):  # one group (one must_precede pair, a small plan's facts): a set, tested in C per step
+    # one group (one must_precede pair, a small plan's facts): a set, tested in C per step
+    if len(groups) == 1:
         _one(order, parents, asked, owners, answers)
         return
     bit = {g: 1 << i for i, g in enumerate(groups)}

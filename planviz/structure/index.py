@@ -140,9 +140,8 @@ class StructureIndex:
         if not self.duplicated and (self._in_file_order() or self._sort_raw()):
             self.clean = True
             return
-        everything = (
-            plan.steps if self.duplicated else steps.values()
-        )  # a later duplicate's defects count too
+        # a later duplicate's defects count too
+        everything = plan.steps if self.duplicated else steps.values()
         self.unknown = set(chain.from_iterable(map(_deps, everything))).difference(steps)
         self.self_deps = [s.id for s in everything if s.id in s.depends_on]
         self.parents = {
@@ -168,15 +167,13 @@ class StructureIndex:
     def _in_file_order(self) -> bool:
         """The common case, checked cheaply: known ids, every dependency listed earlier in the file."""
         steps = self.steps
-        listed = list(
-            map(_deps, steps.values())
-        )  # read from the steps once: they lie all over the heap
+        # read from the steps once: they lie all over the heap
+        listed = list(map(_deps, steps.values()))
         seen: set[str] = set()
         earlier, add = seen.issuperset, seen.add
         for sid, deps in zip(steps, listed):
-            if deps and not earlier(
-                deps
-            ):  # an unknown id, the step itself or one listed later (tested in C)
+            # an unknown id, the step itself or one listed later (tested in C)
+            if deps and not earlier(deps):
                 return False
             add(sid)
         self.parents = dict(zip(steps, listed))
@@ -242,9 +239,8 @@ class StructureIndex:
             same = self.order == keys  # the file lists every step after its dependencies
             at = self.pos if same else dict(zip(keys, range(len(keys))))
             kids: list[list[int]] = [[] for _ in keys]
-            parents = list(
-                self.parents.values()
-            )  # parents lists the steps in the order of ``steps``
+            # parents lists the steps in the order of ``steps``
+            parents = list(self.parents.values())
             index = at.__getitem__
             for i, ps in enumerate(parents):
                 for j in map(index, ps):

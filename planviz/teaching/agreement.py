@@ -91,14 +91,12 @@ def reach_cases(
     cases = []
     for plan in random_plans(count, seed=seed, facts=True):
         order = list(nx.lexicographical_topological_sort(to_graph(plan)))
-        completed = frozenset(
-            order[: rng.randint(0, len(order))]
-        )  # a prefix: every dependency done first
+        # a prefix: every dependency done first
+        completed = frozenset(order[: rng.randint(0, len(order))])
         held = {f for sid in completed for f in plan.step(sid).produces}
         if held and rng.random() < 0.6:
-            held.discard(
-                rng.choice(sorted(held))
-            )  # withdrawn: a completed step's fact no longer holds
+            # withdrawn: a completed step's fact no longer holds
+            held.discard(rng.choice(sorted(held)))
         if rng.random() < 0.3:
             held.add(rng.choice(FACTS))  # given from the start
         cases.append((plan, completed, frozenset(held)))
@@ -166,9 +164,8 @@ def agreement(
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
     """
-    cases = fresh_names(
-        cases
-    )  # asked under names drawn for this call: no table made beforehand knows them
+    # asked under names drawn for this call: no table made beforehand knows them
+    cases = fresh_names(cases)
     if is_blank(student):
         return unanswered(
             exercise,
@@ -190,13 +187,11 @@ def agreement(
     allowed = ALLOWED.get(build or "", ())
     answers: list[Any] = []
 
-    def run_all() -> (
-        None
-    ):  # the student's function on every case, the library unplugged once for them all
+    # the student's function on every case, the library unplugged once for them all
+    def run_all() -> None:
         for case in cases:
-            for item in (
-                case
-            ):  # the oracle's cached structure (its topological order) is not the student's to read
+            # the oracle's cached structure (its topological order) is not the student's to read
+            for item in case:
                 if isinstance(item, Plan):
                     item.__dict__.pop("_planviz_index", None)
             try:
@@ -300,9 +295,8 @@ class Renaming:
 
     def __init__(self, ids: Iterable[str], facts: Iterable[str] = (), *, seed: Any = None) -> None:
         rng = random.Random(os.urandom(16) if seed is None else seed)
-        ids = {
-            i for i in ids if not ((m := _VERSIONED.fullmatch(i)) and m[1] in ids)
-        }  # X.v2 follows X
+        # X.v2 follows X
+        ids = {i for i in ids if not ((m := _VERSIONED.fullmatch(i)) and m[1] in ids)}
         self.names = {
             **_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
             **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng),
@@ -368,9 +362,8 @@ class Renaming:
                 forbidden=self.rename(value.forbidden),
                 must_precede=self.rename(value.must_precede),
             )
-        if is_dataclass(value) and not isinstance(
-            value, type
-        ):  # a question's record: rename what it holds
+        # a question's record: rename what it holds
+        if is_dataclass(value) and not isinstance(value, type):
             return replace(
                 value,
                 **{f.name: self.rename(getattr(value, f.name)) for f in fields(value) if f.init},

@@ -222,9 +222,8 @@ def check_exercise_3(plan: Any = None, workers: Any = None) -> Feedback:
     if changed or len(new) != 1:
         return wrong(ex, "add exactly one step and leave S0 to S4 as they are", how)
     step = new[0]
-    if set(step.depends_on) != {"S0"} or not math.isclose(
-        step.duration, NEW_DURATION
-    ):  # S0 twice is S0
+    # S0 twice is S0
+    if set(step.depends_on) != {"S0"} or not math.isclose(step.duration, NEW_DURATION):
         return wrong(
             ex,
             f"the new step should come after S0 only and take {NEW_DURATION} {original.time_unit}",

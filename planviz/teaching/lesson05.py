@@ -346,9 +346,8 @@ def check_invariants(refuse: Any) -> Feedback:
     if called:
         return wrong(ex, used_message("refuse", called)[0], own)
     table = _revisions()
-    fresh = Renaming(
-        {s.id for q in table for p in (q.old, q.new) for s in p.steps}
-    )  # drawn for this call
+    # drawn for this call
+    fresh = Renaming({s.id for q in table for p in (q.old, q.new) for s in p.steps})
     questions = [fresh.rename(q) for q in table]  # no table made beforehand knows these ids
     answers: list[Any] = []
     for number, q in enumerate(questions, 1):
@@ -432,9 +431,8 @@ def check_exercise_6(steps: Any = None) -> Feedback:
             "no step waits for the change board any more",
             "the step that switches the writes is still high risk: keep its approval and rollback",
         )
-    gamed = _expansion_games(
-        ex, far, final, run
-    )  # a Feedback is falsy when not passed: no `or` here
+    # a Feedback is falsy when not passed: no `or` here
+    gamed = _expansion_games(ex, far, final, run)
     if gamed is not None:
         return gamed
     return right(

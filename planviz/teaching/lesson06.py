@@ -177,9 +177,8 @@ def check_exercise_1(run: Any = None, failed_step: Any = None, attribution: Any 
             f"failed_step should be a step id: {named.why}",
             "read run.to_text(): which step has a fail event?",
         )
-    if in_plan((named,), {e.step for e in run.events if e.step}) != (
-        first,
-    ):  # S1.v2 never ran: it is not S1
+    # S1.v2 never ran: it is not S1
+    if in_plan((named,), {e.step for e in run.events if e.step}) != (first,):
         return wrong(
             ex,
             f"{short(failed_step)} is not where your run fails",

@@ -417,9 +417,8 @@ def check_exercise_5(
     if rate is None:
         return wrong(ex, f"an evidence rate of {short(evidence_rate)}: a number from 0 to 1", hint)
     ran = [sid for sid, p in frozen.steps.items() if p.performed]
-    expected = (
-        frozen.evidence_rate if frozen.evidence_rate is not None else 0.0
-    )  # a simulated route: always known
+    # a simulated route: always known
+    expected = frozen.evidence_rate if frozen.evidence_rate is not None else 0.0
     if abs(rate - expected) > 0.005:
         produced = sum(1 for p in frozen.steps.values() if p.evidence)
         if abs(rate - produced / len(plan.steps)) <= 0.005:

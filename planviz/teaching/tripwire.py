@@ -102,9 +102,8 @@ def _modules(names: tuple[str, ...]) -> Iterator[types.ModuleType]:
 def _public(module: types.ModuleType, name: str) -> str:
     top = module.__name__.split(".")[0]
     package = sys.modules.get(top)
-    exported = getattr(
-        package, "__all__", None
-    )  # planviz's: never a deprecated name, which warns when read
+    # planviz's: never a deprecated name, which warns when read
+    exported = getattr(package, "__all__", None)
     shown = (
         name in exported if top == "planviz" and exported is not None else hasattr(package, name)
     )
@@ -174,9 +173,8 @@ def _library_dirs() -> tuple[str, ...]:
     if not _LIB_DIRS:
         import networkx
 
-        package = os.path.dirname(
-            os.path.dirname(os.path.abspath(__file__))
-        )  # planviz/, this file's grandparent
+        # planviz/, this file's grandparent
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         _LIB_DIRS = (os.path.dirname(str(networkx.__file__)) + os.sep, package + os.sep)
     return _LIB_DIRS
 

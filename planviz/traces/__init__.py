@@ -236,20 +236,20 @@ def _choose(doc: Document, sample: Sample) -> str:
     best = detect(sample)
     if best == "planviz" or best is not None and _confidence(best, sample) >= SURE:
         return best  # planviz's own reader says what is wrong with a record that only looks like its own
-    if not sample.parsed and (
-        sample.text[:1] in ("{", "[") or sample.text.startswith('"{')
-    ):  # '"{': JSON Lines of records encoded twice (each line an object's JSON text)
+    # '"{': JSON Lines of records encoded twice (each line an object's JSON text)
+    if not sample.parsed and (sample.text[:1] in ("{", "[") or sample.text.startswith('"{')):
         sample.data, sample.parsed = doc.data(), True  # the one parse: the reader gets this data
         best = detect(sample)
         if best is not None and _confidence(best, sample) >= SURE:
             return best
     from planviz.traces.nottraces import refuse
 
+    # JSON no format claims, or not JSON at all
     strict = sample.parsed or sample.text[:1] not in (
         "{",
         "[",
         "",
-    )  # JSON no format claims, or not JSON at all
+    )
     error = refuse(sample, doc.name, strict=strict)
     if error is not None:
         raise error
@@ -378,9 +378,8 @@ def _from_stream(
         fh = _Chain(head, fh)
     doc = Document(name, path, thread, max_bytes, _stream=fh)
     sample = Sample.of(head, path)
-    with (
-        paused_gc()
-    ):  # parsed records, events and plans are many small acyclic containers: no full-heap passes
+    # parsed records, events and plans are many small acyclic containers: no full-heap passes
+    with paused_gc():
         return _read(doc, format or _choose(doc, sample), thread)
 
 

@@ -66,9 +66,8 @@ OUTPUTS = (
     "ai.response.toolCalls",
     "llm.output_messages.0.message.content",
 )
-_FIRST = re.compile(
-    r"first", re.IGNORECASE
-)  # an event of the first token or chunk: the reply went on after it
+# an event of the first token or chunk: the reply went on after it
+_FIRST = re.compile(r"first", re.IGNORECASE)
 _STREAM_FLAGS = ("llm.is_streaming", "gen_ai.request.stream", "gen_ai.openai.request.stream")
 
 
@@ -85,9 +84,8 @@ class Clues:
     opening: bool = False
 
 
-_LATEST = (
-    10**20
-)  # nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
+# nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
+_LATEST = 10**20
 
 
 def _moment(value: Any, field: str, bad: Any) -> int | None:
@@ -221,9 +219,8 @@ def settle(
     alive: dict[
         str, int
     ] = {}  # an unended model call -> the latest moment its events and children show it alive
-    for m in sorted(
-        models, key=lambda s: -level(s.span_id)
-    ):  # deepest first: an inner call's end is known
+    # deepest first: an inner call's end is known
+    for m in sorted(models, key=lambda s: -level(s.span_id)):
         latest = [c.end for c in below.get(m.span_id, ()) if c.end is not None]
         if m.clues is not None and m.clues.evidence is not None:
             latest.append(m.clues.evidence)
@@ -233,9 +230,8 @@ def settle(
             and m.clues.evidence == max(latest, default=None)
         )
         if latest and (m.end is None or (opening and max(latest) > m.end)):
-            alive[m.span_id] = max(
-                latest
-            )  # alive then; if it ended, it ended later: read as unended
+            # alive then; if it ended, it ended later: read as unended
+            alive[m.span_id] = max(latest)
             if m.end is not None:
                 m.end = None
                 reopened.add(m.span_id)
@@ -262,9 +258,8 @@ def settle(
         m for m in models if m.end is None and (m.span_id not in step_ids or m.span_id in reopened)
     ]
     starts = {p: [s.start for s in ss] for p, ss in below.items()}
-    bound: dict[str | None, int | None] = {
-        None: end
-    }  # span id -> the end of it or of its nearest ended ancestor
+    # span id -> the end of it or of its nearest ended ancestor
+    bound: dict[str | None, int | None] = {None: end}
 
     def ended_above(node: str | None) -> int | None:
         path = []
@@ -285,9 +280,8 @@ def settle(
         up = parent[s.span_id]
         limit = ended_above(up)
         if limit is None:
-            if (
-                s.span_id in reopened
-            ):  # it ran at least until its first token; how much longer is unknown
+            # it ran at least until its first token; how much longer is unknown
+            if s.span_id in reopened:
                 s.end, s.timing = alive[s.span_id], "unknown"
             continue
         later = starts[up]

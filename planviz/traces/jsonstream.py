@@ -102,10 +102,11 @@ class _Buffer:
         self.cap: int | None = (
             None  # most characters read in all (None: no cap beyond MAX_RECORD per record)
         )
+        # the line number at self._line_pos (an index into self.text)
         self._line, self._line_pos = (
             1,
             0,
-        )  # the line number at self._line_pos (an index into self.text)
+        )
 
     def line(self) -> int:
         """The 1-based line of the read position (counted incrementally, so cheap to ask often)."""
@@ -145,9 +146,8 @@ class _Buffer:
                 self.eof = True
                 break
         self.text += "".join(got)
-        if (
-            not self.escaped
-        ):  # a surrogate escape (\\ud800): lone ones are found in the parsed values
+        # a surrogate escape (\\ud800): lone ones are found in the parsed values
+        if not self.escaped:
             self.escaped = (
                 _SURROGATE.search(self.text, max(0, len(self.text) - size - 5)) is not None
             )
@@ -230,17 +230,15 @@ class _Buffer:
                 value, end = self.decode(where)
             except json.JSONDecodeError as exc:
                 buffered = len(self.text) - self.pos
-                if (
-                    buffered > limit
-                ):  # never more than the limit (plus one character) is held for one record
+                # never more than the limit (plus one character) is held for one record
+                if buffered > limit:
                     raise TraceFormatError(
                         f"a record larger than {limit:,} characters (or not JSON): {exc.msg}",
                         source=self.source,
                         path=where or None,
                     ) from None
-                if self.fill(
-                    min(max(CHUNK, buffered), limit + 1 - buffered)
-                ):  # double what is buffered
+                # double what is buffered
+                if self.fill(min(max(CHUNK, buffered), limit + 1 - buffered)):
                     continue
                 self.pos = exc.pos
                 raise TraceFormatError(
@@ -368,9 +366,8 @@ def _stream_value(
     if ok:
         yield from _walk_value(value, containers, context, where, line)
         return
-    buf.pos = (
-        start - buf.offset
-    )  # reading ahead may have dropped text before the object, never the object
+    # reading ahead may have dropped text before the object, never the object
+    buf.pos = start - buf.offset
     buf.take("{", where)
     members: dict[str, Any] = {}
     streamed = False

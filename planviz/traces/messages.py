@@ -60,9 +60,8 @@ _USER_KEYS = (
 )
 _TURN = re.compile(r"^(system|developer|user|human|assistant|ai|tool|function): ", re.M)
 _REPR_CONTENT = re.compile(r"""content=(['"])(.*?)\1""", re.S)
-_REPR_CALL = re.compile(
-    r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S
-)  # litellm's repr
+# litellm's repr
+_REPR_CALL = re.compile(r"""Function\(arguments=(['"])(.*?)\1, name=(['"])(.*?)\3""", re.S)
 
 
 def decoded(value: Any) -> Any:
@@ -117,10 +116,10 @@ def _calls_in(m: Any) -> list[str]:
             )
             if isinstance(f, dict) and f.get("name"):
                 out.append(tool_call_text(f["name"], f.get("arguments", f.get("args"))))
-    if (
-        (kind in ("tool_call", "tool_use", "function_call", "tool-call") or kind is None)
-        and ((m.get("name") or m.get("toolName")) if kind else m.get("toolName"))
-    ):  # kind None: the AI SDK's {toolCallId, toolName, input | args} as Langfuse shows its tool calls
+    # kind None: the AI SDK's {toolCallId, toolName, input | args} as Langfuse shows its tool calls
+    if (kind in ("tool_call", "tool_use", "function_call", "tool-call") or kind is None) and (
+        (m.get("name") or m.get("toolName")) if kind else m.get("toolName")
+    ):
         out.append(
             tool_call_text(
                 m.get("name") or m.get("toolName"),
@@ -134,30 +133,28 @@ def _calls_in(m: Any) -> list[str]:
         f = m.get(key)
         if isinstance(f, dict) and f.get("name"):
             out.append(tool_call_text(f["name"], f.get("args", f.get("arguments"))))
-    if isinstance(m.get("repr"), str) and (
-        found := _REPR_CALL.search(m["repr"])
-    ):  # LangChain: not_implemented
+    # LangChain: not_implemented
+    if isinstance(m.get("repr"), str) and (found := _REPR_CALL.search(m["repr"])):
         out.append(tool_call_text(found[4], found[2]))
     if isinstance(m.get("tool.name"), str):  # any-agent's gen_ai.output
         out.append(tool_call_text(m["tool.name"], m.get("tool.args")))
-    if (
-        kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name")
-    ):  # Koog; an OpenAI tool_calls entry given alone
+    # Koog; an OpenAI tool_calls entry given alone
+    if kind == "function" and isinstance(m.get("function"), dict) and m["function"].get("name"):
         out.append(tool_call_text(m["function"]["name"], m["function"].get("arguments")))
+    # a bare {"name", "arguments"} (OpenAI's function_call; any-agent's smolagents and TinyAgent outputs)
     if (
         kind is None
         and "role" not in m
         and isinstance(m.get("name"), str)
         and m["name"]
         and "arguments" in m
-    ):  # a bare {"name", "arguments"} (OpenAI's function_call; any-agent's smolagents and TinyAgent outputs)
+    ):
         out.append(tool_call_text(m["name"], m["arguments"]))
     for key in ("content", "parts", "blocks"):
         if isinstance(m.get(key), list):
             out += _calls_in(m[key])
-    if not out and isinstance(
-        m.get("additional_kwargs"), dict
-    ):  # LangChain: OpenAI's tool_calls kept there
+    # LangChain: OpenAI's tool_calls kept there
+    if not out and isinstance(m.get("additional_kwargs"), dict):
         out += _calls_in(m["additional_kwargs"])
     return out
 
@@ -178,13 +175,14 @@ def text_of(value: Any) -> str | None:
     kind = value.get("type")
     if kind in ("tool_call", "tool_use", "function_call", "tool-call", "function"):
         return None
+    # toolResult: Bedrock Converse's
     for key in (
         "text",
         "content",
         "parts",
         "blocks",
         "toolResult",
-    ):  # toolResult: Bedrock Converse's
+    ):
         if key in value and value[key] is not None:
             found = text_of(value[key])
             if found:
@@ -254,9 +252,8 @@ def _messages(data: Any) -> list[Any] | None:
             held = data.get(key)
             if isinstance(held, list):
                 return held
-        args = data.get(
-            "args"
-        )  # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
+        # smolagents' model call: {"args": [[messages...]], "kwargs": {...}}
+        args = data.get("args")
         if isinstance(args, list) and args and isinstance(args[0], list):
             return args[0]
     return None
@@ -340,9 +337,8 @@ def last_input(value: Any) -> str | None:
     messages = _messages(data)
     if messages is None and _role(data) in _INPUT:
         messages = [data]  # one message, not a list (LangSmith's Claude Agent SDK turns)
-    if (
-        messages is None
-    ):  # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
+    # a request with its prompt as text ({"contents": "..."}, {"args": ["..."]})
+    if messages is None:
         return (
             shortened(task(data) or text_of(data))
             if isinstance(data, dict) and not _role(data)
@@ -351,16 +347,14 @@ def last_input(value: Any) -> str | None:
     called = _called(messages)
     for m in reversed(messages):
         role = _role(m)
-        if (
-            role in called
-        ):  # a tool's result whose role is the tool's name (LangChain JS through Langfuse)
+        # a tool's result whose role is the tool's name (LangChain JS through Langfuse)
+        if role in called:
             role = "tool"
         if role in _INPUT or (role is None and isinstance(m, str)):
             found = _message_text(m) if role else m
             content = m.get("content") if isinstance(m, dict) else None
-            if (
-                not found and content and not _definition(content)
-            ):  # a tool's result with no text: its JSON
+            # a tool's result with no text: its JSON
+            if not found and content and not _definition(content):
                 found = json.dumps(content, ensure_ascii=False, default=str)
             if found:
                 return shortened(found)
@@ -402,9 +396,8 @@ def reply(value: Any) -> str | None:
     if isinstance(data, str):
         return shortened(data)
     if isinstance(data, dict):
-        if (
-            isinstance(data.get("generations"), list) and data["generations"]
-        ):  # LangChain's LLMResult
+        # LangChain's LLMResult
+        if isinstance(data.get("generations"), list) and data["generations"]:
             first = data["generations"][0]
             first = first[0] if isinstance(first, list) and first else first
             return (
@@ -422,13 +415,11 @@ def reply(value: Any) -> str | None:
                 )
         if isinstance(data.get("message"), dict):
             return reply(data["message"])
-        if "role" not in data and isinstance(
-            data.get("content"), (dict, list)
-        ):  # Google ADK's llm_response
+        # Google ADK's llm_response
+        if "role" not in data and isinstance(data.get("content"), (dict, list)):
             return reply(data["content"])
-        if (
-            not {"role", "type", "parts"} & data.keys()
-        ):  # {"text": ...}, else a structured answer (generateObject)
+        # {"text": ...}, else a structured answer (generateObject)
+        if not {"role", "type", "parts"} & data.keys():
             text = data.get("text")
             return shortened(
                 text
@@ -447,9 +438,8 @@ def reply(value: Any) -> str | None:
         and m.get("type") in ("function_call", "tool_call", "tool_use", "tool-call")
         or isinstance(m, dict)
         and m.get("type") == "function"
-        and isinstance(
-            m.get("function"), dict
-        )  # the tool_calls list itself, each entry an OpenAI call
+        # the tool_calls list itself, each entry an OpenAI call
+        and isinstance(m.get("function"), dict)
     ]
     texts = [t for t in (_message_text(m) if _role(m) else text_of(m) for m in replies) if t]
     if texts:

@@ -48,9 +48,8 @@ def flattened(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | None
         rest = match[2].removeprefix("message.")
         if rest in ("role", "content", "name"):
             slot[rest] = value
-        elif rest.startswith("contents.") and rest.endswith(
-            "text"
-        ):  # message.contents.M.message_content.text
+        # message.contents.M.message_content.text
+        elif rest.startswith("contents.") and rest.endswith("text"):
             slot.setdefault("blocks", []).append(value)
         elif rest.startswith("tool_calls."):  # tool_calls.K.tool_call.function.name / .arguments
             k, _, field = rest[len("tool_calls.") :].partition(".")
@@ -178,9 +177,8 @@ def event_messages(events: list[tuple[Any, Any]]) -> Heard | None:
         found = True
         body = decoded(attrs.get("gen_ai.event.content"))
         body = body if isinstance(body, dict) else {}
-        if (
-            name == "gen_ai.choice"
-        ):  # message (Strands, Logfire), content (LiveKit), or Azure's whole body
+        # message (Strands, Logfire), content (LiveKit), or Azure's whole body
+        if name == "gen_ai.choice":
             held = next((attrs[k] for k in ("message", "content") if k in attrs), None)
             answered = decoded(held if held is not None else body.get("message", body) or None)
             continue

@@ -101,12 +101,13 @@ def observation(o: Any) -> bool:
         return False
     if by_attributes(attributes(o)):
         return True
+    # a tool run under LangGraph's ToolNode, not LangGraph's own writes and branches
     return (
         kind in ("SPAN", "AGENT", "CHAIN")
         and metadata(o).get("langgraph_node") == "tools"
         and o.get("name") != "tools"
         and not (isinstance(o.get("name"), str) and _LANGGRAPH_PLUMBING.match(o["name"]))
-    )  # a tool run under LangGraph's ToolNode, not LangGraph's own writes and branches
+    )
 
 
 def kept(value: Any) -> Any:

@@ -192,20 +192,22 @@ def test_worked_example_precondition_returns_to_producer(example):
     "category, action, restart, voided, kept",
     [
         ("transient", "retry", "S3", set(), {"S0", "S1", "S2"}),
+        # global: kept only once re-checked
         (
             "goal_change",
             "replan",
             None,
             {"S0", "S1", "S2", "S3", "S4"},
             set(),
-        ),  # global: kept only once re-checked
+        ),
+        # S3 is the patch itself
         (
             "side_effect",
             "invalidate_subgraph",
             "S3",
             {"S3", "S4"},
             {"S0", "S1", "S2"},
-        ),  # S3 is the patch itself
+        ),
         ("precondition", "return_to_source", "S2", {"S2", "S3", "S4"}, {"S0", "S1"}),
     ],
 )
@@ -821,9 +823,8 @@ def test_shared_index_gives_the_same_answers_on_repeat_pickled_and_replaced_plan
     assert validate(cache_plan) == validate(cache_plan.replace())
     clone = pickle.loads(pickle.dumps(cache_plan))
     assert clone == cache_plan and critical_path(clone) == fresh
-    shorter = cache_plan.replace(
-        steps=cache_plan.steps[:3]
-    )  # a derived plan never sees the old index
+    # a derived plan never sees the old index
+    shorter = cache_plan.replace(steps=cache_plan.steps[:3])
     assert critical_path(shorter).makespan == 13.0
     assert sorted(critical_path(shorter).steps) == ["S0", "S1", "S2"]
 

@@ -144,12 +144,13 @@ def test_a_step_waiting_for_two_resources_does_not_hold_up_one_waiting_for_one()
         ],
     )
     starts = {s: p.time for p in ready_timeline(plan) for s in p.started}
+    # at 1, r1 is free: C still waits for r2, D goes
     assert starts == {
         "A": 0.0,
         "B": 0.0,
         "D": 1.0,
         "C": 5.0,
-    }  # at 1, r1 is free: C still waits for r2, D goes
+    }
 
 
 def test_points_are_deltas_and_the_whole_sets_are_computed():

@@ -384,9 +384,8 @@ def drive_explorer(pg) -> dict:
     )
     stepped = node_classes(pg)
     second_caption = caption.inner_text()
-    pg.locator(".planviz-fault-step select").select_option(
-        "S4"
-    )  # the fault panel: the kernel re-simulates
+    # the fault panel: the kernel re-simulates
+    pg.locator(".planviz-fault-step select").select_option("S4")
     pg.locator(".planviz-fault-kind select").select_option("side_effect")
     pg.locator("button.planviz-fault-inject").click()
     pg.wait_for_function(INVALIDATED_JS, arg=[PICTURE, ["S3", "S4"]], timeout=60_000)

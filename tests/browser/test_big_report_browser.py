@@ -90,12 +90,13 @@ def test_the_picture_follows_the_current_step_of_a_10k_span_report(opened, big, 
     )
     starts = [e.index for e in run.events if e.kind == "start" and e.step in drawn]
     assert len(starts) > 150  # the picture draws a few hundred steps of the 5,000
+    # far down the picture, then back up
     for i in (
         starts[0],
         starts[100],
         starts[150],
         starts[40],
-    ):  # far down the picture, then back up
+    ):
         _goto(pg, i)
         assert (
             pg.locator(APP + " .pv-caption")
@@ -194,9 +195,8 @@ LOG_JS = """() => [...document.querySelectorAll('#planviz-app .pv-panel-log tr[d
 
 
 def _log_matches(rows, run) -> None:
-    assert [r[0] for r in rows] == list(
-        range(rows[0][0], rows[0][0] + len(rows))
-    )  # in order, none missing
+    # in order, none missing
+    assert [r[0] for r in rows] == list(range(rows[0][0], rows[0][0] + len(rows)))
     for i, time, kind, step, _ in rows:
         e = run.events[i]
         assert [time, kind, step] == [f"{float(e.time):g}", e.kind, e.step or ""], i
@@ -223,9 +223,8 @@ def test_the_event_log_keeps_only_the_rows_on_screen(opened, big):
     rows = pg.evaluate(LOG_JS)
     assert len(rows) < 200 and rows[-1][0] == n - 1 and rows[-1][2] == run.events[-1].kind
     _log_matches(rows, run)
-    last = pg.locator(
-        APP + f" .pv-panel-log tr[data-i='{n - 1}']"
-    )  # the last row is on screen, and goes there
+    # the last row is on screen, and goes there
+    last = pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 1}']")
     box, frame = last.bounding_box(), scroller.bounding_box()
     assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
     pg.locator(APP + f" .pv-panel-log tr[data-i='{n - 3}']").click()
@@ -247,12 +246,10 @@ def test_the_timeline_draws_every_call_in_model_and_tool_lanes(opened, big, ui):
     canvas = pg.locator(APP + " canvas.planviz-lanes")
     assert canvas.count() == 1
     label = canvas.get_attribute("aria-label")
-    assert label.startswith(
-        f"timeline: {SPANS - 1} calls in {len(tools) + 1} lanes"
-    )  # every span but the agent's
-    assert (
-        pg.locator(APP + " svg.planviz-gantt").count() == 0
-    )  # no SVG row per step for 5,000 steps
+    # every span but the agent's
+    assert label.startswith(f"timeline: {SPANS - 1} calls in {len(tools) + 1} lanes")
+    # no SVG row per step for 5,000 steps
+    assert pg.locator(APP + " svg.planviz-gantt").count() == 0
     # the canvas is drawn: the model lane's row is coloured across the run
     inked = canvas.evaluate("""c => { const g = c.getContext('2d'), d = g.getImageData(0, 0, c.width, c.height).data;
       let n = 0;

@@ -113,9 +113,8 @@ def test_an_exported_notebook_steps_offline(chromium, executed, tmp_path, state,
         )
         # the classic template loads jQuery and require.js from a CDN; its own scripts fail without them
         assert [e for e in errors if template != "classic" or e != "$ is not defined"] == []
-        assert not [
-            u for u in asked if "planviz" in u
-        ]  # the explorer asked for nothing (nbconvert's page may)
+        # the explorer asked for nothing (nbconvert's page may)
+        assert not [u for u in asked if "planviz" in u]
     finally:
         context.close()
 

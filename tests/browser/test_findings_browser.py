@@ -18,9 +18,8 @@ def test_the_details_list_the_findings_the_picture_counts(corpus, page, tmp_path
     source = corpus / "otel" / "any-agent_OPENAI_trace.json"
     spans = json.loads(source.read_text(encoding="utf-8"))["spans"]
     tools = [s for s in spans if s["attributes"].get("gen_ai.operation.name") == "execute_tool"]
-    output = sum(
-        "gen_ai.output" in s["attributes"] for s in tools
-    )  # what the file says, not what planviz read
+    # what the file says, not what planviz read
+    output = sum("gen_ai.output" in s["attributes"] for s in tools)
     llm = sum(s["attributes"].get("gen_ai.operation.name") == "call_llm" for s in spans)
     path = report_html(load_trace(source), tmp_path / "r.html")
     pg = page.page

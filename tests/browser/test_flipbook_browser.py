@@ -56,9 +56,8 @@ def test_the_page_plays_the_frames_by_itself_in_a_loop(flipbook, run, page, ui):
     pg.goto(flipbook.path.as_uri())
     caption = pg.locator(CAPTION)
     caption.wait_for()
-    assert (
-        pg.locator("#planviz-app button.planviz-play").get_attribute("aria-label") == "pause"
-    )  # playing
+    # playing
+    assert pg.locator("#planviz-app button.planviz-play").get_attribute("aria-label") == "pause"
     seen = []
     for _ in range(len(FRAMES) + 2):  # every frame in order, then round again from the first
         text = pg.evaluate(f"() => document.querySelector('{CAPTION}').innerText")
@@ -81,9 +80,8 @@ def test_the_page_plays_the_frames_by_itself_in_a_loop(flipbook, run, page, ui):
     assert lines[0].startswith(f"event {i} of {len(run.events) - 1} ")  # the picture says the same
     ui.screenshot(pg.locator("body"), "flipbook")
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
-    assert asked == [
-        flipbook.path.as_uri()
-    ]  # no network request: the page asked for nothing but itself
+    # no network request: the page asked for nothing but itself
+    assert asked == [flipbook.path.as_uri()]
 
 
 def test_the_pointer_over_the_pictures_pauses_it(flipbook, page):
@@ -123,9 +121,8 @@ def test_without_script_frames_take_turns(flipbook, no_script):
     assert pg.locator("#planviz-app").is_hidden()
     assert len(pg.evaluate(VISIBLE_JS)) == 1
     seen = set()
-    for _ in range(
-        300
-    ):  # three different frames show, one at a time (polled: no script, no wait_for_function)
+    # three different frames show, one at a time (polled: no script, no wait_for_function)
+    for _ in range(300):
         shown = pg.evaluate(VISIBLE_JS)
         assert len(shown) == 1
         seen.add(shown[0])

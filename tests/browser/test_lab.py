@@ -19,9 +19,8 @@ def test_explorer_in_jupyterlab(jupyterlab, page, ui):
     seen = ui.drive(pg)
 
     ui.check(pg, seen, "jupyterlab-explorer")
-    fallback = pg.locator(
-        "iframe.planviz-fallback"
-    )  # the static fallback is an output too: hidden, the widget drew
+    # the static fallback is an output too: hidden, the widget drew
+    fallback = pg.locator("iframe.planviz-fallback")
     assert fallback.count() == 1 and not fallback.is_visible()
     row = pg.locator(".jp-OutputArea-child", has=pg.locator(".planviz-fallback-out"))
     assert row.count() == 1 and not row.is_visible()

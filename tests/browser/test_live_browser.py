@@ -31,17 +31,18 @@ def _unended(span: dict) -> dict:
 
 BATCHES = [  # what the agent reports, in the order an exporter would send it
     [chat(2, 0.0, 0.4), tool(3, "search", 0.4, 0.6, args={"q": "otlp"}, result="doc-42")],
+    # reported before it ended: running
     [
         chat(4, 0.6, 1.0),
         tool(5, "fetch", 1.0, 1.3, args={"id": "doc-42"}, result="the text of doc-42"),
         _unended(tool(6, "summarize", 1.3, None, args={"doc": "doc-42"})),
-    ],  # reported before it ended: running
+    ],
+    # the root span ended: the run is final
     [
         chat(7, 1.5, 1.9),
         tool(8, "write", 1.9, 2.1, args={"path": "notes.md"}, result="ok"),
-        tool(
-            6, "summarize", 1.3, 1.45, args={"doc": "doc-42"}, result="a summary"
-        ),  # sent again, ended: it replaces
+        # sent again, ended: it replaces
+        tool(6, "summarize", 1.3, 1.45, args={"doc": "doc-42"}, result="a summary"),
         span(
             ROOT_SPAN,
             "invoke_agent researcher",
@@ -51,7 +52,7 @@ BATCHES = [  # what the agent reports, in the order an exporter would send it
             gen_ai__operation__name="invoke_agent",
             gen_ai__agent__name="researcher",
         ),
-    ],  # the root span ended: the run is final
+    ],
 ]
 
 
@@ -139,9 +140,8 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(
     posted = time.perf_counter()
     assert _post(port, BATCHES[1]) == 200
     _wait_steps(pg, set(_tools(BATCHES[0] + BATCHES[1])))
-    on_screen = [
-        time.perf_counter() - posted
-    ]  # a figure for the record (benchmarks/bench_live.py), not asserted
+    # a figure for the record (benchmarks/bench_live.py), not asserted
+    on_screen = [time.perf_counter() - posted]
     second = node_classes(pg)
     assert set(second) == set(_tools(BATCHES[0] + BATCHES[1])) and len(second) > len(first)
     assert re.search(r"\bstatus-running\b", second["summarize"]), second
@@ -175,9 +175,8 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(
         "document.querySelector('.pv-mode').textContent)",
         timeout=30_000,
     )
-    now = (
-        caption.inner_text()
-    )  # "Event 3 of 5: start fetch..." is now "Event 3 of 7: start fetch...": held
+    # "Event 3 of 5: start fetch..." is now "Event 3 of 7: start fetch...": held
+    now = caption.inner_text()
     assert (now.split(" of ")[0], now.split(":", 1)[1]) == (
         held.split(" of ")[0],
         held.split(":", 1)[1],
@@ -193,8 +192,7 @@ def test_the_explorer_grows_while_spans_arrive_and_says_when_the_run_is_final(
     )
     last = node_classes(pg)
     assert re.search(r"\bstatus-done\b", last["write"]), last
-    assert re.search(r"\bstatus-done\b", last["summarize"]), (
-        last
-    )  # its ended copy replaced the running one
+    # its ended copy replaced the running one
+    assert re.search(r"\bstatus-done\b", last["summarize"]), last
     shot = screenshot(pg.locator(".jp-NotebookPanel"), "live-explorer-final")
     assert shot.stat().st_size > 10_000

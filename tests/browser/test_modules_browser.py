@@ -65,9 +65,10 @@ def harness(chromium, tmp_path_factory):
                 module.read_text(encoding="utf-8"), encoding="utf-8"
             )
     (root / "index.html").write_text(HARNESS, encoding="utf-8")
+    # the log's fixed row height and scroll box
     (root / "explorer.css").write_text(
         (files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8"), encoding="utf-8"
-    )  # the log's fixed row height and scroll box
+    )
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -132,12 +133,10 @@ def test_decode_page_reads_every_page_kind_as_the_tests_decoder_does(harness, tm
         data = json.loads(packed_text(page))
         got = harness.evaluate("(data) => window.M.pagedata.decodePage(data)", data)
         assert got == _normal(decode_page(data)), kind
-        assert got["pair" if "pair" in got else "log"], (
-            kind
-        )  # not an empty page: there were rows to decode
-    assert harness.evaluate("() => window.M.pagedata.decodePage({a: 1})") == {
-        "a": 1
-    }  # no page data: as it is
+        # not an empty page: there were rows to decode
+        assert got["pair" if "pair" in got else "log"], kind
+    # no page data: as it is
+    assert harness.evaluate("() => window.M.pagedata.decodePage({a: 1})") == {"a": 1}
     refused = harness.evaluate("""() => { try { window.M.pagedata.decodePage({format: 'planviz-page', version: 2,
                                   strings: [], page: {}}); return null; } catch (e) { return String(e.message); } }""")
     assert refused and "version 2" in refused
@@ -187,10 +186,11 @@ def test_the_virtual_logs_row_window_and_scroll(harness):
             assert top == shown, (i, shown)
         else:
             assert top == max(0, min((i - 3) * 20, n * 20 - height)), (i, shown)
+            # row i is on screen after
             assert top <= i * 20 and (i + 1) * 20 <= top + height, (
                 i,
                 shown,
-            )  # row i is on screen after
+            )
 
 
 def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
@@ -215,18 +215,18 @@ def test_the_virtual_log_keeps_only_the_rows_on_screen(harness):
     height = rows["height"] or 240
     assert rows["top"] == (500 - 3) * 20  # the current row scrolled to the fourth place
     lo, hi = _window(rows["top"], height, 1000)
-    assert (
-        rows["shown"] == list(range(lo, hi)) and len(rows["shown"]) < 40
-    )  # 1000 rows, a few dozen in the DOM
+    # 1000 rows, a few dozen in the DOM
+    assert rows["shown"] == list(range(lo, hi)) and len(rows["shown"]) < 40
     assert rows["current"] == ["\u25b6500"]
     assert rows["picked"] == [lo + 2]
+    # its cells
     assert rows["texts"] == [
         str(lo),
         str(lo / 10).removesuffix(".0"),
         "start",
         f"S{lo}",
         f"row {lo}",
-    ]  # its cells
+    ]
 
 
 def _columns(lanes: dict, t0: float, scale: float, px: int) -> list[list[int]]:

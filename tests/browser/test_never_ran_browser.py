@@ -17,12 +17,13 @@ def test_a_step_the_stopped_run_never_started_is_not_run_in_the_browser(page, tm
     assert set(run.frame(-1).not_run) == {"S4"}
     pg = _open(page, report_html(run, tmp_path / "run.html"))
     n = len(run.events)
+    # the stop, the frame before it, back to the start and forward again
     for i in [
         n - 1,
         n - 2,
         0,
         n - 1,
-    ]:  # the stop, the frame before it, back to the start and forward again
+    ]:
         _goto(pg, i)
         shown = pg.evaluate(NODE_STATES_JS)
         assert shown == _expected(run, i), i

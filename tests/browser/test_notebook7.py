@@ -25,7 +25,6 @@ def test_explorer_in_notebook7(notebook7, page, ui):
     seen = ui.drive(pg)
 
     ui.check(pg, seen, "notebook7-explorer")
-    fallback = pg.locator(
-        "iframe.planviz-fallback"
-    )  # the static fallback is an output too: hidden, the widget drew
+    # the static fallback is an output too: hidden, the widget drew
+    fallback = pg.locator("iframe.planviz-fallback")
     assert fallback.count() == 1 and not fallback.is_visible()

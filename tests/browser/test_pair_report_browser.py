@@ -17,9 +17,8 @@ def test_one_stepper_drives_both_runs(page, ui, tmp_path, cache_plan):
     sides = pg.locator("#planviz-app .pv-run")
     shown = " .pv-version:not([hidden])"
     sides.nth(1).locator(shown + " svg g.node").first.wait_for(state="attached")
-    assert (
-        "first divergence: event 10" in pg.locator("#planviz-app .pv-note").inner_text()
-    )  # opens there
+    # opens there
+    assert "first divergence: event 10" in pg.locator("#planviz-app .pv-note").inner_text()
     assert pg.locator("#planviz-app .planviz-slider").input_value() == "10"
     left = ui.node_classes(pg, "#planviz-app .pv-run:nth-child(1)" + shown)
     right = ui.node_classes(pg, "#planviz-app .pv-run:nth-child(2)" + shown)
@@ -82,9 +81,10 @@ def test_each_run_has_its_own_panel_in_every_tab(page, ui, tmp_path, cache_plan,
             assert rows and rows == [
                 (i, run.events[i].kind) for i in range(rows[0][0], rows[0][0] + len(rows))
             ]
+            # virtual
             assert (
                 len(rows) < 40 and int(col.locator("tr.pv-current").get_attribute("data-i")) == at
-            )  # virtual
+            )
         elif tab == "facts":
             held = sorted(run.frame(at).facts)
             assert sorted(col.locator("li:not(.pv-empty)").all_inner_texts()) == held

@@ -141,9 +141,8 @@ def test_report_steps_offline(page, ui, tmp_path, cache_plan):
     pg.wait_for_function(
         "() => document.querySelector('#planviz-app .pv-caption').innerText.startsWith('Event 2 ')"
     )
-    assert (
-        pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"
-    )  # it plays on (it once stopped)
+    # it plays on (it once stopped)
+    assert pg.locator("button.planviz-play").get_attribute("aria-label") == "pause"
     pg.keyboard.press(" ")
     assert page.errors == []
     assert pg.evaluate("window.__planvizCsp || []") == []
@@ -157,9 +156,8 @@ def test_every_frame_in_the_browser_is_renders(page, tmp_path, cache_plan):
     for i in [*range(n), *range(n - 2, -1, -3)]:  # forward through every frame, then back in jumps
         _goto(pg, i)
         assert pg.evaluate(NODE_STATES_JS) == _expected(run, i), i
-        said = pg.evaluate(
-            PICTURE_CAPTION_JS
-        )  # every text of the picture belongs to the frame on screen
+        # every text of the picture belongs to the frame on screen
+        said = pg.evaluate(PICTURE_CAPTION_JS)
         assert said == _picture_caption(render(run.plan_at(i), run=run, at=i, legend=False).svg), i
         assert any(line.startswith(f"event {i} of {n - 1} ") for line in said), (i, said)
         facts = pg.locator("#planviz-app .pv-panel-facts li").all_inner_texts()
@@ -249,9 +247,8 @@ def test_a_2000_step_report_opens_and_steps(page, tmp_path):
         assert _caption(pg).startswith(f"Event {i} of {n - 1}")
         states = pg.evaluate(NODE_STATES_JS)
         expected = _expected(run, i)
-        both = sorted(
-            set(states) & set(expected)
-        )  # the same view, unless the load changed render's choice
+        # the same view, unless the load changed render's choice
+        both = sorted(set(states) & set(expected))
         assert both, i
         assert {k: states[k] for k in both} == {k: expected[k] for k in both}, i
     assert page.errors == [] and pg.evaluate("window.__planvizCsp || []") == []
@@ -297,22 +294,25 @@ def _lanes(n: int, width: int) -> Plan:
 @pytest.mark.parametrize(
     "plan, faults, scrolls",
     [
+        # a 10-step plan fits the page's width at 1400 px and stays readable
         (
             _lanes(10, 3),
             [],
             False,
-        ),  # a 10-step plan fits the page's width at 1400 px and stays readable
+        ),
         (_lanes(10, 2), [], None),  # a narrower, longer one is as readable (it may scroll a little)
+        # so is its first version, built by the script
         (
             _lanes(10, 2),
             [Fault("S9", "side_effect")],
             None,
-        ),  # so is its first version, built by the script
+        ),
+        # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
         (
             _lanes(80, 4),
             [],
             True,
-        ),  # a big one (drawn top to bottom: long lanes) scrolls instead of shrinking its text
+        ),
         (_lanes(80, 16), [], True),  # and so does a wide one
     ],
 )

@@ -57,9 +57,8 @@ def test_a_model_call_line_says_what_the_span_recorded(page, ui, tmp_path, corpu
         lines = pg.locator("#planviz-app .planviz-details ol.pv-calls li").all_inner_texts()
         assert len(lines) == len(calls)
         for line, (model, start, took, tin, tout, cost) in zip(lines, calls):
-            shown = _LINE.match(
-                line.split("\n", 1)[0]
-            )  # its first line; what it was given and answered follow
+            # its first line; what it was given and answered follow
+            shown = _LINE.match(line.split("\n", 1)[0])
             assert shown, line
             assert (shown["model"], int(shown["tin"]), int(shown["tout"])) == (model, tin, tout)
             for key, truth in (("start", start), ("took", took), ("cost", cost)):

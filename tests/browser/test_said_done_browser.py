@@ -52,9 +52,8 @@ def test_a_failed_tool_calls_error_and_output_show_without_scrolling(page, corpu
     answered = next(
         s["attributes"]["gen_ai.output"] for s in spans if s["name"].startswith("call_llm")
     )
-    run = load_trace(
-        path
-    )  # the model's input and output as the readers fill them (set here from the raw span)
+    # the model's input and output as the readers fill them (set here from the raw span)
+    run = load_trace(path)
     first = run.model_calls[0]
     assert first.step == "get_current_time"
     run = replace(
@@ -75,19 +74,16 @@ def test_a_failed_tool_calls_error_and_output_show_without_scrolling(page, corpu
     result = details.locator("pre.pv-result")
     assert ERROR in error.inner_text()  # the markup in it is text, not tags
     assert details.locator("b").count() == 0
-    assert json.loads(result.inner_text()) == json.loads(
-        output
-    )  # what the tool returned, whole (it is short)
+    # what the tool returned, whole (it is short)
+    assert json.loads(result.inner_text()) == json.loads(output)
     assert error.evaluate(IN_VIEW_JS) and result.evaluate(IN_VIEW_JS)  # no scrolling to see either
     assert pg.evaluate("window.scrollY") == 0
     first = [n for n in details.locator("h4, pre").all_inner_texts() if n.strip()]
     assert first[0].startswith("Failed")  # the error comes first
-    assert (
-        details.locator("pre.pv-model-output").inner_text() == answered
-    )  # what the model answered
-    assert (
-        details.locator("pre.pv-model-input").inner_text() == "What year is it? <i>now</i>"
-    )  # text, not markup
+    # what the model answered
+    assert details.locator("pre.pv-model-output").inner_text() == answered
+    # text, not markup
+    assert details.locator("pre.pv-model-input").inner_text() == "What year is it? <i>now</i>"
     screenshot(pg.locator("#planviz-app"), "said-done-failed-tool")
     assert not page.errors and not page.csp and not page.dialogs
 
@@ -98,9 +94,8 @@ def test_a_langgraph_thread_shows_who_said_what_and_the_models_reply(page, corpu
             encoding="utf-8"
         )
     )
-    newest = raw[0]["checkpoint"]["channel_values"][
-        "messages"
-    ]  # the file lists the newest checkpoint first
+    # the file lists the newest checkpoint first
+    newest = raw[0]["checkpoint"]["channel_values"]["messages"]
     reply = next(m for m in reversed(newest) if m["type"] == "ai")["content"]
     asked = next(m for m in reversed(newest) if m["type"] == "human")["content"]
     report = tmp_path / "thread.html"
@@ -117,9 +112,8 @@ def test_a_langgraph_thread_shows_who_said_what_and_the_models_reply(page, corpu
     assert asked in turns.nth(turns.count() - 2).inner_text()
     pg.wait_for_timeout(100)  # the list scrolls to its last turn on the next frame
     assert last.locator("pre").evaluate(IN_VIEW_JS)
-    assert "pv-later" in last.get_attribute(
-        "class"
-    )  # the report opens at event 0: the reply is said later
+    # the report opens at event 0: the reply is said later
+    assert "pv-later" in last.get_attribute("class")
     pg.locator("#planviz-app").press("End")
     assert "pv-later" not in last.get_attribute("class")
     screenshot(pg.locator("#planviz-app"), "said-done-langgraph-thread")

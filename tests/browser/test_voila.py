@@ -22,8 +22,7 @@ def test_explorer_in_voila(voila, page, ui):
     ui.check_legend(seen["legend"])
     shot = ui.screenshot(pg.locator(".planviz-explorer"), "voila-explorer")
     assert shot.stat().st_size > 10_000
-    fallback = pg.locator(
-        "iframe.planviz-fallback"
-    )  # the static fallback is an output too: hidden, the widget drew
+    # the static fallback is an output too: hidden, the widget drew
+    fallback = pg.locator("iframe.planviz-fallback")
     assert fallback.count() == 1 and not fallback.is_visible()
     assert not [e for e in page.errors if "planviz" in e.lower()]

@@ -68,9 +68,8 @@ def test_a_thought_changes_nothing_and_needs_no_certificate():
         "g", [Step("T", "Think about the tenants", expected_evidence="a note", produces="idea")]
     )
     assert validate(thought, READ).ok and simulate(thought, READ).outcome == "plan_complete"
-    assert (
-        effect_of(Step("T", "x", resources=["keys.py"])) == "write"
-    )  # holding a resource still writes
+    # holding a resource still writes
+    assert effect_of(Step("T", "x", resources=["keys.py"])) == "write"
 
 
 def test_a_revision_bringing_an_uncertified_tool_fails_it_at_run_time():

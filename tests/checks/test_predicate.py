@@ -27,10 +27,11 @@ def severity(check: str, action: str, *, writes: bool = True, sid: str = "S3") -
     "check, action",
     [
         ("Patch applied.", "Patch the key builder"),  # the action's word plus "applied"
+        # the action restated after "done"
         (
             "done: patch the key builder",
             "Patch the key builder",
-        ),  # the action restated after "done"
+        ),
         ("purged", "Purge the leaked entries"),  # the action's verb, another form
         ("Purged the leaked entry successfully", "Purge the leaked entries"),
         ("the key builder was patched", "Patch the key builder"),
@@ -55,18 +56,20 @@ def test_a_check_that_restates_the_step_in_part_is_vacuous(check, action):
 @pytest.mark.parametrize(
     "check, action",
     [
+        # the action's words, and an observation
         (
             "the isolation test passes",
             "Run the isolation test",
-        ),  # the action's words, and an observation
+        ),
         ("patched file compiles", "Patch the file"),
         ("hit rate above 0.9", "Measure the hit rate"),
         ("tests pass", "Run the tests"),
         ("no leaked entry remains", "Purge the leaked entries"),
+        # words the action does not say
         (
             "the key includes the tenant id",
             "Patch the key builder",
-        ),  # words the action does not say
+        ),
         ("the patched key builder compiles", "Patch the key builder"),
         ("S4 returns 200", "Call the health endpoint"),  # another step's id, a number
         ("", "Patch the key builder"),  # missing is no_check, not vacuous

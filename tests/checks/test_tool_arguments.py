@@ -92,10 +92,11 @@ def bad(report) -> list[str]:
             "read_file",
         ),
         ({"path": "a.txt", "ratio": 2}, "read_file"),  # an integer is a number
+        # placeholders are no literals
         (
             {"path": "{{S0.path}}", "limit": "{{S0.count}}"},
             "read_file",
-        ),  # placeholders are no literals
+        ),
         ({"path": "{{ S0.path }}", "strict": "{{S0.strict}}"}, "read_file"),
         ({"q": "cache", "n": None}, "search"),  # the JSON Schema form
         ({"q": "{{S0.query}}", "n": 3}, "search"),
@@ -132,22 +133,24 @@ def test_a_call_that_fits_its_tool_has_no_finding(arguments, tool):
             "passes path=3 (an integer) to 'read_file', which takes path: string",
         ),
         ({"path": "a", "limit": 2.5}, "read_file", "limit=2.5 (a number)"),
+        # a bool is no integer
         (
             {"path": "a", "limit": True},
             "read_file",
             "limit=True (a boolean)",
-        ),  # a bool is no integer
+        ),
         ({"path": "a", "tags": "x"}, "read_file", "tags='x' (a string)"),
         (
             {"path": "a", "note": 5},
             "read_file",
             "which takes note: string|null; give S1.arguments.note a string or null",
         ),
+        # a list holding a placeholder is a list
         (
             {"path": "a", "limit": ["{{S0.n}}"]},
             "read_file",
             "(an array)",
-        ),  # a list holding a placeholder is a list
+        ),
         ({"n": 3}, "search", "calls 'search' without 'q'"),  # the JSON Schema form
         ({"q": "x", "page": 2}, "search", "passes 'page' to 'search', which does not take it"),
         ({"q": 7}, "search", "q=7 (an integer)"),

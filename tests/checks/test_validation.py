@@ -523,9 +523,8 @@ def test_resource_chain_is_fine_and_big_resources_are_checked_as_a_chain():
         for i in range(n)
     ]
     assert validate(plan(*chain)).ok
-    chain[130] = step(
-        "S130", resources="repo", check="c", depends_on="S128"
-    )  # S129 and S130 now parallel
+    # S129 and S130 now parallel
+    chain[130] = step("S130", resources="repo", check="c", depends_on="S128")
     chain[131] = step("S131", resources="repo", check="c", depends_on=["S129", "S130"])
     report = validate(plan(*chain))
     assert [f.steps for f in report.findings] == [("S129", "S130")]
@@ -567,9 +566,8 @@ def naive(p: Plan, contract: Contract) -> dict[str, set]:
     """The obvious reference: per-step ancestor sets from NetworkX."""
     g = to_graph(p)
     anc = {v: nx.ancestors(g, v) for v in g}
-    produced = {
-        f for s in p.steps for f in s.produces
-    }  # a given fact a step produces vouches for nothing
+    # a given fact a step produces vouches for nothing
+    produced = {f for s in p.steps for f in s.produces}
     given = (set(p.premises) | set(contract.given_facts)) - produced
     out: dict[str, set] = {
         "unmet_requirement": set(),
@@ -639,9 +637,8 @@ def test_cycle_detection_agrees_with_networkx(p):
     assert [list(f.steps) for f in cycles] == sccs
     for f in cycles:
         assert all(g.has_edge(u, v) for u, v in f.edges)
-        assert [v for _, v in f.edges] == [u for u, _ in f.edges[1:]] + [
-            f.edges[0][0]
-        ]  # a closed walk
+        # a closed walk
+        assert [v for _, v in f.edges] == [u for u, _ in f.edges[1:]] + [f.edges[0][0]]
         assert len({u for u, _ in f.edges}) == len(f.edges)  # a simple cycle
 
 
@@ -650,9 +647,8 @@ def test_cycle_detection_agrees_with_networkx(p):
 @given(p=random_plans(acyclic=True))
 def test_ancestor_rule_agrees_with_networkx(tier, p):
     with pytest.MonkeyPatch.context() as mp:
-        if (
-            tier == "no_hops"
-        ):  # the rule stops looking two dependencies up after its first requirement
+        # the rule stops looking two dependencies up after its first requirement
+        if tier == "no_hops":
             mp.setattr(semantic, "HOP_TRIAL", 1)
         if tier == "bitsets":  # two bits, reused at every step: far questions take several sweeps
             mp.setattr(ancestry, "MAX_BITS", 2)
@@ -1106,13 +1102,14 @@ def test_past_due_account_under_a_read_only_contract_is_refused():
             for s in account.steps
         )
     )
+    # a read not
     assert {(f.code, f.steps[0]) for f in validate(declared, Contract(intent="read")).errors} == {
         ("outside_intent", "step_4"),
         ("outside_intent", "step_5"),  # a declared write counts
         ("unverified_effect", "step_1"),
         ("unverified_effect", "step_2"),
         ("unverified_effect", "step_3"),
-    }  # a read not
+    }
 
 
 @pytest.mark.parametrize(

@@ -37,9 +37,8 @@ _PACKED = re.compile(
     r'<script type="application/octet-stream" id="planviz-data" data-encoding="gzip\+base64">'
     r"([A-Za-z0-9+/=]*)</script>"
 )
-_SLOT = re.compile(
-    r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S
-)  # a picture or timeline: no div inside
+# a picture or timeline: no div inside
+_SLOT = re.compile(r'data-planviz-slot="([^"]+)">(.*?)</div>', re.S)
 
 
 def packed_text(page: str) -> str:

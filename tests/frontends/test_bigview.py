@@ -27,11 +27,12 @@ def _chain(n: int) -> Plan:
 def test_the_lanes_hold_every_attempt_by_tool():
     run = simulate(_chain(7))
     lanes = run_snapshot(run)["lanes"]
+    # a simulation has no model lane
     assert sorted(lanes["lanes"]) == [
         "tool: tool0",
         "tool: tool1",
         "tool: tool2",
-    ]  # a simulation has no model lane
+    ]
     assert len(lanes["start"]) == len(bars(run)) == 7
     starts = {e.step: float(e.time) for e in run.events if e.kind == "start"}
     for lane, start, step in zip(lanes["lane"], lanes["start"], lanes["step"]):

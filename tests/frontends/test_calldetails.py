@@ -40,9 +40,8 @@ def test_a_failed_tool_call_shows_its_error_first_and_what_it_returned(corpus, t
     run = load_trace(path)
     details = run_snapshot(run, legend=False)["details"]["get_current_time"]
     assert details["status"] == "failed" and details["error"] == ERROR
-    assert json.loads(details["result"]) == json.loads(
-        raw["gen_ai.output"]
-    )  # the tool's output, kept on failure
+    # the tool's output, kept on failure
+    assert json.loads(details["result"]) == json.loads(raw["gen_ai.output"])
     assert details["arguments"] == [
         [k, json.dumps(v)] for k, v in sorted(json.loads(raw["gen_ai.tool.args"]).items())
     ]
@@ -111,11 +110,12 @@ def test_turns_survive_the_trace_file_and_an_old_file_reads_without_them(corpus,
     run = load_trace(corpus / THREAD)
     save_trace(run, tmp_path / "t.jsonl")
     assert load_trace(tmp_path / "t.jsonl").turns == run.turns
+    # as a trace written before turns were
     before = [
         line
         for line in (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
         if json.loads(line).get("type") != "turn"
-    ]  # as a trace written before turns were
+    ]
     (tmp_path / "old.jsonl").write_text("\n".join(before) + "\n", encoding="utf-8")
     assert load_trace(tmp_path / "old.jsonl").turns == ()
 
@@ -183,9 +183,8 @@ def test_a_step_that_never_ended_or_never_started_says_so(cache_plan, tmp_path):
         for i, line in enumerate(lines)
         if json.loads(line).get("event", {}).get("kind") == "start"
     )
-    (tmp_path / "cut.jsonl").write_text(
-        "".join(lines[: cut + 1]), encoding="utf-8"
-    )  # the agent died mid-step
+    # the agent died mid-step
+    (tmp_path / "cut.jsonl").write_text("".join(lines[: cut + 1]), encoding="utf-8")
     crashed = load_trace(tmp_path / "cut.jsonl")
     sid = crashed.events[-1].step
     assert step_story(crashed)[sid]["status"] == "started, no end recorded"

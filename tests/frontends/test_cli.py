@@ -25,9 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 )
 def test_a_reader_that_leaves_early_gets_no_error_message(argv):
     read_end, write_end = os.pipe()
-    os.close(
-        read_end
-    )  # like `planviz schema | head` once head has quit: every write fails with EPIPE
+    # like `planviz schema | head` once head has quit: every write fails with EPIPE
+    os.close(read_end)
     try:
         out = subprocess.run(
             [sys.executable, "-m", "planviz", *argv],
@@ -295,9 +294,8 @@ def test_align_prints_fates_and_draws_them(cli, corpus, tmp_path):
 def test_diff_compares_two_traces_of_the_same_task(cli, corpus):
     a, b = (str(corpus / "otel" / f"any-agent_{x}_trace.json") for x in ("OPENAI", "LANGCHAIN"))
     result = cli("diff", a, b)
-    assert (
-        result.returncode == 1 and "first divergence: none" in result.stdout
-    )  # same steps, other costs: differ
+    # same steps, other costs: differ
+    assert result.returncode == 1 and "first divergence: none" in result.stdout
     assert "model calls: a 3 calls, b 4 calls (+1 calls)" in result.stdout
     assert re.search(r"^time: a [\d.]+ s, b [\d.]+ s \([+-][\d.e-]+ s\)$", result.stdout, re.M)
     assert re.search(r"^input tokens: a \d+ tokens, b \d+ tokens", result.stdout, re.M)
@@ -559,12 +557,10 @@ def test_a_corpus_trace_given_as_a_plan_is_named(cli, corpus, name, title):
     before = sorted(os.listdir(path.parent))
     result = cli("validate", str(path))
     assert result.returncode == 2 and _says_trace(result.stderr, str(path), title), result.stderr
-    assert (
-        sorted(os.listdir(path.parent)) == before
-    )  # a database is opened read-only: no -wal or -shm left
-    if (
-        path.suffix == ".db"
-    ):  # several threads: the commands name --thread, and the count is the file's
+    # a database is opened read-only: no -wal or -shm left
+    assert sorted(os.listdir(path.parent)) == before
+    # several threads: the commands name --thread, and the count is the file's
+    if path.suffix == ".db":
         con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
         threads = con.execute("SELECT COUNT(DISTINCT thread_id) FROM checkpoints").fetchone()[0]
         con.close()

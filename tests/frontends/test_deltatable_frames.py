@@ -66,9 +66,8 @@ def _seeded(seed: int):
                 faults=[Fault(rng.choice(plan.ids), rng.choice(FAULT_KINDS))],
                 strategy=rng.choice(["planner", "workflow", "direct"]),
             )
-        except (
-            Exception
-        ):  # a fault that does not fit this plan (an approval where none is asked): draw again
+        # a fault that does not fit this plan (an approval where none is asked): draw again
+        except Exception:
             continue
     raise AssertionError(seed)
 
@@ -153,9 +152,8 @@ def test_each_event_steps_to_the_frame_built_whole(name, tmp_path):
             assert events[i]["c"] == list(event_lines(run.events[i], i, run, plan)), (name, i)
             assert events[i]["c"][0].startswith(f"event {i} of {last}")
     assert stepped == len(run.events)
-    for i, out in enumerate(
-        events
-    ):  # the facts and ready steps that came and went, from whole frames
+    # the facts and ready steps that came and went, from whole frames
+    for i, out in enumerate(events):
         now, before = run.frame(i), (run.frame(i - 1) if i else None)
         for key, attr, names in (("g", "facts", "facts"), ("ri", "ready", "steps")):
             had = set(getattr(before, attr)) if before is not None else set()

@@ -169,9 +169,8 @@ def test_inject_accepts_the_cli_spelling(ex):
 
 
 def test_bad_fault_from_the_front_end_is_shown_not_raised(ex):
-    ask(
-        ex, kind="inject", step="S1", fault="extra_fact", fact="  ", times=1
-    )  # extra_fact needs the fact observed
+    # extra_fact needs the fact observed
+    ask(ex, kind="inject", step="S1", fault="extra_fact", fact="  ", times=1)
     assert ex.faults == ()
     assert "could not inject" in ex.fault_status and "extra_fact" in ex.fault_status
     assert ex.index == 0
@@ -212,13 +211,11 @@ def test_hostile_plan_text_is_data_or_escaped(tmp_path):
     ex = explore(Plan(f"goal {HOSTILE}", steps, premises=[HOSTILE]))
     ex.inject(Fault("B", "side_effect"))
     snap = ex.snapshot
-    assert (
-        snap["goal"] == f"goal {HOSTILE}" and f"fact {HOSTILE}" in snap["facts"]
-    )  # text, set as text by the module
+    # text, set as text by the module
+    assert snap["goal"] == f"goal {HOSTILE}" and f"fact {HOSTILE}" in snap["facts"]
     for v in snap["versions"]:
-        assert (
-            "<img" not in v["svg"] and "<b>bold" not in v["svg"]
-        )  # markup the module inserts: escaped
+        # markup the module inserts: escaped
+        assert "<img" not in v["svg"] and "<b>bold" not in v["svg"]
     assert "<img" not in snap["gantt"] and "<b>bold" not in snap["gantt"]
     page = unescape(re.search(r"srcdoc='(.*?)'", ex._repr_mimebundle_()[0]["text/html"], re.S)[1])
     assert "<img" not in page and "<b>bold" not in page
@@ -254,10 +251,11 @@ def test_the_saved_state_grows_with_the_plan_not_with_frames(cache_plan):
     state = json.dumps(ex.get_state(), default=str)
     pictures = sum(len(v["svg"]) for v in ex.snapshot["versions"]) + len(ex.snapshot["gantt"])
     assert len(ex.snapshot["versions"]) == 1 and len(ex.run.events) > 600
+    # not 600 pictures
     assert len(state) < 2 * pictures + 300 * len(ex.run.events), (
         len(state),
         pictures,
-    )  # not 600 pictures
+    )
 
 
 def test_timeline_and_metrics_travel_with_the_snapshot(ex):
@@ -440,9 +438,8 @@ def test_the_fallback_of_a_300_step_run_stays_under_a_megabyte():
     assert len(fallback.encode("utf-8")) < 1_000_000
     packed = re.search(r'data-encoding="gzip\+base64">([A-Za-z0-9+/=]+)</script>', fallback)[1]
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
-    assert decode_page(data) == named(
-        json.loads(json.dumps(ex.snapshot))
-    )  # the page data format, read back whole
+    # the page data format, read back whole
+    assert decode_page(data) == named(json.loads(json.dumps(ex.snapshot)))
 
 
 def test_a_second_fault_is_added_or_replaces_the_first(ex):

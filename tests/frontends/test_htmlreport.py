@@ -328,14 +328,12 @@ def test_every_frame_of_random_runs_equals_render(tmp_path, pf):
 def test_the_page_holds_one_picture_per_plan_version_and_only_what_changed(failed_run, tmp_path):
     text = report_html(failed_run, tmp_path / "run.html").read_text(encoding="utf-8")
     data = _data(text)
-    assert (
-        text.count("<svg") == 2
-    )  # the no-script view: the last picture and the timeline; the rest is data
+    # the no-script view: the last picture and the timeline; the rest is data
+    assert text.count("<svg") == 2
     assert all(v["svg"].startswith("<svg") for v in data["versions"])
     assert [v["version"] for v in data["versions"]] == [1, 2]
-    for i, e in enumerate(
-        data["events"]
-    ):  # a triple per node whose look changed, for nodes the event touched
+    # a triple per node whose look changed, for nodes the event touched
+    for i, e in enumerate(data["events"]):
         d = e.get("d", [])
         assert len(d) % 3 == 0 and len(d) // 3 <= len(failed_run.delta(i).steps)
         assert all(d[k + 1] != d[k + 2] for k in range(0, len(d), 3))
@@ -388,10 +386,11 @@ def test_the_page_draws_every_path_of_render_point_for_point(failed_run, tmp_pat
     ours, theirs = re.findall(r' d="([^"]*)"', shown), re.findall(r' d="([^"]*)"', drawn)
     assert len(ours) == len(theirs) > 10
     for mine, render_s in zip(ours, theirs):
+        # to a tenth
         assert _points(mine) == pytest.approx(_points(render_s), abs=0.051), (
             mine,
             render_s,
-        )  # to a tenth
+        )
     assert len("".join(ours)) < 0.8 * len("".join(theirs))  # relative curves: shorter numbers
 
 
@@ -400,20 +399,17 @@ def test_hostile_plan_text_cannot_break_out(hostile_plan, tmp_path):
     text = report_html(run, tmp_path / "hostile.html").read_text(encoding="utf-8")
     tags = _parse(text)
     assert [t for t, _ in tags.tags].count("script") == 2
-    assert (
-        "img" not in {t for t, _ in tags.tags} and [t for t, _ in tags.tags].count("b") == 1
-    )  # the caption's
+    # the caption's
+    assert "img" not in {t for t, _ in tags.tags} and [t for t, _ in tags.tags].count("b") == 1
     assert "finish &lt;b&gt;bold&lt;/b&gt;" in text
     assert "<img" not in text and "</script><script>" not in text
     (payload,) = [
         body for attrs, body in tags.scripts if attrs.get("type") == "application/octet-stream"
     ]
-    assert re.fullmatch(
-        r"[A-Za-z0-9+/=]+", payload
-    )  # base64: nothing in the page's text can close the script
-    assert not set("<>&\u2028\u2029") & set(
-        packed_text(text)
-    )  # and unpacked, still script-safe JSON
+    # base64: nothing in the page's text can close the script
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", payload)
+    # and unpacked, still script-safe JSON
+    assert not set("<>&\u2028\u2029") & set(packed_text(text))
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # shown, escaped, in the log and title
     data = _data(text)
     assert f"fact {HOSTILE}" in data["facts"] and "B</script>" in data["steps"]
@@ -590,17 +586,15 @@ def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
     from planviz.frontends.jsmodules import join_modules
     from planviz.frontends.page import page_script
 
-    folder = (
-        files("planviz.frontends") / "js"
-    )  # the front end's modules, joined here by the tests' own reading
+    # the front end's modules, joined here by the tests' own reading
+    folder = files("planviz.frontends") / "js"
     module = join_modules(
         {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.name.endswith(".js")}
     )
     style = (files("planviz.frontends") / "explorer.css").read_text(encoding="utf-8")
     ex = explore(cache_plan)
-    assert (
-        ex._esm == module and ex._css == style
-    )  # the widget's front end is the files themselves, joined
+    # the widget's front end is the files themselves, joined
+    assert ex._esm == module and ex._css == style
     script = page_script()
     assert (
         script.startswith(module.split("\nexport default ")[0])
@@ -608,9 +602,8 @@ def test_report_and_explorer_load_the_same_module_file(tmp_path, cache_plan):
     )
     for name, page in _pages(tmp_path, cache_plan).items():
         scripts = re.findall(r'<script type="module">(.*?)</script>', page, re.S)
-        assert scripts == [script], (
-            name
-        )  # each page inlines that one file (its default export bound to a name)
+        # each page inlines that one file (its default export bound to a name)
+        assert scripts == [script], name
         assert style in page, name
 
 
@@ -637,9 +630,8 @@ def test_the_report_of_a_300_step_run_stays_under_a_megabyte(tmp_path):
     run = simulate(Plan("three hundred steps", steps, time_unit="min"))
     text = report_html(run, tmp_path / "big.html").read_text(encoding="utf-8")
     assert len(text.encode("utf-8")) < 1_000_000
-    assert text.count("<svg") == 2 and len(page_data(text)["events"]) == len(
-        run.events
-    )  # one copy of each picture
+    # one copy of each picture
+    assert text.count("<svg") == 2 and len(page_data(text)["events"]) == len(run.events)
 
 
 def test_without_script_a_long_list_of_facts_shows_its_first_500_and_how_many_more(tmp_path):

@@ -100,9 +100,8 @@ def test_every_module_file_is_joined_or_is_the_type_definitions():
     names = {p.name for p in FOLDER.glob("*.js")}
     assert set(module_order()) == names - {"types.js"} and module_order()[-1] == ENTRY
     for path in sorted(FOLDER.glob("*.js")):
-        assert path.read_text(encoding="utf-8").startswith("// @ts-check\n"), (
-            path.name
-        )  # the checker reads it
+        # the checker reads it
+        assert path.read_text(encoding="utf-8").startswith("// @ts-check\n"), path.name
 
 
 def test_the_package_ships_every_module_file():

@@ -106,9 +106,8 @@ def test_the_validator_refuses_what_the_schema_refuses():
     assert errors(good, SCHEMA) == []
     assert errors({**good, "version": 2}, SCHEMA)
     bad_column = json.loads(json.dumps(good))
-    bad_column["page"]["labels"]["col"] = {
-        "str": ["a"]
-    }  # a string where an index into `strings` belongs
+    # a string where an index into `strings` belongs
+    bad_column["page"]["labels"]["col"] = {"str": ["a"]}
     assert errors(bad_column, SCHEMA)
     two_kinds = json.loads(json.dumps(good))
     two_kinds["page"]["labels"]["col"] = {"str": [0], "int": [0]}
@@ -146,9 +145,8 @@ def test_every_page_kind_carries_data_the_schema_describes(tmp_path):
                     kind,
                     key,
                 )
-        decoded = decode_page(
-            data
-        )  # inside each step's details: its model calls and arguments as named objects
+        # inside each step's details: its model calls and arguments as named objects
+        decoded = decode_page(data)
         for run in decoded["pair"] if "pair" in decoded else [decoded]:
             for sid, d in run["details"].items():
                 assert all(errors(c, SCHEMA["$defs"]["call"]) == [] for c in d["calls"]), (
@@ -228,12 +226,10 @@ def _ratio(tmp_path: Path, spans: int) -> float:
     trace.write_text(json.dumps(react_trace(spans)), encoding="utf-8")
     run = load_trace(trace)
     page = report_html(run, tmp_path / f"r{spans}.html")
-    snap = page_data(
-        page.read_text(encoding="utf-8")
-    )  # the page still holds every event, its timeline too:
-    assert len(snap["log"]) == len(
-        run.events
-    )  # the per-step chart, or past 300 steps the lanes of every call
+    # the page still holds every event, its timeline too:
+    snap = page_data(page.read_text(encoding="utf-8"))
+    # the per-step chart, or past 300 steps the lanes of every call
+    assert len(snap["log"]) == len(run.events)
     assert snap["gantt"].startswith("<svg") or (len(run.plans[-1].steps) > 300 and snap["lanes"])
     return page.stat().st_size / trace.stat().st_size
 

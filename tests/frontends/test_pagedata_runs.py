@@ -86,9 +86,8 @@ def check_against_run(snap: dict, run) -> None:
         before_facts = run.frame(i - 1).facts if i else frozenset()
         assert {facts[k] for k in out.get("g", [])} == frame.facts - before_facts, i
         assert {facts[k] for k in out.get("l", [])} == before_facts - frame.facts, i
-        if (
-            i and e.plan_version == events[i - 1].plan_version
-        ):  # a new version's first frame restarts
+        # a new version's first frame restarts
+        if i and e.plan_version == events[i - 1].plan_version:
             ready, before = set(frame.ready), set(run.frame(i - 1).ready)
             assert {steps[k] for k in out.get("ri", [])} == ready - before, i
             assert {steps[k] for k in out.get("ro", [])} == before - ready, i

@@ -28,13 +28,13 @@ def test_two_runs_one_page(tmp_path, cache_plan):
         and data["notes"][10].startswith("first")
     )
     assert [len(s["events"]) for s in data["pair"]] == [len(a.events), len(b.events)]
+    # a run that ended stays at its end
     assert data["ticks"][-1] == [
         len(a.events) - 1,
         len(b.events) - 1,
-    ]  # a run that ended stays at its end
-    assert sum(len(s["versions"]) for s in data["pair"]) == len(a.plans) + len(
-        b.plans
-    )  # one picture a version
+    ]
+    # one picture a version
+    assert sum(len(s["versions"]) for s in data["pair"]) == len(a.plans) + len(b.plans)
     assert (
         "Content-Security-Policy" in page
         and "https://" not in page

@@ -29,9 +29,8 @@ def _smallest_font_and_width(svg: str) -> tuple[float, float]:
 def test_at_the_legible_width_the_smallest_text_is_nine_pixels(svg):
     smallest, width = _smallest_font_and_width(svg)
     px = legible_width(svg)
-    assert (
-        smallest * px / width >= LEGIBLE_PX > smallest * (px - 1) / width
-    )  # the narrowest such width
+    # the narrowest such width
+    assert smallest * px / width >= LEGIBLE_PX > smallest * (px - 1) / width
 
 
 def test_a_smaller_threshold_allows_a_narrower_picture():

@@ -340,9 +340,8 @@ def test_a_burst_of_ten_thousand_spans_is_taken_without_loss():
         provider = _provider(OTLPSpanExporter(endpoint=rx.endpoint), batch=True)
         tracer = provider.get_tracer("burst")
         ids = set()
-        for _ in range(
-            20
-        ):  # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
+        # 20 traces of 500 spans, sent in batches of 500 by the SDK's batch processor
+        for _ in range(20):
             with tracer.start_as_current_span(
                 "invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}
             ):
@@ -372,9 +371,8 @@ def test_stopping_finishes_a_request_already_begun():
             + body[:40]
         )
         deadline = time.monotonic() + 10
-        while (
-            not isinstance(rx._server._threads, list) and time.monotonic() < deadline
-        ):  # the request is begun
+        # the request is begun
+        while not isinstance(rx._server._threads, list) and time.monotonic() < deadline:
             time.sleep(0.01)
         stopper = threading.Thread(target=rx.stop)
         stopper.start()
@@ -409,6 +407,7 @@ def _start_cli(tmp_path, *extra):
 
     from tests.conftest import sigint_stops
 
+    # Ctrl-C stops it even when this process ignores SIGINT
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -425,7 +424,7 @@ def _start_cli(tmp_path, *extra):
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=sigint_stops,
-    )  # Ctrl-C stops it even when this process ignores SIGINT
+    )
     banner = proc.stderr.readline()
     assert "receiving OTLP traces at http://127.0.0.1:" in banner, banner
     return proc, banner.split(" at ")[1].split()[0]
@@ -462,9 +461,8 @@ def test_ctrl_c_stops_the_command_and_keeps_an_unfinished_run(tmp_path):
 
     proc, endpoint = _start_cli(tmp_path)
     try:
-        body = _small_span_json().replace(
-            b'"name"', b'"parentSpanId": "00f067aa0ba902b7", "name"'
-        )  # no root yet
+        # no root yet
+        body = _small_span_json().replace(b'"name"', b'"parentSpanId": "00f067aa0ba902b7", "name"')
         status = urllib.request.urlopen(
             urllib.request.Request(
                 endpoint, data=body, headers={"Content-Type": "application/json"}
@@ -561,21 +559,18 @@ def test_the_explorer_follows_a_live_run_until_its_root_span_ends():
         ex.index = 1  # stepping back while it runs: the view stays there as the run grows
         assert _post(rx, _span_json("b7ad6b7169203332", "execute_tool fetch", 3000, 4000))[0] == 200
         deadline = time.monotonic() + 20
-        while (
-            getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline
-        ):  # the newer reading shown whole
+        # the newer reading shown whole
+        while getattr(ex, "_readings", 0) < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (
             [s.id for s in ex.run.plan.steps] == ["search", "fetch"]
             and ex.index == 1
             and ex.following
         )
-        assert ex.mode.startswith(
-            "live run, receiving spans"
-        )  # the mode line says the run is not over
-        ex.index = (
-            len(ex.run.events) - 1
-        )  # back at the newest event: the view follows the run again
+        # the mode line says the run is not over
+        assert ex.mode.startswith("live run, receiving spans")
+        # back at the newest event: the view follows the run again
+        ex.index = len(ex.run.events) - 1
         assert (
             _post(rx, _span_json("00f067aa0ba902b7", "invoke_agent a", 500, 5000, parent=None))[0]
             == 200
@@ -597,9 +592,8 @@ def test_a_busy_receiver_answers_503_with_retry_after_and_takes_nothing(monkeypa
 
     monkeypatch.setattr(receiver, "BUSY", 1)
     with planviz.receive(port=0) as rx:
-        assert rx._busy.acquire(
-            timeout=1
-        )  # one request being decoded: the next must wait, then hear 503
+        # one request being decoded: the next must wait, then hear 503
+        assert rx._busy.acquire(timeout=1)
         request = urllib.request.Request(
             rx.endpoint,
             data=_small_span_json(),
@@ -627,9 +621,8 @@ def test_fields_of_a_newer_otlp_beside_spans_are_ignored_as_receivers_must():
     span.trace_id, span.span_id = bytes(range(1, 17)), bytes(range(1, 9))
     for key, value in (("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "t")):
         span.attributes.add(key=key).value.string_value = value
-    newer = (
-        request.SerializeToString() + b"\xf8\x07\x01"
-    )  # field 127 (varint 1): unknown to this OTLP version
+    # field 127 (varint 1): unknown to this OTLP version
+    newer = request.SerializeToString() + b"\xf8\x07\x01"
     doc = json.loads(_small_span_json())
     doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["futureField"] = {"x": 1}
     with planviz.receive(port=0) as rx:
@@ -693,12 +686,10 @@ def test_a_span_sent_twice_is_kept_once_its_ended_copy_winning(tmp_path, order):
         after_first = rx.changes(rx.trace_ids[0])
         assert _post(rx, json.dumps(second).encode())[0] == 200
         live = rx.run(rx.trace_ids[0])
-        assert (
-            rx.accepted == 10
-        )  # both requests taken whole; the receiver keeps one copy of each span
-        assert rx.changes(rx.trace_ids[0]) == after_first + (
-            order == "unended then ended"
-        )  # nothing new: no re-read
+        # both requests taken whole; the receiver keeps one copy of each span
+        assert rx.accepted == 10
+        # nothing new: no re-read
+        assert rx.changes(rx.trace_ids[0]) == after_first + (order == "unended then ended")
     path = tmp_path / "otlp.json"
     path.write_text(json.dumps(final))
     assert list(run_to_lines(live)) == list(run_to_lines(planviz.load_trace(path)))
@@ -736,9 +727,8 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     provider.shutdown()
     final = otlp_json_file(memory.get_finished_spans())
     partial, orphans = _without_root(final)
-    assert (
-        orphans == 4
-    )  # the model and tool calls all name the agent's span, which ends (and is sent) last
+    # the model and tool calls all name the agent's span, which ends (and is sent) last
+    assert orphans == 4
     path = tmp_path / "partial.json"
     path.write_text(json.dumps(partial))
     in_file = planviz.load_trace(path)
@@ -764,9 +754,8 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     while explorer.following and time.monotonic() < deadline:
         time.sleep(0.02)
     stopped = rx.run(rx.trace_ids[0])
-    assert _codes(stopped) == _codes(
-        in_file
-    )  # the same findings as the file (which names places by line)
+    # the same findings as the file (which names places by line)
+    assert _codes(stopped) == _codes(in_file)
     assert f"{orphans} span(s) name a parent" in next(
         f.message for f in stopped.plan.import_findings if f.code == "missing_parent"
     )
@@ -782,9 +771,8 @@ def test_a_parent_not_received_yet_is_no_finding_until_the_run_is_final(tmp_path
     lost["parentSpanId"] = "00000000deadbeef"  # a parent span the exporter never sent
     with planviz.receive(port=0) as rx:
         assert _post(rx, json.dumps(doc).encode())[0] == 200
-        assert rx.finished(
-            rx.trace_ids[0]
-        )  # the root span ended: the run is final while the receiver serves
+        # the root span ended: the run is final while the receiver serves
+        assert rx.finished(rx.trace_ids[0])
         live = rx.run(rx.trace_ids[0])
         assert _codes(live).count("missing_parent") == 1
         assert "1 span(s)" in next(

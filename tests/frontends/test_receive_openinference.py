@@ -135,9 +135,8 @@ def _run_agent(provider, base_url: str) -> str:
 
     def run_tool(
         call,
-    ) -> (
-        str
-    ):  # the TOOL span as OpenInference's manual API writes it, the model's call id its tool.id
+        # the TOOL span as OpenInference's manual API writes it, the model's call id its tool.id
+    ) -> str:
         with tracer.start_as_current_span(
             call.function.name, openinference_span_kind="tool"
         ) as span:
@@ -175,10 +174,11 @@ def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_
     oi = instrumentor.OpenAIInstrumentor()
     with planviz.receive(port=0) as rx:
         provider = TracerProvider()
+        # protobuf, the exporter's default
         for exporter in (
             memory,
             OTLPSpanExporter(endpoint=rx.endpoint),
-        ):  # protobuf, the exporter's default
+        ):
             provider.add_span_processor(SimpleSpanProcessor(exporter))
         oi.instrument(tracer_provider=provider)
         try:
@@ -216,18 +216,16 @@ def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_
         == "call_1"
     )
     done = [e for e in live.events if e.kind == "complete"]
-    assert [e.observation.data["call_id"] for e in done] == [
-        "call_1"
-    ]  # a declared plan can match the call by it
+    # a declared plan can match the call by it
+    assert [e.observation.data["call_id"] for e in done] == ["call_1"]
     assert "no_call_ids" not in [f.code for f in live.plan.import_findings]
     assert (
         [e.observation.data["result"] for e in done]
         == [tool.attributes["output.value"]]
         == [WEATHER]
     )
-    assert (
-        fake_openai.asked[1][1]["messages"][-1]["content"] == WEATHER
-    )  # the result went back to the model
+    # the result went back to the model
+    assert fake_openai.asked[1][1]["messages"][-1]["content"] == WEATHER
     t0 = min(s.start_time for s in spans)
     assert {e.step: e.time for e in live.events if e.kind == "start"} == {
         "get_weather": (tool.start_time - t0) / 1e9
@@ -251,23 +249,24 @@ def test_an_openinference_instrumented_openai_client_read_live_equals_its_spans_
     assert [c.duration for c in calls] == pytest.approx(
         [(s.end_time - s.start_time) / 1e9 for s in chats], abs=1e-9
     )
+    # the first asked for the tool, the second answered
     assert [c.step for c in calls] == [
         "get_weather",
         None,
-    ]  # the first asked for the tool, the second answered
+    ]
     assert [c.id for c in calls] == [f"{s.context.span_id:016x}" for s in chats]
+    # the last user or tool message each was given
     assert [c.input for c in calls] == [
         asked,
         WEATHER,
-    ]  # the last user or tool message each was given
+    ]
     assert calls[0].output == f"{asked_for['name']}({asked_for['arguments']})"
     assert calls[1].output == REPLIES[1]["choices"][0]["message"]["content"] == ANSWER
     assert [(t.role, t.text) for t in live.turns] == [
         ("user", asked),
         ("assistant", agent.attributes["output.value"]),
     ]
-    assert live.turns[1].time == pytest.approx(
-        (chats[1].end_time - t0) / 1e9, abs=1e-9
-    )  # said when the reply came
+    # said when the reply came
+    assert live.turns[1].time == pytest.approx((chats[1].end_time - t0) / 1e9, abs=1e-9)
     usage = planviz.run_usage(live)
     assert (usage.input_tokens, usage.output_tokens) == (61 + 95, 18 + 9)

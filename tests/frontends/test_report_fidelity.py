@@ -70,10 +70,11 @@ def _span_seconds(path) -> float:
 @pytest.mark.parametrize(
     "where, seconds",
     [
+        # 5.544 ms: was "0.01 s"
         (
             "langgraph/langgraph_docs_get_state_history_example.json",
             _history_seconds,
-        ),  # 5.544 ms: was "0.01 s"
+        ),
         ("langgraph/langgraph_saved_checkpoints_v3.json", None),
         ("otel/any-agent_LANGCHAIN_trace.json", _span_seconds),
     ],
@@ -90,9 +91,8 @@ def test_metrics_time_keeps_its_figure(corpus, cli, tmp_path, where, seconds):
     shown = {m["name"]: m["value"] for m in _report(cli, path, tmp_path)["metrics"]}["time"]
     number, unit = shown.split()
     assert unit == "s"
-    tolerance = (
-        0.005 if truth >= 1 else 0.005 * truth
-    )  # two decimals; three significant digits below 1 s
+    # two decimals; three significant digits below 1 s
+    tolerance = 0.005 if truth >= 1 else 0.005 * truth
     assert abs(float(number) - truth) <= tolerance, (shown, truth)
 
 
@@ -119,10 +119,11 @@ def _langfuse_tool_arguments(path) -> dict:
 @pytest.mark.parametrize(
     "where, read",
     [
+        # full_text: false, shown as Python's False
         (
             "langfuse/beeai-2025-08-01.json",
             _langfuse_tool_arguments,
-        ),  # full_text: false, shown as Python's False
+        ),
         ("otel/any-agent_OPENAI_trace.json", _otel_tool_arguments),
         ("otel/any-agent_LANGCHAIN_trace.json", _otel_tool_arguments),
     ],
@@ -187,9 +188,8 @@ def test_a_trace_without_tool_calls_is_not_said_to_lack_tool_call_ids(corpus, cl
     ]
     report = _report(cli, path, tmp_path)
     svg = report["versions"][0]["svg"]
-    assert re.search(
-        r"warnings? \([a-z_, ]*no_tool_calls[a-z_, ]*\), listed in the details", svg
-    )  # one line
+    # one line
+    assert re.search(r"warnings? \([a-z_, ]*no_tool_calls[a-z_, ]*\), listed in the details", svg)
     assert [f["message"] for f in report["findings"] if f["code"] == "no_tool_calls"][0].startswith(
         "the trace records no tool call"
     )

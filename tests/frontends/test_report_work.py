@@ -57,9 +57,8 @@ def test_the_report_does_linear_work(tmp_path):
     assert 0 < then <= LINEAR * first, (
         f"{sum(n.values()):,}, {sum(twice.values()):,}, {sum(four.values()):,} calls"
     )
-    busy = {
-        f for f, k in four.items() if k - twice[f] >= 1_000
-    }  # called about once per event or more
+    # called about once per event or more
+    busy = {f for f, k in four.items() if k - twice[f] >= 1_000}
     assert len(busy) >= 20  # the count reaches the hot paths: frames, looks, captions, page columns
     grown = {
         f: (n[f], twice[f], four[f])

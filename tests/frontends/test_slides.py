@@ -97,9 +97,8 @@ def test_untrusted_text_stays_text(tmp_path):
     assert "<script>" not in text and "alert(1)</script>" not in text
     page = _Page(text)
     assert page.scripts == ["application/octet-stream", "module"]
-    assert (
-        page.data["goal"] == hostile and page.data["pair"][0]["goal"] == hostile
-    )  # intact as data
+    # intact as data
+    assert page.data["goal"] == hostile and page.data["pair"][0]["goal"] == hostile
     for svg in page.svgs + [v["svg"] for v in page.data["pair"][0]["versions"]]:
         check_svg(svg)
 
@@ -118,9 +117,8 @@ def test_several_runs_in_a_flipbook(tmp_path):
     )
     text = anim.path.read_text(encoding="utf-8")
     page = _Page(text)
-    assert (
-        page.tags.count("figure") == 4 and len(page.svgs) == 8
-    )  # two pictures a frame without script
+    # two pictures a frame without script
+    assert page.tags.count("figure") == 4 and len(page.svgs) == 8
     assert re.findall(r"<h2>(.*?)</h2>", text)[:2] == [
         "without a plan · t = 0 min",
         "with a plan · t = 0 min",

@@ -42,9 +42,8 @@ def counted(monkeypatch):
 
 def two_versions():
     run = simulate(examples.load("cache_isolation"), faults=[Fault("S4", "side_effect")])
-    assert (
-        len(run.plans) == 2 and len(run.plans[0].steps) == 5
-    )  # a 5-step run with two plan versions
+    # a 5-step run with two plan versions
+    assert len(run.plans) == 2 and len(run.plans[0].steps) == 5
     return run
 
 
@@ -58,10 +57,11 @@ def test_a_report_computes_each_plan_versions_critical_path_once_and_its_hindsig
     run = two_versions()
     counted.clear()
     report_html(run, tmp_path / "run.html")
+    # was [4, 2]: the pictures, the timeline and the metrics each
     assert versions_counted(counted, run) == [
         1,
         1,
-    ]  # was [4, 2]: the pictures, the timeline and the metrics each
+    ]
     assert counted["ideal"] == 1
 
 

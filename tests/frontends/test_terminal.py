@@ -71,13 +71,14 @@ def test_ctrl_c_stops_a_long_report_cleanly(tmp_path):
     save_trace(simulate(chains(2000)), trace)
     out = tmp_path / "long.html"
     leader, follower = pty.openpty()  # stderr is a terminal: progress shows
+    # Ctrl-C stops it even when this process ignores SIGINT
     child = subprocess.Popen(
         [sys.executable, "-m", "planviz", "report", str(trace), "-o", str(out)],
         stdout=subprocess.PIPE,
         stderr=follower,
         stdin=subprocess.DEVNULL,
         preexec_fn=sigint_stops,
-    )  # Ctrl-C stops it even when this process ignores SIGINT
+    )
     os.close(follower)
     try:
         shown = _read_until(leader, b"planviz: report", 120)
@@ -91,9 +92,8 @@ def test_ctrl_c_stops_a_long_report_cleanly(tmp_path):
         os.close(leader)
     assert child.returncode == 130
     assert b"planviz: interrupted" in shown and b"Traceback" not in shown
-    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == [
-        "long.jsonl"
-    ]  # nothing half-written
+    # nothing half-written
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["long.jsonl"]
 
 
 def test_without_a_terminal_the_command_writes_no_progress(tmp_path):

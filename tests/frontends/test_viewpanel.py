@@ -49,9 +49,8 @@ def test_big_plan_opens_on_a_focused_view_with_a_note(big):
 
 
 def test_find_box_focuses_on_the_step_and_marks_it(big):
-    big._on_message(
-        big, {"kind": "view", "mode": "focus", "step": "S100", "hops": 1}, []
-    )  # the find box
+    # the find box
+    big._on_message(big, {"kind": "view", "mode": "focus", "step": "S100", "hops": 1}, [])
     assert big.view.focus == ("S100",) and set(big.view.steps) == {
         "S98",
         "S99",

@@ -43,10 +43,11 @@ def test_gif_frames_differ_and_share_one_canvas(gif):
         im.seek(k)
         frames.append(im.convert("RGB").tobytes())
     assert len(set(frames)) == len(frames)  # each frame's caption (at least) differs
+    # plan v1 and plan v2 are laid out apart
     sizes = [
         Image.open(io.BytesIO(planviz.render(PLAN, run=RUN, at=i).png())).size
         for i in range(len(RUN.events))
-    ]  # plan v1 and plan v2 are laid out apart
+    ]
     assert len(set(sizes)) > 1 and im.size == (max(w for w, _ in sizes), max(h for _, h in sizes))
 
 

@@ -62,9 +62,8 @@ def test_reduce_keeps_critical_and_flagged_edges():
     svg = render(plan.replace(import_findings=(flagged,)), reduce="all").svg
     edges = groups(svg, "edge-")
     assert "A->D" in edges and {"finding", "finding-warning"} <= classes(edges["A->D"])
-    assert "B->D" in edges and "critical" in classes(
-        edges["B->D"]
-    )  # C takes no time: B -> D is on the path
+    # C takes no time: B -> D is on the path
+    assert "B->D" in edges and "critical" in classes(edges["B->D"])
     assert "A->C" not in edges
 
 

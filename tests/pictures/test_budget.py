@@ -19,9 +19,8 @@ from planviz.pictures.budget import (
 )
 from planviz.pictures.focus import candidate_views, plan_view
 
-SLOWDOWN = (
-    budget.slowdown
-)  # the real one (tests/conftest.py pins it to an idle machine during tests)
+# the real one (tests/conftest.py pins it to an idle machine during tests)
+SLOWDOWN = budget.slowdown
 
 
 def dense(n: int) -> Plan:
@@ -64,9 +63,8 @@ def test_features_count_the_virtual_nodes_of_long_edges(graph, labelled):
     f = layout_features(nodes, edges, labelled)
     g = nx.DiGraph(edges)
     g.add_nodes_from(nodes)
-    rank = {
-        v: i for i, gen in enumerate(nx.topological_generations(g)) for v in gen
-    }  # longest path from a source
+    # longest path from a source
+    rank = {v: i for i, gen in enumerate(nx.topological_generations(g)) for v in gen}
     m = 2 if labelled else 1
     spans = [m * (rank[v] - rank[u]) for u, v in edges]
     assert (f.steps, f.edges, f.labelled) == (len(nodes), len(edges), labelled)
@@ -193,9 +191,8 @@ def test_after_a_layout_ran_out_of_time_only_quick_views_are_tried(monkeypatch):
 
 
 def test_a_busy_machine_makes_estimates_longer(monkeypatch):
-    plan = dense(
-        24
-    )  # its whole view is estimated at about 1.6 s: tried on an idle machine, not at 4x slower
+    # its whole view is estimated at about 1.6 s: tried on an idle machine, not at 4x slower
+    plan = dense(24)
     tried, attempt = attempts()
     pick_layout(plan, candidate_views(plan, max_steps=300), 10.0, None, attempt)
     assert tried[0][0].whole

@@ -79,9 +79,8 @@ def test_untrusted_names_are_text_never_markup(result):
 def test_the_cost_axis_is_any_of_the_metrics_and_the_chart_saves_as_svg(tmp_path):
     a = ablation([examples.load("parser_fix")], samples=3)
     chart = render_campaign(a, cost="time")
-    assert (
-        "mean time per run" in chart.svg and len(points(chart.svg)) == len(a.rows) == 20
-    )  # 11 rows, 9 rungs
+    # 11 rows, 9 rungs
+    assert "mean time per run" in chart.svg and len(points(chart.svg)) == len(a.rows) == 20
     path = chart.save(tmp_path / "a.svg")
     assert path.read_text(encoding="utf-8") == chart.svg
     assert "image/svg+xml" in chart._repr_mimebundle_()

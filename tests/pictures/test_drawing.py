@@ -628,11 +628,12 @@ def test_layout_time_limit_falls_back_and_is_remembered(monkeypatch):
         assert d.summarized and "time limit" in d.notice
         assert sum(int(texts(g)[1].split()[0]) for g in groups(d.svg, "wave-").values()) == 40
         tried.append(len(children))
+    # views of 30 and 15 steps tried once; remembered: later frames do not wait again
     assert tried == [
         2,
         2,
         2,
-    ]  # views of 30 and 15 steps tried once; remembered: later frames do not wait again
+    ]
 
 
 def test_a_picture_too_big_to_show_inline_says_to_save_it(monkeypatch):

@@ -26,9 +26,8 @@ def test_the_import_findings_are_one_line_of_the_picture():
         "0 errors, 5 warnings (deviating_attribute ×3, inferred_dependency, no_call_ids), listed in "
         "the details"
     ]
-    assert not [
-        line for line in caption if any(f.message[:30] in line for f in found)
-    ]  # no message in the picture
+    # no message in the picture
+    assert not [line for line in caption if any(f.message[:30] in line for f in found)]
 
 
 def test_the_caption_names_the_plans_critical_path_not_a_makespan():

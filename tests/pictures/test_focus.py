@@ -282,13 +282,14 @@ def test_thin_views_leave_out_exactly_the_edges_other_drawn_edges_imply(plan, da
 
 
 def test_a_dense_plan_too_costly_to_lay_out_is_drawn_without_its_transitive_edges():
+    # 780 dependencies: about a minute of dot
     plan = Plan(
         "dense",
         [
             Step(f"S{i}", "x", expected_evidence="e", depends_on=[f"S{j}" for j in range(i)])
             for i in range(40)
         ],
-    )  # 780 dependencies: about a minute of dot
+    )
     d = render(plan)
     steps, counts, _ = parsed(d.svg)
     assert steps == set(plan.ids) and not counts and d.view.omitted == 780 - 39

@@ -99,8 +99,7 @@ def test_long_api_names_in_a_picture_break_at_punctuation():
     lines = texts(groups(render(plan).svg, "node-")["1"])[1:]
     assert len(lines) >= 2
     shown = " ".join(lines).replace("…", "")
-    assert re.sub(r"\s", "", shown) in re.sub(
-        r"\s", "", action
-    )  # nothing changed, only cut at the end
+    # nothing changed, only cut at the end
+    assert re.sub(r"\s", "", shown) in re.sub(r"\s", "", action)
     for line in lines[:-1]:
         assert line[-1] in BREAK_AFTER or action[action.index(line) + len(line)] == " ", line

@@ -89,10 +89,11 @@ def test_a_timeline_bar_has_the_look_of_its_status():
 def test_the_voided_look_is_one_look_and_never_run_steps_never_wear_it():
     voided = LOOKS["invalidated"]
     assert FATE_LOOKS["voided"][0] == voided
+    # planned steps that never ran
     in_scope, never = (
         FATE_LOOKS["invalidated"][0],
         FATE_LOOKS["not_run"][0],
-    )  # planned steps that never ran
+    )
     assert (in_scope.fill, in_scope.stroke, in_scope.dash) == (
         LOOKS["blocked"].fill,
         LOOKS["blocked"].stroke,

@@ -19,9 +19,8 @@ def test_three_clearly_different_severity_looks():
     assert (
         len({look.stroke for look in looks}) == 3 and {look.stroke for look in looks} <= OKABE_ITO
     )
-    assert "#E69F00" not in {
-        look.stroke for look in looks
-    }  # not two close oranges (vermillion and orange)
+    # not two close oranges (vermillion and orange)
+    assert "#E69F00" not in {look.stroke for look in looks}
     assert [look.penwidth for look in looks] == sorted(
         (look.penwidth for look in looks), reverse=True
     )
@@ -70,11 +69,12 @@ def test_each_severity_outlines_its_steps_and_edges_and_is_in_the_legend():
     )
     svg = render(PLAN.replace(import_findings=found)).svg
     nodes, edges, legend = groups(svg, "node-"), groups(svg, "edge-"), groups(svg, "legend-")
+    # the gravest finding of a step wins
     for sid, severity in (
         ("A", "error"),
         ("B", "warning"),
         ("C", "info"),
-    ):  # the gravest finding of a step wins
+    ):
         assert {"finding", f"finding-{severity}"} <= classes(nodes[sid])
         assert outline(nodes[sid]).get("stroke") == LOOKS[severity].stroke
     assert texts(nodes["A"])[-1] == "error: some_error, info: some_info"
@@ -98,9 +98,8 @@ def test_imported_plans_show_their_real_findings_not_format_noise():
     plan = parse_plan("Node:\n1: a\n2: b\nEdge: (START,1) (1,END) (START,2)")
     svg = render(plan, report=validate(plan)).svg
     nodes = groups(svg, "node-")
-    assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {
-        "2"
-    }  # the dead end, nothing else
+    # the dead end, nothing else
+    assert {sid for sid, g in nodes.items() if "finding" in classes(g)} == {"2"}
     assert "finding-warning" in classes(nodes["2"]) and texts(nodes["2"])[-1] == "warning: dead_end"
 
 
@@ -119,9 +118,8 @@ def test_a_diagram_names_the_looks_it_shows_and_can_leave_its_legend_out():
         render(plan, run=run, at=voiding, legend=False),
     )
     assert with_legend.legend == without.legend == ("invalidated", "kept", "critical")
-    assert set(groups(with_legend.svg, "legend-")) >= set(
-        with_legend.legend
-    )  # the drawn legend: the run's looks
+    # the drawn legend: the run's looks
+    assert set(groups(with_legend.svg, "legend-")) >= set(with_legend.legend)
     assert groups(without.svg, "legend-") == {} and "Legend" not in texts(
         ET.fromstring(without.svg)
     )

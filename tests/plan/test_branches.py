@@ -9,17 +9,19 @@ from planviz.plan.branches import connected_branches
 CASES = [
     (set(), {}, []),
     ({"a"}, {"a": []}, [["a"]]),
+    # x is outside: no edge
     (
         {"a", "b", "c"},
         {"a": [], "b": ["a"], "c": ["x"]},
         [["a", "b"], ["c"]],
-    ),  # x is outside: no edge
+    ),
     ({"b", "c"}, {"b": ["a"], "c": ["a"]}, [["b"], ["c"]]),  # joined only through a step outside
+    # natural order
     (
         {"s10", "s9", "s2"},
         {"s10": ["s9"], "s9": [], "s2": []},
         [["s2"], ["s9", "s10"]],
-    ),  # natural order
+    ),
     ({"d", "e", "f"}, {"d": [], "e": [], "f": ["d", "e"]}, [["d", "e", "f"]]),  # direction ignored
 ]
 

@@ -88,24 +88,23 @@ VALID = {
     "name": _text,
     "strings": _strings,
     "duration": st.one_of(st.integers(0, 10**9), st.floats(0, 1e9), st.just(-0.0)),
+    # at most 100 deep in a plan file
     "arguments": st.one_of(
         st.dictionaries(_text, _json, max_size=3),
         st.integers(90, 95).map(lambda d: {"x": nested(d)}),
-    ),  # at most 100 deep in a plan file
+    ),
     "choice": None,
     "budget": st.fixed_dictionaries(
         {}, optional={"steps": st.integers(0, 5), "duration": st.integers(0, 9)}
     ),
-    "steps": st.lists(
-        st.fixed_dictionaries({"id": st.sampled_from(["X1", "X2"])}), max_size=2
-    ),  # expands_to
+    # expands_to
+    "steps": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["X1", "X2"])}), max_size=2),
 }
 _stranger = st.one_of(
     st.just(Text("low")), st.just(object()), st.just({"a"}), st.just(MappingProxyType({"a": 1}))
 )
-_surrogate = st.sampled_from(
-    ["A\udc00", "\ud800", "é\udfff"]
-)  # not Unicode text: refused by the careful path
+# not Unicode text: refused by the careful path
+_surrogate = st.sampled_from(["A\udc00", "\ud800", "é\udfff"])
 BAD = {
     "id": st.one_of(
         st.integers(),
@@ -152,12 +151,13 @@ BAD = {
         _stranger,
     ),
     "choice": st.one_of(_text, st.integers(), st.just(Text("low")), st.just("LOW"), _stranger),
+    # too deep to read back from a plan file
     "arguments": st.one_of(
         st.lists(_text, max_size=1),
         _text,
         st.just(MappingProxyType({"a": 1})),
         st.integers(96, 103).map(lambda d: {"x": nested(d)}),
-    ),  # too deep to read back from a plan file
+    ),
 }
 
 
@@ -200,9 +200,8 @@ BAD["arguments"] = st.one_of(BAD["arguments"], planted_arguments(), planted_argu
 BAD["name"] = BAD["text"]
 
 
-SIMPLE_KEYS = [
-    k for k in STEP_FIELDS if k != "id" and STEP_FIELDS[k] not in ("budget", "steps")
-]  # not far steps
+# not far steps
+SIMPLE_KEYS = [k for k in STEP_FIELDS if k != "id" and STEP_FIELDS[k] not in ("budget", "steps")]
 
 
 def good_value(key):

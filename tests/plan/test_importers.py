@@ -422,9 +422,8 @@ def test_taskbench_links_naming_the_same_tools_are_one_ambiguous_finding_in_line
     )
     assert "the argument references node-0 -> node-1, node-1 -> node-2," in f.message
     assert [s.depends_on for s in plan.steps[1:4]] == [("node-0",), ("node-1",), ("node-2",)]
-    assert not [
-        x for x in plan.import_findings if x.code == "link_mismatch"
-    ]  # every reference is backed
+    # every reference is backed
+    assert not [x for x in plan.import_findings if x.code == "link_mismatch"]
 
 
 # Three TaskBench gold records (MIT, microsoft/JARVIS taskbench/data_dailylifeapis; the request is in
@@ -477,10 +476,11 @@ def test_taskbench_gold_records_read_the_instruction_as_the_goal_and_the_id_as_t
 @pytest.mark.parametrize(
     "args, expected",
     [
+        # no arguments at all (UltraTool/RestBench style): the links are the only data flow
         (
             [[], []],
             [],
-        ),  # no arguments at all (UltraTool/RestBench style): the links are the only data flow
+        ),
         ([None, None], []),
         ([["x"], ["y"]], ["link_mismatch"]),  # literal arguments, and a link no argument stands for
         ([["x"], ["<node-0>"]], []),
@@ -1123,9 +1123,8 @@ def test_hostile_text_is_bounded():
     with pytest.raises(
         PlanFormatError, match=r"^<hostile>: JSON text inside the input: nesting deeper than 100"
     ):
-        import_plans(
-            "taskbench", '{"task": "' * 20_000, None, source="<hostile>"
-        )  # braces outside strings nest
+        # braces outside strings nest
+        import_plans("taskbench", '{"task": "' * 20_000, None, source="<hostile>")
 
 
 # --------------------------------------------------------------------------- through the public readers

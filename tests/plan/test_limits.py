@@ -12,12 +12,13 @@ import planviz
 from planviz.errors import PlanFormatError
 from planviz.io import limits
 
+# about 60 kB written out
 ALIASES = (
     "goal: &a '"
     + "x" * 1000
     + "'\nsteps:\n"
     + "".join(f"  - {{id: S{i}, action: *a, expected_evidence: *a}}\n" for i in range(30))
-)  # about 60 kB written out
+)
 
 
 @pytest.mark.parametrize(
@@ -76,12 +77,13 @@ def test_each_cap_is_read_when_input_is_read_and_says_how_to_raise_it(
 
 
 def test_raising_a_cap_lets_trusted_input_through(monkeypatch):
+    # 60 MB written out
     bomb = (
         "goal: &a '"
         + "x" * 100_000
         + "'\nsteps:\n"
         + "".join(f"  - {{id: S{i}, action: *a, expected_evidence: *a}}\n" for i in range(300))
-    )  # 60 MB written out
+    )
     with pytest.raises(PlanFormatError, match="MAX_EXPANDED_BYTES"):
         planviz.parse_plan(bomb)
     monkeypatch.setattr(limits, "MAX_EXPANDED_BYTES", 100 * 2**20)

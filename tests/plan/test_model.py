@@ -75,10 +75,11 @@ def test_step_arguments_do_not_share_nested_containers():
     [
         ("S0", ("S0",)),
         (["S2", "S0"], ("S2", "S0")),  # a list keeps the author's order
+        # a set has none, so it is sorted: runs stay deterministic
         (
             {"S2", "S0", "S1"},
             ("S0", "S1", "S2"),
-        ),  # a set has none, so it is sorted: runs stay deterministic
+        ),
         (frozenset({"b", "a"}), ("a", "b")),
         ((), ()),
     ],

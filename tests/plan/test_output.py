@@ -150,9 +150,8 @@ def _dead_pid() -> int:
 def test_the_next_write_removes_what_a_killed_writer_left_but_not_a_running_writers_file(tmp_path):
     target = tmp_path / "out.svg"
     stale = tmp_path / f".out.svg.{_dead_pid()}.0123abcd.tmp"
-    running = (
-        tmp_path / f".out.svg.{os.getppid()}.89abcdef.tmp"
-    )  # a live process (this test's parent)
+    # a live process (this test's parent)
+    running = tmp_path / f".out.svg.{os.getppid()}.89abcdef.tmp"
     other = tmp_path / f".other.svg.{_dead_pid()}.0123abcd.tmp"  # another target's
     for path in (stale, running, other):
         path.write_text("half")

@@ -87,14 +87,16 @@ def test_check_unicode_takes_a_path_as_text_or_parts():
 @pytest.mark.parametrize(
     "text, expected",
     [
+        # LangChain's str() of a tool input
         (
             "{'city': 'Paris', 'days': 3}",
             {"city": "Paris", "days": 3},
-        ),  # LangChain's str() of a tool input
+        ),
+        # tuples as lists
         (
             "{'at': (1, 2), 'ok': True, 'none': None}",
             {"at": [1, 2], "ok": True, "none": None},
-        ),  # tuples as lists
+        ),
         ("[1, -2.5, 'x']", [1, -2.5, "x"]),
         ("{'when': datetime.date(2025, 1, 1)}", None),  # a call: nothing is evaluated
         ("__import__('os').system('true')", None),

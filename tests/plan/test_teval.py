@@ -188,6 +188,7 @@ def test_the_critical_path_ends_at_finish_action():
 @pytest.mark.parametrize(
     "actions, expected_edges, expected_codes",
     [
+        # a prediction: no prev, args as text, in order
         (
             [
                 {"id": 0, "name": "A.f", "args": "{'q': 'x'}"},
@@ -195,7 +196,7 @@ def test_the_critical_path_ends_at_finish_action():
             ],
             {("0", "1")},
             {("implied_order", "info")},
-        ),  # a prediction: no prev, args as text, in order
+        ),
         (
             [
                 {"id": 0, "prev": [], "name": "A.f", "args": {}},
@@ -292,9 +293,8 @@ def test_text_with_no_action_is_no_steps():
 def test_the_picture_marks_dead_ends_and_wraps_long_api_names():
     svg = render(one("", QUERY_0_2), report=validate(one("", QUERY_0_2))).svg
     assert 'class="node status-pending finding finding-warning' in svg
-    assert "get_property_checkout_pric" not in svg.replace(
-        "get_property_checkout_price", ""
-    )  # never cut mid-word
+    # never cut mid-word
+    assert "get_property_checkout_pric" not in svg.replace("get_property_checkout_price", "")
 
 
 # --------------------------------------------------------------------------- the NetworkX oracle

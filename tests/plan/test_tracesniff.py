@@ -96,9 +96,8 @@ def test_a_sqlite_file_that_is_no_checkpointer(tmp_path):
 @pytest.mark.corpus
 def test_a_langgraph_checkpoint_database(corpus, tmp_path):
     src = corpus / "langgraph" / "sqlite" / "hirokts_checkpoints.db"
-    path = (
-        tmp_path / "checkpoints.db"
-    )  # a copy: the corpus is read-only and SQLite may want its -wal beside it
+    # a copy: the corpus is read-only and SQLite may want its -wal beside it
+    path = tmp_path / "checkpoints.db"
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(str(src) + suffix):
             Path(str(path) + suffix).write_bytes(Path(str(src) + suffix).read_bytes())

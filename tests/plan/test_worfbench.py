@@ -133,9 +133,8 @@ def test_prose_around_the_graph_is_an_info_note_per_block():
         ("unparsed_line", "info", "conversations[2].content, line 7"),
         ("unparsed_line", "info", "conversations[2].content, line 11"),
     ]
-    assert (
-        validate(plan).verdict() == "ok (4 notes)"
-    )  # the two prose blocks, and no evidence/outputs in the format
+    # the two prose blocks, and no evidence/outputs in the format
+    assert validate(plan).verdict() == "ok (4 notes)"
 
 
 GRAPH = "Node:\n1: find the key\n2: open the door\nEdge: (START,1) (1,2) (2,END)"
@@ -215,21 +214,23 @@ GRAPH = "Node:\n1: find the key\n2: open the door\nEdge: (START,1) (1,2) (2,END)
             {("1", "2"), ("2", "END")},
             {("not_from_start", "warning")},
         ),
+        # a numbered list before the Node: list is prose
         (
             "Let me think:\n1. find it\n2. open it\n" + GRAPH,
             {("START", "1"), ("1", "2"), ("2", "END")},
             {("unparsed_line", "info")},
-        ),  # a numbered list before the Node: list is prose
+        ),
         (
             "Node: 1: find the key\n2: open the door\nEdges: (START,1), (1,2) and (2,END)",
             {("START", "1"), ("1", "2"), ("2", "END")},
             set(),
         ),
+        # the pairs of the Edge: line are read, the other words noted
         (
             GRAPH.replace("Edge: ", "Edge: here they are "),
             {("START", "1"), ("1", "2"), ("2", "END")},
             {("unparsed_line", "info")},
-        ),  # the pairs of the Edge: line are read, the other words noted
+        ),
     ],
 )
 def test_noisy_graph_text(text, expected_edges, expected_codes):
@@ -453,9 +454,8 @@ def graph_texts(draw):
     pairs = draw(
         st.lists(st.tuples(st.sampled_from(names[:-1]), st.sampled_from(names[1:])), max_size=14)
     )
-    forward = [
-        (u, v) for u, v in pairs if names.index(u) < names.index(v)
-    ]  # acyclic: no cycle findings
+    # acyclic: no cycle findings
+    forward = [(u, v) for u, v in pairs if names.index(u) < names.index(v)]
     nodes = "\n".join(f"{k}: subtask {k}" for k in range(1, n + 1))
     return f"Node:\n{nodes}\nEdge: " + " ".join(f"({u},{v})" for u, v in forward), n, forward
 

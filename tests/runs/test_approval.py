@@ -80,9 +80,8 @@ def test_the_wait_is_configurable_and_holds_the_steps_worker():
         ("start", 6.0),
         ("complete", 7.0),
     ]
-    one = simulate(
-        PLAN, approval_time=4, workers=1
-    )  # D waits for its approval in its worker: T starts after D
+    # D waits for its approval in its worker: T starts after D
+    one = simulate(PLAN, approval_time=4, workers=1)
     assert trail(one, "D") == [("approval", 6.0), ("start", 6.0), ("complete", 7.0)]
     assert trail(one, "T")[0] == ("start", 7.0)
     assert trail(simulate(PLAN, approval_time=4, strategy="direct"), "D") == [

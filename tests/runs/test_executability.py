@@ -61,9 +61,8 @@ def test_a_valid_step_that_failed_and_was_never_retried_was_executed(strategy, f
     plan = examples.load("cache_isolation")
     run = simulate(plan, faults=[Fault.parse(fault)], strategy=strategy)
     failed = [(i, e.step) for i, e in enumerate(run.events) if e.kind == "fail"]
-    if (
-        strategy != "direct" or "missing" not in fault
-    ):  # the last failure is never retried: no later start
+    # the last failure is never retried: no later start
+    if strategy != "direct" or "missing" not in fault:
         i, sid = failed[-1]
         assert run.outcome != "plan_complete" and all(
             e.step != sid for e in run.events[i:] if e.kind == "start"
@@ -97,12 +96,13 @@ def test_a_recorded_tool_error_never_retried_is_executed_not_invalid():
     rec.start("C")
     rec.complete("C")
     rec.stop("step_failed")
+    # A and C executed, B never started
     assert from_events(rec.run) == (
         pytest.approx(2 / 3),
         0,
         0,
         0,
-    )  # A and C executed, B never started
+    )
     assert figures(rec.run) == (pytest.approx(2 / 3), 0, 0)
 
 
@@ -130,11 +130,12 @@ def test_a_call_outside_the_plan_that_failed_is_invalid_and_not_executed():
     rec.fail("B", "boom", "tool_error")  # valid, failed, never retried: executed
     rec.stop("step_failed")
     assert from_events(rec.run) == (pytest.approx(2 / 3), 1, 0, 0)
+    # the off-plan call is the one invalid step
     assert figures(rec.run) == (
         pytest.approx(2 / 3),
         1,
         0,
-    )  # the off-plan call is the one invalid step
+    )
 
 
 def test_a_failed_step_retried_is_judged_by_its_retry():

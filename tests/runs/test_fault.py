@@ -19,10 +19,11 @@ from planviz.runs.fault import fault_facts
             r"'key_builder_located'\?\); it requires 'isolation_test_written', "
             r"'key_builder_located'",
         ),
+        # produced, not required
         (
             "S3:withdraw:patch_applied",
             "'S3' does not require 'patch_applied'",
-        ),  # produced, not required
+        ),
         ("S0:withdraw", "step 'S0' requires no fact to withdraw"),
         (
             "S1:missing_evidence:leak_reproduced",
@@ -74,9 +75,8 @@ def test_steps_an_expansion_adds_may_be_named():
     )
     with pytest.raises(SimulationError, match="no step 'F2.a'"):
         simulate(far, faults=[Fault("F2.a", "transient")])
-    run = simulate(
-        far, faults=[Fault("F2.a", "transient")], expand=lambda step, state: None
-    )  # may add any step
+    # may add any step
+    run = simulate(far, faults=[Fault("F2.a", "transient")], expand=lambda step, state: None)
     assert run.outcome == "awaiting_expansion"
 
 
@@ -116,9 +116,8 @@ def test_every_fault_kind_has_its_row():
     assert set(_FAILING) | {"extra_fact", "approval_denied"} == set(FAULT_KINDS), (
         "add the new kind's case here"
     )
-    assert all(
-        (k.says is None) == (k.observed is None) for k in FAULTS.values()
-    )  # said at the end of a step
+    # said at the end of a step
+    assert all((k.says is None) == (k.observed is None) for k in FAULTS.values())
 
 
 @pytest.mark.parametrize(
@@ -191,11 +190,12 @@ def test_the_row_says_what_the_observer_and_attribution_do(kind, cache_plan):
 @pytest.mark.parametrize(
     "example, step, says",
     [
+        # no tool: the step is named
         (
             "cache_isolation",
             "S1",
             "step 'S1' (it calls no tool) errored",
-        ),  # no tool: the step is named
+        ),
         ("past_due_account", "step_2", "tool 'check_payment_plan_eligibility' errored"),
     ],
 )
@@ -206,7 +206,6 @@ def test_a_tool_error_names_the_tool_or_the_step_never_tool_none(example, step, 
     assert fail.step == step and fail.message.endswith(says)
     from planviz.frontends.snapshot import run_snapshot
 
-    shown = " ".join(
-        str(cell) for row in run_snapshot(run)["log"] for cell in row
-    )  # what the explorer lists
+    # what the explorer lists
+    shown = " ".join(str(cell) for row in run_snapshot(run)["log"] for cell in row)
     assert says in shown and "tool None" not in shown and "None errored" not in run.to_text()

@@ -111,13 +111,11 @@ def test_a_recorded_run_is_aligned_with_the_fixed_plan_and_its_extra_calls_are_o
     run = load_trace(Path(__file__).resolve().parents[2] / REAL)
     result = frozen_plan_test(plan, trace=run)
     assert result.steps["T"] == result.steps["T"].__class__(True, True, 1)
-    assert not result.steps["M"].performed and result.out_of_plan == (
-        "write_file",
-    )  # the raw file's 2nd call
+    # the raw file's 2nd call
+    assert not result.steps["M"].performed and result.out_of_plan == ("write_file",)
     assert result.evidence_rate == 1.0 and result.run is run
-    assert (
-        result.attribution == "executor" and "not performed: M" in result.reason
-    )  # it left the route
+    # it left the route
+    assert result.attribution == "executor" and "not performed: M" in result.reason
     assert "write_file" in result.to_text()
 
 
@@ -144,9 +142,8 @@ def test_a_step_still_running_at_the_stop_counts_as_not_run(cache_plan):
         and result.steps["S2"].performed
         and not result.steps["S2"].evidence
     )
-    assert (
-        result.evidence_rate == 0.5
-    )  # S0 of S0 and S2 (was 1/3 with S1 counted as producing nothing)
+    # S0 of S0 and S2 (was 1/3 with S1 counted as producing nothing)
+    assert result.evidence_rate == 0.5
 
 
 def test_the_cli_tests_a_recorded_run(tmp_path, capsys):

@@ -6,13 +6,14 @@ from planviz import Fault, Plan, Step, examples, frozen_plan_test
 
 
 def test_an_executor_that_produced_nothing_declared_is_not_certified():
+    # no produces at all
     plan = Plan(
         "g",
         [
             Step("A", "look", expected_evidence="a note"),
             Step("B", "use", expected_evidence="a diff", depends_on="A"),
         ],
-    )  # no produces at all
+    )
     result = frozen_plan_test(
         plan, faults=[Fault(s, "missing_evidence", times=3) for s in plan.ids]
     )

@@ -62,9 +62,8 @@ def test_without_a_new_goal_the_run_stops_and_every_started_step_is_void(cache_p
         "S3": "invalidated",
         "S4": "pending",
     }
-    assert set(last.voided) == {"S0", "S1", "S2", "S3"} and set(last.not_run) == {
-        "S4"
-    }  # S4 never started
+    # S4 never started
+    assert set(last.voided) == {"S0", "S1", "S2", "S3"} and set(last.not_run) == {"S4"}
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == set(cache_plan.ids) - {"S4"} and inv.kept == set()
     assert "nothing continues under the old goal" in run.events[-1].message
@@ -77,9 +76,8 @@ def test_a_new_goal_voids_started_work_rechecks_completed_work_and_replans(cache
     kinds = [e.kind for e in run.events]
     inv = kinds.index("invalidate")
     assert kinds[inv : inv + 5] == ["invalidate", "recheck", "recheck", "recheck", "replan"]
-    assert (
-        run.events[inv].voided == {"S3"} and run.events[inv].kept == set()
-    )  # S4 never started: not voided
+    # S4 never started: not voided
+    assert run.events[inv].voided == {"S3"} and run.events[inv].kept == set()
     rechecks = {e.step: ("kept" if e.kept else "voided") for e in run.events if e.kind == "recheck"}
     assert rechecks == {"S0": "kept", "S1": "voided", "S2": "voided"}
     assert "wants none of what it established" in next(
@@ -112,9 +110,8 @@ def test_the_default_replanner_reissues_the_voided_work_for_the_new_goal(cache_p
     )
     assert run.outcome == "plan_complete"
     assert run.plan.goal == "the cache also isolates sessions" and run.plan.version == 2
-    assert [e.step for e in run.events if e.kind == "recheck"] == [
-        "S0"
-    ]  # the only completed step at t=8
+    # the only completed step at t=8
+    assert [e.step for e in run.events if e.kind == "recheck"] == ["S0"]
     assert run.plan.ids == ("S0", "S1.v2", "S2.v2", "S3.v2", "S4.v2")
 
 

@@ -43,9 +43,8 @@ def _random_run(seed: int):
             else {"id": f"res{rnd.randrange(max(1, i))}"}
         )
         result = None if rnd.random() < 0.3 else {"id": f"res{i}"}
-        end = (
-            t + rnd.choice([0.01, 0.01 + rnd.random() * 4])
-        )  # a call of no duration at an instant another call starts makes a cycle (both ended when the other started)
+        # a call of no duration at an instant another call starts makes a cycle (both ended when the other started)
+        end = t + rnd.choice([0.01, 0.01 + rnd.random() * 4])
         spans.append(tool(sid, f"t{i}", t, end, args=args, result=result))
         sid += 1
     last = max(float(s["endTimeUnixNano"]) for s in spans)
@@ -114,9 +113,8 @@ def _no_input_trace(n: int) -> str:
 
 def _edges(n: int, every: bool = False):
     run = parse_trace(_no_input_trace(n))
-    defs = {
-        k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()
-    }  # no link recorded
+    # no link recorded
+    defs = {k: dataclasses.replace(s, depends_on=()) for k, s in latest_steps(run).items()}
     return data_edges(run, intervals(run), defs, every=every)
 
 

@@ -162,9 +162,8 @@ def test_the_ideal_is_never_below_the_longest_chain_of_model_call_tool_call_fina
         if not tools:
             continue
         h = hindsight(load_trace(path))
-        if any(
-            e is None for _, e in tools + models
-        ):  # a call that never ended: inferred and said so, or unknown
+        # a call that never ended: inferred and said so, or unknown
+        if any(e is None for _, e in tools + models):
             run = load_trace(path)
             if any(c.duration is None for c in run.model_calls):
                 assert h.ideal_makespan is None, (path.name, h.summary())  # unknown, not free
@@ -209,18 +208,16 @@ def test_a_year_taken_from_a_timestamp_makes_a_dependency(corpus):
             "gen_ai.tool.call.arguments", by["write_file"].get("gen_ai.tool.args")
         )
         year = json.loads(args)
-        year = (
-            year if isinstance(year, dict) else json.loads(year)
-        )  # one trace encodes its arguments twice
+        # one trace encodes its arguments twice
+        year = year if isinstance(year, dict) else json.loads(year)
         result = by["get_current_time"].get(
             "gen_ai.tool.call.result", by["get_current_time"].get("gen_ai.output")
         )
         if not result:
             continue
         stamp = re.search(r"(\d{4})-\d\d-\d\dT[\d:]+", result)
-        assert stamp and year["text"] == stamp.group(1), (
-            path.name
-        )  # the raw file: the year of the timestamp
+        # the raw file: the year of the timestamp
+        assert stamp and year["text"] == stamp.group(1), path.name
         edges = {(u, v): why for u, v, why in hindsight(load_trace(path)).data_edges}
         why = edges.get(("get_current_time", "write_file"), "")
         assert why.startswith(f"derived: '{year['text']}' in "), (path.name, edges)
@@ -268,12 +265,10 @@ def test_a_derived_value_needs_a_model_call_at_the_median_between_the_calls():
     step = h.plan.step("model for save")
     assert step.duration == 2.0 and step.depends_on == ("now", "plan")
     assert h.plan.step("save").depends_on == ("model for save",)
-    assert dict(h.plan.step("save").arguments) == {
-        "text": "{{model for save.text}}"
-    }  # the model call fills it
-    assert dict(h.plan.step("now").arguments) == {
-        "tz": "UTC"
-    }  # no model call before it: as recorded
+    # the model call fills it
+    assert dict(h.plan.step("save").arguments) == {"text": "{{model for save.text}}"}
+    # no model call before it: as recorded
+    assert dict(h.plan.step("now").arguments) == {"tz": "UTC"}
 
 
 def test_a_plain_copy_is_a_placeholder_in_the_plan_and_the_plan_round_trips(tmp_path):
@@ -292,9 +287,8 @@ def test_a_plain_copy_is_a_placeholder_in_the_plan_and_the_plan_round_trips(tmp_
     assert not [f for f in validate(h.plan).findings if f.severity == "error"]
     ideal = simulate(h.plan)
     assert ideal.time == pytest.approx(h.ideal_makespan)
-    diff = diff_runs(
-        parse_trace(text(spans)), ideal
-    )  # the run against the schedule it could have run
+    # the run against the schedule it could have run
+    diff = diff_runs(parse_trace(text(spans)), ideal)
     assert set(diff.only_b) == {"plan", "answer"} and diff.usage[1].time == pytest.approx(4.0)
     broken = simulate(
         h.plan, faults=[Fault("get_weather", "tool_error", times=3)], strategy="workflow"
@@ -336,9 +330,8 @@ def test_a_model_call_that_never_ended_is_inferred_under_an_ended_agent_else_the
     assert run.model_calls[-1].duration_inferred and run.model_calls[-1].duration == pytest.approx(
         3
     )
-    assert (
-        hindsight(run).ideal_makespan is not None
-    )  # its end is the agent's: inferred, and said so
+    # its end is the agent's: inferred, and said so
+    assert hindsight(run).ideal_makespan is not None
     spans[0]["endTimeUnixNano"] = (
         ""  # nothing above it ended either: nothing tells how long it took
     )
@@ -447,9 +440,8 @@ def test_cost_in_hindsight_tokens_on_the_critical_path_and_off_it():
     assert h.cost["ideal_model_calls"] == 2 and h.cost["time_on_path"] == pytest.approx(
         h.ideal_makespan
     )
-    assert h.cost["time_off_path"] == pytest.approx(
-        1.0
-    )  # the other weather call runs beside the path
+    # the other weather call runs beside the path
+    assert h.cost["time_off_path"] == pytest.approx(1.0)
 
 
 @pytest.mark.corpus
@@ -479,9 +471,8 @@ def test_the_summary_names_the_time_no_call_ran():
         chat(4, 4, 5),
     ]
     busy = sorted((int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"])) for s in spans[1:])
-    idle = (
-        sum(max(0, b[0] - a[1]) for a, b in zip(busy, busy[1:])) / 1e9
-    )  # the calls do not overlap here
+    # the calls do not overlap here
+    idle = sum(max(0, b[0] - a[1]) for a, b in zip(busy, busy[1:])) / 1e9
     h = hindsight(parse_trace(text(spans)))
     assert h.parts["actual"]["wait"] == pytest.approx(idle) == pytest.approx(2.0)
     assert h.summary() == "5 s ran, 3 s possible: 2 s when no call ran (the agent's own time)"
@@ -513,22 +504,18 @@ def test_hindsight_time_outside_tool_calls_takes_linear_work():
     from planviz.runs.hindsight.hindsightcost import _minus
 
     def work(n: int) -> tuple[int, float]:
-        parts = [
-            (_Counted(3 * i), _Counted(3 * i + 2)) for i in range(n)
-        ]  # model calls 2 long, every 3
-        cut = [
-            (_Counted(3 * i + 1.5), _Counted(3 * i + 2.5)) for i in range(n)
-        ]  # tool calls: 0.5 of each inside
+        # model calls 2 long, every 3
+        parts = [(_Counted(3 * i), _Counted(3 * i + 2)) for i in range(n)]
+        # tool calls: 0.5 of each inside
+        cut = [(_Counted(3 * i + 1.5), _Counted(3 * i + 2.5)) for i in range(n)]
         _Counted.seen = 0
         left = _minus(parts, cut)
         return _Counted.seen, left
 
     small, left = work(200)
-    assert left == pytest.approx(
-        200 * (2 - 0.5)
-    )  # each model call loses the half second a tool call covers
+    # each model call loses the half second a tool call covers
+    assert left == pytest.approx(200 * (2 - 0.5))
     big, left = work(800)
     assert left == pytest.approx(800 * 1.5)
-    assert (
-        big <= 5 * small
-    )  # 4 times the calls, about 4 times the work (a pairwise loop did 16 times)
+    # 4 times the calls, about 4 times the work (a pairwise loop did 16 times)
+    assert big <= 5 * small

@@ -75,21 +75,20 @@ def test_an_expansion_is_a_new_version_replacing_the_placeholder(far):
         and "expansion of the far-horizon step 'F2'" in v3.trigger
     )
     assert v3.ids == ("N1", "N2", "F1.a", "F1.b", "F2.a", "F2.b")
-    assert v3.step("F2.a").depends_on == (
-        "F1.b",
-    )  # the placeholder's dependency, re-pointed to F1's sink
+    # the placeholder's dependency, re-pointed to F1's sink
+    assert v3.step("F2.a").depends_on == ("F1.b",)
     assert starts(run) == ["N1", "N2", "F1.a", "F1.b", "F2.a", "F2.b"]
     expand = [e for e in run.events if e.kind == "expand"]
     assert [(e.step, e.plan_version) for e in expand] == [("F1", 2), ("F2", 3)]
-    assert all(
-        e.step not in run.frame(e.index).statuses for e in expand
-    )  # the placeholder is gone from the version
+    # the placeholder is gone from the version
+    assert all(e.step not in run.frame(e.index).statuses for e in expand)
     m = metrics(run)
+    # far steps count through their expansion
     assert (m.executability, m.model_calls, m.replans) == (
         1.0,
         3,
         0,
-    )  # far steps count through their expansion
+    )
 
 
 def test_over_budget_is_a_finding_on_the_new_version(far):
@@ -101,9 +100,8 @@ def test_over_budget_is_a_finding_on_the_new_version(far):
     assert "over its budget" in next(
         e.message for e in run.events if e.kind == "expand" and e.step == "F2"
     )
-    assert not [
-        f for f in run.plans[1].import_findings if f.code == "over_budget"
-    ]  # F1 fits its budget
+    # F1 fits its budget
+    assert not [f for f in run.plans[1].import_findings if f.code == "over_budget"]
 
 
 def test_an_expansion_may_be_a_callable_of_the_step_and_the_state(far):

@@ -104,7 +104,6 @@ def test_the_same_work_reissued_under_any_ids_is_measured_the_same(pf, salt):
         faults=faults,
         propose=copier(lambda sid, v: f"new{salt}_{sid.split('.')[0]}_{v}", False),
     )
-    assert measures(fresh) == measures(
-        lineage
-    )  # a fault with times > 1 strikes the copy under any id
+    # a fault with times > 1 strikes the copy under any id
+    assert measures(fresh) == measures(lineage)
     assert [(t, k) for t, k, _ in what_ran(fresh)] == [(t, k) for t, k, _ in what_ran(lineage)]

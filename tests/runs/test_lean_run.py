@@ -158,9 +158,8 @@ def test_a_runs_values_are_slotted_and_still_pickle_compare_hash_and_replace(eve
             value
         ).__name__  # slotted: no dict per value (issue 43)
         back = pickle.loads(pickle.dumps(value))
-        assert back == value and hash(back) == hash(
-            value
-        )  # (a set's repr may list it in another order)
+        # (a set's repr may list it in another order)
+        assert back == value and hash(back) == hash(value)
         first = dataclasses.fields(value)[0].name
         assert (
             dataclasses.replace(value) == value

@@ -141,12 +141,13 @@ def test_metrics_render():
     "strategy, faults, contract, expected",
     [
         ("planner", (), None, None),  # success: nothing to attribute
+        # infeasible: a correct refusal
         (
             "planner",
             (),
             Contract(obtainable_facts=["leak_reproduced"]),
             None,
-        ),  # infeasible: a correct refusal
+        ),
         ("workflow", ("S4:side_effect",), Contract(required=["deploy"]), "planner"),
         ("planner", ("S1:missing_evidence",), None, "executor"),
         ("planner", ("S3:tool_error",), None, "executor"),
@@ -154,12 +155,13 @@ def test_metrics_render():
         ("direct", ("S1:transientx3",), None, "executor"),
         ("planner", ("S4:side_effect",), None, None),  # recovered: a success
         ("planner", ("S3:withdraw",), None, None),
+        # the verification did not show the evidence
         (
             "planner",
             ("S4:side_effectx3",),
             None,
             "executor",
-        ),  # the verification did not show the evidence
+        ),
         ("planner", ("S1:premise_false",), None, "environment"),
         ("workflow", ("S1:transientx3",), None, "executor"),
         ("workflow", ("S3:withdraw",), None, "environment"),
@@ -181,16 +183,14 @@ def test_a_plan_vouching_for_its_own_facts_is_the_planners_and_an_infeasible_con
     from planviz import examples
 
     release = examples.load("release_no_credentials")
-    assert (
-        attribution(simulate(release)).party is None
-    )  # infeasible: a correct refusal is a result, not a failure
+    # infeasible: a correct refusal is a result, not a failure
+    assert attribution(simulate(release)).party is None
     vouched = release.replace(premises=(*release.premises, "deploy_credentials"))
     run = simulate(vouched)
     assert run.outcome == "refused" and run.events[-1].category == "unsupported_premise"
     assert attribution(run).party == "planner"
-    assert (
-        attribution(simulate(vouched, strategy="workflow")).party is None
-    )  # no checks: it "succeeds"
+    # no checks: it "succeeds"
+    assert attribution(simulate(vouched, strategy="workflow")).party is None
 
 
 # Seed 000's tree, branch by branch (issue 23.6): did the plan pass the contract? did the steps produce
@@ -243,9 +243,8 @@ def test_attribution_every_step_with_its_evidence_and_the_goal_still_failed_is_t
     assert why.party == "contract" and "too weak" in why.reason
     assert attribution(run, goal_met=False).party == "contract"
     recovered = simulate(cache_plan, faults=[Fault("S4", "side_effect")])
-    assert (
-        attribution(recovered, goal_met=False).party == "executor"
-    )  # a step did not produce its evidence on the way
+    # a step did not produce its evidence on the way
+    assert attribution(recovered, goal_met=False).party == "executor"
 
 
 def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
@@ -259,11 +258,12 @@ def test_compare_runs_each_strategy_on_the_same_faults(cache_plan):
     assert planner.metrics == metrics(simulate(cache_plan, faults=[Fault("S4", "side_effect")]))
     # the direct agent redoes the patch the side effect spoiled; the fixed workflow stops
     assert [r.outcome for r in table.rows] == ["plan_complete", "step_failed", "plan_complete"]
+    # a side effect: no evidence
     assert [r.attribution for r in table.rows] == [
         None,
         "executor",
         None,
-    ]  # a side effect: no evidence
+    ]
     text = table.to_text().splitlines()
     assert text[0] == "faults: S4:side_effect"
     assert text[1].split()[:3] == ["strategy", "outcome", "success"]
@@ -326,9 +326,8 @@ def diamond() -> Plan:
 def test_recovery_distance_is_hops_back_and_work_voided_its_own_figure():
     run = simulate(diamond(), faults=[Fault("D", "withdraw", "a")])
     [inv] = [e for e in run.events if e.kind == "invalidate"]
-    assert (
-        inv.step == "D" and {"A", "B", "C"} <= inv.voided
-    )  # read from the event: A's work is redone
+    # read from the event: A's work is redone
+    assert inv.step == "D" and {"A", "B", "C"} <= inv.voided
     m = metrics(run)
     # D -> B -> A: two hops back to the re-run point A; A, B and C were done and are voided
     assert (m.recovery_distance, m.work_voided, m.success) == (2, 3, True)
@@ -345,6 +344,5 @@ def test_a_step_the_plan_lists_twice_is_no_duplicate():
         ],
     )
     assert metrics(simulate(plan)).duplicate_steps == 0
-    assert (
-        metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1
-    )  # the retry
+    # the retry
+    assert metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1

@@ -167,13 +167,14 @@ CHEATS = [
         {"S3", "S4"},
         {"S0", "S1", "S2"},
     ),
+    # S3 and S4 wait on the failed S1: blocked, not voided, not "not run"
     (
         "a failure that ends the run",
         lambda: simulate(CACHE, faults=[Fault("S1", "tool_error")]),
         "step_failed",
         set(),
         set(),
-    ),  # S3 and S4 wait on the failed S1: blocked, not voided, not "not run"
+    ),
     (
         "the workflow after a withdrawn fact",
         lambda: simulate(CACHE, faults=[Fault("S3", "withdraw")], strategy="workflow"),
@@ -198,9 +199,8 @@ def test_the_cheats_never_void_a_step_that_never_ran(name, make, outcome, not_ru
     assert_only_started_work_is_voided(run)
     assert set(run.frame(-1).not_run) == not_run
     assert {s for e in run.events for s in e.voided} == voided
-    panel = fault_text([Fault("S0", "transient")], run).split("\n")[
-        1
-    ]  # what the explorer's fault panel counts
+    # what the explorer's fault panel counts
+    panel = fault_text([Fault("S0", "transient")], run).split("\n")[1]
     assert set(panel.removeprefix("voided: ").split(", ")) - {"(none)"} == voided
 
 
@@ -235,9 +235,8 @@ def test_an_invalidate_event_names_the_never_run_steps_of_its_scope():
     inv = next(e for e in run.events if e.kind == "invalidate")
     assert inv.voided == {"S3"} and inv.message.endswith("never ran, so nothing to void: S4")
     assert run.frame(inv.index).statuses["S4"] == "pending"  # while the run goes on
-    assert run.frame(-1).statuses["S4"] == "pending" and run.frame(-1).not_run == {
-        "S4"
-    }  # once it stopped
+    # once it stopped
+    assert run.frame(-1).statuses["S4"] == "pending" and run.frame(-1).not_run == {"S4"}
     assert run.delta(len(run.events) - 1).steps >= {"S4"}  # a viewer restyles it at the stop
 
 
@@ -341,9 +340,8 @@ def test_the_summary_of_a_plan_too_big_to_draw_counts_never_run_steps_as_not_run
 
     run = frozen_plan_test(CACHE, faults=[Fault("S3", "side_effect")]).run
     text = summary_diagram(CACHE, run.frame(-1), "too big", len(run.events) - 1, groups=1).svg
-    assert (
-        "not run 1" in text and "invalidated 1" in text and "pending" not in text
-    )  # S4; S3 (it ran)
+    # S4; S3 (it ran)
+    assert "not run 1" in text and "invalidated 1" in text and "pending" not in text
 
 
 @pytest.mark.parametrize("strategy", ["workflow", "planner"])

@@ -31,9 +31,8 @@ def test_a_false_premise_is_a_correct_stop_for_the_planner_and_a_silent_failure_
 def test_missing_evidence_the_direct_agent_never_checks_is_a_silent_failure(cache_plan):
     run = simulate(cache_plan, faults=[Fault("S4", "missing_evidence")], strategy="direct")
     complete = next(e for e in run.events if e.kind == "complete" and e.step == "S4")
-    assert (
-        not set(cache_plan.step("S4").produces) <= complete.observation.facts
-    )  # read from the event itself
+    # read from the event itself
+    assert not set(cache_plan.step("S4").produces) <= complete.observation.facts
     assert run.outcome == "plan_complete" and metrics(run).outcome_class == "silent_failure"
 
 

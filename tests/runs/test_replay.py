@@ -140,9 +140,8 @@ def test_a_small_sample_interval_is_wider_than_the_normal_one_and_never_below_ze
 def test_the_variance_is_stable_near_1e9():
     values = [1e9 + v for v in (4.0, 7.0, 13.0, 16.0)]  # variance 30 around 1e9
     e = Estimate.of(values)
-    assert (e.high - e.mean) == pytest.approx(
-        t95(3) * math.sqrt(30 / 4), rel=1e-6
-    )  # one-pass sums: off by ~100
+    # one-pass sums: off by ~100
+    assert (e.high - e.mean) == pytest.approx(t95(3) * math.sqrt(30 / 4), rel=1e-6)
 
 
 def test_campaign_intervals_are_t_intervals_over_every_run():

@@ -204,9 +204,8 @@ def test_work_a_replan_brought_cannot_start_before_the_replan():
     from planviz import Fault, examples
 
     plan = examples.load("cache_isolation")
-    run = simulate(
-        plan, faults=[Fault("S4", "side_effect")]
-    )  # S4 fails at 29 min; S3 and S4 are redone
+    # S4 fails at 29 min; S3 and S4 are redone
+    run = simulate(plan, faults=[Fault("S4", "side_effect")])
     took = {s.id: s.duration for s in plan.steps}
     h = hindsight(run)
     # the revision exists only once S4's failure was seen: 29 (S0, S1, S3, S4) + S3 again + S4 again

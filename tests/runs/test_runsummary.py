@@ -55,9 +55,8 @@ def test_each_analysis_is_computed_once_and_kept(run, monkeypatch):
     s = run_summary(run)
     assert s.schedule(run.plans[0]) is s.schedule(run.plans[0]) is s.critical_paths[0]
     _ = s.metrics  # the metrics' critical path delay reads the first version's, the summary's own
-    assert [id(p) for p in calls] == [
-        id(p) for p in run.plans
-    ]  # each version once, the metrics included
+    # each version once, the metrics included
+    assert [id(p) for p in calls] == [id(p) for p in run.plans]
     assert s.hindsight is s.hindsight and s.usage is s.usage and s.metrics is s.metrics
 
 

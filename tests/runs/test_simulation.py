@@ -56,10 +56,11 @@ def kinds(run) -> list[str]:
         ("S3:withdraw:a:b:x2", Fault("S3", "withdraw", "a:b", 2)),
         ("S2:extra_fact:not leak_reproduced", Fault("S2", "extra_fact", "not leak_reproduced")),
         (" S4 : side_effect", Fault("S4", "side_effect")),
+        # a fact that looks like a repeat count
         (
             "S3:withdraw:a:x2:x1",
             Fault("S3", "withdraw", "a:x2"),
-        ),  # a fact that looks like a repeat count
+        ),
     ],
 )
 def test_fault_parse(text, expected):
@@ -174,11 +175,12 @@ def test_planner_fault_table(cache_plan, faults, outcome, statuses, end):
     [
         ("planner", "refused", {"A": "blocked", "B": "blocked", "C": "ready"}),
         ("workflow", "blocked", {"A": "blocked", "B": "blocked", "C": "done"}),
+        # A is never called: no input
         (
             "direct",
             "step_failed",
             {"A": "blocked", "B": "blocked", "C": "done"},
-        ),  # A is never called: no input
+        ),
     ],
 )
 def test_a_dependency_on_a_missing_step_is_refused_or_blocked_not_a_crash(
@@ -247,10 +249,11 @@ def test_withdrawn_fact_returns_to_its_producer_and_keeps_the_other_branch(cache
         "key_builder_located"
     }
     inv = next(e for e in run.events if e.kind == "invalidate")
+    # S4, in the scope, never started: not voided
     assert inv.voided == {"S1", "S3"} and inv.kept == {
         "S0",
         "S2",
-    }  # S4, in the scope, never started: not voided
+    }
     assert inv.message.endswith("never ran, so nothing to void: S4")
     frame = run.frame(inv.index)
     assert (frame.statuses["S2"], frame.statuses["S1"], frame.statuses["S4"]) == (
@@ -388,9 +391,8 @@ def test_replan_limit(cache_plan):
     "propose",
     [
         lambda goal, contract, state, plan: plan,
-        lambda goal, contract, state, plan: plan.replace(
-            steps=tuple(reversed(plan.steps))
-        ),  # same steps, reordered
+        # same steps, reordered
+        lambda goal, contract, state, plan: plan.replace(steps=tuple(reversed(plan.steps))),
     ],
 )
 def test_an_identical_revision_ends_the_run(cache_plan, propose):
@@ -491,12 +493,13 @@ STRATEGY_TABLE = [
         "step_failed",  # S3 lacks S1's fact: never called, nor S4
         {"S0": "done", "S1": "done", "S2": "done", "S3": "blocked", "S4": "blocked"},
     ),
+    # S3's result shows S1's fact gone: S1, S3 redone
     (
         "direct",
         "S3:withdraw",
         "plan_complete",
         ALL_DONE,
-    ),  # S3's result shows S1's fact gone: S1, S3 redone
+    ),
 ]
 
 
@@ -597,9 +600,8 @@ def _check_frames(run):
         plan = next(p for p in run.plans if p.version == e.plan_version)
         assert set(e.statuses) == set(plan.ids)
         assert e.ready == {s for s, v in e.statuses.items() if v == "ready"}
-        if (
-            event.kind != "stop"
-        ):  # blocked = remaining steps the analysis says can no longer be reached
+        # blocked = remaining steps the analysis says can no longer be reached
+        if event.kind != "stop":
             done = {s for s, v in e.statuses.items() if v == "done"}
             reach = reachable(plan, done, e.facts).steps
             rest = {s for s, v in e.statuses.items() if v in ("pending", "ready", "blocked")}
@@ -756,14 +758,14 @@ def test_two_writers_of_one_resource_never_run_at_the_same_time(strategy):
     run = simulate(WRITERS, strategy=strategy)
     assert run.outcome == "plan_complete" and not _overlaps(run)
     begin = {e.step: e.time for e in run.events if e.kind == "start"}
+    # the lower id first; R is not held back
     assert (begin["W1"], begin["R"], begin["W2"]) == (
         1.0,
         1.0,
         5.0,
-    )  # the lower id first; R is not held back
-    assert (
-        run.events[-1].time == 7.0 > critical_path(WRITERS).makespan == 5.0
-    )  # resources stretch the bound
+    )
+    # resources stretch the bound
+    assert run.events[-1].time == 7.0 > critical_path(WRITERS).makespan == 5.0
 
 
 def test_a_step_waiting_for_a_resource_does_not_take_a_worker():
@@ -777,11 +779,12 @@ def plans_with_resources(draw):
     plan = draw(plans())
     pool = ["db", "repo", "cache"]
     steps = [
+        # "it holds" names nothing: vacuous on a writer
         replace(
             s,
             resources=draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)),
             check="the resource's new state holds",
-        )  # "it holds" names nothing: vacuous on a writer
+        )
         for s in plan.steps
     ]
     return plan.replace(steps=steps)
@@ -912,9 +915,8 @@ def test_a_goal_change_voids_every_started_step_and_rechecks_every_completed_one
     done = {s for s, v in before.statuses.items() if v == "done"}
     inv = run.events[fail.index + 1]
     assert inv.kind == "invalidate" and inv.kept == set()
-    started = {
-        e.step for e in run.events[: fail.index + 1] if e.kind == "start"
-    }  # only started work is voided
+    # only started work is voided
+    started = {e.step for e in run.events[: fail.index + 1] if e.kind == "start"}
     if goal is None:
         assert inv.voided == started and run.outcome == "goal_changed"
         last = run.frame(-1)

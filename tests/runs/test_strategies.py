@@ -42,10 +42,11 @@ def test_direct_does_not_call_steps_whose_inputs_the_failure_took_away(cache_pla
 
 def test_direct_follows_placeholders_too(past_due):
     run = simulate(past_due, faults=[Fault("step_2", "tool_error")], strategy="direct")
+    # step_3 uses {{step_2.max_installments}}, the rest follow
     assert starts(run) == [
         "step_1",
         "step_2",
-    ]  # step_3 uses {{step_2.max_installments}}, the rest follow
+    ]
 
 
 @pytest.mark.parametrize(
@@ -102,9 +103,8 @@ def test_compare_counts_the_planners_replans_and_expansions():
 ALLOWED = {
     "transient": lambda d, w, p: d == w == p,  # all three retry
     "tool_error": lambda d, w, p: d == w == p,  # nobody recovers an executor's error
-    "side_effect": lambda d, w, p: (
-        d == p and (w == p or w == "failure")
-    ),  # redo: direct and planner, not workflow
+    # redo: direct and planner, not workflow
+    "side_effect": lambda d, w, p: d == p and (w == p or w == "failure"),
     "withdraw": lambda d, w, p: (
         (d == p or (p == "correct_stop" and d == "failure"))  # premise stop: planner only
         and (w == d or w == "failure")
@@ -154,7 +154,6 @@ def test_the_direct_agent_meets_spoiled_work_in_a_plan_that_names_a_missing_step
             ),
         ],
     )
-    run = simulate(
-        plan, faults=[Fault("S1", "side_effect")], strategy="direct"
-    )  # no validation: it just runs
+    # no validation: it just runs
+    run = simulate(plan, faults=[Fault("S1", "side_effect")], strategy="direct")
     assert run.outcome == "step_failed" and "S2" in run.events[-1].message

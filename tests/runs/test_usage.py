@@ -29,12 +29,13 @@ MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
 
 def _raw_usage(path) -> dict | None:
     raw = json.loads(path.read_text())
+    # a span id written twice is one span (the first kept)
     spans = list(
         {
             s["context"]["span_id"]: s
             for s in reversed(raw["spans"] if isinstance(raw, dict) else raw)
         }.values()
-    )  # a span id written twice is one span (the first kept)
+    )
     ops = [(s.get("attributes") or {}).get("gen_ai.operation.name") for s in spans]
     models = [s["attributes"] for s, op in zip(spans, ops) if op in MODEL_OPERATIONS]
 
@@ -122,9 +123,8 @@ def test_every_view_of_a_recorded_run_counts_the_model_calls_in_the_file(corpus)
         assert (
             u.cost == pytest.approx(truth["cost"]) if truth["cost"] is not None else u.cost is None
         )
-        if (
-            truth["time"] is not None
-        ):  # a trace whose calls never all ended ends at its last recorded moment
+        # a trace whose calls never all ended ends at its last recorded moment
+        if truth["time"] is not None:
             assert u.time == m.time == pytest.approx(truth["time"]), path.name
         rows = dict(metrics_rows(run))  # what the report and the explorer show
         assert rows["model calls"] == str(truth["model_calls"]), path.name
@@ -211,14 +211,16 @@ def _recorded(times: list[float]) -> Recorder:
 @pytest.mark.parametrize(
     "times, delay",
     [
+        # B right after A: what happened is its own critical path, whatever the estimates
         (
             [0, 0, 2, 2, 5, 5],
             0.0,
-        ),  # B right after A: what happened is its own critical path, whatever the estimates
+        ),
+        # a second between A's end and B's start that no step accounts for
         (
             [0, 0, 2, 3, 5, 5],
             1.0,
-        ),  # a second between A's end and B's start that no step accounts for
+        ),
         ([0, 0, 2, 2, 5, 7], 2.0),  # the run ended two seconds after its last step
     ],
 )

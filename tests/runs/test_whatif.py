@@ -67,9 +67,8 @@ def test_a_tool_error_at_any_recorded_step_voids_a_set_closed_downstream(corpus,
     run = load_trace(corpus / name)
     started = list(dict.fromkeys(e.step for e in run.events if e.kind == "start"))
     assert started
-    clean = what_if(
-        run
-    )  # no fault: the replay completes, never later than the recording (model time counted once)
+    # no fault: the replay completes, never later than the recording (model time counted once)
+    clean = what_if(run)
     assert (
         clean.outcome == "plan_complete"
         and clean.voided == ()

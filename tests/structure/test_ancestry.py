@@ -79,9 +79,8 @@ def far_producer_plan(n: int, seed: int) -> tuple[Plan, list[tuple[frozenset[str
             a = rng.choice(deps)
             for _ in range(up - 1):
                 a = rng.choice(parents[a])
-            stranger = rng.choice(
-                layers[max(0, layer - up)]
-            )  # same level as the ancestor, maybe not one
+            # same level as the ancestor, maybe not one
+            stranger = rng.choice(layers[max(0, layer - up)])
             queries.append((frozenset((a,)), sid))
             queries.append((frozenset((stranger,)), sid))
             queries.append((frozenset((a, stranger)), sid))

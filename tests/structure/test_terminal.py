@@ -52,9 +52,8 @@ def test_unknown_and_self_dependencies_are_ignored():
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 12), st.data())
 def test_reaching_agrees_with_networkx(n, data):
-    deps = [
-        sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=3))) for _ in range(n)
-    ]  # cycles allowed
+    # cycles allowed
+    deps = [sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=3))) for _ in range(n)]
     ends = data.draw(st.sets(st.integers(0, n - 1), max_size=2))
     plan = Plan(
         "g",

@@ -72,9 +72,8 @@ def test_each_check_call_asks_under_fresh_names_in_their_natural_order_and_shows
     second, _ = _seen_ids(lesson01.check_ancestors, parents)
     fixed = [plan.ids for plan, _ in ancestor_cases()]
     assert first[:50] != fixed[:50] and first[:50] != second[:50]
-    for ours, theirs in zip(
-        first, fixed
-    ):  # the same plan: as many steps, in the same natural order
+    # the same plan: as many steps, in the same natural order
+    for ours, theirs in zip(first, fixed):
         rank = sorted(theirs)
         assert [sorted(ours).index(o) for o in ours] == [rank.index(t) for t in theirs]
     assert not feedback.passed

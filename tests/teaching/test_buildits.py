@@ -271,12 +271,13 @@ def _all_patches(plan, sid):
             lambda plan, sid: planviz.failure_scope(plan, sid, "side_effect").voided,
             "calls planviz.failure_scope",
         ),
+        # not planviz.invalidated
         (
             lambda plan, sid: set(
                 planviz.simulate(plan, faults=[planviz.Fault(sid, "side_effect")]).plan.invalidated
             ),
             "calls planviz.simulate",
-        ),  # not planviz.invalidated
+        ),
         (_all_patches, "calls networkx.ancestors"),
         (lambda plan, sid: [plan.step(x) for x in voided(plan, sid)], "give its id: step.id"),
         (lambda plan, sid: sid, "return a set of step ids"),

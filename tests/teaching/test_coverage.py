@@ -94,9 +94,8 @@ def _reached(fn, cases) -> set[tuple[str, int]]:
         for case in cases:
             try:
                 fn(*case)
-            except (
-                Exception
-            ):  # a reference may refuse a question by raising: that is a branch reached too
+            # a reference may refuse a question by raising: that is a branch reached too
+            except Exception:
                 pass
     finally:
         sys.settrace(None)

@@ -16,9 +16,8 @@ def test_truthy_only_when_right():
 
 def test_exported_from_planviz_teaching():
     assert planviz.teaching.Feedback is type(right("x", "y"))
-    assert (
-        "Feedback" not in planviz.__all__
-    )  # a teaching type: planviz.Feedback is a deprecated name (tests/test_renamed.py)
+    # a teaching type: planviz.Feedback is a deprecated name (tests/test_renamed.py)
+    assert "Feedback" not in planviz.__all__
 
 
 def test_notebook_card_carries_the_verdict_and_escapes_text():

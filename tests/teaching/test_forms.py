@@ -101,11 +101,12 @@ ROWS = [
     # 02b exercise 1 (was 02's exercise 3)
     (lesson02b.check_exercise_1, dict(plan=PLAN), False),
     (lesson02b.check_exercise_1, dict(plan=[HALF]), False),
+    # S1 still depends on S0: not well formed
     (
         lesson02b.check_exercise_1,
         dict(plan=HALF.replace(steps=[replace(HALF.step("S0"), id="R"), HALF.step("S1")])),
         False,
-    ),  # S1 still depends on S0: not well formed
+    ),
     # 03 exercise 2: minutes as text, ids with spaces; wrong containers never crash
     (lesson03.check_exercise_2, dict(saved={k: str(v) for k, v in SAVED.items()}), True),
     (lesson03.check_exercise_2, dict(saved={f" {k} ": float(v) for k, v in SAVED.items()}), True),

@@ -82,9 +82,8 @@ def test_ancestors_right_and_the_counterexample_is_drawn():
 
 def test_exercise_1_right():
     assert check_exercise_1(_with())
-    assert check_exercise_1(
-        _with(depends_on=("S3", "S4"))
-    )  # a redundant extra dependency is still right
+    # a redundant extra dependency is still right
+    assert check_exercise_1(_with(depends_on=("S3", "S4")))
 
 
 @pytest.mark.parametrize(
@@ -93,10 +92,11 @@ def test_exercise_1_right():
         (None, "no answer yet"),
         (PLAN.steps, "expected a planviz Plan"),
         (PLAN, "no step 'S5'"),
+        # a teacher's leftover (issue 24): said only "no step 'S5'"
         (
             _with(id="s5"),
             "ids are case-sensitive",
-        ),  # a teacher's leftover (issue 24): said only "no step 'S5'"
+        ),
         (_with(depends_on="S3"), "unmet_requirement"),
         (_with(depends_on=()), "unmet_requirement"),
         (_with(expected_evidence=""), "no_evidence"),

@@ -106,10 +106,11 @@ def test_02b_exercise_1_right(steps):
     [
         (PLAN, "recall 1.00"),
         (PLAN.replace(steps=PLAN.steps[:1]), "recall 0.25"),
+        # shown before it
         (
             PLAN.replace(steps=[PLAN.step("S0"), PLAN.step("S1")]),
             "that is the half plan's grade",
-        ),  # shown before it
+        ),
         (
             PLAN.replace(steps=[replace(PLAN.step(s), depends_on=()) for s in ("S0", "S1")]),
             "no order violation",
@@ -266,9 +267,8 @@ def test_the_vacuous_cases_are_what_validate_says():
     [
         VACUOUS_RIGHT,
         {**VACUOUS_RIGHT, "S3 compiles": "none", "S4 both pass": "OK"},  # None as a word
-        {
-            f" {k.upper()} ": (v.title() if v else "") for k, v in VACUOUS_RIGHT.items()
-        },  # keys and words in any case
+        # keys and words in any case
+        {f" {k.upper()} ": (v.title() if v else "") for k, v in VACUOUS_RIGHT.items()},
         {**VACUOUS_RIGHT, "S3 compiles": "no finding", "S4 both pass": False},
     ],
 )
@@ -281,18 +281,20 @@ def test_exercise_3_right(predictions):
     [
         ({k: "error" for k in VACUOUS_RIGHT}, "4 of 7 predictions differ"),  # one verdict for all
         ({k: None for k in VACUOUS_RIGHT}, "5 of 7 predictions differ"),  # nothing is vacuous
+        # partial
         (
             {**VACUOUS_RIGHT, "S3 applied": None},
             "1 of 7 predictions differ from validate: 'S3 applied'",
-        ),  # partial
+        ),
         (
             {**VACUOUS_RIGHT, "S3 compiles": "error"},
             "1 of 7 predictions differ from validate: 'S3 compiles'",
         ),
+        # severity by the words
         (
             {**VACUOUS_RIGHT, "S1 done": "error", "S4 completed": "error"},
             "2 of 7",
-        ),  # severity by the words
+        ),
         ({**VACUOUS_RIGHT, "S3 ran": "warning"}, "'S3 ran'"),
         ({**VACUOUS_RIGHT, "S3 restated": None}, "'S3 restated'"),  # the action restated is caught
         ({**VACUOUS_RIGHT, "S4 both pass": "warning"}, "'S4 both pass'"),
@@ -421,19 +423,17 @@ def _renamed(plan, old, new):
     [
         FIXED,
         _renamed(FIXED, "R5", "SNAP"),  # another id
-        edit(
-            edit(FIXED, "R5", depends_on=()), "R4", depends_on=["R5", "R3"]
-        ),  # snapshot first, in parallel
+        # snapshot first, in parallel
+        edit(edit(FIXED, "R5", depends_on=()), "R4", depends_on=["R5", "R3"]),
+        # spaces
         edit(
             FIXED, "R4", arguments={"pairs": "{{ R3.pairs }}", "snapshot": "{{ R5.snapshot_id }}"}
-        ),  # spaces
+        ),
         edit(FIXED, "R4", approval="cache owner"),  # more care than asked
-        edit(
-            FIXED, "R4", check="purged entries: zero leaked entries remain"
-        ),  # the action's words and more
-        FIXED.replace(
-            contract=Contract(intent="write")
-        ),  # a contract in the plan: the owner's is used
+        # the action's words and more
+        edit(FIXED, "R4", check="purged entries: zero leaked entries remain"),
+        # a contract in the plan: the owner's is used
+        FIXED.replace(contract=Contract(intent="write")),
     ],
 )
 def test_exercise_4_right(plan):
@@ -450,27 +450,32 @@ def test_exercise_4_right(plan):
             "prepare refuses it: bad_placeholder",
         ),
         (edit(FIXED, "R4", check=""), "has no check"),  # no_check is only a warning
+        # the action restated
         (
             edit(FIXED, "R4", check="Purge the leaked entries"),
             "only says the step ran",
-        ),  # the action restated
+        ),
         (edit(FIXED, "R4", check="Purged."), "only says the step ran"),  # the action's word
+        # partly restated
         (
             edit(FIXED, "R4", check="done: purge the leaked entries"),
             "only says the step ran",
-        ),  # partly restated
+        ),
+        # its id and 'applied'
         (
             edit(FIXED, "R4", check="R4 applied successfully"),
             "only says the step ran",
-        ),  # its id and 'applied'
+        ),
+        # argument dropped
         (
             edit(FIXED, "R4", arguments={"pairs": "{{R3.pairs}}"}),
             "no longer names the snapshot",
-        ),  # argument dropped
+        ),
+        # the job dropped
         (
             PURGE.replace(steps=[s for s in PURGE.steps if s.id != "R4"]),
             "no longer purges",
-        ),  # the job dropped
+        ),
         (edit(FIXED, "R4", tool="purge_cache_now"), "no longer purges"),  # renamed tool
         (
             PURGE.replace(steps=[s for s in FIXED.steps if s.id != "R5"]),
@@ -480,14 +485,16 @@ def test_exercise_4_right(plan):
             FIXED.replace(steps=[s for s in FIXED.steps if s.id != "R1"]),
             "no longer calls 'list_tenants'",
         ),
+        # the purge declared read
         (
             edit(FIXED, "R4", effect="read"),
             "prepare refuses it: effect_conflict",
-        ),  # the purge declared read
+        ),
+        # snapshot after
         (
             edit(edit(FIXED, "R4", depends_on=["R3"]), "R5", depends_on=["R4"]),
             "prepare refuses it",
-        ),  # snapshot after
+        ),
         (edit(FIXED, "R5", depends_on=["R4"]), "prepare refuses it: cycle"),
         ("FIXED", "expected a planviz Plan"),
         (None, "no answer yet"),

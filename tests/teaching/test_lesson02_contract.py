@@ -49,9 +49,8 @@ def test_the_cases_cover_the_five_fields_and_the_bank_is_what_validate_says():
         CONTRACT_FIELDS
     ) == 5
     assert {name: _truth(*case) for name, case in CONTRACT_CASES.items()} == RIGHT
-    assert (
-        RIGHT["no requires"] == set()
-    )  # the lesson: the most expensive omission is the silent one
+    # the lesson: the most expensive omission is the silent one
+    assert RIGHT["no requires"] == set()
 
 
 def _with(**changes):

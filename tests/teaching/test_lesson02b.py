@@ -20,9 +20,8 @@ def _truth(arguments):
         steps=tuple(replace(s, arguments=arguments) if s.id == "R4" else s for s in plan.steps)
     )
     codes = {f.code for f in planviz.validate(plan, purge_contract()).findings}
-    assert codes <= {"bad_placeholder", "bad_arguments"}, (
-        codes
-    )  # each case breaks one thing at most
+    # each case breaks one thing at most
+    assert codes <= {"bad_placeholder", "bad_arguments"}, codes
     return min(codes) if codes else "ok"
 
 
@@ -44,11 +43,12 @@ RIGHT = {
 def test_the_fixed_purge_validates_and_the_bank_is_what_validate_says():
     assert planviz.validate(fixed_purge(), purge_contract()).findings == ()
     assert {name: _truth(args) for name, args in PLACEHOLDER_CASES.items()} == RIGHT
+    # every verdict is needed
     assert set(RIGHT.values()) == {
         "ok",
         "bad_placeholder",
         "bad_arguments",
-    }  # every verdict is needed
+    }
 
 
 def _with(**changes):

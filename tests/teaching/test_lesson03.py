@@ -47,11 +47,12 @@ def test_exercise_1_right(path, makespan):
         (["S0", "S9"], 30, "no step 'S9'"),
         (..., ..., "no answer yet"),
         (["S0", "S2", "S3", "S4"], "soon", "the makespan is not 'soon'"),
+        # another unit: the plan is in min
         (
             ["S0", "S2", "S3", "S4"],
             "30 h",
             "the makespan is not '30 h'",
-        ),  # another unit: the plan is in min
+        ),
     ],
 )
 def test_exercise_1_wrong(path, makespan, says):
@@ -88,9 +89,8 @@ def test_exercise_2_wrong(answer, says, hint):
 
 def test_exercise_3_right():
     assert check_exercise_3(plan=_wider(), workers=2)
-    assert check_exercise_3(
-        plan=_wider(depends_on=("S0", "S0")), workers=2
-    )  # S0 listed twice is still after S0 only
+    # S0 listed twice is still after S0 only
+    assert check_exercise_3(plan=_wider(depends_on=("S0", "S0")), workers=2)
 
 
 @pytest.mark.parametrize(
@@ -125,10 +125,11 @@ def test_exercise_3_wrong(plan, workers, says):
 @pytest.mark.parametrize(
     "path, makespan",
     [
+        # the ids in lower case: nothing else in the plan is spelled so
         (
             ["s0", "s2", "s3", "s4"],
             30,
-        ),  # the ids in lower case: nothing else in the plan is spelled so
+        ),
         ("s0 -> s2 -> S3 -> s4", "30"),
     ],
 )
@@ -140,10 +141,11 @@ def test_exercise_1_reads_ids_in_any_case(path, makespan):
     "saved, says",
     [
         ({k.lower(): v for k, v in SAVED.items()}, None),  # right, keys in lower case
+        # Step objects as keys
         (
             {PLAN.step(k): v for k, v in SAVED.items()},
             "give its id: step.id",
-        ),  # Step objects as keys
+        ),
     ],
 )
 def test_exercise_2_reads_keys_through_the_toolkit(saved, says):

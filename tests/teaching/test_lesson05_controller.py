@@ -34,9 +34,8 @@ RIGHT = {
 
 def test_the_bank_agrees_with_the_runs():
     assert {k: _truth(f) for k, f in CONTROLLER_FAULTS.items()} == RIGHT
-    assert (
-        PLAN.step("S3").rollback and PLAN.step("S3").resources
-    )  # b's step writes, and can be rolled back
+    # b's step writes, and can be rolled back
+    assert PLAN.step("S3").rollback and PLAN.step("S3").resources
 
 
 def _with(**changes):

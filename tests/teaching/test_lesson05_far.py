@@ -67,10 +67,11 @@ def test_exercise_4_far_wrong(steps, says):
 @pytest.mark.parametrize(
     "steps, says",
     [
+        # fits any budget
         (
             [{**CUT_OVER[0], "duration": 0}, {**CUT_OVER[1], "duration": 0}],
             "take 0 h",
-        ),  # fits any budget
+        ),
         (
             [
                 {k: v for k, v in CUT_OVER[0].items() if k not in ("approval", "risk", "rollback")},

@@ -37,9 +37,8 @@ def _record(failing: str | None, s1_report: dict = CALLED) -> planviz.Run:
 
 
 STRICT, NAIVE, COMPLETE = _record("S1", LEGACY), _record("S4", LEGACY), _record(None)
-UNFIXED = _record(
-    None, LEGACY
-)  # completes, but S1 still names the legacy builder: locate is not fixed
+# completes, but S1 still names the legacy builder: locate is not fixed
+UNFIXED = _record(None, LEGACY)
 SIMULATED_FAIL = planviz.simulate(PLAN, faults=[planviz.Fault("S1", "missing_evidence")])
 SIMULATED_DONE = planviz.simulate(PLAN)
 

@@ -97,6 +97,7 @@ GOOD_TWICE = _record(
     ]
 )
 STOPPED = _record([("ok", "S0"), ("empty", "S1"), ("stop",)], "expected_evidence_missing")
+# S4 has no dependents
 LEAF = _record(
     [
         ("ok", "S0"),
@@ -107,7 +108,7 @@ LEAF = _record(
         ("replan", "S4"),
         ("ok", "S4.v2"),
     ]
-)  # S4 has no dependents
+)
 SHORT = _record(
     [("ok", "S0"), ("ok", "S1"), ("ok", "S2"), ("ok", "S3"), ("some", "S4"), ("stop",)],
     "expected_evidence_missing",
@@ -141,9 +142,8 @@ def test_the_runs_do_what_the_bank_says():
         < kinds.index(("start", "S3.v2"))
     )
     assert GOOD.outcome == "plan_complete" and STOPPED.outcome != "plan_complete"
-    assert not [
-        s for s in PLAN.steps if "S4" in s.depends_on
-    ]  # LEAF's empty step has no dependents
+    # LEAF's empty step has no dependents
+    assert not [s for s in PLAN.steps if "S4" in s.depends_on]
 
 
 @pytest.fixture(scope="module")

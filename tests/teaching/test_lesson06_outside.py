@@ -54,15 +54,13 @@ def _with(*extra: Step, drop: str | None = None) -> planviz.Plan:
     return PLAN.replace(steps=[*steps[:3], *extra, *steps[3:]])
 
 
-EAGER = _record(
-    _with(FLUSH), failing="S4"
-)  # the notebook's agent plus a flush: S4 still lacks its evidence
+# the notebook's agent plus a flush: S4 still lacks its evidence
+EAGER = _record(_with(FLUSH), failing="S4")
 EAGER_DONE = _record(_with(FLUSH))  # every planned step done, and one call more
 TWO = _record(_with(FLUSH, WRITE))  # two calls the route does not have
 FAITHFUL = _record(PLAN, failing="S4")  # the notebook's agent: it kept to the route
-SWAPPED = _record(
-    _with(OTHER_CHECK, drop="S4")
-)  # a different route: S4 replaced, not an added call
+# a different route: S4 replaced, not an added call
+SWAPPED = _record(_with(OTHER_CHECK, drop="S4"))
 SIMULATED = planviz.simulate(_with(FLUSH))  # not recorded
 
 

@@ -25,10 +25,11 @@ def test_exercise_1_right():
 @pytest.mark.parametrize(
     "answer, says",
     [
+        # what times=3 gave: not structural
         (
             (11, 4, "plan_complete"),
             "does not end 'plan_complete'",
-        ),  # what times=3 gave: not structural
+        ),
         ((15, 5, "replan_limit"), "not both counts"),
         ((9, 6, "replan_limit"), "not both counts"),
         ((15, 6, ...), "no answer yet"),
@@ -201,33 +202,37 @@ def test_exercise_5_right(rate, blame, outcome):
 @pytest.mark.parametrize(
     "rate, blame, outcome, says",
     [
+        # the section's S4 numbers
         (
             0.8,
             "executor",
             "plan_complete",
             "the evidence rate is not 0.8",
-        ),  # the section's S4 numbers
+        ),
         (0.4, "executor", "plan_complete", "divides by the steps of the plan"),  # 2 of 5
+        # the side effect not counted
         (
             1.0,
             "executor",
             "plan_complete",
             "did S1 produce its evidence?",
-        ),  # the side effect not counted
+        ),
+        # S2 forgotten (it runs beside S1)
         (
             0.5,
             "executor",
             "plan_complete",
             "the evidence rate is not 0.5",
-        ),  # S2 forgotten (it runs beside S1)
+        ),
         (0.67, "environment", "plan_complete", "does not blame 'environment'"),
         (0.67, "planner", "plan_complete", "does not blame 'planner'"),
+        # the frozen route's outcome
         (
             0.67,
             "executor",
             "replan_limit",
             "does not end 'replan_limit'",
-        ),  # the frozen route's outcome
+        ),
         (0.67, "executor", "step_failed", "does not end 'step_failed'"),
         ("two thirds", "executor", "plan_complete", "a number from 0 to 1"),
         (float("nan"), "executor", "plan_complete", "a number from 0 to 1"),

@@ -153,22 +153,25 @@ READINGS = [
     ({**R, "loses_success": {"replanning"}, "wasteful": ("scoped-recovery",)}, True),
     # wrong
     ({**R, "loses_success": "scoped_recovery"}, False),
+    # without a cap it still succeeds
     (
         {**R, "loses_success": ["replanning", "replan_cap"]},
         False,
-    ),  # without a cap it still succeeds
+    ),
     ({**R, "wasteful": "replanning"}, False),
     ({**R, "wasteful": "replan_cap"}, False),
+    # 7.01 +-0.37 against 6.41 +-0.26: the intervals overlap
     (
         {**R, "metric": "tool_calls"},
         False,
-    ),  # 7.01 +-0.37 against 6.41 +-0.26: the intervals overlap
+    ),
     ({**R, "metric": "time"}, False),
     ({**R, "metric": "success"}, False),
     ({**R, "unexercised": UNUSED[:3]}, False),
     ({**R, "unexercised": [*UNUSED, "replan_cap"]}, False),  # its row differs in the second decimal
     ({**R, "unexercised": []}, False),
     # cheats and unreadable answers
+    # every mechanism at once
     (
         {
             **R,
@@ -176,12 +179,13 @@ READINGS = [
             "far_expansion, evidence_check",
         },
         False,
-    ),  # every mechanism at once
+    ),
     ({**R, "unexercised": "everything"}, False),
+    # a row of the ladder, not a removed mechanism
     (
         {**R, "loses_success": "explicit_plan"},
         False,
-    ),  # a row of the ladder, not a removed mechanism
+    ),
     ({**R, "metric": ["work_voided", "tool_calls"]}, False),
     ({**R, "metric": 1.03}, False),
     ({**R, "loses_success": 0}, False),

@@ -63,15 +63,13 @@ SENDERS = ("step_4", "step_5")
 DECLARED = PLAN.replace(
     steps=[replace(s, effect="write" if s.id in SENDERS else "read") for s in PLAN.steps]
 )
-CLAIMS_READ = PLAN.replace(
-    steps=[replace(s, effect="read") for s in PLAN.steps]
-)  # the plan vouches for itself
+# the plan vouches for itself
+CLAIMS_READ = PLAN.replace(steps=[replace(s, effect="read") for s in PLAN.steps])
 RENAMED = PLAN.replace(
     steps=[replace(s, tool="prepare_offer") if s.id == "step_4" else s for s in PLAN.steps[:4]]
 )
-LAUNDERED = Contract(
-    intent="read", tools={**TOOLS, "prepare_offer": ToolSpec()}
-)  # the planner's own registry
+# the planner's own registry
+LAUNDERED = Contract(intent="read", tools={**TOOLS, "prepare_offer": ToolSpec()})
 
 
 def _errors(plan, contract):
@@ -101,10 +99,11 @@ def test_what_validate_says_of_the_cheats():
 @pytest.mark.parametrize(
     "plan, contract",
     [
+        # effects declared too
         (
             REVIEW.replace(steps=[replace(s, effect="read") for s in REVIEW.steps]),
             REVIEW_CONTRACT,
-        ),  # effects declared too
+        ),
         (
             REVIEW,
             replace(
@@ -124,17 +123,19 @@ def test_exercise_2_right_in_other_forms(plan, contract):
         (PLAN, SILENT, "the contract does not say what"),  # no registry at all
         (DECLARED, SILENT, "'step_4' declares effect 'write'"),  # a declared write
         (DECLARED, read_only_contract(), "'step_4' declares effect 'write'"),
+        # the plan says it only reads
         (
             CLAIMS_READ,
             SILENT,
             "a step's own effect is the planner's word",
-        ),  # the plan says it only reads
+        ),
         (CLAIMS_READ, read_only_contract(), "'step_4' still sends the offer"),
+        # renamed
         (
             RENAMED,
             LAUNDERED,
             "'step_4' calls 'prepare_offer', which the account's system does not have",
-        ),  # renamed
+        ),
         (
             RENAMED.replace(
                 steps=[replace(s, effect="write") if s.id == "step_4" else s for s in RENAMED.steps]
@@ -181,11 +182,12 @@ def test_exercise_2_rejects_the_read_only_cheats(plan, contract, says):
     "plan, contract, says",
     [
         (PLAN, read_only_contract(), "still sends the offer"),
+        # not registered
         (
             REVIEW,
             read_only_contract(),
             "does not say what 'draft_payment_plan_offer' does",
-        ),  # not registered
+        ),
         # the cheats of the issue: no registry, no offer at all, the sending step under a renamed read-only tool
         (PLAN, Contract(intent="read"), "the contract does not say what"),
         (
@@ -324,11 +326,12 @@ def test_exercise_4_right_with_required_ids_instead_of_kinds():
             "does not register 'send_payment_plan_offer' as it is",
         ),
         (SAFE, replace(SAFE_CONTRACT, tools=TOOLS), "does not say what 'check_affordability' does"),
+        # the unknowns ignored
         (
             SAFE,
             replace(SAFE_CONTRACT, required=()),
             "accepts the original plan",
-        ),  # the unknowns ignored
+        ),
         (
             SAFE,
             replace(SAFE_CONTRACT, required=("hold_check", "step_1")),

@@ -200,9 +200,8 @@ def test_library_calls(fn, names, expected):
 
 def test_forbidden_patches_for_the_call_and_restores():
     original = nx.ancestors
-    with pytest.raises(
-        LibraryUsed, match="networkx.ancestors"
-    ):  # a trip caught inside still fails on the way out
+    # a trip caught inside still fails on the way out
+    with pytest.raises(LibraryUsed, match="networkx.ancestors"):
         with forbidden(FORBIDDEN["ancestors"]):
             with pytest.raises(LibraryUsed, match="networkx.ancestors"):
                 nx.ancestors(nx.DiGraph([(1, 2)]), 2)

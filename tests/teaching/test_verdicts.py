@@ -34,9 +34,8 @@ def _hidden_library(plan, sid):
 
 def _through_a_helper(plan, sid):
     graph = planviz.to_graph(plan)
-    return getattr(nx, "ances" + "tors")(
-        graph, sid
-    )  # a name the code reading cannot see: caught when it runs
+    # a name the code reading cannot see: caught when it runs
+    return getattr(nx, "ances" + "tors")(graph, sid)
 
 
 def _reach_library(plan, completed, facts):
@@ -186,9 +185,8 @@ def test_exercise_1_of_03_says_why_a_set_is_refused():
 
 @pytest.mark.parametrize("restart", ["S1", " S1 ", "S1.v2"])
 def test_exercise_1_of_04_accepts_the_id_that_runs_next(restart):
-    assert lesson04.check_exercise_1(
-        voided={"S1", "S3"}, kept={"S0", "S2"}, restart=restart
-    )  # S4 never ran
+    # S4 never ran
+    assert lesson04.check_exercise_1(voided={"S1", "S3"}, kept={"S0", "S2"}, restart=restart)
 
 
 def test_exercise_1_of_04_step_objects_are_a_hint_not_a_crash():

@@ -79,9 +79,8 @@ def test_model_calls_last_what_the_trace_tells(path):
     assert len(run.model_calls) == len(models)
     for call, (start, sid) in zip(run.model_calls, models):
         assert call.start == pytest.approx((start - t0) / 1e9, abs=1e-9)
-        assert call.duration == pytest.approx(
-            (ends[sid] - start) / 1e9, abs=1e-9
-        )  # before: None, or 0.2-0.8 ms
+        # before: None, or 0.2-0.8 ms
+        assert call.duration == pytest.approx((ends[sid] - start) / 1e9, abs=1e-9)
         assert call.duration_inferred == (sid in inferred)
         assert call.duration > 0.1  # a model answering in a tenth of a second or more: not free
     assert run.outcome == "plan_complete"
@@ -111,9 +110,8 @@ def test_model_calls_last_what_the_trace_tells(path):
                 reach = b
         work.append((ends[sid] - start + covered) / 1e9)
     h = hindsight(run)
-    assert {u for u, _, _ in h.data_edges} <= {
-        "get_current_time"
-    }  # the only result another call read
+    # the only result another call read
+    assert {u for u, _, _ in h.data_edges} <= {"get_current_time"}
     assert h.actual_makespan == pytest.approx(run.time, abs=1e-9)
     # the ideal schedule holds each tool call after the model time that led to it, and never beats the run
     assert max(work) - 1e-6 <= h.ideal_makespan <= h.actual_makespan + 1e-9
@@ -121,9 +119,8 @@ def test_model_calls_last_what_the_trace_tells(path):
     assert h.unknown_model_time == () and "unknown" not in h.summary()
     delay = metrics(run).critical_path_delay
     assert delay is not None and delay < run.time - max(work) + 1e-6
-    tips = [
-        b.result for b in _model_bars(run)
-    ]  # the timeline's model bars say when an end was inferred
+    # the timeline's model bars say when an end was inferred
+    tips = [b.result for b in _model_bars(run)]
     assert [("end inferred" in t) for t in tips] == [sid in inferred for _, sid in models]
 
 
@@ -195,9 +192,8 @@ def test_a_streamed_call_that_records_nothing_after_its_stream_object_took_an_un
     assert call.duration is None and call.step == "search"
     h = hindsight(run)
     assert h.unknown_model_time == ("search",)
-    assert h.ideal_makespan is None and h.summary().startswith(
-        "5 s ran, possible unknown"
-    )  # never free
+    # never free
+    assert h.ideal_makespan is None and h.summary().startswith("5 s ran, possible unknown")
     assert metrics(run).critical_path_delay is None
     assert "duration" not in usage_calls(run)[0][1]
     assert run_usage(run).model_calls == 1
@@ -223,12 +219,10 @@ def test_the_same_call_unstreamed_keeps_its_time_and_a_completion_event_after_th
         )
     )
     first, second = run.model_calls
-    assert (
-        first.duration == pytest.approx(0.0004) and not first.duration_inferred
-    )  # not streamed: its own time
-    assert (
-        second.duration == pytest.approx(0.7) and not second.duration_inferred
-    )  # measured by its last event
+    # not streamed: its own time
+    assert first.duration == pytest.approx(0.0004) and not first.duration_inferred
+    # measured by its last event
+    assert second.duration == pytest.approx(0.7) and not second.duration_inferred
     assert hindsight(run).unknown_model_time == ()
 
 
@@ -374,9 +368,8 @@ def test_a_model_call_that_is_a_step_and_never_ended_ends_under_its_agent_only_w
             _otlp([("agent", None, 0, 3 * S, AGENT, []), ("call_llm m", 1, S, None, chat, [])])
         )
         assert run.outcome == ("plan_complete" if finished else None), reply
-        (call,) = (
-            run.model_calls
-        )  # the model call is the step (no tool call); bounded by the agent's end
+        # the model call is the step (no tool call); bounded by the agent's end
+        (call,) = run.model_calls
         if finished:
             assert call.duration == pytest.approx(2.0) and call.duration_inferred
         else:  # maybe still running when exported: how long it ran is not known

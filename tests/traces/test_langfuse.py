@@ -115,16 +115,14 @@ def test_langfuse_exports_load_and_draw(corpus, name):
         assert len(run.plan.steps) == len(tools)
         for step, o in zip(run.plan.steps, tools):
             value = o.get("input")
-            if isinstance(
-                value, str
-            ):  # JSON text, or str() of a dict (LangGraph's ToolNode under LangChain)
+            # JSON text, or str() of a dict (LangGraph's ToolNode under LangChain)
+            if isinstance(value, str):
                 try:
                     value = json.loads(value)
                 except ValueError:
                     value = ast.literal_eval(value)
-            if value is None and LIFECYCLE.match(
-                o["name"]
-            ):  # BeeAI writes the call's input in tool.parameters
+            # BeeAI writes the call's input in tool.parameters
+            if value is None and LIFECYCLE.match(o["name"]):
                 value = _attrs(o).get("tool.parameters")
             if isinstance(value, dict):
                 assert step.arguments == value.get("kwargs", value)
@@ -159,9 +157,8 @@ def test_langfuse_exports_load_and_draw(corpus, name):
             start = _seconds(o["startTime"]) - t0
             call = next(c for c in run.model_calls if c.start == pytest.approx(start, abs=1e-6))
             assert call.duration == pytest.approx(_end(o, obs) - t0 - start, abs=1e-6), o["name"]
-    for step, o in zip(
-        run.plan.steps if tools else (), tools
-    ):  # each ended call starts, then ends, at its times
+    # each ended call starts, then ends, at its times
+    for step, o in zip(run.plan.steps if tools else (), tools):
         kinds = [
             (e.kind, e.time)
             for e in run.events
@@ -191,9 +188,8 @@ def test_langfuse_exports_load_and_draw(corpus, name):
             for o in open_steps
         )
         assert run.outcome == ("plan_complete" if finished else None), [o["id"] for o in open_steps]
-        if (
-            finished
-        ):  # then it ended when the trace says: its first observation's start plus its latency
+        # then it ended when the trace says: its first observation's start plus its latency
+        if finished:
             latency = raw["trace"].get("latency")
             assert run.time == pytest.approx(latency if latency is not None else run.time, abs=1e-6)
     svg = render(run.plan, run=run).svg

@@ -67,9 +67,8 @@ def test_checkpoint_tuples_with_fan_out_interrupt_and_resume(corpus):
         if not n.startswith("__") or n == "__start__"
     }
     assert set(run.plan.ids) == nodes - {"__interrupt__"}
-    assert run.plan.step("qa").depends_on == (
-        "retriever_one",
-    )  # certain: one node wrote its trigger
+    # certain: one node wrote its trigger
+    assert run.plan.step("qa").depends_on == ("retriever_one",)
     assert run.plan.step("rewrite_query").depends_on == ("__start__",)
     inferred = next(f for f in run.plan.import_findings if f.code == "inferred_dependency")
     assert set(inferred.edges) == {
@@ -169,9 +168,8 @@ def test_a_fork_is_a_new_plan_version_that_voids_the_abandoned_branch():
     assert v2.invalidated == ("act",) and v2.ids == ("__start__", "plan", "update", "act#2")
     assert v2.step("act#2").revises == "act"
     voiding = next(e for e in run.events if e.kind == "invalidate")
-    assert (
-        voiding.voided == {"act"} and voiding.time == 6.0
-    )  # the update was written after the first branch ended
+    # the update was written after the first branch ended
+    assert voiding.voided == {"act"} and voiding.time == 6.0
     assert v2.step("update").depends_on == ("plan",) and v2.step("update").duration == 2.0
     assert fact_of("r", 1) not in run.frame(voiding.index).facts
     assert run.outcome == "plan_complete" and fact_of("r", 2) in run.frame(-1).facts

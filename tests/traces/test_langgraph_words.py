@@ -36,21 +36,16 @@ from planviz.traces.langgraph import sqlitesaver  # noqa: E402
 from .test_sqlitesaver import raw_value  # noqa: E402
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real" / "langgraph"
-HABTAMU = (
-    REAL / "habtamu_agent_ui_checkpoints.db"
-)  # v1 checkpoints, a ReAct agent with tools, and chats without
-DEEJ = (
-    REAL / "deej4yng_myagent_checkpoints.db"
-)  # v2, a greeting before the user's message, one tool call
-MINIBOT = (
-    REAL / "minibot_agent_checkpoints_excerpt.db"
-)  # v4, create_agent middleware nodes, the input as writes
-DIACRITIZE = (
-    REAL / "akbargherbal_diacritization_checkpoints.sqlite"
-)  # v4, a pipeline with no messages
-EEV = (
-    REAL / "eev_ai_checkpoints_excerpt.db"
-)  # v4, agent/tool_node/final_answer_node, a node failed and re-run
+# v1 checkpoints, a ReAct agent with tools, and chats without
+HABTAMU = REAL / "habtamu_agent_ui_checkpoints.db"
+# v2, a greeting before the user's message, one tool call
+DEEJ = REAL / "deej4yng_myagent_checkpoints.db"
+# v4, create_agent middleware nodes, the input as writes
+MINIBOT = REAL / "minibot_agent_checkpoints_excerpt.db"
+# v4, a pipeline with no messages
+DIACRITIZE = REAL / "akbargherbal_diacritization_checkpoints.sqlite"
+# v4, agent/tool_node/final_answer_node, a node failed and re-run
+EEV = REAL / "eev_ai_checkpoints_excerpt.db"
 REAL_DBS = (HABTAMU, DEEJ, MINIBOT, DIACRITIZE, EEV)
 # SqliteSaver before LangGraph 0.2: thread_ts/parent_ts, JSON checkpoints, no writes table; OpenAI function_call
 EARLY = REAL / "finnegan1_delivery_service_early_checkpoints.sqlite"
@@ -198,9 +193,8 @@ def test_a_chat_without_tools_reports_no_tool_call(corpus):
 @pytest.mark.parametrize("path", REAL_DBS, ids=lambda p: p.name)
 def test_a_node_running_again_in_a_new_turn_is_no_duplicate_work(path):
     for thread, rows in raw(path).items():
-        if forked(rows) or errors(
-            rows
-        ):  # time travel and a retry after a failure re-run work on purpose
+        # time travel and a retry after a failure re-run work on purpose
+        if forked(rows) or errors(rows):
             continue
         run = runs_of(path)[thread]
         turns = sum(1 for r in rows if r["meta"].get("source") == "input")
@@ -229,9 +223,8 @@ def test_a_channel_overwritten_is_an_update_not_a_withdrawn_fact(path):
         # one fact per state channel at the end: every overwritten value left the state with its update
         assert len(names) == len(set(names)) and set(names) <= head, thread
         for i, e in enumerate(run.events):
-            if (
-                e.kind == "complete" and e.lost
-            ):  # what an update replaced: earlier values of channels it wrote
+            # what an update replaced: earlier values of channels it wrote
+            if e.kind == "complete" and e.lost:
                 written = {f.split(" = ")[0] for f in e.observation.facts}
                 after = {f.split(" = ")[0] for f in run.frame(i).facts}
                 assert all(
@@ -375,9 +368,8 @@ def test_a_failed_node_is_named_from_its_trigger_and_lasts_what_the_checkpoints_
     assert run.outcome == "step_failed" and run.time == pytest.approx(span)
     plan = run.plans[-1]
     assert plan.step("triage").duration == 0.0  # unknown: never the invented 1.0
-    assert critical_path(plan).makespan == pytest.approx(
-        span
-    )  # the caption's makespan: 0.0038 s, not 1.0038 s
+    # the caption's makespan: 0.0038 s, not 1.0038 s
+    assert critical_path(plan).makespan == pytest.approx(span)
     assert any(f.code == "unknown_duration" and "triage" in f.steps for f in plan.import_findings)
 
 

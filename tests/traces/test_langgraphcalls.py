@@ -105,9 +105,8 @@ def test_langchain_serialised_replies_are_read_too():
 
 
 def test_replies_carried_into_a_fork_or_written_by_the_user_are_not_calls():
-    edited = ai(
-        "a2", "it is sunny", model=None
-    )  # update_state(as_node="agent") rewrites the reply: no model ran
+    # update_state(as_node="agent") rewrites the reply: no model ran
+    edited = ai("a2", "it is sunny", model=None)
     fork = AGENT + [
         snap(
             "u1",

@@ -68,9 +68,8 @@ def _check(run, trace):
     }
     root = next(s for s in spans if not s["parent_span_id"])
     assert run.plan.goal == _attrs(root)["mlflow.spanInputs"]["question"]
-    assert all(
-        t["parent_span_id"] == root["span_id"] for t in tools
-    )  # nesting: the tools run in the agent
+    # nesting: the tools run in the agent
+    assert all(t["parent_span_id"] == root["span_id"] for t in tools)
     assert run.time == pytest.approx((max(int(s["end_time_unix_nano"]) for s in spans) - t0) / 1e9)
 
 

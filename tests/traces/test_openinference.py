@@ -112,10 +112,11 @@ def _oi(sid, kind, start, end, parent=None, **attrs):
         ('{"args": ["Paris"], "kwargs": {}}', {"args": ["Paris"]}),
         ('{"city": "Paris"}', {"city": "Paris"}),
         ("{'city': 'Paris'}", {"city": "Paris"}),  # str() of a dict (LangChain): read as a literal
+        # a call: kept as text, never evaluated
         (
             "{'city': Paris()}",
             {"input": "{'city': Paris()}"},
-        ),  # a call: kept as text, never evaluated
+        ),
         ("{'city': __import__('os')}", {"input": "{'city': __import__('os')}"}),
         ('"Paris"', {"input": "Paris"}),
     ],
@@ -147,9 +148,8 @@ def test_a_wrapper_without_tokens_gives_none_and_a_chain_gives_its_tokens_down()
             2, "LLM", 0, 3, 1, **{"llm.token_count.prompt": "40", "llm.token_count.completion": "2"}
         ),
         _oi(3, "LLM", 0.1, 2.9, 2),  # the call itself records no tokens: the wrapper's are its own
-        _oi(
-            4, "LLM", 4, 6, 1, **{"llm.token_count.prompt": "7"}
-        ),  # two calls under one wrapper: two calls
+        # two calls under one wrapper: two calls
+        _oi(4, "LLM", 4, 6, 1, **{"llm.token_count.prompt": "7"}),
         _oi(5, "LLM", 4.1, 4.5, 4, **{"llm.token_count.prompt": "3"}),
         _oi(6, "LLM", 4.6, 5.5, 4, **{"llm.token_count.prompt": "4"}),
     ]

@@ -112,17 +112,17 @@ def test_otlp_envelope_with_parallel_calls_data_flow_and_a_failure():
     ]
     run = parse_trace(text(spans))
     plan = run.plan
+    # ordered by start, ties by record
     assert plan.ids == (
         "search",
         "search#2",
         "fetch",
         "summarize",
-    )  # ordered by start, ties by record
+    )
     assert plan.goal == "researcher: compare two papers"
     assert set(plan.step("fetch").depends_on) == {"search", "search#2"}
-    assert plan.step("fetch").requires == (
-        "search.result",
-    )  # the data-flow edge carries the result
+    # the data-flow edge carries the result
+    assert plan.step("fetch").requires == ("search.result",)
     flow, timing = [f for f in plan.import_findings if f.code == "inferred_dependency"]
     assert flow.edges == (("search", "fetch"),)
     assert ("search#2", "fetch") in timing.edges and ("fetch", "summarize") in timing.edges
@@ -135,15 +135,15 @@ def test_otlp_envelope_with_parallel_calls_data_flow_and_a_failure():
     )
     assert run.frame(-1).statuses["summarize"] == "failed"
     ids = [(o.data.get("call_id"), o.ok) for _, o in run.state.observations]
+    # in the order they returned
     assert ids == [
         ("call_2", True),
         ("call_1", True),
         ("call_3", True),
         ("call_4", False),
-    ]  # in the order they returned
-    failed = [
-        (sid, o) for sid, o in run.state.observations if not o.ok
-    ]  # the failed call keeps its error text
+    ]
+    # the failed call keeps its error text
+    failed = [(sid, o) for sid, o in run.state.observations if not o.ok]
     assert [(sid, o.data.get("call_id")) for sid, o in failed] == [("summarize", "call_4")]
     assert "TimeoutError" in failed[0][1].data["error"] and failed[0][1].data["error"].endswith(
         "took too long"
@@ -222,9 +222,8 @@ def test_sub_agents_scope_the_timing_edges():
     ]
     plan = parse_trace(text(spans)).plan
     assert plan.step("y").depends_on == ("x",)
-    assert plan.step("z").depends_on == ("y",) and plan.step("w").depends_on == (
-        "y",
-    )  # via the sub-agents
+    # via the sub-agents
+    assert plan.step("z").depends_on == ("y",) and plan.step("w").depends_on == ("y",)
     assert plan.step("x").depends_on == ()
 
 
@@ -518,9 +517,8 @@ def test_any_trace_loads_as_a_run_over_a_dag(spans):
     assert not [f for f in report.findings if f.layer == "structure" and f.code != "no_steps"], (
         report.to_text()
     )
-    assert ("no_steps" in report.codes) == (
-        not run.plan.steps
-    )  # a trace with no tool call plans nothing
+    # a trace with no tool call plans nothing
+    assert ("no_steps" in report.codes) == (not run.plan.steps)
     ids = set(run.plan.ids)
     assert all(d in ids for s in run.plan.steps for d in s.depends_on)
     assert [e.index for e in run.events] == list(range(len(run.events)))

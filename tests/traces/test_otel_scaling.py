@@ -40,9 +40,8 @@ def test_reading_4n_spans_costs_at_most_4_4_times_n(tmp_path, n):
         data = json.loads(path.read_text(encoding="utf-8"))
         raw = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
         tools = sum(any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw)
-        assert (
-            len(raw) == size and len(run.plan.ids) == tools
-        )  # every tool call read, from the file's count
+        # every tool call read, from the file's count
+        assert len(raw) == size and len(run.plan.ids) == tools
     assert counted[4 * n] <= 4.4 * counted[n], counted
 
 

@@ -64,9 +64,8 @@ def test_an_otlp_protobuf_file_reads_as_the_spans_it_holds(name, tmp_path):
     message = _request(spans)
     one = tmp_path / "trace.pb"
     one.write_bytes(message)
-    delimited = (
-        tmp_path / "collector.proto"
-    )  # two requests, each after its length (one span twice: kept once)
+    # two requests, each after its length (one span twice: kept once)
+    delimited = tmp_path / "collector.proto"
     delimited.write_bytes(b"".join(len(m).to_bytes(4, "big") + m for m in (message, message)))
     want = load_trace(REAL / name)
     ops = [s["attributes"].get("gen_ai.operation.name") for s in spans]

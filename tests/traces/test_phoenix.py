@@ -59,18 +59,16 @@ def _check(run, spans):
     assert usage.output_tokens == sum(s["attributes"]["llm.token_count.completion"] for s in llms)
     assert {c.model for c in run.model_calls} == {s["attributes"]["llm.model_name"] for s in llms}
     agent = next(s for s in spans if s["span_kind"] == "AGENT" and not s.get("parent_id"))
-    task = agent["attributes"][
-        "input.value"
-    ]  # a long task is kept as its first 2,000 characters and "…"
+    # a long task is kept as its first 2,000 characters and "…"
+    task = agent["attributes"]["input.value"]
     goal = run.plan.goal
     assert (
         goal == task
         if len(task) <= 2000
         else (goal.endswith("…") and task.startswith(goal[:-1]) and len(goal) >= 2000)
     )
-    assert all(
-        t["parent_id"] == agent["context"]["span_id"] for t in tools
-    )  # nesting: tools under the agent
+    # nesting: tools under the agent
+    assert all(t["parent_id"] == agent["context"]["span_id"] for t in tools)
     assert run.time == pytest.approx((max(_ns(s["end_time"]) for s in spans) - t0) / 1e9)
     failed = {t["attributes"]["tool.name"] for t in tools if t.get("status_code") == "ERROR"}
     assert {e.step for e in run.events if e.kind == "fail"} == failed

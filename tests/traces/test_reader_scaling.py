@@ -57,9 +57,8 @@ class Shape:
 
     template: str  # the real file, under tests/data/real
     records: Callable[[Any], list]  # the span records of the parsed file
-    write: Callable[
-        [Any, list, Path], None
-    ]  # the parsed file with these records, written to a path
+    # the parsed file with these records, written to a path
+    write: Callable[[Any, list, Path], None]
     role: Callable[[dict], str | None]  # "root", "model", "tool" or None
     span_id: Callable[[dict], Any]
     new_id: Callable[[int], Any]  # a fresh unique span id, from a counter
@@ -219,9 +218,8 @@ MLFLOW = Shape(
     new_id=lambda k: base64.b64encode(k.to_bytes(8, "big")).decode(),
     parent=_ml_parent,
     times=_ml_times,
-    call_ids=lambda r: (
-        [] if r["status"]["code"] == "STATUS_CODE_OK" else None
-    ),  # the tool that worked
+    # the tool that worked
+    call_ids=lambda r: [] if r["status"]["code"] == "STATUS_CODE_OK" else None,
     tools=_ml_tools,
 )
 

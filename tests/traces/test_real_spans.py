@@ -279,11 +279,12 @@ def _truth(fmt, raw):
         # any-agent of May 2025 spells the output's namespace ``genai.``
         out_of = [a.get("gen_ai.output", a.get("genai.output")) for a in a_of]
         tools = [
+            # the result is the attribute's JSON value: a JSON string whose text is JSON stays text
             (
                 a["gen_ai.tool.name"],
                 _literal(a["gen_ai.tool.args"]) if "gen_ai.tool.args" in a else {},
                 _json_value(out),
-            )  # the result is the attribute's JSON value: a JSON string whose text is JSON stays text
+            )
             for a, out in zip(a_of, out_of)
             if a.get("gen_ai.operation.name") == "execute_tool"
         ]
@@ -344,9 +345,8 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
     if task is None:  # the file records no task: none is claimed
         assert not [t for t in run.turns if t.role == "user"]
     else:
-        assert (
-            task.strip() and task.strip()[:200] in run.plan.goal
-        )  # the user's task, not a span name
+        # the user's task, not a span name
+        assert task.strip() and task.strip()[:200] in run.plan.goal
     # every tool call, with its arguments and its result on the step's observation
     shown = sorted(
         (
@@ -383,13 +383,11 @@ def test_a_real_span_trace_reads_as_its_raw_json_says(name):
         assert call.output, f"{call.id}: no reply read from {str(out)[:80]}"
         for part in call.output.removesuffix("…").split("; "):
             name_, _, args = part.partition("(")
-            if (
-                args and name_ in strings
-            ):  # a tool call it asked for: the name and every argument value
+            # a tool call it asked for: the name and every argument value
+            if args and name_ in strings:
                 assert set(_strings(json.loads(args[:-1]))) <= set(strings)
-            elif (
-                part.startswith("{") and not any(s.startswith(part[:300]) for s in strings)
-            ):  # a structured answer (generateObject; a text part that is JSON): the object as JSON text
+            # a structured answer (generateObject; a text part that is JSON): the object as JSON text
+            elif part.startswith("{") and not any(s.startswith(part[:300]) for s in strings):
                 assert json.dumps(_decoded(out), ensure_ascii=False).startswith(part) or (
                     _json_value(part) in _objects(out)
                 )
@@ -412,9 +410,8 @@ def test_tool_spans_without_an_operation_name_are_tool_calls():
         == ["ByeTool", "HelloTool"]
     )
     assert not any(f.code == "no_tool_calls" for f in run.plan.import_findings)
-    assert all(
-        not s.depends_on for s in run.plan.steps
-    )  # both started at 19:41:02.023: in parallel
+    # both started at 19:41:02.023: in parallel
+    assert all(not s.depends_on for s in run.plan.steps)
     ids = {o.data["call_id"] for _, o in run.state.observations}
     assert ids == {o["metadata"]["attributes"]["gen_ai.tool.call.id"] for o in tools}
 

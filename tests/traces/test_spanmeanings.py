@@ -237,11 +237,12 @@ def test_langfuse_generation_input_and_output_and_reasoning_usage(tmp_path):
     run = load_trace(path)
     assert run.plan.goal == TASK
     (call,) = run.model_calls
+    # none of 2,023 lost
     assert (call.reasoning_tokens, call.total_tokens, call.tokens) == (
         1173,
         2023,
         2023,
-    )  # none of 2,023 lost
+    )
     assert (call.input, call.output) == (TASK, 'get_weather({"city": "Paris"})')
 
 

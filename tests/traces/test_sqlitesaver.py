@@ -415,9 +415,8 @@ def test_what_a_running_agent_committed_to_the_log_is_read(tmp_path):
     )
     writer = sqlite3.connect(path)
     writer.execute("PRAGMA journal_mode=wal")
-    writer.execute(
-        "PRAGMA wal_autocheckpoint=0"
-    )  # the new rows stay in cp.db-wal while the agent runs
+    # the new rows stay in cp.db-wal while the agent runs
+    writer.execute("PRAGMA wal_autocheckpoint=0")
     writer.execute(
         "INSERT INTO checkpoints VALUES ('b', '', 'c1', NULL, 'msgpack', ?, ?)",
         (first, json.dumps({"source": "loop", "step": 0}).encode()),
@@ -479,10 +478,11 @@ def test_plan_durations_are_what_happened(corpus_db):
     path, runs, (threads, rows) = corpus_db
     run = runs[threads.index("name_test7")]
     ts = sorted(r["ts"] for r in rows["name_test7"])
+    # no fork: one turn after the other
     assert all(
         r["parent"] is None or sum(1 for x in rows["name_test7"] if x["parent"] == r["parent"]) == 1
         for r in rows["name_test7"]
-    )  # no fork: one turn after the other
+    )
     assert sum(s.duration for s in run.plan.steps) == pytest.approx(ts[-1] - ts[0], abs=1e-3)
     assert ts[-1] - ts[0] > 1600
 
@@ -490,11 +490,12 @@ def test_plan_durations_are_what_happened(corpus_db):
 def test_an_interrupt_in_a_database_is_a_wait_of_the_recorded_length(tmp_path):
     """A node asks a human (an __interrupt__ write), the run is resumed later: a wait, not a failure, whose
     length (from the checkpoint that asked to the one it resumed into) the events say."""
+    # seconds: the node starts at t1, the human answers; the resumed node ends at t2
     t0, t1, t2 = (
         0,
         1,
         83,
-    )  # seconds: the node starts at t1, the human answers; the resumed node ends at t2
+    )
     first = checkpoint(
         4,
         "c1",
@@ -639,9 +640,8 @@ def test_a_log_without_its_index_is_read_and_leaves_nothing_beside_the_file(tmp_
     writer.close()
     before = {p.name: p.read_bytes() for p in user.iterdir()}
     assert sorted(before) == ["cp.db", "cp.db-wal"]
-    shutil.copytree(
-        user, tmp_path / "truth"
-    )  # the truth: the rows the log holds, read from a copy made here
+    # the truth: the rows the log holds, read from a copy made here
+    shutil.copytree(user, tmp_path / "truth")
     truth = sqlite3.connect(tmp_path / "truth" / "cp.db")
     threads = [r[0] for r in truth.execute("SELECT thread_id FROM checkpoints ORDER BY rowid")]
     truth.close()
@@ -717,9 +717,8 @@ def test_reading_every_thread_is_linear_whatever_the_indexes(tmp_path, monkeypat
         ticks[0] = 0
         runs = load_traces(path)
         assert [r.plan.name for r in runs] == [f"thread th{t}" for t in range(n)]
-        assert (
-            path.read_bytes() == before
-        )  # the user's file is never written (the index is a temporary one)
+        # the user's file is never written (the index is a temporary one)
+        assert path.read_bytes() == before
         return ticks[0]
 
     small, big = work(150), work(600)

@@ -71,9 +71,8 @@ def test_another_tool_s_trace_saves_and_loads_back_equal(corpus, tmp_path, folde
             assert run.trace_format == fmt, path.name
             save_trace(run, tmp_path / "run.jsonl")
             again = load_trace(tmp_path / "run.jsonl")
-            assert again == run, (
-                path.name
-            )  # the plan's name (a LangGraph thread) and where it came from too
+            # the plan's name (a LangGraph thread) and where it came from too
+            assert again == run, path.name
             assert [p.name for p in again.plans] == [p.name for p in run.plans]
             checked += 1
         if fmt == "langgraph-sqlite":  # each run names its thread, as the database does
@@ -500,9 +499,8 @@ def test_contract_tools_and_step_arguments_survive(tmp_path):
         "recheck",
         "replan",
     ]
-    assert all(
-        e.kept for e in loaded.events if e.kind == "recheck"
-    )  # step_0 required, step_1's r wanted
+    # step_0 required, step_1's r wanted
+    assert all(e.kept for e in loaded.events if e.kind == "recheck")
     assert loaded.plans[-1].goal == "g2" and loaded.plans[0].step("step_2").effect == "read"
     assert loaded.plans[-1].step("step_2.v2").arguments == {"v": "{{step_1.r}}"}
 
@@ -562,9 +560,8 @@ def fake_agent(rec: Recorder, clock: FakeClock, plan: Plan) -> None:
     )
     rec.start("S2")
     clock.now = 15
-    rec.observe(
-        "S2", Observation(True, set(), kind="ok")
-    )  # the test was not written: evidence missing
+    # the test was not written: evidence missing
+    rec.observe("S2", Observation(True, set(), kind="ok"))
     rev = Plan(
         plan.goal,
         [
@@ -726,14 +723,14 @@ def test_recorder_withdrawal_blocks_what_is_no_longer_reachable_and_voids_nothin
     events = rec.observe(
         "S1", Observation(True, {"key_builder_located"}, withdrawn={"isolation_test_written"})
     )
+    # S3 never started: it had no work to void
     assert [e.kind for e in events] == [
         "complete",
         "withdraw",
-    ]  # S3 never started: it had no work to void
+    ]
     assert rec.run.frame(-1).statuses["S3"] == "blocked" and not rec.run.frame(-1).voided
-    rec.stop(
-        "step_failed", "the agent gave up"
-    )  # the recorded trace ends: S3 is still blocked, never voided
+    # the recorded trace ends: S3 is still blocked, never voided
+    rec.stop("step_failed", "the agent gave up")
     last = rec.run.frame(-1)
     assert (
         last.statuses["S3"] == "blocked"
@@ -755,10 +752,11 @@ def test_recorder_frames_a_plan_with_a_dependency_on_a_missing_step():
     assert rec.propose(plan).changes == {"A": "ready", "B": "blocked", "C": "pending"}
     rec.start("A")
     events = rec.observe("A", Observation(True, {"x"}, withdrawn={"x"}))
+    # C never started: blocked, not voided
     assert [e.kind for e in events] == [
         "complete",
         "withdraw",
-    ]  # C never started: blocked, not voided
+    ]
     assert dict(rec.run.frame(-1).statuses) == {"A": "done", "B": "blocked", "C": "blocked"}
 
 

@@ -219,9 +219,8 @@ def test_a_token_count_of_401_digits_is_refused_naming_the_field_in_every_format
     read = planviz.parse_trace(
         "\n".join(map(json.dumps, raw)) + "\n" if path is None else json.dumps(raw)
     )
-    if any(
-        getattr(c, k) is not None for c in read.model_calls for k in _COUNTS
-    ):  # it reads token counts
+    # it reads token counts
+    if any(getattr(c, k) is not None for c in read.model_calls for k in _COUNTS):
         assert refused, f"{name}: no token count refused among {len(fields)} fields"
 
 
@@ -331,9 +330,8 @@ def test_a_number_out_of_float_range_in_a_checkpoint_blob_is_read_or_refused_nam
     places = []
     for cell in cells:
         if cell[3] == "msgpack":
-            assert _pack(_unpack(cell[4])) == bytes(cell[4]), cell[
-                :3
-            ]  # the rewriting keeps every other byte
+            # the rewriting keeps every other byte
+            assert _pack(_unpack(cell[4])) == bytes(cell[4]), cell[:3]
             places += [(cell, w, True) for w in _blob_numbers(_unpack(cell[4]))]
         else:
             raw = json.loads(bytes(cell[4]).decode("utf-8"))

@@ -491,9 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with neutral_stdout():  # no plan or trace text moves the terminal
             return pick_thread(args, args.func)
-    except (
-        BrokenPipeError
-    ):  # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
+    # the reader left early (`planviz schema | head`): stop quietly, as shell tools do
+    except BrokenPipeError:
         _silence_stdout()
         return 141
     except (PlanvizError, OSError, UnicodeError, RecursionError, MemoryError) as exc:
@@ -510,9 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else type(exc).__name__
             )
         )
-        print(
-            f"planviz: error: {' '.join(message.splitlines())}", file=NeutralText(sys.stderr)
-        )  # one line
+        # one line
+        print(f"planviz: error: {' '.join(message.splitlines())}", file=NeutralText(sys.stderr))
         return 2
     except KeyboardInterrupt:  # Ctrl-C: no traceback; outputs are written whole or not at all
         print("planviz: interrupted", file=sys.stderr)
@@ -556,9 +554,8 @@ def _refuse_wrong_suffix(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output whose suffix says another format than the one written to it."""
     for name, (suffixes, what) in _SUFFIXES.get(args.command, {}).items():
         path = getattr(args, name, None)
-        if path is None or getattr(
-            args, "frozen", False
-        ):  # simulate --frozen writes nothing; --trace is read
+        # simulate --frozen writes nothing; --trace is read
+        if path is None or getattr(args, "frozen", False):
             continue
         suffix = os.path.splitext(path)[1].lower()
         if suffix not in suffixes:
@@ -572,9 +569,10 @@ def _refuse_wrong_suffix(args: argparse.Namespace) -> None:
 def _refuse_overwriting(args: argparse.Namespace) -> None:
     """Refuse, before any work, an output path that names an input file or another output."""
     inputs, outputs = _FILES.get(args.command, ((), ()))
+    # "-": the file standard input reads
     seen: list[tuple[str, str]] = [
         (name, getattr(args, name)) for name in inputs if getattr(args, name, None) is not None
-    ]  # "-": the file standard input reads
+    ]
     for name in outputs:
         path = getattr(args, name, None)
         if path is None:

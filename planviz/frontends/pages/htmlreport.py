@@ -97,9 +97,8 @@ def report_html(
             f"report_html(progress=...) expects None or a callable (what, done, total), got "
             f"{type(progress).__name__} {show_value(progress)}"
         )
-    with (
-        paused_gc()
-    ):  # the report is many small acyclic containers: spare the collector full-heap passes
+    # the report is many small acyclic containers: spare the collector full-heap passes
+    with paused_gc():
         if isinstance(run, (list, tuple)):
             return pair_report(run, path)
         path = Path(path)

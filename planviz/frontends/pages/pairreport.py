@@ -69,9 +69,8 @@ def pair_report(runs: Sequence[Any], path: str | Path, labels: Sequence[str] = (
             raise PlanvizError(
                 f"run {label} has no events or no plan, so there is nothing to step through"
             )
-    summaries = [
-        run_summary(r) for r in runs
-    ]  # held while the page is made: the diff and snapshots share them
+    # held while the page is made: the diff and snapshots share them
+    summaries = [run_summary(r) for r in runs]
     diff = pair_diff(*summaries)
     ticks, notes = pair_ticks(runs, diff)
     snap = pair_snapshot(runs, [str(x) for x in labels], ticks, notes)

@@ -121,9 +121,8 @@ def explore(
     >>> explore(ex.run).run is ex.run  # a recorded run opens as it is
     True
     """
-    if isinstance(
-        plan, Receiver
-    ):  # a live run: the explorer follows the newest trace as its spans arrive
+    # a live run: the explorer follows the newest trace as its spans arrive
+    if isinstance(plan, Receiver):
         if (
             contract is not None
             or faults
@@ -137,9 +136,8 @@ def explore(
         from planviz.frontends.widget.livefollow import follow
 
         return follow(plan)
-    if isinstance(
-        plan, Run
-    ):  # a recorded run: nothing to simulate, so it opens as replay(run) does
+    # a recorded run: nothing to simulate, so it opens as replay(run) does
+    if isinstance(plan, Run):
         if (
             contract is not None
             or faults
@@ -369,15 +367,15 @@ class Explorer(ViewHooks, FrontEnd):
             return
         self._run, self._frames, self._summary = run, {}, run_summary(run)
         self._send_snapshot(len(run.events) - 1 if at_end else min(self.index, len(run.events) - 1))
-        self._readings = (
-            getattr(self, "_readings", 0) + 1
-        )  # how many newer readings were shown (tests wait on it)
+        # how many newer readings were shown (tests wait on it)
+        self._readings = getattr(self, "_readings", 0) + 1
 
     def _set_run(self, run: Any) -> None:
+        # held while the run is shown: every view of it shares it
         self._run, self._summary = (
             run,
             run_summary(run),
-        )  # held while the run is shown: every view of it shares it
+        )
         self._frames = {}
         self._send_snapshot(self._initial_index())
 
@@ -390,9 +388,8 @@ class Explorer(ViewHooks, FrontEnd):
             else {}
         )
         if snap and self._declared is not None:
-            snap["tabs"] = [
-                ["Alignment", alignment_html(self._declared, self._run)]
-            ]  # from the summary
+            # from the summary
+            snap["tabs"] = [["Alignment", alignment_html(self._declared, self._run)]]
         snap["start"] = index
         with self.hold_sync():
             self.mode = self._mode()
@@ -417,9 +414,8 @@ class Explorer(ViewHooks, FrontEnd):
         self._send_snapshot(index)
 
     def _mode(self) -> str:
-        live = getattr(
-            self, "_live_state", None
-        )  # set by explore(rx): "receiving", then "final" or "stopped"
+        # set by explore(rx): "receiving", then "final" or "stopped"
+        live = getattr(self, "_live_state", None)
         if self._recorded is not None and not self._faults:
             mode = f"live run, {live}" if live else "recorded run"
         elif self._recorded is not None:
@@ -428,13 +424,11 @@ class Explorer(ViewHooks, FrontEnd):
             mode = "simulated run"
         faults = ", ".join(str(f) for f in self._faults) or "no faults"
         unit = f" {self._plan.time_unit}" if self._plan.time_unit else ""
-        schedule = self._summary.schedule_or_why(self._plan)[
-            0
-        ]  # the plan's, which a what-if run starts from
+        # the plan's, which a what-if run starts from
+        schedule = self._summary.schedule_or_why(self._plan)[0]
         span = f" · critical path (plan) {schedule.makespan:g}{unit}" if schedule else ""
-        if (
-            self._run.events
-        ):  # what the plan's durations add up to is not what the run took: both, named
+        # what the plan's durations add up to is not what the run took: both, named
+        if self._run.events:
             span += f" · ran {float(self._run.time):g}{unit}"
         return f"{mode} · {faults}{span}".rstrip()
 

@@ -42,9 +42,8 @@ def _newest(rx: Any, timeout: float) -> str:
 
 def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: int) -> None:
     while not rx.stopped or rx.changes(trace_id) != shown:
-        finished = rx.finished(
-            trace_id
-        )  # read before the version: the root's spans are in that version
+        # read before the version: the root's spans are in that version
+        finished = rx.finished(trace_id)
         version = rx.changes(trace_id)
         if version != shown:
             explorer.show_recorded(rx.run(trace_id))
@@ -52,9 +51,8 @@ def _follow(explorer: Explorer, rx: Any, trace_id: str, interval: float, shown: 
         if finished:
             break
         time.sleep(interval)
-    if not rx.finished(
-        trace_id
-    ):  # the receiver stopped first: the run is final, parents still missing are reported
+    # the receiver stopped first: the run is final, parents still missing are reported
+    if not rx.finished(trace_id):
         explorer.show_recorded(rx.run(trace_id))
     _mark(
         explorer,
@@ -78,9 +76,8 @@ def follow(
     trace_id = trace_id or _newest(rx, timeout)
     shown = rx.changes(trace_id)
     explorer = Explorer(recorded=rx.run(trace_id))
-    explorer.index = (
-        len(explorer.run.events) - 1
-    )  # a live run opens on its newest event, and follows it
+    # a live run opens on its newest event, and follows it
+    explorer.index = len(explorer.run.events) - 1
     _mark(explorer, "receiving spans")
     thread = threading.Thread(
         target=_follow,

@@ -91,10 +91,11 @@ class SideBySide(FrontEnd):
                 "two names, such as ('before', 'after')",
             )
         )
+        # held while shown: every view of the runs shares them
         self._summaries = (
             run_summary(a),
             run_summary(b),
-        )  # held while shown: every view of the runs shares them
+        )
         self._diff = pair_diff(*self._summaries)
         self._ticks, notes = pair_ticks(self._runs, self._diff)
         super().__init__()

@@ -37,22 +37,19 @@ def _page_data(snapshot: dict[str, Any], widget: Any) -> dict[str, Any]:
 class FrontEnd(anywidget.AnyWidget):
     """The state ``explorer.js`` draws; subclasses fill :attr:`snapshot` and say how many frames it has."""
 
-    _esm = traitlets.Unicode(module_text()).tag(
-        sync=True
-    )  # the files of frontends/js joined, as every page has it
+    # the files of frontends/js joined, as every page has it
+    _esm = traitlets.Unicode(module_text()).tag(sync=True)
     _css = traitlets.Unicode(asset(STYLE)).tag(sync=True)
-    snapshot = traitlets.Dict().tag(
-        sync=True, to_json=_page_data
-    )  # travels (and is saved) as page data
+    # travels (and is saved) as page data
+    snapshot = traitlets.Dict().tag(sync=True, to_json=_page_data)
     index = traitlets.Any(0).tag(sync=True)
     interactive = traitlets.Bool(False).tag(sync=True)
     mode = traitlets.Unicode("").tag(sync=True)
     fault_status = traitlets.Unicode("").tag(sync=True)
     fault_options = traitlets.Dict().tag(sync=True)
     view_notice = traitlets.Unicode("").tag(sync=True)
-    fallback_key = traitlets.Unicode("").tag(
-        sync=True
-    )  # names the view drawn, so its separate fallback hides
+    # names the view drawn, so its separate fallback hides
+    fallback_key = traitlets.Unicode("").tag(sync=True)
 
     def _event_count(self) -> int:  # pragma: no cover - the subclass's
         raise NotImplementedError

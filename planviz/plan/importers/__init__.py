@@ -54,6 +54,7 @@ __all__ = ["FORMATS", "UNSTATED", "detect", "import_plans", "format_title", "uns
 FORMATS = ("taskbench", "llmcompiler", "rewoo", "nestful", "worfbench", "teval", "asynchow")
 
 _DETECT_ORDER = ("asynchow", "taskbench", "worfbench", "teval", "nestful", "rewoo", "llmcompiler")
+# the others' modules say (TITLE)
 _TITLES = {
     "taskbench": "TaskBench",
     "llmcompiler": "LLMCompiler",
@@ -61,14 +62,15 @@ _TITLES = {
     "nestful": "NESTFUL",
     "toolcall": "tool-call",
     "planviz": "planviz",
-}  # the others' modules say (TITLE)
+}
+# the others' modules say (UNSTATED)
 _UNSTATED = {
     # TaskBench and LLMCompiler steps get a stand-in evidence ("the <tool> result") and their result fact,
     # so only steps that could not be read lack them; NESTFUL has no evidence field either.
     "taskbench": ("expected_evidence", "produces"),
     "llmcompiler": ("expected_evidence",),
     "nestful": ("expected_evidence",),
-}  # the others' modules say (UNSTATED)
+}
 
 
 def _module(fmt: str) -> ModuleType:
@@ -77,9 +79,8 @@ def _module(fmt: str) -> ModuleType:
 
 
 def __getattr__(name: str) -> Any:
-    if (
-        name == "UNSTATED"
-    ):  # every format's modules loaded only when someone asks for the whole table
+    # every format's modules loaded only when someone asks for the whole table
+    if name == "UNSTATED":
         return {fmt: unstated_fields(fmt) for fmt in FORMATS if unstated_fields(fmt)}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -156,9 +157,8 @@ def import_plans(
     out = []
     for i, plan in enumerate(plans):
         findings = plan.import_findings
-        if not plan.steps and not any(
-            f.severity == "error" for f in findings
-        ):  # else an error already says why
+        # else an error already says why
+        if not plan.steps and not any(f.severity == "error" for f in findings):
             which = (
                 f"plan {i} of the {len(plans)} read from the input"
                 if len(plans) > 1

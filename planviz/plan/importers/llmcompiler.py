@@ -37,12 +37,10 @@ from planviz.plan.model import Finding, Plan
 
 __all__ = ["import_plans", "looks_like", "PATTERN"]
 
-PATTERN = re.compile(
-    r"(?m)^[^\S\n]*\d+\.[^\S\n]*[A-Za-z_]\w*[^\S\n]*\("
-)  # [^\S\n]: never crosses a line
-_STEP = re.compile(
-    r"\s*(\d+)\.(.*)"
-)  # on one line; the rest is stripped in Python (a lazy .*? then \s*$ is quadratic)
+# [^\S\n]: never crosses a line
+PATTERN = re.compile(r"(?m)^[^\S\n]*\d+\.[^\S\n]*[A-Za-z_]\w*[^\S\n]*\(")
+# on one line; the rest is stripped in Python (a lazy .*? then \s*$ is quadratic)
+_STEP = re.compile(r"\s*(\d+)\.(.*)")
 _CALL = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)\)\s*(?:#.*)?$")
 _OPEN = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)$")
 _REF = re.compile(r"\$\{?(\d+)\}?")
@@ -238,9 +236,8 @@ def _literal(part: str, level: int = 0) -> Any:
     value = python_literal(part)
     if value is not None or part == "None":
         try:
-            check_inner_plain(
-                value
-            )  # held to what a file could hold: no lone surrogate, no huge integer
+            # held to what a file could hold: no lone surrogate, no huge integer
+            check_inner_plain(value)
             return value
         except PlanFormatError:
             pass

@@ -17,9 +17,8 @@ import re
 
 __all__ = ["refusal"]
 
-_STEP = re.compile(
-    r"(?:step\s{0,3})?\d{1,3}\s{0,3}[.):]\s*\S", re.IGNORECASE
-)  # at the line's start, unindented
+# at the line's start, unindented
+_STEP = re.compile(r"(?:step\s{0,3})?\d{1,3}\s{0,3}[.):]\s*\S", re.IGNORECASE)
 _SUB = re.compile(
     r"\s*\d{1,3}(?:\.\d{1,3}){1,4}\.?\s+\S|\s+(?:[-*\u2022+]|\d{1,3}[.)]|[a-z][.)])\s+\S"
 )

@@ -223,9 +223,8 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
     At most :data:`_MAX_ATTEMPTS` failed starts are tried, so hostile text cannot make this quadratic;
     what is left unread then shows among the skipped text.
     """
-    check_inner_depth(
-        text
-    )  # no task object nests deeper than the limit (and no decode below recurses past it)
+    # no task object nests deeper than the limit (and no decode below recurses past it)
+    check_inner_depth(text)
     tasks, skipped, pos, gap, failures = [], [], 0, 0, 0
     lines, last_quote = _Lines(text), text.rfind('"')
     while failures < _MAX_ATTEMPTS:
@@ -238,9 +237,8 @@ def _scan_objects(text: str) -> tuple[list[Any], list[str]]:
             pos, failures = start + 1, failures + 1
             continue
         if isinstance(obj, dict) and "task" in obj:
-            check_inner_plain(
-                obj
-            )  # no lone surrogate (or integer too long to write) enters the plan
+            # no lone surrogate (or integer too long to write) enters the plan
+            check_inner_plain(obj)
             between = text[gap:start].strip().strip(",[").strip()
             if between:
                 skipped.append(

@@ -388,9 +388,8 @@ def _refs(
         for _path, text in strings_in(value, keys=True):
             for m in _REF.finditer(text):
                 k = next(g for g in m.groups() if g is not None)
-                standard = m.group(0) == (
-                    f"<GENERATED>-{k}" if hgpt else f"<node-{k}>"
-                )  # as the format spells it
+                # as the format spells it
+                standard = m.group(0) == (f"<GENERATED>-{k}" if hgpt else f"<node-{k}>")
                 if not standard:
                     expected = "<GENERATED>-k" if hgpt else "<node-k>"
                     findings.append(

@@ -299,9 +299,8 @@ def _literal(text: str) -> Any:
     value = python_literal(text)
     if value is None:
         return None
-    check_inner_plain(
-        value
-    )  # a Python literal is held to what a file could hold: no lone surrogate, no huge int
+    # a Python literal is held to what a file could hold: no lone surrogate, no huge int
+    check_inner_plain(value)
     return value
 
 

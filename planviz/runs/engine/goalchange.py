@@ -73,9 +73,8 @@ def change_goal(sim: _Simulation, sid: str, fault: Fault) -> None:
         return
     contract = fault.contract if fault.contract is not None else sim.contract
     ix = structure_index(plan)
-    done = [
-        s for s in ix.order if s in m.completed
-    ]  # dependencies first: voiding stays closed downstream
+    # dependencies first: voiding stays closed downstream
+    done = [s for s in ix.order if s in m.completed]
     voided = set(scope.voided) - set(done)
     m.invalidate(sid, voided, (), f"{scope.message}; {len(done)} completed step(s) to re-check")
     for s in done:

@@ -121,9 +121,8 @@ def expanded(plan: Plan, far: str, steps: Iterable[Step]) -> Plan:
     concrete = []
     for s in steps:
         deps = _swap(s.depends_on, far, placeholder.depends_on)
-        if not inside.intersection(
-            deps
-        ):  # a root of the expansion starts where the placeholder would have
+        # a root of the expansion starts where the placeholder would have
+        if not inside.intersection(deps):
             deps = tuple(dict.fromkeys((*placeholder.depends_on, *deps)))
         concrete.append(s if deps == s.depends_on else replace(s, depends_on=deps))
     rename = {far: sinks[0]} if len(sinks) == 1 else {}

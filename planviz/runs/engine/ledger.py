@@ -75,9 +75,8 @@ class Ledger:
         # reachable remaining steps, kept while the state stays inside their closure (see _refresh_reach)
         self._reach: set[str] = set()
         self._promised: set[str] = set()  # the facts held plus those a reachable step produces
-        self._facts_moved: set[str] = (
-            set()
-        )  # facts gained or lost since the reachable set was last brought up to date
+        # facts gained or lost since the reachable set was last brought up to date
+        self._facts_moved: set[str] = set()
         self._reach_stale = True
         self._new_done: list[str] = []
         self._doomed: set[str] = set()
@@ -107,9 +106,8 @@ class Ledger:
 
     def fact_changed(self, fact: str, shape: Shape | None, gained: bool) -> None:
         """``fact`` was just gained (else lost); every change of the facts held comes through here."""
-        self.facts_touched.setdefault(
-            fact, not gained
-        )  # first change since the last event: held iff now lost
+        # first change since the last event: held iff now lost
+        self.facts_touched.setdefault(fact, not gained)
         if gained and fact in self._promised:
             pass  # a fact the reachable set already counted on: nothing to re-derive
         elif shape is None:
@@ -189,16 +187,14 @@ class Ledger:
             if snapshot:
                 self._regrow(shape)
             todo, snapshot = growth.todo(m, shape, touched), False
-        elif (
-            snapshot
-        ):  # every step, its table sized once instead of regrown as it fills (issue 28); the steps
+        # every step, its table sized once instead of regrown as it fills (issue 28); the steps
+        elif snapshot:
             # completed are done, set in bulk: a fork's version costs the steps it has not run yet
             status = self.status = dict.fromkeys(steps, "done")
             shown_done = self._shown_done = completed.intersection(steps)
             todo = list(filterfalse(completed.__contains__, steps))
-        elif (
-            whole
-        ):  # every step, but those completed and shown done already stay done: not looked at
+        # every step, but those completed and shown done already stay done: not looked at
+        elif whole:
             todo = filterfalse(shown_done.intersection(completed).__contains__, steps)
         # mostly all empty: five tests fewer per step, and their tables read only when one is not
         rare = m.interrupted or m.waiting or m.failed or m.voided or self._doomed
@@ -252,9 +248,8 @@ class Ledger:
                 elif old == "done":
                     shown_done.discard(sid)
                 changes[sid] = new
-                if (
-                    new == "ready"
-                ):  # the key of each id compared is a list entry, made once per id (issue 28)
+                # the key of each id compared is a list entry, made once per id (issue 28)
+                if new == "ready":
                     key = self._sort_key.get(sid)
                     if key is None:
                         key = self._sort_key[sid] = natural_key(sid)
@@ -264,9 +259,8 @@ class Ledger:
                 elif old == "ready":
                     i = bisect_left(self._ready_keys, self._sort_key[sid])
                     del self._ready_keys[i], self.ready_order[i]
-                if (
-                    new == "done"
-                ):  # its key is made again if it is ever ready again: the keys held stay few (issue 28)
+                # its key is made again if it is ever ready again: the keys held stay few (issue 28)
+                if new == "done":
                     self._sort_key.pop(sid, None)
         if growth is not None:
             i = len(m.events)
@@ -316,9 +310,8 @@ class Ledger:
         self.facts_touched.clear()
         if not gained:
             return _NONE, frozenset(lost) if lost else _NONE
-        if len(gained) == len(like) and like.issuperset(
-            gained
-        ):  # no repeats in gained: the same set
+        # no repeats in gained: the same set
+        if len(gained) == len(like) and like.issuperset(gained):
             return like, frozenset(lost) if lost else _NONE
         return frozenset(gained), frozenset(lost) if lost else _NONE
 
@@ -376,16 +369,14 @@ class Ledger:
             for sid in new:
                 promised.update(steps[sid].produces)
         else:
-            done = frozenset(
-                m.completed.intersection(steps)
-            )  # no Python call per step: once per plan version
+            # no Python call per step: once per plan version
+            done = frozenset(m.completed.intersection(steps))
             facts = frozenset(sources)
             found = reachable(shape.runnable, done, facts)
             new, self._promised = set(found.steps), set(found.facts | facts)
         self._reach_stale = False
-        if self.growth is not None or not (
-            self._snapshot or self._everything
-        ):  # re-derive the steps that entered or left the set
+        # re-derive the steps that entered or left the set
+        if self.growth is not None or not (self._snapshot or self._everything):
             moved = reach.symmetric_difference(new)
             if moved:
                 self.touched.update(dict.fromkeys(sorted(moved, key=natural_key)))

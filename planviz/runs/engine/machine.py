@@ -68,9 +68,8 @@ def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
             order = sorted(produced)
             if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
                 return order, True
-        elif (
-            not facts or produced[0] in facts
-        ):  # none, or the one fact it produces: nothing to sort
+        # none, or the one fact it produces: nothing to sort
+        elif not facts or produced[0] in facts:
             return list(produced), True
     return sorted(facts), False
 
@@ -97,12 +96,10 @@ class Machine:
         self.observations: list[tuple[str, Observation]] = []
         self.running: dict[str, int] = {}
         self.failed: set[str] = set()
-        self.waiting: set[str] = (
-            set()
-        )  # steps paused for input (a human: a LangGraph interrupt), not failed
-        self.interrupted: set[str] = (
-            set()
-        )  # steps running when the run stopped: they stay drawn as running
+        # steps paused for input (a human: a LangGraph interrupt), not failed
+        self.waiting: set[str] = set()
+        # steps running when the run stopped: they stay drawn as running
+        self.interrupted: set[str] = set()
         self.dead: set[str] = set()
         self.voided: set[str] = set()
         self.attempts: Counter[str] = Counter()
@@ -184,13 +181,11 @@ class Machine:
         """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
         ledger = self._ledger
         changes = ledger.changes(self, self._shape_of)
-        if (
-            not ledger.facts_touched
-        ):  # no fact changed since the last event (every start): nothing to compare
+        # no fact changed since the last event (every start): nothing to compare
+        if not ledger.facts_touched:
             gained = lost = _NONE
-        elif (
-            observation is not None
-        ):  # the facts it gained are often exactly the observation's: not copied
+        # the facts it gained are often exactly the observation's: not copied
+        elif observation is not None:
             gained, lost = ledger.fact_changes(self.sources, observation.facts)
         else:
             gained, lost = ledger.fact_changes(self.sources)
@@ -239,9 +234,8 @@ class Machine:
     def _new_version(self, plan: Plan, feasible: bool = False, shape: Shape | None = None) -> None:
         self.plan = plan
         self.plans.append(plan)
-        self._shape_of = shape or Shape(
-            plan, self._shape_of
-        )  # a fork's version grows from the last one's shape
+        # a fork's version grows from the last one's shape
+        self._shape_of = shape or Shape(plan, self._shape_of)
         self._ledger.new_version(self, self._shape_of, feasible)
 
     # ------------------------------------------------------------- operations
@@ -320,9 +314,8 @@ class Machine:
                     accepted.append(f)
         alone = (sid,)
         replaced = sorted(obs.replaced - obs.facts) if obs.replaced else ()
-        any(
-            map(self._lose, replaced)
-        )  # an update: the earlier values leave with this event, no withdraw event
+        # an update: the earlier values leave with this event, no withdraw event
+        any(map(self._lose, replaced))
         for f in accepted:
             self._gain(f, sid, alone)
         produced = step.produces if step else accepted
@@ -512,20 +505,17 @@ class Machine:
         """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
         for f in given:
             self._gain(f, "given", _GIVEN)
-        voided = frozenset(
-            self.began(plan.invalidated)
-        )  # the ids it retires that never ran were not voided
+        # the ids it retires that never ran were not voided
+        voided = frozenset(self.began(plan.invalidated))
         self._switch(plan)
         return self._emit("replan", None, message, voided=voided)
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()
-        shape = Shape(
-            plan, self._shape_of
-        )  # the last version's shape is consumed when it grows from it
-        ids = (
-            shape.steps
-        )  # the few failed, waiting and dead steps are looked up in it: no set of every id made
+        # the last version's shape is consumed when it grows from it
+        shape = Shape(plan, self._shape_of)
+        # the few failed, waiting and dead steps are looked up in it: no set of every id made
+        ids = shape.steps
         self.voided = set()
         for few in (self.failed, self.waiting, self.dead):
             few.difference_update([s for s in few if s not in ids])
@@ -549,9 +539,8 @@ class Machine:
         for stopped in interrupted:
             self._ledger.touch(stopped)
         if self.plan is not None:
-            self._ledger.doom(
-                self, self._current()[1]
-            )  # and what follows the failed steps can never run
+            # and what follows the failed steps can never run
+            self._ledger.doom(self, self._current()[1])
         if interrupted:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)

@@ -36,9 +36,8 @@ class Shape:
     requirers: dict[str, Sequence[str]]
     broken: set[str]
     runnable: Plan
-    grown: (
-        tuple[list[str], list[str]] | None
-    )  # grown from the last version: the ids gone, the ids added
+    # grown from the last version: the ids gone, the ids added
+    grown: tuple[list[str], list[str]] | None
 
     def __init__(self, plan: Plan, base: Shape | None = None) -> None:
         self.plan = plan
@@ -54,13 +53,13 @@ class Shape:
                 gone, tail = base.plan.steps[k:], plan.steps[k:]
             if 2 * k > len(plan):
                 grown = GrowingIndex.grow(plan, base.ix, gone, tail, k)
-        if (
-            grown is not None and base is not None
-        ):  # a version sharing most of its steps with the last (a fork):
+        # a version sharing most of its steps with the last (a fork):
+        if grown is not None and base is not None:
+            # made from the last one's shape, which it consumes
             self.ix, self.steps = (
                 grown,
                 grown.steps,
-            )  # made from the last one's shape, which it consumes
+            )
             self.children = grown.children()
             self.requirers = _requirers_grown(base.requirers, gone, tail)
             self.broken, self.runnable = set(), plan  # in dependency order, every dependency known
@@ -88,9 +87,8 @@ class Shape:
             if ix.clean
             else {sid for sid, s in steps.items() if any(d not in steps for d in s.depends_on)}
         )
-        self.broken: set[str] = (
-            ix.descendants(waiting) if waiting else set()
-        )  # they wait on a missing step
+        # they wait on a missing step
+        self.broken: set[str] = ix.descendants(waiting) if waiting else set()
         self.runnable = (
             plan.replace(steps=tuple(st for st in plan.steps if st.id not in self.broken))
             if self.broken

@@ -201,9 +201,8 @@ class _Simulation:
         self.expand, self.approval_time = expand, approval_time
         self.limits = contract if contract is not None else Contract()
         self.left = [f.times for f in faults]
-        open_ids = expand is not None and not isinstance(
-            expand, Mapping
-        )  # a callable may add any step
+        # a callable may add any step
+        open_ids = expand is not None and not isinstance(expand, Mapping)
         self.fact_of = (
             fault_facts(
                 plan,
@@ -215,12 +214,10 @@ class _Simulation:
             if faults or expand is not None
             else ()
         )
-        self.root = revised_roots(
-            versions(plan)
-        )  # read with .get(sid, sid): ids that revise nothing are not in it
-        self.far = frozenset(
-            s.id for s in plan.steps if s.horizon == "far"
-        )  # far-horizon steps of the plan
+        # read with .get(sid, sid): ids that revise nothing are not in it
+        self.root = revised_roots(versions(plan))
+        # far-horizon steps of the plan
+        self.far = frozenset(s.id for s in plan.steps if s.horizon == "far")
         self.m = Machine(contract, progress)
         self.heap: list[tuple[float, str, int]] = []
         self.retries: Counter[str] = Counter()
@@ -239,9 +236,8 @@ class _Simulation:
 
     def run(self) -> Run:
         m = self.m
-        with (
-            paused_gc()
-        ):  # many small acyclic objects: no full collections of the heap while they pile up
+        # many small acyclic objects: no full collections of the heap while they pile up
+        with paused_gc():
             gate = "validation_gate" in self.mechanisms
             why = refusal(self.plan, self.contract) if gate else None
             # a plan validation accepts has every step reachable: the machine need not work that out again
@@ -335,9 +331,8 @@ class _Simulation:
             while self.heap and self.heap[0][0] == t:
                 batch.append(heapq.heappop(self.heap))
             m.time = t
-            batch.sort(
-                key=lambda item: (m.order_key(item[1]), item[2])
-            )  # simultaneous: lower id first
+            # simultaneous: lower id first
+            batch.sort(key=lambda item: (m.order_key(item[1]), item[2]))
             for _, sid, token in batch:
                 if m.outcome is not None:
                     return
@@ -349,9 +344,8 @@ class _Simulation:
     def _start_ready(self) -> None:
         m, plan = self.m, self.plan
         ready = m.ready()
-        self.waiting = (
-            {s: t for s, t in self.waiting.items() if s in ready} if self.waiting else {}
-        )  # voided: gone
+        # voided: gone
+        self.waiting = {s: t for s, t in self.waiting.items() if s in ready} if self.waiting else {}
         free = (
             len(ready)
             if self.workers is None
@@ -419,9 +413,8 @@ class _Simulation:
         events = m.finish(sid, obs, check_evidence="evidence_check" in self.mechanisms)
         new_conflicts = m.conflicts[before:]
         if "premises_stop" in self.mechanisms:
-            if self.plan.premises and self.falsified(
-                sid, obs
-            ):  # most plans have no premises, no forbidden states
+            # most plans have no premises, no forbidden states
+            if self.plan.premises and self.falsified(sid, obs):
                 return
             forbidden = self.limits.forbidden_states and sorted(
                 obs.facts.intersection(self.limits.forbidden_states)
@@ -502,9 +495,8 @@ class _Simulation:
             m.stop("blocked", f"no step can restore {scope.blocked_fact!r}", sid)
             return
         self.note_done(scope.voided)
-        scoped = (
-            "scoped_recovery" in self.mechanisms
-        )  # ablated: start over, every started step voided
+        # ablated: start over, every started step voided
+        scoped = "scoped_recovery" in self.mechanisms
         voided, kept = (scope.voided, scope.kept) if scoped else (frozenset(plan.ids), frozenset())
         m.invalidate(
             sid, voided, kept, scope.message if scoped else f"{scope.message}; unscoped: all redone"
@@ -559,9 +551,8 @@ class _Simulation:
                 category=broken[0],
             )
             return
-        if sorted(new.steps, key=_by_id) == sorted(
-            plan.steps, key=_by_id
-        ):  # file order carries no meaning
+        # file order carries no meaning
+        if sorted(new.steps, key=_by_id) == sorted(plan.steps, key=_by_id):
             m.stop(
                 "no_new_route",
                 f"the replanner proposed the same steps as plan v{plan.version} "

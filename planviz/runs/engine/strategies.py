@@ -226,16 +226,16 @@ def run_direct(sim: _Simulation) -> None:
             fact = sorted(obs.withdrawn)[0] if obs.withdrawn else None
             try:
                 scope = failure_scope(plan, step.id, obs.kind, fact=fact, state=m.state())
-            except (
-                StructureError
-            ):  # the listed steps are no DAG (the agent never validates): no scope to redo
+            # the listed steps are no DAG (the agent never validates): no scope to redo
+            except StructureError:
                 scope = None
             if scope is not None and scope.action != "blocked":
                 redos += 1
+                # the work to redo is callable again once its inputs are
                 for sid in (
                     step.id,
                     *scope.voided,
-                ):  # the work to redo is callable again once its inputs are
+                ):
                     if sid in at:
                         heapq.heappush(candidates, at[sid])
                 m.invalidate(

@@ -249,9 +249,8 @@ def _evaluate(
 def _add(acc: list[float], part: tuple[float, ...]) -> None:
     for k in range(COUNTS):
         acc[k] += part[k]
-    for k in range(
-        COUNTS, len(part), 3
-    ):  # Chan's merge of (count, mean, M2): no sum of squares to cancel
+    # Chan's merge of (count, mean, M2): no sum of squares to cancel
+    for k in range(COUNTS, len(part), 3):
         acc[k : k + 3] = merge(
             (int(acc[k]), acc[k + 1], acc[k + 2]), (int(part[k]), part[k + 1], part[k + 2])
         )

@@ -86,9 +86,8 @@ CHUNK_RUNS = 600  #: simulations per chunk (about)
 
 #: Counts before the figures: runs, then one per outcome class but failure (runs minus the others).
 COUNTS = 4
-Partial = tuple[
-    float, ...
-]  # (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
+# (runs, successes, correct_stops, silent_failures, n_1, mean_1, m2_1, ...)
+Partial = tuple[float, ...]
 Task = tuple[FaultModel, tuple[Variant, ...], tuple["Unit", ...]]
 Result = list[tuple[int, int, tuple[Partial, ...]]]
 
@@ -147,9 +146,8 @@ def run_chunk(task: Task) -> Result:
                 a[3] += m.outcome_class == "silent_failure"
                 for j, name in enumerate(FIGURES):
                     value = getattr(m, name)
-                    if (
-                        value is not None
-                    ):  # Welford's update: count, mean, sum of squared deviations
+                    # Welford's update: count, mean, sum of squared deviations
+                    if value is not None:
                         k = COUNTS + 3 * j
                         a[k : k + 3] = welford((int(a[k]), a[k + 1], a[k + 2]), float(value))
         out.append((unit.position, unit.start, tuple(tuple(a) for a in acc)))

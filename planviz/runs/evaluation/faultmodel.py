@@ -174,16 +174,16 @@ class FaultModel:
                 f"{self.seed}\x1f{key}\x1f{index}\x1f{kind}".encode(), digest_size=8
             ).digest()
             rng = random.Random(int.from_bytes(digest, "big"))
+            # the kind's row says what it concerns
             draw, choice, facts_of = (
                 rng.random,
                 rng.choice,
                 FAULTS[kind].draws,
-            )  # the kind's row says what it concerns
+            )
             for i, step in enumerate(plan.steps):
                 if draw() < p:
-                    facts = facts_of(
-                        plan, step
-                    )  # None: the kind cannot apply here (its draw is spent all the same)
+                    # None: the kind cannot apply here (its draw is spent all the same)
+                    facts = facts_of(plan, step)
                     if facts is not None:
                         found[(i, k)] = Fault(
                             step.id, kind, choice(facts) if facts else None, times

@@ -136,9 +136,8 @@ def frozen_result(
     party, reason = blame.party, blame.reason
     ran = [sid for sid, p in steps.items() if p.performed]
     silent = [sid for sid in ran if steps[sid].evidence is False and sid in run.state.completed]
-    if (
-        party is None and silent
-    ):  # completed, but what the step declared it would show was never produced
+    # completed, but what the step declared it would show was never produced
+    if party is None and silent:
         party, reason = (
             "executor",
             (

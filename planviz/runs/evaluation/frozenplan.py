@@ -142,9 +142,8 @@ def frozen_plan_test(
     extra = tuple(r.id for r in unmatched(ran, pairs))
     result = frozen_result(run, contract, steps, extra)
     skipped = [sid for sid, p in steps.items() if not p.performed]
-    if result.attribution is None and (
-        extra or skipped
-    ):  # the trace's own plan completed; the fixed one did not
+    # the trace's own plan completed; the fixed one did not
+    if result.attribution is None and (extra or skipped):
         what = "; ".join(
             filter(
                 None,

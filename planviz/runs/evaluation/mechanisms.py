@@ -96,9 +96,8 @@ def _ladder() -> tuple[Variant, ...]:
     on: set[str] = set()
     for mechanism in MECHANISMS:
         on.add(mechanism)
-        rows.append(
-            Variant(f"+{mechanism}", "planner", frozenset(on))
-        )  # the explicit plan pays its model call
+        # the explicit plan pays its model call
+        rows.append(Variant(f"+{mechanism}", "planner", frozenset(on)))
     return tuple(rows)
 
 

@@ -48,9 +48,8 @@ def _minus(parts: list[tuple[float, float]], cut: list[tuple[float, float]]) -> 
     total = _length(parts)
     first = 0
     for a, b in parts:
-        while (
-            first < len(cut) and cut[first][1] <= a
-        ):  # cuts ending before this part end before the next ones too
+        # cuts ending before this part end before the next ones too
+        while first < len(cut) and cut[first][1] <= a:
             first += 1
         k = first
         while k < len(cut) and cut[k][0] < b:

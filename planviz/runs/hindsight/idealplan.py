@@ -256,9 +256,8 @@ def ideal_schedule(
             after.append(plan_id)
         args = _placeholders(define, copies, leaves) if define else {}
         derived_by = m if needs_model and with_model else None
-        if (
-            derived_by is not None
-        ):  # a value that came from somewhere and is no copy: the model call in between
+        # a value that came from somewhere and is no copy: the model call in between
+        if derived_by is not None:
             for key, value in args.items():
                 if isinstance(value, str) and "{{" not in value and distinctive_parts(value, known):
                     args[key] = "{{" + derived_by + "." + key + "}}"

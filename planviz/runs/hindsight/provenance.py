@@ -84,9 +84,8 @@ def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str,
     while stack:
         where, v = stack.pop()
         kind = type(v)
-        if (
-            kind is str
-        ):  # the common cases first, by exact type (a Mapping check costs an ABC look-up)
+        # the common cases first, by exact type (a Mapping check costs an ABC look-up)
+        if kind is str:
             yield where, v
         elif kind is dict or (kind is not list and kind is not tuple and isinstance(v, Mapping)):
             stack.extend((where + (str(k),), x) for k, x in reversed(list(v.items())))
@@ -149,9 +148,8 @@ def _distinctive(part: str) -> bool:
         return len(part) >= 2
     if part.isalpha():
         return len(part) >= 4
-    return (
-        len(part) >= 2
-    )  # an identifier: it holds a digit, _, ., /, @, :, - or mixes letters and digits
+    # an identifier: it holds a digit, _, ., /, @, :, - or mixes letters and digits
+    return len(part) >= 2
 
 
 def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[str]:
@@ -383,9 +381,8 @@ def data_edges(
             add(u, v, "unknown: assumed")
             if u in waits_all and rank[u] < rv and (cover is None or rank[u] > rank[cover]):
                 cover = u
-        for u in sorted(
-            into.get(v, ())
-        ):  # a pair already linked for another reason: the assumption is costlier
+        # a pair already linked for another reason: the assumption is costlier
+        for u in sorted(into.get(v, ())):
             if u != v and u in times and before(u, v) and (any_call or u not in results):
                 add(u, v, "unknown: assumed")
 

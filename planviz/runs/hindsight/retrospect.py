@@ -253,9 +253,8 @@ def hindsight(run: Run) -> Hindsight:
     times = intervals(run)
     defs = latest_steps(run)
     ran = list(times)
-    leaves = run_result_leaves(
-        run
-    )  # what each result holds: read once, for the edges and the schedule
+    # what each result holds: read once, for the edges and the schedule
+    leaves = run_result_leaves(run)
     edges = data_edges(run, times, defs, leaves=leaves)
     preds: dict[str, set[str]] = {v: set() for v in ran}
     for u, v, _ in edges:
@@ -432,9 +431,8 @@ def _serialized(
     out = []
     for v in order:
         s_v = times[v][0]
-        latest_start = float(
-            "-inf"
-        )  # of the steps already passed, which ended later than the current u
+        # of the steps already passed, which ended later than the current u
+        latest_start = float("-inf")
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
             u = by_end[k]
             e_u = times[u][1]

@@ -413,13 +413,14 @@ def what_if(run: Run, faults: Iterable[Fault] = ()) -> WhatIf:
     injected = _recorded_faults(run, plan) + faults
     strategy = run.strategy if run.strategy in STRATEGIES else "planner"
     replay = simulate(plan, run.contract, faults=injected, strategy=strategy)
+    # start order
     ran = list(
         dict.fromkeys(
             e.step
             for e in run.events
             if e.kind == "start" and e.step is not None and e.step in plan
         )
-    )  # start order
+    )
     if FINAL_ANSWER in plan and FINAL_ANSWER not in run.plans[0]:
         edges = edges + tuple((s, FINAL_ANSWER, "the final answer reports it") for s in ran)
         ran.append(FINAL_ANSWER)

@@ -87,10 +87,11 @@ METRIC_DOCS = {
 }
 
 
+# the outcome classes of a run that ended plan_complete
 _COMPLETED = (
     "goal_success",
     "silent_failure",
-)  # the outcome classes of a run that ended plan_complete
+)
 
 
 @dataclass(frozen=True)
@@ -207,9 +208,8 @@ def metrics_from(
     roots = lineage_roots(run.plans)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
-    for i in reversed(
-        range(len(run.events))
-    ):  # a far step is done when all its concrete steps are (nested first)
+    # a far step is done when all its concrete steps are (nested first)
+    for i in reversed(range(len(run.events))):
         e = run.events[i]
         if e.kind == "expand" and e.step is not None:
             new = run.plan_at(i)
@@ -275,9 +275,8 @@ def metrics_from(
             failed_valid.difference_update(e.voided)  # voided work no longer counts
             statuses_before = run.frame(i - 1).statuses
             voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
-            if (
-                e.kind == "invalidate"
-            ):  # a recovery: its rechecks (a goal change) void more of the same scope
+            # a recovery: its rechecks (a goal change) void more of the same scope
+            if e.kind == "invalidate":
                 if group is not None:
                     distance = max(distance, _hops_back(*group))
                 group = (run.plan_at(i - 1), e.step, set(e.voided))
@@ -290,16 +289,13 @@ def metrics_from(
     executed = done_roots | {roots.get(s, s) for s in failed_valid}
     executability = len(executed & planned) / len(planned) if planned else 0.0
     verdict = outcome_class(run)
-    completed = (
-        run.outcome == "plan_complete"
-    )  # the critical path delay is defined for a completed run
+    # the critical path delay is defined for a completed run
+    completed = run.outcome == "plan_complete"
     delay = None
-    if (
-        completed and run.plans and run.strategy == "recorded"
-    ):  # what happened, not the plan's estimates
-        unknown: set[str] = (
-            set()
-        )  # steps a model call of unknown duration led to: the delay is unknown
+    # what happened, not the plan's estimates
+    if completed and run.plans and run.strategy == "recorded":
+        # steps a model call of unknown duration led to: the delay is unknown
+        unknown: set[str] = set()
         ideal = recorded_makespan(run, unknown)
         delay = (
             None if ideal is None or unknown else max(0.0, (run.time - run.events[0].time) - ideal)

@@ -95,10 +95,11 @@ class RunSummary:
         )
 
     def __reduce__(self) -> tuple[type, tuple[Run]]:
+        # the run travels; the figures are computed again where they are read
         return (
             RunSummary,
             (self.run,),
-        )  # the run travels; the figures are computed again where they are read
+        )
 
     def _once(self, key: Any, compute: Callable[[], T], keep: Any = None) -> T:
         """``compute()`` the first time ``key`` is asked for, then what it gave (or the error it raised).

@@ -110,12 +110,10 @@ def detect(sample: Sample) -> float:
         if isinstance(data, dict) and isinstance(data.get("observations"), list):
             return 0.98
         return 0.95 if _observation_list(data) is not None else 0.0
-    found = _KEYS.search(
-        sample.text
-    )  # surer than the OpenTelemetry attributes its metadata may hold
-    if found and sample.text.startswith(
-        "["
-    ):  # a bare list of observations: they name their parents
+    # surer than the OpenTelemetry attributes its metadata may hold
+    found = _KEYS.search(sample.text)
+    # a bare list of observations: they name their parents
+    if found and sample.text.startswith("["):
         return 0.97 if found.group(1) == "parentObservationId" else 0.0
     return 0.98 if found and sample.text.startswith("{") else 0.0
 
@@ -158,9 +156,8 @@ def ended(trace: Any, spans: list[Span]) -> int | None:
     return min(s.start for s in spans) + round(latency * 1e9)
 
 
-_attributes = (
-    toolcalls.attributes
-)  # metadata.attributes, whether metadata is an object or JSON text
+# metadata.attributes, whether metadata is an object or JSON text
+_attributes = toolcalls.attributes
 
 
 def _operation(o: dict[str, Any]) -> str | None:

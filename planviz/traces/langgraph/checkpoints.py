@@ -87,14 +87,12 @@ class Checkpoint:
     thread: str | None
     namespace: str
     step: int | None
-    time: (
-        int | None
-    )  # nanoseconds since the epoch: exact, so two checkpoints a microsecond apart stay one apart
+    # nanoseconds since the epoch: exact, so two checkpoints a microsecond apart stay one apart
+    time: int | None
     source: str
     values: dict[str, Any]
-    next: (
-        tuple[str, ...] | None
-    )  # the nodes scheduled next (snapshots: ``next``; tuples: ``branch:to:X`` triggers)
+    # the nodes scheduled next (snapshots: ``next``; tuples: ``branch:to:X`` triggers)
+    next: tuple[str, ...] | None
     tasks: list[Task]
     node_writes: dict[str, Any] | None  # metadata.writes: node -> its writes (older LangGraph)
     seen: dict[str, dict[str, Any]] | None  # versions_seen: node -> {channel: version}
@@ -213,9 +211,8 @@ def checkpoint_of(raw: Any, index: int, source: str) -> Checkpoint:
         )
     metadata = _get(raw, "metadata", where, source, required=False) or {}
     step = metadata.get("step")
-    if (
-        step is not None and limits.read_int(step) is None
-    ):  # a bool, no integer, or one past float range
+    # a bool, no integer, or one past float range
+    if step is not None and limits.read_int(step) is None:
         raise TraceFormatError(
             f"expected an integer within float range, got {show_value(step)}",
             source=source,
@@ -332,9 +329,8 @@ def _tuple(
                     and isinstance(ns_list[0], str)
                     and ":" in ns_list[0]
                 ):
-                    task.name = ns_list[0].split(":", 1)[
-                        0
-                    ]  # the interrupt names its node: "qa:<task id>"
+                    # the interrupt names its node: "qa:<task id>"
+                    task.name = ns_list[0].split(":", 1)[0]
         elif channel == "__resume__":
             task.resumed = True
         else:
@@ -349,9 +345,8 @@ def _tuple(
         )
     scheduled = tuple(sorted({node for k in values if (node := _trigger_target(k)) is not None}))
     _name_from_triggers(list(tasks.values()), scheduled)
-    old_layout = (
-        isinstance(cp.get("v"), int) and cp["v"] < 3 and seen
-    )  # channels named after nodes were triggers
+    # channels named after nodes were triggers
+    old_layout = isinstance(cp.get("v"), int) and cp["v"] < 3 and seen
     return Checkpoint(
         cid,
         parent,
@@ -477,9 +472,8 @@ def _chronological(
     children: dict[str | None, list[Checkpoint]] = defaultdict(list)
     roots, missing = [], []
     selfish = next((c for c in by_id.values() if c.parent == c.id), None)
-    if (
-        selfish is not None
-    ):  # impossible in LangGraph (every checkpoint id is new): the record is broken
+    # impossible in LangGraph (every checkpoint id is new): the record is broken
+    if selfish is not None:
         raise TraceFormatError(
             f"checkpoint {selfish.id!r} names itself as its parent; a parent is an earlier "
             "checkpoint",

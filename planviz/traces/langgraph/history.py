@@ -94,9 +94,8 @@ class _Step:
     action: str
     deps: dict[str, None] = field(default_factory=dict)
     inferred: set[str] = field(default_factory=set)
-    facts: dict[str, None] = field(
-        default_factory=dict
-    )  # an ordered set: in the order the fact strings were made
+    # an ordered set: in the order the fact strings were made
+    facts: dict[str, None] = field(default_factory=dict)
     branch: int = 1
     revises: str | None = None
     duration: float | None = None  # what the last run took (end - start), when it ran
@@ -114,9 +113,8 @@ def _action(node: str, step: int | None) -> str:
 
 def run_of_history(data: Any, source: str = "<history>") -> Run:
     """The recorded :class:`~planviz.Run` of a LangGraph history (snapshots or checkpoint tuples, any order)."""
-    with (
-        paused_gc()
-    ):  # hundreds of thousands of small acyclic objects: no full collections while they pile up
+    # hundreds of thousands of small acyclic objects: no full collections while they pile up
+    with paused_gc():
         return _Builder(*history_of(data, source), source).run()
 
 
@@ -154,12 +152,10 @@ class _Builder(Versions):
         self.t0: int = first if self.timed and first is not None else 0
         self.steps: dict[str, _Step] = {}
         self.names: Counter[str] = Counter()
-        self.at: dict[str, list[str]] = defaultdict(
-            list
-        )  # checkpoint -> steps of the superstep ending there
-        self.fails_at: dict[str, list[str]] = defaultdict(
-            list
-        )  # checkpoint -> steps that failed/waited there
+        # checkpoint -> steps of the superstep ending there
+        self.at: dict[str, list[str]] = defaultdict(list)
+        # checkpoint -> steps that failed/waited there
+        self.fails_at: dict[str, list[str]] = defaultdict(list)
         self.unresolved: dict[
             str, dict[str, str]
         ] = {}  # checkpoint -> node -> its failed step awaiting a retry
@@ -179,14 +175,12 @@ class _Builder(Versions):
             str, float
         ] = {}  # checkpoint -> when the superstep leading to it started
         self.branches = 0  # branches numbered so far
-        self.members: dict[int, list[str]] = defaultdict(
-            list
-        )  # branch -> its checkpoints, in order
+        # branch -> its checkpoints, in order
+        self.members: dict[int, list[str]] = defaultdict(list)
         self.calls: list[ModelCall] = []  # the AI messages node runs wrote (langgraphcalls)
         self.replied: set[str] = set()  # their ids
-        self.tool_ids: set[str] = (
-            set()
-        )  # the ToolMessages counted so far (langgraphcalls.tool_results)
+        # the ToolMessages counted so far (langgraphcalls.tool_results)
+        self.tool_ids: set[str] = set()
 
     def _next_branch(self) -> int:
         self.branches += 1
@@ -297,9 +291,8 @@ class _Builder(Versions):
                 )
             )
         ran: dict[str, str] = {}  # node -> its step in this superstep
-        results = tool_results(
-            p.values, written, self.tool_ids
-        )  # channel -> the new ToolMessages it holds
+        # channel -> the new ToolMessages it holds
+        results = tool_results(p.values, written, self.tool_ids)
         for i, task in enumerate(tasks):
             node = self._node(task, c)
             sid = ran[node] = self._new_step(node, _action(node, c.step), c, unresolved)
@@ -330,9 +323,8 @@ class _Builder(Versions):
         values = dict(written)
         for ch, message in new_replies(p.values, written, self.replied):
             by = [n for n in ran if writers is None or ch in writers.get(n, ())]
-            if by == [
-                "__start__"
-            ]:  # the graph's input, passed on into the state: no model wrote it
+            # the graph's input, passed on into the state: no model wrote it
+            if by == ["__start__"]:
                 continue
             try:
                 self.calls.append(
@@ -428,9 +420,8 @@ class _Builder(Versions):
         step = self.steps[sid]
         step.facts.update(facts)
         rank = None
-        if (
-            resumed
-        ):  # stopped in this very superstep and resumed: re-run just before the next checkpoint
+        # stopped in this very superstep and resumed: re-run just before the next checkpoint
+        if resumed:
             message = (
                 self._resume(sid, end) if sid in self.waits else f"{sid!r} runs again (resumed)"
             )
@@ -440,16 +431,14 @@ class _Builder(Versions):
             self.actions.append(Action(end, "start", sid, rank=ranks[1]))
             rank = ranks[2]
         else:
-            if (
-                sid in self.waits
-            ):  # it waited for input at an earlier checkpoint: this run is its resumption
+            # it waited for input at an earlier checkpoint: this run is its resumption
+            if sid in self.waits:
                 self.actions.append(Action(start, "retry", sid, self._resume(sid, start)))
             elif sid in self.failed:  # it failed at an earlier checkpoint: this run is its retry
                 self.actions.append(Action(start, "retry", sid, f"{sid!r} runs again"))
             self.actions.append(Action(start, "start", sid))
-            if (
-                end <= start
-            ):  # no time passed: the ending follows the beginning, never the other way round
+            # no time passed: the ending follows the beginning, never the other way round
+            if end <= start:
                 rank = 4.2
         step.duration = max(end - start, 0.0)
         obs = Observation(

@@ -166,10 +166,11 @@ def tool_results(
         kept = before if isinstance(before, list) else []
         items = value
         if len(value) >= len(kept) and value[: len(kept)] == kept:
+            # appended to, as message lists are: only the new part is read
             items, kept = (
                 value[len(kept) :],
                 [],
-            )  # appended to, as message lists are: only the new part is read
+            )
         held = {m.get("id") for m in map(tool_message, kept) if m is not None} if kept else set()
         for message in map(tool_message, items):
             ident = message.get("id") if message is not None else None
@@ -224,10 +225,11 @@ def new_replies(
         items = value if isinstance(value, list) else [value]
         kept = before if isinstance(before, list) else [before]
         if len(items) > len(kept) and items[: len(kept)] == kept:
+            # appended to, as message lists are: only the new part is read
             items, kept = (
                 items[len(kept) :],
                 [],
-            )  # appended to, as message lists are: only the new part is read
+            )
         had: tuple[set[str], Counter[str]] | None = None
         for item in items:
             message = reply_of(item)

@@ -314,9 +314,8 @@ class Versions:
         self.position: dict[str, int] = {}  # step -> its place in every version holding it
         self.marked: list[tuple[list[str], list[str]]] = []  # per version: its flagged, unknown
         placed = [sid for ids in (*self.at.values(), *self.fails_at.values()) for sid in ids]
-        shared = len(set(placed)) == len(
-            placed
-        )  # each step at one checkpoint: versions share their prefixes
+        # each step at one checkpoint: versions share their prefixes
+        shared = len(set(placed)) == len(placed)
         plans = self.plans = []
         if shared:
             self._branch_ids(root.id)
@@ -347,9 +346,8 @@ class Versions:
             else:
                 ids = self._plan_steps(self._chain_end(cid), version)
                 kept = set(ids)
-                voided = list(
-                    filterfalse(kept.__contains__, current.by_id)
-                )  # its ids, none repeated
+                # its ids, none repeated
+                voided = list(filterfalse(kept.__contains__, current.by_id))
                 fresh = list(filterfalse(current_ids.__contains__, ids))
                 current_ids = kept
             twins: dict[str, str] = {}
@@ -478,9 +476,8 @@ def asked(value: Any, budget: int = 1000) -> str:
                 return " ".join(body["content"].split())
             queue.extend(item.values())
         elif isinstance(item, (list, tuple)):
-            if (
-                len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str)
-            ):  # ("user", "text")
+            # ("user", "text")
+            if len(item) == 2 and item[0] in ("user", "human") and isinstance(item[1], str):
                 return " ".join(item[1].split())
             queue.extend(item)
     return ""

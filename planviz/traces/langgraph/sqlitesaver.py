@@ -62,13 +62,14 @@ _CHECKPOINT_COLUMNS = (
     "checkpoint",
     "metadata",
 )
+# SqliteSaver before 0.2: JSON
 _EARLY_COLUMNS = (
     "thread_id",
     "thread_ts",
     "parent_ts",
     "checkpoint",
     "metadata",
-)  # SqliteSaver before 0.2: JSON
+)
 _WRITE_COLUMNS = (
     "thread_id",
     "checkpoint_ns",
@@ -365,9 +366,8 @@ def thread_table(
     True
     """
     try:
-        if not os.path.isfile(
-            path
-        ):  # a FIFO or device is never opened here: load_trace refuses it on its own
+        # a FIFO or device is never opened here: load_trace refuses it on its own
+        if not os.path.isfile(path):
             return None
         with open(path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":

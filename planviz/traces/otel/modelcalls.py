@@ -50,9 +50,8 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
     """The model spans that are calls (no model span below them), by id, each with the tokens and cost of
     the wrapper above it when it records none and is that wrapper's only inner span (linear in the spans)."""
     models = {s.span_id: s for s in order if s.operation == MODEL}
-    anc: dict[str | None, str | None] = {
-        None: None
-    }  # span -> the nearest model span at or above it
+    # span -> the nearest model span at or above it
+    anc: dict[str | None, str | None] = {None: None}
     for s in order:
         path: list[str | None] = []
         node: str | None = s.span_id
@@ -81,14 +80,12 @@ def innermost(order: list[Span], parent: dict[str, str | None]) -> dict[str, Spa
         for c in reversed(chain):
             d += 1
             depth[c] = d
-    for w in sorted(
-        inner, key=depth.__getitem__
-    ):  # outermost first: a chain's tokens flow down to its call
+    # outermost first: a chain's tokens flow down to its call
+    for w in sorted(inner, key=depth.__getitem__):
         if len(inner[w]) == 1:
             call, outer = models[inner[w][0]], models[w]
-            for name in (
-                _CARRIED
-            ):  # (a reply naming calls without their arguments gives way to a fuller one)
+            # (a reply naming calls without their arguments gives way to a fuller one)
+            for name in _CARRIED:
                 mine = getattr(call, name)
                 if (
                     mine is None or name == "output_text" and str(mine).endswith("(…)")
@@ -143,9 +140,8 @@ def model_calls(
                 **_said(m),
             )
         )
-    return tuple(
-        calltimes.timed(c, calls[c.id]) for c in out
-    )  # unknown or inferred durations said so
+    # unknown or inferred durations said so
+    return tuple(calltimes.timed(c, calls[c.id]) for c in out)
 
 
 def _said(m: Span) -> dict[str, Any]:

@@ -58,9 +58,8 @@ def dict_literal(data: Any) -> Any:
         try:
             check_plain(found)
             return found
-        except (
-            PlanFormatError
-        ):  # a lone surrogate, an integer too long to write: kept as the text it was
+        # a lone surrogate, an integer too long to write: kept as the text it was
+        except PlanFormatError:
             pass
     return data
 

@@ -135,9 +135,8 @@ def spans_of(
             and s.name.startswith("ai.")
             and (s.input_tokens is not None or s.output_tokens is not None)
         ):
-            i = bisect.bisect_left(
-                starts, s.start
-            )  # a model call starting inside it: it only wraps that call
+            # a model call starting inside it: it only wraps that call
+            i = bisect.bisect_left(starts, s.start)
             if not (i < len(starts) and (s.end is None or starts[i] <= s.end)):
                 s.operation, s.model = MODEL, s.model or s.name
     return spans
@@ -184,9 +183,8 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
     """A JS span object as the Python SDK's span JSON (the fields :func:`span_of` reads)."""
     raw, bad = span_record(raw, "a span object", where, line, source)
     ctx = _context(raw)
-    if ctx is None and _flat(
-        raw
-    ):  # a file exporter's flat ids (Copilot Chat), the console exporter's "id"
+    # a file exporter's flat ids (Copilot Chat), the console exporter's "id"
+    if ctx is None and _flat(raw):
         ctx = {"traceId": raw.get("traceId"), "spanId": raw.get("spanId", raw.get("id"))}
     if not isinstance(ctx, dict):
         raise bad("spanContext", f"expected an object with traceId and spanId, got {str(ctx)[:60]}")
@@ -235,9 +233,8 @@ def python_shape(raw: Any, where: str, line: int | None, source: str) -> dict[st
             hrtime(raw.get("startTime"), "startTime", bad),
             hrtime(raw.get("endTime"), "endTime", bad),
         )
-        if (
-            raw.get("_ended") is False or end == 0
-        ):  # JSON.stringify(span) of a span not ended: [0, 0]
+        # JSON.stringify(span) of a span not ended: [0, 0]
+        if raw.get("_ended") is False or end == 0:
             end = None
         length = next((raw[k] for k in ("duration", "_duration") if k in raw), None)
         if (

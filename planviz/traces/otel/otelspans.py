@@ -65,11 +65,12 @@ SHORT = messages.SHORT  # characters of a result or message kept for display
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
     "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
+    # tool.id: OpenInference TOOL spans
     "call_id": (
         "gen_ai.tool.call.id",
         "tool_call.id",
         "tool.id",
-    ),  # tool.id: OpenInference TOOL spans
+    ),
     "arguments": (
         "gen_ai.tool.call.arguments",
         "gen_ai.tool.args",
@@ -341,9 +342,8 @@ def span_of(
         raise bad("name", f"expected a string, got {_short(name)}")
     deviations: list[str] = []
     oi_kind = attrs.get(openinferencevalues.KIND)
-    oi = isinstance(
-        oi_kind, str
-    )  # an OpenInference span: its own convention, not a deviation from GenAI's
+    # an OpenInference span: its own convention, not a deviation from GenAI's
+    oi = isinstance(oi_kind, str)
     oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
     def get(what: str) -> Any:
@@ -359,9 +359,8 @@ def span_of(
         op_value = TOOL  # gen_ai.tool.name / gen_ai.tool.call.id and no operation name (Koog, AG2)
         deviations.append("tool attributes")
     if op_value is None and name.split(" ", 1)[0] in OPERATIONS:
-        op_value = name.split(" ", 1)[
-            0
-        ]  # the span name's first word, as the conventions name spans
+        # the span name's first word, as the conventions name spans
+        op_value = name.split(" ", 1)[0]
         deviations.append("span name")
     if op_value is not None and not isinstance(op_value, str):
         raise bad("attributes.gen_ai.operation.name", f"expected a string, got {_short(op_value)}")
@@ -403,17 +402,15 @@ def span_of(
             openinferencevalues.task(attrs.get("input.value")),
             (0 if oi_upper == "AGENT" else 1),
         )
-    elif (
-        oi and operation == MODEL
-    ):  # an agent span with no input: the first model call's user message
+    # an agent span with no input: the first model call's user message
+    elif oi and operation == MODEL:
         goal, goal_rank = messages.task(given), 2
     elif operation in (MODEL, AGENT) and not oi:
         stated = get("messages")
         goal = messages.task(stated if stated is not None else given)
     goal = messages.shortened(goal)
-    input_text = (
-        messages.last_input(given) if operation in (MODEL, AGENT) else None
-    )  # an agent may be the call
+    # an agent may be the call
+    input_text = messages.last_input(given) if operation in (MODEL, AGENT) else None
     if input_text == goal:
         goal = input_text  # one string, not two equal ones (a big trace keeps one per model call)
     usage = tokens_of(attrs, TOKEN_ATTRIBUTES, lambda key, why: bad(f"attributes ({key})", why))
@@ -673,11 +670,12 @@ def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
         return number  # read once: each read checks the digits against the limits
     if kind == "doubleValue" and (double := read_float(x)) is not None:
         return double
+    # protobuf JSON's non-finite doubles
     if kind == "doubleValue" and x in (
         "NaN",
         "Infinity",
         "-Infinity",
-    ):  # protobuf JSON's non-finite doubles
+    ):
         return x
     if kind == "arrayValue" and isinstance(x, dict):
         return [

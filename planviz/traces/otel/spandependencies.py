@@ -90,9 +90,8 @@ def timing_edges(
         if sid is not None:
             rank.setdefault(sid, i)
     children: dict[Any, list[Span]] = defaultdict(list)
-    for s in (
-        order
-    ):  # top-level spans are siblings only within their trace: traces are independent requests
+    # top-level spans are siblings only within their trace: traces are independent requests
+    for s in order:
         up = parent[s.span_id]
         children[up if up is not None else ("trace", s.trace_id or "")].append(s)
     edges: dict[tuple[str, str], None] = {}
@@ -153,9 +152,8 @@ def _order_units(
             low = bisect.bisect_right(closed_ends, max_start)
             picked: list[str] = []
             k = len(closed) - 1
-            while (
-                k >= low and len(picked) < MAX_PREDECESSORS
-            ):  # the latest ended first, at most the cap
+            # the latest ended first, at most the cap
+            while k >= low and len(picked) < MAX_PREDECESSORS:
                 i = closed[k]
                 if i not in ordered:  # a container's exits, sorted once
                     ordered[i] = sorted(units[i][3])

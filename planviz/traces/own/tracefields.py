@@ -295,21 +295,18 @@ def _default(f: Any) -> Any:
 _DEFAULTS = {f.name: _default(f) for f in fields(Event)}
 
 
-_ATOMS = frozenset(
-    {str, int, float, bool, type(None)}
-)  # most fields of most events: written as they are
+# most fields of most events: written as they are
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _plain(value: Any) -> Any:
-    if (
-        type(value) in _ATOMS
-    ):  # before the Mapping check, an abstract-class lookup for every field of every event
+    # before the Mapping check, an abstract-class lookup for every field of every event
+    if type(value) in _ATOMS:
         return value
     if type(value) is dict:  # an event's changes
         return dict(value)
-    if isinstance(
-        value, AbstractSet
-    ):  # a frozenset, or the kept work of a grown version (a DoneSet)
+    # a frozenset, or the kept work of a grown version (a DoneSet)
+    if isinstance(value, AbstractSet):
         return sorted(value)
     if isinstance(value, Observation):
         return {

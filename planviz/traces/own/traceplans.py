@@ -85,9 +85,8 @@ def plan_lines(record: dict[str, Any], chunk: int | None = None) -> list[str]:
     announcing ``steps_lines`` followed by that many ``steps`` lines, each holding the next steps."""
     chunk = CHUNK if chunk is None else chunk
     steps = record.get("steps")
-    if (
-        not steps or _shortest(steps) <= chunk
-    ):  # else the whole line is longer, without making it to find out
+    # else the whole line is longer, without making it to find out
+    if not steps or _shortest(steps) <= chunk:
         line = json_line({"type": "plan", "plan": record})
         if len(line) <= chunk or not steps:
             return [line]

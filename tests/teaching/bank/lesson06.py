@@ -38,9 +38,8 @@ from tests.teaching.test_lesson06 import (
 )
 
 _DIR = Path(tempfile.mkdtemp(prefix="planviz-bank-"))
-atexit.register(
-    shutil.rmtree, _DIR, True
-)  # the traces are read back at import; nothing needs them after
+# the traces are read back at import; nothing needs them after
+atexit.register(shutil.rmtree, _DIR, True)
 
 
 def _saved(run, name, lines=None):
