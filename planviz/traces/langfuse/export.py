@@ -56,12 +56,10 @@ from planviz.traces.otel.otelspans import (
     TOOL,
     Span,
     _brief,
-    _id,
-    _nanos,
-    _number,
     _value,
     leaves,
 )
+from planviz.traces.otel.otlpvalues import nanos, number, otel_id
 from planviz.traces.tokens import USAGE_DETAILS, tokens_of
 
 __all__ = ["TITLE", "detect", "read", "spans_of"]
@@ -201,12 +199,12 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
         result = _value(o.get("output")) if operation == TOOL else None
         model = o.get("model") if isinstance(o.get("model"), str) and o.get("model") else None
         span = Span(
-            span_id=_id(_hex(o.get("id")), "id", bad, required=True),
+            span_id=otel_id(_hex(o.get("id")), "id", bad, required=True),
             trace_id=None,
-            parent_id=_id(_hex(o.get("parentObservationId")), "parentObservationId", bad),
+            parent_id=otel_id(_hex(o.get("parentObservationId")), "parentObservationId", bad),
             name=name,
-            start=_nanos(o.get("startTime"), "startTime", bad, required=True),
-            end=_nanos(o.get("endTime"), "endTime", bad),
+            start=nanos(o.get("startTime"), "startTime", bad, required=True),
+            end=nanos(o.get("endTime"), "endTime", bad),
             status="error" if failed else "ok",
             clues=calltimes.clues(
                 (),
@@ -237,7 +235,7 @@ def spans_of(data: dict[str, Any], source: str) -> list[Span]:
             value=toolcalls.kept(result),
             input_text=last_input(o.get("input")) if operation == MODEL else None,
             output_text=reply(o.get("output")) if operation == MODEL else None,
-            cost=_number(cost, f"{where}.costDetails.total", bad),
+            cost=number(cost, f"{where}.costDetails.total", bad),
             error="ERROR" if failed else "",
             goal=None,
             goal_rank=0,

@@ -29,19 +29,16 @@ is counted in ``Span.deviations`` and reported once per name.
 
 from __future__ import annotations
 
-import base64
 import json
-import re
 from sys import intern
 from typing import Any, Callable, Mapping
 
 from planviz.errors import TraceFormatError
-from planviz.io.limits import read_float, read_int
-from planviz.io.plaindata import iso_nanos
 from planviz.plan.fields import EFFECTS
 from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.messages import reply
 from planviz.traces.otel import openinferencevalues
+from planviz.traces.otel.otlpvalues import nanos, number, otel_id, otlp_attributes, short
 from planviz.traces.spanmessages import event_messages, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
@@ -164,7 +161,6 @@ _DOCUMENTED_OPERATIONS = frozenset(
         "plan",
     }
 )
-_HEX = re.compile(r"[0-9a-f]{1,32}")
 _STATUS = {
     0: "unset",
     1: "ok",
@@ -278,7 +274,7 @@ def span_record(
         return _fail(why, source, f"{where}.{field}" if where else field, line)
 
     if not isinstance(raw, dict):
-        raise _fail(f"expected {what}, got {type(raw).__name__} {_short(raw)}", source, where, line)
+        raise _fail(f"expected {what}, got {type(raw).__name__} {short(raw)}", source, where, line)
     return raw, bad
 
 
@@ -289,42 +285,42 @@ def span_of(
     raw, bad = span_record(raw, "a span object", where, line, source)
     otlp = "spanId" in raw or "startTimeUnixNano" in raw
     if otlp:
-        attrs = _otlp_attributes(raw.get("attributes"), bad)
-        span_id = _id(raw.get("spanId"), "spanId", bad, required=True, own=True)
-        trace_id = _id(raw.get("traceId"), "traceId", bad)
-        parent_id = _id(raw.get("parentSpanId"), "parentSpanId", bad)
-        start = _nanos(raw.get("startTimeUnixNano"), "startTimeUnixNano", bad, required=True)
-        end = _nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano", bad)
+        attrs = otlp_attributes(raw.get("attributes"), bad)
+        span_id = otel_id(raw.get("spanId"), "spanId", bad, required=True, own=True)
+        trace_id = otel_id(raw.get("traceId"), "traceId", bad)
+        parent_id = otel_id(raw.get("parentSpanId"), "parentSpanId", bad)
+        start = nanos(raw.get("startTimeUnixNano"), "startTimeUnixNano", bad, required=True)
+        end = nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano", bad)
         status = raw.get("status") or {}
         code_field, message_field = "code", "message"
         raw_events = _events(raw, bad)
         events = (
-            [(e.get("name"), _otlp_attributes(e.get("attributes"), bad)) for e in raw_events]
+            [(e.get("name"), otlp_attributes(e.get("attributes"), bad)) for e in raw_events]
             if raw_events
             else []
         )
     else:
         attrs = raw.get("attributes") or {}
         if not isinstance(attrs, dict):
-            raise bad("attributes", f"expected an object of attribute values, got {_short(attrs)}")
+            raise bad("attributes", f"expected an object of attribute values, got {short(attrs)}")
         ctx = raw.get("context")
         if not isinstance(ctx, dict):
-            raise bad("context", f"expected an object with span_id and trace_id, got {_short(ctx)}")
-        span_id = _id(ctx.get("span_id"), "context.span_id", bad, required=True, own=True)
-        trace_id = _id(ctx.get("trace_id"), "context.trace_id", bad)
+            raise bad("context", f"expected an object with span_id and trace_id, got {short(ctx)}")
+        span_id = otel_id(ctx.get("span_id"), "context.span_id", bad, required=True, own=True)
+        trace_id = otel_id(ctx.get("trace_id"), "context.trace_id", bad)
         parent = raw.get("parent")
         if isinstance(parent, dict):
-            parent_id = _id(parent.get("span_id"), "parent.span_id", bad)
+            parent_id = otel_id(parent.get("span_id"), "parent.span_id", bad)
         else:
-            parent_id = _id(raw.get("parent_id"), "parent_id", bad)
-        start = _nanos(raw.get("start_time"), "start_time", bad, required=True)
-        end = _nanos(raw.get("end_time"), "end_time", bad)
+            parent_id = otel_id(raw.get("parent_id"), "parent_id", bad)
+        start = nanos(raw.get("start_time"), "start_time", bad, required=True)
+        end = nanos(raw.get("end_time"), "end_time", bad)
         status = raw.get("status") or {}
         code_field, message_field = "status_code", "description"
         raw_events = _events(raw, bad)
         events = [(e.get("name"), e.get("attributes") or {}) for e in raw_events]
     if not isinstance(status, dict):
-        raise bad("status", f"expected an object, got {_short(status)}")
+        raise bad("status", f"expected an object, got {short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
     state = (
         _STATUS.get(code.lower())
@@ -335,11 +331,11 @@ def span_of(
     )
     if state is None:
         raise bad(
-            f"status.{code_field}", f"expected UNSET, OK or ERROR (0, 1, 2), got {_short(code)}"
+            f"status.{code_field}", f"expected UNSET, OK or ERROR (0, 1, 2), got {short(code)}"
         )
     name = raw.get("name", "")
     if not isinstance(name, str):
-        raise bad("name", f"expected a string, got {_short(name)}")
+        raise bad("name", f"expected a string, got {short(name)}")
     deviations: list[str] = []
     oi_kind = attrs.get(openinferencevalues.KIND)
     # an OpenInference span: its own convention, not a deviation from GenAI's
@@ -363,7 +359,7 @@ def span_of(
         op_value = name.split(" ", 1)[0]
         deviations.append("span name")
     if op_value is not None and not isinstance(op_value, str):
-        raise bad("attributes.gen_ai.operation.name", f"expected a string, got {_short(op_value)}")
+        raise bad("attributes.gen_ai.operation.name", f"expected a string, got {short(op_value)}")
     operation = OPERATIONS.get(op_value) if op_value else None
     if op_value and op_value not in _DOCUMENTED_OPERATIONS and operation:
         deviations.append(f"operation {op_value}")
@@ -422,7 +418,7 @@ def span_of(
         else None
     )
     if split is not None:
-        cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
+        cost = sum(number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
         span_id=span_id,
         trace_id=trace_id,
@@ -443,7 +439,7 @@ def span_of(
         model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
         input_tokens=usage.input,
         output_tokens=usage.output,
-        cost=_number(cost, "attributes.gen_ai.usage.cost", bad),
+        cost=number(cost, "attributes.gen_ai.usage.cost", bad),
         error=error,
         goal=goal,
         goal_rank=goal_rank,
@@ -492,11 +488,6 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     return out
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _brief(value: Any) -> str:
     """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
@@ -507,78 +498,6 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
-# the trace and parent ids seen last, one string for all who name them; forgotten whole past _SHARED_AT_MOST
-# entries: a small table, never one entry per span of a big trace
-_SHARED_IDS: dict[str, str] = {}
-_SHARED_AT_MOST = 4096
-
-
-def _shared_id(text: str, own: bool) -> str:
-    """One string for the spans that name the same parent or trace; a span's own id is looked up, not kept.
-
-    (``sys.intern`` would keep one entry per span in the interpreter's table for as long as the process
-    runs: a megabyte per 20,000 spans that outlives the run, issue 43.)
-    """
-    found = _SHARED_IDS.get(text)
-    if found is not None or own:
-        return text if found is None else found
-    if len(_SHARED_IDS) >= _SHARED_AT_MOST:
-        _SHARED_IDS.clear()
-    _SHARED_IDS[text] = text
-    return text
-
-
-def _id(value: Any, field: str, bad: Any, required: bool = False, own: bool = False) -> str | None:
-    """A span or trace id as lowercase hex: OTLP hex text, SDK ``0x...`` text or an integer (``own``: the
-    span's own id, shared with an earlier span's parent id when one named it, not kept for later ones)."""
-    if value is None or value == "" or value == 0:
-        if required:
-            raise bad(field, "missing: every span needs its id")
-        return None
-    if isinstance(value, bool):
-        raise bad(field, f"expected a hex id or an integer, got {value!r}")
-    if isinstance(value, int):
-        if value < 0:
-            raise bad(field, f"expected a non-negative id, got {value!r}")
-        return _shared_id(f"{value:016x}", own)
-    if isinstance(value, str):
-        text = value.lower().removeprefix("0x")
-        if _HEX.fullmatch(text):
-            return _shared_id(text.rjust(16, "0"), own)
-    raise bad(field, f"expected a hex id or an integer, got {_short(value)}")
-
-
-def _nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | None:
-    """A time as integer nanoseconds since the epoch: an integer, a string of digits (OTLP) or ISO 8601 text."""
-    if value is None or value == "" or value == "0" or value == 0:
-        if required:
-            raise bad(field, "missing: every span needs its start time")
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 63:
-        return value
-    if isinstance(value, str):
-        number = (
-            (int(value) if value.isdigit() and value.isascii() else read_int(value))
-            if len(value) < 20
-            else None
-        )
-        if number is not None and number > 0:
-            return number
-        nanos = iso_nanos(value)
-        if nanos is not None:
-            return nanos
-    raise bad(field, f"expected nanoseconds since the epoch or ISO 8601 time, got {_short(value)}")
-
-
-def _number(value: Any, field: str, bad: Any) -> float | None:
-    if value is None:
-        return None
-    number = read_float(value) if isinstance(value, (int, float)) else None
-    if number is None:
-        raise bad(field, f"expected a finite number, got {_short(value)}")
-    return number
 
 
 def _value(value: Any) -> Any:
@@ -605,90 +524,5 @@ def _arguments(value: Any) -> dict[str, Any]:
 def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
     events = raw.get("events") or []
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
-        raise bad("events", f"expected a list of event objects, got {_short(events)}")
+        raise bad("events", f"expected a list of event objects, got {short(events)}")
     return events
-
-
-def _otlp_attributes(items: Any, bad: Any) -> dict[str, Any]:
-    """OTLP ``[{"key": k, "value": AnyValue}]`` as a plain mapping; a plain mapping as it is (the spans
-    CloudWatch stores for X-Ray and AgentCore: OTLP's camelCase fields, attributes already flat)."""
-    if items is None:
-        return {}
-    if isinstance(items, dict) and not {"key", "value"} <= items.keys():
-        return items
-    if not isinstance(items, list):
-        raise bad("attributes", f"expected a list of {{key, value}} objects, got {_short(items)}")
-    out = {}
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(key := item.get("key"), str):
-            raise bad(
-                f"attributes[{i}]",
-                f'expected {{"key": name, "value": {{...}}}}, got {_short(item)}',
-            )
-        value = item.get("value")
-        if (
-            type(value) is dict
-            and len(value) == 1
-            and type(text := value.get("stringValue")) is str
-        ):
-            out[key] = (
-                text  # most attributes: a string, read without the field's name built for an error
-            )
-        else:
-            out[key] = _any_value(value, f"attributes[{i}].value", bad)
-    return out
-
-
-def _any_value(v: Any, field: str, bad: Any, depth: int = 0) -> Any:
-    """An OTLP AnyValue as a Python value."""
-    if v is None or v == {}:
-        return None
-    if not isinstance(v, dict) or len(v) != 1 or depth > 32:
-        raise bad(
-            field,
-            f"expected one of stringValue, boolValue, intValue, doubleValue, arrayValue, "
-            f"kvlistValue, bytesValue, got {_short(v)}",
-        )
-    ((kind, x),) = v.items()
-    if kind == "stringValue" and isinstance(x, str):
-        return x
-    if kind == "boolValue" and isinstance(x, bool):
-        return x
-    if (
-        kind == "intValue"
-        and isinstance(x, int)
-        and not isinstance(x, bool)
-        and read_int(x) is not None
-    ):
-        return x
-    if (
-        kind == "intValue"
-        and isinstance(x, str)
-        and (number := int(x) if len(x) < 19 and x.isdigit() and x.isascii() else read_int(x))
-        is not None
-    ):
-        return number  # read once: each read checks the digits against the limits
-    if kind == "doubleValue" and (double := read_float(x)) is not None:
-        return double
-    # protobuf JSON's non-finite doubles
-    if kind == "doubleValue" and x in (
-        "NaN",
-        "Infinity",
-        "-Infinity",
-    ):
-        return x
-    if kind == "arrayValue" and isinstance(x, dict):
-        return [
-            _any_value(e, f"{field}.arrayValue.values[{i}]", bad, depth + 1)
-            for i, e in enumerate(x.get("values") or [])
-        ]
-    if kind == "kvlistValue" and isinstance(x, dict):
-        return _otlp_attributes(
-            x.get("values"), lambda f, why: bad(f"{field}.kvlistValue.{f}", why)
-        )
-    if kind == "bytesValue" and isinstance(x, str):
-        try:
-            return base64.b64decode(x, validate=True).decode("utf-8", "replace")
-        except ValueError:
-            pass
-    raise bad(field, f"{kind} holds {_short(x)}, which is not a valid {kind}")
