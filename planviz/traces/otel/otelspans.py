@@ -63,7 +63,13 @@ SHORT = messages.SHORT  # characters of a result or message kept for display
 # What planviz reads, by the names it accepts: the documented GenAI name first, then deviations seen in the wild
 # (any-agent, OpenInference/Phoenix, OpenLLMetry/Traceloop, older semantic-convention versions).
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
-    "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
+    # llm.request.type: OpenLLMetry's model spans (openai.chat, anthropic.chat...), which have no other kind
+    "operation": (
+        "gen_ai.operation.name",
+        "openinference.span.kind",
+        "traceloop.span.kind",
+        "llm.request.type",
+    ),
     "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
     # tool.id: OpenInference TOOL spans
     "call_id": (
@@ -76,6 +82,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "gen_ai.tool.args",
         "input.value",
         "traceloop.entity.input",
+        "gcp.vertex.agent.tool_call_args",  # Google ADK (Python, Java, JS, Go)
     ),
     "result": (
         "gen_ai.tool.call.result",
@@ -83,6 +90,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "genai.output",  # any-agent of May 2025 (0.15): its tools' and model calls' output
         "output.value",
         "traceloop.entity.output",
+        "gcp.vertex.agent.tool_response",  # Google ADK: a dict, a non-dict answer under "result"
     ),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
@@ -136,6 +144,8 @@ OPERATIONS: Mapping[str, str] = {
     "TOOL": TOOL,
     "chat": MODEL,
     "text_completion": MODEL,
+    "completion": MODEL,  # OpenLLMetry's llm.request.type of a completion call
+    "embedding": MODEL,  # OpenLLMetry's llm.request.type of an embedding call
     "generate_content": MODEL,
     "call_llm": MODEL,
     "llm": MODEL,
@@ -163,6 +173,9 @@ _DOCUMENTED_OPERATIONS = frozenset(
         "create_agent",
         "plan",
     }
+)
+_ADK_MERGED = (
+    "(merged tools)"  # the gen_ai.tool.name of Google ADK's span repeating parallel tool calls
 )
 _HEX = re.compile(r"[0-9a-f]{1,32}")
 _STATUS = {
@@ -308,13 +321,21 @@ def span_of(
         if not isinstance(attrs, dict):
             raise bad("attributes", f"expected an object of attribute values, got {_short(attrs)}")
         ctx = raw.get("context")
+        # Google ADK's ``/debug/trace/session/{id}`` answer (``adk web``'s trace tab) and VeADK's trace dump:
+        # the SDK span's fields flat, ``span_id``/``trace_id``/``parent_span_id`` integers, no ``context``
+        flat = ctx is None and "span_id" in raw
+        if flat:
+            ctx = raw
         if not isinstance(ctx, dict):
             raise bad("context", f"expected an object with span_id and trace_id, got {_short(ctx)}")
-        span_id = _id(ctx.get("span_id"), "context.span_id", bad, required=True, own=True)
-        trace_id = _id(ctx.get("trace_id"), "context.trace_id", bad)
+        prefix = "" if flat else "context."
+        span_id = _id(ctx.get("span_id"), f"{prefix}span_id", bad, required=True, own=True)
+        trace_id = _id(ctx.get("trace_id"), f"{prefix}trace_id", bad)
         parent = raw.get("parent")
         if isinstance(parent, dict):
             parent_id = _id(parent.get("span_id"), "parent.span_id", bad)
+        elif flat and "parent_id" not in raw:
+            parent_id = _id(raw.get("parent_span_id"), "parent_span_id", bad)
         else:
             parent_id = _id(raw.get("parent_id"), "parent_id", bad)
         start = _nanos(raw.get("start_time"), "start_time", bad, required=True)
@@ -378,6 +399,9 @@ def span_of(
         tool = name[len("execute_tool ") :]
     if tool is None and operation == TOOL and oi:
         tool = name
+    if operation == TOOL and tool == _ADK_MERGED:
+        # Google ADK's 'execute_tool (merged)': the parallel calls' responses again, after each call's own span
+        operation, tool = None, None
     heard = event_messages(events) if events else None  # messages as span events (Strands, Azure)
     arguments = (
         (
@@ -388,6 +412,8 @@ def span_of(
         if operation == TOOL
         else None
     )
+    if operation == TOOL and arguments and not oi and _TRACELOOP_INPUT in attrs:
+        arguments = _traceloop_arguments(arguments, attrs)
     if operation == TOOL and heard is not None and not arguments and heard.arguments is not None:
         arguments = _arguments(heard.arguments)  # the call as a gen_ai.tool.message event (Strands)
     result = _value(get("result")) if operation == TOOL else None
@@ -600,6 +626,22 @@ def _arguments(value: Any) -> dict[str, Any]:
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
+
+
+_TRACELOOP_INPUT = "traceloop.entity.input"
+
+
+def _traceloop_arguments(arguments: dict[str, Any], attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenLLMetry's ``@tool`` writes the Python call as ``{"args": [...], "kwargs": {...}}``: the keyword
+    arguments are the call's arguments, positional ones (nameless) kept under ``args``; any other shape, or
+    arguments read from an attribute before ``traceloop.entity.input``, as they are."""
+    first = next((k for k in ATTRIBUTES["arguments"] if attrs.get(k) is not None), None)
+    if first != _TRACELOOP_INPUT or set(arguments) != {"args", "kwargs"}:
+        return arguments
+    positional, named = arguments["args"], arguments["kwargs"]
+    if not isinstance(positional, list) or not isinstance(named, dict) or "args" in named:
+        return arguments
+    return {**({"args": positional} if positional else {}), **named}
 
 
 def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
