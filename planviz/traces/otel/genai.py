@@ -159,6 +159,10 @@ def _timeline(
     deviations: Counter[str] = Counter()
     first_at: dict[str, str] = {}
     for s in spans:
+        if (
+            s.aside
+        ):  # Logfire's pending-span copies and later feedback annotations: no work of the run
+            continue
         for d in s.deviations:
             deviations[d] += 1
             first_at.setdefault(d, _place(s))

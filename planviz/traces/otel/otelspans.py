@@ -83,6 +83,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "input.value",
         "traceloop.entity.input",
         "gcp.vertex.agent.tool_call_args",  # Google ADK (Python, Java, JS, Go)
+        "tool_arguments",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
     ),
     "result": (
         "gen_ai.tool.call.result",
@@ -91,6 +92,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "output.value",
         "traceloop.entity.output",
         "gcp.vertex.agent.tool_response",  # Google ADK: a dict, a non-dict answer under "result"
+        "tool_response",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
     ),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
@@ -231,6 +233,7 @@ class Span:
         "input_text",
         "output_text",
         "value",
+        "aside",
     )
     # What span_of stores (the constructor takes any subset; a field not given is None).
     span_id: str
@@ -268,6 +271,7 @@ class Span:
     input_text: str | None
     output_text: str | None
     value: Any  # a model call's input and reply; a tool's result
+    aside: bool  # no work of the run: Logfire's pending-span copy of a span, or a feedback annotation made later
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -344,6 +348,8 @@ def span_of(
         code_field, message_field = "status_code", "description"
         raw_events = _events(raw, bad)
         events = [(e.get("name"), e.get("attributes") or {}) for e in raw_events]
+    if not events:
+        events = _events_in_attributes(attrs)
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {_short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
@@ -450,6 +456,7 @@ def span_of(
     if split is not None:
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
+        aside=attrs.get("logfire.span_type") in _LOGFIRE_ASIDE,
         span_id=span_id,
         trace_id=trace_id,
         parent_id=parent_id if parent_id != span_id else None,
@@ -626,6 +633,25 @@ def _arguments(value: Any) -> dict[str, Any]:
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
+
+
+# Logfire's records that are no work of the run: the copy of each span it sends when the span starts (same name and
+# attributes, zero length, a child of the span) and feedback annotations recorded on a run afterwards
+_LOGFIRE_ASIDE = frozenset({"pending_span", "annotation"})
+
+# Pydantic AI's event_mode "attributes" (what Logfire shows): the GenAI message events as one JSON list of
+# objects, each naming itself in "event.name": "events" on a model span, "all_messages_events" on the agent run
+_EVENT_ATTRIBUTES = ("events", "all_messages_events")
+
+
+def _events_in_attributes(attrs: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    for key in _EVENT_ATTRIBUTES:
+        listed = attrs.get(key)
+        if isinstance(listed, str) and listed[:1] == "[":
+            found = _value(listed)
+            if isinstance(found, list):
+                return [(e.get("event.name"), e) for e in found if isinstance(e, dict)]
+    return []
 
 
 _TRACELOOP_INPUT = "traceloop.entity.input"
