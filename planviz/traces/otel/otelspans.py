@@ -147,6 +147,8 @@ OPERATIONS: Mapping[str, str] = {
     "chat": MODEL,
     "text_completion": MODEL,
     "completion": MODEL,  # OpenLLMetry's llm.request.type of a completion call
+    "chat.completions": MODEL,  # Semantic Kernel's model calls
+    "text.completions": MODEL,  # Semantic Kernel's model calls
     "embedding": MODEL,  # OpenLLMetry's llm.request.type of an embedding call
     "generate_content": MODEL,
     "call_llm": MODEL,
