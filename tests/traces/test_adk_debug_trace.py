@@ -151,3 +151,21 @@ def test_the_printed_adk_answer_whose_parent_is_not_in_the_list_loads(tmp_path):
     assert (call.input_tokens, call.output_tokens) == (2335, 120)
     assert call.duration == pytest.approx((span["end_time"] - span["start_time"]) / 1e9)
     assert "missing_parent" in {f.code for f in run.plan.import_findings}
+
+
+def test_adk_for_java_names_the_call_id_gen_ai_tool_call_id(tmp_path):
+    """ADK for Java (and Dart) writes the tool call's id as ``gen_ai.tool_call.id``; it was not read."""
+    spans = json.loads(json.dumps(SPANS))
+    for span in spans:
+        if "gen_ai.tool.call.id" in span["attributes"]:
+            span["attributes"]["gen_ai.tool_call.id"] = span["attributes"].pop(
+                "gen_ai.tool.call.id"
+            )
+    run = load_trace(_write(tmp_path, spans))
+    tools = [
+        s["attributes"]
+        for s in spans
+        if s["attributes"].get("gen_ai.tool.name") not in (None, "(merged tools)")
+    ]
+    call_ids = [e.observation.data.get("call_id") for e in run.events if e.observation is not None]
+    assert call_ids == [a["gen_ai.tool_call.id"] for a in tools]

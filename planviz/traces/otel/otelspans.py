@@ -74,6 +74,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     # tool.id: OpenInference TOOL spans
     "call_id": (
         "gen_ai.tool.call.id",
+        "gen_ai.tool_call.id",  # Google ADK for Java and Dart
         "tool_call.id",
         "tool.id",
     ),
