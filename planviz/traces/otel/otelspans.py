@@ -41,7 +41,7 @@ from planviz.io.plaindata import iso_nanos
 from planviz.plan.fields import EFFECTS
 from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.messages import reply
-from planviz.traces.otel import openinferencevalues
+from planviz.traces.otel import openinferencevalues, producerquirks
 from planviz.traces.spanmessages import event_messages, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
@@ -178,9 +178,6 @@ _DOCUMENTED_OPERATIONS = frozenset(
         "create_agent",
         "plan",
     }
-)
-_ADK_MERGED = (
-    "(merged tools)"  # the gen_ai.tool.name of Google ADK's span repeating parallel tool calls
 )
 _HEX = re.compile(r"[0-9a-f]{1,32}")
 _STATUS = {
@@ -352,7 +349,7 @@ def span_of(
         raw_events = _events(raw, bad)
         events = [(e.get("name"), e.get("attributes") or {}) for e in raw_events]
     if not events:
-        events = _events_in_attributes(attrs)
+        events = producerquirks.events_in_attributes(attrs)
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {_short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
@@ -408,7 +405,7 @@ def span_of(
         tool = name[len("execute_tool ") :]
     if tool is None and operation == TOOL and oi:
         tool = name
-    if operation == TOOL and tool == _ADK_MERGED:
+    if operation == TOOL and tool == producerquirks.ADK_MERGED:
         # Google ADK's 'execute_tool (merged)': the parallel calls' responses again, after each call's own span
         operation, tool = None, None
     heard = event_messages(events) if events else None  # messages as span events (Strands, Azure)
@@ -421,8 +418,9 @@ def span_of(
         if operation == TOOL
         else None
     )
-    if operation == TOOL and arguments and not oi and _TRACELOOP_INPUT in attrs:
-        arguments = _traceloop_arguments(arguments, attrs)
+    if operation == TOOL and arguments and not oi:
+        read_from = next((k for k in ATTRIBUTES["arguments"] if attrs.get(k) is not None), None)
+        arguments = producerquirks.traceloop_arguments(arguments, read_from)
     if operation == TOOL and heard is not None and not arguments and heard.arguments is not None:
         arguments = _arguments(heard.arguments)  # the call as a gen_ai.tool.message event (Strands)
     result = _value(get("result")) if operation == TOOL else None
@@ -459,7 +457,7 @@ def span_of(
     if split is not None:
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
-        aside=attrs.get("logfire.span_type") in _LOGFIRE_ASIDE,
+        aside=attrs.get("logfire.span_type") in producerquirks.LOGFIRE_ASIDE,
         span_id=span_id,
         trace_id=trace_id,
         parent_id=parent_id if parent_id != span_id else None,
@@ -636,41 +634,6 @@ def _arguments(value: Any) -> dict[str, Any]:
     if decoded is None:
         return {}
     return decoded if isinstance(decoded, dict) else {"input": decoded}
-
-
-# Logfire's records that are no work of the run: the copy of each span it sends when the span starts (same name and
-# attributes, zero length, a child of the span) and feedback annotations recorded on a run afterwards
-_LOGFIRE_ASIDE = frozenset({"pending_span", "annotation"})
-
-# Pydantic AI's event_mode "attributes" (what Logfire shows): the GenAI message events as one JSON list of
-# objects, each naming itself in "event.name": "events" on a model span, "all_messages_events" on the agent run
-_EVENT_ATTRIBUTES = ("events", "all_messages_events")
-
-
-def _events_in_attributes(attrs: Mapping[str, Any]) -> list[tuple[Any, Any]]:
-    for key in _EVENT_ATTRIBUTES:
-        listed = attrs.get(key)
-        if isinstance(listed, str) and listed[:1] == "[":
-            found = _value(listed)
-            if isinstance(found, list):
-                return [(e.get("event.name"), e) for e in found if isinstance(e, dict)]
-    return []
-
-
-_TRACELOOP_INPUT = "traceloop.entity.input"
-
-
-def _traceloop_arguments(arguments: dict[str, Any], attrs: Mapping[str, Any]) -> dict[str, Any]:
-    """OpenLLMetry's ``@tool`` writes the Python call as ``{"args": [...], "kwargs": {...}}``: the keyword
-    arguments are the call's arguments, positional ones (nameless) kept under ``args``; any other shape, or
-    arguments read from an attribute before ``traceloop.entity.input``, as they are."""
-    first = next((k for k in ATTRIBUTES["arguments"] if attrs.get(k) is not None), None)
-    if first != _TRACELOOP_INPUT or set(arguments) != {"args", "kwargs"}:
-        return arguments
-    positional, named = arguments["args"], arguments["kwargs"]
-    if not isinstance(positional, list) or not isinstance(named, dict) or "args" in named:
-        return arguments
-    return {**({"args": positional} if positional else {}), **named}
 
 
 def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
