@@ -212,3 +212,14 @@ def test_logfire_pending_spans_and_later_feedback_are_no_work_of_the_run(tmp_pat
     assert len(run.model_calls) == len(chats)
     root = next(s for s in work if s["parent"] is None)
     assert run_usage(run).time == pytest.approx((root["end_time"] - root["start_time"]) / 1e9)
+
+
+def test_a_pending_span_whose_span_never_came_is_kept(tmp_path):
+    """A run cut short: Logfire sent the pending copy of 'running tool' but never the span itself; the copy is
+    the only record of that call and is kept (as a call, as before)."""
+    tool = next(s for s in TOOL_RUN if s["name"] == "running tool")
+    spans = [s for s in TOOL_RUN if s is not tool] + [_pending(tool)]
+    run = _load(tmp_path, spans)
+    assert [(s.tool, s.arguments) for s in run.plan.steps] == [
+        (tool["attributes"]["gen_ai.tool.name"], json.loads(tool["attributes"]["tool_arguments"]))
+    ]

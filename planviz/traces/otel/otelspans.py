@@ -271,7 +271,9 @@ class Span:
     input_text: str | None
     output_text: str | None
     value: Any  # a model call's input and reply; a tool's result
-    aside: bool  # no work of the run: Logfire's pending-span copy of a span, or a feedback annotation made later
+    aside: (
+        str | None
+    )  # Logfire's "pending_span" copy of a span, or an "annotation" (feedback) made later
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -457,7 +459,9 @@ def span_of(
     if split is not None:
         cost = sum(_number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
-        aside=attrs.get("logfire.span_type") in producerquirks.LOGFIRE_ASIDE,
+        aside=kind
+        if (kind := attrs.get("logfire.span_type")) in producerquirks.LOGFIRE_ASIDE
+        else None,
         span_id=span_id,
         trace_id=trace_id,
         parent_id=parent_id if parent_id != span_id else None,

@@ -2,8 +2,9 @@
 
 - Google ADK repeats parallel tool calls in one more ``execute_tool (merged)`` span (tool ``(merged tools)``):
   no call of its own (:data:`ADK_MERGED`).
-- Logfire sends a pending-span copy of every span when it starts and records feedback as annotation spans
-  afterwards: no work of the run (:data:`LOGFIRE_ASIDE`, the values of ``logfire.span_type``).
+- Logfire sends a pending-span copy of every span when it starts (a child of the span) and records feedback as
+  annotation spans afterwards (:data:`LOGFIRE_ASIDE`, the values of ``logfire.span_type``): an annotation is no
+  work of the run, a pending copy stands for its span only when the span itself is not in the file.
 - Pydantic AI (``event_mode="attributes"``) holds a span's GenAI message events as one JSON list in an
   attribute (:func:`events_in_attributes`).
 - OpenLLMetry's ``@tool`` writes the Python call as ``{"args": [...], "kwargs": {...}}``
