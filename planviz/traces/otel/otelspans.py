@@ -69,8 +69,16 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "openinference.span.kind",
         "traceloop.span.kind",
         "llm.request.type",
+        "agentops.span.kind",  # AgentOps' decorators (session, agent, workflow, task, tool)
     ),
-    "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
+    # operation.name: AgentOps' @tool spans ("{name}.tool"), agentops.operation.name in its earlier versions
+    "tool": (
+        "gen_ai.tool.name",
+        "tool.name",
+        "traceloop.entity.name",
+        "operation.name",
+        "agentops.operation.name",
+    ),
     # tool.id: OpenInference TOOL spans
     "call_id": (
         "gen_ai.tool.call.id",
@@ -85,6 +93,8 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "traceloop.entity.input",
         "gcp.vertex.agent.tool_call_args",  # Google ADK (Python, Java, JS, Go)
         "tool_arguments",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
+        "agentops.tool.input",  # AgentOps' @tool (agentops.entity.input before)
+        "agentops.entity.input",
     ),
     "result": (
         "gen_ai.tool.call.result",
@@ -94,6 +104,8 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "traceloop.entity.output",
         "gcp.vertex.agent.tool_response",  # Google ADK: a dict, a non-dict answer under "result"
         "tool_response",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
+        "agentops.tool.output",
+        "agentops.entity.output",
     ),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),

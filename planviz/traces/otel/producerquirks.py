@@ -7,7 +7,7 @@
   work of the run, a pending copy stands for its span only when the span itself is not in the file.
 - Pydantic AI (``event_mode="attributes"``) holds a span's GenAI message events as one JSON list in an
   attribute (:func:`events_in_attributes`).
-- OpenLLMetry's ``@tool`` writes the Python call as ``{"args": [...], "kwargs": {...}}``
+- OpenLLMetry's and AgentOps' ``@tool`` write the Python call as ``{"args": [...], "kwargs": {...}}``
   (:func:`traceloop_arguments`).
 
 >>> events_in_attributes({"events": '[{"event.name": "gen_ai.user.message", "content": "Hi"}]'})
@@ -35,6 +35,8 @@ ADK_MERGED = (
 )
 LOGFIRE_ASIDE = frozenset({"pending_span", "annotation"})
 TRACELOOP_INPUT = "traceloop.entity.input"
+# where a Python call is written as {"args": [...], "kwargs": {...}}: OpenLLMetry's and AgentOps' decorators
+_CALL_INPUTS = frozenset({TRACELOOP_INPUT, "agentops.tool.input", "agentops.entity.input"})
 # "events" on a model span, "all_messages_events" on the agent run
 _EVENT_ATTRIBUTES = ("events", "all_messages_events")
 
@@ -55,7 +57,7 @@ def traceloop_arguments(arguments: dict[str, Any], read_from: str | None) -> dic
     """A tool call's arguments read from ``read_from``: OpenLLMetry's ``{"args": [...], "kwargs": {...}}`` as the
     keyword arguments, positional ones (nameless) kept under ``args``; any other shape, or arguments read from
     another attribute, as they are."""
-    if read_from != TRACELOOP_INPUT or set(arguments) != {"args", "kwargs"}:
+    if read_from not in _CALL_INPUTS or set(arguments) != {"args", "kwargs"}:
         return arguments
     positional, named = arguments["args"], arguments["kwargs"]
     if not isinstance(positional, list) or not isinstance(named, dict) or "args" in named:
