@@ -410,9 +410,13 @@ def reply(value: Any) -> str | None:
         for key in ("choices", "candidates"):  # an API response
             if isinstance(data.get(key), list) and data[key]:
                 first = data[key][0]
-                return reply(
+                chosen = (
                     first.get("message", first.get("content")) if isinstance(first, dict) else first
                 )
+                if isinstance(chosen, dict) and _role(chosen) not in _ASSISTANT:
+                    # a choice is the answer whatever role it names (MLflow's Bedrock ChatModel says "user")
+                    chosen = {**chosen, "role": "assistant"}
+                return reply(chosen)
         if isinstance(data.get("message"), dict):
             return reply(data["message"])
         # Google ADK's llm_response

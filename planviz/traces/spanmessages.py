@@ -148,6 +148,15 @@ _EVENT_ROLES = {
 }
 
 
+# The conventions 1.26's content events, before those: one ``gen_ai.content.prompt`` event holding the whole prompt in
+# ``gen_ai.prompt`` and one ``gen_ai.content.completion`` holding the answer in ``gen_ai.completion`` (OpenLIT's
+# "role: text" lines, Semantic Kernel's and LangChain4j's JSON messages or text)
+_CONTENT_EVENTS = {
+    "gen_ai.content.prompt": "gen_ai.prompt",
+    "gen_ai.content.completion": "gen_ai.completion",
+}
+
+
 class Heard(NamedTuple):
     """The messages a span's events hold: the ones it was given (None: none), what it answered (None:
     no ``gen_ai.choice``), and a tool call's arguments (a ``gen_ai.tool.message`` event's content)."""
@@ -169,8 +178,19 @@ def event_messages(events: list[tuple[Any, Any]]) -> Heard | None:
     """
     given: list[dict[str, Any]] = []
     answered, arguments, found = None, None, False
+    prompt: Any = None
     for name, attrs in events:
         if not isinstance(name, str) or not isinstance(attrs, dict):
+            continue
+        if name in _CONTENT_EVENTS:
+            held = decoded(attrs.get(_CONTENT_EVENTS[name]))
+            if held is None or held == "":
+                continue
+            found = True
+            if name == "gen_ai.content.prompt":
+                prompt = held
+            else:
+                answered = held
             continue
         if name not in _EVENT_ROLES and name != "gen_ai.choice":
             continue
@@ -193,4 +213,8 @@ def event_messages(events: list[tuple[Any, Any]]) -> Heard | None:
         given.append(message)
         if name == "gen_ai.tool.message":
             arguments = content
+    if prompt is not None and not given:
+        # the whole prompt: a list of messages as they are, else one user message of its text
+        listed = isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt)
+        given = prompt if listed else [{"role": "user", "content": prompt}]
     return Heard(given or None, answered, arguments) if found else None

@@ -68,6 +68,7 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "total": (
         "gen_ai.usage.total_tokens",
         "llm.token_count.total",
+        "llm.usage.total_tokens",  # OpenLLMetry
         "ai.usage.totalTokens",
         "ai.usage.tokens",
     ),

@@ -158,7 +158,15 @@ def _timeline(
     dupes: list[Span] = []
     deviations: Counter[str] = Counter()
     first_at: dict[str, str] = {}
+    pending: list[Span] = []
     for s in spans:
+        # Logfire's feedback annotations, made after the run, are no work of it; its pending-span copy of a span
+        # (a child of the span) stands for the span only when the span itself never came (a run cut short)
+        if s.aside == "annotation":
+            continue
+        if s.aside:
+            pending.append(s)
+            continue
         for d in s.deviations:
             deviations[d] += 1
             first_at.setdefault(d, _place(s))
@@ -167,6 +175,10 @@ def _timeline(
             continue
         by_id[s.span_id] = s
         order.append(s)
+    for s in pending:
+        if s.parent_id not in by_id and s.span_id not in by_id:
+            by_id[s.span_id] = s
+            order.append(s)
     if dupes:
         findings.append(
             _finding(

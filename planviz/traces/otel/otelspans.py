@@ -37,7 +37,7 @@ from planviz.errors import TraceFormatError
 from planviz.plan.fields import EFFECTS
 from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.messages import reply
-from planviz.traces.otel import openinferencevalues
+from planviz.traces.otel import openinferencevalues, producerquirks
 from planviz.traces.otel.otlpvalues import nanos, number, otel_id, otlp_attributes, short
 from planviz.traces.spanmessages import event_messages, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
@@ -60,11 +60,26 @@ SHORT = messages.SHORT  # characters of a result or message kept for display
 # What planviz reads, by the names it accepts: the documented GenAI name first, then deviations seen in the wild
 # (any-agent, OpenInference/Phoenix, OpenLLMetry/Traceloop, older semantic-convention versions).
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
-    "operation": ("gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"),
-    "tool": ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"),
+    # llm.request.type: OpenLLMetry's model spans (openai.chat, anthropic.chat...), which have no other kind
+    "operation": (
+        "gen_ai.operation.name",
+        "openinference.span.kind",
+        "traceloop.span.kind",
+        "llm.request.type",
+        "agentops.span.kind",  # AgentOps' decorators (session, agent, workflow, task, tool)
+    ),
+    # operation.name: AgentOps' @tool spans ("{name}.tool"), agentops.operation.name in its earlier versions
+    "tool": (
+        "gen_ai.tool.name",
+        "tool.name",
+        "traceloop.entity.name",
+        "operation.name",
+        "agentops.operation.name",
+    ),
     # tool.id: OpenInference TOOL spans
     "call_id": (
         "gen_ai.tool.call.id",
+        "gen_ai.tool_call.id",  # Google ADK for Java and Dart
         "tool_call.id",
         "tool.id",
     ),
@@ -73,6 +88,10 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "gen_ai.tool.args",
         "input.value",
         "traceloop.entity.input",
+        "gcp.vertex.agent.tool_call_args",  # Google ADK (Python, Java, JS, Go)
+        "tool_arguments",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
+        "agentops.tool.input",  # AgentOps' @tool (agentops.entity.input before)
+        "agentops.entity.input",
     ),
     "result": (
         "gen_ai.tool.call.result",
@@ -80,6 +99,10 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
         "genai.output",  # any-agent of May 2025 (0.15): its tools' and model calls' output
         "output.value",
         "traceloop.entity.output",
+        "gcp.vertex.agent.tool_response",  # Google ADK: a dict, a non-dict answer under "result"
+        "tool_response",  # Pydantic AI's 'running tool' span (instrumentation before 1.0)
+        "agentops.tool.output",
+        "agentops.entity.output",
     ),
     "agent": ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name"),
     "model": ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
@@ -133,6 +156,10 @@ OPERATIONS: Mapping[str, str] = {
     "TOOL": TOOL,
     "chat": MODEL,
     "text_completion": MODEL,
+    "completion": MODEL,  # OpenLLMetry's llm.request.type of a completion call
+    "chat.completions": MODEL,  # Semantic Kernel's model calls
+    "text.completions": MODEL,  # Semantic Kernel's model calls
+    "embedding": MODEL,  # OpenLLMetry's llm.request.type of an embedding call
     "generate_content": MODEL,
     "call_llm": MODEL,
     "llm": MODEL,
@@ -214,6 +241,7 @@ class Span:
         "input_text",
         "output_text",
         "value",
+        "aside",
     )
     # What span_of stores (the constructor takes any subset; a field not given is None).
     span_id: str
@@ -251,6 +279,9 @@ class Span:
     input_text: str | None
     output_text: str | None
     value: Any  # a model call's input and reply; a tool's result
+    aside: (
+        str | None
+    )  # Logfire's "pending_span" copy of a span, or an "annotation" (feedback) made later
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -304,13 +335,21 @@ def span_of(
         if not isinstance(attrs, dict):
             raise bad("attributes", f"expected an object of attribute values, got {short(attrs)}")
         ctx = raw.get("context")
+        # Google ADK's ``/debug/trace/session/{id}`` answer (``adk web``'s trace tab) and VeADK's trace dump:
+        # the SDK span's fields flat, ``span_id``/``trace_id``/``parent_span_id`` integers, no ``context``
+        flat = ctx is None and "span_id" in raw
+        if flat:
+            ctx = raw
         if not isinstance(ctx, dict):
             raise bad("context", f"expected an object with span_id and trace_id, got {short(ctx)}")
-        span_id = otel_id(ctx.get("span_id"), "context.span_id", bad, required=True, own=True)
-        trace_id = otel_id(ctx.get("trace_id"), "context.trace_id", bad)
+        prefix = "" if flat else "context."
+        span_id = otel_id(ctx.get("span_id"), f"{prefix}span_id", bad, required=True, own=True)
+        trace_id = otel_id(ctx.get("trace_id"), f"{prefix}trace_id", bad)
         parent = raw.get("parent")
         if isinstance(parent, dict):
             parent_id = otel_id(parent.get("span_id"), "parent.span_id", bad)
+        elif flat and "parent_id" not in raw:
+            parent_id = otel_id(raw.get("parent_span_id"), "parent_span_id", bad)
         else:
             parent_id = otel_id(raw.get("parent_id"), "parent_id", bad)
         start = nanos(raw.get("start_time"), "start_time", bad, required=True)
@@ -319,6 +358,8 @@ def span_of(
         code_field, message_field = "status_code", "description"
         raw_events = _events(raw, bad)
         events = [(e.get("name"), e.get("attributes") or {}) for e in raw_events]
+    if not events:
+        events = producerquirks.events_in_attributes(attrs)
     if not isinstance(status, dict):
         raise bad("status", f"expected an object, got {short(status)}")
     code = status.get(code_field, 0 if otlp else "unset")
@@ -374,6 +415,9 @@ def span_of(
         tool = name[len("execute_tool ") :]
     if tool is None and operation == TOOL and oi:
         tool = name
+    if operation == TOOL and tool == producerquirks.ADK_MERGED:
+        # Google ADK's 'execute_tool (merged)': the parallel calls' responses again, after each call's own span
+        operation, tool = None, None
     heard = event_messages(events) if events else None  # messages as span events (Strands, Azure)
     arguments = (
         (
@@ -384,6 +428,9 @@ def span_of(
         if operation == TOOL
         else None
     )
+    if operation == TOOL and arguments and not oi:
+        read_from = next((k for k in ATTRIBUTES["arguments"] if attrs.get(k) is not None), None)
+        arguments = producerquirks.traceloop_arguments(arguments, read_from)
     if operation == TOOL and heard is not None and not arguments and heard.arguments is not None:
         arguments = _arguments(heard.arguments)  # the call as a gen_ai.tool.message event (Strands)
     result = _value(get("result")) if operation == TOOL else None
@@ -420,6 +467,9 @@ def span_of(
     if split is not None:
         cost = sum(number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
     return Span(
+        aside=kind
+        if (kind := attrs.get("logfire.span_type")) in producerquirks.LOGFIRE_ASIDE
+        else None,
         span_id=span_id,
         trace_id=trace_id,
         parent_id=parent_id if parent_id != span_id else None,
