@@ -69,7 +69,10 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
 # the returned values once the data flow was found, each action once played; span ids no longer in sys.intern's
 # table; one string per result fact), 3.39x after; json.load of the same file peaks at 7.0x and holds 5.0x.
 # Issue 43 asks 3x (100,001 spans: 4.21x -> 3.40x, benchmarks/bench_traces.py); this bound keeps what was won.
-PEAK = 3.6
+# 3.21x once the spans other than the tool calls' were let go before the timeline was made (each tool call's span
+# as its actions are made) and the machine's working tables before the run's frozen values: the peak is now at the
+# end of the play, the run beside the machine's tables, no longer at the end of the reading.
+PEAK = 3.3
 
 
 def test_the_peak_of_a_load_stays_near_the_run_it_returns(tmp_path):
