@@ -115,7 +115,7 @@ def play(plan: Plan, actions: Iterable[Action], *, start: float = 0.0) -> Run:
         else:
             outcome, message = a.payload
             m.stop(outcome, message, sid=a.step)
-    return m.run("recorded", ())
+    return m.final_run("recorded", ())
 
 
 def _segment(a: Action) -> int:

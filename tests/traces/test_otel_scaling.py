@@ -5,7 +5,8 @@ looks back over the spans read before, or scans every attribute once per name it
 
 And it is lean (issue 43): at its peak, ``load_trace`` holds little more than the run it returns (tracemalloc, a ratio
 of bytes, not an absolute figure). A reader that decodes the whole document, or part of it only to throw it away,
-or keeps its spans while it plays the run, fails it (before: 3.1 times the run at 4,000 spans; now 1.3)."""
+or keeps its spans while it plays the run, fails it (before: 3.1 times the run at 4,000 spans; then 1.14; now
+1.08, the spans let go before the timeline is made: issue 43)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
     assert len(run.plan.ids) == sum(
         any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw
     )
-    assert peak <= 1.6 * held, (peak, held)
+    assert peak <= 1.12 * held, (peak, held)
 
 
 # load_trace's peak memory / the file's bytes on a 5,001-span ReAct trace (2.9 MB), tracemalloc, CPython 3.11:
@@ -69,7 +70,10 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
 # the returned values once the data flow was found, each action once played; span ids no longer in sys.intern's
 # table; one string per result fact), 3.39x after; json.load of the same file peaks at 7.0x and holds 5.0x.
 # Issue 43 asks 3x (100,001 spans: 4.21x -> 3.40x, benchmarks/bench_traces.py); this bound keeps what was won.
-PEAK = 3.6
+# 3.21x once the spans other than the tool calls' were let go before the timeline was made (each tool call's span
+# as its actions are made) and the machine's working tables before the run's frozen values: the peak is now at the
+# end of the play, the run beside the machine's tables, no longer at the end of the reading.
+PEAK = 3.3
 
 
 def test_the_peak_of_a_load_stays_near_the_run_it_returns(tmp_path):

@@ -545,6 +545,25 @@ class Machine:
             message += f" (interrupted: {', '.join(interrupted)})"
         return self._emit("stop", sid, f"{outcome}: {message}", outcome=outcome, category=category)
 
+    def final_run(self, strategy: str, faults: Iterable[Fault]) -> Run:
+        """:meth:`run` for a machine played to its end and used no more: the tables that told each event what
+        changed (the ledger, the version's shape) are let go first, and each working list or set once its
+        frozen copy is made, so the run's values are not built beside them (issue 43's peak)."""
+        self._ledger = Ledger()
+        self._shape_of = None
+        events = tuple(self.events)
+        self.events.clear()
+        completed = frozenset(self.completed)
+        self.completed.clear()
+        facts = frozenset(self.sources)
+        self.sources.clear()
+        observations = tuple(self.observations)
+        self.observations.clear()
+        state = ExecutionState(completed, facts, observations, self.outcome)
+        return Run(
+            events, self.outcome, state, tuple(self.plans), strategy, tuple(faults), self.contract
+        )
+
     def run(self, strategy: str, faults: Iterable[Fault]) -> Run:
         return Run(
             tuple(self.events),

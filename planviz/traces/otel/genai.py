@@ -48,7 +48,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, TypeVar
 
 from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import ModelCall, Observation, Run
@@ -140,9 +140,13 @@ def run_of_spans(spans: Iterable[Span], source: str = "<trace>", ended: int | No
     return replace(play(plan, _drained(actions)), model_calls=calls, turns=turns)
 
 
-def _drained(actions: list[Action]) -> Iterator[Action]:
+_T = TypeVar("_T")
+
+
+def _drained(actions: list[_T]) -> Iterator[_T]:
     """``actions`` in order, each let go by the list as it is taken: once played, an action is freed (the
-    timeline of a big trace is not held whole beside the run it becomes)."""
+    timeline of a big trace is not held whole beside the run it becomes; the tool calls' spans likewise once
+    their actions are made)."""
     actions.reverse()
     while actions:
         yield actions.pop()
@@ -348,10 +352,20 @@ def _timeline(
             )
         )
     plan = Plan(_goal(order, parent), plan_steps, time_unit="s", import_findings=tuple(findings))
-    actions = _actions(steps_spans, step_of, result_of, t0)
-    if not unfinished and order:
-        actions.append(_stop(order, parent, attempts, t0))
-    return plan, actions, calls, _turns(order, calls)
+    stop = _stop(order, parent, attempts, t0) if not unfinished and order else None
+    turns = _turns(order, calls)
+    # the spans have served the plan, the model calls, the stop and the turns: only the tool calls' are still read,
+    # each let go once its actions are made, so that a big trace's spans and its timeline are not held at once
+    # (issue 43's peak)
+    by_id.clear()
+    order.clear()
+    attempts.clear()
+    dupes.clear()
+    inferred.clear()
+    actions = _actions(_drained(steps_spans), step_of, result_of, t0)
+    if stop is not None:
+        actions.append(stop)
+    return plan, actions, calls, turns
 
 
 def _deviation_text(name: str, n: int) -> str:
@@ -494,7 +508,7 @@ def _goal(order: list[Span], parent: dict[str, str | None]) -> str:
 
 
 def _actions(
-    steps: list[Span], step_of: dict[str, str], result_of: dict[str, str], t0: int
+    steps: Iterable[Span], step_of: dict[str, str], result_of: dict[str, str], t0: int
 ) -> list[Action]:
     actions = []
     tried: Counter[str] = Counter()  # attempts of each step so far (a retry storm stays linear)
