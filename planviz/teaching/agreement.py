@@ -7,7 +7,10 @@ caught; facts are drawn from a pool of five, so some are required but never
 produced, and some steps wait on each other's facts. The plans are seeded;
 each check call then asks them under fresh names (:func:`fresh_names`: step
 ids and facts drawn from ``os.urandom``, in their natural order), so a table
-of the library's answers made before the check cannot look them up. A
+of the library's answers made before the check cannot look them up; and
+:data:`FRESH` more plans of shapes drawn for the call are asked after them, so
+neither can a table keyed on their shape (the rank of each id, which the
+renaming keeps). A
 function that reads the plan gets the same verdict every time; the verdict
 shows the names it was asked with.
 
@@ -53,9 +56,12 @@ __all__ = [
     "Renaming",
     "IDS",
     "FACTS",
+    "FRESH",
 ]
 
 IDS = tuple("ABCDEFGH")
+#: How many cases of fresh shapes (on a seed drawn for the call) a check asks after its fixed ones.
+FRESH = 40
 FACTS = ("p", "q", "r", "s", "t")
 
 
@@ -152,6 +158,7 @@ def agreement(
     judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
     say: Callable[[Sequence[Any], Any, Any], str] | None = None,
     returns: str = "a set of step ids",
+    fresh: Callable[[int, int], Sequence[Sequence[Any]]] | None = None,
 ) -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
@@ -163,7 +170,14 @@ def agreement(
     answer)`` words a wrong answer. On the first disagreement the feedback shows the plan (as text and as a picture),
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
+
+    ``fresh(count, seed)`` makes more cases like ``cases`` (the maker of ``cases`` itself): :data:`FRESH` of
+    them, on a seed drawn for this call, are asked after ``cases``, so a table keyed on anything the fixed cases
+    show (their text, their ids, or their shape: the rank of each id, which renaming keeps) meets plans it
+    does not hold.
     """
+    if fresh is not None:
+        cases = [*cases, *fresh(FRESH, random.Random(os.urandom(16)).randrange(1 << 30))]
     # asked under names drawn for this call: no table made beforehand knows them
     cases = fresh_names(cases)
     if is_blank(student):
