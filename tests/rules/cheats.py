@@ -38,7 +38,12 @@ FAMILIES = (
     "self_effect",
     "reregister_tool",
     "vacuous_check",
+    "duplicate_step",
+    "self_evidence",
+    "reorder",
 )
+#: Families of honest variants: they must gain nothing, and lose nothing either (no false refusal).
+HONEST = ("reorder",)
 
 
 @dataclass(frozen=True)
@@ -288,6 +293,55 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
         f"{base}: a completed id redefined",
         Case(plan, None, faults, redefine),
         honest,
+    )
+
+    def duplicate(goal, contract, state, p, _r=random.Random(seed)):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        twin = _r.choice([s for s in again.steps if s.id not in state.completed])
+        copy = replace(twin, id=fresh_id(_r, set(again.ids)), revises=None)
+        return again.replace(steps=(*again.steps, copy))
+
+    yield Cheat(
+        "duplicate_step",
+        f"{base} x{times}: an unfinished step duplicated under a new id",
+        Case(plan, None, faults, duplicate),
+        honest,
+    )
+
+    def reorder(goal, contract, state, p, _r=random.Random(seed)):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        steps = list(again.steps)
+        _r.shuffle(steps)
+        return again.replace(steps=tuple(steps))
+
+    yield Cheat(
+        "reorder",
+        f"{base} x{times}: the honest re-issue, steps in another file order",
+        Case(plan, None, faults, reorder),
+        honest,
+    )
+
+    takers = [s for s in plan.steps if s.requires]
+    taker = rnd.choice(takers)
+    fact = rnd.choice(taker.requires)
+    lost = (Fault(taker.id, "withdraw", fact=fact),)
+
+    def self_evidence(goal, contract, state, p, _fact=fact):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        return again.replace(
+            steps=tuple(
+                replace(s, produces=(*s.produces, _fact))
+                if _fact in s.requires and _fact not in s.produces
+                else s
+                for s in again.steps
+            )
+        )
+
+    yield Cheat(
+        "self_evidence",
+        f"{base}: {fact!r} withdrawn at {taker.id}, its takers claim to make it themselves",
+        Case(plan, None, lost, self_evidence),
+        Case(plan, None, lost),
     )
 
     if plan.premises:
