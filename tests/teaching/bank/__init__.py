@@ -11,8 +11,8 @@ the verdict it must get, written down by the teacher, never asked of the check:
   algorithm by that route), ``hardcoded`` (the visible example's answer), ``identity`` (the same work
   renamed, an object equal to anything), ``lookup`` (a table of the library's answers to the check's fixed
   random cases, made before the check runs and keyed on the plan's text, ids or edges, on the rank of its ids
-  (its shape, which a renaming that keeps the order of names leaves), or handed out by the order of the calls), ``vacuous`` (a check
-  that names nothing), ``budget`` (a gamed budget), ``everything`` (every choice at once).
+  (its shape, which a renaming that keeps the order of names leaves), or handed out by the order of the
+  calls), ``vacuous`` (a check that names nothing), ``budget`` (a gamed budget), ``everything`` (every choice at once).
 
 tests/teaching/test_bank.py counts the bank (at least 25 answers per check, every family) and runs it.
 """
@@ -378,3 +378,42 @@ def order_lookup(cases: Any, answer: Any) -> Answer:
         "the library's answers to the check's cases, given back in the order the check asks",
         later=cheat,
     )
+
+
+def _reshaped(value: Any, how: str) -> Any:
+    """``value`` (a build-it's return) in another container of the same content, by ``how``."""
+    if isinstance(value, (set, frozenset)):
+        return {
+            "list": lambda v: sorted(v, reverse=True),
+            "tuple": lambda v: tuple(sorted(v)),
+            "other": lambda v: dict.fromkeys(sorted(v)).keys(),
+        }[how](value)
+    if isinstance(value, list):
+        inner = [_reshaped(x, how) if isinstance(x, (set, frozenset)) else x for x in value]
+        return tuple(inner) if how == "tuple" else inner
+    if isinstance(value, tuple) and how == "list" and not hasattr(value, "_fields"):
+        return list(value)
+    if isinstance(value, dict):
+        return {
+            k: list(v) if isinstance(v, tuple) and how == "list" else v for k, v in value.items()
+        }
+    return value
+
+
+def build_it_forms(build: str, file: str, name: str) -> list[Answer]:
+    """``form`` answers generated from the reference solution: its answer returned in other containers (a set as
+    a list in reverse order, a sorted tuple, a dict's keys; a list as a tuple, its sets reshaped; a pair as a
+    list). Each holds the same answer, so each must pass."""
+    from tests.teaching.test_unplugged import solution
+
+    def make(how: str) -> Any:
+        def cheat() -> tuple:
+            solve = solution(file, name)
+            return (lambda *case: _reshaped(solve(*case), how),), {}
+
+        return cheat
+
+    return [
+        Answer("form", f"notebooks/solutions/{file}: {name}, its answer as {how}", later=make(how))
+        for how in ("list", "tuple", "other")
+    ]
