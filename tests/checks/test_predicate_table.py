@@ -10,7 +10,7 @@ import pytest
 
 from planviz import Plan, Step, validate
 from planviz.checks.predicate import vacuous
-from tests.rules.cheats import open_vacuous, respell, vacuous_phrasings
+from tests.rules.cheats import open_vacuous, own_id_vacuous, respell, vacuous_phrasings
 
 #: (action, tool) of three writing steps of the worked examples
 ACTIONS = [
@@ -116,6 +116,24 @@ def test_process_words_are_no_predicate_whatever_the_phrasing(action, tool):
 def test_a_check_about_the_world_written_unusually_is_a_predicate(action, tool):
     refused = [c for c in _unusual_predicates() if vacuous(c, action, step_id="S3", tool=tool)]
     assert not refused, f"{len(refused)} predicates read as vacuous: {refused[:10]}"
+
+
+@pytest.mark.parametrize("step_id", ["S3", "step_4", "W12", "N007"])
+def test_a_check_naming_its_own_step_by_another_spelling_is_vacuous(step_id):
+    action, tool = ACTIONS[0]
+    slipped = [
+        c for c in own_id_vacuous(step_id) if not vacuous(c, action, step_id=step_id, tool=tool)
+    ]
+    assert not slipped, (
+        f"{len(slipped)} of {len(own_id_vacuous(step_id))} read as predicates: {slipped[:10]}"
+    )
+
+
+@pytest.mark.parametrize(
+    "check", ["3 entries remain", "S4 returns 200", "S12 done", "hit rate above 3", "step 5 done"]
+)
+def test_a_number_or_another_step_s_id_is_still_a_predicate(check):
+    assert not vacuous(check, ACTIONS[0][0], step_id="S3", tool=ACTIONS[0][1])
 
 
 @pytest.mark.xfail(

@@ -589,6 +589,28 @@ def _more_vacuous(tool: str) -> list[str]:
     return out
 
 
+def respell_id(step_id: str) -> list[str]:
+    """The ways a check may name its own step, generated: the id's number after its letters or a word for a
+    step ("step", "Task", "item", with "no." or not), with a space, a hyphen, a dot, "#" or nothing between."""
+    import re
+
+    letters, number = re.fullmatch(r"([A-Za-z]*)[\W_]*(\d+)", step_id).groups()
+    out = []
+    for word in (letters, "step", "Task", "item", "Step no."):
+        for sep in ("", " ", "-", ".", " #", "_"):
+            if word:
+                out.append(f"{word}{sep}{number}")
+    return [*out, f"#{number}", f"# {number}"]
+
+
+def own_id_vacuous(step_id: str) -> list[str]:
+    """Vacuous checks naming their step by a respelled id: each spelling with a process word, before or after."""
+    verbs = ("done", "completed", "was executed", "ran without errors", "finished OK")
+    return [f"{x} {v}" for x in respell_id(step_id) for v in verbs] + [
+        f"done: {x}" for x in respell_id(step_id)
+    ]
+
+
 def open_vacuous(tool: str) -> list[str]:
     """Phrasings the rule still reads as predicates (two words it does not know, with nothing to tell a thing from
     a verb): an executor it does not know with a synonym of "ran"; trouble it does not know negated beside a
