@@ -273,6 +273,7 @@ def lookups(cases: Any, answer: Any) -> list[Answer]:
             later=make(_edges),
         ),
         rank_lookup(cases, answer),
+        goal_lookup(cases, answer),
         order_lookup(cases, answer),
     ]
 
@@ -417,3 +418,45 @@ def build_it_forms(build: str, file: str, name: str) -> list[Answer]:
         Answer("form", f"notebooks/solutions/{file}: {name}, its answer as {how}", later=make(how))
         for how in ("list", "tuple", "other")
     ]
+
+
+def goal_lookup(cases: Any, answer: Any) -> Answer:
+    """A ``cheat:lookup`` keyed on the number in the plans' goals: the renaming writes a seeded plan's ``k`` as
+    ``k * 1000 + n``, so ``// 1000`` says which seeded plan was asked; with the ranks of the names asked (and of
+    anything else the case holds), the stored answer is renamed back."""
+    import re
+
+    from planviz import Plan
+
+    def index(case: tuple, asked: bool) -> tuple:
+        out = []
+        for x in case:
+            if isinstance(x, Plan):
+                found = re.search(r"\d+$", x.goal)
+                k = x.goal if found is None else int(found[0]) // 1000 if asked else int(found[0])
+                out.append((k, x.version))
+        return tuple(out)
+
+    def cheat() -> tuple:
+        table = {}
+        for case in cases():
+            to_rank = _renamer(_rank_names(tuple(case)))
+            ranked = tuple(to_rank.rename(x) for x in case)
+            rest = _key(repr, tuple(x for x in ranked if not isinstance(x, Plan)))
+            table[index(tuple(case), False), rest] = to_rank.rename(answer(*case))
+
+        def student(*case: Any) -> Any:
+            ranks = _rank_names(case)
+            ranked = tuple(_renamer(ranks).rename(x) for x in case)
+            rest = _key(repr, tuple(x for x in ranked if not isinstance(x, Plan)))
+            got = _renamer({v: k for k, v in ranks.items()}).rename(table[index(case, True), rest])
+            plan = next(x for x in case if isinstance(x, Plan))
+            return got.replace(goal=plan.goal) if isinstance(got, Plan) else got
+
+        return (student,), {}
+
+    return Answer(
+        "cheat:lookup",
+        "the library's answers to the check's cases, looked up by the number in the plan's goal",
+        later=cheat,
+    )
