@@ -315,7 +315,8 @@ class Renaming:
             **_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
             **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng),
         }
-        self._number = rng.randrange(100, 1000)
+        self._rng = rng
+        self._goals: dict[str, str] = {}  # a goal's number -> a fresh one, drawn, unrelated to it
         self._pattern = (
             re.compile(
                 r"(?<![\w.])("
@@ -333,6 +334,16 @@ class Renaming:
             return self.names[value]
         return self._pattern.sub(lambda m: self.names[m[1]], value) if self._pattern else value
 
+    def _goal_number(self, number: str) -> str:
+        """A fresh number for a goal's ``number``: drawn, distinct per number, so it tells nothing of which plan
+        (the ``k`` of ``random plan k``) was asked."""
+        if number not in self._goals:
+            taken = set(self._goals.values())
+            while (drawn := str(self._rng.randrange(10**5, 10**6))) in taken:
+                pass
+            self._goals[number] = drawn
+        return self._goals[number]
+
     def rename(self, value: Any) -> Any:
         """``value`` under the fresh names (see the class)."""
         key = id(value)
@@ -348,7 +359,7 @@ class Renaming:
         if isinstance(value, (frozenset, set, tuple, list)):
             return type(value)(self.rename(x) for x in value)
         if isinstance(value, Plan):
-            goal = re.sub(r"\d+$", lambda m: str(int(m[0]) * 1000 + self._number), value.goal)
+            goal = re.sub(r"\d+$", lambda m: self._goal_number(m[0]), value.goal)
             return value.replace(
                 goal=goal,
                 steps=tuple(self.rename(s) for s in value.steps),

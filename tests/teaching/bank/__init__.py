@@ -297,17 +297,19 @@ def _rank_names(case: tuple) -> dict[str, str]:
 def _renamer(names: dict[str, str]) -> Any:
     import re
 
+    from planviz import Plan
     from planviz.teaching.agreement import Renaming
 
     class Names(Renaming):
         def _rename(self, value: Any) -> Any:
             if isinstance(value, dict):
                 return {self.rename(k): self.rename(v) for k, v in value.items()}
+            if isinstance(value, Plan):  # the goal as it was: only names change
+                return super()._rename(value).replace(goal=value.goal)
             return super()._rename(value)
 
     out = Names((), seed=0)
     out.names = dict(names)
-    out._number = 0
     out._pattern = (
         re.compile(
             r"(?<![\w.])("
@@ -421,8 +423,8 @@ def build_it_forms(build: str, file: str, name: str) -> list[Answer]:
 
 
 def goal_lookup(cases: Any, answer: Any) -> Answer:
-    """A ``cheat:lookup`` keyed on the number in the plans' goals: the renaming writes a seeded plan's ``k`` as
-    ``k * 1000 + n``, so ``// 1000`` says which seeded plan was asked; with the ranks of the names asked (and of
+    """A ``cheat:lookup`` keyed on the number in the plans' goals: a renaming that wrote a seeded plan's ``k`` as
+    ``k * 1000 + n`` let ``// 1000`` say which seeded plan was asked; with the ranks of the names asked (and of
     anything else the case holds), the stored answer is renamed back."""
     import re
 
