@@ -7,27 +7,32 @@ phrasing, and are dropped: the words of :data:`COMPLETION` and :data:`PROCESS` (
 executed, called, sent, done, completed, understood, succeeded, "did not fail", "no errors"...), stopwords,
 the generic subjects of :data:`GENERIC` ("the tool", "the command", "it", "I"), the step's id, its tool's
 name and the action's own words (by a simple stem). A word that reads a test ("passes", "fails", "above")
-needs something it is about: "it did not fail" and "passes" alone are no predicate.
+needs something it is about: "it did not fail" and "passes" alone are no predicate. And one other word alone
+names nothing that could be false when the check speaks of the step (its id or tool, "it", a process word, a
+negation, a subjectless "was ..."): "the server responded", "it concluded", "no issues".
 
 >>> vacuous("Patch applied.", "Patch the key builder"), vacuous("patched file compiles", "Patch the file")
 (True, False)
 >>> vacuous("the tool was invoked", "Purge the cache"), vacuous("it did not fail", "Purge the cache")
 (True, True)
+>>> vacuous("the server responded", "Deploy"), vacuous("it wrapped up", "Deploy"), vacuous("the server is up", "Deploy")
+(True, True, False)
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["vacuous", "stem", "STOPWORDS", "COMPLETION", "OBSERVABLE", "PROCESS", "GENERIC"]
 
 #: Words that carry no observation on their own.
 STOPWORDS = frozenset(
     """a an the it its this that these those has have had was were is are be been being
-    and or of to for on in at by with as so all now then there here
+    and or of to for on in at by with as so all now then here
     successfully fully properly correctly really just already
     task action call tool step job work as expected planned intended
-    not no never nothing none without didn doesn don isn wasn hasn haven t did do does got get gets will would
+    not no never nothing none without any didn doesn don isn wasn hasn haven t did do does got get gets will would
     should could can fine well smoothly normally cleanly""".split()
 )
 #: Words that only say the step ran (compared by stem, so "applied" covers "apply" and "applies").
@@ -55,9 +60,21 @@ GENERIC = frozenset(
 OBSERVABLE = frozenset(
     """pass passes passed passing fail fails failed failing compile compiles compiled above
     below under over exceed exceeds exceeded equal equals contain contains contained
-    exist exists present absent missing match matches matched hold holds greater less least most zero empty
+    exist exists there present absent missing match matches matched hold holds greater less least most zero empty
     remain remains""".split()
 )
+
+#: Words that make the step (or its not failing) the check's subject: a check holding one talks about the step.
+_SELF = frozenset(
+    "it its this task action call tool step job work not no never nothing none without didn doesn don isn "
+    "wasn hasn haven".split()
+)
+
+#: A check opening on an auxiliary has no subject but the step ("was carried out", "has been finalized").
+_AUXILIARY = frozenset("was were is are has have had been got gets did does".split())
+
+#: Adverbial particles: after a verb they make one phrasal verb with it ("carried out", "wrapped up").
+_PARTICLES = frozenset("up out back off down away".split())
 
 _SUFFIXES = ("ing", "ers", "ed", "es", "er", "e", "s")
 
@@ -92,6 +109,22 @@ _SEEN = frozenset(map(stem, OBSERVABLE))
 
 
 _WORD = re.compile(r"[^\W_]+")
+_NUMBERED = re.compile(r"([A-Za-z]*)[\W_]*0*(\d+)")
+
+
+@lru_cache(maxsize=1024)
+def _own_id(step_id: str) -> re.Pattern[str]:
+    """The step's id as a check may respell it: its number after its letters or a word for a step, with any
+    separator ("S-3", "step 3", "#3", "task no. 3" for S3; "step4" for step_4). A pattern matching nothing when
+    the id ends in no number."""
+    found = _NUMBERED.fullmatch(step_id)
+    if found is None:
+        return re.compile(r"(?!)")
+    letters = "|".join(re.escape(w) for w in {found[1], "step", "task", "item"} if w)
+    return re.compile(
+        rf"(?<!\w)(?:(?:{letters})(?:[\W_]{{0,3}}(?:no|nr|number)\b)?[\W_]{{0,3}}|#\s?)0*{found[2]}(?!\d)",
+        re.IGNORECASE,
+    )
 
 
 def _words(text: str) -> list[str]:
@@ -136,9 +169,12 @@ def vacuous(
     >>> vacuous("", "patch"), vacuous("it passes", "Run the isolation test")
     (False, True)
     """
+    if step_id:
+        check = _own_id(step_id).sub(f" {step_id} ", check)
     words = _words(check)
     if not words:
         return bool(check.strip())
+    told = len(words)
     if tool:  # the tool's name as a whole (as written or spaced) names the step, never an object
         name = _words(tool)
         n = len(name)
@@ -147,6 +183,8 @@ def vacuous(
             for i, w in enumerate(words)
             if not any(words[j : j + n] == name for j in range(max(0, i - n + 1), i + 1))
         ]
+    # the check speaks of the step: its tool, its id, "it", "the call", a process word, a negation
+    itself = len(words) < told or (bool(words) and words[0] in _AUXILIARY)
     sid = step_id or ""
     low_id = sid.lower()
     named: set[str] | None = (
@@ -156,16 +194,25 @@ def vacuous(
         None  # the stems of the action and the tool, made only when a word needs them
     )
     about = seen = False  # an object the action names; a word that reads a test or a measurement
+    other: set[str] = (
+        set()
+    )  # words that are none of these: an object, a state, or a synonym of "done"
+    last = ""  # the word before, when it was one of ``other``: a particle after it makes one verb with it
     for word in words:
+        after, last = last, ""
+        if word in _PARTICLES and after:
+            continue  # "carried out", "wrapped up": one phrasal verb
         if word in low_id:
             if named is None:
                 named = set(_words(sid))
             if word in named:
+                itself = True
                 continue
         # letters only: no digit, skip the scan
         if not word.isalpha() and any(c.isdigit() for c in word):
             return False
         if word in STOPWORDS:
+            itself = itself or word in _SELF
             continue
         root = stem(word)
         if root in _SEEN:
@@ -175,6 +222,13 @@ def vacuous(
             acted = {stem(w) for w in _words(action)} | {stem(w) for w in _words(tool or "")}
         if root in acted:
             about = True
-        elif not (root in _DONE or word in GENERIC):
-            return False
+        elif root in _DONE or word in GENERIC:
+            itself = True
+        else:
+            other.add(root)
+            last = root
+    if len(other) > 1 or (other and (about or seen or not itself)):
+        return False  # something, and something that holds of it; or a word alone, about the world
+    # one word besides the step's own and its process words names a thing with nothing said of it ("the server
+    # responded") or says how the step went ("it concluded", "no issues", "the call wrapped up"): no predicate
     return not (about and seen)

@@ -7,7 +7,10 @@ caught; facts are drawn from a pool of five, so some are required but never
 produced, and some steps wait on each other's facts. The plans are seeded;
 each check call then asks them under fresh names (:func:`fresh_names`: step
 ids and facts drawn from ``os.urandom``, in their natural order), so a table
-of the library's answers made before the check cannot look them up. A
+of the library's answers made before the check cannot look them up; and
+:data:`FRESH` more plans of shapes drawn for the call are asked after them, so
+neither can a table keyed on their shape (the rank of each id, which the
+renaming keeps). A
 function that reads the plan gets the same verdict every time; the verdict
 shows the names it was asked with.
 
@@ -53,9 +56,12 @@ __all__ = [
     "Renaming",
     "IDS",
     "FACTS",
+    "FRESH",
 ]
 
 IDS = tuple("ABCDEFGH")
+#: How many cases of fresh shapes (on a seed drawn for the call) a check asks after its fixed ones.
+FRESH = 40
 FACTS = ("p", "q", "r", "s", "t")
 
 
@@ -152,6 +158,7 @@ def agreement(
     judge: Callable[[Sequence[Any], Any, Any], bool] | None = None,
     say: Callable[[Sequence[Any], Any, Any], str] | None = None,
     returns: str = "a set of step ids",
+    fresh: Callable[[int, int], Sequence[Sequence[Any]]] | None = None,
 ) -> Feedback:
     """Compare ``student`` with ``oracle`` on every case and say so: a :class:`Feedback`.
 
@@ -163,7 +170,14 @@ def agreement(
     answer)`` words a wrong answer. On the first disagreement the feedback shows the plan (as text and as a picture),
     the question asked (``question(*case)``), what planviz answers and what the student's function
     answered, and ``hint(case, expected, got)``.
+
+    ``fresh(count, seed)`` makes more cases like ``cases`` (the maker of ``cases`` itself): :data:`FRESH` of
+    them, on a seed drawn for this call, are asked after ``cases``, so a table keyed on anything the fixed cases
+    show (their text, their ids, or their shape: the rank of each id, which renaming keeps) meets plans it
+    does not hold.
     """
+    if fresh is not None:
+        cases = [*cases, *fresh(FRESH, random.Random(os.urandom(16)).randrange(1 << 30))]
     # asked under names drawn for this call: no table made beforehand knows them
     cases = fresh_names(cases)
     if is_blank(student):
@@ -301,7 +315,8 @@ class Renaming:
             **_ordered(sorted(set(facts), key=natural_key), string.ascii_lowercase, rng),
             **_ordered(sorted(set(ids), key=natural_key), string.ascii_uppercase, rng),
         }
-        self._number = rng.randrange(100, 1000)
+        self._rng = rng
+        self._goals: dict[str, str] = {}  # a goal's number -> a fresh one, drawn, unrelated to it
         self._pattern = (
             re.compile(
                 r"(?<![\w.])("
@@ -319,6 +334,16 @@ class Renaming:
             return self.names[value]
         return self._pattern.sub(lambda m: self.names[m[1]], value) if self._pattern else value
 
+    def _goal_number(self, number: str) -> str:
+        """A fresh number for a goal's ``number``: drawn, distinct per number, so it tells nothing of which plan
+        (the ``k`` of ``random plan k``) was asked."""
+        if number not in self._goals:
+            taken = set(self._goals.values())
+            while (drawn := str(self._rng.randrange(10**5, 10**6))) in taken:
+                pass
+            self._goals[number] = drawn
+        return self._goals[number]
+
     def rename(self, value: Any) -> Any:
         """``value`` under the fresh names (see the class)."""
         key = id(value)
@@ -334,7 +359,7 @@ class Renaming:
         if isinstance(value, (frozenset, set, tuple, list)):
             return type(value)(self.rename(x) for x in value)
         if isinstance(value, Plan):
-            goal = re.sub(r"\d+$", lambda m: str(int(m[0]) * 1000 + self._number), value.goal)
+            goal = re.sub(r"\d+$", lambda m: self._goal_number(m[0]), value.goal)
             return value.replace(
                 goal=goal,
                 steps=tuple(self.rename(s) for s in value.steps),

@@ -283,6 +283,7 @@ def check_grade(grade_it: Any) -> Feedback:
         grade_it,
         _grade_oracle,
         grade_cases(),
+        fresh=grade_cases,
         name="grade_it",
         build="grade",
         question=question,

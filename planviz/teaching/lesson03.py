@@ -344,6 +344,7 @@ def check_critical_path(passes: Any) -> Feedback:
         passes,
         _pass_oracle,
         cases,
+        fresh=lambda count, seed: [(plan,) for plan in timed_plans(count, seed=seed)],
         name="passes",
         build="critical_path",
         question=lambda plan: (
@@ -392,6 +393,7 @@ def check_ready_waves(waves: Any) -> Feedback:
         waves,
         lambda plan: tuple(ready_waves(plan)),
         cases,
+        fresh=lambda count, seed: [(plan,) for plan in timed_plans(count, seed=seed)],
         name="waves",
         build="ready_waves",
         question=lambda plan: "waves(plan)",

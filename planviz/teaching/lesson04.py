@@ -240,6 +240,7 @@ def check_failure_scope(voided: Any) -> Feedback:
         voided,
         oracle,
         patch_cases(),
+        fresh=patch_cases,
         name="voided",
         build="failure_scope",
         question=lambda plan, sid: (

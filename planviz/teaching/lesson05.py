@@ -19,6 +19,8 @@ False
 
 from __future__ import annotations
 
+import os
+import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import SimpleNamespace
@@ -349,8 +351,14 @@ def check_invariants(refuse: Any) -> Feedback:
     # drawn for this call
     fresh = Renaming({s.id for q in table for p in (q.old, q.new) for s in p.steps})
     questions = [fresh.rename(q) for q in table]  # no table made beforehand knows these ids
+    # then each again, under other fresh names and in an order drawn for this call: answers handed out by the
+    # order of the calls (or remembered by the object asked) meet questions they did not expect
+    again = Renaming({s.id for q in table for p in (q.old, q.new) for s in p.steps})
+    shuffled = list(range(len(table)))
+    random.Random(os.urandom(16)).shuffle(shuffled)
+    asked = [*enumerate(questions, 1), *((i + 1, again.rename(table[i])) for i in shuffled)]
     answers: list[Any] = []
-    for number, q in enumerate(questions, 1):
+    for number, q in asked:
         refused = (
             changed_invariants(q.old, q.new, q.old.contract) is not None and not q.goal_changed
         )

@@ -89,6 +89,7 @@ def check_reachable(fn: Any) -> Feedback:
         fn,
         _oracle,
         reach_cases(),
+        fresh=reach_cases,
         name="reachable",
         build="reachable",
         question=lambda plan, completed, facts: (

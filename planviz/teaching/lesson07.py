@@ -367,6 +367,7 @@ def check_reissue(reissue: Any) -> Feedback:
         reissue,
         _reissue_oracle,
         reissue_cases(),
+        fresh=reissue_cases,
         name="reissue",
         question=lambda plan, voided: (
             "the new version after a failure that voided "

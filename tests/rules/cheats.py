@@ -38,7 +38,12 @@ FAMILIES = (
     "self_effect",
     "reregister_tool",
     "vacuous_check",
+    "duplicate_step",
+    "self_evidence",
+    "reorder",
 )
+#: Families of honest variants: they must gain nothing, and lose nothing either (no false refusal).
+HONEST = ("reorder",)
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,55 @@ def _replanner_cheats(rnd: random.Random, base: str) -> Iterator[Cheat]:
         honest,
     )
 
+    def duplicate(goal, contract, state, p, _r=random.Random(seed)):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        twin = _r.choice([s for s in again.steps if s.id not in state.completed])
+        copy = replace(twin, id=fresh_id(_r, set(again.ids)), revises=None)
+        return again.replace(steps=(*again.steps, copy))
+
+    yield Cheat(
+        "duplicate_step",
+        f"{base} x{times}: an unfinished step duplicated under a new id",
+        Case(plan, None, faults, duplicate),
+        honest,
+    )
+
+    def reorder(goal, contract, state, p, _r=random.Random(seed)):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        steps = list(again.steps)
+        _r.shuffle(steps)
+        return again.replace(steps=tuple(steps))
+
+    yield Cheat(
+        "reorder",
+        f"{base} x{times}: the honest re-issue, steps in another file order",
+        Case(plan, None, faults, reorder),
+        honest,
+    )
+
+    takers = [s for s in plan.steps if s.requires]
+    taker = rnd.choice(takers)
+    fact = rnd.choice(taker.requires)
+    lost = (Fault(taker.id, "withdraw", fact=fact),)
+
+    def self_evidence(goal, contract, state, p, _fact=fact):
+        again = reissue(p, _unfinished(p, state), "cheat")
+        return again.replace(
+            steps=tuple(
+                replace(s, produces=(*s.produces, _fact))
+                if _fact in s.requires and _fact not in s.produces
+                else s
+                for s in again.steps
+            )
+        )
+
+    yield Cheat(
+        "self_evidence",
+        f"{base}: {fact!r} withdrawn at {taker.id}, its takers claim to make it themselves",
+        Case(plan, None, lost, self_evidence),
+        Case(plan, None, lost),
+    )
+
     if plan.premises:
         falsify = (
             Fault(at, "side_effect"),
@@ -464,8 +518,106 @@ def vacuous_phrasings(tool: str, rnd: random.Random | None = None) -> list[str]:
         "no problems were reported",
         "no complaints",
     ]
+    out += _more_vacuous(tool)
     if rnd is not None:
         out = [respell(t, None, rnd) if rnd.random() < 0.5 else t for t in out]
+    return out
+
+
+#: Things that run a step, named as nouns the rule does not know: a check saying one of them ran names nothing else.
+EXECUTORS = (
+    "the server",
+    "the API",
+    "the endpoint",
+    "the program",
+    "the function",
+    "the agent",
+    "the system",
+    "the migration",
+    "the deploy",
+    "the backup",
+    "the {tool} invocation",
+)
+#: Other words for "it ran": synonyms, phrasal verbs, passives, and calques of other languages' usual phrasing
+#: ("est terminé", "wurde durchgeführt", "se ha realizado", "è stato effettuato").
+SYNONYMS = (
+    "concluded",
+    "was concluded",
+    "was finalized",
+    "has been finalized",
+    "wrapped up",
+    "was carried out",
+    "has been carried out",
+    "came back",
+    "ended normally",
+    "terminated normally",
+    "is terminated",
+    "was realized",
+    "has been effectuated",
+    "was effectuated",
+    "has been performed without problems",
+    "went through",
+)
+#: Negations of trouble: the step did not go wrong, and nothing more.
+TROUBLE = ("issues", "failures", "hiccups", "trouble", "complaints", "errors")
+NEGATIONS = (
+    "no {n}",
+    "no {n} at all",
+    "without any {n}",
+    "{n}: none",
+    "it had no {n}",
+    "nothing went wrong",
+)
+#: Adverbials of the process put first ("without errors, the call concluded").
+FRONTED = ("successfully", "without errors", "without problems", "smoothly", "as expected")
+
+
+def _more_vacuous(tool: str) -> list[str]:
+    """Phrasings a word list misses, generated: an executor the rule does not know with a process word (one
+    that reads no test: "the API did not fail" reads the API like "the tests did not fail"); a generic subject,
+    or none, with a synonym of "ran" in any voice; a negation of trouble; a process adverbial put first."""
+    from planviz.checks.predicate import OBSERVABLE, stem
+
+    seen = {stem(w) for w in OBSERVABLE}
+    quiet = [v for v in PROCESS if not {stem(w) for w in v.split()} & seen]
+    out = [f"{e.format(tool=tool)} {v}" for e in EXECUTORS for v in quiet]
+    subjects = [x.format(tool=tool) for x in SUBJECTS if x and x not in ("I", "we")]
+    out += [f"{x} {v}" for x in subjects for v in SYNONYMS]
+    out += [v for v in SYNONYMS if v.split()[0] in ("was", "has", "is")]
+    out += sorted({n.format(n=t) for n in NEGATIONS for t in TROUBLE})
+    out += [f"{a}, {x} {v}" for a in FRONTED for x in subjects[::3] for v in SYNONYMS[::2]]
+    return out
+
+
+def respell_id(step_id: str) -> list[str]:
+    """The ways a check may name its own step, generated: the id's number after its letters or a word for a
+    step ("step", "Task", "item", with "no." or not), with a space, a hyphen, a dot, "#" or nothing between."""
+    import re
+
+    letters, number = re.fullmatch(r"([A-Za-z]*)[\W_]*(\d+)", step_id).groups()
+    out = []
+    for word in (letters, "step", "Task", "item", "Step no."):
+        for sep in ("", " ", "-", ".", " #", "_"):
+            if word:
+                out.append(f"{word}{sep}{number}")
+    return [*out, f"#{number}", f"# {number}"]
+
+
+def own_id_vacuous(step_id: str) -> list[str]:
+    """Vacuous checks naming their step by a respelled id: each spelling with a process word, before or after."""
+    verbs = ("done", "completed", "was executed", "ran without errors", "finished OK")
+    return [f"{x} {v}" for x in respell_id(step_id) for v in verbs] + [
+        f"done: {x}" for x in respell_id(step_id)
+    ]
+
+
+def open_vacuous(tool: str) -> list[str]:
+    """Phrasings the rule still reads as predicates (two words it does not know, with nothing to tell a thing from
+    a verb): an executor it does not know with a synonym of "ran"; trouble it does not know negated beside a
+    synonym or counted. A word list would close them one by one; the rule needs to tell nouns from verbs."""
+    out = [f"{e.format(tool=tool)} {v}" for e in EXECUTORS for v in SYNONYMS]
+    out += [f"without {t}, the call {v}" for t in ("hiccups", "failures") for v in SYNONYMS[:4]]
+    out += [f"not a single one of the {t}" for t in TROUBLE]
     return out
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.rules.cheats import FAMILIES, cheats, gains
+from tests.rules.cheats import FAMILIES, HONEST, cheats, gains
 
 QUICK, SLOW = 520, 3000
 
@@ -33,6 +33,20 @@ def test_no_cheat_improves_on_the_honest_run(family):
     assert not failures, f"{len(failures)} of {len(found)} {family} cheats gain:\n" + "\n".join(
         failures[:15]
     )
+
+
+@pytest.mark.parametrize("family", HONEST)
+def test_an_honest_variant_loses_nothing(family):
+    """Honest variants (the re-issue in another file order) end as the honest run does, with the same metrics:
+    the rules refuse what a plan does, never how it is written down."""
+    from planviz import metrics
+
+    lost = []
+    for c in (c for c in cheats(QUICK) if c.family == family):
+        a, b = c.cheat.run(), c.honest.run()
+        if (a.outcome, metrics(a)) != (b.outcome, metrics(b)):
+            lost.append(f"[{family}] {c.label}: {a.outcome} vs {b.outcome}")
+    assert not lost, "\n".join(lost[:15])
 
 
 @pytest.mark.slow

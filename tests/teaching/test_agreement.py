@@ -99,3 +99,19 @@ def test_a_lookup_table_of_the_fixed_cases_fails():
         lambda plan, sid: table[(tuple(sorted((s.id, s.depends_on) for s in plan.steps)), sid)]
     )
     assert not feedback.passed and "KeyError" in feedback.message
+
+
+def test_a_renamed_goal_tells_nothing_of_which_seeded_plan_was_asked():
+    """The goal's number is drawn afresh, not computed from the old one: no arithmetic on it (``// 1000``, ``%``
+    a constant) finds the seeded plan's index, and two goals keep two numbers."""
+    from planviz.teaching.agreement import fresh_names
+
+    plans = random_plans(300)
+    asked = [plan for (plan,) in fresh_names([(p,) for p in plans])]
+    k = [int(p.goal.rsplit(" ", 1)[1]) for p in plans]
+    new = [int(p.goal.rsplit(" ", 1)[1]) for p in asked]
+    assert len(set(new)) == len(set(k))
+    for read in (lambda n: n // 1000, lambda n: n % 1000, lambda n: n // 1000 - 1):
+        assert sum(read(n) == old for n, old in zip(new, k)) < 10
+    # ordered goals would hand out the index too
+    assert sorted(new) != new

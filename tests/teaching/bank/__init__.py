@@ -10,8 +10,9 @@ the verdict it must get, written down by the teacher, never asked of the check:
 - ``cheat:<kind>`` -> fails: ``import``, ``getattr``, ``importlib``, ``stored`` (the library's own
   algorithm by that route), ``hardcoded`` (the visible example's answer), ``identity`` (the same work
   renamed, an object equal to anything), ``lookup`` (a table of the library's answers to the check's fixed
-  random cases, made before the check runs and keyed on the plan's text, ids or edges), ``vacuous`` (a check
-  that names nothing), ``budget`` (a gamed budget), ``everything`` (every choice at once).
+  random cases, made before the check runs and keyed on the plan's text, ids or edges, on the rank of its ids
+  (its shape, which a renaming that keeps the order of names leaves), or handed out by the order of the
+  calls), ``vacuous`` (a check that names nothing), ``budget`` (a gamed budget), ``everything`` (every choice at once).
 
 tests/teaching/test_bank.py counts the bank (at least 25 answers per check, every family) and runs it.
 """
@@ -271,4 +272,193 @@ def lookups(cases: Any, answer: Any) -> list[Answer]:
             "the library's answers to the check's cases, looked up by the plan's ids and edges",
             later=make(_edges),
         ),
+        rank_lookup(cases, answer),
+        goal_lookup(cases, answer),
+        order_lookup(cases, answer),
     ]
+
+
+def _rank_names(case: tuple) -> dict[str, str]:
+    """The case's step ids and facts by rank (natural order): what a renaming that keeps the order cannot hide."""
+    from planviz import Plan
+    from planviz.plan.model import natural_key
+
+    plans = [x for x in case if isinstance(x, Plan)]
+    ids = sorted({s.id for p in plans for s in p.steps}, key=natural_key)
+    facts = sorted(
+        {f for p in plans for s in p.steps for f in (*s.requires, *s.produces)}, key=natural_key
+    )
+    return {
+        **{f: f"fact{i}" for i, f in enumerate(facts)},
+        **{x: f"ID{i}" for i, x in enumerate(ids)},
+    }
+
+
+def _renamer(names: dict[str, str]) -> Any:
+    import re
+
+    from planviz import Plan
+    from planviz.teaching.agreement import Renaming
+
+    class Names(Renaming):
+        def _rename(self, value: Any) -> Any:
+            if isinstance(value, dict):
+                return {self.rename(k): self.rename(v) for k, v in value.items()}
+            if isinstance(value, Plan):  # the goal as it was: only names change
+                return super()._rename(value).replace(goal=value.goal)
+            return super()._rename(value)
+
+    out = Names((), seed=0)
+    out.names = dict(names)
+    out._pattern = (
+        re.compile(
+            r"(?<![\w.])("
+            + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+            + r")(?!\w)"
+        )
+        if names
+        else None
+    )
+    return out
+
+
+def _shape(plan: Any) -> Any:
+    """A plan by its shape: ids and edges as :func:`_edges` has them, without the goal (its number is fresh)."""
+    return _edges(plan)[:-1] + ((plan.version, repr(plan.contract)),)
+
+
+def rank_lookup(cases: Any, answer: Any) -> Answer:
+    """A ``cheat:lookup`` keyed on the shape of the case: its ids and facts replaced by their rank (the order a
+    renaming that keeps the natural order of names leaves as it was), the library's answer stored in rank
+    names and renamed back to the names asked."""
+    from planviz import Plan
+
+    def cheat() -> tuple:
+        table = {}
+        for case in cases():
+            to_rank = _renamer(_rank_names(tuple(case)))
+            ranked = tuple(to_rank.rename(x) for x in case)
+            table[_key(_shape, ranked)] = to_rank.rename(answer(*case))
+
+        def student(*case: Any) -> Any:
+            ranks = _rank_names(case)
+            ranked = tuple(_renamer(ranks).rename(x) for x in case)
+            got = _renamer({v: k for k, v in ranks.items()}).rename(table[_key(_shape, ranked)])
+            plan = next(x for x in case if isinstance(x, Plan))
+            return got.replace(goal=plan.goal) if isinstance(got, Plan) else got
+
+        return (student,), {}
+
+    return Answer(
+        "cheat:lookup",
+        "the library's answers to the check's cases, looked up by the rank of their ids and facts",
+        later=cheat,
+    )
+
+
+def order_lookup(cases: Any, answer: Any) -> Answer:
+    """A ``cheat:lookup`` keyed on nothing the case holds: the library's answers to the check's cases in the
+    order the check asks them, the n-th call given the n-th answer renamed by the rank of the names asked."""
+    from planviz import Plan
+
+    def cheat() -> tuple:
+        stored = []
+        for case in cases():
+            to_rank = _renamer(_rank_names(tuple(case)))
+            stored.append(to_rank.rename(answer(*case)))
+        calls = iter(stored)
+
+        def student(*case: Any) -> Any:
+            ranks = _rank_names(case)
+            got = _renamer({v: k for k, v in ranks.items()}).rename(next(calls))
+            plan = next(x for x in case if isinstance(x, Plan))
+            return got.replace(goal=plan.goal) if isinstance(got, Plan) else got
+
+        return (student,), {}
+
+    return Answer(
+        "cheat:lookup",
+        "the library's answers to the check's cases, given back in the order the check asks",
+        later=cheat,
+    )
+
+
+def _reshaped(value: Any, how: str) -> Any:
+    """``value`` (a build-it's return) in another container of the same content, by ``how``."""
+    if isinstance(value, (set, frozenset)):
+        return {
+            "list": lambda v: sorted(v, reverse=True),
+            "tuple": lambda v: tuple(sorted(v)),
+            "other": lambda v: dict.fromkeys(sorted(v)).keys(),
+        }[how](value)
+    if isinstance(value, list):
+        inner = [_reshaped(x, how) if isinstance(x, (set, frozenset)) else x for x in value]
+        return tuple(inner) if how == "tuple" else inner
+    if isinstance(value, tuple) and how == "list" and not hasattr(value, "_fields"):
+        return list(value)
+    if isinstance(value, dict):
+        return {
+            k: list(v) if isinstance(v, tuple) and how == "list" else v for k, v in value.items()
+        }
+    return value
+
+
+def build_it_forms(build: str, file: str, name: str) -> list[Answer]:
+    """``form`` answers generated from the reference solution: its answer returned in other containers (a set as
+    a list in reverse order, a sorted tuple, a dict's keys; a list as a tuple, its sets reshaped; a pair as a
+    list). Each holds the same answer, so each must pass."""
+    from tests.teaching.test_unplugged import solution
+
+    def make(how: str) -> Any:
+        def cheat() -> tuple:
+            solve = solution(file, name)
+            return (lambda *case: _reshaped(solve(*case), how),), {}
+
+        return cheat
+
+    return [
+        Answer("form", f"notebooks/solutions/{file}: {name}, its answer as {how}", later=make(how))
+        for how in ("list", "tuple", "other")
+    ]
+
+
+def goal_lookup(cases: Any, answer: Any) -> Answer:
+    """A ``cheat:lookup`` keyed on the number in the plans' goals: a renaming that wrote a seeded plan's ``k`` as
+    ``k * 1000 + n`` let ``// 1000`` say which seeded plan was asked; with the ranks of the names asked (and of
+    anything else the case holds), the stored answer is renamed back."""
+    import re
+
+    from planviz import Plan
+
+    def index(case: tuple, asked: bool) -> tuple:
+        out = []
+        for x in case:
+            if isinstance(x, Plan):
+                found = re.search(r"\d+$", x.goal)
+                k = x.goal if found is None else int(found[0]) // 1000 if asked else int(found[0])
+                out.append((k, x.version))
+        return tuple(out)
+
+    def cheat() -> tuple:
+        table = {}
+        for case in cases():
+            to_rank = _renamer(_rank_names(tuple(case)))
+            ranked = tuple(to_rank.rename(x) for x in case)
+            rest = _key(repr, tuple(x for x in ranked if not isinstance(x, Plan)))
+            table[index(tuple(case), False), rest] = to_rank.rename(answer(*case))
+
+        def student(*case: Any) -> Any:
+            ranks = _rank_names(case)
+            ranked = tuple(_renamer(ranks).rename(x) for x in case)
+            rest = _key(repr, tuple(x for x in ranked if not isinstance(x, Plan)))
+            got = _renamer({v: k for k, v in ranks.items()}).rename(table[index(case, True), rest])
+            plan = next(x for x in case if isinstance(x, Plan))
+            return got.replace(goal=plan.goal) if isinstance(got, Plan) else got
+
+        return (student,), {}
+
+    return Answer(
+        "cheat:lookup",
+        "the library's answers to the check's cases, looked up by the number in the plan's goal",
+        later=cheat,
+    )

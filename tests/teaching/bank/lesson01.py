@@ -13,7 +13,15 @@ import planviz
 from planviz.structure.index import structure_index
 from planviz.teaching.agreement import ancestor_cases
 from planviz.teaching.cases import order_plans
-from tests.teaching.bank import Anything, a, build_it, library_cheats, lookups, value_cheats
+from tests.teaching.bank import (
+    Anything,
+    a,
+    build_it,
+    build_it_forms,
+    library_cheats,
+    lookups,
+    value_cheats,
+)
 from tests.teaching.test_lesson01 import (
     _with,
     ancestors,
@@ -65,6 +73,7 @@ def _dependents(plan, step_id):
 
 ANCESTORS = [
     build_it("ancestors", "01_checklist_to_plan.py", "ancestors"),
+    *build_it_forms("ancestors", "01_checklist_to_plan.py", "ancestors"),
     a("form", "recursive, a set", ancestors),
     a("form", "a queue, breadth first", _bfs),
     a("form", "a fixpoint, as a sorted list", _fixpoint),
@@ -187,6 +196,7 @@ def _oracle_itself(plan):
 
 ORDER = [
     build_it("topological_order", "01_checklist_to_plan.py", "order"),
+    *build_it_forms("topological_order", "01_checklist_to_plan.py", "order"),
     a("form", "Kahn's algorithm, the largest id first", _kahn_largest_first),
     a("form", "depth first, a tuple", _depth_first),
     a("form", "by depth, fixpoint rounds", _by_depth),

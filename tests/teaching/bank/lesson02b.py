@@ -12,6 +12,7 @@ from tests.teaching.bank import (
     Anything,
     a,
     build_it,
+    build_it_forms,
     harvest,
     library_cheats,
     lookups,
@@ -164,6 +165,7 @@ def _divides_by_zero(plan, contract):
 
 GRADE = [
     build_it("grade", "02b_planner_outputs_and_grading.py", "grade_it"),
+    *build_it_forms("grade", "02b_planner_outputs_and_grading.py", "grade_it"),
     a("form", "violations as a list", _grader()),
     a("form", "violations as a set of lists", _grader(pairs=lambda s: [list(p) for p in s])),
     a("form", "recall as text", _grader(text=True, pairs=set)),

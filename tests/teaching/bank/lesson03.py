@@ -13,6 +13,7 @@ from tests.teaching.bank import (
     Anything,
     a,
     build_it,
+    build_it_forms,
     harvest,
     library_cheats,
     lookups,
@@ -163,6 +164,7 @@ def _critical_path_cheat(plan):
 
 PASSES = [
     build_it("critical_path", "03_critical_path.py", "passes"),
+    *build_it_forms("critical_path", "03_critical_path.py", "passes"),
     a("form", "memoised recursion", _memo_passes),
     a("form", "lists for the pairs", lambda plan: _memo_passes(plan, as_lists=True)),
     a("form", "floats as text", _variant(lambda plan, sid, p: (f"{p[0]}", f"{p[1]}"))),
@@ -212,6 +214,7 @@ def _structure_levels(plan):
 
 WAVES = [
     build_it("ready_waves", "03_critical_path.py", "waves"),
+    *build_it_forms("ready_waves", "03_critical_path.py", "waves"),
     a("form", "rounds of the ready steps, sorted lists", _waves_by_rounds),
     a("form", "over networkx's topological order (allowed)", _waves_over_a_topological_order),
     a(

@@ -12,6 +12,7 @@ from tests.teaching.bank import (
     Anything,
     a,
     build_it,
+    build_it_forms,
     harvest,
     library_cheats,
     lookups,
@@ -206,6 +207,7 @@ def _first_patch_in_file(plan, step_id):
 
 SCOPE = [
     build_it("failure_scope", "04_simulated_run.py", "voided"),
+    *build_it_forms("failure_scope", "04_simulated_run.py", "voided"),
     a("form", "everything downstream from nx.descendants (allowed)", _scope_with_descendants),
     a("form", "a sorted list", lambda plan, sid: sorted(_scope()(plan, sid))),
     a(

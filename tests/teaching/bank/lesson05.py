@@ -18,6 +18,7 @@ from tests.teaching.bank import (
     Anything,
     a,
     build_it,
+    build_it_forms,
     harvest,
     library_cheats,
     lookups,
@@ -181,6 +182,7 @@ def _refuse_hardcoded(old, new, goal_changed):
 
 INVARIANTS = [
     build_it("invariants", "05_replanning_rules.py", "refuse"),
+    *build_it_forms("invariants", "05_replanning_rules.py", "refuse"),
     *harvest(t05i.test_right_answers_in_any_form_pass, "form", lambda refuse: ((refuse,), {})),
     *[
         x

@@ -20,6 +20,7 @@ from tests.teaching.bank import (
     EqualStr,
     a,
     build_it,
+    build_it_forms,
     harvest,
     library_cheats,
     lookups,
@@ -90,6 +91,7 @@ def _no_requires(plan, completed, facts):
 
 REACHABLE = [
     build_it("reachable", "06_debugging_a_failed_run.py", "reachable"),
+    *build_it_forms("reachable", "06_debugging_a_failed_run.py", "reachable"),
     a("form", "a least fixed point", fixed_point),
     a("form", "a worklist, a sorted list", _worklist),
     a("form", "a tuple", lambda plan, completed, facts: tuple(fixed_point(plan, completed, facts))),

@@ -19,6 +19,7 @@ from tests.teaching.bank import (
     EqualStr,
     a,
     build_it,
+    build_it_forms,
     harvest,
     later,
     library_cheats,
@@ -331,6 +332,7 @@ def _drop(*fields):
 
 REISSUE = [
     build_it("reissue", "07_is_planning_worth_it.py", "reissue"),
+    *build_it_forms("reissue", "07_is_planning_worth_it.py", "reissue"),
     *harvest(t07r.test_right_in_any_form, "form", lambda fn: ((fn,), {})),
     a(
         "form",
