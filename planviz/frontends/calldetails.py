@@ -28,7 +28,25 @@ MAX_TEXT = 20_000
 #: The most turns kept for a thread.
 MAX_TURNS = 2_000
 _ONE_LINE = json.JSONEncoder(ensure_ascii=False).encode
-_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2).encode
+_INDENTED_ANY = json.JSONEncoder(ensure_ascii=False, indent=2).encode
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _indented(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)``: a flat mapping with text keys, or a flat list, of
+    scalars (most results: ``{"id": "result-2", "n": 2}``) written from its items' one-line JSON (C-encoded), the
+    same text the indenting encoder (pure Python) writes; anything else by that encoder."""
+    kind = type(value)
+    if kind is dict and value:
+        if all(type(k) is str for k in value) and all(type(v) in _SCALARS for v in value.values()):
+            return (
+                "{\n  "
+                + ",\n  ".join(f"{_ONE_LINE(k)}: {_ONE_LINE(v)}" for k, v in value.items())
+                + "\n}"
+            )
+    elif kind is list and value and all(type(v) in _SCALARS for v in value):
+        return "[\n  " + ",\n  ".join(map(_ONE_LINE, value)) + "\n]"
+    return _INDENTED_ANY(value)
 
 
 def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
@@ -43,7 +61,7 @@ def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
         text = value
     else:
         try:  # json.dumps(value, ensure_ascii=False, indent=...) with its encoder made once, not per value
-            text = (_ONE_LINE if quoted else _INDENTED)(value)
+            text = (_ONE_LINE if quoted else _indented)(value)
         except (TypeError, ValueError, RecursionError):
             text = show_value(value, limit)
     return (

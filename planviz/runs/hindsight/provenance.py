@@ -391,7 +391,10 @@ def data_edges(
     holders: dict[str, list[str]] = {}
     words_of: dict[str, set[str]] = {}
     for u in order:
-        words_of[u] = {w.lower() for _, leaf in leaves.get(u, ()) for w in _WORD.findall(leaf)}
+        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf
+        words_of[u] = set(
+            map(str.lower, _WORD.findall("\n".join([leaf for _, leaf in leaves.get(u, ())])))
+        )
         for word in words_of[u]:
             holders.setdefault(word, []).append(u)
 
@@ -426,10 +429,13 @@ def data_edges(
             done = [u for u in producers.get(fact, ()) if ended(u)]
             if done:
                 add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
-        for _, ph in placeholders_in(dict(step.arguments)):
-            ref = split_reference(ph.inner, ids)
-            if ref is not None and ended(ref[0]):
-                add(ref[0], v, "exact")
+        # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
+        values = [leaf for _, leaf in _leaves(dict(step.arguments))] if step.arguments else []
+        if any("{{" in leaf for leaf in values):
+            for _, ph in placeholders_in(dict(step.arguments)):
+                ref = split_reference(ph.inner, ids)
+                if ref is not None and ended(ref[0]):
+                    add(ref[0], v, "exact")
         if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
             # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
             # records none, every call that had ended
@@ -439,7 +445,7 @@ def data_edges(
                 if ended(u):
                     add(u, v, "unknown: assumed")
             continue
-        args = _arguments(step)
+        args = [leaf for leaf in values if "{{" not in leaf]  # _arguments(step)
         unexplained = False
         for arg in args:
             parts = distinctive_parts(arg, known)
