@@ -23,14 +23,13 @@ track of what the last event showed, so an event costs what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import islice
-from operator import eq
 from typing import AbstractSet, Any, Callable, Iterable
 
 from planviz.analysis.reach import invalidated
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan, natural_key
 from planviz.runs.engine.ledger import Ledger
+from planviz.runs.engine.observed import missing_facts, sorted_facts, weigh
 from planviz.runs.engine.shape import Shape
 from planviz.runs.events import (
     OUTCOMES,
@@ -39,7 +38,6 @@ from planviz.runs.events import (
     ExecutionState,
     Observation,
     Run,
-    negation,
     new_event,
 )
 from planviz.runs.fault import Fault
@@ -51,27 +49,6 @@ ProgressCallback = Callable[[str, int, "int | None"], None]
 """A progress callback: ``(what, done, total or None)``, called now and then during long work."""
 _GIVEN, _PREMISE = ("given",), ("premise",)
 _NONE: frozenset[str] = frozenset()
-
-
-def _sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
-    """``sorted(facts)``, sorted from the step's ``produces`` when those are exactly the facts (no repeats),
-    and whether they were.
-
-    The same strings in the order they were made sort in about one pass over
-    memory; the set, in hash order, jumps around it for every comparison, and
-    at 100,000 facts that costs several times more per fact than at 10,000
-    (issue 28).
-    """
-    produced: tuple[str, ...] = step.produces if step is not None else ()
-    if len(produced) == len(facts):
-        if len(facts) > 1:
-            order = sorted(produced)
-            if facts.issuperset(order) and not any(map(eq, order, islice(order, 1, None))):
-                return order, True
-        # none, or the one fact it produces: nothing to sort
-        elif not facts or produced[0] in facts:
-            return list(produced), True
-    return sorted(facts), False
 
 
 class Machine:
@@ -293,25 +270,8 @@ class Machine:
         self._ledger.touched[sid] = None
         self.observations.append((sid, obs))
         step = self._current()[1].steps.get(sid)
-        new_conflicts: list[Conflict] = []
-        sources = self.sources
-        order, same = _sorted_facts(obs.facts, step)
-        accepted = order
-        negated = self._negated
-        if not negated:
-            for f in order:
-                if f.startswith("not "):
-                    negated = 1
-                    break
-        if negated:  # else no fact can contradict a held one
-            accepted = []
-            for f in order:
-                contrary = negation(f)
-                held = sources.get(contrary)
-                if held and contrary not in obs.withdrawn:
-                    new_conflicts.append(Conflict(f, sid, contrary, ", ".join(sorted(held))))
-                else:
-                    accepted.append(f)
+        order, same = sorted_facts(obs.facts, step)
+        accepted, new_conflicts = weigh(sid, obs, order, self.sources, self._negated)
         alone = (sid,)
         replaced = sorted(obs.replaced - obs.facts) if obs.replaced else ()
         # an update: the earlier values leave with this event, no withdraw event
@@ -321,12 +281,7 @@ class Machine:
         produced = step.produces if step else accepted
         # the facts are exactly the step's produces and none was refused: nothing missing, nothing extra
         exact = same and len(accepted) == len(order)
-        missing: list[
-            str
-        ] = []  # (no set is made when the facts are exactly what the step produces)
-        if step and not exact:
-            accepted_set = set(accepted)
-            missing = [f for f in produced if f not in accepted_set]
+        missing = [] if exact or not step else missing_facts(produced, accepted)
         events = []
         if obs.ok and (not missing or not check_evidence):
             self.completed.add(sid)
