@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, cast
 
 from planviz.errors import SimulationError
-from planviz.runs.statuslog import DoneSet, Snapshot
+from planviz.runs.statuslog import DoneSet, FrozenView, Snapshot
 
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
 
@@ -336,7 +336,7 @@ def _marked_at(first: dict[str, int], i: int, item: str) -> bool:
     return first.get(item, i + 1) <= i
 
 
-class SetView(Set[str]):
+class SetView(FrozenView):
     """A read-only set of one frame (facts held, steps ready, steps in conflict); compares equal to a frozenset."""
 
     __slots__ = ("_test", "_index", "_i", "_len")
@@ -355,13 +355,3 @@ class SetView(Set[str]):
 
     def __len__(self) -> int:
         return self._len
-
-    @classmethod
-    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:
-        return frozenset(it)
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self))
-
-    def __repr__(self) -> str:
-        return f"frozenset({sorted(self)!r})" if self._len else "frozenset()"

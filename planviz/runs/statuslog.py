@@ -114,7 +114,24 @@ class Snapshot(Mapping[str, str]):
         return repr(dict(self))
 
 
-class DoneSet(Set[str]):
+class FrozenView(Set[str]):
+    """A read-only set computed on demand that acts as a frozenset: set operations give frozensets, it hashes
+    and shows as the frozenset of its members. Subclasses give ``__contains__``, ``__iter__`` and ``__len__``."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:
+        return frozenset(it)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self))
+
+    def __repr__(self) -> str:
+        return f"frozenset({sorted(self)!r})" if len(self) else "frozenset()"
+
+
+class DoneSet(FrozenView):
     """The steps of ``plan`` (version ``v`` of ``log``) shown done at event ``i``, but those in ``minus``: the
     verified work an invalidation keeps; ``size`` is its length, counted when it was made."""
 
@@ -137,13 +154,3 @@ class DoneSet(Set[str]):
 
     def __len__(self) -> int:
         return self.size
-
-    @classmethod
-    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:
-        return frozenset(it)
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self))
-
-    def __repr__(self) -> str:
-        return f"frozenset({sorted(self)!r})" if self.size else "frozenset()"
