@@ -84,13 +84,18 @@ def read_path(path: str | os.PathLike[str]) -> tuple[str, str]:
 
 
 def open_regular(
-    name: str | os.PathLike[str], hint: str, error: type[PlanFormatError] = PlanFormatError
+    name: str | os.PathLike[str],
+    hint: str,
+    error: type[PlanFormatError] = PlanFormatError,
+    noun: str = "file",
+    expected: str = "a regular file",
 ) -> IO[bytes]:
     """``name`` opened for reading (binary) if it is a regular file: the one check of every input path.
 
     Opened without blocking, so a FIFO never hangs the reader; a directory, FIFO, device or socket is
-    refused as ``error`` saying what it is and ``hint``; a path holding a NUL or a lone surrogate (no file
-    can have that name) is refused the same way, never a ValueError or UnicodeEncodeError.
+    refused as ``error`` saying what it is, that ``expected`` was, and ``hint``; a path holding a NUL or a
+    lone surrogate (no file can have that name) is refused the same way ("cannot read the ``noun``"),
+    never a ValueError or UnicodeEncodeError.
 
     >>> open_regular("/dev/null", "give a file")
     Traceback (most recent call last):
@@ -112,13 +117,13 @@ def open_regular(
             else "the path cannot be encoded (a lone surrogate?): no file can have that name"
         )
         raise error(
-            f"cannot read the file: {why}",
+            f"cannot read the {noun}: {why}",
             source=shown.encode("utf-8", "backslashreplace").decode(),
         ) from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise error(f"this is {file_kind(mode)}, not a regular file; {hint}", source=shown)
+        raise error(f"this is {file_kind(mode)}, not {expected}; {hint}", source=shown)
     return os.fdopen(fd, "rb")
 
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import stat
 from dataclasses import dataclass, field, replace
 from importlib import import_module
 from types import ModuleType
@@ -54,6 +53,7 @@ from typing import IO, Any, BinaryIO, Mapping, Sequence
 from planviz.errors import PlanFormatError, PlanvizTypeError, TraceFormatError
 from planviz.io.plaindata import check_plain
 from planviz.io.syntax import show_value
+from planviz.io.text import open_regular
 from planviz.plan.bulk import paused_gc
 from planviz.runs.events import Run
 from planviz.traces.runtext import check_run_text
@@ -332,7 +332,9 @@ def load_runs(
             return _read(doc, fmt, thread)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        with _open_regular(name) as fh:
+        with open_regular(
+            name, "a trace is a regular file", TraceFormatError, "trace", "a trace file"
+        ) as fh:
             return _from_stream(fh, name, name, format, thread, max_bytes)
     if hasattr(source, "read"):
         return _from_stream(
@@ -442,37 +444,6 @@ def load_traces(
     ['plan_complete']
     """
     return load_runs(source, format, max_bytes=max_bytes)
-
-
-def _open_regular(name: str) -> BinaryIO:
-    """Open ``name`` for reading only if it is a regular file (never blocking on a FIFO)."""
-    if "\x00" in name:
-        raise TraceFormatError(
-            "the path holds a NUL character; no file can have that name", source=repr(name)
-        )
-    try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, UnicodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise TraceFormatError(f"cannot read the trace: {why}", source=name) from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(mode)
-            else "a FIFO (named pipe)"
-            if stat.S_ISFIFO(mode)
-            else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket"
-            if stat.S_ISSOCK(mode)
-            else "not a regular file"
-        )
-        raise TraceFormatError(
-            f"this is {kind}, not a trace file; a trace is a regular file", source=name
-        )
-    return os.fdopen(fd, "rb")
 
 
 class _TextAsBytes(io.RawIOBase):
