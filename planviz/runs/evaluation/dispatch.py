@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequ
 
 from planviz.errors import PlanvizTypeError, show_value
 from planviz.plan.model import Plan
+from planviz.runs.evaluation.campaigntable import METRIC_NAMES
 from planviz.runs.evaluation.faultmodel import FaultModel
 from planviz.runs.evaluation.mechanisms import Variant, run_variant
 from planviz.runs.measures.intervals import welford
@@ -67,20 +68,9 @@ class Maps(Protocol):
 ExecutorLike = Union[concurrent.futures.Executor, Submits, Maps]  # noqa: UP007 (a runtime alias)
 """What ``campaign(executor=...)`` takes besides None."""
 
-#: The metrics a campaign row estimates (seed 004's eight, executability and the work voided), in the order of a
-#: run's figures; each is averaged over every run but ``critical_path_delay`` (completed runs only).
-FIGURES = (
-    "executability",
-    "tool_calls",
-    "model_calls",
-    "time",
-    "recovery_distance",
-    "work_voided",
-    "replans",
-    "precondition_errors",
-    "duplicate_steps",
-    "critical_path_delay",
-)
+#: The metrics a campaign row estimates, in the order of a run's figures (the campaign table's columns); each is
+#: averaged over every run but ``critical_path_delay`` (completed runs only).
+FIGURES = METRIC_NAMES
 BLOCK = 50  #: samples per unit
 CHUNK_RUNS = 600  #: simulations per chunk (about)
 
