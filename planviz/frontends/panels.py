@@ -25,6 +25,7 @@ from planviz.pictures.fatepicture import render_alignment
 from planviz.pictures.style import LEGEND_TEXT, LOOKS
 from planviz.plan.model import natural_key
 from planviz.runs.events import EVENT_KINDS, Run
+from planviz.runs.modelcall import FIGURES
 from planviz.runs.summary.runsummary import run_summary
 from planviz.runs.usage import UNITS, time_unit
 
@@ -164,14 +165,7 @@ def metrics_rows(run: Any) -> list[tuple[str, str]]:
         for name, shown in summary.metrics.cells()
     ]
     usage = summary.usage
-    for name in (
-        "input_tokens",
-        "output_tokens",
-        "reasoning_tokens",
-        "cached_tokens",
-        "total_tokens",
-        "cost",
-    ):
+    for name in FIGURES:
         value = getattr(usage, name)
         if value is not None:
             out.append(

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ModelCall"]
+__all__ = ["ModelCall", "FIGURES"]
+
+#: What a model call measured, in the order views show it: its tokens and its cost (each None when not recorded).
+FIGURES = (
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cached_tokens",
+    "total_tokens",
+    "cost",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from planviz.runs.events import Run, expect_run
+from planviz.runs.modelcall import FIGURES
 
 __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
 
@@ -55,16 +56,7 @@ UNITS = {
     "cached_tokens": "tokens",
     "total_tokens": "tokens",
 }
-_FIGURES = (
-    "duration",
-    "input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "cached_tokens",
-    "total_tokens",
-    "cost",
-    "ok",
-)
+_FIGURES = ("duration", *FIGURES, "ok")
 
 
 @dataclass(frozen=True)

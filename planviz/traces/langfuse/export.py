@@ -45,6 +45,7 @@ from typing import Any
 from planviz.errors import TraceFormatError
 from planviz.io.syntax import show_value
 from planviz.runs.events import Run
+from planviz.runs.modelcall import FIGURES
 from planviz.traces import Document, Sample, calltimes, toolcalls
 from planviz.traces.messages import last_input, reply, task
 from planviz.traces.otel.genai import run_of_spans
@@ -334,12 +335,7 @@ def _merge(first: Span, later: Span) -> None:
     if first.end is not None and later.end is not None:
         first.end = max(first.end, later.end)
     for name in (
-        "input_tokens",
-        "output_tokens",
-        "reasoning_tokens",
-        "cached_tokens",
-        "total_tokens",
-        "cost",
+        *FIGURES,
         "result",
         "value",
         "model",

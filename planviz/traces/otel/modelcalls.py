@@ -26,6 +26,7 @@ from collections import defaultdict
 from typing import Any
 
 from planviz.runs.events import ModelCall
+from planviz.runs.modelcall import FIGURES
 from planviz.traces import calltimes
 from planviz.traces.otel.otelspans import MODEL, Span
 
@@ -34,12 +35,7 @@ __all__ = ["model_calls", "innermost"]
 _NS = 1e9
 # What a wrapper's figures give its one inner call when that call records none.
 _CARRIED = (
-    "input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "cached_tokens",
-    "total_tokens",
-    "cost",
+    *FIGURES,
     "model",
     "input_text",
     "output_text",
