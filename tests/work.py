@@ -1,0 +1,317 @@
+"""Work counted, not timed, place by place: what the reader scaling tests measure (issue 42, item 8).
+
+Two counts of what one call (a ``load_trace``) does, each compared between an input of n and one of 4n place by
+place, so that a quadratic hides neither behind the reader's large linear work nor in C:
+
+- :func:`places`: in Python, the times each line of planviz runs (``sys.settrace``), the calls of each function
+  (planviz's or not) and the items handed to ``sorted``. A scan of the spans read before, even on 1 span in 20
+  and without a function call (``for s in earlier: if ...``), runs its line n²/40 times: 16 times more at 4n, where
+  the whole reader's work grew 4.5 times.
+- :func:`c_work`: in C, the instructions run in each C function (valgrind's callgrind, counted, deterministic;
+  collected only inside the measured call). ``x in a_list``, ``a_list.index(x)``, ``str in str`` over a growing
+  text, ``sum``/``any`` over a growing list, a growing list or dict copied per span: no Python line shows them,
+  but ``list_contains``, ``fastsearch``, ``list_slice`` or ``dict_merge`` do 16 times more at 4n.
+
+Both run with :func:`small_buffers`: the JSON streamer's read-ahead (1 MiB) and look-ahead window (64 KiB) cut
+to 4 KiB and 1 KiB, so that an input of n spans already streams as a large one does (a file smaller than the
+read-ahead is decoded whole, by other lines: comparing it with a streamed one would compare two readers).
+
+Valgrind is a system package: where it is absent the C count skips, saying so, except under CI (``CI`` set),
+where .ci/run installs it and its absence fails."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+import planviz
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = str(Path(planviz.__file__).resolve().parent)
+SMALL_CHUNK, SMALL_WINDOW = 1 << 12, 1 << 10
+
+
+@contextlib.contextmanager
+def small_buffers() -> Iterator[None]:
+    """The JSON streamer's read-ahead and look-ahead cut (see the module's text), restored after."""
+    from planviz.traces import jsonstream
+
+    saved = jsonstream.CHUNK, jsonstream.WINDOW
+    jsonstream.CHUNK, jsonstream.WINDOW = SMALL_CHUNK, SMALL_WINDOW
+    try:
+        yield
+    finally:
+        jsonstream.CHUNK, jsonstream.WINDOW = saved
+
+
+def places(read: Callable[[], object]) -> Counter:
+    """The work ``read()`` does in Python: ``("line", file, line)`` the times each line of planviz ran,
+    ``("call", file, line, name)`` the calls of each function, ``("sorted",)`` the items sorted."""
+    counts: Counter = Counter()
+    real = builtins.sorted
+
+    def counted(iterable, *args, **kwargs):
+        seq = list(iterable)
+        counts["sorted",] += len(seq)
+        return real(seq, *args, **kwargs)
+
+    def local(frame, event, arg):
+        if event == "line":
+            counts["line", frame.f_code.co_filename, frame.f_lineno] += 1
+        return local
+
+    def call(frame, event, arg):
+        code = frame.f_code
+        counts["call", code.co_filename, code.co_firstlineno, code.co_name] += 1
+        return local if code.co_filename.startswith(PACKAGE) else None
+
+    builtins.sorted = counted
+    sys.settrace(call)
+    try:
+        read()
+    finally:
+        sys.settrace(None)
+        builtins.sorted = real
+    return counts
+
+
+def _show(place: tuple) -> str:
+    if place[0] == "sorted":
+        return "items sorted"
+    where = f"{os.path.relpath(place[1], ROOT)}:{place[2]}"
+    return f"calls of {place[3]} ({where})" if place[0] == "call" else f"line {where}"
+
+
+def assert_linear(
+    small: Counter, big: Counter, what: str, factor: float = 8.0, floor: int = 100
+) -> None:
+    """At 4 times the input, the whole works at most 5 times as much and no place (a line, a function,
+    ``sorted``) more than ``factor`` times: a place that does n²/k work does 16 times more, one that does 4n - c
+    (a step per span but the last c) a little more than 4 (6.2 at n = 50, c = 26: OTel's ends of calls left
+    pending). Places that work fewer than ``floor`` times at 4n are left out (a buffer refilled 3 times then 7
+    is not a trend)."""
+    total_small, total_big = sum(small.values()), sum(big.values())
+    grown = sorted(
+        (
+            (big[k] / max(small[k], 1), k)
+            for k in big
+            if big[k] >= floor and big[k] > factor * small[k]
+        ),
+        reverse=True,
+    )
+    assert total_big <= 5 * total_small and not grown, (
+        f"{what}: work {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor}x: "
+        + "; ".join(f"{_show(k)} {small[k]:,} -> {big[k]:,}" for _, k in grown[:5])
+    )
+
+
+# -- C: callgrind ---------------------------------------------------------------------------------------------
+
+# What runs under valgrind: each case's warm-up file read (imports, compiled patterns: out of the count), then
+# each measured file read inside exec("..."), the one C function (PyRun_StringFlags) callgrind collects in and
+# dumps after: one dump per measured read. A measured read that itself ran exec of a string would add a dump and
+# is refused. The cyclic garbage collector is off while measuring (its full collections come in steps).
+_HARNESS = """
+import gc, json, os, sys
+from planviz import load_trace
+from planviz.traces import jsonstream
+jsonstream.CHUNK, jsonstream.WINDOW = {chunk}, {window}
+cases, out = json.loads(sys.argv[1]), sys.argv[2]
+def dumps():
+    return [name for name in os.listdir(out) if name.startswith("callgrind.out")]
+def number(name):
+    last = name.rpartition(".")[2]
+    return int(last) if last.isdigit() else 0
+done = []
+for warm, measured in cases:
+    load_trace(warm)
+    for path in measured:
+        before = len(dumps())
+        gc.collect()
+        gc.disable()
+        exec("load_trace(path)", {{"load_trace": load_trace, "path": path}})
+        gc.enable()
+        after = sorted(dumps(), key=number)
+        if len(after) != before + 1:
+            sys.exit("the read of " + path + " ran exec of a string: the count is not that read's")
+        done.append(after[-1])
+print(json.dumps(done))
+"""
+
+# glibc's allocator: how long its free lists are depends on what was freed before, in steps; a reader's own
+# quadratic shows in the functions that loop (list, dict, str, sre), never only here.
+ALLOCATOR = frozenset(
+    {
+        "_int_malloc",
+        "_int_free",
+        "_int_realloc",
+        "unlink_chunk.constprop.0",
+        "malloc_consolidate",
+        "malloc",
+        "free",
+        "realloc",
+        "cfree",
+        "sysmalloc",
+        # CPython's small-object allocator: a new pool or arena only once the freed ones are used up
+        "allocate_from_new_pool",
+        "new_arena",
+        "insert_to_usedpool",
+        "insert_to_freepool",
+        "_PyObject_ArenaMmap",
+        "_PyObject_ArenaMunmap",
+    }
+)
+
+
+def valgrind() -> str:
+    """The valgrind command, or a skip (a failure under CI, where .ci/run installs it)."""
+    found = shutil.which("valgrind")
+    if found is None:
+        reason = (
+            "valgrind is not installed: the C-level work count (callgrind) cannot run; "
+            "`apt-get install valgrind` (.ci/run installs it)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI must run it")
+        pytest.skip(reason)
+    return found
+
+
+def _family(name: str) -> str:
+    """A C function's name with what varies by size alone taken out: callgrind's recursion depth (``f'2``: f
+    called within f) and, for CPython's string searches (str.find, ``in``, split, count), the algorithm chosen by
+    the lengths (``ucs1lib__two_way`` past 2,500 characters, the default loop below)."""
+    name = re.sub(r"'\d+$", "", name)
+    if re.match(r"(ascii|ucs1|ucs2|ucs4)lib_", name) or name in _SEARCHES:
+        return "str search (find, in, count, split, replace)"
+    return name
+
+
+# the callers the short searches are compiled into (at n the search runs inside PyUnicode_Contains, at 4n in
+# ucs1lib__two_way): one family
+_SEARCHES = frozenset(
+    {
+        "PyUnicode_Contains",
+        "PyUnicode_Find",
+        "PyUnicode_Count",
+        "PyUnicode_Split",
+        "PyUnicode_Replace",
+        "any_find_slice",
+        "unicode_count",
+        "unicode_find",
+        "unicode_index",
+        "unicode_rfind",
+        "unicode_rindex",
+        "split",
+        "rsplit",
+        "replace",
+    }
+)
+
+
+def _self_costs(path: Path, names: dict) -> Counter:
+    """Instructions run in each function itself (not in what it called), from a callgrind dump. Function names
+    are numbered once for the whole run, so ``names`` is shared by the dumps read in order."""
+    costs: Counter = Counter()
+    fn, skip = None, False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if skip:  # the inclusive cost of the call just named: not this function's own
+                skip = False
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                parts = line.split()
+                if fn is not None and len(parts) > 1:
+                    costs[fn] += int(parts[1])
+            elif line.startswith(("fn=", "cfn=")):
+                m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+                if m is not None:
+                    if m.group(2) is not None:
+                        names[m.group(1)] = _family(m.group(2))
+                    if line.startswith("fn="):
+                        fn = names.get(m.group(1), m.group(1))
+            elif line.startswith("calls="):
+                skip = True
+    return costs
+
+
+def _dump_number(name: str) -> int:
+    """callgrind.out.7: 7 (the file written at exit, callgrind.out: 0)."""
+    last = name.rpartition(".")[2]
+    return int(last) if last.isdigit() else 0
+
+
+def c_work(cases: list[tuple[Path, list[Path]]]) -> list[list[Counter]]:
+    """For each case (a warm-up file, the files to measure), the instructions each C function ran in each
+    measured ``load_trace``; one valgrind run for all."""
+    command = valgrind()
+    with tempfile.TemporaryDirectory() as out:
+        # a file, not python -c: the -c command runs inside PyRun_StringFlags itself
+        harness = Path(out, "harness.py")
+        harness.write_text(
+            _HARNESS.format(chunk=SMALL_CHUNK, window=SMALL_WINDOW), encoding="utf-8"
+        )
+        arg = json.dumps([[str(w), [str(p) for p in ps]] for w, ps in cases])
+        done = subprocess.run(
+            [
+                command,
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=PyRun_StringFlags",
+                "--dump-after=PyRun_StringFlags",
+                f"--callgrind-out-file={out}/callgrind.out",
+                sys.executable,
+                str(harness),
+                arg,
+                out,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)},
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        wanted = json.loads(done.stdout.strip().splitlines()[-1])
+        names: dict = {}
+        costs = {}
+        dumps = sorted(
+            (n for n in os.listdir(out) if n.startswith("callgrind.out")), key=_dump_number
+        )
+        for name in dumps:
+            cost = _self_costs(Path(out, name), names)
+            if name in wanted:
+                costs[name] = cost
+    it = iter(wanted)
+    return [[costs[next(it)] for _ in ps] for _, ps in cases]
+
+
+def assert_linear_c(
+    small: Counter, big: Counter, what: str, factor: float = 8.0, share: float = 1e-4
+) -> None:
+    """At 4 times the input, no C function runs more than ``factor`` times the instructions (nor the whole more
+    than 5 times), among those that run at least ``share`` of the instructions at 4n, the allocator's left out."""
+    total_small, total_big = sum(small.values()), sum(big.values())
+    grown = sorted(
+        (
+            (big[k] / max(small[k], 1), k)
+            for k in big
+            if k not in ALLOCATOR and big[k] >= share * total_big and big[k] > factor * small[k]
+        ),
+        reverse=True,
+    )
+    assert total_big <= 5 * total_small and not grown, (
+        f"{what}: instructions {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor}x: "
+        + "; ".join(f"{k} {small[k]:,} -> {big[k]:,}" for _, k in grown[:5])
+    )
