@@ -84,11 +84,17 @@ def test_no_line_of_a_reader_works_more_than_linearly(reader, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def c_counts(tmp_path_factory):
-    """Each reader's C work at n and 4n turns, from one valgrind run for all (its start paid once)."""
+def c_counts(request, tmp_path_factory):
+    """Each selected reader's C work at n and 4n turns, from one valgrind run for all (its start paid once)."""
     valgrind()
     folder = tmp_path_factory.mktemp("cwork")
-    readers = [r for r in sorted(READERS) if r != "otlp-proto" or _proto()]
+    selected = {
+        item.callspec.params["reader"]
+        for item in request.session.items
+        if getattr(item, "originalname", None)
+        == "test_no_c_function_of_a_reader_works_more_than_linearly"
+    }
+    readers = [r for r in sorted(selected) if r != "otlp-proto" or _proto()]
     cases = []
     for reader in readers:
         warm, small, big = _files(reader, folder, (WARM_N, C_N, 4 * C_N))
@@ -104,9 +110,21 @@ def _proto() -> bool:
     return True
 
 
+@pytest.mark.slow  # valgrind: about 30 s of CPU for all readers
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_no_c_function_of_a_reader_works_more_than_linearly(reader, c_counts):
     if reader not in c_counts:
         pytest.skip("opentelemetry-proto is not installed")
     small, big = c_counts[reader]
     assert_linear_c(small, big, reader)
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_without_valgrind_the_c_count_skips_and_under_ci_fails(monkeypatch, ci):
+    import tests.work as work
+
+    monkeypatch.setattr(work.shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", ci)
+    expected = pytest.fail.Exception if ci else pytest.skip.Exception
+    with pytest.raises(expected, match="valgrind is not installed"):
+        work.valgrind()
