@@ -8,9 +8,15 @@ place, so that a quadratic hides neither behind the reader's large linear work n
   and without a function call (``for s in earlier: if ...``), runs its line n²/40 times: 16 times more at 4n, where
   the whole reader's work grew 4.5 times.
 - :func:`c_work`: in C, the instructions run in each C function (valgrind's callgrind, counted, deterministic;
-  collected only inside the measured call). ``x in a_list``, ``a_list.index(x)``, ``str in str`` over a growing
-  text, ``sum``/``any`` over a growing list, a growing list or dict copied per span: no Python line shows them,
-  but ``list_contains``, ``fastsearch``, ``list_slice`` or ``dict_merge`` do 16 times more at 4n.
+  collected only inside the measured call). ``x in a_list``, ``a_list.index(x)``, ``any(a_list)`` or ``sorted``
+  over a growing list per span: no Python line shows them, but ``list_contains`` (22,013 -> 327,263
+  instructions at 25 -> 100 turns), ``list_index`` (14.7x), ``builtin_any`` (9.5x) or the sort's ``merge_at``
+  grow past 8 times.
+
+Not seen at these sizes (mutations tried, 2026-12-07): C loops at memcpy or memchr speed, 1 to 5 instructions
+an item, in functions the reader also uses linearly: a growing list copied per span (``list_extend`` 5.0x) or a
+growing text joined and searched per span. Their n² needs thousands of spans to outweigh the reader's own
+work (about a million instructions a span), and valgrind runs a hundred times slower than Python.
 
 Both run with :func:`small_buffers`: the JSON streamer's read-ahead (1 MiB) and look-ahead window (64 KiB) cut
 to 4 KiB and 1 KiB, so that an input of n spans already streams as a large one does (a file smaller than the
