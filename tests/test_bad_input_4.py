@@ -1093,3 +1093,64 @@ def test_a_history_forking_every_ten_checkpoints_runs_linear_python_lines():
 
     small, big = lines(200), lines(800)
     assert big <= 4.5 * small, f"Python lines run {small:,} -> {big:,} at 4x the checkpoints"
+
+
+# -- item 5 of issue 42: forks onto an earlier, abandoned branch -------------------------------------------------
+
+
+def _forked_back(n: int, period: int, back: int) -> list:
+    """A chain of ``n`` checkpoints where every ``period``-th forks from the one ``back`` checkpoints back: past
+    the start of the branch it is on when ``back`` > ``period``, so onto a branch an earlier fork abandoned."""
+    history = _forked(n)
+    for k in range(1, n):
+        parent = k - back if k % period == 0 and k >= back else k - 1
+        history[k]["parent_config"]["configurable"]["checkpoint_id"] = f"c{parent:08d}"
+    return history
+
+
+@pytest.mark.parametrize("period, back", [(6, 8), (4, 10), (5, 9), (10, 5)])
+def test_a_fork_onto_an_abandoned_branch_takes_back_the_work_on_the_path_to_its_fork_point(
+    period, back
+):
+    """A fork from a checkpoint of an earlier, abandoned branch starts from that checkpoint's state: the node
+    runs on the path to it ran, so the new version shows them done (main showed those after the point where
+    the two paths part ready and pending, never to run again, while the new branch ran after them); the
+    invalidation voids the current path after that point and keeps what lies before it. Counted from the raw
+    parents: depths, the point where the paths part (their deepest common checkpoint), each branch's length."""
+    from collections import Counter
+
+    history = _forked_back(300, period, back)
+    parent = _parents(history)
+    depth = [0] * len(history)
+    for k in range(1, len(history)):
+        depth[k] = depth[parent[k]] + 1
+
+    def path(k: int) -> set[int]:
+        on = set()
+        while k is not None:
+            on.add(k)
+            k = parent[k]
+        return on
+
+    forks = [k for k in range(1, len(history)) if parent[k] != k - 1]
+    ends = forks[1:] + [len(history)]
+    run = planviz.parse_trace(json.dumps(history), format="langgraph")
+    replans = [e for e in run.events if e.kind == "replan"]
+    voids = [e for e in run.events if e.kind == "invalidate"]
+    assert len(replans) == len(forks) == len(voids) == len(run.plans) - 1
+    earlier = 0
+    for k, end, replan, void, plan in zip(forks, ends, replans, voids, run.plans[1:]):
+        p, chain = parent[k], end - k
+        part = max(path(k - 1) & path(p), key=depth.__getitem__)  # where the two paths part
+        earlier += part != p
+        expected = {"done": depth[p], "ready": 1, "pending": chain - 1}
+        assert Counter(replan.changes.values()) == +Counter(expected), (k, p, part)
+        assert len(plan.steps) == depth[p] + chain
+        assert len(void.kept) == depth[part] and len(void.voided) == depth[k - 1] - depth[part], k
+        assert len(replan.kept) == depth[p] - depth[part], k  # the work taken back
+    assert earlier == (
+        len(forks) - 1 if back > period else 0
+    )  # the first fork's branch is the chain's
+    last = run.frame(len(run.events) - 1)
+    assert set(last.statuses.values()) == {"done"}  # every node run on the head's path ran
+    assert run.state.completed >= set(run.plans[-1].ids)

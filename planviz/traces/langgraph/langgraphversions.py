@@ -338,12 +338,18 @@ class Versions:
                 else:  # a fork onto another branch: down to where the two paths part
                     cut = min(at[1], self._common(last, at[0]))
                 gone, tail = self._ids(last, cut), self._ids(last + 1, cut)
+                # onto another branch: the node runs from where the two paths part to the fork point ran (on the
+                # branch an earlier fork abandoned), and the fork point's state holds their work: done again
+                restored = (
+                    tail[: len(tail) - len(self.version_ids[-1][2])] if at and cut < at[1] else []
+                )
                 kept = set(tail)
                 voided = [sid for sid in gone if sid not in kept]  # its ids, none repeated
                 fresh = [sid for sid in tail if sid not in current_ids]
                 current_ids.difference_update(gone)
                 current_ids.update(tail)
             else:
+                restored = []
                 ids = self._plan_steps(self._chain_end(cid), version)
                 kept = set(ids)
                 # its ids, none repeated
@@ -403,6 +409,8 @@ class Versions:
                         new,
                         f"plan v{new.version}: a new branch from checkpoint "
                         f"{c.parent} ({c.source})",
+                        (),
+                        restored,
                     ),
                     segment=segment,
                 )
