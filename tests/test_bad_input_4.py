@@ -1154,3 +1154,48 @@ def test_a_fork_onto_an_abandoned_branch_takes_back_the_work_on_the_path_to_its_
     last = run.frame(len(run.events) - 1)
     assert set(last.statuses.values()) == {"done"}  # every node run on the head's path ran
     assert run.state.completed >= set(run.plans[-1].ids)
+
+
+def test_a_fork_onto_an_earlier_branch_voids_it_in_work_that_does_not_grow_with_the_path():
+    """Every 6th checkpoint forks from the one 8 back, onto the branch before the current one: the two paths
+    part near the start, so each fork voids the whole current path (about n/2 steps, counted below from the
+    events) and takes back the other. The Python lines its invalidation runs (Machine.invalidate and kept, with
+    the statuses its event lists; a trace hook counts each line) stay the same per fork at 4x the checkpoints
+    (main: 3,262 -> 12,261 per fork, a Python test per voided step in began, the never list and the status of
+    each voided step derived one by one; now 221 -> 221, in set operations and a C filter)."""
+    from planviz.runs.engine.machine import Machine
+
+    def per_fork(n: int) -> tuple[float, float]:
+        count = [0]
+
+        def tracer(frame, event, arg):
+            count[0] += 1
+            return tracer
+
+        def counted(fn):
+            def run(self, *args, **kwargs):
+                before = sys.gettrace()
+                sys.settrace(tracer)
+                try:
+                    return fn(self, *args, **kwargs)
+                finally:
+                    sys.settrace(before)
+
+            return run
+
+        real = {name: getattr(Machine, name) for name in ("invalidate", "kept")}
+        try:
+            for name, fn in real.items():
+                setattr(Machine, name, counted(fn))
+            run = planviz.parse_trace(json.dumps(_forked_back(n, 6, 8)), format="langgraph")
+        finally:
+            for name, fn in real.items():
+                setattr(Machine, name, fn)
+        forks = sum(1 for k in range(8, n) if k % 6 == 0)  # from the raw parents
+        voids = [e for e in run.events if e.kind == "invalidate"]
+        assert len(voids) == forks == len(run.plans) - 1
+        return count[0] / forks, sum(len(e.voided) for e in voids) / forks
+
+    (small, scope), (big, wide) = per_fork(400), per_fork(1600)
+    assert wide >= 3.5 * scope  # each fork voids about 4x as many steps
+    assert big <= 1.3 * small, f"lines run per fork {small:.0f} -> {big:.0f} at 4x the checkpoints"

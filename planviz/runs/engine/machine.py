@@ -410,8 +410,9 @@ class Machine:
         for v in voided.intersection(self.running) if self.running else ():
             del self.running[v]
         self._unsource(voided)
+        newly = voided - self.voided
         self.voided |= voided
-        self._ledger.everything(voided)
+        self._ledger.everything(voided, newly)
         held = kept if isinstance(kept, (frozenset, DoneSet)) else frozenset(kept)
         return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=held)
 
