@@ -82,6 +82,7 @@ class Machine:
         # steps whose completed work an invalidation voided and no attempt has redone since: a later version can
         # take them back as done (a LangGraph fork onto an earlier branch, from a checkpoint after them)
         self.undone: set[str] = set()
+        self._last_voided: frozenset[str] = _NONE  # the ids the last invalidation voided
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
@@ -414,7 +415,9 @@ class Machine:
         self.voided |= voided
         self._ledger.everything(voided, newly)
         held = kept if isinstance(kept, (frozenset, DoneSet)) else frozenset(kept)
-        return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=held)
+        # a replan that retires the same ids next (a LangGraph fork) shares the set
+        self._last_voided = frozenset(voided)
+        return self._emit("invalidate", sid, message, voided=self._last_voided, kept=held)
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
@@ -477,7 +480,10 @@ class Machine:
         for f in given:
             self._gain(f, "given", _GIVEN)
         # the ids it retires that never ran were not voided
-        voided = frozenset(self.began(plan.invalidated))
+        began = self.began(plan.invalidated)
+        # the ids the invalidation before it voided, one set held for both events (a fork voids a whole branch)
+        last = self._last_voided
+        voided = last if len(last) == len(began) and last == began else frozenset(began)
         self._switch(plan)
         back = frozenset(self.undone.intersection(restored)) if self.undone else _NONE
         if back:
