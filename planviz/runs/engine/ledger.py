@@ -310,7 +310,7 @@ class Ledger:
         voided_now = self._voided_now
         if not voided_now:
             return voided_now
-        bulk = voided_now.intersection(steps)
+        bulk = set(filter(steps.__contains__, voided_now))  # in C, the voided ids only
         bulk.intersection_update(m.voided)
         for other in (m.completed, m.running, m.interrupted, m.waiting, m.failed):
             if other:

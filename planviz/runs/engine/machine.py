@@ -379,11 +379,9 @@ class Machine:
         """The steps of ``ids`` that started (or finished) at some point of the run: the only ones with work a
         failure can void. A step that never started has nothing to void; it stays pending or blocked."""
         scope: AbstractSet[str] = ids if isinstance(ids, (set, frozenset)) else set(ids)
-        # in bulk (a fork's scope is every step of its abandoned branch): the ids attempted, then those
-        # completed, failed, waiting or voided (an attempt count of 0 is no attempt)
-        began: set[str] = set(self.attempts.keys() & scope)
-        if began and 0 in self.attempts.values():
-            began = {s for s in began if self.attempts[s]}
+        # in bulk (a fork's scope is every step of its abandoned branch): the ids attempted (an attempt count of
+        # 0 is none), then those completed, failed, waiting or voided
+        began: set[str] = set(filter(self.attempts.get, scope))  # in C, the scope's ids only
         for few in (self.completed, self.failed, self.waiting, self.voided):
             if few and len(began) < len(scope):
                 began.update(few.intersection(scope))
