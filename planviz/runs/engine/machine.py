@@ -382,9 +382,13 @@ class Machine:
         # in bulk (a fork's scope is every step of its abandoned branch): the ids attempted (an attempt count of
         # 0 is none), then those completed, failed, waiting or voided
         began: set[str] = set(filter(self.attempts.get, scope))  # in C, the scope's ids only
-        for few in (self.completed, self.failed, self.waiting, self.voided):
-            if few and len(began) < len(scope):
-                began.update(few.intersection(scope))
+        began.update(
+            *[
+                few & scope
+                for few in (self.completed, self.failed, self.waiting, self.voided)
+                if few
+            ]
+        )
         return began
 
     def invalidate(
