@@ -13,6 +13,11 @@ shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near
   point plus its branch, about n²/40 step places in all when held whole; each is stored as what it changes
   (``plan/grown.py``, its first event's statuses read from a log of changes: ``runs/statuslog.py``), so the
   read is linear (issue 42: 37.7x for 10x before, with every version held whole and its statuses copied);
+- **fork back 8**: every 6th checkpoint forks from the one 8 back, onto the branch before the current one (at 1k
+  and 10k, n/6 plan versions): the two paths part near the start, so each fork voids the whole current path
+  (about n/2 steps) and takes back the other as done; what each fork's events and version list is O(n), so
+  the read stays quadratic (issue 42; the invalidation lists its voided steps in bulk, each version's index
+  is still built whole): the ratio shows how far from linear;
 - **channels**: one superstep writing n channels;
 - **facts** (``simulate``): one step producing n facts that the next step requires.
 
@@ -85,6 +90,16 @@ def history(shape: str, n: int) -> str:
         hist = [snapshot(0, None, {"x": 0}, ["n1"])] + [
             snapshot(k, 0, {"x": k}, []) for k in range(1, n)
         ]
+    elif shape == "fork back 8":
+        hist = [
+            snapshot(
+                k,
+                None if k == 0 else k - 8 if k % 6 == 0 and k >= 8 else k - 1,
+                {"x": k},
+                [f"n{(k + 1) % 50}"],
+            )
+            for k in range(n)
+        ]
     elif shape == "fork every 10":
         hist = [
             snapshot(
@@ -105,7 +120,10 @@ def history(shape: str, n: int) -> str:
 
 def rounds(shape: str, n: int) -> int:
     """Timed rounds: five at 10k (times of 20-60 ms), three at 100k for the shapes that take under a second
-    there (one for the chains and forks, 10-15 s each); the least is kept (issue 28)."""
+    there (one for the chains and forks, 10-15 s each); the least is kept (issue 28). A fork back 8: three at
+    1k, one at 10k (quadratic: tens of seconds)."""
+    if shape == "fork back 8":
+        return 3 if n < 10_000 else 1
     return 5 if n < 100_000 else 3 if shape in ("channels", "facts") else 1
 
 
@@ -134,9 +152,17 @@ def main() -> dict:
     floor: dict[int, float] = {}
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
-    for shape in ("chain", "one fork", "forks", "fork every 10", "channels", "facts"):
-        # each fork is a version
-        shape_sizes = [n // 10 for n in sizes] if shape == "forks" else sizes
+    for shape in (
+        "chain",
+        "one fork",
+        "forks",
+        "fork every 10",
+        "fork back 8",
+        "channels",
+        "facts",
+    ):
+        # each fork is a version (a fork back 8: each voids half the history)
+        shape_sizes = [n // 10 for n in sizes] if shape in ("forks", "fork back 8") else sizes
         row = {}
         for n in shape_sizes:
             # a fresh plan for every call: nothing cached on the plan is reused (issue 28)
@@ -165,6 +191,7 @@ def main() -> dict:
             + " ".join(f"{row[n]:>10.2f}" for n in shape_sizes)
             + (f" {ratio:>7.1f}" if ratio is not None else "")
             + ("  (1k and 10k forks: each is a plan version)" if shape == "forks" else "")
+            + ("  (n/6 versions, each voiding about n/2 steps)" if shape == "fork back 8" else "")
             + (
                 "  (n/10 plan versions, stored as their changes)"
                 if shape == "fork every 10"

@@ -1093,3 +1093,109 @@ def test_a_history_forking_every_ten_checkpoints_runs_linear_python_lines():
 
     small, big = lines(200), lines(800)
     assert big <= 4.5 * small, f"Python lines run {small:,} -> {big:,} at 4x the checkpoints"
+
+
+# -- item 5 of issue 42: forks onto an earlier, abandoned branch -------------------------------------------------
+
+
+def _forked_back(n: int, period: int, back: int) -> list:
+    """A chain of ``n`` checkpoints where every ``period``-th forks from the one ``back`` checkpoints back: past
+    the start of the branch it is on when ``back`` > ``period``, so onto a branch an earlier fork abandoned."""
+    history = _forked(n)
+    for k in range(1, n):
+        parent = k - back if k % period == 0 and k >= back else k - 1
+        history[k]["parent_config"]["configurable"]["checkpoint_id"] = f"c{parent:08d}"
+    return history
+
+
+@pytest.mark.parametrize("period, back", [(6, 8), (4, 10), (5, 9), (10, 5)])
+def test_a_fork_onto_an_abandoned_branch_takes_back_the_work_on_the_path_to_its_fork_point(
+    period, back
+):
+    """A fork from a checkpoint of an earlier, abandoned branch starts from that checkpoint's state: the node
+    runs on the path to it ran, so the new version shows them done (main showed those after the point where
+    the two paths part ready and pending, never to run again, while the new branch ran after them); the
+    invalidation voids the current path after that point and keeps what lies before it. Counted from the raw
+    parents: depths, the point where the paths part (their deepest common checkpoint), each branch's length."""
+    from collections import Counter
+
+    history = _forked_back(300, period, back)
+    parent = _parents(history)
+    depth = [0] * len(history)
+    for k in range(1, len(history)):
+        depth[k] = depth[parent[k]] + 1
+
+    def path(k: int) -> set[int]:
+        on = set()
+        while k is not None:
+            on.add(k)
+            k = parent[k]
+        return on
+
+    forks = [k for k in range(1, len(history)) if parent[k] != k - 1]
+    ends = forks[1:] + [len(history)]
+    run = planviz.parse_trace(json.dumps(history), format="langgraph")
+    replans = [e for e in run.events if e.kind == "replan"]
+    voids = [e for e in run.events if e.kind == "invalidate"]
+    assert len(replans) == len(forks) == len(voids) == len(run.plans) - 1
+    earlier = 0
+    for k, end, replan, void, plan in zip(forks, ends, replans, voids, run.plans[1:]):
+        p, chain = parent[k], end - k
+        part = max(path(k - 1) & path(p), key=depth.__getitem__)  # where the two paths part
+        earlier += part != p
+        expected = {"done": depth[p], "ready": 1, "pending": chain - 1}
+        assert Counter(replan.changes.values()) == +Counter(expected), (k, p, part)
+        assert len(plan.steps) == depth[p] + chain
+        assert len(void.kept) == depth[part] and len(void.voided) == depth[k - 1] - depth[part], k
+        assert len(replan.kept) == depth[p] - depth[part], k  # the work taken back
+    assert earlier == (
+        len(forks) - 1 if back > period else 0
+    )  # the first fork's branch is the chain's
+    last = run.frame(len(run.events) - 1)
+    assert set(last.statuses.values()) == {"done"}  # every node run on the head's path ran
+    assert run.state.completed >= set(run.plans[-1].ids)
+
+
+def test_a_fork_onto_an_earlier_branch_voids_it_in_work_that_does_not_grow_with_the_path():
+    """Every 6th checkpoint forks from the one 8 back, onto the branch before the current one: the two paths
+    part near the start, so each fork voids the whole current path (about n/2 steps, counted below from the
+    events) and takes back the other. The Python lines its invalidation runs (Machine.invalidate and kept, with
+    the statuses its event lists; a trace hook counts each line) stay the same per fork at 4x the checkpoints
+    (main: 3,262 -> 12,261 per fork, a Python test per voided step in began, the never list and the status of
+    each voided step derived one by one; now 221 -> 221, in set operations and a C filter)."""
+    from planviz.runs.engine.machine import Machine
+
+    def per_fork(n: int) -> tuple[float, float]:
+        count = [0]
+
+        def tracer(frame, event, arg):
+            count[0] += 1
+            return tracer
+
+        def counted(fn):
+            def run(self, *args, **kwargs):
+                before = sys.gettrace()
+                sys.settrace(tracer)
+                try:
+                    return fn(self, *args, **kwargs)
+                finally:
+                    sys.settrace(before)
+
+            return run
+
+        real = {name: getattr(Machine, name) for name in ("invalidate", "kept")}
+        try:
+            for name, fn in real.items():
+                setattr(Machine, name, counted(fn))
+            run = planviz.parse_trace(json.dumps(_forked_back(n, 6, 8)), format="langgraph")
+        finally:
+            for name, fn in real.items():
+                setattr(Machine, name, fn)
+        forks = sum(1 for k in range(8, n) if k % 6 == 0)  # from the raw parents
+        voids = [e for e in run.events if e.kind == "invalidate"]
+        assert len(voids) == forks == len(run.plans) - 1
+        return count[0] / forks, sum(len(e.voided) for e in voids) / forks
+
+    (small, scope), (big, wide) = per_fork(400), per_fork(1600)
+    assert wide >= 3.5 * scope  # each fork voids about 4x as many steps
+    assert big <= 1.3 * small, f"lines run per fork {small:.0f} -> {big:.0f} at 4x the checkpoints"

@@ -68,6 +68,13 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise PlanFormatError(f"expected a string or a list of strings, got {value!r}", path=where)
     value = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+    if type(value) in (tuple, list) and set(map(type, value)) == {str}:
+        try:  # checked in C: strings, none holding a lone surrogate (a fork's version retires half a history)
+            "".join(value).encode("utf-8")
+        except UnicodeEncodeError:
+            pass  # the loop below names the item
+        else:
+            return tuple(value)
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):

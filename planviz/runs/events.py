@@ -151,7 +151,8 @@ class Event:
     class; stop of a refused run: the code of the finding that refused it;
     approval: ``granted`` or ``denied``), ``voided``/``kept`` (invalidate: the
     ids voided and the verified work kept; replan: the ids the revision
-    invalidated; recheck: the step, in one of the two), ``observation``
+    invalidated and the earlier work it takes back as done, a LangGraph fork
+    onto an earlier branch; recheck: the step, in one of the two), ``observation``
     (complete, fail), ``outcome`` (stop), ``conflict`` (conflict: the one it
     records). Kinds beyond the first round: ``recheck`` (a completed step
     re-checked against a changed goal), ``expand`` (a far-horizon step
@@ -225,6 +226,8 @@ def state_from_events(events: Iterable[Event]) -> ExecutionState:
             completed.add(e.step)
         elif e.kind in ("invalidate", "recheck"):
             completed -= e.voided
+        elif e.kind == "replan" and e.kept:  # work a fork onto an earlier branch takes back
+            completed |= e.kept
         elif e.kind == "stop":
             outcome = e.outcome
         if e.observation is not None and e.step is not None:

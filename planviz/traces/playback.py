@@ -64,7 +64,8 @@ class Action(NamedTuple):
     - ``finish``: the :class:`~planviz.runs.events.Observation`;
     - ``fail``: ``(message, category)``; ``wait``: the message (the step waits for input: a human);
     - ``invalidate``: ``(voided ids, message)``;
-    - ``replan``: ``(plan, message)``;
+    - ``replan``: ``(plan, message)``, or ``(plan, message, given facts, steps restored)`` (see
+      :meth:`~planviz.runs.engine.machine.Machine.replan`);
     - ``stop``: ``(outcome, message)``.
 
     ``segment`` orders actions of the same time before their kind or ``rank`` does: a LangGraph branch's

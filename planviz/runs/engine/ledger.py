@@ -29,7 +29,8 @@ the steps not done and those voided, and its first event holds a snapshot read f
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import filterfalse
+from itertools import chain, filterfalse
+from operator import attrgetter
 from typing import AbstractSet, Any
 
 from planviz.analysis.reach import reachable
@@ -40,6 +41,8 @@ from planviz.runs.engine.shape import Shape
 __all__ = ["Ledger"]
 
 _NONE: frozenset[str] = frozenset()
+_PRODUCES = attrgetter("produces")
+_EMPTY_SET: set[str] = set()  # never filled
 
 
 class Ledger:
@@ -83,6 +86,10 @@ class Ledger:
         self._shown_done: set[str] = set()  # the steps the status table shows done
         self._feasible = False
         self.growth: Growth | None = None  # while versions grow one from the last (growth.py)
+        # the steps an invalidation voided since the last event that were not voided before: each is shown
+        # invalidated, set in bulk (a fork onto an earlier branch voids the whole current path after the point
+        # where the two paths part)
+        self._voided_now: set[str] = set()
 
     # -- what the machine reports -------------------------------------------------------------------
 
@@ -121,13 +128,16 @@ class Ledger:
                 for sid in needing:  # no dict made per fact
                     touched[sid] = None
 
-    def everything(self, lost: AbstractSet[str] = _NONE) -> None:
-        """Completed steps or facts changed wholesale (``lost``: the steps whose work was voided): re-derive the
-        reachable set and every status (while versions grow, every status that can have changed)."""
+    def everything(self, lost: AbstractSet[str] = _NONE, newly: AbstractSet[str] = _NONE) -> None:
+        """Completed steps or facts changed wholesale (``lost``: the steps whose work was voided, ``newly``: those
+        of them not voided before): re-derive the reachable set and every status (while versions grow, every
+        status that can have changed)."""
         self._everything = True
         self._reach_stale = True
         if self.growth is not None:
             self.growth.lost.update(lost)
+        elif newly:
+            self._voided_now.update(newly)
 
     def kept(self, m: Any, shape: Shape, voided: AbstractSet[str]) -> AbstractSet[str]:
         """The steps of the version completed (shown done at the last event) outside ``voided``."""
@@ -183,6 +193,7 @@ class Ledger:
         completed, running, reach, sources = m.completed, m.running, self._reach, m.sources
         todo: Any = touched
         growth, fresh = self.growth, snapshot
+        bulk: set[str] = _EMPTY_SET
         if growth is not None and whole:  # only what can have changed, in the plan's order
             if snapshot:
                 self._regrow(shape)
@@ -195,7 +206,9 @@ class Ledger:
             todo = list(filterfalse(completed.__contains__, steps))
         # every step, but those completed and shown done already stay done: not looked at
         elif whole:
-            todo = filterfalse(shown_done.intersection(completed).__contains__, steps)
+            bulk = self._bulk_voided(m, steps)
+            skip = shown_done.intersection(completed)
+            todo = filterfalse((skip | bulk if bulk else skip).__contains__, steps)
         # mostly all empty: five tests fewer per step, and their tables read only when one is not
         rare = m.interrupted or m.waiting or m.failed or m.voided or self._doomed
         changes: dict[str, str] = {}
@@ -262,6 +275,15 @@ class Ledger:
                 # its key is made again if it is ever ready again: the keys held stay few (issue 28)
                 if new == "done":
                     self._sort_key.pop(sid, None)
+        if (
+            bulk
+        ):  # in the plan's order, as the loop lists them (a filter in C: no Python line per step)
+            if changes:
+                merged = {**changes, **dict.fromkeys(bulk, "invalidated")}
+                order = list(filter(merged.__contains__, steps))
+                changes = dict(zip(order, map(merged.__getitem__, order)))
+            else:
+                changes = dict.fromkeys(filter(bulk.__contains__, steps), "invalidated")
         if growth is not None:
             i = len(m.events)
             growth.shown(i, changes)
@@ -278,7 +300,30 @@ class Ledger:
             changes = dict(status)  # a copy of the whole table at once
         self._snapshot = self._everything = False
         touched.clear()
+        self._voided_now.clear()
         return changes
+
+    def _bulk_voided(self, m: Any, steps: Any) -> set[str]:
+        """The steps of the version voided since the last event, not voided before: each is now shown
+        invalidated (the status rules give it: not completed, running, waiting nor failed, and voided), set here
+        in bulk; the loop of :meth:`changes` skips them."""
+        voided_now = self._voided_now
+        if not voided_now:
+            return voided_now
+        bulk = set(filter(steps.__contains__, voided_now))  # in C, the voided ids only
+        bulk.intersection_update(m.voided)
+        for other in (m.completed, m.running, m.interrupted, m.waiting, m.failed):
+            if other:
+                bulk.difference_update(other)
+        if not bulk:
+            return bulk
+        self._shown_done.difference_update(bulk)
+        if self.ready_order and not bulk.isdisjoint(self.ready_order):
+            for sid in [s for s in self.ready_order if s in bulk]:
+                i = bisect_left(self._ready_keys, self._sort_key[sid])
+                del self._ready_keys[i], self.ready_order[i]
+        self.status.update(dict.fromkeys(bulk, "invalidated"))
+        return bulk
 
     def _regrow(self, shape: Shape) -> None:
         """The status table of a version grown from the last: the steps gone taken out, the new ones put last
@@ -366,8 +411,8 @@ class Ledger:
                 else set(filterfalse(m.completed.__contains__, steps))
             )
             promised = self._promised = set(sources)
-            for sid in new:
-                promised.update(steps[sid].produces)
+            # in C: a fork voids a whole branch, every step of it remaining again
+            promised.update(chain.from_iterable(map(_PRODUCES, map(steps.__getitem__, new))))
         else:
             # no Python call per step: once per plan version
             done = frozenset(m.completed.intersection(steps))

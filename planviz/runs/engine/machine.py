@@ -79,6 +79,10 @@ class Machine:
         self.interrupted: set[str] = set()
         self.dead: set[str] = set()
         self.voided: set[str] = set()
+        # steps whose completed work an invalidation voided and no attempt has redone since: a later version can
+        # take them back as done (a LangGraph fork onto an earlier branch, from a checkpoint after them)
+        self.undone: set[str] = set()
+        self._last_voided: frozenset[str] = _NONE  # the ids the last invalidation voided
         self.attempts: Counter[str] = Counter()
         self.conflicts: list[Conflict] = []
         self.outcome: str | None = None
@@ -249,6 +253,8 @@ class Machine:
             self._stopped("start", sid)
         attempt = self.attempts[sid] = self.attempts.get(sid, 0) + 1
         self.running[sid] = attempt
+        if self.undone:
+            self.undone.discard(sid)
         if self.failed or self.waiting or self.voided:  # mostly all empty
             self.failed.discard(sid)
             self.waiting.discard(sid)
@@ -372,15 +378,18 @@ class Machine:
     def began(self, ids: Iterable[str]) -> set[str]:
         """The steps of ``ids`` that started (or finished) at some point of the run: the only ones with work a
         failure can void. A step that never started has nothing to void; it stays pending or blocked."""
-        return {
-            s
-            for s in ids
-            if self.attempts.get(s)
-            or s in self.completed
-            or s in self.failed
-            or s in self.waiting
-            or s in self.voided
-        }
+        scope: AbstractSet[str] = ids if isinstance(ids, (set, frozenset)) else set(ids)
+        # in bulk (a fork's scope is every step of its abandoned branch): the ids attempted (an attempt count of
+        # 0 is none), then those completed, failed, waiting or voided
+        began: set[str] = set(filter(self.attempts.get, scope))  # in C, the scope's ids only
+        began.update(
+            *[
+                few & scope
+                for few in (self.completed, self.failed, self.waiting, self.voided)
+                if few
+            ]
+        )
+        return began
 
     def invalidate(
         self, sid: str | None, voided: Iterable[str], kept: Iterable[str], message: str
@@ -391,21 +400,26 @@ class Machine:
         scope as never run, and their status stays what their inputs make it (pending, blocked).
         """
         scope = set(voided)
-        self._stopped("invalidate", ", ".join(sorted(scope)))
+        if self.outcome is not None or self.plan is None:  # the ids sorted for the message only
+            self._stopped("invalidate", ", ".join(sorted(scope)))
         voided = self.began(scope)
         never = sorted(scope - voided, key=natural_key)
         if never:
             message += f"; never ran, so nothing to void: {', '.join(never)}"
+        self.undone |= voided & self.completed
         self.completed -= voided
         self.failed -= voided
         self.waiting -= voided
-        for v in voided:
-            self.running.pop(v, None)
+        for v in voided.intersection(self.running) if self.running else ():
+            del self.running[v]
         self._unsource(voided)
+        newly = voided - self.voided
         self.voided |= voided
-        self._ledger.everything(voided)
+        self._ledger.everything(voided, newly)
         held = kept if isinstance(kept, (frozenset, DoneSet)) else frozenset(kept)
-        return self._emit("invalidate", sid, message, voided=frozenset(voided), kept=held)
+        # a replan that retires the same ids next (a LangGraph fork) shares the set
+        self._last_voided = frozenset(voided)
+        return self._emit("invalidate", sid, message, voided=self._last_voided, kept=held)
 
     def void_unreachable(self, sid: str) -> Event | None:
         """After ``sid``'s observation withdrew facts: invalidate the remaining steps no longer reachable."""
@@ -456,14 +470,28 @@ class Machine:
         """The steps of the current version completed, but ``voided``: the work an invalidation keeps."""
         return self._ledger.kept(self, self._current()[1], frozenset(voided))
 
-    def replan(self, plan: Plan, message: str, given: Iterable[str] = ()) -> Event:
-        """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives."""
+    def replan(
+        self, plan: Plan, message: str, given: Iterable[str] = (), restored: Iterable[str] = ()
+    ) -> Event:
+        """Switch to a new plan version; steps it drops stop running. ``given``: facts a new contract gives.
+
+        ``restored``: steps of ``plan`` whose work holds again (a LangGraph fork from a checkpoint of an earlier,
+        abandoned branch: the node runs on the path to that checkpoint); those whose completed work an
+        invalidation voided, and that no attempt redid since, are done again (not their facts: the facts held
+        stay what the observations left), and the event's ``kept``. Any other stays what its inputs make it."""
         for f in given:
             self._gain(f, "given", _GIVEN)
         # the ids it retires that never ran were not voided
-        voided = frozenset(self.began(plan.invalidated))
+        began = self.began(plan.invalidated)
+        # the ids the invalidation before it voided, one set held for both events (a fork voids a whole branch)
+        last = self._last_voided
+        voided = last if len(last) == len(began) and last == began else frozenset(began)
         self._switch(plan)
-        return self._emit("replan", None, message, voided=voided)
+        back = frozenset(self.undone.intersection(restored)) if self.undone else _NONE
+        if back:
+            self.undone -= back
+            self.completed |= back
+        return self._emit("replan", None, message, voided=voided, kept=back)
 
     def _switch(self, plan: Plan) -> None:
         self._stopped()

@@ -15,6 +15,7 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any, Mapping, Sequence
 
+from planviz.plan.bulk import paused_gc
 from planviz.plan.grown import suffix
 from planviz.plan.model import Plan, Step
 from planviz.structure.growing import GrowingIndex
@@ -65,7 +66,14 @@ class Shape:
             self.broken, self.runnable = set(), plan  # in dependency order, every dependency known
             self.grown = [s.id for s in gone], [s.id for s in tail]
             return
-        ix = self.ix = structure_index(plan)
+        if base is not None and "_grown" in plan.__dict__:
+            # a version stored as what it changes that could not grow from the last (a LangGraph fork onto an
+            # earlier branch: the two paths part near the start): its own index, not kept on the plan, or every
+            # such version would hold one after the read (n/6 versions of up to n/2 steps)
+            with paused_gc():
+                ix = self.ix = StructureIndex(plan)
+        else:
+            ix = self.ix = structure_index(plan)
         steps = self.steps = ix.steps
         self.children = ix.children()
         # fact -> the steps that require it. Most facts have one: the step's own (sid,), shared by all its

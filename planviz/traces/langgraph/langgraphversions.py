@@ -17,7 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 from bisect import bisect_right
-from itertools import filterfalse
+from itertools import chain, compress, filterfalse, repeat
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, Iterable, cast
 
 from planviz.plan.grown import grown_plan
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # the builder's steps (history.py imports this module)
     from planviz.traces.langgraph.history import _Step
 
 __all__ = ["Versions", "fact_of", "import_finding"]
+
+_NODE, _REVISES = attrgetter("node"), attrgetter("revises")
 
 
 def fact_of(channel: str, value: Any) -> str:
@@ -254,7 +257,7 @@ class Versions:
             if start >= k:
                 break
             v, limit = base, min(limit, k)
-        return [sid for part in reversed(parts) for sid in part]
+        return list(chain.from_iterable(reversed(parts)))
 
     def _at(self, v: int, p: int) -> str:
         """The id of the step at place ``p`` of version ``v``."""
@@ -338,22 +341,31 @@ class Versions:
                 else:  # a fork onto another branch: down to where the two paths part
                     cut = min(at[1], self._common(last, at[0]))
                 gone, tail = self._ids(last, cut), self._ids(last + 1, cut)
+                # onto another branch: the node runs from where the two paths part to the fork point ran (on the
+                # branch an earlier fork abandoned), and the fork point's state holds their work: done again
+                restored = (
+                    tail[: len(tail) - len(self.version_ids[-1][2])] if at and cut < at[1] else []
+                )
                 kept = set(tail)
-                voided = [sid for sid in gone if sid not in kept]  # its ids, none repeated
-                fresh = [sid for sid in tail if sid not in current_ids]
+                # its ids, none repeated (filtered in C: a fork onto an earlier branch voids half the history)
+                voided = list(filterfalse(kept.__contains__, gone))
+                fresh = list(filterfalse(current_ids.__contains__, tail))
                 current_ids.difference_update(gone)
                 current_ids.update(tail)
             else:
+                restored = []
                 ids = self._plan_steps(self._chain_end(cid), version)
                 kept = set(ids)
                 # its ids, none repeated
                 voided = list(filterfalse(kept.__contains__, current.by_id))
                 fresh = list(filterfalse(current_ids.__contains__, ids))
                 current_ids = kept
-            twins: dict[str, str] = {}
-            for v in voided:
-                twins.setdefault(self.steps[v].node, v)
-            for sid in fresh:
+            # each node's first voided step, and the fresh steps revising none yet (in C: a fork onto an earlier
+            # branch voids half the history and takes back the other half, whose steps revise one already)
+            step_of = self.steps.__getitem__
+            nodes = list(map(_NODE, map(step_of, voided)))
+            twins = dict(zip(reversed(nodes), reversed(voided)))
+            for sid in compress(fresh, map(is_, map(_REVISES, map(step_of, fresh)), repeat(None))):
                 twin = twins.get(self.steps[sid].node)
                 if twin and self.steps[sid].revises is None:
                     self.steps[sid].revises = twin
@@ -403,6 +415,8 @@ class Versions:
                         new,
                         f"plan v{new.version}: a new branch from checkpoint "
                         f"{c.parent} ({c.source})",
+                        (),
+                        restored,
                     ),
                     segment=segment,
                 )
