@@ -48,10 +48,12 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
+from sys import intern
 from typing import Any, Iterable, Iterator, TypeVar
 
-from planviz.plan.model import Finding, Plan, Step
-from planviz.runs.events import ModelCall, Observation, Run
+from planviz.plan.bulk import built_steps
+from planviz.plan.model import Finding, Plan
+from planviz.runs.events import ModelCall, Run, read_observation
 from planviz.runs.turns import Turn
 from planviz.traces import Document, Sample, calltimes
 from planviz.traces.jsonstream import records, walk
@@ -76,6 +78,8 @@ CONTAINERS = frozenset(
 )
 _NS = 1e9
 _RETURNED_NOTHING: frozenset[str] = frozenset()
+# json.dumps(value, ensure_ascii=False, default=str), its encoder made once, not once per call
+_json_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _KEYS = re.compile(
     r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:'
 )
@@ -327,20 +331,27 @@ def _timeline(
         first = spans_of_step[0]
         last = spans_of_step[-1]
         ended = last.end if last.end is not None else last.start
-        plan_steps.append(
-            Step(
-                sid,
-                _action(first),
-                expected_evidence=f"{first.tool or first.model or first.name} returns without error",
-                depends_on=tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
-                requires=needs.pop(sid, ()),
-                produces=(result_of[sid],),
-                duration=(ended - first.start) / _NS,
-                tool=first.tool or first.model or None,
-                arguments=first.arguments or {},
-                effect=first.effect,
-            )
+        # Step(sid, ...) itself, made the fast way when provably the same (plan/bulk.built_steps)
+        (step,) = built_steps(
+            [
+                {
+                    "id": sid,
+                    "action": _action(first),
+                    # one string for the steps that say the same, as Step does
+                    "expected_evidence": intern(
+                        f"{first.tool or first.model or first.name} returns without error"
+                    ),
+                    "depends_on": tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
+                    "requires": needs.pop(sid, ()),
+                    "produces": (result_of[sid],),
+                    "duration": (ended - first.start) / _NS,
+                    "tool": first.tool or first.model or None,
+                    "arguments": first.arguments or {},
+                    "effect": first.effect,
+                }
+            ]
         )
+        plan_steps.append(step)
     unfinished = [step_of[s.span_id] for s in steps_spans if s.end is None]
     if unfinished:
         findings.append(
@@ -474,7 +485,7 @@ def _action(s: Span) -> str:
     if not s.arguments:
         return f"{name}()" if s.tool else name
     args = ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in s.arguments.items()
+        f"{k}={_json_text(v)}" for k, v in s.arguments.items()
     )
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
@@ -536,12 +547,16 @@ def _actions(
             data["error"] = why
             data["message"] = why
             actions.append(
-                Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data))
+                Action(
+                    t_end,
+                    "finish",
+                    sid,
+                    read_observation(False, _RETURNED_NOTHING, "tool_error", data),
+                )
             )
             continue
-        actions.append(
-            Action(t_end, "finish", sid, Observation(True, frozenset({result_of[sid]}), data=data))
-        )
+        obs = read_observation(True, frozenset((result_of[sid],)), "ok", data)
+        actions.append(Action(t_end, "finish", sid, obs))
     return actions
 
 

@@ -200,6 +200,8 @@ _STATUS = {
     "status_code_error": "error",
 }
 _NO_LEAVES: frozenset[str] = frozenset()  # one empty set for every span that returned nothing
+# json.dumps(value, ensure_ascii=False, default=str), its encoder made once, not once per call
+_json_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 class Span:
@@ -283,12 +285,28 @@ class Span:
         str | None
     )  # Logfire's "pending_span" copy of a span, or an "annotation" (feedback) made later
 
-    def __init__(self, **fields: Any) -> None:
+    def __init__(self, **fields: Any) -> None:  # replaced below by the same, written out
         for name in self.__slots__:
             setattr(self, name, fields.get(name))
 
     def __repr__(self) -> str:
         return f"<Span {self.span_id} {self.name!r} {self.operation}>"
+
+
+def _span_init() -> Callable[..., None]:
+    """``Span.__init__`` written out, one keyword per slot (None when not given) and one store each: a
+    third of the loop's cost, once per span of a big trace (issue 43)."""
+    names = Span.__slots__
+    code = f"def __init__(self, *, {', '.join(f'{n}=None' for n in names)}):\n    " + "\n    ".join(
+        f"self.{n} = {n}" for n in names
+    )
+    scope: dict[str, Any] = {}
+    exec(code, scope)  # noqa: S102 (the names are Span's slots: identifiers)
+    init: Callable[..., None] = scope["__init__"]
+    return init
+
+
+Span.__init__ = _span_init()  # type: ignore[method-assign]
 
 
 def _fail(why: str, source: str, where: str, line: int | None) -> TraceFormatError:
@@ -540,14 +558,14 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
 
 def _brief(value: Any) -> str:
     """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else _json_text(value)
     return text[:SHORT] + "…" if len(text) > SHORT else text
 
 
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return value if isinstance(value, str) else _json_text(value)
 
 
 def _value(value: Any) -> Any:
