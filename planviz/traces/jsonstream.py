@@ -56,7 +56,9 @@ class _TooManyDigits(ValueError):
 
 def _bounded_int(text: str) -> int:
     """A JSON integer, refused past :data:`planviz.io.limits.MAX_DIGITS` digits (never converted)."""
-    if len(text) <= limits.MAX_DIGITS and len(text) <= 640:  # within both limits (Python's is 640 at least)
+    if (
+        len(text) <= limits.MAX_DIGITS and len(text) <= 640
+    ):  # within both limits (Python's is 640 at least)
         return int(text)
     digits = len(text) - text.startswith("-")
     if digits > limits.max_digits():
@@ -210,6 +212,9 @@ class _Buffer:
         if (
             isinstance(value, (dict, list))
             and end - self.pos > limits.MAX_DEPTH
+            # deeper_than's own first test, on the buffer in place: most records are copied for nothing
+            and self.text.count("[", self.pos, end) + self.text.count("{", self.pos, end)
+            > limits.MAX_DEPTH
             and deeper_than(self.text[self.pos : end], limits.MAX_DEPTH)
         ):
             raise self.too_deep(where)

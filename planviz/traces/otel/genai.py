@@ -52,7 +52,7 @@ from sys import intern
 from typing import Any, Iterable, Iterator, TypeVar
 
 from planviz.plan.bulk import built_steps
-from planviz.plan.model import Finding, Plan
+from planviz.plan.model import Finding, Plan, Step
 from planviz.runs.events import ModelCall, Run, read_observation
 from planviz.runs.turns import Turn
 from planviz.traces import Document, Sample, calltimes
@@ -326,32 +326,36 @@ def _timeline(
             )
         )
     calls = model_calls(order, steps_spans, parent, step_of, t0)
-    plan_steps = []
+    plan_steps: list[Step] = []
+    fields: list[dict[str, Any]] = []
     for sid, spans_of_step in attempts.items():
         first = spans_of_step[0]
         last = spans_of_step[-1]
         ended = last.end if last.end is not None else last.start
-        # Step(sid, ...) itself, made the fast way when provably the same (plan/bulk.built_steps)
-        (step,) = built_steps(
-            [
-                {
-                    "id": sid,
-                    "action": _action(first),
-                    # one string for the steps that say the same, as Step does
-                    "expected_evidence": intern(
-                        f"{first.tool or first.model or first.name} returns without error"
-                    ),
-                    "depends_on": tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
-                    "requires": needs.pop(sid, ()),
-                    "produces": (result_of[sid],),
-                    "duration": (ended - first.start) / _NS,
-                    "tool": first.tool or first.model or None,
-                    "arguments": first.arguments or {},
-                    "effect": first.effect,
-                }
-            ]
+        # Step(sid, ...) itself, made the fast way when provably the same (plan/bulk.built_steps), a few
+        # hundred at a time
+        fields.append(
+            {
+                "id": sid,
+                "action": _action(first),
+                # one string for the steps that say the same, as Step does
+                "expected_evidence": intern(
+                    f"{first.tool or first.model or first.name} returns without error"
+                ),
+                "depends_on": tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
+                "requires": needs.pop(sid, ()),
+                "produces": (result_of[sid],),
+                "duration": (ended - first.start) / _NS,
+                "tool": first.tool or first.model or None,
+                "arguments": first.arguments or {},
+                "effect": first.effect,
+            }
         )
-        plan_steps.append(step)
+        if len(fields) == 256:
+            plan_steps.extend(built_steps(fields))
+            fields.clear()
+    plan_steps.extend(built_steps(fields))
+    fields.clear()
     unfinished = [step_of[s.span_id] for s in steps_spans if s.end is None]
     if unfinished:
         findings.append(
@@ -484,9 +488,7 @@ def _action(s: Span) -> str:
     name = s.tool or s.model or s.name or "call"
     if not s.arguments:
         return f"{name}()" if s.tool else name
-    args = ", ".join(
-        f"{k}={_json_text(v)}" for k, v in s.arguments.items()
-    )
+    args = ", ".join(f"{k}={_json_text(v)}" for k, v in s.arguments.items())
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
 

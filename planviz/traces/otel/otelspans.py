@@ -484,6 +484,8 @@ def span_of(
     )
     if split is not None:
         cost = sum(number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
+    # the result as text once, for both its display (_brief) and what its step keeps (toolcalls.kept)
+    text = None if result is None or isinstance(result, str) else _json_text(result)
     return Span(
         aside=kind
         if (kind := attrs.get("logfire.span_type")) in producerquirks.LOGFIRE_ASIDE
@@ -501,7 +503,7 @@ def span_of(
         tool=intern(_text(tool)) if tool is not None else None,
         call_id=_text(get("call_id")),
         arguments=arguments,
-        result=None if result is None else _brief(result),
+        result=None if result is None else _brief(result, text),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else _NO_LEAVES,
         agent=intern(_text(get("agent"))),
         model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
@@ -525,7 +527,7 @@ def span_of(
         output_text=(model_output(attrs) or (reply(heard.answered) if heard else None))
         if operation in (MODEL, AGENT)
         else None,
-        value=toolcalls.kept(result),
+        value=_kept(result, text),
     )
 
 
@@ -542,7 +544,11 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     out = set() if out is None else out
     if depth > 20:
         return out
-    if isinstance(value, dict):
+    if type(value) is str:  # most leaves: one test, not three
+        text = value.strip()
+        if 4 <= len(text) <= 1000:
+            out.add(text)
+    elif isinstance(value, dict):
         for v in value.values():
             leaves(v, out, depth + 1)
     elif isinstance(value, list):
@@ -556,10 +562,21 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     return out
 
 
-def _brief(value: Any) -> str:
-    """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept)."""
-    text = value if isinstance(value, str) else _json_text(value)
+def _brief(value: Any, text: str | None = None) -> str:
+    """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept); ``text``:
+    the value as JSON text when it is no string, if made already."""
+    if text is None:
+        text = value if isinstance(value, str) else _json_text(value)
     return text[:SHORT] + "…" if len(text) > SHORT else text
+
+
+def _kept(value: Any, text: str | None) -> Any:
+    """:func:`planviz.traces.toolcalls.kept` of ``value``, its JSON ``text`` (when it is no string) made already."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if text is None:
+        text = value if isinstance(value, str) else _json_text(value)
+    return value if len(text) <= toolcalls.KEPT else text[: toolcalls.KEPT] + "…"
 
 
 def _text(value: Any) -> str:
