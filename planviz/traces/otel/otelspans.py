@@ -188,6 +188,7 @@ _DOCUMENTED_OPERATIONS = frozenset(
         "plan",
     }
 )
+_SPLIT_NAMES = frozenset(name for pair in _SPLIT_COST for name in pair)
 _STATUS = {
     0: "unset",
     1: "ok",
@@ -479,7 +480,7 @@ def span_of(
     cost = get("cost")
     split = (
         next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None)
-        if cost is None
+        if cost is None and not attrs.keys().isdisjoint(_SPLIT_NAMES)
         else None
     )
     if split is not None:
@@ -607,7 +608,9 @@ def _arguments(value: Any) -> dict[str, Any]:
 
 
 def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
-    events = raw.get("events") or []
+    events = raw.get("events")
+    if not events:
+        return []  # most spans: none
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise bad("events", f"expected a list of event objects, got {short(events)}")
     return events
