@@ -121,6 +121,8 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "effect": ("gen_ai.agent.tool.tier",),  # read | write | destructive: the step's effect
     "messages": ("gen_ai.input.messages", "gen_ai.prompt"),
 }
+# each thing's names as a set: a span holding none of them is answered at once
+_NAMES = {what: frozenset(names) for what, names in ATTRIBUTES.items()}
 # The names the conventions document (reading any other name of ATTRIBUTES is a deviation, reported).
 DOCUMENTED = frozenset(
     {
@@ -402,7 +404,11 @@ def span_of(
     oi = isinstance(oi_kind, str)
     oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
+    keys = attrs.keys()
+
     def get(what: str) -> Any:
+        if keys.isdisjoint(_NAMES[what]):
+            return None  # none of its names (most lookups): no loop
         for key in ATTRIBUTES[what]:
             if key in attrs and attrs[key] is not None:
                 if key not in DOCUMENTED and not oi:
