@@ -236,6 +236,13 @@ def _message(e: Event) -> str:
     return f"{e.step!r} complete: {next(iter(facts)) if facts else 'no facts'}"
 
 
+def stored_message(e: Event) -> str:
+    """The message ``e`` stores: its text, or :data:`DERIVED` (an empty string) when it is made from the event's
+    step, attempt and fact as read (what a check of every string of a run need not make)."""
+    text: str = _stored_message.__get__(e, Event)
+    return text
+
+
 def _store_message(e: Event, text: str) -> None:  # unpickling, copying (object.__setattr__)
     _stored_message.__set__(e, text)
 

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from planviz.errors import PlanFormatError, TraceFormatError
 from planviz.io.plaindata import check_unicode
 from planviz.plan.model import Plan
-from planviz.runs.events import ExecutionState, Observation, Run
+from planviz.runs.events import ExecutionState, Observation, Run, stored_message
 from planviz.runs.statuslog import DoneSet
 
 __all__ = ["check_run_text"]
@@ -99,7 +99,8 @@ def _names(item: Any) -> tuple[str, ...]:
 
 
 def _ascii_event(e: Any) -> bool:
-    text = [e.kind, e.message, e.step or "", e.category or "", e.outcome or ""]
+    # (a message made when read is made of the step and the observation's fact, each checked here)
+    text = [e.kind, stored_message(e), e.step or "", e.category or "", e.outcome or ""]
     # a logged snapshot's (and kept work's) other steps are its plan's, checked as the plan was made
     changes = getattr(e.changes, "fresh", e.changes)
     kept = e.kept if type(e.kept) is not DoneSet else ()
@@ -115,7 +116,7 @@ def _ascii_event(e: Any) -> bool:
 def _clean_data(data: Any) -> bool:
     """Plain data checked as one JSON text (the C encoder walks it); anything else the slow way."""
     try:
-        text = json.dumps(data, ensure_ascii=False, check_circular=False, default=_other)
+        text = _data_text(data)
     except (TypeError, ValueError, RecursionError):
         return _clean(data)
     return text.isascii() or _encodes(text)
@@ -124,6 +125,10 @@ def _clean_data(data: Any) -> bool:
 def _other(value: Any) -> None:
     if not _clean(value):
         raise ValueError("not clean")
+
+
+# json.dumps(data, ensure_ascii=False, check_circular=False, default=_other), its encoder made once
+_data_text = json.JSONEncoder(ensure_ascii=False, check_circular=False, default=_other).encode
 
 
 def _text_ok(parts: list[str]) -> bool:
