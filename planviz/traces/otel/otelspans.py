@@ -39,7 +39,7 @@ from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.messages import reply
 from planviz.traces.otel import openinferencevalues, producerquirks
 from planviz.traces.otel.otlpvalues import nanos, number, otel_id, otlp_attributes, short
-from planviz.traces.spanmessages import event_messages, model_input, model_output
+from planviz.traces.spanmessages import event_messages, flat_names, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
 __all__ = [
@@ -462,7 +462,9 @@ def span_of(
     if operation == TOOL and result is None and heard is not None:
         result = _value(heard.answered)
     goal, goal_rank = None, 0
-    given = model_input(attrs) if operation in (MODEL, AGENT) else None
+    # once, for the input and the reply
+    flat_attrs = flat_names(attrs) if operation in (MODEL, AGENT) else None
+    given = model_input(attrs, flat_attrs) if operation in (MODEL, AGENT) else None
     if given is None and heard is not None and operation in (MODEL, AGENT):
         given = heard.given
     if oi and oi_upper in ("AGENT", "CHAIN"):
@@ -531,7 +533,7 @@ def span_of(
         cached_tokens=usage.cached,
         total_tokens=usage.total,
         input_text=input_text,
-        output_text=(model_output(attrs) or (reply(heard.answered) if heard else None))
+        output_text=(model_output(attrs, flat_attrs) or (reply(heard.answered) if heard else None))
         if operation in (MODEL, AGENT)
         else None,
         value=_kept(result, text),
