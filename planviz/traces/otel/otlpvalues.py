@@ -68,7 +68,8 @@ def otel_id(
             raise bad(field, f"expected a non-negative id, got {value!r}")
         return _shared_id(f"{value:016x}", own)
     if type(value) is str and len(value) >= 16 and HEX.fullmatch(value):
-        return _shared_id(value, own)  # OTLP's own spelling: lowercase hex, 16 or 32 digits (no copy made)
+        # OTLP's own spelling: lowercase hex, 16 to 32 digits (no copy made)
+        return _shared_id(value, own)
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if HEX.fullmatch(text):
