@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Iterable, Mapping
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
 from planviz.io.syntax import show_value
@@ -113,7 +113,21 @@ def clean_observation(facts: frozenset[str]) -> Observation:
     return _new_observation(True, facts)
 
 
+def read_observation(
+    ok: bool, facts: frozenset[str], kind: str, data: dict[str, Any]
+) -> Observation:
+    """``Observation(ok, facts, kind=kind, data=data)`` for a trace reader's values already of their types
+    (``facts`` a frozenset of strings, ``data`` a dict of its own, made for this observation): the same value,
+    without the checks and without copying ``data`` (one per tool call of a big trace).
+
+    >>> read_observation(True, frozenset({"x"}), "ok", {"a": 1}) == Observation(True, {"x"}, data={"a": 1})
+    True
+    """
+    return _new_observation(ok, facts, _NO_FACTS, kind, data, _NO_FACTS)
+
+
 _new_observation = slot_filler(Observation)
+_NO_FACTS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -193,6 +207,133 @@ class Event:
 
 
 _FRAME_FIELDS = ("statuses", "facts", "ready")
+
+
+class _Derived(str):
+    """What an event stores as its ``message`` when the message says nothing its other fields do not (a start's
+    step and attempt, a complete's step and its one fact): the text is made when it is read (issue 43: the two
+    messages of each call were a seventh of a big run's memory)."""
+
+    __slots__ = ()
+
+
+DERIVED = _Derived()
+"""The ``message`` the run machine gives a start (``start 'S', attempt k``) or a complete (``'S' complete: fact``,
+its observation holding at most that one fact) whose message is read from the event's own fields."""
+
+_stored_message: Any = Event.__dict__[
+    "message"
+]  # the slot itself (the fast builder stores into it, as every field)
+
+
+def _message(e: Event) -> str:
+    """The event's message: as stored, or made from the event's fields when it stored :data:`DERIVED`."""
+    text: str = _stored_message.__get__(e, Event)
+    if text is not DERIVED:
+        return text
+    if e.kind == "start":
+        return f"start {e.step!r}, attempt {e.attempt}"
+    facts = e.observation.facts if e.observation is not None else ()
+    return f"{e.step!r} complete: {next(iter(facts)) if facts else 'no facts'}"
+
+
+def stored_message(e: Event) -> str:
+    """The message ``e`` stores: its text, or :data:`DERIVED` (an empty string) when it is made from the event's
+    step, attempt and fact as read (what a check of every string of a run need not make)."""
+    text: str = _stored_message.__get__(e, Event)
+    return text
+
+
+def _store_message(e: Event, text: str) -> None:  # unpickling, copying (object.__setattr__)
+    _stored_message.__set__(e, text)
+
+
+Event.message = property(_message, _store_message, doc="What happened, in words.")  # type: ignore[misc, assignment]
+
+
+class FewChanges(Mapping[str, str]):
+    """An event's ``changes`` when it changed one or two statuses (most events: a start, a complete and the step it
+    made ready): a read-only mapping like the dict it stands for (equal to it, the same repr and order), in a
+    third of the memory (issue 43: a 100k-span run holds 100k of them). :func:`few_changes` makes them."""
+
+    __slots__ = ("_k0", "_v0", "_k1", "_v1")
+    _k0: str | None
+    _v0: str | None
+    _k1: str | None
+    _v1: str | None
+
+    def __init__(
+        self,
+        k0: str | None = None,
+        v0: str | None = None,
+        k1: str | None = None,
+        v1: str | None = None,
+    ) -> None:
+        self._k0, self._v0, self._k1, self._v1 = k0, v0, k1, v1
+
+    def __getitem__(self, sid: str) -> str:
+        if sid == self._k0 and self._k0 is not None:
+            return self._v0  # type: ignore[return-value]
+        if sid == self._k1 and self._k1 is not None:
+            return self._v1  # type: ignore[return-value]
+        raise KeyError(sid)
+
+    def __contains__(self, sid: object) -> bool:
+        return sid is not None and (sid == self._k0 or sid == self._k1)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return 0 if self._k0 is None else 1 if self._k1 is None else 2
+
+    def keys(self) -> tuple[str, ...]:  # type: ignore[override]
+        k0, k1 = self._k0, self._k1
+        return () if k0 is None else (k0,) if k1 is None else (k0, k1)
+
+    def values(self) -> tuple[str, ...]:  # type: ignore[override]
+        v0, v1 = self._v0, self._v1
+        return () if self._k0 is None else (v0,) if self._k1 is None else (v0, v1)  # type: ignore[return-value]
+
+    def items(self) -> tuple[tuple[str, str], ...]:  # type: ignore[override]
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return ()
+        return ((k0, self._v0),) if k1 is None else ((k0, self._v0), (k1, self._v1))  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return len(self) == len(other) and dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return FewChanges, (self._k0, self._v0, self._k1, self._v1)
+
+
+def few_changes(changes: dict[str, str]) -> Mapping[str, str]:
+    """``changes`` itself past two entries, else the same as a :class:`FewChanges` (one shared for none).
+
+    >>> few_changes({"A": "done", "B": "ready"}), few_changes({"A": "done"}) == {"A": "done"}
+    ({'A': 'done', 'B': 'ready'}, True)
+    """
+    n = len(changes)
+    if n > 2:
+        return changes
+    if n == 1:
+        ((k0, v0),) = changes.items()
+        return FewChanges(k0, v0)
+    if n == 2:
+        (k0, v0), (k1, v1) = changes.items()
+        return FewChanges(k0, v0, k1, v1)
+    return _NO_CHANGES
+
+
+_NO_CHANGES = FewChanges()
 
 new_event = slot_filler(Event)
 """``Event(...)`` (the same arguments, ``changes`` None for none) at a fifth of the cost, its values as given:

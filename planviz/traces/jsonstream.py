@@ -56,6 +56,10 @@ class _TooManyDigits(ValueError):
 
 def _bounded_int(text: str) -> int:
     """A JSON integer, refused past :data:`planviz.io.limits.MAX_DIGITS` digits (never converted)."""
+    if (
+        len(text) <= limits.MAX_DIGITS and len(text) <= 640
+    ):  # within both limits (Python's is 640 at least)
+        return int(text)
     digits = len(text) - text.startswith("-")
     if digits > limits.max_digits():
         raise _TooManyDigits(digits)
@@ -208,6 +212,9 @@ class _Buffer:
         if (
             isinstance(value, (dict, list))
             and end - self.pos > limits.MAX_DEPTH
+            # deeper_than's own first test, on the buffer in place: most records are copied for nothing
+            and self.text.count("[", self.pos, end) + self.text.count("{", self.pos, end)
+            > limits.MAX_DEPTH
             and deeper_than(self.text[self.pos : end], limits.MAX_DEPTH)
         ):
             raise self.too_deep(where)
@@ -348,9 +355,23 @@ def _stream_value(
         while True:
             # only an array's first item is looked into: the rest of a list of records are records (a span
             # each), and looking 64 KiB ahead of every one would cost more than it saves
-            yield from _stream_value(
-                buf, containers, context, f"{where}[{i}]", holder if i == 0 else None
-            )
+            if i and buf.peek() == "{":
+                # the next record of a list of them, as _stream_value reads it, without two generators per
+                # record: an object decoded whole that names no container is the record itself
+                line = buf.line()
+                start = buf.offset + buf.pos
+                ok, value = buf.try_value(CHUNK)
+                if ok and type(value) is dict and containers.isdisjoint(value):
+                    yield value, context, f"{where}[{i}]", line
+                elif ok:
+                    yield from _walk_value(value, containers, context, f"{where}[{i}]", line)
+                else:  # bigger than a chunk: member by member
+                    buf.pos = start - buf.offset
+                    yield from _stream_value(buf, containers, context, f"{where}[{i}]")
+            else:
+                yield from _stream_value(
+                    buf, containers, context, f"{where}[{i}]", holder if i == 0 else None
+                )
             i += 1
             if buf.peek() == ",":
                 buf.pos += 1

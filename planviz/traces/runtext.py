@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass
-from typing import Any
+from operator import attrgetter
+from typing import Any, Callable
 
 from planviz.errors import PlanFormatError, TraceFormatError
 from planviz.io.plaindata import check_unicode
 from planviz.plan.model import Plan
-from planviz.runs.events import Observation, Run
+from planviz.runs.events import ExecutionState, Observation, Run, stored_message
 from planviz.runs.statuslog import DoneSet
 
 __all__ = ["check_run_text"]
@@ -59,16 +60,47 @@ def _clean(item: Any) -> bool:
         or not is_dataclass(item)
     ):
         return True
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in fields(item))
-    values = [getattr(item, name) for name in names]
+    getter = _GETTERS.get(kind)
+    if getter is None:
+        getter = _GETTERS[kind] = _values_getter(tuple(f.name for f in fields(item)))
+    values = getter(item)
     text = [v for v in values if type(v) is str]
     return _text_ok(text) and all(_clean(v) for v in values if type(v) not in _PLAIN)
 
 
+_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _values_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values of a dataclass's fields as a tuple, read at C speed (one per model call of a big run)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda item: tuple(getattr(item, name) for name in names)
+
+
+def _state_clean(state: ExecutionState, checked: set[int]) -> bool:
+    """:func:`_clean` of the run's state, its observations already checked with their events (``checked``: their
+    ids) not checked twice."""
+    for name in _names(state):
+        value = getattr(state, name)
+        if name == "observations":
+            if not all(_clean(sid) and (id(o) in checked or _clean(o)) for sid, o in value):
+                return False
+        elif not _clean(value):
+            return False
+    return True
+
+
+def _names(item: Any) -> tuple[str, ...]:
+    names = _FIELDS.get(type(item))
+    if names is None:
+        names = _FIELDS[type(item)] = tuple(f.name for f in fields(item))
+    return names
+
+
 def _ascii_event(e: Any) -> bool:
-    text = [e.kind, e.message, e.step or "", e.category or "", e.outcome or ""]
+    # (a message made when read is made of the step and the observation's fact, each checked here)
+    text = [e.kind, stored_message(e), e.step or "", e.category or "", e.outcome or ""]
     # a logged snapshot's (and kept work's) other steps are its plan's, checked as the plan was made
     changes = getattr(e.changes, "fresh", e.changes)
     kept = e.kept if type(e.kept) is not DoneSet else ()
@@ -84,7 +116,7 @@ def _ascii_event(e: Any) -> bool:
 def _clean_data(data: Any) -> bool:
     """Plain data checked as one JSON text (the C encoder walks it); anything else the slow way."""
     try:
-        text = json.dumps(data, ensure_ascii=False, check_circular=False, default=_other)
+        text = _data_text(data)
     except (TypeError, ValueError, RecursionError):
         return _clean(data)
     return text.isascii() or _encodes(text)
@@ -93,6 +125,10 @@ def _clean_data(data: Any) -> bool:
 def _other(value: Any) -> None:
     if not _clean(value):
         raise ValueError("not clean")
+
+
+# json.dumps(data, ensure_ascii=False, check_circular=False, default=_other), its encoder made once
+_data_text = json.JSONEncoder(ensure_ascii=False, check_circular=False, default=_other).encode
 
 
 def _text_ok(parts: list[str]) -> bool:
@@ -110,8 +146,11 @@ def _encodes(text: str) -> bool:
 
 def check_run_text(run: Run, source: str) -> Run:
     """``run`` itself, after refusing a lone surrogate in any of its strings, naming ``source`` and the field."""
-    if all(map(_ascii_event, run.events)) and all(
-        map(_clean, (run.model_calls, run.state, run.faults))
+    checked = {id(e.observation) for e in run.events if e.observation is not None}
+    if (
+        all(map(_ascii_event, run.events))
+        and all(map(_clean, (run.model_calls, run.faults)))
+        and _state_clean(run.state, checked)
     ):
         return run  # the fast pass, no paths: almost every string is ASCII
     stack: list[tuple[Any, tuple[Any, ...]]] = [

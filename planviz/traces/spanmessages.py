@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from planviz.traces.messages import decoded, reply
 
-__all__ = ["flattened", "model_input", "model_output", "event_messages", "Heard"]
+__all__ = ["flattened", "flat_names", "model_input", "model_output", "event_messages", "Heard"]
 
 _FLAT = re.compile(r"^(\d+)\.(.+)$")
 _INDEX = re.compile(r"\.\d")  # where a flattened name's index starts: prefix.0.role
@@ -99,7 +99,7 @@ _ANSWERED = (
 )
 
 
-def _flat_names(attrs: dict[str, Any]) -> set[str]:
+def flat_names(attrs: dict[str, Any]) -> set[str]:
     """The names some attribute is flattened under (``prefix`` of ``prefix.0.role``), in one pass over the keys:
     :func:`flattened` scans every key, so it runs only for a name found here."""
     return {key[: found.start()] for key in attrs if (found := _INDEX.search(key))}
@@ -112,16 +112,18 @@ def _attribute(attrs: dict[str, Any], name: str, flat: set[str]) -> Any:
     return value
 
 
-def model_input(attrs: dict[str, Any]) -> Any:
-    """The messages (or prompt) a model span was given, from the first attribute of the list above it holds."""
-    flat = _flat_names(attrs)
+def model_input(attrs: dict[str, Any], flat: set[str] | None = None) -> Any:
+    """The messages (or prompt) a model span was given, from the first attribute of the list above it holds
+    (``flat``: :func:`flat_names` of ``attrs``, when known already)."""
+    flat = flat_names(attrs) if flat is None else flat
     return next((v for v in (_attribute(attrs, k, flat) for k in _GIVEN) if v is not None), None)
 
 
-def model_output(attrs: dict[str, Any]) -> str | None:
+def model_output(attrs: dict[str, Any], flat: set[str] | None = None) -> str | None:
     """What a model span answered (:func:`reply` of the first attribute above that holds one): its text, else
-    the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one."""
-    first, flat = None, _flat_names(attrs)
+    the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one
+    (``flat``: :func:`flat_names` of ``attrs``, when known already)."""
+    first, flat = None, flat_names(attrs) if flat is None else flat
     for key in _ANSWERED:
         value = _attribute(attrs, key, flat)
         if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]

@@ -114,6 +114,11 @@ def tokens_of(
     ...
     ValueError: total: expected a token count within float range, got an integer of 401 digits
     """
+    every = _EVERY.get(id(names))
+    if every is not None and found.keys().isdisjoint(every):
+        return (
+            _UNSTATED  # no name of any kind (nor a kind itself): every span that is no model call
+        )
     out = []
     for kind in KINDS:
         key = kind
@@ -130,6 +135,13 @@ def tokens_of(
                 raise
             out.append(None)
     return Tokens(*out)
+
+
+# every key tokens_of reads in each of the two tables: the names of each kind, and the kind itself when none is there
+_EVERY = {
+    id(table): frozenset(KINDS).union(*table.values()) for table in (ATTRIBUTES, USAGE_DETAILS)
+}
+_UNSTATED = Tokens()
 
 
 class _OutOfRange(Exception):

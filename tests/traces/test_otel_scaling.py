@@ -73,7 +73,9 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
 # 3.21x once the spans other than the tool calls' were let go before the timeline was made (each tool call's span
 # as its actions are made) and the machine's working tables before the run's frozen values: the peak is now at the
 # end of the play, the run beside the machine's tables, no longer at the end of the reading.
-PEAK = 3.3
+# 2.87x once a start's and a complete's message were made when read and an event's one or two status changes were
+# no dict (held 3.04x -> 2.70x): issue 43's 3x is met (main at that time peaked at 3.21x here).
+PEAK = 3.0
 
 
 def test_the_peak_of_a_load_stays_near_the_run_it_returns(tmp_path):

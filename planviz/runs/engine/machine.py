@@ -23,7 +23,7 @@ track of what the last event showed, so an event costs what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import AbstractSet, Any, Callable, Iterable
+from typing import AbstractSet, Any, Callable, Iterable, Mapping
 
 from planviz.analysis.reach import invalidated
 from planviz.errors import SimulationError
@@ -32,12 +32,14 @@ from planviz.runs.engine.ledger import Ledger
 from planviz.runs.engine.observed import missing_facts, sorted_facts, weigh
 from planviz.runs.engine.shape import Shape
 from planviz.runs.events import (
+    DERIVED,
     OUTCOMES,
     Conflict,
     Event,
     ExecutionState,
     Observation,
     Run,
+    few_changes,
     new_event,
 )
 from planviz.runs.fault import Fault
@@ -161,7 +163,9 @@ class Machine:
     ) -> Event:
         """The next event: the statuses and facts changed since the last one, and the kind's own fields."""
         ledger = self._ledger
-        changes = ledger.changes(self, self._shape_of)
+        changes: Mapping[str, str] = ledger.changes(self, self._shape_of)
+        if type(changes) is dict and len(changes) < 3:
+            changes = few_changes(changes)  # a third of the dict's memory (most events)
         # no fact changed since the last event (every start): nothing to compare
         if not ledger.facts_touched:
             gained = lost = _NONE
@@ -266,7 +270,9 @@ class Machine:
             if shape is not None and sid in shape.steps
             else f" (not a step of plan v{self._current()[0].version})"
         )
-        return self._emit("start", sid, f"start {sid!r}, attempt {attempt}{what}", attempt=attempt)
+        # the usual message is made from the event's step and attempt when read (runs/events.DERIVED)
+        message = f"start {sid!r}, attempt {attempt}{what}" if what else DERIVED
+        return self._emit("start", sid, message, attempt=attempt)
 
     def finish(self, sid: str, obs: Observation, check_evidence: bool = True) -> list[Event]:
         """Apply a step's observation: complete or fail it, then its withdrawals and conflicts."""
@@ -300,11 +306,15 @@ class Machine:
                 extra = [f for f in accepted if f not in produced_set]
             note = f"; also observed {', '.join(extra)}" if extra else ""
             note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
+            # one fact or none, exactly the observation's: the message is made from the event when read
+            derived = exact and not note and len(main) <= 1 and len(obs.facts) == len(main)
             events.append(
                 self._emit(
                     "complete",
                     sid,
-                    f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
+                    DERIVED
+                    if derived
+                    else f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
                     attempt=attempt,
                     observation=obs,
                 )

@@ -48,10 +48,12 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
+from sys import intern
 from typing import Any, Iterable, Iterator, TypeVar
 
+from planviz.plan.bulk import built_steps
 from planviz.plan.model import Finding, Plan, Step
-from planviz.runs.events import ModelCall, Observation, Run
+from planviz.runs.events import ModelCall, Run, read_observation
 from planviz.runs.turns import Turn
 from planviz.traces import Document, Sample, calltimes
 from planviz.traces.jsonstream import records, walk
@@ -76,6 +78,8 @@ CONTAINERS = frozenset(
 )
 _NS = 1e9
 _RETURNED_NOTHING: frozenset[str] = frozenset()
+# json.dumps(value, ensure_ascii=False, default=str), its encoder made once, not once per call
+_json_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _KEYS = re.compile(
     r'"(resourceSpans|scopeSpans|spanId|span_id|traceId|startTimeUnixNano|start_time)"\s*:'
 )
@@ -322,25 +326,36 @@ def _timeline(
             )
         )
     calls = model_calls(order, steps_spans, parent, step_of, t0)
-    plan_steps = []
+    plan_steps: list[Step] = []
+    fields: list[dict[str, Any]] = []
     for sid, spans_of_step in attempts.items():
         first = spans_of_step[0]
         last = spans_of_step[-1]
         ended = last.end if last.end is not None else last.start
-        plan_steps.append(
-            Step(
-                sid,
-                _action(first),
-                expected_evidence=f"{first.tool or first.model or first.name} returns without error",
-                depends_on=tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
-                requires=needs.pop(sid, ()),
-                produces=(result_of[sid],),
-                duration=(ended - first.start) / _NS,
-                tool=first.tool or first.model or None,
-                arguments=first.arguments or {},
-                effect=first.effect,
-            )
+        # Step(sid, ...) itself, made the fast way when provably the same (plan/bulk.built_steps), a few
+        # hundred at a time
+        fields.append(
+            {
+                "id": sid,
+                "action": _action(first),
+                # one string for the steps that say the same, as Step does
+                "expected_evidence": intern(
+                    f"{first.tool or first.model or first.name} returns without error"
+                ),
+                "depends_on": tuple(deps.pop(sid, ())),  # (popped: each table freed once read)
+                "requires": needs.pop(sid, ()),
+                "produces": (result_of[sid],),
+                "duration": (ended - first.start) / _NS,
+                "tool": first.tool or first.model or None,
+                "arguments": first.arguments or {},
+                "effect": first.effect,
+            }
         )
+        if len(fields) == 256:
+            plan_steps.extend(built_steps(fields))
+            fields.clear()
+    plan_steps.extend(built_steps(fields))
+    fields.clear()
     unfinished = [step_of[s.span_id] for s in steps_spans if s.end is None]
     if unfinished:
         findings.append(
@@ -473,9 +488,7 @@ def _action(s: Span) -> str:
     name = s.tool or s.model or s.name or "call"
     if not s.arguments:
         return f"{name}()" if s.tool else name
-    args = ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in s.arguments.items()
-    )
+    args = ", ".join(f"{k}={_json_text(v)}" for k, v in s.arguments.items())
     return f"{name}({args[:120] + '…' if len(args) > 120 else args})"
 
 
@@ -536,12 +549,16 @@ def _actions(
             data["error"] = why
             data["message"] = why
             actions.append(
-                Action(t_end, "finish", sid, Observation(False, kind="tool_error", data=data))
+                Action(
+                    t_end,
+                    "finish",
+                    sid,
+                    read_observation(False, _RETURNED_NOTHING, "tool_error", data),
+                )
             )
             continue
-        actions.append(
-            Action(t_end, "finish", sid, Observation(True, frozenset({result_of[sid]}), data=data))
-        )
+        obs = read_observation(True, frozenset((result_of[sid],)), "ok", data)
+        actions.append(Action(t_end, "finish", sid, obs))
     return actions
 
 

@@ -25,10 +25,14 @@ import bisect
 from collections import defaultdict
 from typing import Any
 
+from planviz.plan.bulk import slot_filler
 from planviz.runs.events import ModelCall
 from planviz.runs.modelcall import FIGURES
 from planviz.traces import calltimes
 from planviz.traces.otel.otelspans import MODEL, Span
+
+# ModelCall(...) itself (a dataclass without checks), its fields stored directly: one per model call of a big trace
+_new_call = slot_filler(ModelCall)
 
 __all__ = ["model_calls", "innermost"]
 
@@ -123,7 +127,7 @@ def model_calls(
             i = bisect.bisect_left(keys, m.end if m.end is not None else m.start)
             step = step_of[siblings[i].span_id] if i < len(siblings) else None
         out.append(
-            ModelCall(
+            _new_call(
                 m.model or m.name or "model",
                 (m.start - t0) / _NS,
                 None if m.end is None else (m.end - m.start) / _NS,

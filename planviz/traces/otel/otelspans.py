@@ -39,7 +39,7 @@ from planviz.traces import calltimes, messages, toolcalls
 from planviz.traces.messages import reply
 from planviz.traces.otel import openinferencevalues, producerquirks
 from planviz.traces.otel.otlpvalues import nanos, number, otel_id, otlp_attributes, short
-from planviz.traces.spanmessages import event_messages, model_input, model_output
+from planviz.traces.spanmessages import event_messages, flat_names, model_input, model_output
 from planviz.traces.tokens import ATTRIBUTES as TOKEN_ATTRIBUTES, tokens_of
 
 __all__ = [
@@ -121,6 +121,8 @@ ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "effect": ("gen_ai.agent.tool.tier",),  # read | write | destructive: the step's effect
     "messages": ("gen_ai.input.messages", "gen_ai.prompt"),
 }
+# each thing's names as a set: a span holding none of them is answered at once
+_NAMES = {what: frozenset(names) for what, names in ATTRIBUTES.items()}
 # The names the conventions document (reading any other name of ATTRIBUTES is a deviation, reported).
 DOCUMENTED = frozenset(
     {
@@ -188,6 +190,7 @@ _DOCUMENTED_OPERATIONS = frozenset(
         "plan",
     }
 )
+_SPLIT_NAMES = frozenset(name for pair in _SPLIT_COST for name in pair)
 _STATUS = {
     0: "unset",
     1: "ok",
@@ -200,6 +203,8 @@ _STATUS = {
     "status_code_error": "error",
 }
 _NO_LEAVES: frozenset[str] = frozenset()  # one empty set for every span that returned nothing
+# json.dumps(value, ensure_ascii=False, default=str), its encoder made once, not once per call
+_json_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 class Span:
@@ -283,12 +288,28 @@ class Span:
         str | None
     )  # Logfire's "pending_span" copy of a span, or an "annotation" (feedback) made later
 
-    def __init__(self, **fields: Any) -> None:
+    def __init__(self, **fields: Any) -> None:  # replaced below by the same, written out
         for name in self.__slots__:
             setattr(self, name, fields.get(name))
 
     def __repr__(self) -> str:
         return f"<Span {self.span_id} {self.name!r} {self.operation}>"
+
+
+def _span_init() -> Callable[..., None]:
+    """``Span.__init__`` written out, one keyword per slot (None when not given) and one store each: a
+    third of the loop's cost, once per span of a big trace (issue 43)."""
+    names = Span.__slots__
+    code = f"def __init__(self, *, {', '.join(f'{n}=None' for n in names)}):\n    " + "\n    ".join(
+        f"self.{n} = {n}" for n in names
+    )
+    scope: dict[str, Any] = {}
+    exec(code, scope)  # noqa: S102 (the names are Span's slots: identifiers)
+    init: Callable[..., None] = scope["__init__"]
+    return init
+
+
+Span.__init__ = _span_init()  # type: ignore[method-assign]
 
 
 def _fail(why: str, source: str, where: str, line: int | None) -> TraceFormatError:
@@ -383,7 +404,11 @@ def span_of(
     oi = isinstance(oi_kind, str)
     oi_upper = oi_kind.upper() if isinstance(oi_kind, str) else ""
 
+    keys = attrs.keys()
+
     def get(what: str) -> Any:
+        if keys.isdisjoint(_NAMES[what]):
+            return None  # none of its names (most lookups): no loop
         for key in ATTRIBUTES[what]:
             if key in attrs and attrs[key] is not None:
                 if key not in DOCUMENTED and not oi:
@@ -437,7 +462,9 @@ def span_of(
     if operation == TOOL and result is None and heard is not None:
         result = _value(heard.answered)
     goal, goal_rank = None, 0
-    given = model_input(attrs) if operation in (MODEL, AGENT) else None
+    # once, for the input and the reply
+    flat_attrs = flat_names(attrs) if operation in (MODEL, AGENT) else None
+    given = model_input(attrs, flat_attrs) if operation in (MODEL, AGENT) else None
     if given is None and heard is not None and operation in (MODEL, AGENT):
         given = heard.given
     if oi and oi_upper in ("AGENT", "CHAIN"):
@@ -461,11 +488,13 @@ def span_of(
     cost = get("cost")
     split = (
         next((pair for pair in _SPLIT_COST if any(k in attrs for k in pair)), None)
-        if cost is None
+        if cost is None and not attrs.keys().isdisjoint(_SPLIT_NAMES)
         else None
     )
     if split is not None:
         cost = sum(number(attrs.get(k), f"attributes.{k}", bad) or 0.0 for k in split)
+    # the result as text once, for both its display (_brief) and what its step keeps (toolcalls.kept)
+    text = None if result is None or isinstance(result, str) else _json_text(result)
     return Span(
         aside=kind
         if (kind := attrs.get("logfire.span_type")) in producerquirks.LOGFIRE_ASIDE
@@ -483,7 +512,7 @@ def span_of(
         tool=intern(_text(tool)) if tool is not None else None,
         call_id=_text(get("call_id")),
         arguments=arguments,
-        result=None if result is None else _brief(result),
+        result=None if result is None else _brief(result, text),
         leaves=frozenset(leaves(result) - leaves(arguments)) if result is not None else _NO_LEAVES,
         agent=intern(_text(get("agent"))),
         model=intern(_text(get("model"))) if operation in (MODEL, AGENT) else None,
@@ -504,10 +533,10 @@ def span_of(
         cached_tokens=usage.cached,
         total_tokens=usage.total,
         input_text=input_text,
-        output_text=(model_output(attrs) or (reply(heard.answered) if heard else None))
+        output_text=(model_output(attrs, flat_attrs) or (reply(heard.answered) if heard else None))
         if operation in (MODEL, AGENT)
         else None,
-        value=toolcalls.kept(result),
+        value=_kept(result, text),
     )
 
 
@@ -524,7 +553,11 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     out = set() if out is None else out
     if depth > 20:
         return out
-    if isinstance(value, dict):
+    if type(value) is str:  # most leaves: one test, not three
+        text = value.strip()
+        if 4 <= len(text) <= 1000:
+            out.add(text)
+    elif isinstance(value, dict):
         for v in value.values():
             leaves(v, out, depth + 1)
     elif isinstance(value, list):
@@ -538,16 +571,27 @@ def leaves(value: Any, out: set[str] | None = None, depth: int = 0) -> set[str]:
     return out
 
 
-def _brief(value: Any) -> str:
-    """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+def _brief(value: Any, text: str | None = None) -> str:
+    """A returned value as text for display, at most :data:`SHORT` characters (the rest is not kept); ``text``:
+    the value as JSON text when it is no string, if made already."""
+    if text is None:
+        text = value if isinstance(value, str) else _json_text(value)
     return text[:SHORT] + "…" if len(text) > SHORT else text
+
+
+def _kept(value: Any, text: str | None) -> Any:
+    """:func:`planviz.traces.toolcalls.kept` of ``value``, its JSON ``text`` (when it is no string) made already."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if text is None:
+        text = value if isinstance(value, str) else _json_text(value)
+    return value if len(text) <= toolcalls.KEPT else text[: toolcalls.KEPT] + "…"
 
 
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return value if isinstance(value, str) else _json_text(value)
 
 
 def _value(value: Any) -> Any:
@@ -572,7 +616,9 @@ def _arguments(value: Any) -> dict[str, Any]:
 
 
 def _events(raw: dict[str, Any], bad: Any) -> list[dict[str, Any]]:
-    events = raw.get("events") or []
+    events = raw.get("events")
+    if not events:
+        return []  # most spans: none
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise bad("events", f"expected a list of event objects, got {short(events)}")
     return events

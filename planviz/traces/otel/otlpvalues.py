@@ -67,6 +67,9 @@ def otel_id(
         if value < 0:
             raise bad(field, f"expected a non-negative id, got {value!r}")
         return _shared_id(f"{value:016x}", own)
+    if type(value) is str and len(value) >= 16 and HEX.fullmatch(value):
+        # OTLP's own spelling: lowercase hex, 16 to 32 digits (no copy made)
+        return _shared_id(value, own)
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if HEX.fullmatch(text):
