@@ -29,7 +29,13 @@ from planviz.analysis.reach import invalidated
 from planviz.errors import SimulationError
 from planviz.plan.model import Contract, Plan, natural_key
 from planviz.runs.engine.ledger import Ledger
-from planviz.runs.engine.observed import missing_facts, sorted_facts, weigh
+from planviz.runs.engine.observed import (
+    completion_message,
+    failure_reason,
+    missing_facts,
+    sorted_facts,
+    weigh,
+)
 from planviz.runs.engine.shape import Shape
 from planviz.runs.events import (
     DERIVED,
@@ -298,36 +304,11 @@ class Machine:
         if obs.ok and (not missing or not check_evidence):
             self.completed.add(sid)
             self._ledger.completed(sid, self._shape_of)
-            if exact:
-                main, extra = accepted, []
-            else:
-                produced_set = set(produced)
-                main = [f for f in accepted if f in produced_set]
-                extra = [f for f in accepted if f not in produced_set]
-            note = f"; also observed {', '.join(extra)}" if extra else ""
-            note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
-            # one fact or none, exactly the observation's: the message is made from the event when read
-            derived = exact and not note and len(main) <= 1 and len(obs.facts) == len(main)
-            events.append(
-                self._emit(
-                    "complete",
-                    sid,
-                    DERIVED
-                    if derived
-                    else f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}",
-                    attempt=attempt,
-                    observation=obs,
-                )
-            )
+            message = completion_message(sid, obs, accepted, produced, replaced, exact)
+            events.append(self._emit("complete", sid, message, attempt=attempt, observation=obs))
         else:
             self.failed.add(sid)
-            if obs.ok:
-                category, why = (
-                    "evidence",
-                    f"its observation does not establish {', '.join(map(repr, missing))}",
-                )
-            else:
-                category, why = obs.kind, str(obs.data.get("message", obs.kind))
+            category, why = failure_reason(obs, missing)
             events.append(
                 self._emit(
                     "fail",

@@ -16,9 +16,9 @@ from itertools import islice
 from operator import eq
 from typing import Any, Mapping, Sequence
 
-from planviz.runs.events import Conflict, Observation, negation
+from planviz.runs.events import DERIVED, Conflict, Observation, negation
 
-__all__ = ["sorted_facts", "weigh", "missing_facts"]
+__all__ = ["sorted_facts", "weigh", "missing_facts", "completion_message", "failure_reason"]
 
 
 def sorted_facts(facts: frozenset[str], step: Any) -> tuple[list[str], bool]:
@@ -75,3 +75,43 @@ def missing_facts(produced: Sequence[str], accepted: Sequence[str]) -> list[str]
     """What a step produces that its observation did not establish, in the step's order."""
     accepted_set = set(accepted)
     return [f for f in produced if f not in accepted_set]
+
+
+def completion_message(
+    sid: str,
+    obs: Observation,
+    accepted: Sequence[str],
+    produced: Sequence[str],
+    replaced: Sequence[str],
+    exact: bool,
+) -> str:
+    """A complete event's message: the facts the step was to produce, those it also observed and the
+    earlier values it replaces; ``DERIVED`` (made from the event when read) when it established one fact
+    or none, exactly the observation's.
+
+    >>> completion_message("A", Observation(True, {"x", "y"}), ["x", "y"], ["x"], ["x0"], False)
+    "'A' complete: x; also observed y; replaces 'x0'"
+    """
+    if exact:
+        main, extra = list(accepted), []
+    else:
+        produced_set = set(produced)
+        main = [f for f in accepted if f in produced_set]
+        extra = [f for f in accepted if f not in produced_set]
+    note = f"; also observed {', '.join(extra)}" if extra else ""
+    note += f"; replaces {', '.join(map(repr, replaced))}" if replaced else ""
+    if exact and not note and len(main) <= 1 and len(obs.facts) == len(main):
+        return DERIVED
+    return f"{sid!r} complete: {', '.join(main) or 'no facts'}{note}"
+
+
+def failure_reason(obs: Observation, missing: Sequence[str]) -> tuple[str, str]:
+    """A fail event's category and reason: the facts a successful observation left out (``evidence``),
+    else the observation's own kind and message.
+
+    >>> failure_reason(Observation(True, {"x"}), ["y"])
+    ('evidence', "its observation does not establish 'y'")
+    """
+    if obs.ok:
+        return "evidence", f"its observation does not establish {', '.join(map(repr, missing))}"
+    return obs.kind, str(obs.data.get("message", obs.kind))
