@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import built_steps
+from planviz.plan.bulk import schedule_steps
 from planviz.plan.model import Plan, Step
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
@@ -111,6 +111,8 @@ def _placeholders(
     """``step``'s arguments where each copy of a result field is a placeholder ``{{S1.field}}`` (a string that is
     the field, or holds it)."""
     args = dict(step.arguments)
+    if not sources:  # nothing to refer to (most calls)
+        return args
     for key, value in args.items():
         if not isinstance(value, str):
             continue
@@ -232,8 +234,12 @@ def ideal_schedule(
         step(m, m, t - t0, [])
     for v in ran:
         define = steps.get(v)
-        copies = sorted(u for u, r in preds[v].items() if r in ("exact", "contains"))
-        needs_model = sorted(u for u, r in preds[v].items() if r not in ("exact", "contains"))
+        into = preds[v]
+        if into:
+            copies = sorted(u for u, r in into.items() if r in ("exact", "contains"))
+            needs_model = sorted(u for u, r in into.items() if r not in ("exact", "contains"))
+        else:
+            copies, needs_model = [], []
         after = list(copies) + ([marks[release[v]]] if v in release else [])
         if needs_model and with_model:
             m = _unused(f"model for {v}", ids)
@@ -284,7 +290,7 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        built_steps(out),
+        schedule_steps(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
     schedule = critical_path(plan)
