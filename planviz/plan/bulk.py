@@ -177,6 +177,8 @@ def schedule_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
     lists: list[tuple[Any, ...]] = []
     out = []
     template, fill = _TEMPLATE, _filled_step
+    if limits.max_digits() < 20:  # a digit limit below what _flat_plain's small integers may need
+        return built_steps(raw_steps)
     for raw in raw_steps:
         sid, action, evidence, tool = (
             raw["id"],
@@ -196,7 +198,7 @@ def schedule_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
             or type(duration) is not float
             or not (0.0 <= duration < math.inf)
             or type(arguments) is not dict
-            or not _flat_plain(arguments)
+            or not _flat_plain(arguments, texts)
             or type(raw["depends_on"]) is not list
             or type(raw["requires"]) is not list
         ):
@@ -222,10 +224,11 @@ def schedule_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
     return tuple(out) if _all_text(texts, lists) else built_steps(raw_steps)
 
 
-def _flat_plain(arguments: dict[str, Any]) -> bool:
-    """Whether ``arguments`` is flat plain data that :func:`check_plain` accepts for sure (string keys, values
-    that are Unicode strings, None, booleans, small integers or finite floats, within the size cap), so
-    ``dict(arguments)`` is its :func:`copy_plain`. False says nothing: the full check decides."""
+def _flat_plain(arguments: dict[str, Any], texts: list[str]) -> bool:
+    """Whether ``arguments`` is flat plain data that :func:`check_plain` accepts for sure once its keys and
+    strings, added to ``texts``, are Unicode text (string keys, values that are strings, None, booleans, small
+    integers or finite floats, within the size cap), so ``dict(arguments)`` is its :func:`copy_plain`. False says
+    nothing: the full check decides."""
     total = (
         2  # check_plain's count of characters written out: {} and each key, quoted, and each value
     )
@@ -244,9 +247,11 @@ def _flat_plain(arguments: dict[str, Any]) -> bool:
             total += 24
         else:
             return False
-    if total > limits.MAX_EXPANDED_BYTES or limits.max_digits() < 20:
+    if total > limits.MAX_EXPANDED_BYTES:
         return False
-    return _all_text(list(arguments), [tuple(v for v in arguments.values() if type(v) is str)])
+    texts += arguments
+    texts.extend(v for v in arguments.values() if type(v) is str)
+    return True
 
 
 def _fast(

@@ -80,6 +80,9 @@ class IdealSchedule:
 
 def covered(parts: Sequence[tuple[float, float]]) -> float:
     """The length of the union of intervals (nested model spans count once)."""
+    if len(parts) == 1:  # the common case, computed as the loop below would
+        a, b = parts[0]
+        return 0.0 + (b - a) if b > float("-inf") else 0.0
     total, reach = 0.0, float("-inf")
     for a, b in sorted(parts):
         if b > reach:

@@ -426,6 +426,10 @@ def data_edges(
         ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
         end, so only the frontier and the calls ending at the cover's start are read."""
         pool, ends = pools[any_call]
+        if (
+            not pool and v not in into
+        ):  # no call to wait for, no pair to mark (most calls of a ReAct trace)
+            return
         rv, cover = rank[v], None
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
             u = pool[k]
