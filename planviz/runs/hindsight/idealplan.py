@@ -43,8 +43,8 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import built_steps
-from planviz.plan.model import Plan, Step
+from planviz.plan.bulk import schedule_steps
+from planviz.plan.model import Plan, Step, natural_key
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
 from planviz.runs.hindsight.provenance import distinctive_parts, known_words, run_result_leaves
@@ -80,6 +80,9 @@ class IdealSchedule:
 
 def covered(parts: Sequence[tuple[float, float]]) -> float:
     """The length of the union of intervals (nested model spans count once)."""
+    if len(parts) == 1:  # the common case, computed as the loop below would
+        a, b = parts[0]
+        return 0.0 + (b - a) if b > float("-inf") else 0.0
     total, reach = 0.0, float("-inf")
     for a, b in sorted(parts):
         if b > reach:
@@ -111,6 +114,8 @@ def _placeholders(
     """``step``'s arguments where each copy of a result field is a placeholder ``{{S1.field}}`` (a string that is
     the field, or holds it)."""
     args = dict(step.arguments)
+    if not sources:  # nothing to refer to (most calls)
+        return args
     for key, value in args.items():
         if not isinstance(value, str):
             continue
@@ -232,8 +237,12 @@ def ideal_schedule(
         step(m, m, t - t0, [])
     for v in ran:
         define = steps.get(v)
-        copies = sorted(u for u, r in preds[v].items() if r in ("exact", "contains"))
-        needs_model = sorted(u for u, r in preds[v].items() if r not in ("exact", "contains"))
+        into = preds[v]
+        if into:
+            copies = sorted(u for u, r in into.items() if r in ("exact", "contains"))
+            needs_model = sorted(u for u, r in into.items() if r not in ("exact", "contains"))
+        else:
+            copies, needs_model = [], []
         after = list(copies) + ([marks[release[v]]] if v in release else [])
         if needs_model and with_model:
             m = _unused(f"model for {v}", ids)
@@ -284,20 +293,77 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        built_steps(out),
+        schedule_steps(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
-    schedule = critical_path(plan)
+    fast = _critical(plan.steps)
+    if fast is None:
+        schedule = critical_path(plan)
+        fast = schedule.makespan, tuple(schedule.path)
+    makespan, path = fast
     return IdealSchedule(
         plan,
-        None if unknown_on_plan else schedule.makespan,
-        tuple(schedule.path),
+        None if unknown_on_plan else makespan,
+        path,
         durations,
         frozenset(model),
         median,
         unknown_on_plan,
         frozenset(unknown_steps),
     )
+
+
+def _critical(steps: Sequence[Step]) -> tuple[float, tuple[str, ...]] | None:
+    """The makespan and critical path :func:`critical_path` gives a plan of ``steps`` with no terminal step (the
+    ideal schedule's), read in the order the steps are written when each depends only on steps written before it
+    (the schedule writes them so): the same forward and backward passes, the same tolerance, the same path (the
+    first critical step with no dependency, then each time the tight successor, by natural id; a natural key
+    names one id, so no order of the steps can change the choice). None when a step depends on a later or an
+    unknown one, or an id repeats: then :func:`critical_path` decides."""
+    at: dict[str, int] = {}
+    for k, s in enumerate(steps):
+        if s.kind is not None or s.id in at:
+            return None
+        at[s.id] = k
+    n = len(steps)
+    dur = [s.duration for s in steps]
+    es = [0.0] * n
+    ef = [0.0] * n
+    later: list[list[int]] = [[] for _ in range(n)]
+    for k, s in enumerate(steps):
+        start = 0.0
+        for sid in s.depends_on:
+            j = at.get(sid, n)
+            if j >= k:
+                return None
+            later[j].append(k)
+            if ef[j] > start:
+                start = ef[j]
+        es[k] = start
+        ef[k] = start + dur[k]
+    makespan = max(ef, default=0.0)
+    eps = 1e-9 * max(1.0, makespan)
+    ls = [0.0] * n
+    critical: set[int] = set()
+    for u in range(n - 1, -1, -1):
+        finish = makespan
+        for v in later[u]:
+            if ls[v] < finish:
+                finish = ls[v]
+        late = ls[u] = finish - dur[u]
+        if -eps < late - es[u] < eps:
+            critical.add(u)
+    starts = [u for u in critical if not steps[u].depends_on]
+    path: list[str] = []
+    if starts:
+        u = min(starts, key=lambda k: natural_key(steps[k].id))
+        while True:
+            path.append(steps[u].id)
+            tight = [v for v in later[u] if v in critical and abs(es[v] - ef[u]) < eps]
+            if not tight:
+                break
+            u = min(tight, key=lambda k: natural_key(steps[k].id))
+    return makespan, tuple(path)
 
 
 def llmcompiler_text(plan: Plan) -> str:

@@ -165,22 +165,28 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
 @functools.lru_cache(maxsize=8192)
 def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
     parts: list[str] = []
-    for m in _QUOTED.finditer(value):
-        parts.append(next(g for g in m.groups() if g))
+    if '"' in value or "'" in value or "“" in value:
+        for m in _QUOTED.finditer(value):
+            parts.append(next(g for g in m.groups() if g))
     for token in _TOKEN.findall(value):
         parts.append(token)
-        if not _NUMBER.fullmatch(token):
+        # a token of letters and digits only is its one word (the common case: no sub-parts to add)
+        if not token.isalnum() and not _NUMBER.fullmatch(token):
             parts.extend(p for p in _WORD.findall(token) if p != token)
     out, seen = [], set()
     for p in parts:
-        words = [w.lower() for w in _WORD.findall(p)]
-        if (
-            p in seen
-            or not words
-            or all(w in known for w in words)
-            or not (" " in p or _distinctive(p))
-        ):
+        if p in seen:
             continue
+        if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
+            if p.lower() in known:
+                continue
+            # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
+            if len(p) < (4 if p.isalpha() else 2):
+                continue
+        else:
+            words = [w.lower() for w in _WORD.findall(p)]
+            if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
+                continue
         seen.add(p)
         out.append(p)
     return tuple(out)
@@ -213,20 +219,50 @@ def _why(
     args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]
 ) -> str | None:
     """How the argument values ``args`` came from a result with ``leaves``: the costliest reason, or None."""
-    values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
-    whole = [leaf for leaf in values if leaf.strip() and _distinctive_whole(leaf, known)]
+    return _why_from(args, _Source(leaves, known, distinctive_parts), known, distinctive_parts)
+
+
+class _Source:
+    """What :func:`_why` reads of one result, read once: its values, the distinctive whole ones (with their
+    stripped text) and the set of every value's stripped text."""
+
+    __slots__ = ("values", "whole", "stripped")
+
+    def __init__(
+        self,
+        leaves: list[tuple[tuple[str, ...], str]],
+        known: frozenset[str],
+        parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
+    ) -> None:
+        self.values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
+        self.whole = [
+            (leaf, leaf.strip())
+            for leaf in self.values
+            if leaf.strip() and _distinctive_whole(leaf, known, parts_of)
+        ]
+        self.stripped = {leaf.strip() for leaf in self.values}
+
+
+def _why_from(
+    args: list[str],
+    source: _Source,
+    known: frozenset[str],
+    parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
+) -> str | None:
+    values = source.values
     reasons: set[str] = set()
     for arg in args:
-        if _distinctive_whole(arg, known) and any(arg.strip() == leaf.strip() for leaf in values):
+        a = arg.strip()
+        if a in source.stripped and _distinctive_whole(arg, known, parts_of):
             reasons.add("exact")
             continue
         inner = [
-            leaf for leaf in whole if len(leaf.strip()) < len(arg.strip()) and leaf.strip() in arg
+            leaf for leaf, stripped in source.whole if len(stripped) < len(a) and stripped in arg
         ]
         if inner:
             reasons.add("contains")
         covered = " ".join(inner)
-        for part in distinctive_parts(arg, known):
+        for part in parts_of(arg, known):
             if covered and _found(part, covered):
                 continue
             hit = next((leaf for leaf in values if _found(part, leaf)), None)
@@ -234,17 +270,21 @@ def _why(
                 reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
                 break
     for kind in REASONS:
-        hits = sorted(r for r in reasons if r.startswith(kind))
+        hits = [r for r in reasons if r.startswith(kind)]
         if hits:
-            return hits[0]
+            return min(hits)
     return None
 
 
-def _distinctive_whole(value: str, known: frozenset[str]) -> bool:
+def _distinctive_whole(
+    value: str,
+    known: frozenset[str],
+    parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]] = _parts,
+) -> bool:
     v = value.strip()
     if not v:
         return False
-    return bool(distinctive_parts(v, known)) and (len(v) >= 3 or _NUMBER.fullmatch(v) is not None)
+    return bool(parts_of(v, known)) and (len(v) >= 3 or _NUMBER.fullmatch(v) is not None)
 
 
 def intervals(run: Run) -> dict[str, tuple[float, float]]:
@@ -292,6 +332,23 @@ def latest_steps(run: Run) -> dict[str, Step]:
     for p in run.plans:
         for s in p.steps:
             out[s.id] = s
+    return out
+
+
+def _values(arguments: Mapping[str, Any]) -> list[str]:
+    """The scalars of ``arguments`` as text, in :func:`_leaves`'s order: directly when every value is a string, an
+    int or a float (a tool call's usual arguments), else by :func:`_leaves`."""
+    out = []
+    for v in arguments.values():
+        kind = type(v)
+        if kind is str:
+            out.append(v)
+        elif kind is int:
+            out.append(str(v))
+        elif kind is float:
+            out.append(repr(v))
+        else:
+            return [leaf for _, leaf in _leaves(dict(arguments))]
     return out
 
 
@@ -369,6 +426,10 @@ def data_edges(
         ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
         end, so only the frontier and the calls ending at the cover's start are read."""
         pool, ends = pools[any_call]
+        if (
+            not pool and v not in into
+        ):  # no call to wait for, no pair to mark (most calls of a ReAct trace)
+            return
         rv, cover = rank[v], None
         for k in range(bisect.bisect_right(ends, s_v) - 1, -1, -1):
             u = pool[k]
@@ -398,23 +459,52 @@ def data_edges(
         for word in words_of[u]:
             holders.setdefault(word, []).append(u)
 
+    part_words: dict[str, tuple[list[str], bool]] = {}
+
     def source_of(part: str, v: str, s_v: float) -> str | None:
         """The first call that had ended when ``v`` started whose result holds ``part``."""
-        words = [w.lower() for w in _WORD.findall(part)]
+        known_part = part_words.get(part)
+        if known_part is None:
+            found = [w.lower() for w in _WORD.findall(part)]
+            # a part that is one word is on token boundaries wherever the word is one of a text's words
+            known_part = part_words[part] = (
+                found,
+                len(found) == 1 and _WORD.fullmatch(part) is not None,
+            )
+        words, one_word = known_part
+        if one_word:
+            for u in holders.get(words[0], ()):
+                if u != v and before(u, v):
+                    return u
+            return None
         candidates = min((holders.get(w, []) for w in words), key=len) if words else []
         for u in candidates:
             if (
                 u != v
                 and before(u, v)
                 and all(w in words_of[u] for w in words)
-                and (
-                    len(words) == 1
-                    and _WORD.fullmatch(part)
-                    or any(_found(part, leaf) for _, leaf in leaves[u])
-                )
+                and any(_found(part, leaf) for _, leaf in leaves[u])
             ):
                 return u
         return None
+
+    # each value's distinctive parts and each source's values, read once per run (a value recurs: a page number)
+    memo: dict[str, tuple[str, ...]] = {}
+    parse = _parts.__wrapped__
+
+    def parts_of(value: str, known: frozenset[str]) -> tuple[str, ...]:
+        got = memo.get(value)
+        if got is None:
+            got = memo[value] = parse(value, known)
+        return got
+
+    sources: dict[str, _Source] = {}
+
+    def source_facts(u: str) -> _Source:
+        got = sources.get(u)
+        if got is None:
+            got = sources[u] = _Source(leaves[u], known, parts_of)
+        return got
 
     for v in order:
         if v not in defs:
@@ -430,7 +520,7 @@ def data_edges(
             if done:
                 add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
         # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
-        values = [leaf for _, leaf in _leaves(dict(step.arguments))] if step.arguments else []
+        values = _values(step.arguments) if step.arguments else []
         if any("{{" in leaf for leaf in values):
             for _, ph in placeholders_in(dict(step.arguments)):
                 ref = split_reference(ph.inner, ids)
@@ -448,13 +538,13 @@ def data_edges(
         args = [leaf for leaf in values if "{{" not in leaf]  # _arguments(step)
         unexplained = False
         for arg in args:
-            parts = distinctive_parts(arg, known)
+            parts = parts_of(arg, known)
             for part in parts:
                 source = source_of(part, v, s_v)
                 if source is None:
                     unexplained = True
                     continue
-                reason = _why([arg], leaves[source], known)
+                reason = _why_from([arg], source_facts(source), known, parts_of)
                 if reason is not None:
                     add(source, v, reason)
         if foreign and unexplained:

@@ -47,13 +47,17 @@ from __future__ import annotations
 
 import bisect
 import html
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import filterfalse
+from operator import add
 from typing import Any, Mapping
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import built_steps
-from planviz.plan.model import Plan
+from planviz.plan.bulk import built_steps, paused_gc
+from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
@@ -248,6 +252,11 @@ def hindsight(run: Run) -> Hindsight:
     ('S0', 'S1', 'S3', 'S4')
     """
     run = expect_run(run, "hindsight")
+    with paused_gc():  # hundreds of thousands of small tuples, lists and steps, none in a cycle
+        return _hindsight(run)
+
+
+def _hindsight(run: Run) -> Hindsight:
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
     times = intervals(run)
@@ -381,6 +390,11 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     (a model call after the last step, the agent's own overhead, a step that waited). Never more than the
     run's makespan. The steps a model call of unknown duration led to are added to ``unknown``.
     """
+    with paused_gc():  # a list and a tuple per step, none in a cycle
+        return _recorded_makespan(run, unknown)
+
+
+def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
     times = intervals(run)
     if not times:
         return None
@@ -397,6 +411,9 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
     }
     ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
     work, _ = _work(run, t0, times, ready, unknown)
+    fast = _longest(times, preds, work)
+    if fast is not None:
+        return fast
     plan = Plan(
         "recorded",
         built_steps(
@@ -413,6 +430,44 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
         ),
     )
     return critical_path(plan).makespan
+
+
+def _longest(
+    times: Mapping[str, tuple[float, float]],
+    preds: Mapping[str, list[str]],
+    work: Mapping[str, float],
+) -> float | None:
+    """The makespan :func:`critical_path` gives the plan of ``preds`` and ``work`` (no terminal step, no
+    contract: the latest earliest finish), by one forward pass in the order the steps started (each ``u`` of
+    ``preds[v]`` ended before ``v`` started, or at that instant and was recorded first: a topological order);
+    None when a step could not be built the fast way (an id that is no plain Unicode text, a duration that is
+    no finite number, durations past the plan's total): the plan then says what it says."""
+    ids = list(times)
+    durs = list(work.values())
+    if (
+        not set(map(type, ids)) <= {str}
+        or not all(ids)
+        or not set(map(type, durs)) <= {float}
+        or not all(map(math.isfinite, durs))
+        or min(durs, default=0.0) < 0
+        or reduce(add, durs, 0.0) > MAX_TOTAL_DURATION
+    ):
+        return None
+    for text in filterfalse(str.isascii, ids):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    rank = {sid: k for k, sid in enumerate(ids)}
+    finish: dict[str, float] = {}
+    for v in sorted(ids, key=lambda s: (times[s][0], rank[s])):
+        start = 0.0
+        for u in preds[v]:
+            f = finish[u]
+            if f > start:
+                start = f
+        finish[v] = start + work[v]
+    return max(finish.values(), default=0.0)
 
 
 def _serialized(

@@ -1,0 +1,144 @@
+"""hindsight's fast paths give what the general ones give: the ideal schedule's steps (plan/bulk.schedule_steps
+against built_steps), its critical path (idealplan._critical against critical_path) and the recorded makespan
+(retrospect._longest against the critical path of the recorded plan), on simulated runs with faults and replans,
+on ids whose natural order ties, and on values the fast paths must hand over (nested or odd arguments, a lone
+surrogate, an empty id), where the general path's answer or error must come out unchanged.
+
+These guard the sameness of code written for speed (issue 43): each would fail if a fast path answered
+differently from the general one it stands in for.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
+from planviz.errors import PlanFormatError
+from planviz.plan.bulk import built_steps, schedule_steps
+from planviz.runs.hindsight.idealplan import _critical
+from planviz.runs.hindsight.provenance import ended_before, intervals, latest_steps
+from planviz.runs.hindsight.retrospect import _work, recorded_makespan
+
+
+def _raw(sid: str = "a", **over: object) -> dict[str, object]:
+    raw: dict[str, object] = {
+        "id": sid,
+        "action": "do " + sid,
+        "expected_evidence": "ran",
+        "duration": 2.0,
+        "depends_on": [],
+        "requires": [],
+        "produces": f"{sid}.result",
+        "tool": None,
+        "arguments": {"q": "x", "n": 3, "f": 1.5, "b": True, "z": None},
+    }
+    raw.update(over)
+    return raw
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {},
+        {"tool": "search", "depends_on": ["a"], "requires": ["a.result"]},
+        {"arguments": {"deep": {"x": [1, 2, {"y": "z"}]}}},
+        {"arguments": {"big": 2**70, "neg": -(2**70)}},
+        {"arguments": {"t": ("x", "y")}},
+        {"arguments": {}},
+        {"duration": 0.0},
+        {"duration": 3},
+        {"action": "é ü 中"},
+    ],
+)
+def test_schedule_steps_builds_what_built_steps_builds(over: dict[str, object]) -> None:
+    raws = [_raw("a"), _raw("b", **over)]
+    fast, slow = schedule_steps(raws), built_steps(raws)
+    assert fast == slow
+    assert [s.arguments for s in fast] == [s.arguments for s in slow]
+    assert [type(s.duration) for s in fast] == [type(s.duration) for s in slow]
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {"id": ""},
+        {"id": "b\udc00"},
+        {"arguments": {"q": "x\ud800"}},
+        {"arguments": {"q\ud800": "x"}},
+        {"arguments": {1: "x"}},
+        {"arguments": {"f": float("nan")}},
+        {"duration": -1.0},
+        {"depends_on": ["a\udc00"]},
+    ],
+)
+def test_schedule_steps_hands_a_defect_to_built_steps(over: dict[str, object]) -> None:
+    raws = [_raw("a"), _raw("b", **over)]
+    with pytest.raises(PlanFormatError) as slow:
+        built_steps(raws)
+    with pytest.raises(PlanFormatError) as fast:
+        schedule_steps(raws)
+    assert str(fast.value) == str(slow.value)
+
+
+def _runs() -> list[object]:
+    out = []
+    for name in examples.names():
+        plan = examples.load(name)
+        out.append(simulate(plan))
+        for s in plan.steps[:3]:
+            for kind in ("transient", "withdraw", "tool_error"):
+                try:
+                    out.append(simulate(plan, faults=[Fault(s.id, kind)]))
+                except Exception:  # a fault this step cannot take
+                    continue
+    return out
+
+
+def test_fast_critical_path_and_recorded_makespan_agree_with_critical_path() -> None:
+    runs = _runs()
+    assert len(runs) > 30
+    for run in runs:
+        h = hindsight(run)  # type: ignore[arg-type]
+        if h.plan is not None:
+            schedule = critical_path(h.plan)
+            assert _critical(h.plan.steps) == (schedule.makespan, schedule.path)
+        # the recorded plan, built as before the forward pass replaced it
+        times = intervals(run)  # type: ignore[arg-type]
+        if not times:
+            continue
+        defs, before = latest_steps(run), ended_before(times)  # type: ignore[arg-type]
+        preds = {
+            v: [
+                u
+                for u in (defs[v].depends_on if v in defs else ())
+                if u in times and u != v and before(u, v)
+            ]
+            for v in times
+        }
+        t0 = run.events[0].time  # type: ignore[attr-defined]
+        ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
+        work, _ = _work(run, t0, times, ready)  # type: ignore[arg-type]
+        plan = Plan(
+            "recorded",
+            [
+                Step(v, v, expected_evidence="ran", depends_on=preds[v], duration=work[v])
+                for v in times
+            ],
+        )
+        assert recorded_makespan(run) == critical_path(plan).makespan  # type: ignore[arg-type]
+
+
+def test_fast_critical_path_breaks_ties_by_natural_id_whatever_the_order() -> None:
+    # two critical starts and two tight successors whose natural keys differ only by leading zeros
+    steps = [
+        Step("s01", "a", duration=1),
+        Step("s1", "a", duration=1),
+        Step("t02", "b", duration=2, depends_on=["s01", "s1"]),
+        Step("t2", "b", duration=2, depends_on=["s1"]),
+    ]
+    for order in (steps, steps[1::-1] + steps[:1:-1]):
+        plan = Plan("g", order)
+        schedule = critical_path(plan)
+        assert _critical(plan.steps) == (schedule.makespan, schedule.path)
+    # a step written before one it depends on: the general path decides
+    assert _critical([steps[2], steps[0], steps[1]]) is None
