@@ -120,7 +120,8 @@ def hindsight_cost(
     on = set(sched.path)
     steps = {s.id for s in sched.plan.steps} if sched.plan is not None else set()
     work = sum(sched.durations.values())
-    path_time = sum(sched.durations.get(s, 0.0) for s in on)
+    # summed in the path's order: a set's order varies with the hash seed, and so would the last digit
+    path_time = sum(sched.durations.get(s, 0.0) for s in dict.fromkeys(sched.path))
     led = [c for c in calls if c.step is not None and c.step in steps]
     final = [c for c in calls if c.step is None or c.step not in steps]
     tokens_on = _tokens(
