@@ -34,7 +34,7 @@ import math
 from collections import Counter
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from operator import itemgetter, sub
 from typing import Any
 
@@ -217,18 +217,66 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     return {"json": list(values)}
 
 
-def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
+def _records(
+    rows: list[dict[str, Any]],
+    strings: _Strings,
+    named: dict[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
+    """The columns of ``rows`` (dicts), in sorted key order; with ``named``, the lists those keys hold (lists of
+    rows of that many items, checked by the caller) as lists of records with those names."""
     # how many rows hold each key: a key every row holds is read
     present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
-        if present[key] == len(rows):
-            cols[key] = _column(list(map(itemgetter(key), rows)), strings)
+        full = present[key] == len(rows)
+        values = (
+            list(map(itemgetter(key), rows)) if full else [row[key] for row in rows if key in row]
+        )
+        if named is not None and key in named:
+            values = _named_lists(named[key], values)
+        if full:
+            cols[key] = _column(values, strings)
             continue
         gaps = [i for i, row in enumerate(rows) if key not in row]
-        col = _column([row[key] for row in rows if key in row], strings)
-        cols[key] = {**col, "absent": _deltas(gaps)}
+        cols[key] = {**_column(values, strings), "absent": _deltas(gaps)}
     return {"cols": cols}
+
+
+def _named_lists(names: tuple[str, ...], lists: list[list[Any]]) -> list[list[dict[str, Any]]]:
+    """Each of ``lists`` (rows of ``len(names)`` items) as records with ``names``: every record made in one C
+    loop over all the lists' rows, then cut back into the lists."""
+    records = list(map(dict, map(zip, repeat(names), chain.from_iterable(lists))))
+    out = []
+    at = 0
+    for n in map(len, lists):
+        out.append(records[at : at + n])
+        at += n
+    return out
+
+
+def _named_ok(lists: list[Any], names: tuple[str, ...]) -> bool:
+    """Whether each of ``lists`` is a list of rows of ``len(names)`` items (what :func:`_named` takes)."""
+    if not set(map(type, lists)) <= {list}:
+        return False
+    flat = list(chain.from_iterable(lists))
+    return set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}
+
+
+def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] | None:
+    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), from
+    the columns at once; None (nothing numbered yet) when a step's details are not a dict of the usual lists."""
+    rows = list(value.values())
+    if not set(map(type, rows)) <= {dict}:
+        return None
+    for key, names in DETAIL_FIELDS.items():
+        if not _named_ok([row[key] for row in rows if key in row], names):
+            return None
+    return {
+        "@table": "mapping",
+        "rows": len(rows),
+        "keys": _column(list(value), strings),
+        **_records(rows, strings, DETAIL_FIELDS),
+    }
 
 
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
@@ -301,18 +349,23 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
-            out[key] = _table(
-                {
-                    sid: {
-                        k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v
-                        for k, v in d.items()
-                    }
-                    if type(d) is dict
-                    else d
-                    for sid, d in value.items()
-                },
-                tables[key],
-                strings,
+            fast = _details_table(value, strings) if tables[key] == "mapping" else None
+            out[key] = (
+                fast
+                if fast is not None
+                else _table(
+                    {
+                        sid: {
+                            k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v
+                            for k, v in d.items()
+                        }
+                        if type(d) is dict
+                        else d
+                        for sid, d in value.items()
+                    },
+                    tables[key],
+                    strings,
+                )
             )
         else:
             out[key] = _table(value, tables[key], strings) if key in tables else value
