@@ -34,8 +34,8 @@ import math
 from collections import Counter
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate, chain, repeat
-from operator import itemgetter, sub
+from itertools import accumulate, chain, compress, count, repeat
+from operator import contains, itemgetter, not_, sub
 from typing import Any
 
 from planviz.errors import show_value
@@ -195,22 +195,23 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     if kinds == {str} or kinds == {str, type(None)}:
         if type(None) not in kinds:
             return {"str": strings.all_of(values)}
-        return {"str": [None if v is None else strings.of(v) for v in values]}
+        known, ids = strings.ids.setdefault, strings.ids  # strings.of each, inline
+        return {"str": [None if v is None else known(v, len(ids)) for v in values]}
     if kinds == {int} and -_SAFE < min(values) and max(values) < _SAFE:
         deltas = _deltas(values)
         if deltas is not None:
             return {"int": deltas}
-    if values and any(type(v) is float for v in values):
+    if float in kinds:
         scaled = _thousandths(values)
         if scaled is not None:
             return {"num": scaled, "scale": SCALE}
     if values and kinds <= {list, tuple}:
-        flat = [x for v in values for x in v]
+        flat = list(chain.from_iterable(values))
         items = set(map(type, flat))
         if items <= {str}:
-            return {"strs": strings.all_of(flat), "n": [len(v) for v in values]}
+            return {"strs": strings.all_of(flat), "n": list(map(len, values))}
         if items == {int} and -_SAFE < min(flat) and max(flat) < _SAFE:
-            n = [len(v) for v in values]
+            n = list(map(len, values))
             within = _row_deltas(flat, n)
             if within is not None:
                 return {"ints": within, "n": n}
@@ -229,15 +230,17 @@ def _records(
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
         full = present[key] == len(rows)
-        values = (
-            list(map(itemgetter(key), rows)) if full else [row[key] for row in rows if key in row]
-        )
+        if full:
+            values = list(map(itemgetter(key), rows))
+        else:  # which rows hold it, then their values and the others' positions (each in C)
+            holds = list(map(contains, rows, repeat(key)))
+            values = list(map(itemgetter(key), compress(rows, holds)))
         if named is not None and key in named:
             values = _named_lists(named[key], values)
         if full:
             cols[key] = _column(values, strings)
             continue
-        gaps = [i for i, row in enumerate(rows) if key not in row]
+        gaps = list(compress(count(), map(not_, holds)))
         cols[key] = {**_column(values, strings), "absent": _deltas(gaps)}
     return {"cols": cols}
 
@@ -328,8 +331,8 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
     row has every name, so each column is the items at one position, the names in sorted order."""
     names = NAMED_FIELDS[key]
-    if not isinstance(rows, list) or not all(
-        type(r) in (list, tuple) and len(r) == len(names) for r in rows
+    if not isinstance(rows, list) or not (
+        set(map(type, rows)) <= {list, tuple} and set(map(len, rows)) <= {len(names)}
     ):
         _named(key, rows)  # raises, naming the table and its fields
     at = {name: j for j, name in enumerate(names)}

@@ -19,6 +19,7 @@ with events x steps. It also holds the event log, the details of each step
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError
@@ -56,25 +57,17 @@ def legend_swatches() -> list[list[Any]]:
     return out
 
 
+_CALL = itemgetter(
+    "model", "time", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"
+)
+
+
 def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
     """A step's model calls (:func:`~planviz.frontends.calldetails.step_story`) as
     ``[model, start, duration, input tokens, output tokens, cost, ok, input, output]`` (None where the trace does
     not say; ``input`` is the last user or tool message the model was given, ``output`` its reply or the tool
     call it asked for)."""
-    return [
-        [
-            c["model"],
-            c["time"],
-            c["duration"],
-            c["input_tokens"],
-            c["output_tokens"],
-            c["cost"],
-            c["ok"],
-            c["input"],
-            c["output"],
-        ]
-        for c in said
-    ]
+    return list(map(list, map(_CALL, said)))
 
 
 def _details(run: Any) -> dict[str, dict[str, Any]]:
@@ -87,6 +80,7 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     for plan in run.plans:
         for s in plan.steps:
             said = story[s.id]
+            calls = said["calls"]
             out[s.id] = {
                 "action": s.action,
                 "tool": s.tool or "",
@@ -97,7 +91,7 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
                 "evidence": s.expected_evidence,
                 "depends_on": list(s.depends_on),
                 "duration": s.duration,
-                "calls": _calls(said["calls"]),
+                "calls": list(map(list, map(_CALL, calls))) if calls else [],
                 "status": said["status"],
                 "error": said["error"],
                 "result": said["result"],
