@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, cast
+from typing import Any, Iterator, cast
 
 from planviz.io.syntax import show_value
 
@@ -164,9 +164,25 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s, arguments, status, error, result, calls, ended in each_step_story(run):
+        out[s.id] = {
+            "arguments": arguments,
+            "status": status,
+            "error": error,
+            "result": result,
+            "calls": calls,
+            "ended": ended,
+        }
+    return out
+
+
+def each_step_story(run: Any) -> Iterator[tuple[Any, list[list[str]], str, Any, Any, Any, Any]]:
+    """:func:`step_story` as it is worked out: for each step of each plan version in turn (a later version's
+    step again), ``(step, arguments, status, error, result, calls, ended)``; the snapshot's details read it
+    without a story dict per step."""
     calls = _calls(run)
     ends = _endings(run)
-    out: dict[str, dict[str, Any]] = {}
     for plan in run.plans:
         for s in plan.steps:
             sid = s.id
@@ -185,19 +201,17 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
             else:
                 status = "done"
             arguments = s.arguments
-            out[sid] = {
-                "arguments": [
-                    [str(k), value_text(v, quoted=True)] for k, v in sorted(arguments.items())
-                ]
+            yield (
+                s,
+                [[str(k), value_text(v, quoted=True)] for k, v in sorted(arguments.items())]
                 if arguments
                 else [],
-                "status": status,
-                "error": error,
-                "result": None if returned is None else value_text(returned.data["result"]),
-                "calls": calls.get(sid, []),
-                "ended": None if end is None else int(end.index),
-            }
-    return out
+                status,
+                error,
+                None if returned is None else value_text(returned.data["result"]),
+                calls.get(sid, []),
+                None if end is None else int(end.index),
+            )
 
 
 def run_turns(run: Any) -> list[list[Any]]:

@@ -23,7 +23,7 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError
-from planviz.frontends.calldetails import run_turns, step_story
+from planviz.frontends.calldetails import each_step_story, run_turns
 from planviz.frontends.deltatable import delta_table
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 from planviz.io.syntax import show_value
@@ -76,27 +76,23 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     its error when its last attempt failed, the model calls that led to it), its attempts and their events the
     front end reads from the log."""
     out: dict[str, dict[str, Any]] = {}
-    story = step_story(run)
-    for plan in run.plans:
-        for s in plan.steps:
-            said = story[s.id]
-            calls = said["calls"]
-            out[s.id] = {
-                "action": s.action,
-                "tool": s.tool or "",
-                "kind": s.kind or "",
-                "arguments": said["arguments"],
-                "requires": list(s.requires),
-                "produces": list(s.produces),
-                "evidence": s.expected_evidence,
-                "depends_on": list(s.depends_on),
-                "duration": s.duration,
-                "calls": list(map(list, map(_CALL, calls))) if calls else [],
-                "status": said["status"],
-                "error": said["error"],
-                "result": said["result"],
-                "ended": said["ended"],
-            }
+    for s, arguments, status, error, result, calls, ended in each_step_story(run):
+        out[s.id] = {
+            "action": s.action,
+            "tool": s.tool or "",
+            "kind": s.kind or "",
+            "arguments": arguments,
+            "requires": list(s.requires),
+            "produces": list(s.produces),
+            "evidence": s.expected_evidence,
+            "depends_on": list(s.depends_on),
+            "duration": s.duration,
+            "calls": list(map(list, map(_CALL, calls))) if calls else [],
+            "status": status,
+            "error": error,
+            "result": result,
+            "ended": ended,
+        }
     return out
 
 
