@@ -159,6 +159,9 @@ def _row_deltas(flat: list[int], n: list[int]) -> list[int] | None:
     """The deltas of each row's integers (``n`` of them per row, ``flat`` one after another), from 0 in each row."""
     if not flat:
         return []
+    if n[-1] and max(n) == 1:  # rows of at most one item: each counts from 0, so is itself
+        out = list(flat)
+        return out if -_SAFE < min(out) and max(out) < _SAFE else None
     before = [0, *flat[:-1]]
     for start in accumulate(n[:-1]):  # each row's first item counts from 0
         before[start] = 0
