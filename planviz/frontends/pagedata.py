@@ -224,22 +224,23 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 def _records(
     rows: list[dict[str, Any]],
     strings: _Strings,
-    named: dict[str, tuple[str, ...]] | None = None,
+    named: dict[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """The columns of ``rows`` (dicts), in sorted key order; with ``named``, the lists those keys hold (lists of
-    rows of that many items, checked by the caller) as lists of records with those names."""
+    """The columns of ``rows`` (dicts), in sorted key order; ``named`` gives some keys' values (for the rows
+    that hold them, in order) instead of the rows' own (the details' lists as records)."""
     # how many rows hold each key: a key every row holds is read
     present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
         full = present[key] == len(rows)
-        if full:
-            values = list(map(itemgetter(key), rows))
-        else:  # which rows hold it, then their values and the others' positions (each in C)
+        if not full:  # which rows hold it: their values, the others' positions (each in C)
             holds = list(map(contains, rows, repeat(key)))
-            values = list(map(itemgetter(key), compress(rows, holds)))
         if named is not None and key in named:
-            values = _named_lists(named[key], values)
+            values = named[key]
+        elif full:
+            values = list(map(itemgetter(key), rows))
+        else:
+            values = list(map(itemgetter(key), compress(rows, holds)))
         if full:
             cols[key] = _column(values, strings)
             continue
@@ -248,24 +249,18 @@ def _records(
     return {"cols": cols}
 
 
-def _named_lists(names: tuple[str, ...], lists: list[list[Any]]) -> list[list[dict[str, Any]]]:
-    """Each of ``lists`` (rows of ``len(names)`` items) as records with ``names``: every record made in one C
-    loop over all the lists' rows, then cut back into the lists."""
-    records = list(map(dict, map(zip, repeat(names), chain.from_iterable(lists))))
-    out = []
-    at = 0
-    for n in map(len, lists):
-        out.append(records[at : at + n])
-        at += n
-    return out
-
-
-def _named_ok(lists: list[Any], names: tuple[str, ...]) -> bool:
-    """Whether each of ``lists`` is a list of rows of ``len(names)`` items (what :func:`_named` takes)."""
+def _named_lists(names: tuple[str, ...], lists: list[Any]) -> list[list[dict[str, Any]]] | None:
+    """Each of ``lists`` (lists of rows of ``len(names)`` items, what :func:`_named` takes) as records with
+    ``names``, every record made in one C loop over all the lists' rows, then cut back into the lists; None when
+    they are not all such lists."""
     if not set(map(type, lists)) <= {list}:
-        return False
+        return None
     flat = list(chain.from_iterable(lists))
-    return set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}
+    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
+        return None
+    records = list(map(dict, map(zip, repeat(names), flat)))
+    ends = list(accumulate(map(len, lists)))
+    return list(map(records.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] | None:
@@ -274,14 +269,17 @@ def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] |
     rows = list(value.values())
     if not set(map(type, rows)) <= {dict}:
         return None
+    named = {}
     for key, names in DETAIL_FIELDS.items():
-        if not _named_ok([row[key] for row in rows if key in row], names):
+        found = _named_lists(names, [row[key] for row in rows if key in row])
+        if found is None:
             return None
+        named[key] = found
     return {
         "@table": "mapping",
         "rows": len(rows),
         "keys": _column(list(value), strings),
-        **_records(rows, strings, DETAIL_FIELDS),
+        **_records(rows, strings, named),
     }
 
 
