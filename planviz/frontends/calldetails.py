@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Iterator, cast
 
 from planviz.io.syntax import show_value
 
@@ -27,9 +27,29 @@ __all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
 MAX_TEXT = 20_000
 #: The most turns kept for a thread.
 MAX_TURNS = 2_000
-_ONE_LINE = json.JSONEncoder(ensure_ascii=False).encode
+_ONE_LINE_ANY = json.JSONEncoder(ensure_ascii=False).encode
 _INDENTED_ANY = json.JSONEncoder(ensure_ascii=False, indent=2).encode
 _SCALARS = (str, int, float, bool, type(None))
+_TEXT = json.encoder.encode_basestring  # what that encoder writes for a string (ensure_ascii=False)
+_KEYWORDS = {True: "true", False: "false", None: "null"}
+
+
+def _one_line(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``: a string, number, bool or None written here as the encoder
+    writes it (its string function, ``repr`` of an int or a finite float, ``NaN``/``Infinity``), without the
+    encoder's setting up per value (most arguments and results are such scalars); anything else by it."""
+    kind = type(value)
+    if kind is str:
+        return _TEXT(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        if math.isfinite(value):
+            return float.__repr__(value)
+        return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if kind is bool or value is None:
+        return _KEYWORDS[value]
+    return _ONE_LINE_ANY(value)
 
 
 def _indented(value: Any) -> str:
@@ -41,11 +61,11 @@ def _indented(value: Any) -> str:
         if all(type(k) is str for k in value) and all(type(v) in _SCALARS for v in value.values()):
             return (
                 "{\n  "
-                + ",\n  ".join(f"{_ONE_LINE(k)}: {_ONE_LINE(v)}" for k, v in value.items())
+                + ",\n  ".join(f"{_one_line(k)}: {_one_line(v)}" for k, v in value.items())
                 + "\n}"
             )
     elif kind is list and value and all(type(v) in _SCALARS for v in value):
-        return "[\n  " + ",\n  ".join(map(_ONE_LINE, value)) + "\n]"
+        return "[\n  " + ",\n  ".join(map(_one_line, value)) + "\n]"
     return _INDENTED_ANY(value)
 
 
@@ -61,7 +81,7 @@ def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
         text = value
     else:
         try:  # json.dumps(value, ensure_ascii=False, indent=...) with its encoder made once, not per value
-            text = (_ONE_LINE if quoted else _indented)(value)
+            text = (_one_line if quoted else _indented)(value)
         except (TypeError, ValueError, RecursionError):
             text = show_value(value, limit)
     return (
@@ -70,6 +90,11 @@ def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
 
 
 def _number(value: Any) -> float | None:
+    kind = type(value)
+    if kind is float:  # the usual figure, checked at once
+        return value if math.isfinite(value) else None
+    if kind is int or value is None:
+        return cast("float | None", value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return value
@@ -85,17 +110,24 @@ def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
     for step, call in model_calls(run):
         if step is None:
             continue
+        get = call.get
         said: dict[str, Any] = {
-            k: _number(call.get(k))
-            for k in ("time", "duration", "input_tokens", "output_tokens", "cost")
+            "time": _number(get("time")),
+            "duration": _number(get("duration")),
+            "input_tokens": _number(get("input_tokens")),
+            "output_tokens": _number(get("output_tokens")),
+            "cost": _number(get("cost")),
+            "model": str(get("model") or "")[:200],
+            "ok": get("ok") is not False,
+            "input": None if get("input") is None else value_text(call["input"]),
+            "output": None if get("output") is None else value_text(call["output"]),
         }
-        said.update(
-            model=str(call.get("model") or "")[:200],
-            ok=call.get("ok") is not False,
-            input=None if call.get("input") is None else value_text(call["input"]),
-            output=None if call.get("output") is None else value_text(call["output"]),
-        )
-        out.setdefault(str(step), []).append(said)
+        step = step if type(step) is str else str(step)
+        found = out.get(step)
+        if found is None:
+            out[step] = [said]
+        else:
+            found.append(said)
     return out
 
 
@@ -104,15 +136,23 @@ def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
     last: dict[str, Any] = {}
     returned: dict[str, Any] = {}
     for e in run.events:
-        if e.step is None or e.kind not in ("complete", "fail", "start"):
+        step, kind = e.step, e.kind
+        if step is None:
             continue
-        if e.kind == "start":  # started: an ending may follow (else it never recorded one)
-            last.setdefault(e.step, None)
-            continue
-        last[e.step] = e
-        if e.observation is not None and e.observation.data.get("result") is not None:
-            returned[e.step] = e.observation
+        if kind == "start":  # started: an ending may follow (else it never recorded one)
+            if step not in last:
+                last[step] = None
+        elif kind == "complete" or kind == "fail":
+            last[step] = e
+            observation = e.observation
+            if observation is not None and observation.data.get("result") is not None:
+                returned[step] = observation
+    if not returned.keys() - last.keys():
+        return {sid: (end, returned.get(sid)) for sid, end in last.items()}
     return {sid: (last.get(sid), returned.get(sid)) for sid in set(last) | set(returned)}
+
+
+_NEVER = (None, None)
 
 
 def step_story(run: Any) -> dict[str, dict[str, Any]]:
@@ -124,39 +164,54 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s, arguments, status, error, result, calls, ended in each_step_story(run):
+        out[s.id] = {
+            "arguments": arguments,
+            "status": status,
+            "error": error,
+            "result": result,
+            "calls": calls,
+            "ended": ended,
+        }
+    return out
+
+
+def each_step_story(run: Any) -> Iterator[tuple[Any, list[list[str]], str, Any, Any, Any, Any]]:
+    """:func:`step_story` as it is worked out: for each step of each plan version in turn (a later version's
+    step again), ``(step, arguments, status, error, result, calls, ended)``; the snapshot's details read it
+    without a story dict per step."""
     calls = _calls(run)
     ends = _endings(run)
-    out: dict[str, dict[str, Any]] = {}
     for plan in run.plans:
         for s in plan.steps:
-            end, returned = ends.get(s.id, (None, None))
+            sid = s.id
+            end, returned = ends.get(sid, _NEVER)
             error = None
-            if end is not None and end.kind == "fail":
+            if end is None:
+                status = "started, no end recorded" if sid in ends else "not started"
+            elif end.kind == "fail":
+                status = "failed"
                 data = end.observation.data if end.observation is not None else {}
                 error = (
                     value_text(data["error"])
                     if data.get("error") is not None
                     else str(end.message or "failed")
                 )
-            result = None if returned is None else value_text(returned.data["result"])
-            status = (
-                ("started, no end recorded" if s.id in ends else "not started")
-                if end is None
-                else "failed"
-                if end.kind == "fail"
-                else "done"
+            else:
+                status = "done"
+            arguments = s.arguments
+            yield (
+                s,
+                [[str(k), value_text(v, quoted=True)] for k, v in sorted(arguments.items())]
+                if arguments
+                else [],
+                status,
+                error,
+                None if returned is None else value_text(returned.data["result"]),
+                calls.get(sid, []),
+                None if end is None else int(end.index),
             )
-            out[s.id] = {
-                "arguments": [
-                    [str(k), value_text(v, quoted=True)] for k, v in sorted(s.arguments.items())
-                ],
-                "status": status,
-                "error": error,
-                "result": result,
-                "calls": calls.get(s.id, []),
-                "ended": None if end is None else int(end.index),
-            }
-    return out
 
 
 def run_turns(run: Any) -> list[list[Any]]:

@@ -34,8 +34,8 @@ import math
 from collections import Counter
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate, chain
-from operator import itemgetter, sub
+from itertools import accumulate, chain, compress, count, repeat
+from operator import contains, itemgetter, not_, sub
 from typing import Any
 
 from planviz.errors import show_value
@@ -159,6 +159,9 @@ def _row_deltas(flat: list[int], n: list[int]) -> list[int] | None:
     """The deltas of each row's integers (``n`` of them per row, ``flat`` one after another), from 0 in each row."""
     if not flat:
         return []
+    if n[-1] and max(n) == 1:  # rows of at most one item: each counts from 0, so is itself
+        out = list(flat)
+        return out if -_SAFE < min(out) and max(out) < _SAFE else None
     before = [0, *flat[:-1]]
     for start in accumulate(n[:-1]):  # each row's first item counts from 0
         before[start] = 0
@@ -195,40 +198,89 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     if kinds == {str} or kinds == {str, type(None)}:
         if type(None) not in kinds:
             return {"str": strings.all_of(values)}
-        return {"str": [None if v is None else strings.of(v) for v in values]}
+        known, ids = strings.ids.setdefault, strings.ids  # strings.of each, inline
+        return {"str": [None if v is None else known(v, len(ids)) for v in values]}
     if kinds == {int} and -_SAFE < min(values) and max(values) < _SAFE:
         deltas = _deltas(values)
         if deltas is not None:
             return {"int": deltas}
-    if values and any(type(v) is float for v in values):
+    if float in kinds:
         scaled = _thousandths(values)
         if scaled is not None:
             return {"num": scaled, "scale": SCALE}
     if values and kinds <= {list, tuple}:
-        flat = [x for v in values for x in v]
+        flat = list(chain.from_iterable(values))
         items = set(map(type, flat))
         if items <= {str}:
-            return {"strs": strings.all_of(flat), "n": [len(v) for v in values]}
+            return {"strs": strings.all_of(flat), "n": list(map(len, values))}
         if items == {int} and -_SAFE < min(flat) and max(flat) < _SAFE:
-            n = [len(v) for v in values]
+            n = list(map(len, values))
             within = _row_deltas(flat, n)
             if within is not None:
                 return {"ints": within, "n": n}
     return {"json": list(values)}
 
 
-def _records(rows: list[dict[str, Any]], strings: _Strings) -> dict[str, Any]:
+def _records(
+    rows: list[dict[str, Any]],
+    strings: _Strings,
+    named: dict[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    """The columns of ``rows`` (dicts), in sorted key order; ``named`` gives some keys' values (for the rows
+    that hold them, in order) instead of the rows' own (the details' lists as records)."""
     # how many rows hold each key: a key every row holds is read
     present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
     for key in sorted(present):
-        if present[key] == len(rows):
-            cols[key] = _column(list(map(itemgetter(key), rows)), strings)
+        full = present[key] == len(rows)
+        if not full:  # which rows hold it: their values, the others' positions (each in C)
+            holds = list(map(contains, rows, repeat(key)))
+        if named is not None and key in named:
+            values = named[key]
+        elif full:
+            values = list(map(itemgetter(key), rows))
+        else:
+            values = list(map(itemgetter(key), compress(rows, holds)))
+        if full:
+            cols[key] = _column(values, strings)
             continue
-        gaps = [i for i, row in enumerate(rows) if key not in row]
-        col = _column([row[key] for row in rows if key in row], strings)
-        cols[key] = {**col, "absent": _deltas(gaps)}
+        gaps = list(compress(count(), map(not_, holds)))
+        cols[key] = {**_column(values, strings), "absent": _deltas(gaps)}
     return {"cols": cols}
+
+
+def _named_lists(names: tuple[str, ...], lists: list[Any]) -> list[list[dict[str, Any]]] | None:
+    """Each of ``lists`` (lists of rows of ``len(names)`` items, what :func:`_named` takes) as records with
+    ``names``, every record made in one C loop over all the lists' rows, then cut back into the lists; None when
+    they are not all such lists."""
+    if not set(map(type, lists)) <= {list}:
+        return None
+    flat = list(chain.from_iterable(lists))
+    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
+        return None
+    records = list(map(dict, map(zip, repeat(names), flat)))
+    ends = list(accumulate(map(len, lists)))
+    return list(map(records.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+
+
+def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] | None:
+    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), from
+    the columns at once; None (nothing numbered yet) when a step's details are not a dict of the usual lists."""
+    rows = list(value.values())
+    if not set(map(type, rows)) <= {dict}:
+        return None
+    named = {}
+    for key, names in DETAIL_FIELDS.items():
+        found = _named_lists(names, [row[key] for row in rows if key in row])
+        if found is None:
+            return None
+        named[key] = found
+    return {
+        "@table": "mapping",
+        "rows": len(rows),
+        "keys": _column(list(value), strings),
+        **_records(rows, strings, named),
+    }
 
 
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
@@ -280,8 +332,8 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
     row has every name, so each column is the items at one position, the names in sorted order."""
     names = NAMED_FIELDS[key]
-    if not isinstance(rows, list) or not all(
-        type(r) in (list, tuple) and len(r) == len(names) for r in rows
+    if not isinstance(rows, list) or not (
+        set(map(type, rows)) <= {list, tuple} and set(map(len, rows)) <= {len(names)}
     ):
         _named(key, rows)  # raises, naming the table and its fields
     at = {name: j for j, name in enumerate(names)}
@@ -301,18 +353,23 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
-            out[key] = _table(
-                {
-                    sid: {
-                        k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v
-                        for k, v in d.items()
-                    }
-                    if type(d) is dict
-                    else d
-                    for sid, d in value.items()
-                },
-                tables[key],
-                strings,
+            fast = _details_table(value, strings) if tables[key] == "mapping" else None
+            out[key] = (
+                fast
+                if fast is not None
+                else _table(
+                    {
+                        sid: {
+                            k: _named(k, v, DETAIL_FIELDS) if k in DETAIL_FIELDS else v
+                            for k, v in d.items()
+                        }
+                        if type(d) is dict
+                        else d
+                        for sid, d in value.items()
+                    },
+                    tables[key],
+                    strings,
+                )
             )
         else:
             out[key] = _table(value, tables[key], strings) if key in tables else value

@@ -19,10 +19,11 @@ with events x steps. It also holds the event log, the details of each step
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError
-from planviz.frontends.calldetails import run_turns, step_story
+from planviz.frontends.calldetails import each_step_story, run_turns
 from planviz.frontends.deltatable import delta_table
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 from planviz.io.syntax import show_value
@@ -56,25 +57,17 @@ def legend_swatches() -> list[list[Any]]:
     return out
 
 
+_CALL = itemgetter(
+    "model", "time", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"
+)
+
+
 def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
     """A step's model calls (:func:`~planviz.frontends.calldetails.step_story`) as
     ``[model, start, duration, input tokens, output tokens, cost, ok, input, output]`` (None where the trace does
     not say; ``input`` is the last user or tool message the model was given, ``output`` its reply or the tool
     call it asked for)."""
-    return [
-        [
-            c["model"],
-            c["time"],
-            c["duration"],
-            c["input_tokens"],
-            c["output_tokens"],
-            c["cost"],
-            c["ok"],
-            c["input"],
-            c["output"],
-        ]
-        for c in said
-    ]
+    return list(map(list, map(_CALL, said)))
 
 
 def _details(run: Any) -> dict[str, dict[str, Any]]:
@@ -83,26 +76,23 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     its error when its last attempt failed, the model calls that led to it), its attempts and their events the
     front end reads from the log."""
     out: dict[str, dict[str, Any]] = {}
-    story = step_story(run)
-    for plan in run.plans:
-        for s in plan.steps:
-            said = story[s.id]
-            out[s.id] = {
-                "action": s.action,
-                "tool": s.tool or "",
-                "kind": s.kind or "",
-                "arguments": said["arguments"],
-                "requires": list(s.requires),
-                "produces": list(s.produces),
-                "evidence": s.expected_evidence,
-                "depends_on": list(s.depends_on),
-                "duration": s.duration,
-                "calls": _calls(said["calls"]),
-                "status": said["status"],
-                "error": said["error"],
-                "result": said["result"],
-                "ended": said["ended"],
-            }
+    for s, arguments, status, error, result, calls, ended in each_step_story(run):
+        out[s.id] = {
+            "action": s.action,
+            "tool": s.tool or "",
+            "kind": s.kind or "",
+            "arguments": arguments,
+            "requires": list(s.requires),
+            "produces": list(s.produces),
+            "evidence": s.expected_evidence,
+            "depends_on": list(s.depends_on),
+            "duration": s.duration,
+            "calls": list(map(list, map(_CALL, calls))) if calls else [],
+            "status": status,
+            "error": error,
+            "result": result,
+            "ended": ended,
+        }
     return out
 
 

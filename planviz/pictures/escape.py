@@ -176,9 +176,15 @@ def escape_label(
             f"escape_label needs target 'dot' or 'text' and align 'center' or 'left', "
             f"got target={target!r}, align={align!r}"
         )
-    s = _WHITESPACE.sub(" ", str(text)).strip()
-    if _CHANGED.search(s) is not None:
-        s = "".join(map(_visible, s))
+    s = str(text)
+    # printable text (no control, format, surrogate or separator character but the plain space) holds nothing
+    # _WHITESPACE or _CHANGED would find but runs of spaces: the usual caption or name skips both searches
+    if s.isprintable() and "  " not in s:
+        s = s.strip()
+    else:
+        s = _WHITESPACE.sub(" ", s).strip()
+        if _CHANGED.search(s) is not None:
+            s = "".join(map(_visible, s))
     s = unicodedata.normalize("NFC", s)
     s = clip(s, limit)
     lines = wrap(s, width, max_lines) if width else [s]

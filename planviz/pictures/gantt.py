@@ -20,8 +20,11 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
+from itertools import count, repeat, starmap
+from operator import itemgetter
 from typing import Any, Sequence
 
 from planviz.pictures.style import AXIS, LOOKS, TIMELINE
@@ -58,13 +61,18 @@ def bars(run: Any) -> tuple[Bar, ...]:
     A completed attempt whose step a later event voids is ``voided``; one still
     open at the end is ``running``.
     """
-    events = list(run.events)
+    return tuple(starmap(Bar, _attempts(run)))
+
+
+def _attempts(run: Any) -> list[tuple[str, float, float, str]]:
+    """:func:`bars` as ``(step, start, end, result)`` tuples (no object per attempt), in the same order."""
+    events = run.events
     if not events:
-        return ()
+        return []
     end = float(events[-1].time)
     open_: dict[str, float] = {}
     waits: dict[str, float] = {}  # steps waiting for input, since when
-    out: list[Bar] = []
+    out: list[tuple[str, float, float, str]] = []
     done: dict[
         str, list[int]
     ] = {}  # the done bars of each step, by position in out: a void marks only those
@@ -74,33 +82,31 @@ def bars(run: Any) -> tuple[Bar, ...]:
             for sid in voided:
                 for k in done.pop(sid, ()):
                     b = out[k]
-                    out[k] = Bar(b.step, b.start, b.end, "voided")
-        if not e.step:
+                    out[k] = (b[0], b[1], b[2], "voided")
+        step = e.step
+        if not step:
             continue
-        if e.kind == "start":
-            if e.step in waits:
-                out.append(Bar(e.step, waits.pop(e.step), float(e.time), "waiting"))
-            open_[e.step] = float(e.time)
-        elif e.kind in ("complete", "fail") and e.step in open_:
-            if e.kind == "complete":
-                done.setdefault(e.step, []).append(len(out))
+        kind = e.kind
+        if kind == "start":
+            if step in waits:
+                out.append((step, waits.pop(step), float(e.time), "waiting"))
+            open_[step] = float(e.time)
+        elif (kind == "complete" or kind == "fail") and step in open_:
+            if kind == "complete":
+                done.setdefault(step, []).append(len(out))
             out.append(
-                Bar(
-                    e.step,
-                    open_.pop(e.step),
-                    float(e.time),
-                    "done" if e.kind == "complete" else "failed",
-                )
+                (step, open_.pop(step), float(e.time), "done" if kind == "complete" else "failed")
             )
         # the attempt pauses for input: the wait is a bar of its own, to the resume
-        elif e.kind == "wait":
-            if e.step in open_:
-                done.setdefault(e.step, []).append(len(out))
-                out.append(Bar(e.step, open_.pop(e.step), float(e.time), "done"))
-            waits[e.step] = float(e.time)
-    out.extend(Bar(s, t, end, "running") for s, t in open_.items())
-    out.extend(Bar(s, t, end, "waiting") for s, t in waits.items())
-    return tuple(sorted(out, key=lambda b: (b.start, b.step)))
+        elif kind == "wait":
+            if step in open_:
+                done.setdefault(step, []).append(len(out))
+                out.append((step, open_.pop(step), float(e.time), "done"))
+            waits[step] = float(e.time)
+    out.extend((s, t, end, "running") for s, t in open_.items())
+    out.extend((s, t, end, "waiting") for s, t in waits.items())
+    out.sort(key=itemgetter(1, 0))
+    return out
 
 
 #: The row of the model calls that led to no step (a final answer).
@@ -215,18 +221,20 @@ def lane_columns(run: Any) -> dict[str, Any]:
     (True, ['steps (no tool)'])
     """
     tool_of = {s.id: s.tool or "" for plan in run.plans for s in plan.steps}
-    calls: list[tuple[str, float, float, str, str | None]] = []
-    for b in bars(run):
-        tool_name = tool_of.get(b.step)
-        calls.append(
-            (
-                "tool: " + tool_name if tool_name else "steps (no tool)",
-                b.start,
-                b.end,
-                b.result,
-                b.step,
-            )
+    attempts = _attempts(run)
+    lane_of = {}  # each step's lane, worked out once per step
+    for sid in dict.fromkeys(map(itemgetter(0), attempts)):
+        tool_name = tool_of.get(sid)
+        lane_of[sid] = "tool: " + tool_name if tool_name else "steps (no tool)"
+    calls: list[tuple[str, float, float, str, str | None]] = list(
+        zip(
+            map(lane_of.__getitem__, map(itemgetter(0), attempts)),
+            map(itemgetter(1), attempts),
+            map(itemgetter(2), attempts),
+            map(itemgetter(3), attempts),
+            map(itemgetter(0), attempts),
         )
+    )
     for step, c in model_calls(run):
         at, took = c.get("time"), c.get("duration")
         if isinstance(at, (int, float)) and isinstance(took, (int, float)):
@@ -239,30 +247,31 @@ def lane_columns(run: Any) -> dict[str, Any]:
                     step,
                 )
             )
+    ordered = sorted(calls, key=itemgetter(1, 0))
+    starts = list(map(itemgetter(1), ordered))
     firsts: dict[str, float] = {}
-    for lane, start, *_ in calls:
-        firsts[lane] = min(firsts.get(lane, start), start)
+    if any(map(math.isnan, starts)):  # no order to read the first start from
+        for lane, start, *_ in calls:
+            firsts[lane] = min(firsts.get(lane, start), start)
+    else:  # each lane's first start is its first in start order
+        firsts = dict(zip(map(itemgetter(0), reversed(ordered)), reversed(starts)))
     order = sorted(firsts, key=lambda name: (not name.startswith("model: "), firsts[name], name))
     kept = order[:MAX_LANES] + (["other tools"] if len(order) > MAX_LANES else [])
     index = {name: min(k, MAX_LANES) for k, name in enumerate(order)}
-    steps: dict[str, int] = {}
+    step_ids = list(map(itemgetter(4), ordered))
+    numbered = dict.fromkeys(step_ids)
+    numbered.pop(None, None)
+    steps = dict(zip(numbered, count()))
     out: dict[str, Any] = {
         "lanes": kept,
         "looks": list(LANE_LOOKS),
-        "lane": [],
-        "start": [],
-        "end": [],
-        "look": [],
-        "step": [],
-        "steps": [],
+        "lane": list(map(index.__getitem__, map(itemgetter(0), ordered))),
+        "start": starts,
+        "end": list(map(itemgetter(2), ordered)),
+        "look": list(map(LANE_LOOKS.index, map(itemgetter(3), ordered))),
+        "step": list(map(steps.get, step_ids, repeat(-1))),
+        "steps": list(steps),
     }
-    for lane, start, end, result, step in sorted(calls, key=lambda c: (c[1], c[0])):
-        out["lane"].append(index[lane])
-        out["start"].append(start)
-        out["end"].append(end)
-        out["look"].append(LANE_LOOKS.index(result))
-        out["step"].append(-1 if step is None else steps.setdefault(step, len(steps)))
-    out["steps"] = list(steps)
     out["fills"] = [TIMELINE["model"]] + [LOOKS[BAR_LOOKS[r]].fill for r in LANE_LOOKS[1:]]
     out["strokes"] = [TIMELINE["model"]] + [LOOKS[BAR_LOOKS[r]].stroke for r in LANE_LOOKS[1:]]
     out["now"] = TIMELINE["now"]

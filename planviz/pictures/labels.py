@@ -21,6 +21,7 @@ wraps and clips through them.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["wrap", "clip", "pieces"]
@@ -39,6 +40,13 @@ def pieces(word: str) -> list[str]:
     return [p for p in _BOUNDARY.split(word) if p]
 
 
+@functools.cache
+def _lines(width: int) -> re.Pattern[str]:
+    """The lines of words one space apart, none longer than ``width`` (>= 1): each match is the longest run of
+    whole words that fits (the most characters up to ``width`` followed by a space or the end)."""
+    return re.compile(rf"(\S.{{0,{width - 1}}})(?: |$)")
+
+
 def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
     """Lines of at most ``width`` characters where possible, broken only between words or pieces of words.
 
@@ -50,16 +58,8 @@ def wrap(text: str, width: int, max_lines: int | None = None) -> list[str]:
         return [" ".join(text.split())]
     words = text.split()
     if words and max(map(len, words)) <= width:  # no word broken: the same lines, by lengths alone
-        lines = []
-        start, size = 0, len(words[0])
-        for k in range(1, len(words)):
-            n = len(words[k])
-            if size + 1 + n > width:
-                lines.append(" ".join(words[start:k]))
-                start, size = k, n
-            else:
-                size += 1 + n
-        lines.append(" ".join(words[start:]))
+        # each line the longest run of words that fits (one regular-expression match a line: no loop per word)
+        lines = _lines(width).findall(" ".join(words))
         if max_lines and len(lines) > max_lines:
             lines = lines[:max_lines]
             lines[-1] = lines[-1].rstrip("._/-,:;=([{&|+ ") + _ELLIPSIS
