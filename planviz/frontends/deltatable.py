@@ -352,12 +352,11 @@ def _dom_char(m: re.Match[str]) -> str:
 
 def _versions(run: Run) -> list[tuple[int, int]]:
     """(first, last) event of each stretch of the run showing one plan version."""
-    bounds, first = [], 0
-    for i in range(1, len(run.events) + 1):
-        if i == len(run.events) or run.events[i].plan_version != run.events[first].plan_version:
-            bounds.append((first, i - 1))
-            first = i
-    return bounds
+    versions = [e.plan_version for e in run.events]
+    if not versions:
+        return []
+    starts = [0, *(i for i in range(1, len(versions)) if versions[i] != versions[i - 1])]
+    return [(first, end - 1) for first, end in zip(starts, [*starts[1:], len(versions)])]
 
 
 def delta_table(
