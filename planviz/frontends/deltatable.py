@@ -35,7 +35,6 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,11 +42,17 @@ from planviz.frontends.panels import plan_of, version_options
 from planviz.pictures.captions import critical_marks, event_lines
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
-from planviz.pictures.grouping import counts_text, group_mark, group_traits, member_key
-from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
+from planviz.pictures.grouping import (
+    COUNT_ORDER,
+    counts_text,
+    group_mark,
+    member_key,
+)
+from planviz.pictures.style import FONT, RUN_LEGEND, Mark, gravest, node_marks, slot_value, tip
 from planviz.plan.model import Finding, natural_key
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.runs.events import Run
+from planviz.runs.frames import MARKING_KINDS, logged_version
 from planviz.runs.summary.runsummary import run_summary
 
 __all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
@@ -66,8 +71,10 @@ FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
+_RANK = {key: rank for rank, key in enumerate(COUNT_ORDER)}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
+_DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
 _WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
 _SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
 _DECIMALS = re.compile(r"-?\d+\.\d{2,}")
@@ -216,66 +223,140 @@ class _Groups:
         for j, g in enumerate(self.all):
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
-        # their critical and finding marks, frame-free
-        members = [sid for sid in self._of if sid in plan.by_id]
-        marks = node_marks(plan, None, critical, findings, ids=members) if members else {}
-        self._traits = [group_traits(g, marks) for g in self.all]
+        self.members = self._of.keys()
+        self._traits = _traits(self.all, plan, critical, findings)
+        # what a group's look depends on besides its counts (its kind, its traits), numbered
+        kinds: dict[tuple[str, tuple[bool, str | None]], int] = {}
+        self._kind = [
+            kinds.setdefault((g.kind, t), len(kinds)) for g, t in zip(self.all, self._traits)
+        ]
         self._key: dict[str, str] = {}
-        self._counts: list[Counter[str]] = [Counter() for _ in self.all]
+        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows)
+        self._counts: list[list[int]] = [[0] * len(COUNT_ORDER) for _ in self.all]
         self._looks = looks
         # a group's mark depends on its kind, its counts' text and its traits only: groups of one size share
         # their texts (a 100k-span ReAct trace: 99,432 group restyles, 6,258 distinct), each looked up once
         self._ids: dict[tuple[str, str, tuple[bool, str | None]], int] = {}
+        # and its counts give that text: a look number per (kind and traits, counts), no text made twice
+        self._by_counts: dict[tuple[int, tuple[int, ...]], int] = {}
 
     def _look(self, j: int) -> int:
         """The look number of group ``j``'s mark at its current counts."""
-        g, text, traits = self.all[j], counts_text(self._counts[j]), self._traits[j]
-        key = (g.kind, text, traits)
-        known = self._ids.get(key)
+        counts = tuple(self._counts[j])
+        known = self._by_counts.get((self._kind[j], counts))
         if known is None:
-            known = self._ids[key] = self._looks.of(group_mark(g, text, traits))
+            g, traits = self.all[j], self._traits[j]
+            text = counts_text(dict(zip(COUNT_ORDER, counts)))
+            key = (g.kind, text, traits)
+            known = self._ids.get(key)
+            if known is None:
+                known = self._ids[key] = self._looks.of(group_mark(g, text, traits))
+            self._by_counts[self._kind[j], counts] = known
         return known
 
     def start(self, frame: Any) -> dict[int, int]:
         """Count every member in ``frame`` (a version's first); the look numbers of every group."""
+        statuses, voided, kept, not_run = frame.statuses, frame.voided, frame.kept, frame.not_run
         for j, g in enumerate(self.all):
-            counts = self._counts[j] = Counter()
+            counts = self._counts[j] = [0] * len(COUNT_ORDER)
             for sid in g.members:
-                key = self._key[sid] = member_key(
-                    sid, frame.statuses, frame.voided, frame.kept, frame.not_run
-                )
-                counts[key] += 1
+                key = self._key[sid] = member_key(sid, statuses, voided, kept, not_run)
+                rank = _RANK.get(key)
+                if rank is not None:
+                    counts[rank] += 1
         return {j: self._look(j) for j in range(len(self.all))}
 
-    def step(self, frame: Any, steps: Any) -> dict[int, int]:
-        """Move the counts of the members in ``steps`` to ``frame``; the look numbers of the groups whose counts
-        moved."""
+    def step(
+        self, steps: Any, statuses: Any, voided: Any, kept: Any, not_run: Any
+    ) -> dict[Any, int]:
+        """Move the counts of the members in ``steps`` to a frame's (its ``statuses`` of those steps at least, and
+        its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
         moved = set()
+        of, keys, all_counts = self._of, self._key, self._counts
         for sid in steps:
-            groups = self._of.get(sid)
+            groups = of.get(sid)
             if not groups:
                 continue
-            key = member_key(sid, frame.statuses, frame.voided, frame.kept, frame.not_run)
-            old = self._key.get(sid)
+            key = member_key(sid, statuses, voided, kept, not_run)
+            old = keys.get(sid)
             if key == old:
                 continue
-            self._key[sid] = key
+            keys[sid] = key
+            was, now = _RANK.get(old) if old is not None else None, _RANK.get(key)
             for j in groups:
-                if old is not None:
-                    self._counts[j][old] -= 1
-                self._counts[j][key] += 1
+                counts = all_counts[j]
+                if was is not None:
+                    counts[was] -= 1
+                if now is not None:
+                    counts[now] += 1
                 moved.add(j)
+        if len(moved) == 1:
+            (j,) = moved
+            return {j: self._look(j)}
         return {j: self._look(j) for j in sorted(moved)}
+
+
+def _traits(
+    groups: tuple[Any, ...], plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]
+) -> list[tuple[bool, str | None]]:
+    """:func:`group_traits` of each group, from the marks node_marks gives its members without a frame: a member
+    of the plan is marked ``critical`` when on the critical path and ``finding-S`` for the gravest severity S of
+    its findings; read from those two facts, not from a mark made for each member (a 50k-step plan's groups)."""
+    by_step: dict[str, list[Finding]] = {}
+    for f in findings:
+        for sid in f.steps:
+            by_step.setdefault(sid, []).append(f)
+    severity = {sid: gravest(found) for sid, found in by_step.items()}
+    by_id = plan.by_id
+    out = []
+    for g in groups:
+        marked = [sid for sid in g.members if sid in by_id]
+        out.append(
+            (
+                bool(marked) and all(sid in critical for sid in marked),
+                next(
+                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
+                    None,
+                )
+                if severity
+                else None,
+            )
+        )
+    return out
+
+
+def _drawn_steps(plan: Any, svg: str) -> list[str]:
+    """The steps whose node groups ``svg`` holds (``node-`` and the step's :func:`dom_id`), in its order: each
+    name read back to its step (an encoding is injective; a hashed long id is looked up among them all)."""
+    names = [name[5:] for name in map(html.unescape, _NODE_ID.findall(svg))]
+    by_id = plan.by_id
+    by_dom: dict[str, str] | None = None
+    nodes = []
+    for name in names:
+        sid = _DOM_CODE.sub(_dom_char, name) if "~" in name else name
+        if "~h" in name or sid not in by_id or dom_id(sid) != name:
+            if by_dom is None:
+                by_dom = {dom_id(s): s for s in plan.ids}
+            found = by_dom.get(name)
+            if found is None:
+                continue
+            sid = found
+        nodes.append(sid)
+    return nodes
+
+
+def _dom_char(m: re.Match[str]) -> str:
+    code = int(m.group(1), 16)
+    return chr(code) if code < 0x110000 else m.group(0)
 
 
 def _versions(run: Run) -> list[tuple[int, int]]:
     """(first, last) event of each stretch of the run showing one plan version."""
-    bounds, first = [], 0
-    for i in range(1, len(run.events) + 1):
-        if i == len(run.events) or run.events[i].plan_version != run.events[first].plan_version:
-            bounds.append((first, i - 1))
-            first = i
-    return bounds
+    versions = [e.plan_version for e in run.events]
+    if not versions:
+        return []
+    starts = [0, *(i for i in range(1, len(versions)) if versions[i] != versions[i - 1])]
+    return [(first, end - 1) for first, end in zip(starts, [*starts[1:], len(versions)])]
 
 
 def delta_table(
@@ -287,14 +368,18 @@ def delta_table(
     ``focus``, ``hops``, ``max_steps``) go to :func:`planviz.render`.
     """
     looks = _Looks()
-    events: list[dict[str, Any]] = [{} for _ in run.events]
+    n = len(run.events)
+    # what each event's record holds besides its delta: the version it opens, its nodes' restyles, its caption
+    opens: dict[int, int] = {}
+    moves: dict[int, list[int]] = {}
+    captions: list[tuple[str, ...]] = [()] * n
     pictures: list[VersionPicture] = []
     deltas = run.deltas()
     facts = sorted({f for d in deltas for f in d.gained})
     # S2 before S10, as the explorer lists them
     steps = sorted(
         {s for p in run.plans for s in p.ids}
-        | {s for e in run.events for s in (*e.voided, *e.kept)},
+        | {s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)},
         key=natural_key,
     )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
@@ -305,12 +390,7 @@ def delta_table(
             progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
         diagram = render(plan, run=run, at=last, **version_options(plan, render_options))
         svg = minify_svg(diagram.svg)
-        by_dom = {dom_id(sid): sid for sid in plan.ids}
-        nodes = [
-            by_dom[name[5:]]
-            for name in map(html.unescape, _NODE_ID.findall(svg))
-            if name[5:] in by_dom
-        ]
+        nodes = _drawn_steps(plan, svg)
         drawn = set(nodes)
         schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
         critical = critical_marks(plan, schedule)[0]
@@ -322,32 +402,61 @@ def delta_table(
         groups = _Groups(diagram, plan, critical, findings, looks)
         for j, look in groups.start(run.frame(first)).items():
             current[j], number[j] = look, len(number)
-        events[first]["v"] = k
+        opens[first] = k
         # the picture's own caption lines: every frame says its own event
         for i in range(first, last + 1):
-            events[i]["c"] = list(event_lines(run.events[i], i, run, plan))
+            captions[i] = event_lines(run.events[i], i, run, plan)
+        members = groups.members
+        frame_at, run_events = run.frame, run.events
+        # ``unchanged``: the voided, kept and not run steps of the last frame read, while no event since could
+        # change them; a group restyle then reads no frame when its event changed the status of every step it
+        # restyles (a version whose statuses the run keeps in a log, not as its events' changes, reads frames)
+        as_changes = not logged_version(run_events[first])
+        frame = frame_at(first)
+        unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
         for i in range(first + 1, last + 1):
             if progress is not None and not i % 256:
-                progress("report: frames", i, len(run.events))
-            changed = [sid for sid in sorted(deltas[i].steps) if sid in drawn]
-            if not changed and not groups.all:
-                continue
+                progress("report: frames", i, n)
+            event = run_events[i]
+            if event.kind in MARKING_KINDS:
+                unchanged = None
+            delta_steps = deltas[i].steps
+            # a frame is read only where its event restyles a drawn node or moves a group's counts
+            if drawn.isdisjoint(delta_steps):
+                if members.isdisjoint(delta_steps):
+                    continue
+                changes = event.changes
+                if unchanged is not None and delta_steps <= changes.keys():
+                    now = groups.step(delta_steps, changes, *unchanged)
+                else:
+                    frame = frame_at(i)
+                    now = groups.step(
+                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                    )
+                    if as_changes:
+                        unchanged = (frame.voided, frame.kept, frame.not_run)
+            else:
+                frame = frame_at(i)
+                changed = sorted(drawn.intersection(delta_steps))
+                # the nodes' looks numbered first, then the groups' (the look table's order of first use)
+                now = {
+                    sid: looks.of(m)
+                    for sid, m in node_marks(plan, frame, critical, findings, ids=changed).items()
+                }
+                now.update(
+                    groups.step(
+                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                    )
+                )
+                if as_changes:
+                    unchanged = (frame.voided, frame.kept, frame.not_run)
             triples = []
-            frame = run.frame(i)
-            # the nodes' looks numbered first, then the groups' (the look table's order of first use)
-            now: dict[Any, int] = {
-                sid: looks.of(m)
-                for sid, m in (
-                    node_marks(plan, frame, critical, findings, ids=changed) if changed else {}
-                ).items()
-            }
-            now.update(groups.step(frame, deltas[i].steps))
             for sid, new in now.items():
                 if new != current[sid]:
                     triples += [number[sid], current[sid], new]
                     current[sid] = new
             if triples:
-                events[i]["d"] = triples
+                moves[i] = triples
         table = looks.table()
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(
@@ -368,29 +477,30 @@ def delta_table(
         )
     # each record's keys in one order: t, v, d, g, ... c; a time is never NaN (the page's JSON must parse)
     isfinite = math.isfinite
+    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
+    events: list[dict[str, Any]] = []
+    record = events.append
     for i, (e, d) in enumerate(zip(run.events, deltas)):
-        made = events[i]
         t = e.time
         out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
-        if "v" in made:
-            out["v"] = made["v"]
-        if "d" in made:
-            out["d"] = made["d"]
+        if i in opens:
+            out["v"] = opens[i]
+        if i in moves:
+            out["d"] = moves[i]
         if d.gained:
-            out["g"] = sorted(map(fact_no.__getitem__, d.gained))
+            out["g"] = sorted(map(fact_of, d.gained))
         if d.lost:
-            out["l"] = sorted(map(fact_no.__getitem__, d.lost))
+            out["l"] = sorted(map(fact_of, d.lost))
         if d.ready_in:
-            out["ri"] = sorted(map(step_no.__getitem__, d.ready_in))
+            out["ri"] = sorted(map(step_of, d.ready_in))
         if d.ready_out:
-            out["ro"] = sorted(map(step_no.__getitem__, d.ready_out))
+            out["ro"] = sorted(map(step_of, d.ready_out))
         if e.voided:
-            out["vo"] = sorted(map(step_no.__getitem__, e.voided))
+            out["vo"] = sorted(map(step_of, e.voided))
         if e.kept:
-            out["ke"] = sorted(map(step_no.__getitem__, e.kept))
-        if "c" in made:
-            out["c"] = made["c"]
-        events[i] = out
+            out["ke"] = sorted(map(step_of, e.kept))
+        out["c"] = list(captions[i])
+        record(out)
     last_frame = run.frame(-1)
     data = {
         "looks": looks.table(),

@@ -16,11 +16,13 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
 from planviz.pictures.escape import escape_label
+from planviz.pictures.labels import clip, wrap
 from planviz.pictures.style import num
 from planviz.plan.model import Finding, Plan, natural_key
 from planviz.runs.summary.runsummary import run_summary
@@ -40,6 +42,10 @@ __all__ = [
 ]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
+# a caption escape_label would leave as it is but for its cut and wrap: printable ASCII and the middle dot of
+# the caption's own separators, no two spaces running (a 100k-event report: nearly every caption)
+_NOT_PLAIN = re.compile("[^ -~\u00b7]|  ")
+_PAD = (" ",) * EVENT_LINES  # a caption of fewer lines ends with blank ones
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -250,11 +256,28 @@ def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
 
 def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
     """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
-    lines = escape_label(
-        event_caption(event, index, run, plan),
-        limit=EVENT_LINES * EVENT_WIDTH,
-        width=EVENT_WIDTH,
-        max_lines=EVENT_LINES,
-        target="text",
-    ).split("\n")
-    return tuple(lines + [" "] * (EVENT_LINES - len(lines)))
+    text = event_caption(event, index, run, plan)
+    if _NOT_PLAIN.search(text) is None and text[:1] != " " and text[-1:] != " ":
+        # escape_label's whitespace, control character and NFC passes change nothing in such text: its words
+        # are separated by single spaces, so wrapping it into two lines is cutting it at a space
+        if len(text) <= EVENT_WIDTH:
+            return (text, *_PAD[1:])
+        cut = text.rfind(" ", 0, EVENT_WIDTH + 1)  # the first line: as many words as fit
+        # the text is not cut and the rest fits one line
+        if (
+            EVENT_LINES == 2
+            and len(text) <= EVENT_LINES * EVENT_WIDTH
+            and 0 < cut
+            and len(text) - cut - 1 <= EVENT_WIDTH
+        ):
+            return (text[:cut], text[cut + 1 :])
+        lines = wrap(clip(text, EVENT_LINES * EVENT_WIDTH), EVENT_WIDTH, EVENT_LINES)
+    else:
+        lines = escape_label(
+            text,
+            limit=EVENT_LINES * EVENT_WIDTH,
+            width=EVENT_WIDTH,
+            max_lines=EVENT_LINES,
+            target="text",
+        ).split("\n")
+    return (*lines, *_PAD[len(lines) :])

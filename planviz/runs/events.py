@@ -404,6 +404,9 @@ class Frame:
     not_run: AbstractSet[str] = frozenset()
 
 
+_new_object, _set_attribute = object.__new__, object.__setattr__
+
+
 @dataclass(frozen=True)
 class Run:
     """A run, simulated or recorded: its frames, how it ended, the final state and every plan version.
@@ -483,7 +486,27 @@ class Run:
             )
         index %= n
         e = self.events[index]
-        return Frame(index, e.time, e.plan_version, *self._store.views(index))
+        statuses, facts, ready, voided, kept, conflicted, not_run = self._store.views(index)
+        # Frame(...) itself, its fields stored at once (a report reads a frame per event: the frozen
+        # dataclass's one object.__setattr__ per field cost most of it)
+        frame: Frame = _new_object(Frame)
+        _set_attribute(
+            frame,
+            "__dict__",
+            {
+                "index": index,
+                "time": e.time,
+                "plan_version": e.plan_version,
+                "statuses": statuses,
+                "facts": facts,
+                "ready": ready,
+                "voided": voided,
+                "kept": kept,
+                "conflicted": conflicted,
+                "not_run": not_run,
+            },
+        )
+        return frame
 
     def delta(self, index: int) -> FrameDelta:
         """What changed from frame ``index - 1`` to frame ``index``: the steps to restyle, the facts that
@@ -508,8 +531,7 @@ class Run:
         >>> run.deltas() == tuple(run.delta(i) for i in range(len(run.events)))
         True
         """
-        store = self._store
-        return tuple(store.delta(i, e) for i, e in enumerate(self.events))
+        return self._store.deltas(self.events)
 
     def statuses_seen(self) -> frozenset[str]:
         """Every status some frame of the run shows (one pass over the changes, not the frames, done once)."""
@@ -530,8 +552,7 @@ class Run:
     def _store(self) -> FrameStore:
         """The index of the events' deltas, built on first use (one pass over the changes)."""
         store = FrameStore()
-        for e in self.events:
-            store.append(e)
+        store.extend(self.events)
         return store
 
     def to_text(self) -> str:

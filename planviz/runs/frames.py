@@ -32,18 +32,34 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, cast
+from typing import Any, Callable, Iterable, Sequence, cast
 
 from planviz.errors import SimulationError
+from planviz.plan.bulk import slot_filler
 from planviz.runs.statuslog import DoneSet, FrozenView, Snapshot
 
-__all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView"]
+__all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView", "MARKING_KINDS", "logged_version"]
 
 _EMPTY: frozenset[str] = frozenset()
+# the kinds append reads besides changes and facts: a failure's voiding, a conflict, the stop
+_INDEXED_KINDS = frozenset(("invalidate", "recheck", "conflict", "stop"))
 # statuses only a step that started shows
 _BEGUN = frozenset(("running", "waiting", "done", "failed"))
 # a stopped run's steps in these, never started, were not run
 _UNSTARTED = frozenset(("pending", "ready"))
+
+
+MARKING_KINDS = frozenset(("invalidate", "recheck", "stop"))
+"""The kinds of event whose frame may void, keep or leave not run other steps than the frame before it (besides
+an event that starts a plan version): after any other event, a frame's ``voided``, ``kept`` and ``not_run`` are
+the frame before's."""
+
+
+def logged_version(event: Any) -> bool:
+    """Whether ``event``, the first of its plan version, keeps the version's statuses in a log
+    (:class:`~planviz.runs.statuslog.Snapshot`): its frames' statuses are read from the log, not from the
+    events' ``changes``."""
+    return type(event.changes) is Snapshot
 
 
 class _Segment:
@@ -84,7 +100,7 @@ class _Logged(Mapping[str, tuple[list[int], list[str]]]):
         return len(self.snap)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FrameDelta:
     """What changed from frame ``index - 1`` to frame ``index`` of a run (:meth:`planviz.Run.delta`).
 
@@ -103,6 +119,10 @@ class FrameDelta:
     lost: frozenset[str]
     ready_in: frozenset[str]
     ready_out: frozenset[str]
+
+
+# FrameDelta(...) with its values as given, at a fraction of the cost: one per event of a page
+_new_delta = slot_filler(FrameDelta)
 
 
 class FrameStore:
@@ -180,6 +200,54 @@ class FrameStore:
         self._marks.append(marks)
         self._nfacts.append(len(self._held))
         self._nready.append(self._ready)
+
+    def extend(self, events: Iterable[Any]) -> None:
+        """:meth:`append` each of ``events``, in order: the same index, the same checks, the same errors; an event
+        that only changes statuses and facts within a version under way (nearly all of a long run) is indexed
+        without a call of its own."""
+        segments, marks, nfacts, nready = self._segments, self._marks, self._nfacts, self._nready
+        began = self._began
+        for event in events:
+            seg = segments[-1] if segments else None
+            if (
+                seg is None
+                or event.plan_version != seg.version
+                or seg.logged is not None
+                or event.kind in _INDEXED_KINDS
+            ):
+                self.append(event)
+                continue
+            i = len(nfacts)
+            hist, current = cast(dict[str, tuple[list[int], list[str]]], seg.hist), self._current
+            ready = self._ready
+            for sid, status in event.changes.items():
+                h = hist.get(sid)
+                if h is None:
+                    raise SimulationError(
+                        f"event {i} changes the status of {sid!r}, which the snapshot of plan "
+                        f"version {seg.version!r} (event {seg.start}) does not list"
+                    )
+                at = h[0]
+                if at[-1] == i:
+                    raise SimulationError(f"event {i} changes the status of {sid!r} twice")
+                at.append(i)
+                h[1].append(status)
+                old = current.get(sid)
+                if status == "ready":
+                    ready += old != "ready"
+                elif old == "ready":
+                    ready -= 1
+                current[sid] = status
+                if status in _BEGUN:
+                    began.add(sid)
+            self._ready = ready
+            if event.gained:
+                self._toggle(event.gained, False, i)
+            if event.lost:
+                self._toggle(event.lost, True, i)
+            marks.append(marks[-1])
+            nfacts.append(len(self._held))
+            nready.append(ready)
 
     def _logged(self, seg: _Segment, event: Any, i: int, fresh: bool) -> None:
         """Index an event of a logged version: its statuses are in the log already; count what it made ready."""
@@ -259,6 +327,54 @@ class FrameStore:
             frozenset(ready_in),
             frozenset(ready_out),
         )
+
+    def deltas(self, events: Sequence[Any]) -> tuple[FrameDelta, ...]:
+        """:meth:`delta` of every event (``events`` are the events indexed), in one pass: each plan version
+        looked up once, and an event within a version costs what it changed."""
+        out: list[FrameDelta] = []
+        starts = [*self._starts, len(self._nfacts)]
+        marks = self._marks
+        stop_at, never = self._stop if self._stop is not None else (-1, _EMPTY)
+        new = _new_delta
+        for k, seg in enumerate(self._segments):
+            first = seg.start
+            out.append(self.delta(first, events[first]))
+            hist, keys, conflicts = seg.hist, seg.hist.keys(), seg.first_conflict
+            for i in range(first + 1, starts[k + 1]):
+                event = events[i]
+                changes = event.changes
+                ready_in = ready_out = _EMPTY
+                for sid, status in changes.items():
+                    at, values = hist[sid]
+                    old = values[bisect_right(at, i - 1) - 1]
+                    if status == "ready":
+                        if old != "ready":
+                            ready_in = ready_in | {sid}
+                    elif old == "ready":
+                        ready_out = ready_out | {sid}
+                # the steps it changed are of its version (append checked it); the others are filtered
+                steps = frozenset(changes)
+                (voided, kept), (was_voided, was_kept) = marks[i], marks[i - 1]
+                if voided is not was_voided or kept is not was_kept:
+                    steps = steps | ((voided ^ was_voided) | (kept ^ was_kept)) & keys
+                step = event.step
+                if step is not None and conflicts.get(step) == i and step in keys:
+                    steps = steps | {step}
+                if i == stop_at:
+                    steps = steps | never & keys
+                gained, lost = event.gained, event.lost
+                out.append(
+                    new(
+                        i,
+                        False,
+                        steps,
+                        gained if type(gained) is frozenset else frozenset(gained),
+                        lost if type(lost) is frozenset else frozenset(lost),
+                        ready_in,
+                        ready_out,
+                    )
+                )
+        return tuple(out)
 
     def _toggle(self, facts: Iterable[str], held: bool, i: int) -> None:
         for f in facts:

@@ -162,3 +162,43 @@ def test_each_event_steps_to_the_frame_built_whole(name, tmp_path):
             lost = "l" if key == "g" else "ro"
             assert {snap[names][n] for n in out.get(lost, [])} == had - has, (name, i, lost)
         assert {snap["steps"][n] for n in out.get("ke", [])} == set(run.events[i].kept), (name, i)
+
+
+def _react_groups(tmp_path: Path):
+    (tmp_path / "react.json").write_text(json.dumps(react_trace(4001)), encoding="utf-8")
+    return load_trace(tmp_path / "react.json")
+
+
+@pytest.mark.parametrize(
+    "make", [_react_groups, lambda _: _layered()], ids=["ReAct 4001", "400 steps"]
+)
+def test_the_delta_table_reads_a_frame_only_where_the_changes_do_not_say_it(
+    make, tmp_path, monkeypatch
+):
+    """A long run's group restyles come from what each event changed, not from a frame per event: besides the
+    frames render reads, the table reads a frame per plan version, where an event restyles a node drawn on its
+    own and where an event voids, keeps or stops."""
+    from planviz.frontends import deltatable
+    from planviz.runs.events import Run
+    from planviz.runs.frames import MARKING_KINDS
+
+    run = make(tmp_path)
+    read = []
+    frame = Run.frame
+    monkeypatch.setattr(Run, "frame", lambda self, i: read.append(i) or frame(self, i))
+    drawing = deltatable.render
+    monkeypatch.setattr(
+        deltatable, "render", lambda *a, **k: (read.append("render"), drawing(*a, **k))[1]
+    )
+    _, pictures = deltatable.delta_table(run)
+    monkeypatch.undo()
+    deltas = run.deltas()
+    restyled = 0  # events that restyle a node drawn on its own
+    for p in pictures:
+        drawn = set(p.ids[: sum(n.startswith("node-") for n in p.nodes)])
+        restyled += sum(1 for i in range(p.first + 1, p.last + 1) if drawn & deltas[i].steps)
+    marking = sum(e.kind in MARKING_KINDS for e in run.events)
+    grouped = sum(len(p.ids) > sum(n.startswith("node-") for n in p.nodes) for p in pictures)
+    assert grouped and len(run.events) > 4 * (restyled + marking) + 100
+    # render's own frames are a handful per layout; the table's: a version's first ones and its last
+    assert len(read) <= read.count("render") * 12 + 3 * len(pictures) + restyled + 2 * marking + 1

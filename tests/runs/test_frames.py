@@ -277,3 +277,78 @@ def test_the_store_refuses_deltas_it_cannot_index(events, match):
                     }
                 )
             )
+
+
+def _stores(run):
+    """The run's frames indexed event by event (append) and in one pass (extend)."""
+    one, bulk = FrameStore(), FrameStore()
+    for e in run.events:
+        one.append(e)
+    bulk.extend(run.events)
+    return one, bulk
+
+
+@SETTINGS
+@given(plans_and_faults(), st.sampled_from(["direct", "workflow", "planner"]))
+def test_extend_indexes_every_event_as_append_does(pf, strategy):
+    plan, faults = pf
+    run = simulate(plan, faults=faults, strategy=strategy)
+    one, bulk = _stores(run)
+    assert len(bulk) == len(one) == len(run.events)
+    for i in range(len(run.events)):
+        a, b = one.views(i), bulk.views(i)
+        assert dict(a[0]) == dict(b[0]) and tuple(map(frozenset, a[1:])) == tuple(
+            map(frozenset, b[1:])
+        )
+    # and the one-pass deltas are each event's delta
+    assert bulk.deltas(run.events) == tuple(one.delta(i, e) for i, e in enumerate(run.events))
+
+
+@pytest.mark.parametrize(
+    "events, match",
+    [
+        (
+            [
+                dict(plan_version=1, changes={"A": "ready"}),
+                dict(plan_version=1, changes={"B": "done"}),
+            ],
+            "'B', which the snapshot of plan version 1 .event 0. does not list",
+        ),
+        (
+            [
+                dict(plan_version=1, changes={"A": "ready"}),
+                dict(plan_version=1, changes={}, gained={"x"}),
+                dict(plan_version=1, changes={}, gained={"x"}),
+            ],
+            "event 2 gains the fact 'x', which is already held",
+        ),
+        (
+            [dict(plan_version=1, changes={"A": "ready"}), dict(plan_version=1, lost={"x"})],
+            "event 1 loses the fact 'x', which is not held",
+        ),
+    ],
+)
+def test_extend_refuses_what_append_refuses(events, match):
+    from types import SimpleNamespace
+
+    store = FrameStore()
+    base = {"changes": {}, "gained": (), "lost": (), "kind": "start", "step": None}
+    with pytest.raises(SimulationError, match=match):
+        store.extend(SimpleNamespace(**{**base, "voided": (), "kept": (), **e}) for e in events)
+
+
+@SETTINGS
+@given(plans_and_faults(), st.sampled_from(["direct", "workflow", "planner"]))
+def test_only_marking_kinds_change_voided_kept_and_not_run(pf, strategy):
+    """What the report's delta table relies on to restyle group nodes without reading a frame per event."""
+    from planviz.runs.frames import MARKING_KINDS, logged_version
+
+    plan, faults = pf
+    run = simulate(plan, faults=faults, strategy=strategy)
+    assert not logged_version(run.events[0])
+    for i in range(1, len(run.events)):
+        e, before = run.events[i], run.events[i - 1]
+        if e.kind in MARKING_KINDS or e.plan_version != before.plan_version:
+            continue
+        now, then = run.frame(i), run.frame(i - 1)
+        assert (now.voided, now.kept, now.not_run) == (then.voided, then.kept, then.not_run)

@@ -346,3 +346,38 @@ def test_a_step_the_plan_lists_twice_is_no_duplicate():
     assert metrics(simulate(plan)).duplicate_steps == 0
     # the retry
     assert metrics(simulate(plan, faults=[Fault("3", "transient")])).duplicate_steps == 1
+
+
+@pytest.mark.parametrize(
+    "faults", [(), ("S4:side_effect",), ("S3:withdraw",), ("S1:transient",), ("S4:goal_change",)]
+)
+def test_metrics_read_the_state_before_each_start_from_the_changes(cache_plan, faults, monkeypatch):
+    """One pass over the events, the statuses and facts before each start read as they change: a frame per plan
+    version, and one before each recovery (not one or two per start); a version whose statuses the run keeps in
+    a log (a replan's) is read from its frames."""
+    from planviz.runs.events import Run
+    from planviz.runs.frames import logged_version
+
+    run = simulate(cache_plan, faults=[Fault(*f.split(":")) for f in faults], strategy="planner")
+    expected = metrics(run)
+    read = []
+    frame = Run.frame
+    monkeypatch.setattr(Run, "frame", lambda self, i: read.append(i) or frame(self, i))
+    assert metrics(run) == expected
+    firsts = [
+        i
+        for i, e in enumerate(run.events)
+        if not i or e.plan_version != run.events[i - 1].plan_version
+    ]
+    logged = {
+        i
+        for k, first in enumerate(firsts)
+        if logged_version(run.events[first])
+        for i in range(first, (firsts + [len(run.events)])[k + 1])
+    }
+    recoveries = sum(e.kind in ("invalidate", "recheck") for e in run.events)
+    starts = sum(e.kind == "start" for e in run.events)
+    # a logged version's starts read a frame per dependency (of at most two here)
+    logged_reads = sum(2 for i in logged if run.events[i].kind == "start")
+    assert len(read) <= len(firsts) + 2 * recoveries + logged_reads
+    assert len(firsts) + 2 * recoveries < starts

@@ -15,19 +15,20 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from planviz.analysis.schedule import Schedule, critical_path
 from planviz.checks.validation import refusal
 from planviz.errors import StructureError
 from planviz.plan.arguments import expect_contract
 from planviz.plan.identity import work_keys
-from planviz.plan.lineage import lineage_roots
+from planviz.plan.lineage import revised_roots
 from planviz.plan.model import Contract, Plan
 from planviz.runs.events import Run, expect_run
 from planviz.runs.fault import FAULTS
 from planviz.runs.hindsight.retrospect import recorded_makespan
 from planviz.runs.measures.outcomes import missing_evidence, outcome_class
+from planviz.runs.statuslog import Snapshot
 from planviz.runs.usage import Usage, run_usage
 from planviz.structure.index import structure_index
 
@@ -205,20 +206,19 @@ def metrics_from(
     """:func:`metrics` of a checked ``run`` with the critical path of a plan and the usage of the run asked of
     ``schedule`` and ``usage`` (the run summary's, so a view computes each once:
     :class:`~planviz.runs.summary.runsummary.RunSummary`)."""
-    roots = lineage_roots(run.plans)
+    roots = revised_roots(run.plans)  # read with .get(sid, sid)
     planned = set(run.plans[0].ids) if run.plans else set()
     done_roots = {roots.get(s, s) for s in run.state.completed}
     # a far step is done when all its concrete steps are (nested first)
-    for i in reversed(range(len(run.events))):
-        e = run.events[i]
-        if e.kind == "expand" and e.step is not None:
-            new = run.plan_at(i)
-            if (
-                new is not None
-                and new.parent is not None
-                and set(new.ids) - set(new.parent.ids) <= done_roots
-            ):
-                done_roots.add(e.step)
+    expansions = [i for i, e in enumerate(run.events) if e.kind == "expand" and e.step is not None]
+    for i in reversed(expansions):
+        new = run.plan_at(i)
+        if (
+            new is not None
+            and new.parent is not None
+            and set(new.ids) - set(new.parent.ids) <= done_roots
+        ):
+            done_roots.add(cast(str, run.events[i].step))
     precondition_errors = voided_work = replans = repeats = distance = 0
     # steps whose last attempt was a valid step that failed (not retried, not voided)
     failed_valid: set[str] = set()
@@ -236,54 +236,98 @@ def metrics_from(
     unread: list[
         tuple[Plan | None, str]
     ] = []  # steps started whose content is not in started_work yet
-    for i, e in enumerate(run.events):
-        if e.kind == "start" and e.step is not None:
-            failed_valid.discard(e.step)  # retried: the new attempt decides
-            valid_start[e.step] = False
-            if e.step not in run.frame(i).statuses:  # not a step of its plan version: invalid
+    # one pass over the events, the state just before each read as it goes (not a frame per event): the steps
+    # of the event's plan version (one frame per version), each step's status changes since, the facts held
+    events = run.events
+    version_start = -1  # the first event of the plan version under way (the run's frames' own rule)
+    statuses_at_start: Any = None  # that event's statuses (a frame's view), read when first needed
+    changed: dict[
+        str, str
+    ] = {}  # statuses the version's later events changed, as of the event before
+    held: set[str] = set()  # the facts held after the event before
+    plan_of: dict[int, Plan | None] = {}  # run.plan_at, per version
+
+    logged = False  # the version's statuses are a log's (runs/statuslog): read from its frames
+
+    def status_before(i: int, sid: str) -> str | None:
+        """The status of ``sid`` in frame ``i - 1``."""
+        if i - 1 < version_start or logged:  # the frame before belongs to the version before
+            return run.frame(i - 1).statuses.get(sid)
+        if sid in changed:
+            return changed[sid]
+        if statuses_at_start is None:
+            return run.frame(i - 1).statuses.get(sid)
+        return cast(str | None, statuses_at_start.get(sid))
+
+    for i, e in enumerate(events):
+        if not i or e.plan_version != events[i - 1].plan_version:
+            version_start, statuses_at_start = i, None
+            changed, logged = {}, type(e.changes) is Snapshot
+        kind, sid = e.kind, e.step
+        if kind == "start" and sid is not None:
+            failed_valid.discard(sid)  # retried: the new attempt decides
+            valid_start[sid] = False
+            if statuses_at_start is None:
+                statuses_at_start = run.frame(version_start).statuses
+            if sid not in statuses_at_start:  # not a step of its plan version: invalid
                 repeats += 1
-                continue
-            root = roots.get(e.step, e.step)
-            at = run.plan_at(i)
-            # the same step again (retry, redo), or work a revision re-issued under a new id; a step the first
-            # plan lists twice (a second, legitimate "go to toilet") is no duplicate. The content of the steps
-            # started is read only when a step the first plan does not list starts (a run of one plan: never)
-            if root in started_roots:
-                repeats += 1
-            elif root not in first_ids:
-                for earlier in unread:
-                    work = _work_of(keys, *earlier)
-                    if work is not None:
-                        started_work.add(work)
-                unread.clear()
-                repeats += _work_of(keys, at, e.step) in started_work
-            started_roots.add(root)
-            unread.append((at, e.step))
-            if i > 0 and at is not None and e.step in at.by_id:
-                before, step = run.frame(i - 1), at.step(e.step)
-                if (
-                    any(before.statuses.get(d) != "done" for d in step.depends_on)
-                    or not set(step.requires) <= before.facts
-                ):
-                    precondition_errors += 1
+            else:
+                root = roots.get(sid, sid)
+                version = e.plan_version
+                if version in plan_of:
+                    at = plan_of[version]
                 else:
-                    valid_start[e.step] = True
-        elif e.kind == "fail" and e.step is not None:
-            if valid_start.get(e.step):  # a valid step that failed: executed, no invalid step
-                failed_valid.add(e.step)
-        elif e.kind in ("invalidate", "recheck") and i > 0:
+                    at = plan_of[version] = run.plan_at(i)
+                # the same step again (retry, redo), or work a revision re-issued under a new id; a step the
+                # first plan lists twice (a second, legitimate "go to toilet") is no duplicate. The content of the
+                # steps started is read only when a step the first plan does not list starts (a run of one plan:
+                # never)
+                if root in started_roots:
+                    repeats += 1
+                elif root not in first_ids:
+                    for earlier in unread:
+                        work = _work_of(keys, *earlier)
+                        if work is not None:
+                            started_work.add(work)
+                    unread.clear()
+                    repeats += _work_of(keys, at, sid) in started_work
+                started_roots.add(root)
+                unread.append((at, sid))
+                if i > 0 and at is not None and sid in at.by_id:
+                    step = at.step(sid)
+                    if i - 1 < version_start or logged:
+                        unmet = any(status_before(i, d) != "done" for d in step.depends_on)
+                    else:  # the common case, inline: changed since the version began, else as it began
+                        unmet = any(
+                            (changed[d] if d in changed else statuses_at_start.get(d)) != "done"
+                            for d in step.depends_on
+                        )
+                    if unmet or not held.issuperset(step.requires):
+                        precondition_errors += 1
+                    else:
+                        valid_start[sid] = True
+        elif kind == "fail" and sid is not None:
+            if valid_start.get(sid):  # a valid step that failed: executed, no invalid step
+                failed_valid.add(sid)
+        elif kind in ("invalidate", "recheck") and i > 0:
             failed_valid.difference_update(e.voided)  # voided work no longer counts
-            statuses_before = run.frame(i - 1).statuses
-            voided_work += sum(1 for s in e.voided if statuses_before.get(s) == "done")
+            voided_work += sum(1 for s in e.voided if status_before(i, s) == "done")
             # a recovery: its rechecks (a goal change) void more of the same scope
-            if e.kind == "invalidate":
+            if kind == "invalidate":
                 if group is not None:
                     distance = max(distance, _hops_back(*group))
-                group = (run.plan_at(i - 1), e.step, set(e.voided))
+                group = (run.plan_at(i - 1), sid, set(e.voided))
             elif group is not None:
                 group[2].update(e.voided)
-        if e.kind == "replan":
+        if kind == "replan":
             replans += 1
+        # the state after this event, for the next
+        if i != version_start:
+            changed.update(e.changes)
+        if e.gained:
+            held.update(e.gained)
+        if e.lost:
+            held.difference_update(e.lost)
     if group is not None:
         distance = max(distance, _hops_back(*group))
     executed = done_roots | {roots.get(s, s) for s in failed_valid}
