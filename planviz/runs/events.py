@@ -282,20 +282,13 @@ class FewChanges(Mapping[str, str]):
         return sid is not None and (sid == self._k0 or sid == self._k1)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.keys())
+        k0, k1 = self._k0, self._k1
+        return iter(() if k0 is None else (k0,) if k1 is None else (k0, k1))
 
     def __len__(self) -> int:
         return 0 if self._k0 is None else 1 if self._k1 is None else 2
 
-    def keys(self) -> tuple[str, ...]:  # type: ignore[override]
-        k0, k1 = self._k0, self._k1
-        return () if k0 is None else (k0,) if k1 is None else (k0, k1)
-
-    def values(self) -> tuple[str, ...]:  # type: ignore[override]
-        v0, v1 = self._v0, self._v1
-        return () if self._k0 is None else (v0,) if self._k1 is None else (v0, v1)  # type: ignore[return-value]
-
-    def items(self) -> tuple[tuple[str, str], ...]:  # type: ignore[override]
+    def _pairs(self) -> tuple[tuple[str, str], ...]:
         k0, k1 = self._k0, self._k1
         if k0 is None:
             return ()
@@ -303,13 +296,13 @@ class FewChanges(Mapping[str, str]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
-            return len(self) == len(other) and dict(self.items()) == dict(other.items())
+            return len(self) == len(other) and dict(self._pairs()) == dict(other.items())
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(dict(self.items()))
+        return repr(dict(self._pairs()))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return FewChanges, (self._k0, self._v0, self._k1, self._v1)

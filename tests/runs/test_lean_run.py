@@ -220,6 +220,10 @@ def test_few_changes_are_the_dict_they_stand_for(changes, other):
     assert list(few.values()) == list(changes.values()) and dict(few) == changes
     assert len(few) == len(changes) and all(few[k] == v and k in few for k, v in changes.items())
     assert (other in few) == (other in changes) and few.get(other) == changes.get(other)
+    # its views are the Mapping's: set operations as on a dict's keys and items
+    assert few.keys() == changes.keys() and few.keys() <= set(changes) | {other}
+    assert (few.keys() & {other}) == (changes.keys() & {other})
+    assert frozenset(changes) <= few.keys() and few.items() == changes.items()
     assert pickle.loads(pickle.dumps(few)) == changes
     with pytest.raises(TypeError):
         hash(few)
