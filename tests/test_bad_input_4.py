@@ -9,7 +9,9 @@ import os
 import re
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -957,6 +959,39 @@ def test_a_history_forking_every_ten_checkpoints_holds_what_it_changed_not_every
     )
 
 
+@contextmanager
+def _machine_lines(*names: str) -> Iterator[list[int]]:
+    """Count the Python lines (a trace hook on each line, a comprehension's too) run inside the named methods
+    of the run machine while the block runs; the count is the list's one item."""
+    from planviz.runs.engine.machine import Machine
+
+    count = [0]
+
+    def tracer(frame, event, arg):
+        count[0] += 1
+        return tracer
+
+    def counted(fn):
+        def run(self, *args, **kwargs):
+            before = sys.gettrace()
+            sys.settrace(tracer)
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                sys.settrace(before)
+
+        return run
+
+    real = {name: getattr(Machine, name) for name in names}
+    try:
+        for name, fn in real.items():
+            setattr(Machine, name, counted(fn))
+        yield count
+    finally:
+        for name, fn in real.items():
+            setattr(Machine, name, fn)
+
+
 def test_a_fork_costs_its_own_branch_whatever_the_path_to_it():
     """The Python lines the run machine runs for each fork (its invalidation of the abandoned branch, its new
     plan version and that version's first event; a trace hook counts each line, a comprehension's too) stay
@@ -964,34 +999,10 @@ def test_a_fork_costs_its_own_branch_whatever_the_path_to_it():
     steps not done and those voided, not every step of its version (runs/engine/growth.py). Main copied
     each version's statuses in C, which the memory test above counts; this one catches a Python loop over a
     version's steps (a mutation scanning them per fork: 1.55x)."""
-    from planviz.runs.engine.machine import Machine
 
     def per_fork(n: int) -> float:
-        count = [0]
-
-        def tracer(frame, event, arg):
-            count[0] += 1
-            return tracer
-
-        def counted(fn):
-            def run(self, *args, **kwargs):
-                before = sys.gettrace()
-                sys.settrace(tracer)
-                try:
-                    return fn(self, *args, **kwargs)
-                finally:
-                    sys.settrace(before)
-
-            return run
-
-        real = {name: getattr(Machine, name) for name in ("replan", "invalidate", "kept")}
-        try:
-            for name, fn in real.items():
-                setattr(Machine, name, counted(fn))
+        with _machine_lines("replan", "invalidate", "kept") as count:
             run = planviz.parse_trace(json.dumps(_forked(n)), format="langgraph")
-        finally:
-            for name, fn in real.items():
-                setattr(Machine, name, fn)
         forks = sum(1 for k in range(1, n) if k % 10 == 0)  # from the raw parents
         assert len(run.plans) == forks + 1
         return count[0] / forks
@@ -1163,34 +1174,10 @@ def test_a_fork_onto_an_earlier_branch_voids_it_in_work_that_does_not_grow_with_
     the statuses its event lists; a trace hook counts each line) stay the same per fork at 4x the checkpoints
     (main: 3,262 -> 12,261 per fork, a Python test per voided step in began, the never list and the status of
     each voided step derived one by one; now 221 -> 221, in set operations and a C filter)."""
-    from planviz.runs.engine.machine import Machine
 
     def per_fork(n: int) -> tuple[float, float]:
-        count = [0]
-
-        def tracer(frame, event, arg):
-            count[0] += 1
-            return tracer
-
-        def counted(fn):
-            def run(self, *args, **kwargs):
-                before = sys.gettrace()
-                sys.settrace(tracer)
-                try:
-                    return fn(self, *args, **kwargs)
-                finally:
-                    sys.settrace(before)
-
-            return run
-
-        real = {name: getattr(Machine, name) for name in ("invalidate", "kept")}
-        try:
-            for name, fn in real.items():
-                setattr(Machine, name, counted(fn))
+        with _machine_lines("invalidate", "kept") as count:
             run = planviz.parse_trace(json.dumps(_forked_back(n, 6, 8)), format="langgraph")
-        finally:
-            for name, fn in real.items():
-                setattr(Machine, name, fn)
         forks = sum(1 for k in range(8, n) if k % 6 == 0)  # from the raw parents
         voids = [e for e in run.events if e.kind == "invalidate"]
         assert len(voids) == forks == len(run.plans) - 1
