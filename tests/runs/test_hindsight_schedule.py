@@ -6,10 +6,7 @@ Truth comes from the raw files here (plain json): tool and model spans, their ti
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -33,6 +30,7 @@ from planviz import (
 )
 from planviz.frontends.cli.commands import main
 
+from ..seeds import outputs_under_hash_seeds
 from ..strategies import plans
 from .otlp import agent, chat, text, tool
 
@@ -540,21 +538,7 @@ print(repr(cost["time_on_path"]), repr(cost["time_off_path"]))
 def test_the_time_on_the_ideal_path_does_not_depend_on_the_hash_seed():
     """Summed in the path's order: over a set, the last digit changed with the hash seed (132.2285714285714 or
     ...143, and time off the path 2.8e-14 or 0). The chain's durations are summed here in its order."""
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", _COST_PROGRAM],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-        )
-        for seed in range(6)
-    ]
-    outputs = set()
-    for child in children:
-        out, err = child.communicate(timeout=300)
-        assert child.returncode == 0, err
-        outputs.add(out.strip())
+    outputs = outputs_under_hash_seeds(_COST_PROGRAM)
     total = 0.0
     for i in range(40):
         total += [0.1, 0.2, 0.7, 1.3, 0.3][i % 5] + i / 7

@@ -3,9 +3,6 @@ check, right answers rejected for their form, verdicts that depended on chance, 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import replace
 
 import networkx as nx
@@ -14,6 +11,8 @@ import pytest
 import planviz
 from planviz import Step
 from planviz.teaching import lesson01, lesson03, lesson04, lesson06, lesson07, lesson09
+
+from ..seeds import outputs_under_hash_seeds
 
 PLAN = planviz.examples.load("cache_isolation")
 
@@ -147,22 +146,7 @@ print(bool(check_exercise_1(path={"S0", "S2", "S3", "S4"}, makespan=30)))
 
 def test_a_set_given_as_the_critical_path_is_refused_whatever_the_hash_seed():
     """A set has no order: it must be refused for every hash seed (it used to pass for 2 seeds of 10)."""
-    # side by side: the six children import planviz at once, not in turn
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", SET_PATH_PROGRAM],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-        )
-        for seed in range(6)
-    ]
-    verdicts = set()
-    for child in children:
-        out, err = child.communicate(timeout=300)
-        assert child.returncode == 0, err
-        verdicts.add(out.strip())
+    verdicts = outputs_under_hash_seeds(SET_PATH_PROGRAM)
     assert verdicts == {"False"}
 
 
