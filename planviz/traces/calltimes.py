@@ -84,6 +84,19 @@ class Clues:
     opening: bool = False
 
 
+# every attribute clues reads: a span with none of them (and no event) has no clue
+_CLUE_KEYS = frozenset(
+    (
+        "ai.response.msToFinish",
+        "ai.stream.msToFinish",
+        "ai.operationId",
+        "llm.invocation_parameters",
+        *_STREAM_FLAGS,
+        *OUTPUTS,
+    )
+)
+_NO_CLUES = Clues()
+
 # nanoseconds since the epoch a time may hold (20 digits, as read_int reads them): year 5138
 _LATEST = 10**20
 
@@ -125,6 +138,14 @@ def clues(
     ``doStream``) and whether its reply is recorded (``answered``, else one of :data:`OUTPUTS`). A time or a
     duration past any clock (a 401-digit integer, ``1e999``) is refused with ``bad(field, why)``, the reader's
     error naming the span."""
+    if (
+        answered is None
+        and completion_start is None
+        and type(events) is list
+        and not events
+        and attrs.keys().isdisjoint(_CLUE_KEYS)
+    ):
+        return _NO_CLUES  # most model spans: no event, no stream flag, no reply recorded, nothing to read
     bad = bad or (lambda field, why: TraceFormatError(why, path=field))
     times = [
         (t, _FIRST.search(str(e.get("name", ""))) is not None)

@@ -116,6 +116,8 @@ def model_input(attrs: dict[str, Any], flat: set[str] | None = None) -> Any:
     """The messages (or prompt) a model span was given, from the first attribute of the list above it holds
     (``flat``: :func:`flat_names` of ``attrs``, when known already)."""
     flat = flat_names(attrs) if flat is None else flat
+    if not flat and attrs.keys().isdisjoint(_GIVEN):
+        return None  # none of the names, flat or flattened: most spans of a big trace
     return next((v for v in (_attribute(attrs, k, flat) for k in _GIVEN) if v is not None), None)
 
 
@@ -124,6 +126,8 @@ def model_output(attrs: dict[str, Any], flat: set[str] | None = None) -> str | N
     the tool calls it asked for; a reply naming calls without their arguments gives way to a fuller one
     (``flat``: :func:`flat_names` of ``attrs``, when known already)."""
     first, flat = None, flat_names(attrs) if flat is None else flat
+    if not flat and attrs.keys().isdisjoint(_ANSWERED):
+        return None  # none of the names, flat or flattened: most spans of a big trace
     for key in _ANSWERED:
         value = _attribute(attrs, key, flat)
         if key == "ai.response.toolCalls" and value is not None:  # [{"toolName", "args"}]

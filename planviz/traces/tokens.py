@@ -153,6 +153,8 @@ class _OutOfRange(Exception):
 def _count(value: Any, key: str, bad: Callable[[str, str], Exception] | None) -> int | None:
     if value is None:
         return None
+    if type(value) is int and 0 <= value < 1 << 63:
+        return value  # most counts (OTLP intValue, SDK integers): within range, no further test
     if isinstance(value, float) and value.is_integer() and value >= 0:
         value = int(value)
     if (

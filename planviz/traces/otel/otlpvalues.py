@@ -57,6 +57,9 @@ def otel_id(
 ) -> str | None:
     """A span or trace id as lowercase hex: OTLP hex text, SDK ``0x...`` text or an integer (``own``: the
     span's own id, shared with an earlier span's parent id when one named it, not kept for later ones)."""
+    if type(value) is str and len(value) >= 16 and HEX.fullmatch(value):
+        # OTLP's own spelling, first (three ids a span): lowercase hex, 16 to 32 digits (no copy made)
+        return _shared_id(value, own)
     if value is None or value == "" or value == 0:
         if required:
             raise bad(field, "missing: every span needs its id")
@@ -67,9 +70,6 @@ def otel_id(
         if value < 0:
             raise bad(field, f"expected a non-negative id, got {value!r}")
         return _shared_id(f"{value:016x}", own)
-    if type(value) is str and len(value) >= 16 and HEX.fullmatch(value):
-        # OTLP's own spelling: lowercase hex, 16 to 32 digits (no copy made)
-        return _shared_id(value, own)
     if isinstance(value, str):
         text = value.lower().removeprefix("0x")
         if HEX.fullmatch(text):
@@ -79,6 +79,10 @@ def otel_id(
 
 def nanos(value: Any, field: str, bad: Any, required: bool = False) -> int | None:
     """A time as integer nanoseconds since the epoch: an integer, a string of digits (OTLP) or ISO 8601 text."""
+    if type(value) is str and 0 < len(value) < 20 and value.isdigit() and value.isascii():
+        digits = int(value)  # OTLP's own spelling, first (two times a span)
+        if digits > 0:
+            return digits
     if value is None or value == "" or value == "0" or value == 0:
         if required:
             raise bad(field, "missing: every span needs its start time")
