@@ -15,10 +15,11 @@ import gc
 import json
 import pstats
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
-from planviz import load_trace
+from planviz import Run, load_trace
 from tests.runs.otlp import react_trace
 
 
@@ -46,11 +47,11 @@ def test_reading_4n_spans_costs_at_most_4_4_times_n(tmp_path, n):
     assert counted[4 * n] <= 4.4 * counted[n], counted
 
 
-def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
-    n = 4000  # a 2.4 MB file: more than the reader's window, less than what it reads ahead at once
-    path = tmp_path / "trace.json"
+def _traced_load(path: Path, n: int) -> tuple[Run, int, int, list[dict]]:
+    """A ReAct trace of ``n`` spans written to ``path`` and loaded under tracemalloc (a first load keeps imports
+    and caches out of the count): the run, the bytes it holds, the load's peak, and the file's raw spans."""
     path.write_text(json.dumps(react_trace(n)), encoding="utf-8")
-    load_trace(path)  # imports and caches out of the count
+    load_trace(path)
     gc.collect()
     tracemalloc.start()
     try:
@@ -59,6 +60,12 @@ def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
     finally:
         tracemalloc.stop()
     raw = json.loads(path.read_text(encoding="utf-8"))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    return run, held, peak, raw
+
+
+def test_reading_holds_little_more_than_the_run_it_returns(tmp_path):
+    # a 2.4 MB file: more than the reader's window, less than what it reads ahead at once
+    run, held, peak, raw = _traced_load(tmp_path / "trace.json", 4000)
     assert len(run.plan.ids) == sum(
         any(a["key"] == "gen_ai.tool.name" for a in s["attributes"]) for s in raw
     )
@@ -81,17 +88,8 @@ PEAK = 3.0
 def test_the_peak_of_a_load_stays_near_the_run_it_returns(tmp_path):
     n = 5001
     path = tmp_path / "trace.json"
-    path.write_text(json.dumps(react_trace(n)), encoding="utf-8")
+    run, held, peak, raw = _traced_load(path, n)
     size = path.stat().st_size
-    load_trace(path)  # imports and caches out of the count
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run = load_trace(path)
-        held, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    raw = json.loads(path.read_text(encoding="utf-8"))["resourceSpans"][0]["scopeSpans"][0]["spans"]
     tools = [s for s in raw if any(a["key"] == "gen_ai.tool.name" for a in s["attributes"])]
     assert len(run.plan.ids) == len(tools) and len(raw) == n
     assert peak / size <= PEAK, f"load_trace peaked at {peak / size:.2f}x the file's {size} bytes"
