@@ -1,6 +1,6 @@
 """Work counted, not timed, place by place: what the reader scaling tests measure (issue 42, item 8).
 
-Two counts of what one call (a ``load_trace``) does, each compared between an input of n and one of 4n place by
+Three counts of what one call (a ``load_trace``) does, each compared between an input of n and one of 4n place by
 place, so that a quadratic hides neither behind the reader's large linear work nor in C:
 
 - :func:`places`: in Python, the times each line of planviz runs (``sys.settrace``), the calls of each function
@@ -12,18 +12,28 @@ place, so that a quadratic hides neither behind the reader's large linear work n
   over a growing list per span: no Python line shows them, but ``list_contains`` (22,013 -> 327,263
   instructions at 25 -> 100 turns), ``list_index`` (14.7x), ``builtin_any`` (9.5x) or the sort's ``merge_at``
   grow past 8 times.
+- :func:`heap_work`: in bytes, those allocated at each allocation point (its first three C functions) and those
+  read and written in its blocks (valgrind's DHAT, deterministic; a forked child per measured read, less a child
+  that read nothing). A C loop at memcpy or memchr speed (1 to 5 instructions an item) in a function the reader
+  also uses linearly hides in the instruction count (a growing list copied per span: ``list_extend`` 5.0x, under
+  the bar; its n² needs thousands of spans to outweigh the reader's million instructions a span); in bytes its
+  blocks grow with the input. Mutations tried in all 10 readers (2026-12-07, n = 25 turns; each reader's per-span
+  function handed a piece of 24 characters, a span id's size): ``seen = seen + [x]`` and ``seen = list(seen)``
+  per span fail every reader (``list_concat``'s point 15 times the bytes at 4n); a text joined per span
+  (``"".join(parts)``) fails 9 of 10 (Langfuse: 7.0x); one searched per span (``piece in text``) 3 of 10.
 
-Not seen at these sizes (mutations tried, 2026-12-07): C loops at memcpy or memchr speed, 1 to 5 instructions
-an item, in functions the reader also uses linearly: a growing list copied per span (``list_extend`` 5.0x) or a
-growing text joined and searched per span. Their n² needs thousands of spans to outweigh the reader's own
-work (about a million instructions a span), and valgrind runs a hundred times slower than Python.
+Not seen at these sizes: a growing text of short pieces where the reader does much linear string work at the same
+C point (the streamer's and the messages' joins and concatenations, ``PyUnicode_Join``, ``PyUnicode_Concat``):
+a search of a text of 24-character pieces in the OTel span readers, LangGraph's and OTLP's (the point's bytes read
+4 to 5 times more at 4n, the search's among them). And n² small blocks of one size (a copy of every span's small
+objects per span) in bytes: each costs hundreds of instructions to allocate and fill, callgrind's to see.
 
-Both run with :func:`small_buffers`: the JSON streamer's read-ahead (1 MiB) and look-ahead window (64 KiB) cut
+All three run with :func:`small_buffers`: the JSON streamer's read-ahead (1 MiB) and look-ahead window (64 KiB) cut
 to 4 KiB and 1 KiB, so that an input of n spans already streams as a large one does (a file smaller than the
 read-ahead is decoded whole, by other lines: comparing it with a streamed one would compare two readers).
 
-Valgrind is a system package: where it is absent the C count skips, saying so, except under CI (``CI`` set),
-where .ci/run installs it and its absence fails."""
+Valgrind is a system package: where it is absent the C and byte counts skip, saying so, except under CI (``CI``
+set), where .ci/run installs it and its absence fails."""
 
 from __future__ import annotations
 
@@ -101,9 +111,14 @@ def _show(place: tuple) -> str:
 
 
 def assert_linear(
-    small: Counter, big: Counter, what: str, factor: float = 8.0, floor: int = 100
+    small: Counter,
+    big: Counter,
+    what: str,
+    factor: float = 8.0,
+    floor: int = 100,
+    total: float = 5.0,
 ) -> None:
-    """At 4 times the input, the whole works at most 5 times as much and no place (a line, a function,
+    """At 4 times the input, the whole works at most ``total`` (5) times as much and no place (a line, a function,
     ``sorted``) more than ``factor`` times: a place that does n²/k work does 16 times more, one that does 4n - c
     (a step per span but the last c) a little more than 4 (6.2 at n = 50, c = 26: OTel's ends of calls left
     pending). Places that work fewer than ``floor`` times at 4n are left out (a buffer refilled 3 times then 7
@@ -117,8 +132,8 @@ def assert_linear(
         ),
         reverse=True,
     )
-    assert total_big <= 5 * total_small and not grown, (
-        f"{what}: work {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor}x: "
+    assert total_big <= total * total_small and not grown, (
+        f"{what}: work {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor:.3g}x: "
         + "; ".join(f"{_show(k)} {small[k]:,} -> {big[k]:,}" for _, k in grown[:5])
     )
 
@@ -334,6 +349,195 @@ def assert_linear_c(
         reverse=True,
     )
     assert total_big <= 5 * total_small and not grown, (
-        f"{what}: instructions {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor}x: "
+        f"{what}: instructions {total_small:,} -> {total_big:,} at 4x the input; grew more than {factor:.3g}x: "
         + "; ".join(f"{k} {small[k]:,} -> {big[k]:,}" for _, k in grown[:5])
     )
+
+
+# -- bytes: DHAT ----------------------------------------------------------------------------------------------
+
+# What runs under valgrind's DHAT: every case's warm-up read first (imports, compiled patterns, caches), then one
+# forked child per measured read and one that reads nothing (the baseline). DHAT has no switch to collect inside
+# one call, but a forked child inherits its parent's counts and writes its own file at exit: a read's bytes are
+# its child's counts less the baseline child's, point by point. The children do not collect garbage (the cyclic
+# collector's full collections come in steps) and leave by os._exit (no interpreter teardown in the counts).
+_DHAT_HARNESS = """
+import gc, json, os, sys
+from planviz import load_trace
+from planviz.traces import jsonstream
+jsonstream.CHUNK, jsonstream.WINDOW = {chunk}, {window}
+cases = json.loads(sys.argv[1])
+for warm, measured in cases:
+    load_trace(warm)
+gc.collect()
+gc.disable()
+def child(path):
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            if path is not None:
+                load_trace(path)
+        except BaseException as exc:
+            print(exc, file=sys.stderr)
+            code = 1
+        os._exit(code)
+    if os.waitpid(pid, 0)[1] != 0:
+        sys.exit("the read of " + str(path) + " failed under DHAT")
+    return pid
+print(json.dumps([child(None)] + [child(path) for _, measured in cases for path in measured]))
+"""
+
+# the frames of the allocator itself: valgrind's replacements and CPython's raw allocator, above the function that
+# asked for the block
+_ALLOCATING = frozenset(
+    {
+        "malloc",
+        "calloc",
+        "realloc",
+        "memalign",
+        "posix_memalign",
+        "aligned_alloc",
+        "_PyMem_RawMalloc",
+        "_PyMem_RawCalloc",
+        "_PyMem_RawRealloc",
+        "PyMem_RawMalloc",
+        "PyMem_RawCalloc",
+        "PyMem_RawRealloc",
+        "PyMem_Malloc",
+        "PyMem_Calloc",
+        "PyMem_Realloc",
+        "PyObject_Malloc",
+        "PyObject_Calloc",
+        "PyObject_Realloc",
+    }
+)
+# an allocation point: the first C functions under the allocator (a deeper stack tells apart what a Python line,
+# run inside the one evaluation loop, cannot)
+POINT_DEPTH = 3
+BYTES = ("allocated", "read", "written")
+
+
+def _points(path: Path) -> Counter:
+    """A dhat.out file as ``(measure, point)``: bytes allocated, read and written in the blocks allocated at each
+    point, and ``("blocks", point)``, the blocks allocated there."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    names = [re.sub(r"^0x[0-9A-Fa-f]+: (\S+).*$", r"\1", frame) for frame in data["ftbl"]]
+    counts: Counter = Counter()
+    for pp in data["pps"]:
+        point: list[str] = []
+        for i in pp["fs"]:
+            name = names[i]
+            # inlined functions repeat their caller's address: one name once
+            if name not in _ALLOCATING and (not point or point[-1] != name):
+                point.append(name)
+                if len(point) == POINT_DEPTH:
+                    break
+        key = tuple(point)
+        counts["allocated", key] += pp["tb"]
+        counts["read", key] += pp["rb"]
+        counts["written", key] += pp["wb"]
+        counts["blocks", key] += pp["tbk"]
+    return counts
+
+
+def heap_work(cases: list[tuple[Path, list[Path]]]) -> list[list[Counter]]:
+    """For each case (a warm-up file, the files to measure), the bytes each allocation point allocated, and read
+    and wrote in its blocks, in each measured ``load_trace`` (valgrind's DHAT, its counts deterministic); one
+    valgrind run for all, with CPython's allocator replaced by malloc (``PYTHONMALLOC=malloc``: its small-object
+    arenas would hide every block under 512 bytes)."""
+    command = valgrind()
+    with tempfile.TemporaryDirectory() as out:
+        harness = Path(out, "harness.py")
+        harness.write_text(
+            _DHAT_HARNESS.format(chunk=SMALL_CHUNK, window=SMALL_WINDOW), encoding="utf-8"
+        )
+        arg = json.dumps([[str(w), [str(p) for p in ps]] for w, ps in cases])
+        done = subprocess.run(
+            [
+                command,
+                "--tool=dhat",
+                f"--num-callers={POINT_DEPTH + 3}",
+                f"--dhat-out-file={out}/dhat.%p",
+                sys.executable,
+                str(harness),
+                arg,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={
+                **os.environ,
+                "PYTHONHASHSEED": "0",
+                "PYTHONPATH": str(ROOT),
+                "PYTHONMALLOC": "malloc",
+            },
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        base, *pids = json.loads(done.stdout.strip().splitlines()[-1])
+        baseline = _points(Path(out, f"dhat.{base}"))
+        reads = []
+        for pid in pids:
+            counts = _points(Path(out, f"dhat.{pid}"))
+            counts.subtract(baseline)
+            reads.append(Counter({k: v for k, v in counts.items() if v > 0}))
+    if not any(name in key[1] for read in reads for key in read for name in _HEAP_CANARIES):
+        _cannot(
+            f"{sys.executable} has no symbols for its static C functions (a stripped build): DHAT cannot tell "
+            "list_resize from the rest; install its debug symbols (Debian: `apt-get install python3-dbg`, "
+            ".ci/run does) or use a Python built with them (from source, pyenv's included)"
+        )
+    it = iter(reads)
+    return [[next(it) for _ in ps] for _, ps in cases]
+
+
+# static C functions of CPython every read allocates in: named in the points only when the interpreter has symbols
+_HEAP_CANARIES = frozenset({"list_resize", "new_keys_object"})
+
+
+def assert_linear_bytes(
+    small: Counter,
+    big: Counter,
+    what: str,
+    total: float = 4.5,
+    factor: float = 8.0,
+    share: float = 1e-4,
+    size: float = 1.5,
+) -> None:
+    """At 4 times the input, the bytes allocated, read and written in all grow at most ``total`` times (3.98 the
+    most seen on the 10 readers: a linear reader with a fixed part grows 4 times or less), and no allocation point's
+    bytes allocated or read more than ``factor`` times where its blocks grew: their mean size at least ``size``
+    times. A copy of what was read so far, per span (a list, a text), allocates blocks that grow with the input, and
+    a search of a growing text reads a block that grows: at 4n their point's bytes grow up to 16 times, its blocks'
+    mean size up to 4 times. Left out, among points holding less than ``share`` of the bytes at 4n: nothing else.
+    Left out as no trend: a point that allocated nothing at n (a threshold crossed: the sort's merge buffer past 64
+    items), and one whose blocks kept their size (integers past 256 leave CPython's small-int cache, a free list
+    runs dry: more blocks, each read as often; n² small blocks are callgrind's to see, each costs hundreds of
+    instructions). Bytes written are in the totals only: a copy writes what it allocates, and a sort writes in
+    place n log n times (n² up to 64 items, its insertion sort)."""
+    grown = []
+    for measure in BYTES:
+        total_small = sum(v for k, v in small.items() if k[0] == measure)
+        total_big = sum(v for k, v in big.items() if k[0] == measure)
+        if total_big > total * total_small:
+            grown.append(f"all bytes {measure} {total_small:,} -> {total_big:,}")
+        if measure == "written":
+            continue
+        for key, b in big.items():
+            s, point = small[key], key[1]
+            if key[0] != measure or s == 0 or b <= factor * s or b < share * total_big:
+                continue
+            blocks_small, blocks_big = small["blocks", point], big["blocks", point]
+            if not blocks_small or not blocks_big:
+                continue
+            mean_small = small["allocated", point] / blocks_small
+            mean_big = big["allocated", point] / blocks_big
+            if mean_big >= size * mean_small:
+                grown.append(
+                    f"bytes {measure} in the blocks of {' < '.join(point)} {s:,} -> {b:,} "
+                    f"({blocks_small:,} -> {blocks_big:,} blocks of {mean_small:,.0f} -> "
+                    f"{mean_big:,.0f} bytes)"
+                )
+    assert not grown, f"{what}: at 4x the input, grew more than linearly: " + "; ".join(grown[:5])

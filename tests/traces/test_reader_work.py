@@ -9,7 +9,11 @@ from real files; planviz's own JSON Lines, written by ``save_trace``; OTel GenAI
   seen_list`` per span fails it: ``list_contains`` runs 16 times more).
 
 Both with the streamer's buffers cut so that n turns already stream (tests/work.py ``small_buffers``). The C count
-needs valgrind: skipped where it is absent, failed under CI (``CI`` set: .ci/run installs it)."""
+needs valgrind: skipped where it is absent, failed under CI (``CI`` set: .ci/run installs it). The same readers'
+bytes (DHAT): tests/traces/test_reader_bytes.py.
+
+A history whose output outgrows its input (LangGraph, every 6th checkpoint forking from the one 8 back: n² status
+changes) is held to its output: no line works more than twice as fast as the output grows."""
 
 from __future__ import annotations
 
@@ -21,7 +25,14 @@ import pytest
 import planviz
 from tests.test_bad_input_4 import _chain, _chain_plan
 from tests.traces.test_reader_scaling import SHAPES, _build
-from tests.work import assert_linear, assert_linear_c, c_work, places, small_buffers, valgrind
+from tests.work import (
+    assert_linear,
+    assert_linear_c,
+    c_work,
+    places,
+    small_buffers,
+    valgrind,
+)
 
 
 def _own(n: int, path: Path) -> None:
@@ -130,3 +141,67 @@ def test_without_valgrind_the_c_count_skips_and_under_ci_fails(monkeypatch, ci):
     expected = pytest.fail.Exception if ci else pytest.skip.Exception
     with pytest.raises(expected, match="valgrind is not installed"):
         work.valgrind()
+
+
+def _fork_back_8(n: int) -> list:
+    """A LangGraph history of ``n`` checkpoints where every 6th forks from the one 8 back, onto the branch before
+    the current one (benchmarks/bench_langgraph.py, "fork back 8"): each fork voids about half the current path
+    and takes the other half back as done, so the run's output (its status changes, its versions' steps) grows as
+    n², while the input grows as n."""
+
+    def snap(k: int) -> dict:
+        parent = None if k == 0 else k - 8 if k % 6 == 0 and k >= 8 else k - 1
+        r = {
+            "values": {"x": k},
+            "next": [f"n{(k + 1) % 50}"],
+            "config": {"configurable": {"thread_id": "t", "checkpoint_id": f"c{k}"}},
+            "metadata": {"source": "loop", "step": k},
+            "created_at": f"2025-01-01T00:{k // 60_000 % 60:02d}:{k // 1000 % 60:02d}.{k % 1000:03d}000+00:00",
+            "tasks": [{"id": f"t{k}", "name": f"n{k % 50}", "error": None, "interrupts": []}],
+        }
+        if parent is not None:
+            r["parent_config"] = {"configurable": {"thread_id": "t", "checkpoint_id": f"c{parent}"}}
+        return r
+
+    return [snap(k) for k in range(n)]
+
+
+def test_a_forked_history_costs_its_output_not_more(tmp_path):
+    """A history whose output grows faster than its input (fork back 8) is read in work proportional to what it
+    outputs: the checkpoints read, the status changes of its events, the steps of its plan versions. At 4n the
+    output grows about 14 times and the work (tests/work.py ``places``) 5 times (a fixed part per checkpoint
+    beside the output's): no place may grow more than twice the output's growth (the walks down the versions a
+    fork shares, ``langgraphversions._common``/``_ids``, the closest: 1.3 times), nor the whole more than the
+    output. A scan of a version's whole step list per status change grows with the output times the steps."""
+    n = 250
+    files = []
+    for size in (30, n, 4 * n):
+        path = tmp_path / f"fork_back_{size}.json"
+        path.write_text(json.dumps(_fork_back_8(size)), encoding="utf-8")
+        files.append(path)
+    with small_buffers():
+        planviz.load_trace(files[0])
+        work = [places(lambda p=p: planviz.load_trace(p)) for p in files[1:]]
+    outputs = []
+    for path in files[1:]:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        forks = sum(
+            1
+            for r in raw
+            if "parent_config" in r
+            and r["parent_config"]["configurable"]["checkpoint_id"]
+            != f"c{int(r['config']['configurable']['checkpoint_id'][1:]) - 1}"
+        )
+        run = planviz.load_trace(path)
+        assert len(run.plans) == 1 + forks, (len(run.plans), forks)  # one version per fork read
+        outputs.append(
+            len(raw)
+            + sum(len(e.changes) for e in run.events)
+            + sum(len(p.steps) for p in run.plans)
+        )
+    growth = outputs[1] / outputs[0]
+    assert growth > 8, (
+        outputs
+    )  # the output does grow faster than the input: what this test is about
+    small, big = work
+    assert_linear(small, big, "fork back 8", factor=2 * growth, floor=4 * n, total=growth)
