@@ -18,15 +18,18 @@ place, so that a quadratic hides neither behind the reader's large linear work n
   also uses linearly hides in the instruction count (a growing list copied per span: ``list_extend`` 5.0x, under
   the bar; its n² needs thousands of spans to outweigh the reader's million instructions a span); in bytes its
   blocks grow with the input. Mutations tried in all 10 readers (2026-12-07, n = 25 turns; each reader's per-span
-  function handed a piece of 24 characters, a span id's size): ``seen = seen + [x]`` and ``seen = list(seen)``
-  per span fail every reader (``list_concat``'s point 15 times the bytes at 4n); a text joined per span
-  (``"".join(parts)``) fails 9 of 10 (Langfuse: 7.0x); one searched per span (``piece in text``) 3 of 10.
+  function handed a piece of 24 characters, a span id's size, or of 384): ``seen = seen + [x]`` and
+  ``seen = list(seen)`` per span fail every reader (``list_concat``'s point 11k -> 163k bytes at 4n in most);
+  a text joined per span (``"".join(parts)``) fails 9 of 10 with 24-character pieces (Langfuse passes: 7.0x) and
+  all with 384; one extended per span by a copy (``text += piece``, no in-place resize) 6 of 10 with 24 (the
+  OpenInference, Phoenix and both OTel JS readers pass: 5.7 to 6.9x) and all with 384.
 
 Not seen at these sizes: a growing text of short pieces where the reader does much linear string work at the same
-C point (the streamer's and the messages' joins and concatenations, ``PyUnicode_Join``, ``PyUnicode_Concat``):
-a search of a text of 24-character pieces in the OTel span readers, LangGraph's and OTLP's (the point's bytes read
-4 to 5 times more at 4n, the search's among them). And n² small blocks of one size (a copy of every span's small
-objects per span) in bytes: each costs hundreds of instructions to allocate and fill, callgrind's to see.
+C point (the streamer's and the messages' joins and concatenations, ``PyUnicode_Join``, ``PyUnicode_Concat``), above
+all a search of a growing text per span (``piece in text``, or ``"\\n" in text`` scanned by memchr): caught in
+Langfuse, MLflow and planviz's own reader only (the search's bytes read, 27k -> 372k, among the streamer's 0.3 to
+0.9 MB at n). And n² small blocks of one size (a copy of every span's small objects per span) in bytes: each costs
+hundreds of instructions to allocate and fill, callgrind's to see.
 
 All three run with :func:`small_buffers`: the JSON streamer's read-ahead (1 MiB) and look-ahead window (64 KiB) cut
 to 4 KiB and 1 KiB, so that an input of n spans already streams as a large one does (a file smaller than the
