@@ -418,6 +418,9 @@ _ALLOCATING = frozenset(
 # an allocation point: the first C functions under the allocator (a deeper stack tells apart what a Python line,
 # run inside the one evaluation loop, cannot)
 POINT_DEPTH = 3
+# the stack valgrind unwinds at each allocation: the allocator's frames above those three, no more (each frame
+# unwound costs time at every malloc)
+NUM_CALLERS = POINT_DEPTH + 3
 BYTES = ("allocated", "read", "written")
 
 
@@ -461,7 +464,7 @@ def heap_work(cases: list[tuple[Path, list[Path]]]) -> list[list[Counter]]:
             [
                 command,
                 "--tool=dhat",
-                f"--num-callers={POINT_DEPTH + 3}",
+                f"--num-callers={NUM_CALLERS}",
                 f"--dhat-out-file={out}/dhat.%p",
                 sys.executable,
                 str(harness),
