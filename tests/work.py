@@ -415,8 +415,8 @@ _ALLOCATING = frozenset(
         "PyObject_Realloc",
     }
 )
-# an allocation point: the first C functions under the allocator (a deeper stack tells apart what a Python line,
-# run inside the one evaluation loop, cannot)
+# an allocation point: the first three C functions under the allocator (below them comes the evaluation loop, the
+# same for every Python line: a copy in a reader shares its point with the same copy anywhere else)
 POINT_DEPTH = 3
 # the stack valgrind unwinds at each allocation: the allocator's frames above those three, no more (each frame
 # unwound costs time at every malloc)
