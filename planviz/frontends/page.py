@@ -137,7 +137,7 @@ def gzip_script(data: Any) -> bytes:
     if _GZIP_HEADER is None:
         return gzip.compress(script_bytes(data), compresslevel=GZIP_LEVEL, mtime=0)
     packer = _Packer()
-    _pieces(data, packer, _DEPTH)
+    _pieces(data, packer, _DEPTH, tables=True)
     return packer.close()
 
 
@@ -155,19 +155,30 @@ def _shown(text: str) -> str:
     return _SHOWN.sub(lambda m: SHOWN_IN_PAGES[ord(m.group())], text)
 
 
-def _pieces(value: Any, out: list[str] | _Packer, depth: int) -> None:
+def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = False) -> None:
     """The text of ``json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)`` with
     :func:`_shown`, appended to ``out`` in pieces: a dict of text keys key by key (sorted, as json.dumps sorts
     them), a list of plain integers as its repr (the same text, faster), anything else by json.dumps; so the
-    search for characters to show skips the (ASCII) columns of numbers."""
+    search for characters to show skips the (ASCII) columns of numbers. ``tables``: ``value`` is the page data
+    (:func:`~planviz.frontends.pagedata.encode_page`), whose tables' lists of integers are written without a look
+    at each item (:func:`_column_pieces`)."""
     kind = type(value)
     if kind is dict and depth and value and set(map(type, value)) == {str}:
+        table = (
+            tables and "@table" in value
+        )  # a table of the page data (pagedata.py): its columns are known
         sep = "{"
         for key in sorted(value):
             out.append(sep)
             out.append(_shown(_TEXT(key)))
             out.append(": ")
-            _pieces(value[key], out, depth - 1)
+            item = value[key]
+            if table and (key == "col" or key == "keys") and type(item) is dict:
+                _column_pieces(item, out)
+            elif table and key == "cols" and type(item) is dict and item:
+                _columns_pieces(item, out)
+            else:
+                _pieces(item, out, depth - 1, tables)
             sep = ", "
         out.append("}")
     elif kind is list and set(map(type, value)) == {int}:
@@ -185,6 +196,50 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int) -> None:
         out.append("]")
     else:
         out.append(_shown(json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)))
+
+
+#: The lists of integers a column of the page data holds (pagedata.py ``_column``: deltas, counts, absent rows,
+#: indices into the string table), each made of plain integers by the encoder.
+_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs"})
+
+
+def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
+    """:func:`_pieces` of a table's columns by name (a records or mapping table's ``cols``)."""
+    if set(map(type, cols)) != {str}:
+        _pieces(cols, out, 1)
+        return
+    sep = "{"
+    for key in sorted(cols):
+        out.append(sep)
+        out.append(_shown(_TEXT(key)))
+        out.append(": ")
+        item = cols[key]
+        if type(item) is dict:
+            _column_pieces(item, out)
+        else:
+            _pieces(item, out, 1)
+        sep = ", "
+    out.append("}")
+
+
+def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
+    """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
+    look at each item's type: the encoder made them of integers), the rest as :func:`_pieces` writes it."""
+    if not column or set(map(type, column)) != {str}:
+        _pieces(column, out, 1)
+        return
+    sep = "{"
+    for key in sorted(column):
+        out.append(sep)
+        out.append(_shown(_TEXT(key)))
+        out.append(": ")
+        item = column[key]
+        if key in _INT_LISTS and type(item) is list:
+            out.append(repr(item))
+        else:
+            _pieces(item, out, 1)
+        sep = ", "
+    out.append("}")
 
 
 def _json_text(data: Any) -> str:
