@@ -39,6 +39,7 @@ from operator import contains, itemgetter, not_, sub
 from typing import Any
 
 from planviz.errors import show_value
+from planviz.plan.bulk import paused_gc
 
 __all__ = [
     "encode_page",
@@ -381,5 +382,7 @@ def encode_page(snapshot: dict[str, Any]) -> dict[str, Any]:
     "strings", "page"}``, where ``page`` is the snapshot with its long lists stored as tables of columns (see
     the module's docstring and ``pagedata.schema.json``)."""
     strings = _Strings()
-    page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings)
+    # hundreds of thousands of small containers, none in a cycle (the widget encodes with the collector on)
+    with paused_gc():
+        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings)
     return {"format": FORMAT, "version": VERSION, "strings": list(strings.ids), "page": page}

@@ -31,6 +31,7 @@ from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
 from planviz.pictures.gantt import gantt_svg, lane_columns
 from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
+from planviz.plan.bulk import paused_gc
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.runs.summary.runsummary import run_summary
 
@@ -177,6 +178,14 @@ def run_snapshot(
             "this run has no events, so there is nothing to step through; "
             "simulate or record at least one event first"
         )
+    # hundreds of thousands of small containers, none in a cycle (the explorer makes it with the collector on)
+    with paused_gc():
+        return _run_snapshot(run, progress, render_options)
+
+
+def _run_snapshot(
+    run: Any, progress: ProgressCallback | None, render_options: dict[str, Any]
+) -> dict[str, Any]:
     # held while the snapshot is made: its pictures, timeline and metrics share it
     summary = run_summary(run)
     data, pictures = delta_table(run, progress, **render_options)
