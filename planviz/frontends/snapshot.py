@@ -19,7 +19,6 @@ with events x steps. It also holds the event log, the details of each step
 from __future__ import annotations
 
 import math
-from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any, Sequence
 
@@ -77,43 +76,62 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
     what was said and done there (:func:`~planviz.frontends.calldetails.step_story`: its arguments, its result,
     its error when its last attempt failed, the model calls that led to it), its attempts and their events the
     front end reads from the log; made a column at a time (:func:`~planviz.frontends.calldetails.story_columns`),
-    then zipped into a record per step."""
-    steps, arguments, status, error, result, calls, ended = story_columns(run)
-    columns = (
-        list(map(_ACTION, steps)),
-        [tool or "" for tool in map(_TOOL, steps)],
-        [kind or "" for kind in map(_STEP_KIND, steps)],
-        arguments,
-        list(map(list, map(_REQUIRES, steps))),
-        list(map(list, map(_PRODUCES, steps))),
-        list(map(_EVIDENCE, steps)),
-        list(map(list, map(_DEPENDS_ON, steps))),
-        list(map(_DURATION, steps)),
-        [list(map(list, map(_CALL, said))) if said else [] for said in calls],
-        status,
-        error,
-        result,
-        ended,
-    )
-    return dict(zip(map(_ID, steps), map(dict, map(zip, repeat(_DETAIL_KEYS), zip(*columns)))))
+    then made into a record per step."""
+    steps, arguments, statuses, errors, results, calls, ended = story_columns(run)
+    # a dict display per step (three times as fast as a dict from pairs), its keys in this order
+    return {
+        sid: {
+            "action": action,
+            "tool": tool or "",
+            "kind": kind or "",
+            "arguments": args,
+            "requires": list(requires),
+            "produces": list(produces),
+            "evidence": evidence,
+            "depends_on": list(depends_on),
+            "duration": duration,
+            "calls": list(map(list, map(_CALL, said))) if said else [],
+            "status": status,
+            "error": error,
+            "result": result,
+            "ended": end,
+        }
+        for (
+            sid,
+            action,
+            tool,
+            kind,
+            args,
+            requires,
+            produces,
+            evidence,
+            depends_on,
+            duration,
+            said,
+            status,
+            error,
+            result,
+            end,
+        ) in zip(
+            map(_ID, steps),
+            map(_ACTION, steps),
+            map(_TOOL, steps),
+            map(_STEP_KIND, steps),
+            arguments,
+            map(_REQUIRES, steps),
+            map(_PRODUCES, steps),
+            map(_EVIDENCE, steps),
+            map(_DEPENDS_ON, steps),
+            map(_DURATION, steps),
+            calls,
+            statuses,
+            errors,
+            results,
+            ended,
+        )
+    }
 
 
-_DETAIL_KEYS = (
-    "action",
-    "tool",
-    "kind",
-    "arguments",
-    "requires",
-    "produces",
-    "evidence",
-    "depends_on",
-    "duration",
-    "calls",
-    "status",
-    "error",
-    "result",
-    "ended",
-)
 _ID, _ACTION, _TOOL, _STEP_KIND, _REQUIRES, _PRODUCES, _EVIDENCE, _DEPENDS_ON, _DURATION = map(
     attrgetter,
     (
