@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterator, cast
+from itertools import repeat
+from operator import attrgetter
+from typing import Any, Callable, cast
 
 from planviz.io.syntax import show_value
 
-__all__ = ["step_story", "run_turns", "value_text", "MAX_TEXT"]
+__all__ = ["step_story", "story_columns", "run_turns", "value_text", "MAX_TEXT"]
 
 #: The longest text kept for one value (a result, an error, a model's input or output, a turn).
 MAX_TEXT = 20_000
@@ -32,6 +34,7 @@ _INDENTED_ANY = json.JSONEncoder(ensure_ascii=False, indent=2).encode
 _SCALARS = (str, int, float, bool, type(None))
 _TEXT = json.encoder.encode_basestring  # what that encoder writes for a string (ensure_ascii=False)
 _KEYWORDS = {True: "true", False: "false", None: "null"}
+_STR = {str}
 
 
 def _one_line(value: Any) -> str:
@@ -52,20 +55,39 @@ def _one_line(value: Any) -> str:
     return _ONE_LINE_ANY(value)
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _flat_encoder() -> Callable[[Any], str]:
+    """The C encoder of ``json.dumps(value, ensure_ascii=False, separators=(",\\n  ", ": "))`` made once, for flat
+    values (no container inside, so no cycle to look for): ``JSONEncoder.encode`` makes it anew for every value,
+    which costs twice the writing of a small one."""
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+    if make is None:  # no C accelerator: the encoder's own way
+        return json.JSONEncoder(ensure_ascii=False, separators=(",\n  ", ": ")).encode
+    encode = make(
+        None, _refuse, json.encoder.encode_basestring, None, ": ", ",\n  ", False, False, True
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+_FLAT_ITEMS = _flat_encoder()
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
 def _indented(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=2)``: a flat mapping with text keys, or a flat list, of
-    scalars (most results: ``{"id": "result-2", "n": 2}``) written from its items' one-line JSON (C-encoded), the
-    same text the indenting encoder (pure Python) writes; anything else by that encoder."""
+    scalars (most results: ``{"id": "result-2", "n": 2}``) written by the C encoder on one line with the indented
+    text's separator between items (``",\\n  "``: a separator inside a string is escaped there), its brackets
+    then put on lines of their own: the same text the indenting encoder (pure Python) writes; anything else by
+    that encoder."""
     kind = type(value)
     if kind is dict and value:
-        if all(type(k) is str for k in value) and all(type(v) in _SCALARS for v in value.values()):
-            return (
-                "{\n  "
-                + ",\n  ".join(f"{_one_line(k)}: {_one_line(v)}" for k, v in value.items())
-                + "\n}"
-            )
-    elif kind is list and value and all(type(v) in _SCALARS for v in value):
-        return "[\n  " + ",\n  ".join(map(_one_line, value)) + "\n]"
+        if set(map(type, value)) == _STR and set(map(type, value.values())) <= _SCALAR_TYPES:
+            return "{\n  " + _FLAT_ITEMS(value)[1:-1] + "\n}"
+    elif kind is list and value and set(map(type, value)) <= _SCALAR_TYPES:
+        return "[\n  " + _FLAT_ITEMS(value)[1:-1] + "\n]"
     return _INDENTED_ANY(value)
 
 
@@ -155,6 +177,30 @@ def _endings(run: Any) -> dict[str, tuple[Any, Any]]:
 _NEVER = (None, None)
 
 
+def _argument_rows(arguments: Any) -> list[list[str]]:
+    """A step's arguments as ``[name, value as text]`` rows, sorted: :func:`value_text` ``quoted`` of each value,
+    a text or an integer written here at once (most arguments)."""
+    rows = []
+    for k, v in sorted(arguments.items()):
+        kind = type(v)
+        if kind is str:
+            text = _TEXT(v)
+        elif kind is int:
+            text = int.__repr__(v)
+        else:
+            rows.append([str(k), value_text(v, quoted=True)])
+            continue
+        rows.append(
+            [
+                k if type(k) is str else str(k),
+                text
+                if len(text) <= MAX_TEXT
+                else f"{text[:MAX_TEXT]}... ({len(text) - MAX_TEXT} more characters)",
+            ]
+        )
+    return rows
+
+
 def step_story(run: Any) -> dict[str, dict[str, Any]]:
     """What was said and done at each step of ``run`` (every plan version's steps; the latest version's wins):
     ``arguments`` (``[name, value as text]``, sorted), ``status`` (how its last attempt ended: ``done``,
@@ -164,54 +210,55 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
-    out: dict[str, dict[str, Any]] = {}
-    for s, arguments, status, error, result, calls, ended in each_step_story(run):
-        out[s.id] = {
-            "arguments": arguments,
-            "status": status,
-            "error": error,
-            "result": result,
-            "calls": calls,
-            "ended": ended,
-        }
-    return out
+    steps, *told = story_columns(run)
+    return dict(zip(map(_ID, steps), map(dict, map(zip, repeat(_TOLD), zip(*told)))))
 
 
-def each_step_story(run: Any) -> Iterator[tuple[Any, list[list[str]], str, Any, Any, Any, Any]]:
-    """:func:`step_story` as it is worked out: for each step of each plan version in turn (a later version's
-    step again), ``(step, arguments, status, error, result, calls, ended)``; the snapshot's details read it
-    without a story dict per step."""
+_TOLD = ("arguments", "status", "error", "result", "calls", "ended")
+_ID = attrgetter("id")
+
+
+def story_columns(
+    run: Any,
+) -> tuple[list[Any], list[list[list[str]]], list[str], list[Any], list[Any], list[Any], list[Any]]:
+    """:func:`step_story` as columns, one item per step id (in order of first appearance; each the latest plan
+    version's step): ``(steps, arguments, status, error, result, calls, ended)``; the snapshot's details read them
+    without a story dict per step, and each story is worked out once per step, not once per version holding it."""
     calls = _calls(run)
     ends = _endings(run)
+    latest: dict[str, Any] = {}
     for plan in run.plans:
-        for s in plan.steps:
-            sid = s.id
-            end, returned = ends.get(sid, _NEVER)
-            error = None
-            if end is None:
-                status = "started, no end recorded" if sid in ends else "not started"
-            elif end.kind == "fail":
-                status = "failed"
-                data = end.observation.data if end.observation is not None else {}
-                error = (
-                    value_text(data["error"])
-                    if data.get("error") is not None
-                    else str(end.message or "failed")
-                )
-            else:
-                status = "done"
-            arguments = s.arguments
-            yield (
-                s,
-                [[str(k), value_text(v, quoted=True)] for k, v in sorted(arguments.items())]
-                if arguments
-                else [],
-                status,
-                error,
-                None if returned is None else value_text(returned.data["result"]),
-                calls.get(sid, []),
-                None if end is None else int(end.index),
+        latest.update(zip(map(_ID, plan.steps), plan.steps))
+    steps = list(latest.values())
+    statuses: list[str] = []
+    errors: list[Any] = []
+    results: list[Any] = []
+    ended: list[Any] = []
+    for sid in latest:
+        end, returned = ends.get(sid, _NEVER)
+        error = None
+        if end is None:
+            status = "started, no end recorded" if sid in ends else "not started"
+        elif end.kind == "fail":
+            status = "failed"
+            data = end.observation.data if end.observation is not None else {}
+            error = (
+                value_text(data["error"])
+                if data.get("error") is not None
+                else str(end.message or "failed")
             )
+        else:
+            status = "done"
+        statuses.append(status)
+        errors.append(error)
+        results.append(None if returned is None else value_text(returned.data["result"]))
+        ended.append(None if end is None else int(end.index))
+    arguments = [_argument_rows(a) if a else [] for a in map(_ARGUMENTS, steps)]
+    told = [calls.get(sid, []) for sid in latest]
+    return steps, arguments, statuses, errors, results, told, ended
+
+
+_ARGUMENTS = attrgetter("arguments")
 
 
 def run_turns(run: Any) -> list[list[Any]]:

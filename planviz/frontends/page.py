@@ -24,6 +24,8 @@ import gzip
 import hashlib
 import json
 import re
+import struct
+import zlib
 from importlib.resources import files
 from itertools import filterfalse
 from typing import Any
@@ -65,7 +67,82 @@ def script_bytes(data: Any) -> bytes:
     return raw.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
 
 
+def _gzip_header() -> bytes | None:
+    """The gzip header :func:`gzip.compress` writes at :data:`GZIP_LEVEL` with ``mtime=0``, when its
+    output is that header, the raw deflate stream and the CRC-32 and length trailer (what :func:`gzip_script`
+    writes); None when this Python's gzip writes otherwise (then the page is compressed in one go)."""
+    sample = b"<planviz>" * 3
+    whole = gzip.compress(sample, compresslevel=GZIP_LEVEL, mtime=0)
+    header = gzip.compress(b"", compresslevel=GZIP_LEVEL, mtime=0)[:10]
+    trailer = struct.pack("<LL", zlib.crc32(sample), len(sample))
+    deflate = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -15)
+    body = deflate.compress(sample) + deflate.flush()
+    return header if whole == header + body + trailer else None
+
+
+_GZIP_HEADER = _gzip_header()
+_CHUNK = 1 << 20  # characters of the page's text escaped, encoded and compressed at a time
+
+
+class _Packer:
+    """The sink :func:`_pieces` appends the page's text to: each megabyte (or bigger piece, a megabyte at a time)
+    escaped, encoded and compressed as it comes, so no more of the text is held than that."""
+
+    def __init__(self) -> None:
+        self.deflate = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -15)
+        self.out: list[bytes] = [_GZIP_HEADER or b""]
+        self.crc = self.size = self.held = 0
+        self.batch: list[str] = []
+
+    def append(self, piece: str) -> None:
+        if len(piece) < _CHUNK:
+            self.batch.append(piece)
+            self.held += len(piece)
+            if self.held >= _CHUNK:
+                self.flush()
+            return
+        self.flush()
+        for start in range(0, len(piece), _CHUNK):
+            self.feed(piece[start : start + _CHUNK])
+
+    def flush(self) -> None:
+        if self.batch:
+            self.feed("".join(self.batch))
+            self.batch, self.held = [], 0
+
+    def feed(self, text: str) -> None:
+        raw = text.encode("utf-8")
+        raw = raw.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+        self.crc = zlib.crc32(raw, self.crc)
+        self.size += len(raw)
+        self.out.append(self.deflate.compress(raw))
+
+    def close(self) -> bytes:
+        self.flush()
+        self.out.append(self.deflate.flush())
+        self.out.append(struct.pack("<LL", self.crc, self.size & 0xFFFFFFFF))
+        return b"".join(self.out)
+
+
+def gzip_script(data: Any) -> bytes:
+    """``gzip.compress(script_bytes(data), compresslevel=GZIP_LEVEL, mtime=0)``, the same bytes, without the whole
+    text or its bytes ever made: the text's pieces (:func:`_pieces`) are escaped, encoded and compressed a
+    megabyte at a time as they are written, into one deflate stream (deflate writes the same stream however its
+    input is cut). A 100k-span page is 54 MB of JSON: its text, its bytes and their escaped copies were a quarter
+    of a GB of memory, each fresh (the system's time to hand over its pages included).
+
+    >>> gzip.decompress(gzip_script({"a": "<b>"})) == script_bytes({"a": "<b>"})
+    True
+    """
+    if _GZIP_HEADER is None:
+        return gzip.compress(script_bytes(data), compresslevel=GZIP_LEVEL, mtime=0)
+    packer = _Packer()
+    _pieces(data, packer, _DEPTH, tables=True)
+    return packer.close()
+
+
 _TEXT = json.encoder.encode_basestring  # a string as json.dumps(ensure_ascii=False) writes it
+_SLICE = 20_000  # strings of a list of them written at a time
 _DEPTH = 8  # how deep _pieces goes into dicts before json.dumps takes the rest (a cycle: its error, not recursion)
 
 
@@ -78,32 +155,91 @@ def _shown(text: str) -> str:
     return _SHOWN.sub(lambda m: SHOWN_IN_PAGES[ord(m.group())], text)
 
 
-def _pieces(value: Any, out: list[str], depth: int) -> None:
+def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = False) -> None:
     """The text of ``json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)`` with
     :func:`_shown`, appended to ``out`` in pieces: a dict of text keys key by key (sorted, as json.dumps sorts
     them), a list of plain integers as its repr (the same text, faster), anything else by json.dumps; so the
-    search for characters to show skips the (ASCII) columns of numbers."""
+    search for characters to show skips the (ASCII) columns of numbers. ``tables``: ``value`` is the page data
+    (:func:`~planviz.frontends.pagedata.encode_page`), whose tables' lists of integers are written without a look
+    at each item (:func:`_column_pieces`)."""
     kind = type(value)
     if kind is dict and depth and value and set(map(type, value)) == {str}:
+        table = (
+            tables and "@table" in value
+        )  # a table of the page data (pagedata.py): its columns are known
         sep = "{"
         for key in sorted(value):
             out.append(sep)
             out.append(_shown(_TEXT(key)))
             out.append(": ")
-            _pieces(value[key], out, depth - 1)
+            item = value[key]
+            if table and (key == "col" or key == "keys") and type(item) is dict:
+                _column_pieces(item, out)
+            elif table and key == "cols" and type(item) is dict and item:
+                _columns_pieces(item, out)
+            else:
+                _pieces(item, out, depth - 1, tables)
             sep = ", "
         out.append("}")
     elif kind is list and set(map(type, value)) == {int}:
         out.append(repr(value))
-    elif kind is list and set(map(type, value)) == {
-        str
-    }:  # the string table: its non-ASCII strings searched
-        text = json.dumps(value, ensure_ascii=False)
-        if _SHOWN.search("".join(filterfalse(str.isascii, value))) is not None:
-            text = _shown(text)
-        out.append(text)
+    elif kind is list and set(map(type, value)) == {str}:
+        # the string table: its non-ASCII strings searched; written a slice at a time (json.dumps joins its
+        # items with ", "), so a big one is never one text of tens of MB
+        shown = _SHOWN.search("".join(filterfalse(str.isascii, value))) is not None
+        sep = "["
+        for start in range(0, len(value), _SLICE):
+            text = json.dumps(value[start : start + _SLICE], ensure_ascii=False)
+            out.append(sep)
+            out.append(_shown(text[1:-1]) if shown else text[1:-1])
+            sep = ", "
+        out.append("]")
     else:
         out.append(_shown(json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)))
+
+
+#: The lists of integers a column of the page data holds (pagedata.py ``_column``: deltas, counts, absent rows,
+#: indices into the string table), each made of plain integers by the encoder.
+_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs"})
+
+
+def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
+    """:func:`_pieces` of a table's columns by name (a records or mapping table's ``cols``)."""
+    if set(map(type, cols)) != {str}:
+        _pieces(cols, out, 1)
+        return
+    sep = "{"
+    for key in sorted(cols):
+        out.append(sep)
+        out.append(_shown(_TEXT(key)))
+        out.append(": ")
+        item = cols[key]
+        if type(item) is dict:
+            _column_pieces(item, out)
+        else:
+            _pieces(item, out, 1)
+        sep = ", "
+    out.append("}")
+
+
+def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
+    """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
+    look at each item's type: the encoder made them of integers), the rest as :func:`_pieces` writes it."""
+    if not column or set(map(type, column)) != {str}:
+        _pieces(column, out, 1)
+        return
+    sep = "{"
+    for key in sorted(column):
+        out.append(sep)
+        out.append(_shown(_TEXT(key)))
+        out.append(": ")
+        item = column[key]
+        if key in _INT_LISTS and type(item) is list:
+            out.append(repr(item))
+        else:
+            _pieces(item, out, 1)
+        sep = ", "
+    out.append("}")
 
 
 def _json_text(data: Any) -> str:
@@ -227,10 +363,10 @@ def module_page(
     without the strings the no-script view holds
     (:func:`shared_slot`)."""
     script = page_script()
-    raw = script_bytes(encode_page(_share(snapshot, noscript)))
+    packed = gzip_script(encode_page(_share(snapshot, noscript)))
     data = (
         '<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
-        + base64.b64encode(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
+        + base64.b64encode(packed).decode("ascii")
         + "</script>"
     )
 

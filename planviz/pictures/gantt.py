@@ -235,18 +235,18 @@ def lane_columns(run: Any) -> dict[str, Any]:
             map(itemgetter(0), attempts),
         )
     )
+    lane_names: dict[Any, str] = {}  # each model's lane name, made once per model
     for step, c in model_calls(run):
         at, took = c.get("time"), c.get("duration")
         if isinstance(at, (int, float)) and isinstance(took, (int, float)):
-            calls.append(
-                (
-                    "model: " + str(c.get("model") or "?"),
-                    float(at),
-                    float(at) + float(took),
-                    "model",
-                    step,
-                )
-            )
+            model = c.get("model")
+            name = lane_names.get(model) if type(model) is str else None
+            if name is None:
+                name = "model: " + str(model or "?")
+                if type(model) is str:
+                    lane_names[model] = name
+            at = float(at)
+            calls.append((name, at, at + float(took), "model", step))
     ordered = sorted(calls, key=itemgetter(1, 0))
     starts = list(map(itemgetter(1), ordered))
     firsts: dict[str, float] = {}

@@ -282,3 +282,35 @@ def test_a_row_of_the_wrong_length_is_refused_not_misnamed():
             ValueError, match=f"'{key}' must be a list of rows of {len(NAMES[key])} items"
         ):
             encode_page(bad)
+
+
+def test_the_page_data_is_gzipped_as_written_to_the_same_bytes():
+    """The page's data is compressed a piece at a time as its text is written (page.gzip_script): the same bytes as
+    gzip.compress of the whole script-safe text, for a string table longer than the slice it is written in, texts
+    longer than the chunk compressed at a time, characters escaped or shown, and columns of every kind."""
+    import gzip
+
+    from planviz.frontends.page import GZIP_LEVEL, gzip_script, script_bytes
+    from planviz.frontends.pagedata import encode_page
+
+    rows = [
+        {
+            "t": k / 4,
+            "c": [f"</script> é \u202e {k}", "&<>"],
+            "d": [k, k + 3, k + 1],
+            "v": k % 3 or None,
+        }
+        for k in range(25_000)
+    ]
+    snap = {
+        "events": rows,
+        "facts": [f"fact {k} \u2028" for k in range(30_000)],
+        "last_facts": [0, 2],
+        "gantt": "<svg>" + "x" * 1_500_000 + "\u2029</svg>",
+        "metrics": [["a", "1"]],
+        "lanes": {"start": [0.5, 1.25], "step": [1, -1]},
+    }
+    data = encode_page(snap)
+    whole = script_bytes(data)
+    assert gzip_script(data) == gzip.compress(whole, compresslevel=GZIP_LEVEL, mtime=0)
+    assert b"</script>" not in whole and "\u202e".encode() not in whole
