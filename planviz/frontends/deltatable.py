@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planviz.frontends.panels import plan_of, version_options
-from planviz.pictures.captions import critical_marks, event_lines
+from planviz.pictures.captions import critical_steps, event_lines_of
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.grouping import (
@@ -47,9 +47,10 @@ from planviz.pictures.grouping import (
     counts_text,
     group_mark,
     member_key,
+    traits_of,
 )
-from planviz.pictures.style import FONT, RUN_LEGEND, Mark, gravest, node_marks, slot_value, tip
-from planviz.plan.model import Finding, natural_key
+from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
+from planviz.plan.model import STATUSES, Finding, natural_key
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.runs.events import Run
 from planviz.runs.frames import MARKING_KINDS, logged_version
@@ -72,6 +73,8 @@ LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
 _RANK = {key: rank for rank, key in enumerate(COUNT_ORDER)}
+# what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
+_PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
@@ -224,7 +227,7 @@ class _Groups:
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
         self.members = self._of.keys()
-        self._traits = _traits(self.all, plan, critical, findings)
+        self._traits = traits_of(self.all, plan, critical, findings)
         # what a group's look depends on besides its counts (its kind, its traits), numbered
         kinds: dict[tuple[str, tuple[bool, str | None]], int] = {}
         self._kind = [
@@ -273,11 +276,15 @@ class _Groups:
         its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
         moved = set()
         of, keys, all_counts = self._of, self._key, self._counts
+        # a frame that voids, keeps and leaves out nothing (most): a member's key is its status's
+        plain = None if voided or kept or not_run else _PLAIN
         for sid in steps:
             groups = of.get(sid)
             if not groups:
                 continue
-            key = member_key(sid, statuses, voided, kept, not_run)
+            key = (
+                plain.get(statuses.get(sid, "pending")) if plain is not None else None
+            ) or member_key(sid, statuses, voided, kept, not_run)
             old = keys.get(sid)
             if key == old:
                 continue
@@ -294,35 +301,6 @@ class _Groups:
             (j,) = moved
             return {j: self._look(j)}
         return {j: self._look(j) for j in sorted(moved)}
-
-
-def _traits(
-    groups: tuple[Any, ...], plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]
-) -> list[tuple[bool, str | None]]:
-    """:func:`group_traits` of each group, from the marks node_marks gives its members without a frame: a member
-    of the plan is marked ``critical`` when on the critical path and ``finding-S`` for the gravest severity S of
-    its findings; read from those two facts, not from a mark made for each member (a 50k-step plan's groups)."""
-    by_step: dict[str, list[Finding]] = {}
-    for f in findings:
-        for sid in f.steps:
-            by_step.setdefault(sid, []).append(f)
-    severity = {sid: gravest(found) for sid, found in by_step.items()}
-    by_id = plan.by_id
-    out = []
-    for g in groups:
-        marked = [sid for sid in g.members if sid in by_id]
-        out.append(
-            (
-                bool(marked) and all(sid in critical for sid in marked),
-                next(
-                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
-                    None,
-                )
-                if severity
-                else None,
-            )
-        )
-    return out
 
 
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
@@ -369,10 +347,6 @@ def delta_table(
     """
     looks = _Looks()
     n = len(run.events)
-    # what each event's record holds besides its delta: the version it opens, its nodes' restyles, its caption
-    opens: dict[int, int] = {}
-    moves: dict[int, list[int]] = {}
-    captions: list[tuple[str, ...]] = [()] * n
     pictures: list[VersionPicture] = []
     deltas = run.deltas()
     facts = sorted({f for d in deltas for f in d.gained})
@@ -384,6 +358,12 @@ def delta_table(
     )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     summary = run_summary(run)
+    # each event's record, made in one pass over the events: its keys in one order, t, v, d, g, ... c; a time is
+    # never NaN (the page's JSON must parse)
+    events: list[dict[str, Any]] = []
+    record = events.append
+    isfinite = math.isfinite
+    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
     for k, (first, last) in enumerate(_versions(run)):
         plan = plan_of(run, first)
         if progress is not None:
@@ -393,7 +373,7 @@ def delta_table(
         nodes = _drawn_steps(plan, svg)
         drawn = set(nodes)
         schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
-        critical = critical_marks(plan, schedule)[0]
+        critical = critical_steps(schedule)
         findings = tuple(dict.fromkeys(plan.import_findings))
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
@@ -402,10 +382,8 @@ def delta_table(
         groups = _Groups(diagram, plan, critical, findings, looks)
         for j, look in groups.start(run.frame(first)).items():
             current[j], number[j] = look, len(number)
-        opens[first] = k
         # the picture's own caption lines: every frame says its own event
-        for i in range(first, last + 1):
-            captions[i] = event_lines(run.events[i], i, run, plan)
+        captions = event_lines_of(run, first, last, plan)
         members = groups.members
         frame_at, run_events = run.frame, run.events
         # ``unchanged``: the voided, kept and not run steps of the last frame read, while no event since could
@@ -414,49 +392,94 @@ def delta_table(
         as_changes = not logged_version(run_events[first])
         frame = frame_at(first)
         unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
-        for i in range(first + 1, last + 1):
-            if progress is not None and not i % 256:
-                progress("report: frames", i, n)
-            event = run_events[i]
-            if event.kind in MARKING_KINDS:
-                unchanged = None
-            delta_steps = deltas[i].steps
-            # a frame is read only where its event restyles a drawn node or moves a group's counts
-            if drawn.isdisjoint(delta_steps):
-                if members.isdisjoint(delta_steps):
-                    continue
-                changes = event.changes
-                if unchanged is not None and delta_steps <= changes.keys():
-                    now = groups.step(delta_steps, changes, *unchanged)
+        for i in range(first, last + 1):
+            event, d = run_events[i], deltas[i]
+            triples: list[int] = []
+            if i > first:
+                if progress is not None and not i % 256:
+                    progress("report: frames", i, n)
+                if event.kind in MARKING_KINDS:
+                    unchanged = None
+                delta_steps = d.steps
+                now: dict[Any, int] | None = None
+                # a frame is read only where its event restyles a drawn node or moves a group's counts
+                if drawn.isdisjoint(delta_steps):
+                    if not members.isdisjoint(delta_steps):
+                        changes = event.changes
+                        if unchanged is not None and delta_steps <= changes.keys():
+                            now = groups.step(delta_steps, changes, *unchanged)
+                        else:
+                            frame = frame_at(i)
+                            now = groups.step(
+                                delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                            )
+                            if as_changes:
+                                unchanged = (frame.voided, frame.kept, frame.not_run)
                 else:
                     frame = frame_at(i)
-                    now = groups.step(
-                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                    changed = sorted(drawn.intersection(delta_steps))
+                    # the nodes' looks numbered first, then the groups' (the look table's order of first use)
+                    now = {
+                        sid: looks.of(m)
+                        for sid, m in node_marks(
+                            plan, frame, critical, findings, ids=changed
+                        ).items()
+                    }
+                    now.update(
+                        groups.step(
+                            delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                        )
                     )
                     if as_changes:
                         unchanged = (frame.voided, frame.kept, frame.not_run)
-            else:
-                frame = frame_at(i)
-                changed = sorted(drawn.intersection(delta_steps))
-                # the nodes' looks numbered first, then the groups' (the look table's order of first use)
-                now = {
-                    sid: looks.of(m)
-                    for sid, m in node_marks(plan, frame, critical, findings, ids=changed).items()
-                }
-                now.update(
-                    groups.step(
-                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
-                    )
-                )
-                if as_changes:
-                    unchanged = (frame.voided, frame.kept, frame.not_run)
-            triples = []
-            for sid, new in now.items():
-                if new != current[sid]:
-                    triples += [number[sid], current[sid], new]
-                    current[sid] = new
+                if now:
+                    for sid, new in now.items():
+                        if new != current[sid]:
+                            triples += [number[sid], current[sid], new]
+                            current[sid] = new
+            t = event.time
+            out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
+            if i == first:
+                out["v"] = k
             if triples:
-                moves[i] = triples
+                out["d"] = triples
+            # most sets hold one item: a list of it, no sort
+            if d.gained:
+                out["g"] = (
+                    [*map(fact_of, d.gained)]
+                    if len(d.gained) == 1
+                    else sorted(map(fact_of, d.gained))
+                )
+            if d.lost:
+                out["l"] = (
+                    [*map(fact_of, d.lost)] if len(d.lost) == 1 else sorted(map(fact_of, d.lost))
+                )
+            if d.ready_in:
+                out["ri"] = (
+                    [*map(step_of, d.ready_in)]
+                    if len(d.ready_in) == 1
+                    else sorted(map(step_of, d.ready_in))
+                )
+            if d.ready_out:
+                out["ro"] = (
+                    [*map(step_of, d.ready_out)]
+                    if len(d.ready_out) == 1
+                    else sorted(map(step_of, d.ready_out))
+                )
+            if event.voided:
+                out["vo"] = (
+                    [*map(step_of, event.voided)]
+                    if len(event.voided) == 1
+                    else sorted(map(step_of, event.voided))
+                )
+            if event.kept:
+                out["ke"] = (
+                    [*map(step_of, event.kept)]
+                    if len(event.kept) == 1
+                    else sorted(map(step_of, event.kept))
+                )
+            out["c"] = captions[i - first]
+            record(out)
         table = looks.table()
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(
@@ -475,32 +498,6 @@ def delta_table(
                 tuple(nodes) + tuple(g.name for g in groups.all),
             )
         )
-    # each record's keys in one order: t, v, d, g, ... c; a time is never NaN (the page's JSON must parse)
-    isfinite = math.isfinite
-    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
-    events: list[dict[str, Any]] = []
-    record = events.append
-    for i, (e, d) in enumerate(zip(run.events, deltas)):
-        t = e.time
-        out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
-        if i in opens:
-            out["v"] = opens[i]
-        if i in moves:
-            out["d"] = moves[i]
-        if d.gained:
-            out["g"] = sorted(map(fact_of, d.gained))
-        if d.lost:
-            out["l"] = sorted(map(fact_of, d.lost))
-        if d.ready_in:
-            out["ri"] = sorted(map(step_of, d.ready_in))
-        if d.ready_out:
-            out["ro"] = sorted(map(step_of, d.ready_out))
-        if e.voided:
-            out["vo"] = sorted(map(step_of, e.voided))
-        if e.kept:
-            out["ke"] = sorted(map(step_of, e.kept))
-        out["c"] = list(captions[i])
-        record(out)
     last_frame = run.frame(-1)
     data = {
         "looks": looks.table(),

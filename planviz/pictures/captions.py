@@ -37,6 +37,8 @@ __all__ = [
     "caption_lines",
     "event_caption",
     "event_lines",
+    "event_lines_of",
+    "critical_steps",
     "EVENT_LINES",
     "EVENT_WIDTH",
 ]
@@ -56,7 +58,13 @@ def schedule_of(plan: Plan) -> tuple[Any, str]:
         return None, str(exc)
 
 
+def critical_steps(schedule: Any) -> frozenset[str]:
+    """The steps on ``schedule``'s critical path (none without a schedule): the first of :func:`critical_marks`."""
+    return frozenset() if schedule is None else frozenset(schedule.critical)
+
+
 def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The steps on ``schedule``'s critical path and its edges between them (those without slack)."""
     if schedule is None:
         return frozenset(), frozenset()
     crit, timing = schedule.critical, schedule.steps
@@ -256,12 +264,45 @@ def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
 
 def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
     """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
-    text = event_caption(event, index, run, plan)
+    return tuple(_wrapped(event_caption(event, index, run, plan)))
+
+
+def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str]]:
+    """:func:`event_lines` of each of ``run``'s events ``first``..``last`` (of ``plan``), as lists: what the caption
+    says of every event is worked out once, not per event (a report captions each of a run's events).
+
+    >>> from planviz import examples, simulate
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> event_lines_of(run, 0, 11, run.plan) == [list(event_lines(e, e.index, run, run.plan)) for e in run.events]
+    True
+    """
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    events = run.events
+    end = len(events) - 1
+    of_end = f" of {end} · t = "
+    out = []
+    for i in range(first, last + 1):
+        e = events[i]
+        if i == end:  # the outcome at the end
+            out.append(_wrapped(event_caption(e, i, run, plan)))
+            continue
+        step = e.step
+        what = f"{e.kind} {step}" if step else f"{e.kind}"
+        out.append(
+            _wrapped(
+                f"event {i}{of_end}{num(float(e.time or 0))}{unit} · {what}: {e.message or ''}"
+            )
+        )
+    return out
+
+
+def _wrapped(text: str) -> list[str]:
+    """A caption's text wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
     if _NOT_PLAIN.search(text) is None and text[:1] != " " and text[-1:] != " ":
         # escape_label's whitespace, control character and NFC passes change nothing in such text: its words
         # are separated by single spaces, so wrapping it into two lines is cutting it at a space
         if len(text) <= EVENT_WIDTH:
-            return (text, *_PAD[1:])
+            return [text, *_PAD[1:]]
         cut = text.rfind(" ", 0, EVENT_WIDTH + 1)  # the first line: as many words as fit
         # the text is not cut and the rest fits one line
         if (
@@ -270,7 +311,7 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
             and 0 < cut
             and len(text) - cut - 1 <= EVENT_WIDTH
         ):
-            return (text[:cut], text[cut + 1 :])
+            return [text[:cut], text[cut + 1 :]]
         lines = wrap(clip(text, EVENT_LINES * EVENT_WIDTH), EVENT_WIDTH, EVENT_LINES)
     else:
         lines = escape_label(
@@ -280,4 +321,4 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
             max_lines=EVENT_LINES,
             target="text",
         ).split("\n")
-    return (*lines, *_PAD[len(lines) :])
+    return [*lines, *_PAD[len(lines) :]]

@@ -55,7 +55,7 @@ from planviz.pictures.captions import (
 from planviz.pictures.diagram import Diagram
 from planviz.pictures.escape import check_svg, checked_attrs, dom_id, escape_label
 from planviz.pictures.focus import View, candidate_views
-from planviz.pictures.grouping import add_groups, group_marks, node_name
+from planviz.pictures.grouping import add_groups, group_marks, node_name, traits_of
 from planviz.pictures.layout import SLOT, Layout, frame_template, lay_out
 from planviz.pictures.style import (
     EDGE_COLOUR,
@@ -339,12 +339,25 @@ def render(
         # a run's from its one summary
         waves = run_summary(run).waves if run is not None else ready_waves
         return summary_diagram(plan, frame, notice, index, waves_of=waves)
-    # step id or group index -> mark
-    marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)
+    # step id or group index -> mark: the steps drawn (and asked for), in the plan's order, then the groups (whose
+    # traits are read from the critical path and the findings, not from a mark of each member: a big plan's groups
+    # hold most of its steps)
+    view = base.view
+    asked = view.focus if focus is not None else ()
+    drawn = {*view.steps, *asked}
+    marks: dict[Any, Mark] = node_marks(
+        plan,
+        frame,
+        crit_nodes,
+        findings,
+        ids=[sid for sid in dict.fromkeys(plan.ids) if sid in drawn],
+    )
     # the steps asked for, not an automatic focus
-    for sid in base.view.focus if focus is not None else ():
+    for sid in asked:
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
-    marks.update(group_marks(base.view, frame, marks))
+    marks.update(
+        group_marks(view, frame, marks, traits_of(view.groups, plan, crit_nodes, findings))
+    )
     edges = edge_marks(plan, base.edges, crit_edges, findings)
     lines = event_lines(event, index, run, plan) if frame is not None else ()
     svg = _fill(base, marks, edges, lines)

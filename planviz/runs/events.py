@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Iterable, Iterator, Mapping
+from typing import AbstractSet, Any, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
 from planviz.io.syntax import show_value
@@ -281,6 +281,15 @@ class FewChanges(Mapping[str, str]):
     def __contains__(self, sid: object) -> bool:
         return sid is not None and (sid == self._k0 or sid == self._k1)
 
+    def get(self, sid: str, default: Any = None) -> Any:
+        """``self[sid]``, or ``default`` (Mapping.get's meaning, without its try/except around ``__getitem__``)."""
+        if sid is not None:
+            if sid == self._k0:
+                return self._v0
+            if sid == self._k1:
+                return self._v1
+        return default
+
     def __iter__(self) -> Iterator[str]:
         k0, k1 = self._k0, self._k1
         return iter(() if k0 is None else (k0,) if k1 is None else (k0, k1))
@@ -293,6 +302,23 @@ class FewChanges(Mapping[str, str]):
         if k0 is None:
             return ()
         return ((k0, self._v0),) if k1 is None else ((k0, self._v0), (k1, self._v1))  # type: ignore[return-value]
+
+    # the views of the dict it stands for (a dict's are C code; Mapping's read each entry through __getitem__): a
+    # report walks each event's changes several times (the frame index, its deltas, the statuses seen)
+    def keys(self) -> KeysView[str]:
+        return self._dict().keys()
+
+    def items(self) -> ItemsView[str, str]:
+        return self._dict().items()
+
+    def values(self) -> ValuesView[str]:
+        return self._dict().values()
+
+    def _dict(self) -> dict[str, str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return {}
+        return {k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}  # type: ignore[dict-item]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):

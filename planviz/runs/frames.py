@@ -340,13 +340,24 @@ class FrameStore:
             first = seg.start
             out.append(self.delta(first, events[first]))
             hist, keys, conflicts = seg.hist, seg.hist.keys(), seg.first_conflict
+            # each step's status at the event before, kept up to date in this pass (a logged version's read from
+            # its log): the snapshot lists every step of its version
+            now: Any = (
+                {sid: values[0] for sid, (at, values) in hist.items()}
+                if seg.logged is None
+                else None
+            )
             for i in range(first + 1, starts[k + 1]):
                 event = events[i]
                 changes = event.changes
                 ready_in = ready_out = _EMPTY
                 for sid, status in changes.items():
-                    at, values = hist[sid]
-                    old = values[bisect_right(at, i - 1) - 1]
+                    if now is None:
+                        at, values = hist[sid]
+                        old = values[bisect_right(at, i - 1) - 1]
+                    else:
+                        old = now[sid]
+                        now[sid] = status
                     if status == "ready":
                         if old != "ready":
                             ready_in = ready_in | {sid}
