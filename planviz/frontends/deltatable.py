@@ -72,7 +72,7 @@ FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
-_RANK = {key: rank for rank, key in enumerate(COUNT_ORDER)}
+_RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
 # what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
 _PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
@@ -274,8 +274,8 @@ class _Groups:
     ) -> dict[Any, int]:
         """Move the counts of the members in ``steps`` to a frame's (its ``statuses`` of those steps at least, and
         its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
-        moved = set()
-        of, keys, all_counts = self._of, self._key, self._counts
+        moved: list[int] = []  # an event moves a group or two
+        of, keys, all_counts, rank = self._of, self._key, self._counts, _RANK
         # a frame that voids, keeps and leaves out nothing (most): a member's key is its status's
         plain = None if voided or kept or not_run else _PLAIN
         for sid in steps:
@@ -289,18 +289,24 @@ class _Groups:
             if key == old:
                 continue
             keys[sid] = key
-            was, now = _RANK.get(old) if old is not None else None, _RANK.get(key)
+            was, now = rank.get(old), rank.get(key)  # never None's: no key is
             for j in groups:
                 counts = all_counts[j]
                 if was is not None:
                     counts[was] -= 1
                 if now is not None:
                     counts[now] += 1
-                moved.add(j)
-        if len(moved) == 1:
-            (j,) = moved
-            return {j: self._look(j)}
-        return {j: self._look(j) for j in sorted(moved)}
+                if j not in moved:
+                    moved.append(j)
+        if len(moved) > 1:
+            moved.sort()
+        # each group's look at its counts: known for most, else made once (_look)
+        by_counts, kind, look = self._by_counts, self._kind, self._look
+        out = {}
+        for j in moved:
+            known = by_counts.get((kind[j], tuple(all_counts[j])))
+            out[j] = look(j) if known is None else known
+        return out
 
 
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
@@ -350,10 +356,15 @@ def delta_table(
     pictures: list[VersionPicture] = []
     deltas = run.deltas()
     facts = sorted({f for d in deltas for f in d.gained})
-    # S2 before S10, as the explorer lists them
+    # S2 before S10, as the explorer lists them; sorted from the plans' order, which is often that order already (a
+    # sorted run costs a comparison per step, where a set's order costs log2(steps) of them)
     steps = sorted(
-        {s for p in run.plans for s in p.ids}
-        | {s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)},
+        dict.fromkeys(
+            [
+                *(s for p in run.plans for s in p.ids),
+                *(s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)),
+            ]
+        ),
         key=natural_key,
     )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}

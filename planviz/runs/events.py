@@ -306,19 +306,22 @@ class FewChanges(Mapping[str, str]):
     # the views of the dict it stands for (a dict's are C code; Mapping's read each entry through __getitem__): a
     # report walks each event's changes several times (the frame index, its deltas, the statuses seen)
     def keys(self) -> KeysView[str]:
-        return self._dict().keys()
-
-    def items(self) -> ItemsView[str, str]:
-        return self._dict().items()
-
-    def values(self) -> ValuesView[str]:
-        return self._dict().values()
-
-    def _dict(self) -> dict[str, str]:
         k0, k1 = self._k0, self._k1
         if k0 is None:
-            return {}
-        return {k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}  # type: ignore[dict-item]
+            return _NO_DICT.keys()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).keys()
+
+    def items(self) -> ItemsView[str, str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return _NO_DICT.items()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).items()  # type: ignore[return-value]
+
+    def values(self) -> ValuesView[str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return _NO_DICT.values()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).values()  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
@@ -353,6 +356,7 @@ def few_changes(changes: dict[str, str]) -> Mapping[str, str]:
 
 
 _NO_CHANGES = FewChanges()
+_NO_DICT: dict[str, str] = {}  # never changed: the views of no changes
 
 new_event = slot_filler(Event)
 """``Event(...)`` (the same arguments, ``changes`` None for none) at a fifth of the cost, its values as given:
@@ -558,9 +562,18 @@ class Run:
 
     @functools.cached_property
     def _seen(self) -> frozenset[str]:
-        return frozenset(  # a logged snapshot's other statuses were shown by the events before it
-            v for e in self.events for v in getattr(e.changes, "fresh", e.changes).values()
-        )
+        seen: set[Any] = set()
+        add, update = seen.add, seen.update
+        for e in self.events:
+            changes = e.changes
+            if type(changes) is FewChanges:  # most events: its one or two values read directly
+                if changes._k0 is not None:
+                    add(changes._v0)
+                    if changes._k1 is not None:
+                        add(changes._v1)
+            else:  # a logged snapshot's other statuses were shown by the events before it
+                update(getattr(changes, "fresh", changes).values())
+        return frozenset(seen)
 
     @property
     def conflicts(self) -> tuple[Conflict, ...]:

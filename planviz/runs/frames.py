@@ -365,11 +365,15 @@ class FrameStore:
                         ready_out = ready_out | {sid}
                 # the steps it changed are of its version (append checked it); the others are filtered
                 steps = frozenset(changes)
-                (voided, kept), (was_voided, was_kept) = marks[i], marks[i - 1]
-                if voided is not was_voided or kept is not was_kept:
-                    steps = steps | ((voided ^ was_voided) | (kept ^ was_kept)) & keys
+                mark = marks[i]
+                if (
+                    mark is not marks[i - 1]
+                ):  # the same marks (most events): nothing voided or kept anew
+                    (voided, kept), (was_voided, was_kept) = mark, marks[i - 1]
+                    if voided is not was_voided or kept is not was_kept:
+                        steps = steps | ((voided ^ was_voided) | (kept ^ was_kept)) & keys
                 step = event.step
-                if step is not None and conflicts.get(step) == i and step in keys:
+                if conflicts and step is not None and conflicts.get(step) == i and step in keys:
                     steps = steps | {step}
                 if i == stop_at:
                     steps = steps | never & keys
