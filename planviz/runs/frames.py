@@ -206,7 +206,7 @@ class FrameStore:
         that only changes statuses and facts within a version under way (nearly all of a long run) is indexed
         without a call of its own."""
         segments, marks, nfacts, nready = self._segments, self._marks, self._nfacts, self._nready
-        began = self._began
+        began, held, facts = self._began, self._held, self._facts
         for event in events:
             seg = segments[-1] if segments else None
             if (
@@ -218,7 +218,8 @@ class FrameStore:
                 self.append(event)
                 continue
             i = len(nfacts)
-            hist, current = cast(dict[str, tuple[list[int], list[str]]], seg.hist), self._current
+            hist: dict[str, tuple[list[int], list[str]]] = seg.hist  # type: ignore[assignment]
+            current = self._current
             ready = self._ready
             for sid, status in event.changes.items():
                 h = hist.get(sid)
@@ -241,12 +242,25 @@ class FrameStore:
                 if status in _BEGUN:
                     began.add(sid)
             self._ready = ready
-            if event.gained:
-                self._toggle(event.gained, False, i)
-            if event.lost:
-                self._toggle(event.lost, True, i)
+            gained, lost = event.gained, event.lost
+            # facts gained that were not held and lost that were (a set of them: each once): indexed here, else
+            # by _toggle, which raises at the first that breaks the rule
+            if gained:
+                if type(gained) is frozenset and held.isdisjoint(gained):
+                    held.update(gained)
+                    for f in gained:
+                        facts.setdefault(f, []).append(i)
+                else:
+                    self._toggle(gained, False, i)
+            if lost:
+                if type(lost) is frozenset and held.issuperset(lost):
+                    held.difference_update(lost)
+                    for f in lost:
+                        facts.setdefault(f, []).append(i)
+                else:
+                    self._toggle(lost, True, i)
             marks.append(marks[-1])
-            nfacts.append(len(self._held))
+            nfacts.append(len(held))
             nready.append(ready)
 
     def _logged(self, seg: _Segment, event: Any, i: int, fresh: bool) -> None:
