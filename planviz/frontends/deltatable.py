@@ -354,8 +354,9 @@ def delta_table(
     looks = _Looks()
     n = len(run.events)
     pictures: list[VersionPicture] = []
-    deltas = run.deltas()
-    facts = sorted({f for d in deltas for f in d.gained})
+    # what each event changed, read as the loop below reaches it (no object per event)
+    rows = run.delta_rows()
+    facts = sorted({f for e in run.events for f in e.gained})
     # S2 before S10, as the explorer lists them; sorted from the plans' order, which is often that order already (a
     # sorted run costs a comparison per step, where a set's order costs log2(steps) of them)
     steps = sorted(
@@ -404,21 +405,20 @@ def delta_table(
         frame = frame_at(first)
         unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
         for i in range(first, last + 1):
-            event, d = run_events[i], deltas[i]
+            event = run_events[i]
+            delta_steps, ready_in, ready_out, plain = next(rows)
             triples: list[int] = []
             if i > first:
                 if progress is not None and not i % 256:
                     progress("report: frames", i, n)
                 if event.kind in MARKING_KINDS:
                     unchanged = None
-                delta_steps = d.steps
                 now: dict[Any, int] | None = None
                 # a frame is read only where its event restyles a drawn node or moves a group's counts
                 if drawn.isdisjoint(delta_steps):
                     if not members.isdisjoint(delta_steps):
-                        changes = event.changes
-                        if unchanged is not None and delta_steps <= changes.keys():
-                            now = groups.step(delta_steps, changes, *unchanged)
+                        if unchanged is not None and plain:  # its steps' statuses: its changes
+                            now = groups.step(delta_steps, event.changes, *unchanged)
                         else:
                             frame = frame_at(i)
                             now = groups.step(
@@ -454,28 +454,29 @@ def delta_table(
                 out["v"] = k
             if triples:
                 out["d"] = triples
-            # most sets hold one item: a list of it, no sort
-            if d.gained:
+            # most sets hold one item: a list of it, no sort (a fact set of a reader's own type made a set first)
+            gained, lost = event.gained, event.lost
+            if gained:
+                if type(gained) is not frozenset:
+                    gained = frozenset(gained)
                 out["g"] = (
-                    [*map(fact_of, d.gained)]
-                    if len(d.gained) == 1
-                    else sorted(map(fact_of, d.gained))
+                    [*map(fact_of, gained)] if len(gained) == 1 else sorted(map(fact_of, gained))
                 )
-            if d.lost:
-                out["l"] = (
-                    [*map(fact_of, d.lost)] if len(d.lost) == 1 else sorted(map(fact_of, d.lost))
-                )
-            if d.ready_in:
+            if lost:
+                if type(lost) is not frozenset:
+                    lost = frozenset(lost)
+                out["l"] = [*map(fact_of, lost)] if len(lost) == 1 else sorted(map(fact_of, lost))
+            if ready_in:
                 out["ri"] = (
-                    [*map(step_of, d.ready_in)]
-                    if len(d.ready_in) == 1
-                    else sorted(map(step_of, d.ready_in))
+                    [*map(step_of, ready_in)]
+                    if len(ready_in) == 1
+                    else sorted(map(step_of, ready_in))
                 )
-            if d.ready_out:
+            if ready_out:
                 out["ro"] = (
-                    [*map(step_of, d.ready_out)]
-                    if len(d.ready_out) == 1
-                    else sorted(map(step_of, d.ready_out))
+                    [*map(step_of, ready_out)]
+                    if len(ready_out) == 1
+                    else sorted(map(step_of, ready_out))
                 )
             if event.voided:
                 out["vo"] = (

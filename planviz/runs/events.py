@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from typing import (
+    AbstractSet,
+    Any,
+    Collection,
+    ItemsView,
+    Iterable,
+    Iterator,
+    KeysView,
+    Mapping,
+    ValuesView,
+)
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
 from planviz.io.syntax import show_value
@@ -555,6 +565,22 @@ class Run:
         True
         """
         return self._store.deltas(self.events)
+
+    def delta_rows(
+        self,
+    ) -> Iterator[tuple[Collection[str], Collection[str], Collection[str], bool]]:
+        """What :meth:`deltas` says of each event, in order, as ``(steps, ready_in, ready_out, plain)`` (the facts
+        gained and lost are the event's own): ``plain`` when ``steps`` are the keys of the event's ``changes``, a
+        tuple in their order (nearly every event), else a frozenset. What a page steps through, without an object
+        per event.
+
+        >>> from planviz import examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"))
+        >>> [(frozenset(s), frozenset(i), frozenset(o)) for s, i, o, _ in run.delta_rows()] == [
+        ...     (d.steps, d.ready_in, d.ready_out) for d in run.deltas()]
+        True
+        """
+        return self._store.rows(self.events)
 
     def statuses_seen(self) -> frozenset[str]:
         """Every status some frame of the run shows (one pass over the changes, not the frames, done once)."""
