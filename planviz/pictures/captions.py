@@ -16,7 +16,6 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
@@ -44,9 +43,6 @@ __all__ = [
 ]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
-# a caption escape_label would leave as it is but for its cut and wrap: printable ASCII and the middle dot of
-# the caption's own separators, no two spaces running (a 100k-event report: nearly every caption)
-_NOT_PLAIN = re.compile("[^ -~\u00b7]|  ")
 _PAD = (" ",) * EVENT_LINES  # a caption of fewer lines ends with blank ones
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
 
@@ -281,24 +277,55 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     end = len(events) - 1
     of_end = f" of {end} · t = "
     out = []
+    record, isfinite, pad = out.append, math.isfinite, _PAD[1]
     for i in range(first, last + 1):
         e = events[i]
         if i == end:  # the outcome at the end
-            out.append(_wrapped(event_caption(e, i, run, plan)))
+            record(_wrapped(event_caption(e, i, run, plan)))
             continue
-        step = e.step
-        what = f"{e.kind} {step}" if step else f"{e.kind}"
-        out.append(
-            _wrapped(
-                f"event {i}{of_end}{num(float(e.time or 0))}{unit} · {what}: {e.message or ''}"
-            )
+        step, t = e.step, float(e.time or 0)
+        text = (
+            f"event {i}{of_end}{f'{t:g}' if isfinite(t) else str(t)}{unit} · "
+            f"{f'{e.kind} {step}' if step else e.kind}: {e.message or ''}"
         )
+        # _wrapped's first case, read here: plain text of one line, or two cut at a space
+        if _plain(text):
+            if len(text) <= EVENT_WIDTH:
+                record([text, pad])
+                continue
+            cut = text.rfind(" ", 0, EVENT_WIDTH + 1)
+            if (
+                EVENT_LINES == 2
+                and len(text) <= EVENT_LINES * EVENT_WIDTH
+                and 0 < cut
+                and len(text) - cut - 1 <= EVENT_WIDTH
+            ):
+                record([text[:cut], text[cut + 1 :]])
+                continue
+        record(_wrapped(text))
     return out
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` is what :func:`escape_label` leaves as it is but for its cut and wrap (a 100k-event report:
+    nearly every caption): printable ASCII and the caption's middle dots, no two spaces
+    running (a few C passes instead of a search).
+
+    >>> [_plain(t) for t in ("a · b", "a  b", " a", "a\\tb", "a\\x7fb", "é", "")]
+    [True, False, False, False, False, False, True]
+    """
+    return (
+        "  " not in text
+        and (text.isascii() or text.replace("\u00b7", "").isascii())
+        and text.isprintable()
+        and text[:1] != " "
+        and text[-1:] != " "
+    )
 
 
 def _wrapped(text: str) -> list[str]:
     """A caption's text wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
-    if _NOT_PLAIN.search(text) is None and text[:1] != " " and text[-1:] != " ":
+    if _plain(text):
         # escape_label's whitespace, control character and NFC passes change nothing in such text: its words
         # are separated by single spaces, so wrapping it into two lines is cutting it at a space
         if len(text) <= EVENT_WIDTH:
