@@ -234,39 +234,45 @@ class _Groups:
             kinds.setdefault((g.kind, t), len(kinds)) for g, t in zip(self.all, self._traits)
         ]
         self._key: dict[str, str] = {}
-        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows)
-        self._counts: list[list[int]] = [[0] * len(COUNT_ORDER) for _ in self.all]
+        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows), as one int: a field of
+        # ``bits`` bits per key, wide enough for any group's size, so an event moves a count with one addition and
+        # the counts are looked up by that int, not by a tuple of them
+        self._bits = max((len(g.members) for g in self.all), default=0).bit_length() + 1
+        self._weight = {key: 1 << (self._bits * rank) for key, rank in _RANK.items() if key}
+        self._code: list[int] = [0] * len(self.all)
         self._looks = looks
         # a group's mark depends on its kind, its counts' text and its traits only: groups of one size share
         # their texts (a 100k-span ReAct trace: 99,432 group restyles, 6,258 distinct), each looked up once
         self._ids: dict[tuple[str, str, tuple[bool, str | None]], int] = {}
         # and its counts give that text: a look number per (kind and traits, counts), no text made twice
-        self._by_counts: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._by_counts: dict[tuple[int, int], int] = {}
 
     def _look(self, j: int) -> int:
         """The look number of group ``j``'s mark at its current counts."""
-        counts = tuple(self._counts[j])
-        known = self._by_counts.get((self._kind[j], counts))
+        code = self._code[j]
+        known = self._by_counts.get((self._kind[j], code))
         if known is None:
             g, traits = self.all[j], self._traits[j]
+            mask = (1 << self._bits) - 1
+            counts = [(code >> (self._bits * rank)) & mask for rank in range(len(COUNT_ORDER))]
             text = counts_text(dict(zip(COUNT_ORDER, counts)))
             key = (g.kind, text, traits)
             known = self._ids.get(key)
             if known is None:
                 known = self._ids[key] = self._looks.of(group_mark(g, text, traits))
-            self._by_counts[self._kind[j], counts] = known
+            self._by_counts[self._kind[j], code] = known
         return known
 
     def start(self, frame: Any) -> dict[int, int]:
         """Count every member in ``frame`` (a version's first); the look numbers of every group."""
         statuses, voided, kept, not_run = frame.statuses, frame.voided, frame.kept, frame.not_run
+        weight = self._weight
         for j, g in enumerate(self.all):
-            counts = self._counts[j] = [0] * len(COUNT_ORDER)
+            code = 0
             for sid in g.members:
                 key = self._key[sid] = member_key(sid, statuses, voided, kept, not_run)
-                rank = _RANK.get(key)
-                if rank is not None:
-                    counts[rank] += 1
+                code += weight.get(key, 0)
+            self._code[j] = code
         return {j: self._look(j) for j in range(len(self.all))}
 
     def step(
@@ -275,7 +281,7 @@ class _Groups:
         """Move the counts of the members in ``steps`` to a frame's (its ``statuses`` of those steps at least, and
         its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
         moved: list[int] = []  # an event moves a group or two
-        of, keys, all_counts, rank = self._of, self._key, self._counts, _RANK
+        of, keys, codes, weight = self._of, self._key, self._code, self._weight
         # a frame that voids, keeps and leaves out nothing (most): a member's key is its status's
         plain = None if voided or kept or not_run else _PLAIN
         for sid in steps:
@@ -289,13 +295,9 @@ class _Groups:
             if key == old:
                 continue
             keys[sid] = key
-            was, now = rank.get(old), rank.get(key)  # never None's: no key is
+            move = weight.get(key, 0) - weight.get(old, 0)  # never None's: no key is
             for j in groups:
-                counts = all_counts[j]
-                if was is not None:
-                    counts[was] -= 1
-                if now is not None:
-                    counts[now] += 1
+                codes[j] += move
                 if j not in moved:
                     moved.append(j)
         if len(moved) > 1:
@@ -304,7 +306,7 @@ class _Groups:
         by_counts, kind, look = self._by_counts, self._kind, self._look
         out = {}
         for j in moved:
-            known = by_counts.get((kind[j], tuple(all_counts[j])))
+            known = by_counts.get((kind[j], codes[j]))
             out[j] = look(j) if known is None else known
         return out
 

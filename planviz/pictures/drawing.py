@@ -306,11 +306,11 @@ def render(
             memory,
         )
         try:
-            hash(key)
+            known = hash(key)
         # a plan holding an unhashable value (hand-built): draw it without the memo
         except TypeError:
-            return _base.__wrapped__(*key)
-        return _base(*key)
+            return _build_base(*key)
+        return _base(_Key(key, known))  # the key hashed once (a 50k-step plan: a hash of each step)
 
     options = dict(
         focus=focus,
@@ -376,8 +376,28 @@ def render(
 # --- the base picture (laid out once per plan version) -------------------------------------------------------
 
 
+class _Key:
+    """The arguments of :func:`_build_base` and their hash, worked out once: what :func:`_base` is memoised on."""
+
+    __slots__ = ("args", "known")
+
+    def __init__(self, args: tuple[Any, ...], known: int) -> None:
+        self.args, self.known = args, known
+
+    def __hash__(self) -> int:
+        return self.known
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.known == other.known and self.args == other.args
+
+
 @functools.lru_cache(maxsize=8)
-def _base(
+def _base(key: _Key) -> _Base:
+    """:func:`_build_base` of ``key``'s arguments, memoised (it depends only on them)."""
+    return _build_base(*key.args)
+
+
+def _build_base(
     plan: Plan,
     run_mode: bool,
     legend: tuple[str, ...],
