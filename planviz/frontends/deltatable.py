@@ -238,7 +238,9 @@ class _Groups:
         # ``bits`` bits per key, wide enough for any group's size, so an event moves a count with one addition and
         # the counts are looked up by that int, not by a tuple of them
         self._bits = max((len(g.members) for g in self.all), default=0).bit_length() + 1
-        self._weight = {key: 1 << (self._bits * rank) for key, rank in _RANK.items() if key}
+        self._weight: dict[str | None, int] = {
+            key: 1 << (self._bits * rank) for key, rank in _RANK.items() if key
+        }
         self._code: list[int] = [0] * len(self.all)
         self._looks = looks
         # a group's mark depends on its kind, its counts' text and its traits only: groups of one size share

@@ -276,7 +276,7 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     events = run.events
     end = len(events) - 1
     of_end = f" of {end} · t = "
-    out = []
+    out: list[list[str]] = []
     record, isfinite, pad = out.append, math.isfinite, _PAD[1]
     for i in range(first, last + 1):
         e = events[i]
