@@ -70,6 +70,7 @@ _SLOTS = (
 )
 FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
+_WORD = LOOK_FIELDS.index("status")  # a look's status word
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
 _RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
@@ -191,13 +192,21 @@ class _Looks:
         return known
 
     def _of(self, m: Mark) -> int:
+        return self.add(self.key_of(m), m.key)
+
+    @staticmethod
+    def key_of(m: Mark) -> tuple[object, ...]:
+        """The look of mark ``m``: its fields (:data:`LOOK_FIELDS`) in order."""
         status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
         flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
         end = tip(m.extra, "text") if m.extra else ""
-        key = (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
+        return (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
+
+    def add(self, key: tuple[object, ...], legend: str) -> int:
+        """The number of look ``key``, numbered now if new (``legend``: the legend entry of a node of this look)."""
         if key not in self.ids:
             self.ids[key] = len(self.ids)
-            self.keys.append(m.key)  # the legend entry of a node of this look (its status)
+            self.keys.append(legend)
         return self.ids[key]
 
     def table(self) -> list[list[Any]]:
@@ -248,6 +257,8 @@ class _Groups:
         self._ids: dict[tuple[str, str, tuple[bool, str | None]], int] = {}
         # and its counts give that text: a look number per (kind and traits, counts), no text made twice
         self._by_counts: dict[tuple[int, int], int] = {}
+        # the look of one text per kind and traits and first count word, and its legend entry (_new_look)
+        self._made: dict[tuple[int, str], tuple[tuple[object, ...], str]] = {}
 
     def _look(self, j: int) -> int:
         """The look number of group ``j``'s mark at its current counts."""
@@ -261,9 +272,27 @@ class _Groups:
             key = (g.kind, text, traits)
             known = self._ids.get(key)
             if known is None:
-                known = self._ids[key] = self._looks.of(group_mark(g, text, traits))
+                known = self._ids[key] = self._new_look(j, text)
             self._by_counts[self._kind[j], code] = known
         return known
+
+    def _new_look(self, j: int, text: str) -> int:
+        """The look number of group ``j`` saying ``text``: :func:`group_mark`'s look, worked out once per kind,
+        traits and first count word (its status class, colours and legend entry); the look of any other text of
+        those is that one's with its own status word and tooltip end (both the text)."""
+        first = (
+            text.split(" · ")[0].split(" ", 1)[1].replace(" ", "_")
+        )  # group_mark's reading of its text
+        made = self._made.get((self._kind[j], first))
+        if made is None:
+            m = group_mark(self.all[j], text, self._traits[j])
+            made = self._made[self._kind[j], first] = (self._looks.key_of(m), m.key)
+            return self._looks.add(*made)
+        key, legend = made
+        return self._looks.add(
+            (*key[:_WORD], text, *key[_WORD + 1 : -1], tip((f"in this frame: {text}",), "text")),
+            legend,
+        )
 
     def start(self, frame: Any) -> dict[int, int]:
         """Count every member in ``frame`` (a version's first); the look numbers of every group."""
