@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planviz.frontends.panels import plan_of, version_options
-from planviz.pictures.captions import critical_marks, event_lines
+from planviz.pictures.captions import critical_steps, event_lines_of
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.grouping import (
@@ -47,9 +47,10 @@ from planviz.pictures.grouping import (
     counts_text,
     group_mark,
     member_key,
+    traits_of,
 )
-from planviz.pictures.style import FONT, RUN_LEGEND, Mark, gravest, node_marks, slot_value, tip
-from planviz.plan.model import Finding, natural_key
+from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
+from planviz.plan.model import STATUSES, Finding, natural_key
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.runs.events import Run
 from planviz.runs.frames import MARKING_KINDS, logged_version
@@ -69,9 +70,12 @@ _SLOTS = (
 )
 FLAGS = ("voided", "kept", "conflict", "not_run")
 LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
+_WORD = LOOK_FIELDS.index("status")  # a look's status word
 """The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
 
-_RANK = {key: rank for rank, key in enumerate(COUNT_ORDER)}
+_RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
+# what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
+_PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
@@ -188,13 +192,21 @@ class _Looks:
         return known
 
     def _of(self, m: Mark) -> int:
+        return self.add(self.key_of(m), m.key)
+
+    @staticmethod
+    def key_of(m: Mark) -> tuple[object, ...]:
+        """The look of mark ``m``: its fields (:data:`LOOK_FIELDS`) in order."""
         status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
         flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
         end = tip(m.extra, "text") if m.extra else ""
-        key = (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
+        return (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
+
+    def add(self, key: tuple[object, ...], legend: str) -> int:
+        """The number of look ``key``, numbered now if new (``legend``: the legend entry of a node of this look)."""
         if key not in self.ids:
             self.ids[key] = len(self.ids)
-            self.keys.append(m.key)  # the legend entry of a node of this look (its status)
+            self.keys.append(legend)
         return self.ids[key]
 
     def table(self) -> list[list[Any]]:
@@ -224,46 +236,74 @@ class _Groups:
             for sid in g.members:
                 self._of.setdefault(sid, []).append(j)
         self.members = self._of.keys()
-        self._traits = _traits(self.all, plan, critical, findings)
+        self._traits = traits_of(self.all, plan, critical, findings)
         # what a group's look depends on besides its counts (its kind, its traits), numbered
         kinds: dict[tuple[str, tuple[bool, str | None]], int] = {}
         self._kind = [
             kinds.setdefault((g.kind, t), len(kinds)) for g, t in zip(self.all, self._traits)
         ]
         self._key: dict[str, str] = {}
-        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows)
-        self._counts: list[list[int]] = [[0] * len(COUNT_ORDER) for _ in self.all]
+        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows), as one int: a field of
+        # ``bits`` bits per key, wide enough for any group's size, so an event moves a count with one addition and
+        # the counts are looked up by that int, not by a tuple of them
+        self._bits = max((len(g.members) for g in self.all), default=0).bit_length() + 1
+        self._weight: dict[str | None, int] = {
+            key: 1 << (self._bits * rank) for key, rank in _RANK.items() if key
+        }
+        self._code: list[int] = [0] * len(self.all)
         self._looks = looks
         # a group's mark depends on its kind, its counts' text and its traits only: groups of one size share
         # their texts (a 100k-span ReAct trace: 99,432 group restyles, 6,258 distinct), each looked up once
         self._ids: dict[tuple[str, str, tuple[bool, str | None]], int] = {}
         # and its counts give that text: a look number per (kind and traits, counts), no text made twice
-        self._by_counts: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._by_counts: dict[tuple[int, int], int] = {}
+        # the look of one text per kind and traits and first count word, and its legend entry (_new_look)
+        self._made: dict[tuple[int, str], tuple[tuple[object, ...], str]] = {}
 
     def _look(self, j: int) -> int:
         """The look number of group ``j``'s mark at its current counts."""
-        counts = tuple(self._counts[j])
-        known = self._by_counts.get((self._kind[j], counts))
+        code = self._code[j]
+        known = self._by_counts.get((self._kind[j], code))
         if known is None:
             g, traits = self.all[j], self._traits[j]
+            mask = (1 << self._bits) - 1
+            counts = [(code >> (self._bits * rank)) & mask for rank in range(len(COUNT_ORDER))]
             text = counts_text(dict(zip(COUNT_ORDER, counts)))
             key = (g.kind, text, traits)
             known = self._ids.get(key)
             if known is None:
-                known = self._ids[key] = self._looks.of(group_mark(g, text, traits))
-            self._by_counts[self._kind[j], counts] = known
+                known = self._ids[key] = self._new_look(j, text)
+            self._by_counts[self._kind[j], code] = known
         return known
+
+    def _new_look(self, j: int, text: str) -> int:
+        """The look number of group ``j`` saying ``text``: :func:`group_mark`'s look, worked out once per kind,
+        traits and first count word (its status class, colours and legend entry); the look of any other text of
+        those is that one's with its own status word and tooltip end (both the text)."""
+        first = (
+            text.split(" · ")[0].split(" ", 1)[1].replace(" ", "_")
+        )  # group_mark's reading of its text
+        made = self._made.get((self._kind[j], first))
+        if made is None:
+            m = group_mark(self.all[j], text, self._traits[j])
+            made = self._made[self._kind[j], first] = (self._looks.key_of(m), m.key)
+            return self._looks.add(*made)
+        key, legend = made
+        return self._looks.add(
+            (*key[:_WORD], text, *key[_WORD + 1 : -1], tip((f"in this frame: {text}",), "text")),
+            legend,
+        )
 
     def start(self, frame: Any) -> dict[int, int]:
         """Count every member in ``frame`` (a version's first); the look numbers of every group."""
         statuses, voided, kept, not_run = frame.statuses, frame.voided, frame.kept, frame.not_run
+        weight = self._weight
         for j, g in enumerate(self.all):
-            counts = self._counts[j] = [0] * len(COUNT_ORDER)
+            code = 0
             for sid in g.members:
                 key = self._key[sid] = member_key(sid, statuses, voided, kept, not_run)
-                rank = _RANK.get(key)
-                if rank is not None:
-                    counts[rank] += 1
+                code += weight.get(key, 0)
+            self._code[j] = code
         return {j: self._look(j) for j in range(len(self.all))}
 
     def step(
@@ -271,58 +311,35 @@ class _Groups:
     ) -> dict[Any, int]:
         """Move the counts of the members in ``steps`` to a frame's (its ``statuses`` of those steps at least, and
         its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
-        moved = set()
-        of, keys, all_counts = self._of, self._key, self._counts
+        moved: list[int] = []  # an event moves a group or two
+        of, keys, codes, weight = self._of, self._key, self._code, self._weight
+        # a frame that voids, keeps and leaves out nothing (most): a member's key is its status's
+        plain = None if voided or kept or not_run else _PLAIN
         for sid in steps:
             groups = of.get(sid)
             if not groups:
                 continue
-            key = member_key(sid, statuses, voided, kept, not_run)
+            key = (
+                plain.get(statuses.get(sid, "pending")) if plain is not None else None
+            ) or member_key(sid, statuses, voided, kept, not_run)
             old = keys.get(sid)
             if key == old:
                 continue
             keys[sid] = key
-            was, now = _RANK.get(old) if old is not None else None, _RANK.get(key)
+            move = weight.get(key, 0) - weight.get(old, 0)  # never None's: no key is
             for j in groups:
-                counts = all_counts[j]
-                if was is not None:
-                    counts[was] -= 1
-                if now is not None:
-                    counts[now] += 1
-                moved.add(j)
-        if len(moved) == 1:
-            (j,) = moved
-            return {j: self._look(j)}
-        return {j: self._look(j) for j in sorted(moved)}
-
-
-def _traits(
-    groups: tuple[Any, ...], plan: Any, critical: frozenset[str], findings: tuple[Finding, ...]
-) -> list[tuple[bool, str | None]]:
-    """:func:`group_traits` of each group, from the marks node_marks gives its members without a frame: a member
-    of the plan is marked ``critical`` when on the critical path and ``finding-S`` for the gravest severity S of
-    its findings; read from those two facts, not from a mark made for each member (a 50k-step plan's groups)."""
-    by_step: dict[str, list[Finding]] = {}
-    for f in findings:
-        for sid in f.steps:
-            by_step.setdefault(sid, []).append(f)
-    severity = {sid: gravest(found) for sid, found in by_step.items()}
-    by_id = plan.by_id
-    out = []
-    for g in groups:
-        marked = [sid for sid in g.members if sid in by_id]
-        out.append(
-            (
-                bool(marked) and all(sid in critical for sid in marked),
-                next(
-                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
-                    None,
-                )
-                if severity
-                else None,
-            )
-        )
-    return out
+                codes[j] += move
+                if j not in moved:
+                    moved.append(j)
+        if len(moved) > 1:
+            moved.sort()
+        # each group's look at its counts: known for most, else made once (_look)
+        by_counts, kind, look = self._by_counts, self._kind, self._look
+        out = {}
+        for j in moved:
+            known = by_counts.get((kind[j], codes[j]))
+            out[j] = look(j) if known is None else known
+        return out
 
 
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
@@ -369,21 +386,29 @@ def delta_table(
     """
     looks = _Looks()
     n = len(run.events)
-    # what each event's record holds besides its delta: the version it opens, its nodes' restyles, its caption
-    opens: dict[int, int] = {}
-    moves: dict[int, list[int]] = {}
-    captions: list[tuple[str, ...]] = [()] * n
     pictures: list[VersionPicture] = []
-    deltas = run.deltas()
-    facts = sorted({f for d in deltas for f in d.gained})
-    # S2 before S10, as the explorer lists them
+    # what each event changed, read as the loop below reaches it (no object per event)
+    rows = run.delta_rows()
+    facts = sorted({f for e in run.events for f in e.gained})
+    # S2 before S10, as the explorer lists them; sorted from the plans' order, which is often that order already (a
+    # sorted run costs a comparison per step, where a set's order costs log2(steps) of them)
     steps = sorted(
-        {s for p in run.plans for s in p.ids}
-        | {s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)},
+        dict.fromkeys(
+            [
+                *(s for p in run.plans for s in p.ids),
+                *(s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)),
+            ]
+        ),
         key=natural_key,
     )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     summary = run_summary(run)
+    # each event's record, made in one pass over the events: its keys in one order, t, v, d, g, ... c; a time is
+    # never NaN (the page's JSON must parse)
+    events: list[dict[str, Any]] = []
+    record = events.append
+    isfinite = math.isfinite
+    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
     for k, (first, last) in enumerate(_versions(run)):
         plan = plan_of(run, first)
         if progress is not None:
@@ -393,7 +418,7 @@ def delta_table(
         nodes = _drawn_steps(plan, svg)
         drawn = set(nodes)
         schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
-        critical = critical_marks(plan, schedule)[0]
+        critical = critical_steps(schedule)
         findings = tuple(dict.fromkeys(plan.import_findings))
         marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
@@ -402,10 +427,8 @@ def delta_table(
         groups = _Groups(diagram, plan, critical, findings, looks)
         for j, look in groups.start(run.frame(first)).items():
             current[j], number[j] = look, len(number)
-        opens[first] = k
         # the picture's own caption lines: every frame says its own event
-        for i in range(first, last + 1):
-            captions[i] = event_lines(run.events[i], i, run, plan)
+        captions = event_lines_of(run, first, last, plan)
         members = groups.members
         frame_at, run_events = run.frame, run.events
         # ``unchanged``: the voided, kept and not run steps of the last frame read, while no event since could
@@ -414,49 +437,94 @@ def delta_table(
         as_changes = not logged_version(run_events[first])
         frame = frame_at(first)
         unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
-        for i in range(first + 1, last + 1):
-            if progress is not None and not i % 256:
-                progress("report: frames", i, n)
+        for i in range(first, last + 1):
             event = run_events[i]
-            if event.kind in MARKING_KINDS:
-                unchanged = None
-            delta_steps = deltas[i].steps
-            # a frame is read only where its event restyles a drawn node or moves a group's counts
-            if drawn.isdisjoint(delta_steps):
-                if members.isdisjoint(delta_steps):
-                    continue
-                changes = event.changes
-                if unchanged is not None and delta_steps <= changes.keys():
-                    now = groups.step(delta_steps, changes, *unchanged)
+            delta_steps, ready_in, ready_out, plain = next(rows)
+            triples: list[int] = []
+            if i > first:
+                if progress is not None and not i % 256:
+                    progress("report: frames", i, n)
+                if event.kind in MARKING_KINDS:
+                    unchanged = None
+                now: dict[Any, int] | None = None
+                # a frame is read only where its event restyles a drawn node or moves a group's counts
+                if drawn.isdisjoint(delta_steps):
+                    if not members.isdisjoint(delta_steps):
+                        if unchanged is not None and plain:  # its steps' statuses: its changes
+                            now = groups.step(delta_steps, event.changes, *unchanged)
+                        else:
+                            frame = frame_at(i)
+                            now = groups.step(
+                                delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                            )
+                            if as_changes:
+                                unchanged = (frame.voided, frame.kept, frame.not_run)
                 else:
                     frame = frame_at(i)
-                    now = groups.step(
-                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                    changed = sorted(drawn.intersection(delta_steps))
+                    # the nodes' looks numbered first, then the groups' (the look table's order of first use)
+                    now = {
+                        sid: looks.of(m)
+                        for sid, m in node_marks(
+                            plan, frame, critical, findings, ids=changed
+                        ).items()
+                    }
+                    now.update(
+                        groups.step(
+                            delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
+                        )
                     )
                     if as_changes:
                         unchanged = (frame.voided, frame.kept, frame.not_run)
-            else:
-                frame = frame_at(i)
-                changed = sorted(drawn.intersection(delta_steps))
-                # the nodes' looks numbered first, then the groups' (the look table's order of first use)
-                now = {
-                    sid: looks.of(m)
-                    for sid, m in node_marks(plan, frame, critical, findings, ids=changed).items()
-                }
-                now.update(
-                    groups.step(
-                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
-                    )
-                )
-                if as_changes:
-                    unchanged = (frame.voided, frame.kept, frame.not_run)
-            triples = []
-            for sid, new in now.items():
-                if new != current[sid]:
-                    triples += [number[sid], current[sid], new]
-                    current[sid] = new
+                if now:
+                    for sid, new in now.items():
+                        if new != current[sid]:
+                            triples += [number[sid], current[sid], new]
+                            current[sid] = new
+            t = event.time
+            out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
+            if i == first:
+                out["v"] = k
             if triples:
-                moves[i] = triples
+                out["d"] = triples
+            # most sets hold one item: a list of it, no sort (a fact set of a reader's own type made a set first)
+            gained, lost = event.gained, event.lost
+            if gained:
+                if type(gained) is not frozenset:
+                    gained = frozenset(gained)
+                out["g"] = (
+                    [*map(fact_of, gained)] if len(gained) == 1 else sorted(map(fact_of, gained))
+                )
+            if lost:
+                if type(lost) is not frozenset:
+                    lost = frozenset(lost)
+                out["l"] = [*map(fact_of, lost)] if len(lost) == 1 else sorted(map(fact_of, lost))
+            if ready_in:
+                out["ri"] = (
+                    [*map(step_of, ready_in)]
+                    if len(ready_in) == 1
+                    else sorted(map(step_of, ready_in))
+                )
+            if ready_out:
+                out["ro"] = (
+                    [*map(step_of, ready_out)]
+                    if len(ready_out) == 1
+                    else sorted(map(step_of, ready_out))
+                )
+            if event.voided:
+                out["vo"] = (
+                    [*map(step_of, event.voided)]
+                    if len(event.voided) == 1
+                    else sorted(map(step_of, event.voided))
+                )
+            if event.kept:
+                out["ke"] = (
+                    [*map(step_of, event.kept)]
+                    if len(event.kept) == 1
+                    else sorted(map(step_of, event.kept))
+                )
+            out["c"] = captions[i - first]
+            record(out)
         table = looks.table()
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(
@@ -475,32 +543,6 @@ def delta_table(
                 tuple(nodes) + tuple(g.name for g in groups.all),
             )
         )
-    # each record's keys in one order: t, v, d, g, ... c; a time is never NaN (the page's JSON must parse)
-    isfinite = math.isfinite
-    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
-    events: list[dict[str, Any]] = []
-    record = events.append
-    for i, (e, d) in enumerate(zip(run.events, deltas)):
-        t = e.time
-        out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
-        if i in opens:
-            out["v"] = opens[i]
-        if i in moves:
-            out["d"] = moves[i]
-        if d.gained:
-            out["g"] = sorted(map(fact_of, d.gained))
-        if d.lost:
-            out["l"] = sorted(map(fact_of, d.lost))
-        if d.ready_in:
-            out["ri"] = sorted(map(step_of, d.ready_in))
-        if d.ready_out:
-            out["ro"] = sorted(map(step_of, d.ready_out))
-        if e.voided:
-            out["vo"] = sorted(map(step_of, e.voided))
-        if e.kept:
-            out["ke"] = sorted(map(step_of, e.kept))
-        out["c"] = list(captions[i])
-        record(out)
     last_frame = run.frame(-1)
     data = {
         "looks": looks.table(),

@@ -16,7 +16,6 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
@@ -37,14 +36,13 @@ __all__ = [
     "caption_lines",
     "event_caption",
     "event_lines",
+    "event_lines_of",
+    "critical_steps",
     "EVENT_LINES",
     "EVENT_WIDTH",
 ]
 
 EVENT_LINES, EVENT_WIDTH = 2, 80
-# a caption escape_label would leave as it is but for its cut and wrap: printable ASCII and the middle dot of
-# the caption's own separators, no two spaces running (a 100k-event report: nearly every caption)
-_NOT_PLAIN = re.compile("[^ -~\u00b7]|  ")
 _PAD = (" ",) * EVENT_LINES  # a caption of fewer lines ends with blank ones
 _GRAVITY = {"error": 0, "warning": 1, "info": 2}
 
@@ -56,7 +54,13 @@ def schedule_of(plan: Plan) -> tuple[Any, str]:
         return None, str(exc)
 
 
+def critical_steps(schedule: Any) -> frozenset[str]:
+    """The steps on ``schedule``'s critical path (none without a schedule): the first of :func:`critical_marks`."""
+    return frozenset() if schedule is None else frozenset(schedule.critical)
+
+
 def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The steps on ``schedule``'s critical path and its edges between them (those without slack)."""
     if schedule is None:
         return frozenset(), frozenset()
     crit, timing = schedule.critical, schedule.steps
@@ -256,12 +260,76 @@ def event_caption(event: Any, index: int | None, run: Any, plan: Plan) -> str:
 
 def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[str, ...]:
     """:func:`event_caption` wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
-    text = event_caption(event, index, run, plan)
-    if _NOT_PLAIN.search(text) is None and text[:1] != " " and text[-1:] != " ":
+    return tuple(_wrapped(event_caption(event, index, run, plan)))
+
+
+def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str]]:
+    """:func:`event_lines` of each of ``run``'s events ``first``..``last`` (of ``plan``), as lists: what the caption
+    says of every event is worked out once, not per event (a report captions each of a run's events).
+
+    >>> from planviz import examples, simulate
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> event_lines_of(run, 0, 11, run.plan) == [list(event_lines(e, e.index, run, run.plan)) for e in run.events]
+    True
+    """
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    events = run.events
+    end = len(events) - 1
+    of_end = f" of {end} · t = "
+    out: list[list[str]] = []
+    record, isfinite, pad = out.append, math.isfinite, _PAD[1]
+    for i in range(first, last + 1):
+        e = events[i]
+        if i == end:  # the outcome at the end
+            record(_wrapped(event_caption(e, i, run, plan)))
+            continue
+        step, t = e.step, float(e.time or 0)
+        text = (
+            f"event {i}{of_end}{f'{t:g}' if isfinite(t) else str(t)}{unit} · "
+            f"{f'{e.kind} {step}' if step else e.kind}: {e.message or ''}"
+        )
+        # _wrapped's first case, read here: plain text of one line, or two cut at a space
+        if _plain(text):
+            if len(text) <= EVENT_WIDTH:
+                record([text, pad])
+                continue
+            cut = text.rfind(" ", 0, EVENT_WIDTH + 1)
+            if (
+                EVENT_LINES == 2
+                and len(text) <= EVENT_LINES * EVENT_WIDTH
+                and 0 < cut
+                and len(text) - cut - 1 <= EVENT_WIDTH
+            ):
+                record([text[:cut], text[cut + 1 :]])
+                continue
+        record(_wrapped(text))
+    return out
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` is what :func:`escape_label` leaves as it is but for its cut and wrap (a 100k-event report:
+    nearly every caption): printable ASCII and the caption's middle dots, no two spaces
+    running (a few C passes instead of a search).
+
+    >>> [_plain(t) for t in ("a · b", "a  b", " a", "a\\tb", "a\\x7fb", "é", "")]
+    [True, False, False, False, False, False, True]
+    """
+    return (
+        "  " not in text
+        and (text.isascii() or text.replace("\u00b7", "").isascii())
+        and text.isprintable()
+        and text[:1] != " "
+        and text[-1:] != " "
+    )
+
+
+def _wrapped(text: str) -> list[str]:
+    """A caption's text wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
+    if _plain(text):
         # escape_label's whitespace, control character and NFC passes change nothing in such text: its words
         # are separated by single spaces, so wrapping it into two lines is cutting it at a space
         if len(text) <= EVENT_WIDTH:
-            return (text, *_PAD[1:])
+            return [text, *_PAD[1:]]
         cut = text.rfind(" ", 0, EVENT_WIDTH + 1)  # the first line: as many words as fit
         # the text is not cut and the rest fits one line
         if (
@@ -270,7 +338,7 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
             and 0 < cut
             and len(text) - cut - 1 <= EVENT_WIDTH
         ):
-            return (text[:cut], text[cut + 1 :])
+            return [text[:cut], text[cut + 1 :]]
         lines = wrap(clip(text, EVENT_LINES * EVENT_WIDTH), EVENT_WIDTH, EVENT_LINES)
     else:
         lines = escape_label(
@@ -280,4 +348,4 @@ def event_lines(event: Any, index: int | None, run: Any, plan: Plan) -> tuple[st
             max_lines=EVENT_LINES,
             target="text",
         ).split("\n")
-    return (*lines, *_PAD[len(lines) :])
+    return [*lines, *_PAD[len(lines) :]]

@@ -55,7 +55,7 @@ from planviz.pictures.captions import (
 from planviz.pictures.diagram import Diagram
 from planviz.pictures.escape import check_svg, checked_attrs, dom_id, escape_label
 from planviz.pictures.focus import View, candidate_views
-from planviz.pictures.grouping import add_groups, group_marks, node_name
+from planviz.pictures.grouping import add_groups, group_marks, node_name, traits_of
 from planviz.pictures.layout import SLOT, Layout, frame_template, lay_out
 from planviz.pictures.style import (
     EDGE_COLOUR,
@@ -306,11 +306,11 @@ def render(
             memory,
         )
         try:
-            hash(key)
+            known = hash(key)
         # a plan holding an unhashable value (hand-built): draw it without the memo
         except TypeError:
-            return _base.__wrapped__(*key)
-        return _base(*key)
+            return _build_base(*key)
+        return _base(_Key(key, known))  # the key hashed once (a 50k-step plan: a hash of each step)
 
     options = dict(
         focus=focus,
@@ -339,12 +339,25 @@ def render(
         # a run's from its one summary
         waves = run_summary(run).waves if run is not None else ready_waves
         return summary_diagram(plan, frame, notice, index, waves_of=waves)
-    # step id or group index -> mark
-    marks: dict[Any, Mark] = node_marks(plan, frame, crit_nodes, findings)
+    # step id or group index -> mark: the steps drawn (and asked for), in the plan's order, then the groups (whose
+    # traits are read from the critical path and the findings, not from a mark of each member: a big plan's groups
+    # hold most of its steps)
+    view = base.view
+    asked = view.focus if focus is not None else ()
+    drawn = {*view.steps, *asked}
+    marks: dict[Any, Mark] = node_marks(
+        plan,
+        frame,
+        crit_nodes,
+        findings,
+        ids=[sid for sid in dict.fromkeys(plan.ids) if sid in drawn],
+    )
     # the steps asked for, not an automatic focus
-    for sid in base.view.focus if focus is not None else ():
+    for sid in asked:
         marks[sid] = replace(marks[sid], classes=marks[sid].classes + ("focus",))
-    marks.update(group_marks(base.view, frame, marks))
+    marks.update(
+        group_marks(view, frame, marks, traits_of(view.groups, plan, crit_nodes, findings))
+    )
     edges = edge_marks(plan, base.edges, crit_edges, findings)
     lines = event_lines(event, index, run, plan) if frame is not None else ()
     svg = _fill(base, marks, edges, lines)
@@ -363,8 +376,28 @@ def render(
 # --- the base picture (laid out once per plan version) -------------------------------------------------------
 
 
+class _Key:
+    """The arguments of :func:`_build_base` and their hash, worked out once: what :func:`_base` is memoised on."""
+
+    __slots__ = ("args", "known")
+
+    def __init__(self, args: tuple[Any, ...], known: int) -> None:
+        self.args, self.known = args, known
+
+    def __hash__(self) -> int:
+        return self.known
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.known == other.known and self.args == other.args
+
+
 @functools.lru_cache(maxsize=8)
-def _base(
+def _base(key: _Key) -> _Base:
+    """:func:`_build_base` of ``key``'s arguments, memoised (it depends only on them)."""
+    return _build_base(*key.args)
+
+
+def _build_base(
     plan: Plan,
     run_mode: bool,
     legend: tuple[str, ...],

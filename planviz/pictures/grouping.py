@@ -25,7 +25,7 @@ from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 import pygraphviz as pgv
 
 from planviz.pictures.escape import checked_attrs, dom_id, escape_label
-from planviz.pictures.style import FONT, LOOKS, Look, Mark, node_attrs, tip
+from planviz.pictures.style import FONT, LOOKS, Look, Mark, gravest, node_attrs, tip
 from planviz.plan.model import STATUSES
 from planviz.structure.index import StructureIndex
 
@@ -41,6 +41,7 @@ __all__ = [
     "member_key",
     "counts_text",
     "group_traits",
+    "traits_of",
     "group_mark",
 ]
 
@@ -250,8 +251,14 @@ def add_groups(a: pgv.AGraph, view: Any, run_mode: bool) -> tuple[dict[int, str]
     return labels, tips
 
 
-def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[int, Mark]:
-    """The look of each group node in one frame (or in a plain picture when ``frame`` is None)."""
+def group_marks(
+    view: Any,
+    frame: Any,
+    step_marks: Mapping[str, Mark],
+    traits: Sequence[tuple[bool, str | None]] | None = None,
+) -> dict[int, Mark]:
+    """The look of each group node in one frame (or in a plain picture when ``frame`` is None); each group's
+    traits are ``traits`` (:func:`traits_of`) when given, else read from its members' marks in ``step_marks``."""
     out = {}
     for i, g in enumerate(view.groups):
         text = (
@@ -259,7 +266,36 @@ def group_marks(view: Any, frame: Any, step_marks: Mapping[str, Mark]) -> dict[i
             if frame is not None
             else None
         )
-        out[i] = group_mark(g, text, group_traits(g, step_marks))
+        out[i] = group_mark(g, text, group_traits(g, step_marks) if traits is None else traits[i])
+    return out
+
+
+def traits_of(
+    groups: tuple[Any, ...], plan: Any, critical: frozenset[str], findings: tuple[Any, ...]
+) -> list[tuple[bool, str | None]]:
+    """:func:`group_traits` of each group, from the marks node_marks gives its members without a frame: a member
+    of the plan is marked ``critical`` when on the critical path and ``finding-S`` for the gravest severity S of
+    its findings; read from those two facts, not from a mark made for each member (a 50k-step plan's groups)."""
+    by_step: dict[str, list[Any]] = {}
+    for f in findings:
+        for sid in f.steps:
+            by_step.setdefault(sid, []).append(f)
+    severity = {sid: gravest(found) for sid, found in by_step.items()}
+    by_id = plan.by_id
+    out = []
+    for g in groups:
+        marked = [sid for sid in g.members if sid in by_id]
+        out.append(
+            (
+                bool(marked) and all(sid in critical for sid in marked),
+                next(
+                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
+                    None,
+                )
+                if severity
+                else None,
+            )
+        )
     return out
 
 

@@ -93,7 +93,7 @@ def _text(value: Any, where: str, *, optional: bool = False) -> Any:
     return check_unicode(value, where)
 
 
-_DIGITS = re.compile(r"([0-9]+)")
+_RUNS = re.compile(r"[0-9]+|[^0-9]+")  # an id's runs of ASCII digits and of anything else, in order
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
@@ -105,8 +105,7 @@ def natural_key(text: str) -> tuple[Any, ...]:
     return tuple(
         [
             (0, len(n := p.lstrip("0")), n, p) if "0" <= p[0] <= "9" else (1, 0, p, p)
-            for p in _DIGITS.split(text)
-            if p
+            for p in _RUNS.findall(text)
         ]
     )
 

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Iterable, Iterator, Mapping
+from typing import (
+    AbstractSet,
+    Any,
+    Collection,
+    ItemsView,
+    Iterable,
+    Iterator,
+    KeysView,
+    Mapping,
+    ValuesView,
+)
 
 from planviz.errors import FrameIndexError, SimulationError, expect_type
 from planviz.io.syntax import show_value
@@ -281,6 +291,15 @@ class FewChanges(Mapping[str, str]):
     def __contains__(self, sid: object) -> bool:
         return sid is not None and (sid == self._k0 or sid == self._k1)
 
+    def get(self, sid: str, default: Any = None) -> Any:
+        """``self[sid]``, or ``default`` (Mapping.get's meaning, without its try/except around ``__getitem__``)."""
+        if sid is not None:
+            if sid == self._k0:
+                return self._v0
+            if sid == self._k1:
+                return self._v1
+        return default
+
     def __iter__(self) -> Iterator[str]:
         k0, k1 = self._k0, self._k1
         return iter(() if k0 is None else (k0,) if k1 is None else (k0, k1))
@@ -293,6 +312,26 @@ class FewChanges(Mapping[str, str]):
         if k0 is None:
             return ()
         return ((k0, self._v0),) if k1 is None else ((k0, self._v0), (k1, self._v1))  # type: ignore[return-value]
+
+    # the views of the dict it stands for (a dict's are C code; Mapping's read each entry through __getitem__): a
+    # report walks each event's changes several times (the frame index, its deltas, the statuses seen)
+    def keys(self) -> KeysView[str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return _NO_DICT.keys()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).keys()
+
+    def items(self) -> ItemsView[str, str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return _NO_DICT.items()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).items()  # type: ignore[return-value]
+
+    def values(self) -> ValuesView[str]:
+        k0, k1 = self._k0, self._k1
+        if k0 is None:
+            return _NO_DICT.values()
+        return ({k0: self._v0} if k1 is None else {k0: self._v0, k1: self._v1}).values()  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
@@ -327,6 +366,7 @@ def few_changes(changes: dict[str, str]) -> Mapping[str, str]:
 
 
 _NO_CHANGES = FewChanges()
+_NO_DICT: dict[str, str] = {}  # never changed: the views of no changes
 
 new_event = slot_filler(Event)
 """``Event(...)`` (the same arguments, ``changes`` None for none) at a fifth of the cost, its values as given:
@@ -526,15 +566,40 @@ class Run:
         """
         return self._store.deltas(self.events)
 
+    def delta_rows(
+        self,
+    ) -> Iterator[tuple[Collection[str], Collection[str], Collection[str], bool]]:
+        """What :meth:`deltas` says of each event, in order, as ``(steps, ready_in, ready_out, plain)`` (the facts
+        gained and lost are the event's own): ``plain`` when ``steps`` are the keys of the event's ``changes``, a
+        tuple in their order (nearly every event), else a frozenset. What a page steps through, without an object
+        per event.
+
+        >>> from planviz import examples, simulate
+        >>> run = simulate(examples.load("cache_isolation"))
+        >>> [(frozenset(s), frozenset(i), frozenset(o)) for s, i, o, _ in run.delta_rows()] == [
+        ...     (d.steps, d.ready_in, d.ready_out) for d in run.deltas()]
+        True
+        """
+        return self._store.rows(self.events)
+
     def statuses_seen(self) -> frozenset[str]:
         """Every status some frame of the run shows (one pass over the changes, not the frames, done once)."""
         return self._seen
 
     @functools.cached_property
     def _seen(self) -> frozenset[str]:
-        return frozenset(  # a logged snapshot's other statuses were shown by the events before it
-            v for e in self.events for v in getattr(e.changes, "fresh", e.changes).values()
-        )
+        seen: set[Any] = set()
+        add, update = seen.add, seen.update
+        for e in self.events:
+            changes = e.changes
+            if type(changes) is FewChanges:  # most events: its one or two values read directly
+                if changes._k0 is not None:
+                    add(changes._v0)
+                    if changes._k1 is not None:
+                        add(changes._v1)
+            else:  # a logged snapshot's other statuses were shown by the events before it
+                update(getattr(changes, "fresh", changes).values())
+        return frozenset(seen)
 
     @property
     def conflicts(self) -> tuple[Conflict, ...]:

@@ -30,7 +30,7 @@ linear in events + changes, never events x steps.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Collection, Iterator, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, cast
 
@@ -206,7 +206,7 @@ class FrameStore:
         that only changes statuses and facts within a version under way (nearly all of a long run) is indexed
         without a call of its own."""
         segments, marks, nfacts, nready = self._segments, self._marks, self._nfacts, self._nready
-        began = self._began
+        began, held, facts = self._began, self._held, self._facts
         for event in events:
             seg = segments[-1] if segments else None
             if (
@@ -218,7 +218,8 @@ class FrameStore:
                 self.append(event)
                 continue
             i = len(nfacts)
-            hist, current = cast(dict[str, tuple[list[int], list[str]]], seg.hist), self._current
+            hist: dict[str, tuple[list[int], list[str]]] = seg.hist  # type: ignore[assignment]
+            current = self._current
             ready = self._ready
             for sid, status in event.changes.items():
                 h = hist.get(sid)
@@ -241,12 +242,25 @@ class FrameStore:
                 if status in _BEGUN:
                     began.add(sid)
             self._ready = ready
-            if event.gained:
-                self._toggle(event.gained, False, i)
-            if event.lost:
-                self._toggle(event.lost, True, i)
+            gained, lost = event.gained, event.lost
+            # facts gained that were not held and lost that were (a set of them: each once): indexed here, else
+            # by _toggle, which raises at the first that breaks the rule
+            if gained:
+                if type(gained) is frozenset and held.isdisjoint(gained):
+                    held.update(gained)
+                    for f in gained:
+                        facts.setdefault(f, []).append(i)
+                else:
+                    self._toggle(gained, False, i)
+            if lost:
+                if type(lost) is frozenset and held.issuperset(lost):
+                    held.difference_update(lost)
+                    for f in lost:
+                        facts.setdefault(f, []).append(i)
+                else:
+                    self._toggle(lost, True, i)
             marks.append(marks[-1])
-            nfacts.append(len(self._held))
+            nfacts.append(len(held))
             nready.append(ready)
 
     def _logged(self, seg: _Segment, event: Any, i: int, fresh: bool) -> None:
@@ -290,10 +304,13 @@ class FrameStore:
 
     def delta(self, i: int, event: Any) -> FrameDelta:
         """What changed from frame ``i - 1`` to frame ``i`` (``event`` is event ``i``)."""
-        seg = self._segments[bisect_right(self._starts, i) - 1]
+        k = bisect_right(self._starts, i) - 1
+        seg = self._segments[k]
         if seg.start == i:
-            ready = frozenset(self.views(i)[2])
-            before = frozenset(self.views(i - 1)[2]) if i else frozenset()
+            ready, before = (
+                self._ready_now(seg, i, True),
+                self._ready_now(self._segments[k - 1], i - 1, False) if i else _EMPTY,
+            )
             return FrameDelta(
                 i,
                 True,
@@ -328,53 +345,96 @@ class FrameStore:
             frozenset(ready_out),
         )
 
+    def _ready_now(self, seg: _Segment, i: int, first: bool) -> frozenset[str]:
+        """The steps ready at event ``i``, the first (``first``) or the last event of ``seg``: a version of changes
+        read from each step's first or last status, without a frame's view of each."""
+        if seg.logged is not None:
+            return frozenset(self.views(i)[2])
+        at = 0 if first else -1
+        hist = cast(dict[str, tuple[list[int], list[str]]], seg.hist)
+        return frozenset([sid for sid, h in hist.items() if h[1][at] == "ready"])
+
     def deltas(self, events: Sequence[Any]) -> tuple[FrameDelta, ...]:
         """:meth:`delta` of every event (``events`` are the events indexed), in one pass: each plan version
         looked up once, and an event within a version costs what it changed."""
-        out: list[FrameDelta] = []
+        new, starts = _new_delta, set(self._starts)
+        return tuple(
+            [
+                new(
+                    i,
+                    i in starts,
+                    steps if type(steps) is frozenset else frozenset(steps),
+                    frozenset(event.gained),
+                    frozenset(event.lost),
+                    frozenset(ready_in),
+                    frozenset(ready_out),
+                )
+                for i, (event, (steps, ready_in, ready_out, _)) in enumerate(
+                    zip(events, self.rows(events))
+                )
+            ]
+        )
+
+    def rows(
+        self, events: Sequence[Any]
+    ) -> Iterator[tuple[Collection[str], Collection[str], Collection[str], bool]]:
+        """What :meth:`deltas` says of each event, as plain collections: ``(steps, ready_in, ready_out, plain)``;
+        ``plain`` when ``steps`` are the event's ``changes``' keys, as a tuple in their order (an event of a
+        version under way that voids, keeps, conflicts and stops nothing: nearly every one), else a frozenset.
+        What a page steps through reads these, and the facts from the events themselves."""
         starts = [*self._starts, len(self._nfacts)]
         marks = self._marks
         stop_at, never = self._stop if self._stop is not None else (-1, _EMPTY)
-        new = _new_delta
         for k, seg in enumerate(self._segments):
             first = seg.start
-            out.append(self.delta(first, events[first]))
+            d = self.delta(first, events[first])
+            yield d.steps, d.ready_in, d.ready_out, False
             hist, keys, conflicts = seg.hist, seg.hist.keys(), seg.first_conflict
+            # each step's status at the event before, kept up to date in this pass (a logged version's read from
+            # its log): the snapshot lists every step of its version
+            now: Any = (
+                {sid: values[0] for sid, (at, values) in hist.items()}
+                if seg.logged is None
+                else None
+            )
             for i in range(first + 1, starts[k + 1]):
                 event = events[i]
-                changes = event.changes
-                ready_in = ready_out = _EMPTY
-                for sid, status in changes.items():
-                    at, values = hist[sid]
-                    old = values[bisect_right(at, i - 1) - 1]
+                ready_in: tuple[str, ...] = ()
+                ready_out: tuple[str, ...] = ()
+                changed: tuple[str, ...] = ()
+                for sid, status in event.changes.items():
+                    changed += (sid,)
+                    if now is None:
+                        at, values = hist[sid]
+                        old = values[bisect_right(at, i - 1) - 1]
+                    else:
+                        old = now[sid]
+                        now[sid] = status
                     if status == "ready":
                         if old != "ready":
-                            ready_in = ready_in | {sid}
+                            ready_in += (sid,)
                     elif old == "ready":
-                        ready_out = ready_out | {sid}
+                        ready_out += (sid,)
                 # the steps it changed are of its version (append checked it); the others are filtered
-                steps = frozenset(changes)
-                (voided, kept), (was_voided, was_kept) = marks[i], marks[i - 1]
-                if voided is not was_voided or kept is not was_kept:
-                    steps = steps | ((voided ^ was_voided) | (kept ^ was_kept)) & keys
+                steps: frozenset[str] | None = None
+                mark = marks[i]
+                if (
+                    mark is not marks[i - 1]
+                ):  # the same marks (most events): nothing voided or kept anew
+                    (voided, kept), (was_voided, was_kept) = mark, marks[i - 1]
+                    if voided is not was_voided or kept is not was_kept:
+                        steps = (
+                            frozenset(changed) | ((voided ^ was_voided) | (kept ^ was_kept)) & keys
+                        )
                 step = event.step
-                if step is not None and conflicts.get(step) == i and step in keys:
-                    steps = steps | {step}
+                if conflicts and step is not None and conflicts.get(step) == i and step in keys:
+                    steps = (frozenset(changed) if steps is None else steps) | {step}
                 if i == stop_at:
-                    steps = steps | never & keys
-                gained, lost = event.gained, event.lost
-                out.append(
-                    new(
-                        i,
-                        False,
-                        steps,
-                        gained if type(gained) is frozenset else frozenset(gained),
-                        lost if type(lost) is frozenset else frozenset(lost),
-                        ready_in,
-                        ready_out,
-                    )
-                )
-        return tuple(out)
+                    steps = (frozenset(changed) if steps is None else steps) | never & keys
+                if steps is None:
+                    yield changed, ready_in, ready_out, True
+                else:
+                    yield steps, ready_in, ready_out, False
 
     def _toggle(self, facts: Iterable[str], held: bool, i: int) -> None:
         for f in facts:
