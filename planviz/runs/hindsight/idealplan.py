@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import schedule_steps
+from planviz.plan.bulk import schedule_rows
 from planviz.plan.model import Plan, Step, natural_key
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
@@ -166,7 +166,9 @@ def ideal_schedule(
     model: set[str] = set()
     unknown_steps: set[str] = set()
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
-    out: list[dict[str, Any]] = []  # the steps' fields, built in bulk (plan/bulk.py)
+    out: list[
+        tuple[Any, ...]
+    ] = []  # the steps' fields as rows, built in bulk (plan/bulk.schedule_rows)
     known = known_words(run)
     leaves = run_result_leaves(run) if leaves is None else leaves
 
@@ -180,19 +182,19 @@ def ideal_schedule(
         arguments: Mapping[str, Any] | None = None,
         tool: str | None = None,
     ) -> None:
-        durations[sid] = max(0.0, duration)
+        durations[sid] = length = max(0.0, duration)
         out.append(
-            {
-                "id": sid,
-                "action": action,
-                "expected_evidence": "ran",
-                "duration": max(0.0, duration),
-                "depends_on": sorted(after),
-                "requires": sorted(requires),
-                "produces": f"{sid}.result",
-                "tool": tool,
-                "arguments": arguments or {},
-            }
+            (
+                sid,
+                action,
+                "ran",
+                length,
+                sorted(after),
+                sorted(requires),
+                f"{sid}.result",
+                tool,
+                arguments or {},
+            )
         )
 
     plan_id = answer_id = None
@@ -238,6 +240,24 @@ def ideal_schedule(
     for v in ran:
         define = steps.get(v)
         into = preds[v]
+        if (
+            not into and v not in release
+        ):  # no data in, no revision (most calls): after the plan alone
+            length = durations[v] = max(0.0, durations[v])
+            out.append(
+                (
+                    v,
+                    define.action if define is not None else v,
+                    "ran",
+                    length,
+                    [] if plan_id is None else [plan_id],
+                    [],
+                    f"{v}.result",
+                    define.tool if define is not None else None,
+                    dict(define.arguments) if define else {},
+                )
+            )
+            continue
         if into:
             copies = sorted(u for u, r in into.items() if r in ("exact", "contains"))
             needs_model = sorted(u for u, r in into.items() if r not in ("exact", "contains"))
@@ -293,7 +313,7 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        schedule_steps(out),
+        schedule_rows(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
     fast = _critical(plan.steps)

@@ -50,6 +50,7 @@ import bisect
 import functools
 import json
 import re
+from collections import defaultdict
 from typing import Any, Callable, Iterator, Mapping
 
 from planviz.plan.model import Step
@@ -117,9 +118,34 @@ def result_leaves(result: Any) -> list[tuple[tuple[str, ...], str]]:
                 return out
             continue
         break
+    if (
+        type(value) is dict
+    ):  # a flat object of strings and numbers (the common result), as _leaves reads it
+        flat = _flat_leaves(value)
+        if flat is not None:
+            return out + flat if out else flat
     for path, leaf in _leaves(value):
         if path or not out:
             out.append((path, leaf))
+    return out
+
+
+def _flat_leaves(value: dict[Any, Any]) -> list[tuple[tuple[str, ...], str]] | None:
+    """:func:`_leaves` of a dict whose values are strings, ints, floats, booleans or None, in one loop; None for
+    any other value (then :func:`_leaves` reads it)."""
+    out: list[tuple[tuple[str, ...], str]] = []
+    for k, v in value.items():
+        kind = type(v)
+        if kind is str:
+            out.append(((str(k),), v))
+        elif kind is int:
+            out.append(((str(k),), str(v)))
+        elif kind is float:
+            out.append(((str(k),), repr(v)))
+        elif v is None or kind is bool:
+            continue
+        else:
+            return None
     return out
 
 
@@ -137,7 +163,8 @@ def known_words(run: Run) -> frozenset[str]:
     """The words (lower-cased, split at every non-alphanumeric character) of the text every call could read: the
     user's task (each plan version's goal) and the tool definitions the run records (the tool names)."""
     words: set[str] = set()
-    texts = [p.goal for p in run.plans] + [s.tool or "" for p in run.plans for s in p.steps]
+    # each text once: a run of 50k calls names a dozen tools
+    texts = {p.goal for p in run.plans} | {s.tool or "" for p in run.plans for s in p.steps}
     for text in texts:
         words.update(w.lower() for w in _WORD.findall(text or ""))
     return frozenset(words)
@@ -164,31 +191,43 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
 
 @functools.lru_cache(maxsize=8192)
 def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
-    parts: list[str] = []
-    if '"' in value or "'" in value or "“" in value:
-        for m in _QUOTED.finditer(value):
-            parts.append(next(g for g in m.groups() if g))
-    for token in _TOKEN.findall(value):
-        parts.append(token)
-        # a token of letters and digits only is its one word (the common case: no sub-parts to add)
-        if not token.isalnum() and not _NUMBER.fullmatch(token):
-            parts.extend(p for p in _WORD.findall(token) if p != token)
-    out, seen = [], set()
-    for p in parts:
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def consider(p: str) -> None:
         if p in seen:
-            continue
+            return
         if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
             if p.lower() in known:
-                continue
+                return
             # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
             if len(p) < (4 if p.isalpha() else 2):
-                continue
+                return
         else:
             words = [w.lower() for w in _WORD.findall(p)]
             if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
-                continue
+                return
         seen.add(p)
         out.append(p)
+
+    # the candidates in order (quoted phrases, then each token and its words), each kept once
+    if '"' in value or "'" in value or "“" in value:
+        for m in _QUOTED.finditer(value):
+            consider(next(g for g in m.groups() if g))
+    for token in _TOKEN.findall(value):
+        if token.isalnum():
+            # a token of letters and digits (ASCII: _TOKEN's) is its one word, no sub-parts (the common case,
+            # consider() inline)
+            if token not in seen and token.lower() not in known:
+                if len(token) >= (4 if token.isalpha() else 2):
+                    seen.add(token)
+                    out.append(token)
+            continue
+        consider(token)
+        if not _NUMBER.fullmatch(token):
+            for p in _WORD.findall(token):
+                if p != token:
+                    consider(p)
     return tuple(out)
 
 
@@ -269,6 +308,10 @@ def _why_from(
             if hit is not None:
                 reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
                 break
+    if (
+        len(reasons) < 2
+    ):  # one reason (the common case) is the costliest; each starts with a kind of REASONS
+        return next(iter(reasons), None)
     for kind in REASONS:
         hits = [r for r in reasons if r.startswith(kind)]
         if hits:
@@ -449,29 +492,33 @@ def data_edges(
 
     # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
     # on token boundaries in a text only if each of its words is one of the text's words
-    holders: dict[str, list[str]] = {}
+    holders: dict[str, list[str]] = defaultdict(list)
     words_of: dict[str, set[str]] = {}
+    findall = _WORD.findall
     for u in order:
-        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf
-        words_of[u] = set(
-            map(str.lower, _WORD.findall("\n".join([leaf for _, leaf in leaves.get(u, ())])))
+        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf (ASCII text
+        # lower-cased first, the same words: only beyond ASCII can lower-casing make a letter ASCII)
+        text = "\n".join([leaf for _, leaf in leaves.get(u, ())])
+        words_of[u] = found = (
+            set(findall(text.lower())) if text.isascii() else set(map(str.lower, findall(text)))
         )
-        for word in words_of[u]:
-            holders.setdefault(word, []).append(u)
+        for each in found:
+            holders[each].append(u)
 
     part_words: dict[str, tuple[list[str], bool]] = {}
 
-    def source_of(part: str, v: str, s_v: float) -> str | None:
-        """The first call that had ended when ``v`` started whose result holds ``part``."""
-        known_part = part_words.get(part)
-        if known_part is None:
+    def words_in(part: str) -> tuple[list[str], bool]:
+        """The words of ``part``, and whether it is one word (then it is on token boundaries wherever the word is
+        one of a text's words)."""
+        got = part_words.get(part)
+        if got is None:
             found = [w.lower() for w in _WORD.findall(part)]
-            # a part that is one word is on token boundaries wherever the word is one of a text's words
-            known_part = part_words[part] = (
-                found,
-                len(found) == 1 and _WORD.fullmatch(part) is not None,
-            )
-        words, one_word = known_part
+            got = part_words[part] = (found, len(found) == 1 and _WORD.fullmatch(part) is not None)
+        return got
+
+    def source_of(part: str, v: str) -> str | None:
+        """The first call that had ended when ``v`` started whose result holds ``part``."""
+        words, one_word = words_in(part)
         if one_word:
             for u in holders.get(words[0], ()):
                 if u != v and before(u, v):
@@ -499,52 +546,76 @@ def data_edges(
         return got
 
     sources: dict[str, _Source] = {}
-
-    def source_facts(u: str) -> _Source:
-        got = sources.get(u)
-        if got is None:
-            got = sources[u] = _Source(leaves[u], known, parts_of)
-        return got
+    recorded = {sid: k for k, sid in enumerate(times)}  # ended_before's order, read inline below
 
     for v in order:
-        if v not in defs:
+        step = defs.get(v)
+        if step is None:
             continue
-        step, s_v = defs[v], times[v][0]
+        s_v = times[v][0]
+        requires, arguments = step.requires, step.arguments
 
         def ended(u: str) -> bool:
             return u != v and u in times and before(u, v)  # noqa: B023 (called in this iteration only)
 
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
-        for fact in () if foreign and step.arguments else step.requires:
-            done = [u for u in producers.get(fact, ()) if ended(u)]
-            if done:
-                add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
-        # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
-        values = _values(step.arguments) if step.arguments else []
-        if any("{{" in leaf for leaf in values):
-            for _, ph in placeholders_in(dict(step.arguments)):
-                ref = split_reference(ph.inner, ids)
-                if ref is not None and ended(ref[0]):
-                    add(ref[0], v, "exact")
-        if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
-            # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
-            # records none, every call that had ended
-            if foreign and not step.depends_on:
-                assume(v, s_v, True)
-            for u in () if foreign and not step.depends_on else step.depends_on:
-                if ended(u):
-                    add(u, v, "unknown: assumed")
+        if requires and not (foreign and arguments):
+            for fact in requires:
+                done = [u for u in producers.get(fact, ()) if ended(u)]
+                if done:
+                    add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
+        if not arguments:
+            if not requires:  # inputs unknown: every dependency stands
+                # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace
+                # that records none, every call that had ended
+                if foreign and not step.depends_on:
+                    assume(v, s_v, True)
+                for u in () if foreign and not step.depends_on else step.depends_on:
+                    if ended(u):
+                        add(u, v, "unknown: assumed")
             continue
-        args = [leaf for leaf in values if "{{" not in leaf]  # _arguments(step)
+        # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
+        args = _values(arguments)
+        for leaf in args:
+            if "{{" in leaf:
+                for _, ph in placeholders_in(dict(arguments)):
+                    ref = split_reference(ph.inner, ids)
+                    if ref is not None and ended(ref[0]):
+                        add(ref[0], v, "exact")
+                args = [leaf for leaf in args if "{{" not in leaf]  # _arguments(step)
+                break
         unexplained = False
+        r_v = recorded[v]
         for arg in args:
-            parts = parts_of(arg, known)
+            parts = memo.get(arg)
+            if parts is None:
+                parts = memo[arg] = parse(arg, known)
             for part in parts:
-                source = source_of(part, v, s_v)
+                if (
+                    part.isalnum() and part.isascii()
+                ):  # one word (the common case): itself, lower-cased
+                    word: str | None = part.lower()
+                else:
+                    words, one_word = part_words.get(part) or words_in(part)
+                    word = words[0] if one_word else None
+                if (
+                    word is not None
+                ):  # source_of, inline: the first holder that had ended when v started
+                    source = None
+                    for u in holders.get(word, ()):
+                        e_u = times[u][1]
+                        if u != v and (e_u < s_v or (e_u == s_v and recorded[u] < r_v)):
+                            source = u
+                            break
+                else:
+                    source = source_of(part, v)
                 if source is None:
                     unexplained = True
                     continue
-                reason = _why_from([arg], source_facts(source), known, parts_of)
+                facts = sources.get(source)
+                if facts is None:
+                    facts = sources[source] = _Source(leaves[source], known, parts_of)
+                reason = _why_from([arg], facts, known, parts_of)
                 if reason is not None:
                     add(source, v, reason)
         if foreign and unexplained:
