@@ -315,14 +315,19 @@ def _flat_plain(arguments: dict[str, Any], texts: list[str]) -> bool:
     total = (
         2  # check_plain's count of characters written out: {} and each key, quoted, and each value
     )
+    # the keys and strings go to texts as they are read (on False the caller drops texts: the full check decides)
+    append = texts.append
     for key, v in arguments.items():
         if type(key) is not str:
             return False
-        total += len(key) + 2
+        append(key)
         kind = type(v)
-        if kind is str:
-            total += len(v) + 2
-        elif v is None or kind is bool:
+        if kind is str:  # the common case first: both lengths in one addition
+            total += len(key) + len(v) + 4
+            append(v)
+            continue
+        total += len(key) + 2
+        if v is None or kind is bool:
             total += 5
         elif kind is int and -_SMALL_INT < v < _SMALL_INT:
             total += int(v.bit_length() * _LOG10_2) + 2
@@ -330,11 +335,7 @@ def _flat_plain(arguments: dict[str, Any], texts: list[str]) -> bool:
             total += 24
         else:
             return False
-    if total > limits.MAX_EXPANDED_BYTES:
-        return False
-    texts += arguments
-    texts.extend(v for v in arguments.values() if type(v) is str)
-    return True
+    return total <= limits.MAX_EXPANDED_BYTES
 
 
 def _fast(

@@ -143,7 +143,7 @@ def ideal_schedule(
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
     revision brought could start at the earliest, ``t0`` the run's first event, ``leaves`` what each result
     holds (:func:`~planviz.runs.hindsight.provenance.run_result_leaves`; read from the run when left out)."""
-    ran = sorted(times, key=lambda s: (times[s][0], s))
+    ran = [s for _, s in sorted([(t[0], s) for s, t in times.items()])]  # by (start, id)
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
     ids = set(steps) | set(ran)

@@ -432,7 +432,8 @@ def data_edges(
         for fact in defs[sid].produces if sid in defs else ():
             producers.setdefault(fact, []).append(sid)
     ids = set(defs) | set(times)
-    order = sorted(times, key=lambda s: (times[s][0], times[s][1], s))
+    # by (start, end, id): the key tuples themselves sorted (compared in C, no key call per call)
+    order = [s for _, _, s in sorted([(t[0], t[1], s) for s, t in times.items()])]
     foreign = run.trace_format is not None
     out: dict[tuple[str, str], str] = {}
     into: dict[str, set[str]] = {}
@@ -445,7 +446,9 @@ def data_edges(
 
     rank = {u: i for i, u in enumerate(order)}
     before = ended_before(times)
-    by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
+    by_end = [
+        s for _, _, s in sorted([(t[1], rank[s], s) for s, t in times.items()])
+    ]  # by (end, rank)
     unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
     pools = {
         True: (by_end, [times[u][1] for u in by_end]),
@@ -618,6 +621,7 @@ def data_edges(
                 reason = _why_from([arg], facts, known, parts_of)
                 if reason is not None:
                     add(source, v, reason)
-        if foreign and unexplained:
+        # (assume returns at once when no result went unrecorded and no pair is linked: most calls)
+        if foreign and unexplained and (unread or v in into):
             assume(v, s_v, False)
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 from itertools import filterfalse
 from operator import add
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
@@ -69,7 +69,6 @@ from planviz.runs.hindsight.idealplan import (
 )
 from planviz.runs.hindsight.provenance import (
     data_edges,
-    ended_before,
     intervals,
     latest_steps,
     run_result_leaves,
@@ -269,7 +268,12 @@ def _hindsight(run: Run) -> Hindsight:
     for u, v, _ in edges:
         preds[v].add(u)
     release = _released(run)
-    ready = {v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)]) for v in ran}
+    ready = {
+        v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)])
+        if preds[v]
+        else release.get(v, t0)
+        for v in ran
+    }
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
@@ -365,21 +369,31 @@ def _work(
     A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
     own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    number = (int, float)
     for sid, call in model_calls(run):
+        if sid is None or sid not in times:
+            continue
         at, took = call.get("time"), call.get("duration")
-        if sid is not None and sid in times and isinstance(at, (int, float)):
-            end = (
-                times[sid][0]
-                if not isinstance(took, (int, float))
-                else min(t0 + at + took, times[sid][0])
-            )
-            a, b = max(t0 + at, ready[sid]), end  # while its inputs were ready
-            if b > a:
-                spans[sid].append((a, b))
-                if not isinstance(took, (int, float)) and unknown is not None:
-                    unknown.add(sid)
-    lead = {sid: covered(parts) for sid, parts in spans.items()}
-    return {v: max(0.0, e - s) + lead.get(v, 0.0) for v, (s, e) in times.items()}, lead
+        # isinstance(x, (int, float)), its usual answers first
+        if not (type(at) is float or type(at) is int or isinstance(at, number)):
+            continue
+        known = type(took) is float or type(took) is int or isinstance(took, number)
+        begun = times[sid][0]
+        end = min(t0 + at + cast(float, took), begun) if known else begun
+        a = t0 + at
+        r = ready[sid]
+        if r > a:  # while its inputs were ready: max(t0 + at, ready)
+            a = r
+        if end > a:
+            spans[sid].append((a, end))
+            if not known and unknown is not None:
+                unknown.add(sid)
+    lead = {
+        sid: (0.0 + (parts[0][1] - parts[0][0])) if len(parts) == 1 else covered(parts)
+        for sid, parts in spans.items()
+    }
+    get = lead.get
+    return {v: max(0.0, e - s) + get(v, 0.0) for v, (s, e) in times.items()}, lead
 
 
 def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
@@ -400,16 +414,22 @@ def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
         return None
     t0 = run.events[0].time
     defs = latest_steps(run)
-    before = ended_before(times)
-    preds = {
-        v: [
-            u
-            for u in (defs[v].depends_on if v in defs else ())
-            if u in times and u != v and before(u, v)
-        ]
-        for v in times
-    }
-    ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
+    # each step's dependencies that had ended when it started (provenance.ended_before, read inline) and when
+    # the last of them ended
+    recorded = {sid: k for k, sid in enumerate(times)}
+    preds: dict[str, list[str]] = {}
+    ready: dict[str, float] = {}
+    for k, (v, (s_v, _)) in enumerate(times.items()):
+        step = defs.get(v)
+        into = []
+        if step is not None:
+            for u in step.depends_on:
+                if u in times and u != v:
+                    e_u = times[u][1]
+                    if e_u < s_v or (e_u == s_v and recorded[u] < k):
+                        into.append(u)
+        preds[v] = into
+        ready[v] = max([times[u][1] for u in into]) if into else t0
     work, _ = _work(run, t0, times, ready, unknown)
     fast = _longest(times, preds, work)
     if fast is not None:
@@ -458,9 +478,14 @@ def _longest(
             text.encode("utf-8")
         except UnicodeEncodeError:
             return None
-    rank = {sid: k for k, sid in enumerate(ids)}
+    starts = [start for start, _ in times.values()]
+    if any(map(math.isnan, starts)):
+        rank = {sid: k for k, sid in enumerate(ids)}
+        order = sorted(ids, key=lambda s: (times[s][0], rank[s]))
+    else:  # by start, ties in recorded order: a stable sort by start alone (no key tuple per step)
+        order = [ids[k] for k in sorted(range(len(ids)), key=starts.__getitem__)]
     finish: dict[str, float] = {}
-    for v in sorted(ids, key=lambda s: (times[s][0], rank[s])):
+    for v in order:
         start = 0.0
         for u in preds[v]:
             f = finish[u]
@@ -480,8 +505,9 @@ def _serialized(
     # Data edges go forward in time (the producer ended before the consumer started), so a data path from u to
     # a v that started right after u ended passes only through steps that ran wholly in between: none, or steps
     # of no duration at that very instant (_linked walks those). Linear after the sorts; no closure is built.
-    order = sorted(ran, key=lambda s: (times[s][0], s))
-    by_end = sorted(ran, key=lambda s: (times[s][1], s))
+    # sorted by (start, id) and (end, id): the same key tuples, compared in C
+    order = [s for _, s in sorted([(times[s][0], s) for s in ran])]
+    by_end = [s for _, s in sorted([(times[s][1], s) for s in ran])]
     ends = [times[s][1] for s in by_end]
     out = []
     for v in order:

@@ -273,6 +273,10 @@ def metrics_from(
             valid_start[sid] = False
             if statuses_at_start is None:
                 statuses_at_start = run.frame(version_start).statuses
+                if not logged:
+                    # the version's first event lists every step of it with its status (a frame's snapshot, which
+                    # the store indexes from it): read as that mapping, without a view's call per look-up
+                    statuses_at_start = events[version_start].changes
             if sid not in statuses_at_start:  # not a step of its plan version: invalid
                 repeats += 1
             else:
