@@ -78,6 +78,9 @@ class IdealSchedule:
     unknown_steps: frozenset[str] = frozenset()
 
 
+_NO_TIME = float("-inf")
+
+
 def covered(parts: Sequence[tuple[float, float]]) -> float:
     """The length of the union of intervals (nested model spans count once)."""
     if len(parts) == 1:  # the common case, computed as the loop below would
@@ -209,7 +212,13 @@ def ideal_schedule(
                 else:
                     issued.setdefault(sid, []).append((start, min(end, times[sid][0])))
         if issued:
-            plan_time = max(covered(parts) for parts in issued.values())
+            # covered() of each step's calls; one call (most steps) is its own length
+            plan_time = max(
+                (0.0 + (parts[0][1] - parts[0][0]) if parts[0][1] > _NO_TIME else 0.0)
+                if len(parts) == 1
+                else covered(parts)
+                for parts in issued.values()
+            )
         else:
             before = [(s, e) for _, s, e, _ in calls if s < first]
             plan_unknown = plan_unknown or any(e is None for _, e in before)

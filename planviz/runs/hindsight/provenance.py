@@ -50,6 +50,8 @@ import bisect
 import functools
 import json
 import re
+import threading
+import weakref
 from collections import defaultdict
 from typing import Any, Callable, Iterator, Mapping
 
@@ -64,6 +66,7 @@ __all__ = [
     "result_leaves",
     "run_result_leaves",
     "intervals",
+    "run_intervals",
     "latest_steps",
     "ended_before",
     "REASONS",
@@ -193,42 +196,46 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
 def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
     out: list[str] = []
     seen: set[str] = set()
-
-    def consider(p: str) -> None:
-        if p in seen:
-            return
-        if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
-            if p.lower() in known:
-                return
-            # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
-            if len(p) < (4 if p.isalpha() else 2):
-                return
-        else:
-            words = [w.lower() for w in _WORD.findall(p)]
-            if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
-                return
-        seen.add(p)
-        out.append(p)
-
     # the candidates in order (quoted phrases, then each token and its words), each kept once
     if '"' in value or "'" in value or "“" in value:
         for m in _QUOTED.finditer(value):
-            consider(next(g for g in m.groups() if g))
+            _consider(next(g for g in m.groups() if g), known, seen, out)
     for token in _TOKEN.findall(value):
         if token.isalnum():
             # a token of letters and digits (ASCII: _TOKEN's) is its one word, no sub-parts (the common case,
-            # consider() inline)
-            if token not in seen and token.lower() not in known:
-                if len(token) >= (4 if token.isalpha() else 2):
-                    seen.add(token)
-                    out.append(token)
+            # _consider inline)
+            if (
+                token not in seen
+                and token.lower() not in known
+                and len(token) >= (4 if token.isalpha() else 2)
+            ):
+                seen.add(token)
+                out.append(token)
             continue
-        consider(token)
+        _consider(token, known, seen, out)
         if not _NUMBER.fullmatch(token):
             for p in _WORD.findall(token):
                 if p != token:
-                    consider(p)
+                    _consider(p, known, seen, out)
     return tuple(out)
+
+
+def _consider(p: str, known: frozenset[str], seen: set[str], out: list[str]) -> None:
+    """Add ``p`` to ``out`` (and ``seen``) when it is distinctive and new (see :func:`distinctive_parts`)."""
+    if p in seen:
+        return
+    if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
+        if p.lower() in known:
+            return
+        # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
+        if len(p) < (4 if p.isalpha() else 2):
+            return
+    else:
+        words = [w.lower() for w in _WORD.findall(p)]
+        if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
+            return
+    seen.add(p)
+    out.append(p)
 
 
 def _alnum(ch: str) -> bool:
@@ -335,18 +342,41 @@ def intervals(run: Run) -> dict[str, tuple[float, float]]:
     start: dict[str, float] = {}
     end: dict[str, float | None] = {}
     for e in run.events:
-        if e.step is None:
+        sid = e.step
+        if sid is None:
             continue
-        if e.kind == "start":
-            start.setdefault(e.step, e.time)
-            end[e.step] = None  # running (again) until a complete or a fail says otherwise
-        elif e.kind in ("complete", "fail") and e.step in start:
-            end[e.step] = e.time
+        kind = e.kind
+        if kind == "start":
+            if sid not in start:
+                start[sid] = e.time
+            end[sid] = None  # running (again) until a complete or a fail says otherwise
+        elif (kind == "complete" or kind == "fail") and sid in start:
+            end[sid] = e.time
     out: dict[str, tuple[float, float]] = {}
+    last = run.time
     for sid, t in start.items():
         ended = end[sid]
-        out[sid] = (t, run.time if ended is None else max(t, ended))
+        out[sid] = (t, last if ended is None else ended if ended > t else t)  # max(t, ended)
     return out
+
+
+def run_intervals(run: Run) -> Mapping[str, tuple[float, float]]:
+    """:func:`intervals` of ``run``, worked out once for the last runs asked about (hindsight and the recorded
+    makespan of :func:`planviz.metrics` read the same run's): shared, never to be changed."""
+    with _LOCK:
+        for ref, times in _TIMES:
+            if ref() is run:
+                return times
+    times = intervals(run)
+    with _LOCK:
+        _TIMES[:] = [entry for entry in _TIMES if entry[0]() is not None][-(_KEEP - 1) :]
+        _TIMES.append((weakref.ref(run), times))
+    return times
+
+
+_KEEP = 2  # the runs whose intervals are kept (a weak reference to each: a run let go is forgotten)
+_LOCK = threading.Lock()
+_TIMES: list[tuple[weakref.ref[Any], Mapping[str, tuple[float, float]]]] = []
 
 
 def ended_before(times: Mapping[str, tuple[float, float]]) -> Callable[[str, str], bool]:
@@ -551,20 +581,21 @@ def data_edges(
     sources: dict[str, _Source] = {}
     recorded = {sid: k for k, sid in enumerate(times)}  # ended_before's order, read inline below
 
+    def ended(u: str, v: str) -> bool:
+        """Whether call ``u`` had ended when ``v`` started."""
+        return u != v and u in times and before(u, v)
+
+    str_, int_, float_ = str, int, float
     for v in order:
         step = defs.get(v)
         if step is None:
             continue
         s_v = times[v][0]
         requires, arguments = step.requires, step.arguments
-
-        def ended(u: str) -> bool:
-            return u != v and u in times and before(u, v)  # noqa: B023 (called in this iteration only)
-
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
         if requires and not (foreign and arguments):
             for fact in requires:
-                done = [u for u in producers.get(fact, ()) if ended(u)]
+                done = [u for u in producers.get(fact, ()) if ended(u, v)]
                 if done:
                     add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
         if not arguments:
@@ -574,16 +605,28 @@ def data_edges(
                 if foreign and not step.depends_on:
                     assume(v, s_v, True)
                 for u in () if foreign and not step.depends_on else step.depends_on:
-                    if ended(u):
+                    if ended(u, v):
                         add(u, v, "unknown: assumed")
             continue
         # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
-        args = _values(arguments)
+        # _values(arguments), inline for a call's usual arguments (each a string, an int or a float)
+        args = []
+        for value in arguments.values():
+            kind = type(value)
+            if kind is str_:
+                args.append(value)
+            elif kind is int_:
+                args.append(str(value))
+            elif kind is float_:
+                args.append(repr(value))
+            else:
+                args = _values(arguments)
+                break
         for leaf in args:
             if "{{" in leaf:
                 for _, ph in placeholders_in(dict(arguments)):
                     ref = split_reference(ph.inner, ids)
-                    if ref is not None and ended(ref[0]):
+                    if ref is not None and ended(ref[0], v):
                         add(ref[0], v, "exact")
                 args = [leaf for leaf in args if "{{" not in leaf]  # _arguments(step)
                 break

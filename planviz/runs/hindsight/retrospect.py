@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 from itertools import filterfalse
 from operator import add
-from typing import Any, Mapping, cast
+from typing import Any, Mapping
 
 from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
@@ -69,8 +69,8 @@ from planviz.runs.hindsight.idealplan import (
 )
 from planviz.runs.hindsight.provenance import (
     data_edges,
-    intervals,
     latest_steps,
+    run_intervals,
     run_result_leaves,
 )
 from planviz.runs.usage import model_calls
@@ -258,7 +258,7 @@ def hindsight(run: Run) -> Hindsight:
 def _hindsight(run: Run) -> Hindsight:
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
-    times = intervals(run)
+    times = run_intervals(run)
     defs = latest_steps(run)
     ran = list(times)
     # what each result holds: read once, for the edges and the schedule
@@ -298,10 +298,10 @@ def _hindsight(run: Run) -> Hindsight:
     return Hindsight(
         actual,
         ideal,
-        dict(sorted(waits.items())),
+        {v: waits[v] for v in sorted(waits)},  # by id (ids are unique: the items' order)
         _serialized(ran, times, preds, ready),
         edges,
-        {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model},
+        {s: sched.durations[s] for s in sorted(sched.durations) if s in times or s in sched.model},
         path,
         run.plan.time_unit if run.plan is not None else "",
         sched.plan,
@@ -373,13 +373,14 @@ def _work(
     for sid, call in model_calls(run):
         if sid is None or sid not in times:
             continue
-        at, took = call.get("time"), call.get("duration")
+        at: Any = call.get("time")
+        took: Any = call.get("duration")
         # isinstance(x, (int, float)), its usual answers first
         if not (type(at) is float or type(at) is int or isinstance(at, number)):
             continue
         known = type(took) is float or type(took) is int or isinstance(took, number)
         begun = times[sid][0]
-        end = min(t0 + at + cast(float, took), begun) if known else begun
+        end = min(t0 + at + took, begun) if known else begun
         a = t0 + at
         r = ready[sid]
         if r > a:  # while its inputs were ready: max(t0 + at, ready)
@@ -409,7 +410,7 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
 
 
 def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
-    times = intervals(run)
+    times = run_intervals(run)
     if not times:
         return None
     t0 = run.events[0].time
@@ -521,14 +522,17 @@ def _serialized(
                 continue
             if latest_start >= e_u:  # some step ran wholly between u's end and v's start
                 break
-            latest_start = max(latest_start, times[u][0])
+            if times[u][0] > latest_start:  # max(latest_start, u's start)
+                latest_start = times[u][0]
+            # (a step with no data edge into it is linked to none: _linked's answer without its call)
             if (
                 ready[v] < e_u
-                and not _linked(u, v, preds, times)
-                and not _linked(v, u, preds, times)
+                and not (preds[v] and _linked(u, v, preds, times))
+                and not (preds[u] and _linked(v, u, preds, times))
             ):
                 out.append((u, v))
-    return tuple(sorted(out, key=lambda p: (times[p[1]][0], times[p[0]][1], p)))
+    # by (v's start, u's end, the pair): the key tuples themselves sorted
+    return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
 
 
 def _linked(

@@ -269,7 +269,8 @@ def metrics_from(
             previous_version = e.plan_version
         kind, sid = e.kind, e.step
         if kind == "start" and sid is not None:
-            failed_valid.discard(sid)  # retried: the new attempt decides
+            if failed_valid:
+                failed_valid.discard(sid)  # retried: the new attempt decides
             valid_start[sid] = False
             if statuses_at_start is None:
                 statuses_at_start = run.frame(version_start).statuses
@@ -280,7 +281,7 @@ def metrics_from(
             if sid not in statuses_at_start:  # not a step of its plan version: invalid
                 repeats += 1
             else:
-                root = roots.get(sid, sid)
+                root = roots.get(sid, sid) if roots else sid
                 version = e.plan_version
                 if version in plan_of:
                     at, by_id = plan_of[version]
