@@ -244,7 +244,34 @@ ROW_FIELDS = (
     "arguments",
 )
 
-_new_step = cast("Callable[..., Step]", slot_filler(Step))
+
+def _row_filler() -> Callable[..., Step]:
+    """A constructor of :class:`Step` from the values of :data:`ROW_FIELDS`, by position (every other field at its
+    default), as :func:`slot_filler` makes them: a twin slotted class that the last store turns into ``Step``."""
+    step: Any = Step
+    scope: dict[str, Any] = {"_cls": Step}
+    body = []
+    for f in fields(step):
+        if f.name in ROW_FIELDS:
+            body.append(f"self.{f.name} = {f.name}")
+        elif f.default is not MISSING:
+            scope[f"_d_{f.name}"] = f.default
+            body.append(f"self.{f.name} = _d_{f.name}")
+        else:
+            scope[f"_f_{f.name}"] = f.default_factory
+            body.append(f"self.{f.name} = _f_{f.name}()")
+    body.append("self.__class__ = _cls")
+    code = f"def __init__(self, {', '.join(ROW_FIELDS)}):\n    " + "\n    ".join(body)
+    exec(code, scope)  # noqa: S102 (names are Step's field names: identifiers)
+    filling = type(
+        "_StepRow",
+        (),
+        {"__slots__": step.__slots__, "__init__": scope["__init__"], "__module__": Step.__module__},
+    )
+    return cast("Callable[..., Step]", filling)
+
+
+_row_step = _row_filler()
 
 
 def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
@@ -259,7 +286,7 @@ def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
     texts: list[str] = []
     lists: list[tuple[Any, ...]] = []
     out = []
-    new, flat, inf = _new_step, _flat_plain, math.inf
+    new, flat, inf = _row_step, _flat_plain, math.inf
     if limits.max_digits() < 20:  # a digit limit below what _flat_plain's small integers may need
         return built_steps([dict(zip(ROW_FIELDS, row)) for row in rows])
     for row in rows:
@@ -291,13 +318,13 @@ def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
             new(
                 sid,
                 action,
-                expected_evidence=evidence,
-                duration=duration,
-                depends_on=depends_on,
-                requires=requires,
-                produces=(produces,),
-                tool=tool,
-                arguments=dict(arguments),
+                evidence,
+                duration,
+                depends_on,
+                requires,
+                (produces,),
+                tool,
+                dict(arguments),
             )
         )
     return (

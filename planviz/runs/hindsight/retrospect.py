@@ -59,6 +59,7 @@ from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
 from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run, expect_run
+from planviz.runs.hindsight.callrecords import latest_steps, run_intervals, run_result_leaves
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
     ANSWER_STEP,
@@ -67,12 +68,7 @@ from planviz.runs.hindsight.idealplan import (
     covered,
     ideal_schedule,
 )
-from planviz.runs.hindsight.provenance import (
-    data_edges,
-    latest_steps,
-    run_intervals,
-    run_result_leaves,
-)
+from planviz.runs.hindsight.provenance import data_edges
 from planviz.runs.usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
