@@ -203,6 +203,8 @@ def _num(x: float) -> str:
 
 def _released(run: Run) -> dict[str, float]:
     """Each step a revision brought (no earlier plan version holds it): the time of its version's first event."""
+    if len(run.plans) < 2:  # no revision: no step brought by one
+        return {}
     first: dict[int, float] = {}
     for e in run.events:
         first.setdefault(e.plan_version, e.time)
