@@ -48,6 +48,8 @@ from __future__ import annotations
 import bisect
 import html
 import math
+import threading
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
@@ -273,7 +275,7 @@ def _hindsight(run: Run) -> Hindsight:
         for v in ran
     }
     unknown: set[str] = set()
-    _, lead = _work(run, t0, times, ready, unknown)
+    _, lead = _work(run, t0, times, ready, unknown, work=False)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
@@ -362,24 +364,15 @@ def _work(
     times: Mapping[str, tuple[float, float]],
     ready: Mapping[str, float],
     unknown: set[str] | None = None,
+    *,
+    work: bool = True,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Each step's time (first start to last end) plus its model time after ``ready``; and that model time.
+    """Each step's time (first start to last end) plus its model time after ``ready`` (an empty dict when
+    ``work`` is False); and that model time.
     A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
     own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    number = (int, float)
-    for sid, call in model_calls(run):
-        if sid is None or sid not in times:
-            continue
-        at: Any = call.get("time")
-        took: Any = call.get("duration")
-        # isinstance(x, (int, float)), its usual answers first
-        if not (type(at) is float or type(at) is int or isinstance(at, number)):
-            continue
-        known = type(took) is float or type(took) is int or isinstance(took, number)
-        begun = times[sid][0]
-        end = min(t0 + at + took, begun) if known else begun
-        a = t0 + at
+    for sid, a, end, known in _call_spans(run, t0, times):
         r = ready[sid]
         if r > a:  # while its inputs were ready: max(t0 + at, ready)
             a = r
@@ -391,8 +384,49 @@ def _work(
         sid: (0.0 + (parts[0][1] - parts[0][0])) if len(parts) == 1 else covered(parts)
         for sid, parts in spans.items()
     }
+    if not work:
+        return {}, lead
     get = lead.get
     return {v: max(0.0, e - s) + get(v, 0.0) for v, (s, e) in times.items()}, lead
+
+
+def _call_spans(
+    run: Run, t0: float, times: Mapping[str, tuple[float, float]]
+) -> list[tuple[str, float, float, bool]]:
+    """Each model call that led to a step of ``times`` at a known time: (that step, its start on the run's clock,
+    its end or the step's start if sooner, whether its duration is known); the step's start when it is not.
+    Read once per run for the run's own intervals (:func:`run_intervals`: hindsight and the recorded makespan)."""
+    shared = times is run_intervals(run) and run.events and t0 == run.events[0].time
+    if shared:
+        with _LOCK:
+            for ref, spans in _SPANS:
+                if ref() is run:
+                    return spans
+    out = []
+    number = (int, float)
+    for sid, call in model_calls(run):
+        if sid is None or sid not in times:
+            continue
+        at: Any = call.get("time")
+        took: Any = call.get("duration")
+        # isinstance(x, (int, float)), its usual answers first
+        if not (type(at) is float or type(at) is int or isinstance(at, number)):
+            continue
+        known = type(took) is float or type(took) is int or isinstance(took, number)
+        begun = times[sid][0]
+        out.append((sid, t0 + at, min(t0 + at + took, begun) if known else begun, known))
+    if shared:
+        with _LOCK:
+            _SPANS[:] = [entry for entry in _SPANS if entry[0]() is not None][-(_KEEP - 1) :]
+            _SPANS.append((weakref.ref(run), out))
+    return out
+
+
+_KEEP = (
+    2  # the runs whose call spans are kept (a weak reference to each: a run let go is forgotten)
+)
+_LOCK = threading.Lock()
+_SPANS: list[tuple[weakref.ref[Any], list[tuple[str, float, float, bool]]]] = []
 
 
 def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
