@@ -100,11 +100,14 @@ def _flat_leaves(value: dict[Any, Any]) -> list[tuple[tuple[str, ...], str]] | N
 def run_result_leaves(run: Run) -> dict[str, list[tuple[tuple[str, ...], str]]]:
     """:func:`result_leaves` of each call's recorded result (the last one it returned), by call; the calls that
     returned none are left out."""
-    return {
-        sid: result_leaves(o.data["result"])
-        for sid, o in run.state.observations
-        if o.data.get("result") is not None
-    }
+    out: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for sid, o in run.state.observations:
+        result = o.data.get("result")
+        if result is not None:
+            # a flat object (the common result) read at once, as result_leaves reads it
+            flat = _flat_leaves(result) if type(result) is dict else None
+            out[sid] = flat if flat is not None else result_leaves(result)
+    return out
 
 
 def intervals(run: Run) -> dict[str, tuple[float, float]]:

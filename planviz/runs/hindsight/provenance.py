@@ -419,6 +419,8 @@ def data_edges(
     sources: dict[str, _Source] = {}
     recorded = {sid: k for k, sid in enumerate(times)}  # ended_before's order, read inline below
 
+    memo_get, holders_get = memo.get, holders.get
+
     def ended(u: str, v: str) -> bool:
         """Whether call ``u`` had ended when ``v`` started."""
         return u != v and u in times and before(u, v)
@@ -474,7 +476,7 @@ def data_edges(
         unexplained = False
         r_v = recorded[v]
         for arg in args:
-            parts = memo.get(arg)
+            parts = memo_get(arg)
             if parts is None:
                 parts = memo[arg] = parse(arg, known)
             for part in parts:
@@ -489,7 +491,7 @@ def data_edges(
                     word is not None
                 ):  # source_of, inline: the first holder that had ended when v started
                     source = None
-                    for u in holders.get(word, ()):
+                    for u in holders_get(word, ()):
                         e_u = times[u][1]
                         if u != v and (e_u < s_v or (e_u == s_v and recorded[u] < r_v)):
                             source = u
