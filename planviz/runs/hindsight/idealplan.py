@@ -43,11 +43,12 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import schedule_steps
+from planviz.plan.bulk import schedule_rows
 from planviz.plan.model import Plan, Step, natural_key
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
-from planviz.runs.hindsight.provenance import distinctive_parts, known_words, run_result_leaves
+from planviz.runs.hindsight.callrecords import run_result_leaves
+from planviz.runs.hindsight.provenance import distinctive_parts, known_words
 from planviz.structure.graph import to_graph
 
 __all__ = [
@@ -76,6 +77,9 @@ class IdealSchedule:
     model_time: float | None
     unknown_calls: int = 0
     unknown_steps: frozenset[str] = frozenset()
+
+
+_NO_TIME = float("-inf")
 
 
 def covered(parts: Sequence[tuple[float, float]]) -> float:
@@ -142,8 +146,8 @@ def ideal_schedule(
     """The ideal schedule of ``run`` (see the module): ``times`` each call's (first start, last end), ``steps``
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
     revision brought could start at the earliest, ``t0`` the run's first event, ``leaves`` what each result
-    holds (:func:`~planviz.runs.hindsight.provenance.run_result_leaves`; read from the run when left out)."""
-    ran = sorted(times, key=lambda s: (times[s][0], s))
+    holds (:func:`~planviz.runs.hindsight.callrecords.run_result_leaves`; read from the run when left out)."""
+    ran = [s for _, s in sorted([(t[0], s) for s, t in times.items()])]  # by (start, id)
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
     ids = set(steps) | set(ran)
@@ -166,7 +170,9 @@ def ideal_schedule(
     model: set[str] = set()
     unknown_steps: set[str] = set()
     unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
-    out: list[dict[str, Any]] = []  # the steps' fields, built in bulk (plan/bulk.py)
+    out: list[
+        tuple[Any, ...]
+    ] = []  # the steps' fields as rows, built in bulk (plan/bulk.schedule_rows)
     known = known_words(run)
     leaves = run_result_leaves(run) if leaves is None else leaves
 
@@ -180,19 +186,19 @@ def ideal_schedule(
         arguments: Mapping[str, Any] | None = None,
         tool: str | None = None,
     ) -> None:
-        durations[sid] = max(0.0, duration)
+        durations[sid] = length = max(0.0, duration)
         out.append(
-            {
-                "id": sid,
-                "action": action,
-                "expected_evidence": "ran",
-                "duration": max(0.0, duration),
-                "depends_on": sorted(after),
-                "requires": sorted(requires),
-                "produces": f"{sid}.result",
-                "tool": tool,
-                "arguments": arguments or {},
-            }
+            (
+                sid,
+                action,
+                "ran",
+                length,
+                sorted(after),
+                sorted(requires),
+                f"{sid}.result",
+                tool,
+                arguments or {},
+            )
         )
 
     plan_id = answer_id = None
@@ -207,7 +213,13 @@ def ideal_schedule(
                 else:
                     issued.setdefault(sid, []).append((start, min(end, times[sid][0])))
         if issued:
-            plan_time = max(covered(parts) for parts in issued.values())
+            # covered() of each step's calls; one call (most steps) is its own length
+            plan_time = max(
+                (0.0 + (parts[0][1] - parts[0][0]) if parts[0][1] > _NO_TIME else 0.0)
+                if len(parts) == 1
+                else covered(parts)
+                for parts in issued.values()
+            )
         else:
             before = [(s, e) for _, s, e, _ in calls if s < first]
             plan_unknown = plan_unknown or any(e is None for _, e in before)
@@ -238,6 +250,24 @@ def ideal_schedule(
     for v in ran:
         define = steps.get(v)
         into = preds[v]
+        if (
+            not into and v not in release
+        ):  # no data in, no revision (most calls): after the plan alone
+            length = durations[v] = max(0.0, durations[v])
+            out.append(
+                (
+                    v,
+                    define.action if define is not None else v,
+                    "ran",
+                    length,
+                    [] if plan_id is None else [plan_id],
+                    [],
+                    f"{v}.result",
+                    define.tool if define is not None else None,
+                    dict(define.arguments) if define else {},
+                )
+            )
+            continue
         if into:
             copies = sorted(u for u, r in into.items() if r in ("exact", "contains"))
             needs_model = sorted(u for u, r in into.items() if r not in ("exact", "contains"))
@@ -293,7 +323,7 @@ def ideal_schedule(
             unknown_steps.add(answer_id)
     plan = Plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        schedule_steps(out),
+        schedule_rows(out),
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
     fast = _critical(plan.steps)

@@ -48,13 +48,22 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import re
-from typing import Any, Callable, Iterator, Mapping
+from collections import defaultdict
+from typing import Any, Callable, Mapping
 
 from planviz.plan.model import Step
 from planviz.plan.placeholder import placeholders_in, split_reference
 from planviz.runs.events import Run
+from planviz.runs.hindsight.callrecords import (
+    _values,
+    ended_before,
+    intervals,
+    latest_steps,
+    result_leaves,
+    run_intervals,
+    run_result_leaves,
+)
 
 __all__ = [
     "data_edges",
@@ -63,6 +72,7 @@ __all__ = [
     "result_leaves",
     "run_result_leaves",
     "intervals",
+    "run_intervals",
     "latest_steps",
     "ended_before",
     "REASONS",
@@ -78,66 +88,12 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _SHOWN = 32  # characters of a result value a reason shows
 
 
-def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
-    """Every scalar inside nested mappings and lists as text, with its path (iterative: deep data is safe)."""
-    stack = [(path, value)]
-    while stack:
-        where, v = stack.pop()
-        kind = type(v)
-        # the common cases first, by exact type (a Mapping check costs an ABC look-up)
-        if kind is str:
-            yield where, v
-        elif kind is dict or (kind is not list and kind is not tuple and isinstance(v, Mapping)):
-            stack.extend((where + (str(k),), x) for k, x in reversed(list(v.items())))
-        elif isinstance(v, (list, tuple)):
-            stack.extend((where + (str(i),), x) for i, x in reversed(list(enumerate(v))))
-        elif isinstance(v, bool) or v is None:
-            continue
-        elif isinstance(v, (int, float)):
-            yield where, repr(v) if isinstance(v, float) else str(v)
-        elif isinstance(v, str):
-            yield where, v
-
-
-def result_leaves(result: Any) -> list[tuple[tuple[str, ...], str]]:
-    """The values of a recorded result with their field paths: JSON text is decoded (twice when a tool wrapped
-    its JSON in a string), and the whole text is a value too (path ``()``).
-
-    >>> result_leaves('{"datetime": "2025-06-11", "n": 3}')
-    [((), '{"datetime": "2025-06-11", "n": 3}'), (('datetime',), '2025-06-11'), (('n',), '3')]
-    """
-    out: list[tuple[tuple[str, ...], str]] = []
-    value = result
-    for _ in range(3):
-        if isinstance(value, str):
-            out.append(((), value)) if not out else None
-            try:
-                value = json.loads(value)
-            except (ValueError, RecursionError):
-                return out
-            continue
-        break
-    for path, leaf in _leaves(value):
-        if path or not out:
-            out.append((path, leaf))
-    return out
-
-
-def run_result_leaves(run: Run) -> dict[str, list[tuple[tuple[str, ...], str]]]:
-    """:func:`result_leaves` of each call's recorded result (the last one it returned), by call; the calls that
-    returned none are left out."""
-    return {
-        sid: result_leaves(o.data["result"])
-        for sid, o in run.state.observations
-        if o.data.get("result") is not None
-    }
-
-
 def known_words(run: Run) -> frozenset[str]:
     """The words (lower-cased, split at every non-alphanumeric character) of the text every call could read: the
     user's task (each plan version's goal) and the tool definitions the run records (the tool names)."""
     words: set[str] = set()
-    texts = [p.goal for p in run.plans] + [s.tool or "" for p in run.plans for s in p.steps]
+    # each text once: a run of 50k calls names a dozen tools
+    texts = {p.goal for p in run.plans} | {s.tool or "" for p in run.plans for s in p.steps}
     for text in texts:
         words.update(w.lower() for w in _WORD.findall(text or ""))
     return frozenset(words)
@@ -164,32 +120,48 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
 
 @functools.lru_cache(maxsize=8192)
 def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
-    parts: list[str] = []
+    out: list[str] = []
+    seen: set[str] = set()
+    # the candidates in order (quoted phrases, then each token and its words), each kept once
     if '"' in value or "'" in value or "“" in value:
         for m in _QUOTED.finditer(value):
-            parts.append(next(g for g in m.groups() if g))
+            _consider(next(g for g in m.groups() if g), known, seen, out)
     for token in _TOKEN.findall(value):
-        parts.append(token)
-        # a token of letters and digits only is its one word (the common case: no sub-parts to add)
-        if not token.isalnum() and not _NUMBER.fullmatch(token):
-            parts.extend(p for p in _WORD.findall(token) if p != token)
-    out, seen = [], set()
-    for p in parts:
-        if p in seen:
+        if token.isalnum():
+            # a token of letters and digits (ASCII: _TOKEN's) is its one word, no sub-parts (the common case,
+            # _consider inline)
+            if (
+                token not in seen
+                and token.lower() not in known
+                and len(token) >= (4 if token.isalpha() else 2)
+            ):
+                seen.add(token)
+                out.append(token)
             continue
-        if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
-            if p.lower() in known:
-                continue
-            # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
-            if len(p) < (4 if p.isalpha() else 2):
-                continue
-        else:
-            words = [w.lower() for w in _WORD.findall(p)]
-            if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
-                continue
-        seen.add(p)
-        out.append(p)
+        _consider(token, known, seen, out)
+        if not _NUMBER.fullmatch(token):
+            for p in _WORD.findall(token):
+                if p != token:
+                    _consider(p, known, seen, out)
     return tuple(out)
+
+
+def _consider(p: str, known: frozenset[str], seen: set[str], out: list[str]) -> None:
+    """Add ``p`` to ``out`` (and ``seen``) when it is distinctive and new (see :func:`distinctive_parts`)."""
+    if p in seen:
+        return
+    if p.isascii() and p.isalnum():  # one word: _WORD finds it whole
+        if p.lower() in known:
+            return
+        # a number (all digits) of 2 or more, a word of 4 letters or more, a mix of 2 or more
+        if len(p) < (4 if p.isalpha() else 2):
+            return
+    else:
+        words = [w.lower() for w in _WORD.findall(p)]
+        if not words or all(w in known for w in words) or not (" " in p or _distinctive(p)):
+            return
+    seen.add(p)
+    out.append(p)
 
 
 def _alnum(ch: str) -> bool:
@@ -269,6 +241,10 @@ def _why_from(
             if hit is not None:
                 reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
                 break
+    if (
+        len(reasons) < 2
+    ):  # one reason (the common case) is the costliest; each starts with a kind of REASONS
+        return next(iter(reasons), None)
     for kind in REASONS:
         hits = [r for r in reasons if r.startswith(kind)]
         if hits:
@@ -285,75 +261,6 @@ def _distinctive_whole(
     if not v:
         return False
     return bool(parts_of(v, known)) and (len(v) >= 3 or _NUMBER.fullmatch(v) is not None)
-
-
-def intervals(run: Run) -> dict[str, tuple[float, float]]:
-    """Each step that started: (first start, last end); a step still running ends with the run."""
-    start: dict[str, float] = {}
-    end: dict[str, float | None] = {}
-    for e in run.events:
-        if e.step is None:
-            continue
-        if e.kind == "start":
-            start.setdefault(e.step, e.time)
-            end[e.step] = None  # running (again) until a complete or a fail says otherwise
-        elif e.kind in ("complete", "fail") and e.step in start:
-            end[e.step] = e.time
-    out: dict[str, tuple[float, float]] = {}
-    for sid, t in start.items():
-        ended = end[sid]
-        out[sid] = (t, run.time if ended is None else max(t, ended))
-    return out
-
-
-def ended_before(times: Mapping[str, tuple[float, float]]) -> Callable[[str, str], bool]:
-    """The strict order "``u`` had ended when ``v`` started" over ``times`` (each call's first start, last end, in
-    the order the calls first started in the run's events, as :func:`intervals` gives them): ``u`` ended before
-    ``v`` started, or at that very instant and ``u`` comes first in that recorded order. A call of no duration
-    ending as another starts, or two at one instant, are then ordered one way only, so no cycle can arise: one
-    would need every call on it at one instant, each recorded before the next.
-
-    >>> before = ended_before({"a": (1.0, 1.0), "b": (1.0, 1.0), "c": (0.0, 2.0)})
-    >>> before("a", "b"), before("b", "a"), before("a", "a"), before("c", "a")
-    (True, False, False, False)
-    """
-    recorded = {sid: k for k, sid in enumerate(times)}
-
-    def before(u: str, v: str) -> bool:
-        e_u, s_v = times[u][1], times[v][0]
-        return e_u < s_v or (e_u == s_v and recorded[u] < recorded[v])
-
-    return before
-
-
-def latest_steps(run: Run) -> dict[str, Step]:
-    """Each step id's latest definition among the run's plan versions."""
-    out: dict[str, Step] = {}
-    for p in run.plans:
-        for s in p.steps:
-            out[s.id] = s
-    return out
-
-
-def _values(arguments: Mapping[str, Any]) -> list[str]:
-    """The scalars of ``arguments`` as text, in :func:`_leaves`'s order: directly when every value is a string, an
-    int or a float (a tool call's usual arguments), else by :func:`_leaves`."""
-    out = []
-    for v in arguments.values():
-        kind = type(v)
-        if kind is str:
-            out.append(v)
-        elif kind is int:
-            out.append(str(v))
-        elif kind is float:
-            out.append(repr(v))
-        else:
-            return [leaf for _, leaf in _leaves(dict(arguments))]
-    return out
-
-
-def _arguments(step: Step) -> list[str]:
-    return [leaf for _, leaf in _leaves(dict(step.arguments)) if "{{" not in leaf]
 
 
 def data_edges(
@@ -384,12 +291,21 @@ def data_edges(
         if "result" in obs.data and obs.data["result"] is not None:
             results[sid] = obs.data["result"]
     leaves = run_result_leaves(run) if leaves is None else leaves
+    # each fact -> the calls that produce it, in the order they ran; and every id: made when first needed (a
+    # call that requires a fact, a placeholder), none in most traces of another tool
     producers: dict[str, list[str]] = {}
-    for sid in times:
-        for fact in defs[sid].produces if sid in defs else ():
-            producers.setdefault(fact, []).append(sid)
-    ids = set(defs) | set(times)
-    order = sorted(times, key=lambda s: (times[s][0], times[s][1], s))
+    ids: set[str] = set()
+
+    def producers_of(fact: str) -> list[str]:
+        if not producers:
+            producers[""] = []  # made (a fact is never empty text)
+            for sid in times:
+                for each in defs[sid].produces if sid in defs else ():
+                    producers.setdefault(each, []).append(sid)
+        return producers.get(fact, [])
+
+    # by (start, end, id): the key tuples themselves sorted (compared in C, no key call per call)
+    order = [s for _, _, s in sorted([(t[0], t[1], s) for s, t in times.items()])]
     foreign = run.trace_format is not None
     out: dict[tuple[str, str], str] = {}
     into: dict[str, set[str]] = {}
@@ -402,7 +318,9 @@ def data_edges(
 
     rank = {u: i for i, u in enumerate(order)}
     before = ended_before(times)
-    by_end = sorted(times, key=lambda s: (times[s][1], rank[s]))
+    by_end = [
+        s for _, _, s in sorted([(t[1], rank[s], s) for s, t in times.items()])
+    ]  # by (end, rank)
     unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
     pools = {
         True: (by_end, [times[u][1] for u in by_end]),
@@ -411,12 +329,8 @@ def data_edges(
     # a call that waits for every call that had ended when it started (it records no input)
     waits_all = {
         w
-        for w in order
-        if foreign
-        and w in defs
-        and not defs[w].requires
-        and not defs[w].arguments
-        and not defs[w].depends_on
+        for w in (order if foreign else ())
+        if w in defs and not defs[w].requires and not defs[w].arguments and not defs[w].depends_on
     }
 
     def assume(v: str, s_v: float, any_call: bool) -> None:
@@ -449,29 +363,33 @@ def data_edges(
 
     # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
     # on token boundaries in a text only if each of its words is one of the text's words
-    holders: dict[str, list[str]] = {}
+    holders: dict[str, list[str]] = defaultdict(list)
     words_of: dict[str, set[str]] = {}
+    findall = _WORD.findall
     for u in order:
-        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf
-        words_of[u] = set(
-            map(str.lower, _WORD.findall("\n".join([leaf for _, leaf in leaves.get(u, ())])))
+        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf (ASCII text
+        # lower-cased first, the same words: only beyond ASCII can lower-casing make a letter ASCII)
+        text = "\n".join([leaf for _, leaf in leaves.get(u, ())])
+        words_of[u] = found = (
+            set(findall(text.lower())) if text.isascii() else set(map(str.lower, findall(text)))
         )
-        for word in words_of[u]:
-            holders.setdefault(word, []).append(u)
+        for each in found:
+            holders[each].append(u)
 
     part_words: dict[str, tuple[list[str], bool]] = {}
 
-    def source_of(part: str, v: str, s_v: float) -> str | None:
-        """The first call that had ended when ``v`` started whose result holds ``part``."""
-        known_part = part_words.get(part)
-        if known_part is None:
+    def words_in(part: str) -> tuple[list[str], bool]:
+        """The words of ``part``, and whether it is one word (then it is on token boundaries wherever the word is
+        one of a text's words)."""
+        got = part_words.get(part)
+        if got is None:
             found = [w.lower() for w in _WORD.findall(part)]
-            # a part that is one word is on token boundaries wherever the word is one of a text's words
-            known_part = part_words[part] = (
-                found,
-                len(found) == 1 and _WORD.fullmatch(part) is not None,
-            )
-        words, one_word = known_part
+            got = part_words[part] = (found, len(found) == 1 and _WORD.fullmatch(part) is not None)
+        return got
+
+    def source_of(part: str, v: str) -> str | None:
+        """The first call that had ended when ``v`` started whose result holds ``part``."""
+        words, one_word = words_in(part)
         if one_word:
             for u in holders.get(words[0], ()):
                 if u != v and before(u, v):
@@ -499,54 +417,97 @@ def data_edges(
         return got
 
     sources: dict[str, _Source] = {}
+    recorded = {sid: k for k, sid in enumerate(times)}  # ended_before's order, read inline below
 
-    def source_facts(u: str) -> _Source:
-        got = sources.get(u)
-        if got is None:
-            got = sources[u] = _Source(leaves[u], known, parts_of)
-        return got
+    memo_get, holders_get = memo.get, holders.get
 
+    def ended(u: str, v: str) -> bool:
+        """Whether call ``u`` had ended when ``v`` started."""
+        return u != v and u in times and before(u, v)
+
+    str_, int_, float_ = str, int, float
     for v in order:
-        if v not in defs:
+        step = defs.get(v)
+        if step is None:
             continue
-        step, s_v = defs[v], times[v][0]
-
-        def ended(u: str) -> bool:
-            return u != v and u in times and before(u, v)  # noqa: B023 (called in this iteration only)
-
+        s_v = times[v][0]
+        requires, arguments = step.requires, step.arguments
         # a fact the plan declares (in another tool's trace, the reader's own guess: the arguments decide)
-        for fact in () if foreign and step.arguments else step.requires:
-            done = [u for u in producers.get(fact, ()) if ended(u)]
-            if done:
-                add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
-        # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
-        values = _values(step.arguments) if step.arguments else []
-        if any("{{" in leaf for leaf in values):
-            for _, ph in placeholders_in(dict(step.arguments)):
-                ref = split_reference(ph.inner, ids)
-                if ref is not None and ended(ref[0]):
-                    add(ref[0], v, "exact")
-        if not step.requires and not step.arguments:  # inputs unknown: every dependency stands
-            # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace that
-            # records none, every call that had ended
-            if foreign and not step.depends_on:
-                assume(v, s_v, True)
-            for u in () if foreign and not step.depends_on else step.depends_on:
-                if ended(u):
-                    add(u, v, "unknown: assumed")
+        if requires and not (foreign and arguments):
+            for fact in requires:
+                done = [u for u in producers_of(fact) if ended(u, v)]
+                if done:
+                    add(max(done, key=lambda u: (times[u][1], u)), v, "exact")
+        if not arguments:
+            if not requires:  # inputs unknown: every dependency stands
+                # the dependencies the reader recorded (a LangGraph node's versions_seen); in another tool's trace
+                # that records none, every call that had ended
+                if foreign and not step.depends_on:
+                    assume(v, s_v, True)
+                for u in () if foreign and not step.depends_on else step.depends_on:
+                    if ended(u, v):
+                        add(u, v, "unknown: assumed")
             continue
-        args = [leaf for leaf in values if "{{" not in leaf]  # _arguments(step)
+        # the arguments' values as text, read once: a placeholder lives in a string holding "{{" (most hold none)
+        # _values(arguments), inline for a call's usual arguments (each a string, an int or a float)
+        args = []
+        for value in arguments.values():
+            kind = type(value)
+            if kind is str_:
+                args.append(value)
+            elif kind is int_:
+                args.append(str(value))
+            elif kind is float_:
+                args.append(repr(value))
+            else:
+                args = _values(arguments)
+                break
+        for leaf in args:
+            if "{{" in leaf:
+                for _, ph in placeholders_in(dict(arguments)):
+                    if not ids:
+                        ids.update(defs)
+                        ids.update(times)
+                    ref = split_reference(ph.inner, ids)
+                    if ref is not None and ended(ref[0], v):
+                        add(ref[0], v, "exact")
+                args = [leaf for leaf in args if "{{" not in leaf]  # _arguments(step)
+                break
         unexplained = False
+        r_v = recorded[v]
         for arg in args:
-            parts = parts_of(arg, known)
+            parts = memo_get(arg)
+            if parts is None:
+                parts = memo[arg] = parse(arg, known)
             for part in parts:
-                source = source_of(part, v, s_v)
+                if (
+                    part.isalnum() and part.isascii()
+                ):  # one word (the common case): itself, lower-cased
+                    word: str | None = part.lower()
+                else:
+                    words, one_word = part_words.get(part) or words_in(part)
+                    word = words[0] if one_word else None
+                if (
+                    word is not None
+                ):  # source_of, inline: the first holder that had ended when v started
+                    source = None
+                    for u in holders_get(word, ()):
+                        e_u = times[u][1]
+                        if u != v and (e_u < s_v or (e_u == s_v and recorded[u] < r_v)):
+                            source = u
+                            break
+                else:
+                    source = source_of(part, v)
                 if source is None:
                     unexplained = True
                     continue
-                reason = _why_from([arg], source_facts(source), known, parts_of)
+                facts = sources.get(source)
+                if facts is None:
+                    facts = sources[source] = _Source(leaves[source], known, parts_of)
+                reason = _why_from([arg], facts, known, parts_of)
                 if reason is not None:
                     add(source, v, reason)
-        if foreign and unexplained:
+        # (assume returns at once when no result went unrecorded and no pair is linked: most calls)
+        if foreign and unexplained and (unread or v in into):
             assume(v, s_v, False)
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))

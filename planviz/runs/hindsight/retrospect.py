@@ -48,6 +48,8 @@ from __future__ import annotations
 import bisect
 import html
 import math
+import threading
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
@@ -59,6 +61,7 @@ from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
 from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run, expect_run
+from planviz.runs.hindsight.callrecords import latest_steps, run_intervals, run_result_leaves
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
     ANSWER_STEP,
@@ -67,13 +70,7 @@ from planviz.runs.hindsight.idealplan import (
     covered,
     ideal_schedule,
 )
-from planviz.runs.hindsight.provenance import (
-    data_edges,
-    ended_before,
-    intervals,
-    latest_steps,
-    run_result_leaves,
-)
+from planviz.runs.hindsight.provenance import data_edges
 from planviz.runs.usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -208,6 +205,8 @@ def _num(x: float) -> str:
 
 def _released(run: Run) -> dict[str, float]:
     """Each step a revision brought (no earlier plan version holds it): the time of its version's first event."""
+    if len(run.plans) < 2:  # no revision: no step brought by one
+        return {}
     first: dict[int, float] = {}
     for e in run.events:
         first.setdefault(e.plan_version, e.time)
@@ -259,7 +258,7 @@ def hindsight(run: Run) -> Hindsight:
 def _hindsight(run: Run) -> Hindsight:
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
-    times = intervals(run)
+    times = run_intervals(run)
     defs = latest_steps(run)
     ran = list(times)
     # what each result holds: read once, for the edges and the schedule
@@ -269,9 +268,14 @@ def _hindsight(run: Run) -> Hindsight:
     for u, v, _ in edges:
         preds[v].add(u)
     release = _released(run)
-    ready = {v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)]) for v in ran}
+    ready = {
+        v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)])
+        if preds[v]
+        else release.get(v, t0)
+        for v in ran
+    }
     unknown: set[str] = set()
-    _, lead = _work(run, t0, times, ready, unknown)
+    _, lead = _work(run, t0, times, ready, unknown, work=False)
     waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
@@ -294,10 +298,10 @@ def _hindsight(run: Run) -> Hindsight:
     return Hindsight(
         actual,
         ideal,
-        dict(sorted(waits.items())),
+        {v: waits[v] for v in sorted(waits)},  # by id (ids are unique: the items' order)
         _serialized(ran, times, preds, ready),
         edges,
-        {s: d for s, d in sorted(sched.durations.items()) if s in times or s in sched.model},
+        {s: sched.durations[s] for s in sorted(sched.durations) if s in times or s in sched.model},
         path,
         run.plan.time_unit if run.plan is not None else "",
         sched.plan,
@@ -360,26 +364,69 @@ def _work(
     times: Mapping[str, tuple[float, float]],
     ready: Mapping[str, float],
     unknown: set[str] | None = None,
+    *,
+    work: bool = True,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Each step's time (first start to last end) plus its model time after ``ready``; and that model time.
+    """Each step's time (first start to last end) plus its model time after ``ready`` (an empty dict when
+    ``work`` is False); and that model time.
     A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
     own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
     spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for sid, a, end, known in _call_spans(run, t0, times):
+        r = ready[sid]
+        if r > a:  # while its inputs were ready: max(t0 + at, ready)
+            a = r
+        if end > a:
+            spans[sid].append((a, end))
+            if not known and unknown is not None:
+                unknown.add(sid)
+    lead = {
+        sid: (0.0 + (parts[0][1] - parts[0][0])) if len(parts) == 1 else covered(parts)
+        for sid, parts in spans.items()
+    }
+    if not work:
+        return {}, lead
+    get = lead.get
+    return {v: max(0.0, e - s) + get(v, 0.0) for v, (s, e) in times.items()}, lead
+
+
+def _call_spans(
+    run: Run, t0: float, times: Mapping[str, tuple[float, float]]
+) -> list[tuple[str, float, float, bool]]:
+    """Each model call that led to a step of ``times`` at a known time: (that step, its start on the run's clock,
+    its end or the step's start if sooner, whether its duration is known); the step's start when it is not.
+    Read once per run for the run's own intervals (:func:`run_intervals`: hindsight and the recorded makespan)."""
+    shared = times is run_intervals(run) and run.events and t0 == run.events[0].time
+    if shared:
+        with _LOCK:
+            for ref, spans in _SPANS:
+                if ref() is run:
+                    return spans
+    out = []
+    number = (int, float)
     for sid, call in model_calls(run):
-        at, took = call.get("time"), call.get("duration")
-        if sid is not None and sid in times and isinstance(at, (int, float)):
-            end = (
-                times[sid][0]
-                if not isinstance(took, (int, float))
-                else min(t0 + at + took, times[sid][0])
-            )
-            a, b = max(t0 + at, ready[sid]), end  # while its inputs were ready
-            if b > a:
-                spans[sid].append((a, b))
-                if not isinstance(took, (int, float)) and unknown is not None:
-                    unknown.add(sid)
-    lead = {sid: covered(parts) for sid, parts in spans.items()}
-    return {v: max(0.0, e - s) + lead.get(v, 0.0) for v, (s, e) in times.items()}, lead
+        if sid is None or sid not in times:
+            continue
+        at: Any = call.get("time")
+        took: Any = call.get("duration")
+        # isinstance(x, (int, float)), its usual answers first
+        if not (type(at) is float or type(at) is int or isinstance(at, number)):
+            continue
+        known = type(took) is float or type(took) is int or isinstance(took, number)
+        begun = times[sid][0]
+        out.append((sid, t0 + at, min(t0 + at + took, begun) if known else begun, known))
+    if shared:
+        with _LOCK:
+            _SPANS[:] = [entry for entry in _SPANS if entry[0]() is not None][-(_KEEP - 1) :]
+            _SPANS.append((weakref.ref(run), out))
+    return out
+
+
+_KEEP = (
+    2  # the runs whose call spans are kept (a weak reference to each: a run let go is forgotten)
+)
+_LOCK = threading.Lock()
+_SPANS: list[tuple[weakref.ref[Any], list[tuple[str, float, float, bool]]]] = []
 
 
 def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
@@ -395,21 +442,27 @@ def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None
 
 
 def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
-    times = intervals(run)
+    times = run_intervals(run)
     if not times:
         return None
     t0 = run.events[0].time
     defs = latest_steps(run)
-    before = ended_before(times)
-    preds = {
-        v: [
-            u
-            for u in (defs[v].depends_on if v in defs else ())
-            if u in times and u != v and before(u, v)
-        ]
-        for v in times
-    }
-    ready = {v: max((times[u][1] for u in preds[v]), default=t0) for v in times}
+    # each step's dependencies that had ended when it started (provenance.ended_before, read inline) and when
+    # the last of them ended
+    recorded = {sid: k for k, sid in enumerate(times)}
+    preds: dict[str, list[str]] = {}
+    ready: dict[str, float] = {}
+    for k, (v, (s_v, _)) in enumerate(times.items()):
+        step = defs.get(v)
+        into = []
+        if step is not None:
+            for u in step.depends_on:
+                if u in times and u != v:
+                    e_u = times[u][1]
+                    if e_u < s_v or (e_u == s_v and recorded[u] < k):
+                        into.append(u)
+        preds[v] = into
+        ready[v] = max([times[u][1] for u in into]) if into else t0
     work, _ = _work(run, t0, times, ready, unknown)
     fast = _longest(times, preds, work)
     if fast is not None:
@@ -458,9 +511,14 @@ def _longest(
             text.encode("utf-8")
         except UnicodeEncodeError:
             return None
-    rank = {sid: k for k, sid in enumerate(ids)}
+    starts = [start for start, _ in times.values()]
+    if any(map(math.isnan, starts)):
+        rank = {sid: k for k, sid in enumerate(ids)}
+        order = sorted(ids, key=lambda s: (times[s][0], rank[s]))
+    else:  # by start, ties in recorded order: a stable sort by start alone (no key tuple per step)
+        order = [ids[k] for k in sorted(range(len(ids)), key=starts.__getitem__)]
     finish: dict[str, float] = {}
-    for v in sorted(ids, key=lambda s: (times[s][0], rank[s])):
+    for v in order:
         start = 0.0
         for u in preds[v]:
             f = finish[u]
@@ -480,8 +538,9 @@ def _serialized(
     # Data edges go forward in time (the producer ended before the consumer started), so a data path from u to
     # a v that started right after u ended passes only through steps that ran wholly in between: none, or steps
     # of no duration at that very instant (_linked walks those). Linear after the sorts; no closure is built.
-    order = sorted(ran, key=lambda s: (times[s][0], s))
-    by_end = sorted(ran, key=lambda s: (times[s][1], s))
+    # sorted by (start, id) and (end, id): the same key tuples, compared in C
+    order = [s for _, s in sorted([(times[s][0], s) for s in ran])]
+    by_end = [s for _, s in sorted([(times[s][1], s) for s in ran])]
     ends = [times[s][1] for s in by_end]
     out = []
     for v in order:
@@ -495,14 +554,17 @@ def _serialized(
                 continue
             if latest_start >= e_u:  # some step ran wholly between u's end and v's start
                 break
-            latest_start = max(latest_start, times[u][0])
+            if times[u][0] > latest_start:  # max(latest_start, u's start)
+                latest_start = times[u][0]
+            # (a step with no data edge into it is linked to none: _linked's answer without its call)
             if (
                 ready[v] < e_u
-                and not _linked(u, v, preds, times)
-                and not _linked(v, u, preds, times)
+                and not (preds[v] and _linked(u, v, preds, times))
+                and not (preds[u] and _linked(v, u, preds, times))
             ):
                 out.append((u, v))
-    return tuple(sorted(out, key=lambda p: (times[p[1]][0], times[p[0]][1], p)))
+    # by (v's start, u's end, the pair): the key tuples themselves sorted
+    return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
 
 
 def _linked(

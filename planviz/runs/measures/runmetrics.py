@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Callable, cast
+from typing import Any, Callable, Mapping, cast
 
 from planviz.analysis.schedule import Schedule, critical_path
 from planviz.checks.validation import refusal
@@ -23,8 +23,8 @@ from planviz.errors import StructureError
 from planviz.plan.arguments import expect_contract
 from planviz.plan.identity import work_keys
 from planviz.plan.lineage import revised_roots
-from planviz.plan.model import Contract, Plan
-from planviz.runs.events import Run, expect_run
+from planviz.plan.model import Contract, Plan, Step
+from planviz.runs.events import FewChanges, Run, expect_run
 from planviz.runs.fault import FAULTS
 from planviz.runs.hindsight.retrospect import recorded_makespan
 from planviz.runs.measures.outcomes import missing_evidence, outcome_class
@@ -245,7 +245,9 @@ def metrics_from(
         str, str
     ] = {}  # statuses the version's later events changed, as of the event before
     held: set[str] = set()  # the facts held after the event before
-    plan_of: dict[int, Plan | None] = {}  # run.plan_at, per version
+    plan_of: dict[
+        int, tuple[Plan | None, Mapping[str, Step]]
+    ] = {}  # run.plan_at and its steps, per version
 
     logged = False  # the version's statuses are a log's (runs/statuslog): read from its frames
 
@@ -259,25 +261,34 @@ def metrics_from(
             return run.frame(i - 1).statuses.get(sid)
         return cast(str | None, statuses_at_start.get(sid))
 
+    previous_version: Any = None
     for i, e in enumerate(events):
-        if not i or e.plan_version != events[i - 1].plan_version:
+        if not i or e.plan_version != previous_version:
             version_start, statuses_at_start = i, None
             changed, logged = {}, type(e.changes) is Snapshot
+            previous_version = e.plan_version
         kind, sid = e.kind, e.step
         if kind == "start" and sid is not None:
-            failed_valid.discard(sid)  # retried: the new attempt decides
+            if failed_valid:
+                failed_valid.discard(sid)  # retried: the new attempt decides
             valid_start[sid] = False
             if statuses_at_start is None:
                 statuses_at_start = run.frame(version_start).statuses
+                if not logged:
+                    # the version's first event lists every step of it with its status (a frame's snapshot, which
+                    # the store indexes from it): read as that mapping, without a view's call per look-up
+                    statuses_at_start = events[version_start].changes
             if sid not in statuses_at_start:  # not a step of its plan version: invalid
                 repeats += 1
             else:
-                root = roots.get(sid, sid)
+                root = roots.get(sid, sid) if roots else sid
                 version = e.plan_version
                 if version in plan_of:
-                    at = plan_of[version]
+                    at, by_id = plan_of[version]
                 else:
-                    at = plan_of[version] = run.plan_at(i)
+                    at = run.plan_at(i)
+                    by_id = at.by_id if at is not None else {}
+                    plan_of[version] = at, by_id
                 # the same step again (retry, redo), or work a revision re-issued under a new id; a step the
                 # first plan lists twice (a second, legitimate "go to toilet") is no duplicate. The content of the
                 # steps started is read only when a step the first plan does not list starts (a run of one plan:
@@ -293,15 +304,16 @@ def metrics_from(
                     repeats += _work_of(keys, at, sid) in started_work
                 started_roots.add(root)
                 unread.append((at, sid))
-                if i > 0 and at is not None and sid in at.by_id:
-                    step = at.step(sid)
+                step = by_id.get(sid) if i > 0 else None
+                if step is not None:
                     if i - 1 < version_start or logged:
                         unmet = any(status_before(i, d) != "done" for d in step.depends_on)
                     else:  # the common case, inline: changed since the version began, else as it began
-                        unmet = any(
-                            (changed[d] if d in changed else statuses_at_start.get(d)) != "done"
-                            for d in step.depends_on
-                        )
+                        unmet = False
+                        for d in step.depends_on:
+                            if (changed[d] if d in changed else statuses_at_start.get(d)) != "done":
+                                unmet = True
+                                break
                     if unmet or not held.issuperset(step.requires):
                         precondition_errors += 1
                     else:
@@ -323,7 +335,9 @@ def metrics_from(
             replans += 1
         # the state after this event, for the next
         if i != version_start:
-            changed.update(e.changes)
+            changes = e.changes
+            # an event's one or two changes (most events) read without the Mapping protocol's calls
+            changed.update(changes._pairs() if type(changes) is FewChanges else changes)
         if e.gained:
             held.update(e.gained)
         if e.lost:
