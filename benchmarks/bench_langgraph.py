@@ -15,9 +15,10 @@ shape below is timed at 10,000 and 100,000 items; linear time gives a ratio near
   read is linear (issue 42: 37.7x for 10x before, with every version held whole and its statuses copied);
 - **fork back 8**: every 6th checkpoint forks from the one 8 back, onto the branch before the current one (at 1k
   and 10k, n/6 plan versions): the two paths part near the start, so each fork voids the whole current path
-  (about n/2 steps) and takes back the other as done; what each fork's events and version list is O(n), so
-  the read stays quadratic (issue 42; the invalidation lists its voided steps in bulk, each version's index
-  is still built whole): the ratio shows how far from linear;
+  (about n/2 steps) and takes back the other as done: what the run holds grows as n² (its events' status
+  changes and its versions' steps: 13.8x for 4x the checkpoints), so its time ratio is held to its output's
+  ratio, not to 13x: time per output item (checkpoints read + status changes + version steps) may grow at most
+  1.3x from 1k to 10k (issue 42; tests/traces/test_reader_work.py holds the same bound place by place);
 - **channels**: one superstep writing n channels;
 - **facts** (``simulate``): one step producing n facts that the next step requires.
 
@@ -49,6 +50,7 @@ from planviz import load_plan, parse_trace, simulate  # noqa: E402
 SIZES = (10_000, 100_000)
 LARGEST = int(os.environ.get("PLANVIZ_BENCH_LANGGRAPH_MAX", "100000"))
 TARGET = 13.0  # the largest size's time / the smallest's, for 10x the input (issue 29: 1.3 x 10)
+PER_ITEM = 1.3  # a fork back 8: time per item the run holds, 1k -> 10k (issue 42)
 
 
 def snapshot(k: int, parent: int | None, values: dict, nxt: list[str]) -> dict:
@@ -148,8 +150,9 @@ def facts_plan(n: int):
 
 def main() -> dict:
     results: dict[str, dict] = {}
-    shown: list[tuple[str, int, int, float, str]] = []
+    shown: list[tuple[str, int, int, float, str, str, float]] = []
     floor: dict[int, float] = {}
+    output: dict[int, int] = {}
     sizes = [n for n in SIZES if n <= LARGEST]
     print(f"{'shape':>10} " + " ".join(f"{f'{n:,} s':>10}" for n in sizes) + f" {'ratio':>7}")
     for shape in (
@@ -178,6 +181,12 @@ def main() -> dict:
                     fns["json.loads"] = lambda _: json.loads(text)
                 times = best(fns, rounds(shape, n))
                 row[n] = times["parse"]
+                if shape == "fork back 8":  # what the run holds: the records, status changes, steps
+                    run = parse_trace(text)
+                    held = sum(len(e.changes) for e in run.events) + sum(
+                        len(p.steps) for p in run.plans
+                    )
+                    output[n] = len(json.loads(text)) + held
                 if shape == "channels":
                     floor[n] = times["json.loads"]
         ratio = (
@@ -206,16 +215,26 @@ def main() -> dict:
                 if shape == "facts"
                 else f"`parse_trace` LangGraph {shape}"
             )
-            shown.append((what, a, b, ratio, f"{row[a]:.2f} s -> {row[b]:.2f} s"))
+            detail = f"{row[a]:.2f} s -> {row[b]:.2f} s"
+            if shape == "fork back 8":  # held to its output (see the docstring)
+                grew = output[b] / output[a]
+                detail += (
+                    f" ({ratio:.0f}x) for {output[a]:,} -> {output[b]:,} items held ({grew:.1f}x)"
+                )
+                shown.append(
+                    (what, a, b, ratio / grew, detail, "time ratio per item held", PER_ITEM)
+                )
+                continue
+            shown.append((what, a, b, ratio, detail, "time ratio", TARGET))
     print("(linear: a ratio near 10 for 10x the input; the target is at most 13)")
     results["figures"] = [
         figure(
-            f"{what}, {a // 1000}k -> {b // 1000}k: time ratio",
+            f"{what}, {a // 1000}k -> {b // 1000}k: {measure}",
             ratio,
-            at_most=TARGET,
+            at_most=goal,
             detail=detail,
         )
-        for what, a, b, ratio, detail in shown
+        for what, a, b, ratio, detail, measure, goal in shown
     ]
     # the memory a forked history's read peaks at, traced (at 1k and 10k: tracing is slow): linear now that
     if len(sizes) > 1:
