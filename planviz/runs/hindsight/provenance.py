@@ -491,6 +491,8 @@ def data_edges(
             parts = memo_get(arg)
             if parts is None:
                 parts = memo[arg] = parse(arg, known)
+            # the sources this value was read against (the same source again gives the same answer, added)
+            asked: list[str] | None = None
             for part in parts:
                 if (
                     part.isalnum() and part.isascii()
@@ -513,6 +515,12 @@ def data_edges(
                 if source is None:
                     unexplained = True
                     continue
+                if asked is None:
+                    asked = [source]
+                elif source in asked:
+                    continue
+                else:
+                    asked.append(source)
                 facts = sources.get(source)
                 if facts is None:
                     facts = sources[source] = _Source(leaves[source], known, parts_of)
