@@ -162,10 +162,15 @@ def ideal_schedule(
     median = statistics.median(took) if took else None
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
     with_model = bool(calls) and not no_tools
-    preds: dict[str, dict[str, str]] = {v: {} for v in ran}
+    # the data edges into each call that ran (a call no edge enters, most of them, has no entry)
+    preds: dict[str, dict[str, str]] = {}
     for u, v, reason in edges:
-        if v in preds and u in times:
-            preds[v][u] = reason
+        if v in times and u in times:
+            if v in preds:
+                preds[v][u] = reason
+            else:
+                preds[v] = {u: reason}
+    none_in: dict[str, str] = {}  # read only
     durations = {v: times[v][1] - times[v][0] for v in ran}
     model: set[str] = set()
     unknown_steps: set[str] = set()
@@ -249,11 +254,13 @@ def ideal_schedule(
         step(m, m, t - t0, [])
     for v in ran:
         define = steps.get(v)
-        into = preds[v]
+        into = preds.get(v, none_in)
         if (
             not into and v not in release
         ):  # no data in, no revision (most calls): after the plan alone
             length = durations[v] = max(0.0, durations[v])
+            # the step's own arguments (a dict: copy_plain's), copied once by schedule_rows
+            arguments = define.arguments if define is not None else {}
             out.append(
                 (
                     v,
@@ -264,7 +271,7 @@ def ideal_schedule(
                     [],
                     f"{v}.result",
                     define.tool if define is not None else None,
-                    dict(define.arguments) if define else {},
+                    arguments if type(arguments) is dict else dict(arguments),
                 )
             )
             continue

@@ -122,6 +122,18 @@ def distinctive_parts(value: str, known: frozenset[str] = frozenset()) -> list[s
 def _parts(value: str, known: frozenset[str]) -> tuple[str, ...]:
     out: list[str] = []
     seen: set[str] = set()
+    if value.isascii() and value.replace(" ", "").isalnum():
+        # ASCII letters and digits between spaces (a query, a number): no quote, each token is what split gives,
+        # one word each (the isalnum case below)
+        for token in value.split():
+            if (
+                token not in seen
+                and token.lower() not in known
+                and len(token) >= (4 if token.isalpha() else 2)
+            ):
+                seen.add(token)
+                out.append(token)
+        return tuple(out)
     # the candidates in order (quoted phrases, then each token and its words), each kept once
     if '"' in value or "'" in value or "“" in value:
         for m in _QUOTED.finditer(value):
@@ -479,6 +491,8 @@ def data_edges(
             parts = memo_get(arg)
             if parts is None:
                 parts = memo[arg] = parse(arg, known)
+            # the sources this value was read against (the same source again gives the same answer, added)
+            asked: list[str] | None = None
             for part in parts:
                 if (
                     part.isalnum() and part.isascii()
@@ -501,6 +515,12 @@ def data_edges(
                 if source is None:
                     unexplained = True
                     continue
+                if asked is None:
+                    asked = [source]
+                elif source in asked:
+                    continue
+                else:
+                    asked.append(source)
                 facts = sources.get(source)
                 if facts is None:
                     facts = sources[source] = _Source(leaves[source], known, parts_of)

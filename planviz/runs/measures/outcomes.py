@@ -25,7 +25,10 @@ Four classes, one per run:
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from planviz.checks.validation import refusal
+from planviz.plan.model import Step
 from planviz.runs.events import Run, expect_run, negation
 
 __all__ = [
@@ -70,12 +73,23 @@ def missing_evidence(run: Run) -> list[str]:
     """
     run = expect_run(run, "missing_evidence")
     out: list[str] = []
+    listed: set[str] = set()
+    # each plan version's steps (run.plan_at is the version's plan), read once per version
+    steps_of: dict[int, Mapping[str, Step]] = {}
     for i, e in enumerate(run.events):
         if e.kind != "complete" or e.step is None or e.observation is None:
             continue
-        at = run.plan_at(i)
-        step = at.by_id.get(e.step) if at is not None else None
-        if step is not None and not set(step.produces) <= e.observation.facts and e.step not in out:
+        by_id = steps_of.get(e.plan_version)
+        if by_id is None:
+            at = run.plan_at(i)
+            by_id = steps_of[e.plan_version] = at.by_id if at is not None else {}
+        step = by_id.get(e.step)
+        if (
+            step is not None
+            and e.step not in listed
+            and not e.observation.facts.issuperset(step.produces)
+        ):
+            listed.add(e.step)
             out.append(e.step)
     return out
 
