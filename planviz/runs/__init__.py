@@ -30,6 +30,7 @@ module                  owns
 ``evaluation``          ``campaign`` and ``ablation``: strategies or mechanisms over a task set, with a spread
 ``campaigntable``       ``Campaign``, ``CampaignRow``: the rows as text, records, a frame, JSON
 ``usage``               ``run_usage``, ``Usage``: the one count of model calls, tokens, cost, tool calls and time
+``lastruns``            ``LastRuns``: worked out once per run for the last runs asked about (each held weakly)
 ``callrecords``         what a run recorded of each call: when it ran (once per run), its result's values
 ``provenance``          ``data_edges``: which earlier result a call's arguments came from, and why
 ``idealplan``           the ideal schedule as a Plan: one plan, the calls over their data, the answer

@@ -35,12 +35,11 @@ HTML report and the explorer read it, so they cannot disagree.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from planviz.runs.events import Run, expect_run
+from planviz.runs.lastruns import LastRuns
 from planviz.runs.modelcall import FIGURES
 
 __all__ = ["Usage", "run_usage", "model_calls", "UNITS"]
@@ -86,22 +85,7 @@ def model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
     observations of the steps they led to (traces written before those records). Empty for a run that records
     none. Read once per run for the last runs asked about (a report reads them for its usage, hindsight, notes,
     details and timeline): the calls are shared, never to be changed (as an observation's own calls are)."""
-    with _LOCK:
-        for ref, calls in _READ:
-            if ref() is run:
-                return calls
-    calls = _model_calls(run)
-    with _LOCK:
-        _READ[:] = [entry for entry in _READ if entry[0]() is not None][-(_KEEP - 1) :]
-        _READ.append((weakref.ref(run), calls))
-    return calls
-
-
-_KEEP = (
-    2  # the runs whose model calls are kept (a weak reference to each: a run let go is forgotten)
-)
-_LOCK = threading.Lock()
-_READ: list[tuple[weakref.ref[Any], tuple[tuple[str | None, Mapping[str, Any]], ...]]] = []
+    return _kept_calls(run)
 
 
 def _model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
@@ -133,6 +117,9 @@ def _model_calls(run: Run) -> tuple[tuple[str | None, Mapping[str, Any]], ...]:
         for c in (o.data.get("model_calls") or ())
         if isinstance(c, Mapping)
     )
+
+
+_kept_calls = LastRuns(_model_calls)  # read once per run for the last two runs asked about
 
 
 def time_unit(run: Run) -> str:

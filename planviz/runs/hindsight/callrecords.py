@@ -10,12 +10,11 @@ definition; :func:`result_leaves` the values of a recorded result with their fie
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from typing import Any, Callable, Iterator, Mapping
 
 from planviz.plan.model import Step
 from planviz.runs.events import Run
+from planviz.runs.lastruns import LastRuns
 
 __all__ = [
     "result_leaves",
@@ -136,20 +135,10 @@ def intervals(run: Run) -> dict[str, tuple[float, float]]:
 def run_intervals(run: Run) -> Mapping[str, tuple[float, float]]:
     """:func:`intervals` of ``run``, worked out once for the last runs asked about (hindsight and the recorded
     makespan of :func:`planviz.metrics` read the same run's): shared, never to be changed."""
-    with _LOCK:
-        for ref, times in _TIMES:
-            if ref() is run:
-                return times
-    times = intervals(run)
-    with _LOCK:
-        _TIMES[:] = [entry for entry in _TIMES if entry[0]() is not None][-(_KEEP - 1) :]
-        _TIMES.append((weakref.ref(run), times))
-    return times
+    return _kept_intervals(run)
 
 
-_KEEP = 2  # the runs whose intervals are kept (a weak reference to each: a run let go is forgotten)
-_LOCK = threading.Lock()
-_TIMES: list[tuple[weakref.ref[Any], Mapping[str, tuple[float, float]]]] = []
+_kept_intervals = LastRuns(intervals)  # worked out once per run for the last two runs asked about
 
 
 def ended_before(times: Mapping[str, tuple[float, float]]) -> Callable[[str, str], bool]:

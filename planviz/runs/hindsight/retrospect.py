@@ -48,8 +48,6 @@ from __future__ import annotations
 import bisect
 import html
 import math
-import threading
-import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
@@ -71,6 +69,7 @@ from planviz.runs.hindsight.idealplan import (
     ideal_schedule,
 )
 from planviz.runs.hindsight.provenance import data_edges
+from planviz.runs.lastruns import LastRuns
 from planviz.runs.usage import model_calls
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
@@ -396,12 +395,14 @@ def _call_spans(
     """Each model call that led to a step of ``times`` at a known time: (that step, its start on the run's clock,
     its end or the step's start if sooner, whether its duration is known); the step's start when it is not.
     Read once per run for the run's own intervals (:func:`run_intervals`: hindsight and the recorded makespan)."""
-    shared = times is run_intervals(run) and run.events and t0 == run.events[0].time
-    if shared:
-        with _LOCK:
-            for ref, spans in _SPANS:
-                if ref() is run:
-                    return spans
+    if times is run_intervals(run) and run.events and t0 == run.events[0].time:
+        return _kept_spans(run)
+    return _spans(run, t0, times)
+
+
+def _spans(
+    run: Run, t0: float, times: Mapping[str, tuple[float, float]]
+) -> list[tuple[str, float, float, bool]]:
     out = []
     number = (int, float)
     for sid, call in model_calls(run):
@@ -415,18 +416,11 @@ def _call_spans(
         known = type(took) is float or type(took) is int or isinstance(took, number)
         begun = times[sid][0]
         out.append((sid, t0 + at, min(t0 + at + took, begun) if known else begun, known))
-    if shared:
-        with _LOCK:
-            _SPANS[:] = [entry for entry in _SPANS if entry[0]() is not None][-(_KEEP - 1) :]
-            _SPANS.append((weakref.ref(run), out))
     return out
 
 
-_KEEP = (
-    2  # the runs whose call spans are kept (a weak reference to each: a run let go is forgotten)
-)
-_LOCK = threading.Lock()
-_SPANS: list[tuple[weakref.ref[Any], list[tuple[str, float, float, bool]]]] = []
+# the spans of a run's calls on its own intervals, read once per run for the last two runs asked about
+_kept_spans = LastRuns(lambda run: _spans(run, run.events[0].time, run_intervals(run)))
 
 
 def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
