@@ -37,7 +37,6 @@ from planviz.plan.model import Step
 __all__ = [
     "planviz_steps",
     "built_steps",
-    "schedule_steps",
     "schedule_rows",
     "ROW_FIELDS",
     "paused_gc",
@@ -169,68 +168,6 @@ def built_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
     return planviz_steps(raw_steps, _keywords)
 
 
-def schedule_steps(raw_steps: Sequence[dict[str, Any]]) -> tuple[Step, ...]:
-    """:func:`built_steps` of steps an analysis writes in one shape (``id``, ``action``, ``expected_evidence``,
-    ``duration``: a float, ``depends_on`` and ``requires``: lists of strings, ``produces``: a string, ``tool``: a
-    string or None, ``arguments``: a dict), each field set as :func:`built_steps` would set it without asking
-    its kind: the same steps, a third of the time; any other value, and it is :func:`built_steps` itself.
-
-    >>> raw = [{"id": "a", "action": "a", "expected_evidence": "ran", "duration": 2.0, "depends_on": [],
-    ...         "requires": [], "produces": "a.result", "tool": None, "arguments": {"q": 1}}]
-    >>> schedule_steps(raw) == built_steps(raw)
-    True
-    """
-    texts: list[str] = []
-    lists: list[tuple[Any, ...]] = []
-    out = []
-    template, fill = _TEMPLATE, _filled_step
-    if limits.max_digits() < 20:  # a digit limit below what _flat_plain's small integers may need
-        return built_steps(raw_steps)
-    for raw in raw_steps:
-        sid, action, evidence, tool = (
-            raw["id"],
-            raw["action"],
-            raw["expected_evidence"],
-            raw["tool"],
-        )
-        duration, arguments, produces = raw["duration"], raw["arguments"], raw["produces"]
-        if (
-            len(raw) != 9
-            or type(sid) is not str
-            or not sid
-            or type(action) is not str
-            or type(evidence) is not str
-            or type(produces) is not str
-            or not (tool is None or type(tool) is str)
-            or type(duration) is not float
-            or not (0.0 <= duration < math.inf)
-            or type(arguments) is not dict
-            or not _flat_plain(arguments, texts)
-            or type(raw["depends_on"]) is not list
-            or type(raw["requires"]) is not list
-        ):
-            return built_steps(raw_steps)
-        depends_on, requires = tuple(raw["depends_on"]), tuple(raw["requires"])
-        texts += (sid, action, evidence, produces)
-        if tool is not None:
-            texts.append(tool)
-        lists += (depends_on, requires)
-        fields_ = template.copy()
-        fields_.update(
-            id=sid,
-            action=action,
-            expected_evidence=evidence,
-            duration=duration,
-            depends_on=depends_on,
-            requires=requires,
-            produces=(produces,),
-            tool=tool,
-            arguments=dict(arguments),
-        )
-        out.append(fill(fields_))
-    return tuple(out) if _all_text(texts, lists) else built_steps(raw_steps)
-
-
 #: The fields of a row of :func:`schedule_rows`, in order.
 ROW_FIELDS = (
     "id",
@@ -275,9 +212,10 @@ _row_step = _row_filler()
 
 
 def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
-    """:func:`schedule_steps` of steps given as rows, each the values of :data:`ROW_FIELDS` in that order (no
-    mapping per step): the same steps (each made by :func:`built_steps` of the rows as mappings when any value is
-    not of the one shape), at a fraction of the cost.
+    """The ideal schedule's steps, given as rows, each the values of :data:`ROW_FIELDS` in that order (no
+    mapping per step): the steps :func:`built_steps` makes of the rows as mappings (it makes them when any value
+    is not of the one shape: arguments nested or not plain, an empty id, text that is not Unicode), at a
+    fraction of the cost.
 
     >>> row = ("a", "a", "ran", 2.0, [], [], "a.result", None, {"q": 1})
     >>> schedule_rows([row]) == built_steps([dict(zip(ROW_FIELDS, row))])

@@ -1,4 +1,4 @@
-"""hindsight's fast paths give what the general ones give: the ideal schedule's steps (plan/bulk.schedule_steps
+"""hindsight's fast paths give what the general ones give: the ideal schedule's steps (plan/bulk.schedule_rows
 against built_steps), its critical path (idealplan._critical against critical_path) and the recorded makespan
 (retrospect._longest against the critical path of the recorded plan), on simulated runs with faults and replans,
 on ids whose natural order ties, and on values the fast paths must hand over (nested or odd arguments, a lone
@@ -14,7 +14,7 @@ import pytest
 
 from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
 from planviz.errors import PlanFormatError
-from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_rows, schedule_steps
+from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_rows
 from planviz.runs.hindsight.idealplan import _critical
 from planviz.runs.hindsight.provenance import ended_before, intervals, latest_steps
 from planviz.runs.hindsight.retrospect import _work, recorded_makespan
@@ -34,50 +34,6 @@ def _raw(sid: str = "a", **over: object) -> dict[str, object]:
     }
     raw.update(over)
     return raw
-
-
-@pytest.mark.parametrize(
-    "over",
-    [
-        {},
-        {"tool": "search", "depends_on": ["a"], "requires": ["a.result"]},
-        {"arguments": {"deep": {"x": [1, 2, {"y": "z"}]}}},
-        {"arguments": {"big": 2**70, "neg": -(2**70)}},
-        {"arguments": {"t": ("x", "y")}},
-        {"arguments": {}},
-        {"duration": 0.0},
-        {"duration": 3},
-        {"action": "é ü 中"},
-    ],
-)
-def test_schedule_steps_builds_what_built_steps_builds(over: dict[str, object]) -> None:
-    raws = [_raw("a"), _raw("b", **over)]
-    fast, slow = schedule_steps(raws), built_steps(raws)
-    assert fast == slow
-    assert [s.arguments for s in fast] == [s.arguments for s in slow]
-    assert [type(s.duration) for s in fast] == [type(s.duration) for s in slow]
-
-
-@pytest.mark.parametrize(
-    "over",
-    [
-        {"id": ""},
-        {"id": "b\udc00"},
-        {"arguments": {"q": "x\ud800"}},
-        {"arguments": {"q\ud800": "x"}},
-        {"arguments": {1: "x"}},
-        {"arguments": {"f": float("nan")}},
-        {"duration": -1.0},
-        {"depends_on": ["a\udc00"]},
-    ],
-)
-def test_schedule_steps_hands_a_defect_to_built_steps(over: dict[str, object]) -> None:
-    raws = [_raw("a"), _raw("b", **over)]
-    with pytest.raises(PlanFormatError) as slow:
-        built_steps(raws)
-    with pytest.raises(PlanFormatError) as fast:
-        schedule_steps(raws)
-    assert str(fast.value) == str(slow.value)
 
 
 def _rows(raws: list[dict[str, object]]) -> list[tuple[object, ...]]:
