@@ -322,6 +322,58 @@ def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] |
     }
 
 
+class StepDetails(dict):  # type: ignore[type-arg]
+    """A run's step details (step id -> details) that also carries them as columns, so :func:`encode_page` reads
+    the columns (no record per step taken apart again); read-only: made once and never changed, so the columns
+    stay the records' own. A copy (``copy.copy``, pickling) is a plain dict, which is encoded from its records."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, records: dict[str, dict[str, Any]], columns: dict[str, list[Any]]) -> None:
+        """``records``: step id -> its details; ``columns``: each key of those details to its values, one per
+        record in order (the same objects the records hold)."""
+        if any(len(c) != len(records) for c in columns.values()):
+            raise ValueError(
+                f"each column of the step details must hold {len(records)} values, one per step"
+            )
+        dict.__init__(self, records)
+        self.columns = columns
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "a run's step details are read-only: copy them with dict(details) to change them"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+
+def _column_details(value: StepDetails, strings: _Strings) -> dict[str, Any] | None:
+    """:func:`_details_table` from the details' own columns (the same table: the keys, then the columns in sorted
+    key order); None (nothing numbered yet) when their lists are not the usual ones."""
+    cols = value.columns
+    named = {}
+    for key, names in DETAIL_FIELDS.items():
+        found = _named_lists(names, cols.get(key, []))
+        if found is None:
+            return None
+        named[key] = found
+    return {
+        "@table": "mapping",
+        "rows": len(value),
+        "keys": _column(list(value), strings),
+        "cols": {key: _column(named.get(key, cols[key]), strings) for key in sorted(cols)}
+        if value
+        else {},
+    }
+
+
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
     """``value`` as a table of ``kind``, or as it is when its rows do not have that shape."""
     if kind == "values" and isinstance(value, list):
@@ -391,6 +443,11 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
             out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
+        elif key == "details" and tables is RUN_TABLES and type(value) is StepDetails:
+            fast = _column_details(value, strings) if tables[key] == "mapping" else None
+            out[key] = (
+                fast if fast is not None else _encode({key: dict(value)}, tables, strings)[key]
+            )
         elif key == "details" and tables is RUN_TABLES and type(value) is dict:
             fast = _details_table(value, strings) if tables[key] == "mapping" else None
             out[key] = (

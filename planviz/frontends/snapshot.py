@@ -25,6 +25,7 @@ from typing import Any, Sequence
 from planviz.errors import PlanvizError
 from planviz.frontends.calldetails import run_turns, story_columns
 from planviz.frontends.deltatable import delta_table
+from planviz.frontends.pagedata import StepDetails
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
@@ -71,26 +72,43 @@ def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
     return list(map(list, map(_CALL, said)))
 
 
-def _details(run: Any) -> dict[str, dict[str, Any]]:
+def _details(run: Any) -> StepDetails:
     """What a click on a step shows, for every step of every plan version (the latest version's wins): the step,
     what was said and done there (:func:`~planviz.frontends.calldetails.step_story`: its arguments, its result,
     its error when its last attempt failed, the model calls that led to it), its attempts and their events the
     front end reads from the log; made a column at a time (:func:`~planviz.frontends.calldetails.story_columns`),
-    then made into a record per step."""
+    then made into a record per step; the columns travel with the records (the page's data reads them)."""
     steps, arguments, statuses, errors, results, calls, ended = story_columns(run)
-    # a dict display per step (three times as fast as a dict from pairs), its keys in this order
-    return {
+    # each record's keys in this order; the columns are the records' own values
+    columns = {
+        "action": list(map(_ACTION, steps)),
+        "tool": [tool or "" for tool in map(_TOOL, steps)],
+        "kind": [kind or "" for kind in map(_STEP_KIND, steps)],
+        "arguments": arguments,
+        "requires": list(map(list, map(_REQUIRES, steps))),
+        "produces": list(map(list, map(_PRODUCES, steps))),
+        "evidence": list(map(_EVIDENCE, steps)),
+        "depends_on": list(map(list, map(_DEPENDS_ON, steps))),
+        "duration": list(map(_DURATION, steps)),
+        "calls": [list(map(list, map(_CALL, said))) if said else [] for said in calls],
+        "status": statuses,
+        "error": errors,
+        "result": results,
+        "ended": ended,
+    }
+    # a dict display per step (three times as fast as a dict from pairs)
+    records = {
         sid: {
             "action": action,
-            "tool": tool or "",
-            "kind": kind or "",
+            "tool": tool,
+            "kind": kind,
             "arguments": args,
-            "requires": list(requires),
-            "produces": list(produces),
+            "requires": requires,
+            "produces": produces,
             "evidence": evidence,
-            "depends_on": list(depends_on),
+            "depends_on": depends_on,
             "duration": duration,
-            "calls": list(map(list, map(_CALL, said))) if said else [],
+            "calls": said,
             "status": status,
             "error": error,
             "result": result,
@@ -112,24 +130,9 @@ def _details(run: Any) -> dict[str, dict[str, Any]]:
             error,
             result,
             end,
-        ) in zip(
-            map(_ID, steps),
-            map(_ACTION, steps),
-            map(_TOOL, steps),
-            map(_STEP_KIND, steps),
-            arguments,
-            map(_REQUIRES, steps),
-            map(_PRODUCES, steps),
-            map(_EVIDENCE, steps),
-            map(_DEPENDS_ON, steps),
-            map(_DURATION, steps),
-            calls,
-            statuses,
-            errors,
-            results,
-            ended,
-        )
+        ) in zip(map(_ID, steps), *columns.values())
     }
+    return StepDetails(records, columns)
 
 
 _ID, _ACTION, _TOOL, _STEP_KIND, _REQUIRES, _PRODUCES, _EVIDENCE, _DEPENDS_ON, _DURATION = map(

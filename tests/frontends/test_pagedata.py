@@ -284,6 +284,36 @@ def test_a_row_of_the_wrong_length_is_refused_not_misnamed():
             encode_page(bad)
 
 
+def test_the_details_columns_give_the_table_their_records_give(tmp_path):
+    """The snapshot's step details carry their columns (pagedata.StepDetails) and the page data reads them: the
+    same page, string numbering included, as from the records (a simulated run with a fault, a recorded ReAct run
+    with model calls and arguments); the details are read-only, and a copy is a plain dict (encoded from its
+    records)."""
+    import copy
+
+    from planviz.frontends.pagedata import StepDetails, encode_page
+
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps(react_trace(40)), encoding="utf-8")
+    recorded = load_trace(trace)
+    for run in (_run(), recorded):
+        snap = run_snapshot(run, legend=False)
+        details = snap["details"]
+        assert type(details) is StepDetails and details
+        plain = {**snap, "details": dict(details)}
+        assert json.dumps(encode_page(snap)) == json.dumps(encode_page(plain))
+    assert any(d["calls"] for d in details.values()) and any(
+        d["arguments"] for d in details.values()
+    )
+    with pytest.raises(TypeError, match="read-only"):
+        details["S1"] = {}
+    with pytest.raises(TypeError, match="read-only"):
+        details.update({})
+    copied = copy.copy(details)
+    assert type(copied) is dict and copied == details
+    assert type(copy.deepcopy(details)) is dict
+
+
 def test_the_page_data_is_gzipped_as_written_to_the_same_bytes():
     """The page's data is compressed a piece at a time as its text is written (page.gzip_script): the same bytes as
     gzip.compress of the whole script-safe text, for a string table longer than the slice it is written in, texts
