@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import operator
 import re
 from collections import defaultdict
@@ -209,9 +210,10 @@ def _why(
 
 class _Source:
     """What :func:`_why` reads of one result, read once: its values, the distinctive whole ones (with their
-    stripped text) and the set of every value's stripped text."""
+    stripped text; worked out when first read: a value found whole does not need them) and the set of every
+    value's stripped text."""
 
-    __slots__ = ("values", "whole", "stripped")
+    __slots__ = ("values", "_whole", "stripped", "_known", "_parts_of")
 
     def __init__(
         self,
@@ -220,12 +222,21 @@ class _Source:
         parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
     ) -> None:
         self.values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
-        self.whole = [
-            (leaf, leaf.strip())
-            for leaf in self.values
-            if leaf.strip() and _distinctive_whole(leaf, known, parts_of)
-        ]
         self.stripped = {leaf.strip() for leaf in self.values}
+        self._whole: list[tuple[str, str]] | None = None
+        self._known, self._parts_of = known, parts_of
+
+    @property
+    def whole(self) -> list[tuple[str, str]]:
+        """The distinctive whole values, each with its stripped text."""
+        if self._whole is None:
+            known, parts_of = self._known, self._parts_of
+            self._whole = [
+                (leaf, leaf.strip())
+                for leaf in self.values
+                if leaf.strip() and _distinctive_whole(leaf, known, parts_of)
+            ]
+        return self._whole
 
 
 def _why_from(
@@ -300,20 +311,6 @@ def _distinctive_whole(
 
 
 _INF = float("inf")
-
-
-class _Earliest(dict[str, float]):
-    """Each word -> the earliest end among the calls whose result holds it (``inf``: none), worked out when first
-    asked (only the words of arguments are)."""
-
-    def __init__(self, holders: Mapping[str, list[str]], end_of: Mapping[str, float]) -> None:
-        super().__init__()
-        self.holders, self.end_of = holders, end_of
-
-    def __missing__(self, word: str) -> float:
-        calls = self.holders.get(word)
-        self[word] = got = min(map(self.end_of.__getitem__, calls)) if calls else _INF
-        return got
 
 
 def data_edges(
@@ -448,9 +445,10 @@ def data_edges(
     for u, found in zip(order, found_in):
         for each in found:
             holders[each].append(u)
-    end_of = {u: t[1] for u, t in times.items()}
-    # each word -> the earliest end among the calls whose result holds it (inf: none), made when first asked
-    earliest = _Earliest(holders, end_of)
+    # each word -> the earliest end among the calls whose result holds it
+    end_of = {u: t[1] for u, t in times.items()}.__getitem__
+    earliest = {w: min(map(end_of, calls)) for w, calls in holders.items()}
+    never = itertools.repeat(_INF)  # the end of a word no result holds
 
     part_words: dict[str, tuple[list[str], bool]] = {}
 
@@ -499,7 +497,7 @@ def data_edges(
     firsts: dict[
         str, float
     ] = {}  # each argument value -> the earliest end of a result holding one of its words
-    firsts_get = firsts.get
+    firsts_get, earliest_get = firsts.get, earliest.get
 
     def ended(u: str, v: str) -> bool:
         """Whether call ``u`` had ended when ``v`` started."""
@@ -556,16 +554,19 @@ def data_edges(
         unexplained = False
         r_v = recorded[v]
         for arg in args:
-            # no word of the value in a result that had ended when v started: no part of it has a source (each
-            # part's words are words of the value; its parts are unexplained, read below only when that matters)
-            first = firsts_get(arg)
-            if first is None:
-                low = findall(arg.lower()) if arg.isascii() else [w.lower() for w in findall(arg)]
-                first = firsts[arg] = min(map(earliest.__getitem__, low), default=_INF)
-            if first > s_v:
-                continue
             parts = memo_get(arg)
             if parts is None:
+                # a value not split yet: when no word of it is in a result that had ended when v started, no part
+                # of it has a source (each part's words are words of the value) and it is left unsplit (its parts
+                # are unexplained, read below only when that matters)
+                first = firsts_get(arg)
+                if first is None:
+                    low = (
+                        findall(arg.lower()) if arg.isascii() else [w.lower() for w in findall(arg)]
+                    )
+                    first = firsts[arg] = min(map(earliest_get, low, never), default=_INF)
+                if first > s_v:
+                    continue
                 parts = memo[arg] = parse(arg, known)
             # the sources this value was read against (the same source again gives the same answer, added)
             asked: list[str] | None = None
@@ -607,7 +608,10 @@ def data_edges(
         if (
             foreign
             and (unread or v in into)
-            and (unexplained or any(firsts[arg] > s_v and parts_of(arg, known) for arg in args))
+            and (
+                unexplained
+                or any(firsts_get(arg, -_INF) > s_v and parts_of(arg, known) for arg in args)
+            )
         ):
             assume(v, s_v, False)
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))
