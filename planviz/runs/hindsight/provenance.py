@@ -469,15 +469,15 @@ def data_edges(
                 if u != v and before(u, v):
                     return u
             return None
-        candidates = min((holders.get(w, []) for w in words), key=len) if words else []
-        for u in candidates:
-            if (
-                u != v
-                and before(u, v)
-                and all(w in words_of[u] for w in words)
-                and any(_found(part, leaf) for _, leaf in leaves[u])
-            ):
-                return u
+        if not words:
+            return None
+        # the fewest holders of one of its words, each holding every word (a set's superset test, in C) and the
+        # part itself on token boundaries
+        for u in min([holders.get(w, ()) for w in words], key=len):
+            if u != v and before(u, v) and words_of[u].issuperset(words):
+                for _, leaf in leaves[u]:
+                    if _found(part, leaf):
+                        return u
         return None
 
     # each value's distinctive parts and each source's values, read once per run (a value recurs: a page number)
