@@ -534,6 +534,8 @@ def data_edges(
             if kind is str_:
                 args.append(value)
             elif kind is int_:
+                if -10 < value < 10:
+                    continue  # one digit: no distinctive part (a page number), nothing to find
                 args.append(str(value))
             elif kind is float_:
                 args.append(repr(value))
