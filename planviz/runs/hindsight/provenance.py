@@ -201,15 +201,8 @@ def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
-def _why(
-    args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]
-) -> str | None:
-    """How the argument values ``args`` came from a result with ``leaves``: the costliest reason, or None."""
-    return _why_from(args, _Source(leaves, known, distinctive_parts), known, distinctive_parts)
-
-
 class _Source:
-    """What :func:`_why` reads of one result, read once: its values, the distinctive whole ones (with their
+    """What :func:`_why_one` reads of one result, read once: its values, the distinctive whole ones (with their
     stripped text; worked out when first read: a value found whole does not need them) and the set of every
     value's stripped text."""
 
@@ -239,51 +232,15 @@ class _Source:
         return self._whole
 
 
-def _why_from(
-    args: list[str],
-    source: _Source,
-    known: frozenset[str],
-    parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
-) -> str | None:
-    values = source.values
-    reasons: set[str] = set()
-    for arg in args:
-        a = arg.strip()
-        if a in source.stripped and _distinctive_whole(arg, known, parts_of):
-            reasons.add("exact")
-            continue
-        inner = [
-            leaf for leaf, stripped in source.whole if len(stripped) < len(a) and stripped in arg
-        ]
-        if inner:
-            reasons.add("contains")
-        covered = " ".join(inner)
-        for part in parts_of(arg, known):
-            if covered and _found(part, covered):
-                continue
-            hit = next((leaf for leaf in values if _found(part, leaf)), None)
-            if hit is not None:
-                reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
-                break
-    if (
-        len(reasons) < 2
-    ):  # one reason (the common case) is the costliest; each starts with a kind of REASONS
-        return next(iter(reasons), None)
-    for kind in REASONS:
-        hits = [r for r in reasons if r.startswith(kind)]
-        if hits:
-            return min(hits)
-    return None
-
-
 def _why_one(
     arg: str,
     source: _Source,
     known: frozenset[str],
     parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
 ) -> str | None:
-    """:func:`_why_from` of one argument value: its first reason found is the costliest (a derived part wins over
-    a result value held inside, "exact" is alone)."""
+    """How the argument value ``arg`` came from the result ``source``: the costliest reason, or None ("exact" when
+    it is a distinctive whole value; else the first part found inside a value, "derived"; else "contains" when a
+    distinctive whole value lies inside it)."""
     a = arg.strip()
     if a in source.stripped and _distinctive_whole(arg, known, parts_of):
         return "exact"
@@ -462,13 +419,9 @@ def data_edges(
         return got
 
     def source_of(part: str, v: str) -> str | None:
-        """The first call that had ended when ``v`` started whose result holds ``part``."""
-        words, one_word = words_in(part)
-        if one_word:
-            for u in holders.get(words[0], ()):
-                if u != v and before(u, v):
-                    return u
-            return None
+        """The first call that had ended when ``v`` started whose result holds ``part``, a part that is not one word
+        (the loop below reads one word's holders itself)."""
+        words = words_in(part)[0]
         if not words:
             return None
         # the fewest holders of one of its words, each holding every word (a set's superset test, in C) and the
