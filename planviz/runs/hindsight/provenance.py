@@ -48,9 +48,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
+import operator
 import re
 from collections import defaultdict
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from planviz.plan.model import Step
 from planviz.plan.placeholder import placeholders_in, split_reference
@@ -199,18 +201,12 @@ def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
-def _why(
-    args: list[str], leaves: list[tuple[tuple[str, ...], str]], known: frozenset[str]
-) -> str | None:
-    """How the argument values ``args`` came from a result with ``leaves``: the costliest reason, or None."""
-    return _why_from(args, _Source(leaves, known, distinctive_parts), known, distinctive_parts)
-
-
 class _Source:
-    """What :func:`_why` reads of one result, read once: its values, the distinctive whole ones (with their
-    stripped text) and the set of every value's stripped text."""
+    """What :func:`_why_one` reads of one result, read once: its values, the distinctive whole ones (with their
+    stripped text; worked out when first read: a value found whole does not need them) and the set of every
+    value's stripped text."""
 
-    __slots__ = ("values", "whole", "stripped")
+    __slots__ = ("values", "_whole", "stripped", "_known", "_parts_of")
 
     def __init__(
         self,
@@ -219,49 +215,45 @@ class _Source:
         parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
     ) -> None:
         self.values = [leaf for path, leaf in leaves if path or len(leaves) == 1]
-        self.whole = [
-            (leaf, leaf.strip())
-            for leaf in self.values
-            if leaf.strip() and _distinctive_whole(leaf, known, parts_of)
-        ]
         self.stripped = {leaf.strip() for leaf in self.values}
+        self._whole: list[tuple[str, str]] | None = None
+        self._known, self._parts_of = known, parts_of
+
+    @property
+    def whole(self) -> list[tuple[str, str]]:
+        """The distinctive whole values, each with its stripped text."""
+        if self._whole is None:
+            known, parts_of = self._known, self._parts_of
+            self._whole = [
+                (leaf, leaf.strip())
+                for leaf in self.values
+                if leaf.strip() and _distinctive_whole(leaf, known, parts_of)
+            ]
+        return self._whole
 
 
-def _why_from(
-    args: list[str],
+def _why_one(
+    arg: str,
     source: _Source,
     known: frozenset[str],
     parts_of: Callable[[str, frozenset[str]], list[str] | tuple[str, ...]],
 ) -> str | None:
+    """How the argument value ``arg`` came from the result ``source``: the costliest reason, or None ("exact" when
+    it is a distinctive whole value; else the first part found inside a value, "derived"; else "contains" when a
+    distinctive whole value lies inside it)."""
+    a = arg.strip()
+    if a in source.stripped and _distinctive_whole(arg, known, parts_of):
+        return "exact"
+    inner = [leaf for leaf, stripped in source.whole if len(stripped) < len(a) and stripped in arg]
+    covered = " ".join(inner)
     values = source.values
-    reasons: set[str] = set()
-    for arg in args:
-        a = arg.strip()
-        if a in source.stripped and _distinctive_whole(arg, known, parts_of):
-            reasons.add("exact")
+    for part in parts_of(arg, known):
+        if covered and _found(part, covered):
             continue
-        inner = [
-            leaf for leaf, stripped in source.whole if len(stripped) < len(a) and stripped in arg
-        ]
-        if inner:
-            reasons.add("contains")
-        covered = " ".join(inner)
-        for part in parts_of(arg, known):
-            if covered and _found(part, covered):
-                continue
-            hit = next((leaf for leaf in values if _found(part, leaf)), None)
-            if hit is not None:
-                reasons.add(f"derived: {part!r} in {_shown(hit)!r}")
-                break
-    if (
-        len(reasons) < 2
-    ):  # one reason (the common case) is the costliest; each starts with a kind of REASONS
-        return next(iter(reasons), None)
-    for kind in REASONS:
-        hits = [r for r in reasons if r.startswith(kind)]
-        if hits:
-            return min(hits)
-    return None
+        for leaf in values:
+            if _found(part, leaf):
+                return f"derived: {part!r} in {_shown(leaf)!r}"
+    return "contains" if inner else None
 
 
 def _distinctive_whole(
@@ -273,6 +265,9 @@ def _distinctive_whole(
     if not v:
         return False
     return bool(parts_of(v, known)) and (len(v) >= 3 or _NUMBER.fullmatch(v) is not None)
+
+
+_INF = float("inf")
 
 
 def data_edges(
@@ -298,11 +293,8 @@ def data_edges(
     times = intervals(run) if times is None else times
     defs = latest_steps(run) if steps is None else steps
     known = known_words(run)
-    results: dict[str, Any] = {}
-    for sid, obs in run.state.observations:
-        if "result" in obs.data and obs.data["result"] is not None:
-            results[sid] = obs.data["result"]
-    leaves = run_result_leaves(run) if leaves is None else leaves
+    # the calls whose result was recorded (not None): the keys of the leaves
+    results = leaves = run_result_leaves(run) if leaves is None else leaves
     # each fact -> the calls that produce it, in the order they ran; and every id: made when first needed (a
     # call that requires a fact, a placeholder), none in most traces of another tool
     producers: dict[str, list[str]] = {}
@@ -328,22 +320,35 @@ def data_edges(
             out[(u, v)] = reason
             into.setdefault(v, set()).add(u)
 
-    rank = {u: i for i, u in enumerate(order)}
     before = ended_before(times)
-    by_end = [
-        s for _, _, s in sorted([(t[1], rank[s], s) for s, t in times.items()])
-    ]  # by (end, rank)
-    unread = [u for u in by_end if u not in results]  # calls whose result was not recorded
-    pools = {
-        True: (by_end, [times[u][1] for u in by_end]),
-        False: (unread, [times[u][1] for u in unread]),
-    }
-    # a call that waits for every call that had ended when it started (it records no input)
-    waits_all = {
-        w
-        for w in (order if foreign else ())
-        if w in defs and not defs[w].requires and not defs[w].arguments and not defs[w].depends_on
-    }
+    # whether a call's result went unrecorded (read at each call assumed to wait: as a set difference, in C)
+    unread = not results.keys() >= times.keys()
+    # what assume reads (the ranks, the calls by end, the calls that wait for every call): made at its first call,
+    # none in most traces (every call records its arguments and its result)
+    kept: list[tuple[dict[str, int], dict[bool, tuple[list[str], list[float]]], set[str]]] = []
+
+    def assumed() -> tuple[dict[str, int], dict[bool, tuple[list[str], list[float]]], set[str]]:
+        if not kept:
+            rank = {u: i for i, u in enumerate(order)}
+            by_end = [
+                s for _, _, s in sorted([(t[1], rank[s], s) for s, t in times.items()])
+            ]  # by (end, rank)
+            late = [u for u in by_end if u not in results]  # calls whose result was not recorded
+            pools = {
+                True: (by_end, [times[u][1] for u in by_end]),
+                False: (late, [times[u][1] for u in late]),
+            }
+            # a call that waits for every call that had ended when it started (it records no input)
+            waits_all = {
+                w
+                for w in (order if foreign else ())
+                if w in defs
+                and not defs[w].requires
+                and not defs[w].arguments
+                and not defs[w].depends_on
+            }
+            kept.append((rank, pools, waits_all))
+        return kept[0]
 
     def assume(v: str, s_v: float, any_call: bool) -> None:
         """``unknown: assumed`` edges from the calls (``any_call``, else those whose result was not recorded) that
@@ -351,6 +356,9 @@ def data_edges(
         of ``waits_all`` among them, ranked between them, started after ``u`` ended (``u`` reaches ``v`` through
         ``w``, which waits for ``u``; by induction on rank the whole closure is kept). Scans back from the latest
         end, so only the frontier and the calls ending at the cover's start are read."""
+        if not any_call and not unread and v not in into:
+            return  # no call to wait for, no pair to mark (most calls of a ReAct trace)
+        rank, pools, waits_all = assumed()
         pool, ends = pools[any_call]
         if (
             not pool and v not in into
@@ -376,17 +384,28 @@ def data_edges(
     # each alphanumeric word of a result -> the calls whose result holds it, in the order they started: a part is
     # on token boundaries in a text only if each of its words is one of the text's words
     holders: dict[str, list[str]] = defaultdict(list)
-    words_of: dict[str, set[str]] = {}
     findall = _WORD.findall
-    for u in order:
-        # one scan of the leaves joined by a newline (no word spans it): the words of each leaf (ASCII text
-        # lower-cased first, the same words: only beyond ASCII can lower-casing make a letter ASCII)
-        text = "\n".join([leaf for _, leaf in leaves.get(u, ())])
-        words_of[u] = found = (
-            set(findall(text.lower())) if text.isascii() else set(map(str.lower, findall(text)))
-        )
+    # the leaves of each call joined by a newline (no word spans it), every call's text joined by a NUL: lower-cased
+    # and split back at once when the whole is ASCII text holding no NUL of its own (only beyond ASCII can
+    # lower-casing make a letter ASCII), each text on its own otherwise; the words of each, by regex in C
+    second = operator.itemgetter(1)
+    texts = ["\n".join(map(second, leaves[u])) if u in leaves else "" for u in order]
+    whole = "\0".join(texts)
+    if whole.isascii() and whole.count("\0") == len(texts) - 1:
+        found_in = list(map(set, map(findall, whole.lower().split("\0"))))
+    else:
+        found_in = [
+            set(findall(t.lower())) if t.isascii() else set(map(str.lower, findall(t)))
+            for t in texts
+        ]
+    words_of = dict(zip(order, found_in))
+    for u, found in zip(order, found_in):
         for each in found:
             holders[each].append(u)
+    # each word -> the earliest end among the calls whose result holds it
+    end_of = {u: t[1] for u, t in times.items()}.__getitem__
+    earliest = {w: min(map(end_of, calls)) for w, calls in holders.items()}
+    never = itertools.repeat(_INF)  # the end of a word no result holds
 
     part_words: dict[str, tuple[list[str], bool]] = {}
 
@@ -400,22 +419,18 @@ def data_edges(
         return got
 
     def source_of(part: str, v: str) -> str | None:
-        """The first call that had ended when ``v`` started whose result holds ``part``."""
-        words, one_word = words_in(part)
-        if one_word:
-            for u in holders.get(words[0], ()):
-                if u != v and before(u, v):
-                    return u
+        """The first call that had ended when ``v`` started whose result holds ``part``, a part that is not one word
+        (the loop below reads one word's holders itself)."""
+        words = words_in(part)[0]
+        if not words:
             return None
-        candidates = min((holders.get(w, []) for w in words), key=len) if words else []
-        for u in candidates:
-            if (
-                u != v
-                and before(u, v)
-                and all(w in words_of[u] for w in words)
-                and any(_found(part, leaf) for _, leaf in leaves[u])
-            ):
-                return u
+        # the fewest holders of one of its words, each holding every word (a set's superset test, in C) and the
+        # part itself on token boundaries
+        for u in min([holders.get(w, ()) for w in words], key=len):
+            if u != v and before(u, v) and words_of[u].issuperset(words):
+                for _, leaf in leaves[u]:
+                    if _found(part, leaf):
+                        return u
         return None
 
     # each value's distinctive parts and each source's values, read once per run (a value recurs: a page number)
@@ -432,6 +447,10 @@ def data_edges(
     recorded = {sid: k for k, sid in enumerate(times)}  # ended_before's order, read inline below
 
     memo_get, holders_get = memo.get, holders.get
+    firsts: dict[
+        str, float
+    ] = {}  # each argument value -> the earliest end of a result holding one of its words
+    firsts_get, earliest_get = firsts.get, earliest.get
 
     def ended(u: str, v: str) -> bool:
         """Whether call ``u`` had ended when ``v`` started."""
@@ -468,6 +487,8 @@ def data_edges(
             if kind is str_:
                 args.append(value)
             elif kind is int_:
+                if -10 < value < 10:
+                    continue  # one digit: no distinctive part (a page number), nothing to find
                 args.append(str(value))
             elif kind is float_:
                 args.append(repr(value))
@@ -490,6 +511,17 @@ def data_edges(
         for arg in args:
             parts = memo_get(arg)
             if parts is None:
+                # a value not split yet: when no word of it is in a result that had ended when v started, no part
+                # of it has a source (each part's words are words of the value) and it is left unsplit (its parts
+                # are unexplained, read below only when that matters)
+                first = firsts_get(arg)
+                if first is None:
+                    low = (
+                        findall(arg.lower()) if arg.isascii() else [w.lower() for w in findall(arg)]
+                    )
+                    first = firsts[arg] = min(map(earliest_get, low, never), default=_INF)
+                if first > s_v:
+                    continue
                 parts = memo[arg] = parse(arg, known)
             # the sources this value was read against (the same source again gives the same answer, added)
             asked: list[str] | None = None
@@ -524,10 +556,17 @@ def data_edges(
                 facts = sources.get(source)
                 if facts is None:
                     facts = sources[source] = _Source(leaves[source], known, parts_of)
-                reason = _why_from([arg], facts, known, parts_of)
+                reason = _why_one(arg, facts, known, parts_of)
                 if reason is not None:
                     add(source, v, reason)
         # (assume returns at once when no result went unrecorded and no pair is linked: most calls)
-        if foreign and unexplained and (unread or v in into):
+        if (
+            foreign
+            and (unread or v in into)
+            and (
+                unexplained
+                or any(firsts_get(arg, -_INF) > s_v and parts_of(arg, known) for arg in args)
+            )
+        ):
             assume(v, s_v, False)
     return tuple(sorted((u, v, r) for (u, v), r in out.items()))
