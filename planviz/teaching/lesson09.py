@@ -24,7 +24,7 @@ from planviz.runs.comparisons.rundiff import diff_runs
 from planviz.runs.engine.simulation import simulate
 from planviz.runs.events import Run
 from planviz.runs.fault import Fault
-from planviz.runs.hindsight.provenance import result_leaves
+from planviz.runs.hindsight.callrecords import result_leaves
 from planviz.runs.hindsight.retrospect import hindsight
 from planviz.runs.usage import Usage
 from planviz.teaching.answers import Unreadable, same_word, short, whole_number, words

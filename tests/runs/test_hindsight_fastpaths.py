@@ -15,8 +15,8 @@ import pytest
 from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
 from planviz.errors import PlanFormatError
 from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_rows
+from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps
 from planviz.runs.hindsight.idealplan import _critical
-from planviz.runs.hindsight.provenance import ended_before, intervals, latest_steps
 from planviz.runs.hindsight.retrospect import _work, recorded_makespan
 
 

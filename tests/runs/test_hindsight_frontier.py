@@ -15,8 +15,9 @@ import pytest
 
 from planviz import parse_trace
 from planviz.analysis.schedule import critical_path
+from planviz.runs.hindsight.callrecords import intervals, latest_steps
 from planviz.runs.hindsight.idealplan import ideal_schedule
-from planviz.runs.hindsight.provenance import data_edges, intervals, latest_steps
+from planviz.runs.hindsight.provenance import data_edges
 from planviz.runs.hindsight.retrospect import _released
 
 from .otlp import agent, chat, react_trace, text, tool

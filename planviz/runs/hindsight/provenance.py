@@ -62,8 +62,6 @@ from planviz.runs.hindsight.callrecords import (
     ended_before,
     intervals,
     latest_steps,
-    result_leaves,
-    run_intervals,
     run_result_leaves,
 )
 
@@ -71,12 +69,6 @@ __all__ = [
     "data_edges",
     "distinctive_parts",
     "known_words",
-    "result_leaves",
-    "run_result_leaves",
-    "intervals",
-    "run_intervals",
-    "latest_steps",
-    "ended_before",
     "REASONS",
 ]
 

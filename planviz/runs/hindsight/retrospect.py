@@ -441,7 +441,7 @@ def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
         return None
     t0 = run.events[0].time
     defs = latest_steps(run)
-    # each step's dependencies that had ended when it started (provenance.ended_before, read inline) and when
+    # each step's dependencies that had ended when it started (callrecords.ended_before, read inline) and when
     # the last of them ended
     recorded = {sid: k for k, sid in enumerate(times)}
     preds: dict[str, list[str]] = {}
