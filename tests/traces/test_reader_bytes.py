@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.traces.test_reader_work import C_N, READERS, WARM_N, _files, _proto
+from tests.traces.test_reader_work import READERS, valgrind_cases
 from tests.work import assert_linear_bytes, heap_work, valgrind
 
 
@@ -20,18 +20,11 @@ from tests.work import assert_linear_bytes, heap_work, valgrind
 def heap_counts(request, tmp_path_factory):
     """Each selected reader's bytes at n and 4n turns (DHAT), from one valgrind run for all."""
     valgrind()
-    folder = tmp_path_factory.mktemp("heapwork")
-    selected = {
-        item.callspec.params["reader"]
-        for item in request.session.items
-        if getattr(item, "originalname", None)
-        == "test_no_allocation_point_of_a_reader_grows_more_than_linearly"
-    }
-    readers = [r for r in sorted(selected) if r != "otlp-proto" or _proto()]
-    cases = []
-    for reader in readers:
-        warm, small, big = _files(reader, folder, (WARM_N, C_N, 4 * C_N))
-        cases.append((warm, [small, big]))
+    readers, cases = valgrind_cases(
+        request,
+        tmp_path_factory.mktemp("heapwork"),
+        "test_no_allocation_point_of_a_reader_grows_more_than_linearly",
+    )
     sizes = [[p.stat().st_size for p in ps] for _, ps in cases]
     return dict(zip(readers, zip(heap_work(cases), sizes)))
 

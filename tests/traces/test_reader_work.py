@@ -96,22 +96,33 @@ def test_no_line_of_a_reader_works_more_than_linearly(reader, tmp_path):
     assert_linear(*work, reader, floor=4 * PYTHON_N)
 
 
-@pytest.fixture(scope="module")
-def c_counts(request, tmp_path_factory):
-    """Each selected reader's C work at n and 4n turns, from one valgrind run for all (its start paid once)."""
-    valgrind()
-    folder = tmp_path_factory.mktemp("cwork")
+def valgrind_cases(
+    request, folder: Path, test: str
+) -> tuple[list[str], list[tuple[Path, list[Path]]]]:
+    """The readers the session runs ``test`` for, and for each its warm-up file and its files of n and 4n turns:
+    what one valgrind run for all of them measures."""
     selected = {
         item.callspec.params["reader"]
         for item in request.session.items
-        if getattr(item, "originalname", None)
-        == "test_no_c_function_of_a_reader_works_more_than_linearly"
+        if getattr(item, "originalname", None) == test
     }
     readers = [r for r in sorted(selected) if r != "otlp-proto" or _proto()]
     cases = []
     for reader in readers:
         warm, small, big = _files(reader, folder, (WARM_N, C_N, 4 * C_N))
         cases.append((warm, [small, big]))
+    return readers, cases
+
+
+@pytest.fixture(scope="module")
+def c_counts(request, tmp_path_factory):
+    """Each selected reader's C work at n and 4n turns, from one valgrind run for all (its start paid once)."""
+    valgrind()
+    readers, cases = valgrind_cases(
+        request,
+        tmp_path_factory.mktemp("cwork"),
+        "test_no_c_function_of_a_reader_works_more_than_linearly",
+    )
     return dict(zip(readers, c_work(cases)))
 
 
