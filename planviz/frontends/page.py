@@ -28,7 +28,7 @@ import struct
 import zlib
 from importlib.resources import files
 from itertools import filterfalse
-from typing import Any
+from typing import Any, Callable
 
 from planviz.frontends.jsmodules import ENTRY, module_text
 from planviz.frontends.pagedata import encode_page
@@ -205,37 +205,39 @@ _INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs"})
 
 def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of a table's columns by name (a records or mapping table's ``cols``)."""
-    if set(map(type, cols)) != {str}:
-        _pieces(cols, out, 1)
-        return
-    sep = "{"
-    for key in sorted(cols):
-        out.append(sep)
-        out.append(_shown(_TEXT(key)))
-        out.append(": ")
-        item = cols[key]
-        if type(item) is dict:
-            _column_pieces(item, out)
-        else:
-            _pieces(item, out, 1)
-        sep = ", "
-    out.append("}")
+    _keyed_pieces(cols, out, lambda key, item: type(item) is dict, _column_pieces)
 
 
 def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
     look at each item's type: the encoder made them of integers), the rest as :func:`_pieces` writes it."""
-    if not column or set(map(type, column)) != {str}:
-        _pieces(column, out, 1)
+    _keyed_pieces(
+        column,
+        out,
+        lambda key, item: key in _INT_LISTS and type(item) is list,
+        lambda item, out: out.append(repr(item)),
+    )
+
+
+def _keyed_pieces(
+    value: dict[str, Any],
+    out: list[str] | _Packer,
+    special: Callable[[str, Any], bool],
+    write: Callable[[Any, list[str] | _Packer], None],
+) -> None:
+    """:func:`_pieces` of a dict of text keys (its keys sorted, as json.dumps sorts them), each item for which
+    ``special(key, item)`` holds written by ``write``, any other by :func:`_pieces`."""
+    if set(map(type, value)) != {str}:  # an empty dict too: _pieces writes it
+        _pieces(value, out, 1)
         return
     sep = "{"
-    for key in sorted(column):
+    for key in sorted(value):
         out.append(sep)
         out.append(_shown(_TEXT(key)))
         out.append(": ")
-        item = column[key]
-        if key in _INT_LISTS and type(item) is list:
-            out.append(repr(item))
+        item = value[key]
+        if special(key, item):
+            write(item, out)
         else:
             _pieces(item, out, 1)
         sep = ", "
