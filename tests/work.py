@@ -51,7 +51,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -284,38 +284,50 @@ def _dump_number(name: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+def _under_valgrind(
+    harness: str,
+    tool: list[str],
+    cases: list[tuple[Path, list[Path]]],
+    out: str,
+    more: tuple[str, ...] = (),
+    env: tuple[tuple[str, str], ...] = (),
+) -> Any:
+    """Run ``harness`` (its read-ahead and look-ahead cut, :func:`small_buffers`'s) in a file in ``out`` under
+    valgrind with ``tool``'s options, on ``cases`` (and ``more`` arguments), with a fixed hash seed; what it
+    printed last, as JSON. A file, not python -c: the -c command runs inside PyRun_StringFlags itself."""
+    command = valgrind()
+    path = Path(out, "harness.py")
+    path.write_text(harness.format(chunk=SMALL_CHUNK, window=SMALL_WINDOW), encoding="utf-8")
+    arg = json.dumps([[str(w), [str(p) for p in ps]] for w, ps in cases])
+    done = subprocess.run(
+        [command, *tool, sys.executable, str(path), arg, *more],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT), **dict(env)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def c_work(cases: list[tuple[Path, list[Path]]]) -> list[list[Counter]]:
     """For each case (a warm-up file, the files to measure), the instructions each C function ran in each
     measured ``load_trace``; one valgrind run for all."""
-    command = valgrind()
     with tempfile.TemporaryDirectory() as out:
-        # a file, not python -c: the -c command runs inside PyRun_StringFlags itself
-        harness = Path(out, "harness.py")
-        harness.write_text(
-            _HARNESS.format(chunk=SMALL_CHUNK, window=SMALL_WINDOW), encoding="utf-8"
-        )
-        arg = json.dumps([[str(w), [str(p) for p in ps]] for w, ps in cases])
-        done = subprocess.run(
+        wanted = _under_valgrind(
+            _HARNESS,
             [
-                command,
                 "--tool=callgrind",
                 "--collect-atstart=no",
                 "--toggle-collect=PyRun_StringFlags",
                 "--dump-after=PyRun_StringFlags",
                 f"--callgrind-out-file={out}/callgrind.out",
-                sys.executable,
-                str(harness),
-                arg,
-                out,
             ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)},
-            check=False,
+            cases,
+            out,
+            (out,),
         )
-        assert done.returncode == 0, done.stderr[-3000:]
-        wanted = json.loads(done.stdout.strip().splitlines()[-1])
         names: dict = {}
         costs = {}
         dumps = sorted(
@@ -453,36 +465,14 @@ def heap_work(cases: list[tuple[Path, list[Path]]]) -> list[list[Counter]]:
     and wrote in its blocks, in each measured ``load_trace`` (valgrind's DHAT, its counts deterministic); one
     valgrind run for all, with CPython's allocator replaced by malloc (``PYTHONMALLOC=malloc``: its small-object
     arenas would hide every block under 512 bytes)."""
-    command = valgrind()
     with tempfile.TemporaryDirectory() as out:
-        harness = Path(out, "harness.py")
-        harness.write_text(
-            _DHAT_HARNESS.format(chunk=SMALL_CHUNK, window=SMALL_WINDOW), encoding="utf-8"
+        base, *pids = _under_valgrind(
+            _DHAT_HARNESS,
+            ["--tool=dhat", f"--num-callers={NUM_CALLERS}", f"--dhat-out-file={out}/dhat.%p"],
+            cases,
+            out,
+            env=(("PYTHONMALLOC", "malloc"),),
         )
-        arg = json.dumps([[str(w), [str(p) for p in ps]] for w, ps in cases])
-        done = subprocess.run(
-            [
-                command,
-                "--tool=dhat",
-                f"--num-callers={NUM_CALLERS}",
-                f"--dhat-out-file={out}/dhat.%p",
-                sys.executable,
-                str(harness),
-                arg,
-            ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env={
-                **os.environ,
-                "PYTHONHASHSEED": "0",
-                "PYTHONPATH": str(ROOT),
-                "PYTHONMALLOC": "malloc",
-            },
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        base, *pids = json.loads(done.stdout.strip().splitlines()[-1])
         baseline = _points(Path(out, f"dhat.{base}"))
         reads = []
         for pid in pids:
