@@ -25,19 +25,22 @@ import gc
 import math
 from contextlib import contextmanager
 from dataclasses import MISSING, fields
+from functools import reduce
 from itertools import chain, filterfalse
+from operator import add
 from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 
 from planviz.errors import PlanFormatError
 from planviz.io import limits
 from planviz.io.plaindata import ARGUMENTS_DEPTH, as_duration, check_plain, copy_plain
 from planviz.plan.fields import CHOICES, STEP_FIELDS
-from planviz.plan.model import Step
+from planviz.plan.model import MAX_TOTAL_DURATION, Plan, Step
 
 __all__ = [
     "planviz_steps",
     "built_steps",
     "schedule_rows",
+    "schedule_plan",
     "ROW_FIELDS",
     "paused_gc",
 ]
@@ -221,12 +224,73 @@ def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
     >>> schedule_rows([row]) == built_steps([dict(zip(ROW_FIELDS, row))])
     True
     """
-    texts: list[str] = []
-    lists: list[tuple[Any, ...]] = []
-    out = []
-    new, flat, inf = _row_step, _flat_plain, math.inf
+    return (
+        _made(rows)
+        if _plain_rows(rows)
+        else built_steps([dict(zip(ROW_FIELDS, row)) for row in rows])
+    )
+
+
+def schedule_plan(goal: str, rows: Sequence[tuple[Any, ...]], *, time_unit: str = "") -> Plan:
+    """``Plan(goal, schedule_rows(rows), time_unit=time_unit)``, its steps made when first read when every row is
+    of the one shape :func:`schedule_rows` builds directly (each row is checked now, so a defect is raised here
+    as ``schedule_rows`` raises it): a schedule whose makespan and path are read from the rows (hindsight's)
+    makes no step nobody reads. The plan is stored as a version grown from an empty one (``plan/grown.py``'s
+    form, which :class:`Plan` makes whole on first reading its steps) and reads the same as one made whole.
+
+    >>> row = ("a", "a", "ran", 2.0, [], [], "a.result", None, {"q": 1})
+    >>> plan = schedule_plan("g", [row])
+    >>> len(plan), "steps" in vars(plan), plan == Plan("g", schedule_rows([row])), "steps" in vars(plan)
+    (1, False, True, True)
+    """
+    if not _plain_rows(rows):
+        return Plan(
+            goal, built_steps([dict(zip(ROW_FIELDS, row)) for row in rows]), time_unit=time_unit
+        )
+    bound = reduce(add, [row[3] for row in rows], 0.0)  # Plan's own sum, in its order
+    if bound > MAX_TOTAL_DURATION:  # Plan names the step past the limit
+        return Plan(goal, _made(rows), time_unit=time_unit)
+    plan = Plan(goal, (), time_unit=time_unit)
+    d = plan.__dict__
+    del d["steps"], d["_by_id"]
+    d["_grown"] = (Plan(goal, ()), 0, _LaterSteps(rows), {})
+    d["_length"], d["_bound"] = len(rows), bound
+    return plan
+
+
+class _LaterSteps:
+    """The steps of checked rows, made when first read (as a grown plan's tail: sliced, measured)."""
+
+    __slots__ = ("_rows", "_steps")
+
+    def __init__(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        self._rows: Sequence[tuple[Any, ...]] | None = rows
+        self._steps: tuple[Step, ...] | None = None
+
+    def _steps_made(self) -> tuple[Step, ...]:
+        if self._steps is None:
+            self._steps = _made(cast("Sequence[tuple[Any, ...]]", self._rows))
+            self._rows = None
+        return self._steps
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._rows is not None else len(self._steps_made())
+
+    def __getitem__(self, at: Any) -> Any:
+        return self._steps_made()[at]
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self._steps_made())
+
+
+def _plain_rows(rows: Sequence[tuple[Any, ...]]) -> bool:
+    """Whether every row is of the one shape :func:`_made` builds directly (what :func:`built_steps` would build
+    the same, without a word); False says nothing: :func:`built_steps` decides."""
     if limits.max_digits() < 20:  # a digit limit below what _flat_plain's small integers may need
-        return built_steps([dict(zip(ROW_FIELDS, row)) for row in rows])
+        return False
+    texts: list[str] = []
+    lists: list[list[Any]] = []
+    flat, inf = _flat_plain, math.inf
     for row in rows:
         sid, action, evidence, duration, depends_on, requires, produces, tool, arguments = row
         if (
@@ -243,8 +307,7 @@ def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
             or type(depends_on) is not list
             or type(requires) is not list
         ):
-            return built_steps([dict(zip(ROW_FIELDS, row)) for row in rows])
-        depends_on, requires = tuple(depends_on), tuple(requires)
+            return False
         texts += (sid, action, evidence, produces)
         if tool is not None:
             texts.append(tool)
@@ -252,23 +315,27 @@ def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
             lists.append(depends_on)
         if requires:
             lists.append(requires)
-        out.append(
+    return _all_text(texts, cast("list[tuple[Any, ...]]", lists))
+
+
+def _made(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
+    """The steps of rows :func:`_plain_rows` accepted, built directly (arguments copied, lists as tuples)."""
+    new = _row_step
+    return tuple(
+        [
             new(
                 sid,
                 action,
                 evidence,
                 duration,
-                depends_on,
-                requires,
+                tuple(depends_on),
+                tuple(requires),
                 (produces,),
                 tool,
                 dict(arguments),
             )
-        )
-    return (
-        tuple(out)
-        if _all_text(texts, lists)
-        else built_steps([dict(zip(ROW_FIELDS, row)) for row in rows])
+            for sid, action, evidence, duration, depends_on, requires, produces, tool, arguments in rows
+        ]
     )
 
 

@@ -14,10 +14,10 @@ import pytest
 
 from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
 from planviz.errors import PlanFormatError
-from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_rows
+from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_plan, schedule_rows
 from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps
-from planviz.runs.hindsight.idealplan import _critical
-from planviz.runs.hindsight.retrospect import _work, recorded_makespan
+from planviz.runs.hindsight.idealplan import _critical, ideal_schedule
+from planviz.runs.hindsight.retrospect import _released, _work, recorded_makespan
 
 
 def _raw(sid: str = "a", **over: object) -> dict[str, object]:
@@ -58,6 +58,11 @@ def test_schedule_rows_builds_what_built_steps_builds(over: dict[str, object]) -
     raws = [_raw("a"), _raw("b", **over)]
     fast, slow = schedule_rows(_rows(raws)), built_steps(raws)
     assert fast == slow
+    # the plan of the rows, its steps made when first read, is the plan of those steps
+    lazy = schedule_plan("g", _rows(raws), time_unit="s")
+    assert len(lazy) == 2
+    assert lazy == Plan("g", slow, time_unit="s")
+    assert lazy.steps == tuple(slow) and lazy.by_id == Plan("g", slow).by_id
     assert [s.arguments for s in fast] == [s.arguments for s in slow]
     assert [type(s.duration) for s in fast] == [type(s.duration) for s in slow]
     assert [type(s.depends_on) for s in fast] == [type(s.depends_on) for s in slow]
@@ -85,6 +90,39 @@ def test_schedule_rows_hands_a_defect_to_built_steps(over: dict[str, object]) ->
     with pytest.raises(PlanFormatError) as fast:
         schedule_rows(_rows(raws))
     assert str(fast.value) == str(slow.value)
+    with pytest.raises(PlanFormatError) as planned:  # at once, not when its steps are first read
+        schedule_plan("g", _rows(raws))
+    assert str(planned.value) == str(slow.value)
+
+
+def test_schedule_plan_past_the_total_duration_raises_as_plan_does() -> None:
+    raws = [_raw("a", duration=1e300), _raw("b", duration=1e300)]
+    with pytest.raises(PlanFormatError) as slow:
+        Plan("g", built_steps(raws))
+    with pytest.raises(PlanFormatError) as fast:
+        schedule_plan("g", _rows(raws))
+    assert str(fast.value) == str(slow.value)
+
+
+def test_schedule_plan_makes_its_steps_when_first_read_and_grows_like_any_plan() -> None:
+    from planviz.plan.grown import grown_plan, suffix
+
+    rows = _rows([_raw("a"), _raw("b", depends_on=["a"])])
+    for read in (
+        lambda p: p.steps,
+        lambda p: p.step("b"),
+        lambda p: p.ids,
+        lambda p: "b" in p,
+        lambda p: suffix(p, 1),
+        lambda p: grown_plan(p, 1, [Step("c", "c")]).ids,
+        lambda p: p.replace(goal="h").steps,
+    ):
+        lazy = schedule_plan("g", rows)
+        assert "steps" not in vars(lazy)
+        read(lazy)
+        assert lazy == Plan("g", schedule_rows(rows))
+    assert grown_plan(schedule_plan("g", rows), 1, [Step("c", "c")]).ids == ("a", "c")
+    assert critical_path(schedule_plan("g", rows)).path == ("a", "b")
 
 
 def _runs() -> list[object]:
@@ -107,7 +145,20 @@ def test_fast_critical_path_and_recorded_makespan_agree_with_critical_path() -> 
     for run in runs:
         h = hindsight(run)  # type: ignore[arg-type]
         if h.plan is not None:
+            # the schedule's own makespan and path (read from its rows) are those of its plan
+            times, defs = intervals(run), latest_steps(run)  # type: ignore[arg-type]
+            sched = ideal_schedule(
+                run,  # type: ignore[arg-type]
+                times,
+                defs,
+                h.data_edges,
+                _released(run),  # type: ignore[arg-type]
+                run.events[0].time,  # type: ignore[attr-defined]
+            )
+            assert "steps" not in vars(sched.plan)
             schedule = critical_path(h.plan)
+            assert (sched.makespan, sched.path) == (schedule.makespan, schedule.path)
+            assert sched.ids == frozenset(h.plan.ids)
             assert _critical(h.plan.steps) == (schedule.makespan, schedule.path)
         # the recorded plan, built as before the forward pass replaced it
         times = intervals(run)  # type: ignore[arg-type]

@@ -118,7 +118,7 @@ def hindsight_cost(
     """Tokens and time on the ideal critical path and off it, and what the ideal would spend (see the module)."""
     calls = list(run.model_calls)
     on = set(sched.path)
-    steps = {s.id for s in sched.plan.steps} if sched.plan is not None else set()
+    steps = sched.ids  # the plan's step ids (its steps are made only when read)
     work = sum(sched.durations.values())
     # summed in the path's order: a set's order varies with the hash seed, and so would the last digit
     path_time = sum(sched.durations.get(s, 0.0) for s in dict.fromkeys(sched.path))

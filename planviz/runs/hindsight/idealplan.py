@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import schedule_rows
+from planviz.plan.bulk import schedule_plan
 from planviz.plan.model import Plan, Step, natural_key
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
@@ -67,7 +67,8 @@ PLAN_STEP, ANSWER_STEP = "plan", "answer"
 class IdealSchedule:
     """The ideal schedule as a :class:`Plan` (``plan``), its ``makespan`` (None when a model call on it has an
     unknown duration), its critical ``path``, the ``durations`` of its steps, which of them are ``model``
-    calls, and the ``model_time`` charged for a model call between calls (the run's median; None when unknown)."""
+    calls, the ``model_time`` charged for a model call between calls (the run's median; None when unknown),
+    and the ``ids`` of the plan's steps."""
 
     plan: Plan | None
     makespan: float | None
@@ -77,6 +78,7 @@ class IdealSchedule:
     model_time: float | None
     unknown_calls: int = 0
     unknown_steps: frozenset[str] = frozenset()
+    ids: frozenset[str] = frozenset()  # the ids of the plan's steps (read without making its steps)
 
 
 _NO_TIME = float("-inf")
@@ -328,12 +330,18 @@ def ideal_schedule(
         model.add(answer_id)
         if answer_unknown:
             unknown_steps.add(answer_id)
-    plan = Plan(
+    # its steps made when first read (hindsight reads the makespan and path, from the rows)
+    plan = schedule_plan(
         f"the ideal schedule of: {run.plan.goal if run.plan is not None else 'the run'}",
-        schedule_rows(out),
+        out,
         time_unit=run.plan.time_unit if run.plan is not None else "",
     )
-    fast = _critical(plan.steps)
+    if "steps" in vars(plan):  # made at once (a row of another shape): read from its steps
+        fast = _critical(plan.steps)
+    else:  # each step is its row (plan/bulk.schedule_plan): id, duration, dependencies read from the rows
+        fast = _critical_of(
+            [row[0] for row in out], [row[3] for row in out], [row[4] for row in out]
+        )
     if fast is None:
         schedule = critical_path(plan)
         fast = schedule.makespan, tuple(schedule.path)
@@ -347,6 +355,7 @@ def ideal_schedule(
         median,
         unknown_on_plan,
         frozenset(unknown_steps),
+        frozenset([row[0] for row in out]),
     )
 
 
@@ -357,19 +366,29 @@ def _critical(steps: Sequence[Step]) -> tuple[float, tuple[str, ...]] | None:
     first critical step with no dependency, then each time the tight successor, by natural id; a natural key
     names one id, so no order of the steps can change the choice). None when a step depends on a later or an
     unknown one, or an id repeats: then :func:`critical_path` decides."""
+    if any(s.kind is not None for s in steps):
+        return None
+    return _critical_of(
+        [s.id for s in steps], [s.duration for s in steps], [s.depends_on for s in steps]
+    )
+
+
+def _critical_of(
+    ids: Sequence[str], dur: Sequence[float], depends: Sequence[Sequence[str]]
+) -> tuple[float, tuple[str, ...]] | None:
+    """:func:`_critical` of the steps of these ids, durations and dependencies (none of them a terminal step)."""
     at: dict[str, int] = {}
-    for k, s in enumerate(steps):
-        if s.kind is not None or s.id in at:
+    for k, sid in enumerate(ids):
+        if sid in at:
             return None
-        at[s.id] = k
-    n = len(steps)
-    dur = [s.duration for s in steps]
+        at[sid] = k
+    n = len(ids)
     es = [0.0] * n
     ef = [0.0] * n
     later: list[list[int]] = [[] for _ in range(n)]
-    for k, s in enumerate(steps):
+    for k, deps in enumerate(depends):
         start = 0.0
-        for sid in s.depends_on:
+        for sid in deps:
             j = at.get(sid, n)
             if j >= k:
                 return None
@@ -390,16 +409,16 @@ def _critical(steps: Sequence[Step]) -> tuple[float, tuple[str, ...]] | None:
         late = ls[u] = finish - dur[u]
         if -eps < late - es[u] < eps:
             critical.add(u)
-    starts = [u for u in critical if not steps[u].depends_on]
+    starts = [u for u in critical if not depends[u]]
     path: list[str] = []
     if starts:
-        u = min(starts, key=lambda k: natural_key(steps[k].id))
+        u = min(starts, key=lambda k: natural_key(ids[k]))
         while True:
-            path.append(steps[u].id)
+            path.append(ids[u])
             tight = [v for v in later[u] if v in critical and abs(es[v] - ef[u]) < eps]
             if not tight:
                 break
-            u = min(tight, key=lambda k: natural_key(steps[k].id))
+            u = min(tight, key=lambda k: natural_key(ids[k]))
     return makespan, tuple(path)
 
 

@@ -319,7 +319,7 @@ def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) ->
         "a call waits for the calls whose results hold a distinctive part of its arguments; a value the task "
         "gives waits for nothing; when the reader cannot tell, the call waits"
     ]
-    steps = {s.id: s for s in sched.plan.steps} if sched.plan is not None else {}
+    steps = sched.ids  # the plan's step ids (its steps are made only when read)
 
     def took(sid: str) -> str:
         return "unknown" if sid in sched.unknown_steps else _num(sched.durations[sid]) + unit
