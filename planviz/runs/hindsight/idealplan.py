@@ -104,16 +104,6 @@ def _unused(name: str, ids: set[str]) -> str:
     return name
 
 
-def _calls(run: Run, t0: float) -> list[tuple[str | None, float, float | None, Any]]:
-    """Each model call as (step it led to, start on the run's clock, end or None, the call)."""
-    out = []
-    for c in run.model_calls:
-        out.append(
-            (c.step, t0 + c.start, None if c.duration is None else t0 + c.start + c.duration, c)
-        )
-    return out
-
-
 def _placeholders(
     step: Step, sources: Sequence[str], leaves: Mapping[str, list[tuple[tuple[str, ...], str]]]
 ) -> dict[str, Any]:
@@ -153,14 +143,42 @@ def ideal_schedule(
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
     ids = set(steps) | set(ran)
-    every = _calls(run, t0)
-    took = [end - start for _, start, end, _ in every if end is not None]
-    # a call that started within the step it led to is that step's own work (a LangGraph node that is a model call)
-    calls = [
-        c
-        for c in every
-        if not (c[0] is not None and c[0] in times and times[c[0]][0] <= c[1] <= times[c[0]][1])
-    ]
+    # each model call (_calls: the step it led to, its start and end on the run's clock) read once: the known
+    # durations, the calls of unknown end, the calls that are no step's own work (a call that started within the
+    # step it led to is: a LangGraph node that is a model call) and of those the calls that issued a step (started
+    # before it: its start, and its end or the step's start if sooner; one call per step, most steps, as a tuple)
+    took: list[float] = []
+    calls: list[tuple[str | None, float, float | None]] = []
+    issued: dict[str, Any] = {}
+    unended = 0
+    issued_unknown = False
+    span_of = times.get
+    for c in run.model_calls:
+        sid, at, length = c.step, c.start, c.duration
+        start = t0 + at
+        if length is None:
+            end = None
+            unended += 1
+        else:
+            end = t0 + at + length
+            took.append(end - start)
+        span = None if sid is None else span_of(sid)
+        if span is not None:
+            if span[0] <= start <= span[1]:
+                continue
+            if start < span[0]:
+                if end is None:
+                    issued_unknown = True
+                else:
+                    part = (start, min(end, span[0]))
+                    had = issued.get(sid)
+                    if had is None:
+                        issued[sid] = part
+                    elif type(had) is list:
+                        had.append(part)
+                    else:
+                        issued[sid] = [had, part]
+        calls.append((sid, start, end))
     median = statistics.median(took) if took else None
     no_tools = any(f.code == "no_tool_calls" for p in run.plans for f in p.import_findings)
     with_model = bool(calls) and not no_tools
@@ -176,7 +194,7 @@ def ideal_schedule(
     durations = {v: times[v][1] - times[v][0] for v in ran}
     model: set[str] = set()
     unknown_steps: set[str] = set()
-    unknown_on_plan = sum(end is None for _, _, end, _ in every) if no_tools else 0
+    unknown_on_plan = unended if no_tools else 0
     out: list[
         tuple[Any, ...]
     ] = []  # the steps' fields as rows, built in bulk (plan/bulk.schedule_rows)
@@ -211,29 +229,22 @@ def ideal_schedule(
     plan_id = answer_id = None
     if with_model:
         first, last = min(times[v][0] for v in ran), max(times[v][1] for v in ran)
-        issued: dict[str, list[tuple[float, float]]] = {}
-        plan_unknown = answer_unknown = False
-        for sid, start, end, _ in calls:
-            if sid is not None and sid in times and start < times[sid][0]:
-                if end is None:
-                    plan_unknown = True
-                else:
-                    issued.setdefault(sid, []).append((start, min(end, times[sid][0])))
+        plan_unknown, answer_unknown = issued_unknown, False
         if issued:
-            # covered() of each step's calls; one call (most steps) is its own length
+            # covered() of each step's calls; one call (most steps: a tuple) is its own length
             plan_time = max(
-                (0.0 + (parts[0][1] - parts[0][0]) if parts[0][1] > _NO_TIME else 0.0)
-                if len(parts) == 1
+                (0.0 + (parts[1] - parts[0]) if parts[1] > _NO_TIME else 0.0)
+                if type(parts) is tuple
                 else covered(parts)
                 for parts in issued.values()
             )
         else:
-            before = [(s, e) for _, s, e, _ in calls if s < first]
+            before = [(s, e) for _, s, e in calls if s < first]
             plan_unknown = plan_unknown or any(e is None for _, e in before)
             plan_time = covered([(s, min(e, first)) for s, e in before if e is not None])
         trailing = [
             (s, e)
-            for sid, s, e, _ in calls
+            for sid, s, e in calls
             if (e is None or e > last) and (sid is None or sid not in times)
         ]
         answer_unknown = any(e is None and s >= last for s, e in trailing)
@@ -254,6 +265,10 @@ def ideal_schedule(
     }
     for t, m in marks.items():
         step(m, m, t - t0, [])
+    # the dependencies and requirements of a step after the plan alone: one list each, shared by those rows (read
+    # only: schedule_plan makes a tuple of each)
+    after_plan: list[str] = [] if plan_id is None else [plan_id]
+    nothing: list[str] = []
     for v in ran:
         define = steps.get(v)
         into = preds.get(v, none_in)
@@ -269,8 +284,8 @@ def ideal_schedule(
                     define.action if define is not None else v,
                     "ran",
                     length,
-                    [] if plan_id is None else [plan_id],
-                    [],
+                    after_plan,
+                    nothing,
                     f"{v}.result",
                     define.tool if define is not None else None,
                     arguments if type(arguments) is dict else dict(arguments),
@@ -377,45 +392,52 @@ def _critical_of(
     ids: Sequence[str], dur: Sequence[float], depends: Sequence[Sequence[str]]
 ) -> tuple[float, tuple[str, ...]] | None:
     """:func:`_critical` of the steps of these ids, durations and dependencies (none of them a terminal step)."""
-    at: dict[str, int] = {}
-    for k, sid in enumerate(ids):
-        if sid in at:
-            return None
-        at[sid] = k
     n = len(ids)
+    at = dict(zip(ids, range(n)))
+    if len(at) != n:  # an id repeats
+        return None
     es = [0.0] * n
     ef = [0.0] * n
-    later: list[list[int]] = [[] for _ in range(n)]
+    # each step's dependencies as positions (all before it), for the backward pass
+    pos: list[list[int]] = []
+    get = at.get
     for k, deps in enumerate(depends):
         start = 0.0
-        for sid in deps:
-            j = at.get(sid, n)
+        js = [get(sid, n) for sid in deps]
+        for j in js:
             if j >= k:
                 return None
-            later[j].append(k)
             if ef[j] > start:
                 start = ef[j]
+        pos.append(js)
         es[k] = start
         ef[k] = start + dur[k]
     makespan = max(ef, default=0.0)
     eps = 1e-9 * max(1.0, makespan)
-    ls = [0.0] * n
+    # each step's latest finish: the makespan, or the earliest latest start of a step after it (each step's own
+    # is final once every later step was read: the steps after it come later in the order)
+    lf = [makespan] * n
     critical: set[int] = set()
     for u in range(n - 1, -1, -1):
-        finish = makespan
-        for v in later[u]:
-            if ls[v] < finish:
-                finish = ls[v]
-        late = ls[u] = finish - dur[u]
+        late = lf[u] - dur[u]
         if -eps < late - es[u] < eps:
             critical.add(u)
+        for j in pos[u]:
+            if late < lf[j]:
+                lf[j] = late
+    # the successors of each critical step among the critical ones, in order
+    later: dict[int, list[int]] = {}
+    for v in sorted(critical):
+        for j in pos[v]:
+            if j in critical:
+                later.setdefault(j, []).append(v)
     starts = [u for u in critical if not depends[u]]
     path: list[str] = []
     if starts:
         u = min(starts, key=lambda k: natural_key(ids[k]))
         while True:
             path.append(ids[u])
-            tight = [v for v in later[u] if v in critical and abs(es[v] - ef[u]) < eps]
+            tight = [v for v in later.get(u, ()) if abs(es[v] - ef[u]) < eps]
             if not tight:
                 break
             u = min(tight, key=lambda k: natural_key(ids[k]))
