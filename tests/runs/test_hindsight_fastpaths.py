@@ -11,13 +11,20 @@ differently from the general one it stands in for.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
 from planviz.errors import PlanFormatError
 from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_plan, schedule_rows
 from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps
 from planviz.runs.hindsight.idealplan import _critical, ideal_schedule
-from planviz.runs.hindsight.retrospect import _released, _work, recorded_makespan
+from planviz.runs.hindsight.retrospect import (
+    _linked,
+    _released,
+    _serialized,
+    _work,
+    recorded_makespan,
+)
 
 
 def _raw(sid: str = "a", **over: object) -> dict[str, object]:
@@ -200,3 +207,72 @@ def test_fast_critical_path_breaks_ties_by_natural_id_whatever_the_order() -> No
         assert _critical(plan.steps) == (schedule.makespan, schedule.path)
     # a step written before one it depends on: the general path decides
     assert _critical([steps[2], steps[0], steps[1]]) is None
+
+
+def _serialized_sorted(
+    ran: list[str],
+    times: dict[str, tuple[float, float]],
+    preds: dict[str, set[str]],
+    ready: dict[str, float],
+) -> tuple[tuple[str, str], ...]:
+    """The pairs _serialized finds, sorted by their key tuples as it always sorted them (the oracle)."""
+    import bisect
+
+    order = [s for _, s in sorted([(times[s][0], s) for s in ran])]
+    by_end = [s for _, s in sorted([(times[s][1], s) for s in ran])]
+    ends = [times[s][1] for s in by_end]
+    out = []
+    for v in order:
+        latest_start = float("-inf")
+        for k in range(bisect.bisect_right(ends, times[v][0]) - 1, -1, -1):
+            u = by_end[k]
+            e_u = times[u][1]
+            if u == v:
+                continue
+            if latest_start >= e_u:
+                break
+            latest_start = max(latest_start, times[u][0])
+            if (
+                ready[v] < e_u
+                and not _linked(u, v, preds, times)  # type: ignore[arg-type]
+                and not _linked(v, u, preds, times)  # type: ignore[arg-type]
+            ):
+                out.append((u, v))
+    return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
+
+
+_CLOCK = st.sampled_from([0.0, 1.0, 1.0, 2.0, 2.5, 3.0, 4.0])
+
+
+@given(
+    spans=st.lists(st.tuples(_CLOCK, _CLOCK), min_size=1, max_size=9),
+    nan=st.booleans(),
+    ready_at=st.lists(_CLOCK, min_size=9, max_size=9),
+    links=st.sets(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=6),
+)
+@settings(max_examples=500, deadline=None)
+def test_serialized_pairs_come_out_in_their_order(
+    spans: list[tuple[float, float]],
+    nan: bool,
+    ready_at: list[float],
+    links: set[tuple[int, int]],
+) -> None:
+    # pairs found in order (no sort when no two steps start at one instant and no time is NaN) are the sorted ones
+    ids = [f"s{k}" for k in range(len(spans))]
+    times = {sid: (min(a, b), max(a, b)) for sid, (a, b) in zip(ids, spans)}
+    if nan:
+        times[ids[-1]] = (float("nan"), times[ids[-1]][1])
+    preds: dict[str, set[str]] = {sid: set() for sid in ids}
+    for i, j in links:  # data edges go forward in time
+        if i < len(ids) and j < len(ids) and times[ids[i]][1] <= times[ids[j]][0]:
+            preds[ids[j]].add(ids[i])
+    ready = {sid: min(r, times[sid][0]) for sid, r in zip(ids, ready_at)}
+    assert _serialized(ids, times, preds, ready) == _serialized_sorted(ids, times, preds, ready)
+
+
+def test_serialized_without_ties_is_found_in_order() -> None:
+    # three steps one after the other, each could have run beside those before: v's pairs by u's end
+    times = {"a": (0.0, 1.0), "b": (0.5, 1.5), "c": (2.0, 3.0)}
+    preds: dict[str, set[str]] = {s: set() for s in times}
+    ready = dict.fromkeys(times, 0.0)
+    assert _serialized(list(times), times, preds, ready) == (("a", "c"), ("b", "c"))

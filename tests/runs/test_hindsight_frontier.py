@@ -171,7 +171,7 @@ def test_hindsight_judges_the_same_from_the_frontier(seed, monkeypatch):
         k: dataclasses.replace(s, depends_on=()) if rnd.random() < 0.7 else s
         for k, s in latest_steps(run).items()
     }
-    monkeypatch.setattr(retrospect, "latest_steps", lambda r: dict(cleared))
+    monkeypatch.setattr(retrospect, "run_latest_steps", lambda r: dict(cleared))
     lean = retrospect.hindsight(run)
     monkeypatch.setattr(retrospect, "data_edges", lambda *a, **k: data_edges(*a, **k, every=True))
     full = retrospect.hindsight(run)

@@ -3,8 +3,9 @@
 :func:`intervals` gives each call's first start and last end (:func:`run_intervals`: the same, worked out once
 for the last runs asked about, which hindsight and the recorded makespan of :func:`planviz.metrics` share);
 :func:`ended_before` the order "had ended when the other started"; :func:`latest_steps` each id's latest
-definition; :func:`result_leaves` the values of a recorded result with their field paths (JSON text decoded),
-:func:`run_result_leaves` those of every call; ``_values`` the scalars of a call's arguments as text.
+definition (:func:`run_latest_steps`: worked out once per run); :func:`result_leaves` the values of a recorded
+result with their field paths (JSON text decoded), :func:`run_result_leaves` those of every call; ``_values``
+the scalars of a call's arguments as text.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "intervals",
     "run_intervals",
     "latest_steps",
+    "run_latest_steps",
     "ended_before",
 ]
 
@@ -168,6 +170,15 @@ def latest_steps(run: Run) -> dict[str, Step]:
         for s in p.steps:
             out[s.id] = s
     return out
+
+
+def run_latest_steps(run: Run) -> Mapping[str, Step]:
+    """:func:`latest_steps` of ``run``, worked out once for the last runs asked about (hindsight and the recorded
+    makespan of :func:`planviz.metrics` read the same run's): shared, never to be changed."""
+    return _kept_steps(run)
+
+
+_kept_steps = LastRuns(latest_steps)  # worked out once per run for the last two runs asked about
 
 
 def _values(arguments: Mapping[str, Any]) -> list[str]:

@@ -163,7 +163,7 @@ def ideal_schedule(
             end = t0 + at + length
             took.append(end - start)
         span = None if sid is None else span_of(sid)
-        if span is not None:
+        if sid is not None and span is not None:
             if span[0] <= start <= span[1]:
                 continue
             if start < span[0]:

@@ -52,14 +52,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
 from itertools import filterfalse
-from operator import add
-from typing import Any, Mapping
+from operator import add, eq, le
+from typing import AbstractSet, Any, Mapping
 
 from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
 from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run, expect_run
-from planviz.runs.hindsight.callrecords import latest_steps, run_intervals, run_result_leaves
+from planviz.runs.hindsight.callrecords import run_intervals, run_latest_steps, run_result_leaves
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
     ANSWER_STEP,
@@ -258,24 +258,31 @@ def _hindsight(run: Run) -> Hindsight:
     t0 = run.events[0].time if run.events else 0.0
     actual = run.time - t0
     times = run_intervals(run)
-    defs = latest_steps(run)
+    defs = run_latest_steps(run)
     ran = list(times)
     # what each result holds: read once, for the edges and the schedule
     leaves = run_result_leaves(run)
     edges = data_edges(run, times, defs, leaves=leaves)
-    preds: dict[str, set[str]] = {v: set() for v in ran}
+    # the data edges into each step: a set for each step an edge enters, one empty set shared by the rest (most)
+    linked: dict[str, set[str]] = {}
     for u, v, _ in edges:
-        preds[v].add(u)
+        into = linked.get(v)
+        if into is None:
+            linked[v] = {u}
+        else:
+            into.add(u)
+    preds: dict[str, AbstractSet[str]] = dict.fromkeys(ran, frozenset())
+    preds.update(linked)
     release = _released(run)
-    ready = {
-        v: max([times[u][1] for u in preds[v]] + [release.get(v, t0)])
-        if preds[v]
-        else release.get(v, t0)
-        for v in ran
-    }
+    # when each step's inputs were ready: its release (t0 without a revision), or the last of its inputs' ends
+    ready = {v: release.get(v, t0) for v in ran} if release else dict.fromkeys(ran, t0)
+    for v, into in linked.items():
+        ready[v] = max([times[u][1] for u in into] + [release.get(v, t0)])
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown, work=False)
-    waits = {v: max(0.0, times[v][0] - ready[v] - lead.get(v, 0.0)) for v in ran}
+    get = lead.get
+    # by id (ids are unique: the items' order)
+    waits = {v: max(0.0, times[v][0] - ready[v] - get(v, 0.0)) for v in sorted(ran)}
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
     if span is None:
@@ -297,7 +304,7 @@ def _hindsight(run: Run) -> Hindsight:
     return Hindsight(
         actual,
         ideal,
-        {v: waits[v] for v in sorted(waits)},  # by id (ids are unique: the items' order)
+        waits,
         _serialized(ran, times, preds, ready),
         edges,
         {s: sched.durations[s] for s in sorted(sched.durations) if s in times or s in sched.model},
@@ -440,7 +447,7 @@ def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
     if not times:
         return None
     t0 = run.events[0].time
-    defs = latest_steps(run)
+    defs = run_latest_steps(run)
     # each step's dependencies that had ended when it started (callrecords.ended_before, read inline) and when
     # the last of them ended
     recorded = {sid: k for k, sid in enumerate(times)}
@@ -509,6 +516,10 @@ def _longest(
     if any(map(math.isnan, starts)):
         rank = {sid: k for k, sid in enumerate(ids)}
         order = sorted(ids, key=lambda s: (times[s][0], rank[s]))
+    elif all(
+        map(le, starts, starts[1:])
+    ):  # recorded in the order they started (most runs): that sort's answer
+        order = ids
     else:  # by start, ties in recorded order: a stable sort by start alone (no key tuple per step)
         order = [ids[k] for k in sorted(range(len(ids)), key=starts.__getitem__)]
     finish: dict[str, float] = {}
@@ -525,7 +536,7 @@ def _longest(
 def _serialized(
     ran: list[str],
     times: Mapping[str, tuple[float, float]],
-    preds: Mapping[str, set[str]],
+    preds: Mapping[str, AbstractSet[str]],
     ready: Mapping[str, float],
 ) -> tuple[tuple[str, str], ...]:
     """Pairs (u, v) sharing no data where v started right after u ended though its inputs were ready before."""
@@ -536,8 +547,9 @@ def _serialized(
     order = [s for _, s in sorted([(times[s][0], s) for s in ran])]
     by_end = [s for _, s in sorted([(times[s][1], s) for s in ran])]
     ends = [times[s][1] for s in by_end]
-    out = []
+    out: list[tuple[str, str]] = []
     for v in order:
+        found = len(out)
         s_v = times[v][0]
         # of the steps already passed, which ended later than the current u
         latest_start = float("-inf")
@@ -557,12 +569,24 @@ def _serialized(
                 and not (preds[u] and _linked(v, u, preds, times))
             ):
                 out.append((u, v))
-    # by (v's start, u's end, the pair): the key tuples themselves sorted
-    return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
+        if (
+            len(out) - found > 1
+        ):  # v's pairs by (u's end, u): the order they were found in, reversed
+            out[found:] = out[: found - 1 : -1] if found else out[::-1]
+    # by (v's start, u's end, the pair): so already when no two steps started at one instant (each v's pairs
+    # together, the steps in order) and no time is NaN (every key compares); else the key tuples themselves sorted
+    starts = [times[v][0] for v in order]
+    if (
+        any(map(math.isnan, starts))
+        or any(map(math.isnan, ends))
+        or any(map(eq, starts, starts[1:]))
+    ):
+        return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
+    return tuple(out)
 
 
 def _linked(
-    u: str, v: str, preds: Mapping[str, set[str]], times: Mapping[str, tuple[float, float]]
+    u: str, v: str, preds: Mapping[str, AbstractSet[str]], times: Mapping[str, tuple[float, float]]
 ) -> bool:
     """Whether a data path leads from ``u`` to ``v``: back from ``v`` through steps that started after ``u``
     ended (only those can carry ``u``'s data on)."""

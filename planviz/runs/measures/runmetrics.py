@@ -336,8 +336,17 @@ def metrics_from(
         # the state after this event, for the next
         if i != version_start:
             changes = e.changes
-            # an event's one or two changes (most events) read without the Mapping protocol's calls
-            changed.update(changes._pairs() if type(changes) is FewChanges else changes)
+            # an event's one or two changes (most events) read without the Mapping protocol's calls (FewChanges
+            # ._pairs, inline: no tuple per event)
+            if type(changes) is FewChanges:
+                k0 = changes._k0
+                if k0 is not None:
+                    changed[k0] = changes._v0  # type: ignore[assignment]
+                    k1 = changes._k1
+                    if k1 is not None:
+                        changed[k1] = changes._v1  # type: ignore[assignment]
+            else:
+                changed.update(changes)
         if e.gained:
             held.update(e.gained)
         if e.lost:
