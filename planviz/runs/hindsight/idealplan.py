@@ -401,14 +401,21 @@ def _critical_of(
     # each step's dependencies as positions (all before it), for the backward pass
     pos: list[list[int]] = []
     get = at.get
+    # a list of dependencies shared by consecutive steps (the schedule's steps after the plan alone) is read once:
+    # its positions all lie before the first of those steps, whose earliest finishes were then final
+    last: Any = None
+    js: list[int] = []
+    start = 0.0
     for k, deps in enumerate(depends):
-        start = 0.0
-        js = [get(sid, n) for sid in deps]
-        for j in js:
-            if j >= k:
-                return None
-            if ef[j] > start:
-                start = ef[j]
+        if deps is not last:
+            last = deps
+            start = 0.0
+            js = [get(sid, n) for sid in deps]
+            for j in js:
+                if j >= k:
+                    return None
+                if ef[j] > start:
+                    start = ef[j]
         pos.append(js)
         es[k] = start
         ef[k] = start + dur[k]

@@ -455,15 +455,19 @@ def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
     ready: dict[str, float] = {}
     for k, (v, (s_v, _)) in enumerate(times.items()):
         step = defs.get(v)
-        into = []
+        into: list[str] = []
+        # max() of the ends of into, inline (the first end, then each greater one)
+        latest: float = t0
         if step is not None:
             for u in step.depends_on:
                 if u in times and u != v:
                     e_u = times[u][1]
                     if e_u < s_v or (e_u == s_v and recorded[u] < k):
+                        if not into or e_u > latest:
+                            latest = e_u
                         into.append(u)
         preds[v] = into
-        ready[v] = max([times[u][1] for u in into]) if into else t0
+        ready[v] = latest
     work, _ = _work(run, t0, times, ready, unknown)
     fast = _longest(times, preds, work)
     if fast is not None:
