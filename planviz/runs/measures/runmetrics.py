@@ -262,33 +262,41 @@ def metrics_from(
         return cast(str | None, statuses_at_start.get(sid))
 
     previous_version: Any = None
+    current: tuple[Plan | None, Mapping[str, Step]] | None = None
     for i, e in enumerate(events):
         if not i or e.plan_version != previous_version:
             version_start, statuses_at_start = i, None
             changed, logged = {}, type(e.changes) is Snapshot
             previous_version = e.plan_version
+            current = (
+                None  # the version's plan and its steps (plan_of's), read at its first valid start
+            )
         kind, sid = e.kind, e.step
         if kind == "start" and sid is not None:
             if failed_valid:
                 failed_valid.discard(sid)  # retried: the new attempt decides
-            valid_start[sid] = False
+            valid = (
+                False  # whether this start is a valid step (valid_start's entry, stored once below)
+            )
             if statuses_at_start is None:
-                statuses_at_start = run.frame(version_start).statuses
-                if not logged:
-                    # the version's first event lists every step of it with its status (a frame's snapshot, which
-                    # the store indexes from it): read as that mapping, without a view's call per look-up
-                    statuses_at_start = events[version_start].changes
+                # the version's first event lists every step of it with its status (a frame's snapshot, which the
+                # store indexes from it): read as that mapping, without a view's call per look-up (and without the
+                # run's frames; a logged version's statuses are its frame's)
+                statuses_at_start = (
+                    run.frame(version_start).statuses if logged else events[version_start].changes
+                )
             if sid not in statuses_at_start:  # not a step of its plan version: invalid
                 repeats += 1
             else:
                 root = roots.get(sid, sid) if roots else sid
-                version = e.plan_version
-                if version in plan_of:
-                    at, by_id = plan_of[version]
-                else:
-                    at = run.plan_at(i)
-                    by_id = at.by_id if at is not None else {}
-                    plan_of[version] = at, by_id
+                if current is None:
+                    version = e.plan_version
+                    if version in plan_of:
+                        current = plan_of[version]
+                    else:
+                        plan = run.plan_at(i)
+                        current = plan_of[version] = plan, plan.by_id if plan is not None else {}
+                at, by_id = current
                 # the same step again (retry, redo), or work a revision re-issued under a new id; a step the
                 # first plan lists twice (a second, legitimate "go to toilet") is no duplicate. The content of the
                 # steps started is read only when a step the first plan does not list starts (a run of one plan:
@@ -317,7 +325,8 @@ def metrics_from(
                     if unmet or not held.issuperset(step.requires):
                         precondition_errors += 1
                     else:
-                        valid_start[sid] = True
+                        valid = True
+            valid_start[sid] = valid
         elif kind == "fail" and sid is not None:
             if valid_start.get(sid):  # a valid step that failed: executed, no invalid step
                 failed_valid.add(sid)
