@@ -17,6 +17,7 @@ from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simul
 from planviz.errors import PlanFormatError
 from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_plan, schedule_rows
 from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps
+from planviz.runs.hindsight.hindsightcost import _union
 from planviz.runs.hindsight.idealplan import _critical, ideal_schedule
 from planviz.runs.hindsight.retrospect import (
     _linked,
@@ -276,3 +277,31 @@ def test_serialized_without_ties_is_found_in_order() -> None:
     preds: dict[str, set[str]] = {s: set() for s in times}
     ready = dict.fromkeys(times, 0.0)
     assert _serialized(list(times), times, preds, ready) == (("a", "c"), ("b", "c"))
+
+
+_TIMES_U = st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, 3.0, float("nan"), float("inf")])
+
+
+def _union_sorted(parts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """hindsightcost._union as it always sorted (the oracle)."""
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(p for p in parts if p[1] > p[0]):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+@given(
+    parts=st.lists(st.tuples(_TIMES_U, _TIMES_U), max_size=8),
+    ordered=st.booleans(),
+)
+@settings(max_examples=400, deadline=None)
+def test_union_of_parts_in_order_is_the_sorted_union(
+    parts: list[tuple[float, float]], ordered: bool
+) -> None:
+    if ordered:
+        parts = sorted(parts)
+    got, want = _union(parts), _union_sorted(parts)
+    assert repr(got) == repr(want)  # (NaN compares unequal to itself: the same text)

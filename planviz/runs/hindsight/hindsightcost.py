@@ -20,6 +20,7 @@ what it needs (never 0 for unknown).
 from __future__ import annotations
 
 import statistics
+from operator import le
 from typing import Any, Mapping
 
 from planviz.runs.events import Run
@@ -30,7 +31,11 @@ __all__ = ["figure_parts", "hindsight_cost"]
 
 def _union(parts: list[tuple[float, float]]) -> list[tuple[float, float]]:
     out: list[tuple[float, float]] = []
-    for a, b in sorted(p for p in parts if p[1] > p[0]):
+    kept = [p for p in parts if p[1] > p[0]]
+    # sorted, unless already in order (calls recorded as they started, most runs): then sorting keeps that order
+    if not all(map(le, kept, kept[1:])):
+        kept.sort()
+    for a, b in kept:
         if out and a <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
