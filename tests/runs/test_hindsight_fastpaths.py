@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from planviz import Fault, Plan, Step, critical_path, examples, hindsight, simulate
 from planviz.errors import PlanFormatError
 from planviz.plan.bulk import ROW_FIELDS, built_steps, schedule_plan, schedule_rows
-from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps
+from planviz.runs.hindsight.callrecords import ended_before, intervals, latest_steps, time_order
 from planviz.runs.hindsight.hindsightcost import _union
 from planviz.runs.hindsight.idealplan import _critical, ideal_schedule
 from planviz.runs.hindsight.retrospect import (
@@ -305,3 +305,28 @@ def test_union_of_parts_in_order_is_the_sorted_union(
         parts = sorted(parts)
     got, want = _union(parts), _union_sorted(parts)
     assert repr(got) == repr(want)  # (NaN compares unequal to itself: the same text)
+
+
+@given(
+    spans=st.lists(st.tuples(_TIMES_U, _TIMES_U), max_size=8),
+    at=st.sampled_from([0, 1]),
+)
+@settings(max_examples=400, deadline=None)
+def test_time_order_is_the_sort_by_time_and_id(spans: list[tuple[float, float]], at: int) -> None:
+    ids = [f"c{k}" for k in range(len(spans))][::-1]  # ids not in their own order
+    times = dict(zip(ids, spans))
+    assert time_order(ids, times, at) == [s for _, s in sorted([(times[s][at], s) for s in ids])]
+
+
+@pytest.mark.parametrize(
+    "times, at, order",
+    [
+        ({"b": (0.0, 1.0), "a": (1.0, 2.0)}, 0, ["b", "a"]),  # rising: as recorded
+        ({"b": (1.0, 1.0), "a": (1.0, 2.0)}, 0, ["a", "b"]),  # a tie: by id
+        ({"b": (2.0, 3.0), "a": (1.0, 2.0)}, 0, ["a", "b"]),  # out of order: sorted
+        ({"b": (0.0, 3.0), "a": (1.0, 2.0)}, 1, ["a", "b"]),
+        ({}, 0, []),
+    ],
+)
+def test_time_order_cases(times: dict[str, tuple[float, float]], at: int, order: list[str]) -> None:
+    assert time_order(list(times), times, at) == order

@@ -11,7 +11,8 @@ the scalars of a call's arguments as text.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator, Mapping
+from operator import lt
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from planviz.plan.model import Step
 from planviz.runs.events import Run
@@ -25,6 +26,7 @@ __all__ = [
     "latest_steps",
     "run_latest_steps",
     "ended_before",
+    "time_order",
 ]
 
 
@@ -141,6 +143,23 @@ def run_intervals(run: Run) -> Mapping[str, tuple[float, float]]:
 
 
 _kept_intervals = LastRuns(intervals)  # worked out once per run for the last two runs asked about
+
+
+def time_order(
+    ids: Sequence[str], times: Mapping[str, tuple[float, float]], at: int = 0
+) -> list[str]:
+    """``ids`` sorted by (``times[id][at]``, id): by start (``at=0``) or by end (``at=1``). The list of ``ids`` as
+    given when those times rise strictly along it (calls recorded as they started, one after another: most runs),
+    which is what the sort gives then, without building a key per call.
+
+    >>> times = {"b": (0.0, 3.0), "a": (1.0, 2.0)}
+    >>> time_order(list(times), times), time_order(list(times), times, 1)
+    (['b', 'a'], ['a', 'b'])
+    """
+    values = [times[s][at] for s in ids]
+    if all(map(lt, values, values[1:])):  # (False at a NaN: sorted as always)
+        return list(ids)
+    return [s for _, s in sorted(zip(values, ids))]
 
 
 def ended_before(times: Mapping[str, tuple[float, float]]) -> Callable[[str, str], bool]:

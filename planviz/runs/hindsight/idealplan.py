@@ -47,7 +47,7 @@ from planviz.plan.bulk import schedule_plan
 from planviz.plan.model import Plan, Step, natural_key
 from planviz.plan.placeholder import PATTERN
 from planviz.runs.events import Run
-from planviz.runs.hindsight.callrecords import run_result_leaves
+from planviz.runs.hindsight.callrecords import run_result_leaves, time_order
 from planviz.runs.hindsight.provenance import distinctive_parts, known_words
 from planviz.structure.graph import to_graph
 
@@ -139,7 +139,7 @@ def ideal_schedule(
     each id's definition, ``edges`` the (earlier, later, reason) data edges, ``release`` the time each step a
     revision brought could start at the earliest, ``t0`` the run's first event, ``leaves`` what each result
     holds (:func:`~planviz.runs.hindsight.callrecords.run_result_leaves`; read from the run when left out)."""
-    ran = [s for _, s in sorted([(t[0], s) for s, t in times.items()])]  # by (start, id)
+    ran = time_order(list(times), times)  # by (start, id)
     if not ran:
         return IdealSchedule(None, 0.0, (), {}, frozenset(), None)
     ids = set(steps) | set(ran)

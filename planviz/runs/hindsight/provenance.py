@@ -301,7 +301,13 @@ def data_edges(
         return producers.get(fact, [])
 
     # by (start, end, id): the key tuples themselves sorted (compared in C, no key call per call)
-    order = [s for _, _, s in sorted([(t[0], t[1], s) for s, t in times.items()])]
+    # (when the starts rise strictly in the recorded order, that order: time_order's)
+    starts = [t[0] for t in times.values()]
+    order = (
+        list(times)
+        if all(map(operator.lt, starts, starts[1:]))
+        else [s for _, _, s in sorted([(t[0], t[1], s) for s, t in times.items()])]
+    )
     foreign = run.trace_format is not None
     out: dict[tuple[str, str], str] = {}
     into: dict[str, set[str]] = {}

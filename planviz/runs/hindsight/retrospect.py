@@ -59,7 +59,12 @@ from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
 from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run, expect_run
-from planviz.runs.hindsight.callrecords import run_intervals, run_latest_steps, run_result_leaves
+from planviz.runs.hindsight.callrecords import (
+    run_intervals,
+    run_latest_steps,
+    run_result_leaves,
+    time_order,
+)
 from planviz.runs.hindsight.hindsightcost import figure_parts, hindsight_cost
 from planviz.runs.hindsight.idealplan import (
     ANSWER_STEP,
@@ -281,8 +286,8 @@ def _hindsight(run: Run) -> Hindsight:
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown, work=False)
     get = lead.get
-    # by id (ids are unique: the items' order)
-    waits = {v: max(0.0, times[v][0] - ready[v] - get(v, 0.0)) for v in sorted(ran)}
+    by_id = sorted(ran)  # (ids are unique: the items' order)
+    waits = {v: max(0.0, times[v][0] - ready[v] - get(v, 0.0)) for v in by_id}
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
     if span is None:
@@ -297,7 +302,7 @@ def _hindsight(run: Run) -> Hindsight:
     path = (
         tuple(v for v in sched.path if v in times or v in sched.model)
         if faster or not ran
-        else tuple(sorted(times, key=lambda s: (times[s][0], s)))
+        else tuple(time_order(ran, times))  # by (start, id)
     )
     parts = figure_parts(run, t0, actual, times, sched, faster)
     cost = hindsight_cost(run, sched, ideal, actual)
@@ -307,7 +312,12 @@ def _hindsight(run: Run) -> Hindsight:
         waits,
         _serialized(ran, times, preds, ready),
         edges,
-        {s: sched.durations[s] for s in sorted(sched.durations) if s in times or s in sched.model},
+        # by id: the steps that ran (sorted already) and the schedule's own, sorted together (one merge)
+        {
+            s: sched.durations[s]
+            for s in sorted(by_id + [s for s in sched.durations if s not in times])
+            if s in times or s in sched.model
+        },
         path,
         run.plan.time_unit if run.plan is not None else "",
         sched.plan,
@@ -548,8 +558,8 @@ def _serialized(
     # a v that started right after u ended passes only through steps that ran wholly in between: none, or steps
     # of no duration at that very instant (_linked walks those). Linear after the sorts; no closure is built.
     # sorted by (start, id) and (end, id): the same key tuples, compared in C
-    order = [s for _, s in sorted([(times[s][0], s) for s in ran])]
-    by_end = [s for _, s in sorted([(times[s][1], s) for s in ran])]
+    order = time_order(ran, times)
+    by_end = time_order(ran, times, 1)
     ends = [times[s][1] for s in by_end]
     out: list[tuple[str, str]] = []
     for v in order:
