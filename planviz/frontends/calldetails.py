@@ -23,7 +23,7 @@ from typing import Any, Callable, cast
 
 from planviz.io.syntax import show_value
 
-__all__ = ["step_story", "story_columns", "run_turns", "value_text", "MAX_TEXT"]
+__all__ = ["step_story", "story_columns", "run_turns", "value_text", "MAX_TEXT", "CALL_FIELDS"]
 
 #: The longest text kept for one value (a result, an error, a model's input or output, a turn).
 MAX_TEXT = 20_000
@@ -122,28 +122,43 @@ def _number(value: Any) -> float | None:
     return value
 
 
-def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
-    """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
+#: A model call's fields in the order :func:`story_columns` gives them (the snapshot's rows of model calls).
+CALL_FIELDS = (
+    "model",
+    "time",
+    "duration",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "ok",
+    "input",
+    "output",
+)
+
+
+def _calls(run: Any) -> dict[str, list[list[Any]]]:
+    """The model calls that led to each step, in the run's order, as rows of :data:`CALL_FIELDS` (None where not
+    recorded): made in that order once, never as a dict per call that the snapshot takes apart again."""
     from planviz.runs.usage import (
         model_calls,  # here: `planviz validate` builds the CLI without the runs stage
     )
 
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[list[Any]]] = {}
     for step, call in model_calls(run):
         if step is None:
             continue
         get = call.get
-        said: dict[str, Any] = {
-            "time": _number(get("time")),
-            "duration": _number(get("duration")),
-            "input_tokens": _number(get("input_tokens")),
-            "output_tokens": _number(get("output_tokens")),
-            "cost": _number(get("cost")),
-            "model": str(get("model") or "")[:200],
-            "ok": get("ok") is not False,
-            "input": None if get("input") is None else value_text(call["input"]),
-            "output": None if get("output") is None else value_text(call["output"]),
-        }
+        said = [
+            str(get("model") or "")[:200],
+            _number(get("time")),
+            _number(get("duration")),
+            _number(get("input_tokens")),
+            _number(get("output_tokens")),
+            _number(get("cost")),
+            get("ok") is not False,
+            None if get("input") is None else value_text(call["input"]),
+            None if get("output") is None else value_text(call["output"]),
+        ]
         step = step if type(step) is str else str(step)
         found = out.get(step)
         if found is None:
@@ -210,11 +225,26 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
-    steps, *told = story_columns(run)
+    steps, arguments, statuses, errors, results, calls, ended = story_columns(run)
+    calls = [[dict(zip(_STORY_ORDER, map(row.__getitem__, _AT))) for row in rows] for rows in calls]
+    told = (arguments, statuses, errors, results, calls, ended)
     return dict(zip(map(_ID, steps), map(dict, map(zip, repeat(_TOLD), zip(*told)))))
 
 
 _TOLD = ("arguments", "status", "error", "result", "calls", "ended")
+# a call's keys in a story, in the order it always gave them, and where each is in a row of CALL_FIELDS
+_STORY_ORDER = (
+    "time",
+    "duration",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "model",
+    "ok",
+    "input",
+    "output",
+)
+_AT = tuple(map(CALL_FIELDS.index, _STORY_ORDER))
 _ID = attrgetter("id")
 
 
@@ -223,7 +253,8 @@ def story_columns(
 ) -> tuple[list[Any], list[list[list[str]]], list[str], list[Any], list[Any], list[Any], list[Any]]:
     """:func:`step_story` as columns, one item per step id (in order of first appearance; each the latest plan
     version's step): ``(steps, arguments, status, error, result, calls, ended)``; the snapshot's details read them
-    without a story dict per step, and each story is worked out once per step, not once per version holding it."""
+    without a story dict per step, and each story is worked out once per step, not once per version holding it;
+    a step's model calls are rows of :data:`CALL_FIELDS`, each a new list."""
     calls = _calls(run)
     ends = _endings(run)
     latest: dict[str, Any] = {}

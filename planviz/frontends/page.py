@@ -210,8 +210,9 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
 
 
 #: The lists of integers a column of the page data holds (pagedata.py ``_column``: deltas, counts, absent rows,
-#: indices into the string table), each made of plain integers by the encoder.
-_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs"})
+#: indices into the string table), each made of plain integers by the encoder; ``str``: indices into the string
+#: table too, and None for a row whose value is None.
+_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs", "str"})
 
 
 def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
@@ -221,13 +222,14 @@ def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
 
 def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
-    look at each item's type: the encoder made them of integers), the rest as :func:`_pieces` writes it."""
-    _keyed_pieces(
-        column,
-        out,
-        lambda key, item: key in _INT_LISTS and type(item) is list,
-        lambda item, out: out.append(repr(item)),
-    )
+    look at each item's type: the encoder made them of integers, and of None in a ``str`` column, whose repr
+    ``None`` is JSON's ``null``), the rest as :func:`_pieces` writes it."""
+    _keyed_pieces(column, out, lambda key, item: key in _INT_LISTS and type(item) is list, _ints)
+
+
+def _ints(item: list[Any], out: list[str] | _Packer) -> None:
+    text = repr(item)
+    out.append(text if "N" not in text else text.replace("None", "null"))
 
 
 def _keyed_pieces(

@@ -355,6 +355,34 @@ class StepDetails(dict):  # type: ignore[type-arg]
         return (dict, (dict(self),))
 
 
+class NamedRows(list):  # type: ignore[type-arg]
+    """Rows of a run table of :data:`NAMED_FIELDS` (a list of lists, one item per name) that also carries them as
+    columns, so :func:`encode_page` reads the columns (no row taken apart again, no look at each row's shape);
+    read-only, as :class:`StepDetails`. A copy (``copy.copy``, pickling) is a plain list of the rows."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: list[list[Any]]) -> None:
+        """``columns``: each field's values, one per row, in the order of the table's names; the rows are made of
+        them (the same objects)."""
+        if len(set(map(len, columns))) > 1:
+            raise ValueError("the columns of named rows must hold one value per row each")
+        list.__init__(self, map(list, zip(*columns)))
+        self.columns = columns
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("these rows are read-only: copy them with list(rows) to change them")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __reduce__(self) -> Any:
+        return (list, (list(self),))
+
+
 def _column_details(
     value: StepDetails, strings: _Strings, text: bool = False
 ) -> dict[str, Any] | None:
@@ -452,11 +480,18 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
     row has every name, so each column is the items at one position, the names in sorted order."""
     names = NAMED_FIELDS[key]
+    at = {name: j for j, name in enumerate(names)}
+    if type(rows) is NamedRows and len(rows.columns) == len(names):  # its columns, as they are
+        cols = (
+            {name: _column(rows.columns[at[name]], strings) for name in sorted(names)}
+            if rows
+            else {}
+        )
+        return {"@table": "records", "rows": len(rows), "cols": cols}
     if not isinstance(rows, list) or not (
         set(map(type, rows)) <= {list, tuple} and set(map(len, rows)) <= {len(names)}
     ):
         _named(key, rows)  # raises, naming the table and its fields
-    at = {name: j for j, name in enumerate(names)}
     cols = (
         {name: _column(list(map(itemgetter(at[name]), rows)), strings) for name in sorted(names)}
         if rows

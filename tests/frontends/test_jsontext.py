@@ -159,3 +159,43 @@ def test_the_page_written_from_the_columns_text_is_the_page_written_from_the_rec
         written = encode_page(page, text=True)
         assert gzip_script(written) == expected
         assert script_bytes(written) == script_bytes(plain)
+
+
+def _oracle(page):
+    """The page's script text as json.dumps writes it, then shown and escaped as the page does (str.translate)."""
+    from planviz.pictures.escape import SHOWN_IN_PAGES
+
+    text = json.dumps(page, ensure_ascii=False, sort_keys=True, allow_nan=False).translate(
+        SHOWN_IN_PAGES
+    )
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+ROW = st.dictionaries(
+    st.sampled_from(["a", "b", "c", "</d>"]),
+    st.one_of(st.none(), TEXTS, st.integers(-5, 5), st.floats(-3, 3), st.lists(TEXTS, max_size=2)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(ROW, max_size=6),
+    st.lists(st.one_of(st.none(), TEXTS), max_size=6),
+    st.lists(st.tuples(st.lists(CALL, max_size=2), st.lists(ARGUMENT, max_size=2)), max_size=4),
+)
+def test_the_page_text_is_json_dumps_of_the_page_data(events, facts, rows):
+    """The page's writer (page.script_json, which gzip_script compresses) writes what json.dumps writes of the page
+    data, for columns of every kind (text with None: its ids and null), and the same for the data with the
+    details' calls and arguments given as text (encode_page(text=True))."""
+    from planviz.frontends.page import script_json
+    from planviz.frontends.pagedata import encode_page
+
+    snap = {"events": events, "facts": facts, "details": _details(rows), "goal": "</script>"}
+    try:
+        expected = _oracle(encode_page(snap))
+    except ValueError:  # JSON refuses a value: so does the writer
+        with pytest.raises(ValueError):
+            script_json(encode_page(snap, text=True))
+        return
+    assert script_json(encode_page(snap)) == expected
+    assert script_json(encode_page(snap, text=True)) == expected
