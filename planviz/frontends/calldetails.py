@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any, Callable, cast
 
@@ -89,6 +89,34 @@ def _indented(value: Any) -> str:
     elif kind is list and value and set(map(type, value)) <= _SCALAR_TYPES:
         return "[\n  " + _FLAT_ITEMS(value)[1:-1] + "\n]"
     return _INDENTED_ANY(value)
+
+
+def _value_texts(values: list[Any]) -> list[str | None]:
+    """``[None if v is None else value_text(v) for v in values]``; when every value is None or a flat mapping with
+    text keys (most results: ``{"id": "result-2", "n": 2}``), all of them are written by one call of the C encoder
+    (:func:`_indented`'s, whose separator between items is ``",\\n  "`` in a list as in a mapping) and cut apart
+    where one mapping ends and the next begins: ``"},\\n  {"``, which no flat mapping's text holds (a line break
+    inside a string is escaped, a scalar never ends with a brace)."""
+    present = [v for v in values if v is not None]
+    if not (
+        present
+        and set(map(type, present)) == {dict}
+        and 0 not in map(len, present)
+        and set(map(type, chain.from_iterable(present))) == _STR
+        and set(map(type, chain.from_iterable(map(dict.values, present)))) <= _SCALAR_TYPES
+    ):
+        return [None if v is None else value_text(v) for v in values]
+    try:
+        parts = _FLAT_ITEMS(present)[2:-2].split("},\n  {")
+    except (TypeError, ValueError, RecursionError):  # value_text shows such a value its own way
+        return [None if v is None else value_text(v) for v in values]
+    texts = map("{{\n  {}\n}}".format, parts)
+    out: list[str | None] = [None if v is None else next(texts) for v in values]
+    if max(map(len, filter(None, out))) > MAX_TEXT:
+        out = [
+            text if text is None else value_text(text) for text in out
+        ]  # cut, as value_text cuts a text
+    return out
 
 
 def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
@@ -282,8 +310,9 @@ def story_columns(
             status = "done"
         statuses.append(status)
         errors.append(error)
-        results.append(None if returned is None else value_text(returned.data["result"]))
+        results.append(None if returned is None else returned.data["result"])
         ended.append(None if end is None else int(end.index))
+    results = _value_texts(results)
     arguments = [_argument_rows(a) if a else [] for a in map(_ARGUMENTS, steps)]
     told = [calls.get(sid, []) for sid in latest]
     return steps, arguments, statuses, errors, results, told, ended

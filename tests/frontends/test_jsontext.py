@@ -199,3 +199,45 @@ def test_the_page_text_is_json_dumps_of_the_page_data(events, facts, rows):
         return
     assert script_json(encode_page(snap)) == expected
     assert script_json(encode_page(snap, text=True)) == expected
+
+
+FLAT = st.dictionaries(
+    st.one_of(TEXTS, st.sampled_from(["},\n  {", "a\nb", "}"])),
+    st.one_of(
+        SCALARS,
+        st.floats(),  # NaN and infinities: value_text writes them as json.dumps does by default
+        st.sampled_from(["},\n  {", "}", "{", "\n", "x" * 20_001]),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            FLAT,
+            FLAT.filter(bool),
+            FLAT.filter(bool),
+            st.integers(max_value=10**5000),
+            st.lists(SCALARS, max_size=2),
+        ),
+        max_size=8,
+    )
+)
+def test_the_results_of_the_steps_are_written_as_value_text_writes_each(values):
+    """calldetails._value_texts (the steps' results written by one call of the encoder when all are flat mappings)
+    gives value_text of each: separators, braces and line breaks inside texts, NaN, long texts cut, an int too long
+    to write shown as show_value shows it."""
+    from planviz.frontends.calldetails import _value_texts, value_text
+
+    assert _value_texts(values) == [None if v is None else value_text(v) for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), FLAT.filter(bool)), min_size=1, max_size=8))
+def test_results_that_are_all_flat_mappings_are_written_at_once_as_value_text_writes_each(values):
+    from planviz.frontends.calldetails import _value_texts, value_text
+
+    assert _value_texts(values) == [None if v is None else value_text(v) for v in values]
