@@ -24,6 +24,8 @@ _TEXT = json.encoder.encode_basestring  # a string as json.dumps(ensure_ascii=Fa
 _ANY = partial(json.dumps, ensure_ascii=False, sort_keys=True, allow_nan=False)
 _STR, _STR_NONE = frozenset({str}), frozenset({str, type(None)})
 _SCALARS = frozenset({int, float, bool, type(None)})  # written by the encoder without a ", " inside
+_KEYWORD_TYPES = frozenset({bool, type(None)})
+_KEYWORDS = {None: "null", True: "true", False: "false"}
 
 
 class JsonText:
@@ -53,6 +55,8 @@ def value_texts(values: Sequence[Any]) -> list[str]:
         return list(map(_TEXT, values))
     if kinds <= _STR_NONE:
         return ["null" if v is None else _TEXT(v) for v in values]
+    if kinds <= _KEYWORD_TYPES:  # None, true, false: the same three texts, none made anew
+        return list(map(_KEYWORDS.__getitem__, values))
     if kinds <= _SCALARS:
         return json.dumps(list(values), allow_nan=False)[1:-1].split(", ")
     return list(map(_ANY, values))
