@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any, Callable, cast
 
 from planviz.io.syntax import show_value
 
-__all__ = ["step_story", "story_columns", "run_turns", "value_text", "MAX_TEXT"]
+__all__ = ["step_story", "story_columns", "run_turns", "value_text", "MAX_TEXT", "CALL_FIELDS"]
 
 #: The longest text kept for one value (a result, an error, a model's input or output, a turn).
 MAX_TEXT = 20_000
@@ -91,6 +91,34 @@ def _indented(value: Any) -> str:
     return _INDENTED_ANY(value)
 
 
+def _value_texts(values: list[Any]) -> list[str | None]:
+    """``[None if v is None else value_text(v) for v in values]``; when every value is None or a flat mapping with
+    text keys (most results: ``{"id": "result-2", "n": 2}``), all of them are written by one call of the C encoder
+    (:func:`_indented`'s, whose separator between items is ``",\\n  "`` in a list as in a mapping) and cut apart
+    where one mapping ends and the next begins: ``"},\\n  {"``, which no flat mapping's text holds (a line break
+    inside a string is escaped, a scalar never ends with a brace)."""
+    present = [v for v in values if v is not None]
+    if not (
+        present
+        and set(map(type, present)) == {dict}
+        and 0 not in map(len, present)
+        and set(map(type, chain.from_iterable(present))) == _STR
+        and set(map(type, chain.from_iterable(map(dict.values, present)))) <= _SCALAR_TYPES
+    ):
+        return [None if v is None else value_text(v) for v in values]
+    try:
+        parts = _FLAT_ITEMS(present)[2:-2].split("},\n  {")
+    except (TypeError, ValueError, RecursionError):  # value_text shows such a value its own way
+        return [None if v is None else value_text(v) for v in values]
+    texts = map("{{\n  {}\n}}".format, parts)
+    out: list[str | None] = [None if v is None else next(texts) for v in values]
+    if max(map(len, filter(None, out))) > MAX_TEXT:
+        out = [
+            text if text is None else value_text(text) for text in out
+        ]  # cut, as value_text cuts a text
+    return out
+
+
 def value_text(value: Any, limit: int = MAX_TEXT, quoted: bool = False) -> str:
     """A value as text: a string as is, anything else as JSON (``null``, ``{"a": 1}``: indented, to be read;
     ``quoted``: on one line and a string quoted too, as an argument is written in a trace), cut to ``limit``
@@ -122,28 +150,43 @@ def _number(value: Any) -> float | None:
     return value
 
 
-def _calls(run: Any) -> dict[str, list[dict[str, Any]]]:
-    """The model calls that led to each step, in the run's order, as plain dicts (None where not recorded)."""
+#: A model call's fields in the order :func:`story_columns` gives them (the snapshot's rows of model calls).
+CALL_FIELDS = (
+    "model",
+    "time",
+    "duration",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "ok",
+    "input",
+    "output",
+)
+
+
+def _calls(run: Any) -> dict[str, list[list[Any]]]:
+    """The model calls that led to each step, in the run's order, as rows of :data:`CALL_FIELDS` (None where not
+    recorded): made in that order once, never as a dict per call that the snapshot takes apart again."""
     from planviz.runs.usage import (
         model_calls,  # here: `planviz validate` builds the CLI without the runs stage
     )
 
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[list[Any]]] = {}
     for step, call in model_calls(run):
         if step is None:
             continue
         get = call.get
-        said: dict[str, Any] = {
-            "time": _number(get("time")),
-            "duration": _number(get("duration")),
-            "input_tokens": _number(get("input_tokens")),
-            "output_tokens": _number(get("output_tokens")),
-            "cost": _number(get("cost")),
-            "model": str(get("model") or "")[:200],
-            "ok": get("ok") is not False,
-            "input": None if get("input") is None else value_text(call["input"]),
-            "output": None if get("output") is None else value_text(call["output"]),
-        }
+        said = [
+            str(get("model") or "")[:200],
+            _number(get("time")),
+            _number(get("duration")),
+            _number(get("input_tokens")),
+            _number(get("output_tokens")),
+            _number(get("cost")),
+            get("ok") is not False,
+            None if get("input") is None else value_text(call["input"]),
+            None if get("output") is None else value_text(call["output"]),
+        ]
         step = step if type(step) is str else str(step)
         found = out.get(step)
         if found is None:
@@ -210,11 +253,26 @@ def step_story(run: Any) -> dict[str, dict[str, Any]]:
     ``data["result"]`` as text; None when the trace does not say), ``ended`` (the index of the event its last
     attempt ended at; None when it never ended) and ``calls`` (the model calls that led to it:
     ``model``, ``time``, ``duration``, tokens, ``cost``, ``ok``, ``input`` and ``output``)."""
-    steps, *told = story_columns(run)
+    steps, arguments, statuses, errors, results, calls, ended = story_columns(run)
+    calls = [[dict(zip(_STORY_ORDER, map(row.__getitem__, _AT))) for row in rows] for rows in calls]
+    told = (arguments, statuses, errors, results, calls, ended)
     return dict(zip(map(_ID, steps), map(dict, map(zip, repeat(_TOLD), zip(*told)))))
 
 
 _TOLD = ("arguments", "status", "error", "result", "calls", "ended")
+# a call's keys in a story, in the order it always gave them, and where each is in a row of CALL_FIELDS
+_STORY_ORDER = (
+    "time",
+    "duration",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "model",
+    "ok",
+    "input",
+    "output",
+)
+_AT = tuple(map(CALL_FIELDS.index, _STORY_ORDER))
 _ID = attrgetter("id")
 
 
@@ -223,7 +281,8 @@ def story_columns(
 ) -> tuple[list[Any], list[list[list[str]]], list[str], list[Any], list[Any], list[Any], list[Any]]:
     """:func:`step_story` as columns, one item per step id (in order of first appearance; each the latest plan
     version's step): ``(steps, arguments, status, error, result, calls, ended)``; the snapshot's details read them
-    without a story dict per step, and each story is worked out once per step, not once per version holding it."""
+    without a story dict per step, and each story is worked out once per step, not once per version holding it;
+    a step's model calls are rows of :data:`CALL_FIELDS`, each a new list."""
     calls = _calls(run)
     ends = _endings(run)
     latest: dict[str, Any] = {}
@@ -251,8 +310,9 @@ def story_columns(
             status = "done"
         statuses.append(status)
         errors.append(error)
-        results.append(None if returned is None else value_text(returned.data["result"]))
+        results.append(None if returned is None else returned.data["result"])
         ended.append(None if end is None else int(end.index))
+    results = _value_texts(results)
     arguments = [_argument_rows(a) if a else [] for a in map(_ARGUMENTS, steps)]
     told = [calls.get(sid, []) for sid in latest]
     return steps, arguments, statuses, errors, results, told, ended

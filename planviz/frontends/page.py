@@ -31,6 +31,7 @@ from itertools import filterfalse
 from typing import Any, Callable
 
 from planviz.frontends.jsmodules import ENTRY, module_text
+from planviz.frontends.jsontext import JsonText
 from planviz.frontends.pagedata import encode_page
 from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
 
@@ -163,7 +164,9 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
     (:func:`~planviz.frontends.pagedata.encode_page`), whose tables' lists of integers are written without a look
     at each item (:func:`_column_pieces`)."""
     kind = type(value)
-    if kind is dict and depth and value and set(map(type, value)) == {str}:
+    if kind is JsonText:  # written already (pagedata.py, text=True): the text json.dumps writes
+        out.append(_shown(value.text))
+    elif kind is dict and depth and value and set(map(type, value)) == {str}:
         table = (
             tables and "@table" in value
         )  # a table of the page data (pagedata.py): its columns are known
@@ -183,6 +186,14 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
         out.append("}")
     elif kind is list and set(map(type, value)) == {int}:
         out.append(repr(value))
+    elif tables and depth and kind is list and value and dict in set(map(type, value)):
+        # the runs of a two-run page (pagedata.py ``pair``): each written as the page data it is
+        sep = "["
+        for item in value:
+            out.append(sep)
+            _pieces(item, out, depth - 1, tables)
+            sep = ", "
+        out.append("]")
     elif kind is list and set(map(type, value)) == {str}:
         # the string table: its non-ASCII strings searched; written a slice at a time (json.dumps joins its
         # items with ", "), so a big one is never one text of tens of MB
@@ -199,8 +210,9 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
 
 
 #: The lists of integers a column of the page data holds (pagedata.py ``_column``: deltas, counts, absent rows,
-#: indices into the string table), each made of plain integers by the encoder.
-_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs"})
+#: indices into the string table), each made of plain integers by the encoder; ``str``: indices into the string
+#: table too, and None for a row whose value is None.
+_INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs", "str"})
 
 
 def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
@@ -210,13 +222,14 @@ def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
 
 def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
-    look at each item's type: the encoder made them of integers), the rest as :func:`_pieces` writes it."""
-    _keyed_pieces(
-        column,
-        out,
-        lambda key, item: key in _INT_LISTS and type(item) is list,
-        lambda item, out: out.append(repr(item)),
-    )
+    look at each item's type: the encoder made them of integers, and of None in a ``str`` column, whose repr
+    ``None`` is JSON's ``null``), the rest as :func:`_pieces` writes it."""
+    _keyed_pieces(column, out, lambda key, item: key in _INT_LISTS and type(item) is list, _ints)
+
+
+def _ints(item: list[Any], out: list[str] | _Packer) -> None:
+    text = repr(item)
+    out.append(text if "N" not in text else text.replace("None", "null"))
 
 
 def _keyed_pieces(
@@ -245,9 +258,10 @@ def _keyed_pieces(
 
 
 def _json_text(data: Any) -> str:
-    """``json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)`` with :func:`_shown`."""
+    """``json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)`` with :func:`_shown` (page data
+    read as such: its tables by their writers and its :class:`~planviz.frontends.jsontext.JsonText` as written)."""
     out: list[str] = []
-    _pieces(data, out, _DEPTH)
+    _pieces(data, out, _DEPTH, tables=True)
     return "".join(out)
 
 
@@ -365,7 +379,7 @@ def module_page(
     without the strings the no-script view holds
     (:func:`shared_slot`)."""
     script = page_script()
-    packed = gzip_script(encode_page(_share(snapshot, noscript)))
+    packed = gzip_script(encode_page(_share(snapshot, noscript), text=True))
     data = (
         '<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
         + base64.b64encode(packed).decode("ascii")

@@ -39,6 +39,7 @@ from operator import contains, itemgetter, not_, sub
 from typing import Any
 
 from planviz.errors import show_value
+from planviz.frontends.jsontext import JsonText, records_text
 from planviz.plan.bulk import paused_gc
 
 __all__ = [
@@ -354,12 +355,50 @@ class StepDetails(dict):  # type: ignore[type-arg]
         return (dict, (dict(self),))
 
 
-def _column_details(value: StepDetails, strings: _Strings) -> dict[str, Any] | None:
+class NamedRows(list):  # type: ignore[type-arg]
+    """Rows of a run table of :data:`NAMED_FIELDS` (a list of lists, one item per name) that also carries them as
+    columns, so :func:`encode_page` reads the columns (no row taken apart again, no look at each row's shape);
+    read-only, as :class:`StepDetails`. A copy (``copy.copy``, pickling) is a plain list of the rows."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: list[list[Any]]) -> None:
+        """``columns``: each field's values, one per row, in the order of the table's names; the rows are made of
+        them (the same objects)."""
+        if len(set(map(len, columns))) > 1:
+            raise ValueError("the columns of named rows must hold one value per row each")
+        list.__init__(self, map(list, zip(*columns)))
+        self.columns = columns
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("these rows are read-only: copy them with list(rows) to change them")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __reduce__(self) -> Any:
+        return (list, (list(self),))
+
+
+def _column_details(
+    value: StepDetails, strings: _Strings, text: bool = False
+) -> dict[str, Any] | None:
     """:func:`_details_table` from the details' own columns (the same table: the keys, then the columns in sorted
-    key order); None (nothing numbered yet) when their lists are not the usual ones."""
+    key order); None (nothing numbered yet) when their lists are not the usual ones. ``text``: the lists of
+    :data:`DETAIL_FIELDS` written as their JSON text at once (:func:`_rows_column`), no record per row."""
     cols = value.columns
-    named = {}
+    named: dict[str, Any] = {}
+    written: dict[str, dict[str, Any]] = {}
     for key, names in DETAIL_FIELDS.items():
+        if text:
+            column = _rows_column(names, cols.get(key, []))
+            if column is None:
+                return None
+            written[key] = column
+            continue
         found = _named_lists(names, cols.get(key, []))
         if found is None:
             return None
@@ -368,10 +407,28 @@ def _column_details(value: StepDetails, strings: _Strings) -> dict[str, Any] | N
         "@table": "mapping",
         "rows": len(value),
         "keys": _column(list(value), strings),
-        "cols": {key: _column(named.get(key, cols[key]), strings) for key in sorted(cols)}
+        "cols": {
+            key: written[key] if key in written else _column(named.get(key, cols[key]), strings)
+            for key in sorted(cols)
+        }
         if value
         else {},
     }
+
+
+def _rows_column(names: tuple[str, ...], lists: list[Any]) -> dict[str, Any] | None:
+    """``_column(_named_lists(names, lists))`` with its ``json`` list as its text (:class:`JsonText`, what
+    json.dumps writes of the records, :func:`~planviz.frontends.jsontext.records_text`); None when ``lists`` are
+    not all lists of rows of ``len(names)`` items. (A column of such records numbers no strings; only lists all
+    empty make another kind, made as :func:`_column` makes it.)"""
+    if not set(map(type, lists)) <= {list}:
+        return None
+    flat = list(chain.from_iterable(lists))
+    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
+        return None
+    if not flat:  # no records: the column _column makes of the empty lists
+        return _column([[] for _ in lists], _Strings())
+    return {"json": JsonText(records_text(names, lists))}
 
 
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
@@ -423,11 +480,18 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     """:func:`_table` of ``_named(key, rows)``, read straight from the rows' positions (no record per row): every
     row has every name, so each column is the items at one position, the names in sorted order."""
     names = NAMED_FIELDS[key]
+    at = {name: j for j, name in enumerate(names)}
+    if type(rows) is NamedRows and len(rows.columns) == len(names):  # its columns, as they are
+        cols = (
+            {name: _column(rows.columns[at[name]], strings) for name in sorted(names)}
+            if rows
+            else {}
+        )
+        return {"@table": "records", "rows": len(rows), "cols": cols}
     if not isinstance(rows, list) or not (
         set(map(type, rows)) <= {list, tuple} and set(map(len, rows)) <= {len(names)}
     ):
         _named(key, rows)  # raises, naming the table and its fields
-    at = {name: j for j, name in enumerate(names)}
     cols = (
         {name: _column(list(map(itemgetter(at[name]), rows)), strings) for name in sorted(names)}
         if rows
@@ -436,15 +500,17 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     return {"@table": "records", "rows": len(rows), "cols": cols}
 
 
-def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
+def _encode(
+    snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings, text: bool = False
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
-            out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
+            out[key] = [_encode(run, RUN_TABLES, strings, text) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is StepDetails:
-            fast = _column_details(value, strings) if tables[key] == "mapping" else None
+            fast = _column_details(value, strings, text) if tables[key] == "mapping" else None
             out[key] = (
                 fast if fast is not None else _encode({key: dict(value)}, tables, strings)[key]
             )
@@ -472,12 +538,14 @@ def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings)
     return out
 
 
-def encode_page(snapshot: dict[str, Any]) -> dict[str, Any]:
+def encode_page(snapshot: dict[str, Any], *, text: bool = False) -> dict[str, Any]:
     """The page data of ``snapshot`` (a run's, or several runs' with ``pair``): ``{"format", "version",
     "strings", "page"}``, where ``page`` is the snapshot with its long lists stored as tables of columns (see
-    the module's docstring and ``pagedata.schema.json``)."""
+    the module's docstring and ``pagedata.schema.json``). ``text``: for the page's writer
+    (:func:`~planviz.frontends.page.gzip_script`), which writes the same text: lists stored as JSON may be given as
+    their text already (:class:`~planviz.frontends.jsontext.JsonText`, no plain data)."""
     strings = _Strings()
     # hundreds of thousands of small containers, none in a cycle (the widget encodes with the collector on)
     with paused_gc():
-        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings)
+        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings, text)
     return {"format": FORMAT, "version": VERSION, "strings": list(strings.ids), "page": page}

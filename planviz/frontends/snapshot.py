@@ -19,13 +19,13 @@ with events x steps. It also holds the event log, the details of each step
 from __future__ import annotations
 
 import math
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Sequence
 
 from planviz.errors import PlanvizError
 from planviz.frontends.calldetails import run_turns, story_columns
 from planviz.frontends.deltatable import delta_table
-from planviz.frontends.pagedata import StepDetails
+from planviz.frontends.pagedata import NamedRows, StepDetails
 from planviz.frontends.panels import legible_width, metrics_rows, outcome_label
 from planviz.io.syntax import show_value
 from planviz.pictures.escape import escape_html as escape
@@ -59,19 +59,6 @@ def legend_swatches() -> list[list[Any]]:
     return out
 
 
-_CALL = itemgetter(
-    "model", "time", "duration", "input_tokens", "output_tokens", "cost", "ok", "input", "output"
-)
-
-
-def _calls(said: list[dict[str, Any]]) -> list[list[Any]]:
-    """A step's model calls (:func:`~planviz.frontends.calldetails.step_story`) as
-    ``[model, start, duration, input tokens, output tokens, cost, ok, input, output]`` (None where the trace does
-    not say; ``input`` is the last user or tool message the model was given, ``output`` its reply or the tool
-    call it asked for)."""
-    return list(map(list, map(_CALL, said)))
-
-
 def _details(run: Any) -> StepDetails:
     """What a click on a step shows, for every step of every plan version (the latest version's wins): the step,
     what was said and done there (:func:`~planviz.frontends.calldetails.step_story`: its arguments, its result,
@@ -90,7 +77,7 @@ def _details(run: Any) -> StepDetails:
         "evidence": list(map(_EVIDENCE, steps)),
         "depends_on": list(map(list, map(_DEPENDS_ON, steps))),
         "duration": list(map(_DURATION, steps)),
-        "calls": [list(map(list, map(_CALL, said))) if said else [] for said in calls],
+        "calls": calls,  # rows of calldetails.CALL_FIELDS, the snapshot's order of a call's fields
         "status": statuses,
         "error": errors,
         "result": results,
@@ -158,9 +145,10 @@ def _findings(run: Any) -> list[list[str]]:
     return [[f.severity, f.code, f.message, ", ".join(f.steps)] for f in found]
 
 
-def _log(run: Any) -> list[list[Any]]:
+def _log(run: Any) -> NamedRows:
     """Each event as ``[time, kind, step, message, attempt, observed facts, model calls]`` (plain types), made a
-    column at a time (each a C loop over the events where it can be), then zipped into rows."""
+    column at a time (each a C loop over the events where it can be), then zipped into rows; the columns travel
+    with the rows (the page's data reads them)."""
     events = run.events
     times = list(map(_G, map(float, map(_TIME, events))))
     kinds = list(map(str, map(_KIND, events)))
@@ -177,7 +165,7 @@ def _log(run: Any) -> list[list[Any]]:
         facts.append(sorted(observation.facts))
         said = observation.data.get("model_calls", "")
         calls.append(show_value(said, 80) if said not in ("", None) else "")
-    return list(map(list, zip(times, kinds, steps, messages, attempts, facts, calls)))
+    return NamedRows([times, kinds, steps, messages, attempts, facts, calls])
 
 
 _G = "{:g}".format  # an event's time as the log shows it

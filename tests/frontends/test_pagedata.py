@@ -344,3 +344,30 @@ def test_the_page_data_is_gzipped_as_written_to_the_same_bytes():
     whole = script_bytes(data)
     assert gzip_script(data) == gzip.compress(whole, compresslevel=GZIP_LEVEL, mtime=0)
     assert b"</script>" not in whole and "\u202e".encode() not in whole
+
+
+def test_the_log_columns_give_the_table_its_rows_give(tmp_path):
+    """The snapshot's log rows carry their columns (pagedata.NamedRows) and the page data reads them: the same page,
+    string numbering included, as from the rows (a simulated run with a fault, a recorded ReAct run); the rows are
+    read-only, and a copy is a plain list."""
+    import copy
+
+    from planviz.frontends.pagedata import NamedRows, encode_page
+
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps(react_trace(40)), encoding="utf-8")
+    for run in (_run(), load_trace(trace)):
+        snap = run_snapshot(run, legend=False)
+        log = snap["log"]
+        assert type(log) is NamedRows and len(log) == len(run.events)
+        assert log == [list(row) for row in zip(*log.columns)]
+        plain = {**snap, "log": [list(row) for row in log]}
+        assert json.dumps(encode_page(snap)) == json.dumps(encode_page(plain))
+    with pytest.raises(TypeError, match="read-only"):
+        log.append([])
+    with pytest.raises(TypeError, match="read-only"):
+        log[0] = []
+    assert type(copy.copy(log)) is list and copy.copy(log) == log
+    assert type(copy.deepcopy(log)) is list
+    with pytest.raises(ValueError, match="one value per row"):
+        NamedRows([[1, 2], [3]])
