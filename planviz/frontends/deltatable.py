@@ -35,7 +35,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, count, repeat
@@ -81,6 +81,7 @@ _WORD = LOOK_FIELDS.index("status")  # a look's status word
 _RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
 # what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
 _PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
+_NONE: frozenset[str] = frozenset()
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
@@ -346,6 +347,44 @@ class _Groups:
             out[j] = look(j) if known is None else known
         return out
 
+    def restyle(self, changes: Any, current: dict[Any, int], first: int) -> list[int]:
+        """:meth:`step` of an event whose frame voids, keeps and leaves out nothing, its ``changes`` (step ->
+        status) every status it moved, then straight to the page's restyles: ``(node, look before, look after)``
+        for each group whose look moved (node ``first + j`` is group ``j``), ``current`` (each node's look) kept
+        up to date. One pass over the changes, no mapping of looks in between (nearly every event of a long run's
+        focused picture)."""
+        moved: list[int] = []
+        of, keys, codes, weight = self._of, self._key, self._code, self._weight
+        for sid, status in changes.items():
+            groups = of.get(sid)
+            if not groups:
+                continue
+            key = _PLAIN.get(status) or member_key(sid, changes, _NONE, _NONE, _NONE)
+            old = keys.get(sid)
+            if key == old:
+                continue
+            keys[sid] = key
+            move = weight.get(key, 0) - weight.get(old, 0)
+            for j in groups:
+                codes[j] += move
+                if j not in moved:
+                    moved.append(j)
+        if not moved:
+            return moved
+        if len(moved) > 1:
+            moved.sort()
+        by_counts, kind, look = self._by_counts, self._kind, self._look
+        triples: list[int] = []
+        for j in moved:
+            new = by_counts.get((kind[j], codes[j]))
+            if new is None:
+                new = look(j)
+            was = current[j]
+            if new != was:
+                triples += [first + j, was, new]
+                current[j] = new
+        return triples
+
 
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
     """The steps whose node groups ``svg`` holds (``node-`` and the step's :func:`dom_id`), in its order: each
@@ -397,15 +436,18 @@ def delta_table(
     pictures: list[VersionPicture] = []
     # what each event changed: (steps, ready in, ready out, plain), read by the loop below and by the columns
     rows = list(run.delta_rows())
-    facts = sorted({f for e in run_events for f in e.gained})
+    gained, lost = list(map(_GAINED, run_events)), list(map(_LOST, run_events))
+    facts = sorted(set(chain.from_iterable(gained)))
+    voided, kept = list(map(_VOIDED, run_events)), list(map(_KEPT, run_events))
     # S2 before S10, as the explorer lists them; sorted from the plans' order, which is often that order already (a
     # sorted run costs a comparison per step, where a set's order costs log2(steps) of them)
     steps = sorted(
         dict.fromkeys(
-            [
-                *(s for p in run.plans for s in p.ids),
-                *(s for e in run_events if e.voided or e.kept for s in (*e.voided, *e.kept)),
-            ]
+            chain(
+                chain.from_iterable(p.ids for p in run.plans),
+                chain.from_iterable(compress(voided, voided)),
+                chain.from_iterable(compress(kept, kept)),
+            )
         ),
         key=natural_key,
     )
@@ -445,17 +487,26 @@ def delta_table(
         as_changes = not logged_version(run_events[first])
         frame = frame_at(first)
         unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
+        # ``quiet``: that last frame voided, kept and left out nothing (a group counts each member by its status)
+        quiet = unchanged is not None and not any(unchanged)
+        first_group = len(nodes)
         for i in range(first + 1, last + 1):
             event = run_events[i]
             delta_steps, _, _, plain = rows[i]
             if progress is not None and not i % 256:
                 progress("report: frames", i, n)
             if event.kind in MARKING_KINDS:
-                unchanged = None
+                unchanged, quiet = None, False
             now: dict[Any, int] | None = None
             # a frame is read only where its event restyles a drawn node or moves a group's counts
             if drawn.isdisjoint(delta_steps):
                 if not members.isdisjoint(delta_steps):
+                    if quiet and plain:  # its changes say it all: straight to its restyles
+                        moved = groups.restyle(event.changes, current, first_group)
+                        if moved:
+                            changed_at.append(i)
+                            restyles.append(moved)
+                        continue
                     if unchanged is not None and plain:  # its steps' statuses: its changes
                         now = groups.step(delta_steps, event.changes, *unchanged)
                     else:
@@ -465,6 +516,7 @@ def delta_table(
                         )
                         if as_changes:
                             unchanged = (frame.voided, frame.kept, frame.not_run)
+                            quiet = not any(unchanged)
             else:
                 frame = frame_at(i)
                 changed = sorted(drawn.intersection(delta_steps))
@@ -480,6 +532,7 @@ def delta_table(
                 )
                 if as_changes:
                     unchanged = (frame.voided, frame.kept, frame.not_run)
+                    quiet = not any(unchanged)
             if now:
                 triples: list[int] = []
                 for sid, new in now.items():
@@ -513,16 +566,23 @@ def delta_table(
         "t": (_times(run_events), []),
         "v": (list(range(len(versions))), _others([first for first, _ in versions], n)),
         "d": (restyles, _others(changed_at, n)),
-        "g": _numbered(list(map(_GAINED, run_events)), fact_of, True),
-        "l": _numbered(list(map(_LOST, run_events)), fact_of, True),
+        "g": _numbered(gained, fact_of, True),
+        "l": _numbered(lost, fact_of, True),
         "ri": _numbered(list(map(_READY_IN, rows)), step_of),
         "ro": _numbered(list(map(_READY_OUT, rows)), step_of),
-        "vo": _numbered(list(map(_VOIDED, run_events)), step_of),
-        "ke": _numbered(list(map(_KEPT, run_events)), step_of),
+        "vo": _numbered(voided, step_of),
+        "ke": _numbered(kept, step_of),
         "c": (captions, []),
     }
+    # the last frame's facts and ready steps: those gained (made ready) once more than lost (no longer ready), as
+    # the events toggle each one, from not held (not ready) before the first; read from the columns
+    last_facts, last_ready = (
+        sorted(
+            k for k, times in Counter(chain(*map(chain.from_iterable, pair))).items() if times % 2
+        )
+        for pair in ((columns["g"][0], columns["l"][0]), (columns["ri"][0], columns["ro"][0]))
+    )
     columns = {key: column for key, column in columns.items() if column[0]}  # keys some event has
-    last_frame = frame_at(-1)
     data = {
         "looks": looks.table(),
         "look_legend": looks.keys,
@@ -540,8 +600,8 @@ def delta_table(
             }
             for p in pictures
         ],
-        "last_facts": sorted(fact_no[f] for f in last_frame.facts),
-        "last_ready": sorted(step_no[s] for s in last_frame.ready),
+        "last_facts": last_facts,
+        "last_ready": last_ready,
     }
     return data, pictures
 
@@ -573,6 +633,8 @@ def _numbered(
     """The column of a set per event: each non-empty one's items numbered (``number``) and sorted, and the rows of
     the empty ones; ``distinct``: each counted once, whatever the collection (most events: one item, a
     frozenset). Every row in C."""
+    if not any(sets):  # (most runs void, keep and lose nothing)
+        return [], list(range(len(sets)))
     holds = list(map(bool, sets))
     present: Iterable[Any] = list(compress(sets, holds))
     absent = list(compress(count(), map(not_, holds)))
