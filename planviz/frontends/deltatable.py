@@ -35,9 +35,14 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain, compress, count, repeat
+from operator import attrgetter, itemgetter, not_
 from typing import Any
 
+from planviz.frontends.pagedata import ColumnRecords
 from planviz.frontends.panels import plan_of, version_options
 from planviz.pictures.captions import critical_steps, event_lines_of
 from planviz.pictures.drawing import render
@@ -76,6 +81,7 @@ _WORD = LOOK_FIELDS.index("status")  # a look's status word
 _RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
 # what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
 _PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
+_NONE: frozenset[str] = frozenset()
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
@@ -341,6 +347,44 @@ class _Groups:
             out[j] = look(j) if known is None else known
         return out
 
+    def restyle(self, changes: Any, current: dict[Any, int], first: int) -> list[int]:
+        """:meth:`step` of an event whose frame voids, keeps and leaves out nothing, its ``changes`` (step ->
+        status) every status it moved, then straight to the page's restyles: ``(node, look before, look after)``
+        for each group whose look moved (node ``first + j`` is group ``j``), ``current`` (each node's look) kept
+        up to date. One pass over the changes, no mapping of looks in between (nearly every event of a long run's
+        focused picture)."""
+        moved: list[int] = []
+        of, keys, codes, weight = self._of, self._key, self._code, self._weight
+        for sid, status in changes.items():
+            groups = of.get(sid)
+            if not groups:
+                continue
+            key = _PLAIN.get(status) or member_key(sid, changes, _NONE, _NONE, _NONE)
+            old = keys.get(sid)
+            if key == old:
+                continue
+            keys[sid] = key
+            move = weight.get(key, 0) - weight.get(old, 0)
+            for j in groups:
+                codes[j] += move
+                if j not in moved:
+                    moved.append(j)
+        if not moved:
+            return moved
+        if len(moved) > 1:
+            moved.sort()
+        by_counts, kind, look = self._by_counts, self._kind, self._look
+        triples: list[int] = []
+        for j in moved:
+            new = by_counts.get((kind[j], codes[j]))
+            if new is None:
+                new = look(j)
+            was = current[j]
+            if new != was:
+                triples += [first + j, was, new]
+                current[j] = new
+        return triples
+
 
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
     """The steps whose node groups ``svg`` holds (``node-`` and the step's :func:`dom_id`), in its order: each
@@ -382,34 +426,41 @@ def delta_table(
     """The report's data (JSON-able) and one :class:`VersionPicture` per plan version of ``run``.
 
     ``progress(what, done, total)`` hears of each layout and of every 256 frames; ``render_options`` (a view:
-    ``focus``, ``hops``, ``max_steps``) go to :func:`planviz.render`.
+    ``focus``, ``hops``, ``max_steps``) go to :func:`planviz.render`. The events table (``data["events"]``, a
+    record per event) is made a column at a time and carries its columns
+    (:class:`~planviz.frontends.pagedata.ColumnRecords`), which the page data reads.
     """
     looks = _Looks()
-    n = len(run.events)
+    run_events = run.events
+    n = len(run_events)
     pictures: list[VersionPicture] = []
-    # what each event changed, read as the loop below reaches it (no object per event)
-    rows = run.delta_rows()
-    facts = sorted({f for e in run.events for f in e.gained})
+    # what each event changed: (steps, ready in, ready out, plain), read by the loop below and by the columns
+    rows = list(run.delta_rows())
+    gained, lost = list(map(_GAINED, run_events)), list(map(_LOST, run_events))
+    facts = sorted(set(chain.from_iterable(gained)))
+    voided, kept = list(map(_VOIDED, run_events)), list(map(_KEPT, run_events))
     # S2 before S10, as the explorer lists them; sorted from the plans' order, which is often that order already (a
     # sorted run costs a comparison per step, where a set's order costs log2(steps) of them)
     steps = sorted(
         dict.fromkeys(
-            [
-                *(s for p in run.plans for s in p.ids),
-                *(s for e in run.events if e.voided or e.kept for s in (*e.voided, *e.kept)),
-            ]
+            chain(
+                chain.from_iterable(p.ids for p in run.plans),
+                chain.from_iterable(compress(voided, voided)),
+                chain.from_iterable(compress(kept, kept)),
+            )
         ),
         key=natural_key,
     )
     fact_no, step_no = {f: k for k, f in enumerate(facts)}, {s: k for k, s in enumerate(steps)}
     summary = run_summary(run)
-    # each event's record, made in one pass over the events: its keys in one order, t, v, d, g, ... c; a time is
-    # never NaN (the page's JSON must parse)
-    events: list[dict[str, Any]] = []
-    record = events.append
-    isfinite = math.isfinite
-    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
-    for k, (first, last) in enumerate(_versions(run)):
+    versions = _versions(run)
+    # the looks each event restyles (``d``: node, look before, look after, for the events that restyle any) and
+    # the caption lines of every event (``c``), made per plan version below; the other columns from the events
+    changed_at: list[int] = []
+    restyles: list[list[int]] = []
+    captions: list[list[str]] = []
+    frame_at = run.frame
+    for k, (first, last) in enumerate(versions):
         plan = plan_of(run, first)
         if progress is not None:
             progress(f"report: laying out plan v{plan.version}, steps", len(plan), None)
@@ -420,111 +471,77 @@ def delta_table(
         schedule, _ = summary.schedule_or_why(plan)  # the run's one summary, as render drew it
         critical = critical_steps(schedule)
         findings = tuple(dict.fromkeys(plan.import_findings))
-        marks = node_marks(plan, run.frame(first), critical, findings, ids=nodes)
+        marks = node_marks(plan, frame_at(first), critical, findings, ids=nodes)
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
         # a focused view's group nodes say counts per frame
         groups = _Groups(diagram, plan, critical, findings, looks)
-        for j, look in groups.start(run.frame(first)).items():
+        for j, look in groups.start(frame_at(first)).items():
             current[j], number[j] = look, len(number)
         # the picture's own caption lines: every frame says its own event
-        captions = event_lines_of(run, first, last, plan)
+        captions += event_lines_of(run, first, last, plan)
         members = groups.members
-        frame_at, run_events = run.frame, run.events
         # ``unchanged``: the voided, kept and not run steps of the last frame read, while no event since could
         # change them; a group restyle then reads no frame when its event changed the status of every step it
         # restyles (a version whose statuses the run keeps in a log, not as its events' changes, reads frames)
         as_changes = not logged_version(run_events[first])
         frame = frame_at(first)
         unchanged = (frame.voided, frame.kept, frame.not_run) if as_changes else None
-        for i in range(first, last + 1):
+        # ``quiet``: that last frame voided, kept and left out nothing (a group counts each member by its status)
+        quiet = unchanged is not None and not any(unchanged)
+        first_group = len(nodes)
+        for i in range(first + 1, last + 1):
             event = run_events[i]
-            delta_steps, ready_in, ready_out, plain = next(rows)
-            triples: list[int] = []
-            if i > first:
-                if progress is not None and not i % 256:
-                    progress("report: frames", i, n)
-                if event.kind in MARKING_KINDS:
-                    unchanged = None
-                now: dict[Any, int] | None = None
-                # a frame is read only where its event restyles a drawn node or moves a group's counts
-                if drawn.isdisjoint(delta_steps):
-                    if not members.isdisjoint(delta_steps):
-                        if unchanged is not None and plain:  # its steps' statuses: its changes
-                            now = groups.step(delta_steps, event.changes, *unchanged)
-                        else:
-                            frame = frame_at(i)
-                            now = groups.step(
-                                delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
-                            )
-                            if as_changes:
-                                unchanged = (frame.voided, frame.kept, frame.not_run)
-                else:
-                    frame = frame_at(i)
-                    changed = sorted(drawn.intersection(delta_steps))
-                    # the nodes' looks numbered first, then the groups' (the look table's order of first use)
-                    now = {
-                        sid: looks.of(m)
-                        for sid, m in node_marks(
-                            plan, frame, critical, findings, ids=changed
-                        ).items()
-                    }
-                    now.update(
-                        groups.step(
+            delta_steps, _, _, plain = rows[i]
+            if progress is not None and not i % 256:
+                progress("report: frames", i, n)
+            if event.kind in MARKING_KINDS:
+                unchanged, quiet = None, False
+            now: dict[Any, int] | None = None
+            # a frame is read only where its event restyles a drawn node or moves a group's counts
+            if drawn.isdisjoint(delta_steps):
+                if not members.isdisjoint(delta_steps):
+                    if quiet and plain:  # its changes say it all: straight to its restyles
+                        moved = groups.restyle(event.changes, current, first_group)
+                        if moved:
+                            changed_at.append(i)
+                            restyles.append(moved)
+                        continue
+                    if unchanged is not None and plain:  # its steps' statuses: its changes
+                        now = groups.step(delta_steps, event.changes, *unchanged)
+                    else:
+                        frame = frame_at(i)
+                        now = groups.step(
                             delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
                         )
+                        if as_changes:
+                            unchanged = (frame.voided, frame.kept, frame.not_run)
+                            quiet = not any(unchanged)
+            else:
+                frame = frame_at(i)
+                changed = sorted(drawn.intersection(delta_steps))
+                # the nodes' looks numbered first, then the groups' (the look table's order of first use)
+                now = {
+                    sid: looks.of(m)
+                    for sid, m in node_marks(plan, frame, critical, findings, ids=changed).items()
+                }
+                now.update(
+                    groups.step(
+                        delta_steps, frame.statuses, frame.voided, frame.kept, frame.not_run
                     )
-                    if as_changes:
-                        unchanged = (frame.voided, frame.kept, frame.not_run)
-                if now:
-                    for sid, new in now.items():
-                        if new != current[sid]:
-                            triples += [number[sid], current[sid], new]
-                            current[sid] = new
-            t = event.time
-            out: dict[str, Any] = {"t": float(t) if isfinite(t) else None}
-            if i == first:
-                out["v"] = k
-            if triples:
-                out["d"] = triples
-            # most sets hold one item: a list of it, no sort (a fact set of a reader's own type made a set first)
-            gained, lost = event.gained, event.lost
-            if gained:
-                if type(gained) is not frozenset:
-                    gained = frozenset(gained)
-                out["g"] = (
-                    [*map(fact_of, gained)] if len(gained) == 1 else sorted(map(fact_of, gained))
                 )
-            if lost:
-                if type(lost) is not frozenset:
-                    lost = frozenset(lost)
-                out["l"] = [*map(fact_of, lost)] if len(lost) == 1 else sorted(map(fact_of, lost))
-            if ready_in:
-                out["ri"] = (
-                    [*map(step_of, ready_in)]
-                    if len(ready_in) == 1
-                    else sorted(map(step_of, ready_in))
-                )
-            if ready_out:
-                out["ro"] = (
-                    [*map(step_of, ready_out)]
-                    if len(ready_out) == 1
-                    else sorted(map(step_of, ready_out))
-                )
-            if event.voided:
-                out["vo"] = (
-                    [*map(step_of, event.voided)]
-                    if len(event.voided) == 1
-                    else sorted(map(step_of, event.voided))
-                )
-            if event.kept:
-                out["ke"] = (
-                    [*map(step_of, event.kept)]
-                    if len(event.kept) == 1
-                    else sorted(map(step_of, event.kept))
-                )
-            out["c"] = captions[i - first]
-            record(out)
+                if as_changes:
+                    unchanged = (frame.voided, frame.kept, frame.not_run)
+                    quiet = not any(unchanged)
+            if now:
+                triples: list[int] = []
+                for sid, new in now.items():
+                    if new != current[sid]:
+                        triples += [number[sid], current[sid], new]
+                        current[sid] = new
+                if triples:
+                    changed_at.append(i)
+                    restyles.append(triples)
         table = looks.table()
         keys = [*nodes, *range(len(groups.all))]
         cuts = tuple(
@@ -543,13 +560,35 @@ def delta_table(
                 tuple(nodes) + tuple(g.name for g in groups.all),
             )
         )
-    last_frame = run.frame(-1)
+    fact_of, step_of = fact_no.__getitem__, step_no.__getitem__
+    # each event's record has its keys in this order: t, v, d, g, l, ri, ro, vo, ke, c
+    columns: dict[str, tuple[list[Any], list[int]]] = {
+        "t": (_times(run_events), []),
+        "v": (list(range(len(versions))), _others([first for first, _ in versions], n)),
+        "d": (restyles, _others(changed_at, n)),
+        "g": _numbered(gained, fact_of, True),
+        "l": _numbered(lost, fact_of, True),
+        "ri": _numbered(list(map(_READY_IN, rows)), step_of),
+        "ro": _numbered(list(map(_READY_OUT, rows)), step_of),
+        "vo": _numbered(voided, step_of),
+        "ke": _numbered(kept, step_of),
+        "c": (captions, []),
+    }
+    # the last frame's facts and ready steps: those gained (made ready) once more than lost (no longer ready), as
+    # the events toggle each one, from not held (not ready) before the first; read from the columns
+    last_facts, last_ready = (
+        sorted(
+            k for k, times in Counter(chain(*map(chain.from_iterable, pair))).items() if times % 2
+        )
+        for pair in ((columns["g"][0], columns["l"][0]), (columns["ri"][0], columns["ro"][0]))
+    )
+    columns = {key: column for key, column in columns.items() if column[0]}  # keys some event has
     data = {
         "looks": looks.table(),
         "look_legend": looks.keys,
         "facts": facts,
         "steps": steps,
-        "events": events,
+        "events": ColumnRecords(columns, n),
         "versions": [
             {
                 "version": p.version,
@@ -561,7 +600,46 @@ def delta_table(
             }
             for p in pictures
         ],
-        "last_facts": sorted(fact_no[f] for f in last_frame.facts),
-        "last_ready": sorted(step_no[s] for s in last_frame.ready),
+        "last_facts": last_facts,
+        "last_ready": last_ready,
     }
     return data, pictures
+
+
+_GAINED, _LOST, _VOIDED, _KEPT, _TIME = map(
+    attrgetter, ("gained", "lost", "voided", "kept", "time")
+)
+_READY_IN, _READY_OUT = itemgetter(1), itemgetter(2)
+
+
+def _times(events: Sequence[Any]) -> list[float | None]:
+    """Each event's time as a float, None where it is not finite (the page's JSON must parse)."""
+    times = list(map(_TIME, events))
+    if all(map(math.isfinite, times)):
+        return list(map(float, times))
+    return [float(t) if math.isfinite(t) else None for t in times]
+
+
+def _others(rows: list[int], n: int) -> list[int]:
+    """The rows of ``range(n)`` not in ``rows``, ascending."""
+    kept = [True] * n
+    deque(map(kept.__setitem__, rows, repeat(False)), maxlen=0)
+    return list(compress(count(), kept))
+
+
+def _numbered(
+    sets: list[Any], number: Callable[[str], int], distinct: bool = False
+) -> tuple[list[list[int]], list[int]]:
+    """The column of a set per event: each non-empty one's items numbered (``number``) and sorted, and the rows of
+    the empty ones; ``distinct``: each counted once, whatever the collection (most events: one item, a
+    frozenset). Every row in C."""
+    if not any(sets):  # (most runs void, keep and lose nothing)
+        return [], list(range(len(sets)))
+    holds = list(map(bool, sets))
+    present: Iterable[Any] = list(compress(sets, holds))
+    absent = list(compress(count(), map(not_, holds)))
+    if set(map(len, present)) <= {1}:  # one item each (most): a list of its number
+        return list(map(list, zip(map(number, chain.from_iterable(present))))), absent
+    if distinct:
+        present = map(frozenset, present)
+    return list(map(sorted, map(map, repeat(number), present))), absent

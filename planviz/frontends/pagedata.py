@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
+from collections import Counter, deque
 from functools import cache
 from importlib.resources import files
-from itertools import accumulate, chain, compress, count, repeat
-from operator import contains, itemgetter, not_, sub
-from typing import Any
+from itertools import accumulate, chain, compress, count, islice, repeat
+from operator import contains, gt, itemgetter, not_, sub
+from typing import Any, Iterable
 
 from planviz.errors import show_value
 from planviz.frontends.jsontext import JsonText, records_text
@@ -51,6 +51,7 @@ __all__ = [
     "PAGE_TABLES",
     "NAMED_FIELDS",
     "DETAIL_FIELDS",
+    "ColumnRecords",
 ]
 
 FORMAT, VERSION = "planviz-page", 1
@@ -355,7 +356,27 @@ class StepDetails(dict):  # type: ignore[type-arg]
         return (dict, (dict(self),))
 
 
-class NamedRows(list):  # type: ignore[type-arg]
+class _ReadOnlyRows(list):  # type: ignore[type-arg]
+    """A list made once and never changed (so the columns it carries stay its own); a copy (``copy.copy``,
+    pickling, a slice) is a plain list."""
+
+    __slots__ = ()
+    _what = "these rows are read-only: copy them with list(rows) to change them"
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(self._what)
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __reduce__(self) -> Any:
+        return (list, (list(self),))
+
+
+class NamedRows(_ReadOnlyRows):
     """Rows of a run table of :data:`NAMED_FIELDS` (a list of lists, one item per name) that also carries them as
     columns, so :func:`encode_page` reads the columns (no row taken apart again, no look at each row's shape);
     read-only, as :class:`StepDetails`. A copy (``copy.copy``, pickling) is a plain list of the rows."""
@@ -370,17 +391,66 @@ class NamedRows(list):  # type: ignore[type-arg]
         list.__init__(self, map(list, zip(*columns)))
         self.columns = columns
 
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("these rows are read-only: copy them with list(rows) to change them")
 
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
-    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+class ColumnRecords(_ReadOnlyRows):
+    """A run table's records (dicts) made from its columns, which it also carries, so :func:`encode_page` reads
+    the columns (no record taken apart again: a 100k-event report's events table); read-only: made once and
+    never changed, so the columns stay the records' own. A copy (``copy.copy``, pickling) is a plain list, which
+    is encoded from its records.
 
-    def __copy__(self) -> list[Any]:
-        return list(self)
+    ``columns`` maps each key to ``(values, absent)``: the values of the rows that hold the key, in order, and
+    the rows (ascending) that do not; a record's keys are in the columns' order.
 
-    def __reduce__(self) -> Any:
-        return (list, (list(self),))
+    >>> table = ColumnRecords({"t": ([0.0, 1.5], []), "v": ([1], [0])}, 2)
+    >>> table, type(table[:]) is list
+    ([{'t': 0.0}, {'t': 1.5, 'v': 1}], True)
+    """
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: dict[str, tuple[list[Any], list[int]]], rows: int) -> None:
+        records: list[dict[str, Any]] = [{} for _ in range(rows)]
+        setitem = dict.__setitem__
+        for key, (values, absent) in columns.items():  # each key in every row that holds it, in C
+            holds: Iterable[dict[str, Any]] = records
+            if absent:
+                mask = [True] * rows
+                if min(absent) >= 0:  # (a negative row would count from the end)
+                    try:
+                        deque(map(mask.__setitem__, absent, repeat(False)), maxlen=0)
+                    except IndexError:
+                        pass
+                if mask.count(False) != len(absent) or any(
+                    map(gt, absent, islice(absent, 1, None))
+                ):
+                    raise ValueError(
+                        f"the absent rows of column {key!r} must be distinct rows of 0..{rows - 1} in "
+                        f"ascending order: {show_value(absent, 120)}"
+                    )
+                holds = compress(records, mask)
+            if len(values) + len(absent) != rows:
+                raise ValueError(
+                    f"the column {key!r} must hold a value for each of the {rows} rows it does not list as "
+                    f"absent: {len(values)} values, {len(absent)} absent"
+                )
+            deque(map(setitem, holds, repeat(key), values), maxlen=0)
+        list.__init__(self, records)
+        self.columns = columns
+
+    _what = "a run table's records are read-only: copy them with list(records) to change them"
+
+
+def _column_records(value: ColumnRecords, strings: _Strings) -> dict[str, Any]:
+    """The ``records`` table of ``value`` from its own columns: what :func:`_records` makes of its records (the
+    keys some row holds, in sorted order; ``absent`` where some row lacks it)."""
+    cols = {}
+    for key in sorted(value.columns):
+        values, absent = value.columns[key]
+        if not values:  # no row holds it
+            continue
+        col = _column(values, strings)
+        cols[key] = {**col, "absent": _deltas(absent)} if absent else col
+    return {"@table": "records", "rows": len(value), "cols": cols}
 
 
 def _column_details(
@@ -509,6 +579,8 @@ def _encode(
             out[key] = [_encode(run, RUN_TABLES, strings, text) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
+        elif type(value) is ColumnRecords and tables.get(key) == "records":
+            out[key] = _column_records(value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is StepDetails:
             fast = _column_details(value, strings, text) if tables[key] == "mapping" else None
             out[key] = (
