@@ -66,7 +66,7 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
     """The steps on ``schedule``'s critical path and its edges between them (those without slack)."""
     if schedule is None:
         return frozenset(), frozenset()
-    crit, timing = schedule.critical, schedule.steps
+    crit, timing = schedule.critical, dict(schedule.steps.items())  # looked up in C, twice an edge
     eps = 1e-9 * max(1.0, schedule.makespan)
     edges = frozenset(
         (u, s.id)
