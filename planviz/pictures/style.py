@@ -347,9 +347,12 @@ def edge_marks(
     findings: tuple[Finding, ...],
 ) -> dict[tuple[str, str], Mark]:
     flagged: dict[tuple[str, ...], list[Finding]] = {}
+    drawn = set(
+        edges
+    )  # only these are marked: a finding's other edges (a big run's: thousands) are passed over in C
     for f in findings:
-        for e in f.edges:
-            flagged.setdefault(tuple(e), []).append(f)
+        for e in filter(drawn.__contains__, map(tuple, f.edges)):
+            flagged.setdefault(e, []).append(f)
     marks = {}
     for u, v in edges:
         classes, look = [], Look("none", EDGE_COLOUR, 1.2)
