@@ -291,18 +291,14 @@ def traits_of(
             by_step.setdefault(sid, []).append(f)
     severity = {sid: gravest(found) for sid, found in by_step.items()}
     by_id = plan.by_id
-    out = []
+    out: list[tuple[bool, str | None]] = []
     for g in groups:
-        marked = [sid for sid in g.members if sid in by_id]
+        marked = list(filter(by_id.__contains__, g.members))  # each a C pass over the members
+        found = set(map(severity.get, marked)) if severity else set()
         out.append(
             (
-                bool(marked) and all(sid in critical for sid in marked),
-                next(
-                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
-                    None,
-                )
-                if severity
-                else None,
+                bool(marked) and critical.issuperset(marked),
+                next((s for s in ("error", "warning") if s in found), None) if severity else None,
             )
         )
     return out
