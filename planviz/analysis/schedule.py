@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Iterator, Mapping
+from typing import Any, ItemsView, Iterator, Mapping
 
 from planviz.errors import AnalysisError, UnknownStepError, expect_type
 from planviz.io.plaindata import as_duration
@@ -55,6 +55,10 @@ class FrozenMap(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def items(self) -> ItemsView[str, Any]:
+        """The dict's own read-only view: read in C, not through ``__getitem__`` once per key."""
+        return self._data.items()
 
     def __repr__(self) -> str:
         return repr(self._data)

@@ -32,6 +32,7 @@ at=i)`` draws.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -85,7 +86,8 @@ _NONE: frozenset[str] = frozenset()
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
-_WRAPPER_ID = re.compile(r'(?<=<g) id="a_[^"]*"')
+# found by its literal start, not by a look behind at every character
+_WRAPPER_ID = re.compile(r'<g id="a_[^"]*"')
 _SHAPE = re.compile(r'( (?:d|points)=")([^"]*)"')
 _DECIMALS = re.compile(r"-?\d+\.\d{2,}")
 _PATH = re.compile(r' d="([^"]*)"')
@@ -98,6 +100,8 @@ def _tenth(m: re.Match[str]) -> str:
     return f"{float(m.group(0)):.1f}".rstrip("0").rstrip(".") or "0"
 
 
+# a picture's curves repeat their steps: most are looked up, not written
+@functools.lru_cache(maxsize=1 << 16)
 def _short(tenths: int) -> str:
     """Tenths of a point as the shortest decimal SVG reads: ``-5`` as ``-.5``, ``120`` as ``12``."""
     whole, tenth = divmod(abs(tenths), 10)
@@ -166,7 +170,7 @@ def minify_svg(svg: str) -> str:
     >>> minify_svg('<svg><path d="M100.53,-12.04C101,-12 102.5,-10 110.04,-10"/></svg>')
     '<svg><path d="M100.5,-12c.5,0 2,2 9.5,2"/></svg>'
     """
-    svg = _WRAPPER_ID.sub("", _PROLOG.sub("", svg, count=1))
+    svg = _WRAPPER_ID.sub("<g", _PROLOG.sub("", svg, count=1))
     svg = _SHAPE.sub(lambda m: m.group(1) + _DECIMALS.sub(_tenth, m.group(2)) + '"', svg)
     svg = _PATH.sub(lambda m: ' d="' + _relative(m.group(1)) + '"', svg)
     for attr in (

@@ -33,6 +33,7 @@ from planviz.pictures.gantt import gantt_svg, lane_columns
 from planviz.pictures.style import LEGEND_ORDER, LEGEND_TEXT, LOOKS
 from planviz.plan.bulk import paused_gc
 from planviz.runs.engine.machine import ProgressCallback
+from planviz.runs.events import event_messages
 from planviz.runs.summary.runsummary import run_summary
 
 __all__ = ["run_snapshot", "pair_snapshot", "legend_swatches"]
@@ -153,7 +154,7 @@ def _log(run: Any) -> NamedRows:
     times = list(map(_G, map(float, map(_TIME, events))))
     kinds = list(map(str, map(_KIND, events)))
     steps = [step or "" for step in map(_STEP, events)]
-    messages = [str(text or "") for text in map(_MESSAGE, events)]
+    messages = event_messages(run)  # shared with the pictures' captions
     attempts = list(map(int, map(_ATTEMPT, events)))
     facts: list[list[str]] = []
     calls: list[str] = []
@@ -169,8 +170,8 @@ def _log(run: Any) -> NamedRows:
 
 
 _G = "{:g}".format  # an event's time as the log shows it
-_TIME, _KIND, _STEP, _MESSAGE, _ATTEMPT, _OBSERVATION = map(
-    attrgetter, ("time", "kind", "step", "message", "attempt", "observation")
+_TIME, _KIND, _STEP, _ATTEMPT, _OBSERVATION = map(
+    attrgetter, ("time", "kind", "step", "attempt", "observation")
 )
 
 

@@ -16,6 +16,8 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
+from itertools import count
+from operator import attrgetter
 from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
@@ -24,6 +26,7 @@ from planviz.pictures.escape import escape_label
 from planviz.pictures.labels import clip, wrap
 from planviz.pictures.style import num
 from planviz.plan.model import Finding, Plan, natural_key
+from planviz.runs.events import event_messages
 from planviz.runs.summary.runsummary import run_summary
 from planviz.runs.usage import model_calls
 
@@ -63,7 +66,7 @@ def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset
     """The steps on ``schedule``'s critical path and its edges between them (those without slack)."""
     if schedule is None:
         return frozenset(), frozenset()
-    crit, timing = schedule.critical, schedule.steps
+    crit, timing = schedule.critical, dict(schedule.steps.items())  # looked up in C, twice an edge
     eps = 1e-9 * max(1.0, schedule.makespan)
     edges = frozenset(
         (u, s.id)
@@ -275,35 +278,54 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     unit = f" {plan.time_unit}" if plan.time_unit else ""
     events = run.events
     end = len(events) - 1
+    stop = min(last, end - 1) + 1  # the last event (the outcome at the end) is captioned apart
+    chosen = events[first:stop]
     of_end = f" of {end} · t = "
-    out: list[list[str]] = []
-    record, isfinite, pad = out.append, math.isfinite, _PAD[1]
-    for i in range(first, last + 1):
-        e = events[i]
-        if i == end:  # the outcome at the end
-            record(_wrapped(event_caption(e, i, run, plan)))
-            continue
-        step, t = e.step, float(e.time or 0)
-        text = (
-            f"event {i}{of_end}{f'{t:g}' if isfinite(t) else str(t)}{unit} · "
-            f"{f'{e.kind} {step}' if step else e.kind}: {e.message or ''}"
-        )
-        # _wrapped's first case, read here: plain text of one line, or two cut at a space
-        if _plain(text):
-            if len(text) <= EVENT_WIDTH:
-                record([text, pad])
-                continue
-            cut = text.rfind(" ", 0, EVENT_WIDTH + 1)
-            if (
-                EVENT_LINES == 2
-                and len(text) <= EVENT_LINES * EVENT_WIDTH
-                and 0 < cut
-                and len(text) - cut - 1 <= EVENT_WIDTH
-            ):
-                record([text[:cut], text[cut + 1 :]])
-                continue
-        record(_wrapped(text))
+    # a column at a time: the times ("{:g}" writes inf and nan as str does), what happened, the messages the
+    # report's log shares
+    times = map(_G, [float(t or 0) for t in map(_TIME, chosen)])
+    whats = [
+        f"{kind} {step}" if step else kind
+        for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
+    ]
+    texts = [
+        f"event {i}{of_end}{t}{unit} · {what}: {message}"
+        for i, t, what, message in zip(count(first), times, whats, event_messages(run)[first:stop])
+    ]
+    # _wrapped's first case, read here: plain text of one line, or two cut at a space; whether all are plain (the
+    # usual case) is one check of them joined by "|", printable, where a text's space at an end shows as " |" or "| "
+    # (found: each is checked alone)
+    joined = "|".join(texts)
+    pad = _PAD[1]
+    if _plain(joined) and " |" not in joined and "| " not in joined:
+        out = [[text, pad] if len(text) <= EVENT_WIDTH else _cut(text) for text in texts]
+    else:
+        out = [
+            ([text, pad] if len(text) <= EVENT_WIDTH else _cut(text))
+            if _plain(text)
+            else _wrapped(text)
+            for text in texts
+        ]
+    if first <= end <= last:
+        out.append(_wrapped(event_caption(events[end], end, run, plan)))
     return out
+
+
+_G = "{:g}".format
+_TIME, _KIND, _STEP = attrgetter("time"), attrgetter("kind"), attrgetter("step")
+
+
+def _cut(text: str) -> list[str]:
+    """Plain text longer than a line (:func:`_plain`) as the caption's lines: cut at a space when the rest fits."""
+    cut = text.rfind(" ", 0, EVENT_WIDTH + 1)
+    if (
+        EVENT_LINES == 2
+        and len(text) <= EVENT_LINES * EVENT_WIDTH
+        and 0 < cut
+        and len(text) - cut - 1 <= EVENT_WIDTH
+    ):
+        return [text[:cut], text[cut + 1 :]]
+    return _wrapped(text)
 
 
 def _plain(text: str) -> bool:

@@ -19,7 +19,9 @@ how many of them are in each status, frame by frame, without a new layout.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
 import pygraphviz as pgv
@@ -183,6 +185,13 @@ def status_counts(
 ) -> str:
     """How many members are in each status, most telling first (two kinds at most, then ``…``)."""
     counts: dict[str, int] = {}
+    if not voided and not kept and not not_run:
+        # a frame that voids, keeps and leaves out nothing (most frames): each member counts as its status, so the
+        # statuses are counted in C and each distinct one is keyed once
+        for status, n in Counter(map(statuses.get, members, repeat("pending"))).items():
+            key = member_key("", {"": status}, voided, kept, not_run)
+            counts[key] = counts.get(key, 0) + n
+        return counts_text(counts)
     for s in members:
         key = member_key(s, statuses, voided, kept, not_run)
         counts[key] = counts.get(key, 0) + 1
@@ -282,18 +291,14 @@ def traits_of(
             by_step.setdefault(sid, []).append(f)
     severity = {sid: gravest(found) for sid, found in by_step.items()}
     by_id = plan.by_id
-    out = []
+    out: list[tuple[bool, str | None]] = []
     for g in groups:
-        marked = [sid for sid in g.members if sid in by_id]
+        marked = list(filter(by_id.__contains__, g.members))  # each a C pass over the members
+        found = set(map(severity.get, marked)) if severity else set()
         out.append(
             (
-                bool(marked) and all(sid in critical for sid in marked),
-                next(
-                    (s for s in ("error", "warning") if any(severity.get(m) == s for m in marked)),
-                    None,
-                )
-                if severity
-                else None,
+                bool(marked) and critical.issuperset(marked),
+                next((s for s in ("error", "warning") if s in found), None) if severity else None,
             )
         )
     return out

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from typing import Any, Iterable, Mapping
 
 from planviz.pictures.escape import escape_label
@@ -177,19 +179,24 @@ class Mark:
     key: str = ""
 
 
+_KIND_OF = attrgetter("kind")
+_REVOKING = frozenset(
+    {"invalidate", "recheck"}
+)  # the kinds whose voided and kept steps a frame shows
+
+
 def run_looks(run: Run) -> frozenset[str]:
     """The status looks some frame of a run uses: its legend lists those, not all nine (one pass over the events)."""
     seen = set(run.statuses_seen())
     events = run.events
-    seen |= (
-        {"invalidated"}
-        if any(e.kind in ("invalidate", "recheck") and e.voided for e in events)
-        else set()
-    )
-    seen |= (
-        {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
-    )
-    seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
+    kinds = list(
+        map(_KIND_OF, events)
+    )  # one C pass; the few events of the kinds below are then read
+    revoking = [events[i] for i in compress(range(len(kinds)), map(_REVOKING.__contains__, kinds))]
+    seen |= {"invalidated"} if any(e.voided for e in revoking) else set()
+    seen |= {"kept"} if any(e.kept for e in revoking) else set()
+    conflicts = compress(range(len(kinds)), map(eq, kinds, repeat("conflict")))
+    seen |= {"conflict"} if any(events[i].step for i in conflicts) else set()
     seen |= {"not_run"} if events and run.frame(-1).not_run else set()
     # unknown: drawn as pending
     return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))
@@ -347,9 +354,12 @@ def edge_marks(
     findings: tuple[Finding, ...],
 ) -> dict[tuple[str, str], Mark]:
     flagged: dict[tuple[str, ...], list[Finding]] = {}
+    drawn = set(
+        edges
+    )  # only these are marked: a finding's other edges (a big run's: thousands) are passed over in C
     for f in findings:
-        for e in f.edges:
-            flagged.setdefault(tuple(e), []).append(f)
+        for e in filter(drawn.__contains__, map(tuple, f.edges)):
+            flagged.setdefault(e, []).append(f)
     marks = {}
     for u, v in edges:
         classes, look = [], Look("none", EDGE_COLOUR, 1.2)

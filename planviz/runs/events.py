@@ -33,6 +33,7 @@ from planviz.plan.bulk import slot_filler
 from planviz.plan.model import Contract, Plan
 from planviz.runs.fault import Fault, negation  # negation: read here by the engine and measures
 from planviz.runs.frames import FrameDelta, FrameStore
+from planviz.runs.lastruns import LastRuns
 from planviz.runs.modelcall import ModelCall
 from planviz.runs.turns import Turn
 
@@ -259,6 +260,15 @@ def _store_message(e: Event, text: str) -> None:  # unpickling, copying (object.
 
 
 Event.message = property(_message, _store_message, doc="What happened, in words.")  # type: ignore[misc, assignment]
+
+
+def _messages(run: Any) -> list[str]:
+    return [str(text or "") for text in map(_message, run.events)]
+
+
+event_messages: LastRuns[list[str]] = LastRuns(_messages)
+"""The message of each of a run's events (``""`` for none), made once per run for the last two runs asked about
+and shared (never to be changed): the report's event log and its pictures' captions read the same texts."""
 
 
 class FewChanges(Mapping[str, str]):

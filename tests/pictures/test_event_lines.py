@@ -3,14 +3,18 @@ same lines escape_label gives."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from planviz import examples
+from planviz import examples, report_html, simulate
 from planviz.pictures import captions
 from planviz.pictures.escape import escape_label
+from planviz.runs import events as events_module
+from planviz.runs.events import Event
 
 PLAN = examples.load("cache_isolation")
 RUN = SimpleNamespace(events=[None] * 12, outcome="plan_complete")
@@ -56,3 +60,53 @@ def test_plain_captions_are_cut_at_a_space_without_escape_label(monkeypatch, len
 
     monkeypatch.setattr(captions, "escape_label", refuse)
     assert captions.event_lines(event, 3, RUN, PLAN) == want
+
+
+# --- event_lines_of: every event's lines made a column at a time, the messages shared with the report's log ---
+
+_SIMULATED = simulate(examples.load("cache_isolation"))
+# messages a plain check of the joined texts could be fooled by: a space at either end, the joining "|", runs of
+# spaces across it, non-ASCII, control characters; times that are no finite number
+_MESSAGE = st.lists(
+    st.sampled_from([*"ab ·|", "|", " |", "| ", "  ", "\t", "\u00e9", "x" * 70]), max_size=12
+).map("".join)
+_TIME = st.none() | st.sampled_from([0, 2, 2.5, 1e17, -3.25, math.inf, -math.inf, math.nan])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_MESSAGE, _TIME), min_size=12, max_size=12),
+    st.integers(0, 11),
+    st.integers(0, 11),
+)
+def test_event_lines_of_is_event_lines_of_each_event(changes, first, last):
+    first, last = min(first, last), max(first, last)
+    run = dataclasses.replace(
+        _SIMULATED,
+        events=tuple(
+            dataclasses.replace(e, message=message, time=time)
+            for e, (message, time) in zip(_SIMULATED.events, changes)
+        ),
+    )
+    want = [
+        list(captions.event_lines(e, e.index, run, run.plan)) for e in run.events[first : last + 1]
+    ]
+    assert captions.event_lines_of(run, first, last, run.plan) == want
+
+
+def test_a_reports_log_and_captions_make_each_message_once(monkeypatch, tmp_path):
+    run = simulate(examples.load("cache_isolation"))
+    made = []
+    derived = events_module._message
+
+    def counted(e):
+        made.append(e.index)
+        return derived(e)
+
+    # made once per event however it is read: the property or the shared column
+    monkeypatch.setattr(events_module, "_message", counted)
+    monkeypatch.setattr(Event, "message", property(counted))
+    report_html(run, tmp_path / "run.html")
+    # the last event's is also read for its own caption and the picture drawn at it
+    last = len(run.events) - 1
+    assert sorted(i for i in made if i < last) == list(range(last))

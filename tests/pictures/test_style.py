@@ -5,9 +5,18 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from planviz import Finding, Plan, Step, render, validate
-from planviz.pictures.style import LEGEND_TEXT, LOOKS, SEVERITY_LOOKS, gravest
+from planviz import Fault, Finding, Plan, Step, examples, render, simulate, validate
+from planviz.pictures.style import (
+    LEGEND_TEXT,
+    LOOKS,
+    SEVERITY_LOOKS,
+    edge_marks,
+    gravest,
+    run_looks,
+)
+from planviz.plan.model import STATUSES
 from tests.pictures.test_drawing import classes, groups, outline, texts
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"}
@@ -137,3 +146,77 @@ def test_a_diagram_names_the_looks_it_shows_and_can_leave_its_legend_out():
 def test_the_looks_on_screen_of_a_plan_picture(found, expected):
     report = validate(PLAN).__class__(found, ())
     assert render(PLAN, report=report, highlight=()).legend == expected
+
+
+_PAIRS = st.sampled_from([("A", "B"), ("B", "C"), ("A", "C"), ("C", "D"), ("X", "Y")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PAIRS, max_size=4, unique=True),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["error", "warning", "info"]),
+            st.sampled_from(["cycle", "inferred_dependency", "odd"]),
+            st.lists(_PAIRS.map(list) | _PAIRS | st.just(("A", "B", "C")), max_size=6),
+        ),
+        max_size=4,
+    ),
+)
+def test_edge_marks_read_only_the_drawn_edges_of_each_finding(drawn, found):
+    """What edge_marks gives (classes, look, tooltips with their repeats) is what the findings say of the edges
+    drawn: cut every finding down to those (kept in order, repeats and lists included), the marks are the same."""
+    plan = Plan("g", [Step(s, "a") for s in "ABCD"])
+    findings = tuple(
+        Finding(code, "import", sev, "m", (), tuple(edges)) for sev, code, edges in found
+    )
+    cut = tuple(
+        Finding(
+            f.code,
+            f.layer,
+            f.severity,
+            f.message,
+            (),
+            tuple(e for e in f.edges if tuple(e) in drawn),
+        )
+        for f in findings
+    )
+    critical = frozenset(drawn[:1])
+    assert edge_marks(plan, tuple(drawn), critical, findings) == edge_marks(
+        plan, tuple(drawn), critical, cut
+    )
+
+
+def _old_run_looks(run):
+    """run_looks as three passes over every event (the oracle)."""
+    events = run.events
+    seen = set(run.statuses_seen())
+    seen |= (
+        {"invalidated"}
+        if any(e.kind in ("invalidate", "recheck") and e.voided for e in events)
+        else set()
+    )
+    seen |= (
+        {"kept"} if any(e.kind in ("invalidate", "recheck") and e.kept for e in events) else set()
+    )
+    seen |= {"conflict"} if any(e.kind == "conflict" and e.step for e in events) else set()
+    seen |= {"not_run"} if events and run.frame(-1).not_run else set()
+    return frozenset(seen | ({"pending"} if seen - set(STATUSES) else set()))
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        [],
+        [Fault("S1", "missing_evidence")],
+        [Fault("S3", "withdraw", "key_builder_located")],
+        [Fault("S4", "side_effect")],
+        [Fault("S2", "extra_fact", "not leak_reproduced")],
+        [Fault("S1", "transient", times=3)],
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize("strategy", ["direct", "planner"])
+def test_run_looks_are_those_of_every_events_pass(faults, strategy):
+    run = simulate(examples.load("cache_isolation"), faults=faults, strategy=strategy)
+    assert run_looks(run) == _old_run_looks(run)
