@@ -43,46 +43,21 @@ from itertools import chain, compress, count, repeat
 from operator import attrgetter, itemgetter, not_
 from typing import Any
 
+from planviz.frontends.looktable import GroupLooks, Looks
 from planviz.frontends.pagedata import ColumnRecords
 from planviz.frontends.panels import plan_of, version_options
 from planviz.pictures.captions import critical_steps, event_lines_of
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
-from planviz.pictures.grouping import (
-    COUNT_ORDER,
-    counts_text,
-    group_mark,
-    member_key,
-    traits_of,
-)
-from planviz.pictures.style import FONT, RUN_LEGEND, Mark, node_marks, slot_value, tip
-from planviz.plan.model import STATUSES, Finding, natural_key
+from planviz.pictures.style import FONT, RUN_LEGEND, node_marks
+from planviz.plan.model import natural_key
 from planviz.runs.engine.machine import ProgressCallback
 from planviz.runs.events import Run
 from planviz.runs.frames import MARKING_KINDS, logged_version
 from planviz.runs.summary.runsummary import run_summary
 
-__all__ = ["delta_table", "VersionPicture", "LOOK_FIELDS", "FLAGS", "minify_svg"]
+__all__ = ["delta_table", "VersionPicture", "minify_svg"]
 
-_SLOTS = (
-    "fill",
-    "stroke",
-    "stroke-width",
-    "stroke-dasharray",
-    "outer-stroke",
-    "outer-stroke-width",
-    "outer-stroke-dasharray",
-    "status",
-)
-FLAGS = ("voided", "kept", "conflict", "not_run")
-LOOK_FIELDS = ("status class", "flags") + _SLOTS + ("tooltip end",)
-_WORD = LOOK_FIELDS.index("status")  # a look's status word
-"""The fields of a look, in order; ``flags`` is a bit mask over :data:`FLAGS`."""
-
-_RANK: dict[str | None, int] = {key: rank for rank, key in enumerate(COUNT_ORDER)}
-# what a group counts a member of each status as in a frame that voids, keeps and leaves out nothing
-_PLAIN = {status: member_key("", {"": status}, frozenset(), frozenset()) for status in STATUSES}
-_NONE: frozenset[str] = frozenset()
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _NODE_ID = re.compile(r'<g id="(node-[^"]*)"')
 _DOM_CODE = re.compile(r"~([0-9a-f]+)~")  # a character dom_id encodes
@@ -187,209 +162,6 @@ def _utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-class _Looks:
-    """The look table: each distinct look once, numbered in order of first use."""
-
-    def __init__(self) -> None:
-        self.ids: dict[tuple[object, ...], int] = {}
-        self._marks: dict[Mark, int] = {}  # many nodes share a mark: each is worked out once
-        self.keys: list[str] = []
-
-    def of(self, m: Mark) -> int:
-        known = self._marks.get(m)
-        if known is None:
-            known = self._marks[m] = self._of(m)
-        return known
-
-    def _of(self, m: Mark) -> int:
-        return self.add(self.key_of(m), m.key)
-
-    @staticmethod
-    def key_of(m: Mark) -> tuple[object, ...]:
-        """The look of mark ``m``: its fields (:data:`LOOK_FIELDS`) in order."""
-        status = next((c for c in m.classes if c.startswith("status-")), "status-pending")
-        flags = sum(1 << k for k, flag in enumerate(FLAGS) if flag in m.classes)
-        end = tip(m.extra, "text") if m.extra else ""
-        return (status, flags, *(slot_value(kind, m, "") for kind in _SLOTS), end)
-
-    def add(self, key: tuple[object, ...], legend: str) -> int:
-        """The number of look ``key``, numbered now if new (``legend``: the legend entry of a node of this look)."""
-        if key not in self.ids:
-            self.ids[key] = len(self.ids)
-            self.keys.append(legend)
-        return self.ids[key]
-
-    def table(self) -> list[list[Any]]:
-        return [list(key) for key in self.ids]
-
-
-class _Groups:
-    """The group nodes of a focused picture (a big plan's chains drawn as one node each), restyled per frame.
-
-    Each group's members are counted by status once, at the version's first frame; an event then moves the
-    counts of the members it changed, so a frame costs what its event changed, not the group's size.
-    """
-
-    def __init__(
-        self,
-        diagram: Any,
-        plan: Any,
-        critical: frozenset[str],
-        findings: tuple[Finding, ...],
-        looks: _Looks,
-    ) -> None:
-        view = None if diagram.summarized else diagram.view
-        self.all = tuple(view.groups) if view is not None else ()
-        self.dom_ids = tuple(f"group-{g.name}" for g in self.all)
-        self._of: dict[str, list[int]] = {}
-        for j, g in enumerate(self.all):
-            for sid in g.members:
-                self._of.setdefault(sid, []).append(j)
-        self.members = self._of.keys()
-        self._traits = traits_of(self.all, plan, critical, findings)
-        # what a group's look depends on besides its counts (its kind, its traits), numbered
-        kinds: dict[tuple[str, tuple[bool, str | None]], int] = {}
-        self._kind = [
-            kinds.setdefault((g.kind, t), len(kinds)) for g, t in zip(self.all, self._traits)
-        ]
-        self._key: dict[str, str] = {}
-        # each group's members by key, in COUNT_ORDER (the only keys its counts' text shows), as one int: a field of
-        # ``bits`` bits per key, wide enough for any group's size, so an event moves a count with one addition and
-        # the counts are looked up by that int, not by a tuple of them
-        self._bits = max((len(g.members) for g in self.all), default=0).bit_length() + 1
-        self._weight: dict[str | None, int] = {
-            key: 1 << (self._bits * rank) for key, rank in _RANK.items() if key
-        }
-        self._code: list[int] = [0] * len(self.all)
-        self._looks = looks
-        # a group's mark depends on its kind, its counts' text and its traits only: groups of one size share
-        # their texts (a 100k-span ReAct trace: 99,432 group restyles, 6,258 distinct), each looked up once
-        self._ids: dict[tuple[str, str, tuple[bool, str | None]], int] = {}
-        # and its counts give that text: a look number per (kind and traits, counts), no text made twice
-        self._by_counts: dict[tuple[int, int], int] = {}
-        # the look of one text per kind and traits and first count word, and its legend entry (_new_look)
-        self._made: dict[tuple[int, str], tuple[tuple[object, ...], str]] = {}
-
-    def _look(self, j: int) -> int:
-        """The look number of group ``j``'s mark at its current counts."""
-        code = self._code[j]
-        known = self._by_counts.get((self._kind[j], code))
-        if known is None:
-            g, traits = self.all[j], self._traits[j]
-            mask = (1 << self._bits) - 1
-            counts = [(code >> (self._bits * rank)) & mask for rank in range(len(COUNT_ORDER))]
-            text = counts_text(dict(zip(COUNT_ORDER, counts)))
-            key = (g.kind, text, traits)
-            known = self._ids.get(key)
-            if known is None:
-                known = self._ids[key] = self._new_look(j, text)
-            self._by_counts[self._kind[j], code] = known
-        return known
-
-    def _new_look(self, j: int, text: str) -> int:
-        """The look number of group ``j`` saying ``text``: :func:`group_mark`'s look, worked out once per kind,
-        traits and first count word (its status class, colours and legend entry); the look of any other text of
-        those is that one's with its own status word and tooltip end (both the text)."""
-        first = (
-            text.split(" · ")[0].split(" ", 1)[1].replace(" ", "_")
-        )  # group_mark's reading of its text
-        made = self._made.get((self._kind[j], first))
-        if made is None:
-            m = group_mark(self.all[j], text, self._traits[j])
-            made = self._made[self._kind[j], first] = (self._looks.key_of(m), m.key)
-            return self._looks.add(*made)
-        key, legend = made
-        return self._looks.add(
-            (*key[:_WORD], text, *key[_WORD + 1 : -1], tip((f"in this frame: {text}",), "text")),
-            legend,
-        )
-
-    def start(self, frame: Any) -> dict[int, int]:
-        """Count every member in ``frame`` (a version's first); the look numbers of every group."""
-        statuses, voided, kept, not_run = frame.statuses, frame.voided, frame.kept, frame.not_run
-        weight = self._weight
-        for j, g in enumerate(self.all):
-            code = 0
-            for sid in g.members:
-                key = self._key[sid] = member_key(sid, statuses, voided, kept, not_run)
-                code += weight.get(key, 0)
-            self._code[j] = code
-        return {j: self._look(j) for j in range(len(self.all))}
-
-    def step(
-        self, steps: Any, statuses: Any, voided: Any, kept: Any, not_run: Any
-    ) -> dict[Any, int]:
-        """Move the counts of the members in ``steps`` to a frame's (its ``statuses`` of those steps at least, and
-        its ``voided``, ``kept`` and ``not_run``); the look numbers of the groups whose counts moved."""
-        moved: list[int] = []  # an event moves a group or two
-        of, keys, codes, weight = self._of, self._key, self._code, self._weight
-        # a frame that voids, keeps and leaves out nothing (most): a member's key is its status's
-        plain = None if voided or kept or not_run else _PLAIN
-        for sid in steps:
-            groups = of.get(sid)
-            if not groups:
-                continue
-            key = (
-                plain.get(statuses.get(sid, "pending")) if plain is not None else None
-            ) or member_key(sid, statuses, voided, kept, not_run)
-            old = keys.get(sid)
-            if key == old:
-                continue
-            keys[sid] = key
-            move = weight.get(key, 0) - weight.get(old, 0)  # never None's: no key is
-            for j in groups:
-                codes[j] += move
-                if j not in moved:
-                    moved.append(j)
-        if len(moved) > 1:
-            moved.sort()
-        # each group's look at its counts: known for most, else made once (_look)
-        by_counts, kind, look = self._by_counts, self._kind, self._look
-        out = {}
-        for j in moved:
-            known = by_counts.get((kind[j], codes[j]))
-            out[j] = look(j) if known is None else known
-        return out
-
-    def restyle(self, changes: Any, current: dict[Any, int], first: int) -> list[int]:
-        """:meth:`step` of an event whose frame voids, keeps and leaves out nothing, its ``changes`` (step ->
-        status) every status it moved, then straight to the page's restyles: ``(node, look before, look after)``
-        for each group whose look moved (node ``first + j`` is group ``j``), ``current`` (each node's look) kept
-        up to date. One pass over the changes, no mapping of looks in between (nearly every event of a long run's
-        focused picture)."""
-        moved: list[int] = []
-        of, keys, codes, weight = self._of, self._key, self._code, self._weight
-        for sid, status in changes.items():
-            groups = of.get(sid)
-            if not groups:
-                continue
-            key = _PLAIN.get(status) or member_key(sid, changes, _NONE, _NONE, _NONE)
-            old = keys.get(sid)
-            if key == old:
-                continue
-            keys[sid] = key
-            move = weight.get(key, 0) - weight.get(old, 0)
-            for j in groups:
-                codes[j] += move
-                if j not in moved:
-                    moved.append(j)
-        if not moved:
-            return moved
-        if len(moved) > 1:
-            moved.sort()
-        by_counts, kind, look = self._by_counts, self._kind, self._look
-        triples: list[int] = []
-        for j in moved:
-            new = by_counts.get((kind[j], codes[j]))
-            if new is None:
-                new = look(j)
-            was = current[j]
-            if new != was:
-                triples += [first + j, was, new]
-                current[j] = new
-        return triples
-
-
 def _drawn_steps(plan: Any, svg: str) -> list[str]:
     """The steps whose node groups ``svg`` holds (``node-`` and the step's :func:`dom_id`), in its order: each
     name read back to its step (an encoding is injective; a hashed long id is looked up among them all)."""
@@ -434,7 +206,7 @@ def delta_table(
     record per event) is made a column at a time and carries its columns
     (:class:`~planviz.frontends.pagedata.ColumnRecords`), which the page data reads.
     """
-    looks = _Looks()
+    looks = Looks()
     run_events = run.events
     n = len(run_events)
     pictures: list[VersionPicture] = []
@@ -479,7 +251,7 @@ def delta_table(
         current: dict[Any, int] = {sid: looks.of(marks[sid]) for sid in nodes}
         number: dict[Any, int] = {sid: j for j, sid in enumerate(nodes)}
         # a focused view's group nodes say counts per frame
-        groups = _Groups(diagram, plan, critical, findings, looks)
+        groups = GroupLooks(diagram, plan, critical, findings, looks)
         for j, look in groups.start(frame_at(first)).items():
             current[j], number[j] = look, len(number)
         # the picture's own caption lines: every frame says its own event
