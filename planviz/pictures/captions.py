@@ -316,7 +316,9 @@ _TIME, _KIND, _STEP = attrgetter("time"), attrgetter("kind"), attrgetter("step")
 
 
 def _cut(text: str) -> list[str]:
-    """Plain text longer than a line (:func:`_plain`) as the caption's lines: cut at a space when the rest fits."""
+    """Plain text longer than a line (:func:`_plain`) as the caption's lines: its words are separated by single
+    spaces, so two lines are the text cut at a space (as many words as fit on the first) when it is not cut and
+    the rest fits; else it is wrapped and clipped with ``…``."""
     cut = text.rfind(" ", 0, EVENT_WIDTH + 1)
     if (
         EVENT_LINES == 2
@@ -325,7 +327,8 @@ def _cut(text: str) -> list[str]:
         and len(text) - cut - 1 <= EVENT_WIDTH
     ):
         return [text[:cut], text[cut + 1 :]]
-    return _wrapped(text)
+    lines = wrap(clip(text, EVENT_LINES * EVENT_WIDTH), EVENT_WIDTH, EVENT_LINES)
+    return [*lines, *_PAD[len(lines) :]]
 
 
 def _plain(text: str) -> bool:
@@ -348,26 +351,13 @@ def _plain(text: str) -> bool:
 def _wrapped(text: str) -> list[str]:
     """A caption's text wrapped into the picture's caption lines (escaped, cut with ``…`` when too long)."""
     if _plain(text):
-        # escape_label's whitespace, control character and NFC passes change nothing in such text: its words
-        # are separated by single spaces, so wrapping it into two lines is cutting it at a space
-        if len(text) <= EVENT_WIDTH:
-            return [text, *_PAD[1:]]
-        cut = text.rfind(" ", 0, EVENT_WIDTH + 1)  # the first line: as many words as fit
-        # the text is not cut and the rest fits one line
-        if (
-            EVENT_LINES == 2
-            and len(text) <= EVENT_LINES * EVENT_WIDTH
-            and 0 < cut
-            and len(text) - cut - 1 <= EVENT_WIDTH
-        ):
-            return [text[:cut], text[cut + 1 :]]
-        lines = wrap(clip(text, EVENT_LINES * EVENT_WIDTH), EVENT_WIDTH, EVENT_LINES)
-    else:
-        lines = escape_label(
-            text,
-            limit=EVENT_LINES * EVENT_WIDTH,
-            width=EVENT_WIDTH,
-            max_lines=EVENT_LINES,
-            target="text",
-        ).split("\n")
+        # escape_label's whitespace, control character and NFC passes change nothing in such text
+        return [text, *_PAD[1:]] if len(text) <= EVENT_WIDTH else _cut(text)
+    lines = escape_label(
+        text,
+        limit=EVENT_LINES * EVENT_WIDTH,
+        width=EVENT_WIDTH,
+        max_lines=EVENT_LINES,
+        target="text",
+    ).split("\n")
     return [*lines, *_PAD[len(lines) :]]
