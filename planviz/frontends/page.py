@@ -167,23 +167,9 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
     if kind is JsonText:  # written already (pagedata.py, text=True): the text json.dumps writes
         out.append(_shown(value.text))
     elif kind is dict and depth and value and set(map(type, value)) == {str}:
-        table = (
-            tables and "@table" in value
-        )  # a table of the page data (pagedata.py): its columns are known
-        sep = "{"
-        for key in sorted(value):
-            out.append(sep)
-            out.append(_shown(_TEXT(key)))
-            out.append(": ")
-            item = value[key]
-            if table and (key == "col" or key == "keys") and type(item) is dict:
-                _column_pieces(item, out)
-            elif table and key == "cols" and type(item) is dict and item:
-                _columns_pieces(item, out)
-            else:
-                _pieces(item, out, depth - 1, tables)
-            sep = ", "
-        out.append("}")
+        # a table of the page data (pagedata.py): its columns are known
+        writer = _table_writer if tables and "@table" in value else _no_writer
+        _keyed_pieces(value, out, writer, depth - 1, tables)
     elif kind is list and set(map(type, value)) == {int}:
         out.append(repr(value))
     elif tables and depth and kind is list and value and dict in set(map(type, value)):
@@ -215,16 +201,31 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
 _INT_LISTS = frozenset({"int", "ints", "n", "absent", "strs", "str"})
 
 
+def _table_writer(key: str, item: Any) -> Callable[[Any, list[str] | _Packer], None] | None:
+    """How a table's item is written: its column (``col``, ``keys``) or columns (``cols``) by their writers."""
+    if type(item) is not dict:
+        return None
+    if key == "col" or key == "keys":
+        return _column_pieces
+    return _columns_pieces if key == "cols" and item else None
+
+
+def _no_writer(key: str, item: Any) -> None:
+    return None
+
+
 def _columns_pieces(cols: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of a table's columns by name (a records or mapping table's ``cols``)."""
-    _keyed_pieces(cols, out, lambda key, item: type(item) is dict, _column_pieces)
+    _keyed_pieces(cols, out, lambda key, item: _column_pieces if type(item) is dict else None)
 
 
 def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
     look at each item's type: the encoder made them of integers, and of None in a ``str`` column, whose repr
     ``None`` is JSON's ``null``), the rest as :func:`_pieces` writes it."""
-    _keyed_pieces(column, out, lambda key, item: key in _INT_LISTS and type(item) is list, _ints)
+    _keyed_pieces(
+        column, out, lambda key, item: _ints if key in _INT_LISTS and type(item) is list else None
+    )
 
 
 def _ints(item: list[Any], out: list[str] | _Packer) -> None:
@@ -235,11 +236,13 @@ def _ints(item: list[Any], out: list[str] | _Packer) -> None:
 def _keyed_pieces(
     value: dict[str, Any],
     out: list[str] | _Packer,
-    special: Callable[[str, Any], bool],
-    write: Callable[[Any, list[str] | _Packer], None],
+    writer: Callable[[str, Any], Callable[[Any, list[str] | _Packer], None] | None],
+    depth: int = 1,
+    tables: bool = False,
 ) -> None:
-    """:func:`_pieces` of a dict of text keys (its keys sorted, as json.dumps sorts them), each item for which
-    ``special(key, item)`` holds written by ``write``, any other by :func:`_pieces`."""
+    """:func:`_pieces` of a dict of text keys (its keys sorted, as json.dumps sorts them), each item written by
+    ``writer(key, item)`` when that names a writer, any other by :func:`_pieces` (``depth`` and ``tables`` as
+    it takes them)."""
     if set(map(type, value)) != {str}:  # an empty dict too: _pieces writes it
         _pieces(value, out, 1)
         return
@@ -249,10 +252,11 @@ def _keyed_pieces(
         out.append(_shown(_TEXT(key)))
         out.append(": ")
         item = value[key]
-        if special(key, item):
+        write = writer(key, item)
+        if write is not None:
             write(item, out)
         else:
-            _pieces(item, out, 1)
+            _pieces(item, out, depth, tables)
         sep = ", "
     out.append("}")
 
