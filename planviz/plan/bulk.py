@@ -57,12 +57,15 @@ _SMALL_INT = (
 )  # an integer below it in size has at most 19 digits: any digit limit in force allows it
 
 
-def slot_filler(cls: type[T], *, from_mapping: bool = False) -> Callable[..., T]:
+def slot_filler(
+    cls: type[T], *, from_mapping: bool = False, only: tuple[str, ...] | None = None
+) -> Callable[..., T]:
     """A fast constructor of ``cls``, a frozen slotted dataclass, generated once from its fields.
 
     It takes the arguments of the dataclass's own ``__init__`` (field order, the same defaults; a field with a
     ``default_factory`` also takes None for a fresh default), or with ``from_mapping`` one dict holding every
-    field by name, and stores each as it is: no ``__post_init__``, so only for values already checked. The
+    field by name, or with ``only`` those fields by position, every other at its default (a factory's called),
+    and stores each as it is: no ``__post_init__``, so only for values already checked. The
     instance is filled in as a twin class with the same slots (plain slot stores: the frozen dataclass's way,
     one ``object.__setattr__`` per field, costs several times as much) that the last store turns into ``cls``.
     Written from ``dataclasses.fields``, it covers every field: a new field needs only its declaration.
@@ -74,6 +77,8 @@ def slot_filler(cls: type[T], *, from_mapping: bool = False) -> Callable[..., T]
     ...     y: int = 0
     >>> slot_filler(Point)(3), slot_filler(Point, from_mapping=True)({"x": 1, "y": 2})
     (Point(x=3, y=0), Point(x=1, y=2))
+    >>> slot_filler(Point, only=("y", "x"))(2, 1)
+    Point(x=1, y=2)
     """
     dataclass_: Any = cls
     names = [f.name for f in fields(dataclass_)]
@@ -97,6 +102,24 @@ def slot_filler(cls: type[T], *, from_mapping: bool = False) -> Callable[..., T]
             params.append(f.name)
     if from_mapping:
         params, body = ["d"], [f"self.{name} = d[{name!r}]" for name in names]
+    elif only is not None:
+        kept = [
+            n for n in names if n not in only and f"_d_{n}" not in scope and f"_f_{n}" not in scope
+        ]
+        if kept or not set(only) <= set(names) or len(set(only)) != len(only):
+            raise TypeError(
+                f"slot_filler's only must name distinct fields of {cls.__name__} and every field without a "
+                f"default: {only!r}"
+            )
+        params = list(only)
+        body = [
+            f"self.{n} = {n}"
+            if n in only
+            else f"self.{n} = _d_{n}"
+            if f"_d_{n}" in scope
+            else f"self.{n} = _f_{n}()"
+            for n in names
+        ]
     else:
         body += [f"self.{name} = {name}" for name in names]
     body.append("self.__class__ = _cls")
@@ -185,33 +208,7 @@ ROW_FIELDS = (
 )
 
 
-def _row_filler() -> Callable[..., Step]:
-    """A constructor of :class:`Step` from the values of :data:`ROW_FIELDS`, by position (every other field at its
-    default), as :func:`slot_filler` makes them: a twin slotted class that the last store turns into ``Step``."""
-    step: Any = Step
-    scope: dict[str, Any] = {"_cls": Step}
-    body = []
-    for f in fields(step):
-        if f.name in ROW_FIELDS:
-            body.append(f"self.{f.name} = {f.name}")
-        elif f.default is not MISSING:
-            scope[f"_d_{f.name}"] = f.default
-            body.append(f"self.{f.name} = _d_{f.name}")
-        else:
-            scope[f"_f_{f.name}"] = f.default_factory
-            body.append(f"self.{f.name} = _f_{f.name}()")
-    body.append("self.__class__ = _cls")
-    code = f"def __init__(self, {', '.join(ROW_FIELDS)}):\n    " + "\n    ".join(body)
-    exec(code, scope)  # noqa: S102 (names are Step's field names: identifiers)
-    filling = type(
-        "_StepRow",
-        (),
-        {"__slots__": step.__slots__, "__init__": scope["__init__"], "__module__": Step.__module__},
-    )
-    return cast("Callable[..., Step]", filling)
-
-
-_row_step = _row_filler()
+_row_step = slot_filler(Step, only=ROW_FIELDS)  # the other fields at their defaults
 
 
 def schedule_rows(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:

@@ -152,6 +152,21 @@ def test_the_fast_builder_refuses_a_class_without_its_fields_as_slots():
         slot_filler(Conflict)
 
 
+def test_the_fast_builder_of_some_fields_by_position_leaves_the_rest_at_their_defaults():
+    made = slot_filler(Step, only=("action", "id", "duration"))("do it", "S1", 2.5)
+    assert made == Step("S1", "do it", duration=2.5)
+
+
+@pytest.mark.parametrize(
+    "only",
+    [("action",), ("id", "action", "nonsense"), ("id", "id", "action")],
+    ids=["a field without a default left out", "not a field", "a field twice"],
+)
+def test_the_fast_builder_of_some_fields_refuses_what_it_cannot_fill(only):
+    with pytest.raises(TypeError, match="only must name distinct fields of Step"):
+        slot_filler(Step, only=only)
+
+
 @settings(max_examples=40, deadline=None)
 @given(events, model_calls)
 def test_a_runs_values_are_slotted_and_still_pickle_compare_hash_and_replace(event, call):
