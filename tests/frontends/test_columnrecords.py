@@ -141,3 +141,101 @@ def test_a_copy_of_the_events_table_is_a_plain_list_encoded_from_its_records(cop
 def test_columns_that_do_not_fit_their_rows_are_refused(columns, rows, message):
     with pytest.raises(ValueError, match=message):
         ColumnRecords(columns, rows)
+
+
+def test_the_page_data_reads_the_columns_and_makes_no_record(tmp_path):
+    run = _recorded(tmp_path)
+    snap = run_snapshot(run, legend=False)
+    events = snap["events"]
+    encode_page(snap)
+    assert len(events) == len(run.events) and list.__len__(events) == 0  # no record made yet
+    assert events[0]["t"] == float(run.events[0].time) and list.__len__(events) == len(run.events)
+
+
+# --- the records are made when first read: every reading sees the same as the plain list of them -------------
+
+from hypothesis import (  # noqa: E402
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
+
+
+@st.composite
+def _tables(draw):
+    """Columns of a few rows (keys in a drawn order, values or absent rows drawn per key) and their records,
+    made here row by row."""
+    rows = draw(st.integers(0, 6))
+    keys = draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=5))
+    columns, records = {}, [{} for _ in range(rows)]
+    for key in keys:
+        holds = draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
+        values = draw(
+            st.lists(
+                st.one_of(
+                    st.integers(-3, 3), st.floats(allow_nan=False), st.lists(st.integers(0, 9))
+                ),
+                min_size=sum(holds),
+                max_size=sum(holds),
+            )
+        )
+        columns[key] = (values, [i for i, h in enumerate(holds) if not h])
+        for record, value in zip([r for r, h in zip(records, holds) if h], values):
+            record[key] = value
+    return columns, rows, records
+
+
+_READINGS = {
+    "len": len,
+    "bool": bool,
+    "item": lambda t: [t[i] for i in range(-len(t), len(t))],
+    "slice": lambda t: (t[:], t[1:], t[::-1], t[::2]),
+    "iter": list,
+    "tuple": tuple,
+    "unpack": lambda t: [*t],
+    "reversed": lambda t: list(reversed(t)),
+    "contains": lambda t: ({"t": 0.0} in t, (t[0] in t) if len(t) else None),
+    "eq": lambda t: (t == [], t == [{}] * len(t), [] == t, t != [], [] != t),
+    "order": lambda t: (t < [{}], t <= [], [{}] > t, t >= [], t > [] if not t else None),
+    "add": lambda t: (t + [1], [1] + t, t * 2, 2 * t),
+    "repr": lambda t: (repr(t), str(t), f"{t}", repr({"events": t}), repr([t])),
+    "copy": lambda t: (t.copy(), copy.copy(t), copy.deepcopy(t), pickle.loads(pickle.dumps(t))),
+    "index": lambda t: (t.index(t[-1]), t.count(t[0])) if len(t) else t.count({}),
+    "json": lambda t: (
+        json.dumps(t),
+        json.dumps({"e": t}, indent=1),
+        json.dumps(t, sort_keys=True),
+    ),
+    "join": lambda t: "|".join(map(json.dumps, t)),
+    "sorted": lambda t: sorted(t, key=json.dumps),
+    "encode": lambda t: encode_page({"events": t}),
+}
+try:  # IPython's display, as a notebook shows the table
+    from IPython.lib.pretty import pretty
+
+    _READINGS["pretty"] = pretty
+except ImportError:  # pragma: no cover
+    pass
+
+
+def _outcome(read, table):
+    """What ``read`` gives of ``table``, or the error it raises (type and message)."""
+    try:
+        return read(table)
+    except Exception as exc:  # a reading a plain list refuses too (ordering dicts)
+        return ("raised", type(exc), str(exc))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_tables(), st.sampled_from(sorted(_READINGS)))
+def test_a_table_read_first_in_any_way_reads_as_its_records(table, reading):
+    columns, rows, records = table
+    read = _READINGS[reading]
+    expected = _outcome(read, records)
+    got = _outcome(read, ColumnRecords(columns, rows))
+    assert repr(got) == repr(expected) and got == expected
+    # a table read once reads the same again, its records made once
+    twice = ColumnRecords(columns, rows)
+    _outcome(read, twice)
+    assert _outcome(read, twice) == expected and twice == records
+    assert list(twice.columns) == list(columns)
