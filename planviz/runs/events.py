@@ -590,6 +590,11 @@ class Run:
         ...     (d.steps, d.ready_in, d.ready_out) for d in run.deltas()]
         True
         """
+        if "_store" not in self.__dict__:  # the store built here, the rows made in its pass
+            store = FrameStore()
+            rows = store.indexed_rows(self.events)
+            self.__dict__["_store"] = store  # what _store would have built
+            return iter(rows)
         return self._store.rows(self.events)
 
     def statuses_seen(self) -> frozenset[str]:

@@ -201,12 +201,14 @@ class FrameStore:
         self._nfacts.append(len(self._held))
         self._nready.append(self._ready)
 
-    def extend(self, events: Iterable[Any]) -> None:
+    def extend(self, events: Iterable[Any], rows: list[Any] | None = None) -> None:
         """:meth:`append` each of ``events``, in order: the same index, the same checks, the same errors; an event
         that only changes statuses and facts within a version under way (nearly all of a long run) is indexed
-        without a call of its own."""
+        without a call of its own. ``rows``: each event's row of :meth:`rows` is appended to it as the event is
+        indexed, None for an event :meth:`append` indexed (:meth:`indexed_rows` makes those)."""
         segments, marks, nfacts, nready = self._segments, self._marks, self._nfacts, self._nready
         began, held, facts = self._began, self._held, self._facts
+        add_row = None if rows is None else rows.append
         for event in events:
             seg = segments[-1] if segments else None
             if (
@@ -216,11 +218,18 @@ class FrameStore:
                 or event.kind in _INDEXED_KINDS
             ):
                 self.append(event)
+                if add_row is not None:
+                    add_row(None)
                 continue
             i = len(nfacts)
             hist: dict[str, tuple[list[int], list[str]]] = seg.hist  # type: ignore[assignment]
             current = self._current
             ready = self._ready
+            # its row (what rows() says of it): the steps it changed, in order, those it made ready and no longer
+            # ready; it voids, keeps, conflicts and stops nothing (those kinds go to append)
+            changed: tuple[str, ...] = ()
+            ready_in: tuple[str, ...] = ()
+            ready_out: tuple[str, ...] = ()
             for sid, status in event.changes.items():
                 h = hist.get(sid)
                 if h is None:
@@ -233,14 +242,20 @@ class FrameStore:
                     raise SimulationError(f"event {i} changes the status of {sid!r} twice")
                 at.append(i)
                 h[1].append(status)
+                changed += (sid,)
                 old = current.get(sid)
                 if status == "ready":
-                    ready += old != "ready"
+                    if old != "ready":
+                        ready += 1
+                        ready_in += (sid,)
                 elif old == "ready":
                     ready -= 1
+                    ready_out += (sid,)
                 current[sid] = status
                 if status in _BEGUN:
                     began.add(sid)
+            if add_row is not None:
+                add_row((changed, ready_in, ready_out, True))
             self._ready = ready
             gained, lost = event.gained, event.lost
             # facts gained that were not held and lost that were (a set of them: each once): indexed here, else
@@ -375,13 +390,23 @@ class FrameStore:
             ]
         )
 
-    def rows(
+    def indexed_rows(
         self, events: Sequence[Any]
+    ) -> list[tuple[Collection[str], Collection[str], Collection[str], bool]]:
+        """:meth:`extend` by ``events`` (none indexed before), and their :meth:`rows`, made in the same pass for
+        every event indexed without :meth:`append` (nearly all), then the others'."""
+        made: list[Any] = []
+        self.extend(events, made)
+        return list(self.rows(events, made))
+
+    def rows(
+        self, events: Sequence[Any], made: Sequence[Any] | None = None
     ) -> Iterator[tuple[Collection[str], Collection[str], Collection[str], bool]]:
         """What :meth:`deltas` says of each event, as plain collections: ``(steps, ready_in, ready_out, plain)``;
         ``plain`` when ``steps`` are the event's ``changes``' keys, as a tuple in their order (an event of a
         version under way that voids, keeps, conflicts and stops nothing: nearly every one), else a frozenset.
-        What a page steps through reads these, and the facts from the events themselves."""
+        What a page steps through reads these, and the facts from the events themselves. ``made``: the rows
+        :meth:`extend` made, each given as it is (None: made here)."""
         starts = [*self._starts, len(self._nfacts)]
         marks = self._marks
         stop_at, never = self._stop if self._stop is not None else (-1, _EMPTY)
@@ -394,10 +419,15 @@ class FrameStore:
             # its log): the snapshot lists every step of its version
             now: Any = (
                 {sid: values[0] for sid, (at, values) in hist.items()}
-                if seg.logged is None
+                if seg.logged is None and made is None
                 else None
             )
             for i in range(first + 1, starts[k + 1]):
+                if made is not None:
+                    row = made[i]
+                    if row is not None:
+                        yield row
+                        continue
                 event = events[i]
                 ready_in: tuple[str, ...] = ()
                 ready_out: tuple[str, ...] = ()

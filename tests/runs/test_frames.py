@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 
 import pytest
@@ -352,3 +353,64 @@ def test_only_marking_kinds_change_voided_kept_and_not_run(pf, strategy):
             continue
         now, then = run.frame(i), run.frame(i - 1)
         assert (now.voided, now.kept, now.not_run) == (then.voided, then.kept, then.not_run)
+
+
+def _assert_rows_made_while_indexing(run):
+    """The rows made in the indexing pass (FrameStore.indexed_rows, and Run.delta_rows of a run whose frames were
+    never read) are the rows read after indexing, and the store the same."""
+    one = FrameStore()
+    one.extend(run.events)
+    expected = list(one.rows(run.events))
+    two = FrameStore()
+    assert two.indexed_rows(run.events) == expected
+    for i in range(len(run.events)):
+        a, b = one.views(i), two.views(i)
+        assert dict(a[0]) == dict(b[0]) and tuple(map(frozenset, a[1:])) == tuple(
+            map(frozenset, b[1:])
+        )
+    fresh = copy.copy(run)  # (no store built yet)
+    assert "_store" not in fresh.__dict__
+    assert list(fresh.delta_rows()) == expected and list(fresh.delta_rows()) == expected
+    assert fresh.deltas() == one.deltas(run.events)
+
+
+@SETTINGS
+@given(
+    plans_and_faults(),
+    st.sampled_from(["direct", "workflow", "planner"]),
+    st.sampled_from([None, 1, 2]),
+)
+def test_rows_made_while_indexing_simulated_runs(pf, strategy, workers):
+    plan, faults = pf
+    _assert_rows_made_while_indexing(
+        simulate(plan, faults=faults, workers=workers, strategy=strategy)
+    )
+
+
+@SETTINGS
+@given(plans(), _OPS, st.booleans())
+def test_rows_made_while_indexing_recorded_runs(plan, ops, stop):
+    rec = Recorder(clock=iter(range(1000)).__next__)
+    rec.propose(plan)
+    ids = list(plan.ids) + ["ghost"]
+    for op, a, b in ops:
+        sid = ids[a % len(ids)]
+        try:
+            if op == "start":
+                rec.start(sid)
+            elif op in ("complete", "observe"):
+                rec.complete(sid)
+            elif op == "fail":
+                rec.fail(sid, "broke", "tool_error")
+            elif op == "retry":
+                rec.retry(sid)
+            elif op == "invalidate":
+                rec.invalidate([sid, ids[b % len(ids)]], "voided by hand")
+            else:
+                keep = [s for s in rec.run.plan.steps if s.id != sid]
+                rec.replan(rec.run.plan.replace(steps=keep + [Step(f"N{a}", "new")]), "why")
+        except SimulationError:
+            pass
+    if stop:
+        rec.stop("blocked", "gave up")
+    _assert_rows_made_while_indexing(rec.run)
