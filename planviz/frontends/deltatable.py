@@ -266,7 +266,24 @@ def delta_table(
         # ``quiet``: that last frame voided, kept and left out nothing (a group counts each member by its status)
         quiet = unchanged is not None and not any(unchanged)
         first_group = len(nodes)
-        for i in range(first + 1, last + 1):
+        i = first
+        while i < last:
+            i += 1
+            if quiet:  # a stretch of events that only move groups' counts, their changes straight to restyles
+                i = groups.restyle(
+                    run_events,
+                    rows,
+                    i,
+                    last,
+                    drawn,
+                    current,
+                    first_group,
+                    changed_at,
+                    restyles,
+                    progress,
+                )
+                if i > last:
+                    break
             event = run_events[i]
             delta_steps, _, _, plain = rows[i]
             if progress is not None and not i % 256:
@@ -277,12 +294,7 @@ def delta_table(
             # a frame is read only where its event restyles a drawn node or moves a group's counts
             if drawn.isdisjoint(delta_steps):
                 if not members.isdisjoint(delta_steps):
-                    if quiet and plain:  # its changes say it all: straight to its restyles
-                        moved = groups.restyle(event.changes, current, first_group)
-                        if moved:
-                            changed_at.append(i)
-                            restyles.append(moved)
-                        continue
+                    # (not quiet, or not plain: a quiet frame's plain events went to groups.restyle above)
                     if unchanged is not None and plain:  # its steps' statuses: its changes
                         now = groups.step(delta_steps, event.changes, *unchanged)
                     else:

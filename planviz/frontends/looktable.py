@@ -20,6 +20,7 @@ from typing import Any
 from planviz.pictures.grouping import COUNT_ORDER, counts_text, group_mark, member_key, traits_of
 from planviz.pictures.style import Mark, slot_value, tip
 from planviz.plan.model import STATUSES, Finding
+from planviz.runs.frames import MARKING_KINDS
 
 __all__ = ["Looks", "GroupLooks", "LOOK_FIELDS", "FLAGS"]
 
@@ -208,40 +209,67 @@ class GroupLooks:
             out[j] = look(j) if known is None else known
         return out
 
-    def restyle(self, changes: Any, current: dict[Any, int], first: int) -> list[int]:
-        """:meth:`step` of an event whose frame voids, keeps and leaves out nothing, its ``changes`` (step ->
-        status) every status it moved, then straight to the page's restyles: ``(node, look before, look after)``
-        for each group whose look moved (node ``first + j`` is group ``j``), ``current`` (each node's look) kept
-        up to date. One pass over the changes, no mapping of looks in between (nearly every event of a long run's
-        focused picture)."""
-        moved: list[int] = []
+    def restyle(
+        self,
+        events: Any,
+        rows: Any,
+        i: int,
+        last: int,
+        drawn: Any,
+        current: dict[Any, int],
+        first: int,
+        changed_at: list[int],
+        restyles: list[list[int]],
+        progress: Any = None,
+    ) -> int:
+        """The restyles of events ``i``..``last`` while each restyles no node of ``drawn`` and is plain (its steps its
+        changes, ``rows`` of :meth:`planviz.Run.delta_rows`) under a frame that voids, keeps and leaves out nothing
+        (no marking kind): :meth:`step` of its ``changes`` (step -> status, every status it moved), then straight to
+        the page's restyles ``(node, look before, look after)`` for each group whose look moved (node ``first + j``
+        is group ``j``), appended to ``restyles`` with the event's index to ``changed_at``, ``current`` (each node's
+        look) kept up to date; the first event not taken, or ``last + 1``. One pass over the stretch, no mapping of
+        looks in between (nearly every event of a long run's focused picture); ``progress`` hears of every 256
+        events, as the report's loop does."""
         of, keys, codes, weight = self._of, self._key, self._code, self._weight
-        for sid, status in changes.items():
-            groups = of.get(sid)
-            if not groups:
-                continue
-            key = _PLAIN.get(status) or member_key(sid, changes, _NONE, _NONE, _NONE)
-            old = keys.get(sid)
-            if key == old:
-                continue
-            keys[sid] = key
-            move = weight.get(key, 0) - weight.get(old, 0)
-            for j in groups:
-                codes[j] += move
-                if j not in moved:
-                    moved.append(j)
-        if not moved:
-            return moved
-        if len(moved) > 1:
-            moved.sort()
         by_counts, kind, look = self._by_counts, self._kind, self._look
-        triples: list[int] = []
-        for j in moved:
-            new = by_counts.get((kind[j], codes[j]))
-            if new is None:
-                new = look(j)
-            was = current[j]
-            if new != was:
-                triples += [first + j, was, new]
-                current[j] = new
-        return triples
+        disjoint = drawn.isdisjoint
+        while i <= last:
+            event = events[i]
+            steps, _, _, plain = rows[i]
+            if not plain or event.kind in MARKING_KINDS or not disjoint(steps):
+                return i
+            if progress is not None and not i % 256:
+                progress("report: frames", i, len(events))
+            moved: list[int] = []
+            changes = event.changes
+            for sid, status in changes.items():
+                groups = of.get(sid)
+                if not groups:
+                    continue
+                key = _PLAIN.get(status) or member_key(sid, changes, _NONE, _NONE, _NONE)
+                old = keys.get(sid)
+                if key == old:
+                    continue
+                keys[sid] = key
+                move = weight.get(key, 0) - weight.get(old, 0)
+                for j in groups:
+                    codes[j] += move
+                    if j not in moved:
+                        moved.append(j)
+            if moved:
+                if len(moved) > 1:
+                    moved.sort()
+                triples: list[int] = []
+                for j in moved:
+                    new = by_counts.get((kind[j], codes[j]))
+                    if new is None:
+                        new = look(j)
+                    was = current[j]
+                    if new != was:
+                        triples += [first + j, was, new]
+                        current[j] = new
+                if triples:
+                    changed_at.append(i)
+                    restyles.append(triples)
+            i += 1
+        return i

@@ -29,11 +29,12 @@ from .pagedata import page_data
 
 PACKAGE = str(Path(planviz.__file__).parent)
 LINEAR = 2.4  # growth from 2n to 4n over growth from n to 2n: 2 when linear, 4 when quadratic
-# the frames, the events' changes, the looks of a focused picture's groups, the captions, the steps' details
+# the frames, the events' changes, the captions, the steps' details (the looks of a focused picture's groups are
+# no longer called per event: a stretch of events that only move groups' counts is one GroupLooks.restyle call,
+# its per-event work a loop inside it, which the count below cannot see)
 HOT_PATHS = (
     "runs/frames.py",
     "runs/events.py",
-    "frontends/looktable.py",
     "pictures/captions.py",
     "frontends/calldetails.py",
 )
