@@ -32,11 +32,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Iterator, Mapping, Set
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence, cast
+from typing import Any, Iterable, Sequence, cast
 
 from planviz.errors import SimulationError
 from planviz.plan.bulk import slot_filler
-from planviz.runs.statuslog import DoneSet, FrozenView, Snapshot
+from planviz.runs.frameviews import SetView, StatusView, held_at, marked_at, ready_at
+from planviz.runs.statuslog import DoneSet, Snapshot
 
 __all__ = ["FrameStore", "FrameDelta", "StatusView", "SetView", "MARKING_KINDS", "logged_version"]
 
@@ -484,80 +485,10 @@ class FrameStore:
         never started)."""
         seg = self._segments[bisect_right(self._starts, i) - 1]
         statuses = StatusView(seg.hist, i)
-        facts = SetView(_held_at, self._facts, i, self._nfacts[i])
-        ready = SetView(_ready_at, statuses, i, self._nready[i])
-        conflicted = SetView(_marked_at, seg.first_conflict, i, bisect_right(seg.conflict_at, i))
+        facts = SetView(held_at, self._facts, i, self._nfacts[i])
+        ready = SetView(ready_at, statuses, i, self._nready[i])
+        conflicted = SetView(marked_at, seg.first_conflict, i, bisect_right(seg.conflict_at, i))
         voided, kept = self._marks[i]
         stop = self._stop
         not_run = stop[1] if stop is not None and seg.start <= stop[0] <= i else _EMPTY
         return statuses, facts, ready, voided, kept, conflicted, not_run
-
-
-class StatusView(Mapping[str, str]):
-    """The statuses of one frame: step -> status, every step of the frame's plan version, read-only."""
-
-    __slots__ = ("_hist", "_i")
-
-    def __init__(self, hist: Mapping[str, tuple[list[int], list[str]]], i: int) -> None:
-        self._hist = hist
-        self._i = i
-
-    def __getitem__(self, sid: str) -> str:
-        at, values = self._hist[sid]
-        return values[0] if len(at) == 1 else values[bisect_right(at, self._i) - 1]
-
-    def get(self, sid: str, default: Any = None) -> Any:
-        """``self[sid]``, or ``default`` for a step the frame's version does not list (Mapping.get's meaning,
-        without its try/except around ``__getitem__``: a report reads statuses a few hundred thousand times)."""
-        h = self._hist.get(sid)
-        if h is None:
-            return default
-        at, values = h
-        return values[0] if len(at) == 1 else values[bisect_right(at, self._i) - 1]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._hist)
-
-    def __len__(self) -> int:
-        return len(self._hist)
-
-    def __contains__(self, sid: object) -> bool:
-        return sid in self._hist
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
-
-
-def _held_at(index: dict[str, list[int]], i: int, item: str) -> bool:
-    at = index.get(item)
-    # gained, lost, gained, ... at these events
-    return at is not None and bisect_right(at, i) % 2 == 1
-
-
-def _ready_at(statuses: StatusView, i: int, item: str) -> bool:
-    return item in statuses and statuses[item] == "ready"
-
-
-def _marked_at(first: dict[str, int], i: int, item: str) -> bool:
-    return first.get(item, i + 1) <= i
-
-
-class SetView(FrozenView):
-    """A read-only set of one frame (facts held, steps ready, steps in conflict); compares equal to a frozenset."""
-
-    __slots__ = ("_test", "_index", "_i", "_len")
-
-    def __init__(
-        self, test: Callable[[Any, int, Any], bool], index: Any, i: int, length: int
-    ) -> None:
-        self._test, self._index, self._i, self._len = test, index, i, length
-
-    def __contains__(self, item: object) -> bool:
-        return self._test(self._index, self._i, item)
-
-    def __iter__(self) -> Iterator[str]:
-        test, index, i = self._test, self._index, self._i
-        return (k for k in index if test(index, i, k))
-
-    def __len__(self) -> int:
-        return self._len
