@@ -64,18 +64,37 @@ def critical_steps(schedule: Any) -> frozenset[str]:
 
 def critical_marks(plan: Plan, schedule: Any) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The steps on ``schedule``'s critical path and its edges between them (those without slack)."""
+    return critical_steps(schedule), critical_edges(plan, schedule)
+
+
+def critical_edges(
+    plan: Plan, schedule: Any, among: Collection[str] | None = None
+) -> frozenset[tuple[str, str]]:
+    """The edges of ``schedule``'s critical path (between its steps, without slack): the second of
+    :func:`critical_marks`; ``among``: only those between these steps (the steps a picture draws: a big plan's
+    picture draws a few hundred of them)."""
     if schedule is None:
-        return frozenset(), frozenset()
-    crit, timing = schedule.critical, dict(schedule.steps.items())  # looked up in C, twice an edge
+        return frozenset()
+    crit = schedule.critical
     eps = 1e-9 * max(1.0, schedule.makespan)
-    edges = frozenset(
+    if among is None:
+        timing = dict(schedule.steps.items())  # looked up in C, twice an edge
+        return frozenset(
+            (u, s.id)
+            for s in plan.steps
+            if s.id in crit
+            for u in s.depends_on
+            if u in crit and abs(timing[u].ef - timing[s.id].es) <= eps
+        )
+    wanted = among if isinstance(among, (set, frozenset)) else set(among)
+    timing = schedule.steps
+    return frozenset(
         (u, s.id)
         for s in plan.steps
-        if s.id in crit
+        if s.id in wanted and s.id in crit
         for u in s.depends_on
-        if u in crit and abs(timing[u].ef - timing[s.id].es) <= eps
+        if u in wanted and u in crit and abs(timing[u].ef - timing[s.id].es) <= eps
     )
-    return frozenset(crit), edges
 
 
 def slack_notes(

@@ -45,7 +45,8 @@ from planviz.pictures.captions import (
     EVENT_LINES,
     EVENT_WIDTH,
     caption_lines,
-    critical_marks,
+    critical_edges,
+    critical_steps,
     event_lines,
     finding_notes,
     run_notes,
@@ -264,8 +265,18 @@ def render(
         schedule, why_not = run_summary(run).schedule_or_why(plan)
     else:
         schedule, why_not = schedule_of(plan)
-    crit_nodes, crit_edges = critical_marks(plan, schedule)
-    hidden = hidden_edges(plan, reduce, crit_edges | {tuple(e) for f in findings for e in f.edges})
+    crit_nodes = critical_steps(schedule)
+    # the critical edges are looked up among the steps a view draws (a big plan's view draws a few hundred), and
+    # made whole only where every edge counts: the edges a reduced picture keeps, a thinned view's
+    hidden = (
+        hidden_edges(
+            plan,
+            reduce,
+            critical_edges(plan, schedule) | {tuple(e) for f in findings for e in f.edges},
+        )
+        if reduce
+        else frozenset()  # (what hidden_edges gives then)
+    )
     caption = caption_lines(plan, schedule, why_not, findings) + reduction_note(hidden, reduce)
     found_notes = finding_notes(findings)
 
@@ -297,7 +308,7 @@ def render(
             plan,
             frame is not None,
             keys,
-            crit_edges,
+            critical_edges(plan, schedule, view.steps),
             lines,
             notes_of(view),
             view,
@@ -331,7 +342,7 @@ def render(
             **options,
             hidden=hidden,
             thin=True,
-            keep=crit_edges | {tuple(e) for f in findings for e in f.edges},
+            keep=critical_edges(plan, schedule) | {tuple(e) for f in findings for e in f.edges},
         )
 
     base, notice = pick_layout(plan, views(), budget, memory, attempt, asked_focus=bool(focus))
@@ -358,7 +369,7 @@ def render(
     marks.update(
         group_marks(view, frame, marks, traits_of(view.groups, plan, crit_nodes, findings))
     )
-    edges = edge_marks(plan, base.edges, crit_edges, findings)
+    edges = edge_marks(plan, base.edges, critical_edges(plan, schedule, view.steps), findings)
     lines = event_lines(event, index, run, plan) if frame is not None else ()
     svg = _fill(base, marks, edges, lines)
     check_svg(svg)

@@ -59,3 +59,29 @@ def test_critical_marks_and_slack_notes_look_no_step_up(monkeypatch, plan):
     crit, edges = captions.critical_marks(plan, schedule)
     assert (set(crit), set(edges)) == want
     assert [sid for sid, _ in captions.slack_notes(plan, schedule)] == slack
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 30), st.data())
+def test_the_critical_edges_among_some_steps_are_the_critical_edges_between_them(n, data):
+    """What render asks of a view (the critical edges between the steps it draws) is the whole set's edges
+    between them, read from the plan here."""
+    plan = _chain(n)
+    schedule = critical_path(plan)
+    ids = [s.id for s in plan.steps]
+    among = data.draw(st.lists(st.sampled_from(ids), unique=True))
+    crit = schedule.critical
+    expected = {
+        (u, s.id)
+        for s in plan.steps
+        if s.id in crit and s.id in among
+        for u in s.depends_on
+        if u in crit and u in among and schedule.steps[u].ef == schedule.steps[s.id].es
+    }
+    got = captions.critical_edges(plan, schedule, among)
+    assert (
+        got
+        == expected
+        == captions.critical_marks(plan, schedule)[1] & {(u, v) for u in among for v in among}
+    )
+    assert captions.critical_edges(plan, None, among) == frozenset()
