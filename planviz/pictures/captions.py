@@ -16,8 +16,8 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
-from itertools import count
-from operator import attrgetter
+from itertools import compress, count, repeat
+from operator import attrgetter, eq, not_, sub
 from typing import Any, Collection
 
 from planviz.analysis.schedule import critical_path
@@ -40,6 +40,7 @@ __all__ = [
     "event_caption",
     "event_lines",
     "event_lines_of",
+    "event_lines_stored",
     "critical_steps",
     "EVENT_LINES",
     "EVENT_WIDTH",
@@ -275,23 +276,10 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     >>> event_lines_of(run, 0, 11, run.plan) == [list(event_lines(e, e.index, run, run.plan)) for e in run.events]
     True
     """
-    unit = f" {plan.time_unit}" if plan.time_unit else ""
     events = run.events
     end = len(events) - 1
     stop = min(last, end - 1) + 1  # the last event (the outcome at the end) is captioned apart
-    chosen = events[first:stop]
-    of_end = f" of {end} · t = "
-    # a column at a time: the times ("{:g}" writes inf and nan as str does), what happened, the messages the
-    # report's log shares
-    times = map(_G, [float(t or 0) for t in map(_TIME, chosen)])
-    whats = [
-        f"{kind} {step}" if step else kind
-        for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
-    ]
-    texts = [
-        f"event {i}{of_end}{t}{unit} · {what}: {message}"
-        for i, t, what, message in zip(count(first), times, whats, event_messages(run)[first:stop])
-    ]
+    texts = _texts(run, first, stop, plan)[0]
     # _wrapped's first case, read here: plain text of one line, or two cut at a space; whether all are plain (the
     # usual case) is one check of them joined by "|", printable, where a text's space at an end shows as " |" or "| "
     # (found: each is checked alone)
@@ -309,6 +297,101 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     if first <= end <= last:
         out.append(_wrapped(event_caption(events[end], end, run, plan)))
     return out
+
+
+def _texts(run: Any, first: int, stop: int, plan: Plan) -> tuple[list[str], list[str], list[Any]]:
+    """The one-line caption texts of ``run``'s events ``first``..``stop - 1`` (none the last), with their time
+    texts and their times as the events hold them: a column at a time (the times, written by ``"{:g}"`` as str
+    writes inf and nan, what happened, the messages the report's log shares)."""
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    chosen = run.events[first:stop]
+    of_end = f" of {len(run.events) - 1} · t = "
+    held = list(map(_TIME, chosen))
+    times = list(map(_G, [float(t or 0) for t in held]))
+    whats = [
+        f"{kind} {step}" if step else kind
+        for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
+    ]
+    texts = [
+        f"event {i}{of_end}{t}{unit} · {what}: {message}"
+        for i, t, what, message in zip(count(first), times, whats, event_messages(run)[first:stop])
+    ]
+    return texts, times, held
+
+
+def event_lines_stored(
+    run: Any, first: int, last: int, plan: Plan
+) -> tuple[list[list[str]], list[int]]:
+    """:func:`event_lines_of`, but only for the events whose lines the page's script cannot compose from the
+    event's log row: those lines in order, and the events left to the script (ascending).
+
+    The script (``js/runview.js``, ``eventLines``) writes the caption's text from the log row (the time as
+    ``"{:g}"`` writes it, kind, step, message) and the page's unit, and cuts it by the *simple rule*: a text of at
+    most :data:`EVENT_WIDTH` characters is the first line, the rest blank; a longer one is cut at its last space
+    within the first ``EVENT_WIDTH + 1`` characters. That gives :func:`event_lines` exactly when the text is plain
+    (:func:`_plain`: what escape_label leaves as it is; ASCII and middle dots, so its length in UTF-16 units, a
+    browser's, is its length) and it fits one line, or :func:`_cut` cuts it in two at that space (two lines, at
+    most ``2 * EVENT_WIDTH`` characters, the second at most ``EVENT_WIDTH``). Every other event keeps its lines
+    here: a text escape_label changes (control characters, runs of spaces, non-ASCII, an empty message's
+    trailing space), one wrapped and clipped with ``…``, a time of ``-0`` (its log row writes the sign, its
+    caption not), and the run's last event (its caption may add the outcome). The plan's unit must be the page's
+    (the caller's to check). Decided by checks over all texts at once (joined, lengths, the cuts' places), with a
+    pass per event only where one fails.
+
+    >>> from planviz import examples, simulate
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> lines, composed = event_lines_stored(run, 0, 11, run.plan)
+    >>> composed == list(range(11)), lines == [list(event_lines(run.events[11], 11, run, run.plan))]
+    (True, True)
+    """
+    events = run.events
+    end = len(events) - 1
+    stop = min(last, end - 1) + 1
+    texts, times, held = _texts(run, first, stop, plan)
+    joined = "|".join(texts)
+    plain: list[bool] | None = None  # None: all plain (the usual case)
+    if not (_plain(joined) and " |" not in joined and "| " not in joined):
+        plain = list(map(_plain, texts))
+    lengths = list(map(len, texts))
+    cuts = list(map(str.rfind, texts, repeat(" "), repeat(0), repeat(EVENT_WIDTH + 1)))
+    two = EVENT_LINES == 2
+    # a text within one line fits whatever its cut; a longer one fits when cut in two lines at that space
+    fits = (
+        plain is None
+        and max(lengths, default=0) <= (2 * EVENT_WIDTH if two else EVENT_WIDTH)
+        and min(cuts, default=1) > 0
+        and max(map(sub, lengths, cuts), default=0) <= EVENT_WIDTH + 1
+    )
+    ok = (
+        None
+        if fits
+        else [
+            (plain is None or plain[k])
+            and (
+                n <= EVENT_WIDTH
+                or (two and n <= 2 * EVENT_WIDTH and cut > 0 and n - cut <= EVENT_WIDTH + 1)
+            )
+            for k, (n, cut) in enumerate(zip(lengths, cuts))
+        ]
+    )
+    # "-0": the caption writes no sign (its time ``or 0``), the log row does
+    if "0" in times:
+        zeros = compress(count(), map(eq, times, repeat("0")))
+        signed = [
+            k for k in zeros if isinstance(held[k], float) and math.copysign(1.0, held[k]) < 0
+        ]
+        if signed:
+            ok = ok or [True] * len(texts)
+            for k in signed:
+                ok[k] = False
+    if ok is None:
+        composed, lines = list(range(first, stop)), []
+    else:
+        composed = [first + k for k in compress(count(), ok)]
+        lines = [_wrapped(texts[k]) for k in compress(count(), map(not_, ok))]
+    if first <= end <= last:
+        lines.append(_wrapped(event_caption(events[end], end, run, plan)))
+    return lines, composed
 
 
 _G = "{:g}".format

@@ -25,7 +25,7 @@ import planviz
 from planviz import load_trace, report_html, run_summary
 
 from ..runs.otlp import react_trace
-from .pagedata import page_data
+from .pagedata import page_data, shown_lines
 
 PACKAGE = str(Path(planviz.__file__).parent)
 LINEAR = 2.4  # growth from 2n to 4n over growth from n to 2n: 2 when linear, 4 when quadratic
@@ -64,7 +64,7 @@ def _work(tmp_path: Path, spans: int) -> Counter:
 def _long_captions(tmp_path: Path, spans: int) -> int:
     """How many events the page of ``spans`` spans captions in more than one line (read back from the page)."""
     data = page_data((tmp_path / f"r{spans}.html").read_text(encoding="utf-8"))
-    return sum(1 for event in data["events"] if event["c"][1].strip())
+    return sum(1 for i in range(len(data["events"])) if shown_lines(data, i)[1].strip())
 
 
 @pytest.mark.slow

@@ -16,6 +16,8 @@ from planviz.pictures.escape import escape_label
 from planviz.runs import events as events_module
 from planviz.runs.events import Event
 
+from ..frontends.pagedata import composed_lines
+
 PLAN = examples.load("cache_isolation")
 RUN = SimpleNamespace(events=[None] * 12, outcome="plan_complete")
 
@@ -110,3 +112,42 @@ def test_a_reports_log_and_captions_make_each_message_once(monkeypatch, tmp_path
     # the last event's is also read for its own caption and the picture drawn at it
     last = len(run.events) - 1
     assert sorted(i for i in made if i < last) == list(range(last))
+
+
+# --- event_lines_stored: the lines a page keeps, the events whose lines its script composes from the log row ---
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_MESSAGE, _TIME | st.just(-0.0)), min_size=12, max_size=12),
+    st.integers(0, 11),
+    st.integers(0, 11),
+)
+def test_event_lines_stored_keeps_what_the_log_row_does_not_compose(changes, first, last):
+    first, last = min(first, last), max(first, last)
+    run = dataclasses.replace(
+        _SIMULATED,
+        events=tuple(
+            dataclasses.replace(e, message=message, time=time if time is not None else 0.0)
+            for e, (message, time) in zip(_SIMULATED.events, changes)
+        ),
+    )
+    want = captions.event_lines_of(run, first, last, run.plan)
+    lines, composed = captions.event_lines_stored(run, first, last, run.plan)
+    # the log row as the report's log writes it (time by "{:g}", kind, step, message)
+    snap = {
+        "log": [
+            [f"{float(e.time):g}", str(e.kind), e.step or "", e.message or ""] for e in run.events
+        ],
+        "events": run.events,
+        "unit": run.plan.time_unit,
+        "event_lines": {"width": captions.EVENT_WIDTH, "lines": captions.EVENT_LINES},
+    }
+    stored = iter(lines)
+    for i in range(first, last + 1):
+        truth = want[i - first]
+        if i in composed:
+            assert i != len(run.events) - 1 and composed_lines(snap, i) == truth, i
+        else:
+            assert next(stored) == truth, i
+    assert next(stored, None) is None and composed == sorted(set(composed))
