@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from itertools import compress, count, repeat
 from operator import attrgetter, eq, not_, sub
-from typing import Any, Collection
+from typing import Any, Collection, Iterable, Sequence
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
@@ -279,7 +279,7 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     events = run.events
     end = len(events) - 1
     stop = min(last, end - 1) + 1  # the last event (the outcome at the end) is captioned apart
-    texts = _texts(run, first, stop, plan)[0]
+    texts = _texts(run, count(first), plan, _columns(run, first, stop, plan))
     # _wrapped's first case, read here: plain text of one line, or two cut at a space; whether all are plain (the
     # usual case) is one check of them joined by "|", printable, where a text's space at an end shows as " |" or "| "
     # (found: each is checked alone)
@@ -299,24 +299,100 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     return out
 
 
-def _texts(run: Any, first: int, stop: int, plan: Plan) -> tuple[list[str], list[str], list[Any]]:
-    """The one-line caption texts of ``run``'s events ``first``..``stop - 1`` (none the last), with their time
-    texts and their times as the events hold them: a column at a time (the times, written by ``"{:g}"`` as str
-    writes inf and nan, what happened, the messages the report's log shares)."""
-    unit = f" {plan.time_unit}" if plan.time_unit else ""
+def _columns(
+    run: Any, first: int, stop: int, plan: Plan
+) -> tuple[list[Any], list[str], list[Any], list[str]]:
+    """The columns the caption texts of ``run``'s events ``first``..``stop - 1`` are made of: the times as the
+    events hold them, as written (by ``"{:g}"``, as str writes inf and nan), what happened and the messages the
+    report's log shares."""
     chosen = run.events[first:stop]
-    of_end = f" of {len(run.events) - 1} · t = "
     held = list(map(_TIME, chosen))
     times = list(map(_G, [float(t or 0) for t in held]))
     whats = [
         f"{kind} {step}" if step else kind
         for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
     ]
-    texts = [
+    return held, times, whats, event_messages(run)[first:stop]
+
+
+def _texts(run: Any, numbers: Iterable[int], plan: Plan, columns: Sequence[list[Any]]) -> list[str]:
+    """The one-line caption texts of ``run``'s events ``numbers`` (none the last), from their columns
+    (:func:`_columns`), a column at a time."""
+    _, times, whats, messages = columns
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    of_end = f" of {len(run.events) - 1} · t = "
+    return [
         f"event {i}{of_end}{t}{unit} · {what}: {message}"
-        for i, t, what, message in zip(count(first), times, whats, event_messages(run)[first:stop])
+        for i, t, what, message in zip(numbers, times, whats, messages)
     ]
-    return texts, times, held
+
+
+def _kept(
+    run: Any,
+    first: int,
+    plan: Plan,
+    columns: Sequence[list[Any]],
+    ok: list[bool] | None,
+    texts: list[str] | None = None,
+) -> tuple[list[list[str]], list[int]]:
+    """The lines of the events whose lines the rule does not give (``ok``: False; None: it gives every one) and of
+    those whose time is ``-0`` (the caption writes no sign, its time ``or 0``, the log row does), and the events
+    left to the page's script; the texts made here for the events kept when not given."""
+    held, times = columns[0], columns[1]
+    if "0" in times:
+        zeros = compress(count(), map(eq, times, repeat("0")))
+        signed = [
+            k for k in zeros if isinstance(held[k], float) and math.copysign(1.0, held[k]) < 0
+        ]
+        if signed:
+            ok = ok or [True] * len(times)
+            for k in signed:
+                ok[k] = False
+    if ok is None:
+        return [], list(range(first, first + len(times)))
+    kept = list(compress(count(), map(not_, ok)))
+    if texts is None:
+        texts = _texts(
+            run, [first + k for k in kept], plan, [[c[k] for k in kept] for c in columns]
+        )
+    else:
+        texts = [texts[k] for k in kept]
+    return list(map(_wrapped, texts)), [first + k for k in compress(count(), ok)]
+
+
+def _fit_by_lengths(
+    end: int, first: int, plan: Plan, times: list[str], whats: list[str], messages: list[str]
+) -> bool:
+    """Whether every text of these columns is plain and the simple rule cuts it as :func:`_cut` does, proven from
+    the columns alone, without the texts (False: not proven, the texts decide). A text is its head (up to the
+    ``": "`` before the message, at most ``P`` characters) and the message. While ``P <= EVENT_WIDTH + 1``, the
+    text's last space within the first ``EVENT_WIDTH + 1`` characters is at or after the message's last within
+    its first ``EVENT_WIDTH + 1 - P`` (else the one before the message), so the rule holds when the longest text
+    is at most ``2 * EVENT_WIDTH`` characters and each message's length less that space's place (-1: none) is at
+    most ``EVENT_WIDTH + 1``: the second line is no longer than that."""
+    unit = plan.time_unit or ""
+    if EVENT_LINES != 2 or not messages or not (_plain(unit) and "" not in messages):
+        return False
+    # plain: each column's items checked joined, where an item's space at an end shows as " |" or "| " (the
+    # constant parts are plain; a time as "{:g}" writes it has no space)
+    for column in (whats, messages):
+        joined = "|".join(column)
+        if not _plain(joined) or " |" in joined or "| " in joined:
+            return False
+    longest_head = (
+        len(f"event {first + len(messages) - 1} of {end} · t = {' ' * bool(unit)}{unit} · : ")
+        + max(map(len, times))
+        + max(map(len, whats))
+    )
+    if longest_head > EVENT_WIDTH + 1:
+        return False
+    sizes = list(map(len, messages))
+    spaces = map(
+        str.rfind, messages, repeat(" "), repeat(0), repeat(EVENT_WIDTH + 1 - longest_head)
+    )
+    longest: int = max(sizes) + longest_head
+    rest: int = max(map(sub, sizes, spaces))
+    return longest <= 2 * EVENT_WIDTH and rest <= EVENT_WIDTH + 1
 
 
 def event_lines_stored(
@@ -347,7 +423,20 @@ def event_lines_stored(
     events = run.events
     end = len(events) - 1
     stop = min(last, end - 1) + 1
-    texts, times, held = _texts(run, first, stop, plan)
+    columns = _columns(run, first, stop, plan)
+    ok: list[bool] | None = None  # None: the rule gives every event's lines
+    texts = None
+    if not _fit_by_lengths(end, first, plan, *columns[1:]):  # not proven: the texts decide
+        texts = _texts(run, count(first), plan, columns)
+        ok = _rule_fits(texts)
+    lines, composed = _kept(run, first, plan, columns, ok, texts)
+    if first <= end <= last:
+        lines.append(_wrapped(event_caption(events[end], end, run, plan)))
+    return lines, composed
+
+
+def _rule_fits(texts: list[str]) -> list[bool] | None:
+    """Whether the simple rule gives each text's lines (None: every one's)."""
     joined = "|".join(texts)
     plain: list[bool] | None = None  # None: all plain (the usual case)
     if not (_plain(joined) and " |" not in joined and "| " not in joined):
@@ -374,24 +463,7 @@ def event_lines_stored(
             for k, (n, cut) in enumerate(zip(lengths, cuts))
         ]
     )
-    # "-0": the caption writes no sign (its time ``or 0``), the log row does
-    if "0" in times:
-        zeros = compress(count(), map(eq, times, repeat("0")))
-        signed = [
-            k for k in zeros if isinstance(held[k], float) and math.copysign(1.0, held[k]) < 0
-        ]
-        if signed:
-            ok = ok or [True] * len(texts)
-            for k in signed:
-                ok[k] = False
-    if ok is None:
-        composed, lines = list(range(first, stop)), []
-    else:
-        composed = [first + k for k in compress(count(), ok)]
-        lines = [_wrapped(texts[k]) for k in compress(count(), map(not_, ok))]
-    if first <= end <= last:
-        lines.append(_wrapped(event_caption(events[end], end, run, plan)))
-    return lines, composed
+    return ok
 
 
 _G = "{:g}".format
