@@ -29,7 +29,9 @@ from .pagedata import page_data, shown_lines
 
 PACKAGE = str(Path(planviz.__file__).parent)
 LINEAR = 2.4  # growth from 2n to 4n over growth from n to 2n: 2 when linear, 4 when quadratic
-# the frames, the events' changes, the looks of a focused picture's groups, the captions, the steps' details
+# the frames, the events' changes, the looks of a focused picture's groups, the captions module (reached per plan
+# edge by critical_marks: the events' caption lines are C passes over columns, most of them composed by the page's
+# script, since the fifth round on issue 43), the steps' details
 HOT_PATHS = (
     "runs/frames.py",
     "runs/events.py",
@@ -37,7 +39,7 @@ HOT_PATHS = (
     "pictures/captions.py",
     "frontends/calldetails.py",
 )
-# the captions' function called once per caption too long for one line
+# the captions' function called once per caption too long for one line that the page keeps (none in a ReAct trace)
 CUTTING = ("_cut",)
 
 
