@@ -376,7 +376,10 @@ def _fit_by_lengths(
     # plain: each column's items checked joined, where an item's space at an end shows as " |" or "| " (the
     # constant parts are plain; a time as "{:g}" writes it has no space)
     for column in (whats, messages):
-        joined = "|".join(column)
+        try:
+            joined = "|".join(column)
+        except TypeError:  # a kind that is no str: the texts decide
+            return False
         if not _plain(joined) or " |" in joined or "| " in joined:
             return False
     longest_head = (
@@ -410,7 +413,8 @@ def event_lines_stored(
     most ``2 * EVENT_WIDTH`` characters, the second at most ``EVENT_WIDTH``). Every other event keeps its lines
     here: a text escape_label changes (control characters, runs of spaces, non-ASCII, an empty message's
     trailing space), one wrapped and clipped with ``…``, a time of ``-0`` (its log row writes the sign, its
-    caption not), and the run's last event (its caption may add the outcome). The plan's unit must be the page's
+    caption not), every event of a range where some kind or step is no str (a log row writes ``str()`` of it, a
+    caption formats it), and the run's last event (its caption may add the outcome). The plan's unit must be the page's
     (the caller's to check). Decided by checks over all texts at once (joined, lengths, the cuts' places), with a
     pass per event only where one fails.
 
@@ -426,7 +430,12 @@ def event_lines_stored(
     columns = _columns(run, first, stop, plan)
     ok: list[bool] | None = None  # None: the rule gives every event's lines
     texts = None
-    if not _fit_by_lengths(end, first, plan, *columns[1:]):  # not proven: the texts decide
+    chosen = events[first:stop]
+    if not (
+        {*map(type, map(_KIND, chosen))} <= _STR and {*map(type, map(_STEP, chosen))} <= _STEPS
+    ):  # a kind or step that is no str: its log row writes str() of it, the caption formats it
+        ok = [False] * len(chosen)
+    elif not _fit_by_lengths(end, first, plan, *columns[1:]):  # not proven: the texts decide
         texts = _texts(run, count(first), plan, columns)
         ok = _rule_fits(texts)
     lines, composed = _kept(run, first, plan, columns, ok, texts)
@@ -467,6 +476,7 @@ def _rule_fits(texts: list[str]) -> list[bool] | None:
 
 
 _G = "{:g}".format
+_STR, _STEPS = {str}, {str, type(None)}
 _TIME, _KIND, _STEP = attrgetter("time"), attrgetter("kind"), attrgetter("step")
 
 

@@ -214,3 +214,25 @@ def test_event_lines_stored_at_each_edge_of_the_rule(fitted, head_at):
             assert composed == [i] and not lines and composed_lines(snap, i) == truth, (i, message)
         else:
             assert lines == [truth], (i, message)
+
+
+class _Kind:
+    """A kind that is no str, written one way by str() (the log row) and another by format() (the caption)."""
+
+    def __str__(self) -> str:
+        return "logged"
+
+    def __format__(self, spec: str) -> str:
+        return "captioned"
+
+
+def test_a_kind_that_is_no_str_keeps_every_line():
+    run = dataclasses.replace(
+        _SIMULATED,
+        events=tuple(
+            dataclasses.replace(e, kind=_Kind()) if e.index == 3 else e for e in _SIMULATED.events
+        ),
+    )
+    lines, composed = captions.event_lines_stored(run, 0, 11, run.plan)
+    assert composed == [] and lines == captions.event_lines_of(run, 0, 11, run.plan)
+    assert "captioned" in lines[3][0]  # the caption's own writing of the kind
