@@ -6,10 +6,13 @@ last version. Every other frame is described by what changed since the one
 before it (:meth:`planviz.Run.delta`): for each drawn node whose look changed,
 ``(node, look before, look after)``, the looks interned in one table; the
 facts gained and lost; the steps that became and stopped being ready; the
-lines of the picture's own caption that name the event (``c``). The
-page's script applies these forward, or swaps before and after to go back, so
-one step of the stepper costs what its event changed, and the whole report is
-linear in the run's events plus the pictures of its plan versions.
+lines of the picture's own caption that name the event (``c``), for the events
+whose lines the script cannot compose from their log rows (most events have
+none: see :func:`planviz.pictures.captions.event_lines_stored`, whose cut the
+data's ``event_lines`` states, width and lines). The page's script applies
+these forward, or swaps before and after to go back, so one step of the
+stepper costs what its event changed, and the whole report is linear in the
+run's events plus the pictures of its plan versions.
 
 A look is what a frame changes on a node of render's picture (the slots of
 :func:`planviz.pictures.layout.frame_template`): its status class and flags
@@ -26,8 +29,10 @@ at=i)`` draws.
 >>> [(p.version, p.first, p.last) for p in pictures], len(data["events"]) == len(run.events)
 ([(1, 0, 11), (2, 12, 17)], True)
 >>> event = data["events"][1]  # S0 starts: node 0 goes from look 0 (ready) to look 2 (running), no longer ready
->>> {key: event[key] for key in ("t", "d", "ro")}, event["c"][0][:25]
-({'t': 0.0, 'd': [0, 0, 2], 'ro': [0]}, 'event 1 of 17 · t = 0 min')
+>>> {key: event[key] for key in ("t", "d", "ro")}, "c" in event  # its caption: composed from its log row
+({'t': 0.0, 'd': [0, 0, 2], 'ro': [0]}, False)
+>>> data["events"][17]["c"][0][:27], data["event_lines"]  # the last event's lines are kept
+('event 17 of 17 · t = 45 min', {'width': 80, 'lines': 2})
 """
 
 from __future__ import annotations
@@ -46,7 +51,13 @@ from typing import Any
 from planviz.frontends.looktable import GroupLooks, Looks
 from planviz.frontends.pagedata import ColumnRecords
 from planviz.frontends.panels import plan_of, version_options
-from planviz.pictures.captions import critical_steps, event_lines_of
+from planviz.pictures.captions import (
+    EVENT_LINES,
+    EVENT_WIDTH,
+    critical_steps,
+    event_lines_of,
+    event_lines_stored,
+)
 from planviz.pictures.drawing import render
 from planviz.pictures.escape import dom_id
 from planviz.pictures.style import FONT, RUN_LEGEND, node_marks
@@ -231,10 +242,13 @@ def delta_table(
     summary = run_summary(run)
     versions = _versions(run)
     # the looks each event restyles (``d``: node, look before, look after, for the events that restyle any) and
-    # the caption lines of every event (``c``), made per plan version below; the other columns from the events
+    # the caption lines of the events whose lines the page cannot compose from their log rows (``c``; the others'
+    # rows ``composed``), made per plan version below; the other columns from the events
     changed_at: list[int] = []
     restyles: list[list[int]] = []
     captions: list[list[str]] = []
+    composed: list[int] = []
+    unit = run.plans[0].time_unit or ""  # the page's (the snapshot's ``unit``)
     frame_at = run.frame
     for k, (first, last) in enumerate(versions):
         plan = plan_of(run, first)
@@ -254,8 +268,13 @@ def delta_table(
         groups = GroupLooks(diagram, plan, critical, findings, looks)
         for j, look in groups.start(frame_at(first)).items():
             current[j], number[j] = look, len(number)
-        # the picture's own caption lines: every frame says its own event
-        captions += event_lines_of(run, first, last, plan)
+        # the picture's own caption lines: every frame says its own event; the page composes most from the log
+        if (plan.time_unit or "") == unit:
+            stored, left = event_lines_stored(run, first, last, plan)
+            captions += stored
+            composed += left
+        else:  # a version in another unit than the page's: its lines kept, all
+            captions += event_lines_of(run, first, last, plan)
         members = groups.members
         # ``unchanged``: the voided, kept and not run steps of the last frame read, while no event since could
         # change them; a group restyle then reads no frame when its event changed the status of every step it
@@ -360,7 +379,7 @@ def delta_table(
         "ro": _numbered(list(map(_READY_OUT, rows)), step_of),
         "vo": _numbered(voided, step_of),
         "ke": _numbered(kept, step_of),
-        "c": (captions, []),
+        "c": (captions, composed),
     }
     # the last frame's facts and ready steps: those gained (made ready) once more than lost (no longer ready), as
     # the events toggle each one, from not held (not ready) before the first; read from the columns
@@ -390,6 +409,8 @@ def delta_table(
         ],
         "last_facts": last_facts,
         "last_ready": last_ready,
+        # how the page cuts the caption lines it composes (the rule of captions.event_lines_stored)
+        "event_lines": {"width": EVENT_WIDTH, "lines": EVENT_LINES},
     }
     return data, pictures
 

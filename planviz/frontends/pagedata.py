@@ -1,8 +1,10 @@
 """The one format of the data every page and the widget draw a run from: a snapshot stored as columns.
 
 A run's snapshot (:func:`~planviz.frontends.snapshot.run_snapshot`) is mostly
-long lists of small records: one per event (its changes, its caption), one
-log row per event, one detail record per step, the look table. Stored as JSON
+long lists of small records: one per event (its changes; its caption lines,
+``c``, only where the page's script cannot compose them from the event's log
+row, see ``deltatable``), one log row per event, one detail record per step,
+the look table. Stored as JSON
 objects, each record repeats its keys and its strings; a 10k-span run's
 snapshot was 5.3 MB of JSON. :func:`encode_page` stores each such list as a
 *table* of *columns* instead: every string once, in one table (``strings``)

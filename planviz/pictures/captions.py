@@ -16,9 +16,9 @@ Unknowns: whether other services share the cache key scheme
 from __future__ import annotations
 
 import math
-from itertools import count
-from operator import attrgetter
-from typing import Any, Collection
+from itertools import compress, count, repeat
+from operator import attrgetter, eq, not_, sub
+from typing import Any, Collection, Iterable, Sequence
 
 from planviz.analysis.schedule import critical_path
 from planviz.errors import PlanvizError
@@ -40,6 +40,7 @@ __all__ = [
     "event_caption",
     "event_lines",
     "event_lines_of",
+    "event_lines_stored",
     "critical_steps",
     "EVENT_LINES",
     "EVENT_WIDTH",
@@ -294,23 +295,10 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     >>> event_lines_of(run, 0, 11, run.plan) == [list(event_lines(e, e.index, run, run.plan)) for e in run.events]
     True
     """
-    unit = f" {plan.time_unit}" if plan.time_unit else ""
     events = run.events
     end = len(events) - 1
     stop = min(last, end - 1) + 1  # the last event (the outcome at the end) is captioned apart
-    chosen = events[first:stop]
-    of_end = f" of {end} · t = "
-    # a column at a time: the times ("{:g}" writes inf and nan as str does), what happened, the messages the
-    # report's log shares
-    times = map(_G, [float(t or 0) for t in map(_TIME, chosen)])
-    whats = [
-        f"{kind} {step}" if step else kind
-        for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
-    ]
-    texts = [
-        f"event {i}{of_end}{t}{unit} · {what}: {message}"
-        for i, t, what, message in zip(count(first), times, whats, event_messages(run)[first:stop])
-    ]
+    texts = _texts(run, count(first), plan, _columns(run, first, stop, plan))
     # _wrapped's first case, read here: plain text of one line, or two cut at a space; whether all are plain (the
     # usual case) is one check of them joined by "|", printable, where a text's space at an end shows as " |" or "| "
     # (found: each is checked alone)
@@ -330,7 +318,184 @@ def event_lines_of(run: Any, first: int, last: int, plan: Plan) -> list[list[str
     return out
 
 
+def _columns(
+    run: Any, first: int, stop: int, plan: Plan
+) -> tuple[list[Any], list[str], list[Any], list[str]]:
+    """The columns the caption texts of ``run``'s events ``first``..``stop - 1`` are made of: the times as the
+    events hold them, as written (by ``"{:g}"``, as str writes inf and nan), what happened and the messages the
+    report's log shares."""
+    chosen = run.events[first:stop]
+    held = list(map(_TIME, chosen))
+    times = list(map(_G, [float(t or 0) for t in held]))
+    whats = [
+        f"{kind} {step}" if step else kind
+        for kind, step in zip(map(_KIND, chosen), map(_STEP, chosen))
+    ]
+    return held, times, whats, event_messages(run)[first:stop]
+
+
+def _texts(run: Any, numbers: Iterable[int], plan: Plan, columns: Sequence[list[Any]]) -> list[str]:
+    """The one-line caption texts of ``run``'s events ``numbers`` (none the last), from their columns
+    (:func:`_columns`), a column at a time."""
+    _, times, whats, messages = columns
+    unit = f" {plan.time_unit}" if plan.time_unit else ""
+    of_end = f" of {len(run.events) - 1} · t = "
+    return [
+        f"event {i}{of_end}{t}{unit} · {what}: {message}"
+        for i, t, what, message in zip(numbers, times, whats, messages)
+    ]
+
+
+def _kept(
+    run: Any,
+    first: int,
+    plan: Plan,
+    columns: Sequence[list[Any]],
+    ok: list[bool] | None,
+    texts: list[str] | None = None,
+) -> tuple[list[list[str]], list[int]]:
+    """The lines of the events whose lines the rule does not give (``ok``: False; None: it gives every one) and of
+    those whose time is ``-0`` (the caption writes no sign, its time ``or 0``, the log row does), and the events
+    left to the page's script; the texts made here for the events kept when not given."""
+    held, times = columns[0], columns[1]
+    if "0" in times:
+        zeros = compress(count(), map(eq, times, repeat("0")))
+        signed = [
+            k for k in zeros if isinstance(held[k], float) and math.copysign(1.0, held[k]) < 0
+        ]
+        if signed:
+            ok = ok or [True] * len(times)
+            for k in signed:
+                ok[k] = False
+    if ok is None:
+        return [], list(range(first, first + len(times)))
+    kept = list(compress(count(), map(not_, ok)))
+    if texts is None:
+        texts = _texts(
+            run, [first + k for k in kept], plan, [[c[k] for k in kept] for c in columns]
+        )
+    else:
+        texts = [texts[k] for k in kept]
+    return list(map(_wrapped, texts)), [first + k for k in compress(count(), ok)]
+
+
+def _fit_by_lengths(
+    end: int, first: int, plan: Plan, times: list[str], whats: list[str], messages: list[str]
+) -> bool:
+    """Whether every text of these columns is plain and the simple rule cuts it as :func:`_cut` does, proven from
+    the columns alone, without the texts (False: not proven, the texts decide). A text is its head (up to the
+    ``": "`` before the message, at most ``P`` characters) and the message. While ``P <= EVENT_WIDTH + 1``, the
+    text's last space within the first ``EVENT_WIDTH + 1`` characters is at or after the message's last within
+    its first ``EVENT_WIDTH + 1 - P`` (else the one before the message), so the rule holds when the longest text
+    is at most ``2 * EVENT_WIDTH`` characters and each message's length less that space's place (-1: none) is at
+    most ``EVENT_WIDTH + 1``: the second line is no longer than that."""
+    unit = plan.time_unit or ""
+    if EVENT_LINES != 2 or not messages or not (_plain(unit) and "" not in messages):
+        return False
+    # plain: each column's items checked joined, where an item's space at an end shows as " |" or "| " (the
+    # constant parts are plain; a time as "{:g}" writes it has no space)
+    for column in (whats, messages):
+        try:
+            joined = "|".join(column)
+        except TypeError:  # a kind that is no str: the texts decide
+            return False
+        if not _plain(joined) or " |" in joined or "| " in joined:
+            return False
+    longest_head = (
+        len(f"event {first + len(messages) - 1} of {end} · t = {' ' * bool(unit)}{unit} · : ")
+        + max(map(len, times))
+        + max(map(len, whats))
+    )
+    if longest_head > EVENT_WIDTH + 1:
+        return False
+    sizes = list(map(len, messages))
+    spaces = map(
+        str.rfind, messages, repeat(" "), repeat(0), repeat(EVENT_WIDTH + 1 - longest_head)
+    )
+    longest: int = max(sizes) + longest_head
+    rest: int = max(map(sub, sizes, spaces))
+    return longest <= 2 * EVENT_WIDTH and rest <= EVENT_WIDTH + 1
+
+
+def event_lines_stored(
+    run: Any, first: int, last: int, plan: Plan
+) -> tuple[list[list[str]], list[int]]:
+    """:func:`event_lines_of`, but only for the events whose lines the page's script cannot compose from the
+    event's log row: those lines in order, and the events left to the script (ascending).
+
+    The script (``js/runview.js``, ``eventLines``) writes the caption's text from the log row (the time as
+    ``"{:g}"`` writes it, kind, step, message) and the page's unit, and cuts it by the *simple rule*: a text of at
+    most :data:`EVENT_WIDTH` characters is the first line, the rest blank; a longer one is cut at its last space
+    within the first ``EVENT_WIDTH + 1`` characters. That gives :func:`event_lines` exactly when the text is plain
+    (:func:`_plain`: what escape_label leaves as it is; ASCII and middle dots, so its length in UTF-16 units, a
+    browser's, is its length) and it fits one line, or :func:`_cut` cuts it in two at that space (two lines, at
+    most ``2 * EVENT_WIDTH`` characters, the second at most ``EVENT_WIDTH``). Every other event keeps its lines
+    here: a text escape_label changes (control characters, runs of spaces, non-ASCII, an empty message's
+    trailing space), one wrapped and clipped with ``…``, a time of ``-0`` (its log row writes the sign, its
+    caption not), every event of a range where some kind or step is no str (a log row writes ``str()`` of it, a
+    caption formats it), and the run's last event (its caption may add the outcome). The plan's unit must be the page's
+    (the caller's to check). Decided by checks over all texts at once (joined, lengths, the cuts' places), with a
+    pass per event only where one fails.
+
+    >>> from planviz import examples, simulate
+    >>> run = simulate(examples.load("cache_isolation"))
+    >>> lines, composed = event_lines_stored(run, 0, 11, run.plan)
+    >>> composed == list(range(11)), lines == [list(event_lines(run.events[11], 11, run, run.plan))]
+    (True, True)
+    """
+    events = run.events
+    end = len(events) - 1
+    stop = min(last, end - 1) + 1
+    columns = _columns(run, first, stop, plan)
+    ok: list[bool] | None = None  # None: the rule gives every event's lines
+    texts = None
+    chosen = events[first:stop]
+    if not (
+        {*map(type, map(_KIND, chosen))} <= _STR and {*map(type, map(_STEP, chosen))} <= _STEPS
+    ):  # a kind or step that is no str: its log row writes str() of it, the caption formats it
+        ok = [False] * len(chosen)
+    elif not _fit_by_lengths(end, first, plan, *columns[1:]):  # not proven: the texts decide
+        texts = _texts(run, count(first), plan, columns)
+        ok = _rule_fits(texts)
+    lines, composed = _kept(run, first, plan, columns, ok, texts)
+    if first <= end <= last:
+        lines.append(_wrapped(event_caption(events[end], end, run, plan)))
+    return lines, composed
+
+
+def _rule_fits(texts: list[str]) -> list[bool] | None:
+    """Whether the simple rule gives each text's lines (None: every one's)."""
+    joined = "|".join(texts)
+    plain: list[bool] | None = None  # None: all plain (the usual case)
+    if not (_plain(joined) and " |" not in joined and "| " not in joined):
+        plain = list(map(_plain, texts))
+    lengths = list(map(len, texts))
+    cuts = list(map(str.rfind, texts, repeat(" "), repeat(0), repeat(EVENT_WIDTH + 1)))
+    two = EVENT_LINES == 2
+    # a text within one line fits whatever its cut; a longer one fits when cut in two lines at that space
+    fits = (
+        plain is None
+        and max(lengths, default=0) <= (2 * EVENT_WIDTH if two else EVENT_WIDTH)
+        and min(cuts, default=1) > 0
+        and max(map(sub, lengths, cuts), default=0) <= EVENT_WIDTH + 1
+    )
+    ok = (
+        None
+        if fits
+        else [
+            (plain is None or plain[k])
+            and (
+                n <= EVENT_WIDTH
+                or (two and n <= 2 * EVENT_WIDTH and cut > 0 and n - cut <= EVENT_WIDTH + 1)
+            )
+            for k, (n, cut) in enumerate(zip(lengths, cuts))
+        ]
+    )
+    return ok
+
+
 _G = "{:g}".format
+_STR, _STEPS = {str}, {str, type(None)}
 _TIME, _KIND, _STEP = attrgetter("time"), attrgetter("kind"), attrgetter("step")
 
 

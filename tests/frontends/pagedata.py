@@ -162,3 +162,48 @@ def page_data(page: str) -> dict:
         assert node[keys[-1]] == "", path  # left out of the data: the view holds the one copy
         node[keys[-1]] = inner
     return data
+
+
+def composed_lines(snap: dict, i: int) -> list[str]:
+    """The caption lines the page's script composes for event ``i`` of a run's snapshot (decoded, or as
+    run_snapshot made it) from its log row, where the data keeps no ``c``: runview.js's ``eventLines``, copied
+    here from the script, not from Python's captions (a string's length and index in UTF-16 code units, as a
+    browser counts them)."""
+    row = snap["log"][i]
+    time, kind, step, message = (
+        (row["time"], row["kind"], row["step"], row["message"])
+        if isinstance(row, dict)
+        else row[:4]
+    )
+    unit = snap.get("unit")
+    text = (
+        f"event {i} of {len(snap['events']) - 1} \u00b7 t = {time}{' ' + unit if unit else ''} \u00b7 "
+        f"{kind}{' ' + step if step else ''}: {message}"
+    )
+    width, count = snap["event_lines"]["width"], snap["event_lines"]["lines"]
+    units = text.encode("utf-16-le", "surrogatepass")
+    length = len(units) // 2
+
+    def js(start: int, end: int) -> str:  # String.prototype.slice on code units
+        return units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
+
+    lines = [text]
+    if length > width:
+        # lastIndexOf(' ', width): the last space at a code unit index <= width, else -1
+        cut = next(
+            (
+                k
+                for k in range(min(width, length - 1), -1, -1)
+                if units[2 * k : 2 * k + 2] == b" \x00"
+            ),
+            -1,
+        )
+        lines = [js(0, cut if cut >= 0 else length - 1), js(cut + 1, length)]
+    return lines + [" "] * (count - len(lines))
+
+
+def shown_lines(snap: dict, i: int) -> list[str]:
+    """The picture's caption lines the page's script shows at event ``i``: those the data keeps (``c``), else
+    :func:`composed_lines`."""
+    kept = snap["events"][i].get("c")
+    return list(kept) if kept is not None else composed_lines(snap, i)

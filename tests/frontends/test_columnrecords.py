@@ -18,6 +18,7 @@ from planviz.frontends.snapshot import run_snapshot
 from planviz.pictures.captions import event_lines
 
 from ..runs.otlp import react_trace
+from .pagedata import composed_lines
 
 KEYS = ("t", "v", "d", "g", "l", "ri", "ro", "vo", "ke", "c")
 
@@ -61,7 +62,10 @@ def _expected(run, snap) -> list[dict]:
         ):
             if items:
                 record[key] = sorted(number[x] for x in set(items))
-        record["c"] = list(event_lines(e, i, run, plan))
+        # the caption lines kept where the log row does not compose them (the last event's always)
+        lines = list(event_lines(e, i, run, plan))
+        if i == len(run.events) - 1 or composed_lines(snap, i) != lines:
+            record["c"] = lines
         out.append(record)
     return out
 

@@ -27,7 +27,7 @@ from planviz.pictures.style import node_marks, slot_value, tip
 from planviz.runs.fault import FAULT_KINDS
 
 from ..runs.otlp import react_trace
-from .pagedata import NAMES, page_data
+from .pagedata import NAMES, page_data, shown_lines
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real" / "otel"
 SLOTS = (
@@ -149,8 +149,9 @@ def test_each_event_steps_to_the_frame_built_whole(name, tmp_path):
                 node, before, after = triples[j : j + 3]
                 assert current[node] == after and before != after, (name, i)
                 current[node] = before
-            assert events[i]["c"] == list(event_lines(run.events[i], i, run, plan)), (name, i)
-            assert events[i]["c"][0].startswith(f"event {i} of {last}")
+            # kept, or composed from the log row as the page's script does
+            assert shown_lines(snap, i) == list(event_lines(run.events[i], i, run, plan)), (name, i)
+            assert shown_lines(snap, i)[0].startswith(f"event {i} of {last}")
     assert stepped == len(run.events)
     # the facts and ready steps that came and went, from whole frames
     for i, out in enumerate(events):

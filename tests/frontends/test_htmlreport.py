@@ -32,7 +32,7 @@ from planviz.frontends.page import script_json
 from planviz.pictures.escape import dom_id
 
 from ..runs.test_frames import plans_and_faults
-from .pagedata import packed_text, page_data
+from .pagedata import packed_text, page_data, shown_lines
 
 HOSTILE = "</script><script>alert(1)</script><img src=x onerror=alert(1)>\u2028&amp;"
 SVG, XLINK = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1999/xlink}"
@@ -171,7 +171,7 @@ class Stepper:
         while self.at > i:
             self._apply(self.at, False)
             self.at -= 1
-        root, said = self.roots[self.version[i]], self.data["events"][i].get("c", [])
+        root, said = self.roots[self.version[i]], shown_lines(self.data, i)
         for k, line in enumerate(
             el for el in root.iter(f"{SVG}text") if el.get("class") == "event-line"
         ):

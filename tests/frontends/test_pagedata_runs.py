@@ -15,9 +15,10 @@ import math
 import pytest
 
 from planviz import Fault, animate, examples, load_trace, report_html, simulate
+from planviz.pictures.captions import event_lines
 
 from ..runs.otlp import react_trace
-from .pagedata import page_data
+from .pagedata import composed_lines, page_data, shown_lines
 
 CORPUS_TRACES = (
     "otel/any-agent_OPENAI_trace.json",
@@ -81,7 +82,9 @@ def check_against_run(snap: dict, run) -> None:
         assert row["observed"] == (sorted(e.observation.facts) if e.observation else []), i
         assert out["t"] == (e.time if math.isfinite(e.time) else None), i
         assert ("v" in out) == (i == 0 or e.plan_version != events[i - 1].plan_version), i
-        assert out["c"][0].startswith(f"event {i} of {n - 1} · "), i
+        # the picture's caption lines, kept or composed from the log row as the script does, are the picture's own
+        assert shown_lines(snap, i) == list(event_lines(e, i, run, run.plan_at(i))), i
+        assert ("c" in out) == (i == n - 1 or composed_lines(snap, i) != shown_lines(snap, i)), i
         frame = run.frame(i)
         before_facts = run.frame(i - 1).facts if i else frozenset()
         assert {facts[k] for k in out.get("g", [])} == frame.facts - before_facts, i

@@ -16,6 +16,8 @@ from planviz.pictures.escape import escape_label
 from planviz.runs import events as events_module
 from planviz.runs.events import Event
 
+from ..frontends.pagedata import composed_lines
+
 PLAN = examples.load("cache_isolation")
 RUN = SimpleNamespace(events=[None] * 12, outcome="plan_complete")
 
@@ -110,3 +112,127 @@ def test_a_reports_log_and_captions_make_each_message_once(monkeypatch, tmp_path
     # the last event's is also read for its own caption and the picture drawn at it
     last = len(run.events) - 1
     assert sorted(i for i in made if i < last) == list(range(last))
+
+
+# --- event_lines_stored: the lines a page keeps, the events whose lines its script composes from the log row ---
+
+_WORDS = st.lists(
+    st.sampled_from(["a", "bb", "c·d", "x" * 20, "y" * 35, "z" * 60, "w" * 79, "v" * 81]),
+    min_size=1,
+    max_size=6,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_MESSAGE, _TIME | st.just(-0.0)), min_size=12, max_size=12)
+    # plain messages of words around the cuts: the proof from the columns' lengths alone
+    | st.lists(st.tuples(_WORDS, st.sampled_from([0, 2.5, 12345.5])), min_size=12, max_size=12),
+    st.integers(0, 11),
+    st.integers(0, 11),
+)
+def test_event_lines_stored_keeps_what_the_log_row_does_not_compose(changes, first, last):
+    first, last = min(first, last), max(first, last)
+    run = dataclasses.replace(
+        _SIMULATED,
+        events=tuple(
+            dataclasses.replace(e, message=message, time=time if time is not None else 0.0)
+            for e, (message, time) in zip(_SIMULATED.events, changes)
+        ),
+    )
+    want = captions.event_lines_of(run, first, last, run.plan)
+    lines, composed = captions.event_lines_stored(run, first, last, run.plan)
+    # the log row as the report's log writes it (time by "{:g}", kind, step, message)
+    snap = {
+        "log": [
+            [f"{float(e.time):g}", str(e.kind), e.step or "", e.message or ""] for e in run.events
+        ],
+        "events": run.events,
+        "unit": run.plan.time_unit,
+        "event_lines": {"width": captions.EVENT_WIDTH, "lines": captions.EVENT_LINES},
+    }
+    stored = iter(lines)
+    for i in range(first, last + 1):
+        truth = want[i - first]
+        if i in composed:
+            assert i != len(run.events) - 1 and composed_lines(snap, i) == truth, i
+        else:
+            assert next(stored) == truth, i
+    assert next(stored, None) is None and composed == sorted(set(composed))
+
+
+# plain messages fitted to their event's caption (``head``: its length without a message) at each edge of the rule:
+# one line of exactly the width and one over it, a cut at the width and before it, 160 characters and 161, a second
+# line of exactly the width and one over it
+_FITTED = [
+    lambda head: "a" * (80 - head),
+    lambda head: "a" * (81 - head),
+    lambda head: "a" * (79 - head) + " b",
+    lambda head: "a" * (80 - head) + " " + "b" * 79,
+    lambda head: "a" * (80 - head) + " " + "b" * 80,
+    lambda head: "a" * (79 - head) + " " + "b" * 80,
+    lambda head: "a" * (79 - head) + " " + "b" * 81,
+    lambda head: "a" * (81 - head) + " " + "b" * 20,
+    lambda head: "a" * (40 - head) + " " + "b" * 39 + " " + "c" * 79,
+    lambda head: "a" * (40 - head) + " " + "b" * 39 + " " + "c" * 80,
+    lambda head: "a" * (70 - head) + " " + "b" * 81,
+    lambda head: "a" * (70 - head) + " " + "b" * 80,
+    lambda head: "a" * (81 - head) + " " + "b" * 60,
+    lambda head: "a" * (70 - head) + " " + "b" * 40 + " " + "c" * 40,
+    lambda head: "a" * (70 - head) + " " + "b" * 39 + " " + "c" * 40,
+]
+
+
+@pytest.mark.parametrize(
+    ("fitted", "head_at"), [*((k, None) for k in range(len(_FITTED))), (0, 80), (0, 81), (0, 82)]
+)
+def test_event_lines_stored_at_each_edge_of_the_rule(fitted, head_at):
+    """One event at a time (its own columns' lengths are then exact, no bound over other events); ``head_at``: a
+    kind of so many letters that the caption's head (up to its message) is that long."""
+    for i in range(11):
+        e = _SIMULATED.events[i]
+        head = len(captions.event_caption(dataclasses.replace(e, message=""), i, _SIMULATED, PLAN))
+        kind = e.kind if head_at is None else "k" * (len(e.kind) + head_at - head)
+        head = head if head_at is None else head_at
+        message = _FITTED[fitted](head) if head_at is None else "b" * 60
+        run = dataclasses.replace(
+            _SIMULATED,
+            events=tuple(
+                dataclasses.replace(x, message=message, kind=kind) if x.index == i else x
+                for x in _SIMULATED.events
+            ),
+        )
+        truth = list(captions.event_lines(run.events[i], i, run, run.plan))
+        lines, composed = captions.event_lines_stored(run, i, i, run.plan)
+        snap = {
+            "log": [[f"{float(x.time):g}", x.kind, x.step or "", x.message] for x in run.events],
+            "events": run.events,
+            "unit": run.plan.time_unit,
+            "event_lines": {"width": captions.EVENT_WIDTH, "lines": captions.EVENT_LINES},
+        }
+        if composed:
+            assert composed == [i] and not lines and composed_lines(snap, i) == truth, (i, message)
+        else:
+            assert lines == [truth], (i, message)
+
+
+class _Kind:
+    """A kind that is no str, written one way by str() (the log row) and another by format() (the caption)."""
+
+    def __str__(self) -> str:
+        return "logged"
+
+    def __format__(self, spec: str) -> str:
+        return "captioned"
+
+
+def test_a_kind_that_is_no_str_keeps_every_line():
+    run = dataclasses.replace(
+        _SIMULATED,
+        events=tuple(
+            dataclasses.replace(e, kind=_Kind()) if e.index == 3 else e for e in _SIMULATED.events
+        ),
+    )
+    lines, composed = captions.event_lines_stored(run, 0, 11, run.plan)
+    assert composed == [] and lines == captions.event_lines_of(run, 0, 11, run.plan)
+    assert "captioned" in lines[3][0]  # the caption's own writing of the kind

@@ -3,7 +3,7 @@
 // picture is laid out once by Graphviz in Python and restyled here from the per-event delta table
 // (deltatable.py): event i lists [node, look before, look after] triples (d), the facts gained (g) and lost (l),
 // the steps that became (ri) and stopped being (ro) ready, what it voided (vo) and kept (ke) and the picture's
-// caption lines (c).
+// caption lines (c), kept only for the events whose lines eventLines cannot compose from the log row.
 import { h, markup, turnsBox } from './dom.js';
 import { noStep, stepDetails } from './details.js';
 
@@ -33,6 +33,32 @@ export const FLAGS = ['voided', 'kept', 'conflict', 'not_run'];
  */
 
 /** @typedef {{following: boolean}} Host what a run view asks of the app around it */
+
+/**
+ * The picture's caption lines of event i of a run whose last event is `end`, composed from its log row where the
+ * page data keeps none (c): the text the captions of pictures say (captions.py event_caption, the time as the log
+ * writes it), on the first line when it fits `rule.width`, else cut at its last space within the first
+ * width + 1 characters; blank lines to `rule.lines`. Python keeps the lines of every event this rule would get
+ * wrong (captions.py event_lines_stored), so this is the rule, exactly, and nothing more.
+ * @param {number} i
+ * @param {number} end
+ * @param {import('./types.js').LogRow} row
+ * @param {string | undefined} unit
+ * @param {import('./types.js').EventLinesRule} rule
+ * @returns {string[]}
+ */
+export function eventLines(i, end, row, unit, rule) {
+  const text = 'event ' + i + ' of ' + end + ' \u00b7 t = ' + row.time + (unit ? ' ' + unit : '') + ' \u00b7 ' +
+    row.kind + (row.step ? ' ' + row.step : '') + ': ' + row.message;
+  /** @type {string[]} */
+  let lines = [text];
+  if (text.length > rule.width) {
+    const cut = text.lastIndexOf(' ', rule.width);
+    lines = [text.slice(0, cut), text.slice(cut + 1)];
+  }
+  while (lines.length < rule.lines) { lines.push(' '); }
+  return lines;
+}
 
 export class RunView {
   /**
@@ -194,7 +220,7 @@ export class RunView {
     const k = this.version[i], pic = this.picture(k), e = s.events[i], row = s.log[i];
     // Only what differs from the frame before is touched: a step on a big plan costs a few nodes, not the picture.
     if (this.shown !== k) { this.pictures.forEach((p, j) => { if (p) { p.box.hidden = j !== k; } }); this.shown = k; }
-    const said = e.c || [];
+    const said = e.c || eventLines(i, this.n - 1, row, s.unit, s.event_lines);
     pic.lines.forEach((line, j) => { const text = j < said.length ? said[j] : ' '; if (line.textContent !== text) { line.textContent = text; } });
     if (!this.captionParts) {
       this.captionParts = {head: h('b'), rest: document.createTextNode(''), scope: h('span', {cls: 'pv-scope'}), br: h('br')};

@@ -44,7 +44,9 @@
 
 /**
  * What event i changes: d (node, look before, look after triples), g/l (facts gained/lost), ri/ro (steps that
- * became/stopped being ready), vo/ke (voided/kept), c (caption lines), v (plan version from here), t (time).
+ * became/stopped being ready), vo/ke (voided/kept), c (the picture's caption lines, kept only where the script
+ * cannot compose them; absent: composed from the event's log row, runview.js eventLines), v (plan version from
+ * here), t (time).
  * @typedef {object} EventDelta
  * @property {number[]} [d]
  * @property {number[]} [g]
@@ -134,6 +136,13 @@
  */
 
 /**
+ * How the script cuts the caption lines it composes (captions.py EVENT_WIDTH, EVENT_LINES): a text of at most
+ * `width` characters on the first line, else cut at its last space within the first width + 1; `lines` lines in
+ * all (the rest blank).
+ * @typedef {{width: number, lines: number}} EventLinesRule
+ */
+
+/**
  * One run's snapshot (snapshot.py run_snapshot), decoded.
  * @typedef {object} RunSnapshot
  * @property {EventDelta[]} events
@@ -154,6 +163,7 @@
  * @property {string} gantt
  * @property {Lanes} [lanes]
  * @property {string} [unit]
+ * @property {EventLinesRule} event_lines
  * @property {string} goal
  * @property {string} badge
  * @property {string} outcome
