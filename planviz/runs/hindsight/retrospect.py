@@ -49,11 +49,11 @@ import bisect
 import html
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import reduce
 from itertools import filterfalse
 from operator import add, eq, le
-from typing import AbstractSet, Any, Mapping
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping
 
 from planviz.analysis.schedule import critical_path
 from planviz.plan.bulk import built_steps, paused_gc
@@ -94,6 +94,9 @@ class Hindsight:
     ``ideal`` each as ``tool``, ``model`` and ``wait`` time; ``cost``: tokens and time on the critical path and
     off it, and what the ideal would spend; ``assumptions``: the rules behind the figure, in words;
     ``unknown_model_time``: the steps a model call of unknown duration led to.
+
+    :func:`hindsight` works out ``durations``, ``parts`` and ``cost`` when first read (a report reads none of
+    them): each reads, compares, prints, copies and pickles as the value it stands for.
     """
 
     actual_makespan: float
@@ -112,6 +115,28 @@ class Hindsight:
     cost: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
     assumptions: tuple[str, ...] = ()
     unknown_model_time: tuple[str, ...] = ()
+
+    if not TYPE_CHECKING:  # (mypy reads the fields themselves)
+
+        def __getattr__(self, name: str) -> Any:
+            """A field :func:`hindsight` left to be worked out when first read (``_LATER``): worked out now, kept."""
+            d = self.__dict__
+            later = d.get("_later")
+            if later is None or name not in _LATER:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            if name not in d:  # (another thread may have just worked it out)
+                make = later.get(name)
+                if make is None:  # worked out and kept meanwhile
+                    return d[name]
+                d[name] = make()
+                later.pop(name, None)
+                if not later:
+                    d.pop("_later", None)
+            return d[name]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # every field, in order (what the instance's own dict holds once each is worked out)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @property
     def saving(self) -> float | None:
@@ -201,6 +226,10 @@ class Hindsight:
 
     def _repr_html_(self) -> str:
         return "<pre class='planviz-hindsight'>" + html.escape(self.to_text()) + "</pre>"
+
+
+# the fields hindsight() works out when first read
+_LATER = frozenset({"durations", "parts", "cost"})
 
 
 def _num(x: float) -> str:
@@ -304,29 +333,42 @@ def _hindsight(run: Run) -> Hindsight:
         if faster or not ran
         else tuple(time_order(ran, times))  # by (start, id)
     )
-    parts = figure_parts(run, t0, actual, times, sched, faster)
-    cost = hindsight_cost(run, sched, ideal, actual)
-    return Hindsight(
+    out = Hindsight(
         actual,
         ideal,
         waits,
         _serialized(ran, times, preds, ready),
         edges,
-        # by id: the steps that ran (sorted already) and the schedule's own, sorted together (one merge)
-        {
-            s: sched.durations[s]
-            for s in sorted(by_id + [s for s in sched.durations if s not in times])
-            if s in times or s in sched.model
-        },
+        {},
         path,
         run.plan.time_unit if run.plan is not None else "",
         sched.plan,
         span,
-        parts,
-        cost,
+        {},
+        {},
         _assumptions(run, sched, actual, faster),
         tuple(sorted(unknown)),
     )
+
+    def durations() -> dict[str, float]:
+        # by id: the steps that ran (sorted already) and the schedule's own, sorted together (one merge)
+        return {
+            s: sched.durations[s]
+            for s in sorted(by_id + [s for s in sched.durations if s not in times])
+            if s in times or s in sched.model
+        }
+
+    later: dict[str, Callable[[], Any]] = {
+        "durations": durations,
+        "parts": lambda: figure_parts(run, t0, actual, times, sched, faster),
+        "cost": lambda: hindsight_cost(run, sched, ideal, actual),
+    }
+    # worked out when first read (Hindsight.__getattr__), in the order the eager form's dict holds its fields
+    d = out.__dict__
+    for name in later:
+        del d[name]
+    d["_later"] = later
+    return out
 
 
 def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) -> tuple[str, ...]:
