@@ -49,7 +49,7 @@ import bisect
 import html
 import math
 from dataclasses import dataclass, field, fields
-from operator import eq
+from operator import eq, le, lt
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping
 
 from planviz.plan.bulk import paused_gc
@@ -309,8 +309,15 @@ def _hindsight(run: Run) -> Hindsight:
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown, work=False)
     get = lead.get
-    by_id = sorted(ran)  # (ids are unique: the items' order)
-    waits = {v: max(0.0, times[v][0] - ready[v] - get(v, 0.0)) for v in by_id}
+    # each wait worked out in the order the steps ran (times and ready hold them so: read side by side, each
+    # item near the last in memory), then put in id order (ids are unique: the items' order)
+    each = [
+        max(0.0, s_v - r_v - get(v, 0.0))
+        for v, (s_v, _), r_v in zip(ran, times.values(), ready.values())
+    ]
+    rank = sorted(range(len(ran)), key=ran.__getitem__)
+    by_id = list(map(ran.__getitem__, rank))
+    waits = dict(zip(by_id, map(each.__getitem__, rank)))
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
     if span is None:
@@ -424,6 +431,10 @@ def _serialized(
     order = time_order(ran, times)
     by_end = time_order(ran, times, 1)
     ends = [times[s][1] for s in by_end]
+    if order == by_end:
+        pairs = _one_after_another(order, ends, times, preds, ready)
+        if pairs is not None:
+            return pairs
     out: list[tuple[str, str]] = []
     for v in order:
         found = len(out)
@@ -460,6 +471,35 @@ def _serialized(
     ):
         return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
     return tuple(out)
+
+
+def _one_after_another(
+    order: list[str],
+    ends: list[float],
+    times: Mapping[str, tuple[float, float]],
+    preds: Mapping[str, AbstractSet[str]],
+    ready: Mapping[str, float],
+) -> tuple[tuple[str, str], ...] | None:
+    """:func:`_serialized`'s pairs when the steps ran one after another (most ReAct runs): ``order`` by start is
+    the order by end too (``ends``), every step took time and started once the one before had ended, at finite
+    times. Then the only step that ended by ``v``'s start with none wholly in between is the one before, so each
+    ``v`` is paired with it alone, in ``order``: the general loop's pairs in its order. None otherwise."""
+    starts = [times[v][0] for v in order]
+    if not (
+        all(map(math.isfinite, starts))
+        and all(map(lt, starts, ends))  # each took time (no NaN either)
+        and all(map(le, ends, starts[1:]))  # and started once the one before had ended
+    ):
+        return None
+    return tuple(
+        [
+            (u, v)
+            for u, v, e_u in zip(order, order[1:], ends)
+            if ready[v] < e_u
+            and not (preds[v] and _linked(u, v, preds, times))
+            and not (preds[u] and _linked(v, u, preds, times))
+        ]
+    )
 
 
 def _linked(
