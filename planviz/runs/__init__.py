@@ -36,6 +36,7 @@ module                  owns
 ``idealplan``           the ideal schedule as a Plan: one plan, the calls over their data, the answer
 ``hindsightcost``       a hindsight figure's tool, model and wait time; tokens on the critical path and off it
 ``retrospect``          ``hindsight``: actual makespan against the ideal schedule's; waits
+``steptimes``           the run's own steps: model time after their inputs were ready; ``recorded_makespan``
 ``traces/``             recording (``Recorder``), planviz's trace file (``save_trace``, ``load_trace``,
                         ``parse_trace``), trace formats (OTel, OpenInference, LangGraph...) and the registry
                         that picks one (``load_traces``), playback of a recorded timeline

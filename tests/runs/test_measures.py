@@ -381,3 +381,31 @@ def test_metrics_read_the_state_before_each_start_from_the_changes(cache_plan, f
     logged_reads = sum(2 for i in logged if run.events[i].kind == "start")
     assert len(read) <= len(firsts) + 2 * recoveries + logged_reads
     assert len(firsts) + 2 * recoveries < starts
+
+
+def test_metrics_reads_the_facts_held_only_for_a_step_that_requires_some(monkeypatch):
+    from planviz.runs.events import Event
+
+    free = Plan(
+        "g",
+        [
+            Step("a", "get a", expected_evidence="e", produces="x"),
+            Step("b", "use a", expected_evidence="e", depends_on="a"),
+        ],
+    )
+    needy = Plan(
+        "g",
+        [
+            Step("a", "get a", expected_evidence="e", produces="x"),
+            Step("b", "use a", expected_evidence="e", depends_on="a", requires="x"),
+        ],
+    )
+    runs = [simulate(free), simulate(needy)]
+    expected = [metrics(run) for run in runs]
+    reads: list[int] = []
+    gained = Event.gained
+    monkeypatch.setattr(
+        Event, "gained", property(lambda e: reads.append(e.index) or gained.__get__(e, Event))
+    )
+    assert metrics(runs[0]) == expected[0] and reads == []  # no step requires a fact
+    assert metrics(runs[1]) == expected[1] and reads  # b requires x: the facts are read

@@ -5,9 +5,11 @@ Truth for recorded runs is counted here from the raw span files (plain json), ne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from planviz import (
     Plan,
@@ -23,6 +25,8 @@ from planviz import (
     simulate,
 )
 from planviz.frontends.panels import metrics_rows
+from planviz.runs import usage
+from planviz.runs.modelcall import ModelCall
 
 MODEL_OPERATIONS = {"chat", "call_llm", "text_completion", "generate_content"}
 
@@ -240,3 +244,49 @@ def test_recorded_corpus_runs_have_no_negative_delay(corpus):
         delay = metrics(run).critical_path_delay
         if run.outcome == "plan_complete":
             assert delay is not None and 0.0 <= delay <= run.time + 1e-9, path.name
+
+
+_TRACE_RUN = load_trace(examples.trace(examples.traces()[0]))
+
+
+# the figures a trace's model call records may hold (the field types say int or float; a reader may hand over a
+# bool, a stated total, None)
+_FIGURE = st.one_of(st.none(), st.integers(-5, 10**6), st.booleans())
+_COST = st.one_of(st.none(), st.floats(0, 10, allow_nan=False), st.integers(0, 9), st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "input_tokens": _FIGURE,
+                "output_tokens": _FIGURE,
+                "cost": _COST,
+                "reasoning_tokens": _FIGURE,
+                "cached_tokens": _FIGURE,
+                "total_tokens": st.one_of(st.none(), st.none(), st.integers(0, 10**6)),
+            }
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_usage_of_records_is_that_of_the_calls_dicts(figures):
+    run = dataclasses.replace(
+        _TRACE_RUN,
+        model_calls=tuple(ModelCall("m", float(k), 1.0, **f) for k, f in enumerate(figures)),
+    )
+    fast = run_usage(run)
+    with pytest.MonkeyPatch.context() as mp:  # the calls' dicts alone decide
+        mp.setattr(usage, "_record_figures", lambda records: None)
+        slow = run_usage(run)
+    assert repr(fast) == repr(slow)
+
+
+def test_usage_of_plain_records_makes_no_dict_per_call(monkeypatch):
+    run = load_trace(examples.trace(examples.traces()[0]))
+    assert run.model_calls and run_usage(run).model_calls == len(run.model_calls)
+    expected = run_usage(run)
+    monkeypatch.setattr(usage, "model_calls", lambda run: pytest.fail("dicts made"))
+    assert run_usage(run) == expected

@@ -48,16 +48,12 @@ from __future__ import annotations
 import bisect
 import html
 import math
-from collections import defaultdict
-from dataclasses import dataclass, field
-from functools import reduce
-from itertools import filterfalse
-from operator import add, eq, le
-from typing import AbstractSet, Any, Mapping
+from dataclasses import dataclass, field, fields
+from operator import eq, le, lt
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping
 
-from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import built_steps, paused_gc
-from planviz.plan.model import MAX_TOTAL_DURATION, Plan
+from planviz.plan.bulk import paused_gc
+from planviz.plan.model import Plan
 from planviz.runs.events import Run, expect_run
 from planviz.runs.hindsight.callrecords import (
     run_intervals,
@@ -70,12 +66,10 @@ from planviz.runs.hindsight.idealplan import (
     ANSWER_STEP,
     PLAN_STEP,
     IdealSchedule,
-    covered,
     ideal_schedule,
 )
 from planviz.runs.hindsight.provenance import data_edges
-from planviz.runs.lastruns import LastRuns
-from planviz.runs.usage import model_calls
+from planviz.runs.hindsight.steptimes import _work, recorded_makespan
 
 __all__ = ["hindsight", "Hindsight", "recorded_makespan"]
 
@@ -94,6 +88,9 @@ class Hindsight:
     ``ideal`` each as ``tool``, ``model`` and ``wait`` time; ``cost``: tokens and time on the critical path and
     off it, and what the ideal would spend; ``assumptions``: the rules behind the figure, in words;
     ``unknown_model_time``: the steps a model call of unknown duration led to.
+
+    :func:`hindsight` works out ``durations``, ``parts`` and ``cost`` when first read (a report reads none of
+    them): each reads, compares, prints, copies and pickles as the value it stands for.
     """
 
     actual_makespan: float
@@ -112,6 +109,28 @@ class Hindsight:
     cost: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
     assumptions: tuple[str, ...] = ()
     unknown_model_time: tuple[str, ...] = ()
+
+    if not TYPE_CHECKING:  # (mypy reads the fields themselves)
+
+        def __getattr__(self, name: str) -> Any:
+            """A field :func:`hindsight` left to be worked out when first read (``_LATER``): worked out now, kept."""
+            d = self.__dict__
+            later = d.get("_later")
+            if later is None or name not in _LATER:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            if name not in d:  # (another thread may have just worked it out)
+                make = later.get(name)
+                if make is None:  # worked out and kept meanwhile
+                    return d[name]
+                d[name] = make()
+                later.pop(name, None)
+                if not later:
+                    d.pop("_later", None)
+            return d[name]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # every field, in order (what the instance's own dict holds once each is worked out)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @property
     def saving(self) -> float | None:
@@ -203,6 +222,10 @@ class Hindsight:
         return "<pre class='planviz-hindsight'>" + html.escape(self.to_text()) + "</pre>"
 
 
+# the fields hindsight() works out when first read
+_LATER = frozenset({"durations", "parts", "cost"})
+
+
 def _num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
 
@@ -286,8 +309,15 @@ def _hindsight(run: Run) -> Hindsight:
     unknown: set[str] = set()
     _, lead = _work(run, t0, times, ready, unknown, work=False)
     get = lead.get
-    by_id = sorted(ran)  # (ids are unique: the items' order)
-    waits = {v: max(0.0, times[v][0] - ready[v] - get(v, 0.0)) for v in by_id}
+    # each wait worked out in the order the steps ran (times and ready hold them so: read side by side, each
+    # item near the last in memory), then put in id order (ids are unique: the items' order)
+    each = [
+        max(0.0, s_v - r_v - get(v, 0.0))
+        for v, (s_v, _), r_v in zip(ran, times.values(), ready.values())
+    ]
+    rank = sorted(range(len(ran)), key=ran.__getitem__)
+    by_id = list(map(ran.__getitem__, rank))
+    waits = dict(zip(by_id, map(each.__getitem__, rank)))
     sched = ideal_schedule(run, times, defs, edges, release, t0, leaves)
     span = sched.makespan
     if span is None:
@@ -304,29 +334,42 @@ def _hindsight(run: Run) -> Hindsight:
         if faster or not ran
         else tuple(time_order(ran, times))  # by (start, id)
     )
-    parts = figure_parts(run, t0, actual, times, sched, faster)
-    cost = hindsight_cost(run, sched, ideal, actual)
-    return Hindsight(
+    out = Hindsight(
         actual,
         ideal,
         waits,
         _serialized(ran, times, preds, ready),
         edges,
-        # by id: the steps that ran (sorted already) and the schedule's own, sorted together (one merge)
-        {
-            s: sched.durations[s]
-            for s in sorted(by_id + [s for s in sched.durations if s not in times])
-            if s in times or s in sched.model
-        },
+        {},
         path,
         run.plan.time_unit if run.plan is not None else "",
         sched.plan,
         span,
-        parts,
-        cost,
+        {},
+        {},
         _assumptions(run, sched, actual, faster),
         tuple(sorted(unknown)),
     )
+
+    def durations() -> dict[str, float]:
+        # by id: the steps that ran (sorted already) and the schedule's own, sorted together (one merge)
+        return {
+            s: sched.durations[s]
+            for s in sorted(by_id + [s for s in sched.durations if s not in times])
+            if s in times or s in sched.model
+        }
+
+    later: dict[str, Callable[[], Any]] = {
+        "durations": durations,
+        "parts": lambda: figure_parts(run, t0, actual, times, sched, faster),
+        "cost": lambda: hindsight_cost(run, sched, ideal, actual),
+    }
+    # worked out when first read (Hindsight.__getattr__), in the order the eager form's dict holds its fields
+    d = out.__dict__
+    for name in later:
+        del d[name]
+    d["_later"] = later
+    return out
 
 
 def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) -> tuple[str, ...]:
@@ -374,179 +417,6 @@ def _assumptions(run: Run, sched: IdealSchedule, actual: float, faster: bool) ->
     return tuple(out)
 
 
-def _work(
-    run: Run,
-    t0: float,
-    times: Mapping[str, tuple[float, float]],
-    ready: Mapping[str, float],
-    unknown: set[str] | None = None,
-    *,
-    work: bool = True,
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Each step's time (first start to last end) plus its model time after ``ready`` (an empty dict when
-    ``work`` is False); and that model time.
-    A call of unknown duration counts until the step it led to started (the most it can have taken: the run's
-    own critical path never looks free); the steps it so lengthened are added to ``unknown``."""
-    spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for sid, a, end, known in _call_spans(run, t0, times):
-        r = ready[sid]
-        if r > a:  # while its inputs were ready: max(t0 + at, ready)
-            a = r
-        if end > a:
-            spans[sid].append((a, end))
-            if not known and unknown is not None:
-                unknown.add(sid)
-    lead = {
-        sid: (0.0 + (parts[0][1] - parts[0][0])) if len(parts) == 1 else covered(parts)
-        for sid, parts in spans.items()
-    }
-    if not work:
-        return {}, lead
-    get = lead.get
-    return {v: max(0.0, e - s) + get(v, 0.0) for v, (s, e) in times.items()}, lead
-
-
-def _call_spans(
-    run: Run, t0: float, times: Mapping[str, tuple[float, float]]
-) -> list[tuple[str, float, float, bool]]:
-    """Each model call that led to a step of ``times`` at a known time: (that step, its start on the run's clock,
-    its end or the step's start if sooner, whether its duration is known); the step's start when it is not.
-    Read once per run for the run's own intervals (:func:`run_intervals`: hindsight and the recorded makespan)."""
-    if times is run_intervals(run) and run.events and t0 == run.events[0].time:
-        return _kept_spans(run)
-    return _spans(run, t0, times)
-
-
-def _spans(
-    run: Run, t0: float, times: Mapping[str, tuple[float, float]]
-) -> list[tuple[str, float, float, bool]]:
-    out = []
-    number = (int, float)
-    for sid, call in model_calls(run):
-        if sid is None or sid not in times:
-            continue
-        at: Any = call.get("time")
-        took: Any = call.get("duration")
-        # isinstance(x, (int, float)), its usual answers first
-        if not (type(at) is float or type(at) is int or isinstance(at, number)):
-            continue
-        known = type(took) is float or type(took) is int or isinstance(took, number)
-        begun = times[sid][0]
-        out.append((sid, t0 + at, min(t0 + at + took, begun) if known else begun, known))
-    return out
-
-
-# the spans of a run's calls on its own intervals, read once per run for the last two runs asked about
-_kept_spans = LastRuns(lambda run: _spans(run, run.events[0].time, run_intervals(run)))
-
-
-def recorded_makespan(run: Run, unknown: set[str] | None = None) -> float | None:
-    """The critical path of the steps a run ran, with the times that happened (plus the model calls that led to
-    each, after its dependencies ended), over the dependencies the run respected; None when no step ran.
-
-    What a recorded run's own dependencies required: its makespan minus this is the time no step accounts for
-    (a model call after the last step, the agent's own overhead, a step that waited). Never more than the
-    run's makespan. The steps a model call of unknown duration led to are added to ``unknown``.
-    """
-    with paused_gc():  # a list and a tuple per step, none in a cycle
-        return _recorded_makespan(run, unknown)
-
-
-def _recorded_makespan(run: Run, unknown: set[str] | None) -> float | None:
-    times = run_intervals(run)
-    if not times:
-        return None
-    t0 = run.events[0].time
-    defs = run_latest_steps(run)
-    # each step's dependencies that had ended when it started (callrecords.ended_before, read inline) and when
-    # the last of them ended
-    recorded = {sid: k for k, sid in enumerate(times)}
-    preds: dict[str, list[str]] = {}
-    ready: dict[str, float] = {}
-    for k, (v, (s_v, _)) in enumerate(times.items()):
-        step = defs.get(v)
-        into: list[str] = []
-        # max() of the ends of into, inline (the first end, then each greater one)
-        latest: float = t0
-        if step is not None:
-            for u in step.depends_on:
-                if u in times and u != v:
-                    e_u = times[u][1]
-                    if e_u < s_v or (e_u == s_v and recorded[u] < k):
-                        if not into or e_u > latest:
-                            latest = e_u
-                        into.append(u)
-        preds[v] = into
-        ready[v] = latest
-    work, _ = _work(run, t0, times, ready, unknown)
-    fast = _longest(times, preds, work)
-    if fast is not None:
-        return fast
-    plan = Plan(
-        "recorded",
-        built_steps(
-            [
-                {
-                    "id": v,
-                    "action": v,
-                    "expected_evidence": "ran",
-                    "depends_on": preds[v],
-                    "duration": work[v],
-                }
-                for v in times
-            ]
-        ),
-    )
-    return critical_path(plan).makespan
-
-
-def _longest(
-    times: Mapping[str, tuple[float, float]],
-    preds: Mapping[str, list[str]],
-    work: Mapping[str, float],
-) -> float | None:
-    """The makespan :func:`critical_path` gives the plan of ``preds`` and ``work`` (no terminal step, no
-    contract: the latest earliest finish), by one forward pass in the order the steps started (each ``u`` of
-    ``preds[v]`` ended before ``v`` started, or at that instant and was recorded first: a topological order);
-    None when a step could not be built the fast way (an id that is no plain Unicode text, a duration that is
-    no finite number, durations past the plan's total): the plan then says what it says."""
-    ids = list(times)
-    durs = list(work.values())
-    if (
-        not set(map(type, ids)) <= {str}
-        or not all(ids)
-        or not set(map(type, durs)) <= {float}
-        or not all(map(math.isfinite, durs))
-        or min(durs, default=0.0) < 0
-        or reduce(add, durs, 0.0) > MAX_TOTAL_DURATION
-    ):
-        return None
-    for text in filterfalse(str.isascii, ids):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
-    starts = [start for start, _ in times.values()]
-    if any(map(math.isnan, starts)):
-        rank = {sid: k for k, sid in enumerate(ids)}
-        order = sorted(ids, key=lambda s: (times[s][0], rank[s]))
-    elif all(
-        map(le, starts, starts[1:])
-    ):  # recorded in the order they started (most runs): that sort's answer
-        order = ids
-    else:  # by start, ties in recorded order: a stable sort by start alone (no key tuple per step)
-        order = [ids[k] for k in sorted(range(len(ids)), key=starts.__getitem__)]
-    finish: dict[str, float] = {}
-    for v in order:
-        start = 0.0
-        for u in preds[v]:
-            f = finish[u]
-            if f > start:
-                start = f
-        finish[v] = start + work[v]
-    return max(finish.values(), default=0.0)
-
-
 def _serialized(
     ran: list[str],
     times: Mapping[str, tuple[float, float]],
@@ -561,6 +431,10 @@ def _serialized(
     order = time_order(ran, times)
     by_end = time_order(ran, times, 1)
     ends = [times[s][1] for s in by_end]
+    if order == by_end:
+        pairs = _one_after_another(order, ends, times, preds, ready)
+        if pairs is not None:
+            return pairs
     out: list[tuple[str, str]] = []
     for v in order:
         found = len(out)
@@ -597,6 +471,35 @@ def _serialized(
     ):
         return tuple(p for _, _, p in sorted([(times[p[1]][0], times[p[0]][1], p) for p in out]))
     return tuple(out)
+
+
+def _one_after_another(
+    order: list[str],
+    ends: list[float],
+    times: Mapping[str, tuple[float, float]],
+    preds: Mapping[str, AbstractSet[str]],
+    ready: Mapping[str, float],
+) -> tuple[tuple[str, str], ...] | None:
+    """:func:`_serialized`'s pairs when the steps ran one after another (most ReAct runs): ``order`` by start is
+    the order by end too (``ends``), every step took time and started once the one before had ended, at finite
+    times. Then the only step that ended by ``v``'s start with none wholly in between is the one before, so each
+    ``v`` is paired with it alone, in ``order``: the general loop's pairs in its order. None otherwise."""
+    starts = [times[v][0] for v in order]
+    if not (
+        all(map(math.isfinite, starts))
+        and all(map(lt, starts, ends))  # each took time (no NaN either)
+        and all(map(le, ends, starts[1:]))  # and started once the one before had ended
+    ):
+        return None
+    return tuple(
+        [
+            (u, v)
+            for u, v, e_u in zip(order, order[1:], ends)
+            if ready[v] < e_u
+            and not (preds[v] and _linked(u, v, preds, times))
+            and not (preds[u] and _linked(v, u, preds, times))
+        ]
+    )
 
 
 def _linked(

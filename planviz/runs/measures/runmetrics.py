@@ -244,7 +244,23 @@ def metrics_from(
     changed: dict[
         str, str
     ] = {}  # statuses the version's later events changed, as of the event before
-    held: set[str] = set()  # the facts held after the event before
+    held: set[str] = (
+        set()
+    )  # the facts held after the event before held_to (read up to an event when asked)
+    held_to = 0
+
+    def held_before(i: int) -> set[str]:
+        """The facts held after event ``i - 1``: the events' gains and losses since the last asking, in order."""
+        nonlocal held_to
+        for k in range(held_to, i):
+            e = events[k]
+            if e.gained:
+                held.update(e.gained)
+            if e.lost:
+                held.difference_update(e.lost)
+        held_to = i
+        return held
+
     plan_of: dict[
         int, tuple[Plan | None, Mapping[str, Step]]
     ] = {}  # run.plan_at and its steps, per version
@@ -322,7 +338,8 @@ def metrics_from(
                             if (changed[d] if d in changed else statuses_at_start.get(d)) != "done":
                                 unmet = True
                                 break
-                    if unmet or not held.issuperset(step.requires):
+                    # (the facts held are read only for a step that requires some: most steps require none)
+                    if unmet or (step.requires and not held_before(i).issuperset(step.requires)):
                         precondition_errors += 1
                     else:
                         valid = True
@@ -356,10 +373,6 @@ def metrics_from(
                         changed[k1] = changes._v1  # type: ignore[assignment]
             else:
                 changed.update(changes)
-        if e.gained:
-            held.update(e.gained)
-        if e.lost:
-            held.difference_update(e.lost)
     if group is not None:
         distance = max(distance, _hops_back(*group))
     executed = done_roots | {roots.get(s, s) for s in failed_valid}
