@@ -39,7 +39,6 @@ from operator import contains, gt, itemgetter, not_, sub
 from typing import Any, Iterable
 
 from planviz.errors import show_value
-from planviz.frontends.jsontext import JsonText, records_text
 from planviz.plan.bulk import paused_gc
 
 __all__ = [
@@ -54,7 +53,7 @@ __all__ = [
     "ColumnRecords",
 ]
 
-FORMAT, VERSION = "planviz-page", 1
+FORMAT, VERSION = "planviz-page", 2
 SCALE = 1000  # times as integer thousandths, when that is exact
 _SAFE = 2**52  # integers JavaScript adds exactly, deltas and sums included
 
@@ -221,7 +220,45 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
             within = _row_deltas(flat, n)
             if within is not None:
                 return {"ints": within, "n": n}
+        if items == {dict} and all(set(map(type, item)) <= _STR_KEYS for item in flat):
+            # lists of records (a step's model calls): one table of them all, ``n`` per row
+            return {
+                "table": {"@table": "records", "rows": len(flat), **_records(flat, strings)},
+                "n": list(map(len, values)),
+            }
     return {"json": list(values)}
+
+
+_STR_KEYS = frozenset({str})
+
+
+def _record_lists(names: tuple[str, ...], lists: list[Any]) -> list[Any] | None:
+    """The rows of ``lists`` one after another, when ``lists`` are lists of rows of ``len(names)`` items each (what
+    :func:`_named` takes); None when they are not."""
+    if not set(map(type, lists)) <= {list}:
+        return None
+    flat = list(chain.from_iterable(lists))
+    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
+        return None
+    return flat
+
+
+def _rows_column(
+    names: tuple[str, ...], lists: list[Any], flat: list[Any], strings: _Strings
+) -> dict[str, Any]:
+    """``_column`` of ``lists`` with each row a record of ``names`` (``flat``: their rows one after another,
+    :func:`_record_lists`), read from the rows' positions: no record per row. A table of the records (every
+    record holds every name: its columns in sorted name order, each the items at one position) and a count per
+    list; lists all empty: the column :func:`_column` makes of them."""
+    if not flat:
+        return _column(list(lists), strings)
+    fields = list(zip(*flat))
+    at = {name: j for j, name in enumerate(names)}
+    cols = {name: _column(list(fields[at[name]]), strings) for name in sorted(names)}
+    return {
+        "table": {"@table": "records", "rows": len(flat), "cols": cols},
+        "n": list(map(len, lists)),
+    }
 
 
 def _records(
@@ -453,52 +490,31 @@ def _column_records(value: ColumnRecords, strings: _Strings) -> dict[str, Any]:
     return {"@table": "records", "rows": len(value), "cols": cols}
 
 
-def _column_details(
-    value: StepDetails, strings: _Strings, text: bool = False
-) -> dict[str, Any] | None:
+def _column_details(value: StepDetails, strings: _Strings) -> dict[str, Any] | None:
     """:func:`_details_table` from the details' own columns (the same table: the keys, then the columns in sorted
-    key order); None (nothing numbered yet) when their lists are not the usual ones. ``text``: the lists of
-    :data:`DETAIL_FIELDS` written as their JSON text at once (:func:`_rows_column`), no record per row."""
+    key order, the lists of :data:`DETAIL_FIELDS` as tables of their records read from the rows' positions,
+    :func:`_rows_column`, no record per row); None (nothing numbered yet) when their lists are not the usual
+    ones."""
     cols = value.columns
-    named: dict[str, Any] = {}
-    written: dict[str, dict[str, Any]] = {}
+    flats: dict[str, list[Any]] = {}
     for key, names in DETAIL_FIELDS.items():
-        if text:
-            column = _rows_column(names, cols.get(key, []))
-            if column is None:
-                return None
-            written[key] = column
-            continue
-        found = _named_lists(names, cols.get(key, []))
-        if found is None:
+        flat = _record_lists(names, cols.get(key, []))
+        if flat is None:
             return None
-        named[key] = found
+        flats[key] = flat
     return {
         "@table": "mapping",
         "rows": len(value),
         "keys": _column(list(value), strings),
         "cols": {
-            key: written[key] if key in written else _column(named.get(key, cols[key]), strings)
+            key: _rows_column(DETAIL_FIELDS[key], cols[key], flats[key], strings)
+            if key in flats
+            else _column(cols[key], strings)
             for key in sorted(cols)
         }
         if value
         else {},
     }
-
-
-def _rows_column(names: tuple[str, ...], lists: list[Any]) -> dict[str, Any] | None:
-    """``_column(_named_lists(names, lists))`` with its ``json`` list as its text (:class:`JsonText`, what
-    json.dumps writes of the records, :func:`~planviz.frontends.jsontext.records_text`); None when ``lists`` are
-    not all lists of rows of ``len(names)`` items. (A column of such records numbers no strings; only lists all
-    empty make another kind, made as :func:`_column` makes it.)"""
-    if not set(map(type, lists)) <= {list}:
-        return None
-    flat = list(chain.from_iterable(lists))
-    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
-        return None
-    if not flat:  # no records: the column _column makes of the empty lists
-        return _column([[] for _ in lists], _Strings())
-    return {"json": JsonText(records_text(names, lists))}
 
 
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
@@ -570,19 +586,17 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     return {"@table": "records", "rows": len(rows), "cols": cols}
 
 
-def _encode(
-    snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings, text: bool = False
-) -> dict[str, Any]:
+def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
-            out[key] = [_encode(run, RUN_TABLES, strings, text) for run in value]
+            out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
         elif type(value) is ColumnRecords and tables.get(key) == "records":
             out[key] = _column_records(value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is StepDetails:
-            fast = _column_details(value, strings, text) if tables[key] == "mapping" else None
+            fast = _column_details(value, strings) if tables[key] == "mapping" else None
             out[key] = (
                 fast if fast is not None else _encode({key: dict(value)}, tables, strings)[key]
             )
@@ -610,14 +624,12 @@ def _encode(
     return out
 
 
-def encode_page(snapshot: dict[str, Any], *, text: bool = False) -> dict[str, Any]:
+def encode_page(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The page data of ``snapshot`` (a run's, or several runs' with ``pair``): ``{"format", "version",
     "strings", "page"}``, where ``page`` is the snapshot with its long lists stored as tables of columns (see
-    the module's docstring and ``pagedata.schema.json``). ``text``: for the page's writer
-    (:func:`~planviz.frontends.page.gzip_script`), which writes the same text: lists stored as JSON may be given as
-    their text already (:class:`~planviz.frontends.jsontext.JsonText`, no plain data)."""
+    the module's docstring and ``pagedata.schema.json``)."""
     strings = _Strings()
     # hundreds of thousands of small containers, none in a cycle (the widget encodes with the collector on)
     with paused_gc():
-        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings, text)
+        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings)
     return {"format": FORMAT, "version": VERSION, "strings": list(strings.ids), "page": page}

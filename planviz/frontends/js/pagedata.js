@@ -15,6 +15,14 @@ export function decodeColumn(c, strings) {
   if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
   if (c.num) { let at = 0; const scale = c.scale || 1; return c.num.map((d) => (d === null ? null : (at += d) / scale)); }
   if (c.json) { return c.json; }
+  if (c.table) {  // lists of records (a step's model calls): the table's records, n per row
+    const records = decodeRecords(c.table, strings), counts = c.n || [];
+    /** @type {any[]} */
+    const lists = new Array(counts.length);
+    let at = 0;
+    for (let i = 0; i < counts.length; i++) { lists[i] = records.slice(at, at += counts[i]); }
+    return lists;
+  }
   const counts = c.n || [], flat = c.strs || c.ints || [], strs = !!c.strs;
   /** @type {any[]} */
   const out = new Array(counts.length);
@@ -99,7 +107,8 @@ export function decodePage(data) {
   if (!data || data.format !== 'planviz-page') { return data; }
   /** @type {import('./types.js').PageData} */
   const page = data;
-  if (page.version !== 1) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
+  // version 2 added a column kind (lists of records) to 1's: a page of either reads
+  if (page.version !== 1 && page.version !== 2) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
   /** @param {Record<string, any>} r */
   const run = (r) => {
     /** @type {Record<string, any>} */

@@ -186,6 +186,7 @@
  * @property {number[]} [ints]
  * @property {number[]} [n]
  * @property {any[]} [json]
+ * @property {Table} [table]
  * @property {number[]} [absent]
  */
 
