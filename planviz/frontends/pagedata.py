@@ -6,9 +6,12 @@ log row per event, one detail record per step, the look table. Stored as JSON
 objects, each record repeats its keys and its strings; a 10k-span run's
 snapshot was 5.3 MB of JSON. :func:`encode_page` stores each such list as a
 *table* of *columns* instead: every string once, in one table (``strings``)
-that columns point into; integers as deltas from the row before (sorted lists
-of indices: from the item before); times as exact integer deltas of
-thousandths; lists of any of these as one flat column and a count per row. A
+that columns point into, but for columns of mostly distinct texts (messages,
+results), written inline where numbering them would not save room (a sample
+decides); integers as deltas from the row before (sorted lists of indices: from
+the item before); times as exact integer deltas of thousandths; lists of any of
+these as one flat column and a count per row, lists of records (a step's model
+calls) as one table of them all and a count per row. A
 key a record lacks is listed once per column (``absent``), so a sparse key
 costs nothing where it is missing. Rows the snapshot holds as lists of fixed
 meaning (a log row, a look) travel as records with named fields
@@ -21,10 +24,12 @@ independent Python decoder. Every page (one run, two runs, the flipbook, the
 widget's static fallback) carries its data in this format; values that are no
 table (pictures, the timeline, metrics) stay as they are.
 
->>> page = encode_page({"events": [{"t": 0.0, "c": ["a"]}, {"t": 1.5, "v": 1, "c": ["a", "b"]}],
-...                     "facts": ["x", "y"]})
->>> page["strings"], page["page"]["events"]["cols"]["t"], page["page"]["events"]["cols"]["v"]
-(['a', 'b', 'x', 'y'], {'num': [0, 1500], 'scale': 1000}, {'int': [1], 'absent': [0]})
+>>> page = encode_page({"events": [{"t": 0.0, "c": ["started"]}, {"t": 1.5, "v": 1, "c": ["started", "done"]},
+...                                 {"t": 2.0, "c": ["started"]}], "facts": ["the answer is 42", "x"]})
+>>> page["strings"], page["page"]["events"]["cols"]["c"], page["page"]["facts"]["col"]
+(['started', 'done'], {'strs': [0, 0, 1, 0], 'n': [1, 2, 1]}, {'text': ['the answer is 42', 'x']})
+>>> page["page"]["events"]["cols"]["t"], page["page"]["events"]["cols"]["v"]
+({'num': [0, 1500, 500], 'scale': 1000}, {'int': [1], 'absent': [0, 2]})
 """
 
 from __future__ import annotations
@@ -32,11 +37,11 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, deque
-from functools import cache
+from functools import cache, partial
 from importlib.resources import files
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import contains, gt, itemgetter, not_, sub
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from planviz.errors import show_value
 from planviz.plan.bulk import paused_gc
@@ -198,6 +203,8 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     """The column of ``values`` (one per present row), in the first kind that holds them all exactly."""
     kinds = set(map(type, values))
     if kinds == {str} or kinds == {str, type(None)}:
+        if _inline(values, strings):
+            return {"text": list(values)}
         if type(None) not in kinds:
             return {"str": strings.all_of(values)}
         known, ids = strings.ids.setdefault, strings.ids  # strings.of each, inline
@@ -214,6 +221,8 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
         flat = list(chain.from_iterable(values))
         items = set(map(type, flat))
         if items <= {str}:
+            if flat and _inline(flat, strings):
+                return {"texts": flat, "n": list(map(len, values))}
             return {"strs": strings.all_of(flat), "n": list(map(len, values))}
         if items == {int} and -_SAFE < min(flat) and max(flat) < _SAFE:
             n = list(map(len, values))
@@ -230,6 +239,25 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
 
 
 _STR_KEYS = frozenset({str})
+_SAMPLE = 1024  # strings of a column looked at to choose between the string table and inline text
+
+
+def _inline(values: list[Any], strings: _Strings) -> bool:
+    """Whether the strings ``values`` (None among them) are written inline rather than numbered in the string table:
+    when numbering them would not save room, as a sample says (up to :data:`_SAMPLE` of them, spread evenly over
+    the column, so a column of a few kinds shows its repeats): each written in full (its text, quotes and
+    separator), against each distinct one the table does not hold yet written there once and an index per value
+    (its digits and separator). Mostly distinct texts (messages, results, times) are then never hashed and
+    numbered one by one; a repeat further apart than the sample's step is not seen, which costs room, never
+    exactness."""
+    sample = [v for v in values[:: len(values) // _SAMPLE + 1] if v is not None]
+    if not sample:
+        return False
+    ids = strings.ids
+    new = {v for v in sample if v not in ids}
+    inline = sum(map(len, sample)) + 4 * len(sample)
+    index = len(str(len(ids) + len(values))) + 2
+    return inline <= sum(map(len, new)) + 4 * len(new) + index * len(sample)
 
 
 def _record_lists(names: tuple[str, ...], lists: list[Any]) -> list[Any] | None:
@@ -264,10 +292,10 @@ def _rows_column(
 def _records(
     rows: list[dict[str, Any]],
     strings: _Strings,
-    named: dict[str, list[Any]] | None = None,
+    made: dict[str, Callable[[list[Any]], dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The columns of ``rows`` (dicts), in sorted key order; ``named`` gives some keys' values (for the rows
-    that hold them, in order) instead of the rows' own (the details' lists as records)."""
+    """The columns of ``rows`` (dicts), in sorted key order; ``made`` makes some keys' columns from their values
+    (for the rows that hold them, in order) instead of :func:`_column` (the details' lists of rows as tables)."""
     # how many rows hold each key: a key every row holds is read
     present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
@@ -275,89 +303,41 @@ def _records(
         full = present[key] == len(rows)
         if not full:  # which rows hold it: their values, the others' positions (each in C)
             holds = list(map(contains, rows, repeat(key)))
-        if named is not None and key in named:
-            values = named[key]
-        elif full:
+        if full:
             values = list(map(itemgetter(key), rows))
         else:
             values = list(map(itemgetter(key), compress(rows, holds)))
+        column = made[key](values) if made is not None and key in made else _column(values, strings)
         if full:
-            cols[key] = _column(values, strings)
+            cols[key] = column
             continue
         gaps = list(compress(count(), map(not_, holds)))
-        cols[key] = {**_column(values, strings), "absent": _deltas(gaps)}
+        cols[key] = {**column, "absent": _deltas(gaps)}
     return {"cols": cols}
 
 
-def _named_lists(names: tuple[str, ...], lists: list[Any]) -> list[list[dict[str, Any]]] | None:
-    """Each of ``lists`` (lists of rows of ``len(names)`` items, what :func:`_named` takes) as records with
-    ``names``, every record made in one C loop over all the lists' rows, then cut back into the lists; None when
-    they are not all such lists."""
-    if not set(map(type, lists)) <= {list}:
-        return None
-    flat = list(chain.from_iterable(lists))
-    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
-        return None
-    records = _made(names, flat)
-    ends = list(accumulate(map(len, lists)))
-    return list(map(records.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-
-
-def _made(names: tuple[str, ...], rows: list[Any]) -> list[dict[str, Any]]:
-    """``[dict(zip(names, row)) for row in rows]`` (rows of ``len(names)`` items): the details' two kinds of rows
-    by a dict display each (three times as fast as a dict from pairs), any other by the pairs."""
-    if names == _CALL_FIELDS:
-        return [
-            {
-                "model": model,
-                "start": start,
-                "duration": duration,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cost": cost,
-                "ok": ok,
-                "input": given,
-                "output": answered,
-            }
-            for model, start, duration, input_tokens, output_tokens, cost, ok, given, answered in rows
-        ]
-    if names == _ARGUMENT_FIELDS:
-        return [{"name": name, "value": value} for name, value in rows]
-    return list(map(dict, map(zip, repeat(names), rows)))
-
-
-_CALL_FIELDS = (
-    "model",
-    "start",
-    "duration",
-    "input_tokens",
-    "output_tokens",
-    "cost",
-    "ok",
-    "input",
-    "output",
-)
-# (a DETAIL_FIELDS that names them otherwise: its rows made from pairs, never misnamed)
-_ARGUMENT_FIELDS = ("name", "value")
-
-
 def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] | None:
-    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), from
-    the columns at once; None (nothing numbered yet) when a step's details are not a dict of the usual lists."""
+    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), their lists
+    of rows made tables from the rows' positions (:func:`_rows_column`); None (nothing numbered yet) when a step's
+    details are not a dict of the usual lists."""
     rows = list(value.values())
     if not set(map(type, rows)) <= {dict}:
         return None
-    named = {}
+    flats: dict[str, list[Any]] = {}
     for key, names in DETAIL_FIELDS.items():
-        found = _named_lists(names, [row[key] for row in rows if key in row])
-        if found is None:
+        flat = _record_lists(names, [row[key] for row in rows if key in row])
+        if flat is None:
             return None
-        named[key] = found
+        flats[key] = flat
+    made: dict[str, Callable[[list[Any]], dict[str, Any]]] = {
+        key: partial(_rows_column, DETAIL_FIELDS[key], flat=flat, strings=strings)
+        for key, flat in flats.items()
+    }
     return {
         "@table": "mapping",
         "rows": len(rows),
         "keys": _column(list(value), strings),
-        **_records(rows, strings, named),
+        **_records(rows, strings, made),
     }
 
 

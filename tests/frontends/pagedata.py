@@ -56,7 +56,9 @@ def _running(deltas: list) -> list:
 
 def decode_column(c: dict, strings: list[str]) -> list:
     """The values of a column, one per row where its key is present."""
-    (kind,) = [k for k in ("str", "int", "num", "strs", "ints", "table", "json") if k in c]
+    (kind,) = [
+        k for k in ("str", "text", "int", "num", "strs", "texts", "ints", "table", "json") if k in c
+    ]
     if kind == "str":
         return [None if k is None else strings[k] for k in c["str"]]
     if kind == "int":
@@ -68,8 +70,8 @@ def decode_column(c: dict, strings: list[str]) -> list:
                 at += d
             out.append(None if d is None else at / c["scale"])
         return out
-    if kind == "json":
-        return list(c["json"])
+    if kind in ("json", "text"):
+        return list(c[kind])
     if kind == "table":  # lists of records: the table's rows, n per value
         flat, out, k = decode_table(c["table"], strings), [], 0
         assert c["table"]["@table"] == "records" and len(flat) == sum(c["n"]), c["n"]
@@ -80,7 +82,10 @@ def decode_column(c: dict, strings: list[str]) -> list:
     flat, out, k = c[kind], [], 0
     for n in c["n"]:
         row, k = flat[k : k + n], k + n
-        out.append([strings[x] for x in row] if kind == "strs" else _running(row))
+        if kind == "strs":
+            out.append([strings[x] for x in row])
+        else:
+            out.append(row if kind == "texts" else _running(row))
     return out
 
 

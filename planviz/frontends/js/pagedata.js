@@ -15,6 +15,7 @@ export function decodeColumn(c, strings) {
   if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
   if (c.num) { let at = 0; const scale = c.scale || 1; return c.num.map((d) => (d === null ? null : (at += d) / scale)); }
   if (c.json) { return c.json; }
+  if (c.text) { return c.text; }
   if (c.table) {  // lists of records (a step's model calls): the table's records, n per row
     const records = decodeRecords(c.table, strings), counts = c.n || [];
     /** @type {any[]} */
@@ -23,13 +24,16 @@ export function decodeColumn(c, strings) {
     for (let i = 0; i < counts.length; i++) { lists[i] = records.slice(at, at += counts[i]); }
     return lists;
   }
-  const counts = c.n || [], flat = c.strs || c.ints || [], strs = !!c.strs;
+  /** @type {any[]} */
+  const flat = c.strs || c.ints || c.texts || [];
+  const counts = c.n || [], strs = !!c.strs, texts = !!c.texts;
   /** @type {any[]} */
   const out = new Array(counts.length);
   let k = 0;
   for (let i = 0; i < counts.length; i++) {  // one list per row, filled in place (100k rows: no slice, no map)
     const n = counts[i], row = new Array(n);
     if (strs) { for (let j = 0; j < n; j++) { row[j] = str(flat[k++]); } }
+    else if (texts) { for (let j = 0; j < n; j++) { row[j] = flat[k++]; } }
     else { let at = 0; for (let j = 0; j < n; j++) { row[j] = (at += flat[k++]); } }
     out[i] = row;
   }
@@ -107,7 +111,7 @@ export function decodePage(data) {
   if (!data || data.format !== 'planviz-page') { return data; }
   /** @type {import('./types.js').PageData} */
   const page = data;
-  // version 2 added a column kind (lists of records) to 1's: a page of either reads
+  // version 2 added column kinds (lists of records, inline text) to 1's: a page of either reads
   if (page.version !== 1 && page.version !== 2) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
   /** @param {Record<string, any>} r */
   const run = (r) => {
